@@ -1,0 +1,63 @@
+/**
+ * The proxy's settings, read from wrangler vars and secrets. This is the only
+ * module that reads `env` for settings: everything else takes a `Config`.
+ *
+ * A missing or invalid setting is reported by name and never by value, since
+ * `ORIGIN_URL` may carry a credential in its query string.
+ */
+import * as v from "valibot";
+
+const wholeNumber = (unit: string, fallback: number) =>
+  v.optional(
+    v.pipe(
+      v.union([v.string(), v.number()], `must be a whole number of ${unit}`),
+      v.transform(Number),
+      v.integer(`must be a whole number of ${unit}`),
+      v.minValue(1, `must be at least 1 ${unit.replace(/s$/, "")}`),
+    ),
+    fallback,
+  );
+
+const httpUrl = v.pipe(
+  v.string("is missing; set it to the full URL of the origin's MCP endpoint"),
+  v.trim(),
+  v.check((value) => URL.canParse(value), "must be an absolute http:// or https:// URL"),
+  v.transform((value) => new URL(value)),
+  v.check(
+    (url) => url.protocol === "http:" || url.protocol === "https:",
+    "must be an absolute http:// or https:// URL",
+  ),
+);
+
+const path = v.optional(
+  v.pipe(v.string(), v.trim(), v.startsWith("/", "must start with /")),
+  "/mcp",
+);
+
+const ConfigSchema = v.pipe(
+  v.object({
+    ORIGIN_URL: httpUrl,
+    MCP_PATH: path,
+    ORIGIN_TIMEOUT_MS: wholeNumber("milliseconds", 30_000),
+    MAX_BODY_BYTES: wholeNumber("bytes", 4 * 1024 * 1024),
+  }),
+  v.transform((vars) => ({
+    originUrl: vars.ORIGIN_URL,
+    mcpPath: vars.MCP_PATH,
+    originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
+    maxBodyBytes: vars.MAX_BODY_BYTES,
+  })),
+);
+
+export type Config = v.InferOutput<typeof ConfigSchema>;
+
+export type ConfigResult =
+  | { ok: true; config: Config }
+  | { ok: false; setting: string; problem: string };
+
+export function parseConfig(env: Env): ConfigResult {
+  const result = v.safeParse(ConfigSchema, env);
+  if (result.success) return { ok: true, config: result.output };
+  const [issue] = result.issues;
+  return { ok: false, setting: v.getDotPath(issue) ?? "configuration", problem: issue.message };
+}

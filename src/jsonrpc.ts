@@ -1,0 +1,98 @@
+/**
+ * JSON-RPC 2.0 messages as MCP uses them, and the error responses the proxy
+ * itself sends (DESIGN, Contract 5). Schemas are loose: unknown fields are
+ * carried, never stripped, since the proxy forwards what it does not rewrite.
+ */
+import * as v from "valibot";
+
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  OriginUnreachable: -32000,
+  OriginTimeout: -32001,
+} as const;
+
+export type RequestId = string | number;
+
+const JSONRPC = v.literal("2.0");
+const Id = v.union([v.string(), v.number()]);
+const Params = v.optional(v.union([v.record(v.string(), v.unknown()), v.array(v.unknown())]));
+
+export const JsonRpcRequestSchema = v.looseObject({
+  jsonrpc: JSONRPC,
+  id: Id,
+  method: v.string(),
+  params: Params,
+});
+
+const JsonRpcNotificationSchema = v.pipe(
+  v.looseObject({ jsonrpc: JSONRPC, method: v.string(), params: Params }),
+  v.check((message) => !("id" in message)),
+);
+
+const JsonRpcResultSchema = v.looseObject({
+  jsonrpc: JSONRPC,
+  id: Id,
+  result: v.unknown(),
+});
+
+const JsonRpcErrorSchema = v.looseObject({
+  jsonrpc: JSONRPC,
+  id: v.nullable(Id),
+  error: v.looseObject({ code: v.number(), message: v.string() }),
+});
+
+export const JsonRpcMessageSchema = v.union([
+  JsonRpcRequestSchema,
+  JsonRpcNotificationSchema,
+  JsonRpcResultSchema,
+  JsonRpcErrorSchema,
+]);
+
+export type JsonRpcRequest = v.InferOutput<typeof JsonRpcRequestSchema>;
+export type JsonRpcMessage = v.InferOutput<typeof JsonRpcMessageSchema>;
+
+export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
+  return "method" in message && "id" in message;
+}
+
+export interface JsonRpcErrorBody {
+  jsonrpc: "2.0";
+  id: RequestId | null;
+  error: { code: number; message: string };
+}
+
+export function jsonRpcError(
+  id: RequestId | null,
+  code: number,
+  message: string,
+): JsonRpcErrorBody {
+  return { jsonrpc: "2.0", id, error: { code, message } };
+}
+
+/** Who an error answers: the ids of the requests in a body, and whether it was a batch. */
+export interface ErrorAddressee {
+  batch: boolean;
+  ids: readonly RequestId[];
+}
+
+/**
+ * An HTTP response carrying the proxy's own JSON-RPC error: one per request of
+ * a batch, the request's id for a single request, `id: null` when none is known.
+ */
+export function errorResponse(
+  status: number,
+  code: number,
+  message: string,
+  addressee: ErrorAddressee = { batch: false, ids: [] },
+  headers?: HeadersInit,
+): Response {
+  const { batch, ids } = addressee;
+  const body =
+    batch && ids.length > 0
+      ? ids.map((id) => jsonRpcError(id, code, message))
+      : jsonRpcError(ids[0] ?? null, code, message);
+  return Response.json(body, { status, headers });
+}

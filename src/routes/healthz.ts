@@ -1,0 +1,12 @@
+/** `GET /healthz`, answered locally: for load balancers and for operators checking a deploy. */
+import type { Context } from "hono";
+import packageJson from "../../package.json";
+import type { AppEnv } from "../app-env";
+
+export function healthz(c: Context<AppEnv>): Response {
+  return c.json({
+    status: "ok",
+    origin: c.var.config.originUrl.host,
+    version: packageJson.version,
+  });
+}
