@@ -1,0 +1,91 @@
+/** Raw MCP over Streamable HTTP, for tests that look at the wire itself. */
+import { type EventSourceMessage, EventSourceParserStream } from "eventsource-parser/stream";
+import type { Fetch } from "./proxy";
+
+export const PROTOCOL_VERSION = "2025-11-25";
+
+export const ACCEPT_BOTH = "application/json, text/event-stream";
+
+export function rpc(id: number | string, method: string, params?: Record<string, unknown>) {
+  return { jsonrpc: "2.0", id, method, ...(params ? { params } : {}) };
+}
+
+export function postJson(
+  fetch: Fetch,
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/** Initializes a session and returns the headers every later request must carry. */
+export async function openSession(
+  fetch: Fetch,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<Record<string, string>> {
+  const response = await postJson(
+    fetch,
+    url,
+    rpc(0, "initialize", {
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities: { elicitation: {} },
+      clientInfo: { name: "edge-rewriter-tests", version: "1.0.0" },
+    }),
+    headers,
+  );
+  if (response.status !== 200) throw new Error(`initialize: ${response.status}`);
+  await response.body?.cancel();
+  const sessionHeaders = {
+    ...headers,
+    "mcp-session-id": response.headers.get("mcp-session-id") ?? "",
+    "mcp-protocol-version": PROTOCOL_VERSION,
+  };
+  const initialized = await postJson(
+    fetch,
+    url,
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    sessionHeaders,
+  );
+  await initialized.body?.cancel();
+  return sessionHeaders;
+}
+
+/** The events of an SSE response, one at a time as they arrive. */
+export function sseEvents(response: Response): ReadableStreamDefaultReader<EventSourceMessage> {
+  if (!response.body) throw new Error("no body");
+  return response.body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
+}
+
+export async function nextMessage(
+  events: ReadableStreamDefaultReader<EventSourceMessage>,
+): Promise<Record<string, unknown>> {
+  for (;;) {
+    const { done, value } = await events.read();
+    if (done) throw new Error("stream ended");
+    if (value.data) return JSON.parse(value.data);
+  }
+}
+
+/** The JSON-RPC messages of a response, whether the origin chose JSON or SSE. */
+export async function messagesOf(response: Response): Promise<Record<string, unknown>[]> {
+  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    const body = await response.json();
+    return Array.isArray(body) ? body : [body as Record<string, unknown>];
+  }
+  const events = sseEvents(response);
+  const messages: Record<string, unknown>[] = [];
+  for (;;) {
+    const { done, value } = await events.read();
+    if (done) return messages;
+    if (value.data) messages.push(JSON.parse(value.data));
+  }
+}

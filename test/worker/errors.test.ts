@@ -1,0 +1,211 @@
+/** Each row of DESIGN's error table (Contract 5), through the proxy. */
+import { describe, expect, it } from "vitest";
+import { postJson, rpc } from "../helpers/mcp";
+import {
+  CLOSED_ORIGIN,
+  GATEWAY_ORIGIN,
+  newTrace,
+  PROXY_URL,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
+
+const throughGateway = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp` });
+
+async function expectRefusedLocally(
+  body: BodyInit,
+  status: number,
+  code: number,
+  proxy = throughGateway,
+) {
+  const trace = newTrace();
+  const response = await proxy(`${PROXY_URL}?trace=${trace}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
+  expect(response.status).toBe(status);
+  const error = await response.json<{ id: unknown; error: { code: number; message: string } }>();
+  expect(error).toMatchObject({ jsonrpc: "2.0", id: null, error: { code } });
+  expect(await receivedByOrigin(trace)).toEqual([]);
+  return error.error.message;
+}
+
+describe("malformed input is answered by the proxy, never forwarded", () => {
+  it.each([
+    ["truncated JSON", '{"jsonrpc":"2.0","id":1,'],
+    ["plain text", "hello"],
+    ["empty body", ""],
+    ["invalid UTF-8", new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])],
+  ])("%s: 400 with -32700", async (_, body) => {
+    const message = await expectRefusedLocally(body, 400, -32700);
+    expect(message).toContain("not valid JSON");
+  });
+
+  it.each([
+    ["an empty batch", "[]", "empty batch"],
+    ["a number", "42", "not a JSON-RPC 2.0 message"],
+    ["a string", '"tools/list"', "not a JSON-RPC 2.0 message"],
+    ["the wrong version", '{"jsonrpc":"1.0","id":1,"method":"ping"}', "not a JSON-RPC 2.0 message"],
+    ["no method, result or error", '{"jsonrpc":"2.0","id":1}', "not a JSON-RPC 2.0 message"],
+    ["a null request id", '{"jsonrpc":"2.0","id":null,"method":"ping"}', "not a JSON-RPC"],
+    ["a bad batch element", '[{"jsonrpc":"2.0","method":"x"}, 7]', "batch element 1"],
+  ])("%s: 400 with -32600", async (_, body, says) => {
+    const message = await expectRefusedLocally(body, 400, -32600);
+    expect(message).toContain(says);
+  });
+
+  it("a body over MAX_BODY_BYTES gets 413, whether its length is declared or streamed", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp`, MAX_BODY_BYTES: "1024" });
+    const big = JSON.stringify(
+      rpc(1, "tools/call", { name: "x", arguments: { s: "a".repeat(2000) } }),
+    );
+
+    expect(await expectRefusedLocally(big, 413, -32600, proxy)).toContain("1024 bytes");
+
+    const streamed = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 10; i++)
+          controller.enqueue(new TextEncoder().encode(big.slice(0, 200)));
+        controller.close();
+      },
+    });
+    expect(await expectRefusedLocally(streamed, 413, -32600, proxy)).toContain("1024 bytes");
+  });
+
+  it("a body of exactly MAX_BODY_BYTES is accepted", async () => {
+    const body = JSON.stringify(rpc(1, "ping"));
+    const proxy = viaProxy({ MAX_BODY_BYTES: String(body.length) });
+    const response = await postJson(proxy, PROXY_URL, body);
+    expect(response.status).not.toBe(413);
+    await response.body?.cancel();
+  });
+});
+
+describe("origin failures", () => {
+  it("unreachable origin: 502 with -32000 and the request's id", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` });
+    const response = await postJson(proxy, PROXY_URL, rpc("req-9", "tools/list"));
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({
+      jsonrpc: "2.0",
+      id: "req-9",
+      error: { code: -32000, message: expect.stringContaining("unreachable") },
+    });
+  });
+
+  it("unreachable origin and a batch: one error per request, notifications get none", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` });
+    const response = await postJson(proxy, PROXY_URL, [
+      rpc(1, "tools/list"),
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      rpc(2, "ping"),
+    ]);
+    expect(response.status).toBe(502);
+    const body = await response.json<{ id: number }[]>();
+    expect(body.map((error) => error.id)).toEqual([1, 2]);
+  });
+
+  it("unreachable origin on GET: 502 with id null", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` });
+    const response = await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } });
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ id: null, error: { code: -32000 } });
+  });
+
+  it("origin slower than ORIGIN_TIMEOUT_MS: 504 with -32001 and the request's id", async () => {
+    const proxy = viaProxy({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/5000/mcp`,
+      ORIGIN_TIMEOUT_MS: "100",
+    });
+    const response = await postJson(proxy, PROXY_URL, rpc(77, "tools/list"));
+    expect(response.status).toBe(504);
+    expect(await response.json()).toMatchObject({
+      id: 77,
+      error: { code: -32001, message: expect.stringContaining("100 ms") },
+    });
+  });
+
+  it("origin within ORIGIN_TIMEOUT_MS: answered normally", async () => {
+    const proxy = viaProxy({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/50/mcp`,
+      ORIGIN_TIMEOUT_MS: "5000",
+    });
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      rpc(1, "initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      }),
+    );
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+  });
+
+  it("origin 401: status, WWW-Authenticate and body reach the client unchanged", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` });
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="${GATEWAY_ORIGIN}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    expect(await response.json()).toEqual({ error: "invalid_token" });
+  });
+
+  it("origin 401 cleared by the client's Authorization header", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` });
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      rpc(1, "initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      }),
+      { authorization: "Bearer demo-token" },
+    );
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+  });
+});
+
+describe("configuration", () => {
+  it.each([
+    [{ ORIGIN_URL: undefined }, "ORIGIN_URL is missing"],
+    [{ ORIGIN_URL: "not a url" }, "ORIGIN_URL must be an absolute http:// or https:// URL"],
+    [
+      { ORIGIN_URL: "ftp://files.example/mcp" },
+      "ORIGIN_URL must be an absolute http:// or https:// URL",
+    ],
+    [{ MAX_BODY_BYTES: "lots" }, "MAX_BODY_BYTES must be a whole number of bytes"],
+    [{ ORIGIN_TIMEOUT_MS: "0" }, "ORIGIN_TIMEOUT_MS must be at least 1 millisecond"],
+    [{ MCP_PATH: "mcp" }, "MCP_PATH must start with /"],
+  ])("%o: 500 with -32603 naming the setting", async (vars, says) => {
+    const response = await postJson(viaProxy(vars), PROXY_URL, rpc(1, "tools/list"));
+    expect(response.status).toBe(500);
+    const body = await response.json<{ error: { code: number; message: string } }>();
+    expect(body).toMatchObject({ id: null, error: { code: -32603 } });
+    expect(body.error.message).toContain(says);
+  });
+
+  it("never shows the value of a setting, which may hold a credential", async () => {
+    const secret = "s3cr3t-token";
+    const response = await postJson(
+      viaProxy({ ORIGIN_URL: `ftp://user:${secret}@files.example/mcp?key=${secret}` }),
+      PROXY_URL,
+      rpc(1, "tools/list"),
+    );
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain(secret);
+  });
+});
+
+describe("methods", () => {
+  it.each(["PUT", "PATCH", "HEAD"])("%s on the endpoint: 405 with Allow", async (method) => {
+    const response = await throughGateway(PROXY_URL, { method });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, POST, DELETE, OPTIONS");
+  });
+});

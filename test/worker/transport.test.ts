@@ -1,0 +1,169 @@
+import { describe, expect, it } from "vitest";
+import packageJson from "../../package.json";
+import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import {
+  DEMO_ORIGIN,
+  GATEWAY_ORIGIN,
+  newTrace,
+  PROXY_URL,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
+
+const throughGateway = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp` });
+
+describe("the MCP endpoint", () => {
+  it("relays initialize and tool calls to the origin and back", async () => {
+    const proxy = viaProxy();
+    const session = await openSession(proxy, PROXY_URL);
+    expect(session["mcp-session-id"]).toMatch(/^[0-9a-f]{64}$/);
+
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      rpc(1, "tools/call", { name: "get-weather", arguments: { city: "Oslo" } }),
+      session,
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const [message] = await messagesOf(response);
+    expect(message).toMatchObject({
+      id: 1,
+      result: { structuredContent: { tool: "get-weather", arguments: { city: "Oslo" } } },
+    });
+  });
+
+  it("forwards the body byte for byte and keeps the query string", async () => {
+    const trace = newTrace();
+    const body = `{ "jsonrpc" : "2.0", "id": "a-1",\n "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}} }`;
+    const response = await postJson(throughGateway, `${PROXY_URL}?trace=${trace}&tenant=x`, body);
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+
+    const [received] = await receivedByOrigin(trace);
+    expect(received?.path).toBe(`/mcp?trace=${trace}&tenant=x`);
+    expect(received?.body).toBe(body);
+  });
+
+  it("passes end-to-end headers to the origin and drops hop-by-hop ones", async () => {
+    const trace = newTrace();
+    const response = await postJson(
+      throughGateway,
+      `${PROXY_URL}?trace=${trace}`,
+      rpc(1, "initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      }),
+      {
+        authorization: "Bearer abc.def",
+        "mcp-protocol-version": "2025-11-25",
+        "last-event-id": "evt-7",
+        "x-tenant": "acme",
+        connection: "x-per-hop",
+        "x-per-hop": "1",
+        "keep-alive": "timeout=5",
+        "proxy-authorization": "Basic Zm9vOmJhcg==",
+      },
+    );
+    await response.body?.cancel();
+
+    const [received] = await receivedByOrigin(trace);
+    expect(received?.headers).toMatchObject({
+      authorization: "Bearer abc.def",
+      "mcp-protocol-version": "2025-11-25",
+      "last-event-id": "evt-7",
+      "x-tenant": "acme",
+      accept: "application/json, text/event-stream",
+    });
+    expect(received?.headers).not.toHaveProperty("x-per-hop");
+    expect(received?.headers).not.toHaveProperty("keep-alive");
+    expect(received?.headers).not.toHaveProperty("proxy-authorization");
+  });
+
+  it("passes the origin's response headers back, Mcp-Session-Id included", async () => {
+    const proxy = viaProxy();
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      rpc(1, "initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      }),
+    );
+    await response.body?.cancel();
+    expect(response.headers.get("mcp-session-id")).toMatch(/^[0-9a-f]{64}$/);
+    expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
+  });
+
+  it("relays GET (the server's stream) and DELETE (end of session)", async () => {
+    const proxy = viaProxy();
+    const session = await openSession(proxy, PROXY_URL);
+
+    const stream = await proxy(PROXY_URL, {
+      headers: { ...session, accept: "text/event-stream" },
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toContain("text/event-stream");
+    await stream.body?.cancel();
+
+    const deleted = await proxy(PROXY_URL, { method: "DELETE", headers: session });
+    expect(deleted.status).toBe(200);
+
+    // The origin forgot the session: its 404 reaches the client as it is.
+    const after = await postJson(proxy, PROXY_URL, rpc(2, "tools/list"), session);
+    expect(after.status).toBe(404);
+    expect(await after.json()).toMatchObject({ error: { message: "Session not found" } });
+  });
+
+  it("never talks to a host other than ORIGIN_URL's, whatever the request names", async () => {
+    const trace = newTrace();
+    const response = await postJson(
+      throughGateway,
+      `http://evil.example/mcp?trace=${trace}`,
+      rpc(1, "ping"),
+      { host: "evil.example", "x-forwarded-host": "evil.example", forwarded: "host=evil.example" },
+    );
+    await response.body?.cancel();
+    const received = await receivedByOrigin(trace);
+    expect(received).toHaveLength(1);
+  });
+});
+
+describe("other routes", () => {
+  it("answers /healthz locally with the origin host and version", async () => {
+    const response = await viaProxy()("http://proxy.test/healthz");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      status: "ok",
+      origin: new URL(DEMO_ORIGIN).host,
+      version: packageJson.version,
+    });
+  });
+
+  it("forwards /.well-known/* to the origin's host, path and query kept", async () => {
+    const trace = newTrace();
+    const response = await throughGateway(
+      `http://proxy.test/.well-known/oauth-protected-resource/mcp?trace=${trace}`,
+    );
+    await response.body?.cancel();
+    const [received] = await receivedByOrigin(trace);
+    expect(received?.path).toBe(`/.well-known/oauth-protected-resource/mcp?trace=${trace}`);
+  });
+
+  it("answers 404 with JSON for any other path, without calling the origin", async () => {
+    const trace = newTrace();
+    const response = await throughGateway(`http://proxy.test/other?trace=${trace}`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: "Not found: the MCP endpoint is /mcp" });
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+
+  it("serves the endpoint on MCP_PATH", async () => {
+    const proxy = viaProxy({ MCP_PATH: "/tenant/acme/mcp" });
+    const session = await openSession(proxy, "http://proxy.test/tenant/acme/mcp");
+    expect(session["mcp-session-id"]).toMatch(/^[0-9a-f]{64}$/);
+    expect((await proxy(PROXY_URL)).status).toBe(404);
+  });
+});
