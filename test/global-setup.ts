@@ -9,14 +9,6 @@ import type { TestProject } from "vitest/node";
 import { unstable_startWorker } from "wrangler";
 import { startOriginGateway } from "./fixtures/node/origin-gateway";
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    demoOrigin: string;
-    gatewayOrigin: string;
-    closedOrigin: string;
-  }
-}
-
 async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,0 +1,13 @@
+/** What global-setup.ts hands to the tests (vitest `provide` / `inject`). */
+import "vitest";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The demo MCP server, as a Worker on 127.0.0.1. */
+    demoOrigin: string;
+    /** The gateway in front of it (test/fixtures/node/origin-gateway.ts). */
+    gatewayOrigin: string;
+    /** A 127.0.0.1 origin with nothing listening. */
+    closedOrigin: string;
+  }
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config";
+
+const env = (vars: Record<string, unknown>) => vars as unknown as Env;
+
+describe("parseConfig", () => {
+  it("applies the documented defaults", () => {
+    expect(parseConfig(env({ ORIGIN_URL: "https://mcp.example.com/mcp" }))).toEqual({
+      ok: true,
+      config: {
+        originUrl: new URL("https://mcp.example.com/mcp"),
+        mcpPath: "/mcp",
+        originTimeoutMs: 30_000,
+        maxBodyBytes: 4_194_304,
+      },
+    });
+  });
+
+  it("reads numbers given as strings (wrangler vars) or numbers (TOML integers)", () => {
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: " http://127.0.0.1:9000/rpc ",
+        ORIGIN_TIMEOUT_MS: "2500",
+        MAX_BODY_BYTES: 1024,
+      }),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      config: { originTimeoutMs: 2500, maxBodyBytes: 1024 },
+    });
+    expect(result.ok && result.config.originUrl.href).toBe("http://127.0.0.1:9000/rpc");
+  });
+
+  it.each([
+    ["ORIGIN_TIMEOUT_MS", "1.5"],
+    ["ORIGIN_TIMEOUT_MS", "-3"],
+    ["MAX_BODY_BYTES", ""],
+    ["MAX_BODY_BYTES", true],
+  ])("refuses %s = %o", (setting, value) => {
+    expect(
+      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", [setting]: value })),
+    ).toMatchObject({
+      ok: false,
+      setting,
+    });
+  });
+});
