@@ -1,0 +1,90 @@
+/**
+ * Model-facing names for a whole listing (DESIGN, Contract 1, "Collisions and
+ * stability"). Pure: the names already handed out come in as `known`, the
+ * decisions go out as data, and the caller stores them.
+ *
+ * - A name legal as it is keeps its name, always.
+ * - An original that already has a model-facing name keeps it (sticky), unless a
+ *   legal original with exactly that name shows up: the legal one wins.
+ * - A sanitized name that is taken, by a legal original in this listing or by
+ *   the map for another original, gets `_2`, `_3`, … within the cap.
+ * - Illegal originals are taken in code-unit order, so the order of the listing
+ *   never changes the outcome.
+ */
+import type { NameRules } from "./profiles";
+import { isLegalName, type RenameReason, sanitizeName, withSuffix } from "./sanitize";
+
+export interface KnownNames {
+  /** original → model-facing name, from earlier listings */
+  readonly byOriginal: ReadonlyMap<string, string>;
+  /** model-facing name → original, from earlier listings */
+  readonly byModelName: ReadonlyMap<string, string>;
+}
+
+export interface Assignment {
+  original: string;
+  name: string;
+  /** Why `name` differs from `original` (empty when it does not). */
+  reasons: RenameReason[];
+}
+
+/** A model-facing name that now names a different tool than it did before. */
+export interface Displacement {
+  name: string;
+  from: string;
+  to: string;
+}
+
+export interface Assignments {
+  /** One per distinct original, in code-unit order. */
+  assignments: Assignment[];
+  displaced: Displacement[];
+}
+
+export function assignNames(
+  originals: Iterable<string>,
+  known: KnownNames,
+  rules: NameRules,
+): Assignments {
+  const distinct = [...new Set(originals)].sort();
+  const taken = new Map<string, string>();
+  const assignments: Assignment[] = [];
+  const displaced: Displacement[] = [];
+
+  const illegal: string[] = [];
+  for (const original of distinct) {
+    if (!isLegalName(original, rules)) {
+      illegal.push(original);
+      continue;
+    }
+    taken.set(original, original);
+    assignments.push({ original, name: original, reasons: [] });
+    const previous = known.byModelName.get(original);
+    if (previous !== undefined && previous !== original) {
+      displaced.push({ name: original, from: previous, to: original });
+    }
+  }
+
+  const isFree = (name: string, original: string) => {
+    if (taken.has(name)) return false;
+    const owner = known.byModelName.get(name);
+    return owner === undefined || owner === original;
+  };
+
+  for (const original of illegal) {
+    const { name: base, reasons } = sanitizeName(original, rules);
+    const sticky = known.byOriginal.get(original);
+    let name =
+      sticky !== undefined && isFree(sticky, original) && isLegalName(sticky, rules) ? sticky : base;
+    for (let n = 2; !isFree(name, original); n++) name = withSuffix(base, n, rules.cap);
+    taken.set(name, original);
+    assignments.push({
+      original,
+      name,
+      reasons: name === base ? reasons : [...reasons, "collision"],
+    });
+  }
+
+  assignments.sort((a, b) => (a.original < b.original ? -1 : a.original > b.original ? 1 : 0));
+  return { assignments, displaced };
+}

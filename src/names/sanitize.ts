@@ -1,0 +1,55 @@
+/**
+ * One name made legal under one profile (DESIGN, Contract 1, "Sanitizing one
+ * name"). Pure; collisions between names are `assign.ts`'s business.
+ */
+import type { NameRules } from "./profiles";
+import { hash6 } from "./stable-hash";
+
+export type RenameReason = "charset" | "first_character" | "length" | "collision";
+
+export interface Sanitized {
+  name: string;
+  /** Why the name differs from the original; empty when it does not. */
+  reasons: RenameReason[];
+}
+
+export function isLegalName(name: string, { profile, cap }: NameRules): boolean {
+  if (name.length === 0 || name.length > cap) return false;
+  if (!profile.allowedFirst.test(name[0] as string)) return false;
+  for (const char of name) if (!profile.allowed.test(char)) return false;
+  return true;
+}
+
+const COMBINING_MARKS = /\p{M}/gu;
+
+export function sanitizeName(original: string, rules: NameRules): Sanitized {
+  if (isLegalName(original, rules)) return { name: original, reasons: [] };
+  const { profile, cap } = rules;
+  const reasons: RenameReason[] = [];
+
+  // NFKD splits `ü` into `u` + a combining mark, so `über` keeps its letters.
+  let name = "";
+  for (const char of original.normalize("NFKD").replace(COMBINING_MARKS, "")) {
+    name += profile.allowed.test(char) ? char : "_";
+  }
+  if (name !== original) reasons.push("charset");
+
+  if (name.length === 0) {
+    name = "tool";
+  } else if (!profile.allowedFirst.test(name[0] as string)) {
+    name = `${profile.allowedFirst.test("_") ? "_" : "t_"}${name}`;
+    reasons.push("first_character");
+  }
+
+  if (name.length > cap) {
+    name = `${name.slice(0, cap - 7)}_${hash6(original)}`;
+    reasons.push("length");
+  }
+  return { name, reasons };
+}
+
+/** `base` with the collision suffix `_n`, trimmed so the whole stays within the cap. */
+export function withSuffix(base: string, n: number, cap: number): string {
+  const suffix = `_${n}`;
+  return `${base.slice(0, cap - suffix.length)}${suffix}`;
+}

@@ -1,0 +1,264 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { assignNames, type KnownNames } from "../../src/names/assign";
+import { nameRules, PROFILE_NAMES, type ProfileName } from "../../src/names/profiles";
+import { sanitizeName } from "../../src/names/sanitize";
+
+const NOTHING_KNOWN: KnownNames = { byOriginal: new Map(), byModelName: new Map() };
+
+/** What each LLM API accepts, written out independently of the implementation. */
+const ACCEPTED: Record<ProfileName, RegExp> = {
+  openai: /^[A-Za-z0-9_-]{1,64}$/,
+  gemini: /^[A-Za-z_][A-Za-z0-9_.:-]{0,62}$/,
+  portable: /^[A-Za-z][A-Za-z0-9_]{0,62}$/,
+  mcp: /^[A-Za-z0-9_.-]{1,128}$/,
+};
+
+const sanitize = (name: string, profile: ProfileName = "openai", max?: number) =>
+  sanitizeName(name, nameRules(profile, max)).name;
+
+function namesFor(originals: string[], profile: ProfileName = "openai", known = NOTHING_KNOWN) {
+  const { assignments } = assignNames(originals, known, nameRules(profile));
+  return Object.fromEntries(assignments.map((a) => [a.original, a.name]));
+}
+
+function knownFrom(names: Record<string, string>): KnownNames {
+  const entries = Object.entries(names);
+  return {
+    byOriginal: new Map(entries),
+    byModelName: new Map(entries.map(([original, name]) => [name, original])),
+  };
+}
+
+describe("sanitizing one name", () => {
+  it.each([
+    ["unity/health", "unity_health"],
+    ["a.b c:d", "a_b_c_d"],
+    ["files.read", "files_read"],
+    ["scope:action", "scope_action"],
+    ["über", "uber"],
+    ["Crème brûlée", "Creme_brulee"],
+    ["😀tool", "_tool"],
+    ["///", "___"],
+    ["", "tool"],
+    ["ﬁle", "file"], // NFKD splits the ligature
+  ])("openai: %o → %o", (original, expected) => {
+    expect(sanitize(original)).toBe(expected);
+  });
+
+  it("keeps legal names unchanged, under every profile", () => {
+    expect(sanitize("get-weather")).toBe("get-weather");
+    expect(sanitize("get_weather", "portable")).toBe("get_weather");
+    expect(sanitize("files.read", "gemini")).toBe("files.read");
+    expect(sanitize("files.read", "mcp")).toBe("files.read");
+  });
+
+  it("fixes a digit first where the profile wants a letter", () => {
+    expect(sanitize("21st_century", "openai")).toBe("21st_century");
+    expect(sanitize("21st_century", "gemini")).toBe("_21st_century");
+    expect(sanitize("21st_century", "portable")).toBe("t_21st_century");
+    expect(sanitize("///", "portable")).toBe("t____");
+  });
+
+  it("cuts long names to the cap with a stable hash of the original", () => {
+    const long = "analytics_reporting_service.generate_quarterly_revenue_summary_by_region";
+    const name = sanitize(long);
+    expect(name).toHaveLength(64);
+    expect(name).toMatch(/^analytics_reporting_service_generate_quarterly_revenue_su_[0-9a-z]{6}$/);
+    expect(sanitize(long)).toBe(name);
+    // Two long names that differ only past the cut still get different names.
+    expect(sanitize(`${long}_v2`)).not.toBe(sanitize(`${long}_v3`));
+  });
+
+  it("honours NAME_MAX_LENGTH below the profile's own cap", () => {
+    expect(sanitize("a_perfectly_legal_but_long_name", "openai", 20)).toMatch(
+      /^a_perfectly_[0-9a-z_]{8}$/,
+    );
+    expect(nameRules("openai", 200).cap).toBe(64);
+  });
+
+  it("reports why a name changed", () => {
+    const rules = nameRules("portable");
+    expect(sanitizeName("9/" + "x".repeat(80), rules).reasons).toEqual([
+      "charset",
+      "first_character",
+      "length",
+    ]);
+    expect(sanitizeName("fine", rules).reasons).toEqual([]);
+  });
+});
+
+describe("assigning names to a listing", () => {
+  it("gives a_b to the legal tool and a_b_2 to a/b", () => {
+    expect(namesFor(["a/b", "a_b"])).toEqual({ a_b: "a_b", "a/b": "a_b_2" });
+  });
+
+  it("never lets a sanitized name take another tool's original name", () => {
+    expect(namesFor(["files.read", "files_read"])).toEqual({
+      files_read: "files_read",
+      "files.read": "files_read_2",
+    });
+  });
+
+  it("numbers several colliding names in code-unit order", () => {
+    expect(namesFor(["a:b", "a/b", "a.b"])).toEqual({
+      "a.b": "a_b",
+      "a/b": "a_b_2",
+      "a:b": "a_b_3",
+    });
+  });
+
+  it("keeps a colliding 64-character name within 64", () => {
+    const legal = `${"a".repeat(63)}_`;
+    const illegal = `${"a".repeat(63)}/`;
+    const names = namesFor([illegal, legal]);
+    expect(names[legal]).toBe(legal);
+    expect(names[illegal]).toBe(`${"a".repeat(62)}_2`);
+    expect(names[illegal]).toHaveLength(64);
+  });
+
+  it("keeps a 70-character name and its near twin distinct and within 64", () => {
+    const base = "x".repeat(60);
+    const names = namesFor([`${base}/0123456789`, `${base}/0123456780`]);
+    const [first, second] = Object.values(names);
+    expect(first).not.toBe(second);
+    expect(first).toHaveLength(64);
+    expect(second).toHaveLength(64);
+  });
+
+  it("gives the same tool the same name in later listings (sticky)", () => {
+    const first = namesFor(["x/y"]);
+    expect(first).toEqual({ "x/y": "x_y" });
+    // `x.y` sorts before `x/y`, but the name x_y is already x/y's.
+    expect(namesFor(["x.y", "x/y"], "openai", knownFrom(first))).toEqual({
+      "x/y": "x_y",
+      "x.y": "x_y_2",
+    });
+  });
+
+  it("does not hand a remembered name to another tool, even when its tool is gone", () => {
+    expect(namesFor(["x.y"], "openai", knownFrom({ "x/y": "x_y" }))).toEqual({ "x.y": "x_y_2" });
+  });
+
+  it("lets a legal original take its own name back, and reports the displaced tool", () => {
+    const { assignments, displaced } = assignNames(
+      ["a/b", "a_b"],
+      knownFrom({ "a/b": "a_b" }),
+      nameRules("openai"),
+    );
+    expect(assignments.map((a) => [a.original, a.name])).toEqual([
+      ["a/b", "a_b_2"],
+      ["a_b", "a_b"],
+    ]);
+    expect(displaced).toEqual([{ name: "a_b", from: "a/b", to: "a_b" }]);
+  });
+
+  it("marks collisions among the reasons", () => {
+    const { assignments } = assignNames(["a/b", "a_b"], NOTHING_KNOWN, nameRules("openai"));
+    expect(assignments.find((a) => a.original === "a/b")?.reasons).toEqual([
+      "charset",
+      "collision",
+    ]);
+  });
+});
+
+describe("properties over arbitrary Unicode names", () => {
+  const anyName = fc.string({ unit: "binary", maxLength: 150 });
+  const profile = fc.constantFrom(...PROFILE_NAMES);
+  const cap = fc.option(fc.integer({ min: 8, max: 128 }), { nil: undefined });
+
+  it("every output is accepted by its profile's API and within the cap", () => {
+    fc.assert(
+      fc.property(anyName, profile, cap, (name, p, max) => {
+        const out = sanitize(name, p, max);
+        expect(out).toMatch(ACCEPTED[p]);
+        expect(out.length).toBeLessThanOrEqual(nameRules(p, max).cap);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("is deterministic", () => {
+    fc.assert(
+      fc.property(anyName, profile, (name, p) => {
+        expect(sanitize(name, p)).toBe(sanitize(name, p));
+      }),
+    );
+  });
+
+  it("leaves names that are already legal unchanged", () => {
+    const legal = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,40}$/);
+    fc.assert(
+      fc.property(legal, profile, (name, p) => {
+        expect(sanitize(name, p)).toBe(name);
+      }),
+    );
+  });
+
+  it("within a listing, every tool gets a distinct, accepted name", () => {
+    // Names built from few characters collide often after sanitizing.
+    const crowded = fc.string({
+      unit: fc.constantFrom("a", "b", "_", "/", ".", "ü", "😀"),
+      maxLength: 6,
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(crowded, anyName), { maxLength: 40 }),
+        profile,
+        (originals, p) => {
+          const { assignments } = assignNames(originals, NOTHING_KNOWN, nameRules(p));
+          const names = assignments.map((a) => a.name);
+          expect(new Set(names).size).toBe(new Set(originals).size);
+          for (const name of names) expect(name).toMatch(ACCEPTED[p]);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("does not depend on the order of the listing", () => {
+    const crowded = fc.string({ unit: fc.constantFrom("a", "_", "/", "."), maxLength: 4 });
+    fc.assert(
+      fc.property(
+        fc
+          .array(crowded, { maxLength: 20 })
+          .chain((list) =>
+            fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length })),
+          ),
+        profile,
+        ([list, shuffled], p) => {
+          expect(assignNames(shuffled, NOTHING_KNOWN, nameRules(p))).toEqual(
+            assignNames(list, NOTHING_KNOWN, nameRules(p)),
+          );
+        },
+      ),
+    );
+  });
+
+  it("keeps every earlier name when the listing grows (sticky)", () => {
+    const crowded = fc.string({ unit: fc.constantFrom("a", "_", "/", ".", ":"), maxLength: 4 });
+    fc.assert(
+      fc.property(
+        fc.array(crowded, { maxLength: 12 }),
+        fc.array(crowded, { maxLength: 12 }),
+        (before, added) => {
+          const rules = nameRules("openai");
+          const first = assignNames(before, NOTHING_KNOWN, rules).assignments;
+          const known = knownFrom(Object.fromEntries(first.map((a) => [a.original, a.name])));
+          const second = new Map(
+            assignNames([...before, ...added], known, rules).assignments.map((a) => [
+              a.original,
+              a.name,
+            ]),
+          );
+          const legalNewcomers = new Set(added.filter((name) => sanitize(name) === name));
+          for (const { original, name } of first) {
+            // Only a legal newcomer with exactly that name can take it over.
+            if (!legalNewcomers.has(name)) expect(second.get(original)).toBe(name);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
