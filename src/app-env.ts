@@ -1,7 +1,12 @@
 import type { Config } from "./config";
+import type { ToolMapMemory } from "./toolmap/tool-map";
 
-/** Hono's view of the Worker: the wrangler bindings, and the parsed config every route uses. */
+/** Hono's view of the Worker: the wrangler bindings, and what every route is handed. */
 export interface AppEnv {
   Bindings: Env;
-  Variables: { config: Config };
+  Variables: {
+    config: Config;
+    /** This isolate's memory of tool names, shared by all its requests. */
+    toolMapMemory: ToolMapMemory;
+  };
 }

@@ -6,6 +6,7 @@
  * `ORIGIN_URL` may carry a credential in its query string.
  */
 import * as v from "valibot";
+import { MIN_NAME_CAP, type NameRules, nameRules, PROFILE_NAMES } from "./names/profiles";
 
 const wholeNumber = (unit: string, fallback: number) =>
   v.optional(
@@ -34,22 +35,48 @@ const path = v.optional(
   "/mcp",
 );
 
+const profile = v.optional(
+  v.picklist(PROFILE_NAMES, `must be one of ${PROFILE_NAMES.join(", ")}`),
+  "openai",
+);
+
+const nameMaxLength = v.optional(
+  v.pipe(
+    v.union([v.string(), v.number()], "must be a whole number of characters"),
+    v.transform(Number),
+    v.integer("must be a whole number of characters"),
+    v.minValue(MIN_NAME_CAP, `must be at least ${MIN_NAME_CAP}`),
+  ),
+);
+
 const ConfigSchema = v.pipe(
   v.object({
     ORIGIN_URL: httpUrl,
     MCP_PATH: path,
     ORIGIN_TIMEOUT_MS: wholeNumber("milliseconds", 30_000),
     MAX_BODY_BYTES: wholeNumber("bytes", 4 * 1024 * 1024),
+    NAME_PROFILE: profile,
+    NAME_MAX_LENGTH: nameMaxLength,
   }),
-  v.transform((vars) => ({
-    originUrl: vars.ORIGIN_URL,
-    mcpPath: vars.MCP_PATH,
-    originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
-    maxBodyBytes: vars.MAX_BODY_BYTES,
-  })),
+  v.transform(
+    (vars): Config => ({
+      originUrl: vars.ORIGIN_URL,
+      mcpPath: vars.MCP_PATH,
+      originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
+      maxBodyBytes: vars.MAX_BODY_BYTES,
+      names: nameRules(vars.NAME_PROFILE, vars.NAME_MAX_LENGTH),
+    }),
+  ),
 );
 
-export type Config = v.InferOutput<typeof ConfigSchema>;
+export interface Config {
+  originUrl: URL;
+  mcpPath: string;
+  originTimeoutMs: number;
+  maxBodyBytes: number;
+  /** The name profile and the cap in force (`NAME_PROFILE`, `NAME_MAX_LENGTH`). */
+  names: NameRules;
+}
 
 export type ConfigResult =
   | { ok: true; config: Config }

@@ -1,45 +1,8 @@
 /**
- * MCP Edge Rewriter: a Cloudflare Worker in front of one MCP server (the origin).
- * Routes only; each concern lives in its own module.
+ * MCP Edge Rewriter: a Cloudflare Worker in front of one MCP server (the origin)
+ * that makes every tool name legal for the client's LLM API and routes calls
+ * back to the original tools. See README.md and DESIGN.md.
  */
-import { Hono } from "hono";
-import type { AppEnv } from "./app-env";
-import { parseConfig } from "./config";
-import { ErrorCode, errorResponse } from "./jsonrpc";
-import { logEvent } from "./log";
-import { healthz } from "./routes/healthz";
-import { mcpEndpoint } from "./routes/mcp-endpoint";
-import { wellKnown } from "./routes/well-known";
+import { createApp } from "./app";
 
-const app = new Hono<AppEnv>();
-
-app.use(async (c, next) => {
-  const result = parseConfig(c.env);
-  if (!result.ok) {
-    logEvent("config_invalid", { setting: result.setting, problem: result.problem });
-    return errorResponse(
-      500,
-      ErrorCode.InternalError,
-      `Proxy misconfigured: ${result.setting} ${result.problem}`,
-    );
-  }
-  c.set("config", result.config);
-  await next();
-});
-
-app.get("/healthz", healthz);
-app.all("/.well-known/*", wellKnown);
-app.all("*", async (c) => {
-  if (c.req.path === c.var.config.mcpPath) return mcpEndpoint(c);
-  return Response.json(
-    { error: `Not found: the MCP endpoint is ${c.var.config.mcpPath}` },
-    { status: 404 },
-  );
-});
-
-app.onError((error) => {
-  logEvent("internal_error", { error: error instanceof Error ? error.message : String(error) });
-  return errorResponse(500, ErrorCode.InternalError, "Internal error in the proxy");
-});
-
-export default app;
+export default createApp();

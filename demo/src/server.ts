@@ -34,13 +34,26 @@ function toolError(text: string): CallToolResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function createDemoServer(): Server {
+export interface DemoOptions {
+  /** Tools per `tools/list` page; all on one page when absent. */
+  pageSize?: number;
+}
+
+export function createDemoServer({ pageSize }: DemoOptions = {}): Server {
   const server = new Server(
     { name: "mcp-edge-rewriter-demo", version: "0.1.0" },
     { capabilities: { tools: { listChanged: true } }, jsonSchemaValidator: validator },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: demoTools }));
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    if (!pageSize) return { tools: demoTools };
+    const start = Number(request.params?.cursor ?? 0);
+    const end = start + pageSize;
+    return {
+      tools: demoTools.slice(start, end),
+      ...(end < demoTools.length ? { nextCursor: String(end) } : {}),
+    };
+  });
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
@@ -64,6 +77,11 @@ export function createDemoServer(): Server {
         }
         if (step < steps) await sleep(delayMs);
       }
+      return echo(name, args);
+    }
+
+    if (name === "catalog.refresh") {
+      await extra.sendNotification({ method: "notifications/tools/list_changed" });
       return echo(name, args);
     }
 

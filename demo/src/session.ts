@@ -24,13 +24,18 @@ export class McpSession extends DurableObject<Env> {
       // A session id reaching an object without a transport names a session that
       // was deleted or evicted: the client must initialize again.
       if (request.headers.has("mcp-session-id")) return sessionNotFound();
+      // On the initialize request: `?page_size=N` splits tools/list into pages,
+      // `?json` answers with JSON bodies instead of event streams.
+      const options = new URL(request.url).searchParams;
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => this.ctx.id.toString(),
+        enableJsonResponse: options.has("json"),
         onsessionclosed: () => {
           this.transport = undefined;
         },
       });
-      await createDemoServer().connect(transport);
+      const pageSize = Number(options.get("page_size")) || undefined;
+      await createDemoServer({ pageSize }).connect(transport);
       this.transport = transport;
     }
     return this.transport.handleRequest(request);

@@ -103,6 +103,11 @@ export const interactiveTools: Tool[] = [
     },
   },
   {
+    name: "catalog.refresh",
+    description: "Tells the client that the tool list changed (notifications/tools/list_changed).",
+    inputSchema: noArguments,
+  },
+  {
     name: "deploy:confirm",
     description: "Asks the user to confirm (MCP elicitation) before it answers.",
     inputSchema: {

@@ -14,11 +14,12 @@
 import type { NameRules } from "./profiles";
 import { isLegalName, type RenameReason, sanitizeName, withSuffix } from "./sanitize";
 
+/** The names handed out by earlier listings. */
 export interface KnownNames {
-  /** original → model-facing name, from earlier listings */
-  readonly byOriginal: ReadonlyMap<string, string>;
-  /** model-facing name → original, from earlier listings */
-  readonly byModelName: ReadonlyMap<string, string>;
+  /** The model-facing name an original already has. */
+  nameOf(original: string): string | undefined;
+  /** The original a model-facing name already points at. */
+  originalOf(name: string): string | undefined;
 }
 
 export interface Assignment {
@@ -59,7 +60,7 @@ export function assignNames(
     }
     taken.set(original, original);
     assignments.push({ original, name: original, reasons: [] });
-    const previous = known.byModelName.get(original);
+    const previous = known.originalOf(original);
     if (previous !== undefined && previous !== original) {
       displaced.push({ name: original, from: previous, to: original });
     }
@@ -67,15 +68,17 @@ export function assignNames(
 
   const isFree = (name: string, original: string) => {
     if (taken.has(name)) return false;
-    const owner = known.byModelName.get(name);
+    const owner = known.originalOf(name);
     return owner === undefined || owner === original;
   };
 
   for (const original of illegal) {
     const { name: base, reasons } = sanitizeName(original, rules);
-    const sticky = known.byOriginal.get(original);
+    const sticky = known.nameOf(original);
     let name =
-      sticky !== undefined && isFree(sticky, original) && isLegalName(sticky, rules) ? sticky : base;
+      sticky !== undefined && isFree(sticky, original) && isLegalName(sticky, rules)
+        ? sticky
+        : base;
     for (let n = 2; !isFree(name, original); n++) name = withSuffix(base, n, rules.cap);
     taken.set(name, original);
     assignments.push({

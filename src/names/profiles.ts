@@ -22,7 +22,12 @@ export interface NameProfile {
 }
 
 export const PROFILES: Readonly<Record<ProfileName, NameProfile>> = {
-  openai: { name: "openai", allowed: /[A-Za-z0-9_-]/, allowedFirst: /[A-Za-z0-9_-]/, maxLength: 64 },
+  openai: {
+    name: "openai",
+    allowed: /[A-Za-z0-9_-]/,
+    allowedFirst: /[A-Za-z0-9_-]/,
+    maxLength: 64,
+  },
   gemini: { name: "gemini", allowed: /[A-Za-z0-9_.:-]/, allowedFirst: /[A-Za-z_]/, maxLength: 63 },
   portable: { name: "portable", allowed: /[A-Za-z0-9_]/, allowedFirst: /[A-Za-z]/, maxLength: 63 },
   mcp: { name: "mcp", allowed: /[A-Za-z0-9_.-]/, allowedFirst: /[A-Za-z0-9_.-]/, maxLength: 128 },

@@ -7,27 +7,69 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { ErrorCode, errorResponse } from "../jsonrpc";
+import { planForward } from "../rewrite/request";
+import { respondFromOrigin } from "../rewrite/response";
+import { relistTools } from "../toolmap/relist";
+import { toolResolver } from "../toolmap/resolve-tool";
+import { ToolMap, toolMapScope } from "../toolmap/tool-map";
 import { originTarget } from "../transport/fetch-origin";
+import { originRequestHeaders } from "../transport/headers";
+import { encodeHeaderValue } from "../transport/mcp-headers";
 import { addresseeOf, readPostBody } from "../transport/post-body";
-import { relayToOrigin } from "../transport/relay";
+import { callOrigin, relayResponse } from "../transport/relay";
 
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
+
+async function openToolMap(c: Context<AppEnv>): Promise<ToolMap> {
+  const { config, toolMapMemory } = c.var;
+  const scope = await toolMapScope(config.originUrl, config.names);
+  return new ToolMap(c.env.TOOL_MAP, scope, config.names, toolMapMemory, (promise) =>
+    c.executionCtx.waitUntil(promise),
+  );
+}
 
 export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
   const { config } = c.var;
   const request = c.req.raw;
   const target = originTarget(config.originUrl, new URL(request.url));
+  const headers = originRequestHeaders(request.headers);
 
   switch (request.method) {
     case "POST": {
       const body = await readPostBody(request, config.maxBodyBytes);
       if (!body.ok) return errorResponse(body.status, body.code, body.message);
-      return relayToOrigin(target, request, body.bytes, config, addresseeOf(body));
+      const toolMap = await openToolMap(c);
+      const resolveTool = toolResolver(toolMap, () => relistTools(target, request.headers, config));
+      const plan = await planForward(body, resolveTool);
+      if (plan.restoredName !== undefined && headers.has("mcp-name")) {
+        headers.set("mcp-name", encodeHeaderValue(plan.restoredName));
+      }
+      const addressee = addresseeOf(body);
+      const answer = await callOrigin(
+        target,
+        { method: "POST", headers, body: plan.body },
+        config,
+        addressee,
+      );
+      return answer.ok
+        ? respondFromOrigin(answer.response, plan.listIds, toolMap, addressee)
+        : answer.response;
     }
-    case "GET":
+    case "GET": {
+      const answer = await callOrigin(target, { method: "GET", headers, body: null }, config);
+      return answer.ok
+        ? respondFromOrigin(answer.response, new Set(), await openToolMap(c))
+        : answer.response;
+    }
     case "DELETE":
-    case "OPTIONS":
-      return relayToOrigin(target, request, null, config);
+    case "OPTIONS": {
+      const answer = await callOrigin(
+        target,
+        { method: request.method, headers, body: null },
+        config,
+      );
+      return answer.ok ? relayResponse(answer.response) : answer.response;
+    }
     default:
       return errorResponse(
         405,

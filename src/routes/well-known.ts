@@ -6,11 +6,21 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { wellKnownTarget } from "../transport/fetch-origin";
-import { relayToOrigin } from "../transport/relay";
+import { originRequestHeaders } from "../transport/headers";
+import { callOrigin, relayResponse } from "../transport/relay";
 
-export function wellKnown(c: Context<AppEnv>): Promise<Response> {
+export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
   const request = c.req.raw;
   const target = wellKnownTarget(c.var.config.originUrl, new URL(request.url));
-  const body = request.method === "GET" || request.method === "HEAD" ? null : request.body;
-  return relayToOrigin(target, request, body, c.var.config);
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  const answer = await callOrigin(
+    target,
+    {
+      method: request.method,
+      headers: originRequestHeaders(request.headers),
+      body: hasBody ? request.body : null,
+    },
+    c.var.config,
+  );
+  return answer.ok ? relayResponse(answer.response) : answer.response;
 }

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { afterEach, describe, expect, it } from "vitest";
+import { VALID_ARGUMENTS } from "../helpers/demo-calls";
 import { DEMO_ORIGIN, type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
 
 const clients: Client[] = [];
@@ -34,7 +35,7 @@ afterEach(async () => {
 });
 
 describe("the SDK client through the proxy", () => {
-  it("initializes, lists and calls tools with the same results as the origin gives directly", async () => {
+  it("initializes like the origin, and lists every tool under a name LLM APIs accept", async () => {
     const direct = await connect(`${DEMO_ORIGIN}/mcp`);
     const proxied = await connect(PROXY_URL, viaProxy());
 
@@ -42,18 +43,31 @@ describe("the SDK client through the proxy", () => {
     expect(proxied.getServerCapabilities()).toEqual(direct.getServerCapabilities());
 
     const { tools } = await proxied.listTools();
-    expect(tools).toEqual((await direct.listTools()).tools);
-    expect(tools.map((tool) => tool.name)).toContain("unity/health");
+    const { tools: originTools } = await direct.listTools();
+    expect(tools.map(({ name, ...rest }) => rest)).toEqual(
+      originTools.map(({ name, ...rest }) => rest),
+    );
+    for (const tool of tools) expect(tool.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+  });
 
-    const call = { name: "files.read", arguments: { path: "src/main.ts", max_bytes: 512 } };
-    const result = await proxied.callTool(call);
-    expect(result).toEqual(await direct.callTool(call));
-    expect(result.structuredContent).toEqual({ tool: "files.read", arguments: call.arguments });
+  it("calls every tool by its listed name and gets the origin's own result", async () => {
+    const direct = await connect(`${DEMO_ORIGIN}/mcp`);
+    const proxied = await connect(PROXY_URL, viaProxy());
+    const { tools } = await proxied.listTools();
+    const { tools: originTools } = await direct.listTools();
+
+    for (const [i, tool] of tools.entries()) {
+      const original = originTools[i]?.name ?? "";
+      const args = VALID_ARGUMENTS[original];
+      const result = await proxied.callTool({ name: tool.name, arguments: args });
+      expect(result).toEqual(await direct.callTool({ name: original, arguments: args }));
+      expect(result.structuredContent).toMatchObject({ tool: original });
+    }
   });
 
   it("answers an elicitation mid-call", async () => {
     const proxied = await connect(PROXY_URL, viaProxy());
-    const result = await proxied.callTool({ name: "deploy:confirm", arguments: { target: "eu" } });
+    const result = await proxied.callTool({ name: "deploy_confirm", arguments: { target: "eu" } });
     expect(result.structuredContent).toMatchObject({
       answer: { action: "accept", content: { confirm: true } },
     });

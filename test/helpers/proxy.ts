@@ -4,7 +4,9 @@
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import type { Hono } from "hono";
 import { inject } from "vitest";
+import type { AppEnv } from "../../src/app-env";
 import worker from "../../src/index";
 
 export const DEMO_ORIGIN = inject("demoOrigin");
@@ -16,11 +18,31 @@ export const PROXY_URL = "http://proxy.test/mcp";
 
 export type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
 
+export interface ProxyOptions {
+  /** The app to drive; `createApp()` plays a fresh isolate. Default: the Worker's own. */
+  app?: Hono<AppEnv>;
+  /** Replaces the `TOOL_MAP` binding. */
+  kv?: KVNamespace;
+  /** Receives each request's execution context, to wait for its background work. */
+  contexts?: ExecutionContext[];
+}
+
 /** A fetch that goes through the proxy, with `vars` set on top of wrangler.toml's. */
-export function viaProxy(vars: Record<string, string | undefined> = {}): Fetch {
-  const testEnv = { ...env, ...vars } as Env;
-  return (input, init) =>
-    Promise.resolve(worker.fetch(new Request(input, init), testEnv, createExecutionContext()));
+export function viaProxy(
+  vars: Record<string, string | undefined> = {},
+  { app = worker, kv, contexts }: ProxyOptions = {},
+): Fetch {
+  const testEnv = { ...env, ...(kv ? { TOOL_MAP: kv } : {}), ...vars } as Env;
+  return (input, init) => {
+    const ctx = createExecutionContext();
+    contexts?.push(ctx);
+    return Promise.resolve(app.fetch(new Request(input, init), testEnv, ctx));
+  };
+}
+
+/** An origin URL that no earlier test has used, so its tool map starts empty in memory and KV. */
+export function freshOrigin(origin = DEMO_ORIGIN, query = ""): string {
+  return `${origin}/mcp?map=${crypto.randomUUID()}${query}`;
 }
 
 /** A fresh id for one test's requests, sent as `?trace=` and read back from the gateway. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config";
+import { nameRules } from "../../src/names/profiles";
 
 const env = (vars: Record<string, unknown>) => vars as unknown as Env;
 
@@ -12,6 +13,7 @@ describe("parseConfig", () => {
         mcpPath: "/mcp",
         originTimeoutMs: 30_000,
         maxBodyBytes: 4_194_304,
+        names: nameRules("openai"),
       },
     });
   });

@@ -4,7 +4,7 @@ import { assignNames, type KnownNames } from "../../src/names/assign";
 import { nameRules, PROFILE_NAMES, type ProfileName } from "../../src/names/profiles";
 import { sanitizeName } from "../../src/names/sanitize";
 
-const NOTHING_KNOWN: KnownNames = { byOriginal: new Map(), byModelName: new Map() };
+const NOTHING_KNOWN: KnownNames = { nameOf: () => undefined, originalOf: () => undefined };
 
 /** What each LLM API accepts, written out independently of the implementation. */
 const ACCEPTED: Record<ProfileName, RegExp> = {
@@ -24,10 +24,9 @@ function namesFor(originals: string[], profile: ProfileName = "openai", known = 
 
 function knownFrom(names: Record<string, string>): KnownNames {
   const entries = Object.entries(names);
-  return {
-    byOriginal: new Map(entries),
-    byModelName: new Map(entries.map(([original, name]) => [name, original])),
-  };
+  const byOriginal = new Map(entries);
+  const byName = new Map(entries.map(([original, name]) => [name, original]));
+  return { nameOf: (o) => byOriginal.get(o), originalOf: (n) => byName.get(n) };
 }
 
 describe("sanitizing one name", () => {
@@ -79,7 +78,7 @@ describe("sanitizing one name", () => {
 
   it("reports why a name changed", () => {
     const rules = nameRules("portable");
-    expect(sanitizeName("9/" + "x".repeat(80), rules).reasons).toEqual([
+    expect(sanitizeName(`9/${"x".repeat(80)}`, rules).reasons).toEqual([
       "charset",
       "first_character",
       "length",

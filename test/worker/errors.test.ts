@@ -1,6 +1,6 @@
 /** Each row of DESIGN's error table (Contract 5), through the proxy. */
 import { describe, expect, it } from "vitest";
-import { postJson, rpc } from "../helpers/mcp";
+import { openSession, postJson, rpc } from "../helpers/mcp";
 import {
   CLOSED_ORIGIN,
   GATEWAY_ORIGIN,
@@ -142,6 +142,22 @@ describe("origin failures", () => {
     );
     expect(response.status).toBe(200);
     await response.body?.cancel();
+  });
+
+  it("origin body that cannot be decoded: 502 with the request's id, never a 500", async () => {
+    const origin = `${GATEWAY_ORIGIN}/mislabeled/mcp?json`;
+    const session = await openSession(
+      viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?json` }),
+      PROXY_URL,
+    );
+    const response = await postJson(
+      viaProxy({ ORIGIN_URL: origin }),
+      PROXY_URL,
+      rpc(31, "tools/list"),
+      session,
+    );
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ id: 31, error: { code: -32000 } });
   });
 
   it("origin 401: status, WWW-Authenticate and body reach the client unchanged", async () => {

@@ -14,7 +14,7 @@ describe("event streams", () => {
     const call = await postJson(
       proxy,
       PROXY_URL,
-      rpc(1, "tools/call", { name: "deploy:confirm", arguments: { target: "prod" } }),
+      rpc(1, "tools/call", { name: "deploy_confirm", arguments: { target: "prod" } }),
       session,
     );
     expect(call.headers.get("content-type")).toContain("text/event-stream");
@@ -53,7 +53,7 @@ describe("event streams", () => {
       proxy,
       PROXY_URL,
       rpc(2, "tools/call", {
-        name: "tasks.countdown",
+        name: "tasks_countdown",
         arguments: { steps: 3, delay_ms: 10 },
         _meta: { progressToken: "p-1" },
       }),

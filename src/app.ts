@@ -1,0 +1,50 @@
+/**
+ * The proxy as a Hono app: routes only; each concern lives in its own module.
+ * One app per isolate; `toolMapMemory` is what the isolate remembers of tool
+ * names between requests (tests make a fresh one to play a cold isolate).
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "./app-env";
+import { parseConfig } from "./config";
+import { ErrorCode, errorResponse } from "./jsonrpc";
+import { logEvent } from "./log";
+import { healthz } from "./routes/healthz";
+import { mcpEndpoint } from "./routes/mcp-endpoint";
+import { wellKnown } from "./routes/well-known";
+import { ToolMapMemory } from "./toolmap/tool-map";
+
+export function createApp(toolMapMemory = new ToolMapMemory()): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use(async (c, next) => {
+    const result = parseConfig(c.env);
+    if (!result.ok) {
+      logEvent("config_invalid", { setting: result.setting, problem: result.problem });
+      return errorResponse(
+        500,
+        ErrorCode.InternalError,
+        `Proxy misconfigured: ${result.setting} ${result.problem}`,
+      );
+    }
+    c.set("config", result.config);
+    c.set("toolMapMemory", toolMapMemory);
+    await next();
+  });
+
+  app.get("/healthz", healthz);
+  app.all("/.well-known/*", wellKnown);
+  app.all("*", async (c) => {
+    if (c.req.path === c.var.config.mcpPath) return mcpEndpoint(c);
+    return Response.json(
+      { error: `Not found: the MCP endpoint is ${c.var.config.mcpPath}` },
+      { status: 404 },
+    );
+  });
+
+  app.onError((error) => {
+    logEvent("internal_error", { error: error instanceof Error ? error.message : String(error) });
+    return errorResponse(500, ErrorCode.InternalError, "Internal error in the proxy");
+  });
+
+  return app;
+}

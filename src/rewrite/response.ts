@@ -1,0 +1,99 @@
+/**
+ * Origin → client: `tools/list` results get model-facing names, in a JSON body
+ * or inside an event stream, event by event. `notifications/tools/list_changed`
+ * drops the isolate's cached names for the scope. Everything else streams
+ * through as it came.
+ */
+import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../jsonrpc";
+import { logEvent } from "../log";
+import type { ToolMap } from "../toolmap/tool-map";
+import { clientResponseHeaders } from "../transport/headers";
+import { relayResponse } from "../transport/relay";
+import { rewriteEventStream, watchEventStream } from "../transport/sse";
+import { isToolsListResult, namedTools, renameTools } from "./tools-list";
+
+const LIST_CHANGED = "notifications/tools/list_changed";
+
+type Message = { id?: RequestId; method?: string; result?: unknown };
+
+/** Rewrites one parsed JSON-RPC payload (a message or a batch); `undefined` when nothing changed. */
+async function rewritePayload(
+  payload: unknown,
+  listIds: ReadonlySet<RequestId>,
+  toolMap: ToolMap,
+): Promise<unknown | undefined> {
+  const messages: unknown[] = Array.isArray(payload) ? payload : [payload];
+  let changed = false;
+  const rewritten = [];
+  for (const item of messages) {
+    const message = item as Message | null;
+    if (message?.method === LIST_CHANGED) toolMap.forget();
+    const result = message?.result;
+    if (message?.id !== undefined && listIds.has(message.id) && isToolsListResult(result)) {
+      const names = await toolMap.nameListing(namedTools(result));
+      rewritten.push({ ...message, result: renameTools(result, names) });
+      changed = true;
+    } else {
+      rewritten.push(item);
+    }
+  }
+  if (!changed) return undefined;
+  return Array.isArray(payload) ? rewritten : rewritten[0];
+}
+
+async function rewriteJsonText(
+  text: string,
+  listIds: ReadonlySet<RequestId>,
+  toolMap: ToolMap,
+): Promise<string | undefined> {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const rewritten = await rewritePayload(payload, listIds, toolMap);
+  return rewritten === undefined ? undefined : JSON.stringify(rewritten);
+}
+
+export async function respondFromOrigin(
+  origin: Response,
+  listIds: ReadonlySet<RequestId>,
+  toolMap: ToolMap,
+  addressee?: ErrorAddressee,
+): Promise<Response> {
+  const contentType = origin.headers.get("content-type") ?? "";
+  if (!origin.body) return relayResponse(origin);
+
+  if (contentType.includes("text/event-stream")) {
+    const transform =
+      listIds.size > 0
+        ? rewriteEventStream((data) => rewriteJsonText(data, listIds, toolMap))
+        : watchEventStream(LIST_CHANGED, () => toolMap.forget());
+    return relayResponse(origin, origin.body.pipeThrough(transform));
+  }
+
+  if (listIds.size > 0 && contentType.includes("application/json")) {
+    let text: string;
+    try {
+      text = await origin.text();
+    } catch (error) {
+      logEvent("origin_body_unreadable", { status: origin.status, error: String(error) });
+      return errorResponse(
+        502,
+        ErrorCode.OriginUnreachable,
+        "Origin sent a response body that could not be read",
+        addressee,
+      );
+    }
+    const rewritten = await rewriteJsonText(text, listIds, toolMap);
+    const headers = clientResponseHeaders(origin.headers);
+    if (rewritten !== undefined) headers.delete("content-length");
+    return new Response(rewritten ?? text, {
+      status: origin.status,
+      statusText: origin.statusText,
+      headers,
+    });
+  }
+  return relayResponse(origin);
+}

@@ -1,0 +1,109 @@
+/**
+ * The fallback when the map does not know a name (a cold isolate, KV not yet
+ * consistent, KV down): the proxy asks the origin itself, with a `tools/list`
+ * of its own carrying the caller's credentials, session and protocol version,
+ * and an id no client uses. Every page is fetched, up to a bound.
+ */
+import { createParser } from "eventsource-parser";
+import type { Config } from "../config";
+import { logEvent } from "../log";
+import { fetchOrigin } from "../transport/fetch-origin";
+import { originRequestHeaders } from "../transport/headers";
+import type { ListedTool } from "./tool-map";
+
+const MAX_PAGES = 20;
+
+interface ListPage {
+  tools: ListedTool[];
+  nextCursor?: string;
+}
+
+function relistHeaders(clientHeaders: Headers): Headers {
+  const headers = originRequestHeaders(clientHeaders);
+  headers.set("content-type", "application/json");
+  headers.set("accept", "application/json, text/event-stream");
+  headers.delete("mcp-name");
+  for (const name of [...headers.keys()]) if (name.startsWith("mcp-param-")) headers.delete(name);
+  if (headers.has("mcp-method")) headers.set("mcp-method", "tools/list");
+  return headers;
+}
+
+function asPage(message: unknown, id: string): ListPage | undefined {
+  if (typeof message !== "object" || message === null) return undefined;
+  const { id: messageId, result } = message as { id?: unknown; result?: unknown };
+  if (messageId !== id || typeof result !== "object" || result === null) return undefined;
+  const { tools, nextCursor } = result as { tools?: unknown; nextCursor?: unknown };
+  if (!Array.isArray(tools)) return undefined;
+  return {
+    tools: tools.filter(
+      (tool): tool is ListedTool => typeof (tool as ListedTool | null)?.name === "string",
+    ),
+    nextCursor: typeof nextCursor === "string" ? nextCursor : undefined,
+  };
+}
+
+async function readPage(response: Response, id: string): Promise<ListPage | undefined> {
+  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    return asPage(await response.json().catch(() => undefined), id);
+  }
+  if (!response.body) return undefined;
+  let page: ListPage | undefined;
+  const parser = createParser({
+    onEvent: ({ data }) => {
+      try {
+        page ??= asPage(JSON.parse(data), id);
+      } catch {
+        // not JSON: not ours
+      }
+    },
+  });
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  while (page === undefined) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(value);
+  }
+  await reader.cancel();
+  return page;
+}
+
+export async function relistTools(
+  target: URL,
+  clientHeaders: Headers,
+  config: Config,
+): Promise<ListedTool[] | undefined> {
+  const headers = relistHeaders(clientHeaders);
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  for (let pageNumber = 0; pageNumber < MAX_PAGES; pageNumber++) {
+    const id = `mcp-edge-rewriter/relist/${crypto.randomUUID()}`;
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/list",
+      params: cursor === undefined ? {} : { cursor },
+    });
+    const result = await fetchOrigin(
+      target,
+      { method: "POST", headers, body },
+      config.originTimeoutMs,
+    );
+    if (!result.ok || !result.response.ok) {
+      logEvent("relist_failed", {
+        origin: target.host,
+        status: result.ok ? result.response.status : result.failure,
+      });
+      if (result.ok) await result.response.body?.cancel();
+      return tools.length > 0 ? tools : undefined;
+    }
+    const page = await readPage(result.response, id);
+    if (!page) {
+      logEvent("relist_failed", { origin: target.host, status: "no tools/list result" });
+      return tools.length > 0 ? tools : undefined;
+    }
+    tools.push(...page.tools);
+    if (page.nextCursor === undefined) return tools;
+    cursor = page.nextCursor;
+  }
+  return tools;
+}

@@ -1,0 +1,25 @@
+/**
+ * Finds the tool behind a model-facing name: the map first (memory, then KV),
+ * and on a miss the origin itself, asked once per client request however many
+ * calls the request carries.
+ */
+import type { ListedTool, Resolution, ToolMap } from "./tool-map";
+
+export type ResolvedTool = Omit<Resolution, "source"> & { source: Resolution["source"] | "relist" };
+
+export type ToolResolver = (name: string) => Promise<ResolvedTool | undefined>;
+
+export function toolResolver(
+  toolMap: ToolMap,
+  relist: () => Promise<ListedTool[] | undefined>,
+): ToolResolver {
+  let relisted: Promise<unknown> | undefined;
+  return async (name) => {
+    const known = await toolMap.resolve(name);
+    if (known) return known;
+    relisted ??= relist().then((tools) => tools && toolMap.nameListing(tools));
+    await relisted;
+    const learned = await toolMap.resolve(name);
+    return learned && { ...learned, source: "relist" };
+  };
+}

@@ -1,0 +1,259 @@
+/**
+ * The tool map (DESIGN, Contract 2): for every listed tool, model-facing name →
+ * original name and `inputSchema`, and original → model-facing name. Isolate
+ * memory in front of Workers KV (binding `TOOL_MAP`).
+ *
+ * KV layout, one key per tool, all under the scope's prefix:
+ *   `<scope>:tool:<model-facing name>` → `{ original, inputSchema }`
+ *   with metadata `{ original, schema }` (`schema` is a hash of `inputSchema`),
+ * so a cold isolate learns every name from one `list()` per 1,000 tools and
+ * reads a schema only when a call needs it. Model-facing names are at most 128
+ * ASCII characters, so keys stay far under KV's 512-byte limit; an original too
+ * long for metadata is read from the value instead.
+ *
+ * Costs: a listing whose tools are known writes nothing; a changed tool costs
+ * one write; a warm `tools/call` reads nothing; a cold one reads one key.
+ *
+ * Platform limits: KV is eventually consistent (another location may not see a
+ * write for 60 s or more) and can fail. Every KV error is a miss, logged, never
+ * a failed request; the caller falls back to asking the origin (relist.ts).
+ * KV has no compare-and-swap: two isolates naming a brand-new tool at the same
+ * moment can disagree until the next listing; names are deterministic, so they
+ * only differ when the map itself differed.
+ */
+
+import { logEvent } from "../log";
+import { type Assignment, assignNames } from "../names/assign";
+import type { NameRules } from "../names/profiles";
+import { fnv1a32 } from "../names/stable-hash";
+
+export interface ToolEntry {
+  original: string;
+  /** Hash of `inputSchema`, to tell a changed tool from a known one without reading it. */
+  schemaHash: string;
+  /** `undefined` until read: a cold isolate learns names first, schemas on demand. */
+  inputSchema?: unknown;
+}
+
+interface StoredTool {
+  original: string;
+  inputSchema: unknown;
+}
+
+interface ToolMetadata {
+  original?: string;
+  schema: string;
+}
+
+/** A tool as `tools/list` describes it; only `name` and `inputSchema` matter here. */
+export interface ListedTool {
+  name: string;
+  inputSchema?: unknown;
+}
+
+const MAX_SCOPES = 16;
+const MAX_ENTRIES_PER_SCOPE = 10_000;
+const MAX_KV_LIST_PAGES = 10;
+const MAX_METADATA_ORIGINAL_BYTES = 512;
+
+const encoder = new TextEncoder();
+
+export function schemaHash(inputSchema: unknown): string {
+  return fnv1a32(JSON.stringify(inputSchema ?? null)).toString(36);
+}
+
+/** What one isolate remembers of one scope. */
+class ScopeMemory {
+  readonly byName = new Map<string, ToolEntry>();
+  readonly byOriginal = new Map<string, string>();
+  /** The KV listing, loaded once (or in flight). */
+  loaded: Promise<void> | undefined;
+
+  remember(name: string, entry: ToolEntry): void {
+    if (this.byName.size >= MAX_ENTRIES_PER_SCOPE && !this.byName.has(name)) this.clear();
+    const previous = this.byName.get(name);
+    if (previous && previous.original !== entry.original) {
+      if (this.byOriginal.get(previous.original) === name)
+        this.byOriginal.delete(previous.original);
+    }
+    const oldName = this.byOriginal.get(entry.original);
+    if (oldName !== undefined && oldName !== name) this.byName.delete(oldName);
+    this.byName.set(name, entry);
+    this.byOriginal.set(entry.original, name);
+  }
+
+  clear(): void {
+    this.byName.clear();
+    this.byOriginal.clear();
+    this.loaded = undefined;
+  }
+}
+
+/**
+ * The isolate's memory of every scope it has served, least recently used first
+ * out beyond `MAX_SCOPES`. One lives as long as the isolate.
+ */
+export class ToolMapMemory {
+  private readonly scopes = new Map<string, ScopeMemory>();
+
+  scope(id: string): ScopeMemory {
+    let scope = this.scopes.get(id);
+    if (scope) {
+      this.scopes.delete(id);
+    } else {
+      scope = new ScopeMemory();
+      if (this.scopes.size >= MAX_SCOPES) {
+        const oldest = this.scopes.keys().next().value;
+        if (oldest !== undefined) this.scopes.delete(oldest);
+      }
+    }
+    this.scopes.set(id, scope);
+    return scope;
+  }
+}
+
+/** The scope of a map: origin, profile and cap, hashed, so changing any of them starts afresh. */
+export async function toolMapScope(originUrl: URL, rules: NameRules): Promise<string> {
+  const identity = `${originUrl.href}\n${rules.profile.name}\n${rules.cap}`;
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(identity));
+  const hex = [...new Uint8Array(digest).slice(0, 8)]
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
+  return `v1:${hex}`;
+}
+
+export type Resolution = { entry: ToolEntry; source: "memory" | "kv" };
+
+export class ToolMap {
+  private readonly scope: ScopeMemory;
+  private readonly prefix: string;
+
+  constructor(
+    private readonly kv: KVNamespace,
+    scopeId: string,
+    private readonly rules: NameRules,
+    memory: ToolMapMemory,
+    private readonly waitUntil: (promise: Promise<unknown>) => void,
+  ) {
+    this.scope = memory.scope(scopeId);
+    this.prefix = `${scopeId}:tool:`;
+  }
+
+  /**
+   * Names the tools of one listing (one page), remembers them, and stores what
+   * changed. Returns original → model-facing name.
+   */
+  async nameListing(tools: readonly ListedTool[]): Promise<Map<string, string>> {
+    await this.loadFromKv();
+    const scope = this.scope;
+    const { assignments, displaced } = assignNames(
+      tools.map((tool) => tool.name),
+      {
+        nameOf: (original) => scope.byOriginal.get(original),
+        originalOf: (name) => scope.byName.get(name)?.original,
+      },
+      this.rules,
+    );
+
+    const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
+    const changed: Array<[string, StoredTool, string]> = [];
+    for (const { original, name } of assignments) {
+      const inputSchema = schemas.get(original);
+      const hash = schemaHash(inputSchema);
+      const known = scope.byName.get(name);
+      scope.remember(name, { original, schemaHash: hash, inputSchema });
+      if (known?.original !== original || known.schemaHash !== hash) {
+        changed.push([name, { original, inputSchema }, hash]);
+      }
+    }
+    if (changed.length > 0) this.waitUntil(this.store(changed));
+
+    this.logRenames(assignments);
+    for (const displacement of displaced) logEvent("tool_name_reassigned", { ...displacement });
+    return new Map(assignments.map((a) => [a.original, a.name]));
+  }
+
+  /** The tool a model-facing name stands for, with its schema: memory first, then KV. */
+  async resolve(name: string): Promise<Resolution | undefined> {
+    const known = this.scope.byName.get(name);
+    if (known?.inputSchema !== undefined) return { entry: known, source: "memory" };
+    const stored = await this.kvRead(() => this.kv.get<StoredTool>(this.prefix + name, "json"));
+    if (!stored || typeof stored.original !== "string") {
+      return known ? { entry: known, source: "memory" } : undefined;
+    }
+    const entry = { ...stored, schemaHash: schemaHash(stored.inputSchema) };
+    this.scope.remember(name, entry);
+    return { entry, source: "kv" };
+  }
+
+  /** Drops this isolate's memory of the scope (the origin said its tools changed). */
+  forget(): void {
+    this.scope.clear();
+  }
+
+  private loadFromKv(): Promise<void> {
+    this.scope.loaded ??= this.readAllNames().catch((error) => {
+      this.scope.loaded = undefined;
+      logEvent("kv_error", { op: "list", error: String(error) });
+    });
+    return this.scope.loaded;
+  }
+
+  private async readAllNames(): Promise<void> {
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_KV_LIST_PAGES; page++) {
+      const listing = await this.kv.list<ToolMetadata>({ prefix: this.prefix, cursor });
+      for (const key of listing.keys) {
+        const name = key.name.slice(this.prefix.length);
+        if (this.scope.byName.has(name) || typeof key.metadata?.schema !== "string") continue;
+        const original = key.metadata.original ?? (await this.readOriginal(key.name));
+        if (typeof original === "string") {
+          this.scope.remember(name, { original, schemaHash: key.metadata.schema });
+        }
+      }
+      if (listing.list_complete) return;
+      cursor = listing.cursor;
+    }
+  }
+
+  private async readOriginal(key: string): Promise<string | undefined> {
+    return (await this.kv.get<StoredTool>(key, "json"))?.original;
+  }
+
+  private async store(changed: Array<[string, StoredTool, string]>): Promise<void> {
+    const writes = changed.map(async ([name, tool, hash]) => {
+      const fitsMetadata = encoder.encode(tool.original).length <= MAX_METADATA_ORIGINAL_BYTES;
+      const metadata: ToolMetadata = fitsMetadata
+        ? { original: tool.original, schema: hash }
+        : { schema: hash };
+      await this.kv.put(this.prefix + name, JSON.stringify(tool), { metadata });
+    });
+    const failures = (await Promise.allSettled(writes)).filter((r) => r.status === "rejected");
+    if (failures.length > 0) {
+      logEvent("kv_error", {
+        op: "put",
+        failed: failures.length,
+        of: writes.length,
+        error: String((failures[0] as PromiseRejectedResult).reason),
+      });
+    }
+  }
+
+  private async kvRead<T>(read: () => Promise<T | null>): Promise<T | undefined> {
+    try {
+      return (await read()) ?? undefined;
+    } catch (error) {
+      logEvent("kv_error", { op: "get", error: String(error) });
+      return undefined;
+    }
+  }
+
+  private logRenames(assignments: Assignment[]): void {
+    const renames = assignments
+      .filter((a) => a.name !== a.original)
+      .map(({ original, name, reasons }) => ({ from: original, to: name, reasons }));
+    if (renames.length > 0) {
+      logEvent("tools_renamed", { profile: this.rules.profile.name, cap: this.rules.cap, renames });
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Server-sent event streams, handled one event at a time as bytes arrive.
+ *
+ * `rewriteEventStream` parses with eventsource-parser and re-emits every event
+ * (its `id:`, `event:` and `data:`, in the canonical `field: value` form),
+ * comment and `retry:`, handing each event's data to a rewrite that may replace
+ * it. Nothing is held back beyond the event being read, so memory stays
+ * constant however long the stream runs.
+ *
+ * `watchEventStream` is for streams that need no rewrite: the bytes pass
+ * unchanged and are only scanned for a marker.
+ */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
+/** New data for an event, or `undefined` to keep it as it is. */
+export type EventDataRewrite = (data: string) => Promise<string | undefined> | string | undefined;
+
+export function serializeEvent({ id, event, data }: EventSourceMessage): string {
+  let text = "";
+  if (event !== undefined) text += `event: ${event}\n`;
+  if (id !== undefined) text += `id: ${id}\n`;
+  for (const line of data.split("\n")) text += `data: ${line}\n`;
+  return `${text}\n`;
+}
+
+type Pending = { event: EventSourceMessage } | { text: string };
+
+export function rewriteEventStream(
+  rewrite: EventDataRewrite,
+): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  const pending: Pending[] = [];
+  const parser = createParser({
+    onEvent: (event) => pending.push({ event }),
+    onComment: (comment) => pending.push({ text: `: ${comment}\n` }),
+    onRetry: (retry) => pending.push({ text: `retry: ${retry}\n\n` }),
+  });
+
+  async function drain(controller: TransformStreamDefaultController<Uint8Array>) {
+    for (const item of pending.splice(0)) {
+      if ("text" in item) {
+        controller.enqueue(encoder.encode(item.text));
+        continue;
+      }
+      const data = (await rewrite(item.event.data)) ?? item.event.data;
+      controller.enqueue(encoder.encode(serializeEvent({ ...item.event, data })));
+    }
+  }
+
+  return new TransformStream({
+    async transform(chunk, controller) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      await drain(controller);
+    },
+    async flush(controller) {
+      parser.feed(decoder.decode());
+      await drain(controller);
+    },
+  });
+}
+
+/**
+ * Passes the bytes through unchanged and calls `onSeen` when `marker` appears,
+ * also when it is split across chunks.
+ */
+export function watchEventStream(
+  marker: string,
+  onSeen: () => void,
+): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  let tail = "";
+  return new TransformStream({
+    transform(chunk, controller) {
+      controller.enqueue(chunk);
+      const text = tail + decoder.decode(chunk, { stream: true });
+      if (text.includes(marker)) onSeen();
+      tail = text.slice(-(marker.length - 1));
+    },
+  });
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
+
+const encoder = new TextEncoder();
+
+async function run(transform: TransformStream<Uint8Array, Uint8Array>, chunks: string[]) {
+  const input = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+      controller.close();
+    },
+  });
+  return new Response(input.pipeThrough(transform)).text();
+}
+
+const upper = (data: string) => (data.startsWith("{") ? data.toUpperCase() : undefined);
+
+describe("rewriteEventStream", () => {
+  it("re-emits events, ids, event types, comments and retry", async () => {
+    const out = await run(
+      rewriteEventStream(() => undefined),
+      [': keep-alive\n\nretry: 1500\n\nid: 7\nevent: message\ndata: {"a":1}\n\n'],
+    );
+    expect(out).toBe(': keep-alive\nretry: 1500\n\nevent: message\nid: 7\ndata: {"a":1}\n\n');
+  });
+
+  it("keeps empty priming events (an id and empty data)", async () => {
+    expect(
+      await run(
+        rewriteEventStream(() => undefined),
+        ["id: p-0\ndata: \n\n"],
+      ),
+    ).toBe("id: p-0\ndata: \n\n");
+  });
+
+  it("reads CRLF and CR line endings, multi-line data, and id before data", async () => {
+    const out = await run(
+      rewriteEventStream(() => undefined),
+      ["id: 1\r\ndata: line one\r\ndata: line two\r\n\r\n", "id: 2\rdata: x\r\r", "data: y\n\n"],
+    );
+    expect(out).toBe("id: 1\ndata: line one\ndata: line two\n\nid: 2\ndata: x\n\ndata: y\n\n");
+  });
+
+  it("rewrites only what the rewrite returns, event by event", async () => {
+    const out = await run(rewriteEventStream(upper), ['data: {"a":1}\n\ndata: plain\n\n']);
+    expect(out).toBe('data: {"A":1}\n\ndata: plain\n\n');
+  });
+
+  it("handles an event split across chunks at every byte position", async () => {
+    const stream = 'id: 42\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"ü":"ß"}}\n\n';
+    const bytes = encoder.encode(stream);
+    const expected = await run(rewriteEventStream(upper), [stream]);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const input = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes.slice(0, cut));
+          controller.enqueue(bytes.slice(cut));
+          controller.close();
+        },
+      });
+      const out = await new Response(input.pipeThrough(rewriteEventStream(upper))).text();
+      expect(out, `cut at ${cut}`).toBe(expected);
+    }
+  });
+});
+
+describe("watchEventStream", () => {
+  it("passes bytes through unchanged and sees a marker split across chunks", async () => {
+    let seen = 0;
+    const chunks = ['data: {"method":"notifications/to', 'ols/list_changed"}\r\n\r\n', ": x\n"];
+    const out = await run(
+      watchEventStream("notifications/tools/list_changed", () => seen++),
+      chunks,
+    );
+    expect(out).toBe(chunks.join(""));
+    expect(seen).toBe(1);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { renameTools } from "../../src/rewrite/tools-list";
+import { encodeHeaderValue } from "../../src/transport/mcp-headers";
+
+describe("renameTools", () => {
+  it("changes each tool's name and nothing else", () => {
+    const result = {
+      tools: [
+        {
+          name: "files.read",
+          title: "Read",
+          inputSchema: { type: "object" },
+          outputSchema: { type: "object" },
+          annotations: { readOnlyHint: true },
+          execution: { taskSupport: "optional" },
+          _meta: { "x/y": 1 },
+          futureField: [1, 2],
+        },
+        { name: "ok_name", inputSchema: { type: "object" } },
+        { title: "no name at all" },
+      ],
+      nextCursor: "abc",
+      ttlMs: 60000,
+      cacheScope: "session",
+      _meta: { trace: "t" },
+    };
+    const renamed = renameTools(
+      result,
+      new Map([
+        ["files.read", "files_read"],
+        ["ok_name", "ok_name"],
+      ]),
+    );
+    expect(renamed).toEqual({
+      ...result,
+      tools: [{ ...result.tools[0], name: "files_read" }, result.tools[1], result.tools[2]],
+    });
+    expect(Object.keys(renamed.tools[0] as object)).toEqual(Object.keys(result.tools[0] as object));
+  });
+});
+
+describe("encodeHeaderValue (SEP-2243)", () => {
+  it.each([
+    ["unity/health", "unity/health"],
+    ["scope:action", "scope:action"],
+    ["über", "=?base64?w7xiZXI=?="],
+    [" padded", "=?base64?IHBhZGRlZA==?="],
+    ["line\r\nbreak", "=?base64?bGluZQ0KYnJlYWs=?="],
+    ["=?base64?literal?=", "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="],
+  ])("%o → %o", (value, header) => {
+    expect(encodeHeaderValue(value)).toBe(header);
+  });
+});

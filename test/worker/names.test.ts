@@ -1,0 +1,315 @@
+/** Tool names through the proxy, against the real demo origin (DESIGN, Contracts 1 and 2). */
+import { waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { VALID_ARGUMENTS } from "../helpers/demo-calls";
+import { countingKv, failingKv } from "../helpers/kv";
+import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import {
+  type Fetch,
+  freshOrigin,
+  GATEWAY_ORIGIN,
+  PROXY_URL,
+  type ProxyOptions,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
+
+const OPENAI_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const LONG = "analytics_reporting_service.generate_quarterly_revenue_summary_by_region";
+
+interface Tool {
+  name: string;
+  [field: string]: unknown;
+}
+
+async function listTools(fetch: Fetch, url: string, session: Record<string, string>) {
+  const tools: Tool[] = [];
+  const pages: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  do {
+    const response = await postJson(
+      fetch,
+      url,
+      rpc(`list-${pages.length}`, "tools/list", cursor ? { cursor } : {}),
+      session,
+    );
+    const [message] = await messagesOf(response);
+    const result = (message as { result: { tools: Tool[]; nextCursor?: string } }).result;
+    pages.push(result);
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+  } while (cursor);
+  return { tools, pages };
+}
+
+async function callTool(
+  fetch: Fetch,
+  url: string,
+  session: Record<string, string>,
+  name: string,
+  args: Record<string, unknown> = {},
+) {
+  const response = await postJson(
+    fetch,
+    url,
+    rpc("call", "tools/call", { name, arguments: args }),
+    session,
+  );
+  const messages = await messagesOf(response);
+  return messages.find((message) => message.id === "call") as {
+    result: {
+      structuredContent?: { tool: string };
+      isError?: boolean;
+      content: { text: string }[];
+    };
+  };
+}
+
+/** A proxy in front of a fresh scope of the demo origin, behind the recording gateway. */
+async function setUp(options: ProxyOptions = {}, vars: Record<string, string> = {}, query = "") {
+  const trace = crypto.randomUUID();
+  const origin = freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}${query}`);
+  const proxy = viaProxy({ ORIGIN_URL: origin, ...vars }, options);
+  const session = await openSession(proxy, PROXY_URL);
+  return { trace, origin, proxy, session };
+}
+
+describe("tools/list through the proxy", () => {
+  it("hands out the documented names and keeps every other field", async () => {
+    const { proxy, session, origin } = await setUp();
+    const { tools } = await listTools(proxy, PROXY_URL, session);
+
+    const directSession = await openSession(fetch, origin);
+    const { tools: originTools } = await listTools(fetch, origin, directSession);
+    expect(tools.map(({ name, ...rest }) => rest)).toEqual(
+      originTools.map(({ name, ...rest }) => rest),
+    );
+
+    const names = Object.fromEntries(originTools.map((tool, i) => [tool.name, tools[i]?.name]));
+    expect(names).toEqual({
+      "unity/health": "unity_health",
+      "files.read": "files_read",
+      "catering.invoice": "catering_invoice",
+      "scope:action": "scope_action",
+      [LONG]: expect.stringMatching(
+        /^analytics_reporting_service_generate_quarterly_revenue_su_[0-9a-z]{6}$/,
+      ),
+      a_b: "a_b",
+      "a/b": "a_b_2",
+      "21st_century": "21st_century",
+      "get-weather": "get-weather",
+      "tasks.countdown": "tasks_countdown",
+      "catalog.refresh": "catalog_refresh",
+      "deploy:confirm": "deploy_confirm",
+    });
+    for (const tool of tools) expect(tool.name).toMatch(OPENAI_NAME);
+  });
+
+  it("follows NAME_PROFILE", async () => {
+    const { proxy, session } = await setUp({}, { NAME_PROFILE: "portable" });
+    const names = (await listTools(proxy, PROXY_URL, session)).tools.map((tool) => tool.name);
+    expect(names).toContain("t_21st_century");
+    expect(names).toContain("get_weather");
+    for (const name of names) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9_]{0,62}$/);
+  });
+
+  it("follows NAME_MAX_LENGTH", async () => {
+    const { proxy, session } = await setUp({}, { NAME_MAX_LENGTH: "40" });
+    const names = (await listTools(proxy, PROXY_URL, session)).tools.map((tool) => tool.name);
+    for (const name of names) expect(name.length).toBeLessThanOrEqual(40);
+  });
+
+  it("renames every page of a paginated listing, consistently with the whole", async () => {
+    const whole = await setUp();
+    const expected = (await listTools(whole.proxy, PROXY_URL, whole.session)).tools;
+
+    const paged = await setUp({}, {}, "&page_size=4");
+    const { tools, pages } = await listTools(paged.proxy, PROXY_URL, paged.session);
+    expect(pages).toHaveLength(3);
+    expect(pages.map((page) => page.nextCursor)).toEqual(["4", "8", undefined]);
+    expect(tools).toEqual(expected);
+  });
+
+  it("rewrites application/json responses as well as event streams", async () => {
+    const { proxy, session } = await setUp({}, {}, "&json");
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), session);
+    expect(response.headers.get("content-type")).toContain("application/json");
+    const body = await response.json<{ result: { tools: Tool[] } }>();
+    expect(body.result.tools.map((tool) => tool.name)).toContain("unity_health");
+  });
+});
+
+/** [original, model-facing] for every demo tool, from the origin's and the proxy's listings. */
+async function namePairs(setup: Awaited<ReturnType<typeof setUp>>): Promise<[string, string][]> {
+  const { tools } = await listTools(setup.proxy, PROXY_URL, setup.session);
+  const direct = await listTools(fetch, setup.origin, await openSession(fetch, setup.origin));
+  return direct.tools.map((tool, i) => [tool.name, tools[i]?.name ?? ""]);
+}
+
+function callsReceived(trace: string) {
+  return receivedByOrigin(trace).then((requests) =>
+    requests
+      .map((request) => JSON.parse(request.body || "null"))
+      .filter((body) => body?.method === "tools/call"),
+  );
+}
+
+describe("tools/call by model-facing name", () => {
+  it("reaches the original tool, for every tool", async () => {
+    const setup = await setUp();
+    const pairs = (await namePairs(setup)).filter(([original]) => original !== "deploy:confirm");
+    expect(pairs.length).toBeGreaterThanOrEqual(11);
+
+    for (const [original, modelName] of pairs) {
+      const { result } = await callTool(
+        setup.proxy,
+        PROXY_URL,
+        setup.session,
+        modelName,
+        VALID_ARGUMENTS[original],
+      );
+      expect(result.isError, `${modelName}: ${result.content[0]?.text}`).toBeUndefined();
+      expect(result.structuredContent?.tool).toBe(original);
+    }
+    const received = await callsReceived(setup.trace);
+    expect(received.map((call) => call.params.name)).toEqual(pairs.map(([original]) => original));
+  });
+
+  it("sets Mcp-Name to the original name when the client sent one", async () => {
+    const setup = await setUp();
+    await listTools(setup.proxy, PROXY_URL, setup.session);
+    const response = await postJson(
+      setup.proxy,
+      PROXY_URL,
+      rpc(5, "tools/call", { name: "unity_health", arguments: {} }),
+      { ...setup.session, "mcp-method": "tools/call", "mcp-name": "unity_health" },
+    );
+    await response.body?.cancel();
+    const [call] = (await receivedByOrigin(setup.trace)).filter((r) =>
+      r.body.includes("tools/call"),
+    );
+    expect(call?.headers["mcp-name"]).toBe("unity/health");
+    expect(call?.headers["mcp-method"]).toBe("tools/call");
+    expect(call?.headers["content-length"]).toBe(
+      String(new TextEncoder().encode(call?.body).length),
+    );
+  });
+
+  it("in a fresh isolate with empty memory and KV, asks the origin for its tools first", async () => {
+    const setup = await setUp();
+    const pairs = await namePairs(setup);
+    const isolate = viaProxy({ ORIGIN_URL: setup.origin }, { app: createApp() });
+    const freshKv = viaProxy(
+      { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${setup.trace}`) },
+      { app: createApp() },
+    );
+
+    for (const proxy of [isolate, freshKv]) {
+      const { result } = await callTool(proxy, PROXY_URL, setup.session, "a_b_2");
+      expect(result.structuredContent?.tool).toBe("a/b");
+    }
+    const relists = (await receivedByOrigin(setup.trace)).filter((r) =>
+      r.body.includes('"id":"mcp-edge-rewriter/relist/'),
+    );
+    // One for the fresh KV scope only; the fresh isolate of the first scope found KV warm.
+    expect(relists).toHaveLength(1);
+    expect(relists[0]?.headers["mcp-session-id"]).toBe(setup.session["mcp-session-id"]);
+    expect(pairs).toContainEqual(["a/b", "a_b_2"]);
+  });
+
+  it("in a cold isolate with a warm KV, reads one key and does not ask the origin", async () => {
+    const contexts: ExecutionContext[] = [];
+    const setup = await setUp({ contexts });
+    await listTools(setup.proxy, PROXY_URL, setup.session);
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+
+    const counted = countingKv(env.TOOL_MAP);
+    const cold = viaProxy({ ORIGIN_URL: setup.origin }, { app: createApp(), kv: counted.kv });
+    const { result } = await callTool(cold, PROXY_URL, setup.session, "files_read", { path: "x" });
+    expect(result.structuredContent?.tool).toBe("files.read");
+    expect(counted.counts).toMatchObject({ get: 1, put: 0, list: 0 });
+    const relists = (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes("relist"));
+    expect(relists).toEqual([]);
+  });
+
+  it("keeps working when every KV operation fails", async () => {
+    const setup = await setUp({ app: createApp(), kv: failingKv() });
+    expect(await namePairs(setup)).toContainEqual(["scope:action", "scope_action"]);
+    const cold = viaProxy({ ORIGIN_URL: setup.origin }, { app: createApp(), kv: failingKv() });
+    const { result } = await callTool(cold, PROXY_URL, setup.session, "scope_action");
+    expect(result.structuredContent?.tool).toBe("scope:action");
+  });
+
+  it("forwards a name nobody knows unchanged, for the origin to answer", async () => {
+    const setup = await setUp();
+    const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "no_such_tool");
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ text: "Unknown tool: no_such_tool" }],
+    });
+    const [call] = await callsReceived(setup.trace);
+    expect(call.params.name).toBe("no_such_tool");
+  });
+
+  it("leaves a legal name's call byte for byte as the client sent it", async () => {
+    const setup = await setUp();
+    await listTools(setup.proxy, PROXY_URL, setup.session);
+    const body = `{"jsonrpc":"2.0", "id":9, "method":"tools/call", "params":{"name":"get-weather","arguments":{"city":"Oslo"}}}`;
+    const response = await postJson(setup.proxy, PROXY_URL, body, setup.session);
+    await response.body?.cancel();
+    const received = (await receivedByOrigin(setup.trace)).filter((r) =>
+      r.body.includes("get-weather"),
+    );
+    expect(received[0]?.body).toBe(body);
+  });
+});
+
+describe("the tool map's KV costs", () => {
+  it("writes each tool once, and nothing for a listing it already knows", async () => {
+    const counted = countingKv(env.TOOL_MAP);
+    const contexts: ExecutionContext[] = [];
+    const setup = await setUp({ app: createApp(), kv: counted.kv, contexts });
+    const { tools } = await listTools(setup.proxy, PROXY_URL, setup.session);
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    expect(counted.counts.put).toBe(tools.length);
+
+    counted.reset();
+    await listTools(setup.proxy, PROXY_URL, setup.session);
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    expect(counted.counts).toMatchObject({ put: 0, list: 0, get: 0 });
+
+    counted.reset();
+    const cold = viaProxy(
+      { ORIGIN_URL: setup.origin },
+      { app: createApp(), kv: counted.kv, contexts },
+    );
+    await listTools(cold, PROXY_URL, setup.session);
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    expect(counted.counts).toMatchObject({ put: 0, list: 1, get: 0 });
+  });
+
+  it("a warm tools/call reads nothing from KV", async () => {
+    const counted = countingKv(env.TOOL_MAP);
+    const setup = await setUp({ app: createApp(), kv: counted.kv });
+    await listTools(setup.proxy, PROXY_URL, setup.session);
+    counted.reset();
+    const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "unity_health");
+    expect(result.structuredContent?.tool).toBe("unity/health");
+    expect(counted.counts).toMatchObject({ get: 0, list: 0, put: 0 });
+  });
+
+  it("forgets cached names when the origin sends notifications/tools/list_changed", async () => {
+    const counted = countingKv(env.TOOL_MAP);
+    const setup = await setUp({ app: createApp(), kv: counted.kv });
+    await listTools(setup.proxy, PROXY_URL, setup.session);
+    const refresh = await callTool(setup.proxy, PROXY_URL, setup.session, "catalog_refresh");
+    expect(refresh.result.structuredContent?.tool).toBe("catalog.refresh");
+
+    counted.reset();
+    const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "unity_health");
+    expect(result.structuredContent?.tool).toBe("unity/health");
+    expect(counted.counts.get).toBe(1);
+  });
+});
