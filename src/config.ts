@@ -49,6 +49,14 @@ const nameMaxLength = v.optional(
   ),
 );
 
+export const VALIDATION_MODES = ["off", "warn", "enforce"] as const;
+export type ValidationMode = (typeof VALIDATION_MODES)[number];
+
+const validation = v.optional(
+  v.picklist(VALIDATION_MODES, `must be one of ${VALIDATION_MODES.join(", ")}`),
+  "warn",
+);
+
 const ConfigSchema = v.pipe(
   v.object({
     ORIGIN_URL: httpUrl,
@@ -57,6 +65,7 @@ const ConfigSchema = v.pipe(
     MAX_BODY_BYTES: wholeNumber("bytes", 4 * 1024 * 1024),
     NAME_PROFILE: profile,
     NAME_MAX_LENGTH: nameMaxLength,
+    ARGUMENT_VALIDATION: validation,
   }),
   v.transform(
     (vars): Config => ({
@@ -65,6 +74,7 @@ const ConfigSchema = v.pipe(
       originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
       maxBodyBytes: vars.MAX_BODY_BYTES,
       names: nameRules(vars.NAME_PROFILE, vars.NAME_MAX_LENGTH),
+      argumentValidation: vars.ARGUMENT_VALIDATION,
     }),
   ),
 );
@@ -76,6 +86,8 @@ export interface Config {
   maxBodyBytes: number;
   /** The name profile and the cap in force (`NAME_PROFILE`, `NAME_MAX_LENGTH`). */
   names: NameRules;
+  /** What to do with arguments that fail the tool's schema (`ARGUMENT_VALIDATION`). */
+  argumentValidation: ValidationMode;
 }
 
 export type ConfigResult =

@@ -80,7 +80,8 @@ export const echoTools: Tool[] = [
     inputSchema: {
       type: "object",
       properties: {
-        city: { type: "string" },
+        // Protocol 2026-07-28 clients mirror this argument into an `Mcp-Param-City` header.
+        city: { type: "string", "x-mcp-header": "City" },
         units: { type: "string", enum: ["metric", "imperial"] },
       },
       required: ["city"],

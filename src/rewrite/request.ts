@@ -1,20 +1,25 @@
 /**
  * Client → origin: what a POST body becomes before it is forwarded.
  *
- * `tools/call` gets back the tool's original name. `tools/list` requests are
- * noted, so their results can be renamed on the way back. A body with nothing
- * to change is forwarded as its original bytes.
+ * Each `tools/call` is repaired (tools-call.ts); a call the proxy answers
+ * itself leaves the body, and its answer is given back with the origin's.
+ * `tools/list` requests are noted, so their results can be renamed on the way
+ * back. A body with nothing to change is forwarded as its original bytes.
  */
+import type { ValidationMode } from "../config";
 import { isRequest, type JsonRpcMessage, type RequestId } from "../jsonrpc";
-import { logEvent } from "../log";
 import type { ToolResolver } from "../toolmap/resolve-tool";
+import { repairToolCall } from "./tools-call";
 
 export interface ForwardPlan {
-  body: Uint8Array | string;
+  /** What to send the origin; `null` when the proxy answers every message itself. */
+  body: Uint8Array | string | null;
   /** Ids of the `tools/list` requests, whose results get model-facing names. */
   listIds: Set<RequestId>;
-  /** The original name of a lone `tools/call` whose name was restored (for `Mcp-Name`). */
-  restoredName?: string;
+  /** Answers the proxy gives itself, merged with the origin's. */
+  localResponses: unknown[];
+  /** For a body that is one `tools/call`: the headers the forwarded call implies. */
+  callHeaders?: { name: string; params: Array<[string, string]> | undefined };
 }
 
 interface ParsedBody {
@@ -23,48 +28,36 @@ interface ParsedBody {
   batch: boolean;
 }
 
-async function restoreName(
-  message: JsonRpcMessage,
-  resolveTool: ToolResolver,
-): Promise<JsonRpcMessage | undefined> {
-  const params = (message as { params?: unknown }).params;
-  const name = (params as { name?: unknown } | undefined)?.name;
-  if (typeof name !== "string") return undefined;
-  const resolved = await resolveTool(name);
-  if (!resolved) {
-    logEvent("tool_unknown", { name });
-    return undefined;
-  }
-  const { original } = resolved.entry;
-  if (original === name) return undefined;
-  logEvent("tool_call_restored", { from: name, to: original, source: resolved.source });
-  return { ...message, params: { ...(params as object), name: original } };
-}
-
 export async function planForward(
   body: ParsedBody,
   resolveTool: ToolResolver,
+  mode: ValidationMode,
 ): Promise<ForwardPlan> {
   const listIds = new Set<RequestId>();
-  let restoredName: string | undefined;
+  const localResponses: unknown[] = [];
+  const forwarded: JsonRpcMessage[] = [];
+  let callHeaders: ForwardPlan["callHeaders"];
   let changed = false;
-  const messages: JsonRpcMessage[] = [];
+
   for (const message of body.messages) {
-    if (isRequest(message) && message.method === "tools/list") listIds.add(message.id);
-    const restored =
-      isRequest(message) && message.method === "tools/call"
-        ? await restoreName(message, resolveTool)
-        : undefined;
-    if (restored) {
-      changed = true;
-      restoredName = (restored.params as { name: string }).name;
+    if (!isRequest(message) || message.method !== "tools/call") {
+      if (isRequest(message) && message.method === "tools/list") listIds.add(message.id);
+      forwarded.push(message);
+      continue;
     }
-    messages.push(restored ?? message);
+    const outcome = await repairToolCall(message, resolveTool, mode);
+    if (outcome.kind === "answer") {
+      localResponses.push(outcome.response);
+      changed = true;
+      continue;
+    }
+    changed ||= outcome.message !== message;
+    callHeaders = outcome.headers;
+    forwarded.push(outcome.message);
   }
-  if (!changed) return { body: body.bytes, listIds };
-  return {
-    body: JSON.stringify(body.batch ? messages : messages[0]),
-    listIds,
-    restoredName: body.batch ? undefined : restoredName,
-  };
+
+  const plan = { listIds, localResponses, callHeaders: body.batch ? undefined : callHeaders };
+  if (!changed) return { ...plan, body: body.bytes };
+  if (forwarded.length === 0) return { ...plan, body: null };
+  return { ...plan, body: JSON.stringify(body.batch ? forwarded : forwarded[0]) };
 }

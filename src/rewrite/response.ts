@@ -9,7 +9,7 @@ import { logEvent } from "../log";
 import type { ToolMap } from "../toolmap/tool-map";
 import { clientResponseHeaders } from "../transport/headers";
 import { relayResponse } from "../transport/relay";
-import { rewriteEventStream, watchEventStream } from "../transport/sse";
+import { rewriteEventStream, serializeEvent, watchEventStream } from "../transport/sse";
 import { isToolsListResult, namedTools, renameTools } from "./tools-list";
 
 const LIST_CHANGED = "notifications/tools/list_changed";
@@ -56,24 +56,62 @@ async function rewriteJsonText(
   return rewritten === undefined ? undefined : JSON.stringify(rewritten);
 }
 
+export interface ResponseContext {
+  /** Ids of the `tools/list` requests whose results get model-facing names. */
+  listIds: ReadonlySet<RequestId>;
+  toolMap: ToolMap;
+  /** Who an error stands in for, if the origin's body cannot be read. */
+  addressee?: ErrorAddressee;
+  /** Answers the proxy gave itself (to some calls of a batch), merged into the origin's. */
+  localResponses?: readonly unknown[];
+}
+
+const encoder = new TextEncoder();
+
+/** The proxy's own answers, for a body it answered entirely by itself. */
+export function localAnswer(responses: readonly unknown[], batch: boolean): Response {
+  return Response.json(batch ? responses : responses[0]);
+}
+
+function prepend(text: string): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream({
+    start(controller) {
+      controller.enqueue(encoder.encode(text));
+    },
+  });
+}
+
 export async function respondFromOrigin(
   origin: Response,
-  listIds: ReadonlySet<RequestId>,
-  toolMap: ToolMap,
-  addressee?: ErrorAddressee,
+  context: ResponseContext,
 ): Promise<Response> {
+  const { listIds, toolMap, addressee, localResponses = [] } = context;
   const contentType = origin.headers.get("content-type") ?? "";
-  if (!origin.body) return relayResponse(origin);
+  const local = localResponses.length > 0;
+
+  // Only notifications and responses went to the origin: the answers are all ours.
+  if (local && (origin.status === 202 || origin.status === 204)) {
+    await origin.body?.cancel();
+    return localAnswer(localResponses, true);
+  }
+  if (!origin.body || (local && !origin.ok)) return relayResponse(origin);
 
   if (contentType.includes("text/event-stream")) {
     const transform =
       listIds.size > 0
         ? rewriteEventStream((data) => rewriteJsonText(data, listIds, toolMap))
         : watchEventStream(LIST_CHANGED, () => toolMap.forget());
-    return relayResponse(origin, origin.body.pipeThrough(transform));
+    let body = origin.body.pipeThrough(transform);
+    if (local) {
+      const events = localResponses.map((response) =>
+        serializeEvent({ event: "message", data: JSON.stringify(response) }),
+      );
+      body = body.pipeThrough(prepend(events.join("")));
+    }
+    return relayResponse(origin, body);
   }
 
-  if (listIds.size > 0 && contentType.includes("application/json")) {
+  if ((listIds.size > 0 || local) && contentType.includes("application/json")) {
     let text: string;
     try {
       text = await origin.text();
@@ -86,7 +124,11 @@ export async function respondFromOrigin(
         addressee,
       );
     }
-    const rewritten = await rewriteJsonText(text, listIds, toolMap);
+    let rewritten = await rewriteJsonText(text, listIds, toolMap);
+    if (local) {
+      const parsed: unknown = JSON.parse(rewritten ?? text);
+      rewritten = JSON.stringify([...localResponses, ...[parsed].flat()]);
+    }
     const headers = clientResponseHeaders(origin.headers);
     if (rewritten !== undefined) headers.delete("content-length");
     return new Response(rewritten ?? text, {

@@ -8,13 +8,13 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { ErrorCode, errorResponse } from "../jsonrpc";
 import { planForward } from "../rewrite/request";
-import { respondFromOrigin } from "../rewrite/response";
+import { localAnswer, respondFromOrigin } from "../rewrite/response";
 import { relistTools } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap, toolMapScope } from "../toolmap/tool-map";
 import { originTarget } from "../transport/fetch-origin";
 import { originRequestHeaders } from "../transport/headers";
-import { encodeHeaderValue } from "../transport/mcp-headers";
+import { alignCallHeaders } from "../transport/mcp-headers";
 import { addresseeOf, readPostBody } from "../transport/post-body";
 import { callOrigin, relayResponse } from "../transport/relay";
 
@@ -40,10 +40,9 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
       if (!body.ok) return errorResponse(body.status, body.code, body.message);
       const toolMap = await openToolMap(c);
       const resolveTool = toolResolver(toolMap, () => relistTools(target, request.headers, config));
-      const plan = await planForward(body, resolveTool);
-      if (plan.restoredName !== undefined && headers.has("mcp-name")) {
-        headers.set("mcp-name", encodeHeaderValue(plan.restoredName));
-      }
+      const plan = await planForward(body, resolveTool, config.argumentValidation);
+      if (plan.body === null) return localAnswer(plan.localResponses, body.batch);
+      if (plan.callHeaders) alignCallHeaders(headers, plan.callHeaders);
       const addressee = addresseeOf(body);
       const answer = await callOrigin(
         target,
@@ -52,13 +51,18 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
         addressee,
       );
       return answer.ok
-        ? respondFromOrigin(answer.response, plan.listIds, toolMap, addressee)
+        ? respondFromOrigin(answer.response, {
+            listIds: plan.listIds,
+            toolMap,
+            addressee,
+            localResponses: plan.localResponses,
+          })
         : answer.response;
     }
     case "GET": {
       const answer = await callOrigin(target, { method: "GET", headers, body: null }, config);
       return answer.ok
-        ? respondFromOrigin(answer.response, new Set(), await openToolMap(c))
+        ? respondFromOrigin(answer.response, { listIds: new Set(), toolMap: await openToolMap(c) })
         : answer.response;
     }
     case "DELETE":

@@ -14,6 +14,7 @@ describe("parseConfig", () => {
         originTimeoutMs: 30_000,
         maxBodyBytes: 4_194_304,
         names: nameRules("openai"),
+        argumentValidation: "warn",
       },
     });
   });

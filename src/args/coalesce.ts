@@ -1,0 +1,72 @@
+/**
+ * Step 2 of argument repair (DESIGN, Contract 3.2): keys brought to the names
+ * the schema declares. Two keys are aliases when they are equal after removing
+ * `-`, `_`, `.` and spaces and folding case: `payload-json`, `payloadJson` and
+ * `PAYLOAD_JSON` all mean `payload_json`.
+ *
+ * - Only a key that folds to exactly one declared property is renamed; two
+ *   declared properties that fold alike make their aliases ambiguous, left alone.
+ * - The declared key wins over an alias unless its value is `null`. The losing
+ *   alias passes through as an unknown key, or is dropped where the schema
+ *   forbids additional properties (the origin would refuse it).
+ * - Unknown keys pass through. Key order is kept.
+ */
+export function foldKey(key: string): string {
+  return key.replace(/[-_.\s]/g, "").toLowerCase();
+}
+
+export interface Coalesced {
+  entries: Array<[string, unknown]>;
+  renamed: Array<{ from: string; to: string }>;
+  dropped: string[];
+}
+
+export function coalesceKeys(
+  value: Record<string, unknown>,
+  declared: readonly string[],
+  forbidsAdditional: boolean,
+): Coalesced {
+  const byFold = new Map<string, string[]>();
+  for (const key of declared) byFold.set(foldKey(key), [...(byFold.get(foldKey(key)) ?? []), key]);
+  const isDeclared = new Set(declared);
+
+  // Which alias, if any, supplies each declared key's value.
+  const winner = new Map<string, string>();
+  for (const [key, v] of Object.entries(value)) {
+    if (isDeclared.has(key)) continue;
+    const targets = byFold.get(foldKey(key));
+    if (targets?.length !== 1) continue;
+    const target = targets[0] as string;
+    const declaredValue = Object.hasOwn(value, target) ? value[target] : undefined;
+    const declaredWins = Object.hasOwn(value, target) && declaredValue !== null;
+    if (!declaredWins && !winner.has(target) && v !== undefined) winner.set(target, key);
+  }
+  const aliasOf = new Map([...winner].map(([target, alias]) => [alias, target]));
+
+  const result: Coalesced = { entries: [], renamed: [], dropped: [] };
+  for (const [key, v] of Object.entries(value)) {
+    if (isDeclared.has(key)) {
+      const alias = winner.get(key);
+      if (alias === undefined) result.entries.push([key, v]);
+      else {
+        // The declared key was null: the alias's value takes its place.
+        result.entries.push([key, value[alias]]);
+        result.renamed.push({ from: alias, to: key });
+      }
+      continue;
+    }
+    const target = aliasOf.get(key);
+    if (target !== undefined) {
+      if (!Object.hasOwn(value, target)) {
+        result.entries.push([target, v]);
+        result.renamed.push({ from: key, to: target });
+      }
+      continue;
+    }
+    const targets = byFold.get(foldKey(key));
+    const losingAlias = targets?.length === 1;
+    if (losingAlias && forbidsAdditional) result.dropped.push(key);
+    else result.entries.push([key, v]);
+  }
+  return result;
+}

@@ -1,0 +1,101 @@
+/**
+ * Just enough JSON Schema reading for argument repair: which types a schema
+ * allows, its properties and items, local `$ref`s. Schemas come from origins
+ * and are untrusted: every lookup is an own-property lookup (a property named
+ * `constructor` or `__proto__` is data, never the prototype's), and `$ref`
+ * chains are followed a bounded number of times.
+ */
+export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
+
+export type Schema = Record<string, unknown>;
+
+const MAX_REF_HOPS = 16;
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function own(object: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
+export function jsonTypeOf(value: unknown): JsonType {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value as JsonType;
+}
+
+/** Follows a local `$ref` (`#/$defs/X`, `#/definitions/X`, any JSON pointer into the root). */
+export function resolve(schema: unknown, root: Schema): Schema | undefined {
+  let current = schema;
+  for (let hop = 0; hop < MAX_REF_HOPS; hop++) {
+    if (!isPlainObject(current)) return undefined;
+    const ref = own(current, "$ref");
+    if (typeof ref !== "string") return current;
+    if (!ref.startsWith("#")) return current;
+    let target: unknown = root;
+    for (const token of ref.slice(1).split("/").filter(Boolean)) {
+      const key = decodeURIComponent(token).replaceAll("~1", "/").replaceAll("~0", "~");
+      target = isPlainObject(target) ? own(target, key) : undefined;
+    }
+    current = target;
+  }
+  return undefined;
+}
+
+const TYPES = new Set<JsonType>([
+  "string",
+  "number",
+  "integer",
+  "boolean",
+  "object",
+  "array",
+  "null",
+]);
+
+/**
+ * The types a schema allows, or `undefined` when it does not say (no `type`,
+ * `enum`, `const`, or an `anyOf`/`oneOf` branch that says nothing): then no
+ * value is coerced against it. `number` includes `integer`.
+ */
+export function allowedTypes(schema: unknown, root: Schema, depth = 0): Set<JsonType> | undefined {
+  const resolved = resolve(schema, root);
+  if (!resolved || depth > MAX_REF_HOPS) return undefined;
+  const type = own(resolved, "type");
+  if (typeof type === "string" || Array.isArray(type)) {
+    const types = new Set([type].flat().filter((t): t is JsonType => TYPES.has(t as JsonType)));
+    if (types.has("number")) types.add("integer");
+    return types.size > 0 ? types : undefined;
+  }
+  const values = Object.hasOwn(resolved, "const") ? [resolved.const] : own(resolved, "enum");
+  if (Array.isArray(values) && values.length > 0) return new Set(values.map(jsonTypeOf));
+  for (const keyword of ["anyOf", "oneOf"]) {
+    const branches = own(resolved, keyword);
+    if (!Array.isArray(branches) || branches.length === 0) continue;
+    const types = new Set<JsonType>();
+    for (const branch of branches) {
+      const branchTypes = allowedTypes(branch, root, depth + 1);
+      if (!branchTypes) return undefined;
+      for (const t of branchTypes) types.add(t);
+    }
+    return types;
+  }
+  return undefined;
+}
+
+/** The declared properties of an object schema (own keys only), or `undefined`. */
+export function propertiesOf(schema: unknown, root: Schema): Record<string, unknown> | undefined {
+  const properties = own(resolve(schema, root) ?? {}, "properties");
+  return isPlainObject(properties) ? properties : undefined;
+}
+
+/** The schema every element of an array must match, when there is one. */
+export function itemsOf(schema: unknown, root: Schema): unknown {
+  const items = own(resolve(schema, root) ?? {}, "items");
+  return isPlainObject(items) ? items : undefined;
+}
+
+export function forbidsAdditionalProperties(schema: unknown, root: Schema): boolean {
+  return own(resolve(schema, root) ?? {}, "additionalProperties") === false;
+}

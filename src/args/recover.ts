@@ -1,0 +1,101 @@
+/**
+ * Step 1 of argument repair (DESIGN, Contract 3.1): where the arguments of a
+ * `tools/call` really are.
+ *
+ * - `params.arguments`, a non-empty object: authoritative; inline copies ignored.
+ * - `params.arguments`, a string holding a JSON object: that object.
+ * - absent, `null` or `{}`: the inline non-envelope fields of `params`, or else
+ *   `params.args` when it is an object.
+ * - anything else (an array, a number, a string that is no JSON object, or an
+ *   `args` that is no object with nothing inline): an error the caller answers
+ *   with JSON-RPC `-32602`.
+ *
+ * The params to forward keep the envelope fields and the recovered `arguments`,
+ * never the inline copies.
+ */
+import { isPlainObject, jsonTypeOf } from "./json-schema";
+
+/** Fields of `params` that are the call's envelope, never arguments. */
+export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  "name",
+  "arguments",
+  "args",
+  "_meta",
+  "task",
+  "inputResponses",
+  "requestState",
+]);
+
+export type RecoveryKind = "as_sent" | "json_string" | "inline" | "args" | "empty";
+
+export type Recovered =
+  | {
+      ok: true;
+      recovery: RecoveryKind;
+      /** The arguments to repair and forward; `undefined` when the call had none at all. */
+      arguments: Record<string, unknown> | undefined;
+      /** `params` without inline copies, `arguments` not yet set. */
+      envelope: Record<string, unknown>;
+      /** Whether the forwarded params differ from what the client sent. */
+      changed: boolean;
+    }
+  | { ok: false; message: string };
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isPlainObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const describe = (value: unknown) =>
+  typeof value === "string" ? "a string that is not a JSON object" : `${jsonTypeOf(value)}`;
+
+export function recoverArguments(params: Record<string, unknown>): Recovered {
+  const given = Object.hasOwn(params, "arguments") ? params.arguments : undefined;
+  const inline = Object.entries(params).filter(([key]) => !ENVELOPE_KEYS.has(key));
+  const envelope = Object.fromEntries(
+    Object.entries(params).filter(([key]) => ENVELOPE_KEYS.has(key) && key !== "arguments"),
+  );
+  const result = (
+    recovery: RecoveryKind,
+    args: Record<string, unknown> | undefined,
+    changed: boolean,
+  ): Recovered => ({ ok: true, recovery, arguments: args, envelope, changed });
+
+  let fromArguments: Record<string, unknown> | undefined;
+  if (isPlainObject(given)) {
+    fromArguments = given;
+  } else if (typeof given === "string") {
+    fromArguments = parseObject(given);
+    if (!fromArguments) {
+      return { ok: false, message: `\`arguments\` must be an object, not ${describe(given)}` };
+    }
+  } else if (given !== undefined && given !== null) {
+    return { ok: false, message: `\`arguments\` must be an object, not ${describe(given)}` };
+  }
+
+  if (fromArguments && Object.keys(fromArguments).length > 0) {
+    const fromString = typeof given === "string";
+    return result(
+      fromString ? "json_string" : "as_sent",
+      fromArguments,
+      fromString || inline.length > 0,
+    );
+  }
+  if (inline.length > 0) return result("inline", Object.fromEntries(inline), true);
+
+  const args = Object.hasOwn(params, "args") ? params.args : undefined;
+  if (isPlainObject(args)) {
+    delete envelope.args;
+    return result("args", args, true);
+  }
+  if (args !== undefined && args !== null) {
+    return { ok: false, message: `\`args\` must be an object, not ${describe(args)}` };
+  }
+  if (given === undefined) return result("empty", undefined, false);
+  // `null` and `"{}"` become `{}`; `{}` stays as it was.
+  return result("empty", {}, given === null || typeof given === "string");
+}

@@ -1,0 +1,119 @@
+/**
+ * Steps 2 and 3 of argument repair, in one walk over the arguments and the
+ * tool's `inputSchema`: at each object, keys are coalesced (coalesce.ts), then
+ * each declared property's value is coerced (coerce.ts) and walked in turn, so
+ * an object that arrived as a JSON string is repaired inside too.
+ *
+ * Pure and bounded: at most `MAX_DEPTH` levels and `MAX_NODES` values are
+ * visited; past either, the rest is forwarded as it came and the report says
+ * `limited`. Results are built with `Object.fromEntries`, so a key named
+ * `__proto__` stays an ordinary key and no prototype is ever touched. An
+ * object nothing was done to is returned as the same object.
+ */
+import { coalesceKeys } from "./coalesce";
+import { coerceValue } from "./coerce";
+import {
+  allowedTypes,
+  forbidsAdditionalProperties,
+  isPlainObject,
+  itemsOf,
+  type JsonType,
+  propertiesOf,
+  type Schema,
+} from "./json-schema";
+
+export const MAX_DEPTH = 32;
+export const MAX_NODES = 10_000;
+
+export interface RepairReport {
+  /** Keys renamed to a declared property, by path (`payload-json` → `payload_json`). */
+  renamedKeys: Array<{ from: string; to: string }>;
+  coercions: Array<{ path: string; from: JsonType; to: JsonType }>;
+  /** Paths of values dropped: `null` where the schema allows no null, losing aliases. */
+  dropped: string[];
+  /** The walk stopped at MAX_DEPTH or MAX_NODES; deeper values went unrepaired. */
+  limited: boolean;
+}
+
+const DROP = Symbol("drop");
+
+const join = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
+
+class ArgumentRepair {
+  readonly report: RepairReport = { renamedKeys: [], coercions: [], dropped: [], limited: false };
+  private nodes = 0;
+
+  constructor(private readonly root: Schema) {}
+
+  object(value: Record<string, unknown>, schema: unknown, path: string, depth: number) {
+    const properties = propertiesOf(schema, this.root);
+    if (!properties) return value;
+    const declared = Object.keys(properties);
+    const forbids = forbidsAdditionalProperties(schema, this.root);
+    const { entries, renamed, dropped } = coalesceKeys(value, declared, forbids);
+    let changed = renamed.length > 0 || dropped.length > 0;
+    for (const { from, to } of renamed) {
+      this.report.renamedKeys.push({ from: join(path, from), to: join(path, to) });
+    }
+    for (const key of dropped) this.report.dropped.push(join(path, key));
+
+    const repaired: Array<[string, unknown]> = [];
+    for (const [key, child] of entries) {
+      if (!Object.hasOwn(properties, key)) {
+        repaired.push([key, child]);
+        continue;
+      }
+      const next = this.value(child, properties[key], join(path, key), depth + 1);
+      if (next === DROP) {
+        this.report.dropped.push(join(path, key));
+        changed = true;
+      } else {
+        changed ||= next !== child;
+        repaired.push([key, next]);
+      }
+    }
+    return changed ? Object.fromEntries(repaired) : value;
+  }
+
+  value(value: unknown, schema: unknown, path: string, depth: number): unknown {
+    if (++this.nodes > MAX_NODES || depth > MAX_DEPTH) {
+      this.report.limited = true;
+      return value;
+    }
+    let current = value;
+    const allowed = allowedTypes(schema, this.root);
+    if (allowed) {
+      const coercion = coerceValue(current, allowed);
+      if (coercion === "drop") return DROP;
+      if (coercion) {
+        this.report.coercions.push({ path, from: coercion.from, to: coercion.to });
+        current = coercion.value;
+      }
+    }
+    if (isPlainObject(current)) return this.object(current, schema, path, depth);
+    if (Array.isArray(current)) {
+      const items = itemsOf(schema, this.root);
+      if (!items) return current;
+      let changed = current !== value;
+      const elements = current.map((element, index) => {
+        const next = this.value(element, items, `${path}[${index}]`, depth + 1);
+        // An element is never dropped: that would shift the ones after it.
+        const kept = next === DROP ? element : next;
+        changed ||= kept !== element;
+        return kept;
+      });
+      return changed ? elements : current;
+    }
+    return current;
+  }
+}
+
+export function repairArguments(
+  args: Record<string, unknown>,
+  inputSchema: unknown,
+): { arguments: Record<string, unknown>; report: RepairReport } {
+  const root = isPlainObject(inputSchema) ? inputSchema : {};
+  const repair = new ArgumentRepair(root);
+  const repaired = repair.object(args, root, "", 0);
+  return { arguments: repaired, report: repair.report };
+}

@@ -1,0 +1,119 @@
+/**
+ * One `tools/call`, client → origin (DESIGN, Contract 3): the original name
+ * restored, the arguments recovered from wherever the client put them, then,
+ * for a tool whose schema the map knows, keys coalesced, values coerced and
+ * the result validated. A tool the map does not know gets envelope recovery
+ * only: nothing is guessed without its schema.
+ *
+ * The outcome is either a message to forward or an answer the proxy gives
+ * itself: `-32602` for arguments that are no object, or, under
+ * `ARGUMENT_VALIDATION=enforce`, a tool result with `isError: true` saying
+ * what to fix. One `tool_call_repaired` line is logged for every call the
+ * proxy changed or found invalid; it carries keys and types, never values.
+ */
+import { isPlainObject } from "../args/json-schema";
+import { recoverArguments } from "../args/recover";
+import { repairArguments } from "../args/repair";
+import { describeInvalidCall, type Validation, validateArguments } from "../args/validate";
+import type { ValidationMode } from "../config";
+import { ErrorCode, type JsonRpcRequest, jsonRpcError } from "../jsonrpc";
+import { logEvent } from "../log";
+import type { ToolResolver } from "../toolmap/resolve-tool";
+import { paramHeaders } from "../transport/mcp-headers";
+
+export type CallOutcome =
+  | {
+      kind: "forward";
+      message: JsonRpcRequest;
+      /** The 2026-07-28 headers the forwarded call implies. */
+      headers: { name: string; params: Array<[string, string]> | undefined };
+    }
+  | { kind: "answer"; response: unknown };
+
+export async function repairToolCall(
+  message: JsonRpcRequest,
+  resolveTool: ToolResolver,
+  mode: ValidationMode,
+): Promise<CallOutcome> {
+  const params = message.params;
+  const name = isPlainObject(params) ? params.name : undefined;
+  if (!isPlainObject(params) || typeof name !== "string") {
+    return { kind: "forward", message, headers: { name: String(name), params: undefined } };
+  }
+
+  const resolved = await resolveTool(name);
+  const tool = resolved?.entry.original ?? name;
+  if (!resolved) logEvent("tool_unknown", { name });
+
+  const recovered = recoverArguments(params);
+  if (!recovered.ok) {
+    logEvent("tool_call_refused", { tool, name, reason: "malformed_arguments" });
+    return {
+      kind: "answer",
+      response: jsonRpcError(
+        message.id,
+        ErrorCode.InvalidParams,
+        `Invalid params: ${recovered.message}`,
+      ),
+    };
+  }
+
+  const schema = resolved?.entry.inputSchema;
+  const repair =
+    schema !== undefined && recovered.arguments !== undefined
+      ? repairArguments(recovered.arguments, schema)
+      : undefined;
+  const args = repair?.arguments ?? recovered.arguments;
+  const validation: Validation =
+    mode === "off" || schema === undefined
+      ? { status: "skipped", reason: mode === "off" ? "off" : "unknown tool" }
+      : validateArguments(args ?? {}, schema);
+
+  const renamed = tool !== name;
+  const changed = renamed || recovered.changed || args !== recovered.arguments;
+  if (changed || validation.status === "invalid") {
+    logEvent("tool_call_repaired", {
+      tool,
+      name,
+      renamed,
+      source: resolved?.source ?? "unknown",
+      recovery: recovered.recovery,
+      renamedKeys: repair?.report.renamedKeys ?? [],
+      coercions: repair?.report.coercions ?? [],
+      dropped: repair?.report.dropped ?? [],
+      ...(repair?.report.limited ? { limited: true } : {}),
+      validation: validation.status,
+      ...(validation.status === "invalid"
+        ? { issues: validation.issues.map(({ location, keyword }) => ({ location, keyword })) }
+        : {}),
+    });
+  }
+
+  if (mode === "enforce" && validation.status === "invalid") {
+    const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues);
+    return {
+      kind: "answer",
+      response: {
+        jsonrpc: "2.0",
+        id: message.id,
+        result: { content: [{ type: "text", text }], isError: true },
+      },
+    };
+  }
+
+  const forwarded: JsonRpcRequest = changed
+    ? {
+        ...message,
+        params: {
+          ...recovered.envelope,
+          name: tool,
+          ...(args === undefined ? {} : { arguments: args }),
+        },
+      }
+    : message;
+  return {
+    kind: "forward",
+    message: forwarded,
+    headers: { name: tool, params: schema === undefined ? undefined : paramHeaders(args, schema) },
+  };
+}

@@ -1,0 +1,420 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { echoTools } from "../../demo/src/tools";
+import { coalesceKeys } from "../../src/args/coalesce";
+import { coerceValue } from "../../src/args/coerce";
+import { allowedTypes } from "../../src/args/json-schema";
+import { recoverArguments } from "../../src/args/recover";
+import { repairArguments } from "../../src/args/repair";
+import { describeInvalidCall, validateArguments } from "../../src/args/validate";
+import { paramHeaders } from "../../src/transport/mcp-headers";
+
+const schemaOf = (name: string) => echoTools.find((tool) => tool.name === name)?.inputSchema;
+const FILES_READ = schemaOf("files.read");
+const INVOICE = schemaOf("catering.invoice");
+
+const recovered = (params: Record<string, unknown>) => {
+  const result = recoverArguments(params);
+  if (!result.ok) throw new Error(result.message);
+  return { arguments: result.arguments, recovery: result.recovery, envelope: result.envelope };
+};
+
+describe("recovering the arguments (envelope)", () => {
+  it.each([
+    [
+      "empty arguments, fields inline",
+      { name: "t", arguments: {}, path: "x" },
+      { path: "x" },
+      "inline",
+    ],
+    ["no arguments key, fields inline", { name: "t", path: "x" }, { path: "x" }, "inline"],
+    ["arguments authoritative", { name: "t", arguments: { a: 1 }, path: "x" }, { a: 1 }, "as_sent"],
+    [
+      "null arguments, fields inline",
+      { name: "t", arguments: null, path: "x" },
+      { path: "x" },
+      "inline",
+    ],
+    ["args object, nothing inline", { name: "t", args: { path: "x" } }, { path: "x" }, "args"],
+    [
+      "arguments as JSON text",
+      { name: "t", arguments: '{"path":"x"}' },
+      { path: "x" },
+      "json_string",
+    ],
+    ["null arguments, nothing else", { name: "t", arguments: null }, {}, "empty"],
+    ["no arguments at all", { name: "t" }, undefined, "empty"],
+  ])("%s", (_, params, args, recovery) => {
+    expect(recovered(params)).toMatchObject({ arguments: args, recovery });
+  });
+
+  it("keeps the envelope and never leaks it into the arguments", () => {
+    const meta = { progressToken: 1 };
+    const result = recovered({
+      name: "t",
+      arguments: {},
+      path: "x",
+      _meta: meta,
+      task: { ttl: 1 },
+      inputResponses: { a: 1 },
+      requestState: "s",
+    });
+    expect(result.arguments).toEqual({ path: "x" });
+    expect(result.envelope).toEqual({
+      name: "t",
+      _meta: meta,
+      task: { ttl: 1 },
+      inputResponses: { a: 1 },
+      requestState: "s",
+    });
+  });
+
+  it("drops args from the envelope once its fields became the arguments", () => {
+    expect(recovered({ name: "t", args: { a: 1 } }).envelope).toEqual({ name: "t" });
+  });
+
+  it.each([
+    ["an array", { name: "t", arguments: [1, 2] }, "`arguments` must be an object, not array"],
+    ["a number", { name: "t", arguments: 42 }, "`arguments` must be an object, not integer"],
+    ["non-JSON text", { name: "t", arguments: "path=x" }, "not a string that is not a JSON object"],
+    [
+      "JSON text of an array",
+      { name: "t", arguments: "[1]" },
+      "not a string that is not a JSON object",
+    ],
+    [
+      "args as text, nothing inline",
+      { name: "t", args: '{"path":"x"}' },
+      "`args` must be an object",
+    ],
+  ])("refuses %s", (_, params, says) => {
+    const result = recoverArguments(params);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.message).toContain(says);
+  });
+});
+
+describe("coalescing keys", () => {
+  const repair = (args: Record<string, unknown>, schema: unknown = INVOICE) =>
+    repairArguments(args, schema);
+
+  it.each(["payload-json", "payloadJson", "PAYLOAD_JSON", "payload.json", "Payload Json"])(
+    "%s → payload_json",
+    (alias) => {
+      const { arguments: args, report } = repair({ [alias]: { invoice_id: "INV-1" } });
+      expect(args).toEqual({ payload_json: { invoice_id: "INV-1" } });
+      expect(report.renamedKeys).toEqual([{ from: alias, to: "payload_json" }]);
+    },
+  );
+
+  it("lets the declared key win over an alias, in either order", () => {
+    const declaredFirst = repair({ payload_json: { a: 1 }, payloadJson: { b: 2 } }).arguments;
+    const aliasFirst = repair({ payloadJson: { b: 2 }, payload_json: { a: 1 } }).arguments;
+    expect(declaredFirst.payload_json).toEqual({ a: 1 });
+    expect(aliasFirst.payload_json).toEqual({ a: 1 });
+  });
+
+  it("takes the alias's value when the declared key is null", () => {
+    for (const args of [
+      { payload_json: null, "payload-json": { b: 2 } },
+      { "payload-json": { b: 2 }, payload_json: null },
+    ]) {
+      expect(repair(args).arguments).toEqual({ payload_json: { b: 2 } });
+    }
+  });
+
+  it("drops a losing alias only where the schema forbids additional properties", () => {
+    const strict = {
+      type: "object",
+      properties: { max_bytes: { type: "integer" } },
+      additionalProperties: false,
+    };
+    expect(repair({ max_bytes: 1, maxBytes: 2 }, strict).arguments).toEqual({ max_bytes: 1 });
+    expect(repair({ max_bytes: 1, maxBytes: 2 }, FILES_READ).arguments).toEqual({
+      max_bytes: 1,
+      maxBytes: 2,
+    });
+  });
+
+  it("leaves keys alone when two declared properties fold alike", () => {
+    const schema = { type: "object", properties: { user_id: {}, userId: {} } };
+    expect(repair({ "user-id": 1 }, schema).arguments).toEqual({ "user-id": 1 });
+  });
+
+  it("renames inside nested objects, and in objects that came as JSON text", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        order: {
+          type: "object",
+          properties: {
+            line_items: {
+              type: "array",
+              items: { type: "object", properties: { sku_code: { type: "string" } } },
+            },
+          },
+        },
+      },
+    };
+    const { arguments: args, report } = repair(
+      { Order: '{"lineItems":[{"skuCode":"A"},{"SKU_CODE":7}]}' },
+      schema,
+    );
+    expect(args).toEqual({ order: { line_items: [{ sku_code: "A" }, { sku_code: "7" }] } });
+    expect(report.renamedKeys).toContainEqual({ from: "order.lineItems", to: "order.line_items" });
+    expect(report.coercions).toContainEqual({ path: "order", from: "string", to: "object" });
+  });
+
+  it("passes unknown keys through, in their place", () => {
+    expect(
+      Object.keys(repair({ zeta: 1, maxBytes: "5", path: "p" }, FILES_READ).arguments),
+    ).toEqual(["zeta", "max_bytes", "path"]);
+  });
+
+  it("keeps the order of the keys it does not touch", () => {
+    const { entries } = coalesceKeys({ b: 1, a: 2 }, ["a", "b"], false);
+    expect(entries).toEqual([
+      ["b", 1],
+      ["a", 2],
+    ]);
+  });
+});
+
+describe("coercing values", () => {
+  const coerce = (value: unknown, schema: unknown) => {
+    const result = coerceValue(value, allowedTypes(schema, {}) ?? new Set());
+    return result === "drop" ? "drop" : result?.value;
+  };
+
+  it.each([
+    ["42", { type: "integer" }, 42],
+    ["-7", { type: "integer" }, -7],
+    ["4.5", { type: "number" }, 4.5],
+    ["1e3", { type: "number" }, 1000],
+    ["true", { type: "boolean" }, true],
+    ["false", { type: "boolean" }, false],
+    [3, { type: "string" }, "3"],
+    [true, { type: "string" }, "true"],
+    [{ a: 1 }, { type: "string" }, '{"a":1}'],
+    [[1, 2], { type: "string" }, "[1,2]"],
+    ['{"a":1}', { type: "object" }, { a: 1 }],
+    ["[1,2]", { type: "array" }, [1, 2]],
+    ["x", { type: "array" }, ["x"]],
+    [3, { type: "array" }, [3]],
+    [{ a: 1 }, { type: "array" }, [{ a: 1 }]],
+    ["42", { type: ["integer", "null"] }, 42],
+    ["42", { anyOf: [{ type: "integer" }, { type: "null" }] }, 42],
+    [3, { enum: ["1", "2", "3"] }, "3"],
+  ])("%o for %o → %o", (value, schema, expected) => {
+    expect(coerce(value, schema)).toEqual(expected);
+  });
+
+  it.each([
+    ["4.5", { type: "integer" }],
+    ["yes", { type: "boolean" }],
+    ["12abc", { type: "integer" }],
+    ["007", { type: "integer" }],
+    [" 42", { type: "number" }],
+    ["9007199254740993", { type: "integer" }],
+    ["1", { type: "string" }],
+    ["42", {}],
+    ['{"a":1', { type: "object" }],
+    [4.5, { type: "integer" }],
+  ])("refuses %o for %o", (value, schema) => {
+    expect(coerce(value, schema)).toBeUndefined();
+  });
+
+  it("drops null where the schema allows no null, and keeps it where it does", () => {
+    expect(coerce(null, { type: "string" })).toBe("drop");
+    expect(coerce(null, { type: ["string", "null"] })).toBeUndefined();
+    const { arguments: args, report } = repairArguments({ path: "x", max_bytes: null }, FILES_READ);
+    expect(args).toEqual({ path: "x" });
+    expect(report.dropped).toEqual(["max_bytes"]);
+  });
+
+  it('repairs the seed case: max_bytes "512" → 512', () => {
+    const { arguments: args, report } = repairArguments(
+      { path: "a", max_bytes: "512" },
+      FILES_READ,
+    );
+    expect(args).toEqual({ path: "a", max_bytes: 512 });
+    expect(report.coercions).toEqual([{ path: "max_bytes", from: "string", to: "integer" }]);
+  });
+
+  it("follows local $refs", () => {
+    const schema = {
+      type: "object",
+      properties: { when: { $ref: "#/$defs/count" } },
+      $defs: { count: { type: "integer" } },
+    };
+    expect(repairArguments({ when: "3" }, schema).arguments).toEqual({ when: 3 });
+  });
+});
+
+describe("safety", () => {
+  it("carries __proto__, constructor and prototype as data, touching no prototype", () => {
+    const args = JSON.parse(
+      '{"__proto__":{"polluted":true},"constructor":{"prototype":{"x":1}},"path":"p"}',
+    );
+    const schema = {
+      type: "object",
+      properties: { path: { type: "string" }, constructor: { type: "string" } },
+    };
+    const { arguments: repaired } = repairArguments(args, schema);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(repaired)).toBe(Object.prototype);
+    expect(Object.hasOwn(repaired, "__proto__")).toBe(true);
+    expect(repaired.constructor).toBe('{"prototype":{"x":1}}');
+    expect(JSON.parse(JSON.stringify(repaired)).__proto__).toEqual({ polluted: true });
+  });
+
+  it("does not take an undeclared `constructor` for a declared property", () => {
+    const { arguments: repaired } = repairArguments(
+      { constructor: "7" },
+      { type: "object", properties: {} },
+    );
+    expect(repaired).toEqual({ constructor: "7" });
+  });
+
+  it("stops at its depth limit on very deep arguments, and says so", () => {
+    let schema: Record<string, unknown> = { type: "integer" };
+    let value: unknown = "1";
+    for (let i = 0; i < 200; i++) {
+      schema = { type: "object", properties: { n: schema } };
+      value = { n: value };
+    }
+    const { report } = repairArguments(value as Record<string, unknown>, schema);
+    expect(report.limited).toBe(true);
+  });
+
+  it("stops at its size limit on very large arguments", () => {
+    const schema = {
+      type: "object",
+      properties: { list: { type: "array", items: { type: "integer" } } },
+    };
+    const list = Array.from({ length: 50_000 }, (_, i) => String(i));
+    const { arguments: repaired, report } = repairArguments({ list }, schema);
+    expect(report.limited).toBe(true);
+    expect((repaired.list as unknown[])[0]).toBe(0);
+    expect((repaired.list as unknown[])[49_999]).toBe("49999");
+  });
+});
+
+describe("validation", () => {
+  it("names missing and invalid fields, the keys received, and the closest declared key", () => {
+    const args = { pth: "a", max_bytes: "lots" };
+    const result = validateArguments(args, FILES_READ);
+    expect(result.status).toBe("invalid");
+    const text = describeInvalidCall(
+      "files.read",
+      args,
+      FILES_READ,
+      result.status === "invalid" ? result.issues : [],
+    );
+    expect(text).toContain("missing required field `path`");
+    expect(text).toContain('`max_bytes`: Instance type "string" is invalid. Expected "integer".');
+    expect(text).toContain("Keys received: `pth`, `max_bytes`.");
+    expect(text).toContain("Unknown key `pth`: did you mean `path`?");
+  });
+
+  it("respects $schema", () => {
+    const draft4 = {
+      $schema: "http://json-schema.org/draft-04/schema#",
+      type: "object",
+      properties: { n: { type: "number", minimum: 0, exclusiveMinimum: true } },
+    };
+    expect(validateArguments({ n: 0 }, draft4).status).toBe("invalid");
+    expect(validateArguments({ n: 1 }, draft4).status).toBe("valid");
+  });
+
+  it("skips, rather than fails, a schema it cannot apply", () => {
+    expect(validateArguments({}, { $ref: "#/nowhere" }).status).not.toBe("invalid");
+  });
+});
+
+describe("Mcp-Param-* headers (x-mcp-header)", () => {
+  const schema = {
+    type: "object",
+    properties: {
+      region: { type: "string", "x-mcp-header": "Region" },
+      retries: { type: "integer", "x-mcp-header": "Retries" },
+      dry_run: { type: "boolean", "x-mcp-header": "Dry-Run" },
+      note: { type: ["string", "null"], "x-mcp-header": "Note" },
+      target: { type: "object", properties: { city: { type: "string", "x-mcp-header": "City" } } },
+    },
+  };
+
+  it("derives one header per annotated primitive, encoding values as the spec says", () => {
+    expect(
+      paramHeaders(
+        { region: "eu-west", retries: 3, dry_run: false, note: null, target: { city: "Zürich" } },
+        schema,
+      ),
+    ).toEqual([
+      ["mcp-param-region", "eu-west"],
+      ["mcp-param-retries", "3"],
+      ["mcp-param-dry-run", "false"],
+      ["mcp-param-city", "=?base64?WsO8cmljaA==?="],
+    ]);
+  });
+});
+
+describe("properties", () => {
+  /** Arguments that satisfy a schema, using only its declared keys. */
+  const validFilesRead = fc.record(
+    { path: fc.string(), max_bytes: fc.integer({ min: 1 }) },
+    { requiredKeys: ["path"] },
+  );
+  const validInvoice = fc.record(
+    {
+      payload_json: fc.record(
+        { invoice_id: fc.string(), amount: fc.double({ noNaN: true, noDefaultInfinity: true }) },
+        { requiredKeys: [] },
+      ),
+      invoice_id: fc.string(),
+    },
+    { requiredKeys: ["payload_json"] },
+  );
+
+  it("changes nothing in arguments that already satisfy the schema", () => {
+    for (const [schema, arbitrary] of [
+      [FILES_READ, validFilesRead],
+      [INVOICE, validInvoice],
+    ] as const) {
+      fc.assert(
+        fc.property(arbitrary, (args) => {
+          expect(validateArguments(args, schema).status).toBe("valid");
+          const { arguments: repaired, report } = repairArguments(args, schema);
+          expect(repaired).toBe(args);
+          expect(report).toEqual({ renamedKeys: [], coercions: [], dropped: [], limited: false });
+        }),
+      );
+    }
+  });
+
+  it("is idempotent: repairing repaired arguments changes nothing more", () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue()),
+        fc.constantFrom(FILES_READ, INVOICE),
+        (args, schema) => {
+          const once = repairArguments(args, schema).arguments;
+          const twice = repairArguments(once, schema);
+          expect(twice.arguments).toEqual(once);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("never throws on arbitrary JSON arguments and arbitrary JSON schemas", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.jsonValue(), (args, schema) => {
+        repairArguments(args, schema);
+        validateArguments(args, schema);
+        recoverArguments({ name: "t", ...args });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

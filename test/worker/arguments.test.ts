@@ -1,0 +1,238 @@
+/** Argument repair through the proxy, against the real demo origin (DESIGN, Contract 3). */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
+import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import {
+  freshOrigin,
+  GATEWAY_ORIGIN,
+  PROXY_URL,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
+
+interface ToolResult {
+  structuredContent?: { tool: string; arguments: Record<string, unknown> };
+  isError?: boolean;
+  content: { type: string; text: string }[];
+}
+
+async function setUp(vars: Record<string, string> = {}) {
+  const trace = crypto.randomUUID();
+  const origin = freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`);
+  const proxy = viaProxy({ ORIGIN_URL: origin, ...vars }, { app: createApp() });
+  const session = await openSession(proxy, PROXY_URL);
+  await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
+
+  async function call(params: Record<string, unknown>, headers: Record<string, string> = {}) {
+    const response = await postJson(proxy, PROXY_URL, rpc("call", "tools/call", params), {
+      ...session,
+      ...headers,
+    });
+    const [message] = await messagesOf(response);
+    return message as {
+      id: string;
+      result?: ToolResult;
+      error?: { code: number; message: string };
+    };
+  }
+
+  async function callsReceived() {
+    return (await receivedByOrigin(trace))
+      .filter((request) => request.body.includes('"tools/call"'))
+      .map((request) => ({ headers: request.headers, body: JSON.parse(request.body) }));
+  }
+
+  return { call, callsReceived, proxy, session };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("repairs that make the call work", () => {
+  it("payload-json becomes payload_json, with its object", async () => {
+    const { call, callsReceived } = await setUp();
+    const { result } = await call({
+      name: "catering_invoice",
+      arguments: { "payload-json": { invoice_id: "INV-1042", amount: 19.5 } },
+    });
+    expect(result?.isError).toBeUndefined();
+    expect(result?.structuredContent?.arguments).toEqual({
+      payload_json: { invoice_id: "INV-1042", amount: 19.5 },
+    });
+    const [received] = await callsReceived();
+    expect(received?.body.params).toEqual({
+      name: "catering.invoice",
+      arguments: { payload_json: { invoice_id: "INV-1042", amount: 19.5 } },
+    });
+  });
+
+  it("an object sent as a JSON string arrives as the object", async () => {
+    const { call } = await setUp();
+    const { result } = await call({
+      name: "catering_invoice",
+      arguments: { payloadJson: '{"invoice_id":"INV-7","amount":"12.5"}' },
+    });
+    expect(result?.structuredContent?.arguments).toEqual({
+      payload_json: { invoice_id: "INV-7", amount: 12.5 },
+    });
+  });
+
+  it("fields sent inline next to an empty `arguments` arrive as the arguments", async () => {
+    const { call, callsReceived } = await setUp();
+    const { result } = await call({ name: "files_read", arguments: {}, path: "src/main.ts" });
+    expect(result?.structuredContent?.arguments).toEqual({ path: "src/main.ts" });
+    const [received] = await callsReceived();
+    expect(received?.body.params).toEqual({
+      name: "files.read",
+      arguments: { path: "src/main.ts" },
+    });
+  });
+
+  it('max_bytes "512" arrives as 512', async () => {
+    const { call } = await setUp();
+    const { result } = await call({
+      name: "files_read",
+      arguments: { path: "a.txt", max_bytes: "512" },
+    });
+    expect(result?.isError).toBeUndefined();
+    expect(result?.structuredContent?.arguments).toEqual({ path: "a.txt", max_bytes: 512 });
+  });
+
+  it("keeps the envelope: _meta reaches the origin, outside the arguments", async () => {
+    const { call, callsReceived } = await setUp();
+    await call({ name: "files_read", _meta: { progressToken: "p-9" }, path: "x", maxBytes: "3" });
+    const [received] = await callsReceived();
+    expect(received?.body.params).toEqual({
+      name: "files.read",
+      _meta: { progressToken: "p-9" },
+      arguments: { path: "x", max_bytes: 3 },
+    });
+  });
+
+  it("re-derives Mcp-Param-* from the repaired arguments (protocol 2026-07-28)", async () => {
+    const { call, callsReceived } = await setUp();
+    await call(
+      { name: "get-weather", arguments: { City: "Zürich" } },
+      { "mcp-method": "tools/call", "mcp-name": "get-weather", "mcp-param-stale": "x" },
+    );
+    const [received] = await callsReceived();
+    expect(received?.body.params.arguments).toEqual({ city: "Zürich" });
+    expect(received?.headers["mcp-param-city"]).toBe("=?base64?WsO8cmljaA==?=");
+    expect(received?.headers).not.toHaveProperty("mcp-param-stale");
+    expect(received?.headers["mcp-name"]).toBe("get-weather");
+  });
+
+  it("only recovers the envelope of a tool the origin does not list", async () => {
+    const { call, callsReceived } = await setUp();
+    await call({ name: "not_listed", arguments: {}, count: "5" });
+    const [received] = await callsReceived();
+    expect(received?.body.params).toEqual({ name: "not_listed", arguments: { count: "5" } });
+  });
+});
+
+describe("calls the proxy answers itself", () => {
+  it.each([
+    ["an array", [1, 2]],
+    ["a number", 42],
+    ["text that is no JSON object", "path=src"],
+  ])("`arguments` as %s: -32602 with the request id, origin not called", async (_, args) => {
+    const { call, callsReceived } = await setUp();
+    const message = await call({ name: "files_read", arguments: args });
+    expect(message).toMatchObject({ id: "call", error: { code: -32602 } });
+    expect(message.error?.message).toContain("`arguments` must be an object");
+    expect(await callsReceived()).toEqual([]);
+  });
+
+  it("enforce: a call missing a required field gets isError naming it; the origin sees nothing", async () => {
+    const { call, callsReceived } = await setUp({ ARGUMENT_VALIDATION: "enforce" });
+    const { result } = await call({ name: "files_read", arguments: { pth: "src/main.ts" } });
+    expect(result?.isError).toBe(true);
+    const text = result?.content[0]?.text ?? "";
+    expect(text).toContain("missing required field `path`");
+    expect(text).toContain("Keys received: `pth`.");
+    expect(text).toContain("Unknown key `pth`: did you mean `path`?");
+    expect(await callsReceived()).toEqual([]);
+  });
+
+  it("enforce: a call that repair made valid goes through", async () => {
+    const { call } = await setUp({ ARGUMENT_VALIDATION: "enforce" });
+    const { result } = await call({ name: "files_read", arguments: { Path: "a", maxBytes: "9" } });
+    expect(result?.structuredContent?.arguments).toEqual({ path: "a", max_bytes: 9 });
+  });
+
+  it("warn (default): an invalid call is logged and forwarded for the origin to answer", async () => {
+    const log = vi.spyOn(console, "log");
+    const { call, callsReceived } = await setUp();
+    const { result } = await call({ name: "files_read", arguments: { pth: "secret-value" } });
+    expect(result?.isError).toBe(true);
+    expect(result?.content[0]?.text).toContain("Invalid arguments for tool files.read");
+    expect(await callsReceived()).toHaveLength(1);
+    const lines = log.mock.calls
+      .map(([line]) => String(line))
+      .filter((line) => line.includes("tool_call_repaired"));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({
+      tool: "files.read",
+      validation: "invalid",
+      issues: [{ location: "#", keyword: "required" }],
+    });
+  });
+
+  it("in a batch, answers the bad call itself and forwards the rest, merging the answers", async () => {
+    const { proxy, session, callsReceived } = await setUp({ ARGUMENT_VALIDATION: "enforce" });
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      [
+        rpc("bad", "tools/call", { name: "files_read", arguments: [] }),
+        rpc("good", "tools/call", { name: "files_read", arguments: { path: "a" } }),
+        rpc("invalid", "tools/call", { name: "files_read", arguments: {} }),
+      ],
+      session,
+    );
+    const messages = await messagesOf(response);
+    const byId = Object.fromEntries(messages.map((message) => [message.id, message]));
+    expect(byId.bad).toMatchObject({ error: { code: -32602 } });
+    expect(byId.invalid).toMatchObject({ result: { isError: true } });
+    expect(byId.good).toMatchObject({ result: { structuredContent: { tool: "files.read" } } });
+    const received = await callsReceived();
+    expect(received.map((r) => r.body)).toEqual([
+      [
+        {
+          jsonrpc: "2.0",
+          id: "good",
+          method: "tools/call",
+          params: { name: "files.read", arguments: { path: "a" } },
+        },
+      ],
+    ]);
+  });
+});
+
+describe("the log line", () => {
+  it("says what was repaired, and never the argument values", async () => {
+    const log = vi.spyOn(console, "log");
+    const { call } = await setUp();
+    await call({
+      name: "catering_invoice",
+      arguments: { "payload-json": '{"invoice_id":"SECRET-INVOICE"}', invoice_id: null },
+    });
+    const line = log.mock.calls
+      .map(([l]) => String(l))
+      .find((l) => l.includes("tool_call_repaired"));
+    expect(JSON.parse(line ?? "{}")).toEqual({
+      event: "tool_call_repaired",
+      tool: "catering.invoice",
+      name: "catering_invoice",
+      renamed: true,
+      source: "memory",
+      recovery: "as_sent",
+      renamedKeys: [{ from: "payload-json", to: "payload_json" }],
+      coercions: [{ path: "payload_json", from: "string", to: "object" }],
+      dropped: ["invoice_id"],
+      validation: "valid",
+    });
+    expect(line).not.toContain("SECRET");
+  });
+});
