@@ -2,18 +2,37 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  plugins: [
-    cloudflareTest(({ inject }) => ({
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: {
-        bindings: { ORIGIN_URL: `${inject("demoOrigin")}/mcp` },
-      },
-    })),
-  ],
   test: {
-    globalSetup: ["test/global-setup.ts"],
-    include: ["test/**/*.test.ts"],
     // Structured log lines are part of the behavior, but only worth reading when a test fails.
     silent: "passed-only",
+    projects: [
+      {
+        // The proxy inside workerd, with real local KV, against the demo origin.
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              // Tests address the proxy as proxy.test; the host check has tests of its own.
+              bindings: { ORIGIN_URL: `${inject("demoOrigin")}/mcp`, ALLOWED_HOSTS: "" },
+            },
+          })),
+        ],
+        test: {
+          name: "workers",
+          globalSetup: ["test/global-setup.ts"],
+          include: ["test/{unit,worker,e2e}/**/*.test.ts"],
+        },
+      },
+      {
+        // Tools that must run as processes against the proxy served over HTTP.
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/node/**/*.test.ts"],
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });

@@ -12,6 +12,7 @@ import { healthz } from "./routes/healthz";
 import { mcpEndpoint } from "./routes/mcp-endpoint";
 import { wellKnown } from "./routes/well-known";
 import { ToolMapMemory } from "./toolmap/tool-map";
+import { refusedHost } from "./transport/allowed-hosts";
 
 export function createApp(toolMapMemory = new ToolMapMemory()): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -24,6 +25,15 @@ export function createApp(toolMapMemory = new ToolMapMemory()): Hono<AppEnv> {
         500,
         ErrorCode.InternalError,
         `Proxy misconfigured: ${result.setting} ${result.problem}`,
+      );
+    }
+    const refused = refusedHost(c.req.raw, result.config.allowedHosts);
+    if (refused !== undefined) {
+      logEvent("host_refused", { refused });
+      return errorResponse(
+        403,
+        ErrorCode.InvalidRequest,
+        `Forbidden: ${refused} is not in ALLOWED_HOSTS`,
       );
     }
     c.set("config", result.config);

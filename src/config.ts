@@ -57,6 +57,19 @@ const validation = v.optional(
   "warn",
 );
 
+const hostList = v.optional(
+  v.pipe(
+    v.string(),
+    v.transform((value) =>
+      value
+        .split(",")
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ),
+  "",
+);
+
 const ConfigSchema = v.pipe(
   v.object({
     ORIGIN_URL: httpUrl,
@@ -66,6 +79,7 @@ const ConfigSchema = v.pipe(
     NAME_PROFILE: profile,
     NAME_MAX_LENGTH: nameMaxLength,
     ARGUMENT_VALIDATION: validation,
+    ALLOWED_HOSTS: hostList,
   }),
   v.transform(
     (vars): Config => ({
@@ -75,6 +89,7 @@ const ConfigSchema = v.pipe(
       maxBodyBytes: vars.MAX_BODY_BYTES,
       names: nameRules(vars.NAME_PROFILE, vars.NAME_MAX_LENGTH),
       argumentValidation: vars.ARGUMENT_VALIDATION,
+      allowedHosts: vars.ALLOWED_HOSTS,
     }),
   ),
 );
@@ -88,6 +103,8 @@ export interface Config {
   names: NameRules;
   /** What to do with arguments that fail the tool's schema (`ARGUMENT_VALIDATION`). */
   argumentValidation: ValidationMode;
+  /** Hostnames the proxy answers for (`ALLOWED_HOSTS`); empty: any. */
+  allowedHosts: readonly string[];
 }
 
 export type ConfigResult =

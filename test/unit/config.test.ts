@@ -15,6 +15,7 @@ describe("parseConfig", () => {
         maxBodyBytes: 4_194_304,
         names: nameRules("openai"),
         argumentValidation: "warn",
+        allowedHosts: [],
       },
     });
   });
@@ -32,6 +33,13 @@ describe("parseConfig", () => {
       config: { originTimeoutMs: 2500, maxBodyBytes: 1024 },
     });
     expect(result.ok && result.config.originUrl.href).toBe("http://127.0.0.1:9000/rpc");
+  });
+
+  it("reads ALLOWED_HOSTS as a list of lower-case hostnames", () => {
+    const result = parseConfig(
+      env({ ORIGIN_URL: "https://o.example/mcp", ALLOWED_HOSTS: " LocalHost, 127.0.0.1,,[::1] " }),
+    );
+    expect(result.ok && result.config.allowedHosts).toEqual(["localhost", "127.0.0.1", "[::1]"]);
   });
 
   it.each([

@@ -218,6 +218,39 @@ describe("configuration", () => {
   });
 });
 
+describe("DNS-rebinding protection (ALLOWED_HOSTS)", () => {
+  const local = viaProxy({
+    ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp`,
+    ALLOWED_HOSTS: "localhost,127.0.0.1",
+  });
+
+  it.each([
+    ["a foreign Host", "http://evil.example/mcp", {}, "host evil.example"],
+    [
+      "a foreign Origin",
+      "http://localhost:8787/mcp",
+      { origin: "http://evil.example" },
+      "origin http://evil.example",
+    ],
+  ])("refuses %s with 403, without calling the origin", async (_, url, headers, says) => {
+    const trace = newTrace();
+    const response = await postJson(local, `${url}?trace=${trace}`, rpc(1, "ping"), headers);
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({
+      error: { code: -32600, message: `Forbidden: ${says} is not in ALLOWED_HOSTS` },
+    });
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+
+  it("accepts an allowed host, with or without an Origin", async () => {
+    const variants: Record<string, string>[] = [{}, { origin: "http://127.0.0.1:8787" }];
+    for (const headers of variants) {
+      const response = await local("http://127.0.0.1:8787/healthz", { headers });
+      expect(response.status).toBe(200);
+    }
+  });
+});
+
 describe("methods", () => {
   it.each(["PUT", "PATCH", "HEAD"])("%s on the endpoint: 405 with Allow", async (method) => {
     const response = await throughGateway(PROXY_URL, { method });

@@ -1,0 +1,83 @@
+/**
+ * The official MCP conformance suite (server scenarios) against a fixture
+ * origin built with the SDK, once directly and once through the proxy served
+ * by wrangler over HTTP. The proxy must pass every scenario the origin passes
+ * on its own: it may not break what it does not rewrite.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unstable_startWorker } from "wrangler";
+import { startConformanceOrigin } from "../fixtures/node/conformance-origin";
+
+const run = promisify(execFile);
+const CLI = join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+
+interface Check {
+  id: string;
+  status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | "SKIPPED";
+  errorMessage?: string;
+}
+
+/** Scenario → its checks, from the runner's output directory. */
+async function runSuite(url: string): Promise<Map<string, Check[]>> {
+  const output = await mkdtemp(join(tmpdir(), "conformance-"));
+  await run(process.execPath, [CLI, "server", "--url", url, "--suite", "all", "-o", output], {
+    timeout: 240_000,
+  }).catch(() => undefined); // a failing scenario makes it exit non-zero; the checks say which
+  const results = new Map<string, Check[]>();
+  for (const dir of await readdir(output)) {
+    const checks: Check[] = JSON.parse(await readFile(join(output, dir, "checks.json"), "utf8"));
+    const scenario = dir.replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T.*$/, "");
+    results.set(scenario, checks);
+  }
+  return results;
+}
+
+const passed = (checks: Check[]) => checks.every((check) => check.status !== "FAILURE");
+
+let origin: Awaited<ReturnType<typeof startConformanceOrigin>>;
+let proxy: Awaited<ReturnType<typeof unstable_startWorker>>;
+
+beforeAll(async () => {
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+  process.env.WRANGLER_SEND_METRICS = "false";
+  origin = await startConformanceOrigin();
+  proxy = await unstable_startWorker({
+    config: "wrangler.toml",
+    bindings: { ORIGIN_URL: { type: "plain_text", value: origin.url.href } },
+    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, logLevel: "error" },
+  });
+  await proxy.ready;
+});
+
+afterAll(async () => {
+  await proxy?.dispose();
+  origin?.close();
+});
+
+describe("MCP conformance suite, server scenarios", () => {
+  it("through the proxy, passes every scenario the origin passes directly", async () => {
+    const proxyUrl = new URL("/mcp", await proxy.url).href;
+    const [direct, proxied] = await Promise.all([runSuite(origin.url.href), runSuite(proxyUrl)]);
+
+    const passingDirectly = [...direct]
+      .filter(([, checks]) => passed(checks))
+      .map(([name]) => name);
+    expect(passingDirectly.length).toBeGreaterThanOrEqual(25);
+
+    const report = passingDirectly.map((scenario) => {
+      const failures = (proxied.get(scenario) ?? [{ id: "missing", status: "FAILURE" as const }])
+        .filter((check) => check.status === "FAILURE")
+        .map((check) => `${check.id}: ${check.errorMessage ?? ""}`);
+      return { scenario, failures };
+    });
+    expect(report.filter((entry) => entry.failures.length > 0)).toEqual([]);
+    console.log(
+      `conformance: ${passingDirectly.length} of ${direct.size} scenarios pass directly; all of them pass through the proxy`,
+    );
+  });
+});
