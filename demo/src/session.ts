@@ -6,6 +6,7 @@
  * expects. The session id is the object's id.
  */
 import { DurableObject } from "cloudflare:workers";
+import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { createDemoServer } from "./server";
 
@@ -30,6 +31,8 @@ export class McpSession extends DurableObject<Env> {
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => this.ctx.id.toString(),
         enableJsonResponse: options.has("json"),
+        // Resumable streams: a client that reconnects with Last-Event-ID gets what it missed.
+        eventStore: new InMemoryEventStore(),
         onsessionclosed: () => {
           this.transport = undefined;
         },

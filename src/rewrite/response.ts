@@ -2,24 +2,41 @@
  * Origin → client: `tools/list` results get model-facing names, in a JSON body
  * or inside an event stream, event by event. `notifications/tools/list_changed`
  * drops the isolate's cached names for the scope. Everything else streams
- * through as it came.
+ * through as it came: a stream with nothing to rename passes byte for byte, and
+ * a body in an encoding the runtime did not decode is never read or relabeled.
  */
 import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../jsonrpc";
 import { logEvent } from "../log";
 import type { ToolMap } from "../toolmap/tool-map";
-import { clientResponseHeaders } from "../transport/headers";
+import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
 import { relayResponse } from "../transport/relay";
 import { rewriteEventStream, serializeEvent, watchEventStream } from "../transport/sse";
-import { isToolsListResult, namedTools, renameTools } from "./tools-list";
+import { isToolsListResult, looksLikeToolsListResult, namedTools, renameTools } from "./tools-list";
 
 const LIST_CHANGED = "notifications/tools/list_changed";
 
 type Message = { id?: RequestId; method?: string; result?: unknown };
 
+/**
+ * Which results to rename: those answering the `tools/list` requests of the
+ * body (by id), or, on a resumed stream whose requests are out of view, every
+ * result shaped like a `tools/list` result.
+ */
+export type ListResults = ReadonlySet<RequestId> | "by-shape";
+
+function isListResponse(message: Message | null, which: ListResults): boolean {
+  if (message?.id === undefined) return false;
+  return which === "by-shape"
+    ? looksLikeToolsListResult(message.result)
+    : which.has(message.id) && isToolsListResult(message.result);
+}
+
+const expectsLists = (which: ListResults) => which === "by-shape" || which.size > 0;
+
 /** Rewrites one parsed JSON-RPC payload (a message or a batch); `undefined` when nothing changed. */
 async function rewritePayload(
   payload: unknown,
-  listIds: ReadonlySet<RequestId>,
+  listIds: ListResults,
   toolMap: ToolMap,
 ): Promise<unknown | undefined> {
   const messages: unknown[] = Array.isArray(payload) ? payload : [payload];
@@ -28,8 +45,8 @@ async function rewritePayload(
   for (const item of messages) {
     const message = item as Message | null;
     if (message?.method === LIST_CHANGED) toolMap.forget();
-    const result = message?.result;
-    if (message?.id !== undefined && listIds.has(message.id) && isToolsListResult(result)) {
+    if (isListResponse(message, listIds)) {
+      const result = message?.result as Parameters<typeof namedTools>[0];
       const names = await toolMap.nameListing(namedTools(result));
       rewritten.push({ ...message, result: renameTools(result, names) });
       changed = true;
@@ -43,7 +60,7 @@ async function rewritePayload(
 
 async function rewriteJsonText(
   text: string,
-  listIds: ReadonlySet<RequestId>,
+  listIds: ListResults,
   toolMap: ToolMap,
 ): Promise<string | undefined> {
   let payload: unknown;
@@ -57,8 +74,8 @@ async function rewriteJsonText(
 }
 
 export interface ResponseContext {
-  /** Ids of the `tools/list` requests whose results get model-facing names. */
-  listIds: ReadonlySet<RequestId>;
+  /** Which results get model-facing names. */
+  listIds: ListResults;
   toolMap: ToolMap;
   /** Who an error stands in for, if the origin's body cannot be read. */
   addressee?: ErrorAddressee;
@@ -95,12 +112,19 @@ export async function respondFromOrigin(
     return localAnswer(localResponses, true);
   }
   if (!origin.body || (local && !origin.ok)) return relayResponse(origin);
+  if (!bodyIsDecoded(origin.headers)) {
+    if (expectsLists(listIds) || local) {
+      logEvent("response_not_rewritten", {
+        reason: `content-encoding ${origin.headers.get("content-encoding")}`,
+      });
+    }
+    return relayResponse(origin);
+  }
 
   if (contentType.includes("text/event-stream")) {
-    const transform =
-      listIds.size > 0
-        ? rewriteEventStream((data) => rewriteJsonText(data, listIds, toolMap))
-        : watchEventStream(LIST_CHANGED, () => toolMap.forget());
+    const transform = expectsLists(listIds)
+      ? rewriteEventStream((data) => rewriteJsonText(data, listIds, toolMap))
+      : watchEventStream(LIST_CHANGED, () => toolMap.forget());
     let body = origin.body.pipeThrough(transform);
     if (local) {
       const events = localResponses.map((response) =>
@@ -111,7 +135,7 @@ export async function respondFromOrigin(
     return relayResponse(origin, body);
   }
 
-  if ((listIds.size > 0 || local) && contentType.includes("application/json")) {
+  if ((expectsLists(listIds) || local) && contentType.includes("application/json")) {
     let text: string;
     try {
       text = await origin.text();

@@ -14,6 +14,22 @@ export function isToolsListResult(result: unknown): result is ListResult {
   );
 }
 
+/**
+ * A result that can only be a `tools/list` result: a non-empty `tools` array
+ * whose every entry has a string `name` and an object `inputSchema`. Used where
+ * the request is out of view (events replayed on a resumed stream).
+ */
+export function looksLikeToolsListResult(result: unknown): result is ListResult {
+  return (
+    isToolsListResult(result) &&
+    result.tools.length > 0 &&
+    result.tools.every((tool) => {
+      const { name, inputSchema } = (tool ?? {}) as { name?: unknown; inputSchema?: unknown };
+      return typeof name === "string" && typeof inputSchema === "object" && inputSchema !== null;
+    })
+  );
+}
+
 /** The tools of a result that have a name to work with. */
 export function namedTools(result: ListResult): ListedTool[] {
   return result.tools.filter(

@@ -62,7 +62,11 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
     case "GET": {
       const answer = await callOrigin(target, { method: "GET", headers, body: null }, config);
       return answer.ok
-        ? respondFromOrigin(answer.response, { listIds: new Set(), toolMap: await openToolMap(c) })
+        ? respondFromOrigin(answer.response, {
+            // A resumed stream replays responses whose requests this proxy did not see.
+            listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
+            toolMap: await openToolMap(c),
+          })
         : answer.response;
     }
     case "DELETE":

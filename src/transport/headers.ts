@@ -34,12 +34,31 @@ export function originRequestHeaders(clientHeaders: Headers): Headers {
   return endToEnd(clientHeaders, ["host", "content-length"]);
 }
 
+/** Encodings the Workers runtime's `fetch` decodes by itself; others arrive still encoded. */
+const DECODED_BY_RUNTIME = new Set(["identity", "gzip", "x-gzip", "br"]);
+
 /**
- * Headers for the response to the client. An event stream goes out without
- * `Content-Encoding`: the runtime has already decoded the origin's body, and
- * re-compressing an event stream would hold events back in the encoder.
+ * Whether the origin's body as the proxy reads it is plain: no
+ * `Content-Encoding`, or only ones the runtime decoded (gzip, br). A body in
+ * another encoding (deflate, zstd, …) can be relayed, but not read or rewritten.
+ */
+export function bodyIsDecoded(headers: Headers): boolean {
+  const encoding = headers.get("content-encoding");
+  if (encoding === null) return true;
+  return encoding
+    .split(",")
+    .map((token) => token.trim().toLowerCase())
+    .every((token) => token === "" || DECODED_BY_RUNTIME.has(token));
+}
+
+/**
+ * Headers for the response to the client. An event stream whose body the
+ * runtime decoded goes out without `Content-Encoding` (and so uncompressed):
+ * re-compressing it would hold events back in the encoder. Any other body keeps
+ * the origin's label, which the runtime honours when it sends the body.
  */
 export function clientResponseHeaders(originHeaders: Headers): Headers {
   const isEventStream = (originHeaders.get("content-type") ?? "").includes("text/event-stream");
-  return endToEnd(originHeaders, isEventStream ? ["content-encoding", "content-length"] : []);
+  const decodedStream = isEventStream && bodyIsDecoded(originHeaders);
+  return endToEnd(originHeaders, decodedStream ? ["content-encoding", "content-length"] : []);
 }

@@ -64,10 +64,12 @@ describe("MCP conformance suite, server scenarios", () => {
     const proxyUrl = new URL("/mcp", await proxy.url).href;
     const [direct, proxied] = await Promise.all([runSuite(origin.url.href), runSuite(proxyUrl)]);
 
+    // The fixture implements every server scenario of the pinned suite.
     const passingDirectly = [...direct]
       .filter(([, checks]) => passed(checks))
       .map(([name]) => name);
-    expect(passingDirectly.length).toBeGreaterThanOrEqual(25);
+    expect(direct.size).toBeGreaterThanOrEqual(30);
+    expect(passingDirectly).toEqual([...direct.keys()]);
 
     const report = passingDirectly.map((scenario) => {
       const failures = (proxied.get(scenario) ?? [{ id: "missing", status: "FAILURE" as const }])

@@ -1,0 +1,287 @@
+/**
+ * Streaming and protocol coverage through the proxy (DESIGN, Contract 4):
+ * event by event, byte for byte where nothing is rewritten, batches, resumed
+ * streams, 2026-07-28 headers.
+ */
+import { env } from "cloudflare:workers";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { nameRules } from "../../src/names/profiles";
+import { respondFromOrigin } from "../../src/rewrite/response";
+import { ToolMap, ToolMapMemory, toolMapScope } from "../../src/toolmap/tool-map";
+import { firehose } from "../fixtures/firehose";
+import { countingKv } from "../helpers/kv";
+import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
+import {
+  freshOrigin,
+  GATEWAY_ORIGIN,
+  PROXY_URL,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
+
+async function setUp(query = "") {
+  const trace = crypto.randomUUID();
+  const proxy = viaProxy(
+    { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}${query}`) },
+    { app: createApp() },
+  );
+  const session = await openSession(proxy, PROXY_URL);
+  return { trace, proxy, session };
+}
+
+async function digest(stream: ReadableStream<Uint8Array>): Promise<{ hex: string; bytes: number }> {
+  const hasher = new crypto.DigestStream("SHA-256");
+  let bytes = 0;
+  await stream
+    .pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          bytes += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      }),
+    )
+    .pipeTo(hasher);
+  const hex = [...new Uint8Array(await hasher.digest)]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  return { hex, bytes };
+}
+
+function firehoseStream(megabytes: number): ReadableStream<Uint8Array> {
+  const chunks = firehose(megabytes);
+  return new ReadableStream({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
+}
+
+/** Every event, comment and retry of a stream, as a client's parser sees them. */
+async function parsed(stream: ReadableStream<Uint8Array>) {
+  const seen: Array<EventSourceMessage | { comment: string } | { retry: number }> = [];
+  const parser = createParser({
+    onEvent: (event) => seen.push({ id: event.id, event: event.event, data: event.data }),
+    onComment: (comment) => seen.push({ comment }),
+    onRetry: (retry) => seen.push({ retry }),
+  });
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return seen;
+    parser.feed(value);
+  }
+}
+
+describe("event streams", () => {
+  it("deliver a progress notification while the origin is still working", async () => {
+    const { proxy, session } = await setUp();
+    const call = await postJson(
+      proxy,
+      PROXY_URL,
+      rpc(1, "tools/call", {
+        name: "tasks_countdown",
+        arguments: { steps: 2, delay_ms: 10_000 },
+        _meta: { progressToken: "slow" },
+      }),
+      session,
+    );
+    // The origin waits 10 s before its second notification; a buffering proxy
+    // would hold the first one back until then.
+    const first = await Promise.race([
+      nextMessage(sseEvents(call)),
+      new Promise((resolve) => setTimeout(() => resolve("held back"), 5_000)),
+    ]);
+    expect(first).toMatchObject({
+      method: "notifications/progress",
+      params: { progress: 1, total: 2 },
+    });
+  });
+
+  it("pass tens of MB byte for byte when nothing is rewritten", async () => {
+    const response = await postJson(
+      viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/firehose/20/mcp` }),
+      PROXY_URL,
+      rpc(1, "ping"),
+    );
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const [through, expected] = await Promise.all([
+      digest(response.body as ReadableStream<Uint8Array>),
+      digest(firehoseStream(20)),
+    ]);
+    expect(through.bytes).toBeGreaterThan(20_000_000);
+    expect(through).toEqual(expected);
+  });
+
+  it("re-emit every event, comment and retry of a stream they rewrite", async () => {
+    // A tools/list in the body puts the stream through the rewriting parser.
+    const response = await postJson(
+      viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/firehose/5/mcp` }),
+      PROXY_URL,
+      rpc(1, "tools/list"),
+    );
+    const [through, expected] = await Promise.all([
+      parsed(response.body as ReadableStream<Uint8Array>),
+      parsed(firehoseStream(5)),
+    ]);
+    expect(through.length).toBeGreaterThan(5000);
+    expect(through).toEqual(expected);
+  });
+});
+
+describe("batches (protocol 2025-03-26)", () => {
+  it("rename the tools/list element and repair the tools/call element of one batch", async () => {
+    const { proxy, session, trace } = await setUp();
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc("warm", "tools/list"), session));
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      [
+        rpc("l", "tools/list"),
+        rpc("c", "tools/call", { name: "files_read", arguments: { Path: "a", max_bytes: "8" } }),
+        rpc("p", "ping"),
+      ],
+      session,
+    );
+    const byId = Object.fromEntries((await messagesOf(response)).map((m) => [m.id, m]));
+    const names = (byId.l as { result: { tools: { name: string }[] } }).result.tools.map(
+      (t) => t.name,
+    );
+    expect(names).toContain("scope_action");
+    expect(byId.c).toMatchObject({
+      result: { structuredContent: { tool: "files.read", arguments: { path: "a", max_bytes: 8 } } },
+    });
+    expect(byId.p).toMatchObject({ result: {} });
+    const batch = (await receivedByOrigin(trace)).map((r) => r.body).find((b) => b.startsWith("["));
+    expect(JSON.parse(batch ?? "[]")[1].params).toEqual({
+      name: "files.read",
+      arguments: { path: "a", max_bytes: 8 },
+    });
+  });
+
+  it("rename tools/list elements of a JSON array response", async () => {
+    const { proxy, session } = await setUp("&json");
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      [rpc(1, "tools/list"), rpc(2, "ping")],
+      session,
+    );
+    expect(response.headers.get("content-type")).toContain("application/json");
+    const body =
+      await response.json<Array<{ id: number; result: { tools?: { name: string }[] } }>>();
+    expect(body.map((m) => m.id).sort()).toEqual([1, 2]);
+    expect(body.find((m) => m.id === 1)?.result.tools?.map((t) => t.name)).toContain("a_b_2");
+  });
+
+  it("forward a batch of only notifications and responses, and pass its 202 back", async () => {
+    const { proxy, session, trace } = await setUp();
+    const body = JSON.stringify([
+      { jsonrpc: "2.0", method: "notifications/roots/list_changed" },
+      { jsonrpc: "2.0", id: "s-1", result: {} },
+    ]);
+    const response = await postJson(proxy, PROXY_URL, body, session);
+    expect(response.status).toBe(202);
+    expect(await response.text()).toBe("");
+    expect((await receivedByOrigin(trace)).map((r) => r.body)).toContain(body);
+  });
+});
+
+describe("resumed streams", () => {
+  it("rename a tools/list result replayed after Last-Event-ID", async () => {
+    const { proxy, session } = await setUp();
+    const listing = await postJson(proxy, PROXY_URL, rpc("l1", "tools/list"), session);
+    const events = sseEvents(listing);
+    const priming = await events.read();
+    expect(priming.value?.data).toBe("");
+    await events.cancel();
+
+    const resumed = await proxy(PROXY_URL, {
+      headers: {
+        ...session,
+        accept: "text/event-stream",
+        "last-event-id": priming.value?.id ?? "",
+      },
+    });
+    expect(resumed.status).toBe(200);
+    const replayed = await nextMessage(sseEvents(resumed));
+    expect(replayed).toMatchObject({ id: "l1" });
+    const names = (replayed as { result: { tools: { name: string }[] } }).result.tools.map(
+      (t) => t.name,
+    );
+    expect(names).toContain("unity_health");
+    expect(names).not.toContain("unity/health");
+  });
+});
+
+describe("protocol 2026-07-28", () => {
+  it("keeps Mcp-Method and Mcp-Name consistent with the body, and carries the envelope of a retried call", async () => {
+    const { proxy, session, trace } = await setUp();
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc("l", "tools/list"), session));
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      rpc("retry", "tools/call", {
+        name: "scope_action",
+        inputResponses: { "elicit-1": { action: "accept" } },
+        requestState: "opaque-state",
+        Scope: "billing",
+      }),
+      { ...session, "mcp-method": "tools/call", "mcp-name": "scope_action" },
+    );
+    await messagesOf(response);
+    const call = (await receivedByOrigin(trace)).find((r) => r.body.includes('"retry"'));
+    expect(call?.headers["mcp-method"]).toBe("tools/call");
+    expect(call?.headers["mcp-name"]).toBe("scope:action");
+    expect(JSON.parse(call?.body ?? "{}").params).toEqual({
+      name: "scope:action",
+      inputResponses: { "elicit-1": { action: "accept" } },
+      requestState: "opaque-state",
+      arguments: { scope: "billing" },
+    });
+  });
+
+  it("passes a subscriptions/listen stream through and drops cached names on tools/list_changed", async () => {
+    const counted = countingKv(env.TOOL_MAP);
+    const rules = nameRules("openai");
+    const memory = new ToolMapMemory();
+    const scope = await toolMapScope(new URL("https://listen.example/mcp"), rules);
+    const writes: Promise<unknown>[] = [];
+    const toolMap = new ToolMap(counted.kv, scope, rules, memory, (write) => writes.push(write));
+    await toolMap.nameListing([{ name: "a/b", inputSchema: { type: "object" } }]);
+    await Promise.all(writes);
+
+    const events = [
+      'id: 1\ndata: {"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"x"}}\n\n',
+      'id: 2\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n',
+    ];
+    let push: ((text: string) => void) | undefined;
+    const open = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (text) => controller.enqueue(new TextEncoder().encode(text));
+      },
+    });
+    const response = await respondFromOrigin(
+      new Response(open, { headers: { "content-type": "text/event-stream" } }),
+      { listIds: new Set(), toolMap },
+    );
+    const reader = (response.body as ReadableStream<Uint8Array>)
+      .pipeThrough(new TextDecoderStream())
+      .getReader();
+    push?.(events[0] ?? "");
+    expect((await reader.read()).value).toBe(events[0]);
+    counted.reset();
+    expect((await toolMap.resolve("a_b"))?.source).toBe("memory");
+
+    push?.(events[1] ?? "");
+    expect((await reader.read()).value).toBe(events[1]);
+    // The stream is still open, and the name is read from KV again: memory was dropped.
+    expect((await toolMap.resolve("a_b"))?.source).toBe("kv");
+    expect(counted.counts.get).toBe(1);
+    await reader.cancel();
+  });
+});
