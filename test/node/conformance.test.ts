@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unstable_startWorker } from "wrangler";
 import { startConformanceOrigin } from "../fixtures/node/conformance-origin";
+import { serveProxy } from "./serve-proxy";
 
 const run = promisify(execFile);
 const CLI = join("node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
@@ -40,18 +40,11 @@ async function runSuite(url: string): Promise<Map<string, Check[]>> {
 const passed = (checks: Check[]) => checks.every((check) => check.status !== "FAILURE");
 
 let origin: Awaited<ReturnType<typeof startConformanceOrigin>>;
-let proxy: Awaited<ReturnType<typeof unstable_startWorker>>;
+let proxy: Awaited<ReturnType<typeof serveProxy>>;
 
 beforeAll(async () => {
-  process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
-  process.env.WRANGLER_SEND_METRICS = "false";
   origin = await startConformanceOrigin();
-  proxy = await unstable_startWorker({
-    config: "wrangler.toml",
-    bindings: { ORIGIN_URL: { type: "plain_text", value: origin.url.href } },
-    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, logLevel: "error" },
-  });
-  await proxy.ready;
+  proxy = await serveProxy(origin.url.href);
 });
 
 afterAll(async () => {
@@ -61,8 +54,10 @@ afterAll(async () => {
 
 describe("MCP conformance suite, server scenarios", () => {
   it("through the proxy, passes every scenario the origin passes directly", async () => {
-    const proxyUrl = new URL("/mcp", await proxy.url).href;
-    const [direct, proxied] = await Promise.all([runSuite(origin.url.href), runSuite(proxyUrl)]);
+    const [direct, proxied] = await Promise.all([
+      runSuite(origin.url.href),
+      runSuite(proxy.url.href),
+    ]);
 
     // The fixture implements every server scenario of the pinned suite.
     const passingDirectly = [...direct]

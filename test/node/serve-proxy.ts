@@ -1,0 +1,17 @@
+/** The proxy as users run it: wrangler serving wrangler.toml over HTTP on 127.0.0.1. */
+import { unstable_startWorker } from "wrangler";
+
+export async function serveProxy(
+  originUrl: string,
+): Promise<{ url: URL; dispose(): Promise<void> }> {
+  // Hermetic: no Request.cf download, no telemetry.
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+  process.env.WRANGLER_SEND_METRICS = "false";
+  const worker = await unstable_startWorker({
+    config: "wrangler.toml",
+    bindings: { ORIGIN_URL: { type: "plain_text", value: originUrl } },
+    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, logLevel: "error" },
+  });
+  await worker.ready;
+  return { url: new URL("/mcp", await worker.url), dispose: () => worker.dispose() };
+}
