@@ -6,8 +6,8 @@
  * expects. The session id is the object's id.
  */
 import { DurableObject } from "cloudflare:workers";
-import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { SessionEventStore } from "./event-store";
 import { createDemoServer } from "./server";
 
 export function sessionNotFound(): Response {
@@ -32,7 +32,7 @@ export class McpSession extends DurableObject<Env> {
         sessionIdGenerator: () => this.ctx.id.toString(),
         enableJsonResponse: options.has("json"),
         // Resumable streams: a client that reconnects with Last-Event-ID gets what it missed.
-        eventStore: new InMemoryEventStore(),
+        eventStore: new SessionEventStore(),
         onsessionclosed: () => {
           this.transport = undefined;
         },
