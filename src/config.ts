@@ -8,16 +8,20 @@
 import * as v from "valibot";
 import { MIN_NAME_CAP, type NameRules, nameRules, PROFILE_NAMES } from "./names/profiles";
 
-const wholeNumber = (unit: string, fallback: number) =>
-  v.optional(
-    v.pipe(
-      v.union([v.string(), v.number()], `must be a whole number of ${unit}`),
-      v.transform(Number),
-      v.integer(`must be a whole number of ${unit}`),
-      v.minValue(1, `must be at least 1 ${unit.replace(/s$/, "")}`),
+/** A count given as a string (wrangler vars) or a number (TOML integers). */
+const wholeNumber = (unit: string, minimum: number) =>
+  v.pipe(
+    v.union([v.string(), v.number()], `must be a whole number of ${unit}`),
+    v.transform(Number),
+    v.integer(`must be a whole number of ${unit}`),
+    v.minValue(
+      minimum,
+      `must be at least ${minimum} ${minimum === 1 ? unit.replace(/s$/, "") : unit}`,
     ),
-    fallback,
   );
+
+const oneOf = <const T extends readonly [string, ...string[]]>(options: T, fallback: T[number]) =>
+  v.optional(v.picklist(options, `must be one of ${options.join(", ")}`), fallback);
 
 const httpUrl = v.pipe(
   v.string("is missing; set it to the full URL of the origin's MCP endpoint"),
@@ -35,27 +39,8 @@ const path = v.optional(
   "/mcp",
 );
 
-const profile = v.optional(
-  v.picklist(PROFILE_NAMES, `must be one of ${PROFILE_NAMES.join(", ")}`),
-  "openai",
-);
-
-const nameMaxLength = v.optional(
-  v.pipe(
-    v.union([v.string(), v.number()], "must be a whole number of characters"),
-    v.transform(Number),
-    v.integer("must be a whole number of characters"),
-    v.minValue(MIN_NAME_CAP, `must be at least ${MIN_NAME_CAP}`),
-  ),
-);
-
 export const VALIDATION_MODES = ["off", "warn", "enforce"] as const;
 export type ValidationMode = (typeof VALIDATION_MODES)[number];
-
-const validation = v.optional(
-  v.picklist(VALIDATION_MODES, `must be one of ${VALIDATION_MODES.join(", ")}`),
-  "warn",
-);
 
 const hostList = v.optional(
   v.pipe(
@@ -74,11 +59,11 @@ const ConfigSchema = v.pipe(
   v.object({
     ORIGIN_URL: httpUrl,
     MCP_PATH: path,
-    ORIGIN_TIMEOUT_MS: wholeNumber("milliseconds", 30_000),
-    MAX_BODY_BYTES: wholeNumber("bytes", 4 * 1024 * 1024),
-    NAME_PROFILE: profile,
-    NAME_MAX_LENGTH: nameMaxLength,
-    ARGUMENT_VALIDATION: validation,
+    ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
+    MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1), 4 * 1024 * 1024),
+    NAME_PROFILE: oneOf(PROFILE_NAMES, "openai"),
+    NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
+    ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
     ALLOWED_HOSTS: hostList,
   }),
   v.transform(

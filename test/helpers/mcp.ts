@@ -23,22 +23,22 @@ export function postJson(
   });
 }
 
+/** An `initialize` request, as a client with `capabilities` sends it. */
+export function initialize(id: number | string = 0, capabilities: Record<string, unknown> = {}) {
+  return rpc(id, "initialize", {
+    protocolVersion: PROTOCOL_VERSION,
+    capabilities,
+    clientInfo: { name: "edge-rewriter-tests", version: "1.0.0" },
+  });
+}
+
 /** Initializes a session and returns the headers every later request must carry. */
 export async function openSession(
   fetch: Fetch,
   url: string,
   headers: Record<string, string> = {},
 ): Promise<Record<string, string>> {
-  const response = await postJson(
-    fetch,
-    url,
-    rpc(0, "initialize", {
-      protocolVersion: PROTOCOL_VERSION,
-      capabilities: { elicitation: {} },
-      clientInfo: { name: "edge-rewriter-tests", version: "1.0.0" },
-    }),
-    headers,
-  );
+  const response = await postJson(fetch, url, initialize(0, { elicitation: {} }), headers);
   if (response.status !== 200) throw new Error(`initialize: ${response.status}`);
   await response.body?.cancel();
   const sessionHeaders = {

@@ -1,6 +1,6 @@
 /** Each row of DESIGN's error table (Contract 5), through the proxy. */
 import { describe, expect, it } from "vitest";
-import { openSession, postJson, rpc } from "../helpers/mcp";
+import { initialize, openSession, postJson, rpc } from "../helpers/mcp";
 import {
   CLOSED_ORIGIN,
   GATEWAY_ORIGIN,
@@ -131,15 +131,7 @@ describe("origin failures", () => {
       ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/50/mcp`,
       ORIGIN_TIMEOUT_MS: "5000",
     });
-    const response = await postJson(
-      proxy,
-      PROXY_URL,
-      rpc(1, "initialize", {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      }),
-    );
+    const response = await postJson(proxy, PROXY_URL, initialize(1));
     expect(response.status).toBe(200);
     await response.body?.cancel();
   });
@@ -172,16 +164,9 @@ describe("origin failures", () => {
 
   it("origin 401 cleared by the client's Authorization header", async () => {
     const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` });
-    const response = await postJson(
-      proxy,
-      PROXY_URL,
-      rpc(1, "initialize", {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      }),
-      { authorization: "Bearer demo-token" },
-    );
+    const response = await postJson(proxy, PROXY_URL, initialize(1), {
+      authorization: "Bearer demo-token",
+    });
     expect(response.status).toBe(200);
     await response.body?.cancel();
   });
@@ -198,6 +183,9 @@ describe("configuration", () => {
     [{ MAX_BODY_BYTES: "lots" }, "MAX_BODY_BYTES must be a whole number of bytes"],
     [{ ORIGIN_TIMEOUT_MS: "0" }, "ORIGIN_TIMEOUT_MS must be at least 1 millisecond"],
     [{ MCP_PATH: "mcp" }, "MCP_PATH must start with /"],
+    [{ NAME_PROFILE: "claude" }, "NAME_PROFILE must be one of openai, gemini, portable, mcp"],
+    [{ NAME_MAX_LENGTH: "4" }, "NAME_MAX_LENGTH must be at least 8 characters"],
+    [{ ARGUMENT_VALIDATION: "strict" }, "ARGUMENT_VALIDATION must be one of off, warn, enforce"],
   ])("%o: 500 with -32603 naming the setting", async (vars, says) => {
     const response = await postJson(viaProxy(vars), PROXY_URL, rpc(1, "tools/list"));
     expect(response.status).toBe(500);

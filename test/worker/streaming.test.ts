@@ -1,7 +1,59 @@
-/** Responses stream through the proxy event by event; nothing is held back. */
+/**
+ * Responses stream through the proxy event by event; nothing is held back, and
+ * nothing is lost: byte for byte where nothing is rewritten, event for event
+ * where something is.
+ */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
+import { firehose } from "../fixtures/firehose";
 import { nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
-import { PROXY_URL, viaProxy } from "../helpers/proxy";
+import { GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
+
+async function digest(stream: ReadableStream<Uint8Array>): Promise<{ hex: string; bytes: number }> {
+  const hasher = new crypto.DigestStream("SHA-256");
+  let bytes = 0;
+  await stream
+    .pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          bytes += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      }),
+    )
+    .pipeTo(hasher);
+  const hex = [...new Uint8Array(await hasher.digest)]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  return { hex, bytes };
+}
+
+function firehoseStream(megabytes: number): ReadableStream<Uint8Array> {
+  const chunks = firehose(megabytes);
+  return new ReadableStream({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  });
+}
+
+/** Every event, comment and retry of a stream, as a client's parser sees them. */
+async function parsed(stream: ReadableStream<Uint8Array>) {
+  const seen: Array<EventSourceMessage | { comment: string } | { retry: number }> = [];
+  const parser = createParser({
+    onEvent: (event) => seen.push({ id: event.id, event: event.event, data: event.data }),
+    onComment: (comment) => seen.push({ comment }),
+    onRetry: (retry) => seen.push({ retry }),
+  });
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return seen;
+    parser.feed(value);
+  }
+}
 
 describe("event streams", () => {
   it("deliver the origin's first event while the origin still holds the stream open", async () => {
@@ -69,5 +121,60 @@ describe("event streams", () => {
       id: 2,
       result: { structuredContent: { tool: "tasks.countdown" } },
     });
+  });
+
+  it("deliver a progress notification while the origin is still working", async () => {
+    const proxy = viaProxy();
+    const session = await openSession(proxy, PROXY_URL);
+    const call = await postJson(
+      proxy,
+      PROXY_URL,
+      rpc(1, "tools/call", {
+        name: "tasks_countdown",
+        arguments: { steps: 2, delay_ms: 10_000 },
+        _meta: { progressToken: "slow" },
+      }),
+      session,
+    );
+    // The origin waits 10 s before its second notification; a buffering proxy
+    // would hold the first one back until then.
+    const first = await Promise.race([
+      nextMessage(sseEvents(call)),
+      new Promise((resolve) => setTimeout(() => resolve("held back"), 5_000)),
+    ]);
+    expect(first).toMatchObject({
+      method: "notifications/progress",
+      params: { progress: 1, total: 2 },
+    });
+  });
+
+  it("pass tens of MB byte for byte when nothing is rewritten", async () => {
+    const response = await postJson(
+      viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/firehose/20/mcp` }),
+      PROXY_URL,
+      rpc(1, "ping"),
+    );
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const [through, expected] = await Promise.all([
+      digest(response.body as ReadableStream<Uint8Array>),
+      digest(firehoseStream(20)),
+    ]);
+    expect(through.bytes).toBeGreaterThan(20_000_000);
+    expect(through).toEqual(expected);
+  });
+
+  it("re-emit every event, comment and retry of a stream they rewrite", async () => {
+    // A tools/list in the body puts the stream through the rewriting parser.
+    const response = await postJson(
+      viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/firehose/5/mcp` }),
+      PROXY_URL,
+      rpc(1, "tools/list"),
+    );
+    const [through, expected] = await Promise.all([
+      parsed(response.body as ReadableStream<Uint8Array>),
+      parsed(firehoseStream(5)),
+    ]);
+    expect(through.length).toBeGreaterThan(5000);
+    expect(through).toEqual(expected);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import packageJson from "../../package.json";
-import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import { initialize, messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
   DEMO_ORIGIN,
   GATEWAY_ORIGIN,
@@ -47,25 +47,16 @@ describe("the MCP endpoint", () => {
 
   it("passes end-to-end headers to the origin and drops hop-by-hop ones", async () => {
     const trace = newTrace();
-    const response = await postJson(
-      throughGateway,
-      `${PROXY_URL}?trace=${trace}`,
-      rpc(1, "initialize", {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      }),
-      {
-        authorization: "Bearer abc.def",
-        "mcp-protocol-version": "2025-11-25",
-        "last-event-id": "evt-7",
-        "x-tenant": "acme",
-        connection: "x-per-hop",
-        "x-per-hop": "1",
-        "keep-alive": "timeout=5",
-        "proxy-authorization": "Basic Zm9vOmJhcg==",
-      },
-    );
+    const response = await postJson(throughGateway, `${PROXY_URL}?trace=${trace}`, initialize(1), {
+      authorization: "Bearer abc.def",
+      "mcp-protocol-version": "2025-11-25",
+      "last-event-id": "evt-7",
+      "x-tenant": "acme",
+      connection: "x-per-hop",
+      "x-per-hop": "1",
+      "keep-alive": "timeout=5",
+      "proxy-authorization": "Basic Zm9vOmJhcg==",
+    });
     await response.body?.cancel();
 
     const [received] = await receivedByOrigin(trace);
@@ -83,15 +74,7 @@ describe("the MCP endpoint", () => {
 
   it("passes the origin's response headers back, Mcp-Session-Id included", async () => {
     const proxy = viaProxy();
-    const response = await postJson(
-      proxy,
-      PROXY_URL,
-      rpc(1, "initialize", {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      }),
-    );
+    const response = await postJson(proxy, PROXY_URL, initialize(1));
     await response.body?.cancel();
     expect(response.headers.get("mcp-session-id")).toMatch(/^[0-9a-f]{64}$/);
     expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
