@@ -58,20 +58,27 @@ async function rewritePayload(
   return Array.isArray(payload) ? rewritten : rewritten[0];
 }
 
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
 async function rewriteJsonText(
   text: string,
   listIds: ListResults,
   toolMap: ToolMap,
 ): Promise<string | undefined> {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const rewritten = await rewritePayload(payload, listIds, toolMap);
+  const payload = parseJson(text);
+  if (!payload.ok) return undefined;
+  const rewritten = await rewritePayload(payload.value, listIds, toolMap);
   return rewritten === undefined ? undefined : JSON.stringify(rewritten);
 }
+
+/** Only an event that mentions these can need renaming or drop the cache; the rest is not parsed. */
+const mayMatter = (data: string) => data.includes('"tools"') || data.includes(LIST_CHANGED);
 
 export interface ResponseContext {
   /** Which results get model-facing names. */
@@ -123,7 +130,9 @@ export async function respondFromOrigin(
 
   if (contentType.includes("text/event-stream")) {
     const transform = expectsLists(listIds)
-      ? rewriteEventStream((data) => rewriteJsonText(data, listIds, toolMap))
+      ? rewriteEventStream((data) =>
+          mayMatter(data) ? rewriteJsonText(data, listIds, toolMap) : undefined,
+        )
       : watchEventStream(LIST_CHANGED, () => toolMap.forget());
     let body = origin.body.pipeThrough(transform);
     if (local) {
@@ -150,8 +159,13 @@ export async function respondFromOrigin(
     }
     let rewritten = await rewriteJsonText(text, listIds, toolMap);
     if (local) {
-      const parsed: unknown = JSON.parse(rewritten ?? text);
-      rewritten = JSON.stringify([...localResponses, ...[parsed].flat()]);
+      const parsed = parseJson(rewritten ?? text);
+      if (parsed.ok) rewritten = JSON.stringify([...localResponses, ...[parsed.value].flat()]);
+      else
+        logEvent("local_answers_dropped", {
+          reason: "origin body is not JSON",
+          count: localResponses.length,
+        });
     }
     const headers = clientResponseHeaders(origin.headers);
     if (rewritten !== undefined) headers.delete("content-length");

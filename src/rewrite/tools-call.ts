@@ -25,8 +25,8 @@ export type CallOutcome =
   | {
       kind: "forward";
       message: JsonRpcRequest;
-      /** The 2026-07-28 headers the forwarded call implies. */
-      headers: { name: string; params: Array<[string, string]> | undefined };
+      /** The 2026-07-28 headers the forwarded call implies; none for a call without a name. */
+      headers?: { name: string; params: Array<[string, string]> | undefined };
     }
   | { kind: "answer"; response: unknown };
 
@@ -38,7 +38,7 @@ export async function repairToolCall(
   const params = message.params;
   const name = isPlainObject(params) ? params.name : undefined;
   if (!isPlainObject(params) || typeof name !== "string") {
-    return { kind: "forward", message, headers: { name: String(name), params: undefined } };
+    return { kind: "forward", message };
   }
 
   const resolved = await resolveTool(name);

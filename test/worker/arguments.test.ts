@@ -123,6 +123,14 @@ describe("repairs that make the call work", () => {
     expect(received?.headers["mcp-name"]).toBe("get-weather");
   });
 
+  it("leaves the headers of a call without a name as the client sent them", async () => {
+    const { call, callsReceived } = await setUp();
+    await call({ arguments: { a: 1 } }, { "mcp-method": "tools/call", "mcp-name": "as-sent" });
+    const [received] = await callsReceived();
+    expect(received?.headers["mcp-name"]).toBe("as-sent");
+    expect(received?.body.params).toEqual({ arguments: { a: 1 } });
+  });
+
   it("only recovers the envelope of a tool the origin does not list", async () => {
     const { call, callsReceived } = await setUp();
     await call({ name: "not_listed", arguments: {}, count: "5" });
