@@ -39,7 +39,7 @@ const path = v.optional(
   "/mcp",
 );
 
-export const VALIDATION_MODES = ["off", "warn", "enforce"] as const;
+const VALIDATION_MODES = ["off", "warn", "enforce"] as const;
 export type ValidationMode = (typeof VALIDATION_MODES)[number];
 
 const hostList = v.optional(

@@ -20,7 +20,7 @@ const JSONRPC = v.literal("2.0");
 const Id = v.union([v.string(), v.number()]);
 const Params = v.optional(v.union([v.record(v.string(), v.unknown()), v.array(v.unknown())]));
 
-export const JsonRpcRequestSchema = v.looseObject({
+const JsonRpcRequestSchema = v.looseObject({
   jsonrpc: JSONRPC,
   id: Id,
   method: v.string(),

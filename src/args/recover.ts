@@ -16,7 +16,7 @@
 import { isPlainObject, jsonTypeOf } from "./json-schema";
 
 /** Fields of `params` that are the call's envelope, never arguments. */
-export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
   "name",
   "arguments",
   "args",

@@ -22,8 +22,8 @@ import {
   type Schema,
 } from "./json-schema";
 
-export const MAX_DEPTH = 32;
-export const MAX_NODES = 10_000;
+const MAX_DEPTH = 32;
+const MAX_NODES = 10_000;
 
 export interface RepairReport {
   /** Keys renamed to a declared property, by path (`payload-json` → `payload_json`). */

@@ -96,7 +96,7 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The declared key closest to `key`, comparing folded names. */
-export function closestKey(key: string, declared: readonly string[]): string | undefined {
+function closestKey(key: string, declared: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of declared) {

@@ -21,7 +21,7 @@ export interface NameProfile {
   readonly maxLength: number;
 }
 
-export const PROFILES: Readonly<Record<ProfileName, NameProfile>> = {
+const PROFILES: Readonly<Record<ProfileName, NameProfile>> = {
   openai: {
     name: "openai",
     allowed: /[A-Za-z0-9_-]/,

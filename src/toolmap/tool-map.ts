@@ -58,7 +58,7 @@ const MAX_METADATA_ORIGINAL_BYTES = 512;
 
 const encoder = new TextEncoder();
 
-export function schemaHash(inputSchema: unknown): string {
+function schemaHash(inputSchema: unknown): string {
   return fnv1a32(JSON.stringify(inputSchema ?? null)).toString(36);
 }
 
