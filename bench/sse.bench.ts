@@ -23,7 +23,7 @@ async function pump(transform: TransformStream<Uint8Array, Uint8Array>) {
 
 describe(`event stream, ${((chunk.byteLength * CHUNKS) / 1e6).toFixed(1)} MB per run`, () => {
   bench("rewriteEventStream (parse and re-emit every event)", async () => {
-    await pump(rewriteEventStream(() => undefined));
+    await pump(rewriteEventStream(() => undefined, 1 << 24));
   });
   bench("watchEventStream (pass-through, marker scan)", async () => {
     await pump(watchEventStream("notifications/tools/list_changed", () => {}));

@@ -9,6 +9,7 @@ import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from ".
 import { logEvent } from "../log";
 import type { ToolMap } from "../toolmap/tool-map";
 import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
+import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
 import { relayResponse } from "../transport/relay";
 import { rewriteEventStream, serializeEvent, watchEventStream } from "../transport/sse";
 import { isToolsListResult, looksLikeToolsListResult, namedTools, renameTools } from "./tools-list";
@@ -130,8 +131,9 @@ export async function respondFromOrigin(
 
   if (contentType.includes("text/event-stream")) {
     const transform = expectsLists(listIds)
-      ? rewriteEventStream((data) =>
-          mayMatter(data) ? rewriteJsonText(data, listIds, toolMap) : undefined,
+      ? rewriteEventStream(
+          (data) => (mayMatter(data) ? rewriteJsonText(data, listIds, toolMap) : undefined),
+          MAX_REWRITE_BYTES,
         )
       : watchEventStream(LIST_CHANGED, () => toolMap.forget());
     let body = origin.body.pipeThrough(transform);
@@ -145,9 +147,9 @@ export async function respondFromOrigin(
   }
 
   if ((expectsLists(listIds) || local) && contentType.includes("application/json")) {
-    let text: string;
+    let read: Bounded;
     try {
-      text = await origin.text();
+      read = await readBounded(origin.body, MAX_REWRITE_BYTES);
     } catch (error) {
       logEvent("origin_body_unreadable", { status: origin.status, error: String(error) });
       return errorResponse(
@@ -157,6 +159,11 @@ export async function respondFromOrigin(
         addressee,
       );
     }
+    if (!read.complete) {
+      logEvent("response_not_rewritten", { reason: `body over ${MAX_REWRITE_BYTES} bytes` });
+      return relayResponse(origin, rejoin(read.head, read.rest));
+    }
+    const text = new TextDecoder().decode(read.bytes);
     let rewritten = await rewriteJsonText(text, listIds, toolMap);
     if (local) {
       const parsed = parseJson(rewritten ?? text);

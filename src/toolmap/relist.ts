@@ -9,6 +9,7 @@ import type { Config } from "../config";
 import { logEvent } from "../log";
 import { fetchOrigin } from "../transport/fetch-origin";
 import { originRequestHeaders } from "../transport/headers";
+import { MAX_REWRITE_BYTES } from "../transport/read-bounded";
 import type { ListedTool } from "./tool-map";
 
 const MAX_PAGES = 20;
@@ -49,6 +50,7 @@ async function readPage(response: Response, id: string): Promise<ListPage | unde
   if (!response.body) return undefined;
   let page: ListPage | undefined;
   const parser = createParser({
+    maxBufferSize: MAX_REWRITE_BYTES,
     onEvent: ({ data }) => {
       try {
         page ??= asPage(JSON.parse(data), id);
@@ -58,12 +60,15 @@ async function readPage(response: Response, id: string): Promise<ListPage | unde
     },
   });
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  while (page === undefined) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parser.feed(value);
+  try {
+    while (page === undefined) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(value); // throws once an event outgrows the bound
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
   }
-  await reader.cancel();
   return page;
 }
 
@@ -96,7 +101,7 @@ export async function relistTools(
       if (result.ok) await result.response.body?.cancel();
       return tools.length > 0 ? tools : undefined;
     }
-    const page = await readPage(result.response, id);
+    const page = await readPage(result.response, id).catch(() => undefined);
     if (!page) {
       logEvent("relist_failed", { origin: target.host, status: "no tools/list result" });
       return tools.length > 0 ? tools : undefined;

@@ -15,6 +15,7 @@ import {
   type JsonRpcMessage,
   JsonRpcMessageSchema,
 } from "../jsonrpc";
+import { readBounded } from "./read-bounded";
 
 export type PostBody =
   | { ok: true; bytes: Uint8Array; messages: JsonRpcMessage[]; batch: boolean }
@@ -24,27 +25,10 @@ async function readWithin(request: Request, maxBytes: number): Promise<Uint8Arra
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) return null;
   if (!request.body) return new Uint8Array();
-
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  const read = await readBounded(request.body, maxBytes);
+  if (read.complete) return read.bytes;
+  await read.rest.cancel();
+  return null;
 }
 
 function parseJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {

@@ -5,12 +5,14 @@
  * (its `id:`, `event:` and `data:`, in the canonical `field: value` form),
  * comment and `retry:`, handing each event's data to a rewrite that may replace
  * it. Nothing is held back beyond the event being read, so memory stays
- * constant however long the stream runs.
+ * constant however long the stream runs; an event that grows past
+ * `maxEventChars` without ending ends the stream with an error instead.
  *
  * `watchEventStream` is for streams that need no rewrite: the bytes pass
  * unchanged and are only scanned for a marker.
  */
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
+import { logEvent } from "../log";
 
 /** New data for an event, or `undefined` to keep it as it is. */
 export type EventDataRewrite = (data: string) => Promise<string | undefined> | string | undefined;
@@ -27,11 +29,17 @@ type Pending = { event: EventSourceMessage } | { text: string };
 
 export function rewriteEventStream(
   rewrite: EventDataRewrite,
+  maxEventChars: number,
 ): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   const pending: Pending[] = [];
+  let overflow: ParseError | undefined;
   const parser = createParser({
+    maxBufferSize: maxEventChars,
+    onError: (error) => {
+      if (error.type === "max-buffer-size-exceeded") overflow = error;
+    },
     onEvent: (event) => pending.push({ event }),
     onComment: (comment) => pending.push({ text: `: ${comment}\n` }),
     onRetry: (retry) => pending.push({ text: `retry: ${retry}\n\n` }),
@@ -52,6 +60,10 @@ export function rewriteEventStream(
     async transform(chunk, controller) {
       parser.feed(decoder.decode(chunk, { stream: true }));
       await drain(controller);
+      if (overflow) {
+        logEvent("event_too_large", { limit: maxEventChars });
+        throw new Error(`An event of the stream exceeds ${maxEventChars} characters`);
+      }
     },
     async flush(controller) {
       parser.feed(decoder.decode());

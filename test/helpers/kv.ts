@@ -31,8 +31,11 @@ export function countingKv(real: KVNamespace): CountedKv {
   };
 }
 
+/** Every operation throws on the spot, the harshest way a binding can fail. */
 export function failingKv(): KVNamespace {
-  const fail = () => Promise.reject(new Error("KV unavailable (test)"));
+  const fail = () => {
+    throw new Error("KV unavailable (test)");
+  };
   return {
     get: fail,
     put: fail,

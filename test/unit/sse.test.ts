@@ -18,7 +18,7 @@ const upper = (data: string) => (data.startsWith("{") ? data.toUpperCase() : und
 describe("rewriteEventStream", () => {
   it("re-emits events, ids, event types, comments and retry", async () => {
     const out = await run(
-      rewriteEventStream(() => undefined),
+      rewriteEventStream(() => undefined, 1 << 24),
       [': keep-alive\n\nretry: 1500\n\nid: 7\nevent: message\ndata: {"a":1}\n\n'],
     );
     expect(out).toBe(': keep-alive\nretry: 1500\n\nevent: message\nid: 7\ndata: {"a":1}\n\n');
@@ -27,7 +27,7 @@ describe("rewriteEventStream", () => {
   it("keeps empty priming events (an id and empty data)", async () => {
     expect(
       await run(
-        rewriteEventStream(() => undefined),
+        rewriteEventStream(() => undefined, 1 << 24),
         ["id: p-0\ndata: \n\n"],
       ),
     ).toBe("id: p-0\ndata: \n\n");
@@ -35,21 +35,21 @@ describe("rewriteEventStream", () => {
 
   it("reads CRLF and CR line endings, multi-line data, and id before data", async () => {
     const out = await run(
-      rewriteEventStream(() => undefined),
+      rewriteEventStream(() => undefined, 1 << 24),
       ["id: 1\r\ndata: line one\r\ndata: line two\r\n\r\n", "id: 2\rdata: x\r\r", "data: y\n\n"],
     );
     expect(out).toBe("id: 1\ndata: line one\ndata: line two\n\nid: 2\ndata: x\n\ndata: y\n\n");
   });
 
   it("rewrites only what the rewrite returns, event by event", async () => {
-    const out = await run(rewriteEventStream(upper), ['data: {"a":1}\n\ndata: plain\n\n']);
+    const out = await run(rewriteEventStream(upper, 1 << 24), ['data: {"a":1}\n\ndata: plain\n\n']);
     expect(out).toBe('data: {"A":1}\n\ndata: plain\n\n');
   });
 
   it("handles an event split across chunks at every byte position", async () => {
     const stream = 'id: 42\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"ü":"ß"}}\n\n';
     const bytes = encoder.encode(stream);
-    const expected = await run(rewriteEventStream(upper), [stream]);
+    const expected = await run(rewriteEventStream(upper, 1 << 24), [stream]);
     for (let cut = 1; cut < bytes.length; cut++) {
       const input = new ReadableStream<Uint8Array>({
         start(controller) {
@@ -58,7 +58,7 @@ describe("rewriteEventStream", () => {
           controller.close();
         },
       });
-      const out = await new Response(input.pipeThrough(rewriteEventStream(upper))).text();
+      const out = await new Response(input.pipeThrough(rewriteEventStream(upper, 1 << 24))).text();
       expect(out, `cut at ${cut}`).toBe(expected);
     }
   });
@@ -74,5 +74,17 @@ describe("watchEventStream", () => {
     );
     expect(out).toBe(chunks.join(""));
     expect(seen).toBe(1);
+  });
+});
+
+describe("an event that never ends", () => {
+  it("ends a rewritten stream with an error instead of growing without bound", async () => {
+    const endless = ["data: ", "x".repeat(600), "y".repeat(600)];
+    await expect(
+      run(
+        rewriteEventStream(() => undefined, 1000),
+        endless,
+      ),
+    ).rejects.toThrow("exceeds 1000 characters");
   });
 });

@@ -9,6 +9,7 @@ import { createApp } from "../../src/app";
 import { nameRules } from "../../src/names/profiles";
 import { respondFromOrigin } from "../../src/rewrite/response";
 import { ToolMap, ToolMapMemory, toolMapScope } from "../../src/toolmap/tool-map";
+import { digest } from "../helpers/digest";
 import { countingKv } from "../helpers/kv";
 import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import {
@@ -113,6 +114,45 @@ describe("resumed streams", () => {
     );
     expect(names).toContain("unity_health");
     expect(names).not.toContain("unity/health");
+  });
+});
+
+describe("bounds", () => {
+  it("passes a JSON tools/list answer larger than the rewrite bound through whole, unrewritten", async () => {
+    const tool = JSON.stringify({
+      name: "t/x",
+      description: "d".repeat(1000),
+      inputSchema: { type: "object" },
+    });
+    const body = () => {
+      let sent = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const encoder = new TextEncoder();
+          if (sent === 0)
+            controller.enqueue(encoder.encode('{"jsonrpc":"2.0","id":1,"result":{"tools":['));
+          if (sent < 17_000) controller.enqueue(encoder.encode(`${sent === 0 ? "" : ","}${tool}`));
+          else {
+            controller.enqueue(encoder.encode("]}}"));
+            controller.close();
+          }
+          sent++;
+        },
+      });
+    };
+    const rules = nameRules("openai");
+    const scope = await toolMapScope(new URL("https://big.example/mcp"), rules);
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, rules, new ToolMapMemory(), () => {});
+    const response = await respondFromOrigin(
+      new Response(body(), { headers: { "content-type": "application/json" } }),
+      { listIds: new Set([1]), toolMap },
+    );
+    const [through, original] = await Promise.all([
+      digest(response.body as ReadableStream<Uint8Array>),
+      digest(body()),
+    ]);
+    expect(through.bytes).toBeGreaterThan(16 * 1024 * 1024);
+    expect(through).toEqual(original);
   });
 });
 

@@ -6,27 +6,9 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { firehose } from "../fixtures/firehose";
+import { digest } from "../helpers/digest";
 import { nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
-
-async function digest(stream: ReadableStream<Uint8Array>): Promise<{ hex: string; bytes: number }> {
-  const hasher = new crypto.DigestStream("SHA-256");
-  let bytes = 0;
-  await stream
-    .pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          bytes += chunk.byteLength;
-          controller.enqueue(chunk);
-        },
-      }),
-    )
-    .pipeTo(hasher);
-  const hex = [...new Uint8Array(await hasher.digest)]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  return { hex, bytes };
-}
 
 function firehoseStream(megabytes: number): ReadableStream<Uint8Array> {
   const chunks = firehose(megabytes);
