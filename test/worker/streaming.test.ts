@@ -80,7 +80,8 @@ describe("event streams", () => {
     });
   });
 
-  it("deliver progress notifications in order before the result", async () => {
+  /** Calls the demo's countdown through the proxy; its events, as they come. */
+  async function countdown(steps: number, delayMs: number) {
     const proxy = viaProxy();
     const session = await openSession(proxy, PROXY_URL);
     const call = await postJson(
@@ -88,12 +89,16 @@ describe("event streams", () => {
       PROXY_URL,
       rpc(2, "tools/call", {
         name: "tasks_countdown",
-        arguments: { steps: 3, delay_ms: 10 },
+        arguments: { steps, delay_ms: delayMs },
         _meta: { progressToken: "p-1" },
       }),
       session,
     );
-    const events = sseEvents(call);
+    return sseEvents(call);
+  }
+
+  it("deliver progress notifications in order before the result", async () => {
+    const events = await countdown(3, 10);
     const progress = [];
     for (let i = 0; i < 3; i++) progress.push(await nextMessage(events));
     expect(progress.map((message) => (message.params as { progress: number }).progress)).toEqual([
@@ -106,22 +111,11 @@ describe("event streams", () => {
   });
 
   it("deliver a progress notification while the origin is still working", async () => {
-    const proxy = viaProxy();
-    const session = await openSession(proxy, PROXY_URL);
-    const call = await postJson(
-      proxy,
-      PROXY_URL,
-      rpc(1, "tools/call", {
-        name: "tasks_countdown",
-        arguments: { steps: 2, delay_ms: 10_000 },
-        _meta: { progressToken: "slow" },
-      }),
-      session,
-    );
     // The origin waits 10 s before its second notification; a buffering proxy
     // would hold the first one back until then.
+    const events = await countdown(2, 10_000);
     const first = await Promise.race([
-      nextMessage(sseEvents(call)),
+      nextMessage(events),
       new Promise((resolve) => setTimeout(() => resolve("held back"), 5_000)),
     ]);
     expect(first).toMatchObject({
