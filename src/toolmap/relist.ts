@@ -7,9 +7,10 @@
 import { createParser } from "eventsource-parser";
 import type { Config } from "../config";
 import { logEvent } from "../log";
+import { isToolsListResult, namedTools } from "../rewrite/tools-list";
 import { fetchOrigin } from "../transport/fetch-origin";
 import { originRequestHeaders } from "../transport/headers";
-import { MAX_REWRITE_BYTES } from "../transport/read-bounded";
+import { MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
 import type { ListedTool } from "./tool-map";
 
 const MAX_PAGES = 20;
@@ -30,24 +31,25 @@ function relistHeaders(clientHeaders: Headers): Headers {
 }
 
 function asPage(message: unknown, id: string): ListPage | undefined {
-  if (typeof message !== "object" || message === null) return undefined;
-  const { id: messageId, result } = message as { id?: unknown; result?: unknown };
-  if (messageId !== id || typeof result !== "object" || result === null) return undefined;
-  const { tools, nextCursor } = result as { tools?: unknown; nextCursor?: unknown };
-  if (!Array.isArray(tools)) return undefined;
+  const { id: messageId, result } = (message ?? {}) as { id?: unknown; result?: unknown };
+  if (messageId !== id || !isToolsListResult(result)) return undefined;
+  const { nextCursor } = result;
   return {
-    tools: tools.filter(
-      (tool): tool is ListedTool => typeof (tool as ListedTool | null)?.name === "string",
-    ),
+    tools: namedTools(result),
     nextCursor: typeof nextCursor === "string" ? nextCursor : undefined,
   };
 }
 
 async function readPage(response: Response, id: string): Promise<ListPage | undefined> {
-  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-    return asPage(await response.json().catch(() => undefined), id);
-  }
   if (!response.body) return undefined;
+  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    const read = await readBounded(response.body, MAX_REWRITE_BYTES);
+    if (!read.complete) {
+      await read.rest.cancel();
+      return undefined;
+    }
+    return asPage(JSON.parse(new TextDecoder().decode(read.bytes)), id);
+  }
   let page: ListPage | undefined;
   const parser = createParser({
     maxBufferSize: MAX_REWRITE_BYTES,

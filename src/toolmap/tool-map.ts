@@ -112,14 +112,26 @@ export class ToolMapMemory {
   }
 }
 
-/** The scope of a map: origin, profile and cap, hashed, so changing any of them starts afresh. */
-export async function toolMapScope(originUrl: URL, rules: NameRules): Promise<string> {
+const scopes = new Map<string, Promise<string>>();
+
+/**
+ * The scope of a map: origin, profile and cap, hashed, so changing any of them
+ * starts afresh. Computed once per configuration an isolate sees, not per request.
+ */
+export function toolMapScope(originUrl: URL, rules: NameRules): Promise<string> {
   const identity = `${originUrl.href}\n${rules.profile.name}\n${rules.cap}`;
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(identity));
-  const hex = [...new Uint8Array(digest).slice(0, 8)]
-    .map((byte) => byte.toString(16).padStart(2, "0"))
-    .join("");
-  return `v1:${hex}`;
+  let scope = scopes.get(identity);
+  if (!scope) {
+    if (scopes.size >= MAX_SCOPES) scopes.clear();
+    scope = crypto.subtle.digest("SHA-256", encoder.encode(identity)).then((digest) => {
+      const hex = [...new Uint8Array(digest).slice(0, 8)]
+        .map((byte) => byte.toString(16).padStart(2, "0"))
+        .join("");
+      return `v1:${hex}`;
+    });
+    scopes.set(identity, scope);
+  }
+  return scope;
 }
 
 export type Resolution = { entry: ToolEntry; source: "memory" | "kv" };
