@@ -4,7 +4,7 @@
  * `_meta`, `annotations`, `outputSchema`, `ttlMs`, fields added by later
  * protocol revisions) is carried as it came, in the same order.
  */
-import type { ListedTool } from "../toolmap/tool-map";
+import type { ListedTool } from "../toolmap/plan-listing";
 
 type ListResult = { tools: unknown[] } & Record<string, unknown>;
 

@@ -11,7 +11,7 @@ import { isToolsListResult, namedTools } from "../rewrite/tools-list";
 import { fetchOrigin } from "../transport/fetch-origin";
 import { originRequestHeaders } from "../transport/headers";
 import { MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
-import type { ListedTool } from "./tool-map";
+import type { ListedTool } from "./plan-listing";
 
 const MAX_PAGES = 20;
 

@@ -23,9 +23,9 @@
  */
 
 import { logEvent } from "../log";
-import { type Assignment, assignNames } from "../names/assign";
+import type { Assignment } from "../names/assign";
 import type { NameRules } from "../names/profiles";
-import { fnv1a32 } from "../names/stable-hash";
+import { type ListedTool, type PlannedEntry, planListing, schemaHash } from "./plan-listing";
 
 export interface ToolEntry {
   original: string;
@@ -45,22 +45,12 @@ interface ToolMetadata {
   schema: string;
 }
 
-/** A tool as `tools/list` describes it; only `name` and `inputSchema` matter here. */
-export interface ListedTool {
-  name: string;
-  inputSchema?: unknown;
-}
-
 const MAX_SCOPES = 16;
 const MAX_ENTRIES_PER_SCOPE = 10_000;
 const MAX_KV_LIST_PAGES = 10;
 const MAX_METADATA_ORIGINAL_BYTES = 512;
 
 const encoder = new TextEncoder();
-
-function schemaHash(inputSchema: unknown): string {
-  return fnv1a32(JSON.stringify(inputSchema ?? null)).toString(36);
-}
 
 /** What one isolate remembers of one scope. */
 class ScopeMemory {
@@ -158,31 +148,25 @@ export class ToolMap {
   async nameListing(tools: readonly ListedTool[]): Promise<Map<string, string>> {
     await this.loadFromKv();
     const scope = this.scope;
-    const { assignments, displaced } = assignNames(
-      tools.map((tool) => tool.name),
+    const plan = planListing(
+      tools,
       {
         nameOf: (original) => scope.byOriginal.get(original),
         originalOf: (name) => scope.byName.get(name)?.original,
+        schemaHashOf: (name) => scope.byName.get(name)?.schemaHash,
       },
       this.rules,
     );
-
-    const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
-    const changed: Array<[string, StoredTool, string]> = [];
-    for (const { original, name } of assignments) {
-      const inputSchema = schemas.get(original);
-      const hash = schemaHash(inputSchema);
-      const known = scope.byName.get(name);
-      scope.remember(name, { original, schemaHash: hash, inputSchema });
-      if (known?.original !== original || known.schemaHash !== hash) {
-        changed.push([name, { original, inputSchema }, hash]);
-      }
+    for (const { name, original, schemaHash, inputSchema } of plan.entries) {
+      scope.remember(name, { original, schemaHash, inputSchema });
     }
+    const changed = plan.entries.filter((entry) => entry.changed);
     if (changed.length > 0) this.waitUntil(this.store(changed));
 
-    this.logRenames(assignments);
-    for (const displacement of displaced) logEvent("tool_name_reassigned", { ...displacement });
-    return new Map(assignments.map((a) => [a.original, a.name]));
+    this.logRenames(plan.assignments);
+    for (const displacement of plan.displaced)
+      logEvent("tool_name_reassigned", { ...displacement });
+    return plan.names;
   }
 
   /** The tool a model-facing name stands for, with its schema: memory first, then KV. */
@@ -232,13 +216,12 @@ export class ToolMap {
     return (await this.kv.get<StoredTool>(key, "json"))?.original;
   }
 
-  private async store(changed: Array<[string, StoredTool, string]>): Promise<void> {
-    const writes = changed.map(async ([name, tool, hash]) => {
-      const fitsMetadata = encoder.encode(tool.original).length <= MAX_METADATA_ORIGINAL_BYTES;
-      const metadata: ToolMetadata = fitsMetadata
-        ? { original: tool.original, schema: hash }
-        : { schema: hash };
-      await this.kv.put(this.prefix + name, JSON.stringify(tool), { metadata });
+  private async store(changed: PlannedEntry[]): Promise<void> {
+    const writes = changed.map(async ({ name, original, inputSchema, schemaHash: schema }) => {
+      const fitsMetadata = encoder.encode(original).length <= MAX_METADATA_ORIGINAL_BYTES;
+      const metadata: ToolMetadata = fitsMetadata ? { original, schema } : { schema };
+      const stored: StoredTool = { original, inputSchema };
+      await this.kv.put(this.prefix + name, JSON.stringify(stored), { metadata });
     });
     const failures = (await Promise.allSettled(writes)).filter((r) => r.status === "rejected");
     if (failures.length > 0) {

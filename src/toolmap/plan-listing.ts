@@ -1,0 +1,65 @@
+/**
+ * What one `tools/list` page does to the tool map, decided without I/O: each
+ * tool's model-facing name (names/assign.ts) and which entries are new or
+ * changed, and so must be written to KV. Pure, so it is tested and benchmarked
+ * on its own; tool-map.ts applies the plan to memory and KV.
+ */
+import { type Assignment, assignNames, type Displacement, type KnownNames } from "../names/assign";
+import type { NameRules } from "../names/profiles";
+import { fnv1a32 } from "../names/stable-hash";
+
+/** A tool as `tools/list` describes it; only `name` and `inputSchema` matter here. */
+export interface ListedTool {
+  name: string;
+  inputSchema?: unknown;
+}
+
+/** What the map already holds. */
+export interface KnownTools extends KnownNames {
+  /** The schema hash stored under a model-facing name. */
+  schemaHashOf(name: string): string | undefined;
+}
+
+export interface PlannedEntry {
+  name: string;
+  original: string;
+  inputSchema: unknown;
+  schemaHash: string;
+  /** New, renamed or with a different `inputSchema`: the map must store it. */
+  changed: boolean;
+}
+
+export interface ListingPlan {
+  /** One per distinct original, in code-unit order. */
+  assignments: Assignment[];
+  displaced: Displacement[];
+  entries: PlannedEntry[];
+  /** Original → model-facing name. */
+  names: Map<string, string>;
+}
+
+/** Tells a changed `inputSchema` from a known one without storing or reading the schema. */
+export function schemaHash(inputSchema: unknown): string {
+  return fnv1a32(JSON.stringify(inputSchema ?? null)).toString(36);
+}
+
+export function planListing(
+  tools: readonly ListedTool[],
+  known: KnownTools,
+  rules: NameRules,
+): ListingPlan {
+  const { assignments, displaced } = assignNames(
+    tools.map((tool) => tool.name),
+    known,
+    rules,
+  );
+  const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
+  const entries = assignments.map(({ original, name }): PlannedEntry => {
+    const inputSchema = schemas.get(original);
+    const hash = schemaHash(inputSchema);
+    const changed = known.originalOf(name) !== original || known.schemaHashOf(name) !== hash;
+    return { name, original, inputSchema, schemaHash: hash, changed };
+  });
+  const names = new Map(assignments.map(({ original, name }) => [original, name]));
+  return { assignments, displaced, entries, names };
+}
