@@ -4,8 +4,9 @@
  * changed, and so must be written to KV. Pure, so it is tested and benchmarked
  * on its own; tool-map.ts applies the plan to memory and KV.
  */
-import { type Assignment, assignNames, type Displacement, type KnownNames } from "../names/assign";
+import { assignNames, type Displacement, type KnownNames } from "../names/assign";
 import type { NameRules } from "../names/profiles";
+import type { RenameReason } from "../names/sanitize";
 import { fnv1a32 } from "../names/stable-hash";
 
 /** A tool as `tools/list` describes it; only `name` and `inputSchema` matter here. */
@@ -31,11 +32,13 @@ export interface PlannedEntry {
 
 export interface ListingPlan {
   /** One per distinct original, in code-unit order. */
-  assignments: Assignment[];
-  displaced: Displacement[];
   entries: PlannedEntry[];
   /** Original → model-facing name. */
   names: Map<string, string>;
+  /** The tools whose model-facing name differs from their own, and why: the `tools_renamed` log line. */
+  renames: Array<{ from: string; to: string; reasons: RenameReason[] }>;
+  /** Names that now stand for another tool than before. */
+  displaced: Displacement[];
 }
 
 /** Tells a changed `inputSchema` from a known one without storing or reading the schema. */
@@ -61,5 +64,8 @@ export function planListing(
     return { name, original, inputSchema, schemaHash: hash, changed };
   });
   const names = new Map(assignments.map(({ original, name }) => [original, name]));
-  return { assignments, displaced, entries, names };
+  const renames = assignments
+    .filter(({ original, name }) => name !== original)
+    .map(({ original, name, reasons }) => ({ from: original, to: name, reasons }));
+  return { entries, names, renames, displaced };
 }

@@ -23,7 +23,6 @@
  */
 
 import { logEvent } from "../log";
-import type { Assignment } from "../names/assign";
 import type { NameRules } from "../names/profiles";
 import { type ListedTool, type PlannedEntry, planListing, schemaHash } from "./plan-listing";
 
@@ -163,7 +162,10 @@ export class ToolMap {
     const changed = plan.entries.filter((entry) => entry.changed);
     if (changed.length > 0) this.waitUntil(this.store(changed));
 
-    this.logRenames(plan.assignments);
+    if (plan.renames.length > 0) {
+      const { profile, cap } = this.rules;
+      logEvent("tools_renamed", { profile: profile.name, cap, renames: plan.renames });
+    }
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
     return plan.names;
@@ -240,15 +242,6 @@ export class ToolMap {
     } catch (error) {
       logEvent("kv_error", { op: "get", error: String(error) });
       return undefined;
-    }
-  }
-
-  private logRenames(assignments: Assignment[]): void {
-    const renames = assignments
-      .filter((a) => a.name !== a.original)
-      .map(({ original, name, reasons }) => ({ from: original, to: name, reasons }));
-    if (renames.length > 0) {
-      logEvent("tools_renamed", { profile: this.rules.profile.name, cap: this.rules.cap, renames });
     }
   }
 }

@@ -26,7 +26,7 @@ const listing = [
 ];
 
 describe("planning a listing", () => {
-  it("stores every tool of a first listing, renamed or not", () => {
+  it("stores every tool of a first listing, renamed or not, and reports the renames", () => {
     const plan = planListing(listing, nothingKnown, rules);
     expect(
       plan.entries.map(({ name, original, changed }) => ({ name, original, changed })),
@@ -40,6 +40,7 @@ describe("planning a listing", () => {
         ["get_weather", "get_weather"],
       ]),
     );
+    expect(plan.renames).toEqual([{ from: "files.read", to: "files_read", reasons: ["charset"] }]);
   });
 
   it("stores nothing when the same listing comes again", () => {
