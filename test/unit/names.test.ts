@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { assignNames, type KnownNames } from "../../src/names/assign";
 import { nameRules, PROFILE_NAMES, type ProfileName } from "../../src/names/profiles";
 import { sanitizeName } from "../../src/names/sanitize";
+import { fnv1a32 } from "../../src/names/stable-hash";
 
 const NOTHING_KNOWN: KnownNames = { nameOf: () => undefined, originalOf: () => undefined };
 
@@ -259,5 +260,32 @@ describe("properties over arbitrary Unicode names", () => {
       ),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("the stable hash behind long names and schema hashes", () => {
+  /** FNV-1a over TextEncoder's bytes, written the plain way: what stored names and hashes were made with. */
+  function reference(text: string): number {
+    let hash = 0x811c9dc5;
+    for (const byte of new TextEncoder().encode(text)) hash = Math.imul(hash ^ byte, 0x01000193);
+    return hash >>> 0;
+  }
+
+  it("matches the published FNV-1a test vectors", () => {
+    expect(fnv1a32("")).toBe(0x811c9dc5);
+    expect(fnv1a32("a")).toBe(0xe40c292c);
+    expect(fnv1a32("foobar")).toBe(0xbf9cf968);
+  });
+
+  it("hashes the UTF-8 bytes of any string, lone surrogates as U+FFFD", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 200 }), (text) => {
+        expect(fnv1a32(text)).toBe(reference(text));
+      }),
+      { numRuns: 5000 },
+    );
+    for (const text of ["über", "日本語", "😀", "a\ud800", "\udc00b", "\ud800\ud800\udc00"]) {
+      expect(fnv1a32(text)).toBe(reference(text));
+    }
   });
 });
