@@ -14,23 +14,31 @@ export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 export interface NameProfile {
   readonly name: ProfileName;
-  /** Matches one allowed character. */
-  readonly allowed: RegExp;
   /** Matches a character allowed to start a name. */
   readonly allowedFirst: RegExp;
+  /** Matches a whole name made of allowed characters, whatever its length. */
+  readonly allowedName: RegExp;
+  /** Matches every character (code point) that is not allowed, globally. */
+  readonly disallowed: RegExp;
   readonly maxLength: number;
 }
 
+/** A profile from its character classes, written as the inside of `[…]`. */
+function profile(name: ProfileName, chars: string, first: string, maxLength: number): NameProfile {
+  return {
+    name,
+    allowedFirst: new RegExp(`[${first}]`),
+    allowedName: new RegExp(`^[${first}][${chars}]*$`),
+    disallowed: new RegExp(`[^${chars}]`, "gu"),
+    maxLength,
+  };
+}
+
 const PROFILES: Readonly<Record<ProfileName, NameProfile>> = {
-  openai: {
-    name: "openai",
-    allowed: /[A-Za-z0-9_-]/,
-    allowedFirst: /[A-Za-z0-9_-]/,
-    maxLength: 64,
-  },
-  gemini: { name: "gemini", allowed: /[A-Za-z0-9_.:-]/, allowedFirst: /[A-Za-z_]/, maxLength: 63 },
-  portable: { name: "portable", allowed: /[A-Za-z0-9_]/, allowedFirst: /[A-Za-z]/, maxLength: 63 },
-  mcp: { name: "mcp", allowed: /[A-Za-z0-9_.-]/, allowedFirst: /[A-Za-z0-9_.-]/, maxLength: 128 },
+  openai: profile("openai", "A-Za-z0-9_-", "A-Za-z0-9_-", 64),
+  gemini: profile("gemini", "A-Za-z0-9_.:-", "A-Za-z_", 63),
+  portable: profile("portable", "A-Za-z0-9_", "A-Za-z", 63),
+  mcp: profile("mcp", "A-Za-z0-9_.-", "A-Za-z0-9_.-", 128),
 };
 
 /** A profile with the cap actually in force (`NAME_MAX_LENGTH` may lower it). */

@@ -14,10 +14,7 @@ export interface Sanitized {
 }
 
 export function isLegalName(name: string, { profile, cap }: NameRules): boolean {
-  if (name.length === 0 || name.length > cap) return false;
-  if (!profile.allowedFirst.test(name[0] as string)) return false;
-  for (const char of name) if (!profile.allowed.test(char)) return false;
-  return true;
+  return name.length <= cap && profile.allowedName.test(name);
 }
 
 const COMBINING_MARKS = /\p{M}/gu;
@@ -28,10 +25,10 @@ export function sanitizeName(original: string, rules: NameRules): Sanitized {
   const reasons: RenameReason[] = [];
 
   // NFKD splits `ü` into `u` + a combining mark, so `über` keeps its letters.
-  let name = "";
-  for (const char of original.normalize("NFKD").replace(COMBINING_MARKS, "")) {
-    name += profile.allowed.test(char) ? char : "_";
-  }
+  let name = original
+    .normalize("NFKD")
+    .replace(COMBINING_MARKS, "")
+    .replace(profile.disallowed, "_");
   if (name !== original) reasons.push("charset");
 
   if (name.length === 0) {
