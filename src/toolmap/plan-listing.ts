@@ -3,7 +3,12 @@
  * tool's model-facing name (names/assign.ts) and which entries are new or
  * changed, and so must be written to KV. Pure, so it is tested and benchmarked
  * on its own; tool-map.ts applies the plan to memory and KV.
+ *
+ * A schema is compared with the one the isolate remembers when it has it
+ * (a structural comparison), and hashed only when it does not: hashing every
+ * schema of a large listing costs more CPU than all the rest of the plan.
  */
+import { dequal } from "dequal/lite";
 import { assignNames, type Displacement, type KnownNames } from "../names/assign";
 import type { NameRules } from "../names/profiles";
 import type { RenameReason } from "../names/sanitize";
@@ -15,10 +20,18 @@ export interface ListedTool {
   inputSchema?: unknown;
 }
 
+/** What the map holds under a model-facing name. */
+export interface ToolEntry {
+  original: string;
+  /** Hash of `inputSchema`, to tell a changed tool from a known one without reading it. */
+  schemaHash: string;
+  /** `undefined` until read: a cold isolate learns names first, schemas on demand. */
+  inputSchema?: unknown;
+}
+
 /** What the map already holds. */
 export interface KnownTools extends KnownNames {
-  /** The schema hash stored under a model-facing name. */
-  schemaHashOf(name: string): string | undefined;
+  entryOf(name: string): ToolEntry | undefined;
 }
 
 export interface PlannedEntry {
@@ -59,8 +72,14 @@ export function planListing(
   const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
   const entries = assignments.map(({ original, name }): PlannedEntry => {
     const inputSchema = schemas.get(original);
+    const entry = known.entryOf(name);
+    if (entry?.original === original && entry.inputSchema !== undefined) {
+      if (dequal(entry.inputSchema, inputSchema)) {
+        return { name, original, inputSchema, schemaHash: entry.schemaHash, changed: false };
+      }
+    }
     const hash = schemaHash(inputSchema);
-    const changed = known.originalOf(name) !== original || known.schemaHashOf(name) !== hash;
+    const changed = entry?.original !== original || entry.schemaHash !== hash;
     return { name, original, inputSchema, schemaHash: hash, changed };
   });
   const names = new Map(assignments.map(({ original, name }) => [original, name]));

@@ -24,15 +24,13 @@
 
 import { logEvent } from "../log";
 import type { NameRules } from "../names/profiles";
-import { type ListedTool, type PlannedEntry, planListing, schemaHash } from "./plan-listing";
-
-export interface ToolEntry {
-  original: string;
-  /** Hash of `inputSchema`, to tell a changed tool from a known one without reading it. */
-  schemaHash: string;
-  /** `undefined` until read: a cold isolate learns names first, schemas on demand. */
-  inputSchema?: unknown;
-}
+import {
+  type ListedTool,
+  type PlannedEntry,
+  planListing,
+  schemaHash,
+  type ToolEntry,
+} from "./plan-listing";
 
 interface StoredTool {
   original: string;
@@ -152,7 +150,7 @@ export class ToolMap {
       {
         nameOf: (original) => scope.byOriginal.get(original),
         originalOf: (name) => scope.byName.get(name)?.original,
-        schemaHashOf: (name) => scope.byName.get(name)?.schemaHash,
+        entryOf: (name) => scope.byName.get(name),
       },
       this.rules,
     );

@@ -1,29 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { nameRules } from "../../src/names/profiles";
-import { type KnownTools, type ListingPlan, planListing } from "../../src/toolmap/plan-listing";
+import { planListing } from "../../src/toolmap/plan-listing";
+import { knownAfter, nothingKnown } from "../helpers/known-tools";
 
 const rules = nameRules("openai");
-const nothingKnown: KnownTools = {
-  nameOf: () => undefined,
-  originalOf: () => undefined,
-  schemaHashOf: () => undefined,
-};
-
-/** What a map that applied `plan` knows afterwards. */
-function knownAfter(plan: ListingPlan): KnownTools {
-  const byName = new Map(plan.entries.map((entry) => [entry.name, entry]));
-  return {
-    nameOf: (original) => plan.names.get(original),
-    originalOf: (name) => byName.get(name)?.original,
-    schemaHashOf: (name) => byName.get(name)?.schemaHash,
-  };
-}
 
 const readSchema = { type: "object", properties: { path: { type: "string" } } };
-const listing = [
-  { name: "files.read", inputSchema: readSchema },
-  { name: "get_weather", inputSchema: { type: "object" } },
-];
+const weather = { name: "get_weather", inputSchema: { type: "object" } };
+const listing = [{ name: "files.read", inputSchema: readSchema }, weather];
 
 describe("planning a listing", () => {
   it("stores every tool of a first listing, renamed or not, and reports the renames", () => {
@@ -43,25 +27,35 @@ describe("planning a listing", () => {
     expect(plan.renames).toEqual([{ from: "files.read", to: "files_read", reasons: ["charset"] }]);
   });
 
-  it("stores nothing when the same listing comes again", () => {
-    const first = planListing(listing, nothingKnown, rules);
-    const again = planListing(listing, knownAfter(first), rules);
-    expect(again.entries.filter((entry) => entry.changed)).toEqual([]);
-    expect(again.names).toEqual(first.names);
-  });
+  it.each(["warm", "cold"] as const)(
+    "stores nothing when the same listing comes again (%s isolate)",
+    (isolate) => {
+      const first = planListing(listing, nothingKnown, rules);
+      // Parsed anew, as each answer is: equal schemas, other objects.
+      const again = planListing(structuredClone(listing), knownAfter(first, isolate), rules);
+      expect(again.entries.filter((entry) => entry.changed)).toEqual([]);
+      expect(again.entries.map((entry) => entry.schemaHash)).toEqual(
+        first.entries.map((entry) => entry.schemaHash),
+      );
+      expect(again.names).toEqual(first.names);
+    },
+  );
 
-  it("stores a tool again when its inputSchema changed, and only that tool", () => {
-    const first = planListing(listing, nothingKnown, rules);
-    const changedSchema = { ...readSchema, required: ["path"] };
-    const again = planListing(
-      [{ name: "files.read", inputSchema: changedSchema }, listing[1]!],
-      knownAfter(first),
-      rules,
-    );
-    expect(again.entries.filter((entry) => entry.changed)).toMatchObject([
-      { name: "files_read", inputSchema: changedSchema },
-    ]);
-  });
+  it.each(["warm", "cold"] as const)(
+    "stores a tool again when its inputSchema changed, and only that tool (%s isolate)",
+    (isolate) => {
+      const first = planListing(listing, nothingKnown, rules);
+      const changedSchema = { ...readSchema, required: ["path"] };
+      const again = planListing(
+        [{ name: "files.read", inputSchema: changedSchema }, weather],
+        knownAfter(first, isolate),
+        rules,
+      );
+      const changed = again.entries.filter((entry) => entry.changed);
+      expect(changed).toMatchObject([{ name: "files_read", inputSchema: changedSchema }]);
+      expect(changed[0]?.schemaHash).not.toBe(first.entries[0]?.schemaHash);
+    },
+  );
 
   it("stores a name again when it now stands for another tool", () => {
     const first = planListing([{ name: "a/b", inputSchema: {} }], nothingKnown, rules);
