@@ -1,0 +1,111 @@
+/**
+ * Workers in the local Workers runtime (workerd), as they deploy: each script
+ * is bundled by `wrangler deploy --dry-run` (the very bundle a deploy uploads)
+ * and served by Miniflare from one workerd process on a 127.0.0.1 port, with
+ * in-memory KV and no request log. Miniflare rather than `wrangler dev`: the
+ * latter puts a second workerd process, its dev proxy, in front of every
+ * Worker, and that hop would be measured too.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { unstable_readConfig } from "wrangler";
+
+export interface LocalWorker {
+  /** The MCP endpoint. */
+  url: URL;
+  /** The workerd process, for memory readings. */
+  pid: number;
+  /** Log lines the Worker wrote, by their `event` field; warnings and errors go to stderr. */
+  logEvents: Map<string, number>;
+  dispose(): Promise<void>;
+}
+
+const config = unstable_readConfig({ config: "wrangler.toml" });
+
+/** Bundles `entry` as `wrangler deploy` would; returns the bundle's path. */
+async function bundle(entry: string): Promise<string> {
+  const outdir = mkdtempSync(join(tmpdir(), "mcp-bench-"));
+  await promisify(execFile)(
+    process.execPath,
+    ["node_modules/wrangler/bin/wrangler.js", "deploy", entry, "--dry-run", "--outdir", outdir],
+    { env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" } },
+  );
+  return join(outdir, readdirSync(outdir).find((file) => file.endsWith(".js")) ?? "index.js");
+}
+
+/** This process's workerd children, by pid. */
+function workerdChildren(): Set<number> {
+  const pids = new Set<number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // `pid (comm) state ppid …`; comm may hold spaces, so read past its `)`.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (comm === "workerd" && ppid === process.pid) pids.add(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Starts one Worker; call one at a time, so the new workerd process is the Worker's. */
+async function serve(entry: string, originUrl: string): Promise<LocalWorker> {
+  const scriptPath = await bundle(entry);
+  const before = workerdChildren();
+  const logEvents = new Map<string, number>();
+  const miniflare = new Miniflare(
+    convertV4MiniflareOptions({
+      modules: true,
+      scriptPath,
+      modulesRoot: dirname(scriptPath),
+      compatibilityDate: config.compatibility_date,
+      compatibilityFlags: config.compatibility_flags,
+      bindings: { ORIGIN_URL: originUrl },
+      kvNamespaces: ["TOOL_MAP"],
+      host: "127.0.0.1",
+      port: 0,
+      cf: false,
+      handleStructuredLogs: ({ level, message }) => {
+        if (level === "error" || level === "warn") process.stderr.write(`[worker] ${message}\n`);
+        const event = /^\{"event":"([^"]+)"/.exec(message)?.[1] ?? level;
+        logEvents.set(event, (logEvents.get(event) ?? 0) + 1);
+      },
+    }),
+  );
+  const url = await miniflare.ready;
+  const started = [...workerdChildren()].filter((pid) => !before.has(pid));
+  if (started.length !== 1)
+    throw new Error(`expected 1 new workerd process, saw ${started.length}`);
+  return {
+    url: new URL("/mcp", url),
+    pid: started[0] as number,
+    logEvents,
+    dispose: () => miniflare.dispose(),
+  };
+}
+
+/** The proxy (src/index.ts), every setting at its default, in front of `originUrl`. */
+export const startProxy = (originUrl: URL) => serve(config.main ?? "src/index.ts", originUrl.href);
+
+/** A Worker that only forwards to the origin (workers/pass-through.ts). */
+export const startPassThrough = (originUrl: URL) =>
+  serve("bench/workers/pass-through.ts", originUrl.origin);
+
+/** The proxy with its KV operations counted (workers/kv-counting.ts). */
+export const startKvCountingProxy = (originUrl: URL) =>
+  serve("bench/workers/kv-counting.ts", originUrl.href);
+
+/** Resident memory of a process, in bytes. */
+export function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
+  if (kib === undefined) throw new Error(`no VmRSS for ${pid}`);
+  return Number(kib) * 1024;
+}

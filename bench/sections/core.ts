@@ -1,0 +1,318 @@
+/**
+ * The pure core alone, with tinybench, in this process before anything else
+ * runs: a single-threaded call on an idle core, so wall time is its CPU time.
+ *
+ * - A `tools/list` answer renamed as the proxy renames it: the body parsed,
+ *   the listing planned (names, schema hashes, what to store), the result
+ *   renamed and serialized, and the `tools_renamed` log line serialized. Left
+ *   out: one `Map.set` per tool into isolate memory, and I/O (KV writes go out
+ *   in `waitUntil`, after the answer).
+ * - One `tools/call` repaired as the proxy repairs it (`repairToolCall`: name
+ *   restored, arguments recovered, coalesced, coerced and validated), its
+ *   log line serialized.
+ * - The event-stream transforms every streamed answer passes through.
+ */
+import { Bench } from "tinybench";
+import { echoTools } from "../../demo/src/tools";
+import type { JsonRpcRequest } from "../../src/jsonrpc";
+import { nameRules } from "../../src/names/profiles";
+import { repairToolCall } from "../../src/rewrite/tools-call";
+import { isToolsListResult, namedTools, renameTools } from "../../src/rewrite/tools-list";
+import { type KnownTools, planListing } from "../../src/toolmap/plan-listing";
+import type { ToolResolver } from "../../src/toolmap/resolve-tool";
+import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
+import { knownAfter, nothingKnown } from "../../test/helpers/known-tools";
+import { realisticListing } from "../lib/listing";
+import { duration, mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
+
+const rules = nameRules("openai");
+type ListMessage = { result: { tools: unknown[] } & Record<string, unknown> };
+
+/**
+ * The proxy's own work on a `tools/list` answer (rewrite/response.ts,
+ * toolmap/tool-map.ts): plan the listing, rename the result, and serialize
+ * the `tools_renamed` log line.
+ */
+function renameListing(message: ListMessage, known: KnownTools): unknown {
+  const plan = planListing(namedTools(message.result), known, rules);
+  if (plan.renames.length > 0) JSON.stringify({ event: "tools_renamed", renames: plan.renames });
+  return { ...message, result: renameTools(message.result, plan.names) };
+}
+
+/** What the runtime's JSON costs around it, for an answer in a JSON body. */
+function parseAndSerialize(body: string): string {
+  const message = JSON.parse(body) as ListMessage;
+  if (!isToolsListResult(message.result)) throw new Error("not a tools/list result");
+  return JSON.stringify(message);
+}
+
+const LISTING_SIZES = [10, 1_000, 10_000];
+
+/** Whose names the map knows when the listing arrives. */
+const LISTING_STATES = {
+  first: "first listing: nothing known, every tool named and stored",
+  warm: "repeated, same isolate: names and schemas in memory",
+  cold: "repeated, new isolate: names and schema hashes from KV",
+} as const;
+type ListingState = keyof typeof LISTING_STATES;
+
+function listingCase(size: number) {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, result: realisticListing(size) });
+  const message = JSON.parse(body) as ListMessage;
+  const firstPlan = planListing(namedTools(message.result), nothingKnown, rules);
+  const known: Record<ListingState, KnownTools> = {
+    first: nothingKnown,
+    warm: knownAfter(firstPlan, "warm"),
+    cold: knownAfter(firstPlan, "cold"),
+  };
+  // Each answer is parsed anew: the schemas in memory are equal, not the same objects.
+  return { size, body, message: JSON.parse(body) as ListMessage, known };
+}
+
+function schemaOf(name: string): unknown {
+  const tool = echoTools.find((candidate) => candidate.name === name);
+  if (!tool) throw new Error(`no demo tool ${name}`);
+  return tool.inputSchema;
+}
+
+/** 200 declared fields and an array of 100 records, sent with the key spellings and types models get wrong. */
+function largeCall() {
+  const record = {
+    type: "object",
+    properties: {
+      sku: { type: "string" },
+      quantity: { type: "integer" },
+      unit_price: { type: "number" },
+    },
+  };
+  const properties: Record<string, unknown> = { line_items: { type: "array", items: record } };
+  const args: Record<string, unknown> = {
+    lineItems: Array.from({ length: 100 }, (_, i) => ({
+      sku: `SKU-${i}`,
+      quantity: String(i),
+      "unit-price": `${i}.5`,
+    })),
+  };
+  for (let i = 0; i < 200; i++) {
+    properties[`field_${i}`] = { type: i % 2 ? "integer" : "string" };
+    args[`field${i}`] = i % 2 ? String(i) : `value ${i}`;
+  }
+  return { schema: { type: "object", properties }, args };
+}
+
+function resolverFor(original: string, inputSchema: unknown): ToolResolver {
+  const entry = { original, schemaHash: "", inputSchema };
+  return async () => ({ entry, source: "memory" });
+}
+
+function call(name: string, args: unknown): JsonRpcRequest {
+  return {
+    jsonrpc: "2.0",
+    id: 7,
+    method: "tools/call",
+    params: { name, arguments: args },
+  } as JsonRpcRequest;
+}
+
+const large = largeCall();
+const REPAIR_CASES = [
+  {
+    label: "valid call to a renamed tool (`files_read`)",
+    typical: true,
+    message: call("files_read", { path: "src/main.ts", max_bytes: 512 }),
+    resolve: resolverFor("files.read", schemaOf("files.read")),
+  },
+  {
+    label: "seed case: `payload-json` as a JSON string, amount as a string",
+    typical: true,
+    message: call("catering_invoice", {
+      "payload-json": '{"invoice_id":"INV-1042","amount":"19.5"}',
+    }),
+    resolve: resolverFor("catering.invoice", schemaOf("catering.invoice")),
+  },
+  {
+    label: "large: 200 fields and 100 records, keys misspelled, numbers as strings",
+    typical: false,
+    message: call("bulk_import", large.args),
+    resolve: resolverFor("bulk.import", large.schema),
+  },
+];
+
+const event = `id: 1\nevent: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "p", progress: 1, message: "x".repeat(400) } })}\n\n`;
+const streamChunk = new TextEncoder().encode(event.repeat(64));
+const STREAM_CHUNKS = 32;
+const STREAM_BYTES = streamChunk.byteLength * STREAM_CHUNKS;
+
+async function pump(transform: TransformStream<Uint8Array, Uint8Array>) {
+  const source = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < STREAM_CHUNKS; i++) controller.enqueue(streamChunk);
+      controller.close();
+    },
+  });
+  const reader = source.pipeThrough(transform).getReader();
+  while (!(await reader.read()).done) {}
+}
+
+interface Timing {
+  p50: number;
+  p99: number;
+}
+
+async function time(
+  tasks: Array<[string, () => unknown]>,
+  options: { time: number; iterations: number },
+) {
+  const bench = new Bench({ ...options, warmupTime: 100, warmupIterations: 3 });
+  for (const [name, fn] of tasks) bench.add(name, fn);
+  await bench.run();
+  const timings = new Map<string, Timing>();
+  for (const task of bench.tasks) {
+    const result = task.result;
+    if (result.state !== "completed") throw new Error(`${task.name}: ${result.state}`);
+    timings.set(task.name, { p50: result.latency.p50, p99: result.latency.p99 });
+  }
+  return timings;
+}
+
+export async function measureCore(): Promise<SectionResult> {
+  // Log lines are serialized as in the proxy, but not printed.
+  const log = console.log;
+  console.log = () => {};
+  try {
+    return await measure();
+  } finally {
+    console.log = log;
+  }
+}
+
+async function measure(): Promise<SectionResult> {
+  const listings = LISTING_SIZES.map(listingCase);
+  const listingTimes = await time(
+    listings.flatMap((c) => [
+      [`json ${c.size}`, () => parseAndSerialize(c.body)] as [string, () => unknown],
+      ...(Object.keys(LISTING_STATES) as ListingState[]).map(
+        (state) =>
+          [`${state} ${c.size}`, () => renameListing(c.message, c.known[state])] as [
+            string,
+            () => unknown,
+          ],
+      ),
+    ]),
+    { time: 600, iterations: 10 },
+  );
+  const repairTimes = await time(
+    REPAIR_CASES.map((c) => [c.label, () => repairToolCall(c.message, c.resolve, "warn")]),
+    { time: 500, iterations: 64 },
+  );
+  const streamTimes = await time(
+    [
+      ["rewrite", () => pump(rewriteEventStream(() => undefined, 1 << 24))],
+      ["watch", () => pump(watchEventStream("notifications/tools/list_changed", () => {}))],
+    ],
+    { time: 500, iterations: 10 },
+  );
+
+  const targets: TargetCheck[] = [];
+  const at = (name: string) => listingTimes.get(name) as Timing;
+  const perTool = (state: string, size: number) => at(`${state} ${size}`).p50 / size;
+  for (const state of Object.keys(LISTING_STATES) as ListingState[]) {
+    const label = LISTING_STATES[state].split(":")[0];
+    const ms = at(`${state} 1000`).p50;
+    targets.push({
+      name: `rename a 1,000-tool listing, ${label}`,
+      goal: "< 2 ms CPU",
+      measured: duration(ms),
+      met: ms < 2,
+    });
+    const growth = perTool(state, 10_000) / perTool(state, 1_000);
+    targets.push({
+      name: `listing cost linear in tool count, ${label}`,
+      goal: "per-tool cost at 10,000 tools ≤ 1.5 × at 1,000",
+      measured: `${num(growth, 2)} ×`,
+      met: growth <= 1.5,
+    });
+  }
+  for (const c of REPAIR_CASES.filter((c) => c.typical)) {
+    const ms = (repairTimes.get(c.label) as Timing).p50;
+    targets.push({
+      name: `repair one \`tools/call\`, ${c.label}`,
+      goal: "< 50 µs",
+      measured: duration(ms),
+      met: ms < 0.05,
+    });
+  }
+
+  const cell = (name: string) => `${duration(at(name).p50)} / ${duration(at(name).p99)}`;
+  const listingRows = listings.map((c) => [
+    num(c.size),
+    `${num(c.body.length / 1e6, 2)} MB`,
+    ...(Object.keys(LISTING_STATES) as ListingState[]).map((state) => cell(`${state} ${c.size}`)),
+    duration(at(`warm ${c.size}`).p50 / c.size),
+    cell(`json ${c.size}`),
+  ]);
+  const repairRows = REPAIR_CASES.map((c) => {
+    const t = repairTimes.get(c.label) as Timing;
+    const met = t.p50 < 0.05;
+    return [
+      c.label,
+      `${num(JSON.stringify(c.message.params).length)} B`,
+      `${duration(t.p50)} / ${duration(t.p99)}`,
+      c.typical ? `< 50 µs ${mark(met)}` : "—",
+    ];
+  });
+  const streamRows = [
+    [
+      "`rewriteEventStream` (a stream that may carry a `tools/list` answer: every event parsed and re-emitted)",
+      "rewrite",
+    ],
+    [
+      "`watchEventStream` (every other stream: bytes passed on, scanned for `list_changed`)",
+      "watch",
+    ],
+  ].map(([label, key]) => {
+    const t = streamTimes.get(key as string) as Timing;
+    return [label as string, `${num(STREAM_BYTES / 1e6 / (t.p50 / 1000))} MB/s`];
+  });
+
+  const markdown = [
+    "Median / p99 time per operation (tinybench, Node, one core, nothing else running). Workers bill CPU time, and a Free-plan request gets 10 ms of it.",
+    "",
+    "Renaming a `tools/list` answer: plan the names and what to store, rename the result, serialize the `tools_renamed` log line. The listing is realistic (bench/lib/listing.ts): half the names illegal for OpenAI, one in twenty colliding. Three states of the map:",
+    "",
+    ...Object.values(LISTING_STATES).map((description) => `- *${description.replace(": ", "*: ")}`),
+    "",
+    "An answer in a JSON body is also parsed and serialized again, which is the runtime's JSON, shown apart in the last column; an answer in an event stream is parsed event by event, with the same work per listing.",
+    "",
+    table(
+      [
+        "tools",
+        "answer",
+        "first listing",
+        "repeated, same isolate",
+        "repeated, new isolate",
+        "per tool (same isolate)",
+        "JSON parse + serialize",
+      ],
+      listingRows,
+    ),
+    "",
+    "Repairing one `tools/call` (`repairToolCall`, validation on, as by default):",
+    "",
+    table(["call", "params", "median / p99", "target"], repairRows),
+    "",
+    `Event-stream transforms, ${num(STREAM_BYTES / 1e6, 1)} MB of 500-byte events per run:`,
+    "",
+    table(["transform", "throughput"], streamRows),
+  ].join("\n");
+  return {
+    title: "Core cost",
+    markdown,
+    targets,
+    data: {
+      listing: Object.fromEntries(listingTimes),
+      repair: Object.fromEntries(repairTimes),
+      streams: Object.fromEntries(streamTimes),
+    },
+  };
+}

@@ -1,0 +1,315 @@
+/**
+ * Request overhead: the same workload sent to the origin directly, through a
+ * bare pass-through Worker (the floor for any Worker proxy) and through the
+ * proxy, at 1, 16 and 64 concurrent clients, with autocannon as the load
+ * generator. Runs are interleaved (every round runs every cell once, the
+ * three targets in a rotating order), so drift on a shared machine touches
+ * all three alike; ratios are taken within a round, then the median and the
+ * range across rounds are reported.
+ */
+import autocannon from "autocannon";
+import { answerText, MCP_HEADERS, openSession, type ResponseMode, send } from "../lib/mcp-session";
+import { mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
+import { percentile, rotate, type Spread, spread } from "../lib/stats";
+import type { LocalWorker } from "../lib/workers";
+import { ECHO_TOOL } from "../origin/server";
+
+const CONCURRENCY = [1, 16, 64];
+
+interface Workload {
+  label: string;
+  mode: ResponseMode;
+  /** `tools/call` of the echo tool, or `ping`. */
+  call: boolean;
+  /** Least throughput through the proxy, as a share of the bare Worker's. */
+  target: number;
+}
+
+const WORKLOADS: Workload[] = [
+  { label: "`tools/call`, JSON response", mode: "json", call: true, target: 0.9 },
+  { label: "`tools/call`, event-stream response", mode: "sse", call: true, target: 0.9 },
+  { label: "`ping` (not rewritten)", mode: "json", call: false, target: 0.95 },
+];
+
+type TargetName = "direct" | "passThrough" | "proxy";
+const TARGET_LABELS: Record<TargetName, string> = {
+  direct: "origin direct",
+  passThrough: "bare Worker",
+  proxy: "proxy",
+};
+
+interface Target {
+  name: TargetName;
+  url: URL;
+  /** The echo tool's name as this target's clients know it. */
+  echoName: string;
+}
+
+function message(workload: Workload, echoName: string, id: string | number) {
+  return workload.call
+    ? {
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: echoName, arguments: { text: "hello", count: 3 } },
+      }
+    : { jsonrpc: "2.0", id, method: "ping" };
+}
+
+interface Run {
+  /** Answered requests (2xx). */
+  count: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  failed: number;
+}
+
+/** One autocannon run; latencies are taken per response in µs, as autocannon's own histogram keeps whole ms. */
+function load(
+  url: URL,
+  sessionId: string,
+  body: string,
+  connections: number,
+  seconds: number,
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const latencies: number[] = [];
+    const started = performance.now();
+    const instance = autocannon(
+      {
+        url: url.href,
+        method: "POST",
+        headers: { ...MCP_HEADERS, "mcp-session-id": sessionId },
+        body,
+        idReplacement: true,
+        connections,
+        duration: seconds,
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        const elapsed = (performance.now() - started) / 1000;
+        latencies.sort((a, b) => a - b);
+        resolve({
+          count: latencies.length,
+          rps: latencies.length / elapsed,
+          p50: percentile(latencies, 50),
+          p99: percentile(latencies, 99),
+          failed: result.errors + result.timeouts + result.non2xx,
+        });
+      },
+    );
+    instance.on("response", (_client, status, _bytes, ms) => {
+      if (status < 300) latencies.push(ms);
+    });
+  });
+}
+
+/** One answer per target and workload, checked, so no run measures an error. */
+async function checkAnswers(targets: Target[], sessions: Record<ResponseMode, string>) {
+  for (const target of targets) {
+    for (const workload of WORKLOADS) {
+      const response = await send(
+        target.url,
+        sessions[workload.mode],
+        message(workload, target.echoName, 1),
+      );
+      const text = await answerText(response);
+      if (
+        !response.ok ||
+        !text.includes('"result"') ||
+        (workload.call && !text.includes("hello"))
+      ) {
+        throw new Error(
+          `${target.name} answered ${workload.label} with ${response.status}: ${text}`,
+        );
+      }
+    }
+  }
+}
+
+interface Cell {
+  workload: string;
+  concurrency: number;
+  runs: Record<TargetName, Run[]>;
+  proxyOverPassThrough: Spread;
+  proxyOverDirect: Spread;
+}
+
+export async function measureOverhead(options: {
+  originUrl: URL;
+  startPassThrough: () => Promise<LocalWorker>;
+  startProxy: () => Promise<LocalWorker>;
+  rounds: number;
+  seconds: number;
+}): Promise<SectionResult> {
+  // One at a time: each start finds its workerd process as the one new process.
+  const passThrough = await options.startPassThrough();
+  const proxy = await options.startProxy();
+  try {
+    return await measure({ ...options, passThrough, proxy });
+  } finally {
+    await Promise.all([passThrough.dispose(), proxy.dispose()]);
+  }
+}
+
+async function measure(options: {
+  originUrl: URL;
+  passThrough: LocalWorker;
+  proxy: LocalWorker;
+  rounds: number;
+  seconds: number;
+}): Promise<SectionResult> {
+  const { originUrl, passThrough, proxy, rounds, seconds } = options;
+  const sessions = {
+    json: await openSession(originUrl, "json"),
+    sse: await openSession(originUrl, "sse"),
+  };
+  const proxyEcho = "bench_echo";
+  const targets: Target[] = [
+    { name: "direct", url: originUrl, echoName: ECHO_TOOL },
+    { name: "passThrough", url: passThrough.url, echoName: ECHO_TOOL },
+    { name: "proxy", url: proxy.url, echoName: proxyEcho },
+  ];
+  // The proxy learns its names from a listing, as it would from any client.
+  await (
+    await send(proxy.url, sessions.json, { jsonrpc: "2.0", id: 1, method: "tools/list" })
+  ).text();
+  await checkAnswers(targets, sessions);
+
+  const body = (workload: Workload, target: Target) =>
+    JSON.stringify(message(workload, target.echoName, "[<id>]"));
+  for (const target of targets) {
+    for (const workload of WORKLOADS)
+      await load(target.url, sessions[workload.mode], body(workload, target), 16, 1);
+  }
+  const logsBefore = new Map(proxy.logEvents);
+
+  const cells: Cell[] = WORKLOADS.flatMap((workload) =>
+    CONCURRENCY.map((concurrency) => ({
+      workload: workload.label,
+      concurrency,
+      runs: { direct: [], passThrough: [], proxy: [] },
+      proxyOverPassThrough: { median: 0, min: 0, max: 0 },
+      proxyOverDirect: { median: 0, min: 0, max: 0 },
+    })),
+  );
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, cell] of cells.entries()) {
+      const workload = WORKLOADS.find((w) => w.label === cell.workload) as Workload;
+      for (const target of rotate(targets, round + index)) {
+        const run = await load(
+          target.url,
+          sessions[workload.mode],
+          body(workload, target),
+          cell.concurrency,
+          seconds,
+        );
+        cell.runs[target.name].push(run);
+      }
+    }
+    process.stderr.write(`  overhead: round ${round + 1} of ${rounds} done\n`);
+  }
+  const proxyCalls = cells
+    .filter((cell) => cell.workload.includes("tools/call"))
+    .reduce((sum, cell) => sum + cell.runs.proxy.reduce((s, run) => s + run.count, 0), 0);
+  const logLines = [...proxy.logEvents]
+    .map(([event, count]) => [event, count - (logsBefore.get(event) ?? 0)] as const)
+    .filter(([, count]) => count > 0);
+
+  for (const cell of cells) {
+    const ratio = (over: TargetName) =>
+      spread(cell.runs.proxy.map((run, i) => run.rps / (cell.runs[over][i] as Run).rps));
+    cell.proxyOverPassThrough = ratio("passThrough");
+    cell.proxyOverDirect = ratio("direct");
+  }
+  return report(cells, { rounds, seconds, logLines, proxyCalls });
+}
+
+const ratioText = (s: Spread) => `${num(s.median, 2)} (${num(s.min, 2)}–${num(s.max, 2)})`;
+const medianOf = (runs: Run[], key: keyof Run) => spread(runs.map((run) => run[key])).median;
+
+function report(
+  cells: Cell[],
+  context: {
+    rounds: number;
+    seconds: number;
+    logLines: (readonly [string, number])[];
+    proxyCalls: number;
+  },
+): SectionResult {
+  const targets: TargetCheck[] = [];
+  const throughput = cells.map((cell) => {
+    const workload = WORKLOADS.find((w) => w.label === cell.workload) as Workload;
+    const met = cell.proxyOverPassThrough.median >= workload.target;
+    targets.push({
+      name: `throughput, ${cell.workload}, ${cell.concurrency} client${cell.concurrency > 1 ? "s" : ""}`,
+      goal: `proxy ≥ ${workload.target * 100}% of bare Worker`,
+      measured: `${num(cell.proxyOverPassThrough.median * 100, 0)}%`,
+      met,
+    });
+    return [
+      cell.workload,
+      String(cell.concurrency),
+      ...(["direct", "passThrough", "proxy"] as const).map((name) =>
+        num(medianOf(cell.runs[name], "rps")),
+      ),
+      ratioText(cell.proxyOverPassThrough),
+      ratioText(cell.proxyOverDirect),
+      `≥ ${num(workload.target, 2)} ${mark(met)}`,
+    ];
+  });
+  const latency = cells.map((cell) => [
+    cell.workload,
+    String(cell.concurrency),
+    ...(["direct", "passThrough", "proxy"] as const).map(
+      (name) =>
+        `${num(medianOf(cell.runs[name], "p50"), 2)} / ${num(medianOf(cell.runs[name], "p99"), 2)}`,
+    ),
+    num(medianOf(cell.runs.proxy, "p50") - medianOf(cell.runs.passThrough, "p50"), 2),
+  ]);
+  const failed = cells.reduce(
+    (sum, cell) =>
+      sum +
+      Object.values(cell.runs)
+        .flat()
+        .reduce((s, run) => s + run.failed, 0),
+    0,
+  );
+
+  const markdown = [
+    `Requests per second (median of ${context.rounds} interleaved runs of ${context.seconds} s each) and the ratio of the proxy's throughput to the bare Worker's and to the origin's, as median (lowest–highest) of the per-round ratios.`,
+    "",
+    table(
+      [
+        "workload",
+        "clients",
+        TARGET_LABELS.direct,
+        TARGET_LABELS.passThrough,
+        TARGET_LABELS.proxy,
+        "proxy ÷ bare",
+        "proxy ÷ direct",
+        "target",
+      ],
+      throughput,
+    ),
+    "",
+    "Latency, p50 / p99 in ms (median over the rounds), and what the proxy adds to the bare Worker's p50:",
+    "",
+    table(
+      [
+        "workload",
+        "clients",
+        TARGET_LABELS.direct,
+        TARGET_LABELS.passThrough,
+        TARGET_LABELS.proxy,
+        "proxy − bare p50",
+      ],
+      latency,
+    ),
+    "",
+    `Failed requests (errors, timeouts, non-2xx) in all runs: ${failed}.`,
+    `Log lines the proxy wrote during the runs: ${context.logLines.map(([event, count]) => `\`${event}\` × ${num(count)}`).join(", ") || "none"} (${num(context.proxyCalls)} \`tools/call\` requests went through it).`,
+  ].join("\n");
+  return { title: "Request overhead", markdown, targets, data: { cells, failed } };
+}

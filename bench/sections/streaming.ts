@@ -1,0 +1,288 @@
+/**
+ * Streaming: how long an event takes from the origin to the client, direct,
+ * through the bare Worker and through the proxy; and the proxy's memory while
+ * a 100 MB event stream passes through it.
+ *
+ * The origin runs in this process, so the time it sent each progress
+ * notification and the time the client read it come from one clock. Memory is
+ * the resident set of the Worker's workerd process, read from /proc while
+ * the stream runs.
+ */
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import { openSession, send } from "../lib/mcp-session";
+import { mark, mib, num, type SectionResult, type TargetCheck, table } from "../lib/report";
+import { median, percentile, rotate } from "../lib/stats";
+import { type LocalWorker, residentBytes } from "../lib/workers";
+import { type BenchOrigin, TICK_TOOL } from "../origin/server";
+
+const ROUNDS = 3;
+const EVENTS_PER_RUN = 100;
+const INTERVAL_MS = 10;
+const STREAM_MB = 100;
+const SAMPLE_EVERY_MS = 50;
+
+interface Target {
+  label: string;
+  url: URL;
+  tick: string;
+}
+
+/** One `tools/call` of the tick tool; returns the latency of each progress notification, in ms. */
+async function eventLatencies(
+  origin: BenchOrigin,
+  target: Target,
+  sessionId: string,
+  token: string,
+) {
+  const response = await send(target.url, sessionId, {
+    jsonrpc: "2.0",
+    id: token,
+    method: "tools/call",
+    params: {
+      name: target.tick,
+      arguments: { count: EVENTS_PER_RUN, interval_ms: INTERVAL_MS },
+      _meta: { progressToken: token },
+    },
+  });
+  if (!response.body) throw new Error(`${target.label}: no body`);
+  const latencies: number[] = [];
+  const events = response.body
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream());
+  for await (const event of events) {
+    const arrived = performance.now();
+    const message = JSON.parse(event.data) as { method?: string; params?: { progress?: number } };
+    if (message.method !== "notifications/progress") continue;
+    const sent = origin.emitted.get(`${token}:${message.params?.progress}`);
+    if (sent === undefined)
+      throw new Error(`${target.label}: progress ${message.params?.progress} was never sent`);
+    latencies.push(arrived - sent);
+  }
+  if (latencies.length !== EVENTS_PER_RUN) {
+    throw new Error(`${target.label}: ${latencies.length} of ${EVENTS_PER_RUN} events arrived`);
+  }
+  return latencies;
+}
+
+interface StreamRun {
+  /** Resident memory before the stream, after its first tenth, at its peak and at its end. */
+  before: number;
+  atTenth: number;
+  peak: number;
+  end: number;
+  megabytesPerSecond: number;
+}
+
+/** Reads a 100 MB event stream through `url` while sampling the Worker's resident memory. */
+async function streamOnce(
+  url: URL,
+  pid: number,
+  sessionId: string,
+  message: object,
+): Promise<StreamRun> {
+  const target = new URL(url);
+  target.searchParams.set("firehose_mb", String(STREAM_MB));
+  const before = residentBytes(pid);
+  let peak = before;
+  let atTenth: number | undefined;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, residentBytes(pid));
+  }, SAMPLE_EVERY_MS);
+  const started = performance.now();
+  let bytes = 0;
+  try {
+    const response = await send(target, sessionId, message);
+    if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
+      throw new Error(`answered ${response.status} ${response.headers.get("content-type")}`);
+    }
+    for await (const chunk of response.body) {
+      bytes += chunk.byteLength;
+      if (atTenth === undefined && bytes >= (STREAM_MB * 1e6) / 10) atTenth = residentBytes(pid);
+    }
+  } finally {
+    clearInterval(sampler);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const end = residentBytes(pid);
+  // Re-emitted events are in canonical form (LF line ends), so a little shorter.
+  if (bytes < 0.99 * STREAM_MB * 1e6) throw new Error(`only ${bytes} bytes arrived`);
+  return {
+    before,
+    atTenth: atTenth ?? before,
+    peak: Math.max(peak, end),
+    end,
+    megabytesPerSecond: bytes / 1e6 / seconds,
+  };
+}
+
+/** Memory counts as flat when, after the first tenth, it grows by less than this while 90 MB more pass. */
+const FLAT_BYTES = 8 * 2 ** 20;
+
+interface MemoryCase {
+  label: string;
+  start: () => Promise<LocalWorker>;
+  message: object;
+}
+
+/** Two streams, one after the other, through a Worker that has served nothing else. */
+async function streamTwice(memoryCase: MemoryCase, sessionId: string) {
+  const worker = await memoryCase.start();
+  try {
+    // The proxy learns the tool names first, as it would from any client.
+    await (
+      await send(worker.url, sessionId, { jsonrpc: "2.0", id: 1, method: "tools/list" })
+    ).text();
+    const first = await streamOnce(worker.url, worker.pid, sessionId, memoryCase.message);
+    const second = await streamOnce(worker.url, worker.pid, sessionId, memoryCase.message);
+    return { label: memoryCase.label, first, second };
+  } catch (error) {
+    throw new Error(`${memoryCase.label}: ${error}`);
+  } finally {
+    await worker.dispose();
+  }
+}
+
+export async function measureStreaming(options: {
+  origin: BenchOrigin;
+  startPassThrough: () => Promise<LocalWorker>;
+  startProxy: () => Promise<LocalWorker>;
+}): Promise<SectionResult> {
+  const { origin, startPassThrough, startProxy } = options;
+  const passThrough = await startPassThrough();
+  const proxy = await startProxy();
+  try {
+    return await measure(origin, passThrough, proxy, { startPassThrough, startProxy });
+  } finally {
+    await Promise.all([passThrough.dispose(), proxy.dispose()]);
+  }
+}
+
+async function measure(
+  origin: BenchOrigin,
+  passThrough: LocalWorker,
+  proxy: LocalWorker,
+  start: { startPassThrough: () => Promise<LocalWorker>; startProxy: () => Promise<LocalWorker> },
+): Promise<SectionResult> {
+  const sessionId = await openSession(origin.url, "sse");
+  await (await send(proxy.url, sessionId, { jsonrpc: "2.0", id: 1, method: "tools/list" })).text();
+
+  const targets: Target[] = [
+    { label: "origin direct", url: origin.url, tick: TICK_TOOL },
+    { label: "bare Worker", url: passThrough.url, tick: TICK_TOOL },
+    { label: "proxy", url: proxy.url, tick: "bench_tick" },
+  ];
+  const latencies = new Map<string, number[]>(targets.map((target) => [target.label, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const target of rotate(targets, round)) {
+      const token = `${target.label}-${round}`;
+      latencies
+        .get(target.label)
+        ?.push(...(await eventLatencies(origin, target, sessionId, token)));
+    }
+  }
+  const stats = new Map(
+    [...latencies].map(([label, values]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return [
+        label,
+        {
+          p50: median(sorted),
+          p99: percentile(sorted, 99),
+          max: sorted.at(-1) ?? 0,
+          count: sorted.length,
+        },
+      ];
+    }),
+  );
+  const direct = stats.get("origin direct") as { p50: number; p99: number };
+  const viaProxy = stats.get("proxy") as { p50: number; p99: number };
+  const added = viaProxy.p50 - direct.p50;
+
+  const callEcho = (name: string) => ({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name, arguments: { text: "x" } },
+  });
+  const memory = [];
+  for (const memoryCase of [
+    { label: "bare Worker", start: start.startPassThrough, message: callEcho("bench.echo") },
+    {
+      label: "proxy, answer to a `tools/call` (bytes passed on, scanned)",
+      start: start.startProxy,
+      message: callEcho("bench_echo"),
+    },
+    {
+      label: "proxy, answer to a `tools/list` (every event parsed and re-emitted)",
+      start: start.startProxy,
+      message: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    },
+  ]) {
+    memory.push(await streamTwice(memoryCase, sessionId));
+  }
+
+  const checks: TargetCheck[] = [
+    {
+      name: "event latency through the proxy, added to direct (p50)",
+      goal: "≤ 1 ms",
+      measured: `${num(added, 2)} ms`,
+      met: added <= 1,
+    },
+    ...memory
+      .filter((run) => run.label.startsWith("proxy"))
+      .map((run) => {
+        const growth = run.first.peak - run.first.atTenth;
+        return {
+          name: `memory flat over a ${STREAM_MB} MB stream, ${run.label.replace(/ \(.*\)$/, "")}`,
+          goal: `grows < ${mib(FLAT_BYTES)} after the first 10 MB`,
+          measured: mib(growth),
+          met: growth < FLAT_BYTES,
+        };
+      }),
+  ];
+
+  const markdown = [
+    `Time from the origin sending a progress notification to the client reading it, in ms: ${ROUNDS} runs per target of ${EVENTS_PER_RUN} events ${INTERVAL_MS} ms apart, interleaved.`,
+    "",
+    table(
+      ["path", "events", "p50", "p99", "max"],
+      targets.map(({ label }) => {
+        const s = stats.get(label) as { p50: number; p99: number; max: number; count: number };
+        return [label, String(s.count), num(s.p50, 3), num(s.p99, 3), num(s.max, 3)];
+      }),
+    ),
+    "",
+    `The proxy adds ${num(added, 3)} ms at the median (${num(viaProxy.p99 - direct.p99, 3)} ms at p99) to the direct path; target ≤ 1 ms ${mark(added <= 1)}.`,
+    "",
+    `Resident memory of the Worker's workerd process while a ${STREAM_MB} MB event stream of progress notifications (test/fixtures/firehose.ts: events of up to 1 KB, in chunks cut at random places) passes, sampled every ${SAMPLE_EVERY_MS} ms. Each path gets a Worker that has served nothing else, and a second ${STREAM_MB} MB stream right after the first, to tell memory that keeps growing from memory that levels off:`,
+    "",
+    table(
+      [
+        "path",
+        "before",
+        "after 10 MB",
+        "peak",
+        "growth after 10 MB",
+        "second stream: peak",
+        "throughput",
+      ],
+      memory.map(({ label, first, second }) => [
+        label,
+        mib(first.before),
+        mib(first.atTenth),
+        mib(first.peak),
+        mib(first.peak - first.atTenth),
+        mib(second.peak),
+        `${num(first.megabytesPerSecond)} MB/s`,
+      ]),
+    ),
+    "",
+    `Flat means the resident set grows by less than ${mib(FLAT_BYTES)} while the last 90 MB pass: a proxy that held on to what it streamed would grow by about 90 MB.`,
+  ].join("\n");
+  return {
+    title: "Streaming",
+    markdown,
+    targets: checks,
+    data: { latency: Object.fromEntries(stats), memory },
+  };
+}
