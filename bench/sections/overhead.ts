@@ -309,6 +309,8 @@ function report(
     ),
     "",
     `Failed requests (errors, timeouts, non-2xx) in all runs: ${failed}.`,
+    "",
+    "Where the proxy's time goes, beyond the bare Worker's: for every POST it reads the whole body, parses and validates it before it calls the origin; for a `tools/call` it also restores the name, repairs and validates the arguments and serializes the body again; it builds its answer anew from the origin's (hop-by-hop headers dropped); and an event-stream answer passes, chunk by chunk, through a JavaScript `TransformStream` that watches for `notifications/tools/list_changed`, where the bare Worker hands the origin's stream to the runtime untouched. Locally both Workers are also four to five times slower than the origin direct: every request crosses workerd, which shares two cores with the load generator and the origin.",
     `Log lines the proxy wrote during the runs: ${context.logLines.map(([event, count]) => `\`${event}\` × ${num(count)}`).join(", ") || "none"} (${num(context.proxyCalls)} \`tools/call\` requests went through it).`,
   ].join("\n");
   return { title: "Request overhead", markdown, targets, data: { cells, failed } };
