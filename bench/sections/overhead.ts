@@ -277,36 +277,15 @@ function report(
     0,
   );
 
+  const head = ["workload", "clients", ...Object.values(TARGET_LABELS)];
   const markdown = [
     `Requests per second (median of ${context.rounds} interleaved runs of ${context.seconds} s each) and the ratio of the proxy's throughput to the bare Worker's and to the origin's, as median (lowest–highest) of the per-round ratios.`,
     "",
-    table(
-      [
-        "workload",
-        "clients",
-        TARGET_LABELS.direct,
-        TARGET_LABELS.passThrough,
-        TARGET_LABELS.proxy,
-        "proxy ÷ bare",
-        "proxy ÷ direct",
-        "target",
-      ],
-      throughput,
-    ),
+    table([...head, "proxy ÷ bare", "proxy ÷ direct", "target"], throughput),
     "",
     "Latency, p50 / p99 in ms (median over the rounds), and what the proxy adds to the bare Worker's p50:",
     "",
-    table(
-      [
-        "workload",
-        "clients",
-        TARGET_LABELS.direct,
-        TARGET_LABELS.passThrough,
-        TARGET_LABELS.proxy,
-        "proxy − bare p50",
-      ],
-      latency,
-    ),
+    table([...head, "proxy − bare p50"], latency),
     "",
     `Failed requests (errors, timeouts, non-2xx) in all runs: ${failed}.`,
     "",
