@@ -144,7 +144,7 @@ export async function measureKv(
     "",
     table(["request", "state", "KV reads", "KV writes", "target"], tableRows),
     "",
-    "A `list` returns up to 1,000 keys with their metadata, so a cold isolate learns every name of a server with up to 1,000 tools in one read, and reads a tool's schema (one `get`) only when that tool is called. A name never listed costs one `get` and a `tools/list` to the origin on every call, which is what a client that calls a removed tool pays.",
+    "A `list` returns up to 1,000 keys with their metadata, so a cold isolate learns every name of a server with up to 1,000 tools in one read, and reads a tool's schema (one `get`) only when that tool is called. A name never listed also sends a `tools/list` to the origin, on every call: that is what a client that calls a removed tool costs.",
   ].join("\n");
   return { title: "KV behavior", markdown, targets, data: { listing: shape, rows } };
 }
