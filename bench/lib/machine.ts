@@ -19,8 +19,16 @@ function versionOf(name: string, folders = ["node_modules"]): string {
 function commit(): string {
   try {
     const head = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
-    const dirty =
-      execFileSync("git", ["status", "--porcelain"], { encoding: "utf8" }).trim() !== "";
+    // The results of an earlier run are about to be replaced; they do not make the code dirty.
+    const status = [
+      "status",
+      "--porcelain",
+      "--",
+      ".",
+      ":!bench/RESULTS.md",
+      ":!bench/results.json",
+    ];
+    const dirty = execFileSync("git", status, { encoding: "utf8" }).trim() !== "";
     return dirty ? `${head} with uncommitted changes` : head;
   } catch {
     return "unknown";
