@@ -73,10 +73,12 @@ export function planListing(
   const entries = assignments.map(({ original, name }): PlannedEntry => {
     const inputSchema = schemas.get(original);
     const entry = known.entryOf(name);
-    if (entry?.original === original && entry.inputSchema !== undefined) {
-      if (dequal(entry.inputSchema, inputSchema)) {
-        return { name, original, inputSchema, schemaHash: entry.schemaHash, changed: false };
-      }
+    const unchanged =
+      entry?.original === original &&
+      entry.inputSchema !== undefined &&
+      dequal(entry.inputSchema, inputSchema);
+    if (unchanged) {
+      return { name, original, inputSchema, schemaHash: entry.schemaHash, changed: false };
     }
     const hash = schemaHash(inputSchema);
     const changed = entry?.original !== original || entry.schemaHash !== hash;
