@@ -102,6 +102,25 @@ export const startPassThrough = (originUrl: URL) =>
 export const startKvCountingProxy = (originUrl: URL) =>
   serve("bench/workers/kv-counting.ts", originUrl.href);
 
+type Start = () => Promise<LocalWorker>;
+
+/**
+ * Starts Workers one at a time (each is told from the others by the one new
+ * workerd process it brings), hands them to `use`, and disposes of them after.
+ */
+export async function withWorkers<const S extends readonly Start[], T>(
+  starts: S,
+  use: (...workers: { [K in keyof S]: LocalWorker }) => Promise<T>,
+): Promise<T> {
+  const workers: LocalWorker[] = [];
+  try {
+    for (const start of starts) workers.push(await start());
+    return await use(...(workers as { [K in keyof S]: LocalWorker }));
+  } finally {
+    await Promise.all(workers.map((worker) => worker.dispose()));
+  }
+}
+
 /** Resident memory of a process, in bytes. */
 export function residentBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");

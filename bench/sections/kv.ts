@@ -9,7 +9,7 @@
  */
 import { openSession, send } from "../lib/mcp-session";
 import { mark, type SectionResult, type TargetCheck, table } from "../lib/report";
-import type { LocalWorker } from "../lib/workers";
+import { type LocalWorker, withWorkers } from "../lib/workers";
 
 interface Counts {
   get: number;
@@ -107,13 +107,10 @@ export async function measureKv(
   const shape = await listingShape(originUrl, sessionId);
   const rows: Array<Step & { counts: Counts }> = [];
   for (const steps of DEPLOYMENT) {
-    const worker = await startProxy();
-    try {
+    await withWorkers([startProxy], async (worker) => {
       for (const step of steps)
         rows.push({ ...step, counts: await counted(worker, sessionId, step) });
-    } finally {
-      await worker.dispose();
-    }
+    });
   }
 
   const targets: TargetCheck[] = [];

@@ -11,7 +11,7 @@ import autocannon from "autocannon";
 import { answerText, MCP_HEADERS, openSession, type ResponseMode, send } from "../lib/mcp-session";
 import { mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
 import { percentile, rotate, type Spread, spread } from "../lib/stats";
-import type { LocalWorker } from "../lib/workers";
+import { type LocalWorker, withWorkers } from "../lib/workers";
 import { ECHO_TOOL } from "../origin/server";
 
 const CONCURRENCY = [1, 16, 64];
@@ -134,21 +134,16 @@ interface Cell {
   runs: Record<TargetName, Run[]>;
 }
 
-export async function measureOverhead(options: {
+export function measureOverhead(options: {
   originUrl: URL;
   startPassThrough: () => Promise<LocalWorker>;
   startProxy: () => Promise<LocalWorker>;
   rounds: number;
   seconds: number;
 }): Promise<SectionResult> {
-  // One at a time: each start finds its workerd process as the one new process.
-  const passThrough = await options.startPassThrough();
-  const proxy = await options.startProxy();
-  try {
-    return await measure({ ...options, passThrough, proxy });
-  } finally {
-    await Promise.all([passThrough.dispose(), proxy.dispose()]);
-  }
+  return withWorkers([options.startPassThrough, options.startProxy], (passThrough, proxy) =>
+    measure({ ...options, passThrough, proxy }),
+  );
 }
 
 async function measure(options: {

@@ -12,7 +12,7 @@ import { EventSourceParserStream } from "eventsource-parser/stream";
 import { openSession, send } from "../lib/mcp-session";
 import { mark, mib, num, type SectionResult, type TargetCheck, table } from "../lib/report";
 import { median, percentile, rotate } from "../lib/stats";
-import { type LocalWorker, residentBytes } from "../lib/workers";
+import { type LocalWorker, residentBytes, withWorkers } from "../lib/workers";
 import { type BenchOrigin, TICK_TOOL } from "../origin/server";
 
 const ROUNDS = 3;
@@ -126,43 +126,35 @@ interface MemoryCase {
 
 /** Three streams, one after the other, through a Worker that has served nothing else. */
 async function streamThrice(memoryCase: MemoryCase, sessionId: string) {
-  const worker = await memoryCase.start();
-  try {
+  return withWorkers([memoryCase.start], async (worker) => {
     // The proxy learns the tool names first, as it would from any client.
     await (
       await send(worker.url, sessionId, { jsonrpc: "2.0", id: 1, method: "tools/list" })
     ).text();
-    const first = await streamOnce(worker.url, worker.pid, sessionId, memoryCase.message);
-    const second = await streamOnce(worker.url, worker.pid, sessionId, memoryCase.message);
-    const third = await streamOnce(worker.url, worker.pid, sessionId, memoryCase.message);
+    const streamed = () => streamOnce(worker.url, worker.pid, sessionId, memoryCase.message);
+    const first = await streamed();
+    const second = await streamed();
+    const third = await streamed();
     return { label: memoryCase.label, first, second, third };
-  } catch (error) {
+  }).catch((error) => {
     throw new Error(`${memoryCase.label}: ${error}`);
-  } finally {
-    await worker.dispose();
-  }
+  });
 }
 
-export async function measureStreaming(options: {
+export function measureStreaming(options: {
   origin: BenchOrigin;
   startPassThrough: () => Promise<LocalWorker>;
   startProxy: () => Promise<LocalWorker>;
 }): Promise<SectionResult> {
-  const { origin, startPassThrough, startProxy } = options;
-  const passThrough = await startPassThrough();
-  const proxy = await startProxy();
-  try {
-    return await measure(origin, passThrough, proxy, { startPassThrough, startProxy });
-  } finally {
-    await Promise.all([passThrough.dispose(), proxy.dispose()]);
-  }
+  return withWorkers([options.startPassThrough, options.startProxy], (passThrough, proxy) =>
+    measure(options, passThrough, proxy),
+  );
 }
 
 async function measure(
-  origin: BenchOrigin,
+  { origin, startPassThrough, startProxy }: Parameters<typeof measureStreaming>[0],
   passThrough: LocalWorker,
   proxy: LocalWorker,
-  start: { startPassThrough: () => Promise<LocalWorker>; startProxy: () => Promise<LocalWorker> },
 ): Promise<SectionResult> {
   const sessionId = await openSession(origin.url, "sse");
   await (await send(proxy.url, sessionId, { jsonrpc: "2.0", id: 1, method: "tools/list" })).text();
@@ -207,15 +199,15 @@ async function measure(
   });
   const memory = [];
   for (const memoryCase of [
-    { label: "bare Worker", start: start.startPassThrough, message: callEcho("bench.echo") },
+    { label: "bare Worker", start: startPassThrough, message: callEcho("bench.echo") },
     {
       label: "proxy, answer to a `tools/call` (bytes passed on, scanned)",
-      start: start.startProxy,
+      start: startProxy,
       message: callEcho("bench_echo"),
     },
     {
       label: "proxy, answer to a `tools/list` (every event parsed and re-emitted)",
-      start: start.startProxy,
+      start: startProxy,
       message: { jsonrpc: "2.0", id: 1, method: "tools/list" },
     },
   ]) {
