@@ -16,11 +16,16 @@ const HOP_BY_HOP = new Set([
   "upgrade",
 ]);
 
-function endToEnd(headers: Headers, alsoDrop: readonly string[]): Headers {
-  const named = (headers.get("connection") ?? "")
+/** The comma-separated tokens of a header value, lower-cased; none for an absent header. */
+function tokensOf(value: string | null): string[] {
+  return (value ?? "")
     .split(",")
     .map((token) => token.trim().toLowerCase())
     .filter(Boolean);
+}
+
+function endToEnd(headers: Headers, alsoDrop: readonly string[]): Headers {
+  const named = tokensOf(headers.get("connection"));
   const drop = new Set([...HOP_BY_HOP, ...named, ...alsoDrop]);
   const result = new Headers();
   for (const [name, value] of headers) {
@@ -43,12 +48,7 @@ const DECODED_BY_RUNTIME = new Set(["identity", "gzip", "x-gzip", "br"]);
  * another encoding (deflate, zstd, …) can be relayed, but not read or rewritten.
  */
 export function bodyIsDecoded(headers: Headers): boolean {
-  const encoding = headers.get("content-encoding");
-  if (encoding === null) return true;
-  return encoding
-    .split(",")
-    .map((token) => token.trim().toLowerCase())
-    .every((token) => token === "" || DECODED_BY_RUNTIME.has(token));
+  return tokensOf(headers.get("content-encoding")).every((token) => DECODED_BY_RUNTIME.has(token));
 }
 
 /**
