@@ -1,13 +1,15 @@
 /**
- * The proxy as a Hono app: routes only; each concern lives in its own module.
- * One app per isolate; `toolMapMemory` is what the isolate remembers of tool
- * names between requests (tests make a fresh one to play a cold isolate).
+ * The proxy as a Hono app. One middleware admits a request (the configuration
+ * is valid, the host is allowed) and hands the routes what they need; each
+ * route lives in routes/. One app per isolate: `toolMapMemory` is what the
+ * isolate remembers of tool names between requests (tests make a fresh one to
+ * play a cold isolate).
  */
 import { Hono } from "hono";
-import type { AppEnv } from "./app-env";
-import { parseConfig } from "./config";
-import { ErrorCode, errorResponse } from "./jsonrpc";
+import { configOf } from "./config";
 import { logEvent } from "./log";
+import { ErrorCode, errorResponse } from "./protocol/jsonrpc";
+import type { AppEnv } from "./routes/app-env";
 import { healthz } from "./routes/healthz";
 import { mcpEndpoint } from "./routes/mcp-endpoint";
 import { wellKnown } from "./routes/well-known";
@@ -18,8 +20,8 @@ export function createApp(toolMapMemory = new ToolMapMemory()): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use(async (c, next) => {
-    const result = parseConfig(c.env);
-    if (!result.ok) {
+    const result = configOf(c.env);
+    if (result.kind === "invalid") {
       logEvent("config_invalid", { setting: result.setting, problem: result.problem });
       return errorResponse(
         500,

@@ -93,12 +93,32 @@ export interface Config {
 }
 
 export type ConfigResult =
-  | { ok: true; config: Config }
-  | { ok: false; setting: string; problem: string };
+  | { kind: "valid"; config: Config }
+  | { kind: "invalid"; setting: string; problem: string };
 
 export function parseConfig(env: Env): ConfigResult {
   const result = v.safeParse(ConfigSchema, env);
-  if (result.success) return { ok: true, config: result.output };
+  if (result.success) return { kind: "valid", config: result.output };
   const [issue] = result.issues;
-  return { ok: false, setting: v.getDotPath(issue) ?? "configuration", problem: issue.message };
+  return {
+    kind: "invalid",
+    setting: v.getDotPath(issue) ?? "configuration",
+    problem: issue.message,
+  };
+}
+
+const configs = new WeakMap<Env, ConfigResult>();
+
+/**
+ * The configuration of `env`, parsed the first time this isolate sees that
+ * object: workerd hands one `env` to every request of an isolate, and its
+ * values cannot change while the isolate lives (a new deploy is a new isolate).
+ */
+export function configOf(env: Env): ConfigResult {
+  let result = configs.get(env);
+  if (!result) {
+    result = parseConfig(env);
+    configs.set(env, result);
+  }
+  return result;
 }

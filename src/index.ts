@@ -1,7 +1,8 @@
 /**
  * MCP Edge Rewriter: a Cloudflare Worker in front of one MCP server (the origin)
  * that makes every tool name legal for the client's LLM API and routes calls
- * back to the original tools. See README.md and DESIGN.md.
+ * back to the original tools. README.md says what it does; ARCHITECTURE.md
+ * says where each part lives.
  */
 import { createApp } from "./app";
 

@@ -25,7 +25,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { firehose } from "../../test/fixtures/firehose";
+import { firehose } from "../../support/firehose";
 import { realisticListing } from "../lib/listing";
 
 export const ECHO_TOOL = "bench.echo";

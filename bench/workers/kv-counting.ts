@@ -7,7 +7,7 @@
  *   new isolate would (KV keeps what it holds).
  */
 import { createApp } from "../../src/app";
-import { type CountedKv, countingKv } from "../../test/helpers/kv";
+import { type CountedKv, countingKv } from "../../support/counting-kv";
 
 let app = createApp();
 let counted: CountedKv | undefined;

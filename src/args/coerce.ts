@@ -16,7 +16,8 @@
  * Refused, left as they are: `"4.5"` for an integer, `"yes"` for a boolean,
  * `"12abc"`, `"007"`, `" 42"`, integers beyond 2^53.
  */
-import { isPlainObject, type JsonType, jsonTypeOf } from "./json-schema";
+import { isPlainObject, parseJson } from "../json";
+import { type JsonType, jsonTypeOf } from "./json-schema";
 
 export type Coercion = { value: unknown; from: JsonType; to: JsonType } | "drop" | undefined;
 
@@ -25,14 +26,6 @@ const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 function matches(type: JsonType, allowed: ReadonlySet<JsonType>): boolean {
   return allowed.has(type) || (type === "integer" && allowed.has("number"));
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function fromString(text: string, allowed: ReadonlySet<JsonType>): unknown {

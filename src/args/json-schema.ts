@@ -5,19 +5,13 @@
  * `constructor` or `__proto__` is data, never the prototype's), and `$ref`
  * chains are followed a bounded number of times.
  */
+import { isPlainObject, own } from "../json";
+
 export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
 
 export type Schema = Record<string, unknown>;
 
 const MAX_REF_HOPS = 16;
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-export function own(object: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
-}
 
 export function jsonTypeOf(value: unknown): JsonType {
   if (value === null) return "null";

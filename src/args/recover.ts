@@ -13,7 +13,8 @@
  * The params to forward keep the envelope fields and the recovered `arguments`,
  * never the inline copies.
  */
-import { isPlainObject, jsonTypeOf } from "./json-schema";
+import { isPlainObject, parseJsonObject } from "../json";
+import { jsonTypeOf } from "./json-schema";
 
 /** Fields of `params` that are the call's envelope, never arguments. */
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
@@ -30,7 +31,7 @@ export type RecoveryKind = "as_sent" | "json_string" | "inline" | "args" | "empt
 
 export type Recovered =
   | {
-      ok: true;
+      kind: "recovered";
       recovery: RecoveryKind;
       /** The arguments to repair and forward; `undefined` when the call had none at all. */
       arguments: Record<string, unknown> | undefined;
@@ -39,16 +40,8 @@ export type Recovered =
       /** Whether the forwarded params differ from what the client sent. */
       changed: boolean;
     }
-  | { ok: false; message: string };
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isPlainObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
+  /** Arguments that are no object: the caller answers `-32602` with `message`. */
+  | { kind: "refused"; message: string };
 
 const describe = (value: unknown) =>
   typeof value === "string" ? "a string that is not a JSON object" : `${jsonTypeOf(value)}`;
@@ -63,18 +56,21 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
     recovery: RecoveryKind,
     args: Record<string, unknown> | undefined,
     changed: boolean,
-  ): Recovered => ({ ok: true, recovery, arguments: args, envelope, changed });
+  ): Recovered => ({ kind: "recovered", recovery, arguments: args, envelope, changed });
 
   let fromArguments: Record<string, unknown> | undefined;
   if (isPlainObject(given)) {
     fromArguments = given;
   } else if (typeof given === "string") {
-    fromArguments = parseObject(given);
+    fromArguments = parseJsonObject(given);
     if (!fromArguments) {
-      return { ok: false, message: `\`arguments\` must be an object, not ${describe(given)}` };
+      return {
+        kind: "refused",
+        message: `\`arguments\` must be an object, not ${describe(given)}`,
+      };
     }
   } else if (given !== undefined && given !== null) {
-    return { ok: false, message: `\`arguments\` must be an object, not ${describe(given)}` };
+    return { kind: "refused", message: `\`arguments\` must be an object, not ${describe(given)}` };
   }
 
   if (fromArguments && Object.keys(fromArguments).length > 0) {
@@ -93,7 +89,7 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
     return result("args", args, true);
   }
   if (args !== undefined && args !== null) {
-    return { ok: false, message: `\`args\` must be an object, not ${describe(args)}` };
+    return { kind: "refused", message: `\`args\` must be an object, not ${describe(args)}` };
   }
   if (given === undefined) return result("empty", undefined, false);
   // `null` and `"{}"` become `{}`; `{}` stays as it was.

@@ -10,12 +10,12 @@
  * `__proto__` stays an ordinary key and no prototype is ever touched. An
  * object nothing was done to is returned as the same object.
  */
+import { isPlainObject } from "../json";
 import { coalesceKeys } from "./coalesce";
 import { coerceValue } from "./coerce";
 import {
   allowedTypes,
   forbidsAdditionalProperties,
-  isPlainObject,
   itemsOf,
   type JsonType,
   propertiesOf,

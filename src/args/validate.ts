@@ -9,8 +9,9 @@
  * `ARGUMENT_VALIDATION=enforce` refuses a call.
  */
 import { type SchemaDraft, Validator } from "@cfworker/json-schema";
+import { isPlainObject, own } from "../json";
 import { foldKey } from "./coalesce";
-import { isPlainObject, own, propertiesOf, type Schema } from "./json-schema";
+import { propertiesOf, type Schema } from "./json-schema";
 
 export interface ValidationIssue {
   /** JSON pointer of the offending value (`#/max_bytes`), or of the object missing a key. */
@@ -20,10 +21,10 @@ export interface ValidationIssue {
 }
 
 export type Validation =
-  | { status: "valid" }
-  | { status: "invalid"; issues: ValidationIssue[] }
+  | { kind: "valid" }
+  | { kind: "invalid"; issues: ValidationIssue[] }
   /** The schema could not be compiled or applied; the call is not judged. */
-  | { status: "skipped"; reason: string };
+  | { kind: "skipped"; reason: string };
 
 /** Keywords that only say "something inside failed"; the leaves say what. */
 const WRAPPERS = new Set([
@@ -62,19 +63,19 @@ function validatorFor(schema: Schema): Validator {
 }
 
 export function validateArguments(args: unknown, inputSchema: unknown): Validation {
-  if (!isPlainObject(inputSchema)) return { status: "skipped", reason: "no object schema" };
+  if (!isPlainObject(inputSchema)) return { kind: "skipped", reason: "no object schema" };
   try {
     const { valid, errors } = validatorFor(inputSchema).validate(args);
-    if (valid) return { status: "valid" };
+    if (valid) return { kind: "valid" };
     const leaves = errors.filter((error) => !WRAPPERS.has(error.keyword));
     const issues = (leaves.length > 0 ? leaves : errors).map((error) => ({
       location: error.instanceLocation,
       keyword: error.keyword,
       message: error.error,
     }));
-    return { status: "invalid", issues };
+    return { kind: "invalid", issues };
   } catch (error) {
-    return { status: "skipped", reason: String(error) };
+    return { kind: "skipped", reason: String(error) };
   }
 }
 

@@ -7,8 +7,10 @@
  * back. A body with nothing to change is forwarded as its original bytes.
  */
 import type { ValidationMode } from "../config";
-import { isRequest, type JsonRpcMessage, type RequestId } from "../jsonrpc";
+import { isRequest, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc";
+import type { CallHeaders } from "../protocol/mcp-headers";
 import type { ToolResolver } from "../toolmap/resolve-tool";
+import type { ParsedBody } from "../transport/post-body";
 import { repairToolCall } from "./tools-call";
 
 export interface ForwardPlan {
@@ -19,13 +21,7 @@ export interface ForwardPlan {
   /** Answers the proxy gives itself, merged with the origin's. */
   localResponses: unknown[];
   /** For a body that is one `tools/call`: the headers the forwarded call implies. */
-  callHeaders?: { name: string; params: Array<[string, string]> | undefined };
-}
-
-interface ParsedBody {
-  bytes: Uint8Array;
-  messages: JsonRpcMessage[];
-  batch: boolean;
+  callHeaders?: CallHeaders;
 }
 
 export async function planForward(

@@ -5,14 +5,21 @@
  * through as it came: a stream with nothing to rename passes byte for byte, and
  * a body in an encoding the runtime did not decode is never read or relabeled.
  */
-import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../jsonrpc";
+import { parseJson } from "../json";
 import { logEvent } from "../log";
+import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../protocol/jsonrpc";
+import {
+  isToolsListResult,
+  looksLikeToolsListResult,
+  namedTools,
+  type ToolsListResult,
+} from "../protocol/tools-list";
 import type { ToolMap } from "../toolmap/tool-map";
 import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
+import { relayResponse } from "../transport/origin";
 import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
-import { relayResponse } from "../transport/relay";
 import { rewriteEventStream, serializeEvent, watchEventStream } from "../transport/sse";
-import { isToolsListResult, looksLikeToolsListResult, namedTools, renameTools } from "./tools-list";
+import { renameTools } from "./tools-list";
 
 const LIST_CHANGED = "notifications/tools/list_changed";
 
@@ -34,8 +41,8 @@ function isListResponse(message: Message | null, which: ListResults): boolean {
 
 const expectsLists = (which: ListResults) => which === "by-shape" || which.size > 0;
 
-/** Rewrites one parsed JSON-RPC payload (a message or a batch); `undefined` when nothing changed. */
-async function rewritePayload(
+/** Renames the listings in one parsed JSON-RPC payload (a message or a batch); `undefined` when nothing changed. */
+export async function rewriteMessages(
   payload: unknown,
   listIds: ListResults,
   toolMap: ToolMap,
@@ -47,7 +54,7 @@ async function rewritePayload(
     const message = item as Message | null;
     if (message?.method === LIST_CHANGED) toolMap.forget();
     if (isListResponse(message, listIds)) {
-      const result = message?.result as Parameters<typeof namedTools>[0];
+      const result = message?.result as ToolsListResult;
       const names = await toolMap.nameListing(namedTools(result));
       rewritten.push({ ...message, result: renameTools(result, names) });
       changed = true;
@@ -59,22 +66,15 @@ async function rewritePayload(
   return Array.isArray(payload) ? rewritten : rewritten[0];
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-async function rewriteJsonText(
+/** `rewriteMessages` on JSON text; `undefined` when the text is not JSON or nothing changed. */
+export async function rewriteJsonText(
   text: string,
   listIds: ListResults,
   toolMap: ToolMap,
 ): Promise<string | undefined> {
   const payload = parseJson(text);
-  if (!payload.ok) return undefined;
-  const rewritten = await rewritePayload(payload.value, listIds, toolMap);
+  if (payload === undefined) return undefined;
+  const rewritten = await rewriteMessages(payload, listIds, toolMap);
   return rewritten === undefined ? undefined : JSON.stringify(rewritten);
 }
 
@@ -106,7 +106,7 @@ function prepend(text: string): TransformStream<Uint8Array, Uint8Array> {
   });
 }
 
-export async function respondFromOrigin(
+export async function rewriteResponse(
   origin: Response,
   context: ResponseContext,
 ): Promise<Response> {
@@ -159,7 +159,7 @@ export async function respondFromOrigin(
         addressee,
       );
     }
-    if (!read.complete) {
+    if (read.kind === "over") {
       logEvent("response_not_rewritten", { reason: `body over ${MAX_REWRITE_BYTES} bytes` });
       return relayResponse(origin, rejoin(read.head, read.rest));
     }
@@ -167,7 +167,7 @@ export async function respondFromOrigin(
     let rewritten = await rewriteJsonText(text, listIds, toolMap);
     if (local) {
       const parsed = parseJson(rewritten ?? text);
-      if (parsed.ok) rewritten = JSON.stringify([...localResponses, ...[parsed.value].flat()]);
+      if (parsed !== undefined) rewritten = JSON.stringify([...localResponses, ...[parsed].flat()]);
       else
         logEvent("local_answers_dropped", {
           reason: "origin body is not JSON",

@@ -1,5 +1,5 @@
 /**
- * One `tools/call`, client → origin (DESIGN, Contract 3): the original name
+ * One `tools/call`, client → origin (README, "Arguments"): the original name
  * restored, the arguments recovered from wherever the client put them, then,
  * for a tool whose schema the map knows, keys coalesced, values coerced and
  * the result validated. A tool the map does not know gets envelope recovery
@@ -11,22 +11,22 @@
  * what to fix. One `tool_call_repaired` line is logged for every call the
  * proxy changed or found invalid; it carries keys and types, never values.
  */
-import { isPlainObject } from "../args/json-schema";
 import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
 import { describeInvalidCall, type Validation, validateArguments } from "../args/validate";
 import type { ValidationMode } from "../config";
-import { ErrorCode, type JsonRpcRequest, jsonRpcError } from "../jsonrpc";
+import { isPlainObject } from "../json";
 import { logEvent } from "../log";
+import { ErrorCode, type JsonRpcRequest, jsonRpcError } from "../protocol/jsonrpc";
+import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
 import type { ToolResolver } from "../toolmap/resolve-tool";
-import { paramHeaders } from "../transport/mcp-headers";
 
 export type CallOutcome =
   | {
       kind: "forward";
       message: JsonRpcRequest;
       /** The 2026-07-28 headers the forwarded call implies; none for a call without a name. */
-      headers?: { name: string; params: Array<[string, string]> | undefined };
+      headers?: CallHeaders;
     }
   | { kind: "answer"; response: unknown };
 
@@ -46,7 +46,7 @@ export async function repairToolCall(
   if (!resolved) logEvent("tool_unknown", { name });
 
   const recovered = recoverArguments(params);
-  if (!recovered.ok) {
+  if (recovered.kind === "refused") {
     logEvent("tool_call_refused", { tool, name, reason: "malformed_arguments" });
     return {
       kind: "answer",
@@ -66,12 +66,12 @@ export async function repairToolCall(
   const args = repair?.arguments ?? recovered.arguments;
   const validation: Validation =
     mode === "off" || schema === undefined
-      ? { status: "skipped", reason: mode === "off" ? "off" : "unknown tool" }
+      ? { kind: "skipped", reason: mode === "off" ? "off" : "unknown tool" }
       : validateArguments(args ?? {}, schema);
 
   const renamed = tool !== name;
   const changed = renamed || recovered.changed || args !== recovered.arguments;
-  if (changed || validation.status === "invalid") {
+  if (changed || validation.kind === "invalid") {
     logEvent("tool_call_repaired", {
       tool,
       name,
@@ -82,14 +82,14 @@ export async function repairToolCall(
       coercions: repair?.report.coercions ?? [],
       dropped: repair?.report.dropped ?? [],
       ...(repair?.report.limited ? { limited: true } : {}),
-      validation: validation.status,
-      ...(validation.status === "invalid"
+      validation: validation.kind,
+      ...(validation.kind === "invalid"
         ? { issues: validation.issues.map(({ location, keyword }) => ({ location, keyword })) }
         : {}),
     });
   }
 
-  if (mode === "enforce" && validation.status === "invalid") {
+  if (mode === "enforce" && validation.kind === "invalid") {
     const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues);
     return {
       kind: "answer",

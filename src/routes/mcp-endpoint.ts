@@ -5,18 +5,17 @@
  * answered here with a specific error and never costs an origin round trip.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app-env";
-import { ErrorCode, errorResponse } from "../jsonrpc";
+import { addresseeOf, ErrorCode, errorResponse } from "../protocol/jsonrpc";
+import { alignCallHeaders } from "../protocol/mcp-headers";
 import { planForward } from "../rewrite/request";
-import { localAnswer, respondFromOrigin } from "../rewrite/response";
+import { localAnswer, rewriteResponse } from "../rewrite/response";
 import { relistTools } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap, toolMapScope } from "../toolmap/tool-map";
-import { originTarget } from "../transport/fetch-origin";
 import { originRequestHeaders } from "../transport/headers";
-import { alignCallHeaders } from "../transport/mcp-headers";
-import { addresseeOf, readPostBody } from "../transport/post-body";
-import { callOrigin, relayResponse } from "../transport/relay";
+import { fetchOrigin, originTarget, relayResponse } from "../transport/origin";
+import { readPostBody } from "../transport/post-body";
+import type { AppEnv } from "./app-env";
 
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 
@@ -37,46 +36,48 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
   switch (request.method) {
     case "POST": {
       const body = await readPostBody(request, config.maxBodyBytes);
-      if (!body.ok) return errorResponse(body.status, body.code, body.message);
+      if (body.kind === "refused") return errorResponse(body.status, body.code, body.message);
       const toolMap = await openToolMap(c);
       const resolveTool = toolResolver(toolMap, () => relistTools(target, request.headers, config));
       const plan = await planForward(body, resolveTool, config.argumentValidation);
       if (plan.body === null) return localAnswer(plan.localResponses, body.batch);
       if (plan.callHeaders) alignCallHeaders(headers, plan.callHeaders);
       const addressee = addresseeOf(body);
-      const answer = await callOrigin(
+      const reply = await fetchOrigin(
         target,
         { method: "POST", headers, body: plan.body },
-        config,
+        config.originTimeoutMs,
         addressee,
       );
-      return answer.ok
-        ? respondFromOrigin(answer.response, {
-            listIds: plan.listIds,
-            toolMap,
-            addressee,
-            localResponses: plan.localResponses,
-          })
-        : answer.response;
+      if (reply.kind === "failed") return reply.response;
+      return rewriteResponse(reply.response, {
+        listIds: plan.listIds,
+        toolMap,
+        addressee,
+        localResponses: plan.localResponses,
+      });
     }
     case "GET": {
-      const answer = await callOrigin(target, { method: "GET", headers, body: null }, config);
-      return answer.ok
-        ? respondFromOrigin(answer.response, {
-            // A resumed stream replays responses whose requests this proxy did not see.
-            listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
-            toolMap: await openToolMap(c),
-          })
-        : answer.response;
+      const reply = await fetchOrigin(
+        target,
+        { method: "GET", headers, body: null },
+        config.originTimeoutMs,
+      );
+      if (reply.kind === "failed") return reply.response;
+      return rewriteResponse(reply.response, {
+        // A resumed stream replays responses whose requests this proxy did not see.
+        listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
+        toolMap: await openToolMap(c),
+      });
     }
     case "DELETE":
     case "OPTIONS": {
-      const answer = await callOrigin(
+      const reply = await fetchOrigin(
         target,
         { method: request.method, headers, body: null },
-        config,
+        config.originTimeoutMs,
       );
-      return answer.ok ? relayResponse(answer.response) : answer.response;
+      return reply.kind === "answered" ? relayResponse(reply.response) : reply.response;
     }
     default:
       return errorResponse(

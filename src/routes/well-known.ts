@@ -4,23 +4,22 @@
  * origin's own authorization setup through the proxy.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app-env";
-import { wellKnownTarget } from "../transport/fetch-origin";
 import { originRequestHeaders } from "../transport/headers";
-import { callOrigin, relayResponse } from "../transport/relay";
+import { fetchOrigin, relayResponse, wellKnownTarget } from "../transport/origin";
+import type { AppEnv } from "./app-env";
 
 export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
   const request = c.req.raw;
   const target = wellKnownTarget(c.var.config.originUrl, new URL(request.url));
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
-  const answer = await callOrigin(
+  const reply = await fetchOrigin(
     target,
     {
       method: request.method,
       headers: originRequestHeaders(request.headers),
       body: hasBody ? request.body : null,
     },
-    c.var.config,
+    c.var.config.originTimeoutMs,
   );
-  return answer.ok ? relayResponse(answer.response) : answer.response;
+  return reply.kind === "answered" ? relayResponse(reply.response) : reply.response;
 }

@@ -13,12 +13,7 @@ import { assignNames, type Displacement, type KnownNames } from "../names/assign
 import type { NameRules } from "../names/profiles";
 import type { RenameReason } from "../names/sanitize";
 import { fnv1a32 } from "../names/stable-hash";
-
-/** A tool as `tools/list` describes it; only `name` and `inputSchema` matter here. */
-export interface ListedTool {
-  name: string;
-  inputSchema?: unknown;
-}
+import type { ListedTool } from "../protocol/tools-list";
 
 /** What the map holds under a model-facing name. */
 export interface ToolEntry {

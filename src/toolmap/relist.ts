@@ -6,12 +6,13 @@
  */
 import { createParser } from "eventsource-parser";
 import type { Config } from "../config";
+import { isPlainObject, parseJson } from "../json";
 import { logEvent } from "../log";
-import { isToolsListResult, namedTools } from "../rewrite/tools-list";
-import { fetchOrigin } from "../transport/fetch-origin";
+import { retargetHeaders } from "../protocol/mcp-headers";
+import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tools-list";
 import { originRequestHeaders } from "../transport/headers";
+import { fetchOrigin } from "../transport/origin";
 import { MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
-import type { ListedTool } from "./plan-listing";
 
 const MAX_PAGES = 20;
 
@@ -24,15 +25,14 @@ function relistHeaders(clientHeaders: Headers): Headers {
   const headers = originRequestHeaders(clientHeaders);
   headers.set("content-type", "application/json");
   headers.set("accept", "application/json, text/event-stream");
-  headers.delete("mcp-name");
-  for (const name of [...headers.keys()]) if (name.startsWith("mcp-param-")) headers.delete(name);
-  if (headers.has("mcp-method")) headers.set("mcp-method", "tools/list");
+  retargetHeaders(headers, "tools/list");
   return headers;
 }
 
 function asPage(message: unknown, id: string): ListPage | undefined {
-  const { id: messageId, result } = (message ?? {}) as { id?: unknown; result?: unknown };
-  if (messageId !== id || !isToolsListResult(result)) return undefined;
+  if (!isPlainObject(message) || message.id !== id) return undefined;
+  const { result } = message;
+  if (!isToolsListResult(result)) return undefined;
   const { nextCursor } = result;
   return {
     tools: namedTools(result),
@@ -44,21 +44,17 @@ async function readPage(response: Response, id: string): Promise<ListPage | unde
   if (!response.body) return undefined;
   if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
     const read = await readBounded(response.body, MAX_REWRITE_BYTES);
-    if (!read.complete) {
+    if (read.kind === "over") {
       await read.rest.cancel();
       return undefined;
     }
-    return asPage(JSON.parse(new TextDecoder().decode(read.bytes)), id);
+    return asPage(parseJson(new TextDecoder().decode(read.bytes)), id);
   }
   let page: ListPage | undefined;
   const parser = createParser({
     maxBufferSize: MAX_REWRITE_BYTES,
     onEvent: ({ data }) => {
-      try {
-        page ??= asPage(JSON.parse(data), id);
-      } catch {
-        // not JSON: not ours
-      }
+      page ??= asPage(parseJson(data), id);
     },
   });
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -90,20 +86,20 @@ export async function relistTools(
       method: "tools/list",
       params: cursor === undefined ? {} : { cursor },
     });
-    const result = await fetchOrigin(
+    const reply = await fetchOrigin(
       target,
       { method: "POST", headers, body },
       config.originTimeoutMs,
     );
-    if (!result.ok || !result.response.ok) {
+    if (reply.kind === "failed" || !reply.response.ok) {
       logEvent("relist_failed", {
         origin: target.host,
-        status: result.ok ? result.response.status : result.failure,
+        status: reply.kind === "failed" ? reply.failure : reply.response.status,
       });
-      if (result.ok) await result.response.body?.cancel();
+      if (reply.kind === "answered") await reply.response.body?.cancel();
       return tools.length > 0 ? tools : undefined;
     }
-    const page = await readPage(result.response, id).catch(() => undefined);
+    const page = await readPage(reply.response, id).catch(() => undefined);
     if (!page) {
       logEvent("relist_failed", { origin: target.host, status: "no tools/list result" });
       return tools.length > 0 ? tools : undefined;

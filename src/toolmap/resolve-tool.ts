@@ -3,7 +3,7 @@
  * and on a miss the origin itself, asked once per client request however many
  * calls the request carries.
  */
-import type { ListedTool } from "./plan-listing";
+import type { ListedTool } from "../protocol/tools-list";
 import type { Resolution, ToolMap } from "./tool-map";
 
 export type ResolvedTool = Omit<Resolution, "source"> & { source: Resolution["source"] | "relist" };

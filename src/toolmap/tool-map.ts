@@ -24,13 +24,8 @@
 
 import { logEvent } from "../log";
 import type { NameRules } from "../names/profiles";
-import {
-  type ListedTool,
-  type PlannedEntry,
-  planListing,
-  schemaHash,
-  type ToolEntry,
-} from "./plan-listing";
+import type { ListedTool } from "../protocol/tools-list";
+import { type PlannedEntry, planListing, schemaHash, type ToolEntry } from "./plan-listing";
 
 interface StoredTool {
   original: string;

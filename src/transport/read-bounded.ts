@@ -10,8 +10,9 @@
 export const MAX_REWRITE_BYTES = 16 * 1024 * 1024;
 
 export type Bounded =
-  | { complete: true; bytes: Uint8Array }
-  | { complete: false; head: Uint8Array[]; rest: ReadableStreamDefaultReader<Uint8Array> };
+  | { kind: "complete"; bytes: Uint8Array }
+  /** Over the bound: what was read, and the unread rest. */
+  | { kind: "over"; head: Uint8Array[]; rest: ReadableStreamDefaultReader<Uint8Array> };
 
 function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
   const bytes = new Uint8Array(size);
@@ -32,10 +33,10 @@ export async function readBounded(
   const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return { complete: true, bytes: concat(chunks, size) };
+    if (done) return { kind: "complete", bytes: concat(chunks, size) };
     chunks.push(value);
     size += value.byteLength;
-    if (size > maxBytes) return { complete: false, head: chunks, rest: reader };
+    if (size > maxBytes) return { kind: "over", head: chunks, rest: reader };
   }
 }
 

@@ -6,8 +6,8 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { Hono } from "hono";
 import { inject } from "vitest";
-import type { AppEnv } from "../../src/app-env";
 import worker from "../../src/index";
+import type { AppEnv } from "../../src/routes/app-env";
 
 export const DEMO_ORIGIN = inject("demoOrigin");
 export const GATEWAY_ORIGIN = inject("gatewayOrigin");

@@ -7,7 +7,7 @@ import { allowedTypes } from "../../src/args/json-schema";
 import { recoverArguments } from "../../src/args/recover";
 import { repairArguments } from "../../src/args/repair";
 import { describeInvalidCall, validateArguments } from "../../src/args/validate";
-import { paramHeaders } from "../../src/transport/mcp-headers";
+import { paramHeaders } from "../../src/protocol/mcp-headers";
 
 const schemaOf = (name: string) => echoTools.find((tool) => tool.name === name)?.inputSchema;
 const FILES_READ = schemaOf("files.read");
@@ -15,7 +15,7 @@ const INVOICE = schemaOf("catering.invoice");
 
 const recovered = (params: Record<string, unknown>) => {
   const result = recoverArguments(params);
-  if (!result.ok) throw new Error(result.message);
+  if (result.kind === "refused") throw new Error(result.message);
   return { arguments: result.arguments, recovery: result.recovery, envelope: result.envelope };
 };
 
@@ -89,8 +89,8 @@ describe("recovering the arguments (envelope)", () => {
     ],
   ])("refuses %s", (_, params, says) => {
     const result = recoverArguments(params);
-    expect(result.ok).toBe(false);
-    expect(!result.ok && result.message).toContain(says);
+    expect(result.kind).toBe("refused");
+    expect(result.kind === "refused" && result.message).toContain(says);
   });
 });
 
@@ -307,12 +307,12 @@ describe("validation", () => {
   it("names missing and invalid fields, the keys received, and the closest declared key", () => {
     const args = { pth: "a", max_bytes: "lots" };
     const result = validateArguments(args, FILES_READ);
-    expect(result.status).toBe("invalid");
+    expect(result.kind).toBe("invalid");
     const text = describeInvalidCall(
       "files.read",
       args,
       FILES_READ,
-      result.status === "invalid" ? result.issues : [],
+      result.kind === "invalid" ? result.issues : [],
     );
     expect(text).toContain("missing required field `path`");
     expect(text).toContain('`max_bytes`: Instance type "string" is invalid. Expected "integer".');
@@ -326,12 +326,12 @@ describe("validation", () => {
       type: "object",
       properties: { n: { type: "number", minimum: 0, exclusiveMinimum: true } },
     };
-    expect(validateArguments({ n: 0 }, draft4).status).toBe("invalid");
-    expect(validateArguments({ n: 1 }, draft4).status).toBe("valid");
+    expect(validateArguments({ n: 0 }, draft4).kind).toBe("invalid");
+    expect(validateArguments({ n: 1 }, draft4).kind).toBe("valid");
   });
 
   it("skips, rather than fails, a schema it cannot apply", () => {
-    expect(validateArguments({}, { $ref: "#/nowhere" }).status).not.toBe("invalid");
+    expect(validateArguments({}, { $ref: "#/nowhere" }).kind).not.toBe("invalid");
   });
 });
 
@@ -386,7 +386,7 @@ describe("properties", () => {
     ] as const) {
       fc.assert(
         fc.property(arbitrary, (args) => {
-          expect(validateArguments(args, schema).status).toBe("valid");
+          expect(validateArguments(args, schema).kind).toBe("valid");
           const { arguments: repaired, report } = repairArguments(args, schema);
           expect(repaired).toBe(args);
           expect(report).toEqual({ renamedKeys: [], coercions: [], dropped: [], limited: false });

@@ -7,7 +7,7 @@ const env = (vars: Record<string, unknown>) => vars as unknown as Env;
 describe("parseConfig", () => {
   it("applies the documented defaults", () => {
     expect(parseConfig(env({ ORIGIN_URL: "https://mcp.example.com/mcp" }))).toEqual({
-      ok: true,
+      kind: "valid",
       config: {
         originUrl: new URL("https://mcp.example.com/mcp"),
         mcpPath: "/mcp",
@@ -29,17 +29,23 @@ describe("parseConfig", () => {
       }),
     );
     expect(result).toMatchObject({
-      ok: true,
+      kind: "valid",
       config: { originTimeoutMs: 2500, maxBodyBytes: 1024 },
     });
-    expect(result.ok && result.config.originUrl.href).toBe("http://127.0.0.1:9000/rpc");
+    expect(result.kind === "valid" && result.config.originUrl.href).toBe(
+      "http://127.0.0.1:9000/rpc",
+    );
   });
 
   it("reads ALLOWED_HOSTS as a list of lower-case hostnames", () => {
     const result = parseConfig(
       env({ ORIGIN_URL: "https://o.example/mcp", ALLOWED_HOSTS: " LocalHost, 127.0.0.1,,[::1] " }),
     );
-    expect(result.ok && result.config.allowedHosts).toEqual(["localhost", "127.0.0.1", "[::1]"]);
+    expect(result.kind === "valid" && result.config.allowedHosts).toEqual([
+      "localhost",
+      "127.0.0.1",
+      "[::1]",
+    ]);
   });
 
   it.each([
@@ -51,7 +57,7 @@ describe("parseConfig", () => {
     expect(
       parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", [setting]: value })),
     ).toMatchObject({
-      ok: false,
+      kind: "invalid",
       setting,
     });
   });

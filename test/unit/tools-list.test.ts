@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { encodeHeaderValue } from "../../src/protocol/mcp-headers";
 import { renameTools } from "../../src/rewrite/tools-list";
-import { encodeHeaderValue } from "../../src/transport/mcp-headers";
 
 describe("renameTools", () => {
   it("changes each tool's name and nothing else", () => {

@@ -3,8 +3,9 @@ import { waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { countingKv } from "../../support/counting-kv";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
-import { countingKv, failingKv } from "../helpers/kv";
+import { failingKv } from "../helpers/kv";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
   type Fetch,

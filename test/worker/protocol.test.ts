@@ -7,10 +7,10 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { nameRules } from "../../src/names/profiles";
-import { respondFromOrigin } from "../../src/rewrite/response";
+import { rewriteResponse } from "../../src/rewrite/response";
 import { ToolMap, ToolMapMemory, toolMapScope } from "../../src/toolmap/tool-map";
+import { countingKv } from "../../support/counting-kv";
 import { digest } from "../helpers/digest";
-import { countingKv } from "../helpers/kv";
 import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import {
   freshOrigin,
@@ -143,7 +143,7 @@ describe("bounds", () => {
     const rules = nameRules("openai");
     const scope = await toolMapScope(new URL("https://big.example/mcp"), rules);
     const toolMap = new ToolMap(env.TOOL_MAP, scope, rules, new ToolMapMemory(), () => {});
-    const response = await respondFromOrigin(
+    const response = await rewriteResponse(
       new Response(body(), { headers: { "content-type": "application/json" } }),
       { listIds: new Set([1]), toolMap },
     );
@@ -203,7 +203,7 @@ describe("protocol 2026-07-28", () => {
         push = (text) => controller.enqueue(new TextEncoder().encode(text));
       },
     });
-    const response = await respondFromOrigin(
+    const response = await rewriteResponse(
       new Response(open, { headers: { "content-type": "text/event-stream" } }),
       { listIds: new Set(), toolMap },
     );

@@ -5,7 +5,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
-import { firehose } from "../fixtures/firehose";
+import { firehose } from "../../support/firehose";
 import { digest } from "../helpers/digest";
 import { nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";

@@ -1,7 +1,8 @@
 /**
  * JSON-RPC 2.0 messages as MCP uses them, and the error responses the proxy
- * itself sends (DESIGN, Contract 5). Schemas are loose: unknown fields are
- * carried, never stripped, since the proxy forwards what it does not rewrite.
+ * itself sends (README, "Errors the proxy returns itself"). Schemas are loose:
+ * unknown fields are carried, never stripped, since the proxy forwards what it
+ * does not rewrite.
  */
 import * as v from "valibot";
 
@@ -76,6 +77,11 @@ export function jsonRpcError(
 export interface ErrorAddressee {
   batch: boolean;
   ids: readonly RequestId[];
+}
+
+/** The requests of a body, for addressing an error that stands in for the origin's answer. */
+export function addresseeOf(body: { messages: JsonRpcMessage[]; batch: boolean }): ErrorAddressee {
+  return { batch: body.batch, ids: body.messages.filter(isRequest).map((message) => message.id) };
 }
 
 /**

@@ -5,7 +5,7 @@
  * rejects a request whose headers and body disagree. When the proxy changes
  * the body, it changes these headers to match.
  */
-import { isPlainObject, own } from "../args/json-schema";
+import { isPlainObject, own } from "../json";
 
 const SENTINEL = /^=\?base64\?.*\?=$/s;
 
@@ -20,6 +20,14 @@ export function encodeHeaderValue(value: string): string {
   let binary = "";
   for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
   return `=?base64?${btoa(binary)}?=`;
+}
+
+/** What a forwarded `tools/call` implies for its headers. */
+export interface CallHeaders {
+  /** The tool's original name, for `Mcp-Name`. */
+  name: string;
+  /** The `Mcp-Param-*` headers the arguments imply; `undefined` when the tool's schema is unknown. */
+  params: Array<[string, string]> | undefined;
 }
 
 const MAX_HEADER_DEPTH = 8;
@@ -63,12 +71,20 @@ export function paramHeaders(
  * speaks these headers (it sent `Mcp-Method`), every `Mcp-Param-*` derived
  * again from the repaired arguments, when the tool's schema is known.
  */
-export function alignCallHeaders(
-  headers: Headers,
-  call: { name: string; params: Array<[string, string]> | undefined },
-): void {
+export function alignCallHeaders(headers: Headers, call: CallHeaders): void {
   if (headers.has("mcp-name")) headers.set("mcp-name", encodeHeaderValue(call.name));
   if (!headers.has("mcp-method") || call.params === undefined) return;
-  for (const name of [...headers.keys()]) if (name.startsWith("mcp-param-")) headers.delete(name);
+  deleteParamHeaders(headers);
   for (const [name, value] of call.params) headers.set(name, value);
+}
+
+/** Makes headers copied from a client's request fit a request of another method. */
+export function retargetHeaders(headers: Headers, method: string): void {
+  headers.delete("mcp-name");
+  deleteParamHeaders(headers);
+  if (headers.has("mcp-method")) headers.set("mcp-method", method);
+}
+
+function deleteParamHeaders(headers: Headers): void {
+  for (const name of [...headers.keys()]) if (name.startsWith("mcp-param-")) headers.delete(name);
 }

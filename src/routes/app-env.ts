@@ -1,5 +1,5 @@
-import type { Config } from "./config";
-import type { ToolMapMemory } from "./toolmap/tool-map";
+import type { Config } from "../config";
+import type { ToolMapMemory } from "../toolmap/tool-map";
 
 /** Hono's view of the Worker: the wrangler bindings, and what every route is handed. */
 export interface AppEnv {

@@ -1,0 +1,38 @@
+/**
+ * A KV namespace answered from this process's memory, for timing the proxy's
+ * own CPU on the listing path: Workers KV's I/O is not the proxy's CPU, and
+ * the KV section measures KV itself on the real local binding. Implements
+ * what the tool map uses: `get(key, "json")`, `put` with metadata, and `list`
+ * by prefix in pages of 1,000 keys, sorted, as KV lists them.
+ */
+const PAGE = 1000;
+
+interface Stored {
+  value: string;
+  metadata: unknown;
+}
+
+export function memoryKv(): KVNamespace {
+  const entries = new Map<string, Stored>();
+  const kv = {
+    async get(key: string) {
+      const stored = entries.get(key);
+      return stored === undefined ? null : JSON.parse(stored.value);
+    },
+    async put(key: string, value: string, options?: { metadata?: unknown }) {
+      entries.set(key, { value, metadata: options?.metadata ?? null });
+    },
+    async list({ prefix = "", cursor }: { prefix?: string; cursor?: string } = {}) {
+      const names = [...entries.keys()].filter((name) => name.startsWith(prefix)).sort();
+      const start = cursor === undefined ? 0 : Number(cursor);
+      const keys = names
+        .slice(start, start + PAGE)
+        .map((name) => ({ name, metadata: entries.get(name)?.metadata }));
+      const complete = start + PAGE >= names.length;
+      return complete
+        ? { keys, list_complete: true }
+        : { keys, list_complete: false, cursor: String(start + PAGE) };
+    },
+  };
+  return kv as unknown as KVNamespace;
+}

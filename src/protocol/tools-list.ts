@@ -1,0 +1,41 @@
+/**
+ * The `tools/list` result as MCP defines it, read loosely: only `tools` and
+ * each tool's `name` and `inputSchema` matter to the proxy; every other field
+ * is carried, never required.
+ */
+import { isPlainObject } from "../json";
+
+/** A tool as a listing describes it; only `name` and `inputSchema` matter here. */
+export interface ListedTool {
+  name: string;
+  inputSchema?: unknown;
+}
+
+export type ToolsListResult = { tools: unknown[] } & Record<string, unknown>;
+
+export function isToolsListResult(result: unknown): result is ToolsListResult {
+  return isPlainObject(result) && Array.isArray(result.tools);
+}
+
+/**
+ * A result that can only be a `tools/list` result: a non-empty `tools` array
+ * whose every entry has a string `name` and an object `inputSchema`. Used where
+ * the request is out of view (events replayed on a resumed stream).
+ */
+export function looksLikeToolsListResult(result: unknown): result is ToolsListResult {
+  return (
+    isToolsListResult(result) &&
+    result.tools.length > 0 &&
+    result.tools.every(
+      (tool) =>
+        isPlainObject(tool) && typeof tool.name === "string" && isPlainObject(tool.inputSchema),
+    )
+  );
+}
+
+/** The tools of a result that have a name to work with. */
+export function namedTools(result: ToolsListResult): ListedTool[] {
+  return result.tools.filter(
+    (tool): tool is ListedTool => isPlainObject(tool) && typeof tool.name === "string",
+  );
+}

@@ -1,0 +1,113 @@
+/**
+ * Talking to the origin: the only place the proxy uses the network.
+ *
+ * - Every target URL is built from `ORIGIN_URL` (`originTarget`,
+ *   `wellKnownTarget`): nothing in a request can change the host.
+ * - `fetchOrigin` sends one request. Redirects are handed back, not followed.
+ *   The timeout covers the wait for the response headers only: once the
+ *   origin has answered, a stream may stay open as long as it likes. An
+ *   origin that cannot be reached or does not answer in time gets the proxy's
+ *   own JSON-RPC error (502 / 504), addressed to the requests that were
+ *   waiting; any answer the origin does give, 401 and 404 included, is the
+ *   origin's, its body unread.
+ * - `relayResponse` hands an origin's response to the client with its
+ *   end-to-end headers.
+ */
+import { logEvent } from "../log";
+import { type ErrorAddressee, ErrorCode, errorResponse } from "../protocol/jsonrpc";
+import { clientResponseHeaders } from "./headers";
+
+export type OriginFailure = "timeout" | "unreachable";
+
+export type OriginReply =
+  | { kind: "answered"; response: Response }
+  /** `response` is the proxy's own 502 or 504, ready for the client. */
+  | { kind: "failed"; failure: OriginFailure; response: Response };
+
+export interface OriginRequest {
+  method: string;
+  headers: Headers;
+  body: BodyInit | null;
+}
+
+export async function fetchOrigin(
+  target: URL,
+  request: OriginRequest,
+  timeoutMs: number,
+  addressee?: ErrorAddressee,
+): Promise<OriginReply> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  try {
+    const response = await fetch(target, {
+      ...request,
+      redirect: "manual",
+      signal: controller.signal,
+    });
+    return { kind: "answered", response };
+  } catch (error) {
+    const failure = timedOut ? "timeout" : "unreachable";
+    const detail = error instanceof Error ? error.message : String(error);
+    logEvent(`origin_${failure}`, { origin: target.host, method: request.method, detail });
+    return {
+      kind: "failed",
+      failure,
+      response: failureResponse(failure, target, timeoutMs, addressee),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function failureResponse(
+  failure: OriginFailure,
+  target: URL,
+  timeoutMs: number,
+  addressee: ErrorAddressee | undefined,
+): Response {
+  return failure === "timeout"
+    ? errorResponse(
+        504,
+        ErrorCode.OriginTimeout,
+        `Origin timeout: ${target.host} did not answer within ${timeoutMs} ms`,
+        addressee,
+      )
+    : errorResponse(
+        502,
+        ErrorCode.OriginUnreachable,
+        `Origin unreachable: ${target.host} could not be reached`,
+        addressee,
+      );
+}
+
+/** The origin's response for the client: its status and end-to-end headers, and `body` (its own by default). */
+export function relayResponse(
+  origin: Response,
+  body: ReadableStream | null = origin.body,
+): Response {
+  const headers = clientResponseHeaders(origin.headers);
+  if (body !== origin.body) headers.delete("content-length");
+  return new Response(body, { status: origin.status, statusText: origin.statusText, headers });
+}
+
+/**
+ * The origin URL for a request to the MCP endpoint: `ORIGIN_URL` with the
+ * client's query parameters added.
+ */
+export function originTarget(originUrl: URL, clientUrl: URL): URL {
+  const target = new URL(originUrl);
+  for (const [name, value] of clientUrl.searchParams) target.searchParams.append(name, value);
+  return target;
+}
+
+/** The origin URL for `/.well-known/*`: the same path and query on the origin's host. */
+export function wellKnownTarget(originUrl: URL, clientUrl: URL): URL {
+  const target = new URL(originUrl.origin);
+  target.pathname = clientUrl.pathname;
+  target.search = clientUrl.search;
+  return target;
+}
