@@ -9,16 +9,19 @@ import * as v from "valibot";
 import { MIN_NAME_CAP, type NameRules, nameRules, PROFILE_NAMES } from "./names/profiles";
 
 /** A count given as a string (wrangler vars) or a number (TOML integers). */
-const wholeNumber = (unit: string, minimum: number) =>
-  v.pipe(
-    v.union([v.string(), v.number()], `must be a whole number of ${unit}`),
+const wholeNumber = (unit: string, minimum: number) => {
+  const message = `must be a whole number of ${unit}`;
+  return v.pipe(
+    // An empty string is no number, although `Number("")` is 0.
+    v.union([v.pipe(v.string(), v.trim(), v.nonEmpty(message)), v.number()], message),
     v.transform(Number),
-    v.integer(`must be a whole number of ${unit}`),
+    v.integer(message),
     v.minValue(
       minimum,
       `must be at least ${minimum} ${minimum === 1 ? unit.replace(/s$/, "") : unit}`,
     ),
   );
+};
 
 const oneOf = <const T extends readonly [string, ...string[]]>(options: T, fallback: T[number]) =>
   v.optional(v.picklist(options, `must be one of ${options.join(", ")}`), fallback);

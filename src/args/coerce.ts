@@ -1,20 +1,7 @@
 /**
- * Step 3 of argument repair (DESIGN, Contract 3.3): one value brought to a type
- * its schema allows, only where that loses nothing and means one thing.
- *
- * | value                        | schema wants | becomes                  |
- * |------------------------------|--------------|--------------------------|
- * | `"42"`, `"-7"`               | integer      | `42`, `-7`               |
- * | `"4.5"`, `"1e3"`             | number       | `4.5`, `1000`            |
- * | `"true"`, `"false"`          | boolean      | `true`, `false`          |
- * | `'{"a":1}'`, `'[1]'`         | object/array | the parsed JSON          |
- * | `3`, `true`                  | string       | `"3"`, `"true"`          |
- * | `{"a":1}`, `[1]`             | string       | compact JSON text        |
- * | `"x"`, `3`, `{…}`            | array        | `["x"]`, `[3]`, `[{…}]`  |
- * | `null`                       | no null      | dropped (sent as absent) |
- *
- * Refused, left as they are: `"4.5"` for an integer, `"yes"` for a boolean,
- * `"12abc"`, `"007"`, `" 42"`, integers beyond 2^53.
+ * Step 3 of argument repair: one value brought to a type its schema allows,
+ * only where that loses nothing and means one thing. The table of what becomes
+ * what, and what is left alone, is README's ("Arguments", step 3).
  */
 import { isPlainObject, parseJson } from "../json";
 import { type JsonType, jsonTypeOf } from "./json-schema";

@@ -1,5 +1,5 @@
 /**
- * Step 4 of argument repair (DESIGN, Contract 3.4): the repaired arguments
+ * Step 4 of argument repair (README, "Arguments", step 4): the repaired arguments
  * checked against the tool's `inputSchema` with @cfworker/json-schema, which
  * needs no `eval` (Workers forbid it). Draft 2020-12 unless the schema's
  * `$schema` names another. A compiled validator is kept per schema object.

@@ -1,6 +1,6 @@
 /**
- * Model-facing names for a whole listing (DESIGN, Contract 1, "Collisions and
- * stability"). Pure: the names already handed out come in as `known`, the
+ * Model-facing names for a whole listing (README, "Tool names", rules 5 and
+ * 6). Pure: the names already handed out come in as `known`, the
  * decisions go out as data, and the caller stores them.
  *
  * - A name legal as it is keeps its name, always.

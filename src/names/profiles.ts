@@ -1,13 +1,6 @@
 /**
- * Name profiles: which tool names an LLM API accepts (DESIGN, Contract 1).
- *
- * | profile  | characters         | first character | max | accepted by                                   |
- * |----------|--------------------|-----------------|-----|-----------------------------------------------|
- * | openai   | A-Z a-z 0-9 _ -    | any allowed     | 64  | OpenAI, Azure, DeepSeek, Mistral, Bedrock     |
- * |          |                    |                 |     | Converse, Anthropic                           |
- * | gemini   | A-Z a-z 0-9 _ . : -| letter or _     | 63  | Gemini, Vertex AI                             |
- * | portable | A-Z a-z 0-9 _      | letter          | 63  | every provider at once, Bedrock Agents too    |
- * | mcp      | A-Z a-z 0-9 _ . -  | any allowed     | 128 | the MCP spec's own guidance (SEP-986)         |
+ * Name profiles: which tool names an LLM API accepts. README's table ("Tool
+ * names") says which API each profile is for; `PROFILES` below is the rule.
  */
 export const PROFILE_NAMES = ["openai", "gemini", "portable", "mcp"] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];

@@ -1,6 +1,6 @@
 /**
- * One name made legal under one profile (DESIGN, Contract 1, "Sanitizing one
- * name"). Pure; collisions between names are `assign.ts`'s business.
+ * One name made legal under one profile (README, "Tool names", rules 1 to 4).
+ * Pure; collisions between names are `assign.ts`'s business.
  */
 import type { NameRules } from "./profiles";
 import { hash6 } from "./stable-hash";

@@ -1,18 +1,15 @@
 /**
- * The tool map (DESIGN, Contract 2): for every listed tool, model-facing name →
- * original name and `inputSchema`, and original → model-facing name. Isolate
- * memory in front of Workers KV (binding `TOOL_MAP`).
+ * The tool map: for every listed tool, model-facing name → original name and
+ * `inputSchema`, and original → model-facing name. Isolate memory in front of
+ * Workers KV (binding `TOOL_MAP`). The storage schema and the cost rules are
+ * in README ("The tool map (KV)"); ARCHITECTURE.md says what a change to them
+ * must keep.
  *
- * KV layout, one key per tool, all under the scope's prefix:
- *   `<scope>:tool:<model-facing name>` → `{ original, inputSchema }`
- *   with metadata `{ original, schema }` (`schema` is a hash of `inputSchema`),
- * so a cold isolate learns every name from one `list()` per 1,000 tools and
- * reads a schema only when a call needs it. Model-facing names are at most 128
- * ASCII characters, so keys stay far under KV's 512-byte limit; an original too
- * long for metadata is read from the value instead.
- *
- * Costs: a listing whose tools are known writes nothing; a changed tool costs
- * one write; a warm `tools/call` reads nothing; a cold one reads one key.
+ * The metadata carries the original name, so a cold isolate learns every name
+ * from one `list()` per 1,000 tools and reads a schema only when a call needs
+ * it. Model-facing names are at most 128 ASCII characters, so keys stay far
+ * under KV's 512-byte limit; an original too long for KV's 1,024-byte metadata
+ * is read from the value instead.
  *
  * Platform limits: KV is eventually consistent (another location may not see a
  * write for 60 s or more) and can fail. Every KV error is a miss, logged, never

@@ -49,16 +49,23 @@ describe("parseConfig", () => {
   });
 
   it.each([
-    ["ORIGIN_TIMEOUT_MS", "1.5"],
-    ["ORIGIN_TIMEOUT_MS", "-3"],
-    ["MAX_BODY_BYTES", ""],
-    ["MAX_BODY_BYTES", true],
-  ])("refuses %s = %o", (setting, value) => {
-    expect(
-      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", [setting]: value })),
-    ).toMatchObject({
+    ["ORIGIN_TIMEOUT_MS", "1.5", "must be a whole number of milliseconds"],
+    ["ORIGIN_TIMEOUT_MS", "-3", "must be at least 1 millisecond"],
+    ["MAX_BODY_BYTES", "", "must be a whole number of bytes"],
+    ["MAX_BODY_BYTES", " ", "must be a whole number of bytes"],
+    ["MAX_BODY_BYTES", true, "must be a whole number of bytes"],
+    ["NAME_PROFILE", "claude", "must be one of openai, gemini, portable, mcp"],
+    ["NAME_MAX_LENGTH", "4", "must be at least 8 characters"],
+    ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
+    ["MCP_PATH", "mcp", "must start with /"],
+    ["ORIGIN_URL", "ftp://o.example/mcp", "must be an absolute http:// or https:// URL"],
+    ["ORIGIN_URL", "/mcp", "must be an absolute http:// or https:// URL"],
+    ["ORIGIN_URL", undefined, "is missing; set it to the full URL of the origin's MCP endpoint"],
+  ])("refuses %s = %o: it %s", (setting, value, problem) => {
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", [setting]: value }))).toEqual({
       kind: "invalid",
       setting,
+      problem,
     });
   });
 });

@@ -1,4 +1,4 @@
-/** Each row of DESIGN's error table (Contract 5), through the proxy. */
+/** Each row of README's error table ("Errors the proxy returns itself"), through the proxy. */
 import { describe, expect, it } from "vitest";
 import { initialize, openSession, postJson, rpc } from "../helpers/mcp";
 import {
