@@ -8,7 +8,7 @@
 import { Hono } from "hono";
 import { configOf } from "./config";
 import { logEvent } from "./log";
-import { ErrorCode, errorResponse } from "./protocol/jsonrpc";
+import { ErrorCode, errorResponse, unreadAddressee } from "./protocol/jsonrpc";
 import type { AppEnv } from "./routes/app-env";
 import { healthz } from "./routes/healthz";
 import { mcpEndpoint } from "./routes/mcp-endpoint";
@@ -27,6 +27,7 @@ export function createApp(toolMapMemory = new ToolMapMemory()): Hono<AppEnv> {
         500,
         ErrorCode.InternalError,
         `Proxy misconfigured: ${result.setting} ${result.problem}`,
+        unreadAddressee(c.req.raw.headers),
       );
     }
     const refused = refusedHost(c.req.raw, result.config.allowedHosts);
@@ -36,6 +37,7 @@ export function createApp(toolMapMemory = new ToolMapMemory()): Hono<AppEnv> {
         403,
         ErrorCode.InvalidRequest,
         `Forbidden: ${refused} is not in ALLOWED_HOSTS`,
+        unreadAddressee(c.req.raw.headers),
       );
     }
     c.set("config", result.config);
@@ -53,9 +55,14 @@ export function createApp(toolMapMemory = new ToolMapMemory()): Hono<AppEnv> {
     );
   });
 
-  app.onError((error) => {
+  app.onError((error, c) => {
     logEvent("internal_error", { error: error instanceof Error ? error.message : String(error) });
-    return errorResponse(500, ErrorCode.InternalError, "Internal error in the proxy");
+    return errorResponse(
+      500,
+      ErrorCode.InternalError,
+      "Internal error in the proxy",
+      unreadAddressee(c.req.raw.headers),
+    );
   });
 
   return app;

@@ -18,6 +18,7 @@ import { Bench } from "tinybench";
 import { echoTools } from "../../demo/src/tools";
 import { nameRules } from "../../src/names/profiles";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
+import { revisionOf } from "../../src/protocol/revision";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
 import { repairToolCall } from "../../src/rewrite/tools-call";
 import type { ToolResolver } from "../../src/toolmap/resolve-tool";
@@ -28,6 +29,7 @@ import { memoryKv } from "../lib/memory-kv";
 import { duration, mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
 
 const rules = nameRules("openai");
+const MCP_HEADERS = new Headers({ "mcp-protocol-version": "2025-11-25" });
 const SCOPE = "bench";
 const LIST_IDS = new Set([1]);
 
@@ -219,7 +221,10 @@ async function measure(): Promise<SectionResult> {
     { time: 600, iterations: 10 },
   );
   const repairTimes = await time(
-    REPAIR_CASES.map((c) => [c.label, () => repairToolCall(c.message, c.resolve, "warn")]),
+    REPAIR_CASES.map((c) => [
+      c.label,
+      () => repairToolCall(c.message, c.resolve, "warn", revisionOf(MCP_HEADERS, c.message)),
+    ]),
     { time: 500, iterations: 64 },
   );
   const streamTimes = await time(

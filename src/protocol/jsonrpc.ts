@@ -5,6 +5,7 @@
  * does not rewrite.
  */
 import * as v from "valibot";
+import { type Revision, revisionOf, unknownRequestId } from "./revision";
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -61,44 +62,60 @@ export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
 
 export interface JsonRpcErrorBody {
   jsonrpc: "2.0";
-  id: RequestId | null;
+  /** Absent, or `null` up to 2025-06-18, when the request's id is unknown (see revision.ts). */
+  id?: RequestId | null;
   error: { code: number; message: string };
 }
 
-export function jsonRpcError(
-  id: RequestId | null,
-  code: number,
-  message: string,
-): JsonRpcErrorBody {
+export function jsonRpcError(id: RequestId, code: number, message: string): JsonRpcErrorBody {
   return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
-/** Who an error answers: the ids of the requests in a body, and whether it was a batch. */
+/**
+ * Who an error answers: the ids of the requests in a body, whether it was a
+ * batch, and the revision they speak (which says how to write an unknown id).
+ */
 export interface ErrorAddressee {
   batch: boolean;
   ids: readonly RequestId[];
+  revision: Revision;
 }
 
 /** The requests of a body, for addressing an error that stands in for the origin's answer. */
-export function addresseeOf(body: { messages: JsonRpcMessage[]; batch: boolean }): ErrorAddressee {
-  return { batch: body.batch, ids: body.messages.filter(isRequest).map((message) => message.id) };
+export function addresseeOf(body: {
+  messages: JsonRpcMessage[];
+  batch: boolean;
+  revision: Revision;
+}): ErrorAddressee {
+  const ids = body.messages.filter(isRequest).map((message) => message.id);
+  return { batch: body.batch, ids, revision: body.revision };
+}
+
+/** The addressee of an error for a request whose body was not read: its revision from its headers. */
+export function unreadAddressee(headers: Headers): ErrorAddressee {
+  return { batch: false, ids: [], revision: revisionOf(headers) };
 }
 
 /**
  * An HTTP response carrying the proxy's own JSON-RPC error: one per request of
- * a batch, the request's id for a single request, `id: null` when none is known.
+ * a batch, the request's id for a single request, and for an unknown id what
+ * the request's revision prescribes.
  */
 export function errorResponse(
   status: number,
   code: number,
   message: string,
-  addressee: ErrorAddressee = { batch: false, ids: [] },
+  addressee: ErrorAddressee,
   headers?: HeadersInit,
 ): Response {
-  const { batch, ids } = addressee;
+  const { batch, ids, revision } = addressee;
+  const error = { code, message };
+  const [id] = ids;
   const body =
     batch && ids.length > 0
-      ? ids.map((id) => jsonRpcError(id, code, message))
-      : jsonRpcError(ids[0] ?? null, code, message);
+      ? ids.map((requestId) => jsonRpcError(requestId, code, message))
+      : id === undefined
+        ? { jsonrpc: "2.0", ...unknownRequestId(revision), error }
+        : jsonRpcError(id, code, message);
   return Response.json(body, { status, headers });
 }

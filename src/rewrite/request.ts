@@ -41,7 +41,7 @@ export async function planForward(
       forwarded.push(message);
       continue;
     }
-    const outcome = await repairToolCall(message, resolveTool, mode);
+    const outcome = await repairToolCall(message, resolveTool, mode, body.revision);
     if (outcome.kind === "answer") {
       localResponses.push(outcome.response);
       changed = true;

@@ -86,7 +86,7 @@ export interface ResponseContext {
   listIds: ListResults;
   toolMap: ToolMap;
   /** Who an error stands in for, if the origin's body cannot be read. */
-  addressee?: ErrorAddressee;
+  addressee: ErrorAddressee;
   /** Answers the proxy gave itself (to some calls of a batch), merged into the origin's. */
   localResponses?: readonly unknown[];
 }

@@ -19,6 +19,7 @@ import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError } from "../protocol/jsonrpc";
 import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
+import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolResolver } from "../toolmap/resolve-tool";
 
 export type CallOutcome =
@@ -34,6 +35,7 @@ export async function repairToolCall(
   message: JsonRpcRequest,
   resolveTool: ToolResolver,
   mode: ValidationMode,
+  revision: Revision,
 ): Promise<CallOutcome> {
   const params = message.params;
   const name = isPlainObject(params) ? params.name : undefined;
@@ -41,7 +43,7 @@ export async function repairToolCall(
     return { kind: "forward", message };
   }
 
-  const resolved = await resolveTool(name);
+  const resolved = await resolveTool(name, message);
   const tool = resolved?.entry.original ?? name;
   if (!resolved) logEvent("tool_unknown", { name });
 
@@ -96,7 +98,7 @@ export async function repairToolCall(
       response: {
         jsonrpc: "2.0",
         id: message.id,
-        result: { content: [{ type: "text", text }], isError: true },
+        result: completeResult({ content: [{ type: "text", text }], isError: true }, revision),
       },
     };
   }

@@ -5,7 +5,7 @@
  * answered here with a specific error and never costs an origin round trip.
  */
 import type { Context } from "hono";
-import { addresseeOf, ErrorCode, errorResponse } from "../protocol/jsonrpc";
+import { addresseeOf, ErrorCode, errorResponse, unreadAddressee } from "../protocol/jsonrpc";
 import { alignCallHeaders } from "../protocol/mcp-headers";
 import { planForward } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
@@ -32,13 +32,18 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
   const request = c.req.raw;
   const target = originTarget(config.originUrl, new URL(request.url));
   const headers = originRequestHeaders(request.headers);
+  const unread = unreadAddressee(request.headers);
 
   switch (request.method) {
     case "POST": {
       const body = await readPostBody(request, config.maxBodyBytes);
-      if (body.kind === "refused") return errorResponse(body.status, body.code, body.message);
+      if (body.kind === "refused") {
+        return errorResponse(body.status, body.code, body.message, unread);
+      }
       const toolMap = await openToolMap(c);
-      const resolveTool = toolResolver(toolMap, () => relistTools(target, request.headers, config));
+      const resolveTool = toolResolver(toolMap, (cause) =>
+        relistTools(target, request.headers, cause, config),
+      );
       const plan = await planForward(body, resolveTool, config.argumentValidation);
       if (plan.body === null) return localAnswer(plan.localResponses, body.batch);
       if (plan.callHeaders) alignCallHeaders(headers, plan.callHeaders);
@@ -62,12 +67,14 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
         target,
         { method: "GET", headers, body: null },
         config.originTimeoutMs,
+        unread,
       );
       if (reply.kind === "failed") return reply.response;
       return rewriteResponse(reply.response, {
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
         toolMap: await openToolMap(c),
+        addressee: unread,
       });
     }
     case "DELETE":
@@ -76,6 +83,7 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
         target,
         { method: request.method, headers, body: null },
         config.originTimeoutMs,
+        unread,
       );
       return reply.kind === "answered" ? relayResponse(reply.response) : reply.response;
     }
@@ -84,7 +92,7 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
         405,
         ErrorCode.InvalidRequest,
         `Method ${request.method} is not allowed on the MCP endpoint; use ${ALLOWED_METHODS}`,
-        undefined,
+        unread,
         { Allow: ALLOWED_METHODS },
       );
   }

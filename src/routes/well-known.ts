@@ -4,6 +4,7 @@
  * origin's own authorization setup through the proxy.
  */
 import type { Context } from "hono";
+import { unreadAddressee } from "../protocol/jsonrpc";
 import { originRequestHeaders } from "../transport/headers";
 import { fetchOrigin, relayResponse, wellKnownTarget } from "../transport/origin";
 import type { AppEnv } from "./app-env";
@@ -20,6 +21,7 @@ export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
       body: hasBody ? request.body : null,
     },
     c.var.config.originTimeoutMs,
+    unreadAddressee(request.headers),
   );
   return reply.kind === "answered" ? relayResponse(reply.response) : reply.response;
 }

@@ -1,14 +1,17 @@
 /**
  * The fallback when the map does not know a name (a cold isolate, KV not yet
  * consistent, KV down): the proxy asks the origin itself, with a `tools/list`
- * of its own carrying the caller's credentials, session and protocol version,
- * and an id no client uses. Every page is fetched, up to a bound.
+ * of its own on behalf of the client's `tools/call`: the caller's credentials,
+ * session and protocol version, the client's envelope where the revision has
+ * one (protocol/revision.ts), and an id no client uses. Every page is
+ * fetched, up to a bound.
  */
 import { createParser } from "eventsource-parser";
 import type { Config } from "../config";
 import { isPlainObject, parseJson } from "../json";
 import { logEvent } from "../log";
-import { retargetHeaders } from "../protocol/mcp-headers";
+import { unreadAddressee } from "../protocol/jsonrpc";
+import { requestOnBehalfOf, revisionOf } from "../protocol/revision";
 import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tools-list";
 import { originRequestHeaders } from "../transport/headers";
 import { fetchOrigin } from "../transport/origin";
@@ -19,14 +22,6 @@ const MAX_PAGES = 20;
 interface ListPage {
   tools: ListedTool[];
   nextCursor?: string;
-}
-
-function relistHeaders(clientHeaders: Headers): Headers {
-  const headers = originRequestHeaders(clientHeaders);
-  headers.set("content-type", "application/json");
-  headers.set("accept", "application/json, text/event-stream");
-  retargetHeaders(headers, "tools/list");
-  return headers;
 }
 
 function asPage(message: unknown, id: string): ListPage | undefined {
@@ -73,23 +68,34 @@ async function readPage(response: Response, id: string): Promise<ListPage | unde
 export async function relistTools(
   target: URL,
   clientHeaders: Headers,
+  cause: unknown,
   config: Config,
 ): Promise<ListedTool[] | undefined> {
-  const headers = relistHeaders(clientHeaders);
+  const revision = revisionOf(clientHeaders, cause);
   const tools: ListedTool[] = [];
   let cursor: string | undefined;
   for (let pageNumber = 0; pageNumber < MAX_PAGES; pageNumber++) {
     const id = `mcp-edge-rewriter/relist/${crypto.randomUUID()}`;
+    const request = requestOnBehalfOf(
+      cause,
+      originRequestHeaders(clientHeaders),
+      revision,
+      "tools/list",
+      cursor === undefined ? {} : { cursor },
+    );
+    request.headers.set("content-type", "application/json");
+    request.headers.set("accept", "application/json, text/event-stream");
     const body = JSON.stringify({
       jsonrpc: "2.0",
       id,
       method: "tools/list",
-      params: cursor === undefined ? {} : { cursor },
+      params: request.params,
     });
     const reply = await fetchOrigin(
       target,
-      { method: "POST", headers, body },
+      { method: "POST", headers: request.headers, body },
       config.originTimeoutMs,
+      unreadAddressee(clientHeaders),
     );
     if (reply.kind === "failed" || !reply.response.ok) {
       logEvent("relist_failed", {

@@ -8,17 +8,18 @@ import type { Resolution, ToolMap } from "./tool-map";
 
 export type ResolvedTool = Omit<Resolution, "source"> & { source: Resolution["source"] | "relist" };
 
-export type ToolResolver = (name: string) => Promise<ResolvedTool | undefined>;
+/** The tool behind `name`, called by `cause` (the client's `tools/call`, on whose behalf a re-list asks). */
+export type ToolResolver = (name: string, cause: unknown) => Promise<ResolvedTool | undefined>;
 
 export function toolResolver(
   toolMap: ToolMap,
-  relist: () => Promise<ListedTool[] | undefined>,
+  relist: (cause: unknown) => Promise<ListedTool[] | undefined>,
 ): ToolResolver {
   let relisted: Promise<unknown> | undefined;
-  return async (name) => {
+  return async (name, cause) => {
     const known = await toolMap.resolve(name);
     if (known) return known;
-    relisted ??= relist().then((tools) => tools && toolMap.nameListing(tools));
+    relisted ??= relist(cause).then((tools) => tools && toolMap.nameListing(tools));
     await relisted;
     const learned = await toolMap.resolve(name);
     return learned && { ...learned, source: "relist" };

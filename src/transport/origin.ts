@@ -34,7 +34,7 @@ export async function fetchOrigin(
   target: URL,
   request: OriginRequest,
   timeoutMs: number,
-  addressee?: ErrorAddressee,
+  addressee: ErrorAddressee,
 ): Promise<OriginReply> {
   const controller = new AbortController();
   let timedOut = false;
@@ -67,7 +67,7 @@ function failureResponse(
   failure: OriginFailure,
   target: URL,
   timeoutMs: number,
-  addressee: ErrorAddressee | undefined,
+  addressee: ErrorAddressee,
 ): Response {
   return failure === "timeout"
     ? errorResponse(

@@ -10,6 +10,7 @@
 import * as v from "valibot";
 import { parseJsonBytes } from "../json";
 import { ErrorCode, type JsonRpcMessage, JsonRpcMessageSchema } from "../protocol/jsonrpc";
+import { type Revision, revisionOf } from "../protocol/revision";
 import { readBounded } from "./read-bounded";
 
 export interface ParsedBody {
@@ -18,6 +19,8 @@ export interface ParsedBody {
   bytes: Uint8Array;
   messages: JsonRpcMessage[];
   batch: boolean;
+  /** The revision the body speaks: a single message's own claim, else the request's header. */
+  revision: Revision;
 }
 
 export type PostBody =
@@ -73,5 +76,6 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
     }
     messages.push(parsed.output);
   }
-  return { kind: "parsed", bytes, messages, batch };
+  const revision = revisionOf(request.headers, batch ? undefined : messages[0]);
+  return { kind: "parsed", bytes, messages, batch, revision };
 }

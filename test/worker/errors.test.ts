@@ -31,6 +31,27 @@ async function expectRefusedLocally(
   return error.error.message;
 }
 
+describe("an error whose request id is unknown, written as the request's revision prescribes", () => {
+  it.each([
+    ["no MCP-Protocol-Version (2025-03-26)", {}, { id: null }],
+    ["2025-06-18", { "mcp-protocol-version": "2025-06-18" }, { id: null }],
+    ["2025-11-25", { "mcp-protocol-version": "2025-11-25" }, {}],
+    ["2026-07-28", { "mcp-protocol-version": "2026-07-28" }, {}],
+  ])("%s", async (_, headers, id) => {
+    const response = await throughGateway(PROXY_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: "{",
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      jsonrpc: "2.0",
+      ...id,
+      error: { code: -32700, message: "Parse error: the body is not valid JSON" },
+    });
+  });
+});
+
 describe("malformed input is answered by the proxy, never forwarded", () => {
   it.each([
     ["truncated JSON", '{"jsonrpc":"2.0","id":1,'],

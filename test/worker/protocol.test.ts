@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { nameRules } from "../../src/names/profiles";
+import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
 import { ToolMap, ToolMapMemory, toolMapScope } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
@@ -145,7 +146,7 @@ describe("bounds", () => {
     const toolMap = new ToolMap(env.TOOL_MAP, scope, rules, new ToolMapMemory(), () => {});
     const response = await rewriteResponse(
       new Response(body(), { headers: { "content-type": "application/json" } }),
-      { listIds: new Set([1]), toolMap },
+      { listIds: new Set([1]), toolMap, addressee: unreadAddressee(new Headers()) },
     );
     const [through, original] = await Promise.all([
       digest(response.body as ReadableStream<Uint8Array>),
@@ -205,7 +206,7 @@ describe("protocol 2026-07-28", () => {
     });
     const response = await rewriteResponse(
       new Response(open, { headers: { "content-type": "text/event-stream" } }),
-      { listIds: new Set(), toolMap },
+      { listIds: new Set(), toolMap, addressee: unreadAddressee(new Headers()) },
     );
     const reader = (response.body as ReadableStream<Uint8Array>)
       .pipeThrough(new TextDecoderStream())

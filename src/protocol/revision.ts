@@ -1,0 +1,110 @@
+/**
+ * Which protocol revision a request speaks, and everything that differs
+ * between revisions in the messages the proxy writes itself (rather than
+ * relays). This is the one place those differences live.
+ *
+ * | what the proxy writes            | up to 2025-06-18 | 2025-11-25 | 2026-07-28 on                          |
+ * |----------------------------------|------------------|------------|----------------------------------------|
+ * | an error whose request id is unknown | `"id": null` | no `id`    | no `id`                                |
+ * | a result (the `enforce` answer)  | as is            | as is      | `"resultType": "complete"`             |
+ * | its own request (the re-list)    | `params` only    | same       | the client's `_meta` envelope, `Mcp-Method` and `MCP-Protocol-Version` |
+ *
+ * The revision is the request's own `_meta` claim
+ * (`io.modelcontextprotocol/protocolVersion`, 2026-07-28 on), else its
+ * `MCP-Protocol-Version` header, else 2025-03-26, the revision before the
+ * header existed (as the transport specification says a server may assume).
+ */
+import { isPlainObject, own } from "../json";
+import { retargetHeaders } from "./mcp-headers";
+
+/** The first revision without sessions, with a `_meta` envelope on every request. */
+export const STATELESS_REVISION = "2026-07-28";
+const OPTIONAL_ERROR_ID_REVISION = "2025-11-25";
+const DEFAULT_REVISION = "2025-03-26";
+
+const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+
+/**
+ * The `_meta` keys a request of the proxy's own carries over from the request
+ * that caused it, so the origin sees the same client: its revision, identity
+ * and capabilities, and the trace it belongs to. Keys that belong to the
+ * original request alone (`progressToken`, a log level) stay behind.
+ */
+const CLIENT_ENVELOPE_KEYS = [
+  PROTOCOL_VERSION,
+  CLIENT_CAPABILITIES,
+  "io.modelcontextprotocol/clientInfo",
+  "traceparent",
+  "tracestate",
+  "baggage",
+];
+
+export interface Revision {
+  /** A revision date, `YYYY-MM-DD`, compared as text. */
+  version: string;
+  /** 2026-07-28 or later: no sessions, an envelope on every request, `resultType` on every result. */
+  stateless: boolean;
+}
+
+function revision(version: string): Revision {
+  return { version, stateless: version >= STATELESS_REVISION };
+}
+
+/** The `_meta` of a message's params, when it has one. */
+function metaOf(message: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(message) || !isPlainObject(message.params)) return undefined;
+  const meta = own(message.params, "_meta");
+  return isPlainObject(meta) ? meta : undefined;
+}
+
+/** The revision a request speaks: `message`'s own claim, else the header, else 2025-03-26. */
+export function revisionOf(headers: Headers, message?: unknown): Revision {
+  const claimed = metaOf(message)?.[PROTOCOL_VERSION];
+  if (typeof claimed === "string") return revision(claimed);
+  return revision(headers.get("mcp-protocol-version")?.trim() || DEFAULT_REVISION);
+}
+
+/** The `id` member of an error that answers a request whose id is unknown (a body that did not parse). */
+export function unknownRequestId(revision: Revision): { id?: null } {
+  return revision.version >= OPTIONAL_ERROR_ID_REVISION ? {} : { id: null };
+}
+
+/** A result the proxy gives itself, as the revision requires results to look. */
+export function completeResult<T extends Record<string, unknown>>(
+  result: T,
+  revision: Revision,
+): T {
+  return revision.stateless ? { ...result, resultType: "complete" } : result;
+}
+
+/**
+ * A request the proxy sends on behalf of `cause`, a client's request that
+ * arrived with `headers` (already stripped of hop-by-hop headers): its params
+ * and headers. Up to 2025-11-25 the session carries the client, so `params`
+ * go as they are; from 2026-07-28 on they carry the client's envelope, and
+ * the headers name the method and the revision as the body does.
+ */
+export function requestOnBehalfOf(
+  cause: unknown,
+  headers: Headers,
+  revision: Revision,
+  method: string,
+  params: Record<string, unknown>,
+): { params: Record<string, unknown>; headers: Headers } {
+  retargetHeaders(headers, method);
+  if (!revision.stateless) return { params, headers };
+  headers.set("mcp-method", method);
+  headers.set("mcp-protocol-version", revision.version);
+  const meta = metaOf(cause) ?? {};
+  const envelope = Object.fromEntries(
+    CLIENT_ENVELOPE_KEYS.filter((key) => Object.hasOwn(meta, key)).map((key) => [key, meta[key]]),
+  );
+  return {
+    params: {
+      ...params,
+      _meta: { [PROTOCOL_VERSION]: revision.version, [CLIENT_CAPABILITIES]: {}, ...envelope },
+    },
+    headers,
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * The same end-to-end suite once per protocol revision, each with a real SDK
+ * client of that revision, through the proxy and straight to the demo origin
+ * (SDK 1.x for 2025-era sessions, SDK 2.x for 2026-07-28): listing, calls to
+ * renamed tools with repaired arguments, elicitation, progress, and
+ * `tools/list_changed`.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { nameRules } from "../../src/names/profiles";
+import { ToolMapMemory, toolMapScope } from "../../src/toolmap/tool-map";
+import { connectClient, type Progress, REVISIONS, type TestClient } from "../helpers/clients";
+import { DEMO_ORIGIN, type Fetch, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
+
+const clients: TestClient[] = [];
+
+async function connect(
+  revision: (typeof REVISIONS)[number],
+  url: string,
+  fetch: Fetch = globalThis.fetch,
+) {
+  const client = await connectClient(revision, url, fetch);
+  clients.push(client);
+  return client;
+}
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+const waitFor = async (condition: () => boolean) => {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  return condition();
+};
+
+describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (revision) => {
+  it("negotiates the revision, and lists every tool under a model-facing name", async () => {
+    const proxied = await connect(revision, PROXY_URL, viaProxy());
+    const direct = await connect(revision, `${DEMO_ORIGIN}/mcp`);
+    expect(proxied.negotiated()).toBe(revision);
+
+    const tools = await proxied.listTools();
+    const originTools = await direct.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "unity_health",
+      "files_read",
+      "catering_invoice",
+      "scope_action",
+      "analytics_reporting_service_generate_quarterly_revenue_su_oshsl2",
+      "a_b",
+      "a_b_2",
+      "21st_century",
+      "get-weather",
+      "tasks_countdown",
+      "catalog_refresh",
+      "deploy_confirm",
+    ]);
+    expect(tools.map(({ name, ...rest }) => rest)).toEqual(
+      originTools.map(({ name, ...rest }) => rest),
+    );
+  });
+
+  it("calls a renamed tool with repaired arguments; the origin gets the original name and keys", async () => {
+    const client = await connect(revision, PROXY_URL, viaProxy());
+    await client.listTools();
+    const result = await client.callTool("catering_invoice", {
+      "payload-json": '{"invoice_id":"INV-1042","amount":"19.5"}',
+    });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({
+      tool: "catering.invoice",
+      arguments: { payload_json: { invoice_id: "INV-1042", amount: 19.5 } },
+    });
+  });
+
+  it("answers an elicitation mid-call", async () => {
+    const client = await connect(revision, PROXY_URL, viaProxy());
+    await client.listTools();
+    const result = await client.callTool("deploy_confirm", { target: "eu" });
+    expect(result.structuredContent).toEqual({
+      tool: "deploy:confirm",
+      arguments: { target: "eu" },
+      answer: { action: "accept", content: { confirm: true } },
+    });
+  });
+
+  it("delivers progress notifications as the tool sends them", async () => {
+    const client = await connect(revision, PROXY_URL, viaProxy());
+    await client.listTools();
+    const updates: Progress[] = [];
+    const result = await client.callTool("tasks_countdown", { steps: 3, delay_ms: 10 }, (p) =>
+      updates.push(p),
+    );
+    expect(result.structuredContent).toMatchObject({ tool: "tasks.countdown" });
+    expect(updates.map(({ progress, total }) => ({ progress, total }))).toEqual([
+      { progress: 1, total: 3 },
+      { progress: 2, total: 3 },
+      { progress: 3, total: 3 },
+    ]);
+  });
+
+  it("passes tools/list_changed to the client and drops the names the isolate cached", async () => {
+    const originUrl = freshOrigin();
+    const memory = new ToolMapMemory();
+    const client = await connect(
+      revision,
+      PROXY_URL,
+      viaProxy({ ORIGIN_URL: originUrl }, { app: createApp(memory) }),
+    );
+    await client.listTools();
+    const scope = memory.scope(await toolMapScope(new URL(originUrl), nameRules("openai")));
+    expect(scope.byName.size).toBe(12);
+
+    let changed = 0;
+    await client.watchToolsChanged(() => {
+      changed++;
+    });
+    await client.callTool("catalog_refresh", {});
+    expect(await waitFor(() => changed > 0)).toBe(true);
+    expect(scope.byName.size).toBe(0);
+  });
+});
