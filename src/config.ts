@@ -26,14 +26,28 @@ const wholeNumber = (unit: string, minimum: number) => {
 const oneOf = <const T extends readonly [string, ...string[]]>(options: T, fallback: T[number]) =>
   v.optional(v.picklist(options, `must be one of ${options.join(", ")}`), fallback);
 
-const httpUrl = v.pipe(
-  v.string("is missing; set it to the full URL of the origin's MCP endpoint"),
-  v.trim(),
-  v.check((value) => URL.canParse(value), "must be an absolute http:// or https:// URL"),
-  v.transform((value) => new URL(value)),
-  v.check(
-    (url) => url.protocol === "http:" || url.protocol === "https:",
-    "must be an absolute http:// or https:// URL",
+/** An absolute http(s) URL, as a `URL`. */
+const httpUrl = (missing: string) =>
+  v.pipe(
+    v.string(missing),
+    v.trim(),
+    v.check((value) => URL.canParse(value), "must be an absolute http:// or https:// URL"),
+    v.transform((value) => new URL(value)),
+    v.check(
+      (url) => url.protocol === "http:" || url.protocol === "https:",
+      "must be an absolute http:// or https:// URL",
+    ),
+  );
+
+/** The proxy's public origin: scheme, host and port, nothing more. */
+const publicOrigin = v.optional(
+  v.pipe(
+    httpUrl("must be a URL"),
+    v.check(
+      (url) => url.pathname === "/" && url.search === "" && url.hash === "",
+      "must be the proxy's public origin only, like https://mcp.example.com (no path)",
+    ),
+    v.transform((url) => url.origin),
   ),
 );
 
@@ -60,7 +74,7 @@ const hostList = v.optional(
 
 const ConfigSchema = v.pipe(
   v.object({
-    ORIGIN_URL: httpUrl,
+    ORIGIN_URL: httpUrl("is missing; set it to the full URL of the origin's MCP endpoint"),
     MCP_PATH: path,
     ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
     MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1), 4 * 1024 * 1024),
@@ -68,6 +82,7 @@ const ConfigSchema = v.pipe(
     NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
     ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
     ALLOWED_HOSTS: hostList,
+    PUBLIC_URL: publicOrigin,
   }),
   v.transform(
     (vars): Config => ({
@@ -78,6 +93,7 @@ const ConfigSchema = v.pipe(
       names: nameRules(vars.NAME_PROFILE, vars.NAME_MAX_LENGTH),
       argumentValidation: vars.ARGUMENT_VALIDATION,
       allowedHosts: vars.ALLOWED_HOSTS,
+      publicOrigin: vars.PUBLIC_URL,
     }),
   ),
 );
@@ -93,6 +109,8 @@ export interface Config {
   argumentValidation: ValidationMode;
   /** Hostnames the proxy answers for (`ALLOWED_HOSTS`); empty: any. */
   allowedHosts: readonly string[];
+  /** The origin clients reach the proxy at (`PUBLIC_URL`), when it is not the one requests arrive for. */
+  publicOrigin: string | undefined;
 }
 
 export type ConfigResult =

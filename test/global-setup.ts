@@ -1,12 +1,16 @@
 /**
  * Starts the origins the integration tests talk to, on 127.0.0.1:
  * the demo MCP server as a real Worker (wrangler, the same config `npm run dev`
- * uses), a gateway in front of it (see origin-gateway.ts), and a port with
- * nothing listening, for the unreachable-origin case.
+ * uses), a gateway in front of it (see origin-gateway.ts), an OAuth-protected
+ * origin (oauth-origin.ts), origins that publish their OAuth metadata in
+ * different places (metadata-origins.ts), and a port with nothing listening, for the
+ * unreachable-origin case.
  */
 import { createServer } from "node:net";
 import type { TestProject } from "vitest/node";
 import { unstable_startWorker } from "wrangler";
+import { startMetadataOrigins } from "./fixtures/node/metadata-origins";
+import { startOAuthOrigin } from "./fixtures/node/oauth-origin";
 import { startOriginGateway } from "./fixtures/node/origin-gateway";
 
 async function closedPort(): Promise<number> {
@@ -30,12 +34,22 @@ export default async function setup(project: TestProject) {
   await demo.ready;
   const demoUrl = await demo.url;
   const gateway = await startOriginGateway(demoUrl);
+  const oauth = await startOAuthOrigin();
+  const metadata = await startMetadataOrigins();
 
   project.provide("demoOrigin", demoUrl.origin);
   project.provide("gatewayOrigin", gateway.url.origin);
   project.provide("closedOrigin", `http://127.0.0.1:${await closedPort()}`);
+  project.provide("metadataOrigins", metadata.urls);
+  project.provide("oauthOrigin", {
+    authorizationServer: oauth.authorizationServer.href,
+    lenient: oauth.lenient.href,
+    strict: oauth.strict.href,
+  });
 
   return async () => {
+    oauth.close();
+    metadata.close();
     gateway.close();
     await demo.dispose();
   };

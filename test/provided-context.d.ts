@@ -9,5 +9,9 @@ declare module "vitest" {
     gatewayOrigin: string;
     /** A 127.0.0.1 origin with nothing listening. */
     closedOrigin: string;
+    /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */
+    metadataOrigins: Record<"insertion" | "root" | "foreign" | "none", string>;
+    /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */
+    oauthOrigin: { authorizationServer: string; lenient: string; strict: string };
   }
 }

@@ -5,6 +5,8 @@
  * answered here with a specific error and never costs an origin round trip.
  */
 import type { Context } from "hono";
+import { rewriteChallenges } from "../auth/protected-resource";
+import { publicUrls } from "../auth/public-url";
 import { addresseeOf, ErrorCode, errorResponse, unreadAddressee } from "../protocol/jsonrpc";
 import { alignCallHeaders } from "../protocol/mcp-headers";
 import { planForward } from "../rewrite/request";
@@ -30,9 +32,18 @@ async function openToolMap(c: Context<AppEnv>): Promise<ToolMap> {
 export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
   const { config } = c.var;
   const request = c.req.raw;
-  const target = originTarget(config.originUrl, new URL(request.url));
+  const url = new URL(request.url);
+  const target = originTarget(config.originUrl, url);
   const headers = originRequestHeaders(request.headers);
   const unread = unreadAddressee(request.headers);
+  /** The origin's answer, its sign-in challenges pointing at the proxy's metadata. */
+  const answered = (origin: Response) =>
+    rewriteChallenges(
+      origin,
+      config,
+      publicUrls(config, url),
+      request.headers.has("authorization"),
+    );
 
   switch (request.method) {
     case "POST": {
@@ -55,7 +66,7 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
         addressee,
       );
       if (reply.kind === "failed") return reply.response;
-      return rewriteResponse(reply.response, {
+      return rewriteResponse(answered(reply.response), {
         listIds: plan.listIds,
         toolMap,
         addressee,
@@ -70,7 +81,7 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
         unread,
       );
       if (reply.kind === "failed") return reply.response;
-      return rewriteResponse(reply.response, {
+      return rewriteResponse(answered(reply.response), {
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
         toolMap: await openToolMap(c),
@@ -85,7 +96,7 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
         config.originTimeoutMs,
         unread,
       );
-      return reply.kind === "answered" ? relayResponse(reply.response) : reply.response;
+      return reply.kind === "answered" ? relayResponse(answered(reply.response)) : reply.response;
     }
     default:
       return errorResponse(

@@ -1,26 +1,34 @@
 /**
- * `/.well-known/*` (OAuth protected-resource and authorization-server metadata,
- * among others) is answered by the origin's host, so clients discover the
- * origin's own authorization setup through the proxy.
+ * `/.well-known/*`. The proxy's own protected-resource metadata (RFC 9728) is
+ * answered from the origin's document with `resource` naming the proxy (see
+ * auth/protected-resource.ts); everything else (authorization-server metadata
+ * on the origin's host, among others) is relayed from the same path on the
+ * origin's host, so clients discover the origin's own authorization setup.
  */
 import type { Context } from "hono";
+import { protectedResourceMetadata } from "../auth/protected-resource";
+import { isMetadataPath, publicUrls } from "../auth/public-url";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { originRequestHeaders } from "../transport/headers";
 import { fetchOrigin, relayResponse, wellKnownTarget } from "../transport/origin";
 import type { AppEnv } from "./app-env";
 
 export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
+  const { config } = c.var;
   const request = c.req.raw;
-  const target = wellKnownTarget(c.var.config.originUrl, new URL(request.url));
+  const url = new URL(request.url);
+  if (request.method === "GET" && isMetadataPath(url.pathname, config)) {
+    return protectedResourceMetadata(config, publicUrls(config, url), request.headers);
+  }
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const reply = await fetchOrigin(
-    target,
+    wellKnownTarget(config.originUrl, url),
     {
       method: request.method,
       headers: originRequestHeaders(request.headers),
       body: hasBody ? request.body : null,
     },
-    c.var.config.originTimeoutMs,
+    config.originTimeoutMs,
     unreadAddressee(request.headers),
   );
   return reply.kind === "answered" ? relayResponse(reply.response) : reply.response;

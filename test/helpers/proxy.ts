@@ -12,6 +12,8 @@ import type { AppEnv } from "../../src/routes/app-env";
 export const DEMO_ORIGIN = inject("demoOrigin");
 export const GATEWAY_ORIGIN = inject("gatewayOrigin");
 export const CLOSED_ORIGIN = inject("closedOrigin");
+export const OAUTH_ORIGIN = inject("oauthOrigin");
+export const METADATA_ORIGINS = inject("metadataOrigins");
 
 /** The proxy's public URL in tests; its host is never the origin's. */
 export const PROXY_URL = "http://proxy.test/mcp";
@@ -37,6 +39,17 @@ export function viaProxy(
     const ctx = createExecutionContext();
     contexts?.push(ctx);
     return Promise.resolve(app.fetch(new Request(input, init), testEnv, ctx));
+  };
+}
+
+/**
+ * The network as a client of the proxy sees it: the proxy's own URL is served
+ * by `proxy`, every other host (an authorization server, say) by the network.
+ */
+export function clientNetwork(proxy: Fetch): Fetch {
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    return url.origin === new URL(PROXY_URL).origin ? proxy(input, init) : fetch(input, init);
   };
 }
 

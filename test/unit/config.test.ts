@@ -16,6 +16,7 @@ describe("parseConfig", () => {
         names: nameRules("openai"),
         argumentValidation: "warn",
         allowedHosts: [],
+        publicOrigin: undefined,
       },
     });
   });
@@ -34,6 +35,15 @@ describe("parseConfig", () => {
     });
     expect(result.kind === "valid" && result.config.originUrl.href).toBe(
       "http://127.0.0.1:9000/rpc",
+    );
+  });
+
+  it("reads PUBLIC_URL as an origin", () => {
+    const result = parseConfig(
+      env({ ORIGIN_URL: "https://o.example/mcp", PUBLIC_URL: " https://MCP.example.com:8443/ " }),
+    );
+    expect(result.kind === "valid" && result.config.publicOrigin).toBe(
+      "https://mcp.example.com:8443",
     );
   });
 
@@ -58,6 +68,12 @@ describe("parseConfig", () => {
     ["NAME_MAX_LENGTH", "4", "must be at least 8 characters"],
     ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
     ["MCP_PATH", "mcp", "must start with /"],
+    ["PUBLIC_URL", "mcp.example.com", "must be an absolute http:// or https:// URL"],
+    [
+      "PUBLIC_URL",
+      "https://mcp.example.com/mcp",
+      "must be the proxy's public origin only, like https://mcp.example.com (no path)",
+    ],
     ["ORIGIN_URL", "ftp://o.example/mcp", "must be an absolute http:// or https:// URL"],
     ["ORIGIN_URL", "/mcp", "must be an absolute http:// or https:// URL"],
     ["ORIGIN_URL", undefined, "is missing; set it to the full URL of the origin's MCP endpoint"],

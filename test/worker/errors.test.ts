@@ -173,12 +173,12 @@ describe("origin failures", () => {
     expect(await response.json()).toMatchObject({ id: 31, error: { code: -32000 } });
   });
 
-  it("origin 401: status, WWW-Authenticate and body reach the client unchanged", async () => {
+  it("origin 401: status and body reach the client unchanged; the challenge names the proxy's metadata", async () => {
     const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` });
     const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toBe(
-      `Bearer resource_metadata="${GATEWAY_ORIGIN}/.well-known/oauth-protected-resource/mcp"`,
+      'Bearer resource_metadata="http://proxy.test/.well-known/oauth-protected-resource/mcp"',
     );
     expect(await response.json()).toEqual({ error: "invalid_token" });
   });

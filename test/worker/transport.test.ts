@@ -126,13 +126,17 @@ describe("other routes", () => {
   });
 
   it("forwards /.well-known/* to the origin's host, path and query kept", async () => {
-    const trace = newTrace();
-    const response = await throughGateway(
-      `http://proxy.test/.well-known/oauth-protected-resource/mcp?trace=${trace}`,
-    );
-    await response.body?.cancel();
-    const [received] = await receivedByOrigin(trace);
-    expect(received?.path).toBe(`/.well-known/oauth-protected-resource/mcp?trace=${trace}`);
+    for (const path of [
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/openid-configuration",
+      "/.well-known/oauth-protected-resource/elsewhere",
+    ]) {
+      const trace = newTrace();
+      const response = await throughGateway(`http://proxy.test${path}?trace=${trace}`);
+      await response.body?.cancel();
+      const [received] = await receivedByOrigin(trace);
+      expect(received?.path).toBe(`${path}?trace=${trace}`);
+    }
   });
 
   it("answers 404 with JSON for any other path, without calling the origin", async () => {

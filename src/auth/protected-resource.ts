@@ -1,0 +1,162 @@
+/**
+ * Sign-in in relay mode: clients sign in with the origin's own authorization
+ * server, and the proxy rewrites the two things that name the protected
+ * resource, so a client that checks them (RFC 9728 §3.3, §7.3) sees the URL it
+ * connected to, the proxy's:
+ *
+ * - the `resource_metadata` parameter of every `Bearer` challenge in a 401 or
+ *   403 from the origin points at the proxy's metadata (`rewriteChallenges`);
+ * - the proxy's metadata is the origin's document with `resource` naming the
+ *   proxy's MCP URL (`protectedResourceMetadata`).
+ *
+ * The proxy fetches metadata only from `ORIGIN_URL`'s host: a challenge that
+ * names another host is passed on as it came (`auth_metadata_foreign_host`).
+ *
+ * Isolate memory, per origin: the metadata URL the origin's challenges
+ * advertise, and its document for `METADATA_TTL_MS`. A cold isolate that has
+ * seen no challenge looks where RFC 9728 says: path insertion, then the root.
+ */
+import type { Config } from "../config";
+import { isPlainObject, parseJson } from "../json";
+import { logEvent } from "../log";
+import { unreadAddressee } from "../protocol/jsonrpc";
+import { fetchOrigin } from "../transport/origin";
+import { readBounded } from "../transport/read-bounded";
+import { parseChallenges, replaceChallengeParams } from "./challenges";
+import { originMetadataUrls, type PublicUrls } from "./public-url";
+
+/** How long an isolate reuses the origin's metadata document. */
+export const METADATA_TTL_MS = 60_000;
+const MAX_ORIGINS = 16;
+const MAX_METADATA_BYTES = 64 * 1024;
+
+interface OriginSignIn {
+  /** The metadata URL the origin's own challenges named (on its host). */
+  advertised?: string;
+  metadata?: { document: Record<string, unknown>; expires: number };
+}
+
+const origins = new Map<string, OriginSignIn>();
+
+function signInOf(originUrl: URL): OriginSignIn {
+  let signIn = origins.get(originUrl.href);
+  if (!signIn) {
+    if (origins.size >= MAX_ORIGINS) origins.clear();
+    signIn = {};
+    origins.set(originUrl.href, signIn);
+  }
+  return signIn;
+}
+
+const isBearer = (scheme: string) => scheme === "bearer";
+
+/**
+ * The origin's 401 or 403 with every `Bearer` challenge's `resource_metadata`
+ * pointing at the proxy's metadata; any other response as it came.
+ * `sentToken`: the client's request carried `Authorization`.
+ */
+export function rewriteChallenges(
+  origin: Response,
+  config: Config,
+  urls: PublicUrls,
+  sentToken: boolean,
+): Response {
+  const header = origin.headers.get("www-authenticate");
+  if ((origin.status !== 401 && origin.status !== 403) || header === null) return origin;
+
+  const signIn = signInOf(config.originUrl);
+  const rewritten = replaceChallengeParams(header, (challenge, param) => {
+    if (!isBearer(challenge.scheme) || param.name !== "resource_metadata") return undefined;
+    const named = URL.canParse(param.value) ? new URL(param.value) : undefined;
+    if (named?.host !== config.originUrl.host) {
+      logEvent("auth_metadata_foreign_host", {
+        origin: config.originUrl.host,
+        named: named?.host ?? "not a URL",
+      });
+      return undefined;
+    }
+    signIn.advertised = named.href;
+    return urls.metadata;
+  });
+
+  const refusedToken = parseChallenges(header).some(
+    ({ scheme, params }) =>
+      isBearer(scheme) && params.some((p) => p.name === "error" && p.value === "invalid_token"),
+  );
+  if (origin.status === 401 && sentToken && refusedToken) {
+    logEvent("auth_audience_mismatch", {
+      origin: config.originUrl.host,
+      hint: "The origin refused the client's token. If it accepts only tokens issued for its own URL (RFC 8707), clients signed in for this proxy's URL are refused: use AUTH_MODE=broker.",
+    });
+  }
+  if (rewritten === header) return origin;
+  const headers = new Headers(origin.headers);
+  headers.set("www-authenticate", rewritten);
+  return new Response(origin.body, {
+    status: origin.status,
+    statusText: origin.statusText,
+    headers,
+  });
+}
+
+async function readDocument(response: Response): Promise<Record<string, unknown> | undefined> {
+  if (!response.ok || !response.body) {
+    await response.body?.cancel();
+    return undefined;
+  }
+  const read = await readBounded(response.body, MAX_METADATA_BYTES);
+  if (read.kind === "over") {
+    await read.rest.cancel();
+    return undefined;
+  }
+  const document = parseJson(new TextDecoder().decode(read.bytes));
+  return isPlainObject(document) ? document : undefined;
+}
+
+/**
+ * The proxy's protected-resource metadata: the origin's document, fetched from
+ * the URL its challenges advertised, else by path insertion for `ORIGIN_URL`,
+ * else at the root, with `resource` naming the proxy's MCP URL and every other
+ * member as the origin wrote it. 404 when the origin publishes none, so
+ * clients fall back to the 2025-03-26 discovery at the root.
+ */
+export async function protectedResourceMetadata(
+  config: Config,
+  urls: PublicUrls,
+  headers: Headers,
+): Promise<Response> {
+  const signIn = signInOf(config.originUrl);
+  let metadata = signIn.metadata;
+  if (!metadata || metadata.expires <= Date.now()) {
+    metadata = undefined;
+    const candidates = new Set([
+      ...(signIn.advertised ? [signIn.advertised] : []),
+      ...originMetadataUrls(config.originUrl),
+    ]);
+    for (const url of candidates) {
+      const reply = await fetchOrigin(
+        new URL(url),
+        { method: "GET", headers: new Headers({ accept: "application/json" }), body: null },
+        config.originTimeoutMs,
+        unreadAddressee(headers),
+      );
+      if (reply.kind === "failed") return reply.response;
+      const document = await readDocument(reply.response);
+      if (document) {
+        metadata = { document, expires: Date.now() + METADATA_TTL_MS };
+        signIn.metadata = metadata;
+        break;
+      }
+    }
+  }
+  if (!metadata) {
+    return Response.json(
+      {
+        error: "not_found",
+        error_description: "The origin publishes no OAuth protected-resource metadata",
+      },
+      { status: 404 },
+    );
+  }
+  return Response.json({ ...metadata.document, resource: urls.mcp });
+}

@@ -1,0 +1,122 @@
+/**
+ * The official SDK client signing in as a desktop MCP client does: it meets a
+ * 401, discovers the protected resource and its authorization server,
+ * registers itself (RFC 7591), and sends the user to authorize (authorization
+ * code + PKCE). Here the "user" is `approve`, which is handed the
+ * authorization URL and returns the code the redirect brought back.
+ */
+
+import {
+  type OAuthClientProvider,
+  UnauthorizedError,
+} from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import type { Fetch } from "./proxy";
+
+export const REDIRECT_URL = "http://127.0.0.1:9/callback";
+
+/** What a desktop client keeps between runs, in memory. */
+export class MemoryOAuthClient implements OAuthClientProvider {
+  information: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = "";
+  authorizationUrl: URL | undefined;
+
+  get redirectUrl() {
+    return REDIRECT_URL;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "Edge Rewriter Test Client",
+      redirect_uris: [REDIRECT_URL],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  clientInformation() {
+    return this.information;
+  }
+  saveClientInformation(information: OAuthClientInformationMixed) {
+    this.information = information;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+/** The user approves at once: follow the authorization server's redirects to the client's redirect URI. */
+export function followRedirects(fetch: Fetch) {
+  return async (authorizationUrl: URL): Promise<URL> => {
+    let url = authorizationUrl;
+    for (let hop = 0; hop < 10; hop++) {
+      if (url.href.startsWith(REDIRECT_URL)) return url;
+      const response = await fetch(url, { redirect: "manual" });
+      await response.body?.cancel();
+      const location = response.headers.get("location");
+      if (location === null) throw new Error(`no redirect from ${url.origin}: ${response.status}`);
+      url = new URL(location, url);
+    }
+    throw new Error("too many redirects");
+  };
+}
+
+export interface SignedIn {
+  client: Client;
+  provider: MemoryOAuthClient;
+}
+
+/**
+ * Connects to `serverUrl`, signing in on the 401: `approve` takes the
+ * authorization URL and returns the URL the browser was sent back to.
+ * Rejects with what the client meets after signing in, if it cannot connect.
+ */
+export async function signInAndConnect(
+  serverUrl: string,
+  fetch: Fetch,
+  approve: (authorizationUrl: URL) => Promise<URL> = followRedirects(fetch),
+): Promise<SignedIn> {
+  const provider = new MemoryOAuthClient();
+  const transport = () =>
+    new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider, fetch });
+  const connect = async (through: StreamableHTTPClientTransport) => {
+    const client = new Client(
+      { name: "edge-rewriter-sign-in", version: "1.0.0" },
+      { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
+    await client.connect(through);
+    return { client, provider };
+  };
+  try {
+    return await connect(transport());
+  } catch (error) {
+    if (!(error instanceof UnauthorizedError) || !provider.authorizationUrl) throw error;
+  }
+  const callback = await approve(provider.authorizationUrl);
+  const code = callback.searchParams.get("code");
+  if (code === null) throw new Error(`no code: ${callback.search}`);
+  const signedIn = transport();
+  await signedIn.finishAuth(code);
+  return connect(signedIn);
+}

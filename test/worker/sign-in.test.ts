@@ -1,0 +1,132 @@
+/**
+ * Relay-mode sign-in, piece by piece, against origins that publish their
+ * metadata in different places (test/fixtures/node/metadata-origins.ts): the
+ * challenges the client sees, and the protected-resource metadata the proxy
+ * serves in the origin's stead.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { metadataDocument } from "../fixtures/metadata-documents";
+import { postJson, rpc } from "../helpers/mcp";
+import { METADATA_ORIGINS, PROXY_URL, viaProxy } from "../helpers/proxy";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+type Variant = keyof typeof METADATA_ORIGINS;
+
+/** A proxy in front of one metadata origin, with an isolate memory of its own (a fresh origin URL). */
+function proxyFor(variant: Variant, vars: Record<string, string> = {}) {
+  const origin = METADATA_ORIGINS[variant];
+  const proxy = viaProxy({
+    ORIGIN_URL: `${origin}/v1/mcp?isolate=${crypto.randomUUID()}`,
+    ...vars,
+  });
+  return { origin, proxy };
+}
+
+const metadata = (proxy: ReturnType<typeof viaProxy>, path = "/mcp", init?: RequestInit) =>
+  proxy(`http://proxy.test/.well-known/oauth-protected-resource${path}`, init);
+
+const hits = async (origin: string) => (await fetch(`${origin}/__hits`)).json<number>();
+
+describe("the origin's challenges, on the way to the client", () => {
+  it("point resource_metadata at the proxy and keep every other parameter and scheme as sent", async () => {
+    const { origin, proxy } = proxyFor("insertion");
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toBe(
+      'Bearer realm="mcp, v1", resource_metadata="http://proxy.test/.well-known/oauth-protected-resource/mcp", scope="files:read"',
+    );
+    expect(await response.json()).toEqual({ error: "invalid_token" });
+    // The origin's own challenge named a location of its own: the proxy fetched that one.
+    expect(await (await metadata(proxy)).json()).toEqual({
+      ...metadataDocument(origin, "advertised"),
+      resource: "http://proxy.test/mcp",
+    });
+  });
+
+  it("pass a challenge naming another host on unrewritten, log it, and never fetch from there", async () => {
+    const log = vi.spyOn(console, "log");
+    const { origin, proxy } = proxyFor("foreign");
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
+    expect(response.headers.get("www-authenticate")).toBe(
+      'Bearer resource_metadata="https://evil.example/.well-known/oauth-protected-resource/v1/mcp", error="invalid_request"',
+    );
+    const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(lines).toContainEqual({
+      event: "auth_metadata_foreign_host",
+      origin: new URL(origin).host,
+      named: "evil.example",
+    });
+    expect(await (await metadata(proxy)).json()).toMatchObject({
+      resource_name: "published at insertion",
+      resource: "http://proxy.test/mcp",
+    });
+  });
+
+  it("leave other schemes and a challenge without resource_metadata as they are", async () => {
+    for (const [variant, challenge] of [
+      ["root", 'Bearer realm="mcp"'],
+      ["none", 'Basic realm="legacy"'],
+    ] as const) {
+      const response = await postJson(proxyFor(variant).proxy, PROXY_URL, rpc(1, "tools/list"));
+      expect(response.headers.get("www-authenticate")).toBe(challenge);
+    }
+  });
+});
+
+describe("the proxy's protected-resource metadata", () => {
+  it("comes from the origin's path-insertion location, though MCP_PATH is not the origin's path", async () => {
+    const { origin, proxy } = proxyFor("foreign");
+    const response = await metadata(proxy);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      ...metadataDocument(origin, "insertion"),
+      resource: "http://proxy.test/mcp",
+    });
+  });
+
+  it("comes from the origin's root location when that is the only one, at both of the proxy's locations", async () => {
+    const { origin, proxy } = proxyFor("root");
+    const expected = { ...metadataDocument(origin, "root"), resource: "http://proxy.test/mcp" };
+    expect(await (await metadata(proxy)).json()).toEqual(expected);
+    expect(await (await metadata(proxy, "")).json()).toEqual(expected);
+  });
+
+  it("is 404 when the origin publishes none", async () => {
+    const { proxy } = proxyFor("none");
+    const response = await metadata(proxy);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: "not_found" });
+  });
+
+  it("is kept in isolate memory for a while: a second request does not reach the origin", async () => {
+    const { origin, proxy } = proxyFor("root");
+    await metadata(proxy);
+    const before = await hits(origin);
+    expect(await (await metadata(proxy)).json()).toMatchObject({
+      resource_name: "published at root",
+    });
+    expect(await hits(origin)).toBe(before);
+  });
+
+  it("names PUBLIC_URL when set, and never a host from Forwarded or X-Forwarded-*", async () => {
+    const { proxy } = proxyFor("insertion", { PUBLIC_URL: "https://mcp.acme.example" });
+    const forwarded = {
+      headers: { forwarded: "host=evil.example", "x-forwarded-host": "evil.example" },
+    };
+    const challenge = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), forwarded.headers);
+    expect(challenge.headers.get("www-authenticate")).toContain(
+      'resource_metadata="https://mcp.acme.example/.well-known/oauth-protected-resource/mcp"',
+    );
+    expect(await (await metadata(proxy, "/mcp", forwarded)).json()).toMatchObject({
+      resource: "https://mcp.acme.example/mcp",
+    });
+
+    const local = proxyFor("insertion").proxy;
+    expect(await (await metadata(local, "/mcp", forwarded)).json()).toMatchObject({
+      resource: "http://proxy.test/mcp",
+    });
+  });
+});
