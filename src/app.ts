@@ -1,45 +1,75 @@
 /**
- * The proxy as a Hono app. One middleware admits a request (the configuration
- * is valid, the host is allowed) and hands the routes what they need; each
- * route lives in routes/. One app per isolate: `toolMapMemory` is what the
- * isolate remembers of tool names between requests (tests make a fresh one to
- * play a cold isolate).
+ * The Worker. Every request is first admitted (the configuration is valid,
+ * the host is allowed); then, in relay mode, it goes to the routes, and in
+ * broker mode to the broker (auth/broker.ts), which serves sign-in and hands
+ * MCP requests carrying a valid token of the proxy's to the routes with the
+ * origin's token. One app per isolate: `toolMapMemory` is what the isolate
+ * remembers of tool names between requests (tests make a fresh one to play a
+ * cold isolate).
  */
 import { Hono } from "hono";
-import { configOf } from "./config";
+import { AUTHORIZE_PATH, brokers } from "./auth/broker";
+import { publicUrls } from "./auth/public-url";
+import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./auth/upstream";
+import { type Config, configOf } from "./config";
 import { logEvent } from "./log";
 import { ErrorCode, errorResponse, unreadAddressee } from "./protocol/jsonrpc";
 import type { AppEnv } from "./routes/app-env";
+import {
+  clientMetadataDocument,
+  decideConsent,
+  finishSignIn,
+  showConsent,
+} from "./routes/authorize";
 import { healthz } from "./routes/healthz";
 import { mcpEndpoint } from "./routes/mcp-endpoint";
 import { wellKnown } from "./routes/well-known";
 import { ToolMapMemory } from "./toolmap/tool-map";
 import { refusedHost } from "./transport/allowed-hosts";
 
-export function createApp(toolMapMemory = new ToolMapMemory()): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export type Worker = ExportedHandler<Env> & Pick<Required<ExportedHandler<Env>>, "fetch">;
 
+function internalError(error: unknown, request: Request): Response {
+  logEvent("internal_error", { error: error instanceof Error ? error.message : String(error) });
+  return errorResponse(
+    500,
+    ErrorCode.InternalError,
+    "Internal error in the proxy",
+    unreadAddressee(request.headers),
+  );
+}
+
+/** The configuration, when it is valid and the request's host is allowed; else the proxy's refusal. */
+function admit(request: Request, env: Env): Config | Response {
+  const result = configOf(env);
+  if (result.kind === "invalid") {
+    logEvent("config_invalid", { setting: result.setting, problem: result.problem });
+    return errorResponse(
+      500,
+      ErrorCode.InternalError,
+      `Proxy misconfigured: ${result.setting} ${result.problem}`,
+      unreadAddressee(request.headers),
+    );
+  }
+  const refused = refusedHost(request, result.config.allowedHosts);
+  if (refused !== undefined) {
+    logEvent("host_refused", { refused });
+    return errorResponse(
+      403,
+      ErrorCode.InvalidRequest,
+      `Forbidden: ${refused} is not in ALLOWED_HOSTS`,
+      unreadAddressee(request.headers),
+    );
+  }
+  return result.config;
+}
+
+function createRoutes(toolMapMemory: ToolMapMemory): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
+    // Admitted before any route runs, so the configuration is valid here.
     const result = configOf(c.env);
-    if (result.kind === "invalid") {
-      logEvent("config_invalid", { setting: result.setting, problem: result.problem });
-      return errorResponse(
-        500,
-        ErrorCode.InternalError,
-        `Proxy misconfigured: ${result.setting} ${result.problem}`,
-        unreadAddressee(c.req.raw.headers),
-      );
-    }
-    const refused = refusedHost(c.req.raw, result.config.allowedHosts);
-    if (refused !== undefined) {
-      logEvent("host_refused", { refused });
-      return errorResponse(
-        403,
-        ErrorCode.InvalidRequest,
-        `Forbidden: ${refused} is not in ALLOWED_HOSTS`,
-        unreadAddressee(c.req.raw.headers),
-      );
-    }
+    if (result.kind === "invalid") throw new Error("routes reached with an invalid configuration");
     c.set("config", result.config);
     c.set("toolMapMemory", toolMapMemory);
     await next();
@@ -47,6 +77,10 @@ export function createApp(toolMapMemory = new ToolMapMemory()): Hono<AppEnv> {
 
   app.get("/healthz", healthz);
   app.all("/.well-known/*", wellKnown);
+  app.get(AUTHORIZE_PATH, showConsent);
+  app.post(AUTHORIZE_PATH, decideConsent);
+  app.get(CALLBACK_PATH, finishSignIn);
+  app.get(CLIENT_METADATA_PATH, clientMetadataDocument);
   app.all("*", async (c) => {
     if (c.req.path === c.var.config.mcpPath) return mcpEndpoint(c);
     return Response.json(
@@ -54,16 +88,35 @@ export function createApp(toolMapMemory = new ToolMapMemory()): Hono<AppEnv> {
       { status: 404 },
     );
   });
-
-  app.onError((error, c) => {
-    logEvent("internal_error", { error: error instanceof Error ? error.message : String(error) });
-    return errorResponse(
-      500,
-      ErrorCode.InternalError,
-      "Internal error in the proxy",
-      unreadAddressee(c.req.raw.headers),
-    );
-  });
-
+  app.onError((error, c) => internalError(error, c.req.raw));
   return app;
+}
+
+/** `request` as addressed to the proxy's public origin, where that differs from the one it arrived for. */
+function atPublicOrigin(request: Request, config: Config): Request {
+  const url = new URL(request.url);
+  if (!config.publicOrigin || url.origin === config.publicOrigin) return request;
+  return new Request(`${config.publicOrigin}${url.pathname}${url.search}`, request);
+}
+
+export function createApp(toolMapMemory = new ToolMapMemory()): Worker {
+  const routes = createRoutes(toolMapMemory);
+  const brokerFor = brokers(routes);
+  return {
+    async fetch(request, env, ctx) {
+      const admitted = admit(request, env);
+      if (admitted instanceof Response) return admitted;
+      if (admitted.auth.mode === "relay") return routes.fetch(request, env, ctx);
+      try {
+        const seen = atPublicOrigin(request, admitted);
+        return await brokerFor(admitted, publicUrls(admitted, new URL(seen.url))).fetch(
+          seen,
+          env,
+          ctx,
+        );
+      } catch (error) {
+        return internalError(error, request);
+      }
+    },
+  };
 }

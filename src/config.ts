@@ -59,6 +59,19 @@ const path = v.optional(
 const VALIDATION_MODES = ["off", "warn", "enforce"] as const;
 export type ValidationMode = (typeof VALIDATION_MODES)[number];
 
+const AUTH_MODES = ["relay", "broker"] as const;
+
+/** How clients sign in to an origin that needs it (README, "Origins that need sign-in"). */
+export type AuthMode =
+  | { mode: "relay" }
+  | {
+      mode: "broker";
+      /** The proxy's own client at the origin's authorization server, when the operator registered one. */
+      upstreamClient: { id: string; secret: string | undefined } | undefined;
+    };
+
+const secret = v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty")));
+
 const hostList = v.optional(
   v.pipe(
     v.string(),
@@ -83,7 +96,27 @@ const ConfigSchema = v.pipe(
     ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
     ALLOWED_HOSTS: hostList,
     PUBLIC_URL: publicOrigin,
+    AUTH_MODE: oneOf(AUTH_MODES, "relay"),
+    OAUTH_KV: v.optional(
+      v.custom<KVNamespace>((value) => typeof value === "object" && value !== null),
+    ),
+    UPSTREAM_CLIENT_ID: secret,
+    UPSTREAM_CLIENT_SECRET: secret,
   }),
+  v.forward(
+    v.check(
+      (vars) => vars.AUTH_MODE !== "broker" || vars.OAUTH_KV !== undefined,
+      "is required with AUTH_MODE=broker: bind a KV namespace as OAUTH_KV",
+    ),
+    ["OAUTH_KV"],
+  ),
+  v.forward(
+    v.check(
+      (vars) => vars.UPSTREAM_CLIENT_SECRET === undefined || vars.UPSTREAM_CLIENT_ID !== undefined,
+      "needs UPSTREAM_CLIENT_ID beside it",
+    ),
+    ["UPSTREAM_CLIENT_SECRET"],
+  ),
   v.transform(
     (vars): Config => ({
       originUrl: vars.ORIGIN_URL,
@@ -94,6 +127,15 @@ const ConfigSchema = v.pipe(
       argumentValidation: vars.ARGUMENT_VALIDATION,
       allowedHosts: vars.ALLOWED_HOSTS,
       publicOrigin: vars.PUBLIC_URL,
+      auth:
+        vars.AUTH_MODE === "broker"
+          ? {
+              mode: "broker",
+              upstreamClient: vars.UPSTREAM_CLIENT_ID
+                ? { id: vars.UPSTREAM_CLIENT_ID, secret: vars.UPSTREAM_CLIENT_SECRET }
+                : undefined,
+            }
+          : { mode: "relay" },
     }),
   ),
 );
@@ -111,6 +153,8 @@ export interface Config {
   allowedHosts: readonly string[];
   /** The origin clients reach the proxy at (`PUBLIC_URL`), when it is not the one requests arrive for. */
   publicOrigin: string | undefined;
+  /** `AUTH_MODE`, with what broker mode needs. */
+  auth: AuthMode;
 }
 
 export type ConfigResult =

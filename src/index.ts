@@ -6,4 +6,4 @@
  */
 import { createApp } from "./app";
 
-export default createApp();
+export default createApp() satisfies ExportedHandler<Env>;

@@ -35,20 +35,27 @@ export default async function setup(project: TestProject) {
   const demoUrl = await demo.url;
   const gateway = await startOriginGateway(demoUrl);
   const oauth = await startOAuthOrigin();
+  const brokered = await startOAuthOrigin();
   const metadata = await startMetadataOrigins();
 
   project.provide("demoOrigin", demoUrl.origin);
   project.provide("gatewayOrigin", gateway.url.origin);
   project.provide("closedOrigin", `http://127.0.0.1:${await closedPort()}`);
   project.provide("metadataOrigins", metadata.urls);
-  project.provide("oauthOrigin", {
-    authorizationServer: oauth.authorizationServer.href,
-    lenient: oauth.lenient.href,
-    strict: oauth.strict.href,
-  });
+  for (const [key, origin] of [
+    ["oauthOrigin", oauth],
+    ["brokeredOrigin", brokered],
+  ] as const) {
+    project.provide(key, {
+      authorizationServer: origin.authorizationServer.href,
+      lenient: origin.lenient.href,
+      strict: origin.strict.href,
+    });
+  }
 
   return async () => {
     oauth.close();
+    brokered.close();
     metadata.close();
     gateway.close();
     await demo.dispose();

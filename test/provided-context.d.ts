@@ -1,6 +1,12 @@
 /** What global-setup.ts hands to the tests (vitest `provide` / `inject`). */
 import "vitest";
 
+interface OAuthOriginUrls {
+  authorizationServer: string;
+  lenient: string;
+  strict: string;
+}
+
 declare module "vitest" {
   export interface ProvidedContext {
     /** The demo MCP server, as a Worker on 127.0.0.1. */
@@ -12,6 +18,8 @@ declare module "vitest" {
     /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */
     metadataOrigins: Record<"insertion" | "root" | "foreign" | "none", string>;
     /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */
-    oauthOrigin: { authorizationServer: string; lenient: string; strict: string };
+    oauthOrigin: OAuthOriginUrls;
+    /** Another one, for broker-mode tests, which expire and revoke its tokens. */
+    brokeredOrigin: OAuthOriginUrls;
   }
 }

@@ -83,7 +83,7 @@ export function rewriteChallenges(
     ({ scheme, params }) =>
       isBearer(scheme) && params.some((p) => p.name === "error" && p.value === "invalid_token"),
   );
-  if (origin.status === 401 && sentToken && refusedToken) {
+  if (config.auth.mode === "relay" && origin.status === 401 && sentToken && refusedToken) {
     logEvent("auth_audience_mismatch", {
       origin: config.originUrl.host,
       hint: "The origin refused the client's token. If it accepts only tokens issued for its own URL (RFC 8707), clients signed in for this proxy's URL are refused: use AUTH_MODE=broker.",
@@ -113,43 +113,60 @@ async function readDocument(response: Response): Promise<Record<string, unknown>
   return isPlainObject(document) ? document : undefined;
 }
 
+export type OriginMetadata =
+  | { kind: "found"; document: Record<string, unknown> }
+  | { kind: "absent" }
+  /** `response` is the proxy's own 502 or 504. */
+  | { kind: "failed"; response: Response };
+
 /**
- * The proxy's protected-resource metadata: the origin's document, fetched from
- * the URL its challenges advertised, else by path insertion for `ORIGIN_URL`,
- * else at the root, with `resource` naming the proxy's MCP URL and every other
- * member as the origin wrote it. 404 when the origin publishes none, so
- * clients fall back to the 2025-03-26 discovery at the root.
+ * The origin's own protected-resource metadata, from isolate memory or from
+ * the origin: at the URL its challenges advertised, else by path insertion
+ * for `ORIGIN_URL`, else at the root.
+ */
+export async function originResourceMetadata(
+  config: Config,
+  headers: Headers,
+): Promise<OriginMetadata> {
+  const signIn = signInOf(config.originUrl);
+  if (signIn.metadata && signIn.metadata.expires > Date.now()) {
+    return { kind: "found", document: signIn.metadata.document };
+  }
+  const candidates = new Set([
+    ...(signIn.advertised ? [signIn.advertised] : []),
+    ...originMetadataUrls(config.originUrl),
+  ]);
+  for (const url of candidates) {
+    const reply = await fetchOrigin(
+      new URL(url),
+      { method: "GET", headers: new Headers({ accept: "application/json" }), body: null },
+      config.originTimeoutMs,
+      unreadAddressee(headers),
+    );
+    if (reply.kind === "failed") return { kind: "failed", response: reply.response };
+    const document = await readDocument(reply.response);
+    if (document) {
+      signIn.metadata = { document, expires: Date.now() + METADATA_TTL_MS };
+      return { kind: "found", document };
+    }
+  }
+  return { kind: "absent" };
+}
+
+/**
+ * The proxy's protected-resource metadata in relay mode: the origin's
+ * document with `resource` naming the proxy's MCP URL and every other member
+ * as the origin wrote it. 404 when the origin publishes none, so clients fall
+ * back to the 2025-03-26 discovery at the root.
  */
 export async function protectedResourceMetadata(
   config: Config,
   urls: PublicUrls,
   headers: Headers,
 ): Promise<Response> {
-  const signIn = signInOf(config.originUrl);
-  let metadata = signIn.metadata;
-  if (!metadata || metadata.expires <= Date.now()) {
-    metadata = undefined;
-    const candidates = new Set([
-      ...(signIn.advertised ? [signIn.advertised] : []),
-      ...originMetadataUrls(config.originUrl),
-    ]);
-    for (const url of candidates) {
-      const reply = await fetchOrigin(
-        new URL(url),
-        { method: "GET", headers: new Headers({ accept: "application/json" }), body: null },
-        config.originTimeoutMs,
-        unreadAddressee(headers),
-      );
-      if (reply.kind === "failed") return reply.response;
-      const document = await readDocument(reply.response);
-      if (document) {
-        metadata = { document, expires: Date.now() + METADATA_TTL_MS };
-        signIn.metadata = metadata;
-        break;
-      }
-    }
-  }
-  if (!metadata) {
+  const metadata = await originResourceMetadata(config, headers);
+  if (metadata.kind === "failed") return metadata.response;
+  if (metadata.kind === "absent") {
     return Response.json(
       {
         error: "not_found",

@@ -1,9 +1,11 @@
 /**
- * `/.well-known/*`. The proxy's own protected-resource metadata (RFC 9728) is
- * answered from the origin's document with `resource` naming the proxy (see
- * auth/protected-resource.ts); everything else (authorization-server metadata
- * on the origin's host, among others) is relayed from the same path on the
- * origin's host, so clients discover the origin's own authorization setup.
+ * `/.well-known/*`. In relay mode the proxy's own protected-resource metadata
+ * (RFC 9728) is answered from the origin's document with `resource` naming the
+ * proxy (see auth/protected-resource.ts), and everything else (authorization-
+ * server metadata on the origin's host, among others) is relayed from the
+ * same path on the origin's host, so clients discover the origin's own
+ * authorization setup. In broker mode the library answers the OAuth documents
+ * before any route runs, and the origin's are never relayed.
  */
 import type { Context } from "hono";
 import { protectedResourceMetadata } from "../auth/protected-resource";
@@ -13,10 +15,16 @@ import { originRequestHeaders } from "../transport/headers";
 import { fetchOrigin, relayResponse, wellKnownTarget } from "../transport/origin";
 import type { AppEnv } from "./app-env";
 
+const OAUTH_DISCOVERY = /^\/\.well-known\/(oauth-|openid-configuration)/;
+
 export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
   const { config } = c.var;
   const request = c.req.raw;
   const url = new URL(request.url);
+  if (config.auth.mode === "broker" && OAUTH_DISCOVERY.test(url.pathname)) {
+    // The broker is the authorization server; the origin's documents would send clients to the origin's.
+    return Response.json({ error: "not_found" }, { status: 404 });
+  }
   if (request.method === "GET" && isMetadataPath(url.pathname, config)) {
     return protectedResourceMetadata(config, publicUrls(config, url), request.headers);
   }

@@ -64,6 +64,12 @@ export class MemoryOAuthClient implements OAuthClientProvider {
   codeVerifier() {
     return this.verifier;
   }
+  /** What the SDK calls when a credential stops working (a revoked grant: `tokens`). */
+  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery") {
+    if (scope === "all" || scope === "client") this.information = undefined;
+    if (scope === "all" || scope === "tokens") this.saved = undefined;
+    if (scope === "all" || scope === "verifier") this.verifier = "";
+  }
 }
 
 /** The user approves at once: follow the authorization server's redirects to the client's redirect URI. */

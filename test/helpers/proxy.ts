@@ -4,15 +4,15 @@
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { Hono } from "hono";
 import { inject } from "vitest";
+import type { Worker } from "../../src/app";
 import worker from "../../src/index";
-import type { AppEnv } from "../../src/routes/app-env";
 
 export const DEMO_ORIGIN = inject("demoOrigin");
 export const GATEWAY_ORIGIN = inject("gatewayOrigin");
 export const CLOSED_ORIGIN = inject("closedOrigin");
 export const OAUTH_ORIGIN = inject("oauthOrigin");
+export const BROKERED_ORIGIN = inject("brokeredOrigin");
 export const METADATA_ORIGINS = inject("metadataOrigins");
 
 /** The proxy's public URL in tests; its host is never the origin's. */
@@ -22,7 +22,7 @@ export type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Re
 
 export interface ProxyOptions {
   /** The app to drive; `createApp()` plays a fresh isolate. Default: the Worker's own. */
-  app?: Hono<AppEnv>;
+  app?: Worker;
   /** Replaces the `TOOL_MAP` binding. */
   kv?: KVNamespace;
   /** Receives each request's execution context, to wait for its background work. */
@@ -38,18 +38,20 @@ export function viaProxy(
   return (input, init) => {
     const ctx = createExecutionContext();
     contexts?.push(ctx);
-    return Promise.resolve(app.fetch(new Request(input, init), testEnv, ctx));
+    const request = new Request(input, init) as Parameters<Worker["fetch"]>[0];
+    return Promise.resolve(app.fetch(request, testEnv, ctx));
   };
 }
 
 /**
- * The network as a client of the proxy sees it: the proxy's own URL is served
- * by `proxy`, every other host (an authorization server, say) by the network.
+ * The network as a client of the proxy sees it: the proxy's own origin (that
+ * of `proxyUrl`) is served by `proxy`, every other host (an authorization
+ * server, say) by the network.
  */
-export function clientNetwork(proxy: Fetch): Fetch {
+export function clientNetwork(proxy: Fetch, proxyUrl = PROXY_URL): Fetch {
   return (input, init) => {
     const url = new URL(input instanceof Request ? input.url : input);
-    return url.origin === new URL(PROXY_URL).origin ? proxy(input, init) : fetch(input, init);
+    return url.origin === new URL(proxyUrl).origin ? proxy(input, init) : fetch(input, init);
   };
 }
 

@@ -3,13 +3,20 @@ import { unstable_startWorker } from "wrangler";
 
 export async function serveProxy(
   originUrl: string,
+  vars: Record<string, string> = {},
 ): Promise<{ url: URL; dispose(): Promise<void> }> {
   // Hermetic: no Request.cf download, no telemetry.
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
   process.env.WRANGLER_SEND_METRICS = "false";
+  const bindings = Object.fromEntries(
+    Object.entries({ ...vars, ORIGIN_URL: originUrl }).map(([name, value]) => [
+      name,
+      { type: "plain_text" as const, value },
+    ]),
+  );
   const worker = await unstable_startWorker({
     config: "wrangler.toml",
-    bindings: { ORIGIN_URL: { type: "plain_text", value: originUrl } },
+    bindings,
     dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, logLevel: "error" },
   });
   await worker.ready;

@@ -17,6 +17,7 @@ describe("parseConfig", () => {
         argumentValidation: "warn",
         allowedHosts: [],
         publicOrigin: undefined,
+        auth: { mode: "relay" },
       },
     });
   });
@@ -36,6 +37,32 @@ describe("parseConfig", () => {
     expect(result.kind === "valid" && result.config.originUrl.href).toBe(
       "http://127.0.0.1:9000/rpc",
     );
+  });
+
+  it("reads broker mode, with the operator's client at the origin when given", () => {
+    const kv = {} as KVNamespace;
+    const broker = (vars: Record<string, unknown>) =>
+      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", AUTH_MODE: "broker", ...vars }));
+    expect(broker({ OAUTH_KV: kv })).toMatchObject({
+      kind: "valid",
+      config: { auth: { mode: "broker", upstreamClient: undefined } },
+    });
+    expect(
+      broker({ OAUTH_KV: kv, UPSTREAM_CLIENT_ID: "proxy", UPSTREAM_CLIENT_SECRET: "s3cret" }),
+    ).toMatchObject({
+      kind: "valid",
+      config: { auth: { mode: "broker", upstreamClient: { id: "proxy", secret: "s3cret" } } },
+    });
+    expect(broker({})).toEqual({
+      kind: "invalid",
+      setting: "OAUTH_KV",
+      problem: "is required with AUTH_MODE=broker: bind a KV namespace as OAUTH_KV",
+    });
+    expect(broker({ OAUTH_KV: kv, UPSTREAM_CLIENT_SECRET: "s3cret" })).toEqual({
+      kind: "invalid",
+      setting: "UPSTREAM_CLIENT_SECRET",
+      problem: "needs UPSTREAM_CLIENT_ID beside it",
+    });
   });
 
   it("reads PUBLIC_URL as an origin", () => {
@@ -68,6 +95,7 @@ describe("parseConfig", () => {
     ["NAME_MAX_LENGTH", "4", "must be at least 8 characters"],
     ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
     ["MCP_PATH", "mcp", "must start with /"],
+    ["AUTH_MODE", "proxy", "must be one of relay, broker"],
     ["PUBLIC_URL", "mcp.example.com", "must be an absolute http:// or https:// URL"],
     [
       "PUBLIC_URL",

@@ -1,0 +1,164 @@
+/**
+ * Broker mode (`AUTH_MODE=broker`): the proxy is the authorization server for
+ * its own URL, built with `@cloudflare/workers-oauth-provider`, and an OAuth
+ * client of the origin (upstream.ts). Clients sign in with the proxy (dynamic
+ * registration or a Client ID Metadata Document, authorization code + PKCE)
+ * and get the proxy's tokens, bound to the proxy's MCP URL; the origin only
+ * ever sees its own tokens, bound to its own URL.
+ *
+ * - The library serves the proxy's metadata (RFC 9728, RFC 8414), `/oauth/token`
+ *   and `/oauth/register`, validates the proxy's tokens on `MCP_PATH`, and
+ *   keeps grants in `OAUTH_KV`. routes/authorize.ts is the consent page and the
+ *   origin's callback.
+ * - The origin's tokens live only in the grant's encrypted `props`. The library
+ *   lets a grant's props change only while the client refreshes the proxy's
+ *   token, so that is where the origin's token is refreshed
+ *   (`tokenExchangeCallback`), and the proxy's access token lives no longer
+ *   than the origin's. When the origin's token is expired or refused anyway,
+ *   the client gets the proxy's own `401 invalid_token`: it refreshes the
+ *   proxy's token (and with it the origin's) and sends the request again. An
+ *   `invalid_grant` from the origin revokes the proxy's grant, and the client
+ *   signs in again.
+ */
+import { OAuthError, OAuthProvider } from "@cloudflare/workers-oauth-provider";
+import { type Config, configOf } from "../config";
+import { isPlainObject } from "../json";
+import { logEvent } from "../log";
+import { quote } from "./challenges";
+import type { PublicUrls } from "./public-url";
+import {
+  isUpstreamTokens,
+  refreshTokens,
+  UpstreamError,
+  type UpstreamTokens,
+  upstreamFor,
+} from "./upstream";
+
+export const AUTHORIZE_PATH = "/authorize";
+const TOKEN_PATH = "/oauth/token";
+const REGISTER_PATH = "/oauth/register";
+const MAX_BROKERS = 16;
+/** The library's floor for an access token's lifetime (KV's minimum expiration). */
+const MIN_TOKEN_TTL_S = 60;
+
+/** What a grant carries: the origin's tokens, encrypted by the library. */
+export interface BrokerProps {
+  upstream: UpstreamTokens;
+}
+
+type Routes = ExportedHandler<Env> & Pick<Required<ExportedHandler<Env>>, "fetch">;
+
+/** Seconds until the origin's token expires, as the proxy's token lifetime; `undefined`: the default. */
+function lifetimeOf(tokens: UpstreamTokens): number | undefined {
+  if (tokens.expiresAt === undefined) return undefined;
+  return Math.max(MIN_TOKEN_TTL_S, Math.floor((tokens.expiresAt - Date.now()) / 1000));
+}
+
+/** The proxy's own `401 invalid_token`: the client refreshes the proxy's token, and with it the origin's. */
+function refreshChallenge(urls: PublicUrls, description: string): Response {
+  const challenge = `Bearer realm="OAuth", error="invalid_token", error_description=${quote(description)}, resource_metadata=${quote(urls.metadata)}`;
+  return Response.json(
+    { error: "invalid_token", error_description: description },
+    { status: 401, headers: { "www-authenticate": challenge } },
+  );
+}
+
+function propsOf(ctx: ExecutionContext): UpstreamTokens | undefined {
+  const props = (ctx as ExecutionContext & { props?: unknown }).props;
+  const upstream = isPlainObject(props) ? props.upstream : undefined;
+  return isUpstreamTokens(upstream) ? upstream : undefined;
+}
+
+function createBroker(config: Config, urls: PublicUrls, routes: Routes): OAuthProvider<Env> {
+  const origin = new URL(urls.mcp).origin;
+  const originHost = config.originUrl.host;
+
+  /** An MCP request with a valid token of the proxy's: sent on with the origin's token instead. */
+  const withOriginToken: Routes = {
+    async fetch(request, env, ctx) {
+      const upstream = propsOf(ctx);
+      if (upstream?.expiresAt !== undefined && upstream.expiresAt <= Date.now()) {
+        logEvent("upstream_token_expired", { origin: originHost });
+        return refreshChallenge(urls, "The sign-in at the origin expired; refresh the token");
+      }
+      if (!upstream) return refreshChallenge(urls, "The grant holds no sign-in at the origin");
+      const headers = new Headers(request.headers);
+      headers.set("authorization", `Bearer ${upstream.accessToken}`);
+      const response = await routes.fetch(new Request(request, { headers }), env, ctx);
+      if (response.status !== 401) return response;
+      await response.body?.cancel();
+      logEvent("upstream_token_refused", { origin: originHost });
+      return refreshChallenge(urls, "The origin refused its token; refresh the token");
+    },
+  };
+
+  return new OAuthProvider<Env>({
+    apiRoute: config.mcpPath,
+    apiHandler: withOriginToken,
+    defaultHandler: routes,
+    authorizeEndpoint: AUTHORIZE_PATH,
+    tokenEndpoint: TOKEN_PATH,
+    clientRegistrationEndpoint: REGISTER_PATH,
+    clientIdMetadataDocumentEnabled: true,
+    resourceMetadata: {
+      resource: urls.mcp,
+      authorization_servers: [origin],
+      bearer_methods_supported: ["header"],
+      resource_name: `MCP server at ${originHost}`,
+    },
+    async tokenExchangeCallback({ grantType, props, env }) {
+      const tokens = isPlainObject(props) ? props.upstream : undefined;
+      if (!isUpstreamTokens(tokens)) return;
+      if (grantType === "authorization_code") return { accessTokenTTL: lifetimeOf(tokens) };
+      if (grantType !== "refresh_token") return;
+      const current = configOf(env);
+      if (current.kind === "invalid" || !env.OAUTH_KV) return;
+      let refreshed: UpstreamTokens | "revoked";
+      try {
+        const upstream = await upstreamFor(current.config, env.OAUTH_KV, urls, new Headers());
+        refreshed = await refreshTokens(upstream, tokens);
+      } catch (error) {
+        const reason = error instanceof UpstreamError ? error.reason : "error";
+        logEvent("upstream_refresh", { origin: originHost, result: "failed", reason });
+        throw new OAuthError("temporarily_unavailable", {
+          description: "The origin's authorization server is unavailable",
+          statusCode: 503,
+        });
+      }
+      if (refreshed === "revoked") {
+        logEvent("upstream_refresh", { origin: originHost, result: "revoked" });
+        // Revokes this grant: the client signs in again.
+        throw new OAuthError("invalid_grant", {
+          description: "The sign-in at the origin was revoked; sign in again",
+        });
+      }
+      logEvent("upstream_refresh", { origin: originHost, result: "refreshed" });
+      return { newProps: { ...props, upstream: refreshed }, accessTokenTTL: lifetimeOf(refreshed) };
+    },
+    onError({ code, status, internal }) {
+      logEvent("oauth_error", {
+        code,
+        status,
+        category: internal.category,
+        reason: internal.reason,
+      });
+    },
+  });
+}
+
+/**
+ * The broker for each public URL the proxy is reached at, built once per
+ * isolate: the library fixes its resource at construction.
+ */
+export function brokers(routes: Routes): (config: Config, urls: PublicUrls) => OAuthProvider<Env> {
+  const built = new Map<string, OAuthProvider<Env>>();
+  return (config, urls) => {
+    let broker = built.get(urls.mcp);
+    if (!broker) {
+      if (built.size >= MAX_BROKERS) built.clear();
+      broker = createBroker(config, urls, routes);
+      built.set(urls.mcp, broker);
+    }
+    return broker;
+  };
+}

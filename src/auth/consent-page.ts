@@ -1,0 +1,65 @@
+/**
+ * The consent page of broker mode: which client is asking, where its access
+ * goes, and what it gets, with Allow and Deny. Server-rendered HTML with no
+ * script. Everything that came from the client (its name, domain, redirect
+ * host, the scopes it asked for) is escaped: a dynamically registered client
+ * chooses its own name. Pure.
+ *
+ * What the page must show follows the MCP authorization specification and
+ * workers-oauth-provider's consent-page guidance: the client's name, its
+ * verified domain for a Client ID Metadata Document client, the redirect
+ * URI's host with a warning when it is local, and what access means.
+ */
+import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
+
+export const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+export interface ConsentAccess {
+  /** The host of the MCP server behind the proxy. */
+  originHost: string;
+  /** The scopes the proxy will ask the origin's authorization server for. */
+  originScopes: readonly string[];
+}
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
+h1{font-size:1.4rem}.note{background:#fff4d6;padding:.6rem .8rem;border-radius:6px}
+code{background:#f2f2f2;padding:0 .25rem;border-radius:3px}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}`;
+
+export function consentPage(
+  details: ConsentDescription,
+  handle: string,
+  access: ConsentAccess,
+): string {
+  const name = escapeHtml(details.clientName);
+  const origin = escapeHtml(access.originHost);
+  const identity = details.clientDomain
+    ? `<p>Published by <strong>${escapeHtml(details.clientDomain)}</strong>.</p>`
+    : "<p>This app registered itself: its name is not verified.</p>";
+  const loopback = details.redirectIsLoopback
+    ? '<p class="note"><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>'
+    : "";
+  const scopes = [...new Set([...access.originScopes, ...details.scope])];
+  const permissions =
+    scopes.length > 0
+      ? `<p>With these permissions: ${scopes.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(" ")}.</p>`
+      : "";
+  return `<!doctype html>
+<html lang="en">
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Authorize ${name}</title>
+<style>${STYLE}</style>
+<h1>Allow <span id="client-name">${name}</span> to use the MCP server at ${origin} as you?</h1>
+${identity}
+<p>Access will be sent to <strong id="redirect-host">${escapeHtml(details.redirectHost)}</strong>.</p>
+${loopback}
+${permissions}
+<p>If you allow it, you sign in at ${origin} next.</p>
+<form method="post">
+  <input type="hidden" name="handle" value="${escapeHtml(handle)}">
+  <button name="decision" value="approve">Allow</button>
+  <button name="decision" value="deny">Deny</button>
+</form>
+</html>`;
+}

@@ -1,0 +1,343 @@
+/**
+ * Broker mode's other half: the proxy as an OAuth client of the origin, with
+ * oauth4webapi doing the protocol.
+ *
+ * - Discovery: the origin's protected-resource metadata (RFC 9728) names its
+ *   authorization server; without one, the 2025-03-26 fallback takes the
+ *   origin's own host as the issuer. Its RFC 8414 metadata names every
+ *   endpoint. The proxy only ever fetches what those documents name.
+ * - Identity, in order of preference: the operator's `UPSTREAM_CLIENT_ID` (and
+ *   `UPSTREAM_CLIENT_SECRET`); a Client ID Metadata Document the proxy serves
+ *   itself, where the authorization server accepts one and the proxy's URL is
+ *   https; dynamic registration (RFC 7591), once per tenant, as a public
+ *   client, its `client_id` kept in `OAUTH_KV`.
+ * - Authorization code + PKCE with `resource` = the origin's own resource
+ *   (RFC 8707) and the scopes the origin asks for; `state` and, when present,
+ *   `iss` (RFC 9207) validated.
+ *
+ * Platform limits: discovery is kept in isolate memory for `DISCOVERY_TTL_MS`;
+ * a registration is written once and read per cold isolate (KV is eventually
+ * consistent: two isolates registering at the same moment each get a client,
+ * both valid, and the later write wins).
+ */
+import * as oauth from "oauth4webapi";
+import type { Config } from "../config";
+import { isPlainObject } from "../json";
+import { logEvent } from "../log";
+import { originResourceMetadata } from "./protected-resource";
+import type { PublicUrls } from "./public-url";
+
+const DISCOVERY_TTL_MS = 5 * 60_000;
+const MAX_DISCOVERIES = 16;
+const REGISTRATION_KEY = "edge-rewriter:upstream-client:";
+
+/** Where the proxy's own client metadata document is served, for authorization servers that accept one. */
+export const CLIENT_METADATA_PATH = "/oauth/client-metadata.json";
+/** Where the origin's authorization server sends the browser back to. */
+export const CALLBACK_PATH = "/oauth/callback";
+
+/** What the proxy holds of the origin's sign-in: only ever inside a grant's encrypted props. */
+export interface UpstreamTokens {
+  accessToken: string;
+  refreshToken?: string;
+  /** Milliseconds since the epoch; absent when the authorization server gave no lifetime. */
+  expiresAt?: number;
+}
+
+export interface Upstream {
+  as: oauth.AuthorizationServer;
+  client: oauth.Client;
+  clientAuth: oauth.ClientAuth;
+  redirectUri: string;
+  /** The origin's own resource URL, which its tokens are bound to. */
+  resource: string;
+  scope: string[];
+  /** What every oauth4webapi request gets. */
+  options: RequestOptions;
+}
+
+/** The timeout, and plain http only on a loopback host. */
+interface RequestOptions {
+  signal: () => AbortSignal;
+  [oauth.allowInsecureRequests]?: boolean;
+}
+
+export class UpstreamError extends Error {
+  constructor(
+    /** A short, stable reason for logs and the error page. */
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+function requestOptions(config: Config, url: URL): RequestOptions {
+  return {
+    signal: () => AbortSignal.timeout(config.originTimeoutMs),
+    // OAuth 2.1 wants https; plain http is for a local origin under `wrangler dev` and tests.
+    ...(LOOPBACK.test(url.hostname) ? { [oauth.allowInsecureRequests]: true } : {}),
+  };
+}
+
+function stringArray(value: unknown): string[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === "string")
+    : [];
+}
+
+interface Discovery {
+  as: oauth.AuthorizationServer;
+  resource: string;
+  scope: string[];
+  expires: number;
+}
+
+const discoveries = new Map<string, Discovery>();
+
+async function discover(config: Config, headers: Headers): Promise<Discovery> {
+  const key = config.originUrl.href;
+  const known = discoveries.get(key);
+  if (known && known.expires > Date.now()) return known;
+
+  const metadata = await originResourceMetadata(config, headers);
+  if (metadata.kind === "failed") {
+    throw new UpstreamError("origin_unreachable", "The origin could not be reached");
+  }
+  const document = metadata.kind === "found" ? metadata.document : {};
+  const [named] = stringArray(document.authorization_servers);
+  // 2025-03-26: no protected-resource metadata, the authorization server is on the origin's host.
+  const issuer = new URL(named ?? config.originUrl.origin);
+  let as: oauth.AuthorizationServer | undefined;
+  for (const algorithm of ["oauth2", "oidc"] as const) {
+    const options = { ...requestOptions(config, issuer), algorithm };
+    const response = await oauth.discoveryRequest(issuer, options).catch(() => undefined);
+    if (!response?.ok) continue;
+    as = await oauth.processDiscoveryResponse(issuer, response).catch(() => undefined);
+    if (as) break;
+  }
+  if (!as?.authorization_endpoint || !as.token_endpoint) {
+    throw new UpstreamError(
+      "no_authorization_server",
+      `No usable authorization server metadata at ${issuer.origin}`,
+    );
+  }
+  const resource =
+    typeof document.resource === "string"
+      ? document.resource
+      : `${config.originUrl.origin}${config.originUrl.pathname}`;
+  const discovery = {
+    as,
+    resource,
+    scope: stringArray(document.scopes_supported),
+    expires: Date.now() + DISCOVERY_TTL_MS,
+  };
+  if (discoveries.size >= MAX_DISCOVERIES) discoveries.clear();
+  discoveries.set(key, discovery);
+  return discovery;
+}
+
+/** The metadata of the proxy as a client: what it registers, and what its metadata document says. */
+export function clientMetadata(urls: PublicUrls, clientId?: string): Record<string, unknown> {
+  const host = new URL(urls.mcp).host;
+  return {
+    ...(clientId === undefined ? {} : { client_id: clientId }),
+    client_name: `MCP Edge Rewriter (${host})`,
+    client_uri: new URL(urls.mcp).origin,
+    redirect_uris: [`${new URL(urls.mcp).origin}${CALLBACK_PATH}`],
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  };
+}
+
+async function identify(
+  config: Config,
+  kv: KVNamespace,
+  as: oauth.AuthorizationServer,
+  urls: PublicUrls,
+  options: RequestOptions,
+): Promise<{ client: oauth.Client; clientAuth: oauth.ClientAuth }> {
+  const operator = config.auth.mode === "broker" ? config.auth.upstreamClient : undefined;
+  if (operator) {
+    if (operator.secret === undefined)
+      return { client: { client_id: operator.id }, clientAuth: oauth.None() };
+    const methods = stringArray(as.token_endpoint_auth_methods_supported);
+    const post = methods.length > 0 && !methods.includes("client_secret_basic");
+    return {
+      client: { client_id: operator.id },
+      clientAuth: post
+        ? oauth.ClientSecretPost(operator.secret)
+        : oauth.ClientSecretBasic(operator.secret),
+    };
+  }
+  const origin = new URL(urls.mcp).origin;
+  if (as.client_id_metadata_document_supported === true && origin.startsWith("https://")) {
+    return { client: { client_id: `${origin}${CLIENT_METADATA_PATH}` }, clientAuth: oauth.None() };
+  }
+  if (!as.registration_endpoint) {
+    throw new UpstreamError(
+      "no_client_identity",
+      "The origin's authorization server offers no registration: set UPSTREAM_CLIENT_ID",
+    );
+  }
+  const key = `${REGISTRATION_KEY}${as.issuer}\n${origin}`;
+  const stored = await kv.get<{ client_id: string }>(key, "json");
+  if (stored?.client_id)
+    return { client: { client_id: stored.client_id }, clientAuth: oauth.None() };
+
+  const response = await oauth.dynamicClientRegistrationRequest(
+    as,
+    clientMetadata(urls) as Partial<oauth.Client>,
+    options,
+  );
+  const registered = await oauth.processDynamicClientRegistrationResponse(response).catch(() => {
+    throw new UpstreamError(
+      "registration_failed",
+      "Registration with the origin's authorization server failed",
+    );
+  });
+  await kv.put(key, JSON.stringify({ client_id: registered.client_id }));
+  logEvent("upstream_client_registered", { issuer: as.issuer });
+  return { client: { client_id: registered.client_id }, clientAuth: oauth.None() };
+}
+
+/** Everything the proxy needs to sign in to the origin, discovered (and registered) on first use. */
+export async function upstreamFor(
+  config: Config,
+  kv: KVNamespace,
+  urls: PublicUrls,
+  headers: Headers,
+): Promise<Upstream> {
+  const { as, resource, scope } = await discover(config, headers);
+  const options = requestOptions(config, new URL(as.issuer));
+  const { client, clientAuth } = await identify(config, kv, as, urls, options);
+  return {
+    as,
+    client,
+    clientAuth,
+    redirectUri: `${new URL(urls.mcp).origin}${CALLBACK_PATH}`,
+    resource,
+    scope,
+    options,
+  };
+}
+
+/** Where to send the browser to sign in to the origin. */
+export async function authorizationUrl(
+  upstream: Upstream,
+  state: string,
+  codeVerifier: string,
+): Promise<URL> {
+  const url = new URL(upstream.as.authorization_endpoint as string);
+  url.searchParams.set("client_id", upstream.client.client_id);
+  url.searchParams.set("redirect_uri", upstream.redirectUri);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(codeVerifier));
+  url.searchParams.set("code_challenge_method", "S256");
+  url.searchParams.set("state", state);
+  url.searchParams.set("resource", upstream.resource);
+  if (upstream.scope.length > 0) url.searchParams.set("scope", upstream.scope.join(" "));
+  return url;
+}
+
+function tokensOf(
+  response: oauth.TokenEndpointResponse,
+  previous?: UpstreamTokens,
+): UpstreamTokens {
+  return {
+    accessToken: response.access_token,
+    refreshToken: response.refresh_token ?? previous?.refreshToken,
+    ...(typeof response.expires_in === "number"
+      ? { expiresAt: Date.now() + response.expires_in * 1000 }
+      : {}),
+  };
+}
+
+/**
+ * The origin's tokens for the code its authorization server sent back:
+ * `callback` is the URL it sent the browser to, `state` the one the proxy
+ * issued. A foreign `iss`, an error, or a refused code throw `UpstreamError`.
+ */
+export async function exchangeCode(
+  upstream: Upstream,
+  callback: URL,
+  state: string,
+  codeVerifier: string,
+): Promise<UpstreamTokens> {
+  let parameters: URLSearchParams;
+  try {
+    parameters = oauth.validateAuthResponse(upstream.as, upstream.client, callback, state);
+  } catch (error) {
+    const reason =
+      error instanceof oauth.AuthorizationResponseError ? error.error : "invalid_response";
+    throw new UpstreamError(
+      reason,
+      "The origin's authorization server answered with an error, or not as itself",
+    );
+  }
+  const response = await oauth.authorizationCodeGrantRequest(
+    upstream.as,
+    upstream.client,
+    upstream.clientAuth,
+    parameters,
+    upstream.redirectUri,
+    codeVerifier,
+    { ...upstream.options, additionalParameters: { resource: upstream.resource } },
+  );
+  const tokens = await oauth
+    .processAuthorizationCodeResponse(upstream.as, upstream.client, response)
+    .catch((error: unknown) => {
+      const reason =
+        error instanceof oauth.ResponseBodyError ? error.error : "token_request_failed";
+      throw new UpstreamError(reason, "The origin's authorization server refused the code");
+    });
+  return tokensOf(tokens);
+}
+
+/**
+ * Fresh tokens for `tokens`' refresh token: `"revoked"` when the authorization
+ * server says the grant is gone for good (`invalid_grant`), `UpstreamError`
+ * when it failed otherwise (and may work later).
+ */
+export async function refreshTokens(
+  upstream: Upstream,
+  tokens: UpstreamTokens,
+): Promise<UpstreamTokens | "revoked"> {
+  if (tokens.refreshToken === undefined) return "revoked";
+  const response = await oauth
+    .refreshTokenGrantRequest(
+      upstream.as,
+      upstream.client,
+      upstream.clientAuth,
+      tokens.refreshToken,
+      {
+        ...upstream.options,
+        additionalParameters: { resource: upstream.resource },
+      },
+    )
+    .catch(() => {
+      throw new UpstreamError(
+        "unreachable",
+        "The origin's authorization server could not be reached",
+      );
+    });
+  try {
+    return tokensOf(
+      await oauth.processRefreshTokenResponse(upstream.as, upstream.client, response),
+      tokens,
+    );
+  } catch (error) {
+    if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant")
+      return "revoked";
+    const reason = error instanceof oauth.ResponseBodyError ? error.error : "refresh_failed";
+    throw new UpstreamError(reason, "The origin's authorization server did not refresh the token");
+  }
+}
+
+/** Whether `value` is what the broker keeps in a grant's props. */
+export function isUpstreamTokens(value: unknown): value is UpstreamTokens {
+  return isPlainObject(value) && typeof value.accessToken === "string";
+}

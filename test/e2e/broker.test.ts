@@ -1,0 +1,197 @@
+/**
+ * Broker mode (`AUTH_MODE=broker`) with the official SDK client's full OAuth
+ * flow: the client signs in with the proxy (discovery, dynamic registration,
+ * authorization code + PKCE), approves on the consent page by submitting its
+ * form, the proxy signs in at the origin's authorization server, and the
+ * origin, which accepts only tokens issued for its own URL, only ever sees
+ * those.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
+import { answerConsent } from "../helpers/consent";
+import { REDIRECT_URL, type SignedIn, signInAndConnect } from "../helpers/oauth-client";
+import { BROKERED_ORIGIN, clientNetwork, viaProxy } from "../helpers/proxy";
+
+/** The proxy on a loopback host: workers-oauth-provider accepts plain http only there. */
+const BROKER_URL = "http://localhost/mcp";
+const origin = BROKERED_ORIGIN.strict;
+
+const connected: SignedIn[] = [];
+let log: ReturnType<typeof vi.spyOn>;
+
+beforeEach(() => {
+  log = vi.spyOn(console, "log");
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await control({ iss: "own" });
+  await Promise.all(connected.splice(0).map(({ client }) => client.close()));
+});
+
+/** Flips the origin's authorization server (see test/fixtures/node/oauth-origin.ts). */
+function control(body: Record<string, unknown>) {
+  return fetch(new URL("/__control", BROKERED_ORIGIN.authorizationServer), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+async function seenByOrigin(): Promise<Array<{ issued: boolean; resource?: string }>> {
+  return (await fetch(new URL("/__seen", origin))).json();
+}
+
+function broker() {
+  return clientNetwork(
+    viaProxy({ ORIGIN_URL: origin, AUTH_MODE: "broker" }, { app: createApp() }),
+    BROKER_URL,
+  );
+}
+
+async function signIn(network = broker()) {
+  const signedIn = await signInAndConnect(BROKER_URL, network, async (url) => {
+    return (await answerConsent(network, url)).callback;
+  });
+  connected.push(signedIn);
+  return signedIn;
+}
+
+function events(name: string) {
+  return log.mock.calls
+    .map(([line]: unknown[]) => JSON.parse(String(line)))
+    .filter((line: { event: string }) => line.event === name);
+}
+
+/** A client's authorization request to the broker, as the SDK would build it, after registering. */
+async function authorizationRequest(network: ReturnType<typeof broker>) {
+  const registered = await network("http://localhost/oauth/register", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_name: "Hand-built client",
+      redirect_uris: [REDIRECT_URL],
+      token_endpoint_auth_method: "none",
+    }),
+  }).then((response) => response.json<{ client_id: string }>());
+  const url = new URL("http://localhost/authorize");
+  url.search = new URLSearchParams({
+    response_type: "code",
+    client_id: registered.client_id,
+    redirect_uri: REDIRECT_URL,
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+    state: "client-state",
+    resource: BROKER_URL,
+  }).toString();
+  return url;
+}
+
+describe("broker mode: the proxy signs clients in, and signs in to the origin itself", () => {
+  it("signs the SDK client in, lists renamed tools, calls one; the origin sees only its own tokens", async () => {
+    const { client, provider } = await signIn();
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["files_read"]);
+    const result = await client.callTool({ name: "files_read", arguments: { path: "a" } });
+    expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "a" } });
+
+    const seen = await seenByOrigin();
+    expect(seen.length).toBeGreaterThan(0);
+    for (const token of seen) expect(token).toEqual({ issued: true, resource: origin });
+    // The client's token is the proxy's, bound to the proxy's URL, and never reached the origin.
+    expect(provider.saved?.access_token).toMatch(/:/);
+    expect(events("sign_in_completed")).toHaveLength(1);
+    expect(JSON.stringify(log.mock.calls)).not.toContain(provider.saved?.access_token);
+  });
+
+  it("answers an unauthenticated MCP request with its own challenge and metadata", async () => {
+    const network = broker();
+    const response = await network(BROKER_URL, { method: "POST", body: "{}" });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toContain(
+      'resource_metadata="http://localhost/.well-known/oauth-protected-resource/mcp"',
+    );
+    const metadata = await network("http://localhost/.well-known/oauth-protected-resource/mcp");
+    expect(await metadata.json()).toMatchObject({
+      resource: BROKER_URL,
+      authorization_servers: ["http://localhost"],
+    });
+    const server = await network("http://localhost/.well-known/oauth-authorization-server");
+    expect(await server.json()).toMatchObject({
+      issuer: "http://localhost",
+      registration_endpoint: "http://localhost/oauth/register",
+      authorization_response_iss_parameter_supported: true,
+    });
+    // The origin's own discovery documents are never relayed in broker mode.
+    expect((await network("http://localhost/.well-known/openid-configuration")).status).toBe(404);
+  });
+
+  it("sends access_denied back to the client when the user clicks Deny", async () => {
+    const network = broker();
+    const visit = await answerConsent(network, await authorizationRequest(network), "deny");
+    expect(visit.callback.searchParams.get("error")).toBe("access_denied");
+    expect(visit.callback.searchParams.get("state")).toBe("client-state");
+    expect(visit.visited.some((url) => url.origin === new URL(origin).origin)).toBe(false);
+    expect(events("sign_in_denied")).toMatchObject([{ by: "user" }]);
+  });
+
+  it("refuses a forged state, and a callback replayed", async () => {
+    const network = broker();
+    const forged = await network("http://localhost/oauth/callback?code=stolen&state=forged");
+    expect(forged.status).toBe(400);
+
+    const visit = await answerConsent(network, await authorizationRequest(network));
+    expect(visit.callback.searchParams.get("code")).toBeTruthy();
+    const callback = visit.visited.find((url) => url.pathname === "/oauth/callback");
+    const replayed = await network(callback as URL);
+    expect(replayed.status).toBe(400);
+    expect(events("sign_in_failed")).toMatchObject([{ reason: "state" }, { reason: "state" }]);
+  });
+
+  it("refuses an authorization response that names another issuer (RFC 9207)", async () => {
+    await control({ iss: "https://evil.example/" });
+    const network = broker();
+    const visit = await answerConsent(network, await authorizationRequest(network));
+    expect(visit.callback.searchParams.get("error")).toBe("server_error");
+    expect(visit.callback.searchParams.get("code")).toBeNull();
+    expect(events("sign_in_failed")).toHaveLength(1);
+  });
+
+  it("refreshes the origin's expired token transparently: the client's call just works", async () => {
+    const { client } = await signIn();
+    await client.listTools();
+    await control({ expire: true });
+    const result = await client.callTool({ name: "files_read", arguments: { path: "b" } });
+    expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "b" } });
+    expect(events("upstream_token_refused")).toHaveLength(1);
+    expect(events("upstream_refresh")).toMatchObject([{ result: "refreshed" }]);
+  });
+
+  it("asks the client to sign in again when the origin revoked the sign-in (invalid_grant)", async () => {
+    const network = broker();
+    const { client, provider } = await signIn(network);
+    const refreshToken = provider.saved?.refresh_token ?? "";
+    await control({ expire: true, revoke: true });
+    provider.authorizationUrl = undefined;
+    const failure = await client.listTools().catch((error: unknown) => error);
+    expect(String(failure)).toMatch(/Unauthorized/);
+    // The SDK sent the user to sign in again (TypeScript cannot see the call set it).
+    expect((provider.authorizationUrl as URL | undefined)?.href).toMatch(
+      /^http:\/\/localhost\/authorize\?/,
+    );
+    const refreshes = events("upstream_refresh");
+    expect(refreshes.length).toBeGreaterThan(0);
+    for (const refresh of refreshes) expect(refresh).toMatchObject({ result: "revoked" });
+    // The proxy's grant is gone with it: its refresh token no longer works.
+    const retried = await network("http://localhost/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: refreshToken,
+        client_id: String(provider.information?.client_id),
+      }),
+    });
+    expect(retried.status).toBe(400);
+    expect(await retried.json()).toMatchObject({ error: "invalid_grant" });
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { consentPage } from "../../src/auth/consent-page";
+
+const details = {
+  clientId: "c1",
+  clientName: "Desk",
+  redirectUri: "http://127.0.0.1:5173/cb",
+  redirectHost: "127.0.0.1",
+  redirectIsLoopback: true,
+  scope: ["read"],
+};
+const access = { originHost: "mcp.acme.example", originScopes: ["files:read", "read"] };
+
+describe("the consent page", () => {
+  it("names the client, where access goes, the origin and the permissions, with Allow and Deny", () => {
+    const page = consentPage(details, "h1", access);
+    expect(page).toContain(
+      '<h1>Allow <span id="client-name">Desk</span> to use the MCP server at mcp.acme.example as you?</h1>',
+    );
+    expect(page).toContain("This app registered itself: its name is not verified.");
+    expect(page).toContain('<strong id="redirect-host">127.0.0.1</strong>');
+    expect(page).toContain("This sends access to an app on your computer.");
+    expect(page).toContain("With these permissions: <code>files:read</code> <code>read</code>.");
+    expect(page).toContain('<input type="hidden" name="handle" value="h1">');
+    expect(page).toContain('<button name="decision" value="approve">Allow</button>');
+    expect(page).toContain('<button name="decision" value="deny">Deny</button>');
+    expect(page).not.toContain("<script");
+  });
+
+  it("shows a Client ID Metadata Document client's domain, and no warning for a remote redirect", () => {
+    const page = consentPage(
+      {
+        ...details,
+        clientDomain: "app.example",
+        redirectHost: "app.example",
+        redirectIsLoopback: false,
+      },
+      "h1",
+      access,
+    );
+    expect(page).toContain("Published by <strong>app.example</strong>.");
+    expect(page).not.toContain("an app on your computer");
+  });
+
+  it("escapes everything that came from the client", () => {
+    const page = consentPage(
+      { ...details, clientName: '"><script>x</script>', redirectHost: "<b>", scope: ["<i>"] },
+      '"handle',
+      access,
+    );
+    expect(page).not.toMatch(/<script>|<b>|<i>/);
+    expect(page).toContain("&#34;&#62;&#60;script&#62;x&#60;/script&#62;");
+    expect(page).toContain('value="&#34;handle"');
+  });
+});
