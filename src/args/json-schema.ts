@@ -78,10 +78,46 @@ export function allowedTypes(schema: unknown, root: Schema, depth = 0): Set<Json
   return undefined;
 }
 
-/** The declared properties of an object schema (own keys only), or `undefined`. */
-export function propertiesOf(schema: unknown, root: Schema): Record<string, unknown> | undefined {
-  const properties = own(resolve(schema, root) ?? {}, "properties");
-  return isPlainObject(properties) ? properties : undefined;
+const COMPOSITIONS = ["allOf", "anyOf", "oneOf"] as const;
+
+/**
+ * The declared properties of an object schema (own keys only), or `undefined`:
+ * its own `properties` and those its `allOf`/`anyOf`/`oneOf` branches declare
+ * (a root-level `anyOf` of object forms is common). A property declared more
+ * than once stands for any of its declarations, so a value one of them
+ * accepts is never coerced to suit another.
+ */
+export function propertiesOf(
+  schema: unknown,
+  root: Schema,
+  depth = 0,
+): Record<string, unknown> | undefined {
+  const resolved = resolve(schema, root);
+  if (!resolved) return undefined;
+  const properties = own(resolved, "properties");
+  const own_ = isPlainObject(properties) ? properties : undefined;
+  if (depth > MAX_REF_HOPS || !COMPOSITIONS.some((k) => Array.isArray(own(resolved, k)))) {
+    return own_;
+  }
+  const declarations = new Map<string, unknown[]>();
+  const declare = (from: Record<string, unknown> | undefined) => {
+    for (const [name, declared] of Object.entries(from ?? {})) {
+      const seen = declarations.get(name);
+      if (seen) seen.push(declared);
+      else declarations.set(name, [declared]);
+    }
+  };
+  declare(own_);
+  for (const keyword of COMPOSITIONS) {
+    const branches = own(resolved, keyword);
+    if (!Array.isArray(branches)) continue;
+    for (const branch of branches) declare(propertiesOf(branch, root, depth + 1));
+  }
+  if (declarations.size === 0) return own_;
+  // fromEntries: a property named `__proto__` stays an ordinary key.
+  return Object.fromEntries(
+    [...declarations].map(([name, all]) => [name, all.length === 1 ? all[0] : { anyOf: all }]),
+  );
 }
 
 /** The schema every element of an array must match, when there is one. */

@@ -2,7 +2,8 @@
  * Step 4 of argument repair (README, "Arguments", step 4): the repaired arguments
  * checked against the tool's `inputSchema` with @cfworker/json-schema, which
  * needs no `eval` (Workers forbid it). Draft 2020-12 unless the schema's
- * `$schema` names another. A compiled validator is kept per schema object.
+ * `$schema` names another, or, without one, it writes boolean exclusive
+ * bounds (draft-04). A compiled validator is kept per schema object.
  *
  * The issues name locations and keywords, never argument values, so they can
  * be logged; `describeInvalidCall` turns them into the text a model reads when
@@ -42,9 +43,14 @@ const WRAPPERS = new Set([
   "contains",
 ]);
 
+/** A draft-04 bound: `exclusiveMinimum: true` beside `minimum`, which later drafts read as a number. */
+const DRAFT_04_BOUND = /"exclusive(?:Minimum|Maximum)":(?:true|false)/;
+
 function draftOf(schema: Schema): SchemaDraft {
   const declared = own(schema, "$schema");
-  if (typeof declared !== "string") return "2020-12";
+  // Schemas without `$schema` that still write bounds the draft-04 way (common in OpenAPI 3.0 exports).
+  if (typeof declared !== "string")
+    return DRAFT_04_BOUND.test(JSON.stringify(schema)) ? "4" : "2020-12";
   if (declared.includes("draft-04")) return "4";
   if (declared.includes("draft-06") || declared.includes("draft-07")) return "7";
   if (declared.includes("2019-09")) return "2019-09";

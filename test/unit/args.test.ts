@@ -249,6 +249,28 @@ describe("coercing values", () => {
     };
     expect(repairArguments({ when: "3" }, schema).arguments).toEqual({ when: 3 });
   });
+
+  it("repairs the properties that anyOf, oneOf and allOf branches declare", () => {
+    const schema = {
+      anyOf: [
+        { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+        { type: "object", properties: { email: { type: "string" } }, required: ["email"] },
+      ],
+    };
+    expect(repairArguments({ id: "7" }, schema).arguments).toEqual({ id: 7 });
+    expect(repairArguments({ "e-mail": "a@b.c" }, schema).arguments).toEqual({ email: "a@b.c" });
+  });
+
+  it("leaves a value alone that one of a property's several declarations accepts", () => {
+    const schema = {
+      oneOf: [
+        { type: "object", properties: { at: { type: "string" } } },
+        { type: "object", properties: { at: { type: "integer" } } },
+      ],
+    };
+    expect(repairArguments({ at: 5 }, schema).arguments).toEqual({ at: 5 });
+    expect(repairArguments({ at: "5" }, schema).arguments).toEqual({ at: "5" });
+  });
 });
 
 describe("safety", () => {
@@ -328,6 +350,18 @@ describe("validation", () => {
     };
     expect(validateArguments({ n: 0 }, draft4).kind).toBe("invalid");
     expect(validateArguments({ n: 1 }, draft4).kind).toBe("valid");
+  });
+
+  it("reads boolean exclusive bounds the draft-04 way when no $schema says otherwise", () => {
+    const bounded = {
+      type: "object",
+      properties: {
+        n: { type: "number", minimum: 0, exclusiveMinimum: true },
+        m: { type: "number", maximum: 9, exclusiveMaximum: false },
+      },
+    };
+    expect(validateArguments({ n: 0 }, bounded).kind).toBe("invalid");
+    expect(validateArguments({ n: 1, m: 9 }, bounded).kind).toBe("valid");
   });
 
   it("skips, rather than fails, a schema it cannot apply", () => {
