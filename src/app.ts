@@ -11,7 +11,7 @@ import { Hono } from "hono";
 import { AUTHORIZE_PATH, brokers } from "./auth/broker";
 import { publicUrls } from "./auth/public-url";
 import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./auth/upstream";
-import { type Config, configOf } from "./config";
+import { type Config, configOf, profileAt } from "./config";
 import { logEvent } from "./log";
 import { ErrorCode, errorResponse, unreadAddressee } from "./protocol/jsonrpc";
 import type { AppEnv } from "./routes/app-env";
@@ -82,7 +82,8 @@ function createRoutes(toolMapMemory: ToolMapMemory): Hono<AppEnv> {
   app.get(CALLBACK_PATH, finishSignIn);
   app.get(CLIENT_METADATA_PATH, clientMetadataDocument);
   app.all("*", async (c) => {
-    if (c.req.path === c.var.config.mcpPath) return mcpEndpoint(c);
+    const profile = profileAt(c.var.config, c.req.path);
+    if (profile) return mcpEndpoint(c, profile);
     return Response.json(
       { error: `Not found: the MCP endpoint is ${c.var.config.mcpPath}` },
       { status: 404 },

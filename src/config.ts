@@ -6,7 +6,8 @@
  * `ORIGIN_URL` may carry a credential in its query string.
  */
 import * as v from "valibot";
-import { MIN_NAME_CAP, type NameRules, nameRules, PROFILE_NAMES } from "./names/profiles";
+import { MIN_NAME_CAP, PROFILE_NAMES, type ProfileName } from "./names/profiles";
+import { type Profile, profileOf } from "./schemas/profile";
 
 /** A count given as a string (wrangler vars) or a number (TOML integers). */
 const wholeNumber = (unit: string, minimum: number) => {
@@ -91,7 +92,11 @@ const ConfigSchema = v.pipe(
     MCP_PATH: path,
     ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
     MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1), 4 * 1024 * 1024),
-    NAME_PROFILE: oneOf(PROFILE_NAMES, "openai"),
+    PROFILE: v.optional(v.picklist(PROFILE_NAMES, `must be one of ${PROFILE_NAMES.join(", ")}`)),
+    // The earlier name of PROFILE, from when profiles governed names only.
+    NAME_PROFILE: v.optional(
+      v.picklist(PROFILE_NAMES, `must be one of ${PROFILE_NAMES.join(", ")}`),
+    ),
     NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
     ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
     ALLOWED_HOSTS: hostList,
@@ -123,7 +128,8 @@ const ConfigSchema = v.pipe(
       mcpPath: vars.MCP_PATH,
       originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
       maxBodyBytes: vars.MAX_BODY_BYTES,
-      names: nameRules(vars.NAME_PROFILE, vars.NAME_MAX_LENGTH),
+      profile: profileOf(vars.PROFILE ?? vars.NAME_PROFILE ?? "openai", vars.NAME_MAX_LENGTH),
+      nameMaxLength: vars.NAME_MAX_LENGTH,
       argumentValidation: vars.ARGUMENT_VALIDATION,
       allowedHosts: vars.ALLOWED_HOSTS,
       publicOrigin: vars.PUBLIC_URL,
@@ -145,8 +151,10 @@ export interface Config {
   mcpPath: string;
   originTimeoutMs: number;
   maxBodyBytes: number;
-  /** The name profile and the cap in force (`NAME_PROFILE`, `NAME_MAX_LENGTH`). */
-  names: NameRules;
+  /** The profile at `MCP_PATH` (`PROFILE`, or `NAME_PROFILE`), with the name cap in force. */
+  profile: Profile;
+  /** `NAME_MAX_LENGTH`: a lower cap for every profile's names. */
+  nameMaxLength: number | undefined;
   /** What to do with arguments that fail the tool's schema (`ARGUMENT_VALIDATION`). */
   argumentValidation: ValidationMode;
   /** Hostnames the proxy answers for (`ALLOWED_HOSTS`); empty: any. */
@@ -186,4 +194,18 @@ export function configOf(env: Env): ConfigResult {
     configs.set(env, result);
   }
   return result;
+}
+
+/**
+ * The profile a request to `path` asks for: the default at `MCP_PATH`, another
+ * at `MCP_PATH/<profile>`; `undefined` when `path` is not an MCP endpoint.
+ */
+export function profileAt(config: Config, path: string): Profile | undefined {
+  if (path === config.mcpPath) return config.profile;
+  const base = config.mcpPath.endsWith("/") ? config.mcpPath : `${config.mcpPath}/`;
+  if (!path.startsWith(base)) return undefined;
+  const name = path.slice(base.length);
+  return (PROFILE_NAMES as readonly string[]).includes(name)
+    ? profileOf(name as ProfileName, config.nameMaxLength)
+    : undefined;
 }

@@ -75,6 +75,36 @@ export const echoTools: Tool[] = [
     inputSchema: noArguments,
   },
   {
+    name: "reports.query",
+    description: "Runs a report query.",
+    // The shapes LLM providers refuse: a draft-07 `$schema`, `additionalProperties`,
+    // an exclusive bound, a default, a numeric enum, a type array with null, a
+    // string format, an open object, `uniqueItems`.
+    inputSchema: {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        limit: {
+          type: "integer",
+          exclusiveMinimum: 0,
+          maximum: 500,
+          default: 50,
+          description: "Rows to return.",
+        },
+        priority: { type: "integer", enum: [1, 2, 3], description: "1 is the highest." },
+        since: { type: ["string", "null"], format: "date", description: "First day, or null." },
+        filters: {
+          type: "object",
+          additionalProperties: { type: "string" },
+          description: "Column filters.",
+        },
+        columns: { type: "array", items: { type: "string" }, uniqueItems: true },
+      },
+      required: ["limit"],
+      additionalProperties: false,
+    },
+  },
+  {
     name: "get-weather",
     description: "A tool whose name is already legal everywhere but Bedrock Agents.",
     inputSchema: {

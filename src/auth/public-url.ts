@@ -8,7 +8,7 @@
  * own routes, and under `ALLOWED_HOSTS` the host was checked before any route
  * ran. `Forwarded` and `X-Forwarded-*` are never read: a client could send them.
  */
-import type { Config } from "../config";
+import { type Config, profileAt } from "../config";
 
 const METADATA_PATH = "/.well-known/oauth-protected-resource";
 
@@ -24,17 +24,29 @@ export function metadataPath(resourcePath: string): string {
   return resourcePath === "/" ? METADATA_PATH : `${METADATA_PATH}${resourcePath}`;
 }
 
-export function publicUrls(config: Config, requestUrl: URL): PublicUrls {
+/** The URLs of the MCP endpoint at `endpointPath` (`MCP_PATH` unless a profile's). */
+export function publicUrls(
+  config: Config,
+  requestUrl: URL,
+  endpointPath = config.mcpPath,
+): PublicUrls {
   const origin = config.publicOrigin ?? requestUrl.origin;
   return {
-    mcp: `${origin}${config.mcpPath}`,
-    metadata: `${origin}${metadataPath(config.mcpPath)}`,
+    mcp: `${origin}${endpointPath}`,
+    metadata: `${origin}${metadataPath(endpointPath)}`,
   };
 }
 
-/** The two locations clients try for the proxy's metadata: path insertion, then the root. */
-export function isMetadataPath(path: string, config: Config): boolean {
-  return path === metadataPath(config.mcpPath) || path === METADATA_PATH;
+/**
+ * The MCP endpoint whose metadata `path` asks for: the locations clients try,
+ * path insertion for each endpoint (`MCP_PATH`, `MCP_PATH/<profile>`), then
+ * the root (the default endpoint); `undefined` for any other path.
+ */
+export function endpointOfMetadata(path: string, config: Config): string | undefined {
+  if (path === METADATA_PATH) return config.mcpPath;
+  if (!path.startsWith(`${METADATA_PATH}/`)) return undefined;
+  const endpoint = path.slice(METADATA_PATH.length);
+  return profileAt(config, endpoint) ? endpoint : undefined;
 }
 
 /** The locations of the origin's own metadata, in the order RFC 9728 clients try them. */

@@ -1,8 +1,17 @@
 /**
  * Name profiles: which tool names an LLM API accepts. README's table ("Tool
  * names") says which API each profile is for; `PROFILES` below is the rule.
+ * A profile governs schemas too (schemas/rules.ts); `anthropic` and `bedrock`
+ * name tools as `openai` does and differ in their schema rules.
  */
-export const PROFILE_NAMES = ["openai", "gemini", "portable", "mcp"] as const;
+export const PROFILE_NAMES = [
+  "openai",
+  "anthropic",
+  "bedrock",
+  "gemini",
+  "portable",
+  "mcp",
+] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 export interface NameProfile {
@@ -29,6 +38,8 @@ function profile(name: ProfileName, chars: string, first: string, maxLength: num
 
 const PROFILES: Readonly<Record<ProfileName, NameProfile>> = {
   openai: profile("openai", "A-Za-z0-9_-", "A-Za-z0-9_-", 64),
+  anthropic: profile("anthropic", "A-Za-z0-9_-", "A-Za-z0-9_-", 64),
+  bedrock: profile("bedrock", "A-Za-z0-9_-", "A-Za-z0-9_-", 64),
   gemini: profile("gemini", "A-Za-z0-9_.:-", "A-Za-z_", 63),
   portable: profile("portable", "A-Za-z0-9_", "A-Za-z", 63),
   mcp: profile("mcp", "A-Za-z0-9_.-", "A-Za-z0-9_.-", 128),

@@ -55,8 +55,8 @@ export async function rewriteMessages(
     if (message?.method === LIST_CHANGED) toolMap.forget();
     if (isListResponse(message, listIds)) {
       const result = message?.result as ToolsListResult;
-      const names = await toolMap.nameListing(namedTools(result));
-      rewritten.push({ ...message, result: renameTools(result, names) });
+      const listing = await toolMap.nameListing(namedTools(result));
+      rewritten.push({ ...message, result: renameTools(result, listing) });
       changed = true;
     } else {
       rewritten.push(item);

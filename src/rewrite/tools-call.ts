@@ -1,9 +1,11 @@
 /**
  * One `tools/call`, client → origin (README, "Arguments"): the original name
  * restored, the arguments recovered from wherever the client put them, then,
- * for a tool whose schema the map knows, keys coalesced, values coerced and
- * the result validated. A tool the map does not know gets envelope recovery
- * only: nothing is guessed without its schema.
+ * for a tool whose schema the map knows, values its schema view asked for as
+ * JSON text parsed back (schemas/way-back.ts), keys coalesced, values coerced
+ * and the result validated against the origin's own schema. A tool the map
+ * does not know gets envelope recovery only: nothing is guessed without its
+ * schema.
  *
  * The outcome is either a message to forward or an answer the proxy gives
  * itself: `-32602` for arguments that are no object, or, under
@@ -20,6 +22,7 @@ import { logEvent } from "../log";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError } from "../protocol/jsonrpc";
 import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
 import { completeResult, type Revision } from "../protocol/revision";
+import { valuesFromText } from "../schemas/way-back";
 import type { ToolResolver } from "../toolmap/resolve-tool";
 
 export type CallOutcome =
@@ -61,11 +64,15 @@ export async function repairToolCall(
   }
 
   const schema = resolved?.entry.inputSchema;
-  const repair =
-    schema !== undefined && recovered.arguments !== undefined
-      ? repairArguments(recovered.arguments, schema)
+  // What the model answered is read the way its view asked, then repaired against the origin's schema.
+  const fromText =
+    resolved?.view && recovered.arguments !== undefined
+      ? valuesFromText(recovered.arguments, resolved.view)
       : undefined;
-  const args = repair?.arguments ?? recovered.arguments;
+  const sent = fromText?.arguments ?? recovered.arguments;
+  const repair =
+    schema !== undefined && sent !== undefined ? repairArguments(sent, schema) : undefined;
+  const args = repair?.arguments ?? sent;
   const validation: Validation =
     mode === "off" || schema === undefined
       ? { kind: "skipped", reason: mode === "off" ? "off" : "unknown tool" }
@@ -81,7 +88,7 @@ export async function repairToolCall(
       source: resolved?.source ?? "unknown",
       recovery: recovered.recovery,
       renamedKeys: repair?.report.renamedKeys ?? [],
-      coercions: repair?.report.coercions ?? [],
+      coercions: [...(fromText?.parsed ?? []), ...(repair?.report.coercions ?? [])],
       dropped: repair?.report.dropped ?? [],
       ...(repair?.report.limited ? { limited: true } : {}),
       validation: validation.kind,

@@ -1,8 +1,10 @@
 /**
- * The MCP endpoint (`MCP_PATH`): POST carries JSON-RPC messages, GET opens the
- * server's event stream, DELETE ends a session, OPTIONS is a CORS preflight.
- * A POST body is validated before the origin is called, so malformed input is
+ * The MCP endpoint (`MCP_PATH`, and `MCP_PATH/<profile>` for a profile other
+ * than the default): POST carries JSON-RPC messages, GET opens the server's
+ * event stream, DELETE ends a session, OPTIONS is a CORS preflight. A POST
+ * body is validated before the origin is called, so malformed input is
  * answered here with a specific error and never costs an origin round trip.
+ * Each profile has a tool map of its own.
  */
 import type { Context } from "hono";
 import { rewriteChallenges } from "../auth/protected-resource";
@@ -11,6 +13,7 @@ import { addresseeOf, ErrorCode, errorResponse, unreadAddressee } from "../proto
 import { alignCallHeaders } from "../protocol/mcp-headers";
 import { planForward } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
+import type { Profile } from "../schemas/profile";
 import { relistTools } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap, toolMapScope } from "../toolmap/tool-map";
@@ -21,29 +24,25 @@ import type { AppEnv } from "./app-env";
 
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 
-async function openToolMap(c: Context<AppEnv>): Promise<ToolMap> {
+async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMap> {
   const { config, toolMapMemory } = c.var;
-  const scope = await toolMapScope(config.originUrl, config.names);
-  return new ToolMap(c.env.TOOL_MAP, scope, config.names, toolMapMemory, (promise) =>
+  const scope = await toolMapScope(config.originUrl, profile.names);
+  return new ToolMap(c.env.TOOL_MAP, scope, profile, toolMapMemory, (promise) =>
     c.executionCtx.waitUntil(promise),
   );
 }
 
-export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
+export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise<Response> {
   const { config } = c.var;
   const request = c.req.raw;
   const url = new URL(request.url);
   const target = originTarget(config.originUrl, url);
   const headers = originRequestHeaders(request.headers);
   const unread = unreadAddressee(request.headers);
+  const urls = publicUrls(config, url, url.pathname);
   /** The origin's answer, its sign-in challenges pointing at the proxy's metadata. */
   const answered = (origin: Response) =>
-    rewriteChallenges(
-      origin,
-      config,
-      publicUrls(config, url),
-      request.headers.has("authorization"),
-    );
+    rewriteChallenges(origin, config, urls, request.headers.has("authorization"));
 
   switch (request.method) {
     case "POST": {
@@ -51,7 +50,7 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
       if (body.kind === "refused") {
         return errorResponse(body.status, body.code, body.message, unread);
       }
-      const toolMap = await openToolMap(c);
+      const toolMap = await openToolMap(c, profile);
       const resolveTool = toolResolver(toolMap, (cause) =>
         relistTools(target, request.headers, cause, config),
       );
@@ -84,7 +83,7 @@ export async function mcpEndpoint(c: Context<AppEnv>): Promise<Response> {
       return rewriteResponse(answered(reply.response), {
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
-        toolMap: await openToolMap(c),
+        toolMap: await openToolMap(c, profile),
         addressee: unread,
       });
     }

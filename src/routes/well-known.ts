@@ -9,7 +9,7 @@
  */
 import type { Context } from "hono";
 import { protectedResourceMetadata } from "../auth/protected-resource";
-import { isMetadataPath, publicUrls } from "../auth/public-url";
+import { endpointOfMetadata, publicUrls } from "../auth/public-url";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { originRequestHeaders } from "../transport/headers";
 import { fetchOrigin, relayResponse, wellKnownTarget } from "../transport/origin";
@@ -25,8 +25,9 @@ export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
     // The broker is the authorization server; the origin's documents would send clients to the origin's.
     return Response.json({ error: "not_found" }, { status: 404 });
   }
-  if (request.method === "GET" && isMetadataPath(url.pathname, config)) {
-    return protectedResourceMetadata(config, publicUrls(config, url), request.headers);
+  const endpoint = request.method === "GET" ? endpointOfMetadata(url.pathname, config) : undefined;
+  if (endpoint !== undefined) {
+    return protectedResourceMetadata(config, publicUrls(config, url, endpoint), request.headers);
   }
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const reply = await fetchOrigin(

@@ -22,6 +22,9 @@
 import { logEvent } from "../log";
 import type { NameRules } from "../names/profiles";
 import type { ListedTool } from "../protocol/tools-list";
+import type { Profile } from "../schemas/profile";
+import { changesNothing } from "../schemas/rules";
+import { type SchemaRule, type SchemaView, schemaView } from "../schemas/view";
 import { type PlannedEntry, planListing, schemaHash, type ToolEntry } from "./plan-listing";
 
 interface StoredTool {
@@ -45,6 +48,8 @@ const encoder = new TextEncoder();
 class ScopeMemory {
   readonly byName = new Map<string, ToolEntry>();
   readonly byOriginal = new Map<string, string>();
+  /** Each tool's schema view under the scope's profile, valid while its schema hash is `hash`. */
+  readonly views = new Map<string, { hash: string; view: SchemaView }>();
   /** The KV listing, loaded once (or in flight). */
   loaded: Promise<void> | undefined;
 
@@ -64,6 +69,7 @@ class ScopeMemory {
   clear(): void {
     this.byName.clear();
     this.byOriginal.clear();
+    this.views.clear();
     this.loaded = undefined;
   }
 }
@@ -113,28 +119,43 @@ export function toolMapScope(originUrl: URL, rules: NameRules): Promise<string> 
   return scope;
 }
 
-export type Resolution = { entry: ToolEntry; source: "memory" | "kv" };
+export interface Resolution {
+  entry: ToolEntry;
+  source: "memory" | "kv";
+  /** The schema the model was shown, where it differs from the origin's. */
+  view?: SchemaView;
+}
+
+/** A listing page as the model sees it: original → model-facing name, and → schema view where it differs. */
+export interface NamedListing {
+  names: Map<string, string>;
+  schemas: Map<string, unknown>;
+}
 
 export class ToolMap {
   private readonly scope: ScopeMemory;
   private readonly prefix: string;
 
+  private readonly rules: NameRules;
+
   constructor(
     private readonly kv: KVNamespace,
     scopeId: string,
-    private readonly rules: NameRules,
+    private readonly profile: Profile,
     memory: ToolMapMemory,
     private readonly waitUntil: (promise: Promise<unknown>) => void,
   ) {
     this.scope = memory.scope(scopeId);
     this.prefix = `${scopeId}:tool:`;
+    this.rules = profile.names;
   }
 
   /**
-   * Names the tools of one listing (one page), remembers them, and stores what
-   * changed. Returns original → model-facing name.
+   * Names the tools of one listing (one page), remembers them, stores what
+   * changed, and views their schemas under the profile (a view is computed
+   * once per tool and schema, then reused from isolate memory).
    */
-  async nameListing(tools: readonly ListedTool[]): Promise<Map<string, string>> {
+  async nameListing(tools: readonly ListedTool[]): Promise<NamedListing> {
     await this.loadFromKv();
     const scope = this.scope;
     const plan = planListing(
@@ -158,20 +179,58 @@ export class ToolMap {
     }
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
-    return plan.names;
+    return { names: plan.names, schemas: this.viewSchemas(plan.entries) };
   }
 
-  /** The tool a model-facing name stands for, with its schema: memory first, then KV. */
+  /** original → schema view, for the tools whose view differs; views computed now are logged. */
+  private viewSchemas(entries: readonly PlannedEntry[]): Map<string, unknown> {
+    const schemas = new Map<string, unknown>();
+    const adapted: Array<{ tool: string; rules: SchemaRule[]; dropped: string[] }> = [];
+    for (const entry of entries) {
+      const { view, fresh } = this.viewOf(entry.name, entry) ?? {};
+      if (!view?.differs) continue;
+      schemas.set(entry.original, view.schema);
+      if (fresh) adapted.push({ tool: entry.original, rules: view.rules, dropped: view.dropped });
+    }
+    if (adapted.length > 0)
+      logEvent("schemas_adapted", { profile: this.profile.name, tools: adapted });
+    return schemas;
+  }
+
+  /**
+   * The view of a tool's schema under the profile, from isolate memory while
+   * the schema's hash is unchanged; `undefined` where the profile changes no schema.
+   */
+  private viewOf(
+    name: string,
+    { inputSchema, schemaHash: hash }: Pick<ToolEntry, "inputSchema" | "schemaHash">,
+  ): { view: SchemaView; fresh: boolean } | undefined {
+    const rules = this.profile.schemas;
+    if (changesNothing(rules) || inputSchema === undefined) return undefined;
+    const known = this.scope.views.get(name);
+    if (known?.hash === hash) return { view: known.view, fresh: false };
+    if (this.scope.views.size >= MAX_ENTRIES_PER_SCOPE) this.scope.views.clear();
+    const view = schemaView(inputSchema, rules);
+    this.scope.views.set(name, { hash, view });
+    return { view, fresh: true };
+  }
+
+  /** The tool a model-facing name stands for, with its schema and view: memory first, then KV. */
   async resolve(name: string): Promise<Resolution | undefined> {
     const known = this.scope.byName.get(name);
-    if (known?.inputSchema !== undefined) return { entry: known, source: "memory" };
+    if (known?.inputSchema !== undefined) return this.resolution(name, known, "memory");
     const stored = await this.kvRead(() => this.kv.get<StoredTool>(this.prefix + name, "json"));
     if (!stored || typeof stored.original !== "string") {
-      return known ? { entry: known, source: "memory" } : undefined;
+      return known ? this.resolution(name, known, "memory") : undefined;
     }
     const entry = { ...stored, schemaHash: schemaHash(stored.inputSchema) };
     this.scope.remember(name, entry);
-    return { entry, source: "kv" };
+    return this.resolution(name, entry, "kv");
+  }
+
+  private resolution(name: string, entry: ToolEntry, source: Resolution["source"]): Resolution {
+    const view = this.viewOf(name, entry)?.view;
+    return view?.differs ? { entry, source, view } : { entry, source };
   }
 
   /** Drops this isolate's memory of the scope (the origin said its tools changed). */

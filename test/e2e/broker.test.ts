@@ -103,6 +103,21 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(JSON.stringify(log.mock.calls)).not.toContain(provider.saved?.access_token);
   });
 
+  it("signs a client in at a profile's URL with the same resource, and lists that profile's view", async () => {
+    const network = broker();
+    const signedIn = await signInAndConnect(`${BROKER_URL}/gemini`, network, async (url) => {
+      return (await answerConsent(network, url)).callback;
+    });
+    connected.push(signedIn);
+    // Gemini accepts the origin's own name.
+    expect((await signedIn.client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      "files.read",
+    ]);
+    for (const token of await seenByOrigin()) {
+      expect(token).toEqual({ issued: true, resource: origin });
+    }
+  });
+
   it("answers an unauthenticated MCP request with its own challenge and metadata", async () => {
     const network = broker();
     const response = await network(BROKER_URL, { method: "POST", body: "{}" });

@@ -8,6 +8,7 @@ export const VALID_ARGUMENTS: Record<string, Record<string, unknown>> = {
   a_b: {},
   "a/b": {},
   "21st_century": {},
+  "reports.query": { limit: 10, priority: 2, since: null, filters: { team: "core" } },
   "get-weather": { city: "Oslo" },
   "tasks.countdown": { steps: 1, delay_ms: 0 },
   "catalog.refresh": {},

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config";
-import { nameRules } from "../../src/names/profiles";
+import { profileOf } from "../../src/schemas/profile";
 
 const env = (vars: Record<string, unknown>) => vars as unknown as Env;
 
@@ -13,7 +13,8 @@ describe("parseConfig", () => {
         mcpPath: "/mcp",
         originTimeoutMs: 30_000,
         maxBodyBytes: 4_194_304,
-        names: nameRules("openai"),
+        profile: profileOf("openai"),
+        nameMaxLength: undefined,
         argumentValidation: "warn",
         allowedHosts: [],
         publicOrigin: undefined,
@@ -65,6 +66,17 @@ describe("parseConfig", () => {
     });
   });
 
+  it("reads PROFILE, and NAME_PROFILE, its earlier name, where PROFILE is not set", () => {
+    const profileOf_ = (vars: Record<string, unknown>) => {
+      const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ...vars }));
+      return result.kind === "valid" && result.config.profile.name;
+    };
+    expect(profileOf_({ PROFILE: "gemini" })).toBe("gemini");
+    expect(profileOf_({ NAME_PROFILE: "portable" })).toBe("portable");
+    expect(profileOf_({ PROFILE: "anthropic", NAME_PROFILE: "portable" })).toBe("anthropic");
+    expect(profileOf_({})).toBe("openai");
+  });
+
   it("reads PUBLIC_URL as an origin", () => {
     const result = parseConfig(
       env({ ORIGIN_URL: "https://o.example/mcp", PUBLIC_URL: " https://MCP.example.com:8443/ " }),
@@ -91,7 +103,7 @@ describe("parseConfig", () => {
     ["MAX_BODY_BYTES", "", "must be a whole number of bytes"],
     ["MAX_BODY_BYTES", " ", "must be a whole number of bytes"],
     ["MAX_BODY_BYTES", true, "must be a whole number of bytes"],
-    ["NAME_PROFILE", "claude", "must be one of openai, gemini, portable, mcp"],
+    ["NAME_PROFILE", "claude", "must be one of openai, anthropic, bedrock, gemini, portable, mcp"],
     ["NAME_MAX_LENGTH", "4", "must be at least 8 characters"],
     ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
     ["MCP_PATH", "mcp", "must start with /"],

@@ -24,13 +24,13 @@ describe("renameTools", () => {
       cacheScope: "session",
       _meta: { trace: "t" },
     };
-    const renamed = renameTools(
-      result,
-      new Map([
+    const renamed = renameTools(result, {
+      names: new Map([
         ["files.read", "files_read"],
         ["ok_name", "ok_name"],
       ]),
-    );
+      schemas: new Map(),
+    });
     expect(renamed).toEqual({
       ...result,
       tools: [{ ...result.tools[0], name: "files_read" }, result.tools[1], result.tools[2]],

@@ -204,7 +204,10 @@ describe("configuration", () => {
     [{ MAX_BODY_BYTES: "lots" }, "MAX_BODY_BYTES must be a whole number of bytes"],
     [{ ORIGIN_TIMEOUT_MS: "0" }, "ORIGIN_TIMEOUT_MS must be at least 1 millisecond"],
     [{ MCP_PATH: "mcp" }, "MCP_PATH must start with /"],
-    [{ NAME_PROFILE: "claude" }, "NAME_PROFILE must be one of openai, gemini, portable, mcp"],
+    [
+      { NAME_PROFILE: "claude" },
+      "NAME_PROFILE must be one of openai, anthropic, bedrock, gemini, portable, mcp",
+    ],
     [{ NAME_MAX_LENGTH: "4" }, "NAME_MAX_LENGTH must be at least 8 characters"],
     [{ ARGUMENT_VALIDATION: "strict" }, "ARGUMENT_VALIDATION must be one of off, warn, enforce"],
   ])("%o: 500 with -32603 naming the setting", async (vars, says) => {

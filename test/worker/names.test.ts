@@ -6,6 +6,7 @@ import { createApp } from "../../src/app";
 import { countingKv } from "../../support/counting-kv";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
 import { failingKv } from "../helpers/kv";
+import { expectOriginsToolsAsViewed } from "../helpers/listing";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
   type Fetch,
@@ -84,9 +85,7 @@ describe("tools/list through the proxy", () => {
 
     const directSession = await openSession(fetch, origin);
     const { tools: originTools } = await listTools(fetch, origin, directSession);
-    expect(tools.map(({ name, ...rest }) => rest)).toEqual(
-      originTools.map(({ name, ...rest }) => rest),
-    );
+    expectOriginsToolsAsViewed(tools, originTools);
 
     const names = Object.fromEntries(originTools.map((tool, i) => [tool.name, tools[i]?.name]));
     expect(names).toEqual({
@@ -100,6 +99,7 @@ describe("tools/list through the proxy", () => {
       a_b: "a_b",
       "a/b": "a_b_2",
       "21st_century": "21st_century",
+      "reports.query": "reports_query",
       "get-weather": "get-weather",
       "tasks.countdown": "tasks_countdown",
       "catalog.refresh": "catalog_refresh",
@@ -128,6 +128,7 @@ describe("tools/list through the proxy", () => {
       "a_b",
       "a_b_2",
       "21st_century",
+      "reports_query",
       "get-weather",
       "tasks_countdown",
       "catalog_refresh",
@@ -139,10 +140,10 @@ describe("tools/list through the proxy", () => {
     const whole = await setUp();
     const expected = (await listTools(whole.proxy, PROXY_URL, whole.session)).tools;
 
-    const paged = await setUp({}, {}, "&page_size=4");
+    const paged = await setUp({}, {}, "&page_size=5");
     const { tools, pages } = await listTools(paged.proxy, PROXY_URL, paged.session);
     expect(pages).toHaveLength(3);
-    expect(pages.map((page) => page.nextCursor)).toEqual(["4", "8", undefined]);
+    expect(pages.map((page) => page.nextCursor)).toEqual(["5", "10", undefined]);
     expect(tools).toEqual(expected);
   });
 
@@ -174,7 +175,7 @@ describe("tools/call by model-facing name", () => {
   it("reaches the original tool, for every tool", async () => {
     const setup = await setUp();
     const pairs = (await namePairs(setup)).filter(([original]) => original !== "deploy:confirm");
-    expect(pairs).toHaveLength(11);
+    expect(pairs).toHaveLength(12);
 
     for (const [original, modelName] of pairs) {
       const { result } = await callTool(

@@ -6,9 +6,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { nameRules } from "../../src/names/profiles";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
+import { profileOf } from "../../src/schemas/profile";
 import { ToolMap, ToolMapMemory, toolMapScope } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { digest } from "../helpers/digest";
@@ -141,9 +141,9 @@ describe("bounds", () => {
         },
       });
     };
-    const rules = nameRules("openai");
-    const scope = await toolMapScope(new URL("https://big.example/mcp"), rules);
-    const toolMap = new ToolMap(env.TOOL_MAP, scope, rules, new ToolMapMemory(), () => {});
+    const profile = profileOf("openai");
+    const scope = await toolMapScope(new URL("https://big.example/mcp"), profile.names);
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
     const response = await rewriteResponse(
       new Response(body(), { headers: { "content-type": "application/json" } }),
       { listIds: new Set([1]), toolMap, addressee: unreadAddressee(new Headers()) },
@@ -186,11 +186,11 @@ describe("protocol 2026-07-28", () => {
 
   it("passes a subscriptions/listen stream through and drops cached names on tools/list_changed", async () => {
     const counted = countingKv(env.TOOL_MAP);
-    const rules = nameRules("openai");
+    const profile = profileOf("openai");
     const memory = new ToolMapMemory();
-    const scope = await toolMapScope(new URL("https://listen.example/mcp"), rules);
+    const scope = await toolMapScope(new URL("https://listen.example/mcp"), profile.names);
     const writes: Promise<unknown>[] = [];
-    const toolMap = new ToolMap(counted.kv, scope, rules, memory, (write) => writes.push(write));
+    const toolMap = new ToolMap(counted.kv, scope, profile, memory, (write) => writes.push(write));
     await toolMap.nameListing([{ name: "a/b", inputSchema: { type: "object" } }]);
     await Promise.all(writes);
 

@@ -111,6 +111,19 @@ describe("the proxy's protected-resource metadata", () => {
     expect(await hits(origin)).toBe(before);
   });
 
+  it("names a profile's URL as the resource for clients that use it", async () => {
+    const { origin, proxy } = proxyFor("insertion");
+    const response = await postJson(proxy, `${PROXY_URL}/gemini`, rpc(1, "tools/list"));
+    expect(response.headers.get("www-authenticate")).toContain(
+      'resource_metadata="http://proxy.test/.well-known/oauth-protected-resource/mcp/gemini"',
+    );
+    expect(await (await metadata(proxy, "/mcp/gemini")).json()).toEqual({
+      ...metadataDocument(origin, "advertised"),
+      resource: "http://proxy.test/mcp/gemini",
+    });
+    expect((await metadata(proxy, "/mcp/claude")).status).toBe(404);
+  });
+
   it("names PUBLIC_URL when set, and never a host from Forwarded or X-Forwarded-*", async () => {
     const { proxy } = proxyFor("insertion", { PUBLIC_URL: "https://mcp.acme.example" });
     const forwarded = {

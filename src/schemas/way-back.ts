@@ -1,0 +1,74 @@
+/**
+ * The one step back from a view that argument repair (args/) cannot take on
+ * its own: a value the view asked for as JSON text (an open object, a value
+ * of any type, the rest of a cut `$ref` cycle) is parsed back into the value
+ * the text stands for. Repair knows only the origin's schema, and where that
+ * schema accepts a string too (a value of any type), it could not tell the
+ * text `"42"` from the string the model meant; the view says which it asked for.
+ *
+ * Everything else about the way back is repair against the origin's schema:
+ * a numeric enum sent as a string, a `null` the origin does not allow, a
+ * widened constraint (validation). Pure and bounded like repair; a string
+ * that is not JSON stays the string it is.
+ */
+import { type JsonType, jsonTypeOf } from "../args/json-schema";
+import { isPlainObject, own, parseJson } from "../json";
+import type { SchemaView } from "./view";
+
+const MAX_DEPTH = 32;
+
+export interface ParsedText {
+  path: string;
+  from: "string";
+  to: JsonType;
+}
+
+const join = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
+
+/**
+ * `args` with every value the view asked for as JSON text parsed back; the
+ * same object when there was none. Paths are written as repair writes them.
+ */
+export function valuesFromText(
+  args: Record<string, unknown>,
+  view: SchemaView,
+): { arguments: Record<string, unknown>; parsed: ParsedText[] } {
+  const parsed: ParsedText[] = [];
+  if (view.asText.size === 0) return { arguments: args, parsed };
+
+  const walk = (value: unknown, schema: unknown, path: string, depth: number): unknown => {
+    if (!isPlainObject(schema) || depth > MAX_DEPTH) return value;
+    if (view.asText.has(schema)) {
+      const text = typeof value === "string" ? parseJson(value) : undefined;
+      if (text === undefined) return value;
+      parsed.push({ path, from: "string", to: jsonTypeOf(text) });
+      return text;
+    }
+    const properties = own(schema, "properties");
+    if (isPlainObject(value) && isPlainObject(properties)) {
+      let changed = false;
+      const entries = Object.entries(value).map(([key, child]): [string, unknown] => {
+        if (!Object.hasOwn(properties, key)) return [key, child];
+        const next = walk(child, properties[key], join(path, key), depth + 1);
+        changed ||= next !== child;
+        return [key, next];
+      });
+      // fromEntries: a key named `__proto__` stays an ordinary key.
+      return changed ? Object.fromEntries(entries) : value;
+    }
+    const items = own(schema, "items");
+    if (Array.isArray(value) && isPlainObject(items)) {
+      let changed = false;
+      const elements = value.map((element, index) => {
+        const next = walk(element, items, `${path}[${index}]`, depth + 1);
+        changed ||= next !== element;
+        return next;
+      });
+      return changed ? elements : value;
+    }
+    return value;
+  };
+
+  const result = walk(args, view.schema, "", 0);
+  return { arguments: isPlainObject(result) ? result : args, parsed };
+}

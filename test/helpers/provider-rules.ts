@@ -1,0 +1,197 @@
+/**
+ * What each LLM provider accepts in a tool's input schema, written from the
+ * providers' documentation and the errors they answer with, independently of
+ * src/schemas: the tests hold the proxy's views to these.
+ *
+ * - OpenAI function calling: the root is an object schema with no `anyOf`,
+ *   `oneOf` or `allOf` beside it (`got 'type: "None"'`); arrays name `items`
+ *   (`array schema missing items`), objects `properties` (`object schema
+ *   missing properties`).
+ * - Anthropic `input_schema` (and Claude through Bedrock Converse): the root as
+ *   above (`does not support oneOf, allOf, or anyOf at the top level`), and
+ *   valid JSON Schema 2020-12 (`It must match JSON Schema draft 2020-12`): no
+ *   older `$schema`, no boolean `exclusiveMinimum`/`exclusiveMaximum`, no
+ *   array-valued `items`, no OpenAPI `nullable`.
+ * - Bedrock Converse `inputSchema.json`: `type must be one of the following:
+ *   object`, and Anthropic's rules for Claude.
+ * - Gemini `function_declarations[].parameters` (an OpenAPI 3.0 `Schema`):
+ *   only its fields (`Unknown name "…"`), one `type` per schema (`Proto field
+ *   is not repeating`) and no `null` type, string enums (`TYPE_STRING`),
+ *   string formats `enum` and `date-time` (`int32`/`int64`, `float`/`double`
+ *   for numbers), no `$ref` (`reference to undefined schema`), `required`
+ *   naming declared properties (`property is not defined`), arrays with
+ *   `items` (`items: missing field`), nested objects with properties
+ *   (`should be non-empty for OBJECT type`), RE2 patterns.
+ */
+type Schema = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Schema =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Every schema inside `schema` (itself included), with whether it is the root. */
+export function* schemasIn(schema: unknown, root = true): Generator<[Schema, boolean]> {
+  if (!isObject(schema)) return;
+  yield [schema, root];
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (
+      ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"].includes(
+        keyword,
+      )
+    ) {
+      if (isObject(value)) for (const child of Object.values(value)) yield* schemasIn(child, false);
+    } else if (
+      [
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "additionalItems",
+      ].includes(keyword)
+    ) {
+      if (Array.isArray(value)) for (const child of value) yield* schemasIn(child, false);
+      else yield* schemasIn(value, false);
+    } else if (
+      ["anyOf", "oneOf", "allOf", "prefixItems"].includes(keyword) &&
+      Array.isArray(value)
+    ) {
+      for (const child of value) yield* schemasIn(child, false);
+    }
+  }
+}
+
+/** The property names a schema declares anywhere, `$defs` and compositions included. */
+export function declaredNames(schema: unknown): Set<string> {
+  const names = new Set<string>();
+  for (const [node] of schemasIn(schema)) {
+    if (isObject(node.properties)) for (const name of Object.keys(node.properties)) names.add(name);
+    if (Array.isArray(node.required)) for (const name of node.required) names.add(String(name));
+  }
+  return names;
+}
+
+const GEMINI_FIELDS = new Set([
+  "type",
+  "format",
+  "title",
+  "description",
+  "nullable",
+  "enum",
+  "maxItems",
+  "minItems",
+  "properties",
+  "required",
+  "minProperties",
+  "maxProperties",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "example",
+  "anyOf",
+  "items",
+  "minimum",
+  "maximum",
+]);
+const GEMINI_TYPES = new Set(["string", "number", "integer", "boolean", "object", "array"]);
+const GEMINI_FORMATS: Record<string, string[]> = {
+  string: ["enum", "date-time"],
+  integer: ["int32", "int64"],
+  number: ["float", "double"],
+};
+
+function rootRules(schema: unknown): string[] {
+  if (!isObject(schema)) return ["root is not an object schema"];
+  const problems: string[] = [];
+  if (schema.type !== "object") problems.push(`root type is ${JSON.stringify(schema.type)}`);
+  for (const keyword of ["anyOf", "oneOf", "allOf"]) {
+    if (keyword in schema) problems.push(`root has ${keyword}`);
+  }
+  return problems;
+}
+
+function openAiRules(schema: unknown): string[] {
+  const problems = rootRules(schema);
+  for (const [node] of schemasIn(schema)) {
+    const types = [node.type].flat();
+    if (types.includes("array") && !isObject(node.items))
+      problems.push("array schema missing items");
+    if (types.includes("object") && !isObject(node.properties)) {
+      problems.push("object schema missing properties");
+    }
+  }
+  return problems;
+}
+
+function anthropicRules(schema: unknown): string[] {
+  const problems = rootRules(schema);
+  for (const [node] of schemasIn(schema)) {
+    if (typeof node.$schema === "string" && !node.$schema.includes("2020-12")) {
+      problems.push(`$schema ${node.$schema}`);
+    }
+    for (const keyword of ["exclusiveMinimum", "exclusiveMaximum"]) {
+      if (keyword in node && typeof node[keyword] !== "number")
+        problems.push(`${keyword} is not a number`);
+    }
+    if (Array.isArray(node.items)) problems.push("items is an array (a draft-07 tuple)");
+    if ("nullable" in node) problems.push("nullable (OpenAPI)");
+  }
+  return problems;
+}
+
+function geminiRules(schema: unknown): string[] {
+  const problems = rootRules(schema);
+  for (const [node, root] of schemasIn(schema)) {
+    for (const keyword of Object.keys(node)) {
+      if (!GEMINI_FIELDS.has(keyword)) problems.push(`Unknown name "${keyword}"`);
+    }
+    if (node.type === undefined && !Array.isArray(node.anyOf)) problems.push("no type");
+    if (
+      node.type !== undefined &&
+      (typeof node.type !== "string" || !GEMINI_TYPES.has(node.type))
+    ) {
+      problems.push(`type ${JSON.stringify(node.type)}`);
+    }
+    if (Array.isArray(node.enum)) {
+      if (node.enum.some((value) => typeof value !== "string"))
+        problems.push("enum value not a string");
+      if (node.type !== "string") problems.push("enum on a non-string type");
+    }
+    if (
+      typeof node.format === "string" &&
+      !GEMINI_FORMATS[String(node.type)]?.includes(node.format)
+    ) {
+      problems.push(`format ${node.format}`);
+    }
+    if (typeof node.pattern === "string" && /\(\?<?[=!]|\\[1-9]|\\k</.test(node.pattern)) {
+      problems.push("pattern RE2 cannot run");
+    }
+    if (Array.isArray(node.required)) {
+      const declared = isObject(node.properties) ? node.properties : {};
+      for (const name of node.required) {
+        if (!Object.hasOwn(declared, String(name)))
+          problems.push(`required ${name} is not defined`);
+      }
+    }
+    if (node.type === "array" && !isObject(node.items)) problems.push("items: missing field");
+    if (node.type === "object" && !root) {
+      if (!isObject(node.properties) || Object.keys(node.properties).length === 0) {
+        problems.push("properties: should be non-empty for OBJECT type");
+      }
+    }
+  }
+  return problems;
+}
+
+/** What the provider behind `profile` would refuse in `schema`; empty when it accepts it. */
+export const PROVIDER_RULES: Record<string, (schema: unknown) => string[]> = {
+  openai: openAiRules,
+  anthropic: anthropicRules,
+  bedrock: anthropicRules,
+  gemini: (schema) => [...openAiRules(schema), ...geminiRules(schema)],
+  portable: (schema) => [
+    ...new Set([...openAiRules(schema), ...anthropicRules(schema), ...geminiRules(schema)]),
+  ],
+};

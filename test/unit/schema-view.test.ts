@@ -1,0 +1,337 @@
+/**
+ * Schema views against what each provider accepts (test/helpers/provider-rules.ts),
+ * over a corpus of real input schemas and the edge cases that break requests.
+ *
+ * test/fixtures/schema-corpus.json: 51 input schemas from 26 published MCP
+ * servers whose schemas appear in provider-rejection reports (zod's draft-07
+ * `$schema` and `additionalProperties: false`, Notion's `$defs`, `oneOf`,
+ * `const` and type arrays, Firecrawl's `propertyNames`, free-form objects
+ * such as Puppeteer's `launchOptions`, …). Each entry names its npm package
+ * and version; the schemas are exactly what `tools/list` answered when each
+ * server was started over stdio with the official SDK client (2026-11-22),
+ * all installed side by side, so servers built on the SDK 1.x met zod 3 and
+ * its draft-07 output (with zod 4 the same servers omit
+ * `additionalProperties: false`).
+ */
+import { describe, expect, it } from "vitest";
+import { PROFILE_NAMES } from "../../src/names/profiles";
+import { SCHEMA_RULES } from "../../src/schemas/rules";
+import { schemaView } from "../../src/schemas/view";
+import corpus from "../fixtures/schema-corpus.json";
+import { declaredNames, PROVIDER_RULES } from "../helpers/provider-rules";
+
+/** Schemas that break requests, one pattern each (the issue's table and then some). */
+const EDGE_CASES: Record<string, Record<string, unknown>> = {
+  "array without items": { type: "object", properties: { tags: { type: "array" } } },
+  "object without properties": { type: "object", properties: { options: { type: "object" } } },
+  "root without properties": { type: "object" },
+  "root without type": { properties: { a: { type: "string" } } },
+  "root anyOf": {
+    anyOf: [
+      { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+      { type: "object", properties: { email: { type: "string" } }, required: ["email"] },
+    ],
+  },
+  "root oneOf with $refs": {
+    $defs: {
+      ById: { type: "object", properties: { id: { type: "integer" } }, required: ["id"] },
+      ByName: { type: "object", properties: { name: { type: "string" } } },
+    },
+    oneOf: [{ $ref: "#/$defs/ById" }, { $ref: "#/$defs/ByName" }],
+  },
+  "root allOf": {
+    allOf: [
+      { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+      { properties: { b: { type: "number" } }, required: ["b"] },
+    ],
+  },
+  "draft-07 $schema and additionalProperties": {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    properties: { path: { type: "string" } },
+    additionalProperties: false,
+  },
+  "default, propertyNames, uniqueItems, const": {
+    type: "object",
+    properties: {
+      limit: { type: "integer", default: 10 },
+      headers: {
+        type: "object",
+        propertyNames: { pattern: "^[a-z-]+$" },
+        additionalProperties: { type: "string" },
+      },
+      ids: { type: "array", items: { type: "string" }, uniqueItems: true },
+      kind: { const: "page" },
+    },
+  },
+  "exclusive bounds, both drafts": {
+    type: "object",
+    properties: {
+      ratio: { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 },
+      count: { type: "integer", minimum: 0, exclusiveMinimum: true },
+    },
+  },
+  "string formats": {
+    type: "object",
+    properties: {
+      email: { type: "string", format: "email" },
+      site: { type: "string", format: "uri" },
+      at: { type: "string", format: "date-time" },
+      id: { type: "string", format: "uuid" },
+    },
+  },
+  "type arrays with null": {
+    type: "object",
+    properties: {
+      cursor: { type: ["string", "null"] },
+      value: { type: ["string", "integer"] },
+      maybe: { anyOf: [{ type: "integer" }, { type: "null" }], default: null, title: "Maybe" },
+    },
+  },
+  "$ref and cyclic $defs": {
+    type: "object",
+    $defs: {
+      Node: {
+        type: "object",
+        properties: {
+          label: { type: "string" },
+          children: { type: "array", items: { $ref: "#/$defs/Node" } },
+        },
+      },
+    },
+    properties: { tree: { $ref: "#/$defs/Node" } },
+  },
+  "numeric and boolean enums": {
+    type: "object",
+    properties: {
+      priority: { type: "integer", enum: [1, 2, 3] },
+      flag: { enum: [true, false] },
+      mode: { enum: ["fast", "slow", null] },
+    },
+  },
+  "required naming undeclared properties": {
+    type: "object",
+    properties: { a: { type: "string" } },
+    required: ["a", "ghost"],
+  },
+  "OpenAPI nullable": {
+    type: "object",
+    properties: { note: { type: "string", nullable: true } },
+  },
+  "draft-07 tuple items": {
+    type: "object",
+    properties: { point: { type: "array", items: [{ type: "number" }, { type: "number" }] } },
+  },
+  "patterns RE2 cannot run": {
+    type: "object",
+    properties: {
+      password: { type: "string", pattern: "^(?=.*[0-9]).{8,}$" },
+      slug: { type: "string", pattern: "^[a-z0-9-]+$" },
+    },
+  },
+  "properties named like keywords": {
+    type: "object",
+    properties: {
+      type: { type: "string" },
+      title: { type: "string", format: "email" },
+      format: { type: "integer", exclusiveMinimum: 0 },
+      properties: { type: "object", properties: { items: { type: "array" } } },
+      required: { type: "boolean" },
+    },
+    required: ["type", "properties"],
+  },
+  "any value and x- annotations": {
+    type: "object",
+    properties: {
+      value: { description: "Anything" },
+      city: { type: "string", "x-mcp-header": "City" },
+    },
+  },
+};
+
+const SCHEMAS: Array<[string, unknown]> = [
+  ...corpus.map((entry): [string, unknown] => [
+    `${entry.server}@${entry.version} ${entry.tool}`,
+    entry.inputSchema,
+  ]),
+  ...Object.entries(EDGE_CASES),
+];
+
+const ADAPTING = PROFILE_NAMES.filter((profile) => profile !== "mcp");
+
+describe("views are accepted by each profile's provider", () => {
+  it("the corpus has at least 30 real schemas, each naming its server and version", () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(30);
+    for (const entry of corpus) {
+      expect(entry.server).toMatch(/^(@[\w-]+\/)?[\w.-]+$/);
+      expect(entry.version).toMatch(/^\d+\.\d+\.\d+/);
+    }
+  });
+
+  for (const profile of ADAPTING) {
+    it.each(SCHEMAS)(`${profile}: %s`, (_, original) => {
+      const before = JSON.stringify(original);
+      const { schema, differs } = schemaView(original, SCHEMA_RULES[profile]);
+      expect(PROVIDER_RULES[profile]?.(schema)).toEqual([]);
+      // A view said not to differ is shown as the origin's schema: it must be that.
+      if (!differs) expect(schema).toEqual(original);
+      // Only names the original declares, and the original untouched.
+      const declared = declaredNames(original);
+      for (const name of declaredNames(schema)) expect(declared).toContain(name);
+      expect(JSON.stringify(original)).toBe(before);
+    });
+  }
+
+  it.each(SCHEMAS)("mcp: %s is passed as it is", (_, original) => {
+    expect(schemaView(original, SCHEMA_RULES.mcp).schema).toEqual(original);
+  });
+});
+
+describe("the view, rule by rule (gemini)", () => {
+  const gemini = (schema: unknown) => schemaView(schema, SCHEMA_RULES.gemini);
+
+  it("keeps property names that look like keywords as names", () => {
+    const { schema } = gemini(EDGE_CASES["properties named like keywords"]);
+    expect(Object.keys((schema as { properties: object }).properties)).toEqual([
+      "type",
+      "title",
+      "format",
+      "properties",
+      "required",
+    ]);
+    expect(schema).toMatchObject({
+      required: ["type", "properties"],
+      properties: {
+        title: { type: "string", description: "Format: email." },
+        format: { type: "integer", minimum: 0, description: "Must be greater than 0." },
+        properties: {
+          type: "object",
+          properties: { items: { type: "array", items: { type: "string" } } },
+        },
+      },
+    });
+  });
+
+  it("says in words what it cannot keep", () => {
+    const { schema, rules } = gemini(EDGE_CASES["exclusive bounds, both drafts"]);
+    expect(schema).toEqual({
+      type: "object",
+      properties: {
+        ratio: {
+          type: "number",
+          minimum: 0,
+          maximum: 1,
+          description: "Must be greater than 0. Must be less than 1.",
+        },
+        count: { type: "integer", minimum: 0, description: "Must be greater than 0." },
+      },
+    });
+    expect(rules).toEqual(["constraints_described"]);
+  });
+
+  it("writes null the OpenAPI way, and a type union as anyOf", () => {
+    const { schema } = gemini(EDGE_CASES["type arrays with null"]);
+    expect(schema).toEqual({
+      type: "object",
+      properties: {
+        cursor: { type: "string", nullable: true },
+        value: { anyOf: [{ type: "string" }, { type: "integer" }] },
+        maybe: { type: "integer", nullable: true, title: "Maybe", description: "Default: null." },
+      },
+    });
+  });
+
+  it("inlines $refs and asks for a cycle's rest as JSON text", () => {
+    const { schema, rules } = gemini(EDGE_CASES["$ref and cyclic $defs"]);
+    const node = (children: unknown) => ({
+      type: "object",
+      properties: { label: { type: "string" }, children },
+    });
+    expect(schema).toEqual({
+      type: "object",
+      properties: {
+        tree: node({
+          type: "array",
+          items: node({
+            type: "array",
+            items: { type: "string", description: "A Node, as JSON text." },
+          }),
+        }),
+      },
+    });
+    expect(rules).toEqual(["refs_inlined", "ref_cycle_cut"]);
+  });
+
+  it("turns numeric and boolean enums into strings, and asks for an open object as text", () => {
+    expect(gemini(EDGE_CASES["numeric and boolean enums"]).schema).toEqual({
+      type: "object",
+      properties: {
+        priority: { type: "string", enum: ["1", "2", "3"] },
+        flag: { type: "string", enum: ["true", "false"] },
+        mode: { type: "string", enum: ["fast", "slow"], nullable: true },
+      },
+    });
+    expect(gemini(EDGE_CASES["object without properties"]).schema).toEqual({
+      type: "object",
+      properties: { options: { type: "string", description: "A JSON object, as text." } },
+    });
+  });
+
+  it("merges a root-level anyOf into one object and names the forms", () => {
+    expect(gemini(EDGE_CASES["root anyOf"]).schema).toEqual({
+      type: "object",
+      properties: { id: { type: "string" }, email: { type: "string" } },
+      description: "Takes one of these sets of fields: (1) `id`; (2) `email`.",
+    });
+  });
+});
+
+describe("the view, for other profiles", () => {
+  it("openai supplies items and properties, and keeps what OpenAI accepts", () => {
+    const { schema } = schemaView(
+      {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "object",
+        properties: {
+          tags: { type: "array" },
+          options: { type: "object" },
+          n: { type: ["integer", "null"] },
+        },
+      },
+      SCHEMA_RULES.openai,
+    );
+    expect(schema).toEqual({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        tags: { type: "array", items: {} },
+        options: { type: "object", properties: {} },
+        n: { type: ["integer", "null"] },
+      },
+    });
+  });
+
+  it("anthropic makes the schema JSON Schema 2020-12", () => {
+    const { schema, rules } = schemaView(
+      {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "object",
+        properties: {
+          note: { type: "string", nullable: true },
+          count: { type: "integer", minimum: 0, exclusiveMinimum: true },
+          point: { type: "array", items: [{ type: "number" }, { type: "number" }] },
+        },
+      },
+      SCHEMA_RULES.anthropic,
+    );
+    expect(schema).toEqual({
+      type: "object",
+      properties: {
+        note: { type: ["string", "null"] },
+        count: { type: "integer", exclusiveMinimum: 0 },
+        point: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }] },
+      },
+    });
+    expect(rules).toEqual(["draft_2020_12"]);
+  });
+});

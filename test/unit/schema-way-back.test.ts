@@ -1,0 +1,368 @@
+/**
+ * The way back, property-based: a model answers the view, the proxy repairs
+ * and validates against the origin's own schema.
+ *
+ * - For random schemas and random arguments valid under a profile's view,
+ *   the way back (what the view asked for as text parsed, then repair against
+ *   the original) gives arguments the original accepts, or validation says
+ *   they are invalid (never a crash, never "skipped"); where the view only
+ *   rewrote forms and left out no constraint, they are valid.
+ * - Arguments the original accepts, written the way the view asks (JSON text,
+ *   enum values as strings), come back as they were.
+ * - For arguments the original already accepts, repair changes nothing.
+ */
+import { Validator } from "@cfworker/json-schema";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { repairArguments } from "../../src/args/repair";
+import { validateArguments } from "../../src/args/validate";
+import { SCHEMA_RULES } from "../../src/schemas/rules";
+import { type SchemaRule, type SchemaView, schemaView } from "../../src/schemas/view";
+import { valuesFromText } from "../../src/schemas/way-back";
+import { PROVIDER_RULES, schemasIn } from "../helpers/provider-rules";
+
+type Schema = Record<string, unknown>;
+const isObject = (value: unknown): value is Schema =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const NAMES = ["a", "b", "type", "items", "properties", "format", "value"];
+const BASE = ["string", "integer", "number", "boolean"] as const;
+
+/** Schemas with the patterns providers refuse, a few levels deep. */
+const { schema: schemaArb } = fc.letrec<{ schema: Schema; object: Schema }>((tie) => ({
+  schema: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constantFrom(...BASE).map((type) => ({ type })),
+    fc.record({
+      type: fc.constant("integer"),
+      minimum: fc.integer({ min: -5, max: 0 }),
+      exclusiveMaximum: fc.integer({ min: 1, max: 50 }),
+    }),
+    fc
+      .uniqueArray(fc.integer({ min: -3, max: 9 }), { minLength: 1, maxLength: 4 })
+      .map((values) => ({ enum: values })),
+    fc.constant({ enum: [true, false] }),
+    fc
+      .uniqueArray(fc.constantFrom("x", "y", "z"), { minLength: 1 })
+      .map((values) => ({ type: "string", enum: values })),
+    fc
+      .oneof(fc.integer({ min: 0, max: 9 }), fc.constantFrom("on", true))
+      .map((value) => ({ const: value })),
+    fc.constantFrom(...BASE).map((type) => ({ type: [type, "null"] })),
+    fc
+      .constantFrom(...BASE)
+      .map((type) => ({ anyOf: [{ type }, { type: "null" }], default: null })),
+    fc.constant({ type: "string", format: "uuid" }),
+    fc.constant({ type: "string", format: "date-time" }),
+    fc.constant({ type: "string", nullable: false }),
+    fc.constant({ type: "integer", minimum: 0, exclusiveMinimum: true }),
+    fc.constant({ type: "number", exclusiveMaximum: false }),
+    fc.constant({ type: "string", pattern: "^(?!x)" }),
+    fc.constant({ type: "array", items: [{ type: "integer" }] }),
+    fc.constant({ description: "anything" }),
+    tie("schema").map((items) => ({ type: "array", items })),
+    fc.constant({ type: "array" }),
+    tie("object"),
+    fc.constant({ type: "object" }),
+  ),
+  object: fc
+    .dictionary(fc.constantFrom(...NAMES), tie("schema"), { minKeys: 1, maxKeys: 3 })
+    .chain((properties) =>
+      fc
+        .subarray(Object.keys(properties))
+        .map((required) => ({ type: "object", properties, required })),
+    ),
+}));
+
+/** A root schema: an object, sometimes with a `$ref` to `$defs`, sometimes a root-level `anyOf`. */
+const rootArb: fc.Arbitrary<Schema> = fc.oneof(
+  fc.letrec<{ object: Schema }>(() => ({ object: objectOf(schemaArb) })).object,
+  fc.tuple(objectOf(schemaArb), objectOf(schemaArb)).map(([root, def]) => ({
+    ...root,
+    $defs: { Thing: def },
+    properties: { ...(root.properties as Schema), thing: { $ref: "#/$defs/Thing" } },
+  })),
+  fc
+    .tuple(objectOf(schemaArb), objectOf(schemaArb))
+    .map(([left, right]) => ({ anyOf: [left, right] })),
+);
+
+function objectOf(schema: fc.Arbitrary<Schema>): fc.Arbitrary<Schema> {
+  return fc
+    .dictionary(fc.constantFrom(...NAMES), schema, { minKeys: 1, maxKeys: 4 })
+    .chain((properties) =>
+      fc
+        .subarray(Object.keys(properties))
+        .map((required) => ({ type: "object", properties, required })),
+    );
+}
+
+/** A view read the way its provider reads it: OpenAPI's `nullable: true` allows null. */
+function asJsonSchema(view: unknown): unknown {
+  const copy = structuredClone(view);
+  for (const [node] of schemasIn(copy)) {
+    if (node.nullable !== true) continue;
+    delete node.nullable;
+    if (typeof node.type === "string") node.type = [node.type, "null"];
+    else if (Array.isArray(node.anyOf)) node.anyOf = [...node.anyOf, { type: "null" }];
+    if (Array.isArray(node.enum)) node.enum = [...node.enum, null];
+  }
+  return copy;
+}
+
+function resolve(schema: unknown, root: Schema): Schema {
+  if (isObject(schema) && typeof schema.$ref === "string") {
+    return resolve(
+      schema.$ref
+        .split("/")
+        .slice(1)
+        .reduce<unknown>((at, key) => (at as Schema)?.[key], root),
+      root,
+    );
+  }
+  return isObject(schema) ? schema : {};
+}
+
+/** Values a schema (JSON Schema semantics) is likely to accept; the tests keep only those it does. */
+function valuesFor(input: unknown, root: Schema, depth = 0): fc.Arbitrary<unknown> {
+  const schema = resolve(input, root);
+  if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
+  if ("const" in schema) return fc.constant(schema.const);
+  const branches = [schema.anyOf, schema.oneOf].find(Array.isArray);
+  if (branches) return fc.oneof(...branches.map((branch) => valuesFor(branch, root, depth + 1)));
+  const types = schema.type === undefined ? ["any"] : [schema.type].flat().map(String);
+  return fc.constantFrom(...types).chain((type): fc.Arbitrary<unknown> => {
+    switch (type) {
+      case "string":
+        return fc.oneof(fc.string({ maxLength: 6 }), fc.uuid(), fc.constant('{"k":1}'));
+      case "integer":
+        return fc.integer({ min: -10, max: 60 });
+      case "number":
+        return fc.double({ min: -10, max: 10, noNaN: true });
+      case "boolean":
+        return fc.boolean();
+      case "null":
+        return fc.constant(null);
+      case "array":
+        return depth > 4
+          ? fc.constant([])
+          : fc.array(valuesFor(schema.items ?? {}, root, depth + 1), { maxLength: 2 });
+      case "object": {
+        const properties = isObject(schema.properties) ? schema.properties : {};
+        const required = Array.isArray(schema.required) ? schema.required.map(String) : [];
+        const keys = Object.keys(properties);
+        if (depth > 4 || keys.length === 0) return fc.constant({});
+        return fc.record(
+          Object.fromEntries(keys.map((key) => [key, valuesFor(properties[key], root, depth + 1)])),
+          { requiredKeys: keys.filter((key) => required.includes(key)) },
+        );
+      }
+      default:
+        return fc.jsonValue({ maxDepth: 1 });
+    }
+  });
+}
+
+/** What the proxy does with a call's arguments: the view's text read back, then repair against the original. */
+function wayBack(args: Schema, original: Schema, view: SchemaView) {
+  return repairArguments(valuesFromText(args, view).arguments, original);
+}
+
+/**
+ * `value` as a model that follows the view writes it: JSON text where the view
+ * asks for text, a string where the view's enum has only strings.
+ */
+function writtenForView(value: unknown, node: unknown, view: SchemaView): unknown {
+  if (!isObject(node)) return value;
+  if (view.asText.has(node)) return JSON.stringify(value);
+  if (
+    Array.isArray(node.enum) &&
+    typeof value !== "string" &&
+    node.enum.every((v) => typeof v === "string")
+  ) {
+    return JSON.stringify(value);
+  }
+  if (isObject(value) && isObject(node.properties)) {
+    const properties = node.properties;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [
+        key,
+        Object.hasOwn(properties, key) ? writtenForView(child, properties[key], view) : child,
+      ]),
+    );
+  }
+  if (Array.isArray(value) && isObject(node.items)) {
+    return value.map((element) => writtenForView(element, node.items, view));
+  }
+  return value;
+}
+
+const accepts = (schema: unknown, value: unknown) =>
+  new Validator(schema as Schema, "2020-12", false).validate(value).valid;
+
+/** Rules that only rewrite how a constraint is written: what the view accepts, repair makes the original accept. */
+const FORM_ONLY: ReadonlySet<SchemaRule> = new Set([
+  "root_type",
+  "object_properties",
+  "array_items",
+  "refs_inlined",
+  "const_as_enum",
+  "nullable",
+  "type_union_as_any_of",
+  "enum_as_strings",
+  "draft_2020_12",
+  "value_as_text",
+  "type_supplied",
+]);
+
+const PROFILES = ["openai", "anthropic", "gemini", "portable"] as const;
+
+describe("views of random schemas", () => {
+  it("are accepted by each profile's provider, and one that does not differ is the original", () => {
+    fc.assert(
+      fc.property(
+        rootArb,
+        fc.constantFrom(...PROFILES, "bedrock" as const),
+        (original, profile) => {
+          const view = schemaView(original, SCHEMA_RULES[profile]);
+          expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+          if (!view.differs) expect(view.schema).toEqual(original);
+          else expect(view.schema).not.toEqual(original);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe("the way back, for random schemas", () => {
+  it("arguments valid under a view come out of repair valid under the original, or reported invalid", () => {
+    let checked = 0;
+    fc.assert(
+      fc.property(
+        rootArb.chain((original) =>
+          fc.constantFrom(...PROFILES).chain((profile) => {
+            const view = schemaView(original, SCHEMA_RULES[profile]);
+            const readable = asJsonSchema(view.schema);
+            return valuesFor(readable, readable as Schema).map((args) => ({
+              original,
+              view,
+              readable,
+              args,
+            }));
+          }),
+        ),
+        ({ original, view, readable, args }) => {
+          fc.pre(isObject(args) && accepts(readable, args));
+          const repaired = wayBack(args as Schema, original, view);
+          const verdict = validateArguments(repaired.arguments, original);
+          expect(["valid", "invalid"]).toContain(verdict.kind);
+          if (view.rules.every((rule) => FORM_ONLY.has(rule)) && view.dropped.length === 0) {
+            expect(verdict, JSON.stringify({ view: view.schema, args })).toEqual({ kind: "valid" });
+          }
+          checked++;
+        },
+      ),
+      { numRuns: 400 },
+    );
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it("arguments the original accepts, written as the view asks, come back as they were", () => {
+    let written = 0;
+    fc.assert(
+      fc.property(
+        rootArb.chain((original) =>
+          fc.constantFrom(...PROFILES).chain((profile) =>
+            valuesFor(original, original).map((args) => ({
+              original,
+              view: schemaView(original, SCHEMA_RULES[profile]),
+              args,
+            })),
+          ),
+        ),
+        ({ original, view, args }) => {
+          fc.pre(isObject(args) && accepts(original, args));
+          const sent = writtenForView(args, view.schema, view) as Schema;
+          if (JSON.stringify(sent) !== JSON.stringify(args)) written++;
+          expect(wayBack(sent, original, view).arguments).toEqual(args);
+        },
+      ),
+      { numRuns: 400 },
+    );
+    expect(written).toBeGreaterThan(20);
+  });
+
+  it("arguments the original already accepts are not changed by repair", () => {
+    let checked = 0;
+    fc.assert(
+      fc.property(
+        rootArb.chain((original) =>
+          valuesFor(original, original).map((args) => ({ original, args })),
+        ),
+        ({ original, args }) => {
+          fc.pre(isObject(args) && accepts(original, args));
+          const { arguments: repaired, report } = repairArguments(args as Schema, original);
+          expect(repaired).toBe(args);
+          expect(report).toEqual({ renamedKeys: [], coercions: [], dropped: [], limited: false });
+          checked++;
+        },
+      ),
+      { numRuns: 400 },
+    );
+    expect(checked).toBeGreaterThan(100);
+  });
+});
+
+describe("the way back, by example (gemini)", () => {
+  const original = {
+    type: "object",
+    properties: {
+      filters: { type: "object", additionalProperties: { type: "string" } },
+      value: { description: "Anything" },
+      tree: { $ref: "#/$defs/Node" },
+      priority: { type: "integer", enum: [1, 2, 3] },
+    },
+    $defs: {
+      Node: {
+        type: "object",
+        properties: { label: { type: "string" }, next: { $ref: "#/$defs/Node" } },
+      },
+    },
+  };
+  const view = schemaView(original, SCHEMA_RULES.gemini);
+
+  it("parses what the view asked for as JSON text, and says so in the report", () => {
+    const sent = {
+      filters: '{"team":"core"}',
+      value: "42",
+      tree: { label: "a", next: { label: "b", next: '{"label":"c"}' } },
+      priority: "2",
+    };
+    const { arguments: back, report } = wayBack(sent, original, view);
+    expect(back).toEqual({
+      filters: { team: "core" },
+      value: 42,
+      tree: { label: "a", next: { label: "b", next: { label: "c" } } },
+      priority: 2,
+    });
+    expect(report.coercions).toEqual([{ path: "priority", from: "string", to: "integer" }]);
+    expect(valuesFromText(sent, view).parsed).toEqual([
+      { path: "filters", from: "string", to: "object" },
+      { path: "value", from: "string", to: "integer" },
+      { path: "tree.next.next", from: "string", to: "object" },
+    ]);
+  });
+
+  it("keeps a string that is not JSON text as the string it is", () => {
+    expect(valuesFromText({ value: "plain words" }, view).arguments).toEqual({
+      value: "plain words",
+    });
+  });
+
+  it("changes nothing where the view asked for nothing as text", () => {
+    const args = { value: "42" };
+    const openai = schemaView(original, SCHEMA_RULES.openai);
+    expect(valuesFromText(args, openai).arguments).toBe(args);
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * One deployment, two profiles (README, "Profiles"): the same demo origin
+ * listed at the default URL (openai) and at `MCP_PATH/gemini`, and called
+ * through each; what reached the origin is read back from the gateway.
+ */
+import { describe, expect, it, vi } from "vitest";
+import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import { declaredNames, PROVIDER_RULES } from "../helpers/provider-rules";
+import {
+  type Fetch,
+  freshOrigin,
+  GATEWAY_ORIGIN,
+  PROXY_URL,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
+
+const GEMINI_URL = `${PROXY_URL}/gemini`;
+
+interface Tool {
+  name: string;
+  inputSchema: Record<string, unknown>;
+}
+
+async function listTools(fetch: Fetch, url: string, session: Record<string, string>) {
+  const [message] = await messagesOf(
+    await postJson(fetch, url, rpc("list", "tools/list"), session),
+  );
+  return (message as { result: { tools: Tool[] } }).result.tools;
+}
+
+async function setUp() {
+  const trace = crypto.randomUUID();
+  const origin = freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`);
+  const proxy = viaProxy({ ORIGIN_URL: origin });
+  const sessions = {
+    openai: await openSession(proxy, PROXY_URL),
+    gemini: await openSession(proxy, GEMINI_URL),
+  };
+  const call = async (url: string, session: Record<string, string>, params: object) => {
+    const messages = await messagesOf(
+      await postJson(proxy, url, rpc("call", "tools/call", params), session),
+    );
+    return messages.find((message) => message.id === "call") as {
+      result: { structuredContent?: { tool: string; arguments: unknown }; isError?: boolean };
+    };
+  };
+  /** The arguments of every tools/call the origin received, in order. */
+  const argumentsReceived = async () =>
+    (await receivedByOrigin(trace))
+      .map((request) => JSON.parse(request.body || "null"))
+      .filter((body) => body?.method === "tools/call")
+      .map((body) => body.params);
+  return { origin, proxy, sessions, call, argumentsReceived };
+}
+
+describe("a profile chosen by URL", () => {
+  it("lists the same tools at both URLs, each view accepted by its own provider", async () => {
+    const { origin, proxy, sessions } = await setUp();
+    const openai = await listTools(proxy, PROXY_URL, sessions.openai);
+    const gemini = await listTools(proxy, GEMINI_URL, sessions.gemini);
+    const direct = await listTools(fetch, origin, await openSession(fetch, origin));
+    expect(openai).toHaveLength(direct.length);
+    expect(gemini).toHaveLength(direct.length);
+    for (const [profile, tools] of [
+      ["openai", openai],
+      ["gemini", gemini],
+    ] as const) {
+      for (const [index, tool] of tools.entries()) {
+        expect(PROVIDER_RULES[profile]?.(tool.inputSchema), `${profile} ${tool.name}`).toEqual([]);
+        const declared = declaredNames(direct[index]?.inputSchema);
+        for (const name of declaredNames(tool.inputSchema)) expect(declared).toContain(name);
+      }
+    }
+  });
+
+  it("shows each provider the schema it accepts for the same tool", async () => {
+    const { proxy, sessions } = await setUp();
+    const find = (tools: Tool[], name: string) => tools.find((tool) => tool.name === name);
+    // Gemini accepts the origin's name as it is; OpenAI does not.
+    const openai = find(await listTools(proxy, PROXY_URL, sessions.openai), "reports_query");
+    const gemini = find(await listTools(proxy, GEMINI_URL, sessions.gemini), "reports.query");
+    // OpenAI accepts the origin's schema as it is, `$schema` and all.
+    expect(openai?.inputSchema).toMatchObject({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      additionalProperties: false,
+      properties: { priority: { type: "integer", enum: [1, 2, 3] } },
+    });
+    expect(gemini?.inputSchema).toEqual({
+      type: "object",
+      properties: {
+        limit: {
+          type: "integer",
+          minimum: 0,
+          maximum: 500,
+          description: "Rows to return. Must be greater than 0. Default: 50.",
+        },
+        priority: { type: "string", enum: ["1", "2", "3"], description: "1 is the highest." },
+        since: { type: "string", nullable: true, description: "First day, or null. Format: date." },
+        filters: { type: "string", description: "Column filters. A JSON object, as text." },
+        columns: {
+          type: "array",
+          items: { type: "string" },
+          description: "Items must be unique.",
+        },
+      },
+      required: ["limit"],
+    });
+  });
+
+  it("calls through either URL reach the original tool with arguments its schema accepts", async () => {
+    const { proxy, sessions, call, argumentsReceived } = await setUp();
+    await listTools(proxy, PROXY_URL, sessions.openai);
+    await listTools(proxy, GEMINI_URL, sessions.gemini);
+    const viaGemini = await call(GEMINI_URL, sessions.gemini, {
+      name: "reports.query",
+      arguments: { limit: 10, priority: "2", since: null, filters: '{"team":"core"}' },
+    });
+    const viaOpenai = await call(PROXY_URL, sessions.openai, {
+      name: "reports_query",
+      arguments: { limit: 10, priority: 2, since: null, filters: { team: "core" } },
+    });
+    const expected = { limit: 10, priority: 2, since: null, filters: { team: "core" } };
+    for (const answer of [viaGemini, viaOpenai]) {
+      expect(answer.result.isError).toBeUndefined();
+      expect(answer.result.structuredContent).toEqual({
+        tool: "reports.query",
+        arguments: expected,
+      });
+    }
+    expect(await argumentsReceived()).toEqual([
+      { name: "reports.query", arguments: expected },
+      { name: "reports.query", arguments: expected },
+    ]);
+  });
+
+  it("logs the schema rules a profile applied, once per tool and isolate", async () => {
+    const log = vi.spyOn(console, "log");
+    const { proxy, sessions } = await setUp();
+    await listTools(proxy, GEMINI_URL, sessions.gemini);
+    await listTools(proxy, GEMINI_URL, sessions.gemini);
+    const lines = log.mock.calls
+      .map(([line]) => JSON.parse(String(line)))
+      .filter((line) => line.event === "schemas_adapted");
+    expect(lines).toHaveLength(1);
+    expect(lines[0].profile).toBe("gemini");
+    expect(lines[0].tools).toContainEqual({
+      tool: "reports.query",
+      rules: ["constraints_described", "enum_as_strings", "nullable", "object_as_text"],
+      dropped: ["$schema", "additionalProperties", "default", "exclusiveMinimum", "format", "uniqueItems"],
+    });
+  });
+
+  it("answers 404 for a profile that does not exist", async () => {
+    const { proxy, sessions } = await setUp();
+    const response = await postJson(proxy, `${PROXY_URL}/claude`, rpc(1, "ping"), sessions.openai);
+    expect(response.status).toBe(404);
+  });
+});
