@@ -50,8 +50,8 @@ class ScopeMemory {
   readonly byOriginal = new Map<string, string>();
   /** Each tool's schema view under the scope's profile, valid while its schema hash is `hash`. */
   readonly views = new Map<string, { hash: string; view: SchemaView }>();
-  /** The KV listing, loaded once (or in flight). */
-  loaded: Promise<void> | undefined;
+  /** The KV listing, loaded once (or in flight): whether it could be read. */
+  loaded: Promise<boolean> | undefined;
 
   remember(name: string, entry: ToolEntry): void {
     if (this.byName.size >= MAX_ENTRIES_PER_SCOPE && !this.byName.has(name)) this.clear();
@@ -156,7 +156,7 @@ export class ToolMap {
    * once per tool and schema, then reused from isolate memory).
    */
   async nameListing(tools: readonly ListedTool[]): Promise<NamedListing> {
-    await this.loadFromKv();
+    const storedKnown = await this.loadFromKv();
     const scope = this.scope;
     const plan = planListing(
       tools,
@@ -170,7 +170,8 @@ export class ToolMap {
     for (const { name, original, schemaHash, inputSchema } of plan.entries) {
       scope.remember(name, { original, schemaHash, inputSchema });
     }
-    const changed = plan.entries.filter((entry) => entry.changed);
+    // Names planned without KV's names could take a stored name for another tool: not stored.
+    const changed = storedKnown ? plan.entries.filter((entry) => entry.changed) : [];
     if (changed.length > 0) this.waitUntil(this.store(changed));
 
     if (plan.renames.length > 0) {
@@ -238,11 +239,16 @@ export class ToolMap {
     this.scope.clear();
   }
 
-  private loadFromKv(): Promise<void> {
-    this.scope.loaded ??= this.readAllNames().catch((error) => {
-      this.scope.loaded = undefined;
-      logEvent("kv_error", { op: "list", error: String(error) });
-    });
+  /** Learns KV's names once per scope and isolate; false when KV could not be read (tried again next time). */
+  private loadFromKv(): Promise<boolean> {
+    this.scope.loaded ??= this.readAllNames().then(
+      () => true,
+      (error) => {
+        this.scope.loaded = undefined;
+        logEvent("kv_error", { op: "list", error: String(error) });
+        return false;
+      },
+    );
     return this.scope.loaded;
   }
 

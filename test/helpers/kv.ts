@@ -11,3 +11,19 @@ export function failingKv(): KVNamespace {
     getWithMetadata: fail,
   } as unknown as KVNamespace;
 }
+
+export type KvOperation = "get" | "put" | "list";
+
+/** The real KV binding, but `failing` operations throw: a KV that fails in part. */
+export function kvFailingOnly(real: KVNamespace, ...failing: KvOperation[]): KVNamespace {
+  return new Proxy(real, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      if (failing.includes(property as KvOperation)) {
+        return () => Promise.reject(new Error(`KV ${String(property)} unavailable (test)`));
+      }
+      return value.bind(target);
+    },
+  });
+}

@@ -24,7 +24,7 @@ describe("the isolate's memory of the tool map", () => {
 
   it("holds 10,000 tools of a scope, and forgets the scope for the 10,001st", () => {
     const scope = new ToolMapMemory().scope("s");
-    scope.loaded = Promise.resolve();
+    scope.loaded = Promise.resolve(true);
     for (let i = 0; i < 10_000; i++) scope.remember(`t${i}`, entry(`o${i}`));
     expect(scope.byName.size).toBe(10_000);
     expect(scope.byOriginal.size).toBe(10_000);

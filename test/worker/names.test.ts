@@ -3,9 +3,12 @@ import { waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { profileOf } from "../../src/schemas/profile";
+import { schemaHash } from "../../src/toolmap/plan-listing";
+import { toolMapScope } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
-import { failingKv } from "../helpers/kv";
+import { failingKv, kvFailingOnly } from "../helpers/kv";
 import { expectOriginsToolsAsViewed } from "../helpers/listing";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
@@ -255,6 +258,67 @@ describe("tools/call by model-facing name", () => {
     const cold = viaProxy({ ORIGIN_URL: setup.origin }, { app: createApp(), kv: failingKv() });
     const { result } = await callTool(cold, PROXY_URL, setup.session, "scope_action");
     expect(result.structuredContent?.tool).toBe("scope:action");
+  });
+
+  describe("when KV fails in part", () => {
+    /**
+     * A map KV already holds for the origin: `unity_health` stands for a tool
+     * the origin no longer lists, so the listed `unity/health` may not take it.
+     */
+    async function storedMap(origin: string) {
+      const scope = await toolMapScope(new URL(origin), profileOf("openai").names);
+      const key = `${scope}:tool:unity_health`;
+      const inputSchema = { type: "object" };
+      await env.TOOL_MAP.put(key, JSON.stringify({ original: "unity:health", inputSchema }), {
+        metadata: { original: "unity:health", schema: schemaHash(inputSchema) },
+      });
+      return async () => (await env.TOOL_MAP.get<{ original: string }>(key, "json"))?.original;
+    }
+
+    it("list fails: the listing is answered, and no stored name is overwritten", async () => {
+      const contexts: ExecutionContext[] = [];
+      const trace = crypto.randomUUID();
+      const origin = freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`);
+      const storedFor = await storedMap(origin);
+      const kv = countingKv(kvFailingOnly(env.TOOL_MAP, "list"));
+      const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp(), kv: kv.kv, contexts });
+      const session = await openSession(proxy, PROXY_URL);
+      const { tools } = await listTools(proxy, PROXY_URL, session);
+      await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+      expect(tools.map((tool) => tool.name)).toContain("unity_health");
+      expect(kv.counts.put).toBe(0);
+      expect(await storedFor()).toBe("unity:health");
+    });
+
+    it("get fails: a cold isolate's call re-lists and reaches the tool", async () => {
+      const setup = await setUp({ app: createApp() });
+      await listTools(setup.proxy, PROXY_URL, setup.session);
+      const cold = viaProxy(
+        { ORIGIN_URL: setup.origin },
+        { app: createApp(), kv: kvFailingOnly(env.TOOL_MAP, "get") },
+      );
+      const { result } = await callTool(cold, PROXY_URL, setup.session, "scope_action");
+      expect(result.structuredContent?.tool).toBe("scope:action");
+    });
+
+    it("put fails: names are handed out and calls reach their tools from memory", async () => {
+      const setup = await setUp({ app: createApp(), kv: kvFailingOnly(env.TOOL_MAP, "put") });
+      expect(await namePairs(setup)).toContainEqual(["a/b", "a_b_2"]);
+      const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "a_b_2");
+      expect(result.structuredContent?.tool).toBe("a/b");
+    });
+
+    it("healthy KV keeps the stored name for its tool, and gives the listed one another", async () => {
+      const contexts: ExecutionContext[] = [];
+      const trace = crypto.randomUUID();
+      const origin = freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`);
+      const storedFor = await storedMap(origin);
+      const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp(), contexts });
+      const { tools } = await listTools(proxy, PROXY_URL, await openSession(proxy, PROXY_URL));
+      await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+      expect(tools.map((tool) => tool.name)).toContain("unity_health_2");
+      expect(await storedFor()).toBe("unity:health");
+    });
   });
 
   it("forwards a name nobody knows unchanged, for the origin to answer", async () => {
