@@ -1,8 +1,30 @@
 /**
- * JSON values as the proxy reads them. Everything it parses comes from a peer
- * and is untrusted: property reads are own-property reads (a key named
- * `constructor` or `__proto__` is data, never the prototype's), and a parse
- * that fails is an answer (`undefined`; JSON never parses to it), not a throw.
+ * JSON values as the proxy reads them and writes them back. Everything it
+ * parses comes from a peer and is untrusted: property reads are own-property
+ * reads (a key named `constructor` or `__proto__` is data, never the
+ * prototype's), and a parse that fails is an answer (`undefined`; JSON never
+ * parses to it), not a throw.
+ *
+ * What the proxy re-serializes is written with the sender's own text for
+ * every value it did not mean to change. `JSON.parse` and `JSON.stringify`
+ * round numbers through doubles (`9007199254740993` comes out
+ * `9007199254740992`, `1e400` as `null`, `1.50` as `1.5`) and rewrite string
+ * escapes (`\u00e9` as `é`); a 64-bit id sent to a renamed tool would select
+ * another record. A text whose every number and string is already written as
+ * `JSON.stringify` writes it (what `NOT_AS_STRINGIFIED` cannot find)
+ * round-trips exactly and takes the native path both ways. Any other text is
+ * parsed with source access (a reviver's `context.source`), and the lexemes
+ * `JSON.stringify` would write differently are kept:
+ *
+ * - by position, for the objects and arrays of the parse (`sourceAt`, an
+ *   isolate-wide WeakMap whose entries live as long as the parsed objects),
+ *   so a text parsed on the way (arguments sent as a JSON string) counts too;
+ * - by value, for one text (`ExactText`), for the objects the proxy rebuilt
+ *   from parsed ones (a renamed key, recovered inline arguments): a value the
+ *   text wrote one way only is written that way again.
+ *
+ * Written back with `JSON.rawJSON`. Keys are written as `JSON.stringify`
+ * writes them, and so is the whitespace of a message the proxy changed.
  */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -15,8 +37,74 @@ export function own(object: Record<string, unknown>, key: string): unknown {
 
 /** The value `text` holds, or `undefined` when it is not JSON. */
 export function parseJson(text: string): unknown {
+  return parseExact(text)?.value;
+}
+
+/** The object `text` holds, or `undefined` when it holds no JSON object. */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  const value = parseJson(text);
+  return isPlainObject(value) ? value : undefined;
+}
+
+/** What a text parsed exactly knows of its values by value: `null` where one value was written two ways. */
+export interface ExactText {
+  byValue: Map<unknown, string | null>;
+}
+
+/**
+ * Text that may hold a number or string `JSON.stringify` writes differently:
+ * an exponent, 16 or more digits, a fraction ending in 0 or starting with six
+ * zeros (below 1e-6 `JSON.stringify` uses an exponent), `-0`, a `\u` or `\/`
+ * escape. It may also match inside strings; that only costs the slower path.
+ */
+const NOT_AS_STRINGIFIED = /\\[u/]|\d[eE]|\d(?:\.?\d){15}|\.\d*0(?!\d)|\.0{6}|-0(?![.\d])/;
+
+interface Source {
+  source: string;
+  value: unknown;
+}
+
+const sourceAt = new WeakMap<object, Map<string, Source>>();
+
+type Reviver = (
+  this: unknown,
+  key: string,
+  value: unknown,
+  context?: { source?: string },
+) => unknown;
+
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/** `text`'s value, and what re-serializing it needs to write it as it came; `undefined` when it is not JSON. */
+export function parseExact(text: string): { value: unknown; exact?: ExactText } | undefined {
   try {
-    return JSON.parse(text);
+    if (!NOT_AS_STRINGIFIED.test(text)) return { value: JSON.parse(text) };
+    const byValue = new Map<unknown, string | null>();
+    const asStringified = new Set<unknown>();
+    const reviver: Reviver = function (key, value, context) {
+      const source = context?.source;
+      if (source === undefined || (typeof value !== "number" && typeof value !== "string")) {
+        return value;
+      }
+      if (source === JSON.stringify(value)) {
+        asStringified.add(value);
+        if (byValue.has(value)) byValue.set(value, null);
+        return value;
+      }
+      const holder = this as object;
+      const sources = sourceAt.get(holder) ?? new Map<string, Source>();
+      sourceAt.set(holder, sources);
+      sources.set(key, { source, value });
+      const known = byValue.get(value);
+      if (asStringified.has(value) || (known !== undefined && known !== source)) {
+        byValue.set(value, null);
+      } else byValue.set(value, source);
+      return value;
+    };
+    return {
+      value: JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]),
+      exact: { byValue },
+    };
   } catch {
     return undefined;
   }
@@ -24,19 +112,25 @@ export function parseJson(text: string): unknown {
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-/** The value UTF-8 `bytes` hold, or `undefined` when they are not UTF-8 JSON. */
-export function parseJsonBytes(bytes: Uint8Array): unknown {
+/** `parseExact` of UTF-8 `bytes`; `undefined` when they are not UTF-8 JSON. */
+export function parseExactBytes(bytes: Uint8Array): ReturnType<typeof parseExact> {
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
   } catch {
     return undefined;
   }
-  return parseJson(text);
+  return parseExact(text);
 }
 
-/** The object `text` holds, or `undefined` when it holds no JSON object. */
-export function parseJsonObject(text: string): Record<string, unknown> | undefined {
-  const value = parseJson(text);
-  return isPlainObject(value) ? value : undefined;
+/** `value` as JSON text, each value `exact`'s text held written as it was written there. */
+export function stringifyExact(value: unknown, exact: ExactText | undefined): string {
+  if (!exact) return JSON.stringify(value);
+  return JSON.stringify(value, function (this: unknown, key: string, item: unknown) {
+    if (typeof item !== "number" && typeof item !== "string") return item;
+    const at = sourceAt.get(this as object)?.get(key);
+    const source =
+      at !== undefined && Object.is(at.value, item) ? at.source : exact.byValue.get(item);
+    return typeof source === "string" ? rawJSON(source) : item;
+  });
 }

@@ -15,13 +15,22 @@ function matches(type: JsonType, allowed: ReadonlySet<JsonType>): boolean {
   return allowed.has(type) || (type === "integer" && allowed.has("number"));
 }
 
+/**
+ * Whether `text` (a JSON number) survives as a double: finite, and at most 15
+ * significant digits, so the double is written back with the same digits. A
+ * longer one would be rounded (`"9007199254740993"`), so it stays text.
+ */
+function isExactNumber(text: string): boolean {
+  const mantissa = text.replace(/^-/, "").replace(/[eE].*$/, "").replace(".", "");
+  const significant = mantissa.replace(/^0+/, "").replace(/0+$/, "");
+  return significant.length <= 15 && Number.isFinite(Number(text));
+}
+
 function fromString(text: string, allowed: ReadonlySet<JsonType>): unknown {
   if (allowed.has("integer") && INTEGER.test(text) && Number.isSafeInteger(Number(text))) {
     return Number(text);
   }
-  if (allowed.has("number") && NUMBER.test(text) && Number.isFinite(Number(text))) {
-    return Number(text);
-  }
+  if (allowed.has("number") && NUMBER.test(text) && isExactNumber(text)) return Number(text);
   if (allowed.has("boolean") && (text === "true" || text === "false")) return text === "true";
   if (allowed.has("object") || allowed.has("array")) {
     const parsed = parseJson(text);

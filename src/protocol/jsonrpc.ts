@@ -34,17 +34,20 @@ const JsonRpcNotificationSchema = v.pipe(
   v.check((message) => !("id" in message)),
 );
 
-const JsonRpcResultSchema = v.looseObject({
-  jsonrpc: JSONRPC,
-  id: Id,
-  result: v.unknown(),
-});
+/** JSON-RPC 2.0: a response has `result` or `error`, never both. */
+const JsonRpcResultSchema = v.pipe(
+  v.looseObject({ jsonrpc: JSONRPC, id: Id, result: v.unknown() }),
+  v.check((message) => !("error" in message)),
+);
 
-const JsonRpcErrorSchema = v.looseObject({
-  jsonrpc: JSONRPC,
-  id: v.nullable(Id),
-  error: v.looseObject({ code: v.number(), message: v.string() }),
-});
+const JsonRpcErrorSchema = v.pipe(
+  v.looseObject({
+    jsonrpc: JSONRPC,
+    id: v.nullable(Id),
+    error: v.looseObject({ code: v.pipe(v.number(), v.integer()), message: v.string() }),
+  }),
+  v.check((message) => !("result" in message)),
+);
 
 export const JsonRpcMessageSchema = v.union([
   JsonRpcRequestSchema,

@@ -4,9 +4,12 @@
  * Each `tools/call` is repaired (tools-call.ts); a call the proxy answers
  * itself leaves the body, and its answer is given back with the origin's.
  * `tools/list` requests are noted, so their results can be renamed on the way
- * back. A body with nothing to change is forwarded as its original bytes.
+ * back. A body with nothing to change is forwarded as its original bytes; a
+ * changed one keeps the client's own text for every value it did not change
+ * (json.ts, `stringifyExact`).
  */
 import type { ValidationMode } from "../config";
+import { stringifyExact } from "../json";
 import { isRequest, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc";
 import type { CallHeaders } from "../protocol/mcp-headers";
 import type { ToolResolver } from "../toolmap/resolve-tool";
@@ -55,5 +58,5 @@ export async function planForward(
   const plan = { listIds, localResponses, callHeaders: body.batch ? undefined : callHeaders };
   if (!changed) return { ...plan, body: body.bytes };
   if (forwarded.length === 0) return { ...plan, body: null };
-  return { ...plan, body: JSON.stringify(body.batch ? forwarded : forwarded[0]) };
+  return { ...plan, body: stringifyExact(body.batch ? forwarded : forwarded[0], body.exact) };
 }

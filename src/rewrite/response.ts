@@ -5,7 +5,7 @@
  * through as it came: a stream with nothing to rename passes byte for byte, and
  * a body in an encoding the runtime did not decode is never read or relabeled.
  */
-import { parseJson } from "../json";
+import { parseExact, stringifyExact } from "../json";
 import { logEvent } from "../log";
 import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../protocol/jsonrpc";
 import {
@@ -66,16 +66,26 @@ export async function rewriteMessages(
   return Array.isArray(payload) ? rewritten : rewritten[0];
 }
 
-/** `rewriteMessages` on JSON text; `undefined` when the text is not JSON or nothing changed. */
+/**
+ * `rewriteMessages` on JSON text, every value it did not change written as the
+ * origin wrote it; `undefined` when the text is not JSON or nothing changed.
+ * `before`: answers of the proxy's own to put first (the payload becomes a batch).
+ */
 export async function rewriteJsonText(
   text: string,
   listIds: ListResults,
   toolMap: ToolMap,
+  before: readonly unknown[] = [],
 ): Promise<string | undefined> {
-  const payload = parseJson(text);
-  if (payload === undefined) return undefined;
-  const rewritten = await rewriteMessages(payload, listIds, toolMap);
-  return rewritten === undefined ? undefined : JSON.stringify(rewritten);
+  const parsed = parseExact(text);
+  if (parsed === undefined) return undefined;
+  const rewritten = await rewriteMessages(parsed.value, listIds, toolMap);
+  if (rewritten === undefined && before.length === 0) return undefined;
+  const payload = rewritten ?? parsed.value;
+  return stringifyExact(
+    before.length > 0 ? [...before, ...[payload].flat()] : payload,
+    parsed.exact,
+  );
 }
 
 /** Only an event that mentions these can need renaming or drop the cache; the rest is not parsed. */
@@ -164,15 +174,12 @@ export async function rewriteResponse(
       return relayResponse(origin, rejoin(read.head, read.rest));
     }
     const text = new TextDecoder().decode(read.bytes);
-    let rewritten = await rewriteJsonText(text, listIds, toolMap);
-    if (local) {
-      const parsed = parseJson(rewritten ?? text);
-      if (parsed !== undefined) rewritten = JSON.stringify([...localResponses, ...[parsed].flat()]);
-      else
-        logEvent("local_answers_dropped", {
-          reason: "origin body is not JSON",
-          count: localResponses.length,
-        });
+    const rewritten = await rewriteJsonText(text, listIds, toolMap, localResponses);
+    if (local && rewritten === undefined) {
+      logEvent("local_answers_dropped", {
+        reason: "origin body is not JSON",
+        count: localResponses.length,
+      });
     }
     const headers = clientResponseHeaders(origin.headers);
     if (rewritten !== undefined) headers.delete("content-length");

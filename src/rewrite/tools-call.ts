@@ -34,6 +34,29 @@ export type CallOutcome =
     }
   | { kind: "answer"; response: unknown };
 
+/**
+ * The params to forward, in the order the client wrote them: the envelope as
+ * it came, the original name, the recovered arguments in place of the sent
+ * ones (or last, where they were inline or in `args`).
+ */
+function forwardedParams(
+  params: Record<string, unknown>,
+  envelope: Record<string, unknown>,
+  name: string,
+  args: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  const entries: Array<[string, unknown]> = [];
+  for (const key of Object.keys(params)) {
+    if (key === "name") entries.push([key, name]);
+    else if (key === "arguments") {
+      if (args !== undefined) entries.push([key, args]);
+    } else if (Object.hasOwn(envelope, key)) entries.push([key, envelope[key]]);
+  }
+  if (args !== undefined && !Object.hasOwn(params, "arguments")) entries.push(["arguments", args]);
+  // fromEntries: a key named `__proto__` stays an ordinary key.
+  return Object.fromEntries(entries);
+}
+
 export async function repairToolCall(
   message: JsonRpcRequest,
   resolveTool: ToolResolver,
@@ -111,14 +134,7 @@ export async function repairToolCall(
   }
 
   const forwarded: JsonRpcRequest = changed
-    ? {
-        ...message,
-        params: {
-          ...recovered.envelope,
-          name: tool,
-          ...(args === undefined ? {} : { arguments: args }),
-        },
-      }
+    ? { ...message, params: forwardedParams(params, recovered.envelope, tool, args) }
     : message;
   return {
     kind: "forward",

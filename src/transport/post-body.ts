@@ -8,7 +8,7 @@
  * rewritten.
  */
 import * as v from "valibot";
-import { parseJsonBytes } from "../json";
+import { type ExactText, parseExactBytes } from "../json";
 import { ErrorCode, type JsonRpcMessage, JsonRpcMessageSchema } from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
 import { readBounded } from "./read-bounded";
@@ -17,7 +17,10 @@ export interface ParsedBody {
   kind: "parsed";
   /** The body as the client sent it. */
   bytes: Uint8Array;
+  /** The messages as parsed: keys like `__proto__` or `constructor` are data in them. */
   messages: JsonRpcMessage[];
+  /** How the client wrote values `JSON.stringify` writes differently, for a changed body. */
+  exact?: ExactText;
   batch: boolean;
   /** The revision the body speaks: a single message's own claim, else the request's header. */
   revision: Revision;
@@ -53,10 +56,11 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
       `Request body exceeds the limit of ${maxBytes} bytes`,
     );
   }
-  const json = parseJsonBytes(bytes);
-  if (json === undefined) {
+  const parsed = parseExactBytes(bytes);
+  if (parsed === undefined) {
     return refused(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
   }
+  const json = parsed.value;
 
   const batch = Array.isArray(json);
   const candidates: unknown[] = batch ? json : [json];
@@ -65,8 +69,8 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
   }
   const messages: JsonRpcMessage[] = [];
   for (const [index, candidate] of candidates.entries()) {
-    const parsed = v.safeParse(JsonRpcMessageSchema, candidate);
-    if (!parsed.success) {
+    // Checked, not copied: a schema's output would leave out keys such as `__proto__`.
+    if (!v.is(JsonRpcMessageSchema, candidate)) {
       const where = batch ? `batch element ${index} is` : "the body is";
       return refused(
         400,
@@ -74,8 +78,8 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
         `Invalid Request: ${where} not a JSON-RPC 2.0 message`,
       );
     }
-    messages.push(parsed.output);
+    messages.push(candidate);
   }
   const revision = revisionOf(request.headers, batch ? undefined : messages[0]);
-  return { kind: "parsed", bytes, messages, batch, revision };
+  return { kind: "parsed", bytes, messages, batch, revision, exact: parsed.exact };
 }

@@ -37,7 +37,11 @@ async function setUp() {
     openai: await openSession(proxy, PROXY_URL),
     gemini: await openSession(proxy, GEMINI_URL),
   };
-  const call = async (url: string, session: Record<string, string>, params: object) => {
+  const call = async (
+    url: string,
+    session: Record<string, string>,
+    params: Record<string, unknown>,
+  ) => {
     const messages = await messagesOf(
       await postJson(proxy, url, rpc("call", "tools/call", params), session),
     );
@@ -147,7 +151,14 @@ describe("a profile chosen by URL", () => {
     expect(lines[0].tools).toContainEqual({
       tool: "reports.query",
       rules: ["constraints_described", "enum_as_strings", "nullable", "object_as_text"],
-      dropped: ["$schema", "additionalProperties", "default", "exclusiveMinimum", "format", "uniqueItems"],
+      dropped: [
+        "$schema",
+        "additionalProperties",
+        "default",
+        "exclusiveMinimum",
+        "format",
+        "uniqueItems",
+      ],
     });
   });
 

@@ -1,0 +1,278 @@
+/**
+ * Lossless, property-based: for generated POST bodies (exotic numbers, keys
+ * named like prototype members at every depth, Unicode with lone surrogates,
+ * batches), what the proxy forwards differs from what the client sent only in
+ * fields its `tool_call_repaired` lines report, and a body it does not change
+ * is forwarded as the same bytes. Values are compared by the text that wrote
+ * them, so a rounded number or a rewritten escape is a difference.
+ */
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { echoTools } from "../../demo/src/tools";
+import { parseExact, stringifyExact } from "../../src/json";
+import { planForward } from "../../src/rewrite/request";
+import { rewriteJsonText } from "../../src/rewrite/response";
+import { profileOf } from "../../src/schemas/profile";
+import { toolResolver } from "../../src/toolmap/resolve-tool";
+import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
+import { readPostBody } from "../../src/transport/post-body";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const NUMBERS = [
+  "9007199254740993",
+  "123456789012345678901234567890",
+  "1e400",
+  "-0",
+  "1.50",
+  "1E5",
+  "0.0000001",
+  "-1.0e-7",
+  "0",
+  "42",
+];
+const STRINGS = ['"\\uD800"', '"caf\\u00e9"', '"a\\/b"', '"\\ud83d\\ude00"', '"512"', '"x"'];
+const KEYS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "a",
+  "path",
+  "max_bytes",
+  "max-bytes",
+  "city",
+];
+
+const numberText = fc.oneof(
+  fc.constantFrom(...NUMBERS),
+  fc.integer().map(String),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
+);
+const stringText = fc.oneof(
+  fc.constantFrom(...STRINGS),
+  fc.string({ unit: "grapheme", maxLength: 6 }).map((s) => JSON.stringify(s)),
+);
+const keyText = fc
+  .oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 4 }))
+  .map((key) => JSON.stringify(key));
+
+/** JSON text of an object from [key text, value text] pairs, keys unique. */
+const objectText = (value: fc.Arbitrary<string>) =>
+  fc
+    .uniqueArray(fc.tuple(keyText, value), { selector: ([key]) => key, maxLength: 4 })
+    .map((entries) => `{${entries.map(([key, item]) => `${key}:${item}`).join(",")}}`);
+
+const { value: valueText } = fc.letrec<{ value: string }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    numberText,
+    stringText,
+    fc.constantFrom("true", "false", "null"),
+    objectText(tie("value")),
+    fc.array(tie("value"), { maxLength: 3 }).map((items) => `[${items.join(",")}]`),
+  ),
+}));
+
+const callText = fc
+  .tuple(
+    fc.integer({ min: 1, max: 999 }),
+    fc.constantFrom("files_read", "get-weather", "unknown_tool"),
+    objectText(valueText),
+    fc.option(objectText(valueText), { nil: undefined }),
+  )
+  .map(
+    ([id, name, args, meta]) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${args}${meta ? `,"_meta":${meta}` : ""}}}`,
+  );
+const otherText = fc.oneof(
+  fc
+    .tuple(fc.integer({ min: 1000, max: 2000 }), objectText(valueText))
+    .map(
+      ([id, params]) => `{"jsonrpc":"2.0","id":${id},"method":"resources/read","params":${params}}`,
+    ),
+  objectText(valueText).map(
+    (params) => `{"jsonrpc":"2.0","method":"notifications/progress","params":${params}}`,
+  ),
+);
+const bodyText = fc.oneof(
+  callText,
+  otherText,
+  fc
+    .array(fc.oneof(callText, otherText), { minLength: 1, maxLength: 4 })
+    .map((items) => `[${items.join(",")}]`),
+);
+
+type Tree = { text: string } | Tree[] | { [key: string]: Tree };
+
+/** A JSON text with each number and string as the text that wrote it. */
+function sourceTree(text: string): Tree {
+  return JSON.parse(text, (_key, value, context?: { source?: string }) =>
+    typeof value === "object" && value !== null ? value : { text: context?.source ?? "" },
+  );
+}
+
+const isLeaf = (tree: Tree): tree is { text: string } =>
+  !Array.isArray(tree) &&
+  Object.keys(tree).length === 1 &&
+  typeof (tree as { text?: unknown }).text === "string";
+
+/** The paths (`params.arguments.max_bytes`) at which two trees differ. */
+function differences(before: Tree | undefined, after: Tree | undefined, path: string): string[] {
+  if (before === undefined || after === undefined) return before === after ? [] : [path];
+  if (isLeaf(before) || isLeaf(after)) {
+    return isLeaf(before) && isLeaf(after) && before.text === after.text ? [] : [path];
+  }
+  if (Array.isArray(before) !== Array.isArray(after)) return [path];
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const at = (tree: Tree, key: string) =>
+    Object.hasOwn(tree, key) ? (tree as Record<string, Tree>)[key] : undefined;
+  return [...keys].flatMap((key) =>
+    differences(at(before, key), at(after, key), path === "" ? key : `${path}.${key}`),
+  );
+}
+
+interface RepairLine {
+  name: string;
+  renamed: boolean;
+  renamedKeys: Array<{ from: string; to: string }>;
+  coercions: Array<{ path: string }>;
+  dropped: string[];
+}
+
+/** The paths a call's log lines say the proxy changed. */
+function reported(lines: RepairLine[], name: string): Set<string> {
+  const paths = new Set<string>();
+  for (const line of lines.filter((candidate) => candidate.name === name)) {
+    if (line.renamed) paths.add("params.name");
+    const argument = (path: string) => paths.add(`params.arguments.${path}`);
+    for (const { from, to } of line.renamedKeys) {
+      argument(from);
+      argument(to);
+    }
+    for (const { path } of line.coercions) argument(path);
+    for (const path of line.dropped) argument(path);
+  }
+  return paths;
+}
+
+async function listedToolMap(): Promise<ToolMap> {
+  const memory = new ToolMapMemory();
+  const toolMap = new ToolMap(
+    env.TOOL_MAP,
+    `test:${crypto.randomUUID()}`,
+    profileOf("openai"),
+    memory,
+    () => {},
+  );
+  await toolMap.nameListing(
+    echoTools.filter((tool) => ["files.read", "get-weather"].includes(tool.name)),
+  );
+  return toolMap;
+}
+
+describe("what the proxy forwards", () => {
+  it("differs from what the client sent only where its log says it changed something", async () => {
+    const toolMap = await listedToolMap();
+    const resolveTool = toolResolver(toolMap, async () => undefined);
+    let changedBodies = 0;
+    await fc.assert(
+      fc.asyncProperty(bodyText, async (text) => {
+        const log = vi.spyOn(console, "log").mockImplementation(() => {});
+        const request = new Request("http://proxy.test/mcp", { method: "POST", body: text });
+        const body = await readPostBody(request, 1 << 20);
+        expect(body.kind, text).toBe("parsed");
+        if (body.kind !== "parsed") return;
+        const plan = await planForward(body, resolveTool, "warn");
+        const lines = log.mock.calls
+          .map(([line]) => String(line))
+          .filter((line) => line.startsWith('{"event":"tool_call_repaired"'))
+          .map((line) => JSON.parse(line) as RepairLine);
+        log.mockRestore();
+
+        if (lines.length === 0) {
+          expect(plan.body).toBe(body.bytes);
+          return;
+        }
+        changedBodies++;
+        const sent = [sourceTree(text)].flat() as Tree[];
+        const forwardedText =
+          plan.body instanceof Uint8Array ? new TextDecoder().decode(plan.body) : String(plan.body);
+        const forwarded = [sourceTree(forwardedText)].flat() as Tree[];
+        expect(forwarded).toHaveLength(sent.length);
+        for (const [index, message] of sent.entries()) {
+          const params = (message as Record<string, Tree>).params as
+            | Record<string, Tree>
+            | undefined;
+          const name =
+            params?.name && isLeaf(params.name) ? JSON.parse(params.name.text) : undefined;
+          const allowed = typeof name === "string" ? reported(lines, name) : new Set<string>();
+          for (const path of differences(message, forwarded[index], "")) {
+            expect(allowed, `${path} changed in ${text}`).toContain(path);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(changedBodies).toBeGreaterThan(50);
+  });
+});
+
+describe("a listing the proxy renames", () => {
+  it("keeps the origin's numbers in every schema, viewed or not", async () => {
+    const schema =
+      '{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993,"default":1.50,"description":"caf\\u00e9"}},"additionalProperties":false}';
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a.b","inputSchema":${schema}}]}}`;
+    for (const profile of ["openai", "gemini"] as const) {
+      const toolMap = new ToolMap(
+        env.TOOL_MAP,
+        `test:${crypto.randomUUID()}`,
+        profileOf(profile),
+        new ToolMapMemory(),
+        () => {},
+      );
+      const renamed = await rewriteJsonText(text, new Set([1]), toolMap);
+      expect(renamed).toContain('"maximum":9007199254740993');
+      // OpenAI takes the schema as it is: the origin's text, escapes and all.
+      if (profile === "openai") expect(renamed).toContain(`"inputSchema":${schema}`);
+    }
+  });
+});
+
+describe("parseExact and stringifyExact", () => {
+  /** Any JSON number: sign, integer part, fraction, exponent. */
+  const lexeme = fc
+    .tuple(
+      fc.constantFrom("", "-"),
+      fc.oneof(fc.constant("0"), fc.stringMatching(/^[1-9][0-9]{0,24}$/)),
+      fc.option(
+        fc.oneof(fc.stringMatching(/^\.[0-9]{1,20}$/), fc.stringMatching(/^\.0{4,8}[1-9]0?$/)),
+        { nil: "" },
+      ),
+      fc.option(fc.stringMatching(/^[eE][+-]?[0-9]{1,3}$/), { nil: "" }),
+    )
+    .map((parts) => parts.join(""));
+
+  it("write every number back as it was written, inside a value or alone", () => {
+    fc.assert(
+      fc.property(lexeme, fc.string(), (number, key) => {
+        for (const text of [number, `{${JSON.stringify(key)}:[${number},${number}]}`]) {
+          const parsed = parseExact(text);
+          expect(parsed && stringifyExact(parsed.value, parsed.exact)).toBe(text);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("write a value as the one text that wrote it, even in an object rebuilt from it", () => {
+    const parsed = parseExact('{"a":9007199254740993,"b":"\\u00e9","c":1.0,"d":1}');
+    const rebuilt = Object.fromEntries(Object.entries(parsed?.value as object));
+    // 1.0 and 1 are one value written two ways: written as JSON.stringify writes it.
+    expect(stringifyExact(rebuilt, parsed?.exact)).toBe(
+      '{"a":9007199254740993,"b":"\\u00e9","c":1,"d":1}',
+    );
+  });
+});
