@@ -21,8 +21,8 @@ function matches(type: JsonType, allowed: ReadonlySet<JsonType>): boolean {
  * longer one would be rounded (`"9007199254740993"`), so it stays text.
  */
 function isExactNumber(text: string): boolean {
-  const mantissa = text.replace(/^-/, "").replace(/[eE].*$/, "").replace(".", "");
-  const significant = mantissa.replace(/^0+/, "").replace(/0+$/, "");
+  const digits = text.replace(/^-|\.|[eE].*$/g, "");
+  const significant = digits.replace(/^0+|0+$/g, "");
   return significant.length <= 15 && Number.isFinite(Number(text));
 }
 
