@@ -9,6 +9,10 @@
  *   with the runtime's JSON around it (`rewriteJsonText`: the body parsed,
  *   renamed, serialized again). KV is answered from memory (bench/lib/memory-kv.ts),
  *   so its I/O is left out; the serialization of what is stored is not.
+ * - Schema views (src/schemas/view.ts): every schema of a 1,000-tool listing
+ *   viewed under each profile that adapts schemas, as a first listing or a
+ *   new isolate pays for them, and a repeated listing under `gemini` (views
+ *   from isolate memory) beside the same under `mcp` (no views at all).
  * - One `tools/call` repaired as the proxy repairs it (`repairToolCall`: name
  *   restored, arguments recovered, coalesced, coerced and validated), its
  *   log line serialized.
@@ -16,11 +20,14 @@
  */
 import { Bench } from "tinybench";
 import { echoTools } from "../../demo/src/tools";
-import { nameRules } from "../../src/names/profiles";
+import type { ProfileName } from "../../src/names/profiles";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
 import { revisionOf } from "../../src/protocol/revision";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
 import { repairToolCall } from "../../src/rewrite/tools-call";
+import { profileOf } from "../../src/schemas/profile";
+import { SCHEMA_RULES } from "../../src/schemas/rules";
+import { schemaView } from "../../src/schemas/view";
 import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
 import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
@@ -28,14 +35,34 @@ import { realisticListing } from "../lib/listing";
 import { memoryKv } from "../lib/memory-kv";
 import { duration, mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
 
-const rules = nameRules("openai");
 const MCP_HEADERS = new Headers({ "mcp-protocol-version": "2025-11-25" });
 const SCOPE = "bench";
 const LIST_IDS = new Set([1]);
 
 /** A tool map as one request opens it; `background` collects the KV writes it hands off. */
-function openToolMap(kv: KVNamespace, memory: ToolMapMemory, background: Promise<unknown>[]) {
-  return new ToolMap(kv, SCOPE, rules, memory, (promise) => background.push(promise));
+function openToolMap(
+  kv: KVNamespace,
+  memory: ToolMapMemory,
+  background: Promise<unknown>[],
+  profile: ProfileName = "openai",
+) {
+  return new ToolMap(kv, SCOPE, profileOf(profile), memory, (promise) => background.push(promise));
+}
+
+const VIEW_PROFILES = ["openai", "anthropic", "gemini", "portable"] as const;
+const VIEW_SIZE = 1_000;
+
+/** A repeated listing in a warm isolate under `profile`: names and views from memory. */
+async function warmListing(profile: ProfileName) {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, result: realisticListing(VIEW_SIZE) });
+  const kv = memoryKv();
+  const memory = new ToolMapMemory();
+  const background: Promise<unknown>[] = [];
+  await rewriteJsonText(body, LIST_IDS, openToolMap(kv, memory, background, profile));
+  await Promise.all(background);
+  const parsed = [JSON.parse(body), JSON.parse(body)];
+  let turn = 0;
+  return () => rewriteMessages(parsed[turn++ % 2], LIST_IDS, openToolMap(kv, memory, [], profile));
 }
 
 const LISTING_SIZES = [10, 1_000, 10_000];
@@ -220,6 +247,20 @@ async function measure(): Promise<SectionResult> {
     ),
     { time: 600, iterations: 10 },
   );
+  const schemas = realisticListing(VIEW_SIZE).tools.map((tool) => tool.inputSchema);
+  const viewTimes = await time(
+    [
+      ...VIEW_PROFILES.map((profile): [string, () => unknown] => [
+        `view ${profile}`,
+        () => {
+          for (const schema of schemas) schemaView(schema, SCHEMA_RULES[profile]);
+        },
+      ]),
+      ["repeated gemini", await warmListing("gemini")],
+      ["repeated mcp", await warmListing("mcp")],
+    ],
+    { time: 600, iterations: 10 },
+  );
   const repairTimes = await time(
     REPAIR_CASES.map((c) => [
       c.label,
@@ -255,6 +296,21 @@ async function measure(): Promise<SectionResult> {
       met: growth <= 1.5,
     });
   }
+  const viewedAt = (name: string) => (viewTimes.get(name) as Timing).p50;
+  const firstViews = Math.max(...VIEW_PROFILES.map((profile) => viewedAt(`view ${profile}`)));
+  targets.push({
+    name: "schema views of a 1,000-tool listing, first listing or new isolate (slowest profile)",
+    goal: "< 3 ms CPU",
+    measured: duration(firstViews),
+    met: firstViews < 3,
+  });
+  const repeatedViews = viewedAt("repeated gemini") - viewedAt("repeated mcp");
+  targets.push({
+    name: "schema views of a 1,000-tool listing, repeated in the same isolate (gemini − mcp)",
+    goal: "< 1 ms CPU",
+    measured: duration(Math.max(0, repeatedViews)),
+    met: repeatedViews < 1,
+  });
   for (const c of REPAIR_CASES.filter((c) => c.typical)) {
     const ms = (repairTimes.get(c.label) as Timing).p50;
     targets.push({
@@ -321,6 +377,20 @@ async function measure(): Promise<SectionResult> {
       listingRows,
     ),
     "",
+    `Schema views of the same ${num(VIEW_SIZE)}-tool listing. A first listing, or the first in a new isolate, views every schema once (\`schemaView\` over all of them, per profile); a repeated listing takes the views from isolate memory, so its cost is the \`gemini\` listing beside the same listing under \`mcp\`, which views nothing (the whole path, renaming only, same isolate):`,
+    "",
+    table(
+      ["what", "median / p99"],
+      [
+        ...VIEW_PROFILES.map((profile) => [
+          `view ${num(VIEW_SIZE)} schemas, \`${profile}\``,
+          `${duration(viewedAt(`view ${profile}`))} / ${duration((viewTimes.get(`view ${profile}`) as Timing).p99)}`,
+        ]),
+        ["repeated listing, `gemini`", duration(viewedAt("repeated gemini"))],
+        ["repeated listing, `mcp`", duration(viewedAt("repeated mcp"))],
+      ],
+    ),
+    "",
     "Repairing one `tools/call` (`repairToolCall`, validation on, as by default):",
     "",
     table(["call", "params", "median / p99", "target"], repairRows),
@@ -335,6 +405,7 @@ async function measure(): Promise<SectionResult> {
     targets,
     data: {
       listing: Object.fromEntries(listingTimes),
+      views: Object.fromEntries(viewTimes),
       repair: Object.fromEntries(repairTimes),
       streams: Object.fromEntries(streamTimes),
     },
