@@ -2,8 +2,9 @@
  * The demo server for protocol revisions 2025-03-26 to 2025-11-25, built with
  * the official SDK 1.x low-level `Server`, so the tools keep the exact JSON
  * Schemas from `tools.ts` and receive their arguments untouched. Mid-call,
- * tools talk back the 2025 way: progress and `list_changed` on the request's
- * stream, elicitation as a request of the server's own.
+ * tools talk back the 2025 way: progress on the request's stream,
+ * `list_changed` on the session's GET stream (it concerns the session, not
+ * the call), elicitation as a request of the server's own.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -55,7 +56,7 @@ export function createDemoServer({ pageSize }: DemoOptions = {}): Server {
     }
 
     if (name === "catalog.refresh") {
-      await extra.sendNotification({ method: "notifications/tools/list_changed" });
+      await server.sendToolListChanged();
     }
 
     if (name === "deploy:confirm") {

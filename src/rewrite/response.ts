@@ -1,9 +1,10 @@
 /**
  * Origin → client: `tools/list` results get model-facing names, in a JSON body
  * or inside an event stream, event by event. `notifications/tools/list_changed`
- * drops the isolate's cached names for the scope. Everything else streams
- * through as it came: a stream with nothing to rename passes byte for byte, and
- * a body in an encoding the runtime did not decode is never read or relabeled.
+ * on the GET stream or a `subscriptions/listen` stream drops the isolate's
+ * cached names for the scope. Everything else streams through as it came: an
+ * answer with nothing to rename is the origin's own body, and a body in an
+ * encoding the runtime did not decode is never read or relabeled.
  */
 import { parseExact, stringifyExact } from "../json";
 import { logEvent } from "../log";
@@ -94,6 +95,12 @@ const mayMatter = (data: string) => data.includes('"tools"') || data.includes(LI
 export interface ResponseContext {
   /** Which results get model-facing names. */
   listIds: ListResults;
+  /**
+   * Whether an event stream with nothing to rename is watched for
+   * `tools/list_changed` (the GET stream, a `subscriptions/listen` stream);
+   * any other is handed to the runtime untouched.
+   */
+  watchesListChanged: boolean;
   toolMap: ToolMap;
   /** Who an error stands in for, if the origin's body cannot be read. */
   addressee: ErrorAddressee;
@@ -120,7 +127,7 @@ export async function rewriteResponse(
   origin: Response,
   context: ResponseContext,
 ): Promise<Response> {
-  const { listIds, toolMap, addressee, localResponses = [] } = context;
+  const { listIds, watchesListChanged, toolMap, addressee, localResponses = [] } = context;
   const contentType = origin.headers.get("content-type") ?? "";
   const local = localResponses.length > 0;
 
@@ -140,6 +147,9 @@ export async function rewriteResponse(
   }
 
   if (contentType.includes("text/event-stream")) {
+    // A call's answer passes with no JavaScript per chunk: a `list_changed` in it is caught
+    // when the client lists again.
+    if (!expectsLists(listIds) && !watchesListChanged && !local) return relayResponse(origin);
     const transform = expectsLists(listIds)
       ? rewriteEventStream(
           (data) => (mayMatter(data) ? rewriteJsonText(data, listIds, toolMap) : undefined),

@@ -9,7 +9,13 @@
 import type { Context } from "hono";
 import { rewriteChallenges } from "../auth/protected-resource";
 import { publicUrls } from "../auth/public-url";
-import { addresseeOf, ErrorCode, errorResponse, unreadAddressee } from "../protocol/jsonrpc";
+import {
+  addresseeOf,
+  ErrorCode,
+  errorResponse,
+  isRequest,
+  unreadAddressee,
+} from "../protocol/jsonrpc";
 import { alignCallHeaders } from "../protocol/mcp-headers";
 import { planForward } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
@@ -23,6 +29,8 @@ import { readPostBody } from "../transport/post-body";
 import type { AppEnv } from "./app-env";
 
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
+/** Protocol 2026-07-28's stream of server notifications, `tools/list_changed` among them. */
+const LISTEN = "subscriptions/listen";
 
 async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMap> {
   const { config, toolMapMemory } = c.var;
@@ -67,6 +75,9 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
       if (reply.kind === "failed") return reply.response;
       return rewriteResponse(answered(reply.response), {
         listIds: plan.listIds,
+        watchesListChanged: body.messages.some(
+          (message) => isRequest(message) && message.method === LISTEN,
+        ),
         toolMap,
         addressee,
         localResponses: plan.localResponses,
@@ -83,6 +94,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
       return rewriteResponse(answered(reply.response), {
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
+        watchesListChanged: true,
         toolMap: await openToolMap(c, profile),
         addressee: unread,
       });

@@ -10,7 +10,7 @@ import { countingKv } from "../../support/counting-kv";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
 import { failingKv, kvFailingOnly } from "../helpers/kv";
 import { expectOriginsToolsAsViewed } from "../helpers/listing";
-import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import {
   type Fetch,
   freshOrigin,
@@ -379,12 +379,20 @@ describe("the tool map's KV costs", () => {
     expect(counted.counts).toMatchObject({ get: 0, list: 0, put: 0 });
   });
 
-  it("forgets cached names when the origin sends notifications/tools/list_changed", async () => {
+  it("forgets cached names when the origin sends notifications/tools/list_changed on the GET stream", async () => {
     const counted = countingKv(env.TOOL_MAP);
     const setup = await setUp({ app: createApp(), kv: counted.kv });
     await listTools(setup.proxy, PROXY_URL, setup.session);
+    const stream = await setup.proxy(PROXY_URL, {
+      headers: { ...setup.session, accept: "text/event-stream" },
+    });
+    const events = sseEvents(stream);
     const refresh = await callTool(setup.proxy, PROXY_URL, setup.session, "catalog_refresh");
     expect(refresh.result.structuredContent?.tool).toBe("catalog.refresh");
+    expect(await nextMessage(events)).toMatchObject({
+      method: "notifications/tools/list_changed",
+    });
+    await events.cancel();
 
     counted.reset();
     const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "unity_health");

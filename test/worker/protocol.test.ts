@@ -146,7 +146,12 @@ describe("bounds", () => {
     const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
     const response = await rewriteResponse(
       new Response(body(), { headers: { "content-type": "application/json" } }),
-      { listIds: new Set([1]), toolMap, addressee: unreadAddressee(new Headers()) },
+      {
+        listIds: new Set([1]),
+        watchesListChanged: false,
+        toolMap,
+        addressee: unreadAddressee(new Headers()),
+      },
     );
     const [through, original] = await Promise.all([
       digest(response.body as ReadableStream<Uint8Array>),
@@ -184,6 +189,28 @@ describe("protocol 2026-07-28", () => {
     });
   });
 
+  it("hands a call's answer stream to the client untouched, list_changed and all", async () => {
+    const profile = profileOf("openai");
+    const memory = new ToolMapMemory();
+    const scope = await toolMapScope(new URL("https://answer.example/mcp"), profile.names);
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, memory, () => {});
+    await toolMap.nameListing([{ name: "a/b", inputSchema: { type: "object" } }]);
+    const answer =
+      'data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\r\n\r\n: comment\n\nid: 7\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n\n';
+    const response = await rewriteResponse(
+      new Response(answer, { headers: { "content-type": "text/event-stream" } }),
+      {
+        listIds: new Set(),
+        watchesListChanged: false,
+        toolMap,
+        addressee: unreadAddressee(new Headers()),
+      },
+    );
+    expect(await response.text()).toBe(answer);
+    // Not watched: the names stay until the client lists again.
+    expect((await toolMap.resolve("a_b"))?.source).toBe("memory");
+  });
+
   it("passes a subscriptions/listen stream through and drops cached names on tools/list_changed", async () => {
     const counted = countingKv(env.TOOL_MAP);
     const profile = profileOf("openai");
@@ -206,7 +233,12 @@ describe("protocol 2026-07-28", () => {
     });
     const response = await rewriteResponse(
       new Response(open, { headers: { "content-type": "text/event-stream" } }),
-      { listIds: new Set(), toolMap, addressee: unreadAddressee(new Headers()) },
+      {
+        listIds: new Set(),
+        watchesListChanged: true,
+        toolMap,
+        addressee: unreadAddressee(new Headers()),
+      },
     );
     const reader = (response.body as ReadableStream<Uint8Array>)
       .pipeThrough(new TextDecoderStream())
