@@ -10,8 +10,9 @@
  * The outcome is either a message to forward or an answer the proxy gives
  * itself: `-32602` for arguments that are no object, or, under
  * `ARGUMENT_VALIDATION=enforce`, a tool result with `isError: true` saying
- * what to fix. One `tool_call_repaired` line is logged for every call the
- * proxy changed or found invalid; it carries keys and types, never values.
+ * what to fix. One `tool_call_repaired` line is logged for every call whose
+ * arguments the proxy changed or found invalid; it carries keys and types,
+ * never values.
  */
 import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
@@ -102,8 +103,10 @@ export async function repairToolCall(
       : validateArguments(args ?? {}, schema);
 
   const renamed = tool !== name;
-  const changed = renamed || recovered.changed || args !== recovered.arguments;
-  if (changed || validation.kind === "invalid") {
+  const repaired = recovered.changed || args !== recovered.arguments;
+  const changed = renamed || repaired;
+  // A restored name alone is routine (the listing logged the rename): no line per call.
+  if (repaired || validation.kind === "invalid") {
     logEvent("tool_call_repaired", {
       tool,
       name,
