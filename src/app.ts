@@ -82,10 +82,10 @@ function createRoutes(toolMapMemory: ToolMapMemory): Hono<AppEnv> {
   app.get(CALLBACK_PATH, finishSignIn);
   app.get(CLIENT_METADATA_PATH, clientMetadataDocument);
   app.all("*", async (c) => {
-    const profile = profileAt(c.var.config, c.req.path);
+    const profile = profileAt(c.get("config"), c.req.path);
     if (profile) return mcpEndpoint(c, profile);
     return Response.json(
-      { error: `Not found: the MCP endpoint is ${c.var.config.mcpPath}` },
+      { error: `Not found: the MCP endpoint is ${c.get("config").mcpPath}` },
       { status: 404 },
     );
   });

@@ -53,11 +53,14 @@ export interface ExactText {
 
 /**
  * Text that may hold a number or string `JSON.stringify` writes differently:
- * an exponent, 16 or more digits, a fraction ending in 0 or starting with six
- * zeros (below 1e-6 `JSON.stringify` uses an exponent), `-0`, a `\u` or `\/`
- * escape. It may also match inside strings; that only costs the slower path.
+ * a `\u` or `\/` escape, or a number (a token after `[`, `,`, `:` or at the
+ * start) with an exponent, 16 or more digits, a fraction ending in 0 or
+ * starting with six zeros (below 1e-6 `JSON.stringify` uses an exponent), or
+ * `-0`. It may also match inside a string (`"at:4e2"`); that only costs the
+ * slower path. A UUID's `4e` does not, as no token starts there.
  */
-const NOT_AS_STRINGIFIED = /\\[u/]|\d[eE]|\d(?:\.?\d){15}|\.\d*0(?!\d)|\.0{6}|-0(?![.\d])/;
+const NOT_AS_STRINGIFIED =
+  /\\[u/]|(?:^|[[,:])\s*-?(?:\d+(?:\.\d+)?[eE]|\d(?:\.?\d){15}|\d+\.\d*0(?!\d)|0\.0{6})|(?:^|[[,:])\s*-0(?![.\d])/;
 
 interface Source {
   source: string;

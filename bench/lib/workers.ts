@@ -128,3 +128,20 @@ export function residentBytes(pid: number): number {
   if (kib === undefined) throw new Error(`no VmRSS for ${pid}`);
   return Number(kib) * 1024;
 }
+
+/**
+ * CPU time a process has used, in nanoseconds: user and system time of every
+ * thread (`/proc/<pid>/task/<tid>/schedstat`, whose first field is in ns).
+ * Unlike wall time, it does not grow while the process waits for a core.
+ */
+export function cpuNanoseconds(pid: number): number {
+  let total = 0;
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // The thread ended while we looked.
+    }
+  }
+  return total;
+}

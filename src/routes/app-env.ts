@@ -1,7 +1,10 @@
 import type { Config } from "../config";
 import type { ToolMapMemory } from "../toolmap/tool-map";
 
-/** Hono's view of the Worker: the wrangler bindings, and what every route is handed. */
+/**
+ * Hono's view of the Worker: the wrangler bindings, and what every route is
+ * handed. Routes read these with `c.get`: `c.var` builds a new object each time.
+ */
 export interface AppEnv {
   Bindings: Env;
   Variables: {

@@ -76,7 +76,7 @@ function answerError(error: unknown): Response {
 /** The routes exist in broker mode only: the library puts its helpers on `env`. */
 function brokerOnly(c: Context<AppEnv>): OAuthHelpers | Response {
   const helpers = helpersOf(c);
-  if (c.var.config.auth.mode !== "broker" || !helpers) {
+  if (c.get("config").auth.mode !== "broker" || !helpers) {
     return Response.json({ error: "Sign-in pages exist in broker mode only" }, { status: 404 });
   }
   return helpers;
@@ -85,7 +85,7 @@ function brokerOnly(c: Context<AppEnv>): OAuthHelpers | Response {
 export async function showConsent(c: Context<AppEnv>): Promise<Response> {
   const helpers = brokerOnly(c);
   if (helpers instanceof Response) return helpers;
-  const { config } = c.var;
+  const config = c.get("config");
   try {
     const request = await helpers.parseAuthRequest(c.req.raw);
     const details = await helpers.describeConsent(request);
@@ -111,7 +111,7 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
 export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
   const helpers = brokerOnly(c);
   if (helpers instanceof Response) return helpers;
-  const { config } = c.var;
+  const config = c.get("config");
   try {
     const form = await c.req.raw.formData();
     const handle = String(form.get("handle") ?? "");
@@ -141,7 +141,7 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
 export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
   const helpers = brokerOnly(c);
   if (helpers instanceof Response) return helpers;
-  const { config } = c.var;
+  const config = c.get("config");
   const url = new URL(c.req.url);
   let resumed: Awaited<ReturnType<OAuthHelpers["finishUpstream"]>>;
   try {
@@ -189,6 +189,6 @@ export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
 }
 
 export function clientMetadataDocument(c: Context<AppEnv>): Response {
-  const urls = publicUrls(c.var.config, new URL(c.req.url));
+  const urls = publicUrls(c.get("config"), new URL(c.req.url));
   return Response.json(clientMetadata(urls, `${new URL(urls.mcp).origin}${CLIENT_METADATA_PATH}`));
 }

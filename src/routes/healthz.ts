@@ -6,7 +6,7 @@ import type { AppEnv } from "./app-env";
 export function healthz(c: Context<AppEnv>): Response {
   return c.json({
     status: "ok",
-    origin: c.var.config.originUrl.host,
+    origin: c.get("config").originUrl.host,
     version: packageJson.version,
   });
 }

@@ -33,7 +33,8 @@ const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 const LISTEN = "subscriptions/listen";
 
 async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMap> {
-  const { config, toolMapMemory } = c.var;
+  const config = c.get("config");
+  const toolMapMemory = c.get("toolMapMemory");
   const scope = await toolMapScope(config.originUrl, profile.names);
   return new ToolMap(c.env.TOOL_MAP, scope, profile, toolMapMemory, (promise) =>
     c.executionCtx.waitUntil(promise),
@@ -41,7 +42,7 @@ async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMa
 }
 
 export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise<Response> {
-  const { config } = c.var;
+  const config = c.get("config");
   const request = c.req.raw;
   const url = new URL(request.url);
   const target = originTarget(config.originUrl, url);

@@ -18,7 +18,7 @@ import type { AppEnv } from "./app-env";
 const OAUTH_DISCOVERY = /^\/\.well-known\/(oauth-|openid-configuration)/;
 
 export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
-  const { config } = c.var;
+  const config = c.get("config");
   const request = c.req.raw;
   const url = new URL(request.url);
   if (config.auth.mode === "broker" && OAUTH_DISCOVERY.test(url.pathname)) {

@@ -24,19 +24,22 @@ function tokensOf(value: string | null): string[] {
     .filter(Boolean);
 }
 
-function endToEnd(headers: Headers, alsoDrop: readonly string[]): Headers {
-  const named = tokensOf(headers.get("connection"));
-  const drop = new Set([...HOP_BY_HOP, ...named, ...alsoDrop]);
-  const result = new Headers();
-  for (const [name, value] of headers) {
-    if (!drop.has(name)) result.append(name, value);
-  }
+/** The names among `headers` that stop at the proxy: hop-by-hop, those `Connection` lists, `alsoDrop`. */
+function namesToDrop(headers: Headers, alsoDrop: readonly string[]): string[] {
+  const candidates = [...HOP_BY_HOP, ...tokensOf(headers.get("connection")), ...alsoDrop];
+  return candidates.filter((name) => headers.has(name));
+}
+
+/** `headers` without the names to drop; copied by the runtime, not header by header. */
+function endToEnd(headers: Headers, drop: readonly string[]): Headers {
+  const result = new Headers(headers);
+  for (const name of drop) result.delete(name);
   return result;
 }
 
 /** Headers for the request to the origin. `Host` and `Content-Length` are set by fetch itself. */
 export function originRequestHeaders(clientHeaders: Headers): Headers {
-  return endToEnd(clientHeaders, ["host", "content-length"]);
+  return endToEnd(clientHeaders, namesToDrop(clientHeaders, ["host", "content-length"]));
 }
 
 /** Encodings the Workers runtime's `fetch` decodes by itself; others arrive still encoded. */
@@ -58,7 +61,12 @@ export function bodyIsDecoded(headers: Headers): boolean {
  * the origin's label, which the runtime honours when it sends the body.
  */
 export function clientResponseHeaders(originHeaders: Headers): Headers {
+  return endToEnd(originHeaders, responseHeadersToDrop(originHeaders));
+}
+
+/** What `clientResponseHeaders` leaves out of the origin's headers; none, most of the time. */
+export function responseHeadersToDrop(originHeaders: Headers): string[] {
   const isEventStream = (originHeaders.get("content-type") ?? "").includes("text/event-stream");
   const decodedStream = isEventStream && bodyIsDecoded(originHeaders);
-  return endToEnd(originHeaders, decodedStream ? ["content-encoding", "content-length"] : []);
+  return namesToDrop(originHeaders, decodedStream ? ["content-encoding", "content-length"] : []);
 }

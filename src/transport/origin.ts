@@ -15,7 +15,7 @@
  */
 import { logEvent } from "../log";
 import { type ErrorAddressee, ErrorCode, errorResponse } from "../protocol/jsonrpc";
-import { clientResponseHeaders } from "./headers";
+import { clientResponseHeaders, responseHeadersToDrop } from "./headers";
 
 export type OriginFailure = "timeout" | "unreachable";
 
@@ -84,11 +84,16 @@ function failureResponse(
       );
 }
 
-/** The origin's response for the client: its status and end-to-end headers, and `body` (its own by default). */
+/**
+ * The origin's response for the client: its status and end-to-end headers,
+ * and `body` (its own by default). With its own body and no header to leave
+ * out, it is the origin's response itself: nothing rebuilt.
+ */
 export function relayResponse(
   origin: Response,
   body: ReadableStream | null = origin.body,
 ): Response {
+  if (body === origin.body && responseHeadersToDrop(origin.headers).length === 0) return origin;
   const headers = clientResponseHeaders(origin.headers);
   if (body !== origin.body) headers.delete("content-length");
   return new Response(body, { status: origin.status, statusText: origin.statusText, headers });
@@ -96,9 +101,11 @@ export function relayResponse(
 
 /**
  * The origin URL for a request to the MCP endpoint: `ORIGIN_URL` with the
- * client's query parameters added.
+ * client's query parameters added; `ORIGIN_URL`'s own URL when there are none
+ * (a target is never changed after this).
  */
 export function originTarget(originUrl: URL, clientUrl: URL): URL {
+  if (clientUrl.search === "") return originUrl;
   const target = new URL(originUrl);
   for (const [name, value] of clientUrl.searchParams) target.searchParams.append(name, value);
   return target;

@@ -2,8 +2,9 @@
  * Reads and classifies a POST body before anything reaches the origin.
  *
  * The body is read up to `maxBytes` and no further: a declared `Content-Length`
- * over the limit is refused unread, and a streamed body is cancelled the moment
- * it passes the limit, so an oversized upload costs neither memory nor CPU time.
+ * over the limit is refused unread, one within it is read whole by the runtime,
+ * and a streamed body (no length) is cancelled the moment it passes the limit,
+ * so an oversized upload costs neither memory nor CPU time.
  * The bytes are kept as they came; they are what gets forwarded when nothing is
  * rewritten.
  */
@@ -34,6 +35,11 @@ async function readWithin(request: Request, maxBytes: number): Promise<Uint8Arra
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) return null;
   if (!request.body) return new Uint8Array();
+  // A declared length is the body's length (HTTP framing): read by the runtime in one go.
+  if (Number.isSafeInteger(declared)) {
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    return bytes.byteLength > maxBytes ? null : bytes;
+  }
   const read = await readBounded(request.body, maxBytes);
   if (read.kind === "complete") return read.bytes;
   await read.rest.cancel();
