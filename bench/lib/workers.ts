@@ -55,8 +55,15 @@ function workerdChildren(): Set<number> {
   return pids;
 }
 
-/** Starts one Worker; call one at a time, so the new workerd process is the Worker's. */
-async function serve(entry: string, originUrl: string): Promise<LocalWorker> {
+/**
+ * Starts one Worker; call one at a time, so the new workerd process is the
+ * Worker's. `inspectorPort`: serve the DevTools protocol there (bench/profile.ts).
+ */
+async function serve(
+  entry: string,
+  originUrl: string,
+  inspectorPort?: number,
+): Promise<LocalWorker> {
   const scriptPath = await bundle(entry);
   const before = workerdChildren();
   const logEvents = new Map<string, number>();
@@ -72,6 +79,7 @@ async function serve(entry: string, originUrl: string): Promise<LocalWorker> {
       host: "127.0.0.1",
       port: 0,
       cf: false,
+      ...(inspectorPort === undefined ? {} : { inspectorPort }),
       handleStructuredLogs: ({ level, message }) => {
         if (level === "error" || level === "warn") process.stderr.write(`[worker] ${message}\n`);
         const event = /^\{"event":"([^"]+)"/.exec(message)?.[1] ?? level;
@@ -92,11 +100,12 @@ async function serve(entry: string, originUrl: string): Promise<LocalWorker> {
 }
 
 /** The proxy (src/index.ts), every setting at its default, in front of `originUrl`. */
-export const startProxy = (originUrl: URL) => serve(config.main ?? "src/index.ts", originUrl.href);
+export const startProxy = (originUrl: URL, inspectorPort?: number) =>
+  serve(config.main ?? "src/index.ts", originUrl.href, inspectorPort);
 
 /** A Worker that only forwards to the origin (workers/pass-through.ts). */
-export const startPassThrough = (originUrl: URL) =>
-  serve("bench/workers/pass-through.ts", originUrl.origin);
+export const startPassThrough = (originUrl: URL, inspectorPort?: number) =>
+  serve("bench/workers/pass-through.ts", originUrl.origin, inspectorPort);
 
 /** The proxy with its KV operations counted (workers/kv-counting.ts). */
 export const startKvCountingProxy = (originUrl: URL) =>

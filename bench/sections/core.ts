@@ -347,7 +347,7 @@ async function measure(): Promise<SectionResult> {
       "rewrite",
     ],
     [
-      "`watchEventStream` (every other stream: bytes passed on, scanned for `list_changed`)",
+      "`watchEventStream` (the GET and `subscriptions/listen` streams: bytes passed on, scanned for `list_changed`)",
       "watch",
     ],
   ].map(([label, key]) => {

@@ -375,7 +375,7 @@ function report(
     "",
     table(["workload", "bare Worker", "proxy", "proxy ÷ bare", "target"], cpuRows),
     "",
-    "Where the proxy's time goes, beyond the bare Worker's: for every POST it reads the whole body, parses and validates it before it calls the origin; for a `tools/call` it also restores the name, repairs and validates the arguments and serializes the body again; it builds its answer anew from the origin's (hop-by-hop headers dropped); and an event-stream answer passes, chunk by chunk, through a JavaScript `TransformStream` that watches for `notifications/tools/list_changed`, where the bare Worker hands the origin's stream to the runtime untouched. Locally both Workers are also four to five times slower than the origin direct: every request crosses workerd, which shares two cores with the load generator and the origin.",
+    "Where the proxy's time goes, beyond the bare Worker's (`npm run bench:profile` shows it function by function): for every POST it reads the whole body, parses and validates it before it calls the origin, and runs its routing; for a `tools/call` it also restores the name, repairs and validates the arguments, serializes the body again and, for a repaired call, writes one log line. Its answers are the origin's own responses, as the bare Worker's are. Locally both Workers are also four to five times slower than the origin direct: every request crosses workerd, which shares two cores with the load generator and the origin.",
     `Log lines the proxy wrote during the runs: ${context.logLines.map(([event, count]) => `\`${event}\` × ${num(count)}`).join(", ") || "none"} (${num(context.proxyCalls)} \`tools/call\` requests went through it).`,
   ].join("\n");
   const data = cells.map((cell) => ({

@@ -201,7 +201,7 @@ async function measure(
   for (const memoryCase of [
     { label: "bare Worker", start: startPassThrough, message: callEcho("bench.echo") },
     {
-      label: "proxy, answer to a `tools/call` (bytes passed on, scanned)",
+      label: "proxy, answer to a `tools/call` (the origin's own body)",
       start: startProxy,
       message: callEcho("bench_echo"),
     },
@@ -274,7 +274,7 @@ async function measure(
     "",
     `Flat means the resident set grows by less than ${mib(FLAT_BYTES)} while the last 90 MB pass: a proxy that held on to what it streamed would grow by about 90 MB.`,
     "",
-    "Every chunk of a streamed answer passes through a JavaScript `TransformStream` in the proxy (to watch for `list_changed`, or to rename a listing); the bare Worker hands the origin's stream to the runtime untouched. Each chunk's buffer then lives until the garbage collector takes it, so the resident set of a local workerd, which has no memory limit, rises before it levels off (compare the peaks of the later streams); and throughput is bounded by the per-chunk work.",
+    "An answer to a `tools/call` is the origin's own body, handed to the runtime as the bare Worker hands it. A stream that may carry a listing passes chunk by chunk through a JavaScript `TransformStream` that parses every event; each chunk's buffer then lives until the garbage collector takes it, so the resident set of a local workerd, which has no memory limit, rises before it levels off (compare the peaks of the later streams), and throughput is bounded by the per-chunk work.",
   ].join("\n");
   return {
     title: "Streaming",

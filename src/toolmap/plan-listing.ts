@@ -5,8 +5,11 @@
  * on its own; tool-map.ts applies the plan to memory and KV.
  *
  * A schema is compared with the one the isolate remembers when it has it
- * (a structural comparison), and hashed only when it does not: hashing every
- * schema of a large listing costs more CPU than all the rest of the plan.
+ * (a structural comparison), and fingerprinted only when it does not:
+ * fingerprinting every schema of a large listing costs more CPU than all the
+ * rest of the plan. Fingerprints changed once (`2.`, `fingerprint32`); tools
+ * stored with the first kind are compared with that kind and moved to the
+ * current one a few per listing (`MIGRATIONS_PER_LISTING`).
  */
 import { dequal } from "dequal/lite";
 import { assignNames, type Displacement, type KnownNames } from "../names/assign";
@@ -49,10 +52,57 @@ export interface ListingPlan {
   displaced: Displacement[];
 }
 
+const PRIME = 0x01000193;
+
+/**
+ * 32 bits over a text's UTF-16 code units, four interleaved FNV-1a lanes
+ * folded together: twice as fast as one lane over UTF-8 bytes, and a change
+ * detector needs no more (a collision keeps one stored schema of a tool a
+ * listing longer). Its output is stored: pinned by test vectors.
+ */
+export function fingerprint32(text: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
+  let c = 0x85ebca6b;
+  let d = 0xc2b2ae35;
+  const n = text.length;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    a = Math.imul(a ^ text.charCodeAt(i), PRIME);
+    b = Math.imul(b ^ text.charCodeAt(i + 1), PRIME);
+    c = Math.imul(c ^ text.charCodeAt(i + 2), PRIME);
+    d = Math.imul(d ^ text.charCodeAt(i + 3), PRIME);
+  }
+  for (; i < n; i++) a = Math.imul(a ^ text.charCodeAt(i), PRIME);
+  let hash = Math.imul(a ^ n, PRIME);
+  hash = Math.imul(hash ^ b, PRIME);
+  hash = Math.imul(hash ^ c, PRIME);
+  hash = Math.imul(hash ^ d, PRIME);
+  // Final avalanche (MurmurHash3's fmix32), so one changed unit moves every bit.
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) >>> 0;
+}
+
+/** The current fingerprints start with this; base 36 never holds a `.`. */
+const FINGERPRINT_V2 = "2.";
+
 /** Tells a changed `inputSchema` from a known one without storing or reading the schema. */
 export function schemaHash(inputSchema: unknown): string {
+  return FINGERPRINT_V2 + fingerprint32(JSON.stringify(inputSchema ?? null)).toString(36);
+}
+
+/** The first fingerprint (FNV-1a over UTF-8), still in the metadata of tools stored before `2.`. */
+function firstSchemaHash(inputSchema: unknown): string {
   return fnv1a32(JSON.stringify(inputSchema ?? null)).toString(36);
 }
+
+/**
+ * How many unchanged tools stored with the first fingerprint one listing
+ * writes again with the current one: the migration costs one write per tool,
+ * spread over listings, never a burst on the first listing after a deploy.
+ */
+export const MIGRATIONS_PER_LISTING = 50;
 
 export function planListing(
   tools: readonly ListedTool[],
@@ -65,19 +115,22 @@ export function planListing(
     rules,
   );
   const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
+  let migrations = 0;
   const entries = assignments.map(({ original, name }): PlannedEntry => {
     const inputSchema = schemas.get(original);
     const entry = known.entryOf(name);
+    const same = entry?.original === original ? entry : undefined;
+    const first = same !== undefined && !same.schemaHash.startsWith(FINGERPRINT_V2);
     const unchanged =
-      entry?.original === original &&
-      entry.inputSchema !== undefined &&
-      dequal(entry.inputSchema, inputSchema);
-    if (unchanged) {
-      return { name, original, inputSchema, schemaHash: entry.schemaHash, changed: false };
+      same !== undefined &&
+      (same.inputSchema !== undefined
+        ? dequal(same.inputSchema, inputSchema)
+        : same.schemaHash === (first ? firstSchemaHash : schemaHash)(inputSchema));
+    if (unchanged && !(first && migrations < MIGRATIONS_PER_LISTING)) {
+      return { name, original, inputSchema, schemaHash: same.schemaHash, changed: false };
     }
-    const hash = schemaHash(inputSchema);
-    const changed = entry?.original !== original || entry.schemaHash !== hash;
-    return { name, original, inputSchema, schemaHash: hash, changed };
+    if (unchanged) migrations++;
+    return { name, original, inputSchema, schemaHash: schemaHash(inputSchema), changed: true };
   });
   const names = new Map(assignments.map(({ original, name }) => [original, name]));
   const renames = assignments
