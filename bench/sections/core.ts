@@ -288,6 +288,13 @@ async function measure(): Promise<SectionResult> {
       measured: duration(ms),
       met: ms < 2,
     });
+    const withJson = at(`${state} json 1000`).p50;
+    targets.push({
+      name: `rename a 1,000-tool listing with the runtime's JSON, ${label}`,
+      goal: "< 5 ms CPU",
+      measured: duration(withJson),
+      met: withJson < 5,
+    });
     const growth = perTool(state, 10_000) / perTool(state, 1_000);
     targets.push({
       name: `listing cost linear in tool count, ${label}`,
