@@ -1,6 +1,6 @@
 /**
- * The MCP endpoint (`MCP_PATH`, and `MCP_PATH/<profile>` for a profile other
- * than the default): POST carries JSON-RPC messages, GET opens the server's
+ * The MCP endpoint (`MCP_PATH` for `PROFILE`, and `MCP_PATH/<profile>` for
+ * each profile): POST carries JSON-RPC messages, GET opens the server's
  * event stream, DELETE ends a session, OPTIONS is a CORS preflight. A POST
  * body is validated before the origin is called, so malformed input is
  * answered here with a specific error and never costs an origin round trip.
@@ -48,10 +48,14 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
   const target = originTarget(config.originUrl, url);
   const headers = originRequestHeaders(request.headers);
   const unread = unreadAddressee(request.headers);
-  const urls = publicUrls(config, url, url.pathname);
-  /** The origin's answer, its sign-in challenges pointing at the proxy's metadata. */
+  /** The origin's answer, its sign-in challenges pointing at the proxy's metadata for this URL. */
   const answered = (origin: Response) =>
-    rewriteChallenges(origin, config, urls, request.headers.has("authorization"));
+    rewriteChallenges(
+      origin,
+      config,
+      publicUrls(config, url, url.pathname),
+      request.headers.has("authorization"),
+    );
 
   switch (request.method) {
     case "POST": {
