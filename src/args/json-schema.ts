@@ -20,20 +20,24 @@ export function jsonTypeOf(value: unknown): JsonType {
   return typeof value as JsonType;
 }
 
-/** Follows a local `$ref` (`#/$defs/X`, `#/definitions/X`, any JSON pointer into the root). */
+/** What a local `$ref` (`#/$defs/X`, any JSON pointer into `root`) points at, one hop. */
+export function refTarget(ref: string, root: Schema): unknown {
+  let target: unknown = root;
+  for (const token of ref.slice(1).split("/").filter(Boolean)) {
+    const key = decodeURIComponent(token).replaceAll("~1", "/").replaceAll("~0", "~");
+    target = isPlainObject(target) ? own(target, key) : undefined;
+  }
+  return target;
+}
+
+/** Follows local `$ref`s (`#/$defs/X`, `#/definitions/X`, any JSON pointer into the root). */
 export function resolve(schema: unknown, root: Schema): Schema | undefined {
   let current = schema;
   for (let hop = 0; hop < MAX_REF_HOPS; hop++) {
     if (!isPlainObject(current)) return undefined;
     const ref = own(current, "$ref");
-    if (typeof ref !== "string") return current;
-    if (!ref.startsWith("#")) return current;
-    let target: unknown = root;
-    for (const token of ref.slice(1).split("/").filter(Boolean)) {
-      const key = decodeURIComponent(token).replaceAll("~1", "/").replaceAll("~0", "~");
-      target = isPlainObject(target) ? own(target, key) : undefined;
-    }
-    current = target;
+    if (typeof ref !== "string" || !ref.startsWith("#")) return current;
+    current = refTarget(ref, root);
   }
   return undefined;
 }

@@ -24,17 +24,16 @@
  * CPU: a first listing views every schema (a new isolate too), so this walk is
  * kept cheap: keywords are read as plain properties (a schema is parsed JSON or
  * a copy of it, and `Object.prototype` has no member named like a keyword;
- * names from the data, property names and `$ref` pointers, go through `own`),
- * `delete` only runs where there is something to delete (it turns an object
+ * `$ref` pointers, which name data, are followed with `own` by
+ * args/json-schema.ts), `delete` only runs where there is something to delete (it turns an object
  * into a slow dictionary), and whether a view differs is known from the rules
  * that applied rather than from a comparison, where the builder can tell.
  */
 import { dequal } from "dequal/lite";
-import { isPlainObject, own } from "../json";
+import { refTarget, resolve, type Schema } from "../args/json-schema";
+import { isPlainObject } from "../json";
 import { describeValue, noteOn } from "./notes";
 import type { SchemaRules } from "./rules";
-
-type Schema = Record<string, unknown>;
 
 /** What a view did, for the `schemas_adapted` log line. */
 export type SchemaRule =
@@ -190,7 +189,7 @@ class ViewBuilder {
     const requiredSets: string[][] = [];
     const forms: string[] = [];
     for (const branch of branches) {
-      const resolved = this.resolve(branch);
+      const resolved = resolve(branch, this.root);
       if (!resolved || isNullSchema(resolved)) continue;
       const branchProperties = resolved.properties;
       if (isPlainObject(branchProperties)) {
@@ -250,27 +249,6 @@ class ViewBuilder {
       );
     }
     return result;
-  }
-
-  /** A local `$ref` followed (one hop at a time, bounded), or the schema itself. */
-  private resolve(schema: unknown): Schema | undefined {
-    let current = schema;
-    for (let hop = 0; hop < 16; hop++) {
-      if (!isPlainObject(current)) return undefined;
-      const ref = current.$ref;
-      if (typeof ref !== "string" || !ref.startsWith("#")) return current;
-      current = this.target(ref);
-    }
-    return undefined;
-  }
-
-  private target(ref: string): unknown {
-    let target: unknown = this.root;
-    for (const token of ref.slice(1).split("/").filter(Boolean)) {
-      const key = decodeURIComponent(token).replaceAll("~1", "/").replaceAll("~0", "~");
-      target = isPlainObject(target) ? own(target, key) : undefined;
-    }
-    return target;
   }
 
   private node(input: unknown, at: At): unknown {
@@ -345,7 +323,7 @@ class ViewBuilder {
    */
   private inline(schema: Schema, at: At): unknown {
     const { $ref: ref, ...siblings } = schema as Schema & { $ref: string };
-    const target = ref.startsWith("#") ? this.target(ref) : undefined;
+    const target = ref.startsWith("#") ? refTarget(ref, this.root) : undefined;
     const repeats = at.refs.filter((seen) => seen === ref).length;
     if (!isPlainObject(target) || repeats >= MAX_REF_DEPTH || this.nodes > MAX_NODES / 2) {
       this.applied.add("ref_cycle_cut");
