@@ -60,8 +60,11 @@ export function bodyIsDecoded(headers: Headers): boolean {
  * re-compressing it would hold events back in the encoder. Any other body keeps
  * the origin's label, which the runtime honours when it sends the body.
  */
-export function clientResponseHeaders(originHeaders: Headers): Headers {
-  return endToEnd(originHeaders, responseHeadersToDrop(originHeaders));
+export function clientResponseHeaders(
+  originHeaders: Headers,
+  drop = responseHeadersToDrop(originHeaders),
+): Headers {
+  return endToEnd(originHeaders, drop);
 }
 
 /** What `clientResponseHeaders` leaves out of the origin's headers; none, most of the time. */

@@ -93,8 +93,9 @@ export function relayResponse(
   origin: Response,
   body: ReadableStream | null = origin.body,
 ): Response {
-  if (body === origin.body && responseHeadersToDrop(origin.headers).length === 0) return origin;
-  const headers = clientResponseHeaders(origin.headers);
+  const drop = responseHeadersToDrop(origin.headers);
+  if (body === origin.body && drop.length === 0) return origin;
+  const headers = clientResponseHeaders(origin.headers, drop);
   if (body !== origin.body) headers.delete("content-length");
   return new Response(body, { status: origin.status, statusText: origin.statusText, headers });
 }
