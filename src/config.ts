@@ -24,8 +24,11 @@ const wholeNumber = (unit: string, minimum: number) => {
   );
 };
 
+const picklist = <const T extends readonly [string, ...string[]]>(options: T) =>
+  v.picklist(options, `must be one of ${options.join(", ")}`);
+
 const oneOf = <const T extends readonly [string, ...string[]]>(options: T, fallback: T[number]) =>
-  v.optional(v.picklist(options, `must be one of ${options.join(", ")}`), fallback);
+  v.optional(picklist(options), fallback);
 
 /** An absolute http(s) URL, as a `URL`. */
 const httpUrl = (missing: string) =>
@@ -92,11 +95,9 @@ const ConfigSchema = v.pipe(
     MCP_PATH: path,
     ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
     MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1), 4 * 1024 * 1024),
-    PROFILE: v.optional(v.picklist(PROFILE_NAMES, `must be one of ${PROFILE_NAMES.join(", ")}`)),
+    PROFILE: v.optional(picklist(PROFILE_NAMES)),
     // The earlier name of PROFILE, from when profiles governed names only.
-    NAME_PROFILE: v.optional(
-      v.picklist(PROFILE_NAMES, `must be one of ${PROFILE_NAMES.join(", ")}`),
-    ),
+    NAME_PROFILE: v.optional(picklist(PROFILE_NAMES)),
     NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
     ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
     ALLOWED_HOSTS: hostList,
