@@ -136,8 +136,6 @@ export class ToolMap {
   private readonly scope: ScopeMemory;
   private readonly prefix: string;
 
-  private readonly rules: NameRules;
-
   constructor(
     private readonly kv: KVNamespace,
     scopeId: string,
@@ -147,7 +145,6 @@ export class ToolMap {
   ) {
     this.scope = memory.scope(scopeId);
     this.prefix = `${scopeId}:tool:`;
-    this.rules = profile.names;
   }
 
   /**
@@ -165,7 +162,7 @@ export class ToolMap {
         originalOf: (name) => scope.byName.get(name)?.original,
         entryOf: (name) => scope.byName.get(name),
       },
-      this.rules,
+      this.profile.names,
     );
     for (const { name, original, schemaHash, inputSchema } of plan.entries) {
       scope.remember(name, { original, schemaHash, inputSchema });
@@ -175,7 +172,7 @@ export class ToolMap {
     if (changed.length > 0) this.waitUntil(this.store(changed));
 
     if (plan.renames.length > 0) {
-      const { profile, cap } = this.rules;
+      const { profile, cap } = this.profile.names;
       logEvent("tools_renamed", { profile: profile.name, cap, renames: plan.renames });
     }
     for (const displacement of plan.displaced)
