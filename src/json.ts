@@ -95,8 +95,11 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
         return value;
       }
       const holder = this as object;
-      const sources = sourceAt.get(holder) ?? new Map<string, Source>();
-      sourceAt.set(holder, sources);
+      let sources = sourceAt.get(holder);
+      if (!sources) {
+        sources = new Map();
+        sourceAt.set(holder, sources);
+      }
       sources.set(key, { source, value });
       const known = byValue.get(value);
       if (asStringified.has(value) || (known !== undefined && known !== source)) {
