@@ -37,7 +37,8 @@ export interface RepairReport {
 
 const DROP = Symbol("drop");
 
-const join = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
+/** A property's path as repair reports it: `payload_json.amount` (array elements add `[2]`). */
+export const joinPath = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
 
 class ArgumentRepair {
   readonly report: RepairReport = { renamedKeys: [], coercions: [], dropped: [], limited: false };
@@ -53,9 +54,9 @@ class ArgumentRepair {
     const { entries, renamed, dropped } = coalesceKeys(value, declared, forbids);
     let changed = renamed.length > 0 || dropped.length > 0;
     for (const { from, to } of renamed) {
-      this.report.renamedKeys.push({ from: join(path, from), to: join(path, to) });
+      this.report.renamedKeys.push({ from: joinPath(path, from), to: joinPath(path, to) });
     }
-    for (const key of dropped) this.report.dropped.push(join(path, key));
+    for (const key of dropped) this.report.dropped.push(joinPath(path, key));
 
     const repaired: Array<[string, unknown]> = [];
     for (const [key, child] of entries) {
@@ -63,9 +64,9 @@ class ArgumentRepair {
         repaired.push([key, child]);
         continue;
       }
-      const next = this.value(child, properties[key], join(path, key), depth + 1);
+      const next = this.value(child, properties[key], joinPath(path, key), depth + 1);
       if (next === DROP) {
-        this.report.dropped.push(join(path, key));
+        this.report.dropped.push(joinPath(path, key));
         changed = true;
       } else {
         changed ||= next !== child;

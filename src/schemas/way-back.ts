@@ -12,6 +12,7 @@
  * that is not JSON stays the string it is.
  */
 import { type JsonType, jsonTypeOf } from "../args/json-schema";
+import { joinPath } from "../args/repair";
 import { isPlainObject, own, parseJson } from "../json";
 import type { SchemaView } from "./view";
 
@@ -22,8 +23,6 @@ export interface ParsedText {
   from: "string";
   to: JsonType;
 }
-
-const join = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
 
 /**
  * `args` with every value the view asked for as JSON text parsed back; the
@@ -49,7 +48,7 @@ export function valuesFromText(
       let changed = false;
       const entries = Object.entries(value).map(([key, child]): [string, unknown] => {
         if (!Object.hasOwn(properties, key)) return [key, child];
-        const next = walk(child, properties[key], join(path, key), depth + 1);
+        const next = walk(child, properties[key], joinPath(path, key), depth + 1);
         changed ||= next !== child;
         return [key, next];
       });
