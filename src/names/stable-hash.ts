@@ -1,11 +1,12 @@
 /**
- * A short hash that is the same in every isolate and every deploy: FNV-1a
- * (32 bit) over the UTF-8 bytes (lone surrogates as U+FFFD, as TextEncoder
- * encodes them). Not cryptographic; it only has to spread names apart and
- * never change, since names and stored schema hashes depend on it.
+ * Short hashes that are the same in every isolate and every deploy. `fnv1a32`:
+ * FNV-1a (32 bit) over the UTF-8 bytes (lone surrogates as U+FFFD, as
+ * TextEncoder encodes them), behind names and the first schema fingerprints;
+ * `fingerprint32`, behind the current ones. Not cryptographic; they only have
+ * to spread values apart and never change, since KV stores what they give.
  *
- * The bytes are computed on the fly rather than by TextEncoder: a listing
- * hashes every tool's schema, and the allocation was most of the cost.
+ * `fnv1a32` computes the bytes on the fly rather than by TextEncoder: the
+ * allocation was most of its cost.
  */
 const PRIME = 0x01000193;
 
@@ -46,4 +47,34 @@ export function fnv1a32(text: string): number {
 /** Six base-36 characters (`[0-9a-z]{6}`), legal in every name profile. */
 export function hash6(text: string): string {
   return (fnv1a32(text) % 36 ** 6).toString(36).padStart(6, "0");
+}
+
+/**
+ * 32 bits over a text's UTF-16 code units, four interleaved FNV-1a lanes
+ * folded together: twice as fast as one lane over UTF-8 bytes, and a change
+ * detector needs no more (a collision keeps one stored schema of a tool a
+ * listing longer). Its output is stored: pinned by test vectors.
+ */
+export function fingerprint32(text: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
+  let c = 0x85ebca6b;
+  let d = 0xc2b2ae35;
+  const n = text.length;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    a = Math.imul(a ^ text.charCodeAt(i), PRIME);
+    b = Math.imul(b ^ text.charCodeAt(i + 1), PRIME);
+    c = Math.imul(c ^ text.charCodeAt(i + 2), PRIME);
+    d = Math.imul(d ^ text.charCodeAt(i + 3), PRIME);
+  }
+  for (; i < n; i++) a = Math.imul(a ^ text.charCodeAt(i), PRIME);
+  let hash = Math.imul(a ^ n, PRIME);
+  hash = Math.imul(hash ^ b, PRIME);
+  hash = Math.imul(hash ^ c, PRIME);
+  hash = Math.imul(hash ^ d, PRIME);
+  // Final avalanche (MurmurHash3's fmix32), so one changed unit moves every bit.
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) >>> 0;
 }

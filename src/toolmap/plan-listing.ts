@@ -7,7 +7,7 @@
  * A schema is compared with the one the isolate remembers when it has it
  * (a structural comparison), and fingerprinted only when it does not:
  * fingerprinting every schema of a large listing costs more CPU than all the
- * rest of the plan. Fingerprints changed once (`2.`, `fingerprint32`); tools
+ * rest of the plan. Fingerprints changed once (`2.`, names/stable-hash.ts); tools
  * stored with the first kind are compared with that kind and moved to the
  * current one a few per listing (`MIGRATIONS_PER_LISTING`).
  */
@@ -15,7 +15,7 @@ import { dequal } from "dequal/lite";
 import { assignNames, type Displacement, type KnownNames } from "../names/assign";
 import type { NameRules } from "../names/profiles";
 import type { RenameReason } from "../names/sanitize";
-import { fnv1a32 } from "../names/stable-hash";
+import { fingerprint32, fnv1a32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
 
 /** What the map holds under a model-facing name. */
@@ -50,38 +50,6 @@ export interface ListingPlan {
   renames: Array<{ from: string; to: string; reasons: RenameReason[] }>;
   /** Names that now stand for another tool than before. */
   displaced: Displacement[];
-}
-
-const PRIME = 0x01000193;
-
-/**
- * 32 bits over a text's UTF-16 code units, four interleaved FNV-1a lanes
- * folded together: twice as fast as one lane over UTF-8 bytes, and a change
- * detector needs no more (a collision keeps one stored schema of a tool a
- * listing longer). Its output is stored: pinned by test vectors.
- */
-export function fingerprint32(text: string): number {
-  let a = 0x811c9dc5;
-  let b = 0x9e3779b9;
-  let c = 0x85ebca6b;
-  let d = 0xc2b2ae35;
-  const n = text.length;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
-    a = Math.imul(a ^ text.charCodeAt(i), PRIME);
-    b = Math.imul(b ^ text.charCodeAt(i + 1), PRIME);
-    c = Math.imul(c ^ text.charCodeAt(i + 2), PRIME);
-    d = Math.imul(d ^ text.charCodeAt(i + 3), PRIME);
-  }
-  for (; i < n; i++) a = Math.imul(a ^ text.charCodeAt(i), PRIME);
-  let hash = Math.imul(a ^ n, PRIME);
-  hash = Math.imul(hash ^ b, PRIME);
-  hash = Math.imul(hash ^ c, PRIME);
-  hash = Math.imul(hash ^ d, PRIME);
-  // Final avalanche (MurmurHash3's fmix32), so one changed unit moves every bit.
-  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
-  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
-  return (hash ^ (hash >>> 16)) >>> 0;
 }
 
 /** The current fingerprints start with this; base 36 never holds a `.`. */

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { nameRules } from "../../src/names/profiles";
-import { fnv1a32 } from "../../src/names/stable-hash";
+import { fingerprint32, fnv1a32 } from "../../src/names/stable-hash";
 import {
-  fingerprint32,
   type KnownTools,
   MIGRATIONS_PER_LISTING,
   planListing,
