@@ -9,7 +9,5 @@ export function noteOn(description: unknown, note: string): string {
 
 /** A value as it appears in a note or a string enum: JSON text, as the schema wrote it. */
 export function describeValue(value: unknown): string {
-  return typeof value === "string"
-    ? JSON.stringify(value)
-    : (JSON.stringify(value) ?? String(value));
+  return JSON.stringify(value) ?? String(value);
 }

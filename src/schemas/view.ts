@@ -458,7 +458,7 @@ class ViewBuilder {
     const values = schema.enum;
     if (Array.isArray(values) && values.some((value) => typeof value !== "string")) {
       schema.enum = values.map((value) =>
-        typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)),
+        typeof value === "string" ? value : describeValue(value),
       );
       schema.type = "string";
       this.applied.add("enum_as_strings");
