@@ -1,14 +1,17 @@
 /**
- * The Worker. Every request is first admitted (the configuration is valid,
- * the host is allowed); then, in relay mode, it goes to the routes, and in
- * broker mode to the broker (auth/broker.ts), which serves sign-in and hands
- * MCP requests carrying a valid token of the proxy's to the routes with the
- * origin's token. One app per isolate: `toolMapMemory` is what the isolate
+ * The Worker. Every request is first read one way (its canonical path,
+ * transport/canonical-path.ts) and admitted (the configuration is valid, the
+ * host is allowed); then, in relay mode, it goes to the routes, and in broker
+ * mode to the broker (auth/broker.ts), which serves sign-in and hands MCP
+ * requests carrying a valid token of the proxy's to the routes with the
+ * grant's props. The routes match the canonical path as it is, never a
+ * decoding of it, so they and the broker always agree on which route a
+ * request is. One app per isolate: `toolMapMemory` is what the isolate
  * remembers of tool names between requests (tests make a fresh one to play a
  * cold isolate).
  */
 import { Hono } from "hono";
-import { AUTHORIZE_PATH, brokers } from "./auth/broker";
+import { AUTHORIZE_PATH, brokers, originCredentials } from "./auth/broker";
 import { publicUrls } from "./auth/public-url";
 import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./auth/upstream";
 import { type Config, configOf, profileAt } from "./config";
@@ -26,6 +29,7 @@ import { mcpEndpoint } from "./routes/mcp-endpoint";
 import { wellKnown } from "./routes/well-known";
 import { ToolMapMemory } from "./toolmap/tool-map";
 import { refusedHost } from "./transport/allowed-hosts";
+import { canonicalRequest, rawPathOf } from "./transport/canonical-path";
 
 export type Worker = ExportedHandler<Env> & Pick<Required<ExportedHandler<Env>>, "fetch">;
 
@@ -65,13 +69,15 @@ function admit(request: Request, env: Env): Config | Response {
 }
 
 function createRoutes(toolMapMemory: ToolMapMemory): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // The canonical path as it is: Hono's default would decode it again.
+  const app = new Hono<AppEnv>({ getPath: (request) => rawPathOf(request.url) });
   app.use(async (c, next) => {
     // Admitted before any route runs, so the configuration is valid here.
     const result = configOf(c.env);
     if (result.kind === "invalid") throw new Error("routes reached with an invalid configuration");
     c.set("config", result.config);
     c.set("toolMapMemory", toolMapMemory);
+    c.set("originCredentials", originCredentials(result.config, c.executionCtx));
     await next();
   });
 
@@ -104,7 +110,18 @@ export function createApp(toolMapMemory = new ToolMapMemory()): Worker {
   const routes = createRoutes(toolMapMemory);
   const brokerFor = brokers(routes);
   return {
-    async fetch(request, env, ctx) {
+    async fetch(received, env, ctx) {
+      const canonical = canonicalRequest(received);
+      if (canonical.kind === "refused") {
+        logEvent("path_refused", { reason: canonical.reason });
+        return errorResponse(
+          400,
+          ErrorCode.InvalidRequest,
+          `Bad request path: it has ${canonical.reason}, which has no single reading`,
+          unreadAddressee(received.headers),
+        );
+      }
+      const { request } = canonical;
       const admitted = admit(request, env);
       if (admitted instanceof Response) return admitted;
       if (admitted.auth.mode === "relay") return routes.fetch(request, env, ctx);

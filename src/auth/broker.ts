@@ -24,6 +24,7 @@ import { OAuthError, OAuthProvider } from "@cloudflare/workers-oauth-provider";
 import { type Config, configOf } from "../config";
 import { isPlainObject } from "../json";
 import { logEvent } from "../log";
+import type { OriginCredentials } from "../transport/headers";
 import { quote } from "./challenges";
 import type { PublicUrls } from "./public-url";
 import {
@@ -63,17 +64,41 @@ function refreshChallenge(urls: PublicUrls, description: string): Response {
   );
 }
 
-function propsOf(ctx: ExecutionContext): UpstreamTokens | undefined {
-  const props = (ctx as ExecutionContext & { props?: unknown }).props;
+/** The origin's tokens the library put on `ctx` after it validated the proxy's token; none otherwise. */
+function propsOf(ctx: object): UpstreamTokens | undefined {
+  const props = (ctx as { props?: unknown }).props;
   const upstream = isPlainObject(props) ? props.upstream : undefined;
   return isUpstreamTokens(upstream) ? upstream : undefined;
+}
+
+/**
+ * Whose credentials go to the origin on this request. Relay mode: the
+ * client's. Broker mode: never the client's; the origin's token only where
+ * the library validated a token of the proxy's (it then put the grant's
+ * props on `ctx`), whatever path led to the route.
+ */
+export function originCredentials(config: Config, ctx: object): OriginCredentials {
+  if (config.auth.mode === "relay") return { kind: "client" };
+  const upstream = propsOf(ctx);
+  return upstream
+    ? { kind: "proxy", authorization: `Bearer ${upstream.accessToken}` }
+    : { kind: "proxy" };
+}
+
+/** The proxy's own 401 for an MCP request that did not pass its token check. */
+export function signInChallenge(urls: PublicUrls): Response {
+  const challenge = `Bearer realm="OAuth", resource_metadata=${quote(urls.metadata)}`;
+  return new Response(null, { status: 401, headers: { "www-authenticate": challenge } });
 }
 
 function createBroker(config: Config, urls: PublicUrls, routes: Routes): OAuthProvider<Env> {
   const origin = new URL(urls.mcp).origin;
   const originHost = config.originUrl.host;
 
-  /** An MCP request with a valid token of the proxy's: sent on with the origin's token instead. */
+  /**
+   * An MCP request with a valid token of the proxy's: the routes send it on
+   * with the origin's token from the grant (`originCredentials`), never the client's.
+   */
   const withOriginToken: Routes = {
     async fetch(request, env, ctx) {
       const upstream = propsOf(ctx);
@@ -82,9 +107,7 @@ function createBroker(config: Config, urls: PublicUrls, routes: Routes): OAuthPr
         return refreshChallenge(urls, "The sign-in at the origin expired; refresh the token");
       }
       if (!upstream) return refreshChallenge(urls, "The grant holds no sign-in at the origin");
-      const headers = new Headers(request.headers);
-      headers.set("authorization", `Bearer ${upstream.accessToken}`);
-      const response = await routes.fetch(new Request(request, { headers }), env, ctx);
+      const response = await routes.fetch(request, env, ctx);
       if (response.status !== 401) return response;
       await response.body?.cancel();
       logEvent("upstream_token_refused", { origin: originHost });

@@ -1,5 +1,6 @@
 import type { Config } from "../config";
 import type { ToolMapMemory } from "../toolmap/tool-map";
+import type { OriginCredentials } from "../transport/headers";
 
 /**
  * Hono's view of the Worker: the wrangler bindings, and what every route is
@@ -11,5 +12,7 @@ export interface AppEnv {
     config: Config;
     /** This isolate's memory of tool names, shared by all its requests. */
     toolMapMemory: ToolMapMemory;
+    /** Whose credentials go to the origin on this request, decided once (auth/broker.ts). */
+    originCredentials: OriginCredentials;
   };
 }

@@ -7,6 +7,7 @@
  * Each profile has a tool map of its own.
  */
 import type { Context } from "hono";
+import { signInChallenge } from "../auth/broker";
 import { rewriteChallenges } from "../auth/protected-resource";
 import { publicUrls } from "../auth/public-url";
 import {
@@ -45,8 +46,13 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
   const config = c.get("config");
   const request = c.req.raw;
   const url = new URL(request.url);
+  const credentials = c.get("originCredentials");
+  // Broker mode: only a request that passed the proxy's token check carries the origin's token.
+  if (credentials.kind === "proxy" && credentials.authorization === undefined) {
+    return signInChallenge(publicUrls(config, url));
+  }
   const target = originTarget(config.originUrl, url);
-  const headers = originRequestHeaders(request.headers);
+  const headers = originRequestHeaders(request.headers, credentials);
   const unread = unreadAddressee(request.headers);
   /** The origin's answer, its sign-in challenges pointing at the proxy's metadata for this URL. */
   const answered = (origin: Response) =>
@@ -65,7 +71,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
       }
       const toolMap = await openToolMap(c, profile);
       const resolveTool = toolResolver(toolMap, (cause) =>
-        relistTools(target, request.headers, cause, config),
+        relistTools(target, headers, cause, config),
       );
       const plan = await planForward(body, resolveTool, config.argumentValidation);
       if (plan.body === null) return localAnswer(plan.localResponses, body.batch);

@@ -34,7 +34,7 @@ export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
     wellKnownTarget(config.originUrl, url),
     {
       method: request.method,
-      headers: originRequestHeaders(request.headers),
+      headers: originRequestHeaders(request.headers, c.get("originCredentials")),
       body: hasBody ? request.body : null,
     },
     config.originTimeoutMs,

@@ -13,7 +13,6 @@ import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { requestOnBehalfOf, revisionOf } from "../protocol/revision";
 import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tools-list";
-import { originRequestHeaders } from "../transport/headers";
 import { fetchOrigin } from "../transport/origin";
 import { MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
 
@@ -65,20 +64,25 @@ async function readPage(response: Response, id: string): Promise<ListPage | unde
   return page;
 }
 
+/**
+ * Every page of the origin's listing, asked for on behalf of `cause` with
+ * `originHeaders`, the headers the client's own request to the origin carries
+ * (its credentials as `AUTH_MODE` decided).
+ */
 export async function relistTools(
   target: URL,
-  clientHeaders: Headers,
+  originHeaders: Headers,
   cause: unknown,
   config: Config,
 ): Promise<ListedTool[] | undefined> {
-  const revision = revisionOf(clientHeaders, cause);
+  const revision = revisionOf(originHeaders, cause);
   const tools: ListedTool[] = [];
   let cursor: string | undefined;
   for (let pageNumber = 0; pageNumber < MAX_PAGES; pageNumber++) {
     const id = `mcp-edge-rewriter/relist/${crypto.randomUUID()}`;
     const request = requestOnBehalfOf(
       cause,
-      originRequestHeaders(clientHeaders),
+      new Headers(originHeaders),
       revision,
       "tools/list",
       cursor === undefined ? {} : { cursor },
@@ -95,7 +99,7 @@ export async function relistTools(
       target,
       { method: "POST", headers: request.headers, body },
       config.originTimeoutMs,
-      unreadAddressee(clientHeaders),
+      unreadAddressee(originHeaders),
     );
     if (reply.kind === "failed" || !reply.response.ok) {
       logEvent("relist_failed", {

@@ -1,8 +1,14 @@
 /**
- * Which headers cross the proxy. End-to-end headers (Authorization,
- * Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Accept,
- * WWW-Authenticate, …) pass both ways; hop-by-hop headers (RFC 9110 §7.6.1),
- * and any the peer lists in `Connection`, describe one connection and stop here.
+ * Which headers cross the proxy. End-to-end headers (Mcp-Session-Id,
+ * MCP-Protocol-Version, Last-Event-ID, Accept, WWW-Authenticate, …) pass both
+ * ways; hop-by-hop headers (RFC 9110 §7.6.1), and any the peer lists in
+ * `Connection`, describe one connection and stop here. On the way to the
+ * origin, the client's forwarding headers stop too (a client could forge its
+ * address with them), and its credentials pass only where the operator's
+ * `AUTH_MODE` says (`OriginCredentials`).
+ *
+ * The runtime hides the client's `Connection` header from the Worker, so
+ * headers a client lists there cannot be told apart and pass on (SECURITY.md).
  */
 const HOP_BY_HOP = new Set([
   "connection",
@@ -37,9 +43,39 @@ function endToEnd(headers: Headers, drop: readonly string[]): Headers {
   return result;
 }
 
+/** What a client may send to say where it is; an origin behind Cloudflare may believe them. */
+const FORWARDING = [
+  "forwarded",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-forwarded-port",
+  "x-real-ip",
+  "x-client-ip",
+  "true-client-ip",
+  "cf-connecting-ip",
+];
+const CLIENT_CREDENTIALS = ["authorization", "cookie"];
+
+/**
+ * Whose credentials a request to the origin carries: the client's own
+ * (relay mode), or never the client's, and the proxy's token for the origin
+ * where it has one (broker mode).
+ */
+export type OriginCredentials = { kind: "client" } | { kind: "proxy"; authorization?: string };
+
 /** Headers for the request to the origin. `Host` and `Content-Length` are set by fetch itself. */
-export function originRequestHeaders(clientHeaders: Headers): Headers {
-  return endToEnd(clientHeaders, namesToDrop(clientHeaders, ["host", "content-length"]));
+export function originRequestHeaders(
+  clientHeaders: Headers,
+  credentials: OriginCredentials,
+): Headers {
+  const alsoDrop = ["host", "content-length", ...FORWARDING];
+  if (credentials.kind === "proxy") alsoDrop.push(...CLIENT_CREDENTIALS);
+  const headers = endToEnd(clientHeaders, namesToDrop(clientHeaders, alsoDrop));
+  if (credentials.kind === "proxy" && credentials.authorization !== undefined) {
+    headers.set("authorization", credentials.authorization);
+  }
+  return headers;
 }
 
 /** Encodings the Workers runtime's `fetch` decodes by itself; others arrive still encoded. */
