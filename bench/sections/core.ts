@@ -271,7 +271,10 @@ async function measure(): Promise<SectionResult> {
   const streamTimes = await time(
     [
       ["rewrite", () => pump(rewriteEventStream(() => undefined, 1 << 24))],
-      ["watch", () => pump(watchEventStream("notifications/tools/list_changed", () => {}))],
+      [
+        "watch",
+        () => pump(watchEventStream("notifications/tools/list_changed", () => {}, 1 << 16)),
+      ],
     ],
     { time: 500, iterations: 10 },
   );

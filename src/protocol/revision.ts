@@ -58,11 +58,23 @@ function metaOf(message: unknown): Record<string, unknown> | undefined {
   return isPlainObject(meta) ? meta : undefined;
 }
 
-/** The revision a request speaks: `message`'s own claim, else the header, else 2025-03-26. */
+/** Revisions are dates; anything else is no claim (it would otherwise reach a header unchecked). */
+const REVISION_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+const dateForm = (value: unknown): string | undefined =>
+  typeof value === "string" && REVISION_DATE.test(value.trim()) ? value.trim() : undefined;
+
+/**
+ * The revision a request speaks: `message`'s own claim, else the header, else
+ * 2025-03-26. A claim not in the date form is ignored, and the message goes
+ * on as it came for the origin to judge.
+ */
 export function revisionOf(headers: Headers, message?: unknown): Revision {
-  const claimed = metaOf(message)?.[PROTOCOL_VERSION];
-  if (typeof claimed === "string") return revision(claimed);
-  return revision(headers.get("mcp-protocol-version")?.trim() || DEFAULT_REVISION);
+  return revision(
+    dateForm(metaOf(message)?.[PROTOCOL_VERSION]) ??
+      dateForm(headers.get("mcp-protocol-version")) ??
+      DEFAULT_REVISION,
+  );
 }
 
 /** The `id` member of an error that answers a request whose id is unknown (a body that did not parse). */

@@ -6,7 +6,7 @@
  * answer with nothing to rename is the origin's own body, and a body in an
  * encoding the runtime did not decode is never read or relabeled.
  */
-import { parseExact, stringifyExact } from "../json";
+import { isPlainObject, parseExact, parseJson, stringifyExact } from "../json";
 import { logEvent } from "../log";
 import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../protocol/jsonrpc";
 import {
@@ -89,6 +89,17 @@ export async function rewriteJsonText(
   );
 }
 
+/** The largest event a watched stream parses: a `list_changed` notification is far smaller. */
+const MAX_WATCHED_EVENT_CHARS = 64 * 1024;
+
+/** Whether an event's data is (or, in a 2025-03-26 batch, holds) the `list_changed` notification itself. */
+function announcesListChanged(data: string): boolean {
+  const payload = parseJson(data);
+  return (Array.isArray(payload) ? payload : [payload]).some(
+    (message) => isPlainObject(message) && message.method === LIST_CHANGED,
+  );
+}
+
 /** Only an event that mentions these can need renaming or drop the cache; the rest is not parsed. */
 const mayMatter = (data: string) => data.includes('"tools"') || data.includes(LIST_CHANGED);
 
@@ -155,7 +166,13 @@ export async function rewriteResponse(
           (data) => (mayMatter(data) ? rewriteJsonText(data, listIds, toolMap) : undefined),
           MAX_REWRITE_BYTES,
         )
-      : watchEventStream(LIST_CHANGED, () => toolMap.forget());
+      : watchEventStream(
+          LIST_CHANGED,
+          (data) => {
+            if (announcesListChanged(data)) toolMap.forget();
+          },
+          MAX_WATCHED_EVENT_CHARS,
+        );
     let body = origin.body.pipeThrough(transform);
     if (local) {
       const events = localResponses.map((response) =>

@@ -9,7 +9,7 @@
  * `maxEventChars` without ending ends the stream with an error instead.
  *
  * `watchEventStream` is for streams that need no rewrite: the bytes pass
- * unchanged and are only scanned for a marker.
+ * unchanged, and only events that mention a marker are handed on.
  */
 import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
 import { logEvent } from "../log";
@@ -72,22 +72,54 @@ export function rewriteEventStream(
   });
 }
 
+/** Where an event ends: a blank line, in any of the three line endings. */
+const EVENT_END = /(\r\n|\r|\n)(\r\n|\r|\n)/;
+
 /**
- * Passes the bytes through unchanged and calls `onSeen` when `marker` appears,
- * also when it is split across chunks.
+ * Passes the bytes through unchanged and hands `onEvent` the data of every
+ * event whose data mentions `marker`, for the caller to parse: a mention in
+ * text (a log message, a tool result) is not the message itself. An event
+ * longer than `maxEventChars` is not looked at: the watch skips to the next
+ * blank line and goes on, and the bytes still pass.
  */
 export function watchEventStream(
   marker: string,
-  onSeen: () => void,
+  onEvent: (data: string) => void,
+  maxEventChars: number,
 ): TransformStream<Uint8Array, Uint8Array> {
   const decoder = new TextDecoder();
+  let skipping = false;
+  /** While skipping: the end of the text seen, where a blank line may have begun. */
   let tail = "";
+  const parser = createParser({
+    maxBufferSize: maxEventChars,
+    onError: (error) => {
+      if (error.type === "max-buffer-size-exceeded") skipping = true;
+    },
+    onEvent: ({ data }) => {
+      if (data.includes(marker)) onEvent(data);
+    },
+  });
+  const feed = (text: string) => {
+    if (skipping) {
+      const seen = tail + text;
+      const end = EVENT_END.exec(seen);
+      if (!end) {
+        tail = seen.slice(-3);
+        return;
+      }
+      skipping = false;
+      tail = "";
+      parser.reset();
+      text = seen.slice(end.index + end[0].length);
+    }
+    parser.feed(text);
+    if (skipping) feed("");
+  };
   return new TransformStream({
     transform(chunk, controller) {
       controller.enqueue(chunk);
-      const text = tail + decoder.decode(chunk, { stream: true });
-      if (text.includes(marker)) onSeen();
-      tail = text.slice(-(marker.length - 1));
+      feed(decoder.decode(chunk, { stream: true }));
     },
   });
 }

@@ -28,6 +28,21 @@ describe("the revision of a request", () => {
     expect(revisionOf(headers())).toEqual({ version: "2025-03-26", stateless: false });
   });
 
+  it("is read only in its date form: any other claim or header is none", () => {
+    const odd = call({
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28\r\nX-Injected: yes",
+    });
+    expect(revisionOf(headers({ "mcp-protocol-version": "2025-11-25" }), odd).version).toBe(
+      "2025-11-25",
+    );
+    expect(revisionOf(headers({ "mcp-protocol-version": "9999 X-Injected: yes" })).version).toBe(
+      "2025-03-26",
+    );
+    expect(
+      revisionOf(headers(), call({ "io.modelcontextprotocol/protocolVersion": 20260728 })),
+    ).toEqual({ version: "2025-03-26", stateless: false });
+  });
+
   it("counts any later revision as stateless", () => {
     expect(revisionOf(headers({ "mcp-protocol-version": "2027-01-01" })).stateless).toBe(true);
   });

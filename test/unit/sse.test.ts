@@ -65,15 +65,33 @@ describe("rewriteEventStream", () => {
 });
 
 describe("watchEventStream", () => {
-  it("passes bytes through unchanged and sees a marker split across chunks", async () => {
-    let seen = 0;
+  const MARKER = "notifications/tools/list_changed";
+
+  it("passes bytes through unchanged and hands on an event whose marker is split across chunks", async () => {
+    const seen: string[] = [];
     const chunks = ['data: {"method":"notifications/to', 'ols/list_changed"}\r\n\r\n', ": x\n"];
     const out = await run(
-      watchEventStream("notifications/tools/list_changed", () => seen++),
+      watchEventStream(MARKER, (data) => seen.push(data), 1000),
       chunks,
     );
     expect(out).toBe(chunks.join(""));
-    expect(seen).toBe(1);
+    expect(seen).toEqual(['{"method":"notifications/tools/list_changed"}']);
+  });
+
+  it("hands on only events that mention the marker, and skips past one too long to look at", async () => {
+    const seen: string[] = [];
+    const chunks = [
+      'data: {"a":1}\n\n',
+      `data: ${"x".repeat(1200)}`,
+      `"${MARKER}"\n\n`,
+      `data: {"method":"${MARKER}"}\n\n`,
+    ];
+    const out = await run(
+      watchEventStream(MARKER, (data) => seen.push(data), 1000),
+      chunks,
+    );
+    expect(out).toBe(chunks.join(""));
+    expect(seen).toEqual([`{"method":"${MARKER}"}`]);
   });
 });
 

@@ -255,4 +255,54 @@ describe("protocol 2026-07-28", () => {
     expect(counted.counts.get).toBe(1);
     await reader.cancel();
   });
+
+  it("reads a revision only in its date form, so a claim in the body never becomes a header", async () => {
+    const { proxy, trace } = await setUp();
+    for (const claim of ["2026-07-28\r\nX-Injected: yes", "9999 X-Injected: yes"]) {
+      const response = await postJson(
+        proxy,
+        PROXY_URL,
+        rpc("odd", "tools/call", {
+          name: "never_listed",
+          arguments: {},
+          _meta: { "io.modelcontextprotocol/protocolVersion": claim },
+        }),
+        { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call" },
+      );
+      expect(response.status).not.toBe(500);
+      await response.body?.cancel();
+    }
+    const received = await receivedByOrigin(trace);
+    expect(received.length).toBeGreaterThan(0);
+    for (const request of received) {
+      expect(request.headers).not.toHaveProperty("x-injected");
+      expect(request.headers["mcp-protocol-version"] ?? "2026-07-28").toMatch(
+        /^\d{4}-\d{2}-\d{2}$/,
+      );
+    }
+  });
+
+  it("drops cached names only for a list_changed notification, not for text that mentions one", async () => {
+    const profile = profileOf("openai");
+    const memory = new ToolMapMemory();
+    const scope = await toolMapScope(new URL("https://mention.example/mcp"), profile.names);
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, memory, () => {});
+    await toolMap.nameListing([{ name: "a/b", inputSchema: { type: "object" } }]);
+    const mentions = [
+      'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"notifications/tools/list_changed"}}\n\n',
+      'data: {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"\\"method\\":\\"notifications/tools/list_changed\\""}]}}\n\n',
+      ": notifications/tools/list_changed\n\n",
+    ].join("");
+    const response = await rewriteResponse(
+      new Response(mentions, { headers: { "content-type": "text/event-stream" } }),
+      {
+        listIds: new Set(),
+        watchesListChanged: true,
+        toolMap,
+        addressee: unreadAddressee(new Headers()),
+      },
+    );
+    expect(await response.text()).toBe(mentions);
+    expect((await toolMap.resolve("a_b"))?.source).toBe("memory");
+  });
 });
