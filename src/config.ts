@@ -76,6 +76,14 @@ export type AuthMode =
 
 const secret = v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty")));
 
+/** One `ALLOWED_HOSTS` entry: a hostname, and the one port it is allowed on when it names one. */
+export interface AllowedHost {
+  hostname: string;
+  port?: string;
+}
+
+const HOST_ENTRY = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/;
+
 const hostList = v.optional(
   v.pipe(
     v.string(),
@@ -84,6 +92,16 @@ const hostList = v.optional(
         .split(",")
         .map((host) => host.trim().toLowerCase())
         .filter(Boolean),
+    ),
+    v.check(
+      (entries) => entries.every((entry) => HOST_ENTRY.test(entry)),
+      "must be hostnames or host:port pairs, separated by commas",
+    ),
+    v.transform((entries) =>
+      entries.map((entry): AllowedHost => {
+        const [, hostname = entry, port] = HOST_ENTRY.exec(entry) ?? [];
+        return port === undefined ? { hostname } : { hostname, port };
+      }),
     ),
   ),
   "",
@@ -158,8 +176,8 @@ export interface Config {
   nameMaxLength: number | undefined;
   /** What to do with arguments that fail the tool's schema (`ARGUMENT_VALIDATION`). */
   argumentValidation: ValidationMode;
-  /** Hostnames the proxy answers for (`ALLOWED_HOSTS`); empty: any. */
-  allowedHosts: readonly string[];
+  /** Hosts the proxy answers for (`ALLOWED_HOSTS`); empty: any. */
+  allowedHosts: readonly AllowedHost[];
   /** The origin clients reach the proxy at (`PUBLIC_URL`), when it is not the one requests arrive for. */
   publicOrigin: string | undefined;
   /** `AUTH_MODE`, with what broker mode needs. */

@@ -29,7 +29,7 @@ export interface ParsedBody {
 
 export type PostBody =
   | ParsedBody
-  | { kind: "refused"; status: 400 | 413; code: number; message: string };
+  | { kind: "refused"; status: 400 | 413 | 415; code: number; message: string };
 
 async function readWithin(request: Request, maxBytes: number): Promise<Uint8Array | null> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
@@ -46,14 +46,31 @@ async function readWithin(request: Request, maxBytes: number): Promise<Uint8Arra
   return null;
 }
 
-const refused = (status: 400 | 413, code: number, message: string): PostBody => ({
+const refused = (status: 400 | 413 | 415, code: number, message: string): PostBody => ({
   kind: "refused",
   status,
   code,
   message,
 });
 
+/**
+ * Whether the body is labeled JSON, as MCP clients label it. Anything else is
+ * refused unread: a web page can send `text/plain` or a form to a local proxy
+ * without a CORS preflight, but not `application/json`.
+ */
+function isJson(contentType: string | null): boolean {
+  return contentType?.split(";")[0]?.trim().toLowerCase() === "application/json";
+}
+
 export async function readPostBody(request: Request, maxBytes: number): Promise<PostBody> {
+  if (!isJson(request.headers.get("content-type"))) {
+    await request.body?.cancel();
+    return refused(
+      415,
+      ErrorCode.InvalidRequest,
+      "Unsupported Media Type: a POST to the MCP endpoint has Content-Type: application/json",
+    );
+  }
   const bytes = await readWithin(request, maxBytes);
   if (bytes === null) {
     return refused(

@@ -86,15 +86,26 @@ describe("parseConfig", () => {
     );
   });
 
-  it("reads ALLOWED_HOSTS as a list of lower-case hostnames", () => {
+  it("reads ALLOWED_HOSTS as a list of lower-case hosts, each with a port where it names one", () => {
     const result = parseConfig(
-      env({ ORIGIN_URL: "https://o.example/mcp", ALLOWED_HOSTS: " LocalHost, 127.0.0.1,,[::1] " }),
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        ALLOWED_HOSTS: " LocalHost, 127.0.0.1,,[::1],localhost:6274 ",
+      }),
     );
     expect(result.kind === "valid" && result.config.allowedHosts).toEqual([
-      "localhost",
-      "127.0.0.1",
-      "[::1]",
+      { hostname: "localhost" },
+      { hostname: "127.0.0.1" },
+      { hostname: "[::1]" },
+      { hostname: "localhost", port: "6274" },
     ]);
+    expect(
+      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ALLOWED_HOSTS: "http://x" })),
+    ).toEqual({
+      kind: "invalid",
+      setting: "ALLOWED_HOSTS",
+      problem: "must be hostnames or host:port pairs, separated by commas",
+    });
   });
 
   it.each([

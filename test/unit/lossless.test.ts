@@ -187,7 +187,11 @@ describe("what the proxy forwards", () => {
     await fc.assert(
       fc.asyncProperty(bodyText, async (text) => {
         const log = vi.spyOn(console, "log").mockImplementation(() => {});
-        const request = new Request("http://proxy.test/mcp", { method: "POST", body: text });
+        const request = new Request("http://proxy.test/mcp", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: text,
+        });
         const body = await readPostBody(request, 1 << 20);
         expect(body.kind, text).toBe("parsed");
         if (body.kind !== "parsed") return;

@@ -244,6 +244,18 @@ describe("DNS-rebinding protection (ALLOWED_HOSTS)", () => {
       { origin: "http://evil.example" },
       "origin http://evil.example",
     ],
+    [
+      "the opaque Origin of a sandboxed frame or a file",
+      "http://localhost:8787/mcp",
+      { origin: "null" },
+      "origin null",
+    ],
+    [
+      "an allowed host's Origin on another port (another local app)",
+      "http://localhost:8787/mcp",
+      { origin: "http://localhost:9999" },
+      "origin http://localhost:9999",
+    ],
   ])("refuses %s with 403, without calling the origin", async (_, url, headers, says) => {
     const trace = newTrace();
     const response = await postJson(local, `${url}?trace=${trace}`, rpc(1, "ping"), headers);
@@ -254,12 +266,48 @@ describe("DNS-rebinding protection (ALLOWED_HOSTS)", () => {
     expect(await receivedByOrigin(trace)).toEqual([]);
   });
 
-  it("accepts an allowed host, with or without an Origin", async () => {
+  it("accepts an allowed host, with or without an Origin of its own port", async () => {
     const variants: Record<string, string>[] = [{}, { origin: "http://127.0.0.1:8787" }];
     for (const headers of variants) {
       const response = await local("http://127.0.0.1:8787/healthz", { headers });
       expect(response.status).toBe(200);
     }
+  });
+
+  it("accepts an Origin on another port where ALLOWED_HOSTS names that port", async () => {
+    const withApp = viaProxy({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp`,
+      ALLOWED_HOSTS: "localhost,localhost:6274",
+    });
+    const response = await withApp("http://localhost:8787/healthz", {
+      headers: { origin: "http://localhost:6274" },
+    });
+    expect(response.status).toBe(200);
+  });
+
+  it("refuses a POST that is not JSON with 415, so a page cannot send one without a preflight", async () => {
+    for (const contentType of ["text/plain", "application/x-www-form-urlencoded", ""]) {
+      const trace = newTrace();
+      const response = await local(`http://localhost:8787/mcp?trace=${trace}`, {
+        method: "POST",
+        headers: contentType ? { "content-type": contentType } : {},
+        body: JSON.stringify(rpc(1, "ping")),
+      });
+      expect(response.status, contentType).toBe(415);
+      expect(await response.json()).toMatchObject({
+        error: {
+          code: -32600,
+          message:
+            "Unsupported Media Type: a POST to the MCP endpoint has Content-Type: application/json",
+        },
+      });
+      expect(await receivedByOrigin(trace)).toEqual([]);
+    }
+    const json = await postJson(local, "http://localhost:8787/mcp", rpc(1, "ping"), {
+      "content-type": "Application/JSON; charset=utf-8",
+    });
+    expect(json.status).not.toBe(415);
+    await json.body?.cancel();
   });
 });
 
