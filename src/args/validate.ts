@@ -8,6 +8,14 @@
  * The issues name locations and keywords, never argument values, so they can
  * be logged; `describeInvalidCall` turns them into the text a model reads when
  * `ARGUMENT_VALIDATION=enforce` refuses a call.
+ *
+ * Bounded (README, "Limits"): the proxy checks no keyword whose cost the
+ * client controls beyond a linear walk, and leaves those to the origin: a
+ * `pattern` or `patternProperties` is the origin's regex run on the client's
+ * text (`^(a+)+$` takes seconds on 27 characters), `uniqueItems` compares
+ * every pair of a client's array. The fix-it text names at most
+ * `MAX_LISTED` issues and keys, suggests at most `MAX_SUGGESTIONS` keys, and
+ * compares only keys of at most `MAX_KEY_CHARS` characters.
  */
 import { type SchemaDraft, Validator } from "@cfworker/json-schema";
 import { isPlainObject, own } from "../json";
@@ -57,21 +65,72 @@ function draftOf(schema: Schema): SchemaDraft {
   return "2020-12";
 }
 
-const validators = new WeakMap<object, Validator>();
+/** Keywords left to the origin: their cost grows faster than the client's input. */
+const LEFT_TO_ORIGIN = new Set(["pattern", "patternProperties", "uniqueItems"]);
+/** Keywords whose members are named subschemas: the names are data, never keywords. */
+const SCHEMA_MAPS = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+  "dependencies",
+]);
+/** Keywords whose value is data, not a schema. */
+const DATA = new Set(["const", "enum", "default", "examples", "example"]);
+const MAX_SCHEMA_DEPTH = 64;
 
-function validatorFor(schema: Schema): Validator {
-  let validator = validators.get(schema);
-  if (!validator) {
-    validator = new Validator(schema, draftOf(schema), false);
-    validators.set(schema, validator);
-  }
+/**
+ * `schema` without the keywords left to the origin; `undefined` when it is
+ * nested deeper than `MAX_SCHEMA_DEPTH`. Where `patternProperties` goes, the
+ * node's `additionalProperties` goes too: without the patterns it would
+ * refuse the keys they matched.
+ */
+function withoutCostlyKeywords(schema: Schema): Schema | undefined {
+  let tooDeep = false;
+  const copy = (node: unknown, depth: number): unknown => {
+    if (depth > MAX_SCHEMA_DEPTH) tooDeep = true;
+    if (tooDeep || typeof node !== "object" || node === null) return node;
+    if (Array.isArray(node)) return node.map((item) => copy(item, depth + 1));
+    const patterned = Object.hasOwn(node, "patternProperties");
+    const entries: Array<[string, unknown]> = [];
+    for (const [key, value] of Object.entries(node)) {
+      if (LEFT_TO_ORIGIN.has(key)) continue;
+      if (patterned && (key === "additionalProperties" || key === "unevaluatedProperties"))
+        continue;
+      if (DATA.has(key)) entries.push([key, value]);
+      else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
+        const members = Object.entries(value).map(([name, member]) => [
+          name,
+          copy(member, depth + 1),
+        ]);
+        entries.push([key, Object.fromEntries(members)]);
+      } else entries.push([key, copy(value, depth + 1)]);
+    }
+    // fromEntries: a property named `__proto__` stays an ordinary key.
+    return Object.fromEntries(entries);
+  };
+  const bounded = copy(schema, 0);
+  return tooDeep || !isPlainObject(bounded) ? undefined : bounded;
+}
+
+const validators = new WeakMap<object, Validator | undefined>();
+
+/** The validator of `schema`'s linear part; `undefined` for a schema too deep to walk. */
+function validatorFor(schema: Schema): Validator | undefined {
+  if (validators.has(schema)) return validators.get(schema);
+  const bounded = withoutCostlyKeywords(schema);
+  const validator = bounded && new Validator(bounded, draftOf(schema), false);
+  validators.set(schema, validator);
   return validator;
 }
 
 export function validateArguments(args: unknown, inputSchema: unknown): Validation {
   if (!isPlainObject(inputSchema)) return { kind: "skipped", reason: "no object schema" };
   try {
-    const { valid, errors } = validatorFor(inputSchema).validate(args);
+    const validator = validatorFor(inputSchema);
+    if (!validator) return { kind: "skipped", reason: "schema nested too deep" };
+    const { valid, errors } = validator.validate(args);
     if (valid) return { kind: "valid" };
     const leaves = errors.filter((error) => !WRAPPERS.has(error.keyword));
     const issues = (leaves.length > 0 ? leaves : errors).map((error) => ({
@@ -102,12 +161,32 @@ function editDistance(a: string, b: string): number {
   return previous[b.length] as number;
 }
 
+/** Issues and keys the fix-it text names at most, and keys it suggests a correction for. */
+const MAX_LISTED = 20;
+const MAX_SUGGESTIONS = 10;
+/** Keys longer than this are named cut short and get no suggestion (edit distance is quadratic). */
+const MAX_KEY_CHARS = 64;
+const MAX_LINE_CHARS = 240;
+/** Declared keys a suggestion is looked for among. */
+const MAX_CANDIDATES = 200;
+
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}…`);
+
+/** `names` quoted, at most `MAX_LISTED` of them, then how many more there are. */
+function quoted(names: readonly string[], what: string): string {
+  const shown = names.slice(0, MAX_LISTED).map((name) => `\`${clip(name, MAX_KEY_CHARS)}\``);
+  const more = names.length - shown.length;
+  return more > 0 ? `${shown.join(", ")} and ${more} more ${what}` : shown.join(", ");
+}
+
 /** The declared key closest to `key`, comparing folded names. */
 function closestKey(key: string, declared: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of declared) {
-    const distance = editDistance(foldKey(key), foldKey(candidate));
+  const folded = foldKey(key);
+  for (const candidate of declared.slice(0, MAX_CANDIDATES)) {
+    if (candidate.length > MAX_KEY_CHARS) continue;
+    const distance = editDistance(folded, foldKey(candidate));
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
@@ -128,35 +207,41 @@ export function describeInvalidCall(
   const lines = [
     `Invalid arguments for tool \`${tool}\`; the tool was not called. Fix these and call it again:`,
   ];
-  for (const issue of issues) {
+  for (const issue of issues.slice(0, MAX_LISTED)) {
     const missing = issue.keyword === "required" && /required property "(.*)"/.exec(issue.message);
     if (missing) {
       const parent = issue.location === "#" ? "" : ` in ${field(issue.location)}`;
-      lines.push(`- missing required field \`${missing[1]}\`${parent}`);
+      lines.push(clip(`- missing required field \`${missing[1]}\`${parent}`, MAX_LINE_CHARS));
     } else {
-      lines.push(`- ${field(issue.location)}: ${issue.message}`);
+      lines.push(clip(`- ${field(issue.location)}: ${issue.message}`, MAX_LINE_CHARS));
     }
   }
+  if (issues.length > MAX_LISTED) lines.push(`- … and ${issues.length - MAX_LISTED} more issues`);
   const received = Object.keys(args);
   lines.push(
     received.length > 0
-      ? `Keys received: ${received.map((key) => `\`${key}\``).join(", ")}.`
+      ? `Keys received: ${quoted(received, "keys")}.`
       : "No arguments were received.",
   );
   const properties = isPlainObject(inputSchema)
     ? propertiesOf(inputSchema, inputSchema)
     : undefined;
   const declared = Object.keys(properties ?? {});
-  for (const key of received.filter((key) => !Object.hasOwn(properties ?? {}, key))) {
-    const suggestion = closestKey(key, declared);
+  const unknown = received.filter((key) => !Object.hasOwn(properties ?? {}, key));
+  for (const key of unknown.slice(0, MAX_SUGGESTIONS)) {
+    const name = clip(key, MAX_KEY_CHARS);
+    const suggestion = key.length <= MAX_KEY_CHARS ? closestKey(key, declared) : undefined;
     lines.push(
-      suggestion === undefined
-        ? `Unknown key \`${key}\`: this tool declares no arguments.`
-        : `Unknown key \`${key}\`: did you mean \`${suggestion}\`?`,
+      declared.length === 0
+        ? `Unknown key \`${name}\`: this tool declares no arguments.`
+        : suggestion === undefined
+          ? `Unknown key \`${name}\`.`
+          : `Unknown key \`${name}\`: did you mean \`${suggestion}\`?`,
     );
   }
-  if (declared.length > 0) {
-    lines.push(`Declared arguments: ${declared.map((key) => `\`${key}\``).join(", ")}.`);
+  if (unknown.length > MAX_SUGGESTIONS) {
+    lines.push(`… and ${unknown.length - MAX_SUGGESTIONS} more unknown keys.`);
   }
+  if (declared.length > 0) lines.push(`Declared arguments: ${quoted(declared, "arguments")}.`);
   return lines.join("\n");
 }

@@ -1,7 +1,9 @@
 /**
  * Finds the tool behind a model-facing name: the map first (memory, then KV),
  * and on a miss the origin itself, asked once per client request however many
- * calls the request carries.
+ * calls the request carries. A name the map could never have handed out
+ * (illegal under the profile, or longer than its cap: an original name, or
+ * junk) costs no lookup and no re-list; its call goes on as it came.
  */
 import type { ListedTool } from "../protocol/tools-list";
 import type { Resolution, ToolMap } from "./tool-map";
@@ -17,6 +19,7 @@ export function toolResolver(
 ): ToolResolver {
   let relisted: Promise<unknown> | undefined;
   return async (name, cause) => {
+    if (!toolMap.couldHaveNamed(name)) return undefined;
     const known = await toolMap.resolve(name);
     if (known) return known;
     relisted ??= relist(cause).then((tools) => tools && toolMap.nameListing(tools));

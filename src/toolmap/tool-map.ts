@@ -21,6 +21,7 @@
 
 import { logEvent } from "../log";
 import type { NameRules } from "../names/profiles";
+import { isLegalName } from "../names/sanitize";
 import type { ListedTool } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import { changesNothing } from "../schemas/rules";
@@ -213,8 +214,17 @@ export class ToolMap {
     return { view, fresh: true };
   }
 
+  /**
+   * Whether `name` could be a model-facing name of this scope: legal under its
+   * rules, so at most its cap long. No other name is looked up anywhere.
+   */
+  couldHaveNamed(name: string): boolean {
+    return isLegalName(name, this.profile.names);
+  }
+
   /** The tool a model-facing name stands for, with its schema and view: memory first, then KV. */
   async resolve(name: string): Promise<Resolution | undefined> {
+    if (!this.couldHaveNamed(name)) return undefined;
     const known = this.scope.byName.get(name);
     if (known?.inputSchema !== undefined) return this.resolution(name, known, "memory");
     const stored = await this.kvRead(() => this.kv.get<StoredTool>(this.prefix + name, "json"));

@@ -367,6 +367,60 @@ describe("validation", () => {
   it("skips, rather than fails, a schema it cannot apply", () => {
     expect(validateArguments({}, { $ref: "#/nowhere" }).kind).not.toBe("invalid");
   });
+
+  it("runs none of the origin's regexes on client text, and no quadratic uniqueness check", () => {
+    // What the origin checks itself: a pattern (`^(a+)+$` takes seconds on 27 characters),
+    // patternProperties (on client keys) and uniqueItems (every pair of a client array).
+    const schema = {
+      type: "object",
+      properties: {
+        code: { type: "string", pattern: "^x$" },
+        pattern: { type: "integer" },
+        tags: { type: "array", uniqueItems: true },
+        labels: {
+          type: "object",
+          patternProperties: { "^l-": { type: "string" } },
+          additionalProperties: false,
+        },
+        named: { type: "object", propertyNames: { pattern: "^[a-z]+$" } },
+      },
+      $defs: { Code: { type: "string", pattern: "^y$" } },
+    };
+    const args = { code: "y", tags: [1, 1], labels: { "l-a": "b" }, named: { "A!": 1 } };
+    expect(validateArguments(args, schema)).toEqual({ kind: "valid" });
+    // Everything else is still checked, a property named `pattern` included.
+    const wrong = validateArguments({ ...args, pattern: "seven", code: 7 }, schema);
+    expect(wrong.kind === "invalid" && wrong.issues.map((issue) => issue.location)).toEqual([
+      "#/code",
+      "#/pattern",
+    ]);
+  });
+
+  it("bounds the fix-it text however many and however long the client's keys are", () => {
+    const args: Record<string, unknown> = { ["k".repeat(100_000)]: 1 };
+    for (let i = 0; i < 2_000; i++) args[`unknown_${i}`] = i;
+    const schema = {
+      type: "object",
+      properties: Object.fromEntries(
+        Array.from({ length: 300 }, (_, i) => [`declared_${i}`, { type: "string" }]),
+      ),
+      required: ["declared_0"],
+      additionalProperties: false,
+    };
+    const result = validateArguments(args, schema);
+    expect(result.kind === "invalid" && result.issues.length).toBeGreaterThan(2_000);
+    const text = describeInvalidCall(
+      "t",
+      args,
+      schema,
+      result.kind === "invalid" ? result.issues : [],
+    );
+    expect(text.length).toBeLessThan(16 * 1024);
+    expect(text.match(/^Unknown key/gm)?.length).toBeLessThanOrEqual(10);
+    expect(text).toContain("more issues");
+    expect(text).toContain("more keys");
+    expect(text).not.toContain("k".repeat(241));
+  });
 });
 
 describe("Mcp-Param-* headers (x-mcp-header)", () => {

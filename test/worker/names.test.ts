@@ -1,7 +1,7 @@
 /** Tool names through the proxy, against the real demo origin (README, "Tool names" and "The tool map"). */
 import { waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { profileOf } from "../../src/schemas/profile";
 import { schemaHash } from "../../src/toolmap/plan-listing";
@@ -250,6 +250,27 @@ describe("tools/call by model-facing name", () => {
     expect(counted.counts).toMatchObject({ get: 1, put: 0, list: 0 });
     const relists = (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes("relist"));
     expect(relists).toEqual([]);
+  });
+
+  it("asks the origin nothing for a name it could never have handed out, and logs it cut short", async () => {
+    const log = vi.spyOn(console, "log");
+    const setup = await setUp({ app: createApp() });
+    for (const name of ["x".repeat(3_000_000), "files.read", "has space"]) {
+      const response = await postJson(
+        setup.proxy,
+        PROXY_URL,
+        rpc(7, "tools/call", { name, arguments: {} }),
+        setup.session,
+      );
+      await response.body?.cancel();
+    }
+    const received = await receivedByOrigin(setup.trace);
+    expect(received.filter((r) => r.body.includes("relist"))).toEqual([]);
+    expect(received.filter((r) => r.body.includes('"tools/call"'))).toHaveLength(3);
+    const lines = log.mock.calls.map(([line]) => String(line));
+    expect(lines.filter((line) => line.includes('"tool_unknown"'))).toHaveLength(3);
+    for (const line of lines) expect(line.length).toBeLessThan(4096);
+    log.mockRestore();
   });
 
   it("keeps working when every KV operation fails", async () => {

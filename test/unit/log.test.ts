@@ -1,0 +1,39 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { logEvent } from "../../src/log";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function logged(fields: Record<string, unknown>): {
+  line: string;
+  parsed: Record<string, unknown>;
+} {
+  const log = vi.spyOn(console, "log").mockImplementation(() => {});
+  logEvent("test_event", fields);
+  const line = String(log.mock.calls[0]?.[0]);
+  return { line, parsed: JSON.parse(line) };
+}
+
+describe("a log line", () => {
+  it("carries short fields as they are", () => {
+    expect(logged({ name: "files.read", count: 3, list: ["a", "b"] }).parsed).toEqual({
+      event: "test_event",
+      name: "files.read",
+      count: 3,
+      list: ["a", "b"],
+    });
+  });
+
+  it("is bounded however large the input it describes", () => {
+    const { line, parsed } = logged({
+      name: "x".repeat(3_000_000),
+      keys: Array.from({ length: 50_000 }, (_, i) => `key_${i}`),
+      nested: { deeper: { deeper: { deeper: { deeper: { deeper: { deeper: { end: 1 } } } } } } },
+    });
+    expect(line.length).toBeLessThan(8 * 1024);
+    expect(parsed.name).toBe(`${"x".repeat(256)}… (2999744 more characters)`);
+    expect(parsed.keys).toHaveLength(101);
+    expect((parsed.keys as string[])[100]).toBe("… (49900 more)");
+  });
+});
