@@ -12,7 +12,9 @@
  */
 import { Hono } from "hono";
 import { AUTHORIZE_PATH, brokers, originCredentials } from "./auth/broker";
+import { ListingCallers } from "./auth/listing-callers";
 import { publicUrls } from "./auth/public-url";
+import { signInLimited } from "./auth/sign-in-limit";
 import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./auth/upstream";
 import { type Config, configOf, profileAt } from "./config";
 import { logEvent } from "./log";
@@ -69,6 +71,7 @@ function admit(request: Request, env: Env): Config | Response {
 }
 
 function createRoutes(toolMapMemory: ToolMapMemory): Hono<AppEnv> {
+  const listingCallers = new ListingCallers();
   // The canonical path as it is: Hono's default would decode it again.
   const app = new Hono<AppEnv>({ getPath: (request) => rawPathOf(request.url) });
   app.use(async (c, next) => {
@@ -77,6 +80,7 @@ function createRoutes(toolMapMemory: ToolMapMemory): Hono<AppEnv> {
     if (result.kind === "invalid") throw new Error("routes reached with an invalid configuration");
     c.set("config", result.config);
     c.set("toolMapMemory", toolMapMemory);
+    c.set("listingCallers", listingCallers);
     c.set("originCredentials", originCredentials(result.config, c.executionCtx));
     await next();
   });
@@ -126,6 +130,8 @@ export function createApp(toolMapMemory = new ToolMapMemory()): Worker {
       if (admitted instanceof Response) return admitted;
       if (admitted.auth.mode === "relay") return routes.fetch(request, env, ctx);
       try {
+        const limited = await signInLimited(request, admitted.auth);
+        if (limited) return limited;
         const seen = atPublicOrigin(request, admitted);
         return await brokerFor(admitted, publicUrls(admitted, new URL(seen.url))).fetch(
           seen,

@@ -70,9 +70,16 @@ export type AuthMode =
   | { mode: "relay" }
   | {
       mode: "broker";
+      /** `OAUTH_KV`: grants, the proxy's tokens (as hashes), sign-ins, the proxy's upstream client. */
+      oauthKv: KVNamespace;
+      /** `SIGN_IN_RATE_LIMIT`: sign-in requests per client address (auth/sign-in-limit.ts). */
+      signInRateLimit: RateLimit;
       /** The proxy's own client at the origin's authorization server, when the operator registered one. */
       upstreamClient: { id: string; secret: string | undefined } | undefined;
     };
+
+/** What broker mode has that relay mode does not. */
+export type BrokerAuth = Extract<AuthMode, { mode: "broker" }>;
 
 const secret = v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty")));
 
@@ -124,6 +131,15 @@ const ConfigSchema = v.pipe(
     OAUTH_KV: v.optional(
       v.custom<KVNamespace>((value) => typeof value === "object" && value !== null),
     ),
+    SIGN_IN_RATE_LIMIT: v.optional(
+      v.custom<RateLimit>(
+        (value) =>
+          typeof value === "object" &&
+          value !== null &&
+          typeof (value as Partial<RateLimit>).limit === "function",
+        "must be a Workers Rate Limiting binding ([[ratelimits]])",
+      ),
+    ),
     UPSTREAM_CLIENT_ID: secret,
     UPSTREAM_CLIENT_SECRET: secret,
   }),
@@ -133,6 +149,13 @@ const ConfigSchema = v.pipe(
       "is required with AUTH_MODE=broker: bind a KV namespace as OAUTH_KV",
     ),
     ["OAUTH_KV"],
+  ),
+  v.forward(
+    v.check(
+      (vars) => vars.AUTH_MODE !== "broker" || vars.SIGN_IN_RATE_LIMIT !== undefined,
+      "is required with AUTH_MODE=broker: add a [[ratelimits]] binding named SIGN_IN_RATE_LIMIT",
+    ),
+    ["SIGN_IN_RATE_LIMIT"],
   ),
   v.forward(
     v.check(
@@ -153,9 +176,11 @@ const ConfigSchema = v.pipe(
       allowedHosts: vars.ALLOWED_HOSTS,
       publicOrigin: vars.PUBLIC_URL,
       auth:
-        vars.AUTH_MODE === "broker"
+        vars.AUTH_MODE === "broker" && vars.OAUTH_KV && vars.SIGN_IN_RATE_LIMIT
           ? {
               mode: "broker",
+              oauthKv: vars.OAUTH_KV,
+              signInRateLimit: vars.SIGN_IN_RATE_LIMIT,
               upstreamClient: vars.UPSTREAM_CLIENT_ID
                 ? { id: vars.UPSTREAM_CLIENT_ID, secret: vars.UPSTREAM_CLIENT_SECRET }
                 : undefined,

@@ -36,8 +36,8 @@ import {
 } from "./upstream";
 
 export const AUTHORIZE_PATH = "/authorize";
-const TOKEN_PATH = "/oauth/token";
-const REGISTER_PATH = "/oauth/register";
+export const TOKEN_PATH = "/oauth/token";
+export const REGISTER_PATH = "/oauth/register";
 const MAX_BROKERS = 16;
 /** The library's floor for an access token's lifetime (KV's minimum expiration). */
 const MIN_TOKEN_TTL_S = 60;
@@ -135,10 +135,15 @@ function createBroker(config: Config, urls: PublicUrls, routes: Routes): OAuthPr
       if (grantType === "authorization_code") return { accessTokenTTL: lifetimeOf(tokens) };
       if (grantType !== "refresh_token") return;
       const current = configOf(env);
-      if (current.kind === "invalid" || !env.OAUTH_KV) return;
+      if (current.kind === "invalid" || current.config.auth.mode !== "broker") return;
       let refreshed: UpstreamTokens | "revoked";
       try {
-        const upstream = await upstreamFor(current.config, env.OAUTH_KV, urls, new Headers());
+        const upstream = await upstreamFor(
+          current.config,
+          current.config.auth,
+          urls,
+          new Headers(),
+        );
         refreshed = await refreshTokens(upstream, tokens);
       } catch (error) {
         const reason = error instanceof UpstreamError ? error.reason : "error";

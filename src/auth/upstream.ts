@@ -21,7 +21,7 @@
  * both valid, and the later write wins).
  */
 import * as oauth from "oauth4webapi";
-import type { Config } from "../config";
+import type { BrokerAuth, Config } from "../config";
 import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import { originResourceMetadata } from "./protected-resource";
@@ -154,13 +154,12 @@ export function clientMetadata(urls: PublicUrls, clientId?: string): Record<stri
 }
 
 async function identify(
-  config: Config,
-  kv: KVNamespace,
+  auth: BrokerAuth,
   as: oauth.AuthorizationServer,
   urls: PublicUrls,
   options: RequestOptions,
 ): Promise<{ client: oauth.Client; clientAuth: oauth.ClientAuth }> {
-  const operator = config.auth.mode === "broker" ? config.auth.upstreamClient : undefined;
+  const operator = auth.upstreamClient;
   if (operator) {
     if (operator.secret === undefined)
       return { client: { client_id: operator.id }, clientAuth: oauth.None() };
@@ -184,7 +183,7 @@ async function identify(
     );
   }
   const key = `${REGISTRATION_KEY}${as.issuer}\n${origin}`;
-  const stored = await kv.get<{ client_id: string }>(key, "json");
+  const stored = await auth.oauthKv.get<{ client_id: string }>(key, "json");
   if (stored?.client_id)
     return { client: { client_id: stored.client_id }, clientAuth: oauth.None() };
 
@@ -199,7 +198,7 @@ async function identify(
       "Registration with the origin's authorization server failed",
     );
   });
-  await kv.put(key, JSON.stringify({ client_id: registered.client_id }));
+  await auth.oauthKv.put(key, JSON.stringify({ client_id: registered.client_id }));
   logEvent("upstream_client_registered", { issuer: as.issuer });
   return { client: { client_id: registered.client_id }, clientAuth: oauth.None() };
 }
@@ -207,13 +206,13 @@ async function identify(
 /** Everything the proxy needs to sign in to the origin, discovered (and registered) on first use. */
 export async function upstreamFor(
   config: Config,
-  kv: KVNamespace,
+  auth: BrokerAuth,
   urls: PublicUrls,
   headers: Headers,
 ): Promise<Upstream> {
   const { as, resource, scope } = await discover(config, headers);
   const options = requestOptions(config, new URL(as.issuer));
-  const { client, clientAuth } = await identify(config, kv, as, urls, options);
+  const { client, clientAuth } = await identify(auth, as, urls, options);
   return {
     as,
     client,

@@ -47,6 +47,7 @@ export async function rewriteMessages(
   payload: unknown,
   listIds: ListResults,
   toolMap: ToolMap,
+  onListing?: () => void,
 ): Promise<unknown | undefined> {
   const messages: unknown[] = Array.isArray(payload) ? payload : [payload];
   let changed = false;
@@ -59,6 +60,7 @@ export async function rewriteMessages(
       const listing = await toolMap.nameListing(namedTools(result));
       rewritten.push({ ...message, result: renameTools(result, listing) });
       changed = true;
+      onListing?.();
     } else {
       rewritten.push(item);
     }
@@ -77,10 +79,11 @@ export async function rewriteJsonText(
   listIds: ListResults,
   toolMap: ToolMap,
   before: readonly unknown[] = [],
+  onListing?: () => void,
 ): Promise<string | undefined> {
   const parsed = parseExact(text);
   if (parsed === undefined) return undefined;
-  const rewritten = await rewriteMessages(parsed.value, listIds, toolMap);
+  const rewritten = await rewriteMessages(parsed.value, listIds, toolMap, onListing);
   if (rewritten === undefined && before.length === 0) return undefined;
   const payload = rewritten ?? parsed.value;
   return stringifyExact(
@@ -117,6 +120,8 @@ export interface ResponseContext {
   addressee: ErrorAddressee;
   /** Answers the proxy gave itself (to some calls of a batch), merged into the origin's. */
   localResponses?: readonly unknown[];
+  /** Called for each `tools/list` result the origin sent. */
+  onListing?: () => void;
 }
 
 const encoder = new TextEncoder();
@@ -138,7 +143,14 @@ export async function rewriteResponse(
   origin: Response,
   context: ResponseContext,
 ): Promise<Response> {
-  const { listIds, watchesListChanged, toolMap, addressee, localResponses = [] } = context;
+  const {
+    listIds,
+    watchesListChanged,
+    toolMap,
+    addressee,
+    localResponses = [],
+    onListing,
+  } = context;
   const contentType = origin.headers.get("content-type") ?? "";
   const local = localResponses.length > 0;
 
@@ -163,7 +175,8 @@ export async function rewriteResponse(
     if (!expectsLists(listIds) && !watchesListChanged && !local) return relayResponse(origin);
     const transform = expectsLists(listIds)
       ? rewriteEventStream(
-          (data) => (mayMatter(data) ? rewriteJsonText(data, listIds, toolMap) : undefined),
+          (data) =>
+            mayMatter(data) ? rewriteJsonText(data, listIds, toolMap, [], onListing) : undefined,
           MAX_REWRITE_BYTES,
         )
       : watchEventStream(
@@ -201,7 +214,7 @@ export async function rewriteResponse(
       return relayResponse(origin, rejoin(read.head, read.rest));
     }
     const text = new TextDecoder().decode(read.bytes);
-    const rewritten = await rewriteJsonText(text, listIds, toolMap, localResponses);
+    const rewritten = await rewriteJsonText(text, listIds, toolMap, localResponses, onListing);
     if (local && rewritten === undefined) {
       logEvent("local_answers_dropped", {
         reason: "origin body is not JSON",

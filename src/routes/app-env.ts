@@ -1,3 +1,4 @@
+import type { ListingCallers } from "../auth/listing-callers";
 import type { Config } from "../config";
 import type { ToolMapMemory } from "../toolmap/tool-map";
 import type { OriginCredentials } from "../transport/headers";
@@ -12,6 +13,8 @@ export interface AppEnv {
     config: Config;
     /** This isolate's memory of tool names, shared by all its requests. */
     toolMapMemory: ToolMapMemory;
+    /** Callers the origin showed its tools to lately (relay mode, `enforce`). */
+    listingCallers: ListingCallers;
     /** Whose credentials go to the origin on this request, decided once (auth/broker.ts). */
     originCredentials: OriginCredentials;
   };

@@ -36,6 +36,7 @@ import {
   UpstreamError,
   upstreamFor,
 } from "../auth/upstream";
+import type { BrokerAuth } from "../config";
 import { logEvent } from "../log";
 import type { AppEnv } from "./app-env";
 
@@ -74,24 +75,26 @@ function answerError(error: unknown): Response {
 }
 
 /** The routes exist in broker mode only: the library puts its helpers on `env`. */
-function brokerOnly(c: Context<AppEnv>): OAuthHelpers | Response {
+function brokerOnly(c: Context<AppEnv>): { helpers: OAuthHelpers; auth: BrokerAuth } | Response {
   const helpers = helpersOf(c);
-  if (c.get("config").auth.mode !== "broker" || !helpers) {
+  const { auth } = c.get("config");
+  if (auth.mode !== "broker" || !helpers) {
     return Response.json({ error: "Sign-in pages exist in broker mode only" }, { status: 404 });
   }
-  return helpers;
+  return { helpers, auth };
 }
 
 export async function showConsent(c: Context<AppEnv>): Promise<Response> {
-  const helpers = brokerOnly(c);
-  if (helpers instanceof Response) return helpers;
+  const broker = brokerOnly(c);
+  if (broker instanceof Response) return broker;
+  const { helpers, auth } = broker;
   const config = c.get("config");
   try {
     const request = await helpers.parseAuthRequest(c.req.raw);
     const details = await helpers.describeConsent(request);
     const upstream = await upstreamFor(
       config,
-      c.env.OAUTH_KV as KVNamespace,
+      auth,
       publicUrls(config, new URL(c.req.url)),
       c.req.raw.headers,
     );
@@ -109,8 +112,9 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
 }
 
 export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
-  const helpers = brokerOnly(c);
-  if (helpers instanceof Response) return helpers;
+  const broker = brokerOnly(c);
+  if (broker instanceof Response) return broker;
+  const { helpers, auth } = broker;
   const config = c.get("config");
   try {
     const form = await c.req.raw.formData();
@@ -123,7 +127,7 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
     const approved = await helpers.approveConsent(c.req.raw, handle);
     const upstream = await upstreamFor(
       config,
-      c.env.OAUTH_KV as KVNamespace,
+      auth,
       publicUrls(config, new URL(c.req.url)),
       c.req.raw.headers,
     );
@@ -139,8 +143,9 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
 }
 
 export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
-  const helpers = brokerOnly(c);
-  if (helpers instanceof Response) return helpers;
+  const broker = brokerOnly(c);
+  if (broker instanceof Response) return broker;
+  const { helpers, auth } = broker;
   const config = c.get("config");
   const url = new URL(c.req.url);
   let resumed: Awaited<ReturnType<OAuthHelpers["finishUpstream"]>>;
@@ -158,12 +163,7 @@ export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
     return redirect(authorizationErrorRedirect(request, "access_denied"), headers);
   }
   try {
-    const upstream = await upstreamFor(
-      config,
-      c.env.OAUTH_KV as KVNamespace,
-      publicUrls(config, url),
-      c.req.raw.headers,
-    );
+    const upstream = await upstreamFor(config, auth, publicUrls(config, url), c.req.raw.headers);
     const tokens = await exchangeCode(upstream, url, url.searchParams.get("state") ?? "", verifier);
     const { redirectTo } = await helpers.completeAuthorization({
       request,

@@ -8,6 +8,7 @@
  */
 import type { Context } from "hono";
 import { signInChallenge } from "../auth/broker";
+import { callerStanding } from "../auth/listing-callers";
 import { rewriteChallenges } from "../auth/protected-resource";
 import { publicUrls } from "../auth/public-url";
 import {
@@ -32,6 +33,7 @@ import type { AppEnv } from "./app-env";
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 /** Protocol 2026-07-28's stream of server notifications, `tools/list_changed` among them. */
 const LISTEN = "subscriptions/listen";
+const TOOL_METHODS = new Set(["tools/list", "tools/call"]);
 
 async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMap> {
   const config = c.get("config");
@@ -70,10 +72,22 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
         return errorResponse(body.status, body.code, body.message, unread);
       }
       const toolMap = await openToolMap(c, profile);
-      const resolveTool = toolResolver(toolMap, (cause) =>
-        relistTools(target, headers, cause, config),
+      const caller = await callerStanding(
+        c.get("listingCallers"),
+        config.argumentValidation === "enforce" &&
+          credentials.kind === "client" &&
+          body.messages.some((m) => isRequest(m) && TOOL_METHODS.has(m.method)),
+        request.headers,
+        url,
       );
-      const plan = await planForward(body, resolveTool, config.argumentValidation);
+      const resolveTool = toolResolver(toolMap, async (cause) => {
+        const tools = await relistTools(target, headers, cause, config);
+        if (tools) caller.listed();
+        return tools;
+      });
+      // Only a caller the origin showed the tools to learns about them from the proxy.
+      const mode = caller.mayAnswerLocally ? config.argumentValidation : "warn";
+      const plan = await planForward(body, resolveTool, mode);
       if (plan.body === null) return localAnswer(plan.localResponses, body.batch);
       if (plan.callHeaders) alignCallHeaders(headers, plan.callHeaders);
       const addressee = addresseeOf(body);
@@ -92,6 +106,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
         toolMap,
         addressee,
         localResponses: plan.localResponses,
+        onListing: caller.listed,
       });
     }
     case "GET": {

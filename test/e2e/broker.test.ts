@@ -6,8 +6,10 @@
  * origin, which accepts only tokens issued for its own URL, only ever sees
  * those.
  */
+import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { countingKv } from "../../support/counting-kv";
 import { answerConsent } from "../helpers/consent";
 import { REDIRECT_URL, type SignedIn, signInAndConnect } from "../helpers/oauth-client";
 import { BROKERED_ORIGIN, clientNetwork, viaProxy } from "../helpers/proxy";
@@ -138,6 +140,41 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     });
     // The origin's own discovery documents are never relayed in broker mode.
     expect((await network("http://localhost/.well-known/openid-configuration")).status).toBe(404);
+  });
+
+  it("limits sign-in requests per client address, so no one exhausts OAUTH_KV's writes", async () => {
+    const oauthKv = countingKv(env.OAUTH_KV as KVNamespace);
+    const network = clientNetwork(
+      viaProxy(
+        { ORIGIN_URL: origin, AUTH_MODE: "broker" },
+        { app: createApp(), bindings: { OAUTH_KV: oauthKv.kv } },
+      ),
+      BROKER_URL,
+    );
+    const register = (headers: Record<string, string> = {}) =>
+      network("http://localhost/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify({
+          client_name: "Flood",
+          redirect_uris: [REDIRECT_URL],
+          token_endpoint_auth_method: "none",
+        }),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await register()).status);
+    expect(statuses.every((status) => status === 201)).toBe(true);
+    const refused = await register();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect(await refused.json()).toMatchObject({ error: "temporarily_unavailable" });
+    const writes = oauthKv.counts.put;
+    expect((await register()).status).toBe(429);
+    expect(oauthKv.counts.put).toBe(writes);
+    // Another address is not held back, nor is the MCP endpoint.
+    expect((await register({ "cf-connecting-ip": "2001:db8::1" })).status).toBe(201);
+    expect((await network(BROKER_URL, { method: "POST", body: "{}" })).status).toBe(401);
+    expect(events("sign_in_rate_limited")).toHaveLength(2);
   });
 
   it("sends access_denied back to the client when the user clicks Deny", async () => {

@@ -25,20 +25,28 @@ export interface ProxyOptions {
   app?: Worker;
   /** Replaces the `TOOL_MAP` binding. */
   kv?: KVNamespace;
+  /** Replaces other bindings. */
+  bindings?: Partial<Env>;
   /** Receives each request's execution context, to wait for its background work. */
   contexts?: ExecutionContext[];
 }
 
-/** A fetch that goes through the proxy, with `vars` set on top of wrangler.toml's. */
+/**
+ * A fetch that goes through the proxy, with `vars` set on top of wrangler.toml's.
+ * Each one is a client of its own: Cloudflare's `CF-Connecting-IP` is a fresh
+ * address (sign-in is rate-limited per address), unless a request sets one.
+ */
 export function viaProxy(
   vars: Record<string, string | undefined> = {},
-  { app = worker, kv, contexts }: ProxyOptions = {},
+  { app = worker, kv, bindings, contexts }: ProxyOptions = {},
 ): Fetch {
-  const testEnv = { ...env, ...(kv ? { TOOL_MAP: kv } : {}), ...vars } as Env;
+  const testEnv = { ...env, ...bindings, ...(kv ? { TOOL_MAP: kv } : {}), ...vars } as Env;
+  const address = `2001:db8::${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`;
   return (input, init) => {
     const ctx = createExecutionContext();
     contexts?.push(ctx);
     const request = new Request(input, init) as Parameters<Worker["fetch"]>[0];
+    if (!request.headers.has("cf-connecting-ip")) request.headers.set("cf-connecting-ip", address);
     return Promise.resolve(app.fetch(request, testEnv, ctx));
   };
 }

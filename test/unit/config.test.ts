@@ -1,3 +1,4 @@
+import { env as workerEnv } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config";
 import { profileOf } from "../../src/schemas/profile";
@@ -40,26 +41,47 @@ describe("parseConfig", () => {
     );
   });
 
-  it("reads broker mode, with the operator's client at the origin when given", () => {
-    const kv = {} as KVNamespace;
+  it("reads broker mode, with its bindings and the operator's client at the origin when given", () => {
+    const bindings = {
+      OAUTH_KV: workerEnv.OAUTH_KV,
+      SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+    };
     const broker = (vars: Record<string, unknown>) =>
       parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", AUTH_MODE: "broker", ...vars }));
-    expect(broker({ OAUTH_KV: kv })).toMatchObject({
+    expect(broker(bindings)).toMatchObject({
       kind: "valid",
-      config: { auth: { mode: "broker", upstreamClient: undefined } },
+      config: {
+        auth: {
+          mode: "broker",
+          oauthKv: workerEnv.OAUTH_KV,
+          signInRateLimit: workerEnv.SIGN_IN_RATE_LIMIT,
+          upstreamClient: undefined,
+        },
+      },
     });
     expect(
-      broker({ OAUTH_KV: kv, UPSTREAM_CLIENT_ID: "proxy", UPSTREAM_CLIENT_SECRET: "s3cret" }),
+      broker({ ...bindings, UPSTREAM_CLIENT_ID: "proxy", UPSTREAM_CLIENT_SECRET: "s3cret" }),
     ).toMatchObject({
       kind: "valid",
       config: { auth: { mode: "broker", upstreamClient: { id: "proxy", secret: "s3cret" } } },
     });
-    expect(broker({})).toEqual({
+    expect(broker({ SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT })).toEqual({
       kind: "invalid",
       setting: "OAUTH_KV",
       problem: "is required with AUTH_MODE=broker: bind a KV namespace as OAUTH_KV",
     });
-    expect(broker({ OAUTH_KV: kv, UPSTREAM_CLIENT_SECRET: "s3cret" })).toEqual({
+    expect(broker({ OAUTH_KV: workerEnv.OAUTH_KV })).toEqual({
+      kind: "invalid",
+      setting: "SIGN_IN_RATE_LIMIT",
+      problem:
+        "is required with AUTH_MODE=broker: add a [[ratelimits]] binding named SIGN_IN_RATE_LIMIT",
+    });
+    expect(broker({ ...bindings, SIGN_IN_RATE_LIMIT: "30" })).toEqual({
+      kind: "invalid",
+      setting: "SIGN_IN_RATE_LIMIT",
+      problem: "must be a Workers Rate Limiting binding ([[ratelimits]])",
+    });
+    expect(broker({ ...bindings, UPSTREAM_CLIENT_SECRET: "s3cret" })).toEqual({
       kind: "invalid",
       setting: "UPSTREAM_CLIENT_SECRET",
       problem: "needs UPSTREAM_CLIENT_ID beside it",

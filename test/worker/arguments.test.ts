@@ -163,6 +163,41 @@ describe("calls the proxy answers itself", () => {
     expect(await callsReceived()).toEqual([]);
   });
 
+  it("enforce, relay mode: answers locally only a caller the origin has shown its tools to", async () => {
+    const trace = crypto.randomUUID();
+    const proxy = viaProxy(
+      {
+        ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}/auth`, `&trace=${trace}`),
+        ARGUMENT_VALIDATION: "enforce",
+      },
+      { app: createApp() },
+    );
+    const signedIn = { authorization: "Bearer demo-token" };
+    const session = await openSession(proxy, PROXY_URL, signedIn);
+    const invalid = rpc("call", "tools/call", { name: "files_read", arguments: { pth: "x" } });
+
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
+
+    // A caller without a token learns nothing from the proxy: the origin's 401, not the schema.
+    const { authorization: _, ...anonymous } = session;
+    const refused = await postJson(proxy, PROXY_URL, invalid, anonymous);
+    expect(refused.status).toBe(401);
+    expect(await refused.text()).not.toContain("Declared arguments");
+    const forged = await postJson(proxy, PROXY_URL, invalid, {
+      ...session,
+      authorization: "Bearer guessed",
+    });
+    expect(forged.status).toBe(401);
+    await forged.body?.cancel();
+
+    // The caller the origin listed for gets the proxy's own answer, and the origin sees nothing.
+    const before = (await receivedByOrigin(trace)).length;
+    const local = await postJson(proxy, PROXY_URL, invalid, session);
+    const [answer] = (await messagesOf(local)) as Array<{ result: ToolResult }>;
+    expect(answer?.result.content[0]?.text).toContain("Unknown key `pth`: did you mean `path`?");
+    expect(await receivedByOrigin(trace)).toHaveLength(before);
+  });
+
   it("enforce: a call that repair made valid goes through", async () => {
     const { call } = await setUp({ ARGUMENT_VALIDATION: "enforce" });
     const { result } = await call({ name: "files_read", arguments: { Path: "a", maxBytes: "9" } });

@@ -1,0 +1,73 @@
+/**
+ * Relay mode and `ARGUMENT_VALIDATION=enforce`: the proxy's own answer to an
+ * invalid call names the tool's declared arguments, and the tool map is shared
+ * by every caller. So the proxy answers locally only for a caller the origin
+ * has itself shown its tools to: one whose credentials (`Authorization`,
+ * `Cookie` and the query string, which reach the origin as sent) got a
+ * `tools/list` result from it on this isolate in the last `TTL_MS`. Anyone
+ * else's invalid call goes to the origin as under `warn`, and the origin
+ * decides (SECURITY.md, "What the proxy answers itself").
+ *
+ * Credentials are kept only as SHA-256 digests, in isolate memory, at most
+ * `MAX_CALLERS` of them (the oldest goes first).
+ */
+const TTL_MS = 10 * 60_000;
+const MAX_CALLERS = 1_000;
+
+const encoder = new TextEncoder();
+
+/** A digest of what identifies a caller to the origin. */
+export async function callerKey(headers: Headers, url: URL): Promise<string> {
+  const credentials = [headers.get("authorization"), headers.get("cookie"), url.search].join("\n");
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(credentials));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+export class ListingCallers {
+  private readonly seen = new Map<string, number>();
+
+  /** The origin answered a `tools/list` from the caller with `key`. */
+  remember(key: string): void {
+    this.seen.delete(key);
+    if (this.seen.size >= MAX_CALLERS) {
+      const oldest = this.seen.keys().next().value;
+      if (oldest !== undefined) this.seen.delete(oldest);
+    }
+    this.seen.set(key, Date.now() + TTL_MS);
+  }
+
+  /** Whether the origin showed its tools to the caller with `key` lately. */
+  has(key: string): boolean {
+    const expires = this.seen.get(key);
+    if (expires === undefined) return false;
+    if (expires > Date.now()) return true;
+    this.seen.delete(key);
+    return false;
+  }
+}
+
+/** What this request may be answered with, and how to note that the origin listed for its caller. */
+export interface CallerStanding {
+  /** Whether the proxy may answer an invalid call itself under `enforce`. */
+  mayAnswerLocally: boolean;
+  /** The origin answered this caller's `tools/list`. */
+  listed(): void;
+}
+
+const TRUSTED: CallerStanding = { mayAnswerLocally: true, listed: () => {} };
+
+/**
+ * The standing of the caller of one request. Only relay mode under `enforce`
+ * needs one (broker mode's callers passed the proxy's token check): otherwise
+ * nothing is computed.
+ */
+export async function callerStanding(
+  callers: ListingCallers,
+  needed: boolean,
+  headers: Headers,
+  url: URL,
+): Promise<CallerStanding> {
+  if (!needed) return TRUSTED;
+  const key = await callerKey(headers, url);
+  return { mayAnswerLocally: callers.has(key), listed: () => callers.remember(key) };
+}
