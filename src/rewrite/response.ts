@@ -221,9 +221,11 @@ export async function rewriteResponse(
         count: localResponses.length,
       });
     }
+    // Nothing changed: the origin's own bytes, which its Content-Length describes.
+    if (rewritten === undefined) return relayResponse(origin, read.bytes);
     const headers = clientResponseHeaders(origin.headers);
-    if (rewritten !== undefined) headers.delete("content-length");
-    return new Response(rewritten ?? text, {
+    headers.delete("content-length");
+    return new Response(rewritten, {
       status: origin.status,
       statusText: origin.statusText,
       headers,

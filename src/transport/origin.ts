@@ -86,17 +86,18 @@ function failureResponse(
 
 /**
  * The origin's response for the client: its status and end-to-end headers,
- * and `body` (its own by default). With its own body and no header to leave
- * out, it is the origin's response itself: nothing rebuilt.
+ * and `body` (its own by default; its own bytes, read, keep its
+ * `Content-Length`; a new stream loses it). With its own body and no header
+ * to leave out, it is the origin's response itself: nothing rebuilt.
  */
 export function relayResponse(
   origin: Response,
-  body: ReadableStream | null = origin.body,
+  body: ReadableStream | Uint8Array | null = origin.body,
 ): Response {
   const drop = responseHeadersToDrop(origin.headers);
   if (body === origin.body && drop.length === 0) return origin;
   const headers = clientResponseHeaders(origin.headers, drop);
-  if (body !== origin.body) headers.delete("content-length");
+  if (body instanceof ReadableStream && body !== origin.body) headers.delete("content-length");
   return new Response(body, { status: origin.status, statusText: origin.statusText, headers });
 }
 

@@ -4,8 +4,13 @@
  * what JSON-RPC forbids is refused. The bodies are read back from the gateway
  * in front of the demo origin, byte for byte.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { unreadAddressee } from "../../src/protocol/jsonrpc";
+import { rewriteResponse } from "../../src/rewrite/response";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMap, ToolMapMemory, toolMapScope } from "../../src/toolmap/tool-map";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
   freshOrigin,
@@ -126,5 +131,39 @@ describe("JSON-RPC validity", () => {
     const response = await postJson(proxy, PROXY_URL, body, session);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: { code: -32600 } });
+  });
+});
+
+describe("an answer the proxy reads but does not change is the origin's bytes", () => {
+  async function throughRewrite(bytes: Uint8Array, contentType = "application/json") {
+    const profile = profileOf("openai");
+    const scope = await toolMapScope(new URL("https://bytes.example/mcp"), profile.names);
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
+    const origin = new Response(bytes, {
+      headers: { "content-type": contentType, "content-length": String(bytes.byteLength) },
+    });
+    const response = await rewriteResponse(origin, {
+      listIds: new Set([1]),
+      watchesListChanged: false,
+      toolMap,
+      addressee: unreadAddressee(new Headers()),
+    });
+    return {
+      bytes: new Uint8Array(await response.arrayBuffer()),
+      length: response.headers.get("content-length"),
+    };
+  }
+
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const error = '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"down"}}';
+
+  it.each([
+    ["with a UTF-8 byte order mark", new Uint8Array([0xef, 0xbb, 0xbf, ...encode(error)])],
+    ["with invalid UTF-8", new Uint8Array([...encode(error.slice(0, -2)), 0xff, 0xfe, 0x7d, 0x7d])],
+    ["that is no JSON", encode("Service Unavailable")],
+  ])("an answer to a tools/list %s: same bytes, same length", async (_, sent) => {
+    const { bytes, length } = await throughRewrite(sent);
+    expect(bytes).toEqual(sent);
+    expect(length).toBe(String(sent.byteLength));
   });
 });
