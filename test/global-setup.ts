@@ -3,24 +3,16 @@
  * the demo MCP server as a real Worker (wrangler, the same config `npm run dev`
  * uses), a gateway in front of it (see origin-gateway.ts), an OAuth-protected
  * origin (oauth-origin.ts), origins that publish their OAuth metadata in
- * different places (metadata-origins.ts), and a port with nothing listening, for the
- * unreachable-origin case.
+ * different places (metadata-origins.ts), an SDK 2.x origin that checks
+ * `Mcp-Param-*` headers (header-origin.ts), and an address nothing can
+ * listen on, for the unreachable-origin case.
  */
-import { createServer } from "node:net";
 import type { TestProject } from "vitest/node";
 import { unstable_startWorker } from "wrangler";
+import { startHeaderOrigin } from "./fixtures/node/header-origin";
 import { startMetadataOrigins } from "./fixtures/node/metadata-origins";
 import { startOAuthOrigin } from "./fixtures/node/oauth-origin";
 import { startOriginGateway } from "./fixtures/node/origin-gateway";
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 export default async function setup(project: TestProject) {
   // Tests are hermetic: no Request.cf download, no telemetry.
@@ -37,10 +29,14 @@ export default async function setup(project: TestProject) {
   const oauth = await startOAuthOrigin();
   const brokered = await startOAuthOrigin();
   const metadata = await startMetadataOrigins();
+  const headers = await startHeaderOrigin();
 
   project.provide("demoOrigin", demoUrl.origin);
   project.provide("gatewayOrigin", gateway.url.origin);
-  project.provide("closedOrigin", `http://127.0.0.1:${await closedPort()}`);
+  // Unreachable by construction: nothing can listen on port 0, so a connection is always refused
+  // (a port closed after use can be taken by another process while the tests run).
+  project.provide("closedOrigin", "http://127.0.0.1:0");
+  project.provide("headerOrigin", headers.url.href);
   project.provide("metadataOrigins", metadata.urls);
   for (const [key, origin] of [
     ["oauthOrigin", oauth],
@@ -57,6 +53,7 @@ export default async function setup(project: TestProject) {
     oauth.close();
     brokered.close();
     metadata.close();
+    headers.close();
     gateway.close();
     await demo.dispose();
   };

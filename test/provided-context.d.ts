@@ -13,8 +13,10 @@ declare module "vitest" {
     demoOrigin: string;
     /** The gateway in front of it (test/fixtures/node/origin-gateway.ts). */
     gatewayOrigin: string;
-    /** A 127.0.0.1 origin with nothing listening. */
+    /** A 127.0.0.1 origin nothing can listen on (port 0): unreachable. */
     closedOrigin: string;
+    /** The SDK 2.x origin that checks `Mcp-Param-*` headers (test/fixtures/node/header-origin.ts): its MCP URL. */
+    headerOrigin: string;
     /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */
     metadataOrigins: Record<"insertion" | "root" | "foreign" | "none", string>;
     /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */

@@ -4,22 +4,34 @@
  * the body so intermediaries can route without parsing it, and the origin
  * rejects a request whose headers and body disagree. When the proxy changes
  * the body, it changes these headers to match.
+ *
+ * `Mcp-Param-*` follow the official SDK 2.x's codec, since its server is what
+ * checks them: the declarations its server checks (`x-mcp-header` on
+ * properties reachable through `properties` alone, `number` ones included,
+ * which the specification does not admit but the server still checks; none at
+ * all for a schema it finds invalid otherwise), and each value written as its
+ * client writes it (no header for `null`, an absent value, an object, a
+ * non-finite number or an integer beyond 2^53; the `=?base64?…?=` form for
+ * text that is not a plain header value).
  */
 import { isPlainObject, own } from "../json";
 
-const SENTINEL = /^=\?base64\?.*\?=$/s;
+const SENTINEL_PREFIX = "=?base64?";
+const SENTINEL_SUFFIX = "?=";
 
-/**
- * A value as a header carries it: as is when it is printable ASCII without
- * surrounding whitespace, otherwise `=?base64?<UTF-8 bytes, standard base64>?=`
- * (also when the plain value would look like that form).
- */
+/** Whether `value` cannot go as a plain header value (RFC 9110 §5.5), or would read as the sentinel. */
+function needsBase64(value: string): boolean {
+  if (value.length === 0 || value !== value.trim()) return true;
+  if (value.startsWith(SENTINEL_PREFIX) && value.endsWith(SENTINEL_SUFFIX)) return true;
+  return !/^[\t\x20-\x7e]*$/.test(value);
+}
+
+/** A value as a header carries it: as is, or `=?base64?<UTF-8 bytes, standard base64>?=`. */
 export function encodeHeaderValue(value: string): string {
-  const plain = /^[\x20-\x7e]*$/.test(value) && value.trim() === value && !SENTINEL.test(value);
-  if (plain) return value;
+  if (!needsBase64(value)) return value;
   let binary = "";
   for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
-  return `=?base64?${btoa(binary)}?=`;
+  return `${SENTINEL_PREFIX}${btoa(binary)}${SENTINEL_SUFFIX}`;
 }
 
 /** What a forwarded `tools/call` implies for its headers. */
@@ -30,38 +42,111 @@ export interface CallHeaders {
   params: Array<[string, string]> | undefined;
 }
 
-const MAX_HEADER_DEPTH = 8;
+/** RFC 9110 §5.1 `token`: what a header name may be made of. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const CHECKED_TYPES = new Set(["string", "integer", "boolean", "number"]);
+/** Subschemas outside the `properties` chain: a declaration there makes the schema invalid. */
+const UNREACHABLE = [
+  "items",
+  "prefixItems",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "propertyNames",
+  "patternProperties",
+  "dependentSchemas",
+  "oneOf",
+  "anyOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$defs",
+  "definitions",
+];
+const NAMED_SUBSCHEMAS = new Set(["patternProperties", "dependentSchemas", "$defs", "definitions"]);
+const MAX_SCHEMA_DEPTH = 64;
 
-/**
- * The `Mcp-Param-{Name}` headers a call's arguments imply: one per property
- * annotated `"x-mcp-header": "{Name}"` (reachable through `properties` only),
- * whose value is a string, an integer or a boolean. A `null` or absent value
- * has no header.
- */
+interface Declaration {
+  path: string[];
+  header: string;
+}
+
+/** The declarations the origin checks; none for a schema it finds invalid (it then checks none). */
+function declarationsOf(inputSchema: unknown): Declaration[] {
+  const found: Declaration[] = [];
+  const names = new Set<string>();
+  const visit = (node: unknown, path: string[], reachable: boolean): boolean => {
+    if (path.length > MAX_SCHEMA_DEPTH) return false;
+    if (!isPlainObject(node)) return true;
+    if (Object.hasOwn(node, "x-mcp-header")) {
+      const header = node["x-mcp-header"];
+      const type = own(node, "type");
+      if (!reachable || path.length === 0 || typeof header !== "string" || !TOKEN.test(header)) {
+        return false;
+      }
+      if (typeof type !== "string" || !CHECKED_TYPES.has(type)) return false;
+      if (names.has(header.toLowerCase())) return false;
+      names.add(header.toLowerCase());
+      found.push({ path, header });
+    }
+    const properties = own(node, "properties");
+    if (isPlainObject(properties)) {
+      for (const [key, child] of Object.entries(properties)) {
+        if (!visit(child, [...path, key], reachable)) return false;
+      }
+    }
+    for (const keyword of UNREACHABLE) {
+      const sub = own(node, keyword);
+      if (sub === undefined) continue;
+      const branches = Array.isArray(sub)
+        ? sub
+        : NAMED_SUBSCHEMAS.has(keyword) && isPlainObject(sub)
+          ? Object.values(sub)
+          : [sub];
+      for (const branch of branches) if (!visit(branch, [...path, keyword], false)) return false;
+    }
+    return true;
+  };
+  return visit(inputSchema, [], true) ? found : [];
+}
+
+const declarations = new WeakMap<object, Declaration[]>();
+
+function declarationsFor(inputSchema: unknown): Declaration[] {
+  if (!isPlainObject(inputSchema)) return [];
+  let known = declarations.get(inputSchema);
+  if (!known) {
+    known = declarationsOf(inputSchema);
+    declarations.set(inputSchema, known);
+  }
+  return known;
+}
+
+/** A primitive as the SDK client writes it in a header; `undefined`: no header. */
+function headerText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value !== "number" || !Number.isFinite(value)) return undefined;
+  if (Number.isInteger(value) && !Number.isSafeInteger(value)) return undefined;
+  return String(value);
+}
+
+/** The `Mcp-Param-{Name}` headers a call's arguments imply under `inputSchema`. */
 export function paramHeaders(
   args: Record<string, unknown> | undefined,
   inputSchema: unknown,
 ): Array<[string, string]> {
   const headers: Array<[string, string]> = [];
-  const walk = (value: unknown, schema: unknown, depth: number) => {
-    if (depth > MAX_HEADER_DEPTH || !isPlainObject(value) || !isPlainObject(schema)) return;
-    const properties = own(schema, "properties");
-    if (!isPlainObject(properties)) return;
-    for (const [key, propertySchema] of Object.entries(properties)) {
-      if (!isPlainObject(propertySchema) || !Object.hasOwn(value, key)) continue;
-      const child = value[key];
-      const header = own(propertySchema, "x-mcp-header");
-      const primitive =
-        typeof child === "string" ||
-        typeof child === "boolean" ||
-        (typeof child === "number" && Number.isInteger(child));
-      if (typeof header === "string" && primitive) {
-        headers.push([`mcp-param-${header.toLowerCase()}`, encodeHeaderValue(String(child))]);
-      }
-      walk(child, propertySchema, depth + 1);
-    }
-  };
-  walk(args, inputSchema, 0);
+  for (const { path, header } of declarationsFor(inputSchema)) {
+    let value: unknown = args;
+    for (const key of path) value = isPlainObject(value) ? own(value, key) : undefined;
+    const text = value === null ? undefined : headerText(value);
+    if (text !== undefined)
+      headers.push([`mcp-param-${header.toLowerCase()}`, encodeHeaderValue(text)]);
+  }
   return headers;
 }
 

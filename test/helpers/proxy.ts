@@ -14,6 +14,7 @@ export const CLOSED_ORIGIN = inject("closedOrigin");
 export const OAUTH_ORIGIN = inject("oauthOrigin");
 export const BROKERED_ORIGIN = inject("brokeredOrigin");
 export const METADATA_ORIGINS = inject("metadataOrigins");
+export const HEADER_ORIGIN = inject("headerOrigin");
 
 /** The proxy's public URL in tests; its host is never the origin's. */
 export const PROXY_URL = "http://proxy.test/mcp";

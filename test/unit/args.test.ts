@@ -430,23 +430,48 @@ describe("Mcp-Param-* headers (x-mcp-header)", () => {
       region: { type: "string", "x-mcp-header": "Region" },
       retries: { type: "integer", "x-mcp-header": "Retries" },
       dry_run: { type: "boolean", "x-mcp-header": "Dry-Run" },
-      note: { type: ["string", "null"], "x-mcp-header": "Note" },
+      ratio: { type: "number", "x-mcp-header": "Ratio" },
       target: { type: "object", properties: { city: { type: "string", "x-mcp-header": "City" } } },
     },
   };
 
-  it("derives one header per annotated primitive, encoding values as the spec says", () => {
+  it("derives one header per declared value, written as the SDK client writes it", () => {
     expect(
       paramHeaders(
-        { region: "eu-west", retries: 3, dry_run: false, note: null, target: { city: "Zürich" } },
+        { region: "eu-west", retries: 3, dry_run: false, ratio: 1.5, target: { city: "Zürich" } },
         schema,
       ),
     ).toEqual([
       ["mcp-param-region", "eu-west"],
       ["mcp-param-retries", "3"],
       ["mcp-param-dry-run", "false"],
+      ["mcp-param-ratio", "1.5"],
       ["mcp-param-city", "=?base64?WsO8cmljaA==?="],
     ]);
+  });
+
+  it("writes no header for null, absent, unsafe integers and non-primitives", () => {
+    expect(paramHeaders({ region: null, retries: 2 ** 53, target: { city: {} } }, schema)).toEqual(
+      [],
+    );
+  });
+
+  it("derives none from a schema the SDK's server finds invalid, since it then checks none", () => {
+    for (const invalid of [
+      { properties: { note: { type: ["string", "null"], "x-mcp-header": "Note" } } },
+      { properties: { a: { type: "string", "x-mcp-header": "Has Space" } } },
+      {
+        properties: {
+          a: { type: "string", "x-mcp-header": "X" },
+          b: { type: "string", "x-mcp-header": "x" },
+        },
+      },
+      {
+        properties: { list: { type: "array", items: { type: "string", "x-mcp-header": "Item" } } },
+      },
+    ]) {
+      expect(paramHeaders({ note: "n", a: "a", b: "b", list: ["i"] }, invalid)).toEqual([]);
+    }
   });
 });
 
