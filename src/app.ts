@@ -6,20 +6,19 @@
  * requests carrying a valid token of the proxy's to the routes with the
  * grant's props. The routes match the canonical path as it is, never a
  * decoding of it, so they and the broker always agree on which route a
- * request is. One app per isolate: `toolMapMemory` is what the isolate
+ * request is. One app per isolate: `isolate` is what the isolate
  * remembers of tool names between requests (tests make a fresh one to play a
  * cold isolate).
  */
 import { Hono } from "hono";
 import { AUTHORIZE_PATH, brokers, originCredentials } from "./auth/broker";
-import { ListingCallers } from "./auth/listing-callers";
 import { publicUrls } from "./auth/public-url";
 import { signInLimited } from "./auth/sign-in-limit";
 import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./auth/upstream";
 import { type Config, configOf, profileAt } from "./config";
 import { logEvent } from "./log";
 import { ErrorCode, errorResponse, unreadAddressee } from "./protocol/jsonrpc";
-import type { AppEnv } from "./routes/app-env";
+import { type AppEnv, type IsolateState, newIsolateState } from "./routes/app-env";
 import {
   clientMetadataDocument,
   decideConsent,
@@ -29,7 +28,6 @@ import {
 import { healthz } from "./routes/healthz";
 import { mcpEndpoint } from "./routes/mcp-endpoint";
 import { wellKnown } from "./routes/well-known";
-import { ToolMapMemory } from "./toolmap/tool-map";
 import { refusedHost } from "./transport/allowed-hosts";
 import { canonicalRequest, rawPathOf } from "./transport/canonical-path";
 
@@ -70,8 +68,7 @@ function admit(request: Request, env: Env): Config | Response {
   return result.config;
 }
 
-function createRoutes(toolMapMemory: ToolMapMemory): Hono<AppEnv> {
-  const listingCallers = new ListingCallers();
+function createRoutes(isolate: IsolateState): Hono<AppEnv> {
   // The canonical path as it is: Hono's default would decode it again.
   const app = new Hono<AppEnv>({ getPath: (request) => rawPathOf(request.url) });
   app.use(async (c, next) => {
@@ -79,8 +76,7 @@ function createRoutes(toolMapMemory: ToolMapMemory): Hono<AppEnv> {
     const result = configOf(c.env);
     if (result.kind === "invalid") throw new Error("routes reached with an invalid configuration");
     c.set("config", result.config);
-    c.set("toolMapMemory", toolMapMemory);
-    c.set("listingCallers", listingCallers);
+    c.set("isolate", isolate);
     c.set("originCredentials", originCredentials(result.config, c.executionCtx));
     await next();
   });
@@ -110,9 +106,9 @@ function atPublicOrigin(request: Request, config: Config): Request {
   return new Request(`${config.publicOrigin}${url.pathname}${url.search}`, request);
 }
 
-export function createApp(toolMapMemory = new ToolMapMemory()): Worker {
-  const routes = createRoutes(toolMapMemory);
-  const brokerFor = brokers(routes);
+export function createApp(isolate: IsolateState = newIsolateState()): Worker {
+  const routes = createRoutes(isolate);
+  const brokerFor = brokers(routes, isolate.signIn);
   return {
     async fetch(received, env, ctx) {
       const canonical = canonicalRequest(received);

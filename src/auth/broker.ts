@@ -21,12 +21,14 @@
  *   signs in again.
  */
 import { OAuthError, OAuthProvider } from "@cloudflare/workers-oauth-provider";
+import { BoundedMap } from "../bounded-map";
 import { type Config, configOf } from "../config";
 import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import type { OriginCredentials } from "../transport/headers";
 import { quote } from "./challenges";
 import type { PublicUrls } from "./public-url";
+import type { SignInMemory } from "./sign-in-memory";
 import {
   isUpstreamTokens,
   refreshTokens,
@@ -91,7 +93,12 @@ export function signInChallenge(urls: PublicUrls): Response {
   return new Response(null, { status: 401, headers: { "www-authenticate": challenge } });
 }
 
-function createBroker(config: Config, urls: PublicUrls, routes: Routes): OAuthProvider<Env> {
+function createBroker(
+  config: Config,
+  urls: PublicUrls,
+  routes: Routes,
+  memory: SignInMemory,
+): OAuthProvider<Env> {
   const origin = new URL(urls.mcp).origin;
   const originHost = config.originUrl.host;
 
@@ -143,6 +150,7 @@ function createBroker(config: Config, urls: PublicUrls, routes: Routes): OAuthPr
           current.config.auth,
           urls,
           new Headers(),
+          memory,
         );
         refreshed = await refreshTokens(upstream, tokens);
       } catch (error) {
@@ -178,13 +186,15 @@ function createBroker(config: Config, urls: PublicUrls, routes: Routes): OAuthPr
  * The broker for each public URL the proxy is reached at, built once per
  * isolate: the library fixes its resource at construction.
  */
-export function brokers(routes: Routes): (config: Config, urls: PublicUrls) => OAuthProvider<Env> {
-  const built = new Map<string, OAuthProvider<Env>>();
+export function brokers(
+  routes: Routes,
+  memory: SignInMemory,
+): (config: Config, urls: PublicUrls) => OAuthProvider<Env> {
+  const built = new BoundedMap<string, OAuthProvider<Env>>(MAX_BROKERS);
   return (config, urls) => {
     let broker = built.get(urls.mcp);
     if (!broker) {
-      if (built.size >= MAX_BROKERS) built.clear();
-      broker = createBroker(config, urls, routes);
+      broker = createBroker(config, urls, routes, memory);
       built.set(urls.mcp, broker);
     }
     return broker;

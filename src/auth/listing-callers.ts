@@ -11,6 +11,8 @@
  * Credentials are kept only as SHA-256 digests, in isolate memory, at most
  * `MAX_CALLERS` of them (the oldest goes first).
  */
+import { BoundedMap } from "../bounded-map";
+
 const TTL_MS = 10 * 60_000;
 const MAX_CALLERS = 1_000;
 
@@ -24,25 +26,16 @@ export async function callerKey(headers: Headers, url: URL): Promise<string> {
 }
 
 export class ListingCallers {
-  private readonly seen = new Map<string, number>();
+  private readonly seen = new BoundedMap<string, true>(MAX_CALLERS, TTL_MS);
 
   /** The origin answered a `tools/list` from the caller with `key`. */
   remember(key: string): void {
-    this.seen.delete(key);
-    if (this.seen.size >= MAX_CALLERS) {
-      const oldest = this.seen.keys().next().value;
-      if (oldest !== undefined) this.seen.delete(oldest);
-    }
-    this.seen.set(key, Date.now() + TTL_MS);
+    this.seen.set(key, true);
   }
 
   /** Whether the origin showed its tools to the caller with `key` lately. */
   has(key: string): boolean {
-    const expires = this.seen.get(key);
-    if (expires === undefined) return false;
-    if (expires > Date.now()) return true;
-    this.seen.delete(key);
-    return false;
+    return this.seen.get(key) === true;
   }
 }
 

@@ -12,9 +12,10 @@
  * The proxy fetches metadata only from `ORIGIN_URL`'s host: a challenge that
  * names another host is passed on as it came (`auth_metadata_foreign_host`).
  *
- * Isolate memory, per origin: the metadata URL the origin's challenges
- * advertise, and its document for `METADATA_TTL_MS`. A cold isolate that has
- * seen no challenge looks where RFC 9728 says: path insertion, then the root.
+ * Isolate memory (`SignInMemory`), per origin: the metadata URL the origin's
+ * challenges advertise, and its document for `METADATA_TTL_MS`. A cold
+ * isolate that has seen no challenge looks where RFC 9728 says: path
+ * insertion, then the root.
  */
 import type { Config } from "../config";
 import { isPlainObject, parseJson } from "../json";
@@ -24,29 +25,9 @@ import { fetchOrigin } from "../transport/origin";
 import { readBounded } from "../transport/read-bounded";
 import { parseChallenges, replaceChallengeParams } from "./challenges";
 import { originMetadataUrls, type PublicUrls } from "./public-url";
+import type { SignInMemory } from "./sign-in-memory";
 
-/** How long an isolate reuses the origin's metadata document. */
-export const METADATA_TTL_MS = 60_000;
-const MAX_ORIGINS = 16;
 const MAX_METADATA_BYTES = 64 * 1024;
-
-interface OriginSignIn {
-  /** The metadata URL the origin's own challenges named (on its host). */
-  advertised?: string;
-  metadata?: { document: Record<string, unknown>; expires: number };
-}
-
-const origins = new Map<string, OriginSignIn>();
-
-function signInOf(originUrl: URL): OriginSignIn {
-  let signIn = origins.get(originUrl.href);
-  if (!signIn) {
-    if (origins.size >= MAX_ORIGINS) origins.clear();
-    signIn = {};
-    origins.set(originUrl.href, signIn);
-  }
-  return signIn;
-}
 
 const isBearer = (scheme: string) => scheme === "bearer";
 
@@ -60,11 +41,11 @@ export function rewriteChallenges(
   config: Config,
   urls: PublicUrls,
   sentToken: boolean,
+  memory: SignInMemory,
 ): Response {
   const header = origin.headers.get("www-authenticate");
   if ((origin.status !== 401 && origin.status !== 403) || header === null) return origin;
 
-  const signIn = signInOf(config.originUrl);
   const rewritten = replaceChallengeParams(header, (challenge, param) => {
     if (!isBearer(challenge.scheme) || param.name !== "resource_metadata") return undefined;
     const named = URL.canParse(param.value) ? new URL(param.value) : undefined;
@@ -75,7 +56,7 @@ export function rewriteChallenges(
       });
       return undefined;
     }
-    signIn.advertised = named.href;
+    memory.advertised.set(config.originUrl.href, named.href);
     return urls.metadata;
   });
 
@@ -127,13 +108,13 @@ export type OriginMetadata =
 export async function originResourceMetadata(
   config: Config,
   headers: Headers,
+  memory: SignInMemory,
 ): Promise<OriginMetadata> {
-  const signIn = signInOf(config.originUrl);
-  if (signIn.metadata && signIn.metadata.expires > Date.now()) {
-    return { kind: "found", document: signIn.metadata.document };
-  }
+  const known = memory.metadata.get(config.originUrl.href);
+  if (known) return { kind: "found", document: known };
+  const advertised = memory.advertised.get(config.originUrl.href);
   const candidates = new Set([
-    ...(signIn.advertised ? [signIn.advertised] : []),
+    ...(advertised ? [advertised] : []),
     ...originMetadataUrls(config.originUrl),
   ]);
   for (const url of candidates) {
@@ -146,7 +127,7 @@ export async function originResourceMetadata(
     if (reply.kind === "failed") return { kind: "failed", response: reply.response };
     const document = await readDocument(reply.response);
     if (document) {
-      signIn.metadata = { document, expires: Date.now() + METADATA_TTL_MS };
+      memory.metadata.set(config.originUrl.href, document);
       return { kind: "found", document };
     }
   }
@@ -163,8 +144,9 @@ export async function protectedResourceMetadata(
   config: Config,
   urls: PublicUrls,
   headers: Headers,
+  memory: SignInMemory,
 ): Promise<Response> {
-  const metadata = await originResourceMetadata(config, headers);
+  const metadata = await originResourceMetadata(config, headers, memory);
   if (metadata.kind === "failed") return metadata.response;
   if (metadata.kind === "absent") {
     return Response.json(

@@ -15,10 +15,11 @@
  *   (RFC 8707) and the scopes the origin asks for; `state` and, when present,
  *   `iss` (RFC 9207) validated.
  *
- * Platform limits: discovery is kept in isolate memory for `DISCOVERY_TTL_MS`;
- * a registration is written once and read per cold isolate (KV is eventually
- * consistent: two isolates registering at the same moment each get a client,
- * both valid, and the later write wins).
+ * Platform limits: discovery is kept in isolate memory (`SignInMemory`) for
+ * five minutes; a registration is written once and read per cold isolate,
+ * then kept in its memory (KV is eventually consistent: two isolates
+ * registering at the same moment each get a client, both valid, and the
+ * later write wins).
  */
 import * as oauth from "oauth4webapi";
 import type { BrokerAuth, Config } from "../config";
@@ -26,9 +27,8 @@ import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import { originResourceMetadata } from "./protected-resource";
 import type { PublicUrls } from "./public-url";
+import type { Discovery, SignInMemory } from "./sign-in-memory";
 
-const DISCOVERY_TTL_MS = 5 * 60_000;
-const MAX_DISCOVERIES = 16;
 const REGISTRATION_KEY = "edge-rewriter:upstream-client:";
 
 /** Where the proxy's own client metadata document is served, for authorization servers that accept one. */
@@ -62,13 +62,24 @@ interface RequestOptions {
   [oauth.allowInsecureRequests]?: boolean;
 }
 
+/** A step of signing in at the origin failed: `reason` for logs, `message` for the user, `cause` kept. */
 export class UpstreamError extends Error {
   constructor(
     /** A short, stable reason for logs and the error page. */
     readonly reason: string,
     message: string,
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, { cause });
+  }
+}
+
+/** `step`'s result; its failure as an `UpstreamError` with `reason`, `message` and the cause. */
+async function attempt<T>(reason: string, message: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw error instanceof UpstreamError ? error : new UpstreamError(reason, message, error);
   }
 }
 
@@ -88,21 +99,16 @@ function stringArray(value: unknown): string[] {
     : [];
 }
 
-interface Discovery {
-  as: oauth.AuthorizationServer;
-  resource: string;
-  scope: string[];
-  expires: number;
-}
-
-const discoveries = new Map<string, Discovery>();
-
-async function discover(config: Config, headers: Headers): Promise<Discovery> {
+async function discover(
+  config: Config,
+  headers: Headers,
+  memory: SignInMemory,
+): Promise<Discovery> {
   const key = config.originUrl.href;
-  const known = discoveries.get(key);
-  if (known && known.expires > Date.now()) return known;
+  const known = memory.discoveries.get(key);
+  if (known) return known;
 
-  const metadata = await originResourceMetadata(config, headers);
+  const metadata = await originResourceMetadata(config, headers, memory);
   if (metadata.kind === "failed") {
     throw new UpstreamError("origin_unreachable", "The origin could not be reached");
   }
@@ -111,31 +117,33 @@ async function discover(config: Config, headers: Headers): Promise<Discovery> {
   // 2025-03-26: no protected-resource metadata, the authorization server is on the origin's host.
   const issuer = new URL(named ?? config.originUrl.origin);
   let as: oauth.AuthorizationServer | undefined;
+  let cause: unknown;
+  // RFC 8414's location first, then OpenID Connect's: the first usable document wins.
   for (const algorithm of ["oauth2", "oidc"] as const) {
-    const options = { ...requestOptions(config, issuer), algorithm };
-    const response = await oauth.discoveryRequest(issuer, options).catch(() => undefined);
-    if (!response?.ok) continue;
-    as = await oauth.processDiscoveryResponse(issuer, response).catch(() => undefined);
-    if (as) break;
+    try {
+      const options = { ...requestOptions(config, issuer), algorithm };
+      as = await oauth.processDiscoveryResponse(
+        issuer,
+        await oauth.discoveryRequest(issuer, options),
+      );
+      break;
+    } catch (error) {
+      cause = error;
+    }
   }
   if (!as?.authorization_endpoint || !as.token_endpoint) {
     throw new UpstreamError(
       "no_authorization_server",
       `No usable authorization server metadata at ${issuer.origin}`,
+      cause,
     );
   }
   const resource =
     typeof document.resource === "string"
       ? document.resource
       : `${config.originUrl.origin}${config.originUrl.pathname}`;
-  const discovery = {
-    as,
-    resource,
-    scope: stringArray(document.scopes_supported),
-    expires: Date.now() + DISCOVERY_TTL_MS,
-  };
-  if (discoveries.size >= MAX_DISCOVERIES) discoveries.clear();
-  discoveries.set(key, discovery);
+  const discovery = { as, resource, scope: stringArray(document.scopes_supported) };
+  memory.discoveries.set(key, discovery);
   return discovery;
 }
 
@@ -158,6 +166,7 @@ async function identify(
   as: oauth.AuthorizationServer,
   urls: PublicUrls,
   options: RequestOptions,
+  registrations: SignInMemory["registrations"],
 ): Promise<{ client: oauth.Client; clientAuth: oauth.ClientAuth }> {
   const operator = auth.upstreamClient;
   if (operator) {
@@ -183,22 +192,38 @@ async function identify(
     );
   }
   const key = `${REGISTRATION_KEY}${as.issuer}\n${origin}`;
-  const stored = await auth.oauthKv.get<{ client_id: string }>(key, "json");
-  if (stored?.client_id)
-    return { client: { client_id: stored.client_id }, clientAuth: oauth.None() };
+  // Isolate memory first: one sign-in asks three times, and must get one client each time.
+  // KV is an optimization: a registration that cannot be read is made again, one that
+  // cannot be written lives in this isolate's memory only.
+  const stored =
+    registrations.get(key) ??
+    (
+      await auth.oauthKv.get<{ client_id: string }>(key, "json").catch((error) => {
+        logEvent("kv_error", { op: "get", error: String(error) });
+        return null;
+      })
+    )?.client_id;
+  if (stored) {
+    registrations.set(key, stored);
+    return { client: { client_id: stored }, clientAuth: oauth.None() };
+  }
 
-  const response = await oauth.dynamicClientRegistrationRequest(
-    as,
-    clientMetadata(urls) as Partial<oauth.Client>,
-    options,
+  const registered = await attempt(
+    "registration_failed",
+    "The proxy could not register at the origin's authorization server",
+    async () =>
+      oauth.processDynamicClientRegistrationResponse(
+        await oauth.dynamicClientRegistrationRequest(
+          as,
+          clientMetadata(urls) as Partial<oauth.Client>,
+          options,
+        ),
+      ),
   );
-  const registered = await oauth.processDynamicClientRegistrationResponse(response).catch(() => {
-    throw new UpstreamError(
-      "registration_failed",
-      "Registration with the origin's authorization server failed",
-    );
-  });
-  await auth.oauthKv.put(key, JSON.stringify({ client_id: registered.client_id }));
+  registrations.set(key, registered.client_id);
+  await auth.oauthKv
+    .put(key, JSON.stringify({ client_id: registered.client_id }))
+    .catch((error) => logEvent("kv_error", { op: "put", error: String(error) }));
   logEvent("upstream_client_registered", { issuer: as.issuer });
   return { client: { client_id: registered.client_id }, clientAuth: oauth.None() };
 }
@@ -209,10 +234,11 @@ export async function upstreamFor(
   auth: BrokerAuth,
   urls: PublicUrls,
   headers: Headers,
+  memory: SignInMemory,
 ): Promise<Upstream> {
-  const { as, resource, scope } = await discover(config, headers);
+  const { as, resource, scope } = await discover(config, headers, memory);
   const options = requestOptions(config, new URL(as.issuer));
-  const { client, clientAuth } = await identify(auth, as, urls, options);
+  const { client, clientAuth } = await identify(auth, as, urls, options, memory.registrations);
   return {
     as,
     client,
@@ -275,23 +301,29 @@ export async function exchangeCode(
     throw new UpstreamError(
       reason,
       "The origin's authorization server answered with an error, or not as itself",
+      error,
     );
   }
-  const response = await oauth.authorizationCodeGrantRequest(
-    upstream.as,
-    upstream.client,
-    upstream.clientAuth,
-    parameters,
-    upstream.redirectUri,
-    codeVerifier,
-    { ...upstream.options, additionalParameters: { resource: upstream.resource } },
+  const response = await attempt(
+    "token_request_failed",
+    "The origin's authorization server could not be reached to exchange the code",
+    () =>
+      oauth.authorizationCodeGrantRequest(
+        upstream.as,
+        upstream.client,
+        upstream.clientAuth,
+        parameters,
+        upstream.redirectUri,
+        codeVerifier,
+        { ...upstream.options, additionalParameters: { resource: upstream.resource } },
+      ),
   );
   const tokens = await oauth
     .processAuthorizationCodeResponse(upstream.as, upstream.client, response)
     .catch((error: unknown) => {
       const reason =
         error instanceof oauth.ResponseBodyError ? error.error : "token_request_failed";
-      throw new UpstreamError(reason, "The origin's authorization server refused the code");
+      throw new UpstreamError(reason, "The origin's authorization server refused the code", error);
     });
   return tokensOf(tokens);
 }
@@ -306,23 +338,22 @@ export async function refreshTokens(
   tokens: UpstreamTokens,
 ): Promise<UpstreamTokens | "revoked"> {
   if (tokens.refreshToken === undefined) return "revoked";
-  const response = await oauth
-    .refreshTokenGrantRequest(
-      upstream.as,
-      upstream.client,
-      upstream.clientAuth,
-      tokens.refreshToken,
-      {
-        ...upstream.options,
-        additionalParameters: { resource: upstream.resource },
-      },
-    )
-    .catch(() => {
-      throw new UpstreamError(
-        "unreachable",
-        "The origin's authorization server could not be reached",
-      );
-    });
+  const refreshToken = tokens.refreshToken;
+  const response = await attempt(
+    "unreachable",
+    "The origin's authorization server could not be reached",
+    () =>
+      oauth.refreshTokenGrantRequest(
+        upstream.as,
+        upstream.client,
+        upstream.clientAuth,
+        refreshToken,
+        {
+          ...upstream.options,
+          additionalParameters: { resource: upstream.resource },
+        },
+      ),
+  );
   try {
     return tokensOf(
       await oauth.processRefreshTokenResponse(upstream.as, upstream.client, response),
@@ -332,7 +363,11 @@ export async function refreshTokens(
     if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant")
       return "revoked";
     const reason = error instanceof oauth.ResponseBodyError ? error.error : "refresh_failed";
-    throw new UpstreamError(reason, "The origin's authorization server did not refresh the token");
+    throw new UpstreamError(
+      reason,
+      "The origin's authorization server did not refresh the token",
+      error,
+    );
   }
 }
 

@@ -1,7 +1,30 @@
-import type { ListingCallers } from "../auth/listing-callers";
+import { ListingCallers } from "../auth/listing-callers";
+import { SignInMemory } from "../auth/sign-in-memory";
 import type { Config } from "../config";
-import type { ToolMapMemory } from "../toolmap/tool-map";
+import { ToolMapMemory } from "../toolmap/tool-map";
 import type { OriginCredentials } from "../transport/headers";
+
+/**
+ * Everything one isolate keeps between requests, each part bounded where it
+ * is defined; one per app (`createApp`), so a test plays a cold isolate by
+ * making a new one.
+ */
+export interface IsolateState {
+  /** Tool names, schemas and views per scope (16 scopes, 10,000 tools each). */
+  toolMaps: ToolMapMemory;
+  /** The origin's sign-in setup (16 origins; metadata 60 s, discovery 5 minutes). */
+  signIn: SignInMemory;
+  /** Callers the origin listed its tools for (1,000 digests, 10 minutes). */
+  listingCallers: ListingCallers;
+}
+
+export function newIsolateState(): IsolateState {
+  return {
+    toolMaps: new ToolMapMemory(),
+    signIn: new SignInMemory(),
+    listingCallers: new ListingCallers(),
+  };
+}
 
 /**
  * Hono's view of the Worker: the wrangler bindings, and what every route is
@@ -11,10 +34,8 @@ export interface AppEnv {
   Bindings: Env;
   Variables: {
     config: Config;
-    /** This isolate's memory of tool names, shared by all its requests. */
-    toolMapMemory: ToolMapMemory;
-    /** Callers the origin showed its tools to lately (relay mode, `enforce`). */
-    listingCallers: ListingCallers;
+    /** What this isolate keeps between requests, shared by all of them. */
+    isolate: IsolateState;
     /** Whose credentials go to the origin on this request, decided once (auth/broker.ts). */
     originCredentials: OriginCredentials;
   };

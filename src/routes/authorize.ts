@@ -56,23 +56,61 @@ function errorPage(status: number, message: string): Response {
   );
 }
 
-const redirect = (location: string, headers: Headers) => {
+const redirect = (location: string, headers: Headers = new Headers()) => {
   headers.set("location", location);
   return new Response(null, { status: 302, headers });
 };
 
-/** Renders or redirects an error as the library's consent guidance says. */
-function answerError(error: unknown): Response {
+type SignInStep = "consent" | "approval" | "callback";
+
+/** The log line of a failed sign-in: what failed and why, never a token, code or secret. */
+function logFailure(step: SignInStep, error: unknown, client?: string): void {
+  const cause = error instanceof Error ? (error.cause ?? error) : error;
+  logEvent("sign_in_failed", {
+    step,
+    reason: error instanceof UpstreamError ? error.reason : "internal",
+    detail: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause),
+    ...(client === undefined ? {} : { client }),
+  });
+}
+
+/**
+ * A failure before the client's request is known good: the library's own
+ * errors as it says to answer them, anything else as a page that says what
+ * to do.
+ */
+function answerUnvalidated(step: SignInStep, error: unknown): Response {
   if (error instanceof AuthorizationError) {
     if (error.redirectTo) return Response.redirect(error.redirectTo, 302);
     return errorPage(400, error.description);
   }
   if (error instanceof CimdFetchError) return errorPage(400, "This app could not be verified.");
-  if (error instanceof UpstreamError) {
-    return errorPage(502, `Signing in at the origin failed: ${error.message}.`);
-  }
-  throw error;
+  logFailure(step, error);
+  return errorPage(
+    503,
+    "The proxy could not start the sign-in. Try again in a minute; if it keeps failing, tell the operator of this server.",
+  );
 }
+
+/**
+ * A failure once the client's request is known good: the client is told by
+ * redirect (RFC 6749 §4.1.2.1), `temporarily_unavailable` before the user
+ * signed in at the origin, `server_error` after.
+ */
+function answerValidated(
+  step: SignInStep,
+  request: AuthRequest,
+  error: unknown,
+  headers?: Headers,
+): Response {
+  logFailure(step, error, request.clientId);
+  const code = step === "callback" ? "server_error" : "temporarily_unavailable";
+  const description =
+    error instanceof UpstreamError ? error.message : "The proxy could not complete the sign-in";
+  return redirect(authorizationErrorRedirect(request, code, description), headers);
+}
+
+type AuthRequest = Parameters<OAuthHelpers["beginConsent"]>[0];
 
 /** The routes exist in broker mode only: the library puts its helpers on `env`. */
 function brokerOnly(c: Context<AppEnv>): { helpers: OAuthHelpers; auth: BrokerAuth } | Response {
@@ -89,14 +127,21 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
   if (broker instanceof Response) return broker;
   const { helpers, auth } = broker;
   const config = c.get("config");
+  let request: AuthRequest;
+  let details: Awaited<ReturnType<OAuthHelpers["describeConsent"]>>;
   try {
-    const request = await helpers.parseAuthRequest(c.req.raw);
-    const details = await helpers.describeConsent(request);
+    request = await helpers.parseAuthRequest(c.req.raw);
+    details = await helpers.describeConsent(request);
+  } catch (error) {
+    return answerUnvalidated("consent", error);
+  }
+  try {
     const upstream = await upstreamFor(
       config,
       auth,
       publicUrls(config, new URL(c.req.url)),
       c.req.raw.headers,
+      c.get("isolate").signIn,
     );
     const consent = await helpers.beginConsent(request);
     consent.headers.set("content-type", "text/html; charset=utf-8");
@@ -107,7 +152,7 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
     });
     return new Response(page, { headers: consent.headers });
   } catch (error) {
-    return answerError(error);
+    return answerValidated("consent", request, error);
   }
 }
 
@@ -116,6 +161,7 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
   if (broker instanceof Response) return broker;
   const { helpers, auth } = broker;
   const config = c.get("config");
+  let approved: Awaited<ReturnType<OAuthHelpers["approveConsent"]>>;
   try {
     const form = await c.req.raw.formData();
     const handle = String(form.get("handle") ?? "");
@@ -124,12 +170,17 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
       logEvent("sign_in_denied", { client: denied.request.clientId, by: "user" });
       return redirect(denied.redirectTo, denied.headers);
     }
-    const approved = await helpers.approveConsent(c.req.raw, handle);
+    approved = await helpers.approveConsent(c.req.raw, handle);
+  } catch (error) {
+    return answerUnvalidated("approval", error);
+  }
+  try {
     const upstream = await upstreamFor(
       config,
       auth,
       publicUrls(config, new URL(c.req.url)),
       c.req.raw.headers,
+      c.get("isolate").signIn,
     );
     const verifier = oauth.generateRandomCodeVerifier();
     const { state, headers } = await helpers.beginUpstream(approved.request, {
@@ -138,7 +189,7 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
     });
     return redirect((await authorizationUrl(upstream, state, verifier)).href, headers);
   } catch (error) {
-    return answerError(error);
+    return answerValidated("approval", approved.request, error, approved.headers);
   }
 }
 
@@ -153,8 +204,8 @@ export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
     // Refuses a state this browser did not start, or one already used.
     resumed = await helpers.finishUpstream<SignInData>(c.req.raw);
   } catch (error) {
-    logEvent("sign_in_failed", { reason: "state" });
-    return answerError(error);
+    if (error instanceof AuthorizationError) logEvent("sign_in_failed", { reason: "state" });
+    return answerUnvalidated("callback", error);
   }
   const { request, headers } = resumed;
   const { verifier } = resumed.data as SignInData;
@@ -163,7 +214,13 @@ export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
     return redirect(authorizationErrorRedirect(request, "access_denied"), headers);
   }
   try {
-    const upstream = await upstreamFor(config, auth, publicUrls(config, url), c.req.raw.headers);
+    const upstream = await upstreamFor(
+      config,
+      auth,
+      publicUrls(config, url),
+      c.req.raw.headers,
+      c.get("isolate").signIn,
+    );
     const tokens = await exchangeCode(upstream, url, url.searchParams.get("state") ?? "", verifier);
     const { redirectTo } = await helpers.completeAuthorization({
       request,
@@ -176,15 +233,8 @@ export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
     logEvent("sign_in_completed", { client: request.clientId, issuer: upstream.as.issuer });
     return redirect(redirectTo, headers);
   } catch (error) {
-    if (!(error instanceof UpstreamError)) throw error;
-    logEvent("sign_in_failed", { client: request.clientId, reason: error.reason });
     // The client's request was validated: it can be told, and stop waiting.
-    const location = authorizationErrorRedirect(
-      request,
-      "server_error",
-      "Signing in at the origin failed",
-    );
-    return redirect(location, headers);
+    return answerValidated("callback", request, error, headers);
   }
 }
 

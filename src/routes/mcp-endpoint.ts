@@ -37,7 +37,7 @@ const TOOL_METHODS = new Set(["tools/list", "tools/call"]);
 
 async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMap> {
   const config = c.get("config");
-  const toolMapMemory = c.get("toolMapMemory");
+  const toolMapMemory = c.get("isolate").toolMaps;
   const scope = await toolMapScope(config.originUrl, profile.names);
   return new ToolMap(c.env.TOOL_MAP, scope, profile, toolMapMemory, (promise) =>
     c.executionCtx.waitUntil(promise),
@@ -63,6 +63,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
       config,
       publicUrls(config, url, url.pathname),
       request.headers.has("authorization"),
+      c.get("isolate").signIn,
     );
 
   switch (request.method) {
@@ -73,7 +74,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
       }
       const toolMap = await openToolMap(c, profile);
       const caller = await callerStanding(
-        c.get("listingCallers"),
+        c.get("isolate").listingCallers,
         config.argumentValidation === "enforce" &&
           credentials.kind === "client" &&
           body.messages.some((m) => isRequest(m) && TOOL_METHODS.has(m.method)),

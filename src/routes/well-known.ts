@@ -27,7 +27,12 @@ export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
   }
   const endpoint = request.method === "GET" ? endpointOfMetadata(url.pathname, config) : undefined;
   if (endpoint !== undefined) {
-    return protectedResourceMetadata(config, publicUrls(config, url, endpoint), request.headers);
+    return protectedResourceMetadata(
+      config,
+      publicUrls(config, url, endpoint),
+      request.headers,
+      c.get("isolate").signIn,
+    );
   }
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const reply = await fetchOrigin(

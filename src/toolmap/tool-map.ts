@@ -19,6 +19,7 @@
  * only differ when the map itself differed.
  */
 
+import { BoundedMap } from "../bounded-map";
 import { logEvent } from "../log";
 import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
@@ -80,20 +81,14 @@ class ScopeMemory {
  * out beyond `MAX_SCOPES`. One lives as long as the isolate.
  */
 export class ToolMapMemory {
-  private readonly scopes = new Map<string, ScopeMemory>();
+  private readonly scopes = new BoundedMap<string, ScopeMemory>(MAX_SCOPES);
 
   scope(id: string): ScopeMemory {
     let scope = this.scopes.get(id);
-    if (scope) {
-      this.scopes.delete(id);
-    } else {
+    if (!scope) {
       scope = new ScopeMemory();
-      if (this.scopes.size >= MAX_SCOPES) {
-        const oldest = this.scopes.keys().next().value;
-        if (oldest !== undefined) this.scopes.delete(oldest);
-      }
+      this.scopes.set(id, scope);
     }
-    this.scopes.set(id, scope);
     return scope;
   }
 }

@@ -27,7 +27,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   vi.restoreAllMocks();
-  await control({ iss: "own" });
+  await control({ iss: "own", drop: [] });
   await Promise.all(connected.splice(0).map(({ client }) => client.close()));
 });
 
@@ -44,11 +44,32 @@ async function seenByOrigin(): Promise<Array<{ issued: boolean; resource?: strin
   return (await fetch(new URL("/__seen", origin))).json();
 }
 
-function broker() {
+function broker(bindings: Partial<Env> = {}) {
   return clientNetwork(
-    viaProxy({ ORIGIN_URL: origin, AUTH_MODE: "broker" }, { app: createApp() }),
+    viaProxy({ ORIGIN_URL: origin, AUTH_MODE: "broker" }, { app: createApp(), bindings }),
     BROKER_URL,
   );
+}
+
+/**
+ * `OAUTH_KV` as a tenant that has not registered at the origin yet sees it
+ * (the proxy's registration absent), or where reading it fails.
+ */
+function withoutUpstreamClient(real: KVNamespace, how: "absent" | "failing" = "absent") {
+  return new Proxy(real, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      if (property !== "get") return value.bind(target);
+      return (key: string, ...rest: unknown[]) => {
+        if (!key.startsWith("edge-rewriter:upstream-client:"))
+          return value.apply(target, [key, ...rest]);
+        return how === "absent"
+          ? Promise.resolve(null)
+          : Promise.reject(new Error("KV down (test)"));
+      };
+    },
+  });
 }
 
 async function signIn(network = broker()) {
@@ -184,6 +205,37 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(visit.callback.searchParams.get("state")).toBe("client-state");
     expect(visit.visited.some((url) => url.origin === new URL(origin).origin)).toBe(false);
     expect(events("sign_in_denied")).toMatchObject([{ by: "user" }]);
+  });
+
+  it("sends the client an OAuth error when the origin's token endpoint cannot be reached, never a 500", async () => {
+    const network = broker();
+    await control({ drop: ["/token"] });
+    const visit = await answerConsent(network, await authorizationRequest(network));
+    expect(visit.callback.searchParams.get("error")).toBe("server_error");
+    expect(visit.callback.searchParams.get("state")).toBe("client-state");
+    expect(events("sign_in_failed")).toMatchObject([{ reason: "token_request_failed" }]);
+  });
+
+  it("sends the client an OAuth error when the proxy cannot register at the origin, never a 500", async () => {
+    // A tenant that has not registered yet: its stored registration is absent.
+    const network = broker({ OAUTH_KV: withoutUpstreamClient(env.OAUTH_KV as KVNamespace) });
+    await control({ drop: ["/register"] });
+    const request = await authorizationRequest(network);
+    const page = await network(request, { redirect: "manual" });
+    expect(page.status).toBe(302);
+    const location = new URL(page.headers.get("location") ?? "");
+    expect(location.href.startsWith(REDIRECT_URL)).toBe(true);
+    expect(location.searchParams.get("error")).toBe("temporarily_unavailable");
+    expect(location.searchParams.get("error_description")).toContain("register");
+    expect(events("sign_in_failed")).toMatchObject([{ reason: "registration_failed" }]);
+  });
+
+  it("signs in when OAUTH_KV cannot read the proxy's registration at the origin: it registers again", async () => {
+    const failing = withoutUpstreamClient(env.OAUTH_KV as KVNamespace, "failing");
+    const network = broker({ OAUTH_KV: failing });
+    const visit = await answerConsent(network, await authorizationRequest(network));
+    expect(visit.callback.searchParams.get("code")).toBeTruthy();
+    expect(events("kv_error")).toMatchObject([{ op: "get" }]);
   });
 
   it("refuses a forged state, and a callback replayed", async () => {

@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { nameRules } from "../../src/names/profiles";
-import { ToolMapMemory, toolMapScope } from "../../src/toolmap/tool-map";
+import { newIsolateState } from "../../src/routes/app-env";
+import { toolMapScope } from "../../src/toolmap/tool-map";
 import { connectClient, type Progress, REVISIONS, type TestClient } from "../helpers/clients";
 import { expectOriginsToolsAsViewed } from "../helpers/listing";
 import { DEMO_ORIGIN, type Fetch, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
@@ -101,11 +102,12 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
 
   it("passes tools/list_changed to the client and drops the names the isolate cached", async () => {
     const originUrl = freshOrigin();
-    const memory = new ToolMapMemory();
+    const isolate = newIsolateState();
+    const memory = isolate.toolMaps;
     const client = await connect(
       revision,
       PROXY_URL,
-      viaProxy({ ORIGIN_URL: originUrl }, { app: createApp(memory) }),
+      viaProxy({ ORIGIN_URL: originUrl }, { app: createApp(isolate) }),
     );
     const tools = await client.listTools();
     const scope = memory.scope(await toolMapScope(new URL(originUrl), nameRules("openai")));

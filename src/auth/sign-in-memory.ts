@@ -1,0 +1,32 @@
+/**
+ * What one isolate remembers of sign-in between requests, each with its
+ * bound (ARCHITECTURE.md, "Isolate state"): per origin, the metadata location
+ * its challenges named and its protected-resource document; the
+ * authorization servers discovered for it; the proxy's registrations at them.
+ */
+import type * as oauth from "oauth4webapi";
+import { BoundedMap } from "../bounded-map";
+
+const MAX_ORIGINS = 16;
+/** How long an isolate reuses the origin's metadata document. */
+export const METADATA_TTL_MS = 60_000;
+/** How long an isolate reuses a discovered authorization server. */
+const DISCOVERY_TTL_MS = 5 * 60_000;
+
+export interface Discovery {
+  as: oauth.AuthorizationServer;
+  /** The origin's own resource URL, which its tokens are bound to. */
+  resource: string;
+  scope: string[];
+}
+
+export class SignInMemory {
+  /** Per origin URL: the metadata URL the origin's own challenges named (on its host). */
+  readonly advertised = new BoundedMap<string, string>(MAX_ORIGINS);
+  /** Per origin URL: its protected-resource metadata document. */
+  readonly metadata = new BoundedMap<string, Record<string, unknown>>(MAX_ORIGINS, METADATA_TTL_MS);
+  /** Per origin URL: its authorization server and resource. */
+  readonly discoveries = new BoundedMap<string, Discovery>(MAX_ORIGINS, DISCOVERY_TTL_MS);
+  /** Per authorization server and proxy origin: the proxy's client ID there. */
+  readonly registrations = new BoundedMap<string, string>(MAX_ORIGINS);
+}
