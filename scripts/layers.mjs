@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 export const MODULES = {
   json: { path: "src/json.ts", patterns: ["**/json"] },
   "bounded-map": { path: "src/bounded-map.ts", patterns: ["**/bounded-map"] },
+  "canonical-path": { path: "src/canonical-path.ts", patterns: ["**/canonical-path"] },
   log: { path: "src/log.ts", patterns: ["**/log"] },
   protocol: { path: "src/protocol/", patterns: ["**/protocol/**"] },
   names: { path: "src/names/", patterns: ["**/names/**"] },
@@ -35,7 +36,7 @@ export const OUTSIDE = [
   "**/scripts/**",
 ];
 
-const FOUNDATION = ["json", "bounded-map", "log"];
+const FOUNDATION = ["json", "bounded-map", "canonical-path", "log"];
 const CORE = ["names", "args", "schemas"];
 
 /** Lowest first: each layer, its files, the modules it may import, and why. */
@@ -44,7 +45,7 @@ export const LAYERS = [
     name: "foundation",
     modules: FOUNDATION,
     mayImport: [],
-    why: "json.ts, bounded-map.ts and log.ts import nothing from src/.",
+    why: "the foundation (json.ts, bounded-map.ts, canonical-path.ts, log.ts) imports nothing from src/.",
   },
   {
     name: "protocol",
@@ -73,7 +74,7 @@ export const LAYERS = [
   {
     name: "config",
     modules: ["config"],
-    mayImport: ["json", "protocol", ...CORE],
+    mayImport: ["json", "canonical-path", "protocol", ...CORE],
     why: "config.ts reads settings; it sits below the shell and logs nothing.",
   },
   {

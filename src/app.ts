@@ -1,6 +1,6 @@
 /**
  * The Worker. Every request is first read one way (its canonical path,
- * transport/canonical-path.ts) and admitted (the configuration is valid, the
+ * canonical-path.ts) and admitted (the configuration is valid, the
  * host is allowed); then, in relay mode, it goes to the routes, and in broker
  * mode to the broker (auth/broker.ts), which serves sign-in and hands MCP
  * requests carrying a valid token of the proxy's to the routes with the
@@ -15,6 +15,7 @@ import { AUTHORIZE_PATH, brokers, originCredentials } from "./auth/broker";
 import { publicUrls } from "./auth/public-url";
 import { signInLimited } from "./auth/sign-in-limit";
 import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./auth/upstream";
+import { canonicalRequest, rawPathOf } from "./canonical-path";
 import { type Config, configOf, profileAt } from "./config";
 import { logEvent } from "./log";
 import { ErrorCode, errorResponse, unreadAddressee } from "./protocol/jsonrpc";
@@ -29,7 +30,6 @@ import { healthz } from "./routes/healthz";
 import { mcpEndpoint } from "./routes/mcp-endpoint";
 import { wellKnown } from "./routes/well-known";
 import { refusedHost } from "./transport/allowed-hosts";
-import { canonicalRequest, rawPathOf } from "./transport/canonical-path";
 
 export type Worker = ExportedHandler<Env> & Pick<Required<ExportedHandler<Env>>, "fetch">;
 

@@ -6,6 +6,7 @@
  * `ORIGIN_URL` may carry a credential in its query string.
  */
 import * as v from "valibot";
+import { canonicalPath } from "./canonical-path";
 import { MIN_NAME_CAP, PROFILE_NAMES, type ProfileName } from "./names/profiles";
 import { type Profile, profileOf } from "./schemas/profile";
 
@@ -55,10 +56,35 @@ const publicOrigin = v.optional(
   ),
 );
 
+/** Paths the proxy serves itself; `MCP_PATH` may be none of them, nor lie under one. */
+const FIXED_ROUTES = ["/healthz", "/authorize", "/oauth", "/.well-known"];
+
 const path = v.optional(
-  v.pipe(v.string(), v.trim(), v.startsWith("/", "must start with /")),
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.startsWith("/", "must start with /"),
+    v.regex(/^\/[^?#]*[^/?#]$/, "must be a plain path like /mcp: no query, no trailing /"),
+    v.check((value) => {
+      const canonical = canonicalPath(value);
+      return canonical.kind === "canonical" && canonical.path === value;
+    }, "must have one reading: no %-escapes of letters, digits or -._~, no . or .. or empty segments"),
+    v.check(
+      (value) => !FIXED_ROUTES.some((route) => value === route || value.startsWith(`${route}/`)),
+      `must not be one of the proxy's own routes (${FIXED_ROUTES.join(", ")}) or under one`,
+    ),
+  ),
   "/mcp",
 );
+
+const kvNamespace = (missing: string) =>
+  v.custom<KVNamespace>(
+    (value) =>
+      typeof value === "object" &&
+      value !== null &&
+      typeof (value as KVNamespace).get === "function",
+    missing,
+  );
 
 const VALIDATION_MODES = ["off", "warn", "enforce"] as const;
 export type ValidationMode = (typeof VALIDATION_MODES)[number];
@@ -114,35 +140,48 @@ const hostList = v.optional(
   "",
 );
 
+/** What an absent required setting is told, by name (wrangler leaves an unset var out of `env`). */
+const MISSING: Record<string, string> = {
+  ORIGIN_URL: "is missing; set it to the full URL of the origin's MCP endpoint",
+  TOOL_MAP: "is missing: bind a KV namespace as TOOL_MAP",
+};
+
+const missing = (issue: v.BaseIssue<unknown>) => {
+  const key = issue.path?.[0]?.key;
+  return typeof key === "string" ? (MISSING[key] ?? "is missing") : "must be an object";
+};
+
 const ConfigSchema = v.pipe(
-  v.object({
-    ORIGIN_URL: httpUrl("is missing; set it to the full URL of the origin's MCP endpoint"),
-    MCP_PATH: path,
-    ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
-    MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1), 4 * 1024 * 1024),
-    PROFILE: v.optional(picklist(PROFILE_NAMES)),
-    // The earlier name of PROFILE, from when profiles governed names only.
-    NAME_PROFILE: v.optional(picklist(PROFILE_NAMES)),
-    NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
-    ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
-    ALLOWED_HOSTS: hostList,
-    PUBLIC_URL: publicOrigin,
-    AUTH_MODE: oneOf(AUTH_MODES, "relay"),
-    OAUTH_KV: v.optional(
-      v.custom<KVNamespace>((value) => typeof value === "object" && value !== null),
-    ),
-    SIGN_IN_RATE_LIMIT: v.optional(
-      v.custom<RateLimit>(
-        (value) =>
-          typeof value === "object" &&
-          value !== null &&
-          typeof (value as Partial<RateLimit>).limit === "function",
-        "must be a Workers Rate Limiting binding ([[ratelimits]])",
+  v.object(
+    {
+      ORIGIN_URL: httpUrl(MISSING.ORIGIN_URL as string),
+      MCP_PATH: path,
+      ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
+      MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1), 4 * 1024 * 1024),
+      PROFILE: v.optional(picklist(PROFILE_NAMES)),
+      // The earlier name of PROFILE, from when profiles governed names only.
+      NAME_PROFILE: v.optional(picklist(PROFILE_NAMES)),
+      NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
+      ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
+      ALLOWED_HOSTS: hostList,
+      PUBLIC_URL: publicOrigin,
+      AUTH_MODE: oneOf(AUTH_MODES, "relay"),
+      TOOL_MAP: kvNamespace(MISSING.TOOL_MAP as string),
+      OAUTH_KV: v.optional(kvNamespace("must be a KV namespace binding")),
+      SIGN_IN_RATE_LIMIT: v.optional(
+        v.custom<RateLimit>(
+          (value) =>
+            typeof value === "object" &&
+            value !== null &&
+            typeof (value as Partial<RateLimit>).limit === "function",
+          "must be a Workers Rate Limiting binding ([[ratelimits]])",
+        ),
       ),
-    ),
-    UPSTREAM_CLIENT_ID: secret,
-    UPSTREAM_CLIENT_SECRET: secret,
-  }),
+      UPSTREAM_CLIENT_ID: secret,
+      UPSTREAM_CLIENT_SECRET: secret,
+    },
+    missing,
+  ),
   v.forward(
     v.check(
       (vars) => vars.AUTH_MODE !== "broker" || vars.OAUTH_KV !== undefined,
@@ -168,6 +207,7 @@ const ConfigSchema = v.pipe(
     (vars): Config => ({
       originUrl: vars.ORIGIN_URL,
       mcpPath: vars.MCP_PATH,
+      toolMapKv: vars.TOOL_MAP,
       originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
       maxBodyBytes: vars.MAX_BODY_BYTES,
       profile: profileOf(vars.PROFILE ?? vars.NAME_PROFILE ?? "openai", vars.NAME_MAX_LENGTH),
@@ -193,6 +233,8 @@ const ConfigSchema = v.pipe(
 export interface Config {
   originUrl: URL;
   mcpPath: string;
+  /** `TOOL_MAP`: the tool map's KV namespace. */
+  toolMapKv: KVNamespace;
   originTimeoutMs: number;
   maxBodyBytes: number;
   /** The profile at `MCP_PATH` (`PROFILE`, or `NAME_PROFILE`), with the name cap in force. */

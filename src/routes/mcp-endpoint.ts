@@ -39,7 +39,7 @@ async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMa
   const config = c.get("config");
   const toolMapMemory = c.get("isolate").toolMaps;
   const scope = await toolMapScope(config.originUrl, profile.names);
-  return new ToolMap(c.env.TOOL_MAP, scope, profile, toolMapMemory, (promise) =>
+  return new ToolMap(config.toolMapKv, scope, profile, toolMapMemory, (promise) =>
     c.executionCtx.waitUntil(promise),
   );
 }

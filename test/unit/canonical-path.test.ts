@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalPath, rawPathOf } from "../../src/transport/canonical-path";
+import { canonicalPath, rawPathOf } from "../../src/canonical-path";
 
 describe("canonicalPath", () => {
   it.each([

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config";
 import { profileOf } from "../../src/schemas/profile";
 
-const env = (vars: Record<string, unknown>) => vars as unknown as Env;
+/** Settings as wrangler hands them over, with the tool map's binding every environment has. */
+const env = (vars: Record<string, unknown>) =>
+  ({ TOOL_MAP: workerEnv.TOOL_MAP, ...vars }) as unknown as Env;
 
 describe("parseConfig", () => {
   it("applies the documented defaults", () => {
@@ -12,6 +14,7 @@ describe("parseConfig", () => {
       config: {
         originUrl: new URL("https://mcp.example.com/mcp"),
         mcpPath: "/mcp",
+        toolMapKv: workerEnv.TOOL_MAP,
         originTimeoutMs: 30_000,
         maxBodyBytes: 4_194_304,
         profile: profileOf("openai"),
@@ -22,6 +25,62 @@ describe("parseConfig", () => {
         auth: { mode: "relay" },
       },
     });
+  });
+
+  it("refuses a missing TOOL_MAP binding or ORIGIN_URL by name, absent as wrangler leaves them", () => {
+    expect(parseConfig({ ORIGIN_URL: "https://o.example/mcp" } as unknown as Env)).toEqual({
+      kind: "invalid",
+      setting: "TOOL_MAP",
+      problem: "is missing: bind a KV namespace as TOOL_MAP",
+    });
+    expect(parseConfig({ TOOL_MAP: workerEnv.TOOL_MAP } as unknown as Env)).toEqual({
+      kind: "invalid",
+      setting: "ORIGIN_URL",
+      problem: "is missing; set it to the full URL of the origin's MCP endpoint",
+    });
+  });
+
+  it.each([
+    ["/", "must be a plain path like /mcp: no query, no trailing /"],
+    ["/mcp/", "must be a plain path like /mcp: no query, no trailing /"],
+    ["/mcp?x=1", "must be a plain path like /mcp: no query, no trailing /"],
+    [
+      "/%6dcp",
+      "must have one reading: no %-escapes of letters, digits or -._~, no . or .. or empty segments",
+    ],
+    [
+      "/a/../mcp",
+      "must have one reading: no %-escapes of letters, digits or -._~, no . or .. or empty segments",
+    ],
+    [
+      "/a//mcp",
+      "must have one reading: no %-escapes of letters, digits or -._~, no . or .. or empty segments",
+    ],
+    [
+      "/healthz",
+      "must not be one of the proxy's own routes (/healthz, /authorize, /oauth, /.well-known) or under one",
+    ],
+    [
+      "/oauth/mcp",
+      "must not be one of the proxy's own routes (/healthz, /authorize, /oauth, /.well-known) or under one",
+    ],
+    [
+      "/.well-known/mcp",
+      "must not be one of the proxy's own routes (/healthz, /authorize, /oauth, /.well-known) or under one",
+    ],
+  ])("refuses MCP_PATH %s, which would clash or has no single reading", (path, problem) => {
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", MCP_PATH: path }))).toEqual({
+      kind: "invalid",
+      setting: "MCP_PATH",
+      problem,
+    });
+  });
+
+  it("accepts an MCP_PATH of its own, however deep", () => {
+    const result = parseConfig(
+      env({ ORIGIN_URL: "https://o.example/mcp", MCP_PATH: "/v1/tenants/acme_2/mcp" }),
+    );
+    expect(result.kind === "valid" && result.config.mcpPath).toBe("/v1/tenants/acme_2/mcp");
   });
 
   it("reads numbers given as strings (wrangler vars) or numbers (TOML integers)", () => {

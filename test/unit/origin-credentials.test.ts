@@ -5,7 +5,11 @@ import { type Config, parseConfig } from "../../src/config";
 import { originRequestHeaders } from "../../src/transport/headers";
 
 function config(vars: Record<string, unknown>): Config {
-  const result = parseConfig({ ORIGIN_URL: "https://o.example/mcp", ...vars } as unknown as Env);
+  const result = parseConfig({
+    ORIGIN_URL: "https://o.example/mcp",
+    TOOL_MAP: env.TOOL_MAP,
+    ...vars,
+  } as unknown as Env);
   if (result.kind !== "valid") throw new Error(result.problem);
   return result.config;
 }
