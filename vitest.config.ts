@@ -28,6 +28,8 @@ export default defineConfig({
         test: {
           name: "node",
           environment: "node",
+          // Says so when the browser test is skipped for want of a browser.
+          globalSetup: ["test/node/system-chromium.ts"],
           include: ["test/node/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 120_000,
