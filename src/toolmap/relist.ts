@@ -109,9 +109,19 @@ export async function relistTools(
       if (reply.kind === "answered") await reply.response.body?.cancel();
       return tools.length > 0 ? tools : undefined;
     }
-    const page = await readPage(reply.response, id).catch(() => undefined);
+    let page: ListPage | undefined;
+    let detail: string | undefined;
+    try {
+      page = await readPage(reply.response, id);
+    } catch (error) {
+      detail = String(error);
+    }
     if (!page) {
-      logEvent("relist_failed", { origin: target.host, status: "no tools/list result" });
+      logEvent("relist_failed", {
+        origin: target.host,
+        status: "no tools/list result",
+        ...(detail === undefined ? {} : { detail }),
+      });
       return tools.length > 0 ? tools : undefined;
     }
     tools.push(...page.tools);
