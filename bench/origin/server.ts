@@ -6,7 +6,7 @@
  * Tools: `bench.echo` answers at once with its arguments (the request
  * overhead workload); `bench.tick` sends `count` progress notifications
  * `interval_ms` apart and notes when it sent each (the event latency
- * workload); and a realistic listing of 48 more (lib/listing.ts).
+ * workload); and a realistic listing of 48 more (support/listing.ts).
  * A session opened with `?json` answers in JSON bodies, otherwise in event streams.
  *
  * `?firehose_mb=N` on any POST answers with an N MB event stream of progress
@@ -26,7 +26,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { firehose } from "../../support/firehose";
-import { realisticListing } from "../lib/listing";
+import { realisticListing } from "../../support/listing";
 
 export const ECHO_TOOL = "bench.echo";
 export const TICK_TOOL = "bench.tick";

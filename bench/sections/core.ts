@@ -31,12 +31,12 @@ import { schemaView } from "../../src/schemas/view";
 import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
 import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
-import { realisticListing } from "../lib/listing";
+import { realisticListing } from "../../support/listing";
 import { memoryKv } from "../lib/memory-kv";
 import { duration, mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
 
 const MCP_HEADERS = new Headers({ "mcp-protocol-version": "2025-11-25" });
-const SCOPE = "bench";
+const SCOPES = { origin: "v2:bench", legacy: "v1:bench" };
 const LIST_IDS = new Set([1]);
 
 /** A tool map as one request opens it; `background` collects the KV writes it hands off. */
@@ -46,7 +46,7 @@ function openToolMap(
   background: Promise<unknown>[],
   profile: ProfileName = "openai",
 ) {
-  return new ToolMap(kv, SCOPE, profileOf(profile), memory, (promise) => background.push(promise));
+  return new ToolMap(kv, SCOPES, profileOf(profile), memory, (promise) => background.push(promise));
 }
 
 const VIEW_PROFILES = ["openai", "anthropic", "gemini", "portable"] as const;
@@ -368,7 +368,7 @@ async function measure(): Promise<SectionResult> {
   const markdown = [
     "Median / p99 time per operation (tinybench, Node, one core, nothing else running). Workers bill CPU time, and a Free-plan request gets 10 ms of it.",
     "",
-    "Renaming a `tools/list` answer on the proxy's own path (`rewriteMessages`): name the listing (`ToolMap.nameListing`: plan names and what to store, remember them, serialize what goes to KV), rename the result, serialize the `tools_renamed` log line. KV answers from memory, so its I/O is not counted. The listing is realistic (bench/lib/listing.ts): half the names illegal for OpenAI, one in twenty colliding. Three states of the map:",
+    "Renaming a `tools/list` answer on the proxy's own path (`rewriteMessages`): name the listing (`ToolMap.nameListing`: plan names and what to store, remember them, serialize what goes to KV), rename the result, serialize the `tools_renamed` log line. KV answers from memory, so its I/O is not counted. The listing is realistic (support/listing.ts): half the names illegal for OpenAI, one in twenty colliding. Three states of the map:",
     "",
     ...Object.values(LISTING_STATES).map((description) => `- *${description.replace(": ", "*: ")}`),
     "",

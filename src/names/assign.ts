@@ -1,15 +1,16 @@
 /**
- * Model-facing names for a whole listing (README, "Tool names", rules 5 and
- * 6). Pure: the names already handed out come in as `known`, the
- * decisions go out as data, and the caller stores them.
+ * Model-facing names for a whole listing (README, "Tool names", rules 4 and
+ * 5). Pure: the names already handed out come in as `known`, the decisions
+ * go out as data, and the caller stores them.
  *
  * - A name legal as it is keeps its name, always.
- * - An original that already has a model-facing name keeps it (sticky), unless a
- *   legal original with exactly that name shows up: the legal one wins.
- * - A sanitized name that is taken, by a legal original in this listing or by
- *   the map for another original, gets `_2`, `_3`, … within the cap.
- * - Illegal originals are taken in code-unit order, so the order of the listing
- *   never changes the outcome.
+ * - An original that already has a model-facing name keeps it (sticky: a name
+ *   stored by an earlier version of the proxy), unless a legal original with
+ *   exactly that name shows up: the legal one wins.
+ * - Any other gets its fingerprinted name (sanitize.ts), the same in every
+ *   isolate. Only where that is taken, by a legal original or a stored name,
+ *   does it get `_2`, `_3`, … within the cap, in code-unit order of the
+ *   originals, so the order of the listing never changes the outcome.
  */
 import type { NameRules } from "./profiles";
 import { isLegalName, type RenameReason, sanitizeName, withSuffix } from "./sanitize";

@@ -1,6 +1,11 @@
 /**
- * One name made legal under one profile (README, "Tool names", rules 1 to 4).
- * Pure; collisions between names are `assign.ts`'s business.
+ * One name made legal under one profile (README, "Tool names", rules 1 to 3).
+ * Pure. A legal name is kept; any other becomes a pure function of the
+ * original: sanitized, cut to leave room, and fingerprinted (`_` and six
+ * characters of a hash of the original), so two originals that sanitize
+ * alike never share a name, whichever isolate names them and whatever else
+ * it has seen. Collisions left (a legal name equal to a fingerprinted one)
+ * are `assign.ts`'s business.
  */
 import type { NameRules } from "./profiles";
 import { hash6 } from "./stable-hash";
@@ -38,12 +43,15 @@ export function sanitizeName(original: string, rules: NameRules): Sanitized {
     reasons.push("first_character");
   }
 
-  if (name.length > cap) {
-    name = `${name.slice(0, cap - 7)}_${hash6(original)}`;
+  // Room for the fingerprint: `_` and six characters.
+  if (name.length > cap - FINGERPRINT_LENGTH) {
+    name = name.slice(0, cap - FINGERPRINT_LENGTH);
     reasons.push("length");
   }
-  return { name, reasons };
+  return { name: `${name}_${hash6(original)}`, reasons };
 }
+
+const FINGERPRINT_LENGTH = 7;
 
 /** `base` with the collision suffix `_n`, trimmed so the whole stays within the cap. */
 export function withSuffix(base: string, n: number, cap: number): string {

@@ -24,7 +24,7 @@ import { localAnswer, rewriteResponse } from "../rewrite/response";
 import type { Profile } from "../schemas/profile";
 import { relistTools } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
-import { ToolMap, toolMapScope } from "../toolmap/tool-map";
+import { ToolMap } from "../toolmap/tool-map";
 import { originRequestHeaders } from "../transport/headers";
 import { fetchOrigin, originTarget, relayResponse } from "../transport/origin";
 import { readPostBody } from "../transport/post-body";
@@ -38,8 +38,8 @@ const TOOL_METHODS = new Set(["tools/list", "tools/call"]);
 async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMap> {
   const config = c.get("config");
   const toolMapMemory = c.get("isolate").toolMaps;
-  const scope = await toolMapScope(config.originUrl, profile.names);
-  return new ToolMap(config.toolMapKv, scope, profile, toolMapMemory, (promise) =>
+  const scopes = await toolMapMemory.scopesOf(config.originUrl, profile.names);
+  return new ToolMap(config.toolMapKv, scopes, profile, toolMapMemory, (promise) =>
     c.executionCtx.waitUntil(promise),
   );
 }

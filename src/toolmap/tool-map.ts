@@ -1,24 +1,31 @@
 /**
- * The tool map: for every listed tool, model-facing name → original name and
- * `inputSchema`, and original → model-facing name. Isolate memory in front of
- * Workers KV (binding `TOOL_MAP`). The storage schema and the cost rules are
- * in README ("The tool map (KV)"); ARCHITECTURE.md says what a change to them
- * must keep.
+ * The tool map: every original tool an origin listed, with its `inputSchema`,
+ * and for each profile the model-facing names, both ways. Isolate memory in
+ * front of Workers KV (binding `TOOL_MAP`, layout in stored-map.ts; README,
+ * "The tool map"; ARCHITECTURE.md, "Storage").
  *
- * The metadata carries the original name, so a cold isolate learns every name
- * from one `list()` per 1,000 tools and reads a schema only when a call needs
- * it. Model-facing names are at most 128 ASCII characters, so keys stay far
- * under KV's 512-byte limit; an original too long for KV's 1,024-byte metadata
- * is read from the value instead.
+ * KV cost is constant per listing, whatever the number of tools: a listing
+ * that changes nothing writes nothing; one that adds or changes tools writes
+ * the origin's map and its schemas (two or three values). A cold isolate
+ * reads the map in one read, and a schema in one more, when a call needs it.
  *
- * Platform limits: KV is eventually consistent (another location may not see a
- * write for 60 s or more) and can fail. Every KV error is a miss, logged, never
- * a failed request; the caller falls back to asking the origin (relist.ts).
- * KV has no compare-and-swap: two isolates naming a brand-new tool at the same
- * moment can disagree until the next listing; names are deterministic, so they
- * only differ when the map itself differed.
+ * Names never move. A model-facing name is a pure function of the original
+ * and the profile (names/sanitize.ts), the same in every isolate whatever it
+ * has seen, so two isolates writing at once (KV keeps the later write) lose at
+ * most a tool or a schema from KV, never a name: a tool KV lacks is learned
+ * again from the origin (relist.ts). Names an earlier layout handed out are
+ * read once per profile and kept (`legacy`).
+ *
+ * Bounds: at most `MAX_TOOLS` originals and `MAX_SCHEMA_CHUNKS` chunks of
+ * schemas per origin; an original no listing showed for `EXPIRY_DAYS` leaves
+ * the map at its next write. Past a bound, the tools least recently listed are
+ * not stored (`tool_map_full`): their names stay right, a cold isolate asks
+ * the origin for them.
+ *
+ * Platform limits: KV is eventually consistent (another location may not see
+ * a write for 60 s or more), allows one write a second to a key, and can
+ * fail. Every KV error is a miss, logged, never a failed request.
  */
-
 import { BoundedMap } from "../bounded-map";
 import { logEvent } from "../log";
 import type { NameRules } from "../names/profiles";
@@ -27,92 +34,155 @@ import type { ListedTool } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import { changesNothing } from "../schemas/rules";
 import { type SchemaRule, type SchemaView, schemaView } from "../schemas/view";
-import { type PlannedEntry, planListing, schemaHash, type ToolEntry } from "./plan-listing";
+import { readLegacyNames } from "./legacy-v1";
+import { type KnownTools, type PlannedEntry, planListing, type ToolEntry } from "./plan-listing";
+import {
+  chunked,
+  decodeMap,
+  emptyMap,
+  encodeMap,
+  findSchema,
+  mapKey,
+  type StoredMap,
+  schemaKey,
+  schemaLine,
+  schemaLines,
+} from "./stored-map";
 
-interface StoredTool {
-  original: string;
-  inputSchema: unknown;
-}
+const MAX_ORIGINS = 16;
+/** Originals per origin, in memory (per profile) and in KV. */
+export const MAX_TOOLS = 10_000;
+const MAX_SCHEMA_CHUNKS = 2;
+/** Characters per schema chunk: under KV's 25 MiB a value, even at 3 bytes a character. */
+const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
+export const EXPIRY_DAYS = 30;
+/** A listed tool's "last listed" day is written again only when older than this. */
+const SEEN_REFRESH_DAYS = 7;
+/** A map read this recently is merged into without reading it again. */
+const FRESH_MS = 10_000;
 
-interface ToolMetadata {
-  original?: string;
-  schema: string;
-}
+const today = () => Math.floor(Date.now() / 86_400_000);
 
-const MAX_SCOPES = 16;
-const MAX_ENTRIES_PER_SCOPE = 10_000;
-const MAX_KV_LIST_PAGES = 10;
-const MAX_METADATA_ORIGINAL_BYTES = 512;
-
-const encoder = new TextEncoder();
-
-/** What one isolate remembers of one scope. */
-class ScopeMemory {
-  readonly byName = new Map<string, ToolEntry>();
+/** The model-facing names of one profile: both ways, and the schema views. */
+export class ProfileNames {
+  readonly byName = new Map<string, string>();
   readonly byOriginal = new Map<string, string>();
-  /** Each tool's schema view under the scope's profile, valid while its schema hash is `hash`. */
+  /** Each tool's schema view under the profile, valid while its schema hash is `hash`. */
   readonly views = new Map<string, { hash: string; view: SchemaView }>();
-  /** The KV listing, loaded once (or in flight): whether it could be read. */
-  loaded: Promise<boolean> | undefined;
+  /** Names layout 1 handed out under this profile (original → name), read once (or in flight). */
+  legacy: Promise<Map<string, string> | undefined> | undefined;
+  /** The same names, once read: original → name, and name → original. */
+  readonly legacyNames = new Map<string, string>();
+  readonly legacyOwners = new Map<string, string>();
 
-  remember(name: string, entry: ToolEntry): void {
-    if (this.byName.size >= MAX_ENTRIES_PER_SCOPE && !this.byName.has(name)) this.clear();
-    const previous = this.byName.get(name);
-    if (previous && previous.original !== entry.original) {
-      if (this.byOriginal.get(previous.original) === name)
-        this.byOriginal.delete(previous.original);
+  keepLegacy(names: Map<string, string>): void {
+    for (const [original, name] of names) {
+      this.legacyNames.set(original, name);
+      this.legacyOwners.set(name, original);
     }
-    const oldName = this.byOriginal.get(entry.original);
+  }
+
+  remember(name: string, original: string): void {
+    const previous = this.byName.get(name);
+    if (previous !== undefined && previous !== original) this.byOriginal.delete(previous);
+    const oldName = this.byOriginal.get(original);
     if (oldName !== undefined && oldName !== name) this.byName.delete(oldName);
-    this.byName.set(name, entry);
-    this.byOriginal.set(entry.original, name);
+    this.byName.set(name, original);
+    this.byOriginal.set(original, name);
+  }
+}
+
+/** What one isolate remembers of one origin's tools. */
+export class OriginMemory {
+  /** Every original known: listed here, or read from KV. */
+  readonly tools = new Map<string, ToolEntry>();
+  /** The originals this isolate saw listed, and the day it last did. */
+  readonly listed = new Map<string, number>();
+  readonly profiles = new Map<string, ProfileNames>();
+  /** What KV holds, as last read or written; `undefined` until read. */
+  stored: StoredMap | undefined;
+  /** The map read from KV once (or in flight): whether it could be read. */
+  loaded: Promise<boolean> | undefined;
+  loadedAt = 0;
+  /** A write to KV is under way: another waits for the next listing. */
+  writing = false;
+
+  remember(entry: ToolEntry, listedOn?: number): void {
+    if (this.tools.size >= MAX_TOOLS && !this.tools.has(entry.original)) this.clear();
+    this.tools.set(entry.original, entry);
+    if (listedOn !== undefined) this.listed.set(entry.original, listedOn);
+  }
+
+  profile(key: string): ProfileNames {
+    let names = this.profiles.get(key);
+    if (!names) {
+      names = new ProfileNames();
+      this.profiles.set(key, names);
+    }
+    return names;
   }
 
   clear(): void {
-    this.byName.clear();
-    this.byOriginal.clear();
-    this.views.clear();
+    this.tools.clear();
+    this.listed.clear();
+    this.profiles.clear();
+    this.stored = undefined;
     this.loaded = undefined;
   }
 }
 
 /**
- * The isolate's memory of every scope it has served, least recently used first
- * out beyond `MAX_SCOPES`. One lives as long as the isolate.
+ * The isolate's memory of every origin it has served, least recently used
+ * first out beyond `MAX_ORIGINS`. One lives as long as the isolate.
  */
 export class ToolMapMemory {
-  private readonly scopes = new BoundedMap<string, ScopeMemory>(MAX_SCOPES);
+  private readonly origins = new BoundedMap<string, OriginMemory>(MAX_ORIGINS);
+  private readonly scopes = new BoundedMap<string, Promise<ToolMapScopes>>(MAX_ORIGINS * 6);
 
-  scope(id: string): ScopeMemory {
-    let scope = this.scopes.get(id);
-    if (!scope) {
-      scope = new ScopeMemory();
-      this.scopes.set(id, scope);
+  origin(scope: string): OriginMemory {
+    let origin = this.origins.get(scope);
+    if (!origin) {
+      origin = new OriginMemory();
+      this.origins.set(scope, origin);
     }
-    return scope;
+    return origin;
+  }
+
+  /** The KV scopes of an origin and profile, computed once per configuration. */
+  scopesOf(originUrl: URL, rules: NameRules): Promise<ToolMapScopes> {
+    const identity = `${originUrl.href}\n${rules.profile.name}\n${rules.cap}`;
+    let scopes = this.scopes.get(identity);
+    if (!scopes) {
+      scopes = toolMapScopes(originUrl, rules);
+      this.scopes.set(identity, scopes);
+    }
+    return scopes;
   }
 }
 
-const scopes = new Map<string, Promise<string>>();
+export interface ToolMapScopes {
+  /** Layout 2's keys start with this: the origin's map, shared by every profile. */
+  origin: string;
+  /** Layout 1's prefix for this origin, profile and cap, read once for its names. */
+  legacy: string;
+}
 
-/**
- * The scope of a map: origin, profile and cap, hashed, so changing any of them
- * starts afresh. Computed once per configuration an isolate sees, not per request.
- */
-export function toolMapScope(originUrl: URL, rules: NameRules): Promise<string> {
-  const identity = `${originUrl.href}\n${rules.profile.name}\n${rules.cap}`;
-  let scope = scopes.get(identity);
-  if (!scope) {
-    if (scopes.size >= MAX_SCOPES) scopes.clear();
-    scope = crypto.subtle.digest("SHA-256", encoder.encode(identity)).then((digest) => {
-      const hex = [...new Uint8Array(digest).slice(0, 8)]
-        .map((byte) => byte.toString(16).padStart(2, "0"))
-        .join("");
-      return `v1:${hex}`;
-    });
-    scopes.set(identity, scope);
-  }
-  return scope;
+const encoder = new TextEncoder();
+
+async function digest(text: string): Promise<string> {
+  const bytes = await crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return [...new Uint8Array(bytes).slice(0, 8)]
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+/** The KV scopes of an origin (its URL, query included) and a profile's names. */
+export async function toolMapScopes(originUrl: URL, rules: NameRules): Promise<ToolMapScopes> {
+  const [origin, legacy] = await Promise.all([
+    digest(originUrl.href),
+    digest(`${originUrl.href}\n${rules.profile.name}\n${rules.cap}`),
+  ]);
+  return { origin: `v2:${origin}`, legacy: `v1:${legacy}` };
 }
 
 export interface Resolution {
@@ -129,43 +199,38 @@ export interface NamedListing {
 }
 
 export class ToolMap {
-  private readonly scope: ScopeMemory;
-  private readonly prefix: string;
+  private readonly origin: OriginMemory;
 
   constructor(
     private readonly kv: KVNamespace,
-    scopeId: string,
+    private readonly scopes: ToolMapScopes,
     private readonly profile: Profile,
     memory: ToolMapMemory,
     private readonly waitUntil: (promise: Promise<unknown>) => void,
   ) {
-    this.scope = memory.scope(scopeId);
-    this.prefix = `${scopeId}:tool:`;
+    this.origin = memory.origin(scopes.origin);
+  }
+
+  /** This profile's names: looked up each time, since `forget` drops them. */
+  private get names(): ProfileNames {
+    return this.origin.profile(this.scopes.legacy);
   }
 
   /**
    * Names the tools of one listing (one page), remembers them, stores what
-   * changed, and views their schemas under the profile (a view is computed
+   * KV lacks, and views their schemas under the profile (a view is computed
    * once per tool and schema, then reused from isolate memory).
    */
   async nameListing(tools: readonly ListedTool[]): Promise<NamedListing> {
-    const storedKnown = await this.loadFromKv();
-    const scope = this.scope;
-    const plan = planListing(
-      tools,
-      {
-        nameOf: (original) => scope.byOriginal.get(original),
-        originalOf: (name) => scope.byName.get(name)?.original,
-        entryOf: (name) => scope.byName.get(name),
-      },
-      this.profile.names,
-    );
+    const readable = await this.load();
+    const plan = planListing(tools, this.known(), this.profile.names);
+    const day = today();
     for (const { name, original, schemaHash, inputSchema } of plan.entries) {
-      scope.remember(name, { original, schemaHash, inputSchema });
+      this.origin.remember({ original, schemaHash, inputSchema }, day);
+      this.names.remember(name, original);
     }
-    // Names planned without KV's names could take a stored name for another tool: not stored.
-    const changed = storedKnown ? plan.entries.filter((entry) => entry.changed) : [];
-    if (changed.length > 0) this.waitUntil(this.store(changed));
+    // Names planned without KV's legacy names could take one for another tool: not stored.
+    if (readable && this.needsWrite(plan.entries)) this.waitUntil(this.store());
 
     if (plan.renames.length > 0) {
       const { profile, cap } = this.profile.names;
@@ -174,6 +239,16 @@ export class ToolMap {
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
     return { names: plan.names, schemas: this.viewSchemas(plan.entries) };
+  }
+
+  /** What the map knows, for planning: this profile's names (layout 1's too), the origin's tools. */
+  private known(): KnownTools {
+    const names = this.names;
+    return {
+      nameOf: (original) => names.byOriginal.get(original) ?? names.legacyNames.get(original),
+      originalOf: (name) => names.byName.get(name) ?? names.legacyOwners.get(name),
+      entryOf: (original) => this.origin.tools.get(original),
+    };
   }
 
   /** original → schema view, for the tools whose view differs; views computed now are logged. */
@@ -201,17 +276,17 @@ export class ToolMap {
   ): { view: SchemaView; fresh: boolean } | undefined {
     const rules = this.profile.schemas;
     if (changesNothing(rules) || inputSchema === undefined) return undefined;
-    const known = this.scope.views.get(name);
+    const known = this.names.views.get(name);
     if (known?.hash === hash) return { view: known.view, fresh: false };
-    if (this.scope.views.size >= MAX_ENTRIES_PER_SCOPE) this.scope.views.clear();
+    if (this.names.views.size >= MAX_TOOLS) this.names.views.clear();
     const view = schemaView(inputSchema, rules);
-    this.scope.views.set(name, { hash, view });
+    this.names.views.set(name, { hash, view });
     return { view, fresh: true };
   }
 
   /**
-   * Whether `name` could be a model-facing name of this scope: legal under its
-   * rules, so at most its cap long. No other name is looked up anywhere.
+   * Whether `name` could be a model-facing name of this profile: legal under
+   * its rules, so at most its cap long. No other name is looked up anywhere.
    */
   couldHaveNamed(name: string): boolean {
     return isLegalName(name, this.profile.names);
@@ -220,15 +295,17 @@ export class ToolMap {
   /** The tool a model-facing name stands for, with its schema and view: memory first, then KV. */
   async resolve(name: string): Promise<Resolution | undefined> {
     if (!this.couldHaveNamed(name)) return undefined;
-    const known = this.scope.byName.get(name);
-    if (known?.inputSchema !== undefined) return this.resolution(name, known, "memory");
-    const stored = await this.kvRead(() => this.kv.get<StoredTool>(this.prefix + name, "json"));
-    if (!stored || typeof stored.original !== "string") {
-      return known ? this.resolution(name, known, "memory") : undefined;
-    }
-    const entry = { ...stored, schemaHash: schemaHash(stored.inputSchema) };
-    this.scope.remember(name, entry);
-    return this.resolution(name, entry, "kv");
+    let original = this.names.byName.get(name);
+    if (original === undefined && (await this.load())) original = this.names.byName.get(name);
+    const entry = original === undefined ? undefined : this.origin.tools.get(original);
+    if (!entry) return undefined;
+    if (entry.inputSchema !== undefined) return this.resolution(name, entry, "memory");
+    const inputSchema = await this.readSchema(entry.schemaHash);
+    // Known by name, but its schema is not in KV (a lost write): the origin is asked.
+    if (inputSchema === undefined) return undefined;
+    const full = { ...entry, inputSchema };
+    this.origin.remember(full);
+    return this.resolution(name, full, "kv");
   }
 
   private resolution(name: string, entry: ToolEntry, source: Resolution["source"]): Resolution {
@@ -236,69 +313,194 @@ export class ToolMap {
     return view?.differs ? { entry, source, view } : { entry, source };
   }
 
-  /** Drops this isolate's memory of the scope (the origin said its tools changed). */
+  /** Drops this isolate's memory of the origin (it said its tools changed). */
   forget(): void {
-    this.scope.clear();
+    this.origin.clear();
   }
 
-  /** Learns KV's names once per scope and isolate; false when KV could not be read (tried again next time). */
-  private loadFromKv(): Promise<boolean> {
-    this.scope.loaded ??= this.readAllNames().then(
-      () => true,
+  /**
+   * Reads the origin's map once per isolate, and this profile's layout-1
+   * names once, naming every original KV knows; false when KV could not be
+   * read (tried again next time).
+   */
+  private async load(): Promise<boolean> {
+    const origin = this.origin;
+    origin.loaded ??= this.readMap().then(
+      (stored) => {
+        origin.stored = stored;
+        origin.loadedAt = Date.now();
+        for (const [original, tool] of stored.tools) {
+          if (!origin.tools.has(original)) {
+            origin.remember({ original, schemaHash: tool.schema });
+          }
+        }
+        return true;
+      },
       (error) => {
-        this.scope.loaded = undefined;
-        logEvent("kv_error", { op: "list", error: String(error) });
+        origin.loaded = undefined;
+        logEvent("kv_error", { op: "get", error: String(error) });
         return false;
       },
     );
-    return this.scope.loaded;
+    if (!(await origin.loaded)) return false;
+    if (!(await this.readLegacy())) return false;
+    this.nameKnownTools();
+    return true;
   }
 
-  private async readAllNames(): Promise<void> {
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_KV_LIST_PAGES; page++) {
-      const listing = await this.kv.list<ToolMetadata>({ prefix: this.prefix, cursor });
-      for (const key of listing.keys) {
-        const name = key.name.slice(this.prefix.length);
-        if (this.scope.byName.has(name) || typeof key.metadata?.schema !== "string") continue;
-        const original = key.metadata.original ?? (await this.readOriginal(key.name));
-        if (typeof original === "string") {
-          this.scope.remember(name, { original, schemaHash: key.metadata.schema });
-        }
-      }
-      if (listing.list_complete) return;
-      cursor = listing.cursor;
-    }
+  private async readMap(): Promise<StoredMap> {
+    const text = await this.kv.get(mapKey(this.scopes.origin), "text");
+    return (text === null ? undefined : decodeMap(text)) ?? emptyMap();
   }
 
-  private async readOriginal(key: string): Promise<string | undefined> {
-    return (await this.kv.get<StoredTool>(key, "json"))?.original;
+  /**
+   * Layout 1's names for this profile, kept in memory: from the map once
+   * migrated, else read from KV once; false when they could not be read.
+   */
+  private async readLegacy(): Promise<boolean> {
+    const names = this.names;
+    const stored = this.origin.stored ?? emptyMap();
+    names.legacy ??= stored.migrated.has(this.scopes.legacy)
+      ? Promise.resolve(stored.legacy.get(this.scopes.legacy) ?? new Map())
+      : readLegacyNames(this.kv, this.scopes.legacy, MAX_TOOLS).then(
+          (read) => {
+            if (read.truncated)
+              logEvent("tool_map_full", { scope: this.scopes.legacy, kept: MAX_TOOLS });
+            return read.names;
+          },
+          (error) => {
+            names.legacy = undefined;
+            logEvent("kv_error", { op: "list", error: String(error) });
+            return undefined;
+          },
+        );
+    const legacy = await names.legacy;
+    if (legacy === undefined) return false;
+    if (names.legacyNames.size === 0) names.keepLegacy(legacy);
+    return true;
   }
 
-  private async store(changed: PlannedEntry[]): Promise<void> {
-    const writes = changed.map(async ({ name, original, inputSchema, schemaHash: schema }) => {
-      const fitsMetadata = encoder.encode(original).length <= MAX_METADATA_ORIGINAL_BYTES;
-      const metadata: ToolMetadata = fitsMetadata ? { original, schema } : { schema };
-      const stored: StoredTool = { original, inputSchema };
-      await this.kv.put(this.prefix + name, JSON.stringify(stored), { metadata });
+  /** Names every original the isolate knows but this profile has not named yet. */
+  private nameKnownTools(): void {
+    const unnamed = [...this.origin.tools.keys()].filter((o) => !this.names.byOriginal.has(o));
+    if (unnamed.length === 0) return;
+    const plan = planListing(
+      unnamed.map((name) => ({ name, inputSchema: undefined })),
+      this.known(),
+      this.profile.names,
+    );
+    for (const { name, original } of plan.entries) this.names.remember(name, original);
+  }
+
+  /** Whether KV lacks what this listing shows: a tool, a schema, a stale day, this profile's migration. */
+  private needsWrite(entries: readonly PlannedEntry[]): boolean {
+    const stored = this.origin.stored;
+    if (!stored) return false;
+    if (!stored.migrated.has(this.scopes.legacy)) return true;
+    const day = today();
+    return entries.some(({ original, schemaHash }) => {
+      const tool = stored.tools.get(original);
+      return tool?.schema !== schemaHash || day - tool.seen >= SEEN_REFRESH_DAYS;
     });
-    const failures = (await Promise.allSettled(writes)).filter((r) => r.status === "rejected");
-    if (failures.length > 0) {
-      logEvent("kv_error", {
-        op: "put",
-        failed: failures.length,
-        of: writes.length,
-        error: String((failures[0] as PromiseRejectedResult).reason),
-      });
+  }
+
+  /**
+   * Writes the origin's map merged with what this isolate knows: the schemas
+   * first (so the map never names one that is not there), then the map.
+   */
+  private async store(): Promise<void> {
+    const origin = this.origin;
+    if (origin.writing) return;
+    origin.writing = true;
+    try {
+      const base =
+        Date.now() - origin.loadedAt > FRESH_MS
+          ? await this.readMap()
+          : (origin.stored ?? emptyMap());
+      const merged = this.merge(base);
+      const lines = await this.schemaLinesFor(base, merged);
+      if (lines !== undefined) {
+        const chunks = chunked(lines.values(), MAX_CHUNK_CHARS).slice(0, MAX_SCHEMA_CHUNKS);
+        for (const [index, chunk] of chunks.entries()) {
+          await this.kv.put(schemaKey(this.scopes.origin, index), chunk);
+        }
+        merged.chunks = chunks.length;
+      }
+      await this.kv.put(mapKey(this.scopes.origin), encodeMap(merged));
+      origin.stored = merged;
+      origin.loadedAt = Date.now();
+    } catch (error) {
+      logEvent("kv_error", { op: "put", error: String(error) });
+    } finally {
+      origin.writing = false;
     }
   }
 
-  private async kvRead<T>(read: () => Promise<T | null>): Promise<T | undefined> {
+  /** `base` with this isolate's tools and this profile's legacy names, expired and bounded. */
+  private merge(base: StoredMap): StoredMap {
+    const day = today();
+    const tools = new Map(base.tools);
+    for (const [original, seen] of this.origin.listed) {
+      const entry = this.origin.tools.get(original);
+      if (entry) tools.set(original, { schema: entry.schemaHash, seen });
+    }
+    for (const [original, tool] of tools) {
+      if (day - tool.seen > EXPIRY_DAYS) tools.delete(original);
+    }
+    let kept = tools;
+    if (tools.size > MAX_TOOLS) {
+      const recent = [...tools].sort((a, b) => b[1].seen - a[1].seen).slice(0, MAX_TOOLS);
+      kept = new Map(recent);
+      logEvent("tool_map_full", { scope: this.scopes.origin, tools: tools.size, kept: MAX_TOOLS });
+    }
+    const legacy = new Map(base.legacy);
+    if (this.names.legacyNames.size > 0) legacy.set(this.scopes.legacy, this.names.legacyNames);
+    const migrated = new Set(base.migrated);
+    migrated.add(this.scopes.legacy);
+    return { tools: kept, chunks: base.chunks, legacy, migrated };
+  }
+
+  /**
+   * The schema lines the merged map needs, when KV's chunks lack one of them:
+   * the stored lines it still needs, and this isolate's for the rest;
+   * `undefined` when KV's chunks already hold every one.
+   */
+  private async schemaLinesFor(
+    base: StoredMap,
+    merged: StoredMap,
+  ): Promise<Map<string, string> | undefined> {
+    const inBase = new Set([...base.tools.values()].map((tool) => tool.schema));
+    const needed = new Set([...merged.tools.values()].map((tool) => tool.schema));
+    const missing = [...needed].filter((hash) => !inBase.has(hash));
+    if (missing.length === 0) return undefined;
+    const texts = base.chunks > 0 ? await this.readChunks(base.chunks) : [];
+    const lines = schemaLines(texts, (hash) => needed.has(hash));
+    for (const entry of this.origin.tools.values()) {
+      if (!needed.has(entry.schemaHash) || lines.has(entry.schemaHash)) continue;
+      if (entry.inputSchema === undefined) continue;
+      lines.set(entry.schemaHash, schemaLine(entry.schemaHash, JSON.stringify(entry.inputSchema)));
+    }
+    return lines;
+  }
+
+  private async readChunks(count: number): Promise<string[]> {
+    const keys = Array.from({ length: count }, (_, i) => schemaKey(this.scopes.origin, i));
+    const texts = await this.kv.get(keys, "text");
+    return [...texts.values()].filter((text): text is string => text !== null);
+  }
+
+  /** One schema from KV, by its fingerprint: one read of the chunks. */
+  private async readSchema(hash: string): Promise<unknown> {
+    const chunks = this.origin.stored?.chunks ?? 0;
+    if (chunks === 0) return undefined;
     try {
-      return (await read()) ?? undefined;
+      for (const text of await this.readChunks(chunks)) {
+        const schema = findSchema(text, hash);
+        if (schema !== undefined) return schema;
+      }
     } catch (error) {
       logEvent("kv_error", { op: "get", error: String(error) });
-      return undefined;
     }
+    return undefined;
   }
 }

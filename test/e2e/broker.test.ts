@@ -113,8 +113,10 @@ async function authorizationRequest(network: ReturnType<typeof broker>) {
 describe("broker mode: the proxy signs clients in, and signs in to the origin itself", () => {
   it("signs the SDK client in, lists renamed tools, calls one; the origin sees only its own tokens", async () => {
     const { client, provider } = await signIn();
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["files_read"]);
-    const result = await client.callTool({ name: "files_read", arguments: { path: "a" } });
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      "files_read_yqgun6",
+    ]);
+    const result = await client.callTool({ name: "files_read_yqgun6", arguments: { path: "a" } });
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "a" } });
 
     const seen = await seenByOrigin();
@@ -264,7 +266,7 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     const { client } = await signIn();
     await client.listTools();
     await control({ expire: true });
-    const result = await client.callTool({ name: "files_read", arguments: { path: "b" } });
+    const result = await client.callTool({ name: "files_read_yqgun6", arguments: { path: "b" } });
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "b" } });
     expect(events("upstream_token_refused")).toHaveLength(1);
     expect(events("upstream_refresh")).toMatchObject([{ result: "refreshed" }]);

@@ -54,7 +54,8 @@ async function direct(name: string, args: Record<string, unknown>) {
 async function proxied(name: string, args: Record<string, unknown>) {
   const { trace, url } = traced(HEADER_ORIGIN);
   const proxy = viaProxy({ ORIGIN_URL: url }, { app: createApp() });
-  const answer = await callVia(proxy, PROXY_URL, name.replace(".", "_"), args);
+  // The `mcp` profile's URL, where `header.string` keeps its name.
+  const answer = await callVia(proxy, `${PROXY_URL}/mcp`, name, args);
   return { answer, headers: (await received(trace))[0] };
 }
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { nameRules } from "../../src/names/profiles";
 import { newIsolateState } from "../../src/routes/app-env";
-import { toolMapScope } from "../../src/toolmap/tool-map";
+import { toolMapScopes } from "../../src/toolmap/tool-map";
 import { connectClient, type Progress, REVISIONS, type TestClient } from "../helpers/clients";
 import { expectOriginsToolsAsViewed } from "../helpers/listing";
 import { DEMO_ORIGIN, type Fetch, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
@@ -44,19 +44,19 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
     const tools = await proxied.listTools();
     const originTools = await direct.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
-      "unity_health",
-      "files_read",
-      "catering_invoice",
-      "scope_action",
+      "unity_health_9okte1",
+      "files_read_yqgun6",
+      "catering_invoice_kb7ev1",
+      "scope_action_rdowz5",
       "analytics_reporting_service_generate_quarterly_revenue_su_oshsl2",
       "a_b",
-      "a_b_2",
+      "a_b_g8wk3l",
       "21st_century",
-      "reports_query",
+      "reports_query_ytlkv2",
       "get-weather",
-      "tasks_countdown",
-      "catalog_refresh",
-      "deploy_confirm",
+      "tasks_countdown_o0ffbg",
+      "catalog_refresh_oi0qxl",
+      "deploy_confirm_5rag2c",
     ]);
     expectOriginsToolsAsViewed(tools, originTools);
   });
@@ -64,7 +64,7 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
   it("calls a renamed tool with repaired arguments; the origin gets the original name and keys", async () => {
     const client = await connect(revision, PROXY_URL, viaProxy());
     await client.listTools();
-    const result = await client.callTool("catering_invoice", {
+    const result = await client.callTool("catering_invoice_kb7ev1", {
       "payload-json": '{"invoice_id":"INV-1042","amount":"19.5"}',
     });
     expect(result.isError).toBeFalsy();
@@ -77,7 +77,7 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
   it("answers an elicitation mid-call", async () => {
     const client = await connect(revision, PROXY_URL, viaProxy());
     await client.listTools();
-    const result = await client.callTool("deploy_confirm", { target: "eu" });
+    const result = await client.callTool("deploy_confirm_5rag2c", { target: "eu" });
     expect(result.structuredContent).toEqual({
       tool: "deploy:confirm",
       arguments: { target: "eu" },
@@ -89,8 +89,10 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
     const client = await connect(revision, PROXY_URL, viaProxy());
     await client.listTools();
     const updates: Progress[] = [];
-    const result = await client.callTool("tasks_countdown", { steps: 3, delay_ms: 10 }, (p) =>
-      updates.push(p),
+    const result = await client.callTool(
+      "tasks_countdown_o0ffbg",
+      { steps: 3, delay_ms: 10 },
+      (p) => updates.push(p),
     );
     expect(result.structuredContent).toMatchObject({ tool: "tasks.countdown" });
     expect(updates.map(({ progress, total }) => ({ progress, total }))).toEqual([
@@ -110,15 +112,16 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
       viaProxy({ ORIGIN_URL: originUrl }, { app: createApp(isolate) }),
     );
     const tools = await client.listTools();
-    const scope = memory.scope(await toolMapScope(new URL(originUrl), nameRules("openai")));
-    expect(scope.byName.size).toBe(tools.length);
+    const scopes = await toolMapScopes(new URL(originUrl), nameRules("openai"));
+    const names = () => memory.origin(scopes.origin).profile(scopes.legacy).byName;
+    expect(names().size).toBe(tools.length);
 
     let changed = 0;
     await client.watchToolsChanged(() => {
       changed++;
     });
-    await client.callTool("catalog_refresh", {});
+    await client.callTool("catalog_refresh_oi0qxl", {});
     expect(await waitFor(() => changed > 0)).toBe(true);
-    expect(scope.byName.size).toBe(0);
+    expect(names().size).toBe(0);
   });
 });

@@ -66,7 +66,10 @@ describe("the SDK client through the proxy", () => {
 
   it("answers an elicitation mid-call", async () => {
     const proxied = await connect(PROXY_URL, viaProxy());
-    const result = await proxied.callTool({ name: "deploy_confirm", arguments: { target: "eu" } });
+    const result = await proxied.callTool({
+      name: "deploy_confirm_5rag2c",
+      arguments: { target: "eu" },
+    });
     expect(result.structuredContent).toMatchObject({
       answer: { action: "accept", content: { confirm: true } },
     });

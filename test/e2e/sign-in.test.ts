@@ -42,9 +42,12 @@ describe("relay mode: clients sign in with the origin's authorization server", (
     const proxied = await signIn(PROXY_URL, proxyFor(OAUTH_ORIGIN.lenient));
     expect(proxied.provider.saved?.access_token).toBeTruthy();
     expect((await proxied.client.listTools()).tools.map((tool) => tool.name)).toEqual([
-      "files_read",
+      "files_read_yqgun6",
     ]);
-    const result = await proxied.client.callTool({ name: "files_read", arguments: { path: "a" } });
+    const result = await proxied.client.callTool({
+      name: "files_read_yqgun6",
+      arguments: { path: "a" },
+    });
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "a" } });
   });
 

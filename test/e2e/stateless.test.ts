@@ -48,7 +48,10 @@ describe("protocol 2026-07-28: what the proxy writes itself", () => {
   it("re-lists on the client's behalf with its envelope, so a call with an empty tool map succeeds", async () => {
     const { trace, proxy } = coldProxy();
     const client = await connect(PROXY_URL, proxy);
-    const result = await client.callTool({ name: "files_read", arguments: { path: "a.ts" } });
+    const result = await client.callTool({
+      name: "files_read_yqgun6",
+      arguments: { path: "a.ts" },
+    });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "a.ts" } });
 
@@ -75,7 +78,10 @@ describe("protocol 2026-07-28: what the proxy writes itself", () => {
     const { trace, proxy } = coldProxy({ ARGUMENT_VALIDATION: "enforce" });
     const client = await connect(PROXY_URL, proxy);
     await client.listTools();
-    const result = await client.callTool({ name: "files_read", arguments: { max_bytes: 5 } });
+    const result = await client.callTool({
+      name: "files_read_yqgun6",
+      arguments: { max_bytes: 5 },
+    });
     expect(result.isError).toBe(true);
     expect(result.content).toEqual([
       {

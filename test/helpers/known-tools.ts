@@ -7,21 +7,33 @@ export const nothingKnown: KnownTools = {
   entryOf: () => undefined,
 };
 
+/** A map that knows only names an earlier version handed out (original → name). */
+export function knownWith(names: Record<string, string>): KnownTools {
+  const byOriginal = new Map(Object.entries(names));
+  const byName = new Map([...byOriginal].map(([original, name]) => [name, original]));
+  return {
+    nameOf: (original) => byOriginal.get(original),
+    originalOf: (name) => byName.get(name),
+    entryOf: () => undefined,
+  };
+}
+
 /**
  * What a map that applied `plan` knows afterwards: in the same isolate, names
- * with their schemas; in a cold isolate that read KV's key list, names and
- * schema hashes only.
+ * with their schemas; in a cold isolate that read KV's map, schema
+ * fingerprints only.
  */
 export function knownAfter(plan: ListingPlan, isolate: "warm" | "cold" = "warm"): KnownTools {
-  const byName = new Map(
-    plan.entries.map(({ name, original, schemaHash, inputSchema }) => [
-      name,
+  const byOriginal = new Map(
+    plan.entries.map(({ original, schemaHash, inputSchema }) => [
+      original,
       isolate === "warm" ? { original, schemaHash, inputSchema } : { original, schemaHash },
     ]),
   );
+  const byName = new Map(plan.entries.map(({ name, original }) => [name, original]));
   return {
     nameOf: (original) => plan.names.get(original),
-    originalOf: (name) => byName.get(name)?.original,
-    entryOf: (name) => byName.get(name),
+    originalOf: (name) => byName.get(name),
+    entryOf: (original) => byOriginal.get(original),
   };
 }

@@ -132,7 +132,7 @@ describe.skipIf(chromiumMissing !== undefined)(
       });
       expect(listing.status).toBe(200);
       const body = (await listing.json()) as { result: { tools: Array<{ name: string }> } };
-      expect(body.result.tools.map((tool) => tool.name)).toEqual(["files_read"]);
+      expect(body.result.tools.map((tool) => tool.name)).toEqual(["files_read_yqgun6"]);
     });
   },
 );

@@ -80,7 +80,7 @@ const { value: valueText } = fc.letrec<{ value: string }>((tie) => ({
 const callText = fc
   .tuple(
     fc.integer({ min: 1, max: 999 }),
-    fc.constantFrom("files_read", "get-weather", "unknown_tool"),
+    fc.constantFrom("files_read_yqgun6", "get-weather", "unknown_tool"),
     objectText(valueText),
     fc.option(objectText(valueText), { nil: undefined }),
   )
@@ -162,7 +162,7 @@ async function listedToolMap(): Promise<{ toolMap: ToolMap; renamed: Set<string>
   const memory = new ToolMapMemory();
   const toolMap = new ToolMap(
     env.TOOL_MAP,
-    `test:${crypto.randomUUID()}`,
+    { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
     profileOf("openai"),
     memory,
     () => {},
@@ -236,7 +236,7 @@ describe("a listing the proxy renames", () => {
     for (const profile of ["openai", "gemini"] as const) {
       const toolMap = new ToolMap(
         env.TOOL_MAP,
-        `test:${crypto.randomUUID()}`,
+        { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
         profileOf(profile),
         new ToolMapMemory(),
         () => {},

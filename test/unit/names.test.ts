@@ -33,17 +33,18 @@ function knownFrom(names: Record<string, string>): KnownNames {
 }
 
 describe("sanitizing one name", () => {
+  // Pinned: these are names clients hold, so the function behind them must never change.
   it.each([
-    ["unity/health", "unity_health"],
-    ["a.b c:d", "a_b_c_d"],
-    ["files.read", "files_read"],
-    ["scope:action", "scope_action"],
-    ["über", "uber"],
-    ["Crème brûlée", "Creme_brulee"],
-    ["😀tool", "_tool"],
-    ["///", "___"],
-    ["", "tool"],
-    ["ﬁle", "file"], // NFKD splits the ligature
+    ["unity/health", "unity_health_9okte1"],
+    ["a.b c:d", "a_b_c_d_ixsatn"],
+    ["files.read", "files_read_yqgun6"],
+    ["scope:action", "scope_action_rdowz5"],
+    ["über", "uber_yb09u7"],
+    ["Crème brûlée", "Creme_brulee_9vynde"],
+    ["😀tool", "_tool_u9sfoy"],
+    ["///", "____83un1g"],
+    ["", "tool_ztntfp"],
+    ["ﬁle", "file_mff7ei"], // NFKD splits the ligature
   ])("openai: %o → %o", (original, expected) => {
     expect(sanitize(original)).toBe(expected);
   });
@@ -55,16 +56,23 @@ describe("sanitizing one name", () => {
     expect(sanitize("files.read", "mcp")).toBe("files.read");
   });
 
-  it("fixes a digit first where the profile wants a letter", () => {
-    expect(sanitize("21st_century", "openai")).toBe("21st_century");
-    expect(sanitize("21st_century", "gemini")).toBe("_21st_century");
-    expect(sanitize("21st_century", "portable")).toBe("t_21st_century");
-    expect(sanitize("///", "portable")).toBe("t____");
+  it("gives originals that sanitize alike names of their own, with no listing to compare", () => {
+    expect(["a/b", "a.b", "a:b"].map((name) => sanitize(name))).toEqual([
+      "a_b_g8wk3l",
+      "a_b_4la3gs",
+      "a_b_2fayps",
+    ]);
   });
 
-  it("cuts long names to the cap with a stable hash of the original", () => {
+  it("fixes a digit first where the profile wants a letter", () => {
+    expect(sanitize("21st_century", "openai")).toBe("21st_century");
+    expect(sanitize("21st_century", "gemini")).toBe("_21st_century_gc8iis");
+    expect(sanitize("21st_century", "portable")).toBe("t_21st_century_gc8iis");
+    expect(sanitize("///", "portable")).toBe("t_____83un1g");
+  });
+
+  it("cuts long names to leave room for the fingerprint", () => {
     const long = "analytics_reporting_service.generate_quarterly_revenue_summary_by_region";
-    // Pinned: stored names depend on the hash, so it must never change.
     expect(sanitize(long)).toBe("analytics_reporting_service_generate_quarterly_revenue_su_oshsl2");
     // Two long names that differ only past the cut still get different names.
     expect(sanitize(`${long}_v2`)).toBe(
@@ -76,7 +84,7 @@ describe("sanitizing one name", () => {
   });
 
   it("honours NAME_MAX_LENGTH below the profile's own cap", () => {
-    // The first 13 characters, `_`, and the hash: 20 in all.
+    // The first 13 characters, `_`, and the fingerprint: 20 in all.
     expect(sanitize("a_perfectly_legal_but_long_name", "openai", 20)).toBe("a_perfectly_l_g4pnbw");
     expect(nameRules("openai", 200).cap).toBe(64);
   });
@@ -93,32 +101,27 @@ describe("sanitizing one name", () => {
 });
 
 describe("assigning names to a listing", () => {
-  it("gives a_b to the legal tool and a_b_2 to a/b", () => {
-    expect(namesFor(["a/b", "a_b"])).toEqual({ a_b: "a_b", "a/b": "a_b_2" });
+  it("gives a_b to the legal tool and a/b its own fingerprinted name", () => {
+    expect(namesFor(["a/b", "a_b"])).toEqual({ a_b: "a_b", "a/b": "a_b_g8wk3l" });
   });
 
-  it("never lets a sanitized name take another tool's original name", () => {
-    expect(namesFor(["files.read", "files_read"])).toEqual({
-      files_read: "files_read",
-      "files.read": "files_read_2",
+  it("lets a legal original keep its name when another's fingerprinted name equals it", () => {
+    expect(namesFor(["files.read", "files_read_yqgun6"])).toEqual({
+      files_read_yqgun6: "files_read_yqgun6",
+      "files.read": "files_read_yqgun6_2",
     });
   });
 
-  it("numbers several colliding names in code-unit order", () => {
+  it("names several originals that sanitize alike apart, in any listing", () => {
     expect(namesFor(["a:b", "a/b", "a.b"])).toEqual({
-      "a.b": "a_b",
-      "a/b": "a_b_2",
-      "a:b": "a_b_3",
+      "a.b": "a_b_4la3gs",
+      "a/b": "a_b_g8wk3l",
+      "a:b": "a_b_2fayps",
     });
-  });
-
-  it("keeps a colliding 64-character name within 64", () => {
-    const legal = `${"a".repeat(63)}_`;
-    const illegal = `${"a".repeat(63)}/`;
-    const names = namesFor([illegal, legal]);
-    expect(names[legal]).toBe(legal);
-    expect(names[illegal]).toBe(`${"a".repeat(62)}_2`);
-    expect(names[illegal]).toHaveLength(64);
+    // Each alone gets the same name: two isolates seeing different tools never disagree.
+    for (const original of ["a:b", "a/b", "a.b"]) {
+      expect(namesFor([original])[original]).toBe(namesFor(["a:b", "a/b", "a.b"])[original]);
+    }
   });
 
   it("keeps a 70-character name and its near twin distinct and within 64", () => {
@@ -129,18 +132,18 @@ describe("assigning names to a listing", () => {
     });
   });
 
-  it("gives the same tool the same name in later listings (sticky)", () => {
-    const first = namesFor(["x/y"]);
-    expect(first).toEqual({ "x/y": "x_y" });
-    // `x.y` sorts before `x/y`, but the name x_y is already x/y's.
-    expect(namesFor(["x.y", "x/y"], "openai", knownFrom(first))).toEqual({
+  it("keeps a name an earlier version handed out (sticky)", () => {
+    // Layout 1 named x/y `x_y`: it keeps that name, and x.y gets its own.
+    expect(namesFor(["x.y", "x/y"], "openai", knownFrom({ "x/y": "x_y" }))).toEqual({
       "x/y": "x_y",
-      "x.y": "x_y_2",
+      "x.y": "x_y_j5w4ty",
     });
   });
 
   it("does not hand a remembered name to another tool, even when its tool is gone", () => {
-    expect(namesFor(["x.y"], "openai", knownFrom({ "x/y": "x_y" }))).toEqual({ "x.y": "x_y_2" });
+    expect(namesFor(["x.y"], "openai", knownFrom({ "x/y": "x_y_j5w4ty" }))).toEqual({
+      "x.y": "x_y_j5w4ty_2",
+    });
   });
 
   it("lets a legal original take its own name back, and reports the displaced tool", () => {
@@ -150,15 +153,19 @@ describe("assigning names to a listing", () => {
       nameRules("openai"),
     );
     expect(assignments.map((a) => [a.original, a.name])).toEqual([
-      ["a/b", "a_b_2"],
+      ["a/b", "a_b_g8wk3l"],
       ["a_b", "a_b"],
     ]);
     expect(displaced).toEqual([{ name: "a_b", from: "a/b", to: "a_b" }]);
   });
 
   it("marks collisions among the reasons", () => {
-    const { assignments } = assignNames(["a/b", "a_b"], NOTHING_KNOWN, nameRules("openai"));
-    expect(assignments.find((a) => a.original === "a/b")?.reasons).toEqual([
+    const { assignments } = assignNames(
+      ["files.read", "files_read_yqgun6"],
+      NOTHING_KNOWN,
+      nameRules("openai"),
+    );
+    expect(assignments.find((a) => a.original === "files.read")?.reasons).toEqual([
       "charset",
       "collision",
     ]);
@@ -238,6 +245,29 @@ describe("properties over arbitrary Unicode names", () => {
     );
   });
 
+  it("names a tool the same whatever else is listed beside it, so isolates never disagree", () => {
+    const crowded = fc.string({ unit: fc.constantFrom("a", "_", "/", ".", ":"), maxLength: 4 });
+    fc.assert(
+      fc.property(
+        fc.array(crowded, { maxLength: 12 }),
+        fc.array(crowded, { maxLength: 12 }),
+        profile,
+        (one, other, p) => {
+          const named = (list: string[]) =>
+            new Map(
+              assignNames(list, NOTHING_KNOWN, nameRules(p)).assignments.map((a) => [
+                a.original,
+                a.name,
+              ]),
+            );
+          const [a, b] = [named(one), named(other)];
+          for (const [original, name] of a) if (b.has(original)) expect(b.get(original)).toBe(name);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it("keeps every earlier name when the listing grows (sticky)", () => {
     const crowded = fc.string({ unit: fc.constantFrom("a", "_", "/", ".", ":"), maxLength: 4 });
     fc.assert(
@@ -266,7 +296,7 @@ describe("properties over arbitrary Unicode names", () => {
   });
 });
 
-describe("the stable hash behind long names and schema hashes", () => {
+describe("the stable hash behind fingerprinted names", () => {
   /** FNV-1a over TextEncoder's bytes, written the plain way: what stored names and hashes were made with. */
   function reference(text: string): number {
     let hash = 0x811c9dc5;

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { nameRules } from "../../src/names/profiles";
-import { fingerprint32, fnv1a32 } from "../../src/names/stable-hash";
-import {
-  type KnownTools,
-  MIGRATIONS_PER_LISTING,
-  planListing,
-  schemaHash,
-} from "../../src/toolmap/plan-listing";
-import { knownAfter, nothingKnown } from "../helpers/known-tools";
+import { fingerprint32 } from "../../src/names/stable-hash";
+import { planListing, schemaHash } from "../../src/toolmap/plan-listing";
+import { knownAfter, knownWith, nothingKnown } from "../helpers/known-tools";
 
 const rules = nameRules("openai");
 
@@ -21,16 +16,18 @@ describe("planning a listing", () => {
     expect(
       plan.entries.map(({ name, original, changed }) => ({ name, original, changed })),
     ).toEqual([
-      { name: "files_read", original: "files.read", changed: true },
+      { name: "files_read_yqgun6", original: "files.read", changed: true },
       { name: "get_weather", original: "get_weather", changed: true },
     ]);
     expect(plan.names).toEqual(
       new Map([
-        ["files.read", "files_read"],
+        ["files.read", "files_read_yqgun6"],
         ["get_weather", "get_weather"],
       ]),
     );
-    expect(plan.renames).toEqual([{ from: "files.read", to: "files_read", reasons: ["charset"] }]);
+    expect(plan.renames).toEqual([
+      { from: "files.read", to: "files_read_yqgun6", reasons: ["charset"] },
+    ]);
   });
 
   it.each(["warm", "cold"] as const)(
@@ -58,13 +55,18 @@ describe("planning a listing", () => {
         rules,
       );
       const changed = again.entries.filter((entry) => entry.changed);
-      expect(changed).toMatchObject([{ name: "files_read", inputSchema: changedSchema }]);
+      expect(changed).toMatchObject([{ name: "files_read_yqgun6", inputSchema: changedSchema }]);
       expect(changed[0]?.schemaHash).not.toBe(first.entries[0]?.schemaHash);
     },
   );
 
-  it("stores a name again when it now stands for another tool", () => {
-    const first = planListing([{ name: "a/b", inputSchema: {} }], nothingKnown, rules);
+  it("hands a legal tool its own name back, and reports the tool that had it", () => {
+    const first = planListing(
+      [{ name: "a/b", inputSchema: {} }],
+      knownWith({ "a/b": "a_b" }),
+      rules,
+    );
+    expect(first.names.get("a/b")).toBe("a_b");
     const again = planListing(
       [
         { name: "a/b", inputSchema: {} },
@@ -73,10 +75,12 @@ describe("planning a listing", () => {
       knownAfter(first),
       rules,
     );
-    expect(again.entries.filter((entry) => entry.changed).map((entry) => entry.name)).toEqual([
-      "a_b_2",
-      "a_b",
-    ]);
+    expect(again.names).toEqual(
+      new Map([
+        ["a/b", "a_b_g8wk3l"],
+        ["a_b", "a_b"],
+      ]),
+    );
     expect(again.displaced).toEqual([{ name: "a_b", from: "a/b", to: "a_b" }]);
   });
 });
@@ -96,51 +100,5 @@ describe("schema fingerprints", () => {
       seen.add(fingerprint32(`${base.slice(0, i)}~${base.slice(i + 1)}`));
     }
     expect(seen.size).toBe(base.length + 1);
-  });
-});
-
-describe("moving from the first fingerprint", () => {
-  /** What a new isolate learns from KV's metadata for tools stored before the `2.` fingerprints. */
-  function storedFirst(tools: Array<{ name: string; inputSchema: unknown }>): KnownTools {
-    const byName = new Map(
-      tools.map((tool) => [
-        tool.name,
-        { original: tool.name, schemaHash: fnv1a32(JSON.stringify(tool.inputSchema)).toString(36) },
-      ]),
-    );
-    return {
-      nameOf: (original) => (byName.has(original) ? original : undefined),
-      originalOf: (name) => byName.get(name)?.original,
-      entryOf: (name) => byName.get(name),
-    };
-  }
-
-  const tools = Array.from({ length: 120 }, (_, i) => ({
-    name: `tool_${String(i).padStart(3, "0")}`,
-    inputSchema: { type: "object", properties: { [`p${i}`]: { type: "string" } } },
-  }));
-
-  it("writes a few unchanged tools per listing with the new fingerprint, until none is left", () => {
-    let known = storedFirst(tools);
-    const written: number[] = [];
-    for (let listing = 0; listing < 4; listing++) {
-      const plan = planListing(structuredClone(tools), known, rules);
-      const changed = plan.entries.filter((entry) => entry.changed);
-      written.push(changed.length);
-      for (const entry of changed) expect(entry.schemaHash).toBe(schemaHash(entry.inputSchema));
-      known = knownAfter(plan, "cold");
-    }
-    expect(written).toEqual([MIGRATIONS_PER_LISTING, MIGRATIONS_PER_LISTING, 20, 0]);
-  });
-
-  it("still sees a changed schema among tools stored with the first fingerprint", () => {
-    const changedSchema = { type: "object", properties: { other: { type: "integer" } } };
-    const listing = tools.map((tool, i) =>
-      i === 99 ? { ...tool, inputSchema: changedSchema } : tool,
-    );
-    const plan = planListing(listing, storedFirst(tools), rules);
-    const changed = plan.entries.filter((entry) => entry.changed).map((entry) => entry.name);
-    expect(changed).toHaveLength(MIGRATIONS_PER_LISTING + 1);
-    expect(changed).toContain("tool_099");
   });
 });

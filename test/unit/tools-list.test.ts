@@ -26,14 +26,14 @@ describe("renameTools", () => {
     };
     const renamed = renameTools(result, {
       names: new Map([
-        ["files.read", "files_read"],
+        ["files.read", "files_read_yqgun6"],
         ["ok_name", "ok_name"],
       ]),
       schemas: new Map(),
     });
     expect(renamed).toEqual({
       ...result,
-      tools: [{ ...result.tools[0], name: "files_read" }, result.tools[1], result.tools[2]],
+      tools: [{ ...result.tools[0], name: "files_read_yqgun6" }, result.tools[1], result.tools[2]],
     });
     expect(Object.keys(renamed.tools[0] as object)).toEqual(Object.keys(result.tools[0] as object));
   });

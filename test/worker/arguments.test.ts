@@ -53,7 +53,7 @@ describe("repairs that make the call work", () => {
   it("payload-json becomes payload_json, with its object", async () => {
     const { call, callsReceived } = await setUp();
     const { result } = await call({
-      name: "catering_invoice",
+      name: "catering_invoice_kb7ev1",
       arguments: { "payload-json": { invoice_id: "INV-1042", amount: 19.5 } },
     });
     expect(result?.isError).toBeUndefined();
@@ -70,7 +70,7 @@ describe("repairs that make the call work", () => {
   it("an object sent as a JSON string arrives as the object", async () => {
     const { call } = await setUp();
     const { result } = await call({
-      name: "catering_invoice",
+      name: "catering_invoice_kb7ev1",
       arguments: { payloadJson: '{"invoice_id":"INV-7","amount":"12.5"}' },
     });
     expect(result?.structuredContent?.arguments).toEqual({
@@ -80,7 +80,11 @@ describe("repairs that make the call work", () => {
 
   it("fields sent inline next to an empty `arguments` arrive as the arguments", async () => {
     const { call, callsReceived } = await setUp();
-    const { result } = await call({ name: "files_read", arguments: {}, path: "src/main.ts" });
+    const { result } = await call({
+      name: "files_read_yqgun6",
+      arguments: {},
+      path: "src/main.ts",
+    });
     expect(result?.structuredContent?.arguments).toEqual({ path: "src/main.ts" });
     const [received] = await callsReceived();
     expect(received?.body.params).toEqual({
@@ -92,7 +96,7 @@ describe("repairs that make the call work", () => {
   it('max_bytes "512" arrives as 512', async () => {
     const { call } = await setUp();
     const { result } = await call({
-      name: "files_read",
+      name: "files_read_yqgun6",
       arguments: { path: "a.txt", max_bytes: "512" },
     });
     expect(result?.isError).toBeUndefined();
@@ -101,7 +105,12 @@ describe("repairs that make the call work", () => {
 
   it("keeps the envelope: _meta reaches the origin, outside the arguments", async () => {
     const { call, callsReceived } = await setUp();
-    await call({ name: "files_read", _meta: { progressToken: "p-9" }, path: "x", maxBytes: "3" });
+    await call({
+      name: "files_read_yqgun6",
+      _meta: { progressToken: "p-9" },
+      path: "x",
+      maxBytes: "3",
+    });
     const [received] = await callsReceived();
     expect(received?.body.params).toEqual({
       name: "files.read",
@@ -146,7 +155,7 @@ describe("calls the proxy answers itself", () => {
     ["text that is no JSON object", "path=src"],
   ])("`arguments` as %s: -32602 with the request id, origin not called", async (_, args) => {
     const { call, callsReceived } = await setUp();
-    const message = await call({ name: "files_read", arguments: args });
+    const message = await call({ name: "files_read_yqgun6", arguments: args });
     expect(message).toMatchObject({ id: "call", error: { code: -32602 } });
     expect(message.error?.message).toContain("`arguments` must be an object");
     expect(await callsReceived()).toEqual([]);
@@ -154,7 +163,7 @@ describe("calls the proxy answers itself", () => {
 
   it("enforce: a call missing a required field gets isError naming it; the origin sees nothing", async () => {
     const { call, callsReceived } = await setUp({ ARGUMENT_VALIDATION: "enforce" });
-    const { result } = await call({ name: "files_read", arguments: { pth: "src/main.ts" } });
+    const { result } = await call({ name: "files_read_yqgun6", arguments: { pth: "src/main.ts" } });
     expect(result?.isError).toBe(true);
     const text = result?.content[0]?.text ?? "";
     expect(text).toContain("missing required field `path`");
@@ -174,7 +183,10 @@ describe("calls the proxy answers itself", () => {
     );
     const signedIn = { authorization: "Bearer demo-token" };
     const session = await openSession(proxy, PROXY_URL, signedIn);
-    const invalid = rpc("call", "tools/call", { name: "files_read", arguments: { pth: "x" } });
+    const invalid = rpc("call", "tools/call", {
+      name: "files_read_yqgun6",
+      arguments: { pth: "x" },
+    });
 
     await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
 
@@ -200,14 +212,20 @@ describe("calls the proxy answers itself", () => {
 
   it("enforce: a call that repair made valid goes through", async () => {
     const { call } = await setUp({ ARGUMENT_VALIDATION: "enforce" });
-    const { result } = await call({ name: "files_read", arguments: { Path: "a", maxBytes: "9" } });
+    const { result } = await call({
+      name: "files_read_yqgun6",
+      arguments: { Path: "a", maxBytes: "9" },
+    });
     expect(result?.structuredContent?.arguments).toEqual({ path: "a", max_bytes: 9 });
   });
 
   it("warn (default): an invalid call is logged and forwarded for the origin to answer", async () => {
     const log = vi.spyOn(console, "log");
     const { call, callsReceived } = await setUp();
-    const { result } = await call({ name: "files_read", arguments: { pth: "secret-value" } });
+    const { result } = await call({
+      name: "files_read_yqgun6",
+      arguments: { pth: "secret-value" },
+    });
     expect(result?.isError).toBe(true);
     expect(result?.content[0]?.text).toContain("Invalid arguments for tool files.read");
     expect(await callsReceived()).toHaveLength(1);
@@ -228,9 +246,9 @@ describe("calls the proxy answers itself", () => {
       proxy,
       PROXY_URL,
       [
-        rpc("bad", "tools/call", { name: "files_read", arguments: [] }),
-        rpc("good", "tools/call", { name: "files_read", arguments: { path: "a" } }),
-        rpc("invalid", "tools/call", { name: "files_read", arguments: {} }),
+        rpc("bad", "tools/call", { name: "files_read_yqgun6", arguments: [] }),
+        rpc("good", "tools/call", { name: "files_read_yqgun6", arguments: { path: "a" } }),
+        rpc("invalid", "tools/call", { name: "files_read_yqgun6", arguments: {} }),
       ],
       session,
     );
@@ -258,7 +276,7 @@ describe("the log line", () => {
     const log = vi.spyOn(console, "log");
     const { call } = await setUp();
     await call({
-      name: "catering_invoice",
+      name: "catering_invoice_kb7ev1",
       arguments: { "payload-json": '{"invoice_id":"SECRET-INVOICE"}', invoice_id: null },
     });
     const line = log.mock.calls
@@ -267,7 +285,7 @@ describe("the log line", () => {
     expect(JSON.parse(line ?? "{}")).toEqual({
       event: "tool_call_repaired",
       tool: "catering.invoice",
-      name: "catering_invoice",
+      name: "catering_invoice_kb7ev1",
       renamed: true,
       source: "memory",
       recovery: "as_sent",

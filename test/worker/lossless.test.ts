@@ -10,7 +10,7 @@ import { createApp } from "../../src/app";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
 import { profileOf } from "../../src/schemas/profile";
-import { ToolMap, ToolMapMemory, toolMapScope } from "../../src/toolmap/tool-map";
+import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
   freshOrigin,
@@ -40,7 +40,7 @@ describe("numbers and strings keep the client's text in a call the proxy changes
   it("a 64-bit id sent to a renamed tool reaches the origin as sent", async () => {
     const { send } = await setUp();
     const received = await send(
-      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"files_read","arguments":{"path":"p","max_bytes":9007199254740993}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"files_read_yqgun6","arguments":{"path":"p","max_bytes":9007199254740993}}}',
     );
     expect(received).toBe(
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"files.read","arguments":{"path":"p","max_bytes":9007199254740993}}}',
@@ -53,7 +53,7 @@ describe("numbers and strings keep the client's text in a call the proxy changes
       '{"path":"caf\\u00e9\\/x","big":123456789012345678901234567890,"huge":1e400,"x":1.50,"z":-0,"tiny":0.0000001}';
     const meta = '{"trace":12345678901234567890,"label":"\\u2603"}';
     const received = await send(
-      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files_read","arguments":${args},"_meta":${meta}}}`,
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files_read_yqgun6","arguments":${args},"_meta":${meta}}}`,
     );
     expect(received).toBe(
       `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files.read","arguments":${args},"_meta":${meta}}}`,
@@ -63,7 +63,7 @@ describe("numbers and strings keep the client's text in a call the proxy changes
   it("values keep their text in arguments the proxy rebuilt: recovered inline, keys coalesced", async () => {
     const { send } = await setUp();
     const inline = await send(
-      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"files_read","path":"p","max_bytes":9007199254740993}}',
+      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"files_read_yqgun6","path":"p","max_bytes":9007199254740993}}',
     );
     expect(JSON.parse(inline ?? "{}").params.arguments).toEqual({
       path: "p",
@@ -72,7 +72,7 @@ describe("numbers and strings keep the client's text in a call the proxy changes
     expect(inline).toContain('"arguments":{"path":"p","max_bytes":9007199254740993}');
 
     const coalesced = await send(
-      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"catering_invoice","arguments":{"payload-json":{"invoice_id":"INV-1","amount":1.10},"note":12345678901234567890}}}',
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"catering_invoice_kb7ev1","arguments":{"payload-json":{"invoice_id":"INV-1","amount":1.10},"note":12345678901234567890}}}',
     );
     expect(coalesced).toContain(
       '"arguments":{"payload_json":{"invoice_id":"INV-1","amount":1.10},"note":12345678901234567890}',
@@ -82,11 +82,11 @@ describe("numbers and strings keep the client's text in a call the proxy changes
   it("a number sent as text is made a number only where no digit is lost", async () => {
     const { send } = await setUp();
     const exact = await send(
-      '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"files_read","arguments":{"path":"p","max_bytes":"512"}}}',
+      '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"files_read_yqgun6","arguments":{"path":"p","max_bytes":"512"}}}',
     );
     expect(exact).toContain('"arguments":{"path":"p","max_bytes":512}');
     const long = await send(
-      '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"catering_invoice","arguments":{"payload_json":{"invoice_id":"I","amount":"1234567890.1234567"}}}}',
+      '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"catering_invoice_kb7ev1","arguments":{"payload_json":{"invoice_id":"I","amount":"1234567890.1234567"}}}}',
     );
     expect(long).toContain('"amount":"1234567890.1234567"');
   });
@@ -96,7 +96,7 @@ describe("keys named like prototype members are data", () => {
   it("reach the origin inline, beside the arguments they are recovered with", async () => {
     const { send } = await setUp();
     const received = await send(
-      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"files_read","path":"p","constructor":1,"__proto__":{"a":1},"prototype":2}}',
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"files_read_yqgun6","path":"p","constructor":1,"__proto__":{"a":1},"prototype":2}}',
     );
     expect(received).toContain(
       '"arguments":{"path":"p","constructor":1,"__proto__":{"a":1},"prototype":2}',
@@ -106,7 +106,7 @@ describe("keys named like prototype members are data", () => {
   it("are fields inline, so a call with an `args` that is no object is not refused", async () => {
     const { send } = await setUp();
     const received = await send(
-      '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"files_read","args":5,"constructor":1}}',
+      '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"files_read_yqgun6","args":5,"constructor":1}}',
     );
     expect(received).toContain('"arguments":{"constructor":1}');
   });
@@ -114,7 +114,7 @@ describe("keys named like prototype members are data", () => {
   it("pass through in _meta and nested arguments, in a call the proxy changes", async () => {
     const { send } = await setUp();
     const received = await send(
-      '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"files_read","arguments":{"path":"p","opts":{"__proto__":{"x":1},"constructor":{"y":2}}},"_meta":{"__proto__":3}}}',
+      '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"files_read_yqgun6","arguments":{"path":"p","opts":{"__proto__":{"x":1},"constructor":{"y":2}}},"_meta":{"__proto__":3}}}',
     );
     expect(received).toBe(
       '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"files.read","arguments":{"path":"p","opts":{"__proto__":{"x":1},"constructor":{"y":2}}},"_meta":{"__proto__":3}}}',
@@ -137,7 +137,7 @@ describe("JSON-RPC validity", () => {
 describe("an answer the proxy reads but does not change is the origin's bytes", () => {
   async function throughRewrite(bytes: Uint8Array, contentType = "application/json") {
     const profile = profileOf("openai");
-    const scope = await toolMapScope(new URL("https://bytes.example/mcp"), profile.names);
+    const scope = await toolMapScopes(new URL("https://bytes.example/mcp"), profile.names);
     const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
     const origin = new Response(bytes, {
       headers: { "content-type": contentType, "content-length": String(bytes.byteLength) },

@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { profileOf } from "../../src/schemas/profile";
 import { schemaHash } from "../../src/toolmap/plan-listing";
-import { toolMapScope } from "../../src/toolmap/tool-map";
+import { toolMapScopes } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
 import { failingKv, kvFailingOnly } from "../helpers/kv";
@@ -92,21 +92,21 @@ describe("tools/list through the proxy", () => {
 
     const names = Object.fromEntries(originTools.map((tool, i) => [tool.name, tools[i]?.name]));
     expect(names).toEqual({
-      "unity/health": "unity_health",
-      "files.read": "files_read",
-      "catering.invoice": "catering_invoice",
-      "scope:action": "scope_action",
+      "unity/health": "unity_health_9okte1",
+      "files.read": "files_read_yqgun6",
+      "catering.invoice": "catering_invoice_kb7ev1",
+      "scope:action": "scope_action_rdowz5",
       [LONG]: expect.stringMatching(
         /^analytics_reporting_service_generate_quarterly_revenue_su_[0-9a-z]{6}$/,
       ),
       a_b: "a_b",
-      "a/b": "a_b_2",
+      "a/b": "a_b_g8wk3l",
       "21st_century": "21st_century",
-      "reports.query": "reports_query",
+      "reports.query": "reports_query_ytlkv2",
       "get-weather": "get-weather",
-      "tasks.countdown": "tasks_countdown",
-      "catalog.refresh": "catalog_refresh",
-      "deploy:confirm": "deploy_confirm",
+      "tasks.countdown": "tasks_countdown_o0ffbg",
+      "catalog.refresh": "catalog_refresh_oi0qxl",
+      "deploy:confirm": "deploy_confirm_5rag2c",
     });
     for (const tool of tools) expect(tool.name).toMatch(OPENAI_NAME);
   });
@@ -114,8 +114,8 @@ describe("tools/list through the proxy", () => {
   it("follows NAME_PROFILE", async () => {
     const { proxy, session } = await setUp({}, { NAME_PROFILE: "portable" });
     const names = (await listTools(proxy, PROXY_URL, session)).tools.map((tool) => tool.name);
-    expect(names).toContain("t_21st_century");
-    expect(names).toContain("get_weather");
+    expect(names).toContain("t_21st_century_gc8iis");
+    expect(names).toContain("get_weather_1506qe");
     for (const name of names) expect(name).toMatch(/^[A-Za-z][A-Za-z0-9_]{0,62}$/);
   });
 
@@ -123,19 +123,19 @@ describe("tools/list through the proxy", () => {
     const { proxy, session } = await setUp({}, { NAME_MAX_LENGTH: "40" });
     const names = (await listTools(proxy, PROXY_URL, session)).tools.map((tool) => tool.name);
     expect(names).toEqual([
-      "unity_health",
-      "files_read",
-      "catering_invoice",
-      "scope_action",
+      "unity_health_9okte1",
+      "files_read_yqgun6",
+      "catering_invoice_kb7ev1",
+      "scope_action_rdowz5",
       "analytics_reporting_service_gener_oshsl2", // 33 characters, `_`, the hash: 40
       "a_b",
-      "a_b_2",
+      "a_b_g8wk3l",
       "21st_century",
-      "reports_query",
+      "reports_query_ytlkv2",
       "get-weather",
-      "tasks_countdown",
-      "catalog_refresh",
-      "deploy_confirm",
+      "tasks_countdown_o0ffbg",
+      "catalog_refresh_oi0qxl",
+      "deploy_confirm_5rag2c",
     ]);
   });
 
@@ -155,7 +155,7 @@ describe("tools/list through the proxy", () => {
     const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), session);
     expect(response.headers.get("content-type")).toContain("application/json");
     const body = await response.json<{ result: { tools: Tool[] } }>();
-    expect(body.result.tools.map((tool) => tool.name)).toContain("unity_health");
+    expect(body.result.tools.map((tool) => tool.name)).toContain("unity_health_9okte1");
   });
 });
 
@@ -201,8 +201,8 @@ describe("tools/call by model-facing name", () => {
     const response = await postJson(
       setup.proxy,
       PROXY_URL,
-      rpc(5, "tools/call", { name: "unity_health", arguments: {} }),
-      { ...setup.session, "mcp-method": "tools/call", "mcp-name": "unity_health" },
+      rpc(5, "tools/call", { name: "unity_health_9okte1", arguments: {} }),
+      { ...setup.session, "mcp-method": "tools/call", "mcp-name": "unity_health_9okte1" },
     );
     await response.body?.cancel();
     const [call] = (await receivedByOrigin(setup.trace)).filter((r) =>
@@ -225,7 +225,7 @@ describe("tools/call by model-facing name", () => {
     );
 
     for (const proxy of [isolate, freshKv]) {
-      const { result } = await callTool(proxy, PROXY_URL, setup.session, "a_b_2");
+      const { result } = await callTool(proxy, PROXY_URL, setup.session, "a_b_g8wk3l");
       expect(result.structuredContent?.tool).toBe("a/b");
     }
     const relists = (await receivedByOrigin(setup.trace)).filter((r) =>
@@ -234,10 +234,10 @@ describe("tools/call by model-facing name", () => {
     // One for the fresh KV scope only; the fresh isolate of the first scope found KV warm.
     expect(relists).toHaveLength(1);
     expect(relists[0]?.headers["mcp-session-id"]).toBe(setup.session["mcp-session-id"]);
-    expect(pairs).toContainEqual(["a/b", "a_b_2"]);
+    expect(pairs).toContainEqual(["a/b", "a_b_g8wk3l"]);
   });
 
-  it("in a cold isolate with a warm KV, reads one key and does not ask the origin", async () => {
+  it("in a cold isolate with a warm KV, reads the map and one schema chunk, and does not ask the origin", async () => {
     const contexts: ExecutionContext[] = [];
     const setup = await setUp({ contexts });
     await listTools(setup.proxy, PROXY_URL, setup.session);
@@ -245,9 +245,11 @@ describe("tools/call by model-facing name", () => {
 
     const counted = countingKv(env.TOOL_MAP);
     const cold = viaProxy({ ORIGIN_URL: setup.origin }, { app: createApp(), kv: counted.kv });
-    const { result } = await callTool(cold, PROXY_URL, setup.session, "files_read", { path: "x" });
+    const { result } = await callTool(cold, PROXY_URL, setup.session, "files_read_yqgun6", {
+      path: "x",
+    });
     expect(result.structuredContent?.tool).toBe("files.read");
-    expect(counted.counts).toMatchObject({ get: 1, put: 0, list: 0 });
+    expect(counted.counts).toMatchObject({ get: 2, put: 0, list: 0 });
     const relists = (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes("relist"));
     expect(relists).toEqual([]);
   });
@@ -275,20 +277,20 @@ describe("tools/call by model-facing name", () => {
 
   it("keeps working when every KV operation fails", async () => {
     const setup = await setUp({ app: createApp(), kv: failingKv() });
-    expect(await namePairs(setup)).toContainEqual(["scope:action", "scope_action"]);
+    expect(await namePairs(setup)).toContainEqual(["scope:action", "scope_action_rdowz5"]);
     const cold = viaProxy({ ORIGIN_URL: setup.origin }, { app: createApp(), kv: failingKv() });
-    const { result } = await callTool(cold, PROXY_URL, setup.session, "scope_action");
+    const { result } = await callTool(cold, PROXY_URL, setup.session, "scope_action_rdowz5");
     expect(result.structuredContent?.tool).toBe("scope:action");
   });
 
   describe("when KV fails in part", () => {
     /**
-     * A map KV already holds for the origin: `unity_health` stands for a tool
+     * A name layout 1 stored for the origin: `unity_health` stands for a tool
      * the origin no longer lists, so the listed `unity/health` may not take it.
      */
     async function storedMap(origin: string) {
-      const scope = await toolMapScope(new URL(origin), profileOf("openai").names);
-      const key = `${scope}:tool:unity_health`;
+      const { legacy } = await toolMapScopes(new URL(origin), profileOf("openai").names);
+      const key = `${legacy}:tool:unity_health`;
       const inputSchema = { type: "object" };
       await env.TOOL_MAP.put(key, JSON.stringify({ original: "unity:health", inputSchema }), {
         metadata: { original: "unity:health", schema: schemaHash(inputSchema) },
@@ -306,7 +308,7 @@ describe("tools/call by model-facing name", () => {
       const session = await openSession(proxy, PROXY_URL);
       const { tools } = await listTools(proxy, PROXY_URL, session);
       await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
-      expect(tools.map((tool) => tool.name)).toContain("unity_health");
+      expect(tools.map((tool) => tool.name)).toContain("unity_health_9okte1");
       expect(kv.counts.put).toBe(0);
       expect(await storedFor()).toBe("unity:health");
     });
@@ -318,18 +320,18 @@ describe("tools/call by model-facing name", () => {
         { ORIGIN_URL: setup.origin },
         { app: createApp(), kv: kvFailingOnly(env.TOOL_MAP, "get") },
       );
-      const { result } = await callTool(cold, PROXY_URL, setup.session, "scope_action");
+      const { result } = await callTool(cold, PROXY_URL, setup.session, "scope_action_rdowz5");
       expect(result.structuredContent?.tool).toBe("scope:action");
     });
 
     it("put fails: names are handed out and calls reach their tools from memory", async () => {
       const setup = await setUp({ app: createApp(), kv: kvFailingOnly(env.TOOL_MAP, "put") });
-      expect(await namePairs(setup)).toContainEqual(["a/b", "a_b_2"]);
-      const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "a_b_2");
+      expect(await namePairs(setup)).toContainEqual(["a/b", "a_b_g8wk3l"]);
+      const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "a_b_g8wk3l");
       expect(result.structuredContent?.tool).toBe("a/b");
     });
 
-    it("healthy KV keeps the stored name for its tool, and gives the listed one another", async () => {
+    it("healthy KV keeps the stored name for its tool, and the listed one gets its own", async () => {
       const contexts: ExecutionContext[] = [];
       const trace = crypto.randomUUID();
       const origin = freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`);
@@ -337,7 +339,8 @@ describe("tools/call by model-facing name", () => {
       const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp(), contexts });
       const { tools } = await listTools(proxy, PROXY_URL, await openSession(proxy, PROXY_URL));
       await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
-      expect(tools.map((tool) => tool.name)).toContain("unity_health_2");
+      expect(tools.map((tool) => tool.name)).toContain("unity_health_9okte1");
+      expect(tools.map((tool) => tool.name)).not.toContain("unity_health");
       expect(await storedFor()).toBe("unity:health");
     });
   });
@@ -367,13 +370,14 @@ describe("tools/call by model-facing name", () => {
 });
 
 describe("the tool map's KV costs", () => {
-  it("writes each tool once, and nothing for a listing it already knows", async () => {
+  it("writes the map and its schemas once, and nothing for a listing it already knows", async () => {
     const counted = countingKv(env.TOOL_MAP);
     const contexts: ExecutionContext[] = [];
     const setup = await setUp({ app: createApp(), kv: counted.kv, contexts });
     const { tools } = await listTools(setup.proxy, PROXY_URL, setup.session);
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
-    expect(counted.counts.put).toBe(tools.length);
+    expect(tools.length).toBe(13);
+    expect(counted.counts.put).toBe(2);
 
     counted.reset();
     await listTools(setup.proxy, PROXY_URL, setup.session);
@@ -387,7 +391,7 @@ describe("the tool map's KV costs", () => {
     );
     await listTools(cold, PROXY_URL, setup.session);
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
-    expect(counted.counts).toMatchObject({ put: 0, list: 1, get: 0 });
+    expect(counted.counts).toMatchObject({ put: 0, list: 0, get: 1 });
   });
 
   it("a warm tools/call reads nothing from KV", async () => {
@@ -395,7 +399,7 @@ describe("the tool map's KV costs", () => {
     const setup = await setUp({ app: createApp(), kv: counted.kv });
     await listTools(setup.proxy, PROXY_URL, setup.session);
     counted.reset();
-    const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "unity_health");
+    const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "unity_health_9okte1");
     expect(result.structuredContent?.tool).toBe("unity/health");
     expect(counted.counts).toMatchObject({ get: 0, list: 0, put: 0 });
   });
@@ -408,7 +412,7 @@ describe("the tool map's KV costs", () => {
       headers: { ...setup.session, accept: "text/event-stream" },
     });
     const events = sseEvents(stream);
-    const refresh = await callTool(setup.proxy, PROXY_URL, setup.session, "catalog_refresh");
+    const refresh = await callTool(setup.proxy, PROXY_URL, setup.session, "catalog_refresh_oi0qxl");
     expect(refresh.result.structuredContent?.tool).toBe("catalog.refresh");
     expect(await nextMessage(events)).toMatchObject({
       method: "notifications/tools/list_changed",
@@ -416,8 +420,9 @@ describe("the tool map's KV costs", () => {
     await events.cancel();
 
     counted.reset();
-    const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "unity_health");
+    const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "unity_health_9okte1");
     expect(result.structuredContent?.tool).toBe("unity/health");
-    expect(counted.counts.get).toBe(1);
+    // Memory was dropped: the map and the chunk with the schema are read again.
+    expect(counted.counts.get).toBe(2);
   });
 });

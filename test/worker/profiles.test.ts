@@ -82,7 +82,7 @@ describe("a profile chosen by URL", () => {
     const { proxy, sessions } = await setUp();
     const find = (tools: Tool[], name: string) => tools.find((tool) => tool.name === name);
     // Gemini accepts the origin's name as it is; OpenAI does not.
-    const openai = find(await listTools(proxy, PROXY_URL, sessions.openai), "reports_query");
+    const openai = find(await listTools(proxy, PROXY_URL, sessions.openai), "reports_query_ytlkv2");
     const gemini = find(await listTools(proxy, GEMINI_URL, sessions.gemini), "reports.query");
     // OpenAI accepts the origin's schema as it is, `$schema` and all.
     expect(openai?.inputSchema).toMatchObject({
@@ -121,7 +121,7 @@ describe("a profile chosen by URL", () => {
       arguments: { limit: 10, priority: "2", since: null, filters: '{"team":"core"}' },
     });
     const viaOpenai = await call(PROXY_URL, sessions.openai, {
-      name: "reports_query",
+      name: "reports_query_ytlkv2",
       arguments: { limit: 10, priority: 2, since: null, filters: { team: "core" } },
     });
     const expected = { limit: 10, priority: 2, since: null, filters: { team: "core" } };

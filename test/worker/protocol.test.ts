@@ -9,7 +9,7 @@ import { createApp } from "../../src/app";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
 import { profileOf } from "../../src/schemas/profile";
-import { ToolMap, ToolMapMemory, toolMapScope } from "../../src/toolmap/tool-map";
+import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { digest } from "../helpers/digest";
 import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
@@ -40,7 +40,10 @@ describe("batches (protocol 2025-03-26)", () => {
       PROXY_URL,
       [
         rpc("l", "tools/list"),
-        rpc("c", "tools/call", { name: "files_read", arguments: { Path: "a", max_bytes: "8" } }),
+        rpc("c", "tools/call", {
+          name: "files_read_yqgun6",
+          arguments: { Path: "a", max_bytes: "8" },
+        }),
         rpc("p", "ping"),
       ],
       session,
@@ -49,7 +52,7 @@ describe("batches (protocol 2025-03-26)", () => {
     const names = (byId.l as { result: { tools: { name: string }[] } }).result.tools.map(
       (t) => t.name,
     );
-    expect(names).toContain("scope_action");
+    expect(names).toContain("scope_action_rdowz5");
     expect(byId.c).toMatchObject({
       result: { structuredContent: { tool: "files.read", arguments: { path: "a", max_bytes: 8 } } },
     });
@@ -73,7 +76,7 @@ describe("batches (protocol 2025-03-26)", () => {
     const body =
       await response.json<Array<{ id: number; result: { tools?: { name: string }[] } }>>();
     expect(body.map((m) => m.id).sort()).toEqual([1, 2]);
-    expect(body.find((m) => m.id === 1)?.result.tools?.map((t) => t.name)).toContain("a_b_2");
+    expect(body.find((m) => m.id === 1)?.result.tools?.map((t) => t.name)).toContain("a_b_g8wk3l");
   });
 
   it("forward a batch of only notifications and responses, and pass its 202 back", async () => {
@@ -113,7 +116,7 @@ describe("resumed streams", () => {
     const names = (replayed as { result: { tools: { name: string }[] } }).result.tools.map(
       (t) => t.name,
     );
-    expect(names).toContain("unity_health");
+    expect(names).toContain("unity_health_9okte1");
     expect(names).not.toContain("unity/health");
   });
 });
@@ -142,7 +145,7 @@ describe("bounds", () => {
       });
     };
     const profile = profileOf("openai");
-    const scope = await toolMapScope(new URL("https://big.example/mcp"), profile.names);
+    const scope = await toolMapScopes(new URL("https://big.example/mcp"), profile.names);
     const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
     const response = await rewriteResponse(
       new Response(body(), { headers: { "content-type": "application/json" } }),
@@ -170,12 +173,12 @@ describe("protocol 2026-07-28", () => {
       proxy,
       PROXY_URL,
       rpc("retry", "tools/call", {
-        name: "scope_action",
+        name: "scope_action_rdowz5",
         inputResponses: { "elicit-1": { action: "accept" } },
         requestState: "opaque-state",
         Scope: "billing",
       }),
-      { ...session, "mcp-method": "tools/call", "mcp-name": "scope_action" },
+      { ...session, "mcp-method": "tools/call", "mcp-name": "scope_action_rdowz5" },
     );
     await messagesOf(response);
     const call = (await receivedByOrigin(trace)).find((r) => r.body.includes('"retry"'));
@@ -192,7 +195,7 @@ describe("protocol 2026-07-28", () => {
   it("hands a call's answer stream to the client untouched, list_changed and all", async () => {
     const profile = profileOf("openai");
     const memory = new ToolMapMemory();
-    const scope = await toolMapScope(new URL("https://answer.example/mcp"), profile.names);
+    const scope = await toolMapScopes(new URL("https://answer.example/mcp"), profile.names);
     const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, memory, () => {});
     await toolMap.nameListing([{ name: "a/b", inputSchema: { type: "object" } }]);
     const answer =
@@ -208,14 +211,14 @@ describe("protocol 2026-07-28", () => {
     );
     expect(await response.text()).toBe(answer);
     // Not watched: the names stay until the client lists again.
-    expect((await toolMap.resolve("a_b"))?.source).toBe("memory");
+    expect((await toolMap.resolve("a_b_g8wk3l"))?.source).toBe("memory");
   });
 
   it("passes a subscriptions/listen stream through and drops cached names on tools/list_changed", async () => {
     const counted = countingKv(env.TOOL_MAP);
     const profile = profileOf("openai");
     const memory = new ToolMapMemory();
-    const scope = await toolMapScope(new URL("https://listen.example/mcp"), profile.names);
+    const scope = await toolMapScopes(new URL("https://listen.example/mcp"), profile.names);
     const writes: Promise<unknown>[] = [];
     const toolMap = new ToolMap(counted.kv, scope, profile, memory, (write) => writes.push(write));
     await toolMap.nameListing([{ name: "a/b", inputSchema: { type: "object" } }]);
@@ -246,13 +249,14 @@ describe("protocol 2026-07-28", () => {
     push?.(events[0] ?? "");
     expect((await reader.read()).value).toBe(events[0]);
     counted.reset();
-    expect((await toolMap.resolve("a_b"))?.source).toBe("memory");
+    expect((await toolMap.resolve("a_b_g8wk3l"))?.source).toBe("memory");
 
     push?.(events[1] ?? "");
     expect((await reader.read()).value).toBe(events[1]);
-    // The stream is still open, and the name is read from KV again: memory was dropped.
-    expect((await toolMap.resolve("a_b"))?.source).toBe("kv");
-    expect(counted.counts.get).toBe(1);
+    // The stream is still open, and the name is read from KV again: memory was dropped
+    // (the origin's map, then the chunk that holds the schema).
+    expect((await toolMap.resolve("a_b_g8wk3l"))?.source).toBe("kv");
+    expect(counted.counts).toMatchObject({ get: 2, list: 0, put: 0 });
     await reader.cancel();
   });
 
@@ -285,7 +289,7 @@ describe("protocol 2026-07-28", () => {
   it("drops cached names only for a list_changed notification, not for text that mentions one", async () => {
     const profile = profileOf("openai");
     const memory = new ToolMapMemory();
-    const scope = await toolMapScope(new URL("https://mention.example/mcp"), profile.names);
+    const scope = await toolMapScopes(new URL("https://mention.example/mcp"), profile.names);
     const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, memory, () => {});
     await toolMap.nameListing([{ name: "a/b", inputSchema: { type: "object" } }]);
     const mentions = [
@@ -303,6 +307,6 @@ describe("protocol 2026-07-28", () => {
       },
     );
     expect(await response.text()).toBe(mentions);
-    expect((await toolMap.resolve("a_b"))?.source).toBe("memory");
+    expect((await toolMap.resolve("a_b_g8wk3l"))?.source).toBe("memory");
   });
 });

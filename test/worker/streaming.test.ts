@@ -48,7 +48,7 @@ describe("event streams", () => {
     const call = await postJson(
       proxy,
       PROXY_URL,
-      rpc(1, "tools/call", { name: "deploy_confirm", arguments: { target: "prod" } }),
+      rpc(1, "tools/call", { name: "deploy_confirm_5rag2c", arguments: { target: "prod" } }),
       session,
     );
     expect(call.headers.get("content-type")).toContain("text/event-stream");
@@ -88,7 +88,7 @@ describe("event streams", () => {
       proxy,
       PROXY_URL,
       rpc(2, "tools/call", {
-        name: "tasks_countdown",
+        name: "tasks_countdown_o0ffbg",
         arguments: { steps, delay_ms: delayMs },
         _meta: { progressToken: "p-1" },
       }),

@@ -1,0 +1,142 @@
+/**
+ * The tool map's layout in Workers KV, layout 2 (README, "The tool map";
+ * ARCHITECTURE.md, "Storage"), as pure functions from values to text and
+ * back. Per origin, whatever the profile:
+ *
+ * - `v2:<origin>:map`: JSON, `{"format":2,"tools":{"<original>":["<schema
+ *   fingerprint>",<day last listed>]},"chunks":<n>,"legacy":{"<v1 scope>":
+ *   {"<original>":"<name>"}},"migrated":["<v1 scope>"]}`. Model-facing names are
+ *   a pure function of the original and the profile (names/sanitize.ts), so
+ *   the map stores none, but those an earlier layout handed out (`legacy`, per
+ *   profile scope of layout 1, which `migrated` lists once read).
+ * - `v2:<origin>:schemas:<i>`, `i < chunks`: the origin's input schemas, one
+ *   line each, `<fingerprint>\t<schema as JSON>\n`, so one schema is found by
+ *   its fingerprint and parsed alone.
+ */
+
+export const MAP_FORMAT = 2;
+
+export interface StoredTool {
+  /** The fingerprint of its input schema (toolmap/plan-listing.ts `schemaHash`). */
+  schema: string;
+  /** The day (days since the epoch) a listing last showed it. */
+  seen: number;
+}
+
+export interface StoredMap {
+  tools: Map<string, StoredTool>;
+  /** How many schema chunks there are. */
+  chunks: number;
+  /** Names layout 1 handed out, per layout-1 scope: original → name. */
+  legacy: Map<string, Map<string, string>>;
+  /** The layout-1 scopes already read. */
+  migrated: Set<string>;
+}
+
+export const emptyMap = (): StoredMap => ({
+  tools: new Map(),
+  chunks: 0,
+  legacy: new Map(),
+  migrated: new Set(),
+});
+
+export const mapKey = (origin: string) => `${origin}:map`;
+export const schemaKey = (origin: string, chunk: number) => `${origin}:schemas:${chunk}`;
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The map a KV value holds; `undefined` for a value of another format (read as none). */
+export function decodeMap(text: string): StoredMap | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value) || value.format !== MAP_FORMAT || !isRecord(value.tools)) return undefined;
+  const map = emptyMap();
+  for (const [original, entry] of Object.entries(value.tools)) {
+    if (!Array.isArray(entry) || typeof entry[0] !== "string" || typeof entry[1] !== "number") {
+      continue;
+    }
+    map.tools.set(original, { schema: entry[0], seen: entry[1] });
+  }
+  map.chunks = typeof value.chunks === "number" ? value.chunks : 0;
+  for (const [scope, names] of Object.entries(isRecord(value.legacy) ? value.legacy : {})) {
+    if (!isRecord(names)) continue;
+    const kept = Object.entries(names).filter(
+      (pair): pair is [string, string] => typeof pair[1] === "string",
+    );
+    map.legacy.set(scope, new Map(kept));
+  }
+  if (Array.isArray(value.migrated)) {
+    for (const scope of value.migrated) if (typeof scope === "string") map.migrated.add(scope);
+  }
+  return map;
+}
+
+export function encodeMap(map: StoredMap): string {
+  return JSON.stringify({
+    format: MAP_FORMAT,
+    // fromEntries: an original named `__proto__` stays an ordinary key.
+    tools: Object.fromEntries(
+      [...map.tools].map(([original, t]) => [original, [t.schema, t.seen]]),
+    ),
+    chunks: map.chunks,
+    legacy: Object.fromEntries(
+      [...map.legacy].map(([scope, names]) => [scope, Object.fromEntries(names)]),
+    ),
+    migrated: [...map.migrated],
+  });
+}
+
+/** One schema line: JSON text never holds a raw line break, so a line is one schema. */
+export const schemaLine = (fingerprint: string, schemaJson: string) =>
+  `${fingerprint}\t${schemaJson}\n`;
+
+/** The schema with `fingerprint` in a chunk's text; `undefined` when it holds none. */
+export function findSchema(text: string, fingerprint: string): unknown {
+  let start = 0;
+  if (!text.startsWith(`${fingerprint}\t`)) {
+    const at = text.indexOf(`\n${fingerprint}\t`);
+    if (at === -1) return undefined;
+    start = at + 1;
+  }
+  const end = text.indexOf("\n", start);
+  try {
+    return JSON.parse(text.slice(start + fingerprint.length + 1, end === -1 ? undefined : end));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each line of chunk texts, by fingerprint, for the fingerprints `keep` wants. */
+export function schemaLines(
+  texts: Iterable<string>,
+  keep: (fingerprint: string) => boolean,
+): Map<string, string> {
+  const lines = new Map<string, string>();
+  for (const text of texts) {
+    for (const line of text.split("\n")) {
+      const tab = line.indexOf("\t");
+      if (tab > 0 && keep(line.slice(0, tab))) lines.set(line.slice(0, tab), `${line}\n`);
+    }
+  }
+  return lines;
+}
+
+/** Lines packed into chunks of at most `maxChars` characters each. */
+export function chunked(lines: Iterable<string>, maxChars: number): string[] {
+  const chunks: string[] = [];
+  let current = "";
+  for (const line of lines) {
+    if (current.length > 0 && current.length + line.length > maxChars) {
+      chunks.push(current);
+      current = "";
+    }
+    current += line;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}

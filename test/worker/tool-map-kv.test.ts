@@ -1,0 +1,185 @@
+/**
+ * The tool map in Workers KV at scale (README, "The tool map"): KV operations
+ * counted on the real local namespace, per listing and per cold isolate, the
+ * same bound for 10 tools as for 5,000; names that never move when isolates
+ * see different tools at once; names an earlier layout stored, kept.
+ * An isolate is a `ToolMapMemory` of its own.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { nameRules, PROFILE_NAMES } from "../../src/names/profiles";
+import type { ListedTool } from "../../src/protocol/tools-list";
+import { profileOf } from "../../src/schemas/profile";
+import { toolResolver } from "../../src/toolmap/resolve-tool";
+import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
+import { countingKv } from "../../support/counting-kv";
+import { realisticListing } from "../../support/listing";
+
+/** An origin no test has used: its map starts empty in KV. */
+const freshOrigin = () => new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`);
+
+/** One isolate's tool map for `origin` under `profile`, its writes collected to await. */
+async function toolMapOf(
+  origin: URL,
+  memory: ToolMapMemory,
+  kv: KVNamespace,
+  profile = profileOf("openai"),
+) {
+  const writes: Promise<unknown>[] = [];
+  const scopes = await toolMapScopes(origin, profile.names);
+  const toolMap = new ToolMap(kv, scopes, profile, memory, (write) => writes.push(write));
+  return { toolMap, settled: () => Promise.all(writes.splice(0)) };
+}
+
+const toolsOf = (size: number) => realisticListing(size).tools as ListedTool[];
+
+describe("KV operations per listing, whatever the number of tools", () => {
+  it.each([10, 1_000, 5_000])("%i tools", async (size) => {
+    const origin = freshOrigin();
+    const tools = toolsOf(size);
+    const counted = countingKv(env.TOOL_MAP);
+
+    // First listing: the origin's map read (none yet), layout 1 looked for once, then written.
+    const first = await toolMapOf(origin, new ToolMapMemory(), counted.kv);
+    const listing = await first.toolMap.nameListing(tools);
+    await first.settled();
+    expect(counted.counts).toMatchObject({ get: 1, list: 1, put: 2 });
+
+    // The same listing again, same isolate: nothing.
+    counted.reset();
+    await first.toolMap.nameListing(structuredClone(tools));
+    await first.settled();
+    expect(counted.counts).toMatchObject({ get: 0, list: 0, put: 0 });
+
+    // A cold isolate's first call: the map, then the chunk holding the schema.
+    counted.reset();
+    const cold = await toolMapOf(origin, new ToolMapMemory(), counted.kv);
+    const [original, name] = [...listing.names].at(-1) as [string, string];
+    const resolved = await cold.toolMap.resolve(name);
+    expect(resolved?.entry.original).toBe(original);
+    expect(resolved?.entry.inputSchema).toEqual(
+      tools.find((tool) => tool.name === original)?.inputSchema,
+    );
+    expect(counted.counts).toMatchObject({ get: 2, list: 0, put: 0 });
+
+    // The same listing in that cold isolate: nothing to write.
+    counted.reset();
+    await cold.toolMap.nameListing(structuredClone(tools));
+    await cold.settled();
+    expect(counted.counts).toMatchObject({ get: 0, list: 0, put: 0 });
+
+    // One tool added: the map and the schemas again, once.
+    counted.reset();
+    const added = { name: "new.tool", inputSchema: { type: "object", properties: {} } };
+    await cold.toolMap.nameListing([...tools, added]);
+    await cold.settled();
+    expect(counted.counts.put).toBe(2);
+    expect(counted.counts.get + counted.counts.list).toBeLessThanOrEqual(1);
+  });
+
+  it("the same listing at every profile URL writes the schemas once and one map per profile", async () => {
+    const origin = freshOrigin();
+    const tools = toolsOf(1_000);
+    const counted = countingKv(env.TOOL_MAP);
+    const memory = new ToolMapMemory();
+    const puts: number[] = [];
+    for (const name of PROFILE_NAMES) {
+      counted.reset();
+      const { toolMap, settled } = await toolMapOf(origin, memory, counted.kv, profileOf(name));
+      await toolMap.nameListing(structuredClone(tools));
+      await settled();
+      puts.push(counted.counts.put);
+      expect(counted.counts.get + counted.counts.list).toBeLessThanOrEqual(2);
+    }
+    // The first profile stores the schemas and the map; each other, its migration mark only.
+    expect(puts).toEqual([2, 1, 1, 1, 1, 1]);
+  });
+});
+
+describe("names never move", () => {
+  it("two isolates listing different tools at once: every name reaches the tool it was shown for", async () => {
+    const origin = freshOrigin();
+    const all = toolsOf(370);
+    // Different users see different tools: halves that overlap, with tools that sanitize alike.
+    const seenByA = all.filter((_, i) => i % 3 !== 0);
+    const seenByB = all.filter((_, i) => i % 3 !== 1);
+    const [a, b] = await Promise.all([
+      toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP),
+      toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP),
+    ]);
+    const [shownToA, shownToB] = await Promise.all([
+      a.toolMap.nameListing(seenByA),
+      b.toolMap.nameListing(seenByB),
+    ]);
+    await Promise.all([a.settled(), b.settled()]);
+
+    // A third isolate, cold, lists everything once, then takes every call of both users:
+    // what KV lacks after the two writes raced, it learns from the origin.
+    const third = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    const resolve = toolResolver(third.toolMap, async () => structuredClone(all));
+    await third.toolMap.nameListing(structuredClone(all));
+    for (const [user, shown, own] of [
+      ["A", shownToA, a],
+      ["B", shownToB, b],
+    ] as const) {
+      for (const [original, name] of shown.names) {
+        expect((await resolve(name, {}))?.entry.original, `${user}: ${name}`).toBe(original);
+        expect((await own.toolMap.resolve(name))?.entry.original, `${user}: ${name}`).toBe(
+          original,
+        );
+      }
+    }
+    // And where both saw a tool, both were shown the same name.
+    for (const [original, name] of shownToA.names) {
+      if (shownToB.names.has(original)) expect(shownToB.names.get(original)).toBe(name);
+    }
+  });
+});
+
+describe("names an earlier layout stored", () => {
+  /**
+   * Writes `names` the way layout 1 (the proxy before layout 2) stored them:
+   * one key per tool under its profile scope, the original in the metadata.
+   */
+  async function writeLayout1(origin: URL, names: Map<string, string>, tools: ListedTool[]) {
+    const { legacy } = await toolMapScopes(origin, nameRules("openai"));
+    for (const tool of tools) {
+      const name = names.get(tool.name) as string;
+      await env.TOOL_MAP.put(
+        `${legacy}:tool:${name}`,
+        JSON.stringify({ original: tool.name, inputSchema: tool.inputSchema }),
+        { metadata: { original: tool.name, schema: "2.0" } },
+      );
+    }
+  }
+
+  it("keeps every name layout 1 handed out, in a listing and in a cold isolate's call", async () => {
+    const origin = freshOrigin();
+    const tools = toolsOf(60);
+    // Layout 1's names: sanitized without a fingerprint, collisions numbered.
+    const layout1 = new Map(
+      tools.map((tool, i) => [
+        tool.name,
+        `${tool.name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 58)}_${i}`,
+      ]),
+    );
+    for (const tool of tools)
+      if (/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) layout1.set(tool.name, tool.name);
+    await writeLayout1(origin, layout1, tools);
+
+    const counted = countingKv(env.TOOL_MAP);
+    const first = await toolMapOf(origin, new ToolMapMemory(), counted.kv);
+    const listing = await first.toolMap.nameListing(structuredClone(tools));
+    await first.settled();
+    expect(listing.names).toEqual(layout1);
+    // Layout 1 is read once, then never again: its names are in the map.
+    expect(counted.counts.list).toBe(1);
+
+    counted.reset();
+    const cold = await toolMapOf(origin, new ToolMapMemory(), counted.kv);
+    for (const [original, name] of layout1) {
+      expect((await cold.toolMap.resolve(name))?.entry.original).toBe(original);
+    }
+    expect(counted.counts.list).toBe(0);
+  });
+});
