@@ -15,9 +15,14 @@ interface Stored {
 export function memoryKv(): KVNamespace {
   const entries = new Map<string, Stored>();
   const kv = {
-    async get(key: string) {
-      const stored = entries.get(key);
-      return stored === undefined ? null : JSON.parse(stored.value);
+    /** One key or many (a bulk get), as text or as JSON, as Workers KV reads them. */
+    async get(key: string | string[], type?: "text" | "json") {
+      const read = (one: string) => {
+        const stored = entries.get(one);
+        if (stored === undefined) return null;
+        return type === "text" ? stored.value : JSON.parse(stored.value);
+      };
+      return Array.isArray(key) ? new Map(key.map((one) => [one, read(one)])) : read(key);
     },
     async put(key: string, value: string, options?: { metadata?: unknown }) {
       entries.set(key, { value, metadata: options?.metadata ?? null });

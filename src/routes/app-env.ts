@@ -10,7 +10,7 @@ import type { OriginCredentials } from "../transport/headers";
  * making a new one.
  */
 export interface IsolateState {
-  /** Tool names, schemas and views per scope (16 scopes, 10,000 tools each). */
+  /** Tools, schemas, names and views per origin (16 origins, 10,000 tools each). */
   toolMaps: ToolMapMemory;
   /** The origin's sign-in setup (16 origins; metadata 60 s, discovery 5 minutes). */
   signIn: SignInMemory;
