@@ -91,7 +91,7 @@ export type ValidationMode = (typeof VALIDATION_MODES)[number];
 
 const AUTH_MODES = ["relay", "broker"] as const;
 
-/** How clients sign in to an origin that needs it (README, "Origins that need sign-in"). */
+/** How clients sign in to an origin that needs it (docs/sign-in.md). */
 export type AuthMode =
   | { mode: "relay" }
   | {

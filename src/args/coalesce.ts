@@ -1,5 +1,5 @@
 /**
- * Step 2 of argument repair (README, "Arguments", step 2): keys brought to the names
+ * Step 2 of argument repair (docs/arguments.md, step 2): keys brought to the names
  * the schema declares. Two keys are aliases when they are equal after removing
  * `-`, `_`, `.` and spaces and folding case: `payload-json`, `payloadJson` and
  * `PAYLOAD_JSON` all mean `payload_json`.

@@ -1,7 +1,7 @@
 /**
  * Step 3 of argument repair: one value brought to a type its schema allows,
  * only where that loses nothing and means one thing. The table of what becomes
- * what, and what is left alone, is README's ("Arguments", step 3).
+ * what, and what is left alone, is docs/arguments.md's (step 3).
  */
 import { isPlainObject, parseJson } from "../json";
 import { type JsonType, jsonTypeOf } from "./json-schema";

@@ -1,5 +1,5 @@
 /**
- * Step 1 of argument repair (README, "Arguments", step 1): where the arguments of a
+ * Step 1 of argument repair (docs/arguments.md, step 1): where the arguments of a
  * `tools/call` really are.
  *
  * - `params.arguments`, a non-empty object: authoritative; inline copies ignored.

@@ -1,5 +1,5 @@
 /**
- * Step 4 of argument repair (README, "Arguments", step 4): the repaired arguments
+ * Step 4 of argument repair (docs/arguments.md, step 4): the repaired arguments
  * checked against the tool's `inputSchema` with @cfworker/json-schema, which
  * needs no `eval` (Workers forbid it). Draft 2020-12 unless the schema's
  * `$schema` names another, or, without one, it writes boolean exclusive
@@ -9,7 +9,7 @@
  * be logged; `describeInvalidCall` turns them into the text a model reads when
  * `ARGUMENT_VALIDATION=enforce` refuses a call.
  *
- * Bounded (README, "Limits"): the proxy checks no keyword whose cost the
+ * Bounded (docs/limits.md): the proxy checks no keyword whose cost the
  * client controls beyond a linear walk, and leaves those to the origin: a
  * `pattern` or `patternProperties` is the origin's regex run on the client's
  * text (`^(a+)+$` takes seconds on 27 characters), `uniqueItems` compares

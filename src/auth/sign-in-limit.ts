@@ -5,7 +5,7 @@
  * `SIGN_IN_RATE_LIMIT` binding's limit of sign-in requests per period (30 a
  * minute in wrangler.toml; one sign-in takes about five), counted per
  * Cloudflare location, as Workers Rate Limiting counts. A tenant with more
- * traffic than that adds a WAF rate-limiting rule in front (README, "Broker
+ * traffic than that adds a WAF rate-limiting rule in front (docs/sign-in.md, "Broker
  * mode").
  *
  * The address is `CF-Connecting-IP`, which Cloudflare sets on every request

@@ -1,5 +1,5 @@
 /**
- * Model-facing names for a whole listing (README, "Tool names", rules 4 and
+ * Model-facing names for a whole listing (docs/names.md, "Tool names", rules 4 and
  * 5). Pure: the names already handed out come in as `known`, the decisions
  * go out as data, and the caller stores them.
  *

@@ -1,5 +1,5 @@
 /**
- * Name profiles: which tool names an LLM API accepts. README's table ("Tool
+ * Name profiles: which tool names an LLM API accepts. docs/names.md's table ("Tool
  * names") says which API each profile is for; `PROFILES` below is the rule.
  * A profile governs schemas too (schemas/rules.ts); `anthropic` and `bedrock`
  * name tools as `openai` does and differ in their schema rules.

@@ -1,5 +1,5 @@
 /**
- * One name made legal under one profile (README, "Tool names", rules 1 to 3).
+ * One name made legal under one profile (docs/names.md, "Tool names", rules 1 to 3).
  * Pure. A legal name is kept; any other becomes a pure function of the
  * original: sanitized, cut to leave room, and fingerprinted (`_` and six
  * characters of a hash of the original), so two originals that sanitize

@@ -1,6 +1,6 @@
 /**
  * JSON-RPC 2.0 messages as MCP uses them, and the error responses the proxy
- * itself sends (README, "Errors the proxy returns itself"). Schemas are loose:
+ * itself sends (docs/errors.md). Schemas are loose:
  * unknown fields are carried, never stripped, since the proxy forwards what it
  * does not rewrite.
  */

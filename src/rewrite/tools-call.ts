@@ -1,5 +1,5 @@
 /**
- * One `tools/call`, client → origin (README, "Arguments"): the original name
+ * One `tools/call`, client → origin (docs/arguments.md): the original name
  * restored, the arguments recovered from wherever the client put them, then,
  * for a tool whose schema the map knows, values its schema view asked for as
  * JSON text parsed back (schemas/way-back.ts), keys coalesced, values coerced

@@ -1,6 +1,6 @@
 /**
  * What each LLM provider accepts in a tool's input schema, as rule sets the
- * view (view.ts) applies. README ("Schema profiles") shows each rule with a
+ * view (view.ts) applies. docs/schemas.md shows each rule with a
  * before and after; the sources are the providers' documentation and the
  * errors they answer with.
  */

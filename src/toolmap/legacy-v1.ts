@@ -1,6 +1,6 @@
 /**
  * Layout 1 of the tool map, read once per profile scope so that the names it
- * handed out keep working (README, "The tool map": migration). Layout 1 kept
+ * handed out keep working (docs/tool-map.md: migration). Layout 1 kept
  * one key per tool, `v1:<scope>:tool:<model-facing name>`, its metadata
  * holding the original (or, for an original too long for metadata, the value
  * does). Layout 2 never writes there.

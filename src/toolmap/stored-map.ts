@@ -1,5 +1,5 @@
 /**
- * The tool map's layout in Workers KV, layout 2 (README, "The tool map";
+ * The tool map's layout in Workers KV, layout 2 (docs/tool-map.md;
  * ARCHITECTURE.md, "Storage"), as pure functions from values to text and
  * back. Per origin, whatever the profile:
  *

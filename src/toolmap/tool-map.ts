@@ -1,8 +1,8 @@
 /**
  * The tool map: every original tool an origin listed, with its `inputSchema`,
  * and for each profile the model-facing names, both ways. Isolate memory in
- * front of Workers KV (binding `TOOL_MAP`, layout in stored-map.ts; README,
- * "The tool map"; ARCHITECTURE.md, "Storage").
+ * front of Workers KV (binding `TOOL_MAP`, layout in stored-map.ts;
+ * docs/tool-map.md; ARCHITECTURE.md, "Storage").
  *
  * KV cost is constant per listing, whatever the number of tools: a listing
  * that changes nothing writes nothing; one that adds or changes tools writes

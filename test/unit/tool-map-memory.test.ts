@@ -1,6 +1,6 @@
 /**
  * What an isolate keeps of the tool map in memory, and what it lets go:
- * README's "at most 16 origins and 10,000 tools each".
+ * docs/tool-map.md's "at most 16 origins and 10,000 tools each".
  */
 import { describe, expect, it } from "vitest";
 import { MAX_TOOLS, ToolMapMemory } from "../../src/toolmap/tool-map";

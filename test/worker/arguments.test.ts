@@ -1,4 +1,4 @@
-/** Argument repair through the proxy, against the real demo origin (README, "Arguments"). */
+/** Argument repair through the proxy, against the real demo origin (docs/arguments.md). */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";

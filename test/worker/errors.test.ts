@@ -1,4 +1,4 @@
-/** Each row of README's error table ("Errors the proxy returns itself"), through the proxy. */
+/** Each row of docs/errors.md's table, through the proxy. */
 import { describe, expect, it } from "vitest";
 import { initialize, openSession, postJson, rpc } from "../helpers/mcp";
 import {

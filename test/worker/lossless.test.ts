@@ -1,6 +1,6 @@
 /**
  * What the proxy does not mean to change reaches the origin as the client
- * wrote it, in a call it does change (README, "Arguments": lossless), and
+ * wrote it, in a call it does change (docs/arguments.md: lossless), and
  * what JSON-RPC forbids is refused. The bodies are read back from the gateway
  * in front of the demo origin, byte for byte.
  */

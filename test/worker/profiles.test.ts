@@ -1,5 +1,5 @@
 /**
- * One deployment, two profiles (README, "Profiles"): the same demo origin
+ * One deployment, two profiles (docs/names.md, "Profiles"): the same demo origin
  * listed at the default URL (openai) and at `MCP_PATH/gemini`, and called
  * through each; what reached the origin is read back from the gateway.
  */

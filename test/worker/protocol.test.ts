@@ -1,5 +1,5 @@
 /**
- * Protocol coverage through the proxy (README, "Transport" and "Protocol support"): batches, resumed
+ * Protocol coverage through the proxy (docs/transport.md): batches, resumed
  * streams, 2026-07-28 headers and streams. Event-stream behavior itself is in
  * streaming.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The tool map in Workers KV at scale (README, "The tool map"): KV operations
+ * The tool map in Workers KV at scale (docs/tool-map.md): KV operations
  * counted on the real local namespace, per listing and per cold isolate, the
  * same bound for 10 tools as for 5,000; names that never move when isolates
  * see different tools at once; names an earlier layout stored, kept.
