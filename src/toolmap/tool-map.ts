@@ -83,6 +83,11 @@ export class ProfileNames {
   }
 
   remember(name: string, original: string): void {
+    if (this.byName.size >= MAX_TOOLS && !this.byName.has(name)) {
+      const oldest = this.byName.keys().next().value as string;
+      this.byOriginal.delete(this.byName.get(oldest) as string);
+      this.byName.delete(oldest);
+    }
     const previous = this.byName.get(name);
     if (previous !== undefined && previous !== original) this.byOriginal.delete(previous);
     const oldName = this.byOriginal.get(original);
@@ -107,10 +112,16 @@ export class OriginMemory {
   /** A write to KV is under way: another waits for the next listing. */
   writing = false;
 
+  /** Remembers a tool, most recently; past `MAX_TOOLS`, the least recently remembered goes. */
   remember(entry: ToolEntry, listedOn?: number): void {
-    if (this.tools.size >= MAX_TOOLS && !this.tools.has(entry.original)) this.clear();
+    this.tools.delete(entry.original);
     this.tools.set(entry.original, entry);
     if (listedOn !== undefined) this.listed.set(entry.original, listedOn);
+    if (this.tools.size > MAX_TOOLS) {
+      const oldest = this.tools.keys().next().value as string;
+      this.tools.delete(oldest);
+      this.listed.delete(oldest);
+    }
   }
 
   profile(key: string): ProfileNames {

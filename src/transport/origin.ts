@@ -52,7 +52,11 @@ export async function fetchOrigin(
   } catch (error) {
     const failure = timedOut ? "timeout" : "unreachable";
     const detail = error instanceof Error ? error.message : String(error);
-    logEvent(`origin_${failure}`, { origin: target.host, method: request.method, detail });
+    logEvent(failure === "timeout" ? "origin_timeout" : "origin_unreachable", {
+      origin: target.host,
+      method: request.method,
+      detail,
+    });
     return {
       kind: "failed",
       failure,

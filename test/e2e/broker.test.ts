@@ -27,7 +27,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   vi.restoreAllMocks();
-  await control({ iss: "own", drop: [] });
+  await control({ iss: "own", drop: [], lifetime: 3600 });
   await Promise.all(connected.splice(0).map(({ client }) => client.close()));
 });
 
@@ -124,6 +124,7 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     for (const token of seen) expect(token).toEqual({ issued: true, resource: origin });
     // The client's token is the proxy's, bound to the proxy's URL, and never reached the origin.
     expect(provider.saved?.access_token).toMatch(/:/);
+    expect(events("sign_in_started")).toHaveLength(1);
     expect(events("sign_in_completed")).toHaveLength(1);
     expect(JSON.stringify(log.mock.calls)).not.toContain(provider.saved?.access_token);
   });
@@ -238,6 +239,7 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     const visit = await answerConsent(network, await authorizationRequest(network));
     expect(visit.callback.searchParams.get("code")).toBeTruthy();
     expect(events("kv_error")).toMatchObject([{ op: "get" }]);
+    expect(events("upstream_client_registered")).toHaveLength(1);
   });
 
   it("refuses a forged state, and a callback replayed", async () => {
@@ -270,6 +272,35 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "b" } });
     expect(events("upstream_token_refused")).toHaveLength(1);
     expect(events("upstream_refresh")).toMatchObject([{ result: "refreshed" }]);
+  });
+
+  it("refreshes the origin's token once it expired by its own lifetime, before calling the origin", async () => {
+    // The origin's tokens live one second; the proxy's the library's least, a minute.
+    await control({ lifetime: 1 });
+    const { client } = await signIn();
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const result = await client.callTool({ name: "files_read_yqgun6", arguments: { path: "c" } });
+    expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "c" } });
+    expect(events("upstream_token_expired")).toMatchObject([{ origin: new URL(origin).host }]);
+    expect(events("upstream_refresh")).toMatchObject([{ result: "refreshed" }]);
+  });
+
+  it("logs the proxy's own OAuth errors, never the code or token sent", async () => {
+    const network = broker();
+    const response = await network("http://localhost/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: "forged-code-value",
+        client_id: "nobody",
+        redirect_uri: REDIRECT_URL,
+        code_verifier: "v".repeat(43),
+      }),
+    });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(events("oauth_error")).toMatchObject([{ status: response.status }]);
+    expect(JSON.stringify(log.mock.calls)).not.toContain("forged-code-value");
   });
 
   it("asks the client to sign in again when the origin revoked the sign-in (invalid_grant)", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
+import { captureLogs } from "../helpers/logs";
 
 const encoder = new TextEncoder();
 
@@ -97,6 +98,7 @@ describe("watchEventStream", () => {
 
 describe("an event that never ends", () => {
   it("ends a rewritten stream with an error instead of growing without bound", async () => {
+    const logs = captureLogs();
     const endless = ["data: ", "x".repeat(600), "y".repeat(600)];
     await expect(
       run(
@@ -104,5 +106,7 @@ describe("an event that never ends", () => {
         endless,
       ),
     ).rejects.toThrow("exceeds 1000 characters");
+    expect(logs.events("event_too_large")).toEqual([{ event: "event_too_large", limit: 1000 }]);
+    logs.restore();
   });
 });

@@ -22,21 +22,26 @@ describe("the isolate's memory of the tool map", () => {
     expect(memory.origin("o1").tools.size).toBe(0);
   });
 
-  it("holds 10,000 tools of an origin, and forgets the origin for the 10,001st", () => {
+  it("holds 10,000 tools of an origin, and lets the least recently remembered go for the next", () => {
     const origin = new ToolMapMemory().origin("o");
-    origin.loaded = Promise.resolve(true);
     for (let i = 0; i < MAX_TOOLS; i++) origin.remember(entry(`t${i}`), 1);
     expect(origin.tools.size).toBe(MAX_TOOLS);
 
-    // A known tool is replaced in place, at the bound too.
+    // A known tool is remembered anew, at the bound too: now the most recent.
     origin.remember(entry("t0"), 1);
     expect(origin.tools.size).toBe(MAX_TOOLS);
 
-    // A new one clears the origin; the next listing reads KV's map again.
+    // A new one takes the place of the least recent (t1; t0 was just remembered).
     origin.remember(entry("t10000"), 1);
-    expect([...origin.tools.keys()]).toEqual(["t10000"]);
-    expect([...origin.listed.keys()]).toEqual(["t10000"]);
-    expect(origin.loaded).toBeUndefined();
+    expect(origin.tools.size).toBe(MAX_TOOLS);
+    expect(origin.tools.has("t1")).toBe(false);
+    expect(origin.tools.has("t0")).toBe(true);
+    expect(origin.listed.has("t1")).toBe(false);
+
+    const names = origin.profile("openai");
+    for (let i = 0; i <= MAX_TOOLS; i++) names.remember(`n${i}`, `t${i}`);
+    expect(names.byName.size).toBe(MAX_TOOLS);
+    expect(names.byOriginal.has("t0")).toBe(false);
   });
 
   it("keeps one name per tool and one tool per name, per profile", () => {

@@ -1,6 +1,7 @@
 /** Argument repair through the proxy, against the real demo origin (docs/arguments.md). */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { captureLogs } from "../helpers/logs";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
   freshOrigin,
@@ -155,9 +156,19 @@ describe("calls the proxy answers itself", () => {
     ["text that is no JSON object", "path=src"],
   ])("`arguments` as %s: -32602 with the request id, origin not called", async (_, args) => {
     const { call, callsReceived } = await setUp();
+    const logs = captureLogs();
     const message = await call({ name: "files_read_yqgun6", arguments: args });
     expect(message).toMatchObject({ id: "call", error: { code: -32602 } });
     expect(message.error?.message).toContain("`arguments` must be an object");
+    expect(logs.events("tool_call_refused")).toEqual([
+      {
+        event: "tool_call_refused",
+        tool: "files.read",
+        name: "files_read_yqgun6",
+        reason: "malformed_arguments",
+      },
+    ]);
+    logs.restore();
     expect(await callsReceived()).toEqual([]);
   });
 

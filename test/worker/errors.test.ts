@@ -1,8 +1,12 @@
 /** Each row of docs/errors.md's table, through the proxy. */
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { captureLogs } from "../helpers/logs";
 import { initialize, openSession, postJson, rpc } from "../helpers/mcp";
 import {
   CLOSED_ORIGIN,
+  freshOrigin,
   GATEWAY_ORIGIN,
   newTrace,
   PROXY_URL,
@@ -316,5 +320,103 @@ describe("methods", () => {
     const response = await throughGateway(PROXY_URL, { method });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, POST, DELETE, OPTIONS");
+  });
+});
+
+describe("each failure the proxy answers is logged", () => {
+  let logs: ReturnType<typeof captureLogs>;
+  beforeEach(() => {
+    logs = captureLogs();
+  });
+  afterEach(() => logs.restore());
+
+  it("an origin that cannot be reached, or does not answer in time", async () => {
+    await postJson(viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` }), PROXY_URL, rpc(1, "ping"));
+    expect(logs.events("origin_unreachable")).toMatchObject([
+      { origin: new URL(CLOSED_ORIGIN).host, method: "POST" },
+    ]);
+    const slow = viaProxy({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/5000/mcp`,
+      ORIGIN_TIMEOUT_MS: "50",
+    });
+    await postJson(slow, PROXY_URL, rpc(2, "ping"));
+    expect(logs.events("origin_timeout")).toMatchObject([{ method: "POST" }]);
+  });
+
+  it("an origin body that cannot be read", async () => {
+    const session = await openSession(
+      viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?json` }),
+      PROXY_URL,
+    );
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mislabeled/mcp?json` });
+    await postJson(proxy, PROXY_URL, rpc(3, "tools/list"), session);
+    expect(logs.events("origin_body_unreadable")).toMatchObject([{ status: 200 }]);
+  });
+
+  it("a setting that is wrong, by name and never by value", async () => {
+    await postJson(viaProxy({ MAX_BODY_BYTES: "s3cret" }), PROXY_URL, rpc(1, "ping"));
+    expect(logs.events("config_invalid")).toEqual([
+      {
+        event: "config_invalid",
+        setting: "MAX_BODY_BYTES",
+        problem: "must be a whole number of bytes",
+      },
+    ]);
+  });
+
+  it("a host, and a path, the proxy does not answer", async () => {
+    const local = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp`, ALLOWED_HOSTS: "localhost" });
+    await postJson(local, "http://evil.example/mcp", rpc(1, "ping"));
+    expect(logs.events("host_refused")).toEqual([
+      { event: "host_refused", refused: "host evil.example" },
+    ]);
+    const response = await postJson(
+      throughGateway,
+      "http://proxy.test/mcp%2fgemini",
+      rpc(1, "ping"),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining("an encoded /, \\ or %") },
+    });
+    expect(logs.events("path_refused")).toEqual([
+      { event: "path_refused", reason: "an encoded /, \\ or %" },
+    ]);
+  });
+
+  it("a bug: 500 with -32603, and a line saying what failed", async () => {
+    // A runtime that refuses background work, so storing a first listing (answered as JSON,
+    // renamed before the answer goes) throws where no code expects it to.
+    const ctx = {
+      waitUntil: () => {
+        throw new Error("waitUntil refused (test)");
+      },
+      passThroughOnException: () => {},
+      props: {},
+    } as unknown as ExecutionContext;
+    const origin = freshOrigin(undefined, "&json");
+    const session = await openSession(viaProxy({ ORIGIN_URL: origin }), PROXY_URL);
+    const testEnv = { ...env, ORIGIN_URL: origin, ALLOWED_HOSTS: "" } as Env;
+    const app = createApp();
+    const init = await app.fetch(
+      new Request(PROXY_URL, {
+        method: "POST",
+        headers: {
+          ...session,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify(rpc(1, "tools/list")),
+      }) as Parameters<typeof app.fetch>[0],
+      testEnv,
+      ctx,
+    );
+    expect(init.status).toBe(500);
+    expect(await init.json()).toMatchObject({
+      error: { code: -32603, message: "Internal error in the proxy" },
+    });
+    expect(logs.events("internal_error")).toEqual([
+      { event: "internal_error", error: "waitUntil refused (test)" },
+    ]);
   });
 });

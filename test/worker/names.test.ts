@@ -10,6 +10,7 @@ import { countingKv } from "../../support/counting-kv";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
 import { failingKv, kvFailingOnly } from "../helpers/kv";
 import { expectOriginsToolsAsViewed } from "../helpers/listing";
+import { captureLogs } from "../helpers/logs";
 import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import {
   type Fetch,
@@ -343,6 +344,23 @@ describe("tools/call by model-facing name", () => {
       expect(tools.map((tool) => tool.name)).not.toContain("unity_health");
       expect(await storedFor()).toBe("unity:health");
     });
+  });
+
+  it("forwards a call unchanged when the origin will not list for the caller, and says why", async () => {
+    const logs = captureLogs();
+    const trace = crypto.randomUUID();
+    const proxy = viaProxy({
+      ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}/auth`, `&trace=${trace}`),
+    });
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      rpc(1, "tools/call", { name: "never_listed" }),
+    );
+    expect(response.status).toBe(401);
+    await response.body?.cancel();
+    expect(logs.events("relist_failed")).toMatchObject([{ status: 401 }]);
+    logs.restore();
   });
 
   it("forwards a name nobody knows unchanged, for the origin to answer", async () => {

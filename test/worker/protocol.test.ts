@@ -12,6 +12,7 @@ import { profileOf } from "../../src/schemas/profile";
 import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { digest } from "../helpers/digest";
+import { captureLogs } from "../helpers/logs";
 import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import {
   freshOrigin,
@@ -147,6 +148,7 @@ describe("bounds", () => {
     const profile = profileOf("openai");
     const scope = await toolMapScopes(new URL("https://big.example/mcp"), profile.names);
     const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
+    const logs = captureLogs();
     const response = await rewriteResponse(
       new Response(body(), { headers: { "content-type": "application/json" } }),
       {
@@ -162,6 +164,33 @@ describe("bounds", () => {
     ]);
     expect(through.bytes).toBeGreaterThan(16 * 1024 * 1024);
     expect(through).toEqual(original);
+    expect(logs.events("response_not_rewritten")).toEqual([
+      { event: "response_not_rewritten", reason: "body over 16777216 bytes" },
+    ]);
+    logs.restore();
+  });
+
+  it("keeps the origin's answer to a batch it could not merge its own answers into, and says so", async () => {
+    const profile = profileOf("openai");
+    const scope = await toolMapScopes(new URL("https://batch.example/mcp"), profile.names);
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
+    const logs = captureLogs();
+    const own = { jsonrpc: "2.0", id: "bad", error: { code: -32602, message: "Invalid params" } };
+    const response = await rewriteResponse(
+      new Response("Service Unavailable", { headers: { "content-type": "application/json" } }),
+      {
+        listIds: new Set(),
+        watchesListChanged: false,
+        toolMap,
+        addressee: unreadAddressee(new Headers()),
+        localResponses: [own],
+      },
+    );
+    expect(await response.text()).toBe("Service Unavailable");
+    expect(logs.events("local_answers_dropped")).toEqual([
+      { event: "local_answers_dropped", reason: "origin body is not JSON", count: 1 },
+    ]);
+    logs.restore();
   });
 });
 

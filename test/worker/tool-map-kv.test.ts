@@ -11,9 +11,11 @@ import { nameRules, PROFILE_NAMES } from "../../src/names/profiles";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { profileOf } from "../../src/schemas/profile";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
-import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
+import { decodeMap, emptyMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
+import { MAX_TOOLS, ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { realisticListing } from "../../support/listing";
+import { captureLogs } from "../helpers/logs";
 
 /** An origin no test has used: its map starts empty in KV. */
 const freshOrigin = () => new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`);
@@ -96,6 +98,35 @@ describe("KV operations per listing, whatever the number of tools", () => {
   });
 });
 
+describe("bounds", () => {
+  it("keeps the 10,000 tools listed most recently, says so, and still names the others right", async () => {
+    const origin = freshOrigin();
+    const scopes = await toolMapScopes(origin, nameRules("openai"));
+    // A map grown over time (per-user listings): MAX_TOOLS tools, all last listed long ago.
+    const longAgo = Math.floor(Date.now() / 86_400_000) - 20;
+    const full = emptyMap();
+    for (let i = 0; i < MAX_TOOLS; i++)
+      full.tools.set(`old.tool_${i}`, { schema: "2.x", seen: longAgo });
+    full.migrated.add(scopes.legacy);
+    await env.TOOL_MAP.put(mapKey(scopes.origin), encodeMap(full));
+
+    const logs = captureLogs();
+    const { toolMap, settled } = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    const listing = await toolMap.nameListing([
+      { name: "new.tool", inputSchema: { type: "object" } },
+    ]);
+    await settled();
+    expect(listing.names.get("new.tool")).toBe("new_tool_co4sjj");
+    expect(logs.events("tool_map_full")).toEqual([
+      { event: "tool_map_full", scope: scopes.origin, tools: MAX_TOOLS + 1, kept: MAX_TOOLS },
+    ]);
+    logs.restore();
+    const stored = decodeMap((await env.TOOL_MAP.get(mapKey(scopes.origin), "text")) ?? "");
+    expect(stored?.tools.size).toBe(MAX_TOOLS);
+    expect(stored?.tools.has("new.tool")).toBe(true);
+  });
+});
+
 describe("names never move", () => {
   it("two isolates listing different tools at once: every name reaches the tool it was shown for", async () => {
     const origin = freshOrigin();
@@ -152,6 +183,29 @@ describe("names an earlier layout stored", () => {
       );
     }
   }
+
+  it("lets a legal tool take back a name layout 1 gave another, and says so", async () => {
+    const origin = freshOrigin();
+    const tools = [
+      { name: "a/b", inputSchema: { type: "object" } },
+      { name: "a_b", inputSchema: { type: "object" } },
+    ];
+    // Layout 1 named `a/b` `a_b` when no legal `a_b` was listed.
+    await writeLayout1(origin, new Map([["a/b", "a_b"]]), tools.slice(0, 1));
+    const logs = captureLogs();
+    const { toolMap } = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    const listing = await toolMap.nameListing(tools);
+    expect(listing.names).toEqual(
+      new Map([
+        ["a/b", "a_b_g8wk3l"],
+        ["a_b", "a_b"],
+      ]),
+    );
+    expect(logs.events("tool_name_reassigned")).toEqual([
+      { event: "tool_name_reassigned", name: "a_b", from: "a/b", to: "a_b" },
+    ]);
+    logs.restore();
+  });
 
   it("keeps every name layout 1 handed out, in a listing and in a cold isolate's call", async () => {
     const origin = freshOrigin();

@@ -1,0 +1,26 @@
+/** The proxy's log lines (src/log.ts: one JSON object per line), as a test reads them. */
+import { vi } from "vitest";
+
+export interface LogLine {
+  event: string;
+  [field: string]: unknown;
+}
+
+/** Captures every log line from now on; `restore` stops it. */
+export function captureLogs() {
+  const spy = vi.spyOn(console, "log");
+  const lines = (): LogLine[] =>
+    spy.mock.calls.flatMap(([line]) => {
+      try {
+        return [JSON.parse(String(line)) as LogLine];
+      } catch {
+        return [];
+      }
+    });
+  return {
+    lines,
+    /** The lines of one event. */
+    events: (name: string) => lines().filter((line) => line.event === name),
+    restore: () => spy.mockRestore(),
+  };
+}
