@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { countingKv } from "../../support/counting-kv";
 import { answerConsent } from "../helpers/consent";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { REDIRECT_URL, type SignedIn, signInAndConnect } from "../helpers/oauth-client";
 import { BROKERED_ORIGIN, clientNetwork, viaProxy } from "../helpers/proxy";
 
@@ -114,9 +115,12 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
   it("signs the SDK client in, lists renamed tools, calls one; the origin sees only its own tokens", async () => {
     const { client, provider } = await signIn();
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
-      "files_read_yqgun6",
+      DEMO_NAMES["files.read"],
     ]);
-    const result = await client.callTool({ name: "files_read_yqgun6", arguments: { path: "a" } });
+    const result = await client.callTool({
+      name: DEMO_NAMES["files.read"],
+      arguments: { path: "a" },
+    });
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "a" } });
 
     const seen = await seenByOrigin();
@@ -268,7 +272,10 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     const { client } = await signIn();
     await client.listTools();
     await control({ expire: true });
-    const result = await client.callTool({ name: "files_read_yqgun6", arguments: { path: "b" } });
+    const result = await client.callTool({
+      name: DEMO_NAMES["files.read"],
+      arguments: { path: "b" },
+    });
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "b" } });
     expect(events("upstream_token_refused")).toHaveLength(1);
     expect(events("upstream_refresh")).toMatchObject([{ result: "refreshed" }]);
@@ -279,7 +286,10 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     await control({ lifetime: 1 });
     const { client } = await signIn();
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const result = await client.callTool({ name: "files_read_yqgun6", arguments: { path: "c" } });
+    const result = await client.callTool({
+      name: DEMO_NAMES["files.read"],
+      arguments: { path: "c" },
+    });
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "c" } });
     expect(events("upstream_token_expired")).toMatchObject([{ origin: new URL(origin).host }]);
     expect(events("upstream_refresh")).toMatchObject([{ result: "refreshed" }]);

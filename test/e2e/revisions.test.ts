@@ -11,6 +11,7 @@ import { nameRules } from "../../src/names/profiles";
 import { newIsolateState } from "../../src/routes/app-env";
 import { toolMapScopes } from "../../src/toolmap/tool-map";
 import { connectClient, type Progress, REVISIONS, type TestClient } from "../helpers/clients";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { expectOriginsToolsAsViewed } from "../helpers/listing";
 import { DEMO_ORIGIN, type Fetch, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
 
@@ -44,19 +45,19 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
     const tools = await proxied.listTools();
     const originTools = await direct.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
-      "unity_health_9okte1",
-      "files_read_yqgun6",
-      "catering_invoice_kb7ev1",
-      "scope_action_rdowz5",
+      DEMO_NAMES["unity/health"],
+      DEMO_NAMES["files.read"],
+      DEMO_NAMES["catering.invoice"],
+      DEMO_NAMES["scope:action"],
       "analytics_reporting_service_generate_quarterly_revenue_su_oshsl2",
       "a_b",
-      "a_b_g8wk3l",
+      DEMO_NAMES["a/b"],
       "21st_century",
-      "reports_query_ytlkv2",
+      DEMO_NAMES["reports.query"],
       "get-weather",
-      "tasks_countdown_o0ffbg",
-      "catalog_refresh_oi0qxl",
-      "deploy_confirm_5rag2c",
+      DEMO_NAMES["tasks.countdown"],
+      DEMO_NAMES["catalog.refresh"],
+      DEMO_NAMES["deploy:confirm"],
     ]);
     expectOriginsToolsAsViewed(tools, originTools);
   });
@@ -64,7 +65,7 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
   it("calls a renamed tool with repaired arguments; the origin gets the original name and keys", async () => {
     const client = await connect(revision, PROXY_URL, viaProxy());
     await client.listTools();
-    const result = await client.callTool("catering_invoice_kb7ev1", {
+    const result = await client.callTool(DEMO_NAMES["catering.invoice"], {
       "payload-json": '{"invoice_id":"INV-1042","amount":"19.5"}',
     });
     expect(result.isError).toBeFalsy();
@@ -77,7 +78,7 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
   it("answers an elicitation mid-call", async () => {
     const client = await connect(revision, PROXY_URL, viaProxy());
     await client.listTools();
-    const result = await client.callTool("deploy_confirm_5rag2c", { target: "eu" });
+    const result = await client.callTool(DEMO_NAMES["deploy:confirm"], { target: "eu" });
     expect(result.structuredContent).toEqual({
       tool: "deploy:confirm",
       arguments: { target: "eu" },
@@ -90,7 +91,7 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
     await client.listTools();
     const updates: Progress[] = [];
     const result = await client.callTool(
-      "tasks_countdown_o0ffbg",
+      DEMO_NAMES["tasks.countdown"],
       { steps: 3, delay_ms: 10 },
       (p) => updates.push(p),
     );
@@ -120,7 +121,7 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
     await client.watchToolsChanged(() => {
       changed++;
     });
-    await client.callTool("catalog_refresh_oi0qxl", {});
+    await client.callTool(DEMO_NAMES["catalog.refresh"], {});
     expect(await waitFor(() => changed > 0)).toBe(true);
     expect(names().size).toBe(0);
   });

@@ -8,6 +8,7 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { afterEach, describe, expect, it } from "vitest";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { expectOriginsToolsAsViewed } from "../helpers/listing";
 import { DEMO_ORIGIN, type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
 
@@ -67,7 +68,7 @@ describe("the SDK client through the proxy", () => {
   it("answers an elicitation mid-call", async () => {
     const proxied = await connect(PROXY_URL, viaProxy());
     const result = await proxied.callTool({
-      name: "deploy_confirm_5rag2c",
+      name: DEMO_NAMES["deploy:confirm"],
       arguments: { target: "eu" },
     });
     expect(result.structuredContent).toMatchObject({

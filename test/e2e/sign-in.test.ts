@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { type SignedIn, signInAndConnect } from "../helpers/oauth-client";
 import { clientNetwork, OAUTH_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
 
@@ -42,10 +43,10 @@ describe("relay mode: clients sign in with the origin's authorization server", (
     const proxied = await signIn(PROXY_URL, proxyFor(OAUTH_ORIGIN.lenient));
     expect(proxied.provider.saved?.access_token).toBeTruthy();
     expect((await proxied.client.listTools()).tools.map((tool) => tool.name)).toEqual([
-      "files_read_yqgun6",
+      DEMO_NAMES["files.read"],
     ]);
     const result = await proxied.client.callTool({
-      name: "files_read_yqgun6",
+      name: DEMO_NAMES["files.read"],
       arguments: { path: "a" },
     });
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "a" } });

@@ -7,6 +7,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { ACCEPT_BOTH } from "../helpers/mcp";
 import {
   DEMO_ORIGIN,
@@ -49,7 +50,7 @@ describe("protocol 2026-07-28: what the proxy writes itself", () => {
     const { trace, proxy } = coldProxy();
     const client = await connect(PROXY_URL, proxy);
     const result = await client.callTool({
-      name: "files_read_yqgun6",
+      name: DEMO_NAMES["files.read"],
       arguments: { path: "a.ts" },
     });
     expect(result.isError).toBeFalsy();
@@ -79,7 +80,7 @@ describe("protocol 2026-07-28: what the proxy writes itself", () => {
     const client = await connect(PROXY_URL, proxy);
     await client.listTools();
     const result = await client.callTool({
-      name: "files_read_yqgun6",
+      name: DEMO_NAMES["files.read"],
       arguments: { max_bytes: 5 },
     });
     expect(result.isError).toBe(true);

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OAuthOrigin, startOAuthOrigin } from "../fixtures/node/oauth-origin";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { serveProxy } from "./serve-proxy";
 import { CHROMIUM_PATH, chromiumMissing } from "./system-chromium";
 
@@ -132,7 +133,7 @@ describe.skipIf(chromiumMissing !== undefined)(
       });
       expect(listing.status).toBe(200);
       const body = (await listing.json()) as { result: { tools: Array<{ name: string }> } };
-      expect(body.result.tools.map((tool) => tool.name)).toEqual(["files_read_yqgun6"]);
+      expect(body.result.tools.map((tool) => tool.name)).toEqual([DEMO_NAMES["files.read"]]);
     });
   },
 );

@@ -18,6 +18,7 @@ import { profileOf } from "../../src/schemas/profile";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
 import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
 import { readPostBody } from "../../src/transport/post-body";
+import { DEMO_NAMES } from "../helpers/demo-names";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -80,7 +81,7 @@ const { value: valueText } = fc.letrec<{ value: string }>((tie) => ({
 const callText = fc
   .tuple(
     fc.integer({ min: 1, max: 999 }),
-    fc.constantFrom("files_read_yqgun6", "get-weather", "unknown_tool"),
+    fc.constantFrom(DEMO_NAMES["files.read"], "get-weather", "unknown_tool"),
     objectText(valueText),
     fc.option(objectText(valueText), { nil: undefined }),
   )

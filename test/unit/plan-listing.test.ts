@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { nameRules } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
 import { planListing, schemaHash } from "../../src/toolmap/plan-listing";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { knownAfter, knownWith, nothingKnown } from "../helpers/known-tools";
 
 const rules = nameRules("openai");
@@ -16,17 +17,17 @@ describe("planning a listing", () => {
     expect(
       plan.entries.map(({ name, original, changed }) => ({ name, original, changed })),
     ).toEqual([
-      { name: "files_read_yqgun6", original: "files.read", changed: true },
+      { name: DEMO_NAMES["files.read"], original: "files.read", changed: true },
       { name: "get_weather", original: "get_weather", changed: true },
     ]);
     expect(plan.names).toEqual(
       new Map([
-        ["files.read", "files_read_yqgun6"],
+        ["files.read", DEMO_NAMES["files.read"]],
         ["get_weather", "get_weather"],
       ]),
     );
     expect(plan.renames).toEqual([
-      { from: "files.read", to: "files_read_yqgun6", reasons: ["charset"] },
+      { from: "files.read", to: DEMO_NAMES["files.read"], reasons: ["charset"] },
     ]);
   });
 
@@ -55,7 +56,9 @@ describe("planning a listing", () => {
         rules,
       );
       const changed = again.entries.filter((entry) => entry.changed);
-      expect(changed).toMatchObject([{ name: "files_read_yqgun6", inputSchema: changedSchema }]);
+      expect(changed).toMatchObject([
+        { name: DEMO_NAMES["files.read"], inputSchema: changedSchema },
+      ]);
       expect(changed[0]?.schemaHash).not.toBe(first.entries[0]?.schemaHash);
     },
   );
@@ -77,7 +80,7 @@ describe("planning a listing", () => {
     );
     expect(again.names).toEqual(
       new Map([
-        ["a/b", "a_b_g8wk3l"],
+        ["a/b", DEMO_NAMES["a/b"]],
         ["a_b", "a_b"],
       ]),
     );

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MAX_TOOLS, ToolMapMemory } from "../../src/toolmap/tool-map";
+import { DEMO_NAMES } from "../helpers/demo-names";
 
 const entry = (original: string) => ({ original, schemaHash: "h" });
 
@@ -47,10 +48,10 @@ describe("the isolate's memory of the tool map", () => {
   it("keeps one name per tool and one tool per name, per profile", () => {
     const names = new ToolMapMemory().origin("o").profile("openai");
     names.remember("a_b", "a/b");
-    names.remember("a_b_g8wk3l", "a/b"); // a/b renamed: its old name goes
-    expect([...names.byName.keys()]).toEqual(["a_b_g8wk3l"]);
-    names.remember("a_b_g8wk3l", "a.b"); // the name now stands for another tool
-    expect([...names.byOriginal]).toEqual([["a.b", "a_b_g8wk3l"]]);
+    names.remember(DEMO_NAMES["a/b"], "a/b"); // a/b renamed: its old name goes
+    expect([...names.byName.keys()]).toEqual([DEMO_NAMES["a/b"]]);
+    names.remember(DEMO_NAMES["a/b"], "a.b"); // the name now stands for another tool
+    expect([...names.byOriginal]).toEqual([["a.b", DEMO_NAMES["a/b"]]]);
   });
 
   it("forgets everything of an origin, and only of that origin, on clear", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeHeaderValue } from "../../src/protocol/mcp-headers";
 import { renameTools } from "../../src/rewrite/tools-list";
+import { DEMO_NAMES } from "../helpers/demo-names";
 
 describe("renameTools", () => {
   it("changes each tool's name and nothing else", () => {
@@ -26,14 +27,18 @@ describe("renameTools", () => {
     };
     const renamed = renameTools(result, {
       names: new Map([
-        ["files.read", "files_read_yqgun6"],
+        ["files.read", DEMO_NAMES["files.read"]],
         ["ok_name", "ok_name"],
       ]),
       schemas: new Map(),
     });
     expect(renamed).toEqual({
       ...result,
-      tools: [{ ...result.tools[0], name: "files_read_yqgun6" }, result.tools[1], result.tools[2]],
+      tools: [
+        { ...result.tools[0], name: DEMO_NAMES["files.read"] },
+        result.tools[1],
+        result.tools[2],
+      ],
     });
     expect(Object.keys(renamed.tools[0] as object)).toEqual(Object.keys(result.tools[0] as object));
   });

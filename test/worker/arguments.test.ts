@@ -1,6 +1,8 @@
 /** Argument repair through the proxy, against the real demo origin (docs/arguments.md). */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { demoSession } from "../helpers/demo";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
@@ -18,10 +20,7 @@ interface ToolResult {
 }
 
 async function setUp(vars: Record<string, string> = {}) {
-  const trace = crypto.randomUUID();
-  const origin = freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`);
-  const proxy = viaProxy({ ORIGIN_URL: origin, ...vars }, { app: createApp() });
-  const session = await openSession(proxy, PROXY_URL);
+  const { proxy, session, received } = await demoSession({ vars });
   await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
 
   async function call(params: Record<string, unknown>, headers: Record<string, string> = {}) {
@@ -38,7 +37,7 @@ async function setUp(vars: Record<string, string> = {}) {
   }
 
   async function callsReceived() {
-    return (await receivedByOrigin(trace))
+    return (await received())
       .filter((request) => request.body.includes('"tools/call"'))
       .map((request) => ({ headers: request.headers, body: JSON.parse(request.body) }));
   }
@@ -54,7 +53,7 @@ describe("repairs that make the call work", () => {
   it("payload-json becomes payload_json, with its object", async () => {
     const { call, callsReceived } = await setUp();
     const { result } = await call({
-      name: "catering_invoice_kb7ev1",
+      name: DEMO_NAMES["catering.invoice"],
       arguments: { "payload-json": { invoice_id: "INV-1042", amount: 19.5 } },
     });
     expect(result?.isError).toBeUndefined();
@@ -71,7 +70,7 @@ describe("repairs that make the call work", () => {
   it("an object sent as a JSON string arrives as the object", async () => {
     const { call } = await setUp();
     const { result } = await call({
-      name: "catering_invoice_kb7ev1",
+      name: DEMO_NAMES["catering.invoice"],
       arguments: { payloadJson: '{"invoice_id":"INV-7","amount":"12.5"}' },
     });
     expect(result?.structuredContent?.arguments).toEqual({
@@ -82,7 +81,7 @@ describe("repairs that make the call work", () => {
   it("fields sent inline next to an empty `arguments` arrive as the arguments", async () => {
     const { call, callsReceived } = await setUp();
     const { result } = await call({
-      name: "files_read_yqgun6",
+      name: DEMO_NAMES["files.read"],
       arguments: {},
       path: "src/main.ts",
     });
@@ -97,7 +96,7 @@ describe("repairs that make the call work", () => {
   it('max_bytes "512" arrives as 512', async () => {
     const { call } = await setUp();
     const { result } = await call({
-      name: "files_read_yqgun6",
+      name: DEMO_NAMES["files.read"],
       arguments: { path: "a.txt", max_bytes: "512" },
     });
     expect(result?.isError).toBeUndefined();
@@ -107,7 +106,7 @@ describe("repairs that make the call work", () => {
   it("keeps the envelope: _meta reaches the origin, outside the arguments", async () => {
     const { call, callsReceived } = await setUp();
     await call({
-      name: "files_read_yqgun6",
+      name: DEMO_NAMES["files.read"],
       _meta: { progressToken: "p-9" },
       path: "x",
       maxBytes: "3",
@@ -157,14 +156,14 @@ describe("calls the proxy answers itself", () => {
   ])("`arguments` as %s: -32602 with the request id, origin not called", async (_, args) => {
     const { call, callsReceived } = await setUp();
     const logs = captureLogs();
-    const message = await call({ name: "files_read_yqgun6", arguments: args });
+    const message = await call({ name: DEMO_NAMES["files.read"], arguments: args });
     expect(message).toMatchObject({ id: "call", error: { code: -32602 } });
     expect(message.error?.message).toContain("`arguments` must be an object");
     expect(logs.events("tool_call_refused")).toEqual([
       {
         event: "tool_call_refused",
         tool: "files.read",
-        name: "files_read_yqgun6",
+        name: DEMO_NAMES["files.read"],
         reason: "malformed_arguments",
       },
     ]);
@@ -174,7 +173,10 @@ describe("calls the proxy answers itself", () => {
 
   it("enforce: a call missing a required field gets isError naming it; the origin sees nothing", async () => {
     const { call, callsReceived } = await setUp({ ARGUMENT_VALIDATION: "enforce" });
-    const { result } = await call({ name: "files_read_yqgun6", arguments: { pth: "src/main.ts" } });
+    const { result } = await call({
+      name: DEMO_NAMES["files.read"],
+      arguments: { pth: "src/main.ts" },
+    });
     expect(result?.isError).toBe(true);
     const text = result?.content[0]?.text ?? "";
     expect(text).toContain("missing required field `path`");
@@ -195,7 +197,7 @@ describe("calls the proxy answers itself", () => {
     const signedIn = { authorization: "Bearer demo-token" };
     const session = await openSession(proxy, PROXY_URL, signedIn);
     const invalid = rpc("call", "tools/call", {
-      name: "files_read_yqgun6",
+      name: DEMO_NAMES["files.read"],
       arguments: { pth: "x" },
     });
 
@@ -224,7 +226,7 @@ describe("calls the proxy answers itself", () => {
   it("enforce: a call that repair made valid goes through", async () => {
     const { call } = await setUp({ ARGUMENT_VALIDATION: "enforce" });
     const { result } = await call({
-      name: "files_read_yqgun6",
+      name: DEMO_NAMES["files.read"],
       arguments: { Path: "a", maxBytes: "9" },
     });
     expect(result?.structuredContent?.arguments).toEqual({ path: "a", max_bytes: 9 });
@@ -234,7 +236,7 @@ describe("calls the proxy answers itself", () => {
     const log = vi.spyOn(console, "log");
     const { call, callsReceived } = await setUp();
     const { result } = await call({
-      name: "files_read_yqgun6",
+      name: DEMO_NAMES["files.read"],
       arguments: { pth: "secret-value" },
     });
     expect(result?.isError).toBe(true);
@@ -257,9 +259,9 @@ describe("calls the proxy answers itself", () => {
       proxy,
       PROXY_URL,
       [
-        rpc("bad", "tools/call", { name: "files_read_yqgun6", arguments: [] }),
-        rpc("good", "tools/call", { name: "files_read_yqgun6", arguments: { path: "a" } }),
-        rpc("invalid", "tools/call", { name: "files_read_yqgun6", arguments: {} }),
+        rpc("bad", "tools/call", { name: DEMO_NAMES["files.read"], arguments: [] }),
+        rpc("good", "tools/call", { name: DEMO_NAMES["files.read"], arguments: { path: "a" } }),
+        rpc("invalid", "tools/call", { name: DEMO_NAMES["files.read"], arguments: {} }),
       ],
       session,
     );
@@ -287,7 +289,7 @@ describe("the log line", () => {
     const log = vi.spyOn(console, "log");
     const { call } = await setUp();
     await call({
-      name: "catering_invoice_kb7ev1",
+      name: DEMO_NAMES["catering.invoice"],
       arguments: { "payload-json": '{"invoice_id":"SECRET-INVOICE"}', invoice_id: null },
     });
     const line = log.mock.calls
@@ -296,7 +298,7 @@ describe("the log line", () => {
     expect(JSON.parse(line ?? "{}")).toEqual({
       event: "tool_call_repaired",
       tool: "catering.invoice",
-      name: "catering_invoice_kb7ev1",
+      name: DEMO_NAMES["catering.invoice"],
       renamed: true,
       source: "memory",
       recovery: "as_sent",

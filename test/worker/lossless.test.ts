@@ -6,31 +6,23 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
-import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
-import {
-  freshOrigin,
-  GATEWAY_ORIGIN,
-  PROXY_URL,
-  receivedByOrigin,
-  viaProxy,
-} from "../helpers/proxy";
+import { demoSession } from "../helpers/demo";
+import { DEMO_NAMES } from "../helpers/demo-names";
+import { messagesOf, postJson, rpc } from "../helpers/mcp";
+import { PROXY_URL } from "../helpers/proxy";
 
 async function setUp() {
-  const trace = crypto.randomUUID();
-  const origin = freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`);
-  const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp() });
-  const session = await openSession(proxy, PROXY_URL);
+  const { proxy, session, received } = await demoSession();
   await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
 
   /** Sends `body` as it is written; answers with the body of the call the origin received. */
   async function send(body: string): Promise<string | undefined> {
     await messagesOf(await postJson(proxy, PROXY_URL, body, session));
-    const calls = (await receivedByOrigin(trace)).filter((r) => r.body.includes('"tools/call"'));
+    const calls = (await received()).filter((r) => r.body.includes('"tools/call"'));
     return calls.at(-1)?.body;
   }
   return { proxy, session, send };
@@ -40,7 +32,7 @@ describe("numbers and strings keep the client's text in a call the proxy changes
   it("a 64-bit id sent to a renamed tool reaches the origin as sent", async () => {
     const { send } = await setUp();
     const received = await send(
-      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"files_read_yqgun6","arguments":{"path":"p","max_bytes":9007199254740993}}}',
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","arguments":{"path":"p","max_bytes":9007199254740993}}}`,
     );
     expect(received).toBe(
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"files.read","arguments":{"path":"p","max_bytes":9007199254740993}}}',
@@ -53,7 +45,7 @@ describe("numbers and strings keep the client's text in a call the proxy changes
       '{"path":"caf\\u00e9\\/x","big":123456789012345678901234567890,"huge":1e400,"x":1.50,"z":-0,"tiny":0.0000001}';
     const meta = '{"trace":12345678901234567890,"label":"\\u2603"}';
     const received = await send(
-      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files_read_yqgun6","arguments":${args},"_meta":${meta}}}`,
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","arguments":${args},"_meta":${meta}}}`,
     );
     expect(received).toBe(
       `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files.read","arguments":${args},"_meta":${meta}}}`,
@@ -63,7 +55,7 @@ describe("numbers and strings keep the client's text in a call the proxy changes
   it("values keep their text in arguments the proxy rebuilt: recovered inline, keys coalesced", async () => {
     const { send } = await setUp();
     const inline = await send(
-      '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"files_read_yqgun6","path":"p","max_bytes":9007199254740993}}',
+      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","path":"p","max_bytes":9007199254740993}}`,
     );
     expect(JSON.parse(inline ?? "{}").params.arguments).toEqual({
       path: "p",
@@ -72,7 +64,7 @@ describe("numbers and strings keep the client's text in a call the proxy changes
     expect(inline).toContain('"arguments":{"path":"p","max_bytes":9007199254740993}');
 
     const coalesced = await send(
-      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"catering_invoice_kb7ev1","arguments":{"payload-json":{"invoice_id":"INV-1","amount":1.10},"note":12345678901234567890}}}',
+      `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"${DEMO_NAMES["catering.invoice"]}","arguments":{"payload-json":{"invoice_id":"INV-1","amount":1.10},"note":12345678901234567890}}}`,
     );
     expect(coalesced).toContain(
       '"arguments":{"payload_json":{"invoice_id":"INV-1","amount":1.10},"note":12345678901234567890}',
@@ -82,11 +74,11 @@ describe("numbers and strings keep the client's text in a call the proxy changes
   it("a number sent as text is made a number only where no digit is lost", async () => {
     const { send } = await setUp();
     const exact = await send(
-      '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"files_read_yqgun6","arguments":{"path":"p","max_bytes":"512"}}}',
+      `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","arguments":{"path":"p","max_bytes":"512"}}}`,
     );
     expect(exact).toContain('"arguments":{"path":"p","max_bytes":512}');
     const long = await send(
-      '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"catering_invoice_kb7ev1","arguments":{"payload_json":{"invoice_id":"I","amount":"1234567890.1234567"}}}}',
+      `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"${DEMO_NAMES["catering.invoice"]}","arguments":{"payload_json":{"invoice_id":"I","amount":"1234567890.1234567"}}}}`,
     );
     expect(long).toContain('"amount":"1234567890.1234567"');
   });
@@ -96,7 +88,7 @@ describe("keys named like prototype members are data", () => {
   it("reach the origin inline, beside the arguments they are recovered with", async () => {
     const { send } = await setUp();
     const received = await send(
-      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"files_read_yqgun6","path":"p","constructor":1,"__proto__":{"a":1},"prototype":2}}',
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","path":"p","constructor":1,"__proto__":{"a":1},"prototype":2}}`,
     );
     expect(received).toContain(
       '"arguments":{"path":"p","constructor":1,"__proto__":{"a":1},"prototype":2}',
@@ -106,7 +98,7 @@ describe("keys named like prototype members are data", () => {
   it("are fields inline, so a call with an `args` that is no object is not refused", async () => {
     const { send } = await setUp();
     const received = await send(
-      '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"files_read_yqgun6","args":5,"constructor":1}}',
+      `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","args":5,"constructor":1}}`,
     );
     expect(received).toContain('"arguments":{"constructor":1}');
   });
@@ -114,7 +106,7 @@ describe("keys named like prototype members are data", () => {
   it("pass through in _meta and nested arguments, in a call the proxy changes", async () => {
     const { send } = await setUp();
     const received = await send(
-      '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"files_read_yqgun6","arguments":{"path":"p","opts":{"__proto__":{"x":1},"constructor":{"y":2}}},"_meta":{"__proto__":3}}}',
+      `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","arguments":{"path":"p","opts":{"__proto__":{"x":1},"constructor":{"y":2}}},"_meta":{"__proto__":3}}}`,
     );
     expect(received).toBe(
       '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"files.read","arguments":{"path":"p","opts":{"__proto__":{"x":1},"constructor":{"y":2}}},"_meta":{"__proto__":3}}}',

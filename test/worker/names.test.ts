@@ -7,7 +7,9 @@ import { profileOf } from "../../src/schemas/profile";
 import { schemaHash } from "../../src/toolmap/plan-listing";
 import { toolMapScopes } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
+import { demoSession } from "../helpers/demo";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { failingKv, kvFailingOnly } from "../helpers/kv";
 import { expectOriginsToolsAsViewed } from "../helpers/listing";
 import { captureLogs } from "../helpers/logs";
@@ -17,7 +19,6 @@ import {
   freshOrigin,
   GATEWAY_ORIGIN,
   PROXY_URL,
-  type ProxyOptions,
   receivedByOrigin,
   viaProxy,
 } from "../helpers/proxy";
@@ -73,18 +74,9 @@ async function callTool(
   };
 }
 
-/** A proxy in front of a fresh scope of the demo origin, behind the recording gateway. */
-async function setUp(options: ProxyOptions = {}, vars: Record<string, string> = {}, query = "") {
-  const trace = crypto.randomUUID();
-  const origin = freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}${query}`);
-  const proxy = viaProxy({ ORIGIN_URL: origin, ...vars }, options);
-  const session = await openSession(proxy, PROXY_URL);
-  return { trace, origin, proxy, session };
-}
-
 describe("tools/list through the proxy", () => {
   it("hands out the documented names and keeps every other field", async () => {
-    const { proxy, session, origin } = await setUp();
+    const { proxy, session, origin } = await demoSession();
     const { tools } = await listTools(proxy, PROXY_URL, session);
 
     const directSession = await openSession(fetch, origin);
@@ -93,27 +85,27 @@ describe("tools/list through the proxy", () => {
 
     const names = Object.fromEntries(originTools.map((tool, i) => [tool.name, tools[i]?.name]));
     expect(names).toEqual({
-      "unity/health": "unity_health_9okte1",
-      "files.read": "files_read_yqgun6",
-      "catering.invoice": "catering_invoice_kb7ev1",
-      "scope:action": "scope_action_rdowz5",
+      "unity/health": DEMO_NAMES["unity/health"],
+      "files.read": DEMO_NAMES["files.read"],
+      "catering.invoice": DEMO_NAMES["catering.invoice"],
+      "scope:action": DEMO_NAMES["scope:action"],
       [LONG]: expect.stringMatching(
         /^analytics_reporting_service_generate_quarterly_revenue_su_[0-9a-z]{6}$/,
       ),
       a_b: "a_b",
-      "a/b": "a_b_g8wk3l",
+      "a/b": DEMO_NAMES["a/b"],
       "21st_century": "21st_century",
-      "reports.query": "reports_query_ytlkv2",
+      "reports.query": DEMO_NAMES["reports.query"],
       "get-weather": "get-weather",
-      "tasks.countdown": "tasks_countdown_o0ffbg",
-      "catalog.refresh": "catalog_refresh_oi0qxl",
-      "deploy:confirm": "deploy_confirm_5rag2c",
+      "tasks.countdown": DEMO_NAMES["tasks.countdown"],
+      "catalog.refresh": DEMO_NAMES["catalog.refresh"],
+      "deploy:confirm": DEMO_NAMES["deploy:confirm"],
     });
     for (const tool of tools) expect(tool.name).toMatch(OPENAI_NAME);
   });
 
   it("follows NAME_PROFILE", async () => {
-    const { proxy, session } = await setUp({}, { NAME_PROFILE: "portable" });
+    const { proxy, session } = await demoSession({ vars: { NAME_PROFILE: "portable" } });
     const names = (await listTools(proxy, PROXY_URL, session)).tools.map((tool) => tool.name);
     expect(names).toContain("t_21st_century_gc8iis");
     expect(names).toContain("get_weather_1506qe");
@@ -121,30 +113,30 @@ describe("tools/list through the proxy", () => {
   });
 
   it("follows NAME_MAX_LENGTH", async () => {
-    const { proxy, session } = await setUp({}, { NAME_MAX_LENGTH: "40" });
+    const { proxy, session } = await demoSession({ vars: { NAME_MAX_LENGTH: "40" } });
     const names = (await listTools(proxy, PROXY_URL, session)).tools.map((tool) => tool.name);
     expect(names).toEqual([
-      "unity_health_9okte1",
-      "files_read_yqgun6",
-      "catering_invoice_kb7ev1",
-      "scope_action_rdowz5",
+      DEMO_NAMES["unity/health"],
+      DEMO_NAMES["files.read"],
+      DEMO_NAMES["catering.invoice"],
+      DEMO_NAMES["scope:action"],
       "analytics_reporting_service_gener_oshsl2", // 33 characters, `_`, the hash: 40
       "a_b",
-      "a_b_g8wk3l",
+      DEMO_NAMES["a/b"],
       "21st_century",
-      "reports_query_ytlkv2",
+      DEMO_NAMES["reports.query"],
       "get-weather",
-      "tasks_countdown_o0ffbg",
-      "catalog_refresh_oi0qxl",
-      "deploy_confirm_5rag2c",
+      DEMO_NAMES["tasks.countdown"],
+      DEMO_NAMES["catalog.refresh"],
+      DEMO_NAMES["deploy:confirm"],
     ]);
   });
 
   it("renames every page of a paginated listing, consistently with the whole", async () => {
-    const whole = await setUp();
+    const whole = await demoSession();
     const expected = (await listTools(whole.proxy, PROXY_URL, whole.session)).tools;
 
-    const paged = await setUp({}, {}, "&page_size=5");
+    const paged = await demoSession({ query: "&page_size=5" });
     const { tools, pages } = await listTools(paged.proxy, PROXY_URL, paged.session);
     expect(pages).toHaveLength(3);
     expect(pages.map((page) => page.nextCursor)).toEqual(["5", "10", undefined]);
@@ -152,16 +144,18 @@ describe("tools/list through the proxy", () => {
   });
 
   it("rewrites application/json responses as well as event streams", async () => {
-    const { proxy, session } = await setUp({}, {}, "&json");
+    const { proxy, session } = await demoSession({ query: "&json" });
     const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), session);
     expect(response.headers.get("content-type")).toContain("application/json");
     const body = await response.json<{ result: { tools: Tool[] } }>();
-    expect(body.result.tools.map((tool) => tool.name)).toContain("unity_health_9okte1");
+    expect(body.result.tools.map((tool) => tool.name)).toContain(DEMO_NAMES["unity/health"]);
   });
 });
 
 /** [original, model-facing] for every demo tool, from the origin's and the proxy's listings. */
-async function namePairs(setup: Awaited<ReturnType<typeof setUp>>): Promise<[string, string][]> {
+async function namePairs(
+  setup: Awaited<ReturnType<typeof demoSession>>,
+): Promise<[string, string][]> {
   const { tools } = await listTools(setup.proxy, PROXY_URL, setup.session);
   const direct = await listTools(fetch, setup.origin, await openSession(fetch, setup.origin));
   return direct.tools.map((tool, i) => [tool.name, tools[i]?.name ?? ""]);
@@ -177,7 +171,7 @@ function callsReceived(trace: string) {
 
 describe("tools/call by model-facing name", () => {
   it("reaches the original tool, for every tool", async () => {
-    const setup = await setUp();
+    const setup = await demoSession();
     const pairs = (await namePairs(setup)).filter(([original]) => original !== "deploy:confirm");
     expect(pairs).toHaveLength(12);
 
@@ -197,13 +191,13 @@ describe("tools/call by model-facing name", () => {
   });
 
   it("sets Mcp-Name to the original name when the client sent one", async () => {
-    const setup = await setUp();
+    const setup = await demoSession();
     await listTools(setup.proxy, PROXY_URL, setup.session);
     const response = await postJson(
       setup.proxy,
       PROXY_URL,
-      rpc(5, "tools/call", { name: "unity_health_9okte1", arguments: {} }),
-      { ...setup.session, "mcp-method": "tools/call", "mcp-name": "unity_health_9okte1" },
+      rpc(5, "tools/call", { name: DEMO_NAMES["unity/health"], arguments: {} }),
+      { ...setup.session, "mcp-method": "tools/call", "mcp-name": DEMO_NAMES["unity/health"] },
     );
     await response.body?.cancel();
     const [call] = (await receivedByOrigin(setup.trace)).filter((r) =>
@@ -217,7 +211,7 @@ describe("tools/call by model-facing name", () => {
   });
 
   it("in a fresh isolate with empty memory and KV, asks the origin for its tools first", async () => {
-    const setup = await setUp();
+    const setup = await demoSession();
     const pairs = await namePairs(setup);
     const isolate = viaProxy({ ORIGIN_URL: setup.origin }, { app: createApp() });
     const freshKv = viaProxy(
@@ -226,7 +220,7 @@ describe("tools/call by model-facing name", () => {
     );
 
     for (const proxy of [isolate, freshKv]) {
-      const { result } = await callTool(proxy, PROXY_URL, setup.session, "a_b_g8wk3l");
+      const { result } = await callTool(proxy, PROXY_URL, setup.session, DEMO_NAMES["a/b"]);
       expect(result.structuredContent?.tool).toBe("a/b");
     }
     const relists = (await receivedByOrigin(setup.trace)).filter((r) =>
@@ -235,18 +229,18 @@ describe("tools/call by model-facing name", () => {
     // One for the fresh KV scope only; the fresh isolate of the first scope found KV warm.
     expect(relists).toHaveLength(1);
     expect(relists[0]?.headers["mcp-session-id"]).toBe(setup.session["mcp-session-id"]);
-    expect(pairs).toContainEqual(["a/b", "a_b_g8wk3l"]);
+    expect(pairs).toContainEqual(["a/b", DEMO_NAMES["a/b"]]);
   });
 
   it("in a cold isolate with a warm KV, reads the map and one schema chunk, and does not ask the origin", async () => {
     const contexts: ExecutionContext[] = [];
-    const setup = await setUp({ contexts });
+    const setup = await demoSession({ contexts });
     await listTools(setup.proxy, PROXY_URL, setup.session);
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
 
     const counted = countingKv(env.TOOL_MAP);
     const cold = viaProxy({ ORIGIN_URL: setup.origin }, { app: createApp(), kv: counted.kv });
-    const { result } = await callTool(cold, PROXY_URL, setup.session, "files_read_yqgun6", {
+    const { result } = await callTool(cold, PROXY_URL, setup.session, DEMO_NAMES["files.read"], {
       path: "x",
     });
     expect(result.structuredContent?.tool).toBe("files.read");
@@ -257,7 +251,7 @@ describe("tools/call by model-facing name", () => {
 
   it("asks the origin nothing for a name it could never have handed out, and logs it cut short", async () => {
     const log = vi.spyOn(console, "log");
-    const setup = await setUp({ app: createApp() });
+    const setup = await demoSession();
     for (const name of ["x".repeat(3_000_000), "files.read", "has space"]) {
       const response = await postJson(
         setup.proxy,
@@ -277,10 +271,10 @@ describe("tools/call by model-facing name", () => {
   });
 
   it("keeps working when every KV operation fails", async () => {
-    const setup = await setUp({ app: createApp(), kv: failingKv() });
-    expect(await namePairs(setup)).toContainEqual(["scope:action", "scope_action_rdowz5"]);
+    const setup = await demoSession({ kv: failingKv() });
+    expect(await namePairs(setup)).toContainEqual(["scope:action", DEMO_NAMES["scope:action"]]);
     const cold = viaProxy({ ORIGIN_URL: setup.origin }, { app: createApp(), kv: failingKv() });
-    const { result } = await callTool(cold, PROXY_URL, setup.session, "scope_action_rdowz5");
+    const { result } = await callTool(cold, PROXY_URL, setup.session, DEMO_NAMES["scope:action"]);
     expect(result.structuredContent?.tool).toBe("scope:action");
   });
 
@@ -309,26 +303,26 @@ describe("tools/call by model-facing name", () => {
       const session = await openSession(proxy, PROXY_URL);
       const { tools } = await listTools(proxy, PROXY_URL, session);
       await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
-      expect(tools.map((tool) => tool.name)).toContain("unity_health_9okte1");
+      expect(tools.map((tool) => tool.name)).toContain(DEMO_NAMES["unity/health"]);
       expect(kv.counts.put).toBe(0);
       expect(await storedFor()).toBe("unity:health");
     });
 
     it("get fails: a cold isolate's call re-lists and reaches the tool", async () => {
-      const setup = await setUp({ app: createApp() });
+      const setup = await demoSession();
       await listTools(setup.proxy, PROXY_URL, setup.session);
       const cold = viaProxy(
         { ORIGIN_URL: setup.origin },
         { app: createApp(), kv: kvFailingOnly(env.TOOL_MAP, "get") },
       );
-      const { result } = await callTool(cold, PROXY_URL, setup.session, "scope_action_rdowz5");
+      const { result } = await callTool(cold, PROXY_URL, setup.session, DEMO_NAMES["scope:action"]);
       expect(result.structuredContent?.tool).toBe("scope:action");
     });
 
     it("put fails: names are handed out and calls reach their tools from memory", async () => {
-      const setup = await setUp({ app: createApp(), kv: kvFailingOnly(env.TOOL_MAP, "put") });
-      expect(await namePairs(setup)).toContainEqual(["a/b", "a_b_g8wk3l"]);
-      const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "a_b_g8wk3l");
+      const setup = await demoSession({ kv: kvFailingOnly(env.TOOL_MAP, "put") });
+      expect(await namePairs(setup)).toContainEqual(["a/b", DEMO_NAMES["a/b"]]);
+      const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, DEMO_NAMES["a/b"]);
       expect(result.structuredContent?.tool).toBe("a/b");
     });
 
@@ -340,7 +334,7 @@ describe("tools/call by model-facing name", () => {
       const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp(), contexts });
       const { tools } = await listTools(proxy, PROXY_URL, await openSession(proxy, PROXY_URL));
       await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
-      expect(tools.map((tool) => tool.name)).toContain("unity_health_9okte1");
+      expect(tools.map((tool) => tool.name)).toContain(DEMO_NAMES["unity/health"]);
       expect(tools.map((tool) => tool.name)).not.toContain("unity_health");
       expect(await storedFor()).toBe("unity:health");
     });
@@ -364,7 +358,7 @@ describe("tools/call by model-facing name", () => {
   });
 
   it("forwards a name nobody knows unchanged, for the origin to answer", async () => {
-    const setup = await setUp();
+    const setup = await demoSession();
     const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "no_such_tool");
     expect(result).toMatchObject({
       isError: true,
@@ -375,7 +369,7 @@ describe("tools/call by model-facing name", () => {
   });
 
   it("leaves a legal name's call byte for byte as the client sent it", async () => {
-    const setup = await setUp();
+    const setup = await demoSession();
     await listTools(setup.proxy, PROXY_URL, setup.session);
     const body = `{"jsonrpc":"2.0", "id":9, "method":"tools/call", "params":{"name":"get-weather","arguments":{"city":"Oslo"}}}`;
     const response = await postJson(setup.proxy, PROXY_URL, body, setup.session);
@@ -391,7 +385,7 @@ describe("the tool map's KV costs", () => {
   it("writes the map and its schemas once, and nothing for a listing it already knows", async () => {
     const counted = countingKv(env.TOOL_MAP);
     const contexts: ExecutionContext[] = [];
-    const setup = await setUp({ app: createApp(), kv: counted.kv, contexts });
+    const setup = await demoSession({ kv: counted.kv, contexts });
     const { tools } = await listTools(setup.proxy, PROXY_URL, setup.session);
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
     expect(tools.length).toBe(13);
@@ -414,23 +408,33 @@ describe("the tool map's KV costs", () => {
 
   it("a warm tools/call reads nothing from KV", async () => {
     const counted = countingKv(env.TOOL_MAP);
-    const setup = await setUp({ app: createApp(), kv: counted.kv });
+    const setup = await demoSession({ kv: counted.kv });
     await listTools(setup.proxy, PROXY_URL, setup.session);
     counted.reset();
-    const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "unity_health_9okte1");
+    const { result } = await callTool(
+      setup.proxy,
+      PROXY_URL,
+      setup.session,
+      DEMO_NAMES["unity/health"],
+    );
     expect(result.structuredContent?.tool).toBe("unity/health");
     expect(counted.counts).toMatchObject({ get: 0, list: 0, put: 0 });
   });
 
   it("forgets cached names when the origin sends notifications/tools/list_changed on the GET stream", async () => {
     const counted = countingKv(env.TOOL_MAP);
-    const setup = await setUp({ app: createApp(), kv: counted.kv });
+    const setup = await demoSession({ kv: counted.kv });
     await listTools(setup.proxy, PROXY_URL, setup.session);
     const stream = await setup.proxy(PROXY_URL, {
       headers: { ...setup.session, accept: "text/event-stream" },
     });
     const events = sseEvents(stream);
-    const refresh = await callTool(setup.proxy, PROXY_URL, setup.session, "catalog_refresh_oi0qxl");
+    const refresh = await callTool(
+      setup.proxy,
+      PROXY_URL,
+      setup.session,
+      DEMO_NAMES["catalog.refresh"],
+    );
     expect(refresh.result.structuredContent?.tool).toBe("catalog.refresh");
     expect(await nextMessage(events)).toMatchObject({
       method: "notifications/tools/list_changed",
@@ -438,7 +442,12 @@ describe("the tool map's KV costs", () => {
     await events.cancel();
 
     counted.reset();
-    const { result } = await callTool(setup.proxy, PROXY_URL, setup.session, "unity_health_9okte1");
+    const { result } = await callTool(
+      setup.proxy,
+      PROXY_URL,
+      setup.session,
+      DEMO_NAMES["unity/health"],
+    );
     expect(result.structuredContent?.tool).toBe("unity/health");
     // Memory was dropped: the map and the chunk with the schema are read again.
     expect(counted.counts.get).toBe(2);

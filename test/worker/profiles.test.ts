@@ -4,6 +4,7 @@
  * through each; what reached the origin is read back from the gateway.
  */
 import { describe, expect, it, vi } from "vitest";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import { declaredNames, PROVIDER_RULES } from "../helpers/provider-rules";
 import {
@@ -82,7 +83,10 @@ describe("a profile chosen by URL", () => {
     const { proxy, sessions } = await setUp();
     const find = (tools: Tool[], name: string) => tools.find((tool) => tool.name === name);
     // Gemini accepts the origin's name as it is; OpenAI does not.
-    const openai = find(await listTools(proxy, PROXY_URL, sessions.openai), "reports_query_ytlkv2");
+    const openai = find(
+      await listTools(proxy, PROXY_URL, sessions.openai),
+      DEMO_NAMES["reports.query"],
+    );
     const gemini = find(await listTools(proxy, GEMINI_URL, sessions.gemini), "reports.query");
     // OpenAI accepts the origin's schema as it is, `$schema` and all.
     expect(openai?.inputSchema).toMatchObject({
@@ -121,7 +125,7 @@ describe("a profile chosen by URL", () => {
       arguments: { limit: 10, priority: "2", since: null, filters: '{"team":"core"}' },
     });
     const viaOpenai = await call(PROXY_URL, sessions.openai, {
-      name: "reports_query_ytlkv2",
+      name: DEMO_NAMES["reports.query"],
       arguments: { limit: 10, priority: 2, since: null, filters: { team: "core" } },
     });
     const expected = { limit: 10, priority: 2, since: null, filters: { team: "core" } };

@@ -5,32 +5,19 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
+import { demoSession } from "../helpers/demo";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { digest } from "../helpers/digest";
 import { captureLogs } from "../helpers/logs";
-import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
-import {
-  freshOrigin,
-  GATEWAY_ORIGIN,
-  PROXY_URL,
-  receivedByOrigin,
-  viaProxy,
-} from "../helpers/proxy";
+import { messagesOf, nextMessage, postJson, rpc, sseEvents } from "../helpers/mcp";
+import { PROXY_URL, receivedByOrigin } from "../helpers/proxy";
 
-async function setUp(query = "") {
-  const trace = crypto.randomUUID();
-  const proxy = viaProxy(
-    { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}${query}`) },
-    { app: createApp() },
-  );
-  const session = await openSession(proxy, PROXY_URL);
-  return { trace, proxy, session };
-}
+const setUp = (query = "") => demoSession({ query });
 
 describe("batches (protocol 2025-03-26)", () => {
   it("rename the tools/list element and repair the tools/call element of one batch", async () => {
@@ -42,7 +29,7 @@ describe("batches (protocol 2025-03-26)", () => {
       [
         rpc("l", "tools/list"),
         rpc("c", "tools/call", {
-          name: "files_read_yqgun6",
+          name: DEMO_NAMES["files.read"],
           arguments: { Path: "a", max_bytes: "8" },
         }),
         rpc("p", "ping"),
@@ -53,7 +40,7 @@ describe("batches (protocol 2025-03-26)", () => {
     const names = (byId.l as { result: { tools: { name: string }[] } }).result.tools.map(
       (t) => t.name,
     );
-    expect(names).toContain("scope_action_rdowz5");
+    expect(names).toContain(DEMO_NAMES["scope:action"]);
     expect(byId.c).toMatchObject({
       result: { structuredContent: { tool: "files.read", arguments: { path: "a", max_bytes: 8 } } },
     });
@@ -77,7 +64,9 @@ describe("batches (protocol 2025-03-26)", () => {
     const body =
       await response.json<Array<{ id: number; result: { tools?: { name: string }[] } }>>();
     expect(body.map((m) => m.id).sort()).toEqual([1, 2]);
-    expect(body.find((m) => m.id === 1)?.result.tools?.map((t) => t.name)).toContain("a_b_g8wk3l");
+    expect(body.find((m) => m.id === 1)?.result.tools?.map((t) => t.name)).toContain(
+      DEMO_NAMES["a/b"],
+    );
   });
 
   it("forward a batch of only notifications and responses, and pass its 202 back", async () => {
@@ -117,7 +106,7 @@ describe("resumed streams", () => {
     const names = (replayed as { result: { tools: { name: string }[] } }).result.tools.map(
       (t) => t.name,
     );
-    expect(names).toContain("unity_health_9okte1");
+    expect(names).toContain(DEMO_NAMES["unity/health"]);
     expect(names).not.toContain("unity/health");
   });
 });
@@ -202,12 +191,12 @@ describe("protocol 2026-07-28", () => {
       proxy,
       PROXY_URL,
       rpc("retry", "tools/call", {
-        name: "scope_action_rdowz5",
+        name: DEMO_NAMES["scope:action"],
         inputResponses: { "elicit-1": { action: "accept" } },
         requestState: "opaque-state",
         Scope: "billing",
       }),
-      { ...session, "mcp-method": "tools/call", "mcp-name": "scope_action_rdowz5" },
+      { ...session, "mcp-method": "tools/call", "mcp-name": DEMO_NAMES["scope:action"] },
     );
     await messagesOf(response);
     const call = (await receivedByOrigin(trace)).find((r) => r.body.includes('"retry"'));
@@ -240,7 +229,7 @@ describe("protocol 2026-07-28", () => {
     );
     expect(await response.text()).toBe(answer);
     // Not watched: the names stay until the client lists again.
-    expect((await toolMap.resolve("a_b_g8wk3l"))?.source).toBe("memory");
+    expect((await toolMap.resolve(DEMO_NAMES["a/b"]))?.source).toBe("memory");
   });
 
   it("passes a subscriptions/listen stream through and drops cached names on tools/list_changed", async () => {
@@ -278,13 +267,13 @@ describe("protocol 2026-07-28", () => {
     push?.(events[0] ?? "");
     expect((await reader.read()).value).toBe(events[0]);
     counted.reset();
-    expect((await toolMap.resolve("a_b_g8wk3l"))?.source).toBe("memory");
+    expect((await toolMap.resolve(DEMO_NAMES["a/b"]))?.source).toBe("memory");
 
     push?.(events[1] ?? "");
     expect((await reader.read()).value).toBe(events[1]);
     // The stream is still open, and the name is read from KV again: memory was dropped
     // (the origin's map, then the chunk that holds the schema).
-    expect((await toolMap.resolve("a_b_g8wk3l"))?.source).toBe("kv");
+    expect((await toolMap.resolve(DEMO_NAMES["a/b"]))?.source).toBe("kv");
     expect(counted.counts).toMatchObject({ get: 2, list: 0, put: 0 });
     await reader.cancel();
   });
@@ -336,6 +325,6 @@ describe("protocol 2026-07-28", () => {
       },
     );
     expect(await response.text()).toBe(mentions);
-    expect((await toolMap.resolve("a_b_g8wk3l"))?.source).toBe("memory");
+    expect((await toolMap.resolve(DEMO_NAMES["a/b"]))?.source).toBe("memory");
   });
 });

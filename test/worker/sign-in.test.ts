@@ -5,6 +5,7 @@
  * serves in the origin's stead.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
 import { metadataDocument } from "../fixtures/metadata-documents";
 import { postJson, rpc } from "../helpers/mcp";
 import { METADATA_ORIGINS, PROXY_URL, viaProxy } from "../helpers/proxy";
@@ -15,13 +16,10 @@ afterEach(() => {
 
 type Variant = keyof typeof METADATA_ORIGINS;
 
-/** A proxy in front of one metadata origin, with an isolate memory of its own (a fresh origin URL). */
+/** A proxy in front of one metadata origin, as a fresh isolate. */
 function proxyFor(variant: Variant, vars: Record<string, string> = {}) {
   const origin = METADATA_ORIGINS[variant];
-  const proxy = viaProxy({
-    ORIGIN_URL: `${origin}/v1/mcp?isolate=${crypto.randomUUID()}`,
-    ...vars,
-  });
+  const proxy = viaProxy({ ORIGIN_URL: `${origin}/v1/mcp`, ...vars }, { app: createApp() });
   return { origin, proxy };
 }
 

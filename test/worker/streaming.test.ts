@@ -6,6 +6,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { firehose } from "../../support/firehose";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { digest } from "../helpers/digest";
 import { nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
@@ -48,7 +49,7 @@ describe("event streams", () => {
     const call = await postJson(
       proxy,
       PROXY_URL,
-      rpc(1, "tools/call", { name: "deploy_confirm_5rag2c", arguments: { target: "prod" } }),
+      rpc(1, "tools/call", { name: DEMO_NAMES["deploy:confirm"], arguments: { target: "prod" } }),
       session,
     );
     expect(call.headers.get("content-type")).toContain("text/event-stream");
@@ -88,7 +89,7 @@ describe("event streams", () => {
       proxy,
       PROXY_URL,
       rpc(2, "tools/call", {
-        name: "tasks_countdown_o0ffbg",
+        name: DEMO_NAMES["tasks.countdown"],
         arguments: { steps, delay_ms: delayMs },
         _meta: { progressToken: "p-1" },
       }),

@@ -15,6 +15,7 @@ import { decodeMap, emptyMap, encodeMap, mapKey } from "../../src/toolmap/stored
 import { MAX_TOOLS, ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { realisticListing } from "../../support/listing";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 
 /** An origin no test has used: its map starts empty in KV. */
@@ -197,7 +198,7 @@ describe("names an earlier layout stored", () => {
     const listing = await toolMap.nameListing(tools);
     expect(listing.names).toEqual(
       new Map([
-        ["a/b", "a_b_g8wk3l"],
+        ["a/b", DEMO_NAMES["a/b"]],
         ["a_b", "a_b"],
       ]),
     );
