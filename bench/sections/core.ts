@@ -25,8 +25,7 @@ import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
 import { revisionOf } from "../../src/protocol/revision";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
 import { repairToolCall } from "../../src/rewrite/tools-call";
-import { profileOf } from "../../src/schemas/profile";
-import { SCHEMA_RULES } from "../../src/schemas/rules";
+import { profileOf, SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
@@ -253,7 +252,7 @@ async function measure(): Promise<SectionResult> {
       ...VIEW_PROFILES.map((profile): [string, () => unknown] => [
         `view ${profile}`,
         () => {
-          for (const schema of schemas) schemaView(schema, SCHEMA_RULES[profile]);
+          for (const schema of schemas) schemaView(schema, SCHEMA_PASSES[profile]);
         },
       ]),
       ["repeated gemini", await warmListing("gemini")],

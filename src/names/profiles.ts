@@ -1,7 +1,7 @@
 /**
  * Name profiles: which tool names an LLM API accepts. docs/names.md's table ("Tool
  * names") says which API each profile is for; `PROFILES` below is the rule.
- * A profile governs schemas too (schemas/rules.ts); `anthropic` and `bedrock`
+ * A profile governs schemas too (schemas/providers/); `anthropic` and `bedrock`
  * name tools as `openai` does and differ in their schema rules.
  */
 export const PROFILE_NAMES = [

@@ -23,7 +23,20 @@
  *   `items` (`items: missing field`), nested objects with properties
  *   (`should be non-empty for OBJECT type`), RE2 patterns.
  */
+import type { Schema as GeminiSchema } from "@google/genai";
+import { RE2JS } from "re2js";
+
 type Schema = Record<string, unknown>;
+
+/** Whether RE2 (Gemini's regular expressions) compiles `pattern`: RE2JS is RE2, in JavaScript. */
+function runsInRe2(pattern: string): boolean {
+  try {
+    RE2JS.compile(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const isObject = (value: unknown): value is Schema =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -73,28 +86,37 @@ export function declaredNames(schema: unknown): Set<string> {
   return names;
 }
 
-const GEMINI_FIELDS = new Set([
-  "type",
-  "format",
-  "title",
-  "description",
-  "nullable",
-  "enum",
-  "maxItems",
-  "minItems",
-  "properties",
-  "required",
-  "minProperties",
-  "maxProperties",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "example",
-  "anyOf",
-  "items",
-  "minimum",
-  "maximum",
-]);
+/**
+ * Gemini's fields, from the Google Gen AI SDK's own `Schema` type: `satisfies`
+ * makes the type check fail when the SDK adds or removes one, so this list is
+ * the SDK's, not a copy of what the proxy keeps.
+ */
+const GEMINI_FIELDS = new Set(
+  Object.keys({
+    anyOf: true,
+    default: true,
+    description: true,
+    enum: true,
+    example: true,
+    format: true,
+    items: true,
+    maxItems: true,
+    maxLength: true,
+    maxProperties: true,
+    maximum: true,
+    minItems: true,
+    minLength: true,
+    minProperties: true,
+    minimum: true,
+    nullable: true,
+    pattern: true,
+    properties: true,
+    propertyOrdering: true,
+    required: true,
+    title: true,
+    type: true,
+  } satisfies Record<keyof GeminiSchema, true>),
+);
 const GEMINI_TYPES = new Set(["string", "number", "integer", "boolean", "object", "array"]);
 const GEMINI_FORMATS: Record<string, string[]> = {
   string: ["enum", "date-time"],
@@ -165,7 +187,7 @@ function geminiRules(schema: unknown): string[] {
     ) {
       problems.push(`format ${node.format}`);
     }
-    if (typeof node.pattern === "string" && /\(\?<?[=!]|\\[1-9]|\\k</.test(node.pattern)) {
+    if (typeof node.pattern === "string" && !runsInRe2(node.pattern)) {
       problems.push("pattern RE2 cannot run");
     }
     if (Array.isArray(node.required)) {

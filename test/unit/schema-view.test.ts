@@ -15,7 +15,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { PROFILE_NAMES } from "../../src/names/profiles";
-import { SCHEMA_RULES } from "../../src/schemas/rules";
+import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import corpus from "../fixtures/schema-corpus.json";
 import { declaredNames, PROVIDER_RULES } from "../helpers/provider-rules";
@@ -171,7 +171,7 @@ describe("views are accepted by each profile's provider", () => {
   for (const profile of ADAPTING) {
     it.each(SCHEMAS)(`${profile}: %s`, (_, original) => {
       const before = JSON.stringify(original);
-      const { schema, differs } = schemaView(original, SCHEMA_RULES[profile]);
+      const { schema, differs } = schemaView(original, SCHEMA_PASSES[profile]);
       expect(PROVIDER_RULES[profile]?.(schema)).toEqual([]);
       // A view said not to differ is shown as the origin's schema: it must be that.
       if (!differs) expect(schema).toEqual(original);
@@ -183,12 +183,12 @@ describe("views are accepted by each profile's provider", () => {
   }
 
   it.each(SCHEMAS)("mcp: %s is passed as it is", (_, original) => {
-    expect(schemaView(original, SCHEMA_RULES.mcp).schema).toEqual(original);
+    expect(schemaView(original, SCHEMA_PASSES.mcp).schema).toEqual(original);
   });
 });
 
 describe("the view, rule by rule (gemini)", () => {
-  const gemini = (schema: unknown) => schemaView(schema, SCHEMA_RULES.gemini);
+  const gemini = (schema: unknown) => schemaView(schema, SCHEMA_PASSES.gemini);
 
   it("keeps property names that look like keywords as names", () => {
     const { schema } = gemini(EDGE_CASES["properties named like keywords"]);
@@ -298,7 +298,7 @@ describe("the view, for other profiles", () => {
           n: { type: ["integer", "null"] },
         },
       },
-      SCHEMA_RULES.openai,
+      SCHEMA_PASSES.openai,
     );
     expect(schema).toEqual({
       $schema: "http://json-schema.org/draft-07/schema#",
@@ -322,7 +322,7 @@ describe("the view, for other profiles", () => {
           point: { type: "array", items: [{ type: "number" }, { type: "number" }] },
         },
       },
-      SCHEMA_RULES.anthropic,
+      SCHEMA_PASSES.anthropic,
     );
     expect(schema).toEqual({
       type: "object",

@@ -16,7 +16,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { repairArguments } from "../../src/args/repair";
 import { validateArguments } from "../../src/args/validate";
-import { SCHEMA_RULES } from "../../src/schemas/rules";
+import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { type SchemaRule, type SchemaView, schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
 import { PROVIDER_RULES, schemasIn } from "../helpers/provider-rules";
@@ -225,7 +225,7 @@ describe("views of random schemas", () => {
         rootArb,
         fc.constantFrom(...PROFILES, "bedrock" as const),
         (original, profile) => {
-          const view = schemaView(original, SCHEMA_RULES[profile]);
+          const view = schemaView(original, SCHEMA_PASSES[profile]);
           expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
           if (!view.differs) expect(view.schema).toEqual(original);
           else expect(view.schema).not.toEqual(original);
@@ -243,7 +243,7 @@ describe("the way back, for random schemas", () => {
       fc.property(
         rootArb.chain((original) =>
           fc.constantFrom(...PROFILES).chain((profile) => {
-            const view = schemaView(original, SCHEMA_RULES[profile]);
+            const view = schemaView(original, SCHEMA_PASSES[profile]);
             const readable = asJsonSchema(view.schema);
             return valuesFor(readable, readable as Schema).map((args) => ({
               original,
@@ -277,7 +277,7 @@ describe("the way back, for random schemas", () => {
           fc.constantFrom(...PROFILES).chain((profile) =>
             valuesFor(original, original).map((args) => ({
               original,
-              view: schemaView(original, SCHEMA_RULES[profile]),
+              view: schemaView(original, SCHEMA_PASSES[profile]),
               args,
             })),
           ),
@@ -331,7 +331,7 @@ describe("the way back, by example (gemini)", () => {
       },
     },
   };
-  const view = schemaView(original, SCHEMA_RULES.gemini);
+  const view = schemaView(original, SCHEMA_PASSES.gemini);
 
   it("parses what the view asked for as JSON text, and says so in the report", () => {
     const sent = {
@@ -363,7 +363,7 @@ describe("the way back, by example (gemini)", () => {
 
   it("changes nothing where the view asked for nothing as text", () => {
     const args = { value: "42" };
-    const openai = schemaView(original, SCHEMA_RULES.openai);
+    const openai = schemaView(original, SCHEMA_PASSES.openai);
     expect(valuesFromText(args, openai).arguments).toBe(args);
   });
 });

@@ -1,0 +1,44 @@
+/** Reading a schema node's keywords the way every pass reads them. Pure. */
+
+import type { Schema } from "../args/json-schema";
+import { isPlainObject } from "../json";
+
+export const TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"];
+
+/** The types a node names, as a list; `undefined` when it names none. */
+export function typesOf(schema: Schema): string[] | undefined {
+  const type = schema.type;
+  if (typeof type === "string") return [type];
+  if (Array.isArray(type)) return type.filter((t): t is string => typeof t === "string");
+  return undefined;
+}
+
+/** Whether a node names `type` among its types; allocates nothing (the read-only walk asks it of every node). */
+export function hasType(schema: Schema, type: string): boolean {
+  const named = schema.type;
+  return named === type || (Array.isArray(named) && named.includes(type));
+}
+
+/** `{"type": "null"}`, with a description or title at most. */
+export function isNullSchema(schema: unknown): boolean {
+  return isPlainObject(schema) && schema.type === "null" && Object.keys(schema).length <= 2;
+}
+
+/** A `$schema` naming a draft before 2020-12. */
+export function isOlderDraft(value: unknown): boolean {
+  return typeof value === "string" && !value.includes("2020-12");
+}
+
+export const EXCLUSIVE_BOUNDS = [
+  ["exclusiveMinimum", "minimum", "greater"],
+  ["exclusiveMaximum", "maximum", "less"],
+] as const;
+
+/** Keywords whose value is one schema, a list of them, or a map of names to them. */
+const ONE_SCHEMA = ["items", "additionalProperties", "not", "if", "then", "else", "contains"];
+const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+export const CHILDREN: ReadonlyMap<string, "one" | "list" | "map"> = new Map([
+  ...ONE_SCHEMA.map((keyword) => [keyword, "one"] as const),
+  ...SCHEMA_LISTS.map((keyword) => [keyword, "list"] as const),
+  ...["properties", "$defs", "definitions"].map((keyword) => [keyword, "map"] as const),
+]);

@@ -1,0 +1,83 @@
+/**
+ * One object schema from the branches of a composition: the union of their
+ * properties; for `allOf` every branch's required fields, for `anyOf` and
+ * `oneOf` those every branch requires, the forms spelled out in words. Used
+ * at the root (passes/root-object.ts) and for `allOf` (passes/all-of.ts).
+ */
+import { dequal } from "dequal/lite";
+import { resolve, type Schema } from "../args/json-schema";
+import { isPlainObject } from "../json";
+import { isNullSchema, typesOf } from "./keywords";
+import { noteOn } from "./notes";
+
+export function mergeBranches(
+  schema: Schema,
+  keyword: string,
+  branches: unknown[],
+  root: Schema,
+): Schema {
+  const result: Schema = { ...schema };
+  delete result[keyword];
+  const properties: Schema = { ...(isPlainObject(result.properties) ? result.properties : {}) };
+  const own_ = Array.isArray(result.required) ? result.required : [];
+  // A property the schema itself does not declare, as each branch declares it.
+  const declarations = new Map<string, unknown[]>();
+  const requiredSets: string[][] = [];
+  const forms: string[] = [];
+  for (const branch of branches) {
+    const resolved = resolve(branch, root);
+    if (!resolved || isNullSchema(resolved)) continue;
+    const branchProperties = resolved.properties;
+    if (isPlainObject(branchProperties)) {
+      for (const [name, property] of Object.entries(branchProperties)) {
+        if (Object.hasOwn(properties, name)) continue;
+        const seen = declarations.get(name);
+        if (!seen) declarations.set(name, [property]);
+        else if (!seen.some((other) => dequal(other, property))) seen.push(property);
+      }
+      forms.push(
+        Object.keys(branchProperties)
+          .map((name) => `\`${name}\``)
+          .join(", "),
+      );
+    }
+    const required = resolved.required;
+    requiredSets.push(Array.isArray(required) ? required.filter((r) => typeof r === "string") : []);
+    for (const [name, value] of Object.entries(resolved)) {
+      if (name !== "properties" && name !== "required" && !Object.hasOwn(result, name)) {
+        result[name] = value;
+      }
+    }
+    // `allOf`: a value must have every branch's type, so the types are those all branches allow.
+    const branchTypes = typesOf(resolved);
+    const types = typesOf(result);
+    if (keyword === "allOf" && branchTypes && types) {
+      const common = types.filter((type) => branchTypes.includes(type));
+      if (common.length > 0) result.type = common.length === 1 ? common[0] : common;
+    }
+  }
+  const required =
+    keyword === "allOf"
+      ? [...new Set([...own_, ...requiredSets.flat()])]
+      : [
+          ...new Set([
+            ...own_,
+            ...(requiredSets[0] ?? []).filter((name) =>
+              requiredSets.every((set) => set.includes(name)),
+            ),
+          ]),
+        ];
+  // Declared differently by several branches: any of them (`allOf`: all of them).
+  const combined = keyword === "allOf" ? "allOf" : "anyOf";
+  for (const [name, all] of declarations) {
+    properties[name] = all.length === 1 ? all[0] : { [combined]: all };
+  }
+  result.properties = properties;
+  if (required.length > 0) result.required = required;
+  else delete result.required;
+  if (keyword !== "allOf" && forms.length > 1) {
+    const list = forms.map((form, i) => `(${i + 1}) ${form || "no fields"}`).join("; ");
+    result.description = noteOn(result.description, `Takes one of these sets of fields: ${list}.`);
+  }
+  return result;
+}

@@ -1,0 +1,89 @@
+/**
+ * A view is a profile's list of passes run over a schema (view.ts, walk.ts):
+ * each pass is one rule, says when a node needs it, and does it to the
+ * node's copy. A profile is data: the passes in the order they run.
+ */
+import type { Schema } from "../args/json-schema";
+
+/** What a view did, for the `schemas_adapted` log line. */
+export type SchemaRule =
+  | "root_type"
+  | "root_composition"
+  | "array_items"
+  | "tuple_as_items"
+  | "object_properties"
+  | "object_as_text"
+  | "value_as_text"
+  | "refs_inlined"
+  | "ref_cycle_cut"
+  | "all_of_merged"
+  | "const_as_enum"
+  | "one_of_as_any_of"
+  | "type_supplied"
+  | "nullable"
+  | "type_union_as_any_of"
+  | "enum_as_strings"
+  | "draft_2020_12"
+  | "constraints_described"
+  | "required_undeclared_dropped";
+
+/** Where in the schema a node is. */
+export interface At {
+  root: boolean;
+  depth: number;
+  /** The `$ref`s being inlined around this node, innermost last. */
+  refs: readonly string[];
+}
+
+/** What a pass may read and do beside its node: the whole schema, the record, the walk. */
+export interface ViewContext {
+  /** The origin's schema, which local `$ref`s point into. */
+  readonly root: Schema;
+  readonly applied: Set<SchemaRule>;
+  readonly dropped: Set<string>;
+  /** Nodes viewed so far, against `MAX_NODES`. */
+  readonly nodes: number;
+  /** Views `node` at `at`: for a pass that puts a new schema where the node was. */
+  view(node: unknown, at: At): unknown;
+  /** A schema asking for the value as JSON text (way-back.ts reads it back). */
+  textSchema(schema: Schema, note: string): Schema;
+}
+
+/**
+ * One rule of a view. `enter` passes run on a node before its children are
+ * viewed, `leave` passes after; `needed` is read-only, and a view needs no
+ * copy at all where no pass is needed anywhere (`conforms`, walk.ts).
+ */
+export interface Pass {
+  readonly phase: "enter" | "leave";
+  needed(node: Schema, at: At): boolean;
+  /** Applies the rule to the node's copy; a value other than the copy replaces the node. */
+  apply(node: Schema, at: At, view: ViewContext): unknown;
+}
+
+/** A rule that applies to the root alone, before anything else. */
+export interface RootPass {
+  needed(root: Schema): boolean;
+  apply(root: Schema, view: ViewContext): Schema;
+}
+
+/** A profile's view of schemas: its passes, in order. */
+export interface ViewPasses {
+  readonly root: readonly RootPass[];
+  readonly nodes: readonly Pass[];
+  /**
+   * Keywords the profile's view keeps (its provider's subset), with those a
+   * pass reads before it drops them; a node's copy takes only these, and the
+   * subset pass says which others it left out. `undefined`: every keyword.
+   */
+  readonly copies?: ReadonlySet<string>;
+  /** Whether `$defs` and `definitions` are viewed in place (a profile that inlines `$ref`s drops them). */
+  readonly viewsDefinitions: boolean;
+  /** Whether a value asked for as JSON text keeps `nullable: true` (the OpenAPI form). */
+  readonly nullableText: boolean;
+}
+
+/** A view holds at most this many nodes; past it, `$ref`s are cut instead of inlined. */
+export const MAX_NODES = 5_000;
+/** A node deeper than this is asked for as JSON text. */
+export const MAX_DEPTH = 32;

@@ -1,0 +1,65 @@
+/**
+ * Arrays name their `items`, objects their `properties` (providers/openai.ts:
+ * `array schema missing items`, `object schema missing properties`). Where a
+ * provider cannot describe a value at all (providers/gemini.ts: an open
+ * object, a value of any type), it is asked for as JSON text (`as-text`),
+ * which way-back.ts parses again on the way to the origin.
+ */
+import { isPlainObject } from "../../json";
+import { hasType, typesOf } from "../keywords";
+import type { Pass } from "../pass";
+
+export function explicitShapes(open: "empty" | "as-text"): Pass {
+  const asText = open === "as-text";
+  return {
+    phase: "leave",
+    needed: (node, at) => {
+      if (hasType(node, "array") && !isPlainObject(node.items)) return true;
+      if (at.root) return false;
+      const properties = node.properties;
+      if (hasType(node, "object")) {
+        if (!isPlainObject(properties)) return true;
+        if (asText && Object.keys(properties).length === 0) return true;
+      }
+      return asText && typesOf(node) === undefined && !Array.isArray(node.anyOf);
+    },
+    apply: (schema, at, view) => {
+      const types = typesOf(schema);
+      if (types?.includes("array") && !isPlainObject(schema.items)) {
+        // A tuple (draft-07's `items: […]`, or 2020-12's `prefixItems` where it cannot stay):
+        // each position's schema allowed at every position; validation keeps the order.
+        const child = { ...at, root: false, depth: at.depth + 1 };
+        const tuple = Array.isArray(schema.items)
+          ? schema.items.map((item) => view.view(item, child))
+          : asText && Array.isArray(schema.prefixItems)
+            ? schema.prefixItems
+            : [];
+        if (tuple.length > 0) {
+          schema.items = tuple.length === 1 ? tuple[0] : { anyOf: tuple };
+          view.applied.add("tuple_as_items");
+        } else {
+          schema.items = asText ? { type: "string", description: "Each item, as text." } : {};
+          view.applied.add("array_items");
+        }
+      }
+      if (at.root) return schema;
+      const properties = schema.properties;
+      const isOpen = !isPlainObject(properties) || Object.keys(properties).length === 0;
+      if (types?.includes("object") && isOpen) {
+        if (asText) {
+          view.applied.add("object_as_text");
+          return view.textSchema(schema, "A JSON object, as text.");
+        }
+        if (!isPlainObject(properties)) {
+          schema.properties = {};
+          view.applied.add("object_properties");
+        }
+      }
+      if (asText && types === undefined && !Array.isArray(schema.anyOf)) {
+        view.applied.add("value_as_text");
+        return view.textSchema(schema, "Any JSON value, as text.");
+      }
+      return schema;
+    },
+  };
+}

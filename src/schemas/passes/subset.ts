@@ -1,0 +1,52 @@
+/**
+ * Only the provider's keywords (providers/gemini.ts: `Invalid JSON payload
+ * received. Unknown name "…"`): a node's copy took only those and the ones
+ * other passes read (walk.ts); this pass leaves those out too, names every
+ * keyword left out, keeps `required` to declared properties (`property is not
+ * defined`) and a `type` to the ones the provider knows.
+ */
+import { isPlainObject } from "../../json";
+import { TYPES, typesOf } from "../keywords";
+import type { Pass } from "../pass";
+
+export function subset(keywords: ReadonlySet<string>): Pass {
+  return {
+    phase: "leave",
+    needed: (node) => {
+      for (const keyword in node) if (!keywords.has(keyword)) return true;
+      if (Array.isArray(node.required)) {
+        const declared = isPlainObject(node.properties) ? node.properties : {};
+        if (
+          node.required.some((name) => typeof name !== "string" || !Object.hasOwn(declared, name))
+        )
+          return true;
+      }
+      const types = typesOf(node);
+      return types !== undefined && !TYPES.includes(types[0] ?? "");
+    },
+    apply: (schema, _at, view) => {
+      for (const keyword in schema) {
+        if (keywords.has(keyword) || !Object.hasOwn(schema, keyword)) continue;
+        delete schema[keyword];
+        view.dropped.add(keyword);
+      }
+      if (Array.isArray(schema.required)) {
+        const declared = isPlainObject(schema.properties) ? schema.properties : {};
+        const required = schema.required.filter(
+          (name): name is string => typeof name === "string" && Object.hasOwn(declared, name),
+        );
+        if (required.length < schema.required.length) {
+          view.applied.add("required_undeclared_dropped");
+          if (required.length > 0) schema.required = required;
+          else delete schema.required;
+        }
+      }
+      const types = typesOf(schema);
+      if (types && !TYPES.includes(types[0] ?? "")) {
+        delete schema.type;
+        view.dropped.add("type");
+      }
+      return schema;
+    },
+  };
+}

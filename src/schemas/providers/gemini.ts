@@ -1,0 +1,103 @@
+/**
+ * Gemini and Vertex AI (`function_declarations[].parameters`): an OpenAPI
+ * 3.0 `Schema`, not JSON Schema.
+ *
+ * - Only its fields (`Invalid JSON payload received. Unknown name "…"`):
+ *   `GEMINI_KEYWORDS`.
+ * - One `type` per schema (`Proto field is not repeating, cannot start list`),
+ *   no `null` type: "may be null" is `nullable: true`.
+ * - `enum` of strings only (`TYPE_STRING`); `format` only `enum` and
+ *   `date-time` for strings, `int32`/`int64` for integers, `float`/`double`
+ *   for numbers: `GEMINI_FORMATS`.
+ * - No `$ref` (`reference to undefined schema`), no `allOf`, `oneOf`, `const`.
+ * - `required` names declared properties only (`property is not defined`).
+ * - Arrays with `items` (`items: missing field`), objects with properties
+ *   (`properties: should be non-empty for OBJECT type`).
+ * - `pattern` is RE2: no lookaround, no backreferences.
+ */
+
+import type { Pass, ViewPasses } from "../pass";
+import { allOfMerged } from "../passes/all-of";
+import { constAsEnum } from "../passes/const";
+import { describedConstraints, type SubsetFacts } from "../passes/described-constraints";
+import { explicitShapes } from "../passes/explicit-shapes";
+import { nullability } from "../passes/nullability";
+import { oneOfAsAnyOf } from "../passes/one-of";
+import { refsInlined } from "../passes/refs";
+import { rootObject } from "../passes/root-object";
+import { rootProperties } from "../passes/root-properties";
+import { subset } from "../passes/subset";
+
+/** Gemini's `Schema`: every field it accepts. */
+export const GEMINI_KEYWORDS: ReadonlySet<string> = new Set([
+  "type",
+  "format",
+  "title",
+  "description",
+  "nullable",
+  "enum",
+  "maxItems",
+  "minItems",
+  "properties",
+  "required",
+  "minProperties",
+  "maxProperties",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "example",
+  "anyOf",
+  "items",
+  "minimum",
+  "maximum",
+]);
+
+/** Constructs RE2 cannot run: lookaround and backreferences. */
+const NOT_RE2 = /\(\?<?[=!]|\\[1-9]|\\k</;
+
+export const GEMINI_FACTS: SubsetFacts = {
+  formats: {
+    string: new Set(["enum", "date-time"]),
+    integer: new Set(["int32", "int64"]),
+    number: new Set(["float", "double"]),
+  },
+  canRun: (pattern) => !NOT_RE2.test(pattern),
+};
+
+/** Keywords a pass reads before the view leaves them out (or turns them into words). */
+export const READ_BEFORE_DROPPED = [
+  "$ref",
+  "allOf",
+  "oneOf",
+  "const",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "uniqueItems",
+  "default",
+  "examples",
+  "deprecated",
+  "prefixItems",
+];
+
+/** Gemini's passes after "may be null" is said: shared with `portable`. */
+export function openApiPasses(extra: readonly Pass[] = []): Pass[] {
+  return [
+    refsInlined,
+    allOfMerged,
+    oneOfAsAnyOf,
+    constAsEnum,
+    ...extra,
+    describedConstraints(GEMINI_FACTS),
+    explicitShapes("as-text"),
+    subset(GEMINI_KEYWORDS),
+  ];
+}
+
+export const GEMINI: ViewPasses = {
+  root: [rootObject, rootProperties],
+  nodes: [nullability("keyword"), ...openApiPasses()],
+  copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED]),
+  viewsDefinitions: false,
+  nullableText: true,
+};

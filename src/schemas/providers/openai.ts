@@ -1,0 +1,20 @@
+/**
+ * OpenAI function calling (`tools[].function.parameters`), also Azure
+ * OpenAI, DeepSeek and Mistral: the root is an object schema with no `anyOf`,
+ * `oneOf` or `allOf` beside it (`Invalid schema for function: got 'type:
+ * "None"'`); arrays name `items` (`array schema missing items`), objects
+ * `properties` (`object schema missing properties`). Everything else JSON
+ * Schema says is accepted as written.
+ */
+
+import type { ViewPasses } from "../pass";
+import { explicitShapes } from "../passes/explicit-shapes";
+import { rootObject } from "../passes/root-object";
+import { rootProperties } from "../passes/root-properties";
+
+export const OPENAI: ViewPasses = {
+  root: [rootObject, rootProperties],
+  nodes: [explicitShapes("empty")],
+  viewsDefinitions: true,
+  nullableText: false,
+};
