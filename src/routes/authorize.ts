@@ -112,6 +112,13 @@ function answerValidated(
 
 type AuthRequest = Parameters<OAuthHelpers["beginConsent"]>[0];
 
+/** The origin's sign-in, for the proxy's URL this request came to. */
+function upstreamOf(c: Context<AppEnv>, auth: BrokerAuth) {
+  const config = c.get("config");
+  const urls = publicUrls(config, new URL(c.req.url));
+  return upstreamFor(config, auth, urls, c.req.raw.headers, c.get("isolate").signIn);
+}
+
 /** The routes exist in broker mode only: the library puts its helpers on `env`. */
 function brokerOnly(c: Context<AppEnv>): { helpers: OAuthHelpers; auth: BrokerAuth } | Response {
   const helpers = helpersOf(c);
@@ -136,13 +143,7 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
     return answerUnvalidated("consent", error);
   }
   try {
-    const upstream = await upstreamFor(
-      config,
-      auth,
-      publicUrls(config, new URL(c.req.url)),
-      c.req.raw.headers,
-      c.get("isolate").signIn,
-    );
+    const upstream = await upstreamOf(c, auth);
     const consent = await helpers.beginConsent(request);
     consent.headers.set("content-type", "text/html; charset=utf-8");
     logEvent("sign_in_started", { client: request.clientId, redirectHost: details.redirectHost });
@@ -175,13 +176,7 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
     return answerUnvalidated("approval", error);
   }
   try {
-    const upstream = await upstreamFor(
-      config,
-      auth,
-      publicUrls(config, new URL(c.req.url)),
-      c.req.raw.headers,
-      c.get("isolate").signIn,
-    );
+    const upstream = await upstreamOf(c, auth);
     const verifier = oauth.generateRandomCodeVerifier();
     const { state, headers } = await helpers.beginUpstream(approved.request, {
       data: { verifier } satisfies SignInData,
@@ -214,13 +209,7 @@ export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
     return redirect(authorizationErrorRedirect(request, "access_denied"), headers);
   }
   try {
-    const upstream = await upstreamFor(
-      config,
-      auth,
-      publicUrls(config, url),
-      c.req.raw.headers,
-      c.get("isolate").signIn,
-    );
+    const upstream = await upstreamOf(c, auth);
     const tokens = await exchangeCode(upstream, url, url.searchParams.get("state") ?? "", verifier);
     const { redirectTo } = await helpers.completeAuthorization({
       request,
