@@ -161,7 +161,6 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
   const broker = brokerOnly(c);
   if (broker instanceof Response) return broker;
   const { helpers, auth } = broker;
-  const config = c.get("config");
   let approved: Awaited<ReturnType<OAuthHelpers["approveConsent"]>>;
   try {
     const form = await c.req.raw.formData();
