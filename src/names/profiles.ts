@@ -1,11 +1,13 @@
 /**
  * Name profiles: which tool names an LLM API accepts. docs/names.md's table ("Tool
  * names") says which API each profile is for; `PROFILES` below is the rule.
- * A profile governs schemas too (schemas/providers/); `anthropic` and `bedrock`
- * name tools as `openai` does and differ in their schema rules.
+ * A profile governs schemas too (schemas/providers/); `openai-strict`,
+ * `anthropic` and `bedrock` name tools as `openai` does and differ in their
+ * schema rules.
  */
 export const PROFILE_NAMES = [
   "openai",
+  "openai-strict",
   "anthropic",
   "bedrock",
   "gemini",
@@ -38,6 +40,7 @@ function profile(name: ProfileName, chars: string, first: string, maxLength: num
 
 const PROFILES: Readonly<Record<ProfileName, NameProfile>> = {
   openai: profile("openai", "A-Za-z0-9_-", "A-Za-z0-9_-", 64),
+  "openai-strict": profile("openai-strict", "A-Za-z0-9_-", "A-Za-z0-9_-", 64),
   anthropic: profile("anthropic", "A-Za-z0-9_-", "A-Za-z0-9_-", 64),
   bedrock: profile("bedrock", "A-Za-z0-9_-", "A-Za-z0-9_-", 64),
   gemini: profile("gemini", "A-Za-z0-9_.:-", "A-Za-z_", 63),

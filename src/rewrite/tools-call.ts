@@ -115,7 +115,7 @@ export async function repairToolCall(
       recovery: recovered.recovery,
       renamedKeys: repair?.report.renamedKeys ?? [],
       coercions: [...(fromText?.parsed ?? []), ...(repair?.report.coercions ?? [])],
-      dropped: repair?.report.dropped ?? [],
+      dropped: [...(fromText?.leftOut ?? []), ...(repair?.report.dropped ?? [])],
       ...(repair?.report.limited ? { limited: true } : {}),
       validation: validation.kind,
       ...(validation.kind === "invalid"

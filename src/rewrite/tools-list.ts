@@ -3,25 +3,33 @@
  * and its `inputSchema` the profile's view where that differs. Every other
  * field of the tool and of the result (`nextCursor`, `_meta`, `annotations`,
  * `outputSchema`, `ttlMs`, fields added by later protocol revisions) is
- * carried as it came, in the same order.
+ * carried as it came, in the same order. A tool whose view is still beyond
+ * its provider's limits says so in its `_meta` (`UNFIT_META`), so a client can
+ * fall back (docs/schemas.md, "openai-strict").
  */
 import { isPlainObject } from "../json";
 import type { ToolsListResult } from "../protocol/tools-list";
 import type { NamedListing } from "../toolmap/tool-map";
 
+/** The `_meta` key that marks a tool whose view its provider may still refuse, with why. */
+export const UNFIT_META = "io.github.mcp-edge-rewriter/unfit";
+
 export function renameTools(result: ToolsListResult, listing: NamedListing): ToolsListResult {
   return {
     ...result,
     tools: result.tools.map((tool) => {
-      const original = isPlainObject(tool) ? tool.name : undefined;
-      if (typeof original !== "string") return tool;
+      if (!isPlainObject(tool) || typeof tool.name !== "string") return tool;
+      const original = tool.name;
       const name = listing.names.get(original) ?? original;
       const schema = listing.schemas.get(original);
-      if (name === original && schema === undefined) return tool;
+      const unfit = listing.unfit.get(original);
+      if (name === original && schema === undefined && unfit === undefined) return tool;
+      const meta = isPlainObject(tool._meta) ? tool._meta : {};
       return {
-        ...(tool as object),
+        ...tool,
         name,
         ...(schema === undefined ? {} : { inputSchema: schema }),
+        ...(unfit === undefined ? {} : { _meta: { ...meta, [UNFIT_META]: unfit } }),
       };
     }),
   };

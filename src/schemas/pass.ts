@@ -25,7 +25,10 @@ export type SchemaRule =
   | "enum_as_strings"
   | "draft_2020_12"
   | "constraints_described"
-  | "required_undeclared_dropped";
+  | "required_undeclared_dropped"
+  | "objects_closed"
+  | "optional_as_nullable"
+  | "any_of_alone";
 
 /** Where in the schema a node is. */
 export interface At {
@@ -47,6 +50,10 @@ export interface ViewContext {
   view(node: unknown, at: At): unknown;
   /** A schema asking for the value as JSON text (way-back.ts reads it back). */
   textSchema(schema: Schema, note: string): Schema;
+  /** `to` stands where `from` did: if `from` asked for JSON text, so does `to`. */
+  keepAsText(from: unknown, to: Schema): void;
+  /** `node` takes `null` only because the view made its property required: `null` there means "left out". */
+  nullMeansAbsent(node: Schema): void;
 }
 
 /**
@@ -81,6 +88,10 @@ export interface ViewPasses {
   readonly viewsDefinitions: boolean;
   /** Whether a value asked for as JSON text keeps `nullable: true` (the OpenAPI form). */
   readonly nullableText: boolean;
+  /** Levels a view may nest before the rest is asked for as JSON text (`MAX_DEPTH` unless lower). */
+  readonly maxDepth?: number;
+  /** Why a finished view is beyond what the provider accepts (sizes the passes cannot bring down). */
+  unfit?(schema: unknown): string | undefined;
 }
 
 /** A view holds at most this many nodes; past it, `$ref`s are cut instead of inlined. */

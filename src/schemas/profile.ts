@@ -11,6 +11,7 @@ import { BEDROCK } from "./providers/bedrock";
 import { GEMINI } from "./providers/gemini";
 import { MCP } from "./providers/mcp";
 import { OPENAI } from "./providers/openai";
+import { OPENAI_STRICT } from "./providers/openai-strict";
 import { PORTABLE } from "./providers/portable";
 
 export interface Profile {
@@ -21,6 +22,7 @@ export interface Profile {
 
 export const SCHEMA_PASSES: Readonly<Record<ProfileName, ViewPasses>> = {
   openai: OPENAI,
+  "openai-strict": OPENAI_STRICT,
   anthropic: ANTHROPIC,
   bedrock: BEDROCK,
   gemini: GEMINI,

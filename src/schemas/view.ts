@@ -26,9 +26,13 @@ export interface SchemaView {
   dropped: string[];
   /** The schemas inside `schema` that ask for a value as JSON text (way-back.ts reads it back). */
   asText: ReadonlySet<object>;
+  /** The schemas inside `schema` where `null` means "left out" (way-back.ts leaves the key out). */
+  absentNulls: ReadonlySet<object>;
+  /** Why the view is still beyond what the provider accepts, when it is (a size no pass brings down). */
+  unfit?: string;
 }
 
-const NO_TEXT: ReadonlySet<object> = new Set();
+const NOTHING: ReadonlySet<object> = new Set();
 
 /** Whether a profile's passes change nothing: its view is the schema itself. */
 export function changesNothing(passes: ViewPasses): boolean {
@@ -39,10 +43,18 @@ export function changesNothing(passes: ViewPasses): boolean {
 export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
   const root = isPlainObject(original) ? original : {};
   if (isPlainObject(original) && conforms(original, passes)) {
-    return { schema: original, differs: false, rules: [], dropped: [], asText: NO_TEXT };
+    return {
+      schema: original,
+      differs: false,
+      rules: [],
+      dropped: [],
+      asText: NOTHING,
+      absentNulls: NOTHING,
+    };
   }
   const walk = new SchemaWalk(passes, root);
   const schema = walk.run();
+  const unfit = passes.unfit?.(schema);
   return {
     schema,
     // Every change is a rule applied or a keyword left out: one definition.
@@ -50,5 +62,7 @@ export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
     rules: [...walk.applied],
     dropped: [...walk.dropped].sort(),
     asText: walk.textNodes,
+    absentNulls: walk.absentNulls,
+    ...(unfit === undefined ? {} : { unfit }),
   };
 }

@@ -30,6 +30,7 @@ export class SchemaWalk implements ViewContext {
   readonly applied = new Set<SchemaRule>();
   readonly dropped = new Set<string>();
   readonly textNodes = new Set<object>();
+  readonly absentNulls = new Set<object>();
   nodes = 0;
   private readonly enter: readonly Pass[];
   private readonly leave: readonly Pass[];
@@ -55,7 +56,7 @@ export class SchemaWalk implements ViewContext {
 
   view(input: unknown, at: At): unknown {
     if (!isPlainObject(input)) return input;
-    if (++this.nodes > MAX_NODES || at.depth > MAX_DEPTH) {
+    if (++this.nodes > MAX_NODES || at.depth > (this.passes.maxDepth ?? MAX_DEPTH)) {
       this.applied.add("value_as_text");
       return this.textSchema(input, "The value, as JSON text.");
     }
@@ -136,6 +137,15 @@ export class SchemaWalk implements ViewContext {
     return result ?? map;
   }
 
+  nullMeansAbsent(node: Schema): void {
+    this.absentNulls.add(node);
+  }
+
+  keepAsText(from: unknown, to: Schema): void {
+    if (typeof from === "object" && from !== null && this.textNodes.has(from))
+      this.textNodes.add(to);
+  }
+
   textSchema(schema: Schema, note: string): Schema {
     const text: Schema = { type: "string", description: noteOn(schema.description, note) };
     if (typeof schema.title === "string") text.title = schema.title;
@@ -175,7 +185,7 @@ export function conforms(root: Schema, passes: ViewPasses): boolean {
   let nodes = 0;
   const check = (node: unknown, at: At): boolean => {
     if (!isPlainObject(node)) return true;
-    if (++nodes > MAX_NODES || at.depth > MAX_DEPTH) return false;
+    if (++nodes > MAX_NODES || at.depth > (passes.maxDepth ?? MAX_DEPTH)) return false;
     for (const pass of nodePasses) if (pass.needed(node, at)) return false;
     const child = DEPTHS[at.depth + 1] as At;
     for (const keyword in node) {

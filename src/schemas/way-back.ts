@@ -25,15 +25,20 @@ export interface ParsedText {
 }
 
 /**
- * `args` with every value the view asked for as JSON text parsed back; the
- * same object when there was none. Paths are written as repair writes them.
+ * `args` with every value the view asked for as JSON text parsed back, and
+ * every `null` that means "left out" (a property the view made nullable)
+ * left out; the same object when there was none. Paths are written as repair
+ * writes them.
  */
 export function valuesFromText(
   args: Record<string, unknown>,
   view: SchemaView,
-): { arguments: Record<string, unknown>; parsed: ParsedText[] } {
+): { arguments: Record<string, unknown>; parsed: ParsedText[]; leftOut: string[] } {
   const parsed: ParsedText[] = [];
-  if (view.asText.size === 0) return { arguments: args, parsed };
+  const leftOut: string[] = [];
+  if (view.asText.size === 0 && view.absentNulls.size === 0) {
+    return { arguments: args, parsed, leftOut };
+  }
 
   const walk = (value: unknown, schema: unknown, path: string, depth: number): unknown => {
     if (!isPlainObject(schema) || depth > MAX_DEPTH) return value;
@@ -46,12 +51,19 @@ export function valuesFromText(
     const properties = own(schema, "properties");
     if (isPlainObject(value) && isPlainObject(properties)) {
       let changed = false;
-      const entries = Object.entries(value).map(([key, child]): [string, unknown] => {
-        if (!Object.hasOwn(properties, key)) return [key, child];
-        const next = walk(child, properties[key], joinPath(path, key), depth + 1);
+      const entries: Array<[string, unknown]> = [];
+      for (const [key, child] of Object.entries(value)) {
+        const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
+        if (child === null && isPlainObject(declared) && view.absentNulls.has(declared)) {
+          leftOut.push(joinPath(path, key));
+          changed = true;
+          continue;
+        }
+        const next =
+          declared === undefined ? child : walk(child, declared, joinPath(path, key), depth + 1);
         changed ||= next !== child;
-        return [key, next];
-      });
+        entries.push([key, next]);
+      }
       // fromEntries: a key named `__proto__` stays an ordinary key.
       return changed ? Object.fromEntries(entries) : value;
     }
@@ -69,5 +81,5 @@ export function valuesFromText(
   };
 
   const result = walk(args, view.schema, "", 0);
-  return { arguments: isPlainObject(result) ? result : args, parsed };
+  return { arguments: isPlainObject(result) ? result : args, parsed, leftOut };
 }

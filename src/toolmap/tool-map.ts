@@ -206,6 +206,8 @@ export interface Resolution {
 export interface NamedListing {
   names: Map<string, string>;
   schemas: Map<string, unknown>;
+  /** original → why its view is beyond the provider's limits (the listing marks the tool). */
+  unfit: Map<string, string>;
 }
 
 export class ToolMap {
@@ -248,7 +250,7 @@ export class ToolMap {
     }
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
-    return { names: plan.names, schemas: this.viewSchemas(plan.entries) };
+    return { names: plan.names, ...this.viewSchemas(plan.entries) };
   }
 
   /** What the map knows, for planning: this profile's names (layout 1's too), the origin's tools. */
@@ -261,19 +263,32 @@ export class ToolMap {
     };
   }
 
-  /** original → schema view, for the tools whose view differs; views computed now are logged. */
-  private viewSchemas(entries: readonly PlannedEntry[]): Map<string, unknown> {
+  /**
+   * original → schema view, for the tools whose view differs, and → why a view
+   * is still beyond the provider's limits; views computed now are logged.
+   */
+  private viewSchemas(entries: readonly PlannedEntry[]): Omit<NamedListing, "names"> {
     const schemas = new Map<string, unknown>();
-    const adapted: Array<{ tool: string; rules: SchemaRule[]; dropped: string[] }> = [];
+    const unfit = new Map<string, string>();
+    const adapted: Array<Record<string, unknown>> = [];
     for (const entry of entries) {
       const { view, fresh } = this.viewOf(entry.name, entry) ?? {};
+      if (view?.unfit !== undefined) unfit.set(entry.original, view.unfit);
       if (!view?.differs) continue;
       schemas.set(entry.original, view.schema);
-      if (fresh) adapted.push({ tool: entry.original, rules: view.rules, dropped: view.dropped });
+      if (fresh) {
+        const { rules, dropped } = view;
+        adapted.push({
+          tool: entry.original,
+          rules,
+          dropped,
+          ...(view.unfit === undefined ? {} : { unfit: view.unfit }),
+        });
+      }
     }
     if (adapted.length > 0)
       logEvent("schemas_adapted", { profile: this.profile.name, tools: adapted });
-    return schemas;
+    return { schemas, unfit };
   }
 
   /**

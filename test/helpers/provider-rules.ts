@@ -14,6 +14,15 @@
  *   array-valued `items`, no OpenAPI `nullable`.
  * - Bedrock Converse `inputSchema.json`: `type must be one of the following:
  *   object`, and Anthropic's rules for Claude.
+ * - OpenAI strict mode (`strict: true`, Structured Outputs, "Supported
+ *   schemas"): the root an object and not `anyOf`; every object
+ *   `additionalProperties: false` and every property in `required`; only the
+ *   supported keywords (types, `anyOf`, `enum`, `$defs`/`$ref`, `description`,
+ *   `title`, strings `pattern` and nine `format`s, numbers `multipleOf`,
+ *   `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, arrays
+ *   `minItems`, `maxItems`); every schema typed; at most 5,000 object
+ *   properties, 10 levels of nesting, 1,000 enum values, 120,000 characters
+ *   of property names and enum values.
  * - Gemini `function_declarations[].parameters` (an OpenAPI 3.0 `Schema`):
  *   only its fields (`Unknown name "…"`), one `type` per schema (`Proto field
  *   is not repeating`) and no `null` type, string enums (`TYPE_STRING`),
@@ -207,9 +216,91 @@ function geminiRules(schema: unknown): string[] {
   return problems;
 }
 
+const STRICT_KEYWORDS = new Set([
+  "type",
+  "anyOf",
+  "enum",
+  "$defs",
+  "$ref",
+  "description",
+  "title",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "pattern",
+  "format",
+  "multipleOf",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minItems",
+  "maxItems",
+]);
+const STRICT_FORMATS = new Set([
+  "date-time",
+  "time",
+  "date",
+  "duration",
+  "email",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "uuid",
+]);
+
+/** How deep objects nest in `schema`: the root object is level 1. */
+function objectNesting(schema: unknown): number {
+  if (Array.isArray(schema)) return Math.max(0, ...schema.map(objectNesting));
+  if (!isObject(schema)) return 0;
+  const inner = Math.max(0, ...Object.values(schema).map(objectNesting));
+  return isObject(schema.properties) ? 1 + inner : inner;
+}
+
+function openAiStrictRules(schema: unknown): string[] {
+  const problems = rootRules(schema);
+  let properties = 0;
+  let enumValues = 0;
+  let characters = 0;
+  for (const [node] of schemasIn(schema)) {
+    for (const keyword of Object.keys(node)) {
+      if (!STRICT_KEYWORDS.has(keyword)) problems.push(`unsupported keyword ${keyword}`);
+    }
+    const types = [node.type].flat();
+    if (node.type === undefined && !Array.isArray(node.anyOf) && node.$ref === undefined) {
+      if (!Array.isArray(node.enum)) problems.push("schema without a type");
+    }
+    if (isObject(node.properties) || types.includes("object")) {
+      if (node.additionalProperties !== false)
+        problems.push("'additionalProperties' is required to be supplied and to be false");
+      const keys = Object.keys(isObject(node.properties) ? node.properties : {});
+      const required = Array.isArray(node.required) ? node.required : [];
+      if (keys.some((key) => !required.includes(key)))
+        problems.push("'required' must include every key in properties");
+      properties += keys.length;
+      characters += keys.join("").length;
+    }
+    if (types.includes("array") && !isObject(node.items))
+      problems.push("array schema missing items");
+    if (typeof node.format === "string" && !STRICT_FORMATS.has(node.format))
+      problems.push(`format ${node.format}`);
+    if (Array.isArray(node.enum)) {
+      enumValues += node.enum.length;
+      characters += node.enum.map(String).join("").length;
+    }
+  }
+  if (objectNesting(schema) > 10) problems.push("more than 10 levels of nesting");
+  if (properties > 5_000) problems.push("more than 5,000 object properties");
+  if (enumValues > 1_000) problems.push("more than 1,000 enum values");
+  if (characters > 120_000) problems.push("more than 120,000 characters of names and values");
+  return problems;
+}
+
 /** What the provider behind `profile` would refuse in `schema`; empty when it accepts it. */
 export const PROVIDER_RULES: Record<string, (schema: unknown) => string[]> = {
   openai: openAiRules,
+  "openai-strict": openAiStrictRules,
   anthropic: anthropicRules,
   bedrock: anthropicRules,
   gemini: (schema) => [...openAiRules(schema), ...geminiRules(schema)],

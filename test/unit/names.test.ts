@@ -10,6 +10,7 @@ const NOTHING_KNOWN: KnownNames = { nameOf: () => undefined, originalOf: () => u
 /** What each LLM API accepts, written out independently of the implementation. */
 const ACCEPTED: Record<ProfileName, RegExp> = {
   openai: /^[A-Za-z0-9_-]{1,64}$/,
+  "openai-strict": /^[A-Za-z0-9_-]{1,64}$/,
   anthropic: /^[A-Za-z0-9_-]{1,64}$/,
   bedrock: /^[A-Za-z0-9_-]{1,64}$/,
   gemini: /^[A-Za-z_][A-Za-z0-9_.:-]{0,62}$/,

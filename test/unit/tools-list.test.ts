@@ -31,6 +31,7 @@ describe("renameTools", () => {
         ["ok_name", "ok_name"],
       ]),
       schemas: new Map(),
+      unfit: new Map(),
     });
     expect(renamed).toEqual({
       ...result,

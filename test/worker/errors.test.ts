@@ -210,7 +210,7 @@ describe("configuration", () => {
     [{ MCP_PATH: "mcp" }, "MCP_PATH must start with /"],
     [
       { NAME_PROFILE: "claude" },
-      "NAME_PROFILE must be one of openai, anthropic, bedrock, gemini, portable, mcp",
+      "NAME_PROFILE must be one of openai, openai-strict, anthropic, bedrock, gemini, portable, mcp",
     ],
     [{ NAME_MAX_LENGTH: "4" }, "NAME_MAX_LENGTH must be at least 8 characters"],
     [{ ARGUMENT_VALIDATION: "strict" }, "ARGUMENT_VALIDATION must be one of off, warn, enforce"],

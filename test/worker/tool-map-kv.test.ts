@@ -95,7 +95,7 @@ describe("KV operations per listing, whatever the number of tools", () => {
       expect(counted.counts.get + counted.counts.list).toBeLessThanOrEqual(2);
     }
     // The first profile stores the schemas and the map; each other, its migration mark only.
-    expect(puts).toEqual([2, 1, 1, 1, 1, 1]);
+    expect(puts).toEqual([2, 1, 1, 1, 1, 1, 1]);
   });
 });
 

@@ -6,55 +6,81 @@
  * strings; a `type` where the keywords beside it imply one. Validation
  * against the origin's schema on the way back checks what the words say.
  */
+import { jsonTypeOf } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
 import { EXCLUSIVE_BOUNDS, typesOf } from "../keywords";
 import { describeValue, noteOn } from "../notes";
 import type { Pass } from "../pass";
 
 export interface SubsetFacts {
+  /** The keywords the provider accepts: a constraint it does not is said in words. */
+  keywords: ReadonlySet<string>;
   /** The formats the subset knows, per type. */
   formats: Readonly<Record<string, ReadonlySet<string>>>;
   /** Whether the provider can run a `pattern`. */
   canRun(pattern: string): boolean;
+  /** Whether an `enum` must hold strings only (its values then as text, its type `string`). */
+  stringEnums: boolean;
 }
 
+/** Constraints said in words where the provider has no keyword for them. */
+const LENGTHS = [
+  ["minLength", (n: unknown) => `At least ${describeValue(n)} characters.`],
+  ["maxLength", (n: unknown) => `At most ${describeValue(n)} characters.`],
+  ["minProperties", (n: unknown) => `At least ${describeValue(n)} properties.`],
+  ["maxProperties", (n: unknown) => `At most ${describeValue(n)} properties.`],
+] as const;
+
 export function describedConstraints(facts: SubsetFacts): Pass {
+  const keeps = (keyword: string) => facts.keywords.has(keyword);
   const unknownFormat = (schema: Record<string, unknown>) => {
     const format = schema.format;
     return typeof format === "string" && !facts.formats[typesOf(schema)?.[0] ?? ""]?.has(format);
   };
+  const exclusive = !keeps("exclusiveMinimum");
   return {
     phase: "enter",
     needed: (node) =>
-      node.exclusiveMinimum !== undefined ||
-      node.exclusiveMaximum !== undefined ||
-      node.multipleOf !== undefined ||
+      (exclusive && (node.exclusiveMinimum !== undefined || node.exclusiveMaximum !== undefined)) ||
+      (!keeps("multipleOf") && node.multipleOf !== undefined) ||
+      LENGTHS.some(([keyword]) => !keeps(keyword) && node[keyword] !== undefined) ||
       unknownFormat(node) ||
       (typeof node.pattern === "string" && !facts.canRun(node.pattern)) ||
-      (Array.isArray(node.enum) && node.enum.some((value) => typeof value !== "string")) ||
+      (facts.stringEnums &&
+        Array.isArray(node.enum) &&
+        node.enum.some((value) => typeof value !== "string")) ||
       (node.type === undefined &&
         !Array.isArray(node.anyOf) &&
-        (Array.isArray(node.enum) || isPlainObject(node.properties) || node.items !== undefined)) ||
+        ((Array.isArray(node.enum) &&
+          (facts.stringEnums || new Set(node.enum.map(jsonTypeOf)).size === 1)) ||
+          isPlainObject(node.properties) ||
+          node.items !== undefined)) ||
       node.uniqueItems === true ||
       Object.hasOwn(node, "default") ||
-      (Array.isArray(node.examples) && node.examples.length > 0 && node.example === undefined) ||
+      (keeps("example") &&
+        Array.isArray(node.examples) &&
+        node.examples.length > 0 &&
+        node.example === undefined) ||
       node.deprecated === true,
     apply: (schema, _at, view) => {
       const notes: string[] = [];
       const note = (text: string) => notes.push(text);
-      for (const [exclusive, bound, words] of EXCLUSIVE_BOUNDS) {
-        const value = schema[exclusive];
+      for (const [keyword, bound, words] of exclusive ? EXCLUSIVE_BOUNDS : []) {
+        const value = schema[keyword];
         if (value === undefined) continue;
         const limit = typeof value === "boolean" ? schema[bound] : value;
         if (value !== false && limit !== undefined) {
           note(`Must be ${words} than ${describeValue(limit)}.`);
           if (schema[bound] === undefined) schema[bound] = limit;
         }
-        delete schema[exclusive];
-        view.dropped.add(exclusive);
+        delete schema[keyword];
+        view.dropped.add(keyword);
       }
-      if (schema.multipleOf !== undefined)
+      if (!keeps("multipleOf") && schema.multipleOf !== undefined)
         note(`Must be a multiple of ${describeValue(schema.multipleOf)}.`);
+      for (const [keyword, words] of LENGTHS) {
+        if (!keeps(keyword) && schema[keyword] !== undefined) note(words(schema[keyword]));
+      }
       if (unknownFormat(schema)) {
         note(`Format: ${schema.format}.`);
         delete schema.format;
@@ -67,7 +93,11 @@ export function describedConstraints(facts: SubsetFacts): Pass {
         view.dropped.add("pattern");
       }
       const values = schema.enum;
-      if (Array.isArray(values) && values.some((value) => typeof value !== "string")) {
+      if (
+        facts.stringEnums &&
+        Array.isArray(values) &&
+        values.some((value) => typeof value !== "string")
+      ) {
         schema.enum = values.map((value) =>
           typeof value === "string" ? value : describeValue(value),
         );
@@ -76,14 +106,18 @@ export function describedConstraints(facts: SubsetFacts): Pass {
       }
       // One `type` says what the keywords beside it imply.
       if (schema.type === undefined && !Array.isArray(schema.anyOf)) {
-        if (Array.isArray(schema.enum)) schema.type = "string";
-        else if (isPlainObject(schema.properties)) schema.type = "object";
+        if (Array.isArray(schema.enum)) {
+          const types = new Set(schema.enum.map((value) => jsonTypeOf(value)));
+          if (facts.stringEnums) schema.type = "string";
+          else if (types.size === 1) schema.type = [...types][0];
+        } else if (isPlainObject(schema.properties)) schema.type = "object";
         else if (schema.items !== undefined) schema.type = "array";
         if (schema.type !== undefined) view.applied.add("type_supplied");
       }
       if (schema.uniqueItems === true) note("Items must be unique.");
       if (Object.hasOwn(schema, "default")) note(`Default: ${describeValue(schema.default)}.`);
       if (
+        keeps("example") &&
         Array.isArray(schema.examples) &&
         schema.examples.length > 0 &&
         schema.example === undefined

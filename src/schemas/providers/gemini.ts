@@ -56,6 +56,8 @@ export const GEMINI_KEYWORDS: ReadonlySet<string> = new Set([
 const NOT_RE2 = /\(\?<?[=!]|\\[1-9]|\\k</;
 
 export const GEMINI_FACTS: SubsetFacts = {
+  keywords: GEMINI_KEYWORDS,
+  stringEnums: true,
   formats: {
     string: new Set(["enum", "date-time"]),
     integer: new Set(["int32", "int64"]),

@@ -1,0 +1,80 @@
+/**
+ * Every object closed and every property required, an optional one made
+ * nullable instead (providers/openai-strict.ts: strict mode's `All fields must
+ * be required`, `additionalProperties: false must always be set`). On the way
+ * back, a `null` for a property the view made nullable means "left out", and
+ * goes (way-back.ts); a property that took `null` already keeps its `null`.
+ */
+import { isPlainObject } from "../../json";
+import { hasType, typesOf } from "../keywords";
+import { noteOn } from "../notes";
+import type { Pass, ViewContext } from "../pass";
+
+/** Whether a schema already lets `null` through, as strict mode reads it. */
+function allowsNull(schema: Record<string, unknown>): boolean {
+  if (hasType(schema, "null")) return true;
+  if (Array.isArray(schema.anyOf))
+    return schema.anyOf.some((b) => isPlainObject(b) && allowsNull(b));
+  return schema.type === undefined && Array.isArray(schema.enum) && schema.enum.includes(null);
+}
+
+/** `schema` that also takes `null`: a type with `null`, a `null` branch, `null` among the values. */
+function nullable(schema: unknown, view: ViewContext): unknown {
+  if (!isPlainObject(schema) || allowsNull(schema)) return schema;
+  let result: Record<string, unknown> | undefined;
+  const types = typesOf(schema);
+  if (types) result = { ...schema, type: [...types, "null"] };
+  else if (Array.isArray(schema.anyOf))
+    result = { ...schema, anyOf: [...schema.anyOf, { type: "null" }] };
+  else if (Array.isArray(schema.enum)) result = { ...schema };
+  if (result === undefined) return schema;
+  if (Array.isArray(result.enum) && !result.enum.includes(null))
+    result.enum = [...result.enum, null];
+  view.keepAsText(schema, result);
+  view.nullMeansAbsent(result);
+  return result;
+}
+
+export const closedObjects: Pass = {
+  phase: "leave",
+  needed: (node) => {
+    const properties = node.properties;
+    if (!isPlainObject(properties)) return false;
+    if (node.additionalProperties !== false) return true;
+    const required = Array.isArray(node.required) ? node.required : [];
+    return Object.keys(properties).some((name) => !required.includes(name));
+  },
+  apply: (schema, _at, view) => {
+    const properties = schema.properties as Record<string, unknown>;
+    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    const names = Object.keys(properties);
+    const optional = names.filter((name) => !required.has(name));
+    if (optional.length > 0) {
+      const closed: Record<string, unknown> = {};
+      for (const name of names) {
+        const value = required.has(name) ? properties[name] : nullable(properties[name], view);
+        Object.defineProperty(closed, name, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      schema.properties = closed;
+      view.applied.add("optional_as_nullable");
+    }
+    const extra = schema.additionalProperties;
+    if (extra !== undefined && extra !== false) {
+      schema.description = noteOn(
+        schema.description,
+        "The tool accepts more keys than these, but they cannot be sent here.",
+      );
+    }
+    if (extra !== false) {
+      schema.additionalProperties = false;
+      view.applied.add("objects_closed");
+    }
+    schema.required = names;
+    return schema;
+  },
+};

@@ -1,0 +1,153 @@
+/**
+ * OpenAI's strict function calling (`strict: true`; Structured Outputs,
+ * "Supported schemas": https://platform.openai.com/docs/guides/structured-outputs#supported-schemas),
+ * which makes the model's arguments always match the schema, and accepts only
+ * a subset of JSON Schema:
+ *
+ * - The root is an object, not `anyOf`; every object sets `additionalProperties:
+ *   false` (`'additionalProperties' is required to be supplied and to be
+ *   false`); every property is in `required` (`'required' is required to be
+ *   supplied and to be an array including every key in properties`), an
+ *   optional field written as a union with `null`.
+ * - Types string, number, integer, boolean, object, array, enum, `anyOf`;
+ *   `description` and `title`. Supported keywords: strings `pattern` and
+ *   `format` (`STRICT_FORMATS`), numbers `multipleOf`, `minimum`, `maximum`,
+ *   `exclusiveMinimum`, `exclusiveMaximum`, arrays `minItems`, `maxItems`.
+ *   Not: `minLength`, `maxLength`, `patternProperties`, `propertyNames`,
+ *   `minProperties`, `maxProperties`, `uniqueItems`, `allOf`, `not`,
+ *   `if`/`then`/`else`, `dependentRequired`, `dependentSchemas`; `default` is
+ *   not in the supported list.
+ * - An open object (a free-form map) cannot be said: there is no way to allow
+ *   unknown keys; such a value is asked for as JSON text.
+ * - Sizes (`STRICT_LIMITS`): at most 5,000 object properties in all, 10 levels
+ *   of nesting, 1,000 enum values, 120,000 characters of property names,
+ *   definition names and enum values, and a string enum of more than 250
+ *   values at most 15,000 characters.
+ *
+ * The OpenAI Agents SDK's strict conversion (`@openai/agents`,
+ * `convertSchemasToStrict`) also refuses `$ref` or `anyOf` beside other
+ * keywords: the view inlines every `$ref` and keeps `anyOf` alone.
+ */
+import type { Pass, ViewPasses } from "../pass";
+import { allOfMerged } from "../passes/all-of";
+import { anyOfAlone } from "../passes/any-of-alone";
+import { closedObjects } from "../passes/closed-objects";
+import { constAsEnum } from "../passes/const";
+import { describedConstraints, type SubsetFacts } from "../passes/described-constraints";
+import { draft202012 } from "../passes/draft-2020-12";
+import { explicitShapes } from "../passes/explicit-shapes";
+import { oneOfAsAnyOf } from "../passes/one-of";
+import { refsInlined } from "../passes/refs";
+import { rootObject } from "../passes/root-object";
+import { rootProperties } from "../passes/root-properties";
+import { subset } from "../passes/subset";
+import { typeUnionsAsAnyOf } from "../passes/type-unions";
+
+/** Every keyword strict mode accepts. */
+export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
+  "type",
+  "description",
+  "title",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "anyOf",
+  "enum",
+  "pattern",
+  "format",
+  "multipleOf",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minItems",
+  "maxItems",
+]);
+
+const STRING_FORMATS = [
+  "date-time",
+  "time",
+  "date",
+  "duration",
+  "email",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "uuid",
+];
+
+const STRICT_FACTS: SubsetFacts = {
+  keywords: STRICT_KEYWORDS,
+  formats: { string: new Set(STRING_FORMATS) },
+  canRun: () => true,
+  stringEnums: false,
+};
+
+export const STRICT_LIMITS = {
+  properties: 5_000,
+  nesting: 10,
+  enumValues: 1_000,
+  characters: 120_000,
+  longEnum: { values: 250, characters: 15_000 },
+};
+
+/** Why a finished view is over strict mode's sizes; `undefined` when it is within them. */
+function overLimits(schema: unknown): string | undefined {
+  let properties = 0;
+  let enumValues = 0;
+  let characters = 0;
+  let longEnum = false;
+  const count = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(count);
+    if (typeof node !== "object" || node === null) return;
+    const record = node as Record<string, unknown>;
+    if (typeof record.properties === "object" && record.properties !== null) {
+      const names = Object.keys(record.properties);
+      properties += names.length;
+      characters += names.reduce((sum, name) => sum + name.length, 0);
+    }
+    if (Array.isArray(record.enum)) {
+      enumValues += record.enum.length;
+      const text = record.enum.reduce<number>((sum, v) => sum + String(v).length, 0);
+      characters += text;
+      if (
+        record.enum.length > STRICT_LIMITS.longEnum.values &&
+        text > STRICT_LIMITS.longEnum.characters
+      )
+        longEnum = true;
+    }
+    for (const value of Object.values(record)) count(value);
+  };
+  count(schema);
+  if (properties > STRICT_LIMITS.properties)
+    return `${properties} object properties (at most 5,000)`;
+  if (enumValues > STRICT_LIMITS.enumValues) return `${enumValues} enum values (at most 1,000)`;
+  if (characters > STRICT_LIMITS.characters)
+    return `${characters} characters of names and enum values (at most 120,000)`;
+  if (longEnum) return "an enum of more than 250 values over 15,000 characters";
+  return undefined;
+}
+
+const STRICT_NODES: Pass[] = [
+  refsInlined,
+  allOfMerged,
+  oneOfAsAnyOf,
+  constAsEnum,
+  draft202012,
+  typeUnionsAsAnyOf,
+  describedConstraints(STRICT_FACTS),
+  explicitShapes("as-text"),
+  closedObjects,
+  subset(STRICT_KEYWORDS),
+  anyOfAlone,
+];
+
+export const OPENAI_STRICT: ViewPasses = {
+  root: [rootObject, rootProperties],
+  nodes: STRICT_NODES,
+  viewsDefinitions: false,
+  nullableText: false,
+  maxDepth: STRICT_LIMITS.nesting,
+  unfit: overLimits,
+};
