@@ -48,7 +48,7 @@ function openToolMap(
   return new ToolMap(kv, SCOPES, profileOf(profile), memory, (promise) => background.push(promise));
 }
 
-const VIEW_PROFILES = ["openai", "anthropic", "gemini", "portable"] as const;
+const VIEW_PROFILES = ["openai", "openai-strict", "anthropic", "gemini", "portable"] as const;
 const VIEW_SIZE = 1_000;
 
 /** A repeated listing in a warm isolate under `profile`: names and views from memory. */

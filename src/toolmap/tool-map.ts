@@ -32,7 +32,7 @@ import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
 import type { ListedTool } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
-import { changesNothing, type SchemaRule, type SchemaView, schemaView } from "../schemas/view";
+import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
 import { readLegacyNames } from "./legacy-v1";
 import { type KnownTools, type PlannedEntry, planListing, type ToolEntry } from "./plan-listing";
 import {

@@ -1,57 +1,98 @@
 /**
- * `openai-strict` views, measured with the OpenAI Agents SDK's own strict
- * conversion (`convertSchemasToStrict`: `mcpToFunctionTool(tool, server,
- * true)`), which falls back to a non-strict tool whenever it cannot make a
- * schema strict. Every tool of the demo origin and of the schema corpus must
- * come out strict through the proxy's view; straight from the origin, most do
- * not (the measure the issue started from).
+ * `/mcp/openai-strict` measured the way an OpenAI Agents SDK app meets it: the
+ * SDK's own MCP client lists the tools and converts them with
+ * `convertSchemasToStrict`, which falls back to a non-strict tool whenever it
+ * cannot make a schema strict. Through the proxy (served by wrangler) every
+ * tool of the demo origin and of the schema corpus must come out strict;
+ * straight from the origin, most do not (the measure the issue started from).
  */
-import { mcpToFunctionTool } from "@openai/agents";
-import { describe, expect, it } from "vitest";
+import { MCPServerStreamableHttp, mcpToFunctionTool, RunContext } from "@openai/agents";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { unstable_startWorker } from "wrangler";
 import { demoTools } from "../../demo/src/tools";
-import { profileOf } from "../../src/schemas/profile";
-import { schemaView } from "../../src/schemas/view";
-import corpus from "../fixtures/schema-corpus.json";
+import { CORPUS_TOOLS, startCorpusOrigin } from "../fixtures/node/corpus-origin";
+import { serveProxy } from "./serve-proxy";
 
-const STRICT = profileOf("openai-strict").schemas;
+type AgentsSdkTool = ReturnType<typeof mcpToFunctionTool>;
 
-type McpServer = Parameters<typeof mcpToFunctionTool>[1];
-/** The conversion reads only the server's name and its optional hooks. */
-const server = { name: "through-the-proxy" } as unknown as McpServer;
-
-/** Whether the Agents SDK makes a tool with `inputSchema` strict. */
-function convertsToStrict(name: string, inputSchema: unknown): boolean {
-  const converted = mcpToFunctionTool(
-    { name, description: "", inputSchema: inputSchema as never },
-    server,
-    true,
-  ) as { strict?: boolean };
-  return converted.strict === true;
+/**
+ * Does `use` with the function tools an Agents SDK app gets from the MCP server
+ * at `url`, asking for strict schemas. (Tool by tool: `getAllMcpTools` refuses
+ * the demo origin's own listing, whose `a_b` and `a/b` the SDK renames alike.)
+ */
+async function withAgentsSdkTools<T>(url: string, use: (tools: AgentsSdkTool[]) => Promise<T>) {
+  const server = new MCPServerStreamableHttp({ url, name: "origin" });
+  await server.connect();
+  try {
+    const listed = await server.listTools();
+    return await use(listed.map((tool) => mcpToFunctionTool(tool, server, true)));
+  } finally {
+    await server.close();
+  }
 }
 
-const tools: Array<[string, unknown]> = [
-  ...demoTools.map((tool): [string, unknown] => [`demo ${tool.name}`, tool.inputSchema]),
-  ...corpus.map((entry): [string, unknown] => [
-    `${entry.server}@${entry.version} ${entry.tool}`,
-    entry.inputSchema,
-  ]),
-];
+const listedByAgentsSdk = (url: string) => withAgentsSdkTools(url, async (tools) => tools);
 
-describe("the Agents SDK's strict conversion", () => {
-  it.each(tools)("makes %s strict through the openai-strict view", (_, inputSchema) => {
-    expect(convertsToStrict("tool", schemaView(inputSchema, STRICT).schema)).toBe(true);
+const notStrict = (tools: AgentsSdkTool[]) =>
+  tools.filter((tool) => !tool.strict).map((tool) => tool.name);
+
+let demo: Awaited<ReturnType<typeof unstable_startWorker>>;
+let corpus: Awaited<ReturnType<typeof startCorpusOrigin>>;
+const origins: Record<"demo" | "corpus", string> = { demo: "", corpus: "" };
+const proxies: Array<Awaited<ReturnType<typeof serveProxy>>> = [];
+const strictUrls: Record<"demo" | "corpus", string> = { demo: "", corpus: "" };
+
+beforeAll(async () => {
+  demo = await unstable_startWorker({
+    config: "demo/wrangler.toml",
+    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, logLevel: "error" },
+  });
+  await demo.ready;
+  corpus = await startCorpusOrigin();
+  origins.demo = new URL("/mcp", await demo.url).href;
+  origins.corpus = corpus.url.href;
+  for (const key of ["demo", "corpus"] as const) {
+    const proxy = await serveProxy(origins[key]);
+    proxies.push(proxy);
+    strictUrls[key] = `${proxy.url.href}/openai-strict`;
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(proxies.map((proxy) => proxy.dispose()));
+  corpus?.close();
+  await demo?.dispose();
+});
+
+describe("the Agents SDK's strict conversion of tools listed at /mcp/openai-strict", () => {
+  it("makes every demo tool strict, where the origin's own schemas fall short", async () => {
+    const through = await listedByAgentsSdk(strictUrls.demo);
+    const direct = await listedByAgentsSdk(origins.demo);
+    expect(through).toHaveLength(demoTools.length);
+    expect(demoTools).toHaveLength(13);
+    expect(notStrict(through)).toEqual([]);
+    expect(notStrict(direct).length).toBeGreaterThan(0);
   });
 
-  it("counts: every demo tool and every corpus schema, where the origin's own schemas fall short", () => {
-    const direct = tools.filter(([name, schema]) =>
-      convertsToStrict(name.replace(/\W/g, "_"), schema),
-    );
-    const viewed = tools.filter(([name, schema]) =>
-      convertsToStrict(name.replace(/\W/g, "_"), schemaView(schema, STRICT).schema),
-    );
-    expect(demoTools).toHaveLength(13);
-    expect(corpus).toHaveLength(51);
-    expect(viewed).toHaveLength(tools.length);
-    expect(direct.length).toBeLessThan(tools.length);
+  it("makes every schema of the corpus strict, where the origin's own schemas fall short", async () => {
+    const through = await listedByAgentsSdk(strictUrls.corpus);
+    const direct = await listedByAgentsSdk(origins.corpus);
+    expect(through).toHaveLength(CORPUS_TOOLS.length);
+    expect(CORPUS_TOOLS).toHaveLength(51);
+    expect(notStrict(through)).toEqual([]);
+    expect(notStrict(direct).length).toBeGreaterThan(0);
+  });
+
+  it("a call the SDK makes the strict way reaches the demo tool as an unconstrained call would", async () => {
+    const output = await withAgentsSdkTools(strictUrls.demo, async (tools) => {
+      const readFile = tools.find((tool) => tool.name === "files_read_yqgun6");
+      // What a strict-mode model writes for "read src/main.ts": every property, null for the one it leaves out.
+      return readFile?.invoke(new RunContext(), '{"path":"src/main.ts","max_bytes":null}') ?? null;
+    });
+    // The SDK hands the model the tool's text content: the demo echoes what reached it.
+    expect(JSON.parse((output as unknown as { text: string }).text)).toEqual({
+      tool: "files.read",
+      arguments: { path: "src/main.ts" },
+    });
   });
 });

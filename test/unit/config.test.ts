@@ -195,8 +195,16 @@ describe("parseConfig", () => {
     ["MAX_BODY_BYTES", "", "must be a whole number of bytes"],
     ["MAX_BODY_BYTES", " ", "must be a whole number of bytes"],
     ["MAX_BODY_BYTES", true, "must be a whole number of bytes"],
-    ["NAME_PROFILE", "claude", "must be one of openai, openai-strict, anthropic, bedrock, gemini, portable, mcp"],
-    ["PROFILE", "claude", "must be one of openai, openai-strict, anthropic, bedrock, gemini, portable, mcp"],
+    [
+      "NAME_PROFILE",
+      "claude",
+      "must be one of openai, openai-strict, anthropic, bedrock, gemini, portable, mcp",
+    ],
+    [
+      "PROFILE",
+      "claude",
+      "must be one of openai, openai-strict, anthropic, bedrock, gemini, portable, mcp",
+    ],
     ["NAME_MAX_LENGTH", "4", "must be at least 8 characters"],
     ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
     ["MCP_PATH", "mcp", "must start with /"],

@@ -335,3 +335,41 @@ describe("the view, for other profiles", () => {
     expect(rules).toEqual(["draft_2020_12"]);
   });
 });
+
+describe("openai-strict's size limits", () => {
+  const strict = (schema: unknown) => schemaView(schema, SCHEMA_PASSES["openai-strict"]);
+  const withProperties = (count: number) => ({
+    type: "object",
+    properties: Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [`p${i}`, { type: "string" }]),
+    ),
+  });
+  const withEnum = (values: string[]) => ({
+    type: "object",
+    properties: { pick: { type: "string", enum: values } },
+    required: ["pick"],
+  });
+
+  it("names the limit a view is still over, and nothing when it is within them", () => {
+    expect(strict(withProperties(5_000)).unfit).toBeUndefined();
+    expect(strict(withProperties(5_001)).unfit).toBe("5001 object properties (at most 5,000)");
+    const values = (count: number, length = 4) =>
+      Array.from({ length: count }, (_, i) => String(i).padStart(length, "0"));
+    expect(strict(withEnum(values(1_000))).unfit).toBeUndefined();
+    expect(strict(withEnum(values(1_001))).unfit).toBe("1001 enum values (at most 1,000)");
+    expect(strict(withEnum(values(251, 60))).unfit).toBe(
+      "an enum of more than 250 values over 15,000 characters",
+    );
+    expect(strict(withEnum(values(250, 60))).unfit).toBeUndefined();
+  });
+
+  it("asks for what lies deeper than 10 levels as JSON text", () => {
+    let schema: Record<string, unknown> = { type: "string" };
+    for (let level = 0; level < 12; level++)
+      schema = { type: "object", properties: { next: schema }, required: ["next"] };
+    const { schema: view, rules, unfit } = strict(schema);
+    expect(PROVIDER_RULES["openai-strict"]?.(view)).toEqual([]);
+    expect(rules).toContain("value_as_text");
+    expect(unfit).toBeUndefined();
+  });
+});

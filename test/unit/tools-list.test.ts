@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { encodeHeaderValue } from "../../src/protocol/mcp-headers";
-import { renameTools } from "../../src/rewrite/tools-list";
+import { renameTools, UNFIT_META } from "../../src/rewrite/tools-list";
 import { DEMO_NAMES } from "../helpers/demo-names";
 
 describe("renameTools", () => {
@@ -42,6 +42,28 @@ describe("renameTools", () => {
       ],
     });
     expect(Object.keys(renamed.tools[0] as object)).toEqual(Object.keys(result.tools[0] as object));
+  });
+});
+
+describe("renameTools, a tool its provider may still refuse", () => {
+  it("says why in the tool's _meta, beside the origin's own entries", () => {
+    const tool = { name: "bulk.import", inputSchema: { type: "object" }, _meta: { "x/y": 1 } };
+    const view = { type: "object", properties: {}, additionalProperties: false, required: [] };
+    const renamed = renameTools(
+      { tools: [tool] },
+      {
+        names: new Map([["bulk.import", "bulk_import_abc123"]]),
+        schemas: new Map([["bulk.import", view]]),
+        unfit: new Map([["bulk.import", "1001 enum values (at most 1,000)"]]),
+      },
+    );
+    expect(renamed.tools).toEqual([
+      {
+        name: "bulk_import_abc123",
+        inputSchema: view,
+        _meta: { "x/y": 1, [UNFIT_META]: "1001 enum values (at most 1,000)" },
+      },
+    ]);
   });
 });
 

@@ -17,6 +17,7 @@ import {
 } from "../helpers/proxy";
 
 const GEMINI_URL = `${PROXY_URL}/gemini`;
+const STRICT_URL = `${PROXY_URL}/openai-strict`;
 
 interface Tool {
   name: string;
@@ -37,6 +38,7 @@ async function setUp() {
   const sessions = {
     openai: await openSession(proxy, PROXY_URL),
     gemini: await openSession(proxy, GEMINI_URL),
+    strict: await openSession(proxy, STRICT_URL),
   };
   const call = async (
     url: string,
@@ -164,6 +166,57 @@ describe("a profile chosen by URL", () => {
         "uniqueItems",
       ],
     });
+  });
+
+  it("openai-strict: lists every demo tool in the form OpenAI's strict mode accepts, names as under openai", async () => {
+    const { origin, proxy, sessions } = await setUp();
+    const strict = await listTools(proxy, STRICT_URL, sessions.strict);
+    const direct = await listTools(fetch, origin, await openSession(fetch, origin));
+    expect(strict.map((tool) => tool.name)).toEqual(
+      direct.map((tool) => DEMO_NAMES[tool.name as keyof typeof DEMO_NAMES]),
+    );
+    for (const tool of strict) {
+      expect(PROVIDER_RULES["openai-strict"]?.(tool.inputSchema), tool.name).toEqual([]);
+    }
+    // Straight from the origin, most are not.
+    const refused = direct.filter(
+      (tool) => PROVIDER_RULES["openai-strict"]?.(tool.inputSchema).length,
+    );
+    expect(refused.length).toBeGreaterThan(direct.length / 2);
+  });
+
+  it("openai-strict: calls written as a strict-mode model writes them reach the origin as unconstrained calls", async () => {
+    const { proxy, sessions, call, argumentsReceived } = await setUp();
+    await listTools(proxy, STRICT_URL, sessions.strict);
+    // Every property present, `null` for the ones the model leaves out, free-form objects as JSON text.
+    const calls: Array<
+      [keyof typeof DEMO_NAMES, Record<string, unknown>, Record<string, unknown>]
+    > = [
+      ["files.read", { path: "src/main.ts", max_bytes: null }, { path: "src/main.ts" }],
+      [
+        "reports.query",
+        { limit: 10, priority: 2, since: null, filters: '{"team":"core"}', columns: null },
+        { limit: 10, priority: 2, since: null, filters: { team: "core" } },
+      ],
+      ["get-weather", { city: "Oslo", units: null }, { city: "Oslo" }],
+      [
+        "catering.invoice",
+        { payload_json: { invoice_id: "INV-1042", amount: null }, invoice_id: null },
+        { payload_json: { invoice_id: "INV-1042" } },
+      ],
+      ["unity/health", {}, {}],
+    ];
+    for (const [original, written, unconstrained] of calls) {
+      const answer = await call(STRICT_URL, sessions.strict, {
+        name: DEMO_NAMES[original],
+        arguments: written,
+      });
+      expect(answer.result.isError, original).toBeUndefined();
+      expect(answer.result.structuredContent).toEqual({ tool: original, arguments: unconstrained });
+    }
+    expect(await argumentsReceived()).toEqual(
+      calls.map(([original, , unconstrained]) => ({ name: original, arguments: unconstrained })),
+    );
   });
 
   it("answers 404 for a profile that does not exist", async () => {

@@ -238,3 +238,33 @@ describe("names an earlier layout stored", () => {
     expect(counted.counts.list).toBe(0);
   });
 });
+
+describe("a listing under openai-strict", () => {
+  it("marks a tool over strict mode's limits, and logs why with the rules it took", async () => {
+    const huge = {
+      name: "bulk.import",
+      inputSchema: {
+        type: "object",
+        properties: {
+          sku: { type: "string", enum: Array.from({ length: 1_001 }, (_, i) => `sku-${i}`) },
+        },
+        required: ["sku"],
+      },
+    };
+    const { toolMap } = await toolMapOf(
+      freshOrigin(),
+      new ToolMapMemory(),
+      env.TOOL_MAP,
+      profileOf("openai-strict"),
+    );
+    const logs = captureLogs();
+    const listing = await toolMap.nameListing([huge, ...toolsOf(3)]);
+    expect([...listing.unfit]).toEqual([["bulk.import", "1001 enum values (at most 1,000)"]]);
+    expect(logs.events("schemas_adapted")[0]?.tools).toContainEqual({
+      tool: "bulk.import",
+      rules: ["objects_closed"],
+      dropped: [],
+      unfit: "1001 enum values (at most 1,000)",
+    });
+  });
+});

@@ -28,6 +28,7 @@
  * `convertSchemasToStrict`) also refuses `$ref` or `anyOf` beside other
  * keywords: the view inlines every `$ref` and keeps `anyOf` alone.
  */
+import { isPlainObject } from "../../json";
 import type { Pass, ViewPasses } from "../pass";
 import { allOfMerged } from "../passes/all-of";
 import { anyOfAlone } from "../passes/any-of-alone";
@@ -98,35 +99,32 @@ function overLimits(schema: unknown): string | undefined {
   let enumValues = 0;
   let characters = 0;
   let longEnum = false;
-  const count = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(count);
-    if (typeof node !== "object" || node === null) return;
-    const record = node as Record<string, unknown>;
-    if (typeof record.properties === "object" && record.properties !== null) {
-      const names = Object.keys(record.properties);
+  const pending = [schema];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    if (Array.isArray(node)) pending.push(...node);
+    if (!isPlainObject(node)) continue;
+    if (isPlainObject(node.properties)) {
+      const names = Object.keys(node.properties);
       properties += names.length;
       characters += names.reduce((sum, name) => sum + name.length, 0);
     }
-    if (Array.isArray(record.enum)) {
-      enumValues += record.enum.length;
-      const text = record.enum.reduce<number>((sum, v) => sum + String(v).length, 0);
+    if (Array.isArray(node.enum)) {
+      const text = node.enum.reduce<number>((sum, value) => sum + String(value).length, 0);
+      enumValues += node.enum.length;
       characters += text;
-      if (
-        record.enum.length > STRICT_LIMITS.longEnum.values &&
-        text > STRICT_LIMITS.longEnum.characters
-      )
-        longEnum = true;
+      const { values, characters: most } = STRICT_LIMITS.longEnum;
+      if (node.enum.length > values && text > most) longEnum = true;
     }
-    for (const value of Object.values(record)) count(value);
-  };
-  count(schema);
-  if (properties > STRICT_LIMITS.properties)
-    return `${properties} object properties (at most 5,000)`;
-  if (enumValues > STRICT_LIMITS.enumValues) return `${enumValues} enum values (at most 1,000)`;
-  if (characters > STRICT_LIMITS.characters)
-    return `${characters} characters of names and enum values (at most 120,000)`;
-  if (longEnum) return "an enum of more than 250 values over 15,000 characters";
-  return undefined;
+    pending.push(...Object.values(node));
+  }
+  const over = (count: number, limit: number, what: string) =>
+    count > limit ? `${count} ${what} (at most ${limit.toLocaleString("en-US")})` : undefined;
+  return (
+    over(properties, STRICT_LIMITS.properties, "object properties") ??
+    over(enumValues, STRICT_LIMITS.enumValues, "enum values") ??
+    over(characters, STRICT_LIMITS.characters, "characters of names and enum values") ??
+    (longEnum ? "an enum of more than 250 values over 15,000 characters" : undefined)
+  );
 }
 
 const STRICT_NODES: Pass[] = [
@@ -148,6 +146,7 @@ export const OPENAI_STRICT: ViewPasses = {
   nodes: STRICT_NODES,
   viewsDefinitions: false,
   nullableText: false,
-  maxDepth: STRICT_LIMITS.nesting,
+  // The root object is level 1 at depth 0; what would be an 11th level is asked for as text.
+  maxDepth: STRICT_LIMITS.nesting - 1,
   unfit: overLimits,
 };
