@@ -8,7 +8,7 @@
 import * as v from "valibot";
 import { canonicalPath } from "./canonical-path";
 import { MIN_NAME_CAP, PROFILE_NAMES, type ProfileName } from "./names/profiles";
-import { type Profile, profileOf } from "./schemas/profile";
+import { type Profile, type ProfileLimits, profileOf } from "./schemas/profile";
 
 /** A count given as a string (wrangler vars) or a number (TOML integers). */
 const wholeNumber = (unit: string, minimum: number) => {
@@ -162,6 +162,8 @@ const ConfigSchema = v.pipe(
       // The earlier name of PROFILE, from when profiles governed names only.
       NAME_PROFILE: v.optional(picklist(PROFILE_NAMES)),
       NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
+      // Search mode lists two tools: a lower ceiling could not be kept.
+      MAX_TOOLS: v.optional(wholeNumber("tools", 2)),
       ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
       ALLOWED_HOSTS: hostList,
       PUBLIC_URL: publicOrigin,
@@ -210,8 +212,11 @@ const ConfigSchema = v.pipe(
       toolMapKv: vars.TOOL_MAP,
       originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
       maxBodyBytes: vars.MAX_BODY_BYTES,
-      profile: profileOf(vars.PROFILE ?? vars.NAME_PROFILE ?? "openai", vars.NAME_MAX_LENGTH),
-      nameMaxLength: vars.NAME_MAX_LENGTH,
+      profile: profileOf(vars.PROFILE ?? vars.NAME_PROFILE ?? "openai", {
+        nameMaxLength: vars.NAME_MAX_LENGTH,
+        maxTools: vars.MAX_TOOLS,
+      }),
+      profileLimits: { nameMaxLength: vars.NAME_MAX_LENGTH, maxTools: vars.MAX_TOOLS },
       argumentValidation: vars.ARGUMENT_VALIDATION,
       allowedHosts: vars.ALLOWED_HOSTS,
       publicOrigin: vars.PUBLIC_URL,
@@ -237,10 +242,10 @@ export interface Config {
   toolMapKv: KVNamespace;
   originTimeoutMs: number;
   maxBodyBytes: number;
-  /** The profile at `MCP_PATH` (`PROFILE`, or `NAME_PROFILE`), with the name cap in force. */
+  /** The profile at `MCP_PATH` (`PROFILE`, or `NAME_PROFILE`), with the limits in force. */
   profile: Profile;
-  /** `NAME_MAX_LENGTH`: a lower cap for every profile's names. */
-  nameMaxLength: number | undefined;
+  /** `NAME_MAX_LENGTH` and `MAX_TOOLS`: lower limits for every profile. */
+  profileLimits: ProfileLimits;
   /** What to do with arguments that fail the tool's schema (`ARGUMENT_VALIDATION`). */
   argumentValidation: ValidationMode;
   /** Hosts the proxy answers for (`ALLOWED_HOSTS`); empty: any. */
@@ -292,6 +297,6 @@ export function profileAt(config: Config, path: string): Profile | undefined {
   if (!path.startsWith(base)) return undefined;
   const name = path.slice(base.length);
   return (PROFILE_NAMES as readonly string[]).includes(name)
-    ? profileOf(name as ProfileName, config.nameMaxLength)
+    ? profileOf(name as ProfileName, config.profileLimits)
     : undefined;
 }

@@ -4,11 +4,13 @@
  * uses), a gateway in front of it (see origin-gateway.ts), an OAuth-protected
  * origin (oauth-origin.ts), origins that publish their OAuth metadata in
  * different places (metadata-origins.ts), an SDK 2.x origin that checks
- * `Mcp-Param-*` headers (header-origin.ts), and an address nothing can
+ * `Mcp-Param-*` headers (header-origin.ts), an SDK 2.x origin with as many
+ * tools as a test asks for (catalog-origin.ts), and an address nothing can
  * listen on, for the unreachable-origin case.
  */
 import type { TestProject } from "vitest/node";
 import { unstable_startWorker } from "wrangler";
+import { startCatalogOrigin } from "./fixtures/node/catalog-origin";
 import { startHeaderOrigin } from "./fixtures/node/header-origin";
 import { startMetadataOrigins } from "./fixtures/node/metadata-origins";
 import { startOAuthOrigin } from "./fixtures/node/oauth-origin";
@@ -30,6 +32,7 @@ export default async function setup(project: TestProject) {
   const brokered = await startOAuthOrigin();
   const metadata = await startMetadataOrigins();
   const headers = await startHeaderOrigin();
+  const catalog = await startCatalogOrigin();
 
   project.provide("demoOrigin", demoUrl.origin);
   project.provide("gatewayOrigin", gateway.url.origin);
@@ -37,6 +40,7 @@ export default async function setup(project: TestProject) {
   // (a port closed after use can be taken by another process while the tests run).
   project.provide("closedOrigin", "http://127.0.0.1:0");
   project.provide("headerOrigin", headers.url.href);
+  project.provide("catalogOrigin", catalog.url.origin);
   project.provide("metadataOrigins", metadata.urls);
   for (const [key, origin] of [
     ["oauthOrigin", oauth],
@@ -54,6 +58,7 @@ export default async function setup(project: TestProject) {
     brokered.close();
     metadata.close();
     headers.close();
+    catalog.close();
     gateway.close();
     await demo.dispose();
   };

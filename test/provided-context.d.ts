@@ -17,6 +17,8 @@ declare module "vitest" {
     closedOrigin: string;
     /** The SDK 2.x origin that checks `Mcp-Param-*` headers (test/fixtures/node/header-origin.ts): its MCP URL. */
     headerOrigin: string;
+    /** The SDK 2.x origin with `?tools=N` tools made from the schema corpus (test/fixtures/node/catalog-origin.ts). */
+    catalogOrigin: string;
     /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */
     metadataOrigins: Record<"insertion" | "root" | "foreign" | "none", string>;
     /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */

@@ -1,12 +1,14 @@
 /**
- * Relay mode and `ARGUMENT_VALIDATION=enforce`: the proxy's own answer to an
- * invalid call names the tool's declared arguments, and the tool map is shared
- * by every caller. So the proxy answers locally only for a caller the origin
- * has itself shown its tools to: one whose credentials (`Authorization`,
- * `Cookie` and the query string, which reach the origin as sent) got a
- * `tools/list` result from it on this isolate in the last `TTL_MS`. Anyone
- * else's invalid call goes to the origin as under `warn`, and the origin
- * decides (SECURITY.md, "What the proxy answers itself").
+ * Relay mode: some of the proxy's own answers tell of the origin's tools
+ * (under `ARGUMENT_VALIDATION=enforce` the fix-it answer to an invalid call
+ * names the tool's declared arguments; in search mode `search_tools` answers
+ * with tools), and they come from a tool map every caller shares. So the
+ * proxy gives those only to a caller the origin has itself shown its tools
+ * to: one whose credentials (`Authorization`, `Cookie` and the query string,
+ * which reach the origin as sent) got a `tools/list` result from it on this
+ * isolate in the last `TTL_MS`. Anyone else's invalid call goes to the origin
+ * as under `warn`, and their search waits for the origin to list its tools
+ * for them: the origin decides (SECURITY.md, "What the proxy answers itself").
  *
  * Credentials are kept only as SHA-256 digests, in isolate memory, at most
  * `MAX_CALLERS` of them (the oldest goes first).
@@ -41,7 +43,7 @@ export class ListingCallers {
 
 /** What this request may be answered with, and how to note that the origin listed for its caller. */
 export interface CallerStanding {
-  /** Whether the proxy may answer an invalid call itself under `enforce`. */
+  /** Whether the proxy may answer from what the origin listed (an invalid call under `enforce`, a search). */
   mayAnswerLocally: boolean;
   /** The origin answered this caller's `tools/list`. */
   listed(): void;
@@ -50,9 +52,9 @@ export interface CallerStanding {
 const TRUSTED: CallerStanding = { mayAnswerLocally: true, listed: () => {} };
 
 /**
- * The standing of the caller of one request. Only relay mode under `enforce`
- * needs one (broker mode's callers passed the proxy's token check): otherwise
- * nothing is computed.
+ * The standing of the caller of one request. Only relay mode needs one
+ * (broker mode's callers passed the proxy's token check): otherwise nothing
+ * is computed.
  */
 export async function callerStanding(
   callers: ListingCallers,

@@ -8,6 +8,8 @@ import { isPlainObject } from "../json";
 /** A tool as a listing describes it; only `name` and `inputSchema` matter here. */
 export interface ListedTool {
   name: string;
+  title?: unknown;
+  description?: unknown;
   inputSchema?: unknown;
 }
 
@@ -37,5 +39,15 @@ export function looksLikeToolsListResult(result: unknown): result is ToolsListRe
 export function namedTools(result: ToolsListResult): ListedTool[] {
   return result.tools.filter(
     (tool): tool is ListedTool => isPlainObject(tool) && typeof tool.name === "string",
+  );
+}
+
+/** Whether a `tools/list` request asks for a page after the first (it carries a cursor). */
+export function asksForLaterPage(request: unknown): boolean {
+  return (
+    isPlainObject(request) &&
+    isPlainObject(request.params) &&
+    request.params.cursor !== undefined &&
+    request.params.cursor !== null
   );
 }

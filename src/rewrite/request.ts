@@ -3,6 +3,8 @@
  *
  * Each `tools/call` is repaired (tools-call.ts); a call the proxy answers
  * itself leaves the body, and its answer is given back with the origin's.
+ * In search mode (search-mode.ts) `search_tools` is answered here and
+ * `call_tool` becomes the call it carries before it is repaired.
  * `tools/list` requests are noted, so their results can be renamed on the way
  * back. A body with nothing to change is forwarded as its original bytes; a
  * changed one keeps the client's own text for every value it did not change
@@ -10,17 +12,33 @@
  */
 import type { ValidationMode } from "../config";
 import { stringifyExact } from "../json";
-import { isRequest, type JsonRpcMessage, type RequestId } from "../protocol/jsonrpc";
+import {
+  isRequest,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type RequestId,
+} from "../protocol/jsonrpc";
 import type { CallHeaders } from "../protocol/mcp-headers";
 import type { ToolResolver } from "../toolmap/resolve-tool";
+import type { ToolSearch } from "../toolmap/tool-search";
 import type { ParsedBody } from "../transport/post-body";
+import { answerSearch, CALL_TOOL, SEARCH_TOOLS, unwrapCall } from "./search-mode";
 import { repairToolCall } from "./tools-call";
+
+/**
+ * The listing in search mode, for a call named `search_tools` or `call_tool`
+ * (`cause`); `undefined` when the profile does not serve the origin in search
+ * mode (or the caller may not see its tools), and the call is the origin's.
+ */
+export type SearchModeLookup = (cause: JsonRpcRequest) => Promise<ToolSearch | undefined>;
+
+const SEARCH_MODE_TOOLS = new Set([SEARCH_TOOLS, CALL_TOOL]);
 
 export interface ForwardPlan {
   /** What to send the origin; `null` when the proxy answers every message itself. */
   body: Uint8Array | string | null;
-  /** Ids of the `tools/list` requests, whose results get model-facing names. */
-  listIds: Set<RequestId>;
+  /** The `tools/list` requests by id, whose results get model-facing names. */
+  listRequests: Map<RequestId, JsonRpcRequest>;
   /** Answers the proxy gives itself, merged with the origin's. */
   localResponses: unknown[];
   /** For a body that is one `tools/call`: the headers the forwarded call implies. */
@@ -31,8 +49,9 @@ export async function planForward(
   body: ParsedBody,
   resolveTool: ToolResolver,
   mode: ValidationMode,
+  searchMode: SearchModeLookup,
 ): Promise<ForwardPlan> {
-  const listIds = new Set<RequestId>();
+  const listRequests = new Map<RequestId, JsonRpcRequest>();
   const localResponses: unknown[] = [];
   const forwarded: JsonRpcMessage[] = [];
   let callHeaders: ForwardPlan["callHeaders"];
@@ -40,11 +59,28 @@ export async function planForward(
 
   for (const message of body.messages) {
     if (!isRequest(message) || message.method !== "tools/call") {
-      if (isRequest(message) && message.method === "tools/list") listIds.add(message.id);
+      if (isRequest(message) && message.method === "tools/list")
+        listRequests.set(message.id, message);
       forwarded.push(message);
       continue;
     }
-    const outcome = await repairToolCall(message, resolveTool, mode, body.revision);
+    let call = message;
+    const name = (message.params as { name?: unknown } | undefined)?.name;
+    const search =
+      typeof name === "string" && SEARCH_MODE_TOOLS.has(name) && (await searchMode(message));
+    if (search) {
+      const unwrapped =
+        name === SEARCH_TOOLS
+          ? { kind: "answer" as const, response: answerSearch(message, search, body.revision) }
+          : unwrapCall(message, body.revision);
+      if (unwrapped.kind === "answer") {
+        localResponses.push(unwrapped.response);
+        changed = true;
+        continue;
+      }
+      call = unwrapped.message;
+    }
+    const outcome = await repairToolCall(call, resolveTool, mode, body.revision);
     if (outcome.kind === "answer") {
       localResponses.push(outcome.response);
       changed = true;
@@ -55,7 +91,7 @@ export async function planForward(
     forwarded.push(outcome.message);
   }
 
-  const plan = { listIds, localResponses, callHeaders: body.batch ? undefined : callHeaders };
+  const plan = { listRequests, localResponses, callHeaders: body.batch ? undefined : callHeaders };
   if (!changed) return { ...plan, body: body.bytes };
   if (forwarded.length === 0) return { ...plan, body: null };
   return { ...plan, body: stringifyExact(body.batch ? forwarded : forwarded[0], body.exact) };

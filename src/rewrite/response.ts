@@ -11,6 +11,7 @@ import { logEvent } from "../log";
 import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../protocol/jsonrpc";
 import {
   isToolsListResult,
+  type ListedTool,
   looksLikeToolsListResult,
   namedTools,
   type ToolsListResult,
@@ -20,6 +21,7 @@ import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
 import { relayResponse } from "../transport/origin";
 import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
 import { rewriteEventStream, serializeEvent, watchEventStream } from "../transport/sse";
+import { searchModeResult } from "./search-mode";
 import { renameTools } from "./tools-list";
 
 const LIST_CHANGED = "notifications/tools/list_changed";
@@ -42,25 +44,70 @@ function isListResponse(message: Message | null, which: ListResults): boolean {
 
 const expectsLists = (which: ListResults) => which === "by-shape" || which.size > 0;
 
+/**
+ * What the pages of a listing are, for the results the proxy itself asked
+ * the client's questions about: whether a result is a first page, and the
+ * pages after it, read from the origin on behalf of the request. Without
+ * it (a resumed stream, whose requests are out of view) pages are renamed
+ * one by one and no listing turns into search mode.
+ */
+export interface WholeListing {
+  isFirstPage(id: RequestId): boolean;
+  /** The tools of the pages after `cursor`; `undefined` when they could not all be read. */
+  readRest(id: RequestId, cursor: string): Promise<ListedTool[] | undefined>;
+}
+
+/** How the listings in an answer are renamed. */
+export interface ListingRewrite {
+  /** Which results get model-facing names. */
+  listIds: ListResults;
+  toolMap: ToolMap;
+  /** Called for each `tools/list` result the origin sent. */
+  onListing?: () => void;
+  wholeListing?: WholeListing;
+}
+
+/**
+ * One `tools/list` result as the model sees it. A first page, when the
+ * profile has a tool ceiling, is read to the end of its listing: a listing
+ * over the ceiling becomes search mode (search-mode.ts); any other page is
+ * renamed as it came, its cursor kept.
+ */
+async function renamedResult(
+  id: RequestId,
+  result: ToolsListResult,
+  { toolMap, wholeListing }: ListingRewrite,
+): Promise<ToolsListResult> {
+  const page = namedTools(result);
+  if (toolMap.profile.toolCeiling === undefined || !wholeListing?.isFirstPage(id)) {
+    return renameTools(result, await toolMap.nameListing(page));
+  }
+  const { nextCursor } = result;
+  const rest = typeof nextCursor === "string" ? await wholeListing.readRest(id, nextCursor) : [];
+  if (rest === undefined) return renameTools(result, await toolMap.nameListing(page));
+  const whole = [...page, ...rest];
+  const { listing, search } = await toolMap.nameWholeListing(whole);
+  return search
+    ? searchModeResult(result, toolMap.profile, whole.length)
+    : renameTools(result, listing);
+}
+
 /** Renames the listings in one parsed JSON-RPC payload (a message or a batch); `undefined` when nothing changed. */
 export async function rewriteMessages(
   payload: unknown,
-  listIds: ListResults,
-  toolMap: ToolMap,
-  onListing?: () => void,
+  rewrite: ListingRewrite,
 ): Promise<unknown | undefined> {
   const messages: unknown[] = Array.isArray(payload) ? payload : [payload];
   let changed = false;
   const rewritten = [];
   for (const item of messages) {
     const message = item as Message | null;
-    if (message?.method === LIST_CHANGED) toolMap.forget();
-    if (isListResponse(message, listIds)) {
-      const result = message?.result as ToolsListResult;
-      const listing = await toolMap.nameListing(namedTools(result));
-      rewritten.push({ ...message, result: renameTools(result, listing) });
+    if (message?.method === LIST_CHANGED) rewrite.toolMap.forget();
+    if (message?.id !== undefined && isListResponse(message, rewrite.listIds)) {
+      const result = await renamedResult(message.id, message.result as ToolsListResult, rewrite);
+      rewritten.push({ ...message, result });
       changed = true;
-      onListing?.();
+      rewrite.onListing?.();
     } else {
       rewritten.push(item);
     }
@@ -76,14 +123,12 @@ export async function rewriteMessages(
  */
 export async function rewriteJsonText(
   text: string,
-  listIds: ListResults,
-  toolMap: ToolMap,
+  rewrite: ListingRewrite,
   before: readonly unknown[] = [],
-  onListing?: () => void,
 ): Promise<string | undefined> {
   const parsed = parseExact(text);
   if (parsed === undefined) return undefined;
-  const rewritten = await rewriteMessages(parsed.value, listIds, toolMap, onListing);
+  const rewritten = await rewriteMessages(parsed.value, rewrite);
   if (rewritten === undefined && before.length === 0) return undefined;
   const payload = rewritten ?? parsed.value;
   return stringifyExact(
@@ -106,22 +151,17 @@ function announcesListChanged(data: string): boolean {
 /** Only an event that mentions these can need renaming or drop the cache; the rest is not parsed. */
 const mayMatter = (data: string) => data.includes('"tools"') || data.includes(LIST_CHANGED);
 
-export interface ResponseContext {
-  /** Which results get model-facing names. */
-  listIds: ListResults;
+export interface ResponseContext extends ListingRewrite {
   /**
    * Whether an event stream with nothing to rename is watched for
    * `tools/list_changed` (the GET stream, a `subscriptions/listen` stream);
    * any other is handed to the runtime untouched.
    */
   watchesListChanged: boolean;
-  toolMap: ToolMap;
   /** Who an error stands in for, if the origin's body cannot be read. */
   addressee: ErrorAddressee;
   /** Answers the proxy gave itself (to some calls of a batch), merged into the origin's. */
   localResponses?: readonly unknown[];
-  /** Called for each `tools/list` result the origin sent. */
-  onListing?: () => void;
 }
 
 const encoder = new TextEncoder();
@@ -143,14 +183,7 @@ export async function rewriteResponse(
   origin: Response,
   context: ResponseContext,
 ): Promise<Response> {
-  const {
-    listIds,
-    watchesListChanged,
-    toolMap,
-    addressee,
-    localResponses = [],
-    onListing,
-  } = context;
+  const { listIds, watchesListChanged, toolMap, addressee, localResponses = [] } = context;
   const contentType = origin.headers.get("content-type") ?? "";
   const local = localResponses.length > 0;
 
@@ -175,8 +208,7 @@ export async function rewriteResponse(
     if (!expectsLists(listIds) && !watchesListChanged && !local) return relayResponse(origin);
     const transform = expectsLists(listIds)
       ? rewriteEventStream(
-          (data) =>
-            mayMatter(data) ? rewriteJsonText(data, listIds, toolMap, [], onListing) : undefined,
+          (data) => (mayMatter(data) ? rewriteJsonText(data, context) : undefined),
           MAX_REWRITE_BYTES,
         )
       : watchEventStream(
@@ -214,7 +246,7 @@ export async function rewriteResponse(
       return relayResponse(origin, rejoin(read.head, read.rest));
     }
     const text = new TextDecoder().decode(read.bytes);
-    const rewritten = await rewriteJsonText(text, listIds, toolMap, localResponses, onListing);
+    const rewritten = await rewriteJsonText(text, context, localResponses);
     if (local && rewritten === undefined) {
       logEvent("local_answers_dropped", {
         reason: "origin body is not JSON",

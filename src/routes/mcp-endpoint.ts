@@ -19,7 +19,8 @@ import {
   unreadAddressee,
 } from "../protocol/jsonrpc";
 import { alignCallHeaders } from "../protocol/mcp-headers";
-import { planForward } from "../rewrite/request";
+import { asksForLaterPage } from "../protocol/tools-list";
+import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
 import type { Profile } from "../schemas/profile";
 import { relistTools } from "../toolmap/relist";
@@ -75,20 +76,36 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
       const toolMap = await openToolMap(c, profile);
       const caller = await callerStanding(
         c.get("isolate").listingCallers,
-        config.argumentValidation === "enforce" &&
-          credentials.kind === "client" &&
+        credentials.kind === "client" &&
           body.messages.some((m) => isRequest(m) && TOOL_METHODS.has(m.method)),
         request.headers,
         url,
       );
-      const resolveTool = toolResolver(toolMap, async (cause) => {
-        const tools = await relistTools(target, headers, cause, config);
-        if (tools) caller.listed();
-        return tools;
-      });
+      /** The origin's whole listing, asked for at most once per request; whether it answered. */
+      let relisted: Promise<boolean> | undefined;
+      const relist = (cause: unknown) => {
+        relisted ??= relistTools(target, headers, cause, config).then(async (tools) => {
+          if (!tools) return false;
+          caller.listed();
+          await toolMap.nameWholeListing(tools);
+          return true;
+        });
+        return relisted;
+      };
+      // Search mode's answers come from the listing: only a caller the origin listed for reads it.
+      const searchMode: SearchModeLookup = async (cause) => {
+        if (toolMap.search === null) return undefined;
+        if (toolMap.search === undefined || !caller.mayAnswerLocally) {
+          if (!(await relist(cause))) return undefined;
+        }
+        return toolMap.search ?? undefined;
+      };
       // Only a caller the origin showed the tools to learns about them from the proxy.
-      const mode = caller.mayAnswerLocally ? config.argumentValidation : "warn";
-      const plan = await planForward(body, resolveTool, mode);
+      const mode =
+        config.argumentValidation === "enforce" && !caller.mayAnswerLocally
+          ? "warn"
+          : config.argumentValidation;
+      const plan = await planForward(body, toolResolver(toolMap, relist), mode, searchMode);
       if (plan.body === null) return localAnswer(plan.localResponses, body.batch);
       if (plan.callHeaders) alignCallHeaders(headers, plan.callHeaders);
       const addressee = addresseeOf(body);
@@ -100,7 +117,15 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
       );
       if (reply.kind === "failed") return reply.response;
       return rewriteResponse(answered(reply.response), {
-        listIds: plan.listIds,
+        listIds: new Set(plan.listRequests.keys()),
+        wholeListing: {
+          isFirstPage: (id) => {
+            const listRequest = plan.listRequests.get(id);
+            return listRequest !== undefined && !asksForLaterPage(listRequest);
+          },
+          readRest: (id, cursor) =>
+            relistTools(target, headers, plan.listRequests.get(id), config, cursor),
+        },
         watchesListChanged: body.messages.some(
           (message) => isRequest(message) && message.method === LISTEN,
         ),

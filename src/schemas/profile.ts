@@ -18,6 +18,35 @@ export interface Profile {
   name: ProfileName;
   names: NameRules;
   schemas: ViewPasses;
+  /** The most tools one listing may hand the client; past it, search mode (docs/search-mode.md). */
+  toolCeiling: number | undefined;
+}
+
+/**
+ * The most tools one request to the provider may carry, where its
+ * documentation names a number:
+ * - OpenAI: "A max of 128 functions are supported" (`tools`,
+ *   https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools).
+ * - Gemini: "Maximum 64 function declarations can be provided"
+ *   (`FunctionDeclarationsTool.functionDeclarations`,
+ *   https://firebase.google.com/docs/reference/js/ai.functiondeclarationstool).
+ * - Anthropic's Messages API and Bedrock's Converse API document none; `mcp`
+ *   passes listings on; `portable` takes the lowest.
+ */
+export const TOOL_CEILINGS: Readonly<Record<ProfileName, number | undefined>> = {
+  openai: 128,
+  "openai-strict": 128,
+  anthropic: undefined,
+  bedrock: undefined,
+  gemini: 64,
+  portable: 64,
+  mcp: undefined,
+};
+
+/** The operator's settings that lower a profile's limits: `NAME_MAX_LENGTH`, `MAX_TOOLS`. */
+export interface ProfileLimits {
+  nameMaxLength?: number;
+  maxTools?: number;
 }
 
 export const SCHEMA_PASSES: Readonly<Record<ProfileName, ViewPasses>> = {
@@ -30,6 +59,12 @@ export const SCHEMA_PASSES: Readonly<Record<ProfileName, ViewPasses>> = {
   mcp: MCP,
 };
 
-export function profileOf(name: ProfileName, nameMaxLength?: number): Profile {
-  return { name, names: nameRules(name, nameMaxLength), schemas: SCHEMA_PASSES[name] };
+export function profileOf(name: ProfileName, limits: ProfileLimits = {}): Profile {
+  const ceilings = [TOOL_CEILINGS[name], limits.maxTools].filter((n) => n !== undefined);
+  return {
+    name,
+    names: nameRules(name, limits.nameMaxLength),
+    schemas: SCHEMA_PASSES[name],
+    toolCeiling: ceilings.length > 0 ? Math.min(...ceilings) : undefined,
+  };
 }

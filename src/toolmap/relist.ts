@@ -4,7 +4,9 @@
  * of its own on behalf of the client's `tools/call`: the caller's credentials,
  * session and protocol version, the client's envelope where the revision has
  * one (protocol/revision.ts), and an id no client uses. Every page is
- * fetched, up to a bound.
+ * fetched, up to `MAX_PAGES`: a listing is whole or not at all. The same
+ * reads the pages after a client's first one, to know a whole listing's size
+ * (search mode, docs/search-mode.md).
  */
 import { createParser } from "eventsource-parser";
 import type { Config } from "../config";
@@ -16,7 +18,7 @@ import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tool
 import { fetchOrigin } from "../transport/origin";
 import { MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
 
-const MAX_PAGES = 20;
+const MAX_PAGES = 50;
 
 interface ListPage {
   tools: ListedTool[];
@@ -65,19 +67,21 @@ async function readPage(response: Response, id: string): Promise<ListPage | unde
 }
 
 /**
- * Every page of the origin's listing, asked for on behalf of `cause` with
- * `originHeaders`, the headers the client's own request to the origin carries
- * (its credentials as `AUTH_MODE` decided).
+ * Every page of the origin's listing (from `cursor` on, when given), asked for
+ * on behalf of `cause` with `originHeaders`, the headers the client's own
+ * request to the origin carries (its credentials as `AUTH_MODE` decided);
+ * `undefined` when any page could not be read.
  */
 export async function relistTools(
   target: URL,
   originHeaders: Headers,
   cause: unknown,
   config: Config,
+  from?: string,
 ): Promise<ListedTool[] | undefined> {
   const revision = revisionOf(originHeaders, cause);
   const tools: ListedTool[] = [];
-  let cursor: string | undefined;
+  let cursor = from;
   for (let pageNumber = 0; pageNumber < MAX_PAGES; pageNumber++) {
     const id = `mcp-edge-rewriter/relist/${crypto.randomUUID()}`;
     const request = requestOnBehalfOf(
@@ -107,7 +111,7 @@ export async function relistTools(
         status: reply.kind === "failed" ? reply.failure : reply.response.status,
       });
       if (reply.kind === "answered") await reply.response.body?.cancel();
-      return tools.length > 0 ? tools : undefined;
+      return undefined;
     }
     let page: ListPage | undefined;
     let detail: string | undefined;
@@ -122,11 +126,12 @@ export async function relistTools(
         status: "no tools/list result",
         ...(detail === undefined ? {} : { detail }),
       });
-      return tools.length > 0 ? tools : undefined;
+      return undefined;
     }
     tools.push(...page.tools);
     if (page.nextCursor === undefined) return tools;
     cursor = page.nextCursor;
   }
-  return tools;
+  logEvent("relist_failed", { origin: target.host, status: `more than ${MAX_PAGES} pages` });
+  return undefined;
 }

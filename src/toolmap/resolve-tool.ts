@@ -1,11 +1,11 @@
 /**
  * Finds the tool behind a model-facing name: the map first (memory, then KV),
- * and on a miss the origin itself, asked once per client request however many
- * calls the request carries. A name the map could never have handed out
+ * and on a miss the origin itself (`relist`, which the caller makes ask at
+ * most once per client request however many calls the request carries, and
+ * which names what it learns in the map). A name the map could never have handed out
  * (illegal under the profile, or longer than its cap: an original name, or
  * junk) costs no lookup and no re-list; its call goes on as it came.
  */
-import type { ListedTool } from "../protocol/tools-list";
 import type { Resolution, ToolMap } from "./tool-map";
 
 export type ResolvedTool = Omit<Resolution, "source"> & { source: Resolution["source"] | "relist" };
@@ -15,15 +15,13 @@ export type ToolResolver = (name: string, cause: unknown) => Promise<ResolvedToo
 
 export function toolResolver(
   toolMap: ToolMap,
-  relist: (cause: unknown) => Promise<ListedTool[] | undefined>,
+  relist: (cause: unknown) => Promise<unknown>,
 ): ToolResolver {
-  let relisted: Promise<unknown> | undefined;
   return async (name, cause) => {
     if (!toolMap.couldHaveNamed(name)) return undefined;
     const known = await toolMap.resolve(name);
     if (known) return known;
-    relisted ??= relist(cause).then((tools) => tools && toolMap.nameListing(tools));
-    await relisted;
+    await relist(cause);
     const learned = await toolMap.resolve(name);
     return learned && { ...learned, source: "relist" };
   };

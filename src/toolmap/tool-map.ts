@@ -47,6 +47,7 @@ import {
   schemaLine,
   schemaLines,
 } from "./stored-map";
+import { type SearchableTool, ToolSearch } from "./tool-search";
 
 const MAX_ORIGINS = 16;
 /** Originals per origin, in memory (per profile) and in KV. */
@@ -70,6 +71,11 @@ export class ProfileNames {
   readonly views = new Map<string, { hash: string; view: SchemaView }>();
   /** Names layout 1 handed out under this profile (original → name), read once (or in flight). */
   legacy: Promise<Map<string, string> | undefined> | undefined;
+  /**
+   * The last whole listing, when it was over the profile's tool ceiling (search
+   * mode); `null` when it was not; `undefined` until this isolate saw one.
+   */
+  search: ToolSearch | null | undefined;
   /** The same names, once read: original → name, and name → original. */
   readonly legacyNames = new Map<string, string>();
   readonly legacyOwners = new Map<string, string>();
@@ -216,7 +222,7 @@ export class ToolMap {
   constructor(
     private readonly kv: KVNamespace,
     private readonly scopes: ToolMapScopes,
-    private readonly profile: Profile,
+    readonly profile: Profile,
     memory: ToolMapMemory,
     private readonly waitUntil: (promise: Promise<unknown>) => void,
   ) {
@@ -251,6 +257,40 @@ export class ToolMap {
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
     return { names: plan.names, ...this.viewSchemas(plan.entries) };
+  }
+
+  /**
+   * Names a whole listing (every page), and decides whether the profile serves
+   * it in search mode: more tools than its ceiling. The decision, with the
+   * tools as search mode shows them, is kept until the next whole listing.
+   */
+  async nameWholeListing(
+    tools: readonly ListedTool[],
+  ): Promise<{ listing: NamedListing; search: ToolSearch | null }> {
+    const listing = await this.nameListing(tools);
+    const ceiling = this.profile.toolCeiling;
+    if (ceiling === undefined || tools.length <= ceiling) {
+      this.names.search = null;
+      return { listing, search: null };
+    }
+    const searchable = tools.map(
+      (tool): SearchableTool => ({
+        name: listing.names.get(tool.name) ?? tool.name,
+        original: tool.name,
+        ...(typeof tool.title === "string" ? { title: tool.title } : {}),
+        ...(typeof tool.description === "string" ? { description: tool.description } : {}),
+        inputSchema: listing.schemas.get(tool.name) ?? tool.inputSchema,
+      }),
+    );
+    const search = new ToolSearch(searchable);
+    this.names.search = search;
+    logEvent("tools_search_mode", { profile: this.profile.name, tools: tools.length, ceiling });
+    return { listing, search };
+  }
+
+  /** The last whole listing's search mode: `null` when not in it, `undefined` when not known here. */
+  get search(): ToolSearch | null | undefined {
+    return this.names.search;
   }
 
   /** What the map knows, for planning: this profile's names (layout 1's too), the origin's tools. */

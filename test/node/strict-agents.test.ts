@@ -10,7 +10,8 @@ import { MCPServerStreamableHttp, mcpToFunctionTool, RunContext } from "@openai/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_startWorker } from "wrangler";
 import { demoTools } from "../../demo/src/tools";
-import { CORPUS_TOOLS, startCorpusOrigin } from "../fixtures/node/corpus-origin";
+import { startCatalogOrigin } from "../fixtures/node/catalog-origin";
+import corpusSchemas from "../fixtures/schema-corpus.json";
 import { serveProxy } from "./serve-proxy";
 
 type AgentsSdkTool = ReturnType<typeof mcpToFunctionTool>;
@@ -37,7 +38,7 @@ const notStrict = (tools: AgentsSdkTool[]) =>
   tools.filter((tool) => !tool.strict).map((tool) => tool.name);
 
 let demo: Awaited<ReturnType<typeof unstable_startWorker>>;
-let corpus: Awaited<ReturnType<typeof startCorpusOrigin>>;
+let corpus: Awaited<ReturnType<typeof startCatalogOrigin>>;
 const origins: Record<"demo" | "corpus", string> = { demo: "", corpus: "" };
 const proxies: Array<Awaited<ReturnType<typeof serveProxy>>> = [];
 const strictUrls: Record<"demo" | "corpus", string> = { demo: "", corpus: "" };
@@ -48,7 +49,7 @@ beforeAll(async () => {
     dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, logLevel: "error" },
   });
   await demo.ready;
-  corpus = await startCorpusOrigin();
+  corpus = await startCatalogOrigin();
   origins.demo = new URL("/mcp", await demo.url).href;
   origins.corpus = corpus.url.href;
   for (const key of ["demo", "corpus"] as const) {
@@ -77,8 +78,8 @@ describe("the Agents SDK's strict conversion of tools listed at /mcp/openai-stri
   it("makes every schema of the corpus strict, where the origin's own schemas fall short", async () => {
     const through = await listedByAgentsSdk(strictUrls.corpus);
     const direct = await listedByAgentsSdk(origins.corpus);
-    expect(through).toHaveLength(CORPUS_TOOLS.length);
-    expect(CORPUS_TOOLS).toHaveLength(51);
+    expect(through).toHaveLength(corpusSchemas.length);
+    expect(corpusSchemas).toHaveLength(51);
     expect(notStrict(through)).toEqual([]);
     expect(notStrict(direct).length).toBeGreaterThan(0);
   });

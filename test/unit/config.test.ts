@@ -1,6 +1,6 @@
 import { env as workerEnv } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/config";
+import { parseConfig, profileAt } from "../../src/config";
 import { profileOf } from "../../src/schemas/profile";
 
 /** Settings as wrangler hands them over, with the tool map's binding every environment has. */
@@ -18,7 +18,7 @@ describe("parseConfig", () => {
         originTimeoutMs: 30_000,
         maxBodyBytes: 4_194_304,
         profile: profileOf("openai"),
-        nameMaxLength: undefined,
+        profileLimits: { nameMaxLength: undefined, maxTools: undefined },
         argumentValidation: "warn",
         allowedHosts: [],
         publicOrigin: undefined,
@@ -98,6 +98,19 @@ describe("parseConfig", () => {
     expect(result.kind === "valid" && result.config.originUrl.href).toBe(
       "http://127.0.0.1:9000/rpc",
     );
+  });
+
+  it("takes each profile's tool ceiling, lowered by MAX_TOOLS, at every profile URL", () => {
+    const at = (vars: Record<string, unknown>, path: string) => {
+      const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ...vars }));
+      return result.kind === "valid" ? profileAt(result.config, path)?.toolCeiling : "invalid";
+    };
+    expect(at({}, "/mcp")).toBe(128);
+    expect(at({}, "/mcp/gemini")).toBe(64);
+    expect(at({}, "/mcp/anthropic")).toBeUndefined();
+    expect(at({ MAX_TOOLS: "40" }, "/mcp")).toBe(40);
+    expect(at({ MAX_TOOLS: "40" }, "/mcp/anthropic")).toBe(40);
+    expect(at({ MAX_TOOLS: "500" }, "/mcp/gemini")).toBe(64);
   });
 
   it("reads broker mode, with its bindings and the operator's client at the origin when given", () => {
@@ -206,6 +219,8 @@ describe("parseConfig", () => {
       "must be one of openai, openai-strict, anthropic, bedrock, gemini, portable, mcp",
     ],
     ["NAME_MAX_LENGTH", "4", "must be at least 8 characters"],
+    ["MAX_TOOLS", "1", "must be at least 2 tools"],
+    ["MAX_TOOLS", "forty", "must be a whole number of tools"],
     ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
     ["MCP_PATH", "mcp", "must start with /"],
     ["AUTH_MODE", "proxy", "must be one of relay, broker"],

@@ -196,7 +196,7 @@ describe("what the proxy forwards", () => {
         const body = await readPostBody(request, 1 << 20);
         expect(body.kind, text).toBe("parsed");
         if (body.kind !== "parsed") return;
-        const plan = await planForward(body, resolveTool, "warn");
+        const plan = await planForward(body, resolveTool, "warn", async () => undefined);
         const lines = log.mock.calls
           .map(([line]) => String(line))
           .filter((line) => line.startsWith('{"event":"tool_call_repaired"'))
@@ -242,7 +242,7 @@ describe("a listing the proxy renames", () => {
         new ToolMapMemory(),
         () => {},
       );
-      const renamed = await rewriteJsonText(text, new Set([1]), toolMap);
+      const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
       expect(renamed).toContain('"maximum":9007199254740993');
       // OpenAI takes the schema as it is: the origin's text, escapes and all.
       if (profile === "openai") expect(renamed).toContain(`"inputSchema":${schema}`);

@@ -1,0 +1,174 @@
+/**
+ * Search mode (docs/search-mode.md): a whole listing over the profile's tool
+ * ceiling reaches the client as two tools of the proxy's own, `search_tools`
+ * and `call_tool`. `search_tools` is answered here from the listing in isolate
+ * memory (toolmap/tool-search.ts); `call_tool` becomes the call it carries,
+ * which then takes the way back every direct call takes (tools-call.ts).
+ */
+import { recoverArguments } from "../args/recover";
+import { isPlainObject } from "../json";
+import type { JsonRpcRequest } from "../protocol/jsonrpc";
+import { completeResult, type Revision } from "../protocol/revision";
+import type { ToolsListResult } from "../protocol/tools-list";
+import type { Profile } from "../schemas/profile";
+import { schemaView } from "../schemas/view";
+import type { SearchableTool, ToolSearch } from "../toolmap/tool-search";
+
+export const SEARCH_TOOLS = "search_tools";
+export const CALL_TOOL = "call_tool";
+
+const DEFAULT_LIMIT = 8;
+const MAX_LIMIT = 20;
+
+const SEARCH_SCHEMA = {
+  type: "object",
+  properties: {
+    query: {
+      type: "string",
+      description: "What the tool should do, in a few words (for example: create invoice).",
+    },
+    limit: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_LIMIT,
+      description: `How many tools to return, best first. Default: ${DEFAULT_LIMIT}.`,
+    },
+  },
+  required: ["query"],
+};
+
+const CALL_SCHEMA = {
+  type: "object",
+  properties: {
+    name: { type: "string", description: "The tool's name, as search_tools gave it." },
+    arguments: {
+      type: "object",
+      description: "The tool's arguments, as the input schema search_tools gave for it says.",
+    },
+  },
+  required: ["name"],
+};
+
+/** The two tools, their schemas in the profile's view like every other tool's. */
+function searchModeTools(profile: Profile, total: number): unknown[] {
+  const view = (schema: unknown) => schemaView(schema, profile.schemas).schema;
+  return [
+    {
+      name: SEARCH_TOOLS,
+      description: `Finds tools of this server (${total} in all) by what they do. Answers with each match's name, description and input schema; call one with ${CALL_TOOL}.`,
+      inputSchema: view(SEARCH_SCHEMA),
+    },
+    {
+      name: CALL_TOOL,
+      description: `Calls a tool that ${SEARCH_TOOLS} found, by its name, with its arguments.`,
+      inputSchema: view(CALL_SCHEMA),
+    },
+  ];
+}
+
+/** The listing the client sees in search mode: the origin's result with the two tools, on one page. */
+export function searchModeResult(
+  result: ToolsListResult,
+  profile: Profile,
+  total: number,
+): ToolsListResult {
+  const { nextCursor: _, ...rest } = result;
+  return { ...rest, tools: searchModeTools(profile, total) };
+}
+
+/** A tool result of the proxy's own, as the request's revision writes results. */
+function toolAnswer(
+  message: JsonRpcRequest,
+  revision: Revision,
+  text: string,
+  structuredContent?: Record<string, unknown>,
+): unknown {
+  const result = structuredContent
+    ? { content: [{ type: "text", text }], structuredContent }
+    : { content: [{ type: "text", text }], isError: true };
+  return { jsonrpc: "2.0", id: message.id, result: completeResult(result, revision) };
+}
+
+/** The arguments of one of the proxy's two tools, from wherever the client put them, and the envelope. */
+function argumentsOf(message: JsonRpcRequest): {
+  args: Record<string, unknown>;
+  envelope: Record<string, unknown>;
+} {
+  const recovered = recoverArguments(isPlainObject(message.params) ? message.params : {});
+  return recovered.kind === "recovered"
+    ? { args: recovered.arguments ?? {}, envelope: recovered.envelope }
+    : { args: {}, envelope: {} };
+}
+
+function limitOf(value: unknown): number {
+  const limit = typeof value === "string" ? Number(value) : value;
+  return typeof limit === "number" && Number.isInteger(limit) && limit > 0
+    ? Math.min(limit, MAX_LIMIT)
+    : DEFAULT_LIMIT;
+}
+
+const shown = ({ name, title, description, inputSchema }: SearchableTool) => ({
+  name,
+  ...(title === undefined ? {} : { title }),
+  ...(description === undefined ? {} : { description }),
+  inputSchema,
+});
+
+/** The answer to a `search_tools` call: the best matches, as text a model reads and as structured content. */
+export function answerSearch(
+  message: JsonRpcRequest,
+  search: ToolSearch,
+  revision: Revision,
+): unknown {
+  const { args } = argumentsOf(message);
+  if (typeof args.query !== "string") {
+    return toolAnswer(
+      message,
+      revision,
+      `${SEARCH_TOOLS} needs a \`query\`: a few words saying what the tool should do.`,
+    );
+  }
+  const found = search.search(args.query, limitOf(args.limit)).map(shown);
+  const total = search.tools.length;
+  const heading =
+    found.length === 0
+      ? `No tool of ${total} matches "${args.query}". Try other words, or fewer.`
+      : `${found.length} of ${total} tools match "${args.query}", best first. Call one with ${CALL_TOOL}: {"name": <name>, "arguments": {…}}.`;
+  const lines = found.map(
+    (tool) =>
+      `\n${tool.name}: ${tool.description ?? tool.title ?? "(no description)"}\ninput schema: ${JSON.stringify(tool.inputSchema)}`,
+  );
+  return toolAnswer(message, revision, [heading, ...lines].join("\n"), { tools: found });
+}
+
+export type UnwrappedCall =
+  | { kind: "call"; message: JsonRpcRequest }
+  | { kind: "answer"; response: unknown };
+
+/**
+ * The call a `call_tool` carries, as if the client had made it directly: its
+ * envelope (`_meta`, `task`, …) kept, `name` and `arguments` the inner tool's.
+ * Arguments written beside `name` instead of inside `arguments` are taken too.
+ */
+export function unwrapCall(message: JsonRpcRequest, revision: Revision): UnwrappedCall {
+  const { args: outer, envelope } = argumentsOf(message);
+  const { name, arguments: inner, ...inline } = outer;
+  if (typeof name !== "string" || name === "") {
+    return {
+      kind: "answer",
+      response: toolAnswer(
+        message,
+        revision,
+        `${CALL_TOOL} needs \`name\`: the name of a tool ${SEARCH_TOOLS} found.`,
+      ),
+    };
+  }
+  const args = inner ?? (Object.keys(inline).length > 0 ? inline : undefined);
+  return {
+    kind: "call",
+    message: {
+      ...message,
+      params: { ...envelope, name, ...(args === undefined ? {} : { arguments: args }) },
+    },
+  };
+}

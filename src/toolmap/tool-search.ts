@@ -1,0 +1,83 @@
+/**
+ * Full-text search over one whole listing, for search mode
+ * (docs/search-mode.md): MiniSearch's BM25 ranking, by prefix and with typos
+ * forgiven, over each tool's original name (in words: the model-facing name
+ * adds only a fingerprint), and its title with the first sentence of its
+ * description (what the tool does; the rest is mostly how). English stop
+ * words are not indexed.
+ *
+ * The index is built at the listing's first search and kept with it in
+ * isolate memory (tool-map.ts), bounded as the listing is (`MAX_TOOLS`).
+ * Building costs CPU in proportion to the words indexed (`npm run bench`):
+ * hence the first sentence only, and no argument names, which nearly
+ * doubled it.
+ */
+import MiniSearch from "minisearch";
+
+/** A tool as search mode shows it: the model-facing name and the profile's view of its schema. */
+export interface SearchableTool {
+  name: string;
+  original: string;
+  title?: string;
+  description?: string;
+  inputSchema: unknown;
+}
+
+/** Characters of a query that are read; the rest is left out. */
+export const MAX_QUERY_CHARS = 256;
+
+/** Characters of a description's first sentence that are indexed. */
+const MAX_INDEXED_DESCRIPTION = 200;
+
+const STOP_WORDS = new Set(
+  "a an and are as at be by can for from has in is it its of on or that the this to use with will you your".split(
+    " ",
+  ),
+);
+
+/** `getPullRequest` → `get Pull Request`; the tokenizer splits at `_`, `.`, `/`, `-`. */
+const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1 $2");
+
+const firstSentence = (text: string) =>
+  (/^.*?[.!?](?:\s|$)/s.exec(text)?.[0] ?? text).slice(0, MAX_INDEXED_DESCRIPTION);
+
+/** The title, where a tool has one, is indexed with its description: it says the same in fewer words. */
+const FIELDS = ["name", "description"] as const;
+
+export class ToolSearch {
+  private index: MiniSearch<{ id: number }> | undefined;
+
+  constructor(readonly tools: readonly SearchableTool[]) {}
+
+  /** The best `limit` matches for `query`, best first; with no words to look for, the first tools. */
+  search(query: string, limit: number): SearchableTool[] {
+    const text = query.slice(0, MAX_QUERY_CHARS).trim();
+    if (text === "") return this.tools.slice(0, limit);
+    return this.indexed()
+      .search(text)
+      .slice(0, limit)
+      .map((match) => this.tools[match.id] as SearchableTool);
+  }
+
+  private indexed(): MiniSearch<{ id: number }> {
+    if (this.index) return this.index;
+    const index = new MiniSearch<{ id: number }>({
+      fields: [...FIELDS],
+      extractField: ({ id }, field) => {
+        const tool = this.tools[id] as SearchableTool;
+        if (field === "id") return String(id);
+        if (field === "name") return words(tool.original);
+        const description = firstSentence(tool.description ?? "");
+        return tool.title === undefined ? description : `${tool.title}. ${description}`;
+      },
+      processTerm: (term) => {
+        const lower = term.toLowerCase();
+        return STOP_WORDS.has(lower) ? null : lower;
+      },
+      searchOptions: { boost: { name: 3 }, prefix: true, fuzzy: 0.2 },
+    });
+    index.addAll(this.tools.map((_, id) => ({ id })));
+    this.index = index;
+    return index;
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * Search mode (docs/search-mode.md): an origin with more tools than the
+ * profile's ceiling (OpenAI's 128) is listed as `search_tools` and
+ * `call_tool`, and every one of its tools is still reachable, with its
+ * arguments repaired as a direct call's are. The origin is the catalog
+ * (test/fixtures/node/catalog-origin.ts: tools made from the schema corpus,
+ * each call echoed as it arrived), with the SDK clients of 2025-11-25 and
+ * 2026-07-28.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
+import { catalogTools } from "../fixtures/node/catalog-origin";
+import { connectClient, type TestClient, type ToolResult } from "../helpers/clients";
+import { DEMO_NAMES } from "../helpers/demo-names";
+import { captureLogs } from "../helpers/logs";
+import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import {
+  CATALOG_ORIGIN,
+  type Fetch,
+  freshOrigin,
+  GATEWAY_ORIGIN,
+  PROXY_URL,
+  viaProxy,
+} from "../helpers/proxy";
+
+const clients: TestClient[] = [];
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+/** The catalog with `tools` tools (more of its query after), in front of a fresh tool map. */
+const catalog = (tools: number, query = "") =>
+  freshOrigin(CATALOG_ORIGIN, `&tools=${tools}${query}`);
+
+async function connect(revision: "2025-11-25" | "2026-07-28", fetch: Fetch, url = PROXY_URL) {
+  const client = await connectClient(revision, url, fetch);
+  clients.push(client);
+  return client;
+}
+
+interface Found {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+const found = (result: ToolResult) =>
+  (result.structuredContent as { tools: Found[] } | undefined)?.tools ?? [];
+
+const echoed = (result: ToolResult) =>
+  result.structuredContent as { tool: string; arguments: Record<string, unknown> };
+
+/** Words a user would search for one catalog tool: its name and, for a copy, which. */
+const queryFor = (description: string) =>
+  description.replace(/ of [^,]*/, "").replace(/[_-]/g, " ");
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) => {
+  it("lists 300 tools as search_tools and call_tool; each is found, called, and reaches the origin under its own name", async () => {
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
+    const listed = await client.listTools();
+    expect(listed.map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
+
+    for (const tool of catalogTools(300)) {
+      const search = await client.callTool("search_tools", {
+        query: queryFor(tool.description ?? ""),
+        limit: 20,
+      });
+      const match = found(search).find((candidate) => candidate.description === tool.description);
+      expect(match, tool.name).toBeDefined();
+      const called = await client.callTool("call_tool", {
+        name: match?.name ?? "",
+        arguments: {},
+      });
+      expect(echoed(called).tool).toBe(tool.name);
+    }
+  });
+
+  it("repairs call_tool's arguments as a direct call's: key aliases, types, JSON text", async () => {
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
+    await client.listTools();
+    const [match] = found(await client.callTool("search_tools", { query: "read text file" }));
+    expect(match?.description).toBe("read_text_file of @modelcontextprotocol/server-filesystem");
+    const called = await client.callTool("call_tool", {
+      name: match?.name ?? "",
+      // A model's slips: a key's case, a number as text, the arguments as JSON text.
+      arguments: JSON.stringify({ Path: "notes.md", head: "10" }),
+    });
+    expect(echoed(called)).toEqual({
+      tool: "read_text_file",
+      arguments: { path: "notes.md", head: 10 },
+    });
+  });
+
+  it("still calls a tool by its own name, as a client that kept names from elsewhere does", async () => {
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
+    await client.listTools();
+    const called = await client.callTool("create_entities_3", { entities: [] });
+    expect(echoed(called)).toEqual({ tool: "create_entities_3", arguments: { entities: [] } });
+  });
+
+  it("lists 100 tools as they are: under the ceiling nothing changes", async () => {
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(100) }));
+    const listed = await client.listTools();
+    expect(listed).toHaveLength(100);
+    expect(listed.map((tool) => tool.name)).not.toContain("search_tools");
+  });
+});
+
+describe("search mode", () => {
+  it.each(["2025-11-25", "2026-07-28"] as const)(
+    "%s: counts every page: a paginated listing over the ceiling is read to the end and served in search mode",
+    async (revision) => {
+      const logs = captureLogs();
+      const proxy = viaProxy({ ORIGIN_URL: catalog(300, "&page_size=100") });
+      const client = await connect(revision, proxy);
+      const listed = await client.listTools();
+      expect(listed.map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
+      expect(logs.events("tools_search_mode")).toEqual([
+        { event: "tools_search_mode", profile: "openai", tools: 300, ceiling: 128 },
+      ]);
+      const search = await client.callTool("search_tools", { query: "kubectl get copy 4" });
+      expect(found(search).map((tool) => tool.description)).toContain(
+        "kubectl_get of mcp-server-kubernetes, copy 4",
+      );
+    },
+  );
+
+  it("leaves a paginated listing under it as the origin paged it, cursors and all", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: catalog(100, "&page_size=30") });
+    const session = await openSession(proxy, PROXY_URL);
+    const names: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const [message] = await messagesOf(
+        await postJson(
+          proxy,
+          PROXY_URL,
+          rpc(pages, "tools/list", cursor ? { cursor } : {}),
+          session,
+        ),
+      );
+      const result = (message as { result: { tools: Found[]; nextCursor?: string } }).result;
+      names.push(...result.tools.map((tool) => tool.name));
+      cursor = result.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(4);
+    expect(names).toHaveLength(100);
+  });
+
+  it("is lowered by MAX_TOOLS, and is the provider's at each profile URL", async () => {
+    const lowered = await connect(
+      "2025-11-25",
+      viaProxy({ ORIGIN_URL: catalog(51), MAX_TOOLS: "40" }),
+    );
+    expect((await lowered.listTools()).map((tool) => tool.name)).toEqual([
+      "search_tools",
+      "call_tool",
+    ]);
+    const origin = catalog(100);
+    expect(
+      await connect("2025-11-25", viaProxy({ ORIGIN_URL: origin })).then((c) => c.listTools()),
+    ).toHaveLength(100);
+    const gemini = await connect(
+      "2025-11-25",
+      viaProxy({ ORIGIN_URL: origin }),
+      `${PROXY_URL}/gemini`,
+    );
+    expect((await gemini.listTools()).map((tool) => tool.name)).toEqual([
+      "search_tools",
+      "call_tool",
+    ]);
+  });
+
+  it("serves a cold isolate's search and call from the origin's listing, asked for again", async () => {
+    const origin = catalog(300);
+    const warm = await connect("2025-11-25", viaProxy({ ORIGIN_URL: origin }));
+    await warm.listTools();
+    const cold = await connect(
+      "2025-11-25",
+      viaProxy({ ORIGIN_URL: origin }, { app: createApp() }),
+    );
+    const [match] = found(await cold.callTool("search_tools", { query: "brave web search" }));
+    expect(match?.description).toBe(
+      "brave_web_search of @modelcontextprotocol/server-brave-search",
+    );
+    const another = await connect(
+      "2025-11-25",
+      viaProxy({ ORIGIN_URL: origin }, { app: createApp() }),
+    );
+    const called = await another.callTool("call_tool", {
+      name: match?.name ?? "",
+      arguments: { query: "edge proxies" },
+    });
+    expect(echoed(called)).toEqual({
+      tool: "brave_web_search",
+      arguments: { query: "edge proxies" },
+    });
+  });
+
+  it("answers a search or call without what it needs with a tool error the model can act on", async () => {
+    const client = await connect("2025-11-25", viaProxy({ ORIGIN_URL: catalog(300) }));
+    await client.listTools();
+    const search = await client.callTool("search_tools", {});
+    expect(search).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: expect.stringContaining("needs a `query`") }],
+    });
+    const call = await client.callTool("call_tool", { arguments: {} });
+    expect(call).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: expect.stringContaining("needs `name`") }],
+    });
+  });
+
+  it("relay mode: answers a search only for a caller the origin listed its tools for", async () => {
+    const trace = crypto.randomUUID();
+    const proxy = viaProxy(
+      { ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}/auth`, `&trace=${trace}`), MAX_TOOLS: "2" },
+      { app: createApp() },
+    );
+    const session = await openSession(proxy, PROXY_URL, { authorization: "Bearer demo-token" });
+    const [listing] = await messagesOf(
+      await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session),
+    );
+    expect(listing).toMatchObject({
+      result: { tools: [{ name: "search_tools" }, { name: "call_tool" }] },
+    });
+    const search = rpc("search", "tools/call", {
+      name: "search_tools",
+      arguments: { query: "read file" },
+    });
+
+    // Without the origin's word for them, callers learn nothing from the proxy: the origin's 401.
+    const { authorization: _, ...anonymous } = session;
+    for (const headers of [anonymous, { ...session, authorization: "Bearer guessed" }]) {
+      const refused = await postJson(proxy, PROXY_URL, search, headers);
+      expect(refused.status).toBe(401);
+      expect(await refused.text()).not.toContain(DEMO_NAMES["files.read"]);
+    }
+
+    const [answer] = await messagesOf(await postJson(proxy, PROXY_URL, search, session));
+    expect(JSON.stringify(answer)).toContain(DEMO_NAMES["files.read"]);
+  });
+});

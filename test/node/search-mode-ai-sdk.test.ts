@@ -1,0 +1,93 @@
+/**
+ * Search mode as a Vercel AI SDK app meets it: `@ai-sdk/mcp` turns the
+ * proxy's listing (300 catalog tools, over OpenAI's 128) into model tools,
+ * and `generateText` runs the agent loop with the SDK's mock model, which
+ * searches, then calls the tool it found by the name the search gave. The
+ * proxy is served by wrangler; the catalog origin echoes what reached it.
+ */
+import { createMCPClient } from "@ai-sdk/mcp";
+import { generateText, stepCountIs } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCatalogOrigin } from "../fixtures/node/catalog-origin";
+import { serveProxy } from "./serve-proxy";
+
+let catalog: Awaited<ReturnType<typeof startCatalogOrigin>>;
+let proxy: Awaited<ReturnType<typeof serveProxy>>;
+
+beforeAll(async () => {
+  catalog = await startCatalogOrigin();
+  proxy = await serveProxy(`${catalog.url.href}?tools=300`);
+});
+
+afterAll(async () => {
+  await proxy?.dispose();
+  catalog?.close();
+});
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+/** One step of the mock model: a call of `toolName` with `input`. */
+const toolCall = (toolName: string, input: unknown) => ({
+  content: [
+    { type: "tool-call" as const, toolCallId: toolName, toolName, input: JSON.stringify(input) },
+  ],
+  finishReason: { unified: "tool-calls" as const, raw: undefined },
+  usage,
+  warnings: [],
+});
+
+describe("the Vercel AI SDK through search mode", () => {
+  it("the model searches, calls what it found, and the origin receives the call", async () => {
+    const client = await createMCPClient({ transport: { type: "http", url: proxy.url.href } });
+    try {
+      const tools = await client.tools();
+      expect(Object.keys(tools)).toEqual(["search_tools", "call_tool"]);
+
+      let step = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async ({ prompt }) => {
+          step++;
+          if (step === 1) return toolCall("search_tools", { query: "brave web search" });
+          if (step === 2) {
+            // The search's answer, as the SDK handed it to the model: the first match's name.
+            const text = JSON.stringify(prompt.at(-1));
+            const name = /\\n([\w-]+): brave_web_search of /.exec(text)?.[1];
+            return toolCall("call_tool", {
+              name,
+              arguments: { query: "edge proxies", count: "5" },
+            });
+          }
+          return {
+            content: [{ type: "text" as const, text: "done" }],
+            finishReason: { unified: "stop" as const, raw: undefined },
+            usage,
+            warnings: [],
+          };
+        },
+      });
+
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Search the web for edge proxies.",
+        stopWhen: stepCountIs(3),
+      });
+
+      const [, called] = result.steps.flatMap((s) => s.toolResults);
+      expect(called?.toolName).toBe("call_tool");
+      expect(called?.output).toMatchObject({
+        structuredContent: {
+          tool: "brave_web_search",
+          arguments: { query: "edge proxies", count: 5 },
+        },
+      });
+      expect(result.text).toBe("done");
+    } finally {
+      await client.close();
+    }
+  });
+});
