@@ -18,6 +18,7 @@ export const MODULES = {
   names: { path: "src/names/", patterns: ["**/names/**"] },
   args: { path: "src/args/", patterns: ["**/args/**"] },
   schemas: { path: "src/schemas/", patterns: ["**/schemas/**"] },
+  rules: { path: "src/rules/", patterns: ["**/rules/**"] },
   config: { path: "src/config.ts", patterns: ["**/config"] },
   transport: { path: "src/transport/", patterns: ["**/transport/**"] },
   auth: { path: "src/auth/", patterns: ["**/auth/**"] },
@@ -37,7 +38,7 @@ export const OUTSIDE = [
 ];
 
 const FOUNDATION = ["json", "bounded-map", "canonical-path", "log"];
-const CORE = ["names", "args", "schemas"];
+const CORE = ["names", "args", "schemas", "rules"];
 
 /** Lowest first: each layer, its files, the modules it may import, and why. */
 export const LAYERS = [
@@ -70,6 +71,12 @@ export const LAYERS = [
     modules: ["schemas"],
     mayImport: ["json", "protocol", "names", "args"],
     why: "schemas/ is pure core: it imports only json.ts, protocol/, names/ and args/.",
+  },
+  {
+    name: "rules",
+    modules: ["rules"],
+    mayImport: ["json", "protocol", "names", "args", "schemas"],
+    why: "rules/ (the operator's tool rules) is pure core: it imports only json.ts, protocol/ and the rest of the core.",
   },
   {
     name: "config",

@@ -8,6 +8,13 @@
 import * as v from "valibot";
 import { canonicalPath } from "./canonical-path";
 import { MIN_NAME_CAP, PROFILE_NAMES, type ProfileName } from "./names/profiles";
+import {
+  CHANGE_MODES,
+  ruleNamesProblem,
+  type ToolPolicy,
+  ToolRules,
+  ToolRulesSetting,
+} from "./rules/tool-rules";
 import { type Profile, type ProfileLimits, profileOf } from "./schemas/profile";
 
 /** A count given as a string (wrangler vars) or a number (TOML integers). */
@@ -164,6 +171,8 @@ const ConfigSchema = v.pipe(
       NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
       // Search mode lists two tools: a lower ceiling could not be kept.
       MAX_TOOLS: v.optional(wholeNumber("tools", 2)),
+      TOOL_RULES: ToolRulesSetting,
+      TOOL_CHANGES: oneOf(CHANGE_MODES, "log"),
       ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
       ALLOWED_HOSTS: hostList,
       PUBLIC_URL: publicOrigin,
@@ -217,6 +226,10 @@ const ConfigSchema = v.pipe(
         maxTools: vars.MAX_TOOLS,
       }),
       profileLimits: { nameMaxLength: vars.NAME_MAX_LENGTH, maxTools: vars.MAX_TOOLS },
+      policy: {
+        rules: new ToolRules(vars.TOOL_RULES ?? { hide: [], only: [], tools: {} }),
+        changes: vars.TOOL_CHANGES,
+      },
       argumentValidation: vars.ARGUMENT_VALIDATION,
       allowedHosts: vars.ALLOWED_HOSTS,
       publicOrigin: vars.PUBLIC_URL,
@@ -246,6 +259,8 @@ export interface Config {
   profile: Profile;
   /** `NAME_MAX_LENGTH` and `MAX_TOOLS`: lower limits for every profile. */
   profileLimits: ProfileLimits;
+  /** `TOOL_RULES` and `TOOL_CHANGES`: the operator's say over the tools (docs/rules.md). */
+  policy: ToolPolicy;
   /** What to do with arguments that fail the tool's schema (`ARGUMENT_VALIDATION`). */
   argumentValidation: ValidationMode;
   /** Hosts the proxy answers for (`ALLOWED_HOSTS`); empty: any. */
@@ -260,15 +275,40 @@ export type ConfigResult =
   | { kind: "valid"; config: Config }
   | { kind: "invalid"; setting: string; problem: string };
 
+/** A setting's path as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
+function settingPath(keys: readonly unknown[]): string {
+  return keys
+    .map((key, index) => {
+      if (typeof key === "number") return `[${key}]`;
+      const text = String(key);
+      if (/^[A-Za-z_$][\w$]*$/.test(text)) return index === 0 ? text : `.${text}`;
+      return `[${JSON.stringify(text)}]`;
+    })
+    .join("");
+}
+
 export function parseConfig(env: Env): ConfigResult {
   const result = v.safeParse(ConfigSchema, env);
-  if (result.success) return { kind: "valid", config: result.output };
-  const [issue] = result.issues;
-  return {
-    kind: "invalid",
-    setting: v.getDotPath(issue) ?? "configuration",
-    problem: issue.message,
-  };
+  if (!result.success) {
+    const [issue] = result.issues;
+    const keys = issue.path?.map((item) => item.key) ?? [];
+    return {
+      kind: "invalid",
+      setting: keys.length > 0 ? settingPath(keys) : "configuration",
+      problem: issue.message,
+    };
+  }
+  const config = result.output;
+  const names = PROFILE_NAMES.map((name) => profileOf(name, config.profileLimits).names);
+  const problem = ruleNamesProblem(config.policy.rules, names);
+  if (problem) {
+    return {
+      kind: "invalid",
+      setting: settingPath(["TOOL_RULES", ...problem[0]]),
+      problem: problem[1],
+    };
+  }
+  return { kind: "valid", config };
 }
 
 const configs = new WeakMap<Env, ConfigResult>();

@@ -156,7 +156,9 @@ function largeCall() {
 
 function resolverFor(original: string, inputSchema: unknown): ToolResolver {
   const entry = { original, schemaHash: "", inputSchema };
-  return async () => ({ entry, source: "memory" });
+  return Object.assign(async () => ({ entry, source: "memory" as const }), {
+    refusalOf: () => undefined,
+  });
 }
 
 function call(name: string, args: unknown): JsonRpcRequest {

@@ -23,6 +23,7 @@ export const echoTools: Tool[] = [
   {
     name: "files.read",
     description: "Reads a file from the workspace.",
+    annotations: { readOnlyHint: true },
     inputSchema: {
       type: "object",
       properties: {
@@ -141,6 +142,7 @@ export const interactiveTools: Tool[] = [
   {
     name: "deploy:confirm",
     description: "Asks the user to confirm (MCP elicitation) before it answers.",
+    annotations: { destructiveHint: true },
     inputSchema: {
       type: "object",
       properties: { target: { type: "string" } },

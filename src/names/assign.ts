@@ -3,7 +3,10 @@
  * 5). Pure: the names already handed out come in as `known`, the decisions
  * go out as data, and the caller stores them.
  *
- * - A name legal as it is keeps its name, always.
+ * - A name the operator chose (`chosen`: TOOL_RULES, checked legal and
+ *   distinct at startup) is the tool's, first of all.
+ * - A name legal as it is keeps its name, unless the operator gave it to
+ *   another tool: then it is named as an illegal one is.
  * - An original that already has a model-facing name keeps it (sticky: a name
  *   stored by an earlier version of the proxy), unless a legal original with
  *   exactly that name shows up: the legal one wins.
@@ -47,15 +50,27 @@ export function assignNames(
   originals: Iterable<string>,
   known: KnownNames,
   rules: NameRules,
+  chosen: ReadonlyMap<string, string> = new Map(),
 ): Assignments {
   const distinct = [...new Set(originals)].sort();
   const taken = new Map<string, string>();
   const assignments: Assignment[] = [];
   const displaced: Displacement[] = [];
 
+  const own = distinct.filter((original) => chosen.has(original));
+  for (const original of own) {
+    const name = chosen.get(original) as string;
+    taken.set(name, original);
+    assignments.push({ original, name, reasons: name === original ? [] : ["rule"] });
+    const previous = known.originalOf(name);
+    if (previous !== undefined && previous !== original) {
+      displaced.push({ name, from: previous, to: original });
+    }
+  }
   const illegal: string[] = [];
   for (const original of distinct) {
-    if (!isLegalName(original, rules)) {
+    if (chosen.has(original)) continue;
+    if (!isLegalName(original, rules) || taken.has(original)) {
       illegal.push(original);
       continue;
     }

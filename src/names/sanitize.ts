@@ -10,7 +10,8 @@
 import type { NameRules } from "./profiles";
 import { hash6 } from "./stable-hash";
 
-export type RenameReason = "charset" | "first_character" | "length" | "collision";
+/** Why a tool's model-facing name is not its own; `rule`: the operator chose it (TOOL_RULES). */
+export type RenameReason = "charset" | "first_character" | "length" | "collision" | "rule";
 
 export interface Sanitized {
   name: string;

@@ -11,6 +11,7 @@ export interface ListedTool {
   title?: unknown;
   description?: unknown;
   inputSchema?: unknown;
+  annotations?: unknown;
 }
 
 export type ToolsListResult = { tools: unknown[] } & Record<string, unknown>;

@@ -23,8 +23,18 @@ import { logEvent } from "../log";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError } from "../protocol/jsonrpc";
 import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
 import { completeResult, type Revision } from "../protocol/revision";
+import { aliasedArguments, settledArguments } from "../rules/apply-rules";
 import { valuesFromText } from "../schemas/way-back";
 import type { ToolResolver } from "../toolmap/resolve-tool";
+
+/** What a refused call is told (docs/rules.md): a hidden tool is unknown, as if it did not exist. */
+const REFUSALS: Record<"hidden" | "held" | "unchecked", (name: string) => string> = {
+  hidden: (name) => `Unknown tool: ${name}`,
+  held: (name) =>
+    `Tool ${name} is held: its definition changed since it was approved, and the operator has not accepted the change`,
+  unchecked: (name) =>
+    `Tool ${name} cannot be checked against the operator's rules now: the origin's tool listing could not be read; try again`,
+};
 
 export type CallOutcome =
   | {
@@ -72,6 +82,14 @@ export async function repairToolCall(
 
   const resolved = await resolveTool(name, message);
   const tool = resolved?.entry.original ?? name;
+  const refused = resolved ? resolved.refused : resolveTool.refusalOf(name);
+  if (refused) {
+    logEvent("tool_call_refused", { tool, name, reason: refused });
+    return {
+      kind: "answer",
+      response: jsonRpcError(message.id, ErrorCode.InvalidParams, REFUSALS[refused](name)),
+    };
+  }
   if (!resolved) logEvent("tool_unknown", { name });
 
   const recovered = recoverArguments(params);
@@ -93,10 +111,15 @@ export async function repairToolCall(
     resolved?.view && recovered.arguments !== undefined
       ? valuesFromText(recovered.arguments, resolved.view)
       : undefined;
-  const sent = fromText?.arguments ?? recovered.arguments;
+  // The operator's rule, if any: its aliases before the schema's coalescing, its values after repair.
+  const rule = resolved?.rule;
+  const given = fromText?.arguments ?? recovered.arguments;
+  const aliased = rule && given ? aliasedArguments(given, rule) : undefined;
+  const sent = aliased?.arguments ?? given;
   const repair =
     schema !== undefined && sent !== undefined ? repairArguments(sent, schema) : undefined;
-  const args = repair?.arguments ?? sent;
+  const settled = rule ? settledArguments(repair?.arguments ?? sent ?? {}, rule) : undefined;
+  const args = settled?.set.length ? settled.arguments : (repair?.arguments ?? sent);
   const validation: Validation =
     mode === "off" || schema === undefined
       ? { kind: "skipped", reason: mode === "off" ? "off" : "unknown tool" }
@@ -113,7 +136,8 @@ export async function repairToolCall(
       renamed,
       source: resolved?.source ?? "unknown",
       recovery: recovered.recovery,
-      renamedKeys: repair?.report.renamedKeys ?? [],
+      renamedKeys: [...(aliased?.renamed ?? []), ...(repair?.report.renamedKeys ?? [])],
+      ...(settled?.set.length ? { setByRules: settled.set } : {}),
       coercions: [...(fromText?.parsed ?? []), ...(repair?.report.coercions ?? [])],
       dropped: [...(fromText?.leftOut ?? []), ...(repair?.report.dropped ?? [])],
       ...(repair?.report.limited ? { limited: true } : {}),

@@ -1,6 +1,7 @@
 /**
  * A `tools/list` result as the model sees it: each tool's `name` model-facing,
- * and its `inputSchema` the profile's view where that differs. Every other
+ * its `inputSchema` the profile's view where that differs, its description
+ * as the operator's rules give it, and the tools they hide (or hold) left out. Every other
  * field of the tool and of the result (`nextCursor`, `_meta`, `annotations`,
  * `outputSchema`, `ttlMs`, fields added by later protocol revisions) is
  * carried as it came, in the same order. A tool whose view is still beyond
@@ -17,20 +18,27 @@ export const UNFIT_META = "io.github.mcp-edge-rewriter/unfit";
 export function renameTools(result: ToolsListResult, listing: NamedListing): ToolsListResult {
   return {
     ...result,
-    tools: result.tools.map((tool) => {
-      if (!isPlainObject(tool) || typeof tool.name !== "string") return tool;
+    tools: result.tools.flatMap((tool) => {
+      if (!isPlainObject(tool) || typeof tool.name !== "string") return [tool];
       const original = tool.name;
+      if (listing.hidden.has(original)) return [];
       const name = listing.names.get(original) ?? original;
       const schema = listing.schemas.get(original);
       const unfit = listing.unfit.get(original);
-      if (name === original && schema === undefined && unfit === undefined) return tool;
+      const described = listing.descriptions.has(original);
+      if (name === original && schema === undefined && unfit === undefined && !described)
+        return [tool];
       const meta = isPlainObject(tool._meta) ? tool._meta : {};
-      return {
-        ...tool,
-        name,
-        ...(schema === undefined ? {} : { inputSchema: schema }),
-        ...(unfit === undefined ? {} : { _meta: { ...meta, [UNFIT_META]: unfit } }),
-      };
+      const description = listing.descriptions.get(original);
+      return [
+        {
+          ...tool,
+          name,
+          ...(described ? { description } : {}),
+          ...(schema === undefined ? {} : { inputSchema: schema }),
+          ...(unfit === undefined ? {} : { _meta: { ...meta, [UNFIT_META]: unfit } }),
+        },
+      ];
     }),
   };
 }

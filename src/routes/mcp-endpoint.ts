@@ -40,8 +40,13 @@ async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMa
   const config = c.get("config");
   const toolMapMemory = c.get("isolate").toolMaps;
   const scopes = await toolMapMemory.scopesOf(config.originUrl, profile.names);
-  return new ToolMap(config.toolMapKv, scopes, profile, toolMapMemory, (promise) =>
-    c.executionCtx.waitUntil(promise),
+  return new ToolMap(
+    config.toolMapKv,
+    scopes,
+    profile,
+    toolMapMemory,
+    (promise) => c.executionCtx.waitUntil(promise),
+    config.policy,
   );
 }
 

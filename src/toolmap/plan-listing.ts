@@ -15,6 +15,7 @@ import type { NameRules } from "../names/profiles";
 import type { RenameReason } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
+import type { Definition } from "./definition-pins";
 
 /** What the map holds of one original. */
 export interface ToolEntry {
@@ -23,6 +24,12 @@ export interface ToolEntry {
   schemaHash: string;
   /** `undefined` until read: a cold isolate learns originals first, schemas on demand. */
   inputSchema?: unknown;
+  /** What this isolate saw of the tool in a listing; `undefined` when it knows it from KV only. */
+  listed?: {
+    annotations: unknown;
+    /** Its definition and pin, where `TOOL_CHANGES` pins definitions. */
+    definition?: Definition;
+  };
 }
 
 /** What the map already holds. */
@@ -59,11 +66,13 @@ export function planListing(
   tools: readonly ListedTool[],
   known: KnownTools,
   rules: NameRules,
+  chosen?: ReadonlyMap<string, string>,
 ): ListingPlan {
   const { assignments, displaced } = assignNames(
     tools.map((tool) => tool.name),
     known,
     rules,
+    chosen,
   );
   const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
   const entries = assignments.map(({ original, name }): PlannedEntry => {

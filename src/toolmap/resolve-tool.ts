@@ -11,18 +11,24 @@ import type { Resolution, ToolMap } from "./tool-map";
 export type ResolvedTool = Omit<Resolution, "source"> & { source: Resolution["source"] | "relist" };
 
 /** The tool behind `name`, called by `cause` (the client's `tools/call`, on whose behalf a re-list asks). */
-export type ToolResolver = (name: string, cause: unknown) => Promise<ResolvedTool | undefined>;
+export interface ToolResolver {
+  (name: string, cause: unknown): Promise<ResolvedTool | undefined>;
+  /** Why the operator's policy refuses a call naming a tool by its original name, if it does. */
+  refusalOf(original: string): Resolution["refused"];
+}
 
 export function toolResolver(
   toolMap: ToolMap,
   relist: (cause: unknown) => Promise<unknown>,
 ): ToolResolver {
-  return async (name, cause) => {
+  const resolve = async (name: string, cause: unknown) => {
     if (!toolMap.couldHaveNamed(name)) return undefined;
     const known = await toolMap.resolve(name);
-    if (known) return known;
+    // A tool the policy can judge only from a listing this isolate has not seen: one is asked for.
+    if (known && known.refused !== "unchecked") return known;
     await relist(cause);
     const learned = await toolMap.resolve(name);
-    return learned && { ...learned, source: "relist" };
+    return learned && { ...learned, source: "relist" as const };
   };
+  return Object.assign(resolve, { refusalOf: (original: string) => toolMap.refusalOf(original) });
 }

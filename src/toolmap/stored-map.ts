@@ -4,7 +4,7 @@
  * back. Per origin, whatever the profile:
  *
  * - `v2:<origin>:map`: JSON, `{"format":2,"tools":{"<original>":["<schema
- *   fingerprint>",<day last listed>]},"chunks":<n>,"legacy":{"<v1 scope>":
+ *   fingerprint>",<day last listed>,"<definition pin>"]},"chunks":<n>,"legacy":{"<v1 scope>":
  *   {"<original>":"<name>"}},"migrated":["<v1 scope>"]}`. Model-facing names are
  *   a pure function of the original and the profile (names/sanitize.ts), so
  *   the map stores none, but those an earlier layout handed out (`legacy`, per
@@ -21,6 +21,8 @@ export interface StoredTool {
   schema: string;
   /** The day (days since the epoch) a listing last showed it. */
   seen: number;
+  /** Its definition's pin (definition-pins.ts), where `TOOL_CHANGES` pins definitions. */
+  pin?: string;
 }
 
 export interface StoredMap {
@@ -60,7 +62,12 @@ export function decodeMap(text: string): StoredMap | undefined {
     if (!Array.isArray(entry) || typeof entry[0] !== "string" || typeof entry[1] !== "number") {
       continue;
     }
-    map.tools.set(original, { schema: entry[0], seen: entry[1] });
+    map.tools.set(
+      original,
+      typeof entry[2] === "string"
+        ? { schema: entry[0], seen: entry[1], pin: entry[2] }
+        : { schema: entry[0], seen: entry[1] },
+    );
   }
   map.chunks = typeof value.chunks === "number" ? value.chunks : 0;
   for (const [scope, names] of Object.entries(isRecord(value.legacy) ? value.legacy : {})) {
@@ -81,7 +88,10 @@ export function encodeMap(map: StoredMap): string {
     format: MAP_FORMAT,
     // fromEntries: an original named `__proto__` stays an ordinary key.
     tools: Object.fromEntries(
-      [...map.tools].map(([original, t]) => [original, [t.schema, t.seen]]),
+      [...map.tools].map(([original, t]) => [
+        original,
+        t.pin === undefined ? [t.schema, t.seen] : [t.schema, t.seen, t.pin],
+      ]),
     ),
     chunks: map.chunks,
     legacy: Object.fromEntries(

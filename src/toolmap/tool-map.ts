@@ -31,8 +31,11 @@ import { logEvent } from "../log";
 import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
 import type { ListedTool } from "../protocol/tools-list";
+import { describedTool, presentedSchema, shapesSchema } from "../rules/apply-rules";
+import { NO_POLICY, type ToolPolicy, type ToolRule } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
+import { acceptKey, decidePins, definitionOf } from "./definition-pins";
 import { readLegacyNames } from "./legacy-v1";
 import { type KnownTools, type PlannedEntry, planListing, type ToolEntry } from "./plan-listing";
 import {
@@ -60,6 +63,10 @@ export const EXPIRY_DAYS = 30;
 const SEEN_REFRESH_DAYS = 7;
 /** A map read this recently is merged into without reading it again. */
 const FRESH_MS = 10_000;
+/** Held tools whose change is remembered as logged, and whose accept key was read lately. */
+const MAX_HELD_NOTES = 1_000;
+/** An accept key found absent is read again after this long. */
+const ACCEPT_CHECK_MS = 60_000;
 
 const today = () => Math.floor(Date.now() / 86_400_000);
 
@@ -116,6 +123,13 @@ export class OriginMemory {
   loadedAt = 0;
   /** A write to KV is under way: another waits for the next listing. */
   writing = false;
+  /** Definition pins this isolate set and KV does not hold yet. */
+  readonly pinned = new Map<string, string>();
+  /** Originals held back (`TOOL_CHANGES=hold`) as of the last listing that showed them. */
+  readonly held = new Set<string>();
+  /** Held changes already logged (original and pin), and accept keys read lately. */
+  readonly heldLogged = new BoundedMap<string, true>(MAX_HELD_NOTES);
+  readonly acceptChecks = new BoundedMap<string, boolean>(MAX_HELD_NOTES, ACCEPT_CHECK_MS);
 
   /** Remembers a tool, most recently; past `MAX_TOOLS`, the least recently remembered goes. */
   remember(entry: ToolEntry, listedOn?: number): void {
@@ -142,6 +156,7 @@ export class OriginMemory {
     this.tools.clear();
     this.listed.clear();
     this.profiles.clear();
+    this.held.clear();
     this.stored = undefined;
     this.loaded = undefined;
   }
@@ -206,6 +221,14 @@ export interface Resolution {
   source: "memory" | "kv";
   /** The schema the model was shown, where it differs from the origin's. */
   view?: SchemaView;
+  /** The operator's rule for the tool, if any (TOOL_RULES). */
+  rule?: ToolRule;
+  /**
+   * Why calls to it are refused: the operator's rules hide it, its changed
+   * definition is held, or whether either applies needs a listing this isolate
+   * has not seen (`unchecked`).
+   */
+  refused?: "hidden" | "held" | "unchecked";
 }
 
 /** A listing page as the model sees it: original → model-facing name, and → schema view where it differs. */
@@ -214,6 +237,10 @@ export interface NamedListing {
   schemas: Map<string, unknown>;
   /** original → why its view is beyond the provider's limits (the listing marks the tool). */
   unfit: Map<string, string>;
+  /** original → the description the operator's rules give it, where they change it. */
+  descriptions: Map<string, string | undefined>;
+  /** Originals left out of the listing: hidden by the operator's rules, or held. */
+  hidden: Set<string>;
 }
 
 export class ToolMap {
@@ -225,6 +252,7 @@ export class ToolMap {
     readonly profile: Profile,
     memory: ToolMapMemory,
     private readonly waitUntil: (promise: Promise<unknown>) => void,
+    readonly policy: ToolPolicy = NO_POLICY,
   ) {
     this.origin = memory.origin(scopes.origin);
   }
@@ -241,14 +269,24 @@ export class ToolMap {
    */
   async nameListing(tools: readonly ListedTool[]): Promise<NamedListing> {
     const readable = await this.load();
-    const plan = planListing(tools, this.known(), this.profile.names);
+    const plan = planListing(tools, this.known(), this.profile.names, this.policy.rules.names);
+    const listedTools = new Map(tools.map((tool) => [tool.name, tool]));
+    const pinning = this.policy.changes !== "allow";
     const day = today();
     for (const { name, original, schemaHash, inputSchema } of plan.entries) {
-      this.origin.remember({ original, schemaHash, inputSchema }, day);
+      const tool = listedTools.get(original);
+      const known = this.origin.tools.get(original)?.listed?.definition;
+      const listed = {
+        annotations: tool?.annotations,
+        ...(pinning && tool ? { definition: definitionOf(tool, schemaHash, known) } : {}),
+      };
+      this.origin.remember({ original, schemaHash, inputSchema, listed }, day);
       this.names.remember(name, original);
     }
+    // Pins are decided only against what KV holds: never from a map that could not be read.
+    const pinsChanged = readable && pinning && (await this.decidePins(plan.entries));
     // Names planned without KV's legacy names could take one for another tool: not stored.
-    if (readable && this.needsWrite(plan.entries)) this.waitUntil(this.store());
+    if (readable && (pinsChanged || this.needsWrite(plan.entries))) this.waitUntil(this.store());
 
     if (plan.renames.length > 0) {
       const { profile, cap } = this.profile.names;
@@ -256,7 +294,72 @@ export class ToolMap {
     }
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
-    return { names: plan.names, ...this.viewSchemas(plan.entries) };
+    return {
+      names: plan.names,
+      ...this.viewSchemas(plan.entries),
+      ...this.ruled(plan.entries, listedTools),
+    };
+  }
+
+  /** Compares each listed tool's definition with its pin; whether a pin is to be stored. */
+  private async decidePins(entries: readonly PlannedEntry[]): Promise<boolean> {
+    const origin = this.origin;
+    const listed = entries.flatMap(({ original }) => {
+      const definition = origin.tools.get(original)?.listed?.definition;
+      return definition ? [{ original, definition }] : [];
+    });
+    const { held, pinned } = await decidePins(
+      listed,
+      this.policy.changes === "hold" ? "hold" : "log",
+      (original) => origin.pinned.get(original) ?? origin.stored?.tools.get(original)?.pin,
+      (original, pin) => this.accepted(original, pin),
+      this.scopes.origin,
+      origin.heldLogged,
+    );
+    for (const { original } of listed) {
+      if (held.has(original)) origin.held.add(original);
+      else origin.held.delete(original);
+    }
+    for (const [original, pin] of pinned) origin.pinned.set(original, pin);
+    return pinned.size > 0;
+  }
+
+  /** Whether the operator wrote the accept key for `original`'s definition `pin`. */
+  private async accepted(original: string, pin: string): Promise<boolean> {
+    const key = acceptKey(this.scopes.origin, pin);
+    const known = this.origin.acceptChecks.get(key);
+    if (known !== undefined) return known;
+    let value: string | null = null;
+    try {
+      value = await this.kv.get(key, "text");
+    } catch (error) {
+      logEvent("kv_error", { op: "get", error: String(error) });
+    }
+    const accepted = value === original;
+    this.origin.acceptChecks.set(key, accepted);
+    if (accepted) this.waitUntil(this.kv.delete(key).catch(() => {}));
+    return accepted;
+  }
+
+  /** What the operator's rules do to this listing: descriptions, and the tools left out. */
+  private ruled(
+    entries: readonly PlannedEntry[],
+    tools: ReadonlyMap<string, ListedTool>,
+  ): Pick<NamedListing, "descriptions" | "hidden"> {
+    const { rules } = this.policy;
+    const descriptions = new Map<string, string | undefined>();
+    const hidden = new Set<string>();
+    for (const { original } of entries) {
+      const entry = this.origin.tools.get(original);
+      if (this.origin.held.has(original)) hidden.add(original);
+      else if (rules.hides({ name: original, annotations: entry?.listed?.annotations }))
+        hidden.add(original);
+      const rule = rules.ruleFor(original);
+      if (rule?.description !== undefined || rule?.appendDescription !== undefined) {
+        descriptions.set(original, describedTool(tools.get(original)?.description, rule));
+      }
+    }
+    return { descriptions, hidden };
   }
 
   /**
@@ -268,23 +371,27 @@ export class ToolMap {
     tools: readonly ListedTool[],
   ): Promise<{ listing: NamedListing; search: ToolSearch | null }> {
     const listing = await this.nameListing(tools);
+    const visible = tools.filter((tool) => !listing.hidden.has(tool.name));
     const ceiling = this.profile.toolCeiling;
-    if (ceiling === undefined || tools.length <= ceiling) {
+    if (ceiling === undefined || visible.length <= ceiling) {
       this.names.search = null;
       return { listing, search: null };
     }
-    const searchable = tools.map(
-      (tool): SearchableTool => ({
+    const searchable = visible.map((tool): SearchableTool => {
+      const description = listing.descriptions.has(tool.name)
+        ? listing.descriptions.get(tool.name)
+        : tool.description;
+      return {
         name: listing.names.get(tool.name) ?? tool.name,
         original: tool.name,
         ...(typeof tool.title === "string" ? { title: tool.title } : {}),
-        ...(typeof tool.description === "string" ? { description: tool.description } : {}),
+        ...(typeof description === "string" ? { description } : {}),
         inputSchema: listing.schemas.get(tool.name) ?? tool.inputSchema,
-      }),
-    );
+      };
+    });
     const search = new ToolSearch(searchable);
     this.names.search = search;
-    logEvent("tools_search_mode", { profile: this.profile.name, tools: tools.length, ceiling });
+    logEvent("tools_search_mode", { profile: this.profile.name, tools: visible.length, ceiling });
     return { listing, search };
   }
 
@@ -307,7 +414,7 @@ export class ToolMap {
    * original → schema view, for the tools whose view differs, and → why a view
    * is still beyond the provider's limits; views computed now are logged.
    */
-  private viewSchemas(entries: readonly PlannedEntry[]): Omit<NamedListing, "names"> {
+  private viewSchemas(entries: readonly PlannedEntry[]): Pick<NamedListing, "schemas" | "unfit"> {
     const schemas = new Map<string, unknown>();
     const unfit = new Map<string, string>();
     const adapted: Array<Record<string, unknown>> = [];
@@ -337,14 +444,22 @@ export class ToolMap {
    */
   private viewOf(
     name: string,
-    { inputSchema, schemaHash: hash }: Pick<ToolEntry, "inputSchema" | "schemaHash">,
+    {
+      original,
+      inputSchema,
+      schemaHash: hash,
+    }: Pick<ToolEntry, "original" | "inputSchema" | "schemaHash">,
   ): { view: SchemaView; fresh: boolean } | undefined {
     const rules = this.profile.schemas;
-    if (changesNothing(rules) || inputSchema === undefined) return undefined;
+    const rule = this.policy.rules.ruleFor(original);
+    const shaped = shapesSchema(rule);
+    if ((changesNothing(rules) && !shaped) || inputSchema === undefined) return undefined;
     const known = this.names.views.get(name);
     if (known?.hash === hash) return { view: known.view, fresh: false };
     if (this.names.views.size >= MAX_TOOLS) this.names.views.clear();
-    const view = schemaView(inputSchema, rules);
+    const viewed = schemaView(presentedSchema(inputSchema, rule), rules);
+    // Arguments the proxy sets are left out of what the model sees, whatever the profile.
+    const view = shaped ? { ...viewed, differs: true } : viewed;
     this.names.views.set(name, { hash, view });
     return { view, fresh: true };
   }
@@ -375,7 +490,34 @@ export class ToolMap {
 
   private resolution(name: string, entry: ToolEntry, source: Resolution["source"]): Resolution {
     const view = this.viewOf(name, entry)?.view;
-    return view?.differs ? { entry, source, view } : { entry, source };
+    const rule = this.policy.rules.ruleFor(entry.original);
+    const refused = this.refusal(entry);
+    return {
+      entry,
+      source,
+      ...(view?.differs ? { view } : {}),
+      ...(rule ? { rule } : {}),
+      ...(refused ? { refused } : {}),
+    };
+  }
+
+  /** Why the operator's policy refuses calls to `entry`, if it does. */
+  private refusal(entry: ToolEntry): Resolution["refused"] {
+    const { rules, changes } = this.policy;
+    if (rules.hides({ name: entry.original, annotations: entry.listed?.annotations })) {
+      // Annotations unseen here may be what hides it, or what lets it through.
+      return entry.listed || !rules.readsAnnotations ? "hidden" : "unchecked";
+    }
+    if (this.origin.held.has(entry.original)) return "held";
+    if (!entry.listed && (rules.readsAnnotations || changes === "hold")) return "unchecked";
+    return undefined;
+  }
+
+  /** Why the policy refuses a call naming a tool by its original name, if it does. */
+  refusalOf(original: string): Resolution["refused"] {
+    const entry = this.origin.tools.get(original);
+    if (entry) return this.refusal(entry);
+    return this.policy.rules.hides({ name: original }) ? "hidden" : undefined;
   }
 
   /** Drops this isolate's memory of the origin (it said its tools changed). */
@@ -492,6 +634,9 @@ export class ToolMap {
         merged.chunks = chunks.length;
       }
       await this.kv.put(mapKey(this.scopes.origin), encodeMap(merged));
+      for (const [original, tool] of merged.tools) {
+        if (origin.pinned.get(original) === tool.pin) origin.pinned.delete(original);
+      }
       origin.stored = merged;
       origin.loadedAt = Date.now();
     } catch (error) {
@@ -507,7 +652,13 @@ export class ToolMap {
     const tools = new Map(base.tools);
     for (const [original, seen] of this.origin.listed) {
       const entry = this.origin.tools.get(original);
-      if (entry) tools.set(original, { schema: entry.schemaHash, seen });
+      if (!entry) continue;
+      const pin = this.origin.pinned.get(original) ?? base.tools.get(original)?.pin;
+      tools.set(original, {
+        schema: entry.schemaHash,
+        seen,
+        ...(pin === undefined ? {} : { pin }),
+      });
     }
     for (const [original, tool] of tools) {
       if (day - tool.seen > EXPIRY_DAYS) tools.delete(original);

@@ -1,6 +1,7 @@
 import { env as workerEnv } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parseConfig, profileAt } from "../../src/config";
+import { ToolRules } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 
 /** Settings as wrangler hands them over, with the tool map's binding every environment has. */
@@ -19,6 +20,7 @@ describe("parseConfig", () => {
         maxBodyBytes: 4_194_304,
         profile: profileOf("openai"),
         profileLimits: { nameMaxLength: undefined, maxTools: undefined },
+        policy: { rules: expect.any(ToolRules), changes: "log" },
         argumentValidation: "warn",
         allowedHosts: [],
         publicOrigin: undefined,
@@ -111,6 +113,76 @@ describe("parseConfig", () => {
     expect(at({ MAX_TOOLS: "40" }, "/mcp")).toBe(40);
     expect(at({ MAX_TOOLS: "40" }, "/mcp/anthropic")).toBe(40);
     expect(at({ MAX_TOOLS: "500" }, "/mcp/gemini")).toBe(64);
+  });
+
+  it.each([
+    [{ hide: "*delete*" }, "TOOL_RULES.hide", "must be a list of globs"],
+    [{ hide: [""] }, "TOOL_RULES.hide[0]", "must not be empty"],
+    [
+      { hid: [] },
+      "TOOL_RULES.hid",
+      "is not a rule (hide, only, hideAnnotated, onlyAnnotated, tools)",
+    ],
+    [
+      { hideAnnotated: { destructiveHint: [true] } },
+      "TOOL_RULES.hideAnnotated.destructiveHint",
+      "must be true, false, a string or a number",
+    ],
+    [
+      { tools: { "catering.invoice": { nmae: "x" } } },
+      'TOOL_RULES.tools["catering.invoice"].nmae',
+      "is not a rule for a tool (name, description, appendDescription, aliases, fixed, defaults)",
+    ],
+    [
+      { tools: { "catering.invoice": { aliases: { "payload-json": 1 } } } },
+      'TOOL_RULES.tools["catering.invoice"].aliases["payload-json"]',
+      "must be the declared name (a string)",
+    ],
+    [
+      { tools: { "catering.invoice": { name: "create-invoice" } } },
+      'TOOL_RULES.tools["catering.invoice"].name',
+      '"create-invoice" is not a legal tool name under the portable profile (every profile is served): use letters, digits and _, starting with a letter, at most 63 characters',
+    ],
+    [
+      { tools: { a: { name: "same" }, b: { name: "same" } } },
+      "TOOL_RULES.tools.b.name",
+      '"same" is already the name of a',
+    ],
+    [
+      { tools: { a: { fixed: { owner: "me" }, defaults: { owner: "you" } } } },
+      "TOOL_RULES.tools.a.defaults.owner",
+      "is also fixed: a fixed value is always sent",
+    ],
+    ['{"hide": [', "TOOL_RULES", "must be a table, or JSON text holding one"],
+  ])("refuses TOOL_RULES %j, naming the path of the mistake", (rules, setting, problem) => {
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_RULES: rules }))).toEqual({
+      kind: "invalid",
+      setting,
+      problem,
+    });
+  });
+
+  it("reads TOOL_RULES as a table or as JSON text, and TOOL_CHANGES", () => {
+    const rules = { hide: ["admin.*"], tools: { "a.b": { name: "ab" } } };
+    for (const given of [rules, JSON.stringify(rules)]) {
+      const result = parseConfig(
+        env({ ORIGIN_URL: "https://o.example/mcp", TOOL_RULES: given, TOOL_CHANGES: "hold" }),
+      );
+      expect(result.kind === "valid" && result.config.policy.changes).toBe("hold");
+      expect(result.kind === "valid" && result.config.policy.rules.hides({ name: "admin.x" })).toBe(
+        true,
+      );
+      expect(result.kind === "valid" && [...result.config.policy.rules.names]).toEqual([
+        ["a.b", "ab"],
+      ]);
+    }
+    expect(
+      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_CHANGES: "block" })),
+    ).toEqual({
+      kind: "invalid",
+      setting: "TOOL_CHANGES",
+      problem: "must be one of allow, log, hold",
+    });
   });
 
   it("reads broker mode, with its bindings and the operator's client at the origin when given", () => {

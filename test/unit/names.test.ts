@@ -160,6 +160,21 @@ describe("assigning names to a listing", () => {
     expect(displaced).toEqual([{ name: "a_b", from: "a/b", to: "a_b" }]);
   });
 
+  it("gives the operator's chosen names first; a legal tool whose name was chosen for another is renamed", () => {
+    const { assignments, displaced } = assignNames(
+      ["catering.invoice", "create_invoice", "files.read"],
+      knownFrom({ "catering.invoice": "catering_invoice_kb7ev1" }),
+      nameRules("openai"),
+      new Map([["catering.invoice", "create_invoice"]]),
+    );
+    expect(assignments).toEqual([
+      { original: "catering.invoice", name: "create_invoice", reasons: ["rule"] },
+      { original: "create_invoice", name: "create_invoice_2", reasons: ["collision"] },
+      { original: "files.read", name: "files_read_yqgun6", reasons: ["charset"] },
+    ]);
+    expect(displaced).toEqual([]);
+  });
+
   it("marks collisions among the reasons", () => {
     const { assignments } = assignNames(
       ["files.read", "files_read_yqgun6"],

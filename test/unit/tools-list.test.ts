@@ -32,6 +32,8 @@ describe("renameTools", () => {
       ]),
       schemas: new Map(),
       unfit: new Map(),
+      descriptions: new Map(),
+      hidden: new Set(),
     });
     expect(renamed).toEqual({
       ...result,
@@ -55,6 +57,8 @@ describe("renameTools, a tool its provider may still refuse", () => {
         names: new Map([["bulk.import", "bulk_import_abc123"]]),
         schemas: new Map([["bulk.import", view]]),
         unfit: new Map([["bulk.import", "1001 enum values (at most 1,000)"]]),
+        descriptions: new Map(),
+        hidden: new Set(),
       },
     );
     expect(renamed.tools).toEqual([

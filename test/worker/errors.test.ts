@@ -214,6 +214,12 @@ describe("configuration", () => {
     ],
     [{ NAME_MAX_LENGTH: "4" }, "NAME_MAX_LENGTH must be at least 8 characters"],
     [{ ARGUMENT_VALIDATION: "strict" }, "ARGUMENT_VALIDATION must be one of off, warn, enforce"],
+    [{ MAX_TOOLS: "1" }, "MAX_TOOLS must be at least 2 tools"],
+    [
+      { TOOL_RULES: '{"tools":{"files.read":{"fixed":[1]}}}' },
+      'TOOL_RULES.tools["files.read"].fixed must be a table of argument = value',
+    ],
+    [{ TOOL_CHANGES: "block" }, "TOOL_CHANGES must be one of allow, log, hold"],
   ])("%o: 500 with -32603 naming the setting", async (vars, says) => {
     const response = await postJson(viaProxy(vars), PROXY_URL, rpc(1, "tools/list"));
     expect(response.status).toBe(500);

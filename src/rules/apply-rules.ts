@@ -1,0 +1,104 @@
+/**
+ * One tool's rule (tool-rules.ts) applied, both ways (docs/rules.md): to the
+ * tool as a listing shows it (description, and the input schema without the
+ * arguments the proxy sets), and to a call's arguments (aliases before the
+ * schema's own coalescing; defaults and fixed values after repair, so the
+ * model can neither leave out a default nor override a fixed value).
+ */
+import { isPlainObject } from "../json";
+import type { ToolRule } from "./tool-rules";
+
+const has = (table: Record<string, unknown>, key: string) => Object.hasOwn(table, key);
+
+/** The description the model sees: replaced, appended to, or the origin's. */
+export function describedTool(
+  description: unknown,
+  rule: ToolRule | undefined,
+): string | undefined {
+  const base = rule?.description ?? (typeof description === "string" ? description : undefined);
+  if (rule?.appendDescription === undefined) return base;
+  return base ? `${base}\n\n${rule.appendDescription}` : rule.appendDescription;
+}
+
+/** Whether the rule changes what the model is shown of the input schema. */
+export const shapesSchema = (rule: ToolRule | undefined): rule is ToolRule =>
+  rule !== undefined &&
+  (Object.keys(rule.fixed).length > 0 || Object.keys(rule.defaults).length > 0);
+
+/**
+ * The input schema the model is shown: fixed arguments left out, and an
+ * argument with a default no longer required, the default said in words.
+ */
+export function presentedSchema(inputSchema: unknown, rule: ToolRule | undefined): unknown {
+  if (!shapesSchema(rule) || !isPlainObject(inputSchema) || !isPlainObject(inputSchema.properties))
+    return inputSchema;
+  const properties = Object.entries(inputSchema.properties).flatMap(([key, schema]) => {
+    if (has(rule.fixed, key)) return [];
+    if (!has(rule.defaults, key) || !isPlainObject(schema)) return [[key, schema]];
+    const note = `Default: ${JSON.stringify(rule.defaults[key])} (the proxy sets it when left out).`;
+    const description =
+      typeof schema.description === "string" ? `${schema.description} ${note}` : note;
+    return [[key, { ...schema, description }]];
+  });
+  const required = Array.isArray(inputSchema.required)
+    ? inputSchema.required.filter(
+        (key) => typeof key !== "string" || (!has(rule.fixed, key) && !has(rule.defaults, key)),
+      )
+    : undefined;
+  return {
+    ...inputSchema,
+    // fromEntries: an argument named `__proto__` stays an ordinary key.
+    properties: Object.fromEntries(properties),
+    ...(required === undefined ? {} : { required }),
+  };
+}
+
+/** The operator's aliases, applied before the schema's coalescing: `alias` → its declared name. */
+export function aliasedArguments(
+  args: Record<string, unknown>,
+  rule: ToolRule | undefined,
+): { arguments: Record<string, unknown>; renamed: Array<{ from: string; to: string }> } {
+  const aliases = rule?.aliases ?? {};
+  const renamed: Array<{ from: string; to: string }> = [];
+  const entries: Array<[string, unknown]> = [];
+  for (const [key, value] of Object.entries(args)) {
+    const target = has(aliases, key) ? aliases[key] : undefined;
+    if (target === undefined || target === key) {
+      entries.push([key, value]);
+      continue;
+    }
+    // The declared name wins over its alias, unless it is null.
+    if (has(args, target) && args[target] !== null) continue;
+    renamed.push({ from: key, to: target });
+    entries.push([target, value]);
+  }
+  if (renamed.length === 0 && entries.length === Object.keys(args).length) {
+    return { arguments: args, renamed };
+  }
+  const merged = new Map<string, unknown>();
+  for (const [key, value] of entries)
+    if (!merged.has(key) || value !== null) merged.set(key, value);
+  return { arguments: Object.fromEntries(merged), renamed };
+}
+
+/** Defaults for what the model left out, then every fixed value, whatever the model sent. */
+export function settledArguments(
+  args: Record<string, unknown>,
+  rule: ToolRule | undefined,
+): { arguments: Record<string, unknown>; set: string[] } {
+  if (!rule) return { arguments: args, set: [] };
+  const set: string[] = [];
+  const result = new Map(Object.entries(args));
+  for (const [key, value] of Object.entries(rule.defaults)) {
+    if (result.has(key) && result.get(key) !== null) continue;
+    result.set(key, value);
+    set.push(key);
+  }
+  for (const [key, value] of Object.entries(rule.fixed)) {
+    result.set(key, value);
+    set.push(key);
+  }
+  return set.length === 0
+    ? { arguments: args, set }
+    : { arguments: Object.fromEntries(result), set };
+}

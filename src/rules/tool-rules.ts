@@ -1,0 +1,201 @@
+/**
+ * The operator's rules for a tenant's tools (`TOOL_RULES`, docs/rules.md):
+ * which tools the model sees, under which names, described how, and with
+ * which arguments set for it. Rules address tools by their original names,
+ * with picomatch globs. The shape is public configuration operators write by
+ * hand and keep across upgrades: extend it, never rename it.
+ *
+ * Pure: the setting's schema (valibot), and the rules compiled from it.
+ */
+import picomatch from "picomatch/posix";
+import * as v from "valibot";
+import { isPlainObject } from "../json";
+import type { NameRules } from "../names/profiles";
+import { isLegalName } from "../names/sanitize";
+
+const RULE_KEYS = "hide, only, hideAnnotated, onlyAnnotated, tools";
+const TOOL_RULE_KEYS = "name, description, appendDescription, aliases, fixed, defaults";
+
+const glob = v.pipe(
+  v.string("must be a glob (a string)"),
+  v.nonEmpty("must not be empty"),
+  v.check((pattern) => {
+    try {
+      picomatch.makeRe(pattern);
+      return true;
+    } catch {
+      return false;
+    }
+  }, "is not a glob picomatch can read"),
+);
+const globs = v.optional(v.array(glob, "must be a list of globs"), []);
+
+/** A TOML table (a JSON object, never an array) of `values`. */
+const table = <T extends v.GenericSchema>(values: T, message: string) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>(isPlainObject, message),
+    v.record(v.string(), values, message),
+  );
+
+/** Annotation → the value that matches (`{ destructiveHint = true }`). */
+const annotationMatch = v.optional(
+  table(
+    v.union([v.boolean(), v.string(), v.number()], "must be true, false, a string or a number"),
+    "must be a table of annotations and values",
+  ),
+);
+
+const argumentValues = (what: string) =>
+  v.optional(table(v.unknown(), `must be a table of ${what}`), {});
+
+const ToolRuleSchema = v.strictObject(
+  {
+    name: v.optional(v.pipe(v.string("must be a string"), v.nonEmpty("must not be empty"))),
+    description: v.optional(v.string("must be a string")),
+    appendDescription: v.optional(v.string("must be a string")),
+    aliases: v.optional(
+      table(
+        v.pipe(v.string("must be the declared name (a string)"), v.nonEmpty("must not be empty")),
+        "must be a table of alias = declared name",
+      ),
+      {},
+    ),
+    fixed: argumentValues("argument = value"),
+    defaults: argumentValues("argument = value"),
+  },
+  `is not a rule for a tool (${TOOL_RULE_KEYS})`,
+);
+
+const RulesDocument = v.strictObject(
+  {
+    hide: globs,
+    only: globs,
+    hideAnnotated: annotationMatch,
+    onlyAnnotated: annotationMatch,
+    tools: v.optional(table(ToolRuleSchema, "must be a table of tools by original name"), {}),
+  },
+  `is not a rule (${RULE_KEYS})`,
+);
+
+const NOT_A_TABLE = "must be a table, or JSON text holding one";
+
+/** `TOOL_RULES`: a table (TOML), or JSON text holding one (`wrangler dev --var`). */
+export const ToolRulesSetting = v.optional(
+  v.pipe(
+    v.unknown(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      let value = dataset.value;
+      if (typeof value === "string") {
+        try {
+          value = JSON.parse(value);
+        } catch {
+          addIssue({ message: NOT_A_TABLE });
+          return NEVER;
+        }
+      }
+      if (isPlainObject(value)) return value;
+      addIssue({ message: NOT_A_TABLE });
+      return NEVER;
+    }),
+    RulesDocument,
+  ),
+);
+
+export type ToolRulesDocument = v.InferOutput<typeof RulesDocument>;
+export type ToolRule = v.InferOutput<typeof ToolRuleSchema>;
+
+/** `TOOL_CHANGES`: what a tool whose definition changed since it was pinned does. */
+export const CHANGE_MODES = ["allow", "log", "hold"] as const;
+export type ChangeMode = (typeof CHANGE_MODES)[number];
+
+/** A tool as the rules see it: its original name and its annotations. */
+export interface RuledTool {
+  name: string;
+  annotations?: unknown;
+}
+
+const matches = (wanted: Record<string, unknown> | undefined, annotations: unknown) =>
+  wanted !== undefined &&
+  Object.entries(wanted).every(
+    ([key, value]) => isPlainObject(annotations) && annotations[key] === value,
+  );
+
+/** The rules, compiled once per configuration. */
+export class ToolRules {
+  private readonly hidden: (name: string) => boolean;
+  private readonly listedOnly: ((name: string) => boolean) | undefined;
+  /** Original → the model-facing name the operator chose. */
+  readonly names: ReadonlyMap<string, string>;
+
+  constructor(readonly document: ToolRulesDocument) {
+    const compile = (patterns: string[]) => picomatch(patterns, { dot: true });
+    this.hidden = document.hide.length > 0 ? compile(document.hide) : () => false;
+    this.listedOnly = document.only.length > 0 ? compile(document.only) : undefined;
+    this.names = new Map(
+      Object.entries(document.tools).flatMap(([original, rule]) =>
+        rule.name === undefined ? [] : [[original, rule.name] as const],
+      ),
+    );
+  }
+
+  /** Whether visibility depends on annotations, which only a listing shows. */
+  get readsAnnotations(): boolean {
+    return this.document.hideAnnotated !== undefined || this.document.onlyAnnotated !== undefined;
+  }
+
+  /** Whether the operator's rules leave the tool out of listings (and refuse calls to it). */
+  hides(tool: RuledTool): boolean {
+    const { hideAnnotated, onlyAnnotated } = this.document;
+    if (this.hidden(tool.name)) return true;
+    if (this.listedOnly && !this.listedOnly(tool.name)) return true;
+    if (matches(hideAnnotated, tool.annotations)) return true;
+    return onlyAnnotated !== undefined && !matches(onlyAnnotated, tool.annotations);
+  }
+
+  /** The rule for one original, if the operator wrote one. */
+  ruleFor(original: string): ToolRule | undefined {
+    return Object.hasOwn(this.document.tools, original) ? this.document.tools[original] : undefined;
+  }
+}
+
+export const NO_RULES = new ToolRules({ hide: [], only: [], tools: {} });
+
+/** The operator's say over a tenant's tools: the rules, and what a changed definition does. */
+export interface ToolPolicy {
+  rules: ToolRules;
+  changes: ChangeMode;
+}
+
+export const NO_POLICY: ToolPolicy = { rules: NO_RULES, changes: "allow" };
+
+/**
+ * What is wrong with the operator's names, checked at startup: each must be
+ * legal under every profile (with `NAME_MAX_LENGTH`), and no two alike.
+ * `[path, problem]` of the first mistake, or `undefined`.
+ */
+export function ruleNamesProblem(
+  rules: ToolRules,
+  profiles: readonly NameRules[],
+): [Array<string>, string] | undefined {
+  const owners = new Map<string, string>();
+  for (const [original, name] of rules.names) {
+    const path = ["tools", original, "name"];
+    const refusing = profiles.find((profile) => !isLegalName(name, profile));
+    if (refusing) {
+      return [
+        path,
+        `"${name}" is not a legal tool name under the ${refusing.profile.name} profile (every profile is served): use letters, digits and _, starting with a letter, at most ${Math.min(...profiles.map((p) => p.cap))} characters`,
+      ];
+    }
+    const other = owners.get(name);
+    if (other !== undefined) return [path, `"${name}" is already the name of ${other}`];
+    owners.set(name, original);
+  }
+  for (const [original, rule] of Object.entries(rules.document.tools)) {
+    const both = Object.keys(rule.defaults).find((key) => Object.hasOwn(rule.fixed, key));
+    if (both !== undefined) {
+      return [["tools", original, "defaults", both], "is also fixed: a fixed value is always sent"];
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,257 @@
+/**
+ * The operator's rules (TOOL_RULES, TOOL_CHANGES; docs/rules.md) through the
+ * proxy in workerd, with the SDK clients of 2025-11-25 and 2026-07-28: the
+ * demo origin's tools hidden, renamed, described, and called with aliases,
+ * fixed values and defaults; and a tool whose definition changes under the
+ * proxy's feet (the catalog origin, test/fixtures/node/catalog-origin.ts).
+ */
+import { env, waitOnExecutionContext } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
+import { acceptKey } from "../../src/toolmap/definition-pins";
+import { connectClient, type TestClient, type ToolResult } from "../helpers/clients";
+import { DEMO_NAMES } from "../helpers/demo-names";
+import { captureLogs } from "../helpers/logs";
+import {
+  CATALOG_ORIGIN,
+  DEMO_ORIGIN,
+  type Fetch,
+  freshOrigin,
+  PROXY_URL,
+  viaProxy,
+} from "../helpers/proxy";
+
+const clients: TestClient[] = [];
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+async function connect(revision: "2025-11-25" | "2026-07-28", fetch: Fetch) {
+  const client = await connectClient(revision, PROXY_URL, fetch);
+  clients.push(client);
+  return client;
+}
+
+const RULES = {
+  hide: ["scope:*"],
+  hideAnnotated: { destructiveHint: true },
+  tools: {
+    "catering.invoice": {
+      name: "create_invoice",
+      description: "Create an invoice for a catering order.",
+      aliases: { invoice: "payload_json" },
+      fixed: { invoice_id: "INV-FIXED" },
+    },
+    "files.read": {
+      appendDescription: "Paths are relative to the repository root.",
+      defaults: { max_bytes: 4096 },
+    },
+  },
+};
+
+const echoed = (result: ToolResult) =>
+  result.structuredContent as { tool: string; arguments: Record<string, unknown> };
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("TOOL_RULES, protocol %s", (revision) => {
+  const withRules = () =>
+    connect(revision, viaProxy({ ORIGIN_URL: freshOrigin(), TOOL_RULES: JSON.stringify(RULES) }));
+
+  it("leaves hidden tools out, by glob and by annotation, and refuses calls to them by any name", async () => {
+    const client = await withRules();
+    const names = (await client.listTools()).map((tool) => tool.name);
+    expect(names).not.toContain(DEMO_NAMES["scope:action"]);
+    expect(names).not.toContain(DEMO_NAMES["deploy:confirm"]);
+    expect(names).toContain(DEMO_NAMES["unity/health"]);
+    for (const name of ["scope:action", DEMO_NAMES["scope:action"], DEMO_NAMES["deploy:confirm"]]) {
+      await expect(client.callTool(name, { scope: "billing", target: "prod" })).rejects.toThrow(
+        `Unknown tool: ${name}`,
+      );
+    }
+  });
+
+  it("lists a renamed tool under the operator's name and description, its fixed argument left out", async () => {
+    const client = await withRules();
+    const invoice = (await client.listTools()).find((tool) => tool.name === "create_invoice");
+    expect(invoice).toMatchObject({
+      description: "Create an invoice for a catering order.",
+      inputSchema: { properties: { payload_json: { type: "object" } } },
+    });
+    const { properties } = invoice?.inputSchema as { properties: object };
+    expect(Object.keys(properties)).toEqual(["payload_json"]);
+  });
+
+  it("calls a renamed tool by its new name: alias applied, fixed value set over the model's", async () => {
+    const client = await withRules();
+    await client.listTools();
+    const result = await client.callTool("create_invoice", {
+      invoice: { invoice_id: "INV-1", amount: 3 },
+      invoice_id: "INV-MODEL",
+    });
+    expect(echoed(result)).toEqual({
+      tool: "catering.invoice",
+      arguments: { payload_json: { invoice_id: "INV-1", amount: 3 }, invoice_id: "INV-FIXED" },
+    });
+  });
+
+  it("appends to a description, says the default, and sets it only when the model leaves it out", async () => {
+    const client = await withRules();
+    const read = (await client.listTools()).find((tool) => tool.name === DEMO_NAMES["files.read"]);
+    expect(read?.description).toBe(
+      "Reads a file from the workspace.\n\nPaths are relative to the repository root.",
+    );
+    expect(read?.inputSchema).toMatchObject({
+      properties: {
+        max_bytes: {
+          description:
+            "Read at most this many bytes. Default: 4096 (the proxy sets it when left out).",
+        },
+      },
+    });
+    const left = await client.callTool(DEMO_NAMES["files.read"], { path: "a.md" });
+    expect(echoed(left).arguments).toEqual({ path: "a.md", max_bytes: 4096 });
+    const given = await client.callTool(DEMO_NAMES["files.read"], { path: "a.md", max_bytes: 9 });
+    expect(echoed(given).arguments).toEqual({ path: "a.md", max_bytes: 9 });
+  });
+});
+
+describe("TOOL_RULES", () => {
+  it("applies an explicit alias before the schema's coalescing, and logs the keys it set", async () => {
+    const logs = captureLogs();
+    const client = await connect(
+      "2025-11-25",
+      viaProxy({ ORIGIN_URL: freshOrigin(), TOOL_RULES: JSON.stringify(RULES) }),
+    );
+    await client.listTools();
+    // `payload-json` would coalesce to payload_json on its own; the alias `invoice` would not.
+    await client.callTool("create_invoice", { invoice: { amount: 1 } });
+    expect(logs.events("tool_call_repaired")).toContainEqual(
+      expect.objectContaining({
+        tool: "catering.invoice",
+        name: "create_invoice",
+        renamedKeys: [{ from: "invoice", to: "payload_json" }],
+        setByRules: ["invoice_id"],
+      }),
+    );
+    expect(logs.events("tools_renamed")[0]?.renames).toContainEqual({
+      from: "catering.invoice",
+      to: "create_invoice",
+      reasons: ["rule"],
+    });
+  });
+
+  it("serves only what `only` and onlyAnnotated leave, and refuses the rest", async () => {
+    const client = await connect(
+      "2025-11-25",
+      viaProxy({
+        ORIGIN_URL: freshOrigin(),
+        TOOL_RULES: JSON.stringify({ onlyAnnotated: { readOnlyHint: true } }),
+      }),
+    );
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual([DEMO_NAMES["files.read"]]);
+    await expect(client.callTool(DEMO_NAMES["unity/health"], {})).rejects.toThrow("Unknown tool");
+  });
+
+  it("refuses a hidden tool in a cold isolate, which lists the origin to learn its annotations", async () => {
+    const origin = freshOrigin();
+    const vars = { ORIGIN_URL: origin, TOOL_RULES: JSON.stringify(RULES) };
+    const contexts: ExecutionContext[] = [];
+    const warm = await connect("2025-11-25", viaProxy(vars, { contexts }));
+    await warm.listTools();
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    await expect(cold.callTool(DEMO_NAMES["deploy:confirm"], { target: "prod" })).rejects.toThrow(
+      "Unknown tool",
+    );
+  });
+});
+
+describe("TOOL_CHANGES: a tool whose definition changed since it was first listed", () => {
+  /** The catalog's first five tools, in front of a map of their own; `change()` rewrites the first's description. */
+  const changingOrigin = () => {
+    const map = crypto.randomUUID();
+    return {
+      origin: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5`,
+      change: () => fetch(`${CATALOG_ORIGIN}/__change?map=${map}`, { method: "POST" }),
+    };
+  };
+
+  it("log: lists the new definition and logs what changed, once", async () => {
+    const logs = captureLogs();
+    const { origin, change } = changingOrigin();
+    const client = await connect("2025-11-25", viaProxy({ ORIGIN_URL: origin }));
+    await client.listTools();
+    await change();
+    const tools = await client.listTools();
+    await client.listTools();
+    expect(tools[0]?.description).toContain("(changed 1 times)");
+    const changes = logs.events("tool_definition_changed");
+    expect(changes).toEqual([
+      expect.objectContaining({ tool: "read_text_file", changed: ["description"], mode: "log" }),
+    ]);
+  });
+
+  it("hold: leaves the tool out and refuses calls until the logged command accepts the change", async () => {
+    const logs = captureLogs();
+    const { origin, change } = changingOrigin();
+    const vars = { ORIGIN_URL: origin, TOOL_CHANGES: "hold" };
+    const contexts: ExecutionContext[] = [];
+    const client = await connect("2025-11-25", viaProxy(vars, { contexts }));
+    expect((await client.listTools()).map((tool) => tool.name)).toContain("read_text_file");
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+
+    await change();
+    expect((await client.listTools()).map((tool) => tool.name)).not.toContain("read_text_file");
+    await expect(client.callTool("read_text_file", { path: "a" })).rejects.toThrow(
+      "Tool read_text_file is held",
+    );
+    const [held] = logs.events("tool_definition_changed");
+    expect(held).toMatchObject({ tool: "read_text_file", changed: ["description"], mode: "hold" });
+
+    // The logged command, as the operator pastes it: `wrangler kv key put <key> <original>`.
+    const [, key, value] = /kv key put --remote --binding TOOL_MAP (".*?") (".*?")$/.exec(
+      String(held?.accept),
+    ) as RegExpExecArray;
+    expect(JSON.parse(key as string)).toBe(
+      acceptKey(JSON.parse(key as string).split(":accept:")[0], String(held?.to)),
+    );
+    await env.TOOL_MAP.put(JSON.parse(key as string), JSON.parse(value as string));
+
+    // Another isolate (or this one, a minute on) reads the acceptance: the tool is back.
+    const accepted = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    const tools = await accepted.listTools();
+    expect(tools.find((tool) => tool.name === "read_text_file")?.description).toContain(
+      "(changed 1 times)",
+    );
+    expect(logs.events("tool_definition_accepted")).toEqual([
+      expect.objectContaining({ tool: "read_text_file", pin: held?.to }),
+    ]);
+    expect(await accepted.callTool("read_text_file", { path: "a" })).toMatchObject({
+      structuredContent: { tool: "read_text_file" },
+    });
+  });
+
+  it("allow: neither logs nor holds", async () => {
+    const logs = captureLogs();
+    const { origin, change } = changingOrigin();
+    const client = await connect(
+      "2025-11-25",
+      viaProxy({ ORIGIN_URL: origin, TOOL_CHANGES: "allow" }),
+    );
+    await client.listTools();
+    await change();
+    expect((await client.listTools())[0]?.description).toContain("(changed 1 times)");
+    expect(logs.events("tool_definition_changed")).toEqual([]);
+  });
+});
+
+describe("the demo origin is untouched without rules", () => {
+  it("lists every tool", async () => {
+    const client = await connect(
+      "2025-11-25",
+      viaProxy({ ORIGIN_URL: `${DEMO_ORIGIN}/mcp?map=${crypto.randomUUID()}` }),
+    );
+    expect(await client.listTools()).toHaveLength(Object.keys(DEMO_NAMES).length);
+  });
+});
