@@ -9,7 +9,7 @@
 import autocannon from "autocannon";
 import { MCP_HEADERS, openSession, send } from "./lib/mcp-session";
 import { startPassThrough, startProxy, withWorkers } from "./lib/workers";
-import { ECHO_TOOL, startBenchOrigin } from "./origin/server";
+import { ECHO_TOOL, proxiedName, startBenchOrigin } from "./origin/server";
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
@@ -57,7 +57,7 @@ const start = which === "bare" ? startPassThrough : startProxy;
 await withWorkers([() => start(origin.url, INSPECTOR_PORT)], async (worker) => {
   const session = await openSession(origin.url, "json");
   await (await send(worker.url, session, { jsonrpc: "2.0", id: 1, method: "tools/list" })).text();
-  const echo = which === "bare" ? ECHO_TOOL : "bench_echo";
+  const echo = which === "bare" ? ECHO_TOOL : proxiedName(ECHO_TOOL);
   const message =
     workload === "ping"
       ? { jsonrpc: "2.0", id: "[<id>]", method: "ping" }

@@ -140,3 +140,76 @@ export function stringifyExact(value: unknown, exact: ExactText | undefined): st
     return typeof source === "string" ? rawJSON(source) : item;
   });
 }
+
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/** The index after the string whose opening quote is at `start`; -1 when it never closes. */
+function afterString(text: string, start: number): number {
+  let quote = text.indexOf('"', start + 1);
+  while (quote !== -1) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return -1;
+}
+
+/** The index after the JSON value that starts at `start` (strings and nesting skipped, not parsed). */
+function afterValue(text: string, start: number): number {
+  let depth = 0;
+  for (let at = start; at < text.length; ) {
+    const code = text.charCodeAt(at);
+    if (code === 0x22) {
+      at = afterString(text, at);
+      if (at === -1) return -1;
+      if (depth === 0) return at;
+      continue;
+    }
+    if (code === 0x7b || code === 0x5b) depth++;
+    else if (code === 0x7d || code === 0x5d) {
+      if (depth === 0) return at;
+      depth--;
+      if (depth === 0) return at + 1;
+    } else if (depth === 0 && (code === 0x2c || WHITESPACE.has(code))) return at;
+    at++;
+  }
+  return depth === 0 ? text.length : -1;
+}
+
+/**
+ * Where the value of `key` is written at the top level of the JSON object
+ * `text`: `[start, end)`. `undefined` when the text is no object, the key is
+ * absent or written with escapes. Linear, and parses nothing: strings and
+ * nested values are only skipped. Meant for text that `JSON.parse` accepts.
+ */
+export function topLevelSpan(text: string, key: string): [number, number] | undefined {
+  const wanted = JSON.stringify(key);
+  let at = 0;
+  const skipSpace = () => {
+    while (WHITESPACE.has(text.charCodeAt(at))) at++;
+  };
+  skipSpace();
+  if (text.charCodeAt(at) !== 0x7b) return undefined;
+  at++;
+  for (;;) {
+    skipSpace();
+    if (text.charCodeAt(at) !== 0x22) return undefined;
+    const keyEnd = afterString(text, at);
+    if (keyEnd === -1) return undefined;
+    const matches = keyEnd - at === wanted.length && text.startsWith(wanted, at);
+    at = keyEnd;
+    skipSpace();
+    if (text.charCodeAt(at) !== 0x3a) return undefined;
+    at++;
+    skipSpace();
+    const start = at;
+    const end = afterValue(text, at);
+    if (end === -1) return undefined;
+    if (matches) return [start, end];
+    at = end;
+    skipSpace();
+    if (text.charCodeAt(at) !== 0x2c) return undefined;
+    at++;
+  }
+}

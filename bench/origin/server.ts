@@ -13,6 +13,7 @@
  * notifications instead (test/fixtures/firehose.ts), written as fast as the
  * reader takes it: the long stream of the memory benchmark.
  */
+
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
@@ -25,11 +26,16 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { nameRules } from "../../src/names/profiles";
+import { sanitizeName } from "../../src/names/sanitize";
 import { firehose } from "../../support/firehose";
 import { realisticListing } from "../../support/listing";
 
 export const ECHO_TOOL = "bench.echo";
 export const TICK_TOOL = "bench.tick";
+
+/** A tool's name as a client of the proxy's default profile sees it (docs/names.md). */
+export const proxiedName = (original: string) => sanitizeName(original, nameRules("openai")).name;
 
 const tools: Tool[] = [
   {

@@ -10,6 +10,7 @@
 import { openSession, send } from "../lib/mcp-session";
 import { mark, type SectionResult, type TargetCheck, table } from "../lib/report";
 import { type LocalWorker, withWorkers } from "../lib/workers";
+import { ECHO_TOOL, proxiedName } from "../origin/server";
 
 interface Counts {
   get: number;
@@ -34,7 +35,7 @@ const callEcho = {
   jsonrpc: "2.0",
   id: 2,
   method: "tools/call",
-  params: { name: "bench_echo", arguments: { text: "hello" } },
+  params: { name: proxiedName(ECHO_TOOL), arguments: { text: "hello" } },
 };
 const callUnknown = {
   jsonrpc: "2.0",

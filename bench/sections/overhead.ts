@@ -12,7 +12,7 @@ import { answerText, MCP_HEADERS, openSession, type ResponseMode, send } from ".
 import { mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
 import { percentile, rotate, type Spread, spread } from "../lib/stats";
 import { cpuNanoseconds, type LocalWorker, withWorkers } from "../lib/workers";
-import { ECHO_TOOL } from "../origin/server";
+import { ECHO_TOOL, proxiedName } from "../origin/server";
 
 const CONCURRENCY = [1, 16, 64];
 
@@ -161,7 +161,7 @@ async function measure(options: {
     json: await openSession(originUrl, "json"),
     sse: await openSession(originUrl, "sse"),
   };
-  const proxyEcho = "bench_echo";
+  const proxyEcho = proxiedName(ECHO_TOOL);
   const targets: Target[] = [
     { name: "direct", url: originUrl, echoName: ECHO_TOOL },
     { name: "passThrough", url: passThrough.url, echoName: ECHO_TOOL },

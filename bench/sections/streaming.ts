@@ -13,7 +13,7 @@ import { openSession, send } from "../lib/mcp-session";
 import { mark, mib, num, type SectionResult, type TargetCheck, table } from "../lib/report";
 import { median, percentile, rotate } from "../lib/stats";
 import { type LocalWorker, residentBytes, withWorkers } from "../lib/workers";
-import { type BenchOrigin, TICK_TOOL } from "../origin/server";
+import { type BenchOrigin, ECHO_TOOL, proxiedName, TICK_TOOL } from "../origin/server";
 
 const ROUNDS = 3;
 const EVENTS_PER_RUN = 100;
@@ -162,7 +162,7 @@ async function measure(
   const targets: Target[] = [
     { label: "origin direct", url: origin.url, tick: TICK_TOOL },
     { label: "bare Worker", url: passThrough.url, tick: TICK_TOOL },
-    { label: "proxy", url: proxy.url, tick: "bench_tick" },
+    { label: "proxy", url: proxy.url, tick: proxiedName(TICK_TOOL) },
   ];
   const latencies = new Map<string, number[]>(targets.map((target) => [target.label, []]));
   for (let round = 0; round < ROUNDS; round++) {
@@ -203,10 +203,10 @@ async function measure(
     {
       label: "proxy, answer to a `tools/call` (the origin's own body)",
       start: startProxy,
-      message: callEcho("bench_echo"),
+      message: callEcho(proxiedName(ECHO_TOOL)),
     },
     {
-      label: "proxy, answer to a `tools/list` (every event parsed and re-emitted)",
+      label: "proxy, answer to a `tools/list` (events found in the bytes, none of them a listing)",
       start: startProxy,
       message: { jsonrpc: "2.0", id: 1, method: "tools/list" },
     },

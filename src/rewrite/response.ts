@@ -21,6 +21,7 @@ import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
 import { relayResponse } from "../transport/origin";
 import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
 import { rewriteEventStream, serializeEvent, watchEventStream } from "../transport/sse";
+import { rememberAnswer, reuseAnswer } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
 import { renameTools } from "./tools-list";
 
@@ -64,6 +65,8 @@ export interface ListingRewrite {
   toolMap: ToolMap;
   /** Called for each `tools/list` result the origin sent. */
   onListing?: () => void;
+  /** Called with the id of each listing answered. */
+  answered?: (id: RequestId) => void;
   wholeListing?: WholeListing;
 }
 
@@ -108,6 +111,7 @@ export async function rewriteMessages(
       rewritten.push({ ...message, result });
       changed = true;
       rewrite.onListing?.();
+      rewrite.answered?.(message.id);
     } else {
       rewritten.push(item);
     }
@@ -126,14 +130,39 @@ export async function rewriteJsonText(
   rewrite: ListingRewrite,
   before: readonly unknown[] = [],
 ): Promise<string | undefined> {
+  const { toolMap, listIds } = rewrite;
+  const ids = before.length === 0 && listIds !== "by-shape" ? listIds : undefined;
+  const remembered = ids && toolMap.rememberedAnswer;
+  const reused = remembered && reuseAnswer(text, remembered, (id) => ids.has(id as RequestId));
+  if (reused !== undefined) {
+    rewrite.onListing?.();
+    rewrite.answered?.(reused.id as RequestId);
+    return reused.text;
+  }
   const parsed = parseExact(text);
   if (parsed === undefined) return undefined;
   const rewritten = await rewriteMessages(parsed.value, rewrite);
   if (rewritten === undefined && before.length === 0) return undefined;
   const payload = rewritten ?? parsed.value;
+  if (ids && isWholeListing(parsed.value)) {
+    const answer = rememberAnswer(text, (id) =>
+      stringifyExact({ ...(payload as Message), id }, parsed.exact),
+    );
+    if (answer) {
+      toolMap.rememberAnswer(answer);
+      return reuseAnswer(text, answer, () => true)?.text;
+    }
+  }
   return stringifyExact(
     before.length > 0 ? [...before, ...[payload].flat()] : payload,
     parsed.exact,
+  );
+}
+
+/** One message answering with a listing on one page: what a remembered answer can stand for. */
+function isWholeListing(value: unknown): boolean {
+  return (
+    isPlainObject(value) && isToolsListResult(value.result) && value.result.nextCursor === undefined
   );
 }
 
@@ -206,11 +235,16 @@ export async function rewriteResponse(
     // A call's answer passes with no JavaScript per chunk: a `list_changed` in it is caught
     // when the client lists again.
     if (!expectsLists(listIds) && !watchesListChanged && !local) return relayResponse(origin);
+    // Once every listing asked for is answered, the rest of the stream passes unread.
+    const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
     const transform = expectsLists(listIds)
-      ? rewriteEventStream(
-          (data) => (mayMatter(data) ? rewriteJsonText(data, context) : undefined),
-          MAX_REWRITE_BYTES,
-        )
+      ? rewriteEventStream({
+          rewrite: (data) =>
+            rewriteJsonText(data, { ...context, answered: (id) => awaited?.delete(id) }),
+          mayMatter,
+          finished: () => awaited?.size === 0,
+          maxEventChars: MAX_REWRITE_BYTES,
+        })
       : watchEventStream(
           LIST_CHANGED,
           (data) => {

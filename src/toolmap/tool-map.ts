@@ -67,6 +67,13 @@ const FRESH_MS = 10_000;
 const MAX_HELD_NOTES = 1_000;
 /** An accept key found absent is read again after this long. */
 const ACCEPT_CHECK_MS = 60_000;
+/**
+ * Answers remembered per isolate, and for how long: a listing answered from
+ * memory skips the map's bookkeeping (days last listed), so it is done again
+ * every few minutes.
+ */
+const MAX_REMEMBERED_ANSWERS = 4;
+const REMEMBERED_ANSWER_MS = 5 * 60_000;
 
 const today = () => Math.floor(Date.now() / 86_400_000);
 
@@ -168,6 +175,11 @@ export class OriginMemory {
  */
 export class ToolMapMemory {
   private readonly origins = new BoundedMap<string, OriginMemory>(MAX_ORIGINS);
+  /** The last answer rewritten per origin and profile (rewrite/remembered-answer.ts). */
+  readonly answers = new BoundedMap<ProfileNames, RememberedAnswer>(
+    MAX_REMEMBERED_ANSWERS,
+    REMEMBERED_ANSWER_MS,
+  );
   private readonly scopes = new BoundedMap<string, Promise<ToolMapScopes>>(MAX_ORIGINS * 6);
 
   origin(scope: string): OriginMemory {
@@ -231,6 +243,12 @@ export interface Resolution {
   refused?: "hidden" | "held" | "unchecked";
 }
 
+/** An answer's text and its rewritten text, each split around the message's `id` (rewrite/remembered-answer.ts). */
+export interface RememberedAnswer {
+  received: [string, string];
+  sent: [string, string];
+}
+
 /** A listing page as the model sees it: original → model-facing name, and → schema view where it differs. */
 export interface NamedListing {
   names: Map<string, string>;
@@ -255,6 +273,21 @@ export class ToolMap {
     readonly policy: ToolPolicy = NO_POLICY,
   ) {
     this.origin = memory.origin(scopes.origin);
+    this.answers = memory.answers;
+  }
+
+  private readonly answers: BoundedMap<ProfileNames, RememberedAnswer>;
+
+  /**
+   * The answer last rewritten for this origin and profile; none while a tool is
+   * held, so each listing reads whether its change was accepted.
+   */
+  get rememberedAnswer(): RememberedAnswer | undefined {
+    return this.origin.held.size > 0 ? undefined : this.answers.get(this.names);
+  }
+
+  rememberAnswer(answer: RememberedAnswer): void {
+    if (this.origin.held.size === 0) this.answers.set(this.names, answer);
   }
 
   /** This profile's names: looked up each time, since `forget` drops them. */
@@ -272,6 +305,8 @@ export class ToolMap {
     const plan = planListing(tools, this.known(), this.profile.names, this.policy.rules.names);
     const listedTools = new Map(tools.map((tool) => [tool.name, tool]));
     const pinning = this.policy.changes !== "allow";
+    // Each rename is logged once per isolate, when it is new here: not on every listing.
+    const renames = plan.renames.filter(({ from, to }) => this.names.byOriginal.get(from) !== to);
     const day = today();
     for (const { name, original, schemaHash, inputSchema } of plan.entries) {
       const tool = listedTools.get(original);
@@ -288,9 +323,9 @@ export class ToolMap {
     // Names planned without KV's legacy names could take one for another tool: not stored.
     if (readable && (pinsChanged || this.needsWrite(plan.entries))) this.waitUntil(this.store());
 
-    if (plan.renames.length > 0) {
+    if (renames.length > 0) {
       const { profile, cap } = this.profile.names;
-      logEvent("tools_renamed", { profile: profile.name, cap, renames: plan.renames });
+      logEvent("tools_renamed", { profile: profile.name, cap, renames });
     }
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });

@@ -1,17 +1,21 @@
 /**
  * Server-sent event streams, handled one event at a time as bytes arrive.
  *
- * `rewriteEventStream` parses with eventsource-parser and re-emits every event
- * (its `id:`, `event:` and `data:`, in the canonical `field: value` form),
- * comment and `retry:`, handing each event's data to a rewrite that may replace
- * it. Nothing is held back beyond the event being read, so memory stays
- * constant however long the stream runs; an event that grows past
- * `maxEventChars` without ending ends the stream with an error instead.
+ * `rewriteEventStream` finds where each event ends (a blank line, in any of
+ * the three line endings) by searching the bytes, and passes every event as
+ * the origin wrote it, byte for byte, unless its text `mayMatter`: only such
+ * an event is decoded and parsed (eventsource-parser), and written anew, in
+ * the canonical `field: value` form, only when the rewrite changed its data.
+ * Once `finished` says nothing more can need rewriting, the rest of the stream
+ * passes chunk by chunk without being looked at. Nothing is held back beyond
+ * the event being read, so memory stays constant however long the stream
+ * runs; an event that grows past `maxEventChars` bytes without ending ends the
+ * stream with an error instead.
  *
  * `watchEventStream` is for streams that need no rewrite: the bytes pass
  * unchanged, and only events that mention a marker are handed on.
  */
-import { createParser, type EventSourceMessage, type ParseError } from "eventsource-parser";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { logEvent } from "../log";
 
 /** New data for an event, or `undefined` to keep it as it is. */
@@ -25,49 +29,167 @@ export function serializeEvent({ id, event, data }: EventSourceMessage): string 
   return `${text}\n`;
 }
 
-type Pending = { event: EventSourceMessage } | { text: string };
+export interface EventStreamRewrite {
+  rewrite: EventDataRewrite;
+  /** Whether an event's text may need the rewrite; any other passes unparsed. */
+  mayMatter: (text: string) => boolean;
+  /** Whether nothing after this point can need the rewrite. */
+  finished?: () => boolean;
+  maxEventChars: number;
+}
 
-export function rewriteEventStream(
+const LF = 0x0a;
+const CR = 0x0d;
+/** Longer than any marker `mayMatter` looks for, so one cut by a chunk boundary is still seen. */
+const OVERLAP_CHARS = 64;
+
+/** An event's text, written anew with its data rewritten; `undefined` when the rewrite kept it. */
+async function rewrittenEvent(
+  text: string,
   rewrite: EventDataRewrite,
-  maxEventChars: number,
-): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  const pending: Pending[] = [];
-  let overflow: ParseError | undefined;
+): Promise<string | undefined> {
+  const parts: Array<EventSourceMessage | string> = [];
   const parser = createParser({
-    maxBufferSize: maxEventChars,
-    onError: (error) => {
-      if (error.type === "max-buffer-size-exceeded") overflow = error;
-    },
-    onEvent: (event) => pending.push({ event }),
-    onComment: (comment) => pending.push({ text: `: ${comment}\n` }),
-    onRetry: (retry) => pending.push({ text: `retry: ${retry}\n\n` }),
+    onEvent: (event) => parts.push(event),
+    onComment: (comment) => parts.push(`: ${comment}\n`),
+    onRetry: (retry) => parts.push(`retry: ${retry}\n\n`),
   });
+  // A CR that ends the text may be half of a CRLF to the parser: an LF settles it.
+  parser.feed(`${text}\n`);
+  let changed = false;
+  let written = "";
+  for (const part of parts) {
+    if (typeof part === "string") {
+      written += part;
+      continue;
+    }
+    const data = await rewrite(part.data);
+    changed ||= data !== undefined;
+    written += serializeEvent({ ...part, data: data ?? part.data });
+  }
+  return changed ? written : undefined;
+}
 
-  async function drain(controller: TransformStreamDefaultController<Uint8Array>) {
-    for (const item of pending.splice(0)) {
-      if ("text" in item) {
-        controller.enqueue(encoder.encode(item.text));
+export function rewriteEventStream({
+  rewrite,
+  mayMatter,
+  finished = () => false,
+  maxEventChars,
+}: EventStreamRewrite): TransformStream<Uint8Array, Uint8Array> {
+  const encoder = new TextEncoder();
+  const chunkDecoder = new TextDecoder();
+  /** The bytes of the event being read, from earlier chunks. */
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  /** Whether a chunk the event being read spans may matter. */
+  let heldMayMatter = false;
+  /** Whether the last byte seen ended a line, and whether that byte was a CR (an LF next is its own). */
+  let lineEnded = false;
+  let afterCr = false;
+  let passing = false;
+  let tail = "";
+
+  /** A complete event: its bytes as they came when the rewrite keeps it, else the written ones. */
+  async function rewritten(parts: Uint8Array[]): Promise<Uint8Array | undefined> {
+    const decoder = new TextDecoder();
+    let text = "";
+    for (const part of parts) text += decoder.decode(part, { stream: true });
+    text += decoder.decode();
+    const written = mayMatter(text) ? await rewrittenEvent(text, rewrite) : undefined;
+    return written === undefined ? undefined : encoder.encode(written);
+  }
+
+  /**
+   * Passes one chunk on: the events that stay as they came in one piece, each
+   * rewritten event in its place, and holds back the event it ends inside.
+   */
+  async function read(chunk: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) {
+    const text = chunkDecoder.decode(chunk, { stream: true });
+    const chunkMayMatter = mayMatter(text) || mayMatter(tail + text.slice(0, OVERLAP_CHARS));
+    tail = text.slice(-OVERLAP_CHARS);
+    /** Where the bytes not yet passed on begin (the held parts come before them). */
+    let kept = 0;
+    let start = 0;
+    let at = 0;
+    const passOn = (end: number) => {
+      for (const part of held) controller.enqueue(part);
+      held = [];
+      if (end > kept) controller.enqueue(chunk.subarray(kept, end));
+      kept = end;
+    };
+    while (at < chunk.length && !passing) {
+      const lf = chunk.indexOf(LF, at);
+      const cr = chunk.indexOf(CR, at);
+      const next = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (next === -1) {
+        lineEnded = false;
+        afterCr = false;
+        break;
+      }
+      if (next > at) {
+        lineEnded = false;
+        afterCr = false;
+      }
+      const isCr = chunk[next] === CR;
+      if (!isCr && afterCr) {
+        // The LF of a CRLF: the line had ended at the CR. One that ends the last
+        // event's blank line, cut off from it by a chunk boundary, is passed with it.
+        afterCr = false;
+        if (next === start && held.length === 0) start++;
+        at = next + 1;
         continue;
       }
-      const data = (await rewrite(item.event.data)) ?? item.event.data;
-      controller.enqueue(encoder.encode(serializeEvent({ ...item.event, data })));
+      if (!lineEnded) {
+        lineEnded = true;
+        afterCr = isCr;
+        at = next + 1;
+        continue;
+      }
+      // A blank line: the event ends here, with the LF of a CRLF if it follows.
+      let end = next + 1;
+      if (isCr && chunk[end] === LF) end++;
+      lineEnded = false;
+      afterCr = isCr && end === next + 1;
+      const written =
+        heldMayMatter || chunkMayMatter
+          ? await rewritten([...held, chunk.subarray(start, end)])
+          : undefined;
+      if (written) {
+        held = [];
+        passOn(start);
+        controller.enqueue(written);
+        kept = end;
+        if (finished()) passing = true;
+      } else if (held.length > 0) passOn(end);
+      heldMayMatter = false;
+      start = end;
+      at = end;
     }
+    if (passing) {
+      passOn(chunk.length);
+      return;
+    }
+    // The events completed before the one still being read go on; that one is held.
+    if (start > kept) controller.enqueue(chunk.subarray(kept, start));
+    if (start < chunk.length) {
+      held.push(chunk.subarray(start));
+      heldBytes = start === 0 ? heldBytes + chunk.length : chunk.length - start;
+      heldMayMatter ||= chunkMayMatter;
+      if (heldBytes > maxEventChars) {
+        logEvent("event_too_large", { limit: maxEventChars });
+        throw new Error(`An event of the stream exceeds ${maxEventChars} characters`);
+      }
+    } else heldBytes = 0;
   }
 
   return new TransformStream({
     async transform(chunk, controller) {
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      await drain(controller);
-      if (overflow) {
-        logEvent("event_too_large", { limit: maxEventChars });
-        throw new Error(`An event of the stream exceeds ${maxEventChars} characters`);
-      }
+      if (passing) controller.enqueue(chunk);
+      else await read(chunk, controller);
     },
-    async flush(controller) {
-      parser.feed(decoder.decode());
-      await drain(controller);
+    flush(controller) {
+      // An event the stream ended in the middle of, which no client dispatches: passed as it came.
+      for (const part of held) controller.enqueue(part);
     },
   });
 }

@@ -16,41 +16,57 @@ async function run(transform: TransformStream<Uint8Array, Uint8Array>, chunks: s
 
 const upper = (data: string) => (data.startsWith("{") ? data.toUpperCase() : undefined);
 
+/** A rewrite of every event that holds JSON; the others pass as they came. */
+const rewriting = (rewrite: (data: string) => string | undefined, maxEventChars = 1 << 24) =>
+  rewriteEventStream({ rewrite, mayMatter: (text) => text.includes("{"), maxEventChars });
+const keeping = (maxEventChars = 1 << 24) => rewriting(() => undefined, maxEventChars);
+
 describe("rewriteEventStream", () => {
-  it("re-emits events, ids, event types, comments and retry", async () => {
-    const out = await run(
-      rewriteEventStream(() => undefined, 1 << 24),
-      [': keep-alive\n\nretry: 1500\n\nid: 7\nevent: message\ndata: {"a":1}\n\n'],
+  it("passes every event it does not rewrite as it came: ids, event types, comments, retry, line endings", async () => {
+    const chunks = [
+      ': keep-alive\n\nretry: 1500\n\nid: 7\nevent: message\ndata: {"a":1}\n\n',
+      "id: p-0\ndata: \n\n",
+      "id: 1\r\ndata: line one\r\ndata: line two\r\n\r\n",
+      "id: 2\rdata: x\r\r",
+      "data: y\n\n",
+      "data: cut off at the end",
+    ];
+    expect(await run(keeping(), chunks)).toBe(chunks.join(""));
+  });
+
+  it("rewrites only what the rewrite returns, event by event, in every line ending", async () => {
+    const out = await run(rewriting(upper), [
+      'data: {"a":1}\n\ndata: plain\n\n',
+      'id: 1\r\ndata: {"b":2}\r\n\r\n',
+      'event: message\rdata: {"c":\rdata: 3}\r\r',
+    ]);
+    expect(out).toBe(
+      'data: {"A":1}\n\ndata: plain\n\nid: 1\ndata: {"B":2}\n\nevent: message\ndata: {"C":\ndata: 3}\n\n',
     );
-    expect(out).toBe(': keep-alive\nretry: 1500\n\nevent: message\nid: 7\ndata: {"a":1}\n\n');
   });
 
-  it("keeps empty priming events (an id and empty data)", async () => {
-    expect(
-      await run(
-        rewriteEventStream(() => undefined, 1 << 24),
-        ["id: p-0\ndata: \n\n"],
-      ),
-    ).toBe("id: p-0\ndata: \n\n");
-  });
-
-  it("reads CRLF and CR line endings, multi-line data, and id before data", async () => {
-    const out = await run(
-      rewriteEventStream(() => undefined, 1 << 24),
-      ["id: 1\r\ndata: line one\r\ndata: line two\r\n\r\n", "id: 2\rdata: x\r\r", "data: y\n\n"],
-    );
-    expect(out).toBe("id: 1\ndata: line one\ndata: line two\n\nid: 2\ndata: x\n\ndata: y\n\n");
-  });
-
-  it("rewrites only what the rewrite returns, event by event", async () => {
-    const out = await run(rewriteEventStream(upper, 1 << 24), ['data: {"a":1}\n\ndata: plain\n\n']);
-    expect(out).toBe('data: {"A":1}\n\ndata: plain\n\n');
+  it("passes the rest of the stream unread once nothing more can need the rewrite", async () => {
+    const seen: string[] = [];
+    let done = false;
+    const transform = rewriteEventStream({
+      rewrite: (data) => {
+        seen.push(data);
+        done = true;
+        return data.toUpperCase();
+      },
+      mayMatter: (text) => text.includes("{"),
+      finished: () => done,
+      maxEventChars: 1 << 24,
+    });
+    const out = await run(transform, ['data: {"a":1}\n\ndata: {"b":2}\n\n', 'data: {"c":3}\n\n']);
+    expect(out).toBe('data: {"A":1}\n\ndata: {"b":2}\n\ndata: {"c":3}\n\n');
+    expect(seen).toEqual(['{"a":1}']);
   });
 
   it("handles an event split across chunks at every byte position", async () => {
     const stream = 'id: 42\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"ü":"ß"}}\n\n';
     const bytes = encoder.encode(stream);
-    const expected = await run(rewriteEventStream(upper, 1 << 24), [stream]);
+    const expected = await run(rewriting(upper), [stream]);
     for (let cut = 1; cut < bytes.length; cut++) {
       const input = new ReadableStream<Uint8Array>({
         start(controller) {
@@ -59,7 +75,7 @@ describe("rewriteEventStream", () => {
           controller.close();
         },
       });
-      const out = await new Response(input.pipeThrough(rewriteEventStream(upper, 1 << 24))).text();
+      const out = await new Response(input.pipeThrough(rewriting(upper))).text();
       expect(out, `cut at ${cut}`).toBe(expected);
     }
   });
@@ -100,13 +116,36 @@ describe("an event that never ends", () => {
   it("ends a rewritten stream with an error instead of growing without bound", async () => {
     const logs = captureLogs();
     const endless = ["data: ", "x".repeat(600), "y".repeat(600)];
-    await expect(
-      run(
-        rewriteEventStream(() => undefined, 1000),
-        endless,
-      ),
-    ).rejects.toThrow("exceeds 1000 characters");
+    await expect(run(keeping(1000), endless)).rejects.toThrow("exceeds 1000 characters");
     expect(logs.events("event_too_large")).toEqual([{ event: "event_too_large", limit: 1000 }]);
     logs.restore();
+  });
+});
+
+describe("rewriteEventStream, events across chunks", () => {
+  it("keeps an event held from an earlier chunk when a later event of the same chunk is rewritten", async () => {
+    const out = await run(rewriting(upper), ["data: pla", 'in\n\ndata: {"a":1}\n\n']);
+    expect(out).toBe('data: plain\n\ndata: {"A":1}\n\n');
+  });
+
+  it("rewrites or keeps every event whatever the chunking (every cut of a mixed stream)", async () => {
+    const stream =
+      ': hi\n\ndata: plain\r\n\r\nid: 3\rdata: {"x":"ü"}\r\rdata: other\n\ndata: {"y":2}\n\n';
+    const expected =
+      'data: plain\r\n\r\nid: 3\ndata: {"X":"Ü"}\n\ndata: other\n\ndata: {"Y":2}\n\n';
+    const bytes = encoder.encode(stream);
+    for (let a = 1; a < bytes.length; a += 3) {
+      for (let b = a + 1; b < bytes.length; b += 5) {
+        const input = new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (const part of [bytes.slice(0, a), bytes.slice(a, b), bytes.slice(b)])
+              controller.enqueue(part);
+            controller.close();
+          },
+        });
+        const out = await new Response(input.pipeThrough(rewriting(upper))).text();
+        expect(out, `cut at ${a}, ${b}`).toBe(`: hi\n\n${expected}`);
+      }
+    }
   });
 });

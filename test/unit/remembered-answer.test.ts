@@ -1,0 +1,67 @@
+/**
+ * Remembered listings (src/rewrite/remembered-answer.ts): the same answer
+ * text, id aside, gets the same rewritten text without being parsed or named
+ * again; anything else takes the full path.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { rewriteJsonText } from "../../src/rewrite/response";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
+import { realisticListing } from "../../support/listing";
+
+const answer = (id: number | string, tools = realisticListing(50).tools) =>
+  // The key order of the SDK's servers, and a number the runtime's JSON would rewrite.
+  `{"result":{"tools":${JSON.stringify(tools)},"_meta":{"big":9007199254740993}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+
+async function isolate() {
+  const profile = profileOf("openai");
+  const scopes = await toolMapScopes(
+    new URL(`https://o.example/mcp?${crypto.randomUUID()}`),
+    profile.names,
+  );
+  const memory = new ToolMapMemory();
+  return () => new ToolMap(env.TOOL_MAP, scopes, profile, memory, () => {});
+}
+
+describe("a remembered answer", () => {
+  it("is reused for the same text with another id, written as the full path writes it", async () => {
+    const toolMap = await isolate();
+    const first = await rewriteJsonText(answer(1), { listIds: new Set([1]), toolMap: toolMap() });
+    const map = toolMap();
+    const naming = vi.spyOn(map, "nameListing");
+    const again = await rewriteJsonText(answer("req-2"), {
+      listIds: new Set(["req-2"]),
+      toolMap: map,
+    });
+    expect(naming).not.toHaveBeenCalled();
+    const fresh = await isolate();
+    const full = await rewriteJsonText(answer("req-2"), {
+      listIds: new Set(["req-2"]),
+      toolMap: fresh(),
+    });
+    expect(again).toBe(full);
+    expect(first?.replace('"id":1', '"id":"req-2"')).toBe(again);
+    expect(again).toContain("9007199254740993");
+  });
+
+  it("is not reused for another listing, an id not asked for, or after the origin said its tools changed", async () => {
+    const toolMap = await isolate();
+    await rewriteJsonText(answer(1), { listIds: new Set([1]), toolMap: toolMap() });
+    const namedAgain = async (text: string, id: number, forget = false) => {
+      const map = toolMap();
+      if (forget) map.forget();
+      const naming = vi.spyOn(map, "nameListing");
+      await rewriteJsonText(text, { listIds: new Set([id]), toolMap: map });
+      return naming.mock.calls.length;
+    };
+    const other = realisticListing(51).tools;
+    expect(await namedAgain(answer(2, other), 2)).toBe(1);
+    expect(await namedAgain(answer(3, other), 3)).toBe(0);
+    expect(await namedAgain(answer(4, other), 4, true)).toBe(1);
+    // An answer to no listing asked for is left as it is.
+    expect(
+      await rewriteJsonText(answer(6, other), { listIds: new Set([7]), toolMap: toolMap() }),
+    ).toBe(undefined);
+  });
+});
