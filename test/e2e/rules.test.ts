@@ -9,30 +9,16 @@ import { env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { acceptKey } from "../../src/toolmap/definition-pins";
-import { connectClient, type TestClient, type ToolResult } from "../helpers/clients";
+import { clientsOfEachTest, type ToolResult } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
-import {
-  CATALOG_ORIGIN,
-  DEMO_ORIGIN,
-  type Fetch,
-  freshOrigin,
-  PROXY_URL,
-  viaProxy,
-} from "../helpers/proxy";
+import { CATALOG_ORIGIN, DEMO_ORIGIN, freshOrigin, viaProxy } from "../helpers/proxy";
 
-const clients: TestClient[] = [];
+const connect = clientsOfEachTest();
 
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  await Promise.all(clients.splice(0).map((client) => client.close()));
 });
-
-async function connect(revision: "2025-11-25" | "2026-07-28", fetch: Fetch) {
-  const client = await connectClient(revision, PROXY_URL, fetch);
-  clients.push(client);
-  return client;
-}
 
 const RULES = {
   hide: ["scope:*"],
@@ -78,8 +64,8 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("TOOL_RULES, protocol %s", 
       description: "Create an invoice for a catering order.",
       inputSchema: { properties: { payload_json: { type: "object" } } },
     });
-    const { properties } = invoice?.inputSchema as { properties: object };
-    expect(Object.keys(properties)).toEqual(["payload_json"]);
+    const schema = invoice?.inputSchema as { properties: object } | undefined;
+    expect(Object.keys(schema?.properties ?? {})).toEqual(["payload_json"]);
   });
 
   it("calls a renamed tool by its new name: alias applied, fixed value set over the model's", async () => {

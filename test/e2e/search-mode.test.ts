@@ -10,35 +10,20 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { catalogTools } from "../fixtures/node/catalog-origin";
-import { connectClient, type TestClient, type ToolResult } from "../helpers/clients";
+import { clientsOfEachTest, type ToolResult } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
-import {
-  CATALOG_ORIGIN,
-  type Fetch,
-  freshOrigin,
-  GATEWAY_ORIGIN,
-  PROXY_URL,
-  viaProxy,
-} from "../helpers/proxy";
+import { CATALOG_ORIGIN, freshOrigin, GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
 
-const clients: TestClient[] = [];
+const connect = clientsOfEachTest();
 
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  await Promise.all(clients.splice(0).map((client) => client.close()));
 });
-
 /** The catalog with `tools` tools (more of its query after), in front of a fresh tool map. */
 const catalog = (tools: number, query = "") =>
   freshOrigin(CATALOG_ORIGIN, `&tools=${tools}${query}`);
-
-async function connect(revision: "2025-11-25" | "2026-07-28", fetch: Fetch, url = PROXY_URL) {
-  const client = await connectClient(revision, url, fetch);
-  clients.push(client);
-  return client;
-}
 
 interface Found {
   name: string;

@@ -22,7 +22,8 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import type { Fetch } from "./proxy";
+import { afterEach } from "vitest";
+import { type Fetch, PROXY_URL } from "./proxy";
 
 export const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;
 export type Revision = (typeof REVISIONS)[number];
@@ -139,4 +140,24 @@ export function connectClient(revision: Revision, url: string, fetch: Fetch): Pr
   return revision === "2026-07-28"
     ? connectStateless(url, fetch)
     : connectLegacy(revision, url, fetch);
+}
+
+/**
+ * `connect` for one test file: a real SDK client speaking `revision` to `url`
+ * (the proxy's by default) through `fetch`, closed after the test that made it.
+ */
+export function clientsOfEachTest(): (
+  revision: Revision,
+  fetch: Fetch,
+  url?: string,
+) => Promise<TestClient> {
+  const clients: TestClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  return async (revision, fetch, url = PROXY_URL) => {
+    const client = await connectClient(revision, url, fetch);
+    clients.push(client);
+    return client;
+  };
 }
