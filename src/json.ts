@@ -35,6 +35,22 @@ export function own(object: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
+/**
+ * Sets `object[key]` as an own property, even for a key named `__proto__`
+ * (which plain assignment would take for the prototype); plain assignment for
+ * every other key, which is many times faster than `defineProperty`.
+ */
+export function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key !== "__proto__") object[key] = value;
+  else
+    Object.defineProperty(object, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+}
+
 /** The value `text` holds, or `undefined` when it is not JSON. */
 export function parseJson(text: string): unknown {
   return parseExact(text)?.value;

@@ -11,7 +11,7 @@
  * are names, carried as they are: a property called `type` is data.
  */
 import type { Schema } from "../args/json-schema";
-import { isPlainObject } from "../json";
+import { isPlainObject, setOwn } from "../json";
 import { CHILDREN } from "./keywords";
 import { noteOn } from "./notes";
 import {
@@ -127,12 +127,7 @@ export class SchemaWalk implements ViewContext {
       const viewed = this.view(value, at);
       if (viewed === value && result === undefined) continue;
       result ??= copyMap(map, key);
-      Object.defineProperty(result, key, {
-        value: viewed,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      setOwn(result, key, viewed);
     }
     return result ?? map;
   }
@@ -161,12 +156,7 @@ function copyMap(map: Schema, upTo: string): Schema {
   for (const key in map) {
     if (key === upTo) break;
     if (!Object.hasOwn(map, key)) continue;
-    Object.defineProperty(result, key, {
-      value: map[key],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(result, key, map[key]);
   }
   return result;
 }

@@ -5,7 +5,7 @@
  * back, a `null` for a property the view made nullable means "left out", and
  * goes (way-back.ts); a property that took `null` already keeps its `null`.
  */
-import { isPlainObject } from "../../json";
+import { isPlainObject, setOwn } from "../../json";
 import { hasType, typesOf } from "../keywords";
 import { noteOn } from "../notes";
 import type { Pass, ViewContext } from "../pass";
@@ -52,13 +52,11 @@ export const closedObjects: Pass = {
     if (optional.length > 0) {
       const closed: Record<string, unknown> = {};
       for (const name of names) {
-        const value = required.has(name) ? properties[name] : nullable(properties[name], view);
-        Object.defineProperty(closed, name, {
-          value,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        setOwn(
+          closed,
+          name,
+          required.has(name) ? properties[name] : nullable(properties[name], view),
+        );
       }
       schema.properties = closed;
       view.applied.add("optional_as_nullable");

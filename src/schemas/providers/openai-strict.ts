@@ -43,6 +43,7 @@ import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
 import { subset } from "../passes/subset";
 import { typeUnionsAsAnyOf } from "../passes/type-unions";
+import { READ_BEFORE_DROPPED } from "./gemini";
 
 /** Every keyword strict mode accepts. */
 export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
@@ -101,7 +102,7 @@ function overLimits(schema: unknown): string | undefined {
   let longEnum = false;
   const pending = [schema];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    if (Array.isArray(node)) pending.push(...node);
+    if (Array.isArray(node)) for (const item of node) pending.push(item);
     if (!isPlainObject(node)) continue;
     if (isPlainObject(node.properties)) {
       const names = Object.keys(node.properties);
@@ -115,7 +116,7 @@ function overLimits(schema: unknown): string | undefined {
       const { values, characters: most } = STRICT_LIMITS.longEnum;
       if (node.enum.length > values && text > most) longEnum = true;
     }
-    pending.push(...Object.values(node));
+    for (const key in node) if (Object.hasOwn(node, key)) pending.push(node[key]);
   }
   const over = (count: number, limit: number, what: string) =>
     count > limit ? `${count} ${what} (at most ${limit.toLocaleString("en-US")})` : undefined;
@@ -144,6 +145,18 @@ const STRICT_NODES: Pass[] = [
 export const OPENAI_STRICT: ViewPasses = {
   root: [rootObject, rootProperties],
   nodes: STRICT_NODES,
+  // A node's copy takes only what the view keeps or a pass reads: nothing is deleted after.
+  copies: new Set([
+    ...STRICT_KEYWORDS,
+    ...READ_BEFORE_DROPPED,
+    "minLength",
+    "maxLength",
+    "minProperties",
+    "maxProperties",
+    "nullable",
+    "$schema",
+    "additionalItems",
+  ]),
   viewsDefinitions: false,
   nullableText: false,
   // The root object is level 1 at depth 0; what would be an 11th level is asked for as text.
