@@ -1,6 +1,6 @@
 /** Search mode's search (src/toolmap/tool-search.ts), over the catalog's tools. */
 import { describe, expect, it } from "vitest";
-import { MAX_QUERY_CHARS, ToolSearch } from "../../src/toolmap/tool-search";
+import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, ToolSearch } from "../../src/toolmap/tool-search";
 import { catalogTools } from "../fixtures/node/catalog-origin";
 
 const search = new ToolSearch(
@@ -31,7 +31,9 @@ describe("ToolSearch", () => {
     expect(names("the of and")).toEqual([]);
   });
 
-  it("reads a query only up to its bound", () => {
+  it("reads a query only up to its bounds, in characters and in words", () => {
     expect(names(`${"x".repeat(MAX_QUERY_CHARS)} kubectl`)).toEqual([]);
+    expect(names(`${"zz ".repeat(MAX_QUERY_WORDS)}kubectl`)).toEqual([]);
+    expect(names(`${"zz ".repeat(MAX_QUERY_WORDS - 1)}kubectl`, 1)[0]).toMatch(/^kubectl_get/);
   });
 });
