@@ -64,12 +64,16 @@ export function changedParts(from: string, to: string): Array<(typeof PARTS)[num
   return PARTS.filter((_, index) => a[index] !== b[index]);
 }
 
-/** The KV key whose presence accepts a held tool's new definition. */
-export const acceptKey = (origin: string, pin: string) => `${origin}:accept:${pin}`;
+/**
+ * The KV key that accepts `original`'s new definition `pin`: one per tool, as
+ * two tools may have the same definition; its value is the original's name.
+ */
+export const acceptKey = (origin: string, pin: string, original: string) =>
+  `${origin}:accept:${pin}/${fingerprintOf(original)}`;
 
 /** The command that accepts it, ready to paste (with `--env` for a named environment). */
 export const acceptCommand = (origin: string, pin: string, original: string) =>
-  `npx wrangler kv key put --remote --binding TOOL_MAP ${JSON.stringify(acceptKey(origin, pin))} ${JSON.stringify(original)}`;
+  `npx wrangler kv key put --remote --binding TOOL_MAP ${JSON.stringify(acceptKey(origin, pin, original))} ${JSON.stringify(original)}`;
 
 /** What one listing's definitions decide. */
 export interface PinDecisions {

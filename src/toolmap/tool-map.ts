@@ -361,7 +361,7 @@ export class ToolMap {
 
   /** Whether the operator wrote the accept key for `original`'s definition `pin`. */
   private async accepted(original: string, pin: string): Promise<boolean> {
-    const key = acceptKey(this.scopes.origin, pin);
+    const key = acceptKey(this.scopes.origin, pin, original);
     const known = this.origin.acceptChecks.get(key);
     if (known !== undefined) return known;
     let value: string | null = null;

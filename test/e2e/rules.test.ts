@@ -200,7 +200,7 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
       String(held?.accept),
     ) as RegExpExecArray;
     expect(JSON.parse(key as string)).toBe(
-      acceptKey(JSON.parse(key as string).split(":accept:")[0], String(held?.to)),
+      acceptKey(JSON.parse(key as string).split(":accept:")[0], String(held?.to), "read_text_file"),
     );
     await env.TOOL_MAP.put(JSON.parse(key as string), JSON.parse(value as string));
 

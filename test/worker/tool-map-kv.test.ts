@@ -9,7 +9,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { nameRules, PROFILE_NAMES } from "../../src/names/profiles";
 import type { ListedTool } from "../../src/protocol/tools-list";
+import { NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { acceptKey } from "../../src/toolmap/definition-pins";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
 import { decodeMap, emptyMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
 import { MAX_TOOLS, ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
@@ -266,5 +268,29 @@ describe("a listing under openai-strict", () => {
       dropped: [],
       unfit: "1001 enum values (at most 1,000)",
     });
+  });
+});
+
+describe("TOOL_CHANGES=hold, two tools with the same definition", () => {
+  it("accepts each by a key of its own", async () => {
+    const policy = { rules: NO_RULES, changes: "hold" as const };
+    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const tools = (version: string) =>
+      ["twin_a", "twin_b"].map((name) => ({ name, description: version, inputSchema: {} }));
+    const writes: Promise<unknown>[] = [];
+    const open = (memory: ToolMapMemory) =>
+      new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), memory, (w) => writes.push(w), policy);
+    await open(new ToolMapMemory()).nameListing(tools("v1"));
+    await Promise.all(writes.splice(0));
+    const logs = captureLogs();
+    expect((await open(new ToolMapMemory()).nameListing(tools("v2"))).hidden).toEqual(
+      new Set(["twin_a", "twin_b"]),
+    );
+    const [first] = logs.events("tool_definition_changed");
+    await env.TOOL_MAP.put(acceptKey(scopes.origin, String(first?.to), "twin_a"), "twin_a");
+    expect((await open(new ToolMapMemory()).nameListing(tools("v2"))).hidden).toEqual(
+      new Set(["twin_b"]),
+    );
+    await Promise.all(writes.splice(0));
   });
 });
