@@ -68,6 +68,11 @@ const MAX_HELD_NOTES = 1_000;
 /** An accept key found absent is read again after this long. */
 const ACCEPT_CHECK_MS = 60_000;
 /**
+ * Accept keys read from KV per listing (a request's KV operations are
+ * limited): a held tool past them stays held until a later listing reads its key.
+ */
+const MAX_ACCEPT_READS = 10;
+/**
  * Answers remembered per isolate, and for how long: a listing answered from
  * memory skips the map's bookkeeping (days last listed), so it is done again
  * every few minutes.
@@ -339,6 +344,7 @@ export class ToolMap {
   /** Compares each listed tool's definition with its pin; whether a pin is to be stored. */
   private async decidePins(entries: readonly PlannedEntry[]): Promise<boolean> {
     const origin = this.origin;
+    let reads = 0;
     const listed = entries.flatMap(({ original }) => {
       const definition = origin.tools.get(original)?.listed?.definition;
       return definition ? [{ original, definition }] : [];
@@ -347,7 +353,7 @@ export class ToolMap {
       listed,
       this.policy.changes === "hold" ? "hold" : "log",
       (original) => origin.pinned.get(original) ?? origin.stored?.tools.get(original)?.pin,
-      (original, pin) => this.accepted(original, pin),
+      (original, pin) => this.accepted(original, pin, () => reads++ < MAX_ACCEPT_READS),
       this.scopes.origin,
       origin.heldLogged,
     );
@@ -359,11 +365,15 @@ export class ToolMap {
     return pinned.size > 0;
   }
 
-  /** Whether the operator wrote the accept key for `original`'s definition `pin`. */
-  private async accepted(original: string, pin: string): Promise<boolean> {
+  /**
+   * Whether the operator wrote the accept key for `original`'s definition
+   * `pin`: known for a minute once read, read from KV only while `mayRead`.
+   */
+  private async accepted(original: string, pin: string, mayRead: () => boolean): Promise<boolean> {
     const key = acceptKey(this.scopes.origin, pin, original);
     const known = this.origin.acceptChecks.get(key);
     if (known !== undefined) return known;
+    if (!mayRead()) return false;
     let value: string | null = null;
     try {
       value = await this.kv.get(key, "text");

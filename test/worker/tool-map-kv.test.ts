@@ -294,3 +294,56 @@ describe("TOOL_CHANGES=hold, two tools with the same definition", () => {
     await Promise.all(writes.splice(0));
   });
 });
+
+describe("TOOL_CHANGES=hold, many tools changed at once", () => {
+  it("reads at most 10 accept keys per listing; the next listing reads the rest", async () => {
+    const origin = freshOrigin();
+    const policy = { rules: NO_RULES, changes: "hold" as const };
+    const tools = (version: string) =>
+      Array.from({ length: 12 }, (_, i) => ({
+        name: `tool_${i}`,
+        description: `Version ${version}.`,
+        inputSchema: { type: "object" },
+      }));
+    const counted = countingKv(env.TOOL_MAP);
+    const open = async (memory: ToolMapMemory) => {
+      const scopes = await toolMapScopes(origin, profileOf("openai").names);
+      const writes: Promise<unknown>[] = [];
+      const map = new ToolMap(
+        counted.kv,
+        scopes,
+        profileOf("openai"),
+        memory,
+        (w) => writes.push(w),
+        policy,
+      );
+      return { map, scopes, settled: () => Promise.all(writes.splice(0)) };
+    };
+    const memory = new ToolMapMemory();
+    const first = await open(memory);
+    await first.map.nameListing(tools("1"));
+    await first.settled();
+
+    // All twelve change, and the operator accepts every change.
+    const logs = captureLogs();
+    const changed = await open(memory);
+    const held = await changed.map.nameListing(tools("2"));
+    expect(held.hidden.size).toBe(12);
+    for (const line of logs.events("tool_definition_changed")) {
+      const key = acceptKey(changed.scopes.origin, String(line.to), String(line.tool));
+      await env.TOOL_MAP.put(key, String(line.tool));
+    }
+    await changed.settled();
+
+    // A new isolate: ten keys read and taken, two left held for the next listing.
+    const isolate = new ToolMapMemory();
+    counted.reset();
+    const next = await open(isolate);
+    expect((await next.map.nameListing(tools("2"))).hidden.size).toBe(2);
+    expect(counted.counts.get).toBe(1 + 10);
+    await next.settled();
+    counted.reset();
+    expect((await (await open(isolate)).map.nameListing(tools("2"))).hidden.size).toBe(0);
+    expect(counted.counts.get).toBe(2);
+  });
+});
