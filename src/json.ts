@@ -94,6 +94,10 @@ type Reviver = (
 
 const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 
+/** -0 as a key of its own: a `Map` or `Set` takes -0 and 0 for one key. */
+const NEGATIVE_ZERO = Symbol("-0");
+const valueKey = (value: unknown) => (Object.is(value, -0) ? NEGATIVE_ZERO : value);
+
 /** `text`'s value, and what re-serializing it needs to write it as it came; `undefined` when it is not JSON. */
 export function parseExact(text: string): { value: unknown; exact?: ExactText } | undefined {
   try {
@@ -105,9 +109,10 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
       if (source === undefined || (typeof value !== "number" && typeof value !== "string")) {
         return value;
       }
+      const slot = valueKey(value);
       if (source === JSON.stringify(value)) {
-        asStringified.add(value);
-        if (byValue.has(value)) byValue.set(value, null);
+        asStringified.add(slot);
+        if (byValue.has(slot)) byValue.set(slot, null);
         return value;
       }
       const holder = this as object;
@@ -117,10 +122,10 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
         sourceAt.set(holder, sources);
       }
       sources.set(key, { source, value });
-      const known = byValue.get(value);
-      if (asStringified.has(value) || (known !== undefined && known !== source)) {
-        byValue.set(value, null);
-      } else byValue.set(value, source);
+      const known = byValue.get(slot);
+      if (asStringified.has(slot) || (known !== undefined && known !== source)) {
+        byValue.set(slot, null);
+      } else byValue.set(slot, source);
       return value;
     };
     return {
@@ -152,7 +157,7 @@ export function stringifyExact(value: unknown, exact: ExactText | undefined): st
     if (typeof item !== "number" && typeof item !== "string") return item;
     const at = sourceAt.get(this as object)?.get(key);
     const source =
-      at !== undefined && Object.is(at.value, item) ? at.source : exact.byValue.get(item);
+      at !== undefined && Object.is(at.value, item) ? at.source : exact.byValue.get(valueKey(item));
     return typeof source === "string" ? rawJSON(source) : item;
   });
 }

@@ -284,4 +284,12 @@ describe("parseExact and stringifyExact", () => {
       '{"a":9007199254740993,"b":"\\u00e9","c":1,"d":1}',
     );
   });
+
+  it("tell -0 from 0, which a Map takes for one key", () => {
+    // fast-check's counterexample (seed 1018066676): a 0 elsewhere made a rebuilt -0 come out 0.
+    const parsed = parseExact('[{"a":[0]},{"b":-0,"c":9007199254740993}]');
+    const [, second] = (parsed?.value ?? []) as [unknown, Record<string, unknown>];
+    const rebuilt = Object.fromEntries(Object.entries(second ?? {}));
+    expect(stringifyExact(rebuilt, parsed?.exact)).toBe('{"b":-0,"c":9007199254740993}');
+  });
 });
