@@ -34,20 +34,22 @@ export function reuseAnswer(
 
 /**
  * The remembered form of an answer: `text` as received, and `rewrite(id)`, the
- * rewritten message written with `id` as its id, split around a marker id.
+ * rewritten message written with `id` as its id, split around a marker id;
+ * with the rewritten text itself, its id written as `text` wrote it.
  */
 export function rememberAnswer(
   text: string,
   rewrite: (id: string) => string,
-): RememberedAnswer | undefined {
+): { answer: RememberedAnswer; text: string } | undefined {
   if (text.length > MAX_REMEMBERED_CHARS) return undefined;
   const span = topLevelSpan(text, "id");
   if (!span) return undefined;
   const marker = `mcp-edge-rewriter:${crypto.randomUUID()}`;
   const sent = rewrite(marker).split(JSON.stringify(marker));
-  if (sent.length !== 2) return undefined;
+  const [before, after] = sent;
+  if (sent.length !== 2 || before === undefined || after === undefined) return undefined;
   return {
-    received: [text.slice(0, span[0]), text.slice(span[1])],
-    sent: [sent[0] as string, sent[1] as string],
+    answer: { received: [text.slice(0, span[0]), text.slice(span[1])], sent: [before, after] },
+    text: before + text.slice(span[0], span[1]) + after,
   };
 }

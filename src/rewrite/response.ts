@@ -145,12 +145,12 @@ export async function rewriteJsonText(
   if (rewritten === undefined && before.length === 0) return undefined;
   const payload = rewritten ?? parsed.value;
   if (ids && isWholeListing(parsed.value)) {
-    const answer = rememberAnswer(text, (id) =>
+    const remembering = rememberAnswer(text, (id) =>
       stringifyExact({ ...(payload as Message), id }, parsed.exact),
     );
-    if (answer) {
-      toolMap.rememberAnswer(answer);
-      return reuseAnswer(text, answer, () => true)?.text;
+    if (remembering) {
+      toolMap.rememberAnswer(remembering.answer);
+      return remembering.text;
     }
   }
   return stringifyExact(

@@ -64,4 +64,12 @@ describe("a remembered answer", () => {
       await rewriteJsonText(answer(6, other), { listIds: new Set([7]), toolMap: toolMap() }),
     ).toBe(undefined);
   });
+
+  it("never keeps a listing from being renamed, whatever its id looks like", async () => {
+    const toolMap = await isolate();
+    const text = answer(1).replace(/"id":1}$/, '"id":1.0}');
+    const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap: toolMap() });
+    expect(renamed).toMatch(/"id":1\.0}$/);
+    expect(renamed).not.toBe(text);
+  });
 });
