@@ -5,6 +5,25 @@ import { isPlainObject } from "../json";
 
 export const TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"];
 
+/**
+ * Keywords a pass reads before a view that copies only its provider's
+ * keywords (`ViewPasses.copies`) leaves them out, or turns them into words.
+ */
+export const READ_BEFORE_DROPPED = [
+  "$ref",
+  "allOf",
+  "oneOf",
+  "const",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "uniqueItems",
+  "default",
+  "examples",
+  "deprecated",
+  "prefixItems",
+];
+
 /** The types a node names, as a list; `undefined` when it names none. */
 export function typesOf(schema: Schema): string[] | undefined {
   const type = schema.type;

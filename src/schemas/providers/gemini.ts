@@ -16,6 +16,7 @@
  * - `pattern` is RE2: no lookaround, no backreferences.
  */
 
+import { READ_BEFORE_DROPPED } from "../keywords";
 import type { Pass, ViewPasses } from "../pass";
 import { allOfMerged } from "../passes/all-of";
 import { constAsEnum } from "../passes/const";
@@ -65,22 +66,6 @@ export const GEMINI_FACTS: SubsetFacts = {
   },
   canRun: (pattern) => !NOT_RE2.test(pattern),
 };
-
-/** Keywords a pass reads before the view leaves them out (or turns them into words). */
-export const READ_BEFORE_DROPPED = [
-  "$ref",
-  "allOf",
-  "oneOf",
-  "const",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "multipleOf",
-  "uniqueItems",
-  "default",
-  "examples",
-  "deprecated",
-  "prefixItems",
-];
 
 /** Gemini's passes after "may be null" is said: shared with `portable`. */
 export function openApiPasses(extra: readonly Pass[] = []): Pass[] {

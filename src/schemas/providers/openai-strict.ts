@@ -29,6 +29,7 @@
  * keywords: the view inlines every `$ref` and keeps `anyOf` alone.
  */
 import { isPlainObject } from "../../json";
+import { READ_BEFORE_DROPPED } from "../keywords";
 import type { Pass, ViewPasses } from "../pass";
 import { allOfMerged } from "../passes/all-of";
 import { anyOfAlone } from "../passes/any-of-alone";
@@ -43,7 +44,6 @@ import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
 import { subset } from "../passes/subset";
 import { typeUnionsAsAnyOf } from "../passes/type-unions";
-import { READ_BEFORE_DROPPED } from "./gemini";
 
 /** Every keyword strict mode accepts. */
 export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([

@@ -4,12 +4,14 @@
  * JSON Schema 2020-12, with no way to say "may be null" that all of them
  * accept (Gemini refuses type arrays, Anthropic `nullable`): left unsaid.
  */
+
+import { READ_BEFORE_DROPPED } from "../keywords";
 import type { ViewPasses } from "../pass";
 import { draft202012 } from "../passes/draft-2020-12";
 import { nullability } from "../passes/nullability";
 import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
-import { GEMINI_KEYWORDS, openApiPasses, READ_BEFORE_DROPPED } from "./gemini";
+import { GEMINI_KEYWORDS, openApiPasses } from "./gemini";
 
 export const PORTABLE: ViewPasses = {
   root: [rootObject, rootProperties],
