@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 /** Each module of src/ as import specifiers name it (biome's import globs). */
 export const MODULES = {
   json: { path: "src/json.ts", patterns: ["**/json"] },
+  "json-spans": { path: "src/json-spans.ts", patterns: ["**/json-spans"] },
   "bounded-map": { path: "src/bounded-map.ts", patterns: ["**/bounded-map"] },
   "canonical-path": { path: "src/canonical-path.ts", patterns: ["**/canonical-path"] },
   log: { path: "src/log.ts", patterns: ["**/log"] },
@@ -37,7 +38,7 @@ export const OUTSIDE = [
   "**/scripts/**",
 ];
 
-const FOUNDATION = ["json", "bounded-map", "canonical-path", "log"];
+const FOUNDATION = ["json", "json-spans", "bounded-map", "canonical-path", "log"];
 const CORE = ["names", "args", "schemas", "rules"];
 
 /** Lowest first: each layer, its files, the modules it may import, and why. */
@@ -46,13 +47,13 @@ export const LAYERS = [
     name: "foundation",
     modules: FOUNDATION,
     mayImport: [],
-    why: "the foundation (json.ts, bounded-map.ts, canonical-path.ts, log.ts) imports nothing from src/.",
+    why: "the foundation (json.ts, json-spans.ts, bounded-map.ts, canonical-path.ts, log.ts) imports nothing from src/.",
   },
   {
     name: "protocol",
     modules: ["protocol"],
-    mayImport: ["json"],
-    why: "protocol/ (message shapes) sits below everything but json.ts.",
+    mayImport: ["json", "json-spans"],
+    why: "protocol/ (message shapes) sits below everything but json.ts and json-spans.ts.",
   },
   {
     name: "names",

@@ -12,6 +12,11 @@ export interface ListedTool {
   description?: unknown;
   inputSchema?: unknown;
   annotations?: unknown;
+  /**
+   * `inputSchema` as `JSON.stringify` writes it, where the listing's text
+   * already had it so (listing-text.ts): fingerprinted without writing it again.
+   */
+  schemaJson?: string;
 }
 
 export type ToolsListResult = { tools: unknown[] } & Record<string, unknown>;

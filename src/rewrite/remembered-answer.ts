@@ -8,7 +8,7 @@
  * `MAX_REMEMBERED_CHARS` long; the tool map keeps the answers (tool-map.ts,
  * bounded and dropped with its memory of the origin).
  */
-import { topLevelSpan } from "../json";
+import type { Span } from "../json-spans";
 import type { RememberedAnswer } from "../toolmap/tool-map";
 
 /** The largest answer remembered, in characters: 1,000 realistic tools are about 760,000. */
@@ -33,23 +33,19 @@ export function reuseAnswer(
 }
 
 /**
- * The remembered form of an answer: `text` as received, and `rewrite(id)`, the
- * rewritten message written with `id` as its id, split around a marker id;
- * with the rewritten text itself, its id written as `text` wrote it.
+ * The remembered form of an answer: `received` as it came and `sent` as it
+ * goes, each split around its id (at `receivedId` and `sentId`); `undefined`
+ * when it is too long to keep.
  */
 export function rememberAnswer(
-  text: string,
-  rewrite: (id: string) => string,
-): { answer: RememberedAnswer; text: string } | undefined {
-  if (text.length > MAX_REMEMBERED_CHARS) return undefined;
-  const span = topLevelSpan(text, "id");
-  if (!span) return undefined;
-  const marker = `mcp-edge-rewriter:${crypto.randomUUID()}`;
-  const sent = rewrite(marker).split(JSON.stringify(marker));
-  const [before, after] = sent;
-  if (sent.length !== 2 || before === undefined || after === undefined) return undefined;
+  received: string,
+  [idStart, idEnd]: Span,
+  sent: string,
+  [sentStart, sentEnd]: Span,
+): RememberedAnswer | undefined {
+  if (received.length > MAX_REMEMBERED_CHARS) return undefined;
   return {
-    answer: { received: [text.slice(0, span[0]), text.slice(span[1])], sent: [before, after] },
-    text: before + text.slice(span[0], span[1]) + after,
+    received: [received.slice(0, idStart), received.slice(idEnd)],
+    sent: [sent.slice(0, sentStart), sent.slice(sentEnd)],
   };
 }

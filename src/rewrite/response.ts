@@ -7,8 +7,10 @@
  * encoding the runtime did not decode is never read or relabeled.
  */
 import { isPlainObject, parseExact, parseJson, stringifyExact } from "../json";
+import type { Span } from "../json-spans";
 import { logEvent } from "../log";
 import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../protocol/jsonrpc";
+import { type ListingText, readListingText } from "../protocol/listing-text";
 import {
   isToolsListResult,
   type ListedTool,
@@ -16,11 +18,13 @@ import {
   namedTools,
   type ToolsListResult,
 } from "../protocol/tools-list";
-import type { ToolMap } from "../toolmap/tool-map";
+import type { Profile } from "../schemas/profile";
+import type { NamedListing, ToolMap } from "../toolmap/tool-map";
 import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
 import { relayResponse } from "../transport/origin";
 import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
 import { rewriteEventStream, serializeEvent, watchEventStream } from "../transport/sse";
+import { isToolText, spliceListing } from "./listing-splice";
 import { rememberAnswer, reuseAnswer } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
 import { renameTools } from "./tools-list";
@@ -70,29 +74,41 @@ export interface ListingRewrite {
   wholeListing?: WholeListing;
 }
 
+/** A page named as the model sees it: its tools, or, for a listing over the profile's ceiling, search mode. */
+type NamedPage = { listing: NamedListing; search?: undefined } | { search: number };
+
 /**
- * One `tools/list` result as the model sees it. A first page, when the
- * profile has a tool ceiling, is read to the end of its listing: a listing
- * over the ceiling becomes search mode (search-mode.ts); any other page is
- * renamed as it came, its cursor kept.
+ * Names one `tools/list` page. A first page, when the profile has a tool
+ * ceiling, is read to the end of its listing: a listing over the ceiling
+ * becomes search mode (search-mode.ts, with the number of tools); any other
+ * page is named as it came, its cursor kept.
  */
+async function namePage(
+  id: RequestId,
+  page: readonly ListedTool[],
+  nextCursor: unknown,
+  { toolMap, wholeListing }: ListingRewrite,
+): Promise<NamedPage> {
+  if (toolMap.profile.toolCeiling === undefined || !wholeListing?.isFirstPage(id)) {
+    return { listing: await toolMap.nameListing(page) };
+  }
+  const rest = typeof nextCursor === "string" ? await wholeListing.readRest(id, nextCursor) : [];
+  if (rest === undefined) return { listing: await toolMap.nameListing(page) };
+  const whole = [...page, ...rest];
+  const { listing, search } = await toolMap.nameWholeListing(whole);
+  return search ? { search: whole.length } : { listing };
+}
+
+/** One `tools/list` result as the model sees it. */
 async function renamedResult(
   id: RequestId,
   result: ToolsListResult,
-  { toolMap, wholeListing }: ListingRewrite,
+  rewrite: ListingRewrite,
 ): Promise<ToolsListResult> {
-  const page = namedTools(result);
-  if (toolMap.profile.toolCeiling === undefined || !wholeListing?.isFirstPage(id)) {
-    return renameTools(result, await toolMap.nameListing(page));
-  }
-  const { nextCursor } = result;
-  const rest = typeof nextCursor === "string" ? await wholeListing.readRest(id, nextCursor) : [];
-  if (rest === undefined) return renameTools(result, await toolMap.nameListing(page));
-  const whole = [...page, ...rest];
-  const { listing, search } = await toolMap.nameWholeListing(whole);
-  return search
-    ? searchModeResult(result, toolMap.profile, whole.length)
-    : renameTools(result, listing);
+  const named = await namePage(id, namedTools(result), result.nextCursor, rewrite);
+  return named.search === undefined
+    ? renameTools(result, named.listing)
+    : searchModeResult(result, rewrite.toolMap.profile, named.search);
 }
 
 /** Renames the listings in one parsed JSON-RPC payload (a message or a batch); `undefined` when nothing changed. */
@@ -124,6 +140,7 @@ export async function rewriteMessages(
  * `rewriteMessages` on JSON text, every value it did not change written as the
  * origin wrote it; `undefined` when the text is not JSON or nothing changed.
  * `before`: answers of the proxy's own to put first (the payload becomes a batch).
+ * A single listing is renamed in its text (listing-splice.ts); anything else is parsed whole.
  */
 export async function rewriteJsonText(
   text: string,
@@ -139,31 +156,64 @@ export async function rewriteJsonText(
     rewrite.answered?.(reused.id as RequestId);
     return reused.text;
   }
+  const spliced = ids && (await rewriteListingText(text, ids, rewrite));
+  if (spliced !== undefined) return spliced;
   const parsed = parseExact(text);
   if (parsed === undefined) return undefined;
   const rewritten = await rewriteMessages(parsed.value, rewrite);
   if (rewritten === undefined && before.length === 0) return undefined;
   const payload = rewritten ?? parsed.value;
-  if (ids && isWholeListing(parsed.value)) {
-    const remembering = rememberAnswer(text, (id) =>
-      stringifyExact({ ...(payload as Message), id }, parsed.exact),
-    );
-    if (remembering) {
-      toolMap.rememberAnswer(remembering.answer);
-      return remembering.text;
-    }
-  }
   return stringifyExact(
     before.length > 0 ? [...before, ...[payload].flat()] : payload,
     parsed.exact,
   );
 }
 
-/** One message answering with a listing on one page: what a remembered answer can stand for. */
-function isWholeListing(value: unknown): boolean {
-  return (
-    isPlainObject(value) && isToolsListResult(value.result) && value.result.nextCursor === undefined
-  );
+/**
+ * The one `tools/list` answer `text` holds, renamed in its text, and
+ * remembered when it is a whole listing; `undefined` when the text is not
+ * such an answer to one of `ids`, or not one the splice reads.
+ */
+async function rewriteListingText(
+  text: string,
+  ids: ReadonlySet<RequestId>,
+  rewrite: ListingRewrite,
+): Promise<string | undefined> {
+  const read = readListingText(text);
+  if (!read || !ids.has(read.id as RequestId)) return undefined;
+  const id = read.id as RequestId;
+  const cursorSpan = read.resultMembers.get("nextCursor");
+  const nextCursor = cursorSpan && parseJson(text.slice(...cursorSpan));
+  const page = read.elements.filter(isToolText).map((element) => element.tool);
+  const named = await namePage(id, page, nextCursor, rewrite);
+  const spliced =
+    named.search === undefined
+      ? spliceListing(text, read, named.listing)
+      : searchModeText(text, read, rewrite.toolMap.profile, named.search);
+  if (spliced === undefined) return undefined;
+  rewrite.onListing?.();
+  rewrite.answered?.(id);
+  if (cursorSpan === undefined) {
+    const answer = rememberAnswer(text, read.idSpan, spliced.text, spliced.idSpan);
+    if (answer) rewrite.toolMap.rememberAnswer(answer);
+  }
+  return spliced.text;
+}
+
+/** The answer `read` with search mode's result in place of the origin's. */
+function searchModeText(
+  text: string,
+  { resultSpan, idSpan }: ListingText,
+  profile: Profile,
+  total: number,
+): { text: string; idSpan: Span } | undefined {
+  const [start, end] = resultSpan;
+  const parsed = parseExact(text.slice(start, end));
+  if (!parsed || !isToolsListResult(parsed.value)) return undefined;
+  const result = stringifyExact(searchModeResult(parsed.value, profile, total), parsed.exact);
+  const out = text.slice(0, start) + result + text.slice(end);
+  const shift = idSpan[0] < start ? 0 : out.length - text.length;
+  return { text: out, idSpan: [idSpan[0] + shift, idSpan[1] + shift] };
 }
 
 /** The largest event a watched stream parses: a `list_changed` notification is far smaller. */

@@ -16,29 +16,28 @@ import type { NamedListing } from "../toolmap/tool-map";
 export const UNFIT_META = "io.github.mcp-edge-rewriter/unfit";
 
 export function renameTools(result: ToolsListResult, listing: NamedListing): ToolsListResult {
-  return {
-    ...result,
-    tools: result.tools.flatMap((tool) => {
-      if (!isPlainObject(tool) || typeof tool.name !== "string") return [tool];
-      const original = tool.name;
-      if (listing.hidden.has(original)) return [];
-      const name = listing.names.get(original) ?? original;
-      const schema = listing.schemas.get(original);
-      const unfit = listing.unfit.get(original);
-      const described = listing.descriptions.has(original);
-      if (name === original && schema === undefined && unfit === undefined && !described)
-        return [tool];
-      const meta = isPlainObject(tool._meta) ? tool._meta : {};
-      const description = listing.descriptions.get(original);
-      return [
-        {
-          ...tool,
-          name,
-          ...(described ? { description } : {}),
-          ...(schema === undefined ? {} : { inputSchema: schema }),
-          ...(unfit === undefined ? {} : { _meta: { ...meta, [UNFIT_META]: unfit } }),
-        },
-      ];
-    }),
-  };
+  return { ...result, tools: result.tools.flatMap((tool) => renamedTool(tool, listing)) };
+}
+
+/** One entry of a listing's `tools` as the model sees it: `[]` when it is left out, `[tool]` as it came when nothing changes. */
+export function renamedTool(tool: unknown, listing: NamedListing): unknown[] {
+  if (!isPlainObject(tool) || typeof tool.name !== "string") return [tool];
+  const original = tool.name;
+  if (listing.hidden.has(original)) return [];
+  const name = listing.names.get(original) ?? original;
+  const schema = listing.schemas.get(original);
+  const unfit = listing.unfit.get(original);
+  const described = listing.descriptions.has(original);
+  if (name === original && schema === undefined && unfit === undefined && !described) return [tool];
+  const meta = isPlainObject(tool._meta) ? tool._meta : {};
+  const description = listing.descriptions.get(original);
+  return [
+    {
+      ...tool,
+      name,
+      ...(described ? { description } : {}),
+      ...(schema === undefined ? {} : { inputSchema: schema }),
+      ...(unfit === undefined ? {} : { _meta: { ...meta, [UNFIT_META]: unfit } }),
+    },
+  ];
 }

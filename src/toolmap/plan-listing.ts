@@ -57,9 +57,12 @@ export interface ListingPlan {
   displaced: Displacement[];
 }
 
-/** Tells a changed `inputSchema` from a known one; stored in KV, so it never changes. */
-export function schemaHash(inputSchema: unknown): string {
-  return `2.${fingerprint32(JSON.stringify(inputSchema ?? null)).toString(36)}`;
+/**
+ * Tells a changed `inputSchema` from a known one; stored in KV, so it never
+ * changes. `json`: the schema as `JSON.stringify` writes it, where known.
+ */
+export function schemaHash(inputSchema: unknown, json?: string): string {
+  return `2.${fingerprint32(json ?? JSON.stringify(inputSchema ?? null)).toString(36)}`;
 }
 
 export function planListing(
@@ -74,18 +77,24 @@ export function planListing(
     rules,
     chosen,
   );
-  const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
+  const listed = new Map(tools.map((tool) => [tool.name, tool]));
   const entries = assignments.map(({ original, name }): PlannedEntry => {
-    const inputSchema = schemas.get(original);
+    const { inputSchema, schemaJson } = listed.get(original) ?? {};
     const entry = known.entryOf(original);
     const unchanged =
       entry !== undefined &&
       (entry.inputSchema !== undefined
         ? dequal(entry.inputSchema, inputSchema)
-        : entry.schemaHash === schemaHash(inputSchema));
+        : entry.schemaHash === schemaHash(inputSchema, schemaJson));
     return unchanged
       ? { name, original, inputSchema, schemaHash: entry.schemaHash, changed: false }
-      : { name, original, inputSchema, schemaHash: schemaHash(inputSchema), changed: true };
+      : {
+          name,
+          original,
+          inputSchema,
+          schemaHash: schemaHash(inputSchema, schemaJson),
+          changed: true,
+        };
   });
   const names = new Map(assignments.map(({ original, name }) => [original, name]));
   const renames = assignments

@@ -1,0 +1,216 @@
+/**
+ * Where values are written in a JSON text, found without parsing it: what
+ * lets the proxy change a few values of a large message (a `tools/list`
+ * result, protocol/listing-text.ts) and copy the sender's text for the rest.
+ *
+ * A scan is linear: strings are jumped over with `indexOf`, nested values
+ * skipped with their brackets matched (at most `MAX_NESTING` deep), numbers
+ * and literals read as JSON writes them. It reads the structure only; a
+ * string's escapes are not checked: whoever reads a value parses its span,
+ * and text copied as it came is the sender's, mistakes included. Meant for
+ * text a peer sent, so every failure is `undefined` (or -1), never a throw.
+ */
+
+/** Where a value is written: `[start, end)`. */
+export type Span = readonly [start: number, end: number];
+
+/** What a skipped value's text showed: how to tell whether it is written as `JSON.stringify` writes it. */
+export interface Written {
+  /** Object members inside it (each `:` outside its strings). */
+  members: number;
+  /** No whitespace between its tokens, and every number written as `JSON.stringify` writes it. */
+  plain: boolean;
+}
+
+/** Deeper nesting than this is not scanned (the caller parses instead). */
+export const MAX_NESTING = 512;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+const isSpace = (code: number) => code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+
+export function skipSpace(text: string, at: number): number {
+  while (isSpace(text.charCodeAt(at))) at++;
+  return at;
+}
+
+/** The index after the string whose opening quote is at `start`; -1 when it never closes. */
+export function stringEnd(text: string, start: number): number {
+  let quote = text.indexOf('"', start + 1);
+  while (quote !== -1 && text.charCodeAt(quote - 1) === BACKSLASH) {
+    let backslashes = 1;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) break;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return quote === -1 ? -1 : quote + 1;
+}
+
+const SCALAR = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null/y;
+
+/** The index after the number or literal at `start`; -1 when there is none. */
+function scalarEnd(text: string, start: number, written: Written | undefined): number {
+  SCALAR.lastIndex = start;
+  if (!SCALAR.test(text)) return -1;
+  const end = SCALAR.lastIndex;
+  if (written?.plain) {
+    const token = text.slice(start, end);
+    const code = token.charCodeAt(0);
+    // A number `JSON.stringify` writes otherwise (`1.50`, `1e3`, `-0`, 17 digits): not plain.
+    if ((code === 0x2d || (code >= 0x30 && code <= 0x39)) && String(Number(token)) !== token) {
+      written.plain = false;
+    }
+  }
+  return end;
+}
+
+/** The closers still open while a value is skipped: one scan at a time, never deeper than `MAX_NESTING`. */
+const closers = new Uint8Array(MAX_NESTING);
+
+/**
+ * The index after the JSON value that starts at `start` (no whitespace
+ * before it); -1 when no well-bracketed value starts there. `written`, when
+ * given, is added what the value's text shows.
+ */
+export function valueEnd(text: string, start: number, written?: Written): number {
+  const first = text.charCodeAt(start);
+  if (first === QUOTE) return stringEnd(text, start);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return scalarEnd(text, start, written);
+  let depth = 0;
+  for (let at = start; at < text.length; ) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      at = stringEnd(text, at);
+      if (at === -1) return -1;
+      continue;
+    }
+    if (code === COLON) {
+      if (written) written.members++;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (depth === MAX_NESTING) return -1;
+      // `}` and `]` are two code points after `{` and `[`.
+      closers[depth++] = code + 2;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      if (closers[--depth] !== code) return -1;
+      if (depth === 0) return at + 1;
+    } else if (code !== COMMA) {
+      if (isSpace(code)) {
+        if (written) written.plain = false;
+      } else {
+        at = scalarEnd(text, at, written);
+        if (at === -1) return -1;
+        continue;
+      }
+    }
+    at++;
+  }
+  return -1;
+}
+
+/** The key whose string starts at `start` and ends before `end`; `undefined` when it is not a JSON string. */
+function keyAt(text: string, start: number, end: number): string | undefined {
+  const inner = text.slice(start + 1, end - 1);
+  if (!inner.includes("\\")) return inner;
+  try {
+    return JSON.parse(text.slice(start, end)) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An object's members as written: key → its value's span, and the index after the object. */
+export interface ObjectText {
+  members: Map<string, Span>;
+  end: number;
+}
+
+/**
+ * The members of the object at `start` (its `{`); `undefined` when none is
+ * written there, or a key is written twice (readers disagree on which one
+ * counts). `member` reads each value from its first character to the index
+ * after it (-1: not a value); by default it is skipped.
+ */
+export function readObject(
+  text: string,
+  start: number,
+  member: (key: string, at: number) => number = (_, at) => valueEnd(text, at),
+): ObjectText | undefined {
+  if (text.charCodeAt(start) !== OPEN_BRACE) return undefined;
+  const members = new Map<string, Span>();
+  let at = skipSpace(text, start + 1);
+  if (text.charCodeAt(at) === CLOSE_BRACE) return { members, end: at + 1 };
+  for (;;) {
+    if (text.charCodeAt(at) !== QUOTE) return undefined;
+    const keyEnd = stringEnd(text, at);
+    const key = keyEnd === -1 ? undefined : keyAt(text, at, keyEnd);
+    if (key === undefined || members.has(key)) return undefined;
+    at = skipSpace(text, keyEnd);
+    if (text.charCodeAt(at) !== COLON) return undefined;
+    const valueStart = skipSpace(text, at + 1);
+    const end = member(key, valueStart);
+    if (end === -1) return undefined;
+    members.set(key, [valueStart, end]);
+    at = skipSpace(text, end);
+    const next = text.charCodeAt(at);
+    if (next === CLOSE_BRACE) return { members, end: at + 1 };
+    if (next !== COMMA) return undefined;
+    at = skipSpace(text, at + 1);
+  }
+}
+
+/**
+ * The elements of the array at `start` (its `[`), and the index after it;
+ * `undefined` when none is written there. `element` reads each one from its
+ * first character to the index after it (-1: not a value); by default it is skipped.
+ */
+export function readArray(
+  text: string,
+  start: number,
+  element: (at: number) => number = (at) => valueEnd(text, at),
+): { elements: Span[]; end: number } | undefined {
+  if (text.charCodeAt(start) !== OPEN_BRACKET) return undefined;
+  const elements: Span[] = [];
+  let at = skipSpace(text, start + 1);
+  if (text.charCodeAt(at) === CLOSE_BRACKET) return { elements, end: at + 1 };
+  for (;;) {
+    const end = element(at);
+    if (end === -1) return undefined;
+    elements.push([at, end]);
+    at = skipSpace(text, end);
+    const next = text.charCodeAt(at);
+    if (next === CLOSE_BRACKET) return { elements, end: at + 1 };
+    if (next !== COMMA) return undefined;
+    at = skipSpace(text, at + 1);
+  }
+}
+
+/** Every object member inside a parsed value (what `Written.members` counts in its text). */
+function membersIn(value: unknown): number {
+  if (typeof value !== "object" || value === null) return 0;
+  let count = 0;
+  if (Array.isArray(value)) {
+    for (const item of value) count += membersIn(item);
+    return count;
+  }
+  for (const key in value) count += 1 + membersIn((value as Record<string, unknown>)[key]);
+  return count;
+}
+
+/**
+ * Whether the text of `span`, parsed to `value`, is what `JSON.stringify(value)`
+ * writes: plain, no escape `JSON.stringify` writes otherwise (`\u00e9`, `\/`),
+ * and no key written twice (the parse keeps one, so it has fewer members).
+ */
+export function isStringified(text: string, [start, end]: Span, written: Written, value: unknown) {
+  if (!written.plain) return false;
+  const inner = text.slice(start, end);
+  if (inner.includes("\\") && /\\[u/]/.test(inner)) return false;
+  return membersIn(value) === written.members;
+}

@@ -1,0 +1,95 @@
+/**
+ * A `tools/list` answer renamed in its text (docs/performance.md): what the
+ * model sees is what renameTools gives, but written by copying the origin's
+ * text for every tool that stays as it came and for every byte around the
+ * tools. A renamed tool gets its new name where the old one was written, a
+ * viewed one its view where its `inputSchema` was, a hidden one is left out
+ * with its comma; only a tool whose description or `_meta` changes is parsed
+ * whole and written again. The cost follows what changes, not the listing's size.
+ */
+import { parseExact, stringifyExact } from "../json";
+import type { Span } from "../json-spans";
+import type { ListingText, ToolText } from "../protocol/listing-text";
+import type { NamedListing } from "../toolmap/tool-map";
+import { renamedTool } from "./tools-list";
+
+export const isToolText = (element: ToolText | Span): element is ToolText => "tool" in element;
+
+/** `text[start, end)` with each edit's span written as its text instead; edits in order. */
+function edited(text: string, [start, end]: Span, edits: ReadonlyArray<[Span, string]>): string {
+  let out = "";
+  let at = start;
+  for (const [[from, to], replacement] of edits) {
+    out += text.slice(at, from) + replacement;
+    at = to;
+  }
+  return out + text.slice(at, end);
+}
+
+/** A view written with the numbers and strings of the origin's schema as the origin wrote them. */
+function viewText(text: string, element: ToolText, view: unknown): string | undefined {
+  if (element.tool.schemaJson !== undefined) return JSON.stringify(view);
+  const span = element.members.get("inputSchema");
+  const parsed = span && parseExact(text.slice(span[0], span[1]));
+  return parsed ? stringifyExact(view, parsed.exact) : undefined;
+}
+
+/** One tool as the model sees it; `undefined` when a tool that must be written again is not JSON. */
+function toolText(text: string, element: ToolText, listing: NamedListing): string | undefined {
+  const { span, members, tool } = element;
+  const original = tool.name;
+  if (listing.unfit.has(original) || listing.descriptions.has(original)) {
+    const parsed = parseExact(text.slice(span[0], span[1]));
+    const [rewritten] = parsed ? renamedTool(parsed.value, listing) : [];
+    return parsed && stringifyExact(rewritten, parsed.exact);
+  }
+  const edits: Array<[Span, string]> = [];
+  const name = listing.names.get(original) ?? original;
+  const nameSpan = members.get("name");
+  if (name !== original && nameSpan) edits.push([nameSpan, JSON.stringify(name)]);
+  const view = listing.schemas.get(original);
+  const schemaSpan = members.get("inputSchema");
+  if (view !== undefined && schemaSpan) {
+    const written = viewText(text, element, view);
+    if (written === undefined) return undefined;
+    edits.push([schemaSpan, written]);
+  }
+  edits.sort(([a], [b]) => a[0] - b[0]);
+  return edited(text, span, edits);
+}
+
+/**
+ * The answer `read` (read from `text`) with `listing`'s names, views and
+ * rules, and where its id now is; `undefined` when a tool it must write
+ * again is not JSON (the caller parses the whole text, and finds it is not).
+ */
+export function spliceListing(
+  text: string,
+  read: ListingText,
+  listing: NamedListing,
+): { text: string; idSpan: Span } | undefined {
+  const [toolsStart, toolsEnd] = read.toolsSpan;
+  const { elements } = read;
+  const first = elements[0];
+  const last = elements.at(-1);
+  let tools = "";
+  if (first === undefined || last === undefined) tools = text.slice(toolsStart, toolsEnd);
+  else {
+    const spanOf = (element: ToolText | Span) => (isToolText(element) ? element.span : element);
+    tools = text.slice(toolsStart, spanOf(first)[0]);
+    let written = 0;
+    for (const [index, element] of elements.entries()) {
+      if (isToolText(element) && listing.hidden.has(element.tool.name)) continue;
+      const [start, end] = spanOf(element);
+      const out = isToolText(element) ? toolText(text, element, listing) : text.slice(start, end);
+      if (out === undefined) return undefined;
+      // The separator the origin wrote before it (its comma), unless nothing is written before it.
+      const before = spanOf(elements[index - 1] ?? element)[1];
+      tools += (written++ === 0 ? "" : text.slice(before, start)) + out;
+    }
+    tools += text.slice(spanOf(last)[1], toolsEnd);
+  }
+  const out = text.slice(0, toolsStart) + tools + text.slice(toolsEnd);
+  const shift = read.idSpan[0] < toolsStart ? 0 : out.length - text.length;
+  return { text: out, idSpan: [read.idSpan[0] + shift, read.idSpan[1] + shift] };
+}

@@ -1,0 +1,269 @@
+/**
+ * Listings read and renamed in their text (src/json-spans.ts,
+ * src/protocol/listing-text.ts, src/rewrite/listing-splice.ts), property
+ * based: for generated answers written the ways origins write them (any
+ * whitespace, escapes, number forms, key orders, members the proxy does not
+ * read, keys written twice), the text the model gets holds the values the
+ * whole-parse path gives, and every tool that path leaves as it came is the
+ * origin's own text, byte for byte.
+ */
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import * as v from "valibot";
+import { describe, expect, it, vi } from "vitest";
+import {
+  isStringified,
+  MAX_NESTING,
+  readObject,
+  valueEnd,
+  type Written,
+} from "../../src/json-spans";
+import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
+import { ToolRules, type ToolRulesDocument, ToolRulesSetting } from "../../src/rules/tool-rules";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
+
+const space = fc.constantFrom("", "", " ", "\n  ", "\t");
+const numberText = fc.constantFrom("1", "0", "-0", "1.50", "1e3", "9007199254740993", "0.5", "-7");
+const stringText = fc.constantFrom(
+  '"x"',
+  '"caf\\u00e9"',
+  '"a\\/b"',
+  '"q\\"uote"',
+  '"two\\nlines"',
+  '"back\\\\slash"',
+);
+const keyText = fc.constantFrom(
+  '"type"',
+  '"items"',
+  '"properties"',
+  '"name"',
+  '"__proto__"',
+  '"a"',
+  '"\\u0061"',
+);
+
+/** `{…}` of `members` (key and value texts), spaced by `spaces`. */
+const objectText = (members: Array<[string, string]>, spaces: string[]) => {
+  const at = (i: number) => spaces[i % spaces.length] ?? "";
+  const inner = members.map(([key, value], i) => `${at(i)}${key}${at(i + 1)}:${at(i + 2)}${value}`);
+  return `{${inner.join(",")}${at(members.length)}}`;
+};
+
+const { value: jsonText } = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    numberText,
+    stringText,
+    fc.constantFrom("true", "false", "null"),
+    fc
+      .tuple(fc.array(tie("value") as fc.Arbitrary<string>, { maxLength: 3 }), space)
+      .map(([items, s]) => `[${s}${items.join(`,${s}`)}${s}]`),
+    fc
+      .tuple(
+        fc.array(fc.tuple(keyText, tie("value") as fc.Arbitrary<string>), { maxLength: 3 }),
+        fc.array(space, { minLength: 1, maxLength: 3 }),
+      )
+      .map(([members, spaces]) => objectText(members, spaces)),
+  ),
+}));
+
+/** Schemas the profiles view differently: as they are, with an array lacking `items`, an open object, exotic numbers. */
+const schemaText = fc.oneof(
+  fc.constant('{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}'),
+  fc.constant('{"type":"object","properties":{"tags":{"type":"array"}}}'),
+  fc.constant(
+    '{"type":"object","properties":{"n":{"type":"integer","maximum":1e3,"default":1.50}}}',
+  ),
+  fc.constant(
+    '{ "type": "object", "properties": { "q": { "type": "string", "description": "caf\\u00e9" } } }',
+  ),
+  fc.constant('{"type":"object","properties":{"o":{"type":"object"}},"type":"object"}'),
+  jsonText.map((value) => `{"type":"object","properties":{"v":{"default":${value}}}}`),
+);
+
+const nameText = fc.constantFrom(
+  '"files.read"',
+  '"files\\u002eread"',
+  '"ok_name"',
+  '"get_weather"',
+  '"search"',
+  '"a/b"',
+  '"x y"',
+  '"hidden.tool"',
+  '"described"',
+);
+
+const toolText = fc
+  .record({
+    name: nameText,
+    inputSchema: schemaText,
+    description: fc.option(stringText, { nil: undefined }),
+    annotations: fc.option(
+      fc.constantFrom('{"readOnlyHint":true}', '{"title":"T","destructiveHint":false}'),
+      { nil: undefined },
+    ),
+    _meta: fc.option(jsonText, { nil: undefined }),
+    outputSchema: fc.option(jsonText, { nil: undefined }),
+  })
+  .chain((tool) => {
+    const members = Object.entries(tool).flatMap(
+      ([key, value]): Array<[string, string]> =>
+        value === undefined ? [] : [[JSON.stringify(key), value]],
+    );
+    return fc
+      .tuple(
+        fc.shuffledSubarray(members, { minLength: members.length }),
+        fc.array(space, { minLength: 1, maxLength: 3 }),
+        // Now and then a member written twice, which readers take differently.
+        fc.oneof(
+          { weight: 15, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom(...members) },
+        ),
+      )
+      .map(([order, spaces, twice]) => ({
+        text: objectText(twice ? [...order, twice] : order, spaces),
+        twice: twice !== undefined,
+      }));
+  });
+
+/** Elements that are no tool: carried as they came. */
+const otherElement = fc
+  .oneof(
+    jsonText.filter((text) => !text.startsWith("{")),
+    fc.constantFrom('{"title":"no name"}', '{"name":7,"inputSchema":{}}'),
+  )
+  .map((text) => ({ text, twice: false }));
+
+const answerText = fc
+  .tuple(
+    fc.array(fc.oneof({ weight: 8, arbitrary: toolText }, { weight: 1, arbitrary: otherElement }), {
+      maxLength: 6,
+    }),
+    space,
+    fc.option(fc.constantFrom('"next"', "null"), { nil: undefined }),
+    fc.boolean(),
+  )
+  .map(([tools, s, cursor, idFirst]) => {
+    const list = `[${s}${tools.map((tool) => tool.text).join(`,${s}`)}${s}]`;
+    const result = objectText(
+      cursor === undefined
+        ? [['"tools"', list]]
+        : [
+            ['"tools"', list],
+            ['"nextCursor"', cursor],
+          ],
+      [s],
+    );
+    const members: Array<[string, string]> = [
+      ['"jsonrpc"', '"2.0"'],
+      ['"id"', "1"],
+      ['"result"', result],
+    ];
+    return { text: objectText(idFirst ? members : [...members].reverse(), [s]), tools };
+  });
+
+const RULES = new ToolRules(
+  v.parse(ToolRulesSetting, {
+    hide: ["hidden.*"],
+    tools: { described: { appendDescription: "Read the docs." } },
+  }) as ToolRulesDocument,
+);
+
+function freshMap(profile: "openai" | "gemini" | "openai-strict") {
+  return new ToolMap(
+    env.TOOL_MAP,
+    { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
+    profileOf(profile),
+    new ToolMapMemory(),
+    () => {},
+    { rules: RULES, changes: "allow" },
+  );
+}
+
+describe("a listing renamed in its text", () => {
+  it("holds the whole-parse path's values, and the origin's text for every tool left as it came", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    let kept = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        answerText,
+        fc.constantFrom("openai", "gemini", "openai-strict"),
+        async ({ text, tools }, profile) => {
+          const listIds = new Set([1]);
+          const spliced = await rewriteJsonText(text, { listIds, toolMap: freshMap(profile) });
+          const parsed = JSON.parse(text);
+          const whole = await rewriteMessages(parsed, { listIds, toolMap: freshMap(profile) });
+          expect(JSON.parse(spliced ?? "null")).toEqual(whole);
+          // A key written twice anywhere in a tool: the whole text is parsed and written again.
+          if (tools.some((tool) => tool.twice)) return;
+          const toolsOut = (whole as { result: { tools: unknown[] } }).result.tools;
+          for (const [index, original] of (parsed.result.tools as unknown[]).entries()) {
+            if (typeof original !== "object" || !toolsOut.includes(original)) continue;
+            expect(spliced).toContain(tools[index]?.text);
+            kept++;
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+    expect(kept).toBeGreaterThan(100);
+  });
+
+  it("leaves out a hidden tool with its comma, wherever it stands", async () => {
+    const tool = (name: string) => `{"name":"${name}","inputSchema":{"type":"object"}}`;
+    for (const order of [
+      ["hidden.a", "ok_name", "x"],
+      ["ok_name", "hidden.a", "x"],
+      ["ok_name", "x", "hidden.a"],
+      ["hidden.a", "hidden.b"],
+    ]) {
+      const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[ ${order.map(tool).join(" , ")} ]}}`;
+      const out = await rewriteJsonText(text, {
+        listIds: new Set([1]),
+        toolMap: freshMap("openai"),
+      });
+      const names = JSON.parse(out ?? "null").result.tools.map((t: { name: string }) => t.name);
+      expect(names).toEqual(order.filter((name) => !name.startsWith("hidden.")));
+    }
+  });
+});
+
+describe("reading a JSON text's structure", () => {
+  it("tells text written as JSON.stringify writes it from any other, exactly", () => {
+    fc.assert(
+      fc.property(jsonText, (text) => {
+        const written: Written = { members: 0, plain: true };
+        expect(valueEnd(text, 0, written)).toBe(text.length);
+        const value = JSON.parse(text);
+        expect(isStringified(text, [0, text.length], written, value)).toBe(
+          text === JSON.stringify(value),
+        );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("refuses an object with a key written twice, however it is spelled", () => {
+    expect(readObject('{"a":1,"b":2}', 0)?.members.size).toBe(2);
+    expect(readObject('{"a":1,"a":2}', 0)).toBeUndefined();
+    expect(readObject('{"a":1,"\\u0061":2}', 0)).toBeUndefined();
+  });
+
+  it("skips strings by their quotes, escaped or not", () => {
+    for (const value of ["a\\", 'a"b', '{[\\"]}', "\\\\", ""]) {
+      const text = JSON.stringify(value);
+      expect(valueEnd(`${text},"x"`, 0)).toBe(text.length);
+    }
+    expect(valueEnd('"never closed', 0)).toBe(-1);
+  });
+
+  it("refuses brackets that do not match, and nesting past its bound", () => {
+    expect(valueEnd('{"a":[1}]', 0)).toBe(-1);
+    expect(valueEnd('[{"a":1]}', 0)).toBe(-1);
+    expect(valueEnd("[1,2", 0)).toBe(-1);
+    const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+    expect(valueEnd(deep(MAX_NESTING), 0)).toBe(MAX_NESTING * 2);
+    expect(valueEnd(deep(MAX_NESTING + 1), 0)).toBe(-1);
+  });
+});
