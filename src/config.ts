@@ -190,6 +190,12 @@ const ConfigSchema = v.pipe(
       ),
       UPSTREAM_CLIENT_ID: secret,
       UPSTREAM_CLIENT_SECRET: secret,
+      CF_VERSION_METADATA: v.optional(
+        v.custom<WorkerVersionMetadata>(
+          (value) => typeof (value as Partial<WorkerVersionMetadata> | null)?.id === "string",
+          "must be a version metadata binding ([version_metadata])",
+        ),
+      ),
     },
     missing,
   ),
@@ -219,6 +225,7 @@ const ConfigSchema = v.pipe(
       originUrl: vars.ORIGIN_URL,
       mcpPath: vars.MCP_PATH,
       toolMapKv: vars.TOOL_MAP,
+      deployment: vars.CF_VERSION_METADATA?.id,
       originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
       maxBodyBytes: vars.MAX_BODY_BYTES,
       profile: profileOf(vars.PROFILE ?? vars.NAME_PROFILE ?? "openai", {
@@ -253,6 +260,11 @@ export interface Config {
   mcpPath: string;
   /** `TOOL_MAP`: the tool map's KV namespace. */
   toolMapKv: KVNamespace;
+  /**
+   * The deployed version's id (`CF_VERSION_METADATA`): what a listing
+   * rewritten by another isolate is trusted to have been rewritten by.
+   */
+  deployment: string | undefined;
   originTimeoutMs: number;
   maxBodyBytes: number;
   /** The profile at `MCP_PATH` (`PROFILE`, or `NAME_PROFILE`), with the limits in force. */

@@ -10,36 +10,34 @@
  */
 const PRIME = 0x01000193;
 
+const mix = (hash: number, byte: number) => Math.imul(hash ^ byte, PRIME);
+
 export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
-  const mix = (byte: number) => {
-    hash = Math.imul(hash ^ byte, PRIME);
-  };
   for (let i = 0; i < text.length; i++) {
     let unit = text.charCodeAt(i);
     if (unit < 0x80) {
-      mix(unit);
+      hash = mix(hash, unit);
       continue;
     }
     if (unit < 0x800) {
-      mix(0xc0 | (unit >> 6));
-      mix(0x80 | (unit & 0x3f));
+      hash = mix(mix(hash, 0xc0 | (unit >> 6)), 0x80 | (unit & 0x3f));
       continue;
     }
     const next = text.charCodeAt(i + 1);
     if (unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
       const point = 0x10000 + ((unit - 0xd800) << 10) + (next - 0xdc00);
       i++;
-      mix(0xf0 | (point >> 18));
-      mix(0x80 | ((point >> 12) & 0x3f));
-      mix(0x80 | ((point >> 6) & 0x3f));
-      mix(0x80 | (point & 0x3f));
+      hash = mix(hash, 0xf0 | (point >> 18));
+      hash = mix(hash, 0x80 | ((point >> 12) & 0x3f));
+      hash = mix(hash, 0x80 | ((point >> 6) & 0x3f));
+      hash = mix(hash, 0x80 | (point & 0x3f));
       continue;
     }
     if (unit >= 0xd800 && unit <= 0xdfff) unit = 0xfffd;
-    mix(0xe0 | (unit >> 12));
-    mix(0x80 | ((unit >> 6) & 0x3f));
-    mix(0x80 | (unit & 0x3f));
+    hash = mix(hash, 0xe0 | (unit >> 12));
+    hash = mix(hash, 0x80 | ((unit >> 6) & 0x3f));
+    hash = mix(hash, 0x80 | (unit & 0x3f));
   }
   return hash >>> 0;
 }
@@ -53,22 +51,24 @@ export function hash6(text: string): string {
  * 32 bits over a text's UTF-16 code units, four interleaved FNV-1a lanes
  * folded together: twice as fast as one lane over UTF-8 bytes, and a change
  * detector needs no more (a collision keeps one stored schema of a tool a
- * listing longer). Its output is stored: pinned by test vectors.
+ * listing longer). Its output is stored: pinned by test vectors. Over
+ * `text[start, end)`: a part of a large text is hashed where it is, as a
+ * slice of it is read several times slower.
  */
-export function fingerprint32(text: string): number {
+export function fingerprint32(text: string, start = 0, end = text.length): number {
   let a = 0x811c9dc5;
   let b = 0x9e3779b9;
   let c = 0x85ebca6b;
   let d = 0xc2b2ae35;
-  const n = text.length;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
+  const n = end - start;
+  let i = start;
+  for (; i + 3 < end; i += 4) {
     a = Math.imul(a ^ text.charCodeAt(i), PRIME);
     b = Math.imul(b ^ text.charCodeAt(i + 1), PRIME);
     c = Math.imul(c ^ text.charCodeAt(i + 2), PRIME);
     d = Math.imul(d ^ text.charCodeAt(i + 3), PRIME);
   }
-  for (; i < n; i++) a = Math.imul(a ^ text.charCodeAt(i), PRIME);
+  for (; i < end; i++) a = Math.imul(a ^ text.charCodeAt(i), PRIME);
   let hash = Math.imul(a ^ n, PRIME);
   hash = Math.imul(hash ^ b, PRIME);
   hash = Math.imul(hash ^ c, PRIME);

@@ -84,7 +84,8 @@ function listedTool(
     const schema = parseSpan(text, schemaSpan);
     if (schema === undefined) return null;
     tool.inputSchema = schema;
-    if (isStringified(text, schemaSpan, written, schema)) tool.schemaJson = slice(text, schemaSpan);
+    if (isStringified(text, schemaSpan, written, schema))
+      tool.schemaJson = { text, span: schemaSpan };
   }
   return tool;
 }

@@ -4,6 +4,7 @@
  * is carried, never required.
  */
 import { isPlainObject } from "../json";
+import type { Span } from "../json-spans";
 
 /** A tool as a listing describes it; only `name` and `inputSchema` matter here. */
 export interface ListedTool {
@@ -13,10 +14,10 @@ export interface ListedTool {
   inputSchema?: unknown;
   annotations?: unknown;
   /**
-   * `inputSchema` as `JSON.stringify` writes it, where the listing's text
-   * already had it so (listing-text.ts): fingerprinted without writing it again.
+   * Where the listing's text holds `inputSchema` written as `JSON.stringify`
+   * writes it (listing-text.ts): fingerprinted there, without writing it again.
    */
-  schemaJson?: string;
+  schemaJson?: { text: string; span: Span };
 }
 
 export type ToolsListResult = { tools: unknown[] } & Record<string, unknown>;

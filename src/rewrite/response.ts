@@ -74,8 +74,11 @@ export interface ListingRewrite {
   wholeListing?: WholeListing;
 }
 
-/** A page named as the model sees it: its tools, or, for a listing over the profile's ceiling, search mode. */
-type NamedPage = { listing: NamedListing; search?: undefined } | { search: number };
+/** A page named as the model sees it: its tools, and for a listing over the profile's ceiling, search mode (with the number of tools). */
+interface NamedPage {
+  listing: NamedListing;
+  search?: number;
+}
 
 /**
  * Names one `tools/list` page. A first page, when the profile has a tool
@@ -96,7 +99,7 @@ async function namePage(
   if (rest === undefined) return { listing: await toolMap.nameListing(page) };
   const whole = [...page, ...rest];
   const { listing, search } = await toolMap.nameWholeListing(whole);
-  return search ? { search: whole.length } : { listing };
+  return search ? { listing, search: whole.length } : { listing };
 }
 
 /** One `tools/list` result as the model sees it. */
@@ -149,7 +152,7 @@ export async function rewriteJsonText(
 ): Promise<string | undefined> {
   const { toolMap, listIds } = rewrite;
   const ids = before.length === 0 && listIds !== "by-shape" ? listIds : undefined;
-  const remembered = ids && toolMap.rememberedAnswer;
+  const remembered = ids && (await toolMap.rememberedAnswer());
   const reused = remembered && reuseAnswer(text, remembered, (id) => ids.has(id as RequestId));
   if (reused !== undefined) {
     rewrite.onListing?.();
@@ -193,7 +196,7 @@ async function rewriteListingText(
   if (spliced === undefined) return undefined;
   rewrite.onListing?.();
   rewrite.answered?.(id);
-  if (cursorSpan === undefined) {
+  if (cursorSpan === undefined && named.listing.settled) {
     const answer = rememberAnswer(text, read.idSpan, spliced.text, spliced.idSpan);
     if (answer) rewrite.toolMap.rememberAnswer(answer);
   }

@@ -47,6 +47,7 @@ async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMa
     toolMapMemory,
     (promise) => c.executionCtx.waitUntil(promise),
     config.policy,
+    config.deployment,
   );
 }
 

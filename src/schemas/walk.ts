@@ -171,27 +171,27 @@ const DEPTHS: readonly At[] = Array.from({ length: MAX_DEPTH + 2 }, (_, depth) =
 /** Whether no pass is needed anywhere in `root`: its view is `root` itself. */
 export function conforms(root: Schema, passes: ViewPasses): boolean {
   for (const pass of passes.root) if (pass.needed(root)) return false;
-  const nodePasses = passes.nodes;
-  let nodes = 0;
-  const check = (node: unknown, at: At): boolean => {
-    if (!isPlainObject(node)) return true;
-    if (++nodes > MAX_NODES || at.depth > (passes.maxDepth ?? MAX_DEPTH)) return false;
-    for (const pass of nodePasses) if (pass.needed(node, at)) return false;
-    const child = DEPTHS[at.depth + 1] as At;
-    for (const keyword in node) {
-      const kind = CHILDREN.get(keyword);
-      if (kind === undefined || !Object.hasOwn(node, keyword)) continue;
-      const value = node[keyword];
-      if (kind === "one") {
-        if (!check(value, child)) return false;
-      } else if (kind === "list") {
-        if (Array.isArray(value) && !value.every((item) => check(item, child))) return false;
-      } else if (isPlainObject(value) && (keyword === "properties" || passes.viewsDefinitions)) {
-        for (const key in value)
-          if (Object.hasOwn(value, key) && !check(value[key], child)) return false;
-      }
+  return conformsAt(root, ROOT, passes, { nodes: 0 });
+}
+
+function conformsAt(node: unknown, at: At, passes: ViewPasses, seen: { nodes: number }): boolean {
+  if (!isPlainObject(node)) return true;
+  if (++seen.nodes > MAX_NODES || at.depth > (passes.maxDepth ?? MAX_DEPTH)) return false;
+  for (const pass of passes.nodes) if (pass.needed(node, at)) return false;
+  const child = DEPTHS[at.depth + 1] as At;
+  for (const keyword in node) {
+    const kind = CHILDREN.get(keyword);
+    if (kind === undefined || !Object.hasOwn(node, keyword)) continue;
+    const value = node[keyword];
+    if (kind === "one") {
+      if (!conformsAt(value, child, passes, seen)) return false;
+    } else if (kind === "list") {
+      if (!Array.isArray(value)) continue;
+      for (const item of value) if (!conformsAt(item, child, passes, seen)) return false;
+    } else if (isPlainObject(value) && (keyword === "properties" || passes.viewsDefinitions)) {
+      for (const key in value)
+        if (Object.hasOwn(value, key) && !conformsAt(value[key], child, passes, seen)) return false;
     }
-    return true;
-  };
-  return check(root, ROOT);
+  }
+  return true;
 }

@@ -59,10 +59,13 @@ export interface ListingPlan {
 
 /**
  * Tells a changed `inputSchema` from a known one; stored in KV, so it never
- * changes. `json`: the schema as `JSON.stringify` writes it, where known.
+ * changes. `json`: where a text holds the schema as `JSON.stringify` writes it.
  */
-export function schemaHash(inputSchema: unknown, json?: string): string {
-  return `2.${fingerprint32(json ?? JSON.stringify(inputSchema ?? null)).toString(36)}`;
+export function schemaHash(inputSchema: unknown, json?: ListedTool["schemaJson"]): string {
+  const fingerprint = json
+    ? fingerprint32(json.text, ...json.span)
+    : fingerprint32(JSON.stringify(inputSchema ?? null));
+  return `2.${fingerprint.toString(36)}`;
 }
 
 export function planListing(

@@ -12,6 +12,13 @@
  * - `v2:<origin>:schemas:<i>`, `i < chunks`: the origin's input schemas, one
  *   line each, `<fingerprint>\t<schema as JSON>\n`, so one schema is found by
  *   its fingerprint and parsed alone.
+ * - `v2:<origin>:answer:<settings>`: the last listing an isolate rewrote under
+ *   one deployment (its version id) and one set of settings that shape a
+ *   listing (profile, caps, `TOOL_RULES`, `TOOL_CHANGES`), fingerprinted into
+ *   `<settings>`: `1\n<a>,<b>,<c>\n` and four texts of those lengths (the last
+ *   takes the rest), the answer as received and as sent, each split around its
+ *   id. A new isolate answers the same text from it (rewrite/remembered-answer.ts).
+ *   Written with a time to live of `ANSWER_TTL_DAYS`.
  */
 
 export const MAP_FORMAT = 2;
@@ -149,4 +156,34 @@ export function chunked(lines: Iterable<string>, maxChars: number): string[] {
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
+}
+
+/** An answer as received and as sent, each split around its JSON-RPC id. */
+export interface RememberedAnswer {
+  received: [string, string];
+  sent: [string, string];
+}
+
+export const ANSWER_TTL_DAYS = 7;
+
+export const answerKey = (origin: string, settings: string) => `${origin}:answer:${settings}`;
+
+export function encodeAnswer({ received, sent }: RememberedAnswer): string {
+  const parts = [...received, ...sent];
+  return `1\n${parts
+    .slice(0, 3)
+    .map((part) => part.length)
+    .join(",")}\n${parts.join("")}`;
+}
+
+/** The answer a KV value holds; `undefined` for a value of another format. */
+export function decodeAnswer(text: string): RememberedAnswer | undefined {
+  const header = /^1\n(\d+),(\d+),(\d+)\n/.exec(text);
+  if (!header) return undefined;
+  const [a, b, c] = header.slice(1).map(Number) as [number, number, number];
+  const start = header[0].length;
+  if (start + a + b + c > text.length) return undefined;
+  const at = [start, start + a, start + a + b, start + a + b + c];
+  const part = (i: number) => text.slice(at[i], at[i + 1]);
+  return { received: [part(0), part(1)], sent: [part(2), text.slice(at[3])] };
 }

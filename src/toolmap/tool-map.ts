@@ -30,6 +30,7 @@ import { BoundedMap } from "../bounded-map";
 import { logEvent } from "../log";
 import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
+import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
 import { describedTool, presentedSchema, shapesSchema } from "../rules/apply-rules";
 import { NO_POLICY, type ToolPolicy, type ToolRule } from "../rules/tool-rules";
@@ -39,18 +40,25 @@ import { acceptKey, decidePins, definitionOf } from "./definition-pins";
 import { readLegacyNames } from "./legacy-v1";
 import { type KnownTools, type PlannedEntry, planListing, type ToolEntry } from "./plan-listing";
 import {
+  ANSWER_TTL_DAYS,
+  answerKey,
   chunked,
+  decodeAnswer,
   decodeMap,
   emptyMap,
+  encodeAnswer,
   encodeMap,
   findSchema,
   mapKey,
+  type RememberedAnswer,
   type StoredMap,
   schemaKey,
   schemaLine,
   schemaLines,
 } from "./stored-map";
 import { type SearchableTool, ToolSearch } from "./tool-search";
+
+export type { RememberedAnswer } from "./stored-map";
 
 const MAX_ORIGINS = 16;
 /** Originals per origin, in memory (per profile) and in KV. */
@@ -79,8 +87,23 @@ const MAX_ACCEPT_READS = 10;
  */
 const MAX_REMEMBERED_ANSWERS = 4;
 const REMEMBERED_ANSWER_MS = 5 * 60_000;
+const ANSWER_WRITE_MS = 60_000;
 
 const today = () => Math.floor(Date.now() / 86_400_000);
+
+/**
+ * What a rewritten listing depends on besides the origin's text: the code (a
+ * deployment's version id) and the settings that shape it, as one fingerprint.
+ */
+function settingsOf(deployment: string, profile: Profile, policy: ToolPolicy): string {
+  const { names, toolCeiling } = profile;
+  const settings = [deployment, profile.name, names.cap, toolCeiling, policy.changes];
+  return fingerprint32(JSON.stringify([...settings, policy.rules.document])).toString(36);
+}
+
+const sameAnswer = (a: RememberedAnswer, b: RememberedAnswer) =>
+  a.received.every((part, i) => part === b.received[i]) &&
+  a.sent.every((part, i) => part === b.sent[i]);
 
 /** The model-facing names of one profile: both ways, and the schema views. */
 export class ProfileNames {
@@ -95,6 +118,10 @@ export class ProfileNames {
    * mode); `null` when it was not; `undefined` until this isolate saw one.
    */
   search: ToolSearch | null | undefined;
+  /** The answer KV holds for this profile, as far as this isolate knows: read once (or in flight). */
+  storedAnswer: Promise<RememberedAnswer | undefined> | undefined;
+  /** When this isolate last wrote it. */
+  answerWrittenAt = 0;
   /** The same names, once read: original → name, and name → original. */
   readonly legacyNames = new Map<string, string>();
   readonly legacyOwners = new Map<string, string>();
@@ -248,12 +275,6 @@ export interface Resolution {
   refused?: "hidden" | "held" | "unchecked";
 }
 
-/** An answer's text and its rewritten text, each split around the message's `id` (rewrite/remembered-answer.ts). */
-export interface RememberedAnswer {
-  received: [string, string];
-  sent: [string, string];
-}
-
 /** A listing page as the model sees it: original → model-facing name, and → schema view where it differs. */
 export interface NamedListing {
   names: Map<string, string>;
@@ -264,6 +285,12 @@ export interface NamedListing {
   descriptions: Map<string, string | undefined>;
   /** Originals left out of the listing: hidden by the operator's rules, or held. */
   hidden: Set<string>;
+  /**
+   * Whether the names took every name KV holds into account; not when the map
+   * could not be read (a name may then stand for another tool): such a
+   * listing is answered but never remembered.
+   */
+  settled: boolean;
 }
 
 export class ToolMap {
@@ -276,23 +303,66 @@ export class ToolMap {
     memory: ToolMapMemory,
     private readonly waitUntil: (promise: Promise<unknown>) => void,
     readonly policy: ToolPolicy = NO_POLICY,
+    deployment?: string,
   ) {
     this.origin = memory.origin(scopes.origin);
     this.answers = memory.answers;
+    this.answerKey =
+      deployment && answerKey(scopes.origin, settingsOf(deployment, profile, policy));
   }
 
   private readonly answers: BoundedMap<ProfileNames, RememberedAnswer>;
+  /** Where KV keeps the last answer rewritten under this deployment and these settings; none without a deployment id. */
+  private readonly answerKey: string | undefined;
 
   /**
-   * The answer last rewritten for this origin and profile; none while a tool is
-   * held, so each listing reads whether its change was accepted.
+   * The answer last rewritten for this origin and profile: this isolate's, or
+   * the one KV holds (read once per isolate); none while a tool is held, so
+   * each listing reads whether its change was accepted.
    */
-  get rememberedAnswer(): RememberedAnswer | undefined {
-    return this.origin.held.size > 0 ? undefined : this.answers.get(this.names);
+  async rememberedAnswer(): Promise<RememberedAnswer | undefined> {
+    if (this.origin.held.size > 0) return undefined;
+    const names = this.names;
+    const remembered = this.answers.get(names);
+    if (remembered || this.answerKey === undefined) return remembered;
+    if (names.storedAnswer === undefined) {
+      names.storedAnswer = this.readAnswer(this.answerKey);
+      const stored = await names.storedAnswer;
+      if (stored && !this.answers.get(names)) this.answers.set(names, stored);
+    }
+    return this.answers.get(names);
   }
 
+  /** Remembers an answer in this isolate, and in KV for new isolates when KV holds another. */
   rememberAnswer(answer: RememberedAnswer): void {
-    if (this.origin.held.size === 0) this.answers.set(this.names, answer);
+    if (this.origin.held.size > 0) return;
+    const names = this.names;
+    this.answers.set(names, answer);
+    const key = this.answerKey;
+    // At most one write a minute per isolate and profile: KV takes one a second per key.
+    if (key === undefined || Date.now() - names.answerWrittenAt < ANSWER_WRITE_MS) return;
+    const stored = names.storedAnswer;
+    names.storedAnswer = Promise.resolve(answer);
+    names.answerWrittenAt = Date.now();
+    this.waitUntil(
+      (async () => {
+        const known = await stored;
+        if (known && sameAnswer(known, answer)) return;
+        await this.kv.put(key, encodeAnswer(answer), {
+          expirationTtl: ANSWER_TTL_DAYS * 86_400,
+        });
+      })().catch((error) => logEvent("kv_error", { op: "put", error: String(error) })),
+    );
+  }
+
+  private async readAnswer(key: string): Promise<RememberedAnswer | undefined> {
+    try {
+      const text = await this.kv.get(key, "text");
+      return text === null ? undefined : decodeAnswer(text);
+    } catch (error) {
+      logEvent("kv_error", { op: "get", error: String(error) });
+      return undefined;
+    }
   }
 
   /** This profile's names: looked up each time, since `forget` drops them. */
@@ -338,6 +408,7 @@ export class ToolMap {
       names: plan.names,
       ...this.viewSchemas(plan.entries),
       ...this.ruled(plan.entries, listedTools),
+      settled: readable,
     };
   }
 

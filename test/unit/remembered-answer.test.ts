@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { rewriteJsonText } from "../../src/rewrite/response";
+import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
 import { realisticListing } from "../../support/listing";
@@ -14,14 +15,36 @@ const answer = (id: number | string, tools = realisticListing(50).tools) =>
   // The key order of the SDK's servers, and a number the runtime's JSON would rewrite.
   `{"result":{"tools":${JSON.stringify(tools)},"_meta":{"big":9007199254740993}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
 
-async function isolate() {
+async function isolate(origin = `https://o.example/mcp?${crypto.randomUUID()}`) {
   const profile = profileOf("openai");
-  const scopes = await toolMapScopes(
-    new URL(`https://o.example/mcp?${crypto.randomUUID()}`),
-    profile.names,
-  );
+  const scopes = await toolMapScopes(new URL(origin), profile.names);
   const memory = new ToolMapMemory();
   return () => new ToolMap(env.TOOL_MAP, scopes, profile, memory, () => {});
+}
+
+/** Isolates of one deployment (`deployment`: its version id), sharing the test's KV; each request's writes awaited. */
+function deployment(id: string, origin: string, policy: ToolPolicy = NO_POLICY) {
+  return async () => {
+    const profile = profileOf("openai");
+    const scopes = await toolMapScopes(new URL(origin), profile.names);
+    const memory = new ToolMapMemory();
+    return async (text: string, listId: number) => {
+      const writes: Promise<unknown>[] = [];
+      const map = new ToolMap(
+        env.TOOL_MAP,
+        scopes,
+        profile,
+        memory,
+        (w) => writes.push(w),
+        policy,
+        id,
+      );
+      const naming = vi.spyOn(map, "nameListing");
+      const out = await rewriteJsonText(text, { listIds: new Set([listId]), toolMap: map });
+      await Promise.all(writes);
+      return { out, named: naming.mock.calls.length > 0 };
+    };
+  };
 }
 
 describe("a remembered answer", () => {
@@ -71,5 +94,40 @@ describe("a remembered answer", () => {
     const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap: toolMap() });
     expect(renamed).toMatch(/"id":1\.0}$/);
     expect(renamed).not.toBe(text);
+  });
+});
+
+describe("an answer remembered in KV", () => {
+  it("answers a new isolate of the same deployment, which names nothing", async () => {
+    const origin = `https://o.example/mcp?${crypto.randomUUID()}`;
+    const isolates = deployment("version-1", origin);
+    const first = await (await isolates())(answer(1), 1);
+    expect(first.named).toBe(true);
+    const second = await (await isolates())(answer(2), 2);
+    expect(second.named).toBe(false);
+    expect(second.out).toBe(first.out?.replace(/"id":1}$/, '"id":2}'));
+  });
+
+  it("is not reused by another deployment, other settings, or for another listing", async () => {
+    const origin = `https://o.example/mcp?${crypto.randomUUID()}`;
+    await (await deployment("version-1", origin)())(answer(1), 1);
+    expect((await (await deployment("version-2", origin)())(answer(2), 2)).named).toBe(true);
+    const holding = { ...NO_POLICY, changes: "hold" as const };
+    expect((await (await deployment("version-1", origin, holding)())(answer(3), 3)).named).toBe(
+      true,
+    );
+    const other = answer(4, realisticListing(51).tools);
+    expect((await (await deployment("version-1", origin)())(other, 4)).named).toBe(true);
+  });
+
+  it("is not read or written without a deployment id", async () => {
+    const origin = `https://o.example/mcp?${crypto.randomUUID()}`;
+    const before = await env.TOOL_MAP.list();
+    const toolMap = await isolate(origin);
+    await rewriteJsonText(answer(1), { listIds: new Set([1]), toolMap: toolMap() });
+    const after = await env.TOOL_MAP.list();
+    expect(after.keys.filter((key) => key.name.includes(":answer:"))).toEqual(
+      before.keys.filter((key) => key.name.includes(":answer:")),
+    );
   });
 });

@@ -34,6 +34,7 @@ describe("renameTools", () => {
       unfit: new Map(),
       descriptions: new Map(),
       hidden: new Set(),
+      settled: true,
     });
     expect(renamed).toEqual({
       ...result,
@@ -59,6 +60,7 @@ describe("renameTools, a tool its provider may still refuse", () => {
         unfit: new Map([["bulk.import", "1001 enum values (at most 1,000)"]]),
         descriptions: new Map(),
         hidden: new Set(),
+        settled: true,
       },
     );
     expect(renamed.tools).toEqual([

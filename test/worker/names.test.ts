@@ -382,14 +382,15 @@ describe("tools/call by model-facing name", () => {
 });
 
 describe("the tool map's KV costs", () => {
-  it("writes the map and its schemas once, and nothing for a listing it already knows", async () => {
+  it("writes the map, its schemas and the answer once, and nothing for a listing it already knows", async () => {
     const counted = countingKv(env.TOOL_MAP);
     const contexts: ExecutionContext[] = [];
     const setup = await demoSession({ kv: counted.kv, contexts });
     const { tools } = await listTools(setup.proxy, PROXY_URL, setup.session);
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
     expect(tools.length).toBe(13);
-    expect(counted.counts.put).toBe(2);
+    // The map, its schemas, and the rewritten answer for new isolates of this deployment.
+    expect(counted.counts.put).toBe(3);
 
     counted.reset();
     await listTools(setup.proxy, PROXY_URL, setup.session);
@@ -403,6 +404,7 @@ describe("the tool map's KV costs", () => {
     );
     await listTools(cold, PROXY_URL, setup.session);
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    // A new isolate of the same deployment reads the answer another rewrote, and nothing else.
     expect(counted.counts).toMatchObject({ put: 0, list: 0, get: 1 });
   });
 
