@@ -1,14 +1,14 @@
 /**
  * A `tools/list` answer read from its text (json-spans.ts) rather than
  * parsed whole: the message's id, its result's members, and for each tool its
- * span and what the proxy reads of it (`name`, `title`, `description`,
- * `annotations`, `inputSchema`), each parsed from its own span. Nothing else
- * is parsed; rewrite/listing-splice.ts copies it as it came.
+ * span, its name, and the members the proxy reads (`title`, `description`,
+ * `annotations`, `inputSchema`), each parsed from its own span when first
+ * read. Nothing else is parsed, or checked beyond its brackets, quotes,
+ * numbers and literals; rewrite/listing-splice.ts copies it as it came.
  *
  * Read only where there is one reading: a single message whose text holds
- * nothing after it, no key written twice in it, its result or a tool, every
- * member read a JSON value. Anything else is `undefined`, and the caller
- * parses the whole text as before.
+ * nothing after it, no key written twice in it, its result or a tool.
+ * Anything else is `undefined`, and the caller parses the whole text.
  */
 import {
   isStringified,
@@ -22,13 +22,6 @@ import {
 } from "../json-spans";
 import type { ListedTool } from "./tools-list";
 
-/** One tool of the listing, as written. */
-export interface ToolText {
-  span: Span;
-  members: ReadonlyMap<string, Span>;
-  tool: ListedTool;
-}
-
 export interface ListingText {
   id: unknown;
   idSpan: Span;
@@ -37,18 +30,13 @@ export interface ListingText {
   /** The `tools` array. */
   toolsSpan: Span;
   /** Its elements in order: a tool, or the span of one without a string `name` (carried as it came). */
-  elements: Array<ToolText | Span>;
+  elements: Array<WrittenTool | Span>;
 }
 
-/** The members of a tool the proxy reads, besides `name` and `inputSchema`. */
-const READ = ["title", "description", "annotations"] as const;
-
-const slice = (text: string, [start, end]: Span) => text.slice(start, end);
-
 /** The value written at `span`; `undefined` when it is not JSON. */
-function parseSpan(text: string, span: Span): unknown {
+function parseSpan(text: string, [start, end]: Span): unknown {
   try {
-    return JSON.parse(slice(text, span));
+    return JSON.parse(text.slice(start, end));
   } catch {
     return undefined;
   }
@@ -61,33 +49,60 @@ function stringAt(text: string, [start, end]: Span): string | undefined {
   return inner.includes("\\") ? (parseSpan(text, [start, end]) as string | undefined) : inner;
 }
 
-/** The tool a member map describes; `undefined` without a string name, `null` when a member it reads is not JSON. */
-function listedTool(
-  text: string,
-  members: ReadonlyMap<string, Span>,
-  written: Written,
-): ListedTool | undefined | null {
-  const nameSpan = members.get("name");
-  if (nameSpan === undefined || text.charCodeAt(nameSpan[0]) !== 0x22) return undefined;
-  const name = stringAt(text, nameSpan);
-  if (name === undefined) return null;
-  const tool: ListedTool = { name };
-  for (const key of READ) {
-    const span = members.get(key);
-    if (span === undefined) continue;
-    const value = parseSpan(text, span);
-    if (value === undefined) return null;
-    tool[key] = value;
+/** A member not parsed yet. */
+const UNREAD: unique symbol = Symbol("unread");
+
+/**
+ * One tool of the listing as written: its name read at once, every other
+ * member parsed the first time it is read, so a tool the tool map already
+ * knows by its text is never parsed (`undefined` where a member is absent
+ * or is not JSON).
+ */
+export class WrittenTool implements ListedTool {
+  #title: unknown = UNREAD;
+  #description: unknown = UNREAD;
+  #annotations: unknown = UNREAD;
+  #inputSchema: unknown = UNREAD;
+
+  constructor(
+    readonly name: string,
+    readonly written: { text: string; span: Span },
+    readonly members: ReadonlyMap<string, Span>,
+    private readonly schemaText: Written,
+  ) {}
+
+  private read(key: string): unknown {
+    const span = this.members.get(key);
+    return span && parseSpan(this.written.text, span);
   }
-  const schemaSpan = members.get("inputSchema");
-  if (schemaSpan !== undefined) {
-    const schema = parseSpan(text, schemaSpan);
-    if (schema === undefined) return null;
-    tool.inputSchema = schema;
-    if (isStringified(text, schemaSpan, written, schema))
-      tool.schemaJson = { text, span: schemaSpan };
+
+  get title(): unknown {
+    if (this.#title === UNREAD) this.#title = this.read("title");
+    return this.#title;
   }
-  return tool;
+
+  get description(): unknown {
+    if (this.#description === UNREAD) this.#description = this.read("description");
+    return this.#description;
+  }
+
+  get annotations(): unknown {
+    if (this.#annotations === UNREAD) this.#annotations = this.read("annotations");
+    return this.#annotations;
+  }
+
+  get inputSchema(): unknown {
+    if (this.#inputSchema === UNREAD) this.#inputSchema = this.read("inputSchema");
+    return this.#inputSchema;
+  }
+
+  get schemaJson(): ListedTool["schemaJson"] {
+    const { text } = this.written;
+    const span = this.members.get("inputSchema");
+    return span && isStringified(text, span, this.schemaText, this.inputSchema)
+      ? { text, span }
+      : undefined;
+  }
 }
 
 /** The `tools/list` answer `text` holds, read from its text; `undefined` where it holds no single such answer. */
@@ -107,10 +122,13 @@ export function readListingText(text: string): ListingText | undefined {
       valueEnd(text, from, key === "inputSchema" ? written : undefined),
     );
     if (!object) return -1;
+    const nameSpan = object.members.get("name");
+    const name = nameSpan && stringAt(text, nameSpan);
+    if (nameSpan && text.charCodeAt(nameSpan[0]) === 0x22 && name === undefined) unread = true;
     const span: Span = [at, object.end];
-    const tool = listedTool(text, object.members, written);
-    if (tool === null) unread = true;
-    elements.push(tool ? { span, members: object.members, tool } : span);
+    elements.push(
+      name === undefined ? span : new WrittenTool(name, { text, span }, object.members, written),
+    );
     return object.end;
   };
   // Each level is read once: the result and its tools where they are written, the rest skipped.

@@ -18,6 +18,8 @@ export interface ListedTool {
    * writes it (listing-text.ts): fingerprinted there, without writing it again.
    */
   schemaJson?: { text: string; span: Span };
+  /** Where the listing's text holds the whole tool, when it was read from its text. */
+  written?: { text: string; span: Span };
 }
 
 export type ToolsListResult = { tools: unknown[] } & Record<string, unknown>;

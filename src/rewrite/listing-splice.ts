@@ -9,11 +9,12 @@
  */
 import { parseExact, stringifyExact } from "../json";
 import type { Span } from "../json-spans";
-import type { ListingText, ToolText } from "../protocol/listing-text";
+import { type ListingText, WrittenTool } from "../protocol/listing-text";
 import type { NamedListing } from "../toolmap/tool-map";
 import { renamedTool } from "./tools-list";
 
-export const isToolText = (element: ToolText | Span): element is ToolText => "tool" in element;
+export const isTool = (element: WrittenTool | Span): element is WrittenTool =>
+  element instanceof WrittenTool;
 
 /** `text[start, end)` with each edit's span written as its text instead; edits in order. */
 function edited(text: string, [start, end]: Span, edits: ReadonlyArray<[Span, string]>): string {
@@ -27,17 +28,18 @@ function edited(text: string, [start, end]: Span, edits: ReadonlyArray<[Span, st
 }
 
 /** A view written with the numbers and strings of the origin's schema as the origin wrote them. */
-function viewText(text: string, element: ToolText, view: unknown): string | undefined {
-  if (element.tool.schemaJson !== undefined) return JSON.stringify(view);
+function viewText(text: string, element: WrittenTool, view: unknown): string | undefined {
+  if (element.schemaJson !== undefined) return JSON.stringify(view);
   const span = element.members.get("inputSchema");
   const parsed = span && parseExact(text.slice(span[0], span[1]));
   return parsed ? stringifyExact(view, parsed.exact) : undefined;
 }
 
 /** One tool as the model sees it; `undefined` when a tool that must be written again is not JSON. */
-function toolText(text: string, element: ToolText, listing: NamedListing): string | undefined {
-  const { span, members, tool } = element;
-  const original = tool.name;
+function toolText(text: string, element: WrittenTool, listing: NamedListing): string | undefined {
+  const { written, members } = element;
+  const { span } = written;
+  const original = element.name;
   if (listing.unfit.has(original) || listing.descriptions.has(original)) {
     const parsed = parseExact(text.slice(span[0], span[1]));
     const [rewritten] = parsed ? renamedTool(parsed.value, listing) : [];
@@ -75,13 +77,14 @@ export function spliceListing(
   let tools = "";
   if (first === undefined || last === undefined) tools = text.slice(toolsStart, toolsEnd);
   else {
-    const spanOf = (element: ToolText | Span) => (isToolText(element) ? element.span : element);
+    const spanOf = (element: WrittenTool | Span) =>
+      isTool(element) ? element.written.span : element;
     tools = text.slice(toolsStart, spanOf(first)[0]);
     let written = 0;
     for (const [index, element] of elements.entries()) {
-      if (isToolText(element) && listing.hidden.has(element.tool.name)) continue;
+      if (isTool(element) && listing.hidden.has(element.name)) continue;
       const [start, end] = spanOf(element);
-      const out = isToolText(element) ? toolText(text, element, listing) : text.slice(start, end);
+      const out = isTool(element) ? toolText(text, element, listing) : text.slice(start, end);
       if (out === undefined) return undefined;
       // The separator the origin wrote before it (its comma), unless nothing is written before it.
       const before = spanOf(elements[index - 1] ?? element)[1];

@@ -24,7 +24,7 @@ import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
 import { relayResponse } from "../transport/origin";
 import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
 import { rewriteEventStream, serializeEvent, watchEventStream } from "../transport/sse";
-import { isToolText, spliceListing } from "./listing-splice";
+import { isTool, spliceListing } from "./listing-splice";
 import { rememberAnswer, reuseAnswer } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
 import { renameTools } from "./tools-list";
@@ -187,7 +187,7 @@ async function rewriteListingText(
   const id = read.id as RequestId;
   const cursorSpan = read.resultMembers.get("nextCursor");
   const nextCursor = cursorSpan && parseJson(text.slice(...cursorSpan));
-  const page = read.elements.filter(isToolText).map((element) => element.tool);
+  const page = read.elements.filter(isTool);
   const named = await namePage(id, page, nextCursor, rewrite);
   const spliced =
     named.search === undefined

@@ -68,11 +68,16 @@ export function schemaHash(inputSchema: unknown, json?: ListedTool["schemaJson"]
   return `2.${fingerprint.toString(36)}`;
 }
 
+/**
+ * `asListed`: the originals whose whole text is the one the isolate last
+ * read for them; known with their schema, they are not read again.
+ */
 export function planListing(
   tools: readonly ListedTool[],
   known: KnownTools,
   rules: NameRules,
   chosen?: ReadonlyMap<string, string>,
+  asListed: ReadonlySet<string> = new Set(),
 ): ListingPlan {
   const { assignments, displaced } = assignNames(
     tools.map((tool) => tool.name),
@@ -82,22 +87,20 @@ export function planListing(
   );
   const listed = new Map(tools.map((tool) => [tool.name, tool]));
   const entries = assignments.map(({ original, name }): PlannedEntry => {
-    const { inputSchema, schemaJson } = listed.get(original) ?? {};
     const entry = known.entryOf(original);
-    const unchanged =
-      entry !== undefined &&
-      (entry.inputSchema !== undefined
-        ? dequal(entry.inputSchema, inputSchema)
-        : entry.schemaHash === schemaHash(inputSchema, schemaJson));
-    return unchanged
-      ? { name, original, inputSchema, schemaHash: entry.schemaHash, changed: false }
-      : {
-          name,
-          original,
-          inputSchema,
-          schemaHash: schemaHash(inputSchema, schemaJson),
-          changed: true,
-        };
+    if (entry?.inputSchema !== undefined && asListed.has(original)) {
+      const { inputSchema, schemaHash } = entry;
+      return { name, original, inputSchema, schemaHash, changed: false };
+    }
+    const tool = listed.get(original);
+    const inputSchema = tool?.inputSchema;
+    if (entry?.inputSchema !== undefined && dequal(entry.inputSchema, inputSchema)) {
+      return { name, original, inputSchema, schemaHash: entry.schemaHash, changed: false };
+    }
+    const hash = schemaHash(inputSchema, tool?.schemaJson);
+    const changed =
+      entry === undefined || entry.inputSchema !== undefined || entry.schemaHash !== hash;
+    return { name, original, inputSchema, schemaHash: hash, changed };
   });
   const names = new Map(assignments.map(({ original, name }) => [original, name]));
   const renames = assignments

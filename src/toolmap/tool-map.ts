@@ -27,6 +27,7 @@
  * fail. Every KV error is a miss, logged, never a failed request.
  */
 import { BoundedMap } from "../bounded-map";
+import type { Span } from "../json-spans";
 import { logEvent } from "../log";
 import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
@@ -101,6 +102,8 @@ function settingsOf(deployment: string, profile: Profile, policy: ToolPolicy): s
   return fingerprint32(JSON.stringify([...settings, policy.rules.document])).toString(36);
 }
 
+const textAt = ({ text, span }: { text: string; span: Span }) => text.slice(span[0], span[1]);
+
 const sameAnswer = (a: RememberedAnswer, b: RememberedAnswer) =>
   a.received.every((part, i) => part === b.received[i]) &&
   a.sent.every((part, i) => part === b.sent[i]);
@@ -164,6 +167,12 @@ export class OriginMemory {
   writing = false;
   /** Definition pins this isolate set and KV does not hold yet. */
   readonly pinned = new Map<string, string>();
+  /**
+   * Where the last listing read from its text wrote each of its tools: a tool
+   * written the same way again is known without being read. One listing's
+   * text (one page) is kept, no more.
+   */
+  written = new Map<string, { text: string; span: Span }>();
   /** Originals held back (`TOOL_CHANGES=hold`) as of the last listing that showed them. */
   readonly held = new Set<string>();
   /** Held changes already logged (original and pin), and accept keys read lately. */
@@ -195,6 +204,7 @@ export class OriginMemory {
     this.tools.clear();
     this.listed.clear();
     this.profiles.clear();
+    this.written.clear();
     this.held.clear();
     this.stored = undefined;
     this.loaded = undefined;
@@ -377,7 +387,16 @@ export class ToolMap {
    */
   async nameListing(tools: readonly ListedTool[]): Promise<NamedListing> {
     const readable = await this.load();
-    const plan = planListing(tools, this.known(), this.profile.names, this.policy.rules.names);
+    // The map now follows this listing: an answer remembered from another no longer stands for it.
+    for (const names of this.origin.profiles.values()) this.answers.delete(names);
+    const asListed = this.writtenAsBefore(tools);
+    const plan = planListing(
+      tools,
+      this.known(),
+      this.profile.names,
+      this.policy.rules.names,
+      asListed,
+    );
     const listedTools = new Map(tools.map((tool) => [tool.name, tool]));
     const pinning = this.policy.changes !== "allow";
     // Each rename is logged once per isolate, when it is new here: not on every listing.
@@ -385,11 +404,16 @@ export class ToolMap {
     const day = today();
     for (const { name, original, schemaHash, inputSchema } of plan.entries) {
       const tool = listedTools.get(original);
-      const known = this.origin.tools.get(original)?.listed?.definition;
-      const listed = {
-        annotations: tool?.annotations,
-        ...(pinning && tool ? { definition: definitionOf(tool, schemaHash, known) } : {}),
-      };
+      const before = this.origin.tools.get(original)?.listed;
+      const listed =
+        before && asListed.has(original)
+          ? before
+          : {
+              annotations: tool?.annotations,
+              ...(pinning && tool
+                ? { definition: definitionOf(tool, schemaHash, before?.definition) }
+                : {}),
+            };
       this.origin.remember({ original, schemaHash, inputSchema, listed }, day);
       this.names.remember(name, original);
     }
@@ -410,6 +434,27 @@ export class ToolMap {
       ...this.ruled(plan.entries, listedTools),
       settled: readable,
     };
+  }
+
+  /**
+   * The originals written exactly as the last listing read from its text
+   * wrote them (a string comparison, no parse); this listing's places then
+   * replace that listing's.
+   */
+  private writtenAsBefore(tools: readonly ListedTool[]): Set<string> {
+    const same = new Set<string>();
+    const written = new Map<string, { text: string; span: Span }>();
+    for (const { name, written: now } of tools) {
+      const before = this.origin.written.get(name);
+      // A tool this listing shows otherwise is no longer known by the text kept for it.
+      if (now === undefined) this.origin.written.delete(name);
+      else {
+        if (before && textAt(before) === textAt(now)) same.add(name);
+        written.set(name, now);
+      }
+    }
+    if (written.size > 0) this.origin.written = written;
+    return same;
   }
 
   /** Compares each listed tool's definition with its pin; whether a pin is to be stored. */

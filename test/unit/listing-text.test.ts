@@ -267,3 +267,57 @@ describe("reading a JSON text's structure", () => {
     expect(valueEnd(deep(MAX_NESTING + 1), 0)).toBe(-1);
   });
 });
+
+describe("a tool the isolate last read written the same way", () => {
+  const listing = (id: number, tools: Array<[string, unknown]>) =>
+    `{"jsonrpc":"2.0","id":${id},"result":{"tools":[${tools
+      .map(([name, inputSchema]) => JSON.stringify({ name, inputSchema }))
+      .join(",")}]}}`;
+  const schema = (property: string) => ({
+    type: "object",
+    properties: { [property]: { type: "string" } },
+  });
+
+  it("is not parsed again, while a changed one is, and the map takes its new schema", async () => {
+    const memory = new ToolMapMemory();
+    const scopes = { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` };
+    const open = () => new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), memory, () => {});
+    const list = (text: string, id: number) =>
+      rewriteJsonText(text, { listIds: new Set([id]), toolMap: open() });
+    await list(
+      listing(1, [
+        ["kept", schema("a")],
+        ["changed", schema("b")],
+      ]),
+      1,
+    );
+    const parse = vi.spyOn(JSON, "parse");
+    await list(
+      listing(2, [
+        ["kept", schema("a")],
+        ["changed", schema("c")],
+      ]),
+      2,
+    );
+    const parsed = parse.mock.calls.map(([text]) => text);
+    parse.mockRestore();
+    expect(parsed).toContain(JSON.stringify(schema("c")));
+    expect(parsed).not.toContain(JSON.stringify(schema("a")));
+    expect((await open().resolve("changed"))?.entry.inputSchema).toEqual(schema("c"));
+    expect((await open().resolve("kept"))?.entry.inputSchema).toEqual(schema("a"));
+  });
+
+  it("is read again after a listing that was not read from its text showed the tool otherwise", async () => {
+    const memory = new ToolMapMemory();
+    const scopes = { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` };
+    const open = () => new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), memory, () => {});
+    const list = (text: string, id: number) =>
+      rewriteJsonText(text, { listIds: new Set([id]), toolMap: open() });
+    await list(listing(1, [["tool", schema("a")]]), 1);
+    // A batch is parsed whole: the map learns the tool's new schema from it.
+    await list(`[${listing(2, [["tool", schema("b")]])}]`, 2);
+    expect((await open().resolve("tool"))?.entry.inputSchema).toEqual(schema("b"));
+    await list(listing(3, [["tool", schema("a")]]), 3);
+    expect((await open().resolve("tool"))?.entry.inputSchema).toEqual(schema("a"));
+  });
+});
