@@ -41,3 +41,11 @@ export function memoryKv(): KVNamespace {
   };
   return kv as unknown as KVNamespace;
 }
+
+/** `kv` whose writes are dropped: a state timed many times over stays the state it was. */
+export function readOnly(kv: KVNamespace): KVNamespace {
+  return new Proxy(kv, {
+    get: (target, property) =>
+      property === "put" ? async () => {} : Reflect.get(target, property, target),
+  });
+}

@@ -20,6 +20,7 @@
  */
 import { Bench } from "tinybench";
 import { echoTools } from "../../demo/src/tools";
+import { parseConfig } from "../../src/config";
 import type { ProfileName } from "../../src/names/profiles";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
 import { revisionOf } from "../../src/protocol/revision";
@@ -32,12 +33,23 @@ import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
 import { ToolSearch } from "../../src/toolmap/tool-search";
 import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
 import { realisticListing } from "../../support/listing";
-import { memoryKv } from "../lib/memory-kv";
+import { memoryKv, readOnly } from "../lib/memory-kv";
 import { duration, mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
 
 const MCP_HEADERS = new Headers({ "mcp-protocol-version": "2025-11-25" });
 const SCOPES = { origin: "v2:bench", legacy: "v1:bench" };
 const LIST_IDS = new Set([1]);
+
+/** The settings a tenant gets by default (TOOL_CHANGES=log among them): what the listing path is measured under. */
+const DEFAULTS = parseConfig({
+  ORIGIN_URL: "https://origin.example/mcp",
+  TOOL_MAP: memoryKv(),
+} as unknown as Env);
+if (DEFAULTS.kind !== "valid") throw new Error(`bench settings: ${DEFAULTS.problem}`);
+const { policy } = DEFAULTS.config;
+
+/** The deployment every isolate of the bench belongs to, but those of `deploy`, a new one. */
+const DEPLOYMENT = "bench";
 
 /** A tool map as one request opens it; `background` collects the KV writes it hands off. */
 function openToolMap(
@@ -45,8 +57,17 @@ function openToolMap(
   memory: ToolMapMemory,
   background: Promise<unknown>[],
   profile: ProfileName = "openai",
+  deployment = DEPLOYMENT,
 ) {
-  return new ToolMap(kv, SCOPES, profileOf(profile), memory, (promise) => background.push(promise));
+  return new ToolMap(
+    kv,
+    SCOPES,
+    profileOf(profile),
+    memory,
+    (promise) => background.push(promise),
+    policy,
+    deployment,
+  );
 }
 
 const VIEW_PROFILES = ["openai", "openai-strict", "anthropic", "gemini", "portable"] as const;
@@ -79,7 +100,8 @@ const LISTING_SIZES = [10, 1_000, 10_000];
 const LISTING_STATES = {
   first: "first listing: nothing known, every tool named and stored",
   warm: "repeated, same isolate: names and schemas in memory",
-  cold: "repeated, new isolate: names and schema hashes from KV",
+  cold: "repeated, new isolate: the answer another isolate of the deployment rewrote, from KV (from parsed objects, as the next state)",
+  deploy: "repeated, first isolate of a new deployment: names and schema hashes from KV, no answer",
 } as const;
 type ListingState = keyof typeof LISTING_STATES;
 
@@ -115,9 +137,15 @@ function renameOnce(c: ListingCase, state: ListingState, json: boolean, turn: nu
   const toolMap =
     state === "first"
       ? openToolMap(memoryKv(), new ToolMapMemory(), background)
-      : state === "cold"
-        ? openToolMap(c.storedKv, new ToolMapMemory(), background)
-        : openToolMap(c.storedKv, c.warmMemory, background);
+      : state === "warm"
+        ? openToolMap(c.storedKv, c.warmMemory, background)
+        : openToolMap(
+            readOnly(c.storedKv),
+            new ToolMapMemory(),
+            background,
+            "openai",
+            state === "cold" ? DEPLOYMENT : `deploy-${turn}`,
+          );
   return json
     ? rewriteJsonText(c.body, { listIds: LIST_IDS, toolMap })
     : rewriteMessages(c.parsed[turn % 2], { listIds: LIST_IDS, toolMap });
@@ -432,11 +460,11 @@ async function measure(): Promise<SectionResult> {
   const markdown = [
     "Median / p99 time per operation (tinybench, Node, one core, nothing else running). Workers bill CPU time, and a Free-plan request gets 10 ms of it.",
     "",
-    "Renaming a `tools/list` answer on the proxy's own path (`rewriteMessages`): name the listing (`ToolMap.nameListing`: plan names and what to store, remember them, serialize what goes to KV), rename the result, serialize the `tools_renamed` log line. KV answers from memory, so its I/O is not counted. The listing is realistic (support/listing.ts): half the names illegal for OpenAI, one in twenty colliding. Three states of the map:",
+    "Renaming a `tools/list` answer on the proxy's own path (`rewriteMessages`): name the listing (`ToolMap.nameListing`: plan names and what to store, pin definitions (`TOOL_CHANGES=log`, the default), remember them, serialize what goes to KV), rename the result, serialize the `tools_renamed` log line. KV answers from memory, so its I/O (and the decoding of what it reads) is not counted. The listing is realistic (support/listing.ts): half the names illegal for OpenAI, one in twenty colliding. Four states of the map:",
     "",
     ...Object.values(LISTING_STATES).map((description) => `- *${description.replace(": ", "*: ")}`),
     "",
-    "\"With the runtime's JSON\" is the same from the body's text to the text sent on (`rewriteJsonText`: parse, rename, serialize; or, for the text the isolate last rewrote, id aside, the remembered answer), as for an answer in a JSON body or in one event. The JSON floor is that text through `JSON.parse` and `JSON.stringify` alone.",
+    "\"With the runtime's JSON\" is the same from the body's text to the text sent on (`rewriteJsonText`: for the text last rewritten, id aside, the remembered answer; else the listing read from its text, named, and written by copying the origin's text for what stays as it came), as for an answer in a JSON body or in one event. The JSON floor is that text through `JSON.parse` and `JSON.stringify` alone.",
     "",
     table(
       [
@@ -446,6 +474,7 @@ async function measure(): Promise<SectionResult> {
         "first listing",
         "repeated, same isolate",
         "repeated, new isolate",
+        "repeated, new deployment",
         "per tool (same isolate)",
         "JSON floor",
       ],
