@@ -11,7 +11,9 @@
  *
  * `?firehose_mb=N` on any POST answers with an N MB event stream of progress
  * notifications instead (test/fixtures/firehose.ts), written as fast as the
- * reader takes it: the long stream of the memory benchmark.
+ * reader takes it: the long stream of the memory benchmark. With
+ * `&firehose_listing`, the stream opens with the answer to a `tools/list`
+ * of id 1 (the bench's own tools), as a batch's answers may come.
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -95,8 +97,16 @@ function createBenchServer(emitted: EmissionTimes): Server {
   return server;
 }
 
-async function sendFirehose(response: ServerResponse, megabytes: number): Promise<void> {
+async function sendFirehose(
+  response: ServerResponse,
+  megabytes: number,
+  listingFirst: boolean,
+): Promise<void> {
   response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  if (listingFirst) {
+    const answer = { jsonrpc: "2.0", id: 1, result: { tools } };
+    response.write(`event: message\ndata: ${JSON.stringify(answer)}\n\n`);
+  }
   await pipeline(Readable.from(firehose(megabytes)), response).catch(() => {
     // The reader went away; nothing to clean up.
   });
@@ -117,7 +127,7 @@ export async function startBenchOrigin(): Promise<BenchOrigin> {
     const firehoseMb = url.searchParams.get("firehose_mb");
     if (request.method === "POST" && firehoseMb !== null) {
       request.resume();
-      return sendFirehose(response, Number(firehoseMb));
+      return sendFirehose(response, Number(firehoseMb), url.searchParams.has("firehose_listing"));
     }
     const sessionId = request.headers["mcp-session-id"];
     let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;

@@ -79,9 +79,11 @@ async function streamOnce(
   pid: number,
   sessionId: string,
   message: object,
+  listingFirst: boolean,
 ): Promise<StreamRun> {
   const target = new URL(url);
   target.searchParams.set("firehose_mb", String(STREAM_MB));
+  if (listingFirst) target.searchParams.set("firehose_listing", "");
   const before = residentBytes(pid);
   let peak = before;
   let atTenth: number | undefined;
@@ -122,6 +124,8 @@ interface MemoryCase {
   label: string;
   start: () => Promise<LocalWorker>;
   message: object;
+  /** The stream opens with the listing the message asks for. */
+  listingFirst?: boolean;
 }
 
 /** Three streams, one after the other, through a Worker that has served nothing else. */
@@ -131,7 +135,14 @@ async function streamThrice(memoryCase: MemoryCase, sessionId: string) {
     await (
       await send(worker.url, sessionId, { jsonrpc: "2.0", id: 1, method: "tools/list" })
     ).text();
-    const streamed = () => streamOnce(worker.url, worker.pid, sessionId, memoryCase.message);
+    const streamed = () =>
+      streamOnce(
+        worker.url,
+        worker.pid,
+        sessionId,
+        memoryCase.message,
+        memoryCase.listingFirst ?? false,
+      );
     const first = await streamed();
     const second = await streamed();
     const third = await streamed();
@@ -210,6 +221,13 @@ async function measure(
       start: startProxy,
       message: { jsonrpc: "2.0", id: 1, method: "tools/list" },
     },
+    {
+      label:
+        "proxy, answer to a `tools/list` that carries the listing first (the rest handed to the runtime)",
+      start: startProxy,
+      message: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      listingFirst: true,
+    },
   ]) {
     memory.push(await streamThrice(memoryCase, sessionId));
   }
@@ -274,7 +292,7 @@ async function measure(
     "",
     `Flat means the resident set grows by less than ${mib(FLAT_BYTES)} while the last 90 MB pass: a proxy that held on to what it streamed would grow by about 90 MB.`,
     "",
-    "An answer to a `tools/call` is the origin's own body, handed to the runtime as the bare Worker hands it. A stream that may carry a listing passes chunk by chunk through a JavaScript `TransformStream` that parses every event; each chunk's buffer then lives until the garbage collector takes it, so the resident set of a local workerd, which has no memory limit, rises before it levels off (compare the peaks of the later streams), and throughput is bounded by the per-chunk work.",
+    "An answer to a `tools/call` is the origin's own body, handed to the runtime as the bare Worker hands it. A stream that may carry a listing passes chunk by chunk through a JavaScript `TransformStream` that finds its events, until every listing asked for is answered; from then on the rest is handed to the runtime (src/transport/hand-off.ts) and no JavaScript sees it. While JavaScript reads the chunks, each chunk's buffer lives until the garbage collector takes it, so the resident set of a local workerd, which has no memory limit, rises before it levels off (compare the peaks of the later streams), and throughput is bounded by the per-chunk work.",
   ].join("\n");
   return {
     title: "Streaming",

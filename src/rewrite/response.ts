@@ -20,10 +20,11 @@ import {
 } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import type { NamedListing, ToolMap } from "../toolmap/tool-map";
+import { transformUntil } from "../transport/hand-off";
 import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
 import { relayResponse } from "../transport/origin";
 import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
-import { rewriteEventStream, serializeEvent, watchEventStream } from "../transport/sse";
+import { eventStreamRewriter, serializeEvent, watchEventStream } from "../transport/sse";
 import { isTool, spliceListing } from "./listing-splice";
 import { rememberAnswer, reuseAnswer } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
@@ -253,10 +254,10 @@ export function localAnswer(responses: readonly unknown[], batch: boolean): Resp
   return Response.json(batch ? responses : responses[0]);
 }
 
-function prepend(text: string): TransformStream<Uint8Array, Uint8Array> {
+function prepend(bytes: Uint8Array): TransformStream<Uint8Array, Uint8Array> {
   return new TransformStream({
     start(controller) {
-      controller.enqueue(encoder.encode(text));
+      controller.enqueue(bytes);
     },
   });
 }
@@ -288,29 +289,36 @@ export async function rewriteResponse(
     // A call's answer passes with no JavaScript per chunk: a `list_changed` in it is caught
     // when the client lists again.
     if (!expectsLists(listIds) && !watchesListChanged && !local) return relayResponse(origin);
-    // Once every listing asked for is answered, the rest of the stream passes unread.
-    const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
-    const transform = expectsLists(listIds)
-      ? rewriteEventStream({
-          rewrite: (data) =>
-            rewriteJsonText(data, { ...context, answered: (id) => awaited?.delete(id) }),
-          mayMatter,
-          finished: () => awaited?.size === 0,
-          maxEventChars: MAX_REWRITE_BYTES,
-        })
-      : watchEventStream(
-          LIST_CHANGED,
-          (data) => {
-            if (announcesListChanged(data)) toolMap.forget();
-          },
-          MAX_WATCHED_EVENT_CHARS,
-        );
-    let body = origin.body.pipeThrough(transform);
-    if (local) {
-      const events = localResponses.map((response) =>
-        serializeEvent({ event: "message", data: JSON.stringify(response) }),
+    const prefix = local
+      ? encoder.encode(
+          localResponses
+            .map((response) => serializeEvent({ event: "message", data: JSON.stringify(response) }))
+            .join(""),
+        )
+      : undefined;
+    let body: ReadableStream<Uint8Array>;
+    if (expectsLists(listIds)) {
+      // Once every listing asked for is answered, the rest of the stream is the runtime's to pass.
+      const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
+      const finished = () => awaited?.size === 0;
+      const rewriter = eventStreamRewriter({
+        rewrite: (data) =>
+          rewriteJsonText(data, { ...context, answered: (id) => awaited?.delete(id) }),
+        mayMatter,
+        finished,
+        maxEventChars: MAX_REWRITE_BYTES,
+      });
+      body = transformUntil(origin.body, rewriter, finished, prefix);
+    } else {
+      const watch = watchEventStream(
+        LIST_CHANGED,
+        (data) => {
+          if (announcesListChanged(data)) toolMap.forget();
+        },
+        MAX_WATCHED_EVENT_CHARS,
       );
-      body = body.pipeThrough(prepend(events.join("")));
+      body = origin.body.pipeThrough(watch);
+      if (prefix) body = body.pipeThrough(prepend(prefix));
     }
     return relayResponse(origin, body);
   }

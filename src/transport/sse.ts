@@ -70,12 +70,32 @@ async function rewrittenEvent(
   return changed ? written : undefined;
 }
 
-export function rewriteEventStream({
+/** What a stream's chunks become, chunk by chunk, each part handed to `emit` in order. */
+export interface ChunkRewriter {
+  write(chunk: Uint8Array, emit: (bytes: Uint8Array) => void): Promise<void>;
+  /** The body ended: what is still held. */
+  end(emit: (bytes: Uint8Array) => void): void;
+}
+
+/** `rewriter` as a `TransformStream`. */
+export function transformStreamOf(
+  rewriter: ChunkRewriter,
+): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream({
+    transform: (chunk, controller) => rewriter.write(chunk, (bytes) => controller.enqueue(bytes)),
+    flush: (controller) => rewriter.end((bytes) => controller.enqueue(bytes)),
+  });
+}
+
+export const rewriteEventStream = (options: EventStreamRewrite) =>
+  transformStreamOf(eventStreamRewriter(options));
+
+export function eventStreamRewriter({
   rewrite,
   mayMatter,
   finished = () => false,
   maxEventChars,
-}: EventStreamRewrite): TransformStream<Uint8Array, Uint8Array> {
+}: EventStreamRewrite): ChunkRewriter {
   const encoder = new TextEncoder();
   const chunkDecoder = new TextDecoder();
   /** The bytes of the event being read, from earlier chunks. */
@@ -103,7 +123,7 @@ export function rewriteEventStream({
    * Passes one chunk on: the events that stay as they came in one piece, each
    * rewritten event in its place, and holds back the event it ends inside.
    */
-  async function read(chunk: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) {
+  async function read(chunk: Uint8Array, emit: (bytes: Uint8Array) => void) {
     const text = chunkDecoder.decode(chunk, { stream: true });
     const chunkMayMatter = mayMatter(text) || mayMatter(tail + text.slice(0, OVERLAP_CHARS));
     tail = text.slice(-OVERLAP_CHARS);
@@ -112,14 +132,18 @@ export function rewriteEventStream({
     let start = 0;
     let at = 0;
     const passOn = (end: number) => {
-      for (const part of held) controller.enqueue(part);
+      for (const part of held) emit(part);
       held = [];
-      if (end > kept) controller.enqueue(chunk.subarray(kept, end));
+      if (end > kept) emit(chunk.subarray(kept, end));
       kept = end;
     };
+    // The next LF and CR at or after `at`, each searched for again only once passed:
+    // searching for both from every line end would read a chunk without CRs once per line.
+    let lf = -2;
+    let cr = -2;
     while (at < chunk.length && !passing) {
-      const lf = chunk.indexOf(LF, at);
-      const cr = chunk.indexOf(CR, at);
+      if (lf !== -1 && lf < at) lf = chunk.indexOf(LF, at);
+      if (cr !== -1 && cr < at) cr = chunk.indexOf(CR, at);
       const next = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
       if (next === -1) {
         lineEnded = false;
@@ -157,7 +181,7 @@ export function rewriteEventStream({
       if (written) {
         held = [];
         passOn(start);
-        controller.enqueue(written);
+        emit(written);
         kept = end;
         if (finished()) passing = true;
       } else if (held.length > 0) passOn(end);
@@ -170,7 +194,7 @@ export function rewriteEventStream({
       return;
     }
     // The events completed before the one still being read go on; that one is held.
-    if (start > kept) controller.enqueue(chunk.subarray(kept, start));
+    if (start > kept) emit(chunk.subarray(kept, start));
     if (start < chunk.length) {
       held.push(chunk.subarray(start));
       heldBytes = start === 0 ? heldBytes + chunk.length : chunk.length - start;
@@ -182,16 +206,16 @@ export function rewriteEventStream({
     } else heldBytes = 0;
   }
 
-  return new TransformStream({
-    async transform(chunk, controller) {
-      if (passing) controller.enqueue(chunk);
-      else await read(chunk, controller);
+  return {
+    async write(chunk, emit) {
+      if (passing) emit(chunk);
+      else await read(chunk, emit);
     },
-    flush(controller) {
+    end(emit) {
       // An event the stream ended in the middle of, which no client dispatches: passed as it came.
-      for (const part of held) controller.enqueue(part);
+      for (const part of held) emit(part);
     },
-  });
+  };
 }
 
 /** Where an event ends: a blank line, in any of the three line endings. */

@@ -1,0 +1,89 @@
+/**
+ * transformUntil (src/transport/hand-off.ts): a body through a JavaScript
+ * transform until nothing more can need it, then the rest as it came, with
+ * no JavaScript seeing its chunks; errors and cancellation cross both ways.
+ */
+import { describe, expect, it } from "vitest";
+import { transformUntil } from "../../src/transport/hand-off";
+import type { ChunkRewriter } from "../../src/transport/sse";
+
+const encoder = new TextEncoder();
+
+function source(chunks: string[], fail?: Error) {
+  let cancelled: unknown;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+      if (fail) controller.error(fail);
+      else controller.close();
+    },
+    cancel(reason) {
+      cancelled = reason ?? "cancelled";
+    },
+  });
+  return { stream, cancelled: () => cancelled };
+}
+
+/** Upper-cases each chunk it sees, and keeps them. */
+function upper() {
+  const seen: string[] = [];
+  const decoder = new TextDecoder();
+  const transform: ChunkRewriter = {
+    async write(chunk, emit) {
+      const text = decoder.decode(chunk);
+      seen.push(text);
+      emit(encoder.encode(text.toUpperCase()));
+    },
+    end: () => {},
+  };
+  return { transform, seen };
+}
+
+describe("transformUntil", () => {
+  it("transforms until done, then passes the rest as it came, unseen", async () => {
+    const { stream } = source(["a", "b", "c", "d"]);
+    const { transform, seen } = upper();
+    const out = transformUntil(stream, transform, () => seen.length === 2);
+    expect(await new Response(out).text()).toBe("ABcd");
+    expect(seen).toEqual(["a", "b"]);
+  });
+
+  it("sends the prefix first, and transforms to the end when never done", async () => {
+    const { stream } = source(["a", "b"]);
+    const { transform } = upper();
+    const out = transformUntil(stream, transform, () => false, encoder.encode("p:"));
+    expect(await new Response(out).text()).toBe("p:AB");
+  });
+
+  it("errors the client's stream when the origin's fails, before or after the hand-off", async () => {
+    for (const doneAfter of [0, 1]) {
+      const { stream } = source(["a", "b"], new Error("origin went away"));
+      const { transform, seen } = upper();
+      const out = transformUntil(
+        stream,
+        transform,
+        () => doneAfter > 0 && seen.length >= doneAfter,
+      );
+      await expect(new Response(out).text()).rejects.toThrow();
+    }
+  });
+
+  it("cancels the origin's stream when the client goes away, before or after the hand-off", async () => {
+    for (const done of [() => false, () => true]) {
+      let cancelled = false;
+      const endless = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          controller.enqueue(encoder.encode("x"));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      const reader = transformUntil(endless, upper().transform, done).getReader();
+      await reader.read();
+      await reader.read();
+      await reader.cancel();
+      await expect.poll(() => cancelled).toBe(true);
+    }
+  });
+});
