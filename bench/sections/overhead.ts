@@ -25,9 +25,10 @@ interface Workload {
   target: number;
 }
 
+// Every workload keeps at least 95% of a bare Worker's throughput.
 const WORKLOADS: Workload[] = [
-  { label: "`tools/call`, JSON response", mode: "json", call: true, target: 0.9 },
-  { label: "`tools/call`, event-stream response", mode: "sse", call: true, target: 0.9 },
+  { label: "`tools/call`, JSON response", mode: "json", call: true, target: 0.95 },
+  { label: "`tools/call`, event-stream response", mode: "sse", call: true, target: 0.95 },
   { label: "`ping` (not rewritten)", mode: "json", call: false, target: 0.95 },
 ];
 
