@@ -5,14 +5,11 @@
  * the same origin and profile, id aside, gets the same rewritten text, id
  * aside, without being parsed, named or written again. Only a whole listing
  * in one message qualifies (no cursor, no batch), at most
- * `MAX_REMEMBERED_CHARS` long; the tool map keeps the answers (tool-map.ts,
+ * `MAX_KEPT_CHARS` long; the tool map keeps the answers (tool-map.ts,
  * bounded and dropped with its memory of the origin).
  */
 import type { Span } from "../json-spans";
-import type { RememberedAnswer } from "../toolmap/tool-map";
-
-/** The largest answer remembered, in characters: 1,000 realistic tools are about 760,000. */
-export const MAX_REMEMBERED_CHARS = 2 * 1024 * 1024;
+import { MAX_KEPT_CHARS, type RememberedAnswer } from "../toolmap/tool-map";
 
 /** The rewritten text for `text`, and its id, when it is the remembered answer with another id that `expected` takes. */
 export function reuseAnswer(
@@ -43,7 +40,7 @@ export function rememberAnswer(
   sent: string,
   [sentStart, sentEnd]: Span,
 ): RememberedAnswer | undefined {
-  if (received.length > MAX_REMEMBERED_CHARS) return undefined;
+  if (received.length > MAX_KEPT_CHARS) return undefined;
   return {
     received: [received.slice(0, idStart), received.slice(idEnd)],
     sent: [sent.slice(0, sentStart), sent.slice(sentEnd)],

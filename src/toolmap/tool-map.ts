@@ -87,6 +87,11 @@ const MAX_ACCEPT_READS = 10;
  * every few minutes.
  */
 const MAX_REMEMBERED_ANSWERS = 4;
+/**
+ * The longest listing text kept, as a remembered answer or as the last
+ * listing read: 1,000 realistic tools are about 760,000 characters.
+ */
+export const MAX_KEPT_CHARS = 2 * 1024 * 1024;
 const REMEMBERED_ANSWER_MS = 5 * 60_000;
 const ANSWER_WRITE_MS = 60_000;
 
@@ -170,7 +175,7 @@ export class OriginMemory {
   /**
    * Where the last listing read from its text wrote each of its tools: a tool
    * written the same way again is known without being read. One listing's
-   * text (one page) is kept, no more.
+   * text (one page) is kept, no more, and none over `MAX_KEPT_CHARS`.
    */
   written = new Map<string, { text: string; span: Span }>();
   /** Originals held back (`TOOL_CHANGES=hold`) as of the last listing that showed them. */
@@ -453,7 +458,8 @@ export class ToolMap {
         written.set(name, now);
       }
     }
-    if (written.size > 0) this.origin.written = written;
+    const [first] = written.values();
+    if (first) this.origin.written = first.text.length <= MAX_KEPT_CHARS ? written : new Map();
     return same;
   }
 
