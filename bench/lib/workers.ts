@@ -76,6 +76,8 @@ async function serve(
       compatibilityFlags: config.compatibility_flags,
       bindings: { ORIGIN_URL: originUrl },
       kvNamespaces: ["TOOL_MAP"],
+      // As wrangler.toml binds it: new isolates answer a listing from KV (docs/tool-map.md).
+      ...(config.version_metadata ? { versionMetadata: config.version_metadata.binding } : {}),
       host: "127.0.0.1",
       port: 0,
       cf: false,

@@ -59,7 +59,13 @@ const DEPLOYMENT: Step[][] = [
       message: list,
       target: { goal: "0 writes", met: (_reads, writes) => writes === 0 },
     },
-    { request: "`tools/list`", state: "cold isolate, map in KV", coldIsolate: true, message: list },
+    {
+      request: "`tools/list`",
+      state: "cold isolate of the same deployment: the answer in KV",
+      coldIsolate: true,
+      message: list,
+      target: { goal: "1 read, 0 writes", met: (reads, writes) => reads === 1 && writes === 0 },
+    },
     {
       request: "`tools/call`",
       state: "cold isolate, map in KV",

@@ -10,8 +10,17 @@
 import { parseExact, stringifyExact } from "../json";
 import type { Span } from "../json-spans";
 import { type ListingText, WrittenTool } from "../protocol/listing-text";
+import { isToolsListResult } from "../protocol/tools-list";
+import type { Profile } from "../schemas/profile";
 import type { NamedListing } from "../toolmap/tool-map";
+import { searchModeResult } from "./search-mode";
 import { renamedTool } from "./tools-list";
+
+/** An answer written anew, and where its id is in it (a remembered answer is split there). */
+export interface Spliced {
+  text: string;
+  idSpan: Span;
+}
 
 export const isTool = (element: WrittenTool | Span): element is WrittenTool =>
   element instanceof WrittenTool;
@@ -69,7 +78,7 @@ export function spliceListing(
   text: string,
   read: ListingText,
   listing: NamedListing,
-): { text: string; idSpan: Span } | undefined {
+): Spliced | undefined {
   const [toolsStart, toolsEnd] = read.toolsSpan;
   const { elements } = read;
   const first = elements[0];
@@ -92,7 +101,25 @@ export function spliceListing(
     }
     tools += text.slice(spanOf(last)[1], toolsEnd);
   }
-  const out = text.slice(0, toolsStart) + tools + text.slice(toolsEnd);
-  const shift = read.idSpan[0] < toolsStart ? 0 : out.length - text.length;
-  return { text: out, idSpan: [read.idSpan[0] + shift, read.idSpan[1] + shift] };
+  return replaced(text, read.toolsSpan, tools, read.idSpan);
+}
+
+/** The answer `read` with search mode's result in place of the origin's (search-mode.ts). */
+export function spliceSearchMode(
+  text: string,
+  { resultSpan, idSpan }: ListingText,
+  profile: Profile,
+  total: number,
+): Spliced | undefined {
+  const parsed = parseExact(text.slice(resultSpan[0], resultSpan[1]));
+  if (!parsed || !isToolsListResult(parsed.value)) return undefined;
+  const result = stringifyExact(searchModeResult(parsed.value, profile, total), parsed.exact);
+  return replaced(text, resultSpan, result, idSpan);
+}
+
+/** `text` with `span` written as `replacement`, and where the id at `idSpan` now is. */
+function replaced(text: string, [start, end]: Span, replacement: string, idSpan: Span): Spliced {
+  const out = text.slice(0, start) + replacement + text.slice(end);
+  const shift = idSpan[0] < start ? 0 : out.length - text.length;
+  return { text: out, idSpan: [idSpan[0] + shift, idSpan[1] + shift] };
 }

@@ -7,10 +7,9 @@
  * encoding the runtime did not decode is never read or relabeled.
  */
 import { isPlainObject, parseExact, parseJson, stringifyExact } from "../json";
-import type { Span } from "../json-spans";
 import { logEvent } from "../log";
 import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../protocol/jsonrpc";
-import { type ListingText, readListingText } from "../protocol/listing-text";
+import { readListingText } from "../protocol/listing-text";
 import {
   isToolsListResult,
   type ListedTool,
@@ -18,14 +17,13 @@ import {
   namedTools,
   type ToolsListResult,
 } from "../protocol/tools-list";
-import type { Profile } from "../schemas/profile";
 import type { NamedListing, ToolMap } from "../toolmap/tool-map";
 import { transformUntil } from "../transport/hand-off";
 import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
 import { relayResponse } from "../transport/origin";
 import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
 import { eventStreamRewriter, serializeEvent, watchEventStream } from "../transport/sse";
-import { isTool, spliceListing } from "./listing-splice";
+import { isTool, spliceListing, spliceSearchMode } from "./listing-splice";
 import { rememberAnswer, reuseAnswer } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
 import { renameTools } from "./tools-list";
@@ -193,7 +191,7 @@ async function rewriteListingText(
   const spliced =
     named.search === undefined
       ? spliceListing(text, read, named.listing)
-      : searchModeText(text, read, rewrite.toolMap.profile, named.search);
+      : spliceSearchMode(text, read, rewrite.toolMap.profile, named.search);
   if (spliced === undefined) return undefined;
   rewrite.onListing?.();
   rewrite.answered?.(id);
@@ -202,22 +200,6 @@ async function rewriteListingText(
     if (answer) rewrite.toolMap.rememberAnswer(answer);
   }
   return spliced.text;
-}
-
-/** The answer `read` with search mode's result in place of the origin's. */
-function searchModeText(
-  text: string,
-  { resultSpan, idSpan }: ListingText,
-  profile: Profile,
-  total: number,
-): { text: string; idSpan: Span } | undefined {
-  const [start, end] = resultSpan;
-  const parsed = parseExact(text.slice(start, end));
-  if (!parsed || !isToolsListResult(parsed.value)) return undefined;
-  const result = stringifyExact(searchModeResult(parsed.value, profile, total), parsed.exact);
-  const out = text.slice(0, start) + result + text.slice(end);
-  const shift = idSpan[0] < start ? 0 : out.length - text.length;
-  return { text: out, idSpan: [idSpan[0] + shift, idSpan[1] + shift] };
 }
 
 /** The largest event a watched stream parses: a `list_changed` notification is far smaller. */

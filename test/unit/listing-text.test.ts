@@ -278,12 +278,18 @@ describe("a tool the isolate last read written the same way", () => {
     properties: { [property]: { type: "string" } },
   });
 
-  it("is not parsed again, while a changed one is, and the map takes its new schema", async () => {
+  /** One isolate's tool maps of one origin, and a listing answered through them. */
+  function isolate() {
     const memory = new ToolMapMemory();
     const scopes = { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` };
     const open = () => new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), memory, () => {});
     const list = (text: string, id: number) =>
       rewriteJsonText(text, { listIds: new Set([id]), toolMap: open() });
+    return { open, list };
+  }
+
+  it("is not parsed again, while a changed one is, and the map takes its new schema", async () => {
+    const { open, list } = isolate();
     await list(
       listing(1, [
         ["kept", schema("a")],
@@ -308,11 +314,7 @@ describe("a tool the isolate last read written the same way", () => {
   });
 
   it("is read again after a listing that was not read from its text showed the tool otherwise", async () => {
-    const memory = new ToolMapMemory();
-    const scopes = { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` };
-    const open = () => new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), memory, () => {});
-    const list = (text: string, id: number) =>
-      rewriteJsonText(text, { listIds: new Set([id]), toolMap: open() });
+    const { open, list } = isolate();
     await list(listing(1, [["tool", schema("a")]]), 1);
     // A batch is parsed whole: the map learns the tool's new schema from it.
     await list(`[${listing(2, [["tool", schema("b")]])}]`, 2);
