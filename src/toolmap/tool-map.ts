@@ -88,8 +88,8 @@ const MAX_ACCEPT_READS = 10;
  */
 const MAX_REMEMBERED_ANSWERS = 4;
 /**
- * The longest listing text kept, as a remembered answer or as the last
- * listing read: 1,000 realistic tools are about 760,000 characters.
+ * The longest answer remembered (its text as received and as sent): 1,000
+ * realistic tools are about 760,000 characters.
  */
 export const MAX_KEPT_CHARS = 2 * 1024 * 1024;
 const REMEMBERED_ANSWER_MS = 5 * 60_000;
@@ -175,7 +175,8 @@ export class OriginMemory {
   /**
    * Where the last listing read from its text wrote each of its tools: a tool
    * written the same way again is known without being read. One listing's
-   * text (one page) is kept, no more, and none over `MAX_KEPT_CHARS`.
+   * text (one page, at most `MAX_REWRITE_BYTES`) is kept, no more: for a large
+   * listing, what spares naming it anew in this isolate.
    */
   written = new Map<string, { text: string; span: Span }>();
   /** Originals held back (`TOOL_CHANGES=hold`) as of the last listing that showed them. */
@@ -458,8 +459,7 @@ export class ToolMap {
         written.set(name, now);
       }
     }
-    const [first] = written.values();
-    if (first) this.origin.written = first.text.length <= MAX_KEPT_CHARS ? written : new Map();
+    if (written.size > 0) this.origin.written = written;
     return same;
   }
 
