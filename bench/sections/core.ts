@@ -99,7 +99,7 @@ const LISTING_SIZES = [10, 1_000, 10_000];
 /** Whose names the map knows when the listing arrives. */
 const LISTING_STATES = {
   first: "first listing: nothing known, every tool named and stored",
-  warm: "repeated, same isolate: names and schemas in memory",
+  warm: "repeated, same isolate: names and schemas in memory (with the runtime's JSON, the listing read from its text with every tool known by it: the listing from parsed objects timed beside it drops the remembered answer, which is cheaper still)",
   cold: "repeated, new isolate: the answer another isolate of the deployment rewrote, from KV (from parsed objects, as the next state)",
   deploy: "repeated, first isolate of a new deployment: names and schema hashes from KV, no answer",
 } as const;

@@ -27,10 +27,13 @@ export function transformUntil(
   const emit = (bytes: Uint8Array) => {
     if (bytes.byteLength > 0) emitted.push(bytes);
   };
-  // Each write waits for the client to take it: the origin is read no faster than the client reads.
+  // One write per chunk read, which waits for the client to take it: the origin is
+  // read no faster than the client reads, and a chunk's events cost one wait, not one each.
   const send = async () => {
-    for (const bytes of emitted) await writer.write(bytes);
+    if (emitted.length === 0) return;
+    const bytes = emitted.length === 1 ? (emitted[0] as Uint8Array) : joined(emitted);
     emitted.length = 0;
+    await writer.write(bytes);
   };
   const pump = async () => {
     if (prefix) emit(prefix);
@@ -54,4 +57,14 @@ export function transformUntil(
     await Promise.allSettled([writer.abort(error), reader.cancel(error)]);
   });
   return out.readable;
+}
+
+function joined(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
 }
