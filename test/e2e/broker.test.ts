@@ -282,12 +282,13 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
   });
 
   it("refreshes the origin's token once it expired by its own lifetime, before calling the origin", async () => {
-    // The origin's tokens live one second; the proxy's the library's least, a minute.
-    await control({ lifetime: 1 });
+    // The origin's tokens live three seconds (a refreshed one must outlive the client's retry on a
+    // loaded machine; one second did not always); the proxy's the library's least, a minute.
+    await control({ lifetime: 3 });
     const { client } = await signIn();
-    // Signing in may outlast a second on a loaded machine: only the call's own refresh counts.
+    // Signing in may outlast the lifetime on a loaded machine: only the call's own refresh counts.
     log.mockClear();
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await new Promise((resolve) => setTimeout(resolve, 3_100));
     const result = await client.callTool({
       name: DEMO_NAMES["files.read"],
       arguments: { path: "c" },
