@@ -42,7 +42,7 @@ export function skipSpace(text: string, at: number): number {
 }
 
 /** The index after the string whose opening quote is at `start`; -1 when it never closes. */
-export function stringEnd(text: string, start: number): number {
+function stringEnd(text: string, start: number): number {
   let quote = text.indexOf('"', start + 1);
   while (quote !== -1 && text.charCodeAt(quote - 1) === BACKSLASH) {
     let backslashes = 1;

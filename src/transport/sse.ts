@@ -78,9 +78,7 @@ export interface ChunkRewriter {
 }
 
 /** `rewriter` as a `TransformStream`. */
-export function transformStreamOf(
-  rewriter: ChunkRewriter,
-): TransformStream<Uint8Array, Uint8Array> {
+function transformStreamOf(rewriter: ChunkRewriter): TransformStream<Uint8Array, Uint8Array> {
   return new TransformStream({
     transform: (chunk, controller) => rewriter.write(chunk, (bytes) => controller.enqueue(bytes)),
     flush: (controller) => rewriter.end((bytes) => controller.enqueue(bytes)),
