@@ -140,6 +140,28 @@ describe("event streams", () => {
     expect(through).toEqual(expected);
   });
 
+  it("rename the listing a stream opens with, and pass the rest byte for byte", async () => {
+    const response = await postJson(
+      viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/firehose/5/listed/mcp` }),
+      PROXY_URL,
+      rpc(7, "tools/list"),
+    );
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    // The listing's event is written anew; everything after its blank line is the origin's.
+    const end = new TextDecoder().decode(bytes.subarray(0, 4096)).indexOf("\n\n") + 2;
+    const listing = new TextDecoder().decode(bytes.subarray(0, end));
+    expect(JSON.parse(listing.replace(/^[\s\S]*?data: /, "")).result.tools[0].name).toBe(
+      DEMO_NAMES["files.read"],
+    );
+    const rest = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(end));
+        controller.close();
+      },
+    });
+    expect(await digest(rest)).toEqual(await digest(firehoseStream(5)));
+  });
+
   it("re-emit every event, comment and retry of a stream they rewrite", async () => {
     // A tools/list in the body puts the stream through the rewriting parser.
     const response = await postJson(
