@@ -6,6 +6,7 @@
  * another without running JavaScript per chunk, so a long stream after its
  * listing costs the isolate neither CPU nor garbage.
  */
+import { concat } from "./read-bounded";
 import type { ChunkRewriter } from "./sse";
 
 /**
@@ -31,7 +32,7 @@ export function transformUntil(
   // read no faster than the client reads, and a chunk's events cost one wait, not one each.
   const send = async () => {
     if (emitted.length === 0) return;
-    const bytes = emitted.length === 1 ? (emitted[0] as Uint8Array) : joined(emitted);
+    const bytes = emitted.length === 1 ? (emitted[0] as Uint8Array) : concat(emitted);
     emitted.length = 0;
     await writer.write(bytes);
   };
@@ -57,14 +58,4 @@ export function transformUntil(
     await Promise.allSettled([writer.abort(error), reader.cancel(error)]);
   });
   return out.readable;
-}
-
-function joined(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
 }

@@ -14,7 +14,11 @@ export type Bounded =
   /** Over the bound: what was read, and the unread rest. */
   | { kind: "over"; head: Uint8Array[]; rest: ReadableStreamDefaultReader<Uint8Array> };
 
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+/** `chunks` as one buffer (`size`: their bytes in all). */
+export function concat(
+  chunks: readonly Uint8Array[],
+  size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0),
+): Uint8Array {
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
