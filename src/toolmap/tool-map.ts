@@ -319,17 +319,23 @@ export class ToolMap {
     memory: ToolMapMemory,
     private readonly waitUntil: (promise: Promise<unknown>) => void,
     readonly policy: ToolPolicy = NO_POLICY,
-    deployment?: string,
+    private readonly deployment?: string,
   ) {
     this.origin = memory.origin(scopes.origin);
     this.answers = memory.answers;
-    this.answerKey =
-      deployment && answerKey(scopes.origin, settingsOf(deployment, profile, policy));
   }
 
   private readonly answers: BoundedMap<ProfileNames, RememberedAnswer>;
-  /** Where KV keeps the last answer rewritten under this deployment and these settings; none without a deployment id. */
-  private readonly answerKey: string | undefined;
+
+  /**
+   * Where KV keeps the last answer rewritten under this deployment and these
+   * settings; none without a deployment id. Worked out when a listing asks,
+   * not for every request (the rules are written out to fingerprint them).
+   */
+  private get answerKey(): string | undefined {
+    const { deployment, scopes, profile, policy } = this;
+    return deployment && answerKey(scopes.origin, settingsOf(deployment, profile, policy));
+  }
 
   /**
    * The answer last rewritten for this origin and profile: this isolate's, or
@@ -340,9 +346,9 @@ export class ToolMap {
     if (this.origin.held.size > 0) return undefined;
     const names = this.names;
     const remembered = this.answers.get(names);
-    if (remembered || this.answerKey === undefined) return remembered;
+    if (remembered || this.deployment === undefined) return remembered;
     if (names.storedAnswer === undefined) {
-      names.storedAnswer = this.readAnswer(this.answerKey);
+      names.storedAnswer = this.readAnswer();
       const stored = await names.storedAnswer;
       if (stored && !this.answers.get(names)) this.answers.set(names, stored);
     }
@@ -354,9 +360,10 @@ export class ToolMap {
     if (this.origin.held.size > 0) return;
     const names = this.names;
     this.answers.set(names, answer);
-    const key = this.answerKey;
     // At most one write a minute per isolate and profile: KV takes one a second per key.
-    if (key === undefined || Date.now() - names.answerWrittenAt < ANSWER_WRITE_MS) return;
+    if (Date.now() - names.answerWrittenAt < ANSWER_WRITE_MS) return;
+    const key = this.answerKey;
+    if (key === undefined) return;
     const stored = names.storedAnswer;
     names.storedAnswer = Promise.resolve(answer);
     names.answerWrittenAt = Date.now();
@@ -371,7 +378,9 @@ export class ToolMap {
     );
   }
 
-  private async readAnswer(key: string): Promise<RememberedAnswer | undefined> {
+  private async readAnswer(): Promise<RememberedAnswer | undefined> {
+    const key = this.answerKey;
+    if (key === undefined) return undefined;
     try {
       const text = await this.kv.get(key, "text");
       return text === null ? undefined : decodeAnswer(text);
