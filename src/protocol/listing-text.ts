@@ -63,6 +63,7 @@ export class WrittenTool implements ListedTool {
   #description: unknown = UNREAD;
   #annotations: unknown = UNREAD;
   #inputSchema: unknown = UNREAD;
+  #stringified: boolean | undefined;
 
   constructor(
     readonly name: string,
@@ -96,12 +97,13 @@ export class WrittenTool implements ListedTool {
     return this.#inputSchema;
   }
 
+  /** Read for its fingerprint, and again for a view written in its place: found out once. */
   get schemaJson(): ListedTool["schemaJson"] {
     const { text } = this.written;
     const span = this.members.get("inputSchema");
-    return span && isStringified(text, span, this.schemaText, this.inputSchema)
-      ? { text, span }
-      : undefined;
+    if (span === undefined) return undefined;
+    this.#stringified ??= isStringified(text, span, this.schemaText, this.inputSchema);
+    return this.#stringified ? { text, span } : undefined;
   }
 }
 
