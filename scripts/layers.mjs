@@ -13,6 +13,7 @@ export const MODULES = {
   json: { path: "src/json.ts", patterns: ["**/json"] },
   "json-spans": { path: "src/json-spans.ts", patterns: ["**/json-spans"] },
   "bounded-map": { path: "src/bounded-map.ts", patterns: ["**/bounded-map"] },
+  digest: { path: "src/digest.ts", patterns: ["**/digest"] },
   "canonical-path": { path: "src/canonical-path.ts", patterns: ["**/canonical-path"] },
   log: { path: "src/log.ts", patterns: ["**/log"] },
   protocol: { path: "src/protocol/", patterns: ["**/protocol/**"] },
@@ -38,7 +39,7 @@ export const OUTSIDE = [
   "**/scripts/**",
 ];
 
-const FOUNDATION = ["json", "json-spans", "bounded-map", "canonical-path", "log"];
+const FOUNDATION = ["json", "json-spans", "bounded-map", "digest", "canonical-path", "log"];
 const CORE = ["names", "args", "schemas", "rules"];
 
 /** Lowest first: each layer, its files, the modules it may import, and why. */
@@ -47,7 +48,7 @@ export const LAYERS = [
     name: "foundation",
     modules: FOUNDATION,
     mayImport: [],
-    why: "the foundation (json.ts, json-spans.ts, bounded-map.ts, canonical-path.ts, log.ts) imports nothing from src/.",
+    why: "the foundation (json.ts, json-spans.ts, bounded-map.ts, digest.ts, canonical-path.ts, log.ts) imports nothing from src/.",
   },
   {
     name: "protocol",

@@ -14,6 +14,10 @@
 /** Where a value is written: `[start, end)`. */
 export type Span = readonly [start: number, end: number];
 
+/** The text of a value written at `span` in a larger `text`. */
+export const textAt = ({ text, span }: { text: string; span: Span }) =>
+  text.slice(span[0], span[1]);
+
 /** What a skipped value's text showed: how to tell whether it is written as `JSON.stringify` writes it. */
 export interface Written {
   /** Object members inside it (each `:` outside its strings). */

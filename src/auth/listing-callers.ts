@@ -14,18 +14,14 @@
  * `MAX_CALLERS` of them (the oldest goes first).
  */
 import { BoundedMap } from "../bounded-map";
+import { sha256 } from "../digest";
 
 const TTL_MS = 10 * 60_000;
 const MAX_CALLERS = 1_000;
 
-const encoder = new TextEncoder();
-
 /** A digest of what identifies a caller to the origin. */
-export async function callerKey(headers: Headers, url: URL): Promise<string> {
-  const credentials = [headers.get("authorization"), headers.get("cookie"), url.search].join("\n");
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(credentials));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
+export const callerKey = (headers: Headers, url: URL): Promise<string> =>
+  sha256([headers.get("authorization"), headers.get("cookie"), url.search].join("\n"));
 
 export class ListingCallers {
   private readonly seen = new BoundedMap<string, true>(MAX_CALLERS, TTL_MS);

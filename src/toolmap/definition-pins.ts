@@ -1,7 +1,7 @@
 /**
  * Tool definition pins (`TOOL_CHANGES`, docs/rules.md, "Changed
  * definitions"): the first time the map sees a tool listed, it pins a
- * fingerprint of its definition (input schema, description, annotations).
+ * digest of its definition (input schema, description, annotations).
  * A tool listed later with another definition is a change the operator may
  * want to see before a model does (a "rug pull"): `log` takes the new
  * definition and logs `tool_definition_changed`; `hold` keeps the tool out of
@@ -12,9 +12,15 @@
  * profile. KV is eventually consistent: another location may list a tool
  * under its old pin, or hold it, for 60 s or more after a change was taken or
  * accepted.
+ *
+ * Pins stored before they had a digest (fingerprints only) are replaced by a
+ * pin with one the first time the tool is listed with a definition that
+ * matches their fingerprints, without a log line or a hold.
  */
 import { dequal } from "dequal/lite";
 import type { BoundedMap } from "../bounded-map";
+import { sha256 } from "../digest";
+import { textAt } from "../json-spans";
 import { logEvent } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
@@ -24,8 +30,15 @@ import type { ChangeMode } from "../rules/tool-rules";
 export interface Definition {
   description: unknown;
   annotations: unknown;
-  /** `<schema fingerprint>/<description fingerprint>/<annotations fingerprint>`. */
-  pin: string;
+  /**
+   * `<digest>/<schema fingerprint>/<description fingerprint>/<annotations
+   * fingerprint>`. The digest (SHA-256 of the definition) decides whether a
+   * definition changed: an origin can make a changed one match a 32-bit
+   * fingerprint in milliseconds. The fingerprints only tell which part
+   * changed. A promise: WebCrypto is async, and the listing that makes it is
+   * not (tool-map.ts keeps naming free of awaits).
+   */
+  pin: Promise<string>;
 }
 
 const PARTS = ["inputSchema", "description", "annotations"] as const;
@@ -34,9 +47,22 @@ const fingerprintOf = (value: unknown) =>
   value === undefined ? "-" : fingerprint32(JSON.stringify(value)).toString(36);
 
 /**
- * The definition of `tool`, whose schema fingerprint is `schemaHash`; the one
- * the isolate knows when nothing changed, so a repeated listing fingerprints
- * nothing.
+ * What the digest covers: `JSON.stringify({ inputSchema, description,
+ * annotations })`, the schema copied from the listing's text where it is
+ * written that way there.
+ */
+export function definitionText(tool: ListedTool & { annotations?: unknown }): string {
+  const { schemaJson, description, annotations } = tool;
+  const schema = schemaJson ? textAt(schemaJson) : JSON.stringify(tool.inputSchema ?? null);
+  const rest = JSON.stringify({ description, annotations });
+  return `{"inputSchema":${schema}${rest === "{}" ? "}" : `,${rest.slice(1)}`}`;
+}
+
+/**
+ * The definition of `tool`, whose schema fingerprint is `schemaHash`.
+ * `known`: the definition the isolate pinned for the very schema listed now
+ * (compared, not fingerprinted), reused when nothing else changed, so a
+ * repeated listing digests nothing.
  */
 export function definitionOf(
   tool: ListedTool & { annotations?: unknown },
@@ -44,23 +70,27 @@ export function definitionOf(
   known: Definition | undefined,
 ): Definition {
   const { description, annotations } = tool;
-  if (
-    known?.pin.startsWith(`${schemaHash}/`) &&
-    known.description === description &&
-    dequal(known.annotations, annotations)
-  ) {
+  if (known && known.description === description && dequal(known.annotations, annotations)) {
     return known;
   }
-  return {
-    description,
-    annotations,
-    pin: `${schemaHash}/${fingerprintOf(description)}/${fingerprintOf(annotations)}`,
-  };
+  const parts = `${schemaHash}/${fingerprintOf(description)}/${fingerprintOf(annotations)}`;
+  const pin = sha256(definitionText(tool)).then((digest) => `${digest}/${parts}`);
+  return { description, annotations, pin };
 }
 
-/** Which parts of a definition differ between two pins. */
+/**
+ * Whether a stored pin is one written before pins had a digest
+ * (`<schema>/<description>/<annotations>` fingerprints only).
+ */
+const isFingerprintsOnly = (pin: string) => pin.split("/").length === 3;
+
+/**
+ * Which parts of a definition differ between two pins, by their fingerprints
+ * (a pin's last three parts, with a digest before them or not): none when
+ * only the digest tells the change, as for a definition made to collide.
+ */
 export function changedParts(from: string, to: string): Array<(typeof PARTS)[number]> {
-  const [a, b] = [from.split("/"), to.split("/")];
+  const [a, b] = [from.split("/").slice(-3), to.split("/").slice(-3)];
   return PARTS.filter((_, index) => a[index] !== b[index]);
 }
 
@@ -100,9 +130,10 @@ export async function decidePins(
   const pinned = new Map<string, string>();
   for (const { original, definition } of listed) {
     const pin = pinOf(original);
-    const now = definition.pin;
+    const now = await definition.pin;
     if (pin === now) continue;
-    if (pin === undefined) {
+    // A pin without a digest is taken over by the one with it, when its fingerprints still hold.
+    if (pin === undefined || (isFingerprintsOnly(pin) && now.endsWith(`/${pin}`))) {
       pinned.set(original, now);
       continue;
     }

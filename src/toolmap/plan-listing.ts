@@ -44,6 +44,12 @@ export interface PlannedEntry {
   schemaHash: string;
   /** New, or with a different `inputSchema` than the isolate knew. */
   changed: boolean;
+  /**
+   * The very schema the isolate holds, told by comparing the two (not by
+   * fingerprint, which an origin can make collide): what the isolate pinned
+   * for it still covers it.
+   */
+  sameSchema: boolean;
 }
 
 export interface ListingPlan {
@@ -90,17 +96,18 @@ export function planListing(
     const entry = known.entryOf(original);
     if (entry?.inputSchema !== undefined && asListed.has(original)) {
       const { inputSchema, schemaHash } = entry;
-      return { name, original, inputSchema, schemaHash, changed: false };
+      return { name, original, inputSchema, schemaHash, changed: false, sameSchema: true };
     }
     const tool = listed.get(original);
     const inputSchema = tool?.inputSchema;
     if (entry?.inputSchema !== undefined && dequal(entry.inputSchema, inputSchema)) {
-      return { name, original, inputSchema, schemaHash: entry.schemaHash, changed: false };
+      const known = { schemaHash: entry.schemaHash, changed: false, sameSchema: true };
+      return { name, original, inputSchema, ...known };
     }
     const hash = schemaHash(inputSchema, tool?.schemaJson);
     const changed =
       entry === undefined || entry.inputSchema !== undefined || entry.schemaHash !== hash;
-    return { name, original, inputSchema, schemaHash: hash, changed };
+    return { name, original, inputSchema, schemaHash: hash, changed, sameSchema: false };
   });
   const names = new Map(assignments.map(({ original, name }) => [original, name]));
   const renames = assignments

@@ -4,11 +4,14 @@
  * back. Per origin, whatever the profile:
  *
  * - `v2:<origin>:map`: JSON, `{"format":2,"tools":{"<original>":["<schema
- *   fingerprint>",<day last listed>,"<definition pin>"]},"chunks":<n>,"legacy":{"<v1 scope>":
+ *   fingerprint>",<day last listed>,"<pin's fingerprints>","<pin's digest>"]},"chunks":<n>,"legacy":{"<v1 scope>":
  *   {"<original>":"<name>"}},"migrated":["<v1 scope>"]}`. Model-facing names are
  *   a pure function of the original and the profile (names/sanitize.ts), so
  *   the map stores none, but those an earlier layout handed out (`legacy`, per
- *   profile scope of layout 1, which `migrated` lists once read).
+ *   profile scope of layout 1, which `migrated` lists once read). A pin
+ *   (definition-pins.ts) is stored as its fingerprints, where versions before
+ *   the digest read a whole pin, then its digest: during a rollout, an isolate
+ *   of the version before reads the pin it would make itself, not a change.
  * - `v2:<origin>:schemas:<i>`, `i < chunks`: the origin's input schemas, one
  *   line each, `<fingerprint>\t<schema as JSON>\n`, so one schema is found by
  *   its fingerprint and parsed alone.
@@ -69,12 +72,14 @@ export function decodeMap(text: string): StoredMap | undefined {
     if (!Array.isArray(entry) || typeof entry[0] !== "string" || typeof entry[1] !== "number") {
       continue;
     }
-    map.tools.set(
-      original,
-      typeof entry[2] === "string"
-        ? { schema: entry[0], seen: entry[1], pin: entry[2] }
-        : { schema: entry[0], seen: entry[1] },
-    );
+    const [schema, seen, fingerprints, digest] = entry;
+    const pin =
+      typeof fingerprints !== "string"
+        ? undefined
+        : typeof digest === "string"
+          ? `${digest}/${fingerprints}`
+          : fingerprints;
+    map.tools.set(original, pin === undefined ? { schema, seen } : { schema, seen, pin });
   }
   map.chunks = typeof value.chunks === "number" ? value.chunks : 0;
   for (const [scope, names] of Object.entries(isRecord(value.legacy) ? value.legacy : {})) {
@@ -90,14 +95,20 @@ export function decodeMap(text: string): StoredMap | undefined {
   return map;
 }
 
+/** A pin as stored: its fingerprints, then its digest where it has one. */
+function pinParts(pin: string): string[] {
+  const parts = pin.split("/");
+  return parts.length === 4 ? [parts.slice(1).join("/"), parts[0] as string] : [pin];
+}
+
 export function encodeMap(map: StoredMap): string {
   return JSON.stringify({
     format: MAP_FORMAT,
     // fromEntries: an original named `__proto__` stays an ordinary key.
     tools: Object.fromEntries(
-      [...map.tools].map(([original, t]) => [
+      [...map.tools].map(([original, { schema, seen, pin }]) => [
         original,
-        t.pin === undefined ? [t.schema, t.seen] : [t.schema, t.seen, t.pin],
+        pin === undefined ? [schema, seen] : [schema, seen, ...pinParts(pin)],
       ]),
     ),
     chunks: map.chunks,

@@ -27,7 +27,7 @@
  * fail. Every KV error is a miss, logged, never a failed request.
  */
 import { BoundedMap } from "../bounded-map";
-import type { Span } from "../json-spans";
+import { type Span, textAt } from "../json-spans";
 import { logEvent } from "../log";
 import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
@@ -106,8 +106,6 @@ function settingsOf(deployment: string, profile: Profile, policy: ToolPolicy): s
   const settings = [deployment, profile.name, names.cap, toolCeiling, policy.changes];
   return fingerprint32(JSON.stringify([...settings, policy.rules.document])).toString(36);
 }
-
-const textAt = ({ text, span }: { text: string; span: Span }) => text.slice(span[0], span[1]);
 
 const sameAnswer = (a: RememberedAnswer, b: RememberedAnswer) =>
   a.received.every((part, i) => part === b.received[i]) &&
@@ -417,17 +415,16 @@ export class ToolMap {
     // Each rename is logged once per isolate, when it is new here: not on every listing.
     const renames = plan.renames.filter(({ from, to }) => this.names.byOriginal.get(from) !== to);
     const day = today();
-    for (const { name, original, schemaHash, inputSchema } of plan.entries) {
+    for (const { name, original, schemaHash, inputSchema, sameSchema } of plan.entries) {
       const tool = listedTools.get(original);
       const before = this.origin.tools.get(original)?.listed;
+      const known = sameSchema ? before?.definition : undefined;
       const listed =
         before && asListed.has(original)
           ? before
           : {
               annotations: tool?.annotations,
-              ...(pinning && tool
-                ? { definition: definitionOf(tool, schemaHash, before?.definition) }
-                : {}),
+              ...(pinning && tool ? { definition: definitionOf(tool, schemaHash, known) } : {}),
             };
       this.origin.remember({ original, schemaHash, inputSchema, listed }, day);
       this.names.remember(name, original);

@@ -8,7 +8,9 @@ export interface LogLine {
 
 /** Captures every log line from now on; `restore` stops it. */
 export function captureLogs() {
+  // A spy left in place by an earlier capture is the same spy: its calls so far are not "from now on".
   const spy = vi.spyOn(console, "log");
+  spy.mockClear();
   const lines = (): LogLine[] =>
     spy.mock.calls.flatMap(([line]) => {
       try {

@@ -18,9 +18,11 @@ import {
   valueEnd,
   type Written,
 } from "../../src/json-spans";
+import { readListingText, type WrittenTool } from "../../src/protocol/listing-text";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
 import { ToolRules, type ToolRulesDocument, ToolRulesSetting } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { definitionText } from "../../src/toolmap/definition-pins";
 import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
 
 const space = fc.constantFrom("", "", " ", "\n  ", "\t");
@@ -321,5 +323,23 @@ describe("a tool the isolate last read written the same way", () => {
     expect((await open().resolve("tool"))?.entry.inputSchema).toEqual(schema("b"));
     await list(listing(3, [["tool", schema("a")]]), 3);
     expect((await open().resolve("tool"))?.entry.inputSchema).toEqual(schema("a"));
+  });
+});
+
+describe("a definition pin's digest", () => {
+  it("covers the same text for a tool read from a listing's text as for the same tool parsed", () => {
+    fc.assert(
+      fc.property(toolText, ({ text, twice }) => {
+        fc.pre(!twice);
+        const listing = readListingText(`{"jsonrpc":"2.0","id":1,"result":{"tools":[${text}]}}`);
+        const [written] = listing?.elements ?? [];
+        const { inputSchema, description, annotations } = JSON.parse(text);
+        const expected = JSON.stringify({ inputSchema, description, annotations });
+        expect(definitionText(written as WrittenTool)).toBe(expected);
+        expect(definitionText({ name: "any", inputSchema, description, annotations })).toBe(
+          expected,
+        );
+      }),
+    );
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { sha256 } from "../../src/digest";
 import { nameRules } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
+import { definitionOf } from "../../src/toolmap/definition-pins";
 import { planListing, schemaHash } from "../../src/toolmap/plan-listing";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { knownAfter, knownWith, nothingKnown } from "../helpers/known-tools";
@@ -103,5 +105,25 @@ describe("schema fingerprints", () => {
       seen.add(fingerprint32(`${base.slice(0, i)}~${base.slice(i + 1)}`));
     }
     expect(seen.size).toBe(base.length + 1);
+  });
+});
+
+describe("definition digests", () => {
+  it("are SHA-256 of the UTF-8 text in base64url, as the published vectors give them", async () => {
+    // `printf %s <text> | openssl dgst -sha256 -binary | base64 | tr '+/' '-_' | tr -d =`
+    expect(await Promise.all(["", "a", "ab", "abc", "café 🙂"].map(sha256))).toEqual([
+      "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU",
+      "ypeBEsobvcr6wjGzmiPcTaeG7_gUfE5yuYB3ha_uSLs",
+      "-44g_C5MPySMYMOb1lLzwTRymLuXe4tNWQO4UFViBgM",
+      "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0",
+      "tYz9Az0lP8h0_Ta6g3UpDlubRzwNrzxrOFY0fdiPMCY",
+    ]);
+  });
+
+  it("pin a definition: the digest, then each part's fingerprint (stored in KV, so it never changes)", async () => {
+    const tool = { name: "t", description: "Reads.", inputSchema: { type: "object" } };
+    const { pin } = definitionOf(tool, schemaHash(tool.inputSchema), undefined);
+    const digest = await sha256('{"inputSchema":{"type":"object"},"description":"Reads."}');
+    expect(await pin).toBe(`${digest}/2.qvqss7/${fingerprint32('"Reads."').toString(36)}/-`);
   });
 });

@@ -1,0 +1,27 @@
+/**
+ * SHA-256, the one digest the proxy trusts where an adversary may choose the
+ * input: definition pins (an origin could craft a changed definition to match
+ * a weaker fingerprint) and the credentials of listing callers (kept only as
+ * digests). The runtime's WebCrypto does the work; it is async, so callers
+ * that digest many texts start them all before awaiting any.
+ */
+const encoder = new TextEncoder();
+
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/** base64url without padding: `btoa` would take a string of the bytes first, and three replacements after. */
+function base64url(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 3) {
+    const group = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    const characters = Math.min(4, Math.ceil(((bytes.length - i) * 8) / 6));
+    for (let c = 0; c < characters; c++) text += BASE64URL[(group >> (18 - 6 * c)) & 63];
+  }
+  return text;
+}
+
+/** SHA-256 of `text`'s UTF-8 bytes, in base64url without padding (43 characters). */
+export async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return base64url(new Uint8Array(digest));
+}
