@@ -17,6 +17,9 @@
  *   restored, arguments recovered, coalesced, coerced and validated), its
  *   log line serialized.
  * - The event-stream transforms every streamed answer passes through.
+ *
+ * WebCrypto's digest (definition pins) runs in this thread, as workerd runs
+ * it (lib/in-thread-digest.ts), not on Node's thread pool.
  */
 import { Bench } from "tinybench";
 import { echoTools } from "../../demo/src/tools";
@@ -33,6 +36,7 @@ import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
 import { ToolSearch } from "../../src/toolmap/tool-search";
 import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
 import { realisticListing } from "../../support/listing";
+import { digestInThread } from "../lib/in-thread-digest";
 import { memoryKv, readOnly } from "../lib/memory-kv";
 import { duration, mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
 
@@ -263,10 +267,12 @@ export async function measureCore(): Promise<SectionResult> {
   // Log lines are serialized as in the proxy, but not printed.
   const log = console.log;
   console.log = () => {};
+  const restoreDigest = digestInThread();
   try {
     return await measure();
   } finally {
     console.log = log;
+    restoreDigest();
   }
 }
 
