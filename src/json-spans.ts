@@ -208,13 +208,22 @@ function membersIn(value: unknown): number {
 }
 
 /**
+ * Whether a value's text, parsed to `value`, writes no key twice in any
+ * object: readers differ on which of two counts (`JSON.parse` keeps the
+ * last), so such a text means what its reader decides. The parse keeps one
+ * of each, so it has fewer members than the text.
+ */
+export const writesEachKeyOnce = (written: Written, value: unknown) =>
+  membersIn(value) === written.members;
+
+/**
  * Whether the text of `span`, parsed to `value`, is what `JSON.stringify(value)`
  * writes: plain, no escape `JSON.stringify` writes otherwise (`\u00e9`, `\/`),
- * and no key written twice (the parse keeps one, so it has fewer members).
+ * and no key written twice.
  */
 export function isStringified(text: string, [start, end]: Span, written: Written, value: unknown) {
   if (!written.plain) return false;
   const inner = text.slice(start, end);
   if (inner.includes("\\") && /\\[u/]/.test(inner)) return false;
-  return membersIn(value) === written.members;
+  return writesEachKeyOnce(written, value);
 }

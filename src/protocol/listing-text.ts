@@ -19,6 +19,7 @@ import {
   skipSpace,
   valueEnd,
   type Written,
+  writesEachKeyOnce,
 } from "../json-spans";
 import type { ListedTool } from "./tools-list";
 
@@ -70,6 +71,7 @@ export class WrittenTool implements ListedTool {
     readonly written: { text: string; span: Span },
     readonly members: ReadonlyMap<string, Span>,
     private readonly schemaText: Written,
+    private readonly annotationsText: Written,
   ) {}
 
   private read(key: string): unknown {
@@ -105,6 +107,17 @@ export class WrittenTool implements ListedTool {
     this.#stringified ??= isStringified(text, span, this.schemaText, this.inputSchema);
     return this.#stringified ? { text, span } : undefined;
   }
+
+  /**
+   * Whether its schema and annotations, what its definition pin covers
+   * besides its description, write no key twice: copied as written, they then
+   * mean to every reader what they mean to the proxy. Parses both.
+   */
+  get readsOneWay(): boolean {
+    const { schemaText, annotationsText } = this;
+    const schema = this.schemaJson !== undefined || writesEachKeyOnce(schemaText, this.inputSchema);
+    return schema && writesEachKeyOnce(annotationsText, this.annotations);
+  }
 }
 
 /** The `tools/list` answer `text` holds, read from its text; `undefined` where it holds no single such answer. */
@@ -119,9 +132,14 @@ export function readListingText(text: string): ListingText | undefined {
       elements.push([at, end]);
       return end;
     }
-    const written: Written = { members: 0, plain: true };
+    const schema: Written = { members: 0, plain: true };
+    const annotations: Written = { members: 0, plain: true };
     const object = readObject(text, at, (key, from) =>
-      valueEnd(text, from, key === "inputSchema" ? written : undefined),
+      valueEnd(
+        text,
+        from,
+        key === "inputSchema" ? schema : key === "annotations" ? annotations : undefined,
+      ),
     );
     if (!object) return -1;
     const nameSpan = object.members.get("name");
@@ -129,7 +147,9 @@ export function readListingText(text: string): ListingText | undefined {
     if (nameSpan && text.charCodeAt(nameSpan[0]) === 0x22 && name === undefined) unread = true;
     const span: Span = [at, object.end];
     elements.push(
-      name === undefined ? span : new WrittenTool(name, { text, span }, object.members, written),
+      name === undefined
+        ? span
+        : new WrittenTool(name, { text, span }, object.members, schema, annotations),
     );
     return object.end;
   };

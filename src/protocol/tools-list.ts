@@ -20,6 +20,11 @@ export interface ListedTool {
   schemaJson?: { text: string; span: Span };
   /** Where the listing's text holds the whole tool, when it was read from its text. */
   written?: { text: string; span: Span };
+  /**
+   * Read from its text: `false` when its schema or annotations write a key
+   * twice (listing-text.ts), so it is written from the proxy's reading.
+   */
+  readonly readsOneWay?: boolean;
 }
 
 export type ToolsListResult = { tools: unknown[] } & Record<string, unknown>;

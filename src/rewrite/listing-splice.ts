@@ -4,8 +4,10 @@
  * text for every tool that stays as it came and for every byte around the
  * tools. A renamed tool gets its new name where the old one was written, a
  * viewed one its view where its `inputSchema` was, a hidden one is left out
- * with its comma; only a tool whose description or `_meta` changes is parsed
- * whole and written again. The cost follows what changes, not the listing's size.
+ * with its comma; only a tool whose description or `_meta` changes, or whose
+ * schema or annotations write a key twice (each reader would take its own), is
+ * parsed whole and written again. The cost follows what changes, not the
+ * listing's size.
  */
 import { parseExact, stringifyExact } from "../json";
 import type { Span } from "../json-spans";
@@ -49,7 +51,11 @@ function toolText(text: string, element: WrittenTool, listing: NamedListing): st
   const { written, members } = element;
   const { span } = written;
   const original = element.name;
-  if (listing.unfit.has(original) || listing.descriptions.has(original)) {
+  if (
+    listing.unfit.has(original) ||
+    listing.descriptions.has(original) ||
+    listing.twoWays.has(original)
+  ) {
     const parsed = parseExact(text.slice(span[0], span[1]));
     const [rewritten] = parsed ? renamedTool(parsed.value, listing) : [];
     return parsed && stringifyExact(rewritten, parsed.exact);

@@ -300,6 +300,12 @@ export interface NamedListing {
   /** Originals left out of the listing: hidden by the operator's rules, or held. */
   hidden: Set<string>;
   /**
+   * Originals read from a text that writes a key twice in their schema or
+   * annotations: written again from the proxy's reading, so no client reads
+   * a definition other than the one pinned and checked.
+   */
+  twoWays: Set<string>;
+  /**
    * Whether the names took every name KV holds into account; not when the map
    * could not be read (a name may then stand for another tool): such a
    * listing is answered but never remembered.
@@ -402,7 +408,7 @@ export class ToolMap {
     const readable = await this.load();
     // The map now follows this listing: an answer remembered from another no longer stands for it.
     for (const names of this.origin.profiles.values()) this.answers.delete(names);
-    const asListed = this.writtenAsBefore(tools);
+    const { same: asListed, twoWays } = this.writtenAsBefore(tools);
     const plan = planListing(
       tools,
       this.known(),
@@ -444,29 +450,39 @@ export class ToolMap {
       names: plan.names,
       ...this.viewSchemas(plan.entries),
       ...this.ruled(plan.entries, listedTools),
+      twoWays,
       settled: readable,
     };
   }
 
   /**
    * The originals written exactly as the last listing read from its text
-   * wrote them (a string comparison, no parse); this listing's places then
-   * replace that listing's.
+   * wrote them (a string comparison, no parse), and those whose text reads
+   * two ways (`NamedListing.twoWays`); this listing's places then replace
+   * that listing's. A text that reads two ways is not kept: it is checked
+   * again at every listing.
    */
-  private writtenAsBefore(tools: readonly ListedTool[]): Set<string> {
+  private writtenAsBefore(tools: readonly ListedTool[]) {
     const same = new Set<string>();
+    const twoWays = new Set<string>();
     const written = new Map<string, { text: string; span: Span }>();
-    for (const { name, written: now } of tools) {
+    for (const tool of tools) {
+      const { name, written: now } = tool;
       const before = this.origin.written.get(name);
       // A tool this listing shows otherwise is no longer known by the text kept for it.
-      if (now === undefined) this.origin.written.delete(name);
-      else {
-        if (before && textAt(before) === textAt(now)) same.add(name);
-        written.set(name, now);
+      if (now === undefined) {
+        this.origin.written.delete(name);
+        continue;
       }
+      if (before && textAt(before) === textAt(now)) same.add(name);
+      else if (tool.readsOneWay === false) {
+        twoWays.add(name);
+        continue;
+      }
+      written.set(name, now);
     }
     if (written.size > 0) this.origin.written = written;
-    return same;
+    return { same, twoWays };
   }
 
   /** Compares each listed tool's definition with its pin; whether a pin is to be stored. */

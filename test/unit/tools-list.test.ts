@@ -34,6 +34,7 @@ describe("renameTools", () => {
       unfit: new Map(),
       descriptions: new Map(),
       hidden: new Set(),
+      twoWays: new Set(),
       settled: true,
     });
     expect(renamed).toEqual({
@@ -60,6 +61,7 @@ describe("renameTools, a tool its provider may still refuse", () => {
         unfit: new Map([["bulk.import", "1001 enum values (at most 1,000)"]]),
         descriptions: new Map(),
         hidden: new Set(),
+        twoWays: new Set(),
         settled: true,
       },
     );
