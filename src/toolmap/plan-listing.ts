@@ -101,8 +101,8 @@ export function planListing(
     const tool = listed.get(original);
     const inputSchema = tool?.inputSchema;
     if (entry?.inputSchema !== undefined && dequal(entry.inputSchema, inputSchema)) {
-      const known = { schemaHash: entry.schemaHash, changed: false, sameSchema: true };
-      return { name, original, inputSchema, ...known };
+      const { schemaHash } = entry;
+      return { name, original, inputSchema, schemaHash, changed: false, sameSchema: true };
     }
     const hash = schemaHash(inputSchema, tool?.schemaJson);
     const changed =
