@@ -22,7 +22,12 @@ import { transformUntil } from "../transport/hand-off";
 import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
 import { relayResponse } from "../transport/origin";
 import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
-import { eventStreamRewriter, serializeEvent, watchEventStream } from "../transport/sse";
+import {
+  eventStreamRewriter,
+  mayMention,
+  serializeEvent,
+  watchEventStream,
+} from "../transport/sse";
 import { isTool, spliceListing, spliceSearchMode } from "./listing-splice";
 import { rememberAnswer, reuseAnswer } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
@@ -213,8 +218,8 @@ function announcesListChanged(data: string): boolean {
   );
 }
 
-/** Only an event that mentions these can need renaming or drop the cache; the rest is not parsed. */
-const mayMatter = (data: string) => data.includes('"tools"') || data.includes(LIST_CHANGED);
+/** Only an event that may mention these can need renaming or drop the cache; the rest is not parsed. */
+const mayMatter = (data: string) => mayMention(data, '"tools"') || mayMention(data, LIST_CHANGED);
 
 export interface ResponseContext extends ListingRewrite {
   /**

@@ -18,6 +18,16 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { logEvent } from "../log";
 
+/**
+ * Whether `text` may hold `marker` once its JSON escapes are read: written
+ * as it is, or with a `\u` or `\/` escape anywhere in it (JSON can spell any
+ * character with the first, and `/` with the second). A filter in front of
+ * a parse must not read a text otherwise than the parse: an origin that
+ * spells `"tools"` as `"\u0074ools"` still has its listing renamed.
+ */
+export const mayMention = (text: string, marker: string) =>
+  text.includes(marker) || text.includes("\\u") || text.includes("\\/");
+
 /** New data for an event, or `undefined` to keep it as it is. */
 export type EventDataRewrite = (data: string) => Promise<string | undefined> | string | undefined;
 
@@ -221,7 +231,7 @@ const EVENT_END = /(\r\n|\r|\n)(\r\n|\r|\n)/;
 
 /**
  * Passes the bytes through unchanged and hands `onEvent` the data of every
- * event whose data mentions `marker`, for the caller to parse: a mention in
+ * event whose data may mention `marker` (`mayMention`), for the caller to parse: a mention in
  * text (a log message, a tool result) is not the message itself. An event
  * longer than `maxEventChars` is not looked at: the watch skips to the next
  * blank line and goes on, and the bytes still pass.
@@ -241,7 +251,7 @@ export function watchEventStream(
       if (error.type === "max-buffer-size-exceeded") skipping = true;
     },
     onEvent: ({ data }) => {
-      if (data.includes(marker)) onEvent(data);
+      if (mayMention(data, marker)) onEvent(data);
     },
   });
   const feed = (text: string) => {

@@ -95,6 +95,19 @@ describe("watchEventStream", () => {
     expect(seen).toEqual(['{"method":"notifications/tools/list_changed"}']);
   });
 
+  it("hands on an event that spells the marker with escapes, as JSON reads it", async () => {
+    const seen: string[] = [];
+    const escaped = [
+      'data: {"method":"notifications\\/tools\\/list_changed"}\n\n',
+      'data: {"method":"notifications/\\u0074ools/list_changed"}\n\n',
+    ];
+    await run(
+      watchEventStream(MARKER, (data) => seen.push(data), 1000),
+      escaped,
+    );
+    expect(seen.map((data) => JSON.parse(data).method)).toEqual([MARKER, MARKER]);
+  });
+
   it("hands on only events that mention the marker, and skips past one too long to look at", async () => {
     const seen: string[] = [];
     const chunks = [

@@ -328,3 +328,28 @@ describe("protocol 2026-07-28", () => {
     expect((await toolMap.resolve(DEMO_NAMES["a/b"]))?.source).toBe("memory");
   });
 });
+
+describe("a listing in an event stream, however its keys are spelled", () => {
+  it("is renamed when the origin writes `tools` with escapes: JSON reads it the same", async () => {
+    const profile = profileOf("openai");
+    const scope = await toolMapScopes(new URL("https://escaped.example/mcp"), profile.names);
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
+    const data =
+      '{"jsonrpc":"2.0","id":1,"result":{"\\u0074ools":[{"name":"files.read","inputSchema":{"type":"object"}}]}}';
+    const response = await rewriteResponse(
+      new Response(`event: message\ndata: ${data}\n\n`, {
+        headers: { "content-type": "text/event-stream" },
+      }),
+      {
+        listIds: new Set([1]),
+        watchesListChanged: false,
+        toolMap,
+        addressee: unreadAddressee(new Headers()),
+      },
+    );
+    const listing = (await nextMessage(sseEvents(response))) as {
+      result: { tools: { name: string }[] };
+    };
+    expect(listing.result.tools.map((tool) => tool.name)).toEqual([DEMO_NAMES["files.read"]]);
+  });
+});
