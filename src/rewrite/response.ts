@@ -17,6 +17,7 @@ import {
   namedTools,
   type ToolsListResult,
 } from "../protocol/tools-list";
+import { editsListings } from "../rules/tool-rules";
 import type { NamedListing, ToolMap } from "../toolmap/tool-map";
 import { transformUntil } from "../transport/hand-off";
 import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
@@ -249,6 +250,23 @@ function prepend(bytes: Uint8Array): TransformStream<Uint8Array, Uint8Array> {
   });
 }
 
+/**
+ * The answer to a request for a listing the proxy cannot read, where the
+ * operator's policy edits listings: refused (`502`), as passing it as it came
+ * would show the tools and descriptions the policy leaves out. `undefined`
+ * where it may pass as it came.
+ */
+function refusedListing(context: ResponseContext, reason: string): Response | undefined {
+  if (!expectsLists(context.listIds) || !editsListings(context.toolMap.policy)) return undefined;
+  logEvent("listing_refused", { reason });
+  return errorResponse(
+    502,
+    ErrorCode.OriginUnreachable,
+    `Origin's answer to tools/list cannot be read (${reason}); under the operator's rules a listing is passed on only as the proxy rewrote it`,
+    context.addressee,
+  );
+}
+
 export async function rewriteResponse(
   origin: Response,
   context: ResponseContext,
@@ -264,6 +282,14 @@ export async function rewriteResponse(
   }
   if (!origin.body || (local && !origin.ok)) return relayResponse(origin);
   if (!bodyIsDecoded(origin.headers)) {
+    const refused = refusedListing(
+      context,
+      `content-encoding ${origin.headers.get("content-encoding")}`,
+    );
+    if (refused) {
+      await origin.body.cancel();
+      return refused;
+    }
     if (expectsLists(listIds) || local) {
       logEvent("response_not_rewritten", {
         reason: `content-encoding ${origin.headers.get("content-encoding")}`,
@@ -288,9 +314,20 @@ export async function rewriteResponse(
       // Once every listing asked for is answered, the rest of the stream is the runtime's to pass.
       const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
       const finished = () => awaited?.size === 0;
+      const filtered = editsListings(toolMap.policy);
       const rewriter = eventStreamRewriter({
-        rewrite: (data) =>
-          rewriteJsonText(data, { ...context, answered: (id) => awaited?.delete(id) }),
+        rewrite: async (data) => {
+          const rewritten = await rewriteJsonText(data, {
+            ...context,
+            answered: (id) => awaited?.delete(id),
+          });
+          // An event that may hold the listing but is no JSON: the stream ends rather than show it.
+          if (rewritten === undefined && filtered && parseJson(data) === undefined) {
+            logEvent("listing_refused", { reason: "an event that may hold it is not JSON" });
+            throw new Error("An event that may hold the listing is not JSON");
+          }
+          return rewritten;
+        },
         mayMatter,
         finished,
         maxEventChars: MAX_REWRITE_BYTES,
@@ -324,11 +361,21 @@ export async function rewriteResponse(
       );
     }
     if (read.kind === "over") {
+      const refused = refusedListing(context, `body over ${MAX_REWRITE_BYTES} bytes`);
+      if (refused) {
+        await read.rest.cancel();
+        return refused;
+      }
       logEvent("response_not_rewritten", { reason: `body over ${MAX_REWRITE_BYTES} bytes` });
       return relayResponse(origin, rejoin(read.head, read.rest));
     }
     const text = new TextDecoder().decode(read.bytes);
     const rewritten = await rewriteJsonText(text, context, localResponses);
+    const refused =
+      rewritten === undefined && origin.ok && parseJson(text) === undefined
+        ? refusedListing(context, "not JSON")
+        : undefined;
+    if (refused) return refused;
     if (local && rewritten === undefined) {
       logEvent("local_answers_dropped", {
         reason: "origin body is not JSON",

@@ -169,6 +169,25 @@ export interface ToolPolicy {
 export const NO_POLICY: ToolPolicy = { rules: NO_RULES, changes: "allow" };
 
 /**
+ * Whether the policy may take a tool out of a listing or write its
+ * description anew: then a listing the proxy cannot read is not passed on
+ * as it came (it would show what the operator left out).
+ */
+export function editsListings({ rules, changes }: ToolPolicy): boolean {
+  const { hide, only, hideAnnotated, onlyAnnotated, tools } = rules.document;
+  return (
+    changes === "hold" ||
+    hide.length > 0 ||
+    only.length > 0 ||
+    hideAnnotated !== undefined ||
+    onlyAnnotated !== undefined ||
+    Object.values(tools).some(
+      (rule) => rule.description !== undefined || rule.appendDescription !== undefined,
+    )
+  );
+}
+
+/**
  * What is wrong with the operator's names, checked at startup: each must be
  * legal under every profile (with `NAME_MAX_LENGTH`), and no two alike.
  * `[path, problem]` of the first mistake, or `undefined`.

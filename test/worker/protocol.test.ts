@@ -4,9 +4,18 @@
  * streaming.test.ts.
  */
 import { env } from "cloudflare:workers";
+import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
+import {
+  NO_POLICY,
+  NO_RULES,
+  type ToolPolicy,
+  ToolRules,
+  type ToolRulesDocument,
+  ToolRulesSetting,
+} from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
@@ -351,5 +360,78 @@ describe("a listing in an event stream, however its keys are spelled", () => {
       result: { tools: { name: string }[] };
     };
     expect(listing.result.tools.map((tool) => tool.name)).toEqual([DEMO_NAMES["files.read"]]);
+  });
+});
+
+describe("a listing the proxy cannot read, under rules that edit listings", () => {
+  const HIDING = {
+    rules: new ToolRules(v.parse(ToolRulesSetting, { hide: ["secret.*"] }) as ToolRulesDocument),
+    changes: "log" as const,
+  };
+  const HOLDING = { rules: NO_RULES, changes: "hold" as const };
+  const tools = '[{"name":"secret.admin","inputSchema":{}},{"name":"files.read","inputSchema":{}}]';
+  // `NaN` is no JSON, but some clients' parsers read it (Python's json, for one).
+  const notJson = `{"jsonrpc":"2.0","id":1,"result":{"tools":${tools},"score":NaN}}`;
+
+  async function answer(origin: Response, policy: ToolPolicy) {
+    const profile = profileOf("openai");
+    const scope = await toolMapScopes(new URL("https://unread.example/mcp"), profile.names);
+    const memory = new ToolMapMemory();
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, memory, () => {}, policy);
+    return rewriteResponse(origin, {
+      listIds: new Set([1]),
+      watchesListChanged: false,
+      toolMap,
+      addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+    });
+  }
+
+  const json = (body: BodyInit, headers: Record<string, string> = {}) =>
+    new Response(body, { headers: { "content-type": "application/json", ...headers } });
+
+  it("is refused, not shown as it came, whatever keeps the proxy from reading it", async () => {
+    const oversized = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const tool = new TextEncoder().encode(`${tools.slice(1, -1)},`.repeat(1000));
+        for (let sent = 0; sent <= 16 * 1024 * 1024; sent += tool.byteLength) {
+          controller.enqueue(tool);
+        }
+        controller.close();
+      },
+    });
+    const logs = captureLogs();
+    for (const [origin, policy] of [
+      [json(notJson), HIDING],
+      [json(notJson), HOLDING],
+      [json(notJson, { "content-encoding": "deflate" }), HIDING],
+      [json(oversized), HOLDING],
+    ] as const) {
+      const response = await answer(origin, policy);
+      expect(response.status).toBe(502);
+      const text = await response.text();
+      expect(JSON.parse(text)).toMatchObject({ id: 1, error: { code: -32000 } });
+      expect(text).not.toContain("secret.admin");
+    }
+    expect(logs.events("listing_refused").map((line) => line.reason)).toEqual([
+      "not JSON",
+      "not JSON",
+      "content-encoding deflate",
+      "body over 16777216 bytes",
+    ]);
+    logs.restore();
+  });
+
+  it("ends an event stream at an event that may hold it and is no JSON", async () => {
+    const stream = `event: message\ndata: ${notJson}\n\n`;
+    const response = await answer(
+      new Response(stream, { headers: { "content-type": "text/event-stream" } }),
+      HIDING,
+    );
+    await expect(response.text()).rejects.toThrow();
+  });
+
+  it("passes as it came where nothing is hidden or rewritten", async () => {
+    const response = await answer(json(notJson), NO_POLICY);
+    expect([response.status, await response.text()]).toEqual([200, notJson]);
   });
 });
