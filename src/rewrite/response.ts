@@ -392,5 +392,11 @@ export async function rewriteResponse(
       headers,
     });
   }
+  // A listing answered in a type the proxy does not read (a lenient client might).
+  const refused = origin.ok ? refusedListing(context, `content-type ${contentType}`) : undefined;
+  if (refused) {
+    await origin.body.cancel();
+    return refused;
+  }
   return relayResponse(origin);
 }

@@ -404,6 +404,10 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
       [json(notJson), HIDING],
       [json(notJson), HOLDING],
       [json(notJson, { "content-encoding": "deflate" }), HIDING],
+      [
+        new Response(notJson.replace("NaN", "1"), { headers: { "content-type": "text/plain" } }),
+        HOLDING,
+      ],
       [json(oversized), HOLDING],
     ] as const) {
       const response = await answer(origin, policy);
@@ -416,6 +420,7 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
       "not JSON",
       "not JSON",
       "content-encoding deflate",
+      "content-type text/plain",
       "body over 16777216 bytes",
     ]);
     logs.restore();
