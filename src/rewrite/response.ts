@@ -253,11 +253,17 @@ function prepend(bytes: Uint8Array): TransformStream<Uint8Array, Uint8Array> {
 /**
  * The answer to a request for a listing the proxy cannot read, where the
  * operator's policy edits listings: refused (`502`), as passing it as it came
- * would show the tools and descriptions the policy leaves out. `undefined`
- * where it may pass as it came.
+ * would show the tools and descriptions the policy leaves out; `unread`, the
+ * rest of the origin's body, is cancelled. `undefined` where it may pass as
+ * it came.
  */
-function refusedListing(context: ResponseContext, reason: string): Response | undefined {
+async function refusedListing(
+  context: ResponseContext,
+  reason: string,
+  unread?: { cancel(): Promise<void> },
+): Promise<Response | undefined> {
   if (!expectsLists(context.listIds) || !editsListings(context.toolMap.policy)) return undefined;
+  await unread?.cancel();
   logEvent("listing_refused", { reason });
   return errorResponse(
     502,
@@ -282,14 +288,9 @@ export async function rewriteResponse(
   }
   if (!origin.body || (local && !origin.ok)) return relayResponse(origin);
   if (!bodyIsDecoded(origin.headers)) {
-    const refused = refusedListing(
-      context,
-      `content-encoding ${origin.headers.get("content-encoding")}`,
-    );
-    if (refused) {
-      await origin.body.cancel();
-      return refused;
-    }
+    const encoding = `content-encoding ${origin.headers.get("content-encoding")}`;
+    const refused = await refusedListing(context, encoding, origin.body);
+    if (refused) return refused;
     if (expectsLists(listIds) || local) {
       logEvent("response_not_rewritten", {
         reason: `content-encoding ${origin.headers.get("content-encoding")}`,
@@ -361,11 +362,9 @@ export async function rewriteResponse(
       );
     }
     if (read.kind === "over") {
-      const refused = refusedListing(context, `body over ${MAX_REWRITE_BYTES} bytes`);
-      if (refused) {
-        await read.rest.cancel();
-        return refused;
-      }
+      const over = `body over ${MAX_REWRITE_BYTES} bytes`;
+      const refused = await refusedListing(context, over, read.rest);
+      if (refused) return refused;
       logEvent("response_not_rewritten", { reason: `body over ${MAX_REWRITE_BYTES} bytes` });
       return relayResponse(origin, rejoin(read.head, read.rest));
     }
@@ -373,7 +372,7 @@ export async function rewriteResponse(
     const rewritten = await rewriteJsonText(text, context, localResponses);
     const refused =
       rewritten === undefined && origin.ok && parseJson(text) === undefined
-        ? refusedListing(context, "not JSON")
+        ? await refusedListing(context, "not JSON")
         : undefined;
     if (refused) return refused;
     if (local && rewritten === undefined) {
@@ -393,10 +392,9 @@ export async function rewriteResponse(
     });
   }
   // A listing answered in a type the proxy does not read (a lenient client might).
-  const refused = origin.ok ? refusedListing(context, `content-type ${contentType}`) : undefined;
-  if (refused) {
-    await origin.body.cancel();
-    return refused;
-  }
+  const refused = origin.ok
+    ? await refusedListing(context, `content-type ${contentType}`, origin.body)
+    : undefined;
+  if (refused) return refused;
   return relayResponse(origin);
 }
