@@ -252,17 +252,15 @@ function prepend(bytes: Uint8Array): TransformStream<Uint8Array, Uint8Array> {
 
 /**
  * The answer to a request for a listing the proxy cannot read, where the
- * operator's policy edits listings: refused (`502`), as passing it as it came
- * would show the tools and descriptions the policy leaves out; `unread`, the
- * rest of the origin's body, is cancelled. `undefined` where it may pass as
- * it came.
+ * operator's policy edits listings (`refusing` in `rewriteResponse`): refused
+ * (`502`), as passing it as it came would show the tools and descriptions the
+ * policy leaves out; `unread`, the rest of the origin's body, is cancelled.
  */
 async function refusedListing(
   context: ResponseContext,
   reason: string,
   unread?: { cancel(): Promise<void> },
-): Promise<Response | undefined> {
-  if (!expectsLists(context.listIds) || !editsListings(context.toolMap.policy)) return undefined;
+): Promise<Response> {
   await unread?.cancel();
   logEvent("listing_refused", { reason });
   return errorResponse(
@@ -280,6 +278,8 @@ export async function rewriteResponse(
   const { listIds, watchesListChanged, toolMap, addressee, localResponses = [] } = context;
   const contentType = origin.headers.get("content-type") ?? "";
   const local = localResponses.length > 0;
+  // A listing asked for, under a policy that edits listings: one the proxy cannot read is refused.
+  const refusing = expectsLists(listIds) && editsListings(toolMap.policy);
 
   // Only notifications and responses went to the origin: the answers are all ours.
   if (local && (origin.status === 202 || origin.status === 204)) {
@@ -288,14 +288,9 @@ export async function rewriteResponse(
   }
   if (!origin.body || (local && !origin.ok)) return relayResponse(origin);
   if (!bodyIsDecoded(origin.headers)) {
-    const encoding = `content-encoding ${origin.headers.get("content-encoding")}`;
-    const refused = await refusedListing(context, encoding, origin.body);
-    if (refused) return refused;
-    if (expectsLists(listIds) || local) {
-      logEvent("response_not_rewritten", {
-        reason: `content-encoding ${origin.headers.get("content-encoding")}`,
-      });
-    }
+    const reason = `content-encoding ${origin.headers.get("content-encoding")}`;
+    if (refusing) return refusedListing(context, reason, origin.body);
+    if (expectsLists(listIds) || local) logEvent("response_not_rewritten", { reason });
     return relayResponse(origin);
   }
 
@@ -315,7 +310,6 @@ export async function rewriteResponse(
       // Once every listing asked for is answered, the rest of the stream is the runtime's to pass.
       const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
       const finished = () => awaited?.size === 0;
-      const filtered = editsListings(toolMap.policy);
       const rewriter = eventStreamRewriter({
         rewrite: async (data) => {
           const rewritten = await rewriteJsonText(data, {
@@ -323,7 +317,7 @@ export async function rewriteResponse(
             answered: (id) => awaited?.delete(id),
           });
           // An event that may hold the listing but is no JSON: the stream ends rather than show it.
-          if (rewritten === undefined && filtered && parseJson(data) === undefined) {
+          if (rewritten === undefined && refusing && parseJson(data) === undefined) {
             logEvent("listing_refused", { reason: "an event that may hold it is not JSON" });
             throw new Error("An event that may hold the listing is not JSON");
           }
@@ -362,19 +356,17 @@ export async function rewriteResponse(
       );
     }
     if (read.kind === "over") {
-      const over = `body over ${MAX_REWRITE_BYTES} bytes`;
-      const refused = await refusedListing(context, over, read.rest);
-      if (refused) return refused;
-      logEvent("response_not_rewritten", { reason: `body over ${MAX_REWRITE_BYTES} bytes` });
+      const reason = `body over ${MAX_REWRITE_BYTES} bytes`;
+      if (refusing) return refusedListing(context, reason, read.rest);
+      logEvent("response_not_rewritten", { reason });
       return relayResponse(origin, rejoin(read.head, read.rest));
     }
     const text = new TextDecoder().decode(read.bytes);
     const rewritten = await rewriteJsonText(text, context, localResponses);
-    const refused =
-      rewritten === undefined && origin.ok && parseJson(text) === undefined
-        ? await refusedListing(context, "not JSON")
-        : undefined;
-    if (refused) return refused;
+    // Parsed again only under such a policy, and only when nothing was rewritten.
+    if (rewritten === undefined && refusing && origin.ok && parseJson(text) === undefined) {
+      return refusedListing(context, "not JSON");
+    }
     if (local && rewritten === undefined) {
       logEvent("local_answers_dropped", {
         reason: "origin body is not JSON",
@@ -392,9 +384,8 @@ export async function rewriteResponse(
     });
   }
   // A listing answered in a type the proxy does not read (a lenient client might).
-  const refused = origin.ok
-    ? await refusedListing(context, `content-type ${contentType}`, origin.body)
-    : undefined;
-  if (refused) return refused;
+  if (refusing && origin.ok) {
+    return refusedListing(context, `content-type ${contentType}`, origin.body);
+  }
   return relayResponse(origin);
 }
