@@ -43,6 +43,22 @@ export interface Definition {
 
 const PARTS = ["inputSchema", "description", "annotations"] as const;
 
+/**
+ * A pin's digest (none in a pin stored before pins had one) and its
+ * fingerprints, `<schema>/<description>/<annotations>`: the one reading of
+ * a pin's format, here and in stored-map.ts.
+ */
+export function pinParts(pin: string): { digest?: string; fingerprints: string } {
+  const slash = pin.indexOf("/");
+  return pin.split("/").length === 4
+    ? { digest: pin.slice(0, slash), fingerprints: pin.slice(slash + 1) }
+    : { fingerprints: pin };
+}
+
+/** The pin `pinParts` reads back as `fingerprints` and `digest`. */
+export const joinPin = (fingerprints: string, digest?: string) =>
+  digest === undefined ? fingerprints : `${digest}/${fingerprints}`;
+
 const fingerprintOf = (value: unknown) =>
   value === undefined ? "-" : fingerprint32(JSON.stringify(value)).toString(36);
 
@@ -74,15 +90,9 @@ export function definitionOf(
     return known;
   }
   const parts = `${schemaHash}/${fingerprintOf(description)}/${fingerprintOf(annotations)}`;
-  const pin = sha256(definitionText(tool)).then((digest) => `${digest}/${parts}`);
+  const pin = sha256(definitionText(tool)).then((digest) => joinPin(parts, digest));
   return { description, annotations, pin };
 }
-
-/**
- * Whether a stored pin is one written before pins had a digest
- * (`<schema>/<description>/<annotations>` fingerprints only).
- */
-const isFingerprintsOnly = (pin: string) => pin.split("/").length === 3;
 
 /**
  * Which parts of a definition differ between two pins, by their fingerprints
@@ -90,7 +100,7 @@ const isFingerprintsOnly = (pin: string) => pin.split("/").length === 3;
  * only the digest tells the change, as for a definition made to collide.
  */
 export function changedParts(from: string, to: string): Array<(typeof PARTS)[number]> {
-  const [a, b] = [from.split("/").slice(-3), to.split("/").slice(-3)];
+  const [a, b] = [pinParts(from).fingerprints.split("/"), pinParts(to).fingerprints.split("/")];
   return PARTS.filter((_, index) => a[index] !== b[index]);
 }
 
@@ -133,7 +143,10 @@ export async function decidePins(
     const now = await definition.pin;
     if (pin === now) continue;
     // A pin without a digest is taken over by the one with it, when its fingerprints still hold.
-    if (pin === undefined || (isFingerprintsOnly(pin) && now.endsWith(`/${pin}`))) {
+    if (
+      pin === undefined ||
+      (pinParts(pin).digest === undefined && pinParts(now).fingerprints === pin)
+    ) {
       pinned.set(original, now);
       continue;
     }

@@ -24,6 +24,8 @@
  *   Written with a time to live of `ANSWER_TTL_DAYS`.
  */
 
+import { joinPin, pinParts } from "./definition-pins";
+
 export const MAP_FORMAT = 2;
 
 export interface StoredTool {
@@ -74,11 +76,9 @@ export function decodeMap(text: string): StoredMap | undefined {
     }
     const [schema, seen, fingerprints, digest] = entry;
     const pin =
-      typeof fingerprints !== "string"
-        ? undefined
-        : typeof digest === "string"
-          ? `${digest}/${fingerprints}`
-          : fingerprints;
+      typeof fingerprints === "string"
+        ? joinPin(fingerprints, typeof digest === "string" ? digest : undefined)
+        : undefined;
     map.tools.set(original, pin === undefined ? { schema, seen } : { schema, seen, pin });
   }
   map.chunks = typeof value.chunks === "number" ? value.chunks : 0;
@@ -96,9 +96,9 @@ export function decodeMap(text: string): StoredMap | undefined {
 }
 
 /** A pin as stored: its fingerprints, then its digest where it has one. */
-function pinParts(pin: string): string[] {
-  const parts = pin.split("/");
-  return parts.length === 4 ? [parts.slice(1).join("/"), parts[0] as string] : [pin];
+function storedPin(pin: string): string[] {
+  const { digest, fingerprints } = pinParts(pin);
+  return digest === undefined ? [fingerprints] : [fingerprints, digest];
 }
 
 export function encodeMap(map: StoredMap): string {
@@ -108,7 +108,7 @@ export function encodeMap(map: StoredMap): string {
     tools: Object.fromEntries(
       [...map.tools].map(([original, { schema, seen, pin }]) => [
         original,
-        pin === undefined ? [schema, seen] : [schema, seen, ...pinParts(pin)],
+        pin === undefined ? [schema, seen] : [schema, seen, ...storedPin(pin)],
       ]),
     ),
     chunks: map.chunks,
