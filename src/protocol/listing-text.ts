@@ -2,7 +2,7 @@
  * A `tools/list` answer read from its text (json-spans.ts) rather than
  * parsed whole: the message's id, its result's members, and for each tool its
  * span, its name, and the members the proxy reads (`title`, `description`,
- * `annotations`, `inputSchema`), each parsed from its own span when first
+ * `annotations`, `inputSchema`, `outputSchema`), each parsed from its own span when first
  * read. Nothing else is parsed, or checked beyond its brackets, quotes,
  * numbers and literals; rewrite/listing-splice.ts copies it as it came.
  *
@@ -50,6 +50,9 @@ function stringAt(text: string, [start, end]: Span): string | undefined {
   return inner.includes("\\") ? (parseSpan(text, [start, end]) as string | undefined) : inner;
 }
 
+/** A tool's members that its definition pin covers and that hold objects. */
+type PinnedObject = "inputSchema" | "annotations" | "outputSchema";
+
 /** A member not parsed yet. */
 const UNREAD: unique symbol = Symbol("unread");
 
@@ -64,14 +67,15 @@ export class WrittenTool implements ListedTool {
   #description: unknown = UNREAD;
   #annotations: unknown = UNREAD;
   #inputSchema: unknown = UNREAD;
+  #outputSchema: unknown = UNREAD;
   #stringified: boolean | undefined;
 
   constructor(
     readonly name: string,
     readonly written: { text: string; span: Span },
     readonly members: ReadonlyMap<string, Span>,
-    private readonly schemaText: Written,
-    private readonly annotationsText: Written,
+    /** What the text of `inputSchema`, `annotations` and `outputSchema` showed. */
+    private readonly texts: Readonly<Record<PinnedObject, Written>>,
   ) {}
 
   private read(key: string): unknown {
@@ -99,24 +103,32 @@ export class WrittenTool implements ListedTool {
     return this.#inputSchema;
   }
 
+  get outputSchema(): unknown {
+    if (this.#outputSchema === UNREAD) this.#outputSchema = this.read("outputSchema");
+    return this.#outputSchema;
+  }
+
   /** Read for its fingerprint, and again for a view written in its place: found out once. */
   get schemaJson(): ListedTool["schemaJson"] {
     const { text } = this.written;
     const span = this.members.get("inputSchema");
     if (span === undefined) return undefined;
-    this.#stringified ??= isStringified(text, span, this.schemaText, this.inputSchema);
+    this.#stringified ??= isStringified(text, span, this.texts.inputSchema, this.inputSchema);
     return this.#stringified ? { text, span } : undefined;
   }
 
   /**
-   * Whether its schema and annotations, what its definition pin covers
-   * besides its description, write no key twice: copied as written, they then
-   * mean to every reader what they mean to the proxy. Parses both.
+   * Whether the objects its definition pin covers (its input schema,
+   * annotations and output schema) write no key twice: copied as written,
+   * they then mean to every reader what they mean to the proxy. Parses them.
    */
   get readsOneWay(): boolean {
-    const { schemaText, annotationsText } = this;
-    const schema = this.schemaJson !== undefined || writesEachKeyOnce(schemaText, this.inputSchema);
-    return schema && writesEachKeyOnce(annotationsText, this.annotations);
+    const { texts } = this;
+    return (
+      (this.schemaJson !== undefined || writesEachKeyOnce(texts.inputSchema, this.inputSchema)) &&
+      writesEachKeyOnce(texts.annotations, this.annotations) &&
+      writesEachKeyOnce(texts.outputSchema, this.outputSchema)
+    );
   }
 }
 
@@ -132,14 +144,13 @@ export function readListingText(text: string): ListingText | undefined {
       elements.push([at, end]);
       return end;
     }
-    const schema: Written = { members: 0, plain: true };
-    const annotations: Written = { members: 0, plain: true };
+    const texts: Record<PinnedObject, Written> = {
+      inputSchema: { members: 0, plain: true },
+      annotations: { members: 0, plain: true },
+      outputSchema: { members: 0, plain: true },
+    };
     const object = readObject(text, at, (key, from) =>
-      valueEnd(
-        text,
-        from,
-        key === "inputSchema" ? schema : key === "annotations" ? annotations : undefined,
-      ),
+      valueEnd(text, from, Object.hasOwn(texts, key) ? texts[key as PinnedObject] : undefined),
     );
     if (!object) return -1;
     const nameSpan = object.members.get("name");
@@ -147,9 +158,7 @@ export function readListingText(text: string): ListingText | undefined {
     if (nameSpan && text.charCodeAt(nameSpan[0]) === 0x22 && name === undefined) unread = true;
     const span: Span = [at, object.end];
     elements.push(
-      name === undefined
-        ? span
-        : new WrittenTool(name, { text, span }, object.members, schema, annotations),
+      name === undefined ? span : new WrittenTool(name, { text, span }, object.members, texts),
     );
     return object.end;
   };

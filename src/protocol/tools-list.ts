@@ -13,6 +13,7 @@ export interface ListedTool {
   description?: unknown;
   inputSchema?: unknown;
   annotations?: unknown;
+  outputSchema?: unknown;
   /**
    * Where the listing's text holds `inputSchema` written as `JSON.stringify`
    * writes it (listing-text.ts): fingerprinted there, without writing it again.
@@ -21,8 +22,8 @@ export interface ListedTool {
   /** Where the listing's text holds the whole tool, when it was read from its text. */
   written?: { text: string; span: Span };
   /**
-   * Read from its text: `false` when its schema or annotations write a key
-   * twice (listing-text.ts), so it is written from the proxy's reading.
+   * Read from its text: `false` when what its definition pin covers writes
+   * a key twice (listing-text.ts), so it is written from the proxy's reading.
    */
   readonly readsOneWay?: boolean;
 }

@@ -5,9 +5,9 @@
  * tools. A renamed tool gets its new name where the old one was written, a
  * viewed one its view where its `inputSchema` was, a hidden one is left out
  * with its comma; only a tool whose description or `_meta` changes, or whose
- * schema or annotations write a key twice (each reader would take its own), is
- * parsed whole and written again. The cost follows what changes, not the
- * listing's size.
+ * input schema, annotations or output schema write a key twice (each reader
+ * would take its own), is parsed whole and written again. The cost follows
+ * what changes, not the listing's size.
  */
 import { parseExact, stringifyExact } from "../json";
 import type { Span } from "../json-spans";

@@ -1,7 +1,8 @@
 /**
  * Tool definition pins (`TOOL_CHANGES`, docs/rules.md, "Changed
  * definitions"): the first time the map sees a tool listed, it pins a
- * digest of its definition (input schema, description, annotations).
+ * digest of its definition (input schema, description, annotations, title,
+ * output schema).
  * A tool listed later with another definition is a change the operator may
  * want to see before a model does (a "rug pull"): `log` takes the new
  * definition and logs `tool_definition_changed`; `hold` keeps the tool out of
@@ -13,9 +14,10 @@
  * under its old pin, or hold it, for 60 s or more after a change was taken or
  * accepted.
  *
- * Pins stored before they had a digest (fingerprints only) are replaced by a
- * pin with one the first time the tool is listed with a definition that
- * matches their fingerprints, without a log line or a hold.
+ * Pins stored by earlier versions are taken over by the whole pin, without a
+ * log line or a hold, the first time the tool is listed with a definition
+ * that matches what they cover: fingerprints only (before the digest), or
+ * no title and output schema (before those were pinned).
  */
 import { dequal } from "dequal/lite";
 import type { BoundedMap } from "../bounded-map";
@@ -30,40 +32,61 @@ import type { ChangeMode } from "../rules/tool-rules";
 export interface Definition {
   description: unknown;
   annotations: unknown;
+  title: unknown;
+  outputSchema: unknown;
   /**
-   * `<digest>/<schema fingerprint>/<description fingerprint>/<annotations
-   * fingerprint>`. The digest (SHA-256 of the definition) decides whether a
-   * definition changed: an origin can make a changed one match a 32-bit
-   * fingerprint in milliseconds. The fingerprints only tell which part
-   * changed. A promise: WebCrypto is async, and the listing that makes it is
-   * not (tool-map.ts keeps naming free of awaits).
+   * `<digest>/<schema>/<description>/<annotations>/<title>/<output
+   * schema>/<digest of the last two>`, fingerprints between the digests. The
+   * digests (SHA-256) decide whether a definition changed: an origin can
+   * make a changed one match a 32-bit fingerprint in milliseconds. The
+   * fingerprints only tell which part changed. Title and output schema have
+   * a digest of their own (`-` when the tool has neither), so that the first
+   * stays what versions before them stored and read. A promise: WebCrypto is
+   * async, and the listing that makes it is not (tool-map.ts keeps naming
+   * free of awaits).
    */
   pin: Promise<string>;
 }
 
-const PARTS = ["inputSchema", "description", "annotations"] as const;
+const PARTS = ["inputSchema", "description", "annotations", "title", "outputSchema"] as const;
 
-/**
- * A pin's digest (none in a pin stored before pins had one) and its
- * fingerprints, `<schema>/<description>/<annotations>`: the one reading of
- * a pin's format, here and in stored-map.ts.
- */
-export function pinParts(pin: string): { digest?: string; fingerprints: string } {
+/** What a pin is made of; an earlier version's lacks `extra`, or also `digest`. */
+export interface PinParts {
+  /** The digest of schema, description and annotations. */
+  digest?: string;
+  /** `<schema>/<description>/<annotations>`. */
+  fingerprints: string;
+  /** `<title>/<output schema>/<their digest>`. */
+  extra?: string;
+}
+
+/** The one reading of a pin's format, here and in stored-map.ts. */
+export function pinParts(pin: string): PinParts {
+  const parts = pin.split("/");
+  if (parts.length === 7) {
+    return {
+      digest: parts[0],
+      fingerprints: parts.slice(1, 4).join("/"),
+      extra: parts.slice(4).join("/"),
+    };
+  }
   const slash = pin.indexOf("/");
-  return pin.split("/").length === 4
+  return parts.length === 4
     ? { digest: pin.slice(0, slash), fingerprints: pin.slice(slash + 1) }
     : { fingerprints: pin };
 }
 
-/** The pin `pinParts` reads back as `fingerprints` and `digest`. */
-export const joinPin = (fingerprints: string, digest?: string) =>
-  digest === undefined ? fingerprints : `${digest}/${fingerprints}`;
+/** The pin `pinParts` reads back. */
+export const joinPin = ({ digest, fingerprints, extra }: PinParts) =>
+  [digest, fingerprints, digest === undefined ? undefined : extra]
+    .filter((part) => part !== undefined)
+    .join("/");
 
 const fingerprintOf = (value: unknown) =>
   value === undefined ? "-" : fingerprint32(JSON.stringify(value)).toString(36);
 
 /**
- * What the digest covers: `JSON.stringify({ inputSchema, description,
+ * What the first digest covers: `JSON.stringify({ inputSchema, description,
  * annotations })`, the schema copied from the listing's text where it is
  * written that way there.
  */
@@ -72,6 +95,16 @@ export function definitionText(tool: ListedTool & { annotations?: unknown }): st
   const schema = schemaJson ? textAt(schemaJson) : JSON.stringify(tool.inputSchema ?? null);
   const rest = JSON.stringify({ description, annotations });
   return `{"inputSchema":${schema}${rest === "{}" ? "}" : `,${rest.slice(1)}`}`;
+}
+
+/** `<title>/<output schema>/<digest of JSON.stringify({ title, outputSchema })>`, `-/-/-` for neither. */
+function extraPart({ title, outputSchema }: ListedTool): string | Promise<string> {
+  const fingerprints = `${fingerprintOf(title)}/${fingerprintOf(outputSchema)}`;
+  // Most tools have neither: no digest to wait for.
+  if (title === undefined && outputSchema === undefined) return `${fingerprints}/-`;
+  return sha256(JSON.stringify({ title, outputSchema })).then(
+    (digest) => `${fingerprints}/${digest}`,
+  );
 }
 
 /**
@@ -85,23 +118,49 @@ export function definitionOf(
   schemaHash: string,
   known: Definition | undefined,
 ): Definition {
-  const { description, annotations } = tool;
-  if (known && known.description === description && dequal(known.annotations, annotations)) {
+  const { description, annotations, title, outputSchema } = tool;
+  if (
+    known &&
+    known.description === description &&
+    known.title === title &&
+    dequal(known.annotations, annotations) &&
+    dequal(known.outputSchema, outputSchema)
+  ) {
     return known;
   }
-  const parts = `${schemaHash}/${fingerprintOf(description)}/${fingerprintOf(annotations)}`;
-  const pin = sha256(definitionText(tool)).then((digest) => joinPin(parts, digest));
-  return { description, annotations, pin };
+  const fingerprints = `${schemaHash}/${fingerprintOf(description)}/${fingerprintOf(annotations)}`;
+  const pin = Promise.all([sha256(definitionText(tool)), extraPart(tool)]).then(([digest, extra]) =>
+    joinPin({ digest, fingerprints, extra }),
+  );
+  return { description, annotations, title, outputSchema, pin };
 }
 
 /**
- * Which parts of a definition differ between two pins, by their fingerprints
- * (a pin's last three parts, with a digest before them or not): none when
- * only the digest tells the change, as for a definition made to collide.
+ * Whether pin `now` takes the place of `stored`, written by an earlier
+ * version, without a change: `stored` covers less, and agrees on all it covers.
+ */
+export function takesOver(stored: string, now: string): boolean {
+  const [before, after] = [pinParts(stored), pinParts(now)];
+  return (
+    before.extra === undefined &&
+    before.fingerprints === after.fingerprints &&
+    (before.digest === undefined || before.digest === after.digest)
+  );
+}
+
+/**
+ * Which parts of a definition differ between two pins, by their
+ * fingerprints: none when only a digest tells the change, as for a
+ * definition made to collide.
  */
 export function changedParts(from: string, to: string): Array<(typeof PARTS)[number]> {
-  const [a, b] = [pinParts(from).fingerprints.split("/"), pinParts(to).fingerprints.split("/")];
-  return PARTS.filter((_, index) => a[index] !== b[index]);
+  const fingerprintsOf = (pin: string) => {
+    const { fingerprints, extra } = pinParts(pin);
+    return [...fingerprints.split("/"), ...(extra?.split("/").slice(0, 2) ?? [])];
+  };
+  const [a, b] = [fingerprintsOf(from), fingerprintsOf(to)];
+  // A pin of an earlier version has no fingerprint for what it did not cover: not compared.
+  return PARTS.filter((_, index) => a[index] !== undefined && a[index] !== b[index]);
 }
 
 /**
@@ -142,11 +201,7 @@ export async function decidePins(
     const pin = pinOf(original);
     const now = await definition.pin;
     if (pin === now) continue;
-    // A pin without a digest is taken over by the one with it, when its fingerprints still hold.
-    if (
-      pin === undefined ||
-      (pinParts(pin).digest === undefined && pinParts(now).fingerprints === pin)
-    ) {
+    if (pin === undefined || takesOver(pin, now)) {
       pinned.set(original, now);
       continue;
     }

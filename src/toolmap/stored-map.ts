@@ -4,14 +4,17 @@
  * back. Per origin, whatever the profile:
  *
  * - `v2:<origin>:map`: JSON, `{"format":2,"tools":{"<original>":["<schema
- *   fingerprint>",<day last listed>,"<pin's fingerprints>","<pin's digest>"]},"chunks":<n>,"legacy":{"<v1 scope>":
+ *   fingerprint>",<day last listed>,"<pin's fingerprints>","<pin's digest>","<pin's
+ *   title and output schema part>"]},"chunks":<n>,"legacy":{"<v1 scope>":
  *   {"<original>":"<name>"}},"migrated":["<v1 scope>"]}`. Model-facing names are
  *   a pure function of the original and the profile (names/sanitize.ts), so
  *   the map stores none, but those an earlier layout handed out (`legacy`, per
  *   profile scope of layout 1, which `migrated` lists once read). A pin
- *   (definition-pins.ts) is stored as its fingerprints, where versions before
- *   the digest read a whole pin, then its digest: during a rollout, an isolate
- *   of the version before reads the pin it would make itself, not a change.
+ *   (definition-pins.ts) is stored in its parts, each where the versions
+ *   before it read what they pinned: the fingerprints (where versions before
+ *   the digest read a whole pin), the digest, then the part for title and
+ *   output schema. During a rollout, an isolate of the version before reads
+ *   the pin it would make itself, not a change.
  * - `v2:<origin>:schemas:<i>`, `i < chunks`: the origin's input schemas, one
  *   line each, `<fingerprint>\t<schema as JSON>\n`, so one schema is found by
  *   its fingerprint and parsed alone.
@@ -74,10 +77,11 @@ export function decodeMap(text: string): StoredMap | undefined {
     if (!Array.isArray(entry) || typeof entry[0] !== "string" || typeof entry[1] !== "number") {
       continue;
     }
-    const [schema, seen, fingerprints, digest] = entry;
+    const [schema, seen, fingerprints, digest, extra] = entry;
+    const text = (value: unknown) => (typeof value === "string" ? value : undefined);
     const pin =
       typeof fingerprints === "string"
-        ? joinPin(fingerprints, typeof digest === "string" ? digest : undefined)
+        ? joinPin({ fingerprints, digest: text(digest), extra: text(extra) })
         : undefined;
     map.tools.set(original, pin === undefined ? { schema, seen } : { schema, seen, pin });
   }
@@ -95,10 +99,10 @@ export function decodeMap(text: string): StoredMap | undefined {
   return map;
 }
 
-/** A pin as stored: its fingerprints, then its digest where it has one. */
+/** A pin as stored: its fingerprints, then its digest and its extra part where it has them. */
 function storedPin(pin: string): string[] {
-  const { digest, fingerprints } = pinParts(pin);
-  return digest === undefined ? [fingerprints] : [fingerprints, digest];
+  const { digest, fingerprints, extra } = pinParts(pin);
+  return [fingerprints, digest, extra].filter((part) => part !== undefined);
 }
 
 export function encodeMap(map: StoredMap): string {

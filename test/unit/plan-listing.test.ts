@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sha256 } from "../../src/digest";
 import { nameRules } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
+import type { ListedTool } from "../../src/protocol/tools-list";
 import { definitionOf } from "../../src/toolmap/definition-pins";
 import { planListing, schemaHash } from "../../src/toolmap/plan-listing";
 import { DEMO_NAMES } from "../helpers/demo-names";
@@ -120,10 +121,19 @@ describe("definition digests", () => {
     ]);
   });
 
-  it("pin a definition: the digest, then each part's fingerprint (stored in KV, so it never changes)", async () => {
+  it("pin a definition: the digest, each part's fingerprint, the digest of title and output schema (stored in KV, so it never changes)", async () => {
     const tool = { name: "t", description: "Reads.", inputSchema: { type: "object" } };
-    const { pin } = definitionOf(tool, schemaHash(tool.inputSchema), undefined);
+    const pinOf = (listed: ListedTool) =>
+      definitionOf(listed, schemaHash(tool.inputSchema), undefined).pin;
     const digest = await sha256('{"inputSchema":{"type":"object"},"description":"Reads."}');
-    expect(await pin).toBe(`${digest}/2.qvqss7/${fingerprint32('"Reads."').toString(36)}/-`);
+    const fingerprints = `2.qvqss7/${fingerprint32('"Reads."').toString(36)}/-`;
+    expect(await pinOf(tool)).toBe(`${digest}/${fingerprints}/-/-/-`);
+
+    const titled = { ...tool, title: "Read", outputSchema: { type: "object" } };
+    const extra = await sha256('{"title":"Read","outputSchema":{"type":"object"}}');
+    const [title, output] = [titled.title, titled.outputSchema].map((value) =>
+      fingerprint32(JSON.stringify(value)).toString(36),
+    );
+    expect(await pinOf(titled)).toBe(`${digest}/${fingerprints}/${title}/${output}/${extra}`);
   });
 });

@@ -443,11 +443,90 @@ describe("TOOL_CHANGES=hold, pins stored before they had a digest", () => {
       expect.any(Number),
       fingerprints,
       expect.stringMatching(/^[\w-]{43}$/),
+      "-/-/-",
     ]);
 
     expect((await open().nameListing(tools("Reads a file, and more."))).hidden.size).toBe(1);
     expect(logs.events("tool_definition_changed")).toMatchObject([{ changed: ["description"] }]);
     logs.restore();
     await Promise.all(writes.splice(0));
+  });
+});
+
+/** A tool map under `TOOL_CHANGES=hold` for a fresh origin, one isolate per `open()`. */
+async function holdingMap() {
+  const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+  const writes: Promise<unknown>[] = [];
+  const open = (memory = new ToolMapMemory()) =>
+    new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), memory, (w) => writes.push(w), {
+      rules: NO_RULES,
+      changes: "hold" as const,
+    });
+  const storedEntry = async () =>
+    JSON.parse((await env.TOOL_MAP.get(mapKey(scopes.origin), "text")) ?? "").tools.read_file;
+  return { scopes, open, storedEntry, settled: () => Promise.all(writes.splice(0)) };
+}
+
+const readFile = { name: "read_file", description: "Reads a file.", inputSchema: {} };
+const shownAs = { type: "object", properties: { text: { type: "string" } } };
+
+describe("TOOL_CHANGES=hold, a tool whose title or output schema changed", () => {
+  it.each([
+    [
+      "a title changed",
+      "title",
+      { ...readFile, title: "Read a file" },
+      { ...readFile, title: "Read a file (safe)" },
+    ],
+    ["a title added", "title", readFile, { ...readFile, title: "Read a file (approved by IT)" }],
+    [
+      "an output schema changed",
+      "outputSchema",
+      { ...readFile, outputSchema: shownAs },
+      { ...readFile, outputSchema: { ...shownAs, required: ["text"] } },
+    ],
+  ])(
+    "%s: held, in the isolate that pinned it and in a new one",
+    async (_, part, pinned, changed) => {
+      const { open, settled } = await holdingMap();
+      const isolate = new ToolMapMemory();
+      await open(isolate).nameListing([pinned as ListedTool]);
+      await settled();
+      const logs = captureLogs();
+      const held = new Set(["read_file"]);
+      expect((await open(isolate).nameListing([changed as ListedTool])).hidden).toEqual(held);
+      expect((await open().nameListing([changed as ListedTool])).hidden).toEqual(held);
+      expect(logs.events("tool_definition_changed")[0]).toMatchObject({ changed: [part] });
+      logs.restore();
+      await settled();
+    },
+  );
+});
+
+describe("TOOL_CHANGES=hold, pins stored before they covered title and output schema", () => {
+  it("are taken over silently where the rest holds, and still hold a change", async () => {
+    const { open, settled, storedEntry, scopes } = await holdingMap();
+    const titled = { ...readFile, title: "Read a file", outputSchema: shownAs };
+    await open().nameListing([titled]);
+    await settled();
+    // What the release before wrote: the fingerprints of schema, description and annotations, and the digest.
+    const [schema, seen, fingerprints, digest] = await storedEntry();
+    await env.TOOL_MAP.put(
+      mapKey(scopes.origin),
+      JSON.stringify({ format: 2, tools: { read_file: [schema, seen, fingerprints, digest] } }),
+    );
+
+    const logs = captureLogs();
+    expect((await open().nameListing([titled])).hidden.size).toBe(0);
+    await settled();
+    expect(logs.events("tool_definition_changed")).toEqual([]);
+    // Where the release before reads a pin, the same as before: during a rollout its isolates see no change.
+    expect((await storedEntry()).slice(0, 4)).toEqual([schema, seen, fingerprints, digest]);
+
+    const retitled = { ...titled, title: "Read any file" };
+    expect((await open().nameListing([retitled])).hidden.size).toBe(1);
+    expect(logs.events("tool_definition_changed")).toMatchObject([{ changed: ["title"] }]);
+    logs.restore();
+    await settled();
   });
 });
