@@ -53,6 +53,9 @@ function stringAt(text: string, [start, end]: Span): string | undefined {
 /** A tool's members that its definition pin covers and that hold objects. */
 type PinnedObject = "inputSchema" | "annotations" | "outputSchema";
 
+const isPinnedObject = (key: string): key is PinnedObject =>
+  key === "inputSchema" || key === "annotations" || key === "outputSchema";
+
 /** A member not parsed yet. */
 const UNREAD: unique symbol = Symbol("unread");
 
@@ -150,7 +153,7 @@ export function readListingText(text: string): ListingText | undefined {
       outputSchema: { members: 0, plain: true },
     };
     const object = readObject(text, at, (key, from) =>
-      valueEnd(text, from, Object.hasOwn(texts, key) ? texts[key as PinnedObject] : undefined),
+      valueEnd(text, from, isPinnedObject(key) ? texts[key] : undefined),
     );
     if (!object) return -1;
     const nameSpan = object.members.get("name");

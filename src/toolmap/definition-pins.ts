@@ -63,24 +63,19 @@ export interface PinParts {
 /** The one reading of a pin's format, here and in stored-map.ts. */
 export function pinParts(pin: string): PinParts {
   const parts = pin.split("/");
+  const [digest] = parts;
+  if (parts.length === 4) return { digest, fingerprints: parts.slice(1).join("/") };
   if (parts.length === 7) {
-    return {
-      digest: parts[0],
-      fingerprints: parts.slice(1, 4).join("/"),
-      extra: parts.slice(4).join("/"),
-    };
+    return { digest, fingerprints: parts.slice(1, 4).join("/"), extra: parts.slice(4).join("/") };
   }
-  const slash = pin.indexOf("/");
-  return parts.length === 4
-    ? { digest: pin.slice(0, slash), fingerprints: pin.slice(slash + 1) }
-    : { fingerprints: pin };
+  return { fingerprints: pin };
 }
 
 /** The pin `pinParts` reads back. */
 export const joinPin = ({ digest, fingerprints, extra }: PinParts) =>
-  [digest, fingerprints, digest === undefined ? undefined : extra]
-    .filter((part) => part !== undefined)
-    .join("/");
+  digest === undefined
+    ? fingerprints
+    : `${digest}/${fingerprints}${extra === undefined ? "" : `/${extra}`}`;
 
 const fingerprintOf = (value: unknown) =>
   value === undefined ? "-" : fingerprint32(JSON.stringify(value)).toString(36);
