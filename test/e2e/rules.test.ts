@@ -154,11 +154,14 @@ describe("TOOL_RULES", () => {
 });
 
 describe("TOOL_CHANGES: a tool whose definition changed since it was first listed", () => {
-  /** The catalog's first five tools, in front of a map of their own; `change()` rewrites the first's description. */
-  const changingOrigin = () => {
+  /**
+   * The catalog's first five tools, in front of a map of their own; `change()`
+   * rewrites the first's description, or its title when they are `titled`.
+   */
+  const changingOrigin = (titled = false) => {
     const map = crypto.randomUUID();
     return {
-      origin: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5`,
+      origin: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5${titled ? "&titled" : ""}`,
       change: () => fetch(`${CATALOG_ORIGIN}/__change?map=${map}`, { method: "POST" }),
     };
   };
@@ -216,6 +219,27 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
     expect(await accepted.callTool("read_text_file", { path: "a" })).toMatchObject({
       structuredContent: { tool: "read_text_file" },
     });
+  });
+
+  it("hold: a changed title, which people approving a call read, is held like a changed description", async () => {
+    const logs = captureLogs();
+    const { origin, change } = changingOrigin(true);
+    const contexts: ExecutionContext[] = [];
+    const client = await connect(
+      "2025-11-25",
+      viaProxy({ ORIGIN_URL: origin, TOOL_CHANGES: "hold" }, { contexts }),
+    );
+    expect((await client.listTools())[0]).toMatchObject({
+      name: "read_text_file",
+      title: "read_text_file",
+    });
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+
+    await change();
+    expect((await client.listTools()).map((tool) => tool.name)).not.toContain("read_text_file");
+    expect(logs.events("tool_definition_changed")).toEqual([
+      expect.objectContaining({ tool: "read_text_file", changed: ["title"], mode: "hold" }),
+    ]);
   });
 
   it("allow: neither logs nor holds", async () => {
