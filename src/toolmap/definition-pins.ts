@@ -169,6 +169,13 @@ export const acceptKey = (origin: string, pin: string, original: string) =>
 export const acceptCommand = (origin: string, pin: string, original: string) =>
   `npx wrangler kv key put --remote --binding TOOL_MAP ${JSON.stringify(acceptKey(origin, pin, original))} ${JSON.stringify(original)}`;
 
+/**
+ * `tool_definition_changed` lines per listing: an origin that changes every
+ * definition at every listing gets one more line for the rest, not one per
+ * tool. Under `hold`, the rest are logged on the next listings.
+ */
+const MAX_CHANGE_LINES = 10;
+
 /** What one listing's definitions decide. */
 export interface PinDecisions {
   /** Originals held back: listed with a definition that waits for acceptance. */
@@ -192,6 +199,18 @@ export async function decidePins(
 ): Promise<PinDecisions> {
   const held = new Set<string>();
   const pinned = new Map<string, string>();
+  let lines = 0;
+  const unlogged: string[] = [];
+  /** Logs a change while the listing has lines left; whether it did. */
+  const logChange = (fields: { tool: string } & Record<string, unknown>) => {
+    if (lines === MAX_CHANGE_LINES) {
+      unlogged.push(fields.tool);
+      return false;
+    }
+    lines++;
+    logEvent("tool_definition_changed", fields);
+    return true;
+  };
   for (const { original, definition } of listed) {
     const pin = pinOf(original);
     const now = await definition.pin;
@@ -202,8 +221,8 @@ export async function decidePins(
     }
     const change = { tool: original, changed: changedParts(pin, now), from: pin, to: now };
     if (mode === "log") {
-      logEvent("tool_definition_changed", { ...change, mode });
       pinned.set(original, now);
+      logChange({ ...change, mode });
       continue;
     }
     if (await accepted(original, now)) {
@@ -212,14 +231,16 @@ export async function decidePins(
       continue;
     }
     held.add(original);
-    if (!logged.get(`${original}\n${now}`)) {
-      logged.set(`${original}\n${now}`, true);
-      logEvent("tool_definition_changed", {
-        ...change,
-        mode,
-        accept: acceptCommand(origin, now, original),
-      });
+    const key = `${original}\n${now}`;
+    if (
+      !logged.get(key) &&
+      logChange({ ...change, mode, accept: acceptCommand(origin, now, original) })
+    ) {
+      logged.set(key, true);
     }
+  }
+  if (unlogged.length > 0) {
+    logEvent("tool_definition_changes_unlogged", { mode, count: unlogged.length, tools: unlogged });
   }
   return { held, pinned };
 }

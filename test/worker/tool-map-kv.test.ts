@@ -331,6 +331,8 @@ describe("TOOL_CHANGES=hold, many tools changed at once", () => {
     const changed = await open(memory);
     const held = await changed.map.nameListing(tools("2"));
     expect(held.hidden.size).toBe(12);
+    // Ten lines a listing: the next listing logs the other two.
+    await changed.map.nameListing(tools("2"));
     for (const line of logs.events("tool_definition_changed")) {
       const key = acceptKey(changed.scopes.origin, String(line.to), String(line.tool));
       await env.TOOL_MAP.put(key, String(line.tool));
@@ -528,5 +530,61 @@ describe("TOOL_CHANGES=hold, pins stored before they covered title and output sc
     expect(logs.events("tool_definition_changed")).toMatchObject([{ changed: ["title"] }]);
     logs.restore();
     await settled();
+  });
+});
+
+describe("log lines about changed definitions, when an origin changes many at once", () => {
+  const tools = (version: string) =>
+    Array.from({ length: 25 }, (_, i) => ({
+      name: `tool_${String(i).padStart(2, "0")}`,
+      description: `Version ${version}.`,
+      inputSchema: {},
+    }));
+  const open = async (changes: "log" | "hold") => {
+    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const writes: Promise<unknown>[] = [];
+    const memory = new ToolMapMemory();
+    const map = () =>
+      new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), memory, (w) => writes.push(w), {
+        rules: NO_RULES,
+        changes,
+      });
+    await map().nameListing(tools("1"));
+    await Promise.all(writes.splice(0));
+    return { map, settled: () => Promise.all(writes.splice(0)) };
+  };
+
+  it("log: at most 10 lines a listing, then one that names the rest", async () => {
+    const { map, settled } = await open("log");
+    const logs = captureLogs();
+    await map().nameListing(tools("2"));
+    await settled();
+    expect(logs.events("tool_definition_changed")).toHaveLength(10);
+    expect(logs.events("tool_definition_changes_unlogged")).toEqual([
+      {
+        event: "tool_definition_changes_unlogged",
+        mode: "log",
+        count: 15,
+        tools: Array.from({ length: 15 }, (_, i) => `tool_${10 + i}`),
+      },
+    ]);
+    logs.restore();
+  });
+
+  it("hold: at most 10 lines a listing; the next listings log the rest, each with its command", async () => {
+    const { map, settled } = await open("hold");
+    const logs = captureLogs();
+    for (const _ of [1, 2, 3, 4])
+      expect((await map().nameListing(tools("2"))).hidden.size).toBe(25);
+    await settled();
+    const lines = logs.events("tool_definition_changed");
+    expect(lines.map((line) => line.tool)).toEqual(tools("2").map((tool) => tool.name));
+    expect(lines.every((line) => String(line.accept).startsWith("npx wrangler kv key put"))).toBe(
+      true,
+    );
+    expect(logs.events("tool_definition_changes_unlogged").map((line) => line.count)).toEqual([
+      15, 5,
+    ]);
+    logs.restore();
   });
 });
