@@ -1,7 +1,7 @@
 import { ListingCallers } from "../auth/listing-callers";
 import { SignInMemory } from "../auth/sign-in-memory";
 import type { Config } from "../config";
-import { ToolMapMemory } from "../toolmap/tool-map";
+import { ToolMapMemory } from "../toolmap/isolate-memory";
 import type { OriginCredentials } from "../transport/headers";
 
 /**

@@ -26,10 +26,9 @@
  * a write for 60 s or more), allows one write a second to a key, and can
  * fail. Every KV error is a miss, logged, never a failed request.
  */
-import { BoundedMap } from "../bounded-map";
+import type { BoundedMap } from "../bounded-map";
 import { type Span, textAt } from "../json-spans";
 import { logEvent } from "../log";
-import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
@@ -38,6 +37,13 @@ import { NO_POLICY, type ToolPolicy, type ToolRule } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
 import { acceptKey, decidePins, definitionOf } from "./definition-pins";
+import {
+  MAX_TOOLS,
+  type OriginMemory,
+  type ProfileNames,
+  type ToolMapMemory,
+  type ToolMapScopes,
+} from "./isolate-memory";
 import { readLegacyNames } from "./legacy-v1";
 import { type KnownTools, type PlannedEntry, planListing, type ToolEntry } from "./plan-listing";
 import {
@@ -61,9 +67,6 @@ import { type SearchableTool, ToolSearch } from "./tool-search";
 
 export type { RememberedAnswer } from "./stored-map";
 
-const MAX_ORIGINS = 16;
-/** Originals per origin, in memory (per profile) and in KV. */
-export const MAX_TOOLS = 10_000;
 const MAX_SCHEMA_CHUNKS = 2;
 /** Characters per schema chunk: under KV's 25 MiB a value, even at 3 bytes a character. */
 const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
@@ -72,27 +75,16 @@ export const EXPIRY_DAYS = 30;
 const SEEN_REFRESH_DAYS = 7;
 /** A map read this recently is merged into without reading it again. */
 const FRESH_MS = 10_000;
-/** Held tools whose change is remembered as logged, and whose accept key was read lately. */
-const MAX_HELD_NOTES = 1_000;
-/** An accept key found absent is read again after this long. */
-const ACCEPT_CHECK_MS = 60_000;
 /**
  * Accept keys read from KV per listing (a request's KV operations are
  * limited): a held tool past them stays held until a later listing reads its key.
  */
 const MAX_ACCEPT_READS = 10;
 /**
- * Answers remembered per isolate, and for how long: a listing answered from
- * memory skips the map's bookkeeping (days last listed), so it is done again
- * every few minutes.
- */
-const MAX_REMEMBERED_ANSWERS = 4;
-/**
  * The longest answer remembered (its text as received and as sent): 1,000
  * realistic tools are about 760,000 characters.
  */
 export const MAX_KEPT_CHARS = 2 * 1024 * 1024;
-const REMEMBERED_ANSWER_MS = 5 * 60_000;
 const ANSWER_WRITE_MS = 60_000;
 
 const today = () => Math.floor(Date.now() / 86_400_000);
@@ -110,169 +102,6 @@ function settingsOf(deployment: string, profile: Profile, policy: ToolPolicy): s
 const sameAnswer = (a: RememberedAnswer, b: RememberedAnswer) =>
   a.received.every((part, i) => part === b.received[i]) &&
   a.sent.every((part, i) => part === b.sent[i]);
-
-/** The model-facing names of one profile: both ways, and the schema views. */
-export class ProfileNames {
-  readonly byName = new Map<string, string>();
-  readonly byOriginal = new Map<string, string>();
-  /** Each tool's schema view under the profile, valid while its schema hash is `hash`. */
-  readonly views = new Map<string, { hash: string; view: SchemaView }>();
-  /** Names layout 1 handed out under this profile (original → name), read once (or in flight). */
-  legacy: Promise<Map<string, string> | undefined> | undefined;
-  /**
-   * The last whole listing, when it was over the profile's tool ceiling (search
-   * mode); `null` when it was not; `undefined` until this isolate saw one.
-   */
-  search: ToolSearch | null | undefined;
-  /** The answer KV holds for this profile, as far as this isolate knows: read once (or in flight). */
-  storedAnswer: Promise<RememberedAnswer | undefined> | undefined;
-  /** When this isolate last wrote it. */
-  answerWrittenAt = 0;
-  /** The same names, once read: original → name, and name → original. */
-  readonly legacyNames = new Map<string, string>();
-  readonly legacyOwners = new Map<string, string>();
-
-  keepLegacy(names: Map<string, string>): void {
-    for (const [original, name] of names) {
-      this.legacyNames.set(original, name);
-      this.legacyOwners.set(name, original);
-    }
-  }
-
-  remember(name: string, original: string): void {
-    if (this.byName.size >= MAX_TOOLS && !this.byName.has(name)) {
-      const oldest = this.byName.keys().next().value as string;
-      this.byOriginal.delete(this.byName.get(oldest) as string);
-      this.byName.delete(oldest);
-    }
-    const previous = this.byName.get(name);
-    if (previous !== undefined && previous !== original) this.byOriginal.delete(previous);
-    const oldName = this.byOriginal.get(original);
-    if (oldName !== undefined && oldName !== name) this.byName.delete(oldName);
-    this.byName.set(name, original);
-    this.byOriginal.set(original, name);
-  }
-}
-
-/** What one isolate remembers of one origin's tools. */
-export class OriginMemory {
-  /** Every original known: listed here, or read from KV. */
-  readonly tools = new Map<string, ToolEntry>();
-  /** The originals this isolate saw listed, and the day it last did. */
-  readonly listed = new Map<string, number>();
-  readonly profiles = new Map<string, ProfileNames>();
-  /** What KV holds, as last read or written; `undefined` until read. */
-  stored: StoredMap | undefined;
-  /** The map read from KV once (or in flight): whether it could be read. */
-  loaded: Promise<boolean> | undefined;
-  loadedAt = 0;
-  /** A write to KV is under way: another waits for the next listing. */
-  writing = false;
-  /** Definition pins this isolate set and KV does not hold yet. */
-  readonly pinned = new Map<string, string>();
-  /**
-   * Where the last listing read from its text wrote each of its tools: a tool
-   * written the same way again is known without being read. One listing's
-   * text (one page, at most `MAX_REWRITE_BYTES`) is kept, no more: for a large
-   * listing, what spares naming it anew in this isolate.
-   */
-  written = new Map<string, { text: string; span: Span }>();
-  /** Originals held back (`TOOL_CHANGES=hold`) as of the last listing that showed them. */
-  readonly held = new Set<string>();
-  /** Held changes already logged (original and pin), and accept keys read lately. */
-  readonly heldLogged = new BoundedMap<string, true>(MAX_HELD_NOTES);
-  readonly acceptChecks = new BoundedMap<string, boolean>(MAX_HELD_NOTES, ACCEPT_CHECK_MS);
-
-  /** Remembers a tool, most recently; past `MAX_TOOLS`, the least recently remembered goes. */
-  remember(entry: ToolEntry, listedOn?: number): void {
-    this.tools.delete(entry.original);
-    this.tools.set(entry.original, entry);
-    if (listedOn !== undefined) this.listed.set(entry.original, listedOn);
-    if (this.tools.size > MAX_TOOLS) {
-      const oldest = this.tools.keys().next().value as string;
-      this.tools.delete(oldest);
-      this.listed.delete(oldest);
-    }
-  }
-
-  profile(key: string): ProfileNames {
-    let names = this.profiles.get(key);
-    if (!names) {
-      names = new ProfileNames();
-      this.profiles.set(key, names);
-    }
-    return names;
-  }
-
-  clear(): void {
-    this.tools.clear();
-    this.listed.clear();
-    this.profiles.clear();
-    this.written.clear();
-    this.held.clear();
-    this.stored = undefined;
-    this.loaded = undefined;
-  }
-}
-
-/**
- * The isolate's memory of every origin it has served, least recently used
- * first out beyond `MAX_ORIGINS`. One lives as long as the isolate.
- */
-export class ToolMapMemory {
-  private readonly origins = new BoundedMap<string, OriginMemory>(MAX_ORIGINS);
-  /** The last answer rewritten per origin and profile (rewrite/remembered-answer.ts). */
-  readonly answers = new BoundedMap<ProfileNames, RememberedAnswer>(
-    MAX_REMEMBERED_ANSWERS,
-    REMEMBERED_ANSWER_MS,
-  );
-  private readonly scopes = new BoundedMap<string, Promise<ToolMapScopes>>(MAX_ORIGINS * 6);
-
-  origin(scope: string): OriginMemory {
-    let origin = this.origins.get(scope);
-    if (!origin) {
-      origin = new OriginMemory();
-      this.origins.set(scope, origin);
-    }
-    return origin;
-  }
-
-  /** The KV scopes of an origin and profile, computed once per configuration. */
-  scopesOf(originUrl: URL, rules: NameRules): Promise<ToolMapScopes> {
-    const identity = `${originUrl.href}\n${rules.profile.name}\n${rules.cap}`;
-    let scopes = this.scopes.get(identity);
-    if (!scopes) {
-      scopes = toolMapScopes(originUrl, rules);
-      this.scopes.set(identity, scopes);
-    }
-    return scopes;
-  }
-}
-
-export interface ToolMapScopes {
-  /** Layout 2's keys start with this: the origin's map, shared by every profile. */
-  origin: string;
-  /** Layout 1's prefix for this origin, profile and cap, read once for its names. */
-  legacy: string;
-}
-
-const encoder = new TextEncoder();
-
-async function digest(text: string): Promise<string> {
-  const bytes = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return [...new Uint8Array(bytes).slice(0, 8)]
-    .map((byte) => byte.toString(16).padStart(2, "0"))
-    .join("");
-}
-
-/** The KV scopes of an origin (its URL, query included) and a profile's names. */
-export async function toolMapScopes(originUrl: URL, rules: NameRules): Promise<ToolMapScopes> {
-  const [origin, legacy] = await Promise.all([
-    digest(originUrl.href),
-    digest(`${originUrl.href}\n${rules.profile.name}\n${rules.cap}`),
-  ]);
-  return { origin: `v2:${origin}`, legacy: `v1:${legacy}` };
-}
 
 export interface Resolution {
   entry: ToolEntry;
@@ -300,8 +129,8 @@ export interface NamedListing {
   /** Originals left out of the listing: hidden by the operator's rules, or held. */
   hidden: Set<string>;
   /**
-   * Originals read from a text that writes a key twice in their schema or
-   * annotations: written again from the proxy's reading, so no client reads
+   * Originals read from a text that writes a key twice in their input schema,
+   * annotations or output schema: written again from the proxy's reading, so no client reads
    * a definition other than the one pinned and checked.
    */
   twoWays: Set<string>;

@@ -7,7 +7,7 @@
  * words are not indexed.
  *
  * The index is built at the listing's first search and kept with it in
- * isolate memory (tool-map.ts), bounded as the listing is (`MAX_TOOLS`).
+ * isolate memory (isolate-memory.ts), bounded as the listing is (`MAX_TOOLS`).
  * Building costs CPU in proportion to the words indexed (`npm run bench`):
  * hence the first sentence only, and no argument names, which nearly
  * doubled it.

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { nameRules } from "../../src/names/profiles";
 import { newIsolateState } from "../../src/routes/app-env";
-import { toolMapScopes } from "../../src/toolmap/tool-map";
+import { toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { connectClient, type Progress, REVISIONS, type TestClient } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { expectOriginsToolsAsViewed } from "../helpers/listing";

@@ -23,7 +23,8 @@ import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
 import { ToolRules, type ToolRulesDocument, ToolRulesSetting } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { definitionText } from "../../src/toolmap/definition-pins";
-import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
+import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
 
 const space = fc.constantFrom("", "", " ", "\n  ", "\t");
 const numberText = fc.constantFrom("1", "0", "-0", "1.50", "1e3", "9007199254740993", "0.5", "-7");

@@ -15,8 +15,9 @@ import { parseExact, stringifyExact } from "../../src/json";
 import { planForward } from "../../src/rewrite/request";
 import { rewriteJsonText } from "../../src/rewrite/response";
 import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
-import { ToolMap, ToolMapMemory } from "../../src/toolmap/tool-map";
+import { ToolMap } from "../../src/toolmap/tool-map";
 import { readPostBody } from "../../src/transport/post-body";
 import { DEMO_NAMES } from "../helpers/demo-names";
 

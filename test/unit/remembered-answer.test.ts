@@ -8,7 +8,8 @@ import { describe, expect, it, vi } from "vitest";
 import { rewriteJsonText } from "../../src/rewrite/response";
 import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
-import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
 import { realisticListing } from "../../support/listing";
 
 const answer = (id: number | string, tools = realisticListing(50).tools) =>

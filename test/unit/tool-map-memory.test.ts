@@ -3,7 +3,7 @@
  * docs/tool-map.md's "at most 16 origins and 10,000 tools each".
  */
 import { describe, expect, it } from "vitest";
-import { MAX_TOOLS, ToolMapMemory } from "../../src/toolmap/tool-map";
+import { MAX_TOOLS, ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { DEMO_NAMES } from "../helpers/demo-names";
 
 const entry = (original: string) => ({ original, schemaHash: "h" });

@@ -17,7 +17,8 @@ import {
   ToolRulesSetting,
 } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
-import { ToolMap, ToolMapMemory, toolMapScopes } from "../../src/toolmap/tool-map";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";

@@ -1,0 +1,193 @@
+/**
+ * What one isolate remembers of the origins it serves, the one home of the
+ * tool map's per-isolate state (tool-map.ts reads and writes it): each
+ * origin's tools, pins and held changes, each profile's names both ways and
+ * schema views, the last answers rewritten, and the KV scopes. A
+ * `ToolMapMemory` lives as long as the isolate (routes/app-env.ts); every
+ * part of it is bounded.
+ */
+import { BoundedMap } from "../bounded-map";
+import type { Span } from "../json-spans";
+import type { NameRules } from "../names/profiles";
+import type { SchemaView } from "../schemas/view";
+import type { ToolEntry } from "./plan-listing";
+import type { RememberedAnswer, StoredMap } from "./stored-map";
+import type { ToolSearch } from "./tool-search";
+
+const MAX_ORIGINS = 16;
+/** Originals per origin, in memory (per profile) and in KV. */
+export const MAX_TOOLS = 10_000;
+/** Held tools whose change is remembered as logged, and whose accept key was read lately. */
+const MAX_HELD_NOTES = 1_000;
+/** An accept key found absent is read again after this long. */
+const ACCEPT_CHECK_MS = 60_000;
+/**
+ * Answers remembered per isolate, and for how long: a listing answered from
+ * memory skips the map's bookkeeping (days last listed), so it is done again
+ * every few minutes.
+ */
+const MAX_REMEMBERED_ANSWERS = 4;
+const REMEMBERED_ANSWER_MS = 5 * 60_000;
+
+/** The model-facing names of one profile: both ways, and the schema views. */
+export class ProfileNames {
+  readonly byName = new Map<string, string>();
+  readonly byOriginal = new Map<string, string>();
+  /** Each tool's schema view under the profile, valid while its schema hash is `hash`. */
+  readonly views = new Map<string, { hash: string; view: SchemaView }>();
+  /** Names layout 1 handed out under this profile (original → name), read once (or in flight). */
+  legacy: Promise<Map<string, string> | undefined> | undefined;
+  /**
+   * The last whole listing, when it was over the profile's tool ceiling (search
+   * mode); `null` when it was not; `undefined` until this isolate saw one.
+   */
+  search: ToolSearch | null | undefined;
+  /** The answer KV holds for this profile, as far as this isolate knows: read once (or in flight). */
+  storedAnswer: Promise<RememberedAnswer | undefined> | undefined;
+  /** When this isolate last wrote it. */
+  answerWrittenAt = 0;
+  /** The same names, once read: original → name, and name → original. */
+  readonly legacyNames = new Map<string, string>();
+  readonly legacyOwners = new Map<string, string>();
+
+  keepLegacy(names: Map<string, string>): void {
+    for (const [original, name] of names) {
+      this.legacyNames.set(original, name);
+      this.legacyOwners.set(name, original);
+    }
+  }
+
+  remember(name: string, original: string): void {
+    if (this.byName.size >= MAX_TOOLS && !this.byName.has(name)) {
+      const oldest = this.byName.keys().next().value as string;
+      this.byOriginal.delete(this.byName.get(oldest) as string);
+      this.byName.delete(oldest);
+    }
+    const previous = this.byName.get(name);
+    if (previous !== undefined && previous !== original) this.byOriginal.delete(previous);
+    const oldName = this.byOriginal.get(original);
+    if (oldName !== undefined && oldName !== name) this.byName.delete(oldName);
+    this.byName.set(name, original);
+    this.byOriginal.set(original, name);
+  }
+}
+
+/** What one isolate remembers of one origin's tools. */
+export class OriginMemory {
+  /** Every original known: listed here, or read from KV. */
+  readonly tools = new Map<string, ToolEntry>();
+  /** The originals this isolate saw listed, and the day it last did. */
+  readonly listed = new Map<string, number>();
+  readonly profiles = new Map<string, ProfileNames>();
+  /** What KV holds, as last read or written; `undefined` until read. */
+  stored: StoredMap | undefined;
+  /** The map read from KV once (or in flight): whether it could be read. */
+  loaded: Promise<boolean> | undefined;
+  loadedAt = 0;
+  /** A write to KV is under way: another waits for the next listing. */
+  writing = false;
+  /** Definition pins this isolate set and KV does not hold yet. */
+  readonly pinned = new Map<string, string>();
+  /**
+   * Where the last listing read from its text wrote each of its tools: a tool
+   * written the same way again is known without being read. One listing's
+   * text (one page, at most `MAX_REWRITE_BYTES`) is kept, no more: for a large
+   * listing, what spares naming it anew in this isolate.
+   */
+  written = new Map<string, { text: string; span: Span }>();
+  /** Originals held back (`TOOL_CHANGES=hold`) as of the last listing that showed them. */
+  readonly held = new Set<string>();
+  /** Held changes already logged (original and pin), and accept keys read lately. */
+  readonly heldLogged = new BoundedMap<string, true>(MAX_HELD_NOTES);
+  readonly acceptChecks = new BoundedMap<string, boolean>(MAX_HELD_NOTES, ACCEPT_CHECK_MS);
+
+  /** Remembers a tool, most recently; past `MAX_TOOLS`, the least recently remembered goes. */
+  remember(entry: ToolEntry, listedOn?: number): void {
+    this.tools.delete(entry.original);
+    this.tools.set(entry.original, entry);
+    if (listedOn !== undefined) this.listed.set(entry.original, listedOn);
+    if (this.tools.size > MAX_TOOLS) {
+      const oldest = this.tools.keys().next().value as string;
+      this.tools.delete(oldest);
+      this.listed.delete(oldest);
+    }
+  }
+
+  profile(key: string): ProfileNames {
+    let names = this.profiles.get(key);
+    if (!names) {
+      names = new ProfileNames();
+      this.profiles.set(key, names);
+    }
+    return names;
+  }
+
+  clear(): void {
+    this.tools.clear();
+    this.listed.clear();
+    this.profiles.clear();
+    this.written.clear();
+    this.held.clear();
+    this.stored = undefined;
+    this.loaded = undefined;
+  }
+}
+
+/**
+ * The isolate's memory of every origin it has served, least recently used
+ * first out beyond `MAX_ORIGINS`. One lives as long as the isolate.
+ */
+export class ToolMapMemory {
+  private readonly origins = new BoundedMap<string, OriginMemory>(MAX_ORIGINS);
+  /** The last answer rewritten per origin and profile (rewrite/remembered-answer.ts). */
+  readonly answers = new BoundedMap<ProfileNames, RememberedAnswer>(
+    MAX_REMEMBERED_ANSWERS,
+    REMEMBERED_ANSWER_MS,
+  );
+  private readonly scopes = new BoundedMap<string, Promise<ToolMapScopes>>(MAX_ORIGINS * 6);
+
+  origin(scope: string): OriginMemory {
+    let origin = this.origins.get(scope);
+    if (!origin) {
+      origin = new OriginMemory();
+      this.origins.set(scope, origin);
+    }
+    return origin;
+  }
+
+  /** The KV scopes of an origin and profile, computed once per configuration. */
+  scopesOf(originUrl: URL, rules: NameRules): Promise<ToolMapScopes> {
+    const identity = `${originUrl.href}\n${rules.profile.name}\n${rules.cap}`;
+    let scopes = this.scopes.get(identity);
+    if (!scopes) {
+      scopes = toolMapScopes(originUrl, rules);
+      this.scopes.set(identity, scopes);
+    }
+    return scopes;
+  }
+}
+
+export interface ToolMapScopes {
+  /** Layout 2's keys start with this: the origin's map, shared by every profile. */
+  origin: string;
+  /** Layout 1's prefix for this origin, profile and cap, read once for its names. */
+  legacy: string;
+}
+
+const encoder = new TextEncoder();
+
+async function digest(text: string): Promise<string> {
+  const bytes = await crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return [...new Uint8Array(bytes).slice(0, 8)]
+    .map((byte) => byte.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+/** The KV scopes of an origin (its URL, query included) and a profile's names. */
+export async function toolMapScopes(originUrl: URL, rules: NameRules): Promise<ToolMapScopes> {
+  const [origin, legacy] = await Promise.all([
+    digest(originUrl.href),
+    digest(`${originUrl.href}\n${rules.profile.name}\n${rules.cap}`),
+  ]);
+  return { origin: `v2:${origin}`, legacy: `v1:${legacy}` };
+}
