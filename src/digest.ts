@@ -2,8 +2,9 @@
  * SHA-256, the one digest the proxy trusts where an adversary may choose the
  * input: definition pins (an origin could craft a changed definition to match
  * a weaker fingerprint) and the credentials of listing callers (kept only as
- * digests). The runtime's WebCrypto does the work; it is async, so callers
- * that digest many texts start them all before awaiting any.
+ * digests); also what names an origin's keys in KV. The runtime's WebCrypto
+ * does the work; it is async, so callers that digest many texts start them
+ * all before awaiting any.
  */
 const encoder = new TextEncoder();
 
@@ -20,8 +21,10 @@ function base64url(bytes: Uint8Array): string {
   return text;
 }
 
-/** SHA-256 of `text`'s UTF-8 bytes, in base64url without padding (43 characters). */
-export async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return base64url(new Uint8Array(digest));
+/** SHA-256 of `text`'s UTF-8 bytes. */
+export async function sha256Bytes(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
 }
+
+/** SHA-256 of `text`'s UTF-8 bytes, in base64url without padding (43 characters). */
+export const sha256 = async (text: string): Promise<string> => base64url(await sha256Bytes(text));

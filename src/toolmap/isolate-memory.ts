@@ -7,6 +7,7 @@
  * part of it is bounded.
  */
 import { BoundedMap } from "../bounded-map";
+import { sha256Bytes } from "../digest";
 import type { Span } from "../json-spans";
 import type { NameRules } from "../names/profiles";
 import type { SchemaView } from "../schemas/view";
@@ -174,11 +175,9 @@ export interface ToolMapScopes {
   legacy: string;
 }
 
-const encoder = new TextEncoder();
-
-async function digest(text: string): Promise<string> {
-  const bytes = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return [...new Uint8Array(bytes).slice(0, 8)]
+/** A scope's part of a KV key: SHA-256's first 8 bytes in hex, as layouts 1 and 2 write it. */
+async function scopeDigest(text: string): Promise<string> {
+  return [...(await sha256Bytes(text)).slice(0, 8)]
     .map((byte) => byte.toString(16).padStart(2, "0"))
     .join("");
 }
@@ -186,8 +185,8 @@ async function digest(text: string): Promise<string> {
 /** The KV scopes of an origin (its URL, query included) and a profile's names. */
 export async function toolMapScopes(originUrl: URL, rules: NameRules): Promise<ToolMapScopes> {
   const [origin, legacy] = await Promise.all([
-    digest(originUrl.href),
-    digest(`${originUrl.href}\n${rules.profile.name}\n${rules.cap}`),
+    scopeDigest(originUrl.href),
+    scopeDigest(`${originUrl.href}\n${rules.profile.name}\n${rules.cap}`),
   ]);
   return { origin: `v2:${origin}`, legacy: `v1:${legacy}` };
 }

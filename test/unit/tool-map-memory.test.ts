@@ -3,7 +3,8 @@
  * docs/tool-map.md's "at most 16 origins and 10,000 tools each".
  */
 import { describe, expect, it } from "vitest";
-import { MAX_TOOLS, ToolMapMemory } from "../../src/toolmap/isolate-memory";
+import { nameRules } from "../../src/names/profiles";
+import { MAX_TOOLS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { DEMO_NAMES } from "../helpers/demo-names";
 
 const entry = (original: string) => ({ original, schemaHash: "h" });
@@ -61,5 +62,14 @@ describe("the isolate's memory of the tool map", () => {
     memory.origin("a").clear();
     expect(memory.origin("a").tools.size).toBe(0);
     expect(memory.origin("b").tools.has("y")).toBe(true);
+  });
+});
+
+describe("an origin's KV scopes", () => {
+  it("name its keys as every earlier version did: SHA-256 of the origin URL (and profile, for layout 1), first 8 bytes in hex", async () => {
+    // `printf 'https://origin.example/mcp\nopenai\n64' | openssl dgst -sha256`, first 16 hex digits.
+    expect(await toolMapScopes(new URL("https://origin.example/mcp"), nameRules("openai"))).toEqual(
+      { origin: "v2:80f1dc6c3ea2d928", legacy: "v1:7a801470ec00e423" },
+    );
   });
 });
