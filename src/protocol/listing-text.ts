@@ -2,9 +2,10 @@
  * A `tools/list` answer read from its text (json-spans.ts) rather than
  * parsed whole: the message's id, its result's members, and for each tool its
  * span, its name, and the members the proxy reads (`title`, `description`,
- * `annotations`, `inputSchema`, `outputSchema`), each parsed from its own span when first
- * read. Nothing else is parsed, or checked beyond its brackets, quotes,
- * numbers and literals; rewrite/listing-splice.ts copies it as it came.
+ * `annotations`, `inputSchema`, `outputSchema`), each parsed from its own
+ * span when first read. Nothing else is parsed, or checked beyond its
+ * brackets, quotes, numbers and literals; rewrite/listing-splice.ts copies it
+ * as it came.
  *
  * Read only where there is one reading: a single message whose text holds
  * nothing after it, no key written twice in it, its result or a tool.
