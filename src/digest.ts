@@ -22,9 +22,10 @@ function base64url(bytes: Uint8Array): string {
 }
 
 /** SHA-256 of `text`'s UTF-8 bytes. */
-export async function sha256Bytes(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-}
+export const sha256Bytes = (text: string): Promise<ArrayBuffer> =>
+  crypto.subtle.digest("SHA-256", encoder.encode(text));
 
 /** SHA-256 of `text`'s UTF-8 bytes, in base64url without padding (43 characters). */
-export const sha256 = async (text: string): Promise<string> => base64url(await sha256Bytes(text));
+export async function sha256(text: string): Promise<string> {
+  return base64url(new Uint8Array(await sha256Bytes(text)));
+}

@@ -177,7 +177,7 @@ export interface ToolMapScopes {
 
 /** A scope's part of a KV key: SHA-256's first 8 bytes in hex, as layouts 1 and 2 write it. */
 async function scopeDigest(text: string): Promise<string> {
-  return [...(await sha256Bytes(text)).slice(0, 8)]
+  return [...new Uint8Array(await sha256Bytes(text), 0, 8)]
     .map((byte) => byte.toString(16).padStart(2, "0"))
     .join("");
 }
