@@ -60,15 +60,14 @@ export class SchemaWalk implements ViewContext {
       this.applied.add("value_as_text");
       return this.textSchema(input, "The value, as JSON text.");
     }
+    // The node is copied the first time something changes it (`node === input` until then).
+    // Written out at each place, not as a closure: one would be made, and named, for every node.
     let node = input;
     let left: string[] = [];
-    const own = (): Schema => {
-      if (node === input) [node, left] = this.copy(input);
-      return node;
-    };
     for (const pass of this.enter) {
       if (!pass.needed(node, at)) continue;
-      const result = pass.apply(own(), at, this);
+      if (node === input) [node, left] = this.copy(input);
+      const result = pass.apply(node, at, this);
       if (result !== node) return result;
     }
     const child: At = { root: false, depth: at.depth + 1, refs: at.refs };
@@ -82,11 +81,14 @@ export class SchemaWalk implements ViewContext {
       else if (isPlainObject(value) && (keyword === "properties" || this.passes.viewsDefinitions)) {
         viewed = this.viewEach(value, child);
       }
-      if (viewed !== value) own()[keyword] = viewed;
+      if (viewed === value) continue;
+      if (node === input) [node, left] = this.copy(input);
+      node[keyword] = viewed;
     }
     for (const pass of this.leave) {
       if (!pass.needed(node, at)) continue;
-      const result = pass.apply(own(), at, this);
+      if (node === input) [node, left] = this.copy(input);
+      const result = pass.apply(node, at, this);
       if (result !== node) return result;
     }
     for (const keyword of left) this.dropped.add(keyword);
