@@ -220,7 +220,8 @@ function announcesListChanged(data: string): boolean {
 }
 
 /** Only an event that may mention these can need renaming or drop the cache; the rest is not parsed. */
-const mayMatter = (data: string) => mayMention(data, '"tools"') || mayMention(data, LIST_CHANGED);
+const MAY_MATTER = ['"tools"', LIST_CHANGED];
+const mayMatter = (data: string) => mayMention(data, MAY_MATTER);
 
 export interface ResponseContext extends ListingRewrite {
   /**

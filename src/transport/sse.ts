@@ -19,14 +19,15 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { logEvent } from "../log";
 
 /**
- * Whether `text` may hold `marker` once its JSON escapes are read: written
- * as it is, or with a `\u` or `\/` escape anywhere in it (JSON can spell any
- * character with the first, and `/` with the second). A filter in front of
- * a parse must not read a text otherwise than the parse: an origin that
- * spells `"tools"` as `"\u0074ools"` still has its listing renamed.
+ * Whether `text` may hold one of `markers` once its JSON escapes are read:
+ * written as it is, or with a `\u` or `\/` escape anywhere in it (JSON can
+ * spell any character with the first, and `/` with the second). A filter in
+ * front of a parse must not read a text otherwise than the parse: an origin
+ * that spells `"tools"` as `"\u0074ools"` still has its listing renamed. The
+ * escapes are looked for once, however many markers.
  */
-export const mayMention = (text: string, marker: string) =>
-  text.includes(marker) || text.includes("\\u") || text.includes("\\/");
+export const mayMention = (text: string, markers: readonly string[]) =>
+  markers.some((marker) => text.includes(marker)) || text.includes("\\u") || text.includes("\\/");
 
 /** New data for an event, or `undefined` to keep it as it is. */
 export type EventDataRewrite = (data: string) => Promise<string | undefined> | string | undefined;
@@ -241,6 +242,7 @@ export function watchEventStream(
   onEvent: (data: string) => void,
   maxEventChars: number,
 ): TransformStream<Uint8Array, Uint8Array> {
+  const markers = [marker];
   const decoder = new TextDecoder();
   let skipping = false;
   /** While skipping: the end of the text seen, where a blank line may have begun. */
@@ -251,7 +253,7 @@ export function watchEventStream(
       if (error.type === "max-buffer-size-exceeded") skipping = true;
     },
     onEvent: ({ data }) => {
-      if (mayMention(data, marker)) onEvent(data);
+      if (mayMention(data, markers)) onEvent(data);
     },
   });
   const feed = (text: string) => {
