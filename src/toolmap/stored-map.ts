@@ -63,6 +63,8 @@ export const schemaKey = (origin: string, chunk: number) => `${origin}:schemas:$
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+const asString = (value: unknown) => (typeof value === "string" ? value : undefined);
+
 /** The map a KV value holds; `undefined` for a value of another format (read as none). */
 export function decodeMap(text: string): StoredMap | undefined {
   let value: unknown;
@@ -78,10 +80,9 @@ export function decodeMap(text: string): StoredMap | undefined {
       continue;
     }
     const [schema, seen, fingerprints, digest, extra] = entry;
-    const text = (value: unknown) => (typeof value === "string" ? value : undefined);
     const pin =
       typeof fingerprints === "string"
-        ? joinPin({ fingerprints, digest: text(digest), extra: text(extra) })
+        ? joinPin({ fingerprints, digest: asString(digest), extra: asString(extra) })
         : undefined;
     map.tools.set(original, pin === undefined ? { schema, seen } : { schema, seen, pin });
   }

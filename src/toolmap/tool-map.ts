@@ -129,9 +129,10 @@ export interface NamedListing {
   /** Originals left out of the listing: hidden by the operator's rules, or held. */
   hidden: Set<string>;
   /**
-   * Originals read from a text that writes a key twice in their input schema,
-   * annotations or output schema: written again from the proxy's reading, so no client reads
-   * a definition other than the one pinned and checked.
+   * Originals read from a text that writes a key twice in their input
+   * schema, annotations or output schema: written again from the proxy's
+   * reading, so no client reads a definition other than the one pinned and
+   * checked.
    */
   twoWays: Set<string>;
   /**
