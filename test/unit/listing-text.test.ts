@@ -241,7 +241,8 @@ describe("a listing renamed in its text", () => {
       { numRuns: 400 },
     );
     expect(kept).toBeGreaterThan(100);
-  });
+    // 800 listings through real local KV: 4–8 s on a shared two-core machine, past vitest's 5 s.
+  }, 30_000);
 
   it("leaves out a hidden tool with its comma, wherever it stands", async () => {
     const tool = (name: string) => `{"name":"${name}","inputSchema":{"type":"object"}}`;
