@@ -1,37 +1,56 @@
+/** A bound on what entries weigh together (`weigh` of each value), beside the bound on their number. */
+export interface WeightBound<V> {
+  max: number;
+  weigh: (value: V) => number;
+}
+
 /**
  * A map that holds at most `capacity` entries, each for at most `ttlMs` when
- * one is given: the one shape of every isolate memory (what the isolate keeps
- * between requests, app.ts `IsolateState`). The least recently used entry
- * goes first; an expired one is a miss.
+ * one is given, weighing at most `weights.max` together when that is given:
+ * the one shape of every isolate memory (what the isolate keeps between
+ * requests, app.ts `IsolateState`). The least recently used entry goes
+ * first; an expired one is a miss; one heavier than the bound is not kept.
  */
 export class BoundedMap<K, V> {
-  private readonly entries = new Map<K, { value: V; expires: number }>();
+  private readonly entries = new Map<K, { value: V; expires: number; weight: number }>();
+  private weight = 0;
 
   constructor(
     readonly capacity: number,
     private readonly ttlMs = Number.POSITIVE_INFINITY,
+    private readonly weights?: WeightBound<V>,
   ) {}
 
   get(key: K): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     this.entries.delete(key);
-    if (entry.expires <= Date.now()) return undefined;
+    if (entry.expires <= Date.now()) {
+      this.weight -= entry.weight;
+      return undefined;
+    }
     this.entries.set(key, entry);
     return entry.value;
   }
 
   set(key: K, value: V): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.capacity) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
+    this.delete(key);
+    const weight = this.weights?.weigh(value) ?? 0;
+    const max = this.weights?.max ?? Number.POSITIVE_INFINITY;
+    if (weight > max) return;
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size < this.capacity && this.weight + weight <= max) break;
+      this.delete(oldest);
     }
-    this.entries.set(key, { value, expires: Date.now() + this.ttlMs });
+    this.entries.set(key, { value, expires: Date.now() + this.ttlMs, weight });
+    this.weight += weight;
   }
 
   delete(key: K): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
     this.entries.delete(key);
+    this.weight -= entry.weight;
   }
 
   get size(): number {

@@ -4,12 +4,12 @@
  * JSON-RPC id. An answer whose text is the one the isolate last rewrote for
  * the same origin and profile, id aside, gets the same rewritten text, id
  * aside, without being parsed, named or written again. Only a whole listing
- * in one message qualifies (no cursor, no batch), at most
- * `MAX_KEPT_CHARS` long; the tool map keeps the answers (tool-map.ts,
- * bounded and dropped with its memory of the origin).
+ * in one message qualifies (no cursor, no batch); the tool map keeps the
+ * answers (toolmap/isolate-memory.ts, bounded in number and characters, and
+ * dropped with its memory of the origin).
  */
 import type { Span } from "../json-spans";
-import { MAX_KEPT_CHARS, type RememberedAnswer } from "../toolmap/tool-map";
+import type { RememberedAnswer } from "../toolmap/tool-map";
 
 /** The rewritten text for `text`, and its id, when it is the remembered answer with another id that `expected` takes. */
 export function reuseAnswer(
@@ -31,16 +31,14 @@ export function reuseAnswer(
 
 /**
  * The remembered form of an answer: `received` as it came and `sent` as it
- * goes, each split around its id (at `receivedId` and `sentId`); `undefined`
- * when it is too long to keep.
+ * goes, each split around its id (at `receivedId` and `sentId`).
  */
 export function rememberAnswer(
   received: string,
   [idStart, idEnd]: Span,
   sent: string,
   [sentStart, sentEnd]: Span,
-): RememberedAnswer | undefined {
-  if (received.length > MAX_KEPT_CHARS) return undefined;
+): RememberedAnswer {
   return {
     received: [received.slice(0, idStart), received.slice(idEnd)],
     sent: [sent.slice(0, sentStart), sent.slice(sentEnd)],

@@ -202,8 +202,7 @@ async function rewriteListingText(
   rewrite.onListing?.();
   rewrite.answered?.(id);
   if (cursorSpan === undefined && named.listing.settled) {
-    const answer = rememberAnswer(text, read.idSpan, spliced.text, spliced.idSpan);
-    if (answer) rewrite.toolMap.rememberAnswer(answer);
+    rewrite.toolMap.rememberAnswer(rememberAnswer(text, read.idSpan, spliced.text, spliced.idSpan));
   }
   return spliced.text;
 }

@@ -12,7 +12,7 @@ import type { Span } from "../json-spans";
 import type { NameRules } from "../names/profiles";
 import type { SchemaView } from "../schemas/view";
 import type { ToolEntry } from "./plan-listing";
-import type { RememberedAnswer, StoredMap } from "./stored-map";
+import { answerChars, type RememberedAnswer, type StoredMap } from "./stored-map";
 import type { ToolSearch } from "./tool-search";
 
 const MAX_ORIGINS = 16;
@@ -23,11 +23,13 @@ const MAX_HELD_NOTES = 1_000;
 /** An accept key found absent is read again after this long. */
 const ACCEPT_CHECK_MS = 60_000;
 /**
- * Answers remembered per isolate, and for how long: a listing answered from
- * memory skips the map's bookkeeping (days last listed), so it is done again
- * every few minutes.
+ * Answers remembered per isolate, their characters together (as received and
+ * as sent: 1,000 realistic tools are about 1.5 Mi, 10,000 about 15 Mi), and
+ * for how long: a listing answered from memory skips the map's bookkeeping
+ * (days last listed), so it is done again every few minutes.
  */
 const MAX_REMEMBERED_ANSWERS = 4;
+const MAX_REMEMBERED_CHARS = 16 * 1024 * 1024;
 const REMEMBERED_ANSWER_MS = 5 * 60_000;
 
 /** The model-facing names of one profile: both ways, and the schema views. */
@@ -144,6 +146,7 @@ export class ToolMapMemory {
   readonly answers = new BoundedMap<ProfileNames, RememberedAnswer>(
     MAX_REMEMBERED_ANSWERS,
     REMEMBERED_ANSWER_MS,
+    { max: MAX_REMEMBERED_CHARS, weigh: answerChars },
   );
   private readonly scopes = new BoundedMap<string, Promise<ToolMapScopes>>(MAX_ORIGINS * 6);
 

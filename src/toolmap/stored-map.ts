@@ -184,6 +184,10 @@ export const ANSWER_TTL_DAYS = 7;
 
 export const answerKey = (origin: string, settings: string) => `${origin}:answer:${settings}`;
 
+/** An answer's characters, as received and as sent. */
+export const answerChars = ({ received, sent }: RememberedAnswer) =>
+  received[0].length + received[1].length + sent[0].length + sent[1].length;
+
 export function encodeAnswer({ received, sent }: RememberedAnswer): string {
   const parts = [...received, ...sent];
   return `1\n${parts

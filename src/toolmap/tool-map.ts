@@ -48,6 +48,7 @@ import { readLegacyNames } from "./legacy-v1";
 import { type KnownTools, type PlannedEntry, planListing, type ToolEntry } from "./plan-listing";
 import {
   ANSWER_TTL_DAYS,
+  answerChars,
   answerKey,
   chunked,
   decodeAnswer,
@@ -81,10 +82,12 @@ const FRESH_MS = 10_000;
  */
 const MAX_ACCEPT_READS = 10;
 /**
- * The longest answer remembered (its text as received and as sent): 1,000
- * realistic tools are about 760,000 characters.
+ * The longest answer kept in KV, in characters as received and as sent
+ * (2,500 realistic tools): one is written per deployment and settings, and
+ * kept for days, so frequent deploys of a large listing do not fill a
+ * namespace. At up to 3 bytes a character, far below KV's 25 MiB a value.
  */
-export const MAX_KEPT_CHARS = 2 * 1024 * 1024;
+const MAX_STORED_ANSWER_CHARS = 4 * 1024 * 1024;
 const ANSWER_WRITE_MS = 60_000;
 
 const today = () => Math.floor(Date.now() / 86_400_000);
@@ -197,7 +200,7 @@ export class ToolMap {
     // At most one write a minute per isolate and profile: KV takes one a second per key.
     if (Date.now() - names.answerWrittenAt < ANSWER_WRITE_MS) return;
     const key = this.answerKey;
-    if (key === undefined) return;
+    if (key === undefined || answerChars(answer) > MAX_STORED_ANSWER_CHARS) return;
     const stored = names.storedAnswer;
     names.storedAnswer = Promise.resolve(answer);
     names.answerWrittenAt = Date.now();

@@ -89,6 +89,17 @@ describe("a remembered answer", () => {
     ).toBe(undefined);
   });
 
+  it("is reused for a listing past 2 Mi characters: the isolate's answers are bounded together", async () => {
+    const toolMap = await isolate();
+    const tools = realisticListing(3_000).tools;
+    expect(answer(1, tools).length).toBeGreaterThan(2 * 1024 * 1024);
+    await rewriteJsonText(answer(1, tools), { listIds: new Set([1]), toolMap: toolMap() });
+    const map = toolMap();
+    const naming = vi.spyOn(map, "nameListing");
+    await rewriteJsonText(answer(2, tools), { listIds: new Set([2]), toolMap: map });
+    expect(naming).not.toHaveBeenCalled();
+  });
+
   it("never keeps a listing from being renamed, whatever its id looks like", async () => {
     const toolMap = await isolate();
     const text = answer(1).replace(/"id":1}$/, '"id":1.0}');
@@ -119,6 +130,27 @@ describe("an answer remembered in KV", () => {
     );
     const other = answer(4, realisticListing(51).tools);
     expect((await (await deployment("version-1", origin)())(other, 4)).named).toBe(true);
+  });
+
+  it("is kept there up to 4 Mi characters; past that, only in the isolate", async () => {
+    const Mi = 1024 * 1024;
+    for (const [chars, inKv] of [
+      [3 * Mi, true],
+      [5 * Mi, false],
+    ] as const) {
+      const origin = `https://o.example/mcp?${crypto.randomUUID()}`;
+      const profile = profileOf("openai");
+      const scopes = await toolMapScopes(new URL(origin), profile.names);
+      const writes: Promise<unknown>[] = [];
+      const memory = new ToolMapMemory();
+      const open = (within: ToolMapMemory) =>
+        new ToolMap(env.TOOL_MAP, scopes, profile, within, (w) => writes.push(w), NO_POLICY, "v1");
+      const quarter = "x".repeat(chars / 4);
+      open(memory).rememberAnswer({ received: [quarter, quarter], sent: [quarter, quarter] });
+      await Promise.all(writes);
+      expect(await open(memory).rememberedAnswer()).toBeDefined();
+      expect((await open(new ToolMapMemory()).rememberedAnswer()) !== undefined).toBe(inKv);
+    }
   });
 
   it("is not read or written without a deployment id", async () => {

@@ -1,0 +1,40 @@
+/**
+ * The one shape of isolate memory (src/bounded-map.ts): bounded in entries,
+ * in time, and, where entries differ in size, in their weights together.
+ */
+import { describe, expect, it } from "vitest";
+import { BoundedMap } from "../../src/bounded-map";
+
+const keys = <V>(map: BoundedMap<string, V>, candidates: string[]) =>
+  candidates.filter((key) => map.get(key) !== undefined);
+
+describe("a bounded map", () => {
+  it("drops the least recently used entry past its capacity", () => {
+    const map = new BoundedMap<string, number>(2);
+    map.set("a", 1);
+    map.set("b", 2);
+    map.get("a");
+    map.set("c", 3);
+    expect(keys(map, ["a", "b", "c"])).toEqual(["a", "c"]);
+  });
+
+  it("with a weight bound, drops the least recently used entries until the new one fits, and keeps none heavier than the bound", () => {
+    const map = new BoundedMap<string, string>(10, Number.POSITIVE_INFINITY, {
+      max: 10,
+      weigh: (value) => value.length,
+    });
+    map.set("a", "aaaa");
+    map.set("b", "bbbb");
+    map.get("a");
+    map.set("c", "cccc");
+    expect(keys(map, ["a", "b", "c"])).toEqual(["a", "c"]);
+    map.set("c", "cc");
+    map.set("d", "dddd");
+    expect(keys(map, ["a", "c", "d"])).toEqual(["a", "c", "d"]);
+    map.set("e", "e".repeat(11));
+    expect(map.get("e")).toBeUndefined();
+    expect(map.size).toBe(3);
+    map.set("a", "a".repeat(11));
+    expect(keys(map, ["a", "c", "d"])).toEqual(["c", "d"]);
+  });
+});
