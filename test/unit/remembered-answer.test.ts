@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { reuseAnswer } from "../../src/rewrite/remembered-answer";
 import { rewriteJsonText } from "../../src/rewrite/response";
 import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
@@ -98,6 +99,25 @@ describe("a remembered answer", () => {
     const naming = vi.spyOn(map, "nameListing");
     await rewriteJsonText(answer(2, tools), { listIds: new Set([2]), toolMap: map });
     expect(naming).not.toHaveBeenCalled();
+  });
+
+  it("is reused only for the very text it was made from, id aside: a change at either end is another listing", () => {
+    const remembered = {
+      received: ['{"jsonrpc":"2.0","id":', ',"result":{"tools":[]}}'] as [string, string],
+      sent: ["<", ">"] as [string, string],
+    };
+    const reuse = (text: string) => reuseAnswer(text, remembered, () => true);
+    expect(reuse('{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}')).toEqual({ text: "<7>", id: 7 });
+    for (const other of [
+      ' {"jsonrpc":"2.0","id":7,"result":{"tools":[]}}',
+      '{"jsonrpc":"2.0","id":7,"result":{"tools":[]}} ',
+      '{"jsonrpc":"2.0","id":7,"result":{"tools":[1]}}',
+      '{"jsonrpc":"2.0","id":7,"x":1,"result":{"tools":[]}}',
+      '{"jsonrpc":"2.0","id":,"result":{"tools":[]}}',
+      '{"jsonrpc":"2.0","id":7.0,"result":{"tools":[]}}',
+    ]) {
+      expect(reuse(other)).toBeUndefined();
+    }
   });
 
   it("never keeps a listing from being renamed, whatever its id looks like", async () => {
