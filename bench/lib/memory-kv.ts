@@ -24,8 +24,10 @@ export function memoryKv(): KVNamespace {
       };
       return Array.isArray(key) ? new Map(key.map((one) => [one, read(one)])) : read(key);
     },
-    async put(key: string, value: string, options?: { metadata?: unknown }) {
-      entries.set(key, { value, metadata: options?.metadata ?? null });
+    /** Text, or its UTF-8 bytes (read back as the text). */
+    async put(key: string, value: string | Uint8Array, options?: { metadata?: unknown }) {
+      const text = typeof value === "string" ? value : new TextDecoder().decode(value);
+      entries.set(key, { value: text, metadata: options?.metadata ?? null });
     },
     async list({ prefix = "", cursor }: { prefix?: string; cursor?: string } = {}) {
       const names = [...entries.keys()].filter((name) => name.startsWith(prefix)).sort();

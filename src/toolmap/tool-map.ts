@@ -48,7 +48,6 @@ import { readLegacyNames } from "./legacy-v1";
 import { type KnownTools, type PlannedEntry, planListing, type ToolEntry } from "./plan-listing";
 import {
   ANSWER_TTL_DAYS,
-  answerChars,
   answerKey,
   chunked,
   decodeAnswer,
@@ -81,13 +80,8 @@ const FRESH_MS = 10_000;
  * limited): a held tool past them stays held until a later listing reads its key.
  */
 const MAX_ACCEPT_READS = 10;
-/**
- * The longest answer kept in KV, in characters as received and as sent
- * (2,500 realistic tools): one is written per deployment and settings, and
- * kept for days, so frequent deploys of a large listing do not fill a
- * namespace. At up to 3 bytes a character, far below KV's 25 MiB a value.
- */
-const MAX_STORED_ANSWER_CHARS = 4 * 1024 * 1024;
+/** The largest value KV takes: an answer's UTF-8 text past it stays in the isolate. */
+const MAX_KV_VALUE_BYTES = 25 * 1024 * 1024;
 const ANSWER_WRITE_MS = 60_000;
 
 const today = () => Math.floor(Date.now() / 86_400_000);
@@ -200,7 +194,8 @@ export class ToolMap {
     // At most one write a minute per isolate and profile: KV takes one a second per key.
     if (Date.now() - names.answerWrittenAt < ANSWER_WRITE_MS) return;
     const key = this.answerKey;
-    if (key === undefined || answerChars(answer) > MAX_STORED_ANSWER_CHARS) return;
+    // An answer over the isolate's bound would be read back by new isolates only to be dropped.
+    if (key === undefined || this.answers.get(names) !== answer) return;
     const stored = names.storedAnswer;
     names.storedAnswer = Promise.resolve(answer);
     names.answerWrittenAt = Date.now();
@@ -208,9 +203,10 @@ export class ToolMap {
       (async () => {
         const known = await stored;
         if (known && sameAnswer(known, answer)) return;
-        await this.kv.put(key, encodeAnswer(answer), {
-          expirationTtl: ANSWER_TTL_DAYS * 86_400,
-        });
+        // Encoded here, as KV would encode the text: its size in bytes is known before it is sent.
+        const value = new TextEncoder().encode(encodeAnswer(answer));
+        if (value.byteLength > MAX_KV_VALUE_BYTES) return;
+        await this.kv.put(key, value, { expirationTtl: ANSWER_TTL_DAYS * 86_400 });
       })().catch((error) => logEvent("kv_error", { op: "put", error: String(error) })),
     );
   }

@@ -152,11 +152,16 @@ describe("an answer remembered in KV", () => {
     expect((await (await deployment("version-1", origin)())(other, 4)).named).toBe(true);
   });
 
-  it("is kept there up to 4 Mi characters; past that, only in the isolate", async () => {
+  it("is kept there when the isolate keeps it and its text fits a KV value (25 MiB of UTF-8), with no error either way", async () => {
+    const log = vi.spyOn(console, "log");
     const Mi = 1024 * 1024;
-    for (const [chars, inKv] of [
-      [3 * Mi, true],
-      [5 * Mi, false],
+    for (const [chars, character, inIsolate, inKv] of [
+      [3 * Mi, "x", true, true],
+      [12 * Mi, "x", true, true],
+      // 3 bytes each: 27 MiB.
+      [9 * Mi, "€", true, false],
+      // Over the isolate's 16 Mi: a new isolate would read it only to drop it.
+      [17 * Mi, "x", false, false],
     ] as const) {
       const origin = `https://o.example/mcp?${crypto.randomUUID()}`;
       const profile = profileOf("openai");
@@ -165,12 +170,15 @@ describe("an answer remembered in KV", () => {
       const memory = new ToolMapMemory();
       const open = (within: ToolMapMemory) =>
         new ToolMap(env.TOOL_MAP, scopes, profile, within, (w) => writes.push(w), NO_POLICY, "v1");
-      const quarter = "x".repeat(chars / 4);
+      const quarter = character.repeat(chars / 4);
       open(memory).rememberAnswer({ received: [quarter, quarter], sent: [quarter, quarter] });
       await Promise.all(writes);
-      expect(await open(memory).rememberedAnswer()).toBeDefined();
+      expect((await open(memory).rememberedAnswer()) !== undefined).toBe(inIsolate);
+      const stored = await env.TOOL_MAP.list({ prefix: `${scopes.origin}:answer:` });
+      expect(stored.keys.length > 0).toBe(inKv);
       expect((await open(new ToolMapMemory()).rememberedAnswer()) !== undefined).toBe(inKv);
     }
+    expect(log.mock.calls.flat().join("\n")).not.toContain("kv_error");
   });
 
   it("is not read or written without a deployment id", async () => {
