@@ -112,7 +112,9 @@ const LISTING_SIZES = [10, 1_000, 10_000];
 /** Whose names the map knows when the listing arrives. */
 const LISTING_STATES = {
   first: "first listing: nothing known, every tool named and stored",
-  warm: "repeated, same isolate: names and schemas in memory (with the runtime's JSON, the listing read from its text with every tool known by it: the listing from parsed objects timed beside it drops the remembered answer, which is cheaper still)",
+  warm: "repeated, same isolate: names and schemas in memory, and with the runtime's JSON the answer remembered from the listing before (the listing from parsed objects, timed just before, drops it: the first run names the listing again)",
+  known:
+    "repeated, same isolate, no answer remembered: names and schemas in memory, with the runtime's JSON every tool known by its text (a listing every 5 minutes in an isolate, or the first after another listing; from parsed objects, as the state before)",
   cold: "repeated, new isolate: the answer another isolate of the deployment rewrote, from KV (from parsed objects, as the next state)",
   deploy: "repeated, first isolate of a new deployment: names and schema hashes from KV, no answer",
 } as const;
@@ -151,9 +153,16 @@ async function listingCase(size: number): Promise<ListingCase> {
   return { size, body, parsed, text: body, bytes, storedKv, warmMemory };
 }
 
-/** A new text of the listing, decoded from its bytes as a request's body is. */
-function freshText(c: ListingCase): void {
+/**
+ * A new text of the listing, decoded from its bytes as a request's body is;
+ * in the `known` state, the answer the isolate remembered dropped as well.
+ */
+function freshText(c: ListingCase, state: ListingState): void {
   c.text = new TextDecoder().decode(c.bytes);
+  if (state !== "known") return;
+  for (const names of c.warmMemory.origin(SCOPES.origin).profiles.values()) {
+    c.warmMemory.answers.delete(names);
+  }
 }
 
 /**
@@ -165,7 +174,7 @@ function renameOnce(c: ListingCase, state: ListingState, json: boolean, turn: nu
   const toolMap =
     state === "first"
       ? openToolMap(memoryKv(), new ToolMapMemory(), background)
-      : state === "warm"
+      : state === "warm" || state === "known"
         ? openToolMap(c.storedKv, c.warmMemory, background)
         : openToolMap(
             readOnly(c.storedKv),
@@ -347,7 +356,7 @@ async function measure(): Promise<SectionResult> {
           (json): Timed => [
             `${state}${json ? " json" : ""} ${c.size}`,
             () => renameOnce(c, state, json, turn++),
-            json ? () => freshText(c) : undefined,
+            json ? () => freshText(c, state) : undefined,
           ],
         ),
       ),
@@ -542,7 +551,7 @@ async function measure(): Promise<SectionResult> {
   const markdown = [
     "Median / p99 time per operation (tinybench, Node, one core, nothing else running). Workers bill CPU time, and a Free-plan request gets 10 ms of it.",
     "",
-    "Renaming a `tools/list` answer on the proxy's own path (`rewriteMessages`): name the listing (`ToolMap.nameListing`: plan names and what to store, pin definitions (`TOOL_CHANGES=log`, the default), remember them, serialize what goes to KV), rename the result, serialize the `tools_renamed` log line. KV answers from memory, so its I/O (and the decoding of what it reads) is not counted. The listing is realistic (support/listing.ts): half the names illegal for OpenAI, one in twenty colliding. Four states of the map:",
+    "Renaming a `tools/list` answer on the proxy's own path (`rewriteMessages`): name the listing (`ToolMap.nameListing`: plan names and what to store, pin definitions (`TOOL_CHANGES=log`, the default), remember them, serialize what goes to KV), rename the result, serialize the `tools_renamed` log line. KV answers from memory, so its I/O (and the decoding of what it reads) is not counted. The listing is realistic (support/listing.ts): half the names illegal for OpenAI, one in twenty colliding. Five states of the map:",
     "",
     ...Object.values(LISTING_STATES).map((description) => `- *${description.replace(": ", "*: ")}`),
     "",
@@ -555,6 +564,7 @@ async function measure(): Promise<SectionResult> {
         "measured",
         "first listing",
         "repeated, same isolate",
+        "repeated, same isolate, no answer remembered",
         "repeated, new isolate",
         "repeated, new deployment",
         "per tool (same isolate)",
