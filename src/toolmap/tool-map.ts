@@ -204,7 +204,7 @@ export class ToolMap {
         const known = await stored;
         if (known && sameAnswer(known, answer)) return;
         // Encoded here, as KV would encode the text: its size in bytes is known before it is sent.
-        const value = new TextEncoder().encode(encodeAnswer(answer));
+        const value = encodeAnswer(answer);
         if (value.byteLength > MAX_KV_VALUE_BYTES) return;
         await this.kv.put(key, value, { expirationTtl: ANSWER_TTL_DAYS * 86_400 });
       })().catch((error) => logEvent("kv_error", { op: "put", error: String(error) })),

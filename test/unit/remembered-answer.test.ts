@@ -158,6 +158,8 @@ describe("an answer remembered in KV", () => {
     for (const [chars, character, inIsolate, inKv] of [
       [3 * Mi, "x", true, true],
       [12 * Mi, "x", true, true],
+      // 2 bytes each: 4 MiB, encoded whole rather than a part at a time.
+      [2 * Mi, "é", true, true],
       // 3 bytes each: 27 MiB.
       [9 * Mi, "€", true, false],
       // Over the isolate's 16 Mi: a new isolate would read it only to drop it.
@@ -171,12 +173,17 @@ describe("an answer remembered in KV", () => {
       const open = (within: ToolMapMemory) =>
         new ToolMap(env.TOOL_MAP, scopes, profile, within, (w) => writes.push(w), NO_POLICY, "v1");
       const quarter = character.repeat(chars / 4);
-      open(memory).rememberAnswer({ received: [quarter, quarter], sent: [quarter, quarter] });
+      // Parts of other lengths, so the value's header places each one.
+      const answer = {
+        received: [`${quarter}a`, quarter] as [string, string],
+        sent: [quarter, `b${quarter}c`] as [string, string],
+      };
+      open(memory).rememberAnswer(answer);
       await Promise.all(writes);
       expect((await open(memory).rememberedAnswer()) !== undefined).toBe(inIsolate);
       const stored = await env.TOOL_MAP.list({ prefix: `${scopes.origin}:answer:` });
       expect(stored.keys.length > 0).toBe(inKv);
-      expect((await open(new ToolMapMemory()).rememberedAnswer()) !== undefined).toBe(inKv);
+      expect(await open(new ToolMapMemory()).rememberedAnswer()).toEqual(inKv ? answer : undefined);
     }
     expect(log.mock.calls.flat().join("\n")).not.toContain("kv_error");
   });
