@@ -8,9 +8,19 @@
 const PAGE = 1000;
 
 interface Stored {
-  value: string;
+  /**
+   * As written: text, or UTF-8 bytes decoded when first read. Workers KV
+   * takes bytes as they are; decoding them on `put` would time this stand-in's
+   * work as the proxy's.
+   */
+  value: string | Uint8Array;
   metadata: unknown;
 }
+
+const textOf = (stored: Stored): string => {
+  if (typeof stored.value !== "string") stored.value = new TextDecoder().decode(stored.value);
+  return stored.value;
+};
 
 export function memoryKv(): KVNamespace {
   const entries = new Map<string, Stored>();
@@ -20,14 +30,13 @@ export function memoryKv(): KVNamespace {
       const read = (one: string) => {
         const stored = entries.get(one);
         if (stored === undefined) return null;
-        return type === "text" ? stored.value : JSON.parse(stored.value);
+        return type === "text" ? textOf(stored) : JSON.parse(textOf(stored));
       };
       return Array.isArray(key) ? new Map(key.map((one) => [one, read(one)])) : read(key);
     },
     /** Text, or its UTF-8 bytes (read back as the text). */
     async put(key: string, value: string | Uint8Array, options?: { metadata?: unknown }) {
-      const text = typeof value === "string" ? value : new TextDecoder().decode(value);
-      entries.set(key, { value: text, metadata: options?.metadata ?? null });
+      entries.set(key, { value, metadata: options?.metadata ?? null });
     },
     async list({ prefix = "", cursor }: { prefix?: string; cursor?: string } = {}) {
       const names = [...entries.keys()].filter((name) => name.startsWith(prefix)).sort();
