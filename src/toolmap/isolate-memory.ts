@@ -9,6 +9,7 @@
 import { BoundedMap } from "../bounded-map";
 import { sha256Bytes } from "../digest";
 import type { Span } from "../json-spans";
+import type { Assignments } from "../names/assign";
 import type { NameRules } from "../names/profiles";
 import type { SchemaView } from "../schemas/view";
 import type { ToolEntry } from "./plan-listing";
@@ -53,14 +54,72 @@ export class ProfileNames {
   readonly legacyNames = new Map<string, string>();
   readonly legacyOwners = new Map<string, string>();
 
+  /** Counts the changes to the names above: what a kept assignment is checked against. */
+  private changes = 0;
+  private kept:
+    | {
+        originals: readonly string[];
+        chosen: ReadonlyMap<string, string>;
+        assigned: Assignments;
+        changes: number;
+      }
+    | undefined;
+
   keepLegacy(names: Map<string, string>): void {
+    if (names.size > 0) this.changes++;
     for (const [original, name] of names) {
       this.legacyNames.set(original, name);
       this.legacyOwners.set(name, original);
     }
   }
 
+  /**
+   * What `assignNames` gives `originals`, where they are the very originals,
+   * in order, of the last listing kept (`keepAssigned`), with the same names
+   * chosen by the operator, and no name changed since: a listing's own names,
+   * once remembered, are what it is given again (names/assign.ts), so they
+   * are not sorted and sanitized anew. The profile's name rules are those of
+   * this `ProfileNames` (its scope is theirs). `undefined` otherwise.
+   */
+  assignedBefore(
+    originals: readonly string[],
+    chosen: ReadonlyMap<string, string>,
+  ): Assignments | undefined {
+    const kept = this.kept;
+    if (
+      kept === undefined ||
+      kept.changes !== this.changes ||
+      kept.chosen !== chosen ||
+      kept.originals.length !== originals.length ||
+      kept.originals.some((original, i) => original !== originals[i])
+    ) {
+      return undefined;
+    }
+    return kept.assigned;
+  }
+
+  /**
+   * Keeps a listing's names, once they are remembered, for the next listing
+   * of the same originals; not when one of them is not (a listing over
+   * `MAX_TOOLS`): its names would then not be given back.
+   */
+  keepAssigned(
+    originals: readonly string[],
+    chosen: ReadonlyMap<string, string>,
+    { assignments }: Assignments,
+  ): void {
+    const remembered = assignments.every(
+      ({ original, name }) =>
+        this.byOriginal.get(original) === name && this.byName.get(name) === original,
+    );
+    this.kept = remembered
+      ? { originals, chosen, assigned: { assignments, displaced: [] }, changes: this.changes }
+      : undefined;
+  }
+
   remember(name: string, original: string): void {
+    if (this.byOriginal.get(original) === name && this.byName.get(name) === original) return;
+    this.changes++;
     if (this.byName.size >= MAX_TOOLS && !this.byName.has(name)) {
       const oldest = this.byName.keys().next().value as string;
       this.byOriginal.delete(this.byName.get(oldest) as string);

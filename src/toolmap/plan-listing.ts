@@ -10,7 +10,7 @@
  * rest of the plan.
  */
 import { dequal } from "dequal/lite";
-import { assignNames, type Displacement, type KnownNames } from "../names/assign";
+import { type Assignments, assignNames, type Displacement, type KnownNames } from "../names/assign";
 import type { NameRules } from "../names/profiles";
 import type { RenameReason } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
@@ -77,6 +77,8 @@ export function schemaHash(inputSchema: unknown, json?: ListedTool["schemaJson"]
 /**
  * `asListed`: the originals whose whole text is the one the isolate last
  * read for them; known with their schema, they are not read again.
+ * `assigned`: the names, where the caller knows what `assignNames` gives
+ * these tools (ProfileNames.assignedBefore).
  */
 export function planListing(
   tools: readonly ListedTool[],
@@ -84,13 +86,14 @@ export function planListing(
   rules: NameRules,
   chosen?: ReadonlyMap<string, string>,
   asListed: ReadonlySet<string> = new Set(),
-): ListingPlan {
-  const { assignments, displaced } = assignNames(
+  assigned: Assignments = assignNames(
     tools.map((tool) => tool.name),
     known,
     rules,
     chosen,
-  );
+  ),
+): ListingPlan {
+  const { assignments, displaced } = assigned;
   const listed = new Map(tools.map((tool) => [tool.name, tool]));
   const entries = assignments.map(({ original, name }): PlannedEntry => {
     const entry = known.entryOf(original);

@@ -29,6 +29,7 @@
 import type { BoundedMap } from "../bounded-map";
 import { type Span, textAt } from "../json-spans";
 import { logEvent } from "../log";
+import { assignNames } from "../names/assign";
 import { isLegalName } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
@@ -238,13 +239,13 @@ export class ToolMap {
     // The map now follows this listing: an answer remembered from another no longer stands for it.
     for (const names of this.origin.profiles.values()) this.answers.delete(names);
     const { same: asListed, twoWays } = this.writtenAsBefore(tools);
-    const plan = planListing(
-      tools,
-      this.known(),
-      this.profile.names,
-      this.policy.rules.names,
-      asListed,
-    );
+    const originals = tools.map((tool) => tool.name);
+    const { names: rules } = this.profile;
+    const chosen = this.policy.rules.names;
+    const assigned =
+      this.names.assignedBefore(originals, chosen) ??
+      assignNames(originals, this.known(), rules, chosen);
+    const plan = planListing(tools, this.known(), rules, chosen, asListed, assigned);
     const listedTools = new Map(tools.map((tool) => [tool.name, tool]));
     const pinning = this.policy.changes !== "allow";
     // Each rename is logged once per isolate, when it is new here: not on every listing.
@@ -264,6 +265,7 @@ export class ToolMap {
       this.origin.remember({ original, schemaHash, inputSchema, listed }, day);
       this.names.remember(name, original);
     }
+    this.names.keepAssigned(originals, chosen, assigned);
     // Pins are decided only against what KV holds: never from a map that could not be read.
     const pinsChanged = readable && pinning && (await this.decidePins(plan.entries));
     // Names planned without KV's legacy names could take one for another tool: not stored.

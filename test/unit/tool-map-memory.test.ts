@@ -2,9 +2,16 @@
  * What an isolate keeps of the tool map in memory, and what it lets go:
  * docs/tool-map.md's "at most 16 origins and 10,000 tools each".
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { assignNames, type KnownNames } from "../../src/names/assign";
 import { nameRules } from "../../src/names/profiles";
-import { MAX_TOOLS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import {
+  MAX_TOOLS,
+  type ProfileNames,
+  ToolMapMemory,
+  toolMapScopes,
+} from "../../src/toolmap/isolate-memory";
 import { DEMO_NAMES } from "../helpers/demo-names";
 
 const entry = (original: string) => ({ original, schemaHash: "h" });
@@ -62,6 +69,69 @@ describe("the isolate's memory of the tool map", () => {
     memory.origin("a").clear();
     expect(memory.origin("a").tools.size).toBe(0);
     expect(memory.origin("b").tools.has("y")).toBe(true);
+  });
+});
+
+describe("a listing's names, kept for the next listing of the same tools", () => {
+  const rules = nameRules("openai");
+  // Few characters: names that sanitize alike, legal names equal to fingerprinted ones.
+  const crowded = fc.string({ unit: fc.constantFrom("a", "_", "/", "."), maxLength: 4 });
+  const pairs = fc.array(fc.tuple(crowded, crowded), { maxLength: 8 });
+
+  /** What the tool map's planning reads of a profile's names (tool-map.ts `known`). */
+  const knownOf = (names: ProfileNames): KnownNames => ({
+    nameOf: (original) => names.byOriginal.get(original) ?? names.legacyNames.get(original),
+    originalOf: (name) => names.byName.get(name) ?? names.legacyOwners.get(name),
+  });
+
+  /** A listing named and remembered as tool-map.ts does it, then kept. */
+  function list(names: ProfileNames, originals: string[], chosen: ReadonlyMap<string, string>) {
+    const assigned = assignNames(originals, knownOf(names), rules, chosen);
+    for (const { name, original } of assigned.assignments) names.remember(name, original);
+    names.keepAssigned(originals, chosen, assigned);
+  }
+
+  it("are what naming the listing again gives it, whatever names were known before", () => {
+    fc.assert(
+      fc.property(
+        fc.array(crowded, { maxLength: 12 }),
+        pairs,
+        pairs,
+        fc.boolean(),
+        (originals, legacy, earlier, choose) => {
+          const names = new ToolMapMemory().origin("o").profile("p");
+          names.keepLegacy(new Map(legacy));
+          for (const [original, name] of earlier) names.remember(name, original);
+          const chosen = new Map(choose ? originals.slice(0, 1).map((o) => [o, "chosen"]) : []);
+          list(names, originals, chosen);
+
+          const kept = names.assignedBefore([...originals], chosen);
+          expect(kept).toEqual(assignNames(originals, knownOf(names), rules, chosen));
+          expect(kept?.displaced).toEqual([]);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("are not given once a name changed, or to other originals, or under other chosen names", () => {
+    const chosen = new Map<string, string>();
+    const names = new ToolMapMemory().origin("o").profile("p");
+    list(names, ["a/b", "c"], chosen);
+    expect(names.assignedBefore(["a/b", "c"], chosen)).toBeDefined();
+
+    expect(names.assignedBefore(["c", "a/b"], chosen)).toBeUndefined();
+    expect(names.assignedBefore(["a/b"], chosen)).toBeUndefined();
+    expect(names.assignedBefore(["a/b", "c"], new Map([["c", "d"]]))).toBeUndefined();
+
+    names.remember("c", "c"); // no change: still given
+    expect(names.assignedBefore(["a/b", "c"], chosen)).toBeDefined();
+    names.remember("e", "e");
+    expect(names.assignedBefore(["a/b", "c"], chosen)).toBeUndefined();
+
+    list(names, ["a/b", "c"], chosen);
+    names.keepLegacy(new Map([["x/y", "x_y"]]));
+    expect(names.assignedBefore(["a/b", "c"], chosen)).toBeUndefined();
   });
 });
 

@@ -171,6 +171,27 @@ describe("names never move", () => {
       if (shownToB.names.has(original)) expect(shownToB.names.get(original)).toBe(name);
     }
   });
+
+  it("a listing named as the one before it, but a name another profile's listing moved meanwhile", async () => {
+    // Two profiles of one origin in one isolate, with the same name rules.
+    const origin = freshOrigin();
+    const memory = new ToolMapMemory();
+    const openai = await toolMapOf(origin, memory, env.TOOL_MAP);
+    const anthropic = await toolMapOf(origin, memory, env.TOOL_MAP, profileOf("anthropic"));
+    const dotted = { name: "a.b", inputSchema: { type: "object" } };
+    const first = await openai.toolMap.nameListing([dotted]);
+    const fingerprinted = first.names.get("a.b") as string;
+    expect(fingerprinted).toMatch(/^a_b_[0-9a-z]{6}$/);
+
+    // The origin now also lists a tool whose own, legal name is that one: it takes it back.
+    const legal = { name: fingerprinted, inputSchema: { type: "object" } };
+    await anthropic.toolMap.nameListing([dotted, legal]);
+    const again = await openai.toolMap.nameListing([structuredClone(dotted)]);
+    expect(again.names.get("a.b")).toBe(`${fingerprinted}_2`);
+    expect((await openai.toolMap.resolve(fingerprinted))?.entry.original).toBe(fingerprinted);
+    expect((await openai.toolMap.resolve(`${fingerprinted}_2`))?.entry.original).toBe("a.b");
+    await Promise.all([openai.settled(), anthropic.settled()]);
+  });
 });
 
 describe("names an earlier layout stored", () => {
