@@ -44,11 +44,19 @@ function parseSpan(text: string, [start, end]: Span): unknown {
   }
 }
 
-/** A string's value, without a parse when it holds no escape. */
+/**
+ * A string's value, without a parse when it holds no escape; its own
+ * characters, never a view into `text`. V8 makes a slice of 13 characters or
+ * more a view that keeps the whole text alive, and a tool's name outlives its
+ * listing as a key of the tool map: kept as a slice, every listing that
+ * brought a new name would stay in memory (test/node/listing-memory.test.ts).
+ * Joined to a character and sliced again, the name is copied once.
+ */
 function stringAt(text: string, [start, end]: Span): string | undefined {
   if (text.charCodeAt(start) !== 0x22) return undefined;
   const inner = text.slice(start + 1, end - 1);
-  return inner.includes("\\") ? (parseSpan(text, [start, end]) as string | undefined) : inner;
+  if (inner.includes("\\")) return parseSpan(text, [start, end]) as string | undefined;
+  return ` ${inner}`.slice(1);
 }
 
 /** A tool's members that its definition pin covers and that hold objects. */
