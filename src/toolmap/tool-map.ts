@@ -242,10 +242,11 @@ export class ToolMap {
     const originals = tools.map((tool) => tool.name);
     const { names: rules } = this.profile;
     const chosen = this.policy.rules.names;
+    const knownTools = this.known();
     const assigned =
       this.names.assignedBefore(originals, chosen) ??
-      assignNames(originals, this.known(), rules, chosen);
-    const plan = planListing(tools, this.known(), rules, chosen, asListed, assigned);
+      assignNames(originals, knownTools, rules, chosen);
+    const plan = planListing(tools, knownTools, rules, chosen, asListed, assigned);
     const listedTools = new Map(tools.map((tool) => [tool.name, tool]));
     const pinning = this.policy.changes !== "allow";
     // Each rename is logged once per isolate, when it is new here: not on every listing.

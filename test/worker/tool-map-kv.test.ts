@@ -172,7 +172,7 @@ describe("names never move", () => {
     }
   });
 
-  it("a listing named as the one before it, but a name another profile's listing moved meanwhile", async () => {
+  it("a listing of the same tools as before is named afresh once another profile's listing moved a name", async () => {
     // Two profiles of one origin in one isolate, with the same name rules.
     const origin = freshOrigin();
     const memory = new ToolMapMemory();
