@@ -243,9 +243,8 @@ export class ToolMap {
     const { names: rules } = this.profile;
     const chosen = this.policy.rules.names;
     const knownTools = this.known();
-    const assigned =
-      this.names.assignedBefore(originals, chosen) ??
-      assignNames(originals, knownTools, rules, chosen);
+    const keptNames = this.names.assignedBefore(originals, chosen);
+    const assigned = keptNames ?? assignNames(originals, knownTools, rules, chosen);
     const plan = planListing(tools, knownTools, rules, chosen, asListed, assigned);
     const listedTools = new Map(tools.map((tool) => [tool.name, tool]));
     const pinning = this.policy.changes !== "allow";
@@ -266,7 +265,8 @@ export class ToolMap {
       this.origin.remember({ original, schemaHash, inputSchema, listed }, day);
       this.names.remember(name, original);
     }
-    this.names.keepAssigned(originals, chosen, assigned);
+    // Names given back are remembered as they were: what was kept for them still stands.
+    if (keptNames === undefined) this.names.keepAssigned(originals, chosen, assigned);
     // Pins are decided only against what KV holds: never from a map that could not be read.
     const pinsChanged = readable && pinning && (await this.decidePins(plan.entries));
     // Names planned without KV's legacy names could take one for another tool: not stored.
