@@ -60,13 +60,22 @@ export interface PinParts {
   extra?: string;
 }
 
-/** The one reading of a pin's format, here and in stored-map.ts. */
+/**
+ * The one reading of a pin's format, here and in stored-map.ts: cut at its
+ * first and fourth slash when it has 3 or 6, else the fingerprints of a
+ * version before the digest. Found by `indexOf`, not split into every part
+ * and joined again: the map's every write reads each pin this way.
+ */
 export function pinParts(pin: string): PinParts {
-  const parts = pin.split("/");
-  const [digest] = parts;
-  if (parts.length === 4) return { digest, fingerprints: parts.slice(1).join("/") };
-  if (parts.length === 7) {
-    return { digest, fingerprints: parts.slice(1, 4).join("/"), extra: parts.slice(4).join("/") };
+  const slashes: number[] = [];
+  for (let at = pin.indexOf("/"); at !== -1 && slashes.length < 7; at = pin.indexOf("/", at + 1)) {
+    slashes.push(at);
+  }
+  const [first = 0, , , fourth = 0] = slashes;
+  const digest = pin.slice(0, first);
+  if (slashes.length === 3) return { digest, fingerprints: pin.slice(first + 1) };
+  if (slashes.length === 6) {
+    return { digest, fingerprints: pin.slice(first + 1, fourth), extra: pin.slice(fourth + 1) };
   }
   return { fingerprints: pin };
 }

@@ -1,9 +1,10 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { sha256 } from "../../src/digest";
 import { nameRules } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
 import type { ListedTool } from "../../src/protocol/tools-list";
-import { definitionOf } from "../../src/toolmap/definition-pins";
+import { definitionOf, joinPin, pinParts } from "../../src/toolmap/definition-pins";
 import { planListing, schemaHash } from "../../src/toolmap/plan-listing";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { knownAfter, knownWith, nothingKnown } from "../helpers/known-tools";
@@ -121,6 +122,28 @@ describe("definition digests", () => {
     ]);
   });
 
+  it("digest each of many texts started at once as its own, short and long", async () => {
+    const texts = [
+      "a",
+      "é".repeat(30_000),
+      "x".repeat(70_000),
+      "🙂 \ud800 lone",
+      "b".repeat(65_536),
+    ];
+    // The runtime's own digest of each text's bytes, each in a buffer of its own.
+    const own = async (text: string) =>
+      btoa(
+        String.fromCharCode(
+          ...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))),
+        ),
+      )
+        .replaceAll("+", "-")
+        .replaceAll("/", "_")
+        .replace(/=+$/, "");
+    const started = texts.map(sha256);
+    expect(await Promise.all(started)).toEqual(await Promise.all(texts.map(own)));
+  });
+
   it("pin a definition: the digest, each part's fingerprint, the digest of title and output schema (stored in KV, so it never changes)", async () => {
     const tool = { name: "t", description: "Reads.", inputSchema: { type: "object" } };
     const pinOf = (listed: ListedTool) =>
@@ -135,5 +158,32 @@ describe("definition digests", () => {
       fingerprint32(JSON.stringify(value)).toString(36),
     );
     expect(await pinOf(titled)).toBe(`${digest}/${fingerprints}/${title}/${output}/${extra}`);
+  });
+
+  it("are read back in the parts every version stored, and joined again as they were", () => {
+    const part = fc.stringMatching(/^[\w.-]{0,6}$/);
+    const pin = fc.oneof(
+      fc.tuple(part, part, part, part).map((parts) => parts.join("/")),
+      fc.array(part, { minLength: 7, maxLength: 7 }).map((parts) => parts.join("/")),
+      fc.array(fc.oneof(part, fc.constant("/")), { maxLength: 12 }).map((parts) => parts.join("")),
+    );
+    fc.assert(
+      fc.property(pin, (text) => {
+        const parts = text.split("/");
+        const expected =
+          parts.length === 4
+            ? { digest: parts[0], fingerprints: parts.slice(1).join("/") }
+            : parts.length === 7
+              ? {
+                  digest: parts[0],
+                  fingerprints: parts.slice(1, 4).join("/"),
+                  extra: parts.slice(4).join("/"),
+                }
+              : { fingerprints: text };
+        expect(pinParts(text)).toEqual(expected);
+        expect(joinPin(pinParts(text))).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
