@@ -8,17 +8,25 @@
  */
 const encoder = new TextEncoder();
 
-const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const BASE64URL = Array.from(
+  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+  (character) => character.charCodeAt(0),
+);
 
-/** base64url without padding: `btoa` would take a string of the bytes first, and three replacements after. */
+/**
+ * base64url without padding: `btoa` would take a string of the bytes first,
+ * and three replacements after. The characters are made into one string at
+ * the end: added one at a time, a digest made 43 strings (about 0.8 MB of
+ * garbage for a first listing's 1,000 pins).
+ */
 function base64url(bytes: Uint8Array): string {
-  let text = "";
+  const codes: number[] = [];
   for (let i = 0; i < bytes.length; i += 3) {
     const group = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
     const characters = Math.min(4, Math.ceil(((bytes.length - i) * 8) / 6));
-    for (let c = 0; c < characters; c++) text += BASE64URL[(group >> (18 - 6 * c)) & 63];
+    for (let c = 0; c < characters; c++) codes.push(BASE64URL[(group >> (18 - 6 * c)) & 63] ?? 0);
   }
-  return text;
+  return String.fromCharCode(...codes);
 }
 
 /**
