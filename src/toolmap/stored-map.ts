@@ -107,21 +107,21 @@ function storedPin(pin: string): string[] {
 }
 
 export function encodeMap(map: StoredMap): string {
-  return JSON.stringify({
-    format: MAP_FORMAT,
-    // fromEntries: an original named `__proto__` stays an ordinary key.
-    tools: Object.fromEntries(
-      [...map.tools].map(([original, { schema, seen, pin }]) => [
-        original,
-        pin === undefined ? [schema, seen] : [schema, seen, ...storedPin(pin)],
-      ]),
-    ),
+  // The tools are written member by member: made into an object of up to
+  // 10,000 keys first, they took twice the time, and left that much garbage.
+  const tools = [...map.tools].map(
+    ([original, { schema, seen, pin }]) =>
+      `${JSON.stringify(original)}:${JSON.stringify(pin === undefined ? [schema, seen] : [schema, seen, ...storedPin(pin)])}`,
+  );
+  const rest = JSON.stringify({
     chunks: map.chunks,
+    // fromEntries: a name of layout 1 for an original named `__proto__` stays an ordinary key.
     legacy: Object.fromEntries(
       [...map.legacy].map(([scope, names]) => [scope, Object.fromEntries(names)]),
     ),
     migrated: [...map.migrated],
   });
+  return `{"format":${MAP_FORMAT},"tools":{${tools.join(",")}},${rest.slice(1)}`;
 }
 
 /** One schema line: JSON text never holds a raw line break, so a line is one schema. */

@@ -1,0 +1,53 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeMap, encodeMap, MAP_FORMAT, type StoredMap } from "../../src/toolmap/stored-map";
+
+/** Originals as origins name them, with the names that are special to JavaScript objects. */
+const original = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom("__proto__", "constructor", "toString", "0", "17", "a.b", 'q"uote', "é/🙂"),
+);
+const part = fc.stringMatching(/^[\w.-]{1,8}$/);
+/** A pin as each version made it: fingerprints only, with a digest, with title and output schema. */
+const pin = fc.oneof(
+  fc.tuple(part, part, part).map((parts) => parts.join("/")),
+  fc.tuple(part, part, part, part).map((parts) => parts.join("/")),
+  fc.array(part, { minLength: 7, maxLength: 7 }).map((parts) => parts.join("/")),
+);
+const tool = fc.record(
+  { schema: part, seen: fc.nat(40_000), pin },
+  { requiredKeys: ["schema", "seen"] },
+);
+const storedMap: fc.Arbitrary<StoredMap> = fc.record({
+  tools: fc.array(fc.tuple(original, tool), { maxLength: 30 }).map((entries) => new Map(entries)),
+  chunks: fc.nat(2),
+  legacy: fc
+    .array(fc.tuple(part, fc.array(fc.tuple(original, part), { maxLength: 5 })), { maxLength: 3 })
+    .map((scopes) => new Map(scopes.map(([scope, names]) => [scope, new Map(names)]))),
+  migrated: fc.array(part, { maxLength: 3 }).map((scopes) => new Set(scopes)),
+});
+
+describe("the map's value in KV", () => {
+  it("reads back as the map written, whatever its originals are called", () => {
+    fc.assert(
+      fc.property(storedMap, (map) => {
+        const text = encodeMap(map);
+        expect(JSON.parse(text).format).toBe(MAP_FORMAT);
+        expect(decodeMap(text)).toEqual(map);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("stores an original named __proto__ as a key of its own", () => {
+    const map = decodeMap(
+      encodeMap({
+        tools: new Map([["__proto__", { schema: "2.x", seen: 1 }]]),
+        chunks: 0,
+        legacy: new Map(),
+        migrated: new Set(),
+      }),
+    );
+    expect([...(map?.tools.keys() ?? [])]).toEqual(["__proto__"]);
+  });
+});
