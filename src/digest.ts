@@ -33,18 +33,22 @@ function base64url(bytes: Uint8Array): string {
  * Where a text's UTF-8 bytes are written to be digested, reused: WebCrypto
  * copies its input when called, and a new buffer per text (`encode`) was half
  * the cost of digesting a first listing's 1,000 definitions (an ArrayBuffer's
- * allocation costs more than its bytes). A longer text gets its own.
+ * allocation costs more than its bytes). A longer text gets its own. Both
+ * are zeroed once digested: the text may be a caller's credentials
+ * (auth/listing-callers.ts), which are kept only as digests.
  */
 const scratch = new Uint8Array(64 * 1024);
 
-function utf8(text: string): Uint8Array {
-  const { read, written } = encoder.encodeInto(text, scratch);
-  return read === text.length ? scratch.subarray(0, written) : encoder.encode(text);
-}
-
 /** SHA-256 of `text`'s UTF-8 bytes. */
-export const sha256Bytes = (text: string): Promise<ArrayBuffer> =>
-  crypto.subtle.digest("SHA-256", utf8(text));
+export function sha256Bytes(text: string): Promise<ArrayBuffer> {
+  const { read, written } = encoder.encodeInto(text, scratch);
+  const bytes = read === text.length ? scratch.subarray(0, written) : encoder.encode(text);
+  const digest = crypto.subtle.digest("SHA-256", bytes);
+  // A longer text's own buffer too, and what of it fitted in the scratch.
+  bytes.fill(0);
+  scratch.fill(0, 0, written);
+  return digest;
+}
 
 /** SHA-256 of `text`'s UTF-8 bytes, in base64url without padding (43 characters). */
 export async function sha256(text: string): Promise<string> {

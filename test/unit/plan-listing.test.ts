@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { sha256 } from "../../src/digest";
 import { nameRules } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
@@ -142,6 +142,19 @@ describe("definition digests", () => {
         .replace(/=+$/, "");
     const started = texts.map(sha256);
     expect(await Promise.all(started)).toEqual(await Promise.all(texts.map(own)));
+  });
+
+  it("leave no byte of a text behind once digested: a caller's credentials are digested too", async () => {
+    const encodeInto = vi.spyOn(TextEncoder.prototype, "encodeInto");
+    try {
+      await sha256("Bearer secret-token\ncookie=abc\n?key=1");
+      await sha256("é".repeat(40_000));
+      const buffers = encodeInto.mock.calls.map(([, into]) => into);
+      expect(buffers.length).toBe(2);
+      for (const bytes of buffers) expect(bytes.every((byte) => byte === 0)).toBe(true);
+    } finally {
+      encodeInto.mockRestore();
+    }
   });
 
   it("pin a definition: the digest, each part's fingerprint, the digest of title and output schema (stored in KV, so it never changes)", async () => {
