@@ -4,7 +4,8 @@
  * go out as data, and the caller stores them.
  *
  * - A name the operator chose (`chosen`: TOOL_RULES, checked legal and
- *   distinct at startup) is the tool's, first of all.
+ *   distinct at startup) is the tool's, first of all, whether or not the
+ *   tool is among `originals`.
  * - A name legal as it is keeps its name, unless the operator gave it to
  *   another tool: then it is named as an illegal one is.
  * - An original that already has a model-facing name keeps it (sticky: a name
@@ -57,10 +58,12 @@ export function assignNames(
   const assignments: Assignment[] = [];
   const displaced: Displacement[] = [];
 
+  // Every chosen name is its tool's, listed here or not: a page, or a cold
+  // isolate's tools from KV, may lack the tool and hold the one whose own name it is.
+  for (const [original, name] of chosen) taken.set(name, original);
   const own = distinct.filter((original) => chosen.has(original));
   for (const original of own) {
     const name = chosen.get(original) as string;
-    taken.set(name, original);
     assignments.push({ original, name, reasons: name === original ? [] : ["rule"] });
     const previous = known.originalOf(name);
     if (previous !== undefined && previous !== original) {

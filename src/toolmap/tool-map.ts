@@ -608,16 +608,21 @@ export class ToolMap {
     return true;
   }
 
-  /** Names every original the isolate knows but this profile has not named yet. */
+  /**
+   * Names every original the isolate knows but this profile has not named
+   * yet, as a listing of them would: the operator's chosen names included,
+   * or a cold isolate would hand a chosen name to the tool whose own name it is.
+   */
   private nameKnownTools(): void {
     const unnamed = [...this.origin.tools.keys()].filter((o) => !this.names.byOriginal.has(o));
     if (unnamed.length === 0) return;
-    const plan = planListing(
-      unnamed.map((name) => ({ name, inputSchema: undefined })),
+    const { assignments } = assignNames(
+      unnamed,
       this.known(),
       this.profile.names,
+      this.policy.rules.names,
     );
-    for (const { name, original } of plan.entries) this.names.remember(name, original);
+    for (const { name, original } of assignments) this.names.remember(name, original);
   }
 
   /** Whether KV lacks what this listing shows: a tool, a schema, a stale day, this profile's migration. */

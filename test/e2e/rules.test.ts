@@ -153,6 +153,24 @@ describe("TOOL_RULES", () => {
   });
 });
 
+describe("a name the operator chose, in a cold isolate", () => {
+  it("reaches the tool it was chosen for, never the tool whose own name it is", async () => {
+    const vars = {
+      ORIGIN_URL: freshOrigin(),
+      TOOL_RULES: JSON.stringify({ tools: { "files.read": { name: "a_b" } } }),
+    };
+    const contexts: ExecutionContext[] = [];
+    const warm = await connect("2025-11-25", viaProxy(vars, { contexts }));
+    const listed = await warm.listTools();
+    const described = (name: string) => listed.find((tool) => tool.name === name)?.description;
+    expect(described("a_b")).toBe("Reads a file from the workspace.");
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+
+    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    expect(echoed(await cold.callTool("a_b", { path: "README.md" })).tool).toBe("files.read");
+  });
+});
+
 describe("TOOL_CHANGES: a tool whose definition changed since it was first listed", () => {
   /**
    * The catalog's first five tools, in front of a map of their own; `change()`

@@ -175,6 +175,17 @@ describe("assigning names to a listing", () => {
     expect(displaced).toEqual([]);
   });
 
+  it("keeps a chosen name for its tool on a page (or a batch) the tool is not in", () => {
+    const chosen = new Map([["catering.invoice", "create_invoice"]]);
+    const rules = nameRules("openai");
+    const whole = assignNames(["catering.invoice", "create_invoice"], NOTHING_KNOWN, rules, chosen);
+    const page = assignNames(["create_invoice"], NOTHING_KNOWN, rules, chosen);
+    expect(page.assignments).toEqual([
+      { original: "create_invoice", name: "create_invoice_2", reasons: ["collision"] },
+    ]);
+    expect(page.assignments[0]).toEqual(whole.assignments[1]);
+  });
+
   it("marks collisions among the reasons", () => {
     const { assignments } = assignNames(
       ["files.read", "files_read_yqgun6"],
