@@ -4,7 +4,8 @@
  * of its own on behalf of the client's `tools/call`: the caller's credentials,
  * session and protocol version, the client's envelope where the revision has
  * one (protocol/revision.ts), and an id no client uses. Every page is
- * fetched, up to `MAX_PAGES`: a listing is whole or not at all. The same
+ * fetched, up to `MAX_PAGES` and `MAX_REWRITE_BYTES` in all (the bound of
+ * one message): a listing is whole or not at all. The same
  * reads the pages after a client's first one, to know a whole listing's size
  * (search mode, docs/search-mode.md).
  */
@@ -36,29 +37,43 @@ function asPage(message: unknown, id: string): ListPage | undefined {
   };
 }
 
-async function readPage(response: Response, id: string): Promise<ListPage | undefined> {
+/**
+ * The page `response` holds. `read` counts the bytes of the listing's pages
+ * read so far: past `MAX_REWRITE_BYTES` in all, it throws.
+ */
+async function readPage(
+  response: Response,
+  id: string,
+  read: { bytes: number },
+): Promise<ListPage | undefined> {
   if (!response.body) return undefined;
+  const left = MAX_REWRITE_BYTES - read.bytes;
+  const over = () => new Error(`the listing is over ${MAX_REWRITE_BYTES} bytes in all`);
   if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-    const read = await readBounded(response.body, MAX_REWRITE_BYTES);
-    if (read.kind === "over") {
-      await read.rest.cancel();
-      return undefined;
+    const bounded = await readBounded(response.body, left);
+    if (bounded.kind === "over") {
+      await bounded.rest.cancel();
+      throw over();
     }
-    return asPage(parseJson(new TextDecoder().decode(read.bytes)), id);
+    read.bytes += bounded.bytes.byteLength;
+    return asPage(parseJson(new TextDecoder().decode(bounded.bytes)), id);
   }
   let page: ListPage | undefined;
   const parser = createParser({
-    maxBufferSize: MAX_REWRITE_BYTES,
+    maxBufferSize: left,
     onEvent: ({ data }) => {
       page ??= asPage(parseJson(data), id);
     },
   });
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  const decoder = new TextDecoder();
+  const reader = response.body.getReader();
   try {
     while (page === undefined) {
       const { done, value } = await reader.read();
       if (done) break;
-      parser.feed(value); // throws once an event outgrows the bound
+      read.bytes += value.byteLength;
+      if (read.bytes > MAX_REWRITE_BYTES) throw over();
+      parser.feed(decoder.decode(value, { stream: true })); // throws once an event outgrows the bound
     }
   } finally {
     await reader.cancel().catch(() => {});
@@ -81,6 +96,8 @@ export async function relistTools(
 ): Promise<ListedTool[] | undefined> {
   const revision = revisionOf(originHeaders, cause);
   const tools: ListedTool[] = [];
+  // The pages together, as one message is: what they hold is kept until the last is read.
+  const read = { bytes: 0 };
   let cursor = from;
   for (let pageNumber = 0; pageNumber < MAX_PAGES; pageNumber++) {
     const id = `mcp-edge-rewriter/relist/${crypto.randomUUID()}`;
@@ -116,7 +133,7 @@ export async function relistTools(
     let page: ListPage | undefined;
     let detail: string | undefined;
     try {
-      page = await readPage(reply.response, id);
+      page = await readPage(reply.response, id, read);
     } catch (error) {
       detail = String(error);
     }
