@@ -253,6 +253,31 @@ describe("properties over arbitrary Unicode names", () => {
     );
   });
 
+  it("gives a chosen name to its tool alone, whichever of the tools are named together", () => {
+    const crowded = fc.string({ unit: fc.constantFrom("a", "b", "_", "/"), maxLength: 4 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(crowded, { minLength: 2, maxLength: 12 }),
+        fc.nat(),
+        fc.stringMatching(/^[a-z][a-z_]{0,3}$/),
+        fc.array(fc.boolean(), { maxLength: 12 }),
+        (originals, pick, name, named) => {
+          // The operator's name for one tool, often another tool's own name.
+          const chooser = originals[pick % originals.length] as string;
+          const chosen = new Map([
+            [chooser, originals.find((o) => /^[a-z][a-z_]*$/.test(o) && o !== chooser) ?? name],
+          ]);
+          const subset = originals.filter((_, i) => named[i] ?? true);
+          const { assignments } = assignNames(subset, NOTHING_KNOWN, nameRules("openai"), chosen);
+          for (const { original, name: given } of assignments) {
+            expect(given === chosen.get(chooser)).toBe(original === chooser);
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it("does not depend on the order of the listing", () => {
     const crowded = fc.string({ unit: fc.constantFrom("a", "_", "/", "."), maxLength: 4 });
     fc.assert(
