@@ -160,29 +160,6 @@ describe("search mode", () => {
     ]);
   });
 
-  it.each([
-    ["JSON", ""],
-    ["event streams", "&sse"],
-  ])(
-    "reads a paginated listing no further than 16 MiB in all, as one message, and says so (%s)",
-    async (_, sse) => {
-      const logs = captureLogs();
-      // About 18 MB in three pages: the proxy, asked for a tool it does not know, lists the origin itself.
-      const cold = await connect(
-        "2026-07-28",
-        viaProxy({ ORIGIN_URL: catalog(12_000, `&page_size=4000${sse}`) }, { app: createApp() }),
-      );
-      const called = await cold.callTool("kubectl_get_7", { resourceType: "pods" });
-      expect((called.structuredContent as { tool: string }).tool).toBe("kubectl_get_7");
-      expect(logs.events("relist_failed")).toEqual([
-        expect.objectContaining({
-          status: "no tools/list result",
-          detail: "Error: the listing is over 16777216 bytes in all",
-        }),
-      ]);
-    },
-  );
-
   it("serves a cold isolate's search and call from the origin's listing, asked for again", async () => {
     const origin = catalog(300);
     const warm = await connect("2025-11-25", viaProxy({ ORIGIN_URL: origin }));
@@ -253,4 +230,29 @@ describe("search mode", () => {
     const [answer] = await messagesOf(await postJson(proxy, PROXY_URL, search, session));
     expect(JSON.stringify(answer)).toContain(DEMO_NAMES["files.read"]);
   });
+});
+
+describe("the proxy's own listing of the origin (a cold call, or the pages after a first)", () => {
+  it.each([
+    ["JSON", ""],
+    ["event streams", "&sse"],
+  ])(
+    "reads a paginated listing no further than 16 MiB in all, as one message, and says so (%s)",
+    async (_, sse) => {
+      const logs = captureLogs();
+      // About 18 MB in three pages: the proxy, asked for a tool it does not know, lists the origin itself.
+      const cold = await connect(
+        "2026-07-28",
+        viaProxy({ ORIGIN_URL: catalog(12_000, `&page_size=4000${sse}`) }, { app: createApp() }),
+      );
+      const called = await cold.callTool("kubectl_get_7", { resourceType: "pods" });
+      expect((called.structuredContent as { tool: string }).tool).toBe("kubectl_get_7");
+      expect(logs.events("relist_failed")).toEqual([
+        expect.objectContaining({
+          status: "no tools/list result",
+          detail: "Error: the listing is over 16777216 bytes in all",
+        }),
+      ]);
+    },
+  );
 });
