@@ -1,7 +1,8 @@
 /**
  * What one `tools/list` page does to the tool map, decided without I/O: each
- * tool's model-facing name (names/assign.ts) and which tools are new or
- * changed since the isolate last saw them. Pure, so it is tested and
+ * tool with the model-facing name `assignNames` gave it (names/assign.ts,
+ * or the names kept from the last listing, isolate-memory.ts), and which
+ * tools are new or changed since the isolate last saw them. Pure, so it is tested and
  * benchmarked on its own; tool-map.ts applies the plan to memory and KV.
  *
  * A schema is compared with the one the isolate remembers when it has it
@@ -10,8 +11,7 @@
  * rest of the plan.
  */
 import { dequal } from "dequal/lite";
-import { type Assignments, assignNames, type Displacement, type KnownNames } from "../names/assign";
-import type { NameRules } from "../names/profiles";
+import type { Assignments, Displacement, KnownNames } from "../names/assign";
 import type { RenameReason } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
@@ -75,23 +75,15 @@ export function schemaHash(inputSchema: unknown, json?: ListedTool["schemaJson"]
 }
 
 /**
- * `asListed`: the originals whose whole text is the one the isolate last
- * read for them; known with their schema, they are not read again.
- * `assigned`: the names, where the caller knows what `assignNames` gives
- * these tools (ProfileNames.assignedBefore).
+ * `assigned`: what `assignNames` gives these tools' names. `asListed`: the
+ * originals whose whole text is the one the isolate last read for them;
+ * known with their schema, they are not read again.
  */
 export function planListing(
   tools: readonly ListedTool[],
   known: KnownTools,
-  rules: NameRules,
-  chosen?: ReadonlyMap<string, string>,
+  assigned: Assignments,
   asListed: ReadonlySet<string> = new Set(),
-  assigned: Assignments = assignNames(
-    tools.map((tool) => tool.name),
-    known,
-    rules,
-    chosen,
-  ),
 ): ListingPlan {
   const { assignments, displaced } = assigned;
   const listed = new Map(tools.map((tool) => [tool.name, tool]));

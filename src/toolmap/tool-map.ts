@@ -240,12 +240,11 @@ export class ToolMap {
     for (const names of this.origin.profiles.values()) this.answers.delete(names);
     const { same: asListed, twoWays } = this.writtenAsBefore(tools);
     const originals = tools.map((tool) => tool.name);
-    const { names: rules } = this.profile;
     const chosen = this.policy.rules.names;
     const knownTools = this.known();
     const keptNames = this.names.assignedBefore(originals, chosen);
-    const assigned = keptNames ?? assignNames(originals, knownTools, rules, chosen);
-    const plan = planListing(tools, knownTools, rules, chosen, asListed, assigned);
+    const assigned = keptNames ?? assignNames(originals, knownTools, this.profile.names, chosen);
+    const plan = planListing(tools, knownTools, assigned, asListed);
     const listedTools = new Map(tools.map((tool) => [tool.name, tool]));
     const pinning = this.policy.changes !== "allow";
     // Each rename is logged once per isolate, when it is new here: not on every listing.

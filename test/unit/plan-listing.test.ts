@@ -1,15 +1,28 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { sha256 } from "../../src/digest";
+import { assignNames } from "../../src/names/assign";
 import { nameRules } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { definitionOf, joinPin, pinParts } from "../../src/toolmap/definition-pins";
-import { planListing, schemaHash } from "../../src/toolmap/plan-listing";
+import { type KnownTools, planListing, schemaHash } from "../../src/toolmap/plan-listing";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { knownAfter, knownWith, nothingKnown } from "../helpers/known-tools";
 
 const rules = nameRules("openai");
+
+/** A listing planned with the names `assignNames` gives it, as ToolMap plans one. */
+const planned = (tools: readonly ListedTool[], known: KnownTools) =>
+  planListing(
+    tools,
+    known,
+    assignNames(
+      tools.map((tool) => tool.name),
+      known,
+      rules,
+    ),
+  );
 
 const readSchema = { type: "object", properties: { path: { type: "string" } } };
 const weather = { name: "get_weather", inputSchema: { type: "object" } };
@@ -17,7 +30,7 @@ const listing = [{ name: "files.read", inputSchema: readSchema }, weather];
 
 describe("planning a listing", () => {
   it("stores every tool of a first listing, renamed or not, and reports the renames", () => {
-    const plan = planListing(listing, nothingKnown, rules);
+    const plan = planned(listing, nothingKnown);
     expect(
       plan.entries.map(({ name, original, changed }) => ({ name, original, changed })),
     ).toEqual([
@@ -38,9 +51,9 @@ describe("planning a listing", () => {
   it.each(["warm", "cold"] as const)(
     "stores nothing when the same listing comes again (%s isolate)",
     (isolate) => {
-      const first = planListing(listing, nothingKnown, rules);
+      const first = planned(listing, nothingKnown);
       // Parsed anew, as each answer is: equal schemas, other objects.
-      const again = planListing(structuredClone(listing), knownAfter(first, isolate), rules);
+      const again = planned(structuredClone(listing), knownAfter(first, isolate));
       expect(again.entries.filter((entry) => entry.changed)).toEqual([]);
       expect(again.entries.map((entry) => entry.schemaHash)).toEqual(
         first.entries.map((entry) => entry.schemaHash),
@@ -52,12 +65,11 @@ describe("planning a listing", () => {
   it.each(["warm", "cold"] as const)(
     "stores a tool again when its inputSchema changed, and only that tool (%s isolate)",
     (isolate) => {
-      const first = planListing(listing, nothingKnown, rules);
+      const first = planned(listing, nothingKnown);
       const changedSchema = { ...readSchema, required: ["path"] };
-      const again = planListing(
+      const again = planned(
         [{ name: "files.read", inputSchema: changedSchema }, weather],
         knownAfter(first, isolate),
-        rules,
       );
       const changed = again.entries.filter((entry) => entry.changed);
       expect(changed).toMatchObject([
@@ -68,19 +80,14 @@ describe("planning a listing", () => {
   );
 
   it("hands a legal tool its own name back, and reports the tool that had it", () => {
-    const first = planListing(
-      [{ name: "a/b", inputSchema: {} }],
-      knownWith({ "a/b": "a_b" }),
-      rules,
-    );
+    const first = planned([{ name: "a/b", inputSchema: {} }], knownWith({ "a/b": "a_b" }));
     expect(first.names.get("a/b")).toBe("a_b");
-    const again = planListing(
+    const again = planned(
       [
         { name: "a/b", inputSchema: {} },
         { name: "a_b", inputSchema: {} },
       ],
       knownAfter(first),
-      rules,
     );
     expect(again.names).toEqual(
       new Map([
