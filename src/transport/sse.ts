@@ -51,7 +51,7 @@ export interface EventStreamRewrite {
 
 const LF = 0x0a;
 const CR = 0x0d;
-/** Longer than any marker `mayMatter` looks for, so one cut by a chunk boundary is still seen. */
+/** Longer than any marker `mayMatter` looks for, so one cut by chunk boundaries is still seen. */
 const OVERLAP_CHARS = 64;
 
 /** An event's text, written anew with its data rewritten; `undefined` when the rewrite kept it. */
@@ -135,7 +135,11 @@ export function eventStreamRewriter({
   async function read(chunk: Uint8Array, emit: (bytes: Uint8Array) => void) {
     const text = chunkDecoder.decode(chunk, { stream: true });
     const chunkMayMatter = mayMatter(text) || mayMatter(tail + text.slice(0, OVERLAP_CHARS));
-    tail = text.slice(-OVERLAP_CHARS);
+    // The last characters seen, whichever chunks they came in: a marker may span more than two.
+    tail =
+      text.length >= OVERLAP_CHARS
+        ? text.slice(-OVERLAP_CHARS)
+        : (tail + text).slice(-OVERLAP_CHARS);
     /** Where the bytes not yet passed on begin (the held parts come before them). */
     let kept = 0;
     let start = 0;

@@ -1,3 +1,5 @@
+import { createParser } from "eventsource-parser";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
 import { captureLogs } from "../helpers/logs";
@@ -141,6 +143,17 @@ describe("rewriteEventStream, events across chunks", () => {
     expect(out).toBe('data: plain\n\ndata: {"A":1}\n\n');
   });
 
+  it("finds what may matter when it is split across three chunks or more", async () => {
+    const tools = (text: string) => text.includes('"tools"');
+    const transform = rewriteEventStream({
+      rewrite: (data) => (tools(data) ? data.toUpperCase() : undefined),
+      mayMatter: tools,
+      maxEventChars: 1 << 24,
+    });
+    const out = await run(transform, ['data: {"', "t", "o", 'ols":[]}\n\n']);
+    expect(out).toBe('data: {"TOOLS":[]}\n\n');
+  });
+
   it("rewrites or keeps every event whatever the chunking (every cut of a mixed stream)", async () => {
     const stream =
       ': hi\n\ndata: plain\r\n\r\nid: 3\rdata: {"x":"ü"}\r\rdata: other\n\ndata: {"y":2}\n\n';
@@ -160,5 +173,95 @@ describe("rewriteEventStream, events across chunks", () => {
         expect(out, `cut at ${a}, ${b}`).toBe(`: hi\n\n${expected}`);
       }
     }
+  });
+});
+
+/**
+ * What a client's EventSource makes of a whole stream: its events, comments
+ * and retry times, in order. A CR at the very end ends its line (the spec's
+ * reading); the parser would wait for an LF that may follow it.
+ */
+function clientView(text: string): unknown[] {
+  const seen: unknown[] = [];
+  const parser = createParser({
+    onEvent: ({ id, event, data }) => seen.push({ id, event, data }),
+    onComment: (comment) => seen.push({ comment }),
+    onRetry: (retry) => seen.push({ retry }),
+  });
+  parser.feed(text.endsWith("\r") ? `${text}\n` : text);
+  return seen;
+}
+
+/** `bytes` cut at the given places, each chunk a copy (as a runtime reads them). */
+function chunked(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array> {
+  const ends = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  return new ReadableStream({
+    start(controller) {
+      let at = 0;
+      for (const end of [...ends, bytes.length]) {
+        if (end > at) controller.enqueue(bytes.slice(at, end));
+        at = Math.max(at, end);
+      }
+      controller.close();
+    },
+  });
+}
+
+describe("rewriteEventStream, any stream in any chunks (property)", () => {
+  const ending = fc.constantFrom("\n", "\r", "\r\n");
+  // Characters that matter to the reader: separators, multi-byte UTF-8, the marker's, escapes.
+  const text = fc
+    .array(fc.constantFrom("a", " ", ":", "{", "}", '"', "ü", "€", "😀", '"tools"', "\\u", "x"), {
+      maxLength: 12,
+    })
+    .map((parts) => parts.join(""));
+  const line = fc.oneof(
+    text.map((value) => `data: ${value}`),
+    text.map((value) => `data:${value}`),
+    fc.constant("data"),
+    text.map((value) => `id: ${value}`),
+    fc.constantFrom("event: message", "event:", "retry: 1500", "retry: soon", "other: x"),
+    text.map((value) => `:${value}`),
+  );
+  const event = fc
+    .tuple(fc.array(fc.tuple(line, ending), { minLength: 1, maxLength: 5 }), ending)
+    .map(([lines, end]) => lines.map(([content, eol]) => content + eol).join("") + end);
+  const stream = fc
+    .tuple(fc.array(event, { maxLength: 6 }), fc.option(line, { nil: "" }))
+    .map(([events, unfinished]) => events.join("") + unfinished);
+  const cuts = fc.array(fc.nat(), { maxLength: 8 });
+
+  it("passes every byte as it came when the rewrite keeps every event", async () => {
+    await fc.assert(
+      fc.asyncProperty(stream, cuts, async (input, at) => {
+        const bytes = encoder.encode(input);
+        const out = await new Response(chunked(bytes, at).pipeThrough(keeping())).arrayBuffer();
+        expect(new Uint8Array(out)).toEqual(bytes);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("shows a client the same stream with the events that mention the marker rewritten", async () => {
+    const marked = (data: string) => (data.includes('"tools"') ? data.toUpperCase() : undefined);
+    const transform = () =>
+      rewriteEventStream({
+        rewrite: marked,
+        mayMatter: (value) => value.includes('"tools"'),
+        maxEventChars: 1 << 24,
+      });
+    await fc.assert(
+      fc.asyncProperty(stream, cuts, async (input, at) => {
+        const bytes = encoder.encode(input);
+        const out = await new Response(chunked(bytes, at).pipeThrough(transform())).text();
+        const expected = clientView(input).map((item) =>
+          item && typeof item === "object" && "data" in item
+            ? { ...item, data: marked(item.data as string) ?? item.data }
+            : item,
+        );
+        expect(clientView(out)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -162,6 +162,24 @@ describe("event streams", () => {
     expect(await digest(rest)).toEqual(await digest(firehoseStream(5)));
   });
 
+  it('rename a listing whose `"tools"` arrives cut across three chunks, and leave out what the rules hide', async () => {
+    const listed = async (settings: Record<string, string> = {}) => {
+      const response = await postJson(
+        viaProxy({
+          ORIGIN_URL: `${GATEWAY_ORIGIN}/firehose/1/listed-cut/mcp?map=${crypto.randomUUID()}`,
+          ...settings,
+        }),
+        PROXY_URL,
+        rpc(7, "tools/list"),
+      );
+      const [listing] = await parsed(response.body as ReadableStream<Uint8Array>);
+      const { tools } = JSON.parse((listing as EventSourceMessage).data).result;
+      return (tools as Array<{ name: string }>).map((tool) => tool.name);
+    };
+    expect(await listed()).toEqual([DEMO_NAMES["files.read"]]);
+    expect(await listed({ TOOL_RULES: JSON.stringify({ hide: ["files.read"] }) })).toEqual([]);
+  });
+
   it("re-emit every event, comment and retry of a stream they rewrite", async () => {
     // A tools/list in the body puts the stream through the rewriting parser.
     const response = await postJson(
