@@ -1,4 +1,5 @@
 import { env as workerEnv } from "cloudflare:workers";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseConfig, profileAt } from "../../src/config";
 import { ToolRules } from "../../src/rules/tool-rules";
@@ -311,5 +312,81 @@ describe("parseConfig", () => {
       setting,
       problem,
     });
+  });
+});
+
+describe("parseConfig, any settings (property)", () => {
+  const SETTINGS = [
+    "ORIGIN_URL",
+    "MCP_PATH",
+    "ORIGIN_TIMEOUT_MS",
+    "MAX_BODY_BYTES",
+    "PROFILE",
+    "NAME_PROFILE",
+    "NAME_MAX_LENGTH",
+    "MAX_TOOLS",
+    "TOOL_RULES",
+    "TOOL_CHANGES",
+    "ARGUMENT_VALIDATION",
+    "ALLOWED_HOSTS",
+    "PUBLIC_URL",
+    "AUTH_MODE",
+    "UPSTREAM_CLIENT_ID",
+    "UPSTREAM_CLIENT_SECRET",
+  ] as const;
+  // What an operator may write: TOML values, or text (JSON text among it), near-misses of real values.
+  const rulesLike = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small" },
+      fc.constantFrom("*", "files.*", "[", "admin.*", "", "__proto__", "name", "a_b"),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie("value"), { maxLength: 3 }),
+      fc.dictionary(
+        fc.constantFrom(
+          "hide",
+          "only",
+          "hideAnnotated",
+          "onlyAnnotated",
+          "tools",
+          "files.read",
+          "name",
+          "description",
+          "aliases",
+          "fixed",
+          "defaults",
+          "destructiveHint",
+          "__proto__",
+          "constructor",
+        ),
+        tie("value"),
+        { maxKeys: 4 },
+      ),
+    ),
+  })).value;
+  const value = fc.oneof(
+    fc.string({ maxLength: 20 }),
+    fc.constantFrom("https://o.example/mcp", "/mcp", "1000", "0", "-1", "openai", "hold", "broker"),
+    fc.integer(),
+    rulesLike,
+    rulesLike.map((rules) => JSON.stringify(rules)),
+  );
+  const settings = fc.dictionary(fc.constantFrom(...SETTINGS), value, { maxKeys: 6 });
+
+  it("never throws, and a refusal names a setting it was given (or one that is missing)", () => {
+    fc.assert(
+      fc.property(settings, fc.boolean(), (vars, withOrigin) => {
+        const given = { ...(withOrigin ? { ORIGIN_URL: "https://o.example/mcp" } : {}), ...vars };
+        const result = parseConfig(env(given));
+        if (result.kind === "valid") return;
+        const setting = /^[A-Z_]+/.exec(result.setting)?.[0] ?? "";
+        expect([...Object.keys(given), "ORIGIN_URL", "OAUTH_KV", "SIGN_IN_RATE_LIMIT"]).toContain(
+          setting,
+        );
+        expect(result.problem).not.toBe("");
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
