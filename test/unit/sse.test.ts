@@ -1,7 +1,8 @@
 import { createParser } from "eventsource-parser";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
+import { transformUntil } from "../../src/transport/hand-off";
+import { eventStreamRewriter, rewriteEventStream, watchEventStream } from "../../src/transport/sse";
 import { captureLogs } from "../helpers/logs";
 
 const encoder = new TextEncoder();
@@ -259,6 +260,38 @@ describe("rewriteEventStream, any stream in any chunks (property)", () => {
             ? { ...item, data: marked(item.data as string) ?? item.data }
             : item,
         );
+        expect(clientView(out)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("rewrites the first event that mentions the marker, then hands the rest on as it came", async () => {
+    await fc.assert(
+      fc.asyncProperty(stream, cuts, async (input, at) => {
+        let rewrote = false;
+        const rewriter = eventStreamRewriter({
+          rewrite: (data) => {
+            if (!data.includes('"tools"')) return undefined;
+            rewrote = true;
+            return data.toUpperCase();
+          },
+          mayMatter: (value) => value.includes('"tools"'),
+          finished: () => rewrote,
+          maxEventChars: 1 << 24,
+        });
+        const bytes = encoder.encode(input);
+        const out = await new Response(
+          transformUntil(chunked(bytes, at), rewriter, () => rewrote),
+        ).text();
+        let first = true;
+        const expected = clientView(input).map((item) => {
+          if (!(item && typeof item === "object" && "data" in item)) return item;
+          const data = item.data as string;
+          if (!first || !data.includes('"tools"')) return item;
+          first = false;
+          return { ...item, data: data.toUpperCase() };
+        });
         expect(clientView(out)).toEqual(expected);
       }),
       { numRuns: 1000 },
