@@ -231,8 +231,12 @@ export function eventStreamRewriter({
   };
 }
 
-/** Where an event ends: a blank line, in any of the three line endings. */
-const EVENT_END = /(\r\n|\r|\n)(\r\n|\r|\n)/;
+/**
+ * Where an event ends: a blank line, in any of the three line endings. A CR
+ * followed by an LF is one line end (CRLF), never two: read as two, the line
+ * after it would be taken for the start of an event.
+ */
+const EVENT_END = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)/;
 
 /**
  * Passes the bytes through unchanged and hands `onEvent` the data of every

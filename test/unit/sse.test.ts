@@ -2,7 +2,12 @@ import { createParser } from "eventsource-parser";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { transformUntil } from "../../src/transport/hand-off";
-import { eventStreamRewriter, rewriteEventStream, watchEventStream } from "../../src/transport/sse";
+import {
+  eventStreamRewriter,
+  mayMention,
+  rewriteEventStream,
+  watchEventStream,
+} from "../../src/transport/sse";
 import { captureLogs } from "../helpers/logs";
 
 const encoder = new TextEncoder();
@@ -128,6 +133,23 @@ describe("watchEventStream", () => {
   });
 });
 
+describe("watchEventStream, an event too long to look at", () => {
+  it("is skipped to its blank line, in CRLF too: none of its lines are taken for an event", async () => {
+    const seen: string[] = [];
+    const marker = "notifications/tools/list_changed";
+    const chunks = [
+      `data: ${"x".repeat(1200)}`,
+      `\r\ndata: {"method":"${marker}"}\r\n\r\n`,
+      `data: {"method":"${marker}","params":{}}\r\n\r\n`,
+    ];
+    await run(
+      watchEventStream(marker, (data) => seen.push(data), 1000),
+      chunks,
+    );
+    expect(seen).toEqual([`{"method":"${marker}","params":{}}`]);
+  });
+});
+
 describe("an event that never ends", () => {
   it("ends a rewritten stream with an error instead of growing without bound", async () => {
     const logs = captureLogs();
@@ -231,6 +253,7 @@ describe("rewriteEventStream, any stream in any chunks (property)", () => {
     .tuple(fc.array(event, { maxLength: 6 }), fc.option(line, { nil: "" }))
     .map(([events, unfinished]) => events.join("") + unfinished);
   const cuts = fc.array(fc.nat(), { maxLength: 8 });
+  const ended = stream.map((text) => `${text}\n`);
 
   it("passes every byte as it came when the rewrite keeps every event", async () => {
     await fc.assert(
@@ -261,6 +284,53 @@ describe("rewriteEventStream, any stream in any chunks (property)", () => {
             : item,
         );
         expect(clientView(out)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("watches: hands on the data of every event that may mention the marker, bytes as they came", async () => {
+    await fc.assert(
+      // Ended by a line end: a parser fed in chunks takes a CR for a line end only once it sees the next line.
+      fc.asyncProperty(ended, cuts, async (input, at) => {
+        const seen: string[] = [];
+        const bytes = encoder.encode(input);
+        const watch = watchEventStream('"tools"', (data) => seen.push(data), 1 << 24);
+        const out = await new Response(chunked(bytes, at).pipeThrough(watch)).arrayBuffer();
+        expect(new Uint8Array(out)).toEqual(bytes);
+        const expected = clientView(input).flatMap((item) =>
+          item &&
+          typeof item === "object" &&
+          "data" in item &&
+          mayMention(String(item.data), ['"tools"'])
+            ? [item.data]
+            : [],
+        );
+        expect(seen).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("watches: skips an event too long to look at, and none of its lines are taken for events", async () => {
+    const long = fc
+      .tuple(fc.array(fc.tuple(text, ending), { minLength: 1, maxLength: 4 }), ending)
+      .map(
+        ([lines, end]) =>
+          lines.map(([value, eol]) => `data: ${"x".repeat(40)}${value}${eol}`).join("") + end,
+      );
+    const streamWithLong = fc
+      .array(fc.oneof(event, long), { maxLength: 6 })
+      .map((events) => `${events.join("")}\n`);
+    await fc.assert(
+      fc.asyncProperty(streamWithLong, cuts, async (input, at) => {
+        const seen: string[] = [];
+        const watch = watchEventStream('"tools"', (data) => seen.push(data), 32);
+        await new Response(chunked(encoder.encode(input), at).pipeThrough(watch)).arrayBuffer();
+        const events = clientView(input).flatMap((item) =>
+          item && typeof item === "object" && "data" in item ? [String(item.data)] : [],
+        );
+        for (const data of seen) expect(events).toContain(data);
       }),
       { numRuns: 1000 },
     );
