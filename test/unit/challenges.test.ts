@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseChallenges, replaceChallengeParams } from "../../src/auth/challenges";
+import { parseChallenges, quote, replaceChallengeParams } from "../../src/auth/challenges";
 
 const summary = (header: string) =>
   parseChallenges(header).map(({ scheme, params }) => ({
@@ -93,6 +94,93 @@ describe("replacing one parameter", () => {
     const header = 'Bearer resource_metadata="u"';
     expect(replaceChallengeParams(header, () => 'a"b\\c')).toBe(
       'Bearer resource_metadata="a\\"b\\\\c"',
+    );
+  });
+});
+
+describe("WWW-Authenticate, any header written by the grammar (property)", () => {
+  const token = fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,8}$/);
+  const space = fc.stringMatching(/^[ \t]{0,2}$/);
+  // A quoted value may hold anything printable: quotes, backslashes, commas, `=`, spaces.
+  const printable = fc.stringMatching(/^[\x20-\x7e]{0,12}$/);
+  const param = fc.record({
+    name: fc.oneof(token, fc.constantFrom("resource_metadata", "Resource_Metadata", "realm")),
+    value: fc.oneof(token, printable),
+    quoted: fc.boolean(),
+    before: space,
+    after: space,
+  });
+  const challenge = fc.record({
+    scheme: fc.oneof(token, fc.constantFrom("Bearer", "bearer", "DPoP")),
+    params: fc.array(param, { maxLength: 4 }),
+  });
+  // Commas with optional whitespace, now and then an empty list element.
+  const separator = fc.constantFrom(",", ", ", " ,", " , ", ",,", ", ,\t");
+  const header = fc
+    .tuple(
+      fc.array(challenge, { minLength: 1, maxLength: 3 }),
+      fc.array(separator, { minLength: 8, maxLength: 8 }),
+    )
+    .map(([challenges, separators]) => {
+      let at = 0;
+      const next = () => separators[at++ % separators.length] as string;
+      const text = challenges
+        .map(({ scheme, params }) => {
+          const written = params.map(({ name, value, quoted, before, after }) => {
+            const asToken = !quoted && /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(value);
+            return `${name}${before}=${after}${asToken ? value : quote(value)}`;
+          });
+          return written.length === 0 ? scheme : `${scheme} ${written.join(next())}`;
+        })
+        .join(next());
+      const expected = challenges.map(({ scheme, params }) => ({
+        scheme: scheme.toLowerCase(),
+        params: params.map(({ name, value }) => ({ name: name.toLowerCase(), value })),
+      }));
+      return { text, expected };
+    });
+
+  it("reads every challenge and parameter as written, each value where it is written", () => {
+    fc.assert(
+      fc.property(header, ({ text, expected }) => {
+        const read = parseChallenges(text);
+        expect(
+          read.map(({ scheme, params }) => ({
+            scheme,
+            params: params.map(({ name, value }) => ({ name, value })),
+          })),
+        ).toEqual(expected);
+        for (const { params } of read)
+          for (const { value, start, end } of params) {
+            const written = text.slice(start, end);
+            expect(written.startsWith('"') ? written : quote(written)).toBe(quote(value));
+          }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("replaces the values asked for and keeps every other byte", () => {
+    fc.assert(
+      fc.property(header, printable, ({ text }, replacement) => {
+        const out = rewrite(text);
+        const targets = parseChallenges(text).flatMap(({ scheme, params }) =>
+          scheme === "bearer" ? params.filter(({ name }) => name === "resource_metadata") : [],
+        );
+        // The text around the values replaced is the header's own.
+        let kept = "";
+        let at = 0;
+        for (const { start, end } of targets) {
+          kept += `${text.slice(at, start)}"NEW"`;
+          at = end;
+        }
+        expect(out).toBe(kept + text.slice(at));
+        const again = replaceChallengeParams(text, () => replacement);
+        expect(
+          parseChallenges(again).flatMap(({ params }) => params.map(({ value }) => value)),
+        ).toEqual(parseChallenges(text).flatMap(({ params }) => params.map(() => replacement)));
+      }),
+      { numRuns: 2000 },
     );
   });
 });
