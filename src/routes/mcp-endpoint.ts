@@ -27,7 +27,12 @@ import { relistTools } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap } from "../toolmap/tool-map";
 import { originRequestHeaders } from "../transport/headers";
-import { fetchOrigin, originTarget, relayResponse } from "../transport/origin";
+import {
+  fetchOrigin,
+  originTarget,
+  relayResponse,
+  withoutOriginCookies,
+} from "../transport/origin";
 import { readPostBody } from "../transport/post-body";
 import type { AppEnv } from "./app-env";
 
@@ -66,7 +71,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
   /** The origin's answer, its sign-in challenges pointing at the proxy's metadata for this URL. */
   const answered = (origin: Response) =>
     rewriteChallenges(
-      origin,
+      withoutOriginCookies(origin, credentials),
       config,
       publicUrls(config, url, url.pathname),
       request.headers.has("authorization"),

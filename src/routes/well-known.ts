@@ -12,7 +12,12 @@ import { protectedResourceMetadata } from "../auth/protected-resource";
 import { endpointOfMetadata, publicUrls } from "../auth/public-url";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { originRequestHeaders } from "../transport/headers";
-import { fetchOrigin, relayResponse, wellKnownTarget } from "../transport/origin";
+import {
+  fetchOrigin,
+  relayResponse,
+  wellKnownTarget,
+  withoutOriginCookies,
+} from "../transport/origin";
 import type { AppEnv } from "./app-env";
 
 const OAUTH_DISCOVERY = /^\/\.well-known\/(oauth-|openid-configuration)/;
@@ -35,15 +40,18 @@ export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
     );
   }
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  const credentials = c.get("originCredentials");
   const reply = await fetchOrigin(
     wellKnownTarget(config.originUrl, url),
     {
       method: request.method,
-      headers: originRequestHeaders(request.headers, c.get("originCredentials")),
+      headers: originRequestHeaders(request.headers, credentials),
       body: hasBody ? request.body : null,
     },
     config.originTimeoutMs,
     unreadAddressee(request.headers),
   );
-  return reply.kind === "answered" ? relayResponse(reply.response) : reply.response;
+  return reply.kind === "answered"
+    ? relayResponse(withoutOriginCookies(reply.response, credentials))
+    : reply.response;
 }

@@ -11,11 +11,12 @@
  *   waiting; any answer the origin does give, 401 and 404 included, is the
  *   origin's, its body unread.
  * - `relayResponse` hands an origin's response to the client with its
- *   end-to-end headers.
+ *   end-to-end headers; `withoutOriginCookies`, in broker mode, without the
+ *   cookies the origin sets.
  */
 import { logEvent } from "../log";
 import { type ErrorAddressee, ErrorCode, errorResponse } from "../protocol/jsonrpc";
-import { clientResponseHeaders, responseHeadersToDrop } from "./headers";
+import { clientResponseHeaders, type OriginCredentials, responseHeadersToDrop } from "./headers";
 
 export type OriginFailure = "timeout" | "unreachable";
 
@@ -103,6 +104,24 @@ export function relayResponse(
   const headers = clientResponseHeaders(origin.headers, drop);
   if (body instanceof ReadableStream && body !== origin.body) headers.delete("content-length");
   return new Response(body, { status: origin.status, statusText: origin.statusText, headers });
+}
+
+/**
+ * The origin's response as a client may have it: in broker mode, without
+ * `Set-Cookie`. A cookie the origin sets is a credential there, and in broker
+ * mode the client holds none of the origin's: with one it could call the
+ * origin past the proxy and the operator's rules. Nor would it serve: a
+ * client's own cookies never reach the origin in broker mode.
+ */
+export function withoutOriginCookies(origin: Response, credentials: OriginCredentials): Response {
+  if (credentials.kind !== "proxy" || !origin.headers.has("set-cookie")) return origin;
+  const headers = new Headers(origin.headers);
+  headers.delete("set-cookie");
+  return new Response(origin.body, {
+    status: origin.status,
+    statusText: origin.statusText,
+    headers,
+  });
 }
 
 /**

@@ -133,6 +133,24 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(JSON.stringify(log.mock.calls)).not.toContain(provider.saved?.access_token);
   });
 
+  it("never hands the client a cookie the origin set: it holds no credential of the origin's", async () => {
+    const { provider } = await signIn();
+    const network = broker();
+    const response = await network(BROKER_URL, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${provider.saved?.access_token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(200);
+    expect((await response.json<{ result: { tools: unknown[] } }>()).result.tools).toHaveLength(1);
+    expect(response.headers.has("set-cookie")).toBe(false);
+  });
+
   it("signs a client in at a profile's URL with the same resource, and lists that profile's view", async () => {
     const network = broker();
     const signedIn = await signInAndConnect(`${BROKER_URL}/gemini`, network, async (url) => {
