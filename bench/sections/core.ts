@@ -223,6 +223,7 @@ function resolverFor(original: string, inputSchema: unknown): ToolResolver {
   const entry = { original, schemaHash: "", inputSchema };
   return Object.assign(async () => ({ entry, source: "memory" as const }), {
     refusalOf: () => undefined,
+    ruleOf: () => undefined,
   });
 }
 

@@ -112,7 +112,8 @@ export async function repairToolCall(
       ? valuesFromText(recovered.arguments, resolved.view)
       : undefined;
   // The operator's rule, if any: its aliases before the schema's coalescing, its values after repair.
-  const rule = resolved?.rule;
+  // A name the map does not know goes to the origin as it came: the rule for that original holds there.
+  const rule = resolved ? resolved.rule : resolveTool.ruleOf(name);
   const given = fromText?.arguments ?? recovered.arguments;
   const aliased = rule && given ? aliasedArguments(given, rule) : undefined;
   const sent = aliased?.arguments ?? given;

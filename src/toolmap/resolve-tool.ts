@@ -6,6 +6,7 @@
  * (illegal under the profile, or longer than its cap: an original name, or
  * junk) costs no lookup and no re-list; its call goes on as it came.
  */
+import type { ToolRule } from "../rules/tool-rules";
 import type { Resolution, ToolMap } from "./tool-map";
 
 export type ResolvedTool = Omit<Resolution, "source"> & { source: Resolution["source"] | "relist" };
@@ -15,6 +16,8 @@ export interface ToolResolver {
   (name: string, cause: unknown): Promise<ResolvedTool | undefined>;
   /** Why the operator's policy refuses a call naming a tool by its original name, if it does. */
   refusalOf(original: string): Resolution["refused"];
+  /** The operator's rule for a tool a call names by its original name, if there is one. */
+  ruleOf(original: string): ToolRule | undefined;
 }
 
 export function toolResolver(
@@ -30,5 +33,8 @@ export function toolResolver(
     const learned = await toolMap.resolve(name);
     return learned && { ...learned, source: "relist" as const };
   };
-  return Object.assign(resolve, { refusalOf: (original: string) => toolMap.refusalOf(original) });
+  return Object.assign(resolve, {
+    refusalOf: (original: string) => toolMap.refusalOf(original),
+    ruleOf: (original: string) => toolMap.policy.rules.ruleFor(original),
+  });
 }

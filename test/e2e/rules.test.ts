@@ -81,6 +81,20 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("TOOL_RULES, protocol %s", 
     });
   });
 
+  it("sets the fixed value on a call by the original name too, which the map never hands out", async () => {
+    const client = await withRules();
+    await client.listTools();
+    // `catering.invoice` is no OpenAI name: the proxy forwards the call under the name it came with.
+    const result = await client.callTool("catering.invoice", {
+      payload_json: { invoice_id: "INV-1", amount: 3 },
+      invoice_id: "INV-MODEL",
+    });
+    expect(echoed(result)).toEqual({
+      tool: "catering.invoice",
+      arguments: { payload_json: { invoice_id: "INV-1", amount: 3 }, invoice_id: "INV-FIXED" },
+    });
+  });
+
   it("appends to a description, says the default, and sets it only when the model leaves it out", async () => {
     const client = await withRules();
     const read = (await client.listTools()).find((tool) => tool.name === DEMO_NAMES["files.read"]);
