@@ -222,7 +222,7 @@ function largeCall() {
 function resolverFor(original: string, inputSchema: unknown): ToolResolver {
   const entry = { original, schemaHash: "", inputSchema };
   return Object.assign(async () => ({ entry, source: "memory" as const }), {
-    refusalOf: () => undefined,
+    refusalOf: async () => undefined,
     ruleOf: () => undefined,
   });
 }

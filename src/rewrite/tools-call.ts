@@ -82,7 +82,7 @@ export async function repairToolCall(
 
   const resolved = await resolveTool(name, message);
   const tool = resolved?.entry.original ?? name;
-  const refused = resolved ? resolved.refused : resolveTool.refusalOf(name);
+  const refused = resolved ? resolved.refused : await resolveTool.refusalOf(name, message);
   if (refused) {
     logEvent("tool_call_refused", { tool, name, reason: refused });
     return {

@@ -4,7 +4,10 @@
  * most once per client request however many calls the request carries, and
  * which names what it learns in the map). A name the map could never have handed out
  * (illegal under the profile, or longer than its cap: an original name, or
- * junk) costs no lookup and no re-list; its call goes on as it came.
+ * junk) costs no lookup; its call goes on as it came, under the operator's
+ * policy for that original (`refusalOf`, `ruleOf`), which asks for a
+ * listing only where it judges by one (annotations, pins) and this isolate
+ * has not seen the tool listed.
  */
 import type { ToolRule } from "../rules/tool-rules";
 import type { Resolution, ToolMap } from "./tool-map";
@@ -14,15 +17,20 @@ export type ResolvedTool = Omit<Resolution, "source"> & { source: Resolution["so
 /** The tool behind `name`, called by `cause` (the client's `tools/call`, on whose behalf a re-list asks). */
 export interface ToolResolver {
   (name: string, cause: unknown): Promise<ResolvedTool | undefined>;
-  /** Why the operator's policy refuses a call naming a tool by its original name, if it does. */
-  refusalOf(original: string): Resolution["refused"];
+  /**
+   * Why the operator's policy refuses a call naming a tool by its original
+   * name, if it does: where the policy needs a listing this isolate has not
+   * seen, after asking the origin for one (on behalf of `cause`).
+   */
+  refusalOf(original: string, cause: unknown): Promise<Resolution["refused"]>;
   /** The operator's rule for a tool a call names by its original name, if there is one. */
   ruleOf(original: string): ToolRule | undefined;
 }
 
 export function toolResolver(
   toolMap: ToolMap,
-  relist: (cause: unknown) => Promise<unknown>,
+  /** Asks the origin for its whole listing and names it; whether it was read. */
+  relist: (cause: unknown) => Promise<boolean>,
 ): ToolResolver {
   const resolve = async (name: string, cause: unknown) => {
     if (!toolMap.couldHaveNamed(name)) return undefined;
@@ -34,7 +42,11 @@ export function toolResolver(
     return learned && { ...learned, source: "relist" as const };
   };
   return Object.assign(resolve, {
-    refusalOf: (original: string) => toolMap.refusalOf(original),
+    refusalOf: async (original: string, cause: unknown) => {
+      const refused = toolMap.refusalOf(original);
+      if (refused !== "unchecked") return refused;
+      return (await relist(cause)) ? toolMap.refusalOf(original, true) : "unchecked";
+    },
     ruleOf: (original: string) => toolMap.policy.rules.ruleFor(original),
   });
 }

@@ -523,21 +523,33 @@ export class ToolMap {
 
   /** Why the operator's policy refuses calls to `entry`, if it does. */
   private refusal(entry: ToolEntry): Resolution["refused"] {
-    const { rules, changes } = this.policy;
+    const { rules } = this.policy;
     if (rules.hides({ name: entry.original, annotations: entry.listed?.annotations })) {
       // Annotations unseen here may be what hides it, or what lets it through.
       return entry.listed || !rules.readsAnnotations ? "hidden" : "unchecked";
     }
     if (this.origin.held.has(entry.original)) return "held";
-    if (!entry.listed && (rules.readsAnnotations || changes === "hold")) return "unchecked";
+    if (!entry.listed && this.judgesByListing) return "unchecked";
     return undefined;
   }
 
-  /** Why the policy refuses a call naming a tool by its original name, if it does. */
-  refusalOf(original: string): Resolution["refused"] {
+  /** Whether the policy judges a tool by what only a listing shows: its annotations, or its pin. */
+  private get judgesByListing(): boolean {
+    return this.policy.rules.readsAnnotations || this.policy.changes === "hold";
+  }
+
+  /**
+   * Why the policy refuses a call naming a tool by its original name, if it
+   * does. A tool no listing in this isolate showed is judged by its name
+   * alone only once `listingRead`: a listing just read lacks it, so it has no
+   * annotations or pin to judge; before that, where the policy needs them,
+   * it is `unchecked` (the resolver lists the origin).
+   */
+  refusalOf(original: string, listingRead = false): Resolution["refused"] {
     const entry = this.origin.tools.get(original);
-    if (entry) return this.refusal(entry);
-    return this.policy.rules.hides({ name: original }) ? "hidden" : undefined;
+    if (entry?.listed) return this.refusal(entry);
+    if (this.policy.rules.hides({ name: original })) return "hidden";
+    return !listingRead && this.judgesByListing ? "unchecked" : undefined;
   }
 
   /** Drops this isolate's memory of the origin (it said its tools changed). */

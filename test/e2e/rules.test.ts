@@ -165,6 +165,17 @@ describe("TOOL_RULES", () => {
       "Unknown tool",
     );
   });
+
+  it("refuses a tool hidden by its annotations when a new isolate is called by its original name", async () => {
+    const vars = { ORIGIN_URL: freshOrigin(), TOOL_RULES: JSON.stringify(RULES) };
+    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    await expect(cold.callTool("deploy:confirm", { target: "prod" })).rejects.toThrow(
+      "Unknown tool: deploy:confirm",
+    );
+    // Learned from the listing it asked for: a tool its rules let through still goes on.
+    const other = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    expect(echoed(await other.callTool("files.read", { path: "a" })).tool).toBe("files.read");
+  });
 });
 
 describe("a name the operator chose, in a cold isolate", () => {
