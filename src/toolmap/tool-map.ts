@@ -540,16 +540,16 @@ export class ToolMap {
 
   /**
    * Why the policy refuses a call naming a tool by its original name, if it
-   * does. A tool no listing in this isolate showed is judged by its name
-   * alone only once `listingRead`: a listing just read lacks it, so it has no
-   * annotations or pin to judge; before that, where the policy needs them,
-   * it is `unchecked` (the resolver lists the origin).
+   * does. A tool no listing in this isolate showed has no annotations or pin
+   * here: where the policy needs them it is `unchecked` (the resolver lists
+   * the origin), and once `listingRead` (a listing just read lacks it, so it
+   * has neither) its name alone decides.
    */
   refusalOf(original: string, listingRead = false): Resolution["refused"] {
     const entry = this.origin.tools.get(original);
     if (entry?.listed) return this.refusal(entry);
-    if (this.policy.rules.hides({ name: original })) return "hidden";
-    return !listingRead && this.judgesByListing ? "unchecked" : undefined;
+    if (!listingRead && this.judgesByListing) return "unchecked";
+    return this.policy.rules.hides({ name: original }) ? "hidden" : undefined;
   }
 
   /** Drops this isolate's memory of the origin (it said its tools changed). */

@@ -176,6 +176,16 @@ describe("TOOL_RULES", () => {
     const other = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
     expect(echoed(await other.callTool("files.read", { path: "a" })).tool).toBe("files.read");
   });
+
+  it("serves a tool that onlyAnnotated lets through when a new isolate is called by its original name", async () => {
+    const vars = {
+      ORIGIN_URL: freshOrigin(),
+      TOOL_RULES: JSON.stringify({ onlyAnnotated: { readOnlyHint: true } }),
+    };
+    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    expect(echoed(await cold.callTool("files.read", { path: "a" })).tool).toBe("files.read");
+    await expect(cold.callTool("unity/health", {})).rejects.toThrow("Unknown tool: unity/health");
+  });
 });
 
 describe("a name the operator chose, in a cold isolate", () => {
