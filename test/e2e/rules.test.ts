@@ -263,6 +263,22 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
     });
   });
 
+  it("hold: a new isolate refuses a held tool called by its original name, which it lists the origin to judge", async () => {
+    const { origin, change } = changingOrigin();
+    // A cap of 12: `read_text_file` is renamed, so its own name is one the map never hands out.
+    const vars = { ORIGIN_URL: origin, TOOL_CHANGES: "hold", NAME_MAX_LENGTH: "12" };
+    const contexts: ExecutionContext[] = [];
+    const client = await connect("2025-11-25", viaProxy(vars, { contexts }));
+    expect((await client.listTools()).map((tool) => tool.name)).not.toContain("read_text_file");
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+
+    await change();
+    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    await expect(cold.callTool("read_text_file", { path: "a" })).rejects.toThrow(
+      "Tool read_text_file is held",
+    );
+  });
+
   it("hold: a changed title, which people approving a call read, is held like a changed description", async () => {
     const logs = captureLogs();
     const { origin, change } = changingOrigin(true);
