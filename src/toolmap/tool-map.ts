@@ -511,7 +511,7 @@ export class ToolMap {
   private resolution(name: string, entry: ToolEntry, source: Resolution["source"]): Resolution {
     const view = this.viewOf(name, entry)?.view;
     const rule = this.policy.rules.ruleFor(entry.original);
-    const refused = this.refusal(entry);
+    const refused = this.refusal(entry.original, entry.listed);
     return {
       entry,
       source,
@@ -521,35 +521,31 @@ export class ToolMap {
     };
   }
 
-  /** Why the operator's policy refuses calls to `entry`, if it does. */
-  private refusal(entry: ToolEntry): Resolution["refused"] {
-    const { rules } = this.policy;
-    if (rules.hides({ name: entry.original, annotations: entry.listed?.annotations })) {
+  /** Why the operator's policy refuses calls to `original`, as this isolate saw it `listed`, if it does. */
+  private refusal(original: string, listed: ToolEntry["listed"]): Resolution["refused"] {
+    const { rules, changes } = this.policy;
+    if (rules.hides({ name: original, annotations: listed?.annotations })) {
       // Annotations unseen here may be what hides it, or what lets it through.
-      return entry.listed || !rules.readsAnnotations ? "hidden" : "unchecked";
+      return listed || !rules.readsAnnotations ? "hidden" : "unchecked";
     }
-    if (this.origin.held.has(entry.original)) return "held";
-    if (!entry.listed && this.judgesByListing) return "unchecked";
+    if (this.origin.held.has(original)) return "held";
+    if (!listed && (rules.readsAnnotations || changes === "hold")) return "unchecked";
     return undefined;
-  }
-
-  /** Whether the policy judges a tool by what only a listing shows: its annotations, or its pin. */
-  private get judgesByListing(): boolean {
-    return this.policy.rules.readsAnnotations || this.policy.changes === "hold";
   }
 
   /**
    * Why the policy refuses a call naming a tool by its original name, if it
-   * does. A tool no listing in this isolate showed has no annotations or pin
-   * here: where the policy needs them it is `unchecked` (the resolver lists
-   * the origin), and once `listingRead` (a listing just read lacks it, so it
-   * has neither) its name alone decides.
+   * does: judged as a call by its model-facing name is (`unchecked` where
+   * only a listing shows what the policy reads: the resolver lists the
+   * origin). Once `listingRead`, a tool the listing lacks has no annotations
+   * or pin, and its name alone decides.
    */
   refusalOf(original: string, listingRead = false): Resolution["refused"] {
-    const entry = this.origin.tools.get(original);
-    if (entry?.listed) return this.refusal(entry);
-    if (!listingRead && this.judgesByListing) return "unchecked";
-    return this.policy.rules.hides({ name: original }) ? "hidden" : undefined;
+    const listed = this.origin.tools.get(original)?.listed;
+    if (listingRead && !listed) {
+      return this.policy.rules.hides({ name: original }) ? "hidden" : undefined;
+    }
+    return this.refusal(original, listed);
   }
 
   /** Drops this isolate's memory of the origin (it said its tools changed). */
