@@ -42,11 +42,12 @@ const scratch = new Uint8Array(64 * 1024);
 /** SHA-256 of `text`'s UTF-8 bytes. */
 export function sha256Bytes(text: string): Promise<ArrayBuffer> {
   const { read, written } = encoder.encodeInto(text, scratch);
-  const bytes = read === text.length ? scratch.subarray(0, written) : encoder.encode(text);
+  const fits = read === text.length;
+  const bytes = fits ? scratch.subarray(0, written) : encoder.encode(text);
   const digest = crypto.subtle.digest("SHA-256", bytes);
-  // A longer text's own buffer too, and what of it fitted in the scratch.
   bytes.fill(0);
-  scratch.fill(0, 0, written);
+  // A longer text left its first bytes in the scratch too.
+  if (!fits) scratch.fill(0, 0, written);
   return digest;
 }
 

@@ -73,7 +73,8 @@ async function readPage(
       if (done) break;
       read.bytes += value.byteLength;
       if (read.bytes > MAX_REWRITE_BYTES) throw over();
-      parser.feed(decoder.decode(value, { stream: true })); // throws once an event outgrows the bound
+      // The count above bounds what the parser holds too: it holds no more characters than bytes came.
+      parser.feed(decoder.decode(value, { stream: true }));
     }
   } finally {
     await reader.cancel().catch(() => {});
