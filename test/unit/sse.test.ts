@@ -1,4 +1,3 @@
-import { createParser } from "eventsource-parser";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { transformUntil } from "../../src/transport/hand-off";
@@ -8,6 +7,7 @@ import {
   rewriteEventStream,
   watchEventStream,
 } from "../../src/transport/sse";
+import { clientView, isEvent } from "../helpers/event-stream";
 import { captureLogs } from "../helpers/logs";
 
 const encoder = new TextEncoder();
@@ -199,22 +199,6 @@ describe("rewriteEventStream, events across chunks", () => {
   });
 });
 
-/**
- * What a client's EventSource makes of a whole stream: its events, comments
- * and retry times, in order. A CR at the very end ends its line (the spec's
- * reading); the parser would wait for an LF that may follow it.
- */
-function clientView(text: string): unknown[] {
-  const seen: unknown[] = [];
-  const parser = createParser({
-    onEvent: ({ id, event, data }) => seen.push({ id, event, data }),
-    onComment: (comment) => seen.push({ comment }),
-    onRetry: (retry) => seen.push({ retry }),
-  });
-  parser.feed(text.endsWith("\r") ? `${text}\n` : text);
-  return seen;
-}
-
 /** `bytes` cut at the given places, each chunk a copy (as a runtime reads them). */
 function chunked(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array> {
   const ends = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
@@ -279,9 +263,7 @@ describe("rewriteEventStream, any stream in any chunks (property)", () => {
         const bytes = encoder.encode(input);
         const out = await new Response(chunked(bytes, at).pipeThrough(transform())).text();
         const expected = clientView(input).map((item) =>
-          item && typeof item === "object" && "data" in item
-            ? { ...item, data: marked(item.data as string) ?? item.data }
-            : item,
+          isEvent(item) ? { ...item, data: marked(item.data) ?? item.data } : item,
         );
         expect(clientView(out)).toEqual(expected);
       }),
@@ -298,14 +280,10 @@ describe("rewriteEventStream, any stream in any chunks (property)", () => {
         const watch = watchEventStream('"tools"', (data) => seen.push(data), 1 << 24);
         const out = await new Response(chunked(bytes, at).pipeThrough(watch)).arrayBuffer();
         expect(new Uint8Array(out)).toEqual(bytes);
-        const expected = clientView(input).flatMap((item) =>
-          item &&
-          typeof item === "object" &&
-          "data" in item &&
-          mayMention(String(item.data), ['"tools"'])
-            ? [item.data]
-            : [],
-        );
+        const expected = clientView(input)
+          .filter(isEvent)
+          .map(({ data }) => data)
+          .filter((data) => mayMention(data, ['"tools"']));
         expect(seen).toEqual(expected);
       }),
       { numRuns: 1000 },
@@ -327,9 +305,9 @@ describe("rewriteEventStream, any stream in any chunks (property)", () => {
         const seen: string[] = [];
         const watch = watchEventStream('"tools"', (data) => seen.push(data), 32);
         await new Response(chunked(encoder.encode(input), at).pipeThrough(watch)).arrayBuffer();
-        const events = clientView(input).flatMap((item) =>
-          item && typeof item === "object" && "data" in item ? [String(item.data)] : [],
-        );
+        const events = clientView(input)
+          .filter(isEvent)
+          .map(({ data }) => data);
         for (const data of seen) expect(events).toContain(data);
       }),
       { numRuns: 1000 },
@@ -356,11 +334,9 @@ describe("rewriteEventStream, any stream in any chunks (property)", () => {
         ).text();
         let first = true;
         const expected = clientView(input).map((item) => {
-          if (!(item && typeof item === "object" && "data" in item)) return item;
-          const data = item.data as string;
-          if (!first || !data.includes('"tools"')) return item;
+          if (!isEvent(item) || !first || !item.data.includes('"tools"')) return item;
           first = false;
-          return { ...item, data: data.toUpperCase() };
+          return { ...item, data: item.data.toUpperCase() };
         });
         expect(clientView(out)).toEqual(expected);
       }),

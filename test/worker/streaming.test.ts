@@ -3,11 +3,12 @@
  * nothing is lost: byte for byte where nothing is rewritten, event for event
  * where something is.
  */
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { firehose } from "../../support/firehose";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { digest } from "../helpers/digest";
+import { clientViewOf } from "../helpers/event-stream";
 import { nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
 
@@ -20,22 +21,6 @@ function firehoseStream(megabytes: number): ReadableStream<Uint8Array> {
       else controller.enqueue(next.value);
     },
   });
-}
-
-/** Every event, comment and retry of a stream, as a client's parser sees them. */
-async function parsed(stream: ReadableStream<Uint8Array>) {
-  const seen: Array<EventSourceMessage | { comment: string } | { retry: number }> = [];
-  const parser = createParser({
-    onEvent: (event) => seen.push({ id: event.id, event: event.event, data: event.data }),
-    onComment: (comment) => seen.push({ comment }),
-    onRetry: (retry) => seen.push({ retry }),
-  });
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return seen;
-    parser.feed(value);
-  }
 }
 
 describe("event streams", () => {
@@ -172,7 +157,7 @@ describe("event streams", () => {
         PROXY_URL,
         rpc(7, "tools/list"),
       );
-      const [listing] = await parsed(response.body as ReadableStream<Uint8Array>);
+      const [listing] = await clientViewOf(response.body as ReadableStream<Uint8Array>);
       const { tools } = JSON.parse((listing as EventSourceMessage).data).result;
       return (tools as Array<{ name: string }>).map((tool) => tool.name);
     };
@@ -188,8 +173,8 @@ describe("event streams", () => {
       rpc(1, "tools/list"),
     );
     const [through, expected] = await Promise.all([
-      parsed(response.body as ReadableStream<Uint8Array>),
-      parsed(firehoseStream(5)),
+      clientViewOf(response.body as ReadableStream<Uint8Array>),
+      clientViewOf(firehoseStream(5)),
     ]);
     expect(through.length).toBeGreaterThan(5000);
     expect(through).toEqual(expected);
