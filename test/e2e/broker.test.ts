@@ -12,6 +12,7 @@ import { createApp } from "../../src/app";
 import { countingKv } from "../../support/counting-kv";
 import { answerConsent } from "../helpers/consent";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
 import { REDIRECT_URL, type SignedIn, signInAndConnect } from "../helpers/oauth-client";
 import { BROKERED_ORIGIN, clientNetwork, viaProxy } from "../helpers/proxy";
 
@@ -136,15 +137,9 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
   it("never hands the client a cookie the origin set: it holds no credential of the origin's", async () => {
     const { provider } = await signIn();
     const network = broker();
-    const response = await network(BROKER_URL, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${provider.saved?.access_token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-11-25",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    const response = await postJson(network, BROKER_URL, rpc(1, "tools/list"), {
+      authorization: `Bearer ${provider.saved?.access_token}`,
+      "mcp-protocol-version": PROTOCOL_VERSION,
     });
     expect(response.status).toBe(200);
     expect((await response.json<{ result: { tools: unknown[] } }>()).result.tools).toHaveLength(1);

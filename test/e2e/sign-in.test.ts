@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { ORIGIN_COOKIE } from "../fixtures/node/oauth-origin";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
 import { type SignedIn, signInAndConnect } from "../helpers/oauth-client";
 import { clientNetwork, OAUTH_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
 
@@ -53,15 +54,9 @@ describe("relay mode: clients sign in with the origin's authorization server", (
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "a" } });
 
     // The origin's own cookies reach the client, as its own credentials do.
-    const listed = await proxyFor(OAUTH_ORIGIN.lenient)(PROXY_URL, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${proxied.provider.saved?.access_token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2025-11-25",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    const listed = await postJson(proxyFor(OAUTH_ORIGIN.lenient), PROXY_URL, rpc(1, "tools/list"), {
+      authorization: `Bearer ${proxied.provider.saved?.access_token}`,
+      "mcp-protocol-version": PROTOCOL_VERSION,
     });
     expect(listed.headers.get("set-cookie")).toBe(ORIGIN_COOKIE);
   });
