@@ -67,14 +67,23 @@ async function readPage(
   });
   const decoder = new TextDecoder();
   const reader = response.body.getReader();
+  /** Whether the parser may hold a line that only the stream's end ends: after anything but an LF. */
+  let lineHeld = false;
   try {
     while (page === undefined) {
       const { done, value } = await reader.read();
-      if (done) break;
+      if (done) {
+        // A CR there is a line end, which the parser holds until it sees what follows. A
+        // line cut off is read too, and is no event without a blank line after it.
+        if (lineHeld) parser.feed("\n");
+        break;
+      }
       read.bytes += value.byteLength;
       if (read.bytes > MAX_REWRITE_BYTES) throw over();
       // The count above bounds what the parser holds too: it holds no more characters than bytes came.
-      parser.feed(decoder.decode(value, { stream: true }));
+      const text = decoder.decode(value, { stream: true });
+      if (text !== "") lineHeld = !text.endsWith("\n");
+      parser.feed(text);
     }
   } finally {
     await reader.cancel().catch(() => {});

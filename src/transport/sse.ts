@@ -280,10 +280,19 @@ export function watchEventStream(
     parser.feed(text);
     if (skipping) feed("");
   };
+  /** Whether the parser may hold a line that only the stream's end ends: after anything but an LF. */
+  let lineHeld = false;
   return new TransformStream({
     transform(chunk, controller) {
       controller.enqueue(chunk);
-      feed(decoder.decode(chunk, { stream: true }));
+      const text = decoder.decode(chunk, { stream: true });
+      if (text !== "") lineHeld = !text.endsWith("\n");
+      feed(text);
+    },
+    flush() {
+      // A CR there is a line end, which the parser holds until it sees what follows. A
+      // line cut off is read too, and is no event without a blank line after it.
+      if (lineHeld) feed("\n");
     },
   });
 }

@@ -232,6 +232,25 @@ describe("tools/call by model-facing name", () => {
     expect(pairs).toContainEqual(["a/b", DEMO_NAMES["a/b"]]);
   });
 
+  it("reads the origin's listing from an event stream whose lines end with a lone CR, the last one too", async () => {
+    const setup = await demoSession();
+    const proxy = viaProxy(
+      { ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}/cr-lines`, `&trace=${setup.trace}`) },
+      { app: createApp() },
+    );
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      rpc(5, "tools/call", { name: DEMO_NAMES["a/b"], arguments: {} }),
+      setup.session,
+    );
+    await response.body?.cancel();
+    const received = await receivedByOrigin(setup.trace);
+    expect(received.filter((r) => r.body.includes("mcp-edge-rewriter/relist/"))).toHaveLength(1);
+    const [call] = received.filter((r) => r.body.includes('"tools/call"'));
+    expect(JSON.parse(call?.body ?? "{}").params.name).toBe("a/b");
+  });
+
   it("in a cold isolate with a warm KV, reads the map and one schema chunk, and does not ask the origin", async () => {
     const contexts: ExecutionContext[] = [];
     const setup = await demoSession({ contexts });
