@@ -20,7 +20,7 @@ import {
 import { editsListings } from "../rules/tool-rules";
 import type { NamedListing, ToolMap } from "../toolmap/tool-map";
 import { transformUntil } from "../transport/hand-off";
-import { bodyIsDecoded, clientResponseHeaders } from "../transport/headers";
+import { bodyIsDecoded, clientResponseHeaders, mediaTypeOf } from "../transport/headers";
 import { relayResponse } from "../transport/origin";
 import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
 import {
@@ -276,7 +276,7 @@ export async function rewriteResponse(
   context: ResponseContext,
 ): Promise<Response> {
   const { listIds, watchesListChanged, toolMap, addressee, localResponses = [] } = context;
-  const contentType = origin.headers.get("content-type") ?? "";
+  const mediaType = mediaTypeOf(origin.headers);
   const local = localResponses.length > 0;
   // A listing asked for, under a policy that edits listings: one the proxy cannot read is refused.
   const refusing = expectsLists(listIds) && editsListings(toolMap.policy);
@@ -294,7 +294,7 @@ export async function rewriteResponse(
     return relayResponse(origin);
   }
 
-  if (contentType.includes("text/event-stream")) {
+  if (mediaType === "text/event-stream") {
     // A call's answer passes with no JavaScript per chunk: a `list_changed` in it is caught
     // when the client lists again.
     if (!expectsLists(listIds) && !watchesListChanged && !local) return relayResponse(origin);
@@ -342,7 +342,7 @@ export async function rewriteResponse(
     return relayResponse(origin, body);
   }
 
-  if ((expectsLists(listIds) || local) && contentType.includes("application/json")) {
+  if ((expectsLists(listIds) || local) && mediaType === "application/json") {
     let read: Bounded;
     try {
       read = await readBounded(origin.body, MAX_REWRITE_BYTES);
@@ -385,7 +385,7 @@ export async function rewriteResponse(
   }
   // A listing answered in a type the proxy does not read (a lenient client might).
   if (refusing && origin.ok) {
-    return refusedListing(context, `content-type ${contentType}`, origin.body);
+    return refusedListing(context, `content-type ${mediaType}`, origin.body);
   }
   return relayResponse(origin);
 }

@@ -16,6 +16,7 @@ import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { requestOnBehalfOf, revisionOf } from "../protocol/revision";
 import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tools-list";
+import { mediaTypeOf } from "../transport/headers";
 import { fetchOrigin } from "../transport/origin";
 import { MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
 
@@ -49,7 +50,7 @@ async function readPage(
   if (!response.body) return undefined;
   const left = MAX_REWRITE_BYTES - read.bytes;
   const over = () => new Error(`the listing is over ${MAX_REWRITE_BYTES} bytes in all`);
-  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+  if (mediaTypeOf(response.headers) !== "text/event-stream") {
     const bounded = await readBounded(response.body, left);
     if (bounded.kind === "over") {
       await bounded.rest.cancel();

@@ -22,6 +22,15 @@ const HOP_BY_HOP = new Set([
   "upgrade",
 ]);
 
+/**
+ * A body's media type: its `Content-Type` without parameters, in lower case
+ * (type and subtype are case-insensitive, RFC 9110 §8.3.1); `""` without one.
+ * The one reading of it, for what clients send and what origins answer.
+ */
+export function mediaTypeOf(headers: Headers): string {
+  return (headers.get("content-type") ?? "").split(";", 1)[0]?.trim().toLowerCase() ?? "";
+}
+
 /** The comma-separated tokens of a header value, lower-cased; none for an absent header. */
 function tokensOf(value: string | null): string[] {
   return (value ?? "")
@@ -105,7 +114,7 @@ export function clientResponseHeaders(
 
 /** What `clientResponseHeaders` leaves out of the origin's headers; none, most of the time. */
 export function responseHeadersToDrop(originHeaders: Headers): string[] {
-  const isEventStream = (originHeaders.get("content-type") ?? "").includes("text/event-stream");
+  const isEventStream = mediaTypeOf(originHeaders) === "text/event-stream";
   const decodedStream = isEventStream && bodyIsDecoded(originHeaders);
   return namesToDrop(originHeaders, decodedStream ? ["content-encoding", "content-length"] : []);
 }

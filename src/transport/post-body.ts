@@ -12,6 +12,7 @@ import * as v from "valibot";
 import { type ExactText, parseExactBytes } from "../json";
 import { ErrorCode, type JsonRpcMessage, JsonRpcMessageSchema } from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
+import { mediaTypeOf } from "./headers";
 import { readBounded } from "./read-bounded";
 
 export interface ParsedBody {
@@ -53,17 +54,10 @@ const refused = (status: 400 | 413 | 415, code: number, message: string): PostBo
   message,
 });
 
-/**
- * Whether the body is labeled JSON, as MCP clients label it. Anything else is
- * refused unread: a web page can send `text/plain` or a form to a local proxy
- * without a CORS preflight, but not `application/json`.
- */
-function isJson(contentType: string | null): boolean {
-  return contentType?.split(";")[0]?.trim().toLowerCase() === "application/json";
-}
-
 export async function readPostBody(request: Request, maxBytes: number): Promise<PostBody> {
-  if (!isJson(request.headers.get("content-type"))) {
+  // Labeled JSON, as MCP clients label it; anything else is refused unread: a web page can
+  // send `text/plain` or a form to a local proxy without a CORS preflight, but not JSON.
+  if (mediaTypeOf(request.headers) !== "application/json") {
     await request.body?.cancel();
     return refused(
       415,

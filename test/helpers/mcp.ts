@@ -77,7 +77,8 @@ export async function nextMessage(
 
 /** The JSON-RPC messages of a response, whether the origin chose JSON or SSE. */
 export async function messagesOf(response: Response): Promise<Record<string, unknown>[]> {
-  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+  // Type and subtype are case-insensitive (RFC 9110 §8.3.1): read as the Python SDK reads them.
+  if (!(response.headers.get("content-type") ?? "").toLowerCase().includes("text/event-stream")) {
     const body = await response.json();
     return Array.isArray(body) ? body : [body as Record<string, unknown>];
   }

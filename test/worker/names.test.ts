@@ -232,10 +232,13 @@ describe("tools/call by model-facing name", () => {
     expect(pairs).toContainEqual(["a/b", DEMO_NAMES["a/b"]]);
   });
 
-  it("reads the origin's listing from an event stream whose lines end with a lone CR, the last one too", async () => {
+  it.each([
+    ["/cr-lines", "an event stream whose lines end with a lone CR, the last one too"],
+    ["/upper-type", "an answer whose Content-Type is written in upper case"],
+  ])("reads the origin's listing to restore a name from %s: %s", async (route) => {
     const setup = await demoSession();
     const proxy = viaProxy(
-      { ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}/cr-lines`, `&trace=${setup.trace}`) },
+      { ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}${route}`, `&trace=${setup.trace}`) },
       { app: createApp() },
     );
     const response = await postJson(
@@ -249,6 +252,24 @@ describe("tools/call by model-facing name", () => {
     expect(received.filter((r) => r.body.includes("mcp-edge-rewriter/relist/"))).toHaveLength(1);
     const [call] = received.filter((r) => r.body.includes('"tools/call"'));
     expect(JSON.parse(call?.body ?? "{}").params.name).toBe("a/b");
+  });
+
+  it.each([
+    ["an event stream", ""],
+    ["JSON", "&json"],
+  ])("renames a listing sent as %s under a Content-Type in upper case", async (_, query) => {
+    const setup = await demoSession({ query });
+    const proxy = viaProxy({
+      ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}/upper-type`, `&trace=${setup.trace}${query}`),
+    });
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), setup.session);
+    expect(response.headers.get("content-type")).toBe(
+      query ? "APPLICATION/JSON" : "TEXT/EVENT-STREAM",
+    );
+    const [message] = await messagesOf(response);
+    const { tools } = (message as { result: { tools: Tool[] } }).result;
+    expect(tools.map((tool) => tool.name)).toContain(DEMO_NAMES["a/b"]);
+    expect(tools.map((tool) => tool.name)).not.toContain("a/b");
   });
 
   it("in a cold isolate with a warm KV, reads the map and one schema chunk, and does not ask the origin", async () => {
