@@ -8,6 +8,7 @@
  * answers (toolmap/isolate-memory.ts, bounded in number and characters, and
  * dropped with its memory of the origin).
  */
+import { parseJson } from "../json";
 import type { Span } from "../json-spans";
 import type { RememberedAnswer } from "../toolmap/tool-map";
 
@@ -30,9 +31,11 @@ export function reuseAnswer(
     return undefined;
   }
   const id = text.slice(before.length, before.length + idLength);
-  // The id is one token: an integer, or a string with no escapes.
+  // The id is one token: an integer, or a string with no escapes. Read as JSON reads it: a
+  // zero before other digits, or a raw control character in a string, is no JSON.
   if (!/^(?:-?\d+|"[^"\\]*")$/.test(id)) return undefined;
-  const value: unknown = JSON.parse(id);
+  const value = parseJson(id);
+  if (value === undefined) return undefined;
   return expected(value)
     ? { text: remembered.sent[0] + id + remembered.sent[1], id: value }
     : undefined;

@@ -4,6 +4,7 @@
  * again; anything else takes the full path.
  */
 import { env } from "cloudflare:workers";
+import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { reuseAnswer } from "../../src/rewrite/remembered-answer";
 import { rewriteJsonText } from "../../src/rewrite/response";
@@ -118,6 +119,46 @@ describe("a remembered answer", () => {
     ]) {
       expect(reuse(other)).toBeUndefined();
     }
+  });
+
+  it("reads an id only as JSON reads it, and never throws, whatever the origin wrote there (property)", () => {
+    const [before, after] = ['{"jsonrpc":"2.0","id":', ',"result":{"tools":[]}}'];
+    const remembered = {
+      received: [before, after] as [string, string],
+      sent: ["<", ">"] as [string, string],
+    };
+    const written = fc.oneof(
+      fc.json(),
+      fc.string({
+        unit: fc.constantFrom(
+          "0",
+          "1",
+          "9",
+          "-",
+          '"',
+          "\\",
+          "\t",
+          "\n",
+          "\u0000",
+          "a",
+          ".",
+          "e",
+          ",",
+        ),
+        maxLength: 8,
+      }),
+    );
+    fc.assert(
+      fc.property(written, (id) => {
+        const text = before + id + after;
+        const reused = reuseAnswer(text, remembered, () => true);
+        if (reused !== undefined) expect(reused.id).toEqual(JSON.parse(text).id);
+      }),
+      { numRuns: 5_000 },
+    );
+    // Written as the remembered text's form allows, but not JSON: a zero first, a raw tab.
+    expect(() => reuseAnswer(`${before}01${after}`, remembered, () => true)).not.toThrow();
+    expect(() => reuseAnswer(`${before}"a\tb"${after}`, remembered, () => true)).not.toThrow();
   });
 
   it("never keeps a listing from being renamed, whatever its id looks like", async () => {
