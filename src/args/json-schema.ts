@@ -20,12 +20,23 @@ export function jsonTypeOf(value: unknown): JsonType {
   return typeof value as JsonType;
 }
 
+/** The key a pointer's token names: its %-escapes read (it is a URI fragment), then `~1` and `~0`; none for a malformed escape. */
+function pointerKey(token: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(token);
+  } catch {
+    return undefined;
+  }
+  return decoded.replaceAll("~1", "/").replaceAll("~0", "~");
+}
+
 /** What a local `$ref` (`#/$defs/X`, any JSON pointer into `root`) points at, one hop. */
 export function refTarget(ref: string, root: Schema): unknown {
   let target: unknown = root;
   for (const token of ref.slice(1).split("/").filter(Boolean)) {
-    const key = decodeURIComponent(token).replaceAll("~1", "/").replaceAll("~0", "~");
-    target = isPlainObject(target) ? own(target, key) : undefined;
+    const key = pointerKey(token);
+    target = isPlainObject(target) && key !== undefined ? own(target, key) : undefined;
   }
   return target;
 }

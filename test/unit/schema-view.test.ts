@@ -13,6 +13,7 @@
  * its draft-07 output (with zod 4 the same servers omit
  * `additionalProperties: false`).
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PROFILE_NAMES } from "../../src/names/profiles";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
@@ -371,5 +372,66 @@ describe("openai-strict's size limits", () => {
     expect(PROVIDER_RULES["openai-strict"]?.(view)).toEqual([]);
     expect(rules).toContain("value_as_text");
     expect(unfit).toBeUndefined();
+  });
+});
+
+describe("any schema an origin may write (property)", () => {
+  const keyword = fc.constantFrom(
+    ...["type", "properties", "items", "prefixItems", "additionalProperties", "required"],
+    ...["anyOf", "oneOf", "allOf", "not", "if", "then", "$ref", "$defs", "definitions"],
+    ...["enum", "const", "format", "pattern", "minimum", "exclusiveMinimum", "minLength"],
+    ...["default", "nullable", "description", "title", "$schema", "__proto__"],
+  );
+  // Pointers as an origin may write them: escapes well- and ill-formed, `~` escapes, other roots.
+  const ref = fc
+    .array(
+      fc.constantFrom(
+        "#",
+        "/",
+        "$defs",
+        "definitions",
+        "A",
+        "%",
+        "%41",
+        "%E0%A4%A",
+        "~0",
+        "~1",
+        "~2",
+      ),
+      {
+        maxLength: 6,
+      },
+    )
+    .map((parts) => parts.join(""));
+  const { schema } = fc.letrec((tie) => ({
+    schema: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.jsonValue({ maxDepth: 1 }),
+      fc.dictionary(keyword, tie("value"), { maxKeys: 5 }),
+      ref.map(($ref) => ({ $ref })),
+    ),
+    value: fc.oneof(
+      { depthSize: "small" },
+      tie("schema"),
+      fc.array(tie("schema"), { maxLength: 3 }),
+      fc.dictionary(fc.constantFrom("a", "b", "A", "type"), tie("schema"), { maxKeys: 3 }),
+      ref,
+      fc.constantFrom("object", "string", "null", ["string", "null"], "2020-12", 3, true),
+    ),
+  }));
+
+  it("is a view under every profile, and leaves the origin's schema as it was", () => {
+    fc.assert(
+      // As the origin's JSON reads: a `__proto__` key an own one, no object without a prototype.
+      fc.property(
+        schema.map((value) => JSON.parse(JSON.stringify(value)) as unknown),
+        (original) => {
+          const before = structuredClone(original);
+          for (const profile of PROFILE_NAMES) schemaView(original, SCHEMA_PASSES[profile]);
+          expect(original).toEqual(before);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 });
