@@ -6,7 +6,7 @@
  */
 import { dequal } from "dequal/lite";
 import { resolve, type Schema } from "../args/json-schema";
-import { isPlainObject } from "../json";
+import { isPlainObject, setOwn } from "../json";
 import { isNullSchema, typesOf } from "./keywords";
 import { noteOn } from "./notes";
 
@@ -45,7 +45,7 @@ export function mergeBranches(
     requiredSets.push(Array.isArray(required) ? required.filter((r) => typeof r === "string") : []);
     for (const [name, value] of Object.entries(resolved)) {
       if (name !== "properties" && name !== "required" && !Object.hasOwn(result, name)) {
-        result[name] = value;
+        setOwn(result, name, value);
       }
     }
     // `allOf`: a value must have every branch's type, so the types are those all branches allow.
@@ -70,7 +70,7 @@ export function mergeBranches(
   // Declared differently by several branches: any of them (`allOf`: all of them).
   const combined = keyword === "allOf" ? "allOf" : "anyOf";
   for (const [name, all] of declarations) {
-    properties[name] = all.length === 1 ? all[0] : { [combined]: all };
+    setOwn(properties, name, all.length === 1 ? all[0] : { [combined]: all });
   }
   result.properties = properties;
   if (required.length > 0) result.required = required;

@@ -414,11 +414,28 @@ describe("any schema an origin may write (property)", () => {
       { depthSize: "small" },
       tie("schema"),
       fc.array(tie("schema"), { maxLength: 3 }),
-      fc.dictionary(fc.constantFrom("a", "b", "A", "type"), tie("schema"), { maxKeys: 3 }),
+      fc.dictionary(fc.constantFrom("a", "b", "type", "__proto__"), tie("schema"), { maxKeys: 3 }),
       ref,
       fc.constantFrom("object", "string", "null", ["string", "null"], "2020-12", 3, true),
     ),
   }));
+
+  it("keeps a property named __proto__ as it keeps any other, in branches it merges too", () => {
+    const text = JSON.stringify({
+      type: "object",
+      allOf: [
+        { properties: { NAME: { type: "string" }, a: { type: "integer" } } },
+        { properties: { NAME: { type: "string", format: "email" } }, required: ["NAME"] },
+      ],
+    });
+    for (const profile of PROFILE_NAMES) {
+      const view = (name: string) =>
+        JSON.stringify(
+          schemaView(JSON.parse(text.replaceAll("NAME", name)), SCHEMA_PASSES[profile]),
+        );
+      expect(view("__proto__"), profile).toBe(view("b").replaceAll('"b"', '"__proto__"'));
+    }
+  });
 
   it("is a view under every profile, and leaves the origin's schema as it was", () => {
     fc.assert(
