@@ -28,7 +28,9 @@ export type SchemaRule =
   | "required_undeclared_dropped"
   | "objects_closed"
   | "optional_as_nullable"
-  | "any_of_alone";
+  | "any_of_alone"
+  | "malformed_dropped"
+  | "required_collected";
 
 /** Where in the schema a node is. */
 export interface At {

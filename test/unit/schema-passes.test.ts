@@ -16,6 +16,7 @@ import { refsInlined } from "../../src/schemas/passes/refs";
 import { rootObject } from "../../src/schemas/passes/root-object";
 import { rootProperties } from "../../src/schemas/passes/root-properties";
 import { subset } from "../../src/schemas/passes/subset";
+import { wellFormed } from "../../src/schemas/passes/well-formed";
 import { GEMINI_FACTS } from "../../src/schemas/providers/gemini";
 import { MCP } from "../../src/schemas/providers/mcp";
 import { SchemaWalk } from "../../src/schemas/walk";
@@ -186,6 +187,32 @@ describe("node passes", () => {
       description: "Labels. A JSON object, as text.",
     });
     expect(explicitShapes("empty").needed({ type: "object", properties: {} }, NESTED)).toBe(false);
+  });
+
+  it("well-formed: values JSON Schema does not allow left out, and draft 3's required: true collected", () => {
+    const node = {
+      type: "object",
+      properties: { a: { type: "string", required: true }, b: 0, c: { type: "integer" } },
+      required: ["c"],
+      minProperties: "1",
+      anyOf: [{ required: ["a"] }, "b"],
+    };
+    expect(run(wellFormed, node)).toEqual({
+      needed: true,
+      result: {
+        type: "object",
+        properties: { a: { type: "string", required: true }, b: {}, c: { type: "integer" } },
+        required: ["c", "a"],
+        anyOf: [{ required: ["a"] }, {}],
+      },
+      rules: ["malformed_dropped", "required_collected"],
+      dropped: ["minProperties"],
+    });
+    // The property's own `required: true` goes when the walk reaches it.
+    expect(run(wellFormed, { type: "string", required: true }).result).toEqual({ type: "string" });
+    expect(wellFormed.needed({ type: ["string", "null"], minimum: 0, items: [{}] }, NESTED)).toBe(
+      false,
+    );
   });
 
   it("subset: only the provider's keywords, and required naming declared properties", () => {

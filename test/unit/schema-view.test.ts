@@ -141,6 +141,19 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
     },
     required: ["type", "properties"],
   },
+  "keyword values JSON Schema does not allow (draft 3's required: true among them)": {
+    type: "object",
+    properties: {
+      id: { type: "string", required: true, minLength: "1", description: ["an id"] },
+      kind: { type: "text", enum: "a,b" },
+      count: { type: "integer", minimum: "0", exclusiveMinimum: "", multipleOf: 0 },
+      tags: { type: "array", items: "string", maxItems: -1 },
+      either: { anyOf: [{ type: "string" }, 3] },
+      any: { type: [] },
+      broken: 0,
+    },
+    required: "id",
+  },
   "any value and x- annotations": {
     type: "object",
     properties: {

@@ -10,10 +10,11 @@
 import type { ViewPasses } from "../pass";
 import { draft202012 } from "../passes/draft-2020-12";
 import { rootObject } from "../passes/root-object";
+import { wellFormed } from "../passes/well-formed";
 
 export const ANTHROPIC: ViewPasses = {
   root: [rootObject],
-  nodes: [draft202012],
+  nodes: [wellFormed, draft202012],
   viewsDefinitions: true,
   nullableText: false,
 };

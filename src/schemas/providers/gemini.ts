@@ -28,6 +28,7 @@ import { refsInlined } from "../passes/refs";
 import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
 import { subset } from "../passes/subset";
+import { wellFormed } from "../passes/well-formed";
 
 /** Gemini's `Schema`: every field it accepts. */
 export const GEMINI_KEYWORDS: ReadonlySet<string> = new Set([
@@ -83,7 +84,7 @@ export function openApiPasses(extra: readonly Pass[] = []): Pass[] {
 
 export const GEMINI: ViewPasses = {
   root: [rootObject, rootProperties],
-  nodes: [nullability("keyword"), ...openApiPasses()],
+  nodes: [wellFormed, nullability("keyword"), ...openApiPasses()],
   copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED]),
   viewsDefinitions: false,
   nullableText: true,

@@ -44,6 +44,7 @@ import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
 import { subset } from "../passes/subset";
 import { typeUnionsAsAnyOf } from "../passes/type-unions";
+import { wellFormed } from "../passes/well-formed";
 
 /** Every keyword strict mode accepts. */
 export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
@@ -129,6 +130,7 @@ function overLimits(schema: unknown): string | undefined {
 }
 
 const STRICT_NODES: Pass[] = [
+  wellFormed,
   refsInlined,
   allOfMerged,
   oneOfAsAnyOf,

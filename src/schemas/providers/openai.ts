@@ -11,10 +11,11 @@ import type { ViewPasses } from "../pass";
 import { explicitShapes } from "../passes/explicit-shapes";
 import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
+import { wellFormed } from "../passes/well-formed";
 
 export const OPENAI: ViewPasses = {
   root: [rootObject, rootProperties],
-  nodes: [explicitShapes("empty")],
+  nodes: [wellFormed, explicitShapes("empty")],
   viewsDefinitions: true,
   nullableText: false,
 };

@@ -11,11 +11,12 @@ import { draft202012 } from "../passes/draft-2020-12";
 import { nullability } from "../passes/nullability";
 import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
+import { wellFormed } from "../passes/well-formed";
 import { GEMINI_KEYWORDS, openApiPasses } from "./gemini";
 
 export const PORTABLE: ViewPasses = {
   root: [rootObject, rootProperties],
-  nodes: [nullability("omit"), ...openApiPasses([draft202012])],
+  nodes: [wellFormed, nullability("omit"), ...openApiPasses([draft202012])],
   copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED, "$schema", "additionalItems"]),
   viewsDefinitions: false,
   nullableText: false,

@@ -1,0 +1,167 @@
+/**
+ * Keywords whose values JSON Schema does not allow are left out, and a
+ * property or branch that is no schema takes any value (`malformed_dropped`,
+ * every profile that adapts schemas): a provider validates the schemas it is
+ * given, and one it refuses fails the whole request, not only that tool's.
+ * The origin's own checks (args/, on the way back) read its schema as it
+ * wrote it. A property's `required: true`, the draft-03 form, names it in its
+ * object's `required` instead (`required_collected`): what the origin meant.
+ */
+import { isPlainObject, setOwn } from "../../json";
+import { TYPES } from "../keywords";
+import type { Pass } from "../pass";
+
+const isSchema = (value: unknown) => isPlainObject(value) || typeof value === "boolean";
+const isString = (value: unknown) => typeof value === "string";
+const isBoolean = (value: unknown) => typeof value === "boolean";
+const isNumber = (value: unknown) => typeof value === "number";
+const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+const isType = (value: unknown) => typeof value === "string" && TYPES.includes(value);
+const isSchemaList = (value: unknown) => Array.isArray(value) && value.every(isSchema);
+
+function isSchemaMap(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  for (const name in value) if (Object.hasOwn(value, name) && !isSchema(value[name])) return false;
+  return true;
+}
+
+/** Keywords whose value maps names to schemas, and those that list schemas (draft 7's `items` too). */
+const SCHEMA_MAPS = new Set([
+  "properties",
+  "patternProperties",
+  "dependentSchemas",
+  "$defs",
+  "definitions",
+]);
+const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems", "items"]);
+
+/**
+ * Whether JSON Schema allows `value` for `keyword` (the 2020-12 meta-schema,
+ * with draft 4's boolean bounds, draft 7's list of `items` and OpenAPI's
+ * `nullable`), each schema of a list or map included. A table written as a
+ * `switch`: a first listing looks up every keyword of every node.
+ */
+function wellWritten(keyword: string, value: unknown): boolean {
+  switch (keyword) {
+    case "type":
+      return isType(value) || (Array.isArray(value) && value.length > 0 && value.every(isType));
+    case "properties":
+    case "patternProperties":
+    case "dependentSchemas":
+    case "$defs":
+    case "definitions":
+      return isSchemaMap(value);
+    case "allOf":
+    case "anyOf":
+    case "oneOf":
+    case "prefixItems":
+      return isSchemaList(value);
+    case "items":
+      return isSchema(value) || isSchemaList(value);
+    case "additionalProperties":
+    case "additionalItems":
+    case "unevaluatedProperties":
+    case "unevaluatedItems":
+    case "propertyNames":
+    case "contains":
+    case "not":
+    case "if":
+    case "then":
+    case "else":
+      return isSchema(value);
+    case "required":
+      return Array.isArray(value) && value.every(isString);
+    case "enum":
+      return Array.isArray(value);
+    case "multipleOf":
+      return isNumber(value) && (value as number) > 0;
+    case "minimum":
+    case "maximum":
+      return isNumber(value);
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return isNumber(value) || isBoolean(value);
+    case "minLength":
+    case "maxLength":
+    case "minItems":
+    case "maxItems":
+    case "minProperties":
+    case "maxProperties":
+      return isCount(value);
+    case "pattern":
+    case "format":
+    case "$ref":
+    case "$schema":
+    case "title":
+    case "description":
+      return isString(value);
+    case "uniqueItems":
+    case "nullable":
+    case "deprecated":
+    case "readOnly":
+    case "writeOnly":
+      return isBoolean(value);
+    default:
+      return true;
+  }
+}
+
+/**
+ * A list or map of schemas with `{}` for each member that is no schema: a
+ * property or branch the origin wrote stays, taking any value, as its own
+ * checks will judge. `undefined` for a value that is no such list or map.
+ */
+function membersAsSchemas(keyword: string, value: unknown): unknown {
+  if (SCHEMA_LISTS.has(keyword) && Array.isArray(value)) {
+    return value.map((item) => (isSchema(item) ? item : {}));
+  }
+  if (!SCHEMA_MAPS.has(keyword) || !isPlainObject(value)) return undefined;
+  const repaired: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(value)) {
+    setOwn(repaired, name, isSchema(member) ? member : {});
+  }
+  return repaired;
+}
+
+/** The properties of `node` that say `required: true` themselves (draft 3). */
+function requiredByThemselves(node: Record<string, unknown>): string[] {
+  const { properties } = node;
+  const named: string[] = [];
+  if (!isPlainObject(properties)) return named;
+  for (const name in properties) {
+    const property = properties[name];
+    if (Object.hasOwn(properties, name) && isPlainObject(property) && property.required === true)
+      named.push(name);
+  }
+  return named;
+}
+
+export const wellFormed: Pass = {
+  phase: "enter",
+  needed: (node) => {
+    for (const keyword in node) {
+      if (Object.hasOwn(node, keyword) && !wellWritten(keyword, node[keyword])) return true;
+    }
+    return requiredByThemselves(node).length > 0;
+  },
+  apply: (schema, _at, view) => {
+    // Collected before the node's own `required` may go as malformed (`true` itself, say).
+    const named = requiredByThemselves(schema);
+    for (const keyword in schema) {
+      if (!Object.hasOwn(schema, keyword) || wellWritten(keyword, schema[keyword])) continue;
+      view.applied.add("malformed_dropped");
+      const members = membersAsSchemas(keyword, schema[keyword]);
+      if (members !== undefined) schema[keyword] = members;
+      else {
+        delete schema[keyword];
+        view.dropped.add(keyword);
+      }
+    }
+    if (named.length > 0) {
+      const required = Array.isArray(schema.required) ? schema.required : [];
+      schema.required = [...new Set([...required, ...named])];
+      view.applied.add("required_collected");
+    }
+    return schema;
+  },
+};
