@@ -433,6 +433,23 @@ describe("any schema an origin may write (property)", () => {
     ),
   }));
 
+  it("views a schema that refers to itself or nests thousands deep, within the stack", () => {
+    let allOf: unknown = { type: "string" };
+    for (let i = 0; i < 5_000; i++) allOf = { allOf: [allOf] };
+    const $defs: Record<string, unknown> = { d5000: { type: "string" } };
+    for (let i = 0; i < 5_000; i++) $defs[`d${i}`] = { $ref: `#/$defs/d${i + 1}` };
+    const schemas = [
+      { type: "object", allOf: [{ $ref: "#" }] },
+      { type: "object", properties: { a: { allOf } } },
+      { type: "object", properties: { a: { $ref: "#/$defs/d0" } }, $defs },
+    ];
+    for (const original of schemas) {
+      for (const profile of PROFILE_NAMES) {
+        expect(() => schemaView(original, SCHEMA_PASSES[profile]), profile).not.toThrow();
+      }
+    }
+  });
+
   it("keeps a property named __proto__ as it keeps any other, in branches it merges too", () => {
     const text = JSON.stringify({
       type: "object",

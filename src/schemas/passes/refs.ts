@@ -1,12 +1,13 @@
 /**
  * A local `$ref` replaced by what it points at, its siblings kept beside it,
  * then viewed in turn (providers/gemini.ts: no `$ref`). A cycle past
- * `MAX_REF_DEPTH`, a reference that does not resolve, or a view grown too
- * large asks for the value as JSON text instead.
+ * `MAX_REF_DEPTH`, a reference inlined inside `MAX_DEPTH` others, one that
+ * does not resolve, or a view grown too large asks for the value as JSON text
+ * instead.
  */
 import { refTarget } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
-import { MAX_NODES, type Pass } from "../pass";
+import { MAX_DEPTH, MAX_NODES, type Pass } from "../pass";
 
 /** How many times one `$ref` may be inlined inside itself before the rest is asked for as text. */
 const MAX_REF_DEPTH = 2;
@@ -18,7 +19,10 @@ export const refsInlined: Pass = {
     const { $ref: ref, ...siblings } = node as typeof node & { $ref: string };
     const target = ref.startsWith("#") ? refTarget(ref, view.root) : undefined;
     const repeats = at.refs.filter((seen) => seen === ref).length;
-    if (!isPlainObject(target) || repeats >= MAX_REF_DEPTH || view.nodes > MAX_NODES / 2) {
+    // Inlined inside `MAX_DEPTH` others (a chain of `$ref`s to `$ref`s takes no level of its
+    // own, but a stack frame each): cut, however many are repeats.
+    const deep = at.refs.length >= MAX_DEPTH;
+    if (!isPlainObject(target) || repeats >= MAX_REF_DEPTH || deep || view.nodes > MAX_NODES / 2) {
       view.applied.add("ref_cycle_cut");
       return view.textSchema(siblings, `A ${ref.split("/").pop() || "value"}, as JSON text.`);
     }
