@@ -19,6 +19,7 @@ import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tool
 import { mediaTypeOf } from "../transport/headers";
 import { fetchOrigin } from "../transport/origin";
 import { MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
+import { endableFeed } from "../transport/sse";
 
 const MAX_PAGES = 50;
 
@@ -68,23 +69,18 @@ async function readPage(
   });
   const decoder = new TextDecoder();
   const reader = response.body.getReader();
-  /** Whether the parser may hold a line that only the stream's end ends: after anything but an LF. */
-  let lineHeld = false;
+  const lines = endableFeed((text) => parser.feed(text));
   try {
     while (page === undefined) {
       const { done, value } = await reader.read();
       if (done) {
-        // A CR there is a line end, which the parser holds until it sees what follows. A
-        // line cut off is read too, and is no event without a blank line after it.
-        if (lineHeld) parser.feed("\n");
+        lines.end();
         break;
       }
       read.bytes += value.byteLength;
       if (read.bytes > MAX_REWRITE_BYTES) throw over();
       // The count above bounds what the parser holds too: it holds no more characters than bytes came.
-      const text = decoder.decode(value, { stream: true });
-      if (text !== "") lineHeld = !text.endsWith("\n");
-      parser.feed(text);
+      lines.feed(decoder.decode(value, { stream: true }));
     }
   } finally {
     await reader.cancel().catch(() => {});

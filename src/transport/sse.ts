@@ -232,6 +232,29 @@ export function eventStreamRewriter({
 }
 
 /**
+ * `feed`, for an event-stream parser, and `end`, where the stream ends: that
+ * ends its last line. eventsource-parser holds a CR until it sees what
+ * follows, and a CR there is a line end; a line cut off is read too, and is
+ * no event without a blank line after it.
+ */
+export function endableFeed(feed: (text: string) => void): {
+  feed(text: string): void;
+  end(): void;
+} {
+  /** Whether the parser may hold a line that only the stream's end ends: after anything but an LF. */
+  let lineHeld = false;
+  return {
+    feed(text) {
+      if (text !== "") lineHeld = !text.endsWith("\n");
+      feed(text);
+    },
+    end() {
+      if (lineHeld) feed("\n");
+    },
+  };
+}
+
+/**
  * Where an event ends: a blank line, in any of the three line endings. A CR
  * followed by an LF is one line end (CRLF), never two: read as two, the line
  * after it would be taken for the start of an event.
@@ -280,19 +303,12 @@ export function watchEventStream(
     parser.feed(text);
     if (skipping) feed("");
   };
-  /** Whether the parser may hold a line that only the stream's end ends: after anything but an LF. */
-  let lineHeld = false;
+  const lines = endableFeed(feed);
   return new TransformStream({
     transform(chunk, controller) {
       controller.enqueue(chunk);
-      const text = decoder.decode(chunk, { stream: true });
-      if (text !== "") lineHeld = !text.endsWith("\n");
-      feed(text);
+      lines.feed(decoder.decode(chunk, { stream: true }));
     },
-    flush() {
-      // A CR there is a line end, which the parser holds until it sees what follows. A
-      // line cut off is read too, and is no event without a blank line after it.
-      if (lineHeld) feed("\n");
-    },
+    flush: () => lines.end(),
   });
 }

@@ -42,22 +42,13 @@ const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems", "items"]
  * `switch`: a first listing looks up every keyword of every node.
  */
 function wellWritten(keyword: string, value: unknown): boolean {
+  if (SCHEMA_MAPS.has(keyword)) return isSchemaMap(value);
+  if (SCHEMA_LISTS.has(keyword)) {
+    return isSchemaList(value) || (keyword === "items" && isSchema(value));
+  }
   switch (keyword) {
     case "type":
       return isType(value) || (Array.isArray(value) && value.length > 0 && value.every(isType));
-    case "properties":
-    case "patternProperties":
-    case "dependentSchemas":
-    case "$defs":
-    case "definitions":
-      return isSchemaMap(value);
-    case "allOf":
-    case "anyOf":
-    case "oneOf":
-    case "prefixItems":
-      return isSchemaList(value);
-    case "items":
-      return isSchema(value) || isSchemaList(value);
     case "additionalProperties":
     case "additionalItems":
     case "unevaluatedProperties":
