@@ -140,7 +140,11 @@ export async function repairToolCall(
       renamedKeys: [...(aliased?.renamed ?? []), ...(repair?.report.renamedKeys ?? [])],
       ...(settled?.set.length ? { setByRules: settled.set } : {}),
       coercions: [...(fromText?.parsed ?? []), ...(repair?.report.coercions ?? [])],
-      dropped: [...(fromText?.leftOut ?? []), ...(repair?.report.dropped ?? [])],
+      dropped: [
+        ...(fromText?.leftOut ?? []),
+        ...(repair?.report.dropped ?? []),
+        ...(settled?.dropped ?? []),
+      ],
       ...(repair?.report.limited ? { limited: true } : {}),
       validation: validation.kind,
       ...(validation.kind === "invalid"

@@ -5,6 +5,7 @@
  * schema's own coalescing; defaults and fixed values after repair, so the
  * model can neither leave out a default nor override a fixed value).
  */
+import { foldKey } from "../args/coalesce";
 import { isPlainObject } from "../json";
 import type { ToolRule } from "./tool-rules";
 
@@ -81,24 +82,36 @@ export function aliasedArguments(
   return { arguments: Object.fromEntries(merged), renamed };
 }
 
-/** Defaults for what the model left out, then every fixed value, whatever the model sent. */
+/**
+ * Defaults for what the model left out, then every fixed value, whatever the
+ * model sent: under any spelling the schema's alias matching folds to a fixed
+ * name (`invoiceId`, `INVOICE-ID`), which an origin may read as that name too,
+ * the model's value is left out.
+ */
 export function settledArguments(
   args: Record<string, unknown>,
   rule: ToolRule | undefined,
-): { arguments: Record<string, unknown>; set: string[] } {
-  if (!rule) return { arguments: args, set: [] };
+): { arguments: Record<string, unknown>; set: string[]; dropped: string[] } {
+  if (!rule) return { arguments: args, set: [], dropped: [] };
   const set: string[] = [];
+  const dropped: string[] = [];
   const result = new Map(Object.entries(args));
   for (const [key, value] of Object.entries(rule.defaults)) {
     if (result.has(key) && result.get(key) !== null) continue;
     result.set(key, value);
     set.push(key);
   }
+  const fixed = new Set(Object.keys(rule.fixed).map(foldKey));
+  for (const key of result.keys()) {
+    if (has(rule.fixed, key) || !fixed.has(foldKey(key))) continue;
+    result.delete(key);
+    dropped.push(key);
+  }
   for (const [key, value] of Object.entries(rule.fixed)) {
     result.set(key, value);
     set.push(key);
   }
   return set.length === 0
-    ? { arguments: args, set }
-    : { arguments: Object.fromEntries(result), set };
+    ? { arguments: args, set, dropped }
+    : { arguments: Object.fromEntries(result), set, dropped };
 }

@@ -68,7 +68,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("TOOL_RULES, protocol %s", 
     expect(Object.keys(schema?.properties ?? {})).toEqual(["payload_json"]);
   });
 
-  it("calls a renamed tool by its new name or its original one: alias applied, fixed value set over the model's", async () => {
+  it("calls a renamed tool by its new name or its original one: alias applied, fixed value set over the model's, under any spelling", async () => {
     const client = await withRules();
     await client.listTools();
     // `catering.invoice` is no OpenAI name: the proxy forwards that call under the name it came with.
@@ -76,6 +76,9 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("TOOL_RULES, protocol %s", 
       const result = await client.callTool(name, {
         invoice: { invoice_id: "INV-1", amount: 3 },
         invoice_id: "INV-MODEL",
+        // Spellings the schema's own alias matching folds to it, which an origin may read too.
+        invoiceId: "INV-SPELLED",
+        "INVOICE-ID": "INV-SHOUTED",
       });
       expect(echoed(result), name).toEqual({
         tool: "catering.invoice",
@@ -106,7 +109,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("TOOL_RULES, protocol %s", 
 });
 
 describe("TOOL_RULES", () => {
-  it("applies an explicit alias before the schema's coalescing, and logs the keys it set", async () => {
+  it("applies an explicit alias before the schema's coalescing, and logs the keys it set and left out", async () => {
     const logs = captureLogs();
     const client = await connect(
       "2025-11-25",
@@ -114,13 +117,18 @@ describe("TOOL_RULES", () => {
     );
     await client.listTools();
     // `payload-json` would coalesce to payload_json on its own; the alias `invoice` would not.
-    await client.callTool("create_invoice", { invoice: { amount: 1 } });
+    await client.callTool("create_invoice", {
+      invoice: { amount: 1 },
+      invoice_id: "INV-MODEL",
+      invoiceId: "INV-SPELLED",
+    });
     expect(logs.events("tool_call_repaired")).toContainEqual(
       expect.objectContaining({
         tool: "catering.invoice",
         name: "create_invoice",
         renamedKeys: [{ from: "invoice", to: "payload_json" }],
         setByRules: ["invoice_id"],
+        dropped: ["invoiceId"],
       }),
     );
     expect(logs.events("tools_renamed")[0]?.renames).toContainEqual({

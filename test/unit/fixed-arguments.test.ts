@@ -1,0 +1,80 @@
+/**
+ * The operator's `fixed` values (docs/rules.md) against whatever a model
+ * sends: the whole way back of a `tools/call` (repairToolCall: recovery,
+ * aliases, coalescing, repair, the rule's values), any arguments, inline or
+ * not, under every validation mode.
+ */
+import fc from "fast-check";
+import * as v from "valibot";
+import { describe, expect, it, vi } from "vitest";
+import { echoTools } from "../../demo/src/tools";
+import { foldKey } from "../../src/args/coalesce";
+import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
+import { revisionOf } from "../../src/protocol/revision";
+import { repairToolCall } from "../../src/rewrite/tools-call";
+import { ToolRules, type ToolRulesDocument, ToolRulesSetting } from "../../src/rules/tool-rules";
+import type { ToolResolver } from "../../src/toolmap/resolve-tool";
+
+const rule = new ToolRules(
+  v.parse(ToolRulesSetting, {
+    tools: {
+      "catering.invoice": {
+        fixed: { invoice_id: "INV-FIXED" },
+        aliases: { inv: "invoice_id" },
+        defaults: { currency: "EUR" },
+      },
+    },
+  }) as ToolRulesDocument,
+).ruleFor("catering.invoice");
+
+const entry = {
+  original: "catering.invoice",
+  schemaHash: "",
+  inputSchema: echoTools.find((tool) => tool.name === "catering.invoice")?.inputSchema,
+};
+const resolver: ToolResolver = Object.assign(
+  async () => ({ entry, source: "memory" as const, ...(rule ? { rule } : {}) }),
+  { refusalOf: async () => undefined, ruleOf: () => rule },
+);
+
+describe("fixed arguments (property)", () => {
+  it("reach the origin as the operator set them, under every spelling the model tries", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const key = fc.constantFrom(
+      ...["invoice_id", "invoiceId", "INVOICE_ID", "invoice-id", "Invoice Id", "inv"],
+      ...["payload_json", "payload-json", "__proto__", "currency", "amount"],
+    );
+    const value = fc.oneof(
+      fc.constantFrom("INV-MODEL", null, '{"invoice_id":"INV-MODEL","amount":"1"}'),
+      fc.jsonValue({ maxDepth: 1 }),
+    );
+    // As JSON reads them: a `__proto__` key an own one.
+    const asJson = (object: object) => JSON.parse(JSON.stringify(object));
+    const args = fc.dictionary(key, value, { maxKeys: 5 }).map(asJson);
+    const inline = fc.dictionary(key, value, { maxKeys: 2 }).map(asJson);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(args, { nil: undefined }),
+        inline,
+        fc.constantFrom("off", "warn", "enforce" as const),
+        async (sent, beside, mode) => {
+          const params = asJson({ ...beside, name: "catering_invoice", arguments: sent });
+          const message = { jsonrpc: "2.0", id: 1, method: "tools/call", params };
+          const outcome = await repairToolCall(
+            message as JsonRpcRequest,
+            resolver,
+            mode,
+            revisionOf(new Headers()),
+          );
+          if (outcome.kind !== "forward") return;
+          const received = asJson(outcome.message).params.arguments as Record<string, unknown>;
+          expect(received.invoice_id).toBe("INV-FIXED");
+          for (const [name, given] of Object.entries(received)) {
+            if (foldKey(name) === foldKey("invoice_id")) expect(given, name).toBe("INV-FIXED");
+          }
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+});
