@@ -30,6 +30,7 @@ export type SchemaRule =
   | "optional_as_nullable"
   | "any_of_alone"
   | "malformed_dropped"
+  | "boolean_schemas"
   | "required_collected";
 
 /** Where in the schema a node is. */

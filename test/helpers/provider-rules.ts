@@ -172,9 +172,30 @@ function anthropicRules(schema: unknown): string[] {
   return problems;
 }
 
+/**
+ * Where a node holds `true` or `false` as a schema (in `properties`, a list,
+ * `items`): Gemini's `Schema` is a message, which no boolean fills, and strict
+ * mode wants an object schema in each place. `additionalProperties` aside.
+ */
+function booleanSchemas(node: Schema): string[] {
+  const isBoolean = (value: unknown) => typeof value === "boolean";
+  const places: string[] = [];
+  if (isObject(node.properties)) {
+    for (const [name, child] of Object.entries(node.properties))
+      if (isBoolean(child)) places.push(`properties.${name}`);
+  }
+  for (const keyword of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
+    const list = node[keyword];
+    if (Array.isArray(list) && list.some(isBoolean)) places.push(keyword);
+  }
+  if (isBoolean(node.items)) places.push("items");
+  return places.map((place) => `a boolean schema in ${place}`);
+}
+
 function geminiRules(schema: unknown): string[] {
   const problems = rootRules(schema);
   for (const [node, root] of schemasIn(schema)) {
+    problems.push(...booleanSchemas(node));
     for (const keyword of Object.keys(node)) {
       if (!GEMINI_FIELDS.has(keyword)) problems.push(`Unknown name "${keyword}"`);
     }
@@ -264,6 +285,7 @@ function openAiStrictRules(schema: unknown): string[] {
   let enumValues = 0;
   let characters = 0;
   for (const [node] of schemasIn(schema)) {
+    problems.push(...booleanSchemas(node));
     for (const keyword of Object.keys(node)) {
       if (!STRICT_KEYWORDS.has(keyword)) problems.push(`unsupported keyword ${keyword}`);
     }

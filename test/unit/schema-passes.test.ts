@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { At, Pass, RootPass } from "../../src/schemas/pass";
 import { allOfMerged } from "../../src/schemas/passes/all-of";
+import { booleanSchemas } from "../../src/schemas/passes/boolean-schemas";
 import { constAsEnum } from "../../src/schemas/passes/const";
 import { describedConstraints } from "../../src/schemas/passes/described-constraints";
 import { draft202012 } from "../../src/schemas/passes/draft-2020-12";
@@ -213,6 +214,31 @@ describe("node passes", () => {
     expect(wellFormed.needed({ type: ["string", "null"], minimum: 0, items: [{}] }, NESTED)).toBe(
       false,
     );
+  });
+
+  it("boolean-schemas: true as any value, a false property or alternative left out", () => {
+    const node = {
+      type: "object",
+      properties: { any: true, none: false, a: { type: "string" } },
+      anyOf: [false, { required: ["a"] }, true],
+      allOf: [false],
+    };
+    expect(run(booleanSchemas, node)).toEqual({
+      needed: true,
+      result: {
+        type: "object",
+        properties: { any: {}, a: { type: "string" } },
+        anyOf: [{ required: ["a"] }, {}],
+        allOf: [{}],
+      },
+      rules: ["boolean_schemas"],
+      dropped: [],
+    });
+    expect(run(booleanSchemas, { type: "array", items: false }).result).toEqual({
+      type: "array",
+      items: {},
+    });
+    expect(booleanSchemas.needed({ additionalProperties: false, items: {} }, NESTED)).toBe(false);
   });
 
   it("subset: only the provider's keywords, and required naming declared properties", () => {

@@ -154,6 +154,17 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
     },
     required: "id",
   },
+  "boolean schemas (true: any value, false: none)": {
+    type: "object",
+    properties: {
+      anything: true,
+      never: false,
+      either: { anyOf: [{ type: "string" }, true] },
+      or: { oneOf: [{ type: "integer" }, false] },
+      list: { type: "array", items: true },
+      pair: { type: "array", prefixItems: [{ type: "string" }, true] },
+    },
+  },
   "any value and x- annotations": {
     type: "object",
     properties: {

@@ -19,6 +19,7 @@
 import { READ_BEFORE_DROPPED } from "../keywords";
 import type { Pass, ViewPasses } from "../pass";
 import { allOfMerged } from "../passes/all-of";
+import { booleanSchemas } from "../passes/boolean-schemas";
 import { constAsEnum } from "../passes/const";
 import { describedConstraints, type SubsetFacts } from "../passes/described-constraints";
 import { explicitShapes } from "../passes/explicit-shapes";
@@ -84,7 +85,7 @@ export function openApiPasses(extra: readonly Pass[] = []): Pass[] {
 
 export const GEMINI: ViewPasses = {
   root: [rootObject, rootProperties],
-  nodes: [wellFormed, nullability("keyword"), ...openApiPasses()],
+  nodes: [wellFormed, booleanSchemas, nullability("keyword"), ...openApiPasses()],
   copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED]),
   viewsDefinitions: false,
   nullableText: true,

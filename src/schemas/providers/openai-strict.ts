@@ -33,6 +33,7 @@ import { READ_BEFORE_DROPPED } from "../keywords";
 import type { Pass, ViewPasses } from "../pass";
 import { allOfMerged } from "../passes/all-of";
 import { anyOfAlone } from "../passes/any-of-alone";
+import { booleanSchemas } from "../passes/boolean-schemas";
 import { closedObjects } from "../passes/closed-objects";
 import { constAsEnum } from "../passes/const";
 import { describedConstraints, type SubsetFacts } from "../passes/described-constraints";
@@ -131,6 +132,7 @@ function overLimits(schema: unknown): string | undefined {
 
 const STRICT_NODES: Pass[] = [
   wellFormed,
+  booleanSchemas,
   refsInlined,
   allOfMerged,
   oneOfAsAnyOf,

@@ -7,6 +7,7 @@
 
 import { READ_BEFORE_DROPPED } from "../keywords";
 import type { ViewPasses } from "../pass";
+import { booleanSchemas } from "../passes/boolean-schemas";
 import { draft202012 } from "../passes/draft-2020-12";
 import { nullability } from "../passes/nullability";
 import { rootObject } from "../passes/root-object";
@@ -16,7 +17,7 @@ import { GEMINI_KEYWORDS, openApiPasses } from "./gemini";
 
 export const PORTABLE: ViewPasses = {
   root: [rootObject, rootProperties],
-  nodes: [wellFormed, nullability("omit"), ...openApiPasses([draft202012])],
+  nodes: [wellFormed, booleanSchemas, nullability("omit"), ...openApiPasses([draft202012])],
   copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED, "$schema", "additionalItems"]),
   viewsDefinitions: false,
   nullableText: false,

@@ -1,0 +1,52 @@
+/**
+ * `true` and `false` as schemas, where the provider takes only objects
+ * (providers/gemini.ts: each schema is a `Schema` message; strict mode): `true`
+ * (any value) becomes `{}`, which the view then describes as it describes any
+ * value. A property or an `anyOf`/`oneOf` branch that is `false` (no value
+ * fits) is left out, as the model could send nothing there; anywhere else
+ * `false` becomes `{}` as well, and the origin's own checks refuse what it
+ * refuses.
+ */
+import { isPlainObject, setOwn } from "../../json";
+import type { Pass } from "../pass";
+
+const isBoolean = (value: unknown) => typeof value === "boolean";
+const LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+/** Lists where a `false` branch can be left out: one of the others must fit. */
+const ALTERNATIVES = new Set(["anyOf", "oneOf"]);
+
+function hasBooleanProperty(properties: unknown): boolean {
+  if (!isPlainObject(properties)) return false;
+  for (const name in properties) if (isBoolean(properties[name])) return true;
+  return false;
+}
+
+export const booleanSchemas: Pass = {
+  phase: "enter",
+  needed: (node) =>
+    isBoolean(node.items) ||
+    hasBooleanProperty(node.properties) ||
+    LISTS.some((keyword) => {
+      const list = node[keyword];
+      return Array.isArray(list) && list.some(isBoolean);
+    }),
+  apply: (schema, _at, view) => {
+    if (hasBooleanProperty(schema.properties)) {
+      const properties: Record<string, unknown> = {};
+      for (const [name, child] of Object.entries(schema.properties as Record<string, unknown>)) {
+        if (child !== false) setOwn(properties, name, child === true ? {} : child);
+      }
+      schema.properties = properties;
+    }
+    for (const keyword of LISTS) {
+      const list = schema[keyword];
+      if (!Array.isArray(list) || !list.some(isBoolean)) continue;
+      const kept = ALTERNATIVES.has(keyword) ? list.filter((branch) => branch !== false) : list;
+      const branches = kept.map((branch) => (isBoolean(branch) ? {} : branch));
+      schema[keyword] = branches.length > 0 ? branches : [{}];
+    }
+    if (isBoolean(schema.items)) schema.items = {};
+    view.applied.add("boolean_schemas");
+    return schema;
+  },
+};
