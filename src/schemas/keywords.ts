@@ -55,7 +55,7 @@ export const EXCLUSIVE_BOUNDS = [
 
 /** Keywords whose value is one schema, a list of them, or a map of names to them. */
 const ONE_SCHEMA = ["items", "additionalProperties", "not", "if", "then", "else", "contains"];
-const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+export const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 export const CHILDREN: ReadonlyMap<string, "one" | "list" | "map"> = new Map([
   ...ONE_SCHEMA.map((keyword) => [keyword, "one"] as const),
   ...SCHEMA_LISTS.map((keyword) => [keyword, "list"] as const),

@@ -8,10 +8,10 @@
  * refuses.
  */
 import { isPlainObject, setOwn } from "../../json";
+import { SCHEMA_LISTS } from "../keywords";
 import type { Pass } from "../pass";
 
 const isBoolean = (value: unknown) => typeof value === "boolean";
-const LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 /** Lists where a `false` branch can be left out: one of the others must fit. */
 const ALTERNATIVES = new Set(["anyOf", "oneOf"]);
 
@@ -26,7 +26,7 @@ export const booleanSchemas: Pass = {
   needed: (node) =>
     isBoolean(node.items) ||
     hasBooleanProperty(node.properties) ||
-    LISTS.some((keyword) => {
+    SCHEMA_LISTS.some((keyword) => {
       const list = node[keyword];
       return Array.isArray(list) && list.some(isBoolean);
     }),
@@ -38,7 +38,7 @@ export const booleanSchemas: Pass = {
       }
       schema.properties = properties;
     }
-    for (const keyword of LISTS) {
+    for (const keyword of SCHEMA_LISTS) {
       const list = schema[keyword];
       if (!Array.isArray(list) || !list.some(isBoolean)) continue;
       const kept = ALTERNATIVES.has(keyword) ? list.filter((branch) => branch !== false) : list;

@@ -8,7 +8,7 @@
  * object's `required` instead (`required_collected`): what the origin meant.
  */
 import { isPlainObject, setOwn } from "../../json";
-import { TYPES } from "../keywords";
+import { SCHEMA_LISTS, TYPES } from "../keywords";
 import type { Pass } from "../pass";
 
 const isSchema = (value: unknown) => isPlainObject(value) || typeof value === "boolean";
@@ -33,7 +33,7 @@ const SCHEMA_MAPS = new Set([
   "$defs",
   "definitions",
 ]);
-const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems", "items"]);
+const SCHEMA_LIST_KEYWORDS = new Set([...SCHEMA_LISTS, "items"]);
 
 /**
  * Whether JSON Schema allows `value` for `keyword` (the 2020-12 meta-schema,
@@ -43,7 +43,7 @@ const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems", "items"]
  */
 function wellWritten(keyword: string, value: unknown): boolean {
   if (SCHEMA_MAPS.has(keyword)) return isSchemaMap(value);
-  if (SCHEMA_LISTS.has(keyword)) {
+  if (SCHEMA_LIST_KEYWORDS.has(keyword)) {
     return isSchemaList(value) || (keyword === "items" && isSchema(value));
   }
   switch (keyword) {
@@ -103,7 +103,7 @@ function wellWritten(keyword: string, value: unknown): boolean {
  * checks will judge. `undefined` for a value that is no such list or map.
  */
 function membersAsSchemas(keyword: string, value: unknown): unknown {
-  if (SCHEMA_LISTS.has(keyword) && Array.isArray(value)) {
+  if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) {
     return value.map((item) => (isSchema(item) ? item : {}));
   }
   if (!SCHEMA_MAPS.has(keyword) || !isPlainObject(value)) return undefined;
