@@ -65,8 +65,10 @@ async function rewrittenEvent(
     onComment: (comment) => parts.push(`: ${comment}\n`),
     onRetry: (retry) => parts.push(`retry: ${retry}\n\n`),
   });
-  // A CR that ends the text may be half of a CRLF to the parser: an LF settles it.
-  parser.feed(`${text}\n`);
+  // The event's last line ends with the text, though a CR there may be half of a CRLF to the parser.
+  const lines = endableFeed((part) => parser.feed(part));
+  lines.feed(text);
+  lines.end();
   let changed = false;
   let written = "";
   for (const part of parts) {
