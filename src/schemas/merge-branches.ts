@@ -10,6 +10,13 @@ import { isPlainObject, setOwn } from "../json";
 import { isNullSchema, typesOf } from "./keywords";
 import { noteOn } from "./notes";
 
+/**
+ * Rounds of merging one schema may take: a branch's own composition is merged
+ * in the next. A loop, not a view per round: each view would take a stack
+ * frame that a deep enough schema runs out of.
+ */
+export const MAX_MERGES = 16;
+
 export function mergeBranches(
   schema: Schema,
   keyword: string,

@@ -46,6 +46,19 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
       { properties: { b: { type: "number" } }, required: ["b"] },
     ],
   },
+  // Go's invopop/jsonschema writes every input this way; zod-to-json-schema does given a name.
+  "root $ref to a named input type": {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $ref: "#/$defs/SearchArgs",
+    $defs: {
+      SearchArgs: {
+        type: "object",
+        properties: { query: { type: "string" }, limit: { type: "integer" } },
+        required: ["query"],
+        additionalProperties: false,
+      },
+    },
+  },
   "draft-07 $schema and additionalProperties": {
     $schema: "http://json-schema.org/draft-07/schema#",
     type: "object",
@@ -359,6 +372,31 @@ describe("the view, for other profiles", () => {
     });
     expect(rules).toEqual(["draft_2020_12"]);
   });
+});
+
+describe("a root $ref", () => {
+  const named = EDGE_CASES["root $ref to a named input type"];
+
+  it.each(ADAPTING)("%s: is the root, its properties the model's to fill", (profile) => {
+    const { schema } = schemaView(named, SCHEMA_PASSES[profile]);
+    expect(PROVIDER_RULES[profile]?.(schema)).toEqual([]);
+    expect(schema).toMatchObject({ type: "object", required: expect.arrayContaining(["query"]) });
+    expect(Object.keys((schema as { properties: object }).properties)).toEqual(["query", "limit"]);
+    expect(schema).not.toHaveProperty("$ref");
+  });
+
+  it.each(ADAPTING)(
+    "%s: one to nothing, to the root itself or outside the schema is left out",
+    (profile) => {
+      for (const $ref of ["#/$defs/Missing", "#", "", "https://example.com/args.json"]) {
+        const original = { type: "object", $ref, properties: { a: { type: "string" } } };
+        const { schema } = schemaView(original, SCHEMA_PASSES[profile]);
+        expect(PROVIDER_RULES[profile]?.(schema), $ref).toEqual([]);
+        expect(Object.keys((schema as { properties: object }).properties), $ref).toEqual(["a"]);
+        expect(schema, $ref).not.toHaveProperty("$ref");
+      }
+    },
+  );
 });
 
 describe("openai-strict's size limits", () => {

@@ -74,9 +74,13 @@ const { schema: schemaArb } = fc.letrec<{ schema: Schema; object: Schema }>((tie
     ),
 }));
 
-/** A root schema: an object, sometimes with a `$ref` to `$defs`, sometimes a root-level `anyOf`. */
+/**
+ * A root schema: an object, sometimes with a `$ref` to `$defs`, sometimes a
+ * root-level `anyOf`, sometimes a `$ref` itself (as Go's invopop/jsonschema writes it).
+ */
 const rootArb: fc.Arbitrary<Schema> = fc.oneof(
   fc.letrec<{ object: Schema }>(() => ({ object: objectOf(schemaArb) })).object,
+  objectOf(schemaArb).map((args) => ({ $ref: "#/$defs/Args", $defs: { Args: args } })),
   fc.tuple(objectOf(schemaArb), objectOf(schemaArb)).map(([root, def]) => ({
     ...root,
     $defs: { Thing: def },
