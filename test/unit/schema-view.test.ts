@@ -123,6 +123,12 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
       mode: { enum: ["fast", "slow", null] },
     },
   },
+  "an enum beside anyOf, no type": {
+    type: "object",
+    properties: {
+      mode: { enum: ["fast", "slow"], anyOf: [{ type: "string" }, { type: "integer" }] },
+    },
+  },
   "required naming undeclared properties": {
     type: "object",
     properties: { a: { type: "string" } },

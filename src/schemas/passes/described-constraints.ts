@@ -6,7 +6,7 @@
  * strings; a `type` where the keywords beside it imply one. Validation
  * against the origin's schema on the way back checks what the words say.
  */
-import { jsonTypeOf } from "../../args/json-schema";
+import { jsonTypeOf, type Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
 import { EXCLUSIVE_BOUNDS, typesOf } from "../keywords";
 import { describeValue, noteOn } from "../notes";
@@ -31,6 +31,23 @@ const LENGTHS = [
   ["maxProperties", (n: unknown) => `At most ${describeValue(n)} properties.`],
 ] as const;
 
+/**
+ * The one `type` the keywords beside it imply, where they imply one. An enum
+ * is a string where the provider takes strings only, whatever `anyOf` stands
+ * beside it: the provider wants the type said.
+ */
+function impliedType(schema: Schema, stringEnums: boolean): string | undefined {
+  const values = schema.enum;
+  if (stringEnums && Array.isArray(values)) return "string";
+  if (Array.isArray(schema.anyOf)) return undefined;
+  if (Array.isArray(values)) {
+    const types = new Set(values.map(jsonTypeOf));
+    return types.size === 1 ? [...types][0] : undefined;
+  }
+  if (isPlainObject(schema.properties)) return "object";
+  return schema.items !== undefined ? "array" : undefined;
+}
+
 export function describedConstraints(facts: SubsetFacts): Pass {
   const keeps = (keyword: string) => facts.keywords.has(keyword);
   const unknownFormat = (schema: Record<string, unknown>) => {
@@ -49,12 +66,7 @@ export function describedConstraints(facts: SubsetFacts): Pass {
       (facts.stringEnums &&
         Array.isArray(node.enum) &&
         node.enum.some((value) => typeof value !== "string")) ||
-      (node.type === undefined &&
-        !Array.isArray(node.anyOf) &&
-        ((Array.isArray(node.enum) &&
-          (facts.stringEnums || new Set(node.enum.map(jsonTypeOf)).size === 1)) ||
-          isPlainObject(node.properties) ||
-          node.items !== undefined)) ||
+      (node.type === undefined && impliedType(node, facts.stringEnums) !== undefined) ||
       node.uniqueItems === true ||
       Object.hasOwn(node, "default") ||
       (keeps("example") &&
@@ -104,15 +116,12 @@ export function describedConstraints(facts: SubsetFacts): Pass {
         schema.type = "string";
         view.applied.add("enum_as_strings");
       }
-      // One `type` says what the keywords beside it imply.
-      if (schema.type === undefined && !Array.isArray(schema.anyOf)) {
-        if (Array.isArray(schema.enum)) {
-          const types = new Set(schema.enum.map((value) => jsonTypeOf(value)));
-          if (facts.stringEnums) schema.type = "string";
-          else if (types.size === 1) schema.type = [...types][0];
-        } else if (isPlainObject(schema.properties)) schema.type = "object";
-        else if (schema.items !== undefined) schema.type = "array";
-        if (schema.type !== undefined) view.applied.add("type_supplied");
+      if (schema.type === undefined) {
+        const type = impliedType(schema, facts.stringEnums);
+        if (type !== undefined) {
+          schema.type = type;
+          view.applied.add("type_supplied");
+        }
       }
       if (schema.uniqueItems === true) note("Items must be unique.");
       if (Object.hasOwn(schema, "default")) note(`Default: ${describeValue(schema.default)}.`);
