@@ -11,7 +11,8 @@
  *   above (`does not support oneOf, allOf, or anyOf at the top level`), and
  *   valid JSON Schema 2020-12 (`It must match JSON Schema draft 2020-12`): no
  *   older `$schema`, no boolean `exclusiveMinimum`/`exclusiveMaximum`, no
- *   array-valued `items`, no OpenAPI `nullable`.
+ *   array-valued `items`, no OpenAPI `nullable`, no empty list of schemas
+ *   (the meta-schema's `schemaArray` has `minItems: 1`).
  * - Bedrock Converse `inputSchema.json`: `type must be one of the following:
  *   object`, and Anthropic's rules for Claude.
  * - OpenAI strict mode (`strict: true`, Structured Outputs, "Supported
@@ -167,6 +168,10 @@ function anthropicRules(schema: unknown): string[] {
         problems.push(`${keyword} is not a number`);
     }
     if (Array.isArray(node.items)) problems.push("items is an array (a draft-07 tuple)");
+    for (const keyword of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
+      const list = node[keyword];
+      if (Array.isArray(list) && list.length === 0) problems.push(`${keyword} is empty`);
+    }
     if ("nullable" in node) problems.push("nullable (OpenAPI)");
   }
   return problems;

@@ -173,6 +173,15 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
     },
     required: "id",
   },
+  "empty lists of schemas": {
+    type: "object",
+    properties: {
+      any: { anyOf: [] },
+      text: { type: "string", oneOf: [] },
+      all: { allOf: [] },
+      pair: { type: "array", prefixItems: [] },
+    },
+  },
   "boolean schemas (true: any value, false: none)": {
     type: "object",
     properties: {
@@ -377,6 +386,15 @@ describe("the view, for other profiles", () => {
       },
     });
     expect(rules).toEqual(["draft_2020_12"]);
+  });
+});
+
+describe("an empty list of schemas", () => {
+  it.each(ADAPTING)("%s: says nothing, and is left out", (profile) => {
+    const { schema } = schemaView(EDGE_CASES["empty lists of schemas"], SCHEMA_PASSES[profile]);
+    const { text } = (schema as { properties: Record<string, Record<string, unknown>> }).properties;
+    expect([text?.type].flat()).toContain("string");
+    expect(JSON.stringify(schema)).not.toMatch(/"(anyOf|oneOf|allOf|prefixItems)":\[\]/);
   });
 });
 

@@ -1,11 +1,12 @@
 /**
- * Keywords whose values JSON Schema does not allow are left out, and a
- * property or branch that is no schema takes any value (`malformed_dropped`,
- * every profile that adapts schemas): a provider validates the schemas it is
- * given, and one it refuses fails the whole request, not only that tool's.
- * The origin's own checks (args/, on the way back) read its schema as it
- * wrote it. A property's `required: true`, the draft-03 form, names it in its
- * object's `required` instead (`required_collected`): what the origin meant.
+ * Keywords whose values JSON Schema does not allow (an empty `anyOf` among
+ * them) are left out, and a property or branch that is no schema takes any
+ * value (`malformed_dropped`, every profile that adapts schemas): a provider
+ * validates the schemas it is given, and one it refuses fails the whole
+ * request, not only that tool's. The origin's own checks (args/, on the way
+ * back) read its schema as it wrote it. A property's `required: true`, the
+ * draft-03 form, names it in its object's `required` instead
+ * (`required_collected`): what the origin meant.
  */
 import { isPlainObject, setOwn } from "../../json";
 import { SCHEMA_LISTS, TYPES } from "../keywords";
@@ -17,7 +18,10 @@ const isBoolean = (value: unknown) => typeof value === "boolean";
 const isNumber = (value: unknown) => typeof value === "number";
 const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
 const isType = (value: unknown) => typeof value === "string" && TYPES.includes(value);
-const isSchemaList = (value: unknown) => Array.isArray(value) && value.every(isSchema);
+// The meta-schema's `schemaArray` has `minItems: 1`: an empty list says nothing, and a provider
+// that validates against it (Anthropic) refuses it.
+const isSchemaList = (value: unknown) =>
+  Array.isArray(value) && value.length > 0 && value.every(isSchema);
 
 function isSchemaMap(value: unknown): boolean {
   if (!isPlainObject(value)) return false;
@@ -103,7 +107,7 @@ function wellWritten(keyword: string, value: unknown): boolean {
  * checks will judge. `undefined` for a value that is no such list or map.
  */
 function membersAsSchemas(keyword: string, value: unknown): unknown {
-  if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) {
+  if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value) && value.length > 0) {
     return value.map((item) => (isSchema(item) ? item : {}));
   }
   if (!SCHEMA_MAPS.has(keyword) || !isPlainObject(value)) return undefined;
