@@ -17,6 +17,9 @@ import { noteOn } from "./notes";
  */
 export const MAX_MERGES = 16;
 
+/** Keywords of a branch not copied as they are: merged above, or meaning nothing here. */
+const MERGED_APART = new Set(["properties", "required", "$ref"]);
+
 export function mergeBranches(
   schema: Schema,
   keyword: string,
@@ -50,8 +53,9 @@ export function mergeBranches(
     }
     const required = resolved.required;
     requiredSets.push(Array.isArray(required) ? required.filter((r) => typeof r === "string") : []);
+    // A `$ref` left on a resolved branch points outside the schema: nothing to merge.
     for (const [name, value] of Object.entries(resolved)) {
-      if (name !== "properties" && name !== "required" && !Object.hasOwn(result, name)) {
+      if (!MERGED_APART.has(name) && !Object.hasOwn(result, name)) {
         setOwn(result, name, value);
       }
     }

@@ -398,10 +398,10 @@ describe("an empty list of schemas", () => {
   });
 });
 
-describe("a root $ref", () => {
+describe("the root", () => {
   const named = EDGE_CASES["root $ref to a named input type"];
 
-  it.each(ADAPTING)("%s: is the root, its properties the model's to fill", (profile) => {
+  it.each(ADAPTING)("%s: a $ref is the root, its properties the model's to fill", (profile) => {
     const { schema } = schemaView(named, SCHEMA_PASSES[profile]);
     expect(PROVIDER_RULES[profile]?.(schema)).toEqual([]);
     expect(schema).toMatchObject({ type: "object", required: expect.arrayContaining(["query"]) });
@@ -409,8 +409,25 @@ describe("a root $ref", () => {
     expect(schema).not.toHaveProperty("$ref");
   });
 
+  it.each(ADAPTING)("%s: stays one object whatever the root says beside it", (profile) => {
+    const a = { a: { type: "string" } };
+    const roots = [
+      { type: "object", nullable: true, properties: a },
+      { type: "object", const: { a: "x" }, properties: a },
+      { type: "object", enum: [{ a: "x" }, { a: "y" }], properties: a },
+      { oneOf: [{ $ref: "https://example.com/args.json" }, { type: "object", properties: a }] },
+      { type: "object", oneOf: [{ $ref: "#" }], properties: a },
+    ];
+    for (const original of roots) {
+      const { schema } = schemaView(original, SCHEMA_PASSES[profile]);
+      const root = JSON.stringify(original);
+      expect(PROVIDER_RULES[profile]?.(schema), root).toEqual([]);
+      expect(schema, root).toMatchObject({ type: "object", properties: { a: {} } });
+    }
+  });
+
   it.each(ADAPTING)(
-    "%s: one to nothing, to the root itself or outside the schema is left out",
+    "%s: a $ref to nothing, to the root itself or outside the schema is left out",
     (profile) => {
       for (const $ref of ["#/$defs/Missing", "#", "", "https://example.com/args.json"]) {
         const original = { type: "object", $ref, properties: { a: { type: "string" } } };

@@ -7,7 +7,10 @@
  * every input as `{"$ref": "#/$defs/Args", "$defs": …}`, zod-to-json-schema
  * does when given a name, and the model must see `Args`'s properties, not an
  * empty object. One that points at nothing, back at the root or outside the
- * schema adds nothing: what the root says beside it stays.
+ * schema adds nothing: what the root says beside it stays. So does nothing
+ * that would let the root be other than one object (`nullable`, `enum`,
+ * `const`): the arguments are checked against the origin's schema on the way
+ * back.
  */
 
 import { resolve } from "../../args/json-schema";
@@ -16,6 +19,8 @@ import { MAX_MERGES, mergeBranches } from "../merge-branches";
 import type { RootPass } from "../pass";
 
 const COMPOSITIONS = ["allOf", "anyOf", "oneOf"] as const;
+/** What would let the root be other than one object: a tool's arguments always are one. */
+const NOT_AN_OBJECT = ["nullable", "enum", "const"] as const;
 
 const compositionIn = (root: Record<string, unknown>) =>
   COMPOSITIONS.find((keyword) => Array.isArray(root[keyword]));
@@ -24,7 +29,11 @@ export const rootObject: RootPass = {
   needed: (root) => {
     const types = typesOf(root);
     if (types?.length !== 1 || types[0] !== "object") return true;
-    return typeof root.$ref === "string" || compositionIn(root) !== undefined;
+    return (
+      typeof root.$ref === "string" ||
+      compositionIn(root) !== undefined ||
+      NOT_AN_OBJECT.some((keyword) => Object.hasOwn(root, keyword))
+    );
   },
   apply: (schema, view) => {
     let result = schema;
@@ -37,12 +46,22 @@ export const rootObject: RootPass = {
         view.applied.add("refs_inlined");
       }
     }
-    // A branch's own composition (a `$ref`'s target may have one) merges in the next round.
-    for (let round = 0; round < MAX_MERGES; round++) {
-      const keyword = compositionIn(result);
-      if (keyword === undefined) break;
-      result = mergeBranches(result, keyword, result[keyword] as unknown[], view.root);
-      view.applied.add("root_composition");
+    // A branch's own composition (a `$ref`'s target may have one) merges in the next round;
+    // one still there after `MAX_MERGES` (a branch that is the root again) is left out.
+    let rounds = 0;
+    for (let keyword = compositionIn(result); keyword; keyword = compositionIn(result)) {
+      if (rounds++ < MAX_MERGES) {
+        result = mergeBranches(result, keyword, result[keyword] as unknown[], view.root);
+        view.applied.add("root_composition");
+      } else {
+        delete result[keyword];
+        view.dropped.add(keyword);
+      }
+    }
+    for (const keyword of NOT_AN_OBJECT) {
+      if (!Object.hasOwn(result, keyword)) continue;
+      delete result[keyword];
+      view.dropped.add(keyword);
     }
     const types = typesOf(result);
     if (types?.length !== 1 || types[0] !== "object") {
