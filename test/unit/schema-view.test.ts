@@ -165,6 +165,7 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
     properties: {
       id: { type: "string", required: true, minLength: "1", description: ["an id"] },
       kind: { type: "text", enum: "a,b" },
+      code: { type: "string", pattern: "([a-z]" },
       count: { type: "integer", minimum: "0", exclusiveMinimum: "", multipleOf: 0 },
       tags: { type: "array", items: "string", maxItems: -1 },
       either: { anyOf: [{ type: "string" }, 3] },

@@ -23,6 +23,16 @@ const isType = (value: unknown) => typeof value === "string" && TYPES.includes(v
 const isSchemaList = (value: unknown) =>
   Array.isArray(value) && value.length > 0 && value.every(isSchema);
 
+/** Whether `pattern` is a regular expression at all: a provider refuses one that is not. */
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function isSchemaMap(value: unknown): boolean {
   if (!isPlainObject(value)) return false;
   for (const name in value) if (Object.hasOwn(value, name) && !isSchema(value[name])) return false;
@@ -84,6 +94,7 @@ function wellWritten(keyword: string, value: unknown): boolean {
     case "maxProperties":
       return isCount(value);
     case "pattern":
+      return isString(value) && isRegExp(value);
     case "format":
     case "$ref":
     case "$schema":
