@@ -83,7 +83,8 @@ export function mergeBranches(
   for (const [name, all] of declarations) {
     setOwn(properties, name, all.length === 1 ? all[0] : { [combined]: all });
   }
-  result.properties = properties;
+  // Branches that declare no properties (a described `$ref` to a string) make no object.
+  if (isPlainObject(schema.properties) || forms.length > 0) result.properties = properties;
   if (required.length > 0) result.required = required;
   else delete result.required;
   if (keyword !== "allOf" && forms.length > 1) {

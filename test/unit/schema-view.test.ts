@@ -59,6 +59,14 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
       },
     },
   },
+  // schemars 0.8 (Rust's rmcp) writes a described `$ref` as a one-branch `allOf`.
+  "a described $ref as allOf (schemars 0.8)": {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    properties: { mode: { description: "How", allOf: [{ $ref: "#/definitions/Mode" }] } },
+    required: ["mode"],
+    definitions: { Mode: { type: "string", enum: ["fast", "slow"] } },
+  },
   "draft-07 $schema and additionalProperties": {
     $schema: "http://json-schema.org/draft-07/schema#",
     type: "object",
@@ -329,6 +337,18 @@ describe("the view, rule by rule (gemini)", () => {
       type: "object",
       properties: { options: { type: "string", description: "A JSON object, as text." } },
     });
+  });
+
+  it("merges an allOf into the type its branch names, and nothing more", () => {
+    for (const profile of ["gemini", "openai-strict", "portable"] as const) {
+      const { schema } = schemaView(
+        EDGE_CASES["a described $ref as allOf (schemars 0.8)"],
+        SCHEMA_PASSES[profile],
+      );
+      expect((schema as { properties: object }).properties, profile).toEqual({
+        mode: { description: "How", type: "string", enum: ["fast", "slow"] },
+      });
+    }
   });
 
   it("merges a root-level anyOf into one object and names the forms", () => {
