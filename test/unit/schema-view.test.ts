@@ -137,6 +137,13 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
       mode: { enum: ["fast", "slow"], anyOf: [{ type: "string" }, { type: "integer" }] },
     },
   },
+  "an enum whose type says otherwise": {
+    type: "object",
+    properties: {
+      code: { type: "integer", format: "int64", enum: [1, 2] },
+      kind: { type: "integer", enum: ["k"] },
+    },
+  },
   "required naming undeclared properties": {
     type: "object",
     properties: { a: { type: "string" } },

@@ -48,6 +48,18 @@ function impliedType(schema: Schema, stringEnums: boolean): string | undefined {
   return schema.items !== undefined ? "array" : undefined;
 }
 
+/**
+ * An enum that is not one of strings only, as a provider that takes strings
+ * only reads it: a value of another type, or a `type` other than `string`
+ * beside it (a merged `allOf` may put `integer` beside `["k"]`).
+ */
+function enumNotOfStrings(schema: Schema): boolean {
+  const values = schema.enum;
+  if (!Array.isArray(values)) return false;
+  const type = schema.type;
+  return (type !== undefined && type !== "string") || values.some((v) => typeof v !== "string");
+}
+
 export function describedConstraints(facts: SubsetFacts): Pass {
   const keeps = (keyword: string) => facts.keywords.has(keyword);
   const unknownFormat = (schema: Record<string, unknown>) => {
@@ -63,9 +75,7 @@ export function describedConstraints(facts: SubsetFacts): Pass {
       LENGTHS.some(([keyword]) => !keeps(keyword) && node[keyword] !== undefined) ||
       unknownFormat(node) ||
       (typeof node.pattern === "string" && !facts.canRun(node.pattern)) ||
-      (facts.stringEnums &&
-        Array.isArray(node.enum) &&
-        node.enum.some((value) => typeof value !== "string")) ||
+      (facts.stringEnums && enumNotOfStrings(node)) ||
       (node.type === undefined && impliedType(node, facts.stringEnums) !== undefined) ||
       node.uniqueItems === true ||
       Object.hasOwn(node, "default") ||
@@ -77,6 +87,15 @@ export function describedConstraints(facts: SubsetFacts): Pass {
     apply: (schema, _at, view) => {
       const notes: string[] = [];
       const note = (text: string) => notes.push(text);
+      // First: the format and constraints below are read against the type the enum leaves.
+      const values = schema.enum;
+      if (facts.stringEnums && Array.isArray(values) && enumNotOfStrings(schema)) {
+        schema.enum = values.map((value) =>
+          typeof value === "string" ? value : describeValue(value),
+        );
+        schema.type = "string";
+        view.applied.add("enum_as_strings");
+      }
       for (const [keyword, bound, words] of exclusive ? EXCLUSIVE_BOUNDS : []) {
         const value = schema[keyword];
         if (value === undefined) continue;
@@ -103,18 +122,6 @@ export function describedConstraints(facts: SubsetFacts): Pass {
         note(`Must match the regular expression ${pattern}.`);
         delete schema.pattern;
         view.dropped.add("pattern");
-      }
-      const values = schema.enum;
-      if (
-        facts.stringEnums &&
-        Array.isArray(values) &&
-        values.some((value) => typeof value !== "string")
-      ) {
-        schema.enum = values.map((value) =>
-          typeof value === "string" ? value : describeValue(value),
-        );
-        schema.type = "string";
-        view.applied.add("enum_as_strings");
       }
       if (schema.type === undefined) {
         const type = impliedType(schema, facts.stringEnums);
