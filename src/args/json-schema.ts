@@ -63,75 +63,149 @@ const TYPES = new Set<JsonType>([
   "null",
 ]);
 
+const COMPOSITIONS = ["allOf", "anyOf", "oneOf"] as const;
+
+/**
+ * Composition branches one reading of a schema follows (`allowedTypes`,
+ * `propertiesOf`). Each branch may be a `$ref` to a schema that branches
+ * again: `{"A": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/A"}]}}`
+ * doubles the work at every hop, and with three branches a call ran out of
+ * memory. Past the budget a reading stops adding what branches say.
+ */
+const MAX_BRANCHES = 64;
+
+interface Reading {
+  root: Schema;
+  /** Branches left to follow. */
+  branches: number;
+  /** The schemas being read, outermost first: a branch back to one of them adds nothing. */
+  path: Schema[];
+}
+
+const readingOf = (root: Schema): Reading => ({ root, branches: MAX_BRANCHES, path: [] });
+
+/**
+ * Each branch of `schema`'s `keyword`, read by `read` one step further in,
+ * while the budget lasts; a branch that leads back to a schema being read is
+ * skipped.
+ */
+function* branchesOf<T>(
+  schema: Schema,
+  keyword: string,
+  reading: Reading,
+  read: (branch: unknown, reading: Reading) => T,
+): Generator<T> {
+  const branches = own(schema, keyword);
+  if (!Array.isArray(branches)) return;
+  reading.path.push(schema);
+  try {
+    for (const branch of branches) {
+      if (reading.branches-- <= 0 || reading.path.length > MAX_REF_HOPS) return;
+      yield read(branch, reading);
+    }
+  } finally {
+    reading.path.pop();
+  }
+}
+
+/** `schema` resolved, unless it is one being read already (a cycle) or it does not resolve. */
+function resolvedIn(schema: unknown, reading: Reading): Schema | undefined {
+  const resolved = resolve(schema, reading.root);
+  return resolved && !reading.path.includes(resolved) ? resolved : undefined;
+}
+
 /**
  * The types a schema allows, or `undefined` when it does not say (no `type`,
  * `enum`, `const`, or an `anyOf`/`oneOf` branch that says nothing): then no
- * value is coerced against it. `number` includes `integer`.
+ * value is coerced against it. `number` includes `integer`. An `allOf`
+ * narrows them to what every branch that says allows.
  */
-export function allowedTypes(schema: unknown, root: Schema, depth = 0): Set<JsonType> | undefined {
-  const resolved = resolve(schema, root);
-  if (!resolved || depth > MAX_REF_HOPS) return undefined;
-  const type = own(resolved, "type");
+export function allowedTypes(schema: unknown, root: Schema): Set<JsonType> | undefined {
+  return typesIn(schema, readingOf(root));
+}
+
+function typesIn(schema: unknown, reading: Reading): Set<JsonType> | undefined {
+  const resolved = resolvedIn(schema, reading);
+  if (!resolved) return undefined;
+  let types = typesSaid(resolved, reading);
+  for (const branchTypes of branchesOf(resolved, "allOf", reading, typesIn)) {
+    if (!branchTypes) continue;
+    types = types ? new Set([...types].filter((type) => branchTypes.has(type))) : branchTypes;
+  }
+  return types;
+}
+
+/** The types `schema` itself says: its `type`, `enum` or `const`, or its `anyOf`/`oneOf` branches. */
+function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined {
+  const type = own(schema, "type");
   if (typeof type === "string" || Array.isArray(type)) {
     const types = new Set([type].flat().filter((t): t is JsonType => TYPES.has(t as JsonType)));
     if (types.has("number")) types.add("integer");
     return types.size > 0 ? types : undefined;
   }
-  const values = Object.hasOwn(resolved, "const") ? [resolved.const] : own(resolved, "enum");
+  const values = Object.hasOwn(schema, "const") ? [schema.const] : own(schema, "enum");
   if (Array.isArray(values) && values.length > 0) return new Set(values.map(jsonTypeOf));
   for (const keyword of ["anyOf", "oneOf"]) {
-    const branches = own(resolved, keyword);
+    const branches = own(schema, keyword);
     if (!Array.isArray(branches) || branches.length === 0) continue;
     const types = new Set<JsonType>();
-    for (const branch of branches) {
-      const branchTypes = allowedTypes(branch, root, depth + 1);
+    let read = 0;
+    for (const branchTypes of branchesOf(schema, keyword, reading, typesIn)) {
       if (!branchTypes) return undefined;
       for (const t of branchTypes) types.add(t);
+      read++;
     }
-    return types;
+    // A branch left unread may allow any type: then nothing is known.
+    return read === branches.length ? types : undefined;
   }
   return undefined;
 }
-
-const COMPOSITIONS = ["allOf", "anyOf", "oneOf"] as const;
 
 /**
  * The declared properties of an object schema (own keys only), or `undefined`:
  * its own `properties` and those its `allOf`/`anyOf`/`oneOf` branches declare
  * (a root-level `anyOf` of object forms is common). A property declared more
- * than once stands for any of its declarations, so a value one of them
- * accepts is never coerced to suit another.
+ * than once by `anyOf`/`oneOf` branches stands for any of its declarations, so
+ * a value one of them accepts is never coerced to suit another; one declared
+ * by the schema itself and its `allOf` branches stands for all of them, as a
+ * value must meet each.
  */
-export function propertiesOf(
-  schema: unknown,
-  root: Schema,
-  depth = 0,
-): Record<string, unknown> | undefined {
-  const resolved = resolve(schema, root);
+export function propertiesOf(schema: unknown, root: Schema): Record<string, unknown> | undefined {
+  return propertiesIn(schema, readingOf(root));
+}
+
+function propertiesIn(schema: unknown, reading: Reading): Record<string, unknown> | undefined {
+  const resolved = resolvedIn(schema, reading);
   if (!resolved) return undefined;
   const properties = own(resolved, "properties");
   const own_ = isPlainObject(properties) ? properties : undefined;
-  if (depth > MAX_REF_HOPS || !COMPOSITIONS.some((k) => Array.isArray(own(resolved, k)))) {
-    return own_;
-  }
-  const declarations = new Map<string, unknown[]>();
-  const declare = (from: Record<string, unknown> | undefined) => {
+  if (!COMPOSITIONS.some((k) => Array.isArray(own(resolved, k)))) return own_;
+  const every = new Map<string, unknown[]>();
+  const some = new Map<string, unknown[]>();
+  const declare = (into: Map<string, unknown[]>, from: Record<string, unknown> | undefined) => {
     for (const [name, declared] of Object.entries(from ?? {})) {
-      const seen = declarations.get(name);
+      const seen = into.get(name);
       if (seen) seen.push(declared);
-      else declarations.set(name, [declared]);
+      else into.set(name, [declared]);
     }
   };
-  declare(own_);
+  declare(every, own_);
   for (const keyword of COMPOSITIONS) {
-    const branches = own(resolved, keyword);
-    if (!Array.isArray(branches)) continue;
-    for (const branch of branches) declare(propertiesOf(branch, root, depth + 1));
+    const into = keyword === "allOf" ? every : some;
+    for (const declared of branchesOf(resolved, keyword, reading, propertiesIn)) {
+      declare(into, declared);
+    }
   }
-  if (declarations.size === 0) return own_;
+  if (every.size + some.size === 0) return own_;
+  const names = new Set([...every.keys(), ...some.keys()]);
   // fromEntries: a property named `__proto__` stays an ordinary key.
   return Object.fromEntries(
-    [...declarations].map(([name, all]) => [name, all.length === 1 ? all[0] : { anyOf: all }]),
+    [...names].map((name) => {
+      const all = [...(every.get(name) ?? [])];
+      const any = some.get(name);
+      if (any) all.push(any.length === 1 ? any[0] : { anyOf: any });
+      return [name, all.length === 1 ? all[0] : { allOf: all }];
+    }),
   );
 }
 

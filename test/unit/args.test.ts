@@ -205,6 +205,9 @@ describe("coercing values", () => {
     ["42", { type: ["integer", "null"] }, 42],
     ["42", { anyOf: [{ type: "integer" }, { type: "null" }] }, 42],
     [3, { enum: ["1", "2", "3"] }, "3"],
+    // allOf: every branch that says a type must be met (schemars 0.8's described `$ref`).
+    ["7", { description: "Count", allOf: [{ type: "integer" }] }, 7],
+    ["7", { allOf: [{ type: ["integer", "string"] }, { type: "integer" }] }, 7],
   ])("%o for %o → %o", (value, schema, expected) => {
     expect(coerce(value, schema)).toEqual(expected);
   });
@@ -261,6 +264,15 @@ describe("coercing values", () => {
     expect(repairArguments({ "e-mail": "a@b.c" }, schema).arguments).toEqual({ email: "a@b.c" });
   });
 
+  it("brings a property allOf branches declare twice to what all of them allow", () => {
+    const schema = {
+      type: "object",
+      properties: { flag: { description: "On or off" } },
+      allOf: [{ properties: { flag: { enum: [true, false] } } }],
+    };
+    expect(repairArguments({ flag: "true" }, schema).arguments).toEqual({ flag: true });
+  });
+
   it("leaves a value alone that one of a property's several declarations accepts", () => {
     const schema = {
       oneOf: [
@@ -299,6 +311,27 @@ describe("safety", () => {
       { type: "object", properties: {} },
     );
     expect(repaired).toEqual({ constructor: "7" });
+  });
+
+  it("reads a schema whose branches lead back to it, or branch again at every hop, within a budget", () => {
+    const thrice = (ref: string) => [{ $ref: ref }, { $ref: ref }, { $ref: ref }];
+    const cyclic = {
+      type: "object",
+      properties: { n: { $ref: "#/$defs/A" } },
+      $defs: { A: { anyOf: thrice("#/$defs/A"), properties: { n: { type: "integer" } } } },
+    };
+    expect(repairArguments({ n: { n: "1" } }, cyclic).arguments).toEqual({ n: { n: 1 } });
+    // No cycle: each of 17 hops branches three ways to the next.
+    const $defs = Object.fromEntries(
+      Array.from({ length: 17 }, (_, hop) => [
+        `A${hop}`,
+        hop === 16
+          ? { type: "object", properties: { n: { type: "integer" } } }
+          : { anyOf: thrice(`#/$defs/A${hop + 1}`) },
+      ]),
+    );
+    const branching = { $ref: "#/$defs/A0", $defs };
+    expect(repairArguments({ n: "1" }, branching).arguments).toEqual({ n: 1 });
   });
 
   it("stops at its depth limit on very deep arguments, and says so", () => {
