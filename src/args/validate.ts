@@ -15,12 +15,15 @@
  * text (`^(a+)+$` takes seconds on 27 characters), `uniqueItems` compares
  * every pair of a client's array. The fix-it text names at most
  * `MAX_LISTED` issues and keys, suggests at most `MAX_SUGGESTIONS` keys, and
- * compares only keys of at most `MAX_KEY_CHARS` characters.
+ * compares only keys of at most `MAX_KEY_CHARS` characters. A call whose check
+ * would apply more than `MAX_CHECKS` schemas to values (a schema that branches
+ * along every path, which the client's depth multiplies) is not checked.
  */
 import { type SchemaDraft, Validator } from "@cfworker/json-schema";
 import { isPlainObject, own } from "../json";
 import { foldKey } from "./coalesce";
 import { propertiesOf, type Schema } from "./json-schema";
+import { checksWithin } from "./validation-cost";
 
 export interface ValidationIssue {
   /** JSON pointer of the offending value (`#/max_bytes`), or of the object missing a key. */
@@ -114,23 +117,41 @@ function withoutCostlyKeywords(schema: Schema): Schema | undefined {
   return tooDeep || !isPlainObject(bounded) ? undefined : bounded;
 }
 
-const validators = new WeakMap<object, Validator | undefined>();
-
-/** The validator of `schema`'s linear part; `undefined` for a schema too deep to walk. */
-function validatorFor(schema: Schema): Validator | undefined {
-  if (validators.has(schema)) return validators.get(schema);
-  const bounded = withoutCostlyKeywords(schema);
-  const validator = bounded && new Validator(bounded, draftOf(schema), false);
-  validators.set(schema, validator);
-  return validator;
+/** A schema's linear part, and its validator. */
+interface Compiled {
+  schema: Schema;
+  validator: Validator;
 }
+
+const compiled = new WeakMap<object, Compiled | undefined>();
+
+/** `schema`'s linear part, compiled; `undefined` for a schema too deep to walk. */
+function compiledFor(schema: Schema): Compiled | undefined {
+  if (compiled.has(schema)) return compiled.get(schema);
+  const bounded = withoutCostlyKeywords(schema);
+  const result = bounded && {
+    schema: bounded,
+    validator: new Validator(bounded, draftOf(schema), false),
+  };
+  compiled.set(schema, result);
+  return result;
+}
+
+/**
+ * Schemas applied to values in one call's check, at most (validation-cost.ts):
+ * one per value and a few more for branches, so any call within repair's
+ * 10,000 values whose schema does not branch along every path.
+ */
+const MAX_CHECKS = 20_000;
 
 export function validateArguments(args: unknown, inputSchema: unknown): Validation {
   if (!isPlainObject(inputSchema)) return { kind: "skipped", reason: "no object schema" };
   try {
-    const validator = validatorFor(inputSchema);
-    if (!validator) return { kind: "skipped", reason: "schema nested too deep" };
-    const { valid, errors } = validator.validate(args);
+    const schema = compiledFor(inputSchema);
+    if (!schema) return { kind: "skipped", reason: "schema nested too deep" };
+    if (!checksWithin(args, schema.schema, MAX_CHECKS))
+      return { kind: "skipped", reason: `more than ${MAX_CHECKS} checks` };
+    const { valid, errors } = schema.validator.validate(args);
     if (valid) return { kind: "valid" };
     const leaves = errors.filter((error) => !WRAPPERS.has(error.keyword));
     const issues = (leaves.length > 0 ? leaves : errors).map((error) => ({

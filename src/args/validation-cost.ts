@@ -1,0 +1,79 @@
+/**
+ * What checking arguments against a schema costs, counted before
+ * @cfworker/json-schema does it (validate.ts): the pairs of a value and a
+ * schema applied to it. Each is cheap, but a schema may apply to one value
+ * along many paths: a tree of tagged nodes whose `oneOf` branches both check
+ * the children checks a chain of nodes once per path to it, 2^16 times at 16
+ * levels (1.4 s of CPU), twice that for each level more, and the client
+ * chooses the depth. Counted generously (every branch, every subschema a
+ * keyword may apply), from what the schema says and the arguments hold; the
+ * count stops at its budget.
+ */
+import { isPlainObject, own } from "../json";
+import { refTarget, type Schema } from "./json-schema";
+
+/** Keywords that apply their schema to the value itself. */
+const IN_PLACE = ["not", "if", "then", "else"];
+const IN_PLACE_LISTS = ["allOf", "anyOf", "oneOf"];
+const REFERENCES = ["$ref", "$recursiveRef", "$dynamicRef"];
+
+/** Whether checking `args` against `schema` applies at most `budget` schemas to values. */
+export function checksWithin(args: unknown, schema: Schema, budget: number): boolean {
+  // A stack, not recursion: arguments and schemas may both be deep.
+  const pending: Array<[value: unknown, schema: unknown]> = [[args, schema]];
+  const check = (value: unknown, subschema: unknown) => {
+    if (subschema !== undefined) pending.push([value, subschema]);
+  };
+  let checks = 0;
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (++checks > budget) return false;
+    const [value, node] = next;
+    if (!isPlainObject(node)) continue;
+    for (const keyword of REFERENCES) {
+      const ref = own(node, keyword);
+      if (typeof ref === "string" && ref.startsWith("#")) check(value, refTarget(ref, schema));
+    }
+    for (const keyword of IN_PLACE) check(value, own(node, keyword));
+    for (const keyword of IN_PLACE_LISTS) {
+      const branches = own(node, keyword);
+      if (Array.isArray(branches)) for (const branch of branches) check(value, branch);
+    }
+    if (isPlainObject(value)) checkMembers(value, node, check);
+    else if (Array.isArray(value)) checkItems(value, node, check);
+  }
+  return true;
+}
+
+type Check = (value: unknown, schema: unknown) => void;
+
+function checkMembers(value: Record<string, unknown>, node: Schema, check: Check): void {
+  const properties = own(node, "properties");
+  for (const keyword of ["dependentSchemas", "dependencies"]) {
+    const dependent = own(node, keyword);
+    if (isPlainObject(dependent)) for (const name in dependent) check(value, own(dependent, name));
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const member = value[key];
+    const declared = isPlainObject(properties) ? own(properties, key) : undefined;
+    check(member, declared === undefined ? own(node, "additionalProperties") : declared);
+    check(member, own(node, "unevaluatedProperties"));
+    check(key, own(node, "propertyNames"));
+  }
+}
+
+function checkItems(value: unknown[], node: Schema, check: Check): void {
+  const items = own(node, "items");
+  const prefix = own(node, "prefixItems");
+  // Draft 7's tuple is `items: […]`; 2020-12's is `prefixItems`, with `items` for the rest.
+  const tuple = Array.isArray(items) ? items : Array.isArray(prefix) ? prefix : [];
+  for (const [index, element] of value.entries()) {
+    if (index < tuple.length) check(element, tuple[index]);
+    else {
+      if (!Array.isArray(items)) check(element, items);
+      check(element, own(node, "additionalItems"));
+    }
+    check(element, own(node, "unevaluatedItems"));
+    check(element, own(node, "contains"));
+  }
+}
