@@ -132,7 +132,8 @@ function typesIn(schema: unknown, reading: Reading): Set<JsonType> | undefined {
     if (!branchTypes) continue;
     types = types ? new Set([...types].filter((type) => branchTypes.has(type))) : branchTypes;
   }
-  return types;
+  // Branches that allow no type in common: no value meets them, and none is brought to one.
+  return types?.size === 0 ? undefined : types;
 }
 
 /** The types `schema` itself says: its `type`, `enum` or `const`, or its `anyOf`/`oneOf` branches. */
@@ -211,8 +212,19 @@ function propertiesIn(schema: unknown, reading: Reading): Record<string, unknown
 
 /** The schema every element of an array must match, when there is one. */
 export function itemsOf(schema: unknown, root: Schema): unknown {
-  const items = own(resolve(schema, root) ?? {}, "items");
-  return isPlainObject(items) ? items : undefined;
+  return itemsIn(schema, readingOf(root));
+}
+
+/** A schema's own `items`, or else its `allOf` branches' (a declaration made of several). */
+function itemsIn(schema: unknown, reading: Reading): unknown {
+  const resolved = resolvedIn(schema, reading);
+  if (!resolved) return undefined;
+  const items = own(resolved, "items");
+  if (isPlainObject(items)) return items;
+  for (const branchItems of branchesOf(resolved, "allOf", reading, itemsIn)) {
+    if (branchItems !== undefined) return branchItems;
+  }
+  return undefined;
 }
 
 export function forbidsAdditionalProperties(schema: unknown, root: Schema): boolean {

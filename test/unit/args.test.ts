@@ -223,6 +223,8 @@ describe("coercing values", () => {
     ["42", {}],
     ['{"a":1', { type: "object" }],
     [4.5, { type: "integer" }],
+    // Branches that allow no type in common: nothing to bring the value to.
+    ["7", { allOf: [{ type: "string" }, { type: "integer" }] }],
   ])("refuses %o for %o", (value, schema) => {
     expect(coerce(value, schema)).toBeUndefined();
   });
@@ -271,6 +273,20 @@ describe("coercing values", () => {
       allOf: [{ properties: { flag: { enum: [true, false] } } }],
     };
     expect(repairArguments({ flag: "true" }, schema).arguments).toEqual({ flag: true });
+    const tags = {
+      type: "object",
+      properties: {
+        ids: { description: "Ids", allOf: [{ type: "array", items: { type: "integer" } }] },
+      },
+    };
+    expect(repairArguments({ ids: ["1", "2"] }, tags).arguments).toEqual({ ids: [1, 2] });
+    // Declarations no value meets: nothing to bring a value to, and a null is not dropped.
+    const never = {
+      type: "object",
+      properties: { v: { type: "string" } },
+      allOf: [{ properties: { v: { type: "integer" } } }],
+    };
+    expect(repairArguments({ v: null }, never).arguments).toEqual({ v: null });
   });
 
   it("leaves a value alone that one of a property's several declarations accepts", () => {

@@ -67,7 +67,9 @@ const { schema: schemaArb } = fc.letrec<{ schema: Schema; object: Schema }>((tie
     fc
       .tuple(tie("object"), tie("object"))
       .map(([x, y]) => ({ oneOf: [tagged(x, "x"), tagged(y, "y")] })),
-    fc.tuple(tie("object"), tie("object")).map(([x, y]) => ({ allOf: [x, y] })),
+    // Composition as generators write it: each branch its own properties (an `allOf` that
+    // declares one property two ways that no value meets is another matter).
+    fc.tuple(tie("object"), tie("object")).map(([x, y]) => ({ allOf: [x, suffixed(y, "_2")] })),
     tie("schema").map((items) => ({ type: "array", items })),
     fc.constant({ type: "array" }),
     tie("object"),
@@ -98,6 +100,18 @@ const rootArb: fc.Arbitrary<Schema> = fc.oneof(
     .tuple(objectOf(schemaArb), objectOf(schemaArb))
     .map(([left, right]) => ({ anyOf: [left, right] })),
 );
+
+/** `object` with each property's name, where it declares and requires it, ending in `suffix`. */
+function suffixed(object: Schema, suffix: string): Schema {
+  const required = Array.isArray(object.required) ? object.required : [];
+  return {
+    ...object,
+    properties: Object.fromEntries(
+      Object.entries(object.properties as Schema).map(([name, value]) => [name + suffix, value]),
+    ),
+    required: required.map((name) => name + suffix),
+  };
+}
 
 /** `object` with a `kind` it requires, whose only value is `tag`. */
 function tagged(object: Schema, tag: string): Schema {
@@ -152,12 +166,20 @@ function valuesFor(input: unknown, root: Schema, depth = 0): fc.Arbitrary<unknow
   if ("const" in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.allOf)) {
     // Every branch's keywords, and the properties and required fields of all of them.
-    const all = schema.allOf.map((branch) => resolve(branch, root));
+    const all = [schema, ...schema.allOf.map((branch) => resolve(branch, root))];
+    const declared = new Map<string, unknown[]>();
+    for (const branch of all) {
+      for (const [name, property] of Object.entries(branch.properties ?? {}))
+        declared.set(name, [...(declared.get(name) ?? []), property]);
+    }
     const { allOf: _, ...rest } = schema;
-    const merged: Schema = Object.assign({}, rest, ...all, {
-      properties: Object.assign({}, ...all.map((branch) => branch.properties ?? {})),
+    const merged: Schema = Object.assign({}, rest, ...all.slice(1), {
+      properties: Object.fromEntries(
+        [...declared].map(([name, all]) => [name, all.length === 1 ? all[0] : { allOf: all }]),
+      ),
       required: all.flatMap((branch) => (Array.isArray(branch.required) ? branch.required : [])),
     });
+    delete merged.allOf;
     return valuesFor(merged, root, depth + 1);
   }
   const branches = [schema.anyOf, schema.oneOf].find(Array.isArray);
