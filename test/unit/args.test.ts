@@ -436,7 +436,7 @@ describe("validation", () => {
     expect(validateArguments({ root: { kind: "c" } }, tree).kind).toBe("invalid");
     expect(validateArguments({ root: chain(16) }, tree)).toEqual({
       kind: "skipped",
-      reason: "more than 20000 checks",
+      reason: "more than 50000 checks",
     });
     // Many values, each checked once: checked.
     const rows = {
