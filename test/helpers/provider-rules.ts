@@ -12,7 +12,8 @@
  *   valid JSON Schema 2020-12 (`It must match JSON Schema draft 2020-12`): no
  *   older `$schema`, no boolean `exclusiveMinimum`/`exclusiveMaximum`, no
  *   array-valued `items`, no OpenAPI `nullable`, no empty list of schemas
- *   (the meta-schema's `schemaArray` has `minItems: 1`).
+ *   (the meta-schema's `schemaArray` has `minItems: 1`), no name twice in
+ *   `required` or `type` (`uniqueItems: true`).
  * - Bedrock Converse `inputSchema.json`: `type must be one of the following:
  *   object`, and Anthropic's rules for Claude.
  * - OpenAI strict mode (`strict: true`, Structured Outputs, "Supported
@@ -171,6 +172,11 @@ function anthropicRules(schema: unknown): string[] {
     for (const keyword of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
       const list = node[keyword];
       if (Array.isArray(list) && list.length === 0) problems.push(`${keyword} is empty`);
+    }
+    for (const keyword of ["required", "type"]) {
+      const list = node[keyword];
+      if (Array.isArray(list) && new Set(list).size < list.length)
+        problems.push(`${keyword} names one twice`);
     }
     if ("nullable" in node) problems.push("nullable (OpenAPI)");
   }

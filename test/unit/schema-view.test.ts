@@ -186,6 +186,11 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
       either: { anyOf: [{ type: "string" }, 3] },
       any: { type: [] },
       broken: 0,
+      twice: {
+        type: "object",
+        properties: { x: { type: ["string", "string"] } },
+        required: ["x", "x"],
+      },
     },
     required: "id",
   },

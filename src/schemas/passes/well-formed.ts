@@ -20,6 +20,8 @@ const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as num
 const isType = (value: unknown) => typeof value === "string" && TYPES.includes(value);
 // The meta-schema's `schemaArray` has `minItems: 1`: an empty list says nothing, and a provider
 // that validates against it (Anthropic) refuses it.
+// `required` and a list of types name each at most once (the meta-schema's `uniqueItems`).
+const isUnique = (list: unknown[]) => new Set(list).size === list.length;
 const isSchemaList = (value: unknown) =>
   Array.isArray(value) && value.length > 0 && value.every(isSchema);
 
@@ -62,7 +64,10 @@ function wellWritten(keyword: string, value: unknown): boolean {
   }
   switch (keyword) {
     case "type":
-      return isType(value) || (Array.isArray(value) && value.length > 0 && value.every(isType));
+      return (
+        isType(value) ||
+        (Array.isArray(value) && value.length > 0 && value.every(isType) && isUnique(value))
+      );
     case "additionalProperties":
     case "additionalItems":
     case "unevaluatedProperties":
@@ -75,7 +80,7 @@ function wellWritten(keyword: string, value: unknown): boolean {
     case "else":
       return isSchema(value);
     case "required":
-      return Array.isArray(value) && value.every(isString);
+      return Array.isArray(value) && value.every(isString) && isUnique(value);
     case "enum":
       return Array.isArray(value);
     case "multipleOf":
@@ -113,11 +118,17 @@ function wellWritten(keyword: string, value: unknown): boolean {
 }
 
 /**
- * A list or map of schemas with `{}` for each member that is no schema: a
- * property or branch the origin wrote stays, taking any value, as its own
- * checks will judge. `undefined` for a value that is no such list or map.
+ * A malformed value brought to one JSON Schema allows, where what the origin
+ * meant stays: a list or map of schemas with `{}` for each member that is no
+ * schema (a property or branch taking any value, as the origin's own checks
+ * will judge), `required` and a list of types with each name once.
+ * `undefined` where there is no such value: the keyword goes.
  */
-function membersAsSchemas(keyword: string, value: unknown): unknown {
+function wellWrittenAs(keyword: string, value: unknown): unknown {
+  if ((keyword === "required" || keyword === "type") && Array.isArray(value)) {
+    const once = [...new Set(value)];
+    return once.length > 0 && once.every(keyword === "type" ? isType : isString) ? once : undefined;
+  }
   if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value) && value.length > 0) {
     return value.map((item) => (isSchema(item) ? item : {}));
   }
@@ -156,8 +167,8 @@ export const wellFormed: Pass = {
     for (const keyword in schema) {
       if (!Object.hasOwn(schema, keyword) || wellWritten(keyword, schema[keyword])) continue;
       view.applied.add("malformed_dropped");
-      const members = membersAsSchemas(keyword, schema[keyword]);
-      if (members !== undefined) schema[keyword] = members;
+      const repaired = wellWrittenAs(keyword, schema[keyword]);
+      if (repaired !== undefined) schema[keyword] = repaired;
       else {
         delete schema[keyword];
         view.dropped.add(keyword);
