@@ -13,7 +13,7 @@
  *   older `$schema`, no boolean `exclusiveMinimum`/`exclusiveMaximum`, no
  *   array-valued `items`, no OpenAPI `nullable`, no empty list of schemas
  *   (the meta-schema's `schemaArray` has `minItems: 1`), no name twice in
- *   `required` or `type` (`uniqueItems: true`).
+ *   `required` or `type` (`uniqueItems: true`), `examples` an array.
  * - Bedrock Converse `inputSchema.json`: `type must be one of the following:
  *   object`, and Anthropic's rules for Claude.
  * - OpenAI strict mode (`strict: true`, Structured Outputs, "Supported
@@ -173,6 +173,7 @@ function anthropicRules(schema: unknown): string[] {
       const list = node[keyword];
       if (Array.isArray(list) && list.length === 0) problems.push(`${keyword} is empty`);
     }
+    if ("examples" in node && !Array.isArray(node.examples)) problems.push("examples is no array");
     for (const keyword of ["required", "type"]) {
       const list = node[keyword];
       if (Array.isArray(list) && new Set(list).size < list.length)

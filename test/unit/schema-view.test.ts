@@ -178,7 +178,13 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
   "keyword values JSON Schema does not allow (draft 3's required: true among them)": {
     type: "object",
     properties: {
-      id: { type: "string", required: true, minLength: "1", description: ["an id"] },
+      id: {
+        type: "string",
+        required: true,
+        minLength: "1",
+        description: ["an id"],
+        examples: "INV-1",
+      },
       kind: { type: "text", enum: "a,b" },
       code: { type: "string", pattern: "([a-z]" },
       count: { type: "integer", minimum: "0", exclusiveMinimum: "", multipleOf: 0 },

@@ -22,6 +22,8 @@ const isType = (value: unknown) => typeof value === "string" && TYPES.includes(v
 // that validates against it (Anthropic) refuses it.
 // `required` and a list of types name each at most once (the meta-schema's `uniqueItems`).
 const isUnique = (list: unknown[]) => new Set(list).size === list.length;
+const isNameList = (value: unknown) =>
+  Array.isArray(value) && value.every(isString) && isUnique(value);
 const isSchemaList = (value: unknown) =>
   Array.isArray(value) && value.length > 0 && value.every(isSchema);
 
@@ -80,9 +82,14 @@ function wellWritten(keyword: string, value: unknown): boolean {
     case "else":
       return isSchema(value);
     case "required":
-      return Array.isArray(value) && value.every(isString) && isUnique(value);
+      return isNameList(value);
     case "enum":
+    case "examples":
       return Array.isArray(value);
+    case "dependentRequired":
+      return isPlainObject(value) && Object.values(value).every(isNameList);
+    case "contentSchema":
+      return isSchema(value);
     case "multipleOf":
       return isNumber(value) && (value as number) > 0;
     case "minimum":
@@ -97,6 +104,8 @@ function wellWritten(keyword: string, value: unknown): boolean {
     case "maxItems":
     case "minProperties":
     case "maxProperties":
+    case "minContains":
+    case "maxContains":
       return isCount(value);
     case "pattern":
       return isString(value) && isRegExp(value);
@@ -105,6 +114,11 @@ function wellWritten(keyword: string, value: unknown): boolean {
     case "$schema":
     case "title":
     case "description":
+    case "$id":
+    case "$anchor":
+    case "$comment":
+    case "contentEncoding":
+    case "contentMediaType":
       return isString(value);
     case "uniqueItems":
     case "nullable":
