@@ -135,7 +135,8 @@ const GEMINI_FORMATS: Record<string, string[]> = {
   number: ["float", "double"],
 };
 
-function rootRules(schema: unknown): string[] {
+/** What every provider refuses at the root: anything but one object schema. */
+export function rootRules(schema: unknown): string[] {
   if (!isObject(schema)) return ["root is not an object schema"];
   const problems: string[] = [];
   if (schema.type !== "object") problems.push(`root type is ${JSON.stringify(schema.type)}`);
