@@ -89,8 +89,12 @@ export interface ViewPasses {
   readonly copies?: ReadonlySet<string>;
   /** Whether `$defs` and `definitions` are viewed in place (a profile that inlines `$ref`s drops them). */
   readonly viewsDefinitions: boolean;
-  /** Whether a value asked for as JSON text keeps `nullable: true` (the OpenAPI form). */
-  readonly nullableText: boolean;
+  /**
+   * How a value asked for as JSON text that may be null says so: `nullable:
+   * true` (OpenAPI), a type `["string", "null"]`, or not at all (a profile
+   * that says nothing of null).
+   */
+  readonly textNull: "nullable" | "type" | "omit";
   /** Levels a view may nest before the rest is asked for as JSON text (`MAX_DEPTH` unless lower). */
   readonly maxDepth?: number;
   /** Why a finished view is beyond what the provider accepts (sizes the passes cannot bring down). */

@@ -12,7 +12,7 @@
  */
 import type { Schema } from "../args/json-schema";
 import { isPlainObject, setOwn } from "../json";
-import { CHILDREN } from "./keywords";
+import { CHILDREN, hasType } from "./keywords";
 import { noteOn } from "./notes";
 import {
   type At,
@@ -146,7 +146,11 @@ export class SchemaWalk implements ViewContext {
   textSchema(schema: Schema, note: string): Schema {
     const text: Schema = { type: "string", description: noteOn(schema.description, note) };
     if (typeof schema.title === "string") text.title = schema.title;
-    if (schema.nullable === true && this.passes.nullableText) text.nullable = true;
+    // A value that may be null stays one that may be null (the Go SDK's maps: `["null", "object"]`).
+    if (schema.nullable === true || hasType(schema, "null")) {
+      if (this.passes.textNull === "nullable") text.nullable = true;
+      else if (this.passes.textNull === "type") text.type = ["string", "null"];
+    }
     this.textNodes.add(text);
     return text;
   }

@@ -18,6 +18,7 @@ import { describe, expect, it } from "vitest";
 import { PROFILE_NAMES } from "../../src/names/profiles";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
+import { valuesFromText } from "../../src/schemas/way-back";
 import corpus from "../fixtures/schema-corpus.json";
 import { declaredNames, PROVIDER_RULES, rootRules } from "../helpers/provider-rules";
 
@@ -401,6 +402,24 @@ describe("the view, for other profiles", () => {
         n: { type: ["integer", "null"] },
       },
     });
+  });
+
+  it("openai-strict asks for a value that may be null as text that may be null", () => {
+    // The Go SDK writes a map as `["null", "object"]` and requires it.
+    const original = {
+      type: "object",
+      properties: {
+        labels: { type: ["null", "object"], additionalProperties: { type: "string" } },
+      },
+      required: ["labels"],
+    };
+    const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
+    expect(view.schema).toMatchObject({
+      properties: { labels: { type: ["string", "null"], description: "A JSON object, as text." } },
+      required: ["labels"],
+    });
+    expect(valuesFromText({ labels: null }, view).arguments).toEqual({ labels: null });
+    expect(valuesFromText({ labels: '{"a":"b"}' }, view).arguments).toEqual({ labels: { a: "b" } });
   });
 
   it("anthropic makes the schema JSON Schema 2020-12", () => {

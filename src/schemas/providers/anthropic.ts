@@ -16,5 +16,5 @@ export const ANTHROPIC: ViewPasses = {
   root: [rootObject],
   nodes: [wellFormed, draft202012],
   viewsDefinitions: true,
-  nullableText: false,
+  textNull: "type",
 };

@@ -88,5 +88,5 @@ export const GEMINI: ViewPasses = {
   nodes: [wellFormed, booleanSchemas, nullability("keyword"), ...openApiPasses()],
   copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED]),
   viewsDefinitions: false,
-  nullableText: true,
+  textNull: "nullable",
 };

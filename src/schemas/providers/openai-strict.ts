@@ -162,7 +162,7 @@ export const OPENAI_STRICT: ViewPasses = {
     "additionalItems",
   ]),
   viewsDefinitions: false,
-  nullableText: false,
+  textNull: "type",
   // The root object is level 1 at depth 0; what would be an 11th level is asked for as text.
   maxDepth: STRICT_LIMITS.nesting - 1,
   unfit: overLimits,

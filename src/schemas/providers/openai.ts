@@ -17,5 +17,5 @@ export const OPENAI: ViewPasses = {
   root: [rootObject, rootProperties],
   nodes: [wellFormed, explicitShapes("empty")],
   viewsDefinitions: true,
-  nullableText: false,
+  textNull: "type",
 };

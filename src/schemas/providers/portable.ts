@@ -20,5 +20,5 @@ export const PORTABLE: ViewPasses = {
   nodes: [wellFormed, booleanSchemas, nullability("omit"), ...openApiPasses([draft202012])],
   copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED, "$schema", "additionalItems"]),
   viewsDefinitions: false,
-  nullableText: false,
+  textNull: "omit",
 };
