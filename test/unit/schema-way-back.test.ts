@@ -66,7 +66,7 @@ const { schema: schemaArb } = fc.letrec<{ schema: Schema; object: Schema }>((tie
     // A tagged union (pydantic's discriminated unions, serde's tagged enums): one branch a value.
     fc
       .tuple(tie("object"), tie("object"))
-      .map(([x, y]) => ({ oneOf: [tagged(x, "x"), tagged(y, "y")] })),
+      .map(([x, y]) => ({ oneOf: [tagged(x, "x"), tagged(suffixed(y, "_2"), "y")] })),
     // Composition as generators write it: each branch its own properties (an `allOf` that
     // declares one property two ways that no value meets is another matter).
     fc.tuple(tie("object"), tie("object")).map(([x, y]) => ({ allOf: [x, suffixed(y, "_2")] })),
@@ -98,8 +98,12 @@ const rootArb: fc.Arbitrary<Schema> = fc.oneof(
   })),
   fc
     .tuple(objectOf(schemaArb), objectOf(schemaArb))
-    .map(([left, right]) => ({ anyOf: [left, right] })),
+    // Forms with fields of their own, each closed: a value one form takes is no other form's
+    // (repair brings a value to the type the form declaring it says, docs/arguments.md).
+    .map(([left, right]) => ({ anyOf: [closed(left), closed(suffixed(right, "_2"))] })),
 );
+
+const closed = (object: Schema): Schema => ({ ...object, additionalProperties: false });
 
 /** `object` with each property's name, where it declares and requires it, ending in `suffix`. */
 function suffixed(object: Schema, suffix: string): Schema {
