@@ -18,12 +18,12 @@ const isBoolean = (value: unknown) => typeof value === "boolean";
 const isNumber = (value: unknown) => typeof value === "number";
 const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
 const isType = (value: unknown) => typeof value === "string" && TYPES.includes(value);
-// The meta-schema's `schemaArray` has `minItems: 1`: an empty list says nothing, and a provider
-// that validates against it (Anthropic) refuses it.
 // `required` and a list of types name each at most once (the meta-schema's `uniqueItems`).
 const isUnique = (list: unknown[]) => new Set(list).size === list.length;
 const isNameList = (value: unknown) =>
   Array.isArray(value) && value.every(isString) && isUnique(value);
+// The meta-schema's `schemaArray` has `minItems: 1`: an empty list says nothing, and a provider
+// that validates against it (Anthropic) refuses it.
 const isSchemaList = (value: unknown) =>
   Array.isArray(value) && value.length > 0 && value.every(isSchema);
 
