@@ -10,8 +10,11 @@ import { MCPServerStreamableHttp, mcpToFunctionTool, RunContext } from "@openai/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_startWorker } from "wrangler";
 import { demoTools } from "../../demo/src/tools";
+import { SCHEMA_PASSES } from "../../src/schemas/profile";
+import { schemaView } from "../../src/schemas/view";
 import { startCatalogOrigin } from "../fixtures/node/catalog-origin";
 import corpusSchemas from "../fixtures/schema-corpus.json";
+import { declaredNames } from "../helpers/provider-rules";
 import { serveProxy } from "./serve-proxy";
 
 type AgentsSdkTool = ReturnType<typeof mcpToFunctionTool>;
@@ -96,4 +99,56 @@ describe("the Agents SDK's strict conversion of tools listed at /mcp/openai-stri
       arguments: { path: "src/main.ts" },
     });
   });
+});
+
+/** Input schemas as generators in other languages write them, which no server in the corpus runs. */
+const GENERATED: Record<string, Record<string, unknown>> = {
+  // Go's invopop/jsonschema: the input a `$ref` at the root; the Go SDK's maps `["null","object"]`.
+  "a root $ref, a nullable map": {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $ref: "#/$defs/SearchArgs",
+    $defs: {
+      SearchArgs: {
+        type: "object",
+        properties: {
+          query: { type: "string" },
+          limit: { type: "integer" },
+          labels: { type: ["null", "object"], additionalProperties: { type: "string" } },
+        },
+        required: ["query", "labels"],
+        additionalProperties: false,
+      },
+    },
+  },
+  // schemars 0.8 (Rust's rmcp): a described `$ref` as a one-branch `allOf`.
+  "a described $ref as allOf": {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    properties: {
+      mode: { description: "How", allOf: [{ $ref: "#/definitions/Mode" }] },
+      count: { type: ["integer", "null"], format: "uint32", minimum: 0 },
+    },
+    required: ["mode"],
+    definitions: { Mode: { type: "string", enum: ["fast", "slow"] } },
+  },
+};
+
+describe("the Agents SDK's strict conversion of other generators' schemas", () => {
+  const strict = (name: string, inputSchema: unknown) =>
+    mcpToFunctionTool(
+      { name, description: name, inputSchema } as never,
+      { name: "origin" } as never,
+      true,
+    ).strict;
+
+  it.each(Object.entries(GENERATED))(
+    "%s: strict as viewed under openai-strict",
+    (name, original) => {
+      const { schema } = schemaView(original, SCHEMA_PASSES["openai-strict"]);
+      expect(strict(name, schema)).toBe(true);
+      expect(strict(name, original)).toBe(false);
+      // Strict, and with every field the origin asks for.
+      expect(declaredNames(schema)).toEqual(declaredNames(original));
+    },
+  );
 });
