@@ -236,19 +236,30 @@ export function eventStreamRewriter({
 /**
  * `feed`, for an event-stream parser, and `end`, where the stream ends: that
  * ends its last line. eventsource-parser holds a CR until it sees what
- * follows, and a CR there is a line end; a line cut off is read too, and is
- * no event without a blank line after it.
+ * follows, so a text's last CR reaches it as a CRLF: the line ends now, not
+ * with the origin's next bytes (a watched stream may send none for minutes),
+ * and an LF that then starts the next text was that CRLF's, and goes. A line
+ * cut off is read too, and is no event without a blank line after it.
  */
 export function endableFeed(feed: (text: string) => void): {
   feed(text: string): void;
   end(): void;
 } {
-  /** Whether the parser may hold a line that only the stream's end ends: after anything but an LF. */
+  /** Whether the parser may hold a line that only the stream's end ends: after anything but a line end. */
   let lineHeld = false;
+  /** Whether the last text ended with a CR, fed as a CRLF. */
+  let crEnded = false;
   return {
     feed(text) {
-      if (text !== "") lineHeld = !text.endsWith("\n");
-      feed(text);
+      let rest = text;
+      if (crEnded && rest.startsWith("\n")) {
+        rest = rest.slice(1);
+        crEnded = false;
+      }
+      if (rest === "") return;
+      crEnded = rest.endsWith("\r");
+      lineHeld = !crEnded && !rest.endsWith("\n");
+      feed(crEnded ? `${rest}\n` : rest);
     },
     end() {
       if (lineHeld) feed("\n");

@@ -103,6 +103,21 @@ describe("watchEventStream", () => {
     expect(seen).toEqual(['{"method":"notifications/tools/list_changed"}']);
   });
 
+  it("hands on an event as soon as a lone CR ends it, not with the origin's next bytes", async () => {
+    const seen: string[] = [];
+    const watch = watchEventStream(MARKER, (data) => seen.push(data), 1000);
+    const writer = watch.writable.getWriter();
+    const reader = watch.readable.getReader();
+    const send = (text: string) => Promise.all([writer.write(encoder.encode(text)), reader.read()]);
+    // CR line ends, the stream kept open: nothing follows until the next change.
+    await send(`data: {"method":"${MARKER}"}\r\r`);
+    expect(seen).toEqual([`{"method":"${MARKER}"}`]);
+    // A CRLF cut after its CR is one line end, not two: one event, its two lines.
+    await send("data: a\r");
+    await send(`\ndata: "${MARKER}"\r\n\r\n`);
+    expect(seen).toEqual([`{"method":"${MARKER}"}`, `a\n"${MARKER}"`]);
+  });
+
   it("hands on an event that spells the marker with escapes, as JSON reads it", async () => {
     const seen: string[] = [];
     const escaped = [
