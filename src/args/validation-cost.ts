@@ -52,13 +52,16 @@ function checkMembers(value: Record<string, unknown>, node: Schema, check: Check
     const dependent = own(node, keyword);
     if (isPlainObject(dependent)) for (const name in dependent) check(value, own(dependent, name));
   }
+  const additional = own(node, "additionalProperties");
+  const unevaluated = own(node, "unevaluatedProperties");
+  const names = own(node, "propertyNames");
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const member = value[key];
     const declared = isPlainObject(properties) ? own(properties, key) : undefined;
-    check(member, declared === undefined ? own(node, "additionalProperties") : declared);
-    check(member, own(node, "unevaluatedProperties"));
-    check(key, own(node, "propertyNames"));
+    check(member, declared === undefined ? additional : declared);
+    check(member, unevaluated);
+    check(key, names);
   }
 }
 
@@ -67,13 +70,17 @@ function checkItems(value: unknown[], node: Schema, check: Check): void {
   const prefix = own(node, "prefixItems");
   // Draft 7's tuple is `items: […]`; 2020-12's is `prefixItems`, with `items` for the rest.
   const tuple = Array.isArray(items) ? items : Array.isArray(prefix) ? prefix : [];
+  const rest = Array.isArray(items) ? undefined : items;
+  const additional = own(node, "additionalItems");
+  const unevaluated = own(node, "unevaluatedItems");
+  const contains = own(node, "contains");
   for (const [index, element] of value.entries()) {
     if (index < tuple.length) check(element, tuple[index]);
     else {
-      if (!Array.isArray(items)) check(element, items);
-      check(element, own(node, "additionalItems"));
+      check(element, rest);
+      check(element, additional);
     }
-    check(element, own(node, "unevaluatedItems"));
-    check(element, own(node, "contains"));
+    check(element, unevaluated);
+    check(element, contains);
   }
 }
