@@ -50,6 +50,7 @@ export default async function setup(project: TestProject) {
       authorizationServer: origin.authorizationServer.href,
       lenient: origin.lenient.href,
       strict: origin.strict.href,
+      claimant: origin.claimant.href,
     });
   }
 

@@ -5,6 +5,7 @@ interface OAuthOriginUrls {
   authorizationServer: string;
   lenient: string;
   strict: string;
+  claimant: string;
 }
 
 declare module "vitest" {

@@ -99,6 +99,33 @@ function stringArray(value: unknown): string[] {
     : [];
 }
 
+/** A URL's path as a prefix of others: `/api` covers `/api/mcp`, never `/api123`. */
+const asPrefix = (path: string) => (path.endsWith("/") ? path : `${path}/`);
+
+/**
+ * The resource the origin's tokens are asked for (RFC 8707): the one its
+ * metadata names, when that names the origin, or a part of its host that
+ * holds `ORIGIN_URL` (RFC 9728 §3.3; the official SDK's client allows the
+ * same); `ORIGIN_URL` without its query when the metadata names none.
+ * Anything else is refused: the token would be another server's, and the
+ * proxy hands every token it gets to the origin.
+ */
+export function originResource(named: unknown, originUrl: URL): string {
+  const own = `${originUrl.origin}${originUrl.pathname}`;
+  if (named === undefined) return own;
+  const url = typeof named === "string" && URL.canParse(named) ? new URL(named) : undefined;
+  if (
+    url?.origin === originUrl.origin &&
+    asPrefix(originUrl.pathname).startsWith(asPrefix(url.pathname))
+  )
+    return named as string;
+  throw new UpstreamError(
+    "resource_mismatch",
+    "The origin's protected-resource metadata names another server as its resource",
+    new Error(`resource ${JSON.stringify(named)} does not hold ${own}`),
+  );
+}
+
 async function discover(
   config: Config,
   headers: Headers,
@@ -138,10 +165,7 @@ async function discover(
       cause,
     );
   }
-  const resource =
-    typeof document.resource === "string"
-      ? document.resource
-      : `${config.originUrl.origin}${config.originUrl.pathname}`;
+  const resource = originResource(document.resource, config.originUrl);
   const discovery = { as, resource, scope: stringArray(document.scopes_supported) };
   memory.discoveries.set(key, discovery);
   return discovery;

@@ -250,6 +250,23 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(events("sign_in_failed")).toMatchObject([{ reason: "registration_failed" }]);
   });
 
+  it("asks for no token another server could use: an origin whose metadata names another resource is refused (RFC 9728 §3.3)", async () => {
+    // The claimant's metadata names the strict origin, which the same authorization server serves.
+    const network = clientNetwork(
+      viaProxy({ ORIGIN_URL: BROKERED_ORIGIN.claimant, AUTH_MODE: "broker" }, { app: createApp() }),
+      BROKER_URL,
+    );
+    const page = await network(await authorizationRequest(network), { redirect: "manual" });
+    expect(page.status).toBe(302);
+    const location = new URL(page.headers.get("location") ?? "");
+    expect(location.href.startsWith(REDIRECT_URL)).toBe(true);
+    expect(location.searchParams.get("error")).toBe("temporarily_unavailable");
+    expect(location.searchParams.get("error_description")).toContain("another server");
+    expect(events("sign_in_failed")).toMatchObject([
+      { reason: "resource_mismatch", detail: expect.stringContaining(origin) },
+    ]);
+  });
+
   it("signs in when OAUTH_KV cannot read the proxy's registration at the origin: it registers again", async () => {
     const failing = withoutUpstreamClient(env.OAUTH_KV as KVNamespace, "failing");
     const network = broker({ OAUTH_KV: failing });
