@@ -30,6 +30,7 @@ import { originRequestHeaders } from "../transport/headers";
 import {
   fetchOrigin,
   originTarget,
+  paramOriginUrlSets,
   relayResponse,
   withoutOriginCookies,
 } from "../transport/origin";
@@ -65,9 +66,18 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
   if (credentials.kind === "proxy" && credentials.authorization === undefined) {
     return signInChallenge(publicUrls(config, url));
   }
+  const unread = unreadAddressee(request.headers);
+  const operators = paramOriginUrlSets(config.originUrl, url);
+  if (operators !== undefined) {
+    return errorResponse(
+      400,
+      ErrorCode.InvalidRequest,
+      `Bad request: the query parameter ${JSON.stringify(operators.slice(0, 64))} is one the proxy's ORIGIN_URL sets, and a request cannot set it`,
+      unread,
+    );
+  }
   const target = originTarget(config.originUrl, url);
   const headers = originRequestHeaders(request.headers, credentials);
-  const unread = unreadAddressee(request.headers);
   /** The origin's answer, its sign-in challenges pointing at the proxy's metadata for this URL. */
   const answered = (origin: Response) =>
     rewriteChallenges(

@@ -125,9 +125,36 @@ export function withoutOriginCookies(origin: Response, credentials: OriginCreden
 }
 
 /**
+ * A query parameter's name as some origin reads it: case aside (ASP.NET),
+ * `[…]` aside (PHP, Rails and Express read `a[]` and `a[0]` as `a`), spaces
+ * around it aside and `.` or a space within it as `_` (PHP).
+ */
+function paramKey(name: string): string {
+  const bracket = name.indexOf("[");
+  const base = bracket === -1 ? name : name.slice(0, bracket);
+  return base.trim().toUpperCase().toLowerCase().replace(/[. ]/g, "_");
+}
+
+/**
+ * The first of the client's query parameters that an origin may read as one
+ * `ORIGIN_URL` sets; `undefined` when there is none. Origins read a parameter
+ * given twice as its first value, its last, or both, so the client's would
+ * change the operator's (a tenant, a user, a set of tools).
+ */
+export function paramOriginUrlSets(originUrl: URL, clientUrl: URL): string | undefined {
+  if (originUrl.search === "" || clientUrl.search === "") return undefined;
+  const operators = new Set(Array.from(originUrl.searchParams.keys(), paramKey));
+  for (const name of clientUrl.searchParams.keys()) {
+    if (operators.has(paramKey(name))) return name;
+  }
+  return undefined;
+}
+
+/**
  * The origin URL for a request to the MCP endpoint: `ORIGIN_URL` with the
- * client's query parameters added; `ORIGIN_URL`'s own URL when there are none
- * (a target is never changed after this).
+ * client's query parameters added (none of them one `ORIGIN_URL` sets:
+ * `paramOriginUrlSets`); `ORIGIN_URL`'s own URL when there are none (a
+ * target is never changed after this).
  */
 export function originTarget(originUrl: URL, clientUrl: URL): URL {
   if (clientUrl.search === "") return originUrl;

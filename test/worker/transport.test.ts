@@ -45,6 +45,45 @@ describe("the MCP endpoint", () => {
     expect(received?.body).toBe(body);
   });
 
+  it.each([
+    ["tenant", "tenant"],
+    ["tenant", "Tenant"],
+    ["tenant", "TENANT"],
+    ["tenant", "tenant[]"],
+    ["tenant", "tenant[0]"],
+    ["tenant", "tenant%5B%5D"],
+    ["tenant", "t%65nant"],
+    ["user_id", "user.id"],
+    ["user_id", "user+id"],
+  ])(
+    "refuses a query parameter ORIGIN_URL sets (%s as %s): a client cannot change the operator's",
+    async (set, sent) => {
+      // Origins read a parameter given twice as the first, the last or both: Express, PHP, ASP.NET.
+      const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?${set}=acme` });
+      const trace = newTrace();
+      const response = await postJson(
+        proxy,
+        `${PROXY_URL}?trace=${trace}&${sent}=globex`,
+        initialize(1),
+      );
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        error: { code: -32600, message: expect.stringContaining("ORIGIN_URL") },
+      });
+      expect(await receivedByOrigin(trace)).toEqual([]);
+    },
+  );
+
+  it("adds the client's other query parameters to those ORIGIN_URL sets", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?tenant=acme` });
+    const trace = newTrace();
+    const response = await postJson(proxy, `${PROXY_URL}?trace=${trace}&tenants=x`, initialize(1));
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+    const [received] = await receivedByOrigin(trace);
+    expect(received?.path).toBe(`/mcp?tenant=acme&trace=${trace}&tenants=x`);
+  });
+
   it("passes end-to-end headers to the origin and drops hop-by-hop ones", async () => {
     const trace = newTrace();
     const response = await postJson(throughGateway, `${PROXY_URL}?trace=${trace}`, initialize(1), {
