@@ -31,6 +31,7 @@ import type { PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
 import {
   isUpstreamTokens,
+  originWithoutQuery,
   refreshTokens,
   UpstreamError,
   type UpstreamTokens,
@@ -44,10 +45,27 @@ const MAX_BROKERS = 16;
 /** The library's floor for an access token's lifetime (KV's minimum expiration). */
 const MIN_TOKEN_TTL_S = 60;
 
-/** What a grant carries: the origin's tokens, encrypted by the library. */
+/** What a grant carries, encrypted by the library: the origin's tokens, and which origin's. */
 export interface BrokerProps {
   upstream: UpstreamTokens;
+  /**
+   * `ORIGIN_URL` without its query when the grant was made (`originWithoutQuery`):
+   * a tenant moved to another origin sends it no token of the last one's.
+   * Absent in grants made before it was kept; those are taken as this origin's.
+   */
+  origin?: string;
 }
+
+/** A grant's props, when they carry the origin's tokens. */
+function brokerPropsOf(props: unknown): BrokerProps | undefined {
+  if (!isPlainObject(props) || !isUpstreamTokens(props.upstream)) return undefined;
+  const origin = typeof props.origin === "string" ? props.origin : undefined;
+  return { upstream: props.upstream, ...(origin === undefined ? {} : { origin }) };
+}
+
+/** Whether a grant's tokens are for `config`'s origin. */
+const grantedFor = (props: BrokerProps, config: Config) =>
+  props.origin === undefined || props.origin === originWithoutQuery(config.originUrl);
 
 type Routes = ExportedHandler<Env> & Pick<Required<ExportedHandler<Env>>, "fetch">;
 
@@ -66,12 +84,8 @@ function refreshChallenge(urls: PublicUrls, description: string): Response {
   );
 }
 
-/** The origin's tokens the library put on `ctx` after it validated the proxy's token; none otherwise. */
-function propsOf(ctx: object): UpstreamTokens | undefined {
-  const props = (ctx as { props?: unknown }).props;
-  const upstream = isPlainObject(props) ? props.upstream : undefined;
-  return isUpstreamTokens(upstream) ? upstream : undefined;
-}
+/** The grant the library put on `ctx` after it validated the proxy's token; none otherwise. */
+const propsOf = (ctx: object) => brokerPropsOf((ctx as { props?: unknown }).props);
 
 /**
  * Whose credentials go to the origin on this request. Relay mode: the
@@ -81,9 +95,9 @@ function propsOf(ctx: object): UpstreamTokens | undefined {
  */
 export function originCredentials(config: Config, ctx: object): OriginCredentials {
   if (config.auth.mode === "relay") return { kind: "client" };
-  const upstream = propsOf(ctx);
-  return upstream
-    ? { kind: "proxy", authorization: `Bearer ${upstream.accessToken}` }
+  const props = propsOf(ctx);
+  return props && grantedFor(props, config)
+    ? { kind: "proxy", authorization: `Bearer ${props.upstream.accessToken}` }
     : { kind: "proxy" };
 }
 
@@ -108,12 +122,18 @@ function createBroker(
    */
   const withOriginToken: Routes = {
     async fetch(request, env, ctx) {
-      const upstream = propsOf(ctx);
-      if (upstream?.expiresAt !== undefined && upstream.expiresAt <= Date.now()) {
+      const props = propsOf(ctx);
+      if (!props) return refreshChallenge(urls, "The grant holds no sign-in at the origin");
+      if (!grantedFor(props, config)) {
+        // Its refresh revokes the grant (`tokenExchangeCallback`): the client signs in again.
+        logEvent("upstream_grant_other_origin", { origin: originHost });
+        return refreshChallenge(urls, "The sign-in was made for another origin; sign in again");
+      }
+      const { upstream } = props;
+      if (upstream.expiresAt !== undefined && upstream.expiresAt <= Date.now()) {
         logEvent("upstream_token_expired", { origin: originHost });
         return refreshChallenge(urls, "The sign-in at the origin expired; refresh the token");
       }
-      if (!upstream) return refreshChallenge(urls, "The grant holds no sign-in at the origin");
       const response = await routes.fetch(request, env, ctx);
       if (response.status !== 401) return response;
       await response.body?.cancel();
@@ -137,12 +157,19 @@ function createBroker(
       resource_name: `MCP server at ${originHost}`,
     },
     async tokenExchangeCallback({ grantType, props, env }) {
-      const tokens = isPlainObject(props) ? props.upstream : undefined;
-      if (!isUpstreamTokens(tokens)) return;
+      const grant = brokerPropsOf(props);
+      if (!grant) return;
+      const tokens = grant.upstream;
       if (grantType === "authorization_code") return { accessTokenTTL: lifetimeOf(tokens) };
       if (grantType !== "refresh_token") return;
       const current = configOf(env);
       if (current.kind === "invalid" || current.config.auth.mode !== "broker") return;
+      if (!grantedFor(grant, current.config)) {
+        // The last origin's refresh token goes to no other origin's authorization server.
+        throw new OAuthError("invalid_grant", {
+          description: "The sign-in was made for another origin; sign in again",
+        });
+      }
       let refreshed: UpstreamTokens | "revoked";
       try {
         const upstream = await upstreamFor(
@@ -169,7 +196,13 @@ function createBroker(
         });
       }
       logEvent("upstream_refresh", { origin: originHost, result: "refreshed" });
-      return { newProps: { ...props, upstream: refreshed }, accessTokenTTL: lifetimeOf(refreshed) };
+      // A grant made before grants said whose tokens they hold says so from now on.
+      const newProps = {
+        ...props,
+        upstream: refreshed,
+        origin: originWithoutQuery(current.config.originUrl),
+      };
+      return { newProps, accessTokenTTL: lifetimeOf(refreshed) };
     },
     onError({ code, status, internal }) {
       logEvent("oauth_error", {

@@ -99,6 +99,9 @@ function stringArray(value: unknown): string[] {
     : [];
 }
 
+/** `ORIGIN_URL` without its query (which may hold a key): the resource its tokens are for by default. */
+export const originWithoutQuery = (originUrl: URL) => `${originUrl.origin}${originUrl.pathname}`;
+
 /** A URL's path as a prefix of others: `/api` covers `/api/mcp`, never `/api123`. */
 const asPrefix = (path: string) => (path.endsWith("/") ? path : `${path}/`);
 
@@ -111,7 +114,7 @@ const asPrefix = (path: string) => (path.endsWith("/") ? path : `${path}/`);
  * proxy hands every token it gets to the origin.
  */
 export function originResource(named: unknown, originUrl: URL): string {
-  const own = `${originUrl.origin}${originUrl.pathname}`;
+  const own = originWithoutQuery(originUrl);
   if (named === undefined) return own;
   const url = typeof named === "string" && URL.canParse(named) ? new URL(named) : undefined;
   if (

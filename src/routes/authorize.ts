@@ -33,6 +33,7 @@ import {
   CLIENT_METADATA_PATH,
   clientMetadata,
   exchangeCode,
+  originWithoutQuery,
   UpstreamError,
   upstreamFor,
 } from "../auth/upstream";
@@ -216,7 +217,10 @@ export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
       userId: crypto.randomUUID(),
       metadata: { origin: config.originUrl.host },
       scope: request.scope,
-      props: { upstream: tokens } satisfies BrokerProps,
+      props: {
+        upstream: tokens,
+        origin: originWithoutQuery(config.originUrl),
+      } satisfies BrokerProps,
     });
     logEvent("sign_in_completed", { client: request.clientId, issuer: upstream.as.issuer });
     return redirect(redirectTo, headers);

@@ -42,8 +42,8 @@ function control(body: Record<string, unknown>) {
   });
 }
 
-async function seenByOrigin(): Promise<Array<{ issued: boolean; resource?: string }>> {
-  return (await fetch(new URL("/__seen", origin))).json();
+async function seenByOrigin(at = origin): Promise<Array<{ issued: boolean; resource?: string }>> {
+  return (await fetch(new URL("/__seen", at))).json();
 }
 
 function broker(bindings: Partial<Env> = {}) {
@@ -344,6 +344,37 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(events("oauth_error")).toMatchObject([{ status: response.status }]);
     expect(JSON.stringify(log.mock.calls)).not.toContain("forged-code-value");
+  });
+
+  it("sends a grant's token to no other origin: after ORIGIN_URL changes, the client signs in again", async () => {
+    const { provider } = await signIn();
+    // The same tenant (its OAUTH_KV), redeployed in front of another origin.
+    const moved = clientNetwork(
+      viaProxy({ ORIGIN_URL: BROKERED_ORIGIN.lenient, AUTH_MODE: "broker" }, { app: createApp() }),
+      BROKER_URL,
+    );
+    const before = (await seenByOrigin(BROKERED_ORIGIN.lenient)).length;
+    const response = await postJson(moved, BROKER_URL, rpc(1, "tools/list"), {
+      authorization: `Bearer ${provider.saved?.access_token}`,
+      "mcp-protocol-version": PROTOCOL_VERSION,
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect(await seenByOrigin(BROKERED_ORIGIN.lenient)).toHaveLength(before);
+    expect(events("upstream_grant_other_origin")).toHaveLength(1);
+    // Its refresh revokes the grant: the old origin's refresh token goes nowhere either.
+    const refreshed = await moved("http://localhost/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "refresh_token",
+        refresh_token: provider.saved?.refresh_token ?? "",
+        client_id: String(provider.information?.client_id),
+      }),
+    });
+    expect(refreshed.status).toBe(400);
+    expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
+    expect(events("upstream_refresh")).toEqual([]);
   });
 
   it("asks the client to sign in again when the origin revoked the sign-in (invalid_grant)", async () => {

@@ -36,11 +36,28 @@ describe("whose credentials reach the origin", () => {
     });
   });
 
-  it("broker mode: the origin's token from a validated grant, never the client's", () => {
-    const ctx = { props: { upstream: { accessToken: "origin-token" } } };
-    expect(
-      Object.fromEntries(originRequestHeaders(client, originCredentials(broker, ctx))),
-    ).toEqual({ authorization: "Bearer origin-token", "mcp-session-id": "s-1" });
+  it.each([
+    ["made for this origin", "https://o.example/mcp"],
+    ["made before grants named their origin", undefined],
+  ])(
+    "broker mode: the origin's token from a validated grant %s, never the client's",
+    (_, origin) => {
+      const ctx = { props: { upstream: { accessToken: "origin-token" }, origin } };
+      expect(
+        Object.fromEntries(originRequestHeaders(client, originCredentials(broker, ctx))),
+      ).toEqual({ authorization: "Bearer origin-token", "mcp-session-id": "s-1" });
+    },
+  );
+
+  it("broker mode: no token from a grant made for another origin", () => {
+    for (const origin of [
+      "https://other.example/mcp",
+      "https://o.example/other",
+      "http://o.example/mcp",
+    ]) {
+      const ctx = { props: { upstream: { accessToken: "origin-token" }, origin } };
+      expect(originCredentials(broker, ctx)).toEqual({ kind: "proxy" });
+    }
   });
 
   it("broker mode without a validated grant: no credential at all", () => {
