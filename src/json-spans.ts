@@ -195,6 +195,44 @@ export function readArray(
   }
 }
 
+/**
+ * The first key that the JSON value at `start` writes in one object beside
+ * another it reads alike (`read(key)` equal for both: the same key twice, or
+ * in another case); `undefined` when there is none; `null` when it nests
+ * deeper than `MAX_NESTING` (or a string never closes). For a text `JSON.parse` read: in such a text a
+ * string followed by `:` is a key.
+ */
+export function keyReadTwice(
+  text: string,
+  start: number,
+  read: (key: string) => string,
+): string | null | undefined {
+  // The keys of each object still open; `undefined` for an array.
+  const open: Array<Set<string> | undefined> = [];
+  for (let at = start; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      const end = stringEnd(text, at);
+      if (end === -1) return null;
+      const keys = open.at(-1);
+      if (keys !== undefined && text.charCodeAt(skipSpace(text, end)) === COLON) {
+        const key = keyAt(text, at, end) ?? "";
+        const readAs = read(key);
+        if (keys.has(readAs)) return key;
+        keys.add(readAs);
+      }
+      at = end - 1;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (open.length === MAX_NESTING) return null;
+      open.push(code === OPEN_BRACE ? new Set() : undefined);
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      open.pop();
+      if (open.length === 0) return undefined;
+    }
+  }
+  return undefined;
+}
+
 /** Every object member inside a parsed value (what `Written.members` counts in its text). */
 function membersIn(value: unknown): number {
   if (typeof value !== "object" || value === null) return 0;

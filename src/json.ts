@@ -51,6 +51,13 @@ export function setOwn(object: Record<string, unknown>, key: string, value: unkn
     });
 }
 
+/**
+ * A key as readers that ignore case read it: Go's `encoding/json` (which
+ * also reads `ſ` as `s` and the Kelvin sign as `k`) and ASP.NET. Upper case
+ * first: lower case alone leaves `ſ` as it is.
+ */
+export const caseFolded = (key: string) => key.toUpperCase().toLowerCase();
+
 /** The value `text` holds, or `undefined` when it is not JSON. */
 export function parseJson(text: string): unknown {
   return parseExact(text)?.value;
@@ -139,15 +146,18 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-/** `parseExact` of UTF-8 `bytes`; `undefined` when they are not UTF-8 JSON. */
-export function parseExactBytes(bytes: Uint8Array): ReturnType<typeof parseExact> {
+/** `parseExact` of UTF-8 `bytes`, and their text; `undefined` when they are not UTF-8 JSON. */
+export function parseExactBytes(
+  bytes: Uint8Array,
+): { text: string; value: unknown; exact?: ExactText } | undefined {
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
   } catch {
     return undefined;
   }
-  return parseExact(text);
+  const parsed = parseExact(text);
+  return parsed && { ...parsed, text };
 }
 
 /** `value` as JSON text, each value `exact`'s text held written as it was written there. */

@@ -11,8 +11,11 @@
  *   forbids additional properties (the origin would refuse it).
  * - Unknown keys pass through. Key order is kept.
  */
+import { caseFolded } from "../json";
+
 export function foldKey(key: string): string {
-  return key.replace(/[-_.\s]/g, "").toLowerCase();
+  // Case folded as Go's encoding/json folds it (`ſ` as `s`): a fixed argument's name included.
+  return caseFolded(key.replace(/[-_.\s]/g, ""));
 }
 
 export interface Coalesced {

@@ -9,7 +9,8 @@
  * rewritten.
  */
 import * as v from "valibot";
-import { type ExactText, parseExactBytes } from "../json";
+import { caseFolded, type ExactText, parseExactBytes } from "../json";
+import { keyReadTwice, MAX_NESTING } from "../json-spans";
 import { ErrorCode, type JsonRpcMessage, JsonRpcMessageSchema } from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
 import { mediaTypeOf } from "./headers";
@@ -76,6 +77,18 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
   const parsed = parseExactBytes(bytes);
   if (parsed === undefined) {
     return refused(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
+  }
+  // One reading: JSON.parse keeps a key's last value, other readers its first, and Go's
+  // encoding/json takes any case of a field's name (`Method` for `method`).
+  const twice = keyReadTwice(parsed.text, 0, caseFolded);
+  if (twice !== undefined) {
+    return refused(
+      400,
+      ErrorCode.InvalidRequest,
+      twice === null
+        ? `Invalid Request: the body nests deeper than ${MAX_NESTING} levels`
+        : `Invalid Request: an object in the body writes the key ${JSON.stringify(twice.slice(0, 64))} beside another that differs at most in case; JSON readers differ on which counts`,
+    );
   }
   const json = parsed.value;
 

@@ -78,3 +78,48 @@ describe("fixed arguments (property)", () => {
     );
   });
 });
+
+describe("fixed arguments, as case-blind readers read keys", () => {
+  const tasks = new ToolRules(
+    v.parse(ToolRulesSetting, {
+      tools: { "tasks.update": { fixed: { task_id: "T-FIXED" } } },
+    }) as ToolRulesDocument,
+  ).ruleFor("tasks.update");
+  const tasksEntry = {
+    original: "tasks.update",
+    schemaHash: "",
+    inputSchema: { type: "object", properties: { task_id: { type: "string" } } },
+  };
+  const tasksResolver: ToolResolver = Object.assign(
+    async () => ({
+      entry: tasksEntry,
+      source: "memory" as const,
+      ...(tasks ? { rule: tasks } : {}),
+    }),
+    { refusalOf: async () => undefined, ruleOf: () => tasks },
+  );
+
+  // Go's encoding/json reads `ſ` as `s` and the Kelvin sign as `k` in a field's name.
+  it.each(["taſk_id", "tas\u212A_id", "TAſK_ID"])(
+    "leave out the model's %s, which Go's encoding/json reads as task_id",
+    async (spelled) => {
+      vi.spyOn(console, "log").mockImplementation(() => {});
+      const message = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "tasks_update", arguments: { [spelled]: "T-MODEL" } },
+      };
+      const outcome = await repairToolCall(
+        message as JsonRpcRequest,
+        tasksResolver,
+        "warn",
+        revisionOf(new Headers()),
+      );
+      expect(outcome.kind).toBe("forward");
+      if (outcome.kind !== "forward") return;
+      const args = (outcome.message.params as { arguments: Record<string, unknown> }).arguments;
+      expect(args).toEqual({ task_id: "T-FIXED" });
+    },
+  );
+});

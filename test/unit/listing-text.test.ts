@@ -13,6 +13,7 @@ import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
 import {
   isStringified,
+  keyReadTwice,
   MAX_NESTING,
   readObject,
   valueEnd,
@@ -282,6 +283,24 @@ describe("reading a JSON text's structure", () => {
     expect(readObject('{"a":1,"b":2}', 0)?.members.size).toBe(2);
     expect(readObject('{"a":1,"a":2}', 0)).toBeUndefined();
     expect(readObject('{"a":1,"\\u0061":2}', 0)).toBeUndefined();
+  });
+
+  it("finds a key written twice in one object in any text, however it is spelled", () => {
+    fc.assert(
+      fc.property(jsonText, (text) => {
+        const twice = keyReadTwice(text, 0, (key) => key);
+        expect(twice !== undefined).toBe(writesAKeyTwice(text));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(keyReadTwice('{"a":{"b":1},"c":{"b":2}}', 0, (key) => key)).toBeUndefined();
+    expect(keyReadTwice('[{"a":1},{"a":2}]', 0, (key) => key)).toBeUndefined();
+    expect(keyReadTwice('{"a":"b:","\u0061":2}', 0, (key) => key)).toBe("a");
+    expect(keyReadTwice('{"Name":1,"nAme":2}', 0, (key) => key)).toBeUndefined();
+    expect(keyReadTwice('{"Name":1,"nAme":2}', 0, (key) => key.toLowerCase())).toBe("nAme");
+    const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+    expect(keyReadTwice(deep(MAX_NESTING), 0, (key) => key)).toBeUndefined();
+    expect(keyReadTwice(deep(MAX_NESTING + 1), 0, (key) => key)).toBeNull();
   });
 
   it("skips strings by their quotes, escaped or not", () => {

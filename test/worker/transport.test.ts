@@ -74,6 +74,53 @@ describe("the MCP endpoint", () => {
     },
   );
 
+  it.each([
+    [
+      "a key written twice",
+      '"method":"ping","method":"tools/call","params":{"name":"get-weather"}',
+      "method",
+    ],
+    ["a key in another case", '"method":"ping","METHOD":"tools/call"', "METHOD"],
+    [
+      "a key in another case in params",
+      '"method":"tools/call","params":{"name":"get-weather","Name":"hidden.tool"}',
+      "Name",
+    ],
+    [
+      "a key Go folds to another (ſ for s)",
+      '"method":"tools/call","params":{"name":"get-weather"},"paramſ":{"name":"hidden.tool"}',
+      "paramſ",
+    ],
+    [
+      "an argument written twice",
+      '"method":"tools/call","params":{"name":"get-weather","arguments":{"city":"Oslo","city":"Paris"}}',
+      "city",
+    ],
+  ])("refuses a body with %s: readers disagree on which counts", async (_, members, key) => {
+    // JSON.parse keeps the last; some readers the first; Go's encoding/json any case of a field's name.
+    const trace = newTrace();
+    const response = await postJson(
+      throughGateway,
+      `${PROXY_URL}?trace=${trace}`,
+      `{"jsonrpc":"2.0","id":1,${members}}`,
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: { code: -32600, message: expect.stringContaining(JSON.stringify(key)) },
+    });
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+
+  it("forwards a body whose objects each write a key once, in one case, as it came", async () => {
+    const trace = newTrace();
+    const body = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"Name":{}},"clientInfo":{"name":"t","version":"1"}}}`;
+    const response = await postJson(throughGateway, `${PROXY_URL}?trace=${trace}`, body);
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+    const [received] = await receivedByOrigin(trace);
+    expect(received?.body).toBe(body);
+  });
+
   it("adds the client's other query parameters to those ORIGIN_URL sets", async () => {
     const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?tenant=acme` });
     const trace = newTrace();
