@@ -58,6 +58,29 @@ export function setOwn(object: Record<string, unknown>, key: string, value: unkn
  */
 export const caseFolded = (key: string) => key.toUpperCase().toLowerCase();
 
+/**
+ * The first key that a value writes in one object beside another that
+ * `caseFolded` reads alike (`title` and `Title`); `undefined` when there is
+ * none. Any depth: the walk keeps its own stack.
+ */
+export function keyFoldedTwice(value: unknown): string | undefined {
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (Array.isArray(item)) for (const element of item) pending.push(element);
+    else if (isPlainObject(item)) {
+      const seen = new Set<string>();
+      for (const key of Object.keys(item)) {
+        const folded = caseFolded(key);
+        if (seen.has(folded)) return key;
+        seen.add(folded);
+        pending.push(item[key]);
+      }
+    }
+  }
+  return undefined;
+}
+
 /** The value `text` holds, or `undefined` when it is not JSON. */
 export function parseJson(text: string): unknown {
   return parseExact(text)?.value;

@@ -18,7 +18,7 @@ import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
 import { describeInvalidCall, type Validation, validateArguments } from "../args/validate";
 import type { ValidationMode } from "../config";
-import { isPlainObject } from "../json";
+import { isPlainObject, keyFoldedTwice } from "../json";
 import { logEvent } from "../log";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError } from "../protocol/jsonrpc";
 import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
@@ -121,13 +121,27 @@ export async function repairToolCall(
     schema !== undefined && sent !== undefined ? repairArguments(sent, schema) : undefined;
   const settled = rule ? settledArguments(repair?.arguments ?? sent ?? {}, rule) : undefined;
   const args = settled?.set.length ? settled.arguments : (repair?.arguments ?? sent);
+  const repaired = recovered.changed || args !== recovered.arguments;
+  // Arguments as the body wrote them were read one way (transport/post-body.ts); recovered or
+  // coalesced ones are checked again, or the origin could read another key than the proxy checked.
+  const twice = repaired ? keyFoldedTwice(args) : undefined;
+  if (twice !== undefined) {
+    logEvent("tool_call_refused", { tool, name, reason: "ambiguous_arguments" });
+    return {
+      kind: "answer",
+      response: jsonRpcError(
+        message.id,
+        ErrorCode.InvalidParams,
+        `Invalid params: the arguments write the key ${JSON.stringify(twice.slice(0, 64))} beside another that differs at most in case; JSON readers differ on which counts`,
+      ),
+    };
+  }
   const validation: Validation =
     mode === "off" || schema === undefined
       ? { kind: "skipped", reason: mode === "off" ? "off" : "unknown tool" }
       : validateArguments(args ?? {}, schema);
 
   const renamed = tool !== name;
-  const repaired = recovered.changed || args !== recovered.arguments;
   const changed = renamed || repaired;
   // A restored name alone is routine (the listing logged the rename): no line per call.
   if (repaired || validation.kind === "invalid") {

@@ -79,7 +79,7 @@ describe("fixed arguments (property)", () => {
   });
 });
 
-describe("fixed arguments, as case-blind readers read keys", () => {
+describe("arguments, as case-blind readers read keys", () => {
   const tasks = new ToolRules(
     v.parse(ToolRulesSetting, {
       tools: { "tasks.update": { fixed: { task_id: "T-FIXED" } } },
@@ -88,7 +88,10 @@ describe("fixed arguments, as case-blind readers read keys", () => {
   const tasksEntry = {
     original: "tasks.update",
     schemaHash: "",
-    inputSchema: { type: "object", properties: { task_id: { type: "string" } } },
+    inputSchema: {
+      type: "object",
+      properties: { task_id: { type: "string" }, title: { type: "string" } },
+    },
   };
   const tasksResolver: ToolResolver = Object.assign(
     async () => ({
@@ -99,9 +102,37 @@ describe("fixed arguments, as case-blind readers read keys", () => {
     { refusalOf: async () => undefined, ruleOf: () => tasks },
   );
 
+  const call = (args: unknown) =>
+    repairToolCall(
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "tasks_update", arguments: args },
+      } as JsonRpcRequest,
+      tasksResolver,
+      "warn",
+      revisionOf(new Headers()),
+    );
+
+  it.each([
+    ["two aliases, one in another case", { "ti-tle": "A", TITLE: "B" }, "TITLE"],
+    ["arguments sent as JSON text", '{"title":"A","Title":"B"}', "Title"],
+  ])(
+    "are refused where what the proxy would forward writes a key in two cases: %s",
+    async (_, args, key) => {
+      vi.spyOn(console, "log").mockImplementation(() => {});
+      const outcome = await call(args);
+      expect(outcome).toMatchObject({
+        kind: "answer",
+        response: { id: 1, error: { code: -32602, message: expect.stringContaining(key) } },
+      });
+    },
+  );
+
   // Go's encoding/json reads `ſ` as `s` and the Kelvin sign as `k` in a field's name.
   it.each(["taſk_id", "tas\u212A_id", "TAſK_ID"])(
-    "leave out the model's %s, which Go's encoding/json reads as task_id",
+    "fixed: leave out the model's %s, which Go's encoding/json reads as task_id",
     async (spelled) => {
       vi.spyOn(console, "log").mockImplementation(() => {});
       const message = {
