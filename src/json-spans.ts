@@ -199,8 +199,9 @@ export function readArray(
  * The first key that the JSON value at `start` writes in one object beside
  * another it reads alike (`read(key)` equal for both: the same key twice, or
  * in another case); `undefined` when there is none; `null` when it nests
- * deeper than `MAX_NESTING` (or a string never closes). For a text `JSON.parse` read: in such a text a
- * string followed by `:` is a key.
+ * deeper than `MAX_NESTING` (or a string never closes). For a text
+ * `JSON.parse` read, where a string followed by `:` is a key. (json.ts
+ * `keyFoldedTwice` is the same check of a value, which holds no key twice.)
  */
 export function keyReadTwice(
   text: string,
