@@ -19,11 +19,11 @@
  * would apply more than `MAX_CHECKS` schemas to values (a schema that branches
  * along every path, which the client's depth multiplies) is not checked.
  */
-import { type SchemaDraft, Validator } from "@cfworker/json-schema";
+import { dereference, type SchemaDraft, validate } from "@cfworker/json-schema";
 import { isPlainObject, own } from "../json";
 import { foldKey } from "./coalesce";
 import { propertiesOf, type Schema } from "./json-schema";
-import { checksWithin } from "./validation-cost";
+import { checksWithin, type References, referencesOf } from "./validation-cost";
 
 export interface ValidationIssue {
   /** JSON pointer of the offending value (`#/max_bytes`), or of the object missing a key. */
@@ -117,10 +117,11 @@ function withoutCostlyKeywords(schema: Schema): Schema | undefined {
   return tooDeep || !isPlainObject(bounded) ? undefined : bounded;
 }
 
-/** A schema's linear part, and its validator. */
+/** A schema's linear part, its draft, and where its references lead, as the validator reads them. */
 interface Compiled {
   schema: Schema;
-  validator: Validator;
+  draft: SchemaDraft;
+  references: References;
 }
 
 const compiled = new WeakMap<object, Compiled | undefined>();
@@ -131,7 +132,8 @@ function compiledFor(schema: Schema): Compiled | undefined {
   const bounded = withoutCostlyKeywords(schema);
   const result = bounded && {
     schema: bounded,
-    validator: new Validator(bounded, draftOf(schema), false),
+    draft: draftOf(schema),
+    references: referencesOf(dereference(bounded)),
   };
   compiled.set(schema, result);
   return result;
@@ -150,9 +152,10 @@ export function validateArguments(args: unknown, inputSchema: unknown): Validati
   try {
     const schema = compiledFor(inputSchema);
     if (!schema) return { kind: "skipped", reason: "schema nested too deep" };
-    if (!checksWithin(args, schema.schema, MAX_CHECKS))
+    if (!checksWithin(args, schema.schema, schema.references, MAX_CHECKS))
       return { kind: "skipped", reason: `more than ${MAX_CHECKS} checks` };
-    const { valid, errors } = schema.validator.validate(args);
+    const lookup = schema.references.byUri as Parameters<typeof validate>[3];
+    const { valid, errors } = validate(args, schema.schema, schema.draft, lookup, false);
     if (valid) return { kind: "valid" };
     const leaves = errors.filter((error) => !WRAPPERS.has(error.keyword));
     const issues = (leaves.length > 0 ? leaves : errors).map((error) => ({

@@ -10,15 +10,52 @@
  * count stops at its budget.
  */
 import { isPlainObject, own } from "../json";
-import { refTarget, type Schema } from "./json-schema";
+import type { Schema } from "./json-schema";
 
 /** Keywords that apply their schema to the value itself. */
 const IN_PLACE = ["not", "if", "then", "else"];
 const IN_PLACE_LISTS = ["allOf", "anyOf", "oneOf"];
-const REFERENCES = ["$ref", "$recursiveRef", "$dynamicRef"];
+
+/**
+ * The schemas references lead to, as the validator finds them: `byUri` is its
+ * `dereference` of the schema (JSON pointers, `$id`s and `$anchor`s by
+ * absolute URI), which also wrote each `$ref`'s absolute URI on its node; a
+ * `$recursiveRef` may lead to its own target or to any `$recursiveAnchor`.
+ */
+export interface References {
+  byUri: Record<string, unknown>;
+  recursiveAnchors: unknown[];
+}
+
+export function referencesOf(byUri: Record<string, unknown>): References {
+  const anchors = new Set(
+    Object.values(byUri).filter(
+      (target) => isPlainObject(target) && target.$recursiveAnchor === true,
+    ),
+  );
+  return { byUri, recursiveAnchors: [...anchors] };
+}
+
+function referenced(node: Schema, references: References): unknown[] {
+  const targets: unknown[] = [];
+  const ref = own(node, "$ref");
+  if (typeof ref === "string") {
+    targets.push(references.byUri[String(own(node, "__absolute_ref__") ?? ref)]);
+  }
+  if (own(node, "$recursiveRef") !== undefined) {
+    targets.push(references.byUri[String(own(node, "__absolute_recursive_ref__"))]);
+    targets.push(...references.recursiveAnchors);
+  }
+  return targets;
+}
 
 /** Whether checking `args` against `schema` applies at most `budget` schemas to values. */
-export function checksWithin(args: unknown, schema: Schema, budget: number): boolean {
+export function checksWithin(
+  args: unknown,
+  schema: Schema,
+  references: References,
+  budget: number,
+): boolean {
   // A stack, not recursion: arguments and schemas may both be deep.
   const pending: Array<[value: unknown, schema: unknown]> = [[args, schema]];
   const check = (value: unknown, subschema: unknown) => {
@@ -29,10 +66,7 @@ export function checksWithin(args: unknown, schema: Schema, budget: number): boo
     if (++checks > budget) return false;
     const [value, node] = next;
     if (!isPlainObject(node)) continue;
-    for (const keyword of REFERENCES) {
-      const ref = own(node, keyword);
-      if (typeof ref === "string" && ref.startsWith("#")) check(value, refTarget(ref, schema));
-    }
+    for (const target of referenced(node, references)) check(value, target);
     for (const keyword of IN_PLACE) check(value, own(node, keyword));
     for (const keyword of IN_PLACE_LISTS) {
       const branches = own(node, keyword);

@@ -438,6 +438,33 @@ describe("validation", () => {
       kind: "skipped",
       reason: "more than 50000 checks",
     });
+    // The same tree reached by `$id` or `$anchor`, as @cfworker/json-schema resolves them.
+    const nodeReachedBy = (ref: string) => ({
+      oneOf: ["a", "b"].map((kind) => ({
+        type: "object",
+        properties: { kind: { const: kind }, children: { type: "array", items: { $ref: ref } } },
+        required: ["kind"],
+      })),
+    });
+    const byId = {
+      $id: "https://tools.example/tree",
+      type: "object",
+      properties: { root: { $ref: "node" } },
+      $defs: { Node: { $id: "node", ...nodeReachedBy("node") } },
+    };
+    const byAnchor = {
+      type: "object",
+      properties: { root: { $ref: "#node" } },
+      $defs: { Node: { $anchor: "node", ...nodeReachedBy("#node") } },
+    };
+    for (const schema of [byId, byAnchor]) {
+      expect(validateArguments({ root: chain(4) }, schema).kind).toBe("valid");
+      expect(validateArguments({ root: { kind: "c" } }, schema).kind).toBe("invalid");
+      expect(validateArguments({ root: chain(16) }, schema)).toEqual({
+        kind: "skipped",
+        reason: "more than 50000 checks",
+      });
+    }
     // Repair's most, 10,000 values, each an `anyOf` of a type and null: checked.
     const rows = {
       type: "object",

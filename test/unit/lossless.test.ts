@@ -229,7 +229,8 @@ describe("what the proxy forwards", () => {
       }),
       { numRuns: 300 },
     );
-    expect(changedBodies).toBeGreaterThan(50);
+    // Not vacuous: a share of the bodies was changed (67 to 94 of 300 in eight runs; 48 once).
+    expect(changedBodies).toBeGreaterThan(30);
   });
 });
 
