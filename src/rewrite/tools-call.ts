@@ -82,27 +82,18 @@ export async function repairToolCall(
 
   const resolved = await resolveTool(name, message);
   const tool = resolved?.entry.original ?? name;
+  /** The proxy's `-32602` for a call it does not forward, logged with `reason`. */
+  const refusal = (reason: string, text: string): CallOutcome => {
+    logEvent("tool_call_refused", { tool, name, reason });
+    return { kind: "answer", response: jsonRpcError(message.id, ErrorCode.InvalidParams, text) };
+  };
   const refused = resolved ? resolved.refused : await resolveTool.refusalOf(name, message);
-  if (refused) {
-    logEvent("tool_call_refused", { tool, name, reason: refused });
-    return {
-      kind: "answer",
-      response: jsonRpcError(message.id, ErrorCode.InvalidParams, REFUSALS[refused](name)),
-    };
-  }
+  if (refused) return refusal(refused, REFUSALS[refused](name));
   if (!resolved) logEvent("tool_unknown", { name });
 
   const recovered = recoverArguments(params);
   if (recovered.kind === "refused") {
-    logEvent("tool_call_refused", { tool, name, reason: "malformed_arguments" });
-    return {
-      kind: "answer",
-      response: jsonRpcError(
-        message.id,
-        ErrorCode.InvalidParams,
-        `Invalid params: ${recovered.message}`,
-      ),
-    };
+    return refusal("malformed_arguments", `Invalid params: ${recovered.message}`);
   }
 
   const schema = resolved?.entry.inputSchema;
@@ -126,15 +117,10 @@ export async function repairToolCall(
   // coalesced ones are checked again, or the origin could read another key than the proxy checked.
   const twice = repaired ? keyFoldedTwice(args) : undefined;
   if (twice !== undefined) {
-    logEvent("tool_call_refused", { tool, name, reason: "ambiguous_arguments" });
-    return {
-      kind: "answer",
-      response: jsonRpcError(
-        message.id,
-        ErrorCode.InvalidParams,
-        `Invalid params: the arguments write the key ${JSON.stringify(twice.slice(0, 64))} beside another that differs at most in case; JSON readers differ on which counts`,
-      ),
-    };
+    return refusal(
+      "ambiguous_arguments",
+      `Invalid params: the arguments write the key ${JSON.stringify(twice.slice(0, 64))} beside another that differs at most in case; JSON readers differ on which counts`,
+    );
   }
   const validation: Validation =
     mode === "off" || schema === undefined
