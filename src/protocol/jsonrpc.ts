@@ -14,6 +14,8 @@ export const ErrorCode = {
   InternalError: -32603,
   OriginUnreachable: -32000,
   OriginTimeout: -32001,
+  /** Protocol 2026-07-28's: `Mcp-*` headers that disagree with the body (SEP-2243). */
+  HeaderMismatch: -32020,
 } as const;
 
 export type RequestId = string | number;

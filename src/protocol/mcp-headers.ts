@@ -15,6 +15,7 @@
  * text that is not a plain header value).
  */
 import { isPlainObject, own } from "../json";
+import type { JsonRpcMessage } from "./jsonrpc";
 
 const SENTINEL_PREFIX = "=?base64?";
 const SENTINEL_SUFFIX = "?=";
@@ -32,6 +33,53 @@ export function encodeHeaderValue(value: string): string {
   let binary = "";
   for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
   return `${SENTINEL_PREFIX}${btoa(binary)}${SENTINEL_SUFFIX}`;
+}
+
+/** A header value as the SDK's server reads it: the `=?base64?…?=` form decoded; `undefined` when it cannot be. */
+function decodeHeaderValue(value: string): string | undefined {
+  if (!value.startsWith(SENTINEL_PREFIX) || !value.endsWith(SENTINEL_SUFFIX)) return value;
+  try {
+    const binary = atob(value.slice(SENTINEL_PREFIX.length, -SENTINEL_SUFFIX.length));
+    const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a request's `Mcp-Name` comes from in its params (SEP-2243). */
+const NAMED_BY: Record<string, "name" | "uri"> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+  "resources/subscribe": "uri",
+  "resources/unsubscribe": "uri",
+};
+
+/**
+ * Which of a client's `Mcp-Method` and `Mcp-Name` headers disagrees with the
+ * lone request of its body; `undefined` when none does. The origin refuses
+ * such a request (SEP-2243), and so does the proxy: it brings `Mcp-Name` in
+ * line with the body it forwards (`alignCallHeaders`), which would hand the
+ * origin, and anything after the proxy, headers that agree with a body they
+ * did not describe, while whatever stands before the proxy read them.
+ */
+export function headerMismatch(
+  headers: Headers,
+  message: JsonRpcMessage | undefined,
+): string | undefined {
+  const bodyMethod = message && "method" in message ? message.method : undefined;
+  if (typeof bodyMethod !== "string") return undefined;
+  const method = headers.get("mcp-method");
+  if (method !== null && method !== bodyMethod) return "Mcp-Method";
+  const header = headers.get("mcp-name");
+  const member = Object.hasOwn(NAMED_BY, bodyMethod) ? NAMED_BY[bodyMethod] : undefined;
+  if (header === null || member === undefined) return undefined;
+  const params = message?.params;
+  const named = isPlainObject(params) ? own(params, member) : undefined;
+  // A body that names nothing gets no header aligned to it: the origin judges the pair as sent.
+  if (named === undefined) return undefined;
+  return decodeHeaderValue(header) === named ? undefined : "Mcp-Name";
 }
 
 /** What a forwarded `tools/call` implies for its headers. */

@@ -18,7 +18,7 @@ import {
   isRequest,
   unreadAddressee,
 } from "../protocol/jsonrpc";
-import { alignCallHeaders } from "../protocol/mcp-headers";
+import { alignCallHeaders, headerMismatch } from "../protocol/mcp-headers";
 import { asksForLaterPage } from "../protocol/tools-list";
 import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
@@ -93,6 +93,15 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
       const body = await readPostBody(request, config.maxBodyBytes);
       if (body.kind === "refused") {
         return errorResponse(body.status, body.code, body.message, unread);
+      }
+      const mismatch = body.batch ? undefined : headerMismatch(request.headers, body.messages[0]);
+      if (mismatch !== undefined) {
+        return errorResponse(
+          400,
+          ErrorCode.HeaderMismatch,
+          `Header mismatch: the ${mismatch} header does not match the request body`,
+          addresseeOf(body),
+        );
       }
       const toolMap = await openToolMap(c, profile);
       const caller = await callerStanding(

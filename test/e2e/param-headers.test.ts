@@ -106,3 +106,44 @@ describe("a number property with x-mcp-header, which the SDK's server still chec
     expect(through.answer).toMatchObject({ structuredContent: { arguments: { ratio: 1.5 } } });
   });
 });
+
+describe("Mcp-Method and Mcp-Name that disagree with the body", () => {
+  /**
+   * The proxy, reached by a client whose `tools/call` headers name `header`
+   * for `mcp-name`; `calls` are the proxy's answers to those calls.
+   */
+  function claimingHeader(header: string) {
+    const { trace, url } = traced(HEADER_ORIGIN);
+    const proxy = viaProxy({ ORIGIN_URL: url }, { app: createApp() });
+    const calls: Response[] = [];
+    const fetch: Fetch = async (input, init) => {
+      const headers = new Headers(init?.headers);
+      if (headers.get("mcp-method") !== "tools/call") return proxy(input, init);
+      headers.set("mcp-name", header);
+      const response = await proxy(input, { ...init, headers });
+      calls.push(response.clone());
+      return response;
+    };
+    return { fetch, trace, calls };
+  }
+
+  it("are refused as the origin would refuse them (-32020), never aligned to the body and sent on", async () => {
+    // A gateway in front of the proxy may allow or count calls by these headers (SEP-2243).
+    const { fetch, trace, calls } = claimingHeader("header.boolean");
+    const answer = await callVia(fetch, `${PROXY_URL}/mcp`, "header.string", { region: "eu" });
+    expect(answer).toMatchObject({ error: expect.stringContaining("Mcp-Name header") });
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) {
+      expect(call.status).toBe(400);
+      expect(await call.json()).toMatchObject({ error: { code: -32020 } });
+    }
+    expect(await received(trace)).toEqual([]);
+  });
+
+  it("pass when they name the body's tool, in the header's base64 form too", async () => {
+    const { fetch, trace } = claimingHeader("=?base64?aGVhZGVyLnN0cmluZw==?=");
+    const answer = await callVia(fetch, `${PROXY_URL}/mcp`, "header.string", { region: "eu" });
+    expect(answer).toMatchObject({ structuredContent: { arguments: { region: "eu" } } });
+    expect(await received(trace)).toHaveLength(1);
+  });
+});
