@@ -36,17 +36,15 @@ export function referencesOf(byUri: Record<string, unknown>): References {
   return { byUri, recursiveAnchors: [...anchors] };
 }
 
-function referenced(node: Schema, references: References): unknown[] {
-  const targets: unknown[] = [];
+/** Applies to `value` each schema `node`'s references lead to. */
+function checkReferences(value: unknown, node: Schema, references: References, check: Check): void {
   const ref = own(node, "$ref");
   if (typeof ref === "string") {
-    targets.push(references.byUri[String(own(node, "__absolute_ref__") ?? ref)]);
+    check(value, references.byUri[String(own(node, "__absolute_ref__") ?? ref)]);
   }
-  if (own(node, "$recursiveRef") !== undefined) {
-    targets.push(references.byUri[String(own(node, "__absolute_recursive_ref__"))]);
-    targets.push(...references.recursiveAnchors);
-  }
-  return targets;
+  if (own(node, "$recursiveRef") === undefined) return;
+  check(value, references.byUri[String(own(node, "__absolute_recursive_ref__"))]);
+  for (const anchor of references.recursiveAnchors) check(value, anchor);
 }
 
 /** Whether checking `args` against `schema` applies at most `budget` schemas to values. */
@@ -56,17 +54,20 @@ export function checksWithin(
   references: References,
   budget: number,
 ): boolean {
-  // A stack, not recursion: arguments and schemas may both be deep.
+  // A stack, not recursion: arguments and schemas may both be deep. Each pair is counted as it
+  // is pushed (every pushed pair is popped and counted once), so the stack never holds more
+  // than the budget however many subschemas one node names.
   const pending: Array<[value: unknown, schema: unknown]> = [[args, schema]];
-  const check = (value: unknown, subschema: unknown) => {
-    if (subschema !== undefined) pending.push([value, subschema]);
+  let checks = 1;
+  const check: Check = (value, subschema) => {
+    if (subschema === undefined || checks > budget) return;
+    checks++;
+    pending.push([value, subschema]);
   };
-  let checks = 0;
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    if (++checks > budget) return false;
+  for (let next = pending.pop(); next && checks <= budget; next = pending.pop()) {
     const [value, node] = next;
     if (!isPlainObject(node)) continue;
-    for (const target of referenced(node, references)) check(value, target);
+    checkReferences(value, node, references, check);
     for (const keyword of IN_PLACE) check(value, own(node, keyword));
     for (const keyword of IN_PLACE_LISTS) {
       const branches = own(node, keyword);
@@ -75,7 +76,7 @@ export function checksWithin(
     if (isPlainObject(value)) checkMembers(value, node, check);
     else if (Array.isArray(value)) checkItems(value, node, check);
   }
-  return true;
+  return checks <= budget;
 }
 
 type Check = (value: unknown, schema: unknown) => void;

@@ -476,6 +476,16 @@ describe("validation", () => {
     expect(validateArguments({ rows: [...many, "x"] }, rows).kind).toBe("invalid");
   });
 
+  it("counts within its budget a node that names many subschemas leading back to it", () => {
+    // Each visit of the root names 1,000 schemas, each the root again: counted as popped, the
+    // stack held some 25 million pairs (2.3 GiB) before the count reached its budget.
+    const schema = { type: "object", anyOf: Array.from({ length: 1_000 }, () => ({ $ref: "#" })) };
+    expect(validateArguments({ a: 1 }, schema)).toEqual({
+      kind: "skipped",
+      reason: "more than 50000 checks",
+    });
+  });
+
   it("skips, rather than fails, a schema it cannot apply", () => {
     expect(validateArguments({}, { $ref: "#/nowhere" }).kind).not.toBe("invalid");
   });
