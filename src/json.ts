@@ -52,15 +52,20 @@ export function setOwn(object: Record<string, unknown>, key: string, value: unkn
 }
 
 /**
- * A key as readers that ignore case read it: Go's `encoding/json` (which
- * also reads `ſ` as `s` and the Kelvin sign as `k`) and ASP.NET. Upper case
+ * A key as lenient readers read it: those that ignore case (Go's
+ * `encoding/json`, which also reads `ſ` as `s` and the Kelvin sign as `k`,
+ * and ASP.NET), and those that end it at a NUL (C strings; the Go SDK
+ * 1.3.1–1.4.0 read `name\u0000` as `name`, GHSA-q382-vc8q-7jhj). Upper case
  * first: lower case alone leaves `ſ` as it is.
  */
-export const caseFolded = (key: string) => key.toUpperCase().toLowerCase();
+export const foldedKey = (key: string) => {
+  const nul = key.indexOf("\0");
+  return (nul === -1 ? key : key.slice(0, nul)).toUpperCase().toLowerCase();
+};
 
 /**
  * The first key that a value writes in one object beside another that
- * `caseFolded` reads alike (`title` and `Title`); `undefined` when there is
+ * `foldedKey` reads alike (`title` and `Title`); `undefined` when there is
  * none. Any depth: the walk keeps its own stack.
  */
 export function keyFoldedTwice(value: unknown): string | undefined {
@@ -71,7 +76,7 @@ export function keyFoldedTwice(value: unknown): string | undefined {
     else if (isPlainObject(item)) {
       const seen = new Set<string>();
       for (const key of Object.keys(item)) {
-        const folded = caseFolded(key);
+        const folded = foldedKey(key);
         if (seen.has(folded)) return key;
         seen.add(folded);
         pending.push(item[key]);

@@ -11,11 +11,11 @@
  *   forbids additional properties (the origin would refuse it).
  * - Unknown keys pass through. Key order is kept.
  */
-import { caseFolded } from "../json";
+import { foldedKey } from "../json";
 
 export function foldKey(key: string): string {
   // Case folded as Go's encoding/json folds it (`ſ` as `s`): a fixed argument's name included.
-  return caseFolded(key.replace(/[-_.\s]/g, ""));
+  return foldedKey(key.replace(/[-_.\s]/g, ""));
 }
 
 export interface Coalesced {

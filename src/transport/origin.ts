@@ -14,7 +14,7 @@
  *   end-to-end headers; `withoutOriginCookies`, in broker mode, without the
  *   cookies the origin sets.
  */
-import { caseFolded } from "../json";
+import { foldedKey } from "../json";
 import { logEvent } from "../log";
 import { type ErrorAddressee, ErrorCode, errorResponse } from "../protocol/jsonrpc";
 import { clientResponseHeaders, type OriginCredentials, responseHeadersToDrop } from "./headers";
@@ -133,7 +133,7 @@ export function withoutOriginCookies(origin: Response, credentials: OriginCreden
 function paramKey(name: string): string {
   const bracket = name.indexOf("[");
   const base = bracket === -1 ? name : name.slice(0, bracket);
-  return caseFolded(base.trim()).replace(/[. ]/g, "_");
+  return foldedKey(base.trim()).replace(/[. ]/g, "_");
 }
 
 /**

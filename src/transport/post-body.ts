@@ -9,7 +9,7 @@
  * rewritten.
  */
 import * as v from "valibot";
-import { caseFolded, type ExactText, parseExactBytes } from "../json";
+import { type ExactText, foldedKey, parseExactBytes } from "../json";
 import { keyReadTwice, MAX_NESTING } from "../json-spans";
 import { ErrorCode, type JsonRpcMessage, JsonRpcMessageSchema } from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
@@ -80,7 +80,7 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
   }
   // One reading: JSON.parse keeps a key's last value, other readers its first, and Go's
   // encoding/json takes any case of a field's name (`Method` for `method`).
-  const twice = keyReadTwice(parsed.text, 0, caseFolded);
+  const twice = keyReadTwice(parsed.text, 0, foldedKey);
   if (twice !== undefined) {
     return refused(
       400,

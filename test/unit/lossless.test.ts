@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { echoTools } from "../../demo/src/tools";
-import { caseFolded, parseExact, stringifyExact } from "../../src/json";
+import { foldedKey, parseExact, stringifyExact } from "../../src/json";
 import { planForward } from "../../src/rewrite/request";
 import { rewriteJsonText } from "../../src/rewrite/response";
 import { profileOf } from "../../src/schemas/profile";
@@ -66,7 +66,7 @@ const keyText = fc
 const objectText = (value: fc.Arbitrary<string>) =>
   fc
     .uniqueArray(fc.tuple(keyText, value), {
-      selector: ([key]) => caseFolded(JSON.parse(key)),
+      selector: ([key]) => foldedKey(JSON.parse(key)),
       maxLength: 4,
     })
     .map((entries) => `{${entries.map(([key, item]) => `${key}:${item}`).join(",")}}`);

@@ -92,6 +92,11 @@ describe("the MCP endpoint", () => {
       "paramſ",
     ],
     [
+      "a key with a NUL after it (the Go SDK 1.3.1–1.4.0 reads it as the key)",
+      '"method":"tools/call","params":{"name":"get-weather","name\\u0000":"hidden.tool"}',
+      "name\u0000",
+    ],
+    [
       "an argument written twice",
       '"method":"tools/call","params":{"name":"get-weather","arguments":{"city":"Oslo","city":"Paris"}}',
       "city",
