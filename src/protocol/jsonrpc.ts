@@ -20,6 +20,21 @@ export const ErrorCode = {
 
 export type RequestId = string | number;
 
+/**
+ * The request of `asked` that a client takes a response with `id` for, if
+ * any. The TypeScript SDKs (1.x and 2.x) and the AI SDK look a response up by
+ * `Number(id)`, so `"1"`, `"0x1"` and `" 1.0 "` answer request 1 there, while
+ * other clients match ids exactly: what the proxy does to the answer to a
+ * request, it does to every message a client may take for it.
+ */
+export function requestAnswered(id: unknown, asked: ReadonlySet<RequestId>): RequestId | undefined {
+  if (asked.has(id as RequestId)) return id as RequestId;
+  if (typeof id !== "string" && typeof id !== "number") return undefined;
+  const number = Number(id);
+  for (const request of asked) if (Number(request) === number) return request;
+  return undefined;
+}
+
 const JSONRPC = v.literal("2.0");
 const Id = v.union([v.string(), v.number()]);
 const Params = v.optional(v.union([v.record(v.string(), v.unknown()), v.array(v.unknown())]));

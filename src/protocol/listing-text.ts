@@ -8,7 +8,8 @@
  * as it came.
  *
  * Read only where there is one reading: a single message whose text holds
- * nothing after it, no key written twice in it, its result or a tool.
+ * nothing after it, no key written twice in it, its result or a tool, and
+ * none a lenient reader takes for another (tools-list.ts `misspelledKey`).
  * Anything else is `undefined`, and the caller parses the whole text.
  */
 import {
@@ -22,7 +23,7 @@ import {
   type Written,
   writesEachKeyOnce,
 } from "../json-spans";
-import type { ListedTool } from "./tools-list";
+import { LISTING_MEMBERS, type ListedTool, misspelledKey } from "./tools-list";
 
 export interface ListingText {
   id: unknown;
@@ -164,7 +165,9 @@ export function readListingText(text: string): ListingText | undefined {
     const object = readObject(text, at, (key, from) =>
       valueEnd(text, from, isPinnedObject(key) ? texts[key] : undefined),
     );
-    if (!object) return -1;
+    if (!object || misspelledKey(object.members.keys(), LISTING_MEMBERS.tool) !== undefined) {
+      return -1;
+    }
     const nameSpan = object.members.get("name");
     const name = nameSpan && stringAt(text, nameSpan);
     if (nameSpan && text.charCodeAt(nameSpan[0]) === 0x22 && name === undefined) unread = true;
@@ -188,6 +191,12 @@ export function readListingText(text: string): ListingText | undefined {
   if (!message || skipSpace(text, message.end) !== text.length || unread) return undefined;
   const idSpan = message.members.get("id");
   if (!idSpan || !result || !toolsSpan || message.members.has("method")) return undefined;
+  if (
+    misspelledKey(message.members.keys(), LISTING_MEMBERS.message) !== undefined ||
+    misspelledKey(result.members.keys(), LISTING_MEMBERS.result) !== undefined
+  ) {
+    return undefined;
+  }
   const id = parseSpan(text, idSpan);
   if (id === undefined) return undefined;
   const resultSpan = message.members.get("result") as Span;

@@ -3,7 +3,7 @@
  * each tool's `name` and `inputSchema` matter to the proxy; every other field
  * is carried, never required.
  */
-import { isPlainObject } from "../json";
+import { foldedKey, isPlainObject } from "../json";
 import type { Span } from "../json-spans";
 
 /** A tool as a listing describes it; only `name` and `inputSchema` matter here. */
@@ -65,4 +65,62 @@ export function asksForLaterPage(request: unknown): boolean {
     request.params.cursor !== undefined &&
     request.params.cursor !== null
   );
+}
+
+/** The members MCP names at one level of a `tools/list` answer, as written and as a lenient reader reads them. */
+export interface Members {
+  written: ReadonlySet<string>;
+  folded: ReadonlySet<string>;
+}
+
+const members = (...names: string[]): Members => ({
+  written: new Set(names),
+  folded: new Set(names.map(foldedKey)),
+});
+
+/** The members of a JSON-RPC message, of a `tools/list` result, and of a tool. */
+export const LISTING_MEMBERS = {
+  message: members("jsonrpc", "id", "method", "params", "result", "error"),
+  result: members("tools", "nextCursor", "_meta", "resultType"),
+  tool: members(
+    ...["name", "title", "description", "inputSchema", "outputSchema", "annotations"],
+    ...["icons", "execution", "_meta"],
+  ),
+};
+
+/**
+ * The first of `keys` that a lenient reader (json.ts `foldedKey`: Go's
+ * `encoding/json`, which mcp-go reads messages with) takes for one of
+ * `members` though it is not written as it: `Tools`, `toolſ`. Such a reader
+ * keeps the last of the two, so it would read a member the proxy never read.
+ */
+export function misspelledKey(keys: Iterable<string>, { written, folded }: Members) {
+  for (const key of keys) if (!written.has(key) && folded.has(foldedKey(key))) return key;
+  return undefined;
+}
+
+/**
+ * The first member of a message, of its result or of a tool in it, that a
+ * lenient reader takes for another (`misspelledKey`); `undefined` when every
+ * reader reads the members the proxy reads.
+ */
+export function misspelledMember(message: unknown): string | undefined {
+  if (!isPlainObject(message)) return undefined;
+  const { result } = message;
+  return (
+    misspelledKey(Object.keys(message), LISTING_MEMBERS.message) ??
+    (isPlainObject(result) ? misspelledInResult(result) : undefined)
+  );
+}
+
+function misspelledInResult(result: Record<string, unknown>): string | undefined {
+  const misspelled = misspelledKey(Object.keys(result), LISTING_MEMBERS.result);
+  if (misspelled !== undefined || !Array.isArray(result.tools)) return misspelled;
+  for (const tool of result.tools) {
+    const key = isPlainObject(tool)
+      ? misspelledKey(Object.keys(tool), LISTING_MEMBERS.tool)
+      : undefined;
+    if (key !== undefined) return key;
+  }
+  return undefined;
 }

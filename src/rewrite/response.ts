@@ -8,12 +8,19 @@
  */
 import { isPlainObject, parseExact, parseJson, stringifyExact } from "../json";
 import { logEvent } from "../log";
-import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../protocol/jsonrpc";
+import {
+  type ErrorAddressee,
+  ErrorCode,
+  errorResponse,
+  type RequestId,
+  requestAnswered,
+} from "../protocol/jsonrpc";
 import { readListingText } from "../protocol/listing-text";
 import {
   isToolsListResult,
   type ListedTool,
   looksLikeToolsListResult,
+  misspelledMember,
   namedTools,
   type ToolsListResult,
 } from "../protocol/tools-list";
@@ -45,14 +52,30 @@ type Message = { id?: RequestId; method?: string; result?: unknown };
  */
 export type ListResults = ReadonlySet<RequestId> | "by-shape";
 
-function isListResponse(message: Message | null, which: ListResults): boolean {
-  if (message?.id === undefined) return false;
-  return which === "by-shape"
-    ? looksLikeToolsListResult(message.result)
-    : which.has(message.id) && isToolsListResult(message.result);
+/** The listing request a message answers (its id as the client asked), if it answers one. */
+function listingAnswered(message: Message | null, which: ListResults): RequestId | undefined {
+  if (message?.id === undefined) return undefined;
+  if (which === "by-shape")
+    return looksLikeToolsListResult(message.result) ? message.id : undefined;
+  const asked = requestAnswered(message.id, which);
+  return asked !== undefined && isToolsListResult(message.result) ? asked : undefined;
 }
 
 const expectsLists = (which: ListResults) => which === "by-shape" || which.size > 0;
+
+/**
+ * Whether a listing asked for is under a policy that edits listings: then an
+ * answer the proxy cannot read one way is never passed on (`UnreadListing`).
+ */
+const guardsListings = ({ listIds, toolMap }: ListingRewrite) =>
+  expectsLists(listIds) && editsListings(toolMap.policy);
+
+/**
+ * An answer that may hold a listing and that the proxy cannot read as every
+ * client would, under a policy that edits listings: refused (`502`), or its
+ * event stream ended, rather than shown as it came.
+ */
+class UnreadListing extends Error {}
 
 /**
  * What the pages of a listing are, for the results the proxy itself asked
@@ -125,13 +148,21 @@ export async function rewriteMessages(
   rewrite: ListingRewrite,
 ): Promise<unknown | undefined> {
   const messages: unknown[] = Array.isArray(payload) ? payload : [payload];
+  const guarded = guardsListings(rewrite);
   let changed = false;
   const rewritten = [];
   for (const item of messages) {
+    const misspelled = guarded ? misspelledMember(item) : undefined;
+    if (misspelled !== undefined) {
+      throw new UnreadListing(
+        `member ${JSON.stringify(misspelled.slice(0, 64))} spelled as another`,
+      );
+    }
     const message = item as Message | null;
     if (message?.method === LIST_CHANGED) rewrite.toolMap.forget();
-    if (message?.id !== undefined && isListResponse(message, rewrite.listIds)) {
-      const result = await renamedResult(message.id, message.result as ToolsListResult, rewrite);
+    const asked = listingAnswered(message, rewrite.listIds);
+    if (message?.id !== undefined && asked !== undefined) {
+      const result = await renamedResult(asked, message.result as ToolsListResult, rewrite);
       rewritten.push({ ...message, result });
       changed = true;
       rewrite.onListing?.();
@@ -158,7 +189,8 @@ export async function rewriteJsonText(
   const { toolMap, listIds } = rewrite;
   const ids = before.length === 0 && listIds !== "by-shape" ? listIds : undefined;
   const remembered = ids && (await toolMap.rememberedAnswer());
-  const reused = remembered && reuseAnswer(text, remembered, (id) => ids.has(id as RequestId));
+  const reused =
+    remembered && reuseAnswer(text, remembered, (id) => requestAnswered(id, ids) !== undefined);
   if (reused !== undefined) {
     rewrite.onListing?.();
     rewrite.answered?.(reused.id as RequestId);
@@ -167,7 +199,11 @@ export async function rewriteJsonText(
   const spliced = ids && (await rewriteListingText(text, ids, rewrite));
   if (spliced !== undefined) return spliced;
   const parsed = parseExact(text);
-  if (parsed === undefined) return undefined;
+  if (parsed === undefined) {
+    // Some clients read text `JSON.parse` does not (Python's `json` reads `NaN`).
+    if (guardsListings(rewrite)) throw new UnreadListing("not JSON");
+    return undefined;
+  }
   const rewritten = await rewriteMessages(parsed.value, rewrite);
   if (rewritten === undefined && before.length === 0) return undefined;
   const payload = rewritten ?? parsed.value;
@@ -188,19 +224,19 @@ async function rewriteListingText(
   rewrite: ListingRewrite,
 ): Promise<string | undefined> {
   const read = readListingText(text);
-  if (!read || !ids.has(read.id as RequestId)) return undefined;
-  const id = read.id as RequestId;
+  const asked = read && requestAnswered(read.id, ids);
+  if (!read || asked === undefined) return undefined;
   const cursorSpan = read.resultMembers.get("nextCursor");
   const nextCursor = cursorSpan && parseJson(text.slice(...cursorSpan));
   const page = read.elements.filter(isTool);
-  const named = await namePage(id, page, nextCursor, rewrite);
+  const named = await namePage(asked, page, nextCursor, rewrite);
   const spliced =
     named.search === undefined
       ? spliceListing(text, read, named.listing)
       : spliceSearchMode(text, read, rewrite.toolMap.profile, named.search);
   if (spliced === undefined) return undefined;
   rewrite.onListing?.();
-  rewrite.answered?.(id);
+  rewrite.answered?.(read.id as RequestId);
   if (cursorSpan === undefined && named.listing.settled) {
     rewrite.toolMap.rememberAnswer(rememberAnswer(text, read.idSpan, spliced.text, spliced.idSpan));
   }
@@ -221,6 +257,12 @@ function announcesListChanged(data: string): boolean {
 /** Only an event that may mention these can need renaming or drop the cache; the rest is not parsed. */
 const MAY_MATTER = ['"tools"', LIST_CHANGED];
 const mayMatter = (data: string) => mayMention(data, MAY_MATTER);
+/**
+ * Under a policy that edits listings, also an event that spells `"tools"` as
+ * a lenient reader reads it (`"Tools"`, `"toolſ"`: case-blind, and `ſ` as `s`),
+ * so that it is parsed and refused (`misspelledMember`), not passed unread.
+ */
+const mayMatterToAnyReader = (data: string) => mayMatter(data) || /"tools"/iu.test(data);
 
 export interface ResponseContext extends ListingRewrite {
   /**
@@ -312,18 +354,22 @@ export async function rewriteResponse(
       const finished = () => awaited?.size === 0;
       const rewriter = eventStreamRewriter({
         rewrite: async (data) => {
-          const rewritten = await rewriteJsonText(data, {
-            ...context,
-            answered: (id) => awaited?.delete(id),
-          });
-          // An event that may hold the listing but is no JSON: the stream ends rather than show it.
-          if (rewritten === undefined && refusing && parseJson(data) === undefined) {
-            logEvent("listing_refused", { reason: "an event that may hold it is not JSON" });
-            throw new Error("An event that may hold the listing is not JSON");
+          try {
+            return await rewriteJsonText(data, {
+              ...context,
+              answered: (id) => awaited?.delete(id),
+            });
+          } catch (error) {
+            // The stream ends rather than show it.
+            if (error instanceof UnreadListing) {
+              logEvent("listing_refused", {
+                reason: `an event that may hold it: ${error.message}`,
+              });
+            }
+            throw error;
           }
-          return rewritten;
         },
-        mayMatter,
+        mayMatter: refusing ? mayMatterToAnyReader : mayMatter,
         finished,
         maxEventChars: MAX_REWRITE_BYTES,
       });
@@ -362,10 +408,13 @@ export async function rewriteResponse(
       return relayResponse(origin, rejoin(read.head, read.rest));
     }
     const text = new TextDecoder().decode(read.bytes);
-    const rewritten = await rewriteJsonText(text, context, localResponses);
-    // Parsed again only under such a policy, and only when nothing was rewritten.
-    if (rewritten === undefined && refusing && origin.ok && parseJson(text) === undefined) {
-      return refusedListing(context, "not JSON");
+    let rewritten: string | undefined;
+    try {
+      rewritten = await rewriteJsonText(text, context, localResponses);
+    } catch (error) {
+      if (!(error instanceof UnreadListing)) throw error;
+      // An error's body is no listing: clients read no messages in it.
+      if (origin.ok) return refusedListing(context, error.message);
     }
     if (local && rewritten === undefined) {
       logEvent("local_answers_dropped", {

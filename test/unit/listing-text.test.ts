@@ -20,6 +20,7 @@ import {
   type Written,
 } from "../../src/json-spans";
 import { readListingText, type WrittenTool } from "../../src/protocol/listing-text";
+import { misspelledMember } from "../../src/protocol/tools-list";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
 import { ToolRules, type ToolRulesDocument, ToolRulesSetting } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
@@ -421,5 +422,35 @@ describe("a tool whose schema, annotations or output schema write a key twice", 
       expect(out).toContain('"annotations":{"destructiveHint":true}');
       expect(out).toContain('"outputSchema":{"type":"object","required":[]}');
     }
+  });
+});
+
+describe("a listing with a member a lenient reader takes for another", () => {
+  const tool = '{"name":"files.read","inputSchema":{}}';
+  const answer = (message: string, result: string, tools: string) =>
+    `{"jsonrpc":"2.0",${message}"result":{${result}"tools":[${tools}]}}`;
+
+  it.each([
+    ["ID", answer('"id":1,"ID":2,', "", tool)],
+    ["Result", answer('"id":1,"Result":{},', "", tool)],
+    ["Tools", answer('"id":1,', '"Tools":[],', tool)],
+    ["toolſ", answer('"id":1,', '"toolſ":[],', tool)],
+    ["Name", answer('"id":1,', "", '{"name":"a","Name":"b","inputSchema":{}}')],
+    ["inputSchemA", answer('"id":1,', "", '{"name":"a","inputSchemA":{}}')],
+    ["name\0", answer('"id":1,', "", '{"name":"a","name\\u0000":"b"}')],
+  ])("is not read from its text where %s stands beside the proxy's member", (key, text) => {
+    // Go's encoding/json (mcp-go) reads a member in any case, ſ as s; the Go SDK 1.3.1–1.4.0 a key up to a NUL.
+    expect(readListingText(text)).toBeUndefined();
+    expect(misspelledMember(JSON.parse(text))).toBe(key);
+  });
+
+  it("is read where every other member is one no reader takes for the proxy's", () => {
+    const text = answer(
+      '"id":1,"ids":[],',
+      '"x-Tools":1,',
+      '{"name":"a","names":"b","inputSchema":{}}',
+    );
+    expect(readListingText(text)).toBeDefined();
+    expect(misspelledMember(JSON.parse(text))).toBeUndefined();
   });
 });

@@ -4,9 +4,11 @@
  * streaming.test.ts.
  */
 import { env } from "cloudflare:workers";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { unreadAddressee } from "../../src/protocol/jsonrpc";
+import { type RequestId, unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
 import {
   NO_POLICY,
@@ -374,16 +376,16 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
   // `NaN` is no JSON, but some clients' parsers read it (Python's json, for one).
   const notJson = `{"jsonrpc":"2.0","id":1,"result":{"tools":${tools},"score":NaN}}`;
 
-  async function answer(origin: Response, policy: ToolPolicy) {
+  async function answer(origin: Response, policy: ToolPolicy, id: RequestId = 1) {
     const profile = profileOf("openai");
     const scope = await toolMapScopes(new URL("https://unread.example/mcp"), profile.names);
     const memory = new ToolMapMemory();
     const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, memory, () => {}, policy);
     return rewriteResponse(origin, {
-      listIds: new Set([1]),
+      listIds: new Set([id]),
       watchesListChanged: false,
       toolMap,
-      addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+      addressee: { ...unreadAddressee(new Headers()), ids: [id] },
     });
   }
 
@@ -440,4 +442,95 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
     const response = await answer(json(notJson), NO_POLICY);
     expect([response.status, await response.text()]).toEqual([200, notJson]);
   });
+
+  const files = '{"name":"files.read","inputSchema":{"type":"object"}}';
+  const secret = '{"name":"secret.admin","inputSchema":{"type":"object"}}';
+
+  /**
+   * The SDK's own client (1.x) listing tools from an origin that answers
+   * `tools/list` with `listing(id)`, that answer rewritten by the proxy.
+   */
+  async function listedBySdkClient(listing: (id: RequestId) => string, policy: ToolPolicy) {
+    const fetch = async (_url: RequestInfo | URL, init?: RequestInit) => {
+      if (init?.method !== "POST") return new Response(null, { status: 405 });
+      const message = JSON.parse(String(init.body));
+      if (message.id === undefined) return new Response(null, { status: 202 });
+      if (message.method === "initialize") {
+        return Response.json({
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            protocolVersion: "2025-11-25",
+            capabilities: { tools: {} },
+            serverInfo: { name: "origin", version: "1.0.0" },
+          },
+        });
+      }
+      return answer(json(listing(message.id)), policy, message.id);
+    };
+    const client = new Client({ name: "protocol-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(PROXY_URL), { fetch }));
+    const { tools } = await client.listTools();
+    await client.close();
+    return tools.map((tool) => tool.name);
+  }
+
+  it.each([
+    ["the id as text", (id: RequestId) => JSON.stringify(String(id))],
+    ["the id in hexadecimal", (id: RequestId) => `"0x${Number(id).toString(16)}"`],
+    ["the id with a fraction and spaces", (id: RequestId) => `" ${id}.0 "`],
+  ])("renames an answer the SDK's client takes for the listing's: %s", async (_, spelled) => {
+    // The TypeScript SDKs and the AI SDK look a response up by Number(id).
+    const names = await listedBySdkClient(
+      (id) => `{"jsonrpc":"2.0","id":${spelled(id)},"result":{"tools":[${secret},${files}]}}`,
+      HIDING,
+    );
+    expect(names).toEqual([DEMO_NAMES["files.read"]]);
+  });
+
+  // Go's encoding/json (mcp-go) reads a member in any case, ſ as s: the last one wins.
+  const misspelled = [
+    ["the result's tools", `"result":{"tools":[${files}],"Tools":[${secret}]}`],
+    ["the tools alone", `"result":{"toolſ":[${secret}]}`],
+    ["the result", `"Result":{"tools":[${secret}]}`],
+    [
+      "a tool's name",
+      `"result":{"tools":[{"name":"files.read","Name":"secret.admin","inputSchema":{}}]}`,
+    ],
+    [
+      "a tool's description",
+      `"result":{"tools":[{"name":"files.read","inputSchema":{},"DESCRIPTION":"secret.admin"}]}`,
+    ],
+  ];
+
+  it.each(misspelled)("refuses a listing that spells %s in another case", async (_, members) => {
+    const logs = captureLogs();
+    for (const policy of [HIDING, HOLDING]) {
+      const response = await answer(json(`{"jsonrpc":"2.0","id":1,${members}}`), policy);
+      expect(response.status).toBe(502);
+      expect(await response.text()).not.toContain("secret.admin");
+    }
+    expect(logs.events("listing_refused")[0]?.reason).toMatch(/^member ".+" spelled as another$/);
+    logs.restore();
+  });
+
+  it("refuses an answer whose id is spelled in another case", async () => {
+    const response = await answer(
+      json(`{"jsonrpc":"2.0","ID":1,"result":{"tools":[${secret}]}}`),
+      HIDING,
+    );
+    expect(response.status).toBe(502);
+  });
+
+  it.each(misspelled)(
+    "ends an event stream at an event that spells %s in another case",
+    async (_, members) => {
+      const stream = `event: message\ndata: {"jsonrpc":"2.0","id":1,${members}}\n\n`;
+      const response = await answer(
+        new Response(stream, { headers: { "content-type": "text/event-stream" } }),
+        HIDING,
+      );
+      await expect(response.text()).rejects.toThrow();
+    },
+  );
 });
