@@ -63,6 +63,10 @@ function listingAnswered(message: Message | null, which: ListResults): RequestId
 
 const expectsLists = (which: ListResults) => which === "by-shape" || which.size > 0;
 
+/** A response whose result holds tools. */
+const respondsWithTools = (message: Message | null) =>
+  message?.id !== undefined && isToolsListResult(message.result) && message.result.tools.length > 0;
+
 /**
  * Whether a listing asked for is under a policy that edits listings: then an
  * answer the proxy cannot read one way is never passed on (`UnreadListing`).
@@ -167,6 +171,10 @@ export async function rewriteMessages(
       changed = true;
       rewrite.onListing?.();
       rewrite.answered?.(message.id);
+    } else if (guarded && respondsWithTools(message)) {
+      // It answers no listing asked for, as the proxy reads ids; a client may read its id
+      // otherwise (the Python SDK reads a string with `int()`: "١" answers request 1 there).
+      throw new UnreadListing("a listing that answers no listing request");
     } else {
       rewritten.push(item);
     }

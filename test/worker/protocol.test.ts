@@ -488,6 +488,16 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
     expect(names).toEqual([DEMO_NAMES["files.read"]]);
   });
 
+  it("refuses a listing that answers no request it knows of: another client may read its id as one", async () => {
+    // The Python SDK reads a string id with int(): "١" (an Arabic-Indic one) is 1 there.
+    const text = `{"jsonrpc":"2.0","id":"١","result":{"tools":[${secret},${files}]}}`;
+    const response = await answer(json(text), HIDING);
+    expect(response.status).toBe(502);
+    expect(await response.text()).not.toContain("secret.admin");
+    const passed = await answer(json(text), NO_POLICY);
+    expect(await passed.text()).toBe(text);
+  });
+
   // Go's encoding/json (mcp-go) reads a member in any case, ſ as s: the last one wins.
   const misspelled = [
     ["the result's tools", `"result":{"tools":[${files}],"Tools":[${secret}]}`],
