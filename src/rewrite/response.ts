@@ -27,7 +27,12 @@ import {
 import { editsListings } from "../rules/tool-rules";
 import type { NamedListing, ToolMap } from "../toolmap/tool-map";
 import { transformUntil } from "../transport/hand-off";
-import { bodyIsDecoded, clientResponseHeaders, mediaTypeOf } from "../transport/headers";
+import {
+  bodyIsDecoded,
+  clientResponseHeaders,
+  mediaTypeOf,
+  otherCharsetOf,
+} from "../transport/headers";
 import { relayResponse } from "../transport/origin";
 import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
 import {
@@ -321,6 +326,17 @@ async function refusedListing(
   );
 }
 
+/**
+ * Why the proxy does not read a body, if it does not: an encoding the runtime
+ * did not decode, or JSON labeled with a charset other than UTF-8 (an event
+ * stream is UTF-8 whatever its label says).
+ */
+function unreadBody(headers: Headers, mediaType: string): string | undefined {
+  if (!bodyIsDecoded(headers)) return `content-encoding ${headers.get("content-encoding")}`;
+  const charset = mediaType === "application/json" ? otherCharsetOf(headers) : undefined;
+  return charset === undefined ? undefined : `charset ${charset}`;
+}
+
 export async function rewriteResponse(
   origin: Response,
   context: ResponseContext,
@@ -329,7 +345,7 @@ export async function rewriteResponse(
   const mediaType = mediaTypeOf(origin.headers);
   const local = localResponses.length > 0;
   // A listing asked for, under a policy that edits listings: one the proxy cannot read is refused.
-  const refusing = expectsLists(listIds) && editsListings(toolMap.policy);
+  const refusing = guardsListings(context);
 
   // Only notifications and responses went to the origin: the answers are all ours.
   if (local && (origin.status === 202 || origin.status === 204)) {
@@ -337,8 +353,8 @@ export async function rewriteResponse(
     return localAnswer(localResponses, true);
   }
   if (!origin.body || (local && !origin.ok)) return relayResponse(origin);
-  if (!bodyIsDecoded(origin.headers)) {
-    const reason = `content-encoding ${origin.headers.get("content-encoding")}`;
+  const reason = unreadBody(origin.headers, mediaType);
+  if (reason !== undefined) {
     if (refusing) return refusedListing(context, reason, origin.body);
     if (expectsLists(listIds) || local) logEvent("response_not_rewritten", { reason });
     return relayResponse(origin);

@@ -31,6 +31,26 @@ export function mediaTypeOf(headers: Headers): string {
   return (headers.get("content-type") ?? "").split(";", 1)[0]?.trim().toLowerCase() ?? "";
 }
 
+/**
+ * A `charset` its `Content-Type` names other than UTF-8 (the first such, as
+ * written); `undefined` when it names none or only UTF-8. The proxy reads
+ * JSON as UTF-8, as RFC 8259 §8.1 has it, while a reader that honors the
+ * label would read other strings in the same bytes.
+ */
+export function otherCharsetOf(headers: Headers): string | undefined {
+  for (const parameter of (headers.get("content-type") ?? "").split(";").slice(1)) {
+    const equals = parameter.indexOf("=");
+    if (parameter.slice(0, equals).trim().toLowerCase() !== "charset") continue;
+    const value = parameter.slice(equals + 1).trim();
+    const unquoted = /^"[^"]*"$/.test(value) ? value.slice(1, -1) : value;
+    if (!UTF_8_LABELS.has(unquoted.toLowerCase())) return value.slice(0, 64);
+  }
+  return undefined;
+}
+
+/** What the Encoding Standard reads as UTF-8. */
+const UTF_8_LABELS = new Set(["utf-8", "utf8", "unicode-1-1-utf-8"]);
+
 /** The comma-separated tokens of a header value, lower-cased; none for an absent header. */
 function tokensOf(value: string | null): string[] {
   return (value ?? "")

@@ -13,7 +13,7 @@ import { type ExactText, foldedKey, parseExactBytes } from "../json";
 import { keyReadTwice, MAX_NESTING } from "../json-spans";
 import { ErrorCode, type JsonRpcMessage, JsonRpcMessageSchema } from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
-import { mediaTypeOf } from "./headers";
+import { mediaTypeOf, otherCharsetOf } from "./headers";
 import { readBounded } from "./read-bounded";
 
 export interface ParsedBody {
@@ -64,6 +64,14 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
       415,
       ErrorCode.InvalidRequest,
       "Unsupported Media Type: a POST to the MCP endpoint has Content-Type: application/json",
+    );
+  }
+  if (otherCharsetOf(request.headers) !== undefined) {
+    await request.body?.cancel();
+    return refused(
+      415,
+      ErrorCode.InvalidRequest,
+      "Unsupported Media Type: a POST to the MCP endpoint is JSON in UTF-8; its Content-Type names no other charset",
     );
   }
   const bytes = await readWithin(request, maxBytes);

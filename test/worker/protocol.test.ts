@@ -412,6 +412,10 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
         HOLDING,
       ],
       [json(oversized), HOLDING],
+      [
+        json(notJson.replace("NaN", "1"), { "content-type": "application/json; charset=latin1" }),
+        HIDING,
+      ],
     ] as const) {
       const response = await answer(origin, policy);
       expect(response.status).toBe(502);
@@ -425,6 +429,7 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
       "content-encoding deflate",
       "content-type text/plain",
       "body over 16777216 bytes",
+      "charset latin1",
     ]);
     logs.restore();
   });

@@ -116,6 +116,41 @@ describe("the MCP endpoint", () => {
     expect(await receivedByOrigin(trace)).toEqual([]);
   });
 
+  it("refuses a body labeled with a charset other than UTF-8, which the origin may decode by it", async () => {
+    for (const contentType of [
+      "application/json; charset=iso-8859-1",
+      'application/json;charset="UTF-16"',
+      "application/json; charset=utf-8; charset=latin1",
+    ]) {
+      const trace = newTrace();
+      const response = await postJson(
+        throughGateway,
+        `${PROXY_URL}?trace=${trace}`,
+        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+        { "content-type": contentType },
+      );
+      expect(response.status, contentType).toBe(415);
+      expect(await response.json()).toMatchObject({
+        error: { message: expect.stringContaining("UTF-8") },
+      });
+      expect(await receivedByOrigin(trace)).toEqual([]);
+    }
+    for (const contentType of [
+      'application/json; charset="utf-8"',
+      "application/json; Charset=UTF-8",
+    ]) {
+      const trace = newTrace();
+      const response = await postJson(
+        throughGateway,
+        `${PROXY_URL}?trace=${trace}`,
+        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+        { "content-type": contentType },
+      );
+      await response.body?.cancel();
+      expect(await receivedByOrigin(trace), contentType).toHaveLength(1);
+    }
+  });
+
   it("forwards a body whose objects each write a key once, in one case, as it came", async () => {
     const trace = newTrace();
     const body = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"Name":{}},"clientInfo":{"name":"t","version":"1"}}}`;
