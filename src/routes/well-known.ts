@@ -1,11 +1,17 @@
 /**
  * `/.well-known/*`. In relay mode the proxy's own protected-resource metadata
  * (RFC 9728) is answered from the origin's document with `resource` naming the
- * proxy (see auth/protected-resource.ts), and everything else (authorization-
- * server metadata on the origin's host, among others) is relayed from the
- * same path on the origin's host, so clients discover the origin's own
- * authorization setup. In broker mode the library answers the OAuth documents
- * before any route runs, and the origin's are never relayed.
+ * proxy (see auth/protected-resource.ts), and the other sign-in discovery
+ * documents (authorization-server metadata on the origin's host, among
+ * others) are relayed from the same path on the origin's host, so clients
+ * discover the origin's own authorization setup. In broker mode the library
+ * answers the OAuth documents before any route runs, and the origin's are
+ * never relayed.
+ *
+ * No other document is the origin's: under `/.well-known/` a host speaks for
+ * itself (a CA's domain validation, `acme-challenge` and `pki-validation`;
+ * app links; MCP server cards, which would list the tools rules hide), and an
+ * origin answering there would speak for the proxy's host.
  */
 import type { Context } from "hono";
 import { protectedResourceMetadata } from "../auth/protected-resource";
@@ -20,14 +26,16 @@ import {
 } from "../transport/origin";
 import type { AppEnv } from "./app-env";
 
-const OAUTH_DISCOVERY = /^\/\.well-known\/(oauth-|openid-configuration)/;
+const SIGN_IN_DISCOVERY =
+  /^\/\.well-known\/(?:oauth-authorization-server|oauth-protected-resource|openid-configuration)(?:\/|$)/;
 
 export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
   const config = c.get("config");
   const request = c.req.raw;
   const url = new URL(request.url);
-  if (config.auth.mode === "broker" && OAUTH_DISCOVERY.test(url.pathname)) {
-    // The broker is the authorization server; the origin's documents would send clients to the origin's.
+  // In broker mode the broker is the authorization server: the origin's documents would send
+  // clients to the origin's.
+  if (config.auth.mode === "broker" || !SIGN_IN_DISCOVERY.test(url.pathname)) {
     return Response.json({ error: "not_found" }, { status: 404 });
   }
   const endpoint = request.method === "GET" ? endpointOfMetadata(url.pathname, config) : undefined;

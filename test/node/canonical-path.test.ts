@@ -87,12 +87,10 @@ describe("broker mode, over a real socket", () => {
     expect(origin.received).toEqual([]);
   });
 
-  it("relays other /.well-known documents without the client's Authorization or Cookie", async () => {
+  it("relays no other /.well-known document: none of the origin's speaks for the proxy's host", async () => {
     const reply = await rawRequest(proxy.url, "GET", "/.well-known/security.txt", JUNK);
-    expect(reply.status).toBe(200);
-    expect(origin.received).toHaveLength(1);
-    expect(origin.received[0]?.headers.authorization).toBeUndefined();
-    expect(origin.received[0]?.headers.cookie).toBeUndefined();
+    expect(reply.status).toBe(404);
+    expect(origin.received).toEqual([]);
   });
 
   it("lets no spelling of an MCP path reach the origin without a proxy token (property)", async () => {

@@ -273,11 +273,29 @@ describe("other routes", () => {
     });
   });
 
-  it("forwards /.well-known/* to the origin's host, path and query kept", async () => {
+  it("answers no other /.well-known/ document from the origin: it would speak for the proxy's host", async () => {
+    // A CA's domain validation, app links and server cards are the host's own claims.
+    for (const path of [
+      "/.well-known/acme-challenge/token",
+      "/.well-known/pki-validation/fileauth.txt",
+      "/.well-known/assetlinks.json",
+      "/.well-known/mcp/server-card.json",
+      "/.well-known/oauth-authorization-serverx",
+    ]) {
+      const trace = newTrace();
+      const response = await throughGateway(`http://proxy.test${path}?trace=${trace}`);
+      expect(response.status, path).toBe(404);
+      await response.body?.cancel();
+      expect(await receivedByOrigin(trace), path).toEqual([]);
+    }
+  });
+
+  it("forwards the sign-in discovery documents to the origin's host, path and query kept", async () => {
     for (const path of [
       "/.well-known/oauth-authorization-server",
       "/.well-known/openid-configuration",
       "/.well-known/oauth-protected-resource/elsewhere",
+      "/.well-known/openid-configuration/tenant",
     ]) {
       const trace = newTrace();
       const response = await throughGateway(`http://proxy.test${path}?trace=${trace}`);
