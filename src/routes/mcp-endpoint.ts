@@ -28,11 +28,11 @@ import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap } from "../toolmap/tool-map";
 import { originRequestHeaders } from "../transport/headers";
 import {
+  cookiesForClient,
   fetchOrigin,
   originTarget,
   paramOriginUrlSets,
   relayResponse,
-  withoutOriginCookies,
 } from "../transport/origin";
 import { readPostBody } from "../transport/post-body";
 import type { AppEnv } from "./app-env";
@@ -81,7 +81,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
   /** The origin's answer, its sign-in challenges pointing at the proxy's metadata for this URL. */
   const answered = (origin: Response) =>
     rewriteChallenges(
-      withoutOriginCookies(origin, credentials),
+      cookiesForClient(origin, credentials),
       config,
       publicUrls(config, url, url.pathname),
       request.headers.has("authorization"),

@@ -18,12 +18,7 @@ import { protectedResourceMetadata } from "../auth/protected-resource";
 import { endpointOfMetadata, publicUrls } from "../auth/public-url";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { originRequestHeaders } from "../transport/headers";
-import {
-  fetchOrigin,
-  relayResponse,
-  wellKnownTarget,
-  withoutOriginCookies,
-} from "../transport/origin";
+import { cookiesForClient, fetchOrigin, relayResponse, wellKnownTarget } from "../transport/origin";
 import type { AppEnv } from "./app-env";
 
 const SIGN_IN_DISCOVERY =
@@ -60,6 +55,6 @@ export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
     unreadAddressee(request.headers),
   );
   return reply.kind === "answered"
-    ? relayResponse(withoutOriginCookies(reply.response, credentials))
+    ? relayResponse(cookiesForClient(reply.response, credentials))
     : reply.response;
 }

@@ -11,8 +11,8 @@
  *   waiting; any answer the origin does give, 401 and 404 included, is the
  *   origin's, its body unread.
  * - `relayResponse` hands an origin's response to the client with its
- *   end-to-end headers; `withoutOriginCookies`, in broker mode, without the
- *   cookies the origin sets.
+ *   end-to-end headers; `cookiesForClient`, the cookies the origin sets as a
+ *   client may have them.
  */
 import { foldedKey } from "../json";
 import { logEvent } from "../log";
@@ -108,22 +108,36 @@ export function relayResponse(
 }
 
 /**
- * The origin's response as a client may have it: in broker mode, without
- * `Set-Cookie`. A cookie the origin sets is a credential there, and in broker
- * mode the client holds none of the origin's: with one it could call the
- * origin past the proxy and the operator's rules. Nor would it serve: a
- * client's own cookies never reach the origin in broker mode.
+ * The origin's response with the cookies a client may have from it. In
+ * broker mode none: a cookie the origin sets is a credential there, and the
+ * client holds none of the origin's (with one it could call the origin past
+ * the proxy and the operator's rules; nor would it serve, as a client's own
+ * cookies never reach the origin in broker mode). In relay mode each for the
+ * proxy's host alone, as it was for the origin's: with its `Domain`, a cookie
+ * from the proxy's host would reach every host of the operator's domain.
  */
-export function withoutOriginCookies(origin: Response, credentials: OriginCredentials): Response {
-  if (credentials.kind !== "proxy" || !origin.headers.has("set-cookie")) return origin;
+export function cookiesForClient(origin: Response, credentials: OriginCredentials): Response {
+  const cookies = origin.headers.getSetCookie();
+  const kept = credentials.kind === "proxy" ? [] : cookies.map(withoutDomain);
+  if (kept.length === cookies.length && kept.every((cookie, i) => cookie === cookies[i])) {
+    return origin;
+  }
   const headers = new Headers(origin.headers);
   headers.delete("set-cookie");
+  for (const cookie of kept) headers.append("set-cookie", cookie);
   return new Response(origin.body, {
     status: origin.status,
     statusText: origin.statusText,
     headers,
   });
 }
+
+/** A `Set-Cookie` value without its `Domain` attributes (RFC 6265 §5.2): the cookie of one host. */
+const withoutDomain = (cookie: string) =>
+  cookie
+    .split(";")
+    .filter((part, index) => index === 0 || !/^\s*domain\s*=/i.test(part))
+    .join(";");
 
 /**
  * A query parameter's name as some origin reads it: case aside (ASP.NET),

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { originCredentials } from "../../src/auth/broker";
 import { type Config, parseConfig } from "../../src/config";
 import { originRequestHeaders } from "../../src/transport/headers";
+import { cookiesForClient } from "../../src/transport/origin";
 
 function config(vars: Record<string, unknown>): Config {
   const result = parseConfig({
@@ -68,5 +69,30 @@ describe("whose credentials reach the origin", () => {
         "mcp-session-id": "s-1",
       });
     }
+  });
+});
+
+describe("the cookies the origin sets, as the client gets them", () => {
+  const answer = () => {
+    const headers = new Headers();
+    headers.append("set-cookie", "session=a; Path=/; HttpOnly");
+    headers.append("set-cookie", "tossed=b; Domain=acme.example; Path=/");
+    headers.append("set-cookie", "other=c;domain=.acme.example ;Secure");
+    return new Response("{}", { headers });
+  };
+
+  it("relay mode: each for the proxy's host alone, as the origin's were for the origin's", () => {
+    // With its Domain, a cookie from the proxy's host would reach every host of the operator's domain.
+    const relayed = cookiesForClient(answer(), originCredentials(relay, {}));
+    expect(relayed.headers.getSetCookie()).toEqual([
+      "session=a; Path=/; HttpOnly",
+      "tossed=b; Path=/",
+      "other=c;Secure",
+    ]);
+  });
+
+  it("broker mode: none", () => {
+    const brokered = cookiesForClient(answer(), originCredentials(broker, {}));
+    expect(brokered.headers.has("set-cookie")).toBe(false);
   });
 });
