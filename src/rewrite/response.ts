@@ -332,7 +332,9 @@ async function refusedListing(
  * stream is UTF-8 whatever its label says).
  */
 function unreadBody(headers: Headers, mediaType: string): string | undefined {
-  if (!bodyIsDecoded(headers)) return `content-encoding ${headers.get("content-encoding")}`;
+  if (!bodyIsDecoded(headers)) {
+    return `content-encoding ${headers.get("content-encoding")?.slice(0, 64)}`;
+  }
   const charset = mediaType === "application/json" ? otherCharsetOf(headers) : undefined;
   return charset === undefined ? undefined : `charset ${charset}`;
 }
