@@ -117,37 +117,33 @@ describe("the MCP endpoint", () => {
   });
 
   it("refuses a body labeled with a charset other than UTF-8, which the origin may decode by it", async () => {
+    const ping = async (contentType: string) => {
+      const trace = newTrace();
+      const response = await postJson(
+        throughGateway,
+        `${PROXY_URL}?trace=${trace}`,
+        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+        { "content-type": contentType },
+      );
+      const body = await response.text();
+      return { status: response.status, body, received: await receivedByOrigin(trace) };
+    };
     for (const contentType of [
       "application/json; charset=iso-8859-1",
       'application/json;charset="UTF-16"',
       "application/json; charset=utf-8; charset=latin1",
     ]) {
-      const trace = newTrace();
-      const response = await postJson(
-        throughGateway,
-        `${PROXY_URL}?trace=${trace}`,
-        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-        { "content-type": contentType },
-      );
-      expect(response.status, contentType).toBe(415);
-      expect(await response.json()).toMatchObject({
+      const { status, body, received } = await ping(contentType);
+      expect([status, received], contentType).toEqual([415, []]);
+      expect(JSON.parse(body)).toMatchObject({
         error: { message: expect.stringContaining("UTF-8") },
       });
-      expect(await receivedByOrigin(trace)).toEqual([]);
     }
     for (const contentType of [
       'application/json; charset="utf-8"',
       "application/json; Charset=UTF-8",
     ]) {
-      const trace = newTrace();
-      const response = await postJson(
-        throughGateway,
-        `${PROXY_URL}?trace=${trace}`,
-        '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-        { "content-type": contentType },
-      );
-      await response.body?.cancel();
-      expect(await receivedByOrigin(trace), contentType).toHaveLength(1);
+      expect((await ping(contentType)).received, contentType).toHaveLength(1);
     }
   });
 
@@ -273,6 +269,14 @@ describe("other routes", () => {
     });
   });
 
+  /** A GET of `path` through the proxy: its status, and what the origin received. */
+  async function wellKnown(path: string) {
+    const trace = newTrace();
+    const response = await throughGateway(`http://proxy.test${path}?trace=${trace}`);
+    await response.body?.cancel();
+    return { status: response.status, trace, received: await receivedByOrigin(trace) };
+  }
+
   it("answers no other /.well-known/ document from the origin: it would speak for the proxy's host", async () => {
     // A CA's domain validation, app links and server cards are the host's own claims.
     for (const path of [
@@ -282,11 +286,8 @@ describe("other routes", () => {
       "/.well-known/mcp/server-card.json",
       "/.well-known/oauth-authorization-serverx",
     ]) {
-      const trace = newTrace();
-      const response = await throughGateway(`http://proxy.test${path}?trace=${trace}`);
-      expect(response.status, path).toBe(404);
-      await response.body?.cancel();
-      expect(await receivedByOrigin(trace), path).toEqual([]);
+      const { status, received } = await wellKnown(path);
+      expect([status, received], path).toEqual([404, []]);
     }
   });
 
@@ -297,11 +298,8 @@ describe("other routes", () => {
       "/.well-known/oauth-protected-resource/elsewhere",
       "/.well-known/openid-configuration/tenant",
     ]) {
-      const trace = newTrace();
-      const response = await throughGateway(`http://proxy.test${path}?trace=${trace}`);
-      await response.body?.cancel();
-      const [received] = await receivedByOrigin(trace);
-      expect(received?.path).toBe(`${path}?trace=${trace}`);
+      const { trace, received } = await wellKnown(path);
+      expect(received[0]?.path).toBe(`${path}?trace=${trace}`);
     }
   });
 
