@@ -85,6 +85,29 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     expect(echoed(called)).toEqual({ tool: "create_entities_3", arguments: { entities: [] } });
   });
 
+  it("finds no tool the operator's rules hide, calls none, and finds the rest as the rules describe them", async () => {
+    const rules = {
+      hide: ["edit_file*"],
+      tools: { read_text_file: { description: "Reads a text file of the repository." } },
+    };
+    const client = await connect(
+      revision,
+      viaProxy({ ORIGIN_URL: catalog(300), TOOL_RULES: JSON.stringify(rules) }),
+    );
+    await client.listTools();
+    const search = await client.callTool("search_tools", { query: "edit file", limit: 20 });
+    expect(found(search).map((tool) => tool.name)).not.toContain("edit_file");
+    expect(JSON.stringify(search)).not.toMatch(/edit_file(_\d+)?\b/);
+    for (const name of ["edit_file", "edit_file_2"]) {
+      await expect(client.callTool("call_tool", { name, arguments: {} })).rejects.toThrow(
+        `Unknown tool: ${name}`,
+      );
+    }
+    const read = await client.callTool("search_tools", { query: "read text file", limit: 20 });
+    const described = found(read).find((tool) => tool.name === "read_text_file");
+    expect(described?.description).toBe("Reads a text file of the repository.");
+  });
+
   it("lists 100 tools as they are: under the ceiling nothing changes", async () => {
     const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(100) }));
     const listed = await client.listTools();
