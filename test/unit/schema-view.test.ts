@@ -422,6 +422,34 @@ describe("the view, for other profiles", () => {
     expect(valuesFromText({ labels: '{"a":"b"}' }, view).arguments).toEqual({ labels: { a: "b" } });
   });
 
+  it("openai-strict writes a type union as one branch per type, each with what applies to its type", () => {
+    // OpenAI refuses an enum value its branch's type does not take; other types' keywords say nothing.
+    const original = {
+      type: "object",
+      properties: {
+        v: {
+          type: ["string", "integer", "boolean"],
+          enum: ["a", 1, 1.5],
+          minimum: 0,
+          pattern: "^a",
+        },
+        w: { type: ["string", "array"], items: { type: "string" }, maxItems: 3 },
+      },
+      required: ["v", "w"],
+    };
+    const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
+    const { v, w } = (view.schema as { properties: Record<string, { anyOf: unknown[] }> })
+      .properties;
+    expect(v?.anyOf).toEqual([
+      { type: "string", enum: ["a"], pattern: "^a" },
+      { type: "integer", enum: [1], minimum: 0 },
+    ]);
+    expect(w?.anyOf).toEqual([
+      { type: "string" },
+      { type: "array", items: expect.objectContaining({ type: "string" }), maxItems: 3 },
+    ]);
+  });
+
   it("anthropic makes the schema JSON Schema 2020-12", () => {
     const { schema, rules } = schemaView(
       {

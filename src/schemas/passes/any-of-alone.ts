@@ -3,12 +3,64 @@
  * Agents SDK refuses `anyOf` combined with another keyword): every other
  * keyword goes into each branch, which says the same (a value must match the
  * node's keywords and one branch); where a branch has its own, the branch's
- * stays.
+ * stays. A branch of one type takes only what applies to that type: a
+ * keyword of another type says nothing there, and OpenAI refuses an `enum`
+ * value its branch's type does not take. A branch whose type takes none of
+ * the node's `enum` accepts nothing, and is left out.
  */
 import { isPlainObject } from "../../json";
 import type { Pass } from "../pass";
 
 const WORDS = new Set(["anyOf", "description", "title"]);
+
+/** Keywords that constrain only values of one type (JSON Schema validation, §6). */
+const ONLY_FOR: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(
+    ["pattern", "format", "minLength", "maxLength"].map((key) => [key, "string"]),
+  ),
+  ...Object.fromEntries(
+    ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].map((key) => [
+      key,
+      "number",
+    ]),
+  ),
+  ...Object.fromEntries(
+    ["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"].map((key) => [
+      key,
+      "array",
+    ]),
+  ),
+  ...Object.fromEntries(
+    [
+      ...["properties", "required", "additionalProperties", "patternProperties"],
+      ...["propertyNames", "minProperties", "maxProperties"],
+    ].map((key) => [key, "object"]),
+  ),
+};
+
+const TAKES: Readonly<Record<string, (value: unknown) => boolean>> = {
+  string: (value) => typeof value === "string",
+  number: (value) => typeof value === "number",
+  integer: (value) => Number.isInteger(value),
+  boolean: (value) => typeof value === "boolean",
+  null: (value) => value === null,
+  array: Array.isArray,
+  object: isPlainObject,
+};
+
+/** What of `siblings` a branch of `type` takes; `undefined` when it takes no value of their `enum`. */
+function siblingsFor(siblings: Record<string, unknown>, type: unknown) {
+  const takes = typeof type === "string" ? TAKES[type] : undefined;
+  if (takes === undefined) return siblings;
+  const applying = Object.entries(siblings).filter(([key]) => {
+    const only = ONLY_FOR[key];
+    return only === undefined || only === type || (only === "number" && type === "integer");
+  });
+  const kept = Object.fromEntries(applying);
+  if (!Array.isArray(kept.enum)) return kept;
+  const values = kept.enum.filter(takes);
+  return values.length === 0 ? undefined : { ...kept, enum: values };
+}
 
 export const anyOfAlone: Pass = {
   phase: "leave",
@@ -16,9 +68,18 @@ export const anyOfAlone: Pass = {
   apply: (schema, _at, view) => {
     const moved = Object.keys(schema).filter((key) => !WORDS.has(key));
     const siblings = Object.fromEntries(moved.map((key) => [key, schema[key]]));
-    schema.anyOf = (schema.anyOf as unknown[]).map((branch) =>
-      isPlainObject(branch) ? { ...siblings, ...branch } : branch,
-    );
+    const branches = (schema.anyOf as unknown[]).flatMap((branch) => {
+      if (!isPlainObject(branch)) return [branch];
+      const taken = siblingsFor(siblings, branch.type);
+      return taken === undefined ? [] : [{ ...taken, ...branch }];
+    });
+    // Where no branch takes a value of the enum, the node accepts none: it says so as it did.
+    schema.anyOf =
+      branches.length > 0
+        ? branches
+        : (schema.anyOf as unknown[]).map((branch) =>
+            isPlainObject(branch) ? { ...siblings, ...branch } : branch,
+          );
     for (const key of moved) delete schema[key];
     view.applied.add("any_of_alone");
     return schema;
