@@ -423,7 +423,7 @@ describe("the view, for other profiles", () => {
   });
 
   it("openai-strict writes a type union as one branch per type, each with what applies to its type", () => {
-    // OpenAI refuses an enum value its branch's type does not take; other types' keywords say nothing.
+    // An enum value or a keyword of another type says nothing in a branch; some providers refuse it.
     const original = {
       type: "object",
       properties: {

@@ -4,8 +4,9 @@
  * keyword goes into each branch, which says the same (a value must match the
  * node's keywords and one branch); where a branch has its own, the branch's
  * stays. A branch of one type takes only what applies to that type: a
- * keyword of another type says nothing there, and OpenAI refuses an `enum`
- * value its branch's type does not take. A branch whose type takes none of
+ * keyword of another type says nothing there, and an `enum` value of another
+ * type matches nothing there (a provider that checks enum values against
+ * the type, as Gemini does, refuses one). A branch whose type takes none of
  * the node's `enum` accepts nothing, and is left out.
  */
 import { isPlainObject } from "../../json";
