@@ -24,6 +24,52 @@ export const READ_BEFORE_DROPPED = [
   "prefixItems",
 ];
 
+/** Keywords that constrain values of one type only (JSON Schema validation, §6). */
+const ONLY_FOR_TYPE: ReadonlyMap<string, string> = new Map([
+  ...["pattern", "format", "minLength", "maxLength"].map((key) => [key, "string"] as const),
+  ...["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].map(
+    (key) => [key, "number"] as const,
+  ),
+  ...["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"].map(
+    (key) => [key, "array"] as const,
+  ),
+  ...[
+    ...["properties", "required", "additionalProperties", "patternProperties"],
+    ...["propertyNames", "minProperties", "maxProperties"],
+  ].map((key) => [key, "object"] as const),
+]);
+
+/** Whether `keyword` constrains values of one type only: beside a node of another type it says nothing. */
+export const isTypeSpecific = (keyword: string) => ONLY_FOR_TYPE.has(keyword);
+
+/** Whether `keyword` constrains values of `type` (`number`'s constrain integers too). */
+export function constrains(keyword: string, type: string): boolean {
+  const only = ONLY_FOR_TYPE.get(keyword);
+  return only === undefined || only === type || (only === "number" && type === "integer");
+}
+
+/** Whether `value` is of `type`, as JSON Schema reads types; any value for a type it does not name. */
+export function isOfType(value: unknown, type: string): boolean {
+  switch (type) {
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number";
+    case "integer":
+      return Number.isInteger(value);
+    case "boolean":
+      return typeof value === "boolean";
+    case "null":
+      return value === null;
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return isPlainObject(value);
+    default:
+      return true;
+  }
+}
+
 /** The types a node names, as a list; `undefined` when it names none. */
 export function typesOf(schema: Schema): string[] | undefined {
   const type = schema.type;

@@ -13,6 +13,7 @@
  * its draft-07 output (with zod 4 the same servers omit
  * `additionalProperties: false`).
  */
+import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PROFILE_NAMES } from "../../src/names/profiles";
@@ -422,7 +423,7 @@ describe("the view, for other profiles", () => {
     expect(valuesFromText({ labels: '{"a":"b"}' }, view).arguments).toEqual({ labels: { a: "b" } });
   });
 
-  it("openai-strict writes a type union as one branch per type, each with what applies to its type", () => {
+  it("openai-strict writes a type union as one branch per type, each with what constrains its type", () => {
     // An enum value or a keyword of another type says nothing in a branch; some providers refuse it.
     const original = {
       type: "object",
@@ -433,12 +434,13 @@ describe("the view, for other profiles", () => {
           minimum: 0,
           pattern: "^a",
         },
-        w: { type: ["string", "array"], items: { type: "string" }, maxItems: 3 },
+        w: { type: ["string", "array"], items: { type: "integer" }, maxItems: 3 },
+        x: { type: ["string", "integer"], anyOf: [{ pattern: "^a" }, { minimum: 5 }] },
       },
-      required: ["v", "w"],
+      required: ["v", "w", "x"],
     };
     const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
-    const { v, w } = (view.schema as { properties: Record<string, { anyOf: unknown[] }> })
+    const { v, w, x } = (view.schema as { properties: Record<string, { anyOf: unknown[] }> })
       .properties;
     expect(v?.anyOf).toEqual([
       { type: "string", enum: ["a"], pattern: "^a" },
@@ -446,8 +448,16 @@ describe("the view, for other profiles", () => {
     ]);
     expect(w?.anyOf).toEqual([
       { type: "string" },
-      { type: "array", items: expect.objectContaining({ type: "string" }), maxItems: 3 },
+      { type: "array", items: { type: "integer" }, maxItems: 3 },
     ]);
+    // One of the types, and one of the node's own branches, each typed: the same values as the origin's.
+    const accepts = (schema: unknown) => {
+      const validator = new Validator(schema as object, "2020-12");
+      return (value: unknown) => validator.validate(value).valid;
+    };
+    const values = [true, "b", "ab", 7, 3, 2.5, null];
+    expect(values.map(accepts(x))).toEqual(values.map(accepts(original.properties.x)));
+    expect(x?.anyOf).toHaveLength(4);
   });
 
   it("anthropic makes the schema JSON Schema 2020-12", () => {

@@ -3,63 +3,26 @@
  * Agents SDK refuses `anyOf` combined with another keyword): every other
  * keyword goes into each branch, which says the same (a value must match the
  * node's keywords and one branch); where a branch has its own, the branch's
- * stays. A branch of one type takes only what applies to that type: a
+ * stays. A branch of one type takes only what constrains that type: a
  * keyword of another type says nothing there, and an `enum` value of another
  * type matches nothing there (a provider that checks enum values against
  * the type, as Gemini does, refuses one). A branch whose type takes none of
  * the node's `enum` accepts nothing, and is left out.
  */
 import { isPlainObject } from "../../json";
+import { constrains, isOfType } from "../keywords";
 import type { Pass } from "../pass";
 
 const WORDS = new Set(["anyOf", "description", "title"]);
 
-/** Keywords that constrain only values of one type (JSON Schema validation, §6). */
-const ONLY_FOR: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(
-    ["pattern", "format", "minLength", "maxLength"].map((key) => [key, "string"]),
-  ),
-  ...Object.fromEntries(
-    ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"].map((key) => [
-      key,
-      "number",
-    ]),
-  ),
-  ...Object.fromEntries(
-    ["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"].map((key) => [
-      key,
-      "array",
-    ]),
-  ),
-  ...Object.fromEntries(
-    [
-      ...["properties", "required", "additionalProperties", "patternProperties"],
-      ...["propertyNames", "minProperties", "maxProperties"],
-    ].map((key) => [key, "object"]),
-  ),
-};
-
-const TAKES: Readonly<Record<string, (value: unknown) => boolean>> = {
-  string: (value) => typeof value === "string",
-  number: (value) => typeof value === "number",
-  integer: (value) => Number.isInteger(value),
-  boolean: (value) => typeof value === "boolean",
-  null: (value) => value === null,
-  array: Array.isArray,
-  object: isPlainObject,
-};
-
 /** What of `siblings` a branch of `type` takes; `undefined` when it takes no value of their `enum`. */
 function siblingsFor(siblings: Record<string, unknown>, type: unknown) {
-  const takes = typeof type === "string" ? TAKES[type] : undefined;
-  if (takes === undefined) return siblings;
-  const applying = Object.entries(siblings).filter(([key]) => {
-    const only = ONLY_FOR[key];
-    return only === undefined || only === type || (only === "number" && type === "integer");
-  });
-  const kept = Object.fromEntries(applying);
+  if (typeof type !== "string") return siblings;
+  const kept = Object.fromEntries(
+    Object.entries(siblings).filter(([key]) => constrains(key, type)),
+  );
   if (!Array.isArray(kept.enum)) return kept;
-  const values = kept.enum.filter(takes);
+  const values = kept.enum.filter((value) => isOfType(value, type));
   return values.length === 0 ? undefined : { ...kept, enum: values };
 }
 
