@@ -423,8 +423,8 @@ describe("the view, for other profiles", () => {
     expect(valuesFromText({ labels: '{"a":"b"}' }, view).arguments).toEqual({ labels: { a: "b" } });
   });
 
-  it("openai-strict writes a type union as one branch per type, each with what constrains its type", () => {
-    // An enum value or a keyword of another type says nothing in a branch; some providers refuse it.
+  it("openai-strict takes into each branch of a type union only the enum values of its type", () => {
+    // An enum value of another type says nothing in a branch; some providers refuse it.
     const original = {
       type: "object",
       properties: {
@@ -434,31 +434,50 @@ describe("the view, for other profiles", () => {
           minimum: 0,
           pattern: "^a",
         },
-        w: { type: ["string", "array"], items: { type: "integer" }, maxItems: 3 },
-        x: { type: ["string", "integer"], anyOf: [{ pattern: "^a" }, { minimum: 5 }] },
       },
-      required: ["v", "w", "x"],
+      required: ["v"],
     };
     const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
-    const { v, w, x } = (view.schema as { properties: Record<string, { anyOf: unknown[] }> })
-      .properties;
-    expect(v?.anyOf).toEqual([
-      { type: "string", enum: ["a"], pattern: "^a" },
-      { type: "integer", enum: [1], minimum: 0 },
-    ]);
-    expect(w?.anyOf).toEqual([
-      { type: "string" },
-      { type: "array", items: { type: "integer" }, maxItems: 3 },
-    ]);
-    // One of the types, and one of the node's own branches, each typed: the same values as the origin's.
-    const accepts = (schema: unknown) => {
-      const validator = new Validator(schema as object, "2020-12");
-      return (value: unknown) => validator.validate(value).valid;
-    };
-    const values = [true, "b", "ab", 7, 3, 2.5, null];
-    expect(values.map(accepts(x))).toEqual(values.map(accepts(original.properties.x)));
-    expect(x?.anyOf).toHaveLength(4);
+    expect(view.schema).toMatchObject({
+      properties: {
+        v: {
+          anyOf: [
+            { type: "string", enum: ["a"], pattern: "^a" },
+            { type: "integer", enum: [1], minimum: 0 },
+          ],
+        },
+      },
+    });
   });
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s writes a type union as one branch per type, each with what constrains its type",
+    (profile) => {
+      const original = {
+        type: "object",
+        properties: {
+          w: { type: ["string", "array"], items: { type: "integer" }, maxItems: 3 },
+          x: { type: ["string", "integer"], anyOf: [{ pattern: "^a" }, { minimum: 5 }] },
+        },
+        required: ["w", "x"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      const { w, x } = (view.schema as { properties: Record<string, { anyOf: unknown[] }> })
+        .properties;
+      expect(w?.anyOf).toEqual([
+        { type: "string" },
+        { type: "array", items: { type: "integer" }, maxItems: 3 },
+      ]);
+      // One of the types, and one of the node's own branches, each typed: the origin's values.
+      const accepts = (schema: unknown) => {
+        const validator = new Validator(schema as object, "2020-12");
+        return (value: unknown) => validator.validate(value).valid;
+      };
+      const values = [true, "b", "ab", 7, 3, 2.5, null];
+      expect(values.map(accepts(x))).toEqual(values.map(accepts(original.properties.x)));
+      expect(x?.anyOf).toHaveLength(4);
+    },
+  );
 
   it("anthropic makes the schema JSON Schema 2020-12", () => {
     const { schema, rules } = schemaView(

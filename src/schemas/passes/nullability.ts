@@ -8,6 +8,7 @@
 import { isPlainObject } from "../../json";
 import { isNullSchema, typesOf } from "../keywords";
 import type { Pass } from "../pass";
+import { typeUnionAsAnyOf } from "./type-unions";
 
 export function nullability(form: "keyword" | "omit"): Pass {
   return {
@@ -33,8 +34,7 @@ export function nullability(form: "keyword" | "omit"): Pass {
         const others = types.filter((type) => type !== "null");
         if (others.length === 1) schema.type = others[0];
         else if (others.length > 1) {
-          delete schema.type;
-          schema.anyOf = others.map((type) => ({ type }));
+          typeUnionAsAnyOf(schema, others);
           view.applied.add("type_union_as_any_of");
         } else delete schema.type;
       }

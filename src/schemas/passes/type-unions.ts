@@ -37,18 +37,24 @@ function typedBranch(node: Schema, type: unknown, branch: unknown): Schema[] {
   return [typed];
 }
 
+/**
+ * `node` (whose `type` names several) as an `anyOf` of one branch per type
+ * (and own branch), without `type` and the keywords the branches took. Also
+ * the way nullability.ts writes a union for Gemini and the portable profile.
+ */
+export function typeUnionAsAnyOf(node: Schema, types: readonly unknown[]): void {
+  const own = Array.isArray(node.anyOf) ? node.anyOf : [true];
+  node.anyOf = types.flatMap((type) => own.flatMap((branch) => typedBranch(node, type, branch)));
+  delete node.type;
+  for (const key of Object.keys(node)) if (isTypeSpecific(key)) delete node[key];
+}
+
 export const typeUnionsAsAnyOf: Pass = {
   phase: "enter",
   needed: (node) =>
     Array.isArray(node.type) && node.type.filter((type) => type !== "null").length > 1,
   apply: (schema, _at, view) => {
-    const types = schema.type as unknown[];
-    const own = Array.isArray(schema.anyOf) ? schema.anyOf : [true];
-    schema.anyOf = types.flatMap((type) =>
-      own.flatMap((branch) => typedBranch(schema, type, branch)),
-    );
-    delete schema.type;
-    for (const key of Object.keys(schema)) if (isTypeSpecific(key)) delete schema[key];
+    typeUnionAsAnyOf(schema, schema.type as unknown[]);
     view.applied.add("type_union_as_any_of");
     return schema;
   },
