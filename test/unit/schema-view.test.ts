@@ -476,6 +476,13 @@ describe("the view, for other profiles", () => {
       const values = [true, "b", "ab", 7, 3, 2.5, null];
       expect(values.map(accepts(x))).toEqual(values.map(accepts(original.properties.x)));
       expect(x?.anyOf).toHaveLength(4);
+      // A union no value matches: its types alone, as an empty anyOf is no schema at all.
+      const none = { type: ["string", "integer"], anyOf: [{ type: "boolean" }] };
+      const unmatched = schemaView(
+        { type: "object", properties: { none } },
+        SCHEMA_PASSES[profile],
+      );
+      expect(JSON.stringify(unmatched.schema)).not.toContain('"anyOf":[]');
     },
   );
 

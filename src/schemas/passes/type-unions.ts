@@ -22,7 +22,7 @@ function meet(type: string, other: unknown): string | undefined {
 
 /** `branch` for values of `type`, with what of `node` constrains that type; none where no such value matches it. */
 function typedBranch(node: Schema, type: unknown, branch: unknown): Schema[] {
-  if (typeof type !== "string") return [{ type }];
+  if (typeof type !== "string") return [];
   if (branch === false || (branch !== true && !isPlainObject(branch))) return [];
   const own: Schema = branch === true ? {} : branch;
   const met = meet(type, own.type);
@@ -44,7 +44,11 @@ function typedBranch(node: Schema, type: unknown, branch: unknown): Schema[] {
  */
 export function typeUnionAsAnyOf(node: Schema, types: readonly unknown[]): void {
   const own = Array.isArray(node.anyOf) ? node.anyOf : [true];
-  node.anyOf = types.flatMap((type) => own.flatMap((branch) => typedBranch(node, type, branch)));
+  const branches = types.flatMap((type) =>
+    own.flatMap((branch) => typedBranch(node, type, branch)),
+  );
+  // No value matches the node: its types alone, as an empty `anyOf` is no schema a provider takes.
+  node.anyOf = branches.length > 0 ? branches : types.map((type) => ({ type }));
   delete node.type;
   for (const key of Object.keys(node)) if (isTypeSpecific(key)) delete node[key];
 }
