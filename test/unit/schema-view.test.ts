@@ -390,10 +390,14 @@ describe("the view, for other profiles", () => {
           tags: { type: "array" },
           options: { type: "object" },
           n: { type: ["integer", "null"] },
+          // A draft-07 tuple, typed or not: `items` a list, which 2020-12 does not take.
+          pair: { type: "array", items: [{ type: "string" }, { type: "number" }] },
+          untyped: { items: [{ type: "string" }, { type: "number" }] },
         },
       },
       SCHEMA_PASSES.openai,
     );
+    const eitherItem = { anyOf: [{ type: "string" }, { type: "number" }] };
     expect(schema).toEqual({
       $schema: "http://json-schema.org/draft-07/schema#",
       type: "object",
@@ -401,6 +405,8 @@ describe("the view, for other profiles", () => {
         tags: { type: "array", items: {} },
         options: { type: "object", properties: {} },
         n: { type: ["integer", "null"] },
+        pair: { type: "array", items: eitherItem },
+        untyped: { items: eitherItem },
       },
     });
   });

@@ -14,6 +14,7 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
   return {
     phase: "leave",
     needed: (node, at) => {
+      if (Array.isArray(node.items)) return true;
       if (hasType(node, "array") && !isPlainObject(node.items)) return true;
       if (at.root) return false;
       const properties = node.properties;
@@ -25,7 +26,11 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
     },
     apply: (schema, at, view) => {
       const types = typesOf(schema);
-      if (types?.includes("array") && !isPlainObject(schema.items)) {
+      // A draft-07 tuple stands for an array whether or not the node says so.
+      if (
+        Array.isArray(schema.items) ||
+        (types?.includes("array") && !isPlainObject(schema.items))
+      ) {
         // A tuple (draft-07's `items: […]`, or 2020-12's `prefixItems` where it cannot stay):
         // each position's schema allowed at every position; validation keeps the order.
         const child = { ...at, root: false, depth: at.depth + 1 };
