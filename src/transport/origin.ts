@@ -117,6 +117,8 @@ export function relayResponse(
  * from the proxy's host would reach every host of the operator's domain.
  */
 export function cookiesForClient(origin: Response, credentials: OriginCredentials): Response {
+  // Most answers set none: no list of them is made.
+  if (!origin.headers.has("set-cookie")) return origin;
   const cookies = origin.headers.getSetCookie();
   const kept = credentials.kind === "proxy" ? [] : cookies.map(withoutDomain);
   if (kept.length === cookies.length && kept.every((cookie, i) => cookie === cookies[i])) {
