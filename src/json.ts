@@ -64,6 +64,16 @@ export const foldedKey = (key: string) => {
 };
 
 /**
+ * A name a peer wrote (a key, a query parameter), as an error or log line
+ * quotes it: its first 64 characters, written as JSON writes a string.
+ */
+export const quotedName = (name: string) => JSON.stringify(name.slice(0, 64));
+
+/** Why a key `keyFoldedTwice` (or json-spans.ts `keyReadTwice`) found is refused, in an error's words. */
+export const keyTwiceReason = (key: string) =>
+  `the key ${quotedName(key)} beside another that differs at most in case; JSON readers differ on which counts`;
+
+/**
  * The first key that a value writes in one object beside another that
  * `foldedKey` reads alike (`title` and `Title`); `undefined` when there is
  * none. Any depth: the walk keeps its own stack.

@@ -6,7 +6,7 @@
  * answer with nothing to rename is the origin's own body, and a body in an
  * encoding the runtime did not decode is never read or relabeled.
  */
-import { isPlainObject, parseExact, parseJson, stringifyExact } from "../json";
+import { isPlainObject, parseExact, parseJson, quotedName, stringifyExact } from "../json";
 import { logEvent } from "../log";
 import {
   type ErrorAddressee,
@@ -163,9 +163,7 @@ export async function rewriteMessages(
   for (const item of messages) {
     const misspelled = guarded ? misspelledMember(item) : undefined;
     if (misspelled !== undefined) {
-      throw new UnreadListing(
-        `member ${JSON.stringify(misspelled.slice(0, 64))} spelled as another`,
-      );
+      throw new UnreadListing(`member ${quotedName(misspelled)} spelled as another`);
     }
     const message = item as Message | null;
     if (message?.method === LIST_CHANGED) rewrite.toolMap.forget();

@@ -18,7 +18,7 @@ import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
 import { describeInvalidCall, type Validation, validateArguments } from "../args/validate";
 import type { ValidationMode } from "../config";
-import { isPlainObject, keyFoldedTwice } from "../json";
+import { isPlainObject, keyFoldedTwice, keyTwiceReason } from "../json";
 import { logEvent } from "../log";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError } from "../protocol/jsonrpc";
 import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
@@ -119,7 +119,7 @@ export async function repairToolCall(
   if (twice !== undefined) {
     return refusal(
       "ambiguous_arguments",
-      `Invalid params: the arguments write the key ${JSON.stringify(twice.slice(0, 64))} beside another that differs at most in case; JSON readers differ on which counts`,
+      `Invalid params: the arguments write ${keyTwiceReason(twice)}`,
     );
   }
   const validation: Validation =

@@ -11,6 +11,7 @@ import { signInChallenge } from "../auth/broker";
 import { callerStanding } from "../auth/listing-callers";
 import { rewriteChallenges } from "../auth/protected-resource";
 import { publicUrls } from "../auth/public-url";
+import { quotedName } from "../json";
 import {
   addresseeOf,
   ErrorCode,
@@ -72,7 +73,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
     return errorResponse(
       400,
       ErrorCode.InvalidRequest,
-      `Bad request: the query parameter ${JSON.stringify(operators.slice(0, 64))} is one the proxy's ORIGIN_URL sets, and a request cannot set it`,
+      `Bad request: the query parameter ${quotedName(operators)} is one the proxy's ORIGIN_URL sets, and a request cannot set it`,
       unread,
     );
   }

@@ -9,7 +9,7 @@
  * rewritten.
  */
 import * as v from "valibot";
-import { type ExactText, foldedKey, parseExactBytes } from "../json";
+import { type ExactText, foldedKey, keyTwiceReason, parseExactBytes } from "../json";
 import { keyReadTwice, MAX_NESTING } from "../json-spans";
 import { ErrorCode, type JsonRpcMessage, JsonRpcMessageSchema } from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
@@ -95,7 +95,7 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
       ErrorCode.InvalidRequest,
       twice === null
         ? `Invalid Request: the body nests deeper than ${MAX_NESTING} levels`
-        : `Invalid Request: an object in the body writes the key ${JSON.stringify(twice.slice(0, 64))} beside another that differs at most in case; JSON readers differ on which counts`,
+        : `Invalid Request: an object in the body writes ${keyTwiceReason(twice)}`,
     );
   }
   const json = parsed.value;
