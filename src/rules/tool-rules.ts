@@ -169,19 +169,31 @@ export interface ToolPolicy {
 export const NO_POLICY: ToolPolicy = { rules: NO_RULES, changes: "allow" };
 
 /**
- * Whether the policy may take a tool out of a listing or write its
- * description anew: then a listing the proxy cannot read is not passed on
- * as it came (it would show what the operator left out).
+ * Whether the policy may refuse calls to a tool the origin lists (hidden or
+ * held): then a call goes on only for a tool the origin's listing has. An
+ * origin that looks a name up leniently (in any case, up to a NUL, with `_`
+ * for `:`) would take another spelling of a refused tool for the tool.
  */
-export function editsListings({ rules, changes }: ToolPolicy): boolean {
-  const { hide, only, hideAnnotated, onlyAnnotated, tools } = rules.document;
+export function refusesCalls({ rules, changes }: ToolPolicy): boolean {
+  const { hide, only, hideAnnotated, onlyAnnotated } = rules.document;
   return (
     changes === "hold" ||
     hide.length > 0 ||
     only.length > 0 ||
     hideAnnotated !== undefined ||
-    onlyAnnotated !== undefined ||
-    Object.values(tools).some(
+    onlyAnnotated !== undefined
+  );
+}
+
+/**
+ * Whether the policy may take a tool out of a listing or write its
+ * description anew: then a listing the proxy cannot read is not passed on
+ * as it came (it would show what the operator left out).
+ */
+export function editsListings(policy: ToolPolicy): boolean {
+  return (
+    refusesCalls(policy) ||
+    Object.values(policy.rules.document.tools).some(
       (rule) => rule.description !== undefined || rule.appendDescription !== undefined,
     )
   );

@@ -6,7 +6,8 @@
  * (illegal under the profile, or longer than its cap: an original name, or
  * junk) costs no lookup; its call goes on as it came, under the operator's
  * policy for that original (`refusalOf`, `ruleOf`), which asks for a
- * listing only where it judges by one (annotations, pins) and this isolate
+ * listing only where it judges by one (annotations, pins, and while it
+ * refuses calls, whether the origin lists the name at all) and this isolate
  * has not seen the tool listed.
  */
 import type { ToolRule } from "../rules/tool-rules";

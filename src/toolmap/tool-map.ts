@@ -34,7 +34,7 @@ import { isLegalName } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
 import { describedTool, presentedSchema, shapesSchema } from "../rules/apply-rules";
-import { NO_POLICY, type ToolPolicy, type ToolRule } from "../rules/tool-rules";
+import { NO_POLICY, refusesCalls, type ToolPolicy, type ToolRule } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
 import { acceptKey, decidePins, definitionOf } from "./definition-pins";
@@ -537,15 +537,15 @@ export class ToolMap {
    * Why the policy refuses a call naming a tool by its original name, if it
    * does: judged as a call by its model-facing name is (`unchecked` where
    * only a listing shows what the policy reads: the resolver lists the
-   * origin). Once `listingRead`, a tool the listing lacks has no annotations
-   * or pin, and its name alone decides.
+   * origin). Under a policy that refuses calls, a name this isolate does not
+   * know needs a listing too, and once `listingRead`, a name the listing
+   * lacks is unknown, as a hidden tool is.
    */
   refusalOf(original: string, listingRead = false): Resolution["refused"] {
-    const listed = this.origin.tools.get(original)?.listed;
-    if (listingRead && !listed) {
-      return this.policy.rules.hides({ name: original }) ? "hidden" : undefined;
-    }
-    return this.refusal(original, listed);
+    const known = this.origin.tools.get(original);
+    if (listingRead && !known?.listed) return refusesCalls(this.policy) ? "hidden" : undefined;
+    if (!known && refusesCalls(this.policy)) return "unchecked";
+    return this.refusal(original, known?.listed);
   }
 
   /** Drops this isolate's memory of the origin (it said its tools changed). */

@@ -12,7 +12,15 @@ import { acceptKey } from "../../src/toolmap/definition-pins";
 import { clientsOfEachTest, type ToolResult } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
-import { CATALOG_ORIGIN, DEMO_ORIGIN, freshOrigin, viaProxy } from "../helpers/proxy";
+import {
+  CATALOG_ORIGIN,
+  DEMO_ORIGIN,
+  freshOrigin,
+  GATEWAY_ORIGIN,
+  newTrace,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
 
 const connect = clientsOfEachTest();
 
@@ -138,6 +146,35 @@ describe("TOOL_RULES", () => {
     });
   });
 
+  it("refuses a name the origin does not list, which an origin that looks names up leniently could take for a hidden tool", async () => {
+    const trace = newTrace();
+    const client = await connect(
+      "2025-11-25",
+      viaProxy({
+        ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
+        TOOL_RULES: JSON.stringify(RULES),
+      }),
+    );
+    await client.listTools();
+    // Hidden tools in another case, up to a NUL (a C string's end), with other separators; and no tool at all.
+    for (const name of [
+      "SCOPE:ACTION",
+      "scope:action\u0000",
+      "scope_action",
+      "Deploy-Confirm",
+      "no_such_tool",
+    ]) {
+      await expect(client.callTool(name, { target: "prod" })).rejects.toThrow(
+        `Unknown tool: ${name}`,
+      );
+    }
+    expect(echoed(await client.callTool(DEMO_NAMES["files.read"], { path: "a" })).tool).toBe(
+      "files.read",
+    );
+    const calls = (await receivedByOrigin(trace)).filter((r) => r.body.includes('"tools/call"'));
+    expect(calls.map((call) => JSON.parse(call.body).params.name)).toEqual(["files.read"]);
+  });
+
   it("serves only what `only` and onlyAnnotated leave, and refuses the rest", async () => {
     const client = await connect(
       "2025-11-25",
@@ -244,6 +281,10 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
     expect((await client.listTools()).map((tool) => tool.name)).not.toContain("read_text_file");
     await expect(client.callTool("read_text_file", { path: "a" })).rejects.toThrow(
       "Tool read_text_file is held",
+    );
+    // Nor in another spelling, which an origin that looks names up leniently would run.
+    await expect(client.callTool("READ_TEXT_FILE", { path: "a" })).rejects.toThrow(
+      "Unknown tool: READ_TEXT_FILE",
     );
     const [held] = logs.events("tool_definition_changed");
     expect(held).toMatchObject({ tool: "read_text_file", changed: ["description"], mode: "hold" });
