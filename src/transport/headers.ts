@@ -132,9 +132,21 @@ export function clientResponseHeaders(
   return endToEnd(originHeaders, drop);
 }
 
+/**
+ * What an origin says of its whole host or domain, which through the proxy
+ * would be said of the proxy's: other servers to reach it at (`Alt-Svc`), and
+ * browsing data to clear (`Clear-Site-Data`, whose `"cookies"` clears those of
+ * every host of the registrable domain, the operator's other sites included).
+ * The cookies an origin sets are origin.ts `cookiesForClient`'s to judge.
+ */
+const ORIGIN_HOST_ONLY = ["alt-svc", "clear-site-data"];
+
 /** What `clientResponseHeaders` leaves out of the origin's headers; none, most of the time. */
 export function responseHeadersToDrop(originHeaders: Headers): string[] {
   const isEventStream = mediaTypeOf(originHeaders) === "text/event-stream";
   const decodedStream = isEventStream && bodyIsDecoded(originHeaders);
-  return namesToDrop(originHeaders, decodedStream ? ["content-encoding", "content-length"] : []);
+  return namesToDrop(
+    originHeaders,
+    decodedStream ? [...ORIGIN_HOST_ONLY, "content-encoding", "content-length"] : ORIGIN_HOST_ONLY,
+  );
 }

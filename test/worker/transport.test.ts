@@ -224,6 +224,18 @@ describe("the MCP endpoint", () => {
     expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
   });
 
+  it("leaves out the origin's headers that would speak for the proxy's whole host or domain", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/host-headers/mcp` });
+    const response = await postJson(proxy, PROXY_URL, initialize(1));
+    await response.body?.cancel();
+    expect(response.status).toBe(200);
+    // Clear-Site-Data "cookies" clears the cookies of every host of the proxy's domain.
+    expect(response.headers.has("clear-site-data")).toBe(false);
+    expect(response.headers.has("alt-svc")).toBe(false);
+    expect(response.headers.getSetCookie()).toEqual(["seen=1; Path=/"]);
+    expect(response.headers.get("mcp-session-id")).toMatch(/^[0-9a-f]{64}$/);
+  });
+
   it("relays GET (the server's stream) and DELETE (end of session)", async () => {
     const proxy = viaProxy();
     const session = await openSession(proxy, PROXY_URL);
