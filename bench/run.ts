@@ -17,7 +17,12 @@ import { writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { describeMachine, type Machine } from "./lib/machine";
 import { mark, type SectionResult, table } from "./lib/report";
-import { startKvCountingProxy, startPassThrough, startProxy } from "./lib/workers";
+import {
+  startJavaScriptPump,
+  startKvCountingProxy,
+  startPassThrough,
+  startProxy,
+} from "./lib/workers";
 import { startBenchOrigin } from "./origin/server";
 import { measureCore } from "./sections/core";
 import { measureKv } from "./sections/kv";
@@ -82,6 +87,7 @@ async function runSection(name: Section): Promise<SectionResult> {
           return await measureStreaming({
             origin,
             startPassThrough: () => startPassThrough(origin.url),
+            startJavaScriptPump: () => startJavaScriptPump(origin.url),
             startProxy: () => startProxy(origin.url),
           });
         } finally {

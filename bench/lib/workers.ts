@@ -109,6 +109,10 @@ export const startProxy = (originUrl: URL, inspectorPort?: number) =>
 export const startPassThrough = (originUrl: URL, inspectorPort?: number) =>
   serve("bench/workers/pass-through.ts", originUrl.origin, inspectorPort);
 
+/** A Worker whose every chunk JavaScript reads and writes, as the proxy's pump does (workers/javascript-pump.ts). */
+export const startJavaScriptPump = (originUrl: URL) =>
+  serve("bench/workers/javascript-pump.ts", originUrl.origin);
+
 /** The proxy with its KV operations counted (workers/kv-counting.ts). */
 export const startKvCountingProxy = (originUrl: URL) =>
   serve("bench/workers/kv-counting.ts", originUrl.href);
