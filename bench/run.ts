@@ -18,6 +18,7 @@ import { createInterface } from "node:readline";
 import { describeMachine, type Machine } from "./lib/machine";
 import { mark, type SectionResult, table } from "./lib/report";
 import {
+  startBodyReading,
   startJavaScriptPump,
   startKvCountingProxy,
   startPassThrough,
@@ -73,6 +74,7 @@ async function runSection(name: Section): Promise<SectionResult> {
             : await measureOverhead({
                 originUrl: origin.url,
                 startPassThrough: () => startPassThrough(origin.url),
+                startBodyReading: () => startBodyReading(origin.url),
                 startProxy: () => startProxy(origin.url),
                 rounds,
                 seconds,

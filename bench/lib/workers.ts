@@ -109,6 +109,10 @@ export const startProxy = (originUrl: URL, inspectorPort?: number) =>
 export const startPassThrough = (originUrl: URL, inspectorPort?: number) =>
   serve("bench/workers/pass-through.ts", originUrl.origin, inspectorPort);
 
+/** The bare Worker, but a POST's body read whole before it is sent on (workers/body-reading.ts). */
+export const startBodyReading = (originUrl: URL) =>
+  serve("bench/workers/body-reading.ts", originUrl.origin);
+
 /** A Worker whose every chunk JavaScript reads and writes, as the proxy's pump does (workers/javascript-pump.ts). */
 export const startJavaScriptPump = (originUrl: URL) =>
   serve("bench/workers/javascript-pump.ts", originUrl.origin);
