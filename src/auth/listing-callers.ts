@@ -48,9 +48,10 @@ export interface CallerStanding {
 const TRUSTED: CallerStanding = { mayAnswerLocally: true, listed: () => {} };
 
 /**
- * The standing of the caller of one request. Only relay mode needs one
- * (broker mode's callers passed the proxy's token check): otherwise nothing
- * is computed.
+ * The standing of the caller of one request, `needed` only in relay mode
+ * (broker mode's callers passed the proxy's token check) and for a request
+ * that lists tools or calls one where the proxy may answer itself: otherwise
+ * no digest is computed.
  */
 export async function callerStanding(
   callers: ListingCallers,

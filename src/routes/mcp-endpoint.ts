@@ -41,7 +41,6 @@ import type { AppEnv } from "./app-env";
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 /** Protocol 2026-07-28's stream of server notifications, `tools/list_changed` among them. */
 const LISTEN = "subscriptions/listen";
-const TOOL_METHODS = new Set(["tools/list", "tools/call"]);
 
 async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMap> {
   const config = c.get("config");
@@ -105,10 +104,16 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
         );
       }
       const toolMap = await openToolMap(c, profile);
+      // A listing notes its caller; a call needs it only where the proxy may answer from the map.
+      const answersCalls = config.argumentValidation === "enforce" || toolMap.search !== null;
       const caller = await callerStanding(
         c.get("isolate").listingCallers,
         credentials.kind === "client" &&
-          body.messages.some((m) => isRequest(m) && TOOL_METHODS.has(m.method)),
+          body.messages.some(
+            (m) =>
+              isRequest(m) &&
+              (m.method === "tools/list" || (m.method === "tools/call" && answersCalls)),
+          ),
         request.headers,
         url,
       );
