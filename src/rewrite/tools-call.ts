@@ -25,11 +25,12 @@ import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
 import { completeResult, type Revision } from "../protocol/revision";
 import { aliasedArguments, settledArguments } from "../rules/apply-rules";
 import { valuesFromText } from "../schemas/way-back";
-import type { ToolResolver } from "../toolmap/resolve-tool";
+import type { ResolvedTool, ToolResolver } from "../toolmap/resolve-tool";
 
 /** What a refused call is told (docs/rules.md): a hidden tool is unknown, as if it did not exist. */
-const REFUSALS: Record<"hidden" | "held" | "unchecked", (name: string) => string> = {
+const REFUSALS: Record<NonNullable<ResolvedTool["refused"]>, (name: string) => string> = {
   hidden: (name) => `Unknown tool: ${name}`,
+  unlisted: (name) => `Unknown tool: ${name}`,
   held: (name) =>
     `Tool ${name} is held: its definition changed since it was approved, and the operator has not accepted the change`,
   unchecked: (name) =>

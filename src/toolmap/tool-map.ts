@@ -110,10 +110,11 @@ export interface Resolution {
   rule?: ToolRule;
   /**
    * Why calls to it are refused: the operator's rules hide it, its changed
-   * definition is held, or whether either applies needs a listing this isolate
+   * definition is held, the origin's listing lacks it while such rules apply
+   * (`unlisted`), or whether any of these applies needs a listing this isolate
    * has not seen (`unchecked`).
    */
-  refused?: "hidden" | "held" | "unchecked";
+  refused?: "hidden" | "held" | "unlisted" | "unchecked";
 }
 
 /** A listing page as the model sees it: original → model-facing name, and → schema view where it differs. */
@@ -539,11 +540,14 @@ export class ToolMap {
    * only a listing shows what the policy reads: the resolver lists the
    * origin). Under a policy that refuses calls, a name this isolate does not
    * know needs a listing too, and once `listingRead`, a name the listing
-   * lacks is unknown, as a hidden tool is.
+   * lacks is refused as a hidden tool is (`unlisted`, for the log).
    */
   refusalOf(original: string, listingRead = false): Resolution["refused"] {
     const known = this.origin.tools.get(original);
-    if (listingRead && !known?.listed) return refusesCalls(this.policy) ? "hidden" : undefined;
+    if (listingRead && !known?.listed) {
+      if (this.policy.rules.hides({ name: original })) return "hidden";
+      return refusesCalls(this.policy) ? "unlisted" : undefined;
+    }
     if (!known && refusesCalls(this.policy)) return "unchecked";
     return this.refusal(original, known?.listed);
   }

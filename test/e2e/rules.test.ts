@@ -147,6 +147,7 @@ describe("TOOL_RULES", () => {
   });
 
   it("refuses a name the origin does not list, which an origin that looks names up leniently could take for a hidden tool", async () => {
+    const logs = captureLogs();
     const trace = newTrace();
     const client = await connect(
       "2025-11-25",
@@ -173,6 +174,14 @@ describe("TOOL_RULES", () => {
     );
     const calls = (await receivedByOrigin(trace)).filter((r) => r.body.includes('"tools/call"'));
     expect(calls.map((call) => JSON.parse(call.body).params.name)).toEqual(["files.read"]);
+    // The operator's log tells a name the listing lacks from a tool the rules hide.
+    expect(logs.events("tool_call_refused").map(({ name, reason }) => [name, reason])).toEqual([
+      ["SCOPE:ACTION", "unlisted"],
+      ["scope:action\u0000", "hidden"],
+      ["scope_action", "unlisted"],
+      ["Deploy-Confirm", "unlisted"],
+      ["no_such_tool", "unlisted"],
+    ]);
   });
 
   it("serves only what `only` and onlyAnnotated leave, and refuses the rest", async () => {
