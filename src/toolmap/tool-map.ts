@@ -548,8 +548,9 @@ export class ToolMap {
       if (this.policy.rules.hides({ name: original })) return "hidden";
       return refusesCalls(this.policy) ? "unlisted" : undefined;
     }
-    if (!known && refusesCalls(this.policy)) return "unchecked";
-    return this.refusal(original, known?.listed);
+    const refused = this.refusal(original, known?.listed);
+    // A name this isolate does not know, and no rule refuses by itself: the listing tells.
+    return refused === undefined && !known && refusesCalls(this.policy) ? "unchecked" : refused;
   }
 
   /** Drops this isolate's memory of the origin (it said its tools changed). */

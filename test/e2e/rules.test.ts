@@ -184,6 +184,26 @@ describe("TOOL_RULES", () => {
     ]);
   });
 
+  it("refuses a tool its name alone hides without listing the origin, even in a new isolate", async () => {
+    const trace = newTrace();
+    const cold = await connect(
+      "2025-11-25",
+      viaProxy(
+        {
+          ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
+          TOOL_RULES: JSON.stringify({ hide: ["scope:*"] }),
+        },
+        { app: createApp() },
+      ),
+    );
+    await expect(cold.callTool("scope:action", { target: "prod" })).rejects.toThrow(
+      "Unknown tool: scope:action",
+    );
+    const methods = (await receivedByOrigin(trace)).map((r) => JSON.parse(r.body || "{}").method);
+    expect(methods).not.toContain("tools/list");
+    expect(methods).not.toContain("tools/call");
+  });
+
   it("serves only what `only` and onlyAnnotated leave, and refuses the rest", async () => {
     const client = await connect(
       "2025-11-25",
