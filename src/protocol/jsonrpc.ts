@@ -35,6 +35,21 @@ export function requestAnswered(id: unknown, asked: ReadonlySet<RequestId>): Req
   return undefined;
 }
 
+/** Methods the proxy reads only as requests: it renames, refuses and repairs them by id. */
+const REQUEST_ONLY_METHODS: ReadonlySet<string> = new Set(["tools/call", "tools/list"]);
+
+/**
+ * The method of a notification that names one the proxy reads only as a
+ * request, if `message` is one: without an id it would pass unread, while an
+ * origin might still act on it.
+ */
+export function requestWithoutId(message: JsonRpcMessage): string | undefined {
+  const { method } = message as { method?: unknown };
+  return !("id" in message) && typeof method === "string" && REQUEST_ONLY_METHODS.has(method)
+    ? method
+    : undefined;
+}
+
 const JSONRPC = v.literal("2.0");
 const Id = v.union([v.string(), v.number()]);
 const Params = v.optional(v.union([v.record(v.string(), v.unknown()), v.array(v.unknown())]));

@@ -11,7 +11,12 @@
 import * as v from "valibot";
 import { type ExactText, foldedKey, keyTwiceReason, parseExactBytes } from "../json";
 import { keyReadTwice, MAX_NESTING } from "../json-spans";
-import { ErrorCode, type JsonRpcMessage, JsonRpcMessageSchema } from "../protocol/jsonrpc";
+import {
+  ErrorCode,
+  type JsonRpcMessage,
+  JsonRpcMessageSchema,
+  requestWithoutId,
+} from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
 import { mediaTypeOf, otherCharsetOf } from "./headers";
 import { readBounded } from "./read-bounded";
@@ -114,6 +119,15 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
         400,
         ErrorCode.InvalidRequest,
         `Invalid Request: ${where} not a JSON-RPC 2.0 message`,
+      );
+    }
+    const method = requestWithoutId(candidate);
+    if (method !== undefined) {
+      const where = batch ? `batch element ${index}: ` : "";
+      return refused(
+        400,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: ${where}${method} is a request and needs an id`,
       );
     }
     messages.push(candidate);

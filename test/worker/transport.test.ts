@@ -116,6 +116,26 @@ describe("the MCP endpoint", () => {
     expect(await receivedByOrigin(trace)).toEqual([]);
   });
 
+  it.each([
+    ["tools/call", '{"name":"secret.admin","arguments":{}}'],
+    ["tools/list", "{}"],
+  ])(
+    "refuses a %s written as a notification, which the proxy would pass unread",
+    async (method, params) => {
+      // Without an id the proxy neither renames nor refuses it, while an origin might still act on it.
+      const trace = newTrace();
+      const body = `{"jsonrpc":"2.0","method":"${method}","params":${params}}`;
+      for (const sent of [body, `[${body}]`]) {
+        const response = await postJson(throughGateway, `${PROXY_URL}?trace=${trace}`, sent);
+        expect(response.status).toBe(400);
+        expect(await response.json()).toMatchObject({
+          error: { code: -32600, message: expect.stringContaining(`${method} is a request`) },
+        });
+      }
+      expect(await receivedByOrigin(trace)).toEqual([]);
+    },
+  );
+
   it("refuses a body labeled with a charset other than UTF-8, which the origin may decode by it", async () => {
     const ping = async (contentType: string) => {
       const trace = newTrace();
