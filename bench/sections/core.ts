@@ -224,6 +224,7 @@ function resolverFor(original: string, inputSchema: unknown): ToolResolver {
   return Object.assign(async () => ({ entry, source: "memory" as const }), {
     refusalOf: async () => undefined,
     ruleOf: () => undefined,
+    refusesCalls: false,
   });
 }
 

@@ -78,7 +78,18 @@ export async function repairToolCall(
   const params = message.params;
   const name = isPlainObject(params) ? params.name : undefined;
   if (!isPlainObject(params) || typeof name !== "string") {
-    return { kind: "forward", message };
+    if (!resolveTool.refusesCalls) return { kind: "forward", message };
+    // No name the rules can judge, while an origin may still read one (`tools[["admin"]]` is
+    // `tools.admin` to JavaScript): refused, where the rules refuse calls.
+    logEvent("tool_call_refused", { reason: "unnamed" });
+    return {
+      kind: "answer",
+      response: jsonRpcError(
+        message.id,
+        ErrorCode.InvalidParams,
+        "Invalid params: a tools/call names its tool in params.name, a string",
+      ),
+    };
   }
 
   const resolved = await resolveTool(name, message);

@@ -10,7 +10,7 @@
  * refuses calls, whether the origin lists the name at all) and this isolate
  * has not seen the tool listed.
  */
-import type { ToolRule } from "../rules/tool-rules";
+import { refusesCalls, type ToolRule } from "../rules/tool-rules";
 import type { Resolution, ToolMap } from "./tool-map";
 
 export type ResolvedTool = Omit<Resolution, "source"> & { source: Resolution["source"] | "relist" };
@@ -26,6 +26,8 @@ export interface ToolResolver {
   refusalOf(original: string, cause: unknown): Promise<Resolution["refused"]>;
   /** The operator's rule for a tool a call names by its original name, if there is one. */
   ruleOf(original: string): ToolRule | undefined;
+  /** Whether the operator's policy refuses some calls (`refusesCalls`): then a call must name its tool. */
+  refusesCalls: boolean;
 }
 
 export function toolResolver(
@@ -49,5 +51,6 @@ export function toolResolver(
       return (await relist(cause)) ? toolMap.refusalOf(original, true) : "unchecked";
     },
     ruleOf: (original: string) => toolMap.policy.rules.ruleFor(original),
+    refusesCalls: refusesCalls(toolMap.policy),
   });
 }

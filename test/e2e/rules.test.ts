@@ -12,12 +12,14 @@ import { acceptKey } from "../../src/toolmap/definition-pins";
 import { clientsOfEachTest, type ToolResult } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
+import { postJson } from "../helpers/mcp";
 import {
   CATALOG_ORIGIN,
   DEMO_ORIGIN,
   freshOrigin,
   GATEWAY_ORIGIN,
   newTrace,
+  PROXY_URL,
   receivedByOrigin,
   viaProxy,
 } from "../helpers/proxy";
@@ -183,6 +185,33 @@ describe("TOOL_RULES", () => {
       ["no_such_tool", "unlisted"],
     ]);
   });
+
+  it.each([
+    ["a name that is no string", { name: ["scope:action"], arguments: {} }],
+    ["no name", { arguments: { name: "scope:action" } }],
+    ["params that are no object", ["scope:action", {}]],
+  ])(
+    "refuses a call with %s, which a lenient origin could still read as a hidden tool's",
+    async (_, params) => {
+      // `tools[["scope:action"]]` is `tools["scope:action"]` to JavaScript.
+      const trace = newTrace();
+      const proxy = viaProxy({
+        ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
+        TOOL_RULES: JSON.stringify(RULES),
+      });
+      const response = await postJson(proxy, PROXY_URL, {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params,
+      });
+      expect(await response.json()).toMatchObject({
+        id: 7,
+        error: { code: -32602, message: expect.stringContaining("params.name") },
+      });
+      expect(await receivedByOrigin(trace)).toEqual([]);
+    },
+  );
 
   it("refuses a tool its name alone hides without listing the origin, even in a new isolate", async () => {
     const trace = newTrace();

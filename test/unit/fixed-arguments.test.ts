@@ -34,7 +34,7 @@ const entry = {
 };
 const resolver: ToolResolver = Object.assign(
   async () => ({ entry, source: "memory" as const, ...(rule ? { rule } : {}) }),
-  { refusalOf: async () => undefined, ruleOf: () => rule },
+  { refusalOf: async () => undefined, ruleOf: () => rule, refusesCalls: false },
 );
 
 describe("fixed arguments (property)", () => {
@@ -99,7 +99,7 @@ describe("arguments, as case-blind readers read keys", () => {
       source: "memory" as const,
       ...(tasks ? { rule: tasks } : {}),
     }),
-    { refusalOf: async () => undefined, ruleOf: () => tasks },
+    { refusalOf: async () => undefined, ruleOf: () => tasks, refusesCalls: false },
   );
 
   const call = (args: unknown) =>
