@@ -119,8 +119,14 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
       );
       /** The origin's whole listing, asked for at most once per request; whether it answered. */
       let relisted: Promise<boolean> | undefined;
+      /** The origin's `401` to that listing: the caller's credentials no longer pass. */
+      let signedOut: Response | undefined;
       const relist = (cause: unknown) => {
-        relisted ??= relistTools(target, headers, cause, config).then(async (tools) => {
+        relisted ??= relistTools(target, headers, cause, config, {
+          onUnauthorized: (response) => {
+            signedOut = response;
+          },
+        }).then(async (tools) => {
           if (!tools) return false;
           caller.listed();
           await toolMap.nameWholeListing(tools);
@@ -142,6 +148,9 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
           ? "warn"
           : config.argumentValidation;
       const plan = await planForward(body, toolResolver(toolMap, relist), mode, searchMode);
+      // Told as a forwarded request would be, so that the client signs in again rather than
+      // being told to try a call again that the rules cannot judge without a listing.
+      if (signedOut) return answered(signedOut);
       if (plan.body === null) return localAnswer(plan.localResponses, body.batch);
       if (plan.callHeaders) alignCallHeaders(headers, plan.callHeaders);
       const addressee = addresseeOf(body);
@@ -160,7 +169,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
             return listRequest !== undefined && !asksForLaterPage(listRequest);
           },
           readRest: (id, cursor) =>
-            relistTools(target, headers, plan.listRequests.get(id), config, cursor),
+            relistTools(target, headers, plan.listRequests.get(id), config, { from: cursor }),
         },
         watchesListChanged: body.messages.some(
           (message) => isRequest(message) && message.method === LISTEN,

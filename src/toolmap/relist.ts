@@ -88,8 +88,19 @@ async function readPage(
   return page;
 }
 
+export interface RelistOptions {
+  /** The cursor of the first page to ask for; the first of all without one. */
+  from?: string;
+  /**
+   * Handed the origin's `401` to the credentials the listing was asked with,
+   * its body unread: the caller's own answer, as their request would have got
+   * it. Without this, its body is cancelled.
+   */
+  onUnauthorized?: (response: Response) => void;
+}
+
 /**
- * Every page of the origin's listing (from `cursor` on, when given), asked for
+ * Every page of the origin's listing (from `from` on, when given), asked for
  * on behalf of `cause` with `originHeaders`, the headers the client's own
  * request to the origin carries (its credentials as `AUTH_MODE` decided);
  * `undefined` when any page could not be read.
@@ -99,7 +110,7 @@ export async function relistTools(
   originHeaders: Headers,
   cause: unknown,
   config: Config,
-  from?: string,
+  { from, onUnauthorized }: RelistOptions = {},
 ): Promise<ListedTool[] | undefined> {
   const revision = revisionOf(originHeaders, cause);
   const tools: ListedTool[] = [];
@@ -134,7 +145,10 @@ export async function relistTools(
         origin: target.host,
         status: reply.kind === "failed" ? reply.failure : reply.response.status,
       });
-      if (reply.kind === "answered") await reply.response.body?.cancel();
+      if (reply.kind === "answered") {
+        if (reply.response.status === 401 && onUnauthorized) onUnauthorized(reply.response);
+        else await reply.response.body?.cancel();
+      }
       return undefined;
     }
     let page: ListPage | undefined;

@@ -187,6 +187,30 @@ describe("origin failures", () => {
     expect(await response.json()).toEqual({ error: "invalid_token" });
   });
 
+  it.each([
+    ["TOOL_CHANGES", "hold"],
+    ["TOOL_RULES", JSON.stringify({ hideAnnotated: { destructiveHint: true } })],
+  ])(
+    "origin 401 to the listing a call under %s needs: the client is asked to sign in, not to try again",
+    async (setting, value) => {
+      // The rules can judge the call only from a listing, which the origin refused to the client's token.
+      const proxy = viaProxy({
+        ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp?map=${crypto.randomUUID()}`,
+        [setting]: value,
+      });
+      const response = await postJson(
+        proxy,
+        PROXY_URL,
+        rpc(1, "tools/call", { name: "files_read", arguments: { path: "a" } }),
+        { authorization: "Bearer expired" },
+      );
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe(
+        'Bearer resource_metadata="http://proxy.test/.well-known/oauth-protected-resource/mcp"',
+      );
+    },
+  );
+
   it("origin 401 cleared by the client's Authorization header", async () => {
     const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` });
     const response = await postJson(proxy, PROXY_URL, initialize(1), {
