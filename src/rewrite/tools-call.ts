@@ -8,7 +8,8 @@
  * schema.
  *
  * The outcome is either a message to forward or an answer the proxy gives
- * itself: `-32602` for arguments that are no object, or, under
+ * itself: `-32602` for arguments that are no object, or for a call the
+ * operator's rules refuse (docs/rules.md), or, under
  * `ARGUMENT_VALIDATION=enforce`, a tool result with `isError: true` saying
  * what to fix. One `tool_call_repaired` line is logged for every call whose
  * arguments the proxy changed or found invalid; it carries keys and types,
