@@ -46,7 +46,12 @@ export function toolResolver(
   };
   return Object.assign(resolve, {
     refusalOf: async (original: string, cause: unknown) => {
-      const refused = toolMap.refusalOf(original);
+      let refused = toolMap.refusalOf(original);
+      // A tool KV knows is judged by its name where the rules need no listing: none is asked for.
+      if (refused === "unchecked") {
+        await toolMap.readStored();
+        refused = toolMap.refusalOf(original);
+      }
       if (refused !== "unchecked") return refused;
       return (await relist(cause)) ? toolMap.refusalOf(original, true) : "unchecked";
     },

@@ -553,6 +553,11 @@ export class ToolMap {
     return refused === undefined && !known && refusesCalls(this.policy) ? "unchecked" : refused;
   }
 
+  /** Reads what KV knows of the origin's tools into this isolate, once (`refusalOf` judges by it). */
+  async readStored(): Promise<void> {
+    await this.load();
+  }
+
   /** Drops this isolate's memory of the origin (it said its tools changed). */
   forget(): void {
     this.origin.clear();

@@ -233,6 +233,24 @@ describe("TOOL_RULES", () => {
     expect(methods).not.toContain("tools/call");
   });
 
+  it("forwards a call by an original name the map in KV knows, without listing the origin, in a new isolate", async () => {
+    const trace = newTrace();
+    const vars = {
+      ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
+      TOOL_RULES: JSON.stringify({ hide: ["scope:*"] }),
+    };
+    const contexts: ExecutionContext[] = [];
+    await (await connect("2025-11-25", viaProxy(vars, { contexts }))).listTools();
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    const listed = async () =>
+      (await receivedByOrigin(trace)).filter((r) => r.body.includes('"tools/list"')).length;
+    const before = await listed();
+    // `files.read` is no OpenAI name: the map never hands it out, but KV knows the tool.
+    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    expect(echoed(await cold.callTool("files.read", { path: "a" })).tool).toBe("files.read");
+    expect(await listed()).toBe(before);
+  });
+
   it("serves only what `only` and onlyAnnotated leave, and refuses the rest", async () => {
     const client = await connect(
       "2025-11-25",
