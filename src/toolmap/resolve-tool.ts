@@ -7,8 +7,8 @@
  * junk) costs no lookup; its call goes on as it came, under the operator's
  * policy for that original (`refusalOf`, `ruleOf`), which asks for a
  * listing only where it judges by one (annotations, pins, and while it
- * refuses calls, whether the origin lists the name at all) and this isolate
- * has not seen the tool listed.
+ * refuses calls, whether the origin lists the name at all) and neither this
+ * isolate nor, where the name decides, KV's map knows the tool.
  */
 import { refusesCalls, type ToolRule } from "../rules/tool-rules";
 import type { Resolution, ToolMap } from "./tool-map";
