@@ -168,13 +168,8 @@ export interface ToolPolicy {
 
 export const NO_POLICY: ToolPolicy = { rules: NO_RULES, changes: "allow" };
 
-/**
- * Whether the policy may refuse calls to a tool the origin lists (hidden or
- * held): then a call goes on only for a tool the origin's listing has. An
- * origin that looks a name up leniently (in any case, up to a NUL, with `_`
- * for `:`) would take another spelling of a refused tool for the tool.
- */
-export function refusesCalls({ rules, changes }: ToolPolicy): boolean {
+/** Whether the policy may leave out a tool the origin lists: it hides tools, or holds changed ones. */
+function hidesOrHolds({ rules, changes }: ToolPolicy): boolean {
   const { hide, only, hideAnnotated, onlyAnnotated } = rules.document;
   return (
     changes === "hold" ||
@@ -186,13 +181,27 @@ export function refusesCalls({ rules, changes }: ToolPolicy): boolean {
 }
 
 /**
+ * Whether a call goes on only for a tool the origin lists, named as it lists
+ * it: the policy refuses calls to some (hidden, held), or fixes arguments. An
+ * origin that looks a name up leniently (in any case, up to a NUL, with `_`
+ * for `:`) would take another spelling for the tool, and run a refused tool,
+ * or one without the arguments the operator fixed.
+ */
+export function refusesCalls(policy: ToolPolicy): boolean {
+  return (
+    hidesOrHolds(policy) ||
+    Object.values(policy.rules.document.tools).some((rule) => Object.keys(rule.fixed).length > 0)
+  );
+}
+
+/**
  * Whether the policy may take a tool out of a listing or write its
  * description anew: then a listing the proxy cannot read is not passed on
  * as it came (it would show what the operator left out).
  */
 export function editsListings(policy: ToolPolicy): boolean {
   return (
-    refusesCalls(policy) ||
+    hidesOrHolds(policy) ||
     Object.values(policy.rules.document.tools).some(
       (rule) => rule.description !== undefined || rule.appendDescription !== undefined,
     )

@@ -186,6 +186,26 @@ describe("TOOL_RULES", () => {
     ]);
   });
 
+  it("refuses a name the origin does not list where a rule fixes an argument, which another spelling would escape", async () => {
+    const trace = newTrace();
+    const client = await connect(
+      "2025-11-25",
+      viaProxy({
+        ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
+        TOOL_RULES: JSON.stringify({
+          tools: { "catering.invoice": { fixed: { invoice_id: "INV-FIXED" } } },
+        }),
+      }),
+    );
+    await client.listTools();
+    // An origin that looks names up in any case would run catering.invoice with the model's id.
+    await expect(
+      client.callTool("CATERING.INVOICE", { payload_json: {}, invoice_id: "INV-MODEL" }),
+    ).rejects.toThrow("Unknown tool: CATERING.INVOICE");
+    const calls = (await receivedByOrigin(trace)).filter((r) => r.body.includes('"tools/call"'));
+    expect(calls).toEqual([]);
+  });
+
   it.each([
     ["a name that is no string", { name: ["scope:action"], arguments: {} }],
     ["no name", { arguments: { name: "scope:action" } }],
