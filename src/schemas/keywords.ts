@@ -1,6 +1,6 @@
 /** Reading a schema node's keywords the way every pass reads them. Pure. */
 
-import type { Schema } from "../args/json-schema";
+import { jsonTypeOf, type Schema } from "../args/json-schema";
 import { isPlainObject } from "../json";
 
 export const TYPES = ["string", "number", "integer", "boolean", "object", "array", "null"];
@@ -50,24 +50,9 @@ export function constrains(keyword: string, type: string): boolean {
 
 /** Whether `value` is of `type`, as JSON Schema reads types; any value for a type it does not name. */
 export function isOfType(value: unknown, type: string): boolean {
-  switch (type) {
-    case "string":
-      return typeof value === "string";
-    case "number":
-      return typeof value === "number";
-    case "integer":
-      return Number.isInteger(value);
-    case "boolean":
-      return typeof value === "boolean";
-    case "null":
-      return value === null;
-    case "array":
-      return Array.isArray(value);
-    case "object":
-      return isPlainObject(value);
-    default:
-      return true;
-  }
+  if (!TYPES.includes(type)) return true;
+  const actual = jsonTypeOf(value);
+  return actual === type || (actual === "integer" && type === "number");
 }
 
 /** The types a node names, as a list; `undefined` when it names none. */
