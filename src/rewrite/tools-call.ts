@@ -28,15 +28,29 @@ import { aliasedArguments, settledArguments } from "../rules/apply-rules";
 import { valuesFromText } from "../schemas/way-back";
 import type { ResolvedTool, ToolResolver } from "../toolmap/resolve-tool";
 
+/** What a call to no tool the client may see is told: one text, so a hidden tool reads as none. */
+const unknownTool = (name: string) => `Unknown tool: ${name}`;
+
 /** What a refused call is told (docs/rules.md): a hidden tool is unknown, as if it did not exist. */
 const REFUSALS: Record<NonNullable<ResolvedTool["refused"]>, (name: string) => string> = {
-  hidden: (name) => `Unknown tool: ${name}`,
-  unlisted: (name) => `Unknown tool: ${name}`,
+  hidden: unknownTool,
+  unlisted: unknownTool,
   held: (name) =>
     `Tool ${name} is held: its definition changed since it was approved, and the operator has not accepted the change`,
   unchecked: (name) =>
     `Tool ${name} cannot be checked against the operator's rules now: the origin's tool listing could not be read; try again`,
 };
+
+/** The proxy's `-32602` for a call it does not forward, logged with `reason` and what it names. */
+function refusal(
+  message: JsonRpcRequest,
+  named: { tool?: string; name?: string },
+  reason: string,
+  text: string,
+): CallOutcome {
+  logEvent("tool_call_refused", { ...named, reason });
+  return { kind: "answer", response: jsonRpcError(message.id, ErrorCode.InvalidParams, text) };
+}
 
 export type CallOutcome =
   | {
@@ -82,31 +96,28 @@ export async function repairToolCall(
     if (!resolveTool.refusesCalls) return { kind: "forward", message };
     // No name the rules can judge, while an origin may still read one (`tools[["admin"]]` is
     // `tools.admin` to JavaScript): refused, where the rules refuse calls.
-    logEvent("tool_call_refused", { reason: "unnamed" });
-    return {
-      kind: "answer",
-      response: jsonRpcError(
-        message.id,
-        ErrorCode.InvalidParams,
-        "Invalid params: a tools/call names its tool in params.name, a string",
-      ),
-    };
+    return refusal(
+      message,
+      {},
+      "unnamed",
+      "Invalid params: a tools/call names its tool in params.name, a string",
+    );
   }
 
   const resolved = await resolveTool(name, message);
   const tool = resolved?.entry.original ?? name;
-  /** The proxy's `-32602` for a call it does not forward, logged with `reason`. */
-  const refusal = (reason: string, text: string): CallOutcome => {
-    logEvent("tool_call_refused", { tool, name, reason });
-    return { kind: "answer", response: jsonRpcError(message.id, ErrorCode.InvalidParams, text) };
-  };
   const refused = resolved ? resolved.refused : await resolveTool.refusalOf(name, message);
-  if (refused) return refusal(refused, REFUSALS[refused](name));
+  if (refused) return refusal(message, { tool, name }, refused, REFUSALS[refused](name));
   if (!resolved) logEvent("tool_unknown", { name });
 
   const recovered = recoverArguments(params);
   if (recovered.kind === "refused") {
-    return refusal("malformed_arguments", `Invalid params: ${recovered.message}`);
+    return refusal(
+      message,
+      { tool, name },
+      "malformed_arguments",
+      `Invalid params: ${recovered.message}`,
+    );
   }
 
   const schema = resolved?.entry.inputSchema;
@@ -131,6 +142,8 @@ export async function repairToolCall(
   const twice = repaired ? keyFoldedTwice(args) : undefined;
   if (twice !== undefined) {
     return refusal(
+      message,
+      { tool, name },
       "ambiguous_arguments",
       `Invalid params: the arguments write ${keyTwiceReason(twice)}`,
     );
