@@ -4,9 +4,8 @@
  * `oneOf` those every branch requires, the forms spelled out in words. Used
  * at the root (passes/root-object.ts) and for `allOf` (passes/all-of.ts).
  */
-import { dequal } from "dequal/lite";
 import { resolve, type Schema } from "../args/json-schema";
-import { isPlainObject, setOwn } from "../json";
+import { isPlainObject, sameJson, setOwn } from "../json";
 import { isNullSchema, typesOf } from "./keywords";
 import { noteOn } from "./notes";
 
@@ -43,7 +42,7 @@ export function mergeBranches(
         if (Object.hasOwn(properties, name)) continue;
         const seen = declarations.get(name);
         if (!seen) declarations.set(name, [property]);
-        else if (!seen.some((other) => dequal(other, property))) seen.push(property);
+        else if (!seen.some((other) => sameJson(other, property))) seen.push(property);
       }
       forms.push(
         Object.keys(branchProperties)

@@ -19,9 +19,9 @@
  * that matches what they cover: fingerprints only (before the digest), or
  * no title and output schema (before those were pinned).
  */
-import { dequal } from "dequal/lite";
 import type { BoundedMap } from "../bounded-map";
 import { sha256 } from "../digest";
+import { sameJson } from "../json";
 import { textAt } from "../json-spans";
 import { logEvent } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
@@ -126,8 +126,8 @@ export function definitionOf(
     known &&
     known.description === description &&
     known.title === title &&
-    dequal(known.annotations, annotations) &&
-    dequal(known.outputSchema, outputSchema)
+    sameJson(known.annotations, annotations) &&
+    sameJson(known.outputSchema, outputSchema)
   ) {
     return known;
   }

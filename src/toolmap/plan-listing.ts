@@ -10,7 +10,7 @@
  * fingerprinting every schema of a large listing costs more CPU than all the
  * rest of the plan.
  */
-import { dequal } from "dequal/lite";
+import { sameJson } from "../json";
 import type { Assignments, Displacement, KnownNames } from "../names/assign";
 import type { RenameReason } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
@@ -95,7 +95,7 @@ export function planListing(
     }
     const tool = listed.get(original);
     const inputSchema = tool?.inputSchema;
-    if (entry?.inputSchema !== undefined && dequal(entry.inputSchema, inputSchema)) {
+    if (entry?.inputSchema !== undefined && sameJson(entry.inputSchema, inputSchema)) {
       const { schemaHash } = entry;
       return { name, original, inputSchema, schemaHash, changed: false, sameSchema: true };
     }

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { sha256 } from "../../src/digest";
+import { sameJson } from "../../src/json";
 import { assignNames } from "../../src/names/assign";
 import { nameRules } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
@@ -96,6 +97,72 @@ describe("planning a listing", () => {
       ]),
     );
     expect(again.displaced).toEqual([{ name: "a_b", from: "a/b", to: "a_b" }]);
+  });
+});
+
+/** `value` with the members of every object in reverse order: the same JSON value, written otherwise. */
+function reordered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reordered);
+  if (typeof value !== "object" || value === null) return value;
+  const entries = Object.entries(value).reverse();
+  return JSON.parse(JSON.stringify(Object.fromEntries(entries.map(([k, v]) => [k, reordered(v)]))));
+}
+
+/** One text per JSON value, whatever the order of its members. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  const keys = Object.keys(value).sort();
+  const members = keys.map((key) => `${JSON.stringify(key)}:${canonical(own(value, key))}`);
+  return `{${members.join(",")}}`;
+}
+
+const own = (object: object, key: string) => (object as Record<string, unknown>)[key];
+const parsedJson = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown);
+
+describe("telling the schema the isolate holds from a changed one", () => {
+  it("is the same schema with its members in any order: nothing is stored again", () => {
+    const schema = {
+      type: "object",
+      properties: { path: { type: "string", minLength: 1 }, mode: { enum: ["r", "w"] } },
+      required: ["path"],
+    };
+    const first = planned([{ name: "files.read", inputSchema: schema }], nothingKnown);
+    const again = planned(
+      [{ name: "files.read", inputSchema: reordered(schema) }],
+      knownAfter(first, "warm"),
+    );
+    expect(again.entries).toMatchObject([
+      { changed: false, sameSchema: true, schemaHash: first.entries[0]?.schemaHash },
+    ]);
+  });
+
+  it("compares parsed JSON values member by member, in any order (property)", () => {
+    fc.assert(
+      fc.property(parsedJson, (value) => {
+        expect(sameJson(value, reordered(value))).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(parsedJson, parsedJson, (a, b) => {
+        expect(sameJson(a, b)).toBe(canonical(a) === canonical(b));
+        expect(sameJson(b, a)).toBe(canonical(a) === canonical(b));
+      }),
+    );
+  });
+
+  it("tells apart values that differ in one place: a member more, a value, an array for an object", () => {
+    const base = { a: [1, { b: null }], c: "x" };
+    expect(sameJson(base, { a: [1, { b: null }], c: "x" })).toBe(true);
+    expect(sameJson(base, { a: [1, { b: null }], c: "x", d: 1 })).toBe(false);
+    expect(sameJson({ ...base, d: 1 }, base)).toBe(false);
+    expect(sameJson(base, { a: [1, { b: 0 }], c: "x" })).toBe(false);
+    expect(sameJson(base, { a: [1, { b: null }, 2], c: "x" })).toBe(false);
+    expect(sameJson({ 0: 1 }, [1])).toBe(false);
+    expect(sameJson([1], { 0: 1 })).toBe(false);
+    expect(sameJson({ a: undefined }, { b: undefined })).toBe(false);
+    expect(sameJson(JSON.parse('{"__proto__":1}'), {})).toBe(false);
+    expect(sameJson(JSON.parse('{"__proto__":1}'), JSON.parse('{"__proto__":1}'))).toBe(true);
   });
 });
 
