@@ -126,11 +126,14 @@ export class ToolRules {
   private readonly listedOnly: ((name: string) => boolean) | undefined;
   /** Original → the model-facing name the operator chose. */
   readonly names: ReadonlyMap<string, string>;
+  /** Original → its rule: a listing looks up each of its tools, most of them with none. */
+  private readonly rules: ReadonlyMap<string, ToolRule>;
 
   constructor(readonly document: ToolRulesDocument) {
     const compile = (patterns: string[]) => picomatch(patterns, { dot: true });
     this.hidden = document.hide.length > 0 ? compile(document.hide) : () => false;
     this.listedOnly = document.only.length > 0 ? compile(document.only) : undefined;
+    this.rules = new Map(Object.entries(document.tools));
     this.names = new Map(
       Object.entries(document.tools).flatMap(([original, rule]) =>
         rule.name === undefined ? [] : [[original, rule.name] as const],
@@ -154,7 +157,7 @@ export class ToolRules {
 
   /** The rule for one original, if the operator wrote one. */
   ruleFor(original: string): ToolRule | undefined {
-    return Object.hasOwn(this.document.tools, original) ? this.document.tools[original] : undefined;
+    return this.rules.size === 0 ? undefined : this.rules.get(original);
   }
 }
 
