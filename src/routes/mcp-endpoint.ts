@@ -8,7 +8,7 @@
  */
 import type { Context } from "hono";
 import { signInChallenge } from "../auth/broker";
-import { callerStanding } from "../auth/listing-callers";
+import { callerKey, callerStanding } from "../auth/listing-callers";
 import { rewriteChallenges } from "../auth/protected-resource";
 import { publicUrls } from "../auth/public-url";
 import { quotedName } from "../json";
@@ -117,21 +117,29 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
         request.headers,
         url,
       );
-      /** The origin's whole listing, asked for at most once per request; whether it answered. */
+      /**
+       * The origin's whole listing, asked for at most once per request and a minute per
+       * caller; whether it answered (or did, for this caller, within the minute).
+       */
       let relisted: Promise<boolean> | undefined;
       /** The origin's `401` to that listing: the caller's credentials no longer pass. */
       let signedOut: Response | undefined;
       const relist = (cause: unknown) => {
-        relisted ??= relistTools(target, headers, cause, config, {
-          onUnauthorized: (response) => {
-            signedOut = response;
-          },
-        }).then(async (tools) => {
-          if (!tools) return false;
+        relisted ??= (async () => {
+          // Keyed by what the origin sees: another caller's listing may hold other tools.
+          const relistedFor = await callerKey(headers, target);
+          if (!toolMap.relistedLatelyFor(relistedFor)) {
+            const tools = await relistTools(target, headers, cause, config, {
+              onUnauthorized: (response) => {
+                signedOut = response;
+              },
+            });
+            if (!tools) return false;
+            await toolMap.nameWholeListing(tools, relistedFor);
+          }
           caller.listed();
-          await toolMap.nameWholeListing(tools);
           return true;
-        });
+        })();
         return relisted;
       };
       // Search mode's answers come from the listing: only a caller the origin listed for reads it.

@@ -32,6 +32,13 @@ const ACCEPT_CHECK_MS = 60_000;
 const MAX_REMEMBERED_ANSWERS = 4;
 const MAX_REMEMBERED_CHARS = 16 * 1024 * 1024;
 const REMEMBERED_ANSWER_MS = 5 * 60_000;
+/**
+ * Callers whose whole listing a profile keeps as read lately, and for how
+ * long: a call naming a tool that listing lacked asks for no other listing
+ * meanwhile (tool-map.ts `listedLatelyFor`).
+ */
+const MAX_RELISTED_CALLERS = 1_000;
+const RELIST_MS = 60_000;
 
 /** The model-facing names of one profile: both ways, and the schema views. */
 export class ProfileNames {
@@ -46,6 +53,8 @@ export class ProfileNames {
    * mode); `null` when it was not; `undefined` until this isolate saw one.
    */
   search: ToolSearch | null | undefined;
+  /** Digests of the credentials whose whole listing the proxy asked for and named here lately. */
+  readonly relistedFor = new BoundedMap<string, true>(MAX_RELISTED_CALLERS, RELIST_MS);
   /** The answer KV holds for this profile, as far as this isolate knows: read once (or in flight). */
   storedAnswer: Promise<RememberedAnswer | undefined> | undefined;
   /** When this isolate last wrote it. */

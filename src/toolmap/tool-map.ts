@@ -390,8 +390,11 @@ export class ToolMap {
    */
   async nameWholeListing(
     tools: readonly ListedTool[],
+    /** The caller (`relistedLatelyFor`) a listing the proxy asked for itself was asked for. */
+    relistedFor?: string,
   ): Promise<{ listing: NamedListing; search: ToolSearch | null }> {
     const listing = await this.nameListing(tools);
+    if (relistedFor !== undefined) this.names.relistedFor.set(relistedFor, true);
     const visible = tools.filter((tool) => !listing.hidden.has(tool.name));
     const ceiling = this.profile.toolCeiling;
     if (ceiling === undefined || visible.length <= ceiling) {
@@ -414,6 +417,17 @@ export class ToolMap {
     this.names.search = search;
     logEvent("tools_search_mode", { profile: this.profile.name, tools: visible.length, ceiling });
     return { listing, search };
+  }
+
+  /**
+   * Whether the proxy asked the origin for its whole listing on behalf of
+   * `caller` (a digest of the credentials the origin sees) and named it here
+   * under this profile lately: a name that listing lacked is not asked for
+   * again meanwhile. Else a client calling names the origin does not list
+   * would have the proxy list the origin, and name what it lists, on every call.
+   */
+  relistedLatelyFor(caller: string): boolean {
+    return this.names.relistedFor.get(caller) === true;
   }
 
   /** The last whole listing's search mode: `null` when not in it, `undefined` when not known here. */

@@ -310,6 +310,31 @@ describe("tools/call by model-facing name", () => {
     log.mockRestore();
   });
 
+  it("lists the origin at most once a minute per caller for names its listing lacks", async () => {
+    const setup = await demoSession();
+    const relists = async () =>
+      (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes("relist")).length;
+    const calls = async () =>
+      (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes('"tools/call"')).length;
+    for (const name of ["no_such_tool", "no_such_tool", "nor_this_one"]) {
+      await callTool(setup.proxy, PROXY_URL, setup.session, name);
+    }
+    // Each call still reaches the origin, which answers for a tool it does not have.
+    expect(await calls()).toBe(3);
+    expect(await relists()).toBe(1);
+    // Another caller's listing may hold other tools: it is asked for.
+    const other = { ...setup.session, authorization: "Bearer another-caller" };
+    await callTool(setup.proxy, PROXY_URL, other, "no_such_tool");
+    expect(await relists()).toBe(2);
+    // A minute on, the origin may list new tools: it is asked again.
+    const now = Date.now();
+    vi.spyOn(Date, "now").mockImplementation(() => now + 61_000);
+    await callTool(setup.proxy, PROXY_URL, setup.session, "no_such_tool");
+    vi.restoreAllMocks();
+    expect(await relists()).toBe(3);
+    expect(await calls()).toBe(5);
+  });
+
   it("keeps working when every KV operation fails", async () => {
     const setup = await demoSession({ kv: failingKv() });
     expect(await namePairs(setup)).toContainEqual(["scope:action", DEMO_NAMES["scope:action"]]);
