@@ -11,7 +11,9 @@
  * for them: the origin decides (SECURITY.md, "What the proxy answers itself").
  *
  * Credentials are kept only as SHA-256 digests, in isolate memory, at most
- * `MAX_CALLERS` of them (the oldest goes first).
+ * `MAX_CALLERS` of them (the oldest goes first). The same digest, with the
+ * session, keys the listings the proxy asks for itself (`sessionKey`), in
+ * either mode: with the credentials the origin sees.
  */
 import { BoundedMap } from "../bounded-map";
 import { sha256 } from "../digest";
@@ -19,9 +21,23 @@ import { sha256 } from "../digest";
 const TTL_MS = 10 * 60_000;
 const MAX_CALLERS = 1_000;
 
+/** What identifies a caller to the origin. */
+const callerParts = (headers: Headers, url: URL) => [
+  headers.get("authorization"),
+  headers.get("cookie"),
+  url.search,
+];
+
 /** A digest of what identifies a caller to the origin. */
 export const callerKey = (headers: Headers, url: URL): Promise<string> =>
-  sha256([headers.get("authorization"), headers.get("cookie"), url.search].join("\n"));
+  sha256(callerParts(headers, url).join("\n"));
+
+/**
+ * A digest of what identifies a caller and its session to the origin: a
+ * server may list other tools to another session of the same caller.
+ */
+export const sessionKey = (headers: Headers, url: URL): Promise<string> =>
+  sha256([...callerParts(headers, url), headers.get("mcp-session-id")].join("\n"));
 
 export class ListingCallers {
   private readonly seen = new BoundedMap<string, true>(MAX_CALLERS, TTL_MS);

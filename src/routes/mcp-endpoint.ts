@@ -8,7 +8,7 @@
  */
 import type { Context } from "hono";
 import { signInChallenge } from "../auth/broker";
-import { callerKey, callerStanding } from "../auth/listing-callers";
+import { callerStanding, sessionKey } from "../auth/listing-callers";
 import { rewriteChallenges } from "../auth/protected-resource";
 import { publicUrls } from "../auth/public-url";
 import { quotedName } from "../json";
@@ -118,16 +118,16 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
         url,
       );
       /**
-       * The origin's whole listing, asked for at most once per request and a minute per
-       * caller; whether it answered (or did, for this caller, within the minute).
+       * The origin's whole listing, asked for at most once per request, and a minute per
+       * caller and session; whether it answered (or did, for them, within the minute).
        */
       let relisted: Promise<boolean> | undefined;
       /** The origin's `401` to that listing: the caller's credentials no longer pass. */
       let signedOut: Response | undefined;
       const relist = (cause: unknown) => {
         relisted ??= (async () => {
-          // Keyed by what the origin sees: another caller's listing may hold other tools.
-          const relistedFor = await callerKey(headers, target);
+          // Keyed by what the origin sees: another caller's listing, or session's, may hold other tools.
+          const relistedFor = await sessionKey(headers, target);
           if (!toolMap.relistedLatelyFor(relistedFor)) {
             const tools = await relistTools(target, headers, cause, config, {
               onUnauthorized: (response) => {

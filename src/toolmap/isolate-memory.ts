@@ -33,7 +33,7 @@ const MAX_REMEMBERED_ANSWERS = 4;
 const MAX_REMEMBERED_CHARS = 16 * 1024 * 1024;
 const REMEMBERED_ANSWER_MS = 5 * 60_000;
 /**
- * Callers whose whole listing a profile keeps as read lately, and for how
+ * Callers (and sessions) whose whole listing a profile keeps as read lately, and for how
  * long: a call naming a tool that listing lacked asks for no other listing
  * meanwhile (tool-map.ts `relistedLatelyFor`).
  */
@@ -53,7 +53,7 @@ export class ProfileNames {
    * mode); `null` when it was not; `undefined` until this isolate saw one.
    */
   search: ToolSearch | null | undefined;
-  /** Digests of the credentials whose whole listing the proxy asked for and named here lately. */
+  /** Digests of the credentials and sessions whose whole listing the proxy asked for and named here lately. */
   readonly relistedFor = new BoundedMap<string, true>(MAX_RELISTED_CALLERS, RELIST_MS);
   /** The answer KV holds for this profile, as far as this isolate knows: read once (or in flight). */
   storedAnswer: Promise<RememberedAnswer | undefined> | undefined;

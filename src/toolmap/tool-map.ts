@@ -421,7 +421,7 @@ export class ToolMap {
 
   /**
    * Whether the proxy asked the origin for its whole listing on behalf of
-   * `caller` (a digest of the credentials the origin sees) and named it here
+   * `caller` (a digest of the credentials and session the origin sees) and named it here
    * under this profile lately: a name that listing lacked is not asked for
    * again meanwhile. Else a client calling names the origin does not list
    * would have the proxy list the origin, and name what it lists, on every call.

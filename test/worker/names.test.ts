@@ -310,7 +310,7 @@ describe("tools/call by model-facing name", () => {
     log.mockRestore();
   });
 
-  it("lists the origin at most once a minute per caller for names its listing lacks", async () => {
+  it("lists the origin at most once a minute per caller and session for names its listing lacks", async () => {
     const setup = await demoSession();
     const relists = async () =>
       (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes("relist")).length;
@@ -322,17 +322,24 @@ describe("tools/call by model-facing name", () => {
     // Each call still reaches the origin, which answers for a tool it does not have.
     expect(await calls()).toBe(3);
     expect(await relists()).toBe(1);
-    // Another caller's listing may hold other tools: it is asked for.
+    // Another caller's listing, or another session's, may hold other tools: it is asked for.
     const other = { ...setup.session, authorization: "Bearer another-caller" };
     await callTool(setup.proxy, PROXY_URL, other, "no_such_tool");
     expect(await relists()).toBe(2);
+    await callTool(
+      setup.proxy,
+      PROXY_URL,
+      await openSession(setup.proxy, PROXY_URL),
+      "no_such_tool",
+    );
+    expect(await relists()).toBe(3);
     // A minute on, the origin may list new tools: it is asked again.
     const now = Date.now();
     vi.spyOn(Date, "now").mockImplementation(() => now + 61_000);
     await callTool(setup.proxy, PROXY_URL, setup.session, "no_such_tool");
     vi.restoreAllMocks();
-    expect(await relists()).toBe(3);
-    expect(await calls()).toBe(5);
+    expect(await relists()).toBe(4);
+    expect(await calls()).toBe(6);
   });
 
   it("keeps working when every KV operation fails", async () => {
