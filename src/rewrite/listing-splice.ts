@@ -7,7 +7,8 @@
  * with its comma; only a tool whose description or `_meta` changes, or whose
  * input schema, annotations or output schema write a key twice (each reader
  * would take its own), is parsed whole and written again. The cost follows
- * what changes, not the listing's size.
+ * what changes, not the listing's size; a listing nothing changes is the
+ * origin's own text, and its bytes go on as they came (response.ts).
  */
 import { parseExact, stringifyExact } from "../json";
 import type { Span } from "../json-spans";
@@ -46,8 +47,15 @@ function viewText(text: string, element: WrittenTool, view: unknown): string | u
   return parsed ? stringifyExact(view, parsed.exact) : undefined;
 }
 
-/** One tool as the model sees it; `undefined` when a tool that must be written again is not JSON. */
-function toolText(text: string, element: WrittenTool, listing: NamedListing): string | undefined {
+/**
+ * One tool as the model sees it: `null` when that is the origin's text as
+ * it came, `undefined` when a tool that must be written again is not JSON.
+ */
+function toolText(
+  text: string,
+  element: WrittenTool,
+  listing: NamedListing,
+): string | null | undefined {
   const { written, members } = element;
   const { span } = written;
   const original = element.name;
@@ -71,6 +79,7 @@ function toolText(text: string, element: WrittenTool, listing: NamedListing): st
     if (written === undefined) return undefined;
     edits.push([schemaSpan, written]);
   }
+  if (edits.length === 0) return null;
   edits.sort(([a], [b]) => a[0] - b[0]);
   return edited(text, span, edits);
 }
@@ -87,27 +96,41 @@ export function spliceListing(
 ): Spliced | undefined {
   const [toolsStart, toolsEnd] = read.toolsSpan;
   const { elements } = read;
-  const first = elements[0];
-  const last = elements.at(-1);
+  const spanOf = (element: WrittenTool | Span) =>
+    isTool(element) ? element.written.span : element;
+  // The origin's text is copied in runs as long as it stays as it came, not tool by tool:
+  // a listing nothing changes comes out as one run, the origin's own text.
   let tools = "";
-  if (first === undefined || last === undefined) tools = text.slice(toolsStart, toolsEnd);
-  else {
-    const spanOf = (element: WrittenTool | Span) =>
-      isTool(element) ? element.written.span : element;
-    tools = text.slice(toolsStart, spanOf(first)[0]);
-    let written = 0;
-    for (const [index, element] of elements.entries()) {
-      if (isTool(element) && listing.hidden.has(element.name)) continue;
-      const [start, end] = spanOf(element);
-      const out = isTool(element) ? toolText(text, element, listing) : text.slice(start, end);
-      if (out === undefined) return undefined;
-      // The separator the origin wrote before it (its comma), unless nothing is written before it.
-      const before = spanOf(elements[index - 1] ?? element)[1];
-      tools += (written++ === 0 ? "" : text.slice(before, start)) + out;
+  let [runStart, runEnd] = [toolsStart, toolsStart];
+  const copy = (from: number, to: number) => {
+    if (runEnd !== from) {
+      tools += text.slice(runStart, runEnd);
+      runStart = from;
     }
-    tools += text.slice(spanOf(last)[1], toolsEnd);
+    runEnd = to;
+  };
+  let last = toolsStart;
+  let written = 0;
+  for (const [index, element] of elements.entries()) {
+    const [start, end] = spanOf(element);
+    // What the origin wrote before its first element; before any other, the separator (its comma).
+    if (index === 0) copy(toolsStart, start);
+    const before = last;
+    last = end;
+    if (isTool(element) && listing.hidden.has(element.name)) continue;
+    const out = isTool(element) ? toolText(text, element, listing) : null;
+    if (out === undefined) return undefined;
+    if (written++ > 0) copy(before, start);
+    if (out === null) copy(start, end);
+    else {
+      tools += text.slice(runStart, runEnd) + out;
+      [runStart, runEnd] = [end, end];
+    }
   }
-  return replaced(text, read.toolsSpan, tools, read.idSpan);
+  copy(last, toolsEnd);
+  // Nothing changed: the origin's own text, not a copy of it.
+  if (tools === "" && runStart === toolsStart) return { text, idSpan: read.idSpan };
+  return replaced(text, read.toolsSpan, tools + text.slice(runStart, runEnd), read.idSpan);
 }
 
 /** The answer `read` with search mode's result in place of the origin's (search-mode.ts). */

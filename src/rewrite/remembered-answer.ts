@@ -43,7 +43,9 @@ export function reuseAnswer(
 
 /**
  * The remembered form of an answer: `received` as it came and `sent` as it
- * goes, each split around its id (at `receivedId` and `sentId`).
+ * goes, each split around its id (at `receivedId` and `sentId`). An answer
+ * sent as it came is remembered with one pair of halves for both
+ * (`sentAsReceived`).
  */
 export function rememberAnswer(
   received: string,
@@ -51,8 +53,11 @@ export function rememberAnswer(
   sent: string,
   [sentStart, sentEnd]: Span,
 ): RememberedAnswer {
-  return {
-    received: [received.slice(0, idStart), received.slice(idEnd)],
-    sent: [sent.slice(0, sentStart), sent.slice(sentEnd)],
-  };
+  const halves: [string, string] = [received.slice(0, idStart), received.slice(idEnd)];
+  if (sent === received) return { received: halves, sent: halves };
+  return { received: halves, sent: [sent.slice(0, sentStart), sent.slice(sentEnd)] };
 }
+
+/** Whether a remembered answer went to the client as the origin wrote it: its own bytes can go again. */
+export const sentAsReceived = (answer: RememberedAnswer): boolean =>
+  answer.sent === answer.received;

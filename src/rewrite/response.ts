@@ -42,7 +42,7 @@ import {
   watchEventStream,
 } from "../transport/sse";
 import { isTool, spliceListing, spliceSearchMode } from "./listing-splice";
-import { rememberAnswer, reuseAnswer } from "./remembered-answer";
+import { rememberAnswer, reuseAnswer, sentAsReceived } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
 import { renameTools } from "./tools-list";
 
@@ -202,13 +202,15 @@ export async function rewriteJsonText(
   const remembered = ids && (await toolMap.rememberedAnswer());
   const reused =
     remembered && reuseAnswer(text, remembered, (id) => requestAnswered(id, ids) !== undefined);
-  if (reused !== undefined) {
+  if (remembered && reused) {
     rewrite.onListing?.();
     rewrite.answered?.(reused.id as RequestId);
-    return reused.text;
+    // Sent as it came: the caller sends the origin's own bytes, not this text encoded again.
+    return sentAsReceived(remembered) ? undefined : reused.text;
   }
   const spliced = ids && (await rewriteListingText(text, ids, rewrite));
-  if (spliced !== undefined) return spliced;
+  // Nothing changed: the caller sends the origin's own bytes, not this text encoded again.
+  if (spliced !== undefined) return spliced === text ? undefined : spliced;
   const parsed = parseExact(text);
   if (parsed === undefined) {
     // Some clients read text `JSON.parse` does not (Python's `json` reads `NaN`).

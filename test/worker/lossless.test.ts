@@ -128,10 +128,14 @@ describe("JSON-RPC validity", () => {
 });
 
 describe("an answer the proxy reads but does not change is the origin's bytes", () => {
-  async function throughRewrite(bytes: Uint8Array, contentType = "application/json") {
+  async function throughRewrite(
+    bytes: Uint8Array,
+    contentType = "application/json",
+    memory = new ToolMapMemory(),
+  ) {
     const profile = profileOf("openai");
     const scope = await toolMapScopes(new URL("https://bytes.example/mcp"), profile.names);
-    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, memory, () => {});
     const origin = new Response(bytes, {
       headers: { "content-type": contentType, "content-length": String(bytes.byteLength) },
     });
@@ -158,5 +162,28 @@ describe("an answer the proxy reads but does not change is the origin's bytes", 
     const { bytes, length } = await throughRewrite(sent);
     expect(bytes).toEqual(sent);
     expect(length).toBe(String(sent.byteLength));
+  });
+
+  it("a listing every tool of which stays as it came: same bytes, same length, named and then remembered", async () => {
+    // A byte order mark, and a byte that is no UTF-8 in a description: text decoded and
+    // encoded again would lose both.
+    const sent = new Uint8Array([
+      0xef,
+      0xbb,
+      0xbf,
+      ...encode(
+        '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"read_file","description":"Caf',
+      ),
+      0xe9,
+      ...encode(
+        '","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]}}',
+      ),
+    ]);
+    const memory = new ToolMapMemory();
+    for (const pass of ["named", "remembered"]) {
+      const { bytes, length } = await throughRewrite(sent, "application/json", memory);
+      expect(bytes, pass).toEqual(sent);
+      expect(length, pass).toBe(String(sent.byteLength));
+    }
   });
 });
