@@ -221,5 +221,9 @@ export function decodeAnswer(text: string): RememberedAnswer | undefined {
   if (start + a + b + c > text.length) return undefined;
   const at = [start, start + a, start + a + b, start + a + b + c];
   const part = (i: number) => text.slice(at[i], at[i + 1]);
-  return { received: [part(0), part(1)], sent: [part(2), text.slice(at[3])] };
+  const received: [string, string] = [part(0), part(1)];
+  const sent: [string, string] = [part(2), text.slice(at[3])];
+  // An answer sent as it came is one pair of halves, as the isolate that wrote it kept it.
+  const asReceived = sent[0] === received[0] && sent[1] === received[1];
+  return { received, sent: asReceived ? received : sent };
 }

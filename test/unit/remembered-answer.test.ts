@@ -181,6 +181,22 @@ describe("an answer remembered in KV", () => {
     expect(second.out).toBe(first.out?.replace(/"id":1}$/, '"id":2}'));
   });
 
+  it("lets a new isolate send the origin's own text on where the listing went as it came", async () => {
+    const origin = `https://o.example/mcp?${crypto.randomUUID()}`;
+    const isolates = deployment("version-1", origin);
+    const asItCame = [
+      {
+        name: "read_file",
+        inputSchema: { type: "object" as const, properties: { path: { type: "string" } } },
+      },
+    ];
+    // `undefined`: nothing to write, the origin's bytes go on.
+    const first = await (await isolates())(answer(1, asItCame), 1);
+    expect(first).toEqual({ out: undefined, named: true });
+    const second = await (await isolates())(answer(2, asItCame), 2);
+    expect(second).toEqual({ out: undefined, named: false });
+  });
+
   it("is not reused by another deployment, other settings, or for another listing", async () => {
     const origin = `https://o.example/mcp?${crypto.randomUUID()}`;
     await (await deployment("version-1", origin)())(answer(1), 1);
