@@ -129,6 +129,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
           // Keyed by what the origin sees: another caller's listing, or session's, may hold other tools.
           const relistedFor = await sessionKey(headers, target);
           if (!toolMap.relistedLatelyFor(relistedFor)) {
+            if (!toolMap.takeRelist()) return false;
             const tools = await relistTools(target, headers, cause, config, {
               onUnauthorized: (response) => {
                 signedOut = response;

@@ -39,6 +39,12 @@ const REMEMBERED_ANSWER_MS = 5 * 60_000;
  */
 const MAX_RELISTED_CALLERS = 1_000;
 const RELIST_MS = 60_000;
+/**
+ * Listings the proxy asks for itself per profile in `RELIST_MS`, whoever the
+ * callers: a client can make up callers (a cookie, a query parameter the
+ * origin sees), but not more listings than this.
+ */
+export const MAX_RELISTS = 30;
 
 /** The model-facing names of one profile: both ways, and the schema views. */
 export class ProfileNames {
@@ -55,6 +61,8 @@ export class ProfileNames {
   search: ToolSearch | null | undefined;
   /** Digests of the credentials and sessions whose whole listing the proxy asked for and named here lately. */
   readonly relistedFor = new BoundedMap<string, true>(MAX_RELISTED_CALLERS, RELIST_MS);
+  /** When the proxy asked the origin for its listing itself lately, oldest first: at most `MAX_RELISTS`. */
+  private readonly relists: number[] = [];
   /** The answer KV holds for this profile, as far as this isolate knows: read once (or in flight). */
   storedAnswer: Promise<RememberedAnswer | undefined> | undefined;
   /** When this isolate last wrote it. */
@@ -73,6 +81,14 @@ export class ProfileNames {
         changes: number;
       }
     | undefined;
+
+  /** Whether the proxy may ask the origin for its listing once more now; counted when it may. */
+  takeRelist(now = Date.now()): boolean {
+    while ((this.relists[0] ?? now) <= now - RELIST_MS) this.relists.shift();
+    if (this.relists.length >= MAX_RELISTS) return false;
+    this.relists.push(now);
+    return true;
+  }
 
   keepLegacy(names: Map<string, string>): void {
     if (names.size > 0) this.changes++;

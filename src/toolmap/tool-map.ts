@@ -39,6 +39,7 @@ import type { Profile } from "../schemas/profile";
 import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
 import { acceptKey, decidePins, definitionOf } from "./definition-pins";
 import {
+  MAX_RELISTS,
   MAX_TOOLS,
   type OriginMemory,
   type ProfileNames,
@@ -428,6 +429,16 @@ export class ToolMap {
    */
   relistedLatelyFor(caller: string): boolean {
     return this.names.relistedFor.get(caller) === true;
+  }
+
+  /**
+   * Whether the proxy may ask the origin for its whole listing once more (at
+   * most `MAX_RELISTS` a minute per isolate and profile); counted when it may.
+   */
+  takeRelist(): boolean {
+    if (this.names.takeRelist()) return true;
+    logEvent("relist_limited", { profile: this.profile.name, limit: MAX_RELISTS });
+    return false;
   }
 
   /** The last whole listing's search mode: `null` when not in it, `undefined` when not known here. */

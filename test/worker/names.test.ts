@@ -342,6 +342,22 @@ describe("tools/call by model-facing name", () => {
     expect(await calls()).toBe(6);
   });
 
+  it("lists the origin at most 30 times a minute per isolate, however many callers the client makes up", async () => {
+    const setup = await demoSession();
+    const logs = captureLogs();
+    const received = async (what: string) =>
+      (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes(what)).length;
+    // A caller is what the origin sees: a cookie the client makes up is another one.
+    for (let caller = 0; caller < 31; caller++) {
+      const session = { ...setup.session, cookie: `made_up=${caller}` };
+      await callTool(setup.proxy, PROXY_URL, session, "no_such_tool");
+    }
+    expect(await received('"tools/call"')).toBe(31);
+    expect(await received("relist")).toBe(30);
+    expect(logs.events("relist_limited")).toMatchObject([{ limit: 30 }]);
+    logs.restore();
+  }, 30_000);
+
   it("keeps working when every KV operation fails", async () => {
     const setup = await demoSession({ kv: failingKv() });
     expect(await namePairs(setup)).toContainEqual(["scope:action", DEMO_NAMES["scope:action"]]);
