@@ -118,8 +118,9 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
         url,
       );
       /**
-       * The origin's whole listing, asked for at most once per request, and a minute per
-       * caller and session; whether it answered (or did, for them, within the minute).
+       * The origin's whole listing, asked for at most once per request, once a minute per
+       * caller and session, and 30 times a minute per isolate and profile; whether it
+       * answered (or did, for them, within the minute).
        */
       let relisted: Promise<boolean> | undefined;
       /** The origin's `401` to that listing: the caller's credentials no longer pass. */
