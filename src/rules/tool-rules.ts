@@ -135,7 +135,7 @@ export class ToolRules {
     this.listedOnly = document.only.length > 0 ? compile(document.only) : undefined;
     this.rules = new Map(Object.entries(document.tools));
     this.names = new Map(
-      Object.entries(document.tools).flatMap(([original, rule]) =>
+      [...this.rules].flatMap(([original, rule]) =>
         rule.name === undefined ? [] : [[original, rule.name] as const],
       ),
     );

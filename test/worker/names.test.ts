@@ -51,6 +51,11 @@ async function listTools(fetch: Fetch, url: string, session: Record<string, stri
   return { tools, pages };
 }
 
+/** How many requests that reached the origin for `trace` carry `what` in their body. */
+async function countReceived(trace: string, what: string): Promise<number> {
+  return (await receivedByOrigin(trace)).filter((r) => r.body.includes(what)).length;
+}
+
 async function callTool(
   fetch: Fetch,
   url: string,
@@ -312,10 +317,8 @@ describe("tools/call by model-facing name", () => {
 
   it("lists the origin at most once a minute per caller and session for names its listing lacks", async () => {
     const setup = await demoSession();
-    const relists = async () =>
-      (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes("relist")).length;
-    const calls = async () =>
-      (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes('"tools/call"')).length;
+    const relists = () => countReceived(setup.trace, "relist");
+    const calls = () => countReceived(setup.trace, '"tools/call"');
     for (const name of ["no_such_tool", "no_such_tool", "nor_this_one"]) {
       await callTool(setup.proxy, PROXY_URL, setup.session, name);
     }
@@ -345,8 +348,7 @@ describe("tools/call by model-facing name", () => {
   it("lists the origin at most 30 times a minute per isolate, however many callers the client makes up", async () => {
     const setup = await demoSession();
     const logs = captureLogs();
-    const received = async (what: string) =>
-      (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes(what)).length;
+    const received = (what: string) => countReceived(setup.trace, what);
     // A caller is what the origin sees: a cookie the client makes up is another one.
     for (let caller = 0; caller < 31; caller++) {
       const session = { ...setup.session, cookie: `made_up=${caller}` };
