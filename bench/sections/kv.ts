@@ -154,7 +154,7 @@ export async function measureKv(
     "",
     table(["request", "state", "KV reads", "KV writes", "target"], tableRows),
     "",
-    "Layout 2 keeps one map and one schema store per origin, so these counts are the same for 10 tools as for 5,000 (test/worker/tool-map-kv.test.ts asserts them at each size): a first listing writes the schemas and the map, looking once for names an earlier layout stored (one `list`); a cold isolate reads the map, and the chunk holding a schema when a call needs it. A name never listed also sends a `tools/list` to the origin, on every call: that is what a client that calls a removed tool costs.",
+    "Layout 2 keeps one map and one schema store per origin, so these counts are the same for 10 tools as for 5,000 (test/worker/tool-map-kv.test.ts asserts them at each size): a first listing writes the schemas and the map, looking once for names an earlier layout stored (one `list`); a cold isolate reads the map, and the chunk holding a schema when a call needs it. A name never listed also has the proxy ask the origin for its `tools/list`, at most once a minute per caller and session and 30 times a minute per isolate (docs/names.md): that is what a client that calls a removed tool costs.",
   ].join("\n");
   return { title: "KV behavior", markdown, targets, data: { listing: shape, rows } };
 }
