@@ -57,7 +57,3 @@ export function rememberAnswer(
   if (sent === received) return { received: halves, sent: halves };
   return { received: halves, sent: [sent.slice(0, sentStart), sent.slice(sentEnd)] };
 }
-
-/** Whether a remembered answer went to the client as the origin wrote it: its own bytes can go again. */
-export const sentAsReceived = (answer: RememberedAnswer): boolean =>
-  answer.sent === answer.received;

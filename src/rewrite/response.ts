@@ -25,7 +25,7 @@ import {
   type ToolsListResult,
 } from "../protocol/tools-list";
 import { editsListings } from "../rules/tool-rules";
-import type { NamedListing, ToolMap } from "../toolmap/tool-map";
+import { type NamedListing, sentAsReceived, type ToolMap } from "../toolmap/tool-map";
 import { transformUntil } from "../transport/hand-off";
 import {
   bodyIsDecoded,
@@ -42,7 +42,7 @@ import {
   watchEventStream,
 } from "../transport/sse";
 import { isTool, spliceListing, spliceSearchMode } from "./listing-splice";
-import { rememberAnswer, reuseAnswer, sentAsReceived } from "./remembered-answer";
+import { rememberAnswer, reuseAnswer } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
 import { renameTools } from "./tools-list";
 

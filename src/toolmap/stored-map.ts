@@ -23,7 +23,9 @@
  *   listing (profile, caps, `TOOL_RULES`, `TOOL_CHANGES`), fingerprinted into
  *   `<settings>`: `1\n<a>,<b>,<c>\n` and four texts of those lengths (the last
  *   takes the rest), the answer as received and as sent, each split around its
- *   id. A new isolate answers the same text from it (rewrite/remembered-answer.ts).
+ *   id; for an answer sent as it came, `1\n<a>\n` and its two halves as
+ *   received, once. A new isolate answers the same text from it
+ *   (rewrite/remembered-answer.ts).
  *   Written with a time to live of `ANSWER_TTL_DAYS`.
  */
 
@@ -184,19 +186,25 @@ export const ANSWER_TTL_DAYS = 7;
 
 export const answerKey = (origin: string, settings: string) => `${origin}:answer:${settings}`;
 
-/** An answer's characters, as received and as sent. */
-export const answerChars = ({ received, sent }: RememberedAnswer) =>
-  received[0].length + received[1].length + sent[0].length + sent[1].length;
+/** Whether a remembered answer went to the client as the origin wrote it: one pair of halves for both. */
+export const sentAsReceived = (answer: RememberedAnswer): boolean =>
+  answer.sent === answer.received;
+
+/** An answer's characters, as received and as sent (held once when they are the same). */
+export const answerChars = (answer: RememberedAnswer) =>
+  answer.received[0].length +
+  answer.received[1].length +
+  (sentAsReceived(answer) ? 0 : answer.sent[0].length + answer.sent[1].length);
 
 /**
  * An answer as its KV value, in UTF-8. An answer of ASCII characters only is
  * written into one buffer a part at a time, never joined into one string
  * first: for 10,000 tools, that string alone is 15 MB of an isolate's 128.
  */
-export function encodeAnswer({ received, sent }: RememberedAnswer): Uint8Array {
-  const parts = [...received, ...sent];
+export function encodeAnswer(answer: RememberedAnswer): Uint8Array {
+  const parts = sentAsReceived(answer) ? answer.received : [...answer.received, ...answer.sent];
   const header = `1\n${parts
-    .slice(0, 3)
+    .slice(0, -1)
     .map((part) => part.length)
     .join(",")}\n`;
   const pieces = [header, ...parts];
@@ -214,16 +222,16 @@ export function encodeAnswer({ received, sent }: RememberedAnswer): Uint8Array {
 
 /** The answer a KV value holds; `undefined` for a value of another format. */
 export function decodeAnswer(text: string): RememberedAnswer | undefined {
-  const header = /^1\n(\d+),(\d+),(\d+)\n/.exec(text);
+  const header = /^1\n(\d+)(?:,(\d+),(\d+))?\n/.exec(text);
   if (!header) return undefined;
-  const [a, b, c] = header.slice(1).map(Number) as [number, number, number];
-  const start = header[0].length;
-  if (start + a + b + c > text.length) return undefined;
-  const at = [start, start + a, start + a + b, start + a + b + c];
-  const part = (i: number) => text.slice(at[i], at[i + 1]);
+  // Where each part starts; the last part takes the rest.
+  const starts = [header[0].length];
+  for (const length of header.slice(1)) {
+    if (length !== undefined) starts.push((starts.at(-1) as number) + Number(length));
+  }
+  if ((starts.at(-1) as number) > text.length) return undefined;
+  const part = (i: number) => text.slice(starts[i], starts[i + 1]);
   const received: [string, string] = [part(0), part(1)];
-  const sent: [string, string] = [part(2), text.slice(at[3])];
   // An answer sent as it came is one pair of halves, as the isolate that wrote it kept it.
-  const asReceived = sent[0] === received[0] && sent[1] === received[1];
-  return { received, sent: asReceived ? received : sent };
+  return { received, sent: starts.length === 2 ? received : [part(2), part(3)] };
 }

@@ -67,7 +67,7 @@ import {
 } from "./stored-map";
 import { type SearchableTool, ToolSearch } from "./tool-search";
 
-export type { RememberedAnswer } from "./stored-map";
+export { type RememberedAnswer, sentAsReceived } from "./stored-map";
 
 const MAX_SCHEMA_CHUNKS = 2;
 /** Characters per schema chunk: under KV's 25 MiB a value, even at 3 bytes a character. */

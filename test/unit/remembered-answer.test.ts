@@ -212,15 +212,18 @@ describe("an answer remembered in KV", () => {
   it("is kept there when the isolate keeps it and its text fits a KV value (25 MiB of UTF-8), with no error either way", async () => {
     const log = vi.spyOn(console, "log");
     const Mi = 1024 * 1024;
-    for (const [chars, character, inIsolate, inKv] of [
-      [3 * Mi, "x", true, true],
-      [12 * Mi, "x", true, true],
+    for (const [chars, character, asItCame, inIsolate, inKv] of [
+      [3 * Mi, "x", false, true, true],
+      [12 * Mi, "x", false, true, true],
       // 2 bytes each: 4 MiB, encoded whole rather than a part at a time.
-      [2 * Mi, "é", true, true],
+      [2 * Mi, "é", false, true, true],
       // 3 bytes each: 27 MiB.
-      [9 * Mi, "€", true, false],
+      [9 * Mi, "€", false, true, false],
       // Over the isolate's 16 Mi: a new isolate would read it only to drop it.
-      [17 * Mi, "x", false, false],
+      [17 * Mi, "x", false, false, false],
+      // Sent as it came: one text, held and stored once (14 Mi, and 18 MiB of UTF-8).
+      [14 * Mi, "x", true, true, true],
+      [6 * Mi, "€", true, true, true],
     ] as const) {
       const origin = `https://o.example/mcp?${crypto.randomUUID()}`;
       const profile = profileOf("openai");
@@ -229,12 +232,12 @@ describe("an answer remembered in KV", () => {
       const memory = new ToolMapMemory();
       const open = (within: ToolMapMemory) =>
         new ToolMap(env.TOOL_MAP, scopes, profile, within, (w) => writes.push(w), NO_POLICY, "v1");
-      const quarter = character.repeat(chars / 4);
-      // Parts of other lengths, so the value's header places each one.
-      const answer = {
-        received: [`${quarter}a`, quarter] as [string, string],
-        sent: [quarter, `b${quarter}c`] as [string, string],
-      };
+      // `chars` in all; parts of other lengths, so the value's header places each one.
+      const part = character.repeat(asItCame ? chars / 2 : chars / 4);
+      const received: [string, string] = [`${part}a`, part];
+      const answer = asItCame
+        ? { received, sent: received }
+        : { received, sent: [part, `b${part}c`] as [string, string] };
       open(memory).rememberAnswer(answer);
       await Promise.all(writes);
       expect((await open(memory).rememberedAnswer()) !== undefined).toBe(inIsolate);
