@@ -51,6 +51,17 @@ const httpUrl = (missing: string) =>
     ),
   );
 
+/** An authorization server's issuer identifier (RFC 8414 §2): an http(s) URL with no query or fragment. */
+const issuerUrl = v.optional(
+  v.pipe(
+    httpUrl("must be a URL"),
+    v.check(
+      (url) => url.search === "" && url.hash === "",
+      "must be the authorization server's issuer, like https://auth.example.com (no query or fragment)",
+    ),
+  ),
+);
+
 /** The proxy's public origin: scheme, host and port, nothing more. */
 const publicOrigin = v.optional(
   v.pipe(
@@ -107,6 +118,11 @@ export type AuthMode =
       oauthKv: KVNamespace;
       /** `SIGN_IN_RATE_LIMIT`: sign-in requests per client address (auth/sign-in-limit.ts). */
       signInRateLimit: RateLimit;
+      /**
+       * `UPSTREAM_ISSUER`: the only authorization server the proxy signs in
+       * at, whatever the origin's metadata names; `undefined`: the one it names.
+       */
+      upstreamIssuer: URL | undefined;
       /** The proxy's own client at the origin's authorization server, when the operator registered one. */
       upstreamClient: { id: string; secret: string | undefined } | undefined;
     };
@@ -188,6 +204,7 @@ const ConfigSchema = v.pipe(
           "must be a Workers Rate Limiting binding ([[ratelimits]])",
         ),
       ),
+      UPSTREAM_ISSUER: issuerUrl,
       UPSTREAM_CLIENT_ID: secret,
       UPSTREAM_CLIENT_SECRET: secret,
       CF_VERSION_METADATA: v.optional(
@@ -246,6 +263,7 @@ const ConfigSchema = v.pipe(
               mode: "broker",
               oauthKv: vars.OAUTH_KV,
               signInRateLimit: vars.SIGN_IN_RATE_LIMIT,
+              upstreamIssuer: vars.UPSTREAM_ISSUER,
               upstreamClient: vars.UPSTREAM_CLIENT_ID
                 ? { id: vars.UPSTREAM_CLIENT_ID, secret: vars.UPSTREAM_CLIENT_SECRET }
                 : undefined,

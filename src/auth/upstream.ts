@@ -5,7 +5,10 @@
  * - Discovery: the origin's protected-resource metadata (RFC 9728) names its
  *   authorization server; without one, the 2025-03-26 fallback takes the
  *   origin's own host as the issuer. Its RFC 8414 metadata names every
- *   endpoint. The proxy only ever fetches what those documents name.
+ *   endpoint. The proxy only ever fetches what those documents name. With
+ *   `UPSTREAM_ISSUER` the operator names it instead, and metadata naming
+ *   others is refused: the origin is untrusted, and would otherwise choose
+ *   where `UPSTREAM_CLIENT_SECRET` and its users' sign-ins go.
  * - Identity, in order of preference: the operator's `UPSTREAM_CLIENT_ID` (and
  *   `UPSTREAM_CLIENT_SECRET`); a Client ID Metadata Document the proxy serves
  *   itself, where the authorization server accepts one and the proxy's URL is
@@ -129,8 +132,39 @@ export function originResource(named: unknown, originUrl: URL): string {
   );
 }
 
+/**
+ * The issuer to sign in at: `pinned` (`UPSTREAM_ISSUER`) when the operator
+ * set one, which the origin's metadata must then name among its own when it
+ * names any; else the first it names, or the origin's host (2025-03-26).
+ * Issuers compare as URLs, so `https://auth.example` is `https://auth.example/`.
+ */
+export function issuerOf(named: string[], pinned: URL | undefined, originUrl: URL): URL {
+  if (pinned === undefined) {
+    const [first = originUrl.origin] = named;
+    if (URL.canParse(first)) return new URL(first);
+    throw new UpstreamError(
+      "no_authorization_server",
+      "The origin's metadata names no usable authorization server",
+      new Error(`authorization server ${JSON.stringify(first)} is not a URL`),
+    );
+  }
+  if (
+    named.length > 0 &&
+    !named.some((issuer) => URL.canParse(issuer) && new URL(issuer).href === pinned.href)
+  ) {
+    throw new UpstreamError(
+      "issuer_mismatch",
+      "The origin's metadata names another authorization server than the one this proxy signs in at",
+      // The operator's issuer first: a log line keeps only the start of a long text.
+      new Error(`UPSTREAM_ISSUER ${pinned.href} is not among ${JSON.stringify(named)}`),
+    );
+  }
+  return pinned;
+}
+
 async function discover(
   config: Config,
+  auth: BrokerAuth,
   headers: Headers,
   memory: SignInMemory,
 ): Promise<Discovery> {
@@ -143,9 +177,11 @@ async function discover(
     throw new UpstreamError("origin_unreachable", "The origin could not be reached");
   }
   const document = metadata.kind === "found" ? metadata.document : {};
-  const [named] = stringArray(document.authorization_servers);
-  // 2025-03-26: no protected-resource metadata, the authorization server is on the origin's host.
-  const issuer = new URL(named ?? config.originUrl.origin);
+  const issuer = issuerOf(
+    stringArray(document.authorization_servers),
+    auth.upstreamIssuer,
+    config.originUrl,
+  );
   let as: oauth.AuthorizationServer | undefined;
   let cause: unknown;
   // RFC 8414's location first, then OpenID Connect's: the first usable document wins.
@@ -263,7 +299,7 @@ export async function upstreamFor(
   headers: Headers,
   memory: SignInMemory,
 ): Promise<Upstream> {
-  const { as, resource, scope } = await discover(config, headers, memory);
+  const { as, resource, scope } = await discover(config, auth, headers, memory);
   const options = requestOptions(config, new URL(as.issuer));
   const { client, clientAuth } = await identify(auth, as, urls, options, memory.registrations);
   return {

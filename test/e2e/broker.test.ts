@@ -46,9 +46,9 @@ async function seenByOrigin(at = origin): Promise<Array<{ issued: boolean; resou
   return (await fetch(new URL("/__seen", at))).json();
 }
 
-function broker(bindings: Partial<Env> = {}) {
+function broker(bindings: Partial<Env> = {}, vars: Record<string, string> = {}) {
   return clientNetwork(
-    viaProxy({ ORIGIN_URL: origin, AUTH_MODE: "broker" }, { app: createApp(), bindings }),
+    viaProxy({ ORIGIN_URL: origin, AUTH_MODE: "broker", ...vars }, { app: createApp(), bindings }),
     BROKER_URL,
   );
 }
@@ -268,6 +268,47 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(events("sign_in_failed")).toMatchObject([
       { reason: "resource_mismatch", detail: expect.stringContaining(origin) },
     ]);
+  });
+
+  it("signs in at UPSTREAM_ISSUER when the origin's metadata names it too", async () => {
+    const issuer = new URL(BROKERED_ORIGIN.authorizationServer).origin;
+    const { client } = await signIn(broker({}, { UPSTREAM_ISSUER: issuer }));
+    const result = await client.callTool({
+      name: DEMO_NAMES["files.read"],
+      arguments: { path: "a" },
+    });
+    expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "a" } });
+    expect(events("sign_in_completed")).toHaveLength(1);
+  });
+
+  it("sends the operator's client secret to no authorization server but UPSTREAM_ISSUER, whatever the origin's metadata names", async () => {
+    const outbound = vi.spyOn(globalThis, "fetch");
+    const network = broker(
+      {},
+      {
+        UPSTREAM_ISSUER: "https://auth.acme.example",
+        UPSTREAM_CLIENT_ID: "acme-proxy",
+        UPSTREAM_CLIENT_SECRET: "acme-secret",
+      },
+    );
+    const page = await network(await authorizationRequest(network), { redirect: "manual" });
+    expect(page.status).toBe(302);
+    const location = new URL(page.headers.get("location") ?? "");
+    expect(location.searchParams.get("error")).toBe("temporarily_unavailable");
+    expect(events("sign_in_failed")).toMatchObject([
+      {
+        reason: "issuer_mismatch",
+        detail: expect.stringContaining("https://auth.acme.example/"),
+      },
+    ]);
+    // The origin's own authorization server, which its metadata names, was never asked anything.
+    const asked = outbound.mock.calls.map(
+      ([input]) => new URL(input instanceof Request ? input.url : input),
+    );
+    expect(asked.map((url) => url.origin)).not.toContain(
+      new URL(BROKERED_ORIGIN.authorizationServer).origin,
+    );
+    expect(JSON.stringify(log.mock.calls)).not.toContain("acme-secret");
   });
 
   it("signs in when OAUTH_KV cannot read the proxy's registration at the origin: it registers again", async () => {

@@ -210,6 +210,10 @@ describe("parseConfig", () => {
       kind: "valid",
       config: { auth: { mode: "broker", upstreamClient: { id: "proxy", secret: "s3cret" } } },
     });
+    expect(broker({ ...bindings, UPSTREAM_ISSUER: " https://Auth.example.com " })).toMatchObject({
+      kind: "valid",
+      config: { auth: { upstreamIssuer: new URL("https://auth.example.com/") } },
+    });
     expect(broker({ SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT })).toEqual({
       kind: "invalid",
       setting: "OAUTH_KV",
@@ -303,6 +307,12 @@ describe("parseConfig", () => {
       "https://mcp.example.com/mcp",
       "must be the proxy's public origin only, like https://mcp.example.com (no path)",
     ],
+    ["UPSTREAM_ISSUER", "auth.example.com", "must be an absolute http:// or https:// URL"],
+    [
+      "UPSTREAM_ISSUER",
+      "https://auth.example.com/?tenant=acme",
+      "must be the authorization server's issuer, like https://auth.example.com (no query or fragment)",
+    ],
     ["ORIGIN_URL", "ftp://o.example/mcp", "must be an absolute http:// or https:// URL"],
     ["ORIGIN_URL", "/mcp", "must be an absolute http:// or https:// URL"],
     ["ORIGIN_URL", undefined, "is missing; set it to the full URL of the origin's MCP endpoint"],
@@ -331,6 +341,7 @@ describe("parseConfig, any settings (property)", () => {
     "ALLOWED_HOSTS",
     "PUBLIC_URL",
     "AUTH_MODE",
+    "UPSTREAM_ISSUER",
     "UPSTREAM_CLIENT_ID",
     "UPSTREAM_CLIENT_SECRET",
   ] as const;

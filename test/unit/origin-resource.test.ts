@@ -5,7 +5,7 @@
  * origin's metadata; never another server's.
  */
 import { describe, expect, it } from "vitest";
-import { originResource } from "../../src/auth/upstream";
+import { issuerOf, originResource } from "../../src/auth/upstream";
 
 const ORIGIN = new URL("https://mcp.example.com/api/mcp?key=secret");
 
@@ -40,6 +40,42 @@ describe("the resource broker mode asks tokens for", () => {
   ])("refuses %s: the token would be another server's", (_, named) => {
     expect(() => originResource(named, ORIGIN)).toThrow(
       expect.objectContaining({ reason: "resource_mismatch" }),
+    );
+  });
+});
+
+describe("the authorization server broker mode signs in at", () => {
+  const named = ["https://auth.example.com/", "https://login.example.net/tenant"];
+
+  it("is the first the origin's metadata names, or the origin's host when it names none", () => {
+    expect(issuerOf(named, undefined, ORIGIN).href).toBe("https://auth.example.com/");
+    expect(issuerOf([], undefined, ORIGIN).href).toBe("https://mcp.example.com/");
+  });
+
+  it("is none where the first the metadata names is not a URL", () => {
+    expect(() => issuerOf(["auth.example.com"], undefined, ORIGIN)).toThrow(
+      expect.objectContaining({ reason: "no_authorization_server" }),
+    );
+  });
+
+  it.each([
+    ["https://auth.example.com", named],
+    ["https://login.example.net/tenant", named],
+    ["https://auth.example.com/", []],
+  ])(
+    "is UPSTREAM_ISSUER %s where the metadata names it among others, or names none",
+    (pinned, among) => {
+      expect(issuerOf(among, new URL(pinned), ORIGIN).href).toBe(new URL(pinned).href);
+    },
+  );
+
+  it.each([
+    "https://evil.example/",
+    "https://login.example.net/tenant/",
+    "http://auth.example.com/",
+  ])("refuses metadata that does not name UPSTREAM_ISSUER %s", (pinned) => {
+    expect(() => issuerOf(named, new URL(pinned), ORIGIN)).toThrow(
+      expect.objectContaining({ reason: "issuer_mismatch" }),
     );
   });
 });
