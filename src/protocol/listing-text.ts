@@ -11,6 +11,10 @@
  * nothing after it, no key written twice in it, its result or a tool, and
  * none a lenient reader takes for another (tools-list.ts `misspelledKey`).
  * Anything else is `undefined`, and the caller parses the whole text.
+ *
+ * A tool written character for character as one of the listing read before
+ * (`before`, in its order) is compared, not scanned: reading a tool is a
+ * function of its text alone, so its spans are that tool's, moved.
  */
 import {
   isStringified,
@@ -121,6 +125,21 @@ export class WrittenTool implements ListedTool {
     return this.#outputSchema;
   }
 
+  /**
+   * This tool where `text` writes it again at `at`, character for character:
+   * its spans moved there, its members unread. `undefined` where `text` writes
+   * anything else there.
+   */
+  movedTo(text: string, at: number): WrittenTool | undefined {
+    const { text: was, span } = this.written;
+    const [start, end] = span;
+    if (text.slice(at, at + end - start) !== was.slice(start, end)) return undefined;
+    const shift = at - start;
+    const members = new Map<string, Span>();
+    for (const [key, [from, to]] of this.members) members.set(key, [from + shift, to + shift]);
+    return new WrittenTool(this.name, { text, span: [at, end + shift] }, members, this.texts);
+  }
+
   /** Read for its fingerprint, and again for a view written in its place: found out once. */
   get schemaJson(): ListedTool["schemaJson"] {
     const { text } = this.written;
@@ -146,12 +165,24 @@ export class WrittenTool implements ListedTool {
 }
 
 /** The `tools/list` answer `text` holds, read from its text; `undefined` where it holds no single such answer. */
-export function readListingText(text: string): ListingText | undefined {
+export function readListingText(
+  text: string,
+  before: readonly WrittenTool[] = [],
+): ListingText | undefined {
   let result: ObjectText | undefined;
   let toolsSpan: Span | undefined;
   const elements: ListingText["elements"] = [];
   let unread = false;
+  // The tool of `before` this one most likely is: the one after the last found there.
+  let next = 0;
+  let places: Map<string, number> | undefined;
   const readTool = (at: number): number => {
+    const moved = before[next]?.movedTo(text, at);
+    if (moved) {
+      elements.push(moved);
+      next++;
+      return moved.written.span[1];
+    }
     if (text.charCodeAt(at) !== 0x7b) {
       const end = valueEnd(text, at);
       elements.push([at, end]);
@@ -175,6 +206,9 @@ export function readListingText(text: string): ListingText | undefined {
     elements.push(
       name === undefined ? span : new WrittenTool(name, { text, span }, object.members, texts),
     );
+    places ??= new Map(before.map((tool, index) => [tool.name, index]));
+    const place = name === undefined ? undefined : places.get(name);
+    if (place !== undefined) next = place + 1;
     return object.end;
   };
   // Each level is read once: the result and its tools where they are written, the rest skipped.

@@ -236,7 +236,7 @@ async function rewriteListingText(
   ids: ReadonlySet<RequestId>,
   rewrite: ListingRewrite,
 ): Promise<string | undefined> {
-  const read = readListingText(text);
+  const read = readListingText(text, rewrite.toolMap.writtenBefore());
   const asked = read && requestAnswered(read.id, ids);
   if (!read || asked === undefined) return undefined;
   const cursorSpan = read.resultMembers.get("nextCursor");

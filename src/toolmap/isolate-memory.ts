@@ -8,9 +8,9 @@
  */
 import { BoundedMap } from "../bounded-map";
 import { sha256Bytes } from "../digest";
-import type { Span } from "../json-spans";
 import type { Assignments } from "../names/assign";
 import type { NameRules } from "../names/profiles";
+import type { WrittenTool } from "../protocol/listing-text";
 import type { SchemaView } from "../schemas/view";
 import type { ToolEntry } from "./plan-listing";
 import { answerChars, type RememberedAnswer, type StoredMap } from "./stored-map";
@@ -176,12 +176,12 @@ export class OriginMemory {
   /** Definition pins this isolate set and KV does not hold yet. */
   readonly pinned = new Map<string, string>();
   /**
-   * Where the last listing read from its text wrote each of its tools: a tool
-   * written the same way again is known without being read. One listing's
-   * text (one page, at most `MAX_REWRITE_BYTES`) is kept, no more: for a large
-   * listing, what spares naming it anew in this isolate.
+   * The tools of the last listing read from its text, in its order: a tool
+   * written the same way again is known without being read, or named anew.
+   * One listing's text (one page, at most `MAX_REWRITE_BYTES`) is kept, no
+   * more: for a large listing, what spares naming it anew in this isolate.
    */
-  written = new Map<string, { text: string; span: Span }>();
+  written = new Map<string, WrittenTool>();
   /** Originals held back (`TOOL_CHANGES=hold`) as of the last listing that showed them. */
   readonly held = new Set<string>();
   /** Held changes already logged (original and pin), and accept keys read lately. */

@@ -27,11 +27,12 @@
  * fail. Every KV error is a miss, logged, never a failed request.
  */
 import type { BoundedMap } from "../bounded-map";
-import { type Span, textAt } from "../json-spans";
+import { textAt } from "../json-spans";
 import { logEvent } from "../log";
 import { assignNames } from "../names/assign";
 import { isLegalName } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
+import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import { describedTool, presentedSchema, shapesSchema } from "../rules/apply-rules";
 import { NO_POLICY, refusesCalls, type ToolPolicy, type ToolRule } from "../rules/tool-rules";
@@ -288,6 +289,11 @@ export class ToolMap {
     };
   }
 
+  /** The tools of the last listing read from its text here, in its order: where a new one may read fastest. */
+  writtenBefore(): readonly WrittenTool[] {
+    return [...this.origin.written.values()];
+  }
+
   /**
    * The originals written exactly as the last listing read from its text
    * wrote them (a string comparison, no parse), and those whose text reads
@@ -298,21 +304,21 @@ export class ToolMap {
   private writtenAsBefore(tools: readonly ListedTool[]) {
     const same = new Set<string>();
     const twoWays = new Set<string>();
-    const written = new Map<string, { text: string; span: Span }>();
+    const written = new Map<string, WrittenTool>();
     for (const tool of tools) {
-      const { name, written: now } = tool;
+      const { name } = tool;
       const before = this.origin.written.get(name);
       // A tool this listing shows otherwise is no longer known by the text kept for it.
-      if (now === undefined) {
+      if (!(tool instanceof WrittenTool)) {
         this.origin.written.delete(name);
         continue;
       }
-      if (before && textAt(before) === textAt(now)) same.add(name);
+      if (before && textAt(before.written) === textAt(tool.written)) same.add(name);
       else if (tool.readsOneWay === false) {
         twoWays.add(name);
         continue;
       }
-      written.set(name, now);
+      written.set(name, tool);
     }
     if (written.size > 0) this.origin.written = written;
     return { same, twoWays };

@@ -19,7 +19,7 @@ import {
   valueEnd,
   type Written,
 } from "../../src/json-spans";
-import { readListingText, type WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { misspelledMember } from "../../src/protocol/tools-list";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
 import { ToolRules, type ToolRulesDocument, ToolRulesSetting } from "../../src/rules/tool-rules";
@@ -163,33 +163,65 @@ const otherElement = fc
   )
   .map((text) => ({ text, twice: false, twoWays: false }));
 
+type ElementText = { text: string; twice: boolean; twoWays: boolean };
+
+/** The envelope of an answer: its spacing, its cursor, and whether `id` comes first. */
+const envelope = fc.tuple(
+  space,
+  fc.option(fc.constantFrom('"next"', "null"), { nil: undefined }),
+  fc.boolean(),
+);
+
+function answerOf(
+  tools: ElementText[],
+  [s, cursor, idFirst]: [string, string | undefined, boolean],
+) {
+  const list = `[${s}${tools.map((tool) => tool.text).join(`,${s}`)}${s}]`;
+  const result = objectText(
+    cursor === undefined
+      ? [['"tools"', list]]
+      : [
+          ['"tools"', list],
+          ['"nextCursor"', cursor],
+        ],
+    [s],
+  );
+  const members: Array<[string, string]> = [
+    ['"jsonrpc"', '"2.0"'],
+    ['"id"', "1"],
+    ['"result"', result],
+  ];
+  return { text: objectText(idFirst ? members : [...members].reverse(), [s]), tools };
+}
+
+const elementTexts = fc.array(
+  fc.oneof({ weight: 8, arbitrary: toolText }, { weight: 1, arbitrary: otherElement }),
+  { maxLength: 6 },
+);
+
 const answerText = fc
-  .tuple(
-    fc.array(fc.oneof({ weight: 8, arbitrary: toolText }, { weight: 1, arbitrary: otherElement }), {
-      maxLength: 6,
-    }),
-    space,
-    fc.option(fc.constantFrom('"next"', "null"), { nil: undefined }),
-    fc.boolean(),
-  )
-  .map(([tools, s, cursor, idFirst]) => {
-    const list = `[${s}${tools.map((tool) => tool.text).join(`,${s}`)}${s}]`;
-    const result = objectText(
-      cursor === undefined
-        ? [['"tools"', list]]
-        : [
-            ['"tools"', list],
-            ['"nextCursor"', cursor],
-          ],
-      [s],
-    );
-    const members: Array<[string, string]> = [
-      ['"jsonrpc"', '"2.0"'],
-      ['"id"', "1"],
-      ['"result"', result],
-    ];
-    return { text: objectText(idFirst ? members : [...members].reverse(), [s]), tools };
-  });
+  .tuple(elementTexts, envelope)
+  .map(([tools, around]) => answerOf(tools, around));
+
+/** Whether no two tools of a listing share a name, as MCP asks (the map then has one entry for both). */
+function namesOnce(elements: ElementText[]): boolean {
+  const names = elements.map(({ text }) => (JSON.parse(text) as { name?: unknown } | null)?.name);
+  const named = names.filter((name) => typeof name === "string");
+  return new Set(named).size === named.length;
+}
+
+/**
+ * Two answers of one origin, the second listing again what the first did,
+ * some of it: in another order and spacing, with tools left out or added.
+ */
+const listedTwice = fc
+  .tuple(elementTexts.filter(namesOnce), envelope, elementTexts, envelope)
+  .chain(([first, firstAround, added, againAround]) =>
+    fc
+      .shuffledSubarray([...first, ...added])
+      .filter(namesOnce)
+      .map((again) => [answerOf(first, firstAround), answerOf(again, againAround)] as const),
+  );
 
 const RULES = new ToolRules(
   v.parse(ToolRulesSetting, {
@@ -246,6 +278,65 @@ describe("a listing renamed in its text", () => {
     );
     expect(kept).toBeGreaterThan(100);
     // 800 listings through real local KV: 4–8 s on a shared two-core machine, past vitest's 5 s.
+  }, 30_000);
+
+  it("reads a listing alike whether or not it is told the tools of the listing before", () => {
+    /** Everything a reading says: each element's name, spans and what its text showed. */
+    const reading = (text: string, before?: readonly WrittenTool[]) => {
+      const read = readListingText(text, before);
+      return (
+        read && {
+          ...read,
+          elements: read.elements.map((element) =>
+            element instanceof WrittenTool
+              ? {
+                  name: element.name,
+                  span: element.written.span,
+                  members: [...element.members],
+                  schemaJson: element.schemaJson?.span,
+                  readsOneWay: element.readsOneWay,
+                }
+              : element,
+          ),
+        }
+      );
+    };
+    const moving = vi.spyOn(WrittenTool.prototype, "movedTo");
+    fc.assert(
+      fc.property(listedTwice, ([first, again]) => {
+        const before = readListingText(first.text)?.elements.filter(
+          (element) => element instanceof WrittenTool,
+        );
+        expect(reading(again.text, before)).toEqual(reading(again.text));
+      }),
+      { numRuns: 500 },
+    );
+    // Tools found by comparison, not read: most of a listing seen before.
+    const found = moving.mock.results.filter(({ value }) => value !== undefined).length;
+    expect(found).toBeGreaterThan(30);
+    expect(found).toBeLessThan(moving.mock.results.length);
+  });
+
+  it("names a listing read after another as the whole-parse path names it", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    await fc.assert(
+      fc.asyncProperty(
+        listedTwice,
+        fc.constantFrom("openai", "gemini", "openai-strict"),
+        async ([first, again], profile) => {
+          const listIds = new Set([1]);
+          const fromText = freshMap(profile);
+          await rewriteJsonText(first.text, { listIds, toolMap: fromText });
+          const spliced =
+            (await rewriteJsonText(again.text, { listIds, toolMap: fromText })) ?? again.text;
+          const parsed = freshMap(profile);
+          await rewriteMessages(JSON.parse(first.text), { listIds, toolMap: parsed });
+          const whole = await rewriteMessages(JSON.parse(again.text), { listIds, toolMap: parsed });
+          expect(JSON.parse(spliced)).toEqual(whole);
+        },
+      ),
+      { numRuns: 200 },
+    );
   }, 30_000);
 
   it("leaves out a hidden tool with its comma, wherever it stands", async () => {
