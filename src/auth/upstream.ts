@@ -207,6 +207,10 @@ async function discover(
   const resource = originResource(document.resource, config.originUrl);
   const discovery = { as, resource, scope: stringArray(document.scopes_supported) };
   memory.discoveries.set(key, discovery);
+  // Once per discovery (five minutes an isolate): the operator's secret goes where the origin said.
+  if (auth.upstreamClient?.secret !== undefined && auth.upstreamIssuer === undefined) {
+    logEvent("upstream_issuer_unpinned", { issuer: as.issuer });
+  }
   return discovery;
 }
 

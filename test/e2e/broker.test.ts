@@ -311,6 +311,17 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(JSON.stringify(log.mock.calls)).not.toContain("acme-secret");
   });
 
+  it("logs where the client secret goes while UPSTREAM_ISSUER is unset, and not once it is set", async () => {
+    const issuer = new URL(BROKERED_ORIGIN.authorizationServer);
+    const secret = { UPSTREAM_CLIENT_ID: "acme-proxy", UPSTREAM_CLIENT_SECRET: "acme-secret" };
+    const unpinned = broker({}, secret);
+    expect((await unpinned(await authorizationRequest(unpinned))).status).toBe(200);
+    expect(events("upstream_issuer_unpinned")).toMatchObject([{ issuer: issuer.href }]);
+    const pinned = broker({}, { ...secret, UPSTREAM_ISSUER: issuer.origin });
+    expect((await pinned(await authorizationRequest(pinned))).status).toBe(200);
+    expect(events("upstream_issuer_unpinned")).toHaveLength(1);
+  });
+
   it("signs in when OAUTH_KV cannot read the proxy's registration at the origin: it registers again", async () => {
     const failing = withoutUpstreamClient(env.OAUTH_KV as KVNamespace, "failing");
     const network = broker({ OAUTH_KV: failing });
