@@ -57,6 +57,19 @@ export function namedTools(result: ToolsListResult): ListedTool[] {
   );
 }
 
+/**
+ * Whether this is the first tool of its name in a listing (`seen`: the names
+ * before it, added to as it goes). MCP names each tool once; where an origin
+ * names one twice, only the first is the tool: the one the proxy names,
+ * views and pins, and the only one it lists. A second copy beside it could
+ * show the model a definition no pin covers.
+ */
+export function firstOfItsName(tool: { name: string }, seen: Set<string>): boolean {
+  if (seen.has(tool.name)) return false;
+  seen.add(tool.name);
+  return true;
+}
+
 /** Whether a `tools/list` request asks for a page after the first (it carries a cursor). */
 export function asksForLaterPage(request: unknown): boolean {
   return (

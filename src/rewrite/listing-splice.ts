@@ -13,7 +13,7 @@
 import { parseExact, stringifyExact } from "../json";
 import type { Span } from "../json-spans";
 import { type ListingText, WrittenTool } from "../protocol/listing-text";
-import { isToolsListResult } from "../protocol/tools-list";
+import { firstOfItsName, isToolsListResult } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import type { NamedListing } from "../toolmap/tool-map";
 import { searchModeResult } from "./search-mode";
@@ -111,13 +111,16 @@ export function spliceListing(
   };
   let last = toolsStart;
   let written = 0;
+  const seen = new Set<string>();
   for (const [index, element] of elements.entries()) {
     const [start, end] = spanOf(element);
     // What the origin wrote before its first element; before any other, the separator (its comma).
     if (index === 0) copy(toolsStart, start);
     const before = last;
     last = end;
-    if (isTool(element) && listing.hidden.has(element.name)) continue;
+    if (isTool(element) && (!firstOfItsName(element, seen) || listing.hidden.has(element.name))) {
+      continue;
+    }
     const out = isTool(element) ? toolText(text, element, listing) : null;
     if (out === undefined) return undefined;
     if (written++ > 0) copy(before, start);

@@ -1,7 +1,8 @@
 /**
  * A `tools/list` result as the model sees it: each tool's `name` model-facing,
  * its `inputSchema` the profile's view where that differs, its description
- * as the operator's rules give it, and the tools they hide (or hold) left out. Every other
+ * as the operator's rules give it, and the tools they hide (or hold) left out,
+ * with every tool after the first of its name (`firstOfItsName`). Every other
  * field of the tool and of the result (`nextCursor`, `_meta`, `annotations`,
  * `outputSchema`, `ttlMs`, fields added by later protocol revisions) is
  * carried as it came, in the same order. A tool whose view is still beyond
@@ -9,14 +10,22 @@
  * fall back (docs/schemas.md, "openai-strict").
  */
 import { isPlainObject } from "../json";
-import type { ToolsListResult } from "../protocol/tools-list";
+import { firstOfItsName, type ToolsListResult } from "../protocol/tools-list";
 import type { NamedListing } from "../toolmap/tool-map";
 
 /** The `_meta` key that marks a tool whose view its provider may still refuse, with why. */
 export const UNFIT_META = "io.github.mcp-edge-rewriter/unfit";
 
 export function renameTools(result: ToolsListResult, listing: NamedListing): ToolsListResult {
-  return { ...result, tools: result.tools.flatMap((tool) => renamedTool(tool, listing)) };
+  const seen = new Set<string>();
+  const once = (tool: unknown) =>
+    !isPlainObject(tool) ||
+    typeof tool.name !== "string" ||
+    firstOfItsName({ name: tool.name }, seen);
+  return {
+    ...result,
+    tools: result.tools.filter(once).flatMap((tool) => renamedTool(tool, listing)),
+  };
 }
 
 /** One entry of a listing's `tools` as the model sees it: `[]` when it is left out, `[tool]` as it came when nothing changes. */

@@ -33,7 +33,7 @@ import { assignNames } from "../names/assign";
 import { isLegalName } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
 import { WrittenTool } from "../protocol/listing-text";
-import type { ListedTool } from "../protocol/tools-list";
+import { firstOfItsName, type ListedTool } from "../protocol/tools-list";
 import { describedTool, presentedSchema, shapesSchema } from "../rules/apply-rules";
 import { NO_POLICY, refusesCalls, type ToolPolicy, type ToolRule } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
@@ -97,6 +97,23 @@ function settingsOf(deployment: string, profile: Profile, policy: ToolPolicy): s
   const { names, toolCeiling } = profile;
   const settings = [deployment, profile.name, names.cap, toolCeiling, policy.changes];
   return fingerprint32(JSON.stringify([...settings, policy.rules.document])).toString(36);
+}
+
+/**
+ * A listing's tools, each name's first only, as the listing the client gets
+ * shows them (`firstOfItsName`); a name written again is logged.
+ */
+function firstOfEachName(tools: readonly ListedTool[]): readonly ListedTool[] {
+  const seen = new Set<string>();
+  const first: ListedTool[] = [];
+  const repeated = new Set<string>();
+  for (const tool of tools) {
+    if (firstOfItsName(tool, seen)) first.push(tool);
+    else repeated.add(tool.name);
+  }
+  if (repeated.size === 0) return tools;
+  logEvent("tool_listed_twice", { tools: [...repeated] });
+  return first;
 }
 
 const sameAnswer = (a: RememberedAnswer, b: RememberedAnswer) =>
@@ -237,7 +254,8 @@ export class ToolMap {
    * KV lacks, and views their schemas under the profile (a view is computed
    * once per tool and schema, then reused from isolate memory).
    */
-  async nameListing(tools: readonly ListedTool[]): Promise<NamedListing> {
+  async nameListing(listed: readonly ListedTool[]): Promise<NamedListing> {
+    const tools = firstOfEachName(listed);
     const readable = await this.load();
     // The map now follows this listing: an answer remembered from another no longer stands for it.
     for (const names of this.origin.profiles.values()) this.answers.delete(names);
@@ -396,10 +414,11 @@ export class ToolMap {
    * tools as search mode shows them, is kept until the next whole listing.
    */
   async nameWholeListing(
-    tools: readonly ListedTool[],
+    whole: readonly ListedTool[],
     /** The caller (`relistedLatelyFor`) a listing the proxy asked for itself was asked for. */
     relistedFor?: string,
   ): Promise<{ listing: NamedListing; search: ToolSearch | null }> {
+    const tools = firstOfEachName(whole);
     const listing = await this.nameListing(tools);
     if (relistedFor !== undefined) this.names.relistedFor.set(relistedFor, true);
     const visible = tools.filter((tool) => !listing.hidden.has(tool.name));

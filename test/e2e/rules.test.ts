@@ -445,6 +445,30 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
     ]);
   });
 
+  it("hold: a tool listed twice is listed once, so a changed copy cannot stand beside the one pinned", async () => {
+    const logs = captureLogs();
+    const map = crypto.randomUUID();
+    const origin = `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5&twice`;
+    const contexts: ExecutionContext[] = [];
+    const client = await connect(
+      "2025-11-25",
+      viaProxy({ ORIGIN_URL: origin, TOOL_CHANGES: "hold" }, { contexts }),
+    );
+    const named = async () => (await client.listTools()).map((tool) => tool.name);
+    expect((await named()).filter((name) => name === "read_text_file")).toHaveLength(1);
+    expect(logs.events("tool_listed_twice")).toMatchObject([{ tools: ["read_text_file"] }]);
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+
+    // The first copy changes; the second stays as it was pinned.
+    await fetch(`${CATALOG_ORIGIN}/__change?map=${map}`, { method: "POST" });
+    const tools = await client.listTools();
+    expect(tools.map((tool) => tool.name)).not.toContain("read_text_file");
+    expect(tools.map((tool) => tool.description).join("\n")).not.toContain("(changed 1 times)");
+    expect(logs.events("tool_definition_changed")).toMatchObject([
+      { tool: "read_text_file", changed: ["description"], mode: "hold" },
+    ]);
+  });
+
   it("allow: neither logs nor holds", async () => {
     const logs = captureLogs();
     const { origin, change } = changingOrigin();
