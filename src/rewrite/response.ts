@@ -136,7 +136,8 @@ async function namePage(
   if (rest === undefined) return { listing: await toolMap.nameListing(page) };
   const whole = [...page, ...rest];
   const { listing, search } = await toolMap.nameWholeListing(whole);
-  return search ? { listing, search: whole.length } : { listing };
+  // The tools a search can find: none the rules hide, each name once.
+  return search ? { listing, search: search.tools.length } : { listing };
 }
 
 /** One `tools/list` result as the model sees it. */

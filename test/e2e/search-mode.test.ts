@@ -94,7 +94,12 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
       revision,
       viaProxy({ ORIGIN_URL: catalog(300), TOOL_RULES: JSON.stringify(rules) }),
     );
-    await client.listTools();
+    const listed = await client.listTools();
+    // The count the listing gives is of the tools the model can reach, as a search's.
+    const count = /\((\d+) in all\)/.exec(String(listed[0]?.description))?.[1];
+    const none = await client.callTool("search_tools", { query: "zzzz qqqq" });
+    expect(JSON.stringify(none)).toContain(`No tool of ${count} matches`);
+    expect(Number(count)).toBeLessThan(300);
     const search = await client.callTool("search_tools", { query: "edit file", limit: 20 });
     expect(found(search).map((tool) => tool.name)).not.toContain("edit_file");
     expect(JSON.stringify(search)).not.toMatch(/edit_file(_\d+)?\b/);
