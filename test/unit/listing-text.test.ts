@@ -334,6 +334,51 @@ describe("a listing renamed in its text", () => {
     );
   }, 30_000);
 
+  it("judges a tool listed twice by its first copy, the only one listed, on both paths", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const rules = new ToolRules(
+      v.parse(ToolRulesSetting, { hideAnnotated: { destructiveHint: true } }) as ToolRulesDocument,
+    );
+    const open = () =>
+      new ToolMap(
+        env.TOOL_MAP,
+        { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
+        profileOf("openai"),
+        new ToolMapMemory(),
+        () => {},
+        { rules, changes: "allow" },
+      );
+    const tool = (name: string, annotations: object) =>
+      JSON.stringify({ name, annotations, inputSchema: { type: "object" } });
+    const listing = (tools: string[]) =>
+      `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tools.join(",")}]}}`;
+    const names = (answer: unknown) =>
+      (answer as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
+    const listIds = new Set([1]);
+    for (const [tools, listed] of [
+      // A destructive copy first: hidden, whatever the copy after it says.
+      [
+        [tool("drop_table", { destructiveHint: true }), tool("drop_table", { readOnlyHint: true })],
+        [],
+      ],
+      // A harmless copy first: listed once, as that copy.
+      [
+        [tool("drop_table", { readOnlyHint: true }), tool("drop_table", { destructiveHint: true })],
+        ["drop_table"],
+      ],
+    ] as const) {
+      const text = listing([...tools]);
+      const spliced = (await rewriteJsonText(text, { listIds, toolMap: open() })) ?? text;
+      expect(names(JSON.parse(spliced))).toEqual(listed);
+      expect(JSON.parse(spliced).result.tools[0]?.annotations).toEqual(
+        listed.length > 0 ? { readOnlyHint: true } : undefined,
+      );
+      expect(names(await rewriteMessages(JSON.parse(text), { listIds, toolMap: open() }))).toEqual(
+        listed,
+      );
+    }
+  });
+
   it("leaves out a hidden tool with its comma, wherever it stands", async () => {
     const tool = (name: string) =>
       `{"name":"${name}","inputSchema":{"type":"object","properties":{}}}`;
