@@ -26,7 +26,13 @@ export interface Written {
   plain: boolean;
 }
 
-/** Deeper nesting than this is not scanned (the caller parses instead). */
+/**
+ * Deeper nesting than this is not scanned (the caller parses instead), nor
+ * parsed (`nestsTooDeep`): what reads a parsed value recurses (the
+ * comparison of a listed schema with the one remembered, `JSON.stringify`
+ * with a replacer, validation), and a value 10,000 levels deep, 20 KB of
+ * text, overflows its stack.
+ */
 export const MAX_NESTING = 512;
 
 const QUOTE = 0x22;
@@ -116,6 +122,29 @@ export function valueEnd(text: string, start: number, written?: Written): number
     at++;
   }
   return -1;
+}
+
+/**
+ * Whether a value in `text` nests deeper than `MAX_NESTING`: json.ts reads no
+ * such text. One pass that counts brackets outside strings; a text too short
+ * to nest that deep is not looked at.
+ */
+export function nestsTooDeep(text: string): boolean {
+  if (text.length <= 2 * MAX_NESTING) return false;
+  let depth = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      const end = stringEnd(text, at);
+      if (end === -1) return false;
+      at = end - 1;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (++depth > MAX_NESTING) return true;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
 }
 
 /** The key whose string starts at `start` and ends before `end`; `undefined` when it is not a JSON string. */

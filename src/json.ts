@@ -25,7 +25,14 @@
  *
  * Written back with `JSON.rawJSON`. Keys are written as `JSON.stringify`
  * writes them, and so is the whitespace of a message the proxy changed.
+ *
+ * A text that nests deeper than `MAX_NESTING` (json-spans.ts) is not read:
+ * whatever walks its value afterwards would run out of stack.
  */
+import { nestsTooDeep } from "./json-spans";
+
+export { MAX_NESTING, nestsTooDeep } from "./json-spans";
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -171,8 +178,12 @@ const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 const NEGATIVE_ZERO = Symbol("-0");
 const valueKey = (value: unknown) => (Object.is(value, -0) ? NEGATIVE_ZERO : value);
 
-/** `text`'s value, and what re-serializing it needs to write it as it came; `undefined` when it is not JSON. */
+/**
+ * `text`'s value, and what re-serializing it needs to write it as it came;
+ * `undefined` when it is not JSON, or nests deeper than `MAX_NESTING`.
+ */
 export function parseExact(text: string): { value: unknown; exact?: ExactText } | undefined {
+  if (nestsTooDeep(text)) return undefined;
   try {
     if (!NOT_AS_STRINGIFIED.test(text)) return { value: JSON.parse(text) };
     const byValue = new Map<unknown, string | null>();
@@ -212,18 +223,13 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-/** `parseExact` of UTF-8 `bytes`, and their text; `undefined` when they are not UTF-8 JSON. */
-export function parseExactBytes(
-  bytes: Uint8Array,
-): { text: string; value: unknown; exact?: ExactText } | undefined {
-  let text: string;
+/** The text of UTF-8 `bytes`; `undefined` when they are not UTF-8. */
+export function utf8Text(bytes: Uint8Array): string | undefined {
   try {
-    text = strictUtf8.decode(bytes);
+    return strictUtf8.decode(bytes);
   } catch {
     return undefined;
   }
-  const parsed = parseExact(text);
-  return parsed && { ...parsed, text };
 }
 
 /** `value` as JSON text, each value `exact`'s text held written as it was written there. */

@@ -13,7 +13,7 @@
  * The params to forward keep the envelope fields and the recovered `arguments`,
  * never the inline copies.
  */
-import { isPlainObject, parseJsonObject } from "../json";
+import { isPlainObject, MAX_NESTING, nestsTooDeep, parseJsonObject } from "../json";
 import { jsonTypeOf } from "./json-schema";
 
 /** Fields of `params` that are the call's envelope, never arguments. */
@@ -43,8 +43,12 @@ export type Recovered =
   /** Arguments that are no object: the caller answers `-32602` with `message`. */
   | { kind: "refused"; message: string };
 
-const describe = (value: unknown) =>
-  typeof value === "string" ? "a string that is not a JSON object" : `${jsonTypeOf(value)}`;
+function describe(value: unknown): string {
+  if (typeof value !== "string") return jsonTypeOf(value);
+  return nestsTooDeep(value)
+    ? `a JSON text nested deeper than ${MAX_NESTING} levels`
+    : "a string that is not a JSON object";
+}
 
 export function recoverArguments(params: Record<string, unknown>): Recovered {
   const given = Object.hasOwn(params, "arguments") ? params.arguments : undefined;

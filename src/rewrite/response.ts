@@ -6,7 +6,15 @@
  * answer with nothing to rename is the origin's own body, and a body in an
  * encoding the runtime did not decode is never read or relabeled.
  */
-import { isPlainObject, parseExact, parseJson, quotedName, stringifyExact } from "../json";
+import {
+  isPlainObject,
+  MAX_NESTING,
+  nestsTooDeep,
+  parseExact,
+  parseJson,
+  quotedName,
+  stringifyExact,
+} from "../json";
 import { logEvent } from "../log";
 import {
   type ErrorAddressee,
@@ -214,8 +222,10 @@ export async function rewriteJsonText(
   if (spliced !== undefined) return spliced === text ? undefined : spliced;
   const parsed = parseExact(text);
   if (parsed === undefined) {
-    // Some clients read text `JSON.parse` does not (Python's `json` reads `NaN`).
-    if (guardsListings(rewrite)) throw new UnreadListing("not JSON");
+    // Some clients read text `JSON.parse` does not (Python's `json` reads `NaN`), or nested deeper.
+    const reason = nestsTooDeep(text) ? `nests deeper than ${MAX_NESTING} levels` : "not JSON";
+    if (guardsListings(rewrite)) throw new UnreadListing(reason);
+    if (expectsLists(rewrite.listIds)) logEvent("response_not_rewritten", { reason });
     return undefined;
   }
   const rewritten = await rewriteMessages(parsed.value, rewrite);

@@ -9,8 +9,8 @@
  * rewritten.
  */
 import * as v from "valibot";
-import { type ExactText, foldedKey, keyTwiceReason, parseExactBytes } from "../json";
-import { keyReadTwice, MAX_NESTING } from "../json-spans";
+import { type ExactText, foldedKey, keyTwiceReason, parseExact, utf8Text } from "../json";
+import { keyReadTwice, MAX_NESTING, nestsTooDeep } from "../json-spans";
 import {
   ErrorCode,
   type JsonRpcMessage,
@@ -87,20 +87,27 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
       `Request body exceeds the limit of ${maxBytes} bytes`,
     );
   }
-  const parsed = parseExactBytes(bytes);
-  if (parsed === undefined) {
+  const text = utf8Text(bytes);
+  const parsed = text === undefined ? undefined : parseExact(text);
+  const nestsDeeper = () =>
+    refused(
+      400,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: the body nests deeper than ${MAX_NESTING} levels`,
+    );
+  if (text === undefined || parsed === undefined) {
+    if (text !== undefined && nestsTooDeep(text)) return nestsDeeper();
     return refused(400, ErrorCode.ParseError, "Parse error: the body is not valid JSON");
   }
   // One reading: JSON.parse keeps a key's last value, other readers its first, and Go's
   // encoding/json takes any case of a field's name (`Method` for `method`).
-  const twice = keyReadTwice(parsed.text, 0, foldedKey);
+  const twice = keyReadTwice(text, 0, foldedKey);
+  if (twice === null) return nestsDeeper();
   if (twice !== undefined) {
     return refused(
       400,
       ErrorCode.InvalidRequest,
-      twice === null
-        ? `Invalid Request: the body nests deeper than ${MAX_NESTING} levels`
-        : `Invalid Request: an object in the body writes ${keyTwiceReason(twice)}`,
+      `Invalid Request: an object in the body writes ${keyTwiceReason(twice)}`,
     );
   }
   const json = parsed.value;

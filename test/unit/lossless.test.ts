@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { echoTools } from "../../demo/src/tools";
-import { foldedKey, parseExact, stringifyExact } from "../../src/json";
+import { foldedKey, MAX_NESTING, nestsTooDeep, parseExact, stringifyExact } from "../../src/json";
 import { planForward } from "../../src/rewrite/request";
 import { rewriteJsonText } from "../../src/rewrite/response";
 import { profileOf } from "../../src/schemas/profile";
@@ -288,6 +288,21 @@ describe("parseExact and stringifyExact", () => {
     expect(stringifyExact(rebuilt, parsed?.exact)).toBe(
       '{"a":9007199254740993,"b":"\\u00e9","c":1,"d":1}',
     );
+  });
+
+  it("read no text nested deeper than MAX_NESTING, whichever way it parses", () => {
+    const nested = (levels: number, leaf: string) =>
+      `${'{"a":['.repeat(levels / 2)}${leaf}${"]}".repeat(levels / 2)}`;
+    for (const leaf of ["1", "1.0"]) {
+      expect(parseExact(nested(MAX_NESTING, leaf))).toBeDefined();
+      expect(parseExact(nested(MAX_NESTING + 2, leaf))).toBeUndefined();
+      expect(parseExact(nested(100_000, leaf))).toBeUndefined();
+    }
+    // Brackets count outside strings only, and a value that closes gives its levels back.
+    const brackets = JSON.stringify(`\\"${"[{".repeat(1000)}`);
+    expect(nestsTooDeep(`[${brackets}]`)).toBe(false);
+    expect(nestsTooDeep(`[${nested(400, "1")},${nested(400, "1")}]`)).toBe(false);
+    expect(nestsTooDeep(`[${nested(MAX_NESTING, "1")}]`)).toBe(true);
   });
 
   it("tell -0 from 0, which a Map takes for one key", () => {

@@ -78,6 +78,26 @@ describe("repairs that make the call work", () => {
     });
   });
 
+  // The proxy reads no JSON nested deeper than a request body may be: a deeper value would
+  // overflow the stack of what reads it after the parse, here and at the origin.
+  it("JSON text nested deeper than 512 levels is not unpacked from a string", async () => {
+    const { call, callsReceived } = await setUp();
+    const deep = `${'{"a":'.repeat(600)}1${"}".repeat(600)}`;
+    const inline = await call({
+      name: DEMO_NAMES["catering.invoice"],
+      arguments: `{"payload_json":${deep}}`,
+    });
+    expect(inline.error).toMatchObject({ code: -32602 });
+    expect(inline.error?.message).toContain("nested deeper than 512 levels");
+    const field = await call({
+      name: DEMO_NAMES["catering.invoice"],
+      arguments: { payload_json: deep },
+    });
+    expect(field.result?.isError).toBe(true);
+    const received = await callsReceived();
+    expect(received.map((call) => call.body.params.arguments)).toEqual([{ payload_json: deep }]);
+  });
+
   it("fields sent inline next to an empty `arguments` arrive as the arguments", async () => {
     const { call, callsReceived } = await setUp();
     const { result } = await call({

@@ -80,6 +80,30 @@ describe("malformed input is answered by the proxy, never forwarded", () => {
     expect(message).toContain(says);
   });
 
+  it("a body nested deeper than 512 levels: 400 with -32600, however its numbers are written", async () => {
+    // Two levels are the message's own (the message and `params`).
+    const nested = (levels: number, leaf: string) =>
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":${"[".repeat(levels - 2)}${leaf}${"]".repeat(levels - 2)}}}`;
+    // A number JSON.stringify writes otherwise (1.0) is read exactly, by another path.
+    for (const leaf of ["1", "1.0"]) {
+      for (const levels of [513, 100_000]) {
+        expect(await expectRefusedLocally(nested(levels, leaf), 400, -32600)).toBe(
+          "Invalid Request: the body nests deeper than 512 levels",
+        );
+      }
+      const trace = newTrace();
+      await throughGateway(`${PROXY_URL}?trace=${trace}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: nested(512, leaf),
+      });
+      expect(await receivedByOrigin(trace)).toHaveLength(1);
+    }
+  });
+
   it("a body over MAX_BODY_BYTES gets 413, whether its length is declared or streamed", async () => {
     const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp`, MAX_BODY_BYTES: "1024" });
     const big = JSON.stringify(

@@ -376,11 +376,20 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
   // `NaN` is no JSON, but some clients' parsers read it (Python's json, for one).
   const notJson = `{"jsonrpc":"2.0","id":1,"result":{"tools":${tools},"score":NaN}}`;
 
-  async function answer(origin: Response, policy: ToolPolicy, id: RequestId = 1) {
+  /** A tool map of an origin of its own, in an isolate of its own. */
+  async function unreadMap(policy: ToolPolicy) {
     const profile = profileOf("openai");
     const scope = await toolMapScopes(new URL("https://unread.example/mcp"), profile.names);
-    const memory = new ToolMapMemory();
-    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, memory, () => {}, policy);
+    return new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {}, policy);
+  }
+
+  async function answer(
+    origin: Response,
+    policy: ToolPolicy,
+    id: RequestId = 1,
+    toolMap?: ToolMap,
+  ) {
+    toolMap ??= await unreadMap(policy);
     return rewriteResponse(origin, {
       listIds: new Set([id]),
       watchesListChanged: false,
@@ -443,13 +452,58 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
     await expect(response.text()).rejects.toThrow();
   });
 
+  const files = '{"name":"files.read","inputSchema":{"type":"object"}}';
+  const secret = '{"name":"secret.admin","inputSchema":{"type":"object"}}';
+
+  // Deeper values overflow the stack of what reads them after the parse (the comparison of a
+  // listed schema with the one remembered, writing a value with the origin's own numbers).
+  const deep = `${"[".repeat(10_000)}1${"]".repeat(10_000)}`;
+  const nested = (space: string) =>
+    `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"deep.one",${space}"inputSchema":{"type":"object","default":${deep}}},${files}]}}`;
+
+  it("is refused when it nests deeper than 512 levels", async () => {
+    const logs = captureLogs();
+    for (const policy of [HIDING, HOLDING]) {
+      const response = await answer(json(nested("")), policy);
+      expect(response.status).toBe(502);
+      expect(await response.json()).toMatchObject({ id: 1, error: { code: -32000 } });
+    }
+    expect(logs.events("listing_refused").map((line) => line.reason)).toEqual([
+      "nests deeper than 512 levels",
+      "nests deeper than 512 levels",
+    ]);
+    logs.restore();
+  });
+
+  it("passes as it came, and says so, when it nests deeper than 512 levels and nothing is hidden", async () => {
+    const logs = captureLogs();
+    const toolMap = unreadMap(NO_POLICY);
+    // The second time written otherwise, so that it is read again rather than remembered.
+    for (const listing of [nested(""), nested(" ")]) {
+      const response = await answer(json(listing), NO_POLICY, 1, await toolMap);
+      expect([response.status, await response.text()]).toEqual([200, listing]);
+    }
+    const stream = await answer(
+      new Response(`event: message\ndata: ${nested("  ")}\n\n`, {
+        headers: { "content-type": "text/event-stream" },
+      }),
+      NO_POLICY,
+      1,
+      await toolMap,
+    );
+    expect(await stream.text()).toContain(nested("  "));
+    expect(logs.events("response_not_rewritten").map((line) => line.reason)).toEqual([
+      "nests deeper than 512 levels",
+      "nests deeper than 512 levels",
+      "nests deeper than 512 levels",
+    ]);
+    logs.restore();
+  });
+
   it("passes as it came where nothing is hidden or rewritten", async () => {
     const response = await answer(json(notJson), NO_POLICY);
     expect([response.status, await response.text()]).toEqual([200, notJson]);
   });
-
-  const files = '{"name":"files.read","inputSchema":{"type":"object"}}';
-  const secret = '{"name":"secret.admin","inputSchema":{"type":"object"}}';
 
   /**
    * The SDK's own client (1.x) listing tools from an origin that answers
