@@ -477,10 +477,10 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
 
   it("passes as it came, and says so, when it nests deeper than 512 levels and nothing is hidden", async () => {
     const logs = captureLogs();
-    const toolMap = unreadMap(NO_POLICY);
+    const toolMap = await unreadMap(NO_POLICY);
     // The second time written otherwise, so that it is read again rather than remembered.
     for (const listing of [nested(""), nested(" ")]) {
-      const response = await answer(json(listing), NO_POLICY, 1, await toolMap);
+      const response = await answer(json(listing), NO_POLICY, 1, toolMap);
       expect([response.status, await response.text()]).toEqual([200, listing]);
     }
     const stream = await answer(
@@ -489,7 +489,7 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
       }),
       NO_POLICY,
       1,
-      await toolMap,
+      toolMap,
     );
     expect(await stream.text()).toContain(nested("  "));
     expect(logs.events("response_not_rewritten").map((line) => line.reason)).toEqual([
