@@ -1,0 +1,185 @@
+/**
+ * Whatever the origin answers a `tools/list` with, the proxy answers the
+ * client: renamed, passed on as it came, or refused (`502`), never its own
+ * throw (the app's 500). The origin is untrusted input, as the client is
+ * (test/worker/malformed-requests.test.ts): random tools, schemas,
+ * annotations, ids and shapes, in a JSON body and in an event stream, under
+ * every profile and under rules that hide, hold and rewrite.
+ */
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { unreadAddressee } from "../../src/protocol/jsonrpc";
+import { rewriteResponse } from "../../src/rewrite/response";
+import {
+  NO_POLICY,
+  type ToolPolicy,
+  ToolRules,
+  type ToolRulesDocument,
+  ToolRulesSetting,
+} from "../../src/rules/tool-rules";
+import { type ProfileName, profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
+
+const RULES = new ToolRules(
+  v.parse(ToolRulesSetting, {
+    hide: ["secret.*"],
+    hideAnnotated: { destructiveHint: true },
+    tools: { "files.read": { name: "read_file", appendDescription: "Paths are relative." } },
+  }) as ToolRulesDocument,
+);
+const POLICIES: ToolPolicy[] = [
+  NO_POLICY,
+  { rules: RULES, changes: "log" },
+  { rules: RULES, changes: "hold" },
+];
+const PROFILES: ProfileName[] = ["openai", "openai-strict", "gemini", "anthropic", "portable"];
+
+/**
+ * A value nested deeper than the proxy reads (512 levels), and than a stack:
+ * a mark in the generated value, written out in the answer's text (so that
+ * neither fast-check nor the test recurses into it).
+ */
+const DEEP = /"deep:(\d+)"/g;
+const nested = fc.integer({ min: 500, max: 20_000 }).map((levels) => `deep:${levels}`);
+const textOf = (payload: unknown) =>
+  JSON.stringify(payload).replace(
+    DEEP,
+    (_, levels) => `${"[".repeat(levels)}1${"]".repeat(levels)}`,
+  );
+
+/** Schemas as origins write them, and as they should not: any JSON, keywords of any type. */
+const schema = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }),
+  nested,
+  fc.record(
+    {
+      type: fc.oneof(fc.constantFrom("object", "string", "array", "integer"), fc.jsonValue()),
+      properties: fc.dictionary(
+        fc.oneof(fc.constantFrom("a", "b-c", "__proto__", "$ref"), fc.string({ maxLength: 6 })),
+        fc.oneof(
+          fc.record({ type: fc.constantFrom("string", "number", "object", "null") }),
+          fc.record({ $ref: fc.constantFrom("#", "#/properties/a", "#/$defs/x", "x") }),
+          fc.record({ anyOf: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }) }),
+          fc.jsonValue({ maxDepth: 3 }),
+        ),
+        { maxKeys: 5 },
+      ),
+      required: fc.oneof(fc.array(fc.string({ maxLength: 4 }), { maxLength: 3 }), fc.jsonValue()),
+      $defs: fc.dictionary(fc.string({ maxLength: 3 }), fc.jsonValue({ maxDepth: 3 })),
+      additionalProperties: fc.oneof(fc.boolean(), fc.jsonValue({ maxDepth: 2 })),
+    },
+    { requiredKeys: [] },
+  ),
+);
+const tool = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record(
+      {
+        name: fc.oneof(
+          fc.constantFrom("files.read", "secret.admin", "a/b", "a_b", "", "__proto__"),
+          fc.string({ maxLength: 70 }),
+          fc.jsonValue({ maxDepth: 1 }),
+        ),
+        title: fc.oneof(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 1 })),
+        description: fc.oneof(fc.string({ maxLength: 30 }), fc.jsonValue({ maxDepth: 1 })),
+        inputSchema: schema,
+        outputSchema: schema,
+        annotations: fc.oneof(
+          fc.record(
+            {
+              destructiveHint: fc.jsonValue({ maxDepth: 0 }),
+              title: fc.jsonValue({ maxDepth: 1 }),
+            },
+            { requiredKeys: [] },
+          ),
+          fc.jsonValue({ maxDepth: 2 }),
+        ),
+        _meta: fc.jsonValue({ maxDepth: 2 }),
+      },
+      { requiredKeys: ["name"] },
+    ),
+  },
+  fc.jsonValue({ maxDepth: 2 }),
+);
+const answer = fc.record(
+  {
+    jsonrpc: fc.constantFrom("2.0", "1.0"),
+    id: fc.oneof({ weight: 8, arbitrary: fc.constant(1) }, fc.constantFrom("1", 2, null)),
+    result: fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record(
+          {
+            tools: fc.oneof(
+              { weight: 8, arbitrary: fc.array(tool, { maxLength: 8 }) },
+              fc.jsonValue({ maxDepth: 2 }),
+            ),
+            nextCursor: fc.oneof(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 })),
+            _meta: fc.jsonValue({ maxDepth: 2 }),
+          },
+          { requiredKeys: ["tools"] },
+        ),
+      },
+      fc.jsonValue({ maxDepth: 2 }),
+    ),
+  },
+  { requiredKeys: ["jsonrpc", "id"] },
+);
+/** One answer, a batch of them, or another message beside it. */
+const body = fc.oneof(
+  { weight: 6, arbitrary: answer },
+  fc.array(answer, { minLength: 1, maxLength: 3 }),
+  fc.array(fc.oneof(answer, fc.jsonValue({ maxDepth: 2 })), { minLength: 1, maxLength: 3 }),
+);
+
+describe("whatever the origin answers a tools/list with", () => {
+  it("the proxy answers the client, in a JSON body or an event stream, under any profile and rules", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        body,
+        fc.constantFrom(...PROFILES),
+        fc.constantFrom(...POLICIES),
+        fc.boolean(),
+        async (payload, profileName, policy, streamed) => {
+          const profile = profileOf(profileName);
+          const origin = new URL(`https://any.example/mcp?${crypto.randomUUID()}`);
+          const scopes = await toolMapScopes(origin, profile.names);
+          const memory = new ToolMapMemory();
+          const text = textOf(payload);
+          // Listed twice: the second time against what the first left in memory.
+          for (let turn = 0; turn < 2; turn++) {
+            const toolMap = new ToolMap(env.TOOL_MAP, scopes, profile, memory, () => {}, policy);
+            const response = await rewriteResponse(
+              streamed
+                ? new Response(`event: message\ndata: ${text}\n\n`, {
+                    headers: { "content-type": "text/event-stream" },
+                  })
+                : new Response(text, { headers: { "content-type": "application/json" } }),
+              {
+                listIds: new Set([1]),
+                watchesListChanged: false,
+                toolMap,
+                addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+              },
+            );
+            expect([200, 502]).toContain(response.status);
+            // An event stream the proxy refuses to show ends with an error: that is its answer.
+            const read = await response.text().then(
+              (body) => body,
+              (error: unknown) => {
+                if (!streamed || policy === NO_POLICY) throw error;
+                return "";
+              },
+            );
+            if (response.status === 200 && !streamed && read !== "") JSON.parse(read);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
