@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import type { ProfileName } from "../../src/names/profiles";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
 import {
@@ -19,7 +20,7 @@ import {
   type ToolRulesDocument,
   ToolRulesSetting,
 } from "../../src/rules/tool-rules";
-import { type ProfileName, profileOf } from "../../src/schemas/profile";
+import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 
