@@ -148,13 +148,22 @@ async function namePage(
   return search ? { listing, search: search.tools.length } : { listing };
 }
 
+/** Says how many entries of a page's `tools` were no tool, where they are left out (`NamedListing.toolsOnly`). */
+function noteEntriesLeftOut(entries: number, tools: number, { listing, search }: NamedPage) {
+  if (search === undefined && listing.toolsOnly && entries > tools) {
+    logEvent("listing_entries_dropped", { count: entries - tools });
+  }
+}
+
 /** One `tools/list` result as the model sees it. */
 async function renamedResult(
   id: RequestId,
   result: ToolsListResult,
   rewrite: ListingRewrite,
 ): Promise<ToolsListResult> {
-  const named = await namePage(id, namedTools(result), result.nextCursor, rewrite);
+  const page = namedTools(result);
+  const named = await namePage(id, page, result.nextCursor, rewrite);
+  noteEntriesLeftOut(result.tools.length, page.length, named);
   return named.search === undefined
     ? renameTools(result, named.listing)
     : searchModeResult(result, rewrite.toolMap.profile, named.search);
@@ -254,6 +263,7 @@ async function rewriteListingText(
   const nextCursor = cursorSpan && parseJson(text.slice(...cursorSpan));
   const page = read.elements.filter(isTool);
   const named = await namePage(asked, page, nextCursor, rewrite);
+  noteEntriesLeftOut(read.elements.length, page.length, named);
   const spliced =
     named.search === undefined
       ? spliceListing(text, read, named.listing)

@@ -30,7 +30,7 @@ export function renameTools(result: ToolsListResult, listing: NamedListing): Too
 
 /** One entry of a listing's `tools` as the model sees it: `[]` when it is left out, `[tool]` as it came when nothing changes. */
 export function renamedTool(tool: unknown, listing: NamedListing): unknown[] {
-  if (!isPlainObject(tool) || typeof tool.name !== "string") return [tool];
+  if (!isPlainObject(tool) || typeof tool.name !== "string") return listing.toolsOnly ? [] : [tool];
   const original = tool.name;
   if (listing.hidden.has(original)) return [];
   const name = listing.names.get(original) ?? original;

@@ -35,7 +35,13 @@ import { fingerprint32 } from "../names/stable-hash";
 import { WrittenTool } from "../protocol/listing-text";
 import { firstOfItsName, type ListedTool } from "../protocol/tools-list";
 import { describedTool, presentedSchema, shapesSchema } from "../rules/apply-rules";
-import { NO_POLICY, refusesCalls, type ToolPolicy, type ToolRule } from "../rules/tool-rules";
+import {
+  editsListings,
+  NO_POLICY,
+  refusesCalls,
+  type ToolPolicy,
+  type ToolRule,
+} from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
 import { acceptKey, decidePins, definitionOf } from "./definition-pins";
@@ -153,6 +159,13 @@ export interface NamedListing {
    * checked.
    */
   twoWays: Set<string>;
+  /**
+   * Whether entries of `tools` that are no tool (not an object with a string
+   * `name`) are left out: where the operator's rules or `TOOL_CHANGES=hold`
+   * edit listings, as the rules judged none of them and a lenient client may
+   * still read one as a tool (a name `["secret.admin"]`, `String`ed).
+   */
+  toolsOnly: boolean;
   /**
    * Whether the names took every name KV holds into account; not when the map
    * could not be read (a name may then stand for another tool): such a
@@ -303,6 +316,7 @@ export class ToolMap {
       ...this.viewSchemas(plan.entries),
       ...this.ruled(plan.entries, listedTools),
       twoWays,
+      toolsOnly: editsListings(this.policy),
       settled: readable,
     };
   }

@@ -35,6 +35,7 @@ describe("renameTools", () => {
       descriptions: new Map(),
       hidden: new Set(),
       twoWays: new Set(),
+      toolsOnly: false,
       settled: true,
     });
     expect(renamed).toEqual({
@@ -62,6 +63,7 @@ describe("renameTools, a tool its provider may still refuse", () => {
         descriptions: new Map(),
         hidden: new Set(),
         twoWays: new Set(),
+        toolsOnly: false,
         settled: true,
       },
     );

@@ -10,8 +10,10 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { isPlainObject, parseJson } from "../../src/json";
 import type { ProfileName } from "../../src/names/profiles";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
+import type { ListedTool } from "../../src/protocol/tools-list";
 import { rewriteResponse } from "../../src/rewrite/response";
 import {
   NO_POLICY,
@@ -45,6 +47,9 @@ const PROFILES: ProfileName[] = ["openai", "openai-strict", "gemini", "anthropic
  */
 const DEEP = /"deep:(\d+)"/g;
 const nested = fc.integer({ min: 500, max: 20_000 }).map((levels) => `deep:${levels}`);
+/** What the proxy takes for a tool in the pages it reads itself (toolmap/relist.ts). */
+const isListedTool = (tool: unknown): tool is ListedTool =>
+  isPlainObject(tool) && typeof tool.name === "string";
 const textOf = (payload: unknown) =>
   JSON.stringify(payload).replace(
     DEEP,
@@ -137,16 +142,43 @@ const body = fc.oneof(
   fc.array(fc.oneof(answer, fc.jsonValue({ maxDepth: 2 })), { minLength: 1, maxLength: 3 }),
 );
 
+/** The tools of every listing in a body as a client reads it (JSON, or an event stream's data). */
+function listedTools(body: string, streamed: boolean): Record<string, unknown>[] {
+  const texts = streamed
+    ? body.split("\n\n").map((event) =>
+        event
+          .split("\n")
+          .filter((line) => line.startsWith("data:"))
+          .map((line) => line.slice(5).trimStart())
+          .join("\n"),
+      )
+    : [body];
+  return texts
+    .map((text) => parseJson(text))
+    .flatMap((payload) => (Array.isArray(payload) ? payload : [payload]))
+    .flatMap((message) => {
+      const tools = isPlainObject(message) && isPlainObject(message.result) && message.result.tools;
+      return Array.isArray(tools) ? tools.filter(isPlainObject) : [];
+    });
+}
+
 describe("whatever the origin answers a tools/list with", () => {
-  it("the proxy answers the client, in a JSON body or an event stream, under any profile and rules", async () => {
+  it("the proxy answers the client, in a JSON body or an event stream, under any profile and rules, and shows no tool the rules hide", async () => {
     await fc.assert(
       fc.asyncProperty(
         body,
         fc.constantFrom(...PROFILES),
         fc.constantFrom(...POLICIES),
         fc.boolean(),
-        async (payload, profileName, policy, streamed) => {
-          const profile = profileOf(profileName);
+        // A tool ceiling low enough for search mode, and the pages after the first read for it.
+        fc.option(
+          fc.record({
+            maxTools: fc.integer({ min: 1, max: 4 }),
+            rest: fc.array(tool, { maxLength: 6 }),
+          }),
+        ),
+        async (payload, profileName, policy, streamed, ceiling) => {
+          const profile = profileOf(profileName, ceiling ? { maxTools: ceiling.maxTools } : {});
           const origin = new URL(`https://any.example/mcp?${crypto.randomUUID()}`);
           const scopes = await toolMapScopes(origin, profile.names);
           const memory = new ToolMapMemory();
@@ -165,6 +197,16 @@ describe("whatever the origin answers a tools/list with", () => {
                 watchesListChanged: false,
                 toolMap,
                 addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+                ...(ceiling && {
+                  wholeListing: {
+                    isFirstPage: () => true,
+                    // Read as toolmap/relist.ts reads the origin's pages.
+                    readRest: async () => {
+                      const rest = parseJson(textOf(ceiling.rest));
+                      return Array.isArray(rest) ? rest.filter(isListedTool) : undefined;
+                    },
+                  },
+                }),
               },
             );
             expect([200, 502]).toContain(response.status);
@@ -176,7 +218,14 @@ describe("whatever the origin answers a tools/list with", () => {
                 return "";
               },
             );
-            if (response.status === 200 && !streamed && read !== "") JSON.parse(read);
+            if (policy.rules !== RULES || response.status !== 200) continue;
+            // What the rules hide is in no listing the client reads.
+            for (const listed of listedTools(read, streamed)) {
+              expect(String(listed.name)).not.toMatch(/^secret/);
+              expect(
+                isPlainObject(listed.annotations) && listed.annotations.destructiveHint,
+              ).not.toBe(true);
+            }
           }
         },
       ),
