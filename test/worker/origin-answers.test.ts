@@ -177,14 +177,15 @@ describe("whatever the origin answers a tools/list with", () => {
             rest: fc.array(tool, { maxLength: 6 }),
           }),
         ),
-        async (payload, profileName, policy, streamed, ceiling) => {
+        // The next listing: the same text, or another (changed definitions, under `hold` held).
+        fc.option(body, { freq: 2 }),
+        async (payload, profileName, policy, streamed, ceiling, next) => {
           const profile = profileOf(profileName, ceiling ? { maxTools: ceiling.maxTools } : {});
           const origin = new URL(`https://any.example/mcp?${crypto.randomUUID()}`);
           const scopes = await toolMapScopes(origin, profile.names);
           const memory = new ToolMapMemory();
-          const text = textOf(payload);
           // Listed twice: the second time against what the first left in memory.
-          for (let turn = 0; turn < 2; turn++) {
+          for (const text of [textOf(payload), textOf(next ?? payload)]) {
             const toolMap = new ToolMap(env.TOOL_MAP, scopes, profile, memory, () => {}, policy);
             const response = await rewriteResponse(
               streamed
