@@ -3,8 +3,9 @@
  * client: renamed, passed on as it came, or refused (`502`), never its own
  * throw (the app's 500). The origin is untrusted input, as the client is
  * (test/worker/malformed-requests.test.ts): random tools, schemas,
- * annotations, ids and shapes, in a JSON body and in an event stream, under
- * every profile and under rules that hide, hold and rewrite.
+ * annotations, ids and shapes, in a JSON body and in an event stream
+ * (resumed too), under every profile and under rules that hide, hold and
+ * rewrite.
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
@@ -169,7 +170,8 @@ describe("whatever the origin answers a tools/list with", () => {
         body,
         fc.constantFrom(...PROFILES),
         fc.constantFrom(...POLICIES),
-        fc.boolean(),
+        // A JSON body, an event stream, or a resumed one (its requests out of view: by shape).
+        fc.constantFrom("json", "stream", "resumed"),
         // A tool ceiling low enough for search mode, and the pages after the first read for it.
         fc.option(
           fc.record({
@@ -179,7 +181,8 @@ describe("whatever the origin answers a tools/list with", () => {
         ),
         // The next listing: the same text, or another (changed definitions, under `hold` held).
         fc.option(body, { freq: 2 }),
-        async (payload, profileName, policy, streamed, ceiling, next) => {
+        async (payload, profileName, policy, carried, ceiling, next) => {
+          const streamed = carried !== "json";
           const profile = profileOf(profileName, ceiling ? { maxTools: ceiling.maxTools } : {});
           const origin = new URL(`https://any.example/mcp?${crypto.randomUUID()}`);
           const scopes = await toolMapScopes(origin, profile.names);
@@ -194,7 +197,7 @@ describe("whatever the origin answers a tools/list with", () => {
                   })
                 : new Response(text, { headers: { "content-type": "application/json" } }),
               {
-                listIds: new Set([1]),
+                listIds: carried === "resumed" ? "by-shape" : new Set([1]),
                 watchesListChanged: false,
                 toolMap,
                 addressee: { ...unreadAddressee(new Headers()), ids: [1] },
