@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { isPlainObject, parseJson } from "../../src/json";
 import type { ProfileName } from "../../src/names/profiles";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
-import type { ListedTool } from "../../src/protocol/tools-list";
+import { namedTools } from "../../src/protocol/tools-list";
 import { rewriteResponse } from "../../src/rewrite/response";
 import {
   NO_POLICY,
@@ -48,9 +48,6 @@ const PROFILES: ProfileName[] = ["openai", "openai-strict", "gemini", "anthropic
  */
 const DEEP = /"deep:(\d+)"/g;
 const nested = fc.integer({ min: 500, max: 20_000 }).map((levels) => `deep:${levels}`);
-/** What the proxy takes for a tool in the pages it reads itself (toolmap/relist.ts). */
-const isListedTool = (tool: unknown): tool is ListedTool =>
-  isPlainObject(tool) && typeof tool.name === "string";
 const textOf = (payload: unknown) =>
   JSON.stringify(payload).replace(
     DEEP,
@@ -212,7 +209,7 @@ describe("whatever the origin answers a tools/list with", () => {
                     // Read as toolmap/relist.ts reads the origin's pages.
                     readRest: async () => {
                       const rest = parseJson(textOf(ceiling.rest));
-                      return Array.isArray(rest) ? rest.filter(isListedTool) : undefined;
+                      return Array.isArray(rest) ? namedTools({ tools: rest }) : undefined;
                     },
                   },
                 }),
