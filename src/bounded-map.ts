@@ -46,6 +46,23 @@ export class BoundedMap<K, V> {
     this.weight += weight;
   }
 
+  /**
+   * Gives an entry another value, its expiry and place kept: `false`, and
+   * nothing changed, when there is none or the new value's weight would not
+   * fit beside the others'.
+   */
+  replace(key: K, value: V): boolean {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.expires <= Date.now()) return false;
+    const weight = this.weights?.weigh(value) ?? 0;
+    const max = this.weights?.max ?? Number.POSITIVE_INFINITY;
+    if (this.weight - entry.weight + weight > max) return false;
+    this.weight += weight - entry.weight;
+    entry.value = value;
+    entry.weight = weight;
+    return true;
+  }
+
   delete(key: K): void {
     const entry = this.entries.get(key);
     if (entry === undefined) return;

@@ -10,7 +10,18 @@
  */
 import { parseJson } from "../json";
 import type { Span } from "../json-spans";
-import type { RememberedAnswer } from "../toolmap/tool-map";
+import type { AnswerBytes, RememberedAnswer } from "../toolmap/tool-map";
+
+/**
+ * The id written between an answer's halves, as JSON reads it, when it is
+ * one token (an integer, or a string with no escapes) that `expected` takes.
+ * A zero before other digits, or a raw control character in a string, is no JSON.
+ */
+function idBetween(id: string, expected: (id: unknown) => boolean): { id: unknown } | undefined {
+  if (!/^(?:-?\d+|"[^"\\]*")$/.test(id)) return undefined;
+  const value = parseJson(id);
+  return value !== undefined && expected(value) ? { id: value } : undefined;
+}
 
 /** The rewritten text for `text`, and its id, when it is the remembered answer with another id that `expected` takes. */
 export function reuseAnswer(
@@ -31,14 +42,52 @@ export function reuseAnswer(
     return undefined;
   }
   const id = text.slice(before.length, before.length + idLength);
-  // The id is one token: an integer, or a string with no escapes. Read as JSON reads it: a
-  // zero before other digits, or a raw control character in a string, is no JSON.
-  if (!/^(?:-?\d+|"[^"\\]*")$/.test(id)) return undefined;
-  const value = parseJson(id);
-  if (value === undefined) return undefined;
-  return expected(value)
-    ? { text: remembered.sent[0] + id + remembered.sent[1], id: value }
-    : undefined;
+  const read = idBetween(id, expected);
+  return read && { text: remembered.sent[0] + id + remembered.sent[1], id: read.id };
+}
+
+const subtle = crypto.subtle as SubtleCrypto & {
+  timingSafeEqual?: (a: ArrayBufferView, b: ArrayBufferView) => boolean;
+};
+
+/**
+ * Whether two byte strings are equal: workerd compares them natively
+ * (`timingSafeEqual`, a whole buffer at a time); elsewhere (Node, the bench)
+ * a loop does.
+ */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  if (typeof subtle.timingSafeEqual === "function") return subtle.timingSafeEqual(a, b);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * `reuseAnswer` for a JSON body's bytes, compared with the answer's own
+ * (`AnswerBytes`): the parts of the answer to send, and its id, when the body
+ * is the remembered answer with another id. The body is not decoded, nor the
+ * answer encoded: the same bytes decode to the same text, and an id of ASCII
+ * characters is written in the answer as it came. Any other id, or a byte
+ * the decoder would have replaced, fails the comparison: the text path reads it.
+ */
+export function reuseAnswerBytes(
+  body: Uint8Array,
+  bytes: AnswerBytes,
+  expected: (id: unknown) => boolean,
+): { parts: Uint8Array[]; id: unknown } | undefined {
+  const [before, after] = bytes.received;
+  const idEnd = body.byteLength - after.byteLength;
+  if (
+    idEnd <= before.byteLength ||
+    !sameBytes(body.subarray(0, before.byteLength), before) ||
+    !sameBytes(body.subarray(idEnd), after)
+  ) {
+    return undefined;
+  }
+  const idBytes = body.subarray(before.byteLength, idEnd);
+  if (idBytes.some((byte) => byte >= 0x80)) return undefined;
+  const read = idBetween(new TextDecoder().decode(idBytes), expected);
+  return read && { parts: [bytes.sent[0], idBytes, bytes.sent[1]], id: read.id };
 }
 
 /**

@@ -50,7 +50,7 @@ import {
   watchEventStream,
 } from "../transport/sse";
 import { isTool, spliceListing, spliceSearchMode } from "./listing-splice";
-import { rememberAnswer, reuseAnswer } from "./remembered-answer";
+import { rememberAnswer, reuseAnswer, reuseAnswerBytes } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
 import { renameTools } from "./tools-list";
 
@@ -360,6 +360,37 @@ function unreadBody(headers: Headers, mediaType: string): string | undefined {
   return charset === undefined ? undefined : `charset ${charset}`;
 }
 
+/** The origin's response with another body: its status and headers, less the length. */
+function rewrittenResponse(origin: Response, body: BodyInit): Response {
+  const headers = clientResponseHeaders(origin.headers);
+  headers.delete("content-length");
+  return new Response(body, { status: origin.status, statusText: origin.statusText, headers });
+}
+
+/**
+ * The answer to a JSON body that is the remembered answer with another id,
+ * compared and sent as bytes (remembered-answer.ts `reuseAnswerBytes`);
+ * `undefined` when it is not one, and the body is read as text.
+ */
+async function answerFromMemory(
+  origin: Response,
+  body: Uint8Array,
+  context: ResponseContext,
+): Promise<Response | undefined> {
+  const { toolMap, listIds } = context;
+  if (listIds === "by-shape") return undefined;
+  const remembered = await toolMap.rememberedAnswer();
+  const bytes = remembered && toolMap.answerBytes(remembered);
+  const reused =
+    bytes && reuseAnswerBytes(body, bytes, (id) => requestAnswered(id, listIds) !== undefined);
+  if (!remembered || !reused) return undefined;
+  context.onListing?.();
+  context.answered?.(reused.id as RequestId);
+  // Sent as it came: the origin's own bytes.
+  if (sentAsReceived(remembered)) return relayResponse(origin, body);
+  return rewrittenResponse(origin, new Blob(reused.parts));
+}
+
 export async function rewriteResponse(
   origin: Response,
   context: ResponseContext,
@@ -454,6 +485,8 @@ export async function rewriteResponse(
       logEvent("response_not_rewritten", { reason });
       return relayResponse(origin, rejoin(read.head, read.rest));
     }
+    const remembered = local ? undefined : await answerFromMemory(origin, read.bytes, context);
+    if (remembered) return remembered;
     const text = new TextDecoder().decode(read.bytes);
     let rewritten: string | undefined;
     try {
@@ -471,13 +504,7 @@ export async function rewriteResponse(
     }
     // Nothing changed: the origin's own bytes, which its Content-Length describes.
     if (rewritten === undefined) return relayResponse(origin, read.bytes);
-    const headers = clientResponseHeaders(origin.headers);
-    headers.delete("content-length");
-    return new Response(rewritten, {
-      status: origin.status,
-      statusText: origin.statusText,
-      headers,
-    });
+    return rewrittenResponse(origin, rewritten);
   }
   // A listing answered in a type the proxy does not read (a lenient client might).
   if (refusing && origin.ok) {

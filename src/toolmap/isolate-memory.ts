@@ -13,7 +13,7 @@ import type { NameRules } from "../names/profiles";
 import type { WrittenTool } from "../protocol/listing-text";
 import type { SchemaView } from "../schemas/view";
 import type { ToolEntry } from "./plan-listing";
-import { answerChars, type RememberedAnswer, type StoredMap } from "./stored-map";
+import { answerWeight, type RememberedAnswer, type StoredMap } from "./stored-map";
 import type { ToolSearch } from "./tool-search";
 
 const MAX_ORIGINS = 16;
@@ -25,7 +25,8 @@ const MAX_HELD_NOTES = 1_000;
 const ACCEPT_CHECK_MS = 60_000;
 /**
  * Answers remembered per isolate, their characters together (as received and
- * as sent: 1,000 realistic tools are about 1.5 Mi, 10,000 about 15 Mi), and
+ * as sent: 1,000 realistic tools are about 1.5 Mi, 10,000 about 15 Mi, and
+ * as many bytes again once a JSON body is compared with their bytes), and
  * for how long: a listing answered from memory skips the map's bookkeeping
  * (days last listed), so it is done again every few minutes.
  */
@@ -230,7 +231,7 @@ export class ToolMapMemory {
   readonly answers = new BoundedMap<ProfileNames, RememberedAnswer>(
     MAX_REMEMBERED_ANSWERS,
     REMEMBERED_ANSWER_MS,
-    { max: MAX_REMEMBERED_CHARS, weigh: answerChars },
+    { max: MAX_REMEMBERED_CHARS, weigh: answerWeight },
   );
   private readonly scopes = new BoundedMap<string, Promise<ToolMapScopes>>(MAX_ORIGINS * 6);
 

@@ -180,6 +180,14 @@ export function chunked(lines: Iterable<string>, maxChars: number): string[] {
 export interface RememberedAnswer {
   received: [string, string];
   sent: [string, string];
+  /** The same halves in UTF-8, once a JSON body was compared with them (isolate memory only). */
+  bytes?: AnswerBytes;
+}
+
+/** A remembered answer's halves as UTF-8 bytes: one pair for both where it was sent as it came. */
+export interface AnswerBytes {
+  received: [Uint8Array, Uint8Array];
+  sent: [Uint8Array, Uint8Array];
 }
 
 export const ANSWER_TTL_DAYS = 7;
@@ -190,11 +198,33 @@ export const answerKey = (origin: string, settings: string) => `${origin}:answer
 export const sentAsReceived = (answer: RememberedAnswer): boolean =>
   answer.sent === answer.received;
 
-/** An answer's characters, as received and as sent (held once when they are the same). */
-export const answerChars = (answer: RememberedAnswer) =>
-  answer.received[0].length +
-  answer.received[1].length +
-  (sentAsReceived(answer) ? 0 : answer.sent[0].length + answer.sent[1].length);
+/** An answer's halves in UTF-8, as it is given to a JSON body compared byte for byte. */
+export function answerBytes(answer: RememberedAnswer): AnswerBytes {
+  const encoder = new TextEncoder();
+  const encode = ([a, b]: [string, string]): [Uint8Array, Uint8Array] => [
+    encoder.encode(a),
+    encoder.encode(b),
+  ];
+  const received = encode(answer.received);
+  return { received, sent: sentAsReceived(answer) ? received : encode(answer.sent) };
+}
+
+const halvesLength = ([a, b]: [{ length: number }, { length: number }]) => a.length + b.length;
+
+/**
+ * What an answer weighs in isolate memory: its characters, as received and
+ * as sent, and its bytes where it has them (each held once when received
+ * and sent are the same).
+ */
+export function answerWeight(answer: RememberedAnswer): number {
+  const once = sentAsReceived(answer);
+  const { bytes } = answer;
+  return (
+    halvesLength(answer.received) +
+    (once ? 0 : halvesLength(answer.sent)) +
+    (bytes ? halvesLength(bytes.received) + (once ? 0 : halvesLength(bytes.sent)) : 0)
+  );
+}
 
 /**
  * An answer as its KV value, in UTF-8. An answer of ASCII characters only is

@@ -57,6 +57,8 @@ import { readLegacyNames } from "./legacy-v1";
 import { type KnownTools, type PlannedEntry, planListing, type ToolEntry } from "./plan-listing";
 import {
   ANSWER_TTL_DAYS,
+  type AnswerBytes,
+  answerBytes,
   answerKey,
   chunked,
   decodeAnswer,
@@ -74,7 +76,7 @@ import {
 } from "./stored-map";
 import { type SearchableTool, ToolSearch } from "./tool-search";
 
-export { type RememberedAnswer, sentAsReceived } from "./stored-map";
+export { type AnswerBytes, type RememberedAnswer, sentAsReceived } from "./stored-map";
 
 const MAX_SCHEMA_CHUNKS = 2;
 /** Characters per schema chunk: under KV's 25 MiB a value, even at 3 bytes a character. */
@@ -218,6 +220,19 @@ export class ToolMap {
       if (stored && !this.answers.get(names)) this.answers.set(names, stored);
     }
     return this.answers.get(names);
+  }
+
+  /**
+   * The bytes of `answer`, the one this isolate remembers: made once, and kept
+   * with it while they fit the isolate's bound (`undefined` when they do not,
+   * and the body is compared as text).
+   */
+  answerBytes(answer: RememberedAnswer): AnswerBytes | undefined {
+    if (answer.bytes) return answer.bytes;
+    const bytes = answerBytes(answer);
+    // Only to the answer it was made from: another listing may have replaced it meanwhile.
+    if (this.answers.get(this.names) !== answer) return bytes;
+    return this.answers.replace(this.names, { ...answer, bytes }) ? bytes : undefined;
   }
 
   /** Remembers an answer in this isolate, and in KV for new isolates when KV holds another. */

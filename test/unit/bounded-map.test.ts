@@ -37,4 +37,20 @@ describe("a bounded map", () => {
     map.set("a", "a".repeat(11));
     expect(keys(map, ["a", "c", "d"])).toEqual(["c", "d"]);
   });
+
+  it("replaces an entry's value, its expiry kept, only where the new weight fits beside the rest", () => {
+    const map = new BoundedMap<string, string>(10, 60_000, {
+      max: 10,
+      weigh: (value) => value.length,
+    });
+    map.set("a", "aaaa");
+    map.set("b", "bbbb");
+    expect(map.replace("a", "aaaaaa")).toBe(true);
+    expect(map.get("a")).toBe("aaaaaa");
+    expect(map.replace("a", "aaaaaaa")).toBe(false);
+    expect(keys(map, ["a", "b"])).toEqual(["a", "b"]);
+    expect(map.get("a")).toBe("aaaaaa");
+    expect(map.replace("c", "c")).toBe(false);
+    expect(map.get("c")).toBeUndefined();
+  });
 });

@@ -6,8 +6,9 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { reuseAnswer } from "../../src/rewrite/remembered-answer";
-import { rewriteJsonText } from "../../src/rewrite/response";
+import { rewriteJsonText, rewriteResponse } from "../../src/rewrite/response";
 import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
@@ -69,6 +70,46 @@ describe("a remembered answer", () => {
     expect(again).toBe(full);
     expect(first?.replace('"id":1', '"id":"req-2"')).toBe(again);
     expect(again).toContain("9007199254740993");
+  });
+
+  // The body's bytes against the remembered answer's: a JSON body is neither decoded nor
+  // its answer encoded again (for 1,000 tools, 3 ms and more in Node).
+  it("is reused for a JSON body's bytes as they came, answered with the same bytes the full path writes", async () => {
+    const toolMap = await isolate();
+    const respond = async (text: string, id: string | number, map: ToolMap) => {
+      const response = await rewriteResponse(
+        new Response(new TextEncoder().encode(text), {
+          headers: { "content-type": "application/json" },
+        }),
+        {
+          listIds: new Set([id]),
+          watchesListChanged: false,
+          toolMap: map,
+          addressee: { ...unreadAddressee(new Headers()), ids: [id] },
+        },
+      );
+      return new Uint8Array(await response.arrayBuffer());
+    };
+    const first = await respond(answer(1), 1, toolMap());
+    const decoding = vi.spyOn(TextDecoder.prototype, "decode");
+    const map = toolMap();
+    const naming = vi.spyOn(map, "nameListing");
+    const again = await respond(answer("req-2"), "req-2", map);
+    expect(naming).not.toHaveBeenCalled();
+    expect(decoding.mock.calls.filter(([bytes]) => (bytes?.byteLength ?? 0) > 1000)).toEqual([]);
+    decoding.mockRestore();
+    const full = await respond(answer("req-2"), "req-2", (await isolate())());
+    expect(again).toEqual(full);
+    expect(new TextDecoder().decode(first).replace('"id":1', '"id":"req-2"')).toBe(
+      new TextDecoder().decode(again),
+    );
+    // One byte more, or an id that is no token: the full path.
+    for (const other of [`${answer(3)} `, answer('a"b')]) {
+      const named = toolMap();
+      const renaming = vi.spyOn(named, "nameListing");
+      await respond(other, other.endsWith(" ") ? 3 : 'a"b', named);
+      expect(renaming).toHaveBeenCalled();
+    }
   });
 
   it("is not reused for another listing, an id not asked for, or after the origin said its tools changed", async () => {

@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeMap, encodeMap, MAP_FORMAT, type StoredMap } from "../../src/toolmap/stored-map";
+import {
+  answerBytes,
+  answerWeight,
+  decodeMap,
+  encodeMap,
+  MAP_FORMAT,
+  type StoredMap,
+} from "../../src/toolmap/stored-map";
 
 /** Originals as origins name them, with the names that are special to JavaScript objects. */
 const original = fc.oneof(
@@ -49,5 +56,19 @@ describe("the map's value in KV", () => {
       }),
     );
     expect([...(map?.tools.keys() ?? [])]).toEqual(["__proto__"]);
+  });
+});
+
+describe("a remembered answer in isolate memory", () => {
+  it("weighs its characters and, once made, its bytes, each held once where it was sent as it came", () => {
+    const halves: [string, string] = ['{"id":', ',"é":1}'];
+    const once = { received: halves, sent: halves };
+    const renamed = { received: halves, sent: ["<", ">"] as [string, string] };
+    expect(answerWeight(once)).toBe(13);
+    expect(answerWeight(renamed)).toBe(15);
+    // "é" is two bytes of UTF-8.
+    expect(answerWeight({ ...once, bytes: answerBytes(once) })).toBe(13 + 14);
+    expect(answerWeight({ ...renamed, bytes: answerBytes(renamed) })).toBe(15 + 14 + 2);
+    expect(new TextDecoder().decode(answerBytes(renamed).sent[1])).toBe(">");
   });
 });
