@@ -7,11 +7,12 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
-import { reuseAnswer } from "../../src/rewrite/remembered-answer";
+import { reuseAnswer, reuseAnswerBytes } from "../../src/rewrite/remembered-answer";
 import { rewriteJsonText, rewriteResponse } from "../../src/rewrite/response";
 import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { answerBytes } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { realisticListing } from "../../support/listing";
 
@@ -200,6 +201,33 @@ describe("a remembered answer", () => {
     // Written as the remembered text's form allows, but not JSON: a zero first, a raw tab.
     expect(() => reuseAnswer(`${before}01${after}`, remembered, () => true)).not.toThrow();
     expect(() => reuseAnswer(`${before}"a\tb"${after}`, remembered, () => true)).not.toThrow();
+  });
+
+  it("as bytes, is reused exactly where it is as text, and answers the same (property)", () => {
+    const text = fc.string({ unit: "grapheme", maxLength: 12 });
+    const id = fc.oneof(
+      fc.integer().map(String),
+      fc.string({ unit: "grapheme", maxLength: 6 }).map((value) => JSON.stringify(value)),
+      fc.string({ unit: "grapheme", maxLength: 6 }),
+    );
+    const encoder = new TextEncoder();
+    fc.assert(
+      fc.property(text, text, text, text, id, fc.boolean(), (a, b, c, d, written, once) => {
+        const received: [string, string] = [`{"id":${a}`, `${b}}`];
+        const remembered = { received, sent: once ? received : ([c, d] as [string, string]) };
+        const body = received[0] + written + received[1];
+        const asText = reuseAnswer(body, remembered, () => true);
+        const asBytes = reuseAnswerBytes(encoder.encode(body), answerBytes(remembered), () => true);
+        // Bytes leave to the text path only an id of other than ASCII characters.
+        expect(asBytes === undefined).toBe(asText === undefined || /[^\0-\x7f]/.test(written));
+        if (asBytes === undefined || asText === undefined) return;
+        expect(asBytes.id).toEqual(asText.id);
+        // Each part is a whole text's UTF-8: decoded one by one, they read as the answer.
+        const sent = asBytes.parts.map((part) => new TextDecoder().decode(part)).join("");
+        expect(sent).toBe(asText.text);
+      }),
+      { numRuns: 3_000 },
+    );
   });
 
   it("never keeps a listing from being renamed, whatever its id looks like", async () => {
