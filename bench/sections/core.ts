@@ -191,8 +191,9 @@ function renameOnce(c: ListingCase, state: ListingState, json: boolean, turn: nu
 
 /**
  * A repeated listing in a JSON body, same isolate, from the body's bytes to
- * the answer's (`rewriteResponse`: compared with the remembered answer and
- * answered as bytes; compared natively, as in workerd), and, beside it, a `Response` of the same bytes read back.
+ * the answer's (`rewriteResponse`: compared with the remembered answer,
+ * natively as in workerd, and answered as bytes), and, beside it, a
+ * `Response` of the same bytes read back.
  */
 async function fromBytes(c: ListingCase): Promise<Timed[]> {
   const memory = new ToolMapMemory();
@@ -406,10 +407,10 @@ async function measure(): Promise<SectionResult> {
     ]),
     { time: 600, iterations: 10 },
   );
-  // Fresh memory per 1,000-tool listing, text to text, by the name of its timing.
   const thousand = listings.find((c) => c.size === 1_000) as ListingCase;
   const bytesTimes = await time(await fromBytes(thousand), { time: 600, iterations: 10 });
   const bytesAt = (name: string) => bytesTimes.get(name) as Timing;
+  // Fresh memory per 1,000-tool listing, text to text, by the name of its timing.
   const faults = new Map<string, number>([
     ["floor 1000", await faultsPer(() => JSON.stringify(JSON.parse(thousand.body)), 20)],
   ]);
