@@ -30,6 +30,10 @@ export interface ListedTool {
 
 export type ToolsListResult = { tools: unknown[] } & Record<string, unknown>;
 
+/** An entry of `tools` the proxy takes for a tool: an object with a string `name`. */
+export const isListedTool = (entry: unknown): entry is ListedTool & Record<string, unknown> =>
+  isPlainObject(entry) && typeof entry.name === "string";
+
 export function isToolsListResult(result: unknown): result is ToolsListResult {
   return isPlainObject(result) && Array.isArray(result.tools);
 }
@@ -43,18 +47,13 @@ export function looksLikeToolsListResult(result: unknown): result is ToolsListRe
   return (
     isToolsListResult(result) &&
     result.tools.length > 0 &&
-    result.tools.every(
-      (tool) =>
-        isPlainObject(tool) && typeof tool.name === "string" && isPlainObject(tool.inputSchema),
-    )
+    result.tools.every((tool) => isListedTool(tool) && isPlainObject(tool.inputSchema))
   );
 }
 
 /** The tools of a result that have a name to work with. */
 export function namedTools(result: ToolsListResult): ListedTool[] {
-  return result.tools.filter(
-    (tool): tool is ListedTool => isPlainObject(tool) && typeof tool.name === "string",
-  );
+  return result.tools.filter(isListedTool);
 }
 
 /**

@@ -485,8 +485,8 @@ export async function rewriteResponse(
       logEvent("response_not_rewritten", { reason });
       return relayResponse(origin, rejoin(read.head, read.rest));
     }
-    const remembered = local ? undefined : await answerFromMemory(origin, read.bytes, context);
-    if (remembered) return remembered;
+    const fromMemory = local ? undefined : await answerFromMemory(origin, read.bytes, context);
+    if (fromMemory) return fromMemory;
     const text = new TextDecoder().decode(read.bytes);
     let rewritten: string | undefined;
     try {

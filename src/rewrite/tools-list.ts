@@ -10,7 +10,7 @@
  * fall back (docs/schemas.md, "openai-strict").
  */
 import { isPlainObject } from "../json";
-import { firstOfItsName, type ToolsListResult } from "../protocol/tools-list";
+import { firstOfItsName, isListedTool, type ToolsListResult } from "../protocol/tools-list";
 import type { NamedListing } from "../toolmap/tool-map";
 
 /** The `_meta` key that marks a tool whose view its provider may still refuse, with why. */
@@ -18,10 +18,7 @@ export const UNFIT_META = "io.github.mcp-edge-rewriter/unfit";
 
 export function renameTools(result: ToolsListResult, listing: NamedListing): ToolsListResult {
   const seen = new Set<string>();
-  const once = (tool: unknown) =>
-    !isPlainObject(tool) ||
-    typeof tool.name !== "string" ||
-    firstOfItsName({ name: tool.name }, seen);
+  const once = (tool: unknown) => !isListedTool(tool) || firstOfItsName(tool, seen);
   return {
     ...result,
     tools: result.tools.filter(once).flatMap((tool) => renamedTool(tool, listing)),
@@ -30,7 +27,7 @@ export function renameTools(result: ToolsListResult, listing: NamedListing): Too
 
 /** One entry of a listing's `tools` as the model sees it: `[]` when it is left out, `[tool]` as it came when nothing changes. */
 export function renamedTool(tool: unknown, listing: NamedListing): unknown[] {
-  if (!isPlainObject(tool) || typeof tool.name !== "string") return listing.toolsOnly ? [] : [tool];
+  if (!isListedTool(tool)) return listing.toolsOnly ? [] : [tool];
   const original = tool.name;
   if (listing.hidden.has(original)) return [];
   const name = listing.names.get(original) ?? original;
