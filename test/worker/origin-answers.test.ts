@@ -26,6 +26,7 @@ import {
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
+import { messagesOf } from "../helpers/mcp";
 
 const RULES = new ToolRules(
   v.parse(ToolRulesSetting, {
@@ -144,19 +145,10 @@ const body = fc.oneof(
   fc.array(fc.oneof(answer, fc.jsonValue({ maxDepth: 2 })), { minLength: 1, maxLength: 3 }),
 );
 
-/** The tools of every listing in a body as a client reads it (JSON, or an event stream's data). */
-function listedTools(body: string, streamed: boolean): Record<string, unknown>[] {
-  const texts = streamed
-    ? body.split("\n\n").map((event) =>
-        event
-          .split("\n")
-          .filter((line) => line.startsWith("data:"))
-          .map((line) => line.slice(5).trimStart())
-          .join("\n"),
-      )
-    : [body];
-  return texts
-    .map((text) => parseJson(text))
+/** The tools of every listing in an answer as a client reads it, a batch in an event too. */
+async function listedTools(body: string, headers: Headers): Promise<Record<string, unknown>[]> {
+  const messages: unknown[] = await messagesOf(new Response(body, { headers }));
+  return messages
     .flatMap((payload) => (Array.isArray(payload) ? payload : [payload]))
     .flatMap((message) => {
       const tools = isPlainObject(message) && isPlainObject(message.result) && message.result.tools;
@@ -232,7 +224,7 @@ describe("whatever the origin answers a tools/list with", () => {
             }
             if (response.status !== 200) continue;
             // What the rules hide is in no listing the client reads.
-            for (const listed of listedTools(read, streamed)) {
+            for (const listed of await listedTools(read, response.headers)) {
               expect(String(listed.name)).not.toMatch(/^secret/);
               expect(
                 isPlainObject(listed.annotations) && listed.annotations.destructiveHint,
