@@ -18,7 +18,7 @@ import {
 import { type Profile, type ProfileLimits, profileOf } from "./schemas/profile";
 
 /** A count given as a string (wrangler vars) or a number (TOML integers). */
-const wholeNumber = (unit: string, minimum: number) => {
+const wholeNumber = (unit: string, minimum: number, maximum = Number.MAX_SAFE_INTEGER) => {
   const message = `must be a whole number of ${unit}`;
   return v.pipe(
     // An empty string is no number, although `Number("")` is 0.
@@ -29,8 +29,16 @@ const wholeNumber = (unit: string, minimum: number) => {
       minimum,
       `must be at least ${minimum} ${minimum === 1 ? unit.replace(/s$/, "") : unit}`,
     ),
+    v.maxValue(maximum, `must be at most ${maximum} ${unit}`),
   );
 };
+
+/**
+ * The largest `MAX_BODY_BYTES`: half of what an isolate's requests may hold
+ * at once of what they read (transport/read-bounded.ts `MAX_HELD_BYTES`), so
+ * that a body at the limit can be taken beside another.
+ */
+const MAX_BODY_LIMIT = 16 * 1024 * 1024;
 
 const picklist = <const T extends readonly [string, ...string[]]>(options: T) =>
   v.picklist(options, `must be one of ${options.join(", ")}`);
@@ -180,7 +188,7 @@ const ConfigSchema = v.pipe(
       ORIGIN_URL: httpUrl(MISSING.ORIGIN_URL as string),
       MCP_PATH: path,
       ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
-      MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1), 4 * 1024 * 1024),
+      MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1, MAX_BODY_LIMIT), 4 * 1024 * 1024),
       PROFILE: v.optional(picklist(PROFILE_NAMES)),
       // The earlier name of PROFILE, from when profiles governed names only.
       NAME_PROFILE: v.optional(picklist(PROFILE_NAMES)),

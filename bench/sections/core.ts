@@ -35,6 +35,7 @@ import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { ToolSearch } from "../../src/toolmap/tool-search";
+import { ReadBudget } from "../../src/transport/read-bounded";
 import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
 import { realisticListing } from "../../support/listing";
 import { digestInThread } from "../lib/in-thread-digest";
@@ -206,6 +207,7 @@ async function fromBytes(c: ListingCase): Promise<Timed[]> {
         watchesListChanged: false,
         toolMap: openToolMap(c.storedKv, memory, background),
         addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+        reads: new ReadBudget(),
       },
     );
     return response.arrayBuffer();

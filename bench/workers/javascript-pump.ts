@@ -14,6 +14,7 @@ interface Env {
 const passEveryChunk = {
   write: async (chunk: Uint8Array, emit: (bytes: Uint8Array) => void) => emit(chunk),
   end() {},
+  release() {},
 };
 
 export default {

@@ -86,7 +86,7 @@ async function readDocument(response: Response): Promise<Record<string, unknown>
     return undefined;
   }
   const read = await readBounded(response.body, MAX_METADATA_BYTES);
-  if (read.kind === "over") {
+  if (read.kind !== "complete") {
     await read.rest.cancel();
     return undefined;
   }

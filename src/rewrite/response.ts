@@ -42,7 +42,15 @@ import {
   otherCharsetOf,
 } from "../transport/headers";
 import { relayResponse } from "../transport/origin";
-import { type Bounded, MAX_REWRITE_BYTES, readBounded, rejoin } from "../transport/read-bounded";
+import {
+  type Bounded,
+  busyResponse,
+  type Hold,
+  MAX_REWRITE_BYTES,
+  type ReadBudget,
+  readBounded,
+  rejoin,
+} from "../transport/read-bounded";
 import {
   eventStreamRewriter,
   mayMention,
@@ -103,8 +111,12 @@ class UnreadListing extends Error {}
  */
 export interface WholeListing {
   isFirstPage(id: RequestId): boolean;
-  /** The tools of the pages after `cursor`; `undefined` when they could not all be read. */
-  readRest(id: RequestId, cursor: string): Promise<ListedTool[] | undefined>;
+  /**
+   * The tools of the pages after `cursor`, read into `hold` (the share of the
+   * isolate's budget of the read they complete); `undefined` when they could
+   * not all be read.
+   */
+  readRest(id: RequestId, cursor: string, hold?: Hold): Promise<ListedTool[] | undefined>;
 }
 
 /** How the listings in an answer are renamed. */
@@ -117,6 +129,8 @@ export interface ListingRewrite {
   /** Called with the id of each listing answered. */
   answered?: (id: RequestId) => void;
   wholeListing?: WholeListing;
+  /** The share of the isolate's budget of the read in progress (read-bounded.ts). */
+  hold?: Hold;
 }
 
 /** A page named as the model sees it: its tools, and for a listing over the profile's ceiling, search mode (with the number of tools). */
@@ -135,12 +149,13 @@ async function namePage(
   id: RequestId,
   page: readonly ListedTool[],
   nextCursor: unknown,
-  { toolMap, wholeListing }: ListingRewrite,
+  { toolMap, wholeListing, hold }: ListingRewrite,
 ): Promise<NamedPage> {
   if (toolMap.profile.toolCeiling === undefined || !wholeListing?.isFirstPage(id)) {
     return { listing: await toolMap.nameListing(page) };
   }
-  const rest = typeof nextCursor === "string" ? await wholeListing.readRest(id, nextCursor) : [];
+  const rest =
+    typeof nextCursor === "string" ? await wholeListing.readRest(id, nextCursor, hold) : [];
   if (rest === undefined) return { listing: await toolMap.nameListing(page) };
   const whole = [...page, ...rest];
   const { listing, search } = await toolMap.nameWholeListing(whole);
@@ -309,6 +324,8 @@ export interface ResponseContext extends ListingRewrite {
   addressee: ErrorAddressee;
   /** Answers the proxy gave itself (to some calls of a batch), merged into the origin's. */
   localResponses?: readonly unknown[];
+  /** What the isolate's requests hold at once of what they read whole: a body or event read takes its share. */
+  reads: ReadBudget;
 }
 
 const encoder = new TextEncoder();
@@ -391,11 +408,72 @@ async function answerFromMemory(
   return rewrittenResponse(origin, new Blob(reused.parts));
 }
 
+/**
+ * A JSON answer that may hold a listing (or to merge the proxy's own answers
+ * into), read whole within `MAX_REWRITE_BYTES` and what its `hold` may take
+ * of the isolate's budget, and rewritten.
+ */
+async function rewriteJsonBody(
+  origin: Response,
+  context: ResponseContext & { hold: Hold },
+): Promise<Response> {
+  const { addressee, localResponses = [], hold } = context;
+  const local = localResponses.length > 0;
+  const refusing = guardsListings(context);
+  const body = origin.body as ReadableStream<Uint8Array>;
+  let read: Bounded;
+  try {
+    read = await readBounded(body, MAX_REWRITE_BYTES, hold);
+  } catch (error) {
+    logEvent("origin_body_unreadable", { status: origin.status, error: String(error) });
+    return errorResponse(
+      502,
+      ErrorCode.OriginUnreachable,
+      "Origin sent a response body that could not be read",
+      addressee,
+    );
+  }
+  // The listing asked for can be asked for again; an answer to a call that ran cannot.
+  if (read.kind === "busy" && expectsLists(context.listIds)) {
+    await read.rest.cancel();
+    return busyResponse("the origin's answer", addressee);
+  }
+  if (read.kind !== "complete") {
+    const reason =
+      read.kind === "over"
+        ? `body over ${MAX_REWRITE_BYTES} bytes`
+        : "the isolate's reads hold too much at once";
+    if (refusing) return refusedListing(context, reason, read.rest);
+    logEvent("response_not_rewritten", { reason });
+    return relayResponse(origin, rejoin(read.head, read.rest));
+  }
+  const fromMemory = local ? undefined : await answerFromMemory(origin, read.bytes, context);
+  if (fromMemory) return fromMemory;
+  const text = new TextDecoder().decode(read.bytes);
+  let rewritten: string | undefined;
+  try {
+    rewritten = await rewriteJsonText(text, context, localResponses);
+  } catch (error) {
+    if (!(error instanceof UnreadListing)) throw error;
+    // An error's body is no listing: clients read no messages in it.
+    if (origin.ok) return refusedListing(context, error.message);
+  }
+  if (local && rewritten === undefined) {
+    logEvent("local_answers_dropped", {
+      reason: "origin body is not JSON",
+      count: localResponses.length,
+    });
+  }
+  // Nothing changed: the origin's own bytes, which its Content-Length describes.
+  if (rewritten === undefined) return relayResponse(origin, read.bytes);
+  return rewrittenResponse(origin, rewritten);
+}
+
 export async function rewriteResponse(
   origin: Response,
   context: ResponseContext,
 ): Promise<Response> {
-  const { listIds, watchesListChanged, toolMap, addressee, localResponses = [] } = context;
+  const { listIds, watchesListChanged, toolMap, localResponses = [] } = context;
   const mediaType = mediaTypeOf(origin.headers);
   const local = localResponses.length > 0;
   // A listing asked for, under a policy that edits listings: one the proxy cannot read is refused.
@@ -430,12 +508,14 @@ export async function rewriteResponse(
       // Once every listing asked for is answered, the rest of the stream is the runtime's to pass.
       const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
       const finished = () => awaited?.size === 0;
+      const hold = context.reads.hold();
       const rewriter = eventStreamRewriter({
         rewrite: async (data) => {
           try {
             return await rewriteJsonText(data, {
               ...context,
               answered: (id) => awaited?.delete(id),
+              hold,
             });
           } catch (error) {
             // The stream ends rather than show it.
@@ -450,6 +530,7 @@ export async function rewriteResponse(
         mayMatter: refusing ? mayMatterToAnyReader : mayMatter,
         finished,
         maxEventChars: MAX_REWRITE_BYTES,
+        hold,
       });
       body = transformUntil(origin.body, rewriter, finished, prefix);
     } else {
@@ -467,44 +548,13 @@ export async function rewriteResponse(
   }
 
   if ((expectsLists(listIds) || local) && mediaType === "application/json") {
-    let read: Bounded;
+    // Held until the answer is written: the origin's bytes, their text and what is made of them.
+    const hold = context.reads.hold();
     try {
-      read = await readBounded(origin.body, MAX_REWRITE_BYTES);
-    } catch (error) {
-      logEvent("origin_body_unreadable", { status: origin.status, error: String(error) });
-      return errorResponse(
-        502,
-        ErrorCode.OriginUnreachable,
-        "Origin sent a response body that could not be read",
-        addressee,
-      );
+      return await rewriteJsonBody(origin, { ...context, hold });
+    } finally {
+      hold.release();
     }
-    if (read.kind === "over") {
-      const reason = `body over ${MAX_REWRITE_BYTES} bytes`;
-      if (refusing) return refusedListing(context, reason, read.rest);
-      logEvent("response_not_rewritten", { reason });
-      return relayResponse(origin, rejoin(read.head, read.rest));
-    }
-    const fromMemory = local ? undefined : await answerFromMemory(origin, read.bytes, context);
-    if (fromMemory) return fromMemory;
-    const text = new TextDecoder().decode(read.bytes);
-    let rewritten: string | undefined;
-    try {
-      rewritten = await rewriteJsonText(text, context, localResponses);
-    } catch (error) {
-      if (!(error instanceof UnreadListing)) throw error;
-      // An error's body is no listing: clients read no messages in it.
-      if (origin.ok) return refusedListing(context, error.message);
-    }
-    if (local && rewritten === undefined) {
-      logEvent("local_answers_dropped", {
-        reason: "origin body is not JSON",
-        count: localResponses.length,
-      });
-    }
-    // Nothing changed: the origin's own bytes, which its Content-Length describes.
-    if (rewritten === undefined) return relayResponse(origin, read.bytes);
-    return rewrittenResponse(origin, rewritten);
   }
   // A listing answered in a type the proxy does not read (a lenient client might).
   if (refusing && origin.ok) {

@@ -3,6 +3,7 @@ import { SignInMemory } from "../auth/sign-in-memory";
 import type { Config } from "../config";
 import { ToolMapMemory } from "../toolmap/isolate-memory";
 import type { OriginCredentials } from "../transport/headers";
+import { ReadBudget } from "../transport/read-bounded";
 
 /**
  * Everything one isolate keeps between requests, each part bounded where it
@@ -16,6 +17,8 @@ export interface IsolateState {
   signIn: SignInMemory;
   /** Callers the origin listed its tools for (1,000 digests, 10 minutes). */
   listingCallers: ListingCallers;
+  /** What requests served at once hold of the bodies and events they read whole (32 MiB). */
+  reads: ReadBudget;
 }
 
 export function newIsolateState(): IsolateState {
@@ -23,6 +26,7 @@ export function newIsolateState(): IsolateState {
     toolMaps: new ToolMapMemory(),
     signIn: new SignInMemory(),
     listingCallers: new ListingCallers(),
+    reads: new ReadBudget(),
   };
 }
 

@@ -36,6 +36,7 @@ import {
   relayResponse,
 } from "../transport/origin";
 import { readPostBody } from "../transport/post-body";
+import { busyResponse, type Hold } from "../transport/read-bounded";
 import type { AppEnv } from "./app-env";
 
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
@@ -58,6 +59,16 @@ async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMa
 }
 
 export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise<Response> {
+  // What the request reads whole (its body, the origin's listings) counts until it is answered.
+  const hold = c.get("isolate").reads.hold();
+  try {
+    return await answer(c, profile, hold);
+  } finally {
+    hold.release();
+  }
+}
+
+async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise<Response> {
   const config = c.get("config");
   const request = c.req.raw;
   const url = new URL(request.url);
@@ -90,7 +101,8 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
 
   switch (request.method) {
     case "POST": {
-      const body = await readPostBody(request, config.maxBodyBytes);
+      const body = await readPostBody(request, config.maxBodyBytes, hold);
+      if (body.kind === "busy") return busyResponse("the request's body", unread);
       if (body.kind === "refused") {
         return errorResponse(body.status, body.code, body.message, unread);
       }
@@ -135,6 +147,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
               onUnauthorized: (response) => {
                 signedOut = response;
               },
+              hold,
             });
             if (!tools) return false;
             await toolMap.nameWholeListing(tools, relistedFor);
@@ -178,8 +191,11 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
             const listRequest = plan.listRequests.get(id);
             return listRequest !== undefined && !asksForLaterPage(listRequest);
           },
-          readRest: (id, cursor) =>
-            relistTools(target, headers, plan.listRequests.get(id), config, { from: cursor }),
+          readRest: (id, cursor, readInto) =>
+            relistTools(target, headers, plan.listRequests.get(id), config, {
+              from: cursor,
+              hold: readInto,
+            }),
         },
         watchesListChanged: body.messages.some(
           (message) => isRequest(message) && message.method === LISTEN,
@@ -188,6 +204,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
         addressee,
         localResponses: plan.localResponses,
         onListing: caller.listed,
+        reads: c.get("isolate").reads,
       });
     }
     case "GET": {
@@ -204,6 +221,7 @@ export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise
         watchesListChanged: true,
         toolMap: await openToolMap(c, profile),
         addressee: unread,
+        reads: c.get("isolate").reads,
       });
     }
     case "DELETE":

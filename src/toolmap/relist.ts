@@ -18,7 +18,7 @@ import { requestOnBehalfOf, revisionOf } from "../protocol/revision";
 import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tools-list";
 import { mediaTypeOf } from "../transport/headers";
 import { fetchOrigin } from "../transport/origin";
-import { MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
+import { type Hold, MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
 import { endableFeed } from "../transport/sse";
 
 const MAX_PAGES = 50;
@@ -41,21 +41,24 @@ function asPage(message: unknown, id: string): ListPage | undefined {
 
 /**
  * The page `response` holds. `read` counts the bytes of the listing's pages
- * read so far: past `MAX_REWRITE_BYTES` in all, it throws.
+ * read so far: past `MAX_REWRITE_BYTES` in all, or past what `hold` may take
+ * of the isolate's budget, it throws.
  */
 async function readPage(
   response: Response,
   id: string,
   read: { bytes: number },
+  hold: Hold | undefined,
 ): Promise<ListPage | undefined> {
   if (!response.body) return undefined;
   const left = MAX_REWRITE_BYTES - read.bytes;
   const over = () => new Error(`the listing is over ${MAX_REWRITE_BYTES} bytes in all`);
+  const busy = () => new Error("the isolate's reads hold too much at once");
   if (mediaTypeOf(response.headers) !== "text/event-stream") {
-    const bounded = await readBounded(response.body, left);
-    if (bounded.kind === "over") {
+    const bounded = await readBounded(response.body, left, hold);
+    if (bounded.kind !== "complete") {
       await bounded.rest.cancel();
-      throw over();
+      throw bounded.kind === "over" ? over() : busy();
     }
     read.bytes += bounded.bytes.byteLength;
     return asPage(parseJson(new TextDecoder().decode(bounded.bytes)), id);
@@ -79,6 +82,7 @@ async function readPage(
       }
       read.bytes += value.byteLength;
       if (read.bytes > MAX_REWRITE_BYTES) throw over();
+      if (hold && !hold.take(value.byteLength)) throw busy();
       // The count above bounds what the parser holds too: it holds no more characters than bytes came.
       lines.feed(decoder.decode(value, { stream: true }));
     }
@@ -97,6 +101,8 @@ export interface RelistOptions {
    * it. Without this, its body is cancelled.
    */
   onUnauthorized?: (response: Response) => void;
+  /** The request's share of the isolate's budget (read-bounded.ts), which what is read takes from. */
+  hold?: Hold;
 }
 
 /**
@@ -110,7 +116,7 @@ export async function relistTools(
   originHeaders: Headers,
   cause: unknown,
   config: Config,
-  { from, onUnauthorized }: RelistOptions = {},
+  { from, onUnauthorized, hold }: RelistOptions = {},
 ): Promise<ListedTool[] | undefined> {
   const revision = revisionOf(originHeaders, cause);
   const tools: ListedTool[] = [];
@@ -154,7 +160,7 @@ export async function relistTools(
     let page: ListPage | undefined;
     let detail: string | undefined;
     try {
-      page = await readPage(reply.response, id, read);
+      page = await readPage(reply.response, id, read, hold);
     } catch (error) {
       detail = String(error);
     }

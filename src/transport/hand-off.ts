@@ -53,9 +53,11 @@ export function transformUntil(
     reader.releaseLock();
     return body.pipeTo(out.writable);
   };
-  pump().catch(async (error: unknown) => {
-    // (After the hand-off the runtime's pipe does this itself, and these find the streams released.)
-    await Promise.allSettled([writer.abort(error), reader.cancel(error)]);
-  });
+  pump()
+    .catch(async (error: unknown) => {
+      // (After the hand-off the runtime's pipe does this itself, and these find the streams released.)
+      await Promise.allSettled([writer.abort(error), reader.cancel(error)]);
+    })
+    .finally(() => rewriter.release());
   return out.readable;
 }

@@ -19,7 +19,7 @@ import {
 } from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
 import { mediaTypeOf, otherCharsetOf } from "./headers";
-import { readBounded } from "./read-bounded";
+import { type Hold, readBounded } from "./read-bounded";
 
 export interface ParsedBody {
   kind: "parsed";
@@ -36,21 +36,32 @@ export interface ParsedBody {
 
 export type PostBody =
   | ParsedBody
-  | { kind: "refused"; status: 400 | 413 | 415; code: number; message: string };
+  | { kind: "refused"; status: 400 | 413 | 415; code: number; message: string }
+  /** The isolate's reads hold too much to take the body (read-bounded.ts `ReadBudget`). */
+  | { kind: "busy" };
 
-async function readWithin(request: Request, maxBytes: number): Promise<Uint8Array | null> {
+/** The body's bytes; `over` its bound, or `busy` when the isolate's reads hold too much to take them. */
+async function readWithin(
+  request: Request,
+  maxBytes: number,
+  hold: Hold,
+): Promise<Uint8Array | "over" | "busy"> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (declared > maxBytes) return null;
+  if (declared > maxBytes) return "over";
   if (!request.body) return new Uint8Array();
   // A declared length is the body's length (HTTP framing): read by the runtime in one go.
   if (Number.isSafeInteger(declared)) {
+    if (!hold.take(declared)) {
+      await request.body.cancel();
+      return "busy";
+    }
     const bytes = new Uint8Array(await request.arrayBuffer());
-    return bytes.byteLength > maxBytes ? null : bytes;
+    return bytes.byteLength > maxBytes ? "over" : bytes;
   }
-  const read = await readBounded(request.body, maxBytes);
+  const read = await readBounded(request.body, maxBytes, hold);
   if (read.kind === "complete") return read.bytes;
   await read.rest.cancel();
-  return null;
+  return read.kind;
 }
 
 const refused = (status: 400 | 413 | 415, code: number, message: string): PostBody => ({
@@ -60,7 +71,15 @@ const refused = (status: 400 | 413 | 415, code: number, message: string): PostBo
   message,
 });
 
-export async function readPostBody(request: Request, maxBytes: number): Promise<PostBody> {
+/**
+ * The body of a POST, read within `maxBytes` and what `hold` may take of the
+ * isolate's budget (read-bounded.ts), or why it is refused.
+ */
+export async function readPostBody(
+  request: Request,
+  maxBytes: number,
+  hold: Hold,
+): Promise<PostBody> {
   // Labeled JSON, as MCP clients label it; anything else is refused unread: a web page can
   // send `text/plain` or a form to a local proxy without a CORS preflight, but not JSON.
   if (mediaTypeOf(request.headers) !== "application/json") {
@@ -79,14 +98,15 @@ export async function readPostBody(request: Request, maxBytes: number): Promise<
       "Unsupported Media Type: a POST to the MCP endpoint is JSON in UTF-8; its Content-Type names no other charset",
     );
   }
-  const bytes = await readWithin(request, maxBytes);
-  if (bytes === null) {
+  const bytes = await readWithin(request, maxBytes, hold);
+  if (bytes === "over") {
     return refused(
       413,
       ErrorCode.InvalidRequest,
       `Request body exceeds the limit of ${maxBytes} bytes`,
     );
   }
+  if (bytes === "busy") return { kind: "busy" };
   const text = utf8Text(bytes);
   const parsed = text === undefined ? undefined : parseExact(text);
   const nestsDeeper = () =>

@@ -1,18 +1,110 @@
 /**
  * Reads a body whole, up to a bound and no further: the proxy never holds more
- * than `maxBytes` of one body, however much the peer sends. Past the bound the
+ * than `maxBytes` of one body, however much the peer sends, nor more than
+ * `MAX_HELD_BYTES` of all it reads at once in an isolate. Past a bound the
  * caller gets what was read and the unread rest, to refuse or to pass on.
  */
+
+import { logEvent } from "../log";
+import { type ErrorAddressee, ErrorCode, errorResponse } from "../protocol/jsonrpc";
+
 /**
  * The most the proxy reads of one JSON body, or holds of one event, to rename
  * a listing: far above any real tool list, far below an isolate's 128 MB.
  */
 export const MAX_REWRITE_BYTES = 16 * 1024 * 1024;
 
+/**
+ * The most one isolate's requests hold at once of what they read whole
+ * (request bodies, listings, events that may hold one). Each read has its own
+ * bound, but requests served at once share the isolate's 128 MB, and what a
+ * request holds while it works costs several times its bytes (text, parsed
+ * values, the answer written). Two listings at `MAX_REWRITE_BYTES` fit.
+ */
+export const MAX_HELD_BYTES = 32 * 1024 * 1024;
+
+/**
+ * What an isolate's reads hold together, bounded by `limit`. A read that
+ * would pass it stops rather than wait: requests that each held bytes while
+ * they waited for the others' could wait for ever.
+ *
+ * A share is given back by `release`, and, where the runtime has
+ * `FinalizationRegistry`, once the share is garbage: workerd drops the work of
+ * a request whose client went away without running its `finally`, and what
+ * it read goes with it; its count must not stay behind.
+ */
+export class ReadBudget {
+  #held = 0;
+  readonly #dropped =
+    typeof FinalizationRegistry === "function"
+      ? new FinalizationRegistry<{ taken: number }>((share) => this.#giveBack(share))
+      : undefined;
+  constructor(readonly limit = MAX_HELD_BYTES) {}
+
+  /** What the isolate's reads hold now. */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** A share for one request (or one stream's events), given back with `release`. */
+  hold(): Hold {
+    // The count lives apart from the hold, so that the registry's reference keeps it alive and not the hold.
+    const share = { taken: 0 };
+    const hold: Hold = {
+      take: (bytes) => {
+        if (this.#held + bytes > this.limit) return false;
+        this.#held += bytes;
+        share.taken += bytes;
+        return true;
+      },
+      release: () => this.#giveBack(share),
+    };
+    this.#dropped?.register(hold, share);
+    return hold;
+  }
+
+  #giveBack(share: { taken: number }) {
+    this.#held -= share.taken;
+    share.taken = 0;
+  }
+}
+
+/**
+ * The answer to a request the isolate's budget cannot take now (`what`: what
+ * it would have read): `503`, to be sent again in a moment, when the others'
+ * reads are done. Nothing of it reached the origin, or, for an answer, the
+ * client.
+ */
+export function busyResponse(what: string, addressee: ErrorAddressee): Response {
+  logEvent("reads_over_budget", { what, limit: MAX_HELD_BYTES });
+  return errorResponse(
+    503,
+    ErrorCode.InternalError,
+    `Busy: the proxy is reading too much for other requests to read ${what} now; send the request again in a moment`,
+    addressee,
+    { "Retry-After": "1" },
+  );
+}
+
+export interface Hold {
+  /** Takes `bytes` more; `false`, taking nothing, when the isolate's reads would hold too much. */
+  take(bytes: number): boolean;
+  /** Gives back all it took; it may take again. */
+  release(): void;
+}
+
+/** What a bounded read read of a body, and its unread rest, to refuse or to pass on. */
+interface Unread {
+  head: Uint8Array[];
+  rest: ReadableStreamDefaultReader<Uint8Array>;
+}
+
 export type Bounded =
   | { kind: "complete"; bytes: Uint8Array }
-  /** Over the bound: what was read, and the unread rest. */
-  | { kind: "over"; head: Uint8Array[]; rest: ReadableStreamDefaultReader<Uint8Array> };
+  /** Over the body's bound. */
+  | ({ kind: "over" } & Unread)
+  /** Over what the isolate's reads may hold together. */
+  | ({ kind: "busy" } & Unread);
 
 /** `chunks` as one buffer (`size`: their bytes in all). */
 export function concat(
@@ -28,9 +120,11 @@ export function concat(
   return bytes;
 }
 
+/** `body` read whole, within `maxBytes`, and within the isolate's budget when a `hold` on it is given. */
 export async function readBounded(
   body: ReadableStream<Uint8Array>,
   maxBytes: number,
+  hold?: Hold,
 ): Promise<Bounded> {
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -41,6 +135,7 @@ export async function readBounded(
     chunks.push(value);
     size += value.byteLength;
     if (size > maxBytes) return { kind: "over", head: chunks, rest: reader };
+    if (hold && !hold.take(value.byteLength)) return { kind: "busy", head: chunks, rest: reader };
   }
 }
 

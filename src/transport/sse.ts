@@ -17,6 +17,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { logEvent } from "../log";
+import { type Hold, MAX_HELD_BYTES } from "./read-bounded";
 
 /**
  * Whether `text` may hold one of `markers` once its JSON escapes are read:
@@ -47,6 +48,12 @@ export interface EventStreamRewrite {
   /** Whether nothing after this point can need the rewrite. */
   finished?: () => boolean;
   maxEventChars: number;
+  /**
+   * The stream's share of the isolate's budget (read-bounded.ts): the event
+   * being read takes from it, and an event it cannot take ends the stream as
+   * one over `maxEventChars` does.
+   */
+  hold?: Hold;
 }
 
 const LF = 0x0a;
@@ -88,13 +95,19 @@ export interface ChunkRewriter {
   write(chunk: Uint8Array, emit: (bytes: Uint8Array) => void): Promise<void>;
   /** The body ended: what is still held. */
   end(emit: (bytes: Uint8Array) => void): void;
+  /** The stream ended or failed: what the rewriter took of the isolate's budget goes back. */
+  release(): void;
 }
 
 /** `rewriter` as a `TransformStream`. */
 function transformStreamOf(rewriter: ChunkRewriter): TransformStream<Uint8Array, Uint8Array> {
   return new TransformStream({
     transform: (chunk, controller) => rewriter.write(chunk, (bytes) => controller.enqueue(bytes)),
-    flush: (controller) => rewriter.end((bytes) => controller.enqueue(bytes)),
+    flush: (controller) => {
+      rewriter.end((bytes) => controller.enqueue(bytes));
+      rewriter.release();
+    },
+    cancel: () => rewriter.release(),
   });
 }
 
@@ -106,6 +119,7 @@ export function eventStreamRewriter({
   mayMatter,
   finished = () => false,
   maxEventChars,
+  hold,
 }: EventStreamRewrite): ChunkRewriter {
   const encoder = new TextEncoder();
   const chunkDecoder = new TextDecoder();
@@ -204,6 +218,8 @@ export function eventStreamRewriter({
       start = end;
       at = end;
     }
+    // An event ended in this chunk: what was held of it is no more.
+    if (start > 0) hold?.release();
     if (passing) {
       passOn(chunk.length);
       return;
@@ -218,6 +234,10 @@ export function eventStreamRewriter({
         logEvent("event_too_large", { limit: maxEventChars });
         throw new Error(`An event of the stream exceeds ${maxEventChars} characters`);
       }
+      if (hold && !hold.take(chunk.length - start)) {
+        logEvent("reads_over_budget", { what: "an event of the stream", limit: MAX_HELD_BYTES });
+        throw new Error("An event of the stream cannot be held: the isolate's reads hold too much");
+      }
     } else heldBytes = 0;
   }
 
@@ -230,6 +250,7 @@ export function eventStreamRewriter({
       // An event the stream ended in the middle of, which no client dispatches: passed as it came.
       for (const part of held) emit(part);
     },
+    release: () => hold?.release(),
   };
 }
 

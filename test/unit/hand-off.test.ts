@@ -28,6 +28,7 @@ function source(chunks: string[], fail?: Error) {
 function upper() {
   const seen: string[] = [];
   const decoder = new TextDecoder();
+  const released = { times: 0 };
   const transform: ChunkRewriter = {
     async write(chunk, emit) {
       const text = decoder.decode(chunk);
@@ -35,17 +36,22 @@ function upper() {
       emit(encoder.encode(text.toUpperCase()));
     },
     end: () => {},
+    release: () => {
+      released.times++;
+    },
   };
-  return { transform, seen };
+  return { transform, seen, released };
 }
 
 describe("transformUntil", () => {
   it("transforms until done, then passes the rest as it came, unseen", async () => {
     const { stream } = source(["a", "b", "c", "d"]);
-    const { transform, seen } = upper();
+    const { transform, seen, released } = upper();
     const out = transformUntil(stream, transform, () => seen.length === 2);
     expect(await new Response(out).text()).toBe("ABcd");
     expect(seen).toEqual(["a", "b"]);
+    // What the rewriter held of the isolate's budget goes back once the stream is done.
+    await expect.poll(() => released.times).toBe(1);
   });
 
   it("sends the prefix first, and transforms to the end when never done", async () => {
@@ -58,13 +64,14 @@ describe("transformUntil", () => {
   it("errors the client's stream when the origin's fails, before or after the hand-off", async () => {
     for (const doneAfter of [0, 1]) {
       const { stream } = source(["a", "b"], new Error("origin went away"));
-      const { transform, seen } = upper();
+      const { transform, seen, released } = upper();
       const out = transformUntil(
         stream,
         transform,
         () => doneAfter > 0 && seen.length >= doneAfter,
       );
       await expect(new Response(out).text()).rejects.toThrow();
+      await expect.poll(() => released.times).toBe(1);
     }
   });
 
@@ -79,11 +86,13 @@ describe("transformUntil", () => {
           cancelled = true;
         },
       });
-      const reader = transformUntil(endless, upper().transform, done).getReader();
+      const { transform, released } = upper();
+      const reader = transformUntil(endless, transform, done).getReader();
       await reader.read();
       await reader.read();
       await reader.cancel();
       await expect.poll(() => cancelled).toBe(true);
+      await expect.poll(() => released.times).toBe(1);
     }
   });
 });

@@ -19,6 +19,7 @@ import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { readPostBody } from "../../src/transport/post-body";
+import { ReadBudget } from "../../src/transport/read-bounded";
 import { DEMO_NAMES } from "../helpers/demo-names";
 
 afterEach(() => {
@@ -197,7 +198,7 @@ describe("what the proxy forwards", () => {
           headers: { "content-type": "application/json" },
           body: text,
         });
-        const body = await readPostBody(request, 1 << 20);
+        const body = await readPostBody(request, 1 << 20, new ReadBudget().hold());
         expect(body.kind, text).toBe("parsed");
         if (body.kind !== "parsed") return;
         const plan = await planForward(body, resolveTool, "warn", async () => undefined);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readBounded, rejoin } from "../../src/transport/read-bounded";
+import { ReadBudget, readBounded, rejoin } from "../../src/transport/read-bounded";
 
 const stream = (...chunks: string[]) =>
   new ReadableStream<Uint8Array>({
@@ -21,5 +21,50 @@ describe("readBounded", () => {
     if (read.kind === "complete") return;
     expect(read.head.map((chunk) => new TextDecoder().decode(chunk))).toEqual(["ab", "cd"]);
     expect(await new Response(rejoin(read.head, read.rest)).text()).toBe("abcdefgh");
+  });
+});
+
+describe("ReadBudget", () => {
+  it("lets the isolate's reads take up to its limit together, and each give back what it took", () => {
+    const reads = new ReadBudget(100);
+    const one = reads.hold();
+    const two = reads.hold();
+    expect(one.take(60)).toBe(true);
+    expect(two.take(41)).toBe(false);
+    expect(two.take(40)).toBe(true);
+    expect(reads.held).toBe(100);
+    one.release();
+    one.release();
+    expect(reads.held).toBe(40);
+    expect(one.take(60)).toBe(true);
+    two.release();
+    one.release();
+    expect(reads.held).toBe(0);
+  });
+
+  it("stops a read past it, and the body can still be passed on whole", async () => {
+    const reads = new ReadBudget(3);
+    const hold = reads.hold();
+    const read = await readBounded(stream("ab", "cd", "ef"), 100, hold);
+    expect(read.kind).toBe("busy");
+    if (read.kind === "complete") return;
+    expect(reads.held).toBe(2);
+    expect(await new Response(rejoin(read.head, read.rest)).text()).toBe("abcdef");
+    hold.release();
+    expect(reads.held).toBe(0);
+  });
+
+  it("gets back what a hold took once the hold is garbage, though it was never released", async () => {
+    const reads = new ReadBudget(1 << 20);
+    // A request whose work the runtime dropped: nothing runs its `finally`.
+    (() => reads.hold().take(1000))();
+    expect(reads.held).toBe(1000);
+    let garbage: unknown[] = [];
+    for (let round = 0; round < 200 && reads.held > 0; round++) {
+      garbage = Array.from({ length: 50_000 }, (_, index) => ({ index }));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(garbage.length).toBeGreaterThan(0);
+    expect(reads.held).toBe(0);
   });
 });

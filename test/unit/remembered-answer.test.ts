@@ -14,6 +14,7 @@ import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { answerBytes } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
+import { ReadBudget } from "../../src/transport/read-bounded";
 import { realisticListing } from "../../support/listing";
 
 const answer = (id: number | string, tools = realisticListing(50).tools) =>
@@ -85,6 +86,7 @@ describe("a remembered answer", () => {
         {
           listIds: new Set([id]),
           watchesListChanged: false,
+          reads: new ReadBudget(),
           toolMap: map,
           addressee: { ...unreadAddressee(new Headers()), ids: [id] },
         },

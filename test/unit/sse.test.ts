@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { transformUntil } from "../../src/transport/hand-off";
+import { MAX_HELD_BYTES, ReadBudget } from "../../src/transport/read-bounded";
 import {
   eventStreamRewriter,
   mayMention,
@@ -171,6 +172,48 @@ describe("an event that never ends", () => {
     const endless = ["data: ", "x".repeat(600), "y".repeat(600)];
     await expect(run(keeping(1000), endless)).rejects.toThrow("exceeds 1000 characters");
     expect(logs.events("event_too_large")).toEqual([{ event: "event_too_large", limit: 1000 }]);
+    logs.restore();
+  });
+});
+
+describe("an event held against the isolate's budget", () => {
+  const spanning = (event: string) => [event.slice(0, 500), event.slice(500)];
+  const events = ["data: ", "data: "].map((head) => `${head}${"x".repeat(1000)}\n\n`);
+
+  it("holds only the event being read: the budget is taken by each event in turn and given back", async () => {
+    // Room for one event's first half, not two.
+    const reads = new ReadBudget(900);
+    const hold = reads.hold();
+    const transform = rewriteEventStream({
+      rewrite: () => undefined,
+      mayMatter: () => false,
+      maxEventChars: 1 << 24,
+      hold,
+    });
+    const chunks = events.flatMap(spanning);
+    expect(await run(transform, chunks)).toBe(events.join(""));
+    expect(reads.held).toBe(0);
+  });
+
+  it("ends the stream with an error when the event cannot be held, and gives back what it took", async () => {
+    const logs = captureLogs();
+    const reads = new ReadBudget(1500);
+    const other = reads.hold();
+    other.take(1200);
+    const transform = rewriteEventStream({
+      rewrite: () => undefined,
+      mayMatter: () => false,
+      maxEventChars: 1 << 24,
+      hold: reads.hold(),
+    });
+    await expect(run(transform, spanning(events[0] as string))).rejects.toThrow(
+      "isolate's reads hold too much",
+    );
+    expect(logs.events("reads_over_budget")).toEqual([
+      { event: "reads_over_budget", what: "an event of the stream", limit: MAX_HELD_BYTES },
+    ]);
+    other.release();
+    expect(reads.held).toBe(0);
     logs.restore();
   });
 });

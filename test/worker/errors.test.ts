@@ -2,6 +2,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { MAX_HELD_BYTES } from "../../src/transport/read-bounded";
 import { captureLogs } from "../helpers/logs";
 import { initialize, openSession, postJson, rpc } from "../helpers/mcp";
 import {
@@ -254,6 +255,10 @@ describe("configuration", () => {
       "ORIGIN_URL must be an absolute http:// or https:// URL",
     ],
     [{ MAX_BODY_BYTES: "lots" }, "MAX_BODY_BYTES must be a whole number of bytes"],
+    [
+      { MAX_BODY_BYTES: String(MAX_HELD_BYTES / 2 + 1) },
+      `MAX_BODY_BYTES must be at most ${MAX_HELD_BYTES / 2} bytes`,
+    ],
     [{ ORIGIN_TIMEOUT_MS: "0" }, "ORIGIN_TIMEOUT_MS must be at least 1 millisecond"],
     [{ MCP_PATH: "mcp" }, "MCP_PATH must start with /"],
     [

@@ -11,6 +11,7 @@ import { rewriteResponse } from "../../src/rewrite/response";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
+import { ReadBudget } from "../../src/transport/read-bounded";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { messagesOf, postJson, rpc } from "../helpers/mcp";
@@ -142,6 +143,7 @@ describe("an answer the proxy reads but does not change is the origin's bytes", 
     const response = await rewriteResponse(origin, {
       listIds: new Set([1]),
       watchesListChanged: false,
+      reads: new ReadBudget(),
       toolMap,
       addressee: unreadAddressee(new Headers()),
     });

@@ -26,6 +26,7 @@ import {
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
+import { ReadBudget } from "../../src/transport/read-bounded";
 import { messagesOf } from "../helpers/mcp";
 
 const RULES = new ToolRules(
@@ -193,6 +194,7 @@ describe("whatever the origin answers a tools/list with", () => {
               {
                 listIds: carried === "resumed" ? "by-shape" : new Set([1]),
                 watchesListChanged: false,
+                reads: new ReadBudget(),
                 toolMap,
                 addressee: { ...unreadAddressee(new Headers()), ids: [1] },
                 ...(ceiling && {

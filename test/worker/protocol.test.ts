@@ -21,6 +21,7 @@ import {
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
+import { ReadBudget } from "../../src/transport/read-bounded";
 import { countingKv } from "../../support/counting-kv";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
@@ -155,6 +156,7 @@ describe("bounds", () => {
       {
         listIds: new Set([1]),
         watchesListChanged: false,
+        reads: new ReadBudget(),
         toolMap,
         addressee: unreadAddressee(new Headers()),
       },
@@ -182,6 +184,7 @@ describe("bounds", () => {
       {
         listIds: new Set(),
         watchesListChanged: false,
+        reads: new ReadBudget(),
         toolMap,
         addressee: unreadAddressee(new Headers()),
         localResponses: [own],
@@ -235,6 +238,7 @@ describe("protocol 2026-07-28", () => {
       {
         listIds: new Set(),
         watchesListChanged: false,
+        reads: new ReadBudget(),
         toolMap,
         addressee: unreadAddressee(new Headers()),
       },
@@ -269,6 +273,7 @@ describe("protocol 2026-07-28", () => {
       {
         listIds: new Set(),
         watchesListChanged: true,
+        reads: new ReadBudget(),
         toolMap,
         addressee: unreadAddressee(new Headers()),
       },
@@ -332,6 +337,7 @@ describe("protocol 2026-07-28", () => {
       {
         listIds: new Set(),
         watchesListChanged: true,
+        reads: new ReadBudget(),
         toolMap,
         addressee: unreadAddressee(new Headers()),
       },
@@ -355,6 +361,7 @@ describe("a listing in an event stream, however its keys are spelled", () => {
       {
         listIds: new Set([1]),
         watchesListChanged: false,
+        reads: new ReadBudget(),
         toolMap,
         addressee: unreadAddressee(new Headers()),
       },
@@ -393,6 +400,7 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
     return rewriteResponse(origin, {
       listIds: new Set([id]),
       watchesListChanged: false,
+      reads: new ReadBudget(),
       toolMap,
       addressee: { ...unreadAddressee(new Headers()), ids: [id] },
     });

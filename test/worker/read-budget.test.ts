@@ -1,0 +1,181 @@
+/**
+ * What requests served at once by one isolate hold of what they read whole
+ * (src/transport/read-bounded.ts `ReadBudget`, 32 MiB): past it a request is
+ * answered `503` with `Retry-After`, and nothing of it reaches the origin or,
+ * for an answer, the client; once the others are done, it goes through.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { MAX_HELD_BYTES } from "../../src/transport/read-bounded";
+import { captureLogs } from "../helpers/logs";
+import { messagesOf, postJson, rpc } from "../helpers/mcp";
+import {
+  CATALOG_ORIGIN,
+  GATEWAY_ORIGIN,
+  newTrace,
+  PROXY_URL,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
+
+const MiB = 1024 * 1024;
+const encoder = new TextEncoder();
+const HEADERS = { "mcp-protocol-version": "2025-11-25" };
+
+/**
+ * A `ping` whose body the client sends all but its last byte of, and then
+ * waits: the proxy holds what it read of it until `finish` sends a last byte
+ * that is no JSON's, which the proxy answers itself (`400`).
+ */
+function stalledBody(bytes: number) {
+  const text = JSON.stringify({ ...rpc("held", "ping"), params: { pad: "" } });
+  const padded = text.replace('"pad":""', `"pad":"${"a".repeat(bytes - text.length)}"`);
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let asked!: () => void;
+  const read = new Promise<void>((resolve) => {
+    asked = resolve;
+  });
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      c.enqueue(encoder.encode(padded.slice(0, -1)));
+    },
+    // Asked for more: the proxy has read the first part.
+    pull: () => asked(),
+  });
+  return {
+    body,
+    read,
+    finish() {
+      controller.enqueue(encoder.encode("!"));
+      controller.close();
+    },
+  };
+}
+
+/** One isolate, `held` bytes of it taken by two clients whose bodies stall. */
+async function isolateHolding(held: number, origin: string) {
+  const app = createApp();
+  const proxy = viaProxy({ ORIGIN_URL: origin, MAX_BODY_BYTES: String(16 * MiB) }, { app });
+  const stalled = [stalledBody(held / 2), stalledBody(held / 2)];
+  const answers = stalled.map(({ body }) =>
+    proxy(PROXY_URL, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", ...HEADERS },
+      body,
+    }),
+  );
+  await Promise.all(stalled.map(({ read }) => read));
+  // The proxy counts a part once it has it, after asking for the next.
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  return {
+    proxy,
+    async finish() {
+      for (const { finish } of stalled) finish();
+      return Promise.all(answers);
+    },
+  };
+}
+
+async function expectBusy(response: Response, id: unknown) {
+  expect(response.status).toBe(503);
+  expect(response.headers.get("retry-after")).toBe("1");
+  const error = await response.json<{ id: unknown; error: { code: number; message: string } }>();
+  expect(error.id).toBe(id);
+  expect(error.error.code).toBe(-32603);
+  expect(error.error.message).toContain("send the request again in a moment");
+}
+
+/** A `tools/list` of protocol 2026-07-28, which the catalog answers in a JSON body. */
+const listTools = (id: number) =>
+  rpc(id, "tools/list", {
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "read-budget-test", version: "1.0.0" },
+    },
+  });
+const LIST_HEADERS = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" };
+
+let logs: ReturnType<typeof captureLogs>;
+afterEach(() => logs?.restore());
+
+describe("the isolate's read budget", () => {
+  it("refuses a request body it cannot hold with 503, and takes it once the others are read", async () => {
+    logs = captureLogs();
+    const trace = newTrace();
+    const { proxy, finish } = await isolateHolding(
+      MAX_HELD_BYTES - MiB,
+      `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
+    );
+    const call = JSON.stringify(
+      rpc(7, "tools/call", { name: "echo", arguments: { text: "b".repeat(2 * MiB) } }),
+    );
+    // Declared (Content-Length) and streamed.
+    // 2025-11-25 writes no id for a request it did not read.
+    await expectBusy(await postJson(proxy, PROXY_URL, call, HEADERS), undefined);
+    const streamed = new ReadableStream({
+      start(controller) {
+        controller.enqueue(encoder.encode(call));
+        controller.close();
+      },
+    });
+    await expectBusy(
+      await proxy(PROXY_URL, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...HEADERS },
+        body: streamed,
+      }),
+      undefined,
+    );
+    expect(logs.events("reads_over_budget")).toContainEqual(
+      expect.objectContaining({ what: "the request's body", limit: MAX_HELD_BYTES }),
+    );
+    // A small request still fits; the refused ones never reached the origin.
+    const ping = await postJson(proxy, PROXY_URL, rpc(8, "ping"), HEADERS);
+    await ping.body?.cancel();
+    const reached = async (method: string) =>
+      (await receivedByOrigin(trace)).filter(({ body }) => body.includes(`"${method}"`)).length;
+    expect(await reached("ping")).toBe(1);
+    expect(await reached("tools/call")).toBe(0);
+
+    // The stalled bodies end, and what they held is given back.
+    for (const answer of await finish()) expect(answer.status).toBe(400);
+    const again = await postJson(proxy, PROXY_URL, call, HEADERS);
+    expect(again.status).not.toBe(503);
+    await again.body?.cancel();
+    expect(await reached("tools/call")).toBe(1);
+  });
+
+  it("answers a listing it cannot hold with 503, in a JSON body or an event stream, and renames it once the others are read", async () => {
+    logs = captureLogs();
+    // About 1.5 MB of listing, against 1 MiB left.
+    const catalog = `${CATALOG_ORIGIN}/mcp?map=${crypto.randomUUID()}&tools=2000`;
+    const { proxy, finish } = await isolateHolding(MAX_HELD_BYTES - MiB, catalog);
+    const listing = await postJson(proxy, PROXY_URL, listTools(2), LIST_HEADERS);
+    await expectBusy(listing, 2);
+    expect(logs.events("reads_over_budget")).toContainEqual(
+      expect.objectContaining({ what: "the origin's answer" }),
+    );
+
+    // 2025-11-25: the catalog answers in an event stream, begun before the listing is read.
+    const streamed = await postJson(proxy, PROXY_URL, rpc(3, "tools/list"), HEADERS);
+    expect(streamed.headers.get("content-type")).toContain("text/event-stream");
+    await expect(streamed.text()).rejects.toThrow();
+    expect(logs.events("reads_over_budget")).toContainEqual(
+      expect.objectContaining({ what: "an event of the stream" }),
+    );
+
+    await finish();
+    for (const [id, headers, body] of [
+      [4, LIST_HEADERS, listTools(4)],
+      [5, HEADERS, rpc(5, "tools/list")],
+    ] as const) {
+      const renamed = await postJson(proxy, PROXY_URL, body, headers);
+      expect(renamed.status).toBe(200);
+      const [message] = await messagesOf(renamed);
+      // Read whole: 2,000 tools, over the profile's ceiling, become search mode.
+      expect(message).toMatchObject({ id, result: { tools: [{ name: "search_tools" }, {}] } });
+    }
+  });
+});
