@@ -433,16 +433,18 @@ async function rewriteJsonBody(
       addressee,
     );
   }
-  // The listing asked for can be asked for again; an answer to a call that ran cannot.
-  if (read.kind === "busy" && expectsLists(context.listIds)) {
-    await read.rest.cancel();
-    return busyResponse("the origin's answer", addressee);
+  if (read.kind === "busy") {
+    // A listing asked for can be asked for again.
+    if (expectsLists(context.listIds) && origin.ok) {
+      await read.rest.cancel();
+      return busyResponse("the origin's answer", addressee);
+    }
+    // An error's body (a 401's, say) is no listing, and answers to calls that ran are theirs.
+    logEvent("response_not_rewritten", { reason: "the isolate's reads hold too much at once" });
+    return relayResponse(origin, rejoin(read.head, read.rest));
   }
-  if (read.kind !== "complete") {
-    const reason =
-      read.kind === "over"
-        ? `body over ${MAX_REWRITE_BYTES} bytes`
-        : "the isolate's reads hold too much at once";
+  if (read.kind === "over") {
+    const reason = `body over ${MAX_REWRITE_BYTES} bytes`;
     if (refusing) return refusedListing(context, reason, read.rest);
     logEvent("response_not_rewritten", { reason });
     return relayResponse(origin, rejoin(read.head, read.rest));

@@ -147,6 +147,24 @@ describe("the isolate's read budget", () => {
     expect(await reached("tools/call")).toBe(1);
   });
 
+  it("passes an error's body it cannot hold as it came: a 401 to a listing keeps its challenge", async () => {
+    logs = captureLogs();
+    const list = JSON.stringify(rpc(9, "tools/list"));
+    // Room for the request's body, not for the origin's `{"error":"invalid_token"}` after it.
+    const { proxy, finish } = await isolateHolding(
+      MAX_HELD_BYTES - list.length - 12,
+      `${GATEWAY_ORIGIN}/auth/mcp`,
+    );
+    const refused = await postJson(proxy, PROXY_URL, list, HEADERS);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toContain("resource_metadata=");
+    expect(await refused.json()).toEqual({ error: "invalid_token" });
+    expect(logs.events("response_not_rewritten")).toContainEqual(
+      expect.objectContaining({ reason: "the isolate's reads hold too much at once" }),
+    );
+    await finish();
+  });
+
   it("answers a listing it cannot hold with 503, in a JSON body or an event stream, and renames it once the others are read", async () => {
     logs = captureLogs();
     // About 1.5 MB of listing, against 1 MiB left.
