@@ -86,10 +86,12 @@ const closers = new Uint8Array(MAX_NESTING);
 
 /**
  * The index after the JSON value that starts at `start` (no whitespace
- * before it); -1 when no well-bracketed value starts there. `written`, when
- * given, is added what the value's text shows.
+ * before it); -1 when no well-bracketed value starts there, or it nests
+ * deeper than `MAX_NESTING` in all, counting the `outer` levels open around
+ * it (as `nestsTooDeep` counts from the text's start). `written`, when given,
+ * is added what the value's text shows.
  */
-export function valueEnd(text: string, start: number, written?: Written): number {
+export function valueEnd(text: string, start: number, written?: Written, outer = 0): number {
   const first = text.charCodeAt(start);
   if (first === QUOTE) return stringEnd(text, start);
   if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return scalarEnd(text, start, written);
@@ -104,7 +106,7 @@ export function valueEnd(text: string, start: number, written?: Written): number
     if (code === COLON) {
       if (written) written.members++;
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      if (depth === MAX_NESTING) return -1;
+      if (outer + depth === MAX_NESTING) return -1;
       // `}` and `]` are two code points after `{` and `[`.
       closers[depth++] = code + 2;
     } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {

@@ -164,6 +164,12 @@ export class WrittenTool implements ListedTool {
   }
 }
 
+/**
+ * The levels open around an element of `tools` (the message, its result, the
+ * array): what the text's reader skips is bounded in all, as a whole parse is.
+ */
+const TOOLS_DEPTH = 3;
+
 /** The `tools/list` answer `text` holds, read from its text; `undefined` where it holds no single such answer. */
 export function readListingText(
   text: string,
@@ -184,7 +190,7 @@ export function readListingText(
       return moved.written.span[1];
     }
     if (text.charCodeAt(at) !== 0x7b) {
-      const end = valueEnd(text, at);
+      const end = valueEnd(text, at, undefined, TOOLS_DEPTH);
       elements.push([at, end]);
       return end;
     }
@@ -194,7 +200,7 @@ export function readListingText(
       outputSchema: { members: 0, plain: true },
     };
     const object = readObject(text, at, (key, from) =>
-      valueEnd(text, from, isPinnedObject(key) ? texts[key] : undefined),
+      valueEnd(text, from, isPinnedObject(key) ? texts[key] : undefined, TOOLS_DEPTH + 1),
     );
     if (!object || misspelledKey(object.members.keys(), LISTING_MEMBERS.tool) !== undefined) {
       return -1;
@@ -213,9 +219,9 @@ export function readListingText(
   };
   // Each level is read once: the result and its tools where they are written, the rest skipped.
   const message = readObject(text, skipSpace(text, 0), (key, at) => {
-    if (key !== "result") return valueEnd(text, at);
+    if (key !== "result") return valueEnd(text, at, undefined, 1);
     result = readObject(text, at, (inner, from) => {
-      if (inner !== "tools") return valueEnd(text, from);
+      if (inner !== "tools") return valueEnd(text, from, undefined, 2);
       const array = readArray(text, from, readTool);
       toolsSpan = array && [from, array.end];
       return array?.end ?? -1;

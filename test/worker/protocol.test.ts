@@ -508,6 +508,30 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
     logs.restore();
   });
 
+  it("reads a listing one way at the nesting bound, in its text or parsed whole: 512 levels in all renamed, 513 not", async () => {
+    const logs = captureLogs();
+    // The schema's `default` opens at level 6: message, result, tools, tool, inputSchema.
+    const listingAt = (levels: number, envelope: string) => {
+      const inner = levels - 5;
+      const value = `${"[".repeat(inner)}1${"]".repeat(inner)}`;
+      return `{${envelope}"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"deep.one","inputSchema":{"type":"object","default":${value}}},${files}]}}`;
+    };
+    // A key written twice sends the answer to the whole parse instead of the text's reader.
+    for (const envelope of ["", '"jsonrpc":"2.0",']) {
+      const toolMap = await unreadMap(NO_POLICY);
+      const renamed = await answer(json(listingAt(512, envelope)), NO_POLICY, 1, toolMap);
+      expect(await renamed.text()).not.toContain('"deep.one"');
+      const deeper = listingAt(513, envelope);
+      const passed = await answer(json(deeper), NO_POLICY, 1, toolMap);
+      expect(await passed.text()).toBe(deeper);
+    }
+    expect(logs.events("response_not_rewritten").map((line) => line.reason)).toEqual([
+      "nests deeper than 512 levels",
+      "nests deeper than 512 levels",
+    ]);
+    logs.restore();
+  });
+
   it("passes as it came where nothing is hidden or rewritten", async () => {
     const response = await answer(json(notJson), NO_POLICY);
     expect([response.status, await response.text()]).toEqual([200, notJson]);
