@@ -40,6 +40,8 @@ export interface KnownTools extends KnownNames {
 export interface PlannedEntry {
   name: string;
   original: string;
+  /** The tool as the page lists it. */
+  tool: ListedTool | undefined;
   inputSchema: unknown;
   schemaHash: string;
   /** New, or with a different `inputSchema` than the isolate knew. */
@@ -89,20 +91,20 @@ export function planListing(
   const listed = new Map(tools.map((tool) => [tool.name, tool]));
   const entries = assignments.map(({ original, name }): PlannedEntry => {
     const entry = known.entryOf(original);
+    const tool = listed.get(original);
     if (entry?.inputSchema !== undefined && asListed.has(original)) {
       const { inputSchema, schemaHash } = entry;
-      return { name, original, inputSchema, schemaHash, changed: false, sameSchema: true };
+      return { name, original, tool, inputSchema, schemaHash, changed: false, sameSchema: true };
     }
-    const tool = listed.get(original);
     const inputSchema = tool?.inputSchema;
     if (entry?.inputSchema !== undefined && sameJson(entry.inputSchema, inputSchema)) {
       const { schemaHash } = entry;
-      return { name, original, inputSchema, schemaHash, changed: false, sameSchema: true };
+      return { name, original, tool, inputSchema, schemaHash, changed: false, sameSchema: true };
     }
     const hash = schemaHash(inputSchema, tool?.schemaJson);
     const changed =
       entry === undefined || entry.inputSchema !== undefined || entry.schemaHash !== hash;
-    return { name, original, inputSchema, schemaHash: hash, changed, sameSchema: false };
+    return { name, original, tool, inputSchema, schemaHash: hash, changed, sameSchema: false };
   });
   const names = new Map(assignments.map(({ original, name }) => [original, name]));
   const renames = assignments

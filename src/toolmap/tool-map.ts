@@ -294,13 +294,11 @@ export class ToolMap {
     const keptNames = this.names.assignedBefore(originals, chosen);
     const assigned = keptNames ?? assignNames(originals, knownTools, this.profile.names, chosen);
     const plan = planListing(tools, knownTools, assigned, asListed);
-    const listedTools = new Map(tools.map((tool) => [tool.name, tool]));
     const pinning = this.policy.changes !== "allow";
     // Each rename is logged once per isolate, when it is new here: not on every listing.
     const renames = plan.renames.filter(({ from, to }) => this.names.byOriginal.get(from) !== to);
     const day = today();
-    for (const { name, original, schemaHash, inputSchema, sameSchema } of plan.entries) {
-      const tool = listedTools.get(original);
+    for (const { name, original, tool, schemaHash, inputSchema, sameSchema } of plan.entries) {
       const before = this.origin.tools.get(original)?.listed;
       const known = sameSchema ? before?.definition : undefined;
       const listed =
@@ -329,7 +327,7 @@ export class ToolMap {
     return {
       names: plan.names,
       ...this.viewSchemas(plan.entries),
-      ...this.ruled(plan.entries, listedTools),
+      ...this.ruled(plan.entries),
       twoWays,
       toolsOnly: editsListings(this.policy),
       settled: readable,
@@ -417,21 +415,18 @@ export class ToolMap {
   }
 
   /** What the operator's rules do to this listing: descriptions, and the tools left out. */
-  private ruled(
-    entries: readonly PlannedEntry[],
-    tools: ReadonlyMap<string, ListedTool>,
-  ): Pick<NamedListing, "descriptions" | "hidden"> {
+  private ruled(entries: readonly PlannedEntry[]): Pick<NamedListing, "descriptions" | "hidden"> {
     const { rules } = this.policy;
     const descriptions = new Map<string, string | undefined>();
     const hidden = new Set<string>();
-    for (const { original } of entries) {
+    for (const { original, tool } of entries) {
       const entry = this.origin.tools.get(original);
       if (this.origin.held.has(original)) hidden.add(original);
       else if (rules.hides({ name: original, annotations: entry?.listed?.annotations }))
         hidden.add(original);
       const rule = rules.ruleFor(original);
       if (rule?.description !== undefined || rule?.appendDescription !== undefined) {
-        descriptions.set(original, describedTool(tools.get(original)?.description, rule));
+        descriptions.set(original, describedTool(tool?.description, rule));
       }
     }
     return { descriptions, hidden };
