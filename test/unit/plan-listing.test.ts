@@ -120,6 +120,29 @@ function canonical(value: unknown): string {
 const own = (object: object, key: string) => (object as Record<string, unknown>)[key];
 const parsedJson = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown);
 
+/** Keys an object inherits a member by (a function, or for `__proto__` the prototype itself), beside plain ones. */
+const inheritedKey = fc.constantFrom("__proto__", "constructor", "toString", "valueOf", "a", "b");
+/** JSON texts of small values whose objects use those keys, as an origin may: `JSON.parse` makes each an own member. */
+const awkwardText: fc.Arbitrary<string> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small" },
+    fc.constantFrom("null", "true", "0", "1", '""', '"x"', "{}", "[]"),
+    fc.array(tie("value"), { maxLength: 3 }).map((items) => `[${items.join(",")}]`),
+    fc
+      .uniqueArray(fc.tuple(inheritedKey, tie("value")), {
+        maxLength: 4,
+        selector: ([key]) => key,
+      })
+      .map(
+        (members) =>
+          `{${members.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(",")}}`,
+      ),
+  ),
+})).value as fc.Arbitrary<string>;
+const awkwardJson = awkwardText.map((text) => JSON.parse(text) as unknown);
+const objectText = (members: ReadonlyArray<readonly [string, string]>) =>
+  `{${members.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(",")}}`;
+
 describe("telling the schema the isolate holds from a changed one", () => {
   it("is the same schema with its members in any order: nothing is stored again", () => {
     const schema = {
@@ -149,6 +172,35 @@ describe("telling the schema the isolate holds from a changed one", () => {
         expect(sameJson(b, a)).toBe(canonical(a) === canonical(b));
       }),
     );
+    // Members named as inherited ones: a member one side lacks is never read as the other's.
+    fc.assert(
+      fc.property(awkwardJson, awkwardJson, (a, b) => {
+        expect(sameJson(a, b)).toBe(canonical(a) === canonical(b));
+        expect(sameJson(b, a)).toBe(canonical(a) === canonical(b));
+        expect(sameJson(a, reordered(a))).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+    // The same object with one member renamed: a lone `__proto__` reads as the other's prototype.
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(inheritedKey, awkwardText), {
+          minLength: 1,
+          maxLength: 4,
+          selector: ([key]) => key,
+        }),
+        inheritedKey,
+        (members, to) => {
+          const a = JSON.parse(objectText(members)) as unknown;
+          const b = JSON.parse(
+            objectText(members.map(([key, value], i) => [i === 0 ? to : key, value] as const)),
+          ) as unknown;
+          expect(sameJson(a, b)).toBe(canonical(a) === canonical(b));
+          expect(sameJson(b, a)).toBe(canonical(a) === canonical(b));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it("tells apart values that differ in one place: a member more, a value, an array for an object", () => {
@@ -163,6 +215,9 @@ describe("telling the schema the isolate holds from a changed one", () => {
     expect(sameJson({ a: undefined }, { b: undefined })).toBe(false);
     expect(sameJson(JSON.parse('{"__proto__":1}'), {})).toBe(false);
     expect(sameJson(JSON.parse('{"__proto__":1}'), JSON.parse('{"__proto__":1}'))).toBe(true);
+    const proto = JSON.parse('{"__proto__":{},"a":1}');
+    expect(sameJson(proto, { a: 1, b: 2 })).toBe(false);
+    expect(sameJson({ a: 1, b: 2 }, proto)).toBe(false);
   });
 });
 
