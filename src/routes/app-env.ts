@@ -17,7 +17,7 @@ export interface IsolateState {
   signIn: SignInMemory;
   /** Callers the origin listed its tools for (1,000 digests, 10 minutes). */
   listingCallers: ListingCallers;
-  /** What requests served at once hold of the bodies and events they read whole (32 MiB). */
+  /** What requests served at once hold of the bodies and events they read whole (32 MiB past each one's first 64 KiB). */
   reads: ReadBudget;
 }
 

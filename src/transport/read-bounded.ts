@@ -24,6 +24,13 @@ export const MAX_REWRITE_BYTES = 16 * 1024 * 1024;
 export const MAX_HELD_BYTES = 32 * 1024 * 1024;
 
 /**
+ * What a request reads first is taken whatever the others hold: a call's body
+ * is rarely larger, and a client that keeps large bodies open must not have
+ * every call refused. The budget bounds what is read past it.
+ */
+export const ALWAYS_TAKEN_BYTES = 64 * 1024;
+
+/**
  * What an isolate's reads hold together, bounded by `limit`. A read that
  * would pass it stops rather than wait: requests that each held bytes while
  * they waited for the others' could wait for ever.
@@ -39,7 +46,10 @@ export class ReadBudget {
     typeof FinalizationRegistry === "function"
       ? new FinalizationRegistry<{ taken: number }>((share) => this.#giveBack(share))
       : undefined;
-  constructor(readonly limit = MAX_HELD_BYTES) {}
+  constructor(
+    readonly limit = MAX_HELD_BYTES,
+    readonly alwaysTaken = ALWAYS_TAKEN_BYTES,
+  ) {}
 
   /** What the isolate's reads hold now. */
   get held(): number {
@@ -52,7 +62,9 @@ export class ReadBudget {
     const share = { taken: 0 };
     const hold: Hold = {
       take: (bytes) => {
-        if (this.#held + bytes > this.limit) return false;
+        if (share.taken + bytes > this.alwaysTaken && this.#held + bytes > this.limit) {
+          return false;
+        }
         this.#held += bytes;
         share.taken += bytes;
         return true;
@@ -87,7 +99,10 @@ export function busyResponse(what: string, addressee: ErrorAddressee): Response 
 }
 
 export interface Hold {
-  /** Takes `bytes` more; `false`, taking nothing, when the isolate's reads would hold too much. */
+  /**
+   * Takes `bytes` more; `false`, taking nothing, when the isolate's reads
+   * would hold too much and the share would pass what is always taken.
+   */
   take(bytes: number): boolean;
   /** Gives back all it took; it may take again. */
   release(): void;

@@ -26,7 +26,7 @@ describe("readBounded", () => {
 
 describe("ReadBudget", () => {
   it("lets the isolate's reads take up to its limit together, and each give back what it took", () => {
-    const reads = new ReadBudget(100);
+    const reads = new ReadBudget(100, 0);
     const one = reads.hold();
     const two = reads.hold();
     expect(one.take(60)).toBe(true);
@@ -42,8 +42,20 @@ describe("ReadBudget", () => {
     expect(reads.held).toBe(0);
   });
 
+  it("takes what a share reads first however much the others hold, and counts it", () => {
+    const reads = new ReadBudget(100, 10);
+    reads.hold().take(100);
+    const small = reads.hold();
+    expect(small.take(6)).toBe(true);
+    expect(small.take(4)).toBe(true);
+    expect(small.take(1)).toBe(false);
+    expect(reads.held).toBe(110);
+    small.release();
+    expect(reads.held).toBe(100);
+  });
+
   it("stops a read past it, and the body can still be passed on whole", async () => {
-    const reads = new ReadBudget(3);
+    const reads = new ReadBudget(3, 0);
     const hold = reads.hold();
     const read = await readBounded(stream("ab", "cd", "ef"), 100, hold);
     expect(read.kind).toBe("busy");

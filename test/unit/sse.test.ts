@@ -182,7 +182,7 @@ describe("an event held against the isolate's budget", () => {
 
   it("holds only the event being read: the budget is taken by each event in turn and given back", async () => {
     // Room for one event's first half, not two.
-    const reads = new ReadBudget(900);
+    const reads = new ReadBudget(900, 0);
     const hold = reads.hold();
     const transform = rewriteEventStream({
       rewrite: () => undefined,
@@ -197,7 +197,7 @@ describe("an event held against the isolate's budget", () => {
 
   it("ends the stream with an error when the event cannot be held, and gives back what it took", async () => {
     const logs = captureLogs();
-    const reads = new ReadBudget(1500);
+    const reads = new ReadBudget(1500, 0);
     const other = reads.hold();
     other.take(1200);
     const transform = rewriteEventStream({

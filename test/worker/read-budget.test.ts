@@ -2,11 +2,18 @@
  * What requests served at once by one isolate hold of what they read whole
  * (src/transport/read-bounded.ts `ReadBudget`, 32 MiB): past it a request is
  * answered `503` with `Retry-After`, and nothing of it reaches the origin or,
- * for an answer, the client; once the others are done, it goes through.
+ * for an answer, the client; once the others are done, it goes through. What
+ * a request reads first (64 KiB) is always taken.
  */
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { MAX_HELD_BYTES } from "../../src/transport/read-bounded";
+import { unreadAddressee } from "../../src/protocol/jsonrpc";
+import { rewriteResponse } from "../../src/rewrite/response";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
+import { ALWAYS_TAKEN_BYTES, MAX_HELD_BYTES, ReadBudget } from "../../src/transport/read-bounded";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, postJson, rpc } from "../helpers/mcp";
 import {
@@ -147,22 +154,47 @@ describe("the isolate's read budget", () => {
     expect(await reached("tools/call")).toBe(1);
   });
 
+  it("takes a call's small body however much the others hold", async () => {
+    const trace = newTrace();
+    const { proxy, finish } = await isolateHolding(
+      MAX_HELD_BYTES,
+      `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
+    );
+    const ping = await postJson(proxy, PROXY_URL, rpc(8, "ping"), HEADERS);
+    expect(ping.status).not.toBe(503);
+    await ping.body?.cancel();
+    expect((await receivedByOrigin(trace)).map(({ body }) => JSON.parse(body).id)).toEqual([8]);
+    await finish();
+  });
+
   it("passes an error's body it cannot hold as it came: a 401 to a listing keeps its challenge", async () => {
     logs = captureLogs();
-    const list = JSON.stringify(rpc(9, "tools/list"));
-    // Room for the request's body, not for the origin's `{"error":"invalid_token"}` after it.
-    const { proxy, finish } = await isolateHolding(
-      MAX_HELD_BYTES - list.length - 12,
-      `${GATEWAY_ORIGIN}/auth/mcp`,
+    const reads = new ReadBudget();
+    reads.hold().take(MAX_HELD_BYTES);
+    const body = JSON.stringify({ error: "invalid_token", detail: "x".repeat(ALWAYS_TAKEN_BYTES) });
+    const challenge =
+      'Bearer resource_metadata="https://origin.example/.well-known/oauth-protected-resource"';
+    const profile = profileOf("openai");
+    const scopes = await toolMapScopes(new URL("https://origin.example/mcp"), profile.names);
+    const refused = await rewriteResponse(
+      new Response(body, {
+        status: 401,
+        headers: { "content-type": "application/json", "www-authenticate": challenge },
+      }),
+      {
+        listIds: new Set([9]),
+        watchesListChanged: false,
+        toolMap: new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), () => {}),
+        addressee: { ...unreadAddressee(new Headers()), ids: [9] },
+        reads,
+      },
     );
-    const refused = await postJson(proxy, PROXY_URL, list, HEADERS);
     expect(refused.status).toBe(401);
-    expect(refused.headers.get("www-authenticate")).toContain("resource_metadata=");
-    expect(await refused.json()).toEqual({ error: "invalid_token" });
+    expect(refused.headers.get("www-authenticate")).toBe(challenge);
+    expect(await refused.text()).toBe(body);
     expect(logs.events("response_not_rewritten")).toContainEqual(
       expect.objectContaining({ reason: "the isolate's reads hold too much at once" }),
     );
-    await finish();
   });
 
   it("answers a listing it cannot hold with 503, in a JSON body or an event stream, and renames it once the others are read", async () => {
