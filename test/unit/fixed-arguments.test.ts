@@ -5,27 +5,24 @@
  * not, under every validation mode.
  */
 import fc from "fast-check";
-import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
 import { echoTools } from "../../demo/src/tools";
 import { foldKey } from "../../src/args/coalesce";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
 import { revisionOf } from "../../src/protocol/revision";
 import { repairToolCall } from "../../src/rewrite/tools-call";
-import { ToolRules, type ToolRulesDocument, ToolRulesSetting } from "../../src/rules/tool-rules";
 import type { ToolResolver } from "../../src/toolmap/resolve-tool";
+import { rulesOf } from "../helpers/tool-rules";
 
-const rule = new ToolRules(
-  v.parse(ToolRulesSetting, {
-    tools: {
-      "catering.invoice": {
-        fixed: { invoice_id: "INV-FIXED" },
-        aliases: { inv: "invoice_id" },
-        defaults: { currency: "EUR" },
-      },
+const rule = rulesOf({
+  tools: {
+    "catering.invoice": {
+      fixed: { invoice_id: "INV-FIXED" },
+      aliases: { inv: "invoice_id" },
+      defaults: { currency: "EUR" },
     },
-  }) as ToolRulesDocument,
-).ruleFor("catering.invoice");
+  },
+}).ruleFor("catering.invoice");
 
 const entry = {
   original: "catering.invoice",
@@ -80,11 +77,9 @@ describe("fixed arguments (property)", () => {
 });
 
 describe("arguments, as case-blind readers read keys", () => {
-  const tasks = new ToolRules(
-    v.parse(ToolRulesSetting, {
-      tools: { "tasks.update": { fixed: { task_id: "T-FIXED" } } },
-    }) as ToolRulesDocument,
-  ).ruleFor("tasks.update");
+  const tasks = rulesOf({
+    tools: { "tasks.update": { fixed: { task_id: "T-FIXED" } } },
+  }).ruleFor("tasks.update");
   const tasksEntry = {
     original: "tasks.update",
     schemaHash: "",

@@ -9,7 +9,6 @@
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import * as v from "valibot";
 import { describe, expect, it, vi } from "vitest";
 import {
   isStringified,
@@ -22,17 +21,12 @@ import {
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { misspelledMember } from "../../src/protocol/tools-list";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
-import {
-  NO_POLICY,
-  type ToolPolicy,
-  ToolRules,
-  type ToolRulesDocument,
-  ToolRulesSetting,
-} from "../../src/rules/tool-rules";
+import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { definitionText } from "../../src/toolmap/definition-pins";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
+import { rulesOf } from "../helpers/tool-rules";
 
 const space = fc.constantFrom("", "", " ", "\n  ", "\t");
 const numberText = fc.constantFrom("1", "0", "-0", "1.50", "1e3", "9007199254740993", "0.5", "-7");
@@ -222,12 +216,10 @@ const listedTwice = fc
       .map((again) => [answerOf(first, firstAround), answerOf(again, againAround)] as const),
   );
 
-const RULES = new ToolRules(
-  v.parse(ToolRulesSetting, {
-    hide: ["hidden.*"],
-    tools: { described: { appendDescription: "Read the docs." } },
-  }) as ToolRulesDocument,
-);
+const RULES = rulesOf({
+  hide: ["hidden.*"],
+  tools: { described: { appendDescription: "Read the docs." } },
+});
 
 const RULED: ToolPolicy = { rules: RULES, changes: "allow" };
 
@@ -351,9 +343,7 @@ describe("a listing renamed in its text", () => {
 
   it("judges a tool listed twice by its first copy, the only one listed, on both paths", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
-    const rules = new ToolRules(
-      v.parse(ToolRulesSetting, { hideAnnotated: { destructiveHint: true } }) as ToolRulesDocument,
-    );
+    const rules = rulesOf({ hideAnnotated: { destructiveHint: true } });
     const open = () =>
       new ToolMap(
         env.TOOL_MAP,

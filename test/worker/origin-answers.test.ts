@@ -9,33 +9,25 @@
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
-import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { isPlainObject, parseJson } from "../../src/json";
 import type { ProfileName } from "../../src/names/profiles";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { namedTools } from "../../src/protocol/tools-list";
 import { rewriteResponse } from "../../src/rewrite/response";
-import {
-  NO_POLICY,
-  type ToolPolicy,
-  ToolRules,
-  type ToolRulesDocument,
-  ToolRulesSetting,
-} from "../../src/rules/tool-rules";
+import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { ReadBudget } from "../../src/transport/read-bounded";
 import { messagesOf } from "../helpers/mcp";
+import { rulesOf } from "../helpers/tool-rules";
 
-const RULES = new ToolRules(
-  v.parse(ToolRulesSetting, {
-    hide: ["secret.*"],
-    hideAnnotated: { destructiveHint: true },
-    tools: { "files.read": { name: "read_file", appendDescription: "Paths are relative." } },
-  }) as ToolRulesDocument,
-);
+const RULES = rulesOf({
+  hide: ["secret.*"],
+  hideAnnotated: { destructiveHint: true },
+  tools: { "files.read": { name: "read_file", appendDescription: "Paths are relative." } },
+});
 const POLICIES: ToolPolicy[] = [
   NO_POLICY,
   { rules: RULES, changes: "log" },

@@ -6,18 +6,10 @@
 import { env } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { type RequestId, unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
-import {
-  NO_POLICY,
-  NO_RULES,
-  type ToolPolicy,
-  ToolRules,
-  type ToolRulesDocument,
-  ToolRulesSetting,
-} from "../../src/rules/tool-rules";
+import { NO_POLICY, NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
@@ -29,6 +21,7 @@ import { digest } from "../helpers/digest";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, nextMessage, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { PROXY_URL, receivedByOrigin } from "../helpers/proxy";
+import { rulesOf } from "../helpers/tool-rules";
 
 const setUp = (query = "") => demoSession({ query });
 
@@ -375,7 +368,7 @@ describe("a listing in an event stream, however its keys are spelled", () => {
 
 describe("a listing the proxy cannot read, under rules that edit listings", () => {
   const HIDING = {
-    rules: new ToolRules(v.parse(ToolRulesSetting, { hide: ["secret.*"] }) as ToolRulesDocument),
+    rules: rulesOf({ hide: ["secret.*"] }),
     changes: "log" as const,
   };
   const HOLDING = { rules: NO_RULES, changes: "hold" as const };
