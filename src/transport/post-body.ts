@@ -49,8 +49,9 @@ async function readWithin(
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > maxBytes) return "over";
   if (!request.body) return new Uint8Array();
-  // A declared length is the body's length (HTTP framing): read by the runtime in one go.
-  if (Number.isSafeInteger(declared)) {
+  // A declared length is the body's length (HTTP framing): read by the runtime in one go. One
+  // that is no length (negative) would give back what others took: the body is counted as read.
+  if (Number.isSafeInteger(declared) && declared >= 0) {
     if (!hold.take(declared)) {
       await request.body.cancel();
       return "busy";

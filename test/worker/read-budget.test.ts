@@ -154,6 +154,29 @@ describe("the isolate's read budget", () => {
     expect(await reached("tools/call")).toBe(1);
   });
 
+  it("counts a body by its bytes where its Content-Length is no length: a negative one gives nothing back", async () => {
+    const trace = newTrace();
+    const { proxy, finish } = await isolateHolding(
+      MAX_HELD_BYTES - MiB,
+      `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
+    );
+    const call = JSON.stringify(
+      rpc(7, "tools/call", { name: "echo", arguments: { text: "b".repeat(2 * MiB) } }),
+    );
+    const response = await proxy(PROXY_URL, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(-MAX_HELD_BYTES),
+        ...HEADERS,
+      },
+      body: call,
+    });
+    await expectBusy(response, undefined);
+    expect(await receivedByOrigin(trace)).toEqual([]);
+    await finish();
+  });
+
   it("takes a call's small body however much the others hold", async () => {
     const trace = newTrace();
     const { proxy, finish } = await isolateHolding(
