@@ -23,6 +23,7 @@ import {
   readObject,
   type Span,
   skipSpace,
+  textAt,
   valueEnd,
   type Written,
   writesEachKeyOnce,
@@ -135,9 +136,23 @@ export class WrittenTool implements ListedTool {
     const [start, end] = span;
     if (text.slice(at, at + end - start) !== was.slice(start, end)) return undefined;
     const shift = at - start;
-    const members = new Map<string, Span>();
-    for (const [key, [from, to]] of this.members) members.set(key, [from + shift, to + shift]);
+    // A listing written again as it was has each tool where it was: its spans are the same.
+    let members = this.members;
+    if (shift !== 0) {
+      const shifted = new Map<string, Span>();
+      for (const [key, [from, to]] of members) shifted.set(key, [from + shift, to + shift]);
+      members = shifted;
+    }
     return new WrittenTool(this.name, { text, span: [at, end + shift] }, members, this.texts);
+  }
+
+  /**
+   * Whether `other` is written character for character as this tool: known
+   * without reading them when one was found where the other moved to
+   * (`movedTo` hands on what its text showed, and nothing else does).
+   */
+  sameTextAs(other: WrittenTool): boolean {
+    return other.texts === this.texts || textAt(other.written) === textAt(this.written);
   }
 
   /** Read for its fingerprint, and again for a view written in its place: found out once. */

@@ -27,7 +27,6 @@
  * fail. Every KV error is a miss, logged, never a failed request.
  */
 import type { BoundedMap } from "../bounded-map";
-import { textAt } from "../json-spans";
 import { logEvent } from "../log";
 import { assignNames } from "../names/assign";
 import { isLegalName } from "../names/sanitize";
@@ -358,7 +357,7 @@ export class ToolMap {
         this.origin.written.delete(name);
         continue;
       }
-      if (before && textAt(before.written) === textAt(tool.written)) same.add(name);
+      if (before && tool.sameTextAs(before)) same.add(name);
       else if (tool.readsOneWay === false) {
         twoWays.add(name);
         continue;

@@ -15,6 +15,7 @@ import {
   keyReadTwice,
   MAX_NESTING,
   readObject,
+  textAt,
   valueEnd,
   type Written,
 } from "../../src/json-spans";
@@ -308,6 +309,15 @@ describe("a listing renamed in its text", () => {
           (element) => element instanceof WrittenTool,
         );
         expect(reading(again.text, before)).toEqual(reading(again.text));
+        // What a tool found where another moved tells of its text is what comparing the texts tells.
+        for (const element of readListingText(again.text, before)?.elements ?? []) {
+          if (!(element instanceof WrittenTool)) continue;
+          for (const earlier of before ?? []) {
+            expect(element.sameTextAs(earlier)).toBe(
+              textAt(element.written) === textAt(earlier.written),
+            );
+          }
+        }
       }),
       { numRuns: 500 },
     );
