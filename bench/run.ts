@@ -21,12 +21,14 @@ import {
   startBodyReading,
   startJavaScriptPump,
   startKvCountingProxy,
+  startListingCpu,
   startPassThrough,
   startProxy,
 } from "./lib/workers";
 import { startBenchOrigin } from "./origin/server";
 import { measureCore } from "./sections/core";
 import { measureKv } from "./sections/kv";
+import { measureListingCpu } from "./sections/listing-cpu";
 import { measureOverhead } from "./sections/overhead";
 import { measureStreaming } from "./sections/streaming";
 
@@ -34,7 +36,7 @@ import { measureStreaming } from "./sections/streaming";
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
 
-const SECTIONS = ["core", "overhead", "streaming", "kv"] as const;
+const SECTIONS = ["core", "listing-cpu", "overhead", "streaming", "kv"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const requested = process.argv.slice(2);
@@ -65,6 +67,8 @@ async function runSection(name: Section): Promise<SectionResult> {
     switch (name) {
       case "core":
         return await measureCore();
+      case "listing-cpu":
+        return await measureListingCpu(startListingCpu);
       case "overhead":
       case "kv": {
         const origin = await spawnOrigin();

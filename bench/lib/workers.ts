@@ -117,6 +117,9 @@ export const startBodyReading = (originUrl: URL) =>
 export const startJavaScriptPump = (originUrl: URL) =>
   serve("bench/workers/javascript-pump.ts", originUrl.origin);
 
+/** The core section's listings, run in workerd (workers/listing-cpu.ts); it talks to no origin. */
+export const startListingCpu = () => serve("bench/workers/listing-cpu.ts", "http://127.0.0.1/");
+
 /** The proxy with its KV operations counted (workers/kv-counting.ts). */
 export const startKvCountingProxy = (originUrl: URL) =>
   serve("bench/workers/kv-counting.ts", originUrl.href);
