@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: what the proxy costs, measured against its floor, on this
- * machine, in one process, in under five minutes. Writes bench/RESULTS.md and
+ * machine, in one process, in about seven minutes. Writes bench/RESULTS.md and
  * bench/results.json. Tests never time anything; the targets live here.
  *
  *   npm run bench                    every section, results written
