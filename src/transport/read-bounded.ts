@@ -88,7 +88,7 @@ export class ReadBudget {
  * client.
  */
 export function busyResponse(what: string, addressee: ErrorAddressee): Response {
-  logEvent("reads_over_budget", { what, limit: MAX_HELD_BYTES });
+  logOverBudget(what);
   return errorResponse(
     503,
     ErrorCode.InternalError,
@@ -96,6 +96,11 @@ export function busyResponse(what: string, addressee: ErrorAddressee): Response 
     addressee,
     { "Retry-After": "1" },
   );
+}
+
+/** The log line for a read the isolate's budget could not take (`what`: what it would have read). */
+export function logOverBudget(what: string): void {
+  logEvent("reads_over_budget", { what, limit: MAX_HELD_BYTES });
 }
 
 export interface Hold {

@@ -17,7 +17,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { logEvent } from "../log";
-import { type Hold, MAX_HELD_BYTES } from "./read-bounded";
+import { type Hold, logOverBudget } from "./read-bounded";
 
 /**
  * Whether `text` may hold one of `markers` once its JSON escapes are read:
@@ -235,7 +235,7 @@ export function eventStreamRewriter({
         throw new Error(`An event of the stream exceeds ${maxEventChars} characters`);
       }
       if (hold && !hold.take(chunk.length - start)) {
-        logEvent("reads_over_budget", { what: "an event of the stream", limit: MAX_HELD_BYTES });
+        logOverBudget("an event of the stream");
         throw new Error("An event of the stream cannot be held: the isolate's reads hold too much");
       }
     } else heldBytes = 0;
