@@ -84,6 +84,17 @@ async function isolateHolding(held: number, origin: string) {
   };
 }
 
+/** `isolateHolding` in front of the gateway, whose requests are traced as `trace`. */
+async function gatewayHolding(held: number) {
+  const trace = newTrace();
+  return { trace, ...(await isolateHolding(held, `${GATEWAY_ORIGIN}/mcp?trace=${trace}`)) };
+}
+
+/** A call whose 2 MiB body a budget held to 1 MiB of its limit cannot take. */
+const LARGE_CALL = JSON.stringify(
+  rpc(7, "tools/call", { name: "echo", arguments: { text: "b".repeat(2 * MiB) } }),
+);
+
 async function expectBusy(response: Response, id: unknown) {
   expect(response.status).toBe(503);
   expect(response.headers.get("retry-after")).toBe("1");
@@ -110,20 +121,13 @@ afterEach(() => logs?.restore());
 describe("the isolate's read budget", () => {
   it("refuses a request body it cannot hold with 503, and takes it once the others are read", async () => {
     logs = captureLogs();
-    const trace = newTrace();
-    const { proxy, finish } = await isolateHolding(
-      MAX_HELD_BYTES - MiB,
-      `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
-    );
-    const call = JSON.stringify(
-      rpc(7, "tools/call", { name: "echo", arguments: { text: "b".repeat(2 * MiB) } }),
-    );
+    const { trace, proxy, finish } = await gatewayHolding(MAX_HELD_BYTES - MiB);
     // Declared (Content-Length) and streamed.
     // 2025-11-25 writes no id for a request it did not read.
-    await expectBusy(await postJson(proxy, PROXY_URL, call, HEADERS), undefined);
+    await expectBusy(await postJson(proxy, PROXY_URL, LARGE_CALL, HEADERS), undefined);
     const streamed = new ReadableStream({
       start(controller) {
-        controller.enqueue(encoder.encode(call));
+        controller.enqueue(encoder.encode(LARGE_CALL));
         controller.close();
       },
     });
@@ -148,21 +152,14 @@ describe("the isolate's read budget", () => {
 
     // The stalled bodies end, and what they held is given back.
     for (const answer of await finish()) expect(answer.status).toBe(400);
-    const again = await postJson(proxy, PROXY_URL, call, HEADERS);
+    const again = await postJson(proxy, PROXY_URL, LARGE_CALL, HEADERS);
     expect(again.status).not.toBe(503);
     await again.body?.cancel();
     expect(await reached("tools/call")).toBe(1);
   });
 
   it("counts a body by its bytes where its Content-Length is no length: a negative one gives nothing back", async () => {
-    const trace = newTrace();
-    const { proxy, finish } = await isolateHolding(
-      MAX_HELD_BYTES - MiB,
-      `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
-    );
-    const call = JSON.stringify(
-      rpc(7, "tools/call", { name: "echo", arguments: { text: "b".repeat(2 * MiB) } }),
-    );
+    const { trace, proxy, finish } = await gatewayHolding(MAX_HELD_BYTES - MiB);
     const response = await proxy(PROXY_URL, {
       method: "POST",
       headers: {
@@ -170,7 +167,7 @@ describe("the isolate's read budget", () => {
         "content-length": String(-MAX_HELD_BYTES),
         ...HEADERS,
       },
-      body: call,
+      body: LARGE_CALL,
     });
     await expectBusy(response, undefined);
     expect(await receivedByOrigin(trace)).toEqual([]);
@@ -178,11 +175,7 @@ describe("the isolate's read budget", () => {
   });
 
   it("takes a call's small body however much the others hold", async () => {
-    const trace = newTrace();
-    const { proxy, finish } = await isolateHolding(
-      MAX_HELD_BYTES,
-      `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
-    );
+    const { trace, proxy, finish } = await gatewayHolding(MAX_HELD_BYTES);
     const ping = await postJson(proxy, PROXY_URL, rpc(8, "ping"), HEADERS);
     expect(ping.status).not.toBe(503);
     await ping.body?.cancel();
