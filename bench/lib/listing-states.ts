@@ -81,14 +81,18 @@ export interface ListingCase {
   warmMemory: ToolMapMemory;
 }
 
-export async function listingCase(size: number): Promise<ListingCase> {
+/** The listing of `size` tools, named once under `profile` (the states are timed under `openai`). */
+export async function listingCase(
+  size: number,
+  profile: ProfileName = "openai",
+): Promise<ListingCase> {
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, result: realisticListing(size) });
   const storedKv = memoryKv();
   const warmMemory = new ToolMapMemory();
   const background: Promise<unknown>[] = [];
   await rewriteJsonText(body, {
     listIds: LIST_IDS,
-    toolMap: openToolMap(storedKv, warmMemory, background),
+    toolMap: openToolMap(storedKv, warmMemory, background, profile),
   });
   await Promise.all(background);
   const bytes = new TextEncoder().encode(body);

@@ -26,7 +26,7 @@ import { echoTools } from "../../demo/src/tools";
 import type { ProfileName } from "../../src/names/profiles";
 import { type JsonRpcRequest, unreadAddressee } from "../../src/protocol/jsonrpc";
 import { revisionOf } from "../../src/protocol/revision";
-import { rewriteJsonText, rewriteMessages, rewriteResponse } from "../../src/rewrite/response";
+import { rewriteMessages, rewriteResponse } from "../../src/rewrite/response";
 import { repairToolCall } from "../../src/rewrite/tools-call";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
@@ -47,7 +47,6 @@ import {
   openToolMap,
   renameOnce,
 } from "../lib/listing-states";
-import { memoryKv } from "../lib/memory-kv";
 import { compareNatively } from "../lib/native-compare";
 import {
   duration,
@@ -66,21 +65,13 @@ const SEARCH_QUERY = "list invoices";
 
 /** A repeated listing in a warm isolate under `profile`: names and views from memory. */
 async function warmListing(profile: ProfileName) {
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, result: realisticListing(VIEW_SIZE) });
-  const kv = memoryKv();
-  const memory = new ToolMapMemory();
-  const background: Promise<unknown>[] = [];
-  await rewriteJsonText(body, {
-    listIds: LIST_IDS,
-    toolMap: openToolMap(kv, memory, background, profile),
-  });
-  await Promise.all(background);
+  const { body, storedKv, warmMemory } = await listingCase(VIEW_SIZE, profile);
   const parsed = [JSON.parse(body), JSON.parse(body)];
   let turn = 0;
   return () =>
     rewriteMessages(parsed[turn++ % 2], {
       listIds: LIST_IDS,
-      toolMap: openToolMap(kv, memory, [], profile),
+      toolMap: openToolMap(storedKv, warmMemory, [], profile),
     });
 }
 
@@ -286,7 +277,7 @@ export async function measureCore(): Promise<SectionResult> {
 }
 
 async function measure(): Promise<SectionResult> {
-  const listings = await Promise.all(LISTING_SIZES.map(listingCase));
+  const listings = await Promise.all(LISTING_SIZES.map((size) => listingCase(size)));
   const states = Object.keys(LISTING_STATES) as ListingState[];
   let turn = 0;
   const listingTimes = await time(
