@@ -58,6 +58,10 @@ export const LISTING_STATES = {
 } as const;
 export type ListingState = keyof typeof LISTING_STATES;
 
+/** A state's short name, as tables and targets name it: its description up to the colon. */
+export const stateName = (state: ListingState): string =>
+  LISTING_STATES[state].split(":")[0] ?? state;
+
 export interface ListingCase {
   size: number;
   body: string;

@@ -46,6 +46,7 @@ import {
   listingCase,
   openToolMap,
   renameOnce,
+  stateName,
 } from "../lib/listing-states";
 import { compareNatively } from "../lib/native-compare";
 import {
@@ -373,7 +374,7 @@ async function measure(): Promise<SectionResult> {
   const at = (name: string) => listingTimes.get(name) as Timing;
   const perTool = (state: string, size: number) => at(`${state} ${size}`).p50 / size;
   for (const state of Object.keys(LISTING_STATES) as ListingState[]) {
-    const label = LISTING_STATES[state].split(":")[0];
+    const label = stateName(state);
     const ms = at(`${state} 1000`).p50;
     targets.push({
       name: `rename a 1,000-tool listing, ${label}`,
@@ -523,7 +524,7 @@ async function measure(): Promise<SectionResult> {
     `Fresh memory per 1,000-tool listing, text to text: the pages the kernel maps for it (minor page faults of the process, 4 KiB each, over 20 listings), and what they cost at ${duration(pageCost)} a page here (16 MiB written freshly mapped, less written again). On a virtual machine a fault costs far more than on bare metal; the rest of a listing's time is work:`,
     "",
     table(
-      ["", "JSON floor", ...states.map((state) => LISTING_STATES[state].split(":")[0] ?? state)],
+      ["", "JSON floor", ...states.map(stateName)],
       [
         ["fresh memory", (name: string) => mib((faults.get(name) ?? 0) * 4096)] as const,
         ["its cost here", (name: string) => duration(faultCost(name))] as const,

@@ -6,7 +6,7 @@
  * collector only approximate the runtime's; this is what a Worker is billed
  * for, and what a Free plan's 10 ms per request is measured against.
  */
-import { LISTING_STATES, type ListingState } from "../lib/listing-states";
+import { LISTING_STATES, type ListingState, stateName } from "../lib/listing-states";
 import { duration, num, type SectionResult, type TargetCheck, table } from "../lib/report";
 import { median, rotate } from "../lib/stats";
 import { cpuNanoseconds, type LocalWorker, withWorkers } from "../lib/workers";
@@ -91,20 +91,13 @@ function report(at: (state: Measured, size: number) => number): SectionResult {
   const markdown = [
     `CPU the workerd process spends per listing, text to text, in the states of the core section, each listing decoded afresh from the body's bytes (the floor's too): the median of ${ROUNDS} rounds of ${REQUESTS} requests, each running one state for about ${WORK_MS} ms (bench/workers/listing-cpu.ts). KV answers from memory there as well. This is the runtime a Worker is billed in, with its own JSON, WebCrypto and garbage collector. In brackets, ÷ the JSON floor measured the same way:`,
     "",
-    table(
-      [
-        "tools",
-        "JSON floor",
-        ...states.map((state) => LISTING_STATES[state].split(":")[0] ?? state),
-      ],
-      rows,
-    ),
+    table(["tools", "JSON floor", ...states.map(stateName)], rows),
   ].join("\n");
   // The core section's ratio targets, in the runtime: Node's JSON and WebCrypto only approximate it.
   const targets = states.map((state): TargetCheck => {
     const ratio = at(state, 1_000) / at("floor", 1_000);
     return {
-      name: `a 1,000-tool listing in workerd, text to text, ÷ its JSON floor there, ${LISTING_STATES[state].split(":")[0] ?? state}`,
+      name: `a 1,000-tool listing in workerd, text to text, ÷ its JSON floor there, ${stateName(state)}`,
       goal: "≤ 1.0",
       measured: `${num(ratio, 2)} × (floor ${duration(at("floor", 1_000))})`,
       met: ratio <= 1,
