@@ -35,7 +35,7 @@ function base64url(bytes: Uint8Array): string {
  * the cost of digesting a first listing's 1,000 definitions (an ArrayBuffer's
  * allocation costs more than its bytes). A longer text gets its own. Both
  * are zeroed once digested: the text may be a caller's credentials
- * (auth/listing-callers.ts), which are kept only as digests.
+ * (toolmap/callers.ts), which are kept only as digests.
  */
 const scratch = new Uint8Array(64 * 1024);
 

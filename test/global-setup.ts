@@ -5,11 +5,13 @@
  * origin (oauth-origin.ts), origins that publish their OAuth metadata in
  * different places (metadata-origins.ts), an SDK 2.x origin that checks
  * `Mcp-Param-*` headers (header-origin.ts), an SDK 2.x origin with as many
- * tools as a test asks for (catalog-origin.ts), and an address nothing can
+ * tools as a test asks for (catalog-origin.ts), an SDK 2.x origin that lists
+ * each caller their own tools (caller-origin.ts), and an address nothing can
  * listen on, for the unreachable-origin case.
  */
 import type { TestProject } from "vitest/node";
 import { unstable_startWorker } from "wrangler";
+import { startCallerOrigin } from "./fixtures/node/caller-origin";
 import { startCatalogOrigin } from "./fixtures/node/catalog-origin";
 import { startHeaderOrigin } from "./fixtures/node/header-origin";
 import { startMetadataOrigins } from "./fixtures/node/metadata-origins";
@@ -33,6 +35,7 @@ export default async function setup(project: TestProject) {
   const metadata = await startMetadataOrigins();
   const headers = await startHeaderOrigin();
   const catalog = await startCatalogOrigin();
+  const callers = await startCallerOrigin();
 
   project.provide("demoOrigin", demoUrl.origin);
   project.provide("gatewayOrigin", gateway.url.origin);
@@ -41,6 +44,7 @@ export default async function setup(project: TestProject) {
   project.provide("closedOrigin", "http://127.0.0.1:0");
   project.provide("headerOrigin", headers.url.href);
   project.provide("catalogOrigin", catalog.url.origin);
+  project.provide("callerOrigin", callers.url.origin);
   project.provide("metadataOrigins", metadata.urls);
   for (const [key, origin] of [
     ["oauthOrigin", oauth],
@@ -60,6 +64,7 @@ export default async function setup(project: TestProject) {
     metadata.close();
     headers.close();
     catalog.close();
+    callers.close();
     gateway.close();
     await demo.dispose();
   };

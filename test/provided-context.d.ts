@@ -20,6 +20,8 @@ declare module "vitest" {
     headerOrigin: string;
     /** The SDK 2.x origin with `?tools=N` tools made from the schema corpus (test/fixtures/node/catalog-origin.ts). */
     catalogOrigin: string;
+    /** The SDK 2.x origin that lists each bearer token its own tools (test/fixtures/node/caller-origin.ts). */
+    callerOrigin: string;
     /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */
     metadataOrigins: Record<"insertion" | "root" | "foreign" | "none", string>;
     /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */

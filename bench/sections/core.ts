@@ -141,7 +141,7 @@ function largeCall() {
 
 function resolverFor(original: string, inputSchema: unknown): ToolResolver {
   const entry = { original, schemaHash: "", inputSchema };
-  return Object.assign(async () => ({ entry, source: "memory" as const }), {
+  return Object.assign(async () => ({ entry, source: "memory" as const, shown: true }), {
     refusalOf: async () => undefined,
     ruleOf: () => undefined,
     refusesCalls: false,

@@ -6,11 +6,13 @@
  * - A name the operator chose (`chosen`: TOOL_RULES, checked legal and
  *   distinct at startup) is the tool's, first of all, whether or not the
  *   tool is among `originals`.
- * - A name legal as it is keeps its name, unless the operator gave it to
- *   another tool: then it is named as an illegal one is.
- * - An original that already has a model-facing name keeps it (sticky: a name
- *   stored by an earlier version of the proxy), unless a legal original with
- *   exactly that name shows up: the legal one wins.
+ * - A name handed out keeps pointing at its tool: an original that already
+ *   has a model-facing name keeps it (sticky: a name kept in KV), and a legal
+ *   original whose own name another tool already has (`known`), or is the
+ *   fingerprinted name of another original listed with it, is named as an
+ *   illegal one is, and `taken` says so. A client that was shown the name
+ *   never reaches another tool by it.
+ * - A name legal as it is keeps its name otherwise.
  * - Any other gets its fingerprinted name (sanitize.ts), the same in every
  *   isolate. Only where that is taken, by a legal original or a stored name,
  *   does it get `_2`, `_3`, … within the cap, in code-unit order of the
@@ -34,17 +36,25 @@ export interface Assignment {
   reasons: RenameReason[];
 }
 
-/** A model-facing name that now names a different tool than it did before. */
+/** A model-facing name that now names a different tool than it did before: only a name the operator chose does. */
 export interface Displacement {
   name: string;
   from: string;
   to: string;
 }
 
+/** A legal original not given its own name, as another tool has it. */
+export interface Taken {
+  tool: string;
+  name: string;
+  takenBy: string;
+}
+
 export interface Assignments {
   /** One per distinct original, in code-unit order. */
   assignments: Assignment[];
   displaced: Displacement[];
+  taken: Taken[];
 }
 
 export function assignNames(
@@ -57,6 +67,7 @@ export function assignNames(
   const taken = new Map<string, string>();
   const assignments: Assignment[] = [];
   const displaced: Displacement[] = [];
+  const takenNames: Taken[] = [];
 
   // Every chosen name is its tool's, listed here or not: a page, or a cold
   // isolate's tools from KV, may lack the tool and hold the one whose own name it is.
@@ -71,18 +82,32 @@ export function assignNames(
     }
   }
   const illegal: string[] = [];
+  const fingerprinted = new Map<string, string>();
+  for (const original of distinct) {
+    if (!chosen.has(original) && !isLegalName(original, rules)) {
+      fingerprinted.set(sanitizeName(original, rules).name, original);
+    }
+  }
+  // Legal originals named as illegal ones are, after those: a fingerprinted name is its tool's.
+  const holders = new Map<string, string>();
+  const demoted: string[] = [];
   for (const original of distinct) {
     if (chosen.has(original)) continue;
     if (!isLegalName(original, rules) || taken.has(original)) {
       illegal.push(original);
       continue;
     }
+    const sticky = known.nameOf(original);
+    const holder = [known.originalOf(original), fingerprinted.get(original)].find(
+      (other) => other !== undefined && other !== original,
+    );
+    if ((sticky !== undefined && sticky !== original) || holder !== undefined) {
+      if (holder !== undefined) holders.set(original, holder);
+      demoted.push(original);
+      continue;
+    }
     taken.set(original, original);
     assignments.push({ original, name: original, reasons: [] });
-    const previous = known.originalOf(original);
-    if (previous !== undefined && previous !== original) {
-      displaced.push({ name: original, from: previous, to: original });
-    }
   }
 
   const isFree = (name: string, original: string) => {
@@ -91,7 +116,7 @@ export function assignNames(
     return owner === undefined || owner === original;
   };
 
-  for (const original of illegal) {
+  for (const original of [...illegal, ...demoted]) {
     const { name: base, reasons } = sanitizeName(original, rules);
     const sticky = known.nameOf(original);
     let name =
@@ -105,8 +130,13 @@ export function assignNames(
       name,
       reasons: name === base ? reasons : [...reasons, "collision"],
     });
+    // Reported when it is given: a listing after gives it back as it was.
+    const holder = holders.get(original);
+    if (holder !== undefined && name !== original && sticky !== name) {
+      takenNames.push({ tool: original, name, takenBy: holder });
+    }
   }
 
   assignments.sort((a, b) => (a.original < b.original ? -1 : a.original > b.original ? 1 : 0));
-  return { assignments, displaced };
+  return { assignments, displaced, taken: takenNames };
 }

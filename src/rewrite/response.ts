@@ -124,8 +124,6 @@ export interface ListingRewrite {
   /** Which results get model-facing names. */
   listIds: ListResults;
   toolMap: ToolMap;
-  /** Called for each `tools/list` result the origin sent. */
-  onListing?: () => void;
   /** Called with the id of each listing answered. */
   answered?: (id: RequestId) => void;
   wholeListing?: WholeListing;
@@ -151,16 +149,17 @@ async function namePage(
   nextCursor: unknown,
   { toolMap, wholeListing, hold }: ListingRewrite,
 ): Promise<NamedPage> {
-  if (toolMap.profile.toolCeiling === undefined || !wholeListing?.isFirstPage(id)) {
-    return { listing: await toolMap.nameListing(page) };
+  const first = wholeListing?.isFirstPage(id) ?? false;
+  const last = typeof nextCursor !== "string";
+  if (toolMap.profile.toolCeiling === undefined || !first) {
+    const part = !first ? "later" : last ? "whole" : "first";
+    return { listing: await toolMap.nameListing(page, part) };
   }
-  const rest =
-    typeof nextCursor === "string" ? await wholeListing.readRest(id, nextCursor, hold) : [];
-  if (rest === undefined) return { listing: await toolMap.nameListing(page) };
-  const whole = [...page, ...rest];
-  const { listing, search } = await toolMap.nameWholeListing(whole);
+  const rest = last ? [] : await wholeListing?.readRest(id, nextCursor, hold);
+  if (rest === undefined) return { listing: await toolMap.nameListing(page, "first") };
+  const listing = await toolMap.nameListing([...page, ...rest], "whole");
   // The tools a search can find: none the rules hide, each name once.
-  return search ? { listing, search: search.tools.length } : { listing };
+  return listing.search ? { listing, search: listing.search.tools.length } : { listing };
 }
 
 /** Says how many entries of a page's `tools` were no tool, where they are left out (`NamedListing.toolsOnly`). */
@@ -205,7 +204,6 @@ export async function rewriteMessages(
       const result = await renamedResult(asked, message.result as ToolsListResult, rewrite);
       rewritten.push({ ...message, result });
       changed = true;
-      rewrite.onListing?.();
       rewrite.answered?.(message.id);
     } else if (guarded && respondsWithTools(message)) {
       // It answers no listing asked for, as the proxy reads ids; a client may read its id
@@ -236,7 +234,7 @@ export async function rewriteJsonText(
   const reused =
     remembered && reuseAnswer(text, remembered, (id) => requestAnswered(id, ids) !== undefined);
   if (remembered && reused) {
-    rewrite.onListing?.();
+    await toolMap.answeredFromMemory(remembered);
     rewrite.answered?.(reused.id as RequestId);
     // Sent as it came: the caller sends the origin's own bytes, not this text encoded again.
     return sentAsReceived(remembered) ? undefined : reused.text;
@@ -284,7 +282,6 @@ async function rewriteListingText(
       ? spliceListing(text, read, named.listing)
       : spliceSearchMode(text, read, rewrite.toolMap.profile, named.search);
   if (spliced === undefined) return undefined;
-  rewrite.onListing?.();
   rewrite.answered?.(read.id as RequestId);
   if (cursorSpan === undefined && named.listing.settled) {
     rewrite.toolMap.rememberAnswer(rememberAnswer(text, read.idSpan, spliced.text, spliced.idSpan));
@@ -401,7 +398,7 @@ async function answerFromMemory(
   const reused =
     bytes && reuseAnswerBytes(body, bytes, (id) => requestAnswered(id, listIds) !== undefined);
   if (!remembered || !reused) return undefined;
-  context.onListing?.();
+  await toolMap.answeredFromMemory(remembered);
   context.answered?.(reused.id as RequestId);
   // Sent as it came: the origin's own bytes.
   if (sentAsReceived(remembered)) return relayResponse(origin, body);

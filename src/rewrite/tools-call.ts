@@ -179,7 +179,8 @@ export async function repairToolCall(
     });
   }
 
-  if (mode === "enforce" && validation.kind === "invalid") {
+  // The fix-it text names the tool's arguments: only for a caller whose own listing showed it.
+  if (mode === "enforce" && validation.kind === "invalid" && resolved?.shown) {
     const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues);
     return {
       kind: "answer",

@@ -1,4 +1,3 @@
-import { ListingCallers } from "../auth/listing-callers";
 import { SignInMemory } from "../auth/sign-in-memory";
 import type { Config } from "../config";
 import { ToolMapMemory } from "../toolmap/isolate-memory";
@@ -11,12 +10,13 @@ import { ReadBudget } from "../transport/read-bounded";
  * making a new one.
  */
 export interface IsolateState {
-  /** Tools, schemas, names and views per origin (16 origins, 10,000 tools each). */
+  /**
+   * Tools, schemas, names and views per origin (16 origins, 10,000 tools
+   * each), and what each caller was listed (100,000 tools' decisions, 4,096 callers, 10 minutes).
+   */
   toolMaps: ToolMapMemory;
   /** The origin's sign-in setup (16 origins; metadata 60 s, discovery 5 minutes). */
   signIn: SignInMemory;
-  /** Callers the origin listed its tools for (1,000 digests, 10 minutes). */
-  listingCallers: ListingCallers;
   /** What requests served at once hold of the bodies and events they read whole (32 MiB past each one's first 64 KiB). */
   reads: ReadBudget;
 }
@@ -25,7 +25,6 @@ export function newIsolateState(): IsolateState {
   return {
     toolMaps: new ToolMapMemory(),
     signIn: new SignInMemory(),
-    listingCallers: new ListingCallers(),
     reads: new ReadBudget(),
   };
 }

@@ -8,7 +8,6 @@
  */
 import type { Context } from "hono";
 import { signInChallenge } from "../auth/broker";
-import { callerStanding, sessionKey } from "../auth/listing-callers";
 import { rewriteChallenges } from "../auth/protected-resource";
 import { publicUrls } from "../auth/public-url";
 import { quotedName } from "../json";
@@ -24,6 +23,7 @@ import { asksForLaterPage } from "../protocol/tools-list";
 import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
 import type { Profile } from "../schemas/profile";
+import { type Caller, callerOf } from "../toolmap/callers";
 import { relistTools } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap } from "../toolmap/tool-map";
@@ -43,7 +43,8 @@ const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 /** Protocol 2026-07-28's stream of server notifications, `tools/list_changed` among them. */
 const LISTEN = "subscriptions/listen";
 
-async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMap> {
+/** The tool map of `profile`, for the caller the origin sees in a request to it. */
+async function openToolMap(c: Context<AppEnv>, profile: Profile, caller: Caller): Promise<ToolMap> {
   const config = c.get("config");
   const toolMapMemory = c.get("isolate").toolMaps;
   const scopes = await toolMapMemory.scopesOf(config.originUrl, profile.names);
@@ -55,6 +56,7 @@ async function openToolMap(c: Context<AppEnv>, profile: Profile): Promise<ToolMa
     (promise) => c.executionCtx.waitUntil(promise),
     config.policy,
     config.deployment,
+    caller,
   );
 }
 
@@ -115,20 +117,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           addresseeOf(body),
         );
       }
-      const toolMap = await openToolMap(c, profile);
-      // A listing notes its caller; a call needs it only where the proxy may answer from the map.
-      const answersCalls = config.argumentValidation === "enforce" || toolMap.search !== null;
-      const caller = await callerStanding(
-        c.get("isolate").listingCallers,
-        credentials.kind === "client" &&
-          body.messages.some(
-            (m) =>
-              isRequest(m) &&
-              (m.method === "tools/list" || (m.method === "tools/call" && answersCalls)),
-          ),
-        request.headers,
-        url,
-      );
+      const toolMap = await openToolMap(c, profile, callerOf(headers, target));
       /**
        * The origin's whole listing, asked for at most once per request, once a minute per
        * caller and session, and 30 times a minute per isolate and profile; whether it
@@ -139,38 +128,34 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       let signedOut: Response | undefined;
       const relist = (cause: unknown) => {
         relisted ??= (async () => {
-          // Keyed by what the origin sees: another caller's listing, or session's, may hold other tools.
-          const relistedFor = await sessionKey(headers, target);
-          if (!toolMap.relistedLatelyFor(relistedFor)) {
-            if (!toolMap.takeRelist()) return false;
-            const tools = await relistTools(target, headers, cause, config, {
-              onUnauthorized: (response) => {
-                signedOut = response;
-              },
-              hold,
-            });
-            if (!tools) return false;
-            await toolMap.nameWholeListing(tools, relistedFor);
-          }
-          caller.listed();
+          if (await toolMap.relistedLately()) return true;
+          if (!toolMap.takeRelist()) return false;
+          const tools = await relistTools(target, headers, cause, config, {
+            onUnauthorized: (response) => {
+              signedOut = response;
+            },
+            hold,
+          });
+          if (!tools) return false;
+          await toolMap.relisted(tools);
           return true;
         })();
         return relisted;
       };
-      // Search mode's answers come from the listing: only a caller the origin listed for reads it.
+      // Search mode's answers come from the caller's own whole listing: one is asked for when
+      // this isolate has none.
       const searchMode: SearchModeLookup = async (cause) => {
-        if (toolMap.search === null) return undefined;
-        if (toolMap.search === undefined || !caller.mayAnswerLocally) {
-          if (!(await relist(cause))) return undefined;
-        }
-        return toolMap.search ?? undefined;
+        const search = await toolMap.search();
+        if (search !== undefined) return search ?? undefined;
+        if (!(await relist(cause))) return undefined;
+        return (await toolMap.search()) ?? undefined;
       };
-      // Only a caller the origin showed the tools to learns about them from the proxy.
-      const mode =
-        config.argumentValidation === "enforce" && !caller.mayAnswerLocally
-          ? "warn"
-          : config.argumentValidation;
-      const plan = await planForward(body, toolResolver(toolMap, relist), mode, searchMode);
+      const plan = await planForward(
+        body,
+        toolResolver(toolMap, relist),
+        config.argumentValidation,
+        searchMode,
+      );
       // Told as a forwarded request would be, so that the client signs in again rather than
       // being told to try a call again that the rules cannot judge without a listing.
       if (signedOut) return answered(signedOut);
@@ -203,7 +188,6 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         toolMap,
         addressee,
         localResponses: plan.localResponses,
-        onListing: caller.listed,
         reads: c.get("isolate").reads,
       });
     }
@@ -219,7 +203,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
         watchesListChanged: true,
-        toolMap: await openToolMap(c, profile),
+        toolMap: await openToolMap(c, profile, callerOf(headers, target)),
         addressee: unread,
         reads: c.get("isolate").reads,
       });

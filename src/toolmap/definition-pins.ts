@@ -1,32 +1,27 @@
 /**
  * Tool definition pins (`TOOL_CHANGES`, docs/rules.md, "Changed
- * definitions"): the first time the map sees a tool listed, it pins a
- * digest of its definition (input schema, description, annotations, title,
- * output schema).
- * A tool listed later with another definition is a change the operator may
- * want to see before a model does (a "rug pull"): `log` takes the new
- * definition and logs `tool_definition_changed`; `hold` keeps the tool out of
- * listings and refuses calls to it until the operator accepts the change, by
- * writing the accept key the log line names (`acceptCommand`).
+ * definitions"): a digest of a tool's definition (input schema, description,
+ * annotations, title, output schema), what it is made of, and how two are
+ * compared. A tool listed later with another definition is a change the
+ * operator may want to see before a model does (a "rug pull"):
+ * caller-pins.ts decides, per caller, what a listing's pins mean; the
+ * operator accepts a held change by writing the accept key the log line
+ * names (`acceptCommand`).
  *
- * Pins live in the origin's map in KV (stored-map.ts), shared by every
- * profile. KV is eventually consistent: another location may list a tool
- * under its old pin, or hold it, for 60 s or more after a change was taken or
- * accepted.
+ * Pins live in KV (stored-map.ts), shared by every profile. KV is eventually
+ * consistent: another location may list a tool under its old pin, or hold
+ * it, for 60 s or more after a change was taken or accepted.
  *
  * Pins stored by earlier versions are taken over by the whole pin, without a
  * log line or a hold, the first time the tool is listed with a definition
  * that matches what they cover: fingerprints only (before the digest), or
  * no title and output schema (before those were pinned).
  */
-import type { BoundedMap } from "../bounded-map";
 import { sha256 } from "../digest";
 import { sameJson } from "../json";
 import { textAt } from "../json-spans";
-import { logEvent } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
-import type { ChangeMode } from "../rules/tool-rules";
 
 /** What a definition pin covers, as the isolate last saw it listed. */
 export interface Definition {
@@ -183,79 +178,3 @@ export const acceptKey = (origin: string, pin: string, original: string) =>
 /** The command that accepts it, ready to paste (with `--env` for a named environment). */
 export const acceptCommand = (origin: string, pin: string, original: string) =>
   `npx wrangler kv key put --remote --binding TOOL_MAP ${JSON.stringify(acceptKey(origin, pin, original))} ${JSON.stringify(original)}`;
-
-/**
- * `tool_definition_changed` lines per listing: an origin that changes every
- * definition at every listing gets one more line for the rest, not one per
- * tool. Under `hold`, the rest are logged on the next listings.
- */
-const MAX_CHANGE_LINES = 10;
-
-/** What one listing's definitions decide. */
-export interface PinDecisions {
-  /** Originals held back: listed with a definition that waits for acceptance. */
-  held: Set<string>;
-  /** Pins to store: new tools', and changed ones taken (`log`) or accepted (`hold`). */
-  pinned: Map<string, string>;
-}
-
-/**
- * Compares each listed tool's definition with its pin, under `mode`. `pinOf`
- * is the stored pin; `accepted(pin)` reads whether the operator accepted it.
- * `logged` remembers which held changes this isolate has already logged.
- */
-export async function decidePins(
-  listed: ReadonlyArray<{ original: string; definition: Definition }>,
-  mode: Exclude<ChangeMode, "allow">,
-  pinOf: (original: string) => string | undefined,
-  accepted: (original: string, pin: string) => Promise<boolean>,
-  origin: string,
-  logged: BoundedMap<string, true>,
-): Promise<PinDecisions> {
-  const held = new Set<string>();
-  const pinned = new Map<string, string>();
-  let lines = 0;
-  const unlogged: string[] = [];
-  /** Logs a change while the listing has lines left; whether it did. */
-  const logChange = (fields: { tool: string } & Record<string, unknown>) => {
-    if (lines === MAX_CHANGE_LINES) {
-      unlogged.push(fields.tool);
-      return false;
-    }
-    lines++;
-    logEvent("tool_definition_changed", fields);
-    return true;
-  };
-  for (const { original, definition } of listed) {
-    const pin = pinOf(original);
-    const now = await definition.pin;
-    if (pin === now) continue;
-    if (pin === undefined || takesOver(pin, now)) {
-      pinned.set(original, now);
-      continue;
-    }
-    const change = { tool: original, changed: changedParts(pin, now), from: pin, to: now };
-    if (mode === "log") {
-      pinned.set(original, now);
-      logChange({ ...change, mode });
-      continue;
-    }
-    if (await accepted(original, now)) {
-      logEvent("tool_definition_accepted", { tool: original, pin: now });
-      pinned.set(original, now);
-      continue;
-    }
-    held.add(original);
-    const key = `${original}\n${now}`;
-    if (
-      !logged.get(key) &&
-      logChange({ ...change, mode, accept: acceptCommand(origin, now, original) })
-    ) {
-      logged.set(key, true);
-    }
-  }
-  if (unlogged.length > 0) {
-    logEvent("tool_definition_changes_unlogged", { mode, count: unlogged.length, tools: unlogged });
-  }
-  return { held, pinned };
-}

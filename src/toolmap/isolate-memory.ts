@@ -1,25 +1,28 @@
 /**
  * What one isolate remembers of the origins it serves, the one home of the
  * tool map's per-isolate state (tool-map.ts reads and writes it): each
- * origin's tools, pins and held changes, each profile's names both ways and
- * schema views, the last answers rewritten, and the KV scopes. A
- * `ToolMapMemory` lives as long as the isolate (routes/app-env.ts); every
- * part of it is bounded.
+ * origin's tools and pins, each profile's names both ways and schema views,
+ * the last answers rewritten, what each caller was listed
+ * (caller-listings.ts) and their own pins (caller-pins.ts), and the KV
+ * scopes. A `ToolMapMemory` lives as long as the isolate
+ * (routes/app-env.ts); every part of it is bounded.
  */
 import { BoundedMap } from "../bounded-map";
 import { sha256Bytes } from "../digest";
 import type { Assignments } from "../names/assign";
 import type { NameRules } from "../names/profiles";
-import type { WrittenTool } from "../protocol/listing-text";
+import { WrittenTool } from "../protocol/listing-text";
+import type { ListedTool } from "../protocol/tools-list";
 import type { SchemaView } from "../schemas/view";
+import { CallerListings } from "./caller-listings";
+import { CallerPins } from "./caller-pins";
 import type { ToolEntry } from "./plan-listing";
 import { answerWeight, type RememberedAnswer, type StoredMap } from "./stored-map";
-import type { ToolSearch } from "./tool-search";
 
 const MAX_ORIGINS = 16;
 /** Originals per origin, in memory (per profile) and in KV. */
 export const MAX_TOOLS = 10_000;
-/** Held tools whose change is remembered as logged, and whose accept key was read lately. */
+/** Held changes remembered as logged, accept keys read lately, definitions accepted. */
 const MAX_HELD_NOTES = 1_000;
 /** An accept key found absent is read again after this long. */
 const ACCEPT_CHECK_MS = 60_000;
@@ -55,11 +58,8 @@ export class ProfileNames {
   readonly views = new Map<string, { hash: string; view: SchemaView }>();
   /** Names layout 1 handed out under this profile (original → name), read once (or in flight). */
   legacy: Promise<Map<string, string> | undefined> | undefined;
-  /**
-   * The last whole listing, when it was over the profile's tool ceiling (search
-   * mode); `null` when it was not; `undefined` until this isolate saw one.
-   */
-  search: ToolSearch | null | undefined;
+  /** A name was kept (`keepName`) that KV does not hold yet. */
+  keptUnstored = false;
   /** Digests of the credentials and sessions whose whole listing the proxy asked for and named here lately. */
   readonly relistedFor = new BoundedMap<string, true>(MAX_RELISTED_CALLERS, RELIST_MS);
   /** When the proxy asked the origin for its listing itself lately, oldest first: at most `MAX_RELISTS`. */
@@ -68,7 +68,10 @@ export class ProfileNames {
   storedAnswer: Promise<RememberedAnswer | undefined> | undefined;
   /** When this isolate last wrote it. */
   answerWrittenAt = 0;
-  /** The same names, once read: original → name, and name → original. */
+  /**
+   * The same names, once read, and those a listing gave a tool whose own
+   * name another tool had (names/assign.ts): original → name, and name → original.
+   */
   readonly legacyNames = new Map<string, string>();
   readonly legacyOwners = new Map<string, string>();
 
@@ -97,6 +100,13 @@ export class ProfileNames {
       this.legacyNames.set(original, name);
       this.legacyOwners.set(name, original);
     }
+  }
+
+  /** Keeps a name the pure name function would not give, for every isolate after this one (stored with layout 1's). */
+  keepName(original: string, name: string): void {
+    if (this.legacyNames.get(original) === name || this.legacyNames.size >= MAX_TOOLS) return;
+    this.keepLegacy(new Map([[original, name]]));
+    this.keptUnstored = true;
   }
 
   /**
@@ -139,7 +149,12 @@ export class ProfileNames {
         this.byOriginal.get(original) === name && this.byName.get(name) === original,
     );
     this.kept = remembered
-      ? { originals, chosen, assigned: { assignments, displaced: [] }, changes: this.changes }
+      ? {
+          originals,
+          chosen,
+          assigned: { assignments, displaced: [], taken: [] },
+          changes: this.changes,
+        }
       : undefined;
   }
 
@@ -183,11 +198,17 @@ export class OriginMemory {
    * more: for a large listing, what spares naming it anew in this isolate.
    */
   written = new Map<string, WrittenTool>();
-  /** Originals held back (`TOOL_CHANGES=hold`) as of the last listing that showed them. */
-  readonly held = new Set<string>();
   /** Held changes already logged (original and pin), and accept keys read lately. */
   readonly heldLogged = new BoundedMap<string, true>(MAX_HELD_NOTES);
   readonly acceptChecks = new BoundedMap<string, boolean>(MAX_HELD_NOTES, ACCEPT_CHECK_MS);
+  /** Definitions held for a caller here that KV's map does not note yet, per original (map-store.ts). */
+  readonly heldPins = new Map<string, string[]>();
+  /** Definitions the operator accepted, as read here: no longer noted as held. */
+  readonly acceptedPins = new BoundedMap<string, true>(MAX_HELD_NOTES);
+  /** Schema fingerprints the map names and no chunk held when a call looked (map-store.ts). */
+  readonly chunksLack = new Set<string>();
+  /** How many times the origin said its tools changed: a caller's view from before is gone. */
+  generation = 0;
 
   /** Remembers a tool, most recently; past `MAX_TOOLS`, the least recently remembered goes. */
   remember(entry: ToolEntry, listedOn?: number): void {
@@ -199,6 +220,36 @@ export class OriginMemory {
       this.tools.delete(oldest);
       this.listed.delete(oldest);
     }
+  }
+
+  /**
+   * The originals written exactly as the last listing read from its text
+   * wrote them (a string comparison, no parse), and those whose text reads
+   * two ways (tool-map.ts `NamedListing.twoWays`); this listing's places then
+   * replace that listing's. A text that reads two ways is not kept: it is
+   * checked again at every listing.
+   */
+  writtenAsBefore(tools: readonly ListedTool[]): { same: Set<string>; twoWays: Set<string> } {
+    const same = new Set<string>();
+    const twoWays = new Set<string>();
+    const written = new Map<string, WrittenTool>();
+    for (const tool of tools) {
+      const { name } = tool;
+      const before = this.written.get(name);
+      // A tool this listing shows otherwise is no longer known by the text kept for it.
+      if (!(tool instanceof WrittenTool)) {
+        this.written.delete(name);
+        continue;
+      }
+      if (before && tool.sameTextAs(before)) same.add(name);
+      else if (tool.readsOneWay === false) {
+        twoWays.add(name);
+        continue;
+      }
+      written.set(name, tool);
+    }
+    if (written.size > 0) this.written = written;
+    return { same, twoWays };
   }
 
   profile(key: string): ProfileNames {
@@ -215,9 +266,9 @@ export class OriginMemory {
     this.listed.clear();
     this.profiles.clear();
     this.written.clear();
-    this.held.clear();
     this.stored = undefined;
     this.loaded = undefined;
+    this.generation++;
   }
 }
 
@@ -234,6 +285,10 @@ export class ToolMapMemory {
     { max: MAX_REMEMBERED_CHARS, weigh: answerWeight },
   );
   private readonly scopes = new BoundedMap<string, Promise<ToolMapScopes>>(MAX_ORIGINS * 6);
+  /** What each caller was listed, every origin and profile. */
+  readonly listings = new CallerListings();
+  /** Each caller's own definition pins, every origin. */
+  readonly callerPins = new CallerPins();
 
   origin(scope: string): OriginMemory {
     let origin = this.origins.get(scope);

@@ -11,7 +11,7 @@
  * rest of the plan.
  */
 import { sameJson } from "../json";
-import type { Assignments, Displacement, KnownNames } from "../names/assign";
+import type { Assignments, Displacement, KnownNames, Taken } from "../names/assign";
 import type { RenameReason } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
@@ -61,8 +61,10 @@ export interface ListingPlan {
   names: Map<string, string>;
   /** The tools whose model-facing name differs from their own, and why: the `tools_renamed` log line. */
   renames: Array<{ from: string; to: string; reasons: RenameReason[] }>;
-  /** Names that now stand for another tool than before. */
+  /** Names that now stand for another tool than before (the operator chose them). */
   displaced: Displacement[];
+  /** Tools not given their own name, as another tool has it. */
+  taken: Taken[];
 }
 
 /**
@@ -87,7 +89,7 @@ export function planListing(
   assigned: Assignments,
   asListed: ReadonlySet<string> = new Set(),
 ): ListingPlan {
-  const { assignments, displaced } = assigned;
+  const { assignments, displaced, taken } = assigned;
   const listed = new Map(tools.map((tool) => [tool.name, tool]));
   const entries = assignments.map(({ original, name }): PlannedEntry => {
     const entry = known.entryOf(original);
@@ -110,5 +112,5 @@ export function planListing(
   const renames = assignments
     .filter(({ original, name }) => name !== original)
     .map(({ original, name, reasons }) => ({ from: original, to: name, reasons }));
-  return { entries, names, renames, displaced };
+  return { entries, names, renames, displaced, taken };
 }

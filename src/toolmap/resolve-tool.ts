@@ -7,9 +7,9 @@
  * (illegal under the profile, or longer than its cap: an original name, or
  * junk) costs no lookup; its call goes on as it came, under the operator's
  * policy for that original (`refusalOf`, `ruleOf`), which asks for a
- * listing only where it judges by one (annotations, pins, and while it
- * refuses calls, whether the origin lists the name at all) and neither this
- * isolate nor, where the name decides, KV's map knows the tool.
+ * listing of the caller's only where it judges by one (annotations, pins,
+ * and while it refuses calls, whether the origin lists the name at all) and
+ * the caller has none here.
  */
 import { refusesCalls, type ToolRule } from "../rules/tool-rules";
 import type { Resolution, ToolMap } from "./tool-map";
@@ -39,7 +39,7 @@ export function toolResolver(
   const resolve = async (name: string, cause: unknown) => {
     if (!toolMap.couldHaveNamed(name)) return undefined;
     const known = await toolMap.resolve(name);
-    // A tool the policy can judge only from a listing this isolate has not seen: one is asked for.
+    // A tool the policy can judge only from a listing of the caller's, which they have none of here.
     if (known && known.refused !== "unchecked") return known;
     await relist(cause);
     const learned = await toolMap.resolve(name);
@@ -47,14 +47,9 @@ export function toolResolver(
   };
   return Object.assign(resolve, {
     refusalOf: async (original: string, cause: unknown) => {
-      let refused = toolMap.refusalOf(original);
-      // A tool KV knows is judged by its name where the rules need no listing: none is asked for.
-      if (refused === "unchecked") {
-        await toolMap.readStored();
-        refused = toolMap.refusalOf(original);
-      }
+      const refused = await toolMap.refusalOf(original);
       if (refused !== "unchecked") return refused;
-      return (await relist(cause)) ? toolMap.refusalOf(original, true) : "unchecked";
+      return (await relist(cause)) ? toolMap.refusalOf(original) : "unchecked";
     },
     ruleOf: (original: string) => toolMap.policy.rules.ruleFor(original),
     refusesCalls: refusesCalls(toolMap.policy),

@@ -14,7 +14,14 @@
  *   before it read what they pinned: the fingerprints (where versions before
  *   the digest read a whole pin), the digest, then the part for title and
  *   output schema. During a rollout, an isolate of the version before reads
- *   the pin it would make itself, not a change.
+ *   the pin it would make itself, not a change. `held`, where there are any:
+ *   `{"<original>":["<pin>",…]}`, definitions a caller was held on
+ *   (`TOOL_CHANGES=hold`) that no one accepted yet (caller-pins.ts). The
+ *   names `legacy` keeps per profile scope are also those a listing gave a
+ *   tool whose own name another tool had (names/assign.ts).
+ * - `v2:<origin>:pins:<caller>`: one caller's own pins (caller-pins.ts),
+ *   `{"format":1,"pins":{"<original>":"<pin>"}}`, those that differ from the
+ *   map's; `<caller>` is a SHA-256 digest of what the origin sees of them.
  * - `v2:<origin>:schemas:<i>`, `i < chunks`: the origin's input schemas, one
  *   line each, `<fingerprint>\t<schema as JSON>\n`, so one schema is found by
  *   its fingerprint and parsed alone.
@@ -44,6 +51,11 @@ export interface StoredTool {
 
 export interface StoredMap {
   tools: Map<string, StoredTool>;
+  /**
+   * Definitions held for some caller and not accepted (`TOOL_CHANGES=hold`),
+   * per original: a caller first shown one is held too (caller-pins.ts).
+   */
+  held: Map<string, string[]>;
   /** How many schema chunks there are. */
   chunks: number;
   /** Names layout 1 handed out, per layout-1 scope: original → name. */
@@ -54,6 +66,7 @@ export interface StoredMap {
 
 export const emptyMap = (): StoredMap => ({
   tools: new Map(),
+  held: new Map(),
   chunks: 0,
   legacy: new Map(),
   migrated: new Set(),
@@ -89,6 +102,11 @@ export function decodeMap(text: string): StoredMap | undefined {
     map.tools.set(original, pin === undefined ? { schema, seen } : { schema, seen, pin });
   }
   map.chunks = typeof value.chunks === "number" ? value.chunks : 0;
+  for (const [original, pins] of Object.entries(isRecord(value.held) ? value.held : {})) {
+    if (!Array.isArray(pins)) continue;
+    const strings = pins.filter((pin): pin is string => typeof pin === "string");
+    if (strings.length > 0) map.held.set(original, strings);
+  }
   for (const [scope, names] of Object.entries(isRecord(value.legacy) ? value.legacy : {})) {
     if (!isRecord(names)) continue;
     const kept = Object.entries(names).filter(
@@ -117,6 +135,8 @@ export function encodeMap(map: StoredMap): string {
   );
   const rest = JSON.stringify({
     chunks: map.chunks,
+    // fromEntries: an original named `__proto__` stays an ordinary key.
+    ...(map.held.size > 0 ? { held: Object.fromEntries(map.held) } : {}),
     // fromEntries: a name of layout 1 for an original named `__proto__` stays an ordinary key.
     legacy: Object.fromEntries(
       [...map.legacy].map(([scope, names]) => [scope, Object.fromEntries(names)]),
@@ -182,6 +202,8 @@ export interface RememberedAnswer {
   sent: [string, string];
   /** The same halves in UTF-8, once a JSON body was compared with them (isolate memory only). */
   bytes?: AnswerBytes;
+  /** The key of the caller view it was made with (caller-listings.ts; isolate memory only). */
+  view?: string;
 }
 
 /** A remembered answer's halves as UTF-8 bytes: one pair for both where it was sent as it came. */

@@ -13,6 +13,8 @@
  * doubled it.
  */
 import MiniSearch from "minisearch";
+import { logEvent } from "../log";
+import type { ListedTool } from "../protocol/tools-list";
 
 /** A tool as search mode shows it: the model-facing name and the profile's view of its schema. */
 export interface SearchableTool {
@@ -92,4 +94,41 @@ export class ToolSearch {
     this.index = index;
     return index;
   }
+}
+
+/** What a named listing shows of its tools, as search mode shows them. */
+export interface SearchedListing {
+  names: ReadonlyMap<string, string>;
+  schemas: ReadonlyMap<string, unknown>;
+  descriptions: ReadonlyMap<string, string | undefined>;
+  hidden: ReadonlySet<string>;
+}
+
+/**
+ * Search mode, for a whole listing that shows more tools than `ceiling`: its
+ * tools as a search shows them (the model-facing name, the description the
+ * operator's rules give, the profile's view of the schema); `null` otherwise.
+ */
+export function searchModeOf(
+  tools: readonly ListedTool[],
+  listing: SearchedListing,
+  profile: string,
+  ceiling: number | undefined,
+): ToolSearch | null {
+  const visible = tools.filter((tool) => !listing.hidden.has(tool.name));
+  if (ceiling === undefined || visible.length <= ceiling) return null;
+  const searchable = visible.map((tool): SearchableTool => {
+    const description = listing.descriptions.has(tool.name)
+      ? listing.descriptions.get(tool.name)
+      : tool.description;
+    return {
+      name: listing.names.get(tool.name) ?? tool.name,
+      original: tool.name,
+      ...(typeof tool.title === "string" ? { title: tool.title } : {}),
+      ...(typeof description === "string" ? { description } : {}),
+      inputSchema: listing.schemas.get(tool.name) ?? tool.inputSchema,
+    };
+  });
+  logEvent("tools_search_mode", { profile, tools: visible.length, ceiling });
+  return new ToolSearch(searchable);
 }

@@ -30,7 +30,7 @@ const entry = {
   inputSchema: echoTools.find((tool) => tool.name === "catering.invoice")?.inputSchema,
 };
 const resolver: ToolResolver = Object.assign(
-  async () => ({ entry, source: "memory" as const, ...(rule ? { rule } : {}) }),
+  async () => ({ entry, source: "memory" as const, shown: true, ...(rule ? { rule } : {}) }),
   { refusalOf: async () => undefined, ruleOf: () => rule, refusesCalls: false },
 );
 
@@ -92,6 +92,7 @@ describe("arguments, as case-blind readers read keys", () => {
     async () => ({
       entry: tasksEntry,
       source: "memory" as const,
+      shown: true,
       ...(tasks ? { rule: tasks } : {}),
     }),
     { refusalOf: async () => undefined, ruleOf: () => tasks, refusesCalls: false },

@@ -106,11 +106,13 @@ describe("assigning names to a listing", () => {
     expect(namesFor(["a/b", "a_b"])).toEqual({ a_b: "a_b", "a/b": "a_b_g8wk3l" });
   });
 
-  it("lets a legal original keep its name when another's fingerprinted name equals it", () => {
+  it("gives a fingerprinted name to its tool, and a legal original that spells it the next one", () => {
     expect(namesFor(["files.read", "files_read_yqgun6"])).toEqual({
-      files_read_yqgun6: "files_read_yqgun6",
-      "files.read": "files_read_yqgun6_2",
+      files_read_yqgun6: "files_read_yqgun6_2",
+      "files.read": "files_read_yqgun6",
     });
+    // Whichever of the two a listing shows alone, the fingerprinted name stays its tool's.
+    expect(namesFor(["files.read"])).toEqual({ "files.read": "files_read_yqgun6" });
   });
 
   it("names several originals that sanitize alike apart, in any listing", () => {
@@ -147,17 +149,18 @@ describe("assigning names to a listing", () => {
     });
   });
 
-  it("lets a legal original take its own name back, and reports the displaced tool", () => {
-    const { assignments, displaced } = assignNames(
+  it("keeps a name handed out pointing at its tool: a legal original of that name gets the next, and is reported", () => {
+    const { assignments, displaced, taken } = assignNames(
       ["a/b", "a_b"],
       knownFrom({ "a/b": "a_b" }),
       nameRules("openai"),
     );
     expect(assignments.map((a) => [a.original, a.name])).toEqual([
-      ["a/b", "a_b_g8wk3l"],
-      ["a_b", "a_b"],
+      ["a/b", "a_b"],
+      ["a_b", "a_b_2"],
     ]);
-    expect(displaced).toEqual([{ name: "a_b", from: "a/b", to: "a_b" }]);
+    expect(displaced).toEqual([]);
+    expect(taken).toEqual([{ tool: "a_b", name: "a_b_2", takenBy: "a/b" }]);
   });
 
   it("gives the operator's chosen names first; a legal tool whose name was chosen for another is renamed", () => {
@@ -192,8 +195,8 @@ describe("assigning names to a listing", () => {
       NOTHING_KNOWN,
       nameRules("openai"),
     );
-    expect(assignments.find((a) => a.original === "files.read")?.reasons).toEqual([
-      "charset",
+    expect(assignments.find((a) => a.original === "files.read")?.reasons).toEqual(["charset"]);
+    expect(assignments.find((a) => a.original === "files_read_yqgun6")?.reasons).toEqual([
       "collision",
     ]);
   });

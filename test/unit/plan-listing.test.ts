@@ -80,7 +80,7 @@ describe("planning a listing", () => {
     },
   );
 
-  it("hands a legal tool its own name back, and reports the tool that had it", () => {
+  it("keeps a name handed out for its tool when a legal tool of that name is listed, and reports it", () => {
     const first = planned([{ name: "a/b", inputSchema: {} }], knownWith({ "a/b": "a_b" }));
     expect(first.names.get("a/b")).toBe("a_b");
     const again = planned(
@@ -92,11 +92,12 @@ describe("planning a listing", () => {
     );
     expect(again.names).toEqual(
       new Map([
-        ["a/b", DEMO_NAMES["a/b"]],
-        ["a_b", "a_b"],
+        ["a/b", "a_b"],
+        ["a_b", "a_b_2"],
       ]),
     );
-    expect(again.displaced).toEqual([{ name: "a_b", from: "a/b", to: "a_b" }]);
+    expect(again.displaced).toEqual([]);
+    expect(again.taken).toEqual([{ tool: "a_b", name: "a_b_2", takenBy: "a/b" }]);
   });
 });
 

@@ -27,6 +27,9 @@ const tool = fc.record(
 );
 const storedMap: fc.Arbitrary<StoredMap> = fc.record({
   tools: fc.array(fc.tuple(original, tool), { maxLength: 30 }).map((entries) => new Map(entries)),
+  held: fc
+    .array(fc.tuple(original, fc.array(pin, { minLength: 1, maxLength: 4 })), { maxLength: 5 })
+    .map((entries) => new Map(entries)),
   chunks: fc.nat(2),
   legacy: fc
     .array(fc.tuple(part, fc.array(fc.tuple(original, part), { maxLength: 5 })), { maxLength: 3 })
@@ -50,6 +53,7 @@ describe("the map's value in KV", () => {
     const map = decodeMap(
       encodeMap({
         tools: new Map([["__proto__", { schema: "2.x", seen: 1 }]]),
+        held: new Map([["__proto__", ["a/b/c/d"]]]),
         chunks: 0,
         legacy: new Map(),
         migrated: new Set(),

@@ -212,7 +212,7 @@ describe("whatever the origin answers a tools/list with", () => {
             );
             if (policy.rules !== RULES) continue;
             // Nor in search mode's.
-            for (const searchable of toolMap.search?.tools ?? []) {
+            for (const searchable of (await toolMap.search())?.tools ?? []) {
               expect(searchable.original).not.toMatch(/^secret/);
               searched++;
             }

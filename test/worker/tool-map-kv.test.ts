@@ -20,8 +20,8 @@ import { decodeMap, emptyMap, encodeMap, mapKey } from "../../src/toolmap/stored
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { realisticListing } from "../../support/listing";
-import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
+import { rulesOf } from "../helpers/tool-rules";
 
 /** An origin no test has used: its map starts empty in KV. */
 const freshOrigin = () => new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`);
@@ -133,6 +133,74 @@ describe("bounds", () => {
   });
 });
 
+describe("decided from the listing itself, past what memory keeps", () => {
+  it("hides and holds among 10,050 tools as among ten", async () => {
+    const origin = freshOrigin();
+    const policy = {
+      rules: rulesOf({ hideAnnotated: { destructiveHint: true } }),
+      changes: "hold" as const,
+    };
+    const tools = (version: string): ListedTool[] =>
+      Array.from({ length: MAX_TOOLS + 50 }, (_, i) => ({
+        name: `t${i}`,
+        description: i === 1 ? `Version ${version}.` : "Stays.",
+        inputSchema: { type: "object" },
+        ...(i === 0 ? { annotations: { destructiveHint: true } } : {}),
+      }));
+    const memory = new ToolMapMemory();
+    const open = async () => {
+      const scopes = await toolMapScopes(origin, nameRules("openai"));
+      const writes: Promise<unknown>[] = [];
+      const map = new ToolMap(
+        env.TOOL_MAP,
+        scopes,
+        profileOf("openai"),
+        memory,
+        (w) => writes.push(w),
+        policy,
+      );
+      return { map, settled: () => Promise.all(writes) };
+    };
+    const first = await open();
+    expect([...(await first.map.nameListing(tools("1"))).hidden]).toEqual(["t0"]);
+    await first.settled();
+    const changed = await (await open()).map.nameListing(tools("2"));
+    expect([...changed.hidden].sort()).toEqual(["t0", "t1"]);
+  });
+});
+
+describe("a schema a lost write left out of KV", () => {
+  it("is written again by the next listing once a call found it missing, so cold isolates stop asking the origin", async () => {
+    const origin = freshOrigin();
+    const all = toolsOf(60);
+    const first = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    const shown = await first.toolMap.nameListing(all);
+    await first.settled();
+    // Another isolate's write, racing this one's, left every other schema out of the chunk:
+    // the map still names those tools.
+    const { origin: scope } = await toolMapScopes(origin, nameRules("openai"));
+    const chunk = (await env.TOOL_MAP.get(`${scope}:schemas:0`, "text")) ?? "";
+    const kept = chunk.split("\n").filter((_, i) => i % 2 === 0);
+    await env.TOOL_MAP.put(`${scope}:schemas:0`, kept.join("\n"));
+
+    /** The tools a cold isolate cannot resolve from KV alone (it would list the origin for them). */
+    const missing = async () => {
+      const cold = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+      const lacking: string[] = [];
+      for (const [original, name] of shown.names) {
+        if ((await cold.toolMap.resolve(name)) === undefined) lacking.push(original);
+      }
+      return { lacking, cold };
+    };
+    const before = await missing();
+    expect(before.lacking.length).toBeGreaterThan(20);
+    // The isolate whose calls found them missing lists the origin once: that listing writes them.
+    await before.cold.toolMap.nameListing(structuredClone(all));
+    await before.cold.settled();
+    expect((await missing()).lacking).toEqual([]);
+  });
+});
+
 describe("names never move", () => {
   it("two isolates listing different tools at once: every name reaches the tool it was shown for", async () => {
     const origin = freshOrigin();
@@ -172,7 +240,7 @@ describe("names never move", () => {
     }
   });
 
-  it("a listing of the same tools as before is named afresh once another profile's listing moved a name", async () => {
+  it("a name one profile handed out stays its tool's in every profile when a tool of that own name is listed", async () => {
     // Two profiles of one origin in one isolate, with the same name rules.
     const origin = freshOrigin();
     const memory = new ToolMapMemory();
@@ -183,14 +251,23 @@ describe("names never move", () => {
     const fingerprinted = first.names.get("a.b") as string;
     expect(fingerprinted).toMatch(/^a_b_[0-9a-z]{6}$/);
 
-    // The origin now also lists a tool whose own, legal name is that one: it takes it back.
+    // The origin now also lists a tool whose own, legal name is that one: it gets the next.
     const legal = { name: fingerprinted, inputSchema: { type: "object" } };
-    await anthropic.toolMap.nameListing([dotted, legal]);
-    const again = await openai.toolMap.nameListing([structuredClone(dotted)]);
-    expect(again.names.get("a.b")).toBe(`${fingerprinted}_2`);
-    expect((await openai.toolMap.resolve(fingerprinted))?.entry.original).toBe(fingerprinted);
-    expect((await openai.toolMap.resolve(`${fingerprinted}_2`))?.entry.original).toBe("a.b");
+    const both = await anthropic.toolMap.nameListing([dotted, legal]);
+    expect(both.names.get(fingerprinted)).toBe(`${fingerprinted}_2`);
+    const again = await openai.toolMap.nameListing([structuredClone(dotted), legal]);
+    expect(again.names.get("a.b")).toBe(fingerprinted);
+    expect(again.names.get(fingerprinted)).toBe(`${fingerprinted}_2`);
+    expect((await openai.toolMap.resolve(fingerprinted))?.entry.original).toBe("a.b");
+    expect((await openai.toolMap.resolve(`${fingerprinted}_2`))?.entry.original).toBe(
+      fingerprinted,
+    );
     await Promise.all([openai.settled(), anthropic.settled()]);
+
+    // A cold isolate that only ever sees the newcomer still gives it the next name (kept in KV).
+    const cold = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    const alone = await cold.toolMap.nameListing([structuredClone(legal)]);
+    expect(alone.names.get(fingerprinted)).toBe(`${fingerprinted}_2`);
   });
 });
 
@@ -211,7 +288,7 @@ describe("names an earlier layout stored", () => {
     }
   }
 
-  it("lets a legal tool take back a name layout 1 gave another, and says so", async () => {
+  it("keeps a name layout 1 gave a tool when a legal tool of that own name is listed, and says so", async () => {
     const origin = freshOrigin();
     const tools = [
       { name: "a/b", inputSchema: { type: "object" } },
@@ -224,13 +301,14 @@ describe("names an earlier layout stored", () => {
     const listing = await toolMap.nameListing(tools);
     expect(listing.names).toEqual(
       new Map([
-        ["a/b", DEMO_NAMES["a/b"]],
-        ["a_b", "a_b"],
+        ["a/b", "a_b"],
+        ["a_b", "a_b_2"],
       ]),
     );
-    expect(logs.events("tool_name_reassigned")).toEqual([
-      { event: "tool_name_reassigned", name: "a_b", from: "a/b", to: "a_b" },
+    expect(logs.events("tool_name_taken")).toEqual([
+      { event: "tool_name_taken", tool: "a_b", name: "a_b_2", takenBy: "a/b" },
     ]);
+    expect(logs.events("tool_name_reassigned")).toEqual([]);
     logs.restore();
   });
 
@@ -366,7 +444,8 @@ describe("TOOL_CHANGES=hold, many tools changed at once", () => {
     counted.reset();
     const next = await open(isolate);
     expect((await next.map.nameListing(tools("2"))).hidden.size).toBe(2);
-    expect(counted.counts.get).toBe(1 + 10);
+    // The map, the caller's own pins, and ten accept keys.
+    expect(counted.counts.get).toBe(1 + 1 + 10);
     await next.settled();
     counted.reset();
     expect((await (await open(isolate)).map.nameListing(tools("2"))).hidden.size).toBe(0);

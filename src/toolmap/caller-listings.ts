@@ -1,0 +1,208 @@
+/**
+ * Each caller's own listing (SECURITY.md, "What the proxy answers itself"):
+ * what the proxy answers itself — a search, whether a profile serves the
+ * origin in search mode, whether a call names a tool the operator's policy
+ * hides or holds, the fix-it text naming a tool's arguments — comes only from
+ * what the origin listed to that caller (caller.ts: credentials, query and
+ * session as the origin sees them). A caller with no view here (never listed
+ * in this isolate, or dropped for room) gets one from a listing of their
+ * own, never another caller's.
+ *
+ * A view is made by naming a listing (tool-map.ts) and is the same for every
+ * caller shown the same listing under the same settings and decisions: it is
+ * kept once, under a SHA-256 digest of what it holds (`viewKey`), and callers
+ * point at it. So a hundred callers listed alike cost one view, and callers
+ * listed differently cost one each, within the isolate's bounds below.
+ */
+import { BoundedMap } from "../bounded-map";
+import { sha256 } from "../digest";
+import { textAt } from "../json-spans";
+import type { ListedTool } from "../protocol/tools-list";
+import { refusesCalls, type ToolPolicy } from "../rules/tool-rules";
+import type { Caller } from "./callers";
+import type { ToolSearch } from "./tool-search";
+
+/** What the operator's policy made of a tool a listing showed: shown as it is, hidden by the rules, or held (`TOOL_CHANGES=hold`). */
+export type Decision = "shown" | "hidden" | "held";
+
+/** What one listing (or the pages of it read so far) showed a caller. */
+export interface ListingView {
+  /** Original → what the policy made of it: every tool the listing showed, and no other. */
+  readonly decisions: ReadonlyMap<string, Decision>;
+  /** Whether it is a whole listing: then a tool it lacks is one the origin did not list to the caller. */
+  readonly whole: boolean;
+  /** A whole listing over the profile's tool ceiling: the tools search mode finds; `null` otherwise. */
+  readonly search: ToolSearch | null;
+}
+
+/**
+ * Views kept per isolate: their tools together (each weighs what it decides,
+ * so a search index, built at its first search, is about as large), and how
+ * many; and callers pointing at one. A caller's view stands for
+ * `LISTING_MS`: a caller who searches or calls past it is listed again.
+ */
+export const MAX_VIEW_TOOLS = 100_000;
+const MAX_VIEWS = 1_000;
+const MAX_CALLERS = 4_096;
+const LISTING_MS = 10 * 60_000;
+
+/** The views of one isolate, every origin and profile: `scope` keeps them apart. */
+export class CallerListings {
+  private readonly views = new BoundedMap<string, ListingView>(MAX_VIEWS, LISTING_MS, {
+    max: MAX_VIEW_TOOLS,
+    weigh: (view) => view.decisions.size,
+  });
+  private readonly callers = new BoundedMap<string, string>(MAX_CALLERS, LISTING_MS);
+
+  /** The view the caller was last shown in `scope`, with its key; none once it is gone. */
+  viewOf(scope: string, caller: string): { key: string; view: ListingView } | undefined {
+    const key = this.callers.get(`${scope}\n${caller}`);
+    const view = key === undefined ? undefined : this.views.get(key);
+    return view && key !== undefined ? { key, view } : undefined;
+  }
+
+  /** Whether the view of `key` is still kept. */
+  has(key: string): boolean {
+    return this.views.get(key) !== undefined;
+  }
+
+  /**
+   * Shows the caller the view of `key`: the one kept under it, else `view`
+   * (kept from now on). A view over the bound is kept for no one: its callers
+   * are listed again when they search or call.
+   */
+  show(scope: string, caller: string, key: string, view?: ListingView): void {
+    if (view !== undefined && !this.views.get(key)) this.views.set(key, view);
+    if (this.views.get(key) === undefined) {
+      this.callers.delete(`${scope}\n${caller}`);
+      return;
+    }
+    this.callers.set(`${scope}\n${caller}`, key);
+  }
+}
+
+/** A tool's text, for a view's key: as the listing wrote it, or as JSON writes it. */
+const textOf = (tool: ListedTool) => (tool.written ? textAt(tool.written) : JSON.stringify(tool));
+
+/**
+ * The key of a view: everything it holds, each part written after its
+ * length, so no two views read alike. `settings`: what else shapes it
+ * (tool-map.ts `settingsOf`); `before`: the key of the view a later page adds
+ * to. A view in search mode holds its tools' texts too, as its search shows them.
+ */
+export function viewKey(
+  settings: string,
+  before: string | undefined,
+  tools: readonly ListedTool[],
+  view: ListingView,
+): Promise<string> {
+  const parts = [settings, before ?? "", `${view.whole} ${view.search !== null}`];
+  for (const tool of tools) {
+    parts.push(tool.name, String(view.decisions.get(tool.name)));
+    if (view.search) parts.push(textOf(tool));
+  }
+  return sha256(parts.map((part) => `${part.length}:${part}`).join(""));
+}
+
+/** What a listing is of the caller's whole listing: all of it (its search mode decided), its first page, or a later page. */
+export type ListingPart = "whole" | "first" | "later";
+
+/** What the policy makes of a call to one tool, as the caller's own listing decided it. */
+export interface Judgement {
+  /**
+   * Why the call is refused: the rules hide the tool or its changed
+   * definition is held; the caller's whole listing lacks it while the policy
+   * refuses calls (`unlisted`); or only a listing of the caller's can tell
+   * (`unchecked`: the resolver asks the origin for one).
+   */
+  refused?: "hidden" | "held" | "unlisted" | "unchecked";
+  /** Whether the caller's own listing showed the tool: only then does the proxy tell of it itself. */
+  shown: boolean;
+}
+
+/** What the operator's policy makes of each tool a listing shows, from the listing's own annotations. */
+export function decide(
+  tools: ReadonlyArray<{ original: string; tool: ListedTool | undefined }>,
+  { rules }: ToolPolicy,
+  held: ReadonlySet<string> = new Set(),
+): Map<string, Decision> {
+  const decisions = new Map<string, Decision>();
+  for (const { original, tool } of tools) {
+    const hides = rules.hides({ name: original, annotations: tool?.annotations });
+    decisions.set(original, held.has(original) ? "held" : hides ? "hidden" : "shown");
+  }
+  return decisions;
+}
+
+/** One caller's own listing, in one origin and profile. */
+export class CallerView {
+  constructor(
+    private readonly listings: CallerListings,
+    /** Where the views of this origin and profile are kept (it changes when the origin's tools do). */
+    private readonly scope: () => string,
+    private readonly caller: Caller,
+    /** What shapes a view besides the listing. */
+    private readonly settings: () => string,
+  ) {}
+
+  /** The view the caller was last shown here, if it is still kept. */
+  async current(): Promise<{ key: string; view: ListingView } | undefined> {
+    return this.listings.viewOf(this.scope(), await this.caller.listing());
+  }
+
+  /** Shows the caller a listing: anew, or added to the pages shown before. Its key, and whether it holds a tool. */
+  async show(
+    part: ListingPart,
+    tools: readonly ListedTool[],
+    decisions: ReadonlyMap<string, Decision>,
+    search: ToolSearch | null,
+  ): Promise<{ key: string; held: boolean }> {
+    const before = part === "later" ? await this.current() : undefined;
+    const all = before ? new Map([...before.view.decisions, ...decisions]) : decisions;
+    const view: ListingView = { decisions: all, whole: part === "whole", search };
+    const key = await viewKey(this.settings(), before?.key, tools, view);
+    this.listings.show(this.scope(), await this.caller.listing(), key, view);
+    return { key, held: [...all.values()].includes("held") };
+  }
+
+  /** Shows the caller the view kept under `key` (an answer made from it was given again), if it still is. */
+  async showKept(key: string): Promise<void> {
+    this.listings.show(this.scope(), await this.caller.listing(), key);
+  }
+
+  /**
+   * The caller's search mode, from their own whole listing: its search, `null`
+   * when it is not in search mode, `undefined` when the caller has no whole
+   * listing here (one of theirs is asked for).
+   */
+  async search(): Promise<ToolSearch | null | undefined> {
+    const shown = await this.current();
+    return shown?.view.whole ? shown.view.search : undefined;
+  }
+
+  /**
+   * What the policy makes of a call to `original`, as the caller's own listing
+   * decided. Without one here, only what the rules decide by name alone, and
+   * for a name no listing showed anyone (`listedToSomeone`), `unchecked`.
+   */
+  async judge(original: string, policy: ToolPolicy, listedToSomeone: boolean): Promise<Judgement> {
+    const shown = await this.current();
+    const { rules, changes } = policy;
+    const byName = rules.hides({ name: original });
+    if (shown) {
+      const decision = shown.view.decisions.get(original);
+      if (decision === "hidden" || decision === "held") return { refused: decision, shown: false };
+      if (decision === "shown") return { shown: true };
+      if (!refusesCalls(policy)) return { shown: false };
+      if (!shown.view.whole) return { refused: "unchecked", shown: false };
+      return { refused: byName ? "hidden" : "unlisted", shown: false };
+    }
+    // Annotations and pins are the caller's listing's to tell; names the rules judge alone.
+    if (rules.readsAnnotations || changes === "hold") return { refused: "unchecked", shown: false };
+    if (byName) return { refused: "hidden", shown: false };
+    // A name the origin listed (to someone) is no other spelling of a hidden tool.
+    return refusesCalls(policy) && !listedToSomeone
+      ? { refused: "unchecked", shown: false }
+      : { shown: false };
+  }
+}

@@ -1,0 +1,339 @@
+/**
+ * Definition pins per caller (`TOOL_CHANGES`, docs/rules.md, "Changed
+ * definitions"): a definition that differs per caller (a description that
+ * names the user, tools scoped by the token) is not a change; a change of
+ * what the origin shows the same caller over time is.
+ *
+ * Each tool has the map's pin, the first definition the proxy saw of it
+ * (definition-pins.ts). Each caller (callers.ts `pins`: the credentials the
+ * origin sees, sessions aside) has their own where theirs differs, in KV
+ * beside the map (`v2:<origin>:pins:<caller>`, stored-map.ts), read once per
+ * isolate. A listing compares each tool with the caller's own pin, or the
+ * map's where they have none:
+ *
+ * - the same: shown;
+ * - another, under `log`: logged once as `tool_definition_changed`, and the
+ *   caller's own from then on (a caller's first listing that differs from the
+ *   tool's first definition is logged so too: `log` stores nothing for
+ *   callers listed alike);
+ * - another, under `hold`, for a caller the proxy has pinned before: a
+ *   change, held for that caller until the operator accepts it (the accept
+ *   key, which stays for every caller held on the same definition); the
+ *   definition is noted in the map as held;
+ * - another, under `hold`, for a caller new to the proxy: theirs, logged as
+ *   `tool_definition_differs` — unless it is a definition some caller is held
+ *   on (the map's `held`): held too. A caller is new until their first
+ *   listing stores their pins (even none).
+ *
+ * So under `hold` a change reaches no caller who was shown the tool before,
+ * and reaches a caller new to the proxy (new credentials) only until a
+ * caller who was shown the tool before lists it (SECURITY.md).
+ */
+import { BoundedMap } from "../bounded-map";
+import { logEvent } from "../log";
+import type { ChangeMode } from "../rules/tool-rules";
+import {
+  acceptCommand,
+  acceptKey,
+  changedParts,
+  type Definition,
+  takesOver,
+} from "./definition-pins";
+import type { OriginMemory } from "./isolate-memory";
+
+/** A caller's own pins as the proxy knows them: `stored`, whether KV holds them (the caller is not new). */
+export interface CallerRecord {
+  stored: boolean;
+  pins: Map<string, string>;
+}
+
+const MAX_CALLERS = 1_000;
+/** Own pins kept per isolate, all callers together. */
+const MAX_OWN_PINS = 100_000;
+/** Own pins stored per caller: past it, the caller's first ones are compared with the map's. */
+const MAX_PINS_PER_CALLER = 10_000;
+/**
+ * `tool_definition_changed` (and `_differs`) lines per listing: an origin
+ * that changes every definition at every listing gets one more line for the
+ * rest, not one per tool. Under `hold`, the rest are logged on the next listings.
+ */
+const MAX_CHANGE_LINES = 10;
+
+export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
+
+function decodeRecord(text: string | null): CallerRecord {
+  if (text === null) return { stored: false, pins: new Map() };
+  try {
+    const value = JSON.parse(text) as { format?: unknown; pins?: unknown };
+    if (value.format === 1 && typeof value.pins === "object" && value.pins !== null) {
+      const pins = Object.entries(value.pins).filter(
+        (pair): pair is [string, string] => typeof pair[1] === "string",
+      );
+      return { stored: true, pins: new Map(pins) };
+    }
+  } catch {}
+  // Another format: the caller was pinned, by a version that wrote it otherwise.
+  return { stored: true, pins: new Map() };
+}
+
+// fromEntries: an original named `__proto__` stays an ordinary key.
+const encodeRecord = (pins: Map<string, string>) =>
+  JSON.stringify({ format: 1, pins: Object.fromEntries([...pins].slice(-MAX_PINS_PER_CALLER)) });
+
+/** Every caller's own pins this isolate read or wrote, per origin (the key says whose). */
+export class CallerPins {
+  private readonly records = new BoundedMap<string, CallerRecord>(MAX_CALLERS, undefined, {
+    max: MAX_OWN_PINS,
+    weigh: (record) => 1 + record.pins.size,
+  });
+  /** Reads under way: as many as requests at once. */
+  private readonly reading = new Map<string, Promise<CallerRecord | undefined>>();
+
+  /** The caller's own pins: read from KV once (again after a failed read); `undefined` when it failed. */
+  async read(kv: KVNamespace, key: string): Promise<CallerRecord | undefined> {
+    const known = this.records.get(key);
+    if (known) return known;
+    let read = this.reading.get(key);
+    if (!read) {
+      read = kv.get(key, "text").then(
+        (text) => {
+          const record = decodeRecord(text);
+          this.records.set(key, record);
+          return record;
+        },
+        (error) => {
+          logEvent("kv_error", { op: "get", error: String(error) });
+          return undefined;
+        },
+      );
+      this.reading.set(key, read);
+      void read.finally(() => this.reading.delete(key));
+    }
+    return read;
+  }
+
+  /** Stores the caller's pins: in memory now, in KV by `waitUntil`. */
+  write(
+    kv: KVNamespace,
+    key: string,
+    pins: Map<string, string>,
+    waitUntil: (promise: Promise<unknown>) => void,
+  ): void {
+    this.records.set(key, { stored: true, pins });
+    waitUntil(
+      kv
+        .put(key, encodeRecord(pins))
+        .catch((error) => logEvent("kv_error", { op: "put", error: String(error) })),
+    );
+  }
+}
+
+/** What one listing's definitions are compared with, for its caller. */
+export interface PinBook {
+  mode: Exclude<ChangeMode, "allow">;
+  /** The map's pin of a tool: the first definition seen. */
+  shared(original: string): string | undefined;
+  /** The caller's own pins; `undefined` when they could not be read (no one is new then). */
+  record: CallerRecord | undefined;
+  /** Whether some caller is held on this definition of the tool. */
+  heldForSomeone(original: string, pin: string): boolean;
+  /** Whether the operator accepted this definition of the tool (reads KV, a bounded number of times). */
+  accepted(original: string, pin: string): Promise<boolean>;
+  /** Origin scope, for the accept command the log line names. */
+  origin: string;
+  /** Held changes this isolate logged already. */
+  logged: BoundedMap<string, true>;
+}
+
+/** What one listing's definitions decide, for its caller. */
+export interface PinDecisions {
+  /** Originals held for this caller. */
+  held: Set<string>;
+  /** Map pins to set: tools seen for the first time, and earlier versions' pins taken over. */
+  shared: Map<string, string>;
+  /** The caller's own pins as they are now, when they are to be stored. */
+  own: Map<string, string> | undefined;
+  /** Definitions this caller is held on, to note in the map. */
+  heldPins: Map<string, string>;
+  /** Definitions the operator accepted. */
+  accepted: Set<string>;
+}
+
+/** Compares each listed tool's definition with the caller's pin, or the map's. */
+async function decidePins(
+  listed: ReadonlyArray<{ original: string; definition: Definition }>,
+  book: PinBook,
+): Promise<PinDecisions> {
+  const { mode, record } = book;
+  const own = new Map(record?.pins);
+  const decisions: PinDecisions = {
+    held: new Set(),
+    shared: new Map(),
+    own: undefined,
+    heldPins: new Map(),
+    accepted: new Set(),
+  };
+  let ownChanged = false;
+  const setOwn = (original: string, pin: string) => {
+    if (own.get(original) === pin) return;
+    if (book.shared(original) === pin) own.delete(original);
+    else own.set(original, pin);
+    ownChanged = true;
+  };
+  const newCaller = record !== undefined && !record.stored;
+  let lines = 0;
+  const unlogged: string[] = [];
+  /** Logs a change, or a caller's own definition (`differs`), while the listing has lines left. */
+  const logChange = (
+    kind: "changed" | "differs",
+    fields: { tool: string } & Record<string, unknown>,
+  ) => {
+    if (lines === MAX_CHANGE_LINES) {
+      unlogged.push(fields.tool);
+      return false;
+    }
+    lines++;
+    logEvent(kind === "differs" ? "tool_definition_differs" : "tool_definition_changed", fields);
+    return true;
+  };
+
+  for (const { original, definition } of listed) {
+    const now = await definition.pin;
+    const shared = book.shared(original);
+    if (shared === undefined) {
+      decisions.shared.set(original, now);
+      continue;
+    }
+    const expected = own.get(original) ?? shared;
+    if (expected === now) continue;
+    if (takesOver(expected, now)) {
+      if (own.has(original)) setOwn(original, now);
+      else decisions.shared.set(original, now);
+      continue;
+    }
+    const change = {
+      tool: original,
+      changed: changedParts(expected, now),
+      from: expected,
+      to: now,
+    };
+    if (mode === "log") {
+      if (record !== undefined) setOwn(original, now);
+      logChange("changed", { ...change, mode });
+      continue;
+    }
+    if (newCaller && !own.has(original) && !book.heldForSomeone(original, now)) {
+      setOwn(original, now);
+      logChange("differs", { ...change, mode });
+      continue;
+    }
+    if (await book.accepted(original, now)) {
+      logEvent("tool_definition_accepted", { tool: original, pin: now });
+      decisions.accepted.add(now);
+      if (record !== undefined) setOwn(original, now);
+      continue;
+    }
+    decisions.held.add(original);
+    decisions.heldPins.set(original, now);
+    const key = `${original}\n${now}`;
+    if (
+      !book.logged.get(key) &&
+      logChange("changed", {
+        ...change,
+        mode,
+        accept: acceptCommand(book.origin, now, original),
+      })
+    ) {
+      book.logged.set(key, true);
+    }
+  }
+  if (unlogged.length > 0) {
+    logEvent("tool_definition_changes_unlogged", { mode, count: unlogged.length, tools: unlogged });
+  }
+  // Under `hold`, a caller is pinned at their first listing, even with no pin of their own.
+  if (record !== undefined && (ownChanged || (newCaller && mode === "hold"))) decisions.own = own;
+  return decisions;
+}
+
+/**
+ * Accept keys read from KV per listing (a request's KV operations are
+ * limited): a held tool past them stays held until a later listing reads its key.
+ */
+const MAX_ACCEPT_READS = 10;
+
+/** Where one listing's pins are decided: the origin's memory and KV, for one caller. */
+export interface PinContext {
+  kv: KVNamespace;
+  /** The origin's KV scope (`v2:<digest>`). */
+  scope: string;
+  origin: OriginMemory;
+  callerPins: CallerPins;
+  /** The caller's digest (callers.ts `pins`). */
+  caller: string;
+  mode: Exclude<ChangeMode, "allow">;
+  waitUntil: (promise: Promise<unknown>) => void;
+}
+
+/**
+ * Compares each listed tool's definition with the caller's pin, or the map's,
+ * and notes what that decides: the map's new pins and held definitions in the
+ * origin's memory (map-store.ts stores them), the caller's own in KV.
+ */
+export async function pinListing(
+  listed: ReadonlyArray<{ original: string; definition: Definition }>,
+  { kv, scope, origin, callerPins, caller, mode, waitUntil }: PinContext,
+): Promise<PinDecisions> {
+  const key = callerPinsKey(scope, caller);
+  let reads = 0;
+  const decisions = await decidePins(listed, {
+    mode,
+    shared: (original) => origin.pinned.get(original) ?? origin.stored?.tools.get(original)?.pin,
+    record: await callerPins.read(kv, key),
+    heldForSomeone: (original, pin) =>
+      !origin.acceptedPins.get(pin) &&
+      [
+        ...(origin.heldPins.get(original) ?? []),
+        ...(origin.stored?.held.get(original) ?? []),
+      ].includes(pin),
+    accepted: (original, pin) =>
+      accepted(kv, scope, origin, original, pin, () => reads++ < MAX_ACCEPT_READS),
+    origin: scope,
+    logged: origin.heldLogged,
+  });
+  for (const [original, pin] of decisions.shared) origin.pinned.set(original, pin);
+  for (const [original, pin] of decisions.heldPins) {
+    const pins = origin.heldPins.get(original) ?? [];
+    if (!pins.includes(pin)) origin.heldPins.set(original, [...pins, pin]);
+  }
+  for (const pin of decisions.accepted) origin.acceptedPins.set(pin, true);
+  if (decisions.own) callerPins.write(kv, key, decisions.own, waitUntil);
+  return decisions;
+}
+
+/**
+ * Whether the operator wrote the accept key for `original`'s definition
+ * `pin`: known for a minute once read, read from KV only while `mayRead`.
+ * The key stays: every caller held on the same definition takes it.
+ */
+async function accepted(
+  kv: KVNamespace,
+  scope: string,
+  origin: OriginMemory,
+  original: string,
+  pin: string,
+  mayRead: () => boolean,
+): Promise<boolean> {
+  const key = acceptKey(scope, pin, original);
+  const known = origin.acceptChecks.get(key);
+  if (known !== undefined) return known;
+  if (!mayRead()) return false;
+  let value: string | null = null;
+  try {
+    value = await kv.get(key, "text");
+  } catch (error) {
+    logEvent("kv_error", { op: "get", error: String(error) });
+  }
+  const isAccepted = value === original;
+  origin.acceptChecks.set(key, isAccepted);
+  return isAccepted;
+}

@@ -1,0 +1,42 @@
+/**
+ * Who a request lists and calls tools for, as the origin tells callers
+ * apart: by what reaches it (the `Authorization` and `Cookie` the proxy
+ * sends, the query of the URL it asks, and for a listing's own state the
+ * `Mcp-Session-Id`). Relay mode: the client's own credentials. Broker mode:
+ * the origin's token from the caller's grant. Requests that carry none are
+ * one caller (SECURITY.md, "What the proxy answers itself").
+ *
+ * Kept only as SHA-256 digests, made when a request first needs them.
+ */
+import { sha256 } from "../digest";
+
+export interface Caller {
+  /** The caller and session whose own listing state a request reads and writes (caller-listings.ts). */
+  listing(): Promise<string>;
+  /** The caller whose definition pins a request compares against (caller-pins.ts): sessions aside. */
+  pins(): Promise<string>;
+}
+
+/** What the origin sees of a request to `url` with `headers` (what the proxy sends it). */
+export function callerOf(headers: Headers, url: URL): Caller {
+  const credentials = [headers.get("authorization"), headers.get("cookie"), url.search].join("\n");
+  const session = headers.get("mcp-session-id");
+  let pins: Promise<string> | undefined;
+  let listing: Promise<string> | undefined;
+  return {
+    pins: () => {
+      pins ??= sha256(credentials);
+      return pins;
+    },
+    listing: () => {
+      listing ??= sha256(`${credentials}\n${session}`);
+      return listing;
+    },
+  };
+}
+
+/** One caller for every request: what a tool map used outside a request (tests, benchmarks) is for. */
+export const ONE_CALLER: Caller = {
+  listing: () => Promise.resolve("one caller"),
+  pins: () => Promise.resolve("one caller"),
+};

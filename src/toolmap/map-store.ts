@@ -1,0 +1,260 @@
+/**
+ * The tool map in Workers KV (layout in stored-map.ts; docs/tool-map.md;
+ * ARCHITECTURE.md, "Storage"): read into isolate memory once, and written
+ * merged with what KV last held.
+ *
+ * KV cost is constant per listing, whatever the number of tools: a listing
+ * that changes nothing writes nothing; one that adds or changes tools writes
+ * the origin's map and its schemas (two or three values). A cold isolate
+ * reads the map in one read, and a schema in one more, when a call needs it.
+ *
+ * Bounds: at most `MAX_TOOLS` originals and `MAX_SCHEMA_CHUNKS` chunks of
+ * schemas per origin; an original no listing showed for `EXPIRY_DAYS` leaves
+ * the map at its next write. Past a bound, the tools least recently listed are
+ * not stored (`tool_map_full`): their names stay right, a cold isolate asks
+ * the origin for them.
+ *
+ * Platform limits: KV is eventually consistent (another location may not see
+ * a write for 60 s or more), allows one write a second to a key, has no
+ * compare-and-swap, and can fail. Every KV error is a miss, logged, never a
+ * failed request. Two isolates writing at once keep the later write: what
+ * the earlier one added is lost from KV, never a name, and a schema the map
+ * names but no chunk holds is found missing by the next call that needs it
+ * (`readSchema`) and written again by the next listing.
+ */
+import { logEvent } from "../log";
+import { MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
+import { readLegacyNames } from "./legacy-v1";
+import type { PlannedEntry } from "./plan-listing";
+import {
+  chunked,
+  decodeMap,
+  emptyMap,
+  encodeMap,
+  findSchema,
+  mapKey,
+  type StoredMap,
+  schemaKey,
+  schemaLine,
+  schemaLines,
+} from "./stored-map";
+
+const MAX_SCHEMA_CHUNKS = 2;
+/** Characters per schema chunk: under KV's 25 MiB a value, even at 3 bytes a character. */
+const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
+export const EXPIRY_DAYS = 30;
+/** A listed tool's "last listed" day is written again only when older than this. */
+const SEEN_REFRESH_DAYS = 7;
+/** A map read this recently is merged into without reading it again. */
+const FRESH_MS = 10_000;
+/** Definitions held and not accepted that the map keeps per tool, the latest. */
+const MAX_HELD_PINS = 4;
+
+export const today = () => Math.floor(Date.now() / 86_400_000);
+
+export class MapStore {
+  constructor(
+    private readonly kv: KVNamespace,
+    private readonly scope: { origin: string; legacy: string },
+    private readonly origin: OriginMemory,
+  ) {}
+
+  /**
+   * Reads the origin's map once per isolate, and a profile's layout-1 names
+   * once; false when KV could not be read (tried again next time).
+   */
+  async load(names: ProfileNames): Promise<boolean> {
+    const origin = this.origin;
+    origin.loaded ??= this.readMap().then(
+      (stored) => {
+        origin.stored = stored;
+        origin.loadedAt = Date.now();
+        for (const [original, tool] of stored.tools) {
+          if (!origin.tools.has(original)) {
+            origin.remember({ original, schemaHash: tool.schema });
+          }
+        }
+        return true;
+      },
+      (error) => {
+        origin.loaded = undefined;
+        logEvent("kv_error", { op: "get", error: String(error) });
+        return false;
+      },
+    );
+    return (await origin.loaded) && this.readLegacy(names);
+  }
+
+  private async readMap(): Promise<StoredMap> {
+    const text = await this.kv.get(mapKey(this.scope.origin), "text");
+    return (text === null ? undefined : decodeMap(text)) ?? emptyMap();
+  }
+
+  /**
+   * Layout 1's names for this profile, kept in memory: from the map once
+   * migrated, else read from KV once; false when they could not be read.
+   */
+  private async readLegacy(names: ProfileNames): Promise<boolean> {
+    const { legacy: scope } = this.scope;
+    const stored = this.origin.stored ?? emptyMap();
+    names.legacy ??= stored.migrated.has(scope)
+      ? Promise.resolve(stored.legacy.get(scope) ?? new Map())
+      : readLegacyNames(this.kv, scope, MAX_TOOLS).then(
+          (read) => {
+            if (read.truncated) logEvent("tool_map_full", { scope, kept: MAX_TOOLS });
+            return read.names;
+          },
+          (error) => {
+            names.legacy = undefined;
+            logEvent("kv_error", { op: "list", error: String(error) });
+            return undefined;
+          },
+        );
+    const legacy = await names.legacy;
+    if (legacy === undefined) return false;
+    if (names.legacyNames.size === 0) names.keepLegacy(legacy);
+    return true;
+  }
+
+  /**
+   * Whether KV lacks what this listing shows: a tool, a schema (also one a
+   * chunk was found to lack), a stale day, this profile's migration or a
+   * name kept since, a held definition.
+   */
+  needsWrite(entries: readonly PlannedEntry[], names: ProfileNames): boolean {
+    const { stored, chunksLack, heldPins } = this.origin;
+    if (!stored) return false;
+    if (!stored.migrated.has(this.scope.legacy) || names.keptUnstored) return true;
+    if (chunksLack.size > 0 || heldPins.size > 0) return true;
+    const day = today();
+    return entries.some(({ original, schemaHash }) => {
+      const tool = stored.tools.get(original);
+      return tool?.schema !== schemaHash || day - tool.seen >= SEEN_REFRESH_DAYS;
+    });
+  }
+
+  /**
+   * Writes the origin's map merged with what this isolate knows: the schemas
+   * first (so the map never names one that is not there), then the map.
+   */
+  async store(names: ProfileNames): Promise<void> {
+    const origin = this.origin;
+    if (origin.writing) return;
+    origin.writing = true;
+    try {
+      const base =
+        Date.now() - origin.loadedAt > FRESH_MS
+          ? await this.readMap()
+          : (origin.stored ?? emptyMap());
+      const merged = this.merge(base, names);
+      const lines = await this.schemaLinesFor(base, merged);
+      if (lines !== undefined) {
+        const chunks = chunked(lines.values(), MAX_CHUNK_CHARS).slice(0, MAX_SCHEMA_CHUNKS);
+        for (const [index, chunk] of chunks.entries()) {
+          await this.kv.put(schemaKey(this.scope.origin, index), chunk);
+        }
+        merged.chunks = chunks.length;
+        origin.chunksLack.clear();
+      }
+      await this.kv.put(mapKey(this.scope.origin), encodeMap(merged));
+      for (const [original, tool] of merged.tools) {
+        if (origin.pinned.get(original) === tool.pin) origin.pinned.delete(original);
+      }
+      origin.heldPins.clear();
+      names.keptUnstored = false;
+      origin.stored = merged;
+      origin.loadedAt = Date.now();
+    } catch (error) {
+      logEvent("kv_error", { op: "put", error: String(error) });
+    } finally {
+      origin.writing = false;
+    }
+  }
+
+  /** `base` with this isolate's tools, pins and held definitions, and the profile's kept names; expired and bounded. */
+  private merge(base: StoredMap, names: ProfileNames): StoredMap {
+    const origin = this.origin;
+    const day = today();
+    const tools = new Map(base.tools);
+    for (const [original, seen] of origin.listed) {
+      const entry = origin.tools.get(original);
+      if (!entry) continue;
+      const pin = origin.pinned.get(original) ?? base.tools.get(original)?.pin;
+      tools.set(original, {
+        schema: entry.schemaHash,
+        seen,
+        ...(pin === undefined ? {} : { pin }),
+      });
+    }
+    for (const [original, tool] of tools) {
+      if (day - tool.seen > EXPIRY_DAYS) tools.delete(original);
+    }
+    let kept = tools;
+    if (tools.size > MAX_TOOLS) {
+      const recent = [...tools].sort((a, b) => b[1].seen - a[1].seen).slice(0, MAX_TOOLS);
+      kept = new Map(recent);
+      logEvent("tool_map_full", { scope: this.scope.origin, tools: tools.size, kept: MAX_TOOLS });
+    }
+    const held = new Map<string, string[]>();
+    for (const original of new Set([...base.held.keys(), ...origin.heldPins.keys()])) {
+      if (!kept.has(original)) continue;
+      const pins = [...(base.held.get(original) ?? []), ...(origin.heldPins.get(original) ?? [])]
+        .filter((pin, i, all) => all.indexOf(pin) === i && !origin.acceptedPins.get(pin))
+        .slice(-MAX_HELD_PINS);
+      if (pins.length > 0) held.set(original, pins);
+    }
+    const legacy = new Map(base.legacy);
+    if (names.legacyNames.size > 0) legacy.set(this.scope.legacy, names.legacyNames);
+    const migrated = new Set(base.migrated);
+    migrated.add(this.scope.legacy);
+    return { tools: kept, held, chunks: base.chunks, legacy, migrated };
+  }
+
+  /**
+   * The schema lines the merged map needs, when KV's chunks lack one of them
+   * (by the map, or as a call found): the stored lines it still needs, and
+   * this isolate's for the rest; `undefined` when KV's chunks hold every one.
+   */
+  private async schemaLinesFor(
+    base: StoredMap,
+    merged: StoredMap,
+  ): Promise<Map<string, string> | undefined> {
+    const inBase = new Set([...base.tools.values()].map((tool) => tool.schema));
+    const needed = new Set([...merged.tools.values()].map((tool) => tool.schema));
+    const { chunksLack } = this.origin;
+    if ([...needed].every((hash) => inBase.has(hash) && !chunksLack.has(hash))) return undefined;
+    const texts = base.chunks > 0 ? await this.readChunks(base.chunks) : [];
+    const lines = schemaLines(texts, (hash) => needed.has(hash));
+    for (const entry of this.origin.tools.values()) {
+      if (!needed.has(entry.schemaHash) || lines.has(entry.schemaHash)) continue;
+      if (entry.inputSchema === undefined) continue;
+      lines.set(entry.schemaHash, schemaLine(entry.schemaHash, JSON.stringify(entry.inputSchema)));
+    }
+    return lines;
+  }
+
+  private async readChunks(count: number): Promise<string[]> {
+    const keys = Array.from({ length: count }, (_, i) => schemaKey(this.scope.origin, i));
+    const texts = await this.kv.get(keys, "text");
+    return [...texts.values()].filter((text): text is string => text !== null);
+  }
+
+  /**
+   * One schema from KV, by its fingerprint: one read of the chunks. One the
+   * map names and no chunk holds (a write lost to another's) is noted, so
+   * that the next listing writes it again.
+   */
+  async readSchema(hash: string): Promise<unknown> {
+    const chunks = this.origin.stored?.chunks ?? 0;
+    try {
+      for (const text of chunks > 0 ? await this.readChunks(chunks) : []) {
+        const schema = findSchema(text, hash);
+        if (schema !== undefined) return schema;
+      }
+      if (this.origin.chunksLack.size < MAX_TOOLS) this.origin.chunksLack.add(hash);
+    } catch (error) {
+      logEvent("kv_error", { op: "get", error: String(error) });
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * A listing as the model sees it, what naming it (tool-map.ts
+ * `nameListing`) gives the rewrite (rewrite/tools-list.ts,
+ * rewrite/listing-splice.ts): each tool's model-facing name, schema view and
+ * description, and the tools left out.
+ */
+import { logEvent } from "../log";
+import { firstOfItsName, type ListedTool } from "../protocol/tools-list";
+import type { ToolSearch } from "./tool-search";
+
+/** A listing page as the model sees it: original → model-facing name, and → schema view where it differs. */
+export interface NamedListing {
+  names: Map<string, string>;
+  schemas: Map<string, unknown>;
+  /** original → why its view is beyond the provider's limits (the listing marks the tool). */
+  unfit: Map<string, string>;
+  /** original → the description the operator's rules give it, where they change it. */
+  descriptions: Map<string, string | undefined>;
+  /** Originals left out of the listing: hidden by the operator's rules, or held. */
+  hidden: Set<string>;
+  /**
+   * Originals read from a text that writes a key twice in their input
+   * schema, annotations or output schema: written again from the proxy's
+   * reading, so no client reads a definition other than the one pinned and
+   * checked.
+   */
+  twoWays: Set<string>;
+  /**
+   * Whether entries of `tools` that are no tool (not an object with a string
+   * `name`) are left out: where the operator's rules or `TOOL_CHANGES=hold`
+   * edit listings, as the rules judged none of them and a lenient client may
+   * still read one as a tool (a name `["secret.admin"]`, `String`ed).
+   */
+  toolsOnly: boolean;
+  /**
+   * Whether the names took every name KV holds into account; not when the map
+   * could not be read (a name may then stand for another tool): such a
+   * listing is answered but never remembered.
+   */
+  settled: boolean;
+  /** A whole listing over the profile's ceiling: search mode, its tools as a search finds them. */
+  search?: ToolSearch;
+}
+
+/**
+ * A listing's tools, each name's first only, as the listing the client gets
+ * shows them (`firstOfItsName`); a name written again is logged.
+ */
+export function firstOfEachName(tools: readonly ListedTool[]): readonly ListedTool[] {
+  const seen = new Set<string>();
+  const first: ListedTool[] = [];
+  const repeated = new Set<string>();
+  for (const tool of tools) {
+    if (firstOfItsName(tool, seen)) first.push(tool);
+    else repeated.add(tool.name);
+  }
+  if (repeated.size === 0) return tools;
+  logEvent("tool_listed_twice", { tools: [...repeated] });
+  return first;
+}

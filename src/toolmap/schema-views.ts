@@ -1,0 +1,78 @@
+/**
+ * Each tool's input schema as a profile shows it (schemas/view.ts), with
+ * what the operator's rules take out of it (`fixed` arguments, rules/
+ * apply-rules.ts): computed once per tool and schema, and kept in isolate
+ * memory with the profile's names (isolate-memory.ts `ProfileNames.views`).
+ */
+import { logEvent } from "../log";
+import { presentedSchema, shapesSchema } from "../rules/apply-rules";
+import type { ToolPolicy } from "../rules/tool-rules";
+import type { Profile } from "../schemas/profile";
+import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
+import { MAX_TOOLS, type ProfileNames } from "./isolate-memory";
+import type { ToolEntry } from "./plan-listing";
+
+type Viewed = Pick<ToolEntry, "original" | "inputSchema" | "schemaHash">;
+
+export class SchemaViews {
+  constructor(
+    private readonly profile: Profile,
+    private readonly policy: ToolPolicy,
+    /** This profile's names, looked up each time: the origin's memory may drop them. */
+    private readonly names: () => ProfileNames,
+  ) {}
+
+  /**
+   * original → schema view, for the tools whose view differs, and → why a view
+   * is still beyond the provider's limits; views computed now are logged.
+   */
+  ofListing(entries: ReadonlyArray<Viewed & { name: string }>): {
+    schemas: Map<string, unknown>;
+    unfit: Map<string, string>;
+  } {
+    const schemas = new Map<string, unknown>();
+    const unfit = new Map<string, string>();
+    const adapted: Array<Record<string, unknown>> = [];
+    for (const entry of entries) {
+      const { view, fresh } = this.of(entry.name, entry) ?? {};
+      if (view?.unfit !== undefined) unfit.set(entry.original, view.unfit);
+      if (!view?.differs) continue;
+      schemas.set(entry.original, view.schema);
+      if (fresh) {
+        const { rules, dropped } = view;
+        adapted.push({
+          tool: entry.original,
+          rules,
+          dropped,
+          ...(view.unfit === undefined ? {} : { unfit: view.unfit }),
+        });
+      }
+    }
+    if (adapted.length > 0)
+      logEvent("schemas_adapted", { profile: this.profile.name, tools: adapted });
+    return { schemas, unfit };
+  }
+
+  /**
+   * The view of a tool's schema under the profile, from isolate memory while
+   * the schema's hash is unchanged; `undefined` where the profile changes no schema.
+   */
+  of(
+    name: string,
+    { original, inputSchema, schemaHash: hash }: Viewed,
+  ): { view: SchemaView; fresh: boolean } | undefined {
+    const rules = this.profile.schemas;
+    const rule = this.policy.rules.ruleFor(original);
+    const shaped = shapesSchema(rule);
+    if ((changesNothing(rules) && !shaped) || inputSchema === undefined) return undefined;
+    const views = this.names().views;
+    const known = views.get(name);
+    if (known?.hash === hash) return { view: known.view, fresh: false };
+    if (views.size >= MAX_TOOLS) views.clear();
+    const viewed = schemaView(presentedSchema(inputSchema, rule), rules);
+    // Arguments the proxy sets are left out of what the model sees, whatever the profile.
+    const view = shaped ? { ...viewed, differs: true } : viewed;
+    views.set(name, { hash, view });
+    return { view, fresh: true };
+  }
+}

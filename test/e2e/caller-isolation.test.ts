@@ -1,0 +1,342 @@
+/**
+ * Each caller's own listing (SECURITY.md, "What the proxy answers itself"):
+ * an origin that shows every bearer token its own tools
+ * (test/fixtures/node/caller-origin.ts), and SDK clients signed in as
+ * different users of it through one proxy isolate. Whatever the proxy
+ * answers itself (search, search mode, holds) comes from what the origin
+ * showed that caller, whoever listed last.
+ */
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
+import { createApp } from "../../src/app";
+import { clientsOfEachTest, type TestClient, type ToolResult } from "../helpers/clients";
+import { captureLogs } from "../helpers/logs";
+import { messagesOf, postJson, rpc } from "../helpers/mcp";
+import { CALLER_ORIGIN, type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
+
+const connect = clientsOfEachTest();
+
+interface Tool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** A fresh map of the caller origin: what each token is listed is set per test. */
+function callerOrigin() {
+  const map = crypto.randomUUID();
+  return {
+    url: `${CALLER_ORIGIN}/mcp?map=${map}`,
+    /** Lists `tools` to the caller with `token` from now on. */
+    async list(token: string, tools: Tool[]) {
+      const response = await fetch(`${CALLER_ORIGIN}/__tools?map=${map}&caller=${token}`, {
+        method: "POST",
+        body: JSON.stringify(tools),
+      });
+      expect(response.status).toBe(204);
+    },
+  };
+}
+
+/** `fetch` with the caller's bearer token on every request (none for `""`). */
+const signedInAs =
+  (token: string, fetch: Fetch): Fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (token !== "") headers.set("authorization", `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+
+const userTools = (count: number): Tool[] =>
+  Array.from({ length: count }, (_, i) => ({
+    name: `user.item_${i}`,
+    description: `Reads the user's item number ${i}.`,
+    inputSchema: { type: "object", properties: { id: { type: "string" } } },
+  }));
+
+const adminTools = (count: number): Tool[] =>
+  Array.from({ length: count }, (_, i) => ({
+    name: `admin.secret_${i}`,
+    description: `Payroll export of department ${i}, with social security numbers.`,
+    inputSchema: { type: "object", properties: { ssn: { type: "string" } } },
+  }));
+
+const found = (result: ToolResult) =>
+  (result.structuredContent as { tools?: Tool[] } | undefined)?.tools ?? [];
+
+const echoed = (result: ToolResult) =>
+  result.structuredContent as { tool: string; arguments: Record<string, unknown>; caller: string };
+
+/** Everything a result says, as one text: what a model would read of it. */
+const said = (result: ToolResult) => JSON.stringify(result);
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) => {
+  /** One isolate (one app) with one origin, and a client per token through it. */
+  async function setup(vars: Record<string, string> = {}) {
+    const origin = callerOrigin();
+    const proxy = viaProxy({ ORIGIN_URL: origin.url, ...vars }, { app: createApp() });
+    const as = (token: string): Promise<TestClient> => connect(revision, signedInAs(token, proxy));
+    return { origin, as };
+  }
+
+  it("answers a search only from the searcher's own listing, whoever listed last", async () => {
+    const { origin, as } = await setup();
+    await origin.list("admin", [...userTools(100), ...adminTools(50)]);
+    await origin.list("bob", userTools(130));
+    const admin = await as("admin");
+    const bob = await as("bob");
+    const nobody = await as("");
+
+    await bob.listTools();
+    expect((await admin.listTools()).map((tool) => tool.name)).toEqual([
+      "search_tools",
+      "call_tool",
+    ]);
+    // Admin listed last: bob and a caller without a token learn nothing of admin's tools.
+    for (const client of [bob, nobody]) {
+      const search = await client.callTool("search_tools", { query: "payroll export" });
+      expect(said(search)).not.toMatch(/admin|department|social security/i);
+    }
+
+    // Bob listed last: admin still finds admin's own tools.
+    await bob.listTools();
+    const search = await admin.callTool("search_tools", { query: "payroll export", limit: 5 });
+    expect(found(search).map((tool) => tool.description)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Payroll export of department/)]),
+    );
+    const [secret] = found(search);
+    const called = await admin.callTool("call_tool", {
+      name: secret?.name ?? "",
+      arguments: { ssn: "x" },
+    });
+    expect(echoed(called)).toMatchObject({ tool: expect.stringMatching(/^admin\.secret_/) });
+  });
+
+  it("keeps search mode for a caller whose listing is over the ceiling when another's is not", async () => {
+    const { origin, as } = await setup();
+    await origin.list("admin", [...userTools(100), ...adminTools(50)]);
+    await origin.list("carol", userTools(20));
+    const admin = await as("admin");
+    const carol = await as("carol");
+    await admin.listTools();
+    const [secret] = found(await admin.callTool("search_tools", { query: "department 7" }));
+    expect(secret?.description).toMatch(/department 7,/);
+
+    expect(await carol.listTools()).toHaveLength(20);
+    const called = await admin.callTool("call_tool", { name: secret?.name ?? "", arguments: {} });
+    expect(echoed(called)).toEqual({ tool: "admin.secret_7", arguments: {}, caller: "admin" });
+  });
+
+  it("holds a changed definition for the caller it changed for, and only for them", async () => {
+    const { origin, as } = await setup({ TOOL_CHANGES: "hold" });
+    const report = (user: string, wording = "Gets a report") => ({
+      name: "report.get",
+      description: `${wording} for ${user}.`,
+      inputSchema: { type: "object", properties: { month: { type: "string" } } },
+    });
+    await origin.list("ann", [report("ann")]);
+    await origin.list("ben", [report("ben")]);
+    const ann = await as("ann");
+    const ben = await as("ben");
+
+    // Each one's own definition, shown to each: neither is a change.
+    expect((await ann.listTools()).map((tool) => tool.description)).toEqual([
+      "Gets a report for ann.",
+    ]);
+    const logs = captureLogs();
+    expect((await ben.listTools()).map((tool) => tool.description)).toEqual([
+      "Gets a report for ben.",
+    ]);
+    expect(logs.events("tool_definition_differs")).toEqual([
+      expect.objectContaining({ tool: "report.get", changed: ["description"], mode: "hold" }),
+    ]);
+    logs.restore();
+    expect((await ann.listTools()).map((tool) => tool.description)).toEqual([
+      "Gets a report for ann.",
+    ]);
+
+    // The origin changes what it shows ann: held for ann, not for ben.
+    await origin.list("ann", [report("ann", "Deletes every report")]);
+    expect(await ann.listTools()).toEqual([]);
+    expect((await ben.listTools()).map((tool) => tool.description)).toEqual([
+      "Gets a report for ben.",
+    ]);
+    const [listed] = await ben.listTools();
+    const called = await ben.callTool(listed?.name ?? "", { month: "may" });
+    expect(echoed(called)).toMatchObject({ tool: "report.get", caller: "ben" });
+    const refused = await ann.callTool(listed?.name ?? "", { month: "may" }).catch(String);
+    expect(String(refused)).toMatch(/held/);
+  });
+
+  it("keeps a name it handed out pointing at its tool when another tool's own name is that name", async () => {
+    const { origin, as } = await setup();
+    const write = { name: "files.write", inputSchema: { type: "object" } };
+    await origin.list("ta", [write]);
+    const ta = await as("ta");
+    const [listed] = await ta.listTools();
+    const handedOut = listed?.name ?? "";
+    expect(handedOut).toMatch(/^files_write_[a-z0-9]+$/);
+
+    const logs = captureLogs();
+    await origin.list("tb", [{ name: handedOut, inputSchema: { type: "object" } }]);
+    const tb = await as("tb");
+    const [newcomer] = await tb.listTools();
+    expect(newcomer?.name).toBe(`${handedOut}_2`);
+    expect(logs.events("tool_name_taken")).toEqual([
+      expect.objectContaining({ tool: handedOut, name: `${handedOut}_2`, takenBy: "files.write" }),
+    ]);
+    logs.restore();
+
+    expect(echoed(await ta.callTool(handedOut, {}))).toMatchObject({
+      tool: "files.write",
+      caller: "ta",
+    });
+    expect(echoed(await tb.callTool(`${handedOut}_2`, {}))).toMatchObject({
+      tool: handedOut,
+      caller: "tb",
+    });
+  });
+});
+
+describe("callers apart (property)", () => {
+  const CALLERS = ["ann", "ben", "cal"] as const;
+  type CallerName = (typeof CALLERS)[number];
+  /** Tool names, some illegal for every provider (renamed), some alike once sanitized. */
+  const POOL = ["files.read", "files/read", "files_read", "admin.payroll", "report.get", "ping"];
+  const PROFILES = ["openai", "openai-strict", "gemini", "anthropic", "bedrock", "mcp"] as const;
+
+  /** What the origin lists one caller: some tools of the pool, each with a description that says whose it is. */
+  const listing = fc.uniqueArray(
+    fc.record({
+      name: fc.constantFrom(...POOL),
+      own: fc.boolean(),
+      destructive: fc.boolean(),
+    }),
+    { selector: (tool) => tool.name, maxLength: POOL.length },
+  );
+  const action = fc.record({
+    kind: fc.oneof(
+      { arbitrary: fc.constant("list"), weight: 3 },
+      { arbitrary: fc.constantFrom("search", "call_tool", "call"), weight: 5 },
+    ),
+    caller: fc.constantFrom(...CALLERS),
+    isolate: fc.constantFrom(0, 1),
+    pick: fc.nat(),
+  });
+
+  /** The description that tells whose a tool is: the caller's own, or one every caller is shown. */
+  const descriptionOf = (caller: string, name: string, own: boolean) =>
+    own ? `${name} of ${caller}` : `${name} of everyone`;
+
+  it("no caller is told of a tool the origin did not list them, and each call reaches the caller's own tool", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    let checked = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ ann: listing, ben: listing, cal: listing }),
+        fc.array(action, { minLength: 4, maxLength: 12 }),
+        fc.constantFrom(...PROFILES),
+        fc.option(fc.integer({ min: 2, max: 3 }), { nil: undefined }),
+        async (listings, actions, profile, ceiling) => {
+          const origin = callerOrigin();
+          for (const caller of CALLERS) {
+            await origin.list(
+              caller,
+              listings[caller].map(({ name, own, destructive }) => ({
+                name,
+                description: descriptionOf(caller, name, own),
+                inputSchema: { type: "object", properties: { q: { type: "string" } } },
+                ...(destructive ? { annotations: { destructiveHint: true } } : {}),
+              })),
+            );
+          }
+          const vars = {
+            ORIGIN_URL: origin.url,
+            TOOL_RULES: JSON.stringify({ hideAnnotated: { destructiveHint: true } }),
+            ...(ceiling === undefined ? {} : { MAX_TOOLS: String(ceiling) }),
+          };
+          // Two isolates sharing one KV.
+          const isolates = [createApp(), createApp()].map((app) => viaProxy(vars, { app }));
+          const url = profile === "openai" ? PROXY_URL : `${PROXY_URL}/${profile}`;
+          /** What each caller may be told of: the descriptions the origin listed them, the rules aside. */
+          const allowed = (caller: CallerName) =>
+            new Set(
+              listings[caller]
+                .filter((tool) => !tool.destructive)
+                .map(({ name, own }) => descriptionOf(caller, name, own)),
+            );
+          /** Model-facing names each caller was shown, and the original each stands for. */
+          const shown = new Map<CallerName, Map<string, string>>(
+            CALLERS.map((c) => [c, new Map()]),
+          );
+          let id = 0;
+          const send = async (
+            caller: CallerName,
+            isolate: number,
+            method: string,
+            params?: object,
+          ) => {
+            const response = await postJson(
+              isolates[isolate] as Fetch,
+              url,
+              rpc(++id, method, params as Record<string, unknown>),
+              { authorization: `Bearer ${caller}`, "mcp-protocol-version": "2025-11-25" },
+            );
+            const [message] = await messagesOf(response);
+            return message as { result?: Record<string, unknown>; error?: unknown };
+          };
+          const originalOf = (description: string) => description.split(" of ")[0] as string;
+
+          for (const { kind, caller, isolate, pick } of actions) {
+            if (kind === "list") {
+              const tools = ((await send(caller, isolate, "tools/list")).result?.tools ??
+                []) as Tool[];
+              for (const tool of tools) {
+                if (tool.name === "search_tools" || tool.name === "call_tool") continue;
+                expect(allowed(caller)).toContain(tool.description);
+                shown.get(caller)?.set(tool.name, originalOf(tool.description ?? ""));
+                checked++;
+              }
+              continue;
+            }
+            if (kind === "search") {
+              const result = (
+                await send(caller, isolate, "tools/call", {
+                  name: "search_tools",
+                  arguments: { query: "of", limit: 20 },
+                })
+              ).result;
+              for (const tool of found((result ?? {}) as unknown as ToolResult)) {
+                expect(allowed(caller)).toContain(tool.description);
+                shown.get(caller)?.set(tool.name, originalOf(tool.description ?? ""));
+                checked++;
+              }
+              continue;
+            }
+            const names = [...(shown.get(caller)?.entries() ?? [])];
+            const [name, original] = names[pick % Math.max(names.length, 1)] ?? [];
+            if (name === undefined) continue;
+            const message =
+              kind === "call"
+                ? await send(caller, isolate, "tools/call", { name, arguments: {} })
+                : await send(caller, isolate, "tools/call", {
+                    name: "call_tool",
+                    arguments: { name, arguments: {} },
+                  });
+            const received = message.result?.structuredContent as
+              | { tool: string; caller: string }
+              | undefined;
+            // A call by a name the caller was shown reaches that caller's own tool, or none.
+            if (received?.tool !== undefined) {
+              expect(received).toMatchObject({ tool: original, caller });
+              checked++;
+            }
+          }
+        },
+      ),
+      { numRuns: 20 },
+    );
+    // The runs looked at something: on average a tool listed, found or called each.
+    expect(checked).toBeGreaterThan(20);
+  });
+});
