@@ -8,6 +8,7 @@
 import * as v from "valibot";
 import { canonicalPath } from "./canonical-path";
 import { MIN_NAME_CAP, PROFILE_NAMES, type ProfileName } from "./names/profiles";
+import { unpassable } from "./protocol/header-names";
 import {
   CHANGE_MODES,
   ruleNamesProblem,
@@ -133,6 +134,8 @@ export type AuthMode =
       upstreamIssuer: URL | undefined;
       /** The proxy's own client at the origin's authorization server, when the operator registered one. */
       upstreamClient: { id: string; secret: string | undefined } | undefined;
+      /** `PASS_HEADERS`: the client's headers the origin gets besides MCP's and the content's, lower case. */
+      passHeaders: ReadonlySet<string>;
     };
 
 /** What broker mode has that relay mode does not. */
@@ -167,6 +170,51 @@ const hostList = v.optional(
         return port === undefined ? { hostname } : { hostname, port };
       }),
     ),
+  ),
+  "",
+);
+
+/** `PASS_HEADERS`'s bounds: names, and characters a name. */
+const MAX_PASS_HEADERS = 32;
+const MAX_HEADER_NAME = 64;
+/** RFC 9110 §5.1 `token`, in lower case: what a header name may be made of. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+
+/**
+ * The headers broker mode lets through besides its own (protocol/header-names.ts
+ * `brokered`): names, comma-separated, in any case. A problem is told by the
+ * entry's place in the list, never by what it says.
+ */
+const passHeaders = v.optional(
+  v.pipe(
+    v.string("must be header names separated by commas"),
+    v.maxLength(
+      MAX_PASS_HEADERS * (MAX_HEADER_NAME + 2),
+      `must list at most ${MAX_PASS_HEADERS} header names of at most ${MAX_HEADER_NAME} characters`,
+    ),
+    v.transform((value) =>
+      value
+        .split(",")
+        .map((name) => name.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+    v.maxLength(MAX_PASS_HEADERS, `must list at most ${MAX_PASS_HEADERS} header names`),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      for (const [index, name] of dataset.value.entries()) {
+        const problem =
+          name.length > MAX_HEADER_NAME
+            ? `is longer than ${MAX_HEADER_NAME} characters`
+            : !HEADER_NAME.test(name)
+              ? "is not a header name (letters, digits and !#$%&'*+-.^_`|~)"
+              : unpassable(name);
+        if (problem !== undefined) {
+          addIssue({ message: `has an entry (number ${index + 1}) that ${problem}` });
+          return;
+        }
+      }
+    }),
+    v.transform((names): ReadonlySet<string> => new Set(names)),
   ),
   "",
 );
@@ -215,6 +263,7 @@ const ConfigSchema = v.pipe(
       UPSTREAM_ISSUER: issuerUrl,
       UPSTREAM_CLIENT_ID: secret,
       UPSTREAM_CLIENT_SECRET: secret,
+      PASS_HEADERS: passHeaders,
       CF_VERSION_METADATA: v.optional(
         v.custom<WorkerVersionMetadata>(
           (value) => typeof (value as Partial<WorkerVersionMetadata> | null)?.id === "string",
@@ -275,6 +324,7 @@ const ConfigSchema = v.pipe(
               upstreamClient: vars.UPSTREAM_CLIENT_ID
                 ? { id: vars.UPSTREAM_CLIENT_ID, secret: vars.UPSTREAM_CLIENT_SECRET }
                 : undefined,
+              passHeaders: vars.PASS_HEADERS,
             }
           : { mode: "relay" },
     }),

@@ -91,14 +91,16 @@ const propsOf = (ctx: object) => brokerPropsOf((ctx as { props?: unknown }).prop
  * Whose credentials go to the origin on this request. Relay mode: the
  * client's. Broker mode: never the client's; the origin's token only where
  * the library validated a token of the proxy's (it then put the grant's
- * props on `ctx`), whatever path led to the route.
+ * props on `ctx`), whatever path led to the route, and of the client's
+ * headers only those `PASS_HEADERS` adds to MCP's and the content's.
  */
 export function originCredentials(config: Config, ctx: object): OriginCredentials {
   if (config.auth.mode === "relay") return { kind: "client" };
+  const { passHeaders } = config.auth;
   const props = propsOf(ctx);
   return props && grantedFor(props, config)
-    ? { kind: "proxy", authorization: `Bearer ${props.upstream.accessToken}` }
-    : { kind: "proxy" };
+    ? { kind: "proxy", authorization: `Bearer ${props.upstream.accessToken}`, passHeaders }
+    : { kind: "proxy", passHeaders };
 }
 
 /** The proxy's own 401 for an MCP request that did not pass its token check. */

@@ -3,24 +3,13 @@
  * MCP-Protocol-Version, Last-Event-ID, Accept, WWW-Authenticate, …) pass both
  * ways; hop-by-hop headers (RFC 9110 §7.6.1), and any the peer lists in
  * `Connection`, describe one connection and stop here. On the way to the
- * origin, the client's forwarding headers stop too (a client could forge its
- * address with them), and its credentials pass only where the operator's
- * `AUTH_MODE` says (`OriginCredentials`).
+ * origin, what each mode lets through is `originRequestHeaders`'s, by what
+ * protocol/header-names.ts says each header is.
  *
  * The runtime hides the client's `Connection` header from the Worker, so
  * headers a client lists there cannot be told apart and pass on (SECURITY.md).
  */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-]);
+import { brokered, HOP_BY_HOP, neverPassed } from "../protocol/header-names";
 
 /**
  * A body's media type: its `Content-Type` without parameters, in lower case
@@ -72,36 +61,39 @@ function endToEnd(headers: Headers, drop: readonly string[]): Headers {
   return result;
 }
 
-/** What a client may send to say where it is; an origin behind Cloudflare may believe them. */
-const FORWARDING = [
-  "forwarded",
-  "x-forwarded-for",
-  "x-forwarded-host",
-  "x-forwarded-proto",
-  "x-forwarded-port",
-  "x-real-ip",
-  "x-client-ip",
-  "true-client-ip",
-  "cf-connecting-ip",
-];
-const CLIENT_CREDENTIALS = ["authorization", "cookie"];
-
 /**
  * Whose credentials a request to the origin carries: the client's own
  * (relay mode), or never the client's, and the proxy's token for the origin
- * where it has one (broker mode).
+ * where it has one (broker mode), beside the headers the operator lets
+ * through (`PASS_HEADERS`, lower case).
  */
-export type OriginCredentials = { kind: "client" } | { kind: "proxy"; authorization?: string };
+export type OriginCredentials =
+  | { kind: "client" }
+  | { kind: "proxy"; authorization?: string; passHeaders: ReadonlySet<string> };
 
-/** Headers for the request to the origin. `Host` and `Content-Length` are set by fetch itself. */
+/**
+ * Headers for the request to the origin. Relay mode: every header of the
+ * client's but those that stop at the proxy in every mode (hop-by-hop,
+ * forwarding, overrides, `cf-*`; `Host` and `Content-Length` are fetch's).
+ * Broker mode: only MCP's and the content's headers, those the operator
+ * lists, and the origin's token.
+ */
 export function originRequestHeaders(
   clientHeaders: Headers,
   credentials: OriginCredentials,
 ): Headers {
-  const alsoDrop = ["host", "content-length", ...FORWARDING];
-  if (credentials.kind === "proxy") alsoDrop.push(...CLIENT_CREDENTIALS);
-  const headers = endToEnd(clientHeaders, namesToDrop(clientHeaders, alsoDrop));
-  if (credentials.kind === "proxy" && credentials.authorization !== undefined) {
+  if (credentials.kind === "client") {
+    const stopped = [...clientHeaders.keys()].filter((name) => neverPassed(name));
+    return endToEnd(clientHeaders, namesToDrop(clientHeaders, stopped));
+  }
+  const listed = tokensOf(clientHeaders.get("connection"));
+  const headers = new Headers();
+  for (const [name, value] of clientHeaders) {
+    if ((brokered(name) || credentials.passHeaders.has(name)) && !listed.includes(name)) {
+      headers.set(name, value);
+    }
+  }
+  if (credentials.authorization !== undefined) {
     headers.set("authorization", credentials.authorization);
   }
   return headers;

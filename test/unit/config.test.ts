@@ -279,6 +279,67 @@ describe("parseConfig", () => {
     });
   });
 
+  it("reads PASS_HEADERS as lower-case header names, for broker mode", () => {
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        AUTH_MODE: "broker",
+        OAUTH_KV: workerEnv.OAUTH_KV,
+        SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+        PASS_HEADERS: " X-Tenant,,traceparent , CF-Access-Client-Id",
+      }),
+    );
+    expect(result.kind === "valid" && result.config.auth).toMatchObject({
+      passHeaders: new Set(["x-tenant", "traceparent", "cf-access-client-id"]),
+    });
+  });
+
+  it.each([
+    ["X-Tenant, x tenant", "is not a header name (letters, digits and !#$%&'*+-.^_`|~)", 2],
+    ["x-tenant,x-café", "is not a header name (letters, digits and !#$%&'*+-.^_`|~)", 2],
+    [`x-${"a".repeat(63)}`, "is longer than 64 characters", 1],
+    ["Authorization", "carries the origin's token, which the proxy sets itself", 1],
+    ["x-tenant, Cookie", "carries cookies of the proxy's host, which never reach the origin", 2],
+    [
+      "Proxy-Authorization",
+      "is hop-by-hop: it describes the client's connection, not its request",
+      1,
+    ],
+    ["host", "is set by the runtime on the proxy's own request", 1],
+    ["X-Forwarded-For", "says where the client is, which any client could forge", 1],
+    ["x-tenant, True-Client-IP", "says where the client is, which any client could forge", 2],
+    ["X-HTTP-Method-Override", "overrides the request's URL, method or host", 1],
+    ["CF-IPCountry", "is Cloudflare's (cf-*), which any client could forge", 1],
+  ])("refuses PASS_HEADERS = %o by the entry's place, never its text", (value, why, entry) => {
+    const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: value }));
+    expect(result).toEqual({
+      kind: "invalid",
+      setting: "PASS_HEADERS",
+      problem: `has an entry (number ${entry}) that ${why}`,
+    });
+  });
+
+  it("bounds PASS_HEADERS: at most 32 names", () => {
+    const names = (count: number) => Array.from({ length: count }, (_, i) => `x-h${i}`).join(",");
+    expect(
+      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: names(32) })).kind,
+    ).toBe("valid");
+    expect(
+      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: names(33) })),
+    ).toEqual({
+      kind: "invalid",
+      setting: "PASS_HEADERS",
+      problem: "must list at most 32 header names",
+    });
+    expect(
+      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: "x".repeat(10_000) })),
+    ).toEqual({
+      kind: "invalid",
+      setting: "PASS_HEADERS",
+      problem: "must list at most 32 header names of at most 64 characters",
+    });
+  });
+
   it.each([
     ["ORIGIN_TIMEOUT_MS", "1.5", "must be a whole number of milliseconds"],
     ["ORIGIN_TIMEOUT_MS", "-3", "must be at least 1 millisecond"],
@@ -344,6 +405,7 @@ describe("parseConfig, any settings (property)", () => {
     "UPSTREAM_ISSUER",
     "UPSTREAM_CLIENT_ID",
     "UPSTREAM_CLIENT_SECRET",
+    "PASS_HEADERS",
   ] as const;
   // What an operator may write: TOML values, or text (JSON text among it), near-misses of real values.
   const rulesLike = fc.letrec((tie) => ({

@@ -57,18 +57,62 @@ describe("whose credentials reach the origin", () => {
       "http://o.example/mcp",
     ]) {
       const ctx = { props: { upstream: { accessToken: "origin-token" }, origin } };
-      expect(originCredentials(broker, ctx)).toEqual({ kind: "proxy" });
+      expect(originCredentials(broker, ctx)).toEqual({ kind: "proxy", passHeaders: new Set() });
     }
   });
 
   it("broker mode without a validated grant: no credential at all", () => {
     for (const ctx of [{}, { props: {} }, { props: { upstream: { accessToken: 7 } } }]) {
       const credentials = originCredentials(broker, ctx);
-      expect(credentials).toEqual({ kind: "proxy" });
+      expect(credentials).toEqual({ kind: "proxy", passHeaders: new Set() });
       expect(Object.fromEntries(originRequestHeaders(client, credentials))).toEqual({
         "mcp-session-id": "s-1",
       });
     }
+  });
+});
+
+describe("the client's other headers", () => {
+  const sent = new Headers({
+    "x-tenant": "acme",
+    traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+    "x-api-key": "client-key",
+    "mcp-name": "files.read",
+    "mcp-param-region": "eu",
+    accept: "application/json",
+  });
+
+  it("broker mode: MCP's and the content's, and what PASS_HEADERS lists, in any case", () => {
+    const listing = config({
+      AUTH_MODE: "broker",
+      OAUTH_KV: env.OAUTH_KV,
+      SIGN_IN_RATE_LIMIT: env.SIGN_IN_RATE_LIMIT,
+      PASS_HEADERS: "X-Tenant, TraceParent",
+    });
+    const ctx = { props: { upstream: { accessToken: "origin-token" } } };
+    expect(Object.fromEntries(originRequestHeaders(sent, originCredentials(listing, ctx)))).toEqual(
+      {
+        accept: "application/json",
+        authorization: "Bearer origin-token",
+        "mcp-name": "files.read",
+        "mcp-param-region": "eu",
+        traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        "x-tenant": "acme",
+      },
+    );
+  });
+
+  it("broker mode: none a client names in Connection, which belongs to its connection", () => {
+    const listed = new Headers(sent);
+    listed.set("connection", "Mcp-Param-Region");
+    const credentials = originCredentials(broker, {});
+    expect([...originRequestHeaders(listed, credentials).keys()]).toEqual(["accept", "mcp-name"]);
+  });
+
+  it("relay mode: all of them", () => {
+    expect(Object.fromEntries(originRequestHeaders(sent, originCredentials(relay, {})))).toEqual(
+      Object.fromEntries(sent),
+    );
   });
 });
 

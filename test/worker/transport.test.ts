@@ -214,28 +214,6 @@ describe("the MCP endpoint", () => {
     expect(received?.headers).not.toHaveProperty("proxy-authorization");
   });
 
-  it("drops the client's forwarding headers, so it cannot claim another address", async () => {
-    const trace = newTrace();
-    const forged = {
-      forwarded: "for=203.0.113.7;host=admin.example",
-      "x-forwarded-for": "203.0.113.7",
-      "x-forwarded-host": "admin.example",
-      "x-forwarded-proto": "https",
-      "x-real-ip": "203.0.113.7",
-      "true-client-ip": "203.0.113.7",
-      "cf-connecting-ip": "203.0.113.7",
-    };
-    const response = await postJson(throughGateway, `${PROXY_URL}?trace=${trace}`, initialize(1), {
-      ...forged,
-      "x-tenant": "acme",
-    });
-    await response.body?.cancel();
-
-    const [received] = await receivedByOrigin(trace);
-    expect(received?.headers).toMatchObject({ "x-tenant": "acme" });
-    for (const name of Object.keys(forged)) expect(received?.headers).not.toHaveProperty(name);
-  });
-
   it("passes the origin's response headers back, Mcp-Session-Id included", async () => {
     const proxy = viaProxy();
     const response = await postJson(proxy, PROXY_URL, initialize(1));
