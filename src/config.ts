@@ -118,6 +118,18 @@ export type ValidationMode = (typeof VALIDATION_MODES)[number];
 
 const AUTH_MODES = ["relay", "broker"] as const;
 
+/**
+ * `SIGN_IN_DAILY_WRITES`' default: a quarter of the Free plan's 1,000 KV
+ * writes a day, so a flood of sign-ins leaves the rest to the tool map,
+ * grants and refreshes (docs/sign-in.md, "What sign-in costs").
+ */
+const SIGN_IN_DAILY_WRITES = 250;
+/** One sign-in with a registration: the registration, the consent page and the Allow. */
+const MIN_SIGN_IN_DAILY_WRITES = 3;
+
+/** `SIGN_IN_BUDGET`: the Durable Object namespace that counts sign-in writes (auth/sign-in-budget.ts). */
+type SignInBudgetBinding = NonNullable<Env["SIGN_IN_BUDGET"]>;
+
 /** How clients sign in to an origin that needs it (docs/sign-in.md). */
 export type AuthMode =
   | { mode: "relay" }
@@ -127,6 +139,10 @@ export type AuthMode =
       oauthKv: KVNamespace;
       /** `SIGN_IN_RATE_LIMIT`: sign-in requests per client address (auth/sign-in-limit.ts). */
       signInRateLimit: RateLimit;
+      /** `SIGN_IN_BUDGET`: what counts the deployment's sign-in writes per UTC day. */
+      signInBudget: SignInBudgetBinding;
+      /** `SIGN_IN_DAILY_WRITES`: how many sign-in writes a UTC day allows, before anyone signed in. */
+      signInDailyWrites: number;
       /**
        * `UPSTREAM_ISSUER`: the only authorization server the proxy signs in
        * at, whatever the origin's metadata names; `undefined`: the one it names.
@@ -260,6 +276,17 @@ const ConfigSchema = v.pipe(
           "must be a Workers Rate Limiting binding ([[ratelimits]])",
         ),
       ),
+      SIGN_IN_BUDGET: v.optional(
+        v.custom<SignInBudgetBinding>(
+          (value) =>
+            typeof (value as Partial<SignInBudgetBinding> | null)?.getByName === "function",
+          "must be a Durable Object binding of the class SignInBudget",
+        ),
+      ),
+      SIGN_IN_DAILY_WRITES: v.optional(
+        wholeNumber("writes", MIN_SIGN_IN_DAILY_WRITES),
+        SIGN_IN_DAILY_WRITES,
+      ),
       UPSTREAM_ISSUER: issuerUrl,
       UPSTREAM_CLIENT_ID: secret,
       UPSTREAM_CLIENT_SECRET: secret,
@@ -289,6 +316,13 @@ const ConfigSchema = v.pipe(
   ),
   v.forward(
     v.check(
+      (vars) => vars.AUTH_MODE !== "broker" || vars.SIGN_IN_BUDGET !== undefined,
+      "is required with AUTH_MODE=broker: bind the Durable Object class SignInBudget as SIGN_IN_BUDGET",
+    ),
+    ["SIGN_IN_BUDGET"],
+  ),
+  v.forward(
+    v.check(
       (vars) => vars.UPSTREAM_CLIENT_SECRET === undefined || vars.UPSTREAM_CLIENT_ID !== undefined,
       "needs UPSTREAM_CLIENT_ID beside it",
     ),
@@ -315,11 +349,16 @@ const ConfigSchema = v.pipe(
       allowedHosts: vars.ALLOWED_HOSTS,
       publicOrigin: vars.PUBLIC_URL,
       auth:
-        vars.AUTH_MODE === "broker" && vars.OAUTH_KV && vars.SIGN_IN_RATE_LIMIT
+        vars.AUTH_MODE === "broker" &&
+        vars.OAUTH_KV &&
+        vars.SIGN_IN_RATE_LIMIT &&
+        vars.SIGN_IN_BUDGET
           ? {
               mode: "broker",
               oauthKv: vars.OAUTH_KV,
               signInRateLimit: vars.SIGN_IN_RATE_LIMIT,
+              signInBudget: vars.SIGN_IN_BUDGET,
+              signInDailyWrites: vars.SIGN_IN_DAILY_WRITES,
               upstreamIssuer: vars.UPSTREAM_ISSUER,
               upstreamClient: vars.UPSTREAM_CLIENT_ID
                 ? { id: vars.UPSTREAM_CLIENT_ID, secret: vars.UPSTREAM_CLIENT_SECRET }

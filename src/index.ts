@@ -6,4 +6,6 @@
  */
 import { createApp } from "./app";
 
+export { SignInBudget } from "./auth/sign-in-budget-object";
+
 export default createApp() satisfies ExportedHandler<Env>;

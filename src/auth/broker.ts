@@ -28,6 +28,7 @@ import { logEvent } from "../log";
 import type { OriginCredentials } from "../transport/headers";
 import { quote } from "./challenges";
 import type { PublicUrls } from "./public-url";
+import { registrationRefusal, registrationRefused, takeSignInWrite } from "./sign-in-budget";
 import type { SignInMemory } from "./sign-in-memory";
 import {
   isUpstreamTokens,
@@ -151,6 +152,13 @@ function createBroker(
     authorizeEndpoint: AUTHORIZE_PATH,
     tokenEndpoint: TOKEN_PATH,
     clientRegistrationEndpoint: REGISTER_PATH,
+    // Called once the registration is valid, just before the library stores it.
+    async clientRegistrationCallback() {
+      if (config.auth.mode !== "broker") return;
+      const refused = await takeSignInWrite(config.auth, memory.budget, "registration");
+      return refused && registrationRefusal(refused);
+    },
+    // A client with a metadata document registers without a write (docs/sign-in.md).
     clientIdMetadataDocumentEnabled: true,
     resourceMetadata: {
       resource: urls.mcp,
@@ -206,13 +214,14 @@ function createBroker(
       };
       return { newProps, accessTokenTTL: lifetimeOf(refreshed) };
     },
-    onError({ code, status, internal }) {
+    onError({ code, status, headers, internal }) {
       logEvent("oauth_error", {
         code,
         status,
         category: internal.category,
         reason: internal.reason,
       });
+      return registrationRefused(internal, headers);
     },
   });
 }

@@ -2,10 +2,12 @@
  * What one isolate remembers of sign-in between requests, each with its
  * bound (ARCHITECTURE.md, "Isolate state"): per origin, the metadata location
  * its challenges named and its protected-resource document; the
- * authorization servers discovered for it; the proxy's registrations at them.
+ * authorization servers discovered for it; the proxy's registrations at them;
+ * and what it saw of the day's budget of sign-in writes.
  */
 import type * as oauth from "oauth4webapi";
 import { BoundedMap } from "../bounded-map";
+import { BudgetMemory } from "./sign-in-budget";
 
 const MAX_ORIGINS = 16;
 /** How long an isolate reuses the origin's metadata document. */
@@ -29,4 +31,10 @@ export class SignInMemory {
   readonly discoveries = new BoundedMap<string, Discovery>(MAX_ORIGINS, DISCOVERY_TTL_MS);
   /** Per authorization server and proxy origin: the proxy's client ID there. */
   readonly registrations = new BoundedMap<string, string>(MAX_ORIGINS);
+  /** Today's counts of sign-in writes, as last seen (one day's); `now` is the budget's clock. */
+  readonly budget: BudgetMemory;
+
+  constructor(now?: () => number) {
+    this.budget = new BudgetMemory(now);
+  }
 }

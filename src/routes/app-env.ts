@@ -15,16 +15,17 @@ export interface IsolateState {
    * each), and what each caller was listed (100,000 tools' decisions, 4,096 callers, 10 minutes).
    */
   toolMaps: ToolMapMemory;
-  /** The origin's sign-in setup (16 origins; metadata 60 s, discovery 5 minutes). */
+  /** The origin's sign-in setup (16 origins; metadata 60 s, discovery 5 minutes), and today's sign-in writes. */
   signIn: SignInMemory;
   /** What requests served at once hold of the bodies and events they read whole (32 MiB past each one's first 64 KiB). */
   reads: ReadBudget;
 }
 
-export function newIsolateState(): IsolateState {
+/** `now`: the clock sign-in's daily budget reads (tests set one, to count in a day of their own). */
+export function newIsolateState({ now }: { now?: () => number } = {}): IsolateState {
   return {
     toolMaps: new ToolMapMemory(),
-    signIn: new SignInMemory(),
+    signIn: new SignInMemory(now),
     reads: new ReadBudget(),
   };
 }

@@ -14,7 +14,9 @@
  *   Document, for authorization servers that accept one.
  *
  * Errors the client may be told about (its request was validated) redirect to
- * it; every other error is rendered here. Log lines never carry a token, a
+ * it; every other error is rendered here. A consent page or an Allow past the
+ * day's budget of sign-in writes (auth/sign-in-budget.ts) is a page that says
+ * so, with a link that tells the client. Log lines never carry a token, a
  * code or a secret.
  */
 import {
@@ -28,6 +30,12 @@ import * as oauth from "oauth4webapi";
 import type { BrokerProps } from "../auth/broker";
 import { consentPage, escapeHtml } from "../auth/consent-page";
 import { publicUrls } from "../auth/public-url";
+import {
+  type BudgetRefusal,
+  refusalText,
+  type SignInWrite,
+  takeSignInWrite,
+} from "../auth/sign-in-budget";
 import {
   authorizationUrl,
   CLIENT_METADATA_PATH,
@@ -50,10 +58,12 @@ function helpersOf(c: Context<AppEnv>): OAuthHelpers | undefined {
   return (c.env as Env & { OAUTH_PROVIDER?: OAuthHelpers }).OAUTH_PROVIDER;
 }
 
-function errorPage(status: number, message: string): Response {
+function errorPage(status: number, message: string, headers = new Headers(), back?: string) {
+  headers.set("content-type", "text/html; charset=utf-8");
+  const link = back === undefined ? "" : `<p><a href="${escapeHtml(back)}">Back to the app</a></p>`;
   return new Response(
-    `<!doctype html><meta charset="utf-8"><title>Sign-in failed</title><p>${escapeHtml(message)}</p>`,
-    { status, headers: { "content-type": "text/html; charset=utf-8" } },
+    `<!doctype html><meta charset="utf-8"><title>Sign-in failed</title><p>${escapeHtml(message)}</p>${link}`,
+    { status, headers },
   );
 }
 
@@ -113,6 +123,24 @@ function answerValidated(
 
 type AuthRequest = Parameters<OAuthHelpers["beginConsent"]>[0];
 
+/**
+ * A write the day's budget refused, for a request known good: a page for the
+ * user, `503` with `Retry-After`, and a link that sends the client
+ * `temporarily_unavailable`, so that it stops waiting.
+ */
+function budgetPage(
+  request: AuthRequest,
+  write: SignInWrite,
+  refusal: BudgetRefusal,
+  headers = new Headers(),
+): Response {
+  const text = refusalText(refusal, write);
+  headers.set("retry-after", String(refusal.retryAfter));
+  headers.set("cache-control", "no-store");
+  const back = authorizationErrorRedirect(request, "temporarily_unavailable", text);
+  return errorPage(503, `${text}.`, headers, back);
+}
+
 /** The origin's sign-in, for the proxy's URL this request came to. */
 function upstreamOf(c: Context<AppEnv>, auth: BrokerAuth) {
   const config = c.get("config");
@@ -145,6 +173,8 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
   }
   try {
     const upstream = await upstreamOf(c, auth);
+    const refused = await takeSignInWrite(auth, c.get("isolate").signIn.budget, "consent");
+    if (refused) return budgetPage(request, "consent", refused);
     const consent = await helpers.beginConsent(request);
     consent.headers.set("content-type", "text/html; charset=utf-8");
     logEvent("sign_in_started", { client: request.clientId, redirectHost: details.redirectHost });
@@ -177,6 +207,8 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
   }
   try {
     const upstream = await upstreamOf(c, auth);
+    const refused = await takeSignInWrite(auth, c.get("isolate").signIn.budget, "approval");
+    if (refused) return budgetPage(approved.request, "approval", refused, approved.headers);
     const verifier = oauth.generateRandomCodeVerifier();
     const { state, headers } = await helpers.beginUpstream(approved.request, {
       data: { verifier } satisfies SignInData,

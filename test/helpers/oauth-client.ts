@@ -97,13 +97,15 @@ export interface SignedIn {
  * Connects to `serverUrl`, signing in on the 401: `approve` takes the
  * authorization URL and returns the URL the browser was sent back to.
  * Rejects with what the client meets after signing in, if it cannot connect.
+ * `provider` is the client's own (one with a `clientMetadataUrl` identifies
+ * with a Client ID Metadata Document where the server accepts one).
  */
 export async function signInAndConnect(
   serverUrl: string,
   fetch: Fetch,
   approve: (authorizationUrl: URL) => Promise<URL> = followRedirects(fetch),
+  provider: MemoryOAuthClient = new MemoryOAuthClient(),
 ): Promise<SignedIn> {
-  const provider = new MemoryOAuthClient();
   const transport = () =>
     new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider, fetch });
   const connect = async (through: StreamableHTTPClientTransport) => {

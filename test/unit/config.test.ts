@@ -190,6 +190,7 @@ describe("parseConfig", () => {
     const bindings = {
       OAUTH_KV: workerEnv.OAUTH_KV,
       SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+      SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
     };
     const broker = (vars: Record<string, unknown>) =>
       parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", AUTH_MODE: "broker", ...vars }));
@@ -200,9 +201,15 @@ describe("parseConfig", () => {
           mode: "broker",
           oauthKv: workerEnv.OAUTH_KV,
           signInRateLimit: workerEnv.SIGN_IN_RATE_LIMIT,
+          signInBudget: workerEnv.SIGN_IN_BUDGET,
+          signInDailyWrites: 250,
           upstreamClient: undefined,
         },
       },
+    });
+    expect(broker({ ...bindings, SIGN_IN_DAILY_WRITES: "1000" })).toMatchObject({
+      kind: "valid",
+      config: { auth: { signInDailyWrites: 1000 } },
     });
     expect(
       broker({ ...bindings, UPSTREAM_CLIENT_ID: "proxy", UPSTREAM_CLIENT_SECRET: "s3cret" }),
@@ -214,12 +221,12 @@ describe("parseConfig", () => {
       kind: "valid",
       config: { auth: { upstreamIssuer: new URL("https://auth.example.com/") } },
     });
-    expect(broker({ SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT })).toEqual({
+    expect(broker({ ...bindings, OAUTH_KV: undefined })).toEqual({
       kind: "invalid",
       setting: "OAUTH_KV",
       problem: "is required with AUTH_MODE=broker: bind a KV namespace as OAUTH_KV",
     });
-    expect(broker({ OAUTH_KV: workerEnv.OAUTH_KV })).toEqual({
+    expect(broker({ ...bindings, SIGN_IN_RATE_LIMIT: undefined })).toEqual({
       kind: "invalid",
       setting: "SIGN_IN_RATE_LIMIT",
       problem:
@@ -229,6 +236,17 @@ describe("parseConfig", () => {
       kind: "invalid",
       setting: "SIGN_IN_RATE_LIMIT",
       problem: "must be a Workers Rate Limiting binding ([[ratelimits]])",
+    });
+    expect(broker({ ...bindings, SIGN_IN_BUDGET: undefined })).toEqual({
+      kind: "invalid",
+      setting: "SIGN_IN_BUDGET",
+      problem:
+        "is required with AUTH_MODE=broker: bind the Durable Object class SignInBudget as SIGN_IN_BUDGET",
+    });
+    expect(broker({ ...bindings, SIGN_IN_BUDGET: workerEnv.OAUTH_KV })).toEqual({
+      kind: "invalid",
+      setting: "SIGN_IN_BUDGET",
+      problem: "must be a Durable Object binding of the class SignInBudget",
     });
     expect(broker({ ...bindings, UPSTREAM_CLIENT_SECRET: "s3cret" })).toEqual({
       kind: "invalid",
@@ -362,6 +380,8 @@ describe("parseConfig", () => {
     ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
     ["MCP_PATH", "mcp", "must start with /"],
     ["AUTH_MODE", "proxy", "must be one of relay, broker"],
+    ["SIGN_IN_DAILY_WRITES", "2", "must be at least 3 writes"],
+    ["SIGN_IN_DAILY_WRITES", "a lot", "must be a whole number of writes"],
     ["PUBLIC_URL", "mcp.example.com", "must be an absolute http:// or https:// URL"],
     [
       "PUBLIC_URL",
@@ -402,6 +422,7 @@ describe("parseConfig, any settings (property)", () => {
     "ALLOWED_HOSTS",
     "PUBLIC_URL",
     "AUTH_MODE",
+    "SIGN_IN_DAILY_WRITES",
     "UPSTREAM_ISSUER",
     "UPSTREAM_CLIENT_ID",
     "UPSTREAM_CLIENT_SECRET",
@@ -454,9 +475,8 @@ describe("parseConfig, any settings (property)", () => {
         const result = parseConfig(env(given));
         if (result.kind === "valid") return;
         const setting = /^[A-Z_]+/.exec(result.setting)?.[0] ?? "";
-        expect([...Object.keys(given), "ORIGIN_URL", "OAUTH_KV", "SIGN_IN_RATE_LIMIT"]).toContain(
-          setting,
-        );
+        const required = ["ORIGIN_URL", "OAUTH_KV", "SIGN_IN_RATE_LIMIT", "SIGN_IN_BUDGET"];
+        expect([...Object.keys(given), ...required]).toContain(setting);
         expect(result.problem).not.toBe("");
       }),
       { numRuns: 2000 },

@@ -20,6 +20,7 @@ const broker = config({
   AUTH_MODE: "broker",
   OAUTH_KV: env.OAUTH_KV,
   SIGN_IN_RATE_LIMIT: env.SIGN_IN_RATE_LIMIT,
+  SIGN_IN_BUDGET: env.SIGN_IN_BUDGET,
 });
 const client = new Headers({
   authorization: "Bearer client-token",
