@@ -1,8 +1,10 @@
 /**
  * Starts the origins the integration tests talk to, on 127.0.0.1:
  * the demo MCP server as a real Worker (wrangler, the same config `npm run dev`
- * uses), a gateway in front of it (see origin-gateway.ts), an OAuth-protected
- * origin (oauth-origin.ts), origins that publish their OAuth metadata in
+ * uses), a gateway in front of it (see origin-gateway.ts), OAuth-protected
+ * origins (oauth-origin.ts: one for relay mode, one for broker mode, one for
+ * broker mode's refresh tests, whose switches and counts are theirs alone),
+ * origins that publish their OAuth metadata in
  * different places (metadata-origins.ts), an SDK 2.x origin that checks
  * `Mcp-Param-*` headers (header-origin.ts), an SDK 2.x origin with as many
  * tools as a test asks for (catalog-origin.ts), an SDK 2.x origin that lists
@@ -32,6 +34,7 @@ export default async function setup(project: TestProject) {
   const gateway = await startOriginGateway(demoUrl);
   const oauth = await startOAuthOrigin();
   const brokered = await startOAuthOrigin();
+  const refreshing = await startOAuthOrigin();
   const metadata = await startMetadataOrigins();
   const headers = await startHeaderOrigin();
   const catalog = await startCatalogOrigin();
@@ -49,6 +52,7 @@ export default async function setup(project: TestProject) {
   for (const [key, origin] of [
     ["oauthOrigin", oauth],
     ["brokeredOrigin", brokered],
+    ["refreshingOrigin", refreshing],
   ] as const) {
     project.provide(key, {
       authorizationServer: origin.authorizationServer.href,
@@ -61,6 +65,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     oauth.close();
     brokered.close();
+    refreshing.close();
     metadata.close();
     headers.close();
     catalog.close();

@@ -28,5 +28,7 @@ declare module "vitest" {
     oauthOrigin: OAuthOriginUrls;
     /** Another one, for broker-mode tests, which expire and revoke its tokens. */
     brokeredOrigin: OAuthOriginUrls;
+    /** A third, for broker mode's refresh tests (test/e2e/broker-refresh.test.ts), which count its refreshes. */
+    refreshingOrigin: OAuthOriginUrls;
   }
 }
