@@ -13,20 +13,26 @@
  * - The origin's tokens live only in the grant's encrypted `props`. The library
  *   lets a grant's props change only while the client refreshes the proxy's
  *   token, so that is where the origin's token is refreshed
- *   (`tokenExchangeCallback`), and the proxy's access token lives no longer
- *   than the origin's. When the origin's token is expired or refused anyway,
- *   the client gets the proxy's own `401 invalid_token`: it refreshes the
- *   proxy's token (and with it the origin's) and sends the request again. An
- *   `invalid_grant` from the origin revokes the proxy's grant, and the client
- *   signs in again.
+ *   (`tokenExchangeCallback`), and the proxy's access token is issued for
+ *   the origin's token's remaining lifetime (at least the library's minute).
+ *   When the origin's token is expired or refused, the client gets the
+ *   proxy's own `401 invalid_token`: it refreshes the proxy's token (and with
+ *   it the origin's) and sends the request again. A grant's refreshes are
+ *   answered one at a time, and share one refresh at the origin
+ *   (grant-refresh.ts). An `invalid_grant` from the origin revokes the
+ *   proxy's grant, and the client signs in again, unless another refresh of
+ *   the grant just spent the token; an authorization server that is down is
+ *   a `503` with `Retry-After`, the grant kept.
  */
 import { OAuthError, OAuthProvider } from "@cloudflare/workers-oauth-provider";
 import { BoundedMap } from "../bounded-map";
-import { type Config, configOf } from "../config";
+import { type BrokerAuth, type Config, configOf } from "../config";
 import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import type { OriginCredentials } from "../transport/headers";
+import { readBounded, rejoin } from "../transport/read-bounded";
 import { quote } from "./challenges";
+import { announceRefresh, type RefreshOutcome, spentElsewhere } from "./grant-refresh";
 import type { PublicUrls } from "./public-url";
 import { registrationRefusal, registrationRefused, takeSignInWrite } from "./sign-in-budget";
 import type { SignInMemory } from "./sign-in-memory";
@@ -45,6 +51,11 @@ export const REGISTER_PATH = "/oauth/register";
 const MAX_BROKERS = 16;
 /** The library's floor for an access token's lifetime (KV's minimum expiration). */
 const MIN_TOKEN_TTL_S = 60;
+/** When a client may try a refresh again: after the authorization server failed, after another refresh won. */
+const RETRY_AFTER_DOWN_S = 5;
+const RETRY_AFTER_RACE_S = 1;
+/** The largest refresh request the proxy reads to line it up with the grant's others (a form of a few hundred bytes). */
+const MAX_REFRESH_REQUEST_BYTES = 16 * 1024;
 
 /** What a grant carries, encrypted by the library: the origin's tokens, and which origin's. */
 export interface BrokerProps {
@@ -69,6 +80,11 @@ const grantedFor = (props: BrokerProps, config: Config) =>
   props.origin === undefined || props.origin === originWithoutQuery(config.originUrl);
 
 type Routes = ExportedHandler<Env> & Pick<Required<ExportedHandler<Env>>, "fetch">;
+
+/** The broker as app.ts calls it: with the request as it arrived, or as addressed to `PUBLIC_URL`. */
+interface Broker {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response>;
+}
 
 /** Seconds until the origin's token expires, as the proxy's token lifetime; `undefined`: the default. */
 function lifetimeOf(tokens: UpstreamTokens): number | undefined {
@@ -110,12 +126,151 @@ export function signInChallenge(urls: PublicUrls): Response {
   return new Response(null, { status: 401, headers: { "www-authenticate": challenge } });
 }
 
+/** A grant as `GrantRefreshes` knows it: `userId:grantId`, the part of the library's tokens that is no secret. */
+const grantKey = (userId: string, grantId: string) => `${userId}:${grantId}`;
+
+/**
+ * A form posted to the token endpoint, read here (up to
+ * `MAX_REFRESH_REQUEST_BYTES`) and handed on in `request`, with the grant it
+ * refreshes if it is a refresh. None for any other request; a larger form
+ * goes on as it came, unlined.
+ */
+async function tokenRequest(
+  request: Request,
+): Promise<{ request: Request; grant?: string } | undefined> {
+  if (request.method !== "POST" || new URL(request.url).pathname !== TOKEN_PATH) return undefined;
+  const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded" || request.body === null) return undefined;
+  const read = await readBounded(request.body, MAX_REFRESH_REQUEST_BYTES);
+  if (read.kind !== "complete") {
+    return { request: new Request(request, { body: rejoin(read.head, read.rest) }) };
+  }
+  const form = new URLSearchParams(new TextDecoder().decode(read.bytes));
+  const parts = form.get("refresh_token")?.split(":") ?? [];
+  const [userId, grantId] = parts;
+  const refreshes = form.get("grant_type") === "refresh_token" && parts.length === 3;
+  return {
+    request: new Request(request, { body: read.bytes }),
+    ...(refreshes && userId && grantId ? { grant: grantKey(userId, grantId) } : {}),
+  };
+}
+
+/** The token endpoint's answer to a refresh that waits behind too many others of its grant. */
+function busyRefresh(): Response {
+  return Response.json(
+    {
+      error: "temporarily_unavailable",
+      error_description: "Too many refreshes of this sign-in at once; try again",
+    },
+    {
+      status: 503,
+      headers: { "retry-after": String(RETRY_AFTER_RACE_S), "cache-control": "no-store" },
+    },
+  );
+}
+
+/**
+ * One refresh of the origin's token at its authorization server, announced
+ * to other isolates before the refresh token is spent; never throws.
+ */
+async function refreshAtOrigin(
+  config: Config,
+  auth: BrokerAuth,
+  urls: PublicUrls,
+  memory: SignInMemory,
+  grant: string,
+  tokens: UpstreamTokens,
+): Promise<RefreshOutcome> {
+  const flight = crypto.randomUUID();
+  try {
+    const upstream = await upstreamFor(config, auth, urls, new Headers(), memory);
+    const { refreshToken } = tokens;
+    if (refreshToken !== undefined)
+      await announceRefresh(auth.oauthKv, grant, refreshToken, flight);
+    const refreshed = await refreshTokens(upstream, tokens);
+    if (refreshed !== "revoked") return { kind: "refreshed", tokens: refreshed };
+    if (
+      refreshToken !== undefined &&
+      (await spentElsewhere(auth.oauthKv, grant, refreshToken, flight))
+    )
+      return { kind: "spent" };
+    return { kind: "revoked" };
+  } catch (error) {
+    const cause = error instanceof Error ? (error.cause ?? error) : error;
+    return {
+      kind: "failed",
+      reason: error instanceof UpstreamError ? error.reason : "error",
+      ...(error instanceof UpstreamError && error.status !== undefined
+        ? { status: error.status }
+        : {}),
+      detail: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause),
+    };
+  }
+}
+
+/** A refresh's `503`, the grant kept: `reason` is what `onError` logs (`oauth_error`). */
+const tryAgain = (description: string, retryAfterS: number, reason: string) =>
+  new OAuthError("temporarily_unavailable", {
+    description,
+    statusCode: 503,
+    headers: { "Retry-After": String(retryAfterS) },
+    internal: { category: "token-exchange-callback", reason },
+  });
+
+/** What the library is told of a refresh's outcome, logged: new props, or the client's error. */
+function answerRefresh(
+  outcome: RefreshOutcome,
+  shared: boolean,
+  props: unknown,
+  config: Config,
+): { newProps: unknown; accessTokenTTL: number | undefined } {
+  const origin = config.originUrl.host;
+  const { kind, ...cause } = outcome;
+  logEvent("upstream_refresh", {
+    origin,
+    result: kind,
+    ...(kind === "failed" ? cause : {}),
+    ...(shared ? { shared } : {}),
+  });
+  switch (outcome.kind) {
+    case "refreshed":
+      return {
+        // A grant made before grants said whose tokens they hold says so from now on.
+        newProps: {
+          ...(props as object),
+          upstream: outcome.tokens,
+          origin: originWithoutQuery(config.originUrl),
+        },
+        accessTokenTTL: lifetimeOf(outcome.tokens),
+      };
+    case "failed":
+      // The grant is kept: the client tries again once the authorization server is back.
+      throw tryAgain(
+        "The origin's authorization server is unavailable",
+        RETRY_AFTER_DOWN_S,
+        "upstream_refresh_failed",
+      );
+    case "spent":
+      // The grant holds what the other refresh got: the client's retry reads it.
+      throw tryAgain(
+        "Another request just refreshed this sign-in; try again",
+        RETRY_AFTER_RACE_S,
+        "upstream_refresh_spent",
+      );
+    case "revoked":
+      // Revokes this grant: the client signs in again.
+      throw new OAuthError("invalid_grant", {
+        description: "The sign-in at the origin was revoked; sign in again",
+      });
+  }
+}
+
 function createBroker(
   config: Config,
   urls: PublicUrls,
   routes: Routes,
   memory: SignInMemory,
-): OAuthProvider<Env> {
+): Broker {
   const origin = new URL(urls.mcp).origin;
   const originHost = config.originUrl.host;
 
@@ -140,12 +295,13 @@ function createBroker(
       const response = await routes.fetch(request, env, ctx);
       if (response.status !== 401) return response;
       await response.body?.cancel();
+      await memory.refreshes.refused(upstream.accessToken);
       logEvent("upstream_token_refused", { origin: originHost });
       return refreshChallenge(urls, "The origin refused its token; refresh the token");
     },
   };
 
-  return new OAuthProvider<Env>({
+  const provider = new OAuthProvider<Env>({
     apiRoute: config.mcpPath,
     apiHandler: withOriginToken,
     defaultHandler: routes,
@@ -166,53 +322,28 @@ function createBroker(
       bearer_methods_supported: ["header"],
       resource_name: `MCP server at ${originHost}`,
     },
-    async tokenExchangeCallback({ grantType, props, env }) {
+    async tokenExchangeCallback({ grantType, props, env, userId, grantId }) {
       const grant = brokerPropsOf(props);
       if (!grant) return;
       const tokens = grant.upstream;
       if (grantType === "authorization_code") return { accessTokenTTL: lifetimeOf(tokens) };
       if (grantType !== "refresh_token") return;
       const current = configOf(env);
-      if (current.kind === "invalid" || current.config.auth.mode !== "broker") return;
-      if (!grantedFor(grant, current.config)) {
+      if (current.kind === "invalid") return;
+      const { config } = current;
+      const { auth } = config;
+      if (auth.mode !== "broker") return;
+      if (!grantedFor(grant, config)) {
         // The last origin's refresh token goes to no other origin's authorization server.
         throw new OAuthError("invalid_grant", {
           description: "The sign-in was made for another origin; sign in again",
         });
       }
-      let refreshed: UpstreamTokens | "revoked";
-      try {
-        const upstream = await upstreamFor(
-          current.config,
-          current.config.auth,
-          urls,
-          new Headers(),
-          memory,
-        );
-        refreshed = await refreshTokens(upstream, tokens);
-      } catch (error) {
-        const reason = error instanceof UpstreamError ? error.reason : "error";
-        logEvent("upstream_refresh", { origin: originHost, result: "failed", reason });
-        throw new OAuthError("temporarily_unavailable", {
-          description: "The origin's authorization server is unavailable",
-          statusCode: 503,
-        });
-      }
-      if (refreshed === "revoked") {
-        logEvent("upstream_refresh", { origin: originHost, result: "revoked" });
-        // Revokes this grant: the client signs in again.
-        throw new OAuthError("invalid_grant", {
-          description: "The sign-in at the origin was revoked; sign in again",
-        });
-      }
-      logEvent("upstream_refresh", { origin: originHost, result: "refreshed" });
-      // A grant made before grants said whose tokens they hold says so from now on.
-      const newProps = {
-        ...props,
-        upstream: refreshed,
-        origin: originWithoutQuery(current.config.originUrl),
-      };
-      return { newProps, accessTokenTTL: lifetimeOf(refreshed) };
+      const key = grantKey(userId, grantId);
+      const { outcome, shared } = await memory.refreshes.refresh(key, tokens, (held) =>
+        refreshAtOrigin(config, auth, urls, memory, key, held),
+      );
+      return answerRefresh(outcome, shared, props, config);
     },
     onError({ code, status, headers, internal }) {
       logEvent("oauth_error", {
@@ -224,6 +355,17 @@ function createBroker(
       return registrationRefused(internal, headers);
     },
   });
+
+  return {
+    async fetch(request, env, ctx) {
+      const token = await tokenRequest(request);
+      if (token?.grant === undefined) return provider.fetch(token?.request ?? request, env, ctx);
+      const answered = await memory.refreshes.inLine(token.grant, () =>
+        provider.fetch(token.request, env, ctx),
+      );
+      return answered === "full" ? busyRefresh() : answered;
+    },
+  };
 }
 
 /**
@@ -233,8 +375,8 @@ function createBroker(
 export function brokers(
   routes: Routes,
   memory: SignInMemory,
-): (config: Config, urls: PublicUrls) => OAuthProvider<Env> {
-  const built = new BoundedMap<string, OAuthProvider<Env>>(MAX_BROKERS);
+): (config: Config, urls: PublicUrls) => Broker {
+  const built = new BoundedMap<string, Broker>(MAX_BROKERS);
   return (config, urls) => {
     let broker = built.get(urls.mcp);
     if (!broker) {

@@ -3,10 +3,12 @@
  * bound (ARCHITECTURE.md, "Isolate state"): per origin, the metadata location
  * its challenges named and its protected-resource document; the
  * authorization servers discovered for it; the proxy's registrations at them;
- * and what it saw of the day's budget of sign-in writes.
+ * what it saw of the day's budget of sign-in writes; and broker mode's
+ * refreshes of grants (grant-refresh.ts).
  */
 import type * as oauth from "oauth4webapi";
 import { BoundedMap } from "../bounded-map";
+import { GrantRefreshes } from "./grant-refresh";
 import { BudgetMemory } from "./sign-in-budget";
 
 const MAX_ORIGINS = 16;
@@ -33,6 +35,9 @@ export class SignInMemory {
   readonly registrations = new BoundedMap<string, string>(MAX_ORIGINS);
   /** Today's counts of sign-in writes, as last seen (one day's); `now` is the budget's clock. */
   readonly budget: BudgetMemory;
+
+  /** Per grant: its token requests in line, and its last refresh at the origin (1,000 grants, a minute). */
+  readonly refreshes = new GrantRefreshes();
 
   constructor(now?: () => number) {
     this.budget = new BudgetMemory(now);

@@ -72,6 +72,8 @@ export class UpstreamError extends Error {
     readonly reason: string,
     message: string,
     cause?: unknown,
+    /** The authorization server's HTTP status, when it answered. */
+    readonly status?: number,
   ) {
     super(message, { cause });
   }
@@ -406,21 +408,23 @@ export async function refreshTokens(
 ): Promise<UpstreamTokens | "revoked"> {
   if (tokens.refreshToken === undefined) return "revoked";
   const refreshToken = tokens.refreshToken;
-  const response = await attempt(
-    "unreachable",
-    "The origin's authorization server could not be reached",
-    () =>
-      oauth.refreshTokenGrantRequest(
-        upstream.as,
-        upstream.client,
-        upstream.clientAuth,
-        refreshToken,
-        {
-          ...upstream.options,
-          additionalParameters: { resource: upstream.resource },
-        },
-      ),
-  );
+  let response: Response;
+  try {
+    response = await oauth.refreshTokenGrantRequest(
+      upstream.as,
+      upstream.client,
+      upstream.clientAuth,
+      refreshToken,
+      { ...upstream.options, additionalParameters: { resource: upstream.resource } },
+    );
+  } catch (error) {
+    const timedOut = error instanceof Error && error.name === "TimeoutError";
+    throw new UpstreamError(
+      timedOut ? "timeout" : "unreachable",
+      "The origin's authorization server could not be reached",
+      error,
+    );
+  }
   try {
     return tokensOf(
       await oauth.processRefreshTokenResponse(upstream.as, upstream.client, response),
@@ -429,11 +433,13 @@ export async function refreshTokens(
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant")
       return "revoked";
-    const reason = error instanceof oauth.ResponseBodyError ? error.error : "refresh_failed";
+    // The authorization server's own error code, or a status and body that are no OAuth answer (a 503 page).
+    const reason = error instanceof oauth.ResponseBodyError ? error.error : "unexpected_response";
     throw new UpstreamError(
       reason,
       "The origin's authorization server did not refresh the token",
       error,
+      response.status,
     );
   }
 }

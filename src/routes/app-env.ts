@@ -15,7 +15,7 @@ export interface IsolateState {
    * each), and what each caller was listed (100,000 tools' decisions, 4,096 callers, 10 minutes).
    */
   toolMaps: ToolMapMemory;
-  /** The origin's sign-in setup (16 origins; metadata 60 s, discovery 5 minutes), and today's sign-in writes. */
+  /** The origin's sign-in setup (16 origins; metadata 60 s, discovery 5 minutes), today's sign-in writes, and broker mode's refreshes (1,000 grants, a minute). */
   signIn: SignInMemory;
   /** What requests served at once hold of the bodies and events they read whole (32 MiB past each one's first 64 KiB). */
   reads: ReadBudget;

@@ -1,0 +1,237 @@
+/**
+ * One refresh of the origin's token per grant at a time (broker mode).
+ *
+ * A client making parallel calls when the origin's token expired gets the
+ * proxy's `401` on each, and refreshes the proxy's token once per call, all
+ * with the same refresh token. Behind an authorization server that rotates
+ * refresh tokens (each works once: Auth0, Okta) only the first refresh of
+ * the origin's token works; the others get `invalid_grant`, which the library
+ * (workers-oauth-provider) takes for a revoked sign-in, and revokes the grant.
+ * And the library answers each refresh of one grant from the grant as it
+ * read it, then writes it back whole: the last writer wins, and the proxy's
+ * refresh token any other answer gave is dead. So, in an isolate:
+ *
+ * - A grant's token requests are answered one after another (`inLine`), each
+ *   from the grant the one before wrote. The client keeps the last answer it
+ *   got, which is the last written: its refresh token works.
+ * - A grant's last refresh at the origin is remembered for a minute
+ *   (`refresh`): a request whose grant holds the token it spent, or the one
+ *   it got, is given what it got, with no second refresh at the origin (unless
+ *   the origin refused it since, or it expired); a failure is given to the
+ *   requests that were waiting while it ran, so an authorization server that
+ *   hangs costs them one timeout, not one each.
+ *
+ * Across isolates the runtime offers no lock: KV has no compare-and-set, and
+ * a Durable Object would be one more binding for every broker tenant.
+ * Instead a refresh announces itself in `OAUTH_KV` before it spends the
+ * origin's refresh token (`announceRefresh`), and an `invalid_grant` is taken
+ * for a revocation only when no other refresh of that grant spent that token
+ * within the minute (`spentElsewhere`). The library's own API cannot say
+ * whether another request just refreshed a grant (its summary of a grant has
+ * no revision, and its props open only with the client's token, inside its
+ * own refresh), and a lease would only make the loser wait, then fail anyway:
+ * the library answers it from the grant as it read it, before the winner
+ * wrote. The loser's client gets `503` and `Retry-After`, and its retry reads
+ * the grant the winner wrote.
+ */
+import { BoundedMap } from "../bounded-map";
+import { sha256 } from "../digest";
+import { logEvent } from "../log";
+import type { UpstreamTokens } from "./upstream";
+
+/** Grants an isolate lines up token requests for, and remembers the last refresh of. */
+const MAX_GRANTS = 1_000;
+/** Token requests one grant may have waiting (a client sends one per call in flight); past it: retry. */
+const MAX_WAITING = 32;
+/** How long a refresh's result answers requests that hold what it spent or got: a burst of parallel calls. */
+const LAST_REFRESH_MS = 60_000;
+/** How long the origin's refusal of a token keeps it from being handed out as a refresh's result. */
+const REFUSED_MS = 10 * 60_000;
+/** Refresh tokens a grant's last refresh answers for: the one it spent, and those its predecessors spent. */
+const MAX_SPENT = 4;
+
+const INTENT_PREFIX = "edge-rewriter:refresh:";
+/** KV's shortest expiration: an announced refresh is news for a minute. */
+const INTENT_TTL_S = 60;
+
+/** What a refresh of the origin's token came to. */
+export type RefreshOutcome =
+  | { kind: "refreshed"; tokens: UpstreamTokens }
+  /** The authorization server could not be reached, or answered with another error: it may work later. */
+  | { kind: "failed"; reason: string; status?: number; detail?: string }
+  /** `invalid_grant` for a refresh token another isolate's refresh spent within the minute. */
+  | { kind: "spent" }
+  /** `invalid_grant`, and no other refresh spent the token: the sign-in is gone. */
+  | { kind: "revoked" };
+
+interface Line {
+  /** Settles when the last request in line is answered. */
+  tail: Promise<void>;
+  waiting: number;
+  /** The ticket of the request being answered. */
+  current?: number;
+}
+
+interface LastRefresh {
+  /** Digests of the refresh tokens it (and the refreshes it followed) spent. */
+  spent: string[];
+  /** Until it settles. */
+  pending?: Promise<RefreshOutcome>;
+  outcome?: RefreshOutcome;
+  /** Digest of the access token it got. */
+  got?: string;
+  /** Tickets handed out when it settled: a request holding one of them waited while it ran. */
+  settled: number;
+}
+
+const digestOf = (token: string | undefined) =>
+  token === undefined ? Promise.resolve(undefined) : sha256(token);
+
+/** What an isolate knows of the refreshes of its grants; bounded (`MAX_GRANTS`, a minute each). */
+export class GrantRefreshes {
+  private readonly lines = new BoundedMap<string, Line>(MAX_GRANTS);
+  private readonly last = new BoundedMap<string, LastRefresh>(MAX_GRANTS, LAST_REFRESH_MS);
+  private readonly refusedTokens = new BoundedMap<string, true>(MAX_GRANTS, REFUSED_MS);
+  private tickets = 0;
+
+  /**
+   * `answer` once every token request for `grant` that came before it is
+   * answered; `"full"`, unanswered, when `MAX_WAITING` already wait.
+   */
+  async inLine<T>(grant: string, answer: () => Promise<T>): Promise<T | "full"> {
+    let line = this.lines.get(grant);
+    if (!line) {
+      line = { tail: Promise.resolve(), waiting: 0 };
+      this.lines.set(grant, line);
+    }
+    if (line.waiting >= MAX_WAITING) return "full";
+    const ticket = ++this.tickets;
+    line.waiting++;
+    const before = line.tail;
+    let done = () => {};
+    line.tail = new Promise((resolve) => {
+      done = resolve;
+    });
+    await before;
+    line.current = ticket;
+    try {
+      return await answer();
+    } finally {
+      line.current = undefined;
+      line.waiting--;
+      done();
+      if (line.waiting === 0 && this.lines.get(grant) === line) this.lines.delete(grant);
+    }
+  }
+
+  /**
+   * The origin's fresh tokens for `grant`, whose props hold `tokens`: from
+   * its last refresh in this isolate when that answers for them (`shared`),
+   * else from `spend`, which spends the refresh token it is given.
+   */
+  async refresh(
+    grant: string,
+    tokens: UpstreamTokens,
+    spend: (tokens: UpstreamTokens) => Promise<RefreshOutcome>,
+  ): Promise<{ outcome: RefreshOutcome; shared: boolean }> {
+    const ticket = this.lines.get(grant)?.current ?? Number.POSITIVE_INFINITY;
+    let last = this.last.get(grant);
+    if (last?.pending) {
+      // A request that did not come through the line: still one refresh at a time.
+      await last.pending;
+      last = this.last.get(grant);
+    }
+    let current = tokens;
+    const [spends, holds] = await Promise.all([
+      digestOf(tokens.refreshToken),
+      sha256(tokens.accessToken),
+    ]);
+    const answers =
+      last?.outcome !== undefined &&
+      ((spends !== undefined && last.spent.includes(spends)) || last.got === holds);
+    if (answers && last?.outcome) {
+      if (last.outcome.kind !== "refreshed") {
+        if (ticket <= last.settled) return { outcome: last.outcome, shared: true };
+      } else if (this.usable(last.outcome.tokens, last.got)) {
+        return { outcome: last.outcome, shared: true };
+      } else {
+        // What it got is refused or expired: refresh that, never the token it spent.
+        current = last.outcome.tokens;
+      }
+    }
+    const spent = await digestOf(current.refreshToken);
+    const earlier = last?.outcome?.kind === "refreshed" ? last.spent : [];
+    const pending = spend(current).catch(
+      (error: unknown): RefreshOutcome => ({
+        kind: "failed",
+        reason: "error",
+        detail: String(error),
+      }),
+    );
+    const entry: LastRefresh = {
+      spent: [...(spent === undefined ? [] : [spent]), ...earlier].slice(0, MAX_SPENT),
+      pending,
+      settled: Number.POSITIVE_INFINITY,
+    };
+    this.last.set(grant, entry);
+    const outcome = await pending;
+    entry.outcome = outcome;
+    entry.pending = undefined;
+    entry.settled = this.tickets;
+    if (outcome.kind === "refreshed") entry.got = await sha256(outcome.tokens.accessToken);
+    return { outcome, shared: false };
+  }
+
+  /** The origin refused `accessToken`: a refresh that got it answers no one with it again. */
+  async refused(accessToken: string): Promise<void> {
+    this.refusedTokens.set(await sha256(accessToken), true);
+  }
+
+  private usable(tokens: UpstreamTokens, got: string | undefined): boolean {
+    if (got === undefined || this.refusedTokens.get(got)) return false;
+    return tokens.expiresAt === undefined || tokens.expiresAt > Date.now();
+  }
+}
+
+/** Where a refresh of `grant` spending `refreshToken` is announced: no token in the key, only a digest. */
+async function intentPrefix(grant: string, refreshToken: string): Promise<string> {
+  return `${INTENT_PREFIX}${await sha256(`${grant}\n${refreshToken}`)}:`;
+}
+
+/**
+ * Announces, before the origin's refresh token is spent, that refresh
+ * `flight` of `grant` spends it. A failed write is logged: the refresh goes
+ * on, as it did before announcements.
+ */
+export async function announceRefresh(
+  kv: KVNamespace,
+  grant: string,
+  refreshToken: string,
+  flight: string,
+): Promise<void> {
+  const key = `${await intentPrefix(grant, refreshToken)}${flight}`;
+  await kv
+    .put(key, "", { expirationTtl: INTENT_TTL_S })
+    .catch((error) => logEvent("kv_error", { op: "put", error: String(error) }));
+}
+
+/**
+ * Whether a refresh other than `flight` announced it spends `refreshToken`
+ * for `grant` within the minute. When KV cannot tell, `true`: a grant kept
+ * by mistake costs a retry, one revoked by mistake a sign-in.
+ */
+export async function spentElsewhere(
+  kv: KVNamespace,
+  grant: string,
+  refreshToken: string,
+  flight: string,
+): Promise<boolean> {
+  const prefix = await intentPrefix(grant, refreshToken);
+  try {
+    const { keys } = await kv.list({ prefix, limit: MAX_WAITING });
+    return keys.some((key) => key.name !== `${prefix}${flight}`);
+  } catch (error) {
+    logEvent("kv_error", { op: "list", error: String(error) });
+    return true;
+  }
+}
