@@ -126,6 +126,8 @@ export function signInChallenge(urls: PublicUrls): Response {
   return new Response(null, { status: 401, headers: { "www-authenticate": challenge } });
 }
 
+function noop() {}
+
 /** A grant as `GrantRefreshes` knows it: `userId:grantId`, the part of the library's tokens that is no secret. */
 const grantKey = (userId: string, grantId: string) => `${userId}:${grantId}`;
 
@@ -360,9 +362,12 @@ function createBroker(
     async fetch(request, env, ctx) {
       const token = await tokenRequest(request);
       if (token?.grant === undefined) return provider.fetch(token?.request ?? request, env, ctx);
-      const answered = await memory.refreshes.inLine(token.grant, () =>
+      const answering = memory.refreshes.inLine(token.grant, () =>
         provider.fetch(token.request, env, ctx),
       );
+      // The grant's next request waits for this one: it must run to its end if its client leaves.
+      ctx.waitUntil(answering.then(noop, noop));
+      const answered = await answering;
       return answered === "full" ? busyRefresh() : answered;
     },
   };

@@ -49,6 +49,13 @@ const LAST_REFRESH_MS = 60_000;
 const REFUSED_MS = 10 * 60_000;
 /** Refresh tokens a grant's last refresh answers for: the one it spent, and those its predecessors spent. */
 const MAX_SPENT = 4;
+/**
+ * The longest a token request waits for the one before it, or for a refresh
+ * in flight: past it, it goes on. The request before is kept running if its
+ * client leaves (broker.ts hands it to `waitUntil`), but the runtime stops
+ * even that after a while, and a request it stopped never says it is done.
+ */
+const MAX_WAIT_MS = 60_000;
 
 const INTENT_PREFIX = "edge-rewriter:refresh:";
 /** KV's shortest expiration: an announced refresh is news for a minute. */
@@ -87,12 +94,26 @@ interface LastRefresh {
 const digestOf = (token: string | undefined) =>
   token === undefined ? Promise.resolve(undefined) : sha256(token);
 
+/** Settles when `promise` does, or after `ms`, whichever is first. */
+async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([promise.then(noop, noop), waited]);
+  clearTimeout(timer);
+}
+
+function noop() {}
+
 /** What an isolate knows of the refreshes of its grants; bounded (`MAX_GRANTS`, a minute each). */
 export class GrantRefreshes {
   private readonly lines = new BoundedMap<string, Line>(MAX_GRANTS);
   private readonly last = new BoundedMap<string, LastRefresh>(MAX_GRANTS, LAST_REFRESH_MS);
   private readonly refusedTokens = new BoundedMap<string, true>(MAX_GRANTS, REFUSED_MS);
   private tickets = 0;
+
+  constructor(private readonly maxWaitMs = MAX_WAIT_MS) {}
 
   /**
    * `answer` once every token request for `grant` that came before it is
@@ -112,7 +133,7 @@ export class GrantRefreshes {
     line.tail = new Promise((resolve) => {
       done = resolve;
     });
-    await before;
+    await waitAtMost(before, this.maxWaitMs);
     line.current = ticket;
     try {
       return await answer();
@@ -138,7 +159,7 @@ export class GrantRefreshes {
     let last = this.last.get(grant);
     if (last?.pending) {
       // A request that did not come through the line: still one refresh at a time.
-      await last.pending;
+      await waitAtMost(last.pending, this.maxWaitMs);
       last = this.last.get(grant);
     }
     let current = tokens;

@@ -115,6 +115,17 @@ describe("GrantRefreshes", () => {
     expect(next.given).toEqual([expired]);
   });
 
+  it("lets a request go on past one before it that never finishes (a request the runtime stopped)", async () => {
+    const refreshes = new GrantRefreshes(0);
+    void refreshes.inLine("user:grant", () => new Promise<never>(() => {}));
+    expect(await refreshes.inLine("user:grant", async () => "answered")).toBe("answered");
+    // Nor does a refresh in flight that never settles hold the next one.
+    void refreshes.refresh("user:grant", tokens(0), () => new Promise<never>(() => {}));
+    const next = answering({ kind: "refreshed", tokens: tokens(1) });
+    const answer = await refreshes.refresh("user:grant", tokens(0), next.spend);
+    expect(answer).toEqual({ outcome: { kind: "refreshed", tokens: tokens(1) }, shared: false });
+  });
+
   it("makes a request that came around the line wait for the refresh in flight, and take its result", async () => {
     const refreshes = new GrantRefreshes();
     const slow = origin();
