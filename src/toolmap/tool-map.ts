@@ -210,7 +210,11 @@ export class ToolMap {
       settled: readable,
     };
     const { name, toolCeiling } = this.profile;
-    const search = part === "whole" ? searchModeOf(tools, listing, name, toolCeiling) : null;
+    const inputSchemas = new Map(plan.entries.map((entry) => [entry.original, entry.inputSchema]));
+    const search =
+      part === "whole"
+        ? searchModeOf(tools, { ...listing, inputSchemas }, name, toolCeiling)
+        : null;
     this.shown = await this.view.show(part, tools, decisions, search);
     return search ? { ...listing, search } : listing;
   }

@@ -99,9 +99,16 @@ export class ToolSearch {
 /** What a named listing shows of its tools, as search mode shows them. */
 export interface SearchedListing {
   names: ReadonlyMap<string, string>;
+  /** The schema views that differ from the origin's schemas. */
   schemas: ReadonlyMap<string, unknown>;
   descriptions: ReadonlyMap<string, string | undefined>;
   hidden: ReadonlySet<string>;
+  /**
+   * The origin's schema of each tool, as the map holds it: one object for
+   * every listing that shows the same schema, where each listing's own
+   * parse would keep a copy per caller.
+   */
+  inputSchemas: ReadonlyMap<string, unknown>;
 }
 
 /**
@@ -126,7 +133,7 @@ export function searchModeOf(
       original: tool.name,
       ...(typeof tool.title === "string" ? { title: tool.title } : {}),
       ...(typeof description === "string" ? { description } : {}),
-      inputSchema: listing.schemas.get(tool.name) ?? tool.inputSchema,
+      inputSchema: listing.schemas.get(tool.name) ?? listing.inputSchemas.get(tool.name),
     };
   });
   logEvent("tools_search_mode", { profile, tools: visible.length, ceiling });
