@@ -24,7 +24,7 @@ import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
 import type { Profile } from "../schemas/profile";
 import { type Caller, callerOf } from "../toolmap/callers";
-import { relistTools } from "../toolmap/relist";
+import { ListingReads } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap } from "../toolmap/tool-map";
 import { originRequestHeaders } from "../transport/headers";
@@ -118,6 +118,8 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         );
       }
       const toolMap = await openToolMap(c, profile, callerOf(headers, target));
+      // The one listing read this request may make: for a call, or for the rest of a first page.
+      const reads = new ListingReads(target, headers, config, () => toolMap.takeRelist());
       /**
        * The origin's whole listing, asked for at most once per request, once a minute per
        * caller and session, and 30 times a minute per isolate and profile; whether it
@@ -129,8 +131,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       const relist = (cause: unknown) => {
         relisted ??= (async () => {
           if (await toolMap.relistedLately()) return true;
-          if (!toolMap.takeRelist()) return false;
-          const tools = await relistTools(target, headers, cause, config, {
+          const tools = await reads.read(cause, {
             onUnauthorized: (response) => {
               signedOut = response;
             },
@@ -177,10 +178,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
             return listRequest !== undefined && !asksForLaterPage(listRequest);
           },
           readRest: (id, cursor, readInto) =>
-            relistTools(target, headers, plan.listRequests.get(id), config, {
-              from: cursor,
-              hold: readInto,
-            }),
+            reads.read(plan.listRequests.get(id), { from: cursor, hold: readInto }),
         },
         watchesListChanged: body.messages.some(
           (message) => isRequest(message) && message.method === LISTEN,
