@@ -41,6 +41,13 @@ const wholeNumber = (unit: string, minimum: number, maximum = Number.MAX_SAFE_IN
  */
 const MAX_BODY_LIMIT = 16 * 1024 * 1024;
 
+/**
+ * The largest `MAX_BATCH_MESSAGES`. Batches are protocol 2025-03-26's alone
+ * (2025-06-18 removed them) and no MCP SDK's client sends them; each message
+ * may cost a search, a validation or a listing named again.
+ */
+const MAX_BATCH_LIMIT = 256;
+
 const picklist = <const T extends readonly [string, ...string[]]>(options: T) =>
   v.picklist(options, `must be one of ${options.join(", ")}`);
 
@@ -253,6 +260,7 @@ const ConfigSchema = v.pipe(
       MCP_PATH: path,
       ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
       MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1, MAX_BODY_LIMIT), 4 * 1024 * 1024),
+      MAX_BATCH_MESSAGES: v.optional(wholeNumber("messages", 1, MAX_BATCH_LIMIT), 32),
       PROFILE: v.optional(picklist(PROFILE_NAMES)),
       // The earlier name of PROFILE, from when profiles governed names only.
       NAME_PROFILE: v.optional(picklist(PROFILE_NAMES)),
@@ -336,6 +344,7 @@ const ConfigSchema = v.pipe(
       deployment: vars.CF_VERSION_METADATA?.id,
       originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
       maxBodyBytes: vars.MAX_BODY_BYTES,
+      maxBatchMessages: vars.MAX_BATCH_MESSAGES,
       profile: profileOf(vars.PROFILE ?? vars.NAME_PROFILE ?? "openai", {
         nameMaxLength: vars.NAME_MAX_LENGTH,
         maxTools: vars.MAX_TOOLS,
@@ -382,6 +391,8 @@ export interface Config {
   deployment: string | undefined;
   originTimeoutMs: number;
   maxBodyBytes: number;
+  /** `MAX_BATCH_MESSAGES`: the most messages a batch may hold (transport/post-body.ts). */
+  maxBatchMessages: number;
   /** The profile at `MCP_PATH` (`PROFILE`, or `NAME_PROFILE`), with the limits in force. */
   profile: Profile;
   /** `NAME_MAX_LENGTH` and `MAX_TOOLS`: lower limits for every profile. */

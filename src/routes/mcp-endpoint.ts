@@ -103,7 +103,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
 
   switch (request.method) {
     case "POST": {
-      const body = await readPostBody(request, config.maxBodyBytes, hold);
+      const body = await readPostBody(request, config, hold);
       if (body.kind === "busy") return busyResponse("the request's body", unread);
       if (body.kind === "refused") {
         return errorResponse(body.status, body.code, body.message, unread);

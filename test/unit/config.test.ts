@@ -19,6 +19,7 @@ describe("parseConfig", () => {
         toolMapKv: workerEnv.TOOL_MAP,
         originTimeoutMs: 30_000,
         maxBodyBytes: 4_194_304,
+        maxBatchMessages: 32,
         profile: profileOf("openai"),
         profileLimits: { nameMaxLength: undefined, maxTools: undefined },
         policy: { rules: expect.any(ToolRules), changes: "log" },
@@ -92,11 +93,12 @@ describe("parseConfig", () => {
         ORIGIN_URL: " http://127.0.0.1:9000/rpc ",
         ORIGIN_TIMEOUT_MS: "2500",
         MAX_BODY_BYTES: 1024,
+        MAX_BATCH_MESSAGES: "256",
       }),
     );
     expect(result).toMatchObject({
       kind: "valid",
-      config: { originTimeoutMs: 2500, maxBodyBytes: 1024 },
+      config: { originTimeoutMs: 2500, maxBodyBytes: 1024, maxBatchMessages: 256 },
     });
     expect(result.kind === "valid" && result.config.originUrl.href).toBe(
       "http://127.0.0.1:9000/rpc",
@@ -364,6 +366,9 @@ describe("parseConfig", () => {
     ["MAX_BODY_BYTES", "", "must be a whole number of bytes"],
     ["MAX_BODY_BYTES", " ", "must be a whole number of bytes"],
     ["MAX_BODY_BYTES", true, "must be a whole number of bytes"],
+    ["MAX_BATCH_MESSAGES", "0", "must be at least 1 message"],
+    ["MAX_BATCH_MESSAGES", "257", "must be at most 256 messages"],
+    ["MAX_BATCH_MESSAGES", "many", "must be a whole number of messages"],
     [
       "NAME_PROFILE",
       "claude",
@@ -412,6 +417,7 @@ describe("parseConfig, any settings (property)", () => {
     "MCP_PATH",
     "ORIGIN_TIMEOUT_MS",
     "MAX_BODY_BYTES",
+    "MAX_BATCH_MESSAGES",
     "PROFILE",
     "NAME_PROFILE",
     "NAME_MAX_LENGTH",

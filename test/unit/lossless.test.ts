@@ -198,7 +198,11 @@ describe("what the proxy forwards", () => {
           headers: { "content-type": "application/json" },
           body: text,
         });
-        const body = await readPostBody(request, 1 << 20, new ReadBudget().hold());
+        const body = await readPostBody(
+          request,
+          { maxBodyBytes: 1 << 20, maxBatchMessages: 256 },
+          new ReadBudget().hold(),
+        );
         expect(body.kind, text).toBe("parsed");
         if (body.kind !== "parsed") return;
         const plan = await planForward(body, resolveTool, "warn", async () => undefined);

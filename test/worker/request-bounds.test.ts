@@ -1,9 +1,9 @@
 /**
- * What one client request can make the proxy do (docs/limits.md): the proxy
- * reads the origin's listing itself at most once per request (the rest of a
- * first page, or a listing for a call it cannot resolve), counted against
- * the re-list limit, so a request costs the origin at most `1 + MAX_PAGES`
- * requests.
+ * What one client request can make the proxy do (docs/limits.md): a batch
+ * holds at most `MAX_BATCH_MESSAGES` messages; the proxy reads the origin's
+ * listing itself at most once per request (the rest of a first page, or a
+ * listing for a call it cannot resolve), counted against the re-list limit,
+ * so a request costs the origin at most `1 + MAX_PAGES` requests.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
@@ -58,6 +58,53 @@ async function listTools(proxy: Fetch, id: number | string): Promise<Listing> {
   );
   return message as unknown as Listing;
 }
+
+describe("MAX_BATCH_MESSAGES", () => {
+  it("refuses a longer batch with -32600 before the origin sees any of it", async () => {
+    const { proxy, session, sentSince } = await pagedDemo();
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      batchOf(33, (id) => rpc(id, "ping")),
+      session,
+    );
+    expect(response.status).toBe(400);
+    // Its ids unread, as for any body refused before its messages are (2025-11-25: no id).
+    expect(await response.json()).toEqual({
+      jsonrpc: "2.0",
+      error: {
+        code: -32600,
+        message:
+          "Invalid Request: a batch holds at most 32 messages (MAX_BATCH_MESSAGES); this one holds 33",
+      },
+    });
+    expect(await sentSince()).toBe(0);
+    // At the limit, it goes on.
+    const pings = await messagesOf(
+      await postJson(
+        proxy,
+        PROXY_URL,
+        batchOf(32, (id) => rpc(id, "ping")),
+        session,
+      ),
+    );
+    expect(pings).toHaveLength(32);
+    expect(await sentSince()).toBe(1);
+  });
+
+  it("is the operator's to lower", async () => {
+    const { proxy, session, sentSince } = await pagedDemo({ MAX_BATCH_MESSAGES: "2" });
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      batchOf(3, (id) => rpc(id, "tools/list")),
+      session,
+    );
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain("at most 2 messages");
+    expect(await sentSince()).toBe(0);
+  });
+});
 
 describe("the proxy's own listing reads: one per request", () => {
   it.each([
