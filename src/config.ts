@@ -48,6 +48,16 @@ const MAX_BODY_LIMIT = 16 * 1024 * 1024;
  */
 const MAX_BATCH_LIMIT = 256;
 
+/**
+ * The bounds of `MAX_LOCAL_ANSWER_BYTES`: at most the bound of one message the
+ * proxy rewrites (transport/read-bounded.ts `MAX_REWRITE_BYTES`); at least
+ * room for the short answer to every call of the largest batch
+ * (rewrite/local-answers.ts), so that a batch is refused only for ids of
+ * unusual length.
+ */
+const MIN_LOCAL_ANSWER_LIMIT = 128 * 1024;
+const MAX_LOCAL_ANSWER_LIMIT = 16 * 1024 * 1024;
+
 const picklist = <const T extends readonly [string, ...string[]]>(options: T) =>
   v.picklist(options, `must be one of ${options.join(", ")}`);
 
@@ -261,6 +271,10 @@ const ConfigSchema = v.pipe(
       ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
       MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1, MAX_BODY_LIMIT), 4 * 1024 * 1024),
       MAX_BATCH_MESSAGES: v.optional(wholeNumber("messages", 1, MAX_BATCH_LIMIT), 32),
+      MAX_LOCAL_ANSWER_BYTES: v.optional(
+        wholeNumber("bytes", MIN_LOCAL_ANSWER_LIMIT, MAX_LOCAL_ANSWER_LIMIT),
+        1024 * 1024,
+      ),
       PROFILE: v.optional(picklist(PROFILE_NAMES)),
       // The earlier name of PROFILE, from when profiles governed names only.
       NAME_PROFILE: v.optional(picklist(PROFILE_NAMES)),
@@ -345,6 +359,7 @@ const ConfigSchema = v.pipe(
       originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
       maxBodyBytes: vars.MAX_BODY_BYTES,
       maxBatchMessages: vars.MAX_BATCH_MESSAGES,
+      maxLocalAnswerBytes: vars.MAX_LOCAL_ANSWER_BYTES,
       profile: profileOf(vars.PROFILE ?? vars.NAME_PROFILE ?? "openai", {
         nameMaxLength: vars.NAME_MAX_LENGTH,
         maxTools: vars.MAX_TOOLS,
@@ -393,6 +408,11 @@ export interface Config {
   maxBodyBytes: number;
   /** `MAX_BATCH_MESSAGES`: the most messages a batch may hold (transport/post-body.ts). */
   maxBatchMessages: number;
+  /**
+   * `MAX_LOCAL_ANSWER_BYTES`: the most the proxy writes itself in answer to
+   * one request, its answers together (rewrite/local-answers.ts).
+   */
+  maxLocalAnswerBytes: number;
   /** The profile at `MCP_PATH` (`PROFILE`, or `NAME_PROFILE`), with the limits in force. */
   profile: Profile;
   /** `NAME_MAX_LENGTH` and `MAX_TOOLS`: lower limits for every profile. */

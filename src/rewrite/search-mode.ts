@@ -7,12 +7,13 @@
  */
 import { recoverArguments } from "../args/recover";
 import { isPlainObject } from "../json";
-import type { JsonRpcRequest } from "../protocol/jsonrpc";
+import { type JsonRpcRequest, toolError } from "../protocol/jsonrpc";
 import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import { schemaView } from "../schemas/view";
 import type { SearchableTool, ToolSearch } from "../toolmap/tool-search";
+import { jsonBytes } from "./local-answers";
 
 export const SEARCH_TOOLS = "search_tools";
 export const CALL_TOOL = "call_tool";
@@ -76,19 +77,6 @@ export function searchModeResult(
   return { ...rest, tools: searchModeTools(profile, total) };
 }
 
-/** A tool result of the proxy's own, as the request's revision writes results. */
-function toolAnswer(
-  message: JsonRpcRequest,
-  revision: Revision,
-  text: string,
-  structuredContent?: Record<string, unknown>,
-): unknown {
-  const result = structuredContent
-    ? { content: [{ type: "text", text }], structuredContent }
-    : { content: [{ type: "text", text }], isError: true };
-  return { jsonrpc: "2.0", id: message.id, result: completeResult(result, revision) };
-}
-
 /** The arguments of one of the proxy's two tools, from wherever the client put them, and the envelope. */
 function argumentsOf(message: JsonRpcRequest): {
   args: Record<string, unknown>;
@@ -114,18 +102,24 @@ const shown = ({ name, title, description, inputSchema }: SearchableTool) => ({
   inputSchema,
 });
 
-/** The answer to a `search_tools` call: the best matches, as text a model reads and as structured content. */
+/**
+ * The answer to a `search_tools` call: the best matches, as text a model
+ * reads and as structured content; `undefined` when it would take more than
+ * `room` bytes (local-answers.ts), which is known as it is built, match by
+ * match, before the whole is.
+ */
 export function answerSearch(
   message: JsonRpcRequest,
   search: ToolSearch,
   revision: Revision,
-): unknown {
+  room: number,
+): unknown | undefined {
   const { args } = argumentsOf(message);
   if (typeof args.query !== "string") {
-    return toolAnswer(
-      message,
-      revision,
+    return toolError(
+      message.id,
       `${SEARCH_TOOLS} needs a \`query\`: a few words saying what the tool should do.`,
+      revision,
     );
   }
   const found = search.search(args.query, limitOf(args.limit)).map(shown);
@@ -134,11 +128,20 @@ export function answerSearch(
     found.length === 0
       ? `No tool of ${total} matches "${args.query}". Try other words, or fewer.`
       : `${found.length} of ${total} tools match "${args.query}", best first. Call one with ${CALL_TOOL}: {"name": <name>, "arguments": {…}}.`;
-  const lines = found.map(
-    (tool) =>
-      `\n${tool.name}: ${tool.description ?? tool.title ?? "(no description)"}\ninput schema: ${JSON.stringify(tool.inputSchema)}`,
-  );
-  return toolAnswer(message, revision, [heading, ...lines].join("\n"), { tools: found });
+  let bytes = jsonBytes(heading);
+  const lines: string[] = [heading];
+  for (const tool of found) {
+    const line = `\n${tool.name}: ${tool.description ?? tool.title ?? "(no description)"}\ninput schema: ${JSON.stringify(tool.inputSchema)}`;
+    // Each match is written twice: in the text, and as structured content.
+    bytes += jsonBytes(line) + jsonBytes(tool);
+    if (bytes > room) return undefined;
+    lines.push(line);
+  }
+  const result = {
+    content: [{ type: "text", text: lines.join("\n") }],
+    structuredContent: { tools: found },
+  };
+  return { jsonrpc: "2.0", id: message.id, result: completeResult(result, revision) };
 }
 
 export type UnwrappedCall =
@@ -156,10 +159,10 @@ export function unwrapCall(message: JsonRpcRequest, revision: Revision): Unwrapp
   if (typeof name !== "string" || name === "") {
     return {
       kind: "answer",
-      response: toolAnswer(
-        message,
-        revision,
+      response: toolError(
+        message.id,
         `${CALL_TOOL} needs \`name\`: the name of a tool ${SEARCH_TOOLS} found.`,
+        revision,
       ),
     };
   }

@@ -21,9 +21,9 @@ import { describeInvalidCall, type Validation, validateArguments } from "../args
 import type { ValidationMode } from "../config";
 import { isPlainObject, keyFoldedTwice, keyTwiceReason } from "../json";
 import { logEvent } from "../log";
-import { ErrorCode, type JsonRpcRequest, jsonRpcError } from "../protocol/jsonrpc";
+import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
 import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
-import { completeResult, type Revision } from "../protocol/revision";
+import type { Revision } from "../protocol/revision";
 import { aliasedArguments, settledArguments } from "../rules/apply-rules";
 import { valuesFromText } from "../schemas/way-back";
 import type { ResolvedTool, ToolResolver } from "../toolmap/resolve-tool";
@@ -182,14 +182,7 @@ export async function repairToolCall(
   // The fix-it text names the tool's arguments: only for a caller whose own listing showed it.
   if (mode === "enforce" && validation.kind === "invalid" && resolved?.shown) {
     const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues);
-    return {
-      kind: "answer",
-      response: {
-        jsonrpc: "2.0",
-        id: message.id,
-        result: completeResult({ content: [{ type: "text", text }], isError: true }, revision),
-      },
-    };
+    return { kind: "answer", response: toolError(message.id, text, revision) };
   }
 
   const forwarded: JsonRpcRequest = changed

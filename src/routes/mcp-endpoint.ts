@@ -156,7 +156,16 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         toolResolver(toolMap, relist),
         config.argumentValidation,
         searchMode,
+        config.maxLocalAnswerBytes,
       );
+      // An id each for the errors of a batch would be what the limit keeps from being written.
+      if (plan.kind === "refused") {
+        return errorResponse(400, ErrorCode.InvalidRequest, plan.message, {
+          batch: false,
+          ids: [],
+          revision: body.revision,
+        });
+      }
       // Told as a forwarded request would be, so that the client signs in again rather than
       // being told to try a call again that the rules cannot judge without a listing.
       if (signedOut) return answered(signedOut);

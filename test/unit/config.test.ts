@@ -20,6 +20,7 @@ describe("parseConfig", () => {
         originTimeoutMs: 30_000,
         maxBodyBytes: 4_194_304,
         maxBatchMessages: 32,
+        maxLocalAnswerBytes: 1_048_576,
         profile: profileOf("openai"),
         profileLimits: { nameMaxLength: undefined, maxTools: undefined },
         policy: { rules: expect.any(ToolRules), changes: "log" },
@@ -94,11 +95,17 @@ describe("parseConfig", () => {
         ORIGIN_TIMEOUT_MS: "2500",
         MAX_BODY_BYTES: 1024,
         MAX_BATCH_MESSAGES: "256",
+        MAX_LOCAL_ANSWER_BYTES: 262_144,
       }),
     );
     expect(result).toMatchObject({
       kind: "valid",
-      config: { originTimeoutMs: 2500, maxBodyBytes: 1024, maxBatchMessages: 256 },
+      config: {
+        originTimeoutMs: 2500,
+        maxBodyBytes: 1024,
+        maxBatchMessages: 256,
+        maxLocalAnswerBytes: 262_144,
+      },
     });
     expect(result.kind === "valid" && result.config.originUrl.href).toBe(
       "http://127.0.0.1:9000/rpc",
@@ -369,6 +376,8 @@ describe("parseConfig", () => {
     ["MAX_BATCH_MESSAGES", "0", "must be at least 1 message"],
     ["MAX_BATCH_MESSAGES", "257", "must be at most 256 messages"],
     ["MAX_BATCH_MESSAGES", "many", "must be a whole number of messages"],
+    ["MAX_LOCAL_ANSWER_BYTES", "65536", "must be at least 131072 bytes"],
+    ["MAX_LOCAL_ANSWER_BYTES", "16777217", "must be at most 16777216 bytes"],
     [
       "NAME_PROFILE",
       "claude",
@@ -418,6 +427,7 @@ describe("parseConfig, any settings (property)", () => {
     "ORIGIN_TIMEOUT_MS",
     "MAX_BODY_BYTES",
     "MAX_BATCH_MESSAGES",
+    "MAX_LOCAL_ANSWER_BYTES",
     "PROFILE",
     "NAME_PROFILE",
     "NAME_MAX_LENGTH",

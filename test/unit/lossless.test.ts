@@ -205,7 +205,9 @@ describe("what the proxy forwards", () => {
         );
         expect(body.kind, text).toBe("parsed");
         if (body.kind !== "parsed") return;
-        const plan = await planForward(body, resolveTool, "warn", async () => undefined);
+        const plan = await planForward(body, resolveTool, "warn", async () => undefined, 1 << 20);
+        expect(plan.kind).toBe("forward");
+        if (plan.kind !== "forward") return;
         const lines = log.mock.calls
           .map(([line]) => String(line))
           .filter((line) => line.startsWith('{"event":"tool_call_repaired"'))

@@ -3,7 +3,8 @@
  * holds at most `MAX_BATCH_MESSAGES` messages; the proxy reads the origin's
  * listing itself at most once per request (the rest of a first page, or a
  * listing for a call it cannot resolve), counted against the re-list limit,
- * so a request costs the origin at most `1 + MAX_PAGES` requests.
+ * so a request costs the origin at most `1 + MAX_PAGES` requests; and the
+ * answers it writes itself take at most `MAX_LOCAL_ANSWER_BYTES` together.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
@@ -178,5 +179,94 @@ describe("the proxy's own listing reads: one per request", () => {
     expect(logs.events("relist_limited")).toEqual([
       { event: "relist_limited", profile: "openai", limit: 30 },
     ]);
+  });
+});
+
+describe("MAX_LOCAL_ANSWER_BYTES", () => {
+  const LIMIT = 128 * 1024;
+  /** A catalog of 300 tools in search mode, listed once by this caller. */
+  async function searchMode() {
+    const proxy = viaProxy({
+      ORIGIN_URL: freshOrigin(CATALOG_ORIGIN, "&tools=300"),
+      MAX_BATCH_MESSAGES: "256",
+      MAX_LOCAL_ANSWER_BYTES: String(LIMIT),
+    });
+    expect((await listTools(proxy, "list")).result.tools).toHaveLength(2);
+    return proxy;
+  }
+  const search = (id: number | string, query: string) =>
+    rpc(id, "tools/call", {
+      _meta: META,
+      name: "search_tools",
+      arguments: { query, limit: 20 },
+    });
+
+  type ToolAnswer = {
+    id: number;
+    result: {
+      content: { text: string }[];
+      isError?: boolean;
+      structuredContent?: { tools: unknown[] };
+      resultType?: string;
+    };
+  };
+
+  it("answers a batch of searches within it: those past it get a short tool error naming it", async () => {
+    logs = captureLogs();
+    const proxy = await searchMode();
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      batchOf(256, (id) => search(id, "file")),
+      HEADERS_2026,
+    );
+    const text = await response.text();
+    expect(new TextEncoder().encode(text).byteLength).toBeLessThanOrEqual(LIMIT);
+    const answers = JSON.parse(text) as ToolAnswer[];
+    expect(answers.map((answer) => answer.id)).toEqual(batchOf(256, (id) => id));
+    const full = answers.filter((answer) => answer.result.structuredContent);
+    const cut = answers.filter((answer) => answer.result.isError);
+    expect(full.length).toBeGreaterThan(0);
+    expect(cut.length).toBeGreaterThan(0);
+    expect(full.length + cut.length).toBe(256);
+    for (const answer of full) expect(answer.result.structuredContent?.tools).toHaveLength(20);
+    for (const answer of cut) {
+      expect(answer.result).toEqual({
+        content: [
+          {
+            type: "text",
+            text: `This answer would pass the ${LIMIT} bytes the proxy writes itself in answer to one request (MAX_LOCAL_ANSWER_BYTES): send fewer calls at once, or ask for less (a lower limit).`,
+          },
+        ],
+        isError: true,
+        resultType: "complete",
+      });
+    }
+    expect(logs.events("local_answers_over_limit")).toEqual([
+      { event: "local_answers_over_limit", limit: LIMIT, cut: cut.length },
+    ]);
+  });
+
+  it("refuses a batch whose calls it could not answer within it even briefly, before the origin sees it", async () => {
+    const { proxy, session, sentSince } = await pagedDemo({
+      MAX_BATCH_MESSAGES: "256",
+      MAX_LOCAL_ANSWER_BYTES: String(LIMIT),
+    });
+    // Ids of 1,000 characters: the short errors of 256 calls alone would pass 128 KiB.
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      batchOf(256, (id) =>
+        rpc(`${id}`.padStart(1000, "0"), "tools/call", { name: DEMO_NAMES["files.read"] }),
+      ),
+      session,
+    );
+    expect(response.status).toBe(400);
+    const error = await response.json<{ id?: unknown; error: { code: number; message: string } }>();
+    // One error with no id: one per id would be what the limit keeps from being written.
+    expect(error.id).toBeUndefined();
+    expect(error.error.code).toBe(-32600);
+    expect(error.error.message).toContain("MAX_LOCAL_ANSWER_BYTES");
+    expect(await sentSince()).toBe(0);
   });
 });
