@@ -2,7 +2,7 @@
  * Finds the tool behind a model-facing name: the map first (memory, then KV),
  * and on a miss the origin itself (`relist`, which the caller makes ask at
  * most once per client request however many calls the request carries, and
- * not again for a minute for the same caller and session (`ToolMap.relistedLatelyFor`),
+ * not again for a minute for the same caller and session (`ToolMap.relistedLately`),
  * and which names what it learns in the map). A name the map could never have handed out
  * (illegal under the profile, or longer than its cap: an original name, or
  * junk) costs no lookup; its call goes on as it came, under the operator's

@@ -229,7 +229,7 @@ describe("search mode", () => {
     });
   });
 
-  it("relay mode: answers a search only for a caller the origin listed its tools for", async () => {
+  it("relay mode: answers a search only from what the origin listed the searcher", async () => {
     const trace = crypto.randomUUID();
     const proxy = viaProxy(
       { ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}/auth`, `&trace=${trace}`), MAX_TOOLS: "2" },
