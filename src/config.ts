@@ -11,6 +11,7 @@ import { MIN_NAME_CAP, PROFILE_NAMES, type ProfileName } from "./names/profiles"
 import { unpassable } from "./protocol/header-names";
 import {
   CHANGE_MODES,
+  CHANGE_SCOPES,
   ruleNamesProblem,
   type ToolPolicy,
   ToolRules,
@@ -283,6 +284,7 @@ const ConfigSchema = v.pipe(
       MAX_TOOLS: v.optional(wholeNumber("tools", 2)),
       TOOL_RULES: ToolRulesSetting,
       TOOL_CHANGES: oneOf(CHANGE_MODES, "log"),
+      TOOL_CHANGES_SCOPE: oneOf(CHANGE_SCOPES, "definition"),
       ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
       ALLOWED_HOSTS: hostList,
       PUBLIC_URL: publicOrigin,
@@ -368,6 +370,7 @@ const ConfigSchema = v.pipe(
       policy: {
         rules: new ToolRules(vars.TOOL_RULES ?? { hide: [], only: [], tools: {} }),
         changes: vars.TOOL_CHANGES,
+        scope: vars.TOOL_CHANGES_SCOPE,
       },
       argumentValidation: vars.ARGUMENT_VALIDATION,
       allowedHosts: vars.ALLOWED_HOSTS,

@@ -16,16 +16,16 @@
 import { isPlainObject, MAX_NESTING, nestsTooDeep, parseJsonObject } from "../json";
 import { jsonTypeOf } from "./json-schema";
 
-/** Fields of `params` that are the call's envelope, never arguments. */
-const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
-  "name",
-  "arguments",
-  "args",
+/** Fields of `params` that belong to the request, not to the tool: never arguments, nor the tool's to name. */
+export const REQUEST_KEYS: ReadonlySet<string> = new Set([
   "_meta",
   "task",
   "inputResponses",
   "requestState",
 ]);
+
+/** Fields of `params` that are the call's envelope, never arguments. */
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set(["name", "arguments", "args", ...REQUEST_KEYS]);
 
 export type RecoveryKind = "as_sent" | "json_string" | "inline" | "args" | "empty";
 

@@ -66,13 +66,25 @@ export interface BrokerProps {
    * Absent in grants made before it was kept; those are taken as this origin's.
    */
   origin?: string;
+  /**
+   * Who the grant's user is to the proxy's per-caller state (their own
+   * listing, their definition pins: toolmap/callers.ts): a random id made at
+   * sign-in and kept across refreshes, which replace the origin's token but
+   * not the user. Absent in grants made before it was kept; those are told
+   * apart by the origin's token.
+   */
+  caller?: string;
 }
 
 /** A grant's props, when they carry the origin's tokens. */
 function brokerPropsOf(props: unknown): BrokerProps | undefined {
   if (!isPlainObject(props) || !isUpstreamTokens(props.upstream)) return undefined;
-  const origin = typeof props.origin === "string" ? props.origin : undefined;
-  return { upstream: props.upstream, ...(origin === undefined ? {} : { origin }) };
+  const { origin, caller } = props;
+  return {
+    upstream: props.upstream,
+    ...(typeof origin === "string" ? { origin } : {}),
+    ...(typeof caller === "string" ? { caller } : {}),
+  };
 }
 
 /** Whether a grant's tokens are for `config`'s origin. */
@@ -115,9 +127,10 @@ export function originCredentials(config: Config, ctx: object): OriginCredential
   if (config.auth.mode === "relay") return { kind: "client" };
   const { passHeaders } = config.auth;
   const props = propsOf(ctx);
-  return props && grantedFor(props, config)
-    ? { kind: "proxy", authorization: `Bearer ${props.upstream.accessToken}`, passHeaders }
-    : { kind: "proxy", passHeaders };
+  if (!props || !grantedFor(props, config)) return { kind: "proxy", passHeaders };
+  const authorization = `Bearer ${props.upstream.accessToken}`;
+  const { caller } = props;
+  return { kind: "proxy", authorization, passHeaders, ...(caller === undefined ? {} : { caller }) };
 }
 
 /** The proxy's own 401 for an MCP request that did not pass its token check. */

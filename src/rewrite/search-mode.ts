@@ -5,14 +5,14 @@
  * memory (toolmap/tool-search.ts); `call_tool` becomes the call it carries,
  * which then takes the way back every direct call takes (tools-call.ts).
  */
-import { recoverArguments } from "../args/recover";
+import { REQUEST_KEYS, recoverArguments } from "../args/recover";
 import { isPlainObject } from "../json";
 import { type JsonRpcRequest, toolError } from "../protocol/jsonrpc";
 import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import { schemaView } from "../schemas/view";
-import type { SearchableTool, ToolSearch } from "../toolmap/tool-search";
+import { type SearchableTool, type ToolSearch, wordsOf } from "../toolmap/tool-search";
 import { jsonBytes } from "./local-answers";
 
 export const SEARCH_TOOLS = "search_tools";
@@ -124,10 +124,13 @@ export function answerSearch(
   }
   const found = search.search(args.query, limitOf(args.limit)).map(shown);
   const total = search.tools.length;
+  const call = `Call one with ${CALL_TOOL}: {"name": <name>, "arguments": {…}}.`;
   const heading =
-    found.length === 0
-      ? `No tool of ${total} matches "${args.query}". Try other words, or fewer.`
-      : `${found.length} of ${total} tools match "${args.query}", best first. Call one with ${CALL_TOOL}: {"name": <name>, "arguments": {…}}.`;
+    wordsOf(args.query).length === 0
+      ? `No words to search for in "${args.query}": the first ${found.length} of ${total} tools. Say what the tool should do. ${call}`
+      : found.length === 0
+        ? `No tool of ${total} matches "${args.query}". Try other words, or fewer.`
+        : `${found.length} of ${total} tools match "${args.query}", best first. ${call}`;
   let bytes = jsonBytes(heading);
   const lines: string[] = [heading];
   for (const tool of found) {
@@ -150,12 +153,15 @@ export type UnwrappedCall =
 
 /**
  * The call a `call_tool` carries, as if the client had made it directly: its
- * envelope (`_meta`, `task`, …) kept, `name` and `arguments` the inner tool's.
- * Arguments written beside `name` instead of inside `arguments` are taken too.
+ * envelope (`_meta`, `task`, …) kept, `name` the inner tool's, and what the
+ * model wrote beside it as that call's params, so that its arguments are
+ * recovered as a direct call's are (tools-call.ts): in `arguments`, as JSON
+ * text, beside `name`, or in `args`. What belongs to the request (`_meta`,
+ * …) is the client's, not the model's to write.
  */
 export function unwrapCall(message: JsonRpcRequest, revision: Revision): UnwrappedCall {
   const { args: outer, envelope } = argumentsOf(message);
-  const { name, arguments: inner, ...inline } = outer;
+  const { name } = outer;
   if (typeof name !== "string" || name === "") {
     return {
       kind: "answer",
@@ -166,12 +172,10 @@ export function unwrapCall(message: JsonRpcRequest, revision: Revision): Unwrapp
       ),
     };
   }
-  const args = inner ?? (Object.keys(inline).length > 0 ? inline : undefined);
+  // fromEntries: a key named `__proto__` stays an ordinary key.
+  const written = Object.entries(outer).filter(([key]) => key !== "name" && !REQUEST_KEYS.has(key));
   return {
     kind: "call",
-    message: {
-      ...message,
-      params: { ...envelope, name, ...(args === undefined ? {} : { arguments: args }) },
-    },
+    message: { ...message, params: { ...envelope, name, ...Object.fromEntries(written) } },
   };
 }

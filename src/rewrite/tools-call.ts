@@ -28,13 +28,25 @@ import { aliasedArguments, settledArguments } from "../rules/apply-rules";
 import { valuesFromText } from "../schemas/way-back";
 import type { ResolvedTool, ToolResolver } from "../toolmap/resolve-tool";
 
-/** What a call to no tool the client may see is told: one text, so a hidden tool reads as none. */
-const unknownTool = (name: string) => `Unknown tool: ${name}`;
+/**
+ * What a call to no tool the client may see is told: one text, so a hidden
+ * tool reads as none, with the closest names the caller was shown, where
+ * the proxy knows them (names/match.ts).
+ */
+const unknownTool = (name: string, closest: readonly string[] = []) =>
+  `Unknown tool: ${name}${closest.length > 0 ? `. Did you mean: ${closest.join(", ")}?` : ""}`;
+
+/** Refusals whose text is the did-you-mean of a tool that is none. */
+const UNKNOWN: ReadonlySet<string> = new Set(["hidden", "unlisted", "unknown"]);
 
 /** What a refused call is told (docs/rules.md): a hidden tool is unknown, as if it did not exist. */
-const REFUSALS: Record<NonNullable<ResolvedTool["refused"]>, (name: string) => string> = {
+const REFUSALS: Record<
+  NonNullable<ResolvedTool["refused"]> | "unknown",
+  (name: string, closest?: readonly string[]) => string
+> = {
   hidden: unknownTool,
   unlisted: unknownTool,
+  unknown: unknownTool,
   held: (name) =>
     `Tool ${name} is held: its definition changed since it was approved, and the operator has not accepted the change`,
   unchecked: (name) =>
@@ -104,10 +116,17 @@ export async function repairToolCall(
     );
   }
 
-  const resolved = await resolveTool(name, message);
+  const lookup = await resolveTool(name, message);
+  const resolved = lookup.kind === "resolved" ? lookup.tool : undefined;
   const tool = resolved?.entry.original ?? name;
-  const refused = resolved ? resolved.refused : await resolveTool.refusalOf(name, message);
-  if (refused) return refusal(message, { tool, name }, refused, REFUSALS[refused](name));
+  // A name no tool of the caller's whole listing answers to, and none handed out: did-you-mean.
+  const unknown = lookup.kind === "unknown" && lookup.closest !== undefined ? "unknown" : undefined;
+  const refused =
+    (resolved ? resolved.refused : await resolveTool.refusalOf(name, message)) ?? unknown;
+  if (refused) {
+    const closest = UNKNOWN.has(refused) ? await resolveTool.closest(name) : undefined;
+    return refusal(message, { tool, name }, refused, REFUSALS[refused](name, closest));
+  }
   if (!resolved) logEvent("tool_unknown", { name });
 
   const recovered = recoverArguments(params);
@@ -155,12 +174,15 @@ export async function repairToolCall(
 
   const renamed = tool !== name;
   const changed = renamed || repaired;
-  // A restored name alone is routine (the listing logged the rename): no line per call.
-  if (repaired || validation.kind === "invalid") {
+  // A restored name alone is routine (the listing logged the rename): no line per call. A name
+  // read by another spelling is not.
+  const respelled = resolved !== undefined && resolved.by !== "listed";
+  if (repaired || respelled || validation.kind === "invalid") {
     logEvent("tool_call_repaired", {
       tool,
       name,
       renamed,
+      ...(respelled ? { nameRead: resolved.by } : {}),
       source: resolved?.source ?? "unknown",
       recovery: recovered.recovery,
       renamedKeys: [...(aliased?.renamed ?? []), ...(repair?.report.renamedKeys ?? [])],

@@ -252,6 +252,7 @@ export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
       props: {
         upstream: tokens,
         origin: originWithoutQuery(config.originUrl),
+        caller: crypto.randomUUID(),
       } satisfies BrokerProps,
     });
     logEvent("sign_in_completed", { client: request.clientId, issuer: upstream.as.issuer });

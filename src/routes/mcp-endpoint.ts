@@ -27,7 +27,7 @@ import { type Caller, callerOf } from "../toolmap/callers";
 import { ListingReads } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap } from "../toolmap/tool-map";
-import { originRequestHeaders } from "../transport/headers";
+import { type OriginCredentials, originRequestHeaders } from "../transport/headers";
 import {
   cookiesForClient,
   fetchOrigin,
@@ -42,6 +42,10 @@ import type { AppEnv } from "./app-env";
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 /** Protocol 2026-07-28's stream of server notifications, `tools/list_changed` among them. */
 const LISTEN = "subscriptions/listen";
+
+/** Broker mode's grant's user, where the grant names one. */
+const grantCaller = (credentials: OriginCredentials) =>
+  credentials.kind === "proxy" ? credentials.caller : undefined;
 
 /** The tool map of `profile`, for the caller the origin sees in a request to it. */
 async function openToolMap(c: Context<AppEnv>, profile: Profile, caller: Caller): Promise<ToolMap> {
@@ -117,7 +121,11 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           addresseeOf(body),
         );
       }
-      const toolMap = await openToolMap(c, profile, callerOf(headers, target));
+      const toolMap = await openToolMap(
+        c,
+        profile,
+        callerOf(headers, target, grantCaller(credentials)),
+      );
       // The one listing read this request may make: for a call, or for the rest of a first page.
       const reads = new ListingReads(target, headers, config, () => toolMap.takeRelist());
       /**
@@ -210,7 +218,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
         watchesListChanged: true,
-        toolMap: await openToolMap(c, profile, callerOf(headers, target)),
+        toolMap: await openToolMap(c, profile, callerOf(headers, target, grantCaller(credentials))),
         addressee: unread,
         reads: c.get("isolate").reads,
       });

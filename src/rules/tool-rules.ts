@@ -107,6 +107,9 @@ export type ToolRule = v.InferOutput<typeof ToolRuleSchema>;
 /** `TOOL_CHANGES`: what a tool whose definition changed since it was pinned does. */
 export const CHANGE_MODES = ["allow", "log", "hold"] as const;
 export type ChangeMode = (typeof CHANGE_MODES)[number];
+/** What a definition pin covers (`TOOL_CHANGES_SCOPE`): the whole definition, or the input schema alone. */
+export const CHANGE_SCOPES = ["definition", "schema"] as const;
+export type ChangeScope = (typeof CHANGE_SCOPES)[number];
 
 /** A tool as the rules see it: its original name and its annotations. */
 export interface RuledTool {
@@ -167,6 +170,8 @@ export const NO_RULES = new ToolRules({ hide: [], only: [], tools: {} });
 export interface ToolPolicy {
   rules: ToolRules;
   changes: ChangeMode;
+  /** What pins cover; the whole definition unless said. */
+  scope?: ChangeScope;
 }
 
 export const NO_POLICY: ToolPolicy = { rules: NO_RULES, changes: "allow" };

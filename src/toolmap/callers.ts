@@ -3,8 +3,9 @@
  * apart: by what reaches it (the `Authorization` and `Cookie` the proxy
  * sends, the query of the URL it asks, and for a listing's own state the
  * `Mcp-Session-Id`). Relay mode: the client's own credentials. Broker mode:
- * the origin's token from the caller's grant. Requests that carry none are
- * one caller (SECURITY.md, "What the proxy answers itself").
+ * the grant's user (an id the sign-in made, kept across refreshes), or, in a
+ * grant made before it was kept, the origin's token. Requests that carry
+ * none are one caller (SECURITY.md, "What the proxy answers itself").
  *
  * Kept only as SHA-256 digests, made when a request first needs them.
  */
@@ -17,9 +18,16 @@ export interface Caller {
   pins(): Promise<string>;
 }
 
-/** What the origin sees of a request to `url` with `headers` (what the proxy sends it). */
-export function callerOf(headers: Headers, url: URL): Caller {
-  const credentials = [headers.get("authorization"), headers.get("cookie"), url.search].join("\n");
+/**
+ * What the origin sees of a request to `url` with `headers` (what the proxy
+ * sends it); in broker mode, the grant's user where the grant names one
+ * (`grantCaller`), which a refresh of the origin's token does not change.
+ */
+export function callerOf(headers: Headers, url: URL, grantCaller?: string): Caller {
+  const credentials =
+    grantCaller === undefined
+      ? [headers.get("authorization"), headers.get("cookie"), url.search].join("\n")
+      : `grant\n${grantCaller}\n${url.search}`;
   const session = headers.get("mcp-session-id");
   let pins: Promise<string> | undefined;
   let listing: Promise<string> | undefined;

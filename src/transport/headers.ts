@@ -69,7 +69,13 @@ function endToEnd(headers: Headers, drop: readonly string[]): Headers {
  */
 export type OriginCredentials =
   | { kind: "client" }
-  | { kind: "proxy"; authorization?: string; passHeaders: ReadonlySet<string> };
+  | {
+      kind: "proxy";
+      authorization?: string;
+      passHeaders: ReadonlySet<string>;
+      /** Who the grant's user is to the proxy's per-caller state (auth/broker.ts `BrokerProps`). */
+      caller?: string;
+    };
 
 /**
  * Headers for the request to the origin. Relay mode: every header of the

@@ -23,7 +23,7 @@ describe("parseConfig", () => {
         maxLocalAnswerBytes: 1_048_576,
         profile: profileOf("openai"),
         profileLimits: { nameMaxLength: undefined, maxTools: undefined },
-        policy: { rules: expect.any(ToolRules), changes: "log" },
+        policy: { rules: expect.any(ToolRules), changes: "log", scope: "definition" },
         argumentValidation: "warn",
         allowedHosts: [],
         publicOrigin: undefined,
@@ -195,6 +195,20 @@ describe("parseConfig", () => {
     });
   });
 
+  it("reads TOOL_CHANGES_SCOPE: the whole definition unless said", () => {
+    const scopeOf = (vars: Record<string, string>) => {
+      const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ...vars }));
+      return result.kind === "valid" ? result.config.policy.scope : result;
+    };
+    expect(scopeOf({})).toBe("definition");
+    expect(scopeOf({ TOOL_CHANGES_SCOPE: "schema" })).toBe("schema");
+    expect(scopeOf({ TOOL_CHANGES_SCOPE: "descriptions" })).toEqual({
+      kind: "invalid",
+      setting: "TOOL_CHANGES_SCOPE",
+      problem: "must be one of definition, schema",
+    });
+  });
+
   it("reads broker mode, with its bindings and the operator's client at the origin when given", () => {
     const bindings = {
       OAUTH_KV: workerEnv.OAUTH_KV,
@@ -313,6 +327,7 @@ describe("parseConfig", () => {
         AUTH_MODE: "broker",
         OAUTH_KV: workerEnv.OAUTH_KV,
         SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+        SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
         PASS_HEADERS: " X-Tenant,,traceparent , CF-Access-Client-Id",
       }),
     );
@@ -434,6 +449,7 @@ describe("parseConfig, any settings (property)", () => {
     "MAX_TOOLS",
     "TOOL_RULES",
     "TOOL_CHANGES",
+    "TOOL_CHANGES_SCOPE",
     "ARGUMENT_VALIDATION",
     "ALLOWED_HOSTS",
     "PUBLIC_URL",
