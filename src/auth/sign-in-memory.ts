@@ -1,10 +1,10 @@
 /**
  * What one isolate remembers of sign-in between requests, each with its
- * bound (ARCHITECTURE.md, "Isolate state"): per origin, the metadata location
- * its challenges named and its protected-resource document; the
- * authorization servers discovered for it; the proxy's registrations at them;
- * what it saw of the day's budget of sign-in writes; and broker mode's
- * refreshes of grants (grant-refresh.ts).
+ * bound (the "Bounded" rule of ARCHITECTURE.md, "Invariants"): per origin,
+ * the metadata location its challenges named and its protected-resource
+ * document; the authorization servers discovered for it; the proxy's
+ * registrations at them; what it saw of the day's budget of sign-in
+ * writes; and broker mode's refreshes of grants (grant-refresh.ts).
  */
 import type * as oauth from "oauth4webapi";
 import { BoundedMap } from "../bounded-map";
