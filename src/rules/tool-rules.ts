@@ -37,11 +37,21 @@ const table = <T extends v.GenericSchema>(values: T, message: string) =>
     v.record(v.string(), values, message),
   );
 
-/** Annotation → the value that matches (`{ destructiveHint = true }`). */
+/**
+ * Annotation → the value that matches (`{ destructiveHint = true }`). An
+ * empty table would match every tool: `hideAnnotated = {}`, copied as a
+ * placeholder, would hide them all without a word.
+ */
 const annotationMatch = v.optional(
-  table(
-    v.union([v.boolean(), v.string(), v.number()], "must be true, false, a string or a number"),
-    "must be a table of annotations and values",
+  v.pipe(
+    table(
+      v.union([v.boolean(), v.string(), v.number()], "must be true, false, a string or a number"),
+      "must be a table of annotations and values",
+    ),
+    v.check(
+      (wanted) => Object.keys(wanted).length > 0,
+      "must name at least one annotation: an empty table matches every tool (leave the rule out instead)",
+    ),
   ),
 );
 

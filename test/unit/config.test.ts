@@ -138,6 +138,17 @@ describe("parseConfig", () => {
       "TOOL_RULES.hideAnnotated.destructiveHint",
       "must be true, false, a string or a number",
     ],
+    // An empty table matches every tool: `hideAnnotated = {}` would hide them all, silently.
+    [
+      { hideAnnotated: {} },
+      "TOOL_RULES.hideAnnotated",
+      "must name at least one annotation: an empty table matches every tool (leave the rule out instead)",
+    ],
+    [
+      { onlyAnnotated: {} },
+      "TOOL_RULES.onlyAnnotated",
+      "must name at least one annotation: an empty table matches every tool (leave the rule out instead)",
+    ],
     [
       { tools: { "catering.invoice": { nmae: "x" } } },
       'TOOL_RULES.tools["catering.invoice"].nmae',
