@@ -2,7 +2,7 @@
  * The operator's rules for a tenant's tools (`TOOL_RULES`, docs/rules.md):
  * which tools the model sees, under which names, described how, and with
  * which arguments set for it. Rules address tools by their original names,
- * with picomatch globs. The shape is public configuration operators write by
+ * with picomatch globs or `exact:` names. The shape is public configuration operators write by
  * hand and keep across upgrades: extend it, never rename it.
  *
  * Pure: the setting's schema (valibot), and the rules compiled from it.
@@ -16,10 +16,19 @@ import { isLegalName } from "../names/sanitize";
 const RULE_KEYS = "hide, only, hideAnnotated, onlyAnnotated, tools";
 const TOOL_RULE_KEYS = "name, description, appendDescription, aliases, fixed, defaults";
 
+/**
+ * A pattern that names one tool exactly: globs read `[]`, `()`, `!`, `{}` and
+ * `*` in a name as a pattern, so `report[1]` is `report1`, and a rule meant
+ * to hide the tool would miss it.
+ */
+const EXACT = "exact:";
+
 const glob = v.pipe(
   v.string("must be a glob (a string)"),
   v.nonEmpty("must not be empty"),
+  v.check((pattern) => pattern !== EXACT, `must name a tool after ${EXACT}`),
   v.check((pattern) => {
+    if (pattern.startsWith(EXACT)) return true;
     try {
       picomatch.makeRe(pattern);
       return true;
@@ -29,6 +38,16 @@ const glob = v.pipe(
   }, "is not a glob picomatch can read"),
 );
 const globs = v.optional(v.array(glob, "must be a list of globs"), []);
+
+/** Whether a name matches any of `patterns`: an `exact:` name, or a glob. */
+function matcher(patterns: readonly string[]): (name: string) => boolean {
+  const exact = new Set(
+    patterns.filter((p) => p.startsWith(EXACT)).map((p) => p.slice(EXACT.length)),
+  );
+  const globbed = patterns.filter((p) => !p.startsWith(EXACT));
+  const isMatch = globbed.length > 0 ? picomatch(globbed, { dot: true }) : () => false;
+  return (name) => exact.has(name) || isMatch(name);
+}
 
 /** A TOML table (a JSON object, never an array) of `values`. */
 const table = <T extends v.GenericSchema>(values: T, message: string) =>
@@ -143,9 +162,8 @@ export class ToolRules {
   private readonly rules: ReadonlyMap<string, ToolRule>;
 
   constructor(readonly document: ToolRulesDocument) {
-    const compile = (patterns: string[]) => picomatch(patterns, { dot: true });
-    this.hidden = document.hide.length > 0 ? compile(document.hide) : () => false;
-    this.listedOnly = document.only.length > 0 ? compile(document.only) : undefined;
+    this.hidden = document.hide.length > 0 ? matcher(document.hide) : () => false;
+    this.listedOnly = document.only.length > 0 ? matcher(document.only) : undefined;
     this.rules = new Map(Object.entries(document.tools));
     this.names = new Map(
       [...this.rules].flatMap(([original, rule]) =>

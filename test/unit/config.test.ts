@@ -128,6 +128,7 @@ describe("parseConfig", () => {
   it.each([
     [{ hide: "*delete*" }, "TOOL_RULES.hide", "must be a list of globs"],
     [{ hide: [""] }, "TOOL_RULES.hide[0]", "must not be empty"],
+    [{ only: ["a.*", "exact:"] }, "TOOL_RULES.only[1]", "must name a tool after exact:"],
     [
       { hid: [] },
       "TOOL_RULES.hid",
