@@ -16,7 +16,9 @@
 import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { isPlainObject } from "../../src/json";
 import { PROFILE_NAMES } from "../../src/names/profiles";
+import { describeValue } from "../../src/schemas/notes";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
@@ -429,6 +431,21 @@ describe("the view, for other profiles", () => {
     expect(valuesFromText({ labels: '{"a":"b"}' }, view).arguments).toEqual({ labels: { a: "b" } });
   });
 
+  it("openai-strict asks for an enum of objects beside other values as JSON text, its values in words", () => {
+    const original = {
+      type: "object",
+      properties: { at: { enum: [{ x: 1 }, "origin", null] } },
+      required: ["at"],
+    };
+    const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
+    expect(view.schema).toMatchObject({
+      properties: {
+        at: { type: "string", description: 'One of {"x":1}, "origin", null, as JSON text.' },
+      },
+    });
+    expect(valuesFromText({ at: '{"x":1}' }, view).arguments).toEqual({ at: { x: 1 } });
+  });
+
   it("openai-strict takes into each branch of a type union only the enum values of its type", () => {
     // An enum value of another type says nothing in a branch; some providers refuse it.
     const original = {
@@ -700,6 +717,62 @@ describe("any schema an origin may write (property)", () => {
         },
       ),
       { numRuns: 2_000 },
+    );
+  });
+});
+
+describe("enums (property)", () => {
+  /** The values a view's node offers, its branches' included. */
+  const offered = (node: unknown): unknown[] => {
+    if (!isPlainObject(node)) return [];
+    const own = Array.isArray(node.enum) ? node.enum : [];
+    const branches = Array.isArray(node.anyOf) ? node.anyOf.flatMap(offered) : [];
+    return [...own, ...branches];
+  };
+  const value = fc.oneof(
+    fc.string({ maxLength: 4 }),
+    fc.integer({ min: -5, max: 5 }),
+    fc.constantFrom(1.5, true, false, null),
+  );
+
+  it("keep their values in every view, and a null among them lets the property be null", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(value, { minLength: 1, maxLength: 5, selector: (v) => JSON.stringify(v) }),
+        fc.boolean(),
+        (values, required) => {
+          const original = {
+            type: "object",
+            properties: { p: { enum: values, description: "Pick one." } },
+            ...(required ? { required: ["p"] } : {}),
+          };
+          for (const profile of PROFILE_NAMES) {
+            const view = schemaView(original, SCHEMA_PASSES[profile]);
+            const at = `${profile}: ${JSON.stringify(values)}`;
+            if (profile !== "mcp") expect(PROVIDER_RULES[profile]?.(view.schema), at).toEqual([]);
+            const p = (view.schema as { properties: Record<string, unknown> }).properties.p;
+            const kept = values.filter((v) => v !== null);
+            if (profile === "gemini" || profile === "portable") {
+              // Gemini takes string enums only: each value as its text, repaired on the way back.
+              expect(offered(p), at).toEqual(
+                expect.arrayContaining(
+                  kept.map((v) => (typeof v === "string" ? v : describeValue(v))),
+                ),
+              );
+              if (profile === "gemini" && values.includes(null))
+                expect(p, at).toMatchObject({ nullable: true });
+              continue;
+            }
+            expect(offered(p), at).toEqual(expect.arrayContaining(kept));
+            const accepts = new Validator(view.schema as object, "2020-12");
+            for (const v of values) expect(accepts.validate({ p: v }).valid, at).toBe(true);
+            // A null the origin takes reaches it, the model's own choice.
+            if (values.includes(null))
+              expect(valuesFromText({ p: null }, view).arguments, at).toEqual({ p: null });
+          }
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });
