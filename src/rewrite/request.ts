@@ -12,7 +12,7 @@
  * `MAX_LOCAL_ANSWER_BYTES` together (local-answers.ts).
  */
 import type { ValidationMode } from "../config";
-import { stringifyExact } from "../json";
+import { type ExactText, joinExact, stringifyExact } from "../json";
 import {
   isRequest,
   type JsonRpcMessage,
@@ -73,6 +73,8 @@ export async function planForward(
   const forwarded: JsonRpcMessage[] = [];
   let callHeaders: ForwardPlan["callHeaders"];
   let changed = false;
+  // The body's text, and the JSON text calls read back from it: each value written as it came.
+  let exact: ExactText | undefined = body.exact;
 
   for (const message of body.messages) {
     if (!isRequest(message) || message.method !== "tools/call") {
@@ -109,6 +111,7 @@ export async function planForward(
     }
     changed ||= outcome.message !== message;
     callHeaders = outcome.headers;
+    exact = joinExact(exact, outcome.exact);
     forwarded.push(outcome.message);
   }
   answers.done();
@@ -121,5 +124,5 @@ export async function planForward(
   };
   if (!changed) return { ...plan, body: body.bytes };
   if (forwarded.length === 0) return { ...plan, body: null };
-  return { ...plan, body: stringifyExact(body.batch ? forwarded : forwarded[0], body.exact) };
+  return { ...plan, body: stringifyExact(body.batch ? forwarded : forwarded[0], exact) };
 }

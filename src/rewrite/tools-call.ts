@@ -19,7 +19,7 @@ import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
 import { describeInvalidCall, type Validation, validateArguments } from "../args/validate";
 import type { ValidationMode } from "../config";
-import { isPlainObject, keyFoldedTwice, keyTwiceReason } from "../json";
+import { type ExactText, isPlainObject, joinExact, keyFoldedTwice, keyTwiceReason } from "../json";
 import { logEvent } from "../log";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
 import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
@@ -70,6 +70,8 @@ export type CallOutcome =
       message: JsonRpcRequest;
       /** The 2026-07-28 headers the forwarded call implies; none for a call without a name. */
       headers?: CallHeaders;
+      /** How the JSON texts read on the way (arguments as text, values a view asked for as text) wrote their values. */
+      exact?: ExactText;
     }
   | { kind: "answer"; response: unknown };
 
@@ -94,6 +96,12 @@ function forwardedParams(
   if (args !== undefined && !Object.hasOwn(params, "arguments")) entries.push(["arguments", args]);
   // fromEntries: a key named `__proto__` stays an ordinary key.
   return Object.fromEntries(entries);
+}
+
+/** How every JSON text the call was read from wrote its values: the forwarded call writes them so. */
+function exactOf(...texts: Array<ExactText | undefined>): { exact?: ExactText } {
+  const exact = joinExact(...texts);
+  return exact ? { exact } : {};
 }
 
 export async function repairToolCall(
@@ -214,5 +222,6 @@ export async function repairToolCall(
     kind: "forward",
     message: forwarded,
     headers: { name: tool, params: schema === undefined ? undefined : paramHeaders(args, schema) },
+    ...exactOf(recovered.exact, fromText?.exact, repair?.exact),
   };
 }
