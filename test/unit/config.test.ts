@@ -415,7 +415,7 @@ describe("parseConfig", () => {
       "claude",
       "must be one of openai, openai-strict, anthropic, bedrock, gemini, portable, mcp",
     ],
-    ["NAME_MAX_LENGTH", "4", "must be at least 8 characters"],
+    ["NAME_MAX_LENGTH", "11", "must be at least 12 characters"],
     ["MAX_TOOLS", "1", "must be at least 2 tools"],
     ["MAX_TOOLS", "forty", "must be a whole number of tools"],
     ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
