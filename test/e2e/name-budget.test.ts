@@ -46,6 +46,8 @@ describe("NAME_MAX_LENGTH=40", () => {
         expect((result.structuredContent as { tool: string }).tool, name).toBe(originals[index]);
       }
     },
+    // Sixty calls, one after another.
+    30_000,
   );
 });
 
