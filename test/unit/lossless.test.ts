@@ -300,10 +300,12 @@ describe("JSON text read on the way to the origin", () => {
             headers: { "content-type": "application/json" },
             body: call,
           });
-          const body = await readPostBody(request, 1 << 20, new ReadBudget().hold());
+          const limits = { maxBodyBytes: 1 << 20, maxBatchMessages: 1 };
+          const body = await readPostBody(request, limits, new ReadBudget().hold());
           if (body.kind !== "parsed") throw new Error(call);
           const resolveTool = toolResolver(toolMap, async () => false);
-          const plan = await planForward(body, resolveTool, "warn", async () => undefined);
+          const plan = await planForward(body, resolveTool, "warn", async () => undefined, 1 << 20);
+          if (plan.kind === "refused") throw new Error(plan.message);
           let reached: Tree | undefined = sourceTree(String(plan.body));
           for (const key of ["params", "arguments", ...path])
             reached = (reached as Record<string, Tree> | undefined)?.[key];

@@ -68,10 +68,13 @@ async function forwarded(
   args: Schema,
 ): Promise<Schema | undefined> {
   const entry = { original: "tool.x", schemaHash: "", inputSchema: original };
-  const resolver: ToolResolver = Object.assign(
-    async () => ({ entry, source: "memory" as const, view, rule }),
-    { refusalOf: async () => undefined, ruleOf: () => rule, refusesCalls: false },
-  );
+  const tool = { entry, source: "memory" as const, by: "listed" as const, shown: true, view, rule };
+  const resolver: ToolResolver = Object.assign(async () => ({ kind: "resolved" as const, tool }), {
+    refusalOf: async () => undefined,
+    closest: async () => undefined,
+    ruleOf: () => rule,
+    refusesCalls: false,
+  });
   const message = {
     jsonrpc: "2.0",
     id: 1,
