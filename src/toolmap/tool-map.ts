@@ -212,14 +212,21 @@ export class ToolMap {
       toolsOnly: editsListings(this.policy),
       settled: readable,
     };
-    const { name, toolCeiling } = this.profile;
-    const inputSchemas = new Map(plan.entries.map((entry) => [entry.original, entry.inputSchema]));
-    const search =
-      part === "whole"
-        ? searchModeOf(tools, { ...listing, inputSchemas }, name, toolCeiling)
-        : null;
+    const search = part === "whole" ? this.searchMode(tools, listing, plan.entries) : null;
     this.shown = await this.view.show(part, tools, decisions, search);
     return search ? { ...listing, search } : listing;
+  }
+
+  /** Search mode, for a whole listing over the profile's ceiling (tool-search.ts `searchModeOf`). */
+  private searchMode(
+    tools: readonly ListedTool[],
+    listing: NamedListing,
+    entries: readonly PlannedEntry[],
+  ): ToolSearch | null {
+    const { name, toolCeiling } = this.profile;
+    if (toolCeiling === undefined || tools.length <= toolCeiling) return null;
+    const inputSchemas = new Map(entries.map((entry) => [entry.original, entry.inputSchema]));
+    return searchModeOf(tools, { ...listing, inputSchemas }, name, toolCeiling);
   }
 
   /** The descriptions the operator's rules give this listing's tools, where they change them. */

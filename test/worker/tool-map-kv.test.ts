@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { nameRules, PROFILE_NAMES } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
 import type { ListedTool } from "../../src/protocol/tools-list";
-import { type ChangeScope, NO_RULES } from "../../src/rules/tool-rules";
+import { type ChangeScope, NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { acceptKey } from "../../src/toolmap/definition-pins";
 import { MAX_TOOLS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
@@ -148,23 +148,10 @@ describe("decided from the listing itself, past what memory keeps", () => {
         ...(i === 0 ? { annotations: { destructiveHint: true } } : {}),
       }));
     const memory = new ToolMapMemory();
-    const open = async () => {
-      const scopes = await toolMapScopes(origin, nameRules("openai"));
-      const writes: Promise<unknown>[] = [];
-      const map = new ToolMap(
-        env.TOOL_MAP,
-        scopes,
-        profileOf("openai"),
-        memory,
-        (w) => writes.push(w),
-        policy,
-      );
-      return { map, settled: () => Promise.all(writes) };
-    };
-    const first = await open();
-    expect([...(await first.map.nameListing(tools("1"))).hidden]).toEqual(["t0"]);
-    await first.settled();
-    const changed = await (await open()).map.nameListing(tools("2"));
+    const { open, settled } = await holdingMap(origin, policy);
+    expect([...(await open(memory).nameListing(tools("1"))).hidden]).toEqual(["t0"]);
+    await settled();
+    const changed = await open(memory).nameListing(tools("2"));
     expect([...changed.hidden].sort()).toEqual(["t0", "t1"]);
   });
 });
@@ -559,14 +546,15 @@ describe("TOOL_CHANGES=hold, pins stored before they had a digest", () => {
   });
 });
 
-/** A tool map under `TOOL_CHANGES=hold` for a fresh origin, one isolate per `open()`. */
-async function holdingMap(origin = freshOrigin()) {
+const HOLD: ToolPolicy = { rules: NO_RULES, changes: "hold" };
+
+/** Tool maps of one origin under `TOOL_CHANGES=hold` (and `policy`'s rules), each on `memory`. */
+async function holdingMap(origin = freshOrigin(), policy: ToolPolicy = HOLD) {
   const scopes = await toolMapScopes(origin, profileOf("openai").names);
   const writes: Promise<unknown>[] = [];
   const open = (memory = new ToolMapMemory(), scope: ChangeScope = "definition") =>
     new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), memory, (w) => writes.push(w), {
-      rules: NO_RULES,
-      changes: "hold" as const,
+      ...policy,
       scope,
     });
   const storedEntry = async () =>
