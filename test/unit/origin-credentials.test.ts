@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { originCredentials } from "../../src/auth/broker";
+import { originCredentials } from "../../src/auth/origin-credentials";
 import { type Config, parseConfig } from "../../src/config";
 import { callerOf } from "../../src/toolmap/callers";
 import { originRequestHeaders } from "../../src/transport/headers";
