@@ -7,8 +7,8 @@
  * Each profile has a tool map of its own.
  */
 import type { Context } from "hono";
-import { signInChallenge } from "../auth/broker";
 import { rewriteChallenges } from "../auth/protected-resource";
+import { signInChallenge } from "../auth/provider";
 import { publicUrls } from "../auth/public-url";
 import { quotedName } from "../json";
 import {
@@ -23,7 +23,7 @@ import { asksForLaterPage } from "../protocol/tools-list";
 import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
 import type { Profile } from "../schemas/profile";
-import { type Caller, callerOf } from "../toolmap/callers";
+import { type Caller, callerOf, type ProxyCredentials } from "../toolmap/callers";
 import { ListingReads } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap } from "../toolmap/tool-map";
@@ -43,9 +43,12 @@ const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 /** Protocol 2026-07-28's stream of server notifications, `tools/list_changed` among them. */
 const LISTEN = "subscriptions/listen";
 
-/** Broker mode's grant's user, where the grant names one. */
-const grantCaller = (credentials: OriginCredentials) =>
-  credentials.kind === "proxy" ? credentials.caller : undefined;
+/** What the proxy sets that tells callers apart: its headers, and broker mode's grant's user. */
+function proxyCredentialsOf(credentials: OriginCredentials): ProxyCredentials {
+  if (credentials.kind === "client") return {};
+  const headers = (credentials.headers ?? []).map(([name]) => name);
+  return credentials.caller === undefined ? { headers } : { headers, grantCaller: credentials.caller };
+}
 
 /** The tool map of `profile`, for the caller the origin sees in a request to it. */
 async function openToolMap(c: Context<AppEnv>, profile: Profile, caller: Caller): Promise<ToolMap> {
@@ -79,8 +82,9 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
   const request = c.req.raw;
   const url = new URL(request.url);
   const credentials = c.get("originCredentials");
-  // Broker mode: only a request that passed the proxy's token check carries the origin's token.
-  if (credentials.kind === "proxy" && credentials.authorization === undefined) {
+  // Broker and gate mode: only a request that passed the proxy's token check carries what the
+  // origin takes.
+  if (credentials.kind === "proxy" && credentials.headers === undefined) {
     return signInChallenge(publicUrls(config, url));
   }
   const unread = unreadAddressee(request.headers);
@@ -95,6 +99,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
   }
   const target = originTarget(config.originUrl, url);
   const headers = originRequestHeaders(request.headers, credentials);
+  const caller = () => callerOf(headers, target, proxyCredentialsOf(credentials));
   /** The origin's answer, its sign-in challenges pointing at the proxy's metadata for this URL. */
   const answered = (origin: Response) =>
     rewriteChallenges(
@@ -124,7 +129,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       const toolMap = await openToolMap(
         c,
         profile,
-        callerOf(headers, target, grantCaller(credentials)),
+        caller(),
       );
       // The one listing read this request may make: for a call, or for the rest of a first page.
       const reads = new ListingReads(target, headers, config, () => toolMap.takeRelist());
@@ -218,7 +223,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
         watchesListChanged: true,
-        toolMap: await openToolMap(c, profile, callerOf(headers, target, grantCaller(credentials))),
+        toolMap: await openToolMap(c, profile, caller()),
         addressee: unread,
         reads: c.get("isolate").reads,
       });

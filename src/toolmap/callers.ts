@@ -4,8 +4,10 @@
  * sends, the query of the URL it asks, and for a listing's own state the
  * `Mcp-Session-Id`). Relay mode: the client's own credentials. Broker mode:
  * the grant's user (an id the sign-in made, kept across refreshes), or, in a
- * grant made before it was kept, the origin's token. Requests that carry
- * none are one caller (SECURITY.md, "What the proxy answers itself").
+ * grant made before it was kept, the origin's token. Gate mode: the origin's
+ * key (one per user where users have their own) and the user's email where
+ * the origin is told it. Requests that carry none are one caller
+ * (SECURITY.md, "What the proxy answers itself").
  *
  * Kept only as SHA-256 digests, made when a request first needs them.
  */
@@ -18,15 +20,24 @@ export interface Caller {
   pins(): Promise<string>;
 }
 
-/**
- * What the origin sees of a request to `url` with `headers` (what the proxy
- * sends it); in broker mode, the grant's user where the grant names one
- * (`grantCaller`), which a refresh of the origin's token does not change.
- */
-export function callerOf(headers: Headers, url: URL, grantCaller?: string): Caller {
+/** The headers that tell callers apart wherever they are sent. */
+const CREDENTIALS = ["authorization", "cookie"];
+
+/** Who the proxy itself says the caller is, beside what the client sent. */
+export interface ProxyCredentials {
+  /** The other headers that carry who the caller is (gate mode's `ORIGIN_AUTH_HEADER` and `ORIGIN_USER_HEADER`). */
+  readonly headers?: readonly string[];
+  /** Broker mode's grant's user, which a refresh of the origin's token does not change. */
+  readonly grantCaller?: string;
+}
+
+/** What the origin sees of a request to `url` with `headers` (what the proxy sends it). */
+export function callerOf(headers: Headers, url: URL, proxy: ProxyCredentials = {}): Caller {
+  const { headers: also = [], grantCaller } = proxy;
+  const names = [...CREDENTIALS, ...also.filter((name) => !CREDENTIALS.includes(name))];
   const credentials =
     grantCaller === undefined
-      ? [headers.get("authorization"), headers.get("cookie"), url.search].join("\n")
+      ? [...names.map((name) => headers.get(name)), url.search].join("\n")
       : `grant\n${grantCaller}\n${url.search}`;
   const session = headers.get("mcp-session-id");
   let pins: Promise<string> | undefined;

@@ -1,0 +1,145 @@
+/**
+ * Gate mode in tests: the proxy on a loopback host with the test identity
+ * provider (test/fixtures/node/identity-provider.ts), a browser that signs in
+ * there as one of its users, and a record of everything the proxy answered
+ * and logged, to show that no key it holds ever appears in either.
+ */
+import { afterAll, beforeAll, expect, vi } from "vitest";
+import { createApp } from "../../src/app";
+import { IDP_CLIENT_ID, IDP_CLIENT_SECRET } from "../fixtures/idp-client";
+import { answerConsent, type BrowserOptions, walkSignIn } from "./consent";
+import { type SignedIn, signInAndConnect } from "./oauth-client";
+import { clientNetwork, type Fetch, GATEWAY_ORIGIN, IDENTITY_PROVIDER, viaProxy } from "./proxy";
+
+/** The proxy on a loopback host: workers-oauth-provider accepts plain http only there. */
+export const GATE_URL = "http://localhost/mcp";
+
+/** Keys no test writes anywhere but in the settings: each must never leave the proxy. */
+export const SHARED_KEY = `sk-shared-${crypto.randomUUID()}`;
+export const USER_KEY = `sk-user-${crypto.randomUUID()}`;
+const NEVER_SHOWN = [SHARED_KEY, USER_KEY, IDP_CLIENT_SECRET];
+
+/** Gate mode's settings, on top of wrangler.toml's: alice's domain and dave's group may connect. */
+export function gateVars(vars: Record<string, string | undefined> = {}) {
+  return {
+    AUTH_MODE: "gate",
+    ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp`,
+    IDP_ISSUER: IDENTITY_PROVIDER,
+    IDP_CLIENT_ID,
+    IDP_CLIENT_SECRET,
+    ALLOWED_DOMAINS: "acme.test",
+    ALLOWED_GROUPS: "mcp-users",
+    ORIGIN_SECRET: SHARED_KEY,
+    ...vars,
+  };
+}
+
+/** Everything the proxy answered in this file, an answer a text: status, headers and body. */
+const answered: Array<{ text: string }> = [];
+
+/** `proxy`, with every answer's headers and body copied into `answered` as they pass. */
+function recorded(proxy: Fetch): Fetch {
+  return async (input, init) => {
+    const response = await proxy(input, init);
+    const answer = { text: `${response.status} ${JSON.stringify([...response.headers])}\n` };
+    answered.push(answer);
+    if (response.body === null) return response;
+    const decoder = new TextDecoder();
+    const copy = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        answer.text += decoder.decode(chunk, { stream: true });
+        controller.enqueue(chunk);
+      },
+    });
+    return new Response(response.body.pipeThrough(copy), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+/** The network a client of a gate proxy with `vars` sees (`app`: one isolate for several networks). */
+export function gateNetwork(
+  vars: Record<string, string | undefined> = {},
+  app = createApp(),
+  bindings: Partial<Env> = {},
+): Fetch {
+  return clientNetwork(recorded(viaProxy(gateVars(vars), { app, bindings })), GATE_URL);
+}
+
+/** The browser signs in at the identity provider as `user`, with the provider playing `fault` if any. */
+export function signInAs(user: string, fault?: string): BrowserOptions {
+  return {
+    visit(url) {
+      if (url.origin !== IDENTITY_PROVIDER) return url;
+      const signed = new URL(url);
+      signed.searchParams.set("user", user);
+      if (fault !== undefined) signed.searchParams.set("fault", fault);
+      return signed;
+    },
+  };
+}
+
+/** The SDK client signed in through the gate as `user`. */
+export async function connectAs(user: string, network: Fetch, url = GATE_URL): Promise<SignedIn> {
+  return signInAndConnect(url, network, async (authorizationUrl) => {
+    return (await answerConsent(network, authorizationUrl, "approve", signInAs(user))).callback;
+  });
+}
+
+/** A hand-built client's authorization request (as the SDK would make it), after registering. */
+export async function authorizationRequest(network: Fetch, redirectUri: string): Promise<URL> {
+  const registered = await network("http://localhost/oauth/register", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_name: "Hand-built client",
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: "none",
+    }),
+  }).then((response) => response.json<{ client_id: string }>());
+  const url = new URL("http://localhost/authorize");
+  url.search = new URLSearchParams({
+    response_type: "code",
+    client_id: registered.client_id,
+    redirect_uri: redirectUri,
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+    state: "client-state",
+    resource: GATE_URL,
+  }).toString();
+  return url;
+}
+
+export { walkSignIn };
+
+/**
+ * In the calling file: every log line is kept, and once its tests ran, no
+ * key or secret the proxy holds is found in any answer or log line. Returns
+ * the log's events of one name, for the tests to read.
+ */
+export function neverShowsItsKeys(): (name: string) => Array<Record<string, unknown>> {
+  const logged: string[] = [];
+  beforeAll(() => {
+    for (const level of ["log", "info", "warn", "error", "debug"] as const) {
+      const original = console[level].bind(console);
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+        logged.push(args.map((arg) => (typeof arg === "string" ? arg : String(arg))).join(" "));
+        original(...args);
+      });
+    }
+  });
+  afterAll(() => {
+    expect(answered.length).toBeGreaterThan(0);
+    expect(logged.length).toBeGreaterThan(0);
+    const everything = [...answered.map(({ text }) => text), ...logged].join("\n");
+    for (const secret of NEVER_SHOWN) expect(everything).not.toContain(secret);
+    vi.restoreAllMocks();
+  });
+  return (name) =>
+    logged
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.event === name);
+}
