@@ -160,6 +160,32 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     await kv.delete("alice@acme.test");
   });
 
+  it("reads the key from a Secrets Store binding, and answers 503 naming it while it cannot be read", async () => {
+    const store = (get: () => Promise<string>) =>
+      ({ ORIGIN_SECRET: { get } }) as unknown as Partial<Env>;
+    const reading = gateNetwork(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` },
+      createApp(),
+      store(async () => DEMO_TOKEN),
+    );
+    const { token } = await signedInByHand(reading);
+    expect((await initializeWith(reading, token)).status).toBe(200);
+
+    // Another isolate, while the store is down: the grant is good, the key cannot be had.
+    const down = gateNetwork(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` },
+      createApp(),
+      store(() => Promise.reject(new Error("store unavailable"))),
+    );
+    const response = await initializeWith(down, token);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("60");
+    expect(await response.text()).toContain("could not read the origin's key (ORIGIN_SECRET)");
+    expect(events("origin_key_unavailable")).toContainEqual(
+      expect.objectContaining({ setting: "ORIGIN_SECRET" }),
+    );
+  });
+
   it("answers the origin's refusal of the key with its own 502, never the origin's challenge", async () => {
     const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` });
     const { token } = await signedInByHand(network);
@@ -349,6 +375,7 @@ describe("gate mode: revocation and sign-out", () => {
     });
     expect(out.status).toBe(200);
     expect(((await out.json()) as { revoked: number }).revoked).toBeGreaterThanOrEqual(2);
+    expect(events("signed_out")).not.toHaveLength(0);
     expect((await initializeWith(network, first.token)).status).toBe(401);
     expect((await initializeWith(network, second.token)).status).toBe(401);
     const refused = await network("http://localhost/oauth/sign-out", {

@@ -59,13 +59,15 @@ function recorded(proxy: Fetch): Fetch {
   };
 }
 
-/** The network a client of a gate proxy with `vars` sees (`app`: one isolate for several networks). */
+/** The network a client of a gate proxy with `vars` and `bindings` sees (`app`: one isolate for several networks). */
 export function gateNetwork(
   vars: Record<string, string | undefined> = {},
   app = createApp(),
   bindings: Partial<Env> = {},
 ): Fetch {
-  return clientNetwork(recorded(viaProxy(gateVars(vars), { app, bindings })), GATE_URL);
+  // Bindings last: one may stand where gateVars puts a var (a Secrets Store binding for ORIGIN_SECRET).
+  const settings = { ...gateVars(vars), ...bindings } as unknown as Record<string, string>;
+  return clientNetwork(recorded(viaProxy(settings, { app })), GATE_URL);
 }
 
 /** The browser signs in at the identity provider as `user`, with the provider playing `fault` if any. */
