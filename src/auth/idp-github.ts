@@ -23,6 +23,7 @@ import { type Identity, memberships } from "./identity";
 import type { SignInAtProvider } from "./idp";
 import {
   attempt,
+  checkedCallback,
   clientAuthOf,
   type RequestOptions,
   requestOptions,
@@ -117,14 +118,13 @@ export function gitHubProvider(
       return url;
     },
     async identify(callback, state, verifier): Promise<Identity> {
-      let parameters: URLSearchParams;
-      try {
-        parameters = oauth.validateAuthResponse(as, client, callback, state);
-      } catch (error) {
-        const reason =
-          error instanceof oauth.AuthorizationResponseError ? error.error : "invalid_response";
-        throw new UpstreamError(reason, "GitHub answered with an error", error);
-      }
+      const parameters = checkedCallback(
+        as,
+        client,
+        callback,
+        state,
+        "GitHub answered with an error",
+      );
       const response = await attempt(
         "token_request_failed",
         "GitHub could not be reached to exchange the code",

@@ -28,7 +28,7 @@ import type { Config, GateAuth } from "../config";
 import { type Identity, memberships } from "./identity";
 import type { SignInAtProvider } from "./idp";
 import type { SignInMemory } from "./sign-in-memory";
-import { attempt, clientAuthOf, requestOptions, UpstreamError } from "./upstream";
+import { attempt, checkedCallback, clientAuthOf, requestOptions, UpstreamError } from "./upstream";
 
 /** The scopes asked for where the provider lists them (or lists none): who the user is, and their groups. */
 const IDENTITY_SCOPES = ["openid", "email", "profile"];
@@ -106,18 +106,13 @@ export async function openIdProvider(
       return url;
     },
     async identify(callback, state, verifier, nonce): Promise<Identity> {
-      let parameters: URLSearchParams;
-      try {
-        parameters = oauth.validateAuthResponse(as, client, callback, state);
-      } catch (error) {
-        const reason =
-          error instanceof oauth.AuthorizationResponseError ? error.error : "invalid_response";
-        throw new UpstreamError(
-          reason,
-          "The identity provider answered with an error, or not as itself",
-          error,
-        );
-      }
+      const parameters = checkedCallback(
+        as,
+        client,
+        callback,
+        state,
+        "The identity provider answered with an error, or not as itself",
+      );
       const response = await attempt(
         "token_request_failed",
         "The identity provider could not be reached to exchange the code",

@@ -357,6 +357,27 @@ function tokensOf(
 }
 
 /**
+ * What the browser brought back to `callback` from `as`, checked (`state`,
+ * `iss` where it is sent or promised, no `error`): `UpstreamError` with
+ * `message` otherwise, its reason the server's error code.
+ */
+export function checkedCallback(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  callback: URL,
+  state: string,
+  message: string,
+): URLSearchParams {
+  try {
+    return oauth.validateAuthResponse(as, client, callback, state);
+  } catch (error) {
+    const reason =
+      error instanceof oauth.AuthorizationResponseError ? error.error : "invalid_response";
+    throw new UpstreamError(reason, message, error);
+  }
+}
+
+/**
  * The origin's tokens for the code its authorization server sent back:
  * `callback` is the URL it sent the browser to, `state` the one the proxy
  * issued. A foreign `iss`, an error, or a refused code throw `UpstreamError`.
@@ -367,18 +388,13 @@ export async function exchangeCode(
   state: string,
   codeVerifier: string,
 ): Promise<UpstreamTokens> {
-  let parameters: URLSearchParams;
-  try {
-    parameters = oauth.validateAuthResponse(upstream.as, upstream.client, callback, state);
-  } catch (error) {
-    const reason =
-      error instanceof oauth.AuthorizationResponseError ? error.error : "invalid_response";
-    throw new UpstreamError(
-      reason,
-      "The origin's authorization server answered with an error, or not as itself",
-      error,
-    );
-  }
+  const parameters = checkedCallback(
+    upstream.as,
+    upstream.client,
+    callback,
+    state,
+    "The origin's authorization server answered with an error, or not as itself",
+  );
   const response = await attempt(
     "token_request_failed",
     "The origin's authorization server could not be reached to exchange the code",

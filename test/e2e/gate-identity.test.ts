@@ -8,14 +8,14 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  authorizationRequest,
   connectAs,
+  GATE_URL,
   gateNetwork,
   neverShowsItsKeys,
-  signInAs,
+  walkAs,
   walkSignIn,
 } from "../helpers/gate";
-import { REDIRECT_URL } from "../helpers/oauth-client";
+import { handBuiltClient } from "../helpers/oauth-client";
 import { GATEWAY_ORIGIN, IDENTITY_PROVIDER, newTrace, receivedByOrigin } from "../helpers/proxy";
 
 const events = neverShowsItsKeys();
@@ -29,12 +29,7 @@ describe("gate mode: an identity provider's answer that proves nothing is refuse
   ])("%s: the client gets server_error and no code", async (fault, reason) => {
     const trace = newTrace();
     const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
-    const walk = await walkSignIn(
-      network,
-      await authorizationRequest(network, REDIRECT_URL),
-      "approve",
-      signInAs("alice", fault),
-    );
+    const walk = (await walkAs(network, "alice", fault)).walk;
     expect(walk.callback?.searchParams.get("error")).toBe("server_error");
     expect(walk.callback?.searchParams.get("code")).toBeNull();
     expect(walk.pages).toEqual([]);
@@ -46,12 +41,7 @@ describe("gate mode: an identity provider's answer that proves nothing is refuse
 
   it("asks for a nonce and PKCE, and refuses a state used twice or brought by another browser", async () => {
     const network = gateNetwork();
-    const walk = await walkSignIn(
-      network,
-      await authorizationRequest(network, REDIRECT_URL),
-      "approve",
-      signInAs("alice"),
-    );
+    const walk = (await walkAs(network, "alice")).walk;
     expect(walk.callback?.searchParams.get("code")).toBeTruthy();
     const atProvider = walk.visited.find((url) => url.origin === IDENTITY_PROVIDER);
     expect(atProvider?.searchParams.get("nonce")).toMatch(/^[\w-]{32,}$/);
@@ -68,21 +58,17 @@ describe("gate mode: an identity provider's answer that proves nothing is refuse
 
   it("sends the client access_denied when the user declines at the provider", async () => {
     const network = gateNetwork();
-    const walk = await walkSignIn(
-      network,
-      await authorizationRequest(network, REDIRECT_URL),
-      "approve",
-      {
-        // The provider sends the browser back with an error instead of a code.
-        visit(url) {
-          if (url.origin !== IDENTITY_PROVIDER) return url;
-          const back = new URL(url.searchParams.get("redirect_uri") ?? "");
-          back.searchParams.set("error", "access_denied");
-          back.searchParams.set("state", url.searchParams.get("state") ?? "");
-          return back;
-        },
+    const { url } = await handBuiltClient(network, GATE_URL);
+    const walk = await walkSignIn(network, url, "approve", {
+      // The provider sends the browser back with an error instead of a code.
+      visit(at) {
+        if (at.origin !== IDENTITY_PROVIDER) return at;
+        const back = new URL(at.searchParams.get("redirect_uri") ?? "");
+        back.searchParams.set("error", "access_denied");
+        back.searchParams.set("state", at.searchParams.get("state") ?? "");
+        return back;
       },
-    );
+    });
     expect(walk.callback?.searchParams.get("error")).toBe("access_denied");
     expect(events("sign_in_denied")).toContainEqual(
       expect.objectContaining({ by: "identity_provider" }),
@@ -108,12 +94,7 @@ describe("gate mode with GitHub", () => {
 
   it("asks GitHub for the organizations, and refuses a user in none of them", async () => {
     const network = gateNetwork(github);
-    const walk = await walkSignIn(
-      network,
-      await authorizationRequest(network, REDIRECT_URL),
-      "approve",
-      signInAs("bob"),
-    );
+    const walk = (await walkAs(network, "bob")).walk;
     const atGitHub = walk.visited.find((url) => url.origin === IDENTITY_PROVIDER);
     expect(atGitHub?.pathname).toBe("/github/login/oauth/authorize");
     expect(atGitHub?.searchParams.get("scope")).toBe("read:user user:email read:org");
@@ -128,19 +109,9 @@ describe("gate mode with GitHub", () => {
       ALLOWED_USERS: "carol@acme.test, dave@partner.test",
     };
     const network = gateNetwork(byEmail);
-    const refused = await walkSignIn(
-      network,
-      await authorizationRequest(network, REDIRECT_URL),
-      "approve",
-      signInAs("carol"),
-    );
+    const refused = (await walkAs(network, "carol")).walk;
     expect(refused.stopped?.status).toBe(403);
-    const allowed = await walkSignIn(
-      network,
-      await authorizationRequest(network, REDIRECT_URL),
-      "approve",
-      signInAs("dave"),
-    );
+    const allowed = (await walkAs(network, "dave")).walk;
     expect(allowed.callback?.searchParams.get("code")).toBeTruthy();
   });
 });

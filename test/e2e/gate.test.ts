@@ -12,15 +12,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import {
-  authorizationRequest,
   connectAs,
   GATE_URL,
   gateNetwork,
   neverShowsItsKeys,
   SHARED_KEY,
-  signInAs,
   USER_KEY,
-  walkSignIn,
+  walkAs,
 } from "../helpers/gate";
 import { initialize, PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
 import { REDIRECT_URL, type SignedIn } from "../helpers/oauth-client";
@@ -148,12 +146,7 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     const { client } = await signedIn("alice", network);
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
 
-    const walk = await walkSignIn(
-      network,
-      await authorizationRequest(network, REDIRECT_URL),
-      "approve",
-      signInAs("dave"),
-    );
+    const walk = (await walkAs(network, "dave")).walk;
     expect(walk.callback).toBeUndefined();
     expect(walk.stopped?.status).toBe(403);
     expect(walk.stopped?.html).toContain("has no key for dave@partner.test");
@@ -197,48 +190,20 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
   });
 });
 
-/** Signs a hand-built client in as alice, and exchanges its code: its tokens. */
+/** Signs a hand-built client in as `user`, and exchanges its code: its tokens. */
 async function signedInByHand(network: ReturnType<typeof gateNetwork>, user = "alice") {
-  const registered = await network("http://localhost/oauth/register", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: "Hand-built client",
-      redirect_uris: [REDIRECT_URL],
-      token_endpoint_auth_method: "none",
-    }),
-  }).then((response) => response.json<{ client_id: string }>());
-  const verifier = "a-verifier-of-the-hand-built-client-0123456789-abcdefghij";
-  const challenge = Buffer.from(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)),
-  ).toString("base64url");
-  const url = new URL("http://localhost/authorize");
-  url.search = new URLSearchParams({
-    response_type: "code",
-    client_id: registered.client_id,
-    redirect_uri: REDIRECT_URL,
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    state: "client-state",
-    resource: GATE_URL,
-  }).toString();
-  const walk = await walkSignIn(network, url, "approve", signInAs(user));
+  const { clientId, verifier, walk } = await walkAs(network, user);
   const code = walk.callback?.searchParams.get("code");
   if (!code) throw new Error(`no code: ${walk.stopped?.html.slice(0, 300)}`);
   const tokens = await tokenRequest(network, {
     grant_type: "authorization_code",
     code,
     redirect_uri: REDIRECT_URL,
-    client_id: registered.client_id,
+    client_id: clientId,
     code_verifier: verifier,
     resource: GATE_URL,
   }).then((response) => response.json<{ access_token: string; refresh_token: string }>());
-  return {
-    clientId: registered.client_id,
-    token: tokens.access_token,
-    refresh: tokens.refresh_token,
-    walk,
-  };
+  return { clientId, token: tokens.access_token, refresh: tokens.refresh_token, walk };
 }
 
 describe("gate mode: who may connect", () => {
@@ -254,12 +219,7 @@ describe("gate mode: who may connect", () => {
 
   it("refuses at sign-in a user outside every list, with a page that says so, and tells the client", async () => {
     const network = gateNetwork();
-    const walk = await walkSignIn(
-      network,
-      await authorizationRequest(network, REDIRECT_URL),
-      "approve",
-      signInAs("bob"),
-    );
+    const walk = (await walkAs(network, "bob")).walk;
     expect(walk.callback).toBeUndefined();
     expect(walk.stopped?.status).toBe(403);
     expect(walk.stopped?.html).toContain("bob@other.test may not use the MCP server at");
@@ -273,12 +233,7 @@ describe("gate mode: who may connect", () => {
 
   it("refuses an address in an allowed domain the provider says is not verified", async () => {
     const network = gateNetwork();
-    const walk = await walkSignIn(
-      network,
-      await authorizationRequest(network, REDIRECT_URL),
-      "approve",
-      signInAs("carol"),
-    );
+    const walk = (await walkAs(network, "carol")).walk;
     expect(walk.stopped?.status).toBe(403);
     expect(walk.stopped?.html).toContain("did not confirm that the email address");
     expect(events("sign_in_refused")).toContainEqual(

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { IDP_CLIENT_ID, IDP_CLIENT_SECRET } from "../fixtures/idp-client";
 import { answerConsent, type BrowserOptions, walkSignIn } from "./consent";
-import { type SignedIn, signInAndConnect } from "./oauth-client";
+import { handBuiltClient, type SignedIn, signInAndConnect } from "./oauth-client";
 import { clientNetwork, type Fetch, GATEWAY_ORIGIN, IDENTITY_PROVIDER, viaProxy } from "./proxy";
 
 /** The proxy on a loopback host: workers-oauth-provider accepts plain http only there. */
@@ -90,28 +90,17 @@ export async function connectAs(user: string, network: Fetch, url = GATE_URL): P
   });
 }
 
-/** A hand-built client's authorization request (as the SDK would make it), after registering. */
-export async function authorizationRequest(network: Fetch, redirectUri: string): Promise<URL> {
-  const registered = await network("http://localhost/oauth/register", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: "Hand-built client",
-      redirect_uris: [redirectUri],
-      token_endpoint_auth_method: "none",
-    }),
-  }).then((response) => response.json<{ client_id: string }>());
-  const url = new URL("http://localhost/authorize");
-  url.search = new URLSearchParams({
-    response_type: "code",
-    client_id: registered.client_id,
-    redirect_uri: redirectUri,
-    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-    code_challenge_method: "S256",
-    state: "client-state",
-    resource: GATE_URL,
-  }).toString();
-  return url;
+/**
+ * A hand-built client's sign-in, up to where the browser stops: at the
+ * client (`callback`), or at a page (`stopped`); the user signs in at the
+ * provider as `user`, which plays `fault` if any.
+ */
+export async function walkAs(network: Fetch, user: string, fault?: string) {
+  const client = await handBuiltClient(network, GATE_URL);
+  return {
+    ...client,
+    walk: await walkSignIn(network, client.url, "approve", signInAs(user, fault)),
+  };
 }
 
 export { walkSignIn };
