@@ -90,7 +90,7 @@ export function gateSignIn(
             request,
             headers,
             admitted.reason === "unverified_email"
-              ? `${idp.host} did not confirm that the email address of ${user} is verified, and ${server} lets users in by their email. Verify it there, or ask the operator of this server.`
+              ? `${idp.host} gave no verified email address for this account, and ${server} lets users in by their email. Verify your address there, or ask the operator of this server.`
               : `${user} may not use ${server}. Sign in with another account, or ask the operator of this server to let you in.`,
           );
         }

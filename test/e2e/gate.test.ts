@@ -235,7 +235,7 @@ describe("gate mode: who may connect", () => {
     const network = gateNetwork();
     const walk = (await walkAs(network, "carol")).walk;
     expect(walk.stopped?.status).toBe(403);
-    expect(walk.stopped?.html).toContain("did not confirm that the email address");
+    expect(walk.stopped?.html).toContain("gave no verified email address for this account");
     expect(events("sign_in_refused")).toContainEqual(
       expect.objectContaining({ reason: "unverified_email" }),
     );
