@@ -23,11 +23,11 @@ import { asksForLaterPage } from "../protocol/tools-list";
 import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
 import type { Profile } from "../schemas/profile";
-import { type Caller, callerOf, type ProxyCredentials } from "../toolmap/callers";
+import { type Caller, callerOf } from "../toolmap/callers";
 import { ListingReads } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap } from "../toolmap/tool-map";
-import { type OriginCredentials, originRequestHeaders } from "../transport/headers";
+import { originRequestHeaders } from "../transport/headers";
 import {
   cookiesForClient,
   fetchOrigin,
@@ -42,13 +42,6 @@ import type { AppEnv } from "./app-env";
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
 /** Protocol 2026-07-28's stream of server notifications, `tools/list_changed` among them. */
 const LISTEN = "subscriptions/listen";
-
-/** What the proxy sets that tells callers apart: its headers, and broker mode's grant's user. */
-function proxyCredentialsOf(credentials: OriginCredentials): ProxyCredentials {
-  if (credentials.kind === "client") return {};
-  const headers = (credentials.headers ?? []).map(([name]) => name);
-  return credentials.caller === undefined ? { headers } : { headers, grantCaller: credentials.caller };
-}
 
 /** The tool map of `profile`, for the caller the origin sees in a request to it. */
 async function openToolMap(c: Context<AppEnv>, profile: Profile, caller: Caller): Promise<ToolMap> {
@@ -99,7 +92,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
   }
   const target = originTarget(config.originUrl, url);
   const headers = originRequestHeaders(request.headers, credentials);
-  const caller = () => callerOf(headers, target, proxyCredentialsOf(credentials));
+  const caller = () => callerOf(headers, target, credentials);
   /** The origin's answer, its sign-in challenges pointing at the proxy's metadata for this URL. */
   const answered = (origin: Response) =>
     rewriteChallenges(
@@ -126,11 +119,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           addresseeOf(body),
         );
       }
-      const toolMap = await openToolMap(
-        c,
-        profile,
-        caller(),
-      );
+      const toolMap = await openToolMap(c, profile, caller());
       // The one listing read this request may make: for a call, or for the rest of a first page.
       const reads = new ListingReads(target, headers, config, () => toolMap.takeRelist());
       /**

@@ -12,6 +12,7 @@
  * Kept only as SHA-256 digests, made when a request first needs them.
  */
 import { sha256 } from "../digest";
+import type { OriginCredentials } from "../transport/headers";
 
 export interface Caller {
   /** The caller and session whose own listing state a request reads and writes (caller-listings.ts). */
@@ -23,32 +24,35 @@ export interface Caller {
 /** The headers that tell callers apart wherever they are sent. */
 const CREDENTIALS = ["authorization", "cookie"];
 
-/** Who the proxy itself says the caller is, beside what the client sent. */
-export interface ProxyCredentials {
-  /** The other headers that carry who the caller is (gate mode's `ORIGIN_AUTH_HEADER` and `ORIGIN_USER_HEADER`). */
-  readonly headers?: readonly string[];
-  /** Broker mode's grant's user, which a refresh of the origin's token does not change. */
-  readonly grantCaller?: string;
-}
-
-/** What the origin sees of a request to `url` with `headers` (what the proxy sends it). */
-export function callerOf(headers: Headers, url: URL, proxy: ProxyCredentials = {}): Caller {
-  const { headers: also = [], grantCaller } = proxy;
+/**
+ * What the origin sees of a request to `url` with `headers` (what the proxy
+ * sends it), and what the proxy set there (`credentials`): the other headers
+ * that carry who the caller is (gate mode's `ORIGIN_AUTH_HEADER` and
+ * `ORIGIN_USER_HEADER`), or broker mode's grant's user, which a refresh of
+ * the origin's token does not change.
+ */
+export function callerOf(
+  headers: Headers,
+  url: URL,
+  credentials: OriginCredentials = { kind: "client" },
+): Caller {
+  const proxy = credentials.kind === "proxy" ? credentials : undefined;
+  const also = (proxy?.headers ?? []).map(([name]) => name);
   const names = [...CREDENTIALS, ...also.filter((name) => !CREDENTIALS.includes(name))];
-  const credentials =
-    grantCaller === undefined
+  const credentialsSeen =
+    proxy?.caller === undefined
       ? [...names.map((name) => headers.get(name)), url.search].join("\n")
-      : `grant\n${grantCaller}\n${url.search}`;
+      : `grant\n${proxy.caller}\n${url.search}`;
   const session = headers.get("mcp-session-id");
   let pins: Promise<string> | undefined;
   let listing: Promise<string> | undefined;
   return {
     pins: () => {
-      pins ??= sha256(credentials);
+      pins ??= sha256(credentialsSeen);
       return pins;
     },
     listing: () => {
-      listing ??= sha256(`${credentials}\n${session}`);
+      listing ??= sha256(`${credentialsSeen}\n${session}`);
       return listing;
     },
   };

@@ -84,8 +84,7 @@ describe("who a caller is to the proxy's per-caller state", () => {
     });
     const [before, after] = ["origin-token", "refreshed-token"].map((token) => {
       const credentials = originCredentials(broker, ctx(token));
-      const caller = credentials.kind === "proxy" ? credentials.caller : undefined;
-      return callerOf(originRequestHeaders(client, credentials), url, caller);
+      return callerOf(originRequestHeaders(client, credentials), url, credentials);
     });
     expect(await before?.pins()).toBe(await after?.pins());
     expect(await before?.listing()).toBe(await after?.listing());
@@ -93,11 +92,7 @@ describe("who a caller is to the proxy's per-caller state", () => {
     const other = originCredentials(broker, {
       props: { ...ctx("origin-token").props, caller: "user-2" },
     });
-    const otherCaller = callerOf(
-      tokens("origin-token"),
-      url,
-      other.kind === "proxy" ? other.caller : "",
-    );
+    const otherCaller = callerOf(originRequestHeaders(client, other), url, other);
     expect(await otherCaller.pins()).not.toBe(await before?.pins());
   });
 
