@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 export const MODULES = {
   json: { path: "src/json.ts", patterns: ["**/json"] },
   "json-spans": { path: "src/json-spans.ts", patterns: ["**/json-spans"] },
+  "json-syntax": { path: "src/json-syntax.ts", patterns: ["**/json-syntax"] },
   "bounded-map": { path: "src/bounded-map.ts", patterns: ["**/bounded-map"] },
   digest: { path: "src/digest.ts", patterns: ["**/digest"] },
   "canonical-path": { path: "src/canonical-path.ts", patterns: ["**/canonical-path"] },
@@ -39,7 +40,15 @@ export const OUTSIDE = [
   "**/scripts/**",
 ];
 
-const FOUNDATION = ["json", "json-spans", "bounded-map", "digest", "canonical-path", "log"];
+const FOUNDATION = [
+  "json",
+  "json-spans",
+  "json-syntax",
+  "bounded-map",
+  "digest",
+  "canonical-path",
+  "log",
+];
 const CORE = ["names", "args", "schemas", "rules"];
 
 /** Lowest first: each layer, its files, the modules it may import, and why. */
@@ -48,7 +57,7 @@ export const LAYERS = [
     name: "foundation",
     modules: FOUNDATION,
     mayImport: [],
-    why: "the foundation (json.ts, json-spans.ts, bounded-map.ts, digest.ts, canonical-path.ts, log.ts) imports nothing from src/.",
+    why: "the foundation (json.ts, json-spans.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, log.ts) imports nothing from src/.",
   },
   {
     name: "protocol",

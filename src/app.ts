@@ -58,11 +58,16 @@ function internalError(error: unknown, request: Request): Response {
 function admit(request: Request, env: Env): Config | Response {
   const result = configOf(env);
   if (result.kind === "invalid") {
-    logEvent("config_invalid", { setting: result.setting, problem: result.problem });
+    const { problems } = result;
+    logEvent("config_invalid", {
+      problems: problems.map(({ path, problem }) => ({ setting: path, problem })),
+    });
+    // Names only: a problem's words may quote what the operator wrote (a tool's name).
+    const settings = [...new Set(problems.map((problem) => problem.setting))];
     return errorResponse(
       500,
       ErrorCode.InternalError,
-      `Proxy misconfigured: ${result.setting} ${result.problem}`,
+      `Proxy misconfigured: ${settings.join(", ")} ${settings.length === 1 ? "is" : "are"} invalid (the config_invalid log line says why)`,
       unreadAddressee(request.headers),
     );
   }

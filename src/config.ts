@@ -12,7 +12,8 @@ import { brokered, headerKind, unpassable } from "./protocol/header-names";
 import {
   CHANGE_MODES,
   CHANGE_SCOPES,
-  ruleNamesProblem,
+  NO_RULES,
+  ruleNamesProblems,
   type ToolPolicy,
   ToolRules,
   ToolRulesSetting,
@@ -587,6 +588,13 @@ function gateAuthOf(vars: GateVars, bindings: SignInBindings): GateAuth {
   };
 }
 
+/** The bindings broker and gate mode each require, and how to add it. */
+const SIGN_IN_BINDINGS = [
+  ["OAUTH_KV", "bind a KV namespace as OAUTH_KV"],
+  ["SIGN_IN_RATE_LIMIT", "add a [[ratelimits]] binding named SIGN_IN_RATE_LIMIT"],
+  ["SIGN_IN_BUDGET", "bind the Durable Object class SignInBudget as SIGN_IN_BUDGET"],
+] as const;
+
 /** What an absent required setting is told, by name (wrangler leaves an unset var out of `env`). */
 const MISSING: Record<string, string> = {
   ORIGIN_URL: "is missing; set it to the full URL of the origin's MCP endpoint",
@@ -597,9 +605,6 @@ const missing = (issue: v.BaseIssue<unknown>) => {
   const key = issue.path?.[0]?.key;
   return typeof key === "string" ? (MISSING[key] ?? "is missing") : "must be an object";
 };
-
-/** The mode `AUTH_MODE` names in a configuration being checked. */
-const modeOf = (input: unknown) => (input as { AUTH_MODE?: string }).AUTH_MODE;
 
 /** `AUTH_MODE` with what its mode needs, from settings the checks above passed. */
 function authOf(
@@ -638,133 +643,141 @@ function authOf(
   };
 }
 
-const ConfigSchema = v.pipe(
-  v.object(
-    {
-      ORIGIN_URL: httpUrl(MISSING.ORIGIN_URL as string),
-      MCP_PATH: path,
-      ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
-      MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1, MAX_BODY_LIMIT), 4 * 1024 * 1024),
-      MAX_BATCH_MESSAGES: v.optional(wholeNumber("messages", 1, MAX_BATCH_LIMIT), 32),
-      MAX_LOCAL_ANSWER_BYTES: v.optional(
-        wholeNumber("bytes", MIN_LOCAL_ANSWER_LIMIT, MAX_LOCAL_ANSWER_LIMIT),
-        1024 * 1024,
-      ),
-      PROFILE: v.optional(picklist(PROFILE_NAMES)),
-      // The earlier name of PROFILE, from when profiles governed names only.
-      NAME_PROFILE: v.optional(picklist(PROFILE_NAMES)),
-      NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
-      // Search mode lists two tools: a lower ceiling could not be kept.
-      MAX_TOOLS: v.optional(wholeNumber("tools", 2)),
-      TOOL_RULES: ToolRulesSetting,
-      TOOL_CHANGES: oneOf(CHANGE_MODES, "log"),
-      TOOL_CHANGES_SCOPE: oneOf(CHANGE_SCOPES, "definition"),
-      ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
-      ALLOWED_HOSTS: hostList,
-      PUBLIC_URL: publicOrigin,
-      AUTH_MODE: oneOf(AUTH_MODES, "relay"),
-      TOOL_MAP: kvNamespace(MISSING.TOOL_MAP as string),
-      OAUTH_KV: v.optional(kvNamespace("must be a KV namespace binding")),
-      SIGN_IN_RATE_LIMIT: v.optional(
-        v.custom<RateLimit>(
-          (value) =>
-            typeof value === "object" &&
-            value !== null &&
-            typeof (value as Partial<RateLimit>).limit === "function",
-          "must be a Workers Rate Limiting binding ([[ratelimits]])",
-        ),
-      ),
-      SIGN_IN_BUDGET: v.optional(
-        v.custom<SignInBudgetBinding>(
-          (value) =>
-            typeof (value as Partial<SignInBudgetBinding> | null)?.getByName === "function",
-          "must be a Durable Object binding of the class SignInBudget",
-        ),
-      ),
-      SIGN_IN_DAILY_WRITES: v.optional(
-        wholeNumber("writes", MIN_SIGN_IN_DAILY_WRITES),
-        SIGN_IN_DAILY_WRITES,
-      ),
-      UPSTREAM_ISSUER: issuerUrl,
-      UPSTREAM_CLIENT_ID: secret,
-      UPSTREAM_CLIENT_SECRET: secret,
-      PASS_HEADERS: passHeaders,
-      ...GATE_SETTINGS,
-      CF_VERSION_METADATA: v.optional(
-        v.custom<WorkerVersionMetadata>(
-          (value) => typeof (value as Partial<WorkerVersionMetadata> | null)?.id === "string",
-          "must be a version metadata binding ([version_metadata])",
-        ),
-      ),
-    },
-    missing,
-  ),
-  v.forward(
-    v.check(
-      (vars) => vars.AUTH_MODE === "relay" || vars.OAUTH_KV !== undefined,
-      (issue) =>
-        `is required with AUTH_MODE=${modeOf(issue.input)}: bind a KV namespace as OAUTH_KV`,
+const SettingsObject = v.object(
+  {
+    ORIGIN_URL: httpUrl(MISSING.ORIGIN_URL as string),
+    MCP_PATH: path,
+    ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
+    MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1, MAX_BODY_LIMIT), 4 * 1024 * 1024),
+    MAX_BATCH_MESSAGES: v.optional(wholeNumber("messages", 1, MAX_BATCH_LIMIT), 32),
+    MAX_LOCAL_ANSWER_BYTES: v.optional(
+      wholeNumber("bytes", MIN_LOCAL_ANSWER_LIMIT, MAX_LOCAL_ANSWER_LIMIT),
+      1024 * 1024,
     ),
-    ["OAUTH_KV"],
-  ),
-  v.forward(
-    v.check(
-      (vars) => vars.AUTH_MODE === "relay" || vars.SIGN_IN_RATE_LIMIT !== undefined,
-      (issue) =>
-        `is required with AUTH_MODE=${modeOf(issue.input)}: add a [[ratelimits]] binding named SIGN_IN_RATE_LIMIT`,
+    PROFILE: v.optional(picklist(PROFILE_NAMES)),
+    // The earlier name of PROFILE, from when profiles governed names only.
+    NAME_PROFILE: v.optional(picklist(PROFILE_NAMES)),
+    NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
+    // Search mode lists two tools: a lower ceiling could not be kept.
+    MAX_TOOLS: v.optional(wholeNumber("tools", 2)),
+    TOOL_RULES: ToolRulesSetting,
+    TOOL_CHANGES: oneOf(CHANGE_MODES, "log"),
+    TOOL_CHANGES_SCOPE: oneOf(CHANGE_SCOPES, "definition"),
+    ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
+    ALLOWED_HOSTS: hostList,
+    PUBLIC_URL: publicOrigin,
+    AUTH_MODE: oneOf(AUTH_MODES, "relay"),
+    TOOL_MAP: kvNamespace(MISSING.TOOL_MAP as string),
+    OAUTH_KV: v.optional(kvNamespace("must be a KV namespace binding")),
+    SIGN_IN_RATE_LIMIT: v.optional(
+      v.custom<RateLimit>(
+        (value) =>
+          typeof value === "object" &&
+          value !== null &&
+          typeof (value as Partial<RateLimit>).limit === "function",
+        "must be a Workers Rate Limiting binding ([[ratelimits]])",
+      ),
     ),
-    ["SIGN_IN_RATE_LIMIT"],
-  ),
-  v.forward(
-    v.check(
-      (vars) => vars.AUTH_MODE === "relay" || vars.SIGN_IN_BUDGET !== undefined,
-      (issue) =>
-        `is required with AUTH_MODE=${modeOf(issue.input)}: bind the Durable Object class SignInBudget as SIGN_IN_BUDGET`,
+    SIGN_IN_BUDGET: v.optional(
+      v.custom<SignInBudgetBinding>(
+        (value) =>
+          typeof (value as Partial<SignInBudgetBinding> | null)?.getByName === "function",
+        "must be a Durable Object binding of the class SignInBudget",
+      ),
     ),
-    ["SIGN_IN_BUDGET"],
-  ),
-  v.forward(
-    v.check(
-      (vars) => vars.UPSTREAM_CLIENT_SECRET === undefined || vars.UPSTREAM_CLIENT_ID !== undefined,
-      "needs UPSTREAM_CLIENT_ID beside it",
+    SIGN_IN_DAILY_WRITES: v.optional(
+      wholeNumber("writes", MIN_SIGN_IN_DAILY_WRITES),
+      SIGN_IN_DAILY_WRITES,
     ),
-    ["UPSTREAM_CLIENT_SECRET"],
-  ),
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return;
-    const vars = dataset.value;
-    for (const [setting, message] of gateProblems(vars)) {
-      const path = { type: "object", origin: "value", input: vars, key: setting } as const;
-      addIssue({ message, path: [{ ...path, value: vars[setting as keyof typeof vars] }] });
-    }
-  }),
-  v.transform(
-    (vars): Config => ({
-      originUrl: vars.ORIGIN_URL,
-      mcpPath: vars.MCP_PATH,
-      toolMapKv: vars.TOOL_MAP,
-      deployment: vars.CF_VERSION_METADATA?.id,
-      originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
-      maxBodyBytes: vars.MAX_BODY_BYTES,
-      maxBatchMessages: vars.MAX_BATCH_MESSAGES,
-      maxLocalAnswerBytes: vars.MAX_LOCAL_ANSWER_BYTES,
-      profile: profileOf(vars.PROFILE ?? vars.NAME_PROFILE ?? "openai", {
-        nameMaxLength: vars.NAME_MAX_LENGTH,
-        maxTools: vars.MAX_TOOLS,
-      }),
-      profileLimits: { nameMaxLength: vars.NAME_MAX_LENGTH, maxTools: vars.MAX_TOOLS },
-      policy: {
-        rules: new ToolRules(vars.TOOL_RULES ?? { hide: [], only: [], tools: {} }),
-        changes: vars.TOOL_CHANGES,
-        scope: vars.TOOL_CHANGES_SCOPE,
-      },
-      argumentValidation: vars.ARGUMENT_VALIDATION,
-      allowedHosts: vars.ALLOWED_HOSTS,
-      publicOrigin: vars.PUBLIC_URL,
-      auth: authOf(vars),
-    }),
-  ),
+    UPSTREAM_ISSUER: issuerUrl,
+    UPSTREAM_CLIENT_ID: secret,
+    UPSTREAM_CLIENT_SECRET: secret,
+    PASS_HEADERS: passHeaders,
+    ...GATE_SETTINGS,
+    CF_VERSION_METADATA: v.optional(
+      v.custom<WorkerVersionMetadata>(
+        (value) => typeof (value as Partial<WorkerVersionMetadata> | null)?.id === "string",
+        "must be a version metadata binding ([version_metadata])",
+      ),
+    ),
+  },
+  missing,
 );
+
+type Settings = v.InferOutput<typeof SettingsObject>;
+
+/** A problem found across settings: the keys of its path, and what is wrong. */
+type Found = [keys: readonly string[], problem: string];
+
+/**
+ * The checks across settings, each made where the settings it reads have no
+ * problem of their own, so that one reading finds every problem.
+ */
+function acrossSettings(value: unknown, issues: readonly v.BaseIssue<unknown>[]): Found[] {
+  const found: Found[] = [];
+  const settled = (keys: readonly string[]) => {
+    if (typeof value !== "object" || value === null) return undefined;
+    const clear = issues.every((issue) => {
+      const key = issue.path?.[0]?.key;
+      return typeof key === "string" && !keys.includes(key);
+    });
+    // Only `keys` are read from it: the other settings may be anything.
+    return clear ? (value as Settings) : undefined;
+  };
+  for (const [binding, how] of SIGN_IN_BINDINGS) {
+    const vars = settled(["AUTH_MODE", binding]);
+    if (vars && vars.AUTH_MODE !== "relay" && vars[binding] === undefined) {
+      found.push([[binding], `is required with AUTH_MODE=${vars.AUTH_MODE}: ${how}`]);
+    }
+  }
+  const client = settled(["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"]);
+  if (client?.UPSTREAM_CLIENT_SECRET !== undefined && client.UPSTREAM_CLIENT_ID === undefined) {
+    found.push([["UPSTREAM_CLIENT_SECRET"], "needs UPSTREAM_CLIENT_ID beside it"]);
+  }
+  const gate = settled(["AUTH_MODE", "PASS_HEADERS", ...Object.keys(GATE_SETTINGS)]);
+  for (const [setting, problem] of gate ? gateProblems(gate) : []) {
+    found.push([[setting], problem]);
+  }
+  // The names the operator chose, legal under every profile's rules.
+  const rules = settled(["TOOL_RULES", "NAME_MAX_LENGTH"]);
+  if (rules?.TOOL_RULES) {
+    const names = PROFILE_NAMES.map(
+      (name) =>
+        profileOf(name, { nameMaxLength: rules.NAME_MAX_LENGTH, maxTools: undefined }).names,
+    );
+    for (const [keys, problem] of ruleNamesProblems(new ToolRules(rules.TOOL_RULES), names)) {
+      found.push([["TOOL_RULES", ...keys], problem]);
+    }
+  }
+  return found;
+}
+
+function configFrom(vars: Settings): Config {
+  return {
+    originUrl: vars.ORIGIN_URL,
+    mcpPath: vars.MCP_PATH,
+    toolMapKv: vars.TOOL_MAP,
+    deployment: vars.CF_VERSION_METADATA?.id,
+    originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
+    maxBodyBytes: vars.MAX_BODY_BYTES,
+    maxBatchMessages: vars.MAX_BATCH_MESSAGES,
+    maxLocalAnswerBytes: vars.MAX_LOCAL_ANSWER_BYTES,
+    profile: profileOf(vars.PROFILE ?? vars.NAME_PROFILE ?? "openai", {
+      nameMaxLength: vars.NAME_MAX_LENGTH,
+      maxTools: vars.MAX_TOOLS,
+    }),
+    profileLimits: { nameMaxLength: vars.NAME_MAX_LENGTH, maxTools: vars.MAX_TOOLS },
+    policy: {
+      rules: vars.TOOL_RULES ? new ToolRules(vars.TOOL_RULES) : NO_RULES,
+      changes: vars.TOOL_CHANGES,
+      scope: vars.TOOL_CHANGES_SCOPE,
+    },
+    argumentValidation: vars.ARGUMENT_VALIDATION,
+    allowedHosts: vars.ALLOWED_HOSTS,
+    publicOrigin: vars.PUBLIC_URL,
+    auth: authOf(vars),
+  };
+}
 
 export interface Config {
   originUrl: URL;
@@ -801,9 +814,18 @@ export interface Config {
   auth: AuthMode;
 }
 
+/** One thing wrong with the settings. */
+export interface ConfigProblem {
+  /** The setting's name (`TOOL_RULES`): all a client is ever told, a name and never a value. */
+  setting: string;
+  /** Where in it, as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
+  path: string;
+  problem: string;
+}
+
 export type ConfigResult =
   | { kind: "valid"; config: Config }
-  | { kind: "invalid"; setting: string; problem: string };
+  | { kind: "invalid"; problems: ConfigProblem[] };
 
 /** A setting's path as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
 function settingPath(keys: readonly unknown[]): string {
@@ -817,28 +839,28 @@ function settingPath(keys: readonly unknown[]): string {
     .join("");
 }
 
+function problemOf(keys: readonly unknown[], problem: string): ConfigProblem {
+  const setting = typeof keys[0] === "string" ? keys[0] : "configuration";
+  return { setting, path: keys.length > 0 ? settingPath(keys) : setting, problem };
+}
+
+/**
+ * The configuration of `env`, or every problem with it at once: each setting
+ * is read on its own, and a check across settings runs wherever those it
+ * reads are fine. What the Worker runs on, and what `npm run check` reports.
+ */
 export function parseConfig(env: Env): ConfigResult {
-  const result = v.safeParse(ConfigSchema, env);
-  if (!result.success) {
-    const [issue] = result.issues;
-    const keys = issue.path?.map((item) => item.key) ?? [];
-    return {
-      kind: "invalid",
-      setting: keys.length > 0 ? settingPath(keys) : "configuration",
-      problem: issue.message,
-    };
+  // Each setting stops at its first problem; every setting is read.
+  const result = v.safeParse(SettingsObject, env, { abortPipeEarly: true });
+  const issues = result.issues ?? [];
+  const problems = [
+    ...issues.map((issue) => problemOf(issue.path?.map((item) => item.key) ?? [], issue.message)),
+    ...acrossSettings(result.output, issues).map(([keys, problem]) => problemOf(keys, problem)),
+  ];
+  if (result.success && problems.length === 0) {
+    return { kind: "valid", config: configFrom(result.output) };
   }
-  const config = result.output;
-  const names = PROFILE_NAMES.map((name) => profileOf(name, config.profileLimits).names);
-  const problem = ruleNamesProblem(config.policy.rules, names);
-  if (problem) {
-    return {
-      kind: "invalid",
-      setting: settingPath(["TOOL_RULES", ...problem[0]]),
-      problem: problem[1],
-    };
-  }
-  return { kind: "valid", config };
+  return { kind: "invalid", problems };
 }
 
 const configs = new WeakMap<Env, ConfigResult>();

@@ -35,6 +35,7 @@
 import { nestsTooDeep } from "./json-spans";
 
 export { MAX_NESTING, nestsTooDeep } from "./json-spans";
+export { type JsonSyntaxError, jsonSyntaxError } from "./json-syntax";
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

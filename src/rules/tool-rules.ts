@@ -9,7 +9,7 @@
  */
 import picomatch from "picomatch/posix";
 import * as v from "valibot";
-import { isPlainObject } from "../json";
+import { isPlainObject, jsonSyntaxError } from "../json";
 import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
 
@@ -115,6 +115,14 @@ export const ToolRulesSetting = v.optional(
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       let value = dataset.value;
       if (typeof value === "string") {
+        // Where it failed, never the parser's message, which may quote the text.
+        const error = jsonSyntaxError(value);
+        if (error) {
+          addIssue({
+            message: `is not valid JSON: at line ${error.line}, column ${error.column}, expected ${error.expected}`,
+          });
+          return NEVER;
+        }
         try {
           value = JSON.parse(value);
         } catch {
@@ -246,32 +254,35 @@ export function editsListings(policy: ToolPolicy): boolean {
 
 /**
  * What is wrong with the operator's names, checked at startup: each must be
- * legal under every profile (with `NAME_MAX_LENGTH`), and no two alike.
- * `[path, problem]` of the first mistake, or `undefined`.
+ * legal under every profile (with `NAME_MAX_LENGTH`), and no two alike; and no
+ * argument both fixed and defaulted. `[path, problem]` for every mistake.
  */
-export function ruleNamesProblem(
+export function ruleNamesProblems(
   rules: ToolRules,
   profiles: readonly NameRules[],
-): [Array<string>, string] | undefined {
+): Array<[Array<string>, string]> {
+  const problems: Array<[Array<string>, string]> = [];
   const owners = new Map<string, string>();
   for (const [original, name] of rules.names) {
     const path = ["tools", original, "name"];
     const refusing = profiles.find((profile) => !isLegalName(name, profile));
+    const other = owners.get(name);
     if (refusing) {
-      return [
+      problems.push([
         path,
         `"${name}" is not a legal tool name under the ${refusing.profile.name} profile (every profile is served): use letters, digits and _, starting with a letter, at most ${Math.min(...profiles.map((p) => p.cap))} characters`,
-      ];
-    }
-    const other = owners.get(name);
-    if (other !== undefined) return [path, `"${name}" is already the name of ${other}`];
-    owners.set(name, original);
+      ]);
+    } else if (other !== undefined) {
+      problems.push([path, `"${name}" is already the name of ${other}`]);
+    } else owners.set(name, original);
   }
   for (const [original, rule] of Object.entries(rules.document.tools)) {
-    const both = Object.keys(rule.defaults).find((key) => Object.hasOwn(rule.fixed, key));
-    if (both !== undefined) {
-      return [["tools", original, "defaults", both], "is also fixed: a fixed value is always sent"];
+    for (const both of Object.keys(rule.defaults).filter((key) => Object.hasOwn(rule.fixed, key))) {
+      problems.push([
+        ["tools", original, "defaults", both],
+        "is also fixed: a fixed value is always sent",
+      ]);
     }
   }
-  return undefined;
+  return problems;
 }

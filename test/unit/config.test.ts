@@ -9,6 +9,12 @@ import { profileOf } from "../../src/schemas/profile";
 const env = (vars: Record<string, unknown>) =>
   ({ TOOL_MAP: workerEnv.TOOL_MAP, ...vars }) as unknown as Env;
 
+/** One problem, at `path`, as parseConfig reports it. */
+const refused = (path: string, problem: string) => ({
+  kind: "invalid",
+  problems: [{ setting: /^[A-Z_]+/.exec(path)?.[0], path, problem }],
+});
+
 describe("parseConfig", () => {
   it("applies the documented defaults", () => {
     expect(parseConfig(env({ ORIGIN_URL: "https://mcp.example.com/mcp" }))).toEqual({
@@ -33,16 +39,12 @@ describe("parseConfig", () => {
   });
 
   it("refuses a missing TOOL_MAP binding or ORIGIN_URL by name, absent as wrangler leaves them", () => {
-    expect(parseConfig({ ORIGIN_URL: "https://o.example/mcp" } as unknown as Env)).toEqual({
-      kind: "invalid",
-      setting: "TOOL_MAP",
-      problem: "is missing: bind a KV namespace as TOOL_MAP",
-    });
-    expect(parseConfig({ TOOL_MAP: workerEnv.TOOL_MAP } as unknown as Env)).toEqual({
-      kind: "invalid",
-      setting: "ORIGIN_URL",
-      problem: "is missing; set it to the full URL of the origin's MCP endpoint",
-    });
+    expect(parseConfig({ ORIGIN_URL: "https://o.example/mcp" } as unknown as Env)).toEqual(
+      refused("TOOL_MAP", "is missing: bind a KV namespace as TOOL_MAP"),
+    );
+    expect(parseConfig({ TOOL_MAP: workerEnv.TOOL_MAP } as unknown as Env)).toEqual(
+      refused("ORIGIN_URL", "is missing; set it to the full URL of the origin's MCP endpoint"),
+    );
   });
 
   it.each([
@@ -74,11 +76,9 @@ describe("parseConfig", () => {
       "must not be one of the proxy's own routes (/healthz, /authorize, /oauth, /.well-known) or under one",
     ],
   ])("refuses MCP_PATH %s, which would clash or has no single reading", (path, problem) => {
-    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", MCP_PATH: path }))).toEqual({
-      kind: "invalid",
-      setting: "MCP_PATH",
-      problem,
-    });
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", MCP_PATH: path }))).toEqual(
+      refused("MCP_PATH", problem),
+    );
   });
 
   it("accepts an MCP_PATH of its own, however deep", () => {
@@ -175,13 +175,111 @@ describe("parseConfig", () => {
       "TOOL_RULES.tools.a.defaults.owner",
       "is also fixed: a fixed value is always sent",
     ],
-    ['{"hide": [', "TOOL_RULES", "must be a table, or JSON text holding one"],
+    [
+      '{"hide": [',
+      "TOOL_RULES",
+      "is not valid JSON: at line 1, column 11, expected a value (an object, array, string, number, true, false or null)",
+    ],
+    ['["admin.*"]', "TOOL_RULES", "must be a table, or JSON text holding one"],
   ])("refuses TOOL_RULES %j, naming the path of the mistake", (rules, setting, problem) => {
-    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_RULES: rules }))).toEqual({
-      kind: "invalid",
-      setting,
-      problem,
-    });
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_RULES: rules }))).toEqual(
+      refused(setting, problem),
+    );
+  });
+
+  it("reports every problem at once, each at its path, checks across settings included", () => {
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        MAX_TOOLS: "zero",
+        SIGN_IN_DAILY_WRITES: "a lot",
+        AUTH_MODE: "broker",
+        UPSTREAM_CLIENT_SECRET: "s3cret",
+        TOOL_RULES: {
+          hid: [],
+          tools: {
+            a: { name: "read-file" },
+            b: { name: "same" },
+            c: { name: "same", fixed: { owner: "me" }, defaults: { owner: "you" } },
+          },
+        },
+      }),
+    );
+    expect(result.kind === "invalid" && result.problems.map(({ path }) => path)).toEqual([
+      "MAX_TOOLS",
+      "TOOL_RULES.hid",
+      "SIGN_IN_DAILY_WRITES",
+      "OAUTH_KV",
+      "SIGN_IN_RATE_LIMIT",
+      "SIGN_IN_BUDGET",
+      "UPSTREAM_CLIENT_SECRET",
+    ]);
+    // The names are checked once the rules themselves read well.
+    const names = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        NAME_MAX_LENGTH: "many",
+        TOOL_RULES: { tools: { a: { name: "read-file" } } },
+      }),
+    );
+    expect(names.kind === "invalid" && names.problems.map(({ path }) => path)).toEqual([
+      "NAME_MAX_LENGTH",
+    ]);
+    const rules = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        TOOL_RULES: {
+          tools: {
+            a: { name: "read-file" },
+            b: { name: "same" },
+            c: { name: "same", fixed: { owner: "me" }, defaults: { owner: "you" } },
+          },
+        },
+      }),
+    );
+    expect(rules.kind === "invalid" && rules.problems.map(({ path }) => path)).toEqual([
+      "TOOL_RULES.tools.a.name",
+      "TOOL_RULES.tools.c.name",
+      "TOOL_RULES.tools.c.defaults.owner",
+    ]);
+  });
+
+  it.each([
+    [
+      '{"hide": ["a"],\n "tools": {"x": {"name": "y",}}}',
+      2,
+      30,
+      "a member's name in double quotes",
+    ],
+    ['{"hide": ["a"]\r\n"only": []}', 2, 1, '"," or "}" after a member'],
+    ['{"hid":1', 1, 9, '"," or "}" after a member'],
+    [
+      '{"hide": ["é", \'b\']}',
+      1,
+      16,
+      "a value (an object, array, string, number, true, false or null)",
+    ],
+    [
+      '{"hide": ["a\tb"]}',
+      1,
+      13,
+      "the string's closing \" (a control character such as a line break must be escaped)",
+    ],
+    [
+      '{"hide": ["a\\x"]}',
+      1,
+      13,
+      'an escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u and four hex digits)',
+    ],
+    ['{"hide": []} {}', 1, 14, "the end of the text"],
+    ["", 1, 1, "a value (an object, array, string, number, true, false or null)"],
+  ])("tells where TOOL_RULES' JSON text %j stops being JSON", (text, line, column, expected) => {
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_RULES: text }))).toEqual(
+      refused(
+        "TOOL_RULES",
+        `is not valid JSON: at line ${line}, column ${column}, expected ${expected}`,
+      ),
+    );
   });
 
   it("reads TOOL_RULES as a table or as JSON text, and TOOL_CHANGES", () => {
@@ -200,11 +298,7 @@ describe("parseConfig", () => {
     }
     expect(
       parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_CHANGES: "block" })),
-    ).toEqual({
-      kind: "invalid",
-      setting: "TOOL_CHANGES",
-      problem: "must be one of allow, log, hold",
-    });
+    ).toEqual(refused("TOOL_CHANGES", "must be one of allow, log, hold"));
   });
 
   it("reads TOOL_CHANGES_SCOPE: the whole definition unless said", () => {
@@ -256,38 +350,30 @@ describe("parseConfig", () => {
       kind: "valid",
       config: { auth: { upstreamIssuer: new URL("https://auth.example.com/") } },
     });
-    expect(broker({ ...bindings, OAUTH_KV: undefined })).toEqual({
-      kind: "invalid",
-      setting: "OAUTH_KV",
-      problem: "is required with AUTH_MODE=broker: bind a KV namespace as OAUTH_KV",
-    });
-    expect(broker({ ...bindings, SIGN_IN_RATE_LIMIT: undefined })).toEqual({
-      kind: "invalid",
-      setting: "SIGN_IN_RATE_LIMIT",
-      problem:
+    expect(broker({ ...bindings, OAUTH_KV: undefined })).toEqual(
+      refused("OAUTH_KV", "is required with AUTH_MODE=broker: bind a KV namespace as OAUTH_KV"),
+    );
+    expect(broker({ ...bindings, SIGN_IN_RATE_LIMIT: undefined })).toEqual(
+      refused(
+        "SIGN_IN_RATE_LIMIT",
         "is required with AUTH_MODE=broker: add a [[ratelimits]] binding named SIGN_IN_RATE_LIMIT",
-    });
-    expect(broker({ ...bindings, SIGN_IN_RATE_LIMIT: "30" })).toEqual({
-      kind: "invalid",
-      setting: "SIGN_IN_RATE_LIMIT",
-      problem: "must be a Workers Rate Limiting binding ([[ratelimits]])",
-    });
-    expect(broker({ ...bindings, SIGN_IN_BUDGET: undefined })).toEqual({
-      kind: "invalid",
-      setting: "SIGN_IN_BUDGET",
-      problem:
+      ),
+    );
+    expect(broker({ ...bindings, SIGN_IN_RATE_LIMIT: "30" })).toEqual(
+      refused("SIGN_IN_RATE_LIMIT", "must be a Workers Rate Limiting binding ([[ratelimits]])"),
+    );
+    expect(broker({ ...bindings, SIGN_IN_BUDGET: undefined })).toEqual(
+      refused(
+        "SIGN_IN_BUDGET",
         "is required with AUTH_MODE=broker: bind the Durable Object class SignInBudget as SIGN_IN_BUDGET",
-    });
-    expect(broker({ ...bindings, SIGN_IN_BUDGET: workerEnv.OAUTH_KV })).toEqual({
-      kind: "invalid",
-      setting: "SIGN_IN_BUDGET",
-      problem: "must be a Durable Object binding of the class SignInBudget",
-    });
-    expect(broker({ ...bindings, UPSTREAM_CLIENT_SECRET: "s3cret" })).toEqual({
-      kind: "invalid",
-      setting: "UPSTREAM_CLIENT_SECRET",
-      problem: "needs UPSTREAM_CLIENT_ID beside it",
-    });
+      ),
+    );
+    expect(broker({ ...bindings, SIGN_IN_BUDGET: workerEnv.OAUTH_KV })).toEqual(
+      refused("SIGN_IN_BUDGET", "must be a Durable Object binding of the class SignInBudget"),
+    );
+    expect(broker({ ...bindings, UPSTREAM_CLIENT_SECRET: "s3cret" })).toEqual(
+      refused("UPSTREAM_CLIENT_SECRET", "needs UPSTREAM_CLIENT_ID beside it"),
+    );
   });
 
   it("reads PROFILE, and NAME_PROFILE, its earlier name, where PROFILE is not set", () => {
@@ -325,11 +411,9 @@ describe("parseConfig", () => {
     ]);
     expect(
       parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ALLOWED_HOSTS: "http://x" })),
-    ).toEqual({
-      kind: "invalid",
-      setting: "ALLOWED_HOSTS",
-      problem: "must be hostnames or host:port pairs, separated by commas",
-    });
+    ).toEqual(
+      refused("ALLOWED_HOSTS", "must be hostnames or host:port pairs, separated by commas"),
+    );
   });
 
   it("reads PASS_HEADERS as lower-case header names, for broker mode", () => {
@@ -366,11 +450,7 @@ describe("parseConfig", () => {
     ["CF-IPCountry", "is Cloudflare's (cf-*), which any client could forge", 1],
   ])("refuses PASS_HEADERS = %o by the entry's place, never its text", (value, why, entry) => {
     const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: value }));
-    expect(result).toEqual({
-      kind: "invalid",
-      setting: "PASS_HEADERS",
-      problem: `has an entry (number ${entry}) that ${why}`,
-    });
+    expect(result).toEqual(refused("PASS_HEADERS", `has an entry (number ${entry}) that ${why}`));
   });
 
   it("bounds PASS_HEADERS: at most 32 names", () => {
@@ -380,18 +460,12 @@ describe("parseConfig", () => {
     ).toBe("valid");
     expect(
       parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: names(33) })),
-    ).toEqual({
-      kind: "invalid",
-      setting: "PASS_HEADERS",
-      problem: "must list at most 32 header names",
-    });
+    ).toEqual(refused("PASS_HEADERS", "must list at most 32 header names"));
     expect(
       parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: "x".repeat(10_000) })),
-    ).toEqual({
-      kind: "invalid",
-      setting: "PASS_HEADERS",
-      problem: "must list at most 32 header names of at most 64 characters",
-    });
+    ).toEqual(
+      refused("PASS_HEADERS", "must list at most 32 header names of at most 64 characters"),
+    );
   });
 
   it.each([
@@ -439,11 +513,9 @@ describe("parseConfig", () => {
     ["ORIGIN_URL", "/mcp", "must be an absolute http:// or https:// URL"],
     ["ORIGIN_URL", undefined, "is missing; set it to the full URL of the origin's MCP endpoint"],
   ])("refuses %s = %o: it %s", (setting, value, problem) => {
-    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", [setting]: value }))).toEqual({
-      kind: "invalid",
-      setting,
-      problem,
-    });
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", [setting]: value }))).toEqual(
+      refused(setting, problem),
+    );
   });
 });
 
@@ -768,14 +840,17 @@ describe("parseConfig, any settings (property)", () => {
         const given = { ...(withOrigin ? { ORIGIN_URL: "https://o.example/mcp" } : {}), ...vars };
         const result = parseConfig(env(given));
         if (result.kind === "valid") return;
-        const setting = /^[A-Z_]+/.exec(result.setting)?.[0] ?? "";
         const required = [
           ...["ORIGIN_URL", "OAUTH_KV", "SIGN_IN_RATE_LIMIT", "SIGN_IN_BUDGET"],
           // Gate mode's, named when missing (ALLOWED_USERS for every list).
           ...["IDP_ISSUER", "IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ALLOWED_USERS", "ORIGIN_SECRET"],
         ];
-        expect([...Object.keys(given), ...required]).toContain(setting);
-        expect(result.problem).not.toBe("");
+        expect(result.problems.length).toBeGreaterThan(0);
+        for (const { setting, path, problem } of result.problems) {
+          expect([...Object.keys(given), ...required]).toContain(setting);
+          expect(path.startsWith(setting)).toBe(true);
+          expect(problem).not.toBe("");
+        }
       }),
       { numRuns: 2000 },
     );

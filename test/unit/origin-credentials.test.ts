@@ -12,7 +12,7 @@ function config(vars: Record<string, unknown>): Config {
     TOOL_MAP: env.TOOL_MAP,
     ...vars,
   } as unknown as Env);
-  if (result.kind !== "valid") throw new Error(result.problem);
+  if (result.kind !== "valid") throw new Error(JSON.stringify(result.problems));
   return result.config;
 }
 

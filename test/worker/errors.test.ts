@@ -248,7 +248,10 @@ describe("origin failures", () => {
 
 describe("configuration", () => {
   it.each([
-    [{ ORIGIN_URL: undefined }, "ORIGIN_URL is missing"],
+    [
+      { ORIGIN_URL: undefined },
+      "ORIGIN_URL is missing; set it to the full URL of the origin's MCP endpoint",
+    ],
     [{ ORIGIN_URL: "not a url" }, "ORIGIN_URL must be an absolute http:// or https:// URL"],
     [
       { ORIGIN_URL: "ftp://files.example/mcp" },
@@ -273,12 +276,21 @@ describe("configuration", () => {
       'TOOL_RULES.tools["files.read"].fixed must be a table of argument = value',
     ],
     [{ TOOL_CHANGES: "block" }, "TOOL_CHANGES must be one of allow, log, hold"],
-  ])("%o: 500 with -32603 naming the setting", async (vars, says) => {
+  ])("%o: 500 with -32603 naming the setting, and the log line why", async (vars, says) => {
+    const logs = captureLogs();
     const response = await postJson(viaProxy(vars), PROXY_URL, rpc(1, "tools/list"));
     expect(response.status).toBe(500);
     const body = await response.json<{ error: { code: number; message: string } }>();
     expect(body).toMatchObject({ id: null, error: { code: -32603 } });
-    expect(body.error.message).toContain(says);
+    const setting = /^[A-Z_]+/.exec(says)?.[0];
+    expect(body.error.message).toBe(
+      `Proxy misconfigured: ${setting} is invalid (the config_invalid log line says why)`,
+    );
+    const [line] = logs.events("config_invalid") as unknown as Array<{
+      problems: Array<{ setting: string; problem: string }>;
+    }>;
+    logs.restore();
+    expect(line?.problems.map(({ setting, problem }) => `${setting} ${problem}`)).toEqual([says]);
   });
 
   it("never shows the value of a setting, which may hold a credential", async () => {
@@ -417,8 +429,7 @@ describe("each failure the proxy answers is logged", () => {
     expect(logs.events("config_invalid")).toEqual([
       {
         event: "config_invalid",
-        setting: "MAX_BODY_BYTES",
-        problem: "must be a whole number of bytes",
+        problems: [{ setting: "MAX_BODY_BYTES", problem: "must be a whole number of bytes" }],
       },
     ]);
   });
