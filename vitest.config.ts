@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { BROKER_BINDINGS } from "./test/broker-bindings.ts";
 
 export default defineConfig({
   test: {
@@ -14,6 +15,9 @@ export default defineConfig({
             miniflare: {
               // Tests address the proxy as proxy.test; the host check has tests of its own.
               bindings: { ORIGIN_URL: `${inject("demoOrigin")}/mcp`, ALLOWED_HOSTS: "" },
+              // Broker mode's bindings, which wrangler.toml's top level (relay mode) leaves
+              // to the tenants that use them: tests switch to broker mode with AUTH_MODE.
+              ...BROKER_BINDINGS,
             },
           })),
         ],

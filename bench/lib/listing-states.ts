@@ -22,7 +22,8 @@ const DEFAULTS = parseConfig({
   ORIGIN_URL: "https://origin.example/mcp",
   TOOL_MAP: memoryKv(),
 } as unknown as Env);
-if (DEFAULTS.kind !== "valid") throw new Error(`bench settings: ${DEFAULTS.problem}`);
+if (DEFAULTS.kind !== "valid")
+  throw new Error(`bench settings: ${JSON.stringify(DEFAULTS.problems)}`);
 export const { policy } = DEFAULTS.config;
 
 /** The deployment every isolate of the bench belongs to, but those of `deploy`, a new one. */

@@ -1,5 +1,6 @@
 /** The proxy as users run it: wrangler serving wrangler.toml over HTTP on 127.0.0.1. */
 import { unstable_startWorker } from "wrangler";
+import { BROKER_BINDINGS } from "../broker-bindings";
 
 export async function serveProxy(
   originUrl: string,
@@ -14,9 +15,24 @@ export async function serveProxy(
       { type: "plain_text" as const, value },
     ]),
   );
+  const { kvNamespaces, ratelimits, durableObjects } = BROKER_BINDINGS;
+  const broker = {
+    ...Object.fromEntries(
+      Object.entries(kvNamespaces).map(([name, id]) => [name, { type: "kv_namespace", id }]),
+    ),
+    ...Object.fromEntries(
+      Object.entries(ratelimits).map(([name, limit]) => [name, { type: "ratelimit", ...limit }]),
+    ),
+    ...Object.fromEntries(
+      Object.entries(durableObjects).map(([name, { className }]) => [
+        name,
+        { type: "durable_object_namespace", class_name: className },
+      ]),
+    ),
+  } as const;
   const worker = await unstable_startWorker({
     config: "wrangler.toml",
-    bindings,
+    bindings: { ...broker, ...bindings },
     dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, logLevel: "error" },
   });
   await worker.ready;

@@ -1,0 +1,163 @@
+/**
+ * `npm run check [-- --env NAME] [--var NAME:VALUE ...] [--config PATH]`:
+ * every setting and binding of one environment of wrangler.toml, or of all
+ * of them, checked offline with the Worker's own parseConfig, and every
+ * problem told at once with its path (docs/configuration.md, "Checking
+ * settings"). Exits 1 when any environment has a problem.
+ *
+ * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
+ * placeholder is then a problem), `npm run dev` on the top level.
+ */
+import { parseArgs } from "node:util";
+import { parseConfig } from "../src/config";
+import {
+  CONFIG_PATH,
+  type Environment,
+  environmentNames,
+  labelOf,
+  PLACEHOLDER_ID,
+  readEnvironment,
+} from "./lib/environments";
+
+export interface Finding {
+  /** The setting's path (`TOOL_RULES.tools["a.b"].name`), a binding, or `wrangler.toml`. */
+  setting: string;
+  text: string;
+}
+
+export interface CheckResult {
+  environment: Environment;
+  problems: Finding[];
+  /** What is fine for now and needs doing before a deploy, or what cannot be checked offline. */
+  notes: Finding[];
+}
+
+/** A stand-in for a secret, which is set with `wrangler secret put` and never read here. */
+const SECRET_STAND_IN = "secret";
+
+/** The command that creates a tenant's KV namespace for `binding`. */
+export const createNamespaceCommand = (binding: string, name: string | undefined) =>
+  `npx wrangler kv namespace create ${binding}${name === undefined ? "" : ` --env ${name}`}`;
+
+export function checkEnvironment(
+  environment: Environment,
+  { forDeploy = false, dryRun = false }: { forDeploy?: boolean; dryRun?: boolean } = {},
+): CheckResult {
+  const { name } = environment;
+  const result: CheckResult = { environment, problems: [], notes: [] };
+  const problem = (setting: string, text: string) => result.problems.push({ setting, text });
+  const note = (setting: string, text: string) => result.notes.push({ setting, text });
+  if (environment.error !== undefined) {
+    problem("wrangler.toml", environment.error);
+    return result;
+  }
+  if (forDeploy && name === undefined) {
+    problem(
+      "wrangler.toml",
+      "the top level is the local development setup and is never deployed: deploy a tenant with --env NAME (npm run tenant -- add NAME --origin URL writes one)",
+    );
+  }
+  for (const warning of environment.warnings)
+    problem("wrangler.toml", `wrangler warns: ${warning}`);
+
+  const env = { ...environment.env };
+  for (const secret of environment.secrets) env[secret] ??= SECRET_STAND_IN;
+  const config = parseConfig(env as unknown as Env);
+  if (config.kind === "invalid") {
+    for (const { setting, path, problem: text } of config.problems) {
+      if (environment.secrets.includes(setting) && env[setting] === SECRET_STAND_IN) {
+        note(setting, "is a secret: checked when the Worker starts, never here");
+      } else problem(path, text);
+    }
+  }
+
+  if (name !== undefined) {
+    const wranglerEnv = environment.env.WRANGLER_ENV;
+    if (wranglerEnv !== name) {
+      problem(
+        "WRANGLER_ENV",
+        `${wranglerEnv === undefined ? "is missing" : "names another environment"}: set it to "${name}" in [env.${name}.vars], so that the commands the proxy logs (npm run holds -- accept …) name this one`,
+      );
+    }
+  }
+  for (const { binding, id } of environment.kvNamespaces) {
+    const create = `create it with \`${createNamespaceCommand(binding, name)}\` and put the id it prints in wrangler.toml`;
+    if (id === PLACEHOLDER_ID) {
+      if (forDeploy && !dryRun)
+        problem(binding, `has a placeholder for its namespace id: ${create}`);
+      else note(binding, `has a placeholder for its namespace id; before a deploy, ${create}`);
+    } else if (forDeploy && !dryRun && name !== undefined && !/^[0-9a-f]{32}$/.test(id ?? "")) {
+      problem(binding, `has no namespace id of your account: ${create}`);
+    }
+  }
+  return result;
+}
+
+/** The result as a person reads it: a line for the environment, one per problem and note. */
+export function report({ environment, problems, notes }: CheckResult, configPath: string): string {
+  const count = problems.length;
+  const lines = [
+    `${configPath} ${environment.label}: ${count === 0 ? "ok" : `${count} problem${count === 1 ? "" : "s"}`}`,
+    ...problems.map(({ setting, text }) => `  ${setting}: ${text}`),
+    ...notes.map(({ setting, text }) => `  note: ${setting} ${text}`),
+  ];
+  return lines.join("\n");
+}
+
+/** `--var NAME:VALUE`s, as wrangler reads them (the first colon splits). */
+export function varsOf(values: readonly string[] = []): Record<string, string> {
+  return Object.fromEntries(
+    values.map((entry) => {
+      const colon = entry.indexOf(":");
+      return colon === -1 ? [entry, ""] : [entry.slice(0, colon), entry.slice(colon + 1)];
+    }),
+  );
+}
+
+/** Checks the environments asked for and prints what it found; whether all are clean. */
+export function runCheck(options: {
+  configPath?: string;
+  /** One environment (`undefined` in the list: the top level); all when not given. */
+  only?: Array<string | undefined>;
+  vars?: Record<string, string>;
+  forDeploy?: boolean;
+  dryRun?: boolean;
+}): boolean {
+  const { configPath = CONFIG_PATH, vars, forDeploy, dryRun } = options;
+  const defined = environmentNames(configPath);
+  let clean = true;
+  for (const name of options.only ?? defined) {
+    if (!defined.includes(name)) {
+      console.log(
+        `${configPath} ${labelOf(name)}: no such environment (npm run tenant -- add ${name} writes one)`,
+      );
+      clean = false;
+      continue;
+    }
+    const result = checkEnvironment(readEnvironment(name, { configPath, vars }), {
+      forDeploy,
+      dryRun,
+    });
+    console.log(report(result, configPath));
+    clean &&= result.problems.length === 0;
+  }
+  return clean;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: {
+      env: { type: "string", short: "e" },
+      "top-level": { type: "boolean" },
+      var: { type: "string", multiple: true },
+      config: { type: "string", short: "c" },
+    },
+  });
+  const only = values["top-level"]
+    ? [undefined]
+    : values.env === undefined
+      ? undefined
+      : [values.env];
+  const clean = runCheck({ configPath: values.config, only, vars: varsOf(values.var) });
+  process.exitCode = clean ? 0 : 1;
+}

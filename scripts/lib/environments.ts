@@ -1,0 +1,151 @@
+/**
+ * An environment of wrangler.toml as the Worker would get it, read offline by
+ * wrangler's own reading of the file (the one `wrangler deploy` makes): its
+ * vars as they are, a stand-in for each binding with the methods the real one
+ * has, and what wrangler warns about. `npm run check` runs the Worker's own
+ * parseConfig (src/config.ts) on it, so a setting is checked here by being in
+ * config.ts's schema, and nowhere else.
+ */
+import { stripVTControlCharacters } from "node:util";
+import {
+  unstable_convertConfigBindingsToStartWorkerBindings as bindingsOf,
+  experimental_readRawConfig,
+  unstable_readConfig,
+} from "wrangler";
+
+export const CONFIG_PATH = "wrangler.toml";
+
+/** What a binding of each kind answers to, as far as config.ts looks: the real one's methods. */
+const STAND_INS: Record<string, () => unknown> = {
+  kv_namespace: () => ({ get() {}, getWithMetadata() {}, put() {}, list() {}, delete() {} }),
+  ratelimit: () => ({ limit() {} }),
+  durable_object_namespace: () => ({
+    get() {},
+    getByName() {},
+    idFromName() {},
+    idFromString() {},
+    newUniqueId() {},
+  }),
+  version_metadata: () => ({ id: "00000000-0000-0000-0000-000000000000", tag: "", timestamp: "" }),
+  analytics_engine: () => ({ writeDataPoint() {} }),
+  service: () => ({ fetch() {} }),
+  r2_bucket: () => ({ get() {}, put() {}, head() {}, list() {}, delete() {} }),
+  d1: () => ({ prepare() {}, batch() {}, exec() {} }),
+  queue: () => ({ send() {}, sendBatch() {} }),
+};
+
+/** A KV id `npm run tenant -- add` writes before the namespace exists. */
+export const PLACEHOLDER_ID = "00000000000000000000000000000000";
+
+export interface Environment {
+  /** `undefined`: the top level. */
+  name: string | undefined;
+  /** How a person reads which one: `[env.acme]`, or the top level. */
+  label: string;
+  /** The Worker's name in it. */
+  worker: string | undefined;
+  /** What wrangler reads in it and warns about, one item each; or why it could not read it. */
+  warnings: string[];
+  error: string | undefined;
+  /** The `env` the Worker would get: vars as given, a stand-in for each binding. */
+  env: Record<string, unknown>;
+  /** The secrets it declares (`secrets.required`): set with `wrangler secret put`, not here. */
+  secrets: string[];
+  /** Its KV namespaces, by binding. */
+  kvNamespaces: Array<{ binding: string; id: string | undefined }>;
+}
+
+export const labelOf = (name: string | undefined) =>
+  name === undefined ? "the top level (local development)" : `[env.${name}]`;
+
+/** The environments wrangler.toml defines, the top level first. */
+export function environmentNames(configPath = CONFIG_PATH): Array<string | undefined> {
+  const { rawConfig } = experimental_readRawConfig({ config: configPath });
+  return [undefined, ...Object.keys(rawConfig.env ?? {})];
+}
+
+/**
+ * The items of wrangler's warnings about one environment: its message is a
+ * heading per environment, then one `- ` item per thing, continued indented.
+ */
+function warningItems(text: string): string[] {
+  const items: string[] = [];
+  for (const line of stripVTControlCharacters(text).split("\n")) {
+    const item = /^ {6}- (.*)$/.exec(line);
+    if (item?.[1] !== undefined) items.push(item[1]);
+    else if (/^ {8}\S/.test(line) && items.length > 0) items.push(`${items.pop()} ${line.trim()}`);
+  }
+  if (items.length > 0) return items;
+  // Another shape: the text itself, without wrangler's banner.
+  const plain = stripVTControlCharacters(text)
+    .replace(/^▲ \[WARNING\] /, "")
+    .trim();
+  return plain === "" ? [] : [plain];
+}
+
+/** What wrangler prints while `read` runs, as warnings (its logger writes them with console.warn). */
+function catchingWarnings<T>(read: () => T): { value: T; warnings: string[] } {
+  const warnings: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => warnings.push(...warningItems(args.join(" ")));
+  try {
+    return { value: read(), warnings };
+  } finally {
+    console.warn = warn;
+  }
+}
+
+/**
+ * Environment `name` of `configPath` as the Worker would get it, with
+ * `vars` (`--var NAME:VALUE`) set on top, as wrangler sets them.
+ */
+export function readEnvironment(
+  name: string | undefined,
+  {
+    configPath = CONFIG_PATH,
+    vars = {},
+  }: { configPath?: string; vars?: Record<string, string> } = {},
+): Environment {
+  const environment: Environment = {
+    name,
+    label: labelOf(name),
+    worker: undefined,
+    warnings: [],
+    error: undefined,
+    env: {},
+    secrets: [],
+    kvNamespaces: [],
+  };
+  let config: ReturnType<typeof unstable_readConfig>;
+  try {
+    const read = catchingWarnings(() =>
+      unstable_readConfig({ config: configPath, env: name }, { hideWarnings: false }),
+    );
+    config = read.value;
+    environment.warnings = read.warnings;
+  } catch (error) {
+    environment.error = stripVTControlCharacters(
+      error instanceof Error ? error.message : String(error),
+    );
+    return environment;
+  }
+  environment.worker = config.name;
+  environment.secrets = config.secrets?.required ?? [];
+  // What wrangler's types leave opaque: every binding has its kind, vars their value.
+  const bindings = (bindingsOf(config) ?? {}) as Record<
+    string,
+    { type: string; value?: unknown; id?: string }
+  >;
+  for (const [binding, value] of Object.entries(bindings)) {
+    if (value.type === "plain_text" || value.type === "json" || value.type === "secret_text") {
+      environment.env[binding] = value.value;
+    } else {
+      environment.env[binding] = STAND_INS[value.type]?.() ?? {};
+    }
+    if (value.type === "kv_namespace") {
+      environment.kvNamespaces.push({ binding, id: value.id });
+    }
+  }
+  Object.assign(environment.env, vars);
+  return environment;
+}

@@ -1,0 +1,239 @@
+/**
+ * `npm run check` as an operator runs it: over a wrangler.toml of broken
+ * environments (each setting, several at once, bad JSON, bindings, what
+ * wrangler warns about), every problem told at once with its path; over the
+ * shipped wrangler.toml, clean. `npm run deploy` refuses what check refuses.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { npmRun, ROOT, sections } from "./npm-scripts";
+
+const scratch = mkdtempSync(join(tmpdir(), "check-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const VALID = 'ORIGIN_URL = "https://o.example/mcp"';
+const KV = (env: string, binding = "TOOL_MAP") =>
+  `[[env.${env}.kv_namespaces]]\nbinding = "${binding}"\nid = "0123456789abcdef0123456789abcdef"\n`;
+
+/** One broken setting per environment: [setting, TOML value, what check says]. */
+const SETTINGS: Array<[string, string, string]> = [
+  [
+    "ORIGIN_URL",
+    '"ftp://o.example/mcp"',
+    "ORIGIN_URL: must be an absolute http:// or https:// URL",
+  ],
+  ["MCP_PATH", '"/healthz"', "MCP_PATH: must not be one of the proxy's own routes"],
+  ["ORIGIN_TIMEOUT_MS", '"soon"', "ORIGIN_TIMEOUT_MS: must be a whole number of milliseconds"],
+  ["MAX_BODY_BYTES", "99999999999", "MAX_BODY_BYTES: must be at most 16777216 bytes"],
+  ["PROFILE", '"claude"', "PROFILE: must be one of openai, openai-strict"],
+  ["NAME_MAX_LENGTH", '"4"', "NAME_MAX_LENGTH: must be at least 8 characters"],
+  ["MAX_TOOLS", '"zero"', "MAX_TOOLS: must be a whole number of tools"],
+  ["TOOL_CHANGES", '"block"', "TOOL_CHANGES: must be one of allow, log, hold"],
+  ["ARGUMENT_VALIDATION", '"strict"', "ARGUMENT_VALIDATION: must be one of off, warn, enforce"],
+  ["ALLOWED_HOSTS", '"https://x.example"', "ALLOWED_HOSTS: must be hostnames or host:port pairs"],
+  ["PUBLIC_URL", '"https://x.example/mcp"', "PUBLIC_URL: must be the proxy's public origin only"],
+  ["AUTH_MODE", '"proxy"', "AUTH_MODE: must be one of relay, broker"],
+  [
+    "UPSTREAM_ISSUER",
+    '"auth.example"',
+    "UPSTREAM_ISSUER: must be an absolute http:// or https:// URL",
+  ],
+  ["SIGN_IN_DAILY_WRITES", '"2"', "SIGN_IN_DAILY_WRITES: must be at least 3 writes"],
+  [
+    "UPSTREAM_CLIENT_SECRET",
+    '"s3cret"',
+    "UPSTREAM_CLIENT_SECRET: needs UPSTREAM_CLIENT_ID beside it",
+  ],
+  [
+    "PASS_HEADERS",
+    '"x-tenant, Cookie"',
+    "PASS_HEADERS: has an entry (number 2) that carries cookies",
+  ],
+  ["TOOL_RULES", "{ hid = [] }", "TOOL_RULES.hid: is not a rule (hide, only, hideAnnotated"],
+];
+
+const envOf = (setting: string) => `bad-${setting.toLowerCase().replaceAll("_", "-")}`;
+
+const CONFIG = `
+name = "check-test"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+
+[exports.SignInBudget]
+type = "durable-object"
+storage = "sqlite"
+
+${SETTINGS.map(
+  ([setting, value]) => `[env.${envOf(setting)}.vars]
+${setting === "ORIGIN_URL" ? "" : VALID}
+WRANGLER_ENV = "${envOf(setting)}"
+${setting} = ${value}
+${KV(envOf(setting))}`,
+).join("\n")}
+
+[env.several.vars]
+${VALID}
+WRANGLER_ENV = "several"
+MAX_TOOLS = "zero"
+AUTH_MODE = "broker"
+TOOL_RULES = """{
+  "hide": ["admin.*"],
+  "tools": {"a.b": {"name": "ab",}}
+}"""
+${KV("several")}
+
+[env.rules-table.vars]
+${VALID}
+WRANGLER_ENV = "rules-table"
+[env.rules-table.vars.TOOL_RULES.tools."files.read"]
+name = "read-file"
+fixed = { owner = "me" }
+defaults = { owner = "you" }
+${KV("rules-table")}
+
+[env.bindings.vars]
+${VALID}
+WRANGLER_ENV = "bindings"
+AUTH_MODE = "broker"
+${KV("bindings")}
+${KV("bindings", "SIGN_IN_RATE_LIMIT")}
+${KV("bindings", "OAUTH_KV")}
+[[env.bindings.durable_objects.bindings]]
+name = "SIGN_IN_BUDGET"
+class_name = "SignInBudget"
+
+[env.unnamed.vars]
+${VALID}
+${KV("unnamed")}
+
+[env.secret]
+secrets = { required = ["ORIGIN_URL", "UPSTREAM_CLIENT_ID"] }
+[env.secret.vars]
+WRANGLER_ENV = "secret"
+AUTH_MODE = "broker"
+UPSTREAM_CLIENT_SECRET = "s3cret"
+${KV("secret")}
+${KV("secret", "OAUTH_KV")}
+[[env.secret.ratelimits]]
+name = "SIGN_IN_RATE_LIMIT"
+namespace_id = "7001"
+simple = { limit = 30, period = 60 }
+[[env.secret.durable_objects.bindings]]
+name = "SIGN_IN_BUDGET"
+class_name = "SignInBudget"
+
+[env.warned]
+workers_devv = true
+[env.warned.vars]
+${VALID}
+WRANGLER_ENV = "warned"
+${KV("warned")}
+
+[env.placeholder.vars]
+${VALID}
+WRANGLER_ENV = "placeholder"
+[[env.placeholder.kv_namespaces]]
+binding = "TOOL_MAP"
+id = "00000000000000000000000000000000"
+`;
+
+describe("npm run check", () => {
+  const path = join(scratch, "wrangler.toml");
+  writeFileSync(path, CONFIG);
+  const { status, out } = npmRun("check", ["--config", path]);
+  const said = sections(out);
+
+  it("fails when any environment has a problem, and says of every one", () => {
+    expect(status).toBe(1);
+    expect([...said.keys()]).toEqual([
+      "the top level (local development)",
+      ...SETTINGS.map(([setting]) => `[env.${envOf(setting)}]`),
+      "[env.several]",
+      "[env.rules-table]",
+      "[env.bindings]",
+      "[env.unnamed]",
+      "[env.secret]",
+      "[env.warned]",
+      "[env.placeholder]",
+    ]);
+  });
+
+  it.each(SETTINGS)("tells %s by its path", (setting, _, says) => {
+    const section = said.get(`[env.${envOf(setting)}]`);
+    expect(section?.verdict).toBe("1 problem");
+    expect(section?.lines[0]).toContain(says);
+  });
+
+  it("tells every problem at once, bad JSON by line and column, checks across settings included", () => {
+    expect(said.get("[env.several]")).toEqual({
+      verdict: "5 problems",
+      lines: [
+        "MAX_TOOLS: must be a whole number of tools",
+        "TOOL_RULES: is not valid JSON: at line 3, column 34, expected a member's name in double quotes",
+        "OAUTH_KV: is required with AUTH_MODE=broker: bind a KV namespace as OAUTH_KV",
+        "SIGN_IN_RATE_LIMIT: is required with AUTH_MODE=broker: add a [[ratelimits]] binding named SIGN_IN_RATE_LIMIT",
+        "SIGN_IN_BUDGET: is required with AUTH_MODE=broker: bind the Durable Object class SignInBudget as SIGN_IN_BUDGET",
+      ],
+    });
+    expect(said.get("[env.rules-table]")?.lines).toEqual([
+      'TOOL_RULES.tools["files.read"].name: "read-file" is not a legal tool name under the portable profile (every profile is served): use letters, digits and _, starting with a letter, at most 63 characters',
+      'TOOL_RULES.tools["files.read"].defaults.owner: is also fixed: a fixed value is always sent',
+    ]);
+  });
+
+  it("checks bindings by what they are, and what each environment misses", () => {
+    expect(said.get("[env.bindings]")?.lines).toEqual([
+      "SIGN_IN_RATE_LIMIT: must be a Workers Rate Limiting binding ([[ratelimits]])",
+    ]);
+    expect(said.get("the top level (local development)")?.lines).toEqual([
+      "ORIGIN_URL: is missing; set it to the full URL of the origin's MCP endpoint",
+      "TOOL_MAP: is missing: bind a KV namespace as TOOL_MAP",
+    ]);
+    expect(said.get("[env.unnamed]")?.lines).toEqual([
+      'WRANGLER_ENV: is missing: set it to "unnamed" in [env.unnamed.vars], so that the commands the proxy logs (npm run holds -- accept …) name this one',
+    ]);
+    expect(said.get("[env.warned]")?.lines).toEqual([
+      expect.stringMatching(/^wrangler\.toml: wrangler warns: .*workers_devv/),
+    ]);
+  });
+
+  it("leaves secrets to the Worker, and notes a placeholder until a deploy", () => {
+    expect(said.get("[env.secret]")).toEqual({
+      verdict: "ok",
+      lines: ["note: ORIGIN_URL is a secret: checked when the Worker starts, never here"],
+    });
+    expect(said.get("[env.placeholder]")).toEqual({
+      verdict: "ok",
+      lines: [
+        "note: TOOL_MAP has a placeholder for its namespace id; before a deploy, create it with `npx wrangler kv namespace create TOOL_MAP --env placeholder` and put the id it prints in wrangler.toml",
+      ],
+    });
+  });
+
+  it("is clean on the shipped wrangler.toml, its example tenants included", () => {
+    const shipped = npmRun("check", []);
+    expect(shipped.status).toBe(0);
+    expect([...sections(shipped.out).values()].map(({ verdict }) => verdict)).toEqual([
+      "ok",
+      "ok",
+      "ok",
+    ]);
+  });
+});
+
+describe("npm run deploy", () => {
+  it("refuses the top level, a broken tenant and a placeholder id, and deploys nothing", () => {
+    const top = npmRun("deploy", ["--dry-run"]);
+    expect(top.status).toBe(1);
+    expect(top.out).toContain("the top level is the local development setup and is never deployed");
+    const broken = npmRun("deploy", ["--env", "acme", "--var", "MAX_TOOLS:zero", "--dry-run"]);
+    expect(broken.status).toBe(1);
+    expect(broken.out).toContain("MAX_TOOLS: must be a whole number of tools");
+    expect(broken.out).toContain("Not deployed");
+    const placeholder = npmRun("deploy", ["--env", "acme"]);
+    expect(placeholder.status).toBe(1);
+    expect(placeholder.out).toContain("TOOL_MAP: has a placeholder for its namespace id");
+  });
+});
