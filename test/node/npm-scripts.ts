@@ -1,12 +1,19 @@
 /** The repository's npm scripts, run as an operator runs them, and what they print. */
 import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dirname, "../..");
 
 /** An npm script of the repository, as `npm run -s NAME -- ARGS` runs it. */
 export function npmRun(script: string, args: string[], cwd = ROOT) {
-  const run = spawnSync("npm", ["run", "-s", script, "--", ...args], {
+  return shell("npm", ["run", "-s", script, "--", ...args], cwd);
+}
+
+/** A command as an operator runs it in `cwd`: `npx …`, or `sh -c '…'` for a line pasted from a log. */
+export function shell(command: string, args: string[], cwd = ROOT) {
+  const run = spawnSync(command, args, {
     cwd,
     encoding: "utf8",
     env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
@@ -26,4 +33,24 @@ export function sections(out: string): Map<string, { verdict: string; lines: str
     } else if (current && line.startsWith("  ")) current.lines.push(line.trim());
   }
   return found;
+}
+
+/**
+ * A scratch copy of the repository an operator works in: what the npm
+ * scripts and wrangler read, with the installed node_modules linked.
+ */
+export function repoCopy(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "repo-"));
+  for (const path of [
+    "package.json",
+    "wrangler.toml",
+    "worker-configuration.d.ts",
+    "tsconfig.json",
+    "src",
+    "scripts",
+  ]) {
+    cpSync(join(ROOT, path), join(dir, path), { recursive: true });
+  }
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -1,0 +1,209 @@
+/**
+ * `npm run tenant -- add NAME --origin URL [--auth relay|broker] [--profile P]
+ * [--workers-dev SUBDOMAIN] [--host HOST ...]`: a complete `[env.NAME]` in
+ * wrangler.toml (docs/configuration.md, "A tenant"): its vars, the hosts it
+ * answers for, its KV namespaces (created with wrangler when it is logged in;
+ * placeholders, and the commands that create them, when not) and, in broker
+ * mode, its sign-in bindings. The section is checked (`npm run check`) before
+ * it is written, and wrangler reads it without a warning.
+ */
+import { spawnSync } from "node:child_process";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { experimental_readRawConfig } from "wrangler";
+import { checkEnvironment, createNamespaceCommand, report } from "./check";
+import { CONFIG_PATH, environmentNames, PLACEHOLDER_ID, readEnvironment } from "./lib/environments";
+
+export interface Tenant {
+  name: string;
+  /** The Worker's name: the top level's, `-NAME`. */
+  worker: string;
+  origin: string;
+  auth: "relay" | "broker";
+  profile: string | undefined;
+  /** The account's workers.dev subdomain, when the tenant is served there. */
+  workersDev: string | undefined;
+  /** Custom domains the tenant is served at. */
+  hosts: string[];
+  /** The rate limit's `namespace_id`: unique in the account. */
+  rateLimitId: number;
+}
+
+/** The KV bindings a tenant has, with what each is for. */
+export const namespacesOf = (auth: Tenant["auth"]) =>
+  auth === "broker" ? (["TOOL_MAP", "OAUTH_KV"] as const) : (["TOOL_MAP"] as const);
+
+const quote = (text: string) => JSON.stringify(text);
+
+/** The hosts the tenant answers for: its workers.dev name and its custom domains. */
+export const hostsOf = ({ worker, workersDev, hosts }: Tenant) => [
+  ...(workersDev === undefined ? [] : [`${worker}.${workersDev}.workers.dev`]),
+  ...hosts,
+];
+
+/** The tenant's `[env.NAME]`, as TOML; `ids` are its KV namespace ids by binding. */
+export function tenantSection(tenant: Tenant, ids: Record<string, string>): string {
+  const { name, auth } = tenant;
+  const lines = [
+    `# Tenant ${name}, in ${auth} mode (written by npm run tenant -- add; docs/configuration.md).`,
+    `[env.${name}]`,
+    `name = ${quote(tenant.worker)}`,
+    `workers_dev = ${tenant.workersDev !== undefined}`,
+  ];
+  if (tenant.hosts.length > 0) {
+    const routes = tenant.hosts.map((host) => `{ pattern = ${quote(host)}, custom_domain = true }`);
+    lines.push(`routes = [${routes.join(", ")}]`);
+  }
+  lines.push(
+    "",
+    `[env.${name}.vars]`,
+    `ORIGIN_URL = ${quote(tenant.origin)}`,
+    `ALLOWED_HOSTS = ${quote(hostsOf(tenant).join(","))}`,
+    `WRANGLER_ENV = ${quote(name)}`,
+  );
+  if (tenant.profile !== undefined) lines.push(`PROFILE = ${quote(tenant.profile)}`);
+  if (auth === "broker") lines.push(`AUTH_MODE = "broker"`);
+  for (const binding of namespacesOf(auth)) {
+    const id = ids[binding] ?? PLACEHOLDER_ID;
+    lines.push(
+      "",
+      ...(id === PLACEHOLDER_ID
+        ? [`# A placeholder: ${createNamespaceCommand(binding, name)}, then its id here.`]
+        : []),
+      `[[env.${name}.kv_namespaces]]`,
+      `binding = ${quote(binding)}`,
+      `id = ${quote(id)}`,
+    );
+  }
+  lines.push("", `[env.${name}.version_metadata]`, `binding = "CF_VERSION_METADATA"`);
+  if (auth === "broker") {
+    lines.push(
+      "",
+      `[[env.${name}.ratelimits]]`,
+      `name = "SIGN_IN_RATE_LIMIT"`,
+      `namespace_id = ${quote(String(tenant.rateLimitId))}`,
+      "simple = { limit = 30, period = 60 }",
+      "",
+      `[[env.${name}.durable_objects.bindings]]`,
+      `name = "SIGN_IN_BUDGET"`,
+      `class_name = "SignInBudget"`,
+    );
+  }
+  return `\n${lines.join("\n")}\n`;
+}
+
+/** The next rate limit namespace id: past every one the file names, from 7001. */
+function nextRateLimitId(configPath: string): number {
+  const { rawConfig } = experimental_readRawConfig({ config: configPath });
+  const ids = [rawConfig, ...Object.values(rawConfig.env ?? {})].flatMap((env) =>
+    (env.ratelimits ?? []).map((limit: { namespace_id?: unknown }) => Number(limit.namespace_id)),
+  );
+  return Math.max(7000, ...ids.filter(Number.isInteger)) + 1;
+}
+
+/** wrangler, as the npm scripts run it; its output, or `undefined` when it failed. */
+function wrangler(args: string[]): string | undefined {
+  const run = spawnSync("wrangler", args, { encoding: "utf8" });
+  return run.status === 0 ? `${run.stdout}${run.stderr}` : undefined;
+}
+
+const loggedIn = () => /"loggedIn":\s*true/.test(wrangler(["whoami", "--json"]) ?? "");
+
+/** A worker name wrangler and workers.dev take: lower case letters, digits and dashes. */
+const WORKER_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const HOST = /^[a-z0-9.-]+$/;
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+function add(argv: string[]): void {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      origin: { type: "string" },
+      auth: { type: "string", default: "relay" },
+      profile: { type: "string" },
+      "workers-dev": { type: "string" },
+      host: { type: "string", multiple: true, default: [] },
+      config: { type: "string", short: "c", default: CONFIG_PATH },
+    },
+  });
+  const [name, ...rest] = positionals;
+  const configPath = values.config;
+  if (name === undefined || rest.length > 0)
+    fail("Usage: npm run tenant -- add NAME --origin URL …");
+  if (environmentNames(configPath).includes(name)) fail(`${configPath} has [env.${name}] already.`);
+  if (values.origin === undefined) fail("--origin URL: the full URL of the origin's MCP endpoint.");
+  if (values.auth !== "relay" && values.auth !== "broker") fail("--auth is relay or broker.");
+  const { rawConfig } = experimental_readRawConfig({ config: configPath });
+  const worker = `${rawConfig.name ?? "mcp-edge-rewriter"}-${name}`;
+  if (!WORKER_NAME.test(worker)) {
+    fail(
+      `${worker}: a tenant's name is lower-case letters, digits and dashes, and short enough for a worker name of 63 characters.`,
+    );
+  }
+  const hosts = values.host.map((host) => host.toLowerCase());
+  const workersDev = values["workers-dev"]?.toLowerCase();
+  if ([...hosts, workersDev ?? ""].some((host) => !HOST.test(host) && host !== "")) {
+    fail("--host and --workers-dev take host names: letters, digits, dots and dashes.");
+  }
+  if (workersDev === undefined && hosts.length === 0) {
+    fail(
+      "Say where the tenant is served: --workers-dev SUBDOMAIN (your account's workers.dev subdomain, as the dashboard's Workers page shows it) and/or --host HOST (a custom domain). ALLOWED_HOSTS lists them.",
+    );
+  }
+  const tenant: Tenant = {
+    name,
+    worker,
+    origin: values.origin,
+    auth: values.auth,
+    profile: values.profile,
+    workersDev,
+    hosts,
+    rateLimitId: nextRateLimitId(configPath),
+  };
+
+  // Checked with placeholders first: nothing is created for a tenant that could not be written.
+  const before = readFileSync(configPath, "utf8");
+  appendFileSync(configPath, tenantSection(tenant, {}));
+  const checked = checkEnvironment(readEnvironment(name, { configPath }));
+  if (checked.problems.length > 0) {
+    writeFileSync(configPath, before);
+    fail(`${report(checked, configPath)}\n\nNothing written.`);
+  }
+
+  const ids: Record<string, string> = {};
+  if (loggedIn()) {
+    for (const binding of namespacesOf(tenant.auth)) {
+      const created = wrangler(["kv", "namespace", "create", binding, "--env", name]);
+      const id = /\b([0-9a-f]{32})\b/.exec(created ?? "")?.[1];
+      if (id) ids[binding] = id;
+      else console.log(`Could not create ${binding}'s namespace; its id is a placeholder.`);
+    }
+    writeFileSync(configPath, before + tenantSection(tenant, ids));
+  }
+  // The Env type follows wrangler.toml (npm run typecheck says when it does not).
+  if (configPath === CONFIG_PATH) wrangler(["types", "--strict-vars=false"]);
+
+  console.log(`Added [env.${name}] to ${configPath}.\n`);
+  console.log(report(checkEnvironment(readEnvironment(name, { configPath })), configPath));
+  const missing = namespacesOf(tenant.auth).filter((binding) => ids[binding] === undefined);
+  console.log("\nNext:");
+  for (const binding of missing) {
+    console.log(`  ${createNamespaceCommand(binding, name)}   # then its id in [env.${name}]`);
+  }
+  console.log(`  npm run deploy -- --env ${name}`);
+  for (const host of hostsOf(tenant)) console.log(`  curl https://${host}/readyz`);
+}
+
+if (import.meta.main) {
+  const [command, ...argv] = process.argv.slice(2);
+  if (command === "add") add(argv);
+  else
+    fail(
+      "Usage: npm run tenant -- add NAME --origin URL [--auth relay|broker] [--profile PROFILE] [--workers-dev SUBDOMAIN] [--host HOST ...]",
+    );
+}

@@ -1,0 +1,141 @@
+/**
+ * `npm run tenant -- add` as a new operator runs it, in a scratch copy of the
+ * repository, with wrangler not logged in (nothing here reaches the network):
+ * the tenant it writes passes `npm run check` and `wrangler deploy --dry-run`
+ * with no warning, in relay and in broker mode.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { npmRun, repoCopy, sections, shell } from "./npm-scripts";
+
+const repo = repoCopy();
+afterAll(() => repo.remove());
+
+/** `wrangler deploy --dry-run --env NAME` in the copy: what it prints, and whether it warned. */
+function dryRun(name: string) {
+  const run = shell(
+    "npx",
+    ["wrangler", "deploy", "--dry-run", "--env", name, "--outdir", join(repo.dir, `dist-${name}`)],
+    repo.dir,
+  );
+  return { ...run, warned: /WARNING|▲/.test(run.out) };
+}
+
+describe("npm run tenant -- add", () => {
+  it("writes a relay tenant that checks clean and deploys dry with no warning", () => {
+    const added = npmRun(
+      "tenant",
+      [
+        "add",
+        "nu",
+        "--origin",
+        "https://mcp.nu.example/mcp",
+        "--workers-dev",
+        "nu-corp",
+        "--host",
+        "mcp.nu.example",
+        "--profile",
+        "gemini",
+      ],
+      repo.dir,
+    );
+    expect(added.status).toBe(0);
+    expect(added.out).toContain("Added [env.nu] to wrangler.toml.");
+    // Not logged in: the namespace is a placeholder, and the command that creates it is given.
+    expect(added.out).toContain("npx wrangler kv namespace create TOOL_MAP --env nu");
+    const toml = readFileSync(join(repo.dir, "wrangler.toml"), "utf8");
+    expect(toml).toContain('[env.nu.vars]\nORIGIN_URL = "https://mcp.nu.example/mcp"');
+    expect(toml).toContain(
+      'ALLOWED_HOSTS = "mcp-edge-rewriter-nu.nu-corp.workers.dev,mcp.nu.example"',
+    );
+    expect(toml).toContain('WRANGLER_ENV = "nu"\nPROFILE = "gemini"');
+
+    const checked = npmRun("check", ["--env", "nu"], repo.dir);
+    expect(checked.status).toBe(0);
+    expect(sections(checked.out).get("[env.nu]")?.verdict).toBe("ok");
+
+    const deployed = dryRun("nu");
+    expect(deployed.status).toBe(0);
+    expect(deployed.warned).toBe(false);
+    expect(deployed.out).toContain("--dry-run: exiting now.");
+  });
+
+  it("writes a broker tenant with its sign-in bindings, clean too", () => {
+    const added = npmRun(
+      "tenant",
+      [
+        "add",
+        "nb",
+        "--origin",
+        "https://mcp.nb.example/mcp",
+        "--auth",
+        "broker",
+        "--host",
+        "mcp.nb.example",
+      ],
+      repo.dir,
+    );
+    expect(added.status).toBe(0);
+    expect(added.out).toContain("npx wrangler kv namespace create OAUTH_KV --env nb");
+    const toml = readFileSync(join(repo.dir, "wrangler.toml"), "utf8");
+    expect(toml).toContain(
+      '[[env.nb.ratelimits]]\nname = "SIGN_IN_RATE_LIMIT"\nnamespace_id = "7002"',
+    );
+    expect(toml).toContain('[[env.nb.durable_objects.bindings]]\nname = "SIGN_IN_BUDGET"');
+    expect(toml).toContain("workers_dev = false");
+
+    expect(npmRun("check", ["--env", "nb"], repo.dir).status).toBe(0);
+    const deployed = dryRun("nb");
+    expect(deployed.status).toBe(0);
+    expect(deployed.warned).toBe(false);
+    expect(deployed.out).toMatch(/env\.SIGN_IN_BUDGET \(SignInBudget\)\s+Durable Object/);
+  });
+
+  it("leaves the whole file clean, and refuses what it cannot write well, writing nothing", () => {
+    const all = npmRun("check", [], repo.dir);
+    expect(all.status).toBe(0);
+    expect([...sections(all.out).keys()]).toEqual([
+      "the top level (local development)",
+      "[env.acme]",
+      "[env.acme-broker]",
+      "[env.nu]",
+      "[env.nb]",
+    ]);
+    const before = readFileSync(join(repo.dir, "wrangler.toml"), "utf8");
+    const refusals: Array<[string[], string]> = [
+      [
+        ["add", "nu", "--origin", "https://x.example/mcp", "--host", "x.example"],
+        "has [env.nu] already",
+      ],
+      [["add", "nx", "--origin", "https://x.example/mcp"], "Say where the tenant is served"],
+      [
+        ["add", "nx", "--origin", "ftp://x.example", "--host", "x.example"],
+        "ORIGIN_URL: must be an absolute http:// or https:// URL",
+      ],
+      [
+        [
+          "add",
+          "nx",
+          "--origin",
+          "https://x.example/mcp",
+          "--host",
+          "x.example",
+          "--profile",
+          "claude",
+        ],
+        "PROFILE: must be one of",
+      ],
+      [
+        ["add", "Nx_", "--origin", "https://x.example/mcp", "--host", "x.example"],
+        "lower-case letters, digits and dashes",
+      ],
+    ];
+    for (const [args, says] of refusals) {
+      const refused = npmRun("tenant", args, repo.dir);
+      expect(refused.status).toBe(1);
+      expect(refused.out).toContain(says);
+    }
+    expect(readFileSync(join(repo.dir, "wrangler.toml"), "utf8")).toBe(before);
+  });
+});
