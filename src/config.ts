@@ -595,6 +595,21 @@ const SIGN_IN_BINDINGS = [
   ["SIGN_IN_BUDGET", "bind the Durable Object class SignInBudget as SIGN_IN_BUDGET"],
 ] as const;
 
+/**
+ * `WRANGLER_ENV`: the `[env.NAME]` of wrangler.toml this deployment is (npm
+ * run tenant writes it): what the commands the proxy logs name with `--env`.
+ */
+const environmentName = v.optional(
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.regex(
+      /^[A-Za-z0-9_-]{1,63}$/,
+      "must be the name of this environment of wrangler.toml ([env.NAME]): letters, digits, - and _",
+    ),
+  ),
+);
+
 /** What an absent required setting is told, by name (wrangler leaves an unset var out of `env`). */
 const MISSING: Record<string, string> = {
   ORIGIN_URL: "is missing; set it to the full URL of the origin's MCP endpoint",
@@ -694,6 +709,7 @@ const SettingsObject = v.object(
     UPSTREAM_CLIENT_SECRET: secret,
     PASS_HEADERS: passHeaders,
     ...GATE_SETTINGS,
+    WRANGLER_ENV: environmentName,
     CF_VERSION_METADATA: v.optional(
       v.custom<WorkerVersionMetadata>(
         (value) => typeof (value as Partial<WorkerVersionMetadata> | null)?.id === "string",
@@ -771,6 +787,7 @@ function configFrom(vars: Settings): Config {
       rules: vars.TOOL_RULES ? new ToolRules(vars.TOOL_RULES) : NO_RULES,
       changes: vars.TOOL_CHANGES,
       scope: vars.TOOL_CHANGES_SCOPE,
+      environment: vars.WRANGLER_ENV,
     },
     argumentValidation: vars.ARGUMENT_VALIDATION,
     allowedHosts: vars.ALLOWED_HOSTS,

@@ -208,6 +208,11 @@ export interface ToolPolicy {
   changes: ChangeMode;
   /** What pins cover; the whole definition unless said. */
   scope?: ChangeScope;
+  /**
+   * `WRANGLER_ENV`: the tenant's `[env.NAME]`, which the command that accepts
+   * a held change names; `undefined` for local development.
+   */
+  environment?: string | undefined;
 }
 
 export const NO_POLICY: ToolPolicy = { rules: NO_RULES, changes: "allow" };

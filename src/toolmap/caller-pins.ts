@@ -142,8 +142,8 @@ export interface PinBook {
   heldForSomeone(original: string, pin: string): boolean;
   /** Whether the operator accepted this definition of the tool (reads KV, a bounded number of times). */
   accepted(original: string, pin: string): Promise<boolean>;
-  /** Origin scope, for the accept command the log line names. */
-  origin: string;
+  /** The tenant's wrangler environment (`WRANGLER_ENV`), for the accept command the log line names. */
+  environment: string | undefined;
   /** Held changes this isolate logged already. */
   logged: BoundedMap<string, true>;
 }
@@ -244,7 +244,7 @@ async function decidePins(
       logChange("changed", {
         ...change,
         mode,
-        accept: acceptCommand(book.origin, now, original),
+        accept: acceptCommand(now, original, book.environment),
       })
     ) {
       book.logged.set(key, true);
@@ -274,6 +274,8 @@ export interface PinContext {
   /** The caller's digest (callers.ts `pins`). */
   caller: string;
   mode: Exclude<ChangeMode, "allow">;
+  /** The tenant's wrangler environment (`WRANGLER_ENV`): where the logged accept command runs. */
+  environment: string | undefined;
   waitUntil: (promise: Promise<unknown>) => void;
 }
 
@@ -284,7 +286,7 @@ export interface PinContext {
  */
 export async function pinListing(
   listed: ReadonlyArray<{ original: string; definition: Definition }>,
-  { kv, scope, origin, callerPins, caller, mode, waitUntil }: PinContext,
+  { kv, scope, origin, callerPins, caller, mode, environment, waitUntil }: PinContext,
 ): Promise<PinDecisions> {
   const key = callerPinsKey(scope, caller);
   let reads = 0;
@@ -300,7 +302,7 @@ export async function pinListing(
       ].includes(pin),
     accepted: (original, pin) =>
       accepted(kv, scope, origin, original, pin, () => reads++ < MAX_ACCEPT_READS),
-    origin: scope,
+    environment,
     logged: origin.heldLogged,
   });
   for (const [original, pin] of decisions.shared) origin.pinned.set(original, pin);

@@ -199,6 +199,26 @@ export function changedParts(from: string, to: string): Array<(typeof PARTS)[num
 export const acceptKey = (origin: string, pin: string, original: string) =>
   `${origin}:accept:${pin}/${fingerprintOf(original)}`;
 
-/** The command that accepts it, ready to paste (with `--env` for a named environment). */
-export const acceptCommand = (origin: string, pin: string, original: string) =>
-  `npx wrangler kv key put --remote --binding TOOL_MAP ${JSON.stringify(acceptKey(origin, pin, original))} ${JSON.stringify(original)}`;
+/** `text` as one word of a POSIX shell: a tool's name is the origin's, and may hold `$(…)`. */
+const shellWord = (text: string) =>
+  /^[\w.,:/@%+=-]+$/.test(text) && !text.startsWith("-")
+    ? text
+    : `'${text.replaceAll("'", "'\\''")}'`;
+
+/**
+ * The command that accepts `original`'s definition `pin`, ready to paste in
+ * the repository (scripts/holds.ts): for the tenant `environment` names (its
+ * `WRANGLER_ENV`), or, with none, for `wrangler dev` on this machine.
+ */
+export function acceptCommand(
+  pin: string,
+  original: string,
+  environment: string | undefined,
+  local = environment === undefined,
+): string {
+  const where = `${environment === undefined ? "" : ` --env ${environment}`}${local ? " --local" : ""}`;
+  // A name that starts with a dash goes after `--`, or it would be read as an option.
+  return original.startsWith("-")
+    ? `npm run holds -- accept --pin ${pin}${where} -- ${shellWord(original)}`
+    : `npm run holds -- accept ${shellWord(original)} --pin ${pin}${where}`;
+}

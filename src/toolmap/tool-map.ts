@@ -255,6 +255,7 @@ export class ToolMap {
       callerPins: this.callerPins,
       caller: await this.caller.pins(),
       mode: this.policy.changes === "hold" ? "hold" : "log",
+      environment: this.policy.environment,
       waitUntil: this.waitUntil,
     });
   }

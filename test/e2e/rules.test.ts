@@ -8,7 +8,9 @@
 import { env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { profileOf } from "../../src/schemas/profile";
 import { acceptKey } from "../../src/toolmap/definition-pins";
+import { toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { clientsOfEachTest, type ToolResult } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
@@ -386,14 +388,12 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
     const [held] = logs.events("tool_definition_changed");
     expect(held).toMatchObject({ tool: "read_text_file", changed: ["description"], mode: "hold" });
 
-    // The logged command, as the operator pastes it: `wrangler kv key put <key> <original>`.
-    const [, key, value] = /kv key put --remote --binding TOOL_MAP (".*?") (".*?")$/.exec(
-      String(held?.accept),
-    ) as RegExpExecArray;
-    expect(JSON.parse(key as string)).toBe(
-      acceptKey(JSON.parse(key as string).split(":accept:")[0], String(held?.to), "read_text_file"),
+    // The logged command, for `wrangler dev` here (no WRANGLER_ENV), writes the accept key.
+    expect(held?.accept).toBe(
+      `npm run holds -- accept read_text_file --pin ${String(held?.to)} --local`,
     );
-    await env.TOOL_MAP.put(JSON.parse(key as string), JSON.parse(value as string));
+    const { origin: scope } = await toolMapScopes(new URL(origin), profileOf("openai").names);
+    await env.TOOL_MAP.put(acceptKey(scope, String(held?.to), "read_text_file"), "read_text_file");
 
     // Another isolate (or this one, a minute on) reads the acceptance: the tool is back.
     const accepted = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));

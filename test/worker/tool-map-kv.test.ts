@@ -712,9 +712,9 @@ describe("log lines about changed definitions, when an origin changes many at on
     await settled();
     const lines = logs.events("tool_definition_changed");
     expect(lines.map((line) => line.tool)).toEqual(tools("2").map((tool) => tool.name));
-    expect(lines.every((line) => String(line.accept).startsWith("npx wrangler kv key put"))).toBe(
-      true,
-    );
+    expect(
+      lines.every((line) => String(line.accept).startsWith("npm run holds -- accept tool_")),
+    ).toBe(true);
     expect(logs.events("tool_definition_changes_unlogged").map((line) => line.count)).toEqual([
       15, 5,
     ]);

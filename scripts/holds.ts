@@ -1,0 +1,159 @@
+/**
+ * `npm run holds -- list|accept TOOL [--pin PIN] [--env NAME] [--local]
+ * [--origin URL]`: the tools `TOOL_CHANGES=hold` holds, and their acceptance
+ * (docs/rules.md, "Changed definitions"), over the tenant's `TOOL_MAP` with
+ * wrangler's KV commands: `--env NAME` reads the tenant's namespace at
+ * Cloudflare, `--local` what `wrangler dev` keeps on this machine (of the top
+ * level, or of `--env NAME`).
+ *
+ * The origin's map notes the definitions some caller is held on (its `held`,
+ * toolmap/stored-map.ts); accepting one writes its accept key
+ * (`v2:<origin>:accept:<pin>/<tool fingerprint>`, its value the tool's
+ * original name), which the proxy reads at the next listing that shows it.
+ */
+import { spawnSync } from "node:child_process";
+import { parseArgs } from "node:util";
+import { parseConfig } from "../src/config";
+import { PROFILE_NAMES } from "../src/names/profiles";
+import { profileOf } from "../src/schemas/profile";
+import { acceptCommand, acceptKey, changedParts } from "../src/toolmap/definition-pins";
+import { toolMapScopes } from "../src/toolmap/isolate-memory";
+import { decodeMap, mapKey, type StoredMap } from "../src/toolmap/stored-map";
+import { CONFIG_PATH, labelOf, readEnvironment } from "./lib/environments";
+
+interface Where {
+  env: string | undefined;
+  local: boolean;
+  configPath: string;
+}
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+/** `wrangler kv …` on the tenant's TOOL_MAP, where `where` says; its stdout. */
+function kv(where: Where, args: string[]): string {
+  const run = spawnSync(
+    "wrangler",
+    [
+      "kv",
+      ...args,
+      "--binding",
+      "TOOL_MAP",
+      "--config",
+      where.configPath,
+      ...(where.env === undefined ? [] : ["--env", where.env]),
+      where.local ? "--local" : "--remote",
+    ],
+    { encoding: "utf8" },
+  );
+  if (run.status !== 0) fail(`wrangler kv ${args[0]} ${args[1]} failed:\n${run.stderr}`);
+  return run.stdout;
+}
+
+/** The origin's KV scope, from its ORIGIN_URL in wrangler.toml or `--origin`. */
+async function scopeOf(where: Where, origin: string | undefined): Promise<string> {
+  const environment = readEnvironment(where.env, { configPath: where.configPath });
+  if (environment.error !== undefined) fail(environment.error);
+  const url = origin ?? environment.env.ORIGIN_URL;
+  const config = parseConfig({
+    ...environment.env,
+    ...(url === undefined ? {} : { ORIGIN_URL: url }),
+  } as unknown as Env);
+  if (config.kind === "invalid") {
+    const problems = config.problems.map(({ path, problem }) => `  ${path}: ${problem}`);
+    fail(
+      `${labelOf(where.env)} has problems (npm run check tells them all); with a secret ORIGIN_URL, give it with --origin URL:\n${problems.join("\n")}`,
+    );
+  }
+  // The scope is the origin's alone: any profile's names give it.
+  const names = profileOf(PROFILE_NAMES[0]).names;
+  return (await toolMapScopes(config.config.originUrl, names)).origin;
+}
+
+/** The origin's map, or none when the origin has no map there yet. */
+function readMap(where: Where, scope: string): StoredMap | undefined {
+  const listed = JSON.parse(kv(where, ["key", "list", "--prefix", mapKey(scope)])) as Array<{
+    name: string;
+  }>;
+  if (!listed.some(({ name }) => name === mapKey(scope))) return undefined;
+  return decodeMap(kv(where, ["key", "get", mapKey(scope)]));
+}
+
+/** Accept keys written and not yet taken by a listing. */
+function pendingAccepts(where: Where, scope: string): Set<string> {
+  const listed = JSON.parse(kv(where, ["key", "list", "--prefix", `${scope}:accept:`])) as Array<{
+    name: string;
+  }>;
+  return new Set(listed.map(({ name }) => name));
+}
+
+function list(where: Where, scope: string): void {
+  const map = readMap(where, scope);
+  if (!map || map.held.size === 0) {
+    console.log(`${labelOf(where.env)}: no tool is held.`);
+    return;
+  }
+  const pending = pendingAccepts(where, scope);
+  console.log(`${labelOf(where.env)}: ${map.held.size} held tool${map.held.size === 1 ? "" : "s"}`);
+  for (const [original, pins] of map.held) {
+    const pinned = map.tools.get(original)?.pin;
+    for (const pin of pins) {
+      const changed = pinned === undefined ? [] : changedParts(pinned, pin);
+      const state = pending.has(acceptKey(scope, pin, original))
+        ? "accepted, taken at the next listing that shows it"
+        : `accept: ${acceptCommand(pin, original, where.env, where.local)}`;
+      console.log(
+        `  ${JSON.stringify(original)}  changed: ${changed.join(", ") || "-"}  pin: ${pin}`,
+      );
+      console.log(`    ${state}`);
+    }
+  }
+}
+
+function accept(where: Where, scope: string, original: string, pin: string | undefined): void {
+  const held = readMap(where, scope)?.held.get(original) ?? [];
+  if (held.length === 0) fail(`${JSON.stringify(original)} is not held in ${labelOf(where.env)}.`);
+  if (pin !== undefined && !held.includes(pin)) {
+    fail(`${JSON.stringify(original)} is not held on that definition; held: ${held.join(", ")}`);
+  }
+  if (pin === undefined && held.length > 1) {
+    fail(
+      `${JSON.stringify(original)} is held on ${held.length} definitions: accept one with --pin (npm run holds -- list shows them).`,
+    );
+  }
+  const accepted = pin ?? (held[0] as string);
+  kv(where, ["key", "put", acceptKey(scope, accepted, original), original]);
+  console.log(
+    `Accepted ${JSON.stringify(original)} at ${accepted}: the proxy lists it again from the next listing that shows that definition, within a minute (KV may take a minute more elsewhere).`,
+  );
+}
+
+if (import.meta.main) {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      env: { type: "string", short: "e" },
+      local: { type: "boolean", default: false },
+      pin: { type: "string" },
+      origin: { type: "string" },
+      config: { type: "string", short: "c", default: CONFIG_PATH },
+    },
+  });
+  const [command, tool, ...rest] = positionals;
+  const where: Where = { env: values.env, local: values.local, configPath: values.config };
+  if (where.env === undefined && !where.local) {
+    fail(
+      "Say where: --env NAME (a tenant at Cloudflare), --local (wrangler dev on this machine), or both.",
+    );
+  }
+  const scope = await scopeOf(where, values.origin);
+  if (command === "list" && tool === undefined) list(where, scope);
+  else if (command === "accept" && tool !== undefined && rest.length === 0) {
+    accept(where, scope, tool, values.pin);
+  } else
+    fail(
+      "Usage: npm run holds -- list|accept TOOL [--pin PIN] [--env NAME] [--local] [--origin URL]",
+    );
+}

@@ -1,0 +1,41 @@
+/**
+ * The command a held change's log line gives (toolmap/definition-pins.ts
+ * `acceptCommand`): for the environment the proxy runs in, and one word per
+ * argument whatever the origin named its tool.
+ */
+import { describe, expect, it } from "vitest";
+import { acceptCommand } from "../../src/toolmap/definition-pins";
+
+const PIN = "3f2a/1b/2c/3d/-/-/-";
+
+describe("acceptCommand", () => {
+  it("names the tenant's environment, or wrangler dev's KV on this machine", () => {
+    expect(acceptCommand(PIN, "files.read", "acme")).toBe(
+      `npm run holds -- accept files.read --pin ${PIN} --env acme`,
+    );
+    expect(acceptCommand(PIN, "files.read", undefined)).toBe(
+      `npm run holds -- accept files.read --pin ${PIN} --local`,
+    );
+    expect(acceptCommand(PIN, "files.read", "acme", true)).toBe(
+      `npm run holds -- accept files.read --pin ${PIN} --env acme --local`,
+    );
+  });
+
+  it.each([
+    ["$(touch pwned)", "'$(touch pwned)'"],
+    ["`id`", "'`id`'"],
+    ["a b;rm -rf ~", "'a b;rm -rf ~'"],
+    ["it's", "'it'\\''s'"],
+    ['say "hi"\n', "'say \"hi\"\n'"],
+  ])("quotes a tool named %j as one shell word, so pasting it runs nothing else", (name, word) => {
+    expect(acceptCommand(PIN, name, "acme")).toBe(
+      `npm run holds -- accept ${word} --pin ${PIN} --env acme`,
+    );
+  });
+
+  it("puts a name that starts with a dash after --, where no option is read", () => {
+    expect(acceptCommand(PIN, "-rf", "acme")).toBe(
+      `npm run holds -- accept --pin ${PIN} --env acme -- '-rf'`,
+    );
+  });
+});
