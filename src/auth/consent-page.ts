@@ -23,7 +23,7 @@ export interface ConsentAccess {
   originHost: string;
   /** The scopes the proxy will ask the origin's authorization server for. */
   originScopes: readonly string[];
-  /** Where the user signs in next: the origin's host (broker), the identity provider's (gate). */
+  /** Where the user signs in next: the host of the origin's authorization server's sign-in page (broker), the identity provider's (gate). */
   signInHost: string;
 }
 
@@ -60,7 +60,7 @@ ${identity}
 <p>Access will be sent to <strong id="redirect-host">${escapeHtml(details.redirectHost)}</strong>.</p>
 ${loopback}
 ${permissions}
-<p>If you allow it, you sign in at ${escapeHtml(access.signInHost)} next.</p>
+<p>If you allow it, you sign in at <strong id="sign-in-host">${escapeHtml(access.signInHost)}</strong> next.</p>
 <form method="post">
   <input type="hidden" name="handle" value="${escapeHtml(handle)}">
   <button name="decision" value="approve">Allow</button>

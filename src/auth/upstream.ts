@@ -168,14 +168,50 @@ export function issuerOf(named: string[], pinned: URL | undefined, originUrl: UR
   return pinned;
 }
 
-async function discover(
+/**
+ * Why a request to an authorization server failed, as an operator reads it:
+ * which URL, and whether it could not be reached, did not answer in time or
+ * answered what (the runtime's own message for an unreachable host is an
+ * opaque `internal error; reference = …`).
+ */
+function failureAt(
+  url: URL,
+  error: unknown,
+  timeoutMs: number,
+): { reached: boolean; detail: string } {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const name = error instanceof Error ? error.name : "";
+  if (name === "TimeoutError" || name === "AbortError") {
+    return { reached: false, detail: `${url.href} did not answer within ${timeoutMs} ms` };
+  }
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause instanceof Response) {
+    return { reached: true, detail: `${url.href} answered HTTP ${cause.status} (${text})` };
+  }
+  // oauth4webapi's own errors: an answer that is no usable metadata.
+  if (
+    error instanceof oauth.OperationProcessingError ||
+    error instanceof oauth.ResponseBodyError ||
+    error instanceof oauth.UnsupportedOperationError
+  ) {
+    return { reached: true, detail: `${url.href}: ${text}` };
+  }
+  return { reached: false, detail: `${url.href} could not be reached (${text})` };
+}
+
+/**
+ * The origin's authorization server and resource, from isolate memory, or
+ * found (`fresh`: found anew, as `/readyz` checks it can be).
+ */
+export async function discoverUpstream(
   config: Config,
   auth: BrokerAuth,
   headers: Headers,
   memory: SignInMemory,
+  { fresh = false }: { fresh?: boolean } = {},
 ): Promise<Discovery> {
   const key = config.originUrl.href;
-  const known = memory.discoveries.get(key);
+  const known = fresh ? undefined : memory.discoveries.get(key);
   if (known) return known;
 
   const metadata = await originResourceMetadata(config, headers, memory);
@@ -189,9 +225,16 @@ async function discover(
     config.originUrl,
   );
   let as: oauth.AuthorizationServer | undefined;
-  let cause: unknown;
+  const failures: string[] = [];
+  let unreachable = true;
   // RFC 8414's location first, then OpenID Connect's: the first usable document wins.
   for (const algorithm of ["oauth2", "oidc"] as const) {
+    const where = new URL(
+      algorithm === "oauth2"
+        ? `/.well-known/oauth-authorization-server${issuer.pathname === "/" ? "" : issuer.pathname}`
+        : `${issuer.pathname === "/" ? "" : issuer.pathname}/.well-known/openid-configuration`,
+      issuer,
+    );
     try {
       const options = { ...requestOptions(config, issuer), algorithm };
       as = await oauth.processDiscoveryResponse(
@@ -200,15 +243,28 @@ async function discover(
       );
       break;
     } catch (error) {
-      cause = error;
+      const { reached, detail } = failureAt(where, error, config.originTimeoutMs);
+      unreachable &&= !reached;
+      failures.push(detail);
     }
   }
   if (!as?.authorization_endpoint || !as.token_endpoint) {
-    throw new UpstreamError(
-      "no_authorization_server",
-      `No usable authorization server metadata at ${issuer.origin}`,
-      cause,
+    const cause = new Error(
+      failures.length > 0
+        ? failures.join("; ")
+        : `${issuer.href} names no authorization and token endpoints`,
     );
+    throw unreachable && failures.length > 0
+      ? new UpstreamError(
+          "authorization_server_unreachable",
+          `The origin's authorization server (${issuer.host}) could not be reached`,
+          cause,
+        )
+      : new UpstreamError(
+          "no_authorization_server",
+          `No usable authorization server metadata at ${issuer.origin}`,
+          cause,
+        );
   }
   const resource = originResource(document.resource, config.originUrl);
   const discovery = { as, resource, scope: stringArray(document.scopes_supported) };
@@ -311,7 +367,7 @@ export async function upstreamFor(
   headers: Headers,
   memory: SignInMemory,
 ): Promise<Upstream> {
-  const { as, resource, scope } = await discover(config, auth, headers, memory);
+  const { as, resource, scope } = await discoverUpstream(config, auth, headers, memory);
   const options = requestOptions(config, new URL(as.issuer));
   const { client, clientAuth } = await identify(auth, as, urls, options, memory.registrations);
   return {

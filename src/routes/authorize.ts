@@ -82,9 +82,9 @@ function brokerSignIn(c: Context<AppEnv>, auth: BrokerAuth, helpers: OAuthHelper
     );
   return {
     async consentAccess() {
-      const { scope } = await upstream();
-      const originHost = config.originUrl.host;
-      return { originHost, originScopes: scope, signInHost: originHost };
+      const { scope, as } = await upstream();
+      const signInHost = new URL(as.authorization_endpoint as string).host;
+      return { originHost: config.originUrl.host, originScopes: scope, signInHost };
     },
     async start(state, { verifier }) {
       return authorizationUrl(await upstream(), state, verifier);

@@ -19,7 +19,13 @@ import {
   type SignedIn,
   signInAndConnect,
 } from "../helpers/oauth-client";
-import { BROKERED_ORIGIN, clientNetwork, viaProxy } from "../helpers/proxy";
+import {
+  BROKERED_ORIGIN,
+  CLOSED_ORIGIN,
+  clientNetwork,
+  DEMO_ORIGIN,
+  viaProxy,
+} from "../helpers/proxy";
 
 /** The proxy on a loopback host: workers-oauth-provider accepts plain http only there. */
 const BROKER_URL = "http://localhost/mcp";
@@ -444,5 +450,41 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     });
     expect(retried.status).toBe(400);
     expect(await retried.json()).toMatchObject({ error: "invalid_grant" });
+  });
+
+  it("names the authorization server's host on the consent page: Allow leads there, not to the MCP server", async () => {
+    const network = broker();
+    const page = await network(await authorizationRequest(network));
+    expect(page.status).toBe(200);
+    const host = new URL(BROKERED_ORIGIN.authorizationServer).host;
+    expect(await page.text()).toContain(
+      `If you allow it, you sign in at <strong id="sign-in-host">${host}</strong> next.`,
+    );
+  });
+
+  it("logs a sign-in whose authorization server cannot be reached with that cause, and where", async () => {
+    const network = clientNetwork(
+      viaProxy(
+        { ORIGIN_URL: `${DEMO_ORIGIN}/mcp`, AUTH_MODE: "broker", UPSTREAM_ISSUER: CLOSED_ORIGIN },
+        { app: createApp() },
+      ),
+      BROKER_URL,
+    );
+    const page = await network(await authorizationRequest(network), { redirect: "manual" });
+    expect(page.status).toBe(302);
+    const location = new URL(page.headers.get("location") ?? "");
+    expect(location.searchParams.get("error")).toBe("temporarily_unavailable");
+    expect(location.searchParams.get("error_description")).toBe(
+      `The origin's authorization server (${new URL(CLOSED_ORIGIN).host}) could not be reached`,
+    );
+    expect(events("sign_in_failed")).toMatchObject([
+      {
+        step: "consent",
+        reason: "authorization_server_unreachable",
+        detail: expect.stringContaining(
+          `${CLOSED_ORIGIN}/.well-known/oauth-authorization-server could not be reached (`,
+        ),
+      },
+    ]);
   });
 });

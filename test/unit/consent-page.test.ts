@@ -12,7 +12,7 @@ const details = {
 const access = {
   originHost: "mcp.acme.example",
   originScopes: ["files:read", "read"],
-  signInHost: "mcp.acme.example",
+  signInHost: "login.acme.example",
 };
 
 describe("the consent page", () => {
@@ -25,6 +25,10 @@ describe("the consent page", () => {
     expect(page).toContain('<strong id="redirect-host">127.0.0.1</strong>');
     expect(page).toContain("This sends access to an app on your computer.");
     expect(page).toContain("With these permissions: <code>files:read</code> <code>read</code>.");
+    // Allow leads to the authorization server's page, not the MCP server's.
+    expect(page).toContain(
+      'If you allow it, you sign in at <strong id="sign-in-host">login.acme.example</strong> next.',
+    );
     expect(page).toContain('<input type="hidden" name="handle" value="h1">');
     expect(page).toContain('<button name="decision" value="approve">Allow</button>');
     expect(page).toContain('<button name="decision" value="deny">Deny</button>');
