@@ -72,12 +72,8 @@ async function scopeOf(where: Where, origin: string | undefined): Promise<string
   return (await toolMapScopes(config.config.originUrl, names)).origin;
 }
 
-/** The origin's map, or none when the origin has no map there yet. */
+/** The origin's map, or none when the origin has no map there yet (wrangler then prints no JSON). */
 function readMap(where: Where, scope: string): StoredMap | undefined {
-  const listed = JSON.parse(kv(where, ["key", "list", "--prefix", mapKey(scope)])) as Array<{
-    name: string;
-  }>;
-  if (!listed.some(({ name }) => name === mapKey(scope))) return undefined;
   return decodeMap(kv(where, ["key", "get", mapKey(scope)]));
 }
 

@@ -38,6 +38,7 @@ import {
 } from "./routes/authorize";
 import { healthz } from "./routes/healthz";
 import { mcpEndpoint } from "./routes/mcp-endpoint";
+import { readyz } from "./routes/readyz";
 import { signOut } from "./routes/sign-out";
 import { wellKnown } from "./routes/well-known";
 import { refusedHost } from "./transport/allowed-hosts";
@@ -98,6 +99,7 @@ function createRoutes(isolate: IsolateState): Hono<AppEnv> {
   });
 
   app.get("/healthz", healthz);
+  app.get("/readyz", readyz);
   app.all("/.well-known/*", wellKnown);
   app.get(AUTHORIZE_PATH, showConsent);
   app.post(AUTHORIZE_PATH, decideConsent);

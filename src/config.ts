@@ -103,7 +103,7 @@ const publicOrigin = v.optional(
 );
 
 /** Paths the proxy serves itself; `MCP_PATH` may be none of them, nor lie under one. */
-const FIXED_ROUTES = ["/healthz", "/authorize", "/oauth", "/.well-known"];
+const FIXED_ROUTES = ["/healthz", "/readyz", "/authorize", "/oauth", "/.well-known"];
 
 const path = v.optional(
   v.pipe(

@@ -3,6 +3,7 @@ import type { Config } from "../config";
 import { ToolMapMemory } from "../toolmap/isolate-memory";
 import type { OriginCredentials } from "../transport/headers";
 import { ReadBudget } from "../transport/read-bounded";
+import { Readiness } from "./readyz";
 
 /**
  * Everything one isolate keeps between requests, each part bounded where it
@@ -23,6 +24,8 @@ export interface IsolateState {
   signIn: SignInMemory;
   /** What requests served at once hold of the bodies and events they read whole (32 MiB past each one's first 64 KiB). */
   reads: ReadBudget;
+  /** `/readyz`'s last check of the origin (5 seconds; one check at a time). */
+  readiness: Readiness;
 }
 
 /** `now`: the clock sign-in's daily budget reads (tests set one, to count in a day of their own). */
@@ -31,6 +34,7 @@ export function newIsolateState({ now }: { now?: () => number } = {}): IsolateSt
     toolMaps: new ToolMapMemory(),
     signIn: new SignInMemory(now),
     reads: new ReadBudget(),
+    readiness: new Readiness(),
   };
 }
 

@@ -31,9 +31,8 @@ interface ListPage {
   nextCursor?: string;
 }
 
-function asPage(message: unknown, id: string): ListPage | undefined {
-  if (!isPlainObject(message) || message.id !== id) return undefined;
-  const { result } = message;
+function asPage(message: Record<string, unknown> | undefined): ListPage | undefined {
+  const result = message?.result;
   if (!isToolsListResult(result)) return undefined;
   const { nextCursor } = result;
   return {
@@ -43,20 +42,23 @@ function asPage(message: unknown, id: string): ListPage | undefined {
 }
 
 /**
- * The page `response` holds. `read` counts the bytes of the listing's pages
- * read so far: past `MAX_REWRITE_BYTES` in all, or past what `hold` may take
- * of the isolate's budget, it throws.
+ * The message in `response` that answers request `id`: its JSON body, or the
+ * first event of its stream that does. `read` counts the bytes of a
+ * listing's pages read so far: past `MAX_REWRITE_BYTES` in all, or past what
+ * `hold` may take of the isolate's budget, it throws.
  */
-async function readPage(
+export async function readAnswer(
   response: Response,
   id: string,
   read: { bytes: number },
   hold: Hold | undefined,
-): Promise<ListPage | undefined> {
+): Promise<Record<string, unknown> | undefined> {
   if (!response.body) return undefined;
   const left = MAX_REWRITE_BYTES - read.bytes;
   const over = () => new Error(`the listing is over ${MAX_REWRITE_BYTES} bytes in all`);
   const busy = () => new Error("the isolate's reads hold too much at once");
+  const answering = (message: unknown) =>
+    isPlainObject(message) && message.id === id ? message : undefined;
   if (mediaTypeOf(response.headers) !== "text/event-stream") {
     const bounded = await readBounded(response.body, left, hold);
     if (bounded.kind !== "complete") {
@@ -64,20 +66,20 @@ async function readPage(
       throw bounded.kind === "over" ? over() : busy();
     }
     read.bytes += bounded.bytes.byteLength;
-    return asPage(parseJson(new TextDecoder().decode(bounded.bytes)), id);
+    return answering(parseJson(new TextDecoder().decode(bounded.bytes)));
   }
-  let page: ListPage | undefined;
+  let answer: Record<string, unknown> | undefined;
   const parser = createParser({
     maxBufferSize: left,
     onEvent: ({ data }) => {
-      page ??= asPage(parseJson(data), id);
+      answer ??= answering(parseJson(data));
     },
   });
   const decoder = new TextDecoder();
   const reader = response.body.getReader();
   const lines = endableFeed((text) => parser.feed(text));
   try {
-    while (page === undefined) {
+    while (answer === undefined) {
       const { done, value } = await reader.read();
       if (done) {
         lines.end();
@@ -92,7 +94,7 @@ async function readPage(
   } finally {
     await reader.cancel().catch(() => {});
   }
-  return page;
+  return answer;
 }
 
 export interface RelistOptions {
@@ -163,7 +165,7 @@ export async function relistTools(
     let page: ListPage | undefined;
     let detail: string | undefined;
     try {
-      page = await readPage(reply.response, id, read, hold);
+      page = asPage(await readAnswer(reply.response, id, read, hold));
     } catch (error) {
       detail = String(error);
     }

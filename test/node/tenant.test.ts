@@ -59,7 +59,7 @@ describe("npm run tenant -- add", () => {
     expect(deployed.status).toBe(0);
     expect(deployed.warned).toBe(false);
     expect(deployed.out).toContain("--dry-run: exiting now.");
-  });
+  }, 600_000);
 
   it("writes a broker tenant with its sign-in bindings, clean too", () => {
     const added = npmRun(
@@ -90,7 +90,7 @@ describe("npm run tenant -- add", () => {
     expect(deployed.status).toBe(0);
     expect(deployed.warned).toBe(false);
     expect(deployed.out).toMatch(/env\.SIGN_IN_BUDGET \(SignInBudget\)\s+Durable Object/);
-  });
+  }, 600_000);
 
   it("leaves the whole file clean, and refuses what it cannot write well, writing nothing", () => {
     const all = npmRun("check", [], repo.dir);
@@ -137,5 +137,5 @@ describe("npm run tenant -- add", () => {
       expect(refused.out).toContain(says);
     }
     expect(readFileSync(join(repo.dir, "wrangler.toml"), "utf8")).toBe(before);
-  });
+  }, 600_000);
 });

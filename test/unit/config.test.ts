@@ -65,15 +65,15 @@ describe("parseConfig", () => {
     ],
     [
       "/healthz",
-      "must not be one of the proxy's own routes (/healthz, /authorize, /oauth, /.well-known) or under one",
+      "must not be one of the proxy's own routes (/healthz, /readyz, /authorize, /oauth, /.well-known) or under one",
     ],
     [
       "/oauth/mcp",
-      "must not be one of the proxy's own routes (/healthz, /authorize, /oauth, /.well-known) or under one",
+      "must not be one of the proxy's own routes (/healthz, /readyz, /authorize, /oauth, /.well-known) or under one",
     ],
     [
       "/.well-known/mcp",
-      "must not be one of the proxy's own routes (/healthz, /authorize, /oauth, /.well-known) or under one",
+      "must not be one of the proxy's own routes (/healthz, /readyz, /authorize, /oauth, /.well-known) or under one",
     ],
   ])("refuses MCP_PATH %s, which would clash or has no single reading", (path, problem) => {
     expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", MCP_PATH: path }))).toEqual(

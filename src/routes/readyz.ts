@@ -1,0 +1,255 @@
+/**
+ * `GET /readyz`: whether the proxy can serve its origin now, for monitors and
+ * load balancers (`/healthz` says only that the Worker runs). docs/transport.md,
+ * "Health and readiness".
+ *
+ * - Relay mode: the proxy's own `initialize` and `tools/list` (relist.ts), with
+ *   `ORIGIN_URL` as it is and no client's credentials: `200` with the tool
+ *   count. An origin that answers `401` with a `Bearer` challenge is behind
+ *   sign-in: it answers as an MCP server, and lists its tools to signed-in
+ *   clients only, so it is ready (`signIn: "required"`, no count).
+ * - Broker mode: the proxy holds no token of its own to list with; ready when
+ *   the origin's authorization server's metadata can be read, as a sign-in
+ *   reads it.
+ * - Otherwise `503` with the reason.
+ *
+ * Bounded: a check takes at most `READY_TIMEOUT_MS` (or `ORIGIN_TIMEOUT_MS`,
+ * when shorter), reads what a relist may, and its result is kept
+ * `READY_TTL_MS` per isolate; one check at a time per isolate (a promise of
+ * another request's is never awaited: workerd does not resolve it across
+ * requests), the others answered with the last result, or 503 while none.
+ */
+import type { Context } from "hono";
+import packageJson from "../../package.json";
+import { discoverUpstream, UpstreamError } from "../auth/upstream";
+import type { Config } from "../config";
+import { isPlainObject } from "../json";
+import { logEvent } from "../log";
+import { unreadAddressee } from "../protocol/jsonrpc";
+import { readAnswer, relistTools } from "../toolmap/relist";
+import { fetchOrigin } from "../transport/origin";
+import type { AppEnv } from "./app-env";
+
+/** How long a check's result answers `/readyz` in an isolate. */
+export const READY_TTL_MS = 5_000;
+/** The longest a check takes, all its requests together. */
+const READY_TIMEOUT_MS = 10_000;
+/** What the proxy asks for in its `initialize`: the last revision with sessions. */
+const PROTOCOL_VERSION = "2025-11-25";
+
+type Check =
+  | { ready: true; tools?: number; signIn?: "required"; authorizationServer?: string }
+  | { ready: false; reason: string };
+
+interface Checked {
+  check: Check;
+  at: number;
+}
+
+/** What an isolate keeps of readiness: the last check, per origin and mode (a few settings, a few entries). */
+export class Readiness {
+  private readonly last = new Map<string, Checked>();
+  private checking = false;
+
+  /** The result for `key`, checked anew when the last is older than `READY_TTL_MS`. */
+  async of(
+    key: string,
+    check: () => Promise<Check>,
+    now = Date.now(),
+  ): Promise<Checked | undefined> {
+    const last = this.last.get(key);
+    if ((last && now - last.at < READY_TTL_MS) || this.checking) return last;
+    this.checking = true;
+    try {
+      const checked = { check: await check(), at: now };
+      // One configuration an isolate, as a rule: the map never holds more than a few.
+      if (this.last.size >= 16) this.last.clear();
+      this.last.set(key, checked);
+      return checked;
+    } finally {
+      this.checking = false;
+    }
+  }
+}
+
+/** `check`, or not ready with its reason after `ms`; logged when not ready. */
+async function within(ms: number, origin: string, check: Promise<Check>): Promise<Check> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Check>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({ ready: false, reason: `the origin did not finish answering within ${ms} ms` }),
+      ms,
+    );
+  });
+  const failed = (error: unknown): Check => ({
+    ready: false,
+    reason: `the check failed: ${error instanceof Error ? error.message : String(error)}`,
+  });
+  try {
+    const checked = await Promise.race([check.catch(failed), late]);
+    if (!checked.ready) logEvent("origin_unready", { origin, reason: checked.reason });
+    return checked;
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+const isBearerChallenge = (response: Response) =>
+  /^\s*bearer\b/i.test(response.headers.get("www-authenticate") ?? "");
+
+/** The origin's answer to a request that failed, in words, its body unread. */
+async function refusal(what: string, response: Response): Promise<Check> {
+  await response.body?.cancel();
+  return { ready: false, reason: `the origin answered ${what} with HTTP ${response.status}` };
+}
+
+/** Relay mode: `initialize`, `notifications/initialized`, then the whole `tools/list`. */
+async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
+  const target = config.originUrl;
+  const headers = new Headers({
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  });
+  const addressee = unreadAddressee(headers);
+  const id = `mcp-edge-rewriter/ready/${crypto.randomUUID()}`;
+  const initialize = await fetchOrigin(
+    target,
+    {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "initialize",
+        params: {
+          protocolVersion: PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: "mcp-edge-rewriter (readyz)", version: packageJson.version },
+        },
+      }),
+    },
+    timeoutMs,
+    addressee,
+  );
+  if (initialize.kind === "failed") {
+    await initialize.response.body?.cancel();
+    return {
+      ready: false,
+      reason: `the origin ${initialize.failure === "timeout" ? `did not answer within ${timeoutMs} ms` : "could not be reached"}`,
+    };
+  }
+  const { response } = initialize;
+  if (response.status === 401 && isBearerChallenge(response)) {
+    await response.body?.cancel();
+    return { ready: true, signIn: "required" };
+  }
+  if (!response.ok) return refusal("initialize", response);
+  let answer: Record<string, unknown> | undefined;
+  try {
+    answer = await readAnswer(response, id, { bytes: 0 }, undefined);
+  } catch {}
+  const result = answer?.result;
+  if (!isPlainObject(result) || typeof result.protocolVersion !== "string") {
+    return {
+      ready: false,
+      reason: "the origin's answer to initialize is no MCP initialize result",
+    };
+  }
+  const session = response.headers.get("mcp-session-id");
+  headers.set("mcp-protocol-version", result.protocolVersion);
+  if (session !== null) headers.set("mcp-session-id", session);
+  const initialized = await fetchOrigin(
+    target,
+    {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    },
+    timeoutMs,
+    addressee,
+  );
+  await initialized.response.body?.cancel();
+
+  let unauthorized: Response | undefined;
+  const tools = await relistTools(
+    target,
+    headers,
+    undefined,
+    { ...config, originTimeoutMs: timeoutMs },
+    {
+      onUnauthorized: (answered) => {
+        unauthorized = answered;
+      },
+    },
+  );
+  if (session !== null) {
+    // The session ends with the check; whether the origin took it changes nothing.
+    const ended = await fetchOrigin(
+      target,
+      { method: "DELETE", headers, body: null },
+      timeoutMs,
+      addressee,
+    );
+    await ended.response.body?.cancel();
+  }
+  if (unauthorized) {
+    const signIn = isBearerChallenge(unauthorized);
+    await unauthorized.body?.cancel();
+    return signIn
+      ? { ready: true, signIn: "required" }
+      : { ready: false, reason: "the origin answered tools/list with HTTP 401" };
+  }
+  return tools === undefined
+    ? {
+        ready: false,
+        reason: "the origin's tools/list could not be read whole (relist_failed says why)",
+      }
+    : { ready: true, tools: tools.length };
+}
+
+export async function readyz(c: Context<AppEnv>): Promise<Response> {
+  const config = c.get("config");
+  const { auth } = config;
+  const timeoutMs = Math.min(config.originTimeoutMs, READY_TIMEOUT_MS);
+  const checked = await c
+    .get("isolate")
+    .readiness.of(`${auth.mode}\n${config.originUrl.href}`, () =>
+      within(
+        timeoutMs,
+        config.originUrl.host,
+        auth.mode === "broker"
+          ? discoverUpstream(config, auth, new Headers(), c.get("isolate").signIn, {
+              fresh: true,
+            }).then(
+              ({ as }): Check => ({ ready: true, authorizationServer: new URL(as.issuer).host }),
+              (error): Check => ({
+                ready: false,
+                reason:
+                  error instanceof UpstreamError
+                    ? error.message
+                    : "the sign-in setup could not be checked",
+              }),
+            )
+          : listOrigin(config, timeoutMs),
+      ),
+    );
+  const origin = config.originUrl.host;
+  const headers = { "cache-control": "no-store" };
+  if (!checked) {
+    return Response.json(
+      { status: "unready", origin, reason: "a check is under way" },
+      { status: 503, headers: { ...headers, "retry-after": "1" } },
+    );
+  }
+  const { check, at } = checked;
+  const checkedSecondsAgo = Math.floor((Date.now() - at) / 1000);
+  if (!check.ready) {
+    return Response.json(
+      { status: "unready", origin, reason: check.reason, checkedSecondsAgo },
+      { status: 503, headers: { ...headers, "retry-after": String(READY_TTL_MS / 1000) } },
+    );
+  }
+  const { ready: _, ...found } = check;
+  return Response.json({ status: "ready", origin, ...found, checkedSecondsAgo }, { headers });
+}

@@ -1,0 +1,69 @@
+/**
+ * `npm run holds` as an operator runs it, on `wrangler dev`'s KV in a scratch
+ * copy of the repository: a held tool is listed with the command that
+ * accepts it, and that command, pasted into a shell as printed, writes the
+ * accept key the proxy reads (and runs nothing an origin put in a tool's name).
+ */
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { npmRun, repoCopy, shell } from "./npm-scripts";
+
+const repo = repoCopy();
+afterAll(() => repo.remove());
+
+/** The map's scope for wrangler.toml's top-level ORIGIN_URL: `v2:` and SHA-256's first 8 bytes (docs/tool-map.md). */
+const SCOPE = `v2:${createHash("sha256").update("http://127.0.0.1:8788/mcp").digest("hex").slice(0, 16)}`;
+/** A name a hostile origin may give a tool. */
+const TOOL = "it's $(touch pwned)";
+const PINNED = "d1/s1/e1/a1/-/-/-";
+const HELD = "d2/s1/e2/a1/-/-/-";
+
+const kv = (...args: string[]) =>
+  shell("npx", ["wrangler", "kv", ...args, "--binding", "TOOL_MAP", "--local"], repo.dir);
+
+describe("npm run holds", () => {
+  it("lists a held tool with the command that accepts it, which works as pasted", () => {
+    const map = {
+      format: 2,
+      tools: { [TOOL]: ["s1", 20_000, "s1/e1/a1", "d1", "-/-/-"], other: ["s2", 20_000] },
+      chunks: 0,
+      held: { [TOOL]: [HELD] },
+    };
+    expect(kv("key", "put", `${SCOPE}:map`, JSON.stringify(map)).status).toBe(0);
+
+    const listed = npmRun("holds", ["list", "--local"], repo.dir);
+    expect(listed.status).toBe(0);
+    expect(listed.out).toContain("the top level (local development): 1 held tool");
+    expect(listed.out).toContain(`${JSON.stringify(TOOL)}  changed: description  pin: ${HELD}`);
+    const command = /accept: (npm run holds -- accept .*)$/m.exec(listed.out)?.[1];
+    expect(command).toBe(`npm run holds -- accept 'it'\\''s $(touch pwned)' --pin ${HELD} --local`);
+
+    const accepted = shell("sh", ["-c", `${command}`], repo.dir);
+    expect(accepted.status).toBe(0);
+    expect(accepted.out).toContain(`Accepted ${JSON.stringify(TOOL)} at ${HELD}`);
+    expect(existsSync(join(repo.dir, "pwned"))).toBe(false);
+
+    // The key the proxy reads: `<scope>:accept:<pin>/<tool fingerprint>`, the original its value.
+    const keys = JSON.parse(kv("key", "list", "--prefix", `${SCOPE}:accept:`).out.trim()) as Array<{
+      name: string;
+    }>;
+    expect(keys.map(({ name }) => name)).toEqual([
+      expect.stringMatching(new RegExp(`^${SCOPE}:accept:${HELD}/[0-9a-z]+$`)),
+    ]);
+    expect(kv("key", "get", keys[0]?.name ?? "").out).toContain(TOOL);
+  }, 600_000);
+
+  it("refuses what it cannot do, and says why", () => {
+    const nowhere = npmRun("holds", ["list"], repo.dir);
+    expect(nowhere.status).toBe(1);
+    expect(nowhere.out).toContain("Say where: --env NAME");
+    const unheld = npmRun("holds", ["accept", "other", "--local"], repo.dir);
+    expect(unheld.status).toBe(1);
+    expect(unheld.out).toContain('"other" is not held');
+    const wrongPin = npmRun("holds", ["accept", TOOL, "--pin", PINNED, "--local"], repo.dir);
+    expect(wrongPin.status).toBe(1);
+    expect(wrongPin.out).toContain("is not held on that definition");
+  }, 600_000);
+});

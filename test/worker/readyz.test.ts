@@ -1,0 +1,138 @@
+/**
+ * `GET /readyz` (routes/readyz.ts): whether the proxy can serve its origin,
+ * checked with the proxy's own `initialize` and `tools/list` (relay mode) or
+ * its authorization server's metadata (broker mode), never with a client's
+ * credentials, kept a few seconds per isolate. `/healthz` stays liveness.
+ */
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { DEMO_NAMES } from "../helpers/demo-names";
+import {
+  BROKERED_ORIGIN,
+  CATALOG_ORIGIN,
+  CLOSED_ORIGIN,
+  DEMO_ORIGIN,
+  GATEWAY_ORIGIN,
+  newTrace,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
+
+const READYZ = "http://proxy.test/readyz";
+
+/** A fresh isolate of the proxy (nothing checked yet) in front of `vars.ORIGIN_URL`. */
+async function readyz(vars: Record<string, string>, url = READYZ) {
+  const response = await viaProxy(vars, { app: createApp() })(url);
+  return { response, body: await response.json<Record<string, unknown>>() };
+}
+
+describe("/readyz", () => {
+  it("lists the origin itself, without the client's credentials, and says how many tools", async () => {
+    const trace = newTrace();
+    const proxy = viaProxy(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` },
+      { app: createApp() },
+    );
+    const response = await proxy(READYZ, {
+      headers: { authorization: "Bearer client-token", cookie: "session=client" },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await response.json()).toEqual({
+      status: "ready",
+      origin: new URL(GATEWAY_ORIGIN).host,
+      tools: Object.keys(DEMO_NAMES).length,
+      checkedSecondsAgo: 0,
+    });
+    const received = await receivedByOrigin(trace);
+    expect(
+      received.map(({ method, body }) => (body ? `${method} ${JSON.parse(body).method}` : method)),
+    ).toEqual(["POST initialize", "POST notifications/initialized", "POST tools/list", "DELETE"]);
+    for (const { headers } of received) {
+      expect(headers.authorization).toBeUndefined();
+      expect(headers.cookie).toBeUndefined();
+    }
+
+    // Kept a few seconds: a monitor polling the isolate costs the origin nothing more.
+    const again = await proxy(READYZ);
+    expect(again.status).toBe(200);
+    expect(await receivedByOrigin(trace)).toHaveLength(received.length);
+  });
+
+  it("503 with the reason when the origin is down", async () => {
+    const { response, body } = await readyz({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("5");
+    expect(body).toEqual({
+      status: "unready",
+      origin: new URL(CLOSED_ORIGIN).host,
+      reason: "the origin could not be reached",
+      checkedSecondsAgo: 0,
+    });
+  });
+
+  it("503 when the origin does not answer in time", async () => {
+    const { response, body } = await readyz({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/5000/mcp`,
+      ORIGIN_TIMEOUT_MS: "50",
+    });
+    expect(response.status).toBe(503);
+    expect(body.reason).toBe("the origin did not answer within 50 ms");
+  });
+
+  it("ready behind sign-in: an origin that answers 401 with a Bearer challenge is an MCP server a client lists", async () => {
+    const { response, body } = await readyz({ ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` });
+    expect(response.status).toBe(200);
+    expect(body).toEqual({
+      status: "ready",
+      origin: new URL(GATEWAY_ORIGIN).host,
+      signIn: "required",
+      checkedSecondsAgo: 0,
+    });
+  });
+
+  it("503 when the listing cannot be read whole", async () => {
+    // 60 pages of one tool: past the 50 pages a listing may have.
+    const { response, body } = await readyz({
+      ORIGIN_URL: `${CATALOG_ORIGIN}/mcp?tools=60&page_size=1`,
+    });
+    expect(response.status).toBe(503);
+    expect(body.reason).toBe(
+      "the origin's tools/list could not be read whole (relist_failed says why)",
+    );
+  });
+
+  it("503 when what answers is no MCP server", async () => {
+    const { response, body } = await readyz({ ORIGIN_URL: `${DEMO_ORIGIN}/not-mcp` });
+    expect(response.status).toBe(503);
+    expect(body.reason).toMatch(/^the origin answered initialize with HTTP 4\d\d$/);
+  });
+
+  it("broker mode: ready when the origin's authorization server answers, 503 when it cannot be reached", async () => {
+    // On a loopback host, where workers-oauth-provider takes a plain http URL.
+    const local = "http://localhost/readyz";
+    const broker = await readyz({ ORIGIN_URL: BROKERED_ORIGIN.strict, AUTH_MODE: "broker" }, local);
+    expect(broker.response.status).toBe(200);
+    expect(broker.body).toEqual({
+      status: "ready",
+      origin: new URL(BROKERED_ORIGIN.strict).host,
+      authorizationServer: new URL(BROKERED_ORIGIN.authorizationServer).host,
+      checkedSecondsAgo: 0,
+    });
+    const down = await readyz(
+      { ORIGIN_URL: `${DEMO_ORIGIN}/mcp`, AUTH_MODE: "broker", UPSTREAM_ISSUER: CLOSED_ORIGIN },
+      local,
+    );
+    expect(down.response.status).toBe(503);
+    expect(down.body.reason).toBe(
+      `The origin's authorization server (${new URL(CLOSED_ORIGIN).host}) could not be reached`,
+    );
+  });
+
+  it("leaves /healthz as liveness: ok while the origin is down", async () => {
+    const response = await viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` })(
+      "http://proxy.test/healthz",
+    );
+    expect(response.status).toBe(200);
+  });
+});
