@@ -123,3 +123,33 @@ export function planListing(
     .map(({ original, name, reasons }) => ({ from: original, to: name, reasons }));
   return { entries, names, renames, displaced, taken };
 }
+
+/** Renames a `tools_renamed` line names; the rest are counted. */
+const RENAMES_NAMED = 10;
+
+/**
+ * A listing's new renames as one bounded log line's fields: how many, why
+ * (counted per reason), and the first few by name, never one the operator's
+ * rules hide (`hidden`: a log reader is not shown what a model is not).
+ */
+export function renamesLogged(
+  renames: ListingPlan["renames"],
+  hidden: (original: string) => boolean,
+): {
+  count: number;
+  reasons: Record<string, number>;
+  renames: ListingPlan["renames"];
+  hidden: number;
+} {
+  const reasons: Record<string, number> = {};
+  for (const rename of renames) {
+    for (const reason of rename.reasons) reasons[reason] = (reasons[reason] ?? 0) + 1;
+  }
+  const shown = renames.filter(({ from }) => !hidden(from));
+  return {
+    count: renames.length,
+    reasons,
+    renames: shown.slice(0, RENAMES_NAMED),
+    hidden: renames.length - shown.length,
+  };
+}

@@ -39,7 +39,13 @@ import {
 } from "./isolate-memory";
 import { MapStore, today } from "./map-store";
 import { firstOfEachName, type NamedListing } from "./named-listing";
-import { type KnownTools, type PlannedEntry, planListing, type ToolEntry } from "./plan-listing";
+import {
+  type KnownTools,
+  type PlannedEntry,
+  planListing,
+  renamesLogged,
+  type ToolEntry,
+} from "./plan-listing";
 import { SchemaViews } from "./schema-views";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
 import { searchModeOf, type ToolSearch } from "./tool-search";
@@ -194,14 +200,15 @@ export class ToolMap {
     if (readable && (pinsToStore || this.store.needsWrite(plan.entries, names))) {
       this.waitUntil(this.store.store(names));
     }
-    if (renames.length > 0) {
-      const { profile, cap } = this.profile.names;
-      logEvent("tools_renamed", { profile: profile.name, cap, renames });
-    }
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
 
     const decisions = decide(plan.entries, this.policy, pins?.held);
+    if (renames.length > 0) {
+      const { profile, cap } = this.profile.names;
+      const hidden = (original: string) => decisions.get(original) === "hidden";
+      logEvent("tools_renamed", { profile: profile.name, cap, ...renamesLogged(renames, hidden) });
+    }
     const hidden = new Set([...decisions].flatMap(([o, d]) => (d === "shown" ? [] : [o])));
     const listing: NamedListing = {
       names: plan.names,

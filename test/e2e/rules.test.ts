@@ -143,11 +143,15 @@ describe("TOOL_RULES", () => {
         dropped: ["invoiceId"],
       }),
     );
-    expect(logs.events("tools_renamed")[0]?.renames).toContainEqual({
+    const [renamed] = logs.events("tools_renamed");
+    expect(renamed?.renames).toContainEqual({
       from: "catering.invoice",
       to: "create_invoice",
       reasons: ["rule"],
     });
+    // Counted, never named: a tool the rules hide (`scope:action`, renamed under openai).
+    expect(renamed?.hidden).toBeGreaterThan(0);
+    expect(JSON.stringify(logs.events("tools_renamed"))).not.toContain("scope");
   });
 
   it("refuses a name the origin does not list, which an origin that looks names up leniently could take for a hidden tool", async () => {

@@ -7,7 +7,12 @@ import { nameRules } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { definitionOf, joinPin, pinParts } from "../../src/toolmap/definition-pins";
-import { type KnownTools, planListing, schemaHash } from "../../src/toolmap/plan-listing";
+import {
+  type KnownTools,
+  planListing,
+  renamesLogged,
+  schemaHash,
+} from "../../src/toolmap/plan-listing";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { knownAfter, knownWith, nothingKnown } from "../helpers/known-tools";
 
@@ -328,5 +333,24 @@ describe("definition digests", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("renamesLogged: a listing's renames as one bounded log line", () => {
+  it("counts them all and by reason, names the first ten, and never one the rules hide", () => {
+    const renames = Array.from({ length: 205 }, (_, i) => ({
+      from: i % 40 === 0 ? `admin.secret_${i}` : `tools.tool_${i}`,
+      to: `tool_${i}`,
+      reasons: i % 2 === 0 ? (["charset", "collision"] as const) : (["charset"] as const),
+    })).map((rename) => ({ ...rename, reasons: [...rename.reasons] }));
+    const line = renamesLogged(renames, (original) => original.startsWith("admin."));
+    expect(line.count).toBe(205);
+    expect(line.hidden).toBe(6);
+    expect(line.reasons).toEqual({ charset: 205, collision: 103 });
+    expect(line.renames.map(({ from }) => from)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((i) => `tools.tool_${i}`),
+    );
+    expect(JSON.stringify(line)).not.toContain("admin.");
+    expect(JSON.stringify(line).length).toBeLessThan(1_000);
   });
 });
