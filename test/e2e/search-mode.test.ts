@@ -105,6 +105,26 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     expect(stopWords.map((tool) => tool.name)).toEqual(empty.map((tool) => tool.name));
   });
 
+  it("takes arguments written beside call_tool's name, and logs them recovered inline", async () => {
+    const logs = captureLogs();
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
+    await client.listTools();
+    const [match] = found(await client.callTool("search_tools", { query: "read text file" }));
+    const called = await client.callTool("call_tool", {
+      name: match?.name ?? "",
+      path: "notes.md",
+      head: "10",
+    });
+    expect(echoed(called)).toEqual({
+      tool: "read_text_file",
+      arguments: { path: "notes.md", head: 10 },
+    });
+    expect(logs.events("tool_call_repaired")).toEqual([
+      expect.objectContaining({ tool: "read_text_file", recovery: "inline" }),
+    ]);
+    logs.restore();
+  });
+
   it("still calls a tool by its own name, as a client that kept names from elsewhere does", async () => {
     const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
     await client.listTools();
