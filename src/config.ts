@@ -695,8 +695,7 @@ const SettingsObject = v.object(
     ),
     SIGN_IN_BUDGET: v.optional(
       v.custom<SignInBudgetBinding>(
-        (value) =>
-          typeof (value as Partial<SignInBudgetBinding> | null)?.getByName === "function",
+        (value) => typeof (value as Partial<SignInBudgetBinding> | null)?.getByName === "function",
         "must be a Durable Object binding of the class SignInBudget",
       ),
     ),
