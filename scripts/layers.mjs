@@ -22,7 +22,7 @@ export const MODULES = {
   args: { path: "src/args/", patterns: ["**/args/**"] },
   schemas: { path: "src/schemas/", patterns: ["**/schemas/**"] },
   rules: { path: "src/rules/", patterns: ["**/rules/**"] },
-  config: { path: "src/config.ts", patterns: ["**/config"] },
+  config: { path: "src/config/", patterns: ["**/config", "**/config/**"] },
   transport: { path: "src/transport/", patterns: ["**/transport/**"] },
   auth: { path: "src/auth/", patterns: ["**/auth/**"] },
   toolmap: { path: "src/toolmap/", patterns: ["**/toolmap/**"] },
@@ -93,7 +93,7 @@ export const LAYERS = [
     name: "config",
     modules: ["config"],
     mayImport: ["json", "canonical-path", "protocol", ...CORE],
-    why: "config.ts reads settings; it sits below the shell and logs nothing.",
+    why: "config/ reads settings; it sits below the shell and logs nothing.",
   },
   {
     name: "transport",

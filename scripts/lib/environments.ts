@@ -3,8 +3,8 @@
  * wrangler's own reading of the file (the one `wrangler deploy` makes): its
  * vars as they are, a stand-in for each binding with the methods the real one
  * has, and what wrangler warns about. `npm run check` runs the Worker's own
- * parseConfig (src/config.ts) on it, so a setting is checked here by being in
- * config.ts's schema, and nowhere else.
+ * parseConfig (src/config/) on it, so a setting is checked here by being in
+ * config/'s schema, and nowhere else.
  */
 import { stripVTControlCharacters } from "node:util";
 import {
@@ -15,7 +15,7 @@ import {
 
 export const CONFIG_PATH = "wrangler.toml";
 
-/** What a binding of each kind answers to, as far as config.ts looks: the real one's methods. */
+/** What a binding of each kind answers to, as far as config/ looks: the real one's methods. */
 const STAND_INS: Record<string, () => unknown> = {
   kv_namespace: () => ({ get() {}, getWithMetadata() {}, put() {}, list() {}, delete() {} }),
   ratelimit: () => ({ limit() {} }),

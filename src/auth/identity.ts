@@ -2,7 +2,7 @@
  * Who signed in at the identity provider, as gate mode keeps it, and who may
  * connect (`ALLOWED_USERS`, `ALLOWED_DOMAINS`, `ALLOWED_GROUPS`,
  * `ALLOWED_ORGS`: any match lets a user in; none set is a configuration
- * error, config.ts). The proxy asks the provider only at sign-in, so a grant
+ * error, config/gate.ts). The proxy asks the provider only at sign-in, so a grant
  * carries the identity the provider vouched for, and the lists are checked
  * against it at sign-in, at every refresh and on every request: a user
  * removed from them is refused from the next request on, whatever the

@@ -2,7 +2,7 @@
  * What a request header is, by its name: the one table behind what reaches
  * the origin in each mode (transport/headers.ts `originRequestHeaders`) and
  * what an operator may let through in broker mode (`PASS_HEADERS`,
- * config.ts). Names are compared in lower case, as `Headers` keeps them.
+ * config/values.ts). Names are compared in lower case, as `Headers` keeps them.
  * SECURITY.md and docs/transport.md list the same names.
  *
  * Families a vendor keeps open (`X-Forwarded-*`, Cloudflare's `cf-*`,

@@ -1,0 +1,97 @@
+export const VALIDATION_MODES = ["off", "warn", "enforce"] as const;
+export type ValidationMode = (typeof VALIDATION_MODES)[number];
+
+export const AUTH_MODES = ["relay", "broker", "gate"] as const;
+
+/**
+ * `SIGN_IN_DAILY_WRITES`' default: a quarter of the Free plan's 1,000 KV
+ * writes a day, so a flood of sign-ins leaves the rest to the tool map,
+ * grants and refreshes (docs/sign-in.md, "What sign-in costs").
+ */
+export const SIGN_IN_DAILY_WRITES = 250;
+/** One sign-in with a registration: the registration, the consent page and the Allow. */
+export const MIN_SIGN_IN_DAILY_WRITES = 3;
+
+/** `SIGN_IN_BUDGET`: the Durable Object namespace that counts sign-in writes (auth/sign-in-budget.ts). */
+export type SignInBudgetBinding = NonNullable<Env["SIGN_IN_BUDGET"]>;
+
+/** What the modes in which the proxy signs clients in itself (broker, gate) both need. */
+export interface SignInBindings {
+  /** `OAUTH_KV`: grants, the proxy's tokens (as hashes), sign-ins, the proxy's upstream client. */
+  oauthKv: KVNamespace;
+  /** `SIGN_IN_RATE_LIMIT`: sign-in requests per client address (auth/sign-in-limit.ts). */
+  signInRateLimit: RateLimit;
+  /** `SIGN_IN_BUDGET`: what counts the deployment's sign-in writes per UTC day. */
+  signInBudget: SignInBudgetBinding;
+  /** `SIGN_IN_DAILY_WRITES`: how many sign-in writes a UTC day allows, before anyone signed in. */
+  signInDailyWrites: number;
+  /** `PASS_HEADERS`: the client's headers the origin gets besides MCP's and the content's, lower case. */
+  passHeaders: ReadonlySet<string>;
+}
+
+/** How clients sign in to an origin that needs it (docs/sign-in.md). */
+export type AuthMode =
+  | { mode: "relay" }
+  | (SignInBindings & {
+      mode: "broker";
+      /**
+       * `UPSTREAM_ISSUER`: the only authorization server the proxy signs in
+       * at, whatever the origin's metadata names; `undefined`: the one it names.
+       */
+      upstreamIssuer: URL | undefined;
+      /** The proxy's own client at the origin's authorization server, when the operator registered one. */
+      upstreamClient: { id: string; secret: string | undefined } | undefined;
+    })
+  | GateAuth;
+
+/** What broker mode has that relay mode does not. */
+export type BrokerAuth = Extract<AuthMode, { mode: "broker" }>;
+/** The modes in which the proxy is the authorization server for its own URL. */
+export type SignInAuth = Exclude<AuthMode, { mode: "relay" }>;
+
+/** An identity provider the proxy signs users in at. */
+export interface IdentityProvider {
+  /** `IDP_PROTOCOL`: OpenID Connect, or GitHub's OAuth and user API. */
+  protocol: "oidc" | "github";
+  /** `IDP_ISSUER`: the OpenID Connect issuer; for GitHub, its web host (github.com, or an Enterprise Server). */
+  issuer: URL;
+  /** `IDP_CLIENT_ID`, `IDP_CLIENT_SECRET`: the proxy's client there. */
+  clientId: string;
+  clientSecret: string | undefined;
+  /** `IDP_GROUPS_CLAIM`: the ID token claim that lists the user's groups. */
+  groupsClaim: string;
+}
+
+/** Who may connect: a user any list names is let in. All lower case, but groups (as the provider writes them). */
+export interface AllowLists {
+  users: ReadonlySet<string>;
+  domains: ReadonlySet<string>;
+  groups: ReadonlySet<string>;
+  orgs: ReadonlySet<string>;
+}
+
+/** A secret: the Worker secret's text, or a Secrets Store binding, read when it is needed. */
+export type SecretSource =
+  | { kind: "text"; text: string }
+  | { kind: "store"; store: SecretsStoreSecret };
+
+/** Per-user keys by verified email (lower case): a KV namespace, or a map a Worker secret holds as JSON. */
+export type UserSecrets =
+  | { kind: "kv"; kv: KVNamespace }
+  | { kind: "map"; map: ReadonlyMap<string, string> };
+
+export interface GateAuth extends SignInBindings {
+  mode: "gate";
+  idp: IdentityProvider;
+  allowed: AllowLists;
+  /** `ORIGIN_AUTH_HEADER` (lower case) and `ORIGIN_AUTH_VALUE` around its `{secret}`. */
+  originAuth: { header: string; prefix: string; suffix: string };
+  /** `ORIGIN_SECRET`: the origin's key, for every user without one of their own. */
+  originSecret: SecretSource | undefined;
+  /** `ORIGIN_USER_SECRETS`: keys of their own for some users. */
+  userSecrets: UserSecrets | undefined;
+  /** `ORIGIN_USER_HEADER` (lower case): where the origin is told the user's verified email. */
+  userHeader: string | undefined;
+  /** `SIGN_IN_MAX_AGE_HOURS`, in seconds: how long a grant lasts before the user signs in again. */
+  signInMaxAgeS: number;
+}

@@ -1,0 +1,384 @@
+/**
+ * The proxy's settings, read from wrangler vars and secrets. This is the only
+ * module that reads `env` for settings: everything else takes a `Config`.
+ *
+ * A missing or invalid setting is reported by name and never by value, since
+ * `ORIGIN_URL` may carry a credential in its query string.
+ */
+
+import * as v from "valibot";
+import { MIN_NAME_CAP, PROFILE_NAMES, type ProfileName } from "../names/profiles";
+import {
+  CHANGE_MODES,
+  CHANGE_SCOPES,
+  NO_RULES,
+  ruleNamesProblems,
+  type ToolPolicy,
+  ToolRules,
+  ToolRulesSetting,
+} from "../rules/tool-rules";
+import { type Profile, type ProfileLimits, profileOf } from "../schemas/profile";
+import {
+  AUTH_MODES,
+  type AuthMode,
+  MIN_SIGN_IN_DAILY_WRITES,
+  SIGN_IN_DAILY_WRITES,
+  type SignInBindings,
+  type SignInBudgetBinding,
+  VALIDATION_MODES,
+  type ValidationMode,
+} from "./auth-modes";
+import { GATE_SETTINGS, type GateVars, gateAuthOf, gateProblems } from "./gate";
+import {
+  type AllowedHost,
+  hostList,
+  httpUrl,
+  issuerUrl,
+  kvNamespace,
+  MAX_BATCH_LIMIT,
+  MAX_BODY_LIMIT,
+  MAX_LOCAL_ANSWER_LIMIT,
+  MIN_LOCAL_ANSWER_LIMIT,
+  oneOf,
+  passHeaders,
+  path,
+  picklist,
+  publicOrigin,
+  secret,
+  wholeNumber,
+} from "./values";
+
+export type {
+  AllowLists,
+  AuthMode,
+  BrokerAuth,
+  GateAuth,
+  IdentityProvider,
+  SecretSource,
+  SignInAuth,
+  SignInBindings,
+  UserSecrets,
+  ValidationMode,
+} from "./auth-modes";
+export { isHeaderSafe } from "./gate";
+export type { AllowedHost } from "./values";
+
+const SIGN_IN_BINDINGS = [
+  ["OAUTH_KV", "bind a KV namespace as OAUTH_KV"],
+  ["SIGN_IN_RATE_LIMIT", "add a [[ratelimits]] binding named SIGN_IN_RATE_LIMIT"],
+  ["SIGN_IN_BUDGET", "bind the Durable Object class SignInBudget as SIGN_IN_BUDGET"],
+] as const;
+
+/**
+ * `WRANGLER_ENV`: the `[env.NAME]` of wrangler.toml this deployment is (npm
+ * run tenant writes it): what the commands the proxy logs name with `--env`.
+ */
+const environmentName = v.optional(
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.regex(
+      /^[A-Za-z0-9_-]{1,63}$/,
+      "must be the name of this environment of wrangler.toml ([env.NAME]): letters, digits, - and _",
+    ),
+  ),
+);
+
+/** What an absent required setting is told, by name (wrangler leaves an unset var out of `env`). */
+const MISSING: Record<string, string> = {
+  ORIGIN_URL: "is missing; set it to the full URL of the origin's MCP endpoint",
+  TOOL_MAP: "is missing: bind a KV namespace as TOOL_MAP",
+};
+
+const missing = (issue: v.BaseIssue<unknown>) => {
+  const key = issue.path?.[0]?.key;
+  return typeof key === "string" ? (MISSING[key] ?? "is missing") : "must be an object";
+};
+
+/** `AUTH_MODE` with what its mode needs, from settings the checks above passed. */
+function authOf(
+  vars: GateVars & {
+    OAUTH_KV?: KVNamespace;
+    SIGN_IN_RATE_LIMIT?: RateLimit;
+    SIGN_IN_BUDGET?: SignInBudgetBinding;
+    SIGN_IN_DAILY_WRITES: number;
+    UPSTREAM_ISSUER?: URL;
+    UPSTREAM_CLIENT_ID?: string;
+    UPSTREAM_CLIENT_SECRET?: string;
+  },
+): AuthMode {
+  if (
+    vars.AUTH_MODE === "relay" ||
+    !vars.OAUTH_KV ||
+    !vars.SIGN_IN_RATE_LIMIT ||
+    !vars.SIGN_IN_BUDGET
+  )
+    return { mode: "relay" };
+  const bindings: SignInBindings = {
+    oauthKv: vars.OAUTH_KV,
+    signInRateLimit: vars.SIGN_IN_RATE_LIMIT,
+    signInBudget: vars.SIGN_IN_BUDGET,
+    signInDailyWrites: vars.SIGN_IN_DAILY_WRITES,
+    passHeaders: vars.PASS_HEADERS,
+  };
+  if (vars.AUTH_MODE === "gate") return gateAuthOf(vars, bindings);
+  return {
+    ...bindings,
+    mode: "broker",
+    upstreamIssuer: vars.UPSTREAM_ISSUER,
+    upstreamClient: vars.UPSTREAM_CLIENT_ID
+      ? { id: vars.UPSTREAM_CLIENT_ID, secret: vars.UPSTREAM_CLIENT_SECRET }
+      : undefined,
+  };
+}
+
+const SettingsObject = v.object(
+  {
+    ORIGIN_URL: httpUrl(MISSING.ORIGIN_URL as string),
+    MCP_PATH: path,
+    ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
+    MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1, MAX_BODY_LIMIT), 4 * 1024 * 1024),
+    MAX_BATCH_MESSAGES: v.optional(wholeNumber("messages", 1, MAX_BATCH_LIMIT), 32),
+    MAX_LOCAL_ANSWER_BYTES: v.optional(
+      wholeNumber("bytes", MIN_LOCAL_ANSWER_LIMIT, MAX_LOCAL_ANSWER_LIMIT),
+      1024 * 1024,
+    ),
+    PROFILE: v.optional(picklist(PROFILE_NAMES)),
+    // The earlier name of PROFILE, from when profiles governed names only.
+    NAME_PROFILE: v.optional(picklist(PROFILE_NAMES)),
+    NAME_MAX_LENGTH: v.optional(wholeNumber("characters", MIN_NAME_CAP)),
+    // Search mode lists two tools: a lower ceiling could not be kept.
+    MAX_TOOLS: v.optional(wholeNumber("tools", 2)),
+    TOOL_RULES: ToolRulesSetting,
+    TOOL_CHANGES: oneOf(CHANGE_MODES, "log"),
+    TOOL_CHANGES_SCOPE: oneOf(CHANGE_SCOPES, "definition"),
+    ARGUMENT_VALIDATION: oneOf(VALIDATION_MODES, "warn"),
+    ALLOWED_HOSTS: hostList,
+    PUBLIC_URL: publicOrigin,
+    AUTH_MODE: oneOf(AUTH_MODES, "relay"),
+    TOOL_MAP: kvNamespace(MISSING.TOOL_MAP as string),
+    OAUTH_KV: v.optional(kvNamespace("must be a KV namespace binding")),
+    SIGN_IN_RATE_LIMIT: v.optional(
+      v.custom<RateLimit>(
+        (value) =>
+          typeof value === "object" &&
+          value !== null &&
+          typeof (value as Partial<RateLimit>).limit === "function",
+        "must be a Workers Rate Limiting binding ([[ratelimits]])",
+      ),
+    ),
+    SIGN_IN_BUDGET: v.optional(
+      v.custom<SignInBudgetBinding>(
+        (value) => typeof (value as Partial<SignInBudgetBinding> | null)?.getByName === "function",
+        "must be a Durable Object binding of the class SignInBudget",
+      ),
+    ),
+    SIGN_IN_DAILY_WRITES: v.optional(
+      wholeNumber("writes", MIN_SIGN_IN_DAILY_WRITES),
+      SIGN_IN_DAILY_WRITES,
+    ),
+    UPSTREAM_ISSUER: issuerUrl,
+    UPSTREAM_CLIENT_ID: secret,
+    UPSTREAM_CLIENT_SECRET: secret,
+    PASS_HEADERS: passHeaders,
+    ...GATE_SETTINGS,
+    WRANGLER_ENV: environmentName,
+    CF_VERSION_METADATA: v.optional(
+      v.custom<WorkerVersionMetadata>(
+        (value) => typeof (value as Partial<WorkerVersionMetadata> | null)?.id === "string",
+        "must be a version metadata binding ([version_metadata])",
+      ),
+    ),
+  },
+  missing,
+);
+
+type Settings = v.InferOutput<typeof SettingsObject>;
+
+/** A problem found across settings: the keys of its path, and what is wrong. */
+type Found = [keys: readonly string[], problem: string];
+
+/**
+ * The checks across settings, each made where the settings it reads have no
+ * problem of their own, so that one reading finds every problem.
+ */
+function acrossSettings(value: unknown, issues: readonly v.BaseIssue<unknown>[]): Found[] {
+  const found: Found[] = [];
+  const settled = (keys: readonly string[]) => {
+    if (typeof value !== "object" || value === null) return undefined;
+    const clear = issues.every((issue) => {
+      const key = issue.path?.[0]?.key;
+      return typeof key === "string" && !keys.includes(key);
+    });
+    // Only `keys` are read from it: the other settings may be anything.
+    return clear ? (value as Settings) : undefined;
+  };
+  for (const [binding, how] of SIGN_IN_BINDINGS) {
+    const vars = settled(["AUTH_MODE", binding]);
+    if (vars && vars.AUTH_MODE !== "relay" && vars[binding] === undefined) {
+      found.push([[binding], `is required with AUTH_MODE=${vars.AUTH_MODE}: ${how}`]);
+    }
+  }
+  const client = settled(["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"]);
+  if (client?.UPSTREAM_CLIENT_SECRET !== undefined && client.UPSTREAM_CLIENT_ID === undefined) {
+    found.push([["UPSTREAM_CLIENT_SECRET"], "needs UPSTREAM_CLIENT_ID beside it"]);
+  }
+  const gate = settled(["AUTH_MODE", "PASS_HEADERS", ...Object.keys(GATE_SETTINGS)]);
+  for (const [setting, problem] of gate ? gateProblems(gate) : []) {
+    found.push([[setting], problem]);
+  }
+  // The names the operator chose, legal under every profile's rules.
+  const rules = settled(["TOOL_RULES", "NAME_MAX_LENGTH"]);
+  if (rules?.TOOL_RULES) {
+    const names = PROFILE_NAMES.map(
+      (name) =>
+        profileOf(name, { nameMaxLength: rules.NAME_MAX_LENGTH, maxTools: undefined }).names,
+    );
+    for (const [keys, problem] of ruleNamesProblems(new ToolRules(rules.TOOL_RULES), names)) {
+      found.push([["TOOL_RULES", ...keys], problem]);
+    }
+  }
+  return found;
+}
+
+function configFrom(vars: Settings): Config {
+  return {
+    originUrl: vars.ORIGIN_URL,
+    mcpPath: vars.MCP_PATH,
+    toolMapKv: vars.TOOL_MAP,
+    deployment: vars.CF_VERSION_METADATA?.id,
+    originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
+    maxBodyBytes: vars.MAX_BODY_BYTES,
+    maxBatchMessages: vars.MAX_BATCH_MESSAGES,
+    maxLocalAnswerBytes: vars.MAX_LOCAL_ANSWER_BYTES,
+    profile: profileOf(vars.PROFILE ?? vars.NAME_PROFILE ?? "openai", {
+      nameMaxLength: vars.NAME_MAX_LENGTH,
+      maxTools: vars.MAX_TOOLS,
+    }),
+    profileLimits: { nameMaxLength: vars.NAME_MAX_LENGTH, maxTools: vars.MAX_TOOLS },
+    policy: {
+      rules: vars.TOOL_RULES ? new ToolRules(vars.TOOL_RULES) : NO_RULES,
+      changes: vars.TOOL_CHANGES,
+      scope: vars.TOOL_CHANGES_SCOPE,
+      environment: vars.WRANGLER_ENV,
+    },
+    argumentValidation: vars.ARGUMENT_VALIDATION,
+    allowedHosts: vars.ALLOWED_HOSTS,
+    publicOrigin: vars.PUBLIC_URL,
+    auth: authOf(vars),
+  };
+}
+
+export interface Config {
+  originUrl: URL;
+  mcpPath: string;
+  /** `TOOL_MAP`: the tool map's KV namespace. */
+  toolMapKv: KVNamespace;
+  /**
+   * The deployed version's id (`CF_VERSION_METADATA`): what a listing
+   * rewritten by another isolate is trusted to have been rewritten by.
+   */
+  deployment: string | undefined;
+  originTimeoutMs: number;
+  maxBodyBytes: number;
+  /** `MAX_BATCH_MESSAGES`: the most messages a batch may hold (transport/post-body.ts). */
+  maxBatchMessages: number;
+  /**
+   * `MAX_LOCAL_ANSWER_BYTES`: the most the proxy writes itself in answer to
+   * one request, its answers together (rewrite/local-answers.ts).
+   */
+  maxLocalAnswerBytes: number;
+  /** The profile at `MCP_PATH` (`PROFILE`, or `NAME_PROFILE`), with the limits in force. */
+  profile: Profile;
+  /** `NAME_MAX_LENGTH` and `MAX_TOOLS`: lower limits for every profile. */
+  profileLimits: ProfileLimits;
+  /** `TOOL_RULES` and `TOOL_CHANGES`: the operator's say over the tools (docs/rules.md). */
+  policy: ToolPolicy;
+  /** What to do with arguments that fail the tool's schema (`ARGUMENT_VALIDATION`). */
+  argumentValidation: ValidationMode;
+  /** Hosts the proxy answers for (`ALLOWED_HOSTS`); empty: any. */
+  allowedHosts: readonly AllowedHost[];
+  /** The origin clients reach the proxy at (`PUBLIC_URL`), when it is not the one requests arrive for. */
+  publicOrigin: string | undefined;
+  /** `AUTH_MODE`, with what broker mode needs. */
+  auth: AuthMode;
+}
+
+/** One thing wrong with the settings. */
+export interface ConfigProblem {
+  /** The setting's name (`TOOL_RULES`): all a client is ever told, a name and never a value. */
+  setting: string;
+  /** Where in it, as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
+  path: string;
+  problem: string;
+}
+
+export type ConfigResult =
+  | { kind: "valid"; config: Config }
+  | { kind: "invalid"; problems: ConfigProblem[] };
+
+/** A setting's path as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
+function settingPath(keys: readonly unknown[]): string {
+  return keys
+    .map((key, index) => {
+      if (typeof key === "number") return `[${key}]`;
+      const text = String(key);
+      if (/^[A-Za-z_$][\w$]*$/.test(text)) return index === 0 ? text : `.${text}`;
+      return `[${JSON.stringify(text)}]`;
+    })
+    .join("");
+}
+
+function problemOf(keys: readonly unknown[], problem: string): ConfigProblem {
+  const setting = typeof keys[0] === "string" ? keys[0] : "configuration";
+  return { setting, path: keys.length > 0 ? settingPath(keys) : setting, problem };
+}
+
+/**
+ * The configuration of `env`, or every problem with it at once: each setting
+ * is read on its own, and a check across settings runs wherever those it
+ * reads are fine. What the Worker runs on, and what `npm run check` reports.
+ */
+export function parseConfig(env: Env): ConfigResult {
+  // Each setting stops at its first problem; every setting is read.
+  const result = v.safeParse(SettingsObject, env, { abortPipeEarly: true });
+  const issues = result.issues ?? [];
+  const problems = [
+    ...issues.map((issue) => problemOf(issue.path?.map((item) => item.key) ?? [], issue.message)),
+    ...acrossSettings(result.output, issues).map(([keys, problem]) => problemOf(keys, problem)),
+  ];
+  if (result.success && problems.length === 0) {
+    return { kind: "valid", config: configFrom(result.output) };
+  }
+  return { kind: "invalid", problems };
+}
+
+const configs = new WeakMap<Env, ConfigResult>();
+
+/**
+ * The configuration of `env`, parsed the first time this isolate sees that
+ * object: workerd hands one `env` to every request of an isolate, and its
+ * values cannot change while the isolate lives (a new deploy is a new isolate).
+ */
+export function configOf(env: Env): ConfigResult {
+  let result = configs.get(env);
+  if (!result) {
+    result = parseConfig(env);
+    configs.set(env, result);
+  }
+  return result;
+}
+
+/**
+ * The profile a request to `path` asks for: the default at `MCP_PATH`, another
+ * at `MCP_PATH/<profile>`; `undefined` when `path` is not an MCP endpoint.
+ */
+export function profileAt(config: Config, path: string): Profile | undefined {
+  if (path === config.mcpPath) return config.profile;
+  const base = config.mcpPath.endsWith("/") ? config.mcpPath : `${config.mcpPath}/`;
+  if (!path.startsWith(base)) return undefined;
+  const name = path.slice(base.length);
+  return (PROFILE_NAMES as readonly string[]).includes(name)
+    ? profileOf(name as ProfileName, config.profileLimits)
+    : undefined;
+}

@@ -1,0 +1,226 @@
+/**
+ * What one setting may hold: the valibot schemas each setting is read with,
+ * each telling a problem by what is wrong and never by the value (a setting
+ * may carry a credential).
+ */
+import * as v from "valibot";
+import { canonicalPath } from "../canonical-path";
+import { unpassable } from "../protocol/header-names";
+
+/** A count given as a string (wrangler vars) or a number (TOML integers). */
+export const wholeNumber = (unit: string, minimum: number, maximum = Number.MAX_SAFE_INTEGER) => {
+  const message = `must be a whole number of ${unit}`;
+  return v.pipe(
+    // An empty string is no number, although `Number("")` is 0.
+    v.union([v.pipe(v.string(), v.trim(), v.nonEmpty(message)), v.number()], message),
+    v.transform(Number),
+    v.integer(message),
+    v.minValue(
+      minimum,
+      `must be at least ${minimum} ${minimum === 1 ? unit.replace(/s$/, "") : unit}`,
+    ),
+    v.maxValue(maximum, `must be at most ${maximum} ${unit}`),
+  );
+};
+
+/**
+ * The largest `MAX_BODY_BYTES`: half of what an isolate's requests may hold
+ * at once of what they read (transport/read-bounded.ts `MAX_HELD_BYTES`), so
+ * that a body at the limit can be taken beside another.
+ */
+export const MAX_BODY_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * The largest `MAX_BATCH_MESSAGES`. Batches are protocol 2025-03-26's alone
+ * (2025-06-18 removed them) and no MCP SDK's client sends them; each message
+ * may cost a search, a validation or a listing named again.
+ */
+export const MAX_BATCH_LIMIT = 256;
+
+/**
+ * The bounds of `MAX_LOCAL_ANSWER_BYTES`: at most the bound of one message the
+ * proxy rewrites (transport/read-bounded.ts `MAX_REWRITE_BYTES`); at least
+ * room for the short answer to every call of the largest batch
+ * (rewrite/local-answers.ts), so that a batch is refused only for ids of
+ * unusual length.
+ */
+export const MIN_LOCAL_ANSWER_LIMIT = 128 * 1024;
+export const MAX_LOCAL_ANSWER_LIMIT = 16 * 1024 * 1024;
+
+export const picklist = <const T extends readonly [string, ...string[]]>(options: T) =>
+  v.picklist(options, `must be one of ${options.join(", ")}`);
+
+export const oneOf = <const T extends readonly [string, ...string[]]>(
+  options: T,
+  fallback: T[number],
+) => v.optional(picklist(options), fallback);
+
+/** An absolute http(s) URL, as a `URL`. */
+export const httpUrl = (missing: string) =>
+  v.pipe(
+    v.string(missing),
+    v.trim(),
+    v.check((value) => URL.canParse(value), "must be an absolute http:// or https:// URL"),
+    v.transform((value) => new URL(value)),
+    v.check(
+      (url) => url.protocol === "http:" || url.protocol === "https:",
+      "must be an absolute http:// or https:// URL",
+    ),
+  );
+
+/** An authorization server's issuer identifier (RFC 8414 §2): an http(s) URL with no query or fragment. */
+export const issuerUrl = v.optional(
+  v.pipe(
+    httpUrl("must be a URL"),
+    v.check(
+      (url) => url.search === "" && url.hash === "",
+      "must be the authorization server's issuer, like https://auth.example.com (no query or fragment)",
+    ),
+  ),
+);
+
+/** The proxy's public origin: scheme, host and port, nothing more. */
+export const publicOrigin = v.optional(
+  v.pipe(
+    httpUrl("must be a URL"),
+    v.check(
+      (url) => url.pathname === "/" && url.search === "" && url.hash === "",
+      "must be the proxy's public origin only, like https://mcp.example.com (no path)",
+    ),
+    v.transform((url) => url.origin),
+  ),
+);
+
+/** Paths the proxy serves itself; `MCP_PATH` may be none of them, nor lie under one. */
+const FIXED_ROUTES = ["/healthz", "/readyz", "/authorize", "/oauth", "/.well-known"];
+
+export const path = v.optional(
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.startsWith("/", "must start with /"),
+    v.regex(/^\/[^?#]*[^/?#]$/, "must be a plain path like /mcp: no query, no trailing /"),
+    v.check((value) => {
+      const canonical = canonicalPath(value);
+      return canonical.kind === "canonical" && canonical.path === value;
+    }, "must have one reading: no %-escapes of letters, digits or -._~, no . or .. or empty segments"),
+    v.check(
+      (value) => !FIXED_ROUTES.some((route) => value === route || value.startsWith(`${route}/`)),
+      `must not be one of the proxy's own routes (${FIXED_ROUTES.join(", ")}) or under one`,
+    ),
+  ),
+  "/mcp",
+);
+
+/** Whether `value` is a binding with `method` (a Secrets Store secret's or a KV namespace's `get`). */
+export const hasMethod = (value: unknown, method: string) =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as Record<string, unknown>)[method] === "function";
+
+export const kvNamespace = (missing: string) =>
+  v.custom<KVNamespace>((value) => hasMethod(value, "get"), missing);
+
+export const secret = v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty")));
+
+/** One `ALLOWED_HOSTS` entry: a hostname, and the one port it is allowed on when it names one. */
+export interface AllowedHost {
+  hostname: string;
+  port?: string;
+}
+
+const HOST_ENTRY = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/;
+
+export const hostList = v.optional(
+  v.pipe(
+    v.string(),
+    v.transform((value) =>
+      value
+        .split(",")
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+    v.check(
+      (entries) => entries.every((entry) => HOST_ENTRY.test(entry)),
+      "must be hostnames or host:port pairs, separated by commas",
+    ),
+    v.transform((entries) =>
+      entries.map((entry): AllowedHost => {
+        const [, hostname = entry, port] = HOST_ENTRY.exec(entry) ?? [];
+        return port === undefined ? { hostname } : { hostname, port };
+      }),
+    ),
+  ),
+  "",
+);
+
+/**
+ * A comma-separated list, each entry trimmed (and lower-cased unless
+ * `keepCase`), as a set; at most `maxEntries` entries in `maxChars`
+ * characters. A problem with an entry is told by its place in the list,
+ * never by what it says.
+ */
+export function commaList(
+  what: string,
+  {
+    maxEntries,
+    maxChars,
+    tooLong = `must be at most ${maxChars} characters`,
+    keepCase = false,
+  }: { maxEntries: number; maxChars: number; tooLong?: string; keepCase?: boolean },
+  problemOf: (entry: string) => string | undefined,
+) {
+  return v.optional(
+    v.pipe(
+      v.string(`must be ${what} separated by commas`),
+      v.maxLength(maxChars, tooLong),
+      v.transform((value) =>
+        value
+          .split(",")
+          .map((entry) => (keepCase ? entry.trim() : entry.trim().toLowerCase()))
+          .filter(Boolean),
+      ),
+      v.maxLength(maxEntries, `must list at most ${maxEntries} ${what}`),
+      v.rawCheck(({ dataset, addIssue }) => {
+        if (!dataset.typed) return;
+        for (const [index, entry] of dataset.value.entries()) {
+          const problem = problemOf(entry);
+          if (problem !== undefined) {
+            addIssue({ message: `has an entry (number ${index + 1}) that ${problem}` });
+            return;
+          }
+        }
+      }),
+      v.transform((entries): ReadonlySet<string> => new Set(entries)),
+    ),
+    "",
+  );
+}
+
+/** `PASS_HEADERS`'s bounds: names, and characters a name. */
+const MAX_PASS_HEADERS = 32;
+const MAX_HEADER_NAME = 64;
+/** RFC 9110 §5.1 `token`, in lower case: what a header name may be made of. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+
+/** Why `name` (lower case) is no header name; `undefined` when it is one. */
+export const notHeaderName = (name: string) =>
+  name.length > MAX_HEADER_NAME
+    ? `is longer than ${MAX_HEADER_NAME} characters`
+    : !HEADER_NAME.test(name)
+      ? "is not a header name (letters, digits and !#$%&'*+-.^_`|~)"
+      : undefined;
+
+/**
+ * The headers broker and gate mode let through besides their own
+ * (protocol/header-names.ts `brokered`): names, comma-separated, in any case.
+ */
+export const passHeaders = commaList(
+  "header names",
+  {
+    maxEntries: MAX_PASS_HEADERS,
+    maxChars: MAX_PASS_HEADERS * (MAX_HEADER_NAME + 2),
+    tooLong: `must list at most ${MAX_PASS_HEADERS} header names of at most ${MAX_HEADER_NAME} characters`,
+  },
+  (name) => notHeaderName(name) ?? unpassable(name),
+);
