@@ -28,7 +28,7 @@ const SETTINGS: Array<[string, string, string]> = [
   ["ORIGIN_TIMEOUT_MS", '"soon"', "ORIGIN_TIMEOUT_MS: must be a whole number of milliseconds"],
   ["MAX_BODY_BYTES", "99999999999", "MAX_BODY_BYTES: must be at most 16777216 bytes"],
   ["PROFILE", '"claude"', "PROFILE: must be one of openai, openai-strict"],
-  ["NAME_MAX_LENGTH", '"4"', "NAME_MAX_LENGTH: must be at least 8 characters"],
+  ["NAME_MAX_LENGTH", '"4"', "NAME_MAX_LENGTH: must be at least 12 characters"],
   ["MAX_TOOLS", '"zero"', "MAX_TOOLS: must be a whole number of tools"],
   ["TOOL_CHANGES", '"block"', "TOOL_CHANGES: must be one of allow, log, hold"],
   ["ARGUMENT_VALIDATION", '"strict"', "ARGUMENT_VALIDATION: must be one of off, warn, enforce"],

@@ -308,11 +308,9 @@ describe("parseConfig", () => {
     };
     expect(scopeOf({})).toBe("definition");
     expect(scopeOf({ TOOL_CHANGES_SCOPE: "schema" })).toBe("schema");
-    expect(scopeOf({ TOOL_CHANGES_SCOPE: "descriptions" })).toEqual({
-      kind: "invalid",
-      setting: "TOOL_CHANGES_SCOPE",
-      problem: "must be one of definition, schema",
-    });
+    expect(scopeOf({ TOOL_CHANGES_SCOPE: "descriptions" })).toEqual(
+      refused("TOOL_CHANGES_SCOPE", "must be one of definition, schema"),
+    );
   });
 
   it("reads broker mode, with its bindings and the operator's client at the origin when given", () => {
@@ -616,16 +614,12 @@ describe("parseConfig, gate mode", () => {
   });
 
   it("fails closed: with no ALLOWED_* list, no one could sign in, and that is a startup error", () => {
-    expect(gate({ ...minimal, ALLOWED_DOMAINS: undefined })).toEqual({
-      kind: "invalid",
-      setting: "ALLOWED_USERS",
-      problem:
-        "is required with AUTH_MODE=gate, or ALLOWED_DOMAINS, ALLOWED_GROUPS or ALLOWED_ORGS: with none, no one may sign in",
-    });
-    expect(gate({ ...minimal, ALLOWED_DOMAINS: " , " })).toMatchObject({
-      kind: "invalid",
-      setting: "ALLOWED_USERS",
-    });
+    const none = refused(
+      "ALLOWED_USERS",
+      "is required with AUTH_MODE=gate, or ALLOWED_DOMAINS, ALLOWED_GROUPS or ALLOWED_ORGS: with none, no one may sign in",
+    );
+    expect(gate({ ...minimal, ALLOWED_DOMAINS: undefined })).toEqual(none);
+    expect(gate({ ...minimal, ALLOWED_DOMAINS: " , " })).toEqual(none);
   });
 
   it.each([
@@ -735,7 +729,7 @@ describe("parseConfig, gate mode", () => {
     ],
   ])("refuses %o by the setting's name, never its value", (vars, setting, problem) => {
     const result = gate({ ...minimal, ...vars });
-    expect(result).toEqual({ kind: "invalid", setting, problem });
+    expect(result).toEqual(refused(setting, problem));
     expect(JSON.stringify(result)).not.toMatch(/s3cret|sk-live|line\\nbreak|alice-key/);
   });
 });
