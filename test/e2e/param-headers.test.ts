@@ -38,10 +38,12 @@ async function callVia(fetch: Fetch, url: string, name: string, args: Record<str
   return answer;
 }
 
-function traced(base: string) {
+/** The header origin at a new `?trace=`; `header.number` among its tools with `number`. */
+function traced(base: string, number = false) {
   const trace = crypto.randomUUID();
   const url = new URL(base);
   url.searchParams.set("trace", trace);
+  if (number) url.searchParams.set("number", "");
   return { trace, url: url.href };
 }
 
@@ -52,7 +54,7 @@ async function direct(name: string, args: Record<string, unknown>) {
 }
 
 async function proxied(name: string, args: Record<string, unknown>) {
-  const { trace, url } = traced(HEADER_ORIGIN);
+  const { trace, url } = traced(HEADER_ORIGIN, name === "header.number");
   const proxy = viaProxy({ ORIGIN_URL: url }, { app: createApp() });
   // The `mcp` profile's URL, where `header.string` keeps its name.
   const answer = await callVia(proxy, `${PROXY_URL}/mcp`, name, args);
