@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { captureLogs } from "../helpers/logs";
 import {
   BROKERED_ORIGIN,
   CATALOG_ORIGIN,
@@ -59,7 +60,8 @@ describe("/readyz", () => {
     expect(await receivedByOrigin(trace)).toHaveLength(received.length);
   });
 
-  it("503 with the reason when the origin is down", async () => {
+  it("503 with the reason when the origin is down, and says so in the log", async () => {
+    const logs = captureLogs();
     const { response, body } = await readyz({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` });
     expect(response.status).toBe(503);
     expect(response.headers.get("retry-after")).toBe("5");
@@ -69,6 +71,14 @@ describe("/readyz", () => {
       reason: "the origin could not be reached",
       checkedSecondsAgo: 0,
     });
+    expect(logs.events("origin_unready")).toEqual([
+      {
+        event: "origin_unready",
+        origin: new URL(CLOSED_ORIGIN).host,
+        reason: "the origin could not be reached",
+      },
+    ]);
+    logs.restore();
   });
 
   it("503 when the origin does not answer in time", async () => {

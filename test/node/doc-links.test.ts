@@ -1,0 +1,99 @@
+/**
+ * The documents a user reads first hold together: README stays short (what
+ * the proxy is, a quickstart, a tenant, where each topic lives; the tables
+ * live once, in docs/), and every relative link in README, SECURITY.md,
+ * ARCHITECTURE.md and docs/ leads to a file that exists and, with a
+ * `#fragment`, to a heading of it, as GitHub names headings.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(import.meta.dirname, "../..");
+const README_MAX_BYTES = 12 * 1024;
+
+const DOCUMENTS = [
+  "README.md",
+  "SECURITY.md",
+  "ARCHITECTURE.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => join("docs", file)),
+];
+
+/** A Markdown text without its fenced code blocks and code spans, where `[a](b)` is no link. */
+const prose = (text: string) =>
+  text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, "").replace(/`[^`\n]*`/g, "");
+
+/** The anchors GitHub gives a file's headings: lower case, punctuation gone, spaces as dashes, repeats numbered. */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  for (const line of text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, "").split("\n")) {
+    const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)?.[1];
+    if (heading === undefined) continue;
+    const slug = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+      .replace(/\s/g, "-");
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
+}
+
+/** The relative links of a document: `[text](target)`, where target is no URL with a scheme. */
+function linksOf(text: string): string[] {
+  return [...prose(text).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
+    .map(([, target]) => target as string)
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target));
+}
+
+/** Why `target`, linked from `document`, leads nowhere; `undefined` when it leads somewhere. */
+function brokenLink(document: string, target: string): string | undefined {
+  const [path = "", fragment] = target.split("#");
+  const file = path === "" ? join(ROOT, document) : join(ROOT, dirname(document), path);
+  if (!existsSync(file)) return `${relative(ROOT, file)} does not exist`;
+  if (fragment === undefined) return undefined;
+  if (!statSync(file).isFile() || !file.endsWith(".md")) return `${target}: no headings to link to`;
+  const anchors = anchorsOf(readFileSync(file, "utf8"));
+  return anchors.has(decodeURIComponent(fragment))
+    ? undefined
+    : `${relative(ROOT, file)} has no heading #${fragment}`;
+}
+
+describe("README and docs/", () => {
+  it("README is at most 12 KB", () => {
+    expect(statSync(join(ROOT, "README.md")).size).toBeLessThanOrEqual(README_MAX_BYTES);
+  });
+
+  it("reads headings' anchors as GitHub writes them", () => {
+    expect([
+      ...anchorsOf(
+        "# Limits and known gaps\n## `openai-strict`\n### What `hold` catches, and what it cannot\n## Logs\n## Logs",
+      ),
+    ]).toEqual([
+      "limits-and-known-gaps",
+      "openai-strict",
+      "what-hold-catches-and-what-it-cannot",
+      "logs",
+      "logs-1",
+    ]);
+  });
+
+  it("every relative link leads to a file, and to a heading of it", () => {
+    const broken: string[] = [];
+    let count = 0;
+    for (const document of DOCUMENTS) {
+      for (const target of linksOf(readFileSync(join(ROOT, document), "utf8"))) {
+        count++;
+        const why = brokenLink(document, target);
+        if (why !== undefined) broken.push(`${document}: (${target}) ${why}`);
+      }
+    }
+    expect(broken).toEqual([]);
+    // Not vacuous: the documents link to each other a hundred times and more.
+    expect(count).toBeGreaterThan(100);
+  });
+});
