@@ -39,11 +39,15 @@ export function toolArguments(pairs: readonly string[]): Record<string, unknown>
 
 async function main(argv: string[]): Promise<void> {
   const [command, url, tool, ...pairs] = argv;
-  if (url === undefined || !URL.canParse(url)) fail(USAGE);
+  const listing = command === "list" && tool === undefined;
+  if (url === undefined || !URL.canParse(url) || !(listing || (command === "call" && tool))) {
+    fail(USAGE);
+  }
+  const args = listing ? {} : toolArguments(pairs);
   const client = new Client({ name: "mcp-edge-rewriter (npm run client)", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   try {
-    if (command === "list" && tool === undefined) {
+    if (listing) {
       // Every page: the listing as a model would be given it.
       let cursor: string | undefined;
       let pages = 0;
@@ -54,12 +58,10 @@ async function main(argv: string[]): Promise<void> {
         }
         cursor = page.nextCursor;
       } while (cursor !== undefined && ++pages < MAX_PAGES);
-    } else if (command === "call" && tool !== undefined) {
-      const result = await client.callTool({ name: tool, arguments: toolArguments(pairs) });
+    } else {
+      const result = await client.callTool({ name: tool as string, arguments: args });
       console.log(JSON.stringify(result, null, 2));
       if (result.isError) process.exitCode = 1;
-    } else {
-      fail(USAGE);
     }
   } finally {
     await client.close();

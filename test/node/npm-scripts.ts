@@ -1,5 +1,5 @@
 /** The repository's npm scripts, run as an operator runs them, and what they print. */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,12 +11,40 @@ export function npmRun(script: string, args: string[], cwd = ROOT) {
   return shell("npm", ["run", "-s", script, "--", ...args], cwd);
 }
 
+/**
+ * `npmRun` without blocking this process: for a script that talks to a server
+ * this process serves (the proxy `serveProxy` starts answers from here).
+ */
+export function npmRunAsync(
+  script: string,
+  args: string[],
+  cwd = ROOT,
+): Promise<{ status: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("npm", ["run", "-s", script, "--", ...args], { cwd, env: quietEnv() });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (text: string) => {
+      out += text;
+    });
+    child.stderr.setEncoding("utf8").on("data", (text: string) => {
+      out += text;
+    });
+    child.on("close", (status) => resolve({ status, out }));
+  });
+}
+
+const quietEnv = () => ({
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+});
+
 /** A command as an operator runs it in `cwd`: `npx …`, or `sh -c '…'` for a line pasted from a log. */
 export function shell(command: string, args: string[], cwd = ROOT) {
   const run = spawnSync(command, args, {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    env: quietEnv(),
   });
   return { status: run.status, out: `${run.stdout}${run.stderr}` };
 }

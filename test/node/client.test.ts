@@ -1,0 +1,78 @@
+/**
+ * `npm run client` (scripts/client.ts), the client README's quickstart runs:
+ * through the proxy served by wrangler, each profile's URL lists that
+ * profile's names, every page of them, and a call's `KEY=VALUE` arguments
+ * reach the origin as the JSON they read as.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCallerOrigin } from "../fixtures/node/caller-origin";
+import { npmRunAsync } from "./npm-scripts";
+import { serveProxy } from "./serve-proxy";
+
+const TOOLS = [
+  {
+    name: "files.read",
+    description: "Reads a file.\nMore lines the listing leaves out.",
+    inputSchema: {
+      type: "object",
+      properties: { path: { type: "string" }, lines: { type: "integer" } },
+    },
+  },
+  { name: "get-weather", inputSchema: { type: "object" } },
+];
+
+let origin: Awaited<ReturnType<typeof startCallerOrigin>>;
+let proxy: Awaited<ReturnType<typeof serveProxy>>;
+
+beforeAll(async () => {
+  origin = await startCallerOrigin();
+  const map = crypto.randomUUID();
+  await fetch(new URL(`/__tools?map=${map}&caller=`, origin.url), {
+    method: "POST",
+    body: JSON.stringify(TOOLS),
+  });
+  // One tool a page: the client reads the listing to its end.
+  proxy = await serveProxy(`${origin.url.href}?map=${map}&page_size=1`);
+});
+
+afterAll(async () => {
+  await proxy?.dispose();
+  origin?.close();
+});
+
+describe("npm run client", () => {
+  it("lists each profile's names at its URL, every page, a description's first line", async () => {
+    const openai = await npmRunAsync("client", ["list", proxy.url.href]);
+    expect(openai).toMatchObject({ status: 0 });
+    expect(openai.out.trim().split("\n")).toEqual([
+      expect.stringMatching(/^files_read_[a-z0-9]{6}: Reads a file\.$/),
+      "get-weather",
+    ]);
+    const gemini = await npmRunAsync("client", ["list", `${proxy.url.href}/gemini`]);
+    expect(gemini.out.trim().split("\n")).toEqual(["files.read: Reads a file.", "get-weather"]);
+  });
+
+  it("calls a tool with KEY=VALUE arguments, each the JSON it reads as or the text it is", async () => {
+    const call = await npmRunAsync("client", [
+      "call",
+      `${proxy.url.href}/gemini`,
+      "files.read",
+      "path=src/main.ts",
+      "lines=40",
+    ]);
+    expect(call).toMatchObject({ status: 0 });
+    expect(JSON.parse(call.out).structuredContent).toEqual({
+      tool: "files.read",
+      arguments: { path: "src/main.ts", lines: 40 },
+      caller: "",
+    });
+  });
+
+  it("says how it is used, and fails, when the command is not one it knows", async () => {
+    const wrong = await npmRunAsync("client", ["show", proxy.url.href]);
+    expect(wrong.status).toBe(1);
+    expect(wrong.out).toContain(
+      "Usage: npm run client -- list URL | call URL TOOL [KEY=VALUE ...]",
+    );
+  });
+});
