@@ -82,13 +82,16 @@ async function within(ms: number, origin: string, check: Promise<Check>): Promis
       ms,
     );
   });
-  const failed = (error: unknown): Check => ({
-    ready: false,
-    reason: `the check failed: ${error instanceof Error ? error.message : String(error)}`,
-  });
+  // An error no step expected is told to the log only: /readyz answers anyone, and a
+  // message may quote what it was given (ORIGIN_URL, whose query may hold a key).
+  let detail: string | undefined;
+  const failed = (error: unknown): Check => {
+    detail = error instanceof Error ? error.message : String(error);
+    return { ready: false, reason: "the check failed (origin_unready's detail says why)" };
+  };
   try {
     const checked = await Promise.race([check.catch(failed), late]);
-    if (!checked.ready) logEvent("origin_unready", { origin, reason: checked.reason });
+    if (!checked.ready) logEvent("origin_unready", { origin, reason: checked.reason, detail });
     return checked;
   } finally {
     if (timer !== undefined) clearTimeout(timer);
