@@ -24,6 +24,7 @@ export const MODULES = {
   config: { path: "src/config.ts", patterns: ["**/config"] },
   transport: { path: "src/transport/", patterns: ["**/transport/**"] },
   auth: { path: "src/auth/", patterns: ["**/auth/**"] },
+  analytics: { path: "src/analytics/", patterns: ["**/analytics/**"] },
   toolmap: { path: "src/toolmap/", patterns: ["**/toolmap/**"] },
   rewrite: { path: "src/rewrite/", patterns: ["**/rewrite/**"] },
   routes: { path: "src/routes/", patterns: ["**/routes/**"] },
@@ -99,6 +100,12 @@ export const LAYERS = [
     why: "auth/ (sign-in) sits on transport/, beside toolmap/, never the core.",
   },
   {
+    name: "analytics",
+    modules: ["analytics"],
+    mayImport: [...FOUNDATION, "protocol", "transport"],
+    why: "analytics/ (call records and their data points) sits on transport/, beside auth/ and toolmap/.",
+  },
+  {
     name: "toolmap",
     modules: ["toolmap"],
     mayImport: [...FOUNDATION, "protocol", ...CORE, "config", "transport"],
@@ -107,7 +114,16 @@ export const LAYERS = [
   {
     name: "rewrite",
     modules: ["rewrite"],
-    mayImport: [...FOUNDATION, "protocol", ...CORE, "config", "transport", "auth", "toolmap"],
+    mayImport: [
+      ...FOUNDATION,
+      "protocol",
+      ...CORE,
+      "config",
+      "transport",
+      "auth",
+      "analytics",
+      "toolmap",
+    ],
     why: "rewrite/ sits below routes/ and the app.",
   },
   {
@@ -120,6 +136,7 @@ export const LAYERS = [
       "config",
       "transport",
       "auth",
+      "analytics",
       "toolmap",
       "rewrite",
     ],

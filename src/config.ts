@@ -291,6 +291,13 @@ const ConfigSchema = v.pipe(
       UPSTREAM_CLIENT_ID: secret,
       UPSTREAM_CLIENT_SECRET: secret,
       PASS_HEADERS: passHeaders,
+      CALLS: v.optional(
+        v.custom<AnalyticsEngineDataset>(
+          (value) =>
+            typeof (value as Partial<AnalyticsEngineDataset> | null)?.writeDataPoint === "function",
+          "must be a Workers Analytics Engine dataset binding ([[analytics_engine_datasets]])",
+        ),
+      ),
       CF_VERSION_METADATA: v.optional(
         v.custom<WorkerVersionMetadata>(
           (value) => typeof (value as Partial<WorkerVersionMetadata> | null)?.id === "string",
@@ -333,6 +340,7 @@ const ConfigSchema = v.pipe(
       originUrl: vars.ORIGIN_URL,
       mcpPath: vars.MCP_PATH,
       toolMapKv: vars.TOOL_MAP,
+      calls: vars.CALLS,
       deployment: vars.CF_VERSION_METADATA?.id,
       originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
       maxBodyBytes: vars.MAX_BODY_BYTES,
@@ -375,6 +383,8 @@ export interface Config {
   mcpPath: string;
   /** `TOOL_MAP`: the tool map's KV namespace. */
   toolMapKv: KVNamespace;
+  /** `CALLS`: the Analytics Engine dataset of call analytics, when bound (docs/observability.md). */
+  calls: AnalyticsEngineDataset | undefined;
   /**
    * The deployed version's id (`CF_VERSION_METADATA`): what a listing
    * rewritten by another isolate is trusted to have been rewritten by.

@@ -10,6 +10,7 @@
  * changed one keeps the client's own text for every value it did not change
  * (json.ts, `stringifyExact`).
  */
+import { callRecord, listRecord, type MessageRecord } from "../analytics/call-record";
 import type { ValidationMode } from "../config";
 import { stringifyExact } from "../json";
 import {
@@ -45,11 +46,17 @@ export interface ForwardPlan {
   callHeaders?: CallHeaders;
 }
 
+/**
+ * `records`, when given, gets one record per `tools/call` and `tools/list`
+ * for call analytics (analytics/call-record.ts), with the proxy's own answer
+ * where it gave one.
+ */
 export async function planForward(
   body: ParsedBody,
   resolveTool: ToolResolver,
   mode: ValidationMode,
   searchMode: SearchModeLookup,
+  records?: MessageRecord[],
 ): Promise<ForwardPlan> {
   const listRequests = new Map<RequestId, JsonRpcRequest>();
   const localResponses: unknown[] = [];
@@ -59,8 +66,10 @@ export async function planForward(
 
   for (const message of body.messages) {
     if (!isRequest(message) || message.method !== "tools/call") {
-      if (isRequest(message) && message.method === "tools/list")
+      if (isRequest(message) && message.method === "tools/list") {
         listRequests.set(message.id, message);
+        records?.push(listRecord(message.id));
+      }
       forwarded.push(message);
       continue;
     }
@@ -75,12 +84,16 @@ export async function planForward(
           : unwrapCall(message, body.revision);
       if (unwrapped.kind === "answer") {
         localResponses.push(unwrapped.response);
+        const tool = name === SEARCH_TOOLS ? name : undefined;
+        records?.push(callRecord(message.id, true, { tool, repairs: {} }, unwrapped.response));
         changed = true;
         continue;
       }
       call = unwrapped.message;
     }
     const outcome = await repairToolCall(call, resolveTool, mode, body.revision);
+    const answer = outcome.kind === "answer" ? outcome.response : undefined;
+    records?.push(callRecord(message.id, Boolean(search), outcome.report, answer));
     if (outcome.kind === "answer") {
       localResponses.push(outcome.response);
       changed = true;

@@ -1,3 +1,4 @@
+import { AnalyticsMemory } from "../analytics/recorder";
 import { SignInMemory } from "../auth/sign-in-memory";
 import type { Config } from "../config";
 import { ToolMapMemory } from "../toolmap/isolate-memory";
@@ -19,6 +20,8 @@ export interface IsolateState {
   signIn: SignInMemory;
   /** What requests served at once hold of the bodies and events they read whole (32 MiB past each one's first 64 KiB). */
   reads: ReadBudget;
+  /** Call analytics: the clients of 2025 sessions (4,096, a day), and when a failed write was last logged. */
+  analytics: AnalyticsMemory;
 }
 
 /** `now`: the clock sign-in's daily budget reads (tests set one, to count in a day of their own). */
@@ -27,6 +30,7 @@ export function newIsolateState({ now }: { now?: () => number } = {}): IsolateSt
     toolMaps: new ToolMapMemory(),
     signIn: new SignInMemory(now),
     reads: new ReadBudget(),
+    analytics: new AnalyticsMemory(),
   };
 }
 

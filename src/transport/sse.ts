@@ -102,6 +102,26 @@ export interface ChunkRewriter {
   release(): void;
 }
 
+/** A `ChunkRewriter` that only looks: each chunk is passed on as it came, at once. */
+export interface ChunkWatcher extends ChunkRewriter {
+  write(chunk: Uint8Array, emit: (bytes: Uint8Array) => void): void;
+}
+
+/** `rewriter`, with what it passes on looked at by `watcher`: one rewriter, one pump. */
+export function watchedAfter(rewriter: ChunkRewriter, watcher: ChunkWatcher): ChunkRewriter {
+  return {
+    write: (chunk, emit) => rewriter.write(chunk, (bytes) => watcher.write(bytes, emit)),
+    end(emit) {
+      rewriter.end((bytes) => watcher.write(bytes, emit));
+      watcher.end(emit);
+    },
+    release() {
+      rewriter.release();
+      watcher.release();
+    },
+  };
+}
+
 /** `rewriter` as a `TransformStream`. */
 function transformStreamOf(rewriter: ChunkRewriter): TransformStream<Uint8Array, Uint8Array> {
   return new TransformStream({
@@ -327,7 +347,7 @@ export function eventWatcher({
   maxEventChars,
   onSkipped,
   skipMarkers = [],
-}: EventWatch): ChunkRewriter {
+}: EventWatch): ChunkWatcher {
   const decoder = new TextDecoder();
   let skipping = false;
   /** While skipping: the end of the text seen, where a blank line may have begun. */
