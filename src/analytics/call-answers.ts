@@ -9,10 +9,12 @@
  * 64 KiB is parsed; a longer one passes unparsed, and is judged by what its
  * text may mention (`mayMention`, as a parse would read it): a response with
  * no `"error"` or `"isError"` in it is `ok` when it is the one call waiting,
- * else `unread`. The watches pass the bytes on as they come: nothing is held
- * back from the client. The rewrite (rewrite/response.ts) hands an event
- * stream to the runtime once every answer is known (transport/hand-off.ts),
- * and a JSON body at its end.
+ * else `unread`. Nothing is held back from the client but a short JSON
+ * body, one message a client reads none of before its end (`watchJson`):
+ * an answer only analytics reads passes as the runtime pumps it, and a copy
+ * of it is read beside (`#readCopy`); one the rewrite reads anyway is
+ * judged in its pump (`eventsWatcher`), which hands the stream to the
+ * runtime once every answer is known (transport/hand-off.ts).
  */
 import { isPlainObject, own, parseJson } from "../json";
 import { type RequestId, requestAnswered } from "../protocol/jsonrpc";
@@ -21,6 +23,10 @@ import { type MessageRecord, OK, type Verdict } from "./call-record";
 
 /** The longest JSON body or event parsed to judge the answers in it. */
 export const MAX_JUDGED_CHARS = 64 * 1024;
+/** The most of an answer read to judge it, beside the client's own stream. */
+export const MAX_READ_BYTES = 256 * 1024;
+/** What one read of it takes: one turn of the isolate for an answer no longer. */
+const READ_SIZE = 64 * 1024;
 
 /** What a response mentions. */
 const RESULT = '"result"';
@@ -68,6 +74,8 @@ export class CallAnswers {
   constructor(
     records: readonly MessageRecord[],
     private readonly settle: Settle,
+    /** Keeps the request's invocation alive for work after its answer is returned. */
+    private readonly waitUntil: (promise: Promise<unknown>) => void,
   ) {
     for (const record of records) {
       if (record.local !== undefined) continue;
@@ -174,9 +182,80 @@ export class CallAnswers {
     for (const record of [...this.#waiting.values()]) this.#end(record, verdict, bytes);
   }
 
-  /** A watch on a JSON answer, passed on as it comes and judged at its end. */
-  jsonWatcher(): ChunkWatcher {
+  /**
+   * The body of a JSON answer for the client. An uncompressed one whose
+   * `Content-Length` is at most `MAX_JUDGED_CHARS` is read whole by the
+   * runtime, judged, and sent as those bytes (it is one message: a client
+   * reads none of it before its end); any other passes as it comes, and a
+   * copy of it is read (`#readCopy`). A compressed one's length says nothing
+   * of what it decodes to.
+   */
+  async watchJson(origin: Response): Promise<ReadableStream<Uint8Array> | Uint8Array> {
     this.streaming = true;
+    const length = origin.headers.get("content-length") ?? "";
+    const declared =
+      origin.headers.has("content-encoding") || !/^\d{1,9}$/.test(length)
+        ? Number.NaN
+        : Number(length);
+    if (declared <= MAX_JUDGED_CHARS) {
+      const bytes = new Uint8Array(await origin.arrayBuffer());
+      this.judgeWhole(new TextDecoder().decode(bytes), bytes.byteLength);
+      return bytes;
+    }
+    return this.#tee(origin.body as ReadableStream<Uint8Array>, this.#jsonWatcher());
+  }
+
+  /** The body of an event-stream answer for the client: it passes as it comes, and a copy of it is read (`#readCopy`). */
+  watchEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    return this.#tee(body, this.eventsWatcher());
+  }
+
+  /**
+   * `body` for the client, as the runtime passes it, and a copy read by
+   * `watcher` after the answer is returned (the request's `waitUntil`).
+   */
+  #tee(body: ReadableStream<Uint8Array>, watcher: ChunkWatcher): ReadableStream<Uint8Array> {
+    this.streaming = true;
+    const [client, copy] = body.tee();
+    this.waitUntil(this.#readCopy(copy, watcher));
+    return client;
+  }
+
+  /**
+   * Reads `copy` until every answer is known, its first `MAX_READ_BYTES` at
+   * most: what still waits past them is `unread`. The runtime's tee holds
+   * for the client what this reading got ahead of it, so at most that much;
+   * once done, the copy is cancelled and the client's stream goes on alone.
+   * The runtime fills `READ_SIZE` bytes at a time, or what there is when the
+   * answer ends: a short answer costs the isolate one turn.
+   */
+  async #readCopy(copy: ReadableStream<Uint8Array>, watcher: ChunkWatcher) {
+    const reader = copy.getReader({ mode: "byob" });
+    const drop = () => {};
+    let read = 0;
+    try {
+      while (this.waiting && read <= MAX_READ_BYTES) {
+        const { done, value } = await reader.readAtLeast(READ_SIZE, new Uint8Array(READ_SIZE));
+        const size = value?.byteLength ?? 0;
+        read += size;
+        if (value && size > 0) watcher.write(value, drop);
+        // Fewer bytes than asked for: the answer ended.
+        if (done || size < READ_SIZE) {
+          watcher.end(drop);
+          break;
+        }
+      }
+      if (read > MAX_READ_BYTES) this.endAll(UNREAD);
+    } catch {
+      // The answer failed midway: what still waits was not answered (`release`).
+    } finally {
+      watcher.release();
+      await reader.cancel().catch(() => {});
+    }
+  }
+
+  /** A watch on a JSON answer, judged at its end (or by what it mentions, past `MAX_JUDGED_CHARS`). */
+  #jsonWatcher(): ChunkWatcher {
     const decoder = new TextDecoder();
     let text = "";
     let over = false;

@@ -56,9 +56,12 @@ export class CallRecorder {
     private readonly memory: AnalyticsMemory,
     private readonly facts: RequestFacts,
     records: readonly MessageRecord[],
+    waitUntil: (promise: Promise<unknown>) => void,
   ) {
-    this.answers = new CallAnswers(records, (record, verdict, bytes) =>
-      this.#settle(record, verdict, bytes),
+    this.answers = new CallAnswers(
+      records,
+      (record, verdict, bytes) => this.#settle(record, verdict, bytes),
+      waitUntil,
     );
     for (const record of records) {
       if (record.local !== undefined)
@@ -111,7 +114,14 @@ export class CallRecorder {
 export function recordCalls(
   dataset: AnalyticsEngineDataset | undefined,
   memory: AnalyticsMemory,
-  request: { originUrl: URL; profile: string; body: ParsedBody; headers: Headers; started: number },
+  request: {
+    originUrl: URL;
+    profile: string;
+    body: ParsedBody;
+    headers: Headers;
+    started: number;
+    waitUntil: (promise: Promise<unknown>) => void;
+  },
   records: readonly MessageRecord[] | undefined,
 ): CallRecorder | undefined {
   if (!dataset || !records?.length) return undefined;
@@ -130,5 +140,6 @@ export function recordCalls(
       originStarted: undefined,
     },
     records,
+    request.waitUntil,
   );
 }

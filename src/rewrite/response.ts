@@ -544,7 +544,10 @@ export async function rewriteResponse(
     const forgetOnListChanged = (data: string) => {
       if (announcesListChanged(data)) toolMap.forget();
     };
-    // Calls are watched with what else reads the stream, in one pump, until they are answered.
+    // Calls are watched with what else reads the stream, in one pump, until they are answered;
+    // alone, on a copy of the stream the runtime passes (CallAnswers.watchEvents).
+    const watchAlone = watchCalls && !expectsLists(listIds) && !watchesListChanged && !local;
+    if (watchAlone) return relayResponse(origin, (answers as CallAnswers).watchEvents(origin.body));
     const calls = watchCalls ? (answers as CallAnswers).eventsWatcher() : undefined;
     const callsAnswered = () => !(answers as CallAnswers).waiting;
     let body: ReadableStream<Uint8Array> = origin.body;
@@ -588,15 +591,12 @@ export async function rewriteResponse(
       const done = calls ? () => finished() && callsAnswered() : finished;
       body = transformUntil(origin.body, judged, done, prefix);
     } else if (calls) {
-      const watch = watchesListChanged || local;
       const listChanged = eventWatcher({
         markers: [LIST_CHANGED],
         onEvent: forgetOnListChanged,
         maxEventChars: MAX_WATCHED_EVENT_CHARS,
       });
-      body = watch
-        ? transformUntil(origin.body, watchedAfter(listChanged, calls), () => false, prefix)
-        : transformUntil(origin.body, calls, callsAnswered);
+      body = transformUntil(origin.body, watchedAfter(listChanged, calls), () => false, prefix);
     } else {
       const watch = watchEventStream(LIST_CHANGED, forgetOnListChanged, MAX_WATCHED_EVENT_CHARS);
       body = origin.body.pipeThrough(watch);
@@ -619,11 +619,7 @@ export async function rewriteResponse(
     return refusedListing(context, `content-type ${mediaType}`, origin.body);
   }
   if (watchCalls && mediaType === "application/json") {
-    const watcher = (answers as CallAnswers).jsonWatcher();
-    return relayResponse(
-      origin,
-      transformUntil(origin.body, watcher, () => false),
-    );
+    return relayResponse(origin, await (answers as CallAnswers).watchJson(origin));
   }
   return relayResponse(origin);
 }

@@ -185,6 +185,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           body,
           headers: request.headers,
           started,
+          waitUntil: (promise) => c.executionCtx.waitUntil(promise),
         },
         records,
       );

@@ -28,16 +28,23 @@ interface Point {
   doubles: Record<DoubleName, number>;
 }
 
-/** A dataset that keeps what is written to it, read back by the documented names. */
+/**
+ * A dataset that keeps what is written to it, read back by the documented
+ * names once every request's work after its answer (`ctx.waitUntil`) is
+ * done: where the proxy reads a copy of an answer, its point is written
+ * from there. Its requests' contexts go in `contexts`.
+ */
 function recordingDataset() {
   const written: AnalyticsEngineDataPoint[] = [];
+  const contexts: ExecutionContext[] = [];
   const dataset: AnalyticsEngineDataset = {
     writeDataPoint: (point) => {
       if (point) written.push(point);
     },
   };
-  const points = (): Point[] =>
-    written.map((point) => {
+  const points = async (): Promise<Point[]> => {
+    await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+    return written.map((point) => {
       // The layout, position by position: one index, every blob and double, in order.
       expect(point.indexes).toHaveLength(1);
       expect(point.blobs).toHaveLength(BLOBS.length);
@@ -54,7 +61,8 @@ function recordingDataset() {
         ) as Point["doubles"],
       };
     });
-  return { dataset, points, clear: () => written.splice(0) };
+  };
+  return { dataset, contexts, points, clear: () => written.splice(0) };
 }
 
 /** A demo session through a fresh isolate with the dataset bound, its listing read. */
@@ -65,6 +73,7 @@ async function analyticsSession(vars: Record<string, string> = {}, query = "") {
     query,
     app: createApp(),
     bindings: { CALLS: recording.dataset },
+    contexts: recording.contexts,
   });
   await messagesOf(
     await postJson(setup.proxy, PROXY_URL, rpc("list", "tools/list"), setup.session),
@@ -74,7 +83,7 @@ async function analyticsSession(vars: Record<string, string> = {}, query = "") {
   const send = async (body: unknown, headers: Record<string, string> = {}) => {
     const response = await postJson(setup.proxy, PROXY_URL, body, { ...setup.session, ...headers });
     const messages = await messagesOf(response);
-    const points = recording.points();
+    const points = await recording.points();
     recording.clear();
     return { response, messages, points };
   };
@@ -142,12 +151,14 @@ describe("a data point per call", () => {
     const { proxy, session } = await demoSession({
       app: createApp(),
       bindings: { CALLS: recording.dataset },
+      contexts: recording.contexts,
     });
     for (const id of [1, 2]) {
       await messagesOf(await postJson(proxy, PROXY_URL, rpc(id, "tools/list"), session));
     }
-    const [named, reused] = recording.points();
-    expect(recording.points()).toHaveLength(2);
+    const points = await recording.points();
+    expect(points).toHaveLength(2);
+    const [named, reused] = points;
     expect(named?.blobs).toMatchObject({
       "mcp.method.name": "tools/list",
       "gen_ai.tool.name": "",
@@ -158,6 +169,24 @@ describe("a data point per call", () => {
     expect(reused?.blobs.outcome).toBe("ok");
     expect(reused?.doubles["tools.count"]).toBe(0);
   });
+
+  it.each([
+    ["an event stream", ""],
+    ["a JSON body", "&json"],
+  ])(
+    "a long answer in %s: judged by what it mentions, and unread past what is read",
+    async (_, query) => {
+      const { call } = await analyticsSession({}, query);
+      // The demo echoes the arguments twice (text and structured content): about 200 KB, then 600 KB.
+      const long = await call(DEMO_NAMES["files.read"], { path: "p".repeat(100_000) });
+      expect(long.messages[0]).toHaveProperty("result.structuredContent.tool", "files.read");
+      expect(onlyPoint(long.points).blobs.outcome).toBe("ok");
+      expect(onlyPoint(long.points).doubles["answer.bytes"]).toBeGreaterThan(200_000);
+      const longer = await call(DEMO_NAMES["files.read"], { path: "p".repeat(300_000) });
+      expect(longer.messages[0]).toHaveProperty("result.structuredContent.tool", "files.read");
+      expect(onlyPoint(longer.points).blobs.outcome).toBe("unread");
+    },
+  );
 
   it("a repaired call lists its repairs, sorted, and counts them", async () => {
     const { call } = await analyticsSession();
@@ -271,24 +300,24 @@ describe("a data point per call", () => {
     const recording = recordingDataset();
     const closed = viaProxy(
       { ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` },
-      { app: createApp(), bindings: { CALLS: recording.dataset } },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
     );
     const unreachable = await postJson(closed, PROXY_URL, rpc(1, "tools/call", { name: "a_b" }));
     expect(unreachable.status).toBe(502);
     await unreachable.body?.cancel();
-    expect(onlyPoint(recording.points()).blobs).toMatchObject({
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
       outcome: "origin_unreachable",
       "error.type": "-32000",
     });
     recording.clear();
     const slow = viaProxy(
       { ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/5000/mcp`, ORIGIN_TIMEOUT_MS: "100" },
-      { app: createApp(), bindings: { CALLS: recording.dataset } },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
     );
     const timedOut = await postJson(slow, PROXY_URL, rpc(2, "tools/list"));
     expect(timedOut.status).toBe(504);
     await timedOut.body?.cancel();
-    expect(onlyPoint(recording.points()).blobs).toMatchObject({
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
       "mcp.method.name": "tools/list",
       outcome: "origin_timeout",
       "error.type": "-32001",
@@ -298,20 +327,20 @@ describe("a data point per call", () => {
   it("a held tool: held", async () => {
     const recording = recordingDataset();
     const map = crypto.randomUUID();
-    const contexts: ExecutionContext[] = [];
     const proxy = viaProxy(
       { ORIGIN_URL: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5`, TOOL_CHANGES: "hold" },
-      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
     );
     const session = await openSession(proxy, PROXY_URL);
     await messagesOf(await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), session));
-    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    // The pins the first listing stores, written after its answer.
+    await recording.points();
     await fetch(`${CATALOG_ORIGIN}/__change?map=${map}`, { method: "POST" });
     await messagesOf(await postJson(proxy, PROXY_URL, rpc(2, "tools/list"), session));
     recording.clear();
     const call = rpc(3, "tools/call", { name: "read_text_file", arguments: { path: "a" } });
     await messagesOf(await postJson(proxy, PROXY_URL, call, session));
-    expect(onlyPoint(recording.points()).blobs).toMatchObject({
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
       outcome: "held",
       refusal: "held",
       "gen_ai.tool.name": "read_text_file",
@@ -371,7 +400,7 @@ describe("which client", () => {
     const recording = recordingDataset();
     const proxy = viaProxy(
       { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) },
-      { app: createApp(), bindings: { CALLS: recording.dataset } },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
     );
     const meta = {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -384,7 +413,7 @@ describe("which client", () => {
       "cf-ray": "8f1d2c3b4a5e6f70-AMS",
     });
     await messagesOf(response);
-    expect(onlyPoint(recording.points()).blobs).toMatchObject({
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
       "mcp.client.name": "modern-client",
       "mcp.client.version": "2.1.0",
       "client.source": "meta",
@@ -397,13 +426,13 @@ describe("which client", () => {
     const recording = recordingDataset();
     const proxy = viaProxy(
       { ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` },
-      { app: createApp(), bindings: { CALLS: recording.dataset } },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
     );
     const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), {
       "user-agent": "agent\u0001x/3.2 (linux)",
     });
     await response.body?.cancel();
-    expect(onlyPoint(recording.points()).blobs).toMatchObject({
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
       "mcp.client.name": "agent\ufffdx",
       "mcp.client.version": "3.2",
       "client.source": "user_agent",
@@ -448,9 +477,11 @@ describe("a dataset that fails", () => {
         throw new Error("dataset unavailable");
       },
     };
+    const contexts: ExecutionContext[] = [];
     const { proxy, session } = await demoSession({
       app: createApp(),
       bindings: { CALLS: failing },
+      contexts,
     });
     for (const id of [1, 2, 3]) {
       const response = await postJson(
@@ -466,6 +497,7 @@ describe("a dataset that fails", () => {
       const [message] = await messagesOf(response);
       expect(message).toHaveProperty("result.structuredContent.tool", "scope:action");
     }
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
     expect(logs.events("analytics_failed")).toEqual([
       expect.objectContaining({ error: "dataset unavailable", failed: 1 }),
     ]);
