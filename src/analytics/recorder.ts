@@ -22,9 +22,12 @@ export class FailureLog {
   #loggedAt = Number.NEGATIVE_INFINITY;
   #failed = 0;
 
+  /** `now`: the clock, in ms (a test's own, where a minute cannot pass). */
+  constructor(private readonly now: () => number = Date.now) {}
+
   failed(error: unknown): void {
     this.#failed++;
-    const now = Date.now();
+    const now = this.now();
     if (now - this.#loggedAt < FAILURE_LOG_INTERVAL_MS) return;
     logEvent("analytics_failed", {
       error: error instanceof Error ? error.message : String(error),

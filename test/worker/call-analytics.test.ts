@@ -8,6 +8,7 @@ import { waitOnExecutionContext } from "cloudflare:test";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BLOBS, type BlobName, DOUBLES, type DoubleName } from "../../src/analytics/layout";
+import { FailureLog } from "../../src/analytics/recorder";
 import { createApp } from "../../src/app";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
@@ -462,6 +463,7 @@ describe("what is never written", () => {
             expect(field).not.toContain(city);
             expect(field).not.toContain(String(bytes));
           }
+          expect(Object.values(point.doubles)).not.toContain(bytes);
         }
       }),
       { numRuns: 15 },
@@ -501,5 +503,25 @@ describe("a dataset that fails", () => {
     expect(logs.events("analytics_failed")).toEqual([
       expect.objectContaining({ error: "dataset unavailable", failed: 1 }),
     ]);
+  });
+
+  it("logs once a minute at most: a minute on its clock later, the writes that failed since", () => {
+    const logs = captureLogs();
+    let now = 1_000_000;
+    const failures = new FailureLog(() => now);
+    const failed = () => failures.failed(new Error("dataset unavailable"));
+    const lines = () => logs.events("analytics_failed").map((line) => line.failed);
+    failed();
+    failed();
+    now += 59_999;
+    failed();
+    expect(lines()).toEqual([1]);
+    now += 1;
+    failed();
+    expect(lines()).toEqual([1, 3]);
+    failed();
+    now += 60_000;
+    failed();
+    expect(lines()).toEqual([1, 3, 2]);
   });
 });
