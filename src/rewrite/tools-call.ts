@@ -42,6 +42,13 @@ const REFUSALS: Record<NonNullable<ResolvedTool["refused"]>, (name: string) => s
     `Tool ${name} cannot be checked against the operator's rules now: the origin's tool listing could not be read; try again`,
 };
 
+/**
+ * A call's log lines name what its data point names by the same OpenTelemetry
+ * names (`mcp.method.name`, `gen_ai.tool.name`, `error.type`), so a query
+ * written for one reads the other (docs/observability.md).
+ */
+const CALL_LINE = { "mcp.method.name": "tools/call" } as const;
+
 /** Refusals whose tool may be one the operator's rules hide: its name is written to no record. */
 const NAME_UNSURE: ReadonlySet<string> = new Set(["hidden", "unlisted", "unchecked"]);
 
@@ -56,7 +63,13 @@ function refusal(
   text: string,
   resolution?: CallReport["resolution"],
 ): CallOutcome {
-  logEvent("tool_call_refused", { ...named, reason });
+  logEvent("tool_call_refused", {
+    ...CALL_LINE,
+    "gen_ai.tool.name": named.tool,
+    name: named.name,
+    reason,
+    "error.type": String(ErrorCode.InvalidParams),
+  });
   const tool = NAME_UNSURE.has(reason) ? undefined : named.tool;
   return {
     kind: "answer",
@@ -210,7 +223,8 @@ export async function repairToolCall(
   // A restored name alone is routine (the listing logged the rename): no line per call.
   if (repaired || validation.kind === "invalid") {
     logEvent("tool_call_repaired", {
-      tool,
+      ...CALL_LINE,
+      "gen_ai.tool.name": tool,
       name,
       renamed,
       source: resolved?.source ?? "unknown",

@@ -189,8 +189,9 @@ describe("a data point per call", () => {
     },
   );
 
-  it("a repaired call lists its repairs, sorted, and counts them", async () => {
+  it("a repaired call lists its repairs, sorted, and counts them; its log line names it as the point does", async () => {
     const { call } = await analyticsSession();
+    const logs = captureLogs();
     const { messages, points } = await call(DEMO_NAMES["catering.invoice"], {
       "payload-json": { invoice_id: "INV-1042", amount: "19.5" },
     });
@@ -203,6 +204,13 @@ describe("a data point per call", () => {
       validation: "valid",
     });
     expect(point.doubles["repairs.count"]).toBe(2);
+    expect(logs.events("tool_call_repaired")).toEqual([
+      expect.objectContaining({
+        "mcp.method.name": point.blobs["mcp.method.name"],
+        "gen_ai.tool.name": point.blobs["gen_ai.tool.name"],
+        validation: point.blobs.validation,
+      }),
+    ]);
   });
 
   it("the operator's fixed and default values are listed, not counted as the model's repairs", async () => {
@@ -238,8 +246,9 @@ describe("a data point per call", () => {
     });
   });
 
-  it("arguments that are no object: refused, with the reason", async () => {
+  it("arguments that are no object: refused, with the reason, as its log line says", async () => {
     const { call } = await analyticsSession();
+    const logs = captureLogs();
     const { messages, points } = await call(DEMO_NAMES["files.read"], 5);
     expect(messages[0]).toHaveProperty("error.code", -32602);
     const point = onlyPoint(points);
@@ -250,6 +259,14 @@ describe("a data point per call", () => {
       "gen_ai.tool.name": "files.read",
     });
     expect(point.doubles["origin.duration.ms"]).toBe(0);
+    expect(logs.events("tool_call_refused")).toEqual([
+      expect.objectContaining({
+        "mcp.method.name": point.blobs["mcp.method.name"],
+        "gen_ai.tool.name": point.blobs["gen_ai.tool.name"],
+        "error.type": point.blobs["error.type"],
+        reason: point.blobs.refusal,
+      }),
+    ]);
   });
 
   it("ARGUMENT_VALIDATION=enforce's fix-it answer: invalid_arguments", async () => {
