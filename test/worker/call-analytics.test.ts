@@ -485,7 +485,8 @@ describe("what is never written", () => {
       }),
       { numRuns: 15 },
     );
-  });
+    // 45 calls: a loaded machine takes longer than vitest's 5 s default.
+  }, 60_000);
 });
 
 describe("a dataset that fails", () => {
