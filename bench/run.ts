@@ -28,6 +28,7 @@ import {
 } from "./lib/workers";
 import { startBenchOrigin } from "./origin/server";
 import { measureAnalytics } from "./sections/analytics";
+import { measureCallers } from "./sections/callers";
 import { measureCore } from "./sections/core";
 import { measureKv } from "./sections/kv";
 import { measureListingCpu } from "./sections/listing-cpu";
@@ -38,7 +39,15 @@ import { measureStreaming } from "./sections/streaming";
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
 
-const SECTIONS = ["core", "listing-cpu", "overhead", "analytics", "streaming", "kv"] as const;
+const SECTIONS = [
+  "core",
+  "listing-cpu",
+  "callers",
+  "overhead",
+  "analytics",
+  "streaming",
+  "kv",
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const requested = process.argv.slice(2);
@@ -69,6 +78,8 @@ async function runSection(name: Section): Promise<SectionResult> {
     switch (name) {
       case "core":
         return await measureCore();
+      case "callers":
+        return await measureCallers();
       case "listing-cpu":
         return await measureListingCpu(startListingCpu);
       case "overhead":

@@ -2,17 +2,27 @@
  * The Worker. Every request is first read one way (its canonical path,
  * canonical-path.ts) and admitted (the configuration is valid, the
  * host is allowed); then, in relay mode, it goes to the routes, and in broker
- * mode to the broker (auth/broker.ts), which serves sign-in and hands MCP
- * requests carrying a valid token of the proxy's to the routes with the
- * grant's props. The routes match the canonical path as it is, never a
- * decoding of it, so they and the broker always agree on which route a
- * request is. One app per isolate: `isolate` is what the isolate
+ * and gate mode to the proxy's authorization server (auth/provider.ts, with
+ * auth/broker.ts or auth/gate.ts), which serves sign-in and hands MCP
+ * requests carrying a valid token of the proxy's to the routes with what the
+ * origin gets. The routes match the canonical path as it is, never a
+ * decoding of it, so they and the authorization server always agree on
+ * which route a request is. One app per isolate: `isolate` is what the isolate
  * remembers of tool names between requests (tests make a fresh one to play a
  * cold isolate).
  */
 import { Hono } from "hono";
-import { AUTHORIZE_PATH, brokers, originCredentials } from "./auth/broker";
-import { publicUrls } from "./auth/public-url";
+import { createBroker } from "./auth/broker";
+import { createGate } from "./auth/gate";
+import { originCredentials } from "./auth/origin-credentials";
+import {
+  AUTHORIZE_PATH,
+  perPublicUrl,
+  type Routes,
+  SIGN_OUT_PATH,
+  type SignInServer,
+} from "./auth/provider";
+import { type PublicUrls, publicUrls } from "./auth/public-url";
 import { signInLimited } from "./auth/sign-in-limit";
 import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./auth/upstream";
 import { canonicalRequest, rawPathOf } from "./canonical-path";
@@ -28,6 +38,7 @@ import {
 } from "./routes/authorize";
 import { healthz } from "./routes/healthz";
 import { mcpEndpoint } from "./routes/mcp-endpoint";
+import { signOut } from "./routes/sign-out";
 import { wellKnown } from "./routes/well-known";
 import { refusedHost } from "./transport/allowed-hosts";
 
@@ -87,6 +98,7 @@ function createRoutes(isolate: IsolateState): Hono<AppEnv> {
   app.post(AUTHORIZE_PATH, decideConsent);
   app.get(CALLBACK_PATH, finishSignIn);
   app.get(CLIENT_METADATA_PATH, clientMetadataDocument);
+  app.post(SIGN_OUT_PATH, signOut);
   app.all("*", async (c) => {
     const profile = profileAt(c.get("config"), c.req.path);
     if (profile) return mcpEndpoint(c, profile);
@@ -106,9 +118,19 @@ function atPublicOrigin(request: Request, config: Config): Request {
   return new Request(`${config.publicOrigin}${url.pathname}${url.search}`, request);
 }
 
+/** The authorization server of the mode `config` is in (broker or gate), for the proxy at `urls`. */
+function signInServer(routes: Routes, isolate: IsolateState) {
+  return (config: Config, urls: PublicUrls): SignInServer => {
+    const { auth } = config;
+    if (auth.mode === "gate") return createGate(config, auth, urls, routes, isolate.signIn);
+    if (auth.mode === "broker") return createBroker(config, auth, urls, routes, isolate.signIn);
+    throw new Error("relay mode has no authorization server");
+  };
+}
+
 export function createApp(isolate: IsolateState = newIsolateState()): Worker {
   const routes = createRoutes(isolate);
-  const brokerFor = brokers(routes, isolate.signIn);
+  const serverFor = perPublicUrl(signInServer(routes, isolate));
   return {
     async fetch(received, env, ctx) {
       const canonical = canonicalRequest(received);
@@ -129,7 +151,7 @@ export function createApp(isolate: IsolateState = newIsolateState()): Worker {
         const limited = await signInLimited(request, admitted.auth);
         if (limited) return limited;
         const seen = atPublicOrigin(request, admitted);
-        return await brokerFor(admitted, publicUrls(admitted, new URL(seen.url))).fetch(
+        return await serverFor(admitted, publicUrls(admitted, new URL(seen.url))).fetch(
           seen,
           env,
           ctx,

@@ -21,7 +21,10 @@
  *   so a text parsed on the way (arguments sent as a JSON string) counts too;
  * - by value, for one text (`ExactText`), for the objects the proxy rebuilt
  *   from parsed ones (a renamed key, recovered inline arguments): a value the
- *   text wrote one way only is written that way again.
+ *   text wrote one way only is written that way again. A body and the JSON
+ *   texts read out of it on the way are joined (`joinExact`): a number a text
+ *   holds alone (`"12345678901234567890"` for a value of any type) is in no
+ *   object of that text, and the arguments it lands in may be rebuilt.
  *
  * Written back with `JSON.rawJSON`. Keys are written as `JSON.stringify`
  * writes them, and so is the whitespace of a message the proxy changed.
@@ -150,12 +153,6 @@ export function parseJson(text: string): unknown {
   return parseExact(text)?.value;
 }
 
-/** The object `text` holds, or `undefined` when it holds no JSON object. */
-export function parseJsonObject(text: string): Record<string, unknown> | undefined {
-  const value = parseJson(text);
-  return isPlainObject(value) ? value : undefined;
-}
-
 /** What a text parsed exactly knows of its values by value: `null` where one value was written two ways. */
 export interface ExactText {
   byValue: Map<unknown, string | null>;
@@ -233,6 +230,26 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What several texts know of their values by value, as one: a value the
+ * texts write differently is written as `JSON.stringify` writes it where it
+ * is not known by position. For a body and the JSON text read out of it on
+ * the way (arguments a view asked for as text), whose values may land in
+ * objects the proxy rebuilds.
+ */
+export function joinExact(...texts: Array<ExactText | undefined>): ExactText | undefined {
+  const known = texts.filter((text): text is ExactText => text !== undefined);
+  if (known.length <= 1) return known[0];
+  const byValue = new Map(known[0]?.byValue);
+  for (const { byValue: other } of known.slice(1)) {
+    for (const [value, source] of other) {
+      if (!byValue.has(value)) byValue.set(value, source);
+      else if (byValue.get(value) !== source) byValue.set(value, null);
+    }
+  }
+  return { byValue };
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

@@ -8,14 +8,16 @@
  * different places (metadata-origins.ts), an SDK 2.x origin that checks
  * `Mcp-Param-*` headers (header-origin.ts), an SDK 2.x origin with as many
  * tools as a test asks for (catalog-origin.ts), an SDK 2.x origin that lists
- * each caller their own tools (caller-origin.ts), and an address nothing can
- * listen on, for the unreachable-origin case.
+ * each caller their own tools (caller-origin.ts), an identity provider for
+ * gate mode (identity-provider.ts: OpenID Connect, and GitHub's OAuth and user
+ * API), and an address nothing can listen on, for the unreachable-origin case.
  */
 import type { TestProject } from "vitest/node";
 import { unstable_startWorker } from "wrangler";
 import { startCallerOrigin } from "./fixtures/node/caller-origin";
 import { startCatalogOrigin } from "./fixtures/node/catalog-origin";
 import { startHeaderOrigin } from "./fixtures/node/header-origin";
+import { startIdentityProvider } from "./fixtures/node/identity-provider";
 import { startMetadataOrigins } from "./fixtures/node/metadata-origins";
 import { startOAuthOrigin } from "./fixtures/node/oauth-origin";
 import { startOriginGateway } from "./fixtures/node/origin-gateway";
@@ -39,6 +41,7 @@ export default async function setup(project: TestProject) {
   const headers = await startHeaderOrigin();
   const catalog = await startCatalogOrigin();
   const callers = await startCallerOrigin();
+  const idp = await startIdentityProvider();
 
   project.provide("demoOrigin", demoUrl.origin);
   project.provide("gatewayOrigin", gateway.url.origin);
@@ -48,6 +51,7 @@ export default async function setup(project: TestProject) {
   project.provide("headerOrigin", headers.url.href);
   project.provide("catalogOrigin", catalog.url.origin);
   project.provide("callerOrigin", callers.url.origin);
+  project.provide("identityProvider", idp.url.origin);
   project.provide("metadataOrigins", metadata.urls);
   for (const [key, origin] of [
     ["oauthOrigin", oauth],
@@ -70,6 +74,7 @@ export default async function setup(project: TestProject) {
     headers.close();
     catalog.close();
     callers.close();
+    idp.close();
     gateway.close();
     await demo.dispose();
   };

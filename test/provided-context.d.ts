@@ -22,6 +22,8 @@ declare module "vitest" {
     catalogOrigin: string;
     /** The SDK 2.x origin that lists each bearer token its own tools (test/fixtures/node/caller-origin.ts). */
     callerOrigin: string;
+    /** Gate mode's identity provider (test/fixtures/node/identity-provider.ts): its issuer; GitHub's under `/github`. */
+    identityProvider: string;
     /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */
     metadataOrigins: Record<"insertion" | "root" | "foreign" | "none", string>;
     /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */

@@ -141,8 +141,10 @@ function largeCall() {
 
 function resolverFor(original: string, inputSchema: unknown): ToolResolver {
   const entry = { original, schemaHash: "", inputSchema };
-  return Object.assign(async () => ({ entry, source: "memory" as const, shown: true }), {
+  const tool = { entry, source: "memory" as const, by: "listed" as const, shown: true };
+  return Object.assign(async () => ({ kind: "resolved" as const, tool }), {
     refusalOf: async () => undefined,
+    closest: async () => undefined,
     ruleOf: () => undefined,
     refusesCalls: false,
   });

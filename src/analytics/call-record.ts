@@ -77,8 +77,8 @@ export function repairCount(repairs: Repairs): number {
   return count;
 }
 
-/** How a call named its tool: a name the proxy listed, the tool's own, or one no listing has. */
-export type Resolution = "listed" | "original" | "unknown";
+/** How a call named its tool: a name the proxy listed, the tool's own, another spelling of either, or one no listing has. */
+export type Resolution = "listed" | "original" | "repaired" | "unknown";
 
 /** What the proxy made of one call before it went on or was answered (rewrite/tools-call.ts). */
 export interface CallReport {

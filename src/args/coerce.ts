@@ -3,10 +3,19 @@
  * only where that loses nothing and means one thing. The table of what becomes
  * what, and what is left alone, is docs/arguments.md's (step 3).
  */
-import { isPlainObject, parseJson } from "../json";
+import { type ExactText, isPlainObject, parseExact } from "../json";
 import { type JsonType, jsonTypeOf } from "./json-schema";
 
-export type Coercion = { value: unknown; from: JsonType; to: JsonType } | "drop" | undefined;
+export type Coercion =
+  | {
+      value: unknown;
+      from: JsonType;
+      to: JsonType;
+      /** How the JSON text an object or array was read from wrote its values (json.ts). */
+      exact?: ExactText;
+    }
+  | "drop"
+  | undefined;
 
 const INTEGER = /^-?(?:0|[1-9]\d*)$/;
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
@@ -26,16 +35,27 @@ function isExactNumber(text: string): boolean {
   return significant.length <= 15 && Number.isFinite(Number(text));
 }
 
-function fromString(text: string, allowed: ReadonlySet<JsonType>): unknown {
+function fromString(
+  text: string,
+  allowed: ReadonlySet<JsonType>,
+): { value: unknown; exact?: ExactText } | undefined {
   if (allowed.has("integer") && INTEGER.test(text) && Number.isSafeInteger(Number(text))) {
-    return Number(text);
+    return { value: Number(text) };
   }
-  if (allowed.has("number") && NUMBER.test(text) && isExactNumber(text)) return Number(text);
-  if (allowed.has("boolean") && (text === "true" || text === "false")) return text === "true";
+  if (allowed.has("number") && NUMBER.test(text) && isExactNumber(text)) {
+    return { value: Number(text) };
+  }
+  if (allowed.has("boolean") && (text === "true" || text === "false")) {
+    return { value: text === "true" };
+  }
   if (allowed.has("object") || allowed.has("array")) {
-    const parsed = parseJson(text);
-    if (isPlainObject(parsed) && allowed.has("object")) return parsed;
-    if (Array.isArray(parsed) && allowed.has("array")) return parsed;
+    const parsed = parseExact(text);
+    const value = parsed?.value;
+    if (
+      (isPlainObject(value) && allowed.has("object")) ||
+      (Array.isArray(value) && allowed.has("array"))
+    )
+      return { value, ...(parsed?.exact ? { exact: parsed.exact } : {}) };
   }
   return undefined;
 }
@@ -45,12 +65,12 @@ export function coerceValue(value: unknown, allowed: ReadonlySet<JsonType>): Coe
   if (matches(from, allowed)) return undefined;
   if (value === null) return "drop";
 
-  let coerced: unknown;
+  let coerced: { value: unknown; exact?: ExactText } | undefined;
   if (typeof value === "string") {
     coerced = fromString(value, allowed);
   } else if (allowed.has("string")) {
-    coerced = typeof value === "object" ? JSON.stringify(value) : String(value);
+    coerced = { value: typeof value === "object" ? JSON.stringify(value) : String(value) };
   }
-  if (coerced === undefined && allowed.has("array")) coerced = [value];
-  return coerced === undefined ? undefined : { value: coerced, from, to: jsonTypeOf(coerced) };
+  if (coerced === undefined && allowed.has("array")) coerced = { value: [value] };
+  return coerced === undefined ? undefined : { ...coerced, from, to: jsonTypeOf(coerced.value) };
 }

@@ -13,19 +13,19 @@
  * The params to forward keep the envelope fields and the recovered `arguments`,
  * never the inline copies.
  */
-import { isPlainObject, MAX_NESTING, nestsTooDeep, parseJsonObject } from "../json";
+import { type ExactText, isPlainObject, MAX_NESTING, nestsTooDeep, parseExact } from "../json";
 import { jsonTypeOf } from "./json-schema";
 
-/** Fields of `params` that are the call's envelope, never arguments. */
-const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
-  "name",
-  "arguments",
-  "args",
+/** Fields of `params` that belong to the request, not to the tool: never arguments, nor the tool's to name. */
+export const REQUEST_KEYS: ReadonlySet<string> = new Set([
   "_meta",
   "task",
   "inputResponses",
   "requestState",
 ]);
+
+/** Fields of `params` that are the call's envelope, never arguments. */
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set(["name", "arguments", "args", ...REQUEST_KEYS]);
 
 export type RecoveryKind = "as_sent" | "json_string" | "inline" | "args" | "empty";
 
@@ -39,6 +39,8 @@ export type Recovered =
       envelope: Record<string, unknown>;
       /** Whether the forwarded params differ from what the client sent. */
       changed: boolean;
+      /** How `arguments` sent as JSON text wrote its values (json.ts). */
+      exact?: ExactText;
     }
   /** Arguments that are no object: the caller answers `-32602` with `message`. */
   | { kind: "refused"; message: string };
@@ -60,13 +62,24 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
     recovery: RecoveryKind,
     args: Record<string, unknown> | undefined,
     changed: boolean,
-  ): Recovered => ({ kind: "recovered", recovery, arguments: args, envelope, changed });
+    exact?: ExactText,
+  ): Recovered => ({
+    kind: "recovered",
+    recovery,
+    arguments: args,
+    envelope,
+    changed,
+    ...(exact ? { exact } : {}),
+  });
 
   let fromArguments: Record<string, unknown> | undefined;
+  let exact: ExactText | undefined;
   if (isPlainObject(given)) {
     fromArguments = given;
   } else if (typeof given === "string") {
-    fromArguments = parseJsonObject(given);
+    const parsed = parseExact(given);
+    fromArguments = isPlainObject(parsed?.value) ? parsed.value : undefined;
+    exact = parsed?.exact;
     if (!fromArguments) {
       return {
         kind: "refused",
@@ -83,6 +96,7 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
       fromString ? "json_string" : "as_sent",
       fromArguments,
       fromString || inline.length > 0,
+      exact,
     );
   }
   if (inline.length > 0) return result("inline", Object.fromEntries(inline), true);

@@ -10,7 +10,7 @@
  * `__proto__` stays an ordinary key and no prototype is ever touched. An
  * object nothing was done to is returned as the same object.
  */
-import { isPlainObject } from "../json";
+import { type ExactText, isPlainObject, joinExact } from "../json";
 import { coalesceKeys } from "./coalesce";
 import { coerceValue } from "./coerce";
 import {
@@ -42,6 +42,8 @@ export const joinPath = (path: string, key: string) => (path === "" ? key : `${p
 
 class ArgumentRepair {
   readonly report: RepairReport = { renamedKeys: [], coercions: [], dropped: [], limited: false };
+  /** How the JSON texts values were coerced from wrote theirs. */
+  exact: ExactText | undefined;
   private nodes = 0;
 
   constructor(private readonly root: Schema) {}
@@ -89,6 +91,7 @@ class ArgumentRepair {
       if (coercion) {
         this.report.coercions.push({ path, from: coercion.from, to: coercion.to });
         current = coercion.value;
+        this.exact = joinExact(this.exact, coercion.exact);
       }
     }
     if (isPlainObject(current)) return this.object(current, schema, path, depth);
@@ -112,9 +115,13 @@ class ArgumentRepair {
 export function repairArguments(
   args: Record<string, unknown>,
   inputSchema: unknown,
-): { arguments: Record<string, unknown>; report: RepairReport } {
+): { arguments: Record<string, unknown>; report: RepairReport; exact?: ExactText } {
   const root = isPlainObject(inputSchema) ? inputSchema : {};
   const repair = new ArgumentRepair(root);
   const repaired = repair.object(args, root, "", 0);
-  return { arguments: repaired, report: repair.report };
+  return {
+    arguments: repaired,
+    report: repair.report,
+    ...(repair.exact ? { exact: repair.exact } : {}),
+  };
 }

@@ -6,10 +6,10 @@
  * and get the proxy's tokens, bound to the proxy's MCP URL; the origin only
  * ever sees its own tokens, bound to its own URL.
  *
- * - The library serves the proxy's metadata (RFC 9728, RFC 8414), `/oauth/token`
- *   and `/oauth/register`, validates the proxy's tokens on `MCP_PATH`, and
- *   keeps grants in `OAUTH_KV`. routes/authorize.ts is the consent page and the
- *   origin's callback.
+ * - The library (set up in provider.ts, as in gate mode) serves the proxy's
+ *   metadata, token and registration endpoints, validates the proxy's tokens
+ *   on `MCP_PATH`, and keeps grants in `OAUTH_KV`. routes/authorize.ts is the
+ *   consent page and the origin's callback.
  * - The origin's tokens live only in the grant's encrypted `props`. The library
  *   lets a grant's props change only while the client refreshes the proxy's
  *   token, so that is where the origin's token is refreshed
@@ -24,17 +24,21 @@
  *   the grant just spent the token; an authorization server that is down is
  *   a `503` with `Retry-After`, the grant kept.
  */
-import { OAuthError, OAuthProvider } from "@cloudflare/workers-oauth-provider";
-import { BoundedMap } from "../bounded-map";
+import { OAuthError } from "@cloudflare/workers-oauth-provider";
 import { type BrokerAuth, type Config, configOf } from "../config";
 import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import type { OriginCredentials } from "../transport/headers";
 import { readBounded, rejoin } from "../transport/read-bounded";
-import { quote } from "./challenges";
 import { announceRefresh, type RefreshOutcome, spentElsewhere } from "./grant-refresh";
+import {
+  type Routes,
+  refreshChallenge,
+  type SignInServer,
+  signInProvider,
+  TOKEN_PATH,
+} from "./provider";
 import type { PublicUrls } from "./public-url";
-import { registrationRefusal, registrationRefused, takeSignInWrite } from "./sign-in-budget";
 import type { SignInMemory } from "./sign-in-memory";
 import {
   isUpstreamTokens,
@@ -45,10 +49,6 @@ import {
   upstreamFor,
 } from "./upstream";
 
-export const AUTHORIZE_PATH = "/authorize";
-export const TOKEN_PATH = "/oauth/token";
-export const REGISTER_PATH = "/oauth/register";
-const MAX_BROKERS = 16;
 /** The library's floor for an access token's lifetime (KV's minimum expiration). */
 const MIN_TOKEN_TTL_S = 60;
 /** When a client may try a refresh again: after the authorization server failed, after another refresh won. */
@@ -66,25 +66,30 @@ export interface BrokerProps {
    * Absent in grants made before it was kept; those are taken as this origin's.
    */
   origin?: string;
+  /**
+   * Who the grant's user is to the proxy's per-caller state (their own
+   * listing, their definition pins: toolmap/callers.ts): a random id made at
+   * sign-in and kept across refreshes, which replace the origin's token but
+   * not the user. Absent in grants made before it was kept; those are told
+   * apart by the origin's token.
+   */
+  caller?: string;
 }
 
 /** A grant's props, when they carry the origin's tokens. */
 function brokerPropsOf(props: unknown): BrokerProps | undefined {
   if (!isPlainObject(props) || !isUpstreamTokens(props.upstream)) return undefined;
-  const origin = typeof props.origin === "string" ? props.origin : undefined;
-  return { upstream: props.upstream, ...(origin === undefined ? {} : { origin }) };
+  const { origin, caller } = props;
+  return {
+    upstream: props.upstream,
+    ...(typeof origin === "string" ? { origin } : {}),
+    ...(typeof caller === "string" ? { caller } : {}),
+  };
 }
 
 /** Whether a grant's tokens are for `config`'s origin. */
 const grantedFor = (props: BrokerProps, config: Config) =>
   props.origin === undefined || props.origin === originWithoutQuery(config.originUrl);
-
-type Routes = ExportedHandler<Env> & Pick<Required<ExportedHandler<Env>>, "fetch">;
-
-/** The broker as app.ts calls it: with the request as it arrived, or as addressed to `PUBLIC_URL`. */
-interface Broker {
-  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response>;
-}
 
 /** Seconds until the origin's token expires, as the proxy's token lifetime; `undefined`: the default. */
 function lifetimeOf(tokens: UpstreamTokens): number | undefined {
@@ -92,38 +97,27 @@ function lifetimeOf(tokens: UpstreamTokens): number | undefined {
   return Math.max(MIN_TOKEN_TTL_S, Math.floor((tokens.expiresAt - Date.now()) / 1000));
 }
 
-/** The proxy's own `401 invalid_token`: the client refreshes the proxy's token, and with it the origin's. */
-function refreshChallenge(urls: PublicUrls, description: string): Response {
-  const challenge = `Bearer realm="OAuth", error="invalid_token", error_description=${quote(description)}, resource_metadata=${quote(urls.metadata)}`;
-  return Response.json(
-    { error: "invalid_token", error_description: description },
-    { status: 401, headers: { "www-authenticate": challenge } },
-  );
-}
-
 /** The grant the library put on `ctx` after it validated the proxy's token; none otherwise. */
 const propsOf = (ctx: object) => brokerPropsOf((ctx as { props?: unknown }).props);
 
 /**
- * Whose credentials go to the origin on this request. Relay mode: the
- * client's. Broker mode: never the client's; the origin's token only where
- * the library validated a token of the proxy's (it then put the grant's
- * props on `ctx`), whatever path led to the route, and of the client's
- * headers only those `PASS_HEADERS` adds to MCP's and the content's.
+ * Whose credentials go to the origin on a request of broker mode: never the
+ * client's; the origin's token only where the library validated a token of
+ * the proxy's (it then put the grant's props on `ctx`), whatever path led to
+ * the route, and of the client's headers only those `PASS_HEADERS` adds to
+ * MCP's and the content's.
  */
-export function originCredentials(config: Config, ctx: object): OriginCredentials {
-  if (config.auth.mode === "relay") return { kind: "client" };
-  const { passHeaders } = config.auth;
+export function brokerCredentials(
+  config: Config,
+  auth: BrokerAuth,
+  ctx: object,
+): OriginCredentials {
+  const { passHeaders } = auth;
   const props = propsOf(ctx);
-  return props && grantedFor(props, config)
-    ? { kind: "proxy", authorization: `Bearer ${props.upstream.accessToken}`, passHeaders }
-    : { kind: "proxy", passHeaders };
-}
-
-/** The proxy's own 401 for an MCP request that did not pass its token check. */
-export function signInChallenge(urls: PublicUrls): Response {
-  const challenge = `Bearer realm="OAuth", resource_metadata=${quote(urls.metadata)}`;
-  return new Response(null, { status: 401, headers: { "www-authenticate": challenge } });
+  if (!props || !grantedFor(props, config)) return { kind: "proxy", passHeaders };
+  const headers: [string, string][] = [["authorization", `Bearer ${props.upstream.accessToken}`]];
+  const { caller } = props;
+  return { kind: "proxy", headers, passHeaders, ...(caller === undefined ? {} : { caller }) };
 }
 
 function noop() {}
@@ -267,13 +261,14 @@ function answerRefresh(
   }
 }
 
-function createBroker(
+/** Broker mode's authorization server for the proxy's URL `urls`. */
+export function createBroker(
   config: Config,
+  auth: BrokerAuth,
   urls: PublicUrls,
   routes: Routes,
   memory: SignInMemory,
-): Broker {
-  const origin = new URL(urls.mcp).origin;
+): SignInServer {
   const originHost = config.originUrl.host;
 
   /**
@@ -303,27 +298,8 @@ function createBroker(
     },
   };
 
-  const provider = new OAuthProvider<Env>({
-    apiRoute: config.mcpPath,
+  const provider = signInProvider(config, auth, urls, routes, memory, {
     apiHandler: withOriginToken,
-    defaultHandler: routes,
-    authorizeEndpoint: AUTHORIZE_PATH,
-    tokenEndpoint: TOKEN_PATH,
-    clientRegistrationEndpoint: REGISTER_PATH,
-    // Called once the registration is valid, just before the library stores it.
-    async clientRegistrationCallback() {
-      if (config.auth.mode !== "broker") return;
-      const refused = await takeSignInWrite(config.auth, memory.budget, "registration");
-      return refused && registrationRefusal(refused);
-    },
-    // A client with a metadata document registers without a write (docs/sign-in.md).
-    clientIdMetadataDocumentEnabled: true,
-    resourceMetadata: {
-      resource: urls.mcp,
-      authorization_servers: [origin],
-      bearer_methods_supported: ["header"],
-      resource_name: `MCP server at ${originHost}`,
-    },
     async tokenExchangeCallback({ grantType, props, env, userId, grantId }) {
       const grant = brokerPropsOf(props);
       if (!grant) return;
@@ -347,15 +323,6 @@ function createBroker(
       );
       return answerRefresh(outcome, shared, props, config);
     },
-    onError({ code, status, headers, internal }) {
-      logEvent("oauth_error", {
-        code,
-        status,
-        category: internal.category,
-        reason: internal.reason,
-      });
-      return registrationRefused(internal, headers);
-    },
   });
 
   return {
@@ -370,24 +337,5 @@ function createBroker(
       const answered = await answering;
       return answered === "full" ? busyRefresh() : answered;
     },
-  };
-}
-
-/**
- * The broker for each public URL the proxy is reached at, built once per
- * isolate: the library fixes its resource at construction.
- */
-export function brokers(
-  routes: Routes,
-  memory: SignInMemory,
-): (config: Config, urls: PublicUrls) => Broker {
-  const built = new BoundedMap<string, Broker>(MAX_BROKERS);
-  return (config, urls) => {
-    let broker = built.get(urls.mcp);
-    if (!broker) {
-      broker = createBroker(config, urls, routes, memory);
-      built.set(urls.mcp, broker);
-    }
-    return broker;
   };
 }

@@ -1,9 +1,12 @@
 /**
- * The consent page of broker mode: which client is asking, where its access
- * goes, and what it gets, with Allow and Deny. Server-rendered HTML with no
- * script. Everything that came from the client (its name, domain, redirect
- * host, the scopes it asked for) is escaped: a dynamically registered client
- * chooses its own name. Pure.
+ * The pages of broker and gate mode's sign-in. The consent page: which
+ * client is asking, where its access goes, and what it gets, with Allow and
+ * Deny, before the browser goes anywhere else. Gate mode's signed-in page:
+ * who the identity provider signed in, for which server, with the way on
+ * to the client. Server-rendered HTML with no script. Everything that came
+ * from the client (its name, domain, redirect host, the scopes it asked
+ * for) or from the provider (the user's email) is escaped: a dynamically
+ * registered client chooses its own name. Pure.
  *
  * What the page must show follows the MCP authorization specification and
  * workers-oauth-provider's consent-page guidance: the client's name, its
@@ -20,6 +23,8 @@ export interface ConsentAccess {
   originHost: string;
   /** The scopes the proxy will ask the origin's authorization server for. */
   originScopes: readonly string[];
+  /** Where the user signs in next: the origin's host (broker), the identity provider's (gate). */
+  signInHost: string;
 }
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
@@ -55,11 +60,41 @@ ${identity}
 <p>Access will be sent to <strong id="redirect-host">${escapeHtml(details.redirectHost)}</strong>.</p>
 ${loopback}
 ${permissions}
-<p>If you allow it, you sign in at ${origin} next.</p>
+<p>If you allow it, you sign in at ${escapeHtml(access.signInHost)} next.</p>
 <form method="post">
   <input type="hidden" name="handle" value="${escapeHtml(handle)}">
   <button name="decision" value="approve">Allow</button>
   <button name="decision" value="deny">Deny</button>
 </form>
+</html>`;
+}
+
+/** What gate mode's page after the identity provider names. */
+export interface SignedIn {
+  /** The client, as the consent page named it. */
+  clientName: string;
+  /** The user: their verified email, or the provider's name for the account. */
+  user: string;
+  /** The host of the MCP server behind the proxy, and the proxy's own. */
+  originHost: string;
+  proxyHost: string;
+  /** The client's redirect with the code, and with `access_denied`. */
+  continueTo: string;
+  cancelTo: string;
+}
+
+/** Gate mode, after the identity provider: who signed in, and the way on to the client. */
+export function signedInPage(page: SignedIn): string {
+  const client = escapeHtml(page.clientName);
+  return `<!doctype html>
+<html lang="en">
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Signed in</title>
+<style>${STYLE}</style>
+<h1>Signed in as <span id="user">${escapeHtml(page.user)}</span></h1>
+<p><strong>${client}</strong> may now use the MCP server at ${escapeHtml(page.originHost)} through <strong id="tenant">${escapeHtml(page.proxyHost)}</strong> as you.</p>
+<p><a id="continue" href="${escapeHtml(page.continueTo)}">Continue to ${client}</a></p>
+<p>Not you? <a id="cancel" href="${escapeHtml(page.cancelTo)}">Cancel</a>, sign out at your identity provider, and connect again.</p>
 </html>`;
 }

@@ -26,7 +26,7 @@
  * reached, the write is refused: counting nothing would let a flood through
  * to KV.
  */
-import type { BrokerAuth } from "../config";
+import type { SignInBindings } from "../config";
 import { logEvent } from "../log";
 
 /** The writes a client makes before anyone signed in at the origin. */
@@ -97,7 +97,7 @@ export interface BudgetRefusal {
  * ahead (it is counted), the refusal otherwise.
  */
 export async function takeSignInWrite(
-  auth: BrokerAuth,
+  auth: SignInBindings,
   memory: BudgetMemory,
   write: SignInWrite,
 ): Promise<BudgetRefusal | undefined> {

@@ -1,10 +1,11 @@
 /**
  * What one isolate remembers of sign-in between requests, each with its
- * bound (ARCHITECTURE.md, "Isolate state"): per origin, the metadata location
+ * bound (the "Bounded" rule of ARCHITECTURE.md, "Invariants"): per origin, the metadata location
  * its challenges named and its protected-resource document; the
  * authorization servers discovered for it; the proxy's registrations at them;
- * what it saw of the day's budget of sign-in writes; and broker mode's
- * refreshes of grants (grant-refresh.ts).
+ * what it saw of the day's budget of sign-in writes; broker mode's
+ * refreshes of grants (grant-refresh.ts); gate mode's identity providers and
+ * the origin's keys it read (origin-key.ts).
  */
 import type * as oauth from "oauth4webapi";
 import { BoundedMap } from "../bounded-map";
@@ -16,6 +17,9 @@ const MAX_ORIGINS = 16;
 export const METADATA_TTL_MS = 60_000;
 /** How long an isolate reuses a discovered authorization server. */
 const DISCOVERY_TTL_MS = 5 * 60_000;
+/** How many of the origin's keys an isolate keeps (the shared one, and users' own), and how long. */
+const MAX_ORIGIN_KEYS = 1000;
+export const ORIGIN_KEY_TTL_MS = 60_000;
 
 export interface Discovery {
   as: oauth.AuthorizationServer;
@@ -33,6 +37,13 @@ export class SignInMemory {
   readonly discoveries = new BoundedMap<string, Discovery>(MAX_ORIGINS, DISCOVERY_TTL_MS);
   /** Per authorization server and proxy origin: the proxy's client ID there. */
   readonly registrations = new BoundedMap<string, string>(MAX_ORIGINS);
+  /** Gate mode, per issuer: the identity provider's metadata (and, on it, oauth4webapi's JWKS cache). */
+  readonly identityProviders = new BoundedMap<string, oauth.AuthorizationServer>(
+    MAX_ORIGINS,
+    DISCOVERY_TTL_MS,
+  );
+  /** Gate mode: the origin's keys as read from where they are kept; `null`, a user who has none. */
+  readonly originKeys = new BoundedMap<string, string | null>(MAX_ORIGIN_KEYS, ORIGIN_KEY_TTL_MS);
   /** Today's counts of sign-in writes, as last seen (one day's); `now` is the budget's clock. */
   readonly budget: BudgetMemory;
 

@@ -60,7 +60,7 @@ export interface Upstream {
 }
 
 /** The timeout, and plain http only on a loopback host. */
-interface RequestOptions {
+export interface RequestOptions {
   signal: () => AbortSignal;
   [oauth.allowInsecureRequests]?: boolean;
 }
@@ -80,7 +80,11 @@ export class UpstreamError extends Error {
 }
 
 /** `step`'s result; its failure as an `UpstreamError` with `reason`, `message` and the cause. */
-async function attempt<T>(reason: string, message: string, step: () => Promise<T>): Promise<T> {
+export async function attempt<T>(
+  reason: string,
+  message: string,
+  step: () => Promise<T>,
+): Promise<T> {
   try {
     return await step();
   } catch (error) {
@@ -90,7 +94,7 @@ async function attempt<T>(reason: string, message: string, step: () => Promise<T
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
-function requestOptions(config: Config, url: URL): RequestOptions {
+export function requestOptions(config: Config, url: URL): RequestOptions {
   return {
     signal: () => AbortSignal.timeout(config.originTimeoutMs),
     // OAuth 2.1 wants https; plain http is for a local origin under `wrangler dev` and tests.
@@ -230,6 +234,18 @@ export function clientMetadata(urls: PublicUrls, clientId?: string): Record<stri
   };
 }
 
+/**
+ * How a client of the operator's authenticates at `as`'s token endpoint:
+ * HTTP Basic with its secret, unless the server names only other methods
+ * (then the form); none without a secret.
+ */
+export function clientAuthOf(as: oauth.AuthorizationServer, secret: string | undefined) {
+  if (secret === undefined) return oauth.None();
+  const methods = stringArray(as.token_endpoint_auth_methods_supported);
+  const post = methods.length > 0 && !methods.includes("client_secret_basic");
+  return post ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret);
+}
+
 async function identify(
   auth: BrokerAuth,
   as: oauth.AuthorizationServer,
@@ -238,18 +254,8 @@ async function identify(
   registrations: SignInMemory["registrations"],
 ): Promise<{ client: oauth.Client; clientAuth: oauth.ClientAuth }> {
   const operator = auth.upstreamClient;
-  if (operator) {
-    if (operator.secret === undefined)
-      return { client: { client_id: operator.id }, clientAuth: oauth.None() };
-    const methods = stringArray(as.token_endpoint_auth_methods_supported);
-    const post = methods.length > 0 && !methods.includes("client_secret_basic");
-    return {
-      client: { client_id: operator.id },
-      clientAuth: post
-        ? oauth.ClientSecretPost(operator.secret)
-        : oauth.ClientSecretBasic(operator.secret),
-    };
-  }
+  if (operator)
+    return { client: { client_id: operator.id }, clientAuth: clientAuthOf(as, operator.secret) };
   const origin = new URL(urls.mcp).origin;
   if (as.client_id_metadata_document_supported === true && origin.startsWith("https://")) {
     return { client: { client_id: `${origin}${CLIENT_METADATA_PATH}` }, clientAuth: oauth.None() };
@@ -351,6 +357,27 @@ function tokensOf(
 }
 
 /**
+ * What the browser brought back to `callback` from `as`, checked (`state`,
+ * `iss` where it is sent or promised, no `error`): `UpstreamError` with
+ * `message` otherwise, its reason the server's error code.
+ */
+export function checkedCallback(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  callback: URL,
+  state: string,
+  message: string,
+): URLSearchParams {
+  try {
+    return oauth.validateAuthResponse(as, client, callback, state);
+  } catch (error) {
+    const reason =
+      error instanceof oauth.AuthorizationResponseError ? error.error : "invalid_response";
+    throw new UpstreamError(reason, message, error);
+  }
+}
+
+/**
  * The origin's tokens for the code its authorization server sent back:
  * `callback` is the URL it sent the browser to, `state` the one the proxy
  * issued. A foreign `iss`, an error, or a refused code throw `UpstreamError`.
@@ -361,18 +388,13 @@ export async function exchangeCode(
   state: string,
   codeVerifier: string,
 ): Promise<UpstreamTokens> {
-  let parameters: URLSearchParams;
-  try {
-    parameters = oauth.validateAuthResponse(upstream.as, upstream.client, callback, state);
-  } catch (error) {
-    const reason =
-      error instanceof oauth.AuthorizationResponseError ? error.error : "invalid_response";
-    throw new UpstreamError(
-      reason,
-      "The origin's authorization server answered with an error, or not as itself",
-      error,
-    );
-  }
+  const parameters = checkedCallback(
+    upstream.as,
+    upstream.client,
+    callback,
+    state,
+    "The origin's authorization server answered with an error, or not as itself",
+  );
   const response = await attempt(
     "token_request_failed",
     "The origin's authorization server could not be reached to exchange the code",

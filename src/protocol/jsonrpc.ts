@@ -5,7 +5,7 @@
  * does not rewrite.
  */
 import * as v from "valibot";
-import { type Revision, revisionOf, unknownRequestId } from "./revision";
+import { completeResult, type Revision, revisionOf, unknownRequestId } from "./revision";
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -104,6 +104,18 @@ export interface JsonRpcErrorBody {
 
 export function jsonRpcError(id: RequestId, code: number, message: string): JsonRpcErrorBody {
   return { jsonrpc: "2.0", id, error: { code, message } };
+}
+
+/**
+ * A tool result of the proxy's own that reports `text` as the tool's error
+ * (`isError`), which a model reads, as the request's revision writes results.
+ */
+export function toolError(id: RequestId, text: string, revision: Revision) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    result: completeResult({ content: [{ type: "text", text }], isError: true }, revision),
+  };
 }
 
 /**

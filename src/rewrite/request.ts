@@ -8,11 +8,12 @@
  * `tools/list` requests are noted, so their results can be renamed on the way
  * back. A body with nothing to change is forwarded as its original bytes; a
  * changed one keeps the client's own text for every value it did not change
- * (json.ts, `stringifyExact`).
+ * (json.ts, `stringifyExact`). The proxy's own answers take at most
+ * `MAX_LOCAL_ANSWER_BYTES` together (local-answers.ts).
  */
 import { callRecord, listRecord, type MessageRecord } from "../analytics/call-record";
 import type { ValidationMode } from "../config";
-import { stringifyExact } from "../json";
+import { type ExactText, joinExact, stringifyExact } from "../json";
 import {
   isRequest,
   type JsonRpcMessage,
@@ -23,6 +24,7 @@ import type { CallHeaders } from "../protocol/mcp-headers";
 import type { ToolResolver } from "../toolmap/resolve-tool";
 import type { ToolSearch } from "../toolmap/tool-search";
 import type { ParsedBody } from "../transport/post-body";
+import { LocalAnswers } from "./local-answers";
 import { answerSearch, CALL_TOOL, SEARCH_TOOLS, unwrapCall } from "./search-mode";
 import { repairToolCall } from "./tools-call";
 
@@ -36,33 +38,50 @@ export type SearchModeLookup = (cause: JsonRpcRequest) => Promise<ToolSearch | u
 const SEARCH_MODE_TOOLS = new Set([SEARCH_TOOLS, CALL_TOOL]);
 
 export interface ForwardPlan {
+  kind: "forward";
   /** What to send the origin; `null` when the proxy answers every message itself. */
   body: Uint8Array | string | null;
   /** The `tools/list` requests by id, whose results get model-facing names. */
   listRequests: Map<RequestId, JsonRpcRequest>;
-  /** Answers the proxy gives itself, merged with the origin's. */
+  /** Answers the proxy gives itself, merged with the origin's: `MAX_LOCAL_ANSWER_BYTES` together. */
   localResponses: unknown[];
   /** For a body that is one `tools/call`: the headers the forwarded call implies. */
   callHeaders?: CallHeaders;
 }
 
+/** A body whose calls the proxy could not answer within `MAX_LOCAL_ANSWER_BYTES`, even briefly. */
+export interface RefusedPlan {
+  kind: "refused";
+  message: string;
+}
+
 /**
  * `records`, when given, gets one record per `tools/call` and `tools/list`
  * for call analytics (analytics/call-record.ts), with the proxy's own answer
- * where it gave one.
+ * where it gave one (as `MAX_LOCAL_ANSWER_BYTES` let it be written).
  */
 export async function planForward(
   body: ParsedBody,
   resolveTool: ToolResolver,
   mode: ValidationMode,
   searchMode: SearchModeLookup,
+  /** `MAX_LOCAL_ANSWER_BYTES`: what the proxy's own answers to the body may take together. */
+  maxLocalBytes: number,
   records?: MessageRecord[],
-): Promise<ForwardPlan> {
+): Promise<ForwardPlan | RefusedPlan> {
+  const answers = LocalAnswers.for(body.messages, body.revision, maxLocalBytes);
+  if (!answers) {
+    return {
+      kind: "refused",
+      message: `Invalid Request: the proxy's answers to this request's calls would pass ${maxLocalBytes} bytes (MAX_LOCAL_ANSWER_BYTES) even as short errors; send fewer calls at once, with shorter ids`,
+    };
+  }
   const listRequests = new Map<RequestId, JsonRpcRequest>();
-  const localResponses: unknown[] = [];
   const forwarded: JsonRpcMessage[] = [];
   let callHeaders: ForwardPlan["callHeaders"];
   let changed = false;
+  // The body's text, and the JSON text calls read back from it: each value written as it came.
+  let exact: ExactText | undefined = body.exact;
 
   for (const message of body.messages) {
     if (!isRequest(message) || message.method !== "tools/call") {
@@ -73,6 +92,7 @@ export async function planForward(
       forwarded.push(message);
       continue;
     }
+    const room = answers.open(message);
     let call = message;
     const name = (message.params as { name?: unknown } | undefined)?.name;
     const search =
@@ -80,32 +100,42 @@ export async function planForward(
     if (search) {
       const unwrapped =
         name === SEARCH_TOOLS
-          ? { kind: "answer" as const, response: answerSearch(message, search, body.revision) }
+          ? {
+              kind: "answer" as const,
+              response: answerSearch(message, search, body.revision, room),
+            }
           : unwrapCall(message, body.revision);
       if (unwrapped.kind === "answer") {
-        localResponses.push(unwrapped.response);
+        const kept = answers.add(message, unwrapped.response);
         const tool = name === SEARCH_TOOLS ? name : undefined;
-        records?.push(callRecord(message.id, true, { tool, repairs: {} }, unwrapped.response));
+        records?.push(callRecord(message.id, true, { tool, repairs: {} }, kept));
         changed = true;
         continue;
       }
       call = unwrapped.message;
     }
     const outcome = await repairToolCall(call, resolveTool, mode, body.revision);
-    const answer = outcome.kind === "answer" ? outcome.response : undefined;
-    records?.push(callRecord(message.id, Boolean(search), outcome.report, answer));
     if (outcome.kind === "answer") {
-      localResponses.push(outcome.response);
+      const kept = answers.add(message, outcome.response);
+      records?.push(callRecord(message.id, Boolean(search), outcome.report, kept));
       changed = true;
       continue;
     }
+    records?.push(callRecord(message.id, Boolean(search), outcome.report));
     changed ||= outcome.message !== message;
     callHeaders = outcome.headers;
+    exact = joinExact(exact, outcome.exact);
     forwarded.push(outcome.message);
   }
+  answers.done();
 
-  const plan = { listRequests, localResponses, callHeaders: body.batch ? undefined : callHeaders };
+  const plan = {
+    kind: "forward" as const,
+    listRequests,
+    localResponses: answers.responses,
+    callHeaders: body.batch ? undefined : callHeaders,
+  };
   if (!changed) return { ...plan, body: body.bytes };
   if (forwarded.length === 0) return { ...plan, body: null };
-  return { ...plan, body: stringifyExact(body.batch ? forwarded : forwarded[0], body.exact) };
+  return { ...plan, body: stringifyExact(body.batch ? forwarded : forwarded[0], exact) };
 }

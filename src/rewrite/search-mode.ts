@@ -5,14 +5,15 @@
  * memory (toolmap/tool-search.ts); `call_tool` becomes the call it carries,
  * which then takes the way back every direct call takes (tools-call.ts).
  */
-import { recoverArguments } from "../args/recover";
+import { REQUEST_KEYS, recoverArguments } from "../args/recover";
 import { isPlainObject } from "../json";
-import type { JsonRpcRequest } from "../protocol/jsonrpc";
+import { type JsonRpcRequest, toolError } from "../protocol/jsonrpc";
 import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import { schemaView } from "../schemas/view";
-import type { SearchableTool, ToolSearch } from "../toolmap/tool-search";
+import { type SearchableTool, type ToolSearch, wordsOf } from "../toolmap/tool-search";
+import { jsonBytes } from "./local-answers";
 
 export const SEARCH_TOOLS = "search_tools";
 export const CALL_TOOL = "call_tool";
@@ -76,19 +77,6 @@ export function searchModeResult(
   return { ...rest, tools: searchModeTools(profile, total) };
 }
 
-/** A tool result of the proxy's own, as the request's revision writes results. */
-function toolAnswer(
-  message: JsonRpcRequest,
-  revision: Revision,
-  text: string,
-  structuredContent?: Record<string, unknown>,
-): unknown {
-  const result = structuredContent
-    ? { content: [{ type: "text", text }], structuredContent }
-    : { content: [{ type: "text", text }], isError: true };
-  return { jsonrpc: "2.0", id: message.id, result: completeResult(result, revision) };
-}
-
 /** The arguments of one of the proxy's two tools, from wherever the client put them, and the envelope. */
 function argumentsOf(message: JsonRpcRequest): {
   args: Record<string, unknown>;
@@ -114,31 +102,49 @@ const shown = ({ name, title, description, inputSchema }: SearchableTool) => ({
   inputSchema,
 });
 
-/** The answer to a `search_tools` call: the best matches, as text a model reads and as structured content. */
+/**
+ * The answer to a `search_tools` call: the best matches, as text a model
+ * reads and as structured content; `undefined` when it would take more than
+ * `room` bytes (local-answers.ts), which is known as it is built, match by
+ * match, before the whole is.
+ */
 export function answerSearch(
   message: JsonRpcRequest,
   search: ToolSearch,
   revision: Revision,
-): unknown {
+  room: number,
+): unknown | undefined {
   const { args } = argumentsOf(message);
   if (typeof args.query !== "string") {
-    return toolAnswer(
-      message,
-      revision,
+    return toolError(
+      message.id,
       `${SEARCH_TOOLS} needs a \`query\`: a few words saying what the tool should do.`,
+      revision,
     );
   }
   const found = search.search(args.query, limitOf(args.limit)).map(shown);
   const total = search.tools.length;
+  const call = `Call one with ${CALL_TOOL}: {"name": <name>, "arguments": {…}}.`;
   const heading =
-    found.length === 0
-      ? `No tool of ${total} matches "${args.query}". Try other words, or fewer.`
-      : `${found.length} of ${total} tools match "${args.query}", best first. Call one with ${CALL_TOOL}: {"name": <name>, "arguments": {…}}.`;
-  const lines = found.map(
-    (tool) =>
-      `\n${tool.name}: ${tool.description ?? tool.title ?? "(no description)"}\ninput schema: ${JSON.stringify(tool.inputSchema)}`,
-  );
-  return toolAnswer(message, revision, [heading, ...lines].join("\n"), { tools: found });
+    wordsOf(args.query).length === 0
+      ? `No words to search for in "${args.query}": the first ${found.length} of ${total} tools. Say what the tool should do. ${call}`
+      : found.length === 0
+        ? `No tool of ${total} matches "${args.query}". Try other words, or fewer.`
+        : `${found.length} of ${total} tools match "${args.query}", best first. ${call}`;
+  let bytes = jsonBytes(heading);
+  const lines: string[] = [heading];
+  for (const tool of found) {
+    const line = `\n${tool.name}: ${tool.description ?? tool.title ?? "(no description)"}\ninput schema: ${JSON.stringify(tool.inputSchema)}`;
+    // Each match is written twice: in the text, and as structured content.
+    bytes += jsonBytes(line) + jsonBytes(tool);
+    if (bytes > room) return undefined;
+    lines.push(line);
+  }
+  const result = {
+    content: [{ type: "text", text: lines.join("\n") }],
+    structuredContent: { tools: found },
+  };
+  return { jsonrpc: "2.0", id: message.id, result: completeResult(result, revision) };
 }
 
 export type UnwrappedCall =
@@ -147,28 +153,29 @@ export type UnwrappedCall =
 
 /**
  * The call a `call_tool` carries, as if the client had made it directly: its
- * envelope (`_meta`, `task`, …) kept, `name` and `arguments` the inner tool's.
- * Arguments written beside `name` instead of inside `arguments` are taken too.
+ * envelope (`_meta`, `task`, …) kept, `name` the inner tool's, and what the
+ * model wrote beside it as that call's params, so that its arguments are
+ * recovered as a direct call's are (tools-call.ts): in `arguments`, as JSON
+ * text, beside `name`, or in `args`. What belongs to the request (`_meta`,
+ * …) is the client's, not the model's to write.
  */
 export function unwrapCall(message: JsonRpcRequest, revision: Revision): UnwrappedCall {
   const { args: outer, envelope } = argumentsOf(message);
-  const { name, arguments: inner, ...inline } = outer;
+  const { name } = outer;
   if (typeof name !== "string" || name === "") {
     return {
       kind: "answer",
-      response: toolAnswer(
-        message,
-        revision,
+      response: toolError(
+        message.id,
         `${CALL_TOOL} needs \`name\`: the name of a tool ${SEARCH_TOOLS} found.`,
+        revision,
       ),
     };
   }
-  const args = inner ?? (Object.keys(inline).length > 0 ? inline : undefined);
+  // fromEntries: a key named `__proto__` stays an ordinary key.
+  const written = Object.entries(outer).filter(([key]) => key !== "name" && !REQUEST_KEYS.has(key));
   return {
     kind: "call",
-    message: {
-      ...message,
-      params: { ...envelope, name, ...(args === undefined ? {} : { arguments: args }) },
-    },
+    message: { ...message, params: { ...envelope, name, ...Object.fromEntries(written) } },
   };
 }

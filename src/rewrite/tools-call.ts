@@ -20,22 +20,34 @@ import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
 import { describeInvalidCall, type Validation, validateArguments } from "../args/validate";
 import type { ValidationMode } from "../config";
-import { isPlainObject, keyFoldedTwice, keyTwiceReason } from "../json";
+import { type ExactText, isPlainObject, joinExact, keyFoldedTwice, keyTwiceReason } from "../json";
 import { logEvent } from "../log";
-import { ErrorCode, type JsonRpcRequest, jsonRpcError } from "../protocol/jsonrpc";
+import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
 import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
-import { completeResult, type Revision } from "../protocol/revision";
+import type { Revision } from "../protocol/revision";
 import { aliasedArguments, settledArguments } from "../rules/apply-rules";
 import { valuesFromText } from "../schemas/way-back";
 import type { ResolvedTool, ToolResolver } from "../toolmap/resolve-tool";
 
-/** What a call to no tool the client may see is told: one text, so a hidden tool reads as none. */
-const unknownTool = (name: string) => `Unknown tool: ${name}`;
+/**
+ * What a call to no tool the client may see is told: one text, so a hidden
+ * tool reads as none, with the closest names the caller was shown, where
+ * the proxy knows them (names/match.ts).
+ */
+const unknownTool = (name: string, closest: readonly string[] = []) =>
+  `Unknown tool: ${name}${closest.length > 0 ? `. Did you mean: ${closest.join(", ")}?` : ""}`;
+
+/** Refusals whose text is the did-you-mean of a tool that is none. */
+const UNKNOWN: ReadonlySet<string> = new Set(["hidden", "unlisted", "unknown"]);
 
 /** What a refused call is told (docs/rules.md): a hidden tool is unknown, as if it did not exist. */
-const REFUSALS: Record<NonNullable<ResolvedTool["refused"]>, (name: string) => string> = {
+const REFUSALS: Record<
+  NonNullable<ResolvedTool["refused"]> | "unknown",
+  (name: string, closest?: readonly string[]) => string
+> = {
   hidden: unknownTool,
   unlisted: unknownTool,
+  unknown: unknownTool,
   held: (name) =>
     `Tool ${name} is held: its definition changed since it was approved, and the operator has not accepted the change`,
   unchecked: (name) =>
@@ -84,6 +96,8 @@ export type CallOutcome = (
       message: JsonRpcRequest;
       /** The 2026-07-28 headers the forwarded call implies; none for a call without a name. */
       headers?: CallHeaders;
+      /** How the JSON texts read on the way (arguments as text, values a view asked for as text) wrote their values. */
+      exact?: ExactText;
     }
   | { kind: "answer"; response: unknown }
 ) & {
@@ -144,6 +158,12 @@ function forwardedParams(
   return Object.fromEntries(entries);
 }
 
+/** How every JSON text the call was read from wrote its values: the forwarded call writes them so. */
+function exactOf(...texts: Array<ExactText | undefined>): { exact?: ExactText } {
+  const exact = joinExact(...texts);
+  return exact ? { exact } : {};
+}
+
 export async function repairToolCall(
   message: JsonRpcRequest,
   resolveTool: ToolResolver,
@@ -164,12 +184,17 @@ export async function repairToolCall(
     );
   }
 
-  const resolved = await resolveTool(name, message);
+  const lookup = await resolveTool(name, message);
+  const resolved = lookup.kind === "resolved" ? lookup.tool : undefined;
   const tool = resolved?.entry.original ?? name;
-  const resolution = resolved ? (tool === name ? "original" : "listed") : "unknown";
-  const refused = resolved ? resolved.refused : await resolveTool.refusalOf(name, message);
+  const resolution = resolved ? resolved.by : "unknown";
+  // A name no tool of the caller's whole listing answers to, and none handed out: did-you-mean.
+  const unknown = lookup.kind === "unknown" && lookup.closest !== undefined ? "unknown" : undefined;
+  const refused =
+    (resolved ? resolved.refused : await resolveTool.refusalOf(name, message)) ?? unknown;
   if (refused) {
-    return refusal(message, { tool, name }, refused, REFUSALS[refused](name), resolution);
+    const closest = UNKNOWN.has(refused) ? await resolveTool.closest(name) : undefined;
+    return refusal(message, { tool, name }, refused, REFUSALS[refused](name, closest), resolution);
   }
   if (!resolved) logEvent("tool_unknown", { name });
 
@@ -220,13 +245,16 @@ export async function repairToolCall(
 
   const renamed = tool !== name;
   const changed = renamed || repaired;
-  // A restored name alone is routine (the listing logged the rename): no line per call.
-  if (repaired || validation.kind === "invalid") {
+  // A restored name alone is routine (the listing logged the rename): no line per call. A name
+  // read by another spelling is not.
+  const respelled = resolved !== undefined && resolved.by !== "listed";
+  if (repaired || respelled || validation.kind === "invalid") {
     logEvent("tool_call_repaired", {
       ...CALL_LINE,
       "gen_ai.tool.name": tool,
       name,
       renamed,
+      ...(respelled ? { nameRead: resolved.by } : {}),
       source: resolved?.source ?? "unknown",
       recovery: recovered.recovery,
       renamedKeys: [...(aliased?.renamed ?? []), ...(repair?.report.renamedKeys ?? [])],
@@ -266,15 +294,7 @@ export async function repairToolCall(
   // The fix-it text names the tool's arguments: only for a caller whose own listing showed it.
   if (mode === "enforce" && validation.kind === "invalid" && resolved?.shown) {
     const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues);
-    return {
-      kind: "answer",
-      response: {
-        jsonrpc: "2.0",
-        id: message.id,
-        result: completeResult({ content: [{ type: "text", text }], isError: true }, revision),
-      },
-      report,
-    };
+    return { kind: "answer", response: toolError(message.id, text, revision), report };
   }
 
   const forwarded: JsonRpcRequest = changed
@@ -284,6 +304,7 @@ export async function repairToolCall(
     kind: "forward",
     message: forwarded,
     headers: { name: tool, params: schema === undefined ? undefined : paramHeaders(args, schema) },
+    ...exactOf(recovered.exact, fromText?.exact, repair?.exact),
     report,
   };
 }

@@ -13,10 +13,14 @@ import { ReadBudget } from "../transport/read-bounded";
 export interface IsolateState {
   /**
    * Tools, schemas, names and views per origin (16 origins, 10,000 tools
-   * each), and what each caller was listed (100,000 tools' decisions, 4,096 callers, 10 minutes).
+   * each), and what each caller was listed (views of 60,000 tools, a tool in search mode counting 3; 4,096 callers, 10 minutes).
    */
   toolMaps: ToolMapMemory;
-  /** The origin's sign-in setup (16 origins; metadata 60 s, discovery 5 minutes), today's sign-in writes, and broker mode's refreshes (1,000 grants, a minute). */
+  /**
+   * The origin's sign-in setup (16 origins; metadata 60 s, discovery 5 minutes), today's sign-in
+   * writes, broker mode's refreshes (1,000 grants, a minute), and gate mode's identity providers
+   * (16, 5 minutes) and the origin's keys (1,000 users, a minute).
+   */
   signIn: SignInMemory;
   /** What requests served at once hold of the bodies and events they read whole (32 MiB past each one's first 64 KiB). */
   reads: ReadBudget;

@@ -1,168 +1,147 @@
 /**
- * Broker mode's pages (see auth/broker.ts), with workers-oauth-provider's
- * helpers doing the protocol:
+ * The sign-in pages of broker and gate mode (auth/provider.ts), with
+ * workers-oauth-provider's helpers doing the protocol:
  *
  * - `GET /authorize`: the client's authorization request, validated, and the
  *   consent page (with the library's browser-bound handle, no framing).
  * - `POST /authorize`: Deny sends `access_denied` back to the client; Allow,
- *   and only Allow, starts the sign-in at the origin (a `state` bound to this
- *   browser, PKCE).
- * - `GET /oauth/callback`: the origin's authorization server sends the browser
- *   back; the proxy checks `state` and `iss`, exchanges the code, and finishes
- *   the client's authorization with the origin's tokens in the grant's props.
+ *   and only Allow, starts the sign-in behind the proxy (a `state` bound to
+ *   this browser, PKCE): at the origin's authorization server (broker), or
+ *   at the operator's identity provider (gate, routes/gate-sign-in.ts).
+ * - `GET /oauth/callback`: the browser comes back; the library checks
+ *   `state`, and each mode finishes: broker mode exchanges the code and
+ *   finishes the client's authorization with the origin's tokens in the
+ *   grant's props; gate mode learns who signed in and whether they may.
  * - `GET /oauth/client-metadata.json`: the proxy's own Client ID Metadata
- *   Document, for authorization servers that accept one.
+ *   Document, for authorization servers that accept one (broker mode).
  *
- * Errors the client may be told about (its request was validated) redirect to
- * it; every other error is rendered here. A consent page or an Allow past the
- * day's budget of sign-in writes (auth/sign-in-budget.ts) is a page that says
- * so, with a link that tells the client. Log lines never carry a token, a
- * code or a secret.
+ * A consent page or an Allow past the day's budget of sign-in writes
+ * (auth/sign-in-budget.ts) is a page that says so, with a link that tells
+ * the client.
  */
 import {
   AuthorizationError,
   authorizationErrorRedirect,
-  CimdFetchError,
   type OAuthHelpers,
+  type ResumedUpstream,
 } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
 import * as oauth from "oauth4webapi";
 import type { BrokerProps } from "../auth/broker";
-import { consentPage, escapeHtml } from "../auth/consent-page";
+import { type ConsentAccess, consentPage } from "../auth/consent-page";
 import { publicUrls } from "../auth/public-url";
-import {
-  type BudgetRefusal,
-  refusalText,
-  type SignInWrite,
-  takeSignInWrite,
-} from "../auth/sign-in-budget";
+import { takeSignInWrite } from "../auth/sign-in-budget";
 import {
   authorizationUrl,
   CLIENT_METADATA_PATH,
   clientMetadata,
   exchangeCode,
   originWithoutQuery,
-  UpstreamError,
   upstreamFor,
 } from "../auth/upstream";
-import type { BrokerAuth } from "../config";
+import type { BrokerAuth, SignInAuth } from "../config";
 import { logEvent } from "../log";
 import type { AppEnv } from "./app-env";
+import { gateSignIn } from "./gate-sign-in";
+import {
+  type AuthRequest,
+  answerUnvalidated,
+  answerValidated,
+  budgetPage,
+  helpersOf,
+  redirect,
+} from "./sign-in-pages";
 
-/** What the proxy keeps across the sign-in at the origin, inside the library's encrypted transaction. */
-interface SignInData {
+/** What the proxy keeps across the sign-in behind it, inside the library's encrypted transaction. */
+export interface SignInData {
   verifier: string;
+  /** Gate mode, OpenID Connect: the `nonce` the ID token must carry. */
+  nonce?: string;
 }
 
-function helpersOf(c: Context<AppEnv>): OAuthHelpers | undefined {
-  return (c.env as Env & { OAUTH_PROVIDER?: OAuthHelpers }).OAUTH_PROVIDER;
+/** What differs between the modes' sign-ins behind the proxy. */
+export interface SignInBehind {
+  /** What the consent page says of where access goes and where the user signs in next. */
+  consentAccess(): Promise<ConsentAccess>;
+  /** Where the browser signs in, for the `state` the library issued. */
+  start(state: string, data: SignInData): Promise<URL>;
+  /** The browser is back, with `state` checked: the answer for it. */
+  finish(resumed: ResumedUpstream<SignInData>): Promise<Response>;
 }
 
-function errorPage(status: number, message: string, headers = new Headers(), back?: string) {
-  headers.set("content-type", "text/html; charset=utf-8");
-  const link = back === undefined ? "" : `<p><a href="${escapeHtml(back)}">Back to the app</a></p>`;
-  return new Response(
-    `<!doctype html><meta charset="utf-8"><title>Sign-in failed</title><p>${escapeHtml(message)}</p>${link}`,
-    { status, headers },
-  );
-}
-
-const redirect = (location: string, headers: Headers = new Headers()) => {
-  headers.set("location", location);
-  return new Response(null, { status: 302, headers });
-};
-
-type SignInStep = "consent" | "approval" | "callback";
-
-/** The log line of a failed sign-in: what failed and why, never a token, code or secret. */
-function logFailure(step: SignInStep, error: unknown, client?: string): void {
-  const cause = error instanceof Error ? (error.cause ?? error) : error;
-  logEvent("sign_in_failed", {
-    step,
-    reason: error instanceof UpstreamError ? error.reason : "internal",
-    detail: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause),
-    ...(client === undefined ? {} : { client }),
-  });
-}
-
-/**
- * A failure before the client's request is known good: the library's own
- * errors as it says to answer them, anything else as a page that says what
- * to do.
- */
-function answerUnvalidated(step: SignInStep, error: unknown): Response {
-  if (error instanceof AuthorizationError) {
-    if (error.redirectTo) return Response.redirect(error.redirectTo, 302);
-    return errorPage(400, error.description);
-  }
-  if (error instanceof CimdFetchError) return errorPage(400, "This app could not be verified.");
-  logFailure(step, error);
-  return errorPage(
-    503,
-    "The proxy could not start the sign-in. Try again in a minute; if it keeps failing, tell the operator of this server.",
-  );
-}
-
-/**
- * A failure once the client's request is known good: the client is told by
- * redirect (RFC 6749 §4.1.2.1), `temporarily_unavailable` before the user
- * signed in at the origin, `server_error` after.
- */
-function answerValidated(
-  step: SignInStep,
-  request: AuthRequest,
-  error: unknown,
-  headers?: Headers,
-): Response {
-  logFailure(step, error, request.clientId);
-  const code = step === "callback" ? "server_error" : "temporarily_unavailable";
-  const description =
-    error instanceof UpstreamError ? error.message : "The proxy could not complete the sign-in";
-  return redirect(authorizationErrorRedirect(request, code, description), headers);
-}
-
-type AuthRequest = Parameters<OAuthHelpers["beginConsent"]>[0];
-
-/**
- * A write the day's budget refused, for a request known good: a page for the
- * user, `503` with `Retry-After`, and a link that sends the client
- * `temporarily_unavailable`, so that it stops waiting.
- */
-function budgetPage(
-  request: AuthRequest,
-  write: SignInWrite,
-  refusal: BudgetRefusal,
-  headers = new Headers(),
-): Response {
-  const text = refusalText(refusal, write);
-  headers.set("retry-after", String(refusal.retryAfter));
-  headers.set("cache-control", "no-store");
-  const back = authorizationErrorRedirect(request, "temporarily_unavailable", text);
-  return errorPage(503, `${text}.`, headers, back);
-}
-
-/** The origin's sign-in, for the proxy's URL this request came to. */
-function upstreamOf(c: Context<AppEnv>, auth: BrokerAuth) {
+/** Broker mode: the origin's authorization server, for the proxy's URL this request came to. */
+function brokerSignIn(c: Context<AppEnv>, auth: BrokerAuth, helpers: OAuthHelpers): SignInBehind {
   const config = c.get("config");
-  const urls = publicUrls(config, new URL(c.req.url));
-  return upstreamFor(config, auth, urls, c.req.raw.headers, c.get("isolate").signIn);
+  const upstream = () =>
+    upstreamFor(
+      config,
+      auth,
+      publicUrls(config, new URL(c.req.url)),
+      c.req.raw.headers,
+      c.get("isolate").signIn,
+    );
+  return {
+    async consentAccess() {
+      const { scope } = await upstream();
+      const originHost = config.originUrl.host;
+      return { originHost, originScopes: scope, signInHost: originHost };
+    },
+    async start(state, { verifier }) {
+      return authorizationUrl(await upstream(), state, verifier);
+    },
+    async finish({ request, data, headers }) {
+      const url = new URL(c.req.url);
+      try {
+        const origin = await upstream();
+        const tokens = await exchangeCode(
+          origin,
+          url,
+          url.searchParams.get("state") ?? "",
+          data.verifier,
+        );
+        const { redirectTo } = await helpers.completeAuthorization({
+          request,
+          // The proxy learns no identity from the origin: each sign-in is its own user.
+          userId: crypto.randomUUID(),
+          metadata: { origin: config.originUrl.host },
+          scope: request.scope,
+          props: {
+            upstream: tokens,
+            origin: originWithoutQuery(config.originUrl),
+            caller: crypto.randomUUID(),
+          } satisfies BrokerProps,
+        });
+        logEvent("sign_in_completed", { client: request.clientId, issuer: origin.as.issuer });
+        return redirect(redirectTo, headers);
+      } catch (error) {
+        // The client's request was validated: it can be told, and stop waiting.
+        return answerValidated("callback", request, error, headers);
+      }
+    },
+  };
 }
 
-/** The routes exist in broker mode only: the library puts its helpers on `env`. */
-function brokerOnly(c: Context<AppEnv>): { helpers: OAuthHelpers; auth: BrokerAuth } | Response {
+/** The routes exist where the proxy signs clients in: the library puts its helpers on `env`. */
+function signInOnly(
+  c: Context<AppEnv>,
+): { helpers: OAuthHelpers; auth: SignInAuth; behind: SignInBehind } | Response {
   const helpers = helpersOf(c);
   const { auth } = c.get("config");
-  if (auth.mode !== "broker" || !helpers) {
-    return Response.json({ error: "Sign-in pages exist in broker mode only" }, { status: 404 });
+  if (auth.mode === "relay" || !helpers) {
+    return Response.json(
+      { error: "Sign-in pages exist in broker and gate mode only" },
+      { status: 404 },
+    );
   }
-  return { helpers, auth };
+  const behind =
+    auth.mode === "gate" ? gateSignIn(c, auth, helpers) : brokerSignIn(c, auth, helpers);
+  return { helpers, auth, behind };
 }
 
 export async function showConsent(c: Context<AppEnv>): Promise<Response> {
-  const broker = brokerOnly(c);
-  if (broker instanceof Response) return broker;
-  const { helpers, auth } = broker;
-  const config = c.get("config");
+  const signIn = signInOnly(c);
+  if (signIn instanceof Response) return signIn;
+  const { helpers, auth, behind } = signIn;
   let request: AuthRequest;
   let details: Awaited<ReturnType<OAuthHelpers["describeConsent"]>>;
   try {
@@ -172,26 +151,24 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
     return answerUnvalidated("consent", error);
   }
   try {
-    const upstream = await upstreamOf(c, auth);
+    const access = await behind.consentAccess();
     const refused = await takeSignInWrite(auth, c.get("isolate").signIn.budget, "consent");
     if (refused) return budgetPage(request, "consent", refused);
     const consent = await helpers.beginConsent(request);
     consent.headers.set("content-type", "text/html; charset=utf-8");
     logEvent("sign_in_started", { client: request.clientId, redirectHost: details.redirectHost });
-    const page = consentPage(details, consent.handle, {
-      originHost: config.originUrl.host,
-      originScopes: upstream.scope,
+    return new Response(consentPage(details, consent.handle, access), {
+      headers: consent.headers,
     });
-    return new Response(page, { headers: consent.headers });
   } catch (error) {
     return answerValidated("consent", request, error);
   }
 }
 
 export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
-  const broker = brokerOnly(c);
-  if (broker instanceof Response) return broker;
-  const { helpers, auth } = broker;
+  const signIn = signInOnly(c);
+  if (signIn instanceof Response) return signIn;
+  const { helpers, auth, behind } = signIn;
   let approved: Awaited<ReturnType<OAuthHelpers["approveConsent"]>>;
   try {
     const form = await c.req.raw.formData();
@@ -206,27 +183,29 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
     return answerUnvalidated("approval", error);
   }
   try {
-    const upstream = await upstreamOf(c, auth);
+    // Before the write: a sign-in that cannot start costs none.
+    await behind.consentAccess();
     const refused = await takeSignInWrite(auth, c.get("isolate").signIn.budget, "approval");
     if (refused) return budgetPage(approved.request, "approval", refused, approved.headers);
-    const verifier = oauth.generateRandomCodeVerifier();
+    const data: SignInData = {
+      verifier: oauth.generateRandomCodeVerifier(),
+      ...(auth.mode === "gate" ? { nonce: oauth.generateRandomNonce() } : {}),
+    };
     const { state, headers } = await helpers.beginUpstream(approved.request, {
-      data: { verifier } satisfies SignInData,
+      data,
       headers: approved.headers,
     });
-    return redirect((await authorizationUrl(upstream, state, verifier)).href, headers);
+    return redirect((await behind.start(state, data)).href, headers);
   } catch (error) {
     return answerValidated("approval", approved.request, error, approved.headers);
   }
 }
 
 export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
-  const broker = brokerOnly(c);
-  if (broker instanceof Response) return broker;
-  const { helpers, auth } = broker;
-  const config = c.get("config");
-  const url = new URL(c.req.url);
-  let resumed: Awaited<ReturnType<OAuthHelpers["finishUpstream"]>>;
+  const signIn = signInOnly(c);
+  if (signIn instanceof Response) return signIn;
+  const { helpers, auth, behind } = signIn;
+  let resumed: ResumedUpstream<SignInData>;
   try {
     // Refuses a state this browser did not start, or one already used.
     resumed = await helpers.finishUpstream<SignInData>(c.req.raw);
@@ -235,31 +214,12 @@ export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {
     return answerUnvalidated("callback", error);
   }
   const { request, headers } = resumed;
-  const { verifier } = resumed.data as SignInData;
-  if (url.searchParams.has("error")) {
-    logEvent("sign_in_denied", { client: request.clientId, by: "origin" });
+  if (new URL(c.req.url).searchParams.has("error")) {
+    const by = auth.mode === "gate" ? "identity_provider" : "origin";
+    logEvent("sign_in_denied", { client: request.clientId, by });
     return redirect(authorizationErrorRedirect(request, "access_denied"), headers);
   }
-  try {
-    const upstream = await upstreamOf(c, auth);
-    const tokens = await exchangeCode(upstream, url, url.searchParams.get("state") ?? "", verifier);
-    const { redirectTo } = await helpers.completeAuthorization({
-      request,
-      // The proxy learns no identity from the origin: each sign-in is its own user.
-      userId: crypto.randomUUID(),
-      metadata: { origin: config.originUrl.host },
-      scope: request.scope,
-      props: {
-        upstream: tokens,
-        origin: originWithoutQuery(config.originUrl),
-      } satisfies BrokerProps,
-    });
-    logEvent("sign_in_completed", { client: request.clientId, issuer: upstream.as.issuer });
-    return redirect(redirectTo, headers);
-  } catch (error) {
-    // The client's request was validated: it can be told, and stop waiting.
-    return answerValidated("callback", request, error, headers);
-  }
+  return behind.finish(resumed);
 }
 
 export function clientMetadataDocument(c: Context<AppEnv>): Response {

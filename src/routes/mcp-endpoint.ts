@@ -9,8 +9,8 @@
 import type { Context } from "hono";
 import type { MessageRecord } from "../analytics/call-record";
 import { type CallRecorder, recordCalls } from "../analytics/recorder";
-import { signInChallenge } from "../auth/broker";
 import { rewriteChallenges } from "../auth/protected-resource";
+import { signInChallenge } from "../auth/provider";
 import { publicUrls } from "../auth/public-url";
 import { quotedName } from "../json";
 import {
@@ -26,7 +26,7 @@ import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
 import type { Profile } from "../schemas/profile";
 import { type Caller, callerOf } from "../toolmap/callers";
-import { relistTools } from "../toolmap/relist";
+import { ListingReads } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap } from "../toolmap/tool-map";
 import { originRequestHeaders } from "../transport/headers";
@@ -91,8 +91,9 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
   const request = c.req.raw;
   const url = new URL(request.url);
   const credentials = c.get("originCredentials");
-  // Broker mode: only a request that passed the proxy's token check carries the origin's token.
-  if (credentials.kind === "proxy" && credentials.authorization === undefined) {
+  // Broker and gate mode: only a request that passed the proxy's token check carries what the
+  // origin takes.
+  if (credentials.kind === "proxy" && credentials.headers === undefined) {
     return signInChallenge(publicUrls(config, url));
   }
   const unread = unreadAddressee(request.headers);
@@ -107,6 +108,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
   }
   const target = originTarget(config.originUrl, url);
   const headers = originRequestHeaders(request.headers, credentials);
+  const caller = () => callerOf(headers, target, credentials);
   /** The origin's answer, its sign-in challenges pointing at the proxy's metadata for this URL. */
   const answered = (origin: Response) =>
     rewriteChallenges(
@@ -120,7 +122,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
   switch (request.method) {
     case "POST": {
       const started = Date.now();
-      const body = await readPostBody(request, config.maxBodyBytes, hold);
+      const body = await readPostBody(request, config, hold);
       if (body.kind === "busy") return busyResponse("the request's body", unread);
       if (body.kind === "refused") {
         return errorResponse(body.status, body.code, body.message, unread);
@@ -134,7 +136,9 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           addresseeOf(body),
         );
       }
-      const toolMap = await openToolMap(c, profile, callerOf(headers, target));
+      const toolMap = await openToolMap(c, profile, caller());
+      // The one listing read this request may make: for a call, or for the rest of a first page.
+      const reads = new ListingReads(target, headers, config, () => toolMap.takeRelist());
       /**
        * The origin's whole listing, asked for at most once per request, once a minute per
        * caller and session, and 30 times a minute per isolate and profile; whether it
@@ -146,8 +150,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       const relist = (cause: unknown) => {
         relisted ??= (async () => {
           if (await toolMap.relistedLately()) return true;
-          if (!toolMap.takeRelist()) return false;
-          const tools = await relistTools(target, headers, cause, config, {
+          const tools = await reads.read(cause, {
             onUnauthorized: (response) => {
               signedOut = response;
             },
@@ -174,8 +177,17 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         toolResolver(toolMap, relist),
         config.argumentValidation,
         searchMode,
+        config.maxLocalAnswerBytes,
         records,
       );
+      // An id each for the errors of a batch would be what the limit keeps from being written.
+      if (plan.kind === "refused") {
+        return errorResponse(400, ErrorCode.InvalidRequest, plan.message, {
+          batch: false,
+          ids: [],
+          revision: body.revision,
+        });
+      }
       const recorder = recordCalls(
         config.calls,
         c.get("isolate").analytics,
@@ -217,10 +229,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
             return listRequest !== undefined && !asksForLaterPage(listRequest);
           },
           readRest: (id, cursor, readInto) =>
-            relistTools(target, headers, plan.listRequests.get(id), config, {
-              from: cursor,
-              hold: readInto,
-            }),
+            reads.read(plan.listRequests.get(id), { from: cursor, hold: readInto }),
         },
         watchesListChanged: body.messages.some(
           (message) => isRequest(message) && message.method === LISTEN,
@@ -245,7 +254,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
         watchesListChanged: true,
-        toolMap: await openToolMap(c, profile, callerOf(headers, target)),
+        toolMap: await openToolMap(c, profile, caller()),
         addressee: unread,
         reads: c.get("isolate").reads,
       });

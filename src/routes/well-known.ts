@@ -4,7 +4,7 @@
  * proxy (see auth/protected-resource.ts), and the other sign-in discovery
  * documents (authorization-server metadata on the origin's host, among
  * others) are relayed from the same path on the origin's host, so clients
- * discover the origin's own authorization setup. In broker mode the library
+ * discover the origin's own authorization setup. In broker and gate mode the library
  * answers the OAuth documents before any route runs, and the origin's are
  * never relayed.
  *
@@ -28,9 +28,9 @@ export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
   const config = c.get("config");
   const request = c.req.raw;
   const url = new URL(request.url);
-  // In broker mode the broker is the authorization server: the origin's documents would send
-  // clients to the origin's.
-  if (config.auth.mode === "broker" || !SIGN_IN_DISCOVERY.test(url.pathname)) {
+  // In broker and gate mode the proxy is the authorization server: the origin's documents
+  // would send clients to the origin's.
+  if (config.auth.mode !== "relay" || !SIGN_IN_DISCOVERY.test(url.pathname)) {
     return Response.json({ error: "not_found" }, { status: 404 });
   }
   const endpoint = request.method === "GET" ? endpointOfMetadata(url.pathname, config) : undefined;

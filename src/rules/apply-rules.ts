@@ -7,6 +7,7 @@
  */
 import { foldKey } from "../args/coalesce";
 import { isPlainObject } from "../json";
+import { shapeRootForms } from "../schemas/root-forms";
 import type { ToolRule } from "./tool-rules";
 
 const has = (table: Record<string, unknown>, key: string) => Object.hasOwn(table, key);
@@ -28,30 +29,47 @@ export const shapesSchema = (rule: ToolRule | undefined): rule is ToolRule =>
 
 /**
  * The input schema the model is shown: fixed arguments left out, and an
- * argument with a default no longer required, the default said in words.
+ * argument with a default no longer required, the default said in words. In
+ * every form the arguments may take (schemas/root-forms.ts): the root with
+ * its `$ref` and `allOf` merged in (Go's invopop/jsonschema writes every
+ * input as a root `$ref`), and each `anyOf`/`oneOf` branch.
  */
 export function presentedSchema(inputSchema: unknown, rule: ToolRule | undefined): unknown {
-  if (!shapesSchema(rule) || !isPlainObject(inputSchema) || !isPlainObject(inputSchema.properties))
-    return inputSchema;
-  const properties = Object.entries(inputSchema.properties).flatMap(([key, schema]) => {
-    if (has(rule.fixed, key)) return [];
-    if (!has(rule.defaults, key) || !isPlainObject(schema)) return [[key, schema]];
-    const note = `Default: ${JSON.stringify(rule.defaults[key])} (the proxy sets it when left out).`;
-    const description =
-      typeof schema.description === "string" ? `${schema.description} ${note}` : note;
-    return [[key, { ...schema, description }]];
-  });
-  const required = Array.isArray(inputSchema.required)
-    ? inputSchema.required.filter(
-        (key) => typeof key !== "string" || (!has(rule.fixed, key) && !has(rule.defaults, key)),
-      )
-    : undefined;
-  return {
-    ...inputSchema,
+  if (!shapesSchema(rule) || !isPlainObject(inputSchema)) return inputSchema;
+  return shapeRootForms(inputSchema, (form) => shapedForm(form, rule));
+}
+
+const DEFAULT_NOTE = "(the proxy sets it when left out)";
+
+/** One form of the arguments (a copy) without the fixed ones, and the defaulted ones optional. */
+function shapedForm(form: Record<string, unknown>, rule: ToolRule): Record<string, unknown> {
+  const setByRule = (key: unknown) =>
+    typeof key === "string" && (has(rule.fixed, key) || has(rule.defaults, key));
+  if (isPlainObject(form.properties)) {
+    const properties = Object.entries(form.properties).flatMap(([key, schema]) => {
+      if (has(rule.fixed, key)) return [];
+      if (!has(rule.defaults, key)) return [[key, schema]];
+      const note = `Default: ${JSON.stringify(rule.defaults[key])} ${DEFAULT_NOTE}.`;
+      if (schema === true) return [[key, { description: note }]];
+      if (!isPlainObject(schema)) return [[key, schema]];
+      const description =
+        typeof schema.description === "string" ? `${schema.description} ${note}` : note;
+      return [[key, { ...schema, description }]];
+    });
     // fromEntries: an argument named `__proto__` stays an ordinary key.
-    properties: Object.fromEntries(properties),
-    ...(required === undefined ? {} : { required }),
-  };
+    form.properties = Object.fromEntries(properties);
+  }
+  if (Array.isArray(form.required)) form.required = form.required.filter((k) => !setByRule(k));
+  // `a` present requires `b`: the proxy sets `b`, and the model sends no fixed `a`.
+  if (isPlainObject(form.dependentRequired)) {
+    const dependent = Object.entries(form.dependentRequired).flatMap(([key, names]) =>
+      has(rule.fixed, key)
+        ? []
+        : [[key, Array.isArray(names) ? names.filter((k) => !setByRule(k)) : names]],
+    );
+    form.dependentRequired = Object.fromEntries(dependent);
+  }
+  return form;
 }
 
 /** The operator's aliases, applied before the schema's coalescing: `alias` → its declared name. */

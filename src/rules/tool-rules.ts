@@ -2,7 +2,7 @@
  * The operator's rules for a tenant's tools (`TOOL_RULES`, docs/rules.md):
  * which tools the model sees, under which names, described how, and with
  * which arguments set for it. Rules address tools by their original names,
- * with picomatch globs. The shape is public configuration operators write by
+ * with picomatch globs or `exact:` names. The shape is public configuration operators write by
  * hand and keep across upgrades: extend it, never rename it.
  *
  * Pure: the setting's schema (valibot), and the rules compiled from it.
@@ -16,10 +16,19 @@ import { isLegalName } from "../names/sanitize";
 const RULE_KEYS = "hide, only, hideAnnotated, onlyAnnotated, tools";
 const TOOL_RULE_KEYS = "name, description, appendDescription, aliases, fixed, defaults";
 
+/**
+ * A pattern that names one tool exactly: globs read `[]`, `()`, `!`, `{}` and
+ * `*` in a name as a pattern, so `report[1]` is `report1`, and a rule meant
+ * to hide the tool would miss it.
+ */
+const EXACT = "exact:";
+
 const glob = v.pipe(
   v.string("must be a glob (a string)"),
   v.nonEmpty("must not be empty"),
+  v.check((pattern) => pattern !== EXACT, `must name a tool after ${EXACT}`),
   v.check((pattern) => {
+    if (pattern.startsWith(EXACT)) return true;
     try {
       picomatch.makeRe(pattern);
       return true;
@@ -30,6 +39,16 @@ const glob = v.pipe(
 );
 const globs = v.optional(v.array(glob, "must be a list of globs"), []);
 
+/** Whether a name matches any of `patterns`: an `exact:` name, or a glob. */
+function matcher(patterns: readonly string[]): (name: string) => boolean {
+  const exact = new Set(
+    patterns.filter((p) => p.startsWith(EXACT)).map((p) => p.slice(EXACT.length)),
+  );
+  const globbed = patterns.filter((p) => !p.startsWith(EXACT));
+  const isMatch = globbed.length > 0 ? picomatch(globbed, { dot: true }) : () => false;
+  return (name) => exact.has(name) || isMatch(name);
+}
+
 /** A TOML table (a JSON object, never an array) of `values`. */
 const table = <T extends v.GenericSchema>(values: T, message: string) =>
   v.pipe(
@@ -37,11 +56,21 @@ const table = <T extends v.GenericSchema>(values: T, message: string) =>
     v.record(v.string(), values, message),
   );
 
-/** Annotation → the value that matches (`{ destructiveHint = true }`). */
+/**
+ * Annotation → the value that matches (`{ destructiveHint = true }`). An
+ * empty table would match every tool: `hideAnnotated = {}`, copied as a
+ * placeholder, would hide them all without a word.
+ */
 const annotationMatch = v.optional(
-  table(
-    v.union([v.boolean(), v.string(), v.number()], "must be true, false, a string or a number"),
-    "must be a table of annotations and values",
+  v.pipe(
+    table(
+      v.union([v.boolean(), v.string(), v.number()], "must be true, false, a string or a number"),
+      "must be a table of annotations and values",
+    ),
+    v.check(
+      (wanted) => Object.keys(wanted).length > 0,
+      "must name at least one annotation: an empty table matches every tool (leave the rule out instead)",
+    ),
   ),
 );
 
@@ -107,6 +136,9 @@ export type ToolRule = v.InferOutput<typeof ToolRuleSchema>;
 /** `TOOL_CHANGES`: what a tool whose definition changed since it was pinned does. */
 export const CHANGE_MODES = ["allow", "log", "hold"] as const;
 export type ChangeMode = (typeof CHANGE_MODES)[number];
+/** What a definition pin covers (`TOOL_CHANGES_SCOPE`): the whole definition, or the input schema alone. */
+export const CHANGE_SCOPES = ["definition", "schema"] as const;
+export type ChangeScope = (typeof CHANGE_SCOPES)[number];
 
 /** A tool as the rules see it: its original name and its annotations. */
 export interface RuledTool {
@@ -130,9 +162,8 @@ export class ToolRules {
   private readonly rules: ReadonlyMap<string, ToolRule>;
 
   constructor(readonly document: ToolRulesDocument) {
-    const compile = (patterns: string[]) => picomatch(patterns, { dot: true });
-    this.hidden = document.hide.length > 0 ? compile(document.hide) : () => false;
-    this.listedOnly = document.only.length > 0 ? compile(document.only) : undefined;
+    this.hidden = document.hide.length > 0 ? matcher(document.hide) : () => false;
+    this.listedOnly = document.only.length > 0 ? matcher(document.only) : undefined;
     this.rules = new Map(Object.entries(document.tools));
     this.names = new Map(
       [...this.rules].flatMap(([original, rule]) =>
@@ -167,6 +198,8 @@ export const NO_RULES = new ToolRules({ hide: [], only: [], tools: {} });
 export interface ToolPolicy {
   rules: ToolRules;
   changes: ChangeMode;
+  /** What pins cover; the whole definition unless said. */
+  scope?: ChangeScope;
 }
 
 export const NO_POLICY: ToolPolicy = { rules: NO_RULES, changes: "allow" };

@@ -9,11 +9,12 @@
  * Everything else about the way back is repair against the origin's schema:
  * a numeric enum sent as a string, a `null` the origin does not allow, a
  * widened constraint (validation). Pure and bounded like repair; a string
- * that is not JSON stays the string it is.
+ * that is not JSON stays the string it is, and a text read back keeps its
+ * spelling of every number and string (json.ts, `parseExact`).
  */
 import { type JsonType, jsonTypeOf } from "../args/json-schema";
 import { joinPath } from "../args/repair";
-import { isPlainObject, own, parseJson } from "../json";
+import { type ExactText, isPlainObject, joinExact, own, parseExact } from "../json";
 import type { SchemaView } from "./view";
 
 const MAX_DEPTH = 32;
@@ -33,20 +34,30 @@ export interface ParsedText {
 export function valuesFromText(
   args: Record<string, unknown>,
   view: SchemaView,
-): { arguments: Record<string, unknown>; parsed: ParsedText[]; leftOut: string[] } {
+): {
+  arguments: Record<string, unknown>;
+  parsed: ParsedText[];
+  leftOut: string[];
+  /** How the texts read back wrote their values, for writing them so again (json.ts). */
+  exact?: ExactText;
+} {
   const parsed: ParsedText[] = [];
   const leftOut: string[] = [];
   if (view.asText.size === 0 && view.absentNulls.size === 0) {
     return { arguments: args, parsed, leftOut };
   }
+  let exact: ExactText | undefined;
 
   const walk = (value: unknown, schema: unknown, path: string, depth: number): unknown => {
     if (!isPlainObject(schema) || depth > MAX_DEPTH) return value;
     if (view.asText.has(schema)) {
-      const text = typeof value === "string" ? parseJson(value) : undefined;
+      const text = typeof value === "string" ? parseExact(value) : undefined;
       if (text === undefined) return value;
-      parsed.push({ path, from: "string", to: jsonTypeOf(text) });
-      return text;
+      // By value too: a number alone (`12345678901234567890`) has no object of the text to be
+      // known in by position, and the arguments it lands in may be rebuilt on the way.
+      exact = joinExact(exact, text.exact);
+      parsed.push({ path, from: "string", to: jsonTypeOf(text.value) });
+      return text.value;
     }
     const properties = own(schema, "properties");
     if (isPlainObject(value) && isPlainObject(properties)) {
@@ -81,5 +92,10 @@ export function valuesFromText(
   };
 
   const result = walk(args, view.schema, "", 0);
-  return { arguments: isPlainObject(result) ? result : args, parsed, leftOut };
+  return {
+    arguments: isPlainObject(result) ? result : args,
+    parsed,
+    leftOut,
+    ...(exact ? { exact } : {}),
+  };
 }

@@ -31,6 +31,8 @@ const ANSWER_WRITE_MS = 60_000;
 export function settingsOf(deployment: string, profile: Profile, policy: ToolPolicy): string {
   const { names, toolCeiling } = profile;
   const settings = [deployment, profile.name, names.cap, toolCeiling, policy.changes];
+  // Added only where it is not the default, so that the default's answers keep their key.
+  if (policy.scope === "schema") settings.push(policy.scope);
   return fingerprint32(JSON.stringify([...settings, policy.rules.document])).toString(36);
 }
 

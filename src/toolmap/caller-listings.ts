@@ -36,12 +36,15 @@ export interface ListingView {
 }
 
 /**
- * Views kept per isolate: their tools together (each weighs what it decides,
- * so a search index, built at its first search, is about as large), and how
- * many; and callers pointing at one. A caller's view stands for
+ * Views kept per isolate: their tools together, a tool in search mode
+ * weighing `SEARCH_WEIGHT` (its search index, built at the first search, and
+ * what a search shows of it: about 1.7 KB a tool against 0.6 KB, `npm run
+ * bench` callers), so that views at the bound hold about 35 MiB; and how
+ * many views; and callers pointing at one. A caller's view stands for
  * `LISTING_MS`: a caller who searches or calls past it is listed again.
  */
-export const MAX_VIEW_TOOLS = 100_000;
+export const MAX_VIEW_WEIGHT = 60_000;
+const SEARCH_WEIGHT = 3;
 const MAX_VIEWS = 1_000;
 const MAX_CALLERS = 4_096;
 const LISTING_MS = 10 * 60_000;
@@ -49,8 +52,8 @@ const LISTING_MS = 10 * 60_000;
 /** The views of one isolate, every origin and profile: `scope` keeps them apart. */
 export class CallerListings {
   private readonly views = new BoundedMap<string, ListingView>(MAX_VIEWS, LISTING_MS, {
-    max: MAX_VIEW_TOOLS,
-    weigh: (view) => view.decisions.size,
+    max: MAX_VIEW_WEIGHT,
+    weigh: (view) => view.decisions.size * (view.search ? SEARCH_WEIGHT : 1),
   });
   private readonly callers = new BoundedMap<string, string>(MAX_CALLERS, LISTING_MS);
 

@@ -49,7 +49,7 @@ export interface CallerRecord {
 
 const MAX_CALLERS = 1_000;
 /** Own pins kept per isolate, all callers together. */
-const MAX_OWN_PINS = 100_000;
+const MAX_OWN_PINS = 50_000;
 /** Own pins stored per caller: past it, the caller's first ones are compared with the map's. */
 const MAX_PINS_PER_CALLER = 10_000;
 /**
@@ -61,8 +61,11 @@ const MAX_CHANGE_LINES = 10;
 
 export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
 
+/** A caller KV holds nothing of: one record for all of them, as most callers have no pins of their own. */
+const NEW_CALLER: CallerRecord = { stored: false, pins: new Map() };
+
 function decodeRecord(text: string | null): CallerRecord {
-  if (text === null) return { stored: false, pins: new Map() };
+  if (text === null) return NEW_CALLER;
   try {
     const value = JSON.parse(text) as { format?: unknown; pins?: unknown };
     if (value.format === 1 && typeof value.pins === "object" && value.pins !== null) {

@@ -22,6 +22,7 @@ import { sameJson } from "../json";
 import { textAt } from "../json-spans";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
+import type { ChangeScope } from "../rules/tool-rules";
 
 /** What a definition pin covers, as the isolate last saw it listed. */
 export interface Definition {
@@ -29,6 +30,8 @@ export interface Definition {
   annotations: unknown;
   title: unknown;
   outputSchema: unknown;
+  /** What the pin covers (`TOOL_CHANGES_SCOPE`). */
+  scope: ChangeScope;
   /**
    * `<digest>/<schema>/<description>/<annotations>/<title>/<output
    * schema>/<digest of the last two>`, fingerprints between the digests. The
@@ -115,10 +118,19 @@ export function definitionOf(
   tool: ListedTool & { annotations?: unknown },
   schemaHash: string,
   known: Definition | undefined,
+  scope: ChangeScope = "definition",
 ): Definition {
   const { description, annotations, title, outputSchema } = tool;
+  if (scope === "schema") {
+    if (known?.scope === scope) return known;
+    const pin = sha256(
+      definitionText({ name: tool.name, inputSchema: tool.inputSchema, ...schemaJsonOf(tool) }),
+    ).then((digest) => joinPin({ digest, fingerprints: `${schemaHash}/*/*`, extra: "*/*/-" }));
+    return { description, annotations, title, outputSchema, pin, scope };
+  }
   if (
     known &&
+    known.scope === scope &&
     known.description === description &&
     known.title === title &&
     sameJson(known.annotations, annotations) &&
@@ -137,8 +149,14 @@ export function definitionOf(
       : Promise.all([digest, extra]).then(([first, last]) =>
           joinPin({ digest: first, fingerprints, extra: last }),
         );
-  return { description, annotations, title, outputSchema, pin };
+  return { description, annotations, title, outputSchema, pin, scope };
 }
+
+const schemaJsonOf = ({ schemaJson }: ListedTool) => (schemaJson ? { schemaJson } : {});
+
+/** `TOOL_CHANGES_SCOPE=schema` writes `*` for what its pins do not cover. */
+const scopeOf = ({ fingerprints }: PinParts): ChangeScope =>
+  fingerprints.endsWith("/*/*") ? "schema" : "definition";
 
 /**
  * Whether pin `now` takes the place of `stored`, written by an earlier
@@ -146,6 +164,10 @@ export function definitionOf(
  */
 export function takesOver(stored: string, now: string): boolean {
   const [before, after] = [pinParts(stored), pinParts(now)];
+  // The operator switched TOOL_CHANGES_SCOPE: the input schema, which both cover, decides.
+  if (scopeOf(before) !== scopeOf(after)) {
+    return before.fingerprints.split("/")[0] === after.fingerprints.split("/")[0];
+  }
   return (
     before.extra === undefined &&
     before.fingerprints === after.fingerprints &&
@@ -164,8 +186,10 @@ export function changedParts(from: string, to: string): Array<(typeof PARTS)[num
     return [...fingerprints.split("/"), ...(extra?.split("/").slice(0, 2) ?? [])];
   };
   const [a, b] = [fingerprintsOf(from), fingerprintsOf(to)];
-  // A pin of an earlier version has no fingerprint for what it did not cover: not compared.
-  return PARTS.filter((_, index) => a[index] !== undefined && a[index] !== b[index]);
+  // A pin of an earlier version, or of the schema alone (`*`), has no fingerprint for what it
+  // did not cover: not compared.
+  const covered = (part: string | undefined) => part !== undefined && part !== "*";
+  return PARTS.filter((_, i) => covered(a[i]) && covered(b[i]) && a[i] !== b[i]);
 }
 
 /**

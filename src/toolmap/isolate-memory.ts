@@ -39,7 +39,7 @@ const REMEMBERED_ANSWER_MS = 5 * 60_000;
 /**
  * Callers (and sessions) whose whole listing a profile keeps as read lately, and for how
  * long: a call naming a tool that listing lacked asks for no other listing
- * meanwhile (tool-map.ts `relistedLatelyFor`).
+ * meanwhile (tool-map.ts `relistedLately`).
  */
 const MAX_RELISTED_CALLERS = 1_000;
 const RELIST_MS = 60_000;

@@ -100,8 +100,17 @@ export function planListing(
     }
     const inputSchema = tool?.inputSchema;
     if (entry?.inputSchema !== undefined && sameJson(entry.inputSchema, inputSchema)) {
-      const { schemaHash } = entry;
-      return { name, original, tool, inputSchema, schemaHash, changed: false, sameSchema: true };
+      // The copy already held: callers listed the same schema share one object, not one each.
+      const { schemaHash, inputSchema: held } = entry;
+      return {
+        name,
+        original,
+        tool,
+        inputSchema: held,
+        schemaHash,
+        changed: false,
+        sameSchema: true,
+      };
     }
     const hash = schemaHash(inputSchema, tool?.schemaJson);
     const changed =

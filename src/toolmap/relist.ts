@@ -7,7 +7,9 @@
  * fetched, up to `MAX_PAGES` and `MAX_REWRITE_BYTES` in all (the bound of
  * one message): a listing is whole or not at all. The same
  * reads the pages after a client's first one, to know a whole listing's size
- * (search mode, docs/search-mode.md).
+ * (search mode, docs/search-mode.md). One client request makes at most one
+ * such read (`ListingReads`), so it costs the origin at most `1 + MAX_PAGES`
+ * requests (docs/limits.md).
  */
 import { createParser } from "eventsource-parser";
 import type { Config } from "../config";
@@ -21,7 +23,8 @@ import { fetchOrigin } from "../transport/origin";
 import { type Hold, MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
 import { endableFeed } from "../transport/sse";
 
-const MAX_PAGES = 50;
+/** The most pages one listing read asks the origin for: its requests, too. */
+export const MAX_PAGES = 50;
 
 interface ListPage {
   tools: ListedTool[];
@@ -178,4 +181,41 @@ export async function relistTools(
   }
   logEvent("relist_failed", { origin: target.host, status: `more than ${MAX_PAGES} pages` });
   return undefined;
+}
+
+/**
+ * The proxy's own reads of the origin's listing for one client request: at
+ * most one, whether for a call it cannot resolve (from the first page) or
+ * for the rest of a client's first page (from its cursor), and only where
+ * the re-list limit lets it (`mayRead`: tool-map.ts `takeRelist`, once for
+ * the read). An ask from where the read started shares its pages, read on
+ * behalf of the first to ask (every first page of a batch has the same
+ * cursor, as a rule); an ask from anywhere else gets none, and its listing
+ * is named page by page. Without this, each first page of a batch of 300
+ * made the proxy read the rest itself: 1,801 origin requests for one.
+ */
+export class ListingReads {
+  private started:
+    | { from: string | undefined; tools: Promise<ListedTool[] | undefined> }
+    | undefined;
+
+  constructor(
+    private readonly target: URL,
+    /** The headers the client's own request to the origin carries (`relistTools`). */
+    private readonly originHeaders: Headers,
+    private readonly config: Config,
+    private readonly mayRead: () => boolean,
+  ) {}
+
+  /** `relistTools` for `cause`, if this request has not read the listing from elsewhere. */
+  read(cause: unknown, options: RelistOptions = {}): Promise<ListedTool[] | undefined> {
+    if (this.started) {
+      return this.started.from === options.from ? this.started.tools : Promise.resolve(undefined);
+    }
+    const tools = this.mayRead()
+      ? relistTools(this.target, this.originHeaders, cause, this.config, options)
+      : Promise.resolve(undefined);
+    this.started = { from: options.from, tools };
+    return tools;
+  }
 }

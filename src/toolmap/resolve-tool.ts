@@ -1,30 +1,51 @@
 /**
- * Finds the tool behind a model-facing name: the map first (memory, then KV),
- * and on a miss the origin itself (`relist`, which the caller makes ask at
- * most once per client request however many calls the request carries, and
- * not again for a minute for the same caller and session (`ToolMap.relistedLatelyFor`),
- * and which names what it learns in the map). A name the map could never have handed out
- * (illegal under the profile, or longer than its cap: an original name, or
- * junk) costs no lookup; its call goes on as it came, under the operator's
- * policy for that original (`refusalOf`, `ruleOf`), which asks for a
- * listing of the caller's only where it judges by one (annotations, pins,
- * and while it refuses calls, whether the origin lists the name at all) and
- * the caller has none here.
+ * Finds the tool behind the name a call gives (docs/names.md, "Calls by
+ * another spelling"):
+ *
+ * 1. A name the map handed out (memory, then KV); on a miss the origin
+ *    itself (`relist`, which the caller makes ask at most once per client
+ *    request however many calls the request carries, and not again for a
+ *    minute for the same caller and session, `ToolMap.relistedLately`, and
+ *    which names what it learns in the map). A name the map could never have
+ *    handed out (illegal under the profile, or longer than its cap) costs no
+ *    lookup and no listing.
+ * 2. Else the caller's own whole listing: the one tool of it that answers to
+ *    the name (its original name, or its listed name in another case or
+ *    without its fingerprint), resolved as a call by its listed name is, so
+ *    the strict view's way back, the rules and the repairs follow the tool,
+ *    not the spelling.
+ * 3. Else no tool: the caller's names alike to it, where their whole
+ *    listing is here and some are, for the proxy's did-you-mean answer;
+ *    otherwise the call goes on as it came, under the operator's policy for
+ *    that original (`refusalOf`, `ruleOf`), which asks for a listing of the
+ *    caller's where it judges by one.
  */
 import { refusesCalls, type ToolRule } from "../rules/tool-rules";
 import type { Resolution, ToolMap } from "./tool-map";
 
-export type ResolvedTool = Omit<Resolution, "source"> & { source: Resolution["source"] | "relist" };
+export type ResolvedTool = Omit<Resolution, "source"> & {
+  source: Resolution["source"] | "relist";
+  /** How the call's name was read: a name handed out, the tool's original, or another spelling. */
+  by: "listed" | "original" | "repaired";
+};
+
+/** What the name a call gives stands for. */
+export type Lookup =
+  | { kind: "resolved"; tool: ResolvedTool }
+  /** No tool: `closest`, the caller's closest names, where their whole listing is known here. */
+  | { kind: "unknown"; closest?: string[] };
 
 /** The tool behind `name`, called by `cause` (the client's `tools/call`, on whose behalf a re-list asks). */
 export interface ToolResolver {
-  (name: string, cause: unknown): Promise<ResolvedTool | undefined>;
+  (name: string, cause: unknown): Promise<Lookup>;
   /**
    * Why the operator's policy refuses a call naming a tool by its original
    * name, if it does: where the policy needs a listing this isolate has not
    * seen, after asking the origin for one (on behalf of `cause`).
    */
   refusalOf(original: string, cause: unknown): Promise<Resolution["refused"]>;
+  /** The caller's closest names to `name`, where their whole listing is known here. */
+  closest(name: string): Promise<string[] | undefined>;
   /** The operator's rule for a tool a call names by its original name, if there is one. */
   ruleOf(original: string): ToolRule | undefined;
   /** Whether the operator's policy refuses some calls (`refusesCalls`): then a call must name its tool. */
@@ -36,7 +57,7 @@ export function toolResolver(
   /** Asks the origin for its whole listing and names it; whether it was read. */
   relist: (cause: unknown) => Promise<boolean>,
 ): ToolResolver {
-  const resolve = async (name: string, cause: unknown) => {
+  const handedOut = async (name: string, cause: unknown) => {
     if (!toolMap.couldHaveNamed(name)) return undefined;
     const known = await toolMap.resolve(name);
     // A tool the policy can judge only from a listing of the caller's, which they have none of here.
@@ -45,11 +66,30 @@ export function toolResolver(
     const learned = await toolMap.resolve(name);
     return learned && { ...learned, source: "relist" as const };
   };
+  const resolve = async (name: string, cause: unknown): Promise<Lookup> => {
+    const listed = await handedOut(name, cause);
+    if (listed) return { kind: "resolved", tool: { ...listed, by: "listed" } };
+    const spelled = await toolMap.spelledAs(name);
+    if (spelled === undefined) return { kind: "unknown" };
+    // A name like none of theirs goes to the origin as it came: the origin's answer is the one.
+    if ("closest" in spelled) {
+      return spelled.closest.length > 0
+        ? { kind: "unknown", closest: spelled.closest }
+        : { kind: "unknown" };
+    }
+    const by = spelled.entry.original === name ? "original" : "repaired";
+    return { kind: "resolved", tool: { ...spelled, by } };
+  };
   return Object.assign(resolve, {
     refusalOf: async (original: string, cause: unknown) => {
       const refused = await toolMap.refusalOf(original);
       if (refused !== "unchecked") return refused;
       return (await relist(cause)) ? toolMap.refusalOf(original) : "unchecked";
+    },
+    closest: async (name: string) => {
+      const match = await toolMap.matchShown(name);
+      if (match === undefined) return undefined;
+      return match.kind === "one" ? [toolMap.listedName(match.original)] : match.closest;
     },
     ruleOf: (original: string) => toolMap.policy.rules.ruleFor(original),
     refusesCalls: refusesCalls(toolMap.policy),

@@ -17,6 +17,7 @@
  */
 import { logEvent } from "../log";
 import { assignNames } from "../names/assign";
+import { matchName, type NameMatch, type NoMatch } from "../names/match";
 import { isLegalName } from "../names/sanitize";
 import type { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
@@ -172,7 +173,9 @@ export class ToolMap {
           ? before
           : {
               annotations: tool?.annotations,
-              ...(pinning && tool ? { definition: definitionOf(tool, schemaHash, known) } : {}),
+              ...(pinning && tool
+                ? { definition: definitionOf(tool, schemaHash, known, this.policy.scope) }
+                : {}),
             };
       // Decided from this listing's own definitions: memory may not keep them all.
       if (listed.definition) definitions.push({ original, definition: listed.definition });
@@ -209,10 +212,21 @@ export class ToolMap {
       toolsOnly: editsListings(this.policy),
       settled: readable,
     };
-    const { name, toolCeiling } = this.profile;
-    const search = part === "whole" ? searchModeOf(tools, listing, name, toolCeiling) : null;
+    const search = part === "whole" ? this.searchMode(tools, listing, plan.entries) : null;
     this.shown = await this.view.show(part, tools, decisions, search);
     return search ? { ...listing, search } : listing;
+  }
+
+  /** Search mode, for a whole listing over the profile's ceiling (tool-search.ts `searchModeOf`). */
+  private searchMode(
+    tools: readonly ListedTool[],
+    listing: NamedListing,
+    entries: readonly PlannedEntry[],
+  ): ToolSearch | null {
+    const { name, toolCeiling } = this.profile;
+    if (toolCeiling === undefined || tools.length <= toolCeiling) return null;
+    const inputSchemas = new Map(entries.map((entry) => [entry.original, entry.inputSchema]));
+    return searchModeOf(tools, { ...listing, inputSchemas }, name, toolCeiling);
   }
 
   /** The descriptions the operator's rules give this listing's tools, where they change them. */
@@ -295,7 +309,12 @@ export class ToolMap {
     if (!this.couldHaveNamed(name)) return undefined;
     let original = this.names.byName.get(name);
     if (original === undefined && (await this.load())) original = this.names.byName.get(name);
-    const entry = original === undefined ? undefined : this.origin.tools.get(original);
+    return original === undefined ? undefined : this.resolveOriginal(original, name);
+  }
+
+  /** The tool `original` as a call by `name` resolves it: memory first, then KV. */
+  private async resolveOriginal(original: string, name: string): Promise<Resolution | undefined> {
+    const entry = this.origin.tools.get(original);
     if (!entry) return undefined;
     if (entry.inputSchema !== undefined) return this.resolution(name, entry, "memory");
     const inputSchema = await this.store.readSchema(entry.schemaHash);
@@ -304,6 +323,35 @@ export class ToolMap {
     const full = { ...entry, inputSchema };
     this.origin.remember(full);
     return this.resolution(name, full, "kv");
+  }
+
+  /**
+   * A name no listing handed out, matched against the caller's own whole
+   * listing (names/match.ts): the tool it stands for where exactly one of
+   * theirs answers to it (its original name, or its listed name in another
+   * case or without its fingerprint), resolved as a call by its listed name
+   * is; else the closest names they were shown. `undefined` when this
+   * isolate has no whole listing of the caller's, or no longer the one tool's schema.
+   */
+  async spelledAs(name: string): Promise<Resolution | NoMatch | undefined> {
+    const match = await this.matchShown(name);
+    if (match?.kind !== "one") return match;
+    return this.resolveOriginal(match.original, this.listedName(match.original));
+  }
+
+  /** The name `original` is listed under here. */
+  listedName(original: string): string {
+    return this.names.byOriginal.get(original) ?? original;
+  }
+
+  /** `name` matched against the tools the caller's own whole listing showed; `undefined` without one here. */
+  async matchShown(name: string): Promise<NameMatch | undefined> {
+    const shown = await this.view.current();
+    if (!shown?.view.whole) return undefined;
+    const tools = [...shown.view.decisions]
+      .filter(([, decision]) => decision === "shown")
+      .map(([original]) => ({ original, listed: this.listedName(original) }));
+    return matchName(name, tools);
   }
 
   private async resolution(

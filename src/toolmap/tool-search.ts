@@ -43,6 +43,18 @@ const STOP_WORDS = new Set(
   ),
 );
 
+/**
+ * The words of a query a search looks for: of its first `MAX_QUERY_CHARS`
+ * characters, its first `MAX_QUERY_WORDS` words that are no stop word.
+ */
+export function wordsOf(query: string): string[] {
+  return query
+    .slice(0, MAX_QUERY_CHARS)
+    .split(/[\s\p{P}]+/u)
+    .filter((word) => word !== "" && !STOP_WORDS.has(word.toLowerCase()))
+    .slice(0, MAX_QUERY_WORDS);
+}
+
 /** `getPullRequest` → `get Pull Request`; the tokenizer splits at `_`, `.`, `/`, `-`. */
 const words = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1 $2");
 
@@ -57,14 +69,13 @@ export class ToolSearch {
 
   constructor(readonly tools: readonly SearchableTool[]) {}
 
-  /** The best `limit` matches for `query`, best first; with no words to look for, the first tools. */
+  /**
+   * The best `limit` matches for `query`, best first; with no words to look
+   * for (none, or stop words only: `wordsOf`), the first tools, in the
+   * listing's order.
+   */
   search(query: string, limit: number): SearchableTool[] {
-    const text = query
-      .slice(0, MAX_QUERY_CHARS)
-      .split(/\s+/)
-      .filter((word) => word !== "")
-      .slice(0, MAX_QUERY_WORDS)
-      .join(" ");
+    const text = wordsOf(query).join(" ");
     if (text === "") return this.tools.slice(0, limit);
     return this.indexed()
       .search(text)
@@ -99,9 +110,16 @@ export class ToolSearch {
 /** What a named listing shows of its tools, as search mode shows them. */
 export interface SearchedListing {
   names: ReadonlyMap<string, string>;
+  /** The schema views that differ from the origin's schemas. */
   schemas: ReadonlyMap<string, unknown>;
   descriptions: ReadonlyMap<string, string | undefined>;
   hidden: ReadonlySet<string>;
+  /**
+   * The origin's schema of each tool, as the map holds it: one object for
+   * every listing that shows the same schema, where each listing's own
+   * parse would keep a copy per caller.
+   */
+  inputSchemas: ReadonlyMap<string, unknown>;
 }
 
 /**
@@ -126,7 +144,7 @@ export function searchModeOf(
       original: tool.name,
       ...(typeof tool.title === "string" ? { title: tool.title } : {}),
       ...(typeof description === "string" ? { description } : {}),
-      inputSchema: listing.schemas.get(tool.name) ?? tool.inputSchema,
+      inputSchema: listing.schemas.get(tool.name) ?? listing.inputSchemas.get(tool.name),
     };
   });
   logEvent("tools_search_mode", { profile, tools: visible.length, ceiling });

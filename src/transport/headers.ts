@@ -63,20 +63,29 @@ function endToEnd(headers: Headers, drop: readonly string[]): Headers {
 
 /**
  * Whose credentials a request to the origin carries: the client's own
- * (relay mode), or never the client's, and the proxy's token for the origin
- * where it has one (broker mode), beside the headers the operator lets
- * through (`PASS_HEADERS`, lower case).
+ * (relay mode), or never the client's, and those the proxy adds where it has
+ * them (broker mode: the origin's token; gate mode: the origin's key, and the
+ * user's email where the operator asks), beside the client's headers the
+ * operator lets through (`PASS_HEADERS`, lower case).
  */
 export type OriginCredentials =
   | { kind: "client" }
-  | { kind: "proxy"; authorization?: string; passHeaders: ReadonlySet<string> };
+  | {
+      kind: "proxy";
+      /** What the proxy sets, by lower-case name; none before the client signed in. */
+      headers?: ReadonlyArray<readonly [string, string]>;
+      passHeaders: ReadonlySet<string>;
+      /** Who the grant's user is to the proxy's per-caller state (auth/broker.ts `BrokerProps`). */
+      caller?: string;
+    };
 
 /**
  * Headers for the request to the origin. Relay mode: every header of the
  * client's but those that stop at the proxy in every mode (hop-by-hop,
  * forwarding, overrides, `cf-*`; `Host` and `Content-Length` are fetch's).
- * Broker mode: only MCP's and the content's headers, those the operator
- * lists, and the origin's token.
+ * Broker and gate mode: only MCP's and the content's headers, those the
+ * operator lists, and the proxy's own, which no header of the client's
+ * stands beside.
  */
 export function originRequestHeaders(
   clientHeaders: Headers,
@@ -93,9 +102,7 @@ export function originRequestHeaders(
       headers.set(name, value);
     }
   }
-  if (credentials.authorization !== undefined) {
-    headers.set("authorization", credentials.authorization);
-  }
+  for (const [name, value] of credentials.headers ?? []) headers.set(name, value);
   return headers;
 }
 

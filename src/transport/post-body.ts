@@ -9,6 +9,7 @@
  * rewritten.
  */
 import * as v from "valibot";
+import type { Config } from "../config";
 import { type ExactText, foldedKey, keyTwiceReason, parseExact, utf8Text } from "../json";
 import { keyReadTwice, MAX_NESTING, nestsTooDeep } from "../json-spans";
 import {
@@ -72,13 +73,16 @@ const refused = (status: 400 | 413 | 415, code: number, message: string): PostBo
   message,
 });
 
+/** What a POST body may be: `MAX_BODY_BYTES` and `MAX_BATCH_MESSAGES`. */
+export type PostBodyLimits = Pick<Config, "maxBodyBytes" | "maxBatchMessages">;
+
 /**
- * The body of a POST, read within `maxBytes` and what `hold` may take of the
+ * The body of a POST, read within `limits` and what `hold` may take of the
  * isolate's budget (read-bounded.ts), or why it is refused.
  */
 export async function readPostBody(
   request: Request,
-  maxBytes: number,
+  { maxBodyBytes: maxBytes, maxBatchMessages }: PostBodyLimits,
   hold: Hold,
 ): Promise<PostBody> {
   // Labeled JSON, as MCP clients label it; anything else is refused unread: a web page can
@@ -137,6 +141,14 @@ export async function readPostBody(
   const candidates: unknown[] = batch ? json : [json];
   if (candidates.length === 0) {
     return refused(400, ErrorCode.InvalidRequest, "Invalid Request: empty batch");
+  }
+  // Before any message is looked at: each may cost the proxy a search, a check or a listing.
+  if (candidates.length > maxBatchMessages) {
+    return refused(
+      400,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: a batch holds at most ${maxBatchMessages} messages (MAX_BATCH_MESSAGES); this one holds ${candidates.length}`,
+    );
   }
   const messages: JsonRpcMessage[] = [];
   for (const [index, candidate] of candidates.entries()) {

@@ -13,7 +13,12 @@ import { countingKv } from "../../support/counting-kv";
 import { answerConsent } from "../helpers/consent";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
-import { REDIRECT_URL, type SignedIn, signInAndConnect } from "../helpers/oauth-client";
+import {
+  handBuiltClient,
+  REDIRECT_URL,
+  type SignedIn,
+  signInAndConnect,
+} from "../helpers/oauth-client";
 import { BROKERED_ORIGIN, clientNetwork, viaProxy } from "../helpers/proxy";
 
 /** The proxy on a loopback host: workers-oauth-provider accepts plain http only there. */
@@ -89,28 +94,8 @@ function events(name: string) {
 }
 
 /** A client's authorization request to the broker, as the SDK would build it, after registering. */
-async function authorizationRequest(network: ReturnType<typeof broker>) {
-  const registered = await network("http://localhost/oauth/register", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      client_name: "Hand-built client",
-      redirect_uris: [REDIRECT_URL],
-      token_endpoint_auth_method: "none",
-    }),
-  }).then((response) => response.json<{ client_id: string }>());
-  const url = new URL("http://localhost/authorize");
-  url.search = new URLSearchParams({
-    response_type: "code",
-    client_id: registered.client_id,
-    redirect_uri: REDIRECT_URL,
-    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-    code_challenge_method: "S256",
-    state: "client-state",
-    resource: BROKER_URL,
-  }).toString();
-  return url;
-}
+const authorizationRequest = async (network: ReturnType<typeof broker>) =>
+  (await handBuiltClient(network, BROKER_URL)).url;
 
 describe("broker mode: the proxy signs clients in, and signs in to the origin itself", () => {
   it("signs the SDK client in, lists renamed tools, calls one; the origin sees only its own tokens", async () => {

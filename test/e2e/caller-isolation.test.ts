@@ -94,8 +94,11 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     ]);
     // Admin listed last: bob and a caller without a token learn nothing of admin's tools.
     for (const client of [bob, nobody]) {
-      const search = await client.callTool("search_tools", { query: "payroll export" });
-      expect(said(search)).not.toMatch(/admin|department|social security/i);
+      // Bob searches his own listing; a caller listed nothing has no search_tools to call.
+      const answer = await client
+        .callTool("search_tools", { query: "payroll export" })
+        .then(said, String);
+      expect(answer).not.toMatch(/admin|department|social security/i);
     }
 
     // Bob listed last: admin still finds admin's own tools.
@@ -338,5 +341,5 @@ describe("callers apart (property)", () => {
     );
     // The runs looked at something: on average a tool listed, found or called each.
     expect(checked).toBeGreaterThan(20);
-  });
+  }, 120_000);
 });

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { answerConsent } from "../helpers/consent";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { connectAs, GATE_URL, gateNetwork, neverShowsItsKeys, SHARED_KEY } from "../helpers/gate";
 import { PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
 import { type SignedIn, signInAndConnect } from "../helpers/oauth-client";
 import {
@@ -24,7 +25,7 @@ import {
 
 type Fate = "passes" | "stops";
 
-/** A header a client sends, and whether it reaches the origin in relay and in broker mode. */
+/** A header a client sends, and whether it reaches the origin in relay and in broker mode (and gate mode, as broker). */
 interface Row {
   name: string;
   value: string;
@@ -239,5 +240,44 @@ describe("broker mode: only MCP's and the content's headers, the proxy's token, 
       "mcp-method": "tools/call",
       "mcp-name": "files.read",
     });
+  });
+});
+
+describe("gate mode: only MCP's and the content's headers, the proxy's key, and PASS_HEADERS", () => {
+  neverShowsItsKeys();
+  const connected: SignedIn[] = [];
+
+  afterEach(async () => {
+    await Promise.all(connected.splice(0).map(({ client }) => client.close()));
+  });
+
+  it("reaches the origin with exactly the headers the table lets through, and the proxy's key", async () => {
+    const network = gateNetwork({ PASS_HEADERS: "X-Tenant" });
+    const signed = await connectAs("alice", network);
+    connected.push(signed);
+    const token = signed.provider.saved?.access_token ?? "";
+    const trace = newTrace();
+    const response = await postJson(network, `${GATE_URL}?trace=${trace}`, rpc(1, "ping"), {
+      ...sent,
+      authorization: `Bearer ${token}`,
+    });
+    await response.body?.cancel();
+
+    const received = await receivedByOrigin(trace);
+    expect(received).toHaveLength(1);
+    const authorization = expectTableHeld(received[0]?.headers ?? {}, "broker");
+    expect(authorization).toBe(`Bearer ${SHARED_KEY}`);
+  });
+
+  it("sends the origin nothing for a request without a token of the proxy's, whatever it carries", async () => {
+    const network = gateNetwork({ PASS_HEADERS: "X-Tenant" });
+    const trace = newTrace();
+    const response = await postJson(network, `${GATE_URL}?trace=${trace}`, rpc(1, "ping"), {
+      ...sent,
+      authorization: `Bearer ${SHARED_KEY}`,
+    });
+    expect(response.status).toBe(401);
+    await response.body?.cancel();
+    expect(await receivedByOrigin(trace)).toEqual([]);
   });
 });

@@ -186,7 +186,7 @@ describe("TOOL_RULES", () => {
     ]);
   });
 
-  it("refuses a name the origin does not list where a rule fixes an argument, which another spelling would escape", async () => {
+  it("sets a fixed argument on a call by another spelling of its tool, which an origin that looks names up in any case would run", async () => {
     const trace = newTrace();
     const client = await connect(
       "2025-11-25",
@@ -198,12 +198,13 @@ describe("TOOL_RULES", () => {
       }),
     );
     await client.listTools();
-    // An origin that looks names up in any case would run catering.invoice with the model's id.
-    await expect(
-      client.callTool("CATERING.INVOICE", { payload_json: {}, invoice_id: "INV-MODEL" }),
-    ).rejects.toThrow("Unknown tool: CATERING.INVOICE");
+    // An origin that looks names up in any case would run catering.invoice with the model's id:
+    // the call is that tool's, under its own name, with the operator's.
+    await client.callTool("CATERING.INVOICE", { payload_json: {}, invoice_id: "INV-MODEL" });
     const calls = (await receivedByOrigin(trace)).filter((r) => r.body.includes('"tools/call"'));
-    expect(calls).toEqual([]);
+    expect(calls.map((call) => JSON.parse(call.body).params)).toEqual([
+      { name: "catering.invoice", arguments: { payload_json: {}, invoice_id: "INV-FIXED" } },
+    ]);
   });
 
   it.each([

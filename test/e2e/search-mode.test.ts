@@ -78,6 +78,33 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     });
   });
 
+  it("recovers call_tool's arguments wherever the model put them, as a direct call's", async () => {
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
+    await client.listTools();
+    const [match] = found(await client.callTool("search_tools", { query: "read text file" }));
+    const name = match?.name ?? "";
+    // Beside `name` with an empty `arguments`, and under `args`: where a direct call finds them too.
+    for (const sent of [
+      { name, arguments: {}, path: "notes.md" },
+      { name, args: { path: "notes.md" } },
+      { name, path: "notes.md" },
+    ]) {
+      expect(echoed(await client.callTool("call_tool", sent))).toEqual({
+        tool: "read_text_file",
+        arguments: { path: "notes.md" },
+      });
+    }
+  });
+
+  it("answers a query with no words to look for as one of stop words: the first tools", async () => {
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
+    await client.listTools();
+    const empty = found(await client.callTool("search_tools", { query: "", limit: 3 }));
+    const stopWords = found(await client.callTool("search_tools", { query: "the of a", limit: 3 }));
+    expect(empty.map((tool) => tool.name)).toHaveLength(3);
+    expect(stopWords.map((tool) => tool.name)).toEqual(empty.map((tool) => tool.name));
+  });
+
   it("still calls a tool by its own name, as a client that kept names from elsewhere does", async () => {
     const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
     await client.listTools();
@@ -229,7 +256,7 @@ describe("search mode", () => {
     });
   });
 
-  it("relay mode: answers a search only for a caller the origin listed its tools for", async () => {
+  it("relay mode: answers a search only from what the origin listed the searcher", async () => {
     const trace = crypto.randomUUID();
     const proxy = viaProxy(
       { ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}/auth`, `&trace=${trace}`), MAX_TOOLS: "2" },

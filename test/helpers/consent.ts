@@ -1,15 +1,16 @@
 /**
- * A user at the broker's consent page, as a browser would be: it keeps the
- * cookies each host sets, submits the page's form with Allow or Deny, and
- * follows the redirects (to the origin's authorization server, back to the
- * proxy, back to the client) until the browser reaches the client's redirect
+ * A user at the consent page of broker or gate mode, as a browser would be:
+ * it keeps the cookies each host sets, submits the page's form with Allow or
+ * Deny, and follows the redirects (to the origin's authorization server or
+ * the identity provider, back to the proxy, back to the client), and gate
+ * mode's `Continue` link, until the browser reaches the client's redirect
  * URI. The real browser is in test/node/consent-page.test.ts.
  */
 import { REDIRECT_URL } from "./oauth-client";
 import type { Fetch } from "./proxy";
 
 /** The cookies of each host, as `name=value` pairs. */
-class CookieJar {
+export class CookieJar {
   private readonly byHost = new Map<string, Map<string, string>>();
 
   store(url: URL, response: Response) {
@@ -40,14 +41,38 @@ export interface ConsentVisit {
   visited: URL[];
 }
 
-/** Opens the consent page at `authorizationUrl`, answers it with `decision`, and follows the browser home. */
-export async function answerConsent(
+export interface BrowserWalk extends Omit<ConsentVisit, "callback"> {
+  /** Where the browser ended, when it reached the client's redirect URI. */
+  callback?: URL;
+  /** The page it stopped at instead: neither a redirect nor a way on. */
+  stopped?: { url: URL; status: number; html: string };
+  /** The pages it was shown on the way (gate mode's signed-in page), by URL. */
+  pages: Array<{ url: URL; html: string }>;
+}
+
+export interface BrowserOptions {
+  /** What the browser does at another host than the proxy's before it goes there (signs in as someone). */
+  visit?: (url: URL) => URL;
+}
+
+/** A link's target as a page writes it: the proxy escapes every `&` of an href as `&#38;`. */
+const unescapeHtml = (text: string) =>
+  text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+
+/**
+ * Opens the consent page at `authorizationUrl`, answers it with `decision`,
+ * and follows the browser: redirects, and the `Continue` link of a page that
+ * has one, until the client's redirect URI or a page with neither.
+ */
+export async function walkSignIn(
   fetch: Fetch,
   authorizationUrl: URL,
   decision: "approve" | "deny" = "approve",
-): Promise<ConsentVisit> {
+  { visit = (url) => url }: BrowserOptions = {},
+): Promise<BrowserWalk> {
   const jar = new CookieJar();
   const visited: URL[] = [authorizationUrl];
+  const pages: BrowserWalk["pages"] = [];
   const page = await fetch(authorizationUrl, {
     headers: jar.header(authorizationUrl),
     redirect: "manual",
@@ -72,14 +97,45 @@ export async function answerConsent(
   let from = authorizationUrl;
   for (let hop = 0; hop < 10; hop++) {
     const location = response.headers.get("location");
-    await response.body?.cancel();
-    if (location === null) throw new Error(`stopped at ${from.href}: ${response.status}`);
-    const next = new URL(location, from);
+    let next: URL;
+    if (location !== null) {
+      await response.body?.cancel();
+      next = new URL(location, from);
+    } else {
+      const text = await response.text();
+      const onward = /id="continue" href="([^"]*)"/.exec(text)?.[1];
+      if (onward === undefined) {
+        return {
+          page,
+          html,
+          visited,
+          pages,
+          stopped: { url: from, status: response.status, html: text },
+        };
+      }
+      pages.push({ url: from, html: text });
+      next = new URL(unescapeHtml(onward), from);
+    }
+    if (next.origin !== authorizationUrl.origin) next = visit(next);
     visited.push(next);
-    if (next.href.startsWith(REDIRECT_URL)) return { page, html, callback: next, visited };
+    if (next.href.startsWith(REDIRECT_URL)) return { page, html, visited, pages, callback: next };
     response = await fetch(next, { headers: jar.header(next), redirect: "manual" });
     jar.store(next, response);
     from = next;
   }
   throw new Error("too many redirects");
+}
+
+/** Opens the consent page at `authorizationUrl`, answers it with `decision`, and follows the browser home. */
+export async function answerConsent(
+  fetch: Fetch,
+  authorizationUrl: URL,
+  decision: "approve" | "deny" = "approve",
+  options?: BrowserOptions,
+): Promise<ConsentVisit> {
+  const walk = await walkSignIn(fetch, authorizationUrl, decision, options);
+  if (walk.callback === undefined) {
+    throw new Error(`stopped at ${walk.stopped?.url.href}: ${walk.stopped?.status}`);
+  }
+  return { ...walk, callback: walk.callback };
 }

@@ -128,3 +128,49 @@ export async function signInAndConnect(
   await signedIn.finishAuth(code);
   return connect(signedIn);
 }
+
+/** The PKCE verifier of hand-built clients' requests. */
+export const HAND_BUILT_VERIFIER = "a-verifier-of-the-hand-built-client-0123456789-abcdefghij";
+
+export interface HandBuiltClient {
+  clientId: string;
+  /** Its authorization request, as the SDK would build it. */
+  url: URL;
+  verifier: string;
+}
+
+/**
+ * A client registered at the proxy (RFC 7591) as the SDK would register,
+ * and its authorization request for `resource`, with PKCE (S256) and the
+ * state `client-state`.
+ */
+export async function handBuiltClient(fetch: Fetch, resource: string): Promise<HandBuiltClient> {
+  const origin = new URL(resource).origin;
+  const registered = await fetch(`${origin}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_name: "Hand-built client",
+      redirect_uris: [REDIRECT_URL],
+      token_endpoint_auth_method: "none",
+    }),
+  }).then((response) => response.json<{ client_id: string }>());
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(HAND_BUILT_VERIFIER),
+  );
+  const url = new URL(`${origin}/authorize`);
+  url.search = new URLSearchParams({
+    response_type: "code",
+    client_id: registered.client_id,
+    redirect_uri: REDIRECT_URL,
+    code_challenge: btoa(String.fromCharCode(...new Uint8Array(digest)))
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+      .replace(/=+$/, ""),
+    code_challenge_method: "S256",
+    state: "client-state",
+    resource,
+  }).toString();
+  return { clientId: registered.client_id, url, verifier: HAND_BUILT_VERIFIER };
+}

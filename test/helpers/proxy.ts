@@ -18,6 +18,7 @@ export const METADATA_ORIGINS = inject("metadataOrigins");
 export const HEADER_ORIGIN = inject("headerOrigin");
 export const CATALOG_ORIGIN = inject("catalogOrigin");
 export const CALLER_ORIGIN = inject("callerOrigin");
+export const IDENTITY_PROVIDER = inject("identityProvider");
 
 /** The proxy's public URL in tests; its host is never the origin's. */
 export const PROXY_URL = "http://proxy.test/mcp";

@@ -1,10 +1,11 @@
 /**
  * One reading of every request path (issue: sign-in walked around by a
  * percent-encoded path). The proxy is served by wrangler over HTTP in broker
- * mode, and requests go over a plain socket with the path exactly as an
- * attacker writes it: whatever the spelling of the MCP endpoint, nothing
- * reaches the origin without a token of the proxy's, and nothing the client
- * sent in `Authorization` or `Cookie` reaches the origin on any route.
+ * mode and in gate mode, and requests go over a plain socket with the path
+ * exactly as an attacker writes it: whatever the spelling of the MCP
+ * endpoint, nothing reaches the origin without a token of the proxy's (in gate
+ * mode, nothing gets the proxy's key), and nothing the client sent in
+ * `Authorization` or `Cookie` reaches the origin on any route.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -21,28 +22,38 @@ const MCP_HEADERS = {
   ...JUNK,
 };
 
-let origin: Awaited<ReturnType<typeof startRecordingOrigin>>;
-let proxy: Awaited<ReturnType<typeof serveProxy>>;
+/** Gate mode's settings: an identity provider nothing reaches here (no one signs in), and a key. */
+const GATE = {
+  AUTH_MODE: "gate",
+  IDP_ISSUER: "https://idp.example",
+  IDP_CLIENT_ID: "proxy",
+  ALLOWED_DOMAINS: "acme.example",
+  ORIGIN_SECRET: "operator-key",
+};
 
-beforeAll(async () => {
-  origin = await startRecordingOrigin();
-  proxy = await serveProxy(new URL("/mcp?key=operator-secret", origin.url).href, {
-    AUTH_MODE: "broker",
+describe.each([
+  ["broker", { AUTH_MODE: "broker" }],
+  ["gate", GATE],
+])("%s mode, over a real socket", (_, vars) => {
+  let origin: Awaited<ReturnType<typeof startRecordingOrigin>>;
+  let proxy: Awaited<ReturnType<typeof serveProxy>>;
+
+  beforeAll(async () => {
+    origin = await startRecordingOrigin();
+    proxy = await serveProxy(new URL("/mcp?key=operator-secret", origin.url).href, vars);
   });
-});
 
-afterAll(async () => {
-  await proxy?.dispose();
-  origin?.close();
-});
+  afterAll(async () => {
+    await proxy?.dispose();
+    origin?.close();
+  });
 
-beforeEach(() => {
-  origin.received.length = 0;
-});
+  beforeEach(() => {
+    origin.received.length = 0;
+  });
 
-const post = (path: string) => rawRequest(proxy.url, "POST", path, MCP_HEADERS, MCP_BODY);
+  const post = (path: string) => rawRequest(proxy.url, "POST", path, MCP_HEADERS, MCP_BODY);
 
-describe("broker mode, over a real socket", () => {
   it("answers the MCP endpoint without a proxy token with the proxy's 401", async () => {
     const reply = await post("/mcp");
     expect(reply.status).toBe(401);

@@ -19,9 +19,11 @@ describe("parseConfig", () => {
         toolMapKv: workerEnv.TOOL_MAP,
         originTimeoutMs: 30_000,
         maxBodyBytes: 4_194_304,
+        maxBatchMessages: 32,
+        maxLocalAnswerBytes: 1_048_576,
         profile: profileOf("openai"),
         profileLimits: { nameMaxLength: undefined, maxTools: undefined },
-        policy: { rules: expect.any(ToolRules), changes: "log" },
+        policy: { rules: expect.any(ToolRules), changes: "log", scope: "definition" },
         argumentValidation: "warn",
         allowedHosts: [],
         publicOrigin: undefined,
@@ -92,11 +94,18 @@ describe("parseConfig", () => {
         ORIGIN_URL: " http://127.0.0.1:9000/rpc ",
         ORIGIN_TIMEOUT_MS: "2500",
         MAX_BODY_BYTES: 1024,
+        MAX_BATCH_MESSAGES: "256",
+        MAX_LOCAL_ANSWER_BYTES: 262_144,
       }),
     );
     expect(result).toMatchObject({
       kind: "valid",
-      config: { originTimeoutMs: 2500, maxBodyBytes: 1024 },
+      config: {
+        originTimeoutMs: 2500,
+        maxBodyBytes: 1024,
+        maxBatchMessages: 256,
+        maxLocalAnswerBytes: 262_144,
+      },
     });
     expect(result.kind === "valid" && result.config.originUrl.href).toBe(
       "http://127.0.0.1:9000/rpc",
@@ -119,6 +128,7 @@ describe("parseConfig", () => {
   it.each([
     [{ hide: "*delete*" }, "TOOL_RULES.hide", "must be a list of globs"],
     [{ hide: [""] }, "TOOL_RULES.hide[0]", "must not be empty"],
+    [{ only: ["a.*", "exact:"] }, "TOOL_RULES.only[1]", "must name a tool after exact:"],
     [
       { hid: [] },
       "TOOL_RULES.hid",
@@ -128,6 +138,17 @@ describe("parseConfig", () => {
       { hideAnnotated: { destructiveHint: [true] } },
       "TOOL_RULES.hideAnnotated.destructiveHint",
       "must be true, false, a string or a number",
+    ],
+    // An empty table matches every tool: `hideAnnotated = {}` would hide them all, silently.
+    [
+      { hideAnnotated: {} },
+      "TOOL_RULES.hideAnnotated",
+      "must name at least one annotation: an empty table matches every tool (leave the rule out instead)",
+    ],
+    [
+      { onlyAnnotated: {} },
+      "TOOL_RULES.onlyAnnotated",
+      "must name at least one annotation: an empty table matches every tool (leave the rule out instead)",
     ],
     [
       { tools: { "catering.invoice": { nmae: "x" } } },
@@ -183,6 +204,20 @@ describe("parseConfig", () => {
       kind: "invalid",
       setting: "TOOL_CHANGES",
       problem: "must be one of allow, log, hold",
+    });
+  });
+
+  it("reads TOOL_CHANGES_SCOPE: the whole definition unless said", () => {
+    const scopeOf = (vars: Record<string, string>) => {
+      const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ...vars }));
+      return result.kind === "valid" ? result.config.policy.scope : result;
+    };
+    expect(scopeOf({})).toBe("definition");
+    expect(scopeOf({ TOOL_CHANGES_SCOPE: "schema" })).toBe("schema");
+    expect(scopeOf({ TOOL_CHANGES_SCOPE: "descriptions" })).toEqual({
+      kind: "invalid",
+      setting: "TOOL_CHANGES_SCOPE",
+      problem: "must be one of definition, schema",
     });
   });
 
@@ -304,6 +339,7 @@ describe("parseConfig", () => {
         AUTH_MODE: "broker",
         OAUTH_KV: workerEnv.OAUTH_KV,
         SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+        SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
         PASS_HEADERS: " X-Tenant,,traceparent , CF-Access-Client-Id",
       }),
     );
@@ -364,6 +400,11 @@ describe("parseConfig", () => {
     ["MAX_BODY_BYTES", "", "must be a whole number of bytes"],
     ["MAX_BODY_BYTES", " ", "must be a whole number of bytes"],
     ["MAX_BODY_BYTES", true, "must be a whole number of bytes"],
+    ["MAX_BATCH_MESSAGES", "0", "must be at least 1 message"],
+    ["MAX_BATCH_MESSAGES", "257", "must be at most 256 messages"],
+    ["MAX_BATCH_MESSAGES", "many", "must be a whole number of messages"],
+    ["MAX_LOCAL_ANSWER_BYTES", "65536", "must be at least 131072 bytes"],
+    ["MAX_LOCAL_ANSWER_BYTES", "16777217", "must be at most 16777216 bytes"],
     [
       "NAME_PROFILE",
       "claude",
@@ -374,12 +415,12 @@ describe("parseConfig", () => {
       "claude",
       "must be one of openai, openai-strict, anthropic, bedrock, gemini, portable, mcp",
     ],
-    ["NAME_MAX_LENGTH", "4", "must be at least 8 characters"],
+    ["NAME_MAX_LENGTH", "11", "must be at least 12 characters"],
     ["MAX_TOOLS", "1", "must be at least 2 tools"],
     ["MAX_TOOLS", "forty", "must be a whole number of tools"],
     ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
     ["MCP_PATH", "mcp", "must start with /"],
-    ["AUTH_MODE", "proxy", "must be one of relay, broker"],
+    ["AUTH_MODE", "proxy", "must be one of relay, broker, gate"],
     ["SIGN_IN_DAILY_WRITES", "2", "must be at least 3 writes"],
     ["SIGN_IN_DAILY_WRITES", "a lot", "must be a whole number of writes"],
     ["PUBLIC_URL", "mcp.example.com", "must be an absolute http:// or https:// URL"],
@@ -406,18 +447,242 @@ describe("parseConfig", () => {
   });
 });
 
+describe("parseConfig, gate mode", () => {
+  const bindings = {
+    OAUTH_KV: workerEnv.OAUTH_KV,
+    SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+    SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+  };
+  const minimal = {
+    ...bindings,
+    IDP_ISSUER: "https://accounts.google.com",
+    IDP_CLIENT_ID: "proxy-client",
+    IDP_CLIENT_SECRET: "client-s3cret",
+    ALLOWED_DOMAINS: "acme.com",
+    ORIGIN_SECRET: "sk-live-key",
+  };
+  const gate = (vars: Record<string, unknown>) =>
+    parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", AUTH_MODE: "gate", ...vars }));
+
+  it("reads the identity provider, who may connect, and the origin's key, with the documented defaults", () => {
+    expect(
+      gate({
+        ...minimal,
+        ALLOWED_USERS: " Alice@Acme.com ,bob@other.org",
+        ALLOWED_GROUPS: "MCP Users, admins",
+      }),
+    ).toMatchObject({
+      kind: "valid",
+      config: {
+        auth: {
+          mode: "gate",
+          oauthKv: workerEnv.OAUTH_KV,
+          signInDailyWrites: 250,
+          idp: {
+            protocol: "oidc",
+            issuer: new URL("https://accounts.google.com"),
+            clientId: "proxy-client",
+            clientSecret: "client-s3cret",
+            groupsClaim: "groups",
+          },
+          allowed: {
+            users: new Set(["alice@acme.com", "bob@other.org"]),
+            domains: new Set(["acme.com"]),
+            groups: new Set(["MCP Users", "admins"]),
+            orgs: new Set(),
+          },
+          originAuth: { header: "authorization", prefix: "Bearer ", suffix: "" },
+          originSecret: { kind: "text", text: "sk-live-key" },
+          userSecrets: undefined,
+          userHeader: undefined,
+          signInMaxAgeS: 24 * 3600,
+        },
+      },
+    });
+  });
+
+  it("reads a header and value of the origin's own, a Secrets Store key, per-user keys and the user header", async () => {
+    const store = { get: async () => "from-store" };
+    const result = gate({
+      ...minimal,
+      ORIGIN_AUTH_HEADER: "X-API-Key",
+      ORIGIN_AUTH_VALUE: "key={secret};v=1",
+      ORIGIN_SECRET: store,
+      ORIGIN_USER_SECRETS: JSON.stringify({ " Alice@Acme.com ": "alice-key" }),
+      ORIGIN_USER_HEADER: "X-User-Email",
+      SIGN_IN_MAX_AGE_HOURS: "168",
+    });
+    expect(result).toMatchObject({
+      kind: "valid",
+      config: {
+        auth: {
+          originAuth: { header: "x-api-key", prefix: "key=", suffix: ";v=1" },
+          originSecret: { kind: "store", store },
+          userSecrets: { kind: "map", map: new Map([["alice@acme.com", "alice-key"]]) },
+          userHeader: "x-user-email",
+          signInMaxAgeS: 168 * 3600,
+        },
+      },
+    });
+    expect(gate({ ...minimal, ORIGIN_USER_SECRETS: workerEnv.OAUTH_KV })).toMatchObject({
+      kind: "valid",
+      config: { auth: { userSecrets: { kind: "kv", kv: workerEnv.OAUTH_KV } } },
+    });
+  });
+
+  it("reads GitHub, at github.com unless IDP_ISSUER names an Enterprise Server", () => {
+    const github = { ...minimal, IDP_ISSUER: undefined, ALLOWED_DOMAINS: undefined };
+    expect(gate({ ...github, IDP_PROTOCOL: "github", ALLOWED_ORGS: "Acme-Corp" })).toMatchObject({
+      kind: "valid",
+      config: {
+        auth: {
+          idp: { protocol: "github", issuer: new URL("https://github.com") },
+          allowed: { orgs: new Set(["acme-corp"]) },
+        },
+      },
+    });
+  });
+
+  it("fails closed: with no ALLOWED_* list, no one could sign in, and that is a startup error", () => {
+    expect(gate({ ...minimal, ALLOWED_DOMAINS: undefined })).toEqual({
+      kind: "invalid",
+      setting: "ALLOWED_USERS",
+      problem:
+        "is required with AUTH_MODE=gate, or ALLOWED_DOMAINS, ALLOWED_GROUPS or ALLOWED_ORGS: with none, no one may sign in",
+    });
+    expect(gate({ ...minimal, ALLOWED_DOMAINS: " , " })).toMatchObject({
+      kind: "invalid",
+      setting: "ALLOWED_USERS",
+    });
+  });
+
+  it.each([
+    [
+      { IDP_ISSUER: undefined },
+      "IDP_ISSUER",
+      "is required with AUTH_MODE=gate: your identity provider's issuer URL, like https://accounts.google.com",
+    ],
+    [
+      { IDP_CLIENT_ID: undefined },
+      "IDP_CLIENT_ID",
+      "is required with AUTH_MODE=gate: the client ID of the proxy's app at your identity provider",
+    ],
+    [
+      { IDP_ISSUER: "http://idp.example" },
+      "IDP_ISSUER",
+      "must be an https:// URL (http:// only on localhost)",
+    ],
+    [
+      { IDP_ISSUER: "https://idp.example/?tenant=1" },
+      "IDP_ISSUER",
+      "must be the identity provider's issuer, like https://accounts.google.com (no query or fragment)",
+    ],
+    [{ IDP_PROTOCOL: "saml" }, "IDP_PROTOCOL", "must be one of oidc, github"],
+    [
+      { IDP_PROTOCOL: "github", IDP_ISSUER: undefined, IDP_CLIENT_SECRET: undefined },
+      "IDP_CLIENT_SECRET",
+      "is required with IDP_PROTOCOL=github",
+    ],
+    [{ ALLOWED_ORGS: "acme" }, "ALLOWED_ORGS", "needs IDP_PROTOCOL=github"],
+    [
+      { IDP_PROTOCOL: "github", ALLOWED_GROUPS: "admins" },
+      "ALLOWED_GROUPS",
+      "is for OpenID Connect: with GitHub, use ALLOWED_ORGS",
+    ],
+    [
+      { ALLOWED_USERS: "alice@acme.com, not an email" },
+      "ALLOWED_USERS",
+      "has an entry (number 2) that is not an email address",
+    ],
+    [
+      { ALLOWED_DOMAINS: "@acme.com" },
+      "ALLOWED_DOMAINS",
+      "has an entry (number 1) that is not a domain name, like acme.com",
+    ],
+    [
+      { ORIGIN_SECRET: undefined },
+      "ORIGIN_SECRET",
+      "is required with AUTH_MODE=gate (or ORIGIN_USER_SECRETS): the origin's key, as a Worker secret or a Secrets Store binding",
+    ],
+    [
+      { ORIGIN_SECRET: "sk-live\nkey" },
+      "ORIGIN_SECRET",
+      "must be printable ASCII (no line breaks), at most 4096 characters",
+    ],
+    [{ ORIGIN_SECRET: 42 }, "ORIGIN_SECRET", "must be a Worker secret or a Secrets Store binding"],
+    [
+      { ORIGIN_AUTH_VALUE: "Bearer sk-live-key" },
+      "ORIGIN_AUTH_VALUE",
+      'must hold {secret} once, where the proxy puts ORIGIN_SECRET, like "Bearer {secret}"',
+    ],
+    [
+      { ORIGIN_AUTH_HEADER: "X-Forwarded-For" },
+      "ORIGIN_AUTH_HEADER",
+      "must be a header of the origin's own, not one of HTTP's, MCP's, Cloudflare's or the client's",
+    ],
+    [
+      { ORIGIN_USER_HEADER: "Authorization" },
+      "ORIGIN_USER_HEADER",
+      "must be a header of the origin's own, not one of HTTP's, MCP's, Cloudflare's or the client's",
+    ],
+    [
+      { ORIGIN_AUTH_HEADER: "X-Key", ORIGIN_USER_HEADER: "x-key" },
+      "ORIGIN_USER_HEADER",
+      "must not be ORIGIN_AUTH_HEADER",
+    ],
+    [
+      { ORIGIN_USER_SECRETS: "{ not json" },
+      "ORIGIN_USER_SECRETS",
+      "must be JSON text: an object of emails and keys",
+    ],
+    [
+      { ORIGIN_USER_SECRETS: JSON.stringify({ "alice@acme.com": "k", bob: "k2" }) },
+      "ORIGIN_USER_SECRETS",
+      "has an entry (number 2) that is not an email address",
+    ],
+    [
+      { ORIGIN_USER_SECRETS: JSON.stringify({ "alice@acme.com": "line\nbreak" }) },
+      "ORIGIN_USER_SECRETS",
+      "has an entry (number 1) whose key is not printable ASCII text",
+    ],
+    [
+      { PASS_HEADERS: "x-tenant, cf-access-client-secret" },
+      "PASS_HEADERS",
+      "has an entry (number 2) that carries a credential, which gate mode never passes on",
+    ],
+    [
+      { ORIGIN_AUTH_HEADER: "X-API-Key", PASS_HEADERS: "X-API-Key" },
+      "PASS_HEADERS",
+      "has an entry (number 1) that carries a credential, which gate mode never passes on",
+    ],
+    [{ SIGN_IN_MAX_AGE_HOURS: "0" }, "SIGN_IN_MAX_AGE_HOURS", "must be at least 1 hour"],
+    [
+      { OAUTH_KV: undefined },
+      "OAUTH_KV",
+      "is required with AUTH_MODE=gate: bind a KV namespace as OAUTH_KV",
+    ],
+  ])("refuses %o by the setting's name, never its value", (vars, setting, problem) => {
+    const result = gate({ ...minimal, ...vars });
+    expect(result).toEqual({ kind: "invalid", setting, problem });
+    expect(JSON.stringify(result)).not.toMatch(/s3cret|sk-live|line\\nbreak|alice-key/);
+  });
+});
+
 describe("parseConfig, any settings (property)", () => {
   const SETTINGS = [
     "ORIGIN_URL",
     "MCP_PATH",
     "ORIGIN_TIMEOUT_MS",
     "MAX_BODY_BYTES",
+    "MAX_BATCH_MESSAGES",
+    "MAX_LOCAL_ANSWER_BYTES",
     "PROFILE",
     "NAME_PROFILE",
     "NAME_MAX_LENGTH",
     "MAX_TOOLS",
     "TOOL_RULES",
     "TOOL_CHANGES",
+    "TOOL_CHANGES_SCOPE",
     "ARGUMENT_VALIDATION",
     "ALLOWED_HOSTS",
     "PUBLIC_URL",
@@ -427,6 +692,21 @@ describe("parseConfig, any settings (property)", () => {
     "UPSTREAM_CLIENT_ID",
     "UPSTREAM_CLIENT_SECRET",
     "PASS_HEADERS",
+    "IDP_PROTOCOL",
+    "IDP_ISSUER",
+    "IDP_CLIENT_ID",
+    "IDP_CLIENT_SECRET",
+    "IDP_GROUPS_CLAIM",
+    "ALLOWED_USERS",
+    "ALLOWED_DOMAINS",
+    "ALLOWED_GROUPS",
+    "ALLOWED_ORGS",
+    "ORIGIN_AUTH_HEADER",
+    "ORIGIN_AUTH_VALUE",
+    "ORIGIN_SECRET",
+    "ORIGIN_USER_SECRETS",
+    "ORIGIN_USER_HEADER",
+    "SIGN_IN_MAX_AGE_HOURS",
   ] as const;
   // What an operator may write: TOML values, or text (JSON text among it), near-misses of real values.
   const rulesLike = fc.letrec((tie) => ({
@@ -461,7 +741,21 @@ describe("parseConfig, any settings (property)", () => {
   })).value;
   const value = fc.oneof(
     fc.string({ maxLength: 20 }),
-    fc.constantFrom("https://o.example/mcp", "/mcp", "1000", "0", "-1", "openai", "hold", "broker"),
+    fc.constantFrom(
+      "https://o.example/mcp",
+      "/mcp",
+      "1000",
+      "0",
+      "-1",
+      "openai",
+      "hold",
+      "broker",
+      "gate",
+      "github",
+      "a@b.example",
+      "b.example",
+      "Bearer {secret}",
+    ),
     fc.integer(),
     rulesLike,
     rulesLike.map((rules) => JSON.stringify(rules)),
@@ -475,7 +769,11 @@ describe("parseConfig, any settings (property)", () => {
         const result = parseConfig(env(given));
         if (result.kind === "valid") return;
         const setting = /^[A-Z_]+/.exec(result.setting)?.[0] ?? "";
-        const required = ["ORIGIN_URL", "OAUTH_KV", "SIGN_IN_RATE_LIMIT", "SIGN_IN_BUDGET"];
+        const required = [
+          ...["ORIGIN_URL", "OAUTH_KV", "SIGN_IN_RATE_LIMIT", "SIGN_IN_BUDGET"],
+          // Gate mode's, named when missing (ALLOWED_USERS for every list).
+          ...["IDP_ISSUER", "IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ALLOWED_USERS", "ORIGIN_SECRET"],
+        ];
         expect([...Object.keys(given), ...required]).toContain(setting);
         expect(result.problem).not.toBe("");
       }),

@@ -9,7 +9,11 @@ const details = {
   redirectIsLoopback: true,
   scope: ["read"],
 };
-const access = { originHost: "mcp.acme.example", originScopes: ["files:read", "read"] };
+const access = {
+  originHost: "mcp.acme.example",
+  originScopes: ["files:read", "read"],
+  signInHost: "mcp.acme.example",
+};
 
 describe("the consent page", () => {
   it("names the client, where access goes, the origin and the permissions, with Allow and Deny", () => {

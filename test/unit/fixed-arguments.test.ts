@@ -30,8 +30,22 @@ const entry = {
   inputSchema: echoTools.find((tool) => tool.name === "catering.invoice")?.inputSchema,
 };
 const resolver: ToolResolver = Object.assign(
-  async () => ({ entry, source: "memory" as const, shown: true, ...(rule ? { rule } : {}) }),
-  { refusalOf: async () => undefined, ruleOf: () => rule, refusesCalls: false },
+  async () => ({
+    kind: "resolved" as const,
+    tool: {
+      entry,
+      source: "memory" as const,
+      by: "listed" as const,
+      shown: true,
+      ...(rule ? { rule } : {}),
+    },
+  }),
+  {
+    refusalOf: async () => undefined,
+    closest: async () => undefined,
+    ruleOf: () => rule,
+    refusesCalls: false,
+  },
 );
 
 describe("fixed arguments (property)", () => {
@@ -90,12 +104,21 @@ describe("arguments, as case-blind readers read keys", () => {
   };
   const tasksResolver: ToolResolver = Object.assign(
     async () => ({
-      entry: tasksEntry,
-      source: "memory" as const,
-      shown: true,
-      ...(tasks ? { rule: tasks } : {}),
+      kind: "resolved" as const,
+      tool: {
+        entry: tasksEntry,
+        source: "memory" as const,
+        by: "listed" as const,
+        shown: true,
+        ...(tasks ? { rule: tasks } : {}),
+      },
     }),
-    { refusalOf: async () => undefined, ruleOf: () => tasks, refusesCalls: false },
+    {
+      refusalOf: async () => undefined,
+      closest: async () => undefined,
+      ruleOf: () => tasks,
+      refusesCalls: false,
+    },
   );
 
   const call = (args: unknown) =>

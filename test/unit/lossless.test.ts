@@ -14,6 +14,7 @@ import { echoTools } from "../../demo/src/tools";
 import { foldedKey, MAX_NESTING, nestsTooDeep, parseExact, stringifyExact } from "../../src/json";
 import { planForward } from "../../src/rewrite/request";
 import { rewriteJsonText } from "../../src/rewrite/response";
+import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
@@ -21,6 +22,7 @@ import { ToolMap } from "../../src/toolmap/tool-map";
 import { readPostBody } from "../../src/transport/post-body";
 import { ReadBudget } from "../../src/transport/read-bounded";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { rulesOf } from "../helpers/tool-rules";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -198,10 +200,16 @@ describe("what the proxy forwards", () => {
           headers: { "content-type": "application/json" },
           body: text,
         });
-        const body = await readPostBody(request, 1 << 20, new ReadBudget().hold());
+        const body = await readPostBody(
+          request,
+          { maxBodyBytes: 1 << 20, maxBatchMessages: 256 },
+          new ReadBudget().hold(),
+        );
         expect(body.kind, text).toBe("parsed");
         if (body.kind !== "parsed") return;
-        const plan = await planForward(body, resolveTool, "warn", async () => undefined);
+        const plan = await planForward(body, resolveTool, "warn", async () => undefined, 1 << 20);
+        expect(plan.kind).toBe("forward");
+        if (plan.kind !== "forward") return;
         const lines = log.mock.calls
           .map(([line]) => String(line))
           .filter((line) => line.startsWith('{"event":"tool_call_repaired"'))
@@ -232,6 +240,80 @@ describe("what the proxy forwards", () => {
     );
     // Not vacuous: a share of the bodies was changed (67 to 94 of 300 in eight runs; 48 once).
     expect(changedBodies).toBeGreaterThan(30);
+  });
+});
+
+describe("JSON text read on the way to the origin", () => {
+  /** A strict tool map that listed `free.form`: `v` takes any value (asked for as text), `o` an object. */
+  async function strictToolMap(rules: ToolPolicy["rules"]): Promise<[ToolMap, string]> {
+    const toolMap = new ToolMap(
+      env.TOOL_MAP,
+      { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
+      profileOf("openai-strict"),
+      new ToolMapMemory(),
+      () => {},
+      { rules, changes: "allow" },
+    );
+    const inputSchema = {
+      type: "object",
+      properties: {
+        v: { description: "Anything." },
+        o: { type: "object", properties: { k: {} } },
+        d: { type: "integer" },
+      },
+    };
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const { names } = await toolMap.nameListing([{ name: "free.form", inputSchema }]);
+    return [toolMap, names.get("free.form") as string];
+  }
+
+  /**
+   * Where a call carries JSON text: a value the view asked for as text, the
+   * arguments themselves as text (an undeclared `w` in them), an object sent as
+   * text where the schema wants one (its `K-` coalesced to `k`). Each with the
+   * path the text's value reaches the origin at.
+   */
+  const FORMS: Array<[string, (text: string) => string, string[]]> = [
+    ["a value the view asked for as text", (t) => `{"v":${JSON.stringify(t)}}`, ["v"]],
+    ["the arguments as text", (t) => JSON.stringify(`{"w":${t}}`), ["w"]],
+    ["an object as text", (t) => `{"o":${JSON.stringify(`{"K-":${t}}`)}}`, ["o", "k"]],
+  ];
+
+  it("reaches the origin byte-equal to the text, at the top and at every depth (property)", async () => {
+    // With a default the rules set, the arguments are rebuilt after the text is read back.
+    const maps = [
+      await strictToolMap(NO_RULES),
+      await strictToolMap(rulesOf({ tools: { "free.form": { defaults: { d: 30 } } } })),
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        valueText,
+        fc.nat(maps.length - 1),
+        fc.nat(FORMS.length - 1),
+        async (text, which, form) => {
+          vi.spyOn(console, "log").mockImplementation(() => {});
+          const [toolMap, name] = maps[which] as [ToolMap, string];
+          const [, args, path] = FORMS[form] as (typeof FORMS)[number];
+          const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${args(text)}}}`;
+          const request = new Request("http://proxy.test/mcp", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: call,
+          });
+          const limits = { maxBodyBytes: 1 << 20, maxBatchMessages: 1 };
+          const body = await readPostBody(request, limits, new ReadBudget().hold());
+          if (body.kind !== "parsed") throw new Error(call);
+          const resolveTool = toolResolver(toolMap, async () => false);
+          const plan = await planForward(body, resolveTool, "warn", async () => undefined, 1 << 20);
+          if (plan.kind === "refused") throw new Error(plan.message);
+          let reached: Tree | undefined = sourceTree(String(plan.body));
+          for (const key of ["params", "arguments", ...path])
+            reached = (reached as Record<string, Tree> | undefined)?.[key];
+          expect(differences(sourceTree(text), reached, path.join(".")), call).toEqual([]);
+        },
+      ),
+      { numRuns: 600 },
+    );
   });
 });
 

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { originCredentials } from "../../src/auth/broker";
+import { originCredentials } from "../../src/auth/origin-credentials";
 import { type Config, parseConfig } from "../../src/config";
+import { callerOf } from "../../src/toolmap/callers";
 import { originRequestHeaders } from "../../src/transport/headers";
 import { cookiesForClient } from "../../src/transport/origin";
 
@@ -73,6 +74,39 @@ describe("whose credentials reach the origin", () => {
   });
 });
 
+describe("who a caller is to the proxy's per-caller state", () => {
+  const url = new URL("https://o.example/mcp");
+  const tokens = (token: string) => new Headers({ authorization: `Bearer ${token}` });
+
+  it("broker mode: the grant's user, whom a refresh of the origin's token does not change", async () => {
+    const ctx = (accessToken: string) => ({
+      props: { upstream: { accessToken }, origin: "https://o.example/mcp", caller: "user-1" },
+    });
+    const [before, after] = ["origin-token", "refreshed-token"].map((token) => {
+      const credentials = originCredentials(broker, ctx(token));
+      return callerOf(originRequestHeaders(client, credentials), url, credentials);
+    });
+    expect(await before?.pins()).toBe(await after?.pins());
+    expect(await before?.listing()).toBe(await after?.listing());
+    // Another user of the same origin is another caller.
+    const other = originCredentials(broker, {
+      props: { ...ctx("origin-token").props, caller: "user-2" },
+    });
+    const otherCaller = callerOf(originRequestHeaders(client, other), url, other);
+    expect(await otherCaller.pins()).not.toBe(await before?.pins());
+  });
+
+  it("relay mode, and grants made before they named their user: the credentials the origin sees", async () => {
+    const [a, b] = ["token-a", "token-b"].map((token) => callerOf(tokens(token), url));
+    expect(await a?.pins()).not.toBe(await b?.pins());
+    expect(await callerOf(tokens("token-a"), url).pins()).toBe(await a?.pins());
+    // The session tells a caller's listings apart, not their pins.
+    const session = new Headers({ authorization: "Bearer token-a", "mcp-session-id": "s-2" });
+    expect(await callerOf(session, url).pins()).toBe(await a?.pins());
+    expect(await callerOf(session, url).listing()).not.toBe(await a?.listing());
+  });
+});
+
 describe("the client's other headers", () => {
   const sent = new Headers({
     "x-tenant": "acme",
@@ -88,6 +122,7 @@ describe("the client's other headers", () => {
       AUTH_MODE: "broker",
       OAUTH_KV: env.OAUTH_KV,
       SIGN_IN_RATE_LIMIT: env.SIGN_IN_RATE_LIMIT,
+      SIGN_IN_BUDGET: env.SIGN_IN_BUDGET,
       PASS_HEADERS: "X-Tenant, TraceParent",
     });
     const ctx = { props: { upstream: { accessToken: "origin-token" } } };

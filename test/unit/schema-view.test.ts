@@ -16,11 +16,14 @@
 import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { isPlainObject } from "../../src/json";
 import { PROFILE_NAMES } from "../../src/names/profiles";
+import { describeValue } from "../../src/schemas/notes";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
 import corpus from "../fixtures/schema-corpus.json";
+import { anySchema } from "../helpers/any-schema";
 import { declaredNames, PROVIDER_RULES, rootRules } from "../helpers/provider-rules";
 
 /** Schemas that break requests, one pattern each (the issue's table and then some). */
@@ -429,6 +432,21 @@ describe("the view, for other profiles", () => {
     expect(valuesFromText({ labels: '{"a":"b"}' }, view).arguments).toEqual({ labels: { a: "b" } });
   });
 
+  it("openai-strict asks for an enum of objects beside other values as JSON text, its values in words", () => {
+    const original = {
+      type: "object",
+      properties: { at: { enum: [{ x: 1 }, "origin", null] } },
+      required: ["at"],
+    };
+    const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
+    expect(view.schema).toMatchObject({
+      properties: {
+        at: { type: "string", description: 'One of {"x":1}, "origin", null, as JSON text.' },
+      },
+    });
+    expect(valuesFromText({ at: '{"x":1}' }, view).arguments).toEqual({ at: { x: 1 } });
+  });
+
   it("openai-strict takes into each branch of a type union only the enum values of its type", () => {
     // An enum value of another type says nothing in a branch; some providers refuse it.
     const original = {
@@ -607,14 +625,8 @@ describe("openai-strict's size limits", () => {
 });
 
 describe("any schema an origin may write (property)", () => {
-  const keyword = fc.constantFrom(
-    ...["type", "properties", "items", "prefixItems", "additionalProperties", "required"],
-    ...["anyOf", "oneOf", "allOf", "not", "if", "then", "$ref", "$defs", "definitions"],
-    ...["enum", "const", "format", "pattern", "minimum", "exclusiveMinimum", "minLength"],
-    ...["default", "nullable", "description", "title", "$schema", "__proto__"],
-  );
   // Pointers as an origin may write them: escapes well- and ill-formed, `~` escapes, other roots.
-  const ref = fc
+  const refs = fc
     .array(
       fc.constantFrom(
         "#",
@@ -629,27 +641,20 @@ describe("any schema an origin may write (property)", () => {
         "~1",
         "~2",
       ),
-      {
-        maxLength: 6,
-      },
+      { maxLength: 6 },
     )
     .map((parts) => parts.join(""));
-  const { schema } = fc.letrec((tie) => ({
-    schema: fc.oneof(
-      { depthSize: "small", withCrossShrink: true },
-      fc.jsonValue({ maxDepth: 1 }),
-      fc.dictionary(keyword, tie("value"), { maxKeys: 5 }),
-      ref.map(($ref) => ({ $ref })),
-    ),
-    value: fc.oneof(
-      { depthSize: "small" },
-      tie("schema"),
-      fc.array(tie("schema"), { maxLength: 3 }),
-      fc.dictionary(fc.constantFrom("a", "b", "type", "__proto__"), tie("schema"), { maxKeys: 3 }),
-      ref,
-      fc.constantFrom("object", "string", "null", ["string", "null"], "2020-12", 3, true),
-    ),
-  }));
+  const schema = anySchema({
+    keywords: [
+      ...["type", "properties", "items", "prefixItems", "additionalProperties", "required"],
+      ...["anyOf", "oneOf", "allOf", "not", "if", "then", "$ref", "$defs", "definitions"],
+      ...["enum", "const", "format", "pattern", "minimum", "exclusiveMinimum", "minLength"],
+      ...["default", "nullable", "description", "title", "$schema", "__proto__"],
+    ],
+    refs,
+    names: ["a", "b", "type", "__proto__"],
+    leaves: ["object", "string", "null", ["string", "null"], "2020-12", 3, true],
+  });
 
   it("views a schema that refers to itself or nests thousands deep, within the stack", () => {
     let allOf: unknown = { type: "string" };
@@ -687,19 +692,71 @@ describe("any schema an origin may write (property)", () => {
 
   it("is a view under every profile, one object at its root, and leaves the origin's schema as it was", () => {
     fc.assert(
-      // As the origin's JSON reads: a `__proto__` key an own one, no object without a prototype.
+      fc.property(schema, (original) => {
+        const before = structuredClone(original);
+        for (const profile of PROFILE_NAMES) {
+          const view = schemaView(original, SCHEMA_PASSES[profile]);
+          if (profile !== "mcp") expect(rootRules(view.schema), profile).toEqual([]);
+        }
+        expect(original).toEqual(before);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
+describe("enums (property)", () => {
+  /** The values a view's node offers, its branches' included. */
+  const offered = (node: unknown): unknown[] => {
+    if (!isPlainObject(node)) return [];
+    const own = Array.isArray(node.enum) ? node.enum : [];
+    const branches = Array.isArray(node.anyOf) ? node.anyOf.flatMap(offered) : [];
+    return [...own, ...branches];
+  };
+  const value = fc.oneof(
+    fc.string({ maxLength: 4 }),
+    fc.integer({ min: -5, max: 5 }),
+    fc.constantFrom(1.5, true, false, null),
+  );
+
+  it("keep their values in every view, and a null among them lets the property be null", () => {
+    fc.assert(
       fc.property(
-        schema.map((value) => JSON.parse(JSON.stringify(value)) as unknown),
-        (original) => {
-          const before = structuredClone(original);
+        fc.uniqueArray(value, { minLength: 1, maxLength: 5, selector: (v) => JSON.stringify(v) }),
+        fc.boolean(),
+        (values, required) => {
+          const original = {
+            type: "object",
+            properties: { p: { enum: values, description: "Pick one." } },
+            ...(required ? { required: ["p"] } : {}),
+          };
           for (const profile of PROFILE_NAMES) {
             const view = schemaView(original, SCHEMA_PASSES[profile]);
-            if (profile !== "mcp") expect(rootRules(view.schema), profile).toEqual([]);
+            const at = `${profile}: ${JSON.stringify(values)}`;
+            if (profile !== "mcp") expect(PROVIDER_RULES[profile]?.(view.schema), at).toEqual([]);
+            const p = (view.schema as { properties: Record<string, unknown> }).properties.p;
+            const kept = values.filter((v) => v !== null);
+            if (profile === "gemini" || profile === "portable") {
+              // Gemini takes string enums only: each value as its text, repaired on the way back.
+              expect(offered(p), at).toEqual(
+                expect.arrayContaining(
+                  kept.map((v) => (typeof v === "string" ? v : describeValue(v))),
+                ),
+              );
+              if (profile === "gemini" && values.includes(null))
+                expect(p, at).toMatchObject({ nullable: true });
+              continue;
+            }
+            expect(offered(p), at).toEqual(expect.arrayContaining(kept));
+            const accepts = new Validator(view.schema as object, "2020-12");
+            for (const v of values) expect(accepts.validate({ p: v }).valid, at).toBe(true);
+            // A null the origin takes reaches it, the model's own choice.
+            if (values.includes(null))
+              expect(valuesFromText({ p: null }, view).arguments, at).toEqual({ p: null });
           }
-          expect(original).toEqual(before);
         },
       ),
-      { numRuns: 2_000 },
+      { numRuns: 300 },
     );
   });
 });

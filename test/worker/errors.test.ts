@@ -265,7 +265,7 @@ describe("configuration", () => {
       { NAME_PROFILE: "claude" },
       "NAME_PROFILE must be one of openai, openai-strict, anthropic, bedrock, gemini, portable, mcp",
     ],
-    [{ NAME_MAX_LENGTH: "4" }, "NAME_MAX_LENGTH must be at least 8 characters"],
+    [{ NAME_MAX_LENGTH: "11" }, "NAME_MAX_LENGTH must be at least 12 characters"],
     [{ ARGUMENT_VALIDATION: "strict" }, "ARGUMENT_VALIDATION must be one of off, warn, enforce"],
     [{ MAX_TOOLS: "1" }, "MAX_TOOLS must be at least 2 tools"],
     [

@@ -1,4 +1,4 @@
-/** Tool names through the proxy, against the real demo origin (docs/names.md, "Tool names" and "The tool map"). */
+/** Tool names through the proxy, against the real demo origin (docs/names.md, "Tool names"; docs/tool-map.md). */
 import { waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";

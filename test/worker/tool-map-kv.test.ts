@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { nameRules, PROFILE_NAMES } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
 import type { ListedTool } from "../../src/protocol/tools-list";
-import { NO_RULES } from "../../src/rules/tool-rules";
+import { type ChangeScope, NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { acceptKey } from "../../src/toolmap/definition-pins";
 import { MAX_TOOLS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
@@ -148,23 +148,10 @@ describe("decided from the listing itself, past what memory keeps", () => {
         ...(i === 0 ? { annotations: { destructiveHint: true } } : {}),
       }));
     const memory = new ToolMapMemory();
-    const open = async () => {
-      const scopes = await toolMapScopes(origin, nameRules("openai"));
-      const writes: Promise<unknown>[] = [];
-      const map = new ToolMap(
-        env.TOOL_MAP,
-        scopes,
-        profileOf("openai"),
-        memory,
-        (w) => writes.push(w),
-        policy,
-      );
-      return { map, settled: () => Promise.all(writes) };
-    };
-    const first = await open();
-    expect([...(await first.map.nameListing(tools("1"))).hidden]).toEqual(["t0"]);
-    await first.settled();
-    const changed = await (await open()).map.nameListing(tools("2"));
+    const { open, settled } = await holdingMap(origin, policy);
+    expect([...(await open(memory).nameListing(tools("1"))).hidden]).toEqual(["t0"]);
+    await settled();
+    const changed = await open(memory).nameListing(tools("2"));
     expect([...changed.hidden].sort()).toEqual(["t0", "t1"]);
   });
 });
@@ -228,7 +215,10 @@ describe("names never move", () => {
       ["B", shownToB, b],
     ] as const) {
       for (const [original, name] of shown.names) {
-        expect((await resolve(name, {}))?.entry.original, `${user}: ${name}`).toBe(original);
+        const lookup = await resolve(name, {});
+        expect(lookup.kind === "resolved" && lookup.tool.entry.original, `${user}: ${name}`).toBe(
+          original,
+        );
         expect((await own.toolMap.resolve(name))?.entry.original, `${user}: ${name}`).toBe(
           original,
         );
@@ -556,14 +546,16 @@ describe("TOOL_CHANGES=hold, pins stored before they had a digest", () => {
   });
 });
 
-/** A tool map under `TOOL_CHANGES=hold` for a fresh origin, one isolate per `open()`. */
-async function holdingMap() {
-  const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+const HOLD: ToolPolicy = { rules: NO_RULES, changes: "hold" };
+
+/** Tool maps of one origin under `TOOL_CHANGES=hold` (and `policy`'s rules), each on `memory`. */
+async function holdingMap(origin = freshOrigin(), policy: ToolPolicy = HOLD) {
+  const scopes = await toolMapScopes(origin, profileOf("openai").names);
   const writes: Promise<unknown>[] = [];
-  const open = (memory = new ToolMapMemory()) =>
+  const open = (memory = new ToolMapMemory(), scope: ChangeScope = "definition") =>
     new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), memory, (w) => writes.push(w), {
-      rules: NO_RULES,
-      changes: "hold" as const,
+      ...policy,
+      scope,
     });
   const storedEntry = async () =>
     JSON.parse((await env.TOOL_MAP.get(mapKey(scopes.origin), "text")) ?? "").tools.read_file;
@@ -604,6 +596,46 @@ describe("TOOL_CHANGES=hold, a tool whose title or output schema changed", () =>
       await settled();
     },
   );
+});
+
+describe("TOOL_CHANGES_SCOPE=schema", () => {
+  it("holds a changed input schema, and no change of description, title or annotations", async () => {
+    const { open, settled } = await holdingMap();
+    const pinned = { ...readFile, title: "Read a file", annotations: { readOnlyHint: true } };
+    await open(undefined, "schema").nameListing([pinned]);
+    await settled();
+    // An origin that writes the date or the user into its descriptions.
+    const reworded = {
+      ...pinned,
+      description: "Reads a file, for ann, on Tuesday.",
+      title: "Read a file (today)",
+      annotations: { readOnlyHint: true, title: "Reader" },
+    };
+    expect((await open(undefined, "schema").nameListing([reworded])).hidden.size).toBe(0);
+    const reshaped = { ...reworded, inputSchema: shownAs };
+    expect([...(await open(undefined, "schema").nameListing([reshaped])).hidden]).toEqual([
+      "read_file",
+    ]);
+    await settled();
+  });
+
+  it("takes over the pins of the other scope when the operator switches, where the schema holds", async () => {
+    const origin = freshOrigin();
+    const { open, settled } = await holdingMap(origin);
+    await open().nameListing([readFile]);
+    await settled();
+    const logs = captureLogs();
+    // To the schema alone, and back: no change, no hold, no line.
+    expect((await open(undefined, "schema").nameListing([readFile])).hidden.size).toBe(0);
+    await settled();
+    expect((await open(undefined, "definition").nameListing([readFile])).hidden.size).toBe(0);
+    await settled();
+    expect(logs.events("tool_definition_changed")).toEqual([]);
+    logs.restore();
+    // A change made meanwhile is still one.
+    const reshaped = { ...readFile, inputSchema: shownAs };
+    expect((await open(undefined, "schema").nameListing([reshaped])).hidden.size).toBe(1);
+  });
 });
 
 describe("TOOL_CHANGES=hold, pins stored before they covered title and output schema", () => {

@@ -6,7 +6,7 @@
  * strings; a `type` where the keywords beside it imply one. Validation
  * against the origin's schema on the way back checks what the words say.
  */
-import { jsonTypeOf, type Schema } from "../../args/json-schema";
+import type { Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
 import { EXCLUSIVE_BOUNDS, typesOf } from "../keywords";
 import { describeValue, noteOn } from "../notes";
@@ -34,16 +34,13 @@ const LENGTHS = [
 /**
  * The one `type` the keywords beside it imply, where they imply one. An enum
  * is a string where the provider takes strings only, whatever `anyOf` stands
- * beside it: the provider wants the type said.
+ * beside it: the provider wants the type said. Any other enum's types are its
+ * values' (enum-types.ts, which runs before): nothing more is implied here.
  */
 function impliedType(schema: Schema, stringEnums: boolean): string | undefined {
   const values = schema.enum;
   if (stringEnums && Array.isArray(values)) return "string";
-  if (Array.isArray(schema.anyOf)) return undefined;
-  if (Array.isArray(values)) {
-    const types = new Set(values.map(jsonTypeOf));
-    return types.size === 1 ? [...types][0] : undefined;
-  }
+  if (Array.isArray(schema.anyOf) || Array.isArray(values)) return undefined;
   if (isPlainObject(schema.properties)) return "object";
   return schema.items !== undefined ? "array" : undefined;
 }

@@ -3,11 +3,20 @@
  * `array schema missing items`, `object schema missing properties`). Where a
  * provider cannot describe a value at all (providers/gemini.ts: an open
  * object, a value of any type), it is asked for as JSON text (`as-text`),
- * which way-back.ts parses again on the way to the origin.
+ * which way-back.ts parses again on the way to the origin; an `enum` there
+ * has its values said in words.
  */
+import type { Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
 import { hasType, typesOf } from "../keywords";
+import { describeValue } from "../notes";
 import type { Pass } from "../pass";
+
+/** What a value asked for as text is told: an `enum`'s values, said in words, or `note`. */
+function withValues(schema: Schema, note: string): string {
+  if (!Array.isArray(schema.enum)) return note;
+  return `One of ${schema.enum.map(describeValue).join(", ")}, as JSON text.`;
+}
 
 export function explicitShapes(open: "empty" | "as-text"): Pass {
   const asText = open === "as-text";
@@ -53,7 +62,7 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
       if (types?.includes("object") && isOpen) {
         if (asText) {
           view.applied.add("object_as_text");
-          return view.textSchema(schema, "A JSON object, as text.");
+          return view.textSchema(schema, withValues(schema, "A JSON object, as text."));
         }
         if (!isPlainObject(properties)) {
           schema.properties = {};
@@ -62,7 +71,7 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
       }
       if (asText && types === undefined && !Array.isArray(schema.anyOf)) {
         view.applied.add("value_as_text");
-        return view.textSchema(schema, "Any JSON value, as text.");
+        return view.textSchema(schema, withValues(schema, "Any JSON value, as text."));
       }
       return schema;
     },

@@ -38,6 +38,7 @@ import { closedObjects } from "../passes/closed-objects";
 import { constAsEnum } from "../passes/const";
 import { describedConstraints, type SubsetFacts } from "../passes/described-constraints";
 import { draft202012 } from "../passes/draft-2020-12";
+import { enumTypes } from "../passes/enum-types";
 import { explicitShapes } from "../passes/explicit-shapes";
 import { oneOfAsAnyOf } from "../passes/one-of";
 import { refsInlined } from "../passes/refs";
@@ -138,6 +139,7 @@ const STRICT_NODES: Pass[] = [
   oneOfAsAnyOf,
   constAsEnum,
   draft202012,
+  enumTypes,
   typeUnionsAsAnyOf,
   describedConstraints(STRICT_FACTS),
   explicitShapes("as-text"),

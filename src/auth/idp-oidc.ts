@@ -1,0 +1,164 @@
+/**
+ * Gate mode's sign-in at an OpenID Connect provider (`IDP_ISSUER`), with
+ * oauth4webapi doing the protocol. What it checks, and where:
+ *
+ * - discovery: `IDP_ISSUER/.well-known/openid-configuration`, whose `issuer`
+ *   must be `IDP_ISSUER` exactly (oauth4webapi `processDiscoveryResponse`);
+ *   kept five minutes per isolate;
+ * - the authorization request: code + PKCE (S256), `state` (the library's
+ *   single-use, browser-bound transaction handle) and a fresh `nonce`;
+ * - the answer: `state`, an `error`, and `iss` when the provider sends it or
+ *   says it does (RFC 9207, `validateAuthResponse`);
+ * - the ID token (`processAuthorizationCodeResponse`): required; its `iss`
+ *   is the issuer, `aud` holds the proxy's client ID (and `azp` is it when
+ *   there are several), `exp` not past, `sub` present, `nonce` the one sent,
+ *   its `alg` one the provider lists (RS256 when it lists none);
+ * - its signature, against the provider's JWKS (`jwks_uri`):
+ *   `validateApplicationLevelSignature`, which oauth4webapi leaves to the
+ *   caller for a token that came over TLS from the token endpoint, and which
+ *   gate mode does anyway: the token is what lets a user in. Keys are kept
+ *   five minutes, and fetched again for a `kid` the proxy has not seen.
+ *
+ * What the provider says of the user is read from the verified claims only:
+ * `sub`, `email` unless `email_verified` says otherwise, and the groups claim
+ * (`IDP_GROUPS_CLAIM`). The provider's tokens are not kept.
+ */
+import * as oauth from "oauth4webapi";
+import type { Config, GateAuth } from "../config";
+import { type Identity, memberships } from "./identity";
+import type { SignInAtProvider } from "./idp";
+import type { SignInMemory } from "./sign-in-memory";
+import { attempt, checkedCallback, clientAuthOf, requestOptions, UpstreamError } from "./upstream";
+
+/** The scopes asked for where the provider lists them (or lists none): who the user is, and their groups. */
+const IDENTITY_SCOPES = ["openid", "email", "profile"];
+
+async function discover(
+  config: Config,
+  auth: GateAuth,
+  memory: SignInMemory,
+): Promise<oauth.AuthorizationServer> {
+  const { issuer } = auth.idp;
+  const known = memory.identityProviders.get(issuer.href);
+  if (known) return known;
+  const as = await attempt(
+    "no_identity_provider",
+    `No usable OpenID Connect metadata at ${issuer.origin}`,
+    async () =>
+      oauth.processDiscoveryResponse(
+        issuer,
+        await oauth.discoveryRequest(issuer, {
+          ...requestOptions(config, issuer),
+          algorithm: "oidc",
+        }),
+      ),
+  );
+  if (!as.authorization_endpoint || !as.token_endpoint || !as.jwks_uri) {
+    throw new UpstreamError(
+      "no_identity_provider",
+      `The identity provider at ${issuer.origin} names no authorization, token or key endpoint`,
+    );
+  }
+  memory.identityProviders.set(issuer.href, as);
+  return as;
+}
+
+/** The scopes to ask for: those of `IDENTITY_SCOPES` the provider offers, and `groups` when groups are checked. */
+function scopesFor(as: oauth.AuthorizationServer, auth: GateAuth): string {
+  const offered = Array.isArray(as.scopes_supported) ? as.scopes_supported : undefined;
+  const wanted = [...IDENTITY_SCOPES, ...(auth.allowed.groups.size > 0 ? ["groups"] : [])];
+  return wanted
+    .filter((scope) => scope === "openid" || offered === undefined || offered.includes(scope))
+    .filter((scope) => scope !== "groups" || offered?.includes(scope))
+    .join(" ");
+}
+
+/** Whether the provider vouches for the address: `email_verified` true, or absent (docs/sign-in.md, "Who may connect"). */
+function verifiedEmail(claims: oauth.IDToken): string | undefined {
+  const { email, email_verified: verified } = claims;
+  if (typeof email !== "string" || email.length === 0 || email.length > 320) return undefined;
+  if (verified !== undefined && verified !== true && verified !== "true") return undefined;
+  return email.trim().toLowerCase();
+}
+
+export async function openIdProvider(
+  config: Config,
+  auth: GateAuth,
+  redirectUri: string,
+  memory: SignInMemory,
+): Promise<SignInAtProvider> {
+  const as = await discover(config, auth, memory);
+  const client: oauth.Client = { client_id: auth.idp.clientId };
+  const clientAuth = clientAuthOf(as, auth.idp.clientSecret);
+  const options = requestOptions(config, auth.idp.issuer);
+  return {
+    host: auth.idp.issuer.host,
+    async authorizationUrl(state, verifier, nonce) {
+      const url = new URL(as.authorization_endpoint as string);
+      url.searchParams.set("client_id", client.client_id);
+      url.searchParams.set("redirect_uri", redirectUri);
+      url.searchParams.set("response_type", "code");
+      url.searchParams.set("scope", scopesFor(as, auth));
+      url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(verifier));
+      url.searchParams.set("code_challenge_method", "S256");
+      url.searchParams.set("state", state);
+      url.searchParams.set("nonce", nonce);
+      return url;
+    },
+    async identify(callback, state, verifier, nonce): Promise<Identity> {
+      const parameters = checkedCallback(
+        as,
+        client,
+        callback,
+        state,
+        "The identity provider answered with an error, or not as itself",
+      );
+      const response = await attempt(
+        "token_request_failed",
+        "The identity provider could not be reached to exchange the code",
+        () =>
+          oauth.authorizationCodeGrantRequest(
+            as,
+            client,
+            clientAuth,
+            parameters,
+            redirectUri,
+            verifier,
+            options,
+          ),
+      );
+      const tokens = await oauth
+        .processAuthorizationCodeResponse(as, client, response, {
+          expectedNonce: nonce,
+          requireIdToken: true,
+        })
+        .catch((error: unknown) => {
+          // The provider's own error code (`invalid_grant`, …), or a token that proves nothing.
+          const reason =
+            error instanceof oauth.ResponseBodyError ? error.error : "id_token_refused";
+          throw new UpstreamError(
+            reason,
+            "The identity provider's answer did not prove who signed in",
+            error,
+          );
+        });
+      await attempt(
+        "id_token_signature",
+        "The identity provider's ID token is not signed by its keys",
+        () => oauth.validateApplicationLevelSignature(as, response, options),
+      );
+      const claims = oauth.getValidatedIdTokenClaims(tokens);
+      if (!claims) {
+        throw new UpstreamError("id_token_refused", "The identity provider sent no ID token");
+      }
+      const email = verifiedEmail(claims);
+      return {
+        issuer: as.issuer,
+        subject: claims.sub,
+        ...(email === undefined ? {} : { email }),
+        groups: memberships(claims[auth.idp.groupsClaim]),
+        orgs: [],
+      };
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * A name a model wrote, matched against the tools a caller was shown
+ * (docs/names.md, "Calls by another spelling"): models drop a fingerprint
+ * that looks like noise (`files_read` for `files_read_yqgun6`), write the
+ * original (`files.read`), or change the case. Pure.
+ */
+
+/** A tool as a caller was shown it: its original name and the name it was listed under. */
+export interface ShownName {
+  original: string;
+  listed: string;
+}
+
+/**
+ * No tool, or more than one, answers to a name: the names the caller was
+ * shown that are alike (a word in common, or the same first four
+ * characters), best first; every one that answers, where several do.
+ */
+export interface NoMatch {
+  kind: "none" | "many";
+  closest: string[];
+}
+
+/** Exactly one tool the caller was shown answers to the name; or no one. */
+export type NameMatch = { kind: "one"; original: string } | NoMatch;
+
+/** Suggestions a did-you-mean gives at most. */
+const MAX_CLOSEST = 5;
+/** A fingerprinted name's tail (names/sanitize.ts): `_` and six characters. */
+const FINGERPRINT = /_[0-9a-z]{6}$/;
+
+/** A name with case, separators and runs of them set aside: `Files.Read` and `files_read` alike. */
+const key = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "_")
+    .replace(/^_|_$/g, "");
+
+/** The keys a shown tool answers to: its original's, its listed name's, that name without a fingerprint. */
+function keysOf({ original, listed }: ShownName): string[] {
+  const keys = [key(original), key(listed)];
+  if (listed !== original && FINGERPRINT.test(listed))
+    keys.push(key(listed.replace(FINGERPRINT, "")));
+  return keys;
+}
+
+/** How alike two keys are: the words they share, then the length of their common start; 0 for names not alike. */
+function likeness(a: string, b: string): number {
+  const words = new Set(a.split("_"));
+  const shared = b.split("_").filter((word) => words.has(word)).length;
+  let prefix = 0;
+  while (prefix < a.length && a[prefix] === b[prefix]) prefix++;
+  return shared > 0 || prefix >= MIN_PREFIX ? shared * 1000 + prefix : 0;
+}
+
+/** Characters two names must start with alike, where they share no word, to be alike at all. */
+const MIN_PREFIX = 4;
+
+/**
+ * The tool of `shown` a name stands for, when exactly one answers to it;
+ * otherwise the closest names. Linear in the tools shown.
+ */
+export function matchName(name: string, shown: readonly ShownName[]): NameMatch {
+  const wanted = key(name);
+  const matches = new Set<string>();
+  if (wanted !== "") {
+    for (const tool of shown) if (keysOf(tool).includes(wanted)) matches.add(tool.original);
+  }
+  const [only] = matches;
+  if (matches.size === 1 && only !== undefined) return { kind: "one", original: only };
+  const pool = matches.size > 1 ? shown.filter((tool) => matches.has(tool.original)) : shown;
+  const closest = pool
+    .map((tool) => ({ listed: tool.listed, score: likeness(wanted, key(tool.listed)) }))
+    .filter((tool) => matches.size > 1 || tool.score > 0)
+    .sort((a, b) => b.score - a.score || (a.listed < b.listed ? -1 : 1))
+    .slice(0, MAX_CLOSEST)
+    .map((tool) => tool.listed);
+  return { kind: matches.size > 1 ? "many" : "none", closest };
+}

@@ -1,0 +1,140 @@
+/**
+ * Gate mode's sign-in behind the proxy (auth/gate.ts), as routes/authorize.ts
+ * runs it: the consent page names the identity provider the user signs in at
+ * next; Allow sends the browser there (code + PKCE, `state`, `nonce`); back
+ * at `/oauth/callback`, the proxy learns who signed in (auth/idp.ts) and:
+ *
+ * - a user no `ALLOWED_*` list names, or whose only way in is an email the
+ *   provider did not verify, gets a page that says so (`403`), with a link
+ *   that tells the client `access_denied`; nothing is stored;
+ * - so does a user the origin has no key for (no key of their own in
+ *   `ORIGIN_USER_SECRETS` and no `ORIGIN_SECRET`);
+ * - an allowed user's grant is made (the identity in its props), and the
+ *   page names them and the server, with the way on to the client (its
+ *   redirect with the code) and a way out (`access_denied`).
+ */
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import { authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
+import type { Context } from "hono";
+import { signedInPage } from "../auth/consent-page";
+import type { GateProps } from "../auth/gate";
+import { admission, type Identity, userIdOf } from "../auth/identity";
+import { identityProvider } from "../auth/idp";
+import { originKeyFor } from "../auth/origin-key";
+import { publicUrls } from "../auth/public-url";
+import { UpstreamError } from "../auth/upstream";
+import type { GateAuth } from "../config";
+import { logEvent } from "../log";
+import type { AppEnv } from "./app-env";
+import type { SignInBehind } from "./authorize";
+import { type AuthRequest, answerValidated, errorPage } from "./sign-in-pages";
+
+/** Headers of a page that carries a way on to the client: seen by this browser only, and said nowhere else. */
+function pageHeaders(headers: Headers): Headers {
+  headers.set("content-type", "text/html; charset=utf-8");
+  headers.set("cache-control", "no-store");
+  headers.set("referrer-policy", "no-referrer");
+  headers.set("content-security-policy", "frame-ancestors 'none'");
+  headers.set("x-frame-options", "DENY");
+  return headers;
+}
+
+/** The page for a user the proxy will not let in, with the client told `access_denied`. */
+function refusal(request: AuthRequest, headers: Headers, message: string): Response {
+  const back = authorizationErrorRedirect(request, "access_denied", message);
+  return errorPage(403, message, pageHeaders(headers), back);
+}
+
+/** How the pages name a user: their verified email, or their account at the provider. */
+const nameOf = (identity: Identity, providerHost: string) =>
+  identity.email ?? `your account at ${providerHost}`;
+
+export function gateSignIn(
+  c: Context<AppEnv>,
+  auth: GateAuth,
+  helpers: OAuthHelpers,
+): SignInBehind {
+  const config = c.get("config");
+  const urls = publicUrls(config, new URL(c.req.url));
+  const memory = c.get("isolate").signIn;
+  const provider = () => identityProvider(config, auth, urls, memory);
+  const server = `the MCP server at ${config.originUrl.host}`;
+  return {
+    async consentAccess() {
+      const { host } = await provider();
+      return { originHost: config.originUrl.host, originScopes: [], signInHost: host };
+    },
+    async start(state, { verifier, nonce = "" }) {
+      return (await provider()).authorizationUrl(state, verifier, nonce);
+    },
+    async finish({ request, data, headers }) {
+      const url = new URL(c.req.url);
+      try {
+        const idp = await provider();
+        const identity = await idp.identify(
+          url,
+          url.searchParams.get("state") ?? "",
+          data.verifier,
+          data.nonce ?? "",
+        );
+        const user = nameOf(identity, idp.host);
+        const admitted = admission(auth.allowed, identity);
+        const domain = identity.email?.split("@")[1];
+        if (admitted.kind === "refused") {
+          logEvent("sign_in_refused", {
+            client: request.clientId,
+            reason: admitted.reason,
+            ...(domain === undefined ? {} : { domain }),
+          });
+          return refusal(
+            request,
+            headers,
+            admitted.reason === "unverified_email"
+              ? `${idp.host} gave no verified email address for this account, and ${server} lets users in by their email. Verify your address there, or ask the operator of this server.`
+              : `${user} may not use ${server}. Sign in with another account, or ask the operator of this server to let you in.`,
+          );
+        }
+        const key = await originKeyFor(auth, identity, memory);
+        if (key.kind === "none") {
+          logEvent("sign_in_refused", { client: request.clientId, reason: "no_origin_key" });
+          return refusal(
+            request,
+            headers,
+            `${server} has no key for ${user}. Ask the operator of this server to add one.`,
+          );
+        }
+        if (key.kind === "failed") {
+          throw new UpstreamError(
+            "origin_key_unavailable",
+            "The proxy could not read the origin's key; try again in a minute",
+          );
+        }
+        const details = await helpers.describeConsent(request);
+        const { redirectTo } = await helpers.completeAuthorization({
+          request,
+          userId: await userIdOf(identity),
+          metadata: { issuer: identity.issuer },
+          scope: request.scope,
+          props: { gate: identity, signedInAt: Date.now() } satisfies GateProps,
+        });
+        logEvent("sign_in_completed", {
+          client: request.clientId,
+          issuer: identity.issuer,
+          by: admitted.by,
+        });
+        const page = signedInPage({
+          clientName: details.clientName,
+          user,
+          originHost: config.originUrl.host,
+          proxyHost: new URL(urls.mcp).host,
+          continueTo: redirectTo,
+          cancelTo: authorizationErrorRedirect(request, "access_denied"),
+        });
+        return new Response(page, { headers: pageHeaders(headers) });
+      } catch (error) {
+        // The client's request was validated: it can be told, and stop waiting.
+        return answerValidated("callback", request, error, headers);
+      }
+    },
+  };
+}

@@ -1,0 +1,140 @@
+/**
+ * The forms a tool's arguments may take, as one schema: the root with its
+ * `$ref` and `allOf` merged in (merge-branches.ts, as passes/root-object.ts
+ * merges them), and each `anyOf`/`oneOf` branch (and `then`/`else`) likewise,
+ * each form handed to `shape`. For what must hold of every form whatever the
+ * profile, `mcp` included: the operator's fixed arguments appear in none
+ * (rules/apply-rules.ts). A `$def` only the merged `$ref`s pointed at goes
+ * with them, so what was merged is said once.
+ *
+ * Pure; bounded by `MAX_MERGES` rounds per form and as many levels of
+ * branches, `MAX_FORMS` forms in all, and `MAX_NODES` nodes read looking for
+ * what still refers to a `$def`. Never mutates its input.
+ */
+import { refTarget, type Schema } from "../args/json-schema";
+import { isPlainObject, setOwn } from "../json";
+import { CHILDREN } from "./keywords";
+import { MAX_MERGES, mergeBranches } from "./merge-branches";
+import { MAX_NODES } from "./pass";
+
+/** Forms shaped at most: past it, the branches of a form are left as they are. */
+const MAX_FORMS = 1_000;
+
+/** Keywords whose schemas are other forms of the same arguments. */
+const BRANCHES = ["anyOf", "oneOf"] as const;
+const CONDITIONAL = ["then", "else"] as const;
+
+/** `form` with its local `$ref` and `allOf` merged in; the `$ref`s merged go into `merged`. */
+function mergedForm(form: Schema, root: Schema, merged: Set<string>): Schema {
+  let result = form;
+  for (let round = 0; round < MAX_MERGES; round++) {
+    const ref = result.$ref;
+    // A `$ref` that resolves to nothing, or back to the root, adds nothing: it stays as it was.
+    if (typeof ref === "string" && ref.startsWith("#")) {
+      const target = refTarget(ref, root);
+      if (isPlainObject(target) && target !== root) {
+        const { $ref: _, ...rest } = result;
+        result = {
+          ...rest,
+          allOf: [{ $ref: ref }, ...(Array.isArray(rest.allOf) ? rest.allOf : [])],
+        };
+        merged.add(ref);
+      }
+    }
+    if (!Array.isArray(result.allOf)) break;
+    result = mergeBranches(result, "allOf", result.allOf, root);
+  }
+  return result;
+}
+
+/** What one shaping has done: the `$ref`s it merged, and the forms it has seen. */
+interface Shaping {
+  root: Schema;
+  shape: (form: Schema) => Schema;
+  merged: Set<string>;
+  forms: number;
+}
+
+function eachForm(form: Schema, shaping: Shaping, depth: number): Schema {
+  const result = shaping.shape(mergedForm(form, shaping.root, shaping.merged));
+  // Branches that are `$ref`s to branches could multiply without end: a bound on forms in all.
+  if (depth >= MAX_MERGES || ++shaping.forms > MAX_FORMS) return result;
+  const branch = (schema: unknown) =>
+    isPlainObject(schema) ? eachForm(schema, shaping, depth + 1) : schema;
+  for (const keyword of BRANCHES) {
+    const list = result[keyword];
+    if (Array.isArray(list)) result[keyword] = list.map(branch);
+  }
+  for (const keyword of CONDITIONAL) {
+    if (isPlainObject(result[keyword])) result[keyword] = branch(result[keyword]);
+  }
+  return result;
+}
+
+/** Every `$ref` string in `schema`; `undefined` past `MAX_NODES` nodes. */
+function refsIn(schema: unknown): Set<string> | undefined {
+  const refs = new Set<string>();
+  const pending = [schema];
+  let nodes = 0;
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    if (++nodes > MAX_NODES) return undefined;
+    if (Array.isArray(node)) pending.push(...node);
+    if (!isPlainObject(node)) continue;
+    if (typeof node.$ref === "string") refs.add(node.$ref);
+    for (const keyword in node) {
+      if (Object.hasOwn(node, keyword) && CHILDREN.has(keyword)) pending.push(node[keyword]);
+    }
+    // The schemas of a map (`properties`, `$defs`): its values.
+    for (const keyword of ["properties", "$defs", "definitions", "patternProperties"]) {
+      const map = node[keyword];
+      if (isPlainObject(map)) pending.push(...Object.values(map));
+    }
+  }
+  return refs;
+}
+
+/** `#/$defs/Name` or `#/definitions/Name`, a name no pointer escape can spell another way. */
+const PLAIN_DEF = /^#\/(\$defs|definitions)\/([A-Za-z0-9_.-]+)$/;
+
+/**
+ * `schema` without the `$def`s the merged `$ref`s pointed at, where nothing
+ * left in it can refer to them (a pointer into one, another spelling, an
+ * anchor or id inside it): each stays otherwise.
+ */
+function withoutMergedDefs(schema: Schema, merged: ReadonlySet<string>): Schema {
+  const plain = [...merged].flatMap((ref) => {
+    const match = PLAIN_DEF.exec(ref);
+    return match ? [[ref, match[1] as string, match[2] as string] as const] : [];
+  });
+  if (plain.length === 0) return schema;
+  const refs = refsIn(schema);
+  if (refs === undefined) return schema;
+  const result = { ...schema };
+  for (const [ref, keyword, name] of plain) {
+    const defs = result[keyword];
+    if (!isPlainObject(defs) || !Object.hasOwn(defs, name)) continue;
+    const mentioned = [...refs].some((other) => other.includes(name) || other.includes("%"));
+    const addressed = /"\$(?:id|anchor|dynamicAnchor)"/.test(JSON.stringify(defs[name]) ?? "");
+    if (mentioned || addressed || refs.has(ref)) continue;
+    const kept: Schema = {};
+    for (const key of Object.keys(defs)) if (key !== name) setOwn(kept, key, defs[key]);
+    if (Object.keys(kept).length > 0) result[keyword] = kept;
+    else delete result[keyword];
+  }
+  return result;
+}
+
+/**
+ * `schema` with each form of its arguments shaped: the root (its `$ref` and
+ * `allOf` merged in), then each `anyOf`/`oneOf` branch and `then`/`else`,
+ * merged the same way. `shape` is given copies it may change.
+ */
+export function shapeRootForms(schema: Schema, shape: (form: Schema) => Schema): Schema {
+  const shaping: Shaping = {
+    root: schema,
+    shape: (form) => shape({ ...form }),
+    merged: new Set(),
+    forms: 0,
+  };
+  return withoutMergedDefs(eachForm(schema, shaping, 0), shaping.merged);
+}

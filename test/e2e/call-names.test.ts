@@ -1,0 +1,106 @@
+/**
+ * Calls by another spelling (docs/names.md, "Calls by another spelling"): a
+ * model that writes the tool's own name, drops the fingerprint or changes the
+ * case still reaches the tool it means, the way a call by its listed name
+ * does; a name nothing answers to gets the caller's closest names. The
+ * origin lists per caller (test/fixtures/node/caller-origin.ts) and echoes
+ * each call as it arrived.
+ */
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { clientsOfEachTest, type ToolResult } from "../helpers/clients";
+import { captureLogs } from "../helpers/logs";
+import { CALLER_ORIGIN, type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
+
+const connect = clientsOfEachTest();
+
+const TOOLS = [
+  {
+    name: "files.read",
+    description: "Reads a file.",
+    inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+  },
+  {
+    name: "opt.tool",
+    description: "Takes an optional argument.",
+    inputSchema: {
+      type: "object",
+      properties: { opt: { type: "string" }, keep: { type: "string" } },
+    },
+  },
+];
+
+async function callerOrigin(token: string) {
+  const map = crypto.randomUUID();
+  const response = await fetch(`${CALLER_ORIGIN}/__tools?map=${map}&caller=${token}`, {
+    method: "POST",
+    body: JSON.stringify(TOOLS),
+  });
+  expect(response.status).toBe(204);
+  return `${CALLER_ORIGIN}/mcp?map=${map}`;
+}
+
+const asCaller =
+  (token: string, fetch: Fetch): Fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set("authorization", `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+
+const echoed = (result: ToolResult) =>
+  result.structuredContent as
+    | { tool: string; arguments: Record<string, unknown>; caller: string }
+    | undefined;
+
+describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) => {
+  it("reaches the tool a model means by its own name, in another case, or without its fingerprint", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: await callerOrigin("ann") }, { app: createApp() });
+    const client = await connect(revision, asCaller("ann", proxy));
+    const listed = (await client.listTools()).map((tool) => tool.name);
+    const read = listed.find((name) => name.startsWith("files_read_")) ?? "";
+    expect(read).toMatch(/^files_read_[0-9a-z]{6}$/);
+
+    const logs = captureLogs();
+    for (const name of ["files.read", "files_read", read.toUpperCase(), "Files.Read"]) {
+      expect(echoed(await client.callTool(name, { path: "a.md" })), name).toEqual({
+        tool: "files.read",
+        arguments: { path: "a.md" },
+        caller: "ann",
+      });
+    }
+    expect(logs.events("tool_call_repaired").map((line) => line.nameRead)).toEqual([
+      "original",
+      "repaired",
+      "repaired",
+      "repaired",
+    ]);
+    logs.restore();
+  });
+
+  it("answers a name nothing answers to with the caller's closest names, and calls nothing", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: await callerOrigin("ann") }, { app: createApp() });
+    const client = await connect(revision, asCaller("ann", proxy));
+    const listed = (await client.listTools()).map((tool) => tool.name);
+    const read = listed.find((name) => name.startsWith("files_read_")) ?? "";
+    await expect(client.callTool("files_wirte", { path: "a.md" })).rejects.toThrow(
+      new RegExp(`Unknown tool: files_wirte\\. Did you mean: ${read}`),
+    );
+  });
+
+  it("undoes the strict view for a call by the tool's own name as for its listed name", async () => {
+    const origin = await callerOrigin("ann");
+    const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp() });
+    const client = await connect(revision, asCaller("ann", proxy), `${PROXY_URL}/openai-strict`);
+    const [, listed] = await client.listTools();
+    // Strict mode asks for every property, an optional one as nullable: the model sends null.
+    expect(listed?.inputSchema).toMatchObject({ required: ["opt", "keep"] });
+    for (const name of [listed?.name ?? "", "opt.tool"]) {
+      expect(echoed(await client.callTool(name, { opt: null, keep: "k" })), name).toEqual({
+        tool: "opt.tool",
+        arguments: { keep: "k" },
+        caller: "ann",
+      });
+    }
+  });
+});

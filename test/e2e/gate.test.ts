@@ -1,0 +1,342 @@
+/**
+ * Gate mode (`AUTH_MODE=gate`) with the official SDK client's full OAuth flow:
+ * the client signs in with the proxy (discovery, dynamic registration,
+ * authorization code + PKCE), the user approves on the consent page and signs
+ * in at the test identity provider, and the proxy lets in those the ALLOWED_*
+ * lists name, sending the origin (a recording gateway in front of the demo
+ * server) its key itself. No key the proxy holds is ever in an answer or a
+ * log line (`neverShowsItsKeys`).
+ */
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { DEMO_NAMES } from "../helpers/demo-names";
+import {
+  connectAs,
+  GATE_URL,
+  gateNetwork,
+  neverShowsItsKeys,
+  SHARED_KEY,
+  USER_KEY,
+  walkAs,
+} from "../helpers/gate";
+import { initialize, PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
+import { REDIRECT_URL, type SignedIn } from "../helpers/oauth-client";
+import { GATEWAY_ORIGIN, IDENTITY_PROVIDER, newTrace, receivedByOrigin } from "../helpers/proxy";
+
+const events = neverShowsItsKeys();
+/** What the gateway's `/auth/mcp` takes (test/fixtures/node/origin-gateway.ts `DEMO_TOKEN`). */
+const DEMO_TOKEN = "demo-token";
+const connected: SignedIn[] = [];
+
+afterEach(async () => {
+  await Promise.all(connected.splice(0).map(({ client }) => client.close()));
+});
+
+async function signedIn(user: string, network = gateNetwork()) {
+  const signed = await connectAs(user, network);
+  connected.push(signed);
+  return { ...signed, token: signed.provider.saved?.access_token ?? "" };
+}
+
+/** A session's start at the demo origin through the proxy, with `token`. */
+async function initializeWith(network: ReturnType<typeof gateNetwork>, token: string) {
+  return postJson(network, GATE_URL, initialize(), { authorization: `Bearer ${token}` });
+}
+
+/** The proxy's token endpoint, with a form. */
+function tokenRequest(network: ReturnType<typeof gateNetwork>, form: Record<string, string>) {
+  return network("http://localhost/oauth/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+}
+
+describe("gate mode: allowed users reach the origin, with the proxy's key", () => {
+  it("signs the SDK client in, lists renamed tools, calls one; the origin sees exactly the configured key", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
+    const { client, token } = await signedIn("alice", network);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain(DEMO_NAMES["files.read"]);
+    const result = await client.callTool({
+      name: DEMO_NAMES["files.read"],
+      arguments: { path: "a" },
+    });
+    expect(result.structuredContent).toMatchObject({ tool: "files.read" });
+
+    const received = await receivedByOrigin(trace);
+    expect(received.length).toBeGreaterThanOrEqual(3);
+    for (const { headers } of received) {
+      expect(headers.authorization).toBe(`Bearer ${SHARED_KEY}`);
+      expect(headers.cookie).toBeUndefined();
+      expect(JSON.stringify(headers)).not.toContain(token);
+    }
+    expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "domain" }));
+  });
+
+  it("is what an origin that takes only its key answers: the key goes in, the client's token never", async () => {
+    const { client } = await signedIn(
+      "alice",
+      gateNetwork({
+        ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp`,
+        ORIGIN_SECRET: DEMO_TOKEN,
+      }),
+    );
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("sends the key in a header and value of the operator's choosing, and the verified email where asked", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
+      ORIGIN_AUTH_HEADER: "X-API-Key",
+      ORIGIN_AUTH_VALUE: "key={secret}",
+      ORIGIN_USER_HEADER: "X-User-Email",
+    });
+    const { token } = await signedIn("alice", network);
+    const response = await postJson(network, GATE_URL, initialize(), {
+      authorization: `Bearer ${token}`,
+      "x-api-key": "the-clients-own",
+      "x-user-email": "mallory@acme.test",
+      cookie: "session=client",
+    });
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+    const received = await receivedByOrigin(trace);
+    expect(received.length).toBeGreaterThan(0);
+    for (const { headers } of received) {
+      expect(headers["x-api-key"]).toBe(`key=${SHARED_KEY}`);
+      // As the provider wrote it, in lower case: verified, never what the client said.
+      expect(headers["x-user-email"]).toBe("alice@acme.test");
+      expect(headers.authorization).toBeUndefined();
+      expect(headers.cookie).toBeUndefined();
+    }
+  });
+
+  it("lets a user in by a group, and trusts an email the provider sends no email_verified for", async () => {
+    const { client } = await signedIn("dave");
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "group" }));
+  });
+
+  it("gives a user their own key, and the shared key to a user without one", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
+      ORIGIN_USER_SECRETS: JSON.stringify({ "alice@acme.test": USER_KEY }),
+    });
+    const alice = await signedIn("alice", network);
+    await (await initializeWith(network, alice.token)).body?.cancel();
+    const dave = await signedIn("dave", network);
+    await (await initializeWith(network, dave.token)).body?.cancel();
+    const keys = new Set(
+      (await receivedByOrigin(trace)).map(({ headers }) => headers.authorization),
+    );
+    expect(keys).toEqual(new Set([`Bearer ${USER_KEY}`, `Bearer ${SHARED_KEY}`]));
+  });
+
+  it("reads per-user keys from a KV namespace, and refuses at sign-in a user with none and no shared key", async () => {
+    const kv = env.OAUTH_KV as KVNamespace;
+    await kv.put("alice@acme.test", USER_KEY);
+    const network = gateNetwork({ ORIGIN_SECRET: undefined }, createApp(), {
+      ORIGIN_USER_SECRETS: kv,
+    } as unknown as Partial<Env>);
+    const { client } = await signedIn("alice", network);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+
+    const walk = (await walkAs(network, "dave")).walk;
+    expect(walk.callback).toBeUndefined();
+    expect(walk.stopped?.status).toBe(403);
+    expect(walk.stopped?.html).toContain("has no key for dave@partner.test");
+    await kv.delete("alice@acme.test");
+  });
+
+  it("reads the key from a Secrets Store binding, and answers 503 naming it while it cannot be read", async () => {
+    const store = (get: () => Promise<string>) =>
+      ({ ORIGIN_SECRET: { get } }) as unknown as Partial<Env>;
+    const reading = gateNetwork(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` },
+      createApp(),
+      store(async () => DEMO_TOKEN),
+    );
+    const { token } = await signedInByHand(reading);
+    expect((await initializeWith(reading, token)).status).toBe(200);
+
+    // Another isolate, while the store is down: the grant is good, the key cannot be had.
+    const down = gateNetwork(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` },
+      createApp(),
+      store(() => Promise.reject(new Error("store unavailable"))),
+    );
+    const response = await initializeWith(down, token);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("60");
+    expect(await response.text()).toContain("could not read the origin's key (ORIGIN_SECRET)");
+    expect(events("origin_key_unavailable")).toContainEqual(
+      expect.objectContaining({ setting: "ORIGIN_SECRET" }),
+    );
+  });
+
+  it("answers the origin's refusal of the key with its own 502, never the origin's challenge", async () => {
+    const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` });
+    const { token } = await signedInByHand(network);
+    const response = await initializeWith(network, token);
+    expect(response.status).toBe(502);
+    expect(response.headers.has("www-authenticate")).toBe(false);
+    expect(await response.text()).toContain("the origin refused the proxy's credential");
+    expect(events("origin_key_refused")).not.toHaveLength(0);
+  });
+});
+
+/** Signs a hand-built client in as `user`, and exchanges its code: its tokens. */
+async function signedInByHand(network: ReturnType<typeof gateNetwork>, user = "alice") {
+  const { clientId, verifier, walk } = await walkAs(network, user);
+  const code = walk.callback?.searchParams.get("code");
+  if (!code) throw new Error(`no code: ${walk.stopped?.html.slice(0, 300)}`);
+  const tokens = await tokenRequest(network, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT_URL,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: GATE_URL,
+  }).then((response) => response.json<{ access_token: string; refresh_token: string }>());
+  return { clientId, token: tokens.access_token, refresh: tokens.refresh_token, walk };
+}
+
+describe("gate mode: who may connect", () => {
+  it("names the tenant and the identity provider before sign-in, and the user after it", async () => {
+    const network = gateNetwork();
+    const { walk } = await signedInByHand(network);
+    expect(walk.html).toContain("to use the MCP server at");
+    expect(walk.html).toContain(`you sign in at ${new URL(IDENTITY_PROVIDER).host} next`);
+    const [signedInPage] = walk.pages;
+    expect(signedInPage?.html).toContain('Signed in as <span id="user">alice@acme.test</span>');
+    expect(signedInPage?.html).toContain('through <strong id="tenant">localhost</strong>');
+  });
+
+  it("refuses at sign-in a user outside every list, with a page that says so, and tells the client", async () => {
+    const network = gateNetwork();
+    const walk = (await walkAs(network, "bob")).walk;
+    expect(walk.callback).toBeUndefined();
+    expect(walk.stopped?.status).toBe(403);
+    expect(walk.stopped?.html).toContain("bob@other.test may not use the MCP server at");
+    const back = /href="([^"]*)"/.exec(walk.stopped?.html ?? "")?.[1]?.replaceAll("&#38;", "&");
+    expect(new URL(back ?? "").searchParams.get("error")).toBe("access_denied");
+    expect(new URL(back ?? "").searchParams.get("code")).toBeNull();
+    expect(events("sign_in_refused")).toContainEqual(
+      expect.objectContaining({ reason: "not_listed", domain: "other.test" }),
+    );
+  });
+
+  it("refuses an address in an allowed domain the provider says is not verified", async () => {
+    const network = gateNetwork();
+    const walk = (await walkAs(network, "carol")).walk;
+    expect(walk.stopped?.status).toBe(403);
+    expect(walk.stopped?.html).toContain("gave no verified email address for this account");
+    expect(events("sign_in_refused")).toContainEqual(
+      expect.objectContaining({ reason: "unverified_email" }),
+    );
+  });
+
+  it("refuses a user removed from the lists: on their next request, and at their refresh, which revokes the grant", async () => {
+    const app = createApp();
+    const before = gateNetwork({}, app);
+    const { token, refresh, clientId } = await signedInByHand(before);
+    expect((await initializeWith(before, token)).status).toBe(200);
+
+    // The operator deploys lists without alice's domain.
+    const after = gateNetwork({ ALLOWED_DOMAINS: "other.test" }, app);
+    const refused = await initializeWith(after, token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    const refreshed = await tokenRequest(after, {
+      grant_type: "refresh_token",
+      refresh_token: refresh,
+      client_id: clientId,
+    });
+    expect(refreshed.status).toBe(400);
+    expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
+    expect(events("gate_refused")).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ at: "request", reason: "not_listed" }),
+        expect.objectContaining({ at: "refresh", reason: "not_listed" }),
+      ]),
+    );
+    // The grant is gone: back under the old lists, the refresh token is no more good.
+    const again = await tokenRequest(before, {
+      grant_type: "refresh_token",
+      refresh_token: refresh,
+      client_id: clientId,
+    });
+    expect(again.status).toBe(400);
+  });
+
+  it("refuses a grant made at another identity provider than IDP_ISSUER names now", async () => {
+    const app = createApp();
+    const { token } = await signedInByHand(gateNetwork({}, app));
+    const moved = gateNetwork({ IDP_ISSUER: "https://idp.example" }, app);
+    expect((await initializeWith(moved, token)).status).toBe(401);
+    expect(events("gate_refused")).toContainEqual(
+      expect.objectContaining({ reason: "other_issuer" }),
+    );
+  });
+
+  it("lets nothing through without a token of the proxy's, and sends the origin nothing", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
+    for (const authorization of [undefined, `Bearer ${SHARED_KEY.slice(0, 8)}`, "Bearer a:b:c"]) {
+      const response = await postJson(network, GATE_URL, rpc(1, "tools/list"), {
+        ...(authorization === undefined ? {} : { authorization }),
+        "mcp-protocol-version": PROTOCOL_VERSION,
+      });
+      expect(response.status).toBe(401);
+      await response.body?.cancel();
+    }
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+});
+
+describe("gate mode: revocation and sign-out", () => {
+  it("revokes one app's grant at the token endpoint (RFC 7009), as its metadata advertises", async () => {
+    const network = gateNetwork();
+    const metadata = await network("http://localhost/.well-known/oauth-authorization-server");
+    expect(await metadata.json()).toMatchObject({
+      revocation_endpoint: "http://localhost/oauth/token",
+    });
+    const { token, refresh, clientId } = await signedInByHand(network);
+    const revoked = await network("http://localhost/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        token: refresh,
+        token_type_hint: "refresh_token",
+        client_id: clientId,
+      }),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await initializeWith(network, token)).status).toBe(401);
+  });
+
+  it("signs a user out of every app at once", async () => {
+    const network = gateNetwork();
+    const first = await signedInByHand(network);
+    const second = await signedInByHand(network);
+    const out = await network("http://localhost/oauth/sign-out", {
+      method: "POST",
+      headers: { authorization: `Bearer ${first.token}` },
+    });
+    expect(out.status).toBe(200);
+    expect(((await out.json()) as { revoked: number }).revoked).toBeGreaterThanOrEqual(2);
+    expect(events("signed_out")).not.toHaveLength(0);
+    expect((await initializeWith(network, first.token)).status).toBe(401);
+    expect((await initializeWith(network, second.token)).status).toBe(401);
+    const refused = await network("http://localhost/oauth/sign-out", {
+      method: "POST",
+      headers: { authorization: `Bearer ${first.token}` },
+    });
+    expect(refused.status).toBe(401);
+  });
+});
