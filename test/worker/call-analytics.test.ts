@@ -314,6 +314,24 @@ describe("a data point per call", () => {
     });
   });
 
+  it("a name in another spelling: resolution repaired; a name none answers to: refused as unknown", async () => {
+    const { call } = await analyticsSession();
+    const respelled = await call(DEMO_NAMES["files.read"].toUpperCase(), { path: "a" });
+    expect(respelled.messages[0]).toHaveProperty("result.structuredContent.tool", "files.read");
+    expect(onlyPoint(respelled.points).blobs).toMatchObject({
+      "gen_ai.tool.name": "files.read",
+      outcome: "ok",
+      resolution: "repaired",
+    });
+    const unknown = await call("files_wirte_zq", { path: "a" });
+    expect(unknown.messages[0]).toHaveProperty("error.code", -32602);
+    expect(onlyPoint(unknown.points).blobs).toMatchObject({
+      outcome: "refused",
+      refusal: "unknown",
+      resolution: "unknown",
+    });
+  });
+
   it("an unreachable origin: origin_unreachable; an origin too slow: origin_timeout", async () => {
     const recording = recordingDataset();
     const closed = viaProxy(
