@@ -42,6 +42,17 @@ export const OUTSIDE = [
 
 const FOUNDATION = ["json", "json-spans", "bounded-map", "digest", "canonical-path", "log"];
 const CORE = ["names", "args", "schemas", "rules"];
+/** What rewrite/ may import: every layer beside and below it (routes/ adds rewrite/ itself). */
+const BELOW_REWRITE = [
+  ...FOUNDATION,
+  "protocol",
+  ...CORE,
+  "config",
+  "transport",
+  "auth",
+  "analytics",
+  "toolmap",
+];
 
 /** Lowest first: each layer, its files, the modules it may import, and why. */
 export const LAYERS = [
@@ -114,32 +125,13 @@ export const LAYERS = [
   {
     name: "rewrite",
     modules: ["rewrite"],
-    mayImport: [
-      ...FOUNDATION,
-      "protocol",
-      ...CORE,
-      "config",
-      "transport",
-      "auth",
-      "analytics",
-      "toolmap",
-    ],
+    mayImport: BELOW_REWRITE,
     why: "rewrite/ sits below routes/ and the app.",
   },
   {
     name: "routes",
     modules: ["routes"],
-    mayImport: [
-      ...FOUNDATION,
-      "protocol",
-      ...CORE,
-      "config",
-      "transport",
-      "auth",
-      "analytics",
-      "toolmap",
-      "rewrite",
-    ],
+    mayImport: [...BELOW_REWRITE, "rewrite"],
     why: "routes/ sits below the app.",
   },
   {
