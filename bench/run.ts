@@ -24,8 +24,10 @@ import {
   startListingCpu,
   startPassThrough,
   startProxy,
+  startProxyWithCalls,
 } from "./lib/workers";
 import { startBenchOrigin } from "./origin/server";
+import { measureAnalytics } from "./sections/analytics";
 import { measureCallers } from "./sections/callers";
 import { measureCore } from "./sections/core";
 import { measureKv } from "./sections/kv";
@@ -37,7 +39,15 @@ import { measureStreaming } from "./sections/streaming";
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
 
-const SECTIONS = ["core", "listing-cpu", "callers", "overhead", "streaming", "kv"] as const;
+const SECTIONS = [
+  "core",
+  "listing-cpu",
+  "callers",
+  "overhead",
+  "analytics",
+  "streaming",
+  "kv",
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const requested = process.argv.slice(2);
@@ -73,9 +83,18 @@ async function runSection(name: Section): Promise<SectionResult> {
       case "listing-cpu":
         return await measureListingCpu(startListingCpu);
       case "overhead":
+      case "analytics":
       case "kv": {
         const origin = await spawnOrigin();
         try {
+          if (name === "analytics") {
+            return await measureAnalytics({
+              originUrl: origin.url,
+              startProxy: () => startProxy(origin.url),
+              startProxyWithCalls: () => startProxyWithCalls(origin.url),
+              rounds,
+            });
+          }
           return name === "kv"
             ? await measureKv(origin.url, () => startKvCountingProxy(origin.url))
             : await measureOverhead({

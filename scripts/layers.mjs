@@ -25,6 +25,7 @@ export const MODULES = {
   config: { path: "src/config/", patterns: ["**/config", "**/config/**"] },
   transport: { path: "src/transport/", patterns: ["**/transport/**"] },
   auth: { path: "src/auth/", patterns: ["**/auth/**"] },
+  analytics: { path: "src/analytics/", patterns: ["**/analytics/**"] },
   toolmap: { path: "src/toolmap/", patterns: ["**/toolmap/**"] },
   rewrite: { path: "src/rewrite/", patterns: ["**/rewrite/**"] },
   routes: { path: "src/routes/", patterns: ["**/routes/**"] },
@@ -50,6 +51,17 @@ const FOUNDATION = [
   "log",
 ];
 const CORE = ["names", "args", "schemas", "rules"];
+/** What rewrite/ may import: every layer beside and below it (routes/ adds rewrite/ itself). */
+const BELOW_REWRITE = [
+  ...FOUNDATION,
+  "protocol",
+  ...CORE,
+  "config",
+  "transport",
+  "auth",
+  "analytics",
+  "toolmap",
+];
 
 /** Lowest first: each layer, its files, the modules it may import, and why. */
 export const LAYERS = [
@@ -108,6 +120,12 @@ export const LAYERS = [
     why: "auth/ (sign-in) sits on transport/, beside toolmap/, never the core.",
   },
   {
+    name: "analytics",
+    modules: ["analytics"],
+    mayImport: [...FOUNDATION, "protocol", "transport"],
+    why: "analytics/ (call records and their data points) sits on transport/, beside auth/ and toolmap/.",
+  },
+  {
     name: "toolmap",
     modules: ["toolmap"],
     mayImport: [...FOUNDATION, "protocol", ...CORE, "config", "transport"],
@@ -116,22 +134,13 @@ export const LAYERS = [
   {
     name: "rewrite",
     modules: ["rewrite"],
-    mayImport: [...FOUNDATION, "protocol", ...CORE, "config", "transport", "auth", "toolmap"],
+    mayImport: BELOW_REWRITE,
     why: "rewrite/ sits below routes/ and the app.",
   },
   {
     name: "routes",
     modules: ["routes"],
-    mayImport: [
-      ...FOUNDATION,
-      "protocol",
-      ...CORE,
-      "config",
-      "transport",
-      "auth",
-      "toolmap",
-      "rewrite",
-    ],
+    mayImport: [...BELOW_REWRITE, "rewrite"],
     why: "routes/ sits below the app.",
   },
   {

@@ -63,6 +63,8 @@ async function serve(
   entry: string,
   originUrl: string,
   inspectorPort?: number,
+  /** Analytics Engine datasets to bind, by binding name (Miniflare's local ones write nowhere). */
+  datasets?: Record<string, { dataset: string }>,
 ): Promise<LocalWorker> {
   const scriptPath = await bundle(entry);
   const before = workerdChildren();
@@ -76,6 +78,7 @@ async function serve(
       compatibilityFlags: config.compatibility_flags,
       bindings: { ORIGIN_URL: originUrl },
       kvNamespaces: ["TOOL_MAP"],
+      ...(datasets ? { analyticsEngineDatasets: datasets } : {}),
       // As wrangler.toml binds it: new isolates answer a listing from KV (docs/tool-map.md).
       ...(config.version_metadata ? { versionMetadata: config.version_metadata.binding } : {}),
       host: "127.0.0.1",
@@ -104,6 +107,12 @@ async function serve(
 /** The proxy (src/index.ts), every setting at its default, in front of `originUrl`. */
 export const startProxy = (originUrl: URL, inspectorPort?: number) =>
   serve(config.main ?? "src/index.ts", originUrl.href, inspectorPort);
+
+/** The proxy with the `CALLS` dataset bound: call analytics on (docs/observability.md). */
+export const startProxyWithCalls = (originUrl: URL, inspectorPort?: number) =>
+  serve(config.main ?? "src/index.ts", originUrl.href, inspectorPort, {
+    CALLS: { dataset: "bench_calls" },
+  });
 
 /** A Worker that only forwards to the origin (workers/pass-through.ts). */
 export const startPassThrough = (originUrl: URL, inspectorPort?: number) =>

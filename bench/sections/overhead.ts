@@ -7,10 +7,10 @@
  * all three alike; ratios are taken within a round, then the median and the
  * range across rounds are reported.
  */
-import autocannon from "autocannon";
-import { answerText, MCP_HEADERS, openSession, type ResponseMode, send } from "../lib/mcp-session";
+import { load, type Run } from "../lib/load";
+import { answerText, openSession, type ResponseMode, send } from "../lib/mcp-session";
 import { mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
-import { percentile, rotate, type Spread, spread } from "../lib/stats";
+import { rotate, type Spread, spread } from "../lib/stats";
 import { cpuNanoseconds, type LocalWorker, withWorkers } from "../lib/workers";
 import { ECHO_TOOL, proxiedName } from "../origin/server";
 
@@ -55,58 +55,6 @@ function message(workload: Workload, echoName: string, id: string | number) {
         params: { name: echoName, arguments: { text: "hello", count: 3 } },
       }
     : { jsonrpc: "2.0", id, method: "ping" };
-}
-
-interface Run {
-  /** Answered requests (2xx). */
-  count: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  failed: number;
-}
-
-/**
- * One autocannon run, for `seconds` or for `amount` requests; latencies are
- * taken from each response, as autocannon's own histogram keeps whole ms only.
- */
-function load(
-  url: URL,
-  sessionId: string,
-  body: string,
-  connections: number,
-  limit: { seconds: number } | { amount: number },
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const latencies: number[] = [];
-    const started = performance.now();
-    const instance = autocannon(
-      {
-        url: url.href,
-        method: "POST",
-        headers: { ...MCP_HEADERS, "mcp-session-id": sessionId },
-        body,
-        idReplacement: true,
-        connections,
-        ...("amount" in limit ? { amount: limit.amount } : { duration: limit.seconds }),
-      },
-      (error, result) => {
-        if (error) return reject(error);
-        const elapsed = (performance.now() - started) / 1000;
-        latencies.sort((a, b) => a - b);
-        resolve({
-          count: latencies.length,
-          rps: latencies.length / elapsed,
-          p50: percentile(latencies, 50),
-          p99: percentile(latencies, 99),
-          failed: result.errors + result.timeouts + result.non2xx,
-        });
-      },
-    );
-    instance.on("response", (_client, status, _bytes, ms) => {
-      if (status < 300) latencies.push(ms);
-    });
-  });
 }
 
 /** One answer per target and workload, checked, so no run measures an error. */
@@ -226,8 +174,16 @@ async function measure(options: {
   return report(cells, cpu, { rounds, seconds, logLines, proxyCalls });
 }
 
-const CPU_REQUESTS = 2_000;
-const CPU_CONNECTIONS = 8;
+export const CPU_REQUESTS = 2_000;
+export const CPU_CONNECTIONS = 8;
+
+/** A call of the echo tool whose `count` the proxy repairs (sent as text), for autocannon's ids. */
+export const repairedCall = (echoName: string) => ({
+  jsonrpc: "2.0",
+  id: "[<id>]",
+  method: "tools/call",
+  params: { name: echoName, arguments: { text: "hello", count: "3" } },
+});
 
 interface CpuWorkload {
   label: string;
@@ -244,12 +200,7 @@ const CPU_WORKLOADS: CpuWorkload[] = [
   },
   {
     label: "`tools/call`, renamed and repaired (`count` sent as text)",
-    message: (echoName) => ({
-      jsonrpc: "2.0",
-      id: "[<id>]",
-      method: "tools/call",
-      params: { name: echoName, arguments: { text: "hello", count: "3" } },
-    }),
+    message: repairedCall,
     target: 1.5,
   },
 ];

@@ -182,6 +182,13 @@ const SettingsObject = v.object(
     UPSTREAM_CLIENT_SECRET: secret,
     PASS_HEADERS: passHeaders,
     ...GATE_SETTINGS,
+    CALLS: v.optional(
+      v.custom<AnalyticsEngineDataset>(
+        (value) =>
+          typeof (value as Partial<AnalyticsEngineDataset> | null)?.writeDataPoint === "function",
+        "must be a Workers Analytics Engine dataset binding ([[analytics_engine_datasets]])",
+      ),
+    ),
     WRANGLER_ENV: environmentName,
     CF_VERSION_METADATA: v.optional(
       v.custom<WorkerVersionMetadata>(
@@ -246,6 +253,7 @@ function configFrom(vars: Settings): Config {
     originUrl: vars.ORIGIN_URL,
     mcpPath: vars.MCP_PATH,
     toolMapKv: vars.TOOL_MAP,
+    calls: vars.CALLS,
     deployment: vars.CF_VERSION_METADATA?.id,
     originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
     maxBodyBytes: vars.MAX_BODY_BYTES,
@@ -274,6 +282,8 @@ export interface Config {
   mcpPath: string;
   /** `TOOL_MAP`: the tool map's KV namespace. */
   toolMapKv: KVNamespace;
+  /** `CALLS`: the Analytics Engine dataset of call analytics, when bound (docs/observability.md). */
+  calls: AnalyticsEngineDataset | undefined;
   /**
    * The deployed version's id (`CF_VERSION_METADATA`): what a listing
    * rewritten by another isolate is trusted to have been rewritten by.

@@ -52,7 +52,7 @@ function revision(version: string): Revision {
 }
 
 /** The `_meta` of a message's params, when it has one. */
-function metaOf(message: unknown): Record<string, unknown> | undefined {
+export function metaOf(message: unknown): Record<string, unknown> | undefined {
   if (!isPlainObject(message) || !isPlainObject(message.params)) return undefined;
   const meta = own(message.params, "_meta");
   return isPlainObject(meta) ? meta : undefined;

@@ -100,19 +100,21 @@ export class LocalAnswers {
   /**
    * Adds the answer to `call` (opened last): `response`, or the short error
    * when it would pass what is left, or is `undefined` (it was not built, as
-   * it would have).
+   * it would have). Returns the one added.
    */
-  add(call: JsonRpcRequest, response: unknown): void {
+  add(call: JsonRpcRequest, response: unknown): unknown {
     const room = this.left - this.reserved;
     const bytes = response === undefined ? undefined : jsonBytes(response) + FRAME_BYTES;
     if (bytes !== undefined && bytes <= room) {
       this.responses.push(response);
       this.left -= bytes;
-      return;
+      return response;
     }
-    this.responses.push(this.overLimit(call));
+    const short = this.overLimit(call);
+    this.responses.push(short);
     this.left -= this.short(call);
     this.cut++;
+    return short;
   }
 
   /** Logs how many answers were cut, if any: once per request. */

@@ -11,6 +11,7 @@
  * (json.ts, `stringifyExact`). The proxy's own answers take at most
  * `MAX_LOCAL_ANSWER_BYTES` together (local-answers.ts).
  */
+import { callRecord, listRecord, type MessageRecord } from "../analytics/call-record";
 import type { ValidationMode } from "../config";
 import { type ExactText, joinExact, stringifyExact } from "../json";
 import {
@@ -54,6 +55,11 @@ export interface RefusedPlan {
   message: string;
 }
 
+/**
+ * `records`, when given, gets one record per `tools/call` and `tools/list`
+ * for call analytics (analytics/call-record.ts), with the proxy's own answer
+ * where it gave one (as `MAX_LOCAL_ANSWER_BYTES` let it be written).
+ */
 export async function planForward(
   body: ParsedBody,
   resolveTool: ToolResolver,
@@ -61,6 +67,7 @@ export async function planForward(
   searchMode: SearchModeLookup,
   /** `MAX_LOCAL_ANSWER_BYTES`: what the proxy's own answers to the body may take together. */
   maxLocalBytes: number,
+  records?: MessageRecord[],
 ): Promise<ForwardPlan | RefusedPlan> {
   const answers = LocalAnswers.for(body.messages, body.revision, maxLocalBytes);
   if (!answers) {
@@ -78,8 +85,10 @@ export async function planForward(
 
   for (const message of body.messages) {
     if (!isRequest(message) || message.method !== "tools/call") {
-      if (isRequest(message) && message.method === "tools/list")
+      if (isRequest(message) && message.method === "tools/list") {
         listRequests.set(message.id, message);
+        records?.push(listRecord(message.id));
+      }
       forwarded.push(message);
       continue;
     }
@@ -97,7 +106,9 @@ export async function planForward(
             }
           : unwrapCall(message, body.revision);
       if (unwrapped.kind === "answer") {
-        answers.add(message, unwrapped.response);
+        const kept = answers.add(message, unwrapped.response);
+        const tool = name === SEARCH_TOOLS ? name : undefined;
+        records?.push(callRecord(message.id, true, { tool, repairs: {} }, kept));
         changed = true;
         continue;
       }
@@ -105,10 +116,12 @@ export async function planForward(
     }
     const outcome = await repairToolCall(call, resolveTool, mode, body.revision);
     if (outcome.kind === "answer") {
-      answers.add(message, outcome.response);
+      const kept = answers.add(message, outcome.response);
+      records?.push(callRecord(message.id, Boolean(search), outcome.report, kept));
       changed = true;
       continue;
     }
+    records?.push(callRecord(message.id, Boolean(search), outcome.report));
     changed ||= outcome.message !== message;
     callHeaders = outcome.headers;
     exact = joinExact(exact, outcome.exact);

@@ -6,6 +6,7 @@
  * answer with nothing to rename is the origin's own body, and a body in an
  * encoding the runtime did not decode is never read or relabeled.
  */
+import type { CallAnswers } from "../analytics/call-answers";
 import {
   isPlainObject,
   MAX_NESTING,
@@ -53,9 +54,11 @@ import {
 } from "../transport/read-bounded";
 import {
   eventStreamRewriter,
+  eventWatcher,
   mayMention,
   serializeEvent,
   watchEventStream,
+  watchedAfter,
 } from "../transport/sse";
 import { isTool, spliceListing, spliceSearchMode } from "./listing-splice";
 import { rememberAnswer, reuseAnswer, reuseAnswerBytes } from "./remembered-answer";
@@ -119,13 +122,19 @@ export interface WholeListing {
   readRest(id: RequestId, cursor: string, hold?: Hold): Promise<ListedTool[] | undefined>;
 }
 
+/** A listing as it was answered: the tools it lists (0 for an answer reused from memory), in search mode or not. */
+export interface Listed {
+  tools: number;
+  search: boolean;
+}
+
 /** How the listings in an answer are renamed. */
 export interface ListingRewrite {
   /** Which results get model-facing names. */
   listIds: ListResults;
   toolMap: ToolMap;
   /** Called with the id of each listing answered. */
-  answered?: (id: RequestId) => void;
+  answered?: (id: RequestId, listed: Listed) => void;
   wholeListing?: WholeListing;
   /** The share of the isolate's budget of the read in progress (read-bounded.ts). */
   hold?: Hold;
@@ -136,6 +145,15 @@ interface NamedPage {
   listing: NamedListing;
   search?: number;
 }
+
+/** What a named page lists: its tools less those left out, or in search mode those a search finds. */
+const listedOf = ({ listing, search }: NamedPage): Listed =>
+  search === undefined
+    ? { tools: listing.names.size - listing.hidden.size, search: false }
+    : { tools: search, search: true };
+
+/** A listing reused from memory: the same as the one named before it. */
+const REUSED: Listed = { tools: 0, search: false };
 
 /**
  * Names one `tools/list` page. A first page, when the profile has a tool
@@ -169,18 +187,20 @@ function noteEntriesLeftOut(entries: number, tools: number, { listing, search }:
   }
 }
 
-/** One `tools/list` result as the model sees it. */
+/** One `tools/list` result as the model sees it, and what it lists. */
 async function renamedResult(
   id: RequestId,
   result: ToolsListResult,
   rewrite: ListingRewrite,
-): Promise<ToolsListResult> {
+): Promise<{ result: ToolsListResult; listed: Listed }> {
   const page = namedTools(result);
   const named = await namePage(id, page, result.nextCursor, rewrite);
   noteEntriesLeftOut(result.tools.length, page.length, named);
-  return named.search === undefined
-    ? renameTools(result, named.listing)
-    : searchModeResult(result, rewrite.toolMap.profile, named.search);
+  const renamed =
+    named.search === undefined
+      ? renameTools(result, named.listing)
+      : searchModeResult(result, rewrite.toolMap.profile, named.search);
+  return { result: renamed, listed: listedOf(named) };
 }
 
 /** Renames the listings in one parsed JSON-RPC payload (a message or a batch); `undefined` when nothing changed. */
@@ -201,10 +221,10 @@ export async function rewriteMessages(
     if (message?.method === LIST_CHANGED) rewrite.toolMap.forget();
     const asked = listingAnswered(message, rewrite.listIds);
     if (message?.id !== undefined && asked !== undefined) {
-      const result = await renamedResult(asked, message.result as ToolsListResult, rewrite);
-      rewritten.push({ ...message, result });
+      const renamed = await renamedResult(asked, message.result as ToolsListResult, rewrite);
+      rewritten.push({ ...message, result: renamed.result });
       changed = true;
-      rewrite.answered?.(message.id);
+      rewrite.answered?.(message.id, renamed.listed);
     } else if (guarded && respondsWithTools(message)) {
       // It answers no listing asked for, as the proxy reads ids; a client may read its id
       // otherwise (the Python SDK reads a string with `int()`: "١" answers request 1 there).
@@ -235,7 +255,7 @@ export async function rewriteJsonText(
     remembered && reuseAnswer(text, remembered, (id) => requestAnswered(id, ids) !== undefined);
   if (remembered && reused) {
     await toolMap.answeredFromMemory(remembered);
-    rewrite.answered?.(reused.id as RequestId);
+    rewrite.answered?.(reused.id as RequestId, REUSED);
     // Sent as it came: the caller sends the origin's own bytes, not this text encoded again.
     return sentAsReceived(remembered) ? undefined : reused.text;
   }
@@ -282,7 +302,7 @@ async function rewriteListingText(
       ? spliceListing(text, read, named.listing)
       : spliceSearchMode(text, read, rewrite.toolMap.profile, named.search);
   if (spliced === undefined) return undefined;
-  rewrite.answered?.(read.id as RequestId);
+  rewrite.answered?.(read.id as RequestId, listedOf(named));
   if (cursorSpan === undefined && named.listing.settled) {
     rewrite.toolMap.rememberAnswer(rememberAnswer(text, read.idSpan, spliced.text, spliced.idSpan));
   }
@@ -323,6 +343,12 @@ export interface ResponseContext extends ListingRewrite {
   localResponses?: readonly unknown[];
   /** What the isolate's requests hold at once of what they read whole: a body or event read takes its share. */
   reads: ReadBudget;
+  /**
+   * Call analytics: the answers the request's calls and listings wait for,
+   * judged as they pass (a watch on a call's answer is the only reading the
+   * proxy adds for them, and only with the `CALLS` dataset bound).
+   */
+  answers?: CallAnswers;
 }
 
 const encoder = new TextEncoder();
@@ -399,7 +425,7 @@ async function answerFromMemory(
     bytes && reuseAnswerBytes(body, bytes, (id) => requestAnswered(id, listIds) !== undefined);
   if (!remembered || !reused) return undefined;
   await toolMap.answeredFromMemory(remembered);
-  context.answered?.(reused.id as RequestId);
+  context.answered?.(reused.id as RequestId, REUSED);
   // Sent as it came: the origin's own bytes.
   if (sentAsReceived(remembered)) return relayResponse(origin, body);
   return rewrittenResponse(origin, new Blob(reused.parts));
@@ -414,7 +440,7 @@ async function rewriteJsonBody(
   origin: Response,
   context: ResponseContext & { hold: Hold },
 ): Promise<Response> {
-  const { addressee, localResponses = [], hold } = context;
+  const { addressee, localResponses = [], hold, answers } = context;
   const local = localResponses.length > 0;
   const refusing = guardsListings(context);
   const body = origin.body as ReadableStream<Uint8Array>;
@@ -446,17 +472,23 @@ async function rewriteJsonBody(
     logEvent("response_not_rewritten", { reason });
     return relayResponse(origin, rejoin(read.head, read.rest));
   }
-  const fromMemory = local ? undefined : await answerFromMemory(origin, read.bytes, context);
+  const bytes = read.bytes.byteLength;
+  const judged: typeof context = answers
+    ? { ...context, answered: (id, { tools, search }) => answers.listed(id, tools, search, bytes) }
+    : context;
+  const fromMemory = local ? undefined : await answerFromMemory(origin, read.bytes, judged);
   if (fromMemory) return fromMemory;
   const text = new TextDecoder().decode(read.bytes);
   let rewritten: string | undefined;
   try {
-    rewritten = await rewriteJsonText(text, context, localResponses);
+    rewritten = await rewriteJsonText(text, judged, localResponses);
   } catch (error) {
     if (!(error instanceof UnreadListing)) throw error;
     // An error's body is no listing: clients read no messages in it.
     if (origin.ok) return refusedListing(context, error.message);
   }
+  // After the rewrite, which judged the listings it named: the calls, and listings that failed.
+  if (origin.ok) answers?.judgeWhole(text, bytes);
   if (local && rewritten === undefined) {
     logEvent("local_answers_dropped", {
       reason: "origin body is not JSON",
@@ -491,10 +523,17 @@ export async function rewriteResponse(
     return relayResponse(origin);
   }
 
+  // Call analytics watches a call's answer as it passes: a JSON body to its end, an event
+  // stream until the call's response has passed. An error status is judged by the status.
+  const { answers } = context;
+  const watchCalls = origin.ok && (answers?.waitingForCalls ?? false);
+
   if (mediaType === "text/event-stream") {
     // A call's answer passes with no JavaScript per chunk: a `list_changed` in it is caught
     // when the client lists again.
-    if (!expectsLists(listIds) && !watchesListChanged && !local) return relayResponse(origin);
+    if (!expectsLists(listIds) && !watchesListChanged && !local && !watchCalls) {
+      return relayResponse(origin);
+    }
     const prefix = local
       ? encoder.encode(
           localResponses
@@ -502,7 +541,16 @@ export async function rewriteResponse(
             .join(""),
         )
       : undefined;
-    let body: ReadableStream<Uint8Array>;
+    const forgetOnListChanged = (data: string) => {
+      if (announcesListChanged(data)) toolMap.forget();
+    };
+    // Calls are watched with what else reads the stream, in one pump, until they are answered;
+    // alone, on a copy of the stream the runtime passes (CallAnswers.watchEvents).
+    const watchAlone = watchCalls && !expectsLists(listIds) && !watchesListChanged && !local;
+    if (watchAlone) return relayResponse(origin, (answers as CallAnswers).watchEvents(origin.body));
+    const calls = watchCalls ? (answers as CallAnswers).eventsWatcher() : undefined;
+    const callsAnswered = () => !(answers as CallAnswers).waiting;
+    let body: ReadableStream<Uint8Array> = origin.body;
     if (expectsLists(listIds)) {
       // Once every listing asked for is answered, the rest of the stream is the runtime's to pass.
       const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
@@ -513,7 +561,10 @@ export async function rewriteResponse(
           try {
             return await rewriteJsonText(data, {
               ...context,
-              answered: (id) => awaited?.delete(id),
+              answered: (id, listed) => {
+                awaited?.delete(id);
+                answers?.listed(id, listed.tools, listed.search);
+              },
               hold,
             });
           } catch (error) {
@@ -531,15 +582,23 @@ export async function rewriteResponse(
         maxEventChars: MAX_REWRITE_BYTES,
         hold,
       });
-      body = transformUntil(origin.body, rewriter, finished, prefix);
+      // A listing the rewrite never named, in a stream no watch reads for calls, was not seen.
+      const judged = calls
+        ? watchedAfter(rewriter, calls)
+        : answers?.waiting
+          ? answers.endingWith(rewriter)
+          : rewriter;
+      const done = calls ? () => finished() && callsAnswered() : finished;
+      body = transformUntil(origin.body, judged, done, prefix);
+    } else if (calls) {
+      const listChanged = eventWatcher({
+        markers: [LIST_CHANGED],
+        onEvent: forgetOnListChanged,
+        maxEventChars: MAX_WATCHED_EVENT_CHARS,
+      });
+      body = transformUntil(origin.body, watchedAfter(listChanged, calls), () => false, prefix);
     } else {
-      const watch = watchEventStream(
-        LIST_CHANGED,
-        (data) => {
-          if (announcesListChanged(data)) toolMap.forget();
-        },
-        MAX_WATCHED_EVENT_CHARS,
-      );
+      const watch = watchEventStream(LIST_CHANGED, forgetOnListChanged, MAX_WATCHED_EVENT_CHARS);
       body = origin.body.pipeThrough(watch);
       if (prefix) body = body.pipeThrough(prepend(prefix));
     }
@@ -558,6 +617,9 @@ export async function rewriteResponse(
   // A listing answered in a type the proxy does not read (a lenient client might).
   if (refusing && origin.ok) {
     return refusedListing(context, `content-type ${mediaType}`, origin.body);
+  }
+  if (watchCalls && mediaType === "application/json") {
+    return relayResponse(origin, await (answers as CallAnswers).watchJson(origin));
   }
   return relayResponse(origin);
 }

@@ -15,6 +15,7 @@
  * arguments the proxy changed or found invalid; it carries keys and types,
  * never values.
  */
+import type { CallReport, Repairs } from "../analytics/call-record";
 import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
 import { describeInvalidCall, type Validation, validateArguments } from "../args/validate";
@@ -53,18 +54,43 @@ const REFUSALS: Record<
     `Tool ${name} cannot be checked against the operator's rules now: the origin's tool listing could not be read; try again`,
 };
 
-/** The proxy's `-32602` for a call it does not forward, logged with `reason` and what it names. */
+/**
+ * A call's log lines name what its data point names by the same OpenTelemetry
+ * names (`mcp.method.name`, `gen_ai.tool.name`, `error.type`), so a query
+ * written for one reads the other (docs/observability.md).
+ */
+const CALL_LINE = { "mcp.method.name": "tools/call" } as const;
+
+/** Refusals whose tool may be one the operator's rules hide: its name is written to no record. */
+const NAME_UNSURE: ReadonlySet<string> = new Set(["hidden", "unlisted", "unchecked"]);
+
+/**
+ * The proxy's `-32602` for a call it does not forward, logged with `reason`
+ * and what it names; recorded without a name the rules may hide.
+ */
 function refusal(
   message: JsonRpcRequest,
   named: { tool?: string; name?: string },
   reason: string,
   text: string,
+  resolution?: CallReport["resolution"],
 ): CallOutcome {
-  logEvent("tool_call_refused", { ...named, reason });
-  return { kind: "answer", response: jsonRpcError(message.id, ErrorCode.InvalidParams, text) };
+  logEvent("tool_call_refused", {
+    ...CALL_LINE,
+    "gen_ai.tool.name": named.tool,
+    name: named.name,
+    reason,
+    "error.type": String(ErrorCode.InvalidParams),
+  });
+  const tool = NAME_UNSURE.has(reason) ? undefined : named.tool;
+  return {
+    kind: "answer",
+    response: jsonRpcError(message.id, ErrorCode.InvalidParams, text),
+    report: { tool, resolution, refused: reason, repairs: {} },
+  };
 }
 
-export type CallOutcome =
+export type CallOutcome = (
   | {
       kind: "forward";
       message: JsonRpcRequest;
@@ -73,7 +99,41 @@ export type CallOutcome =
       /** How the JSON texts read on the way (arguments as text, values a view asked for as text) wrote their values. */
       exact?: ExactText;
     }
-  | { kind: "answer"; response: unknown };
+  | { kind: "answer"; response: unknown }
+) & {
+  /** What the proxy made of the call, for call analytics: names, kinds and counts only. */
+  report: CallReport;
+};
+
+/** Each kind of repair a call got, and how many (analytics/call-record.ts). */
+function repairsOf(parts: {
+  recovery: string | undefined;
+  aliased: number;
+  coalesced: number;
+  coerced: number;
+  dropped: number;
+  fromText: number;
+  strictUndone: number;
+  fixed: number;
+  defaulted: number;
+}): Repairs {
+  const repairs: Repairs = {};
+  if (parts.recovery !== undefined) {
+    repairs[`recovered_${parts.recovery}` as keyof Repairs] = 1;
+  }
+  const counts: Array<[keyof Repairs, number]> = [
+    ["aliased", parts.aliased],
+    ["coalesced", parts.coalesced],
+    ["coerced", parts.coerced],
+    ["dropped", parts.dropped],
+    ["from_text", parts.fromText],
+    ["strict_undone", parts.strictUndone],
+    ["fixed", parts.fixed],
+    ["defaulted", parts.defaulted],
+  ];
+  for (const [kind, count] of counts) if (count > 0) repairs[kind] = count;
+  return repairs;
+}
 
 /**
  * The params to forward, in the order the client wrote them: the envelope as
@@ -113,7 +173,7 @@ export async function repairToolCall(
   const params = message.params;
   const name = isPlainObject(params) ? params.name : undefined;
   if (!isPlainObject(params) || typeof name !== "string") {
-    if (!resolveTool.refusesCalls) return { kind: "forward", message };
+    if (!resolveTool.refusesCalls) return { kind: "forward", message, report: { repairs: {} } };
     // No name the rules can judge, while an origin may still read one (`tools[["admin"]]` is
     // `tools.admin` to JavaScript): refused, where the rules refuse calls.
     return refusal(
@@ -127,13 +187,14 @@ export async function repairToolCall(
   const lookup = await resolveTool(name, message);
   const resolved = lookup.kind === "resolved" ? lookup.tool : undefined;
   const tool = resolved?.entry.original ?? name;
+  const resolution = resolved ? resolved.by : "unknown";
   // A name no tool of the caller's whole listing answers to, and none handed out: did-you-mean.
   const unknown = lookup.kind === "unknown" && lookup.closest !== undefined ? "unknown" : undefined;
   const refused =
     (resolved ? resolved.refused : await resolveTool.refusalOf(name, message)) ?? unknown;
   if (refused) {
     const closest = UNKNOWN.has(refused) ? await resolveTool.closest(name) : undefined;
-    return refusal(message, { tool, name }, refused, REFUSALS[refused](name, closest));
+    return refusal(message, { tool, name }, refused, REFUSALS[refused](name, closest), resolution);
   }
   if (!resolved) logEvent("tool_unknown", { name });
 
@@ -144,6 +205,7 @@ export async function repairToolCall(
       { tool, name },
       "malformed_arguments",
       `Invalid params: ${recovered.message}`,
+      resolution,
     );
   }
 
@@ -173,6 +235,7 @@ export async function repairToolCall(
       { tool, name },
       "ambiguous_arguments",
       `Invalid params: the arguments write ${keyTwiceReason(twice)}`,
+      resolution,
     );
   }
   const validation: Validation =
@@ -187,7 +250,8 @@ export async function repairToolCall(
   const respelled = resolved !== undefined && resolved.by !== "listed";
   if (repaired || respelled || validation.kind === "invalid") {
     logEvent("tool_call_repaired", {
-      tool,
+      ...CALL_LINE,
+      "gen_ai.tool.name": tool,
       name,
       renamed,
       ...(respelled ? { nameRead: resolved.by } : {}),
@@ -209,10 +273,28 @@ export async function repairToolCall(
     });
   }
 
+  const fixed = settled?.set.filter((key) => Object.hasOwn(rule?.fixed ?? {}, key)).length ?? 0;
+  const report: CallReport = {
+    tool,
+    resolution,
+    validation: validation.kind,
+    repairs: repairsOf({
+      recovery: recovered.changed ? recovered.recovery : undefined,
+      aliased: aliased?.renamed.length ?? 0,
+      coalesced: repair?.report.renamedKeys.length ?? 0,
+      coerced: repair?.report.coercions.length ?? 0,
+      dropped: (repair?.report.dropped.length ?? 0) + (settled?.dropped.length ?? 0),
+      fromText: fromText?.parsed.length ?? 0,
+      strictUndone: fromText?.leftOut.length ?? 0,
+      fixed,
+      defaulted: (settled?.set.length ?? 0) - fixed,
+    }),
+  };
+
   // The fix-it text names the tool's arguments: only for a caller whose own listing showed it.
   if (mode === "enforce" && validation.kind === "invalid" && resolved?.shown) {
     const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues);
-    return { kind: "answer", response: toolError(message.id, text, revision) };
+    return { kind: "answer", response: toolError(message.id, text, revision), report };
   }
 
   const forwarded: JsonRpcRequest = changed
@@ -223,5 +305,6 @@ export async function repairToolCall(
     message: forwarded,
     headers: { name: tool, params: schema === undefined ? undefined : paramHeaders(args, schema) },
     ...exactOf(recovered.exact, fromText?.exact, repair?.exact),
+    report,
   };
 }

@@ -1,3 +1,4 @@
+import { AnalyticsMemory } from "../analytics/recorder";
 import { SignInMemory } from "../auth/sign-in-memory";
 import type { Config } from "../config";
 import { ToolMapMemory } from "../toolmap/isolate-memory";
@@ -26,6 +27,8 @@ export interface IsolateState {
   reads: ReadBudget;
   /** `/readyz`'s last check of the origin (5 seconds; one check at a time). */
   readiness: Readiness;
+  /** Call analytics: the clients of 2025 sessions (4,096, a day), and when a failed write was last logged. */
+  analytics: AnalyticsMemory;
 }
 
 /** `now`: the clock sign-in's daily budget reads (tests set one, to count in a day of their own). */
@@ -35,6 +38,7 @@ export function newIsolateState({ now }: { now?: () => number } = {}): IsolateSt
     signIn: new SignInMemory(now),
     reads: new ReadBudget(),
     readiness: new Readiness(),
+    analytics: new AnalyticsMemory(),
   };
 }
 

@@ -7,6 +7,8 @@
  * Each profile has a tool map of its own.
  */
 import type { Context } from "hono";
+import type { MessageRecord } from "../analytics/call-record";
+import { type CallRecorder, recordCalls } from "../analytics/recorder";
 import { rewriteChallenges } from "../auth/protected-resource";
 import { signInChallenge } from "../auth/provider";
 import { publicUrls } from "../auth/public-url";
@@ -31,6 +33,7 @@ import { originRequestHeaders } from "../transport/headers";
 import {
   cookiesForClient,
   fetchOrigin,
+  type OriginReply,
   originTarget,
   paramOriginUrlSets,
   relayResponse,
@@ -40,6 +43,8 @@ import { busyResponse, type Hold } from "../transport/read-bounded";
 import type { AppEnv } from "./app-env";
 
 const ALLOWED_METHODS = "GET, POST, DELETE, OPTIONS";
+
+type OriginFailed = Extract<OriginReply, { kind: "failed" }>;
 /** Protocol 2026-07-28's stream of server notifications, `tools/list_changed` among them. */
 const LISTEN = "subscriptions/listen";
 
@@ -58,6 +63,17 @@ async function openToolMap(c: Context<AppEnv>, profile: Profile, caller: Caller)
     config.deployment,
     caller,
   );
+}
+
+/** The proxy's 502 or 504 for an origin that failed, as what the request's calls and listings got. */
+function failed(recorder: CallRecorder | undefined, reply: OriginFailed): Response {
+  recorder?.endWith(
+    reply.failure === "timeout"
+      ? { outcome: "origin_timeout", errorType: String(ErrorCode.OriginTimeout) }
+      : { outcome: "origin_unreachable", errorType: String(ErrorCode.OriginUnreachable) },
+    reply.response,
+  );
+  return reply.response;
 }
 
 export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise<Response> {
@@ -105,6 +121,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
 
   switch (request.method) {
     case "POST": {
+      const started = Date.now();
       const body = await readPostBody(request, config, hold);
       if (body.kind === "busy") return busyResponse("the request's body", unread);
       if (body.kind === "refused") {
@@ -153,12 +170,15 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         if (!(await relist(cause))) return undefined;
         return (await toolMap.search()) ?? undefined;
       };
+      // Call analytics (docs/observability.md): one record per call and listing, when bound.
+      const records: MessageRecord[] | undefined = config.calls ? [] : undefined;
       const plan = await planForward(
         body,
         toolResolver(toolMap, relist),
         config.argumentValidation,
         searchMode,
         config.maxLocalAnswerBytes,
+        records,
       );
       // An id each for the errors of a batch would be what the limit keeps from being written.
       if (plan.kind === "refused") {
@@ -168,20 +188,40 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           revision: body.revision,
         });
       }
+      const recorder = recordCalls(
+        config.calls,
+        c.get("isolate").analytics,
+        {
+          originUrl: config.originUrl,
+          profile: profile.name,
+          body,
+          headers: request.headers,
+          started,
+          waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+        },
+        records,
+      );
+      const sent = (response: Response) => {
+        recorder?.answered(response);
+        return response;
+      };
       // Told as a forwarded request would be, so that the client signs in again rather than
       // being told to try a call again that the rules cannot judge without a listing.
-      if (signedOut) return answered(signedOut);
+      if (signedOut) return sent(answered(signedOut));
       if (plan.body === null) return localAnswer(plan.localResponses, body.batch);
       if (plan.callHeaders) alignCallHeaders(headers, plan.callHeaders);
       const addressee = addresseeOf(body);
+      recorder?.callingOrigin();
       const reply = await fetchOrigin(
         target,
         { method: "POST", headers, body: plan.body },
         config.originTimeoutMs,
         addressee,
       );
-      if (reply.kind === "failed") return reply.response;
-      return rewriteResponse(answered(reply.response), {
+      if (reply.kind === "failed") return failed(recorder, reply);
+      if (config.calls)
+        c.get("isolate").analytics.clients.rememberSession(body.messages, reply.response);
+      const response = await rewriteResponse(answered(reply.response), {
         listIds: new Set(plan.listRequests.keys()),
         wholeListing: {
           isFirstPage: (id) => {
@@ -198,7 +238,9 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         addressee,
         localResponses: plan.localResponses,
         reads: c.get("isolate").reads,
+        answers: recorder?.answers,
       });
+      return sent(response);
     }
     case "GET": {
       const reply = await fetchOrigin(

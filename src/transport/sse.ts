@@ -12,8 +12,11 @@
  * runs; an event that grows past `maxEventChars` bytes without ending ends the
  * stream with an error instead.
  *
- * `watchEventStream` is for streams that need no rewrite: the bytes pass
- * unchanged, and only events that mention a marker are handed on.
+ * `eventWatcher` (and `watchEventStream`, the same over a whole stream) is
+ * for streams that need no rewrite: the bytes pass unchanged as they come,
+ * and only events that mention a marker are handed on; an event too long to
+ * look at passes unparsed, and the watch can tell whether it may have
+ * mentioned one.
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { logEvent } from "../log";
@@ -92,11 +95,31 @@ async function rewrittenEvent(
 
 /** What a stream's chunks become, chunk by chunk, each part handed to `emit` in order. */
 export interface ChunkRewriter {
-  write(chunk: Uint8Array, emit: (bytes: Uint8Array) => void): Promise<void>;
+  write(chunk: Uint8Array, emit: (bytes: Uint8Array) => void): Promise<void> | void;
   /** The body ended: what is still held. */
   end(emit: (bytes: Uint8Array) => void): void;
   /** The stream ended or failed: what the rewriter took of the isolate's budget goes back. */
   release(): void;
+}
+
+/** A `ChunkRewriter` that only looks: each chunk is passed on as it came, at once. */
+export interface ChunkWatcher extends ChunkRewriter {
+  write(chunk: Uint8Array, emit: (bytes: Uint8Array) => void): void;
+}
+
+/** `rewriter`, with what it passes on looked at by `watcher`: one rewriter, one pump. */
+export function watchedAfter(rewriter: ChunkRewriter, watcher: ChunkWatcher): ChunkRewriter {
+  return {
+    write: (chunk, emit) => rewriter.write(chunk, (bytes) => watcher.write(bytes, emit)),
+    end(emit) {
+      rewriter.end((bytes) => watcher.write(bytes, emit));
+      watcher.end(emit);
+    },
+    release() {
+      rewriter.release();
+      watcher.release();
+    },
+  };
 }
 
 /** `rewriter` as a `TransformStream`. */
@@ -295,32 +318,68 @@ export function endableFeed(feed: (text: string) => void): {
  */
 const EVENT_END = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)/;
 
+/** What `eventWatcher` looks for in a stream it passes on unchanged. */
+export interface EventWatch {
+  /** What an event's data must mention (`mayMention`) to be handed to `onEvent`. */
+  markers: readonly string[];
+  onEvent: (data: string) => void;
+  /** Longer events are not parsed: they pass, and the watch goes on at the next one. */
+  maxEventChars: number;
+  /**
+   * An event longer than `maxEventChars` passed unparsed: `mentioned` says
+   * whether its text may have mentioned a marker of `skipMarkers`
+   * (`mayMention`, over the text from the event before it to the end of this one).
+   */
+  onSkipped?: (mentioned: (marker: string) => boolean) => void;
+  skipMarkers?: readonly string[];
+}
+
 /**
  * Passes the bytes through unchanged and hands `onEvent` the data of every
- * event whose data may mention `marker` (`mayMention`), for the caller to parse: a mention in
- * text (a log message, a tool result) is not the message itself. An event
- * longer than `maxEventChars` is not looked at: the watch skips to the next
- * blank line and goes on, and the bytes still pass.
+ * event whose data may mention a marker (`mayMention`), for the caller to
+ * parse: a mention in text (a log message, a tool result) is not the message
+ * itself. An event longer than `maxEventChars` is not looked at: the watch
+ * skips to the next blank line and goes on, and the bytes still pass.
  */
-export function watchEventStream(
-  marker: string,
-  onEvent: (data: string) => void,
-  maxEventChars: number,
-): TransformStream<Uint8Array, Uint8Array> {
-  const markers = [marker];
+export function eventWatcher({
+  markers,
+  onEvent,
+  maxEventChars,
+  onSkipped,
+  skipMarkers = [],
+}: EventWatch): ChunkWatcher {
   const decoder = new TextDecoder();
   let skipping = false;
   /** While skipping: the end of the text seen, where a blank line may have begun. */
   let tail = "";
+  /** The `skipMarkers` the text since the last event may mention, and the last characters of it. */
+  const mentioned = new Set<string>();
+  let escaped = false;
+  let seenTail = "";
+  /** Whether an event ended in the chunk being read: what follows it there is the next one's. */
+  let boundary = false;
+  const forget = () => {
+    mentioned.clear();
+    escaped = false;
+    boundary = true;
+  };
   const parser = createParser({
     maxBufferSize: maxEventChars,
     onError: (error) => {
       if (error.type === "max-buffer-size-exceeded") skipping = true;
     },
     onEvent: ({ data }) => {
+      forget();
       if (mayMention(data, markers)) onEvent(data);
     },
   });
+  const note = (text: string) => {
+    if (!onSkipped) return;
+    const seen = seenTail + text;
+    for (const marker of skipMarkers) if (seen.includes(marker)) mentioned.add(marker);
+    escaped ||= seen.includes("\\u") || seen.includes("\\/");
+    seenTail = seen.slice(-OVERLAP_CHARS);
+  };
   const feed = (text: string) => {
     if (skipping) {
       const seen = tail + text;
@@ -332,17 +391,34 @@ export function watchEventStream(
       skipping = false;
       tail = "";
       parser.reset();
+      onSkipped?.((marker) => escaped || mentioned.has(marker));
+      forget();
       text = seen.slice(end.index + end[0].length);
     }
     parser.feed(text);
     if (skipping) feed("");
   };
   const lines = endableFeed(feed);
-  return new TransformStream({
-    transform(chunk, controller) {
-      controller.enqueue(chunk);
-      lines.feed(decoder.decode(chunk, { stream: true }));
+  return {
+    write(chunk, emit) {
+      emit(chunk);
+      const text = decoder.decode(chunk, { stream: true });
+      // Noted before the events it ends, and again after, for the one it begins: a mention
+      // is never missed, though one may be counted for both.
+      note(text);
+      boundary = false;
+      lines.feed(text);
+      if (boundary) note(text);
     },
-    flush: () => lines.end(),
-  });
+    end: () => lines.end(),
+    release: () => {},
+  };
 }
+
+/** `eventWatcher` for a whole stream, looking for one marker. */
+export const watchEventStream = (
+  marker: string,
+  onEvent: (data: string) => void,
+  maxEventChars: number,
+): TransformStream<Uint8Array, Uint8Array> =>
+  transformStreamOf(eventWatcher({ markers: [marker], onEvent, maxEventChars }));

@@ -136,7 +136,7 @@ describe("TOOL_RULES", () => {
     });
     expect(logs.events("tool_call_repaired")).toContainEqual(
       expect.objectContaining({
-        tool: "catering.invoice",
+        "gen_ai.tool.name": "catering.invoice",
         name: "create_invoice",
         renamedKeys: [{ from: "invoice", to: "payload_json" }],
         setByRules: ["invoice_id"],

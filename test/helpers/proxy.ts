@@ -30,8 +30,8 @@ export interface ProxyOptions {
   app?: Worker;
   /** Replaces the `TOOL_MAP` binding. */
   kv?: KVNamespace;
-  /** Replaces other bindings. */
-  bindings?: Partial<Env>;
+  /** Replaces other bindings, or adds one wrangler.toml leaves commented (`CALLS`). */
+  bindings?: Partial<Env> & { CALLS?: AnalyticsEngineDataset };
   /** Receives each request's execution context, to wait for its background work. */
   contexts?: ExecutionContext[];
 }

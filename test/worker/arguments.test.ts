@@ -182,9 +182,11 @@ describe("calls the proxy answers itself", () => {
     expect(logs.events("tool_call_refused")).toEqual([
       {
         event: "tool_call_refused",
-        tool: "files.read",
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": "files.read",
         name: DEMO_NAMES["files.read"],
         reason: "malformed_arguments",
+        "error.type": "-32602",
       },
     ]);
     logs.restore();
@@ -267,7 +269,7 @@ describe("calls the proxy answers itself", () => {
       .filter((line) => line.includes("tool_call_repaired"));
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({
-      tool: "files.read",
+      "gen_ai.tool.name": "files.read",
       validation: "invalid",
       issues: [{ location: "#", keyword: "required" }],
     });
@@ -317,7 +319,8 @@ describe("the log line", () => {
       .find((l) => l.includes("tool_call_repaired"));
     expect(JSON.parse(line ?? "{}")).toEqual({
       event: "tool_call_repaired",
-      tool: "catering.invoice",
+      "mcp.method.name": "tools/call",
+      "gen_ai.tool.name": "catering.invoice",
       name: DEMO_NAMES["catering.invoice"],
       renamed: true,
       source: "memory",

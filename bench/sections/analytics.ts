@@ -1,0 +1,114 @@
+/**
+ * What call analytics costs (docs/observability.md): workerd CPU per
+ * `tools/call` through the proxy with the `CALLS` dataset bound ÷ the same
+ * proxy without it, the call's answer in a JSON body and in an event stream.
+ * With the binding the proxy builds a record, reads the answer as it passes
+ * and writes a data point; Miniflare's local dataset takes the point and
+ * writes it nowhere, as the runtime's hands it to Cloudflare after the
+ * answer. CPU is read from /proc, as in the overhead section: waiting for a
+ * core costs none. Rounds alternate which Worker goes first.
+ */
+import { load } from "../lib/load";
+import { answerText, openSession, type ResponseMode, send } from "../lib/mcp-session";
+import { mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
+import { rotate, type Spread, spread } from "../lib/stats";
+import { cpuNanoseconds, type LocalWorker, withWorkers } from "../lib/workers";
+import { ECHO_TOOL, proxiedName } from "../origin/server";
+import { CPU_CONNECTIONS, CPU_REQUESTS, repairedCall } from "./overhead";
+
+/** Most CPU per call with the binding, as a multiple of without (the issue's acceptance). */
+const TARGET = 1.05;
+const MODES: readonly ResponseMode[] = ["json", "sse"];
+const MODE_LABELS: Record<ResponseMode, string> = {
+  json: "`tools/call`, JSON answer",
+  sse: "`tools/call`, event-stream answer",
+};
+
+type Variant = "without" | "with";
+const VARIANTS: readonly Variant[] = ["without", "with"];
+
+export function measureAnalytics(options: {
+  originUrl: URL;
+  startProxy: () => Promise<LocalWorker>;
+  startProxyWithCalls: () => Promise<LocalWorker>;
+  rounds: number;
+}): Promise<SectionResult> {
+  return withWorkers([options.startProxy, options.startProxyWithCalls], (without, withCalls) =>
+    measure(options.originUrl, { without, with: withCalls }, options.rounds),
+  );
+}
+
+async function measure(
+  originUrl: URL,
+  workers: Record<Variant, LocalWorker>,
+  rounds: number,
+): Promise<SectionResult> {
+  const sessions = {
+    json: await openSession(originUrl, "json"),
+    sse: await openSession(originUrl, "sse"),
+  };
+  const body = JSON.stringify(repairedCall(proxiedName(ECHO_TOOL)));
+  for (const variant of VARIANTS) {
+    const { url } = workers[variant];
+    // Each proxy learns its names from a listing, as from any client; then one call is checked.
+    await (await send(url, sessions.json, { jsonrpc: "2.0", id: 1, method: "tools/list" })).text();
+    for (const mode of MODES) {
+      const response = await send(url, sessions[mode], JSON.parse(body.replace('"[<id>]"', "2")));
+      const text = await answerText(response);
+      if (!response.ok || !text.includes("hello")) {
+        throw new Error(`${variant} the binding answered ${response.status}: ${text}`);
+      }
+      // Warm-up, not measured.
+      await load(url, sessions[mode], body, CPU_CONNECTIONS, { amount: CPU_REQUESTS / 4 });
+    }
+  }
+
+  /** µs of workerd CPU per call, per mode and variant, one per round. */
+  const cpu = Object.fromEntries(
+    MODES.map((mode) => [mode, { without: [] as number[], with: [] as number[] }]),
+  ) as Record<ResponseMode, Record<Variant, number[]>>;
+  for (let round = 0; round < rounds; round++) {
+    for (const mode of MODES) {
+      for (const variant of rotate(VARIANTS, round)) {
+        const worker = workers[variant];
+        const before = cpuNanoseconds(worker.pid);
+        const run = await load(worker.url, sessions[mode], body, CPU_CONNECTIONS, {
+          amount: CPU_REQUESTS,
+        });
+        if (run.failed > 0)
+          throw new Error(`${variant} the binding: ${run.failed} failed requests`);
+        cpu[mode][variant].push((cpuNanoseconds(worker.pid) - before) / CPU_REQUESTS / 1000);
+      }
+    }
+    process.stderr.write(`  analytics: round ${round + 1} of ${rounds} done\n`);
+  }
+
+  const targets: TargetCheck[] = [];
+  const rows = MODES.map((mode) => {
+    const ratio: Spread = spread(
+      cpu[mode].with.map((us, i) => us / (cpu[mode].without[i] as number)),
+    );
+    const met = ratio.median <= TARGET;
+    targets.push({
+      name: `workerd CPU per request with call analytics, ${MODE_LABELS[mode]}`,
+      goal: `with the CALLS binding ≤ ${num(TARGET, 2)} × without`,
+      measured: `${num(ratio.median, 3)} ×`,
+      met,
+    });
+    return [
+      MODE_LABELS[mode],
+      `${num(spread(cpu[mode].without).median, 1)} µs`,
+      `${num(spread(cpu[mode].with).median, 1)} µs`,
+      `${num(ratio.median, 3)} (${num(ratio.min, 3)}–${num(ratio.max, 3)})`,
+      `≤ ${num(TARGET, 2)} ${mark(met)}`,
+    ];
+  });
+  const markdown = [
+    `CPU the proxy's workerd process spends per \`tools/call\` (the echo tool, renamed and its \`count\` repaired), ${num(CPU_REQUESTS)} calls at ${CPU_CONNECTIONS} clients per run, median of ${rounds} rounds, with the \`CALLS\` dataset bound ÷ without, as median (lowest–highest) of the per-round ratios:`,
+    "",
+    table(["workload", "without", "with `CALLS`", "with ÷ without", "target"], rows),
+    "",
+    "With the binding the proxy builds the call's record, reads its answer as it passes (a JSON body to its end, an event stream until the call's response) and writes one data point, which Miniflare's local dataset drops.",
+  ].join("\n");
+  return { title: "Call analytics", markdown, targets, data: { cpu } };
+}

@@ -1,0 +1,110 @@
+/**
+ * The questions an operator asks first of call analytics, as Analytics
+ * Engine SQL (docs/observability.md prints them for one tenant, ready to
+ * paste into a dashboard): columns by their position in the data point
+ * (src/analytics/layout.ts), every count weighted by `_sample_interval`.
+ */
+import { blob, double } from "../src/analytics/layout";
+
+/** Which data points a query reads: a dataset, one tenant's index, a time window. */
+export interface Scope {
+  dataset: string;
+  index: string;
+  /** An SQL interval: `'24' HOUR`. */
+  interval: string;
+}
+
+export interface StatsQuery {
+  title: string;
+  sql: string;
+}
+
+const DATASET = /^[A-Za-z0-9_]+$/;
+/** What a host (the index) is made of: nothing that could end an SQL string. */
+const INDEX = /^[A-Za-z0-9.:[\]-]+$/;
+
+/** `24h` → `'24' HOUR`; `undefined` for anything else. */
+export function intervalOf(since: string): string | undefined {
+  const match = /^(\d{1,4})([mhd])$/.exec(since);
+  if (!match || Number(match[1]) === 0) return undefined;
+  const unit = { m: "MINUTE", h: "HOUR", d: "DAY" }[match[2] as "m" | "h" | "d"];
+  return `'${Number(match[1])}' ${unit}`;
+}
+
+const OUTCOME = blob("outcome");
+const TOOL = blob("gen_ai.tool.name");
+const METHOD = blob("mcp.method.name");
+const COUNT = "SUM(_sample_interval)";
+/** Outcomes that are a failure of the call (`unread` is one the proxy could not judge). */
+const FAILED = `${OUTCOME} NOT IN ('ok', 'unread')`;
+const share = (condition: string) => `SUM(_sample_interval * if(${condition}, 1, 0))`;
+
+export function statsQueries({ dataset, index, interval }: Scope): StatsQuery[] {
+  if (!DATASET.test(dataset)) throw new Error(`not a dataset name: ${dataset}`);
+  if (!INDEX.test(index)) throw new Error(`not an origin's host: ${index}`);
+  const where = (more: string) =>
+    [
+      `WHERE index1 = '${index}'`,
+      `  AND timestamp > NOW() - INTERVAL ${interval}`,
+      `  AND ${more}`,
+    ].join("\n");
+  const calls = where(`${METHOD} = 'tools/call'`);
+  return [
+    {
+      title: "Calls and error rate per tool",
+      sql: `SELECT
+  ${TOOL} AS tool,
+  ${COUNT} AS calls,
+  ${share(FAILED)} AS failed,
+  ${share(`${OUTCOME} = 'tool_error'`)} AS tool_errors,
+  ${share(FAILED)} / ${COUNT} AS error_rate
+FROM ${dataset}
+${calls}
+GROUP BY tool
+ORDER BY calls DESC
+LIMIT 25`,
+    },
+    {
+      title: "Repairs per client and profile",
+      sql: `SELECT
+  ${blob("mcp.client.name")} AS client,
+  ${blob("profile")} AS profile,
+  ${COUNT} AS calls,
+  ${share(`${double("repairs.count")} > 0`)} AS repaired,
+  ${share(`${double("repairs.count")} > 0`)} / ${COUNT} AS repaired_share,
+  SUM(_sample_interval * ${double("repairs.count")}) AS repairs
+FROM ${dataset}
+${calls}
+GROUP BY client, profile
+ORDER BY calls DESC
+LIMIT 25`,
+    },
+    {
+      title: "Refusals and holds",
+      sql: `SELECT
+  ${OUTCOME} AS outcome,
+  ${blob("refusal")} AS reason,
+  ${TOOL} AS tool,
+  ${COUNT} AS calls
+FROM ${dataset}
+${where(`${OUTCOME} IN ('refused', 'held', 'hidden', 'invalid_arguments')`)}
+GROUP BY outcome, reason, tool
+ORDER BY calls DESC
+LIMIT 25`,
+    },
+    {
+      title: "Slowest tools by p95",
+      sql: `SELECT
+  ${TOOL} AS tool,
+  ${COUNT} AS calls,
+  quantileExactWeighted(0.5)(${double("duration.ms")}, _sample_interval) AS p50_ms,
+  quantileExactWeighted(0.95)(${double("duration.ms")}, _sample_interval) AS p95_ms,
+  quantileExactWeighted(0.95)(${double("origin.duration.ms")}, _sample_interval) AS origin_p95_ms
+FROM ${dataset}
+${where(`${METHOD} = 'tools/call' AND ${OUTCOME} IN ('ok', 'tool_error', 'rpc_error')`)}
+GROUP BY tool
+ORDER BY p95_ms DESC
+LIMIT 10`,
+    },
+  ];
+}

@@ -1,0 +1,129 @@
+/**
+ * `npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--config FILE]`:
+ * the questions an operator asks first of call analytics (docs/observability.md),
+ * put to the Analytics Engine SQL API for one tenant, printed as tables.
+ *
+ * The tenant is the wrangler environment `--env` names (the top level without
+ * it): its `CALLS` binding's dataset (or `--dataset`), and the origin's host
+ * of its `ORIGIN_URL`, the data points' index. Credentials come from the
+ * environment, as wrangler reads them: `CLOUDFLARE_ACCOUNT_ID` and
+ * `CLOUDFLARE_API_TOKEN` (a token with Account Analytics Read);
+ * `CLOUDFLARE_API_BASE_URL` moves the API (tests). The token is sent to that
+ * API only, and never printed.
+ */
+import { parseArgs } from "node:util";
+import { originIndex } from "../src/analytics/layout";
+import { intervalOf, type StatsQuery, statsQueries } from "./stats-queries";
+
+const USAGE = "usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--config FILE]";
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+interface Answer {
+  meta: Array<{ name: string; type: string }>;
+  data: Array<Record<string, unknown>>;
+}
+
+/** A value as a table shows it: counts with separators, shares as percents, times in ms. */
+function cell(column: string, value: unknown): string {
+  if (value === "" || value === null || value === undefined) return "(none)";
+  const number = typeof value === "number" ? value : Number(value);
+  if (typeof value === "string" && (value.trim() === "" || Number.isNaN(number))) {
+    // What a client or an origin wrote: no terminal control sequence gets through.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what it removes.
+    return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd").slice(0, 64);
+  }
+  if (column.endsWith("_rate") || column.endsWith("_share")) return `${(number * 100).toFixed(1)}%`;
+  if (column.endsWith("_ms")) return `${Math.round(number).toLocaleString("en-US")} ms`;
+  return Math.round(number).toLocaleString("en-US");
+}
+
+function table(answer: Answer): string {
+  const columns = answer.meta.map((column) => column.name);
+  if (answer.data.length === 0) return "  (no data points)";
+  const rows = answer.data.map((row) => columns.map((column) => cell(column, row[column])));
+  const widths = columns.map((column, i) =>
+    Math.max(column.length, ...rows.map((row) => (row[i] as string).length)),
+  );
+  const line = (cells: string[]) =>
+    `  ${cells
+      .map((text, i) =>
+        i === 0 ? text.padEnd(widths[i] as number) : text.padStart(widths[i] as number),
+      )
+      .join("  ")
+      .trimEnd()}`;
+  return [line(columns), ...rows.map(line)].join("\n");
+}
+
+async function ask(url: string, token: string, query: StatsQuery): Promise<Answer> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: query.sql,
+  });
+  const text = await response.text();
+  if (!response.ok) {
+    fail(`${query.title}: the SQL API answered ${response.status}: ${text.slice(0, 500)}`);
+  }
+  try {
+    return JSON.parse(text) as Answer;
+  } catch {
+    return fail(
+      `${query.title}: the SQL API answered something other than JSON: ${text.slice(0, 200)}`,
+    );
+  }
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      env: { type: "string" },
+      since: { type: "string", default: "24h" },
+      dataset: { type: "string" },
+      config: { type: "string", default: "wrangler.toml" },
+    },
+  });
+  const since = values.since ?? "24h";
+  const configPath = values.config ?? "wrangler.toml";
+  const interval = intervalOf(since);
+  if (!interval) fail(`--since takes minutes, hours or days: 30m, 24h, 7d\n${USAGE}`);
+
+  // Wrangler's advice on the file (vars an environment does not inherit, …) is not this command's.
+  process.env.WRANGLER_LOG ??= "error";
+  const { unstable_readConfig } = await import("wrangler");
+  const config = unstable_readConfig({ config: configPath, env: values.env });
+  const where = values.env ? `[env.${values.env}]` : "the top level";
+  const datasets: Array<{ binding: string; dataset?: string }> = config.analytics_engine_datasets;
+  const binding = datasets.find((bound) => bound.binding === "CALLS");
+  const dataset = values.dataset ?? binding?.dataset ?? binding?.binding;
+  if (!dataset) {
+    fail(
+      `${configPath} binds no CALLS dataset at ${where}: bind one (docs/observability.md) or pass --dataset NAME`,
+    );
+  }
+  const originUrl = config.vars.ORIGIN_URL;
+  if (typeof originUrl !== "string" || !URL.canParse(originUrl)) {
+    fail(`${configPath} sets no ORIGIN_URL at ${where}: the data points are indexed by its host`);
+  }
+  const account = process.env.CLOUDFLARE_ACCOUNT_ID;
+  const token = process.env.CLOUDFLARE_API_TOKEN;
+  if (!account || !token) {
+    fail(
+      "Set CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN (a token with Account Analytics Read)",
+    );
+  }
+  const base = process.env.CLOUDFLARE_API_BASE_URL ?? "https://api.cloudflare.com/client/v4";
+  const url = `${base}/accounts/${encodeURIComponent(account)}/analytics_engine/sql`;
+
+  const index = originIndex(new URL(originUrl));
+  process.stdout.write(`Call analytics of ${index} in ${dataset}, the last ${since}\n`);
+  for (const query of statsQueries({ dataset, index, interval })) {
+    const answer = await ask(url, token, query);
+    process.stdout.write(`\n${query.title}\n${table(answer)}\n`);
+  }
+}
+
+await main();

@@ -1,0 +1,313 @@
+/**
+ * How the answers to a request's calls and listings ended, read as they pass
+ * to the client (docs/observability.md, "Outcomes"). A response is judged by
+ * its members: `error` is `rpc_error` (its code the `error.type`), a call's
+ * `result` with `isError: true` is `tool_error`, any other result `ok`; a
+ * listing is `ok` once its rewrite named it (`listed`).
+ *
+ * What is read, and its cost, is bounded: a JSON body or an event of at most
+ * 64 KiB is parsed; a longer one passes unparsed, and is judged by what its
+ * text may mention (`mayMention`, as a parse would read it): a response with
+ * no `"error"` or `"isError"` in it is `ok` when it is the one call waiting,
+ * else `unread`. Nothing is held back from the client but a short JSON
+ * body, one message a client reads none of before its end (`watchJson`):
+ * an answer only analytics reads passes as the runtime pumps it, and a copy
+ * of it is read beside (`#readCopy`); one the rewrite reads anyway is
+ * judged in its pump (`eventsWatcher`), which hands the stream to the
+ * runtime once every answer is known (transport/hand-off.ts).
+ */
+import { isPlainObject, own, parseJson } from "../json";
+import { type RequestId, requestAnswered } from "../protocol/jsonrpc";
+import { type ChunkRewriter, type ChunkWatcher, eventWatcher, mayMention } from "../transport/sse";
+import { type MessageRecord, OK, type Verdict } from "./call-record";
+
+/** The longest JSON body or event parsed to judge the answers in it. */
+export const MAX_JUDGED_CHARS = 64 * 1024;
+/** The most of an answer read to judge it, beside the client's own stream. */
+export const MAX_READ_BYTES = 256 * 1024;
+/** What one read of it takes: one turn of the isolate for an answer no longer. */
+const READ_SIZE = 64 * 1024;
+
+/** What a response mentions. */
+const RESULT = '"result"';
+const ERROR = '"error"';
+const IS_ERROR = '"isError"';
+const RESPONSE = [RESULT, ERROR];
+const FAILURE = [ERROR, IS_ERROR];
+const SKIP_MARKERS = [RESULT, ERROR, IS_ERROR];
+
+const UNREAD: Verdict = { outcome: "unread", errorType: "" };
+const UNANSWERED: Verdict = { outcome: "unanswered", errorType: "" };
+
+/** A response's verdict; `undefined` for a listing's result, which its rewrite judges. */
+function verdictOf(message: Record<string, unknown>, record: MessageRecord): Verdict | undefined {
+  if (Object.hasOwn(message, "error")) {
+    const error = own(message, "error");
+    const code = isPlainObject(error) ? own(error, "code") : undefined;
+    const errorType = Number.isInteger(code) ? String(code) : "rpc_error";
+    return { outcome: "rpc_error", errorType };
+  }
+  if (!Object.hasOwn(message, "result")) return undefined;
+  if (record.method === "tools/list") return OK;
+  const result = own(message, "result");
+  return isPlainObject(result) && own(result, "isError") === true
+    ? { outcome: "tool_error", errorType: "tool_error" }
+    : OK;
+}
+
+export type Settle = (record: MessageRecord, verdict: Verdict, answerBytes: number) => void;
+
+export class CallAnswers {
+  readonly #waiting = new Map<RequestId, MessageRecord>();
+  readonly #ids = new Set<RequestId>();
+  /** Bytes of the answer passed so far. */
+  #bytes = 0;
+  /**
+   * What the calls still waiting get if the answer ends now, after a response
+   * too long to parse passed: `ok` when it could only be theirs and mentioned
+   * no error, else `unread`.
+   */
+  #unparsed: Verdict | undefined;
+  /** Whether a watch reads the answer as it streams, and settles what waits when it ends. */
+  streaming = false;
+
+  constructor(
+    records: readonly MessageRecord[],
+    private readonly settle: Settle,
+    /** Keeps the request's invocation alive for work after its answer is returned. */
+    private readonly waitUntil: (promise: Promise<unknown>) => void,
+  ) {
+    for (const record of records) {
+      if (record.local !== undefined) continue;
+      this.#waiting.set(record.id, record);
+      this.#ids.add(record.id);
+    }
+  }
+
+  /** Whether an answer is still to come. */
+  get waiting(): boolean {
+    return this.#waiting.size > 0;
+  }
+
+  /** Whether a call (not only listings, which their rewrite judges) waits for its answer. */
+  get waitingForCalls(): boolean {
+    for (const record of this.#waiting.values()) if (record.method === "tools/call") return true;
+    return false;
+  }
+
+  #end(record: MessageRecord, verdict: Verdict, bytes = this.#bytes) {
+    this.#waiting.delete(record.id);
+    this.#ids.delete(record.id);
+    this.settle(record, verdict, bytes);
+  }
+
+  /** A listing's answer was renamed: it lists `tools`, in search mode when `search`. */
+  listed(id: RequestId, tools: number, search: boolean, bytes?: number): void {
+    const asked = requestAnswered(id, this.#ids);
+    const record = asked === undefined ? undefined : this.#waiting.get(asked);
+    if (record?.method !== "tools/list") return;
+    record.tools = tools;
+    record.search = search;
+    this.#end(record, OK, bytes);
+  }
+
+  /** Judges the responses of a parsed payload (a message or a batch). */
+  see(payload: unknown, bytes?: number): void {
+    for (const message of Array.isArray(payload) ? payload : [payload]) {
+      if (!isPlainObject(message)) continue;
+      const id = requestAnswered(own(message, "id"), this.#ids);
+      const record = id === undefined ? undefined : this.#waiting.get(id);
+      const verdict = record && verdictOf(message, record);
+      if (record && verdict) this.#end(record, verdict, bytes);
+    }
+  }
+
+  /** Judges the responses in a JSON text (a body, or an event's data). */
+  seeText(text: string, bytes?: number): void {
+    if (!this.waiting || !mayMention(text, RESPONSE)) return;
+    if (text.length > MAX_JUDGED_CHARS) {
+      this.#passedUnparsed((marker) => mayMention(text, [marker]));
+      return;
+    }
+    const payload = parseJson(text);
+    if (payload === undefined) this.#unparsed = UNREAD;
+    else this.see(payload, bytes);
+  }
+
+  /** A JSON answer the rewrite read whole (`bytes` long): judged, and what it does not answer ends. */
+  judgeWhole(text: string, bytes: number): void {
+    this.#bytes = bytes;
+    this.seeText(text);
+    this.ended();
+  }
+
+  /**
+   * `rewriter`, a listing rewrite of an event stream no watch reads for
+   * calls, ending what is left with the stream: a listing it never named
+   * (an error, which it does not read) is `unread`.
+   */
+  endingWith(rewriter: ChunkRewriter): ChunkRewriter {
+    this.streaming = true;
+    return {
+      write: (chunk, emit) => {
+        this.#bytes += chunk.byteLength;
+        return rewriter.write(chunk, emit);
+      },
+      end: (emit) => rewriter.end(emit),
+      release: () => {
+        rewriter.release();
+        this.endAll(UNREAD);
+      },
+    };
+  }
+
+  /** A response too long to parse passed; `mentioned`: what its text may mention. */
+  #passedUnparsed(mentioned: (marker: string) => boolean) {
+    if (!mentioned(RESULT) && !mentioned(ERROR)) return;
+    const failed = FAILURE.some(mentioned);
+    this.#unparsed =
+      this.#unparsed === undefined && !failed && this.#waiting.size === 1 ? OK : UNREAD;
+  }
+
+  /**
+   * The answer ended (or the client went away): what still waits gets what a
+   * long response that passed unparsed may have said, else `unanswered`.
+   */
+  ended(): void {
+    this.endAll(this.#unparsed ?? UNANSWERED);
+  }
+
+  /** What still waits ends as `verdict`. */
+  endAll(verdict: Verdict, bytes = this.#bytes): void {
+    for (const record of [...this.#waiting.values()]) this.#end(record, verdict, bytes);
+  }
+
+  /**
+   * The body of a JSON answer for the client. An uncompressed one whose
+   * `Content-Length` is at most `MAX_JUDGED_CHARS` is read whole by the
+   * runtime, judged, and sent as those bytes (it is one message: a client
+   * reads none of it before its end); any other passes as it comes, and a
+   * copy of it is read (`#readCopy`). A compressed one's length says nothing
+   * of what it decodes to.
+   */
+  async watchJson(origin: Response): Promise<ReadableStream<Uint8Array> | Uint8Array> {
+    this.streaming = true;
+    const length = origin.headers.get("content-length") ?? "";
+    const declared =
+      origin.headers.has("content-encoding") || !/^\d{1,9}$/.test(length)
+        ? Number.NaN
+        : Number(length);
+    if (declared <= MAX_JUDGED_CHARS) {
+      const bytes = new Uint8Array(await origin.arrayBuffer());
+      this.judgeWhole(new TextDecoder().decode(bytes), bytes.byteLength);
+      return bytes;
+    }
+    return this.#tee(origin.body as ReadableStream<Uint8Array>, this.#jsonWatcher());
+  }
+
+  /** The body of an event-stream answer for the client: it passes as it comes, and a copy of it is read (`#readCopy`). */
+  watchEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    return this.#tee(body, this.eventsWatcher());
+  }
+
+  /**
+   * `body` for the client, as the runtime passes it, and a copy read by
+   * `watcher` after the answer is returned (the request's `waitUntil`).
+   */
+  #tee(body: ReadableStream<Uint8Array>, watcher: ChunkWatcher): ReadableStream<Uint8Array> {
+    this.streaming = true;
+    const [client, copy] = body.tee();
+    this.waitUntil(this.#readCopy(copy, watcher));
+    return client;
+  }
+
+  /**
+   * Reads `copy` until every answer is known, its first `MAX_READ_BYTES` at
+   * most: what still waits past them is `unread`. The runtime's tee holds
+   * for the client what this reading got ahead of it, so at most that much;
+   * once done, the copy is cancelled and the client's stream goes on alone.
+   * The runtime fills `READ_SIZE` bytes at a time, or what there is when the
+   * answer ends: a short answer costs the isolate one turn.
+   */
+  async #readCopy(copy: ReadableStream<Uint8Array>, watcher: ChunkWatcher) {
+    const reader = copy.getReader({ mode: "byob" });
+    const drop = () => {};
+    let read = 0;
+    try {
+      while (this.waiting && read <= MAX_READ_BYTES) {
+        const { done, value } = await reader.readAtLeast(READ_SIZE, new Uint8Array(READ_SIZE));
+        const size = value?.byteLength ?? 0;
+        read += size;
+        if (value && size > 0) watcher.write(value, drop);
+        // Fewer bytes than asked for: the answer ended.
+        if (done || size < READ_SIZE) {
+          watcher.end(drop);
+          break;
+        }
+      }
+      if (read > MAX_READ_BYTES) this.endAll(UNREAD);
+    } catch {
+      // The answer failed midway: what still waits was not answered (`release`).
+    } finally {
+      watcher.release();
+      await reader.cancel().catch(() => {});
+    }
+  }
+
+  /** A watch on a JSON answer, judged at its end (or by what it mentions, past `MAX_JUDGED_CHARS`). */
+  #jsonWatcher(): ChunkWatcher {
+    const decoder = new TextDecoder();
+    let text = "";
+    let over = false;
+    /** Past the bound: what the text so far may mention, and its last characters. */
+    const mentioned = new Set<string>();
+    let tail = "";
+    const note = (part: string) => {
+      const seen = tail + part;
+      for (const marker of SKIP_MARKERS) if (mayMention(seen, [marker])) mentioned.add(marker);
+      tail = seen.slice(-64);
+    };
+    return {
+      write: (chunk, emit) => {
+        emit(chunk);
+        this.#bytes += chunk.byteLength;
+        const part = decoder.decode(chunk, { stream: true });
+        if (over) return note(part);
+        text += part;
+        if (text.length <= MAX_JUDGED_CHARS) return;
+        over = true;
+        note(text);
+        text = "";
+      },
+      end: () => {
+        const part = decoder.decode();
+        if (over) {
+          note(part);
+          this.#passedUnparsed((marker) => mentioned.has(marker));
+        } else this.seeText(text + part);
+        this.ended();
+      },
+      release: () => this.ended(),
+    };
+  }
+
+  /** A watch on an event stream, passed on as it comes, until every answer is known (`waiting`). */
+  eventsWatcher(): ChunkWatcher {
+    this.streaming = true;
+    const events = eventWatcher({
+      markers: RESPONSE,
+      onEvent: (data) => this.seeText(data),
+      maxEventChars: MAX_JUDGED_CHARS,
+      onSkipped: (mentioned) => this.#passedUnparsed(mentioned),
+      skipMarkers: SKIP_MARKERS,
+    });
+    return {
+      write: (chunk, emit) => {
+        this.#bytes += chunk.byteLength;
+        events.write(chunk, emit);
+      },
+      end: (emit) => events.end(emit),
+      release: () => this.ended(),
+    };
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * One `tools/call` or `tools/list` as the proxy saw it, for call analytics
+ * (docs/observability.md): what the rewrite did with it, then how its answer
+ * ended. planForward (rewrite/request.ts) makes one per message, the answer
+ * settles it (call-answers.ts), and data-point.ts writes it. A record holds
+ * names, kinds and counts: never an argument value, and never the name of a
+ * tool the operator's rules may hide.
+ */
+import { ErrorCode, type RequestId } from "../protocol/jsonrpc";
+
+/** How a call or listing ended, as the client got it. */
+export type Outcome =
+  /** A result (a listing, or a tool result without `isError`). */
+  | "ok"
+  /** The origin's tool result with `isError: true`. */
+  | "tool_error"
+  /** The origin's JSON-RPC error. */
+  | "rpc_error"
+  /** The proxy's `-32602`: arguments that are no object or read two ways, no name, a name the listing lacks, or rules it could not check. */
+  | "refused"
+  /** The proxy's `-32602` for a tool whose changed definition `TOOL_CHANGES=hold` holds back. */
+  | "held"
+  /** The proxy's `-32602` for a tool the operator's rules hide. */
+  | "hidden"
+  /** The proxy's own fix-it result (`ARGUMENT_VALIDATION=enforce`, or its own two tools called without what they need). */
+  | "invalid_arguments"
+  /** The proxy's 502: the origin could not be reached. */
+  | "origin_unreachable"
+  /** The proxy's 504: the origin did not answer in time. */
+  | "origin_timeout"
+  /** An HTTP error status instead of an answer: the origin's, or the proxy's own (a listing it could not read, 503 when busy). */
+  | "http_error"
+  /** The answer ended without a response to the request. */
+  | "unanswered"
+  /** The answer could not be judged: an encoding the runtime did not decode, another media type, or a large answer that may hold an error. */
+  | "unread";
+
+/** What the proxy did to a call's arguments, each kind once in `repairs` (docs/observability.md). */
+export type RepairKind =
+  /** The arguments were found elsewhere than in `params.arguments` as an object (args/recover.ts). */
+  | `recovered_${"json_string" | "inline" | "args" | "empty" | "as_sent"}`
+  | "aliased"
+  | "coalesced"
+  | "coerced"
+  | "dropped"
+  | "from_text"
+  | "strict_undone"
+  | "fixed"
+  | "defaulted";
+
+/** How many of each repair a call got. */
+export type Repairs = Partial<Record<RepairKind, number>>;
+
+/**
+ * What the view's way back and the operator's rules do to every call they
+ * apply to, as opposed to what the model got wrong: not counted in a call's
+ * number of repairs.
+ */
+const EXPECTED: ReadonlySet<RepairKind> = new Set([
+  "from_text",
+  "strict_undone",
+  "fixed",
+  "defaulted",
+]);
+
+/** The kinds of repair a call got, sorted, separated by commas: `coalesced,coerced`. */
+export function repairList(repairs: Repairs): string {
+  return Object.keys(repairs).sort().join(",");
+}
+
+/** How many repairs the model's arguments needed: every key, value and envelope fixed. */
+export function repairCount(repairs: Repairs): number {
+  let count = 0;
+  for (const [kind, times] of Object.entries(repairs)) {
+    if (!EXPECTED.has(kind as RepairKind)) count += times;
+  }
+  return count;
+}
+
+/** How a call named its tool: a name the proxy listed, the tool's own, another spelling of either, or one no listing has. */
+export type Resolution = "listed" | "original" | "repaired" | "unknown";
+
+/** What the proxy made of one call before it went on or was answered (rewrite/tools-call.ts). */
+export interface CallReport {
+  /** The original name; `undefined` where there is none, or where the operator's rules may hide it. */
+  tool?: string;
+  resolution?: Resolution;
+  /** Why the proxy answered the call itself, as `tool_call_refused` logs it. */
+  refused?: string;
+  validation?: "valid" | "invalid" | "skipped";
+  repairs: Repairs;
+}
+
+/** One `tools/call` or `tools/list` of a request. */
+export interface MessageRecord {
+  method: "tools/call" | "tools/list";
+  id: RequestId;
+  /** A call of `search_tools` or `call_tool`, or a listing answered in search mode. */
+  search: boolean;
+  /** A call's. */
+  report?: CallReport;
+  /** The tools a listing lists (a search mode listing: those a search finds), or a search found. */
+  tools?: number;
+  /** The proxy's own answer, when it answered the message itself. */
+  local?: unknown;
+  /** Set once, when the answer is known. */
+  settled?: Verdict & { at: number; answerBytes: number };
+}
+
+/** How a message ended, and its OTel `error.type` (empty when it did not fail). */
+export interface Verdict {
+  outcome: Outcome;
+  errorType: string;
+}
+
+/** The OTel `error.type` of the proxy's own `-32602`. */
+const INVALID_PARAMS = String(ErrorCode.InvalidParams);
+
+export const listRecord = (id: RequestId): MessageRecord => ({
+  method: "tools/list",
+  id,
+  search: false,
+});
+
+/** A call's record: `local`, the proxy's own answer, when it answered it itself. */
+export function callRecord(
+  id: RequestId,
+  search: boolean,
+  report: CallReport,
+  local?: unknown,
+): MessageRecord {
+  const record: MessageRecord = { method: "tools/call", id, search, report };
+  if (local === undefined) return record;
+  record.local = local;
+  // `search_tools` answers with the tools it found.
+  const found = (local as { result?: { structuredContent?: { tools?: unknown } } }).result
+    ?.structuredContent?.tools;
+  if (Array.isArray(found)) record.tools = found.length;
+  return record;
+}
+
+/** How a message the proxy answered itself ended: its refusal, or its own tool result. */
+export function localVerdict({ report, local }: MessageRecord): Verdict {
+  const refused = report?.refused;
+  if (refused !== undefined) {
+    const outcome = refused === "hidden" || refused === "held" ? refused : "refused";
+    return { outcome, errorType: INVALID_PARAMS };
+  }
+  const isError = (local as { result?: { isError?: unknown } }).result?.isError === true;
+  // The proxy's own tool results that are errors all say what the arguments lack.
+  return isError ? { outcome: "invalid_arguments", errorType: "tool_error" } : OK;
+}
+
+export const OK: Verdict = { outcome: "ok", errorType: "" };

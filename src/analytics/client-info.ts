@@ -1,0 +1,89 @@
+/**
+ * Which client sent a request, as it says itself (docs/observability.md): the
+ * 2026-07-28 `_meta` envelope every request carries; else, for a 2025 session,
+ * the `clientInfo` its `initialize` gave, remembered in isolate memory by the
+ * session the origin opened (a session's later requests reaching another
+ * isolate are not known there); else the product of its `User-Agent`. Bounded
+ * and cleaned (data-point.ts `bounded`): a client's words reach dashboards.
+ */
+import { BoundedMap } from "../bounded-map";
+import { isPlainObject, own } from "../json";
+import type { JsonRpcMessage } from "../protocol/jsonrpc";
+import { metaOf } from "../protocol/revision";
+import { bounded, MAX_CLIENT_CHARS } from "./data-point";
+
+export interface ClientInfo {
+  name: string;
+  version: string;
+  /** Where it was read: `meta`, `initialize`, `user_agent`, or empty when nowhere. */
+  source: "meta" | "initialize" | "user_agent" | "";
+}
+
+const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+/** The longest session id remembered: the origin chooses it (MCP asks for visible ASCII). */
+const MAX_SESSION_ID = 256;
+
+const UNKNOWN: ClientInfo = { name: "", version: "", source: "" };
+
+/** `clientInfo` as a client writes it (`{name, version}`), when it is one. */
+function infoOf(value: unknown, source: ClientInfo["source"]): ClientInfo | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const name = own(value, "name");
+  if (typeof name !== "string" || name === "") return undefined;
+  const version = own(value, "version");
+  return {
+    name: bounded(name, MAX_CLIENT_CHARS),
+    version: typeof version === "string" ? bounded(version, MAX_CLIENT_CHARS) : "",
+    source,
+  };
+}
+
+/** `Mozilla/5.0 …` → Mozilla, 5.0: the first product of a `User-Agent` (RFC 9110 §10.1.5). */
+function userAgentOf(header: string | null): ClientInfo | undefined {
+  const product = header?.trim().split(/\s/, 1)[0];
+  if (!product) return undefined;
+  const slash = product.indexOf("/");
+  const name = slash < 0 ? product : product.slice(0, slash);
+  const version = slash < 0 ? "" : product.slice(slash + 1);
+  return name === ""
+    ? undefined
+    : {
+        name: bounded(name, MAX_CLIENT_CHARS),
+        version: bounded(version, MAX_CLIENT_CHARS),
+        source: "user_agent",
+      };
+}
+
+/**
+ * What a 2025 session's `initialize` said its client was, by the session id
+ * the origin answered with: 4,096 sessions, each for a day.
+ */
+export class ClientMemory {
+  private readonly sessions = new BoundedMap<string, ClientInfo>(4096, 24 * 60 * 60 * 1000);
+
+  /** Remembers the client an `initialize` among `messages` names, for the session its answer opened. */
+  rememberSession(messages: readonly JsonRpcMessage[], answer: Response): void {
+    const session = answer.headers.get("mcp-session-id");
+    if (!answer.ok || !session || session.length > MAX_SESSION_ID) return;
+    for (const message of messages) {
+      if (!("method" in message) || message.method !== "initialize") continue;
+      const info = infoOf(
+        isPlainObject(message.params) && own(message.params, "clientInfo"),
+        "initialize",
+      );
+      if (info) this.sessions.set(session, info);
+      return;
+    }
+  }
+
+  /** The client of a request with `headers` carrying `messages`. */
+  clientOf(messages: readonly JsonRpcMessage[], headers: Headers): ClientInfo {
+    for (const message of messages) {
+      const info = infoOf(metaOf(message)?.[CLIENT_INFO], "meta");
+      if (info) return info;
+    }
+    const session = headers.get("mcp-session-id");
+    const remembered = session === null ? undefined : this.sessions.get(session);
+    return remembered ?? userAgentOf(headers.get("user-agent")) ?? UNKNOWN;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The layout of a call's data point: the storage schema operators query by
+ * position (`index1`, `blob1`…, `double1`…), documented in
+ * docs/observability.md, whose tables a test holds to these lists. A field
+ * keeps its position for ever: a new one goes last, and one no longer
+ * written stays empty. Pure, for the Worker and for `npm run stats` alike.
+ */
+
+/** The blobs, in order: `blob1` is the first. */
+export const BLOBS = [
+  "mcp.method.name",
+  "gen_ai.tool.name",
+  "outcome",
+  "error.type",
+  "profile",
+  "mcp.client.name",
+  "mcp.client.version",
+  "repairs",
+  "validation",
+  "resolution",
+  "search",
+  "refusal",
+  "mcp.protocol.version",
+  "client.source",
+  "request.id",
+] as const;
+
+/** The doubles, in order: `double1` is the first. */
+export const DOUBLES = [
+  "duration.ms",
+  "origin.duration.ms",
+  "request.bytes",
+  "answer.bytes",
+  "repairs.count",
+  "tools.count",
+] as const;
+
+export type BlobName = (typeof BLOBS)[number];
+export type DoubleName = (typeof DOUBLES)[number];
+
+/** A field's column in SQL: `blob2` for `gen_ai.tool.name`. */
+export const blob = (name: BlobName) => `blob${BLOBS.indexOf(name) + 1}`;
+export const double = (name: DoubleName) => `double${DOUBLES.indexOf(name) + 1}`;
+
+/** Analytics Engine's bound on an index. */
+const MAX_INDEX_BYTES = 96;
+
+/**
+ * The index: the origin's host (and port), never its path or query, which
+ * may hold a key; its first 96 characters (a host is ASCII in a URL).
+ */
+export function originIndex(originUrl: URL): string {
+  return originUrl.host.slice(0, MAX_INDEX_BYTES);
+}

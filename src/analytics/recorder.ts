@@ -1,0 +1,148 @@
+/**
+ * Call analytics for one request (docs/observability.md): its records, settled
+ * as their answers are known, each written as one data point to the `CALLS`
+ * dataset as it settles. `writeDataPoint` returns at once and never delays
+ * an answer; a write that throws leaves the call as it was, and is logged
+ * (`analytics_failed`) at most once a minute per isolate.
+ */
+import { logEvent } from "../log";
+import type { ParsedBody } from "../transport/post-body";
+import { CallAnswers } from "./call-answers";
+import { localVerdict, type MessageRecord, type Verdict } from "./call-record";
+import { ClientMemory } from "./client-info";
+import { bounded, dataPointOf, MAX_CLIENT_CHARS, type RequestFacts } from "./data-point";
+import { originIndex } from "./layout";
+
+/** Analytics Engine takes 250 data points per invocation (25 before 2025): a batch writes its first 25. */
+export const MAX_POINTS_PER_REQUEST = 25;
+const FAILURE_LOG_INTERVAL_MS = 60_000;
+
+/** `analytics_failed`, at most once a minute per isolate, with the writes that failed since. */
+export class FailureLog {
+  #loggedAt = Number.NEGATIVE_INFINITY;
+  #failed = 0;
+
+  /** `now`: the clock, in ms (a test's own, where a minute cannot pass). */
+  constructor(private readonly now: () => number = Date.now) {}
+
+  failed(error: unknown): void {
+    this.#failed++;
+    const now = this.now();
+    if (now - this.#loggedAt < FAILURE_LOG_INTERVAL_MS) return;
+    logEvent("analytics_failed", {
+      error: error instanceof Error ? error.message : String(error),
+      failed: this.#failed,
+    });
+    this.#loggedAt = now;
+    this.#failed = 0;
+  }
+}
+
+/** What call analytics keeps in an isolate: the clients of 2025 sessions, and its failure log. */
+export class AnalyticsMemory {
+  readonly clients = new ClientMemory();
+  readonly failures = new FailureLog();
+}
+
+/** The bytes of an answer the proxy made itself, as `Response.json` writes it. */
+const encoder = new TextEncoder();
+const bytesOf = (answer: unknown) => encoder.encode(JSON.stringify(answer)).byteLength;
+const contentLength = (response: Response) =>
+  Number(response.headers.get("content-length") ?? 0) || 0;
+
+export class CallRecorder {
+  readonly answers: CallAnswers;
+  #written = 0;
+
+  constructor(
+    private readonly dataset: AnalyticsEngineDataset,
+    private readonly memory: AnalyticsMemory,
+    private readonly facts: RequestFacts,
+    records: readonly MessageRecord[],
+    waitUntil: (promise: Promise<unknown>) => void,
+  ) {
+    this.answers = new CallAnswers(
+      records,
+      (record, verdict, bytes) => this.#settle(record, verdict, bytes),
+      waitUntil,
+    );
+    for (const record of records) {
+      if (record.local !== undefined)
+        this.#settle(record, localVerdict(record), bytesOf(record.local));
+    }
+  }
+
+  /** The proxy calls the origin now. */
+  callingOrigin(): void {
+    this.facts.originStarted = Date.now();
+  }
+
+  /** What still waits for its answer ends as `verdict`: `response` is what the client gets instead. */
+  endWith(verdict: Verdict, response: Response): void {
+    this.answers.endAll(verdict, contentLength(response));
+  }
+
+  /**
+   * The client gets `response`: unless a watch reads it as it streams (and
+   * settles what waits when it ends), what still waits is judged by its status.
+   */
+  answered(response: Response): void {
+    if (this.answers.streaming || !this.answers.waiting) return;
+    const { status } = response;
+    this.endWith(
+      status >= 400
+        ? { outcome: "http_error", errorType: String(status) }
+        : { outcome: status === 202 || status === 204 ? "unanswered" : "unread", errorType: "" },
+      response,
+    );
+  }
+
+  #settle(record: MessageRecord, verdict: Verdict, answerBytes: number) {
+    if (record.settled) return;
+    record.settled = { ...verdict, at: Date.now(), answerBytes };
+    if (this.#written >= MAX_POINTS_PER_REQUEST) return;
+    this.#written++;
+    try {
+      this.dataset.writeDataPoint(dataPointOf(record, this.facts));
+    } catch (error) {
+      this.memory.failures.failed(error);
+    }
+  }
+}
+
+/**
+ * The recorder of a request whose `records` planForward made, when the
+ * `CALLS` dataset is bound and there is one; `started`: when it arrived.
+ */
+export function recordCalls(
+  dataset: AnalyticsEngineDataset | undefined,
+  memory: AnalyticsMemory,
+  request: {
+    originUrl: URL;
+    profile: string;
+    body: ParsedBody;
+    headers: Headers;
+    started: number;
+    waitUntil: (promise: Promise<unknown>) => void;
+  },
+  records: readonly MessageRecord[] | undefined,
+): CallRecorder | undefined {
+  if (!dataset || !records?.length) return undefined;
+  const { body, headers } = request;
+  return new CallRecorder(
+    dataset,
+    memory,
+    {
+      index: originIndex(request.originUrl),
+      profile: request.profile,
+      client: memory.clients.clientOf(body.messages, headers),
+      revision: body.revision.version,
+      requestId: bounded(headers.get("cf-ray") ?? "", MAX_CLIENT_CHARS),
+      requestBytes: body.bytes.byteLength,
+      started: request.started,
+      originStarted: undefined,
+    },
+    records,
+    request.waitUntil,
+  );
+}

@@ -1,0 +1,214 @@
+/**
+ * `npm run stats` (scripts/stats.ts) against a stand-in for the Analytics
+ * Engine SQL API on 127.0.0.1: the queries it sends, each as
+ * docs/observability.md prints it for pasting into a dashboard, with the
+ * token, and the tables it prints. And the data point layout the page
+ * documents is the one the Worker writes (src/analytics/layout.ts).
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { statsQueries } from "../../scripts/stats-queries";
+import { BLOBS, DOUBLES } from "../../src/analytics/layout";
+
+const ROOT = join(import.meta.dirname, "../..");
+const DOCS = readFileSync(join(ROOT, "docs/observability.md"), "utf8");
+const ACCOUNT = "0123456789abcdef0123456789abcdef";
+const TOKEN = "stats-test-token-5b1e";
+
+interface Received {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  body: string;
+}
+
+/** The SQL API's answers, in the order the queries are sent, as `FORMAT JSON` writes them. */
+const ANSWERS = [
+  {
+    meta: ["tool", "calls", "failed", "tool_errors", "error_rate"],
+    data: [
+      { tool: "files.read", calls: "1200", failed: "30", tool_errors: "24", error_rate: 0.025 },
+      { tool: "", calls: "4", failed: "4", tool_errors: "0", error_rate: 1 },
+    ],
+  },
+  {
+    meta: ["client", "profile", "calls", "repaired", "repaired_share", "repairs"],
+    data: [
+      {
+        client: "claude-ai",
+        profile: "anthropic",
+        calls: "900",
+        repaired: "45",
+        repaired_share: 0.05,
+        repairs: "61",
+      },
+      {
+        client: "evil\u001b[2Jclient",
+        profile: "openai",
+        calls: "300",
+        repaired: "150",
+        repaired_share: 0.5,
+        repairs: "400",
+      },
+    ],
+  },
+  { meta: ["outcome", "reason", "tool", "calls"], data: [] },
+  {
+    meta: ["tool", "calls", "p50_ms", "p95_ms", "origin_p95_ms"],
+    data: [{ tool: "files.read", calls: "1196", p50_ms: 41, p95_ms: 388.4, origin_p95_ms: 371 }],
+  },
+].map(({ meta, data }) => ({
+  meta: meta.map((name) => ({ name, type: "String" })),
+  data,
+  rows: data.length,
+}));
+
+let server: Server | undefined;
+afterEach(() => {
+  server?.close();
+  server = undefined;
+});
+
+/** The stand-in: records each request and answers the next of `answers` (or `status`). */
+async function sqlApi(status = 200): Promise<{ base: string; received: Received[] }> {
+  const received: Received[] = [];
+  server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => {
+      body += chunk;
+    });
+    request.on("end", () => {
+      received.push({
+        method: request.method ?? "",
+        url: request.url ?? "",
+        authorization: request.headers.authorization,
+        body,
+      });
+      if (status !== 200) {
+        response.writeHead(status, { "content-type": "application/json" });
+        response.end(JSON.stringify({ errors: [{ message: "Authentication error" }] }));
+        return;
+      }
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(ANSWERS[received.length - 1]));
+    });
+  });
+  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { base: `http://127.0.0.1:${port}/client/v4`, received };
+}
+
+/** `npm run stats -- ...args`, as a process; its exit code and what it printed. */
+function stats(base: string, args: string[]) {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/stats.ts", ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      CLOUDFLARE_ACCOUNT_ID: ACCOUNT,
+      CLOUDFLARE_API_TOKEN: TOKEN,
+      CLOUDFLARE_API_BASE_URL: base,
+      WRANGLER_SEND_METRICS: "false",
+    },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("npm run stats", () => {
+  it("asks the documented questions of the env's dataset and origin, and prints them as tables", async () => {
+    const { base, received } = await sqlApi();
+    const { code, stdout, stderr } = await stats(base, [
+      "--env",
+      "acme",
+      "--since",
+      "24h",
+      "--dataset",
+      "mcp_calls",
+    ]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+
+    const queries = statsQueries({
+      dataset: "mcp_calls",
+      index: "mcp.acme.example",
+      interval: "'24' HOUR",
+    });
+    expect(received).toEqual(
+      queries.map(({ sql }) => ({
+        method: "POST",
+        url: `/client/v4/accounts/${ACCOUNT}/analytics_engine/sql`,
+        authorization: `Bearer ${TOKEN}`,
+        body: sql,
+      })),
+    );
+    // Ready to paste: each query is on the page as sent.
+    for (const { sql } of queries) expect(DOCS).toContain(sql);
+
+    expect(stdout).toBe(
+      [
+        "Call analytics of mcp.acme.example in mcp_calls, the last 24h",
+        "",
+        "Calls and error rate per tool",
+        "  tool        calls  failed  tool_errors  error_rate",
+        "  files.read  1,200      30           24        2.5%",
+        "  (none)          4       4            0      100.0%",
+        "",
+        "Repairs per client and profile",
+        "  client            profile  calls  repaired  repaired_share  repairs",
+        "  claude-ai       anthropic    900        45            5.0%       61",
+        "  evil\ufffd[2Jclient     openai    300       150           50.0%      400",
+        "",
+        "Refusals and holds",
+        "  (no data points)",
+        "",
+        "Slowest tools by p95",
+        "  tool        calls  p50_ms  p95_ms  origin_p95_ms",
+        "  files.read  1,196   41 ms  388 ms         371 ms",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("says what the API answered when it refuses, and never prints the token", async () => {
+    const { base } = await sqlApi(403);
+    const { code, stdout, stderr } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("Calls and error rate per tool: the SQL API answered 403");
+    expect(stderr).toContain("Authentication error");
+    expect(stdout + stderr).not.toContain(TOKEN);
+  });
+
+  it("refuses a window it cannot read, and an environment without the dataset, before asking anything", async () => {
+    const { base, received } = await sqlApi();
+    const window = await stats(base, ["--since", "2w", "--dataset", "mcp_calls"]);
+    expect(window.code).toBe(1);
+    expect(window.stderr).toContain("--since takes minutes, hours or days");
+    const unbound = await stats(base, ["--env", "acme"]);
+    expect(unbound.code).toBe(1);
+    expect(unbound.stderr).toContain("binds no CALLS dataset at [env.acme]");
+    expect(received).toEqual([]);
+  });
+});
+
+describe("docs/observability.md", () => {
+  it("documents the data point's blobs and doubles in the order the Worker writes them", () => {
+    const rows = [...DOCS.matchAll(/^\| `(blob|double)(\d+)` \| `([^`]+)` \|/gm)];
+    const documented = (kind: string) =>
+      rows.filter((row) => row[1] === kind).map((row) => [Number(row[2]), row[3]]);
+    expect(documented("blob")).toEqual(BLOBS.map((name, i) => [i + 1, name]));
+    expect(documented("double")).toEqual(DOUBLES.map((name, i) => [i + 1, name]));
+  });
+});

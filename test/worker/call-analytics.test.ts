@@ -1,0 +1,563 @@
+/**
+ * Call analytics (docs/observability.md): with the `CALLS` dataset bound (a
+ * recording double here), each `tools/call`, `tools/list` and search writes
+ * exactly one data point, laid out as data-point.ts says, once its answer is
+ * known; never an argument value, nor a name the operator's rules hide.
+ */
+import { waitOnExecutionContext } from "cloudflare:test";
+import fc from "fast-check";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { BLOBS, type BlobName, DOUBLES, type DoubleName } from "../../src/analytics/layout";
+import { FailureLog } from "../../src/analytics/recorder";
+import { createApp } from "../../src/app";
+import { demoSession } from "../helpers/demo";
+import { DEMO_NAMES } from "../helpers/demo-names";
+import { captureLogs } from "../helpers/logs";
+import { messagesOf, openSession, PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
+import {
+  CATALOG_ORIGIN,
+  CLOSED_ORIGIN,
+  freshOrigin,
+  GATEWAY_ORIGIN,
+  PROXY_URL,
+  viaProxy,
+} from "../helpers/proxy";
+
+interface Point {
+  index: string;
+  blobs: Record<BlobName, string>;
+  doubles: Record<DoubleName, number>;
+}
+
+/**
+ * A dataset that keeps what is written to it, read back by the documented
+ * names once every request's work after its answer (`ctx.waitUntil`) is
+ * done: where the proxy reads a copy of an answer, its point is written
+ * from there. Its requests' contexts go in `contexts`.
+ */
+function recordingDataset() {
+  const written: AnalyticsEngineDataPoint[] = [];
+  const contexts: ExecutionContext[] = [];
+  const dataset: AnalyticsEngineDataset = {
+    writeDataPoint: (point) => {
+      if (point) written.push(point);
+    },
+  };
+  const points = async (): Promise<Point[]> => {
+    await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+    return written.map((point) => {
+      // The layout, position by position: one index, every blob and double, in order.
+      expect(point.indexes).toHaveLength(1);
+      expect(point.blobs).toHaveLength(BLOBS.length);
+      expect(point.doubles).toHaveLength(DOUBLES.length);
+      for (const blob of point.blobs ?? []) expect(typeof blob).toBe("string");
+      for (const double of point.doubles ?? []) expect(Number.isFinite(double)).toBe(true);
+      return {
+        index: point.indexes?.[0] as string,
+        blobs: Object.fromEntries(
+          BLOBS.map((name, i) => [name, point.blobs?.[i]]),
+        ) as Point["blobs"],
+        doubles: Object.fromEntries(
+          DOUBLES.map((name, i) => [name, point.doubles?.[i]]),
+        ) as Point["doubles"],
+      };
+    });
+  };
+  return { dataset, contexts, points, clear: () => written.splice(0) };
+}
+
+/** A demo session through a fresh isolate with the dataset bound, its listing read. */
+async function analyticsSession(vars: Record<string, string> = {}, query = "") {
+  const recording = recordingDataset();
+  const setup = await demoSession({
+    vars,
+    query,
+    app: createApp(),
+    bindings: { CALLS: recording.dataset },
+    contexts: recording.contexts,
+  });
+  await messagesOf(
+    await postJson(setup.proxy, PROXY_URL, rpc("list", "tools/list"), setup.session),
+  );
+  recording.clear();
+  /** One request, its answer read to the end; the points it wrote. */
+  const send = async (body: unknown, headers: Record<string, string> = {}) => {
+    const response = await postJson(setup.proxy, PROXY_URL, body, { ...setup.session, ...headers });
+    const messages = await messagesOf(response);
+    const points = await recording.points();
+    recording.clear();
+    return { response, messages, points };
+  };
+  const call = (name: string, args?: unknown, id: string | number = "call") =>
+    send(rpc(id, "tools/call", { name, ...(args === undefined ? {} : { arguments: args }) }));
+  return { ...setup, ...recording, send, call };
+}
+
+const onlyPoint = (points: Point[]) => {
+  expect(points).toHaveLength(1);
+  return points[0] as Point;
+};
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("a data point per call", () => {
+  it.each([
+    ["an event stream", ""],
+    ["a JSON body", "&json"],
+  ])("a call that works, answered in %s: ok, every field as documented", async (_, query) => {
+    const { call } = await analyticsSession({}, query);
+    const requestBody = JSON.stringify(
+      rpc("call", "tools/call", {
+        name: DEMO_NAMES["files.read"],
+        arguments: { path: "src/main.ts", max_bytes: 512 },
+      }),
+    );
+    const { messages, points } = await call(DEMO_NAMES["files.read"], {
+      path: "src/main.ts",
+      max_bytes: 512,
+    });
+    expect(messages[0]).toHaveProperty("result");
+    const point = onlyPoint(points);
+    expect(point.index).toBe(new URL(GATEWAY_ORIGIN).host);
+    expect(point.blobs).toEqual({
+      "mcp.method.name": "tools/call",
+      "gen_ai.tool.name": "files.read",
+      outcome: "ok",
+      "error.type": "",
+      profile: "openai",
+      "mcp.client.name": "edge-rewriter-tests",
+      "mcp.client.version": "1.0.0",
+      repairs: "",
+      validation: "valid",
+      resolution: "listed",
+      search: "",
+      refusal: "",
+      "mcp.protocol.version": PROTOCOL_VERSION,
+      "client.source": "initialize",
+      "request.id": "",
+    });
+    expect(point.doubles["request.bytes"]).toBe(requestBody.length);
+    expect(point.doubles["answer.bytes"]).toBeGreaterThan(0);
+    expect(point.doubles["duration.ms"]).toBeGreaterThanOrEqual(
+      point.doubles["origin.duration.ms"],
+    );
+    expect(point.doubles["repairs.count"]).toBe(0);
+    expect(point.doubles["tools.count"]).toBe(0);
+  });
+
+  it("a listing: the tools it lists, once named (a listing reused from memory is the one named before it)", async () => {
+    const recording = recordingDataset();
+    const { proxy, session } = await demoSession({
+      app: createApp(),
+      bindings: { CALLS: recording.dataset },
+      contexts: recording.contexts,
+    });
+    for (const id of [1, 2]) {
+      await messagesOf(await postJson(proxy, PROXY_URL, rpc(id, "tools/list"), session));
+    }
+    const points = await recording.points();
+    expect(points).toHaveLength(2);
+    const [named, reused] = points;
+    expect(named?.blobs).toMatchObject({
+      "mcp.method.name": "tools/list",
+      "gen_ai.tool.name": "",
+      outcome: "ok",
+      search: "",
+    });
+    expect(named?.doubles["tools.count"]).toBe(13);
+    expect(reused?.blobs.outcome).toBe("ok");
+    expect(reused?.doubles["tools.count"]).toBe(0);
+  });
+
+  it.each([
+    ["an event stream", ""],
+    ["a JSON body", "&json"],
+  ])(
+    "a long answer in %s: judged by what it mentions, and unread past what is read",
+    async (_, query) => {
+      const { call } = await analyticsSession({}, query);
+      // The demo echoes the arguments twice (text and structured content): about 200 KB, then 600 KB.
+      const long = await call(DEMO_NAMES["files.read"], { path: "p".repeat(100_000) });
+      expect(long.messages[0]).toHaveProperty("result.structuredContent.tool", "files.read");
+      expect(onlyPoint(long.points).blobs.outcome).toBe("ok");
+      expect(onlyPoint(long.points).doubles["answer.bytes"]).toBeGreaterThan(200_000);
+      const longer = await call(DEMO_NAMES["files.read"], { path: "p".repeat(300_000) });
+      expect(longer.messages[0]).toHaveProperty("result.structuredContent.tool", "files.read");
+      expect(onlyPoint(longer.points).blobs.outcome).toBe("unread");
+    },
+  );
+
+  it("a repaired call lists its repairs, sorted, and counts them; its log line names it as the point does", async () => {
+    const { call } = await analyticsSession();
+    const logs = captureLogs();
+    const { messages, points } = await call(DEMO_NAMES["catering.invoice"], {
+      "payload-json": { invoice_id: "INV-1042", amount: "19.5" },
+    });
+    expect(messages[0]).toHaveProperty("result.structuredContent.tool", "catering.invoice");
+    const point = onlyPoint(points);
+    expect(point.blobs).toMatchObject({
+      "gen_ai.tool.name": "catering.invoice",
+      outcome: "ok",
+      repairs: "coalesced,coerced",
+      validation: "valid",
+    });
+    expect(point.doubles["repairs.count"]).toBe(2);
+    expect(logs.events("tool_call_repaired")).toEqual([
+      expect.objectContaining({
+        "mcp.method.name": point.blobs["mcp.method.name"],
+        "gen_ai.tool.name": point.blobs["gen_ai.tool.name"],
+        validation: point.blobs.validation,
+      }),
+    ]);
+  });
+
+  it("the operator's fixed and default values are listed, not counted as the model's repairs", async () => {
+    const rules = {
+      tools: { "get-weather": { fixed: { units: "metric" }, defaults: { city: "Oslo" } } },
+    };
+    const { call } = await analyticsSession({ TOOL_RULES: JSON.stringify(rules) });
+    const { points } = await call(DEMO_NAMES["get-weather"], {});
+    const point = onlyPoint(points);
+    expect(point.blobs.repairs).toBe("defaulted,fixed");
+    expect(point.doubles["repairs.count"]).toBe(0);
+  });
+
+  it("a tool result with isError: tool_error", async () => {
+    const { call } = await analyticsSession();
+    const { messages, points } = await call(DEMO_NAMES["files.read"], {});
+    expect(messages[0]).toHaveProperty("result.isError", true);
+    expect(onlyPoint(points).blobs).toMatchObject({
+      outcome: "tool_error",
+      "error.type": "tool_error",
+      validation: "invalid",
+    });
+  });
+
+  it("a JSON-RPC error from the origin: rpc_error, its code the error type", async () => {
+    const { send } = await analyticsSession();
+    const { messages, points } = await send(rpc("bad", "tools/call", { arguments: {} }));
+    const error = (messages[0] as { error: { code: number } }).error;
+    expect(onlyPoint(points).blobs).toMatchObject({
+      outcome: "rpc_error",
+      "error.type": String(error.code),
+      "gen_ai.tool.name": "",
+    });
+  });
+
+  it("arguments that are no object: refused, with the reason, as its log line says", async () => {
+    const { call } = await analyticsSession();
+    const logs = captureLogs();
+    const { messages, points } = await call(DEMO_NAMES["files.read"], 5);
+    expect(messages[0]).toHaveProperty("error.code", -32602);
+    const point = onlyPoint(points);
+    expect(point.blobs).toMatchObject({
+      outcome: "refused",
+      "error.type": "-32602",
+      refusal: "malformed_arguments",
+      "gen_ai.tool.name": "files.read",
+    });
+    expect(point.doubles["origin.duration.ms"]).toBe(0);
+    expect(logs.events("tool_call_refused")).toEqual([
+      expect.objectContaining({
+        "mcp.method.name": point.blobs["mcp.method.name"],
+        "gen_ai.tool.name": point.blobs["gen_ai.tool.name"],
+        "error.type": point.blobs["error.type"],
+        reason: point.blobs.refusal,
+      }),
+    ]);
+  });
+
+  it("ARGUMENT_VALIDATION=enforce's fix-it answer: invalid_arguments", async () => {
+    const { call } = await analyticsSession({ ARGUMENT_VALIDATION: "enforce" });
+    const { messages, points } = await call(DEMO_NAMES["files.read"], {});
+    expect(messages[0]).toHaveProperty("result.isError", true);
+    expect(onlyPoint(points).blobs).toMatchObject({
+      outcome: "invalid_arguments",
+      "error.type": "tool_error",
+      validation: "invalid",
+    });
+  });
+
+  it("a tool the rules hide: hidden, its name written nowhere", async () => {
+    const hiddenName = "files.read";
+    const { call, send } = await analyticsSession({
+      TOOL_RULES: JSON.stringify({ hide: ["files.*"] }),
+    });
+    const listing = await send(rpc(9, "tools/list"));
+    const byName = await call(hiddenName, { path: "a" });
+    const byListedName = await call(DEMO_NAMES["files.read"], { path: "a" });
+    for (const { points } of [byName, byListedName]) {
+      expect(onlyPoint(points).blobs).toMatchObject({
+        outcome: "hidden",
+        refusal: "hidden",
+        "gen_ai.tool.name": "",
+      });
+    }
+    const written = [...listing.points, ...byName.points, ...byListedName.points];
+    for (const point of written) {
+      for (const value of [point.index, ...Object.values(point.blobs)]) {
+        expect(value).not.toContain("files.read");
+        expect(value).not.toContain(DEMO_NAMES["files.read"]);
+      }
+    }
+  });
+
+  it("a name the origin lists none of, where the rules hide tools: refused as unlisted, without the name", async () => {
+    const { call } = await analyticsSession({ TOOL_RULES: JSON.stringify({ hide: ["a_b"] }) });
+    const { points } = await call("no_such_tool_zq", {});
+    expect(onlyPoint(points).blobs).toMatchObject({
+      outcome: "refused",
+      refusal: "unlisted",
+      "gen_ai.tool.name": "",
+    });
+  });
+
+  it("a name in another spelling: resolution repaired; a name none answers to: refused as unknown", async () => {
+    const { call } = await analyticsSession();
+    const respelled = await call(DEMO_NAMES["files.read"].toUpperCase(), { path: "a" });
+    expect(respelled.messages[0]).toHaveProperty("result.structuredContent.tool", "files.read");
+    expect(onlyPoint(respelled.points).blobs).toMatchObject({
+      "gen_ai.tool.name": "files.read",
+      outcome: "ok",
+      resolution: "repaired",
+    });
+    const unknown = await call("files_wirte_zq", { path: "a" });
+    expect(unknown.messages[0]).toHaveProperty("error.code", -32602);
+    expect(onlyPoint(unknown.points).blobs).toMatchObject({
+      outcome: "refused",
+      refusal: "unknown",
+      resolution: "unknown",
+    });
+  });
+
+  it("an unreachable origin: origin_unreachable; an origin too slow: origin_timeout", async () => {
+    const recording = recordingDataset();
+    const closed = viaProxy(
+      { ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+    );
+    const unreachable = await postJson(closed, PROXY_URL, rpc(1, "tools/call", { name: "a_b" }));
+    expect(unreachable.status).toBe(502);
+    await unreachable.body?.cancel();
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      outcome: "origin_unreachable",
+      "error.type": "-32000",
+    });
+    recording.clear();
+    const slow = viaProxy(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/5000/mcp`, ORIGIN_TIMEOUT_MS: "100" },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+    );
+    const timedOut = await postJson(slow, PROXY_URL, rpc(2, "tools/list"));
+    expect(timedOut.status).toBe(504);
+    await timedOut.body?.cancel();
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      "mcp.method.name": "tools/list",
+      outcome: "origin_timeout",
+      "error.type": "-32001",
+    });
+  });
+
+  it("a held tool: held", async () => {
+    const recording = recordingDataset();
+    const map = crypto.randomUUID();
+    const proxy = viaProxy(
+      { ORIGIN_URL: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5`, TOOL_CHANGES: "hold" },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+    );
+    const session = await openSession(proxy, PROXY_URL);
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), session));
+    // The pins the first listing stores, written after its answer.
+    await recording.points();
+    await fetch(`${CATALOG_ORIGIN}/__change?map=${map}`, { method: "POST" });
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc(2, "tools/list"), session));
+    recording.clear();
+    const call = rpc(3, "tools/call", { name: "read_text_file", arguments: { path: "a" } });
+    await messagesOf(await postJson(proxy, PROXY_URL, call, session));
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      outcome: "held",
+      refusal: "held",
+      "gen_ai.tool.name": "read_text_file",
+    });
+  });
+
+  it("search mode: search_tools with what it found, call_tool as the call it carries", async () => {
+    const { call } = await analyticsSession({ MAX_TOOLS: "2" });
+    const search = await call("search_tools", { query: "read a file" });
+    const found = search.points[0]?.doubles["tools.count"];
+    expect(onlyPoint(search.points).blobs).toMatchObject({
+      "gen_ai.tool.name": "search_tools",
+      outcome: "ok",
+      search: "search",
+    });
+    expect(found).toBeGreaterThan(0);
+    const carried = await call("call_tool", {
+      name: DEMO_NAMES["files.read"],
+      arguments: { path: "src/main.ts", max_bytes: "512" },
+    });
+    expect(onlyPoint(carried.points).blobs).toMatchObject({
+      "gen_ai.tool.name": "files.read",
+      outcome: "ok",
+      search: "search",
+      repairs: "coerced",
+    });
+    const unnamed = await call("call_tool", {});
+    expect(onlyPoint(unnamed.points).blobs).toMatchObject({
+      outcome: "invalid_arguments",
+      search: "search",
+      "gen_ai.tool.name": "",
+    });
+  });
+
+  it.each([
+    ["an event stream", ""],
+    ["a JSON body", "&json"],
+  ])("a batch answered in %s: one data point for each call and listing", async (_, query) => {
+    const { send } = await analyticsSession({}, query);
+    const { points } = await send([
+      rpc(1, "tools/call", { name: DEMO_NAMES["scope:action"], arguments: { scope: "billing" } }),
+      rpc(2, "tools/list"),
+      rpc(3, "tools/call", { name: DEMO_NAMES["files.read"], arguments: 7 }),
+      rpc(4, "ping"),
+    ]);
+    const byMethod = points.map((point) => [point.blobs["mcp.method.name"], point.blobs.outcome]);
+    expect(byMethod.sort()).toEqual([
+      ["tools/call", "ok"],
+      ["tools/call", "refused"],
+      ["tools/list", "ok"],
+    ]);
+  });
+});
+
+describe("which client", () => {
+  it("the 2026-07-28 envelope's clientInfo, on every request", async () => {
+    const recording = recordingDataset();
+    const proxy = viaProxy(
+      { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+    );
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "modern-client", version: "2.1.0" },
+    };
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list", { _meta: meta }), {
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+      "cf-ray": "8f1d2c3b4a5e6f70-AMS",
+    });
+    await messagesOf(response);
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      "mcp.client.name": "modern-client",
+      "mcp.client.version": "2.1.0",
+      "client.source": "meta",
+      "mcp.protocol.version": "2026-07-28",
+      "request.id": "8f1d2c3b4a5e6f70-AMS",
+    });
+  });
+
+  it("else the User-Agent's product, its control characters replaced", async () => {
+    const recording = recordingDataset();
+    const proxy = viaProxy(
+      { ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+    );
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), {
+      "user-agent": "agent\u0001x/3.2 (linux)",
+    });
+    await response.body?.cancel();
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      "mcp.client.name": "agent\ufffdx",
+      "mcp.client.version": "3.2",
+      "client.source": "user_agent",
+    });
+  });
+});
+
+describe("what is never written", () => {
+  it("no argument value appears in any field", async () => {
+    const { call } = await analyticsSession();
+    // Values long enough not to be part of a field by chance, in every place a repair looks.
+    const value = fc
+      .string({ minLength: 6, maxLength: 40 })
+      .filter((text) => text.trim().length >= 6);
+    await fc.assert(
+      fc.asyncProperty(value, value, fc.integer({ min: 100_000 }), async (path, city, bytes) => {
+        const written = [
+          ...(await call(DEMO_NAMES["files.read"], { path, max_bytes: String(bytes) })).points,
+          ...(await call(DEMO_NAMES["get-weather"], JSON.stringify({ City: city }))).points,
+          ...(await call(DEMO_NAMES["files.read"], { PATH: path, extra: city })).points,
+        ];
+        expect(written).toHaveLength(3);
+        for (const point of written) {
+          const fields = [point.index, ...Object.values(point.blobs)];
+          for (const field of fields) {
+            expect(field).not.toContain(path);
+            expect(field).not.toContain(city);
+            expect(field).not.toContain(String(bytes));
+          }
+          expect(Object.values(point.doubles)).not.toContain(bytes);
+        }
+      }),
+      { numRuns: 15 },
+    );
+    // 45 calls: a loaded machine takes longer than vitest's 5 s default.
+  }, 60_000);
+});
+
+describe("a dataset that fails", () => {
+  it("leaves the calls as they were, and is logged once a minute at most per isolate", async () => {
+    const logs = captureLogs();
+    const failing: AnalyticsEngineDataset = {
+      writeDataPoint: () => {
+        throw new Error("dataset unavailable");
+      },
+    };
+    const contexts: ExecutionContext[] = [];
+    const { proxy, session } = await demoSession({
+      app: createApp(),
+      bindings: { CALLS: failing },
+      contexts,
+    });
+    for (const id of [1, 2, 3]) {
+      const response = await postJson(
+        proxy,
+        PROXY_URL,
+        rpc(id, "tools/call", {
+          name: DEMO_NAMES["scope:action"],
+          arguments: { scope: "billing" },
+        }),
+        session,
+      );
+      expect(response.status).toBe(200);
+      const [message] = await messagesOf(response);
+      expect(message).toHaveProperty("result.structuredContent.tool", "scope:action");
+    }
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    expect(logs.events("analytics_failed")).toEqual([
+      expect.objectContaining({ error: "dataset unavailable", failed: 1 }),
+    ]);
+  });
+
+  it("logs once a minute at most: a minute on its clock later, the writes that failed since", () => {
+    const logs = captureLogs();
+    let now = 1_000_000;
+    const failures = new FailureLog(() => now);
+    const failed = () => failures.failed(new Error("dataset unavailable"));
+    const lines = () => logs.events("analytics_failed").map((line) => line.failed);
+    failed();
+    failed();
+    now += 59_999;
+    failed();
+    expect(lines()).toEqual([1]);
+    now += 1;
+    failed();
+    expect(lines()).toEqual([1, 3]);
+    failed();
+    now += 60_000;
+    failed();
+    expect(lines()).toEqual([1, 3, 2]);
+  });
+});
