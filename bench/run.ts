@@ -31,13 +31,22 @@ import { measureCore } from "./sections/core";
 import { measureKv } from "./sections/kv";
 import { measureListingCpu } from "./sections/listing-cpu";
 import { measureOverhead } from "./sections/overhead";
+import { measureSearch } from "./sections/search";
 import { measureStreaming } from "./sections/streaming";
 
 // Hermetic: no Request.cf download, no telemetry.
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_SEND_METRICS = "false";
 
-const SECTIONS = ["core", "listing-cpu", "callers", "overhead", "streaming", "kv"] as const;
+const SECTIONS = [
+  "core",
+  "listing-cpu",
+  "callers",
+  "search",
+  "overhead",
+  "streaming",
+  "kv",
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const requested = process.argv.slice(2);
@@ -70,6 +79,8 @@ async function runSection(name: Section): Promise<SectionResult> {
         return await measureCore();
       case "callers":
         return await measureCallers();
+      case "search":
+        return await measureSearch();
       case "listing-cpu":
         return await measureListingCpu(startListingCpu);
       case "overhead":
