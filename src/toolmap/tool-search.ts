@@ -113,7 +113,7 @@ function parametersText(schema: unknown): string {
       ?.description;
     text += ` ${identifierWords(name)}`;
     if (typeof description === "string") {
-      text += ` ${firstSentence(description).slice(0, MAX_READ_PARAMETER)}`;
+      text += ` ${firstSentence(description.slice(0, MAX_READ_PARAMETER))}`;
     }
   }
   return text.slice(0, MAX_READ_PARAMETERS);
@@ -130,9 +130,9 @@ interface IndexedTool {
 function indexedTool(tool: SearchableTool, id: number): IndexedTool {
   const name = termsOf(identifierWords(tool.original));
   const text = tool.description ?? "";
-  const first = firstSentence(text);
-  const what = first.slice(0, MAX_INDEXED_DESCRIPTION);
-  const description = termsOf(tool.title === undefined ? what : `${tool.title}. ${what}`);
+  // Sliced first, so that a description of no sentence is not read to its end.
+  const first = firstSentence(text.slice(0, MAX_INDEXED_DESCRIPTION));
+  const description = termsOf(tool.title === undefined ? first : `${tool.title}. ${first}`);
   const seen = new Set([...name, ...description]);
   const details: string[] = [];
   const more = `${text.slice(first.length, first.length + MAX_READ_DETAILS)} ${parametersText(tool.inputSchema)}`;
