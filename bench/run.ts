@@ -33,6 +33,7 @@ import { measureCore } from "./sections/core";
 import { measureKv } from "./sections/kv";
 import { measureListingCpu } from "./sections/listing-cpu";
 import { measureOverhead } from "./sections/overhead";
+import { measureSearch } from "./sections/search";
 import { measureStreaming } from "./sections/streaming";
 
 // Hermetic: no Request.cf download, no telemetry.
@@ -43,6 +44,7 @@ const SECTIONS = [
   "core",
   "listing-cpu",
   "callers",
+  "search",
   "overhead",
   "analytics",
   "streaming",
@@ -80,6 +82,8 @@ async function runSection(name: Section): Promise<SectionResult> {
         return await measureCore();
       case "callers":
         return await measureCallers();
+      case "search":
+        return await measureSearch();
       case "listing-cpu":
         return await measureListingCpu(startListingCpu);
       case "overhead":

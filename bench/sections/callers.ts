@@ -26,7 +26,7 @@ const CALLERS = 100;
 const TOOLS = 200;
 /**
  * What 100 different 200-tool listings in search mode may take: the views'
- * bound holds 60,000 such tool weights, 20,000 tools in search mode, so this
+ * bound holds 60,000 such tool weights, 15,000 tools in search mode, so this
  * is about what callers' views can hold at most (docs/limits.md).
  */
 const DIFFERENT_BOUND = 40 * 2 ** 20;

@@ -23,13 +23,15 @@ export interface Profile {
 }
 
 /**
- * The most tools one request to the provider may carry, where its
- * documentation names a number:
- * - OpenAI: "A max of 128 functions are supported" (`tools`,
- *   https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools).
- * - Gemini: "Maximum 64 function declarations can be provided"
- *   (`FunctionDeclarationsTool.functionDeclarations`,
- *   https://firebase.google.com/docs/reference/js/ai.functiondeclarationstool).
+ * The most tools one request to the provider may carry, as its documentation
+ * and its own error messages say (docs/search-mode.md, "The ceiling", has
+ * the sources quoted):
+ * - OpenAI: "A max of 128 functions are supported" (`tools`), and a longer
+ *   array is refused with "Expected an array with maximum length 128".
+ * - Gemini: the Gemini API refuses more than 512 ("At most 512 function
+ *   declarations can be specified"), Vertex AI documents 128 ("The maximum
+ *   number of function declarations that can be provided with the request is
+ *   128"): `gemini` serves both, so 128.
  * - Anthropic's Messages API and Bedrock's Converse API document none; `mcp`
  *   passes listings on; `portable` takes the lowest.
  */
@@ -38,8 +40,8 @@ export const TOOL_CEILINGS: Readonly<Record<ProfileName, number | undefined>> = 
   "openai-strict": 128,
   anthropic: undefined,
   bedrock: undefined,
-  gemini: 64,
-  portable: 64,
+  gemini: 128,
+  portable: 128,
   mcp: undefined,
 };
 

@@ -38,13 +38,13 @@ export interface ListingView {
 /**
  * Views kept per isolate: their tools together, a tool in search mode
  * weighing `SEARCH_WEIGHT` (its search index, built at the first search, and
- * what a search shows of it: about 1.7 KB a tool against 0.6 KB, `npm run
- * bench` callers), so that views at the bound hold about 35 MiB; and how
+ * what a search shows of it: about 2 KB a tool against 0.6 KB, `npm run
+ * bench` callers), so that views at the bound hold about 30 MiB; and how
  * many views; and callers pointing at one. A caller's view stands for
  * `LISTING_MS`: a caller who searches or calls past it is listed again.
  */
 export const MAX_VIEW_WEIGHT = 60_000;
-const SEARCH_WEIGHT = 3;
+const SEARCH_WEIGHT = 4;
 const MAX_VIEWS = 1_000;
 const MAX_CALLERS = 4_096;
 const LISTING_MS = 10 * 60_000;

@@ -22,7 +22,7 @@ afterEach(() => {
 });
 
 const PREFIX = "analytics.reporting_service_generate_quarterly_";
-/** Under every profile's tool ceiling (Gemini's 64): a listing, not search mode. */
+/** Under every profile's tool ceiling (the lowest is 128): a listing, not search mode. */
 const TOOLS = 60;
 
 describe("NAME_MAX_LENGTH=40", () => {

@@ -220,10 +220,12 @@ describe("search mode", () => {
       "search_tools",
       "call_tool",
     ]);
-    const origin = catalog(100);
+    const origin = catalog(129);
     expect(
-      await connect("2025-11-25", viaProxy({ ORIGIN_URL: origin })).then((c) => c.listTools()),
-    ).toHaveLength(100);
+      await connect("2025-11-25", viaProxy({ ORIGIN_URL: origin }), `${PROXY_URL}/anthropic`).then(
+        (c) => c.listTools(),
+      ),
+    ).toHaveLength(129);
     const gemini = await connect(
       "2025-11-25",
       viaProxy({ ORIGIN_URL: origin }),

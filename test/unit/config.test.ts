@@ -118,11 +118,13 @@ describe("parseConfig", () => {
       return result.kind === "valid" ? profileAt(result.config, path)?.toolCeiling : "invalid";
     };
     expect(at({}, "/mcp")).toBe(128);
-    expect(at({}, "/mcp/gemini")).toBe(64);
+    expect(at({}, "/mcp/gemini")).toBe(128);
+    expect(at({}, "/mcp/portable")).toBe(128);
     expect(at({}, "/mcp/anthropic")).toBeUndefined();
     expect(at({ MAX_TOOLS: "40" }, "/mcp")).toBe(40);
     expect(at({ MAX_TOOLS: "40" }, "/mcp/anthropic")).toBe(40);
-    expect(at({ MAX_TOOLS: "500" }, "/mcp/gemini")).toBe(64);
+    expect(at({ MAX_TOOLS: "100" }, "/mcp/gemini")).toBe(100);
+    expect(at({ MAX_TOOLS: "500" }, "/mcp/gemini")).toBe(128);
   });
 
   it.each([

@@ -1,6 +1,13 @@
 /** Search mode's search (src/toolmap/tool-search.ts), over the catalog's tools. */
 import { describe, expect, it } from "vitest";
-import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, ToolSearch } from "../../src/toolmap/tool-search";
+import {
+  identifierWords,
+  MAX_QUERY_CHARS,
+  MAX_QUERY_WORDS,
+  ToolSearch,
+  termsOf,
+  wordsOf,
+} from "../../src/toolmap/tool-search";
 import { catalogTools } from "../fixtures/node/catalog-origin";
 
 const search = new ToolSearch(
@@ -12,6 +19,80 @@ const search = new ToolSearch(
   })),
 );
 const names = (query: string, limit = 3) => search.search(query, limit).map((tool) => tool.name);
+
+describe("identifier splitting", () => {
+  const nameTerms = (name: string) => termsOf(identifierWords(name));
+
+  it("reads snake_case, camelCase, PascalCase, dotted, kebab and slashed names as the same words", () => {
+    for (const name of [
+      "get_pull_request",
+      "getPullRequest",
+      "GetPullRequest",
+      "get.pull.request",
+      "get-pull-request",
+      "get/pull/request",
+      "API-get-pull_request",
+    ]) {
+      expect(
+        nameTerms(name).filter((term) => term !== "api"),
+        name,
+      ).toEqual(["get", "pull", "request"]);
+    }
+    expect(nameTerms("HTMLParser")).toEqual(["html", "parser"]);
+    expect(nameTerms("getURLContent")).toEqual(["get", "url", "content"]);
+    expect(nameTerms("kubectl_get_4")).toEqual(["kubectl", "get", "4"]);
+    expect(nameTerms("base64Encode")).toEqual(["base64", "encode"]);
+  });
+
+  it("keeps a camelCase word of prose whole, and looks for a query's both whole and in words", () => {
+    expect(termsOf("Create a GitHub issue in localStorage")).toEqual([
+      "create",
+      "github",
+      "issue",
+      "localstorage",
+    ]);
+    expect(wordsOf("getPullRequest")).toEqual(["getpullrequest", "get", "pull", "request"]);
+    expect(wordsOf("list_issues of the repo")).toEqual(["list", "issues", "repo"]);
+  });
+
+  it("finds a tool whatever way its name and the query join the words", () => {
+    const tools = ["getPullRequest", "list_issues", "files.read", "API-post-search"].map(
+      (original) => ({ name: original, original, inputSchema: { type: "object" } }),
+    );
+    const joined = new ToolSearch(tools);
+    const first = (query: string) => joined.search(query, 1)[0]?.original;
+    expect(first("get pull request")).toBe("getPullRequest");
+    expect(first("get_pull_request")).toBe("getPullRequest");
+    expect(first("listIssues")).toBe("list_issues");
+    expect(first("read files")).toBe("files.read");
+    expect(first("post search")).toBe("API-post-search");
+  });
+
+  it("finds a tool by its parameters' names and descriptions", () => {
+    const joined = new ToolSearch([
+      {
+        name: "a",
+        original: "browser_handle_dialog",
+        description: "Handle a dialog",
+        inputSchema: {
+          type: "object",
+          properties: {
+            accept: { type: "boolean", description: "Whether to accept the dialog." },
+            promptText: { type: "string" },
+          },
+        },
+      },
+      {
+        name: "b",
+        original: "browser_click",
+        description: "Click an element",
+        inputSchema: { type: "object", properties: { ref: { type: "string" } } },
+      },
+    ]);
+    expect(joined.search("accept", 1)[0]?.original).toBe("browser_handle_dialog");
+    expect(joined.search("prompt text", 1)[0]?.original).toBe("browser_handle_dialog");
+  });
+});
 
 describe("ToolSearch", () => {
   it("finds a tool by the words of its name, and answers with its model-facing name", () => {
