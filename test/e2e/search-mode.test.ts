@@ -120,7 +120,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
       arguments: { path: "notes.md", head: 10 },
     });
     expect(logs.events("tool_call_repaired")).toEqual([
-      expect.objectContaining({ tool: "read_text_file", recovery: "inline" }),
+      expect.objectContaining({ "gen_ai.tool.name": "read_text_file", recovery: "inline" }),
     ]);
     logs.restore();
   });
