@@ -8,7 +8,6 @@
 import { env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { acceptKey } from "../../src/toolmap/definition-pins";
 import { clientsOfEachTest, type ToolResult } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
@@ -390,9 +389,14 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
     const [, key, value] = /kv key put --remote --binding TOOL_MAP (".*?") (".*?")$/.exec(
       String(held?.accept),
     ) as RegExpExecArray;
-    expect(JSON.parse(key as string)).toBe(
-      acceptKey(JSON.parse(key as string).split(":accept:")[0], String(held?.to), "read_text_file"),
-    );
+    // The key as every release since 73542ce writes it: the origin's scope (SHA-256 of its URL,
+    // first 8 bytes in hex), the new pin, and the fingerprint of the tool's name.
+    const scope = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(new URL(origin).href)),
+    ).subarray(0, 8);
+    const hex = [...scope].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+    expect(held?.to).toMatch(/^[\w-]{43}\/2\.[0-9a-z]+\/[0-9a-z]+\/[-0-9a-z]+\/-\/-\/-$/);
+    expect(JSON.parse(key as string)).toBe(`v2:${hex}:accept:${held?.to}/3lx12o`);
     await env.TOOL_MAP.put(JSON.parse(key as string), JSON.parse(value as string));
 
     // Another isolate (or this one, a minute on) reads the acceptance: the tool is back.
