@@ -494,6 +494,7 @@ describe("the demo origin is untouched without rules", () => {
       "2025-11-25",
       viaProxy({ ORIGIN_URL: `${DEMO_ORIGIN}/mcp?map=${crypto.randomUUID()}` }),
     );
-    expect(await client.listTools()).toHaveLength(Object.keys(DEMO_NAMES).length);
+    const names = (await client.listTools()).map((tool) => tool.name);
+    expect(names.sort()).toEqual(Object.values(DEMO_NAMES).sort());
   });
 });

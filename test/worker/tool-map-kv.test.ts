@@ -301,6 +301,33 @@ describe("names an earlier layout stored", () => {
     logs.restore();
   });
 
+  it("gives a name layout 1 gave a tool to the tool the operator chose it for (TOOL_RULES), and says so", async () => {
+    const origin = freshOrigin();
+    const tools = [
+      { name: "a/b", inputSchema: { type: "object" } },
+      { name: "report", inputSchema: { type: "object" } },
+    ];
+    await writeLayout1(origin, new Map([["a/b", "a_b"]]), tools.slice(0, 1));
+    const logs = captureLogs();
+    const writes: Promise<unknown>[] = [];
+    const toolMap = new ToolMap(
+      env.TOOL_MAP,
+      await toolMapScopes(origin, nameRules("openai")),
+      profileOf("openai"),
+      new ToolMapMemory(),
+      (write) => writes.push(write),
+      { rules: rulesOf({ tools: { report: { name: "a_b" } } }), changes: "allow" },
+    );
+    const listing = await toolMap.nameListing(tools);
+    await Promise.all(writes);
+    expect(listing.names.get("report")).toBe("a_b");
+    expect(listing.names.get("a/b")).not.toBe("a_b");
+    expect(logs.events("tool_name_reassigned")).toEqual([
+      { event: "tool_name_reassigned", name: "a_b", from: "a/b", to: "report" },
+    ]);
+    logs.restore();
+  });
+
   it("keeps every name layout 1 handed out, in a listing and in a cold isolate's call", async () => {
     const origin = freshOrigin();
     const tools = toolsOf(60);
