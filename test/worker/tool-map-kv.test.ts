@@ -698,6 +698,37 @@ describe("TOOL_CHANGES=hold, pins stored before they covered title and output sc
   });
 });
 
+describe("TOOL_CHANGES=hold, a caller shown another definition than the map's", () => {
+  it("has its own pins stored beside the map, as this release writes them", async () => {
+    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const report = (user: string) => ({
+      name: "report.get",
+      description: `Gets a report for ${user}.`,
+      inputSchema: { type: "object", properties: { month: { type: "string" } } },
+    });
+    const writes: Promise<unknown>[] = [];
+    const as = (caller: string) =>
+      new ToolMap(
+        env.TOOL_MAP,
+        scopes,
+        profileOf("openai"),
+        new ToolMapMemory(),
+        (w) => writes.push(w),
+        HOLD,
+        undefined,
+        { listing: async () => caller, pins: async () => caller },
+      );
+    await as("ann").nameListing([report("ann")]);
+    await Promise.all(writes.splice(0));
+    expect((await as("ben").nameListing([report("ben")])).hidden.size).toBe(0);
+    await Promise.all(writes.splice(0));
+    // As 7cb8f22, which gave callers pins of their own, writes them: ben's pin of ben's definition.
+    expect(await env.TOOL_MAP.get(`${scopes.origin}:pins:ben`, "text")).toBe(
+      '{"format":1,"pins":{"report.get":"BdliQ5iJVCnSvJ5GJ2ldYyy35fAk4-bdW2Wd5eXU2Bo/2.efxg32/11y5obx/-/-/-/-"}}',
+    );
+  });
+});
+
 describe("log lines about changed definitions, when an origin changes many at once", () => {
   const tools = (version: string) =>
     Array.from({ length: 25 }, (_, i) => ({
