@@ -30,6 +30,17 @@ export const MAX_HELD_BYTES = 32 * 1024 * 1024;
  */
 export const ALWAYS_TAKEN_BYTES = 64 * 1024;
 
+/** What one hold took: kept apart from the hold, so that a registry holding it keeps the hold collectable. */
+interface Share {
+  taken: number;
+}
+
+/** What calls back with the share of each hold registered once the hold is garbage. */
+export type DroppedShares = Pick<FinalizationRegistry<Share>, "register">;
+
+const runtimeRegistry = (giveBack: (share: Share) => void) =>
+  typeof FinalizationRegistry === "function" ? new FinalizationRegistry(giveBack) : undefined;
+
 /**
  * What an isolate's reads hold together, bounded by `limit`. A read that
  * would pass it stops rather than wait: requests that each held bytes while
@@ -42,14 +53,15 @@ export const ALWAYS_TAKEN_BYTES = 64 * 1024;
  */
 export class ReadBudget {
   #held = 0;
-  readonly #dropped =
-    typeof FinalizationRegistry === "function"
-      ? new FinalizationRegistry<{ taken: number }>((share) => this.#giveBack(share))
-      : undefined;
+  readonly #dropped: DroppedShares | undefined;
+  /** `dropped`: where a garbage hold's share is given back; the runtime's registry, where it has one. */
   constructor(
     readonly limit = MAX_HELD_BYTES,
     readonly alwaysTaken = ALWAYS_TAKEN_BYTES,
-  ) {}
+    dropped: (giveBack: (share: Share) => void) => DroppedShares | undefined = runtimeRegistry,
+  ) {
+    this.#dropped = dropped((share) => this.#giveBack(share));
+  }
 
   /** What the isolate's reads hold now. */
   get held(): number {
@@ -59,7 +71,7 @@ export class ReadBudget {
   /** A share for one request (or one stream's events), given back with `release`. */
   hold(): Hold {
     // The count lives apart from the hold, so that the registry's reference keeps it alive and not the hold.
-    const share = { taken: 0 };
+    const share: Share = { taken: 0 };
     const hold: Hold = {
       take: (bytes) => {
         if (share.taken + bytes > this.alwaysTaken && this.#held + bytes > this.limit) {
@@ -75,7 +87,7 @@ export class ReadBudget {
     return hold;
   }
 
-  #giveBack(share: { taken: number }) {
+  #giveBack(share: Share) {
     this.#held -= share.taken;
     share.taken = 0;
   }

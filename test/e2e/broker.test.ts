@@ -40,6 +40,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   vi.restoreAllMocks();
+  vi.useRealTimers();
   await control({ iss: "own", drop: [], lifetime: 3600 });
   await Promise.all(connected.splice(0).map(({ client }) => client.close()));
 });
@@ -102,6 +103,25 @@ function events(name: string) {
 /** A client's authorization request to the broker, as the SDK would build it, after registering. */
 const authorizationRequest = async (network: ReturnType<typeof broker>) =>
   (await handBuiltClient(network, BROKER_URL)).url;
+
+/**
+ * SIGN_IN_RATE_LIMIT counting as Workers Rate Limiting does (wrangler.toml: 30
+ * per key a period), in periods the test ends (`nextPeriod`): the local
+ * binding's are the wall clock's minutes, one of which may end mid-flood.
+ */
+function rateLimitPeriods(limit = 30) {
+  let period = 0;
+  const counts = new Map<string, number>();
+  const binding: RateLimit = {
+    async limit({ key }) {
+      const counted = `${period}\n${key}`;
+      const count = (counts.get(counted) ?? 0) + 1;
+      counts.set(counted, count);
+      return { success: count <= limit };
+    },
+  };
+  return { binding, nextPeriod: () => void period++ };
+}
 
 describe("broker mode: the proxy signs clients in, and signs in to the origin itself", () => {
   it("signs the SDK client in, lists renamed tools, calls one; the origin sees only its own tokens", async () => {
@@ -176,10 +196,14 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
 
   it("limits sign-in requests per client address, so no one exhausts OAUTH_KV's writes", async () => {
     const oauthKv = countingKv(env.OAUTH_KV as KVNamespace);
+    const limiter = rateLimitPeriods();
     const network = clientNetwork(
       viaProxy(
         { ORIGIN_URL: origin, AUTH_MODE: "broker" },
-        { app: createApp(), bindings: { OAUTH_KV: oauthKv.kv } },
+        {
+          app: createApp(),
+          bindings: { OAUTH_KV: oauthKv.kv, SIGN_IN_RATE_LIMIT: limiter.binding },
+        },
       ),
       BROKER_URL,
     );
@@ -193,9 +217,6 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
           token_endpoint_auth_method: "none",
         }),
       });
-    // The local limiter counts in windows of the wall clock's minute: one must not end mid-flood.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) statuses.push((await register()).status);
     expect(statuses.every((status) => status === 201)).toBe(true);
@@ -210,6 +231,9 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect((await register({ "cf-connecting-ip": "2001:db8::1" })).status).toBe(201);
     expect((await network(BROKER_URL, { method: "POST", body: "{}" })).status).toBe(401);
     expect(events("sign_in_rate_limited")).toHaveLength(2);
+    // A new period: the address is let in again.
+    limiter.nextPeriod();
+    expect((await register()).status).toBe(201);
   }, 30_000);
 
   it("sends access_denied back to the client when the user clicks Deny", async () => {
@@ -358,17 +382,30 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
   });
 
   it("refreshes the origin's token once it expired by its own lifetime, before calling the origin", async () => {
-    // The origin's tokens live three seconds (a refreshed one must outlive the client's retry on a
-    // loaded machine; one second did not always); the proxy's the library's least, a minute.
-    await control({ lifetime: 3 });
-    const { client } = await signIn();
-    // Signing in may outlast the lifetime on a loaded machine: only the call's own refresh counts.
+    // The origin's tokens live 30 s, the proxy's the library's least, a minute: the proxy's clock
+    // (Date, in this isolate; the authorization server keeps its own) is set past the first and
+    // short of the second, where it stays.
+    await control({ lifetime: 30 });
+    // The client opens its GET stream once connected, without waiting: the clock moves once the
+    // proxy answered it, so that the call alone finds the token expired.
+    const network = broker();
+    let opened: () => void = () => {};
+    const streamOpened = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    const { client } = await signIn(async (input, init) => {
+      const response = await network(input, init);
+      if (init?.method === "GET" && String(input) === BROKER_URL) opened();
+      return response;
+    });
+    await streamOpened;
     log.mockClear();
-    await new Promise((resolve) => setTimeout(resolve, 3_100));
+    vi.setSystemTime(Date.now() + 31_000);
     const result = await client.callTool({
       name: DEMO_NAMES["files.read"],
       arguments: { path: "c" },
     });
+    vi.useRealTimers();
     expect(result.structuredContent).toEqual({ tool: "files.read", arguments: { path: "c" } });
     expect(events("upstream_token_expired")).toMatchObject([{ origin: new URL(origin).host }]);
     expect(events("upstream_refresh")).toMatchObject([{ result: "refreshed" }]);

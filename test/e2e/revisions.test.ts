@@ -31,11 +31,6 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
-const waitFor = async (condition: () => boolean) => {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  return condition();
-};
-
 describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (revision) => {
   it("negotiates the revision, and lists every tool under a model-facing name", async () => {
     const proxied = await connect(revision, PROXY_URL, viaProxy());
@@ -104,12 +99,14 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
     const names = () => memory.origin(scopes.origin).profile(scopes.legacy).byName;
     expect(names().size).toBe(tools.length);
 
-    let changed = 0;
-    await client.watchToolsChanged(() => {
-      changed++;
+    let told: () => void = () => {};
+    const changed = new Promise<void>((resolve) => {
+      told = resolve;
     });
+    await client.watchToolsChanged(() => told());
     await client.callTool(DEMO_NAMES["catalog.refresh"], {});
-    expect(await waitFor(() => changed > 0)).toBe(true);
+    // The client is told once the proxy has passed the notification on, having forgotten the names.
+    await changed;
     expect(names().size).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The log lines are part of the behavior (docs/logs.md): every event the
- * table documents is asserted by at least one test, and every event the
- * proxy logs is in the table.
+ * table documents is asserted logged by at least one test (an `expect` in a
+ * test file, not a fixture, a comment or an assertion that it is absent), and
+ * every event the proxy logs is in the table.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -40,6 +41,36 @@ function logged(): string[] {
   return [...names].sort();
 }
 
+/** `source` without its comments (line comments that follow code or a string's `:` kept apart). */
+const withoutComments = (source: string) =>
+  source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+
+/** An assertion that a line was not logged: an empty list of lines, or none of one. */
+const ABSENT =
+  /toEqual\(\[\]\)|(?<!\.not\.)toHaveLength\(0\)|\.not\.to(Contain|ContainEqual|MatchObject)\b/;
+
+/**
+ * Whether a test's `source` asserts `event` logged: a statement that names it
+ * is an `expect`, or binds what names it to a name a later `expect` reads.
+ */
+function assertsLogged(source: string, event: string): boolean {
+  const statements = source.split(";");
+  const expects = (statement: string) => /\bexpect\b/.test(statement) && !ABSENT.test(statement);
+  return statements.some((statement, i) => {
+    if (!statement.includes(`"${event}"`)) return false;
+    if (expects(statement)) return true;
+    const bound = /\b(?:const|let)\s+(\[[^\]]*\]|\{[^}]*\}|\w+)\s*=/.exec(statement)?.[1] ?? "";
+    const names = bound.match(/\w+/g) ?? [];
+    return statements
+      .slice(i + 1)
+      .some(
+        (later) =>
+          expects(later) &&
+          names.some((name) => new RegExp(`expect\\([^]*\\b${name}\\b`).test(later)),
+      );
+  });
+}
+
 describe("the log table", () => {
   it("documents every event the proxy logs, and no other", () => {
     expect([...new Set(documented())].sort()).toEqual(logged());
@@ -47,10 +78,28 @@ describe("the log table", () => {
 
   it("has a test asserting each event it documents", () => {
     const tests = filesUnder("test")
-      .filter((file) => !file.endsWith("log-events.test.ts"))
-      .map((file) => readFileSync(file, "utf8"))
-      .join("\n");
-    const unasserted = documented().filter((event) => !tests.includes(`"${event}"`));
+      .filter((file) => file.endsWith(".test.ts") && !file.endsWith("log-events.test.ts"))
+      .map((file) => withoutComments(readFileSync(file, "utf8")));
+    const unasserted = documented().filter(
+      (event) => !tests.some((source) => assertsLogged(source, event)),
+    );
     expect(unasserted).toEqual([]);
+  });
+
+  it("counts an event as asserted only where a test expects it logged", () => {
+    const event = "tool_name_taken";
+    const asserted = (source: string) => assertsLogged(withoutComments(source), event);
+    expect(asserted(`expect(logs.events("${event}")).toHaveLength(1);`)).toBe(true);
+    expect(
+      asserted(`const [line] = logs.events("${event}");\nexpect(line).toMatchObject({});`),
+    ).toBe(true);
+    expect(asserted(`expect(events("${event}")).not.toHaveLength(0);`)).toBe(true);
+    // Named in a comment, a fixture, a line never asserted, or asserted absent: not asserted.
+    expect(asserted(`// "${event}"\nexpect(1).toBe(1);`)).toBe(false);
+    expect(asserted(`/* "${event}" */ expect(1).toBe(1);`)).toBe(false);
+    expect(asserted(`const fixture = { event: "${event}" };`)).toBe(false);
+    expect(asserted(`const lines = logs.events("${event}");\nexpect(other).toBe(1);`)).toBe(false);
+    expect(asserted(`expect(logs.events("${event}")).toEqual([]);`)).toBe(false);
+    expect(asserted(`expect(logs.events("${event}")).toHaveLength(0);`)).toBe(false);
   });
 });

@@ -60,4 +60,19 @@ describe("the consent page", () => {
     expect(page).toContain("&#34;&#62;&#60;script&#62;x&#60;/script&#62;");
     expect(page).toContain('value="&#34;handle"');
   });
+
+  it("escapes everything that came from the origin: its host, the scopes it asks for, where sign-in goes", () => {
+    // The origin's metadata names its scopes and its authorization server: the origin chose them.
+    const page = consentPage(details, "h1", {
+      originHost: "<u>o",
+      originScopes: ['read"><script>s</script>', "a&b"],
+      signInHost: "<img src=x onerror=alert(1)>",
+    });
+    expect(page).not.toMatch(/<script>|<u>|<img/);
+    expect(page).toContain("at &#60;u&#62;o as you?</h1>");
+    expect(page).toContain(
+      "With these permissions: <code>read&#34;&#62;&#60;script&#62;s&#60;/script&#62;</code> <code>a&#38;b</code> <code>read</code>.",
+    );
+    expect(page).toContain("you sign in at &#60;img src=x onerror=alert(1)&#62; next.");
+  });
 });

@@ -29,6 +29,11 @@ function upper() {
   const seen: string[] = [];
   const decoder = new TextDecoder();
   const released = { times: 0 };
+  let once: () => void = () => {};
+  /** Settles when the rewriter is released: the stream's end, error or cancellation signals it. */
+  const releasing = new Promise<void>((resolve) => {
+    once = resolve;
+  });
   const transform: ChunkRewriter = {
     async write(chunk, emit) {
       const text = decoder.decode(chunk);
@@ -38,20 +43,22 @@ function upper() {
     end: () => {},
     release: () => {
       released.times++;
+      once();
     },
   };
-  return { transform, seen, released };
+  return { transform, seen, released, releasing };
 }
 
 describe("transformUntil", () => {
   it("transforms until done, then passes the rest as it came, unseen", async () => {
     const { stream } = source(["a", "b", "c", "d"]);
-    const { transform, seen, released } = upper();
+    const { transform, seen, released, releasing } = upper();
     const out = transformUntil(stream, transform, () => seen.length === 2);
     expect(await new Response(out).text()).toBe("ABcd");
     expect(seen).toEqual(["a", "b"]);
     // What the rewriter held of the isolate's budget goes back once the stream is done.
-    await expect.poll(() => released.times).toBe(1);
+    await releasing;
+    expect(released.times).toBe(1);
   });
 
   it("sends the prefix first, and transforms to the end when never done", async () => {
@@ -64,35 +71,38 @@ describe("transformUntil", () => {
   it("errors the client's stream when the origin's fails, before or after the hand-off", async () => {
     for (const doneAfter of [0, 1]) {
       const { stream } = source(["a", "b"], new Error("origin went away"));
-      const { transform, seen, released } = upper();
+      const { transform, seen, released, releasing } = upper();
       const out = transformUntil(
         stream,
         transform,
         () => doneAfter > 0 && seen.length >= doneAfter,
       );
       await expect(new Response(out).text()).rejects.toThrow();
-      await expect.poll(() => released.times).toBe(1);
+      await releasing;
+      expect(released.times).toBe(1);
     }
   });
 
   it("cancels the origin's stream when the client goes away, before or after the hand-off", async () => {
     for (const done of [() => false, () => true]) {
-      let cancelled = false;
+      let cancel: () => void = () => {};
+      const cancelled = new Promise<void>((resolve) => {
+        cancel = resolve;
+      });
       const endless = new ReadableStream<Uint8Array>({
         pull(controller) {
           controller.enqueue(encoder.encode("x"));
         },
-        cancel() {
-          cancelled = true;
-        },
+        cancel: () => cancel(),
       });
-      const { transform, released } = upper();
+      const { transform, released, releasing } = upper();
       const reader = transformUntil(endless, transform, done).getReader();
       await reader.read();
       await reader.read();
       await reader.cancel();
-      await expect.poll(() => cancelled).toBe(true);
-      await expect.poll(() => released.times).toBe(1);
+      // Each settles only when the hand-off passes the cancellation on and releases the rewriter.
+      await Promise.all([cancelled, releasing]);
+      expect(released.times).toBe(1);
     }
   });
 });

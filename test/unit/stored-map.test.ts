@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import {
   answerBytes,
   answerWeight,
+  decodeAnswer,
   decodeMap,
+  encodeAnswer,
   encodeMap,
   MAP_FORMAT,
   type StoredMap,
@@ -74,5 +76,35 @@ describe("a remembered answer in isolate memory", () => {
     expect(answerWeight({ ...once, bytes: answerBytes(once) })).toBe(13 + 14);
     expect(answerWeight({ ...renamed, bytes: answerBytes(renamed) })).toBe(15 + 14 + 2);
     expect(new TextDecoder().decode(answerBytes(renamed).sent[1])).toBe(">");
+  });
+});
+
+describe("a remembered answer's value in KV", () => {
+  const [head, renamed, named] = [
+    '{"jsonrpc":"2.0","id":',
+    ',"result":{"tools":[{"name":"a.b"}]}}',
+    ',"result":{"tools":[{"name":"a_b"}]}}',
+  ];
+  const empty = ',"result":{"tools":[]}}';
+
+  it("is written as this release writes it: four parts, or two for an answer sent as it came", () => {
+    const text = (answer: Parameters<typeof encodeAnswer>[0]) =>
+      new TextDecoder().decode(encodeAnswer(answer));
+    // A renamed answer as every release since d29bbf2 writes it; one sent as it came, since dcca97c.
+    expect(text({ received: [head, renamed], sent: [head, named] })).toBe(
+      `1\n22,37,22\n${head}${renamed}${head}${named}`,
+    );
+    const once: [string, string] = [head, empty];
+    expect(text({ received: once, sent: once })).toBe(`1\n22\n${head}${empty}`);
+  });
+
+  it("reads what d29bbf2 wrote for an answer sent as it came, its halves twice", () => {
+    expect(decodeAnswer(`1\n22,23,22\n${head}${empty}${head}${empty}`)).toEqual({
+      received: [head, empty],
+      sent: [head, empty],
+    });
+    // Another format, or lengths past the text: none.
+    expect(decodeAnswer(`2\n22\n${head}${empty}`)).toBeUndefined();
+    expect(decodeAnswer(`1\n99,1,1\n${head}`)).toBeUndefined();
   });
 });

@@ -5,7 +5,6 @@ import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { profileOf } from "../../src/schemas/profile";
 import { toolMapScopes } from "../../src/toolmap/isolate-memory";
-import { schemaHash } from "../../src/toolmap/plan-listing";
 import { countingKv } from "../../support/counting-kv";
 import { demoSession } from "../helpers/demo";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
@@ -378,7 +377,8 @@ describe("tools/call by model-facing name", () => {
       const key = `${legacy}:tool:unity_health`;
       const inputSchema = { type: "object" };
       await env.TOOL_MAP.put(key, JSON.stringify({ original: "unity:health", inputSchema }), {
-        metadata: { original: "unity:health", schema: schemaHash(inputSchema) },
+        // Layout 1's metadata for this schema, its fingerprint as layout 1 wrote it.
+        metadata: { original: "unity:health", schema: "2.qvqss7" },
       });
       return async () => (await env.TOOL_MAP.get<{ original: string }>(key, "json"))?.original;
     }

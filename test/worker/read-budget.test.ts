@@ -10,10 +10,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
+import { newIsolateState } from "../../src/routes/app-env";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
-import { ALWAYS_TAKEN_BYTES, MAX_HELD_BYTES, ReadBudget } from "../../src/transport/read-bounded";
+import {
+  ALWAYS_TAKEN_BYTES,
+  type Hold,
+  MAX_HELD_BYTES,
+  ReadBudget,
+} from "../../src/transport/read-bounded";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, postJson, rpc } from "../helpers/mcp";
 import {
@@ -38,21 +44,14 @@ function stalledBody(bytes: number) {
   const text = JSON.stringify({ ...rpc("held", "ping"), params: { pad: "" } });
   const padded = text.replace('"pad":""', `"pad":"${"a".repeat(bytes - text.length)}"`);
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let asked!: () => void;
-  const read = new Promise<void>((resolve) => {
-    asked = resolve;
-  });
   const body = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
       c.enqueue(encoder.encode(padded.slice(0, -1)));
     },
-    // Asked for more: the proxy has read the first part.
-    pull: () => asked(),
   });
   return {
     body,
-    read,
     finish() {
       controller.enqueue(encoder.encode("!"));
       controller.close();
@@ -60,9 +59,35 @@ function stalledBody(bytes: number) {
   };
 }
 
+/** An isolate's read budget that says when what its reads hold reaches a count. */
+class WatchedBudget extends ReadBudget {
+  #waiting: Array<{ bytes: number; reached: () => void }> = [];
+
+  override hold(): Hold {
+    const hold = super.hold();
+    return {
+      take: (bytes) => {
+        const taken = hold.take(bytes);
+        const reached = this.#waiting.filter((waiting) => this.held >= waiting.bytes);
+        this.#waiting = this.#waiting.filter((waiting) => !reached.includes(waiting));
+        for (const waiting of reached) waiting.reached();
+        return taken;
+      },
+      release: () => hold.release(),
+    };
+  }
+
+  /** Settles once the isolate's reads hold `bytes`. */
+  holds(bytes: number): Promise<void> {
+    if (this.held >= bytes) return Promise.resolve();
+    return new Promise((reached) => this.#waiting.push({ bytes, reached }));
+  }
+}
+
 /** One isolate, `held` bytes of it taken by two clients whose bodies stall. */
 async function isolateHolding(held: number, origin: string) {
-  const app = createApp();
+  const reads = new WatchedBudget();
+  const app = createApp({ ...newIsolateState(), reads });
   const proxy = viaProxy({ ORIGIN_URL: origin, MAX_BODY_BYTES: String(16 * MiB) }, { app });
   const stalled = [stalledBody(held / 2), stalledBody(held / 2)];
   const answers = stalled.map(({ body }) =>
@@ -72,9 +97,8 @@ async function isolateHolding(held: number, origin: string) {
       body,
     }),
   );
-  await Promise.all(stalled.map(({ read }) => read));
-  // The proxy counts a part once it has it, after asking for the next.
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  // Each body all but its last byte, counted by the proxy as it read it.
+  await reads.holds(held - 2);
   return {
     proxy,
     async finish() {

@@ -14,7 +14,6 @@ import { type ChangeScope, NO_RULES, type ToolPolicy } from "../../src/rules/too
 import { profileOf } from "../../src/schemas/profile";
 import { acceptKey } from "../../src/toolmap/definition-pins";
 import { MAX_TOOLS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
-import { schemaHash } from "../../src/toolmap/plan-listing";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
 import { decodeMap, emptyMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
@@ -302,6 +301,33 @@ describe("names an earlier layout stored", () => {
     logs.restore();
   });
 
+  it("gives a name layout 1 gave a tool to the tool the operator chose it for (TOOL_RULES), and says so", async () => {
+    const origin = freshOrigin();
+    const tools = [
+      { name: "a/b", inputSchema: { type: "object" } },
+      { name: "report", inputSchema: { type: "object" } },
+    ];
+    await writeLayout1(origin, new Map([["a/b", "a_b"]]), tools.slice(0, 1));
+    const logs = captureLogs();
+    const writes: Promise<unknown>[] = [];
+    const toolMap = new ToolMap(
+      env.TOOL_MAP,
+      await toolMapScopes(origin, nameRules("openai")),
+      profileOf("openai"),
+      new ToolMapMemory(),
+      (write) => writes.push(write),
+      { rules: rulesOf({ tools: { report: { name: "a_b" } } }), changes: "allow" },
+    );
+    const listing = await toolMap.nameListing(tools);
+    await Promise.all(writes);
+    expect(listing.names.get("report")).toBe("a_b");
+    expect(listing.names.get("a/b")).not.toBe("a_b");
+    expect(logs.events("tool_name_reassigned")).toEqual([
+      { event: "tool_name_reassigned", name: "a_b", from: "a/b", to: "report" },
+    ]);
+    logs.restore();
+  });
+
   it("keeps every name layout 1 handed out, in a listing and in a cold isolate's call", async () => {
     const origin = freshOrigin();
     const tools = toolsOf(60);
@@ -516,14 +542,12 @@ describe("TOOL_CHANGES=hold, pins stored before they had a digest", () => {
       );
     await open().nameListing(tools("Reads a file."));
     await Promise.all(writes.splice(0));
-    // What the release before wrote: the schema's, the description's and the annotations' fingerprints.
-    const fingerprints = `${schemaHash(inputSchema)}/${fingerprint32('"Reads a file."').toString(36)}/-`;
-    const stored = decodeMap((await env.TOOL_MAP.get(mapKey(scopes.origin), "text")) ?? "");
-    stored?.tools.set("read_file", {
-      ...stored.tools.get("read_file"),
-      pin: fingerprints,
-    } as never);
-    await env.TOOL_MAP.put(mapKey(scopes.origin), encodeMap(stored ?? emptyMap()));
+    // What 820706e^ (the release before the digest) wrote for this tool: its schema's fingerprint,
+    // the day, and a pin of the schema's, the description's and the annotations' fingerprints.
+    const fingerprints = "2.qvqss7/3i856r/-";
+    const before = JSON.parse((await env.TOOL_MAP.get(mapKey(scopes.origin), "text")) ?? "");
+    before.tools.read_file = ["2.qvqss7", before.tools.read_file[1], fingerprints];
+    await env.TOOL_MAP.put(mapKey(scopes.origin), JSON.stringify(before));
 
     const logs = captureLogs();
     expect((await open().nameListing(tools("Reads a file."))).hidden.size).toBe(0);
@@ -531,11 +555,12 @@ describe("TOOL_CHANGES=hold, pins stored before they had a digest", () => {
     expect(logs.events("tool_definition_changed")).toEqual([]);
     // Stored where the release before reads a pin, so its isolates, during a rollout, see no change.
     const raw = JSON.parse((await env.TOOL_MAP.get(mapKey(scopes.origin), "text")) ?? "");
+    // As this release writes it (since 945a193): the digest, then title and output schema's part.
     expect(raw.tools.read_file).toEqual([
-      expect.any(String),
-      expect.any(Number),
+      "2.qvqss7",
+      before.tools.read_file[1],
       fingerprints,
-      expect.stringMatching(/^[\w-]{43}$/),
+      "9BEl4_mwX7qcYawKjcSNH-5VfmmCgPXmtxLzCOr7SLk",
       "-/-/-",
     ]);
 
@@ -644,11 +669,18 @@ describe("TOOL_CHANGES=hold, pins stored before they covered title and output sc
     const titled = { ...readFile, title: "Read a file", outputSchema: shownAs };
     await open().nameListing([titled]);
     await settled();
-    // What the release before wrote: the fingerprints of schema, description and annotations, and the digest.
-    const [schema, seen, fingerprints, digest] = await storedEntry();
+    // What 945a193^ (the release before title and output schema were pinned) wrote for this tool:
+    // its schema's fingerprint, the day, the pin's fingerprints and its digest.
+    const seen = (await storedEntry())[1];
+    const before = [
+      "2.10q2qil",
+      seen,
+      "2.10q2qil/3i856r/-",
+      "sdwCmIpFgSA1p-TS4dTOQPTuM4kIGPi4Ku7uriN2Vng",
+    ];
     await env.TOOL_MAP.put(
       mapKey(scopes.origin),
-      JSON.stringify({ format: 2, tools: { read_file: [schema, seen, fingerprints, digest] } }),
+      JSON.stringify({ format: 2, tools: { read_file: before } }),
     );
 
     const logs = captureLogs();
@@ -656,13 +688,44 @@ describe("TOOL_CHANGES=hold, pins stored before they covered title and output sc
     await settled();
     expect(logs.events("tool_definition_changed")).toEqual([]);
     // Where the release before reads a pin, the same as before: during a rollout its isolates see no change.
-    expect((await storedEntry()).slice(0, 4)).toEqual([schema, seen, fingerprints, digest]);
+    expect((await storedEntry()).slice(0, 4)).toEqual(before);
 
     const retitled = { ...titled, title: "Read any file" };
     expect((await open().nameListing([retitled])).hidden.size).toBe(1);
     expect(logs.events("tool_definition_changed")).toMatchObject([{ changed: ["title"] }]);
     logs.restore();
     await settled();
+  });
+});
+
+describe("TOOL_CHANGES=hold, a caller shown another definition than the map's", () => {
+  it("has its own pins stored beside the map, as this release writes them", async () => {
+    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const report = (user: string) => ({
+      name: "report.get",
+      description: `Gets a report for ${user}.`,
+      inputSchema: { type: "object", properties: { month: { type: "string" } } },
+    });
+    const writes: Promise<unknown>[] = [];
+    const as = (caller: string) =>
+      new ToolMap(
+        env.TOOL_MAP,
+        scopes,
+        profileOf("openai"),
+        new ToolMapMemory(),
+        (w) => writes.push(w),
+        HOLD,
+        undefined,
+        { listing: async () => caller, pins: async () => caller },
+      );
+    await as("ann").nameListing([report("ann")]);
+    await Promise.all(writes.splice(0));
+    expect((await as("ben").nameListing([report("ben")])).hidden.size).toBe(0);
+    await Promise.all(writes.splice(0));
+    // As 7cb8f22, which gave callers pins of their own, writes them: ben's pin of ben's definition.
+    expect(await env.TOOL_MAP.get(`${scopes.origin}:pins:ben`, "text")).toBe(
+      '{"format":1,"pins":{"report.get":"BdliQ5iJVCnSvJ5GJ2ldYyy35fAk4-bdW2Wd5eXU2Bo/2.efxg32/11y5obx/-/-/-/-"}}',
+    );
   });
 });
 

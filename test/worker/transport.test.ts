@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import packageJson from "../../package.json";
 import { initialize, messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
@@ -256,15 +256,45 @@ describe("the MCP endpoint", () => {
 
   it("never talks to a host other than ORIGIN_URL's, whatever the request names", async () => {
     const trace = newTrace();
-    const response = await postJson(
-      throughGateway,
-      `http://evil.example/mcp?trace=${trace}`,
-      rpc(1, "ping"),
-      { host: "evil.example", "x-forwarded-host": "evil.example", forwarded: "host=evil.example" },
-    );
-    await response.body?.cancel();
-    const received = await receivedByOrigin(trace);
-    expect(received).toHaveLength(1);
+    const elsewhere = {
+      host: "evil.example",
+      "x-forwarded-host": "evil.example",
+      "x-forwarded-proto": "https",
+      forwarded: "host=evil.example;proto=https",
+      origin: "http://evil.example",
+      referer: "http://evil.example/mcp",
+    };
+    // Every request the proxy sends goes through the runtime's fetch, in this isolate.
+    const outbound = vi.spyOn(globalThis, "fetch");
+    let hosts: string[];
+    try {
+      const ping = await postJson(
+        throughGateway,
+        `http://evil.example/mcp?trace=${trace}`,
+        rpc(1, "ping"),
+        elsewhere,
+      );
+      await ping.body?.cancel();
+      for (const [method, path] of [
+        ["GET", "/mcp"],
+        ["DELETE", "/mcp"],
+        ["GET", "/.well-known/oauth-authorization-server"],
+        ["GET", "/.well-known/openid-configuration/evil.example"],
+      ]) {
+        const response = await throughGateway(`http://evil.example${path}?trace=${trace}`, {
+          method,
+          headers: { ...elsewhere, accept: "application/json, text/event-stream" },
+        });
+        await response.body?.cancel();
+      }
+      hosts = outbound.mock.calls.map(
+        ([input]) => new URL(input instanceof Request ? input.url : input).host,
+      );
+    } finally {
+      outbound.mockRestore();
+    }
+    expect(hosts).toEqual(Array(5).fill(new URL(GATEWAY_ORIGIN).host));
+    expect(await receivedByOrigin(trace)).toHaveLength(5);
   });
 });
 
