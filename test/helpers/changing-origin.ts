@@ -4,6 +4,7 @@
  * `TOOL_CHANGES`, docs/rules.md): its first tool, `read_text_file`.
  */
 import { env } from "cloudflare:workers";
+import type { LogLine } from "./logs";
 import { CATALOG_ORIGIN } from "./proxy";
 
 /** The tool `change()` changes. */
@@ -43,7 +44,7 @@ export function changingOrigin({
  * (`wrangler kv key put --remote --binding TOOL_MAP <key> <original>`), as
  * the operator pastes it: the held change is accepted.
  */
-export async function runAcceptCommand(held: { accept?: unknown } | undefined): Promise<void> {
+export async function runAcceptCommand(held: LogLine | undefined): Promise<void> {
   const command = /kv key put --remote --binding TOOL_MAP (".*?") (".*?")$/.exec(
     String(held?.accept),
   );
