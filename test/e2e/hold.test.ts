@@ -1,11 +1,11 @@
 /**
  * `TOOL_CHANGES=hold` where it meets KV and what the proxy answers itself
- * (SECURITY.md, "Hidden tools stay hidden" and "A listing reaches the client
- * as the proxy read it"; docs/rules.md, "What `hold` catches"; docs/tool-map.md,
- * "Remembered answers"): a held tool while KV fails, in search mode's
- * `search_tools` and `call_tool`, and no remembered answer kept from a
- * listing that held a tool. The catalog origin changes its first tool
- * (test/helpers/changing-origin.ts); the SDK clients of 2025-11-25 and 2026-07-28.
+ * (SECURITY.md, "Hidden tools stay hidden"; docs/rules.md, "What `hold`
+ * catches, and what it cannot"; docs/tool-map.md, "Remembered answers"): a
+ * held tool while KV fails, in search mode's `search_tools` and `call_tool`,
+ * and no remembered answer kept from a listing that held a tool. The catalog
+ * origin changes its first tool (test/helpers/changing-origin.ts); the SDK
+ * clients of 2025-11-25 and 2026-07-28.
  */
 import { env, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -13,7 +13,7 @@ import { createApp, type Worker } from "../../src/app";
 import { profileOf } from "../../src/schemas/profile";
 import { toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { CHANGING_TOOL, changingOrigin, runAcceptCommand } from "../helpers/changing-origin";
-import { clientsOfEachTest, type TestClient, type ToolResult } from "../helpers/clients";
+import { clientsOfEachTest, EACH_WIRE, type TestClient, type ToolResult } from "../helpers/clients";
 import { failingKv, kvFailingOnly } from "../helpers/kv";
 import { captureLogs } from "../helpers/logs";
 import { viaProxy } from "../helpers/proxy";
@@ -36,7 +36,7 @@ interface Found {
 const found = (result: ToolResult) =>
   (result.structuredContent as { tools?: Found[] } | undefined)?.tools ?? [];
 
-describe.each(["2025-11-25", "2026-07-28"] as const)("hold, protocol %s", (revision) => {
+describe.each(EACH_WIRE)("hold, protocol %s", (revision) => {
   /**
    * An isolate that listed the changing origin, and a way to reach it with
    * other KV (or as another isolate); after `change()`, the origin's change is
@@ -50,18 +50,13 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("hold, protocol %s", (revis
     /** A client of `app` (or another isolate), with `kv` in place of TOOL_MAP. */
     const client = (kv?: KVNamespace, isolate: Worker = app) =>
       connect(revision, viaProxy(vars, { app: isolate, kv, contexts }));
+    /** Waits for what the requests so far left to do in the background (KV writes). */
+    const settled = () => Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
     const first = await client();
     const listed = await named(first);
     // The pins are in KV before the origin changes.
-    await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
-    return {
-      origin,
-      change,
-      client,
-      first,
-      listed,
-      settled: () => Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx))),
-    };
+    await settled();
+    return { origin, change, client, first, listed, settled };
   }
 
   it("keeps a held tool out of listings and refuses its calls while KV fails in the isolate that holds it", async () => {

@@ -1,6 +1,6 @@
 /**
- * The tool map when Workers KV fails (docs/tool-map.md, "When KV is stale or
- * failing"), on each wire: a KV error counts as a miss, and requests still
+ * The tool map when Workers KV fails (docs/tool-map.md: when KV is stale or
+ * failing), on each wire: a KV error counts as a miss, and requests still
  * succeed. KV fails as test/helpers/kv.ts makes it: every operation, or one
  * kind of them. What a failing KV does to `TOOL_CHANGES=hold` is in
  * hold.test.ts; to stored names, in test/worker/names.test.ts.
