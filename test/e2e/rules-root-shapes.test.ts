@@ -4,14 +4,16 @@
  * has each root servers write (test/fixtures/root-shapes.ts: a root `$ref`,
  * as Go's invopop/jsonschema writes every input, an `allOf`, an `anyOf`, a
  * `oneOf` of `$ref`s): the listing asks for neither, and a call without them
- * reaches the origin with the operator's values. On the wire: the SDK's
+ * reaches the origin with the operator's values, on a 2025-11-25 session and
+ * in 2026-07-28 requests. On the wire: the SDK's
  * client refuses a listing whose input schema does not say `type: "object"`,
  * which `mcp` passes on as the origin wrote it.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { PROFILE_NAMES } from "../../src/names/profiles";
 import { ROOT_SHAPES } from "../fixtures/root-shapes";
-import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import { EACH_WIRE } from "../helpers/clients";
+import { rawExchange } from "../helpers/mcp";
 import { CATALOG_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
 
 afterEach(() => {
@@ -23,19 +25,18 @@ const RULES = {
   tools: { read_text_file: { fixed: { path: "/srv/notes.md" }, defaults: { head: 10 } } },
 };
 
-describe.each(ROOT_SHAPES)("fixed and defaults, the input schema's root %s", (root) => {
+describe.each(
+  EACH_WIRE.flatMap((revision) => ROOT_SHAPES.map((root) => [revision, root] as const)),
+)("protocol %s, fixed and defaults, the input schema's root %s", (revision, root) => {
   it.each(PROFILE_NAMES)(
     "at %s: listed without them, called with the operator's values",
     async (profile) => {
       vi.spyOn(console, "log").mockImplementation(() => {});
       const origin = `${CATALOG_ORIGIN}/mcp?map=${crypto.randomUUID()}&tools=3&root=${encodeURIComponent(root)}`;
       const proxy = viaProxy({ ORIGIN_URL: origin, TOOL_RULES: JSON.stringify(RULES) });
-      const url = `${PROXY_URL}/${profile}`;
-      const session = await openSession(proxy, url);
+      const exchange = await rawExchange(revision, proxy, `${PROXY_URL}/${profile}`);
       const ask = async (id: number, method: string, params?: Record<string, unknown>) => {
-        const [answer] = await messagesOf(
-          await postJson(proxy, url, rpc(id, method, params), session),
-        );
+        const [answer] = await exchange(id, method, params);
         return answer?.result as Record<string, unknown>;
       };
 

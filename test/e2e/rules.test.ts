@@ -5,15 +5,15 @@
  * fixed values and defaults; and a tool whose definition changes under the
  * proxy's feet (the catalog origin, test/fixtures/node/catalog-origin.ts).
  */
-import { env, waitOnExecutionContext } from "cloudflare:test";
+import { waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { clientsOfEachTest, type ToolResult } from "../helpers/clients";
+import { changingOrigin, runAcceptCommand } from "../helpers/changing-origin";
+import { clientsOfEachTest, EACH_WIRE, type ToolResult } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import { postJson } from "../helpers/mcp";
 import {
-  CATALOG_ORIGIN,
   DEMO_ORIGIN,
   freshOrigin,
   GATEWAY_ORIGIN,
@@ -49,7 +49,7 @@ const RULES = {
 const echoed = (result: ToolResult) =>
   result.structuredContent as { tool: string; arguments: Record<string, unknown> };
 
-describe.each(["2025-11-25", "2026-07-28"] as const)("TOOL_RULES, protocol %s", (revision) => {
+describe.each(EACH_WIRE)("TOOL_RULES, protocol %s", (revision) => {
   const withRules = () =>
     connect(revision, viaProxy({ ORIGIN_URL: freshOrigin(), TOOL_RULES: JSON.stringify(RULES) }));
 
@@ -117,11 +117,11 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("TOOL_RULES, protocol %s", 
   });
 });
 
-describe("TOOL_RULES", () => {
+describe.each(EACH_WIRE)("TOOL_RULES, cold isolates, protocol %s", (revision) => {
   it("applies an explicit alias before the schema's coalescing, and logs the keys it set and left out", async () => {
     const logs = captureLogs();
     const client = await connect(
-      "2025-11-25",
+      revision,
       viaProxy({ ORIGIN_URL: freshOrigin(), TOOL_RULES: JSON.stringify(RULES) }),
     );
     await client.listTools();
@@ -155,7 +155,7 @@ describe("TOOL_RULES", () => {
     const logs = captureLogs();
     const trace = newTrace();
     const client = await connect(
-      "2025-11-25",
+      revision,
       viaProxy({
         ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
         TOOL_RULES: JSON.stringify(RULES),
@@ -192,7 +192,7 @@ describe("TOOL_RULES", () => {
   it("sets a fixed argument on a call by another spelling of its tool, which an origin that looks names up in any case would run", async () => {
     const trace = newTrace();
     const client = await connect(
-      "2025-11-25",
+      revision,
       viaProxy({
         ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
         TOOL_RULES: JSON.stringify({
@@ -205,11 +205,99 @@ describe("TOOL_RULES", () => {
     // the call is that tool's, under its own name, with the operator's.
     await client.callTool("CATERING.INVOICE", { payload_json: {}, invoice_id: "INV-MODEL" });
     const calls = (await receivedByOrigin(trace)).filter((r) => r.body.includes('"tools/call"'));
-    expect(calls.map((call) => JSON.parse(call.body).params)).toEqual([
+    // The name and arguments it reached the origin with (2026-07-28 adds the `_meta` envelope).
+    const sent = calls.map((call) => JSON.parse(call.body).params);
+    expect(sent.map(({ name, arguments: args }) => ({ name, arguments: args }))).toEqual([
       { name: "catering.invoice", arguments: { payload_json: {}, invoice_id: "INV-FIXED" } },
     ]);
   });
 
+  it("refuses a tool its name alone hides without listing the origin, even in a new isolate", async () => {
+    const trace = newTrace();
+    const cold = await connect(
+      revision,
+      viaProxy(
+        {
+          ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
+          TOOL_RULES: JSON.stringify({ hide: ["scope:*"] }),
+        },
+        { app: createApp() },
+      ),
+    );
+    await expect(cold.callTool("scope:action", { target: "prod" })).rejects.toThrow(
+      "Unknown tool: scope:action",
+    );
+    const methods = (await receivedByOrigin(trace)).map((r) => JSON.parse(r.body || "{}").method);
+    expect(methods).not.toContain("tools/list");
+    expect(methods).not.toContain("tools/call");
+  });
+
+  it("forwards a call by an original name the map in KV knows, without listing the origin, in a new isolate", async () => {
+    const trace = newTrace();
+    const vars = {
+      ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
+      TOOL_RULES: JSON.stringify({ hide: ["scope:*"] }),
+    };
+    const contexts: ExecutionContext[] = [];
+    await (await connect(revision, viaProxy(vars, { contexts }))).listTools();
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    const listed = async () =>
+      (await receivedByOrigin(trace)).filter((r) => r.body.includes('"tools/list"')).length;
+    const before = await listed();
+    // `files.read` is no OpenAI name: the map never hands it out, but KV knows the tool.
+    const cold = await connect(revision, viaProxy(vars, { app: createApp() }));
+    expect(echoed(await cold.callTool("files.read", { path: "a" })).tool).toBe("files.read");
+    expect(await listed()).toBe(before);
+  });
+
+  it("serves only what `only` and onlyAnnotated leave, and refuses the rest", async () => {
+    const client = await connect(
+      revision,
+      viaProxy({
+        ORIGIN_URL: freshOrigin(),
+        TOOL_RULES: JSON.stringify({ onlyAnnotated: { readOnlyHint: true } }),
+      }),
+    );
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual([DEMO_NAMES["files.read"]]);
+    await expect(client.callTool(DEMO_NAMES["unity/health"], {})).rejects.toThrow("Unknown tool");
+  });
+
+  it("refuses a hidden tool in a cold isolate, which lists the origin to learn its annotations", async () => {
+    const origin = freshOrigin();
+    const vars = { ORIGIN_URL: origin, TOOL_RULES: JSON.stringify(RULES) };
+    const contexts: ExecutionContext[] = [];
+    const warm = await connect(revision, viaProxy(vars, { contexts }));
+    await warm.listTools();
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    const cold = await connect(revision, viaProxy(vars, { app: createApp() }));
+    await expect(cold.callTool(DEMO_NAMES["deploy:confirm"], { target: "prod" })).rejects.toThrow(
+      "Unknown tool",
+    );
+  });
+
+  it("refuses a tool hidden by its annotations when a new isolate is called by its original name", async () => {
+    const vars = { ORIGIN_URL: freshOrigin(), TOOL_RULES: JSON.stringify(RULES) };
+    const cold = await connect(revision, viaProxy(vars, { app: createApp() }));
+    await expect(cold.callTool("deploy:confirm", { target: "prod" })).rejects.toThrow(
+      "Unknown tool: deploy:confirm",
+    );
+    // Learned from the listing it asked for: a tool its rules let through still goes on.
+    const other = await connect(revision, viaProxy(vars, { app: createApp() }));
+    expect(echoed(await other.callTool("files.read", { path: "a" })).tool).toBe("files.read");
+  });
+
+  it("serves a tool that onlyAnnotated lets through when a new isolate is called by its original name", async () => {
+    const vars = {
+      ORIGIN_URL: freshOrigin(),
+      TOOL_RULES: JSON.stringify({ onlyAnnotated: { readOnlyHint: true } }),
+    };
+    const cold = await connect(revision, viaProxy(vars, { app: createApp() }));
+    expect(echoed(await cold.callTool("files.read", { path: "a" })).tool).toBe("files.read");
+    await expect(cold.callTool("unity/health", {})).rejects.toThrow("Unknown tool: unity/health");
+  });
+});
+
+describe("TOOL_RULES: a call that names no tool", () => {
   it.each([
     ["a name that is no string", { name: ["scope:action"], arguments: {} }],
     ["no name", { arguments: { name: "scope:action" } }],
@@ -236,127 +324,32 @@ describe("TOOL_RULES", () => {
       expect(await receivedByOrigin(trace)).toEqual([]);
     },
   );
-
-  it("refuses a tool its name alone hides without listing the origin, even in a new isolate", async () => {
-    const trace = newTrace();
-    const cold = await connect(
-      "2025-11-25",
-      viaProxy(
-        {
-          ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
-          TOOL_RULES: JSON.stringify({ hide: ["scope:*"] }),
-        },
-        { app: createApp() },
-      ),
-    );
-    await expect(cold.callTool("scope:action", { target: "prod" })).rejects.toThrow(
-      "Unknown tool: scope:action",
-    );
-    const methods = (await receivedByOrigin(trace)).map((r) => JSON.parse(r.body || "{}").method);
-    expect(methods).not.toContain("tools/list");
-    expect(methods).not.toContain("tools/call");
-  });
-
-  it("forwards a call by an original name the map in KV knows, without listing the origin, in a new isolate", async () => {
-    const trace = newTrace();
-    const vars = {
-      ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
-      TOOL_RULES: JSON.stringify({ hide: ["scope:*"] }),
-    };
-    const contexts: ExecutionContext[] = [];
-    await (await connect("2025-11-25", viaProxy(vars, { contexts }))).listTools();
-    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
-    const listed = async () =>
-      (await receivedByOrigin(trace)).filter((r) => r.body.includes('"tools/list"')).length;
-    const before = await listed();
-    // `files.read` is no OpenAI name: the map never hands it out, but KV knows the tool.
-    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
-    expect(echoed(await cold.callTool("files.read", { path: "a" })).tool).toBe("files.read");
-    expect(await listed()).toBe(before);
-  });
-
-  it("serves only what `only` and onlyAnnotated leave, and refuses the rest", async () => {
-    const client = await connect(
-      "2025-11-25",
-      viaProxy({
-        ORIGIN_URL: freshOrigin(),
-        TOOL_RULES: JSON.stringify({ onlyAnnotated: { readOnlyHint: true } }),
-      }),
-    );
-    expect((await client.listTools()).map((tool) => tool.name)).toEqual([DEMO_NAMES["files.read"]]);
-    await expect(client.callTool(DEMO_NAMES["unity/health"], {})).rejects.toThrow("Unknown tool");
-  });
-
-  it("refuses a hidden tool in a cold isolate, which lists the origin to learn its annotations", async () => {
-    const origin = freshOrigin();
-    const vars = { ORIGIN_URL: origin, TOOL_RULES: JSON.stringify(RULES) };
-    const contexts: ExecutionContext[] = [];
-    const warm = await connect("2025-11-25", viaProxy(vars, { contexts }));
-    await warm.listTools();
-    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
-    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
-    await expect(cold.callTool(DEMO_NAMES["deploy:confirm"], { target: "prod" })).rejects.toThrow(
-      "Unknown tool",
-    );
-  });
-
-  it("refuses a tool hidden by its annotations when a new isolate is called by its original name", async () => {
-    const vars = { ORIGIN_URL: freshOrigin(), TOOL_RULES: JSON.stringify(RULES) };
-    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
-    await expect(cold.callTool("deploy:confirm", { target: "prod" })).rejects.toThrow(
-      "Unknown tool: deploy:confirm",
-    );
-    // Learned from the listing it asked for: a tool its rules let through still goes on.
-    const other = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
-    expect(echoed(await other.callTool("files.read", { path: "a" })).tool).toBe("files.read");
-  });
-
-  it("serves a tool that onlyAnnotated lets through when a new isolate is called by its original name", async () => {
-    const vars = {
-      ORIGIN_URL: freshOrigin(),
-      TOOL_RULES: JSON.stringify({ onlyAnnotated: { readOnlyHint: true } }),
-    };
-    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
-    expect(echoed(await cold.callTool("files.read", { path: "a" })).tool).toBe("files.read");
-    await expect(cold.callTool("unity/health", {})).rejects.toThrow("Unknown tool: unity/health");
-  });
 });
 
-describe("a name the operator chose, in a cold isolate", () => {
+describe.each(EACH_WIRE)("a name the operator chose, protocol %s", (revision) => {
   it("reaches the tool it was chosen for, never the tool whose own name it is", async () => {
     const vars = {
       ORIGIN_URL: freshOrigin(),
       TOOL_RULES: JSON.stringify({ tools: { "files.read": { name: "a_b" } } }),
     };
     const contexts: ExecutionContext[] = [];
-    const warm = await connect("2025-11-25", viaProxy(vars, { contexts }));
+    const warm = await connect(revision, viaProxy(vars, { contexts }));
     const listed = await warm.listTools();
     const described = (name: string) => listed.find((tool) => tool.name === name)?.description;
     expect(described("a_b")).toBe("Reads a file from the workspace.");
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
 
-    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    const cold = await connect(revision, viaProxy(vars, { app: createApp() }));
     expect(echoed(await cold.callTool("a_b", { path: "README.md" })).tool).toBe("files.read");
   });
 });
 
-describe("TOOL_CHANGES: a tool whose definition changed since it was first listed", () => {
-  /**
-   * The catalog's first five tools, in front of a map of their own; `change()`
-   * rewrites the first's description, or its title when they are `titled`.
-   */
-  const changingOrigin = (titled = false) => {
-    const map = crypto.randomUUID();
-    return {
-      origin: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5${titled ? "&titled" : ""}`,
-      change: () => fetch(`${CATALOG_ORIGIN}/__change?map=${map}`, { method: "POST" }),
-    };
-  };
-
+/** A tool whose definition changed since it was first listed. */
+describe.each(EACH_WIRE)("TOOL_CHANGES, protocol %s", (revision) => {
   it("log: lists the new definition and logs what changed, once", async () => {
     const logs = captureLogs();
     const { origin, change } = changingOrigin();
-    const client = await connect("2025-11-25", viaProxy({ ORIGIN_URL: origin }));
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: origin }));
     await client.listTools();
     await change();
     const tools = await client.listTools();
@@ -373,7 +366,7 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
     const { origin, change } = changingOrigin();
     const vars = { ORIGIN_URL: origin, TOOL_CHANGES: "hold" };
     const contexts: ExecutionContext[] = [];
-    const client = await connect("2025-11-25", viaProxy(vars, { contexts }));
+    const client = await connect(revision, viaProxy(vars, { contexts }));
     expect((await client.listTools()).map((tool) => tool.name)).toContain("read_text_file");
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
 
@@ -390,20 +383,10 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
     expect(held).toMatchObject({ tool: "read_text_file", changed: ["description"], mode: "hold" });
 
     // The logged command, for `wrangler dev` here (no WRANGLER_ENV), writes the accept key.
-    expect(held?.accept).toBe(
-      `npm run holds -- accept read_text_file --pin ${String(held?.to)} --local`,
-    );
-    // The key as every release since 73542ce writes it: the origin's scope (SHA-256 of its URL,
-    // first 8 bytes in hex), the new pin, and the fingerprint of the tool's name.
-    const scope = new Uint8Array(
-      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(new URL(origin).href)),
-    ).subarray(0, 8);
-    const hex = [...scope].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-    expect(held?.to).toMatch(/^[\w-]{43}\/2\.[0-9a-z]+\/[0-9a-z]+\/[-0-9a-z]+\/-\/-\/-$/);
-    await env.TOOL_MAP.put(`v2:${hex}:accept:${held?.to}/3lx12o`, "read_text_file");
+    await runAcceptCommand(held, origin);
 
     // Another isolate (or this one, a minute on) reads the acceptance: the tool is back.
-    const accepted = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    const accepted = await connect(revision, viaProxy(vars, { app: createApp() }));
     const tools = await accepted.listTools();
     expect(tools.find((tool) => tool.name === "read_text_file")?.description).toContain(
       "(changed 1 times)",
@@ -421,12 +404,12 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
     // A cap of 12: `read_text_file` is renamed, so its own name is one the map never hands out.
     const vars = { ORIGIN_URL: origin, TOOL_CHANGES: "hold", NAME_MAX_LENGTH: "12" };
     const contexts: ExecutionContext[] = [];
-    const client = await connect("2025-11-25", viaProxy(vars, { contexts }));
+    const client = await connect(revision, viaProxy(vars, { contexts }));
     expect((await client.listTools()).map((tool) => tool.name)).not.toContain("read_text_file");
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
 
     await change();
-    const cold = await connect("2025-11-25", viaProxy(vars, { app: createApp() }));
+    const cold = await connect(revision, viaProxy(vars, { app: createApp() }));
     await expect(cold.callTool("read_text_file", { path: "a" })).rejects.toThrow(
       "Tool read_text_file is held",
     );
@@ -434,10 +417,10 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
 
   it("hold: a changed title, which people approving a call read, is held like a changed description", async () => {
     const logs = captureLogs();
-    const { origin, change } = changingOrigin(true);
+    const { origin, change } = changingOrigin({ titled: true });
     const contexts: ExecutionContext[] = [];
     const client = await connect(
-      "2025-11-25",
+      revision,
       viaProxy({ ORIGIN_URL: origin, TOOL_CHANGES: "hold" }, { contexts }),
     );
     expect((await client.listTools())[0]).toMatchObject({
@@ -455,11 +438,10 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
 
   it("hold: a tool listed twice is listed once, so a changed copy cannot stand beside the one pinned", async () => {
     const logs = captureLogs();
-    const map = crypto.randomUUID();
-    const origin = `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5&twice`;
+    const { origin, change } = changingOrigin({ twice: true });
     const contexts: ExecutionContext[] = [];
     const client = await connect(
-      "2025-11-25",
+      revision,
       viaProxy({ ORIGIN_URL: origin, TOOL_CHANGES: "hold" }, { contexts }),
     );
     const named = async () => (await client.listTools()).map((tool) => tool.name);
@@ -468,7 +450,7 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
 
     // The first copy changes; the second stays as it was pinned.
-    await fetch(`${CATALOG_ORIGIN}/__change?map=${map}`, { method: "POST" });
+    await change();
     const tools = await client.listTools();
     expect(tools.map((tool) => tool.name)).not.toContain("read_text_file");
     expect(tools.map((tool) => tool.description).join("\n")).not.toContain("(changed 1 times)");
@@ -480,10 +462,7 @@ describe("TOOL_CHANGES: a tool whose definition changed since it was first liste
   it("allow: neither logs nor holds", async () => {
     const logs = captureLogs();
     const { origin, change } = changingOrigin();
-    const client = await connect(
-      "2025-11-25",
-      viaProxy({ ORIGIN_URL: origin, TOOL_CHANGES: "allow" }),
-    );
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: origin, TOOL_CHANGES: "allow" }));
     await client.listTools();
     await change();
     expect((await client.listTools())[0]?.description).toContain("(changed 1 times)");

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { catalogTools } from "../fixtures/node/catalog-origin";
-import { clientsOfEachTest, type ToolResult } from "../helpers/clients";
+import { clientsOfEachTest, EACH_WIRE, type ToolResult } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
@@ -41,7 +41,7 @@ const echoed = (result: ToolResult) =>
 const queryFor = (description: string) =>
   description.replace(/ of [^,]*/, "").replace(/[_-]/g, " ");
 
-describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) => {
+describe.each(EACH_WIRE)("protocol %s", (revision) => {
   it("lists 300 tools as search_tools and call_tool; each is found, called, and reaches the origin under its own name", async () => {
     const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
     const listed = await client.listTools();
@@ -176,25 +176,78 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
   });
 });
 
-describe("search mode", () => {
-  it.each(["2025-11-25", "2026-07-28"] as const)(
-    "%s: counts every page: a paginated listing over the ceiling is read to the end and served in search mode",
-    async (revision) => {
-      const logs = captureLogs();
-      const proxy = viaProxy({ ORIGIN_URL: catalog(300, "&page_size=100") });
-      const client = await connect(revision, proxy);
-      const listed = await client.listTools();
-      expect(listed.map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
-      expect(logs.events("tools_search_mode")).toEqual([
-        { event: "tools_search_mode", profile: "openai", tools: 300, ceiling: 128 },
-      ]);
-      const search = await client.callTool("search_tools", { query: "kubectl get copy 4" });
-      expect(found(search).map((tool) => tool.description)).toContain(
-        "kubectl_get of mcp-server-kubernetes, copy 4",
-      );
-    },
-  );
+describe.each(EACH_WIRE)("search mode, protocol %s", (revision) => {
+  it("counts every page: a paginated listing over the ceiling is read to the end and served in search mode", async () => {
+    const logs = captureLogs();
+    const proxy = viaProxy({ ORIGIN_URL: catalog(300, "&page_size=100") });
+    const client = await connect(revision, proxy);
+    const listed = await client.listTools();
+    expect(listed.map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
+    expect(logs.events("tools_search_mode")).toEqual([
+      { event: "tools_search_mode", profile: "openai", tools: 300, ceiling: 128 },
+    ]);
+    const search = await client.callTool("search_tools", { query: "kubectl get copy 4" });
+    expect(found(search).map((tool) => tool.description)).toContain(
+      "kubectl_get of mcp-server-kubernetes, copy 4",
+    );
+  });
 
+  it("is lowered by MAX_TOOLS, and is the provider's at each profile URL", async () => {
+    const lowered = await connect(revision, viaProxy({ ORIGIN_URL: catalog(51), MAX_TOOLS: "40" }));
+    expect((await lowered.listTools()).map((tool) => tool.name)).toEqual([
+      "search_tools",
+      "call_tool",
+    ]);
+    const origin = catalog(129);
+    expect(
+      await connect(revision, viaProxy({ ORIGIN_URL: origin }), `${PROXY_URL}/anthropic`).then(
+        (c) => c.listTools(),
+      ),
+    ).toHaveLength(129);
+    const gemini = await connect(revision, viaProxy({ ORIGIN_URL: origin }), `${PROXY_URL}/gemini`);
+    expect((await gemini.listTools()).map((tool) => tool.name)).toEqual([
+      "search_tools",
+      "call_tool",
+    ]);
+  });
+
+  it("serves a cold isolate's search and call from the origin's listing, asked for again", async () => {
+    const origin = catalog(300);
+    const warm = await connect(revision, viaProxy({ ORIGIN_URL: origin }));
+    await warm.listTools();
+    const cold = await connect(revision, viaProxy({ ORIGIN_URL: origin }, { app: createApp() }));
+    const [match] = found(await cold.callTool("search_tools", { query: "brave web search" }));
+    expect(match?.description).toBe(
+      "brave_web_search of @modelcontextprotocol/server-brave-search",
+    );
+    const another = await connect(revision, viaProxy({ ORIGIN_URL: origin }, { app: createApp() }));
+    const called = await another.callTool("call_tool", {
+      name: match?.name ?? "",
+      arguments: { query: "edge proxies" },
+    });
+    expect(echoed(called)).toEqual({
+      tool: "brave_web_search",
+      arguments: { query: "edge proxies" },
+    });
+  });
+
+  it("answers a search or call without what it needs with a tool error the model can act on", async () => {
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
+    await client.listTools();
+    const search = await client.callTool("search_tools", {});
+    expect(search).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: expect.stringContaining("needs a `query`") }],
+    });
+    const call = await client.callTool("call_tool", { arguments: {} });
+    expect(call).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: expect.stringContaining("needs `name`") }],
+    });
+  });
+});
+
+describe("search mode, on the wire as a 2025-era session writes it", () => {
   it("leaves a paginated listing under it as the origin paged it, cursors and all", async () => {
     const proxy = viaProxy({ ORIGIN_URL: catalog(100, "&page_size=30") });
     const session = await openSession(proxy, PROXY_URL);
@@ -217,73 +270,6 @@ describe("search mode", () => {
     } while (cursor);
     expect(pages).toBe(4);
     expect(names).toEqual(catalogTools(100).map((tool) => tool.name));
-  });
-
-  it("is lowered by MAX_TOOLS, and is the provider's at each profile URL", async () => {
-    const lowered = await connect(
-      "2025-11-25",
-      viaProxy({ ORIGIN_URL: catalog(51), MAX_TOOLS: "40" }),
-    );
-    expect((await lowered.listTools()).map((tool) => tool.name)).toEqual([
-      "search_tools",
-      "call_tool",
-    ]);
-    const origin = catalog(129);
-    expect(
-      await connect("2025-11-25", viaProxy({ ORIGIN_URL: origin }), `${PROXY_URL}/anthropic`).then(
-        (c) => c.listTools(),
-      ),
-    ).toHaveLength(129);
-    const gemini = await connect(
-      "2025-11-25",
-      viaProxy({ ORIGIN_URL: origin }),
-      `${PROXY_URL}/gemini`,
-    );
-    expect((await gemini.listTools()).map((tool) => tool.name)).toEqual([
-      "search_tools",
-      "call_tool",
-    ]);
-  });
-
-  it("serves a cold isolate's search and call from the origin's listing, asked for again", async () => {
-    const origin = catalog(300);
-    const warm = await connect("2025-11-25", viaProxy({ ORIGIN_URL: origin }));
-    await warm.listTools();
-    const cold = await connect(
-      "2025-11-25",
-      viaProxy({ ORIGIN_URL: origin }, { app: createApp() }),
-    );
-    const [match] = found(await cold.callTool("search_tools", { query: "brave web search" }));
-    expect(match?.description).toBe(
-      "brave_web_search of @modelcontextprotocol/server-brave-search",
-    );
-    const another = await connect(
-      "2025-11-25",
-      viaProxy({ ORIGIN_URL: origin }, { app: createApp() }),
-    );
-    const called = await another.callTool("call_tool", {
-      name: match?.name ?? "",
-      arguments: { query: "edge proxies" },
-    });
-    expect(echoed(called)).toEqual({
-      tool: "brave_web_search",
-      arguments: { query: "edge proxies" },
-    });
-  });
-
-  it("answers a search or call without what it needs with a tool error the model can act on", async () => {
-    const client = await connect("2025-11-25", viaProxy({ ORIGIN_URL: catalog(300) }));
-    await client.listTools();
-    const search = await client.callTool("search_tools", {});
-    expect(search).toMatchObject({
-      isError: true,
-      content: [{ type: "text", text: expect.stringContaining("needs a `query`") }],
-    });
-    const call = await client.callTool("call_tool", { arguments: {} });
-    expect(call).toMatchObject({
-      isError: true,
-      content: [{ type: "text", text: expect.stringContaining("needs `name`") }],
-    });
   });
 
   it("relay mode: answers a search only from what the origin listed the searcher", async () => {

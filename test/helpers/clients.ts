@@ -28,6 +28,13 @@ import { type Fetch, PROXY_URL } from "./proxy";
 export const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;
 export type Revision = (typeof REVISIONS)[number];
 
+/**
+ * A revision of each wire, for the tests of features that touch it: a
+ * 2025-era session (SDK 1.x, `initialize` first) and 2026-07-28 (SDK 2.x,
+ * no session, the `_meta` envelope on every request).
+ */
+export const EACH_WIRE = ["2025-11-25", "2026-07-28"] as const satisfies readonly Revision[];
+
 export interface ToolResult {
   content: Array<{ type: string; text?: string }>;
   structuredContent?: unknown;

@@ -90,3 +90,45 @@ export async function messagesOf(response: Response): Promise<Record<string, unk
     if (value.data) messages.push(JSON.parse(value.data));
   }
 }
+
+/** The `_meta` envelope a 2026-07-28 request carries (SEP-2575), as a client without capabilities writes it. */
+export const ENVELOPE_2026 = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "edge-rewriter-tests", version: "1.0.0" },
+};
+
+/** Asks one request of an exchange, and gets the messages of its answer. */
+export type Ask = (
+  id: number | string,
+  method: string,
+  params?: Record<string, unknown>,
+) => Promise<Record<string, unknown>[]>;
+
+/**
+ * Raw requests to `url` as a client of `revision` writes them, for tests that
+ * write the wire themselves on each: a 2025-11-25 session (`initialize`
+ * first, its headers on every request), or 2026-07-28 requests (no session;
+ * the `_meta` envelope, `Mcp-Method` and a call's `Mcp-Name` on each).
+ */
+export async function rawExchange(
+  revision: "2025-11-25" | "2026-07-28",
+  fetch: Fetch,
+  url: string,
+): Promise<Ask> {
+  if (revision === PROTOCOL_VERSION) {
+    const session = await openSession(fetch, url);
+    return async (id, method, params) =>
+      messagesOf(await postJson(fetch, url, rpc(id, method, params), session));
+  }
+  return async (id, method, params = {}) => {
+    const headers: Record<string, string> = {
+      "mcp-protocol-version": revision,
+      "mcp-method": method,
+    };
+    if (method === "tools/call" && typeof params.name === "string")
+      headers["mcp-name"] = params.name;
+    const body = rpc(id, method, { ...params, _meta: ENVELOPE_2026 });
+    return messagesOf(await postJson(fetch, url, body, headers));
+  };
+}

@@ -1,20 +1,26 @@
 /**
  * One deployment, two profiles (docs/names.md, "Profiles"): the same demo origin
  * listed at the default URL (openai) and at `MCP_PATH/gemini`, and called
- * through each; what reached the origin is read back from the gateway.
+ * through each, on a 2025-11-25 session and in 2026-07-28 requests; what
+ * reached the origin is read back from the gateway.
  */
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { EACH_WIRE } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
-import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import { captureLogs } from "../helpers/logs";
+import { type Ask, postJson, rawExchange, rpc } from "../helpers/mcp";
 import { declaredNames, PROVIDER_RULES } from "../helpers/provider-rules";
 import {
-  type Fetch,
   freshOrigin,
   GATEWAY_ORIGIN,
   PROXY_URL,
   receivedByOrigin,
   viaProxy,
 } from "../helpers/proxy";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 const GEMINI_URL = `${PROXY_URL}/gemini`;
 const STRICT_URL = `${PROXY_URL}/openai-strict`;
@@ -24,30 +30,27 @@ interface Tool {
   inputSchema: Record<string, unknown>;
 }
 
-async function listTools(fetch: Fetch, url: string, session: Record<string, string>) {
-  const [message] = await messagesOf(
-    await postJson(fetch, url, rpc("list", "tools/list"), session),
-  );
+async function listTools(ask: Ask) {
+  const [message] = await ask("list", "tools/list");
   return (message as { result: { tools: Tool[] } }).result.tools;
 }
 
-async function setUp() {
+/** The origin's own listing, straight from it. */
+async function directly(origin: string) {
+  return listTools(await rawExchange("2025-11-25", fetch, origin));
+}
+
+async function setUp(revision: (typeof EACH_WIRE)[number]) {
   const trace = crypto.randomUUID();
   const origin = freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`);
   const proxy = viaProxy({ ORIGIN_URL: origin });
   const sessions = {
-    openai: await openSession(proxy, PROXY_URL),
-    gemini: await openSession(proxy, GEMINI_URL),
-    strict: await openSession(proxy, STRICT_URL),
+    openai: await rawExchange(revision, proxy, PROXY_URL),
+    gemini: await rawExchange(revision, proxy, GEMINI_URL),
+    strict: await rawExchange(revision, proxy, STRICT_URL),
   };
-  const call = async (
-    url: string,
-    session: Record<string, string>,
-    params: Record<string, unknown>,
-  ) => {
-    const messages = await messagesOf(
-      await postJson(proxy, url, rpc("call", "tools/call", params), session),
-    );
+  const call = async (ask: Ask, params: Record<string, unknown>) => {
+    const messages = await ask("call", "tools/call", params);
     return messages.find((message) => message.id === "call") as {
       result: { structuredContent?: { tool: string; arguments: unknown }; isError?: boolean };
     };
@@ -57,16 +60,17 @@ async function setUp() {
     (await receivedByOrigin(trace))
       .map((request) => JSON.parse(request.body || "null"))
       .filter((body) => body?.method === "tools/call")
-      .map((body) => body.params);
-  return { origin, proxy, sessions, call, argumentsReceived };
+      // Its name and arguments: 2026-07-28 adds the `_meta` envelope.
+      .map(({ params: { name, arguments: args } }) => ({ name, arguments: args }));
+  return { origin, sessions, call, argumentsReceived };
 }
 
-describe("a profile chosen by URL", () => {
+describe.each(EACH_WIRE)("a profile chosen by URL, protocol %s", (revision) => {
   it("lists the same tools at both URLs, each view accepted by its own provider", async () => {
-    const { origin, proxy, sessions } = await setUp();
-    const openai = await listTools(proxy, PROXY_URL, sessions.openai);
-    const gemini = await listTools(proxy, GEMINI_URL, sessions.gemini);
-    const direct = await listTools(fetch, origin, await openSession(fetch, origin));
+    const { origin, sessions } = await setUp(revision);
+    const openai = await listTools(sessions.openai);
+    const gemini = await listTools(sessions.gemini);
+    const direct = await directly(origin);
     expect(openai).toHaveLength(direct.length);
     expect(gemini).toHaveLength(direct.length);
     for (const [profile, tools] of [
@@ -82,14 +86,11 @@ describe("a profile chosen by URL", () => {
   });
 
   it("shows each provider the schema it accepts for the same tool", async () => {
-    const { proxy, sessions } = await setUp();
+    const { sessions } = await setUp(revision);
     const find = (tools: Tool[], name: string) => tools.find((tool) => tool.name === name);
     // Gemini accepts the origin's name as it is; OpenAI does not.
-    const openai = find(
-      await listTools(proxy, PROXY_URL, sessions.openai),
-      DEMO_NAMES["reports.query"],
-    );
-    const gemini = find(await listTools(proxy, GEMINI_URL, sessions.gemini), "reports.query");
+    const openai = find(await listTools(sessions.openai), DEMO_NAMES["reports.query"]);
+    const gemini = find(await listTools(sessions.gemini), "reports.query");
     // OpenAI accepts the origin's schema as it is, `$schema` and all.
     expect(openai?.inputSchema).toMatchObject({
       $schema: "http://json-schema.org/draft-07/schema#",
@@ -119,14 +120,14 @@ describe("a profile chosen by URL", () => {
   });
 
   it("calls through either URL reach the original tool with arguments its schema accepts", async () => {
-    const { proxy, sessions, call, argumentsReceived } = await setUp();
-    await listTools(proxy, PROXY_URL, sessions.openai);
-    await listTools(proxy, GEMINI_URL, sessions.gemini);
-    const viaGemini = await call(GEMINI_URL, sessions.gemini, {
+    const { sessions, call, argumentsReceived } = await setUp(revision);
+    await listTools(sessions.openai);
+    await listTools(sessions.gemini);
+    const viaGemini = await call(sessions.gemini, {
       name: "reports.query",
       arguments: { limit: 10, priority: "2", since: null, filters: '{"team":"core"}' },
     });
-    const viaOpenai = await call(PROXY_URL, sessions.openai, {
+    const viaOpenai = await call(sessions.openai, {
       name: DEMO_NAMES["reports.query"],
       arguments: { limit: 10, priority: 2, since: null, filters: { team: "core" } },
     });
@@ -145,16 +146,14 @@ describe("a profile chosen by URL", () => {
   });
 
   it("logs the schema rules a profile applied, once per tool and isolate", async () => {
-    const log = vi.spyOn(console, "log");
-    const { proxy, sessions } = await setUp();
-    await listTools(proxy, GEMINI_URL, sessions.gemini);
-    await listTools(proxy, GEMINI_URL, sessions.gemini);
-    const lines = log.mock.calls
-      .map(([line]) => JSON.parse(String(line)))
-      .filter((line) => line.event === "schemas_adapted");
+    const logs = captureLogs();
+    const { sessions } = await setUp(revision);
+    await listTools(sessions.gemini);
+    await listTools(sessions.gemini);
+    const lines = logs.events("schemas_adapted");
     expect(lines).toHaveLength(1);
-    expect(lines[0].profile).toBe("gemini");
-    expect(lines[0].tools).toContainEqual({
+    expect(lines[0]?.profile).toBe("gemini");
+    expect(lines[0]?.tools).toContainEqual({
       tool: "reports.query",
       rules: ["constraints_described", "enum_as_strings", "nullable", "object_as_text"],
       dropped: [
@@ -169,9 +168,9 @@ describe("a profile chosen by URL", () => {
   });
 
   it("openai-strict: lists every demo tool in the form OpenAI's strict mode accepts, names as under openai", async () => {
-    const { origin, proxy, sessions } = await setUp();
-    const strict = await listTools(proxy, STRICT_URL, sessions.strict);
-    const direct = await listTools(fetch, origin, await openSession(fetch, origin));
+    const { origin, sessions } = await setUp(revision);
+    const strict = await listTools(sessions.strict);
+    const direct = await directly(origin);
     expect(strict.map((tool) => tool.name)).toEqual(
       direct.map((tool) => DEMO_NAMES[tool.name as keyof typeof DEMO_NAMES]),
     );
@@ -186,8 +185,8 @@ describe("a profile chosen by URL", () => {
   });
 
   it("openai-strict: calls written as a strict-mode model writes them reach the origin as unconstrained calls", async () => {
-    const { proxy, sessions, call, argumentsReceived } = await setUp();
-    await listTools(proxy, STRICT_URL, sessions.strict);
+    const { sessions, call, argumentsReceived } = await setUp(revision);
+    await listTools(sessions.strict);
     // Every property present, `null` for the ones the model leaves out, free-form objects as JSON text.
     const calls: Array<
       [keyof typeof DEMO_NAMES, Record<string, unknown>, Record<string, unknown>]
@@ -207,7 +206,7 @@ describe("a profile chosen by URL", () => {
       ["unity/health", {}, {}],
     ];
     for (const [original, written, unconstrained] of calls) {
-      const answer = await call(STRICT_URL, sessions.strict, {
+      const answer = await call(sessions.strict, {
         name: DEMO_NAMES[original],
         arguments: written,
       });
@@ -218,10 +217,12 @@ describe("a profile chosen by URL", () => {
       calls.map(([original, , unconstrained]) => ({ name: original, arguments: unconstrained })),
     );
   });
+});
 
+describe("a profile's URL", () => {
   it("answers 404 for a profile that does not exist", async () => {
-    const { proxy, sessions } = await setUp();
-    const response = await postJson(proxy, `${PROXY_URL}/claude`, rpc(1, "ping"), sessions.openai);
+    const proxy = viaProxy({ ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) });
+    const response = await postJson(proxy, `${PROXY_URL}/claude`, rpc(1, "ping"));
     expect(response.status).toBe(404);
   });
 });
