@@ -16,7 +16,7 @@
  * digest any more than it can make two definitions give one pin, nor write
  * the map: it cannot hide a change this way.
  */
-import { sha256 } from "../digest";
+import { sha256Parts } from "../digest";
 import { textAt } from "../json-spans";
 import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
@@ -26,15 +26,16 @@ import type { ChangeScope } from "../rules/tool-rules";
 const VERSION = "listing-pin 1";
 
 /**
- * What the listing pin covers: each tool's text and pin, each written after
- * its length (so no two listings write the same), in the listing's order.
+ * What the listing pin covers, in parts digested one after the other: each
+ * tool's text and pin, each written after its length (so no two listings
+ * write the same), in the listing's order.
  * `undefined` where a tool was not read from a text, or has no pin.
  */
 function coveredText(
   tools: readonly ListedTool[],
   pinOf: (original: string) => string | undefined,
   scope: ChangeScope,
-): string | undefined {
+): string[] | undefined {
   const parts = [`${VERSION}\n${scope}\n`];
   for (const tool of tools) {
     const pin = pinOf(tool.name);
@@ -42,7 +43,7 @@ function coveredText(
     const text = textAt(tool.written);
     parts.push(`${text.length}\n`, text, `${pin.length}\n`, pin);
   }
-  return parts.join("");
+  return parts;
 }
 
 /** Whether every tool was read from a listing's text: only such a listing has a listing pin. */
@@ -56,7 +57,7 @@ export function listingPin(
   scope: ChangeScope = "definition",
 ): Promise<string> | undefined {
   const text = coveredText(tools, pinOf, scope);
-  return text === undefined ? undefined : sha256(text);
+  return text === undefined ? undefined : sha256Parts(text);
 }
 
 /**
