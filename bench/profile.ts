@@ -1,6 +1,8 @@
 /**
  * `npm run bench:profile -- [proxy|bare] [ping|call]`: where a Worker's CPU
- * goes per request. The Worker runs in workerd (bench/lib/workers.ts) with
+ * goes per request; `npm run bench:profile -- listing <state> [tools]`: where
+ * a listing's goes in one state of the map (lib/listing-states.ts; `floor`,
+ * the runtime's JSON alone), per listing, in the listing-cpu Worker. The Worker runs in workerd (bench/lib/workers.ts) with
  * its inspector open; a CPU profile is taken over the DevTools protocol while
  * autocannon sends a fixed number of requests, and the functions with the
  * most self time are printed, per request. Sampling costs time of its own, so
@@ -8,7 +10,13 @@
  */
 import autocannon from "autocannon";
 import { MCP_HEADERS, openSession, send } from "./lib/mcp-session";
-import { startPassThrough, startProxy, withWorkers } from "./lib/workers";
+import {
+  type LocalWorker,
+  startListingCpu,
+  startPassThrough,
+  startProxy,
+  withWorkers,
+} from "./lib/workers";
 import { ECHO_TOOL, proxiedName, startBenchOrigin } from "./origin/server";
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
@@ -20,6 +28,7 @@ const [which = "proxy", workload = "ping"] = process.argv.slice(2);
 
 interface ProfileNode {
   id: number;
+  children?: number[];
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 interface Profile {
@@ -50,6 +59,83 @@ async function devtools(): Promise<(method: string, params?: object) => Promise<
       pending.set(id, resolve);
       socket.send(JSON.stringify({ id, method, params }));
     });
+}
+
+/** Profiles the Worker's isolate while `load` runs; prints the functions with the most self time, per `units`. */
+async function profileWhile(load: () => Promise<unknown>, units: number, title: string) {
+  const cdp = await devtools();
+  await cdp("Profiler.enable");
+  await cdp("Profiler.setSamplingInterval", { interval: 50 });
+  await cdp("Profiler.start");
+  await load();
+  const { profile } = (await cdp("Profiler.stop")) as { profile: Profile };
+
+  const byNode = new Map<number, number>();
+  profile.samples.forEach((node, i) => {
+    byNode.set(node, (byNode.get(node) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const nameOf = ({ callFrame }: ProfileNode) => {
+    const where = callFrame.url
+      ? ` ${callFrame.url.split("/").pop()}:${callFrame.lineNumber + 1}`
+      : "";
+    return `${callFrame.functionName || "(anonymous)"}${where}`;
+  };
+  const self = new Map<string, number>();
+  // Total time: a node's own and its callees', counted once per function however deep it recurses.
+  const total = new Map<string, number>();
+  const visit = (node: ProfileNode, open: Set<string>): number => {
+    const name = nameOf(node);
+    let spent = byNode.get(node.id) ?? 0;
+    self.set(name, (self.get(name) ?? 0) + spent);
+    const inner = new Set(open).add(name);
+    for (const child of node.children ?? []) {
+      const callee = nodes.get(child);
+      if (callee) spent += visit(callee, inner);
+    }
+    if (!open.has(name)) total.set(name, (total.get(name) ?? 0) + spent);
+    return spent;
+  };
+  const root = profile.nodes[0];
+  if (root) visit(root, new Set());
+  const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, 40);
+  process.stdout.write(`${title}: self and total time per unit, µs (bundle lines)\n`);
+  for (const [name, micros] of rows) {
+    const all = total.get(name) ?? micros;
+    process.stdout.write(
+      `${(micros / units).toFixed(1).padStart(8)} ${(all / units).toFixed(1).padStart(8)}  ${name}\n`,
+    );
+  }
+  if (process.env.PROFILE_TOTALS) {
+    process.stdout.write("by total time:\n");
+    for (const [name, micros] of [...total].sort((a, b) => b[1] - a[1]).slice(0, 60)) {
+      process.stdout.write(`${(micros / units).toFixed(1).padStart(8)}  ${name}\n`);
+    }
+  }
+}
+
+/** `runs` listings of `tools` tools in `state`, in the listing-cpu Worker. */
+async function listings(worker: LocalWorker, state: string, tools: string, runs: number) {
+  const url = new URL(worker.url);
+  url.search = new URLSearchParams({ state, size: tools, runs: String(runs) }).toString();
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`listing-cpu ${url.search}: ${response.status}`);
+  await response.text();
+}
+
+if (which === "listing") {
+  const state = workload === "ping" ? "first" : workload;
+  const tools = process.argv[4] ?? "1000";
+  const runs = 100;
+  await withWorkers([() => startListingCpu(INSPECTOR_PORT)], async (worker) => {
+    await listings(worker, state, tools, 10);
+    await profileWhile(
+      () => listings(worker, state, tools, runs),
+      runs,
+      `listing, ${state}, ${tools} tools, per listing`,
+    );
+  });
+  process.exit(0);
 }
 
 const origin = await startBenchOrigin();
@@ -83,29 +169,6 @@ await withWorkers([() => start(origin.url, INSPECTOR_PORT)], async (worker) => {
       ),
     );
   await load();
-  const cdp = await devtools();
-  await cdp("Profiler.enable");
-  await cdp("Profiler.setSamplingInterval", { interval: 50 });
-  await cdp("Profiler.start");
-  await load();
-  const { profile } = (await cdp("Profiler.stop")) as { profile: Profile };
-
-  const byNode = new Map<number, number>();
-  profile.samples.forEach((node, i) => {
-    byNode.set(node, (byNode.get(node) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  });
-  const self = new Map<string, number>();
-  for (const { id, callFrame } of profile.nodes) {
-    const where = callFrame.url
-      ? ` ${callFrame.url.split("/").pop()}:${callFrame.lineNumber + 1}`
-      : "";
-    const name = `${callFrame.functionName || "(anonymous)"}${where}`;
-    self.set(name, (self.get(name) ?? 0) + (byNode.get(id) ?? 0));
-  }
-  const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, 30);
-  process.stdout.write(`${which}, ${workload}: self time per request, µs (bundle lines)\n`);
-  for (const [name, micros] of rows) {
-    process.stdout.write(`${(micros / REQUESTS).toFixed(1).padStart(8)}  ${name}\n`);
-  }
+  await profileWhile(load, REQUESTS, `${which}, ${workload}, per request`);
 });
 origin.close();

@@ -55,3 +55,23 @@ export function sha256Bytes(text: string): Promise<ArrayBuffer> {
 export async function sha256(text: string): Promise<string> {
   return base64url(new Uint8Array(await sha256Bytes(text)));
 }
+
+/**
+ * SHA-256 of the UTF-8 bytes of `parts` written one after the other, in
+ * base64url: for a long text made of many (a listing's tools,
+ * toolmap/listing-pin.ts), encoded into one buffer a part at a time rather
+ * than joined into one string first, which cost more than the digest.
+ */
+export async function sha256Parts(parts: readonly string[]): Promise<string> {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  // As many bytes as characters: any other character takes more, and does not fit.
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    const { read, written } = encoder.encodeInto(part, bytes.subarray(at));
+    if (read !== part.length) return sha256(parts.join(""));
+    at += written;
+  }
+  return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+}

@@ -127,7 +127,8 @@ export const startJavaScriptPump = (originUrl: URL) =>
   serve("bench/workers/javascript-pump.ts", originUrl.origin);
 
 /** The core section's listings, run in workerd (workers/listing-cpu.ts); it talks to no origin. */
-export const startListingCpu = () => serve("bench/workers/listing-cpu.ts", "http://127.0.0.1/");
+export const startListingCpu = (inspectorPort?: number) =>
+  serve("bench/workers/listing-cpu.ts", "http://127.0.0.1/", inspectorPort);
 
 /** The proxy with its KV operations counted (workers/kv-counting.ts). */
 export const startKvCountingProxy = (originUrl: URL) =>

@@ -4,6 +4,9 @@
  * whole (as the proxy's transport/post-body.ts reads one of known length)
  * and its bytes sent on.
  */
+// wrangler.toml binds the Durable Object, so every bundle made with it exports the class.
+export { SignInBudget } from "../../src/auth/sign-in-budget-object";
+
 interface Env {
   ORIGIN_URL: string;
 }

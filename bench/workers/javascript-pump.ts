@@ -5,6 +5,9 @@
  * Each chunk is read and written by JavaScript, as the proxy's are until a
  * listing is answered, with no event looked for.
  */
+// wrangler.toml binds the Durable Object, so every bundle made with it exports the class.
+export { SignInBudget } from "../../src/auth/sign-in-budget-object";
+
 import { transformUntil } from "../../src/transport/hand-off";
 
 interface Env {

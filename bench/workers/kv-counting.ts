@@ -6,6 +6,9 @@
  * - `POST /__bench/cold-isolate` starts over with an empty isolate memory, as a
  *   new isolate would (KV keeps what it holds).
  */
+// wrangler.toml binds the Durable Object, so every bundle made with it exports the class.
+export { SignInBudget } from "../../src/auth/sign-in-budget-object";
+
 import { createApp } from "../../src/app";
 import { type CountedKv, countingKv } from "../../support/counting-kv";
 

@@ -8,6 +8,9 @@
  * the runtime's own JSON, WebCrypto and garbage collector cost, which Node
  * only approximates.
  */
+// wrangler.toml binds the Durable Object, so every bundle made with it exports the class.
+export { SignInBudget } from "../../src/auth/sign-in-budget-object";
+
 import {
   freshText,
   LISTING_STATES,

@@ -292,7 +292,7 @@ export async function pinListing(
   let reads = 0;
   const decisions = await decidePins(listed, {
     mode,
-    shared: (original) => origin.pinned.get(original) ?? origin.stored?.tools.get(original)?.pin,
+    shared: (original) => origin.sharedPin(original),
     record: await callerPins.read(kv, key),
     heldForSomeone: (original, pin) =>
       !origin.acceptedPins.get(pin) &&

@@ -112,44 +112,59 @@ function extraPart({ title, outputSchema }: ListedTool): string | Promise<string
  * The definition of `tool`, whose schema fingerprint is `schemaHash`.
  * `known`: the definition the isolate pinned for the very schema listed now
  * (compared, not fingerprinted), reused when nothing else changed, so a
- * repeated listing digests nothing.
+ * repeated listing digests nothing. `proven`: the pin the map holds for it,
+ * and whether the listing pin proves it is this definition's
+ * (listing-pin.ts), asked only where a digest is needed: then it is
+ * digested only where that fails.
  */
 export function definitionOf(
   tool: ListedTool & { annotations?: unknown },
   schemaHash: string,
   known: Definition | undefined,
   scope: ChangeScope = "definition",
+  proven?: () => { pin: string; holds: Promise<boolean> } | undefined,
 ): Definition {
   const { description, annotations, title, outputSchema } = tool;
-  if (scope === "schema") {
-    if (known?.scope === scope) return known;
-    const pin = sha256(
-      definitionText({ name: tool.name, inputSchema: tool.inputSchema, ...schemaJsonOf(tool) }),
-    ).then((digest) => joinPin({ digest, fingerprints: `${schemaHash}/*/*`, extra: "*/*/-" }));
-    return { description, annotations, title, outputSchema, pin, scope };
-  }
   if (
     known &&
     known.scope === scope &&
-    known.description === description &&
-    known.title === title &&
-    sameJson(known.annotations, annotations) &&
-    sameJson(known.outputSchema, outputSchema)
+    (scope === "schema" ||
+      (known.description === description &&
+        known.title === title &&
+        sameJson(known.annotations, annotations) &&
+        sameJson(known.outputSchema, outputSchema)))
   ) {
     return known;
   }
+  const map = proven?.();
+  const pin = map
+    ? map.holds.then((holds) => (holds ? map.pin : pinOf(tool, schemaHash, scope)))
+    : pinOf(tool, schemaHash, scope);
+  return { description, annotations, title, outputSchema, pin, scope };
+}
+
+/** The pin of `tool`'s definition under `scope`, digested. */
+function pinOf(
+  tool: ListedTool & { annotations?: unknown },
+  schemaHash: string,
+  scope: ChangeScope,
+): Promise<string> {
+  if (scope === "schema") {
+    return sha256(
+      definitionText({ name: tool.name, inputSchema: tool.inputSchema, ...schemaJsonOf(tool) }),
+    ).then((digest) => joinPin({ digest, fingerprints: `${schemaHash}/*/*`, extra: "*/*/-" }));
+  }
+  const { description, annotations } = tool;
   const fingerprints = `${schemaHash}/${fingerprintOf(description)}/${fingerprintOf(annotations)}`;
   const digest = sha256(definitionText(tool));
   const extra = extraPart(tool);
   // Most tools have neither title nor output schema: no second digest, and no
   // `Promise.all` (about 5% of a first listing of 1,000 such tools).
-  const pin =
-    typeof extra === "string"
-      ? digest.then((first) => joinPin({ digest: first, fingerprints, extra }))
-      : Promise.all([digest, extra]).then(([first, last]) =>
-          joinPin({ digest: first, fingerprints, extra: last }),
-        );
-  return { description, annotations, title, outputSchema, pin, scope };
+  return typeof extra === "string"
+    ? digest.then((first) => joinPin({ digest: first, fingerprints, extra }))
+    : Promise.all([digest, extra]).then(([first, last]) =>
+        joinPin({ digest: first, fingerprints, extra: last }),
+      );
 }
 
 const schemaJsonOf = ({ schemaJson }: ListedTool) => (schemaJson ? { schemaJson } : {});

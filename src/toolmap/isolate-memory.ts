@@ -191,6 +191,8 @@ export class OriginMemory {
   writing = false;
   /** Definition pins this isolate set and KV does not hold yet. */
   readonly pinned = new Map<string, string>();
+  /** The listing pin to store with the map (listing-pin.ts), from the last listing that made one. */
+  listingPin: Promise<string | undefined> | undefined;
   /**
    * The tools of the last listing read from its text, in its order: a tool
    * written the same way again is known without being read, or named anew.
@@ -209,6 +211,11 @@ export class OriginMemory {
   readonly chunksLack = new Set<string>();
   /** How many times the origin said its tools changed: a caller's view from before is gone. */
   generation = 0;
+
+  /** The map's pin of `original`, the first definition seen of it: set here, or as KV holds it. */
+  sharedPin(original: string): string | undefined {
+    return this.pinned.get(original) ?? this.stored?.tools.get(original)?.pin;
+  }
 
   /** Remembers a tool, most recently; past `MAX_TOOLS`, the least recently remembered goes. */
   remember(entry: ToolEntry, listedOn?: number): void {

@@ -147,6 +147,7 @@ export class MapStore {
           ? await this.readMap()
           : (origin.stored ?? emptyMap());
       const merged = this.merge(base, names);
+      merged.listingPin = (await origin.listingPin) ?? base.listingPin;
       const lines = await this.schemaLinesFor(base, merged);
       if (lines !== undefined) {
         const chunks = chunked(lines.values(), MAX_CHUNK_CHARS).slice(0, MAX_SCHEMA_CHUNKS);

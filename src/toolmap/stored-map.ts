@@ -18,7 +18,9 @@
  *   `{"<original>":["<pin>",…]}`, definitions a caller was held on
  *   (`TOOL_CHANGES=hold`) that no one accepted yet (caller-pins.ts). The
  *   names `legacy` keeps per profile scope are also those a listing gave a
- *   tool whose own name another tool had (names/assign.ts).
+ *   tool whose own name another tool had (names/assign.ts). `listingPin`,
+ *   where there is one: the digest of a listing whose every tool has the pin
+ *   the map holds (listing-pin.ts); versions before it ignore it.
  * - `v2:<origin>:pins:<caller>`: one caller's own pins (caller-pins.ts),
  *   `{"format":1,"pins":{"<original>":"<pin>"}}`, those that differ from the
  *   map's; `<caller>` is a SHA-256 digest of what the origin sees of them.
@@ -62,6 +64,8 @@ export interface StoredMap {
   legacy: Map<string, Map<string, string>>;
   /** The layout-1 scopes already read. */
   migrated: Set<string>;
+  /** The listing pin of a listing whose every tool has the pin this map holds (listing-pin.ts). */
+  listingPin?: string;
 }
 
 export const emptyMap = (): StoredMap => ({
@@ -117,6 +121,7 @@ export function decodeMap(text: string): StoredMap | undefined {
   if (Array.isArray(value.migrated)) {
     for (const scope of value.migrated) if (typeof scope === "string") map.migrated.add(scope);
   }
+  if (typeof value.listingPin === "string") map.listingPin = value.listingPin;
   return map;
 }
 
@@ -142,6 +147,7 @@ export function encodeMap(map: StoredMap): string {
       [...map.legacy].map(([scope, names]) => [scope, Object.fromEntries(names)]),
     ),
     migrated: [...map.migrated],
+    ...(map.listingPin === undefined ? {} : { listingPin: map.listingPin }),
   });
   return `{"format":${MAP_FORMAT},"tools":{${tools.join(",")}},${rest.slice(1)}`;
 }

@@ -37,6 +37,7 @@ import {
   type ToolMapMemory,
   type ToolMapScopes,
 } from "./isolate-memory";
+import { listingPin, ProvenPins, readFromText } from "./listing-pin";
 import { MapStore, today } from "./map-store";
 import { firstOfEachName, type NamedListing } from "./named-listing";
 import {
@@ -170,6 +171,12 @@ export class ToolMap {
     // Each rename is logged once per isolate, when it is new here: not on every listing.
     const renames = plan.renames.filter(({ from, to }) => names.byOriginal.get(from) !== to);
     const day = today();
+    const proven = new ProvenPins(
+      tools,
+      (original) => this.origin.sharedPin(original),
+      readable ? this.origin.stored?.listingPin : undefined,
+      this.policy.scope,
+    );
     const definitions: Array<{ original: string; definition: Definition }> = [];
     for (const { name, original, tool, schemaHash, inputSchema, sameSchema } of plan.entries) {
       const before = this.origin.tools.get(original)?.listed;
@@ -180,7 +187,11 @@ export class ToolMap {
           : {
               annotations: tool?.annotations,
               ...(pinning && tool
-                ? { definition: definitionOf(tool, schemaHash, known, this.policy.scope) }
+                ? {
+                    definition: definitionOf(tool, schemaHash, known, this.policy.scope, () =>
+                      proven.of(original),
+                    ),
+                  }
                 : {}),
             };
       // Decided from this listing's own definitions: memory may not keep them all.
@@ -198,6 +209,7 @@ export class ToolMap {
     const pins = readable && pinning ? await this.pinListing(definitions) : undefined;
     const pinsToStore = pins && (pins.shared.size > 0 || pins.accepted.size > 0);
     if (readable && (pinsToStore || this.store.needsWrite(plan.entries, names))) {
+      if (pins) this.origin.listingPin = this.listingPin(tools, definitions);
       this.waitUntil(this.store.store(names));
     }
     for (const displacement of plan.displaced)
@@ -251,6 +263,24 @@ export class ToolMap {
   /** The tools of the last listing read from its text here, in its order: where a new one may read fastest. */
   writtenBefore(): readonly WrittenTool[] {
     return [...this.origin.written.values()];
+  }
+
+  /**
+   * The listing pin to store with the map: only where every tool's pin, as
+   * digested from its text, is now the map's; else `undefined`.
+   */
+  private async listingPin(
+    tools: readonly ListedTool[],
+    definitions: ReadonlyArray<{ original: string; definition: Definition }>,
+  ): Promise<string | undefined> {
+    if (definitions.length !== tools.length || !readFromText(tools)) return undefined;
+    const pins = new Map<string, string>();
+    for (const { original, definition } of definitions) {
+      const pin = await definition.pin;
+      if (pin !== this.origin.sharedPin(original)) return undefined;
+      pins.set(original, pin);
+    }
+    return listingPin(tools, (original) => pins.get(original), this.policy.scope);
   }
 
   /** Decides this listing's pins for the caller (caller-pins.ts). */

@@ -1,0 +1,102 @@
+/**
+ * One digest for a whole listing's pins (docs/rules.md, "Changed
+ * definitions"; SECURITY.md): a new deployment's first listing, or a new
+ * isolate's, brings what the map pinned, and would digest every tool's
+ * definition only to find each the same as before.
+ *
+ * The listing pin is SHA-256 over every tool's text as the origin wrote it,
+ * each beside the pin the map holds for it, and the pins' scope. It is
+ * stored with the map only by a listing whose every tool's pin, digested
+ * from that very text, is the map's pin. A later listing whose text, scope
+ * and map pins give the same digest therefore lists, tool for tool, the text
+ * those pins were digested from: each tool's pin is the map's, without a
+ * digest of its own (`proven`). Any other listing, one changed character or
+ * one pin the map holds otherwise, gives another digest, and every tool is
+ * digested and compared as before. An origin cannot make two texts give one
+ * digest any more than it can make two definitions give one pin, nor write
+ * the map: it cannot hide a change this way.
+ */
+import { sha256Parts } from "../digest";
+import { textAt } from "../json-spans";
+import { WrittenTool } from "../protocol/listing-text";
+import type { ListedTool } from "../protocol/tools-list";
+import type { ChangeScope } from "../rules/tool-rules";
+
+/** Written first in what is digested: a version that digests pins otherwise changes it. */
+const VERSION = "listing-pin 1";
+
+/**
+ * What the listing pin covers, in parts digested one after the other: each
+ * tool's text and pin, each written after its length (so no two listings
+ * write the same), in the listing's order.
+ * `undefined` where a tool was not read from a text, or has no pin.
+ */
+function coveredText(
+  tools: readonly ListedTool[],
+  pinOf: (original: string) => string | undefined,
+  scope: ChangeScope,
+): string[] | undefined {
+  const parts = [`${VERSION}\n${scope}\n`];
+  for (const tool of tools) {
+    const pin = pinOf(tool.name);
+    if (!(tool instanceof WrittenTool) || pin === undefined) return undefined;
+    const text = textAt(tool.written);
+    parts.push(`${text.length}\n`, text, `${pin.length}\n`, pin);
+  }
+  return parts;
+}
+
+/** Whether every tool was read from a listing's text: only such a listing has a listing pin. */
+export const readFromText = (tools: readonly ListedTool[]): boolean =>
+  tools.every((tool) => tool instanceof WrittenTool);
+
+/** The listing pin of `tools`, with the pins `pinOf` gives them; `undefined` where there is none. */
+export function listingPin(
+  tools: readonly ListedTool[],
+  pinOf: (original: string) => string | undefined,
+  scope: ChangeScope = "definition",
+): Promise<string> | undefined {
+  const text = coveredText(tools, pinOf, scope);
+  return text === undefined ? undefined : sha256Parts(text);
+}
+
+/**
+ * Whether `tools`, with the pins the map holds for them (`pinOf`), give the
+ * listing pin `stored`: then each tool's pin is the map's. Found out when a
+ * first tool would be digested, not before: a listing whose every tool this
+ * isolate knows digests nothing. Every pin is read then, so a pin another
+ * request sets meanwhile is not taken for the one proven.
+ */
+export class ProvenPins {
+  #pins: Map<string, string> | undefined;
+  #holds: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly tools: readonly ListedTool[],
+    private readonly pinOf: (original: string) => string | undefined,
+    private readonly stored: string | undefined,
+    private readonly scope: ChangeScope = "definition",
+  ) {}
+
+  /** The map's pin of `original`, and whether the listing pin proves it; `undefined` where nothing can. */
+  of(original: string): { pin: string; holds: Promise<boolean> } | undefined {
+    if (this.stored === undefined) return undefined;
+    if (this.#pins === undefined) {
+      const pins = new Map<string, string>();
+      const digest = listingPin(
+        this.tools,
+        (tool) => {
+          const pin = this.pinOf(tool);
+          if (pin !== undefined) pins.set(tool, pin);
+          return pin;
+        },
+        this.scope,
+      );
+      const stored = this.stored;
+      this.#holds = digest?.then((now) => now === stored);
+      this.#pins = digest ? pins : new Map();
+    }
+    const pin = this.#pins.get(original);
+    return pin === undefined || this.#holds === undefined ? undefined : { pin, holds: this.#holds };
+  }
+}

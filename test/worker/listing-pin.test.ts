@@ -1,0 +1,151 @@
+/**
+ * The listing pin (src/toolmap/listing-pin.ts; docs/rules.md, "Changed
+ * definitions"): a new deployment's first listing of the text the map's pins
+ * were made from digests the whole listing once, not each tool; a listing
+ * that differs in one character, or a map that pins one tool otherwise,
+ * has every tool digested and compared, and a change held as before. An
+ * isolate is a `ToolMapMemory` of its own. WebCrypto's digests are counted,
+ * not timed.
+ */
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { type ChangeScope, NO_RULES } from "../../src/rules/tool-rules";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { decodeMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
+import { ToolMap } from "../../src/toolmap/tool-map";
+import { captureLogs } from "../helpers/logs";
+
+const SIZE = 50;
+/** What every listing digests besides pins: the view its caller was shown (caller-listings.ts). */
+const VIEW = 1;
+
+/** `SIZE` tools as an origin lists them; `changed` gets another description. */
+function listingText(changed?: number): string {
+  const tools = Array.from({ length: SIZE }, (_, i) => ({
+    name: `tool_${i}`,
+    description: i === changed ? `Tool ${i}, and more.` : `Tool ${i}.`,
+    inputSchema: { type: "object", properties: { path: { type: "string" } } },
+    ...(i % 10 === 0 ? { annotations: { readOnlyHint: true } } : {}),
+  }));
+  return JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } });
+}
+
+/** The tools of a listing's text, each read from it as the proxy reads an answer. */
+function writtenTools(text: string): WrittenTool[] {
+  const read = readListingText(text);
+  if (!read) throw new Error("not a listing");
+  return read.elements.filter((element): element is WrittenTool => element instanceof WrittenTool);
+}
+
+/** Tool maps of one new origin under `TOOL_CHANGES=hold`, each on an isolate of its own. */
+async function origin() {
+  const scopes = await toolMapScopes(
+    new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
+    profileOf("openai").names,
+  );
+  const writes: Promise<unknown>[] = [];
+  const open = (scope: ChangeScope = "definition") =>
+    new ToolMap(
+      env.TOOL_MAP,
+      scopes,
+      profileOf("openai"),
+      new ToolMapMemory(),
+      (write) => writes.push(write),
+      { rules: NO_RULES, changes: "hold", scope },
+    );
+  const list = async (text: string, scope?: ChangeScope) => {
+    const listing = await open(scope).nameListing(writtenTools(text));
+    await Promise.all(writes.splice(0));
+    return listing;
+  };
+  const storedMap = async () => decodeMap((await env.TOOL_MAP.get(mapKey(scopes.origin))) ?? "");
+  const storeMap = async (map: ReturnType<typeof decodeMap>) => {
+    if (map) await env.TOOL_MAP.put(mapKey(scopes.origin), encodeMap(map));
+  };
+  return { list, storedMap, storeMap };
+}
+
+/** WebCrypto digests while `run` runs. */
+async function digestsDuring(run: () => Promise<unknown>): Promise<number> {
+  const digest = vi.spyOn(crypto.subtle, "digest");
+  try {
+    await run();
+    return digest.mock.calls.length;
+  } finally {
+    digest.mockRestore();
+  }
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("the listing pin", () => {
+  it("is stored by a first listing, and spares a new isolate a digest per tool of the same text", async () => {
+    const { list, storedMap } = await origin();
+    // A first listing digests every tool, and the listing once more.
+    expect(await digestsDuring(() => list(listingText()))).toBe(SIZE + 1 + VIEW);
+    expect((await storedMap())?.listingPin).toMatch(/^[\w-]{43}$/);
+
+    const logs = captureLogs();
+    let hidden = -1;
+    expect(
+      await digestsDuring(async () => {
+        hidden = (await list(listingText())).hidden.size;
+      }),
+    ).toBe(1 + VIEW);
+    expect(hidden).toBe(0);
+    expect(logs.events("tool_definition_changed")).toEqual([]);
+    logs.restore();
+  });
+
+  it("does not hide a change: one tool changed in the text is digested, compared and held", async () => {
+    const { list } = await origin();
+    await list(listingText());
+    const logs = captureLogs();
+    let listing: Awaited<ReturnType<typeof list>> | undefined;
+    // The listing pin, then every tool: the listing differs.
+    expect(
+      await digestsDuring(async () => {
+        listing = await list(listingText(7));
+      }),
+    ).toBe(1 + SIZE + VIEW);
+    expect(listing?.hidden).toEqual(new Set(["tool_7"]));
+    expect(logs.events("tool_definition_changed")).toMatchObject([
+      { tool: "tool_7", changed: ["description"] },
+    ]);
+    logs.restore();
+  });
+
+  it("proves only the pins it was made with: a map that pins one tool otherwise has every tool compared", async () => {
+    const other = await origin();
+    await other.list(listingText(7));
+    const changedPin = (await other.storedMap())?.tools.get("tool_7")?.pin;
+    const { list, storedMap, storeMap } = await origin();
+    await list(listingText());
+    // The map pins tool_7's other definition, beside the listing pin made without it.
+    const map = await storedMap();
+    const entry = map?.tools.get("tool_7");
+    if (!map?.listingPin || !entry || changedPin === undefined) throw new Error("no map");
+    map.tools.set("tool_7", { ...entry, pin: changedPin });
+    await storeMap(map);
+
+    const logs = captureLogs();
+    expect((await list(listingText())).hidden).toEqual(new Set(["tool_7"]));
+    expect(logs.events("tool_definition_changed")).toMatchObject([{ tool: "tool_7" }]);
+    logs.restore();
+  });
+
+  it("proves nothing under another TOOL_CHANGES_SCOPE: every tool is digested, and taken over", async () => {
+    const { list } = await origin();
+    await list(listingText());
+    let hidden = -1;
+    expect(
+      await digestsDuring(async () => {
+        hidden = (await list(listingText(7), "schema")).hidden.size;
+      }),
+    ).toBe(1 + SIZE + 1 + VIEW);
+    // The scope switched, and the schemas held: nothing held, as before the listing pin.
+    expect(hidden).toBe(0);
+  });
+});
