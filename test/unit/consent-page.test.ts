@@ -73,6 +73,8 @@ describe("the consent page", () => {
     expect(page).toContain(
       "With these permissions: <code>read&#34;&#62;&#60;script&#62;s&#60;/script&#62;</code> <code>a&#38;b</code> <code>read</code>.",
     );
-    expect(page).toContain("you sign in at &#60;img src=x onerror=alert(1)&#62; next.");
+    expect(page).toContain(
+      'you sign in at <strong id="sign-in-host">&#60;img src=x onerror=alert(1)&#62;</strong> next.',
+    );
   });
 });
