@@ -8,7 +8,7 @@
  * log line (`neverShowsItsKeys`).
  */
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import {
@@ -282,6 +282,40 @@ describe("gate mode: who may connect", () => {
     expect(events("gate_refused")).toContainEqual(
       expect.objectContaining({ reason: "other_issuer" }),
     );
+  });
+
+  it("ends a grant older than SIGN_IN_MAX_AGE_HOURS as it is now, lowered after the sign-in", async () => {
+    const app = createApp();
+    const before = gateNetwork({ SIGN_IN_MAX_AGE_HOURS: "720" }, app);
+    const { token, refresh, clientId } = await signedInByHand(before);
+    const signedInAt = Date.now();
+    try {
+      // 30 minutes on, the operator lowers the maximum to an hour: the access token still works.
+      vi.useFakeTimers({ toFake: ["Date"], now: signedInAt + 30 * 60_000 });
+      const after = gateNetwork({ SIGN_IN_MAX_AGE_HOURS: "1" }, app);
+      expect((await initializeWith(after, token)).status).toBe(200);
+
+      // Two hours on, the refresh is refused, which revokes the grant.
+      vi.setSystemTime(signedInAt + 2 * 3600_000);
+      const refreshed = await tokenRequest(after, {
+        grant_type: "refresh_token",
+        refresh_token: refresh,
+        client_id: clientId,
+      });
+      expect(refreshed.status).toBe(400);
+      expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
+      expect(events("gate_refused")).toContainEqual(
+        expect.objectContaining({ at: "refresh", reason: "sign_in_expired" }),
+      );
+      const again = await tokenRequest(before, {
+        grant_type: "refresh_token",
+        refresh_token: refresh,
+        client_id: clientId,
+      });
+      expect(again.status).toBe(400);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("lets nothing through without a token of the proxy's, and sends the origin nothing", async () => {
