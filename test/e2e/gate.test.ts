@@ -211,7 +211,9 @@ describe("gate mode: who may connect", () => {
     const network = gateNetwork();
     const { walk } = await signedInByHand(network);
     expect(walk.html).toContain("to use the MCP server at");
-    expect(walk.html).toContain(`you sign in at ${new URL(IDENTITY_PROVIDER).host} next`);
+    expect(walk.html).toContain(
+      `you sign in at <strong id="sign-in-host">${new URL(IDENTITY_PROVIDER).host}</strong> next`,
+    );
     const [signedInPage] = walk.pages;
     expect(signedInPage?.html).toContain('Signed in as <span id="user">alice@acme.test</span>');
     expect(signedInPage?.html).toContain('through <strong id="tenant">localhost</strong>');
