@@ -20,7 +20,7 @@
  *   five minutes, and fetched again for a `kid` the proxy has not seen.
  *
  * What the provider says of the user is read from the verified claims only:
- * `sub`, `email` unless `email_verified` says otherwise, and the groups claim
+ * `sub`, `email` when `email_verified` (or Entra ID's `xms_edov`) is true, and the groups claim
  * (`IDP_GROUPS_CLAIM`). The provider's tokens are not kept.
  */
 import * as oauth from "oauth4webapi";
@@ -73,12 +73,29 @@ function scopesFor(as: oauth.AuthorizationServer, auth: GateAuth): string {
     .join(" ");
 }
 
-/** Whether the provider vouches for the address: `email_verified` true, or absent (docs/sign-in.md, "Who may connect"). */
-function verifiedEmail(claims: oauth.IDToken): string | undefined {
-  const { email, email_verified: verified } = claims;
+/** Cloudflare Access for SaaS's issuers: `https://<team>.cloudflareaccess.com/cdn-cgi/access/sso/oidc/<client-id>`. */
+const ACCESS_HOSTS = ".cloudflareaccess.com";
+
+/** A claim that says yes: `true`, or `"true"` as some providers write booleans. */
+const isTrue = (claim: unknown) => claim === true || claim === "true";
+
+/**
+ * The address, when the provider vouches for it (docs/sign-in.md, "Who may
+ * connect"): `email_verified` true, or, when the token has no
+ * `email_verified`, Microsoft Entra ID's optional claim `xms_edov` true (the
+ * domain's owner verified it), or Cloudflare Access for SaaS, whose `email`
+ * is the one its own sign-in verified and which sends no such claim. An
+ * address with none of these is no one's: at providers that let a user name
+ * any address (Entra's `email`, nOAuth), it would let anyone in as anyone.
+ */
+function verifiedEmail(claims: oauth.IDToken, issuer: URL): string | undefined {
+  const { email, email_verified: verified, xms_edov: domainVerified } = claims;
   if (typeof email !== "string" || email.length === 0 || email.length > 320) return undefined;
-  if (verified !== undefined && verified !== true && verified !== "true") return undefined;
-  return email.trim().toLowerCase();
+  const vouched =
+    verified === undefined
+      ? isTrue(domainVerified) || issuer.hostname.endsWith(ACCESS_HOSTS)
+      : isTrue(verified);
+  return vouched ? email.trim().toLowerCase() : undefined;
 }
 
 export async function openIdProvider(
@@ -151,7 +168,7 @@ export async function openIdProvider(
       if (!claims) {
         throw new UpstreamError("id_token_refused", "The identity provider sent no ID token");
       }
-      const email = verifiedEmail(claims);
+      const email = verifiedEmail(claims, auth.idp.issuer);
       return {
         issuer: as.issuer,
         subject: claims.sub,

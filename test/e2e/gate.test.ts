@@ -115,10 +115,25 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     }
   });
 
-  it("lets a user in by a group, and trusts an email the provider sends no email_verified for", async () => {
+  it("lets a user in by a group, and trusts no email the provider sends no email_verified for", async () => {
     const { client } = await signedIn("dave");
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "group" }));
+
+    // Another account that names alice's address, unverified (nOAuth): not alice, and not in acme.test.
+    const mallory = (await walkAs(gateNetwork(), "mallory")).walk;
+    expect(mallory.callback).toBeUndefined();
+    expect(mallory.stopped?.status).toBe(403);
+    expect(mallory.stopped?.html).toContain("gave no verified email address for this account");
+    expect(events("sign_in_refused")).toContainEqual(
+      expect.objectContaining({ reason: "unverified_email" }),
+    );
+  });
+
+  it("trusts an email Microsoft Entra ID vouches for with its optional claim xms_edov", async () => {
+    const { client } = await signedIn("erin");
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "domain" }));
   });
 
   it("gives a user their own key, and the shared key to a user without one", async () => {
@@ -149,7 +164,7 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     const walk = (await walkAs(network, "dave")).walk;
     expect(walk.callback).toBeUndefined();
     expect(walk.stopped?.status).toBe(403);
-    expect(walk.stopped?.html).toContain("has no key for dave@partner.test");
+    expect(walk.stopped?.html).toContain("has no key for your account at");
     await kv.delete("alice@acme.test");
   });
 
