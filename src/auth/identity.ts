@@ -8,7 +8,7 @@
  * removed from them is refused from the next request on, whatever the
  * provider says later.
  */
-import type { AllowLists } from "../config";
+import { type AllowLists, lowerAscii } from "../config";
 import { sha256 } from "../digest";
 import { isPlainObject } from "../json";
 
@@ -37,7 +37,7 @@ export function memberships(value: unknown, lower = false): string[] {
     .filter((item): item is string => typeof item === "string")
     .filter((item) => item.length > 0 && item.length <= MAX_MEMBERSHIP_CHARS)
     .slice(0, MAX_MEMBERSHIPS)
-    .map((item) => (lower ? item.toLowerCase() : item));
+    .map((item) => (lower ? lowerAscii(item) : item));
 }
 
 /** Why a user may connect, or why not. */

@@ -24,7 +24,7 @@
  * (`IDP_GROUPS_CLAIM`). The provider's tokens are not kept.
  */
 import * as oauth from "oauth4webapi";
-import type { Config, GateAuth } from "../config";
+import { type Config, emailKey, type GateAuth } from "../config";
 import { type Identity, memberships } from "./identity";
 import type { SignInAtProvider } from "./idp";
 import type { SignInMemory } from "./sign-in-memory";
@@ -95,7 +95,7 @@ function verifiedEmail(claims: oauth.IDToken, issuer: URL): string | undefined {
     verified === undefined
       ? isTrue(domainVerified) || issuer.hostname.endsWith(ACCESS_HOSTS)
       : isTrue(verified);
-  return vouched ? email.trim().toLowerCase() : undefined;
+  return vouched ? emailKey(email) : undefined;
 }
 
 export async function openIdProvider(

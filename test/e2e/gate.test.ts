@@ -130,6 +130,25 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     );
   });
 
+  it("tells apart an address that only Unicode case folding makes a listed one", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
+      ALLOWED_DOMAINS: undefined,
+      ALLOWED_GROUPS: undefined,
+      ALLOWED_USERS: "kate@acme.test, KATE@Acme.test",
+      ORIGIN_USER_SECRETS: JSON.stringify({ "kate@acme.test": USER_KEY }),
+    });
+    // The Kelvin sign (U+212A) lower-cases to "k": that address is not kate's.
+    const walk = (await walkAs(network, "kelvin")).walk;
+    expect(walk.callback).toBeUndefined();
+    expect(walk.stopped?.status).toBe(403);
+    expect(events("sign_in_refused")).toContainEqual(
+      expect.objectContaining({ reason: "not_listed" }),
+    );
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+
   it("trusts an email Microsoft Entra ID vouches for with its optional claim xms_edov", async () => {
     const { client } = await signedIn("erin");
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
