@@ -76,7 +76,7 @@ export function gateCredentials(auth: GateAuth, ctx: object): OriginCredentials 
 export function refusalOf(auth: GateAuth, props: GateProps, now = Date.now()): string | undefined {
   if (!sameIssuer(props.gate.issuer, auth)) return "other_issuer";
   if (now - props.signedInAt > auth.signInMaxAgeS * 1000) return "sign_in_expired";
-  const admitted = admission(auth.allowed, props.gate);
+  const admitted = admission(auth.allowed, props.gate, auth.userHeader !== undefined);
   return admitted.kind === "refused" ? admitted.reason : undefined;
 }
 

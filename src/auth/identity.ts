@@ -45,9 +45,15 @@ export type Admission =
   | { kind: "allowed"; by: "user" | "domain" | "group" | "org" }
   | { kind: "refused"; reason: "unverified_email" | "not_listed" };
 
-/** Whether `identity` may connect under `allowed`. */
-export function admission(allowed: AllowLists, identity: Identity): Admission {
+/**
+ * Whether `identity` may connect under `allowed`. `needsEmail`: the origin
+ * is told who each user is (`ORIGIN_USER_HEADER`), so a user with no
+ * verified email, whom it could not be told, is refused whatever list lets
+ * them in: the origin would take them for no one, or for the key's owner.
+ */
+export function admission(allowed: AllowLists, identity: Identity, needsEmail = false): Admission {
   const { email } = identity;
+  if (needsEmail && email === undefined) return { kind: "refused", reason: "unverified_email" };
   if (email !== undefined && allowed.users.has(email)) return { kind: "allowed", by: "user" };
   const domain = email?.slice(email.lastIndexOf("@") + 1);
   if (domain !== undefined && allowed.domains.has(domain)) return { kind: "allowed", by: "domain" };

@@ -115,6 +115,23 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     }
   });
 
+  it("refuses at sign-in a user with no verified email when the origin is told who users are", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
+      ORIGIN_USER_HEADER: "X-User-Email",
+    });
+    // Dave is in an allowed group, but the provider vouches for no address of his.
+    const walk = (await walkAs(network, "dave")).walk;
+    expect(walk.callback).toBeUndefined();
+    expect(walk.stopped?.status).toBe(403);
+    expect(walk.stopped?.html).toContain("gave no verified email address for this account");
+    expect(events("sign_in_refused")).toContainEqual(
+      expect.objectContaining({ reason: "unverified_email" }),
+    );
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+
   it("lets a user in by a group, and trusts no email the provider sends no email_verified for", async () => {
     const { client } = await signedIn("dave");
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
