@@ -41,9 +41,18 @@ function pageHeaders(headers: Headers): Headers {
   return headers;
 }
 
-/** The page for a user the proxy will not let in, with the client told `access_denied`. */
+/**
+ * The page for a user the proxy will not let in, with the client told
+ * `access_denied`. The page (in the user's browser) names the account; what
+ * the client is told does not: its redirect URL reaches the app, its logs,
+ * and whoever the app sends it to.
+ */
 function refusal(request: AuthRequest, headers: Headers, message: string): Response {
-  const back = authorizationErrorRedirect(request, "access_denied", message);
+  const back = authorizationErrorRedirect(
+    request,
+    "access_denied",
+    "The account signed in with may not use this server",
+  );
   return errorPage(403, message, pageHeaders(headers), back);
 }
 

@@ -279,6 +279,8 @@ describe("gate mode: who may connect", () => {
     const back = /href="([^"]*)"/.exec(walk.stopped?.html ?? "")?.[1]?.replaceAll("&#38;", "&");
     expect(new URL(back ?? "").searchParams.get("error")).toBe("access_denied");
     expect(new URL(back ?? "").searchParams.get("code")).toBeNull();
+    // The client is told no, not whose account: the page, in the user's browser, names it.
+    expect(back).not.toMatch(/bob|other\.test/);
     expect(events("sign_in_refused")).toContainEqual(
       expect.objectContaining({ reason: "not_listed", domain: "other.test" }),
     );
