@@ -409,6 +409,27 @@ describe("gate mode: revocation and sign-out", () => {
     expect((await initializeWith(network, token)).status).toBe(401);
   });
 
+  it("answers a sign-out whose grants cannot be revoked now with 503 and Retry-After, never a 500", async () => {
+    const { token } = await signedInByHand(gateNetwork());
+    const kv = env.OAUTH_KV as KVNamespace;
+    // The real namespace, whose deletes fail as during a KV outage.
+    const failing = new Proxy(kv, {
+      get(target, name) {
+        if (name === "delete") return () => Promise.reject(new Error("KV unavailable"));
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const network = gateNetwork({}, createApp(), { OAUTH_KV: failing } as unknown as Partial<Env>);
+    const out = await network("http://localhost/oauth/sign-out", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(out.status).toBe(503);
+    expect(out.headers.get("retry-after")).toBe("5");
+    expect(await out.json()).toMatchObject({ error: "temporarily_unavailable" });
+  });
+
   it("signs a user out of every app at once", async () => {
     const network = gateNetwork();
     const first = await signedInByHand(network);
