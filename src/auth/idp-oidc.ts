@@ -37,9 +37,10 @@ async function discover(
   config: Config,
   auth: GateAuth,
   memory: SignInMemory,
+  fresh = false,
 ): Promise<oauth.AuthorizationServer> {
   const { issuer } = auth.idp;
-  const known = memory.identityProviders.get(issuer.href);
+  const known = fresh ? undefined : memory.identityProviders.get(issuer.href);
   if (known) return known;
   const as = await attempt(
     "no_identity_provider",
@@ -103,8 +104,9 @@ export async function openIdProvider(
   auth: GateAuth,
   redirectUri: string,
   memory: SignInMemory,
+  fresh = false,
 ): Promise<SignInAtProvider> {
-  const as = await discover(config, auth, memory);
+  const as = await discover(config, auth, memory, fresh);
   const client: oauth.Client = { client_id: auth.idp.clientId };
   const clientAuth = clientAuthOf(as, auth.idp.clientSecret);
   const options = requestOptions(config, auth.idp.issuer);

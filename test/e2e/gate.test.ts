@@ -53,6 +53,27 @@ function tokenRequest(network: ReturnType<typeof gateNetwork>, form: Record<stri
   });
 }
 
+/** A refresh of the grant behind `refresh`, by its client. */
+const refreshWith = (network: ReturnType<typeof gateNetwork>, refresh: string, clientId: string) =>
+  tokenRequest(network, {
+    grant_type: "refresh_token",
+    refresh_token: refresh,
+    client_id: clientId,
+  });
+
+/** Signs `user` in through `network`: refused at sign-in for `reason`, with the refusal page; its HTML. */
+async function refusedAtSignIn(
+  network: ReturnType<typeof gateNetwork>,
+  user: string,
+  reason: string,
+): Promise<string> {
+  const walk = (await walkAs(network, user)).walk;
+  expect(walk.callback).toBeUndefined();
+  expect(walk.stopped?.status).toBe(403);
+  expect(events("sign_in_refused")).toContainEqual(expect.objectContaining({ reason }));
+  return walk.stopped?.html ?? "";
+}
+
 describe("gate mode: allowed users reach the origin, with the proxy's key", () => {
   it("signs the SDK client in, lists renamed tools, calls one; the origin sees exactly the configured key", async () => {
     const trace = newTrace();
@@ -122,12 +143,8 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
       ORIGIN_USER_HEADER: "X-User-Email",
     });
     // Dave is in an allowed group, but the provider vouches for no address of his.
-    const walk = (await walkAs(network, "dave")).walk;
-    expect(walk.callback).toBeUndefined();
-    expect(walk.stopped?.status).toBe(403);
-    expect(walk.stopped?.html).toContain("gave no verified email address for this account");
-    expect(events("sign_in_refused")).toContainEqual(
-      expect.objectContaining({ reason: "unverified_email" }),
+    expect(await refusedAtSignIn(network, "dave", "unverified_email")).toContain(
+      "gave no verified email address for this account",
     );
     expect(await receivedByOrigin(trace)).toEqual([]);
   });
@@ -138,12 +155,8 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "group" }));
 
     // Another account that names alice's address, unverified (nOAuth): not alice, and not in acme.test.
-    const mallory = (await walkAs(gateNetwork(), "mallory")).walk;
-    expect(mallory.callback).toBeUndefined();
-    expect(mallory.stopped?.status).toBe(403);
-    expect(mallory.stopped?.html).toContain("gave no verified email address for this account");
-    expect(events("sign_in_refused")).toContainEqual(
-      expect.objectContaining({ reason: "unverified_email" }),
+    expect(await refusedAtSignIn(gateNetwork(), "mallory", "unverified_email")).toContain(
+      "gave no verified email address for this account",
     );
   });
 
@@ -157,12 +170,7 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
       ORIGIN_USER_SECRETS: JSON.stringify({ "kate@acme.test": USER_KEY }),
     });
     // The Kelvin sign (U+212A) lower-cases to "k": that address is not kate's.
-    const walk = (await walkAs(network, "kelvin")).walk;
-    expect(walk.callback).toBeUndefined();
-    expect(walk.stopped?.status).toBe(403);
-    expect(events("sign_in_refused")).toContainEqual(
-      expect.objectContaining({ reason: "not_listed" }),
-    );
+    await refusedAtSignIn(network, "kelvin", "not_listed");
     expect(await receivedByOrigin(trace)).toEqual([]);
   });
 
@@ -307,11 +315,7 @@ describe("gate mode: who may connect", () => {
     const refused = await initializeWith(after, token);
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
-    const refreshed = await tokenRequest(after, {
-      grant_type: "refresh_token",
-      refresh_token: refresh,
-      client_id: clientId,
-    });
+    const refreshed = await refreshWith(after, refresh, clientId);
     expect(refreshed.status).toBe(400);
     expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
     expect(events("gate_refused")).toEqual(
@@ -321,11 +325,7 @@ describe("gate mode: who may connect", () => {
       ]),
     );
     // The grant is gone: back under the old lists, the refresh token is no more good.
-    const again = await tokenRequest(before, {
-      grant_type: "refresh_token",
-      refresh_token: refresh,
-      client_id: clientId,
-    });
+    const again = await refreshWith(before, refresh, clientId);
     expect(again.status).toBe(400);
   });
 
@@ -352,21 +352,13 @@ describe("gate mode: who may connect", () => {
 
       // Two hours on, the refresh is refused, which revokes the grant.
       vi.setSystemTime(signedInAt + 2 * 3600_000);
-      const refreshed = await tokenRequest(after, {
-        grant_type: "refresh_token",
-        refresh_token: refresh,
-        client_id: clientId,
-      });
+      const refreshed = await refreshWith(after, refresh, clientId);
       expect(refreshed.status).toBe(400);
       expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
       expect(events("gate_refused")).toContainEqual(
         expect.objectContaining({ at: "refresh", reason: "sign_in_expired" }),
       );
-      const again = await tokenRequest(before, {
-        grant_type: "refresh_token",
-        refresh_token: refresh,
-        client_id: clientId,
-      });
+      const again = await refreshWith(before, refresh, clientId);
       expect(again.status).toBe(400);
     } finally {
       vi.useRealTimers();
@@ -384,6 +376,30 @@ describe("gate mode: who may connect", () => {
       expect(response.status).toBe(401);
       await response.body?.cancel();
     }
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+});
+
+describe("gate mode: readiness", () => {
+  it("is ready when the identity provider can be discovered, and names it, never the origin's key", async () => {
+    const trace = newTrace();
+    const ready = await gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` })(
+      "http://localhost/readyz",
+    );
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({
+      status: "ready",
+      identityProvider: new URL(IDENTITY_PROVIDER).host,
+    });
+
+    const lost = await gateNetwork({ IDP_ISSUER: `${IDENTITY_PROVIDER}/nowhere` })(
+      "http://localhost/readyz",
+    );
+    expect(lost.status).toBe(503);
+    const body = await lost.json<{ status: string; reason: string }>();
+    expect(body).toMatchObject({ status: "unready" });
+    expect(body.reason).toContain("No usable OpenID Connect metadata");
+    // The origin gets its key with signed-in users' requests only: the check never calls it.
     expect(await receivedByOrigin(trace)).toEqual([]);
   });
 });
