@@ -14,8 +14,9 @@
  *   and their refresh is refused with `invalid_grant`, which revokes the
  *   grant (they then meet the refusal page if they sign in again). A grant
  *   made at another provider (`IDP_ISSUER` changed) is refused the same way.
- * - A grant lasts `SIGN_IN_MAX_AGE_HOURS`: what the provider knows (a
- *   disabled account, a group it left) is learnt only at sign-in.
+ * - A grant lasts `SIGN_IN_MAX_AGE_HOURS` (as it is now, on every request
+ *   and refresh): what the provider knows (a disabled account, a group it
+ *   left) is learnt only at sign-in.
  * - The request reaches the routes with the headers the origin gets
  *   (`ctx.props` becomes `GateRequest`); the client's `Authorization`,
  *   cookies and credential headers never do (transport/headers.ts). An
@@ -66,10 +67,16 @@ export function gateCredentials(auth: GateAuth, ctx: object): OriginCredentials 
     : { kind: "proxy", passHeaders: auth.passHeaders };
 }
 
-/** Why `props` may not act now, for the log; `undefined` when they may. */
-export function refusalOf(auth: GateAuth, props: GateProps): string | undefined {
+/**
+ * Why `props` may not act now, for the log; `undefined` when they may. The
+ * sign-in's age is read against `SIGN_IN_MAX_AGE_HOURS` as it is now: the
+ * refresh token's lifetime was set at sign-in, and lowering the setting (after
+ * an incident, say) must end the grants it no longer allows.
+ */
+export function refusalOf(auth: GateAuth, props: GateProps, now = Date.now()): string | undefined {
   if (!sameIssuer(props.gate.issuer, auth)) return "other_issuer";
-  const admitted = admission(auth.allowed, props.gate);
+  if (now - props.signedInAt > auth.signInMaxAgeS * 1000) return "sign_in_expired";
+  const admitted = admission(auth.allowed, props.gate, auth.userHeader !== undefined);
   return admitted.kind === "refused" ? admitted.reason : undefined;
 }
 

@@ -8,7 +8,7 @@
  * removed from them is refused from the next request on, whatever the
  * provider says later.
  */
-import type { AllowLists } from "../config";
+import { type AllowLists, lowerAscii } from "../config";
 import { sha256 } from "../digest";
 import { isPlainObject } from "../json";
 
@@ -37,7 +37,7 @@ export function memberships(value: unknown, lower = false): string[] {
     .filter((item): item is string => typeof item === "string")
     .filter((item) => item.length > 0 && item.length <= MAX_MEMBERSHIP_CHARS)
     .slice(0, MAX_MEMBERSHIPS)
-    .map((item) => (lower ? item.toLowerCase() : item));
+    .map((item) => (lower ? lowerAscii(item) : item));
 }
 
 /** Why a user may connect, or why not. */
@@ -45,9 +45,15 @@ export type Admission =
   | { kind: "allowed"; by: "user" | "domain" | "group" | "org" }
   | { kind: "refused"; reason: "unverified_email" | "not_listed" };
 
-/** Whether `identity` may connect under `allowed`. */
-export function admission(allowed: AllowLists, identity: Identity): Admission {
+/**
+ * Whether `identity` may connect under `allowed`. `needsEmail`: the origin
+ * is told who each user is (`ORIGIN_USER_HEADER`), so a user with no
+ * verified email, whom it could not be told, is refused whatever list lets
+ * them in: the origin would take them for no one, or for the key's owner.
+ */
+export function admission(allowed: AllowLists, identity: Identity, needsEmail = false): Admission {
   const { email } = identity;
+  if (needsEmail && email === undefined) return { kind: "refused", reason: "unverified_email" };
   if (email !== undefined && allowed.users.has(email)) return { kind: "allowed", by: "user" };
   const domain = email?.slice(email.lastIndexOf("@") + 1);
   if (domain !== undefined && allowed.domains.has(domain)) return { kind: "allowed", by: "domain" };

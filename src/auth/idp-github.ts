@@ -16,7 +16,7 @@
  *   and then dropped.
  */
 import * as oauth from "oauth4webapi";
-import type { Config, GateAuth } from "../config";
+import { type Config, emailKey, type GateAuth } from "../config";
 import { parseJson } from "../json";
 import { readBounded } from "../transport/read-bounded";
 import { type Identity, memberships } from "./identity";
@@ -89,7 +89,7 @@ function primaryEmail(emails: unknown): string | undefined {
   for (const entry of emails) {
     const { email, primary, verified } = (entry ?? {}) as Record<string, unknown>;
     if (primary === true && verified === true && typeof email === "string" && email.length <= 320)
-      return email.trim().toLowerCase();
+      return emailKey(email);
   }
   return undefined;
 }

@@ -20,11 +20,11 @@
  *   five minutes, and fetched again for a `kid` the proxy has not seen.
  *
  * What the provider says of the user is read from the verified claims only:
- * `sub`, `email` unless `email_verified` says otherwise, and the groups claim
+ * `sub`, `email` when `email_verified` (or Entra ID's `xms_edov`) is true, and the groups claim
  * (`IDP_GROUPS_CLAIM`). The provider's tokens are not kept.
  */
 import * as oauth from "oauth4webapi";
-import type { Config, GateAuth } from "../config";
+import { type Config, emailKey, type GateAuth } from "../config";
 import { type Identity, memberships } from "./identity";
 import type { SignInAtProvider } from "./idp";
 import type { SignInMemory } from "./sign-in-memory";
@@ -37,9 +37,10 @@ async function discover(
   config: Config,
   auth: GateAuth,
   memory: SignInMemory,
+  fresh = false,
 ): Promise<oauth.AuthorizationServer> {
   const { issuer } = auth.idp;
-  const known = memory.identityProviders.get(issuer.href);
+  const known = fresh ? undefined : memory.identityProviders.get(issuer.href);
   if (known) return known;
   const as = await attempt(
     "no_identity_provider",
@@ -73,12 +74,29 @@ function scopesFor(as: oauth.AuthorizationServer, auth: GateAuth): string {
     .join(" ");
 }
 
-/** Whether the provider vouches for the address: `email_verified` true, or absent (docs/sign-in.md, "Who may connect"). */
-function verifiedEmail(claims: oauth.IDToken): string | undefined {
-  const { email, email_verified: verified } = claims;
+/** Cloudflare Access for SaaS's issuers: `https://<team>.cloudflareaccess.com/cdn-cgi/access/sso/oidc/<client-id>`. */
+const ACCESS_HOSTS = ".cloudflareaccess.com";
+
+/** A claim that says yes: `true`, or `"true"` as some providers write booleans. */
+const isTrue = (claim: unknown) => claim === true || claim === "true";
+
+/**
+ * The address, when the provider vouches for it (docs/sign-in.md, "Who may
+ * connect"): `email_verified` true, or, when the token has no
+ * `email_verified`, Microsoft Entra ID's optional claim `xms_edov` true (the
+ * domain's owner verified it), or Cloudflare Access for SaaS, whose `email`
+ * is the one its own sign-in verified and which sends no such claim. An
+ * address with none of these is no one's: at providers that let a user name
+ * any address (Entra's `email`, nOAuth), it would let anyone in as anyone.
+ */
+function verifiedEmail(claims: oauth.IDToken, issuer: URL): string | undefined {
+  const { email, email_verified: verified, xms_edov: domainVerified } = claims;
   if (typeof email !== "string" || email.length === 0 || email.length > 320) return undefined;
-  if (verified !== undefined && verified !== true && verified !== "true") return undefined;
-  return email.trim().toLowerCase();
+  const vouched =
+    verified === undefined
+      ? isTrue(domainVerified) || issuer.hostname.endsWith(ACCESS_HOSTS)
+      : isTrue(verified);
+  return vouched ? emailKey(email) : undefined;
 }
 
 export async function openIdProvider(
@@ -86,8 +104,9 @@ export async function openIdProvider(
   auth: GateAuth,
   redirectUri: string,
   memory: SignInMemory,
+  fresh = false,
 ): Promise<SignInAtProvider> {
-  const as = await discover(config, auth, memory);
+  const as = await discover(config, auth, memory, fresh);
   const client: oauth.Client = { client_id: auth.idp.clientId };
   const clientAuth = clientAuthOf(as, auth.idp.clientSecret);
   const options = requestOptions(config, auth.idp.issuer);
@@ -151,7 +170,7 @@ export async function openIdProvider(
       if (!claims) {
         throw new UpstreamError("id_token_refused", "The identity provider sent no ID token");
       }
-      const email = verifiedEmail(claims);
+      const email = verifiedEmail(claims, auth.idp.issuer);
       return {
         issuer: as.issuer,
         subject: claims.sub,

@@ -21,17 +21,22 @@ export interface SignInAtProvider {
   identify(callback: URL, state: string, verifier: string, nonce: string): Promise<Identity>;
 }
 
-/** The identity provider `auth` names, for the proxy reached at `urls`. */
+/**
+ * The identity provider `auth` names, for the proxy reached at `urls`;
+ * `fresh`: its OpenID Connect metadata discovered anew (`/readyz`), not the
+ * isolate's copy. GitHub's endpoints are known: nothing is asked.
+ */
 export async function identityProvider(
   config: Config,
   auth: GateAuth,
   urls: PublicUrls,
   memory: SignInMemory,
+  { fresh = false } = {},
 ): Promise<SignInAtProvider> {
   const redirectUri = `${new URL(urls.mcp).origin}${CALLBACK_PATH}`;
   return auth.idp.protocol === "github"
     ? gitHubProvider(config, auth, redirectUri)
-    : openIdProvider(config, auth, redirectUri, memory);
+    : openIdProvider(config, auth, redirectUri, memory, fresh);
 }
 
 /** Whether a grant's issuer is the provider `auth` names now (issuers compare as URLs). */

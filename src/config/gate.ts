@@ -8,7 +8,16 @@
 import * as v from "valibot";
 import { brokered, headerKind, unpassable } from "../protocol/header-names";
 import type { AUTH_MODES, GateAuth, SecretSource, SignInBindings, UserSecrets } from "./auth-modes";
-import { commaList, hasMethod, httpUrl, notHeaderName, oneOf, secret, wholeNumber } from "./values";
+import {
+  commaList,
+  emailKey,
+  hasMethod,
+  httpUrl,
+  notHeaderName,
+  oneOf,
+  secret,
+  wholeNumber,
+} from "./values";
 
 const IDP_PROTOCOLS = ["oidc", "github"] as const;
 const GITHUB = "https://github.com";
@@ -159,7 +168,7 @@ function userSecretMap(text: string): ReadonlyMap<string, string> | string {
   if (entries.length > MAX_USER_SECRETS) return `must hold at most ${MAX_USER_SECRETS} keys`;
   const map = new Map<string, string>();
   for (const [index, [email, key]] of entries.entries()) {
-    const lower = email.trim().toLowerCase();
+    const lower = emailKey(email);
     if (!EMAIL.test(lower))
       return `has an entry (number ${index + 1}) that is not an email address`;
     if (typeof key !== "string" || !isHeaderSafe(key.trim())) {

@@ -62,6 +62,7 @@ export type {
 } from "./auth-modes";
 export { isHeaderSafe } from "./gate";
 export type { AllowedHost } from "./values";
+export { emailKey, lowerAscii } from "./values";
 
 const SIGN_IN_BINDINGS = [
   ["OAUTH_KV", "bind a KV namespace as OAUTH_KV"],

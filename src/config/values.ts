@@ -7,6 +7,18 @@ import * as v from "valibot";
 import { canonicalPath } from "../canonical-path";
 import { unpassable } from "../protocol/header-names";
 
+/**
+ * `text` with its ASCII capitals in lower case, and nothing else changed.
+ * What names an account (an email, a domain, an organization) is compared
+ * this way: `toLowerCase` folds other letters too (U+212A KELVIN SIGN to
+ * "k", U+0130 to "i̇"), so an address that is another mailbox would equal a
+ * listed one.
+ */
+export const lowerAscii = (text: string) => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+
+/** An email address as gate mode compares it: trimmed, ASCII capitals in lower case. */
+export const emailKey = (email: string) => lowerAscii(email.trim());
+
 /** A count given as a string (wrangler vars) or a number (TOML integers). */
 export const wholeNumber = (unit: string, minimum: number, maximum = Number.MAX_SAFE_INTEGER) => {
   const message = `must be a whole number of ${unit}`;
@@ -177,7 +189,7 @@ export function commaList(
       v.transform((value) =>
         value
           .split(",")
-          .map((entry) => (keepCase ? entry.trim() : entry.trim().toLowerCase()))
+          .map((entry) => (keepCase ? entry.trim() : lowerAscii(entry.trim())))
           .filter(Boolean),
       ),
       v.maxLength(maxEntries, `must list at most ${maxEntries} ${what}`),

@@ -88,16 +88,21 @@ const OVERRIDES = [
 ];
 
 /**
- * `Authorization` and `Cookie`, and Cloudflare Access's: a service token
- * (`CF-Access-Client-Id`, `CF-Access-Client-Secret`) or a user's token for
- * the application (`cf-access-token`), which a client presents as it would
- * `Authorization` to an origin behind Access. Access's own assertions about
- * the user it let in (`Cf-Access-Jwt-Assertion`, `…-Authenticated-User-Email`)
- * are no credential of the client's, and stay `cf-*`.
+ * `Authorization` and `Cookie`; the API key headers origins most often take
+ * a key in (`X-API-Key`; `api-key`, Azure OpenAI's and others'); and
+ * Cloudflare Access's: a service token (`CF-Access-Client-Id`,
+ * `CF-Access-Client-Secret`) or a user's token for the application
+ * (`cf-access-token`), which a client presents as it would `Authorization`
+ * to an origin behind Access. Access's own assertions about the user it let
+ * in (`Cf-Access-Jwt-Assertion`, `…-Authenticated-User-Email`) are no
+ * credential of the client's, and stay `cf-*`. Callers are told apart by
+ * these (toolmap/callers.ts).
  */
 const CREDENTIALS = [
   "authorization",
   "cookie",
+  "x-api-key",
+  "api-key",
   "cf-access-client-id",
   "cf-access-client-secret",
   "cf-access-token",

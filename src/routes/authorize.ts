@@ -48,6 +48,7 @@ import {
   answerUnvalidated,
   answerValidated,
   budgetPage,
+  errorPage,
   helpersOf,
   redirect,
 } from "./sign-in-pages";
@@ -169,9 +170,16 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
   const signIn = signInOnly(c);
   if (signIn instanceof Response) return signIn;
   const { helpers, auth, behind } = signIn;
+  // A body that is no form (JSON, none) is the sender's mistake, not an outage to retry.
+  const form = await c.req.raw.formData().catch(() => undefined);
+  if (form === undefined) {
+    return errorPage(
+      400,
+      "This request was not a form: the consent page sends its answer as one. Go back to the app and sign in again.",
+    );
+  }
   let approved: Awaited<ReturnType<OAuthHelpers["approveConsent"]>>;
   try {
-    const form = await c.req.raw.formData();
     const handle = String(form.get("handle") ?? "");
     if (form.get("decision") !== "approve") {
       const denied = await helpers.denyConsent(c.req.raw, handle);

@@ -5,8 +5,10 @@
  * at `/oauth/callback`, the proxy learns who signed in (auth/idp.ts) and:
  *
  * - a user no `ALLOWED_*` list names, or whose only way in is an email the
- *   provider did not verify, gets a page that says so (`403`), with a link
- *   that tells the client `access_denied`; nothing is stored;
+ *   provider did not verify, or with no verified email when the origin is
+ *   told each user's (`ORIGIN_USER_HEADER`), gets a page that says so
+ *   (`403`), with a link that tells the client `access_denied`; nothing is
+ *   stored;
  * - so does a user the origin has no key for (no key of their own in
  *   `ORIGIN_USER_SECRETS` and no `ORIGIN_SECRET`);
  * - an allowed user's grant is made (the identity in its props), and the
@@ -39,9 +41,18 @@ function pageHeaders(headers: Headers): Headers {
   return headers;
 }
 
-/** The page for a user the proxy will not let in, with the client told `access_denied`. */
+/**
+ * The page for a user the proxy will not let in, with the client told
+ * `access_denied`. The page (in the user's browser) names the account; what
+ * the client is told does not: its redirect URL reaches the app, its logs,
+ * and whoever the app sends it to.
+ */
 function refusal(request: AuthRequest, headers: Headers, message: string): Response {
-  const back = authorizationErrorRedirect(request, "access_denied", message);
+  const back = authorizationErrorRedirect(
+    request,
+    "access_denied",
+    "The account signed in with may not use this server",
+  );
   return errorPage(403, message, pageHeaders(headers), back);
 }
 
@@ -78,7 +89,7 @@ export function gateSignIn(
           data.nonce ?? "",
         );
         const user = nameOf(identity, idp.host);
-        const admitted = admission(auth.allowed, identity);
+        const admitted = admission(auth.allowed, identity, auth.userHeader !== undefined);
         const domain = identity.email?.split("@")[1];
         if (admitted.kind === "refused") {
           logEvent("sign_in_refused", {
@@ -90,7 +101,7 @@ export function gateSignIn(
             request,
             headers,
             admitted.reason === "unverified_email"
-              ? `${idp.host} gave no verified email address for this account, and ${server} lets users in by their email. Verify your address there, or ask the operator of this server.`
+              ? `${idp.host} gave no verified email address for this account, and ${server} needs one. Verify your address there, or ask the operator of this server.`
               : `${user} may not use ${server}. Sign in with another account, or ask the operator of this server to let you in.`,
           );
         }

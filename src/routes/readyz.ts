@@ -11,6 +11,10 @@
  * - Broker mode: the proxy holds no token of its own to list with; ready when
  *   the origin's authorization server's metadata can be read, as a sign-in
  *   reads it.
+ * - Gate mode: the proxy's requests carry the origin's key only for a
+ *   signed-in user, so the origin is not listed; ready when the identity
+ *   provider can be discovered anew (OpenID Connect; GitHub's endpoints are
+ *   known), as a sign-in discovers it.
  * - Otherwise `503` with the reason.
  *
  * Bounded: a check takes at most `READY_TIMEOUT_MS` (or `ORIGIN_TIMEOUT_MS`,
@@ -21,6 +25,8 @@
  */
 import type { Context } from "hono";
 import packageJson from "../../package.json";
+import { identityProvider } from "../auth/idp";
+import { publicUrls } from "../auth/public-url";
 import { discoverUpstream, UpstreamError } from "../auth/upstream";
 import type { Config } from "../config";
 import { isPlainObject } from "../json";
@@ -38,7 +44,13 @@ const READY_TIMEOUT_MS = 10_000;
 const PROTOCOL_VERSION = "2025-11-25";
 
 type Check =
-  | { ready: true; tools?: number; signIn?: "required"; authorizationServer?: string }
+  | {
+      ready: true;
+      tools?: number;
+      signIn?: "required";
+      authorizationServer?: string;
+      identityProvider?: string;
+    }
   | { ready: false; reason: string };
 
 interface Checked {
@@ -211,31 +223,49 @@ async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
     : { ready: true, tools: tools.length };
 }
 
+/** A sign-in's setup checked, or why it is not ready: a reason of the proxy's own words. */
+const signInCheck = (found: Promise<Check>, what: string): Promise<Check> =>
+  found.catch(
+    (error): Check => ({
+      ready: false,
+      reason: error instanceof UpstreamError ? error.message : `the ${what} could not be checked`,
+    }),
+  );
+
+/** What `/readyz` checks in the mode `config` is in. */
+function checkOf(c: Context<AppEnv>, config: Config, timeoutMs: number): Promise<Check> {
+  const { auth } = config;
+  const memory = c.get("isolate").signIn;
+  switch (auth.mode) {
+    case "broker":
+      return signInCheck(
+        discoverUpstream(config, auth, new Headers(), memory, { fresh: true }).then(({ as }) => ({
+          ready: true,
+          authorizationServer: new URL(as.issuer).host,
+        })),
+        "sign-in setup",
+      );
+    case "gate":
+      return signInCheck(
+        identityProvider(config, auth, publicUrls(config, new URL(c.req.url)), memory, {
+          fresh: true,
+        }).then(({ host }) => ({ ready: true, identityProvider: host })),
+        "identity provider",
+      );
+    default:
+      return listOrigin(config, timeoutMs);
+  }
+}
+
 export async function readyz(c: Context<AppEnv>): Promise<Response> {
   const config = c.get("config");
   const { auth } = config;
   const timeoutMs = Math.min(config.originTimeoutMs, READY_TIMEOUT_MS);
+  const idp = auth.mode === "gate" ? `\n${auth.idp.issuer.href}` : "";
   const checked = await c
     .get("isolate")
-    .readiness.of(`${auth.mode}\n${config.originUrl.href}`, () =>
-      within(
-        timeoutMs,
-        config.originUrl.host,
-        auth.mode === "broker"
-          ? discoverUpstream(config, auth, new Headers(), c.get("isolate").signIn, {
-              fresh: true,
-            }).then(
-              ({ as }): Check => ({ ready: true, authorizationServer: new URL(as.issuer).host }),
-              (error): Check => ({
-                ready: false,
-                reason:
-                  error instanceof UpstreamError
-                    ? error.message
-                    : "the sign-in setup could not be checked",
-              }),
-            )
-          : listOrigin(config, timeoutMs),
-      ),
+    .readiness.of(`${auth.mode}\n${config.originUrl.href}${idp}`, () =>
+      within(timeoutMs, config.originUrl.host, checkOf(c, config, timeoutMs)),
     );
   const origin = config.originUrl.host;
   const headers = { "cache-control": "no-store" };

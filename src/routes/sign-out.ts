@@ -41,12 +41,25 @@ export async function signOut(c: Context<AppEnv>): Promise<Response> {
   if (!summary) return refused(401, "invalid_token", "The token is not a valid access token");
   let revoked = 0;
   let cursor: string | undefined;
-  do {
-    const page = await helpers.listUserGrants(summary.userId, { limit: PAGE, cursor });
-    await Promise.all(page.items.map((grant) => helpers.revokeGrant(grant.id, summary.userId)));
-    revoked += page.items.length;
-    cursor = page.cursor;
-  } while (cursor !== undefined && revoked < MAX_GRANTS);
+  try {
+    do {
+      const page = await helpers.listUserGrants(summary.userId, { limit: PAGE, cursor });
+      await Promise.all(page.items.map((grant) => helpers.revokeGrant(grant.id, summary.userId)));
+      revoked += page.items.length;
+      cursor = page.cursor;
+    } while (cursor !== undefined && revoked < MAX_GRANTS);
+  } catch {
+    // KV failed: some grants may be revoked already; signing out again revokes the rest.
+    // Its message is not logged: it may name a grant's key.
+    logEvent("sign_out_failed", { grants: revoked });
+    const answer = refused(
+      503,
+      "temporarily_unavailable",
+      "The proxy could not sign you out of every app now; try again",
+    );
+    answer.headers.set("retry-after", "5");
+    return answer;
+  }
   logEvent("signed_out", { grants: revoked });
   return Response.json({ revoked }, { headers: { "cache-control": "no-store" } });
 }

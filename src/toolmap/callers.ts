@@ -1,7 +1,7 @@
 /**
  * Who a request lists and calls tools for, as the origin tells callers
- * apart: by what reaches it (the `Authorization` and `Cookie` the proxy
- * sends, the query of the URL it asks, and for a listing's own state the
+ * apart: by what reaches it (the credential headers the proxy sends, the
+ * query of the URL it asks, and for a listing's own state the
  * `Mcp-Session-Id`). Relay mode: the client's own credentials. Broker mode:
  * the grant's user (an id the sign-in made, kept across refreshes), or, in a
  * grant made before it was kept, the origin's token. Gate mode: the origin's
@@ -12,6 +12,7 @@
  * Kept only as SHA-256 digests, made when a request first needs them.
  */
 import { sha256 } from "../digest";
+import { headerKind } from "../protocol/header-names";
 import type { OriginCredentials } from "../transport/headers";
 
 export interface Caller {
@@ -21,13 +22,12 @@ export interface Caller {
   pins(): Promise<string>;
 }
 
-/** The headers that tell callers apart wherever they are sent. */
-const CREDENTIALS = ["authorization", "cookie"];
-
 /**
  * What the origin sees of a request to `url` with `headers` (what the proxy
- * sends it), and what the proxy set there (`credentials`): the other headers
- * that carry who the caller is (gate mode's `ORIGIN_AUTH_HEADER` and
+ * sends it), and what the proxy set there (`credentials`): every header the
+ * header table calls a credential (protocol/header-names.ts: `Authorization`,
+ * `Cookie`, `X-API-Key`, Access's service token, …), the other headers that
+ * carry who the caller is (gate mode's `ORIGIN_AUTH_HEADER` and
  * `ORIGIN_USER_HEADER`), or broker mode's grant's user, which a refresh of
  * the origin's token does not change.
  */
@@ -37,11 +37,9 @@ export function callerOf(
   credentials: OriginCredentials = { kind: "client" },
 ): Caller {
   const proxy = credentials.kind === "proxy" ? credentials : undefined;
-  const also = (proxy?.headers ?? []).map(([name]) => name);
-  const names = [...CREDENTIALS, ...also.filter((name) => !CREDENTIALS.includes(name))];
   const credentialsSeen =
     proxy?.caller === undefined
-      ? [...names.map((name) => headers.get(name)), url.search].join("\n")
+      ? [...seen(headers, proxy?.headers ?? []), url.search].join("\n")
       : `grant\n${proxy.caller}\n${url.search}`;
   const session = headers.get("mcp-session-id");
   let pins: Promise<string> | undefined;
@@ -56,6 +54,28 @@ export function callerOf(
       return listing;
     },
   };
+}
+
+/**
+ * The values of the headers that tell callers apart, in an order that does
+ * not depend on the request. `Authorization`, `Cookie` and the proxy's own
+ * headers come as values alone, as callers' digests were made before other
+ * credentials counted, so that a caller who sends none of those keeps the
+ * state (pins, holds) it had; any other credential is `name: value`.
+ */
+function seen(
+  headers: Headers,
+  proxyHeaders: ReadonlyArray<readonly [string, string]>,
+): Array<string | null> {
+  const named = ["authorization", "cookie"];
+  for (const [name] of proxyHeaders) if (!named.includes(name)) named.push(name);
+  const others = [...headers.keys()].filter(
+    (name) => headerKind(name) === "credential" && !named.includes(name),
+  );
+  return [
+    ...named.map((name) => headers.get(name)),
+    ...others.sort().map((name) => `${name}: ${headers.get(name)}`),
+  ];
 }
 
 /** One caller for every request: what a tool map used outside a request (tests, benchmarks) is for. */

@@ -199,6 +199,42 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
       caller: "tb",
     });
   });
+
+  it.each([
+    ["X-API-Key", (key: string) => ({ "x-api-key": key })],
+    [
+      "Cloudflare Access's service token",
+      (key: string) => ({ "cf-access-client-id": "id.access", "cf-access-client-secret": key }),
+    ],
+  ] as const)(
+    "keeps callers apart when the origin tells them apart by %s",
+    async (_, headersOf) => {
+      const origin = callerOrigin();
+      const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+      const as = (key: string): Promise<TestClient> =>
+        connect(revision, (input, init) => {
+          const headers = new Headers(init?.headers);
+          for (const [name, value] of Object.entries(headersOf(key))) headers.set(name, value);
+          return proxy(input, { ...init, headers });
+        });
+      await origin.list("admin-key", [...userTools(100), ...adminTools(50)]);
+      await origin.list("bob-key", userTools(130));
+      const admin = await as("admin-key");
+      const bob = await as("bob-key");
+
+      await bob.listTools();
+      await admin.listTools();
+      // Admin listed last: bob's search answers from bob's own listing.
+      const answer = said(
+        await bob.callTool("search_tools", { query: "payroll export", limit: 5 }),
+      );
+      expect(answer).not.toMatch(/admin|department|social security/i);
+      const search = await admin.callTool("search_tools", { query: "payroll export", limit: 5 });
+      expect(found(search).map((tool) => tool.description)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^Payroll export of department/)]),
+      );
+    },
+  );
 });
 
 describe("callers apart (property)", () => {

@@ -76,6 +76,22 @@ describe("gate mode: an identity provider's answer that proves nothing is refuse
   });
 });
 
+describe("gate mode: an answer to the consent page that is not a form", () => {
+  it.each([
+    ["JSON", { "content-type": "application/json" }, JSON.stringify({ decision: "approve" })],
+    ["no body", {}, undefined],
+  ])("%s gets 400 and a page that says so, not a 503", async (_, headers, body) => {
+    const network = gateNetwork();
+    const { url } = await handBuiltClient(network, GATE_URL);
+    const response = await network(url, { method: "POST", headers, body });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("was not a form");
+    expect(events("sign_in_failed")).not.toContainEqual(
+      expect.objectContaining({ step: "approval" }),
+    );
+  });
+});
+
 describe("gate mode with GitHub", () => {
   const github = {
     IDP_PROTOCOL: "github",

@@ -8,7 +8,7 @@
  * log line (`neverShowsItsKeys`).
  */
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import {
@@ -51,6 +51,27 @@ function tokenRequest(network: ReturnType<typeof gateNetwork>, form: Record<stri
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(form),
   });
+}
+
+/** A refresh of the grant behind `refresh`, by its client. */
+const refreshWith = (network: ReturnType<typeof gateNetwork>, refresh: string, clientId: string) =>
+  tokenRequest(network, {
+    grant_type: "refresh_token",
+    refresh_token: refresh,
+    client_id: clientId,
+  });
+
+/** Signs `user` in through `network`: refused at sign-in for `reason`, with the refusal page; its HTML. */
+async function refusedAtSignIn(
+  network: ReturnType<typeof gateNetwork>,
+  user: string,
+  reason: string,
+): Promise<string> {
+  const walk = (await walkAs(network, user)).walk;
+  expect(walk.callback).toBeUndefined();
+  expect(walk.stopped?.status).toBe(403);
+  expect(events("sign_in_refused")).toContainEqual(expect.objectContaining({ reason }));
+  return walk.stopped?.html ?? "";
 }
 
 describe("gate mode: allowed users reach the origin, with the proxy's key", () => {
@@ -115,10 +136,48 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     }
   });
 
-  it("lets a user in by a group, and trusts an email the provider sends no email_verified for", async () => {
+  it("refuses at sign-in a user with no verified email when the origin is told who users are", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
+      ORIGIN_USER_HEADER: "X-User-Email",
+    });
+    // Dave is in an allowed group, but the provider vouches for no address of his.
+    expect(await refusedAtSignIn(network, "dave", "unverified_email")).toContain(
+      "gave no verified email address for this account",
+    );
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+
+  it("lets a user in by a group, and trusts no email the provider sends no email_verified for", async () => {
     const { client } = await signedIn("dave");
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "group" }));
+
+    // Another account that names alice's address, unverified (nOAuth): not alice, and not in acme.test.
+    expect(await refusedAtSignIn(gateNetwork(), "mallory", "unverified_email")).toContain(
+      "gave no verified email address for this account",
+    );
+  });
+
+  it("tells apart an address that only Unicode case folding makes a listed one", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}`,
+      ALLOWED_DOMAINS: undefined,
+      ALLOWED_GROUPS: undefined,
+      ALLOWED_USERS: "kate@acme.test, KATE@Acme.test",
+      ORIGIN_USER_SECRETS: JSON.stringify({ "kate@acme.test": USER_KEY }),
+    });
+    // The Kelvin sign (U+212A) lower-cases to "k": that address is not kate's.
+    await refusedAtSignIn(network, "kelvin", "not_listed");
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+
+  it("trusts an email Microsoft Entra ID vouches for with its optional claim xms_edov", async () => {
+    const { client } = await signedIn("erin");
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "domain" }));
   });
 
   it("gives a user their own key, and the shared key to a user without one", async () => {
@@ -149,7 +208,7 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     const walk = (await walkAs(network, "dave")).walk;
     expect(walk.callback).toBeUndefined();
     expect(walk.stopped?.status).toBe(403);
-    expect(walk.stopped?.html).toContain("has no key for dave@partner.test");
+    expect(walk.stopped?.html).toContain("has no key for your account at");
     await kv.delete("alice@acme.test");
   });
 
@@ -228,6 +287,8 @@ describe("gate mode: who may connect", () => {
     const back = /href="([^"]*)"/.exec(walk.stopped?.html ?? "")?.[1]?.replaceAll("&#38;", "&");
     expect(new URL(back ?? "").searchParams.get("error")).toBe("access_denied");
     expect(new URL(back ?? "").searchParams.get("code")).toBeNull();
+    // The client is told no, not whose account: the page, in the user's browser, names it.
+    expect(back).not.toMatch(/bob|other\.test/);
     expect(events("sign_in_refused")).toContainEqual(
       expect.objectContaining({ reason: "not_listed", domain: "other.test" }),
     );
@@ -254,11 +315,7 @@ describe("gate mode: who may connect", () => {
     const refused = await initializeWith(after, token);
     expect(refused.status).toBe(401);
     expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
-    const refreshed = await tokenRequest(after, {
-      grant_type: "refresh_token",
-      refresh_token: refresh,
-      client_id: clientId,
-    });
+    const refreshed = await refreshWith(after, refresh, clientId);
     expect(refreshed.status).toBe(400);
     expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
     expect(events("gate_refused")).toEqual(
@@ -268,11 +325,7 @@ describe("gate mode: who may connect", () => {
       ]),
     );
     // The grant is gone: back under the old lists, the refresh token is no more good.
-    const again = await tokenRequest(before, {
-      grant_type: "refresh_token",
-      refresh_token: refresh,
-      client_id: clientId,
-    });
+    const again = await refreshWith(before, refresh, clientId);
     expect(again.status).toBe(400);
   });
 
@@ -286,6 +339,32 @@ describe("gate mode: who may connect", () => {
     );
   });
 
+  it("ends a grant older than SIGN_IN_MAX_AGE_HOURS as it is now, lowered after the sign-in", async () => {
+    const app = createApp();
+    const before = gateNetwork({ SIGN_IN_MAX_AGE_HOURS: "720" }, app);
+    const { token, refresh, clientId } = await signedInByHand(before);
+    const signedInAt = Date.now();
+    try {
+      // 30 minutes on, the operator lowers the maximum to an hour: the access token still works.
+      vi.useFakeTimers({ toFake: ["Date"], now: signedInAt + 30 * 60_000 });
+      const after = gateNetwork({ SIGN_IN_MAX_AGE_HOURS: "1" }, app);
+      expect((await initializeWith(after, token)).status).toBe(200);
+
+      // Two hours on, the refresh is refused, which revokes the grant.
+      vi.setSystemTime(signedInAt + 2 * 3600_000);
+      const refreshed = await refreshWith(after, refresh, clientId);
+      expect(refreshed.status).toBe(400);
+      expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
+      expect(events("gate_refused")).toContainEqual(
+        expect.objectContaining({ at: "refresh", reason: "sign_in_expired" }),
+      );
+      const again = await refreshWith(before, refresh, clientId);
+      expect(again.status).toBe(400);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("lets nothing through without a token of the proxy's, and sends the origin nothing", async () => {
     const trace = newTrace();
     const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
@@ -297,6 +376,30 @@ describe("gate mode: who may connect", () => {
       expect(response.status).toBe(401);
       await response.body?.cancel();
     }
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+});
+
+describe("gate mode: readiness", () => {
+  it("is ready when the identity provider can be discovered, and names it, never the origin's key", async () => {
+    const trace = newTrace();
+    const ready = await gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` })(
+      "http://localhost/readyz",
+    );
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({
+      status: "ready",
+      identityProvider: new URL(IDENTITY_PROVIDER).host,
+    });
+
+    const lost = await gateNetwork({ IDP_ISSUER: `${IDENTITY_PROVIDER}/nowhere` })(
+      "http://localhost/readyz",
+    );
+    expect(lost.status).toBe(503);
+    const body = await lost.json<{ status: string; reason: string }>();
+    expect(body).toMatchObject({ status: "unready" });
+    expect(body.reason).toContain("No usable OpenID Connect metadata");
+    // The origin gets its key with signed-in users' requests only: the check never calls it.
     expect(await receivedByOrigin(trace)).toEqual([]);
   });
 });
@@ -320,6 +423,27 @@ describe("gate mode: revocation and sign-out", () => {
     });
     expect(revoked.status).toBe(200);
     expect((await initializeWith(network, token)).status).toBe(401);
+  });
+
+  it("answers a sign-out whose grants cannot be revoked now with 503 and Retry-After, never a 500", async () => {
+    const { token } = await signedInByHand(gateNetwork());
+    const kv = env.OAUTH_KV as KVNamespace;
+    // The real namespace, whose deletes fail as during a KV outage.
+    const failing = new Proxy(kv, {
+      get(target, name) {
+        if (name === "delete") return () => Promise.reject(new Error("KV unavailable"));
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const network = gateNetwork({}, createApp(), { OAUTH_KV: failing } as unknown as Partial<Env>);
+    const out = await network("http://localhost/oauth/sign-out", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(out.status).toBe(503);
+    expect(out.headers.get("retry-after")).toBe("5");
+    expect(await out.json()).toMatchObject({ error: "temporarily_unavailable" });
   });
 
   it("signs a user out of every app at once", async () => {

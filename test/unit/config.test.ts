@@ -719,6 +719,11 @@ describe("parseConfig, gate mode", () => {
       "has an entry (number 2) that carries a credential, which gate mode never passes on",
     ],
     [
+      { PASS_HEADERS: "x-tenant, api-key" },
+      "PASS_HEADERS",
+      "has an entry (number 2) that carries a credential, which gate mode never passes on",
+    ],
+    [
       { ORIGIN_AUTH_HEADER: "X-API-Key", PASS_HEADERS: "X-API-Key" },
       "PASS_HEADERS",
       "has an entry (number 1) that carries a credential, which gate mode never passes on",
