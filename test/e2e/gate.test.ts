@@ -444,6 +444,8 @@ describe("gate mode: revocation and sign-out", () => {
     expect(out.status).toBe(503);
     expect(out.headers.get("retry-after")).toBe("5");
     expect(await out.json()).toMatchObject({ error: "temporarily_unavailable" });
+    // The user's one grant could not be revoked: the line says how many were before the failure.
+    expect(events("sign_out_failed")).toContainEqual(expect.objectContaining({ grants: 0 }));
   });
 
   it("signs a user out of every app at once", async () => {
