@@ -2,8 +2,9 @@
  * Starts the origins the integration tests talk to, on 127.0.0.1:
  * the demo MCP server as a real Worker (wrangler, the same config `npm run dev`
  * uses), a gateway in front of it (see origin-gateway.ts), OAuth-protected
- * origins (oauth-origin.ts: one for relay mode, one for broker mode, one for
- * broker mode's refresh tests, whose switches and counts are theirs alone),
+ * origins (oauth-origin.ts: one for relay mode, one for broker mode's sign-in,
+ * one for its calls, one for its refresh tests, whose switches and counts are
+ * theirs alone),
  * origins that publish their OAuth metadata in
  * different places (metadata-origins.ts), an SDK 2.x origin that checks
  * `Mcp-Param-*` headers (header-origin.ts), an SDK 2.x origin with as many
@@ -36,6 +37,7 @@ export default async function setup(project: TestProject) {
   const gateway = await startOriginGateway(demoUrl);
   const oauth = await startOAuthOrigin();
   const brokered = await startOAuthOrigin();
+  const calling = await startOAuthOrigin();
   const refreshing = await startOAuthOrigin();
   const metadata = await startMetadataOrigins();
   const headers = await startHeaderOrigin();
@@ -56,6 +58,7 @@ export default async function setup(project: TestProject) {
   for (const [key, origin] of [
     ["oauthOrigin", oauth],
     ["brokeredOrigin", brokered],
+    ["callingOrigin", calling],
     ["refreshingOrigin", refreshing],
   ] as const) {
     project.provide(key, {
@@ -69,6 +72,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     oauth.close();
     brokered.close();
+    calling.close();
     refreshing.close();
     metadata.close();
     headers.close();

@@ -28,9 +28,11 @@ declare module "vitest" {
     metadataOrigins: Record<"insertion" | "root" | "foreign" | "none", string>;
     /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */
     oauthOrigin: OAuthOriginUrls;
-    /** Another one, for broker-mode tests, which expire and revoke its tokens. */
+    /** Another one, for broker mode's sign-in tests, which take its authorization server down. */
     brokeredOrigin: OAuthOriginUrls;
-    /** A third, for broker mode's refresh tests (test/e2e/broker-refresh.test.ts), which count its refreshes. */
+    /** A third, for broker mode's calls on each wire (test/e2e/broker-calls.test.ts), which expire and revoke its tokens. */
+    callingOrigin: OAuthOriginUrls;
+    /** A fourth, for broker mode's refresh tests (test/e2e/broker-refresh.test.ts), which count its refreshes. */
     refreshingOrigin: OAuthOriginUrls;
   }
 }

@@ -79,12 +79,9 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     const trace = newTrace();
     const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
     const { client, token } = await signedIn("alice", network);
-    const { tools } = await client.listTools();
+    const tools = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain(DEMO_NAMES["files.read"]);
-    const result = await client.callTool({
-      name: DEMO_NAMES["files.read"],
-      arguments: { path: "a" },
-    });
+    const result = await client.callTool(DEMO_NAMES["files.read"], { path: "a" });
     expect(result.structuredContent).toMatchObject({ tool: "files.read" });
 
     const received = await receivedByOrigin(trace);
@@ -105,7 +102,7 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
         ORIGIN_SECRET: DEMO_TOKEN,
       }),
     );
-    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await client.listTools()).length).toBeGreaterThan(0);
   });
 
   it("sends the key in a header and value of the operator's choosing, and the verified email where asked", async () => {
@@ -151,7 +148,7 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
 
   it("lets a user in by a group, and trusts no email the provider sends no email_verified for", async () => {
     const { client } = await signedIn("dave");
-    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await client.listTools()).length).toBeGreaterThan(0);
     expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "group" }));
 
     // Another account that names alice's address, unverified (nOAuth): not alice, and not in acme.test.
@@ -176,7 +173,7 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
 
   it("trusts an email Microsoft Entra ID vouches for with its optional claim xms_edov", async () => {
     const { client } = await signedIn("erin");
-    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await client.listTools()).length).toBeGreaterThan(0);
     expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "domain" }));
   });
 
@@ -203,7 +200,7 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
       ORIGIN_USER_SECRETS: kv,
     } as unknown as Partial<Env>);
     const { client } = await signedIn("alice", network);
-    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    expect((await client.listTools()).length).toBeGreaterThan(0);
 
     const walk = (await walkAs(network, "dave")).walk;
     expect(walk.callback).toBeUndefined();

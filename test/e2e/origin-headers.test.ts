@@ -11,7 +11,7 @@ import { createApp } from "../../src/app";
 import { answerConsent } from "../helpers/consent";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { connectAs, GATE_URL, gateNetwork, neverShowsItsKeys, SHARED_KEY } from "../helpers/gate";
-import { PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
+import { messagesOf, PROTOCOL_VERSION, postJson, rpc, wireRequest } from "../helpers/mcp";
 import { type SignedIn, signInAndConnect } from "../helpers/oauth-client";
 import {
   BROKERED_ORIGIN,
@@ -189,8 +189,8 @@ describe("broker mode: only MCP's and the content's headers, the proxy's token, 
       ),
       BROKER_URL,
     );
-    const signed = await signInAndConnect(BROKER_URL, network, async (url) => {
-      return (await answerConsent(network, url)).callback;
+    const signed = await signInAndConnect(BROKER_URL, network, {
+      approve: async (url) => (await answerConsent(network, url)).callback,
     });
     connected.push(signed);
     return { network, token: signed.provider.saved?.access_token ?? "" };
@@ -221,22 +221,24 @@ describe("broker mode: only MCP's and the content's headers, the proxy's token, 
     const { network, token } = await signedIn();
     const trace = newTrace();
     const name = DEMO_NAMES["files.read"];
-    const response = await postJson(
-      network,
-      `${BROKER_URL}?trace=${trace}`,
-      rpc(1, "tools/call", { name, arguments: { path: "a" } }),
-      {
-        authorization: `Bearer ${token}`,
-        "mcp-protocol-version": PROTOCOL_VERSION,
-        "mcp-method": "tools/call",
-        "mcp-name": name,
-      },
-    );
+    const { body, headers } = wireRequest("2026-07-28", 1, "tools/call", {
+      name,
+      arguments: { path: "a" },
+    });
+    const response = await postJson(network, `${BROKER_URL}?trace=${trace}`, body, {
+      ...headers,
+      authorization: `Bearer ${token}`,
+    });
     expect(response.status).toBe(200);
-    await response.body?.cancel();
+    // The origin, which refuses a call whose Mcp-Name is not its body's name, answered it.
+    const [answer] = await messagesOf(response);
+    expect(answer?.result).toMatchObject({
+      structuredContent: { tool: "files.read", arguments: { path: "a" } },
+    });
     // After the proxy's own listing, which told it the tool's original name.
     const received = (await receivedAt(trace)).at(-1);
     expect(received?.headers).toMatchObject({
+      "mcp-protocol-version": "2026-07-28",
       "mcp-method": "tools/call",
       "mcp-name": "files.read",
     });

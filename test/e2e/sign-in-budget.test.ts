@@ -149,12 +149,10 @@ async function signInWithDocument(network: Fetch) {
   const provider = new (class extends MemoryOAuthClient {
     clientMetadataUrl = CLIENT_URL;
   })();
-  const signedIn = await signInAndConnect(
-    BROKER_URL,
-    network,
-    async (url) => (await answerConsent(network, url)).callback,
+  const signedIn = await signInAndConnect(BROKER_URL, network, {
+    approve: async (url) => (await answerConsent(network, url)).callback,
     provider,
-  );
+  });
   closing.push(() => signedIn.client.close());
   return signedIn;
 }
@@ -193,9 +191,7 @@ describe("the daily budget of sign-in writes", () => {
 
     const { client, provider } = await signInWithDocument(network);
     expect(provider.information?.client_id).toBe(CLIENT_URL);
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
-      DEMO_NAMES["files.read"],
-    ]);
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual([DEMO_NAMES["files.read"]]);
     expect(events("sign_in_completed")).toMatchObject([{ client: CLIENT_URL }]);
   });
 

@@ -13,8 +13,10 @@
  */
 import {
   Client as ModernClient,
+  type OAuthClientProvider as ModernOAuthClientProvider,
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
@@ -28,12 +30,16 @@ import { type Fetch, PROXY_URL } from "./proxy";
 export const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const;
 export type Revision = (typeof REVISIONS)[number];
 
+/** A client's OAuth memory, which either SDK signs in with on a 401 (test/helpers/oauth-client.ts). */
+export type AuthProvider = OAuthClientProvider & ModernOAuthClientProvider;
+
 /**
  * A revision of each wire, for the tests of features that touch it: a
  * 2025-era session (SDK 1.x, `initialize` first) and 2026-07-28 (SDK 2.x,
  * no session, the `_meta` envelope on every request).
  */
 export const EACH_WIRE = ["2025-11-25", "2026-07-28"] as const satisfies readonly Revision[];
+export type Wire = (typeof EACH_WIRE)[number];
 
 export interface ToolResult {
   content: Array<{ type: string; text?: string }>;
@@ -80,7 +86,12 @@ function askingFor(revision: Revision, fetch: Fetch): Fetch {
   };
 }
 
-async function connectLegacy(revision: Revision, url: string, fetch: Fetch): Promise<TestClient> {
+async function connectLegacy(
+  revision: Revision,
+  url: string,
+  fetch: Fetch,
+  authProvider?: AuthProvider,
+): Promise<TestClient> {
   const client = new Client(
     { name: "edge-rewriter-e2e", version: "1.0.0" },
     {
@@ -92,6 +103,7 @@ async function connectLegacy(revision: Revision, url: string, fetch: Fetch): Pro
   client.setRequestHandler(ElicitRequestSchema, () => CONFIRMED);
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     fetch: askingFor(revision, fetch),
+    authProvider,
   });
   await client.connect(transport);
   return {
@@ -111,7 +123,11 @@ async function connectLegacy(revision: Revision, url: string, fetch: Fetch): Pro
   };
 }
 
-async function connectStateless(url: string, fetch: Fetch): Promise<TestClient> {
+async function connectStateless(
+  url: string,
+  fetch: Fetch,
+  authProvider?: AuthProvider,
+): Promise<TestClient> {
   const client = new ModernClient(
     { name: "edge-rewriter-e2e", version: "1.0.0" },
     {
@@ -121,7 +137,7 @@ async function connectStateless(url: string, fetch: Fetch): Promise<TestClient> 
   );
   client.setRequestHandler("elicitation/create", () => CONFIRMED);
   const subscriptions: Array<{ close(): Promise<void> }> = [];
-  await client.connect(new ModernTransport(new URL(url), { fetch }));
+  await client.connect(new ModernTransport(new URL(url), { fetch, authProvider }));
   return {
     revision: "2026-07-28",
     negotiated: () => client.getNegotiatedProtocolVersion(),
@@ -142,11 +158,19 @@ async function connectStateless(url: string, fetch: Fetch): Promise<TestClient> 
   };
 }
 
-/** A real SDK client speaking `revision` to `url` through `fetch`. */
-export function connectClient(revision: Revision, url: string, fetch: Fetch): Promise<TestClient> {
+/**
+ * A real SDK client speaking `revision` to `url` through `fetch`; with
+ * `authProvider`, its tokens on every request, and a 401 starts its sign-in.
+ */
+export function connectClient(
+  revision: Revision,
+  url: string,
+  fetch: Fetch,
+  authProvider?: AuthProvider,
+): Promise<TestClient> {
   return revision === "2026-07-28"
-    ? connectStateless(url, fetch)
-    : connectLegacy(revision, url, fetch);
+    ? connectStateless(url, fetch, authProvider)
+    : connectLegacy(revision, url, fetch, authProvider);
 }
 
 /**

@@ -85,8 +85,9 @@ export function signInAs(user: string, fault?: string): BrowserOptions {
 
 /** The SDK client signed in through the gate as `user`. */
 export async function connectAs(user: string, network: Fetch, url = GATE_URL): Promise<SignedIn> {
-  return signInAndConnect(url, network, async (authorizationUrl) => {
-    return (await answerConsent(network, authorizationUrl, "approve", signInAs(user))).callback;
+  return signInAndConnect(url, network, {
+    approve: async (authorizationUrl) =>
+      (await answerConsent(network, authorizationUrl, "approve", signInAs(user))).callback,
   });
 }
 

@@ -105,11 +105,40 @@ export type Ask = (
   params?: Record<string, unknown>,
 ) => Promise<Record<string, unknown>[]>;
 
+/** A wire's single request, as a client writes it outside a session: its body and MCP headers. */
+export interface WireRequest {
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/**
+ * One request as a client of `revision` writes it with no session: a
+ * 2025-11-25 client's after `initialize` with a stateless server (the
+ * `MCP-Protocol-Version` header), or a 2026-07-28 client's (the `_meta`
+ * envelope, `Mcp-Method` and a call's `Mcp-Name`).
+ */
+export function wireRequest(
+  revision: "2025-11-25" | "2026-07-28",
+  id: number | string,
+  method: string,
+  params: Record<string, unknown> = {},
+): WireRequest {
+  if (revision === PROTOCOL_VERSION) {
+    return { body: rpc(id, method, params), headers: { "mcp-protocol-version": revision } };
+  }
+  const headers: Record<string, string> = {
+    "mcp-protocol-version": revision,
+    "mcp-method": method,
+  };
+  if (method === "tools/call" && typeof params.name === "string") headers["mcp-name"] = params.name;
+  return { body: rpc(id, method, { ...params, _meta: ENVELOPE_2026 }), headers };
+}
+
 /**
  * Raw requests to `url` as a client of `revision` writes them, for tests that
  * write the wire themselves on each: a 2025-11-25 session (`initialize`
  * first, its headers on every request), or 2026-07-28 requests (no session;
- * the `_meta` envelope, `Mcp-Method` and a call's `Mcp-Name` on each).
+ * see `wireRequest`).
  */
 export async function rawExchange(
   revision: "2025-11-25" | "2026-07-28",
@@ -121,14 +150,8 @@ export async function rawExchange(
     return async (id, method, params) =>
       messagesOf(await postJson(fetch, url, rpc(id, method, params), session));
   }
-  return async (id, method, params = {}) => {
-    const headers: Record<string, string> = {
-      "mcp-protocol-version": revision,
-      "mcp-method": method,
-    };
-    if (method === "tools/call" && typeof params.name === "string")
-      headers["mcp-name"] = params.name;
-    const body = rpc(id, method, { ...params, _meta: ENVELOPE_2026 });
+  return async (id, method, params) => {
+    const { body, headers } = wireRequest(revision, id, method, params);
     return messagesOf(await postJson(fetch, url, body, headers));
   };
 }

@@ -3,30 +3,36 @@
  * 401, discovers the protected resource and its authorization server,
  * registers itself (RFC 7591), and sends the user to authorize (authorization
  * code + PKCE). Here the "user" is `approve`, which is handed the
- * authorization URL and returns the code the redirect brought back.
+ * authorization URL and returns the code the redirect brought back. The
+ * sign-in is the same on both wires; the client that signs in is the SDK of
+ * the revision asked for (test/helpers/clients.ts): SDK 1.x in a 2025-11-25
+ * session, or SDK 2.x on 2026-07-28, whose first request is `server/discover`.
  */
 
 import {
-  type OAuthClientProvider,
-  UnauthorizedError,
-} from "@modelcontextprotocol/sdk/client/auth.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+  StreamableHTTPClientTransport as ModernTransport,
+  UnauthorizedError as ModernUnauthorizedError,
+  type OAuthDiscoveryState,
+} from "@modelcontextprotocol/client";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { type AuthProvider, connectClient, type TestClient, type Wire } from "./clients";
 import type { Fetch } from "./proxy";
 
 export const REDIRECT_URL = "http://127.0.0.1:9/callback";
 
 /** What a desktop client keeps between runs, in memory. */
-export class MemoryOAuthClient implements OAuthClientProvider {
+export class MemoryOAuthClient implements AuthProvider {
   information: OAuthClientInformationMixed | undefined;
   saved: OAuthTokens | undefined;
   verifier = "";
+  /** Where it signs in, kept with the verifier: SDK 2.x checks the callback's `iss` against it (RFC 9207). */
+  discovery: OAuthDiscoveryState | undefined;
   authorizationUrl: URL | undefined;
 
   get redirectUrl() {
@@ -64,11 +70,18 @@ export class MemoryOAuthClient implements OAuthClientProvider {
   codeVerifier() {
     return this.verifier;
   }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
   /** What the SDK calls when a credential stops working (a revoked grant: `tokens`). */
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery") {
     if (scope === "all" || scope === "client") this.information = undefined;
     if (scope === "all" || scope === "tokens") this.saved = undefined;
     if (scope === "all" || scope === "verifier") this.verifier = "";
+    if (scope === "all" || scope === "discovery") this.discovery = undefined;
   }
 }
 
@@ -89,44 +102,59 @@ export function followRedirects(fetch: Fetch) {
 }
 
 export interface SignedIn {
-  client: Client;
+  client: TestClient;
   provider: MemoryOAuthClient;
 }
 
+export interface SignInOptions {
+  /** The wire the client speaks once signed in; 2025-11-25 unless said. */
+  revision?: Wire;
+  /** The user: takes the authorization URL, returns the URL the browser was sent back to. */
+  approve?: (authorizationUrl: URL) => Promise<URL>;
+  /** The client's own (one with a `clientMetadataUrl` identifies with a Client ID Metadata Document where the server accepts one). */
+  provider?: MemoryOAuthClient;
+}
+
 /**
- * Connects to `serverUrl`, signing in on the 401: `approve` takes the
- * authorization URL and returns the URL the browser was sent back to.
- * Rejects with what the client meets after signing in, if it cannot connect.
- * `provider` is the client's own (one with a `clientMetadataUrl` identifies
- * with a Client ID Metadata Document where the server accepts one).
+ * Connects to `serverUrl`, signing in on the 401 (the user approves at once
+ * unless `approve` says otherwise). Rejects with what the client meets after
+ * signing in, if it cannot connect.
  */
 export async function signInAndConnect(
   serverUrl: string,
   fetch: Fetch,
-  approve: (authorizationUrl: URL) => Promise<URL> = followRedirects(fetch),
-  provider: MemoryOAuthClient = new MemoryOAuthClient(),
+  {
+    revision = "2025-11-25",
+    approve = followRedirects(fetch),
+    provider = new MemoryOAuthClient(),
+  }: SignInOptions = {},
 ): Promise<SignedIn> {
-  const transport = () =>
-    new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider, fetch });
-  const connect = async (through: StreamableHTTPClientTransport) => {
-    const client = new Client(
-      { name: "edge-rewriter-sign-in", version: "1.0.0" },
-      { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
-    );
-    await client.connect(through);
-    return { client, provider };
-  };
+  const connect = async () => ({
+    client: await connectClient(revision, serverUrl, fetch, provider),
+    provider,
+  });
   try {
-    return await connect(transport());
+    return await connect();
   } catch (error) {
-    if (!(error instanceof UnauthorizedError) || !provider.authorizationUrl) throw error;
+    const unauthorized =
+      error instanceof UnauthorizedError || error instanceof ModernUnauthorizedError;
+    if (!unauthorized || !provider.authorizationUrl) throw error;
   }
   const callback = await approve(provider.authorizationUrl);
   const code = callback.searchParams.get("code");
   if (code === null) throw new Error(`no code: ${callback.search}`);
-  const signedIn = transport();
-  await signedIn.finishAuth(code);
-  return connect(signedIn);
+  const url = new URL(serverUrl);
+  if (revision === "2026-07-28") {
+    // As SDK 2.x asks: the callback's parameters, its `iss` checked (RFC 9207) before the code is redeemed.
+    await new ModernTransport(url, { authProvider: provider, fetch }).finishAuth(
+      callback.searchParams,
+    );
+  } else {
+    await new StreamableHTTPClientTransport(url, { authProvider: provider, fetch }).finishAuth(
+      code,
+    );
+  }
+  return connect();
 }
 
 /** The PKCE verifier of hand-built clients' requests. */
