@@ -20,8 +20,9 @@ const TOOL = "it's $(touch pwned)";
 const PINNED = "d1/s1/e1/a1/-/-/-";
 const HELD = "d2/s1/e2/a1/-/-/-";
 
+/** The test's own look at wrangler dev's KV (the npm scripts put node_modules/.bin on PATH). */
 const kv = (...args: string[]) =>
-  shell("npx", ["wrangler", "kv", ...args, "--binding", "TOOL_MAP", "--local"], repo.dir);
+  shell("wrangler", ["kv", ...args, "--binding", "TOOL_MAP", "--local"], repo.dir);
 
 describe("npm run holds", () => {
   it("lists a held tool with the command that accepts it, which works as pasted", () => {
