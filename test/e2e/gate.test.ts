@@ -10,6 +10,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { EACH_WIRE, type Wire } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import {
   connectAs,
@@ -33,8 +34,8 @@ afterEach(async () => {
   await Promise.all(connected.splice(0).map(({ client }) => client.close()));
 });
 
-async function signedIn(user: string, network = gateNetwork()) {
-  const signed = await connectAs(user, network);
+async function signedIn(user: string, network = gateNetwork(), revision?: Wire) {
+  const signed = await connectAs(user, network, revision);
   connected.push(signed);
   return { ...signed, token: signed.provider.saved?.access_token ?? "" };
 }
@@ -74,37 +75,43 @@ async function refusedAtSignIn(
   return walk.stopped?.html ?? "";
 }
 
+describe.each(EACH_WIRE)(
+  "gate mode, protocol %s: the SDK client signs in and reaches the origin",
+  (revision) => {
+    it("signs the SDK client in, lists renamed tools, calls one; the origin sees exactly the configured key", async () => {
+      const trace = newTrace();
+      const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
+      const { client, token } = await signedIn("alice", network, revision);
+      const tools = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain(DEMO_NAMES["files.read"]);
+      const result = await client.callTool(DEMO_NAMES["files.read"], { path: "a" });
+      expect(result.structuredContent).toMatchObject({ tool: "files.read" });
+
+      const received = await receivedByOrigin(trace);
+      expect(received.length).toBeGreaterThanOrEqual(3);
+      for (const { headers } of received) {
+        expect(headers.authorization).toBe(`Bearer ${SHARED_KEY}`);
+        expect(headers.cookie).toBeUndefined();
+        expect(JSON.stringify(headers)).not.toContain(token);
+      }
+      expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "domain" }));
+    });
+
+    it("is what an origin that takes only its key answers: the key goes in, the client's token never", async () => {
+      const { client } = await signedIn(
+        "alice",
+        gateNetwork({
+          ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp`,
+          ORIGIN_SECRET: DEMO_TOKEN,
+        }),
+        revision,
+      );
+      expect((await client.listTools()).length).toBeGreaterThan(0);
+    });
+  },
+);
+
 describe("gate mode: allowed users reach the origin, with the proxy's key", () => {
-  it("signs the SDK client in, lists renamed tools, calls one; the origin sees exactly the configured key", async () => {
-    const trace = newTrace();
-    const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
-    const { client, token } = await signedIn("alice", network);
-    const tools = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toContain(DEMO_NAMES["files.read"]);
-    const result = await client.callTool(DEMO_NAMES["files.read"], { path: "a" });
-    expect(result.structuredContent).toMatchObject({ tool: "files.read" });
-
-    const received = await receivedByOrigin(trace);
-    expect(received.length).toBeGreaterThanOrEqual(3);
-    for (const { headers } of received) {
-      expect(headers.authorization).toBe(`Bearer ${SHARED_KEY}`);
-      expect(headers.cookie).toBeUndefined();
-      expect(JSON.stringify(headers)).not.toContain(token);
-    }
-    expect(events("sign_in_completed")).toContainEqual(expect.objectContaining({ by: "domain" }));
-  });
-
-  it("is what an origin that takes only its key answers: the key goes in, the client's token never", async () => {
-    const { client } = await signedIn(
-      "alice",
-      gateNetwork({
-        ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp`,
-        ORIGIN_SECRET: DEMO_TOKEN,
-      }),
-    );
-    expect((await client.listTools()).length).toBeGreaterThan(0);
-  });
-
   it("sends the key in a header and value of the operator's choosing, and the verified email where asked", async () => {
     const trace = newTrace();
     const network = gateNetwork({

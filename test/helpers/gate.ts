@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { IDP_CLIENT_ID, IDP_CLIENT_SECRET } from "../fixtures/idp-client";
+import type { Wire } from "./clients";
 import { answerConsent, type BrowserOptions, walkSignIn } from "./consent";
 import { handBuiltClient, type SignedIn, signInAndConnect } from "./oauth-client";
 import { clientNetwork, type Fetch, GATEWAY_ORIGIN, IDENTITY_PROVIDER, viaProxy } from "./proxy";
@@ -84,8 +85,14 @@ export function signInAs(user: string, fault?: string): BrowserOptions {
 }
 
 /** The SDK client signed in through the gate as `user`. */
-export async function connectAs(user: string, network: Fetch, url = GATE_URL): Promise<SignedIn> {
+export async function connectAs(
+  user: string,
+  network: Fetch,
+  revision?: Wire,
+  url = GATE_URL,
+): Promise<SignedIn> {
   return signInAndConnect(url, network, {
+    revision,
     approve: async (authorizationUrl) =>
       (await answerConsent(network, authorizationUrl, "approve", signInAs(user))).callback,
   });
