@@ -40,14 +40,8 @@ import {
 } from "./provider";
 import type { PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
-import {
-  isUpstreamTokens,
-  originWithoutQuery,
-  refreshTokens,
-  UpstreamError,
-  type UpstreamTokens,
-  upstreamFor,
-} from "./upstream";
+import { originWithoutQuery, UpstreamError, upstreamFor } from "./upstream";
+import { isUpstreamTokens, refreshTokens, type UpstreamTokens } from "./upstream-tokens";
 
 /** The library's floor for an access token's lifetime (KV's minimum expiration). */
 const MIN_TOKEN_TTL_S = 60;

@@ -37,7 +37,7 @@
 import { BoundedMap } from "../bounded-map";
 import { sha256 } from "../digest";
 import { logEvent } from "../log";
-import type { UpstreamTokens } from "./upstream";
+import type { UpstreamTokens } from "./upstream-tokens";
 
 /** Grants an isolate lines up token requests for, and remembers the last refresh of. */
 const MAX_GRANTS = 1_000;

@@ -23,12 +23,12 @@ import { type Identity, memberships } from "./identity";
 import type { SignInAtProvider } from "./idp";
 import {
   attempt,
-  checkedCallback,
   clientAuthOf,
   type RequestOptions,
   requestOptions,
   UpstreamError,
 } from "./upstream";
+import { checkedCallback } from "./upstream-tokens";
 
 /** The most of a GitHub API answer the proxy reads. */
 const MAX_API_BYTES = 1024 * 1024;

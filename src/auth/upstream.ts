@@ -14,9 +14,8 @@
  *   itself, where the authorization server accepts one and the proxy's URL is
  *   https; dynamic registration (RFC 7591), once per tenant, as a public
  *   client, its `client_id` kept in `OAUTH_KV`.
- * - Authorization code + PKCE with `resource` = the origin's own resource
- *   (RFC 8707) and the scopes the origin asks for; `state` and, when present,
- *   `iss` (RFC 9207) validated.
+ * - The scopes the origin asks for, which its sign-in (upstream-tokens.ts)
+ *   asks in turn.
  *
  * Platform limits: discovery is kept in isolate memory (`SignInMemory`) for
  * five minutes; a registration is written once and read per cold isolate,
@@ -26,7 +25,6 @@
  */
 import * as oauth from "oauth4webapi";
 import type { BrokerAuth, Config } from "../config";
-import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import { originResourceMetadata } from "./protected-resource";
 import type { PublicUrls } from "./public-url";
@@ -38,14 +36,6 @@ const REGISTRATION_KEY = "edge-rewriter:upstream-client:";
 export const CLIENT_METADATA_PATH = "/oauth/client-metadata.json";
 /** Where the origin's authorization server sends the browser back to. */
 export const CALLBACK_PATH = "/oauth/callback";
-
-/** What the proxy holds of the origin's sign-in: only ever inside a grant's encrypted props. */
-export interface UpstreamTokens {
-  accessToken: string;
-  refreshToken?: string;
-  /** Milliseconds since the epoch; absent when the authorization server gave no lifetime. */
-  expiresAt?: number;
-}
 
 export interface Upstream {
   as: oauth.AuthorizationServer;
@@ -379,150 +369,4 @@ export async function upstreamFor(
     scope,
     options,
   };
-}
-
-/** Where to send the browser to sign in to the origin. */
-export async function authorizationUrl(
-  upstream: Upstream,
-  state: string,
-  codeVerifier: string,
-): Promise<URL> {
-  const url = new URL(upstream.as.authorization_endpoint as string);
-  url.searchParams.set("client_id", upstream.client.client_id);
-  url.searchParams.set("redirect_uri", upstream.redirectUri);
-  url.searchParams.set("response_type", "code");
-  url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(codeVerifier));
-  url.searchParams.set("code_challenge_method", "S256");
-  url.searchParams.set("state", state);
-  url.searchParams.set("resource", upstream.resource);
-  if (upstream.scope.length > 0) url.searchParams.set("scope", upstream.scope.join(" "));
-  return url;
-}
-
-function tokensOf(
-  response: oauth.TokenEndpointResponse,
-  previous?: UpstreamTokens,
-): UpstreamTokens {
-  return {
-    accessToken: response.access_token,
-    refreshToken: response.refresh_token ?? previous?.refreshToken,
-    ...(typeof response.expires_in === "number"
-      ? { expiresAt: Date.now() + response.expires_in * 1000 }
-      : {}),
-  };
-}
-
-/**
- * What the browser brought back to `callback` from `as`, checked (`state`,
- * `iss` where it is sent or promised, no `error`): `UpstreamError` with
- * `message` otherwise, its reason the server's error code.
- */
-export function checkedCallback(
-  as: oauth.AuthorizationServer,
-  client: oauth.Client,
-  callback: URL,
-  state: string,
-  message: string,
-): URLSearchParams {
-  try {
-    return oauth.validateAuthResponse(as, client, callback, state);
-  } catch (error) {
-    const reason =
-      error instanceof oauth.AuthorizationResponseError ? error.error : "invalid_response";
-    throw new UpstreamError(reason, message, error);
-  }
-}
-
-/**
- * The origin's tokens for the code its authorization server sent back:
- * `callback` is the URL it sent the browser to, `state` the one the proxy
- * issued. A foreign `iss`, an error, or a refused code throw `UpstreamError`.
- */
-export async function exchangeCode(
-  upstream: Upstream,
-  callback: URL,
-  state: string,
-  codeVerifier: string,
-): Promise<UpstreamTokens> {
-  const parameters = checkedCallback(
-    upstream.as,
-    upstream.client,
-    callback,
-    state,
-    "The origin's authorization server answered with an error, or not as itself",
-  );
-  const response = await attempt(
-    "token_request_failed",
-    "The origin's authorization server could not be reached to exchange the code",
-    () =>
-      oauth.authorizationCodeGrantRequest(
-        upstream.as,
-        upstream.client,
-        upstream.clientAuth,
-        parameters,
-        upstream.redirectUri,
-        codeVerifier,
-        { ...upstream.options, additionalParameters: { resource: upstream.resource } },
-      ),
-  );
-  const tokens = await oauth
-    .processAuthorizationCodeResponse(upstream.as, upstream.client, response)
-    .catch((error: unknown) => {
-      const reason =
-        error instanceof oauth.ResponseBodyError ? error.error : "token_request_failed";
-      throw new UpstreamError(reason, "The origin's authorization server refused the code", error);
-    });
-  return tokensOf(tokens);
-}
-
-/**
- * Fresh tokens for `tokens`' refresh token: `"revoked"` when the authorization
- * server says the grant is gone for good (`invalid_grant`), `UpstreamError`
- * when it failed otherwise (and may work later).
- */
-export async function refreshTokens(
-  upstream: Upstream,
-  tokens: UpstreamTokens,
-): Promise<UpstreamTokens | "revoked"> {
-  if (tokens.refreshToken === undefined) return "revoked";
-  const refreshToken = tokens.refreshToken;
-  let response: Response;
-  try {
-    response = await oauth.refreshTokenGrantRequest(
-      upstream.as,
-      upstream.client,
-      upstream.clientAuth,
-      refreshToken,
-      { ...upstream.options, additionalParameters: { resource: upstream.resource } },
-    );
-  } catch (error) {
-    const timedOut = error instanceof Error && error.name === "TimeoutError";
-    throw new UpstreamError(
-      timedOut ? "timeout" : "unreachable",
-      "The origin's authorization server could not be reached",
-      error,
-    );
-  }
-  try {
-    return tokensOf(
-      await oauth.processRefreshTokenResponse(upstream.as, upstream.client, response),
-      tokens,
-    );
-  } catch (error) {
-    if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant")
-      return "revoked";
-    // The authorization server's own error code, or a status and body that are no OAuth answer (a 503 page).
-    const reason = error instanceof oauth.ResponseBodyError ? error.error : "unexpected_response";
-    throw new UpstreamError(
-      reason,
-      "The origin's authorization server did not refresh the token",
-      error,
-      response.status,
-    );
-  }
-}
-
-/** Whether `value` is what the broker keeps in a grant's props. */
-export function isUpstreamTokens(value: unknown): value is UpstreamTokens {
-  return isPlainObject(value) && typeof value.accessToken === "string";
 }

@@ -32,13 +32,12 @@ import { type ConsentAccess, consentPage } from "../auth/consent-page";
 import { publicUrls } from "../auth/public-url";
 import { takeSignInWrite } from "../auth/sign-in-budget";
 import {
-  authorizationUrl,
   CLIENT_METADATA_PATH,
   clientMetadata,
-  exchangeCode,
   originWithoutQuery,
   upstreamFor,
 } from "../auth/upstream";
+import { authorizationUrl, exchangeCode } from "../auth/upstream-tokens";
 import type { BrokerAuth, SignInAuth } from "../config";
 import { logEvent } from "../log";
 import type { AppEnv } from "./app-env";

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { GrantRefreshes, type RefreshOutcome } from "../../src/auth/grant-refresh";
-import type { UpstreamTokens } from "../../src/auth/upstream";
+import type { UpstreamTokens } from "../../src/auth/upstream-tokens";
 
 /** When the tokens here expire: an hour after the file was loaded. */
 const LATER = Date.now() + 3_600_000;

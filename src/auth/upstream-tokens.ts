@@ -1,0 +1,165 @@
+/**
+ * Signing in at the origin, once its authorization server is known
+ * (upstream.ts): where the browser is sent (authorization code + PKCE, with
+ * `resource` = the origin's own resource, RFC 8707), the check of what it
+ * brings back (`state`, and `iss` per RFC 9207), the code's exchange, and the
+ * refresh of what that gave. What comes of it is only ever kept inside a
+ * grant's encrypted props.
+ */
+import * as oauth from "oauth4webapi";
+import { isPlainObject } from "../json";
+import { attempt, type Upstream, UpstreamError } from "./upstream";
+
+/** What the proxy holds of the origin's sign-in: only ever inside a grant's encrypted props. */
+export interface UpstreamTokens {
+  accessToken: string;
+  refreshToken?: string;
+  /** Milliseconds since the epoch; absent when the authorization server gave no lifetime. */
+  expiresAt?: number;
+}
+
+/** Where to send the browser to sign in to the origin. */
+export async function authorizationUrl(
+  upstream: Upstream,
+  state: string,
+  codeVerifier: string,
+): Promise<URL> {
+  const url = new URL(upstream.as.authorization_endpoint as string);
+  url.searchParams.set("client_id", upstream.client.client_id);
+  url.searchParams.set("redirect_uri", upstream.redirectUri);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(codeVerifier));
+  url.searchParams.set("code_challenge_method", "S256");
+  url.searchParams.set("state", state);
+  url.searchParams.set("resource", upstream.resource);
+  if (upstream.scope.length > 0) url.searchParams.set("scope", upstream.scope.join(" "));
+  return url;
+}
+
+function tokensOf(
+  response: oauth.TokenEndpointResponse,
+  previous?: UpstreamTokens,
+): UpstreamTokens {
+  return {
+    accessToken: response.access_token,
+    refreshToken: response.refresh_token ?? previous?.refreshToken,
+    ...(typeof response.expires_in === "number"
+      ? { expiresAt: Date.now() + response.expires_in * 1000 }
+      : {}),
+  };
+}
+
+/**
+ * What the browser brought back to `callback` from `as`, checked (`state`,
+ * `iss` where it is sent or promised, no `error`): `UpstreamError` with
+ * `message` otherwise, its reason the server's error code.
+ */
+export function checkedCallback(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  callback: URL,
+  state: string,
+  message: string,
+): URLSearchParams {
+  try {
+    return oauth.validateAuthResponse(as, client, callback, state);
+  } catch (error) {
+    const reason =
+      error instanceof oauth.AuthorizationResponseError ? error.error : "invalid_response";
+    throw new UpstreamError(reason, message, error);
+  }
+}
+
+/**
+ * The origin's tokens for the code its authorization server sent back:
+ * `callback` is the URL it sent the browser to, `state` the one the proxy
+ * issued. A foreign `iss`, an error, or a refused code throw `UpstreamError`.
+ */
+export async function exchangeCode(
+  upstream: Upstream,
+  callback: URL,
+  state: string,
+  codeVerifier: string,
+): Promise<UpstreamTokens> {
+  const parameters = checkedCallback(
+    upstream.as,
+    upstream.client,
+    callback,
+    state,
+    "The origin's authorization server answered with an error, or not as itself",
+  );
+  const response = await attempt(
+    "token_request_failed",
+    "The origin's authorization server could not be reached to exchange the code",
+    () =>
+      oauth.authorizationCodeGrantRequest(
+        upstream.as,
+        upstream.client,
+        upstream.clientAuth,
+        parameters,
+        upstream.redirectUri,
+        codeVerifier,
+        { ...upstream.options, additionalParameters: { resource: upstream.resource } },
+      ),
+  );
+  const tokens = await oauth
+    .processAuthorizationCodeResponse(upstream.as, upstream.client, response)
+    .catch((error: unknown) => {
+      const reason =
+        error instanceof oauth.ResponseBodyError ? error.error : "token_request_failed";
+      throw new UpstreamError(reason, "The origin's authorization server refused the code", error);
+    });
+  return tokensOf(tokens);
+}
+
+/**
+ * Fresh tokens for `tokens`' refresh token: `"revoked"` when the authorization
+ * server says the grant is gone for good (`invalid_grant`), `UpstreamError`
+ * when it failed otherwise (and may work later).
+ */
+export async function refreshTokens(
+  upstream: Upstream,
+  tokens: UpstreamTokens,
+): Promise<UpstreamTokens | "revoked"> {
+  if (tokens.refreshToken === undefined) return "revoked";
+  const refreshToken = tokens.refreshToken;
+  let response: Response;
+  try {
+    response = await oauth.refreshTokenGrantRequest(
+      upstream.as,
+      upstream.client,
+      upstream.clientAuth,
+      refreshToken,
+      { ...upstream.options, additionalParameters: { resource: upstream.resource } },
+    );
+  } catch (error) {
+    const timedOut = error instanceof Error && error.name === "TimeoutError";
+    throw new UpstreamError(
+      timedOut ? "timeout" : "unreachable",
+      "The origin's authorization server could not be reached",
+      error,
+    );
+  }
+  try {
+    return tokensOf(
+      await oauth.processRefreshTokenResponse(upstream.as, upstream.client, response),
+      tokens,
+    );
+  } catch (error) {
+    if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant")
+      return "revoked";
+    // The authorization server's own error code, or a status and body that are no OAuth answer (a 503 page).
+    const reason = error instanceof oauth.ResponseBodyError ? error.error : "unexpected_response";
+    throw new UpstreamError(
+      reason,
+      "The origin's authorization server did not refresh the token",
+      error,
+      response.status,
+    );
+  }
+}
+
+/** Whether `value` is what the broker keeps in a grant's props. */
+export function isUpstreamTokens(value: unknown): value is UpstreamTokens {
+  return isPlainObject(value) && typeof value.accessToken === "string";
+}
