@@ -43,6 +43,7 @@ export default defineConfig({
           // Two files at a time on two cores: a test's 5 s default is a slow test, not a hung one.
           testTimeout: 30_000,
           include: ["test/{unit,worker,e2e}/**/*.test.ts"],
+          setupFiles: ["test/setup/file-boundary.ts"],
         },
       },
       {
