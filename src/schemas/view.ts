@@ -12,7 +12,7 @@
  */
 import { isPlainObject } from "../json";
 import type { SchemaRule, ViewPasses } from "./pass";
-import { conforms, SchemaWalk } from "./walk";
+import { SchemaWalk } from "./walk";
 
 export type { SchemaRule } from "./pass";
 
@@ -41,8 +41,10 @@ export function changesNothing(passes: ViewPasses): boolean {
 
 /** The schema a provider whose view is `passes` accepts, for the origin's `inputSchema`. */
 export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
-  const root = isPlainObject(original) ? original : {};
-  if (isPlainObject(original) && conforms(original, passes)) {
+  const walk = new SchemaWalk(passes, isPlainObject(original) ? original : {});
+  const schema = walk.run();
+  // No pass needed anywhere: the view is the origin's own schema (no node was copied).
+  if (schema === original) {
     return {
       schema: original,
       differs: false,
@@ -52,8 +54,6 @@ export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
       absentNulls: NOTHING,
     };
   }
-  const walk = new SchemaWalk(passes, root);
-  const schema = walk.run();
   const unfit = passes.unfit?.(schema);
   return {
     schema,

@@ -23,6 +23,7 @@ function hasBooleanProperty(properties: unknown): boolean {
 
 export const booleanSchemas: Pass = {
   phase: "enter",
+  reads: ["items", "properties", ...SCHEMA_LISTS],
   needed: (node) =>
     isBoolean(node.items) ||
     hasBooleanProperty(node.properties) ||

@@ -37,6 +37,7 @@ function nullable(schema: unknown, view: ViewContext): unknown {
 
 export const closedObjects: Pass = {
   phase: "leave",
+  reads: ["properties"],
   needed: (node) => {
     const properties = node.properties;
     if (!isPlainObject(properties)) return false;

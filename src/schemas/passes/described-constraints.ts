@@ -64,8 +64,18 @@ export function describedConstraints(facts: SubsetFacts): Pass {
     return typeof format === "string" && !facts.formats[typesOf(schema)?.[0] ?? ""]?.has(format);
   };
   const exclusive = !keeps("exclusiveMinimum");
+  const unsaid = [
+    ...(exclusive ? ["exclusiveMinimum", "exclusiveMaximum"] : []),
+    ...["multipleOf", ...LENGTHS.map(([keyword]) => keyword)].filter((keyword) => !keeps(keyword)),
+  ];
   return {
     phase: "enter",
+    // The keywords below, and those that imply a `type` where there is none.
+    reads: [
+      ...unsaid,
+      ...["format", "pattern", "uniqueItems", "default", "deprecated"],
+      ...["enum", "properties", "items", ...(keeps("example") ? ["examples"] : [])],
+    ],
     needed: (node) =>
       (exclusive && (node.exclusiveMinimum !== undefined || node.exclusiveMaximum !== undefined)) ||
       (!keeps("multipleOf") && node.multipleOf !== undefined) ||

@@ -8,6 +8,7 @@
  */
 import type { Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
+import { typeNamed, UNTYPED } from "../gate";
 import { hasType, typesOf } from "../keywords";
 import { describeValue } from "../notes";
 import type { Pass } from "../pass";
@@ -22,6 +23,8 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
   const asText = open === "as-text";
   return {
     phase: "leave",
+    // A value of any type is asked for as text (`as-text`): then also a node that names none.
+    reads: ["items", typeNamed("array"), typeNamed("object"), ...(asText ? [UNTYPED] : [])],
     needed: (node, at) => {
       if (Array.isArray(node.items)) return true;
       if (hasType(node, "array") && !isPlainObject(node.items)) return true;
