@@ -22,8 +22,9 @@ function allowsNull(schema: Record<string, unknown>): boolean {
 function nullable(schema: unknown, view: ViewContext): unknown {
   if (!isPlainObject(schema) || allowsNull(schema)) return schema;
   let result: Record<string, unknown> | undefined;
-  const types = typesOf(schema);
-  if (types) result = { ...schema, type: [...types, "null"] };
+  const type = schema.type;
+  if (typeof type === "string") result = { ...schema, type: [type, "null"] };
+  else if (Array.isArray(type)) result = { ...schema, type: [...(typesOf(schema) ?? []), "null"] };
   else if (Array.isArray(schema.anyOf))
     result = { ...schema, anyOf: [...schema.anyOf, { type: "null" }] };
   else if (Array.isArray(schema.enum)) result = { ...schema };
@@ -49,15 +50,11 @@ export const closedObjects: Pass = {
     const properties = schema.properties as Record<string, unknown>;
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     const names = Object.keys(properties);
-    const optional = names.filter((name) => !required.has(name));
-    if (optional.length > 0) {
+    if (names.some((name) => !required.has(name))) {
       const closed: Record<string, unknown> = {};
       for (const name of names) {
-        setOwn(
-          closed,
-          name,
-          required.has(name) ? properties[name] : nullable(properties[name], view),
-        );
+        const property = properties[name];
+        setOwn(closed, name, required.has(name) ? property : nullable(property, view));
       }
       schema.properties = closed;
       view.applied.add("optional_as_nullable");

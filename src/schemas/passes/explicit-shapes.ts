@@ -9,7 +9,7 @@
 import type { Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
 import { typeNamed, UNTYPED } from "../gate";
-import { hasType, typesOf } from "../keywords";
+import { hasType, namesTypes, typesOf } from "../keywords";
 import { describeValue } from "../notes";
 import type { Pass } from "../pass";
 
@@ -34,7 +34,7 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
         if (!isPlainObject(properties)) return true;
         if (asText && Object.keys(properties).length === 0) return true;
       }
-      return asText && typesOf(node) === undefined && !Array.isArray(node.anyOf);
+      return asText && !namesTypes(node) && !Array.isArray(node.anyOf);
     },
     apply: (schema, at, view) => {
       const types = typesOf(schema);

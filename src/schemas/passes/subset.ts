@@ -6,7 +6,7 @@
  * defined`) and a `type` to the ones the provider knows.
  */
 import { isPlainObject } from "../../json";
-import { TYPES, typesOf } from "../keywords";
+import { firstType, namesTypes, TYPES, typesOf } from "../keywords";
 import type { Pass } from "../pass";
 
 export function subset(keywords: ReadonlySet<string>): Pass {
@@ -21,8 +21,7 @@ export function subset(keywords: ReadonlySet<string>): Pass {
         )
           return true;
       }
-      const types = typesOf(node);
-      return types !== undefined && !TYPES.includes(types[0] ?? "");
+      return namesTypes(node) && !TYPES.includes(firstType(node) ?? "");
     },
     apply: (schema, _at, view) => {
       for (const keyword in schema) {

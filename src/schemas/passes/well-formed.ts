@@ -18,8 +18,18 @@ const isBoolean = (value: unknown) => typeof value === "boolean";
 const isNumber = (value: unknown) => typeof value === "number";
 const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
 const isType = (value: unknown) => typeof value === "string" && TYPES.includes(value);
-// `required` and a list of types name each at most once (the meta-schema's `uniqueItems`).
-const isUnique = (list: unknown[]) => new Set(list).size === list.length;
+/**
+ * `required` and a list of types name each at most once (the meta-schema's `uniqueItems`).
+ * A short list is compared in place: nearly every object has a `required`, and a set for each
+ * is most of what reading it costs.
+ */
+function isUnique(list: unknown[]): boolean {
+  if (list.length > 16) return new Set(list).size === list.length;
+  for (let i = 1; i < list.length; i++) {
+    for (let j = 0; j < i; j++) if (list[i] === list[j]) return false;
+  }
+  return true;
+}
 const isNameList = (value: unknown) =>
   Array.isArray(value) && value.every(isString) && isUnique(value);
 // The meta-schema's `schemaArray` has `minItems: 1`: an empty list says nothing, and a provider
@@ -154,17 +164,21 @@ function wellWrittenAs(keyword: string, value: unknown): unknown {
   return repaired;
 }
 
+const NONE: readonly string[] = [];
+
 /** The properties of `node` that say `required: true` themselves (draft 3). */
-function requiredByThemselves(node: Record<string, unknown>): string[] {
+function requiredByThemselves(node: Record<string, unknown>): readonly string[] {
   const { properties } = node;
-  const named: string[] = [];
-  if (!isPlainObject(properties)) return named;
+  if (!isPlainObject(properties)) return NONE;
+  let named: string[] | undefined;
   for (const name in properties) {
     const property = properties[name];
-    if (Object.hasOwn(properties, name) && isPlainObject(property) && property.required === true)
-      named.push(name);
+    if (!Object.hasOwn(properties, name) || !isPlainObject(property)) continue;
+    if (property.required !== true) continue;
+    named ??= [];
+    named.push(name);
   }
-  return named;
+  return named ?? NONE;
 }
 
 export const wellFormed: Pass = {

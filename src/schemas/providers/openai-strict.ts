@@ -103,32 +103,46 @@ function overLimits(schema: unknown): string | undefined {
   let enumValues = 0;
   let characters = 0;
   let longEnum = false;
+  // Only what holds more: a view is mostly words, which count for nothing here.
   const pending = [schema];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    if (Array.isArray(node)) for (const item of node) pending.push(item);
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === "object" && item !== null) pending.push(item);
+      continue;
+    }
     if (!isPlainObject(node)) continue;
-    if (isPlainObject(node.properties)) {
-      const names = Object.keys(node.properties);
-      properties += names.length;
-      characters += names.reduce((sum, name) => sum + name.length, 0);
+    const names = node.properties;
+    if (isPlainObject(names)) {
+      for (const name in names) {
+        if (!Object.hasOwn(names, name)) continue;
+        properties++;
+        characters += name.length;
+      }
     }
     if (Array.isArray(node.enum)) {
-      const text = node.enum.reduce<number>((sum, value) => sum + String(value).length, 0);
+      let text = 0;
+      for (const value of node.enum) text += String(value).length;
       enumValues += node.enum.length;
       characters += text;
       const { values, characters: most } = STRICT_LIMITS.longEnum;
       if (node.enum.length > values && text > most) longEnum = true;
     }
-    for (const key in node) if (Object.hasOwn(node, key)) pending.push(node[key]);
+    for (const key in node) {
+      const value = node[key];
+      if (typeof value === "object" && value !== null && Object.hasOwn(node, key))
+        pending.push(value);
+    }
   }
-  const over = (count: number, limit: number, what: string) =>
-    count > limit ? `${count} ${what} (at most ${limit.toLocaleString("en-US")})` : undefined;
   return (
     over(properties, STRICT_LIMITS.properties, "object properties") ??
     over(enumValues, STRICT_LIMITS.enumValues, "enum values") ??
     over(characters, STRICT_LIMITS.characters, "characters of names and enum values") ??
     (longEnum ? "an enum of more than 250 values over 15,000 characters" : undefined)
   );
+}
+
+function over(count: number, limit: number, what: string): string | undefined {
+  return count > limit ? `${count} ${what} (at most ${limit.toLocaleString("en-US")})` : undefined;
 }
 
 const STRICT_NODES: Pass[] = [
