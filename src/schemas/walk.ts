@@ -12,7 +12,7 @@
  * are names, carried as they are: a property called `type` is data.
  */
 import type { Schema } from "../args/json-schema";
-import { isPlainObject, setOwn } from "../json";
+import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../json";
 import { type Gate, gateOf, HAS_CHILDREN } from "./gate";
 import { CHILDREN, hasType } from "./keywords";
 import { noteOn } from "./notes";
@@ -25,6 +25,9 @@ import {
   type ViewContext,
   type ViewPasses,
 } from "./pass";
+
+// A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
+const ownKey = hasOwnKey;
 
 const ROOT: At = { root: true, depth: 0, refs: [] };
 
@@ -79,7 +82,7 @@ export class SchemaWalk implements ViewContext {
       const child: At = { root: false, depth: at.depth + 1, refs: at.refs };
       for (const keyword in node) {
         const kind = CHILDREN.get(keyword);
-        if (kind === undefined || !Object.hasOwn(node, keyword)) continue;
+        if (kind === undefined || !ownKey.call(node, keyword)) continue;
         const value = node[keyword];
         let viewed: unknown = value;
         if (kind === "one") viewed = isPlainObject(value) ? this.view(value, child) : value;
@@ -115,7 +118,7 @@ export class SchemaWalk implements ViewContext {
     const copy: Schema = {};
     const left: string[] = [];
     for (const keyword in node) {
-      if (!Object.hasOwn(node, keyword)) continue;
+      if (!ownKey.call(node, keyword)) continue;
       if (keeps.has(keyword)) copy[keyword] = node[keyword];
       else left.push(keyword);
     }
@@ -137,7 +140,7 @@ export class SchemaWalk implements ViewContext {
   private viewEach(map: Schema, at: At): Schema {
     let result: Schema | undefined;
     for (const key in map) {
-      if (!Object.hasOwn(map, key)) continue;
+      if (!ownKey.call(map, key)) continue;
       const value = map[key];
       const viewed = this.view(value, at);
       if (viewed === value && result === undefined) continue;
@@ -174,7 +177,7 @@ function copyMap(map: Schema, upTo: string): Schema {
   const result: Schema = {};
   for (const key in map) {
     if (key === upTo) break;
-    if (!Object.hasOwn(map, key)) continue;
+    if (!ownKey.call(map, key)) continue;
     setOwn(result, key, map[key]);
   }
   return result;
