@@ -32,8 +32,6 @@ export interface SchemaView {
   unfit?: string;
 }
 
-const NOTHING: ReadonlySet<object> = new Set();
-
 /** Whether a profile's passes change nothing: its view is the schema itself. */
 export function changesNothing(passes: ViewPasses): boolean {
   return passes.root.length === 0 && passes.nodes.length === 0;
@@ -50,8 +48,8 @@ export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
       differs: false,
       rules: [],
       dropped: [],
-      asText: NOTHING,
-      absentNulls: NOTHING,
+      asText: walk.textNodes,
+      absentNulls: walk.absentNulls,
     };
   }
   const unfit = passes.unfit?.(schema);

@@ -30,12 +30,14 @@ import {
 const ownKey = hasOwnKey;
 
 const ROOT: At = { root: true, depth: 0, refs: [] };
+const NONE: ReadonlySet<object> = new Set();
 
 export class SchemaWalk implements ViewContext {
   readonly applied = new Set<SchemaRule>();
   readonly dropped = new Set<string>();
-  readonly textNodes = new Set<object>();
-  readonly absentNulls = new Set<object>();
+  // Made when first needed: few views ask for JSON text or make a property nullable.
+  private text: Set<object> | undefined;
+  private nulls: Set<object> | undefined;
   nodes = 0;
   private readonly gate: Gate;
 
@@ -150,13 +152,23 @@ export class SchemaWalk implements ViewContext {
     return result ?? map;
   }
 
+  /** The nodes of the view that ask for JSON text. */
+  get textNodes(): ReadonlySet<object> {
+    return this.text ?? NONE;
+  }
+
+  /** The nodes of the view where `null` means "left out". */
+  get absentNulls(): ReadonlySet<object> {
+    return this.nulls ?? NONE;
+  }
+
   nullMeansAbsent(node: Schema): void {
-    this.absentNulls.add(node);
+    this.nulls ??= new Set();
+    this.nulls.add(node);
   }
 
   keepAsText(from: unknown, to: Schema): void {
-    if (typeof from === "object" && from !== null && this.textNodes.has(from))
-      this.textNodes.add(to);
+    if (typeof from === "object" && from !== null && this.text?.has(from)) this.text.add(to);
   }
 
   textSchema(schema: Schema, note: string): Schema {
@@ -167,7 +179,8 @@ export class SchemaWalk implements ViewContext {
       if (this.passes.textNull === "nullable") text.nullable = true;
       else if (this.passes.textNull === "type") text.type = ["string", "null"];
     }
-    this.textNodes.add(text);
+    this.text ??= new Set();
+    this.text.add(text);
     return text;
   }
 }

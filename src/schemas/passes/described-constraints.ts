@@ -8,6 +8,7 @@
  */
 import type { Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
+import { UNTYPED } from "../gate";
 import { EXCLUSIVE_BOUNDS, firstType } from "../keywords";
 import { describeValue, noteOn } from "../notes";
 import type { Pass } from "../pass";
@@ -70,13 +71,15 @@ export function describedConstraints(facts: SubsetFacts): Pass {
   const example = keeps("example");
   return {
     phase: "enter",
-    // The keywords below, and those that imply a `type` where there is none.
+    // The keywords below; a node without a `type` (one may be implied); an enum that may hold
+    // other values than strings.
     reads: [
       ...(exclusive ? ["exclusiveMinimum", "exclusiveMaximum"] : []),
       ...(multipleOf ? ["multipleOf"] : []),
       ...lengths,
-      ...["format", "pattern", "uniqueItems", "default", "deprecated"],
-      ...["enum", "properties", "items", ...(example ? ["examples"] : [])],
+      ...["format", "pattern", "uniqueItems", "default", "deprecated", UNTYPED],
+      ...(facts.stringEnums ? ["enum"] : []),
+      ...(example ? ["examples"] : []),
     ],
     needed: (node) => {
       if (exclusive && (node.exclusiveMinimum !== undefined || node.exclusiveMaximum !== undefined))
