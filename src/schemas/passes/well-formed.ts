@@ -184,13 +184,30 @@ function requiredByThemselves(node: Record<string, unknown>): readonly string[] 
   return named ?? NONE;
 }
 
+/**
+ * Whether `properties` is no map of schemas, or names one that says `required: true`: one
+ * reading of the map for both, as most nodes with properties have neither.
+ */
+function propertiesToMend(properties: unknown): boolean {
+  if (!isPlainObject(properties)) return true;
+  for (const name in properties) {
+    if (!ownKey.call(properties, name)) continue;
+    const property = properties[name];
+    if (!isSchema(property) || (isPlainObject(property) && property.required === true)) return true;
+  }
+  return false;
+}
+
 export const wellFormed: Pass = {
   phase: "enter",
   needed: (node) => {
     for (const keyword in node) {
-      if (ownKey.call(node, keyword) && !wellWritten(keyword, node[keyword])) return true;
+      if (!ownKey.call(node, keyword)) continue;
+      const value = node[keyword];
+      if (keyword === "properties" ? propertiesToMend(value) : !wellWritten(keyword, value))
+        return true;
     }
-    return requiredByThemselves(node).length > 0;
+    return false;
   },
   apply: (schema, _at, view) => {
     // Collected before the node's own `required` may go as malformed (`true` itself, say).
