@@ -31,6 +31,7 @@ const ownKey = hasOwnKey;
 
 const ROOT: At = { root: true, depth: 0, refs: [] };
 const NONE: ReadonlySet<object> = new Set();
+const NO_KEYWORDS: readonly string[] = [];
 
 export class SchemaWalk implements ViewContext {
   readonly applied = new Set<SchemaRule>();
@@ -69,7 +70,7 @@ export class SchemaWalk implements ViewContext {
     // Written out at each place, not as a closure: one would be made, and named, for every node.
     const { enter, enterReads, leave, leaveReads } = this.gate;
     let node = input;
-    let left: string[] = [];
+    let left: readonly string[] = NO_KEYWORDS;
     let features = this.gate.features(input);
     for (let i = 0; i < enter.length; i++) {
       const pass = enter[i] as Pass;

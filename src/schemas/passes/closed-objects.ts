@@ -52,25 +52,44 @@ function nullable(schema: unknown, view: ViewContext): unknown {
   return result;
 }
 
+/** A node's `required`, to look names up in: a set where the list is long. */
+type Names = ReadonlySet<unknown> | readonly unknown[];
+const NO_NAMES: Names = [];
+
+function requiredOf(node: Record<string, unknown>): Names {
+  const required = node.required;
+  if (!Array.isArray(required)) return NO_NAMES;
+  return required.length > 16 ? new Set(required) : required;
+}
+
+function isIn(names: Names, name: string): boolean {
+  return Array.isArray(names) ? names.includes(name) : (names as ReadonlySet<unknown>).has(name);
+}
+
+/** Whether a property of `properties` is left out of `required`. */
+function someOptional(properties: Record<string, unknown>, required: Names): boolean {
+  for (const name in properties)
+    if (ownKey.call(properties, name) && !isIn(required, name)) return true;
+  return false;
+}
+
 export const closedObjects: Pass = {
   phase: "leave",
   reads: ["properties"],
   needed: (node) => {
     const properties = node.properties;
     if (!isPlainObject(properties)) return false;
-    if (node.additionalProperties !== false) return true;
-    const required = Array.isArray(node.required) ? node.required : [];
-    return Object.keys(properties).some((name) => !required.includes(name));
+    return node.additionalProperties !== false || someOptional(properties, requiredOf(node));
   },
   apply: (schema, _at, view) => {
     const properties = schema.properties as Record<string, unknown>;
-    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    const required = requiredOf(schema);
     const names = Object.keys(properties);
-    if (names.some((name) => !required.has(name))) {
+    if (someOptional(properties, required)) {
       const closed: Record<string, unknown> = {};
       for (const name of names) {
         const property = properties[name];
-        setOwn(closed, name, required.has(name) ? property : nullable(property, view));
+        setOwn(closed, name, isIn(required, name) ? property : nullable(property, view));
       }
       schema.properties = closed;
       view.applied.add("optional_as_nullable");

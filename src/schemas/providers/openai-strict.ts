@@ -28,7 +28,7 @@
  * `convertSchemasToStrict`) also refuses `$ref` or `anyOf` beside other
  * keywords: the view inlines every `$ref` and keeps `anyOf` alone.
  */
-import { isPlainObject } from "../../json";
+import { ownKey as hasOwnKey, isPlainObject } from "../../json";
 import { READ_BEFORE_DROPPED } from "../keywords";
 import type { Pass, ViewPasses } from "../pass";
 import { allOfMerged } from "../passes/all-of";
@@ -47,6 +47,9 @@ import { rootProperties } from "../passes/root-properties";
 import { subset } from "../passes/subset";
 import { typeUnionsAsAnyOf } from "../passes/type-unions";
 import { wellFormed } from "../passes/well-formed";
+
+// A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
+const ownKey = hasOwnKey;
 
 /** Every keyword strict mode accepts. */
 export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
@@ -103,7 +106,7 @@ function overLimits(schema: unknown): string | undefined {
   let enumValues = 0;
   let characters = 0;
   let longEnum = false;
-  // Only what holds more: a view is mostly words, which count for nothing here.
+  // Objects and lists only: a view is mostly words and types, which count for nothing here.
   const pending = [schema];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     if (Array.isArray(node)) {
@@ -111,26 +114,24 @@ function overLimits(schema: unknown): string | undefined {
       continue;
     }
     if (!isPlainObject(node)) continue;
-    const names = node.properties;
-    if (isPlainObject(names)) {
-      for (const name in names) {
-        if (!Object.hasOwn(names, name)) continue;
-        properties++;
-        characters += name.length;
-      }
-    }
-    if (Array.isArray(node.enum)) {
-      let text = 0;
-      for (const value of node.enum) text += String(value).length;
-      enumValues += node.enum.length;
-      characters += text;
-      const { values, characters: most } = STRICT_LIMITS.longEnum;
-      if (node.enum.length > values && text > most) longEnum = true;
-    }
     for (const key in node) {
       const value = node[key];
-      if (typeof value === "object" && value !== null && Object.hasOwn(node, key))
-        pending.push(value);
+      if (typeof value !== "object" || value === null || !ownKey.call(node, key)) continue;
+      if (key === "properties" && isPlainObject(value)) {
+        for (const name in value) {
+          if (!ownKey.call(value, name)) continue;
+          properties++;
+          characters += name.length;
+        }
+      } else if (key === "enum" && Array.isArray(value)) {
+        let text = 0;
+        for (const item of value) text += String(item).length;
+        enumValues += value.length;
+        characters += text;
+        const { values, characters: most } = STRICT_LIMITS.longEnum;
+        if (value.length > values && text > most) longEnum = true;
+      }
+      pending.push(value);
     }
   }
   return (
