@@ -41,6 +41,16 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * `Object.prototype.hasOwnProperty`, as `ownKey.call(object, key)` in a
+ * `for…in` over `object`: V8 answers that form from the loop's own list of
+ * keys, where `Object.hasOwn` is a call each time. Only where the function
+ * is a constant of the calling module (`const ownKey = imported`): through
+ * an import alone it is not. A schema view asks it of every keyword of every
+ * node (schemas/walk.ts, passes/well-formed.ts).
+ */
+export const ownKey = Object.prototype.hasOwnProperty;
+
 /** `object[key]` when it is the object's own property; `undefined` otherwise. */
 export function own(object: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(object, key) ? object[key] : undefined;

@@ -63,6 +63,20 @@ export function typesOf(schema: Schema): string[] | undefined {
   return undefined;
 }
 
+/** Whether a node names types at all (`typesOf` is not `undefined`). */
+export function namesTypes(schema: Schema): boolean {
+  const type = schema.type;
+  return typeof type === "string" || Array.isArray(type);
+}
+
+/** The first type a node names (`typesOf(schema)?.[0]`), without making the list of them. */
+export function firstType(schema: Schema): string | undefined {
+  const type = schema.type;
+  if (typeof type === "string") return type;
+  if (Array.isArray(type)) for (const name of type) if (typeof name === "string") return name;
+  return undefined;
+}
+
 /** Whether a node names `type` among its types; allocates nothing (the read-only walk asks it of every node). */
 export function hasType(schema: Schema, type: string): boolean {
   const named = schema.type;

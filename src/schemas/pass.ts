@@ -61,11 +61,23 @@ export interface ViewContext {
 
 /**
  * One rule of a view. `enter` passes run on a node before its children are
- * viewed, `leave` passes after; `needed` is read-only, and a view needs no
- * copy at all where no pass is needed anywhere (`conforms`, walk.ts).
+ * viewed, `leave` passes after; `needed` is read-only, and a node no pass
+ * needs is not copied.
  */
 export interface Pass {
   readonly phase: "enter" | "leave";
+  /**
+   * What `needed` reads: a node with none of it does not need the pass, and
+   * is not asked (gate.ts: a node's keywords, and `type:<name>`, `type:unknown`,
+   * `type:list`, `type:none` for what its `type` names). Absent, with `allows`:
+   * every node is asked.
+   */
+  readonly reads?: readonly string[];
+  /**
+   * Keywords a node may have without needing the pass: any other is a reason
+   * to ask it (subset.ts), as is a feature of `reads`.
+   */
+  readonly allows?: ReadonlySet<string>;
   needed(node: Schema, at: At): boolean;
   /** Applies the rule to the node's copy; a value other than the copy replaces the node. */
   apply(node: Schema, at: At, view: ViewContext): unknown;

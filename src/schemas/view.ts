@@ -12,7 +12,7 @@
  */
 import { isPlainObject } from "../json";
 import type { SchemaRule, ViewPasses } from "./pass";
-import { conforms, SchemaWalk } from "./walk";
+import { SchemaWalk } from "./walk";
 
 export type { SchemaRule } from "./pass";
 
@@ -32,8 +32,6 @@ export interface SchemaView {
   unfit?: string;
 }
 
-const NOTHING: ReadonlySet<object> = new Set();
-
 /** Whether a profile's passes change nothing: its view is the schema itself. */
 export function changesNothing(passes: ViewPasses): boolean {
   return passes.root.length === 0 && passes.nodes.length === 0;
@@ -41,19 +39,19 @@ export function changesNothing(passes: ViewPasses): boolean {
 
 /** The schema a provider whose view is `passes` accepts, for the origin's `inputSchema`. */
 export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
-  const root = isPlainObject(original) ? original : {};
-  if (isPlainObject(original) && conforms(original, passes)) {
+  const walk = new SchemaWalk(passes, isPlainObject(original) ? original : {});
+  const schema = walk.run();
+  // No pass needed anywhere: the view is the origin's own schema (no node was copied).
+  if (schema === original) {
     return {
       schema: original,
       differs: false,
       rules: [],
       dropped: [],
-      asText: NOTHING,
-      absentNulls: NOTHING,
+      asText: walk.textNodes,
+      absentNulls: walk.absentNulls,
     };
   }
-  const walk = new SchemaWalk(passes, root);
-  const schema = walk.run();
   const unfit = passes.unfit?.(schema);
   return {
     schema,

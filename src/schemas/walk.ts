@@ -1,17 +1,19 @@
 /**
  * The walk that runs a profile's passes (pass.ts) over a schema: the root
  * passes, then at every node the `enter` passes, the children, the `leave`
- * passes. A node is copied at most once, when the first pass it needs runs,
- * and only the keywords the profile keeps are copied (`ViewPasses.copies`);
- * a node no pass needs is the origin's own object. `conforms` is the same walk
- * read-only: no pass needed anywhere.
+ * passes, each asked only where the node has what it reads (gate.ts). A node
+ * is copied at most once, when the first pass it needs runs, and only the
+ * keywords the profile keeps are copied (`ViewPasses.copies`); a node no pass
+ * needs is the origin's own object, and a schema no pass needs anywhere is
+ * its own view.
  *
  * Bounded: at most `MAX_NODES` nodes, `MAX_DEPTH` levels; past either, the
  * value is asked for as JSON text. Keys under `properties` (and `$defs`, …)
  * are names, carried as they are: a property called `type` is data.
  */
 import type { Schema } from "../args/json-schema";
-import { isPlainObject, setOwn } from "../json";
+import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../json";
+import { type Gate, gateOf, HAS_CHILDREN } from "./gate";
 import { CHILDREN, hasType } from "./keywords";
 import { noteOn } from "./notes";
 import {
@@ -24,23 +26,27 @@ import {
   type ViewPasses,
 } from "./pass";
 
+// A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
+const ownKey = hasOwnKey;
+
 const ROOT: At = { root: true, depth: 0, refs: [] };
+const NONE: ReadonlySet<object> = new Set();
+const NO_KEYWORDS: readonly string[] = [];
 
 export class SchemaWalk implements ViewContext {
   readonly applied = new Set<SchemaRule>();
   readonly dropped = new Set<string>();
-  readonly textNodes = new Set<object>();
-  readonly absentNulls = new Set<object>();
+  // Made when first needed: few views ask for JSON text or make a property nullable.
+  private text: Set<object> | undefined;
+  private nulls: Set<object> | undefined;
   nodes = 0;
-  private readonly enter: readonly Pass[];
-  private readonly leave: readonly Pass[];
+  private readonly gate: Gate;
 
   constructor(
     private readonly passes: ViewPasses,
     readonly root: Schema,
   ) {
-    this.enter = passes.nodes.filter((pass) => pass.phase === "enter");
-    this.leave = passes.nodes.filter((pass) => pass.phase === "leave");
+    this.gate = gateOf(passes);
   }
 
   /** The view of the whole schema. */
@@ -62,34 +68,47 @@ export class SchemaWalk implements ViewContext {
     }
     // The node is copied the first time something changes it (`node === input` until then).
     // Written out at each place, not as a closure: one would be made, and named, for every node.
+    const { enter, enterReads, leave, leaveReads } = this.gate;
     let node = input;
-    let left: string[] = [];
-    for (const pass of this.enter) {
-      if (!pass.needed(node, at)) continue;
+    let left: readonly string[] = NO_KEYWORDS;
+    let features = this.gate.features(input);
+    for (let i = 0; i < enter.length; i++) {
+      const pass = enter[i] as Pass;
+      if (((enterReads[i] as number) & features) === 0 || !pass.needed(node, at)) continue;
       if (node === input) [node, left] = this.copy(input);
       const result = pass.apply(node, at, this);
       if (result !== node) return result;
+      features = this.gate.features(node);
     }
-    const child: At = { root: false, depth: at.depth + 1, refs: at.refs };
-    for (const keyword in node) {
-      const kind = CHILDREN.get(keyword);
-      if (kind === undefined || !Object.hasOwn(node, keyword)) continue;
-      const value = node[keyword];
-      let viewed: unknown = value;
-      if (kind === "one") viewed = isPlainObject(value) ? this.view(value, child) : value;
-      else if (kind === "list") viewed = Array.isArray(value) ? this.viewList(value, child) : value;
-      else if (isPlainObject(value) && (keyword === "properties" || this.passes.viewsDefinitions)) {
-        viewed = this.viewEach(value, child);
+    // Viewing the children changes what they are, not which keywords the node has.
+    if ((features & HAS_CHILDREN) !== 0) {
+      const child: At = { root: false, depth: at.depth + 1, refs: at.refs };
+      for (const keyword in node) {
+        const kind = CHILDREN.get(keyword);
+        if (kind === undefined || !ownKey.call(node, keyword)) continue;
+        const value = node[keyword];
+        let viewed: unknown = value;
+        if (kind === "one") viewed = isPlainObject(value) ? this.view(value, child) : value;
+        else if (kind === "list")
+          viewed = Array.isArray(value) ? this.viewList(value, child) : value;
+        else if (
+          isPlainObject(value) &&
+          (keyword === "properties" || this.passes.viewsDefinitions)
+        ) {
+          viewed = this.viewEach(value, child);
+        }
+        if (viewed === value) continue;
+        if (node === input) [node, left] = this.copy(input);
+        node[keyword] = viewed;
       }
-      if (viewed === value) continue;
-      if (node === input) [node, left] = this.copy(input);
-      node[keyword] = viewed;
     }
-    for (const pass of this.leave) {
-      if (!pass.needed(node, at)) continue;
+    for (let i = 0; i < leave.length; i++) {
+      const pass = leave[i] as Pass;
+      if (((leaveReads[i] as number) & features) === 0 || !pass.needed(node, at)) continue;
       if (node === input) [node, left] = this.copy(input);
       const result = pass.apply(node, at, this);
       if (result !== node) return result;
+      features = this.gate.features(node);
     }
     for (const keyword of left) this.dropped.add(keyword);
     return node;
@@ -102,7 +121,7 @@ export class SchemaWalk implements ViewContext {
     const copy: Schema = {};
     const left: string[] = [];
     for (const keyword in node) {
-      if (!Object.hasOwn(node, keyword)) continue;
+      if (!ownKey.call(node, keyword)) continue;
       if (keeps.has(keyword)) copy[keyword] = node[keyword];
       else left.push(keyword);
     }
@@ -124,7 +143,7 @@ export class SchemaWalk implements ViewContext {
   private viewEach(map: Schema, at: At): Schema {
     let result: Schema | undefined;
     for (const key in map) {
-      if (!Object.hasOwn(map, key)) continue;
+      if (!ownKey.call(map, key)) continue;
       const value = map[key];
       const viewed = this.view(value, at);
       if (viewed === value && result === undefined) continue;
@@ -134,13 +153,23 @@ export class SchemaWalk implements ViewContext {
     return result ?? map;
   }
 
+  /** The nodes of the view that ask for JSON text. */
+  get textNodes(): ReadonlySet<object> {
+    return this.text ?? NONE;
+  }
+
+  /** The nodes of the view where `null` means "left out". */
+  get absentNulls(): ReadonlySet<object> {
+    return this.nulls ?? NONE;
+  }
+
   nullMeansAbsent(node: Schema): void {
-    this.absentNulls.add(node);
+    this.nulls ??= new Set();
+    this.nulls.add(node);
   }
 
   keepAsText(from: unknown, to: Schema): void {
-    if (typeof from === "object" && from !== null && this.textNodes.has(from))
-      this.textNodes.add(to);
+    if (typeof from === "object" && from !== null && this.text?.has(from)) this.text.add(to);
   }
 
   textSchema(schema: Schema, note: string): Schema {
@@ -151,7 +180,8 @@ export class SchemaWalk implements ViewContext {
       if (this.passes.textNull === "nullable") text.nullable = true;
       else if (this.passes.textNull === "type") text.type = ["string", "null"];
     }
-    this.textNodes.add(text);
+    this.text ??= new Set();
+    this.text.add(text);
     return text;
   }
 }
@@ -161,43 +191,8 @@ function copyMap(map: Schema, upTo: string): Schema {
   const result: Schema = {};
   for (const key in map) {
     if (key === upTo) break;
-    if (!Object.hasOwn(map, key)) continue;
+    if (!ownKey.call(map, key)) continue;
     setOwn(result, key, map[key]);
   }
   return result;
-}
-
-/** Where a node at each depth is, for the read-only walk (no `$ref` is followed there). */
-const DEPTHS: readonly At[] = Array.from({ length: MAX_DEPTH + 2 }, (_, depth) => ({
-  root: depth === 0,
-  depth,
-  refs: [],
-}));
-
-/** Whether no pass is needed anywhere in `root`: its view is `root` itself. */
-export function conforms(root: Schema, passes: ViewPasses): boolean {
-  for (const pass of passes.root) if (pass.needed(root)) return false;
-  return conformsAt(root, ROOT, passes, { nodes: 0 });
-}
-
-function conformsAt(node: unknown, at: At, passes: ViewPasses, seen: { nodes: number }): boolean {
-  if (!isPlainObject(node)) return true;
-  if (++seen.nodes > MAX_NODES || at.depth > (passes.maxDepth ?? MAX_DEPTH)) return false;
-  for (const pass of passes.nodes) if (pass.needed(node, at)) return false;
-  const child = DEPTHS[at.depth + 1] as At;
-  for (const keyword in node) {
-    const kind = CHILDREN.get(keyword);
-    if (kind === undefined || !Object.hasOwn(node, keyword)) continue;
-    const value = node[keyword];
-    if (kind === "one") {
-      if (!conformsAt(value, child, passes, seen)) return false;
-    } else if (kind === "list") {
-      if (!Array.isArray(value)) continue;
-      for (const item of value) if (!conformsAt(item, child, passes, seen)) return false;
-    } else if (isPlainObject(value) && (keyword === "properties" || passes.viewsDefinitions)) {
-      for (const key in value)
-        if (Object.hasOwn(value, key) && !conformsAt(value[key], child, passes, seen)) return false;
-    }
-  }
-  return true;
 }

@@ -4,6 +4,7 @@ import type { Pass } from "../pass";
 
 export const allOfMerged: Pass = {
   phase: "enter",
+  reads: ["allOf"],
   needed: (node) => Array.isArray(node.allOf),
   apply: (node, at, view) => {
     view.applied.add("all_of_merged");

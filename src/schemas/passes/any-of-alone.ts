@@ -28,6 +28,7 @@ function siblingsFor(siblings: Record<string, unknown>, type: unknown) {
 
 export const anyOfAlone: Pass = {
   phase: "leave",
+  reads: ["anyOf"],
   needed: (node) => Array.isArray(node.anyOf) && Object.keys(node).some((key) => !WORDS.has(key)),
   apply: (schema, _at, view) => {
     const moved = Object.keys(schema).filter((key) => !WORDS.has(key));

@@ -23,13 +23,15 @@ function hasBooleanProperty(properties: unknown): boolean {
 
 export const booleanSchemas: Pass = {
   phase: "enter",
-  needed: (node) =>
-    isBoolean(node.items) ||
-    hasBooleanProperty(node.properties) ||
-    SCHEMA_LISTS.some((keyword) => {
+  reads: ["items", "properties", ...SCHEMA_LISTS],
+  needed: (node) => {
+    if (isBoolean(node.items) || hasBooleanProperty(node.properties)) return true;
+    for (const keyword of SCHEMA_LISTS) {
       const list = node[keyword];
-      return Array.isArray(list) && list.some(isBoolean);
-    }),
+      if (Array.isArray(list) && list.some(isBoolean)) return true;
+    }
+    return false;
+  },
   apply: (schema, _at, view) => {
     if (hasBooleanProperty(schema.properties)) {
       const properties: Record<string, unknown> = {};

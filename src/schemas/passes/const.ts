@@ -3,6 +3,7 @@ import type { Pass } from "../pass";
 
 export const constAsEnum: Pass = {
   phase: "enter",
+  reads: ["const"],
   needed: (node) => Object.hasOwn(node, "const"),
   apply: (schema, _at, view) => {
     schema.enum = [schema.const];

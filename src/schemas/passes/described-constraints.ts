@@ -8,7 +8,8 @@
  */
 import type { Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
-import { EXCLUSIVE_BOUNDS, typesOf } from "../keywords";
+import { UNTYPED } from "../gate";
+import { EXCLUSIVE_BOUNDS, firstType } from "../keywords";
 import { describeValue, noteOn } from "../notes";
 import type { Pass } from "../pass";
 
@@ -61,29 +62,47 @@ export function describedConstraints(facts: SubsetFacts): Pass {
   const keeps = (keyword: string) => facts.keywords.has(keyword);
   const unknownFormat = (schema: Record<string, unknown>) => {
     const format = schema.format;
-    return typeof format === "string" && !facts.formats[typesOf(schema)?.[0] ?? ""]?.has(format);
+    return typeof format === "string" && !facts.formats[firstType(schema) ?? ""]?.has(format);
   };
+  // What the profile's subset lacks, decided once: `needed` is asked of most nodes.
   const exclusive = !keeps("exclusiveMinimum");
+  const multipleOf = !keeps("multipleOf");
+  const lengths = LENGTHS.map(([keyword]) => keyword).filter((keyword) => !keeps(keyword));
+  const example = keeps("example");
   return {
     phase: "enter",
-    needed: (node) =>
-      (exclusive && (node.exclusiveMinimum !== undefined || node.exclusiveMaximum !== undefined)) ||
-      (!keeps("multipleOf") && node.multipleOf !== undefined) ||
-      LENGTHS.some(([keyword]) => !keeps(keyword) && node[keyword] !== undefined) ||
-      unknownFormat(node) ||
-      (typeof node.pattern === "string" && !facts.canRun(node.pattern)) ||
-      (facts.stringEnums && enumNotOfStrings(node)) ||
-      (node.type === undefined && impliedType(node, facts.stringEnums) !== undefined) ||
-      node.uniqueItems === true ||
-      Object.hasOwn(node, "default") ||
-      (keeps("example") &&
-        Array.isArray(node.examples) &&
-        node.examples.length > 0 &&
-        node.example === undefined) ||
-      node.deprecated === true,
+    // The keywords below; a node without a `type` (one may be implied); an enum that may hold
+    // other values than strings.
+    reads: [
+      ...(exclusive ? ["exclusiveMinimum", "exclusiveMaximum"] : []),
+      ...(multipleOf ? ["multipleOf"] : []),
+      ...lengths,
+      ...["format", "pattern", "uniqueItems", "default", "deprecated", UNTYPED],
+      ...(facts.stringEnums ? ["enum"] : []),
+      ...(example ? ["examples"] : []),
+    ],
+    needed: (node) => {
+      if (exclusive && (node.exclusiveMinimum !== undefined || node.exclusiveMaximum !== undefined))
+        return true;
+      if (multipleOf && node.multipleOf !== undefined) return true;
+      for (const keyword of lengths) if (node[keyword] !== undefined) return true;
+      return (
+        unknownFormat(node) ||
+        (typeof node.pattern === "string" && !facts.canRun(node.pattern)) ||
+        (facts.stringEnums && enumNotOfStrings(node)) ||
+        (node.type === undefined && impliedType(node, facts.stringEnums) !== undefined) ||
+        node.uniqueItems === true ||
+        Object.hasOwn(node, "default") ||
+        (example &&
+          Array.isArray(node.examples) &&
+          node.examples.length > 0 &&
+          node.example === undefined) ||
+        node.deprecated === true
+      );
+    },
     apply: (schema, _at, view) => {
+      // Pushed where said, not through a closure: one would be made, and named, per node.
       const notes: string[] = [];
-      const note = (text: string) => notes.push(text);
       // First: the format and constraints below are read against the type the enum leaves.
       const values = schema.enum;
       if (facts.stringEnums && Array.isArray(values) && enumNotOfStrings(schema)) {
@@ -98,25 +117,25 @@ export function describedConstraints(facts: SubsetFacts): Pass {
         if (value === undefined) continue;
         const limit = typeof value === "boolean" ? schema[bound] : value;
         if (value !== false && limit !== undefined) {
-          note(`Must be ${words} than ${describeValue(limit)}.`);
+          notes.push(`Must be ${words} than ${describeValue(limit)}.`);
           if (schema[bound] === undefined) schema[bound] = limit;
         }
         delete schema[keyword];
         view.dropped.add(keyword);
       }
-      if (!keeps("multipleOf") && schema.multipleOf !== undefined)
-        note(`Must be a multiple of ${describeValue(schema.multipleOf)}.`);
+      if (multipleOf && schema.multipleOf !== undefined)
+        notes.push(`Must be a multiple of ${describeValue(schema.multipleOf)}.`);
       for (const [keyword, words] of LENGTHS) {
-        if (!keeps(keyword) && schema[keyword] !== undefined) note(words(schema[keyword]));
+        if (!keeps(keyword) && schema[keyword] !== undefined) notes.push(words(schema[keyword]));
       }
       if (unknownFormat(schema)) {
-        note(`Format: ${schema.format}.`);
+        notes.push(`Format: ${schema.format}.`);
         delete schema.format;
         view.dropped.add("format");
       }
       const pattern = schema.pattern;
       if (typeof pattern === "string" && !facts.canRun(pattern)) {
-        note(`Must match the regular expression ${pattern}.`);
+        notes.push(`Must match the regular expression ${pattern}.`);
         delete schema.pattern;
         view.dropped.add("pattern");
       }
@@ -127,17 +146,18 @@ export function describedConstraints(facts: SubsetFacts): Pass {
           view.applied.add("type_supplied");
         }
       }
-      if (schema.uniqueItems === true) note("Items must be unique.");
-      if (Object.hasOwn(schema, "default")) note(`Default: ${describeValue(schema.default)}.`);
+      if (schema.uniqueItems === true) notes.push("Items must be unique.");
+      if (Object.hasOwn(schema, "default"))
+        notes.push(`Default: ${describeValue(schema.default)}.`);
       if (
-        keeps("example") &&
+        example &&
         Array.isArray(schema.examples) &&
         schema.examples.length > 0 &&
         schema.example === undefined
       ) {
         schema.example = schema.examples[0];
       }
-      if (schema.deprecated === true) note("Deprecated.");
+      if (schema.deprecated === true) notes.push("Deprecated.");
       if (notes.length > 0) {
         schema.description = noteOn(schema.description, notes.join(" "));
         view.applied.add("constraints_described");

@@ -8,6 +8,7 @@ import type { Pass } from "../pass";
 
 export const draft202012: Pass = {
   phase: "enter",
+  reads: ["nullable", "$schema", "exclusiveMinimum", "exclusiveMaximum", "items"],
   needed: (node) =>
     node.nullable !== undefined ||
     isOlderDraft(node.$schema) ||

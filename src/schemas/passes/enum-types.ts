@@ -27,6 +27,7 @@ const untypedEnum = (node: Schema) =>
 
 export const enumTypes: Pass = {
   phase: "enter",
+  reads: ["enum"],
   needed: (node) => untypedEnum(node) && typesOfValues(node.enum as unknown[]) !== undefined,
   apply: (schema, _at, view) => {
     const types = typesOfValues(schema.enum as unknown[]) as string[];

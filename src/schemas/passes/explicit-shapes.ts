@@ -8,7 +8,8 @@
  */
 import type { Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
-import { hasType, typesOf } from "../keywords";
+import { typeNamed, UNTYPED } from "../gate";
+import { hasType, namesTypes, typesOf } from "../keywords";
 import { describeValue } from "../notes";
 import type { Pass } from "../pass";
 
@@ -22,6 +23,8 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
   const asText = open === "as-text";
   return {
     phase: "leave",
+    // A value of any type is asked for as text (`as-text`): then also a node that names none.
+    reads: ["items", typeNamed("array"), typeNamed("object"), ...(asText ? [UNTYPED] : [])],
     needed: (node, at) => {
       if (Array.isArray(node.items)) return true;
       if (hasType(node, "array") && !isPlainObject(node.items)) return true;
@@ -31,7 +34,7 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
         if (!isPlainObject(properties)) return true;
         if (asText && Object.keys(properties).length === 0) return true;
       }
-      return asText && typesOf(node) === undefined && !Array.isArray(node.anyOf);
+      return asText && !namesTypes(node) && !Array.isArray(node.anyOf);
     },
     apply: (schema, at, view) => {
       const types = typesOf(schema);

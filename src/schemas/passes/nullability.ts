@@ -6,6 +6,7 @@
  * takes, providers/portable.ts).
  */
 import { isPlainObject } from "../../json";
+import { TYPE_LIST, typeNamed } from "../gate";
 import { isNullSchema, typesOf } from "../keywords";
 import type { Pass } from "../pass";
 import { typeUnionAsAnyOf } from "./type-unions";
@@ -13,6 +14,7 @@ import { typeUnionAsAnyOf } from "./type-unions";
 export function nullability(form: "keyword" | "omit"): Pass {
   return {
     phase: "enter",
+    reads: ["nullable", TYPE_LIST, typeNamed("null"), "anyOf", "oneOf", "enum"],
     needed: (node) =>
       Object.hasOwn(node, "nullable") ||
       Array.isArray(node.type) ||

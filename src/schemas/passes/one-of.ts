@@ -6,6 +6,7 @@ import type { Pass } from "../pass";
 
 export const oneOfAsAnyOf: Pass = {
   phase: "enter",
+  reads: ["oneOf"],
   needed: (node) => Array.isArray(node.oneOf),
   apply: (schema, _at, view) => {
     const oneOf = schema.oneOf as unknown[];

@@ -14,6 +14,7 @@ const MAX_REF_DEPTH = 2;
 
 export const refsInlined: Pass = {
   phase: "enter",
+  reads: ["$ref"],
   needed: (node) => typeof node.$ref === "string",
   apply: (node, at, view) => {
     const { $ref: ref, ...siblings } = node as typeof node & { $ref: string };

@@ -22,18 +22,20 @@ const COMPOSITIONS = ["allOf", "anyOf", "oneOf"] as const;
 /** What would let the root be other than one object: a tool's arguments always are one. */
 const NOT_AN_OBJECT = ["nullable", "enum", "const"] as const;
 
-const compositionIn = (root: Record<string, unknown>) =>
-  COMPOSITIONS.find((keyword) => Array.isArray(root[keyword]));
+function compositionIn(root: Record<string, unknown>) {
+  for (const keyword of COMPOSITIONS) if (Array.isArray(root[keyword])) return keyword;
+  return undefined;
+}
 
 export const rootObject: RootPass = {
   needed: (root) => {
-    const types = typesOf(root);
-    if (types?.length !== 1 || types[0] !== "object") return true;
-    return (
-      typeof root.$ref === "string" ||
-      compositionIn(root) !== undefined ||
-      NOT_AN_OBJECT.some((keyword) => Object.hasOwn(root, keyword))
-    );
+    if (root.type !== "object") {
+      const types = typesOf(root);
+      if (types?.length !== 1 || types[0] !== "object") return true;
+    }
+    if (typeof root.$ref === "string" || compositionIn(root) !== undefined) return true;
+    for (const keyword of NOT_AN_OBJECT) if (Object.hasOwn(root, keyword)) return true;
+    return false;
   },
   apply: (schema, view) => {
     let result = schema;

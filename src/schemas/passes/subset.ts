@@ -6,23 +6,26 @@
  * defined`) and a `type` to the ones the provider knows.
  */
 import { isPlainObject } from "../../json";
-import { TYPES, typesOf } from "../keywords";
+import { TYPE_LIST, UNKNOWN_TYPE } from "../gate";
+import { firstType, namesTypes, TYPES, typesOf } from "../keywords";
 import type { Pass } from "../pass";
 
 export function subset(keywords: ReadonlySet<string>): Pass {
   return {
     phase: "leave",
+    // Any keyword but the provider's, `required`, and a `type` of another name or a list of them.
+    allows: keywords,
+    reads: ["required", UNKNOWN_TYPE, TYPE_LIST],
     needed: (node) => {
       for (const keyword in node) if (!keywords.has(keyword)) return true;
-      if (Array.isArray(node.required)) {
-        const declared = isPlainObject(node.properties) ? node.properties : {};
-        if (
-          node.required.some((name) => typeof name !== "string" || !Object.hasOwn(declared, name))
-        )
-          return true;
+      const { required, properties } = node;
+      if (Array.isArray(required)) {
+        for (const name of required) {
+          if (typeof name !== "string" || !isPlainObject(properties)) return true;
+          if (!Object.hasOwn(properties, name)) return true;
+        }
       }
-      const types = typesOf(node);
-      return types !== undefined && !TYPES.includes(types[0] ?? "");
+      return namesTypes(node) && !TYPES.includes(firstType(node) ?? "");
     },
     apply: (schema, _at, view) => {
       for (const keyword in schema) {

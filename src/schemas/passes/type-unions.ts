@@ -9,6 +9,7 @@
  */
 import type { Schema } from "../../args/json-schema";
 import { isPlainObject, setOwn } from "../../json";
+import { TYPE_LIST } from "../gate";
 import { constrains, isTypeSpecific } from "../keywords";
 import type { Pass } from "../pass";
 
@@ -55,6 +56,7 @@ export function typeUnionAsAnyOf(node: Schema, types: readonly unknown[]): void 
 
 export const typeUnionsAsAnyOf: Pass = {
   phase: "enter",
+  reads: [TYPE_LIST],
   needed: (node) =>
     Array.isArray(node.type) && node.type.filter((type) => type !== "null").length > 1,
   apply: (schema, _at, view) => {

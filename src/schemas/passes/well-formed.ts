@@ -8,9 +8,12 @@
  * draft-03 form, names it in its object's `required` instead
  * (`required_collected`): what the origin meant.
  */
-import { isPlainObject, setOwn } from "../../json";
+import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../../json";
 import { SCHEMA_LISTS, TYPES } from "../keywords";
 import type { Pass } from "../pass";
+
+// A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
+const ownKey = hasOwnKey;
 
 const isSchema = (value: unknown) => isPlainObject(value) || typeof value === "boolean";
 const isString = (value: unknown) => typeof value === "string";
@@ -18,8 +21,18 @@ const isBoolean = (value: unknown) => typeof value === "boolean";
 const isNumber = (value: unknown) => typeof value === "number";
 const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
 const isType = (value: unknown) => typeof value === "string" && TYPES.includes(value);
-// `required` and a list of types name each at most once (the meta-schema's `uniqueItems`).
-const isUnique = (list: unknown[]) => new Set(list).size === list.length;
+/**
+ * `required` and a list of types name each at most once (the meta-schema's `uniqueItems`).
+ * A short list is compared in place: nearly every object has a `required`, and a set for each
+ * is most of what reading it costs.
+ */
+function isUnique(list: unknown[]): boolean {
+  if (list.length > 16) return new Set(list).size === list.length;
+  for (let i = 1; i < list.length; i++) {
+    for (let j = 0; j < i; j++) if (list[i] === list[j]) return false;
+  }
+  return true;
+}
 const isNameList = (value: unknown) =>
   Array.isArray(value) && value.every(isString) && isUnique(value);
 // The meta-schema's `schemaArray` has `minItems: 1`: an empty list says nothing, and a provider
@@ -39,7 +52,7 @@ function isRegExp(pattern: string): boolean {
 
 function isSchemaMap(value: unknown): boolean {
   if (!isPlainObject(value)) return false;
-  for (const name in value) if (Object.hasOwn(value, name) && !isSchema(value[name])) return false;
+  for (const name in value) if (ownKey.call(value, name) && !isSchema(value[name])) return false;
   return true;
 }
 
@@ -154,32 +167,53 @@ function wellWrittenAs(keyword: string, value: unknown): unknown {
   return repaired;
 }
 
+const NONE: readonly string[] = [];
+
 /** The properties of `node` that say `required: true` themselves (draft 3). */
-function requiredByThemselves(node: Record<string, unknown>): string[] {
+function requiredByThemselves(node: Record<string, unknown>): readonly string[] {
   const { properties } = node;
-  const named: string[] = [];
-  if (!isPlainObject(properties)) return named;
+  if (!isPlainObject(properties)) return NONE;
+  let named: string[] | undefined;
   for (const name in properties) {
     const property = properties[name];
-    if (Object.hasOwn(properties, name) && isPlainObject(property) && property.required === true)
-      named.push(name);
+    if (!ownKey.call(properties, name) || !isPlainObject(property)) continue;
+    if (property.required !== true) continue;
+    named ??= [];
+    named.push(name);
   }
-  return named;
+  return named ?? NONE;
+}
+
+/**
+ * Whether `properties` is no map of schemas, or names one that says `required: true`: one
+ * reading of the map for both, as most nodes with properties have neither.
+ */
+function propertiesToMend(properties: unknown): boolean {
+  if (!isPlainObject(properties)) return true;
+  for (const name in properties) {
+    if (!ownKey.call(properties, name)) continue;
+    const property = properties[name];
+    if (!isSchema(property) || (isPlainObject(property) && property.required === true)) return true;
+  }
+  return false;
 }
 
 export const wellFormed: Pass = {
   phase: "enter",
   needed: (node) => {
     for (const keyword in node) {
-      if (Object.hasOwn(node, keyword) && !wellWritten(keyword, node[keyword])) return true;
+      if (!ownKey.call(node, keyword)) continue;
+      const value = node[keyword];
+      if (keyword === "properties" ? propertiesToMend(value) : !wellWritten(keyword, value))
+        return true;
     }
-    return requiredByThemselves(node).length > 0;
+    return false;
   },
   apply: (schema, _at, view) => {
     // Collected before the node's own `required` may go as malformed (`true` itself, say).
     const named = requiredByThemselves(schema);
     for (const keyword in schema) {
-      if (!Object.hasOwn(schema, keyword) || wellWritten(keyword, schema[keyword])) continue;
+      if (!ownKey.call(schema, keyword) || wellWritten(keyword, schema[keyword])) continue;
       view.applied.add("malformed_dropped");
       const repaired = wellWrittenAs(keyword, schema[keyword]);
       if (repaired !== undefined) schema[keyword] = repaired;

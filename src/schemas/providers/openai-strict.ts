@@ -28,7 +28,7 @@
  * `convertSchemasToStrict`) also refuses `$ref` or `anyOf` beside other
  * keywords: the view inlines every `$ref` and keeps `anyOf` alone.
  */
-import { isPlainObject } from "../../json";
+import { ownKey as hasOwnKey, isPlainObject } from "../../json";
 import { READ_BEFORE_DROPPED } from "../keywords";
 import type { Pass, ViewPasses } from "../pass";
 import { allOfMerged } from "../passes/all-of";
@@ -47,6 +47,9 @@ import { rootProperties } from "../passes/root-properties";
 import { subset } from "../passes/subset";
 import { typeUnionsAsAnyOf } from "../passes/type-unions";
 import { wellFormed } from "../passes/well-formed";
+
+// A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
+const ownKey = hasOwnKey;
 
 /** Every keyword strict mode accepts. */
 export const STRICT_KEYWORDS: ReadonlySet<string> = new Set([
@@ -103,32 +106,44 @@ function overLimits(schema: unknown): string | undefined {
   let enumValues = 0;
   let characters = 0;
   let longEnum = false;
+  // Objects and lists only: a view is mostly words and types, which count for nothing here.
   const pending = [schema];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    if (Array.isArray(node)) for (const item of node) pending.push(item);
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === "object" && item !== null) pending.push(item);
+      continue;
+    }
     if (!isPlainObject(node)) continue;
-    if (isPlainObject(node.properties)) {
-      const names = Object.keys(node.properties);
-      properties += names.length;
-      characters += names.reduce((sum, name) => sum + name.length, 0);
+    for (const key in node) {
+      const value = node[key];
+      if (typeof value !== "object" || value === null || !ownKey.call(node, key)) continue;
+      if (key === "properties" && isPlainObject(value)) {
+        for (const name in value) {
+          if (!ownKey.call(value, name)) continue;
+          properties++;
+          characters += name.length;
+        }
+      } else if (key === "enum" && Array.isArray(value)) {
+        let text = 0;
+        for (const item of value) text += String(item).length;
+        enumValues += value.length;
+        characters += text;
+        const { values, characters: most } = STRICT_LIMITS.longEnum;
+        if (value.length > values && text > most) longEnum = true;
+      }
+      pending.push(value);
     }
-    if (Array.isArray(node.enum)) {
-      const text = node.enum.reduce<number>((sum, value) => sum + String(value).length, 0);
-      enumValues += node.enum.length;
-      characters += text;
-      const { values, characters: most } = STRICT_LIMITS.longEnum;
-      if (node.enum.length > values && text > most) longEnum = true;
-    }
-    for (const key in node) if (Object.hasOwn(node, key)) pending.push(node[key]);
   }
-  const over = (count: number, limit: number, what: string) =>
-    count > limit ? `${count} ${what} (at most ${limit.toLocaleString("en-US")})` : undefined;
   return (
     over(properties, STRICT_LIMITS.properties, "object properties") ??
     over(enumValues, STRICT_LIMITS.enumValues, "enum values") ??
     over(characters, STRICT_LIMITS.characters, "characters of names and enum values") ??
     (longEnum ? "an enum of more than 250 values over 15,000 characters" : undefined)
   );
+}
+
+function over(count: number, limit: number, what: string): string | undefined {
+  return count > limit ? `${count} ${what} (at most ${limit.toLocaleString("en-US")})` : undefined;
 }
 
 const STRICT_NODES: Pass[] = [

@@ -1,0 +1,118 @@
+/**
+ * Which of a profile's passes a node may need, from one read of its keywords
+ * (walk.ts). Each pass says what its `needed` reads (`Pass.reads`, and
+ * `Pass.allows` for a pass that any other keyword calls for): a node with
+ * none of it is not asked, as the answer would be `false`. Most nodes of a
+ * listing are a `type` and a `description`, and a profile's passes are a
+ * dozen questions each; the gate asks the few that can be yes.
+ *
+ * A node's features are its keywords, and what its `type` names:
+ * `type:<name>` for each of the seven types it names (`type:array`,
+ * `type:null`, …), `type:unknown` for any other name, `type:list` where it is
+ * a list, `type:none` where it names none (no `type`, or one that is neither a
+ * string nor a list: `typesOf` is `undefined`). The gate is read again after
+ * a pass changed the node; a copy that left keywords out
+ * (`ViewPasses.copies`) has fewer, so the features read before still hold all
+ * of them.
+ */
+import type { Schema } from "../args/json-schema";
+import { CHILDREN, TYPES } from "./keywords";
+import type { Pass, ViewPasses } from "./pass";
+
+/** Every node has it: a pass that names nothing to read is asked of every node. */
+const ANY = 1;
+/** The node has a keyword whose value is a schema, a list or a map of them (`CHILDREN`). */
+export const HAS_CHILDREN = 2;
+/** The node has a `type`: what it names is read apart. */
+const TYPED = 4;
+const FIRST_BIT = 3;
+/** Features past 31 bits share one (a collision only asks a pass that need not be asked). */
+const BITS = 31 - FIRST_BIT;
+
+export const TYPE_LIST = "type:list";
+export const UNTYPED = "type:none";
+export const UNKNOWN_TYPE = "type:unknown";
+/** The feature of a `type` that names `name` (one of `TYPES`), alone or in a list. */
+export const typeNamed = (name: string) => `type:${name}`;
+
+/** A profile's node passes in the order they run, each phase with the features it reads. */
+export interface Gate {
+  readonly enter: readonly Pass[];
+  readonly enterReads: readonly number[];
+  readonly leave: readonly Pass[];
+  readonly leaveReads: readonly number[];
+  /** What a node is made of, as the bits the passes' `reads` are. */
+  features(node: Schema): number;
+}
+
+const gates = new WeakMap<ViewPasses, Gate>();
+
+/** The gate of a profile's view, made once per profile. */
+export function gateOf(passes: ViewPasses): Gate {
+  let gate = gates.get(passes);
+  if (gate === undefined) {
+    gate = makeGate(passes.nodes);
+    gates.set(passes, gate);
+  }
+  return gate;
+}
+
+function makeGate(passes: readonly Pass[]): Gate {
+  let bits = 0;
+  const nextBit = () => 1 << (FIRST_BIT + (bits++ % BITS));
+  const bitOf = new Map<string, number>();
+  for (const feature of passes.flatMap((pass) => pass.reads ?? [])) {
+    if (!bitOf.has(feature)) bitOf.set(feature, nextBit());
+  }
+  // Each set of allowed keywords: a bit for a node with a keyword outside it.
+  const outside = new Map<ReadonlySet<string>, number>();
+  for (const pass of passes)
+    if (pass.allows !== undefined && !outside.has(pass.allows)) outside.set(pass.allows, nextBit());
+  const readsOf = (pass: Pass) => {
+    if (pass.reads === undefined && pass.allows === undefined) return ANY;
+    const read = (pass.reads ?? []).reduce((all, feature) => all | (bitOf.get(feature) ?? 0), 0);
+    return read | (pass.allows === undefined ? 0 : (outside.get(pass.allows) ?? 0));
+  };
+
+  // One lookup per keyword of a node: its own bit, the sets it is outside of, whether it holds
+  // schemas, whether it is `type`. A keyword in no table is outside every set.
+  let everywhereOutside = 0;
+  for (const bit of outside.values()) everywhereOutside |= bit;
+  const keywordBits = new Map<string, number>();
+  const known = new Set([...bitOf.keys(), ...CHILDREN.keys(), "type"]);
+  for (const allowed of outside.keys()) for (const keyword of allowed) known.add(keyword);
+  for (const keyword of known) {
+    let entry = bitOf.get(keyword) ?? 0;
+    for (const [allowed, bit] of outside) if (!allowed.has(keyword)) entry |= bit;
+    if (CHILDREN.has(keyword)) entry |= HAS_CHILDREN;
+    if (keyword === "type") entry |= TYPED;
+    keywordBits.set(keyword, entry);
+  }
+  const typeBits = new Map<unknown, number>(
+    TYPES.map((name) => [name, bitOf.get(typeNamed(name)) ?? 0]),
+  );
+  const list = bitOf.get(TYPE_LIST) ?? 0;
+  const untyped = bitOf.get(UNTYPED) ?? 0;
+  const unknown = bitOf.get(UNKNOWN_TYPE) ?? 0;
+
+  const enter = passes.filter((pass) => pass.phase === "enter");
+  const leave = passes.filter((pass) => pass.phase === "leave");
+  return {
+    enter,
+    enterReads: enter.map(readsOf),
+    leave,
+    leaveReads: leave.map(readsOf),
+    features(node) {
+      let found = ANY;
+      // Inherited keywords too, unlike the passes: more features only ask more.
+      for (const keyword in node) found |= keywordBits.get(keyword) ?? everywhereOutside;
+      if ((found & TYPED) === 0) return found | untyped;
+      const type = node.type;
+      if (typeof type === "string") return found | (typeBits.get(type) ?? unknown);
+      if (!Array.isArray(type)) return found | untyped;
+      found |= list;
+      for (const name of type) found |= typeBits.get(name) ?? unknown;
+      return found;
+    },
+  };
+}
