@@ -213,9 +213,10 @@ describe("the isolate's read budget", () => {
     reads.hold().take(MAX_HELD_BYTES);
     const body = JSON.stringify({ error: "invalid_token", detail: "x".repeat(ALWAYS_TAKEN_BYTES) });
     const challenge =
-      'Bearer resource_metadata="https://origin.example/.well-known/oauth-protected-resource"';
+      'Bearer resource_metadata="https://read-budget.example/.well-known/oauth-protected-resource"';
     const profile = profileOf("openai");
-    const scopes = await toolMapScopes(new URL("https://origin.example/mcp"), profile.names);
+    // An origin of this file's own: the runtime's KV holds other files' maps (docs/development.md).
+    const scopes = await toolMapScopes(new URL("https://read-budget.example/mcp"), profile.names);
     const refused = await rewriteResponse(
       new Response(body, {
         status: 401,
