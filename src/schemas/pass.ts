@@ -69,8 +69,8 @@ export interface Pass {
   /**
    * What `needed` reads: a node with none of it does not need the pass, and
    * is not asked (gate.ts: a node's keywords, and `type:<name>`, `type:unknown`,
-   * `type:list`, `type:none` for what its `type` names). Absent, with `allows`:
-   * every node is asked.
+   * `type:list`, `type:none` for what its `type` names). With neither this
+   * nor `allows`, every node is asked.
    */
   readonly reads?: readonly string[];
   /**
