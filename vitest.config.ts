@@ -36,15 +36,21 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
+          // One runtime for every file: starting workerd and loading the SDKs for each file cost
+          // three times the tests themselves. Each file sets up the state it reads (its own
+          // origin, KV scope or tenant), so no file leans on another's.
+          isolate: false,
           // Two files at a time on two cores: a test's 5 s default is a slow test, not a hung one.
           testTimeout: 30_000,
           include: ["test/{unit,worker,e2e}/**/*.test.ts"],
+          setupFiles: ["test/setup/file-boundary.ts"],
         },
       },
       {
         // Tools that must run as processes against the proxy served over HTTP.
         test: {
           name: "node",
+          isolate: false,
           environment: "node",
           // Says so when the browser test is skipped for want of a browser.
           globalSetup: ["test/node/system-chromium.ts"],
