@@ -63,17 +63,17 @@ export class Readiness {
   private readonly last = new Map<string, Checked>();
   private checking = false;
 
+  constructor(private readonly now: () => number = Date.now) {}
+
   /** The result for `key`, checked anew when the last is older than `READY_TTL_MS`. */
-  async of(
-    key: string,
-    check: () => Promise<Check>,
-    now = Date.now(),
-  ): Promise<Checked | undefined> {
+  async of(key: string, check: () => Promise<Check>): Promise<Checked | undefined> {
     const last = this.last.get(key);
-    if ((last && now - last.at < READY_TTL_MS) || this.checking) return last;
+    if ((last && this.now() - last.at < READY_TTL_MS) || this.checking) return last;
     this.checking = true;
     try {
-      const checked = { check: await check(), at: now };
+      // Dated when it finished: what it found is how the origin was then, however long it took.
+      const result = await check();
+      const checked = { check: result, at: this.now() };
       // One configuration an isolate, as a rule: the map never holds more than a few.
       if (this.last.size >= 16) this.last.clear();
       this.last.set(key, checked);

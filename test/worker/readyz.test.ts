@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { READY_TTL_MS, Readiness } from "../../src/routes/readyz";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import {
@@ -144,5 +145,23 @@ describe("/readyz", () => {
       "http://proxy.test/healthz",
     );
     expect(response.status).toBe(200);
+  });
+});
+
+describe("what an isolate keeps of readiness", () => {
+  it("dates a check from when it finished: a slow check is 0 seconds old when answered, and kept its whole time", async () => {
+    let now = 1_000_000;
+    const readiness = new Readiness(() => now);
+    const slow = async () => {
+      now += 1_500;
+      return { ready: true as const };
+    };
+    const checked = await readiness.of("relay", slow);
+    expect(checked?.at).toBe(1_001_500);
+    // Kept READY_TTL_MS from then: a check just before that is the kept one, not a new one.
+    now += READY_TTL_MS - 1;
+    expect(await readiness.of("relay", slow)).toBe(checked);
+    now += 1;
+    expect((await readiness.of("relay", slow))?.at).toBe(now + 1_500);
   });
 });
