@@ -15,6 +15,7 @@ import type { Schema } from "../args/json-schema";
 import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../json";
 import { type Gate, gateOf, HAS_CHILDREN } from "./gate";
 import { CHILDREN, hasType } from "./keywords";
+import { NodeSet } from "./node-set";
 import { noteOn } from "./notes";
 import {
   type At,
@@ -31,6 +32,7 @@ const ownKey = hasOwnKey;
 
 const ROOT: At = { root: true, depth: 0, refs: [] };
 const NONE: ReadonlySet<object> = new Set();
+const NO_NODES = new NodeSet([]);
 const NO_KEYWORDS: readonly string[] = [];
 
 export class SchemaWalk implements ViewContext {
@@ -38,7 +40,7 @@ export class SchemaWalk implements ViewContext {
   readonly dropped = new Set<string>();
   // Made when first needed: few views ask for JSON text or make a property nullable.
   private text: Set<object> | undefined;
-  private nulls: Set<object> | undefined;
+  private nulls: object[] | undefined;
   nodes = 0;
   private readonly gate: Gate;
 
@@ -159,13 +161,13 @@ export class SchemaWalk implements ViewContext {
   }
 
   /** The nodes of the view where `null` means "left out". */
-  get absentNulls(): ReadonlySet<object> {
-    return this.nulls ?? NONE;
+  get absentNulls(): NodeSet {
+    return this.nulls === undefined ? NO_NODES : new NodeSet(this.nulls);
   }
 
   nullMeansAbsent(node: Schema): void {
-    this.nulls ??= new Set();
-    this.nulls.add(node);
+    this.nulls ??= [];
+    this.nulls.push(node);
   }
 
   keepAsText(from: unknown, to: Schema): void {
