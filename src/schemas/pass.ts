@@ -55,6 +55,11 @@ export interface ViewContext {
   textSchema(schema: Schema, note: string): Schema;
   /** `to` stands where `from` did: if `from` asked for JSON text, so does `to`. */
   keepAsText(from: unknown, to: Schema): void;
+  /**
+   * Whether a `leave` pass may change `value` in place instead of copying it: the walk copied
+   * it for this view (the node's `properties`, or one of their schemas) and nothing else holds it.
+   */
+  owns(value: unknown): boolean;
   /** `node` takes `null` only because the view made its property required: `null` there means "left out". */
   nullMeansAbsent(node: Schema): void;
 }

@@ -11,6 +11,7 @@
  * validation against the origin's schema on the way back (args/) checks it.
  */
 import { isPlainObject } from "../json";
+import type { NodeSet } from "./node-set";
 import type { SchemaRule, ViewPasses } from "./pass";
 import { SchemaWalk } from "./walk";
 
@@ -27,7 +28,7 @@ export interface SchemaView {
   /** The schemas inside `schema` that ask for a value as JSON text (way-back.ts reads it back). */
   asText: ReadonlySet<object>;
   /** The schemas inside `schema` where `null` means "left out" (way-back.ts leaves the key out). */
-  absentNulls: ReadonlySet<object>;
+  absentNulls: NodeSet;
   /** Why the view is still beyond what the provider accepts, when it is (a size no pass brings down). */
   unfit?: string;
 }

@@ -15,6 +15,7 @@ import type { Schema } from "../args/json-schema";
 import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../json";
 import { type Gate, gateOf, HAS_CHILDREN } from "./gate";
 import { CHILDREN, hasType } from "./keywords";
+import { NodeSet } from "./node-set";
 import { noteOn } from "./notes";
 import {
   type At,
@@ -31,6 +32,7 @@ const ownKey = hasOwnKey;
 
 const ROOT: At = { root: true, depth: 0, refs: [] };
 const NONE: ReadonlySet<object> = new Set();
+const NO_NODES = new NodeSet([]);
 const NO_KEYWORDS: readonly string[] = [];
 
 export class SchemaWalk implements ViewContext {
@@ -38,9 +40,15 @@ export class SchemaWalk implements ViewContext {
   readonly dropped = new Set<string>();
   // Made when first needed: few views ask for JSON text or make a property nullable.
   private text: Set<object> | undefined;
-  private nulls: Set<object> | undefined;
+  private nulls: object[] | undefined;
   nodes = 0;
   private readonly gate: Gate;
+  // What this walk made and nothing else holds (`owns`): the last node it copied and returned,
+  // the copies in the last map of schemas it copied, and those of the node a pass is leaving.
+  private lastCopy: object | undefined;
+  private eachCopied: object[] | undefined;
+  private ownedMap: object | undefined;
+  private ownedValues: object[] | undefined;
 
   constructor(
     private readonly passes: ViewPasses,
@@ -71,11 +79,16 @@ export class SchemaWalk implements ViewContext {
     const { enter, enterReads, leave, leaveReads } = this.gate;
     let node = input;
     let left: readonly string[] = NO_KEYWORDS;
+    // The node's `properties`, when the walk copied them, and the copies among their schemas.
+    let ownedMap: object | undefined;
+    let ownedValues: object[] | undefined;
     let features = this.gate.features(input);
     for (let i = 0; i < enter.length; i++) {
       const pass = enter[i] as Pass;
       if (((enterReads[i] as number) & features) === 0 || !pass.needed(node, at)) continue;
       if (node === input) [node, left] = this.copy(input);
+      this.ownedMap = undefined;
+      this.ownedValues = undefined;
       const result = pass.apply(node, at, this);
       if (result !== node) return result;
       features = this.gate.features(node);
@@ -96,6 +109,10 @@ export class SchemaWalk implements ViewContext {
           (keyword === "properties" || this.passes.viewsDefinitions)
         ) {
           viewed = this.viewEach(value, child);
+          if (keyword === "properties" && viewed !== value) {
+            ownedMap = viewed as object;
+            ownedValues = this.eachCopied;
+          }
         }
         if (viewed === value) continue;
         if (node === input) [node, left] = this.copy(input);
@@ -106,11 +123,14 @@ export class SchemaWalk implements ViewContext {
       const pass = leave[i] as Pass;
       if (((leaveReads[i] as number) & features) === 0 || !pass.needed(node, at)) continue;
       if (node === input) [node, left] = this.copy(input);
+      this.ownedMap = ownedMap;
+      this.ownedValues = ownedValues;
       const result = pass.apply(node, at, this);
       if (result !== node) return result;
       features = this.gate.features(node);
     }
     for (const keyword of left) this.dropped.add(keyword);
+    if (node !== input) this.lastCopy = node;
     return node;
   }
 
@@ -142,6 +162,7 @@ export class SchemaWalk implements ViewContext {
   /** Each schema of a map (`properties`, `$defs`); a key named `__proto__` stays a key. */
   private viewEach(map: Schema, at: At): Schema {
     let result: Schema | undefined;
+    let copied: object[] | undefined;
     for (const key in map) {
       if (!ownKey.call(map, key)) continue;
       const value = map[key];
@@ -149,8 +170,21 @@ export class SchemaWalk implements ViewContext {
       if (viewed === value && result === undefined) continue;
       result ??= copyMap(map, key);
       setOwn(result, key, viewed);
+      if (viewed === value || viewed !== this.lastCopy) continue;
+      copied ??= [];
+      copied.push(viewed as object);
     }
+    this.eachCopied = copied;
     return result ?? map;
+  }
+
+  /**
+   * Whether a `leave` pass may change `value` in place: it is the node's `properties` as the
+   * walk copied them, or the walk's copy of one of their schemas, held nowhere else.
+   */
+  owns(value: unknown): boolean {
+    if (value === undefined) return false;
+    return value === this.ownedMap || (this.ownedValues?.includes(value as object) ?? false);
   }
 
   /** The nodes of the view that ask for JSON text. */
@@ -159,13 +193,13 @@ export class SchemaWalk implements ViewContext {
   }
 
   /** The nodes of the view where `null` means "left out". */
-  get absentNulls(): ReadonlySet<object> {
-    return this.nulls ?? NONE;
+  get absentNulls(): NodeSet {
+    return this.nulls === undefined ? NO_NODES : new NodeSet(this.nulls);
   }
 
   nullMeansAbsent(node: Schema): void {
-    this.nulls ??= new Set();
-    this.nulls.add(node);
+    this.nulls ??= [];
+    this.nulls.push(node);
   }
 
   keepAsText(from: unknown, to: Schema): void {

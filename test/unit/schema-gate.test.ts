@@ -29,7 +29,7 @@ function ungated(passes: ViewPasses): ViewPasses {
 }
 
 /** Where in `schema` each node of `nodes` is, as JSON pointers (the sets hold the view's own nodes). */
-function pathsOf(schema: unknown, nodes: ReadonlySet<object>): string[] {
+function pathsOf(schema: unknown, nodes: { has(node: object): boolean }): string[] {
   const found: string[] = [];
   const visit = (value: unknown, path: string) => {
     if (typeof value !== "object" || value === null) return;

@@ -34,16 +34,25 @@ function withType(schema: Record<string, unknown>, type: unknown[]): Record<stri
   return result;
 }
 
-/** `schema` that also takes `null`: a type with `null`, a `null` branch, `null` among the values. */
+/**
+ * `schema` that also takes `null`: a type with `null`, a `null` branch, `null` among the values.
+ * The walk's own copy of a property (one a pass changed already) is changed in place, not copied
+ * again; its lists are new all the same, as the origin's may be among them.
+ */
 function nullable(schema: unknown, view: ViewContext): unknown {
   if (!isPlainObject(schema) || allowsNull(schema)) return schema;
   let result: Record<string, unknown> | undefined;
+  const owned = view.owns(schema);
   const type = schema.type;
-  if (typeof type === "string") result = withType(schema, [type, "null"]);
-  else if (Array.isArray(type)) result = withType(schema, [...(typesOf(schema) ?? []), "null"]);
-  else if (Array.isArray(schema.anyOf))
-    result = { ...schema, anyOf: [...schema.anyOf, { type: "null" }] };
-  else if (Array.isArray(schema.enum)) result = { ...schema };
+  if (typeof type === "string" || Array.isArray(type)) {
+    const types = typeof type === "string" ? [type, "null"] : [...(typesOf(schema) ?? []), "null"];
+    if (owned) schema.type = types;
+    result = owned ? schema : withType(schema, types);
+  } else if (Array.isArray(schema.anyOf)) {
+    const anyOf = [...schema.anyOf, { type: "null" }];
+    result = owned ? schema : { ...schema };
+    result.anyOf = anyOf;
+  } else if (Array.isArray(schema.enum)) result = owned ? schema : { ...schema };
   if (result === undefined) return schema;
   if (Array.isArray(result.enum) && !result.enum.includes(null))
     result.enum = [...result.enum, null];
@@ -86,10 +95,12 @@ export const closedObjects: Pass = {
     const required = requiredOf(schema);
     const names = Object.keys(properties);
     if (someOptional(properties, required)) {
-      const closed: Record<string, unknown> = {};
+      // `properties` the walk copied already are closed in place (a property of theirs changed).
+      const closed: Record<string, unknown> = view.owns(properties) ? properties : {};
       for (const name of names) {
         const property = properties[name];
-        setOwn(closed, name, isIn(required, name) ? property : nullable(property, view));
+        const value = isIn(required, name) ? property : nullable(property, view);
+        if (closed !== properties || value !== property) setOwn(closed, name, value);
       }
       schema.properties = closed;
       view.applied.add("optional_as_nullable");

@@ -9,7 +9,7 @@
  * (`required_collected`): what the origin meant.
  */
 import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../../json";
-import { SCHEMA_LISTS, TYPES } from "../keywords";
+import { TYPES } from "../keywords";
 import type { Pass } from "../pass";
 
 // A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
@@ -56,15 +56,29 @@ function isSchemaMap(value: unknown): boolean {
   return true;
 }
 
-/** Keywords whose value maps names to schemas, and those that list schemas (draft 7's `items` too). */
-const SCHEMA_MAPS = new Set([
-  "properties",
-  "patternProperties",
-  "dependentSchemas",
-  "$defs",
-  "definitions",
-]);
-const SCHEMA_LIST_KEYWORDS = new Set([...SCHEMA_LISTS, "items"]);
+/**
+ * Whether `keyword`'s value maps names to schemas, or lists schemas (draft 7's `items` too).
+ * A `switch`, as `wellWritten`: sets would be two lookups for every keyword of every node
+ * (the lists are keywords.ts `SCHEMA_LISTS`, and `items`).
+ */
+function schemasIn(keyword: string): "map" | "list" | undefined {
+  switch (keyword) {
+    case "properties":
+    case "patternProperties":
+    case "dependentSchemas":
+    case "$defs":
+    case "definitions":
+      return "map";
+    case "items":
+    case "anyOf":
+    case "oneOf":
+    case "allOf":
+    case "prefixItems":
+      return "list";
+    default:
+      return undefined;
+  }
+}
 
 /**
  * Whether JSON Schema allows `value` for `keyword` (the 2020-12 meta-schema,
@@ -73,11 +87,12 @@ const SCHEMA_LIST_KEYWORDS = new Set([...SCHEMA_LISTS, "items"]);
  * `switch`: a first listing looks up every keyword of every node.
  */
 function wellWritten(keyword: string, value: unknown): boolean {
-  if (SCHEMA_MAPS.has(keyword)) return isSchemaMap(value);
-  if (SCHEMA_LIST_KEYWORDS.has(keyword)) {
-    return isSchemaList(value) || (keyword === "items" && isSchema(value));
-  }
   switch (keyword) {
+    // Nearly every node has these: asked first.
+    case "description":
+    case "title":
+    case "format":
+      return isString(value);
     case "type":
       return (
         isType(value) ||
@@ -122,11 +137,8 @@ function wellWritten(keyword: string, value: unknown): boolean {
       return isCount(value);
     case "pattern":
       return isString(value) && isRegExp(value);
-    case "format":
     case "$ref":
     case "$schema":
-    case "title":
-    case "description":
     case "$id":
     case "$anchor":
     case "$comment":
@@ -139,8 +151,13 @@ function wellWritten(keyword: string, value: unknown): boolean {
     case "readOnly":
     case "writeOnly":
       return isBoolean(value);
-    default:
+    default: {
+      const schemas = schemasIn(keyword);
+      if (schemas === "map") return isSchemaMap(value);
+      if (schemas === "list")
+        return isSchemaList(value) || (keyword === "items" && isSchema(value));
       return true;
+    }
   }
 }
 
@@ -156,10 +173,10 @@ function wellWrittenAs(keyword: string, value: unknown): unknown {
     const once = [...new Set(value)];
     return once.length > 0 && once.every(keyword === "type" ? isType : isString) ? once : undefined;
   }
-  if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value) && value.length > 0) {
+  if (schemasIn(keyword) === "list" && Array.isArray(value) && value.length > 0) {
     return value.map((item) => (isSchema(item) ? item : {}));
   }
-  if (!SCHEMA_MAPS.has(keyword) || !isPlainObject(value)) return undefined;
+  if (schemasIn(keyword) !== "map" || !isPlainObject(value)) return undefined;
   const repaired: Record<string, unknown> = {};
   for (const [name, member] of Object.entries(value)) {
     setOwn(repaired, name, isSchema(member) ? member : {});
