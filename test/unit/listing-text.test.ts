@@ -273,12 +273,12 @@ describe("a listing renamed in its text", () => {
           }
         },
       ),
-      { numRuns: 400 },
+      { numRuns: 200 },
     );
-    // That the runs copied text at all: about 100 entries of 400 listings (half of them under
+    // That the runs copied text at all: about 50 entries of 200 listings (half of them under
     // rules, which leave out entries that are no tool), never fewer than half as many.
-    expect(kept).toBeGreaterThan(50);
-    // 800 listings through real local KV: 4–8 s on a shared two-core machine, past vitest's 5 s.
+    expect(kept).toBeGreaterThan(25);
+    // 400 listings through real local KV: 3 s alone, 15 s beside the rest of the suite under load.
   }, 30_000);
 
   it("reads a listing alike whether or not it is told the tools of the listing before", () => {
