@@ -113,12 +113,14 @@ const loggedIn = () => /"loggedIn":\s*true/.test(wrangler(["whoami", "--json"]) 
 const WORKER_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const HOST = /^[a-z0-9.-]+$/;
 
+/** Why a tenant cannot be written as given: the command prints it and exits 1, having written nothing. */
+export class Refused extends Error {}
+
 function fail(message: string): never {
-  console.error(message);
-  process.exit(1);
+  throw new Refused(message);
 }
 
-function add(argv: string[]): void {
+export function add(argv: string[]): void {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -201,9 +203,15 @@ function add(argv: string[]): void {
 
 if (import.meta.main) {
   const [command, ...argv] = process.argv.slice(2);
-  if (command === "add") add(argv);
-  else
-    fail(
-      "Usage: npm run tenant -- add NAME --origin URL [--auth relay|broker] [--profile PROFILE] [--workers-dev SUBDOMAIN] [--host HOST ...]",
-    );
+  try {
+    if (command === "add") add(argv);
+    else
+      fail(
+        "Usage: npm run tenant -- add NAME --origin URL [--auth relay|broker] [--profile PROFILE] [--workers-dev SUBDOMAIN] [--host HOST ...]",
+      );
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    console.error(error.message);
+    process.exitCode = 1;
+  }
 }
