@@ -25,8 +25,10 @@ import { type MessageRecord, OK, type Verdict } from "./call-record";
 export const MAX_JUDGED_CHARS = 64 * 1024;
 /** The most of an answer read to judge it, beside the client's own stream. */
 export const MAX_READ_BYTES = 256 * 1024;
-/** What one read of it takes: one turn of the isolate for an answer no longer. */
+/** What a read of it after the first takes: one turn of the isolate for that much of a long answer. */
 const READ_SIZE = 64 * 1024;
+/** The first read's: a short answer's event fits it, and a buffer costs its size to allocate. */
+const FIRST_READ_SIZE = 16 * 1024;
 
 /** What a response mentions. */
 const RESULT = '"result"';
@@ -226,31 +228,42 @@ export class CallAnswers {
    * most: what still waits past them is `unread`. The runtime's tee holds
    * for the client what this reading got ahead of it, so at most that much;
    * once done, the copy is cancelled and the client's stream goes on alone.
-   * The runtime fills `READ_SIZE` bytes at a time, or what there is when the
-   * answer ends: a short answer costs the isolate one turn.
+   * The first read takes what has come (an answer of one short event is
+   * judged in it, without waiting for the stream's end); each later one
+   * `READ_SIZE` bytes, or what there is when the answer ends, into one
+   * buffer: a long answer costs the isolate a turn per `READ_SIZE`.
    */
   async #readCopy(copy: ReadableStream<Uint8Array>, watcher: ChunkWatcher) {
     const reader = copy.getReader({ mode: "byob" });
     const drop = () => {};
     let read = 0;
+    let ended = false;
+    let into = new Uint8Array(FIRST_READ_SIZE);
+    let atLeast = 1;
     try {
       while (this.waiting && read <= MAX_READ_BYTES) {
-        const { done, value } = await reader.readAtLeast(READ_SIZE, new Uint8Array(READ_SIZE));
+        const { done, value } = await reader.readAtLeast(atLeast, into);
         const size = value?.byteLength ?? 0;
         read += size;
         if (value && size > 0) watcher.write(value, drop);
         // Fewer bytes than asked for: the answer ended.
-        if (done || size < READ_SIZE) {
+        if (done || size < atLeast) {
+          ended = true;
           watcher.end(drop);
           break;
         }
+        // The read gave `into`'s memory to `value`, which the watcher has done with.
+        into =
+          atLeast === 1 ? new Uint8Array(READ_SIZE) : new Uint8Array(value.buffer, 0, READ_SIZE);
+        atLeast = READ_SIZE;
       }
       if (read > MAX_READ_BYTES) this.endAll(UNREAD);
     } catch {
       // The answer failed midway: what still waits was not answered (`release`).
     } finally {
       watcher.release();
-      await reader.cancel().catch(() => {});
+      // An ended copy has nothing left to let go of; the client's stream does not wait on this.
+      if (!ended) reader.cancel().catch(() => {});
     }
   }
 
