@@ -25,7 +25,13 @@ type AgentsSdkTool = ReturnType<typeof mcpToFunctionTool>;
  * the demo origin's own listing, whose `a_b` and `a/b` the SDK renames alike.)
  */
 async function withAgentsSdkTools<T>(url: string, use: (tools: AgentsSdkTool[]) => Promise<T>) {
-  const server = new MCPServerStreamableHttp({ url, name: "origin" });
+  // The SDK's 5 s for a request (its version probe among them) is a slow machine, not a hung
+  // server: the suite's other files share the cores (the probe timed out twice at load 7).
+  const server = new MCPServerStreamableHttp({
+    url,
+    name: "origin",
+    clientSessionTimeoutSeconds: 60,
+  });
   await server.connect();
   try {
     const listed = await server.listTools();
