@@ -19,17 +19,13 @@ import { profileOf } from "../src/schemas/profile";
 import { acceptCommand, acceptKey, changedParts } from "../src/toolmap/definition-pins";
 import { toolMapScopes } from "../src/toolmap/isolate-memory";
 import { decodeMap, mapKey, type StoredMap } from "../src/toolmap/stored-map";
+import { refuse, runCommand } from "./lib/command";
 import { CONFIG_PATH, labelOf, readEnvironment } from "./lib/environments";
 
 interface Where {
   env: string | undefined;
   local: boolean;
   configPath: string;
-}
-
-function fail(message: string): never {
-  console.error(message);
-  process.exit(1);
 }
 
 /** `wrangler kv …` on the tenant's TOOL_MAP, where `where` says; its stdout. */
@@ -48,14 +44,14 @@ function kv(where: Where, args: string[]): string {
     ],
     { encoding: "utf8" },
   );
-  if (run.status !== 0) fail(`wrangler kv ${args[0]} ${args[1]} failed:\n${run.stderr}`);
+  if (run.status !== 0) refuse(`wrangler kv ${args[0]} ${args[1]} failed:\n${run.stderr}`);
   return run.stdout;
 }
 
 /** The origin's KV scope, from its ORIGIN_URL in wrangler.toml or `--origin`. */
 async function scopeOf(where: Where, origin: string | undefined): Promise<string> {
   const environment = readEnvironment(where.env, { configPath: where.configPath });
-  if (environment.error !== undefined) fail(environment.error);
+  if (environment.error !== undefined) refuse(environment.error);
   const url = origin ?? environment.env.ORIGIN_URL;
   const config = parseConfig({
     ...environment.env,
@@ -63,7 +59,7 @@ async function scopeOf(where: Where, origin: string | undefined): Promise<string
   } as unknown as Env);
   if (config.kind === "invalid") {
     const problems = config.problems.map(({ path, problem }) => `  ${path}: ${problem}`);
-    fail(
+    refuse(
       `${labelOf(where.env)} has problems (npm run check tells them all); with a secret ORIGIN_URL, give it with --origin URL:\n${problems.join("\n")}`,
     );
   }
@@ -110,12 +106,13 @@ function list(where: Where, scope: string): void {
 
 function accept(where: Where, scope: string, original: string, pin: string | undefined): void {
   const held = readMap(where, scope)?.held.get(original) ?? [];
-  if (held.length === 0) fail(`${JSON.stringify(original)} is not held in ${labelOf(where.env)}.`);
+  if (held.length === 0)
+    refuse(`${JSON.stringify(original)} is not held in ${labelOf(where.env)}.`);
   if (pin !== undefined && !held.includes(pin)) {
-    fail(`${JSON.stringify(original)} is not held on that definition; held: ${held.join(", ")}`);
+    refuse(`${JSON.stringify(original)} is not held on that definition; held: ${held.join(", ")}`);
   }
   if (pin === undefined && held.length > 1) {
-    fail(
+    refuse(
       `${JSON.stringify(original)} is held on ${held.length} definitions: accept one with --pin (npm run holds -- list shows them).`,
     );
   }
@@ -126,8 +123,10 @@ function accept(where: Where, scope: string, original: string, pin: string | und
   );
 }
 
-if (import.meta.main) {
+/** `npm run holds -- …argv`. */
+export async function holds(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
+    args: argv,
     allowPositionals: true,
     options: {
       env: { type: "string", short: "e" },
@@ -140,7 +139,7 @@ if (import.meta.main) {
   const [command, tool, ...rest] = positionals;
   const where: Where = { env: values.env, local: values.local, configPath: values.config };
   if (where.env === undefined && !where.local) {
-    fail(
+    refuse(
       "Say where: --env NAME (a tenant at Cloudflare), --local (wrangler dev on this machine), or both.",
     );
   }
@@ -149,7 +148,9 @@ if (import.meta.main) {
   else if (command === "accept" && tool !== undefined && rest.length === 0) {
     accept(where, scope, tool, values.pin);
   } else
-    fail(
+    refuse(
       "Usage: npm run holds -- list|accept TOOL [--pin PIN] [--env NAME] [--local] [--origin URL]",
     );
 }
+
+if (import.meta.main) await runCommand(() => holds(process.argv.slice(2)));

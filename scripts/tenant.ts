@@ -12,6 +12,7 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { experimental_readRawConfig } from "wrangler";
 import { checkEnvironment, createNamespaceCommand, report } from "./check";
+import { refuse, runCommand } from "./lib/command";
 import { CONFIG_PATH, environmentNames, PLACEHOLDER_ID, readEnvironment } from "./lib/environments";
 
 export interface Tenant {
@@ -113,13 +114,6 @@ const loggedIn = () => /"loggedIn":\s*true/.test(wrangler(["whoami", "--json"]) 
 const WORKER_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const HOST = /^[a-z0-9.-]+$/;
 
-/** Why a tenant cannot be written as given: the command prints it and exits 1, having written nothing. */
-export class Refused extends Error {}
-
-function fail(message: string): never {
-  throw new Refused(message);
-}
-
 export function add(argv: string[]): void {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -136,24 +130,26 @@ export function add(argv: string[]): void {
   const [name, ...rest] = positionals;
   const configPath = values.config;
   if (name === undefined || rest.length > 0)
-    fail("Usage: npm run tenant -- add NAME --origin URL …");
-  if (environmentNames(configPath).includes(name)) fail(`${configPath} has [env.${name}] already.`);
-  if (values.origin === undefined) fail("--origin URL: the full URL of the origin's MCP endpoint.");
-  if (values.auth !== "relay" && values.auth !== "broker") fail("--auth is relay or broker.");
+    refuse("Usage: npm run tenant -- add NAME --origin URL …");
+  if (environmentNames(configPath).includes(name))
+    refuse(`${configPath} has [env.${name}] already.`);
+  if (values.origin === undefined)
+    refuse("--origin URL: the full URL of the origin's MCP endpoint.");
+  if (values.auth !== "relay" && values.auth !== "broker") refuse("--auth is relay or broker.");
   const { rawConfig } = experimental_readRawConfig({ config: configPath });
   const worker = `${rawConfig.name ?? "mcp-edge-rewriter"}-${name}`;
   if (!WORKER_NAME.test(worker)) {
-    fail(
+    refuse(
       `${worker}: a tenant's name is lower-case letters, digits and dashes, and short enough for a worker name of 63 characters.`,
     );
   }
   const hosts = values.host.map((host) => host.toLowerCase());
   const workersDev = values["workers-dev"]?.toLowerCase();
   if ([...hosts, workersDev ?? ""].some((host) => !HOST.test(host) && host !== "")) {
-    fail("--host and --workers-dev take host names: letters, digits, dots and dashes.");
+    refuse("--host and --workers-dev take host names: letters, digits, dots and dashes.");
   }
   if (workersDev === undefined && hosts.length === 0) {
-    fail(
+    refuse(
       "Say where the tenant is served: --workers-dev SUBDOMAIN (your account's workers.dev subdomain, as the dashboard's Workers page shows it) and/or --host HOST (a custom domain). ALLOWED_HOSTS lists them.",
     );
   }
@@ -174,7 +170,7 @@ export function add(argv: string[]): void {
   const checked = checkEnvironment(readEnvironment(name, { configPath }));
   if (checked.problems.length > 0) {
     writeFileSync(configPath, before);
-    fail(`${report(checked, configPath)}\n\nNothing written.`);
+    refuse(`${report(checked, configPath)}\n\nNothing written.`);
   }
 
   const ids: Record<string, string> = {};
@@ -203,15 +199,11 @@ export function add(argv: string[]): void {
 
 if (import.meta.main) {
   const [command, ...argv] = process.argv.slice(2);
-  try {
-    if (command === "add") add(argv);
-    else
-      fail(
-        "Usage: npm run tenant -- add NAME --origin URL [--auth relay|broker] [--profile PROFILE] [--workers-dev SUBDOMAIN] [--host HOST ...]",
-      );
-  } catch (error) {
-    if (!(error instanceof Refused)) throw error;
-    console.error(error.message);
-    process.exitCode = 1;
-  }
+  await runCommand(() =>
+    command === "add"
+      ? add(argv)
+      : refuse(
+          "Usage: npm run tenant -- add NAME --origin URL [--auth relay|broker] [--profile PROFILE] [--workers-dev SUBDOMAIN] [--host HOST ...]",
+        ),
+  );
 }

@@ -7,7 +7,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { add, Refused } from "../../scripts/tenant";
+import { Refused } from "../../scripts/lib/command";
+import { add } from "../../scripts/tenant";
 import { npmRun, repoCopy, sections, shell } from "./npm-scripts";
 
 const repo = repoCopy();
