@@ -190,7 +190,8 @@ export class ToolRules {
     const { hideAnnotated, onlyAnnotated } = this.document;
     if (this.hidden(tool.name)) return true;
     if (this.listedOnly && !this.listedOnly(tool.name)) return true;
-    if (matches(hideAnnotated, tool.annotations)) return true;
+    // Annotations read only where a rule names them: a tool read from a listing's text parses them then.
+    if (hideAnnotated !== undefined && matches(hideAnnotated, tool.annotations)) return true;
     return onlyAnnotated !== undefined && !matches(onlyAnnotated, tool.annotations);
   }
 

@@ -131,7 +131,11 @@ export function decide(
 ): Map<string, Decision> {
   const decisions = new Map<string, Decision>();
   for (const { original, tool } of tools) {
-    const hides = rules.hides({ name: original, annotations: tool?.annotations });
+    // The tool itself where it is listed by its original name: its annotations are read (a tool
+    // read from a listing's text parses them) only where a rule names some (ToolRules.hides).
+    const ruled =
+      tool?.name === original ? tool : { name: original, annotations: tool?.annotations };
+    const hides = rules.hides(ruled);
     decisions.set(original, held.has(original) ? "held" : hides ? "hidden" : "shown");
   }
   return decisions;

@@ -84,8 +84,30 @@ export const joinPin = ({ digest, fingerprints, extra }: PinParts) =>
     ? fingerprints
     : `${digest}/${fingerprints}${extra === undefined ? "" : `/${extra}`}`;
 
-const fingerprintOf = (value: unknown) =>
-  value === undefined ? "-" : fingerprint32(JSON.stringify(value)).toString(36);
+/** `JSON.stringify(value)`; `undefined` for a member `JSON.stringify` leaves out. */
+const jsonOf = (value: unknown): string | undefined =>
+  value === undefined ? undefined : JSON.stringify(value);
+
+const fingerprintOfJson = (json: string | undefined) =>
+  json === undefined ? "-" : fingerprint32(json).toString(36);
+
+const fingerprintOf = (value: unknown) => fingerprintOfJson(jsonOf(value));
+
+/**
+ * `JSON.stringify({ inputSchema, description, annotations })` from each
+ * member's JSON: a pin fingerprints description and annotations from the
+ * same texts it digests, each written once (two of 1,000 a first listing's
+ * digests cost otherwise).
+ */
+function joinedDefinition(schema: string, description?: string, annotations?: string): string {
+  const described = description === undefined ? "" : `,"description":${description}`;
+  const annotated = annotations === undefined ? "" : `,"annotations":${annotations}`;
+  return `{"inputSchema":${schema}${described}${annotated}}`;
+}
+
+/** The input schema's JSON, copied from the listing's text where it is written that way there. */
+const schemaText = ({ schemaJson, inputSchema }: ListedTool) =>
+  schemaJson ? textAt(schemaJson) : JSON.stringify(inputSchema ?? null);
 
 /**
  * What the first digest covers: `JSON.stringify({ inputSchema, description,
@@ -93,10 +115,7 @@ const fingerprintOf = (value: unknown) =>
  * written that way there.
  */
 export function definitionText(tool: ListedTool & { annotations?: unknown }): string {
-  const { schemaJson, description, annotations } = tool;
-  const schema = schemaJson ? textAt(schemaJson) : JSON.stringify(tool.inputSchema ?? null);
-  const rest = JSON.stringify({ description, annotations });
-  return `{"inputSchema":${schema}${rest === "{}" ? "}" : `,${rest.slice(1)}`}`;
+  return joinedDefinition(schemaText(tool), jsonOf(tool.description), jsonOf(tool.annotations));
 }
 
 /** `<title>/<output schema>/<digest of JSON.stringify({ title, outputSchema })>`, `-/-/-` for neither. */
@@ -154,9 +173,9 @@ function pinOf(
       definitionText({ name: tool.name, inputSchema: tool.inputSchema, ...schemaJsonOf(tool) }),
     ).then((digest) => joinPin({ digest, fingerprints: `${schemaHash}/*/*`, extra: "*/*/-" }));
   }
-  const { description, annotations } = tool;
-  const fingerprints = `${schemaHash}/${fingerprintOf(description)}/${fingerprintOf(annotations)}`;
-  const digest = sha256(definitionText(tool));
+  const [description, annotations] = [jsonOf(tool.description), jsonOf(tool.annotations)];
+  const fingerprints = `${schemaHash}/${fingerprintOfJson(description)}/${fingerprintOfJson(annotations)}`;
+  const digest = sha256(joinedDefinition(schemaText(tool), description, annotations));
   const extra = extraPart(tool);
   // Most tools have neither title nor output schema: no second digest, and no
   // `Promise.all` (about 5% of a first listing of 1,000 such tools).

@@ -80,6 +80,8 @@ export class ProfileNames {
   private kept:
     | {
         originals: readonly string[];
+        /** The same, as a set: made when a listing brings them in another order. */
+        set?: Set<string>;
         chosen: ReadonlyMap<string, string>;
         assigned: Assignments;
         changes: number;
@@ -110,12 +112,13 @@ export class ProfileNames {
   }
 
   /**
-   * What `assignNames` gives `originals`, where they are the very originals,
-   * in order, of the last listing kept (`keepAssigned`), with the same names
-   * chosen by the operator, and no name changed since: a listing's own names,
-   * once remembered, are what it is given again (names/assign.ts), so they
-   * are not sorted and sanitized anew. The profile's name rules are those of
-   * this `ProfileNames` (its scope is theirs). `undefined` otherwise.
+   * What `assignNames` gives `originals`, where they are the very
+   * originals of the last listing kept (`keepAssigned`), in any order
+   * (`assignNames` sorts them), with the same names chosen by the operator,
+   * and no name changed since: a listing's own names, once remembered, are
+   * what it is given again (names/assign.ts), so they are not sorted and
+   * sanitized anew. The profile's name rules are those of this
+   * `ProfileNames` (its scope is theirs). `undefined` otherwise.
    */
   assignedBefore(
     originals: readonly string[],
@@ -126,12 +129,16 @@ export class ProfileNames {
       kept === undefined ||
       kept.changes !== this.changes ||
       kept.chosen !== chosen ||
-      kept.originals.length !== originals.length ||
-      kept.originals.some((original, i) => original !== originals[i])
+      kept.originals.length !== originals.length
     ) {
       return undefined;
     }
-    return kept.assigned;
+    if (kept.originals.every((original, i) => original === originals[i])) return kept.assigned;
+    // A new isolate names what KV holds in the map's order, then is listed in the origin's.
+    kept.set ??= new Set(kept.originals);
+    const set = kept.set;
+    const same = new Set(originals).size === set.size && originals.every((o) => set.has(o));
+    return same ? kept.assigned : undefined;
   }
 
   /**

@@ -450,12 +450,10 @@ export class ToolMap {
   private nameKnownTools(): void {
     const unnamed = [...this.origin.tools.keys()].filter((o) => !this.names.byOriginal.has(o));
     if (unnamed.length === 0) return;
-    const { assignments } = assignNames(
-      unnamed,
-      this.known(),
-      this.profile.names,
-      this.policy.rules.names,
-    );
-    for (const { name, original } of assignments) this.names.remember(name, original);
+    const chosen = this.policy.rules.names;
+    const assigned = assignNames(unnamed, this.known(), this.profile.names, chosen);
+    for (const { name, original } of assigned.assignments) this.names.remember(name, original);
+    // A new isolate's first listing is most often of these very tools: not named twice.
+    this.names.keepAssigned(unnamed, chosen, assigned);
   }
 }

@@ -108,20 +108,29 @@ describe("a listing's names, kept for the next listing of the same tools", () =>
           const kept = names.assignedBefore([...originals], chosen);
           expect(kept).toEqual(assignNames(originals, knownOf(names), rules, chosen));
           expect(kept?.displaced).toEqual([]);
+          // The same originals in another order: the same names (assignNames sorts them).
+          const reversed = [...originals].reverse();
+          expect(names.assignedBefore(reversed, chosen)).toEqual(
+            assignNames(reversed, knownOf(names), rules, chosen),
+          );
         },
       ),
       { numRuns: 500 },
     );
   });
 
-  it("are not given once a name changed, or to other originals, or under other chosen names", () => {
+  it("are given to the same originals in any order; not once a name changed, or to other originals, or under other chosen names", () => {
     const chosen = new Map<string, string>();
     const names = new ToolMapMemory().origin("o").profile("p");
     list(names, ["a/b", "c"], chosen);
     expect(names.assignedBefore(["a/b", "c"], chosen)).toBeDefined();
 
-    expect(names.assignedBefore(["c", "a/b"], chosen)).toBeUndefined();
+    expect(names.assignedBefore(["c", "a/b"], chosen)).toBe(
+      names.assignedBefore(["a/b", "c"], chosen),
+    );
     expect(names.assignedBefore(["a/b"], chosen)).toBeUndefined();
+    expect(names.assignedBefore(["a/b", "a/b"], chosen)).toBeUndefined();
+    expect(names.assignedBefore(["c", "c"], chosen)).toBeUndefined();
     expect(names.assignedBefore(["a/b", "c"], new Map([["c", "d"]]))).toBeUndefined();
 
     names.remember("c", "c"); // no change: still given

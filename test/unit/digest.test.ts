@@ -1,0 +1,26 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { sha256, sha256Parts } from "../../src/digest";
+
+describe("sha256Parts", () => {
+  it("is the digest of the parts joined, whatever their sizes and characters", async () => {
+    // Long parts cross the batches parts are encoded in; characters past ASCII take more bytes.
+    const part = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({ unit: "grapheme", maxLength: 40 }),
+      fc.string({ unit: "binary", maxLength: 8 }),
+      fc.nat({ max: 70_000 }).map((length) => "x".repeat(length)),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(part, { maxLength: 12 }), async (parts) => {
+        expect(await sha256Parts(parts)).toBe(await sha256(parts.join("")));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("keeps a surrogate pair split between parts as one character", async () => {
+    const parts = ["a".repeat(40_000), "\ud83d", "\ude00", "b"];
+    expect(await sha256Parts(parts)).toBe(await sha256(parts.join("")));
+  });
+});
