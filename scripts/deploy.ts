@@ -20,21 +20,23 @@ function valuesOf(args: readonly string[], name: string, short?: string): string
   return found;
 }
 
-const args = process.argv.slice(2);
-const [env] = valuesOf(args, "env", "e");
-const [configPath] = valuesOf(args, "config", "c");
-const dryRun = args.includes("--dry-run");
-const clean = runCheck({
-  configPath,
-  only: [env],
-  vars: varsOf(valuesOf(args, "var")),
-  forDeploy: true,
-  dryRun,
-});
-if (!clean) {
-  console.log("\nNot deployed: the problems above come first.");
-  process.exitCode = 1;
-} else {
-  const wrangler = spawnSync("wrangler", ["deploy", ...args], { stdio: "inherit" });
-  process.exitCode = wrangler.status ?? 1;
+/** `npm run deploy -- …args`: its exit code, 1 when check refuses (nothing deployed), else wrangler's. */
+export function deploy(args: readonly string[]): number {
+  const [env] = valuesOf(args, "env", "e");
+  const [configPath] = valuesOf(args, "config", "c");
+  const dryRun = args.includes("--dry-run");
+  const clean = runCheck({
+    configPath,
+    only: [env],
+    vars: varsOf(valuesOf(args, "var")),
+    forDeploy: true,
+    dryRun,
+  });
+  if (!clean) {
+    console.log("\nNot deployed: the problems above come first.");
+    return 1;
+  }
+  return spawnSync("wrangler", ["deploy", ...args], { stdio: "inherit" }).status ?? 1;
 }
+
+if (import.meta.main) process.exitCode = deploy(process.argv.slice(2));
