@@ -49,6 +49,7 @@ export class SchemaWalk implements ViewContext {
   private eachCopied: object[] | undefined;
   private ownedMap: object | undefined;
   private ownedValues: object[] | undefined;
+  private ownedSet: Set<object> | undefined;
 
   constructor(
     private readonly passes: ViewPasses,
@@ -89,6 +90,7 @@ export class SchemaWalk implements ViewContext {
       if (node === input) [node, left] = this.copy(input);
       this.ownedMap = undefined;
       this.ownedValues = undefined;
+      this.ownedSet = undefined;
       const result = pass.apply(node, at, this);
       if (result !== node) return result;
       features = this.gate.features(node);
@@ -125,6 +127,7 @@ export class SchemaWalk implements ViewContext {
       if (node === input) [node, left] = this.copy(input);
       this.ownedMap = ownedMap;
       this.ownedValues = ownedValues;
+      this.ownedSet = undefined;
       const result = pass.apply(node, at, this);
       if (result !== node) return result;
       features = this.gate.features(node);
@@ -184,7 +187,14 @@ export class SchemaWalk implements ViewContext {
    */
   owns(value: unknown): boolean {
     if (value === undefined) return false;
-    return value === this.ownedMap || (this.ownedValues?.includes(value as object) ?? false);
+    if (value === this.ownedMap) return true;
+    const values = this.ownedValues;
+    if (values === undefined) return false;
+    // A pass asks once per property: past a few, a set, not a scan of every copy each time (an
+    // origin's object of thousands of properties would cost their square).
+    if (values.length <= 16) return values.includes(value as object);
+    this.ownedSet ??= new Set(values);
+    return this.ownedSet.has(value as object);
   }
 
   /** The nodes of the view that ask for JSON text. */
