@@ -6,12 +6,17 @@
  * and writes a data point; Miniflare's local dataset takes the point and
  * writes it nowhere, as the runtime's hands it to Cloudflare after the
  * answer. CPU is read from /proc, as in the overhead section: waiting for a
- * core costs none. Rounds alternate which Worker goes first.
+ * core costs none, but a busy machine makes each instruction dearer, by
+ * 10–30% from one run to the next on a shared 2-core VM. So the Workers of a
+ * round are loaded at once, each with its own clients, and share whatever
+ * the machine does meanwhile; and a second proxy without the binding (the
+ * control) shows how far two identical Workers differ in such a round: a
+ * ratio is worth as much as the control's spread says.
  */
 import { load } from "../lib/load";
 import { answerText, openSession, type ResponseMode, send } from "../lib/mcp-session";
 import { mark, num, type SectionResult, type TargetCheck, table } from "../lib/report";
-import { rotate, type Spread, spread } from "../lib/stats";
+import { type Spread, spread } from "../lib/stats";
 import { cpuNanoseconds, type LocalWorker, withWorkers } from "../lib/workers";
 import { ECHO_TOOL, proxiedName } from "../origin/server";
 import { CPU_CONNECTIONS, CPU_REQUESTS, repairedCall } from "./overhead";
@@ -24,8 +29,13 @@ const MODE_LABELS: Record<ResponseMode, string> = {
   sse: "`tools/call`, event-stream answer",
 };
 
-type Variant = "without" | "with";
-const VARIANTS: readonly Variant[] = ["without", "with"];
+type Variant = "without" | "with" | "control";
+const VARIANTS: readonly Variant[] = ["without", "with", "control"];
+const LABELS: Record<Variant, string> = {
+  without: "the proxy without the binding",
+  with: "the proxy with the binding",
+  control: "the control",
+};
 
 export function measureAnalytics(options: {
   originUrl: URL;
@@ -33,8 +43,9 @@ export function measureAnalytics(options: {
   startProxyWithCalls: () => Promise<LocalWorker>;
   rounds: number;
 }): Promise<SectionResult> {
-  return withWorkers([options.startProxy, options.startProxyWithCalls], (without, withCalls) =>
-    measure(options.originUrl, { without, with: withCalls }, options.rounds),
+  const { startProxy, startProxyWithCalls } = options;
+  return withWorkers([startProxy, startProxyWithCalls, startProxy], (without, withCalls, control) =>
+    measure(options.originUrl, { without, with: withCalls, control }, options.rounds),
   );
 }
 
@@ -56,7 +67,7 @@ async function measure(
       const response = await send(url, sessions[mode], JSON.parse(body.replace('"[<id>]"', "2")));
       const text = await answerText(response);
       if (!response.ok || !text.includes("hello")) {
-        throw new Error(`${variant} the binding answered ${response.status}: ${text}`);
+        throw new Error(`${LABELS[variant]} answered ${response.status}: ${text}`);
       }
       // Warm-up, not measured.
       await load(url, sessions[mode], body, CPU_CONNECTIONS, { amount: CPU_REQUESTS / 4 });
@@ -65,29 +76,32 @@ async function measure(
 
   /** µs of workerd CPU per call, per mode and variant, one per round. */
   const cpu = Object.fromEntries(
-    MODES.map((mode) => [mode, { without: [] as number[], with: [] as number[] }]),
+    MODES.map((mode) => [
+      mode,
+      { without: [] as number[], with: [] as number[], control: [] as number[] },
+    ]),
   ) as Record<ResponseMode, Record<Variant, number[]>>;
+  const run = async (variant: Variant, mode: ResponseMode) => {
+    const worker = workers[variant];
+    const before = cpuNanoseconds(worker.pid);
+    const { failed } = await load(worker.url, sessions[mode], body, CPU_CONNECTIONS, {
+      amount: CPU_REQUESTS,
+    });
+    if (failed > 0) throw new Error(`${LABELS[variant]}: ${failed} failed requests`);
+    cpu[mode][variant].push((cpuNanoseconds(worker.pid) - before) / CPU_REQUESTS / 1000);
+  };
   for (let round = 0; round < rounds; round++) {
-    for (const mode of MODES) {
-      for (const variant of rotate(VARIANTS, round)) {
-        const worker = workers[variant];
-        const before = cpuNanoseconds(worker.pid);
-        const run = await load(worker.url, sessions[mode], body, CPU_CONNECTIONS, {
-          amount: CPU_REQUESTS,
-        });
-        if (run.failed > 0)
-          throw new Error(`${variant} the binding: ${run.failed} failed requests`);
-        cpu[mode][variant].push((cpuNanoseconds(worker.pid) - before) / CPU_REQUESTS / 1000);
-      }
-    }
+    for (const mode of MODES) await Promise.all(VARIANTS.map((variant) => run(variant, mode)));
     process.stderr.write(`  analytics: round ${round + 1} of ${rounds} done\n`);
   }
+  /** Per round, `variant`'s CPU ÷ the proxy's without the binding. */
+  const ratios = (mode: ResponseMode, variant: Variant): Spread =>
+    spread(cpu[mode][variant].map((us, i) => us / (cpu[mode].without[i] as number)));
 
   const targets: TargetCheck[] = [];
   const rows = MODES.map((mode) => {
-    const ratio: Spread = spread(
-      cpu[mode].with.map((us, i) => us / (cpu[mode].without[i] as number)),
-    );
+    const ratio = ratios(mode, "with");
+    const control = ratios(mode, "control");
     const met = ratio.median <= TARGET;
     targets.push({
       name: `workerd CPU per request with call analytics, ${MODE_LABELS[mode]}`,
@@ -100,13 +114,17 @@ async function measure(
       `${num(spread(cpu[mode].without).median, 1)} µs`,
       `${num(spread(cpu[mode].with).median, 1)} µs`,
       `${num(ratio.median, 3)} (${num(ratio.min, 3)}–${num(ratio.max, 3)})`,
+      `${num(control.median, 3)} (${num(control.min, 3)}–${num(control.max, 3)})`,
       `≤ ${num(TARGET, 2)} ${mark(met)}`,
     ];
   });
   const markdown = [
-    `CPU the proxy's workerd process spends per \`tools/call\` (the echo tool, renamed and its \`count\` repaired), ${num(CPU_REQUESTS)} calls at ${CPU_CONNECTIONS} clients per run, median of ${rounds} rounds, with the \`CALLS\` dataset bound ÷ without, as median (lowest–highest) of the per-round ratios:`,
+    `CPU the proxy's workerd process spends per \`tools/call\` (the echo tool, renamed and its \`count\` repaired), ${num(CPU_REQUESTS)} calls at ${CPU_CONNECTIONS} clients per Worker and round, the Workers of a round loaded at once, median of ${rounds} rounds; with the \`CALLS\` dataset bound ÷ without, and the control (a second proxy without it) ÷ without, as median (lowest–highest) of the per-round ratios:`,
     "",
-    table(["workload", "without", "with `CALLS`", "with ÷ without", "target"], rows),
+    table(
+      ["workload", "without", "with `CALLS`", "with ÷ without", "control ÷ without", "target"],
+      rows,
+    ),
     "",
     "With the binding the proxy builds the call's record, reads its answer as it passes (a JSON body to its end, an event stream until the call's response) and writes one data point, which Miniflare's local dataset drops.",
   ].join("\n");
