@@ -21,7 +21,8 @@
  *    caller's where it judges by one.
  */
 import { refusesCalls, type ToolRule } from "../rules/tool-rules";
-import type { Resolution, ToolMap } from "./tool-map";
+import type { Resolution } from "./call-names";
+import type { ToolMap } from "./tool-map";
 
 export type ResolvedTool = Omit<Resolution, "source"> & {
   source: Resolution["source"] | "relist";
@@ -58,18 +59,18 @@ export function toolResolver(
   relist: (cause: unknown) => Promise<boolean>,
 ): ToolResolver {
   const handedOut = async (name: string, cause: unknown) => {
-    if (!toolMap.couldHaveNamed(name)) return undefined;
-    const known = await toolMap.resolve(name);
+    if (!toolMap.calls.couldHaveNamed(name)) return undefined;
+    const known = await toolMap.calls.resolve(name);
     // A tool the policy can judge only from a listing of the caller's, which they have none of here.
     if (known && known.refused !== "unchecked") return known;
     await relist(cause);
-    const learned = await toolMap.resolve(name);
+    const learned = await toolMap.calls.resolve(name);
     return learned && { ...learned, source: "relist" as const };
   };
   const resolve = async (name: string, cause: unknown): Promise<Lookup> => {
     const listed = await handedOut(name, cause);
     if (listed) return { kind: "resolved", tool: { ...listed, by: "listed" } };
-    const spelled = await toolMap.spelledAs(name);
+    const spelled = await toolMap.calls.spelledAs(name);
     if (spelled === undefined) return { kind: "unknown" };
     // A name like none of theirs goes to the origin as it came: the origin's answer is the one.
     if ("closest" in spelled) {
@@ -82,14 +83,14 @@ export function toolResolver(
   };
   return Object.assign(resolve, {
     refusalOf: async (original: string, cause: unknown) => {
-      const refused = await toolMap.refusalOf(original);
+      const refused = await toolMap.calls.refusalOf(original);
       if (refused !== "unchecked") return refused;
-      return (await relist(cause)) ? toolMap.refusalOf(original) : "unchecked";
+      return (await relist(cause)) ? toolMap.calls.refusalOf(original) : "unchecked";
     },
     closest: async (name: string) => {
-      const match = await toolMap.matchShown(name);
+      const match = await toolMap.calls.matchShown(name);
       if (match === undefined) return undefined;
-      return match.kind === "one" ? [toolMap.listedName(match.original)] : match.closest;
+      return match.kind === "one" ? [toolMap.calls.listedName(match.original)] : match.closest;
     },
     ruleOf: (original: string) => toolMap.policy.rules.ruleFor(original),
     refusesCalls: refusesCalls(toolMap.policy),

@@ -17,16 +17,14 @@
  */
 import { logEvent } from "../log";
 import { assignNames } from "../names/assign";
-import { matchName, type NameMatch, type NoMatch } from "../names/match";
-import { isLegalName } from "../names/sanitize";
 import type { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import { describedTool } from "../rules/apply-rules";
-import { editsListings, NO_POLICY, type ToolPolicy, type ToolRule } from "../rules/tool-rules";
+import { editsListings, NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
-import type { SchemaView } from "../schemas/view";
 import { AnswerMemory, settingsOf } from "./answer-memory";
-import { CallerView, decide, type Judgement, type ListingPart } from "./caller-listings";
+import { CallNames } from "./call-names";
+import { CallerView, decide, type ListingPart } from "./caller-listings";
 import { type CallerPins, pinListing } from "./caller-pins";
 import { type Caller, ONE_CALLER } from "./callers";
 import { type Definition, definitionOf } from "./definition-pins";
@@ -40,13 +38,7 @@ import {
 import { listingPin, ProvenPins, readFromText } from "./listing-pin";
 import { MapStore, today } from "./map-store";
 import { firstOfEachName, type NamedListing } from "./named-listing";
-import {
-  type KnownTools,
-  type PlannedEntry,
-  planListing,
-  renamesLogged,
-  type ToolEntry,
-} from "./plan-listing";
+import { type KnownTools, type PlannedEntry, planListing, renamesLogged } from "./plan-listing";
 import { SchemaViews } from "./schema-views";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
 import { searchModeOf, type ToolSearch } from "./tool-search";
@@ -54,15 +46,6 @@ import { searchModeOf, type ToolSearch } from "./tool-search";
 export type { ListingPart } from "./caller-listings";
 export type { NamedListing } from "./named-listing";
 export { type AnswerBytes, type RememberedAnswer, sentAsReceived } from "./stored-map";
-
-export interface Resolution extends Judgement {
-  entry: ToolEntry;
-  source: "memory" | "kv";
-  /** The schema the model was shown, where it differs from the origin's. */
-  view?: SchemaView;
-  /** The operator's rule for the tool, if any (TOOL_RULES). */
-  rule?: ToolRule;
-}
 
 export class ToolMap {
   private readonly origin: OriginMemory;
@@ -74,6 +57,8 @@ export class ToolMap {
   private readonly views: SchemaViews;
   /** The view this request last showed its caller: kept with the answer remembered from it. */
   private shown: { key: string; held: boolean } | undefined;
+  /** What the names calls give stand for, for this caller. */
+  readonly calls: CallNames;
 
   constructor(
     private readonly kv: KVNamespace,
@@ -97,6 +82,16 @@ export class ToolMap {
     );
     this.callerPins = memory.callerPins;
     this.views = new SchemaViews(profile, policy, () => this.names);
+    this.calls = new CallNames({
+      profile,
+      policy,
+      origin: this.origin,
+      store: this.store,
+      views: this.views,
+      view: this.view,
+      names: () => this.names,
+      load: () => this.load(),
+    });
     this.answers = new AnswerMemory(
       kv,
       memory.answers,
@@ -332,97 +327,6 @@ export class ToolMap {
       originalOf: (name) => names.byName.get(name) ?? names.legacyOwners.get(name),
       entryOf: (original) => this.origin.tools.get(original),
     };
-  }
-
-  /**
-   * Whether `name` could be a model-facing name of this profile: legal under
-   * its rules, so at most its cap long. No other name is looked up anywhere.
-   */
-  couldHaveNamed(name: string): boolean {
-    return isLegalName(name, this.profile.names);
-  }
-
-  /** The tool a model-facing name stands for, with its schema and view: memory first, then KV. */
-  async resolve(name: string): Promise<Resolution | undefined> {
-    if (!this.couldHaveNamed(name)) return undefined;
-    let original = this.names.byName.get(name);
-    if (original === undefined && (await this.load())) original = this.names.byName.get(name);
-    return original === undefined ? undefined : this.resolveOriginal(original, name);
-  }
-
-  /** The tool `original` as a call by `name` resolves it: memory first, then KV. */
-  private async resolveOriginal(original: string, name: string): Promise<Resolution | undefined> {
-    const entry = this.origin.tools.get(original);
-    if (!entry) return undefined;
-    if (entry.inputSchema !== undefined) return this.resolution(name, entry, "memory");
-    const inputSchema = await this.store.readSchema(entry.schemaHash);
-    // Known by name, but its schema is not in KV (a lost write): the origin is asked.
-    if (inputSchema === undefined) return undefined;
-    const full = { ...entry, inputSchema };
-    this.origin.remember(full);
-    return this.resolution(name, full, "kv");
-  }
-
-  /**
-   * A name no listing handed out, matched against the caller's own whole
-   * listing (names/match.ts): the tool it stands for where exactly one of
-   * theirs answers to it (its original name, or its listed name in another
-   * case or without its fingerprint), resolved as a call by its listed name
-   * is; else the closest names they were shown. `undefined` when this
-   * isolate has no whole listing of the caller's, or no longer the one tool's schema.
-   */
-  async spelledAs(name: string): Promise<Resolution | NoMatch | undefined> {
-    const match = await this.matchShown(name);
-    if (match?.kind !== "one") return match;
-    return this.resolveOriginal(match.original, this.listedName(match.original));
-  }
-
-  /** The name `original` is listed under here. */
-  listedName(original: string): string {
-    return this.names.byOriginal.get(original) ?? original;
-  }
-
-  /** `name` matched against the tools the caller's own whole listing showed; `undefined` without one here. */
-  async matchShown(name: string): Promise<NameMatch | undefined> {
-    const shown = await this.view.current();
-    if (!shown?.view.whole) return undefined;
-    const tools = [...shown.view.decisions]
-      .filter(([, decision]) => decision === "shown")
-      .map(([original]) => ({ original, listed: this.listedName(original) }));
-    return matchName(name, tools);
-  }
-
-  private async resolution(
-    name: string,
-    entry: ToolEntry,
-    source: Resolution["source"],
-  ): Promise<Resolution> {
-    const view = this.views.of(name, entry)?.view;
-    const rule = this.policy.rules.ruleFor(entry.original);
-    const { refused, shown } = await this.judge(entry.original);
-    return {
-      entry,
-      source,
-      shown,
-      ...(view?.differs ? { view } : {}),
-      ...(rule ? { rule } : {}),
-      ...(refused ? { refused } : {}),
-    };
-  }
-
-  /**
-   * Why the policy refuses a call naming a tool by its original name, if it
-   * does: judged as a call by its model-facing name is (`unchecked` where
-   * only a listing of the caller's can tell: the resolver lists the origin).
-   */
-  async refusalOf(original: string): Promise<Resolution["refused"]> {
-    await this.load();
-    return (await this.judge(original)).refused;
-  }
-
-  /** What the policy makes of a call to `original`, as the caller's own listing decided. */
-  private judge(original: string): Promise<Judgement> {
-    return this.view.judge(original, this.policy, this.origin.tools.has(original));
   }
 
   /** The caller's search mode (caller-listings.ts `CallerView.search`). */

@@ -516,8 +516,8 @@ describe("a tool the isolate last read written the same way", () => {
     parse.mockRestore();
     expect(parsed).toContain(JSON.stringify(schema("c")));
     expect(parsed).not.toContain(JSON.stringify(schema("a")));
-    expect((await open().resolve("changed"))?.entry.inputSchema).toEqual(schema("c"));
-    expect((await open().resolve("kept"))?.entry.inputSchema).toEqual(schema("a"));
+    expect((await open().calls.resolve("changed"))?.entry.inputSchema).toEqual(schema("c"));
+    expect((await open().calls.resolve("kept"))?.entry.inputSchema).toEqual(schema("a"));
   });
 
   it("is read again after a listing that was not read from its text showed the tool otherwise", async () => {
@@ -525,9 +525,9 @@ describe("a tool the isolate last read written the same way", () => {
     await list(listing(1, [["tool", schema("a")]]), 1);
     // A batch is parsed whole: the map learns the tool's new schema from it.
     await list(`[${listing(2, [["tool", schema("b")]])}]`, 2);
-    expect((await open().resolve("tool"))?.entry.inputSchema).toEqual(schema("b"));
+    expect((await open().calls.resolve("tool"))?.entry.inputSchema).toEqual(schema("b"));
     await list(listing(3, [["tool", schema("a")]]), 3);
-    expect((await open().resolve("tool"))?.entry.inputSchema).toEqual(schema("a"));
+    expect((await open().calls.resolve("tool"))?.entry.inputSchema).toEqual(schema("a"));
   });
 });
 

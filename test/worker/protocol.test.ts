@@ -238,7 +238,7 @@ describe("protocol 2026-07-28", () => {
     );
     expect(await response.text()).toBe(answer);
     // Not watched: the names stay until the client lists again.
-    expect((await toolMap.resolve(DEMO_NAMES["a/b"]))?.source).toBe("memory");
+    expect((await toolMap.calls.resolve(DEMO_NAMES["a/b"]))?.source).toBe("memory");
   });
 
   it("passes a subscriptions/listen stream through and drops cached names on tools/list_changed", async () => {
@@ -277,13 +277,13 @@ describe("protocol 2026-07-28", () => {
     push?.(events[0] ?? "");
     expect((await reader.read()).value).toBe(events[0]);
     counted.reset();
-    expect((await toolMap.resolve(DEMO_NAMES["a/b"]))?.source).toBe("memory");
+    expect((await toolMap.calls.resolve(DEMO_NAMES["a/b"]))?.source).toBe("memory");
 
     push?.(events[1] ?? "");
     expect((await reader.read()).value).toBe(events[1]);
     // The stream is still open, and the name is read from KV again: memory was dropped
     // (the origin's map, then the chunk that holds the schema).
-    expect((await toolMap.resolve(DEMO_NAMES["a/b"]))?.source).toBe("kv");
+    expect((await toolMap.calls.resolve(DEMO_NAMES["a/b"]))?.source).toBe("kv");
     expect(counted.counts).toMatchObject({ get: 2, list: 0, put: 0 });
     await reader.cancel();
   });
@@ -336,7 +336,7 @@ describe("protocol 2026-07-28", () => {
       },
     );
     expect(await response.text()).toBe(mentions);
-    expect((await toolMap.resolve(DEMO_NAMES["a/b"]))?.source).toBe("memory");
+    expect((await toolMap.calls.resolve(DEMO_NAMES["a/b"]))?.source).toBe("memory");
   });
 });
 

@@ -62,7 +62,7 @@ describe("KV operations per listing, whatever the number of tools", () => {
     counted.reset();
     const cold = await toolMapOf(origin, new ToolMapMemory(), counted.kv);
     const [original, name] = [...listing.names].at(-1) as [string, string];
-    const resolved = await cold.toolMap.resolve(name);
+    const resolved = await cold.toolMap.calls.resolve(name);
     expect(resolved?.entry.original).toBe(original);
     expect(resolved?.entry.inputSchema).toEqual(
       tools.find((tool) => tool.name === original)?.inputSchema,
@@ -174,7 +174,7 @@ describe("a schema a lost write left out of KV", () => {
       const cold = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
       const lacking: string[] = [];
       for (const [original, name] of shown.names) {
-        if ((await cold.toolMap.resolve(name)) === undefined) lacking.push(original);
+        if ((await cold.toolMap.calls.resolve(name)) === undefined) lacking.push(original);
       }
       return { lacking, cold };
     };
@@ -218,7 +218,7 @@ describe("names never move", () => {
         expect(lookup.kind === "resolved" && lookup.tool.entry.original, `${user}: ${name}`).toBe(
           original,
         );
-        expect((await own.toolMap.resolve(name))?.entry.original, `${user}: ${name}`).toBe(
+        expect((await own.toolMap.calls.resolve(name))?.entry.original, `${user}: ${name}`).toBe(
           original,
         );
       }
@@ -247,8 +247,8 @@ describe("names never move", () => {
     const again = await openai.toolMap.nameListing([structuredClone(dotted), legal]);
     expect(again.names.get("a.b")).toBe(fingerprinted);
     expect(again.names.get(fingerprinted)).toBe(`${fingerprinted}_2`);
-    expect((await openai.toolMap.resolve(fingerprinted))?.entry.original).toBe("a.b");
-    expect((await openai.toolMap.resolve(`${fingerprinted}_2`))?.entry.original).toBe(
+    expect((await openai.toolMap.calls.resolve(fingerprinted))?.entry.original).toBe("a.b");
+    expect((await openai.toolMap.calls.resolve(`${fingerprinted}_2`))?.entry.original).toBe(
       fingerprinted,
     );
     await Promise.all([openai.settled(), anthropic.settled()]);
@@ -353,7 +353,7 @@ describe("names an earlier layout stored", () => {
     counted.reset();
     const cold = await toolMapOf(origin, new ToolMapMemory(), counted.kv);
     for (const [original, name] of layout1) {
-      expect((await cold.toolMap.resolve(name))?.entry.original).toBe(original);
+      expect((await cold.toolMap.calls.resolve(name))?.entry.original).toBe(original);
     }
     expect(counted.counts.list).toBe(0);
   });

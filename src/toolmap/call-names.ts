@@ -1,0 +1,141 @@
+/**
+ * What the name a call gives stands for in the tool map, per caller: a name
+ * this profile handed out (memory first, then KV), or a tool of the caller's
+ * own whole listing that another spelling matches; and what the operator's
+ * policy makes of a call to it, as that caller's listing decided.
+ * resolve-tool.ts decides the order in which these are asked, and when the
+ * origin is listed again.
+ */
+import { matchName, type NameMatch, type NoMatch } from "../names/match";
+import { isLegalName } from "../names/sanitize";
+import type { ToolPolicy, ToolRule } from "../rules/tool-rules";
+import type { Profile } from "../schemas/profile";
+import type { SchemaView } from "../schemas/view";
+import type { CallerView, Judgement } from "./caller-listings";
+import type { OriginMemory, ProfileNames } from "./isolate-memory";
+import type { MapStore } from "./map-store";
+import type { ToolEntry } from "./plan-listing";
+import type { SchemaViews } from "./schema-views";
+
+export interface Resolution extends Judgement {
+  entry: ToolEntry;
+  source: "memory" | "kv";
+  /** The schema the model was shown, where it differs from the origin's. */
+  view?: SchemaView;
+  /** The operator's rule for the tool, if any (TOOL_RULES). */
+  rule?: ToolRule;
+}
+
+/** The parts of a request's tool map that calls are resolved from (tool-map.ts). */
+export interface CallNamesSource {
+  profile: Profile;
+  policy: ToolPolicy;
+  origin: OriginMemory;
+  store: MapStore;
+  views: SchemaViews;
+  /** The caller's own listing here. */
+  view: CallerView;
+  /** This profile's names: looked up each time, since `ToolMap.forget` drops them. */
+  names: () => ProfileNames;
+  /** Reads what KV holds of the origin's tools and names them, once a request; whether it could. */
+  load: () => Promise<boolean>;
+}
+
+export class CallNames {
+  constructor(private readonly map: CallNamesSource) {}
+
+  /**
+   * Whether `name` could be a model-facing name of this profile: legal under
+   * its rules, so at most its cap long. No other name is looked up anywhere.
+   */
+  couldHaveNamed(name: string): boolean {
+    return isLegalName(name, this.map.profile.names);
+  }
+
+  /** The tool a model-facing name stands for, with its schema and view: memory first, then KV. */
+  async resolve(name: string): Promise<Resolution | undefined> {
+    if (!this.couldHaveNamed(name)) return undefined;
+    let original = this.map.names().byName.get(name);
+    if (original === undefined && (await this.map.load())) {
+      original = this.map.names().byName.get(name);
+    }
+    return original === undefined ? undefined : this.#resolveOriginal(original, name);
+  }
+
+  /**
+   * A name no listing handed out, matched against the caller's own whole
+   * listing (names/match.ts): the tool it stands for where exactly one of
+   * theirs answers to it (its original name, or its listed name in another
+   * case or without its fingerprint), resolved as a call by its listed name
+   * is; else the closest names they were shown. `undefined` when this
+   * isolate has no whole listing of the caller's, or no longer the one tool's schema.
+   */
+  async spelledAs(name: string): Promise<Resolution | NoMatch | undefined> {
+    const match = await this.matchShown(name);
+    if (match?.kind !== "one") return match;
+    return this.#resolveOriginal(match.original, this.listedName(match.original));
+  }
+
+  /** The name `original` is listed under here. */
+  listedName(original: string): string {
+    return this.map.names().byOriginal.get(original) ?? original;
+  }
+
+  /** `name` matched against the tools the caller's own whole listing showed; `undefined` without one here. */
+  async matchShown(name: string): Promise<NameMatch | undefined> {
+    const shown = await this.map.view.current();
+    if (!shown?.view.whole) return undefined;
+    const tools = [...shown.view.decisions]
+      .filter(([, decision]) => decision === "shown")
+      .map(([original]) => ({ original, listed: this.listedName(original) }));
+    return matchName(name, tools);
+  }
+
+  /**
+   * Why the policy refuses a call naming a tool by its original name, if it
+   * does: judged as a call by its model-facing name is (`unchecked` where
+   * only a listing of the caller's can tell: the resolver lists the origin).
+   */
+  async refusalOf(original: string): Promise<Resolution["refused"]> {
+    await this.map.load();
+    return (await this.#judge(original)).refused;
+  }
+
+  /** The tool `original` as a call by `name` resolves it: memory first, then KV. */
+  async #resolveOriginal(original: string, name: string): Promise<Resolution | undefined> {
+    const { origin, store } = this.map;
+    const entry = origin.tools.get(original);
+    if (!entry) return undefined;
+    if (entry.inputSchema !== undefined) return this.#resolution(name, entry, "memory");
+    const inputSchema = await store.readSchema(entry.schemaHash);
+    // Known by name, but its schema is not in KV (a lost write): the origin is asked.
+    if (inputSchema === undefined) return undefined;
+    const full = { ...entry, inputSchema };
+    origin.remember(full);
+    return this.#resolution(name, full, "kv");
+  }
+
+  async #resolution(
+    name: string,
+    entry: ToolEntry,
+    source: Resolution["source"],
+  ): Promise<Resolution> {
+    const view = this.map.views.of(name, entry)?.view;
+    const rule = this.map.policy.rules.ruleFor(entry.original);
+    const { refused, shown } = await this.#judge(entry.original);
+    return {
+      entry,
+      source,
+      shown,
+      ...(view?.differs ? { view } : {}),
+      ...(rule ? { rule } : {}),
+      ...(refused ? { refused } : {}),
+    };
+  }
+
+  /** What the policy makes of a call to `original`, as the caller's own listing decided. */
+  #judge(original: string): Promise<Judgement> {
+    const { view, policy, origin } = this.map;
+    return view.judge(original, policy, origin.tools.has(original));
+  }
+}
