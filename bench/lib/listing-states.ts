@@ -7,7 +7,7 @@
  */
 import { parseConfig } from "../../src/config";
 import type { ProfileName } from "../../src/names/profiles";
-import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
+import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/listing-answer";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";

@@ -12,7 +12,7 @@
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { rewriteJsonText } from "../../src/rewrite/response";
+import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { profileOf } from "../../src/schemas/profile";
 import type { Caller } from "../../src/toolmap/callers";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";

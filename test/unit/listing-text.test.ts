@@ -21,7 +21,7 @@ import {
 } from "../../src/json-spans";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { misspelledMember } from "../../src/protocol/tools-list";
-import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/response";
+import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/listing-answer";
 import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { definitionText } from "../../src/toolmap/definition-pins";

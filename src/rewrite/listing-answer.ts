@@ -1,0 +1,278 @@
+/**
+ * The `tools/list` results of one JSON text (a body, or an event's data)
+ * renamed as the model sees them: the one listing of a text spliced into it
+ * (listing-splice.ts), or reused from the answer remembered for the same
+ * origin text (remembered-answer.ts); any other payload parsed whole and
+ * written back with every value it did not change as the origin wrote it. A
+ * first page read to its listing's end where the profile has a tool ceiling,
+ * and a listing over it answered in search mode (search-mode.ts).
+ */
+import {
+  MAX_NESTING,
+  nestsTooDeep,
+  parseExact,
+  parseJson,
+  quotedName,
+  stringifyExact,
+} from "../json";
+import { logEvent } from "../log";
+import { type RequestId, requestAnswered } from "../protocol/jsonrpc";
+import { readListingText } from "../protocol/listing-text";
+import {
+  isToolsListResult,
+  type ListedTool,
+  looksLikeToolsListResult,
+  misspelledMember,
+  namedTools,
+  type ToolsListResult,
+} from "../protocol/tools-list";
+import { editsListings } from "../rules/tool-rules";
+import { type NamedListing, sentAsReceived, type ToolMap } from "../toolmap/tool-map";
+import type { Hold } from "../transport/read-bounded";
+import { isTool, spliceListing, spliceSearchMode } from "./listing-splice";
+import { rememberAnswer, reuseAnswer } from "./remembered-answer";
+import { searchModeResult } from "./search-mode";
+import { renameTools } from "./tools-list";
+export const LIST_CHANGED = "notifications/tools/list_changed";
+
+type Message = { id?: RequestId; method?: string; result?: unknown };
+
+/**
+ * Which results to rename: those answering the `tools/list` requests of the
+ * body (by id), or, on a resumed stream whose requests are out of view, every
+ * result shaped like a `tools/list` result.
+ */
+export type ListResults = ReadonlySet<RequestId> | "by-shape";
+
+/** The listing request a message answers (its id as the client asked), if it answers one. */
+function listingAnswered(message: Message | null, which: ListResults): RequestId | undefined {
+  if (message?.id === undefined) return undefined;
+  if (which === "by-shape")
+    return looksLikeToolsListResult(message.result) ? message.id : undefined;
+  const asked = requestAnswered(message.id, which);
+  return asked !== undefined && isToolsListResult(message.result) ? asked : undefined;
+}
+
+export const expectsLists = (which: ListResults) => which === "by-shape" || which.size > 0;
+
+/** A response whose result holds tools. */
+const respondsWithTools = (message: Message | null) =>
+  message?.id !== undefined && isToolsListResult(message.result) && message.result.tools.length > 0;
+
+/**
+ * Whether a listing asked for is under a policy that edits listings: then an
+ * answer the proxy cannot read one way is never passed on (`UnreadListing`).
+ */
+export const guardsListings = ({ listIds, toolMap }: ListingRewrite) =>
+  expectsLists(listIds) && editsListings(toolMap.policy);
+
+/**
+ * An answer that may hold a listing and that the proxy cannot read as every
+ * client would, under a policy that edits listings: refused (`502`), or its
+ * event stream ended, rather than shown as it came.
+ */
+export class UnreadListing extends Error {}
+
+/**
+ * What the pages of a listing are, for the results the proxy itself asked
+ * the client's questions about: whether a result is a first page, and the
+ * pages after it, read from the origin on behalf of the request. Without
+ * it (a resumed stream, whose requests are out of view) pages are renamed
+ * one by one and no listing turns into search mode.
+ */
+export interface WholeListing {
+  isFirstPage(id: RequestId): boolean;
+  /**
+   * The tools of the pages after `cursor`, read into `hold` (the share of the
+   * isolate's budget of the read they complete); `undefined` when they could
+   * not all be read.
+   */
+  readRest(id: RequestId, cursor: string, hold?: Hold): Promise<ListedTool[] | undefined>;
+}
+
+/** A listing as it was answered: the tools it lists (0 for an answer reused from memory), in search mode or not. */
+export interface Listed {
+  tools: number;
+  search: boolean;
+}
+
+/** How the listings in an answer are renamed. */
+export interface ListingRewrite {
+  /** Which results get model-facing names. */
+  listIds: ListResults;
+  toolMap: ToolMap;
+  /** Called with the id of each listing answered. */
+  answered?: (id: RequestId, listed: Listed) => void;
+  wholeListing?: WholeListing;
+  /** The share of the isolate's budget of the read in progress (read-bounded.ts). */
+  hold?: Hold;
+}
+
+/** A page named as the model sees it: its tools, and for a listing over the profile's ceiling, search mode (with the number of tools). */
+interface NamedPage {
+  listing: NamedListing;
+  search?: number;
+}
+
+/** What a named page lists: its tools less those left out, or in search mode those a search finds. */
+const listedOf = ({ listing, search }: NamedPage): Listed =>
+  search === undefined
+    ? { tools: listing.names.size - listing.hidden.size, search: false }
+    : { tools: search, search: true };
+
+/** A listing reused from memory: the same as the one named before it. */
+export const REUSED: Listed = { tools: 0, search: false };
+
+/**
+ * Names one `tools/list` page. A first page, when the profile has a tool
+ * ceiling, is read to the end of its listing: a listing over the ceiling
+ * becomes search mode (search-mode.ts, with the number of tools); any other
+ * page is named as it came, its cursor kept.
+ */
+async function namePage(
+  id: RequestId,
+  page: readonly ListedTool[],
+  nextCursor: unknown,
+  { toolMap, wholeListing, hold }: ListingRewrite,
+): Promise<NamedPage> {
+  const first = wholeListing?.isFirstPage(id) ?? false;
+  const last = typeof nextCursor !== "string";
+  if (toolMap.profile.toolCeiling === undefined || !first) {
+    const part = !first ? "later" : last ? "whole" : "first";
+    return { listing: await toolMap.nameListing(page, part) };
+  }
+  const rest = last ? [] : await wholeListing?.readRest(id, nextCursor, hold);
+  if (rest === undefined) return { listing: await toolMap.nameListing(page, "first") };
+  const listing = await toolMap.nameListing([...page, ...rest], "whole");
+  // The tools a search can find: none the rules hide, each name once.
+  return listing.search ? { listing, search: listing.search.tools.length } : { listing };
+}
+
+/** Says how many entries of a page's `tools` were no tool, where they are left out (`NamedListing.toolsOnly`). */
+function noteEntriesLeftOut(entries: number, tools: number, { listing, search }: NamedPage) {
+  if (search === undefined && listing.toolsOnly && entries > tools) {
+    logEvent("listing_entries_dropped", { count: entries - tools });
+  }
+}
+
+/** One `tools/list` result as the model sees it, and what it lists. */
+async function renamedResult(
+  id: RequestId,
+  result: ToolsListResult,
+  rewrite: ListingRewrite,
+): Promise<{ result: ToolsListResult; listed: Listed }> {
+  const page = namedTools(result);
+  const named = await namePage(id, page, result.nextCursor, rewrite);
+  noteEntriesLeftOut(result.tools.length, page.length, named);
+  const renamed =
+    named.search === undefined
+      ? renameTools(result, named.listing)
+      : searchModeResult(result, rewrite.toolMap.profile, named.search);
+  return { result: renamed, listed: listedOf(named) };
+}
+
+/** Renames the listings in one parsed JSON-RPC payload (a message or a batch); `undefined` when nothing changed. */
+export async function rewriteMessages(
+  payload: unknown,
+  rewrite: ListingRewrite,
+): Promise<unknown | undefined> {
+  const messages: unknown[] = Array.isArray(payload) ? payload : [payload];
+  const guarded = guardsListings(rewrite);
+  let changed = false;
+  const rewritten = [];
+  for (const item of messages) {
+    const misspelled = guarded ? misspelledMember(item) : undefined;
+    if (misspelled !== undefined) {
+      throw new UnreadListing(`member ${quotedName(misspelled)} spelled as another`);
+    }
+    const message = item as Message | null;
+    if (message?.method === LIST_CHANGED) rewrite.toolMap.forget();
+    const asked = listingAnswered(message, rewrite.listIds);
+    if (message?.id !== undefined && asked !== undefined) {
+      const renamed = await renamedResult(asked, message.result as ToolsListResult, rewrite);
+      rewritten.push({ ...message, result: renamed.result });
+      changed = true;
+      rewrite.answered?.(message.id, renamed.listed);
+    } else if (guarded && respondsWithTools(message)) {
+      // It answers no listing asked for, as the proxy reads ids; a client may read its id
+      // otherwise (the Python SDK reads a string with `int()`: "١" answers request 1 there).
+      throw new UnreadListing("a listing that answers no listing request");
+    } else {
+      rewritten.push(item);
+    }
+  }
+  if (!changed) return undefined;
+  return Array.isArray(payload) ? rewritten : rewritten[0];
+}
+
+/**
+ * `rewriteMessages` on JSON text, every value it did not change written as the
+ * origin wrote it; `undefined` when the text is not JSON or nothing changed.
+ * `before`: answers of the proxy's own to put first (the payload becomes a batch).
+ * A single listing is renamed in its text (listing-splice.ts); anything else is parsed whole.
+ */
+export async function rewriteJsonText(
+  text: string,
+  rewrite: ListingRewrite,
+  before: readonly unknown[] = [],
+): Promise<string | undefined> {
+  const { toolMap, listIds } = rewrite;
+  const ids = before.length === 0 && listIds !== "by-shape" ? listIds : undefined;
+  const remembered = ids && (await toolMap.rememberedAnswer());
+  const reused =
+    remembered && reuseAnswer(text, remembered, (id) => requestAnswered(id, ids) !== undefined);
+  if (remembered && reused) {
+    await toolMap.answeredFromMemory(remembered);
+    rewrite.answered?.(reused.id as RequestId, REUSED);
+    // Sent as it came: the caller sends the origin's own bytes, not this text encoded again.
+    return sentAsReceived(remembered) ? undefined : reused.text;
+  }
+  const spliced = ids && (await rewriteListingText(text, ids, rewrite));
+  // Nothing changed: the caller sends the origin's own bytes, not this text encoded again.
+  if (spliced !== undefined) return spliced === text ? undefined : spliced;
+  const parsed = parseExact(text);
+  if (parsed === undefined) {
+    // Some clients read text `JSON.parse` does not (Python's `json` reads `NaN`), or nested deeper.
+    const reason = nestsTooDeep(text) ? `nests deeper than ${MAX_NESTING} levels` : "not JSON";
+    if (guardsListings(rewrite)) throw new UnreadListing(reason);
+    if (expectsLists(rewrite.listIds)) logEvent("response_not_rewritten", { reason });
+    return undefined;
+  }
+  const rewritten = await rewriteMessages(parsed.value, rewrite);
+  if (rewritten === undefined && before.length === 0) return undefined;
+  const payload = rewritten ?? parsed.value;
+  return stringifyExact(
+    before.length > 0 ? [...before, ...[payload].flat()] : payload,
+    parsed.exact,
+  );
+}
+
+/**
+ * The one `tools/list` answer `text` holds, renamed in its text, and
+ * remembered when it is a whole listing; `undefined` when the text is not
+ * such an answer to one of `ids`, or not one the splice reads.
+ */
+async function rewriteListingText(
+  text: string,
+  ids: ReadonlySet<RequestId>,
+  rewrite: ListingRewrite,
+): Promise<string | undefined> {
+  const read = readListingText(text, rewrite.toolMap.writtenBefore());
+  const asked = read && requestAnswered(read.id, ids);
+  if (!read || asked === undefined) return undefined;
+  const cursorSpan = read.resultMembers.get("nextCursor");
+  const nextCursor = cursorSpan && parseJson(text.slice(...cursorSpan));
+  const page = read.elements.filter(isTool);
+  const named = await namePage(asked, page, nextCursor, rewrite);
+  noteEntriesLeftOut(read.elements.length, page.length, named);
+  const spliced =
+    named.search === undefined
+      ? spliceListing(text, read, named.listing)
+      : spliceSearchMode(text, read, rewrite.toolMap.profile, named.search);
+  if (spliced === undefined) return undefined;
+  rewrite.answered?.(read.id as RequestId, listedOf(named));
+  if (cursorSpan === undefined && named.listing.settled) {
+    rewrite.toolMap.rememberAnswer(rememberAnswer(text, read.idSpan, spliced.text, spliced.idSpan));
+  }
+  return spliced.text;
+}
