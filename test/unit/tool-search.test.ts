@@ -55,6 +55,23 @@ describe("identifier splitting", () => {
     expect(wordsOf("list_issues of the repo")).toEqual(["list", "issues", "repo"]);
   });
 
+  it("splits and lowercases ASCII text as it does text with other characters", () => {
+    // Each ASCII character between two letters, once in text of ASCII alone
+    // and once in text with an accented letter.
+    const ascii = Array.from({ length: 128 }, (_, code) => `W${String.fromCharCode(code)}x`).join(
+      " ",
+    );
+    expect(termsOf(`${ascii} é`)).toEqual([...termsOf(ascii), "é"]);
+    expect(termsOf("Tab\there, NUL\u0000kept; GitHub_API-v2")).toEqual([
+      "tab",
+      "here",
+      "nul\u0000kept",
+      "github",
+      "api",
+      "v2",
+    ]);
+  });
+
   it("finds a tool whatever way its name and the query join the words", () => {
     const tools = ["getPullRequest", "list_issues", "files.read", "API-post-search"].map(
       (original) => ({ name: original, original, inputSchema: { type: "object" } }),
@@ -91,6 +108,27 @@ describe("identifier splitting", () => {
     ]);
     expect(joined.search("accept", 1)[0]?.original).toBe("browser_handle_dialog");
     expect(joined.search("prompt text", 1)[0]?.original).toBe("browser_handle_dialog");
+  });
+
+  it("reads a parameter two tools share in each, up to each one's bound", () => {
+    // The first 100 characters of each description are read, and 400 of a
+    // tool's parameters in all: alpha's `shared` starts at 312 (3 × 104), and
+    // only its first 88 characters are read, not "yak" at 95.
+    const filler = { description: "q".repeat(100) };
+    const shared = { description: `Zebra${" crossing".repeat(9)} yak.` };
+    const tools = [
+      { original: "alpha_tool", properties: { p1: filler, p2: filler, p3: filler, shared } },
+      { original: "beta_tool", properties: { shared } },
+    ].map(({ original, properties }) => ({
+      name: original,
+      original,
+      description: "Does something.",
+      inputSchema: { type: "object", properties },
+    }));
+    const found = (query: string) =>
+      new ToolSearch(tools).search(query, 5).map((tool) => tool.original);
+    expect(found("zebra")).toEqual(expect.arrayContaining(["alpha_tool", "beta_tool"]));
+    expect(found("yak")).toEqual(["beta_tool"]);
   });
 });
 
