@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Profile } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
-import type { SearchableTool } from "../../src/toolmap/tool-search";
+import type { SearchableTool } from "../../src/toolmap/search-terms";
 
 export interface ListedServer {
   key: string;

@@ -12,7 +12,8 @@ import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import { schemaView } from "../schemas/view";
-import { type SearchableTool, type ToolSearch, wordsOf } from "../toolmap/tool-search";
+import { type SearchableTool, wordsOf } from "../toolmap/search-terms";
+import type { ToolSearch } from "../toolmap/tool-search";
 import { jsonBytes } from "./local-answers";
 
 export const SEARCH_TOOLS = "search_tools";

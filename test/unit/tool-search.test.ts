@@ -1,13 +1,13 @@
-/** Search mode's search (src/toolmap/tool-search.ts), over the catalog's tools. */
+/** Search mode's search (src/toolmap/tool-search.ts, search-terms.ts), over the catalog's tools. */
 import { describe, expect, it } from "vitest";
 import {
   identifierWords,
   MAX_QUERY_CHARS,
   MAX_QUERY_WORDS,
-  ToolSearch,
   termsOf,
   wordsOf,
-} from "../../src/toolmap/tool-search";
+} from "../../src/toolmap/search-terms";
+import { ToolSearch } from "../../src/toolmap/tool-search";
 import { catalogTools } from "../fixtures/node/catalog-origin";
 
 const search = new ToolSearch(
