@@ -34,8 +34,9 @@ import { schemaView } from "../../src/schemas/view";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { ToolSearch } from "../../src/toolmap/tool-search";
+import { watchEventStream } from "../../src/transport/event-watch";
 import { ReadBudget } from "../../src/transport/read-bounded";
-import { rewriteEventStream, watchEventStream } from "../../src/transport/sse";
+import { rewriteEventStream } from "../../src/transport/sse";
 import { realisticListing } from "../../support/listing";
 import { digestInThread } from "../lib/in-thread-digest";
 import {

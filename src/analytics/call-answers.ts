@@ -18,7 +18,8 @@
  */
 import { isPlainObject, own, parseJson } from "../json";
 import { type RequestId, requestAnswered } from "../protocol/jsonrpc";
-import { type ChunkRewriter, type ChunkWatcher, eventWatcher, mayMention } from "../transport/sse";
+import { eventWatcher } from "../transport/event-watch";
+import { type ChunkRewriter, type ChunkWatcher, mayMention } from "../transport/sse";
 import { type MessageRecord, OK, type Verdict } from "./call-record";
 
 /** The longest JSON body or event parsed to judge the answers in it. */

@@ -18,6 +18,7 @@ import {
   requestAnswered,
 } from "../protocol/jsonrpc";
 import { sentAsReceived } from "../toolmap/tool-map";
+import { eventWatcher, watchEventStream } from "../transport/event-watch";
 import { transformUntil } from "../transport/hand-off";
 import {
   bodyIsDecoded,
@@ -35,14 +36,7 @@ import {
   readBounded,
   rejoin,
 } from "../transport/read-bounded";
-import {
-  eventStreamRewriter,
-  eventWatcher,
-  mayMention,
-  serializeEvent,
-  watchEventStream,
-  watchedAfter,
-} from "../transport/sse";
+import { eventStreamRewriter, mayMention, serializeEvent, watchedAfter } from "../transport/sse";
 import {
   expectsLists,
   guardsListings,

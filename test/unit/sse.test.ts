@@ -1,13 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { watchEventStream } from "../../src/transport/event-watch";
 import { transformUntil } from "../../src/transport/hand-off";
 import { MAX_HELD_BYTES, ReadBudget } from "../../src/transport/read-bounded";
-import {
-  eventStreamRewriter,
-  mayMention,
-  rewriteEventStream,
-  watchEventStream,
-} from "../../src/transport/sse";
+import { eventStreamRewriter, mayMention, rewriteEventStream } from "../../src/transport/sse";
 import { clientView, isEvent } from "../helpers/event-stream";
 import { captureLogs } from "../helpers/logs";
 
