@@ -2,10 +2,11 @@
  * What search mode reads of a listing, and of a query, as terms
  * (tool-search.ts indexes and ranks them): text split at spaces, punctuation
  * and symbols, lowercased, English stop words left out, and identifiers read
- * as words wherever they are (`getPullRequest`, `list_issues`). Each field
- * is read within its bound in characters, and a tool's details only until it
- * has `MAX_DETAIL_TERMS`: building the index costs CPU in proportion to the
- * words read. Pure: no I/O.
+ * as words wherever they are (`getPullRequest`, `list_issues`). A tool's
+ * description and parameters are read within their bounds in characters,
+ * and its details only until it has `MAX_DETAIL_TERMS`: building the index
+ * costs CPU in proportion to the words read. Its name and title are read
+ * whole, bounded only by the listing's own size. Pure: no I/O.
  */
 /** A tool as search mode shows it: the model-facing name and the profile's view of its schema. */
 export interface SearchableTool {
@@ -147,31 +148,48 @@ interface Parameter {
   terms: string[];
 }
 
+/** The most parameters a build keeps read (`ParameterReads`): about 1,000 in 349 tools of 13 real servers. */
+const MAX_KEPT_PARAMETERS = 4096;
+
 /**
  * Each parameter as details read it, by name and by what is read of its
  * description, for one build: tools of one origin repeat their parameters
- * (`owner`, `repo`, `cursor`, `limit`), and each is read once. A key is at
- * most `MAX_READ_PARAMETER` characters, a longer name read each time: V8
- * hashes a string of over 16,383 characters by its length alone, and a map
- * of many such keys compares them whole, each with every other.
+ * (`owner`, `repo`, `cursor`, `limit`), and each is read once. At most
+ * `MAX_KEPT_PARAMETERS` are kept, and past them each is read every time, as
+ * it would be with none kept: a listing of parameters each unlike the others
+ * (a hostile one) would keep them all, hundreds of MB for a listing of a few
+ * MB. A name longer than `MAX_READ_PARAMETER` characters is read each time,
+ * only as far as details can read it: V8 hashes a string of over 16,383
+ * characters by its length alone, and a map of many such keys compares them
+ * whole, each with every other.
  */
-type Parameters = Map<string, Map<string | undefined, Parameter>>;
+export class ParameterReads {
+  /** By name, then by what is read of the description. */
+  readonly #kept = new Map<string, Map<string | undefined, Parameter>>();
+  #count = 0;
 
-function parameterOf(parameters: Parameters, name: string, description: unknown): Parameter {
-  const read =
-    typeof description === "string" ? description.slice(0, MAX_READ_PARAMETER) : undefined;
-  if (name.length > MAX_READ_PARAMETER) return readParameter(name, read);
-  let byDescription = parameters.get(name);
-  if (byDescription === undefined) {
-    byDescription = new Map();
-    parameters.set(name, byDescription);
+  /** How many it keeps. */
+  get kept(): number {
+    return this.#count;
   }
-  let parameter = byDescription.get(read);
-  if (parameter === undefined) {
-    parameter = readParameter(name, read);
-    byDescription.set(read, parameter);
+
+  of(name: string, description: unknown): Parameter {
+    const read =
+      typeof description === "string" ? description.slice(0, MAX_READ_PARAMETER) : undefined;
+    if (name.length > MAX_READ_PARAMETER) {
+      return readParameter(name.slice(0, MAX_READ_PARAMETERS), read);
+    }
+    const byDescription = this.#kept.get(name);
+    const kept = byDescription?.get(read);
+    if (kept !== undefined) return kept;
+    const parameter = readParameter(name, read);
+    if (this.#count < MAX_KEPT_PARAMETERS) {
+      this.#count++;
+      if (byDescription) byDescription.set(read, parameter);
+      else this.#kept.set(name, new Map([[read, parameter]]));
+    }
+    return parameter;
   }
-  return parameter;
 }
 
 function readParameter(name: string, description: string | undefined): Parameter {
@@ -190,17 +208,19 @@ export interface IndexedTool {
 /**
  * The tools as MiniSearch reads them, and each detail term → the tools that
  * have it. A tool's details are the terms of the rest of its description,
- * then of each parameter (`parameterOf`), until `MAX_READ_PARAMETERS`
+ * then of each parameter (`ParameterReads`), until `MAX_READ_PARAMETERS`
  * characters of these; of them, the first `MAX_DETAIL_TERMS` its name and
  * first sentence lack, each once. Most tools have that many before their
  * last parameter, and the rest is not read.
  */
-export function indexedTools(tools: readonly SearchableTool[]): {
+export function indexedTools(
+  tools: readonly SearchableTool[],
+  parameters = new ParameterReads(),
+): {
   indexed: IndexedTool[];
   details: Map<string, number[]>;
 } {
   const details = new Map<string, number[]>();
-  const parameters: Parameters = new Map();
   const indexed = tools.map((tool, id): IndexedTool => {
     const text = tool.description ?? "";
     // Sliced first, so that a description of no sentence is not read to its end.
@@ -219,7 +239,7 @@ export function indexedTools(tools: readonly SearchableTool[]): {
       if (taken === MAX_DETAIL_TERMS || read >= MAX_READ_PARAMETERS) break;
       const about = (properties as Record<string, { description?: unknown } | null>)[key]
         ?.description;
-      const parameter = parameterOf(parameters, key, about);
+      const parameter = parameters.of(key, about);
       const left = MAX_READ_PARAMETERS - read;
       read += parameter.text.length;
       // The bound may fall within a parameter: what of it comes before is read.

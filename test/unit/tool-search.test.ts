@@ -2,8 +2,10 @@
 import { describe, expect, it } from "vitest";
 import {
   identifierWords,
+  indexedTools,
   MAX_QUERY_CHARS,
   MAX_QUERY_WORDS,
+  ParameterReads,
   termsOf,
   wordsOf,
 } from "../../src/toolmap/search-terms";
@@ -129,6 +131,29 @@ describe("identifier splitting", () => {
       new ToolSearch(tools).search(query, 5).map((tool) => tool.original);
     expect(found("zebra")).toEqual(expect.arrayContaining(["alpha_tool", "beta_tool"]));
     expect(found("yak")).toEqual(["beta_tool"]);
+  });
+
+  it("keeps at most 4,096 parameters read in a build, and reads the others each time", () => {
+    // A listing whose parameters are each unlike the others (as a hostile one's may be),
+    // read alike whether or not they are kept: 6,000 read, each of its tool's 24 detail terms.
+    const tools = Array.from({ length: 500 }, (_, tool) => ({
+      name: `t${tool}`,
+      original: `t${tool}`,
+      inputSchema: {
+        type: "object",
+        properties: Object.fromEntries(
+          Array.from({ length: 12 }, (_, p) => [
+            `p${tool}x${p}`,
+            { description: `Word${tool}x${p}.` },
+          ]),
+        ),
+      },
+    }));
+    const reads = new ParameterReads();
+    const { details } = indexedTools(tools, reads);
+    expect(reads.kept).toBe(4096);
+    expect(details.get("word499x11")).toEqual([499]);
+    expect(details.get("p499x11")).toEqual([499]);
   });
 });
 
