@@ -53,7 +53,7 @@ export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
       absentNulls: walk.absentNulls,
     };
   }
-  const unfit = passes.unfit?.(schema);
+  const unfit = walk.sizes === undefined ? undefined : passes.unfit?.(schema, walk.sizes);
   return {
     schema,
     // Every change is a rule applied or a keyword left out: one definition.

@@ -7,6 +7,9 @@
  * needs is the origin's own object, and a schema no pass needs anywhere is
  * its own view.
  *
+ * As it goes, it counts what its profile limits of a view (sizes.ts), so
+ * that the finished view need not be read again to count it.
+ *
  * Bounded: at most `MAX_NODES` nodes, `MAX_DEPTH` levels; past either, the
  * value is asked for as JSON text. Keys under `properties` (and `$defs`, …)
  * are names, carried as they are: a property called `type` is data.
@@ -26,6 +29,7 @@ import {
   type ViewContext,
   type ViewPasses,
 } from "./pass";
+import { ViewSizes } from "./sizes";
 
 // A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
 const ownKey = hasOwnKey;
@@ -42,6 +46,8 @@ export class SchemaWalk implements ViewContext {
   private text: Set<object> | undefined;
   private nulls: object[] | undefined;
   nodes = 0;
+  /** What the view holds that its profile limits, counted as it is made (sizes.ts). */
+  readonly sizes: ViewSizes | undefined;
   private readonly gate: Gate;
   // What this walk made and nothing else holds (`owns`): the last node it copied and returned,
   // the copies in the last map of schemas it copied, and those of the node a pass is leaving.
@@ -56,6 +62,7 @@ export class SchemaWalk implements ViewContext {
     readonly root: Schema,
   ) {
     this.gate = gateOf(passes);
+    this.sizes = passes.unfit === undefined ? undefined : new ViewSizes();
   }
 
   /** The view of the whole schema. */
@@ -95,6 +102,8 @@ export class SchemaWalk implements ViewContext {
       if (result !== node) return result;
       features = this.gate.features(node);
     }
+    const values = this.sizes === undefined ? undefined : node.enum;
+    if (Array.isArray(values)) this.sizes?.enum(values);
     // Viewing the children changes what they are, not which keywords the node has.
     if ((features & HAS_CHILDREN) !== 0) {
       const child: At = { root: false, depth: at.depth + 1, refs: at.refs };
@@ -110,7 +119,7 @@ export class SchemaWalk implements ViewContext {
           isPlainObject(value) &&
           (keyword === "properties" || this.passes.viewsDefinitions)
         ) {
-          viewed = this.viewEach(value, child);
+          viewed = this.viewEach(value, child, keyword === "properties" ? this.sizes : undefined);
           if (keyword === "properties" && viewed !== value) {
             ownedMap = viewed as object;
             ownedValues = this.eachCopied;
@@ -162,12 +171,13 @@ export class SchemaWalk implements ViewContext {
     return result;
   }
 
-  /** Each schema of a map (`properties`, `$defs`); a key named `__proto__` stays a key. */
-  private viewEach(map: Schema, at: At): Schema {
+  /** Each schema of a map (`properties`, `$defs`), its names counted in `sizes`; a key named `__proto__` stays a key. */
+  private viewEach(map: Schema, at: At, sizes: ViewSizes | undefined): Schema {
     let result: Schema | undefined;
     let copied: object[] | undefined;
     for (const key in map) {
       if (!ownKey.call(map, key)) continue;
+      sizes?.property(key);
       const value = map[key];
       const viewed = this.view(value, at);
       if (viewed === value && result === undefined) continue;
@@ -205,6 +215,10 @@ export class SchemaWalk implements ViewContext {
   /** The nodes of the view where `null` means "left out". */
   get absentNulls(): NodeSet {
     return this.nulls === undefined ? NO_NODES : new NodeSet(this.nulls);
+  }
+
+  uncount(): void {
+    if (this.sizes !== undefined) this.sizes.uncounted = true;
   }
 
   nullMeansAbsent(node: Schema): void {
