@@ -16,7 +16,7 @@ import { oneOfAsAnyOf } from "../../src/schemas/passes/one-of";
 import { refsInlined } from "../../src/schemas/passes/refs";
 import { rootObject } from "../../src/schemas/passes/root-object";
 import { rootProperties } from "../../src/schemas/passes/root-properties";
-import { subset } from "../../src/schemas/passes/subset";
+import { knownNames, subset } from "../../src/schemas/passes/subset";
 import { wellFormed } from "../../src/schemas/passes/well-formed";
 import { GEMINI_FACTS } from "../../src/schemas/providers/gemini";
 import { MCP } from "../../src/schemas/providers/mcp";
@@ -251,10 +251,26 @@ describe("node passes", () => {
     };
     expect(run(subset(keep), node)).toEqual({
       needed: true,
-      result: { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
-      rules: ["required_undeclared_dropped"],
+      result: { type: "object", properties: { a: { type: "string" } }, required: ["a", "ghost"] },
+      rules: [],
       dropped: ["additionalProperties"],
     });
+    expect(run(knownNames, node)).toEqual({
+      needed: true,
+      result: { ...node, required: ["a"] },
+      rules: ["required_undeclared_dropped"],
+      dropped: [],
+    });
     expect(subset(keep).needed({ type: "string" }, NESTED)).toBe(false);
+    expect(knownNames.needed({ type: "string" }, NESTED)).toBe(false);
+    expect(run(knownNames, { type: ["integer", "quantity"] })).toMatchObject({
+      needed: false,
+    });
+    expect(run(knownNames, { type: ["quantity", "integer"] })).toEqual({
+      needed: true,
+      result: {},
+      rules: [],
+      dropped: ["type"],
+    });
   });
 });

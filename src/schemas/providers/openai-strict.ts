@@ -44,7 +44,7 @@ import { oneOfAsAnyOf } from "../passes/one-of";
 import { refsInlined } from "../passes/refs";
 import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
-import { subset } from "../passes/subset";
+import { knownNames, subset } from "../passes/subset";
 import { typeUnionsAsAnyOf } from "../passes/type-unions";
 import { wellFormed } from "../passes/well-formed";
 import type { ViewSizes } from "../sizes";
@@ -185,6 +185,7 @@ const STRICT_NODES: Pass[] = [
   explicitShapes("as-text"),
   closedObjects,
   subset(STRICT_KEYWORDS),
+  knownNames,
   anyOfAlone,
 ];
 
