@@ -59,9 +59,10 @@ function isSchemaMap(value: unknown): boolean {
 /**
  * Whether `keyword`'s value maps names to schemas, or lists schemas (draft 7's `items` too).
  * A `switch`, as `wellWritten`: sets would be two lookups for every keyword of every node
- * (the lists are keywords.ts `SCHEMA_LISTS`, and `items`).
+ * (the lists are keywords.ts `SCHEMA_LISTS`, and `items`; the maps `CHILDREN`'s and more:
+ * schema-keywords.test.ts holds them to both).
  */
-function schemasIn(keyword: string): "map" | "list" | undefined {
+export function schemasIn(keyword: string): "map" | "list" | undefined {
   switch (keyword) {
     case "properties":
     case "patternProperties":

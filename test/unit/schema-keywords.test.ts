@@ -1,0 +1,43 @@
+/**
+ * Lookups the views spell out as a `switch` for speed (a first listing asks
+ * them of every keyword of every node) say what keywords.ts's lists say: a
+ * keyword added to a list and not to its `switch` would be read as no
+ * schema at all.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { CHILDREN, SCHEMA_LISTS } from "../../src/schemas/keywords";
+import { schemasIn } from "../../src/schemas/passes/well-formed";
+
+/** Keywords of JSON Schema and OpenAPI, and names that only look like them. */
+const KEYWORDS = [
+  ...["type", "properties", "patternProperties", "additionalProperties", "propertyNames"],
+  ...["items", "prefixItems", "additionalItems", "contains", "unevaluatedItems"],
+  ...["unevaluatedProperties", "dependentSchemas", "dependentRequired", "dependencies"],
+  ...["anyOf", "oneOf", "allOf", "not", "if", "then", "else", "$ref", "$defs", "definitions"],
+  ...["enum", "const", "required", "description", "title", "nullable", "contentSchema"],
+  ...["Properties", "anyof", "items ", "__proto__", "constructor", "toString", ""],
+];
+
+describe("well-formed's schemasIn", () => {
+  it("reads every list of schemas keywords.ts names as a list, and items", () => {
+    for (const keyword of [...SCHEMA_LISTS, "items"])
+      expect(schemasIn(keyword), keyword).toBe("list");
+  });
+
+  it("reads every map of schemas the walk views as a map", () => {
+    for (const [keyword, kind] of CHILDREN)
+      if (kind === "map") expect(schemasIn(keyword), keyword).toBe("map");
+  });
+
+  it("reads nothing else as a list", () => {
+    const lists = new Set([...SCHEMA_LISTS, "items"]);
+    for (const keyword of KEYWORDS)
+      if (!lists.has(keyword)) expect(schemasIn(keyword), keyword).not.toBe("list");
+    fc.assert(
+      fc.property(fc.string(), (keyword) => {
+        if (!lists.has(keyword)) expect(schemasIn(keyword)).not.toBe("list");
+      }),
+    );
+  });
+});
