@@ -41,6 +41,12 @@ export interface Gate {
   readonly enterReads: readonly number[];
   readonly leave: readonly Pass[];
   readonly leaveReads: readonly number[];
+  /**
+   * What the passes from each one on read, together: where a node has none of it, no pass left
+   * in the phase is asked (a node of a `type` and a `description` is asked one pass, not a dozen).
+   */
+  readonly enterLater: readonly number[];
+  readonly leaveLater: readonly number[];
   /** What a node is made of, as the bits the passes' `reads` are. */
   features(node: Schema): number;
 }
@@ -97,11 +103,15 @@ function makeGate(passes: readonly Pass[]): Gate {
 
   const enter = passes.filter((pass) => pass.phase === "enter");
   const leave = passes.filter((pass) => pass.phase === "leave");
+  const enterReads = enter.map(readsOf);
+  const leaveReads = leave.map(readsOf);
   return {
     enter,
-    enterReads: enter.map(readsOf),
+    enterReads,
     leave,
-    leaveReads: leave.map(readsOf),
+    leaveReads,
+    enterLater: fromEachOn(enterReads),
+    leaveLater: fromEachOn(leaveReads),
     features(node) {
       let found = ANY;
       // Inherited keywords too, unlike the passes: more features only ask more.
@@ -115,4 +125,12 @@ function makeGate(passes: readonly Pass[]): Gate {
       return found;
     },
   };
+}
+
+/** For each of `reads`, it and all after it, together. */
+function fromEachOn(reads: readonly number[]): number[] {
+  const later = [...reads];
+  for (let i = later.length - 2; i >= 0; i--)
+    later[i] = (later[i] as number) | (later[i + 1] as number);
+  return later;
 }

@@ -17,7 +17,7 @@
 import type { Schema } from "../args/json-schema";
 import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../json";
 import { type Gate, gateOf, HAS_CHILDREN } from "./gate";
-import { CHILDREN, hasType } from "./keywords";
+import { childrenIn, hasType } from "./keywords";
 import { NodeSet } from "./node-set";
 import { noteOn } from "./notes";
 import {
@@ -48,6 +48,7 @@ export class SchemaWalk implements ViewContext {
   nodes = 0;
   /** What the view holds that its profile limits, counted as it is made (sizes.ts). */
   readonly sizes: ViewSizes | undefined;
+  private readonly maxDepth: number;
   private readonly gate: Gate;
   // What this walk made and nothing else holds (`owns`): the last node it copied and returned,
   // the copies in the last map of schemas it copied, and those of the node a pass is leaving.
@@ -63,6 +64,7 @@ export class SchemaWalk implements ViewContext {
   ) {
     this.gate = gateOf(passes);
     this.sizes = passes.unfit === undefined ? undefined : new ViewSizes();
+    this.maxDepth = passes.maxDepth ?? MAX_DEPTH;
   }
 
   /** The view of the whole schema. */
@@ -78,13 +80,13 @@ export class SchemaWalk implements ViewContext {
 
   view(input: unknown, at: At): unknown {
     if (!isPlainObject(input)) return input;
-    if (++this.nodes > MAX_NODES || at.depth > (this.passes.maxDepth ?? MAX_DEPTH)) {
+    if (++this.nodes > MAX_NODES || at.depth > this.maxDepth) {
       this.applied.add("value_as_text");
       return this.textSchema(input, "The value, as JSON text.");
     }
     // The node is copied the first time something changes it (`node === input` until then).
     // Written out at each place, not as a closure: one would be made, and named, for every node.
-    const { enter, enterReads, leave, leaveReads } = this.gate;
+    const { enter, enterReads, enterLater, leave, leaveReads, leaveLater } = this.gate;
     let node = input;
     let left: readonly string[] = NO_KEYWORDS;
     // The node's `properties`, when the walk copied them, and the copies among their schemas.
@@ -92,6 +94,7 @@ export class SchemaWalk implements ViewContext {
     let ownedValues: object[] | undefined;
     let features = this.gate.features(input);
     for (let i = 0; i < enter.length; i++) {
+      if (((enterLater[i] as number) & features) === 0) break;
       const pass = enter[i] as Pass;
       if (((enterReads[i] as number) & features) === 0 || !pass.needed(node, at)) continue;
       if (node === input) [node, left] = this.copy(input);
@@ -108,7 +111,7 @@ export class SchemaWalk implements ViewContext {
     if ((features & HAS_CHILDREN) !== 0) {
       const child: At = { root: false, depth: at.depth + 1, refs: at.refs };
       for (const keyword in node) {
-        const kind = CHILDREN.get(keyword);
+        const kind = childrenIn(keyword);
         if (kind === undefined || !ownKey.call(node, keyword)) continue;
         const value = node[keyword];
         let viewed: unknown = value;
@@ -131,6 +134,7 @@ export class SchemaWalk implements ViewContext {
       }
     }
     for (let i = 0; i < leave.length; i++) {
+      if (((leaveLater[i] as number) & features) === 0) break;
       const pass = leave[i] as Pass;
       if (((leaveReads[i] as number) & features) === 0 || !pass.needed(node, at)) continue;
       if (node === input) [node, left] = this.copy(input);

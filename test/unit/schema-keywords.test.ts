@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CHILDREN, SCHEMA_LISTS } from "../../src/schemas/keywords";
+import { CHILDREN, childrenIn, SCHEMA_LISTS } from "../../src/schemas/keywords";
 import { schemasIn } from "../../src/schemas/passes/well-formed";
 
 /** Keywords of JSON Schema and OpenAPI, and names that only look like them. */
@@ -37,6 +37,18 @@ describe("well-formed's schemasIn", () => {
     fc.assert(
       fc.property(fc.string(), (keyword) => {
         if (!lists.has(keyword)) expect(schemasIn(keyword)).not.toBe("list");
+      }),
+    );
+  });
+});
+
+describe("the walk's childrenIn", () => {
+  it("says what CHILDREN says of every keyword, and of any string", () => {
+    for (const keyword of [...CHILDREN.keys(), ...KEYWORDS])
+      expect(childrenIn(keyword), keyword).toBe(CHILDREN.get(keyword));
+    fc.assert(
+      fc.property(fc.string(), (keyword) => {
+        expect(childrenIn(keyword)).toBe(CHILDREN.get(keyword));
       }),
     );
   });
