@@ -158,7 +158,7 @@ export class SchemaWalk implements ViewContext {
     const left: string[] = [];
     for (const keyword in node) {
       if (!ownKey.call(node, keyword)) continue;
-      if (keeps.has(keyword)) copy[keyword] = node[keyword];
+      if (this.gate.keeps(keyword)) copy[keyword] = node[keyword];
       else left.push(keyword);
     }
     return [copy, left];

@@ -6,8 +6,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CHILDREN, childrenIn, SCHEMA_LISTS } from "../../src/schemas/keywords";
+import { INDEXED, keywordIndex, typeIndex } from "../../src/schemas/keyword-index";
+import { CHILDREN, childrenIn, SCHEMA_LISTS, TYPES } from "../../src/schemas/keywords";
 import { schemasIn } from "../../src/schemas/passes/well-formed";
+import { SCHEMA_PASSES } from "../../src/schemas/profile";
 
 /** Keywords of JSON Schema and OpenAPI, and names that only look like them. */
 const KEYWORDS = [
@@ -51,5 +53,43 @@ describe("the walk's childrenIn", () => {
         expect(childrenIn(keyword)).toBe(CHILDREN.get(keyword));
       }),
     );
+  });
+});
+
+describe("keyword-index.ts", () => {
+  it("numbers each keyword of INDEXED as its place there, and nothing else", () => {
+    expect(new Set(INDEXED).size).toBe(INDEXED.length);
+    INDEXED.forEach((keyword, index) => {
+      expect(keywordIndex(keyword), keyword).toBe(index);
+    });
+    for (const keyword of KEYWORDS)
+      expect(keywordIndex(keyword), keyword).toBe(INDEXED.indexOf(keyword));
+    fc.assert(
+      fc.property(fc.string(), (keyword) => {
+        expect(keywordIndex(keyword)).toBe(INDEXED.indexOf(keyword));
+      }),
+    );
+  });
+
+  it("numbers each type as its place in TYPES, and nothing else", () => {
+    TYPES.forEach((type, index) => {
+      expect(typeIndex(type), type).toBe(index);
+    });
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.anything()), (name) => {
+        expect(typeIndex(name)).toBe(TYPES.indexOf(name as string));
+      }),
+    );
+  });
+
+  it("numbers every keyword a profile's passes read, allow or copy (the gate's map is for none)", () => {
+    for (const passes of Object.values(SCHEMA_PASSES)) {
+      const named = [...CHILDREN.keys(), "type", ...(passes.copies ?? [])];
+      for (const pass of passes.nodes) {
+        named.push(...(pass.reads ?? []).filter((feature) => !feature.startsWith("type:")));
+        named.push(...(pass.allows ?? []));
+      }
+      for (const keyword of named) expect(keywordIndex(keyword), keyword).toBeGreaterThanOrEqual(0);
+    }
   });
 });

@@ -12,6 +12,7 @@
  */
 import { isPlainObject } from "../../json";
 import { TYPE_LIST, UNKNOWN_TYPE } from "../gate";
+import { typeIndex } from "../keyword-index";
 import { firstType, namesTypes, TYPES, typesOf } from "../keywords";
 import type { Pass } from "../pass";
 
@@ -46,7 +47,7 @@ export const knownNames: Pass = {
         if (!Object.hasOwn(properties, name)) return true;
       }
     }
-    return namesTypes(node) && !TYPES.includes(firstType(node) ?? "");
+    return namesTypes(node) && typeIndex(firstType(node)) < 0;
   },
   apply: (schema, _at, view) => {
     if (Array.isArray(schema.required)) {

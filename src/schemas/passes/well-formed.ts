@@ -9,7 +9,7 @@
  * (`required_collected`): what the origin meant.
  */
 import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../../json";
-import { TYPES } from "../keywords";
+import { typeIndex } from "../keyword-index";
 import type { Pass } from "../pass";
 
 // A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
@@ -20,7 +20,8 @@ const isString = (value: unknown) => typeof value === "string";
 const isBoolean = (value: unknown) => typeof value === "boolean";
 const isNumber = (value: unknown) => typeof value === "number";
 const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
-const isType = (value: unknown) => typeof value === "string" && TYPES.includes(value);
+// By its index, not `TYPES.includes`: nearly every node has a `type`.
+const isType = (value: unknown) => typeIndex(value) >= 0;
 /**
  * `required` and a list of types name each at most once (the meta-schema's `uniqueItems`).
  * A short list is compared in place: nearly every object has a `required`, and a set for each
