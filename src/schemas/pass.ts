@@ -4,6 +4,7 @@
  * node's copy. A profile is data: the passes in the order they run.
  */
 import type { Schema } from "../args/json-schema";
+import type { RuleList } from "./rule-list";
 import type { ViewSizes } from "./sizes";
 
 /** What a view did, for the `schemas_adapted` log line. */
@@ -46,7 +47,7 @@ export interface At {
 export interface ViewContext {
   /** The origin's schema, which local `$ref`s point into. */
   readonly root: Schema;
-  readonly applied: Set<SchemaRule>;
+  readonly applied: RuleList;
   readonly dropped: Set<string>;
   /** Nodes viewed so far, against `MAX_NODES`. */
   readonly nodes: number;

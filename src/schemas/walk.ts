@@ -25,10 +25,10 @@ import {
   MAX_DEPTH,
   MAX_NODES,
   type Pass,
-  type SchemaRule,
   type ViewContext,
   type ViewPasses,
 } from "./pass";
+import { RuleList } from "./rule-list";
 import { ViewSizes } from "./sizes";
 
 // A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
@@ -40,8 +40,17 @@ const NO_NODES = new NodeSet([]);
 const NO_KEYWORDS: readonly string[] = [];
 
 export class SchemaWalk implements ViewContext {
-  readonly applied = new Set<SchemaRule>();
-  readonly dropped = new Set<string>();
+  readonly applied = new RuleList();
+  // The keywords the last copy left out (`copy`): a field, not a pair returned for every copy.
+  private leftOut: readonly string[] = NO_KEYWORDS;
+  private droppedSet: Set<string> | undefined;
+  get dropped(): Set<string> {
+    this.droppedSet ??= new Set();
+    return this.droppedSet;
+  }
+  get droppedAny(): boolean {
+    return this.droppedSet !== undefined && this.droppedSet.size > 0;
+  }
   // Made when first needed: few views ask for JSON text or make a property nullable.
   private text: Set<object> | undefined;
   private nulls: object[] | undefined;
@@ -97,7 +106,10 @@ export class SchemaWalk implements ViewContext {
       if (((enterLater[i] as number) & features) === 0) break;
       const pass = enter[i] as Pass;
       if (((enterReads[i] as number) & features) === 0 || !pass.needed(node, at)) continue;
-      if (node === input) [node, left] = this.copy(input);
+      if (node === input) {
+        node = this.copy(input);
+        left = this.leftOut;
+      }
       this.ownedMap = undefined;
       this.ownedValues = undefined;
       this.ownedSet = undefined;
@@ -129,7 +141,10 @@ export class SchemaWalk implements ViewContext {
           }
         }
         if (viewed === value) continue;
-        if (node === input) [node, left] = this.copy(input);
+        if (node === input) {
+          node = this.copy(input);
+          left = this.leftOut;
+        }
         node[keyword] = viewed;
       }
     }
@@ -137,7 +152,10 @@ export class SchemaWalk implements ViewContext {
       if (((leaveLater[i] as number) & features) === 0) break;
       const pass = leave[i] as Pass;
       if (((leaveReads[i] as number) & features) === 0 || !pass.needed(node, at)) continue;
-      if (node === input) [node, left] = this.copy(input);
+      if (node === input) {
+        node = this.copy(input);
+        left = this.leftOut;
+      }
       this.ownedMap = ownedMap;
       this.ownedValues = ownedValues;
       this.ownedSet = undefined;
@@ -145,28 +163,34 @@ export class SchemaWalk implements ViewContext {
       if (result !== node) return result;
       features = this.gate.features(node);
     }
-    for (const keyword of left) this.dropped.add(keyword);
+    if (left.length > 0) for (const keyword of left) this.dropped.add(keyword);
     if (node !== input) this.lastCopy = node;
     return node;
   }
 
-  /** A node's copy, with the keywords the profile keeps; and those it left out. */
-  private copy(node: Schema): [Schema, string[]] {
+  /** A node's copy, with the keywords the profile keeps; those it left out are `leftOut`. */
+  private copy(node: Schema): Schema {
     const keeps = this.passes.copies;
-    if (keeps === undefined) return [{ ...node }, []];
+    this.leftOut = NO_KEYWORDS;
+    if (keeps === undefined) return { ...node };
     const copy: Schema = {};
-    const left: string[] = [];
+    let left: string[] | undefined;
     for (const keyword in node) {
       if (!ownKey.call(node, keyword)) continue;
       if (this.gate.keeps(keyword)) copy[keyword] = node[keyword];
-      else left.push(keyword);
+      else {
+        left ??= [];
+        left.push(keyword);
+      }
     }
-    return [copy, left];
+    if (left !== undefined) this.leftOut = left;
+    return copy;
   }
 
   private viewList(list: unknown[], at: At): unknown[] {
     let result = list;
-    for (const [index, item] of list.entries()) {
+    for (let index = 0; index < list.length; index++) {
+      const item = list[index];
       const viewed = this.view(item, at);
       if (viewed === item) continue;
       if (result === list) result = [...list];

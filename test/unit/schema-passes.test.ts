@@ -4,6 +4,7 @@
  * (schema-view.test.ts) hold whole views to the providers' rules.
  */
 import { describe, expect, it } from "vitest";
+import { SCHEMA_LISTS } from "../../src/schemas/keywords";
 import type { At, Pass, RootPass } from "../../src/schemas/pass";
 import { allOfMerged } from "../../src/schemas/passes/all-of";
 import { booleanSchemas } from "../../src/schemas/passes/boolean-schemas";
@@ -239,6 +240,11 @@ describe("node passes", () => {
       items: {},
     });
     expect(booleanSchemas.needed({ additionalProperties: false, items: {} }, NESTED)).toBe(false);
+    // Every list of schemas keywords.ts names, which needed reads by name.
+    for (const keyword of SCHEMA_LISTS) {
+      expect(booleanSchemas.needed({ [keyword]: [{}, true] }, NESTED), keyword).toBe(true);
+      expect(booleanSchemas.needed({ [keyword]: [{}] }, NESTED), keyword).toBe(false);
+    }
   });
 
   it("subset: only the provider's keywords, and required naming declared properties", () => {
