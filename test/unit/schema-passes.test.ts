@@ -269,6 +269,18 @@ describe("node passes", () => {
     });
     expect(subset(keep).needed({ type: "string" }, NESTED)).toBe(false);
     expect(knownNames.needed({ type: "string" }, NESTED)).toBe(false);
+    // Names each declared, in their order or another; one more, or one not declared, is not.
+    const declared = { type: "object", properties: { a: {}, b: {} } };
+    for (const [required, needed] of [
+      [["a", "b"], false],
+      [["b", "a"], false],
+      [["a"], false],
+      [["a", "b", "c"], true],
+      [["a", "c"], true],
+      [["a", "b", "a"], false],
+      [[1], true],
+    ] as const)
+      expect(knownNames.needed({ ...declared, required }, NESTED), String(required)).toBe(needed);
     expect(run(knownNames, { type: ["integer", "quantity"] })).toMatchObject({
       needed: false,
     });

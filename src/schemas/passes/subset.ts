@@ -10,11 +10,14 @@
  * and reading all its keywords again for it was a twentieth of
  * `openai-strict`'s views.
  */
-import { isPlainObject } from "../../json";
+import { ownKey as hasOwnKey, isPlainObject } from "../../json";
 import { TYPE_LIST, UNKNOWN_TYPE } from "../gate";
 import { typeIndex } from "../keyword-index";
 import { firstType, namesTypes, TYPES, typesOf } from "../keywords";
 import type { Pass } from "../pass";
+
+// A constant of this module, which V8 folds into the `for…in` below (json.ts, `ownKey`).
+const ownKey = hasOwnKey;
 
 export function subset(keywords: ReadonlySet<string>): Pass {
   return {
@@ -35,13 +38,29 @@ export function subset(keywords: ReadonlySet<string>): Pass {
   };
 }
 
+/**
+ * Whether `required` is `properties`' own names in their order, as every object
+ * openai-strict closed has it (closed-objects.ts): then each is declared, and
+ * none is looked up in turn.
+ */
+function namesEach(required: unknown[], properties: unknown): boolean {
+  if (!isPlainObject(properties)) return false;
+  let index = 0;
+  for (const name in properties) {
+    if (!ownKey.call(properties, name)) continue;
+    if (required[index] !== name) return false;
+    index++;
+  }
+  return index === required.length;
+}
+
 /** After `subset`: `required` names only declared properties, a `type` only a known type first. */
 export const knownNames: Pass = {
   phase: "leave",
   reads: ["required", UNKNOWN_TYPE, TYPE_LIST],
   needed: (node) => {
     const { required, properties } = node;
-    if (Array.isArray(required)) {
+    if (Array.isArray(required) && !namesEach(required, properties)) {
       for (const name of required) {
         if (typeof name !== "string" || !isPlainObject(properties)) return true;
         if (!Object.hasOwn(properties, name)) return true;
