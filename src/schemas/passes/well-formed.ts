@@ -10,6 +10,7 @@
  */
 import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../../json";
 import { typeIndex } from "../keyword-index";
+import { childrenIn } from "../keywords";
 import type { Pass } from "../pass";
 
 // A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
@@ -58,27 +59,21 @@ function isSchemaMap(value: unknown): boolean {
 }
 
 /**
- * Whether `keyword`'s value maps names to schemas, or lists schemas (draft 7's `items` too).
- * A `switch`, as `wellWritten`: sets would be two lookups for every keyword of every node
- * (the lists are keywords.ts `SCHEMA_LISTS`, and `items`; the maps `CHILDREN`'s and more:
- * schema-keywords.test.ts holds them to both).
+ * Whether `keyword`'s value maps names to schemas, or lists schemas: those the walk views
+ * (keywords.ts `childrenIn`, a `switch` there too), and the maps it does not and draft 7's
+ * `items` list (schema-keywords.test.ts holds them to `SCHEMA_LISTS` and `CHILDREN`).
  */
 export function schemasIn(keyword: string): "map" | "list" | undefined {
   switch (keyword) {
-    case "properties":
     case "patternProperties":
     case "dependentSchemas":
-    case "$defs":
-    case "definitions":
       return "map";
     case "items":
-    case "anyOf":
-    case "oneOf":
-    case "allOf":
-    case "prefixItems":
       return "list";
-    default:
-      return undefined;
+    default: {
+      const kind = childrenIn(keyword);
+      return kind === "one" ? undefined : kind;
+    }
   }
 }
 
