@@ -101,8 +101,38 @@ export const EXCLUSIVE_BOUNDS = [
 /** Keywords whose value is one schema, a list of them, or a map of names to them. */
 const ONE_SCHEMA = ["items", "additionalProperties", "not", "if", "then", "else", "contains"];
 export const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
-export const CHILDREN: ReadonlyMap<string, "one" | "list" | "map"> = new Map([
+export type Children = "one" | "list" | "map";
+export const CHILDREN: ReadonlyMap<string, Children> = new Map([
   ...ONE_SCHEMA.map((keyword) => [keyword, "one"] as const),
   ...SCHEMA_LISTS.map((keyword) => [keyword, "list"] as const),
   ...["properties", "$defs", "definitions"].map((keyword) => [keyword, "map"] as const),
 ]);
+
+/**
+ * `CHILDREN.get(keyword)`, as a `switch`: the walk asks it of every keyword of every node with
+ * children, where a map's lookup was a twentieth of `openai-strict`'s views. The lists are
+ * `CHILDREN`'s (schema-keywords.test.ts holds them to it); `properties` first, as most are.
+ */
+export function childrenIn(keyword: string): Children | undefined {
+  switch (keyword) {
+    case "properties":
+    case "$defs":
+    case "definitions":
+      return "map";
+    case "items":
+    case "additionalProperties":
+    case "not":
+    case "if":
+    case "then":
+    case "else":
+    case "contains":
+      return "one";
+    case "anyOf":
+    case "oneOf":
+    case "allOf":
+    case "prefixItems":
+      return "list";
+    default:
+      return undefined;
+  }
+}

@@ -4,6 +4,8 @@
  * node's copy. A profile is data: the passes in the order they run.
  */
 import type { Schema } from "../args/json-schema";
+import type { RuleList } from "./rule-list";
+import type { ViewSizes } from "./sizes";
 
 /** What a view did, for the `schemas_adapted` log line. */
 export type SchemaRule =
@@ -45,7 +47,7 @@ export interface At {
 export interface ViewContext {
   /** The origin's schema, which local `$ref`s point into. */
   readonly root: Schema;
-  readonly applied: Set<SchemaRule>;
+  readonly applied: RuleList;
   readonly dropped: Set<string>;
   /** Nodes viewed so far, against `MAX_NODES`. */
   readonly nodes: number;
@@ -62,6 +64,8 @@ export interface ViewContext {
   owns(value: unknown): boolean;
   /** `node` takes `null` only because the view made its property required: `null` there means "left out". */
   nullMeansAbsent(node: Schema): void;
+  /** A pass put one value in several places: the walk's count of the view's sizes no longer holds (sizes.ts). */
+  uncount(): void;
 }
 
 /**
@@ -114,8 +118,11 @@ export interface ViewPasses {
   readonly textNull: "nullable" | "type" | "omit";
   /** Levels a view may nest before the rest is asked for as JSON text (`MAX_DEPTH` unless lower). */
   readonly maxDepth?: number;
-  /** Why a finished view is beyond what the provider accepts (sizes the passes cannot bring down). */
-  unfit?(schema: unknown): string | undefined;
+  /**
+   * Why a finished view is beyond what the provider accepts (sizes the passes cannot bring
+   * down), with what the walk counted of it as it made it (sizes.ts).
+   */
+  unfit?(schema: unknown, counted: ViewSizes): string | undefined;
 }
 
 /** A view holds at most this many nodes; past it, `$ref`s are cut instead of inlined. */

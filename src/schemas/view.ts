@@ -53,15 +53,16 @@ export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
       absentNulls: walk.absentNulls,
     };
   }
-  const unfit = passes.unfit?.(schema);
-  return {
+  const unfit = walk.sizes === undefined ? undefined : passes.unfit?.(schema, walk.sizes);
+  const view: SchemaView = {
     schema,
     // Every change is a rule applied or a keyword left out: one definition.
-    differs: walk.applied.size > 0 || walk.dropped.size > 0,
-    rules: [...walk.applied],
-    dropped: [...walk.dropped].sort(),
+    differs: walk.applied.size > 0 || walk.droppedAny,
+    rules: walk.applied.toList(),
+    dropped: walk.droppedAny ? [...walk.dropped].sort() : [],
     asText: walk.textNodes,
     absentNulls: walk.absentNulls,
-    ...(unfit === undefined ? {} : { unfit }),
   };
+  if (unfit !== undefined) view.unfit = unfit;
+  return view;
 }

@@ -7,6 +7,9 @@
  * needs is the origin's own object, and a schema no pass needs anywhere is
  * its own view.
  *
+ * As it goes, it counts what its profile limits of a view (sizes.ts), so
+ * that the finished view need not be read again to count it.
+ *
  * Bounded: at most `MAX_NODES` nodes, `MAX_DEPTH` levels; past either, the
  * value is asked for as JSON text. Keys under `properties` (and `$defs`, …)
  * are names, carried as they are: a property called `type` is data.
@@ -14,7 +17,7 @@
 import type { Schema } from "../args/json-schema";
 import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../json";
 import { type Gate, gateOf, HAS_CHILDREN } from "./gate";
-import { CHILDREN, hasType } from "./keywords";
+import { childrenIn, hasType } from "./keywords";
 import { NodeSet } from "./node-set";
 import { noteOn } from "./notes";
 import {
@@ -22,10 +25,11 @@ import {
   MAX_DEPTH,
   MAX_NODES,
   type Pass,
-  type SchemaRule,
   type ViewContext,
   type ViewPasses,
 } from "./pass";
+import { RuleList } from "./rule-list";
+import { ViewSizes } from "./sizes";
 
 // A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
 const ownKey = hasOwnKey;
@@ -36,12 +40,24 @@ const NO_NODES = new NodeSet([]);
 const NO_KEYWORDS: readonly string[] = [];
 
 export class SchemaWalk implements ViewContext {
-  readonly applied = new Set<SchemaRule>();
-  readonly dropped = new Set<string>();
+  readonly applied = new RuleList();
+  // The keywords the last copy left out (`copy`): a field, not a pair returned for every copy.
+  private leftOut: readonly string[] = NO_KEYWORDS;
+  private droppedSet: Set<string> | undefined;
+  get dropped(): Set<string> {
+    this.droppedSet ??= new Set();
+    return this.droppedSet;
+  }
+  get droppedAny(): boolean {
+    return this.droppedSet !== undefined && this.droppedSet.size > 0;
+  }
   // Made when first needed: few views ask for JSON text or make a property nullable.
   private text: Set<object> | undefined;
   private nulls: object[] | undefined;
   nodes = 0;
+  /** What the view holds that its profile limits, counted as it is made (sizes.ts). */
+  readonly sizes: ViewSizes | undefined;
+  private readonly maxDepth: number;
   private readonly gate: Gate;
   // What this walk made and nothing else holds (`owns`): the last node it copied and returned,
   // the copies in the last map of schemas it copied, and those of the node a pass is leaving.
@@ -56,6 +72,8 @@ export class SchemaWalk implements ViewContext {
     readonly root: Schema,
   ) {
     this.gate = gateOf(passes);
+    this.sizes = passes.unfit === undefined ? undefined : new ViewSizes();
+    this.maxDepth = passes.maxDepth ?? MAX_DEPTH;
   }
 
   /** The view of the whole schema. */
@@ -71,13 +89,13 @@ export class SchemaWalk implements ViewContext {
 
   view(input: unknown, at: At): unknown {
     if (!isPlainObject(input)) return input;
-    if (++this.nodes > MAX_NODES || at.depth > (this.passes.maxDepth ?? MAX_DEPTH)) {
+    if (++this.nodes > MAX_NODES || at.depth > this.maxDepth) {
       this.applied.add("value_as_text");
       return this.textSchema(input, "The value, as JSON text.");
     }
     // The node is copied the first time something changes it (`node === input` until then).
     // Written out at each place, not as a closure: one would be made, and named, for every node.
-    const { enter, enterReads, leave, leaveReads } = this.gate;
+    const { enter, enterReads, enterLater, leave, leaveReads, leaveLater } = this.gate;
     let node = input;
     let left: readonly string[] = NO_KEYWORDS;
     // The node's `properties`, when the walk copied them, and the copies among their schemas.
@@ -85,9 +103,13 @@ export class SchemaWalk implements ViewContext {
     let ownedValues: object[] | undefined;
     let features = this.gate.features(input);
     for (let i = 0; i < enter.length; i++) {
+      if (((enterLater[i] as number) & features) === 0) break;
       const pass = enter[i] as Pass;
       if (((enterReads[i] as number) & features) === 0 || !pass.needed(node, at)) continue;
-      if (node === input) [node, left] = this.copy(input);
+      if (node === input) {
+        node = this.copy(input);
+        left = this.leftOut;
+      }
       this.ownedMap = undefined;
       this.ownedValues = undefined;
       this.ownedSet = undefined;
@@ -95,11 +117,13 @@ export class SchemaWalk implements ViewContext {
       if (result !== node) return result;
       features = this.gate.features(node);
     }
+    const values = this.sizes === undefined ? undefined : node.enum;
+    if (Array.isArray(values)) this.sizes?.enum(values);
     // Viewing the children changes what they are, not which keywords the node has.
     if ((features & HAS_CHILDREN) !== 0) {
       const child: At = { root: false, depth: at.depth + 1, refs: at.refs };
       for (const keyword in node) {
-        const kind = CHILDREN.get(keyword);
+        const kind = childrenIn(keyword);
         if (kind === undefined || !ownKey.call(node, keyword)) continue;
         const value = node[keyword];
         let viewed: unknown = value;
@@ -110,21 +134,28 @@ export class SchemaWalk implements ViewContext {
           isPlainObject(value) &&
           (keyword === "properties" || this.passes.viewsDefinitions)
         ) {
-          viewed = this.viewEach(value, child);
+          viewed = this.viewEach(value, child, keyword === "properties" ? this.sizes : undefined);
           if (keyword === "properties" && viewed !== value) {
             ownedMap = viewed as object;
             ownedValues = this.eachCopied;
           }
         }
         if (viewed === value) continue;
-        if (node === input) [node, left] = this.copy(input);
+        if (node === input) {
+          node = this.copy(input);
+          left = this.leftOut;
+        }
         node[keyword] = viewed;
       }
     }
     for (let i = 0; i < leave.length; i++) {
+      if (((leaveLater[i] as number) & features) === 0) break;
       const pass = leave[i] as Pass;
       if (((leaveReads[i] as number) & features) === 0 || !pass.needed(node, at)) continue;
-      if (node === input) [node, left] = this.copy(input);
+      if (node === input) {
+        node = this.copy(input);
+        left = this.leftOut;
+      }
       this.ownedMap = ownedMap;
       this.ownedValues = ownedValues;
       this.ownedSet = undefined;
@@ -132,28 +163,34 @@ export class SchemaWalk implements ViewContext {
       if (result !== node) return result;
       features = this.gate.features(node);
     }
-    for (const keyword of left) this.dropped.add(keyword);
+    if (left.length > 0) for (const keyword of left) this.dropped.add(keyword);
     if (node !== input) this.lastCopy = node;
     return node;
   }
 
-  /** A node's copy, with the keywords the profile keeps; and those it left out. */
-  private copy(node: Schema): [Schema, string[]] {
+  /** A node's copy, with the keywords the profile keeps; those it left out are `leftOut`. */
+  private copy(node: Schema): Schema {
     const keeps = this.passes.copies;
-    if (keeps === undefined) return [{ ...node }, []];
+    this.leftOut = NO_KEYWORDS;
+    if (keeps === undefined) return { ...node };
     const copy: Schema = {};
-    const left: string[] = [];
+    let left: string[] | undefined;
     for (const keyword in node) {
       if (!ownKey.call(node, keyword)) continue;
-      if (keeps.has(keyword)) copy[keyword] = node[keyword];
-      else left.push(keyword);
+      if (this.gate.keeps(keyword)) copy[keyword] = node[keyword];
+      else {
+        left ??= [];
+        left.push(keyword);
+      }
     }
-    return [copy, left];
+    if (left !== undefined) this.leftOut = left;
+    return copy;
   }
 
   private viewList(list: unknown[], at: At): unknown[] {
     let result = list;
-    for (const [index, item] of list.entries()) {
+    for (let index = 0; index < list.length; index++) {
+      const item = list[index];
       const viewed = this.view(item, at);
       if (viewed === item) continue;
       if (result === list) result = [...list];
@@ -162,12 +199,13 @@ export class SchemaWalk implements ViewContext {
     return result;
   }
 
-  /** Each schema of a map (`properties`, `$defs`); a key named `__proto__` stays a key. */
-  private viewEach(map: Schema, at: At): Schema {
+  /** Each schema of a map (`properties`, `$defs`), its names counted in `sizes`; a key named `__proto__` stays a key. */
+  private viewEach(map: Schema, at: At, sizes: ViewSizes | undefined): Schema {
     let result: Schema | undefined;
     let copied: object[] | undefined;
     for (const key in map) {
       if (!ownKey.call(map, key)) continue;
+      sizes?.property(key);
       const value = map[key];
       const viewed = this.view(value, at);
       if (viewed === value && result === undefined) continue;
@@ -205,6 +243,10 @@ export class SchemaWalk implements ViewContext {
   /** The nodes of the view where `null` means "left out". */
   get absentNulls(): NodeSet {
     return this.nulls === undefined ? NO_NODES : new NodeSet(this.nulls);
+  }
+
+  uncount(): void {
+    if (this.sizes !== undefined) this.sizes.uncounted = true;
   }
 
   nullMeansAbsent(node: Schema): void {

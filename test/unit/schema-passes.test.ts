@@ -4,6 +4,7 @@
  * (schema-view.test.ts) hold whole views to the providers' rules.
  */
 import { describe, expect, it } from "vitest";
+import { SCHEMA_LISTS } from "../../src/schemas/keywords";
 import type { At, Pass, RootPass } from "../../src/schemas/pass";
 import { allOfMerged } from "../../src/schemas/passes/all-of";
 import { booleanSchemas } from "../../src/schemas/passes/boolean-schemas";
@@ -16,7 +17,7 @@ import { oneOfAsAnyOf } from "../../src/schemas/passes/one-of";
 import { refsInlined } from "../../src/schemas/passes/refs";
 import { rootObject } from "../../src/schemas/passes/root-object";
 import { rootProperties } from "../../src/schemas/passes/root-properties";
-import { subset } from "../../src/schemas/passes/subset";
+import { knownNames, subset } from "../../src/schemas/passes/subset";
 import { wellFormed } from "../../src/schemas/passes/well-formed";
 import { GEMINI_FACTS } from "../../src/schemas/providers/gemini";
 import { MCP } from "../../src/schemas/providers/mcp";
@@ -239,6 +240,11 @@ describe("node passes", () => {
       items: {},
     });
     expect(booleanSchemas.needed({ additionalProperties: false, items: {} }, NESTED)).toBe(false);
+    // Every list of schemas keywords.ts names, which needed reads by name.
+    for (const keyword of SCHEMA_LISTS) {
+      expect(booleanSchemas.needed({ [keyword]: [{}, true] }, NESTED), keyword).toBe(true);
+      expect(booleanSchemas.needed({ [keyword]: [{}] }, NESTED), keyword).toBe(false);
+    }
   });
 
   it("subset: only the provider's keywords, and required naming declared properties", () => {
@@ -251,10 +257,38 @@ describe("node passes", () => {
     };
     expect(run(subset(keep), node)).toEqual({
       needed: true,
-      result: { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
-      rules: ["required_undeclared_dropped"],
+      result: { type: "object", properties: { a: { type: "string" } }, required: ["a", "ghost"] },
+      rules: [],
       dropped: ["additionalProperties"],
     });
+    expect(run(knownNames, node)).toEqual({
+      needed: true,
+      result: { ...node, required: ["a"] },
+      rules: ["required_undeclared_dropped"],
+      dropped: [],
+    });
     expect(subset(keep).needed({ type: "string" }, NESTED)).toBe(false);
+    expect(knownNames.needed({ type: "string" }, NESTED)).toBe(false);
+    // Names each declared, in their order or another; one more, or one not declared, is not.
+    const declared = { type: "object", properties: { a: {}, b: {} } };
+    for (const [required, needed] of [
+      [["a", "b"], false],
+      [["b", "a"], false],
+      [["a"], false],
+      [["a", "b", "c"], true],
+      [["a", "c"], true],
+      [["a", "b", "a"], false],
+      [[1], true],
+    ] as const)
+      expect(knownNames.needed({ ...declared, required }, NESTED), String(required)).toBe(needed);
+    expect(run(knownNames, { type: ["integer", "quantity"] })).toMatchObject({
+      needed: false,
+    });
+    expect(run(knownNames, { type: ["quantity", "integer"] })).toEqual({
+      needed: true,
+      result: {},
+      rules: [],
+      dropped: ["type"],
+    });
   });
 });

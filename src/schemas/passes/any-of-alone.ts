@@ -47,6 +47,8 @@ export const anyOfAlone: Pass = {
           );
     for (const key of moved) delete schema[key];
     view.applied.add("any_of_alone");
+    // Each branch took the node's keywords: its enum, its properties, counted once.
+    view.uncount();
     return schema;
   },
 };

@@ -15,6 +15,8 @@ const isBoolean = (value: unknown) => typeof value === "boolean";
 /** Lists where a `false` branch can be left out: one of the others must fit. */
 const ALTERNATIVES = new Set(["anyOf", "oneOf"]);
 
+const holdsBoolean = (list: unknown) => Array.isArray(list) && list.some(isBoolean);
+
 function hasBooleanProperty(properties: unknown): boolean {
   if (!isPlainObject(properties)) return false;
   for (const name in properties) if (isBoolean(properties[name])) return true;
@@ -26,11 +28,13 @@ export const booleanSchemas: Pass = {
   reads: ["items", "properties", ...SCHEMA_LISTS],
   needed: (node) => {
     if (isBoolean(node.items) || hasBooleanProperty(node.properties)) return true;
-    for (const keyword of SCHEMA_LISTS) {
-      const list = node[keyword];
-      if (Array.isArray(list) && list.some(isBoolean)) return true;
-    }
-    return false;
+    // `SCHEMA_LISTS` by name, not looked up from the list in turn: each lookup by a name that
+    // varies cost more than this pass's other questions together (schema-passes.test.ts holds
+    // the names to the list).
+    const { anyOf, oneOf, allOf, prefixItems } = node;
+    return (
+      holdsBoolean(anyOf) || holdsBoolean(oneOf) || holdsBoolean(allOf) || holdsBoolean(prefixItems)
+    );
   },
   apply: (schema, _at, view) => {
     if (hasBooleanProperty(schema.properties)) {

@@ -97,7 +97,10 @@ export const closedObjects: Pass = {
     if (someOptional(properties, required)) {
       // `properties` the walk copied already are closed in place (a property of theirs changed).
       const closed: Record<string, unknown> = view.owns(properties) ? properties : {};
-      for (const name of names) {
+      // `for…in`, not over `names`: V8 reads each value from the loop's own list of keys, where a
+      // lookup by a name from a list was a fifth of this pass.
+      for (const name in properties) {
+        if (!ownKey.call(properties, name)) continue;
         const property = properties[name];
         const value = isIn(required, name) ? property : nullable(property, view);
         if (closed !== properties || value !== property) setOwn(closed, name, value);

@@ -14,6 +14,8 @@
  */
 
 import { resolve } from "../../args/json-schema";
+import { ownKey as hasOwnKey } from "../../json";
+import { INDEXED, keywordIndex } from "../keyword-index";
 import { typesOf } from "../keywords";
 import { MAX_MERGES, mergeBranches } from "../merge-branches";
 import type { RootPass } from "../pass";
@@ -21,6 +23,20 @@ import type { RootPass } from "../pass";
 const COMPOSITIONS = ["allOf", "anyOf", "oneOf"] as const;
 /** What would let the root be other than one object: a tool's arguments always are one. */
 const NOT_AN_OBJECT = ["nullable", "enum", "const"] as const;
+/** By index (keyword-index.ts): whether a keyword may call for the pass beside `type: "object"`. */
+const RESHAPING = INDEXED.map((keyword) =>
+  ["$ref", ...COMPOSITIONS, ...NOT_AN_OBJECT].includes(keyword),
+);
+
+// A constant of this module, which V8 folds into the `for…in` below (json.ts, `ownKey`).
+const ownKey = hasOwnKey;
+
+/** Whether the root's `keyword` (one of `RESHAPING`) calls for the pass. */
+function reshapes(root: Record<string, unknown>, keyword: string): boolean {
+  if (keyword === "$ref") return typeof root.$ref === "string";
+  if ((NOT_AN_OBJECT as readonly string[]).includes(keyword)) return true;
+  return Array.isArray(root[keyword]);
+}
 
 function compositionIn(root: Record<string, unknown>) {
   for (const keyword of COMPOSITIONS) if (Array.isArray(root[keyword])) return keyword;
@@ -33,8 +49,13 @@ export const rootObject: RootPass = {
       const types = typesOf(root);
       if (types?.length !== 1 || types[0] !== "object") return true;
     }
-    if (typeof root.$ref === "string" || compositionIn(root) !== undefined) return true;
-    for (const keyword of NOT_AN_OBJECT) if (Object.hasOwn(root, keyword)) return true;
+    // The root's own keywords read once, each looked up by its index, not each of the lists'
+    // keywords looked up in the root in turn: every view asks it.
+    for (const keyword in root) {
+      if (!ownKey.call(root, keyword)) continue;
+      const index = keywordIndex(keyword);
+      if (index >= 0 && RESHAPING[index] && reshapes(root, keyword)) return true;
+    }
     return false;
   },
   apply: (schema, view) => {

@@ -9,7 +9,8 @@
  * (`required_collected`): what the origin meant.
  */
 import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../../json";
-import { TYPES } from "../keywords";
+import { typeIndex } from "../keyword-index";
+import { childrenIn } from "../keywords";
 import type { Pass } from "../pass";
 
 // A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
@@ -20,7 +21,8 @@ const isString = (value: unknown) => typeof value === "string";
 const isBoolean = (value: unknown) => typeof value === "boolean";
 const isNumber = (value: unknown) => typeof value === "number";
 const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
-const isType = (value: unknown) => typeof value === "string" && TYPES.includes(value);
+// By its index, not `TYPES.includes`: nearly every node has a `type`.
+const isType = (value: unknown) => typeIndex(value) >= 0;
 /**
  * `required` and a list of types name each at most once (the meta-schema's `uniqueItems`).
  * A short list is compared in place: nearly every object has a `required`, and a set for each
@@ -57,26 +59,21 @@ function isSchemaMap(value: unknown): boolean {
 }
 
 /**
- * Whether `keyword`'s value maps names to schemas, or lists schemas (draft 7's `items` too).
- * A `switch`, as `wellWritten`: sets would be two lookups for every keyword of every node
- * (the lists are keywords.ts `SCHEMA_LISTS`, and `items`).
+ * Whether `keyword`'s value maps names to schemas, or lists schemas: those the walk views
+ * (keywords.ts `childrenIn`, a `switch` there too), and the maps it does not and draft 7's
+ * `items` list (schema-keywords.test.ts holds them to `SCHEMA_LISTS` and `CHILDREN`).
  */
-function schemasIn(keyword: string): "map" | "list" | undefined {
+export function schemasIn(keyword: string): "map" | "list" | undefined {
   switch (keyword) {
-    case "properties":
     case "patternProperties":
     case "dependentSchemas":
-    case "$defs":
-    case "definitions":
       return "map";
     case "items":
-    case "anyOf":
-    case "oneOf":
-    case "allOf":
-    case "prefixItems":
       return "list";
-    default:
-      return undefined;
+    default: {
+      const kind = childrenIn(keyword);
+      return kind === "one" ? undefined : kind;
+    }
   }
 }
 

@@ -28,7 +28,7 @@ import { oneOfAsAnyOf } from "../passes/one-of";
 import { refsInlined } from "../passes/refs";
 import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
-import { subset } from "../passes/subset";
+import { knownNames, subset } from "../passes/subset";
 import { wellFormed } from "../passes/well-formed";
 
 /** Gemini's `Schema`: every field it accepts. */
@@ -80,6 +80,7 @@ export function openApiPasses(extra: readonly Pass[] = []): Pass[] {
     describedConstraints(GEMINI_FACTS),
     explicitShapes("as-text"),
     subset(GEMINI_KEYWORDS),
+    knownNames,
   ];
 }
 

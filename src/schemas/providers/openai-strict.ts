@@ -44,9 +44,10 @@ import { oneOfAsAnyOf } from "../passes/one-of";
 import { refsInlined } from "../passes/refs";
 import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
-import { subset } from "../passes/subset";
+import { knownNames, subset } from "../passes/subset";
 import { typeUnionsAsAnyOf } from "../passes/type-unions";
 import { wellFormed } from "../passes/well-formed";
+import type { ViewSizes } from "../sizes";
 
 // A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
 const ownKey = hasOwnKey;
@@ -100,8 +101,37 @@ export const STRICT_LIMITS = {
   longEnum: { values: 250, characters: 15_000 },
 };
 
+/**
+ * Whether what the walk counted of a view as it made it (sizes.ts) is within
+ * strict mode's sizes however the view was closed: each property it made
+ * nullable may have gained a `null` among its values (closed-objects.ts),
+ * one value and four characters more.
+ */
+function countedWithin(counted: ViewSizes): boolean {
+  const nulls = counted.properties;
+  return (
+    !counted.uncounted &&
+    counted.properties <= STRICT_LIMITS.properties &&
+    counted.enumValues + nulls <= STRICT_LIMITS.enumValues &&
+    counted.characters + 4 * nulls <= STRICT_LIMITS.characters &&
+    counted.longestEnum + 1 <= STRICT_LIMITS.longEnum.values
+  );
+}
+
 /** Why a finished view is over strict mode's sizes; `undefined` when it is within them. */
-function overLimits(schema: unknown): string | undefined {
+function overLimits(schema: unknown, counted: ViewSizes): string | undefined {
+  if (countedWithin(counted)) return undefined;
+  const { properties, enumValues, characters, longEnum } = sizesOf(schema);
+  return (
+    over(properties, STRICT_LIMITS.properties, "object properties") ??
+    over(enumValues, STRICT_LIMITS.enumValues, "enum values") ??
+    over(characters, STRICT_LIMITS.characters, "characters of names and enum values") ??
+    (longEnum ? "an enum of more than 250 values over 15,000 characters" : undefined)
+  );
+}
+
+/** A view's sizes as strict mode counts them, read from the view itself. */
+export function sizesOf(schema: unknown) {
   let properties = 0;
   let enumValues = 0;
   let characters = 0;
@@ -134,12 +164,7 @@ function overLimits(schema: unknown): string | undefined {
       pending.push(value);
     }
   }
-  return (
-    over(properties, STRICT_LIMITS.properties, "object properties") ??
-    over(enumValues, STRICT_LIMITS.enumValues, "enum values") ??
-    over(characters, STRICT_LIMITS.characters, "characters of names and enum values") ??
-    (longEnum ? "an enum of more than 250 values over 15,000 characters" : undefined)
-  );
+  return { properties, enumValues, characters, longEnum };
 }
 
 function over(count: number, limit: number, what: string): string | undefined {
@@ -160,6 +185,7 @@ const STRICT_NODES: Pass[] = [
   explicitShapes("as-text"),
   closedObjects,
   subset(STRICT_KEYWORDS),
+  knownNames,
   anyOfAlone,
 ];
 
