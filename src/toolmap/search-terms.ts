@@ -6,7 +6,7 @@
  * description and parameters are read within their bounds in characters,
  * and its details only until it has `MAX_DETAIL_TERMS`: building the index
  * costs CPU in proportion to the words read. Its name and title are read
- * whole, bounded only by the listing's own size. Pure: no I/O.
+ * within bounds of their own. Pure: no I/O.
  */
 /** A tool as search mode shows it: the model-facing name and the profile's view of its schema. */
 export interface SearchableTool {
@@ -26,7 +26,14 @@ export interface SearchableTool {
 export const MAX_QUERY_CHARS = 256;
 export const MAX_QUERY_WORDS = 8;
 
-/** Characters indexed of a description's first sentence. */
+/**
+ * Characters indexed of a tool's name and title, and of its description's
+ * first sentence: MCP asks for names of at most 128 characters, and what a
+ * title or sentence says of the tool comes first. Past them an origin's
+ * text costs the build CPU and finds nothing more.
+ */
+const MAX_INDEXED_NAME = 256;
+const MAX_INDEXED_TITLE = 200;
 const MAX_INDEXED_DESCRIPTION = 200;
 /**
  * Characters read of what follows that sentence, and of the parameters
@@ -227,8 +234,10 @@ export function indexedTools(
     const first = firstSentence(text.slice(0, MAX_INDEXED_DESCRIPTION));
     const indexedTool: IndexedTool = {
       id,
-      name: termsOf(identifierWords(tool.original)),
-      description: termsOf(tool.title === undefined ? first : `${tool.title}. ${first}`),
+      name: termsOf(identifierWords(tool.original.slice(0, MAX_INDEXED_NAME))),
+      description: termsOf(
+        tool.title === undefined ? first : `${tool.title.slice(0, MAX_INDEXED_TITLE)}. ${first}`,
+      ),
     };
     const rest = text.slice(first.length, first.length + MAX_READ_DETAILS);
     let taken = takeDetails(details, indexedTool, termsOf(rest), 0);

@@ -133,6 +133,24 @@ describe("identifier splitting", () => {
     expect(found("yak")).toEqual(["beta_tool"]);
   });
 
+  it("indexes a tool's name and title only so far", () => {
+    // An origin's megabyte of title would cost the build CPU and find nothing more.
+    const filler = "word ".repeat(30);
+    const { indexed } = indexedTools([
+      {
+        name: "a",
+        original: `${"x".repeat(200)}_nearby_${"y".repeat(250)}_faraway`,
+        title: `${filler}closeby ${"filler ".repeat(200_000)}distant`,
+        inputSchema: { type: "object" },
+      },
+    ]);
+    const [tool] = indexed;
+    expect(tool?.name).toContain("nearby");
+    expect(tool?.name).not.toContain("faraway");
+    expect(tool?.description).toContain("closeby");
+    expect(tool?.description).not.toContain("distant");
+  });
+
   it("keeps at most 4,096 parameters read in a build, and reads the others each time", () => {
     // A listing whose parameters are each unlike the others (as a hostile one's may be),
     // read alike whether or not they are kept: 6,000 read, each of its tool's 24 detail terms.
