@@ -14,9 +14,7 @@ export class RuleList implements Iterable<SchemaRule> {
   }
 
   add(rule: SchemaRule): void {
-    const rules = this.rules;
-    for (let i = 0; i < rules.length; i++) if (rules[i] === rule) return;
-    rules.push(rule);
+    if (!this.has(rule)) this.rules.push(rule);
   }
 
   has(rule: SchemaRule): boolean {

@@ -13,7 +13,7 @@
 import { ownKey as hasOwnKey, isPlainObject } from "../../json";
 import { TYPE_LIST, UNKNOWN_TYPE } from "../gate";
 import { typeIndex } from "../keyword-index";
-import { firstType, namesTypes, TYPES, typesOf } from "../keywords";
+import { firstType, namesTypes, typesOf } from "../keywords";
 import type { Pass } from "../pass";
 
 // A constant of this module, which V8 folds into the `for…in` below (json.ts, `ownKey`).
@@ -81,7 +81,7 @@ export const knownNames: Pass = {
       }
     }
     const types = typesOf(schema);
-    if (types && !TYPES.includes(types[0] ?? "")) {
+    if (types && typeIndex(types[0]) < 0) {
       delete schema.type;
       view.dropped.add("type");
     }
