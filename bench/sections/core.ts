@@ -21,10 +21,8 @@
  * WebCrypto's digest (definition pins) runs in this thread, as workerd runs
  * it (lib/in-thread-digest.ts), not on Node's thread pool.
  */
-import { Bench } from "tinybench";
-import { echoTools } from "../../demo/src/tools";
 import type { ProfileName } from "../../src/names/profiles";
-import { type JsonRpcRequest, unreadAddressee } from "../../src/protocol/jsonrpc";
+import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { revisionOf } from "../../src/protocol/revision";
 import { rewriteMessages } from "../../src/rewrite/listing-answer";
 import { rewriteResponse } from "../../src/rewrite/response";
@@ -32,7 +30,6 @@ import { repairToolCall } from "../../src/rewrite/tools-call";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
-import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { ToolSearch } from "../../src/toolmap/tool-search";
 import { watchEventStream } from "../../src/transport/event-watch";
 import { ReadBudget } from "../../src/transport/read-bounded";
@@ -51,6 +48,7 @@ import {
   stateName,
 } from "../lib/listing-states";
 import { compareNatively } from "../lib/native-compare";
+import { REPAIR_CASES } from "../lib/repair-cases";
 import {
   duration,
   mark,
@@ -60,6 +58,8 @@ import {
   type TargetCheck,
   table,
 } from "../lib/report";
+import { pump, STREAM_BYTES } from "../lib/stream-cases";
+import { faultsPer, freshPageCost, type Timed, type Timing, time } from "../lib/timing";
 
 const MCP_HEADERS = new Headers({ "mcp-protocol-version": "2025-11-25" });
 const VIEW_PROFILES = ["openai", "openai-strict", "anthropic", "gemini", "portable"] as const;
@@ -108,162 +108,6 @@ async function fromBytes(c: ListingCase): Promise<Timed[]> {
     ["bytes", answer],
     ["bytes floor", () => new Response(c.bytes).arrayBuffer()],
   ];
-}
-
-function schemaOf(name: string): unknown {
-  const tool = echoTools.find((candidate) => candidate.name === name);
-  if (!tool) throw new Error(`no demo tool ${name}`);
-  return tool.inputSchema;
-}
-
-/** 200 declared fields and an array of 100 records, sent with the key spellings and types models get wrong. */
-function largeCall() {
-  const record = {
-    type: "object",
-    properties: {
-      sku: { type: "string" },
-      quantity: { type: "integer" },
-      unit_price: { type: "number" },
-    },
-  };
-  const properties: Record<string, unknown> = { line_items: { type: "array", items: record } };
-  const args: Record<string, unknown> = {
-    lineItems: Array.from({ length: 100 }, (_, i) => ({
-      sku: `SKU-${i}`,
-      quantity: String(i),
-      "unit-price": `${i}.5`,
-    })),
-  };
-  for (let i = 0; i < 200; i++) {
-    properties[`field_${i}`] = { type: i % 2 ? "integer" : "string" };
-    args[`field${i}`] = i % 2 ? String(i) : `value ${i}`;
-  }
-  return { schema: { type: "object", properties }, args };
-}
-
-function resolverFor(original: string, inputSchema: unknown): ToolResolver {
-  const entry = { original, schemaHash: "", inputSchema };
-  const tool = { entry, source: "memory" as const, by: "listed" as const, shown: true };
-  return Object.assign(async () => ({ kind: "resolved" as const, tool }), {
-    refusalOf: async () => undefined,
-    closest: async () => undefined,
-    ruleOf: () => undefined,
-    refusesCalls: false,
-  });
-}
-
-function call(name: string, args: unknown): JsonRpcRequest {
-  return {
-    jsonrpc: "2.0",
-    id: 7,
-    method: "tools/call",
-    params: { name, arguments: args },
-  } as JsonRpcRequest;
-}
-
-const large = largeCall();
-const REPAIR_CASES = [
-  {
-    label: "valid call to a renamed tool (`files_read`)",
-    typical: true,
-    message: call("files_read", { path: "src/main.ts", max_bytes: 512 }),
-    resolve: resolverFor("files.read", schemaOf("files.read")),
-  },
-  {
-    label: "seed case: `payload-json` as a JSON string, amount as a string",
-    typical: true,
-    message: call("catering_invoice", {
-      "payload-json": '{"invoice_id":"INV-1042","amount":"19.5"}',
-    }),
-    resolve: resolverFor("catering.invoice", schemaOf("catering.invoice")),
-  },
-  {
-    label: "large: 200 fields and 100 records, keys misspelled, numbers as strings",
-    typical: false,
-    message: call("bulk_import", large.args),
-    resolve: resolverFor("bulk.import", large.schema),
-  },
-];
-
-const event = `id: 1\nevent: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "p", progress: 1, message: "x".repeat(400) } })}\n\n`;
-const streamChunk = new TextEncoder().encode(event.repeat(64));
-const STREAM_CHUNKS = 32;
-const STREAM_BYTES = streamChunk.byteLength * STREAM_CHUNKS;
-
-async function pump(transform: TransformStream<Uint8Array, Uint8Array>) {
-  const source = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (let i = 0; i < STREAM_CHUNKS; i++) controller.enqueue(streamChunk);
-      controller.close();
-    },
-  });
-  const reader = source.pipeThrough(transform).getReader();
-  while (!(await reader.read()).done) {}
-}
-
-interface Timing {
-  p50: number;
-  p99: number;
-}
-
-/** What is timed, and what is done before each run but not timed. */
-type Timed = [name: string, fn: () => unknown, beforeEach?: () => void];
-
-async function time(tasks: Timed[], options: { time: number; iterations: number }) {
-  const bench = new Bench({ ...options, warmupTime: 100, warmupIterations: 3 });
-  for (const [name, fn, beforeEach] of tasks) bench.add(name, fn, { beforeEach });
-  await bench.run();
-  const timings = new Map<string, Timing>();
-  for (const task of bench.tasks) {
-    const result = task.result;
-    if (result.state !== "completed") throw new Error(`${task.name}: ${result.state}`);
-    timings.set(task.name, { p50: result.latency.p50, p99: result.latency.p99 });
-  }
-  return timings;
-}
-
-/**
- * Minor page faults of this process per call of `fn`, over `runs` calls: the
- * fresh memory a call makes the kernel map, 4 KiB a fault (V8's heap, its
- * large strings and buffers, and what the garbage collector gives back).
- * `beforeEach` runs before each call, its faults not counted.
- */
-async function faultsPer(
-  fn: () => unknown,
-  runs: number,
-  beforeEach?: () => void,
-): Promise<number> {
-  let faults = 0;
-  for (let i = 0; i < runs; i++) {
-    beforeEach?.();
-    const before = process.resourceUsage().minorPageFault;
-    await fn();
-    faults += process.resourceUsage().minorPageFault - before;
-  }
-  return faults / runs;
-}
-
-/**
- * What one fresh page costs on this machine, in ms: 16 MiB written once as
- * freshly mapped memory, less the same memory written again, per fault. On
- * a virtual machine a fault can cost a hundred times what it does on bare
- * metal, so the share of a listing's time it takes is worth knowing.
- */
-function freshPageCost(): number {
-  const costs: number[] = [];
-  for (let round = 0; costs.length < 5 && round < 20; round++) {
-    const faults = process.resourceUsage().minorPageFault;
-    let started = performance.now();
-    const memory = new Uint8Array(16 * 1024 * 1024);
-    memory.fill(1);
-    const fresh = performance.now() - started;
-    const mapped = process.resourceUsage().minorPageFault - faults;
-    started = performance.now();
-    memory.fill(2);
-    // An allocator that hands back memory still mapped makes no faults to count.
-    if (mapped > 1_000) costs.push((fresh - (performance.now() - started)) / mapped);
-  }
-  return costs.sort((a, b) => a - b)[costs.length >> 1] ?? 0;
 }
 
 export async function measureCore(): Promise<SectionResult> {
