@@ -44,14 +44,25 @@ function keysOf({ original, listed }: ShownName): string[] {
   return keys;
 }
 
-/** How alike two keys are: the words they share, then the length of their common start; 0 for names not alike. */
-function likeness(a: string, b: string): number {
-  const words = new Set(a.split("_"));
+/**
+ * How alike two keys are (`words`: the words of `a`, read once for every
+ * tool): the words they share, then the length of their common start; 0 for
+ * names not alike.
+ */
+function likeness(a: string, words: ReadonlySet<string>, b: string): number {
   const shared = b.split("_").filter((word) => words.has(word)).length;
   let prefix = 0;
   while (prefix < a.length && a[prefix] === b[prefix]) prefix++;
   return shared > 0 || prefix >= MIN_PREFIX ? shared * 1000 + prefix : 0;
 }
+
+/**
+ * The longest name matched at all: a client's name may be megabytes long, and
+ * read whole against each tool, one of 100 KB cost 7.5 s of CPU at 1,000
+ * tools. MCP asks names of at most 128 characters; a longer one goes to the
+ * origin as it came.
+ */
+export const MAX_MATCHED_CHARS = 256;
 
 /** Characters two names must start with alike, where they share no word, to be alike at all. */
 const MIN_PREFIX = 4;
@@ -61,6 +72,7 @@ const MIN_PREFIX = 4;
  * otherwise the closest names. Linear in the tools shown.
  */
 export function matchName(name: string, shown: readonly ShownName[]): NameMatch {
+  if (name.length > MAX_MATCHED_CHARS) return { kind: "none", closest: [] };
   const wanted = key(name);
   const matches = new Set<string>();
   if (wanted !== "") {
@@ -69,8 +81,9 @@ export function matchName(name: string, shown: readonly ShownName[]): NameMatch 
   const [only] = matches;
   if (matches.size === 1 && only !== undefined) return { kind: "one", original: only };
   const pool = matches.size > 1 ? shown.filter((tool) => matches.has(tool.original)) : shown;
+  const words = new Set(wanted.split("_"));
   const closest = pool
-    .map((tool) => ({ listed: tool.listed, score: likeness(wanted, key(tool.listed)) }))
+    .map((tool) => ({ listed: tool.listed, score: likeness(wanted, words, key(tool.listed)) }))
     .filter((tool) => matches.size > 1 || tool.score > 0)
     .sort((a, b) => b.score - a.score || (a.listed < b.listed ? -1 : 1))
     .slice(0, MAX_CLOSEST)

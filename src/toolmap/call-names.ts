@@ -106,6 +106,12 @@ export class CallNames {
     const { origin, store } = this.map;
     const entry = origin.tools.get(original);
     if (!entry) return undefined;
+    // Listed to this caller with another schema than the map's (another caller's, listed since):
+    // the call goes on by its name alone, neither repaired nor checked against a schema not theirs.
+    const shown = await this.map.view.schemaShown(original);
+    if (shown !== undefined && shown !== entry.schemaHash) {
+      return this.#resolution(name, { original, schemaHash: shown }, "memory");
+    }
     if (entry.inputSchema !== undefined) return this.#resolution(name, entry, "memory");
     const inputSchema = await store.readSchema(entry.schemaHash);
     // Known by name, but its schema is not in KV (a lost write): the origin is asked.

@@ -29,6 +29,12 @@ export type Decision = "shown" | "hidden" | "held";
 export interface ListingView {
   /** Original → what the policy made of it: every tool the listing showed, and no other. */
   readonly decisions: ReadonlyMap<string, Decision>;
+  /**
+   * Original → the fingerprint of the input schema it was listed with: an
+   * origin may list one tool with another schema to each caller, and the map
+   * keeps the last one listed (tool-map.ts).
+   */
+  readonly schemas: ReadonlyMap<string, string>;
   /** Whether it is a whole listing: then a tool it lacks is one the origin did not list to the caller. */
   readonly whole: boolean;
   /** A whole listing over the profile's tool ceiling: the tools search mode finds; `null` otherwise. */
@@ -102,6 +108,7 @@ export function viewKey(
   const parts = [settings, before ?? "", `${view.whole} ${view.search !== null}`];
   for (const tool of tools) {
     parts.push(tool.name, String(view.decisions.get(tool.name)));
+    parts.push(String(view.schemas.get(tool.name)));
     if (view.search) parts.push(textOf(tool));
   }
   return sha256(parts.map((part) => `${part.length}:${part}`).join(""));
@@ -162,11 +169,17 @@ export class CallerView {
     part: ListingPart,
     tools: readonly ListedTool[],
     decisions: ReadonlyMap<string, Decision>,
+    schemas: ReadonlyMap<string, string>,
     search: ToolSearch | null,
   ): Promise<{ key: string; held: boolean }> {
     const before = part === "later" ? await this.current() : undefined;
     const all = before ? new Map([...before.view.decisions, ...decisions]) : decisions;
-    const view: ListingView = { decisions: all, whole: part === "whole", search };
+    const view: ListingView = {
+      decisions: all,
+      schemas: before ? new Map([...before.view.schemas, ...schemas]) : schemas,
+      whole: part === "whole",
+      search,
+    };
     const key = await viewKey(this.settings(), before?.key, tools, view);
     this.listings.show(this.scope(), await this.caller.listing(), key, view);
     return { key, held: [...all.values()].includes("held") };
@@ -175,6 +188,11 @@ export class CallerView {
   /** Shows the caller the view kept under `key` (an answer made from it was given again), if it still is. */
   async showKept(key: string): Promise<void> {
     this.listings.show(this.scope(), await this.caller.listing(), key);
+  }
+
+  /** The fingerprint of the input schema the caller's own listing showed `original` with, if it is here. */
+  async schemaShown(original: string): Promise<string | undefined> {
+    return (await this.current())?.view.schemas.get(original);
   }
 
   /**

@@ -227,7 +227,8 @@ export class ToolMap {
       settled: readable,
     };
     const search = part === "whole" ? this.searchMode(tools, listing, plan.entries) : null;
-    this.shown = await this.view.show(part, tools, decisions, search);
+    const schemas = new Map(plan.entries.map((entry) => [entry.original, entry.schemaHash]));
+    this.shown = await this.view.show(part, tools, decisions, schemas, search);
     return search ? { ...listing, search } : listing;
   }
 

@@ -171,6 +171,34 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     expect(String(refused)).toMatch(/held/);
   });
 
+  it("repairs and checks a call against the caller's own schema of a tool, whoever listed it last", async () => {
+    const { origin, as } = await setup({ ARGUMENT_VALIDATION: "enforce" });
+    const report = (properties: Record<string, unknown>, required: string[] = []) => ({
+      name: "report.get",
+      inputSchema: { type: "object", properties, required },
+    });
+    await origin.list("ann", [report({ month: { type: "string" } })]);
+    await origin.list("ben", [
+      report({ month: { type: "integer" }, payroll_ssn: { type: "string" } }, ["payroll_ssn"]),
+    ]);
+    const ann = await as("ann");
+    const ben = await as("ben");
+    const [listed] = await ann.listTools();
+    await ben.listTools();
+
+    // Ben listed last: ann's call is hers as her listing declares it, and tells her nothing of ben's.
+    const called = await ann.callTool(listed?.name ?? "", { month: "5" });
+    expect(said(called)).not.toMatch(/payroll_ssn|integer/);
+    expect(echoed(called)).toEqual({
+      tool: "report.get",
+      arguments: { month: "5" },
+      caller: "ann",
+    });
+    // Ben's own call is repaired against his schema, the one the map now holds.
+    const bens = await ben.callTool(listed?.name ?? "", { month: "5", payroll_ssn: "x" });
+    expect(echoed(bens).arguments).toEqual({ month: 5, payroll_ssn: "x" });
+  });
+
   it("keeps a name it handed out pointing at its tool when another tool's own name is that name", async () => {
     const { origin, as } = await setup();
     const write = { name: "files.write", inputSchema: { type: "object" } };
