@@ -23,6 +23,7 @@ import {
   type SignInServer,
 } from "./auth/provider";
 import { type PublicUrls, publicUrls } from "./auth/public-url";
+import { boundedSignInForm } from "./auth/sign-in-body";
 import { signInLimited } from "./auth/sign-in-limit";
 import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./auth/upstream";
 import { canonicalRequest, rawPathOf } from "./canonical-path";
@@ -157,7 +158,9 @@ export function createApp(isolate: IsolateState = newIsolateState()): Worker {
       try {
         const limited = await signInLimited(request, admitted.auth);
         if (limited) return limited;
-        const seen = atPublicOrigin(request, admitted);
+        const bounded = await boundedSignInForm(request);
+        if (bounded instanceof Response) return bounded;
+        const seen = atPublicOrigin(bounded, admitted);
         return await serverFor(admitted, publicUrls(admitted, new URL(seen.url))).fetch(
           seen,
           env,

@@ -9,8 +9,9 @@
  * - the proxy's metadata is the origin's document with `resource` naming the
  *   proxy's MCP URL (`protectedResourceMetadata`).
  *
- * The proxy fetches metadata only from `ORIGIN_URL`'s host: a challenge that
- * names another host is passed on as it came (`auth_metadata_foreign_host`).
+ * The proxy fetches metadata only from `ORIGIN_URL`'s host, at its scheme: a
+ * challenge that names another host is passed on as it came
+ * (`auth_metadata_foreign_host`).
  *
  * Isolate memory (`SignInMemory`), per origin: the metadata URL the origin's
  * challenges advertise, and its document for `METADATA_TTL_MS`. A cold
@@ -56,7 +57,10 @@ export function rewriteChallenges(
       });
       return undefined;
     }
-    memory.advertised.set(config.originUrl.href, named.href);
+    // At ORIGIN_URL's scheme, whatever the challenge's (an origin behind a TLS terminator may
+    // write `http`): fetched in clear text, the document could name another authorization server.
+    const at = new URL(`${named.pathname}${named.search}`, config.originUrl.origin);
+    memory.advertised.set(config.originUrl.href, at.href);
     return urls.metadata;
   });
 

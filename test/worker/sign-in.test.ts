@@ -63,6 +63,22 @@ describe("the origin's challenges, on the way to the client", () => {
     });
   });
 
+  it("fetch the metadata a challenge names on the origin's host at ORIGIN_URL's scheme, never the challenge's", async () => {
+    const { origin, proxy } = proxyFor("scheme");
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
+    expect(response.headers.get("www-authenticate")).toBe(
+      'Bearer resource_metadata="http://proxy.test/.well-known/oauth-protected-resource/mcp"',
+    );
+    // The origin's host at another scheme (an http origin naming https, as an https one may
+    // name http behind a TLS terminator): fetched at ORIGIN_URL's, not in clear text.
+    const served = await metadata(proxy);
+    expect(served.status).toBe(200);
+    expect(await served.json()).toEqual({
+      ...metadataDocument(origin, "advertised"),
+      resource: "http://proxy.test/mcp",
+    });
+  });
+
   it("leave other schemes and a challenge without resource_metadata as they are", async () => {
     for (const [variant, challenge] of [
       ["root", 'Bearer realm="mcp"'],
