@@ -63,6 +63,8 @@ async function apiGet(
         "user-agent": "mcp-edge-rewriter",
         "x-github-api-version": "2022-11-28",
       },
+      // The user's token goes to the API the issuer names, and nowhere a redirect would take it.
+      redirect: "manual",
       signal: options.signal(),
     }),
   );

@@ -118,6 +118,14 @@ describe("gate mode with GitHub", () => {
     expect(walk.stopped?.html).toContain("bob@other.test may not use");
   });
 
+  it("follows no redirect of GitHub's API: the user's token goes nowhere else, and the sign-in fails", async () => {
+    const walk = (await walkAs(gateNetwork(github), "rudy")).walk;
+    expect(walk.callback?.searchParams.get("error")).toBe("server_error");
+    expect(walk.callback?.searchParams.get("code")).toBeNull();
+    const followed = await (await fetch(`${IDENTITY_PROVIDER}/__redirected`)).json();
+    expect(followed).toEqual([]);
+  });
+
   it("lets in a user by their primary email, only when GitHub says it is verified", async () => {
     const byEmail = {
       ...github,
