@@ -86,8 +86,12 @@ export function headerMismatch(
 export interface CallHeaders {
   /** The tool's original name, for `Mcp-Name`. */
   name: string;
-  /** The `Mcp-Param-*` headers the arguments imply; `undefined` when the tool's schema is unknown. */
-  params: Array<[string, string]> | undefined;
+  /**
+   * The `Mcp-Param-*` header of each parameter the tool's schema declares
+   * one for, with the value the arguments imply (`undefined`: no header);
+   * `undefined` when the tool's schema is unknown.
+   */
+  params: Array<[string, string | undefined]> | undefined;
 }
 
 /** RFC 9110 §5.1 `token`: what a header name may be made of. */
@@ -182,20 +186,38 @@ function headerText(value: unknown): string | undefined {
   return String(value);
 }
 
-/** The `Mcp-Param-{Name}` headers a call's arguments imply under `inputSchema`. */
+/** The `Mcp-Param-{Name}` header of each parameter `inputSchema` declares one for, and the value a call's arguments imply. */
 export function paramHeaders(
   args: Record<string, unknown> | undefined,
   inputSchema: unknown,
-): Array<[string, string]> {
-  const headers: Array<[string, string]> = [];
-  for (const { path, header } of declarationsFor(inputSchema)) {
+): Array<[string, string | undefined]> {
+  return declarationsFor(inputSchema).map(({ path, header }) => {
     let value: unknown = args;
     for (const key of path) value = isPlainObject(value) ? own(value, key) : undefined;
     const text = value === null ? undefined : headerText(value);
-    if (text !== undefined)
-      headers.push([`mcp-param-${header.toLowerCase()}`, encodeHeaderValue(text)]);
+    return [
+      `mcp-param-${header.toLowerCase()}`,
+      text === undefined ? undefined : encodeHeaderValue(text),
+    ];
+  });
+}
+
+/**
+ * The first `Mcp-Param-*` header a client that speaks these headers (it sent
+ * `Mcp-Method`) wrote for a declared parameter, that the arguments the proxy
+ * forwards disagree with (another value, or none); `undefined` when none
+ * does. Refused as `headerMismatch` is: written again from the body, the
+ * header would have the origin act on a value a gateway before the proxy
+ * never saw. A header the client did not send is the proxy's to write.
+ */
+export function paramMismatch(headers: Headers, call: CallHeaders): string | undefined {
+  if (!headers.has("mcp-method") || call.params === undefined) return undefined;
+  for (const [name, value] of call.params) {
+    const sent = headers.get(name);
+    if (sent === null) continue;
+    if (value === undefined || decodeHeaderValue(sent) !== decodeHeaderValue(value)) return name;
   }
-  return headers;
+  return undefined;
 }
 
 /**
@@ -208,7 +230,7 @@ export function alignCallHeaders(headers: Headers, call: CallHeaders): void {
   if (headers.has("mcp-name")) headers.set("mcp-name", encodeHeaderValue(call.name));
   if (!headers.has("mcp-method") || call.params === undefined) return;
   deleteParamHeaders(headers);
-  for (const [name, value] of call.params) headers.set(name, value);
+  for (const [name, value] of call.params) if (value !== undefined) headers.set(name, value);
 }
 
 /** Makes headers copied from a client's request fit a request of another method. */

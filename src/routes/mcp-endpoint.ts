@@ -20,7 +20,7 @@ import {
   isRequest,
   unreadAddressee,
 } from "../protocol/jsonrpc";
-import { alignCallHeaders, headerMismatch } from "../protocol/mcp-headers";
+import { alignCallHeaders, headerMismatch, paramMismatch } from "../protocol/mcp-headers";
 import { asksForLaterPage } from "../protocol/tools-list";
 import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
@@ -209,6 +209,17 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       // being told to try a call again that the rules cannot judge without a listing.
       if (signedOut) return sent(answered(signedOut));
       if (plan.body === null) return localAnswer(plan.localResponses, body.batch);
+      const param = plan.callHeaders && paramMismatch(request.headers, plan.callHeaders);
+      if (param !== undefined) {
+        return sent(
+          errorResponse(
+            400,
+            ErrorCode.HeaderMismatch,
+            `Header mismatch: the ${param} header does not match the request body`,
+            addresseeOf(body),
+          ),
+        );
+      }
       if (plan.callHeaders) alignCallHeaders(headers, plan.callHeaders);
       const addressee = addresseeOf(body);
       recorder?.callingOrigin();

@@ -130,19 +130,19 @@ describe("a number property with x-mcp-header, which the SDK's server still chec
   });
 });
 
-describe("Mcp-Method and Mcp-Name that disagree with the body", () => {
+describe("Mcp-Method, Mcp-Name and Mcp-Param-* that disagree with the body", () => {
   /**
-   * The proxy, reached by a client whose `tools/call` headers name `header`
-   * for `mcp-name`; `calls` are the proxy's answers to those calls.
+   * The proxy, reached by a client whose `tools/call` headers say `value`
+   * for `name` (`mcp-name` unless told); `calls` are the proxy's answers to those calls.
    */
-  function claimingHeader(header: string) {
+  function claimingHeader(value: string, name = "mcp-name") {
     const { trace, url } = traced(HEADER_ORIGIN);
     const proxy = viaProxy({ ORIGIN_URL: url }, { app: createApp() });
     const calls: Response[] = [];
     const fetch: Fetch = async (input, init) => {
       const headers = new Headers(init?.headers);
       if (headers.get("mcp-method") !== "tools/call") return proxy(input, init);
-      headers.set("mcp-name", header);
+      headers.set(name, value);
       const response = await proxy(input, { ...init, headers });
       calls.push(response.clone());
       return response;
@@ -161,6 +161,34 @@ describe("Mcp-Method and Mcp-Name that disagree with the body", () => {
       expect(await call.json()).toMatchObject({ error: { code: -32020 } });
     }
     expect(await received(trace)).toEqual([]);
+  });
+
+  it.each([
+    ["another value", "header.string", { region: "eu" }, "mcp-param-region", "us"],
+    ["a value the body lacks", "header.string", {}, "mcp-param-region", "us"],
+    ["another value after a repair", "header.integer", { retries: "7" }, "mcp-param-retries", "8"],
+  ])(
+    "Mcp-Param-* with %s is refused (-32020), never written again from the body and sent on",
+    async (_, tool, args, header, value) => {
+      // A gateway in front of the proxy may route or allow calls by these headers (SEP-2243):
+      // written again from the body, the origin would act on a value the gateway never saw.
+      const { fetch, trace, calls } = claimingHeader(value, header);
+      const answer = await callVia(fetch, `${PROXY_URL}/mcp`, tool, args);
+      expect(answer).toMatchObject({ error: expect.stringContaining(`${header} header`) });
+      expect(calls.length).toBeGreaterThan(0);
+      for (const call of calls) {
+        expect(call.status).toBe(400);
+        expect(await call.json()).toMatchObject({ error: { code: -32020 } });
+      }
+      expect(await received(trace)).toEqual([]);
+    },
+  );
+
+  it("Mcp-Param-* that agrees with the repaired body passes, whatever form the client wrote", async () => {
+    const { fetch, trace } = claimingHeader("=?base64?Nw==?=", "mcp-param-retries");
+    const answer = await callVia(fetch, `${PROXY_URL}/mcp`, "header.integer", { retries: "7" });
+    expect(answer).toMatchObject({ structuredContent: { arguments: { retries: 7 } } });
+    expect(await received(trace)).toEqual([{ "mcp-param-retries": "7" }]);
   });
 
   it("pass when they name the body's tool, in the header's base64 form too", async () => {

@@ -573,9 +573,16 @@ describe("Mcp-Param-* headers (x-mcp-header)", () => {
   });
 
   it("writes no header for null, absent, unsafe integers and non-primitives", () => {
-    expect(paramHeaders({ region: null, retries: 2 ** 53, target: { city: {} } }, schema)).toEqual(
-      [],
-    );
+    const headers = paramHeaders({ region: null, retries: 2 ** 53, target: { city: {} } }, schema);
+    expect(headers.filter(([, value]) => value !== undefined)).toEqual([]);
+    // Each declared parameter is still named: a client's header for it is checked against none.
+    expect(headers.map(([name]) => name)).toEqual([
+      "mcp-param-region",
+      "mcp-param-retries",
+      "mcp-param-dry-run",
+      "mcp-param-ratio",
+      "mcp-param-city",
+    ]);
   });
 
   it("derives none from a schema the SDK's server finds invalid, since it then checks none", () => {
