@@ -305,11 +305,8 @@ export async function pinListing(
     environment,
     logged: origin.heldLogged,
   });
-  for (const [original, pin] of decisions.shared) origin.pinned.set(original, pin);
-  for (const [original, pin] of decisions.heldPins) {
-    const pins = origin.heldPins.get(original) ?? [];
-    if (!pins.includes(pin)) origin.heldPins.set(original, [...pins, pin]);
-  }
+  for (const [original, pin] of decisions.shared) origin.setPin(original, pin);
+  for (const [original, pin] of decisions.heldPins) origin.noteHeld(original, pin);
   for (const pin of decisions.accepted) origin.acceptedPins.set(pin, true);
   if (decisions.own) callerPins.write(kv, key, decisions.own, waitUntil);
   return decisions;

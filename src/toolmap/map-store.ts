@@ -23,7 +23,7 @@
  * (`readSchema`) and written again by the next listing.
  */
 import { logEvent } from "../log";
-import { MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
+import { MAX_HELD_PINS, MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
 import { readLegacyNames } from "./legacy-v1";
 import type { PlannedEntry } from "./plan-listing";
 import {
@@ -47,8 +47,6 @@ export const EXPIRY_DAYS = 30;
 const SEEN_REFRESH_DAYS = 7;
 /** A map read this recently is merged into without reading it again. */
 const FRESH_MS = 10_000;
-/** Definitions held and not accepted that the map keeps per tool, the latest. */
-const MAX_HELD_PINS = 4;
 
 export const today = () => Math.floor(Date.now() / 86_400_000);
 

@@ -19,6 +19,7 @@ import { decodeMap, emptyMap, encodeMap, mapKey } from "../../src/toolmap/stored
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { realisticListing } from "../../support/listing";
+import { kvFailingOnly } from "../helpers/kv";
 import { captureLogs } from "../helpers/logs";
 import { rulesOf } from "../helpers/tool-rules";
 
@@ -129,6 +130,43 @@ describe("bounds", () => {
     const stored = decodeMap((await env.TOOL_MAP.get(mapKey(scopes.origin), "text")) ?? "");
     expect(stored?.tools.size).toBe(MAX_TOOLS);
     expect(stored?.tools.has("new.tool")).toBe(true);
+  });
+});
+
+describe("bounds while KV takes no writes (a day's writes spent)", () => {
+  const policy = (changes: "log" | "hold") => ({ rules: NO_RULES, changes });
+  const open = async (origin: URL, memory: ToolMapMemory, changes: "log" | "hold") => {
+    const scopes = await toolMapScopes(origin, profileOf("openai").names);
+    const kv = kvFailingOnly(env.TOOL_MAP, "put");
+    const toolMap = new ToolMap(kv, scopes, profileOf("openai"), memory, () => {}, policy(changes));
+    return { toolMap, origin: memory.origin(scopes.origin) };
+  };
+
+  it("keeps the pins of at most twice 10,000 tools, whatever the tools listed", async () => {
+    const origin = freshOrigin();
+    const memory = new ToolMapMemory();
+    for (const prefix of ["a", "b", "c"]) {
+      const tools = Array.from({ length: 8_000 }, (_, i) => ({
+        name: `${prefix}${i}`,
+        inputSchema: { type: "object" },
+      }));
+      await (await open(origin, memory, "log")).toolMap.nameListing(tools);
+    }
+    expect((await open(origin, memory, "log")).origin.pinned.size).toBeLessThanOrEqual(
+      2 * MAX_TOOLS,
+    );
+  });
+
+  it("keeps at most 4 held definitions of a tool, however often it changes", async () => {
+    const origin = freshOrigin();
+    const memory = new ToolMapMemory();
+    for (let version = 1; version <= 8; version++) {
+      const tool = { name: "t", description: `Version ${version}.`, inputSchema: {} };
+      const listing = await (await open(origin, memory, "hold")).toolMap.nameListing([tool]);
+      expect(listing.hidden.size).toBe(version === 1 ? 0 : 1);
+    }
+    const { origin: held } = await open(origin, memory, "hold");
+    expect(held.heldPins.get("t")).toHaveLength(4);
   });
 });
 
