@@ -23,6 +23,7 @@
  * (`readSchema`) and written again by the next listing.
  */
 import { logEvent } from "../log";
+import { acceptedPin } from "./caller-pins";
 import { MAX_HELD_PINS, MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
 import { readLegacyNames } from "./legacy-v1";
 import type { PlannedEntry } from "./plan-listing";
@@ -198,7 +199,10 @@ export class MapStore {
     for (const original of new Set([...base.held.keys(), ...origin.heldPins.keys()])) {
       if (!kept.has(original)) continue;
       const pins = [...(base.held.get(original) ?? []), ...(origin.heldPins.get(original) ?? [])]
-        .filter((pin, i, all) => all.indexOf(pin) === i && !origin.acceptedPins.get(pin))
+        .filter(
+          (pin, i, all) =>
+            all.indexOf(pin) === i && !origin.acceptedPins.get(acceptedPin(original, pin)),
+        )
         .slice(-MAX_HELD_PINS);
       if (pins.length > 0) held.set(original, pins);
     }
