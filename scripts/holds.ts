@@ -12,6 +12,9 @@
  * original name), which the proxy reads at the next listing that shows it.
  */
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../src/config";
 import { PROFILE_NAMES } from "../src/names/profiles";
@@ -117,7 +120,15 @@ function accept(where: Where, scope: string, original: string, pin: string | und
     );
   }
   const accepted = pin ?? (held[0] as string);
-  kv(where, ["key", "put", acceptKey(scope, accepted, original), original]);
+  // The name from a file: given as an argument, wrangler reads one such as `--path=…` as its option.
+  const dir = mkdtempSync(join(tmpdir(), "holds-"));
+  try {
+    const value = join(dir, "original");
+    writeFileSync(value, original);
+    kv(where, ["key", "put", acceptKey(scope, accepted, original), "--path", value]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   console.log(
     `Accepted ${JSON.stringify(original)} at ${accepted}: the proxy lists it again from the next listing that shows that definition, within a minute (KV may take a minute more elsewhere).`,
   );

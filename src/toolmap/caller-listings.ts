@@ -98,17 +98,23 @@ const textOf = (tool: ListedTool) => (tool.written ? textAt(tool.written) : JSON
  * length, so no two views read alike. `settings`: what else shapes it
  * (tool-map.ts `settingsOf`); `before`: the key of the view a later page adds
  * to. A view in search mode holds its tools' texts too, as its search shows them.
+ * `pins`: under `TOOL_CHANGES=hold`, the definitions it showed (caller-pins.ts),
+ * as an answer remembered from one view is given only to a caller last shown
+ * that view (tool-map.ts `rememberedAnswer`): a caller shown another
+ * definition before is one it may hold.
  */
 export function viewKey(
   settings: string,
   before: string | undefined,
   tools: readonly ListedTool[],
   view: ListingView,
+  pins?: ReadonlyMap<string, string>,
 ): Promise<string> {
-  const parts = [settings, before ?? "", `${view.whole} ${view.search !== null}`];
+  const parts = [settings, before ?? "", `${view.whole} ${view.search !== null} ${!!pins}`];
   for (const tool of tools) {
     parts.push(tool.name, String(view.decisions.get(tool.name)));
     parts.push(String(view.schemas.get(tool.name)));
+    if (pins) parts.push(String(pins.get(tool.name)));
     if (view.search) parts.push(textOf(tool));
   }
   return sha256(parts.map((part) => `${part.length}:${part}`).join(""));
@@ -164,13 +170,18 @@ export class CallerView {
     return this.listings.viewOf(this.scope(), await this.caller.listing());
   }
 
-  /** Shows the caller a listing: anew, or added to the pages shown before. Its key, and whether it holds a tool. */
+  /**
+   * Shows the caller a listing: anew, or added to the pages shown before. Its
+   * key, and whether it holds a tool. `pins`: the definitions it showed, where they
+   * count in its key (`viewKey`).
+   */
   async show(
     part: ListingPart,
     tools: readonly ListedTool[],
     decisions: ReadonlyMap<string, Decision>,
     schemas: ReadonlyMap<string, string>,
     search: ToolSearch | null,
+    pins?: ReadonlyMap<string, string>,
   ): Promise<{ key: string; held: boolean }> {
     const before = part === "later" ? await this.current() : undefined;
     const all = before ? new Map([...before.view.decisions, ...decisions]) : decisions;
@@ -180,7 +191,7 @@ export class CallerView {
       whole: part === "whole",
       search,
     };
-    const key = await viewKey(this.settings(), before?.key, tools, view);
+    const key = await viewKey(this.settings(), before?.key, tools, view, pins);
     this.listings.show(this.scope(), await this.caller.listing(), key, view);
     return { key, held: [...all.values()].includes("held") };
   }

@@ -59,6 +59,12 @@ const MAX_PINS_PER_CALLER = 10_000;
  */
 const MAX_CHANGE_LINES = 10;
 
+/**
+ * A definition of one tool the operator accepted: tools may have the same
+ * definition, and an accept key accepts it for one of them.
+ */
+export const acceptedPin = (original: string, pin: string) => `${original}\n${pin}`;
+
 export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
 
 /** A caller KV holds nothing of: one record for all of them, as most callers have no pins of their own. */
@@ -158,7 +164,7 @@ export interface PinDecisions {
   own: Map<string, string> | undefined;
   /** Definitions this caller is held on, to note in the map. */
   heldPins: Map<string, string>;
-  /** Definitions the operator accepted. */
+  /** Definitions the operator accepted, each `acceptedPin(original, pin)`. */
   accepted: Set<string>;
 }
 
@@ -232,7 +238,7 @@ async function decidePins(
     }
     if (await book.accepted(original, now)) {
       logEvent("tool_definition_accepted", { tool: original, pin: now });
-      decisions.accepted.add(now);
+      decisions.accepted.add(acceptedPin(original, now));
       if (record !== undefined) setOwn(original, now);
       continue;
     }
@@ -295,7 +301,7 @@ export async function pinListing(
     shared: (original) => origin.sharedPin(original),
     record: await callerPins.read(kv, key),
     heldForSomeone: (original, pin) =>
-      !origin.acceptedPins.get(pin) &&
+      !origin.acceptedPins.get(acceptedPin(original, pin)) &&
       [
         ...(origin.heldPins.get(original) ?? []),
         ...(origin.stored?.held.get(original) ?? []),
@@ -305,12 +311,9 @@ export async function pinListing(
     environment,
     logged: origin.heldLogged,
   });
-  for (const [original, pin] of decisions.shared) origin.pinned.set(original, pin);
-  for (const [original, pin] of decisions.heldPins) {
-    const pins = origin.heldPins.get(original) ?? [];
-    if (!pins.includes(pin)) origin.heldPins.set(original, [...pins, pin]);
-  }
-  for (const pin of decisions.accepted) origin.acceptedPins.set(pin, true);
+  for (const [original, pin] of decisions.shared) origin.setPin(original, pin);
+  for (const [original, pin] of decisions.heldPins) origin.noteHeld(original, pin);
+  for (const accepted of decisions.accepted) origin.acceptedPins.set(accepted, true);
   if (decisions.own) callerPins.write(kv, key, decisions.own, waitUntil);
   return decisions;
 }

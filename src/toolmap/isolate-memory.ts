@@ -24,6 +24,15 @@ const MAX_ORIGINS = 16;
 export const MAX_TOOLS = 10_000;
 /** Held changes remembered as logged, accept keys read lately, definitions accepted. */
 const MAX_HELD_NOTES = 1_000;
+/**
+ * Pins this isolate set that KV does not hold yet, and tools with held
+ * definitions it has not noted in KV: twice the tools it remembers (a
+ * listing over `MAX_TOOLS` pins every tool of it), the first set going first.
+ * Writes that fail (a day's KV writes spent) would keep them all.
+ */
+const MAX_UNSTORED_PINS = 2 * MAX_TOOLS;
+/** Definitions held and not accepted kept per tool, the latest (here and in the map). */
+export const MAX_HELD_PINS = 4;
 /** An accept key found absent is read again after this long. */
 const ACCEPT_CHECK_MS = 60_000;
 /**
@@ -212,12 +221,28 @@ export class OriginMemory {
   readonly acceptChecks = new BoundedMap<string, boolean>(MAX_HELD_NOTES, ACCEPT_CHECK_MS);
   /** Definitions held for a caller here that KV's map does not note yet, per original (map-store.ts). */
   readonly heldPins = new Map<string, string[]>();
-  /** Definitions the operator accepted, as read here: no longer noted as held. */
+  /** Definitions the operator accepted, as read here, by tool (caller-pins.ts `acceptedPin`): no longer noted as held. */
   readonly acceptedPins = new BoundedMap<string, true>(MAX_HELD_NOTES);
   /** Schema fingerprints the map names and no chunk held when a call looked (map-store.ts). */
   readonly chunksLack = new Set<string>();
   /** How many times the origin said its tools changed: a caller's view from before is gone. */
   generation = 0;
+
+  /** Sets the map's pin of `original`, until KV holds it (map-store.ts). */
+  setPin(original: string, pin: string): void {
+    this.pinned.delete(original);
+    this.pinned.set(original, pin);
+    dropFirstPast(this.pinned, MAX_UNSTORED_PINS);
+  }
+
+  /** Notes `pin` as a definition of `original` some caller is held on, until KV's map notes it. */
+  noteHeld(original: string, pin: string): void {
+    const pins = this.heldPins.get(original) ?? [];
+    if (pins.includes(pin)) return;
+    this.heldPins.delete(original);
+    this.heldPins.set(original, [...pins, pin].slice(-MAX_HELD_PINS));
+    dropFirstPast(this.heldPins, MAX_UNSTORED_PINS);
+  }
 
   /** The map's pin of `original`, the first definition seen of it: set here, or as KV holds it. */
   sharedPin(original: string): string | undefined {
@@ -283,6 +308,14 @@ export class OriginMemory {
     this.stored = undefined;
     this.loaded = undefined;
     this.generation++;
+  }
+}
+
+/** Drops the entries of `map` set first, past `max`. */
+function dropFirstPast<K, V>(map: Map<K, V>, max: number): void {
+  for (const key of map.keys()) {
+    if (map.size <= max) return;
+    map.delete(key);
   }
 }
 

@@ -23,7 +23,8 @@
  * (`readSchema`) and written again by the next listing.
  */
 import { logEvent } from "../log";
-import { MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
+import { acceptedPin } from "./caller-pins";
+import { MAX_HELD_PINS, MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
 import { readLegacyNames } from "./legacy-v1";
 import type { PlannedEntry } from "./plan-listing";
 import {
@@ -47,8 +48,6 @@ export const EXPIRY_DAYS = 30;
 const SEEN_REFRESH_DAYS = 7;
 /** A map read this recently is merged into without reading it again. */
 const FRESH_MS = 10_000;
-/** Definitions held and not accepted that the map keeps per tool, the latest. */
-const MAX_HELD_PINS = 4;
 
 export const today = () => Math.floor(Date.now() / 86_400_000);
 
@@ -200,7 +199,10 @@ export class MapStore {
     for (const original of new Set([...base.held.keys(), ...origin.heldPins.keys()])) {
       if (!kept.has(original)) continue;
       const pins = [...(base.held.get(original) ?? []), ...(origin.heldPins.get(original) ?? [])]
-        .filter((pin, i, all) => all.indexOf(pin) === i && !origin.acceptedPins.get(pin))
+        .filter(
+          (pin, i, all) =>
+            all.indexOf(pin) === i && !origin.acceptedPins.get(acceptedPin(original, pin)),
+        )
         .slice(-MAX_HELD_PINS);
       if (pins.length > 0) held.set(original, pins);
     }

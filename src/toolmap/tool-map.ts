@@ -228,7 +228,11 @@ export class ToolMap {
     };
     const search = part === "whole" ? this.searchMode(tools, listing, plan.entries) : null;
     const schemas = new Map(plan.entries.map((entry) => [entry.original, entry.schemaHash]));
-    this.shown = await this.view.show(part, tools, decisions, schemas, search);
+    // Under `hold`, the definitions shown count in the view's key: an answer remembered from it
+    // goes only to a caller shown those before (`rememberedAnswer`).
+    const shownPins =
+      pins && this.policy.changes === "hold" ? await pinsOf(definitions) : undefined;
+    this.shown = await this.view.show(part, tools, decisions, schemas, search, shownPins);
     return search ? { ...listing, search } : listing;
   }
 
@@ -361,4 +365,13 @@ export class ToolMap {
     // A new isolate's first listing is most often of these very tools: not named twice.
     this.names.keepAssigned(unnamed, chosen, assigned);
   }
+}
+
+/** Each definition's pin, by original. */
+async function pinsOf(
+  definitions: ReadonlyArray<{ original: string; definition: Definition }>,
+): Promise<Map<string, string>> {
+  const pins = new Map<string, string>();
+  for (const { original, definition } of definitions) pins.set(original, await definition.pin);
+  return pins;
 }

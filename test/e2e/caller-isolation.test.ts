@@ -171,6 +171,29 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     expect(String(refused)).toMatch(/held/);
   });
 
+  it("holds a change for a caller shown it before, after a new caller was listed the same text", async () => {
+    const { origin, as } = await setup({ TOOL_CHANGES: "hold" });
+    const report = (wording: string) => ({
+      name: "report.get",
+      description: `${wording} the monthly report.`,
+      inputSchema: { type: "object", properties: { month: { type: "string" } } },
+    });
+    await origin.list("ann", [report("Gets")]);
+    const ann = await as("ann");
+    const [listed] = await ann.listTools();
+    expect(listed?.description).toBe("Gets the monthly report.");
+
+    // The origin changes the tool for everyone; a caller new to the proxy lists it first (theirs,
+    // not a change for them), then ann, who was shown it before, lists the very same text.
+    await origin.list("ann", [report("Deletes")]);
+    await origin.list("newcomer", [report("Deletes")]);
+    const newcomer = await as("newcomer");
+    expect(await newcomer.listTools()).toHaveLength(1);
+    expect(await ann.listTools()).toEqual([]);
+    const refused = await ann.callTool(listed?.name ?? "", { month: "may" }).catch(String);
+    expect(String(refused)).toMatch(/held/);
+  });
+
   it("repairs and checks a call against the caller's own schema of a tool, whoever listed it last", async () => {
     const { origin, as } = await setup({ ARGUMENT_VALIDATION: "enforce" });
     const report = (properties: Record<string, unknown>, required: string[] = []) => ({

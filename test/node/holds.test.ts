@@ -90,4 +90,23 @@ describe("npm run holds", () => {
       new Refused(`${JSON.stringify(TOOL)} is not held on that definition; held: ${HELD}`),
     );
   }, 600_000);
+
+  it("accepts a tool whose name wrangler would read as an option, by that name", async () => {
+    // `wrangler kv key put KEY VALUE` reads a value `--path=…` as its option: the file's contents.
+    const dashed = "--path=wrangler.toml";
+    const map = {
+      format: 2,
+      tools: { [dashed]: ["s1", 20_000, "s1/e1/a1", "d1", "-/-/-"] },
+      chunks: 0,
+      held: { [dashed]: [HELD] },
+    };
+    await toolMap((kv) => kv.put(`${SCOPE}:map`, JSON.stringify(map)));
+    const config = ["--local", "--config", join(repo.dir, "wrangler.toml")];
+    await holds(["accept", "--pin", HELD, ...config, "--", dashed]);
+    const values = await toolMap(async (kv) => {
+      const { keys } = await kv.list({ prefix: `${SCOPE}:accept:` });
+      return Promise.all(keys.map(({ name }) => kv.get(name)));
+    });
+    expect(values).toContain(dashed);
+  }, 600_000);
 });

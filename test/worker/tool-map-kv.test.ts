@@ -12,6 +12,7 @@ import { fingerprint32 } from "../../src/names/stable-hash";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { type ChangeScope, NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import type { Caller } from "../../src/toolmap/callers";
 import { acceptKey } from "../../src/toolmap/definition-pins";
 import { MAX_TOOLS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
@@ -19,6 +20,7 @@ import { decodeMap, emptyMap, encodeMap, mapKey } from "../../src/toolmap/stored
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { realisticListing } from "../../support/listing";
+import { kvFailingOnly } from "../helpers/kv";
 import { captureLogs } from "../helpers/logs";
 import { rulesOf } from "../helpers/tool-rules";
 
@@ -129,6 +131,43 @@ describe("bounds", () => {
     const stored = decodeMap((await env.TOOL_MAP.get(mapKey(scopes.origin), "text")) ?? "");
     expect(stored?.tools.size).toBe(MAX_TOOLS);
     expect(stored?.tools.has("new.tool")).toBe(true);
+  });
+});
+
+describe("bounds while KV takes no writes (a day's writes spent)", () => {
+  const policy = (changes: "log" | "hold") => ({ rules: NO_RULES, changes });
+  const open = async (origin: URL, memory: ToolMapMemory, changes: "log" | "hold") => {
+    const scopes = await toolMapScopes(origin, profileOf("openai").names);
+    const kv = kvFailingOnly(env.TOOL_MAP, "put");
+    const toolMap = new ToolMap(kv, scopes, profileOf("openai"), memory, () => {}, policy(changes));
+    return { toolMap, origin: memory.origin(scopes.origin) };
+  };
+
+  it("keeps the pins of at most twice 10,000 tools, whatever the tools listed", async () => {
+    const origin = freshOrigin();
+    const memory = new ToolMapMemory();
+    for (const prefix of ["a", "b", "c"]) {
+      const tools = Array.from({ length: 8_000 }, (_, i) => ({
+        name: `${prefix}${i}`,
+        inputSchema: { type: "object" },
+      }));
+      await (await open(origin, memory, "log")).toolMap.nameListing(tools);
+    }
+    expect((await open(origin, memory, "log")).origin.pinned.size).toBeLessThanOrEqual(
+      2 * MAX_TOOLS,
+    );
+  });
+
+  it("keeps at most 4 held definitions of a tool, however often it changes", async () => {
+    const origin = freshOrigin();
+    const memory = new ToolMapMemory();
+    for (let version = 1; version <= 8; version++) {
+      const tool = { name: "t", description: `Version ${version}.`, inputSchema: {} };
+      const listing = await (await open(origin, memory, "hold")).toolMap.nameListing([tool]);
+      expect(listing.hidden.size).toBe(version === 1 ? 0 : 1);
+    }
+    const { origin: held } = await open(origin, memory, "hold");
+    expect(held.heldPins.get("t")).toHaveLength(4);
   });
 });
 
@@ -409,6 +448,46 @@ describe("TOOL_CHANGES=hold, two tools with the same definition", () => {
     expect((await open(new ToolMapMemory()).nameListing(tools("v2"))).hidden).toEqual(
       new Set(["twin_b"]),
     );
+    await Promise.all(writes.splice(0));
+  });
+});
+
+describe("TOOL_CHANGES=hold, a tool changed to another's accepted definition", () => {
+  it("is still held for a caller new to the proxy", async () => {
+    const policy = { rules: NO_RULES, changes: "hold" as const };
+    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const tools = (version: string) =>
+      ["twin_a", "twin_b"].map((name) => ({ name, description: version, inputSchema: {} }));
+    const caller = (name: string): Caller => ({
+      listing: () => Promise.resolve(name),
+      pins: () => Promise.resolve(name),
+    });
+    const writes: Promise<unknown>[] = [];
+    let memory = new ToolMapMemory();
+    const open = (who: string) =>
+      new ToolMap(
+        env.TOOL_MAP,
+        scopes,
+        profileOf("openai"),
+        memory,
+        (w) => writes.push(w),
+        policy,
+        undefined,
+        caller(who),
+      );
+    await open("ann").nameListing(tools("v1"));
+    await Promise.all(writes.splice(0));
+    const logs = captureLogs();
+    expect((await open("ann").nameListing(tools("v2"))).hidden.size).toBe(2);
+    const [first] = logs.events("tool_definition_changed");
+    logs.restore();
+    await Promise.all(writes.splice(0));
+    // The operator accepts twin_a's new definition, which is twin_b's too; in a new isolate,
+    // twin_b stays held for ann, and for a caller new to the proxy.
+    await env.TOOL_MAP.put(acceptKey(scopes.origin, String(first?.to), "twin_a"), "twin_a");
+    memory = new ToolMapMemory();
+    expect((await open("ann").nameListing(tools("v2"))).hidden).toEqual(new Set(["twin_b"]));
+    expect((await open("newcomer").nameListing(tools("v2"))).hidden).toEqual(new Set(["twin_b"]));
     await Promise.all(writes.splice(0));
   });
 });
