@@ -18,6 +18,54 @@ import { type ExactText, isPlainObject, joinExact, own, parseExact } from "../js
 import type { SchemaView } from "./view";
 
 const MAX_DEPTH = 32;
+/** The most `anyOf` branches a value is fitted to, as repair reads at most 64 (args/json-schema.ts). */
+const MAX_BRANCHES = 64;
+
+/** Whether a value of `type` is one `branch`'s `type` names. */
+function typeFits(type: JsonType, branch: Record<string, unknown>): boolean {
+  const named = branch.type;
+  const types = typeof named === "string" ? [named] : Array.isArray(named) ? named : undefined;
+  if (types === undefined) return true;
+  return types.includes(type) || (type === "integer" && types.includes("number"));
+}
+
+/**
+ * Whether `value` is one a model following the view writes for `branch`: of its type
+ * (JSON text where it asks for text), among its values, and, an object, with no key it does
+ * not declare and each declared value among that property's values (a tagged union's tag).
+ */
+function fits(value: unknown, branch: unknown, view: SchemaView): boolean {
+  if (!isPlainObject(branch)) return false;
+  if (view.asText.has(branch)) return typeof value === "string";
+  if (!typeFits(jsonTypeOf(value), branch)) return false;
+  const values = own(branch, "enum");
+  if (Array.isArray(values) && (typeof value !== "object" || value === null))
+    if (!values.includes(value)) return false;
+  const properties = own(branch, "properties");
+  if (!isPlainObject(value) || !isPlainObject(properties)) return true;
+  for (const key of Object.keys(value)) {
+    const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (!isPlainObject(declared)) return false;
+    const tags = own(declared, "enum");
+    const given = value[key];
+    if (Array.isArray(tags) && (typeof given !== "object" || given === null))
+      if (!tags.includes(given)) return false;
+  }
+  return true;
+}
+
+/** The one branch of `schema`'s `anyOf` that `value` fits; none where it fits none, or several. */
+function branchOf(value: unknown, schema: Record<string, unknown>, view: SchemaView): unknown {
+  const branches = own(schema, "anyOf");
+  if (!Array.isArray(branches) || branches.length > MAX_BRANCHES) return undefined;
+  let found: unknown;
+  for (const branch of branches) {
+    if (!fits(value, branch, view)) continue;
+    if (found !== undefined) return undefined;
+    found = branch;
+  }
+  return found;
+}
 
 export interface ParsedText {
   path: string;
@@ -59,6 +107,9 @@ export function valuesFromText(
       parsed.push({ path, from: "string", to: jsonTypeOf(text.value) });
       return text.value;
     }
+    // A union's branch (a tagged form, a value of any type beside others) is read as its own.
+    const branch = branchOf(value, schema, view);
+    if (branch !== undefined) return walk(value, branch, path, depth + 1);
     const properties = own(schema, "properties");
     if (isPlainObject(value) && isPlainObject(properties)) {
       let changed = false;
