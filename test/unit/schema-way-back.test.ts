@@ -510,6 +510,18 @@ describe("the way back, inside a union's branches", () => {
     expect(back.arguments).toEqual({ step: { kind: "set" } });
   });
 
+  it("fits a call's values to branches within a bound: past it, a value is read as it came", () => {
+    const list = {
+      type: "object",
+      properties: { steps: { type: "array", items: original.properties.step } },
+    };
+    const view = schemaView(list, SCHEMA_PASSES["openai-strict"]);
+    const steps = Array.from({ length: 30_000 }, () => ({ kind: "set", value: "42" }));
+    const back = valuesFromText({ steps }, view).arguments.steps as Schema[];
+    expect(back[0]).toEqual({ kind: "set", value: 42 });
+    expect(back.at(-1)).toEqual({ kind: "set", value: "42" });
+  });
+
   it("reads no branch where the value fits none or more than one", () => {
     const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
     const other = { step: { kind: "other", value: "42" } };
