@@ -244,6 +244,46 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
 }
 
 /**
+ * The JSON text number `holder[key]` was read from: by its position, else as
+ * `exact` knows the value, else as `JSON.stringify` writes it (a text that
+ * writes it otherwise is known by one or the other); `undefined` where the
+ * texts wrote it two ways and its own is not known by position.
+ */
+export function numberText(
+  holder: object,
+  key: string,
+  value: number,
+  exact: ExactText | undefined,
+): string | undefined {
+  const at = sourceAt.get(holder)?.get(key);
+  if (at !== undefined && Object.is(at.value, value)) return at.source;
+  const known = exact?.byValue.get(valueKey(value));
+  if (known !== undefined) return known ?? undefined;
+  return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+}
+
+/**
+ * `holder[key]` (and every value inside it) written by `stringifyExact` as
+ * `JSON.stringify` writes it: a value the proxy sets (an operator's fixed
+ * value) is not the client's to spell, and a client's text for a like value
+ * (`9007199254740993` for the double 2^53) would be read so by an origin
+ * that reads numbers exactly.
+ */
+export function writtenAsSet(holder: object, key: string): void {
+  const value = (holder as Record<string, unknown>)[key];
+  if (typeof value === "number" || typeof value === "string") {
+    let sources = sourceAt.get(holder);
+    if (!sources) {
+      sources = new Map();
+      sourceAt.set(holder, sources);
+    }
+    sources.set(key, { source: JSON.stringify(value), value });
+  } else if (typeof value === "object" && value !== null) {
+    for (const inner of Object.keys(value)) writtenAsSet(value, inner);
+  }
+}
+
+/**
  * What several texts know of their values by value, as one: a value the
  * texts write differently is written as `JSON.stringify` writes it where it
  * is not known by position. For a body and the JSON text read out of it on

@@ -3,7 +3,7 @@
  * only where that loses nothing and means one thing. The table of what becomes
  * what, and what is left alone, is docs/arguments.md's (step 3).
  */
-import { type ExactText, isPlainObject, parseExact } from "../json";
+import { type ExactText, isPlainObject, parseExact, stringifyExact } from "../json";
 import { type JsonType, jsonTypeOf } from "./json-schema";
 
 export type Coercion =
@@ -60,7 +60,19 @@ function fromString(
   return undefined;
 }
 
-export function coerceValue(value: unknown, allowed: ReadonlySet<JsonType>): Coercion {
+/**
+ * `value` brought to a type of `allowed`. A number becomes the string of its
+ * text as the client wrote it (`written`: `1234567890123456789`, `1.50`,
+ * `1e400`, not a double's `1234567890123456800`, `1.5`, `Infinity`), and is
+ * left alone where that text is not known; an object, the text of its values
+ * as `exact` knows them.
+ */
+export function coerceValue(
+  value: unknown,
+  allowed: ReadonlySet<JsonType>,
+  written?: string,
+  exact?: ExactText,
+): Coercion {
   const from = jsonTypeOf(value);
   if (matches(from, allowed)) return undefined;
   if (value === null) return "drop";
@@ -68,8 +80,11 @@ export function coerceValue(value: unknown, allowed: ReadonlySet<JsonType>): Coe
   let coerced: { value: unknown; exact?: ExactText } | undefined;
   if (typeof value === "string") {
     coerced = fromString(value, allowed);
+  } else if (typeof value === "number" && allowed.has("string")) {
+    if (written === undefined) return undefined;
+    coerced = { value: written };
   } else if (allowed.has("string")) {
-    coerced = { value: typeof value === "object" ? JSON.stringify(value) : String(value) };
+    coerced = { value: typeof value === "object" ? stringifyExact(value, exact) : String(value) };
   }
   if (coerced === undefined && allowed.has("array")) coerced = { value: [value] };
   return coerced === undefined ? undefined : { ...coerced, from, to: jsonTypeOf(coerced.value) };

@@ -10,7 +10,7 @@
  * `__proto__` stays an ordinary key and no prototype is ever touched. An
  * object nothing was done to is returned as the same object.
  */
-import { type ExactText, isPlainObject, joinExact } from "../json";
+import { type ExactText, isPlainObject, joinExact, numberText } from "../json";
 import { coalesceKeys } from "./coalesce";
 import { coerceValue } from "./coerce";
 import {
@@ -46,7 +46,11 @@ class ArgumentRepair {
   exact: ExactText | undefined;
   private nodes = 0;
 
-  constructor(private readonly root: Schema) {}
+  constructor(
+    private readonly root: Schema,
+    /** How the texts the arguments were read from wrote their values: a number's text for a string. */
+    private readonly read: ExactText | undefined,
+  ) {}
 
   object(value: Record<string, unknown>, schema: unknown, path: string, depth: number) {
     const properties = propertiesOf(schema, this.root);
@@ -60,13 +64,19 @@ class ArgumentRepair {
     }
     for (const key of dropped) this.report.dropped.push(joinPath(path, key));
 
+    // Where each value was read: under its alias, where it was renamed.
+    const readAt = new Map(renamed.map(({ from, to }) => [to, from]));
     const repaired: Array<[string, unknown]> = [];
     for (const [key, child] of entries) {
       if (!Object.hasOwn(properties, key)) {
         repaired.push([key, child]);
         continue;
       }
-      const next = this.value(child, properties[key], joinPath(path, key), depth + 1);
+      const written =
+        typeof child === "number"
+          ? numberText(value, readAt.get(key) ?? key, child, this.read)
+          : undefined;
+      const next = this.value(child, properties[key], joinPath(path, key), depth + 1, written);
       if (next === DROP) {
         this.report.dropped.push(joinPath(path, key));
         changed = true;
@@ -78,7 +88,7 @@ class ArgumentRepair {
     return changed ? Object.fromEntries(repaired) : value;
   }
 
-  value(value: unknown, schema: unknown, path: string, depth: number): unknown {
+  value(value: unknown, schema: unknown, path: string, depth: number, written?: string): unknown {
     if (++this.nodes > MAX_NODES || depth > MAX_DEPTH) {
       this.report.limited = true;
       return value;
@@ -86,7 +96,7 @@ class ArgumentRepair {
     let current = value;
     const allowed = allowedTypes(schema, this.root);
     if (allowed) {
-      const coercion = coerceValue(current, allowed);
+      const coercion = coerceValue(current, allowed, written, this.read);
       if (coercion === "drop") return DROP;
       if (coercion) {
         this.report.coercions.push({ path, from: coercion.from, to: coercion.to });
@@ -100,7 +110,11 @@ class ArgumentRepair {
       if (!items) return current;
       let changed = current !== value;
       const elements = current.map((element, index) => {
-        const next = this.value(element, items, `${path}[${index}]`, depth + 1);
+        const text =
+          typeof element === "number"
+            ? numberText(current, String(index), element, this.read)
+            : undefined;
+        const next = this.value(element, items, `${path}[${index}]`, depth + 1, text);
         // An element is never dropped: that would shift the ones after it.
         const kept = next === DROP ? element : next;
         changed ||= kept !== element;
@@ -115,9 +129,11 @@ class ArgumentRepair {
 export function repairArguments(
   args: Record<string, unknown>,
   inputSchema: unknown,
+  /** How the texts `args` were read from wrote their values (json.ts). */
+  read?: ExactText,
 ): { arguments: Record<string, unknown>; report: RepairReport; exact?: ExactText } {
   const root = isPlainObject(inputSchema) ? inputSchema : {};
-  const repair = new ArgumentRepair(root);
+  const repair = new ArgumentRepair(root, read);
   const repaired = repair.object(args, root, "", 0);
   return {
     arguments: repaired,

@@ -114,7 +114,7 @@ export async function planForward(
       }
       call = unwrapped.message;
     }
-    const outcome = await repairToolCall(call, resolveTool, mode, body.revision);
+    const outcome = await repairToolCall(call, resolveTool, mode, body.revision, body.exact);
     if (outcome.kind === "answer") {
       const kept = answers.add(message, outcome.response);
       records?.push(callRecord(message.id, Boolean(search), outcome.report, kept));

@@ -169,6 +169,8 @@ export async function repairToolCall(
   resolveTool: ToolResolver,
   mode: ValidationMode,
   revision: Revision,
+  /** How the body the call came in wrote its values (json.ts): a number's text for a string. */
+  read?: ExactText,
 ): Promise<CallOutcome> {
   const params = message.params;
   const name = isPlainObject(params) ? params.name : undefined;
@@ -222,7 +224,9 @@ export async function repairToolCall(
   const aliased = rule && given ? aliasedArguments(given, rule) : undefined;
   const sent = aliased?.arguments ?? given;
   const repair =
-    schema !== undefined && sent !== undefined ? repairArguments(sent, schema) : undefined;
+    schema !== undefined && sent !== undefined
+      ? repairArguments(sent, schema, joinExact(read, recovered.exact, fromText?.exact))
+      : undefined;
   const settled = rule ? settledArguments(repair?.arguments ?? sent ?? {}, rule) : undefined;
   const args = settled?.set.length ? settled.arguments : (repair?.arguments ?? sent);
   const repaired = recovered.changed || args !== recovered.arguments;

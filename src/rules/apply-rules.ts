@@ -6,7 +6,7 @@
  * model can neither leave out a default nor override a fixed value).
  */
 import { foldKey } from "../args/coalesce";
-import { isPlainObject } from "../json";
+import { isPlainObject, writtenAsSet } from "../json";
 import { shapeRootForms } from "../schemas/root-forms";
 import type { ToolRule } from "./tool-rules";
 
@@ -129,7 +129,8 @@ export function settledArguments(
     result.set(key, value);
     set.push(key);
   }
-  return set.length === 0
-    ? { arguments: args, set, dropped }
-    : { arguments: Object.fromEntries(result), set, dropped };
+  if (set.length === 0) return { arguments: args, set, dropped };
+  const settled = Object.fromEntries(result);
+  for (const key of set) writtenAsSet(settled, key);
+  return { arguments: settled, set, dropped };
 }

@@ -18,6 +18,79 @@ import { type ExactText, isPlainObject, joinExact, own, parseExact } from "../js
 import type { SchemaView } from "./view";
 
 const MAX_DEPTH = 32;
+/** The most `anyOf` branches a value is fitted to, as repair reads at most 64 (args/json-schema.ts). */
+const MAX_BRANCHES = 64;
+/**
+ * The most keys one call's values are fitted by: each value of a long list
+ * fitted to every branch would cost the list's length times the branches
+ * (20,000 tagged items, 64 forms: half a second of CPU); past it, a value
+ * in a union is read as it came.
+ */
+const MAX_FITTED_KEYS = 50_000;
+
+/** What is left of a call's `MAX_FITTED_KEYS`. */
+interface Budget {
+  keys: number;
+}
+
+/** Whether a value of `type` is one `branch`'s `type` names. */
+function typeFits(type: JsonType, branch: Record<string, unknown>): boolean {
+  const named = branch.type;
+  const types = typeof named === "string" ? [named] : Array.isArray(named) ? named : undefined;
+  if (types === undefined) return true;
+  return types.includes(type) || (type === "integer" && types.includes("number"));
+}
+
+/**
+ * Whether `value` may be one of an `enum`'s `values`: a tag's few, looked through; a longer
+ * enum's, or an object or list, taken to be (a branch that fits one more only makes a value
+ * read as it came).
+ */
+function amongValues(value: unknown, values: unknown): boolean {
+  if (!Array.isArray(values) || values.length > MAX_BRANCHES) return true;
+  return typeof value === "object" || values.includes(value);
+}
+
+/**
+ * Whether `value` is one a model following the view writes for `branch`: of its type
+ * (JSON text where it asks for text), among its values, and, an object, with no key it does
+ * not declare and each declared value among that property's values (a tagged union's tag).
+ */
+function fits(value: unknown, branch: unknown, view: SchemaView, budget: Budget): boolean {
+  if (!isPlainObject(branch)) return false;
+  if (view.asText.has(branch)) return typeof value === "string";
+  if (!typeFits(jsonTypeOf(value), branch)) return false;
+  if (!amongValues(value, own(branch, "enum"))) return false;
+  const properties = own(branch, "properties");
+  if (!isPlainObject(value) || !isPlainObject(properties)) return true;
+  for (const key of Object.keys(value)) {
+    if (--budget.keys < 0) return false;
+    const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (!isPlainObject(declared)) return false;
+    if (!amongValues(value[key], own(declared, "enum"))) return false;
+  }
+  return true;
+}
+
+/** The one branch of `schema`'s `anyOf` that `value` fits; none where it fits none, or several. */
+function branchOf(
+  value: unknown,
+  schema: Record<string, unknown>,
+  view: SchemaView,
+  budget: Budget,
+): unknown {
+  const branches = own(schema, "anyOf");
+  if (!Array.isArray(branches) || branches.length > MAX_BRANCHES) return undefined;
+  let found: unknown;
+  for (const branch of branches) {
+    if (--budget.keys < 0) return undefined;
+    if (!fits(value, branch, view, budget)) continue;
+    if (found !== undefined) return undefined;
+    found = branch;
+  }
+  // Out of budget midway, a branch left unfitted may fit too.
+  return budget.keys < 0 ? undefined : found;
+}
 
 export interface ParsedText {
   path: string;
@@ -47,6 +120,7 @@ export function valuesFromText(
     return { arguments: args, parsed, leftOut };
   }
   let exact: ExactText | undefined;
+  const budget: Budget = { keys: MAX_FITTED_KEYS };
 
   const walk = (value: unknown, schema: unknown, path: string, depth: number): unknown => {
     if (!isPlainObject(schema) || depth > MAX_DEPTH) return value;
@@ -59,6 +133,9 @@ export function valuesFromText(
       parsed.push({ path, from: "string", to: jsonTypeOf(text.value) });
       return text.value;
     }
+    // A union's branch (a tagged form, a value of any type beside others) is read as its own.
+    const branch = branchOf(value, schema, view, budget);
+    if (branch !== undefined) return walk(value, branch, path, depth + 1);
     const properties = own(schema, "properties");
     if (isPlainObject(value) && isPlainObject(properties)) {
       let changed = false;

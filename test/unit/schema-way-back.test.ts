@@ -376,7 +376,7 @@ describe("the way back, for random schemas", () => {
         ({ original, view, args }) => {
           fc.pre(isObject(args) && accepts(original, args));
           // A strict view's `null` means "left out": a JSON null the origin takes there can only
-          // be sent as text, inside an `anyOf` branch the way back does not read (docs/schemas.md).
+          // be sent as text (docs/schemas.md), which writtenForView does not write.
           fc.pre(!nullWhereAbsent(args, view.schema, view));
           const sent = writtenForView(args, view.schema, view) as Schema;
           // What a model that follows the view can send: not a value one form of a root `anyOf`
@@ -467,5 +467,74 @@ describe("the way back, by example (gemini)", () => {
     const args = { value: "42" };
     const openai = schemaView(original, SCHEMA_PASSES.openai);
     expect(valuesFromText(args, openai).arguments).toBe(args);
+  });
+});
+
+describe("the way back, inside a union's branches", () => {
+  // A tagged union as pydantic and zod write one: each form an object with a tag of its own,
+  // one declaring a value of any type, which the view asks for as text.
+  const original = {
+    type: "object",
+    properties: {
+      step: {
+        oneOf: [
+          {
+            type: "object",
+            properties: { kind: { const: "set" }, value: { description: "Anything" } },
+            required: ["kind"],
+          },
+          {
+            type: "object",
+            properties: { kind: { const: "wait" }, seconds: { type: "integer" } },
+            required: ["kind", "seconds"],
+          },
+        ],
+      },
+    },
+    required: ["step"],
+  };
+
+  it("parses a value the view asked for as text in the branch it belongs to", () => {
+    for (const profile of ["openai-strict", "gemini", "portable"] as const) {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      const back = wayBack({ step: { kind: "set", value: '{"team":"core"}' } }, original, view);
+      expect(back.arguments, profile).toEqual({ step: { kind: "set", value: { team: "core" } } });
+      const number = wayBack({ step: { kind: "set", value: "42" } }, original, view);
+      expect(number.arguments, profile).toEqual({ step: { kind: "set", value: 42 } });
+    }
+  });
+
+  it("leaves out a strict view's null for a branch's optional property, as if the model had", () => {
+    const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
+    const back = wayBack({ step: { kind: "set", value: null } }, original, view);
+    expect(back.arguments).toEqual({ step: { kind: "set" } });
+  });
+
+  it("fits a call's values to branches within a bound: past it, a value is read as it came", () => {
+    const list = {
+      type: "object",
+      properties: { steps: { type: "array", items: original.properties.step } },
+    };
+    const view = schemaView(list, SCHEMA_PASSES["openai-strict"]);
+    const steps = Array.from({ length: 30_000 }, () => ({ kind: "set", value: "42" }));
+    const back = valuesFromText({ steps }, view).arguments.steps as Schema[];
+    expect(back[0]).toEqual({ kind: "set", value: 42 });
+    expect(back.at(-1)).toEqual({ kind: "set", value: "42" });
+  });
+
+  it("reads no branch where the value fits none or more than one", () => {
+    const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
+    const other = { step: { kind: "other", value: "42" } };
+    expect(valuesFromText(other, view).arguments).toBe(other);
+    const twoForms = {
+      type: "object",
+      properties: {
+        v: { anyOf: [{ type: "object" }, { type: "array", items: { type: "object" } }] },
+        w: { anyOf: [{ type: "object" }, { description: "Anything" }] },
+      },
+    };
+    const both = schemaView(twoForms, SCHEMA_PASSES["openai-strict"]);
+    const sent = { w: '{"a":1}' };
+    expect(valuesFromText(sent, both).arguments).toBe(sent);
   });
 });

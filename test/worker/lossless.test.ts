@@ -86,6 +86,70 @@ describe("numbers and strings keep the client's text in a call the proxy changes
   });
 });
 
+describe("a number sent for a string is the string of its text", () => {
+  it("a 64-bit id, a trailing zero, a number past a double's range: as the client wrote them", async () => {
+    const { send } = await setUp();
+    for (const [id, number] of [
+      [10, "1234567890123456789"],
+      [11, "1.50"],
+      [12, "1e400"],
+      [13, "-0"],
+    ] as const) {
+      const received = await send(
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","arguments":{"path":${number}}}}`,
+      );
+      expect(received, number).toContain(`"arguments":{"path":"${number}"}`);
+    }
+    // Inline, and as JSON text: the text is known there too.
+    const inline = await send(
+      `{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","path":1234567890123456789}}`,
+    );
+    expect(inline).toContain('"arguments":{"path":"1234567890123456789"}');
+    const text = await send(
+      `{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","arguments":"{\\"path\\":1.50}"}}`,
+    );
+    expect(text).toContain('"arguments":{"path":"1.50"}');
+    // An object made a string: its values' text kept inside it.
+    const object = await send(
+      `{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","arguments":{"path":{"id":1234567890123456789}}}}`,
+    );
+    expect(object).toContain('"arguments":{"path":"{\\"id\\":1234567890123456789}"}');
+  });
+
+  it("a number the body writes two ways, where it is not known which, is left a number", async () => {
+    const { send } = await setUp();
+    const received = await send(
+      `{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","path":1.50,"note":1.5}}`,
+    );
+    expect(JSON.parse(received ?? "{}").params.arguments).toEqual({ path: 1.5, note: 1.5 });
+  });
+});
+
+describe("a value the operator's rules set is written as the operator wrote it", () => {
+  it("not in the text the client wrote for a like value: the model's 2^53 + 1 is not the fixed 2^53", async () => {
+    // 9007199254740993 and 9007199254740992 are one double; an origin that reads integers
+    // exactly (Python, Go's int64) would read the model's own value as the fixed one.
+    const rules = { tools: { "files.read": { fixed: { max_bytes: 9007199254740992 } } } };
+    const { proxy, session, received } = await demoSession({
+      vars: { TOOL_RULES: JSON.stringify(rules) },
+    });
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
+    for (const [id, args] of [
+      [1, '{"path":"p","max_bytes":9007199254740993}'],
+      [2, '{"path":"p","maxBytes":9007199254740993}'],
+      [3, '{"path":"p","note":4096.0,"other":9007199254740993}'],
+    ] as const) {
+      const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","arguments":${args}}}`;
+      await messagesOf(await postJson(proxy, PROXY_URL, body, session));
+      const call = (await received()).filter((r) => r.body.includes('"tools/call"')).at(-1);
+      expect(call?.body, args).toContain('"max_bytes":9007199254740992');
+    }
+    // The client's own values keep their text beside it.
+    const last = (await received()).filter((r) => r.body.includes('"tools/call"')).at(-1);
+    expect(last?.body).toContain('"note":4096.0,"other":9007199254740993');
+  });
+});
+
 describe("keys named like prototype members are data", () => {
   it("reach the origin inline, beside the arguments they are recovered with", async () => {
     const { send } = await setUp();
