@@ -232,11 +232,13 @@ export function eventStreamRewriter({
         passOn(start);
         emit(written);
         kept = end;
-        if (finished()) passing = true;
       } else if (held.length > 0) passOn(end);
       heldMayMatter = false;
       start = end;
       at = end;
+      // Whether the rewrite wrote this event or kept it: what follows it in the chunk is passed on
+      // now, for the hand-off (hand-off.ts) gives the runtime the stream from the next chunk.
+      if (finished()) passing = true;
     }
     // An event ended in this chunk: what was held of it is no more.
     if (start > 0) hold?.release();
