@@ -15,7 +15,7 @@ import { ReadBudget } from "../../src/transport/read-bounded";
 import { firehose } from "../../support/firehose";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { digest } from "../helpers/digest";
-import { clientViewOf } from "../helpers/event-stream";
+import { clientView, clientViewOf, isEvent } from "../helpers/event-stream";
 import { nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
 
@@ -224,5 +224,34 @@ describe("an event stream that answers a tools/list", () => {
       );
       expect(await response.text(), `cut at ${cut}`).toBe(listing + call);
     }
+  });
+
+  it("renames a listing in the stream's last event though no blank line ends it, which Go's SDK reads", async () => {
+    // Go's SDK yields the event a stream ends in; the spec's readers (and the TS SDKs') drop it.
+    const tools = [{ name: "files.read", inputSchema: { type: "object" } }];
+    const listing = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } })}\n`;
+    const profile = profileOf("openai");
+    const scopes = await toolMapScopes(
+      new URL(`https://any.example/mcp?${crypto.randomUUID()}`),
+      profile.names,
+    );
+    const response = await rewriteResponse(
+      new Response(listing, { headers: { "content-type": "text/event-stream" } }),
+      {
+        listIds: new Set([1]),
+        watchesListChanged: false,
+        reads: new ReadBudget(),
+        toolMap: new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), () => {}),
+        addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+      },
+    );
+    const text = await response.text();
+    // Still no event to a reader that waits for the blank line.
+    expect(clientView(text).filter(isEvent)).toEqual([]);
+    const [event] = clientView(`${text}\n`).filter(isEvent);
+    const names = JSON.parse((event as EventSourceMessage).data).result.tools.map(
+      (tool: { name: string }) => tool.name,
+    );
+    expect(names).toEqual([expect.stringMatching(/^files_read/)]);
   });
 });
