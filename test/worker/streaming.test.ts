@@ -192,17 +192,32 @@ describe("event streams", () => {
 });
 
 describe("an event stream that answers a tools/list", () => {
+  /** The proxy's answer to a `tools/list` (id 1) that the origin answered with `body`, under `openai`. */
+  async function answered(body: BodyInit): Promise<string> {
+    const profile = profileOf("openai");
+    const scopes = await toolMapScopes(
+      new URL(`https://any.example/mcp?${crypto.randomUUID()}`),
+      profile.names,
+    );
+    const response = await rewriteResponse(
+      new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      {
+        listIds: new Set([1]),
+        watchesListChanged: false,
+        reads: new ReadBudget(),
+        toolMap: new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), () => {}),
+        addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+      },
+    );
+    return response.text();
+  }
+
   it("passes the events after a listing it keeps as it came, whatever chunk they begin in", async () => {
     // Names and schemas every profile takes as they are: the listing is read, answered, kept.
     const tools = [{ name: "read_file", inputSchema: { type: "object", properties: {} } }];
     const listing = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } })}\n\n`;
     const call = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 2, result: { content: [] } })}\n\n`;
     const bytes = new TextEncoder().encode(listing + call);
-    const profile = profileOf("openai");
-    const scopes = await toolMapScopes(
-      new URL(`https://any.example/mcp?${crypto.randomUUID()}`),
-      profile.names,
-    );
     // The answer to a batch of a listing and a call: the call's event begins in the listing's chunk.
     for (const cut of [listing.length + 1, listing.length + 20, bytes.length - 1]) {
       const origin = new ReadableStream<Uint8Array>({
@@ -212,40 +227,16 @@ describe("an event stream that answers a tools/list", () => {
           controller.close();
         },
       });
-      const response = await rewriteResponse(
-        new Response(origin, { headers: { "content-type": "text/event-stream" } }),
-        {
-          listIds: new Set([1]),
-          watchesListChanged: false,
-          reads: new ReadBudget(),
-          toolMap: new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), () => {}),
-          addressee: { ...unreadAddressee(new Headers()), ids: [1, 2] },
-        },
-      );
-      expect(await response.text(), `cut at ${cut}`).toBe(listing + call);
+      expect(await answered(origin), `cut at ${cut}`).toBe(listing + call);
     }
   });
 
   it("renames a listing in the stream's last event though no blank line ends it, which Go's SDK reads", async () => {
     // Go's SDK yields the event a stream ends in; the spec's readers (and the TS SDKs') drop it.
     const tools = [{ name: "files.read", inputSchema: { type: "object" } }];
-    const listing = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } })}\n`;
-    const profile = profileOf("openai");
-    const scopes = await toolMapScopes(
-      new URL(`https://any.example/mcp?${crypto.randomUUID()}`),
-      profile.names,
+    const text = await answered(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } })}\n`,
     );
-    const response = await rewriteResponse(
-      new Response(listing, { headers: { "content-type": "text/event-stream" } }),
-      {
-        listIds: new Set([1]),
-        watchesListChanged: false,
-        reads: new ReadBudget(),
-        toolMap: new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), () => {}),
-        addressee: { ...unreadAddressee(new Headers()), ids: [1] },
-      },
-    );
-    const text = await response.text();
     // Still no event to a reader that waits for the blank line.
     expect(clientView(text).filter(isEvent)).toEqual([]);
     const [event] = clientView(`${text}\n`).filter(isEvent);
