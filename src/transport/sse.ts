@@ -15,7 +15,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { logEvent } from "../log";
-import { type Hold, logOverBudget } from "./read-bounded";
+import { type Hold, keepPart, logOverBudget } from "./read-bounded";
 
 /**
  * Whether `text` may hold one of `markers` once its JSON escapes are read:
@@ -56,14 +56,6 @@ export interface EventStreamRewrite {
 
 const LF = 0x0a;
 const CR = 0x0d;
-/**
- * A held part shorter than this is copied onto the one before it, in buffers
- * of `COPIED_BYTES`: held alone, a chunk costs V8 some hundred bytes whatever
- * its length, which no count of bytes sees (an event a byte a chunk: 210 MB
- * for 1 MB held).
- */
-const COPIED_BELOW = 1024;
-const COPIED_BYTES = 16 * 1024;
 /** Longer than any marker `mayMatter` looks for, so one cut by chunk boundaries is still seen. */
 export const OVERLAP_CHARS = 64;
 
@@ -155,26 +147,6 @@ export function eventStreamRewriter({
   /** The bytes of the event being read, from earlier chunks. */
   let held: Uint8Array[] = [];
   let heldBytes = 0;
-  /** What the last held part is a view of when it was copied: small parts are copied onto it. */
-  let copiedInto: ArrayBufferLike | undefined;
-  const holdPart = (part: Uint8Array) => {
-    const last = held.at(-1);
-    if (part.byteLength >= COPIED_BELOW) held.push(part);
-    else if (
-      last !== undefined &&
-      last.buffer === copiedInto &&
-      last.byteLength + part.byteLength <= COPIED_BYTES
-    ) {
-      const into = new Uint8Array(last.buffer, 0, last.byteLength + part.byteLength);
-      into.set(part, last.byteLength);
-      held[held.length - 1] = into;
-    } else {
-      const into = new Uint8Array(COPIED_BYTES);
-      into.set(part);
-      copiedInto = into.buffer;
-      held.push(into.subarray(0, part.byteLength));
-    }
-  };
   /** Whether a chunk the event being read spans may matter. */
   let heldMayMatter = false;
   /** Whether the last byte seen ended a line, and whether that byte was a CR (an LF next is its own). */
@@ -294,7 +266,7 @@ export function eventStreamRewriter({
     // The events completed before the one still being read go on; that one is held.
     if (start > kept) emit(chunk.subarray(kept, start));
     if (start < chunk.length) {
-      holdPart(chunk.subarray(start));
+      keepPart(held, chunk.subarray(start));
       heldBytes = start === 0 ? heldBytes + chunk.length : chunk.length - start;
       heldMayMatter ||= chunkMayMatter;
       if (heldBytes > maxEventChars) {
