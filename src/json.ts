@@ -263,6 +263,19 @@ export function numberText(
 }
 
 /**
+ * `holder[key]` as a value to put in another object: a number `JSON.stringify`
+ * writes otherwise than the text it was read from (an integer past 2^53)
+ * becomes that text, which any serializer of it writes as it came.
+ */
+export function asWritten(holder: object, key: string): unknown {
+  const value = (holder as Record<string, unknown>)[key];
+  const at = sourceAt.get(holder)?.get(key);
+  return typeof value === "number" && at !== undefined && Object.is(at.value, value)
+    ? rawJSON(at.source)
+    : value;
+}
+
+/**
  * `holder[key]` (and every value inside it) written by `stringifyExact` as
  * `JSON.stringify` writes it: a value the proxy sets (an operator's fixed
  * value) is not the client's to spell, and a client's text for a like value

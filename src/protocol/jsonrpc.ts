@@ -5,6 +5,7 @@
  * does not rewrite.
  */
 import * as v from "valibot";
+import { asWritten } from "../json";
 import { completeResult, type Revision, revisionOf, unknownRequestId } from "./revision";
 
 export const ErrorCode = {
@@ -34,6 +35,15 @@ export function requestAnswered(id: unknown, asked: ReadonlySet<RequestId>): Req
   for (const request of asked) if (Number(request) === number) return request;
   return undefined;
 }
+
+/**
+ * A request's id as the proxy's own answer to it writes it: as the client
+ * wrote it. Python's and Go's clients read an integer id exactly, and
+ * 12345678901234567891, written as the double it parses to, is
+ * 12345678901234567000: no request's id, and the client waits on.
+ */
+export const idAsWritten = (request: JsonRpcRequest): RequestId =>
+  asWritten(request, "id") as RequestId;
 
 /** Methods the proxy reads only as requests: it renames, refuses and repairs them by id. */
 const REQUEST_ONLY_METHODS: ReadonlySet<string> = new Set(["tools/call", "tools/list"]);
@@ -134,7 +144,7 @@ export function addresseeOf(body: {
   batch: boolean;
   revision: Revision;
 }): ErrorAddressee {
-  const ids = body.messages.filter(isRequest).map((message) => message.id);
+  const ids = body.messages.filter(isRequest).map(idAsWritten);
   return { batch: body.batch, ids, revision: body.revision };
 }
 

@@ -10,8 +10,10 @@
  * Without a bound, a batch of 20,000 searches was answered with 62 MB built
  * in memory.
  */
+import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import {
+  idAsWritten,
   isRequest,
   type JsonRpcMessage,
   type JsonRpcRequest,
@@ -77,7 +79,7 @@ export class LocalAnswers {
 
   private overLimit(message: JsonRpcRequest): unknown {
     return toolError(
-      message.id,
+      idAsWritten(message),
       `This answer would pass the ${this.limit} bytes the proxy writes itself in answer to one request (MAX_LOCAL_ANSWER_BYTES): send fewer calls at once, or ask for less (a lower limit).`,
       this.revision,
     );
@@ -98,11 +100,12 @@ export class LocalAnswers {
   }
 
   /**
-   * Adds the answer to `call` (opened last): `response`, or the short error
-   * when it would pass what is left, or is `undefined` (it was not built, as
-   * it would have). Returns the one added.
+   * Adds the answer to `call` (opened last): `built`, with the call's id as
+   * the client wrote it, or the short error when it would pass what is left,
+   * or is `undefined` (it was not built, as it would have). Returns the one added.
    */
-  add(call: JsonRpcRequest, response: unknown): unknown {
+  add(call: JsonRpcRequest, built: unknown): unknown {
+    const response = isPlainObject(built) ? { ...built, id: idAsWritten(call) } : built;
     const room = this.left - this.reserved;
     const bytes = response === undefined ? undefined : jsonBytes(response) + FRAME_BYTES;
     if (bytes !== undefined && bytes <= room) {

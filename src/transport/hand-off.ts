@@ -41,7 +41,7 @@ export function transformUntil(
     for (;;) {
       const { done: ended, value } = await reader.read();
       if (ended) {
-        rewriter.end(emit);
+        await rewriter.end(emit);
         await send();
         return writer.close();
       }

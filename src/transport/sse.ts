@@ -15,7 +15,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { logEvent } from "../log";
-import { type Hold, logOverBudget } from "./read-bounded";
+import { type Hold, keepPart, logOverBudget } from "./read-bounded";
 
 /**
  * Whether `text` may hold one of `markers` once its JSON escapes are read:
@@ -92,7 +92,7 @@ async function rewrittenEvent(
 export interface ChunkRewriter {
   write(chunk: Uint8Array, emit: (bytes: Uint8Array) => void): Promise<void> | void;
   /** The body ended: what is still held. */
-  end(emit: (bytes: Uint8Array) => void): void;
+  end(emit: (bytes: Uint8Array) => void): Promise<void> | void;
   /** The stream ended or failed: what the rewriter took of the isolate's budget goes back. */
   release(): void;
 }
@@ -100,14 +100,15 @@ export interface ChunkRewriter {
 /** A `ChunkRewriter` that only looks: each chunk is passed on as it came, at once. */
 export interface ChunkWatcher extends ChunkRewriter {
   write(chunk: Uint8Array, emit: (bytes: Uint8Array) => void): void;
+  end(emit: (bytes: Uint8Array) => void): void;
 }
 
 /** `rewriter`, with what it passes on looked at by `watcher`: one rewriter, one pump. */
 export function watchedAfter(rewriter: ChunkRewriter, watcher: ChunkWatcher): ChunkRewriter {
   return {
     write: (chunk, emit) => rewriter.write(chunk, (bytes) => watcher.write(bytes, emit)),
-    end(emit) {
-      rewriter.end((bytes) => watcher.write(bytes, emit));
+    async end(emit) {
+      await rewriter.end((bytes) => watcher.write(bytes, emit));
       watcher.end(emit);
     },
     release() {
@@ -123,8 +124,8 @@ export function transformStreamOf(
 ): TransformStream<Uint8Array, Uint8Array> {
   return new TransformStream({
     transform: (chunk, controller) => rewriter.write(chunk, (bytes) => controller.enqueue(bytes)),
-    flush: (controller) => {
-      rewriter.end((bytes) => controller.enqueue(bytes));
+    flush: async (controller) => {
+      await rewriter.end((bytes) => controller.enqueue(bytes));
       rewriter.release();
     },
     cancel: () => rewriter.release(),
@@ -154,14 +155,30 @@ export function eventStreamRewriter({
   let passing = false;
   let tail = "";
 
-  /** A complete event: its bytes as they came when the rewrite keeps it, else the written ones. */
-  async function rewritten(parts: Uint8Array[]): Promise<Uint8Array | undefined> {
+  /**
+   * A complete event: its bytes as they came when the rewrite keeps it, else
+   * the written ones; `unended`, the event the stream ended in, is read as
+   * ended and written without its blank line.
+   */
+  async function rewritten(parts: Uint8Array[], unended = false): Promise<Uint8Array | undefined> {
     const decoder = new TextDecoder();
     let text = "";
     for (const part of parts) text += decoder.decode(part, { stream: true });
     text += decoder.decode();
-    const written = mayMatter(text) ? await rewrittenEvent(text, rewrite) : undefined;
-    return written === undefined ? undefined : encoder.encode(written);
+    if (!mayMatter(text)) return undefined;
+    if (!unended) {
+      const written = await rewrittenEvent(text, rewrite);
+      return written === undefined ? undefined : encoder.encode(written);
+    }
+    // A comment or `retry` line cut off is read by no reader that waits for its line's end: it
+    // stays after the event, as it came. Any other line cut off is read with it, as Go's SDK reads it.
+    const last = text.slice(Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) + 1);
+    const after = /^(?::|retry(?::|$))/.test(last) ? last : "";
+    const written = await rewrittenEvent(
+      `${text.slice(0, text.length - after.length)}\n\n`,
+      rewrite,
+    );
+    return written === undefined ? undefined : encoder.encode(written.slice(0, -1) + after);
   }
 
   /**
@@ -232,11 +249,13 @@ export function eventStreamRewriter({
         passOn(start);
         emit(written);
         kept = end;
-        if (finished()) passing = true;
       } else if (held.length > 0) passOn(end);
       heldMayMatter = false;
       start = end;
       at = end;
+      // Whether the rewrite wrote this event or kept it: what follows it in the chunk is passed on
+      // now, for the hand-off (hand-off.ts) gives the runtime the stream from the next chunk.
+      if (finished()) passing = true;
     }
     // An event ended in this chunk: what was held of it is no more.
     if (start > 0) hold?.release();
@@ -247,7 +266,7 @@ export function eventStreamRewriter({
     // The events completed before the one still being read go on; that one is held.
     if (start > kept) emit(chunk.subarray(kept, start));
     if (start < chunk.length) {
-      held.push(chunk.subarray(start));
+      keepPart(held, chunk.subarray(start));
       heldBytes = start === 0 ? heldBytes + chunk.length : chunk.length - start;
       heldMayMatter ||= chunkMayMatter;
       if (heldBytes > maxEventChars) {
@@ -266,9 +285,12 @@ export function eventStreamRewriter({
       if (passing) emit(chunk);
       else await read(chunk, emit);
     },
-    end(emit) {
-      // An event the stream ended in the middle of, which no client dispatches: passed as it came.
-      for (const part of held) emit(part);
+    async end(emit) {
+      // An event the stream ended in the middle of: the spec's readers drop it, but Go's SDK
+      // dispatches it, so it is rewritten as an event, and left as unended as it came.
+      const written = heldMayMatter && held.length > 0 ? await rewritten(held, true) : undefined;
+      if (written) emit(written);
+      else for (const part of held) emit(part);
     },
     release: () => hold?.release(),
   };

@@ -19,7 +19,8 @@ describe("readBounded", () => {
     const read = await readBounded(stream("ab", "cd", "ef", "gh"), 3);
     expect(read.kind).toBe("over");
     if (read.kind === "complete") return;
-    expect(read.head.map((chunk) => new TextDecoder().decode(chunk))).toEqual(["ab", "cd"]);
+    // What was read, small chunks copied together as they were kept.
+    expect(read.head.map((chunk) => new TextDecoder().decode(chunk)).join("")).toBe("abcd");
     expect(await new Response(rejoin(read.head, read.rest)).text()).toBe("abcdefgh");
   });
 });

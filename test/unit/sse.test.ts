@@ -395,4 +395,28 @@ describe("rewriteEventStream, any stream in any chunks (property)", () => {
       { numRuns: 1000 },
     );
   });
+
+  it("keeps the first event that mentions the marker as it came, then hands the rest on: every byte", async () => {
+    // A listing the rewrite reads and answers but need not change (its names legal already).
+    await fc.assert(
+      fc.asyncProperty(stream, cuts, async (input, at) => {
+        let answered = false;
+        const rewriter = eventStreamRewriter({
+          rewrite: (data) => {
+            if (data.includes('"tools"')) answered = true;
+            return undefined;
+          },
+          mayMatter: (value) => value.includes('"tools"'),
+          finished: () => answered,
+          maxEventChars: 1 << 24,
+        });
+        const bytes = encoder.encode(input);
+        const out = await new Response(
+          transformUntil(chunked(bytes, at), rewriter, () => answered),
+        ).arrayBuffer();
+        expect(new Uint8Array(out)).toEqual(bytes);
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });

@@ -156,6 +156,23 @@ describe("origin failures", () => {
     expect(body.map((error) => error.id)).toEqual([1, 2]);
   });
 
+  it("the request's id as the client wrote it, an integer past 2^53 too, in the proxy's own answers", async () => {
+    // Python's and Go's clients read integer ids exactly: 12345678901234567000 answers no request.
+    const post = (proxy: typeof throughGateway, body: string) =>
+      proxy(PROXY_URL, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const unreachable = await post(
+      viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` }),
+      '{"jsonrpc":"2.0","id":12345678901234567891,"method":"ping"}',
+    );
+    expect(unreachable.status).toBe(502);
+    expect(await unreachable.text()).toMatch(/^\{"jsonrpc":"2.0","id":12345678901234567891,/);
+    const refused = await post(
+      throughGateway,
+      '[{"jsonrpc":"2.0","id":12345678901234567893,"method":"tools/call","params":{"name":"x","arguments":5}}]',
+    );
+    expect(await refused.text()).toMatch(/^\[\{"jsonrpc":"2.0","id":12345678901234567893,/);
+  });
+
   it("unreachable origin on GET: 502 with id null", async () => {
     const proxy = viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` });
     const response = await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } });

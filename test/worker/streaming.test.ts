@@ -3,12 +3,19 @@
  * nothing is lost: byte for byte where nothing is rewritten, event for event
  * where something is.
  */
+import { env } from "cloudflare:workers";
 import type { EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
+import { unreadAddressee } from "../../src/protocol/jsonrpc";
+import { rewriteResponse } from "../../src/rewrite/response";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
+import { ReadBudget } from "../../src/transport/read-bounded";
 import { firehose } from "../../support/firehose";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { digest } from "../helpers/digest";
-import { clientViewOf } from "../helpers/event-stream";
+import { clientView, clientViewOf, isEvent } from "../helpers/event-stream";
 import { nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
 
@@ -181,5 +188,61 @@ describe("event streams", () => {
     ]);
     expect(through.length).toBeGreaterThan(5000);
     expect(through).toEqual(expected);
+  });
+});
+
+describe("an event stream that answers a tools/list", () => {
+  /** The proxy's answer to a `tools/list` (id 1) that the origin answered with `body`, under `openai`. */
+  async function answered(body: BodyInit): Promise<string> {
+    const profile = profileOf("openai");
+    const scopes = await toolMapScopes(
+      new URL(`https://any.example/mcp?${crypto.randomUUID()}`),
+      profile.names,
+    );
+    const response = await rewriteResponse(
+      new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      {
+        listIds: new Set([1]),
+        watchesListChanged: false,
+        reads: new ReadBudget(),
+        toolMap: new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), () => {}),
+        addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+      },
+    );
+    return response.text();
+  }
+
+  it("passes the events after a listing it keeps as it came, whatever chunk they begin in", async () => {
+    // Names and schemas every profile takes as they are: the listing is read, answered, kept.
+    const tools = [{ name: "read_file", inputSchema: { type: "object", properties: {} } }];
+    const listing = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } })}\n\n`;
+    const call = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 2, result: { content: [] } })}\n\n`;
+    const bytes = new TextEncoder().encode(listing + call);
+    // The answer to a batch of a listing and a call: the call's event begins in the listing's chunk.
+    for (const cut of [listing.length + 1, listing.length + 20, bytes.length - 1]) {
+      const origin = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes.slice(0, cut));
+          controller.enqueue(bytes.slice(cut));
+          controller.close();
+        },
+      });
+      expect(await answered(origin), `cut at ${cut}`).toBe(listing + call);
+    }
+  });
+
+  it("renames a listing in the stream's last event though no blank line ends it, which Go's SDK reads", async () => {
+    // Go's SDK yields the event a stream ends in; the spec's readers (and the TS SDKs') drop it.
+    const tools = [{ name: "files.read", inputSchema: { type: "object" } }];
+    const text = await answered(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } })}\n`,
+    );
+    // Still no event to a reader that waits for the blank line.
+    expect(clientView(text).filter(isEvent)).toEqual([]);
+    const [event] = clientView(`${text}\n`).filter(isEvent);
+    const names = JSON.parse((event as EventSourceMessage).data).result.tools.map(
+      (tool: { name: string }) => tool.name,
+    );
+    expect(names).toEqual([expect.stringMatching(/^files_read/)]);
   });
 });
