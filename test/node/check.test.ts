@@ -252,4 +252,15 @@ describe("npm run deploy", () => {
     expect(placeholder.status).toBe(1);
     expect(placeholder.out).toContain("TOOL_MAP: has a placeholder for its namespace id");
   });
+
+  it("checks every --var wrangler deploys: `--var A:1 B:2` sets both, with or without =", () => {
+    for (const vars of [
+      ["--var", "TOOL_CHANGES:hold", "MAX_TOOLS:zero"],
+      ["--var=TOOL_CHANGES:hold", "MAX_TOOLS:zero"],
+    ]) {
+      const both = deployed(["--env", "acme", ...vars, "--dry-run"]);
+      expect(both.status).toBe(1);
+      expect(both.out).toContain("MAX_TOOLS: must be a whole number of tools");
+    }
+  });
 });
