@@ -125,6 +125,22 @@ simple = { limit = 30, period = 60 }
 name = "SIGN_IN_BUDGET"
 class_name = "SignInBudget"
 
+[env.gate-undeclared.vars]
+${VALID}
+WRANGLER_ENV = "gate-undeclared"
+AUTH_MODE = "gate"
+IDP_ISSUER = "https://accounts.google.com"
+ALLOWED_DOMAINS = "acme.com"
+${KV("gate-undeclared")}
+${KV("gate-undeclared", "OAUTH_KV")}
+[[env.gate-undeclared.ratelimits]]
+name = "SIGN_IN_RATE_LIMIT"
+namespace_id = "7002"
+simple = { limit = 30, period = 60 }
+[[env.gate-undeclared.durable_objects.bindings]]
+name = "SIGN_IN_BUDGET"
+class_name = "SignInBudget"
+
 [env.warned]
 workers_devv = true
 [env.warned.vars]
@@ -156,6 +172,7 @@ describe("npm run check", () => {
       "[env.bindings]",
       "[env.unnamed]",
       "[env.secret]",
+      "[env.gate-undeclared]",
       "[env.warned]",
       "[env.placeholder]",
     ]);
@@ -189,7 +206,7 @@ describe("npm run check", () => {
       "SIGN_IN_RATE_LIMIT: must be a Workers Rate Limiting binding ([[ratelimits]])",
     ]);
     expect(said.get("the top level (local development)")?.lines).toEqual([
-      "ORIGIN_URL: is missing; set it to the full URL of the origin's MCP endpoint",
+      'ORIGIN_URL: is missing; set it to the full URL of the origin\'s MCP endpoint; if it is a secret (wrangler secret put), declare it in the top level: secrets = { required = ["ORIGIN_URL"] }',
       "TOOL_MAP: is missing: bind a KV namespace as TOOL_MAP",
     ]);
     expect(said.get("[env.unnamed]")?.lines).toEqual([
@@ -204,6 +221,14 @@ describe("npm run check", () => {
     expect(said.get("[env.secret]")).toEqual({
       verdict: "ok",
       lines: ["note: ORIGIN_URL is a secret: checked when the Worker starts, never here"],
+    });
+    // Set with wrangler secret put, as docs/sign-in.md's gate mode does, and not declared.
+    expect(said.get("[env.gate-undeclared]")).toEqual({
+      verdict: "2 problems",
+      lines: [
+        'IDP_CLIENT_ID: is required with AUTH_MODE=gate: the client ID of the proxy\'s app at your identity provider; if it is a secret (wrangler secret put), declare it in [env.gate-undeclared]: secrets = { required = ["IDP_CLIENT_ID"] }',
+        'ORIGIN_SECRET: is required with AUTH_MODE=gate (or ORIGIN_USER_SECRETS): the origin\'s key, as a Worker secret or a Secrets Store binding; if it is a secret (wrangler secret put), declare it in [env.gate-undeclared]: secrets = { required = ["ORIGIN_SECRET"] }',
+      ],
     });
     expect(said.get("[env.placeholder]")).toEqual({
       verdict: "ok",
