@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import type * as Wrangler from "wrangler";
 import { originIndex } from "../src/analytics/layout";
+import { printable } from "./lib/terminal";
 import { intervalOf, type StatsQuery, statsQueries } from "./stats-queries";
 
 const USAGE = "usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--config FILE]";
@@ -35,8 +36,7 @@ function cell(column: string, value: unknown): string {
   const number = typeof value === "number" ? value : Number(value);
   if (typeof value === "string" && (value.trim() === "" || Number.isNaN(number))) {
     // What a client or an origin wrote: no terminal control sequence gets through.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: what it removes.
-    return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd").slice(0, 64);
+    return printable(value).slice(0, 64);
   }
   if (column.endsWith("_rate") || column.endsWith("_share")) return `${(number * 100).toFixed(1)}%`;
   if (column.endsWith("_ms")) return `${Math.round(number).toLocaleString("en-US")} ms`;
