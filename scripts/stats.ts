@@ -1,11 +1,13 @@
 /**
- * `npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--config FILE]`:
+ * `npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL]
+ * [--config FILE]`:
  * the questions an operator asks first of call analytics (docs/observability.md),
  * put to the Analytics Engine SQL API for one tenant, printed as tables.
  *
  * The tenant is the wrangler environment `--env` names (the top level without
  * it): its `CALLS` binding's dataset (or `--dataset`), and the origin's host
- * of its `ORIGIN_URL`, the data points' index. Credentials come from the
+ * of its `ORIGIN_URL` (or `--origin`, for one set as a secret), the data
+ * points' index. Credentials come from the
  * environment, as wrangler reads them: `CLOUDFLARE_ACCOUNT_ID` and
  * `CLOUDFLARE_API_TOKEN` (a token with Account Analytics Read);
  * `CLOUDFLARE_API_BASE_URL` moves the API (tests). The token is sent to that
@@ -18,7 +20,8 @@ import { originIndex } from "../src/analytics/layout";
 import { printable } from "./lib/terminal";
 import { intervalOf, type StatsQuery, statsQueries } from "./stats-queries";
 
-const USAGE = "usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--config FILE]";
+const USAGE =
+  "usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL] [--config FILE]";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -85,6 +88,7 @@ async function main() {
       env: { type: "string" },
       since: { type: "string", default: "24h" },
       dataset: { type: "string" },
+      origin: { type: "string" },
       config: { type: "string", default: "wrangler.toml" },
     },
   });
@@ -107,9 +111,15 @@ async function main() {
       `${configPath} binds no CALLS dataset at ${where}: bind one (docs/observability.md) or pass --dataset NAME`,
     );
   }
-  const originUrl = config.vars.ORIGIN_URL;
+  const originUrl = values.origin ?? config.vars.ORIGIN_URL;
   if (typeof originUrl !== "string" || !URL.canParse(originUrl)) {
-    fail(`${configPath} sets no ORIGIN_URL at ${where}: the data points are indexed by its host`);
+    const which =
+      values.origin === undefined
+        ? `${configPath} sets no ORIGIN_URL at ${where}`
+        : "--origin is no URL";
+    fail(
+      `${which}: the data points are indexed by its host (with a secret ORIGIN_URL, give it with --origin URL)`,
+    );
   }
   const account = process.env.CLOUDFLARE_ACCOUNT_ID;
   const token = process.env.CLOUDFLARE_API_TOKEN;

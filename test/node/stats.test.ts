@@ -6,11 +6,12 @@
  * documents is the one the Worker writes (src/analytics/layout.ts).
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { statsQueries } from "../../scripts/stats-queries";
 import { BLOBS, DOUBLES } from "../../src/analytics/layout";
 
@@ -199,6 +200,54 @@ describe("npm run stats", () => {
     const unbound = await stats(base, ["--env", "acme"]);
     expect(unbound.code).toBe(1);
     expect(unbound.stderr).toContain("binds no CALLS dataset at [env.acme]");
+    expect(received).toEqual([]);
+  });
+});
+
+describe("npm run stats, ORIGIN_URL a secret", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "stats-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  // A tenant whose ORIGIN_URL carries a key, set with wrangler secret put (docs/configuration.md).
+  const config = join(scratch, "wrangler.toml");
+  writeFileSync(
+    config,
+    `name = "stats-test"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+
+[env.keyed]
+secrets = { required = ["ORIGIN_URL"] }
+[[env.keyed.analytics_engine_datasets]]
+binding = "CALLS"
+dataset = "mcp_calls"
+`,
+  );
+
+  it("takes the origin from --origin, and queries by its host alone", async () => {
+    const { base, received } = await sqlApi();
+    const { code, stdout } = await stats(base, [
+      "--config",
+      config,
+      "--env",
+      "keyed",
+      "--origin",
+      "https://mcp.keyed.example/mcp?api_key=k-51d2",
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Call analytics of mcp.keyed.example in mcp_calls, the last 24h");
+    expect(received.map(({ body }) => body)).toEqual(
+      statsQueries({ dataset: "mcp_calls", index: "mcp.keyed.example", interval: "'24' HOUR" }).map(
+        ({ sql }) => sql,
+      ),
+    );
+    expect(stdout + received.map(({ body }) => body).join("")).not.toContain("k-51d2");
+  });
+
+  it("says how to give it, without --origin", async () => {
+    const { base, received } = await sqlApi();
+    const { code, stderr } = await stats(base, ["--config", config, "--env", "keyed"]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("with a secret ORIGIN_URL, give it with --origin URL");
     expect(received).toEqual([]);
   });
 });
