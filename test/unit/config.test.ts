@@ -315,6 +315,40 @@ describe("parseConfig", () => {
     );
   });
 
+  it("never quotes a value it refuses, a number or a boolean a TOML var holds among them", () => {
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        ALLOWED_HOSTS: true,
+        UPSTREAM_CLIENT_ID: 86753094211,
+        UPSTREAM_CLIENT_SECRET: 31415926535,
+        IDP_CLIENT_SECRET: 27182818284,
+      }),
+    );
+    expect(result).toEqual({
+      kind: "invalid",
+      problems: [
+        { setting: "ALLOWED_HOSTS", path: "ALLOWED_HOSTS", problem: "must be text (a string)" },
+        {
+          setting: "UPSTREAM_CLIENT_ID",
+          path: "UPSTREAM_CLIENT_ID",
+          problem: "must be text (a string)",
+        },
+        {
+          setting: "UPSTREAM_CLIENT_SECRET",
+          path: "UPSTREAM_CLIENT_SECRET",
+          problem: "must be text (a string)",
+        },
+        {
+          setting: "IDP_CLIENT_SECRET",
+          path: "IDP_CLIENT_SECRET",
+          problem: "must be text (a string)",
+        },
+      ],
+    });
+    expect(JSON.stringify(result)).not.toMatch(/true|86753094211|31415926535|27182818284/);
+  });
+
   it("reads broker mode, with its bindings and the operator's client at the origin when given", () => {
     const bindings = {
       OAUTH_KV: workerEnv.OAUTH_KV,
