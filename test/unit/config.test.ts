@@ -315,6 +315,19 @@ describe("parseConfig", () => {
     );
   });
 
+  it("reads TOOL_RULES' and ORIGIN_USER_SECRETS' JSON text from a file with a byte order mark", () => {
+    const rules = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        TOOL_RULES: '\ufeff{"hide": ["admin.*"]}',
+        ORIGIN_USER_SECRETS: '\ufeff{"alice@acme.com": "alice-key"}',
+      }),
+    );
+    expect(rules.kind === "valid" && rules.config.policy.rules.hides({ name: "admin.x" })).toBe(
+      true,
+    );
+  });
+
   it("never quotes a value it refuses, a number or a boolean a TOML var holds among them", () => {
     const result = parseConfig(
       env({
