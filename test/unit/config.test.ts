@@ -315,6 +315,25 @@ describe("parseConfig", () => {
     );
   });
 
+  it("reads a choice with spaces around it, as it reads numbers, paths and URLs", () => {
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        PROFILE: " gemini ",
+        TOOL_CHANGES: "hold\n",
+        ARGUMENT_VALIDATION: " enforce",
+      }),
+    );
+    expect(result).toMatchObject({
+      kind: "valid",
+      config: {
+        profile: { name: "gemini" },
+        policy: { changes: "hold" },
+        argumentValidation: "enforce",
+      },
+    });
+  });
+
   it("reads TOOL_RULES' and ORIGIN_USER_SECRETS' JSON text from a file with a byte order mark", () => {
     const rules = parseConfig(
       env({
