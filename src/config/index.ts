@@ -229,7 +229,8 @@ function acrossSettings(value: unknown, issues: readonly v.BaseIssue<unknown>[])
   }
   const client = settled(["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"]);
   if (client?.UPSTREAM_CLIENT_SECRET !== undefined && client.UPSTREAM_CLIENT_ID === undefined) {
-    found.push([["UPSTREAM_CLIENT_SECRET"], "needs UPSTREAM_CLIENT_ID beside it"]);
+    // Told of the one to add: the secret may be a declared one, left to the Worker by npm run check.
+    found.push([["UPSTREAM_CLIENT_ID"], "is required beside UPSTREAM_CLIENT_SECRET"]);
   }
   const gate = settled(["AUTH_MODE", "PASS_HEADERS", ...Object.keys(GATE_SETTINGS)]);
   for (const [setting, problem] of gate ? gateProblems(gate) : []) {

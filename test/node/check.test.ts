@@ -45,7 +45,7 @@ const SETTINGS: Array<[string, string, string]> = [
   [
     "UPSTREAM_CLIENT_SECRET",
     '"s3cret"',
-    "UPSTREAM_CLIENT_SECRET: needs UPSTREAM_CLIENT_ID beside it",
+    "UPSTREAM_CLIENT_ID: is required beside UPSTREAM_CLIENT_SECRET",
   ],
   [
     "PASS_HEADERS",
@@ -125,6 +125,22 @@ simple = { limit = 30, period = 60 }
 name = "SIGN_IN_BUDGET"
 class_name = "SignInBudget"
 
+[env.secret-alone]
+secrets = { required = ["UPSTREAM_CLIENT_SECRET"] }
+[env.secret-alone.vars]
+${VALID}
+WRANGLER_ENV = "secret-alone"
+AUTH_MODE = "broker"
+${KV("secret-alone")}
+${KV("secret-alone", "OAUTH_KV")}
+[[env.secret-alone.ratelimits]]
+name = "SIGN_IN_RATE_LIMIT"
+namespace_id = "7003"
+simple = { limit = 30, period = 60 }
+[[env.secret-alone.durable_objects.bindings]]
+name = "SIGN_IN_BUDGET"
+class_name = "SignInBudget"
+
 [env.gate-undeclared.vars]
 ${VALID}
 WRANGLER_ENV = "gate-undeclared"
@@ -172,6 +188,7 @@ describe("npm run check", () => {
       "[env.bindings]",
       "[env.unnamed]",
       "[env.secret]",
+      "[env.secret-alone]",
       "[env.gate-undeclared]",
       "[env.warned]",
       "[env.placeholder]",
@@ -221,6 +238,13 @@ describe("npm run check", () => {
     expect(said.get("[env.secret]")).toEqual({
       verdict: "ok",
       lines: ["note: ORIGIN_URL is a secret: checked when the Worker starts, never here"],
+    });
+    // A declared secret is left to the Worker, and what it needs beside it is still checked.
+    expect(said.get("[env.secret-alone]")).toEqual({
+      verdict: "1 problem",
+      lines: [
+        'UPSTREAM_CLIENT_ID: is required beside UPSTREAM_CLIENT_SECRET; if it is a secret (wrangler secret put), declare it in [env.secret-alone]: secrets = { required = ["UPSTREAM_CLIENT_ID"] }',
+      ],
     });
     // Set with wrangler secret put, as docs/sign-in.md's gate mode does, and not declared.
     expect(said.get("[env.gate-undeclared]")).toEqual({

@@ -214,7 +214,7 @@ describe("parseConfig", () => {
       "OAUTH_KV",
       "SIGN_IN_RATE_LIMIT",
       "SIGN_IN_BUDGET",
-      "UPSTREAM_CLIENT_SECRET",
+      "UPSTREAM_CLIENT_ID",
     ]);
     // The names are checked once the rules themselves read well.
     const names = parseConfig(
@@ -438,7 +438,7 @@ describe("parseConfig", () => {
       refused("SIGN_IN_BUDGET", "must be a Durable Object binding of the class SignInBudget"),
     );
     expect(broker({ ...bindings, UPSTREAM_CLIENT_SECRET: "s3cret" })).toEqual(
-      refused("UPSTREAM_CLIENT_SECRET", "needs UPSTREAM_CLIENT_ID beside it"),
+      refused("UPSTREAM_CLIENT_ID", "is required beside UPSTREAM_CLIENT_SECRET"),
     );
   });
 
@@ -910,7 +910,13 @@ describe("parseConfig, any settings (property)", () => {
         if (result.kind === "valid") return;
         refused++;
         const required = [
-          ...["ORIGIN_URL", "OAUTH_KV", "SIGN_IN_RATE_LIMIT", "SIGN_IN_BUDGET"],
+          ...[
+            "ORIGIN_URL",
+            "OAUTH_KV",
+            "SIGN_IN_RATE_LIMIT",
+            "SIGN_IN_BUDGET",
+            "UPSTREAM_CLIENT_ID",
+          ],
           // Gate mode's, named when missing (ALLOWED_USERS for every list).
           ...["IDP_ISSUER", "IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ALLOWED_USERS", "ORIGIN_SECRET"],
         ];
