@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import type * as Wrangler from "wrangler";
 import { originIndex } from "../src/analytics/layout";
 import { printable } from "./lib/terminal";
-import { intervalOf, type StatsQuery, statsQueries } from "./stats-queries";
+import { intervalOf, isFigure, type StatsQuery, statsQueries } from "./stats-queries";
 
 const USAGE =
   "usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL] [--config FILE]";
@@ -37,9 +37,9 @@ interface Answer {
 function cell(column: string, value: unknown): string {
   if (value === "" || value === null || value === undefined) return "(none)";
   const number = typeof value === "number" ? value : Number(value);
-  if (typeof value === "string" && (value.trim() === "" || Number.isNaN(number))) {
+  if (!isFigure(column) || Number.isNaN(number)) {
     // What a client or an origin wrote: no terminal control sequence gets through.
-    return printable(value).slice(0, 64);
+    return printable(String(value)).slice(0, 64);
   }
   if (column.endsWith("_rate") || column.endsWith("_share")) return `${(number * 100).toFixed(1)}%`;
   if (column.endsWith("_ms")) return `${Math.round(number).toLocaleString("en-US")} ms`;

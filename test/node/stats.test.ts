@@ -75,7 +75,10 @@ afterEach(() => {
 });
 
 /** The stand-in: records each request and answers the next of `answers` (or `status`). */
-async function sqlApi(status = 200): Promise<{ base: string; received: Received[] }> {
+async function sqlApi(
+  status = 200,
+  answers = ANSWERS,
+): Promise<{ base: string; received: Received[] }> {
   const received: Received[] = [];
   server = createServer((request, response) => {
     let body = "";
@@ -95,7 +98,7 @@ async function sqlApi(status = 200): Promise<{ base: string; received: Received[
         return;
       }
       response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify(ANSWERS[received.length - 1]));
+      response.end(JSON.stringify(answers[received.length - 1]));
     });
   });
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
@@ -181,6 +184,34 @@ describe("npm run stats", () => {
         "",
       ].join("\n"),
     );
+  });
+
+  it("shows a tool or a client named like a number by its name, and figures as figures", async () => {
+    const named = ANSWERS.map((answer, i) => {
+      if (i === 0) {
+        const data = [{ tool: "2024", calls: "5", failed: "0", tool_errors: "0", error_rate: 0 }];
+        return { ...answer, data, rows: data.length };
+      }
+      if (i === 1) {
+        const data = [
+          {
+            client: "1e3",
+            profile: "openai",
+            calls: "3",
+            repaired: "0",
+            repaired_share: 0,
+            repairs: "0",
+          },
+        ];
+        return { ...answer, data, rows: data.length };
+      }
+      return answer;
+    });
+    const { base } = await sqlApi(200, named);
+    const { code, stdout } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("  2024      5       0            0        0.0%");
+    expect(stdout).toContain("  1e3      openai      3         0            0.0%        0");
   });
 
   it("says what the API answered when it refuses, and never prints the token", async () => {
