@@ -17,6 +17,17 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const VALID = 'ORIGIN_URL = "https://o.example/mcp"';
 const KV = (env: string, binding = "TOOL_MAP") =>
   `[[env.${env}.kv_namespaces]]\nbinding = "${binding}"\nid = "0123456789abcdef0123456789abcdef"\n`;
+/** Broker and gate mode's bindings in `env`, its TOOL_MAP among them; `limit`, a namespace_id of its own. */
+const SIGN_IN = (env: string, limit: number) => `${KV(env)}
+${KV(env, "OAUTH_KV")}
+[[env.${env}.ratelimits]]
+name = "SIGN_IN_RATE_LIMIT"
+namespace_id = "${limit}"
+simple = { limit = 30, period = 60 }
+[[env.${env}.durable_objects.bindings]]
+name = "SIGN_IN_BUDGET"
+class_name = "SignInBudget"
+`;
 
 /** One broken setting per environment: [setting, TOML value, what check says]. */
 const SETTINGS: Array<[string, string, string]> = [
@@ -115,15 +126,7 @@ secrets = { required = ["ORIGIN_URL", "UPSTREAM_CLIENT_ID"] }
 WRANGLER_ENV = "secret"
 AUTH_MODE = "broker"
 UPSTREAM_CLIENT_SECRET = "s3cret"
-${KV("secret")}
-${KV("secret", "OAUTH_KV")}
-[[env.secret.ratelimits]]
-name = "SIGN_IN_RATE_LIMIT"
-namespace_id = "7001"
-simple = { limit = 30, period = 60 }
-[[env.secret.durable_objects.bindings]]
-name = "SIGN_IN_BUDGET"
-class_name = "SignInBudget"
+${SIGN_IN("secret", 7001)}
 
 [env.secret-alone]
 secrets = { required = ["UPSTREAM_CLIENT_SECRET"] }
@@ -131,15 +134,7 @@ secrets = { required = ["UPSTREAM_CLIENT_SECRET"] }
 ${VALID}
 WRANGLER_ENV = "secret-alone"
 AUTH_MODE = "broker"
-${KV("secret-alone")}
-${KV("secret-alone", "OAUTH_KV")}
-[[env.secret-alone.ratelimits]]
-name = "SIGN_IN_RATE_LIMIT"
-namespace_id = "7003"
-simple = { limit = 30, period = 60 }
-[[env.secret-alone.durable_objects.bindings]]
-name = "SIGN_IN_BUDGET"
-class_name = "SignInBudget"
+${SIGN_IN("secret-alone", 7003)}
 
 [env.gate-undeclared.vars]
 ${VALID}
@@ -147,15 +142,7 @@ WRANGLER_ENV = "gate-undeclared"
 AUTH_MODE = "gate"
 IDP_ISSUER = "https://accounts.google.com"
 ALLOWED_DOMAINS = "acme.com"
-${KV("gate-undeclared")}
-${KV("gate-undeclared", "OAUTH_KV")}
-[[env.gate-undeclared.ratelimits]]
-name = "SIGN_IN_RATE_LIMIT"
-namespace_id = "7002"
-simple = { limit = 30, period = 60 }
-[[env.gate-undeclared.durable_objects.bindings]]
-name = "SIGN_IN_BUDGET"
-class_name = "SignInBudget"
+${SIGN_IN("gate-undeclared", 7002)}
 
 [env.warned]
 workers_devv = true
