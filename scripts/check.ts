@@ -35,6 +35,17 @@ export interface CheckResult {
 /** A stand-in for a secret, which is set with `wrangler secret put` and never read here. */
 const SECRET_STAND_IN = "secret";
 
+/** The settings the docs have operators set with `wrangler secret put` (docs/configuration.md, sign-in.md). */
+const SECRET_SETTINGS = new Set([
+  "ORIGIN_URL",
+  "UPSTREAM_CLIENT_ID",
+  "UPSTREAM_CLIENT_SECRET",
+  "IDP_CLIENT_ID",
+  "IDP_CLIENT_SECRET",
+  "ORIGIN_SECRET",
+  "ORIGIN_USER_SECRETS",
+]);
+
 /** The command that creates a tenant's KV namespace for `binding`. */
 export const createNamespaceCommand = (binding: string, name: string | undefined) =>
   `npx wrangler kv namespace create ${binding}${name === undefined ? "" : ` --env ${name}`}`;
@@ -67,6 +78,13 @@ export function checkEnvironment(
     for (const { setting, path, problem: text } of config.problems) {
       if (environment.secrets.includes(setting) && env[setting] === SECRET_STAND_IN) {
         note(setting, "is a secret: checked when the Worker starts, never here");
+      } else if (SECRET_SETTINGS.has(setting) && !(setting in env)) {
+        // A secret put at Cloudflare is not in wrangler.toml: only a declared one is known to be set.
+        const section = name === undefined ? "the top level" : `[env.${name}]`;
+        problem(
+          path,
+          `${text}; if it is a secret (wrangler secret put), declare it in ${section}: secrets = { required = ["${setting}"] }`,
+        );
       } else problem(path, text);
     }
   }

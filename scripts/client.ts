@@ -10,6 +10,7 @@
  * other as the string it is, as the Inspector's `--tool-arg` reads it.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { printable, printableJson } from "./lib/terminal";
 
 /** Pages of a listing read at most, as the proxy reads at most 50 itself. */
 const MAX_PAGES = 100;
@@ -54,13 +55,15 @@ async function main(argv: string[]): Promise<void> {
       do {
         const page = await client.listTools(cursor === undefined ? {} : { cursor });
         for (const { name, description } of page.tools) {
-          console.log(description ? `${name}: ${description.split("\n")[0]}` : name);
+          // The origin's words: no control character of theirs reaches the terminal.
+          const line = description ? `${name}: ${description.split("\n")[0]}` : name;
+          console.log(printable(line));
         }
         cursor = page.nextCursor;
       } while (cursor !== undefined && ++pages < MAX_PAGES);
     } else {
       const result = await client.callTool({ name: tool as string, arguments: args });
-      console.log(JSON.stringify(result, null, 2));
+      console.log(printableJson(result));
       if (result.isError) process.exitCode = 1;
     }
   } finally {
@@ -70,6 +73,8 @@ async function main(argv: string[]): Promise<void> {
 
 if (import.meta.main) {
   main(process.argv.slice(2)).catch((error: unknown) => {
-    fail(error instanceof Error ? error.message : String(error));
+    // An error's message may quote what the server answered: its lines, no control character.
+    const message = error instanceof Error ? error.message : String(error);
+    fail(message.split("\n").map(printable).join("\n"));
   });
 }

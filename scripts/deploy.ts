@@ -8,27 +8,40 @@
 import { spawnSync } from "node:child_process";
 import { runCheck, varsOf } from "./check";
 
-/** The values of `--name VALUE`, `--name=VALUE` and `-n VALUE` in `args`. */
-function valuesOf(args: readonly string[], name: string, short?: string): string[] {
+/**
+ * The values of `--name VALUE`, `--name=VALUE` and `-n VALUE` in `args`, as
+ * wrangler reads them: an `array` option (`--var`) takes every word after it
+ * up to the next option, so `--var A:1 B:2` sets both.
+ */
+function valuesOf(
+  args: readonly string[],
+  name: string,
+  { short, array = false }: { short?: string; array?: boolean } = {},
+): string[] {
   const found: string[] = [];
-  args.forEach((arg, index) => {
-    const next = args[index + 1];
-    if ((arg === `--${name}` || (short && arg === `-${short}`)) && next !== undefined) {
-      found.push(next);
-    } else if (arg.startsWith(`--${name}=`)) found.push(arg.slice(name.length + 3));
-  });
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg.startsWith(`--${name}=`)) found.push(arg.slice(name.length + 3));
+    else if (arg === `--${name}` || (short && arg === `-${short}`)) {
+      if (index + 1 >= args.length) continue;
+      found.push(args[++index] as string);
+    } else continue;
+    while (array && index + 1 < args.length && !(args[index + 1] as string).startsWith("-")) {
+      found.push(args[++index] as string);
+    }
+  }
   return found;
 }
 
 /** `npm run deploy -- …args`: its exit code, 1 when check refuses (nothing deployed), else wrangler's. */
 export function deploy(args: readonly string[]): number {
-  const [env] = valuesOf(args, "env", "e");
-  const [configPath] = valuesOf(args, "config", "c");
+  const [env] = valuesOf(args, "env", { short: "e" });
+  const [configPath] = valuesOf(args, "config", { short: "c" });
   const dryRun = args.includes("--dry-run");
   const clean = runCheck({
     configPath,
     only: [env],
-    vars: varsOf(valuesOf(args, "var")),
+    vars: varsOf(valuesOf(args, "var", { array: true })),
     forDeploy: true,
     dryRun,
   });

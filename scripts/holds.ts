@@ -24,6 +24,7 @@ import { toolMapScopes } from "../src/toolmap/isolate-memory";
 import { decodeMap, mapKey, type StoredMap } from "../src/toolmap/stored-map";
 import { refuse, runCommand } from "./lib/command";
 import { CONFIG_PATH, labelOf, readEnvironment } from "./lib/environments";
+import { printable, printableJson } from "./lib/terminal";
 
 interface Where {
   env: string | undefined;
@@ -99,10 +100,11 @@ function list(where: Where, scope: string): void {
       const state = pending.has(acceptKey(scope, pin, original))
         ? "accepted, taken at the next listing that shows it"
         : `accept: ${acceptCommand(pin, original, where.env, where.local)}`;
+      // The origin's name: no control character of it reaches the terminal.
       console.log(
-        `  ${JSON.stringify(original)}  changed: ${changed.join(", ") || "-"}  pin: ${pin}`,
+        `  ${printableJson(original)}  changed: ${changed.join(", ") || "-"}  pin: ${pin}`,
       );
-      console.log(`    ${state}`);
+      console.log(`    ${printable(state)}`);
     }
   }
 }

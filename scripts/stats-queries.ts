@@ -23,6 +23,14 @@ const DATASET = /^[A-Za-z0-9_]+$/;
 /** What a host (the index) is made of: nothing that could end an SQL string. */
 const INDEX = /^[A-Za-z0-9.:[\]-]+$/;
 
+/**
+ * Whether the queries compute `column` (a count, a share, a duration), not
+ * read it from a data point: a tool, client, profile, outcome or reason is
+ * what an origin or a client wrote, a name even when it reads as a number.
+ */
+export const isFigure = (column: string) =>
+  /^(calls|failed|tool_errors|repaired|repairs)$|_(rate|share|ms)$/.test(column);
+
 /** `24h` → `'24' HOUR`; `undefined` for anything else. */
 export function intervalOf(since: string): string | undefined {
   const match = /^(\d{1,4})([mhd])$/.exec(since);

@@ -1,11 +1,13 @@
 /**
- * `npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--config FILE]`:
+ * `npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL]
+ * [--config FILE]`:
  * the questions an operator asks first of call analytics (docs/observability.md),
  * put to the Analytics Engine SQL API for one tenant, printed as tables.
  *
  * The tenant is the wrangler environment `--env` names (the top level without
  * it): its `CALLS` binding's dataset (or `--dataset`), and the origin's host
- * of its `ORIGIN_URL`, the data points' index. Credentials come from the
+ * of its `ORIGIN_URL` (or `--origin`, for one set as a secret), the data
+ * points' index. Credentials come from the
  * environment, as wrangler reads them: `CLOUDFLARE_ACCOUNT_ID` and
  * `CLOUDFLARE_API_TOKEN` (a token with Account Analytics Read);
  * `CLOUDFLARE_API_BASE_URL` moves the API (tests). The token is sent to that
@@ -15,9 +17,11 @@ import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import type * as Wrangler from "wrangler";
 import { originIndex } from "../src/analytics/layout";
-import { intervalOf, type StatsQuery, statsQueries } from "./stats-queries";
+import { printable } from "./lib/terminal";
+import { intervalOf, isFigure, type StatsQuery, statsQueries } from "./stats-queries";
 
-const USAGE = "usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--config FILE]";
+const USAGE =
+  "usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL] [--config FILE]";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -33,10 +37,9 @@ interface Answer {
 function cell(column: string, value: unknown): string {
   if (value === "" || value === null || value === undefined) return "(none)";
   const number = typeof value === "number" ? value : Number(value);
-  if (typeof value === "string" && (value.trim() === "" || Number.isNaN(number))) {
+  if (!isFigure(column) || Number.isNaN(number)) {
     // What a client or an origin wrote: no terminal control sequence gets through.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: what it removes.
-    return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd").slice(0, 64);
+    return printable(String(value)).slice(0, 64);
   }
   if (column.endsWith("_rate") || column.endsWith("_share")) return `${(number * 100).toFixed(1)}%`;
   if (column.endsWith("_ms")) return `${Math.round(number).toLocaleString("en-US")} ms`;
@@ -85,6 +88,7 @@ async function main() {
       env: { type: "string" },
       since: { type: "string", default: "24h" },
       dataset: { type: "string" },
+      origin: { type: "string" },
       config: { type: "string", default: "wrangler.toml" },
     },
   });
@@ -107,9 +111,15 @@ async function main() {
       `${configPath} binds no CALLS dataset at ${where}: bind one (docs/observability.md) or pass --dataset NAME`,
     );
   }
-  const originUrl = config.vars.ORIGIN_URL;
+  const originUrl = values.origin ?? config.vars.ORIGIN_URL;
   if (typeof originUrl !== "string" || !URL.canParse(originUrl)) {
-    fail(`${configPath} sets no ORIGIN_URL at ${where}: the data points are indexed by its host`);
+    const which =
+      values.origin === undefined
+        ? `${configPath} sets no ORIGIN_URL at ${where}`
+        : "--origin is no URL";
+    fail(
+      `${which}: the data points are indexed by its host (with a secret ORIGIN_URL, give it with --origin URL)`,
+    );
   }
   const account = process.env.CLOUDFLARE_ACCOUNT_ID;
   const token = process.env.CLOUDFLARE_API_TOKEN;

@@ -176,7 +176,10 @@ export function add(argv: string[]): void {
   const ids: Record<string, string> = {};
   if (loggedIn()) {
     for (const binding of namespacesOf(tenant.auth)) {
-      const created = wrangler(["kv", "namespace", "create", binding, "--env", name]);
+      const created = wrangler([
+        ...["kv", "namespace", "create", binding, "--env", name],
+        ...["--config", configPath],
+      ]);
       const id = /\b([0-9a-f]{32})\b/.exec(created ?? "")?.[1];
       if (id) ids[binding] = id;
       else console.log(`Could not create ${binding}'s namespace; its id is a placeholder.`);

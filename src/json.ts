@@ -37,6 +37,13 @@ import { nestsTooDeep } from "./json-spans";
 export { MAX_NESTING, nestsTooDeep } from "./json-spans";
 export { type JsonSyntaxError, jsonSyntaxError } from "./json-syntax";
 
+/**
+ * JSON text as a file may hold it: a leading byte order mark (what editors on
+ * Windows write) is no part of the JSON, and JSON.parse refuses it. For JSON
+ * text an operator hands over as a setting (`wrangler secret put NAME < file`).
+ */
+export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

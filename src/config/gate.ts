@@ -6,6 +6,7 @@
  */
 
 import * as v from "valibot";
+import { withoutBom } from "../json";
 import { brokered, headerKind, unpassable } from "../protocol/header-names";
 import type { AUTH_MODES, GateAuth, SecretSource, SignInBindings, UserSecrets } from "./auth-modes";
 import {
@@ -157,7 +158,7 @@ export const GATE_SETTINGS = {
 function userSecretMap(text: string): ReadonlyMap<string, string> | string {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = JSON.parse(withoutBom(text));
   } catch {
     return "must be JSON text: an object of emails and keys";
   }

@@ -229,7 +229,8 @@ function acrossSettings(value: unknown, issues: readonly v.BaseIssue<unknown>[])
   }
   const client = settled(["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"]);
   if (client?.UPSTREAM_CLIENT_SECRET !== undefined && client.UPSTREAM_CLIENT_ID === undefined) {
-    found.push([["UPSTREAM_CLIENT_SECRET"], "needs UPSTREAM_CLIENT_ID beside it"]);
+    // Told of the one to add: the secret may be a declared one, left to the Worker by npm run check.
+    found.push([["UPSTREAM_CLIENT_ID"], "is required beside UPSTREAM_CLIENT_SECRET"]);
   }
   const gate = settled(["AUTH_MODE", "PASS_HEADERS", ...Object.keys(GATE_SETTINGS)]);
   for (const [setting, problem] of gate ? gateProblems(gate) : []) {
@@ -351,8 +352,16 @@ function problemOf(keys: readonly unknown[], problem: string): ConfigProblem {
  * reads are fine. What the Worker runs on, and what `npm run check` reports.
  */
 export function parseConfig(env: Env): ConfigResult {
-  // Each setting stops at its first problem; every setting is read.
-  const result = v.safeParse(SettingsObject, env, { abortPipeEarly: true });
+  // Each setting stops at its first problem; every setting is read. A check
+  // without words of its own says what it expected, never what it received
+  // (valibot's own message quotes a number or a boolean: a secret in a TOML var).
+  const result = v.safeParse(SettingsObject, env, {
+    abortPipeEarly: true,
+    message: (issue) =>
+      issue.expected === "string"
+        ? "must be text (a string)"
+        : `must be ${issue.expected ?? "valid"}`,
+  });
   const issues = result.issues ?? [];
   const problems = [
     ...issues.map((issue) => problemOf(issue.path?.map((item) => item.key) ?? [], issue.message)),

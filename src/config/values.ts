@@ -59,8 +59,11 @@ export const MAX_BATCH_LIMIT = 256;
 export const MIN_LOCAL_ANSWER_LIMIT = 128 * 1024;
 export const MAX_LOCAL_ANSWER_LIMIT = 16 * 1024 * 1024;
 
-export const picklist = <const T extends readonly [string, ...string[]]>(options: T) =>
-  v.picklist(options, `must be one of ${options.join(", ")}`);
+/** One of `options`, with no space around it (as numbers, paths and URLs are read). */
+export const picklist = <const T extends readonly [string, ...string[]]>(options: T) => {
+  const message = `must be one of ${options.join(", ")}`;
+  return v.pipe(v.string(message), v.trim(), v.picklist(options, message));
+};
 
 export const oneOf = <const T extends readonly [string, ...string[]]>(
   options: T,

@@ -9,7 +9,7 @@
  */
 import picomatch from "picomatch/posix";
 import * as v from "valibot";
-import { isPlainObject, jsonSyntaxError } from "../json";
+import { isPlainObject, jsonSyntaxError, withoutBom } from "../json";
 import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
 
@@ -115,8 +115,9 @@ export const ToolRulesSetting = v.optional(
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       let value = dataset.value;
       if (typeof value === "string") {
+        const text = withoutBom(value);
         // Where it failed, never the parser's message, which may quote the text.
-        const error = jsonSyntaxError(value);
+        const error = jsonSyntaxError(text);
         if (error) {
           addIssue({
             message: `is not valid JSON: at line ${error.line}, column ${error.column}, expected ${error.expected}`,
@@ -124,7 +125,7 @@ export const ToolRulesSetting = v.optional(
           return NEVER;
         }
         try {
-          value = JSON.parse(value);
+          value = JSON.parse(text);
         } catch {
           addIssue({ message: NOT_A_TABLE });
           return NEVER;

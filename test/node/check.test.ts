@@ -17,6 +17,17 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const VALID = 'ORIGIN_URL = "https://o.example/mcp"';
 const KV = (env: string, binding = "TOOL_MAP") =>
   `[[env.${env}.kv_namespaces]]\nbinding = "${binding}"\nid = "0123456789abcdef0123456789abcdef"\n`;
+/** Broker and gate mode's bindings in `env`, its TOOL_MAP among them; `limit`, a namespace_id of its own. */
+const SIGN_IN = (env: string, limit: number) => `${KV(env)}
+${KV(env, "OAUTH_KV")}
+[[env.${env}.ratelimits]]
+name = "SIGN_IN_RATE_LIMIT"
+namespace_id = "${limit}"
+simple = { limit = 30, period = 60 }
+[[env.${env}.durable_objects.bindings]]
+name = "SIGN_IN_BUDGET"
+class_name = "SignInBudget"
+`;
 
 /** One broken setting per environment: [setting, TOML value, what check says]. */
 const SETTINGS: Array<[string, string, string]> = [
@@ -45,7 +56,7 @@ const SETTINGS: Array<[string, string, string]> = [
   [
     "UPSTREAM_CLIENT_SECRET",
     '"s3cret"',
-    "UPSTREAM_CLIENT_SECRET: needs UPSTREAM_CLIENT_ID beside it",
+    "UPSTREAM_CLIENT_ID: is required beside UPSTREAM_CLIENT_SECRET",
   ],
   [
     "PASS_HEADERS",
@@ -115,15 +126,23 @@ secrets = { required = ["ORIGIN_URL", "UPSTREAM_CLIENT_ID"] }
 WRANGLER_ENV = "secret"
 AUTH_MODE = "broker"
 UPSTREAM_CLIENT_SECRET = "s3cret"
-${KV("secret")}
-${KV("secret", "OAUTH_KV")}
-[[env.secret.ratelimits]]
-name = "SIGN_IN_RATE_LIMIT"
-namespace_id = "7001"
-simple = { limit = 30, period = 60 }
-[[env.secret.durable_objects.bindings]]
-name = "SIGN_IN_BUDGET"
-class_name = "SignInBudget"
+${SIGN_IN("secret", 7001)}
+
+[env.secret-alone]
+secrets = { required = ["UPSTREAM_CLIENT_SECRET"] }
+[env.secret-alone.vars]
+${VALID}
+WRANGLER_ENV = "secret-alone"
+AUTH_MODE = "broker"
+${SIGN_IN("secret-alone", 7003)}
+
+[env.gate-undeclared.vars]
+${VALID}
+WRANGLER_ENV = "gate-undeclared"
+AUTH_MODE = "gate"
+IDP_ISSUER = "https://accounts.google.com"
+ALLOWED_DOMAINS = "acme.com"
+${SIGN_IN("gate-undeclared", 7002)}
 
 [env.warned]
 workers_devv = true
@@ -156,6 +175,8 @@ describe("npm run check", () => {
       "[env.bindings]",
       "[env.unnamed]",
       "[env.secret]",
+      "[env.secret-alone]",
+      "[env.gate-undeclared]",
       "[env.warned]",
       "[env.placeholder]",
     ]);
@@ -189,7 +210,7 @@ describe("npm run check", () => {
       "SIGN_IN_RATE_LIMIT: must be a Workers Rate Limiting binding ([[ratelimits]])",
     ]);
     expect(said.get("the top level (local development)")?.lines).toEqual([
-      "ORIGIN_URL: is missing; set it to the full URL of the origin's MCP endpoint",
+      'ORIGIN_URL: is missing; set it to the full URL of the origin\'s MCP endpoint; if it is a secret (wrangler secret put), declare it in the top level: secrets = { required = ["ORIGIN_URL"] }',
       "TOOL_MAP: is missing: bind a KV namespace as TOOL_MAP",
     ]);
     expect(said.get("[env.unnamed]")?.lines).toEqual([
@@ -204,6 +225,21 @@ describe("npm run check", () => {
     expect(said.get("[env.secret]")).toEqual({
       verdict: "ok",
       lines: ["note: ORIGIN_URL is a secret: checked when the Worker starts, never here"],
+    });
+    // A declared secret is left to the Worker, and what it needs beside it is still checked.
+    expect(said.get("[env.secret-alone]")).toEqual({
+      verdict: "1 problem",
+      lines: [
+        'UPSTREAM_CLIENT_ID: is required beside UPSTREAM_CLIENT_SECRET; if it is a secret (wrangler secret put), declare it in [env.secret-alone]: secrets = { required = ["UPSTREAM_CLIENT_ID"] }',
+      ],
+    });
+    // Set with wrangler secret put, as docs/sign-in.md's gate mode does, and not declared.
+    expect(said.get("[env.gate-undeclared]")).toEqual({
+      verdict: "2 problems",
+      lines: [
+        'IDP_CLIENT_ID: is required with AUTH_MODE=gate: the client ID of the proxy\'s app at your identity provider; if it is a secret (wrangler secret put), declare it in [env.gate-undeclared]: secrets = { required = ["IDP_CLIENT_ID"] }',
+        'ORIGIN_SECRET: is required with AUTH_MODE=gate (or ORIGIN_USER_SECRETS): the origin\'s key, as a Worker secret or a Secrets Store binding; if it is a secret (wrangler secret put), declare it in [env.gate-undeclared]: secrets = { required = ["ORIGIN_SECRET"] }',
+      ],
     });
     expect(said.get("[env.placeholder]")).toEqual({
       verdict: "ok",
@@ -251,5 +287,16 @@ describe("npm run deploy", () => {
     const placeholder = deployed(["--env", "acme"]);
     expect(placeholder.status).toBe(1);
     expect(placeholder.out).toContain("TOOL_MAP: has a placeholder for its namespace id");
+  });
+
+  it("checks every --var wrangler deploys: `--var A:1 B:2` sets both, with or without =", () => {
+    for (const vars of [
+      ["--var", "TOOL_CHANGES:hold", "MAX_TOOLS:zero"],
+      ["--var=TOOL_CHANGES:hold", "MAX_TOOLS:zero"],
+    ]) {
+      const both = deployed(["--env", "acme", ...vars, "--dry-run"]);
+      expect(both.status).toBe(1);
+      expect(both.out).toContain("MAX_TOOLS: must be a whole number of tools");
+    }
   });
 });

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { getPlatformProxy } from "wrangler";
 import { holds } from "../../scripts/holds";
 import { Refused } from "../../scripts/lib/command";
@@ -89,6 +89,32 @@ describe("npm run holds", () => {
     await expect(holds(["accept", TOOL, "--pin", PINNED, ...config])).rejects.toThrow(
       new Refused(`${JSON.stringify(TOOL)} is not held on that definition; held: ${HELD}`),
     );
+  }, 600_000);
+
+  it("lists a held tool whose name holds control characters without them", async () => {
+    // What a hostile origin may write to the operator's terminal: set its clipboard, clear its screen.
+    const hostile = "\u001b]52;c;cm0gLXJmIH4=\u0007report\u009b2J";
+    const map = {
+      format: 2,
+      tools: { [hostile]: ["s1", 20_000, "s1/e1/a1", "d1", "-/-/-"] },
+      chunks: 0,
+      held: { [hostile]: [HELD] },
+    };
+    await toolMap((kv) => kv.put(`${SCOPE}:map`, JSON.stringify(map)));
+    const printed: unknown[] = [];
+    const log = vi.spyOn(console, "log").mockImplementation((line) => void printed.push(line));
+    try {
+      await holds(["list", "--local", "--config", join(repo.dir, "wrangler.toml")]);
+    } finally {
+      log.mockRestore();
+    }
+    const out = printed.join("\n");
+    expect(out).toContain("1 held tool");
+    expect(out).toContain(
+      `"\\u001b]52;c;cm0gLXJmIH4=\\u0007report\\u009b2J"  changed: description`,
+    );
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not be printed.
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   }, 600_000);
 
   it("accepts a tool whose name wrangler would read as an option, by that name", async () => {

@@ -6,11 +6,12 @@
  * documents is the one the Worker writes (src/analytics/layout.ts).
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { statsQueries } from "../../scripts/stats-queries";
 import { BLOBS, DOUBLES } from "../../src/analytics/layout";
 
@@ -74,7 +75,10 @@ afterEach(() => {
 });
 
 /** The stand-in: records each request and answers the next of `answers` (or `status`). */
-async function sqlApi(status = 200): Promise<{ base: string; received: Received[] }> {
+async function sqlApi(
+  status = 200,
+  answers = ANSWERS,
+): Promise<{ base: string; received: Received[] }> {
   const received: Received[] = [];
   server = createServer((request, response) => {
     let body = "";
@@ -94,7 +98,7 @@ async function sqlApi(status = 200): Promise<{ base: string; received: Received[
         return;
       }
       response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify(ANSWERS[received.length - 1]));
+      response.end(JSON.stringify(answers[received.length - 1]));
     });
   });
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
@@ -182,6 +186,34 @@ describe("npm run stats", () => {
     );
   });
 
+  it("shows a tool or a client named like a number by its name, and figures as figures", async () => {
+    const named = ANSWERS.map((answer, i) => {
+      if (i === 0) {
+        const data = [{ tool: "2024", calls: "5", failed: "0", tool_errors: "0", error_rate: 0 }];
+        return { ...answer, data, rows: data.length };
+      }
+      if (i === 1) {
+        const data = [
+          {
+            client: "1e3",
+            profile: "openai",
+            calls: "3",
+            repaired: "0",
+            repaired_share: 0,
+            repairs: "0",
+          },
+        ];
+        return { ...answer, data, rows: data.length };
+      }
+      return answer;
+    });
+    const { base } = await sqlApi(200, named);
+    const { code, stdout } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("  2024      5       0            0        0.0%");
+    expect(stdout).toContain("  1e3      openai      3         0            0.0%        0");
+  });
+
   it("says what the API answered when it refuses, and never prints the token", async () => {
     const { base } = await sqlApi(403);
     const { code, stdout, stderr } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
@@ -199,6 +231,54 @@ describe("npm run stats", () => {
     const unbound = await stats(base, ["--env", "acme"]);
     expect(unbound.code).toBe(1);
     expect(unbound.stderr).toContain("binds no CALLS dataset at [env.acme]");
+    expect(received).toEqual([]);
+  });
+});
+
+describe("npm run stats, ORIGIN_URL a secret", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "stats-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  // A tenant whose ORIGIN_URL carries a key, set with wrangler secret put (docs/configuration.md).
+  const config = join(scratch, "wrangler.toml");
+  writeFileSync(
+    config,
+    `name = "stats-test"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+
+[env.keyed]
+secrets = { required = ["ORIGIN_URL"] }
+[[env.keyed.analytics_engine_datasets]]
+binding = "CALLS"
+dataset = "mcp_calls"
+`,
+  );
+
+  it("takes the origin from --origin, and queries by its host alone", async () => {
+    const { base, received } = await sqlApi();
+    const { code, stdout } = await stats(base, [
+      "--config",
+      config,
+      "--env",
+      "keyed",
+      "--origin",
+      "https://mcp.keyed.example/mcp?api_key=k-51d2",
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Call analytics of mcp.keyed.example in mcp_calls, the last 24h");
+    expect(received.map(({ body }) => body)).toEqual(
+      statsQueries({ dataset: "mcp_calls", index: "mcp.keyed.example", interval: "'24' HOUR" }).map(
+        ({ sql }) => sql,
+      ),
+    );
+    expect(stdout + received.map(({ body }) => body).join("")).not.toContain("k-51d2");
+  });
+
+  it("says how to give it, without --origin", async () => {
+    const { base, received } = await sqlApi();
+    const { code, stderr } = await stats(base, ["--config", config, "--env", "keyed"]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("with a secret ORIGIN_URL, give it with --origin URL");
     expect(received).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@
  * the tenant it writes passes `npm run check` and `wrangler deploy --dry-run`
  * with no warning, in relay and in broker mode.
  */
-import { readFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Refused } from "../../scripts/lib/command";
@@ -150,4 +151,42 @@ describe("npm run tenant -- add", () => {
     }
     expect(readFileSync(config, "utf8")).toBe(before);
   }, 600_000);
+
+  it("creates the namespaces with the wrangler.toml --config names, logged in", () => {
+    // wrangler, logged in, as far as add asks it: its namespace is created only for an
+    // environment the file it reads (--config, else ./wrangler.toml) defines.
+    const bin = mkdtempSync(join(tmpdir(), "wrangler-bin-"));
+    const other = join(bin, "other.toml");
+    copyFileSync(join(repo.dir, "wrangler.toml"), other);
+    writeFileSync(
+      join(bin, "wrangler"),
+      `#!/bin/sh
+case "$*" in
+  "whoami --json") echo '{"loggedIn": true}' ;;
+  "kv namespace create TOOL_MAP --env no --config ${other}") echo 'id = "0123456789abcdef0123456789abcdef"' ;;
+  *) echo "No environment found in configuration with name" >&2; exit 1 ;;
+esac
+`,
+    );
+    chmodSync(join(bin, "wrangler"), 0o755);
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      add([
+        "no",
+        "--origin",
+        "https://mcp.no.example/mcp",
+        "--host",
+        "mcp.no.example",
+        "--config",
+        other,
+      ]);
+      expect(readFileSync(other, "utf8")).toContain(
+        '[[env.no.kv_namespaces]]\nbinding = "TOOL_MAP"\nid = "0123456789abcdef0123456789abcdef"',
+      );
+    } finally {
+      process.env.PATH = path;
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
 });

@@ -214,7 +214,7 @@ describe("parseConfig", () => {
       "OAUTH_KV",
       "SIGN_IN_RATE_LIMIT",
       "SIGN_IN_BUDGET",
-      "UPSTREAM_CLIENT_SECRET",
+      "UPSTREAM_CLIENT_ID",
     ]);
     // The names are checked once the rules themselves read well.
     const names = parseConfig(
@@ -315,6 +315,72 @@ describe("parseConfig", () => {
     );
   });
 
+  it("reads a choice with spaces around it, as it reads numbers, paths and URLs", () => {
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        PROFILE: " gemini ",
+        TOOL_CHANGES: "hold\n",
+        ARGUMENT_VALIDATION: " enforce",
+      }),
+    );
+    expect(result).toMatchObject({
+      kind: "valid",
+      config: {
+        profile: { name: "gemini" },
+        policy: { changes: "hold" },
+        argumentValidation: "enforce",
+      },
+    });
+  });
+
+  it("reads TOOL_RULES' and ORIGIN_USER_SECRETS' JSON text from a file with a byte order mark", () => {
+    const rules = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        TOOL_RULES: '\ufeff{"hide": ["admin.*"]}',
+        ORIGIN_USER_SECRETS: '\ufeff{"alice@acme.com": "alice-key"}',
+      }),
+    );
+    expect(rules.kind === "valid" && rules.config.policy.rules.hides({ name: "admin.x" })).toBe(
+      true,
+    );
+  });
+
+  it("never quotes a value it refuses, a number or a boolean a TOML var holds among them", () => {
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        ALLOWED_HOSTS: true,
+        UPSTREAM_CLIENT_ID: 86753094211,
+        UPSTREAM_CLIENT_SECRET: 31415926535,
+        IDP_CLIENT_SECRET: 27182818284,
+      }),
+    );
+    expect(result).toEqual({
+      kind: "invalid",
+      problems: [
+        { setting: "ALLOWED_HOSTS", path: "ALLOWED_HOSTS", problem: "must be text (a string)" },
+        {
+          setting: "UPSTREAM_CLIENT_ID",
+          path: "UPSTREAM_CLIENT_ID",
+          problem: "must be text (a string)",
+        },
+        {
+          setting: "UPSTREAM_CLIENT_SECRET",
+          path: "UPSTREAM_CLIENT_SECRET",
+          problem: "must be text (a string)",
+        },
+        {
+          setting: "IDP_CLIENT_SECRET",
+          path: "IDP_CLIENT_SECRET",
+          problem: "must be text (a string)",
+        },
+      ],
+    });
+    expect(JSON.stringify(result)).not.toMatch(/true|86753094211|31415926535|27182818284/);
+  });
+
   it("reads broker mode, with its bindings and the operator's client at the origin when given", () => {
     const bindings = {
       OAUTH_KV: workerEnv.OAUTH_KV,
@@ -372,7 +438,7 @@ describe("parseConfig", () => {
       refused("SIGN_IN_BUDGET", "must be a Durable Object binding of the class SignInBudget"),
     );
     expect(broker({ ...bindings, UPSTREAM_CLIENT_SECRET: "s3cret" })).toEqual(
-      refused("UPSTREAM_CLIENT_SECRET", "needs UPSTREAM_CLIENT_ID beside it"),
+      refused("UPSTREAM_CLIENT_ID", "is required beside UPSTREAM_CLIENT_SECRET"),
     );
   });
 
@@ -844,7 +910,13 @@ describe("parseConfig, any settings (property)", () => {
         if (result.kind === "valid") return;
         refused++;
         const required = [
-          ...["ORIGIN_URL", "OAUTH_KV", "SIGN_IN_RATE_LIMIT", "SIGN_IN_BUDGET"],
+          ...[
+            "ORIGIN_URL",
+            "OAUTH_KV",
+            "SIGN_IN_RATE_LIMIT",
+            "SIGN_IN_BUDGET",
+            "UPSTREAM_CLIENT_ID",
+          ],
           // Gate mode's, named when missing (ALLOWED_USERS for every list).
           ...["IDP_ISSUER", "IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ALLOWED_USERS", "ORIGIN_SECRET"],
         ];
