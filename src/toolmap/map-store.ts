@@ -237,7 +237,10 @@ export class MapStore {
   }
 
   private async readChunks(count: number): Promise<string[]> {
-    const keys = Array.from({ length: count }, (_, i) => schemaKey(this.scope.origin, i));
+    // No version writes more: a map that says so (corrupt, or another's) is read as far as that.
+    const keys = Array.from({ length: Math.min(count, MAX_SCHEMA_CHUNKS) }, (_, i) =>
+      schemaKey(this.scope.origin, i),
+    );
     const texts = await this.kv.get(keys, "text");
     return [...texts.values()].filter((text): text is string => text !== null);
   }

@@ -42,6 +42,27 @@ async function toolMapOf(
 
 const toolsOf = (size: number) => realisticListing(size).tools as ListedTool[];
 
+describe("a map in KV that counts more schema chunks than any version writes", () => {
+  it("is read as far as the chunks a map may have: a cold call still finds its schema", async () => {
+    const origin = freshOrigin();
+    const tools = toolsOf(10);
+    const first = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    const listing = await first.toolMap.nameListing(tools);
+    await first.settled();
+    const scopes = await toolMapScopes(origin, profileOf("openai").names);
+    const key = mapKey(scopes.origin);
+    const stored = JSON.parse((await env.TOOL_MAP.get(key, "text")) ?? "{}");
+    await env.TOOL_MAP.put(key, JSON.stringify({ ...stored, chunks: 1_000_000 }));
+
+    const cold = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    const [original, name] = [...listing.names].at(-1) as [string, string];
+    const resolved = await cold.toolMap.calls.resolve(name);
+    expect(resolved?.entry.inputSchema).toEqual(
+      tools.find((tool) => tool.name === original)?.inputSchema,
+    );
+  });
+});
+
 describe("KV operations per listing, whatever the number of tools", () => {
   it.each([10, 1_000, 5_000])("%i tools", async (size) => {
     const origin = freshOrigin();
