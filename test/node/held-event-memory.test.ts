@@ -62,4 +62,26 @@ describe("a body read whole", () => {
     );
     expect(grown).toBeLessThan(4 * bytes);
   }, 60_000);
+
+  it("costs about its bytes, though a byte comes between each longer chunk", async () => {
+    // Each short chunk alone in a buffer of its own, after a long one: what a buffer costs is
+    // what such a chunk holds.
+    const long = new Uint8Array(1024).fill(0x78);
+    const pairs = 1_000;
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 2 * pairs) return controller.close();
+        controller.enqueue(sent++ % 2 === 0 ? new Uint8Array([0x78]) : long.slice());
+      },
+    });
+    const bytes = pairs * (1 + long.byteLength);
+    const before = heldNow();
+    const read = await readBounded(body, bytes - 1);
+    const grown = heldNow() - before;
+    expect(read.kind === "over" && read.head.reduce((sum, part) => sum + part.byteLength, 0)).toBe(
+      bytes,
+    );
+    expect(grown).toBeLessThan(4 * bytes);
+  }, 60_000);
 });
