@@ -194,6 +194,22 @@ interface Source {
 
 const sourceAt = new WeakMap<object, Map<string, Source>>();
 
+/** The text `holder[key]` was read from (or is set to be written as), while it holds that value. */
+function sourceOf(holder: object, key: string, value: unknown): string | undefined {
+  const at = sourceAt.get(holder)?.get(key);
+  return at !== undefined && Object.is(at.value, value) ? at.source : undefined;
+}
+
+/** `holder[key]`, now `value`, is written as `source`. */
+function writeAs(holder: object, key: string, source: string, value: unknown): void {
+  let sources = sourceAt.get(holder);
+  if (!sources) {
+    sources = new Map();
+    sourceAt.set(holder, sources);
+  }
+  sources.set(key, { source, value });
+}
+
 type Reviver = (
   this: unknown,
   key: string,
@@ -228,13 +244,7 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
         if (byValue.has(slot)) byValue.set(slot, null);
         return value;
       }
-      const holder = this as object;
-      let sources = sourceAt.get(holder);
-      if (!sources) {
-        sources = new Map();
-        sourceAt.set(holder, sources);
-      }
-      sources.set(key, { source, value });
+      writeAs(this as object, key, source, value);
       const known = byValue.get(slot);
       if (asStringified.has(slot) || (known !== undefined && known !== source)) {
         byValue.set(slot, null);
@@ -262,8 +272,8 @@ export function numberText(
   value: number,
   exact: ExactText | undefined,
 ): string | undefined {
-  const at = sourceAt.get(holder)?.get(key);
-  if (at !== undefined && Object.is(at.value, value)) return at.source;
+  const at = sourceOf(holder, key, value);
+  if (at !== undefined) return at;
   const known = exact?.byValue.get(valueKey(value));
   if (known !== undefined) return known ?? undefined;
   return Number.isFinite(value) ? JSON.stringify(value) : undefined;
@@ -276,10 +286,8 @@ export function numberText(
  */
 export function asWritten(holder: object, key: string): unknown {
   const value = (holder as Record<string, unknown>)[key];
-  const at = sourceAt.get(holder)?.get(key);
-  return typeof value === "number" && at !== undefined && Object.is(at.value, value)
-    ? rawJSON(at.source)
-    : value;
+  const at = typeof value === "number" ? sourceOf(holder, key, value) : undefined;
+  return at === undefined ? value : rawJSON(at);
 }
 
 /**
@@ -292,12 +300,7 @@ export function asWritten(holder: object, key: string): unknown {
 export function writtenAsSet(holder: object, key: string): void {
   const value = (holder as Record<string, unknown>)[key];
   if (typeof value === "number" || typeof value === "string") {
-    let sources = sourceAt.get(holder);
-    if (!sources) {
-      sources = new Map();
-      sourceAt.set(holder, sources);
-    }
-    sources.set(key, { source: JSON.stringify(value), value });
+    writeAs(holder, key, JSON.stringify(value), value);
   } else if (typeof value === "object" && value !== null) {
     for (const inner of Object.keys(value)) writtenAsSet(value, inner);
   }
@@ -339,9 +342,7 @@ export function stringifyExact(value: unknown, exact: ExactText | undefined): st
   if (!exact) return JSON.stringify(value);
   return JSON.stringify(value, function (this: unknown, key: string, item: unknown) {
     if (typeof item !== "number" && typeof item !== "string") return item;
-    const at = sourceAt.get(this as object)?.get(key);
-    const source =
-      at !== undefined && Object.is(at.value, item) ? at.source : exact.byValue.get(valueKey(item));
+    const source = sourceOf(this as object, key, item) ?? exact.byValue.get(valueKey(item));
     return typeof source === "string" ? rawJSON(source) : item;
   });
 }
