@@ -72,7 +72,7 @@ const COMPOSITIONS = ["allOf", "anyOf", "oneOf"] as const;
  * doubles the work at every hop, and with three branches a call ran out of
  * memory. Past the budget a reading stops adding what branches say.
  */
-const MAX_BRANCHES = 64;
+export const MAX_BRANCHES = 64;
 
 interface Reading {
   root: Schema;

@@ -12,14 +12,12 @@
  * that is not JSON stays the string it is, and a text read back keeps its
  * spelling of every number and string (json.ts, `parseExact`).
  */
-import { type JsonType, jsonTypeOf } from "../args/json-schema";
+import { type JsonType, jsonTypeOf, MAX_BRANCHES } from "../args/json-schema";
 import { joinPath } from "../args/repair";
 import { type ExactText, isPlainObject, joinExact, own, parseExact } from "../json";
 import type { SchemaView } from "./view";
 
 const MAX_DEPTH = 32;
-/** The most `anyOf` branches a value is fitted to, as repair reads at most 64 (args/json-schema.ts). */
-const MAX_BRANCHES = 64;
 /**
  * The most keys one call's values are fitted by: each value of a long list
  * fitted to every branch would cost the list's length times the branches
@@ -80,6 +78,7 @@ function branchOf(
   budget: Budget,
 ): unknown {
   const branches = own(schema, "anyOf");
+  // No more branches than repair reads (args/json-schema.ts).
   if (!Array.isArray(branches) || branches.length > MAX_BRANCHES) return undefined;
   let found: unknown;
   for (const branch of branches) {
