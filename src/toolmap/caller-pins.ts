@@ -34,6 +34,7 @@ import { logEvent } from "../log";
 import type { ChangeMode } from "../rules/tool-rules";
 import {
   acceptCommand,
+  acceptedPin,
   acceptKey,
   changedParts,
   type Definition,
@@ -58,12 +59,6 @@ const MAX_PINS_PER_CALLER = 10_000;
  * rest, not one per tool. Under `hold`, the rest are logged on the next listings.
  */
 const MAX_CHANGE_LINES = 10;
-
-/**
- * A definition of one tool the operator accepted: tools may have the same
- * definition, and an accept key accepts it for one of them.
- */
-export const acceptedPin = (original: string, pin: string) => `${original}\n${pin}`;
 
 export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
 

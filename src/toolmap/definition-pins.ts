@@ -233,6 +233,13 @@ export function changedParts(from: string, to: string): Array<(typeof PARTS)[num
 export const acceptKey = (origin: string, pin: string, original: string) =>
   `${origin}:accept:${pin}/${fingerprintOf(original)}`;
 
+/**
+ * A definition of one tool the operator accepted, as the isolate notes it:
+ * tools may have the same definition, and an accept key accepts it for one
+ * of them (a pin holds no line break).
+ */
+export const acceptedPin = (original: string, pin: string) => `${original}\n${pin}`;
+
 /** `text` as one word of a POSIX shell: a tool's name is the origin's, and may hold `$(…)`. */
 const shellWord = (text: string) =>
   /^[\w.,:/@%+=-]+$/.test(text) && !text.startsWith("-")

@@ -221,7 +221,7 @@ export class OriginMemory {
   readonly acceptChecks = new BoundedMap<string, boolean>(MAX_HELD_NOTES, ACCEPT_CHECK_MS);
   /** Definitions held for a caller here that KV's map does not note yet, per original (map-store.ts). */
   readonly heldPins = new Map<string, string[]>();
-  /** Definitions the operator accepted, as read here, by tool (caller-pins.ts `acceptedPin`): no longer noted as held. */
+  /** Definitions the operator accepted, as read here, by tool (definition-pins.ts `acceptedPin`): no longer noted as held. */
   readonly acceptedPins = new BoundedMap<string, true>(MAX_HELD_NOTES);
   /** Schema fingerprints the map names and no chunk held when a call looked (map-store.ts). */
   readonly chunksLack = new Set<string>();

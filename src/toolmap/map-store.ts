@@ -23,7 +23,7 @@
  * (`readSchema`) and written again by the next listing.
  */
 import { logEvent } from "../log";
-import { acceptedPin } from "./caller-pins";
+import { acceptedPin } from "./definition-pins";
 import { MAX_HELD_PINS, MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
 import { readLegacyNames } from "./legacy-v1";
 import type { PlannedEntry } from "./plan-listing";
