@@ -31,6 +31,7 @@ import {
 import { GATE_SETTINGS, type GateVars, gateAuthOf, gateProblems } from "./gate";
 import {
   type AllowedHost,
+  expectedOnly,
   hostList,
   httpUrl,
   issuerUrl,
@@ -352,16 +353,8 @@ function problemOf(keys: readonly unknown[], problem: string): ConfigProblem {
  * reads are fine. What the Worker runs on, and what `npm run check` reports.
  */
 export function parseConfig(env: Env): ConfigResult {
-  // Each setting stops at its first problem; every setting is read. A check
-  // without words of its own says what it expected, never what it received
-  // (valibot's own message quotes a number or a boolean: a secret in a TOML var).
-  const result = v.safeParse(SettingsObject, env, {
-    abortPipeEarly: true,
-    message: (issue) =>
-      issue.expected === "string"
-        ? "must be text (a string)"
-        : `must be ${issue.expected ?? "valid"}`,
-  });
+  // Each setting stops at its first problem; every setting is read.
+  const result = v.safeParse(SettingsObject, env, { abortPipeEarly: true, message: expectedOnly });
   const issues = result.issues ?? [];
   const problems = [
     ...issues.map((issue) => problemOf(issue.path?.map((item) => item.key) ?? [], issue.message)),

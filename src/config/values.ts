@@ -59,6 +59,14 @@ export const MAX_BATCH_LIMIT = 256;
 export const MIN_LOCAL_ANSWER_LIMIT = 128 * 1024;
 export const MAX_LOCAL_ANSWER_LIMIT = 16 * 1024 * 1024;
 
+/**
+ * What a check without words of its own says: what it expected, never what it
+ * received (valibot's own message quotes a number or a boolean: a secret
+ * written as a TOML var).
+ */
+export const expectedOnly = (issue: v.BaseIssue<unknown>) =>
+  issue.expected === "string" ? "must be text (a string)" : `must be ${issue.expected ?? "valid"}`;
+
 /** One of `options`, with no space around it (as numbers, paths and URLs are read). */
 export const picklist = <const T extends readonly [string, ...string[]]>(options: T) => {
   const message = `must be one of ${options.join(", ")}`;
