@@ -89,6 +89,12 @@ export function checkEnvironment(
     }
   }
 
+  if (environment.devVars.length > 0) {
+    note(
+      ".dev.vars",
+      `sets ${[...environment.devVars].sort().join(", ")} for local development (wrangler dev reads it): checked with them`,
+    );
+  }
   if (name !== undefined) {
     const wranglerEnv = environment.env.WRANGLER_ENV;
     if (wranglerEnv !== name) {

@@ -10,6 +10,7 @@ import { stripVTControlCharacters } from "node:util";
 import {
   unstable_convertConfigBindingsToStartWorkerBindings as bindingsOf,
   experimental_readRawConfig,
+  unstable_getVarsForDev,
   unstable_readConfig,
 } from "wrangler";
 
@@ -53,6 +54,8 @@ export interface Environment {
   secrets: string[];
   /** Its KV namespaces, by binding. */
   kvNamespaces: Array<{ binding: string; id: string | undefined }>;
+  /** What `.dev.vars` (or `.env`) sets for `wrangler dev`, by name; read for the top level only. */
+  devVars: string[];
 }
 
 export const labelOf = (name: string | undefined) =>
@@ -97,7 +100,11 @@ function catchingWarnings<T>(read: () => T): { value: T; warnings: string[] } {
 
 /**
  * Environment `name` of `configPath` as the Worker would get it, with
- * `vars` (`--var NAME:VALUE`) set on top, as wrangler sets them.
+ * `vars` (`--var NAME:VALUE`) set on top, as wrangler sets them. The top
+ * level, which only `wrangler dev` runs, gets what `.dev.vars` (or `.env`)
+ * beside the file sets, as wrangler dev reads it: the local values of its
+ * secrets, and of any var they override. A tenant's secrets are at
+ * Cloudflare, and never read here.
  */
 export function readEnvironment(
   name: string | undefined,
@@ -115,6 +122,7 @@ export function readEnvironment(
     env: {},
     secrets: [],
     kvNamespaces: [],
+    devVars: [],
   };
   let config: ReturnType<typeof unstable_readConfig>;
   try {
@@ -144,6 +152,13 @@ export function readEnvironment(
     }
     if (value.type === "kv_namespace") {
       environment.kvNamespaces.push({ binding, id: value.id });
+    }
+  }
+  if (name === undefined) {
+    const local = unstable_getVarsForDev(configPath, undefined, {}, name, true);
+    for (const [setting, binding] of Object.entries(local)) {
+      environment.env[setting] = binding.value;
+      environment.devVars.push(setting);
     }
   }
   Object.assign(environment.env, vars);

@@ -300,3 +300,44 @@ describe("npm run deploy", () => {
     }
   });
 });
+
+describe("npm run check of the top level, as npm run dev runs it", () => {
+  const dir = mkdtempSync(join(scratch, "dev-"));
+  const path = join(dir, "wrangler.toml");
+  writeFileSync(
+    path,
+    `name = "dev-check"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+secrets = { required = ["ORIGIN_USER_SECRETS"] }
+[exports.SignInBudget]
+type = "durable-object"
+storage = "sqlite"
+[vars]
+${VALID}
+AUTH_MODE = "gate"
+IDP_ISSUER = "https://accounts.google.com"
+IDP_CLIENT_ID = "proxy-app"
+ALLOWED_DOMAINS = "acme.com"
+${SIGN_IN("x", 7004).replaceAll("env.x.", "")}`,
+  );
+  // What wrangler dev reads beside wrangler.toml: the local values of secrets, and of vars it overrides.
+  writeFileSync(
+    join(dir, ".dev.vars"),
+    'ORIGIN_USER_SECRETS={"ann@acme.com": not-json}\nPROFILE="claude-secret-typo"\nIDP_CLIENT_SECRET=dev-secret\n',
+  );
+  const { status, out } = npmRun("check", ["--config", path, "--top-level"]);
+
+  it("checks what .dev.vars sets, as wrangler dev reads it, and echoes none of its values", () => {
+    expect(status).toBe(1);
+    const top = sections(out).get("the top level (local development)");
+    expect(top?.verdict).toBe("2 problems");
+    expect(top?.lines).toEqual([
+      expect.stringMatching(/^PROFILE: must be one of openai, /),
+      "ORIGIN_USER_SECRETS: must be JSON text: an object of emails and keys",
+      "note: .dev.vars sets IDP_CLIENT_SECRET, ORIGIN_USER_SECRETS, PROFILE for local development (wrangler dev reads it): checked with them",
+    ]);
+    expect(out).not.toContain("claude-secret-typo");
+    expect(out).not.toContain("dev-secret");
+  });
+});
