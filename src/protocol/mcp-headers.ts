@@ -91,7 +91,7 @@ export interface CallHeaders {
    * one for, with the value the arguments imply (`undefined`: no header);
    * `undefined` when the tool's schema is unknown.
    */
-  params: Array<[string, string | undefined]> | undefined;
+  params: ParamHeader[] | undefined;
 }
 
 /** RFC 9110 §5.1 `token`: what a header name may be made of. */
@@ -124,6 +124,8 @@ const MAX_SCHEMA_DEPTH = 64;
 interface Declaration {
   path: string[];
   header: string;
+  /** Declared `integer` or `number`: the origin compares a number with the header as numbers. */
+  numeric: boolean;
 }
 
 /** The declarations the origin checks; none for a schema it finds invalid (it then checks none). */
@@ -142,7 +144,7 @@ function declarationsOf(inputSchema: unknown): Declaration[] {
       if (typeof type !== "string" || !CHECKED_TYPES.has(type)) return false;
       if (names.has(header.toLowerCase())) return false;
       names.add(header.toLowerCase());
-      found.push({ path, header });
+      found.push({ path, header, numeric: type === "integer" || type === "number" });
     }
     const properties = own(node, "properties");
     if (isPlainObject(properties)) {
@@ -186,36 +188,60 @@ function headerText(value: unknown): string | undefined {
   return String(value);
 }
 
+/**
+ * A parameter's header and the value the arguments imply (`undefined`: no
+ * header); third, the number itself where the declaration is `integer` or
+ * `number` and the value a number, which the origin compares as a number.
+ */
+export type ParamHeader = [name: string, value: string | undefined, number?: number];
+
 /** The `Mcp-Param-{Name}` header of each parameter `inputSchema` declares one for, and the value a call's arguments imply. */
 export function paramHeaders(
   args: Record<string, unknown> | undefined,
   inputSchema: unknown,
-): Array<[string, string | undefined]> {
-  return declarationsFor(inputSchema).map(({ path, header }) => {
+): ParamHeader[] {
+  return declarationsFor(inputSchema).map(({ path, header, numeric }) => {
     let value: unknown = args;
     for (const key of path) value = isPlainObject(value) ? own(value, key) : undefined;
     const text = value === null ? undefined : headerText(value);
-    return [
-      `mcp-param-${header.toLowerCase()}`,
-      text === undefined ? undefined : encodeHeaderValue(text),
-    ];
+    const name = `mcp-param-${header.toLowerCase()}`;
+    if (text === undefined) return [name, undefined];
+    return numeric && typeof value === "number"
+      ? [name, encodeHeaderValue(text), value]
+      : [name, encodeHeaderValue(text)];
   });
+}
+
+/** The decimals the SDK's server reads as a number: `42`, `42.0`, `042`, `-1.50`. */
+const DECIMAL = /^-?\d+(?:\.\d+)?$/;
+
+/**
+ * Whether a header the client sent says what a parameter's forwarded value
+ * does: the same text once decoded, or, for a number the schema declares an
+ * `integer` or `number`, the same number (the specification's "42.0 and 42
+ * agree", as the SDK's server compares them).
+ */
+function agrees(sent: string, [, value, number]: ParamHeader): boolean {
+  if (value === undefined) return false;
+  const decoded = decodeHeaderValue(sent);
+  if (decoded === undefined) return false;
+  if (decoded === decodeHeaderValue(value)) return true;
+  return number !== undefined && DECIMAL.test(decoded) && Number(decoded) === number;
 }
 
 /**
  * The first `Mcp-Param-*` header a client that speaks these headers (it sent
  * `Mcp-Method`) wrote for a declared parameter, that the arguments the proxy
- * forwards disagree with (another value, or none); `undefined` when none
+ * forwards disagree with (another value, or none: `agrees`); `undefined` when none
  * does. Refused as `headerMismatch` is: written again from the body, the
  * header would have the origin act on a value a gateway before the proxy
  * never saw. A header the client did not send is the proxy's to write.
  */
 export function paramMismatch(headers: Headers, call: CallHeaders): string | undefined {
   if (!headers.has("mcp-method") || call.params === undefined) return undefined;
-  for (const [name, value] of call.params) {
-    const sent = headers.get(name);
-    if (sent === null) continue;
-    if (value === undefined || decodeHeaderValue(sent) !== decodeHeaderValue(value)) return name;
+  for (const param of call.params) {
+    const sent = headers.get(param[0]);
+    if (sent !== null && !agrees(sent, param)) return param[0];
   }
   return undefined;
 }

@@ -32,7 +32,7 @@ import type { Hold } from "../transport/read-bounded";
 import { isTool, spliceListing, spliceSearchMode } from "./listing-splice";
 import { rememberAnswer, reuseAnswer } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
-import { renameTools } from "./tools-list";
+import { renameTools, scopedToCaller } from "./tools-list";
 export const LIST_CHANGED = "notifications/tools/list_changed";
 
 type Message = { id?: RequestId; method?: string; result?: unknown };
@@ -167,7 +167,10 @@ async function renamedResult(
   const renamed =
     named.search === undefined
       ? renameTools(result, named.listing)
-      : searchModeResult(result, rewrite.toolMap.profile, named.search);
+      : scopedToCaller(
+          searchModeResult(result, rewrite.toolMap.profile, named.search),
+          named.listing,
+        );
   return { result: renamed, listed: listedOf(named) };
 }
 
@@ -268,7 +271,10 @@ async function rewriteListingText(
   const spliced =
     named.search === undefined
       ? spliceListing(text, read, named.listing)
-      : spliceSearchMode(text, read, rewrite.toolMap.profile, named.search);
+      : spliceSearchMode(text, read, rewrite.toolMap.profile, {
+          listing: named.listing,
+          total: named.search,
+        });
   if (spliced === undefined) return undefined;
   rewrite.answered?.(read.id as RequestId, listedOf(named));
   if (cursorSpan === undefined && named.listing.settled) {

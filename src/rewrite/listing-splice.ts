@@ -10,14 +10,14 @@
  * what changes, not the listing's size; a listing nothing changes is the
  * origin's own text, and its bytes go on as they came (response.ts).
  */
-import { parseExact, stringifyExact } from "../json";
+import { parseExact, parseJson, stringifyExact } from "../json";
 import type { Span } from "../json-spans";
 import { type ListingText, WrittenTool } from "../protocol/listing-text";
 import { firstOfItsName, isToolsListResult } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import type { NamedListing } from "../toolmap/tool-map";
 import { searchModeResult } from "./search-mode";
-import { renamedTool } from "./tools-list";
+import { narrowsScope, PRIVATE_SCOPE, renamedTool, scopedToCaller } from "./tools-list";
 
 /** An answer written anew, and where its id is in it (a remembered answer is split there). */
 export interface Spliced {
@@ -135,9 +135,16 @@ export function spliceListing(
     }
   }
   copy(last, toolsEnd);
-  // Nothing changed: the origin's own text, not a copy of it.
-  if (tools === "" && runStart === toolsStart) return { text, idSpan: read.idSpan };
-  return replaced(text, read.toolsSpan, tools + text.slice(runStart, runEnd), read.idSpan);
+  const edits: Array<[Span, string]> = [];
+  // The tools as they came are the origin's own text, not a copy of it.
+  if (tools !== "" || runStart !== toolsStart) {
+    edits.push([read.toolsSpan, tools + text.slice(runStart, runEnd)]);
+  }
+  const scope = read.resultMembers.get("cacheScope");
+  if (scope && narrowsScope(parseJson(text.slice(...scope)), listing)) {
+    edits.push([scope, JSON.stringify(PRIVATE_SCOPE)]);
+  }
+  return replaced(text, edits, read.idSpan);
 }
 
 /** The answer `read` with search mode's result in place of the origin's (search-mode.ts). */
@@ -145,17 +152,25 @@ export function spliceSearchMode(
   text: string,
   { resultSpan, idSpan }: ListingText,
   profile: Profile,
-  total: number,
+  { listing, total }: { listing: NamedListing; total: number },
 ): Spliced | undefined {
   const parsed = parseExact(text.slice(resultSpan[0], resultSpan[1]));
   if (!parsed || !isToolsListResult(parsed.value)) return undefined;
-  const result = stringifyExact(searchModeResult(parsed.value, profile, total), parsed.exact);
-  return replaced(text, resultSpan, result, idSpan);
+  const searched = scopedToCaller(searchModeResult(parsed.value, profile, total), listing);
+  return replaced(text, [[resultSpan, stringifyExact(searched, parsed.exact)]], idSpan);
 }
 
-/** `text` with `span` written as `replacement`, and where the id at `idSpan` now is. */
-function replaced(text: string, [start, end]: Span, replacement: string, idSpan: Span): Spliced {
-  const out = text.slice(0, start) + replacement + text.slice(end);
-  const shift = idSpan[0] < start ? 0 : out.length - text.length;
-  return { text: out, idSpan: [idSpan[0] + shift, idSpan[1] + shift] };
+/** `text` with each edit's span written as its text instead, and where the id at `idSpan` now is. */
+function replaced(text: string, edits: Array<[Span, string]>, idSpan: Span): Spliced {
+  // Nothing changed: the origin's own text, not a copy of it.
+  if (edits.length === 0) return { text, idSpan };
+  edits.sort(([a], [b]) => a[0] - b[0]);
+  let shift = 0;
+  for (const [[start, end], replacement] of edits) {
+    if (start < idSpan[0]) shift += replacement.length - (end - start);
+  }
+  return {
+    text: edited(text, [0, text.length], edits),
+    idSpan: [idSpan[0] + shift, idSpan[1] + shift],
+  };
 }

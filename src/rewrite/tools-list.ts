@@ -5,7 +5,8 @@
  * with every tool after the first of its name (`firstOfItsName`). Every other
  * field of the tool and of the result (`nextCursor`, `_meta`, `annotations`,
  * `outputSchema`, `ttlMs`, fields added by later protocol revisions) is
- * carried as it came, in the same order. A tool whose view is still beyond
+ * carried as it came, in the same order, but a `cacheScope` of `"public"`
+ * where what the caller is shown is theirs alone (`scopedToCaller`). A tool whose view is still beyond
  * its provider's limits says so in its `_meta` (`UNFIT_META`), so a client can
  * fall back (docs/schemas.md, "openai-strict").
  */
@@ -19,10 +20,32 @@ export const UNFIT_META = "io.github.mcp-edge-rewriter/unfit";
 export function renameTools(result: ToolsListResult, listing: NamedListing): ToolsListResult {
   const seen = new Set<string>();
   const once = (tool: unknown) => !isListedTool(tool) || firstOfItsName(tool, seen);
-  return {
-    ...result,
-    tools: result.tools.filter(once).flatMap((tool) => renamedTool(tool, listing)),
-  };
+  return scopedToCaller(
+    { ...result, tools: result.tools.filter(once).flatMap((tool) => renamedTool(tool, listing)) },
+    listing,
+  );
+}
+
+/** The `cacheScope` (2026-07-28) of a listing for its caller alone. */
+export const PRIVATE_SCOPE = "private";
+
+/**
+ * Whether a listing's `cacheScope` must be written `"private"`: the origin
+ * says `"public"`, that any cache may serve it to any caller, while what the
+ * proxy shows depends on the caller (`NamedListing.perCaller`), and a shared
+ * cache would show one caller a definition held for them, from another's.
+ */
+export const narrowsScope = (cacheScope: unknown, listing: NamedListing) =>
+  listing.perCaller && cacheScope === "public";
+
+/** `result`, its `cacheScope` private where `narrowsScope` says so. */
+export function scopedToCaller<T extends Record<string, unknown>>(
+  result: T,
+  listing: NamedListing,
+): T {
+  return narrowsScope(result.cacheScope, listing)
+    ? { ...result, cacheScope: PRIVATE_SCOPE }
+    : result;
 }
 
 /** One entry of a listing's `tools` as the model sees it: `[]` when it is left out, `[tool]` as it came when nothing changes. */

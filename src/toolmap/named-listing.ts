@@ -38,6 +38,13 @@ export interface NamedListing {
    * listing is answered but never remembered.
    */
   settled: boolean;
+  /**
+   * Whether what the listing shows depends on its caller as well as on the
+   * origin's listing: under `TOOL_CHANGES=hold`, each caller's own pins
+   * decide what is held. Its `cacheScope` is then the caller's alone
+   * (rewrite/tools-list.ts `scopedToCaller`).
+   */
+  perCaller: boolean;
   /** A whole listing over the profile's ceiling: search mode, its tools as a search finds them. */
   search?: ToolSearch;
 }

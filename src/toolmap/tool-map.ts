@@ -225,6 +225,7 @@ export class ToolMap {
       twoWays,
       toolsOnly: editsListings(this.policy),
       settled: readable,
+      perCaller: this.policy.changes === "hold",
     };
     const search = part === "whole" ? this.searchMode(tools, listing, plan.entries) : null;
     const schemas = new Map(plan.entries.map((entry) => [entry.original, entry.schemaHash]));

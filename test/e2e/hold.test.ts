@@ -8,6 +8,10 @@
  * clients of 2025-11-25 and 2026-07-28.
  */
 import { env, waitOnExecutionContext } from "cloudflare:test";
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp, type Worker } from "../../src/app";
 import { profileOf } from "../../src/schemas/profile";
@@ -16,7 +20,7 @@ import { CHANGING_TOOL, changingOrigin, runAcceptCommand } from "../helpers/chan
 import { clientsOfEachTest, EACH_WIRE, type TestClient, type ToolResult } from "../helpers/clients";
 import { failingKv, kvFailingOnly } from "../helpers/kv";
 import { captureLogs } from "../helpers/logs";
-import { viaProxy } from "../helpers/proxy";
+import { type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
 
 const connect = clientsOfEachTest();
 
@@ -185,5 +189,44 @@ describe.each(EACH_WIRE)("hold, protocol %s", (revision) => {
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
     const written = await env.TOOL_MAP.list({ prefix: `${unreadScope.origin}:` });
     expect(written.keys).toEqual([]);
+  });
+});
+
+describe("hold, protocol 2026-07-28: the cache hints of a listing", () => {
+  it("say private where the origin says public: what hold leaves out differs from caller to caller", async () => {
+    const { origin, change } = changingOrigin({ tools: 3, cacheScope: "public" });
+    const contexts: ExecutionContext[] = [];
+    const proxy = viaProxy({ ORIGIN_URL: origin, ...HOLD }, { app: createApp(), contexts });
+    /** A listing as the SDK 2.x client gets it, for the caller the origin knows by `token`. */
+    const listFor = async (token: string) => {
+      const client = new ModernClient(
+        { name: "edge-rewriter-e2e", version: "1.0.0" },
+        { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+      );
+      const fetch: Fetch = (input, init) => {
+        const request = new Request(input, init);
+        request.headers.set("authorization", `Bearer ${token}`);
+        return proxy(request);
+      };
+      await client.connect(new ModernTransport(new URL(PROXY_URL), { fetch }));
+      const listing = await client.listTools();
+      await client.close();
+      await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+      return listing;
+    };
+
+    expect((await listFor("ann")).tools.map((tool) => tool.name)).toContain(CHANGING_TOOL);
+    await change();
+    // A caller first listed after the change is shown it; the caller shown it before is held.
+    const bob = await listFor("bob");
+    const ann = await listFor("ann");
+    expect(bob.tools.find((tool) => tool.name === CHANGING_TOOL)?.description).toContain(
+      "(changed 1 times)",
+    );
+    expect(ann.tools.map((tool) => tool.name)).not.toContain(CHANGING_TOOL);
+    // A shared cache that served Bob's listing to Ann would show her the change held for her.
+    for (const listing of [ann, bob]) {
+      expect(listing).toMatchObject({ ttlMs: 60_000, cacheScope: "private" });
+    }
   });
 });

@@ -191,6 +191,19 @@ describe("Mcp-Method, Mcp-Name and Mcp-Param-* that disagree with the body", () 
     expect(await received(trace)).toEqual([{ "mcp-param-retries": "7" }]);
   });
 
+  it.each([
+    ["7.0", "header.integer", { retries: 7 }, "mcp-param-retries", "7"],
+    ["07", "header.integer", { retries: "7" }, "mcp-param-retries", "7"],
+  ])(
+    "Mcp-Param-* for an integer, written %s, passes where it is the body's number: the spec compares integers as numbers, as the origin does",
+    async (value, tool, args, header, sent) => {
+      const { fetch, trace } = claimingHeader(value, header);
+      const answer = await callVia(fetch, `${PROXY_URL}/mcp`, tool, args);
+      expect(answer).toMatchObject({ structuredContent: { arguments: { retries: 7 } } });
+      expect(await received(trace)).toEqual([{ [header]: sent }]);
+    },
+  );
+
   it("pass when they name the body's tool, in the header's base64 form too", async () => {
     const { fetch, trace } = claimingHeader("=?base64?aGVhZGVyLnN0cmluZw==?=");
     const answer = await callVia(fetch, `${PROXY_URL}/mcp`, "header.string", { region: "eu" });

@@ -18,6 +18,8 @@ export interface ChangingOriginOptions {
   titled?: boolean;
   /** The first tool is listed twice, as MCP forbids: as it changes, then as it was first. */
   twice?: boolean;
+  /** Every listing says it may be cached for a minute, with this scope (2026-07-28). */
+  cacheScope?: "public" | "private";
 }
 
 /**
@@ -28,9 +30,10 @@ export function changingOrigin({
   tools = 5,
   titled = false,
   twice = false,
+  cacheScope,
 }: ChangingOriginOptions = {}) {
   const map = crypto.randomUUID();
-  const query = `&tools=${tools}${titled ? "&titled" : ""}${twice ? "&twice" : ""}`;
+  const query = `&tools=${tools}${titled ? "&titled" : ""}${twice ? "&twice" : ""}${cacheScope ? `&cache_scope=${cacheScope}` : ""}`;
   return {
     origin: `${CATALOG_ORIGIN}/mcp?map=${map}${query}`,
     change: async () => {

@@ -567,9 +567,9 @@ describe("Mcp-Param-* headers (x-mcp-header)", () => {
       ),
     ).toEqual([
       ["mcp-param-region", "eu-west"],
-      ["mcp-param-retries", "3"],
+      ["mcp-param-retries", "3", 3],
       ["mcp-param-dry-run", "false"],
-      ["mcp-param-ratio", "1.5"],
+      ["mcp-param-ratio", "1.5", 1.5],
       ["mcp-param-city", "=?base64?WsO8cmljaA==?="],
     ]);
   });

@@ -36,6 +36,7 @@ describe("renameTools", () => {
       hidden: new Set(),
       twoWays: new Set(),
       toolsOnly: false,
+      perCaller: false,
       settled: true,
     });
     expect(renamed).toEqual({
@@ -47,6 +48,25 @@ describe("renameTools", () => {
       ],
     });
     expect(Object.keys(renamed.tools[0] as object)).toEqual(Object.keys(result.tools[0] as object));
+  });
+
+  it("writes a public cacheScope private, in its place, only where the listing is its caller's own", () => {
+    const result = { tools: [], ttlMs: 60000, cacheScope: "public", nextCursor: "abc" };
+    const listing = (perCaller: boolean) => ({
+      names: new Map(),
+      schemas: new Map(),
+      unfit: new Map(),
+      descriptions: new Map(),
+      hidden: new Set<string>(),
+      twoWays: new Set<string>(),
+      toolsOnly: false,
+      perCaller,
+      settled: true,
+    });
+    const own = renameTools(result, listing(true));
+    expect(own).toEqual({ ...result, cacheScope: "private" });
+    expect(Object.keys(own)).toEqual(Object.keys(result));
+    expect(renameTools(result, listing(false))).toEqual(result);
   });
 });
 
@@ -64,6 +84,7 @@ describe("renameTools, a tool its provider may still refuse", () => {
         hidden: new Set(),
         twoWays: new Set(),
         toolsOnly: false,
+        perCaller: false,
         settled: true,
       },
     );
