@@ -8,8 +8,8 @@
  * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
  * placeholder is then a problem), `npm run dev` on the top level.
  */
-import { parseArgs } from "node:util";
 import { parseConfig } from "../src/config";
+import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
   CONFIG_PATH,
   type Environment,
@@ -128,6 +128,33 @@ export function report({ environment, problems, notes }: CheckResult, configPath
   return lines.join("\n");
 }
 
+const USAGE = "Usage: npm run check [-- --env NAME] [--var NAME:VALUE ...] [--config PATH]";
+
+/**
+ * The values of `--name VALUE`, `--name=VALUE` and `-n VALUE` in `args`, as
+ * wrangler reads them: an `array` option (`--var`) takes every word after it
+ * up to the next option, so `--var A:1 B:2` sets both.
+ */
+export function valuesOf(
+  args: readonly string[],
+  name: string,
+  { short, array = false }: { short?: string; array?: boolean } = {},
+): string[] {
+  const found: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] as string;
+    if (arg.startsWith(`--${name}=`)) found.push(arg.slice(name.length + 3));
+    else if (arg === `--${name}` || (short && arg === `-${short}`)) {
+      if (index + 1 >= args.length) continue;
+      found.push(args[++index] as string);
+    } else continue;
+    while (array && index + 1 < args.length && !(args[index + 1] as string).startsWith("-")) {
+      found.push(args[++index] as string);
+    }
+  }
+  return found;
+}
+
 /** `--var NAME:VALUE`s, as wrangler reads them (the first colon splits). */
 export function varsOf(values: readonly string[] = []): Record<string, string> {
   return Object.fromEntries(
@@ -168,20 +195,35 @@ export function runCheck(options: {
   return clean;
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({
-    options: {
-      env: { type: "string", short: "e" },
-      "top-level": { type: "boolean" },
-      var: { type: "string", multiple: true },
-      config: { type: "string", short: "c" },
+/** `npm run check -- …argv`: whether every environment it checked is clean. */
+export function check(argv: string[]): boolean {
+  const { values, positionals } = argumentsOf(
+    {
+      args: argv,
+      allowPositionals: true,
+      options: {
+        env: { type: "string", short: "e" },
+        "top-level": { type: "boolean" },
+        var: { type: "string", multiple: true },
+        config: { type: "string", short: "c" },
+      },
     },
-  });
+    USAGE,
+  );
+  // Read as `wrangler deploy --var` reads them, as npm run deploy checks them: `--var A:1 B:2`.
+  const vars = valuesOf(argv, "var", { array: true });
+  const stray = positionals.find((word) => !vars.includes(word));
+  if (stray !== undefined) refuse(`${stray}: no option takes this word.\n${USAGE}`);
   const only = values["top-level"]
     ? [undefined]
     : values.env === undefined
       ? undefined
       : [values.env];
-  const clean = runCheck({ configPath: values.config, only, vars: varsOf(values.var) });
-  process.exitCode = clean ? 0 : 1;
+  return runCheck({ configPath: values.config, only, vars: varsOf(vars) });
+}
+
+if (import.meta.main) {
+  await runCommand(() => {
+    process.exitCode = check(process.argv.slice(2)) ? 0 : 1;
+  });
 }

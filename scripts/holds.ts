@@ -15,14 +15,13 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { parseConfig } from "../src/config";
 import { PROFILE_NAMES } from "../src/names/profiles";
 import { profileOf } from "../src/schemas/profile";
 import { acceptCommand, acceptKey, changedParts } from "../src/toolmap/definition-pins";
 import { toolMapScopes } from "../src/toolmap/isolate-memory";
 import { decodeMap, mapKey, type StoredMap } from "../src/toolmap/stored-map";
-import { refuse, runCommand } from "./lib/command";
+import { argumentsOf, refuse, runCommand } from "./lib/command";
 import { CONFIG_PATH, labelOf, readEnvironment } from "./lib/environments";
 import { printable, printableJson } from "./lib/terminal";
 
@@ -136,19 +135,25 @@ function accept(where: Where, scope: string, original: string, pin: string | und
   );
 }
 
+const USAGE =
+  "Usage: npm run holds -- list|accept TOOL [--pin PIN] [--env NAME] [--local] [--origin URL]";
+
 /** `npm run holds -- …argv`. */
 export async function holds(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      env: { type: "string", short: "e" },
-      local: { type: "boolean", default: false },
-      pin: { type: "string" },
-      origin: { type: "string" },
-      config: { type: "string", short: "c", default: CONFIG_PATH },
+  const { values, positionals } = argumentsOf(
+    {
+      args: argv,
+      allowPositionals: true,
+      options: {
+        env: { type: "string", short: "e" },
+        local: { type: "boolean", default: false },
+        pin: { type: "string" },
+        origin: { type: "string" },
+        config: { type: "string", short: "c", default: CONFIG_PATH },
+      },
     },
-  });
+    USAGE,
+  );
   const [command, tool, ...rest] = positionals;
   const where: Where = { env: values.env, local: values.local, configPath: values.config };
   if (where.env === undefined && !where.local) {
@@ -160,10 +165,7 @@ export async function holds(argv: string[]): Promise<void> {
   if (command === "list" && tool === undefined) list(where, scope);
   else if (command === "accept" && tool !== undefined && rest.length === 0) {
     accept(where, scope, tool, values.pin);
-  } else
-    refuse(
-      "Usage: npm run holds -- list|accept TOOL [--pin PIN] [--env NAME] [--local] [--origin URL]",
-    );
+  } else refuse(USAGE);
 }
 
 if (import.meta.main) await runCommand(() => holds(process.argv.slice(2)));

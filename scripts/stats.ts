@@ -14,14 +14,14 @@
  * API only, and never printed.
  */
 import { createRequire } from "node:module";
-import { parseArgs } from "node:util";
 import type * as Wrangler from "wrangler";
 import { originIndex } from "../src/analytics/layout";
+import { argumentsOf, runCommand } from "./lib/command";
 import { printable } from "./lib/terminal";
 import { intervalOf, isFigure, type StatsQuery, statsQueries } from "./stats-queries";
 
 const USAGE =
-  "usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL] [--config FILE]";
+  "Usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL] [--config FILE]";
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -83,15 +83,18 @@ async function ask(url: string, token: string, query: StatsQuery): Promise<Answe
 }
 
 async function main() {
-  const { values } = parseArgs({
-    options: {
-      env: { type: "string" },
-      since: { type: "string", default: "24h" },
-      dataset: { type: "string" },
-      origin: { type: "string" },
-      config: { type: "string", default: "wrangler.toml" },
+  const { values } = argumentsOf(
+    {
+      options: {
+        env: { type: "string" },
+        since: { type: "string", default: "24h" },
+        dataset: { type: "string" },
+        origin: { type: "string" },
+        config: { type: "string", default: "wrangler.toml" },
+      },
     },
-  });
+    USAGE,
+  );
   const since = values.since ?? "24h";
   const configPath = values.config ?? "wrangler.toml";
   const interval = intervalOf(since);
@@ -139,4 +142,4 @@ async function main() {
   }
 }
 
-await main();
+await runCommand(main);

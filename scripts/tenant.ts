@@ -9,10 +9,9 @@
  */
 import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { experimental_readRawConfig } from "wrangler";
 import { checkEnvironment, createNamespaceCommand, report } from "./check";
-import { refuse, runCommand } from "./lib/command";
+import { argumentsOf, refuse, runCommand } from "./lib/command";
 import { CONFIG_PATH, environmentNames, PLACEHOLDER_ID, readEnvironment } from "./lib/environments";
 
 export interface Tenant {
@@ -114,23 +113,28 @@ const loggedIn = () => /"loggedIn":\s*true/.test(wrangler(["whoami", "--json"]) 
 const WORKER_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const HOST = /^[a-z0-9.-]+$/;
 
+const USAGE =
+  "Usage: npm run tenant -- add NAME --origin URL [--auth relay|broker] [--profile PROFILE] [--workers-dev SUBDOMAIN] [--host HOST ...]";
+
 export function add(argv: string[]): void {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      origin: { type: "string" },
-      auth: { type: "string", default: "relay" },
-      profile: { type: "string" },
-      "workers-dev": { type: "string" },
-      host: { type: "string", multiple: true, default: [] },
-      config: { type: "string", short: "c", default: CONFIG_PATH },
+  const { values, positionals } = argumentsOf(
+    {
+      args: argv,
+      allowPositionals: true,
+      options: {
+        origin: { type: "string" },
+        auth: { type: "string", default: "relay" },
+        profile: { type: "string" },
+        "workers-dev": { type: "string" },
+        host: { type: "string", multiple: true, default: [] },
+        config: { type: "string", short: "c", default: CONFIG_PATH },
+      },
     },
-  });
+    USAGE,
+  );
   const [name, ...rest] = positionals;
   const configPath = values.config;
-  if (name === undefined || rest.length > 0)
-    refuse("Usage: npm run tenant -- add NAME --origin URL …");
+  if (name === undefined || rest.length > 0) refuse(USAGE);
   if (environmentNames(configPath).includes(name))
     refuse(`${configPath} has [env.${name}] already.`);
   if (values.origin === undefined)
@@ -202,11 +206,5 @@ export function add(argv: string[]): void {
 
 if (import.meta.main) {
   const [command, ...argv] = process.argv.slice(2);
-  await runCommand(() =>
-    command === "add"
-      ? add(argv)
-      : refuse(
-          "Usage: npm run tenant -- add NAME --origin URL [--auth relay|broker] [--profile PROFILE] [--workers-dev SUBDOMAIN] [--host HOST ...]",
-        ),
-  );
+  await runCommand(() => (command === "add" ? add(argv) : refuse(USAGE)));
 }

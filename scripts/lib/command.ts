@@ -3,12 +3,33 @@
  * throws `Refused`, and `runCommand` prints why and exits 1. Its functions
  * can so be asked in a test's own process, without starting one per refusal.
  */
+import { type ParseArgsConfig, parseArgs } from "node:util";
 
 /** Why a command cannot do what it was asked; it has changed nothing. */
 export class Refused extends Error {}
 
 export function refuse(message: string): never {
   throw new Refused(message);
+}
+
+/**
+ * A command's arguments as `parseArgs` reads them; an option it does not
+ * know, or one without its value, refused with the command's `usage`
+ * rather than thrown at the operator as a stack trace.
+ */
+export function argumentsOf<T extends ParseArgsConfig>(
+  config: T,
+  usage: string,
+): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_")) {
+      refuse(`${(error as Error).message}\n${usage}`);
+    }
+    throw error;
+  }
 }
 
 /** Runs a command: a refusal is printed, and the exit code is 1. */

@@ -204,6 +204,9 @@ const SettingsObject = v.object(
 
 type Settings = v.InferOutput<typeof SettingsObject>;
 
+/** Every setting and binding the Worker reads, by name: what docs/configuration.md documents. */
+export const SETTINGS = SettingsObject.entries;
+
 /** A problem found across settings: the keys of its path, and what is wrong. */
 type Found = [keys: readonly string[], problem: string];
 

@@ -249,6 +249,27 @@ describe("npm run check", () => {
     });
   });
 
+  it("reads --var as wrangler deploy and npm run deploy do: `--var A:1 B:2` sets both", () => {
+    const both = npmRun("check", ["--env", "acme", "--var", "TOOL_CHANGES:hold", "MAX_TOOLS:zero"]);
+    expect(both.status).toBe(1);
+    expect(sections(both.out).get("[env.acme]")).toMatchObject({
+      verdict: "1 problem",
+      lines: expect.arrayContaining(["MAX_TOOLS: must be a whole number of tools"]),
+    });
+  });
+
+  it("answers an option it does not know, or a word no option takes, with its usage", () => {
+    const unknown = npmRun("check", ["--help"]);
+    expect(unknown.status).toBe(1);
+    expect(unknown.out).toContain("Usage: npm run check [-- --env NAME] [--var NAME:VALUE ...]");
+    expect(unknown.out).not.toMatch(/^\s+at /m);
+    const stray = npmRun("check", ["--env", "acme", "extra"]);
+    expect(stray.status).toBe(1);
+    expect(stray.out).toContain("extra");
+    expect(stray.out).toContain("Usage: npm run check");
+    expect(stray.out).not.toMatch(/^\s+at /m);
+  });
+
   it("is clean on the shipped wrangler.toml, its example tenants included", () => {
     const shipped = npmRun("check", []);
     expect(shipped.status).toBe(0);

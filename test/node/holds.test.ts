@@ -83,6 +83,12 @@ describe("npm run holds", () => {
     expect(nowhere.out).toContain("Say where: --env NAME");
     // The others are the same command's own checks, asked in this process (a process costs 3 s).
     const config = ["--local", "--config", join(repo.dir, "wrangler.toml")];
+    await expect(holds(["list", "--help", ...config])).rejects.toThrow(
+      expect.objectContaining({
+        constructor: Refused,
+        message: expect.stringContaining("Usage: npm run holds -- list|accept TOOL"),
+      }),
+    );
     await expect(holds(["accept", "other", ...config])).rejects.toThrow(
       new Refused('"other" is not held in the top level (local development).'),
     );

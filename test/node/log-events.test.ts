@@ -1,8 +1,9 @@
 /**
  * The log lines are part of the behavior (docs/logs.md): every event the
  * table documents is asserted logged by at least one test (an `expect` in a
- * test file, not a fixture, a comment or an assertion that it is absent), and
- * every event the proxy logs is in the table.
+ * test file, not a fixture, a comment or an assertion that it is absent),
+ * every event the proxy logs is in the table, and every field a line is
+ * written with is in its event's row.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -41,6 +42,62 @@ function logged(): string[] {
   return [...names].sort();
 }
 
+/** The fields each event's row documents: the backticked words of its last cell. */
+function documentedFields(): Map<string, Set<string>> {
+  const fields = new Map<string, Set<string>>();
+  const table = readFileSync(join(ROOT, "docs/logs.md"), "utf8");
+  for (const line of table.split("\n").filter((row) => row.startsWith("| `"))) {
+    const cells = line.split("|");
+    const said = new Set(
+      [...(cells.at(-2) ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1] as string),
+    );
+    for (const [, event] of (cells[1] ?? "").matchAll(/`([a-z_]+)`/g))
+      fields.set(event as string, said);
+  }
+  return fields;
+}
+
+/** The text from `open` (a bracket) to the bracket that closes it. */
+function bracketed(source: string, open: number): string {
+  let depth = 0;
+  for (let at = open; at < source.length; at++) {
+    if ("({[".includes(source[at] as string)) depth++;
+    else if (")}]".includes(source[at] as string) && --depth === 0)
+      return source.slice(open, at + 1);
+  }
+  return source.slice(open);
+}
+
+/**
+ * The fields src/ writes for each event: the keys an object written in the
+ * `logEvent` call names itself (a spread's are the type's it spreads, not read here).
+ */
+function loggedFields(): Array<{ event: string; field: string; at: string }> {
+  const found: Array<{ event: string; field: string; at: string }> = [];
+  for (const file of filesUnder("src")) {
+    const source = withoutComments(readFileSync(file, "utf8"));
+    for (const call of source.matchAll(/logEvent\(/g)) {
+      const args = bracketed(source, (call.index ?? 0) + "logEvent".length);
+      const events = [...(/^\(([^,{]+),/.exec(args)?.[1] ?? "").matchAll(/"([a-z]+_[a-z_]+)"/g)];
+      const object = args.indexOf("{");
+      if (events.length === 0 || object === -1) continue;
+      // The object's members at its own level: nested brackets and strings set aside.
+      const members = bracketed(args, object)
+        .slice(1, -1)
+        .replace(/"(?:[^"\\]|\\.)*"|`[^`]*`/g, (text) => (text.startsWith('"') ? text : "``"))
+        .replace(/\([^()]*\)|\[[^[\]]*\]|\{[^{}]*\}/g, "")
+        .replace(/\([^()]*\)|\[[^[\]]*\]|\{[^{}]*\}/g, "");
+      for (const member of members.split(",")) {
+        const key = /^\s*(?:"([^"]+)"|([A-Za-z_$][\w$]*))\s*(?::|$)/.exec(member);
+        const field = key?.[1] ?? key?.[2];
+        if (field === undefined) continue;
+        for (const [, event] of events) found.push({ event: event as string, field, at: file });
+      }
+    }
+  }
+  return found;
+}
+
 /** `source` without its comments (line comments that follow code or a string's `:` kept apart). */
 const withoutComments = (source: string) =>
   source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
@@ -74,6 +131,14 @@ function assertsLogged(source: string, event: string): boolean {
 describe("the log table", () => {
   it("documents every event the proxy logs, and no other", () => {
     expect([...new Set(documented())].sort()).toEqual(logged());
+  });
+
+  it("documents each field the proxy writes in its event's row", () => {
+    const documented = documentedFields();
+    const written = loggedFields();
+    expect(written.length).toBeGreaterThan(100);
+    const undocumented = written.filter(({ event, field }) => !documented.get(event)?.has(field));
+    expect(undocumented).toEqual([]);
   });
 
   it("has a test asserting each event it documents", () => {

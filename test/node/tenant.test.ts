@@ -132,6 +132,10 @@ describe("npm run tenant -- add", () => {
         ["add", "Nx_", "--origin", "https://x.example/mcp", "--host", "x.example"],
         "lower-case letters, digits and dashes",
       ],
+      [
+        ["add", "nx", "--origin", "https://x.example/mcp", "--auth-mode", "broker"],
+        "Usage: npm run tenant -- add NAME --origin URL",
+      ],
     ];
     // The first as the operator runs it: the reason printed, exit code 1.
     const [[firstArgs, firstSays], ...others] = refusals as [

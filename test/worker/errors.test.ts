@@ -408,6 +408,36 @@ describe("methods", () => {
     const response = await throughGateway(PROXY_URL, { method });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, POST, DELETE, OPTIONS");
+    // HEAD's answer has no body.
+    if (method !== "HEAD") {
+      expect(await response.json()).toMatchObject({ error: { code: -32600 } });
+    }
+  });
+});
+
+describe("paths the proxy does not serve", () => {
+  it.each([
+    ["a path beside the endpoint", "GET", "/mcpx", "Not found: the MCP endpoint is /mcp"],
+    ["a profile that is none", "POST", "/mcp/claude", "Not found: the MCP endpoint is /mcp"],
+    [
+      "relay mode's consent page",
+      "GET",
+      "/authorize",
+      "Sign-in pages exist in broker and gate mode only",
+    ],
+    [
+      "relay mode's callback",
+      "GET",
+      "/oauth/callback",
+      "Sign-in pages exist in broker and gate mode only",
+    ],
+    ["sign-out outside gate mode", "POST", "/oauth/sign-out", "Sign-out exists in gate mode only"],
+  ])("%s: 404, the origin not called", async (_, method, path, error) => {
+    const trace = newTrace();
+    const response = await throughGateway(`http://proxy.test${path}?trace=${trace}`, { method });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error });
+    expect(await receivedByOrigin(trace)).toEqual([]);
   });
 });
 
