@@ -7,7 +7,7 @@
  */
 import { REQUEST_KEYS, recoverArguments } from "../args/recover";
 import { isPlainObject } from "../json";
-import { type JsonRpcRequest, toolError } from "../protocol/jsonrpc";
+import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
 import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
@@ -78,15 +78,26 @@ export function searchModeResult(
   return { ...rest, tools: searchModeTools(profile, total) };
 }
 
-/** The arguments of one of the proxy's two tools, from wherever the client put them, and the envelope. */
-function argumentsOf(message: JsonRpcRequest): {
-  args: Record<string, unknown>;
-  envelope: Record<string, unknown>;
-} {
+/**
+ * The arguments of one of the proxy's two tools, from wherever the client put
+ * them, and the envelope; or, for arguments that are no object, the `-32602`
+ * a direct call gets (docs/errors.md), not a tool error that calls the query
+ * or name missing.
+ */
+function argumentsOf(
+  message: JsonRpcRequest,
+): { args: Record<string, unknown>; envelope: Record<string, unknown> } | { refused: unknown } {
   const recovered = recoverArguments(isPlainObject(message.params) ? message.params : {});
-  return recovered.kind === "recovered"
-    ? { args: recovered.arguments ?? {}, envelope: recovered.envelope }
-    : { args: {}, envelope: {} };
+  if (recovered.kind === "refused") {
+    return {
+      refused: jsonRpcError(
+        message.id,
+        ErrorCode.InvalidParams,
+        `Invalid params: ${recovered.message}`,
+      ),
+    };
+  }
+  return { args: recovered.arguments ?? {}, envelope: recovered.envelope };
 }
 
 function limitOf(value: unknown): number {
@@ -115,7 +126,9 @@ export function answerSearch(
   revision: Revision,
   room: number,
 ): unknown | undefined {
-  const { args } = argumentsOf(message);
+  const read = argumentsOf(message);
+  if ("refused" in read) return read.refused;
+  const { args } = read;
   if (typeof args.query !== "string") {
     return toolError(
       message.id,
@@ -161,7 +174,9 @@ export type UnwrappedCall =
  * …) is the client's, not the model's to write.
  */
 export function unwrapCall(message: JsonRpcRequest, revision: Revision): UnwrappedCall {
-  const { args: outer, envelope } = argumentsOf(message);
+  const read = argumentsOf(message);
+  if ("refused" in read) return { kind: "answer", response: read.refused };
+  const { args: outer, envelope } = read;
   const { name } = outer;
   if (typeof name !== "string" || name === "") {
     return {

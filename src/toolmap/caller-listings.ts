@@ -39,18 +39,27 @@ export interface ListingView {
   readonly whole: boolean;
   /** A whole listing over the profile's tool ceiling: the tools search mode finds; `null` otherwise. */
   readonly search: ToolSearch | null;
+  /** In search mode, the characters of its tools as the origin wrote them: about what its search holds of them. */
+  readonly chars: number;
 }
 
 /**
  * Views kept per isolate: their tools together, a tool in search mode
  * weighing `SEARCH_WEIGHT` (its search index, built at the first search, and
- * what a search shows of it: about 2 KB a tool against 0.6 KB, `npm run
- * bench` callers), so that views at the bound hold about 30 MiB; and how
- * many views; and callers pointing at one. A caller's view stands for
- * `LISTING_MS`: a caller who searches or calls past it is listed again.
+ * what a search shows of it: about 2 KB a tool of some 760 characters against
+ * 0.6 KB, `npm run bench` callers), or, where its tools say more, one for each
+ * `CHARS_PER_WEIGHT` characters of them: a search keeps each tool's
+ * description and schema whole, and views weighed by count alone held 141 MiB
+ * for 150 callers listed 129 tools of 8 KB each, their own
+ * (test/node/caller-views-memory.test.ts). So views at the bound hold about
+ * 30 MiB, and one view of a listing as long as a message may be (16 MiB)
+ * still fits; and how many views; and callers pointing at one. A
+ * caller's view stands for `LISTING_MS`: a caller who searches or calls past
+ * it is listed again.
  */
 export const MAX_VIEW_WEIGHT = 60_000;
 const SEARCH_WEIGHT = 4;
+const CHARS_PER_WEIGHT = 320;
 const MAX_VIEWS = 1_000;
 const MAX_CALLERS = 4_096;
 const LISTING_MS = 10 * 60_000;
@@ -59,7 +68,10 @@ const LISTING_MS = 10 * 60_000;
 export class CallerListings {
   private readonly views = new BoundedMap<string, ListingView>(MAX_VIEWS, LISTING_MS, {
     max: MAX_VIEW_WEIGHT,
-    weigh: (view) => view.decisions.size * (view.search ? SEARCH_WEIGHT : 1),
+    weigh: (view) =>
+      view.search
+        ? Math.max(view.decisions.size * SEARCH_WEIGHT, Math.ceil(view.chars / CHARS_PER_WEIGHT))
+        : view.decisions.size,
   });
   private readonly callers = new BoundedMap<string, string>(MAX_CALLERS, LISTING_MS);
 
@@ -97,7 +109,8 @@ const textOf = (tool: ListedTool) => (tool.written ? textAt(tool.written) : JSON
  * The key of a view: everything it holds, each part written after its
  * length, so no two views read alike. `settings`: what else shapes it
  * (tool-map.ts `settingsOf`); `before`: the key of the view a later page adds
- * to. A view in search mode holds its tools' texts too, as its search shows them.
+ * to. A view in search mode holds its tools' texts too (`texts`, one per
+ * tool), as its search shows them.
  * `pins`: under `TOOL_CHANGES=hold`, the definitions it showed (caller-pins.ts),
  * as an answer remembered from one view is given only to a caller last shown
  * that view (tool-map.ts `rememberedAnswer`): a caller shown another
@@ -109,13 +122,14 @@ export function viewKey(
   tools: readonly ListedTool[],
   view: ListingView,
   pins?: ReadonlyMap<string, string>,
+  texts?: readonly string[],
 ): Promise<string> {
   const parts = [settings, before ?? "", `${view.whole} ${view.search !== null} ${!!pins}`];
-  for (const tool of tools) {
+  for (const [i, tool] of tools.entries()) {
     parts.push(tool.name, String(view.decisions.get(tool.name)));
     parts.push(String(view.schemas.get(tool.name)));
     if (pins) parts.push(String(pins.get(tool.name)));
-    if (view.search) parts.push(textOf(tool));
+    if (texts) parts.push(texts[i] as string);
   }
   return sha256(parts.map((part) => `${part.length}:${part}`).join(""));
 }
@@ -185,13 +199,16 @@ export class CallerView {
   ): Promise<{ key: string; held: boolean }> {
     const before = part === "later" ? await this.current() : undefined;
     const all = before ? new Map([...before.view.decisions, ...decisions]) : decisions;
+    // Read once: for the view's key, and for what it weighs.
+    const texts = search ? tools.map(textOf) : undefined;
     const view: ListingView = {
       decisions: all,
       schemas: before ? new Map([...before.view.schemas, ...schemas]) : schemas,
       whole: part === "whole",
       search,
+      chars: texts?.reduce((sum, text) => sum + text.length, 0) ?? 0,
     };
-    const key = await viewKey(this.settings(), before?.key, tools, view, pins);
+    const key = await viewKey(this.settings(), before?.key, tools, view, pins, texts);
     this.listings.show(this.scope(), await this.caller.listing(), key, view);
     return { key, held: [...all.values()].includes("held") };
   }

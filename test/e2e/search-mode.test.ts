@@ -272,6 +272,36 @@ describe("search mode, on the wire as a 2025-era session writes it", () => {
     expect(names).toEqual(catalogTools(100).map((tool) => tool.name));
   });
 
+  it("refuses search_tools and call_tool whose arguments are no object as a direct call's (-32602), not as a missing query or name", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: catalog(300) });
+    const session = await openSession(proxy, PROXY_URL);
+    await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session);
+    const cases = [
+      ["search_tools", 5, "`arguments` must be an object, not integer"],
+      [
+        "search_tools",
+        "read a file",
+        "`arguments` must be an object, not a string that is not a JSON object",
+      ],
+      ["call_tool", ["read_text_file"], "`arguments` must be an object, not array"],
+      [
+        "call_tool",
+        '{"name": "read_text_file"',
+        "`arguments` must be an object, not a string that is not a JSON object",
+      ],
+    ] as const;
+    for (const [name, args, reason] of cases) {
+      const [answer] = await messagesOf(
+        await postJson(proxy, PROXY_URL, rpc(1, "tools/call", { name, arguments: args }), session),
+      );
+      expect(answer).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32602, message: `Invalid params: ${reason}` },
+      });
+    }
+  });
+
   it("relay mode: answers a search only from what the origin listed the searcher", async () => {
     const trace = crypto.randomUUID();
     const proxy = viaProxy(

@@ -1,0 +1,88 @@
+/**
+ * What callers' views in search mode hold in an isolate's memory
+ * (src/toolmap/caller-listings.ts): each keeps its tools as a search shows
+ * them, descriptions and schemas whole, so the views' bound must weigh what
+ * their tools say, not only how many they are. An origin (untrusted,
+ * SECURITY.md) that lists each caller their own long tools, or an honest one
+ * whose per-user listings are large, would otherwise have the isolate keep
+ * far more than docs/limits.md says (about 30 MiB). Views made as the tool
+ * map makes them (`searchModeOf`, then `CallerView.show`). Run in Node, where
+ * a test can collect garbage and read the heap: workerd runs the same V8.
+ */
+import v8 from "node:v8";
+import vm from "node:vm";
+import { describe, expect, it } from "vitest";
+import type { ListedTool } from "../../src/protocol/tools-list";
+import { CallerListings, CallerView } from "../../src/toolmap/caller-listings";
+import { searchModeOf } from "../../src/toolmap/tool-search";
+
+v8.setFlagsFromString("--expose-gc");
+const collectGarbage = vm.runInNewContext("gc") as () => void;
+const heapUsed = () => {
+  collectGarbage();
+  return v8.getHeapStatistics().used_heap_size;
+};
+
+/** One over OpenAI's ceiling: search mode. */
+const TOOLS = 129;
+
+/** What the origin lists caller `caller`: `TOOLS` tools of about `repeats` × 31 characters each, theirs alone. */
+function listingOf(caller: number, repeats = 130): ListedTool[] {
+  const tools = Array.from({ length: TOOLS }, (_, i) => ({
+    name: `report_${i}`,
+    description: `Reads report ${i} of user ${caller}. ${"It says what the report holds. ".repeat(repeats)}`,
+    inputSchema: { type: "object", properties: { month: { type: "string" } } },
+  }));
+  // As a listing arrives: parsed from its text.
+  return JSON.parse(JSON.stringify(tools)) as ListedTool[];
+}
+
+/** Shows caller `caller` their own listing, in search mode, as the tool map does. */
+async function show(listings: CallerListings, caller: number, repeats?: number): Promise<void> {
+  const tools = listingOf(caller, repeats);
+  const search = searchModeOf(
+    tools,
+    {
+      names: new Map(),
+      schemas: new Map(),
+      descriptions: new Map(),
+      hidden: new Set(),
+      inputSchemas: new Map(tools.map((tool) => [tool.name, tool.inputSchema])),
+    },
+    "openai",
+    128,
+  );
+  if (search === null) throw new Error("not in search mode");
+  // The first search builds the index the view keeps.
+  search.search("monthly report", 8);
+  const view = new CallerView(
+    listings,
+    () => "origin and profile",
+    { listing: async () => `caller ${caller}`, pins: async () => `caller ${caller}` },
+    () => "settings",
+  );
+  const shown = new Map(tools.map((tool) => [tool.name, "shown" as const]));
+  const schemas = new Map(tools.map((tool) => [tool.name, "2.schema"]));
+  await view.show("whole", tools, shown, schemas, search);
+}
+
+describe("callers' views in search mode", () => {
+  it("hold about their bound however long their tools, and keep the latest caller's", async () => {
+    const listings = new CallerListings();
+    const callers = 160;
+    const before = heapUsed();
+    for (let caller = 0; caller < callers; caller++) await show(listings, caller);
+    const grown = heapUsed() - before;
+
+    // 160 listings of about 0.5 MB were shown; the views keep what docs/limits.md says, about 30 MiB.
+    expect(grown).toBeLessThan(40 * 2 ** 20);
+    expect(listings.viewOf("origin and profile", `caller ${callers - 1}`)).toBeDefined();
+  }, 120_000);
+
+  it("keep a caller's view of a listing as long as one message may be (16 MiB)", async () => {
+    const listings = new CallerListings();
+    // 129 tools of about 126,000 characters: some 16.2 M in all.
+    await show(listings, 0, 4_060);
+    expect(listings.viewOf("origin and profile", "caller 0")).toBeDefined();
+  }, 120_000);
+});
