@@ -93,6 +93,9 @@ async function analyticsSession(vars: Record<string, string> = {}, query = "") {
   return { ...setup, ...recording, send, call };
 }
 
+/** A demo tool's result: it names the tool that answered. */
+type Answer = { result: { structuredContent: { tool: string } } };
+
 const onlyPoint = (points: Point[]) => {
   expect(points).toHaveLength(1);
   return points[0] as Point;
@@ -429,6 +432,30 @@ describe("a data point per call", () => {
       ["tools/list", "ok"],
     ]);
   });
+
+  it.each([
+    ["an event stream", ""],
+    ["a JSON body", "&json"],
+  ])(
+    "a batch that gives two calls one id, answered in %s: a data point for each, as the client got it",
+    async (_, query) => {
+      const { send } = await analyticsSession({}, query);
+      const { messages, points } = await send([
+        rpc(1, "tools/call", { name: DEMO_NAMES["scope:action"], arguments: { scope: "billing" } }),
+        rpc(1, "tools/call", { name: DEMO_NAMES["files.read"], arguments: { path: "a" } }),
+      ]);
+      // The demo's SDK answers one of them (the first): the other is unanswered, not the first's.
+      const answered = messages.map((message) => (message as Answer).result.structuredContent.tool);
+      expect(answered).toHaveLength(1);
+      const byTool = points.map((point) => [point.blobs["gen_ai.tool.name"], point.blobs.outcome]);
+      expect(byTool.sort()).toEqual(
+        ["files.read", "scope:action"].map((tool) => [
+          tool,
+          answered.includes(tool) ? "ok" : "unanswered",
+        ]),
+      );
+    },
+  );
 });
 
 describe("which client", () => {
