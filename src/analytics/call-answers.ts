@@ -222,7 +222,14 @@ export class CallAnswers {
         ? Number.NaN
         : Number(length);
     if (declared <= MAX_JUDGED_CHARS) {
-      const bytes = new Uint8Array(await origin.arrayBuffer());
+      let bytes: Uint8Array;
+      try {
+        bytes = new Uint8Array(await origin.arrayBuffer());
+      } catch (error) {
+        // The answer failed midway: unanswered, and the client's body fails as the origin's did.
+        this.ended();
+        return new ReadableStream({ start: (controller) => controller.error(error) });
+      }
       this.judgeWhole(new TextDecoder().decode(bytes), bytes.byteLength);
       return bytes;
     }

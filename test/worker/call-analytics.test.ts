@@ -192,6 +192,24 @@ describe("a data point per call", () => {
     },
   );
 
+  it("a short JSON answer the origin cuts off: unanswered, and the client's body fails as the origin's did", async () => {
+    const { proxy, session, points } = await analyticsSession({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/cut/mcp?map=${crypto.randomUUID()}&json`,
+    });
+    const body = rpc(1, "tools/call", {
+      name: DEMO_NAMES["scope:action"],
+      arguments: { scope: "billing" },
+    });
+    const response = await postJson(proxy, PROXY_URL, body, session);
+    // Not the proxy's 500: the origin's answer, whose body ends in an error.
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow();
+    expect(onlyPoint(await points()).blobs).toMatchObject({
+      "gen_ai.tool.name": "scope:action",
+      outcome: "unanswered",
+    });
+  });
+
   it("a repaired call lists its repairs, sorted, and counts them; its log line names it as the point does", async () => {
     const { call } = await analyticsSession();
     const logs = captureLogs();
