@@ -381,6 +381,45 @@ describe("a data point per call", () => {
     });
   });
 
+  it("a call the proxy would answer itself, in a request the client gets an HTTP error for: as the client got it", async () => {
+    const recording = recordingDataset();
+    const bound = {
+      app: createApp(),
+      bindings: { CALLS: recording.dataset },
+      contexts: recording.contexts,
+    };
+    // Rules that refuse what they cannot check, and an origin whose listing asks the caller to sign in.
+    const signedOut = viaProxy(
+      {
+        ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp?map=${crypto.randomUUID()}`,
+        TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }),
+      },
+      bound,
+    );
+    const challenged = await postJson(signedOut, PROXY_URL, rpc(1, "tools/call", { name: "a_b" }));
+    expect(challenged.status).toBe(401);
+    await challenged.body?.cancel();
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      outcome: "http_error",
+      "error.type": "401",
+    });
+    recording.clear();
+    // Arguments that are no object beside a call that goes on, to an origin that cannot be reached.
+    const closed = viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` }, bound);
+    const unreachable = await postJson(closed, PROXY_URL, [
+      rpc(1, "tools/call", { name: "a_b", arguments: 5 }),
+      rpc(2, "tools/call", { name: "a_b" }),
+    ]);
+    expect(unreachable.status).toBe(502);
+    const errors = (await unreachable.json()) as Array<{ error: { code: number } }>;
+    expect(errors.map(({ error }) => error.code)).toEqual([-32000, -32000]);
+    const points = await recording.points();
+    expect(points.map((point) => point.blobs.outcome)).toEqual([
+      "origin_unreachable",
+      "origin_unreachable",
+    ]);
+  });
+
   it("a held tool: held", async () => {
     const recording = recordingDataset();
     const map = crypto.randomUUID();
