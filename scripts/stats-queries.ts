@@ -20,8 +20,16 @@ export interface StatsQuery {
 }
 
 const DATASET = /^[A-Za-z0-9_]+$/;
-/** What a host (the index) is made of: nothing that could end an SQL string. */
-const INDEX = /^[A-Za-z0-9.:[\]-]+$/;
+/**
+ * What a host (the index) is made of, `_` too (the Worker takes an
+ * `ORIGIN_URL` with one): nothing that could end an SQL string.
+ */
+const INDEX = /^[A-Za-z0-9._:[\]-]+$/;
+
+/** Whether `dataset` is a name the queries can read from, bare. */
+export const isDatasetName = (dataset: string) => DATASET.test(dataset);
+/** Whether `index`, an origin's host, can stand in the queries' SQL string. */
+export const isIndex = (index: string) => INDEX.test(index);
 
 /**
  * Whether the queries compute `column` (a count, a share, a duration), not
@@ -48,8 +56,8 @@ const FAILED = `${OUTCOME} NOT IN ('ok', 'unread')`;
 const share = (condition: string) => `SUM(_sample_interval * if(${condition}, 1, 0))`;
 
 export function statsQueries({ dataset, index, interval }: Scope): StatsQuery[] {
-  if (!DATASET.test(dataset)) throw new Error(`not a dataset name: ${dataset}`);
-  if (!INDEX.test(index)) throw new Error(`not an origin's host: ${index}`);
+  if (!isDatasetName(dataset)) throw new Error(`not a dataset name: ${dataset}`);
+  if (!isIndex(index)) throw new Error(`not an origin's host: ${index}`);
   const where = (more: string) =>
     [
       `WHERE index1 = '${index}'`,

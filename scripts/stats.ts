@@ -18,7 +18,14 @@ import type * as Wrangler from "wrangler";
 import { originIndex } from "../src/analytics/layout";
 import { argumentsOf, runCommand } from "./lib/command";
 import { printable } from "./lib/terminal";
-import { intervalOf, isFigure, type StatsQuery, statsQueries } from "./stats-queries";
+import {
+  intervalOf,
+  isDatasetName,
+  isFigure,
+  isIndex,
+  type StatsQuery,
+  statsQueries,
+} from "./stats-queries";
 
 const USAGE =
   "Usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL] [--config FILE]";
@@ -124,6 +131,17 @@ async function main() {
       `${which}: the data points are indexed by its host (with a secret ORIGIN_URL, give it with --origin URL)`,
     );
   }
+  const index = originIndex(new URL(originUrl));
+  if (!isIndex(index)) {
+    const which = values.origin === undefined ? "ORIGIN_URL's" : "--origin's";
+    fail(`${which} host ${index} cannot be queried: it is no host name or address`);
+  }
+  if (!isDatasetName(dataset)) {
+    const which = values.dataset === undefined ? `the CALLS binding's dataset` : "--dataset";
+    fail(
+      `${which} ${dataset} cannot be queried: this command reads names of letters, digits and _`,
+    );
+  }
   const account = process.env.CLOUDFLARE_ACCOUNT_ID;
   const token = process.env.CLOUDFLARE_API_TOKEN;
   if (!account || !token) {
@@ -134,7 +152,6 @@ async function main() {
   const base = process.env.CLOUDFLARE_API_BASE_URL ?? "https://api.cloudflare.com/client/v4";
   const url = `${base}/accounts/${encodeURIComponent(account)}/analytics_engine/sql`;
 
-  const index = originIndex(new URL(originUrl));
   process.stdout.write(`Call analytics of ${index} in ${dataset}, the last ${since}\n`);
   for (const query of statsQueries({ dataset, index, interval })) {
     const answer = await ask(url, token, query);

@@ -61,8 +61,14 @@ function verdictOf(message: Record<string, unknown>, record: MessageRecord): Ver
 export type Settle = (record: MessageRecord, verdict: Verdict, answerBytes: number) => void;
 
 export class CallAnswers {
-  readonly #waiting = new Map<RequestId, MessageRecord>();
+  /**
+   * What waits, by id, in the order asked: a batch may give two requests one
+   * id, and the first response with it is taken for the first of them (as
+   * the origin answers in turn), each of them settled once.
+   */
+  readonly #waiting = new Map<RequestId, MessageRecord[]>();
   readonly #ids = new Set<RequestId>();
+  #count = 0;
   /** Bytes of the answer passed so far. */
   #bytes = 0;
   /**
@@ -82,33 +88,50 @@ export class CallAnswers {
   ) {
     for (const record of records) {
       if (record.local !== undefined) continue;
-      this.#waiting.set(record.id, record);
+      const same = this.#waiting.get(record.id);
+      if (same) same.push(record);
+      else this.#waiting.set(record.id, [record]);
       this.#ids.add(record.id);
+      this.#count++;
     }
   }
 
   /** Whether an answer is still to come. */
   get waiting(): boolean {
-    return this.#waiting.size > 0;
+    return this.#count > 0;
   }
 
   /** Whether a call (not only listings, which their rewrite judges) waits for its answer. */
   get waitingForCalls(): boolean {
-    for (const record of this.#waiting.values()) if (record.method === "tools/call") return true;
+    for (const same of this.#waiting.values()) {
+      if (same.some((record) => record.method === "tools/call")) return true;
+    }
     return false;
   }
 
+  /** What waits for a response with `id` (as a client takes it), in the order asked. */
+  #waitingFor(id: unknown): MessageRecord[] {
+    const asked = requestAnswered(id, this.#ids);
+    return (asked === undefined ? undefined : this.#waiting.get(asked)) ?? [];
+  }
+
   #end(record: MessageRecord, verdict: Verdict, bytes = this.#bytes) {
-    this.#waiting.delete(record.id);
-    this.#ids.delete(record.id);
+    const same = this.#waiting.get(record.id) ?? [];
+    const at = same.indexOf(record);
+    if (at < 0) return;
+    same.splice(at, 1);
+    this.#count--;
+    if (same.length === 0) {
+      this.#waiting.delete(record.id);
+      this.#ids.delete(record.id);
+    }
     this.settle(record, verdict, bytes);
   }
 
   /** A listing's answer was renamed: it lists `tools`, in search mode when `search`. */
   listed(id: RequestId, tools: number, search: boolean, bytes?: number): void {
-    const asked = requestAnswered(id, this.#ids);
-    const record = asked === undefined ? undefined : this.#waiting.get(asked);
-    if (record?.method !== "tools/list") return;
+    const record = this.#waitingFor(id).find((waiting) => waiting.method === "tools/list");
+    if (!record) return;
     record.tools = tools;
     record.search = search;
     this.#end(record, OK, bytes);
@@ -118,8 +141,7 @@ export class CallAnswers {
   see(payload: unknown, bytes?: number): void {
     for (const message of Array.isArray(payload) ? payload : [payload]) {
       if (!isPlainObject(message)) continue;
-      const id = requestAnswered(own(message, "id"), this.#ids);
-      const record = id === undefined ? undefined : this.#waiting.get(id);
+      const record = this.#waitingFor(own(message, "id"))[0];
       const verdict = record && verdictOf(message, record);
       if (record && verdict) this.#end(record, verdict, bytes);
     }
@@ -168,8 +190,7 @@ export class CallAnswers {
   #passedUnparsed(mentioned: (marker: string) => boolean) {
     if (!mentioned(RESULT) && !mentioned(ERROR)) return;
     const failed = FAILURE.some(mentioned);
-    this.#unparsed =
-      this.#unparsed === undefined && !failed && this.#waiting.size === 1 ? OK : UNREAD;
+    this.#unparsed = this.#unparsed === undefined && !failed && this.#count === 1 ? OK : UNREAD;
   }
 
   /**
@@ -182,7 +203,7 @@ export class CallAnswers {
 
   /** What still waits ends as `verdict`. */
   endAll(verdict: Verdict, bytes = this.#bytes): void {
-    for (const record of [...this.#waiting.values()]) this.#end(record, verdict, bytes);
+    for (const record of [...this.#waiting.values()].flat()) this.#end(record, verdict, bytes);
   }
 
   /**
@@ -201,7 +222,14 @@ export class CallAnswers {
         ? Number.NaN
         : Number(length);
     if (declared <= MAX_JUDGED_CHARS) {
-      const bytes = new Uint8Array(await origin.arrayBuffer());
+      let bytes: Uint8Array;
+      try {
+        bytes = new Uint8Array(await origin.arrayBuffer());
+      } catch (error) {
+        // The answer failed midway: unanswered, and the client's body fails as the origin's did.
+        this.ended();
+        return new ReadableStream({ start: (controller) => controller.error(error) });
+      }
       this.judgeWhole(new TextDecoder().decode(bytes), bytes.byteLength);
       return bytes;
     }

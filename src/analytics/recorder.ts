@@ -52,6 +52,12 @@ const contentLength = (response: Response) =>
 
 export class CallRecorder {
   readonly answers: CallAnswers;
+  /**
+   * The messages the proxy answered itself: settled once the client's
+   * response is known, which may be an HTTP error instead of those answers
+   * (the origin's `401` to the listing the rules needed, a `502`).
+   */
+  readonly #local: MessageRecord[];
   #written = 0;
 
   constructor(
@@ -66,10 +72,7 @@ export class CallRecorder {
       (record, verdict, bytes) => this.#settle(record, verdict, bytes),
       waitUntil,
     );
-    for (const record of records) {
-      if (record.local !== undefined)
-        this.#settle(record, localVerdict(record), bytesOf(record.local));
-    }
+    this.#local = records.filter((record) => record.local !== undefined);
   }
 
   /** The proxy calls the origin now. */
@@ -77,24 +80,31 @@ export class CallRecorder {
     this.facts.originStarted = Date.now();
   }
 
-  /** What still waits for its answer ends as `verdict`: `response` is what the client gets instead. */
+  /** Every message ends as `verdict`: `response` is what the client gets instead of their answers. */
   endWith(verdict: Verdict, response: Response): void {
-    this.answers.endAll(verdict, contentLength(response));
+    const bytes = contentLength(response);
+    for (const record of this.#local.splice(0)) this.#settle(record, verdict, bytes);
+    this.answers.endAll(verdict, bytes);
   }
 
   /**
-   * The client gets `response`: unless a watch reads it as it streams (and
-   * settles what waits when it ends), what still waits is judged by its status.
+   * The client gets `response`: an HTTP error is what every message got;
+   * else the proxy's own answers are in it, and, unless a watch reads it as
+   * it streams (and settles what waits when it ends), what still waits is
+   * judged by its status.
    */
   answered(response: Response): void {
-    if (this.answers.streaming || !this.answers.waiting) return;
     const { status } = response;
-    this.endWith(
-      status >= 400
-        ? { outcome: "http_error", errorType: String(status) }
-        : { outcome: status === 202 || status === 204 ? "unanswered" : "unread", errorType: "" },
-      response,
-    );
+    if (status >= 400) {
+      this.endWith({ outcome: "http_error", errorType: String(status) }, response);
+      return;
+    }
+    for (const record of this.#local.splice(0)) {
+      this.#settle(record, localVerdict(record), bytesOf(record.local));
+    }
+    if (this.answers.streaming || !this.answers.waiting) return;
+    const outcome = status === 202 || status === 204 ? "unanswered" : "unread";
+    this.endWith({ outcome, errorType: "" }, response);
   }
 
   #settle(record: MessageRecord, verdict: Verdict, answerBytes: number) {

@@ -208,7 +208,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       // Told as a forwarded request would be, so that the client signs in again rather than
       // being told to try a call again that the rules cannot judge without a listing.
       if (signedOut) return sent(answered(signedOut));
-      if (plan.body === null) return localAnswer(plan.localResponses, body.batch);
+      if (plan.body === null) return sent(localAnswer(plan.localResponses, body.batch));
       const param = plan.callHeaders && paramMismatch(request.headers, plan.callHeaders);
       if (param !== undefined) {
         return sent(

@@ -278,6 +278,35 @@ dataset = "mcp_calls"
     expect(stdout + received.map(({ body }) => body).join("")).not.toContain("k-51d2");
   });
 
+  it("queries a host with an underscore, as the Worker indexes it, and refuses one SQL could misread, saying why", async () => {
+    const { base, received } = await sqlApi();
+    const underscored = await stats(base, [
+      "--config",
+      config,
+      "--env",
+      "keyed",
+      "--origin",
+      "https://mcp_tools.keyed.example/mcp",
+    ]);
+    expect(underscored.stderr).toBe("");
+    expect(underscored.code).toBe(0);
+    expect(received[0]?.body).toContain("WHERE index1 = 'mcp_tools.keyed.example'");
+    received.length = 0;
+    // A host the URL parser takes with a quote in it: never put in the SQL.
+    const quoted = await stats(base, [
+      "--config",
+      config,
+      "--env",
+      "keyed",
+      "--origin",
+      "https://x'or'1.example/mcp",
+    ]);
+    expect(quoted.code).toBe(1);
+    expect(quoted.stderr).toContain("--origin's host x'or'1.example cannot be queried");
+    expect(quoted.stderr).not.toMatch(/^\s+at /m);
+    expect(received).toEqual([]);
+  });
+
   it("says how to give it, without --origin", async () => {
     const { base, received } = await sqlApi();
     const { code, stderr } = await stats(base, ["--config", config, "--env", "keyed"]);

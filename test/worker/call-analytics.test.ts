@@ -17,6 +17,7 @@ import { messagesOf, openSession, PROTOCOL_VERSION, postJson, rpc } from "../hel
 import {
   CATALOG_ORIGIN,
   CLOSED_ORIGIN,
+  type Fetch,
   freshOrigin,
   GATEWAY_ORIGIN,
   PROXY_URL,
@@ -93,6 +94,30 @@ async function analyticsSession(vars: Record<string, string> = {}, query = "") {
   return { ...setup, ...recording, send, call };
 }
 
+/** The two ways an origin answers a POST: an event stream, a JSON body (the demo's `&json`). */
+const CARRIED = [
+  ["an event stream", ""],
+  ["a JSON body", "&json"],
+] as const;
+
+/** `proxy`'s answer to `body`, of `status`, left unread; the one point it wrote, taken. */
+async function pointOfAnswer(
+  recording: ReturnType<typeof recordingDataset>,
+  proxy: Fetch,
+  body: unknown,
+  status: number,
+): Promise<Point> {
+  const response = await postJson(proxy, PROXY_URL, body);
+  expect(response.status).toBe(status);
+  await response.body?.cancel();
+  const point = onlyPoint(await recording.points());
+  recording.clear();
+  return point;
+}
+
+/** A demo tool's result: it names the tool that answered. */
+type Answer = { result: { structuredContent: { tool: string } } };
+
 const onlyPoint = (points: Point[]) => {
   expect(points).toHaveLength(1);
   return points[0] as Point;
@@ -103,49 +128,49 @@ afterEach(() => {
 });
 
 describe("a data point per call", () => {
-  it.each([
-    ["an event stream", ""],
-    ["a JSON body", "&json"],
-  ])("a call that works, answered in %s: ok, every field as documented", async (_, query) => {
-    const { call } = await analyticsSession({}, query);
-    const requestBody = JSON.stringify(
-      rpc("call", "tools/call", {
-        name: DEMO_NAMES["files.read"],
-        arguments: { path: "src/main.ts", max_bytes: 512 },
-      }),
-    );
-    const { messages, points } = await call(DEMO_NAMES["files.read"], {
-      path: "src/main.ts",
-      max_bytes: 512,
-    });
-    expect(messages[0]).toHaveProperty("result");
-    const point = onlyPoint(points);
-    expect(point.index).toBe(new URL(GATEWAY_ORIGIN).host);
-    expect(point.blobs).toEqual({
-      "mcp.method.name": "tools/call",
-      "gen_ai.tool.name": "files.read",
-      outcome: "ok",
-      "error.type": "",
-      profile: "openai",
-      "mcp.client.name": "edge-rewriter-tests",
-      "mcp.client.version": "1.0.0",
-      repairs: "",
-      validation: "valid",
-      resolution: "listed",
-      search: "",
-      refusal: "",
-      "mcp.protocol.version": PROTOCOL_VERSION,
-      "client.source": "initialize",
-      "request.id": "",
-    });
-    expect(point.doubles["request.bytes"]).toBe(requestBody.length);
-    expect(point.doubles["answer.bytes"]).toBeGreaterThan(0);
-    expect(point.doubles["duration.ms"]).toBeGreaterThanOrEqual(
-      point.doubles["origin.duration.ms"],
-    );
-    expect(point.doubles["repairs.count"]).toBe(0);
-    expect(point.doubles["tools.count"]).toBe(0);
-  });
+  it.each(CARRIED)(
+    "a call that works, answered in %s: ok, every field as documented",
+    async (_, query) => {
+      const { call } = await analyticsSession({}, query);
+      const requestBody = JSON.stringify(
+        rpc("call", "tools/call", {
+          name: DEMO_NAMES["files.read"],
+          arguments: { path: "src/main.ts", max_bytes: 512 },
+        }),
+      );
+      const { messages, points } = await call(DEMO_NAMES["files.read"], {
+        path: "src/main.ts",
+        max_bytes: 512,
+      });
+      expect(messages[0]).toHaveProperty("result");
+      const point = onlyPoint(points);
+      expect(point.index).toBe(new URL(GATEWAY_ORIGIN).host);
+      expect(point.blobs).toEqual({
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": "files.read",
+        outcome: "ok",
+        "error.type": "",
+        profile: "openai",
+        "mcp.client.name": "edge-rewriter-tests",
+        "mcp.client.version": "1.0.0",
+        repairs: "",
+        validation: "valid",
+        resolution: "listed",
+        search: "",
+        refusal: "",
+        "mcp.protocol.version": PROTOCOL_VERSION,
+        "client.source": "initialize",
+        "request.id": "",
+      });
+      expect(point.doubles["request.bytes"]).toBe(requestBody.length);
+      expect(point.doubles["answer.bytes"]).toBeGreaterThan(0);
+      expect(point.doubles["duration.ms"]).toBeGreaterThanOrEqual(
+        point.doubles["origin.duration.ms"],
+      );
+      expect(point.doubles["repairs.count"]).toBe(0);
+      expect(point.doubles["tools.count"]).toBe(0);
+    },
+  );
 
   it("a listing: the tools it lists, once named (a listing reused from memory is the one named before it)", async () => {
     const recording = recordingDataset();
@@ -171,10 +196,7 @@ describe("a data point per call", () => {
     expect(reused?.doubles["tools.count"]).toBe(0);
   });
 
-  it.each([
-    ["an event stream", ""],
-    ["a JSON body", "&json"],
-  ])(
+  it.each(CARRIED)(
     "a long answer in %s: judged by what it mentions, and unread past what is read",
     async (_, query) => {
       const { call } = await analyticsSession({}, query);
@@ -188,6 +210,24 @@ describe("a data point per call", () => {
       expect(onlyPoint(longer.points).blobs.outcome).toBe("unread");
     },
   );
+
+  it("a short JSON answer the origin cuts off: unanswered, and the client's body fails as the origin's did", async () => {
+    const { proxy, session, points } = await analyticsSession({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/cut/mcp?map=${crypto.randomUUID()}&json`,
+    });
+    const body = rpc(1, "tools/call", {
+      name: DEMO_NAMES["scope:action"],
+      arguments: { scope: "billing" },
+    });
+    const response = await postJson(proxy, PROXY_URL, body, session);
+    // Not the proxy's 500: the origin's answer, whose body ends in an error.
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow();
+    expect(onlyPoint(await points()).blobs).toMatchObject({
+      "gen_ai.tool.name": "scope:action",
+      outcome: "unanswered",
+    });
+  });
 
   it("a repaired call lists its repairs, sorted, and counts them; its log line names it as the point does", async () => {
     const { call } = await analyticsSession();
@@ -338,26 +378,56 @@ describe("a data point per call", () => {
       { ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` },
       { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
     );
-    const unreachable = await postJson(closed, PROXY_URL, rpc(1, "tools/call", { name: "a_b" }));
-    expect(unreachable.status).toBe(502);
-    await unreachable.body?.cancel();
-    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+    const unreachable = rpc(1, "tools/call", { name: "a_b" });
+    expect((await pointOfAnswer(recording, closed, unreachable, 502)).blobs).toMatchObject({
       outcome: "origin_unreachable",
       "error.type": "-32000",
     });
-    recording.clear();
     const slow = viaProxy(
       { ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/5000/mcp`, ORIGIN_TIMEOUT_MS: "100" },
       { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
     );
-    const timedOut = await postJson(slow, PROXY_URL, rpc(2, "tools/list"));
-    expect(timedOut.status).toBe(504);
-    await timedOut.body?.cancel();
-    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+    expect((await pointOfAnswer(recording, slow, rpc(2, "tools/list"), 504)).blobs).toMatchObject({
       "mcp.method.name": "tools/list",
       outcome: "origin_timeout",
       "error.type": "-32001",
     });
+  });
+
+  it("a call the proxy would answer itself, in a request the client gets an HTTP error for: as the client got it", async () => {
+    const recording = recordingDataset();
+    const bound = {
+      app: createApp(),
+      bindings: { CALLS: recording.dataset },
+      contexts: recording.contexts,
+    };
+    // Rules that refuse what they cannot check, and an origin whose listing asks the caller to sign in.
+    const signedOut = viaProxy(
+      {
+        ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp?map=${crypto.randomUUID()}`,
+        TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }),
+      },
+      bound,
+    );
+    const challenged = rpc(1, "tools/call", { name: "a_b" });
+    expect((await pointOfAnswer(recording, signedOut, challenged, 401)).blobs).toMatchObject({
+      outcome: "http_error",
+      "error.type": "401",
+    });
+    // Arguments that are no object beside a call that goes on, to an origin that cannot be reached.
+    const closed = viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` }, bound);
+    const unreachable = await postJson(closed, PROXY_URL, [
+      rpc(1, "tools/call", { name: "a_b", arguments: 5 }),
+      rpc(2, "tools/call", { name: "a_b" }),
+    ]);
+    expect(unreachable.status).toBe(502);
+    const errors = (await unreachable.json()) as Array<{ error: { code: number } }>;
+    expect(errors.map(({ error }) => error.code)).toEqual([-32000, -32000]);
+    const points = await recording.points();
+    expect(points.map((point) => point.blobs.outcome)).toEqual([
+      "origin_unreachable",
+      "origin_unreachable",
+    ]);
   });
 
   it("a held tool: held", async () => {
@@ -411,24 +481,45 @@ describe("a data point per call", () => {
     });
   });
 
-  it.each([
-    ["an event stream", ""],
-    ["a JSON body", "&json"],
-  ])("a batch answered in %s: one data point for each call and listing", async (_, query) => {
-    const { send } = await analyticsSession({}, query);
-    const { points } = await send([
-      rpc(1, "tools/call", { name: DEMO_NAMES["scope:action"], arguments: { scope: "billing" } }),
-      rpc(2, "tools/list"),
-      rpc(3, "tools/call", { name: DEMO_NAMES["files.read"], arguments: 7 }),
-      rpc(4, "ping"),
-    ]);
-    const byMethod = points.map((point) => [point.blobs["mcp.method.name"], point.blobs.outcome]);
-    expect(byMethod.sort()).toEqual([
-      ["tools/call", "ok"],
-      ["tools/call", "refused"],
-      ["tools/list", "ok"],
-    ]);
-  });
+  it.each(CARRIED)(
+    "a batch answered in %s: one data point for each call and listing",
+    async (_, query) => {
+      const { send } = await analyticsSession({}, query);
+      const { points } = await send([
+        rpc(1, "tools/call", { name: DEMO_NAMES["scope:action"], arguments: { scope: "billing" } }),
+        rpc(2, "tools/list"),
+        rpc(3, "tools/call", { name: DEMO_NAMES["files.read"], arguments: 7 }),
+        rpc(4, "ping"),
+      ]);
+      const byMethod = points.map((point) => [point.blobs["mcp.method.name"], point.blobs.outcome]);
+      expect(byMethod.sort()).toEqual([
+        ["tools/call", "ok"],
+        ["tools/call", "refused"],
+        ["tools/list", "ok"],
+      ]);
+    },
+  );
+
+  it.each(CARRIED)(
+    "a batch that gives two calls one id, answered in %s: a data point for each, as the client got it",
+    async (_, query) => {
+      const { send } = await analyticsSession({}, query);
+      const { messages, points } = await send([
+        rpc(1, "tools/call", { name: DEMO_NAMES["scope:action"], arguments: { scope: "billing" } }),
+        rpc(1, "tools/call", { name: DEMO_NAMES["files.read"], arguments: { path: "a" } }),
+      ]);
+      // The demo's SDK answers one of them (the first): the other is unanswered, not the first's.
+      const answered = messages.map((message) => (message as Answer).result.structuredContent.tool);
+      expect(answered).toHaveLength(1);
+      const byTool = points.map((point) => [point.blobs["gen_ai.tool.name"], point.blobs.outcome]);
+      expect(byTool.sort()).toEqual(
+        ["files.read", "scope:action"].map((tool) => [
+          tool,
+          answered.includes(tool) ? "ok" : "unanswered",
+        ]),
+      );
+    },
+  );
 });
 
 describe("which client", () => {
