@@ -16,7 +16,7 @@
 import { createRequire } from "node:module";
 import type * as Wrangler from "wrangler";
 import { originIndex } from "../src/analytics/layout";
-import { argumentsOf, runCommand } from "./lib/command";
+import { argumentsOf, refuse, runCommand } from "./lib/command";
 import { printable } from "./lib/terminal";
 import {
   intervalOf,
@@ -29,11 +29,6 @@ import {
 
 const USAGE =
   "Usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL] [--config FILE]";
-
-function fail(message: string): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(1);
-}
 
 interface Answer {
   meta: Array<{ name: string; type: string }>;
@@ -78,13 +73,15 @@ async function ask(url: string, token: string, query: StatsQuery): Promise<Answe
   });
   const text = await response.text();
   if (!response.ok) {
-    fail(`${query.title}: the SQL API answered ${response.status}: ${text.slice(0, 500)}`);
+    refuse(
+      `${query.title}: the SQL API answered ${response.status}: ${printable(text.slice(0, 500))}`,
+    );
   }
   try {
     return JSON.parse(text) as Answer;
   } catch {
-    return fail(
-      `${query.title}: the SQL API answered something other than JSON: ${text.slice(0, 200)}`,
+    return refuse(
+      `${query.title}: the SQL API answered something other than JSON: ${printable(text.slice(0, 200))}`,
     );
   }
 }
@@ -105,7 +102,7 @@ async function main() {
   const since = values.since ?? "24h";
   const configPath = values.config ?? "wrangler.toml";
   const interval = intervalOf(since);
-  if (!interval) fail(`--since takes minutes, hours or days: 30m, 24h, 7d\n${USAGE}`);
+  if (!interval) refuse(`--since takes minutes, hours or days: 30m, 24h, 7d\n${USAGE}`);
 
   // Wrangler's advice on the file (vars an environment does not inherit, …) is not this command's.
   process.env.WRANGLER_LOG ??= "error";
@@ -117,7 +114,7 @@ async function main() {
   const binding = datasets.find((bound) => bound.binding === "CALLS");
   const dataset = values.dataset ?? binding?.dataset ?? binding?.binding;
   if (!dataset) {
-    fail(
+    refuse(
       `${configPath} binds no CALLS dataset at ${where}: bind one (docs/observability.md) or pass --dataset NAME`,
     );
   }
@@ -127,25 +124,25 @@ async function main() {
       values.origin === undefined
         ? `${configPath} sets no ORIGIN_URL at ${where}`
         : "--origin is no URL";
-    fail(
+    refuse(
       `${which}: the data points are indexed by its host (with a secret ORIGIN_URL, give it with --origin URL)`,
     );
   }
   const index = originIndex(new URL(originUrl));
   if (!isIndex(index)) {
     const which = values.origin === undefined ? "ORIGIN_URL's" : "--origin's";
-    fail(`${which} host ${index} cannot be queried: it is no host name or address`);
+    refuse(`${which} host ${index} cannot be queried: it is no host name or address`);
   }
   if (!isDatasetName(dataset)) {
     const which = values.dataset === undefined ? `the CALLS binding's dataset` : "--dataset";
-    fail(
+    refuse(
       `${which} ${dataset} cannot be queried: this command reads names of letters, digits and _`,
     );
   }
   const account = process.env.CLOUDFLARE_ACCOUNT_ID;
   const token = process.env.CLOUDFLARE_API_TOKEN;
   if (!account || !token) {
-    fail(
+    refuse(
       "Set CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN (a token with Account Analytics Read)",
     );
   }
