@@ -12,7 +12,7 @@ import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import { schemaView } from "../schemas/view";
-import { type SearchableTool, wordsOf } from "../toolmap/search-terms";
+import { MAX_QUERY_CHARS, type SearchableTool, wordsOf } from "../toolmap/search-terms";
 import type { ToolSearch } from "../toolmap/tool-search";
 import { jsonBytes } from "./local-answers";
 
@@ -136,15 +136,18 @@ export function answerSearch(
       revision,
     );
   }
-  const found = search.search(args.query, limitOf(args.limit)).map(shown);
+  const { query } = args;
+  const found = search.search(query, limitOf(args.limit)).map(shown);
   const total = search.tools.length;
   const call = `Call one with ${CALL_TOOL}: {"name": <name>, "arguments": {…}}.`;
+  // What was searched, as the heading says it: a query's first MAX_QUERY_CHARS (search-terms.ts).
+  const said = query.length > MAX_QUERY_CHARS ? `${query.slice(0, MAX_QUERY_CHARS)}…` : query;
   const heading =
-    wordsOf(args.query).length === 0
-      ? `No words to search for in "${args.query}": the first ${found.length} of ${total} tools. Say what the tool should do. ${call}`
+    wordsOf(query).length === 0
+      ? `No words to search for in "${said}": the first ${found.length} of ${total} tools. Say what the tool should do. ${call}`
       : found.length === 0
-        ? `No tool of ${total} matches "${args.query}". Try other words, or fewer.`
-        : `${found.length} of ${total} tools match "${args.query}", best first. ${call}`;
+        ? `No tool of ${total} matches "${said}". Try other words, or fewer.`
+        : `${found.length} of ${total} tools match "${said}", best first. ${call}`;
   let bytes = jsonBytes(heading);
   const lines: string[] = [heading];
   for (const tool of found) {

@@ -110,6 +110,22 @@ describe.each(EACH_WIRE)("protocol %s", (revision) => {
     expect(stopWords.map((tool) => tool.name)).toEqual(empty.map((tool) => tool.name));
   });
 
+  it("searches a long query's first 256 characters, and says that much of it, not the rest", async () => {
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
+    await client.listTools();
+    const searched = `read text file ${"and so on ".repeat(30)}`.slice(0, 256);
+    const result = await client.callTool("search_tools", {
+      query: `${searched}${" and more".repeat(200_000)}`,
+      limit: 3,
+    });
+    expect(result.isError).toBeFalsy();
+    expect(found(result).map((tool) => tool.name)).toContain("read_text_file");
+    const [heading] = String((result.content as Array<{ text: string }>)[0]?.text).split("\n");
+    expect(heading).toBe(
+      `3 of 300 tools match "${searched}…", best first. Call one with call_tool: {"name": <name>, "arguments": {…}}.`,
+    );
+  });
+
   it("takes arguments written beside call_tool's name, and logs them recovered inline", async () => {
     const logs = captureLogs();
     const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
