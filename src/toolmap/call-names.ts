@@ -113,10 +113,12 @@ export class CallNames {
       return this.#resolution(name, { original, schemaHash: shown }, "memory");
     }
     if (entry.inputSchema !== undefined) return this.#resolution(name, entry, "memory");
-    const inputSchema = await store.readSchema(entry.schemaHash);
+    const read = await store.readSchema(entry.schemaHash);
     // Known by name, but its schema is not in KV (a lost write): the origin is asked.
-    if (inputSchema === undefined) return undefined;
-    const full = { ...entry, inputSchema };
+    if (read === undefined) return undefined;
+    const { schema: inputSchema, chars } = read;
+    const weighed = (entry.chars ?? original.length) + chars;
+    const full = { ...entry, inputSchema, schemaChars: chars, chars: weighed };
     origin.remember(full);
     return this.#resolution(name, full, "kv");
   }

@@ -22,6 +22,16 @@ import { answerWeight, type RememberedAnswer, type StoredMap } from "./stored-ma
 const MAX_ORIGINS = 16;
 /** Originals per origin, in memory (per profile) and in KV. */
 export const MAX_TOOLS = 10_000;
+/**
+ * What an origin's tools in memory hold together, in characters of their
+ * text as listed (`toolChars`): as much as one listing may be
+ * (`MAX_REWRITE_BYTES`), so the largest fits whole. An origin is untrusted:
+ * one that lists each caller tools of their own, of long schemas,
+ * descriptions or names, held 195 MiB by count alone after 40 listings of
+ * 100 tools of 47 KB, and would have held 10,000 of them
+ * (test/node/origin-tools-memory.test.ts).
+ */
+export const MAX_TOOL_CHARS = 16 * 1024 * 1024;
 /** Held changes remembered as logged, accept keys read lately, definitions accepted. */
 const MAX_HELD_NOTES = 1_000;
 /**
@@ -174,6 +184,16 @@ export class ProfileNames {
       : undefined;
   }
 
+  /** Lets go of a tool's name and schema view: it left the origin's memory (`OriginMemory.remember`). */
+  forget(original: string): void {
+    const name = this.byOriginal.get(original);
+    if (name === undefined) return;
+    this.changes++;
+    this.byOriginal.delete(original);
+    this.byName.delete(name);
+    this.views.delete(name);
+  }
+
   remember(name: string, original: string): void {
     if (this.byOriginal.get(original) === name && this.byName.get(name) === original) return;
     this.changes++;
@@ -191,10 +211,19 @@ export class ProfileNames {
   }
 }
 
+/**
+ * What a tool weighs in memory, in characters: its text as listed, which
+ * holds its name, schema and what a listing keeps of it (`ToolEntry.chars`),
+ * or its name alone.
+ */
+const toolChars = (entry: ToolEntry) => entry.chars ?? entry.original.length;
+
 /** What one isolate remembers of one origin's tools. */
 export class OriginMemory {
   /** Every original known: listed here, or read from KV. */
   readonly tools = new Map<string, ToolEntry>();
+  /** What `tools` weigh together (`toolChars`). */
+  private toolChars = 0;
   /** The originals this isolate saw listed, and the day it last did. */
   readonly listed = new Map<string, number>();
   readonly profiles = new Map<string, ProfileNames>();
@@ -249,15 +278,28 @@ export class OriginMemory {
     return this.pinned.get(original) ?? this.stored?.tools.get(original)?.pin;
   }
 
-  /** Remembers a tool, most recently; past `MAX_TOOLS`, the least recently remembered goes. */
+  /**
+   * Remembers a tool, most recently; past `MAX_TOOLS`, or `MAX_TOOL_CHARS`
+   * together, the least recently remembered go, with their names and schema
+   * views: a call naming one is resolved as one this isolate never knew.
+   */
   remember(entry: ToolEntry, listedOn?: number): void {
-    this.tools.delete(entry.original);
-    this.tools.set(entry.original, entry);
-    if (listedOn !== undefined) this.listed.set(entry.original, listedOn);
-    if (this.tools.size > MAX_TOOLS) {
-      const oldest = this.tools.keys().next().value as string;
+    const { original } = entry;
+    const before = this.tools.get(original);
+    if (before) {
+      this.toolChars -= toolChars(before);
+      this.tools.delete(original);
+    }
+    this.tools.set(original, entry);
+    this.toolChars += toolChars(entry);
+    if (listedOn !== undefined) this.listed.set(original, listedOn);
+    for (const [oldest, held] of this.tools) {
+      if (oldest === original) break;
+      if (this.tools.size <= MAX_TOOLS && this.toolChars <= MAX_TOOL_CHARS) break;
       this.tools.delete(oldest);
+      this.toolChars -= toolChars(held);
       this.listed.delete(oldest);
+      for (const names of this.profiles.values()) names.forget(oldest);
     }
   }
 
@@ -302,6 +344,7 @@ export class OriginMemory {
 
   clear(): void {
     this.tools.clear();
+    this.toolChars = 0;
     this.listed.clear();
     this.profiles.clear();
     this.written.clear();

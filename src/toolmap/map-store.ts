@@ -250,12 +250,12 @@ export class MapStore {
    * map names and no chunk holds (a write lost to another's) is noted, so
    * that the next listing writes it again.
    */
-  async readSchema(hash: string): Promise<unknown> {
+  async readSchema(hash: string): Promise<{ schema: unknown; chars: number } | undefined> {
     const chunks = this.origin.stored?.chunks ?? 0;
     try {
       for (const text of chunks > 0 ? await this.readChunks(chunks) : []) {
-        const schema = findSchema(text, hash);
-        if (schema !== undefined) return schema;
+        const found = findSchema(text, hash);
+        if (found !== undefined) return found;
       }
       if (this.origin.chunksLack.size < MAX_TOOLS) this.origin.chunksLack.add(hash);
     } catch (error) {

@@ -24,12 +24,51 @@ export interface ToolEntry {
   schemaHash: string;
   /** `undefined` until read: a cold isolate learns originals first, schemas on demand. */
   inputSchema?: unknown;
+  /** The length of `inputSchema` as JSON, where it is known. */
+  schemaChars?: number;
+  /**
+   * What the entry holds, in characters of the tool's text (its name, schema
+   * and what it was listed with): what isolate memory weighs it at
+   * (isolate-memory.ts `toolChars`). Its name's alone where unset.
+   */
+  chars?: number;
   /** What this isolate saw of the tool in a listing; `undefined` when it knows it from KV only. */
   listed?: {
     annotations: unknown;
     /** Its definition and pin, where `TOOL_CHANGES` pins definitions. */
     definition?: Definition;
   };
+}
+
+/** A value's length as JSON: a string's own, nothing for none. */
+const jsonChars = (value: unknown): number =>
+  typeof value === "string"
+    ? value.length
+    : value === undefined
+      ? 0
+      : (JSON.stringify(value)?.length ?? 0);
+
+/**
+ * What an entry for `tool` holds, in characters (`ToolEntry.chars`): the
+ * tool's whole text where the listing's text writes it, its length known
+ * without reading it; else its name, its schema's JSON (`schemaChars`, known
+ * from its fingerprint) and what `listed` keeps.
+ */
+export function entryChars(
+  original: string,
+  tool: ListedTool | undefined,
+  schemaChars: number,
+  listed: NonNullable<ToolEntry["listed"]>,
+): number {
+  const span = tool?.written?.span;
+  if (span) return span[1] - span[0];
+  const { annotations, definition } = listed;
+  const defined = definition
+    ? jsonChars(definition.description) +
+      jsonChars(definition.title) +
+      jsonChars(definition.outputSchema)
+    : 0;
+  return original.length + schemaChars + jsonChars(annotations) + defined;
 }
 
 /** What the map already holds. */
@@ -44,6 +83,8 @@ export interface PlannedEntry {
   tool: ListedTool | undefined;
   inputSchema: unknown;
   schemaHash: string;
+  /** The length of `inputSchema` as JSON: read off the listing's text, or from the held copy. */
+  schemaChars: number;
   /** New, or with a different `inputSchema` than the isolate knew. */
   changed: boolean;
   /**
@@ -70,13 +111,22 @@ export interface ListingPlan {
 /**
  * Tells a changed `inputSchema` from a known one; stored in KV, so it never
  * changes. `json`: where a text holds the schema as `JSON.stringify` writes it.
+ * With the length of the schema's JSON, which it reads whole.
  */
-export function schemaHash(inputSchema: unknown, json?: ListedTool["schemaJson"]): string {
-  const fingerprint = json
-    ? fingerprint32(json.text, ...json.span)
-    : fingerprint32(JSON.stringify(inputSchema ?? null));
-  return `2.${fingerprint.toString(36)}`;
+export function schemaHash(
+  inputSchema: unknown,
+  json?: ListedTool["schemaJson"],
+): { hash: string; chars: number } {
+  const text = json ? json.text : JSON.stringify(inputSchema ?? null);
+  const [start, end] = json ? json.span : [0, text.length];
+  return { hash: `2.${fingerprint32(text, start, end).toString(36)}`, chars: end - start };
 }
+
+/** The length of a tool's schema as JSON where its text writes it so; else `held`'s. */
+const heldChars = (tool: ListedTool | undefined, held: ToolEntry) => {
+  const span = tool?.schemaJson?.span;
+  return span ? span[1] - span[0] : (held.schemaChars ?? 0);
+};
 
 /**
  * `assigned`: what `assignNames` gives these tools' names. `asListed`: the
@@ -96,7 +146,16 @@ export function planListing(
     const tool = listed.get(original);
     if (entry?.inputSchema !== undefined && asListed.has(original)) {
       const { inputSchema, schemaHash } = entry;
-      return { name, original, tool, inputSchema, schemaHash, changed: false, sameSchema: true };
+      return {
+        name,
+        original,
+        tool,
+        inputSchema,
+        schemaHash,
+        schemaChars: heldChars(tool, entry),
+        changed: false,
+        sameSchema: true,
+      };
     }
     const inputSchema = tool?.inputSchema;
     if (entry?.inputSchema !== undefined && sameJson(entry.inputSchema, inputSchema)) {
@@ -108,14 +167,24 @@ export function planListing(
         tool,
         inputSchema: held,
         schemaHash,
+        schemaChars: heldChars(tool, entry),
         changed: false,
         sameSchema: true,
       };
     }
-    const hash = schemaHash(inputSchema, tool?.schemaJson);
+    const { hash, chars } = schemaHash(inputSchema, tool?.schemaJson);
     const changed =
       entry === undefined || entry.inputSchema !== undefined || entry.schemaHash !== hash;
-    return { name, original, tool, inputSchema, schemaHash: hash, changed, sameSchema: false };
+    return {
+      name,
+      original,
+      tool,
+      inputSchema,
+      schemaHash: hash,
+      schemaChars: chars,
+      changed,
+      sameSchema: false,
+    };
   });
   const names = new Map(assignments.map(({ original, name }) => [original, name]));
   const renames = assignments

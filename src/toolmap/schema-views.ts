@@ -2,7 +2,8 @@
  * Each tool's input schema as a profile shows it (schemas/view.ts), with
  * what the operator's rules take out of it (`fixed` arguments, rules/
  * apply-rules.ts): computed once per tool and schema, and kept in isolate
- * memory with the profile's names (isolate-memory.ts `ProfileNames.views`).
+ * memory with the profile's names (isolate-memory.ts `ProfileNames.views`),
+ * and let go with its tool (`OriginMemory.remember`).
  */
 import { logEvent } from "../log";
 import { presentedSchema, shapesSchema } from "../rules/apply-rules";

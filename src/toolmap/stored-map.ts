@@ -156,8 +156,11 @@ export function encodeMap(map: StoredMap): string {
 export const schemaLine = (fingerprint: string, schemaJson: string) =>
   `${fingerprint}\t${schemaJson}\n`;
 
-/** The schema with `fingerprint` in a chunk's text; `undefined` when it holds none. */
-export function findSchema(text: string, fingerprint: string): unknown {
+/** The schema with `fingerprint` in a chunk's text, and the length of its JSON; `undefined` when it holds none. */
+export function findSchema(
+  text: string,
+  fingerprint: string,
+): { schema: unknown; chars: number } | undefined {
   let start = 0;
   if (!text.startsWith(`${fingerprint}\t`)) {
     const at = text.indexOf(`\n${fingerprint}\t`);
@@ -165,8 +168,9 @@ export function findSchema(text: string, fingerprint: string): unknown {
     start = at + 1;
   }
   const end = text.indexOf("\n", start);
+  const json = text.slice(start + fingerprint.length + 1, end === -1 ? undefined : end);
   try {
-    return JSON.parse(text.slice(start + fingerprint.length + 1, end === -1 ? undefined : end));
+    return { schema: JSON.parse(json), chars: json.length };
   } catch {
     return undefined;
   }

@@ -38,7 +38,13 @@ import {
 import { listingPin, ProvenPins, readFromText } from "./listing-pin";
 import { MapStore, today } from "./map-store";
 import { firstOfEachName, type NamedListing } from "./named-listing";
-import { type KnownTools, type PlannedEntry, planListing, renamesLogged } from "./plan-listing";
+import {
+  entryChars,
+  type KnownTools,
+  type PlannedEntry,
+  planListing,
+  renamesLogged,
+} from "./plan-listing";
 import { SchemaViews } from "./schema-views";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
 import { searchModeOf, type ToolSearch } from "./tool-search";
@@ -173,7 +179,8 @@ export class ToolMap {
       this.policy.scope,
     );
     const definitions: Array<{ original: string; definition: Definition }> = [];
-    for (const { name, original, tool, schemaHash, inputSchema, sameSchema } of plan.entries) {
+    for (const entry of plan.entries) {
+      const { name, original, tool, schemaHash, inputSchema, schemaChars, sameSchema } = entry;
       const before = this.origin.tools.get(original)?.listed;
       const known = sameSchema ? before?.definition : undefined;
       const listed =
@@ -191,7 +198,8 @@ export class ToolMap {
             };
       // Decided from this listing's own definitions: memory may not keep them all.
       if (listed.definition) definitions.push({ original, definition: listed.definition });
-      this.origin.remember({ original, schemaHash, inputSchema, listed }, day);
+      const chars = entryChars(original, tool, schemaChars, listed);
+      this.origin.remember({ original, schemaHash, inputSchema, schemaChars, chars, listed }, day);
       names.remember(name, original);
     }
     // Names given back are remembered as they were: what was kept for them still stands.

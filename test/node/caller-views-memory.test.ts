@@ -9,19 +9,11 @@
  * map makes them (`searchModeOf`, then `CallerView.show`). Run in Node, where
  * a test can collect garbage and read the heap: workerd runs the same V8.
  */
-import v8 from "node:v8";
-import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { CallerListings, CallerView } from "../../src/toolmap/caller-listings";
 import { searchModeOf } from "../../src/toolmap/tool-search";
-
-v8.setFlagsFromString("--expose-gc");
-const collectGarbage = vm.runInNewContext("gc") as () => void;
-const heapUsed = () => {
-  collectGarbage();
-  return v8.getHeapStatistics().used_heap_size;
-};
+import { heapUsed } from "./heap";
 
 /** One over OpenAI's ceiling: search mode. */
 const TOOLS = 129;

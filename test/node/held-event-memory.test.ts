@@ -6,14 +6,11 @@
  * costs V8 some hundred bytes whatever its length. Run in Node, where a test
  * can collect garbage and read the heap: workerd runs the same V8.
  */
-import v8 from "node:v8";
-import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { readBounded } from "../../src/transport/read-bounded";
 import { eventStreamRewriter } from "../../src/transport/sse";
+import { collectGarbage } from "./heap";
 
-v8.setFlagsFromString("--expose-gc");
-const collectGarbage = vm.runInNewContext("gc") as () => void;
 const heldNow = () => {
   collectGarbage();
   const { heapUsed, arrayBuffers } = process.memoryUsage();

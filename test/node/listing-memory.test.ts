@@ -5,17 +5,9 @@
  * the whole text it was read from. Run in Node, where a test can collect
  * garbage and read the heap: workerd runs the same V8.
  */
-import v8 from "node:v8";
-import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
-
-v8.setFlagsFromString("--expose-gc");
-const collectGarbage = vm.runInNewContext("gc") as () => void;
-const heapUsed = () => {
-  collectGarbage();
-  return v8.getHeapStatistics().used_heap_size;
-};
+import { heapUsed } from "./heap";
 
 const TEXT_BYTES = 4_000_000;
 

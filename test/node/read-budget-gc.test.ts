@@ -4,13 +4,9 @@
  * (src/transport/read-bounded.ts `ReadBudget`). Run in Node, where a test can
  * collect garbage: workerd runs the same V8.
  */
-import v8 from "node:v8";
-import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import { ReadBudget } from "../../src/transport/read-bounded";
-
-v8.setFlagsFromString("--expose-gc");
-const collectGarbage = vm.runInNewContext("gc") as () => void;
+import { collectGarbage } from "./heap";
 
 describe("a hold that is garbage", () => {
   it("gives back what it took once V8 collects it, though it was never released", async () => {

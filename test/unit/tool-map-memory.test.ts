@@ -6,7 +6,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { assignNames, type KnownNames } from "../../src/names/assign";
 import { nameRules } from "../../src/names/profiles";
+import type { SchemaView } from "../../src/schemas/view";
 import {
+  MAX_TOOL_CHARS,
   MAX_TOOLS,
   type ProfileNames,
   ToolMapMemory,
@@ -51,6 +53,54 @@ describe("the isolate's memory of the tool map", () => {
     for (let i = 0; i <= MAX_TOOLS; i++) names.remember(`n${i}`, `t${i}`);
     expect(names.byName.size).toBe(MAX_TOOLS);
     expect(names.byOriginal.has("t0")).toBe(false);
+  });
+
+  it("holds an origin's tools up to their characters together, and lets the least recently remembered go with their names and schema views", () => {
+    const origin = new ToolMapMemory().origin("o");
+    const names = origin.profile("openai");
+    const tenth = MAX_TOOL_CHARS / 10;
+    const remember = (original: string, chars: number) => {
+      origin.remember({ ...entry(original), chars }, 1);
+      names.remember(`n_${original}`, original);
+      names.views.set(`n_${original}`, { hash: "h", view: {} as SchemaView });
+    };
+    for (let i = 0; i < 10; i++) remember(`t${i}`, tenth);
+    expect(origin.tools.size).toBe(10);
+
+    // Ten tools of a tenth fill the bound: one more lets the least recent go, however few they are.
+    remember("t10", tenth);
+    expect([...origin.tools.keys()]).toEqual([
+      "t1",
+      "t2",
+      "t3",
+      "t4",
+      "t5",
+      "t6",
+      "t7",
+      "t8",
+      "t9",
+      "t10",
+    ]);
+    expect(origin.listed.has("t0")).toBe(false);
+    expect(names.byOriginal.has("t0") || names.byName.has("n_t0") || names.views.has("n_t0")).toBe(
+      false,
+    );
+    expect(names.byName.get("n_t1")).toBe("t1");
+
+    // A tool remembered anew weighs what it weighs now; one as heavy as the bound stays, alone.
+    remember("t1", 1);
+    remember("t11", 2 * tenth);
+    expect(origin.tools.has("t1")).toBe(true);
+    expect(origin.tools.has("t2")).toBe(false);
+    remember("huge", MAX_TOOL_CHARS);
+    expect([...origin.tools.keys()]).toEqual(["huge"]);
+    expect([...names.byName.keys()]).toEqual(["n_huge"]);
+
+    // Without a weight of its own, a tool weighs its name.
+    origin.clear();
+    origin.remember(entry("x".repeat(MAX_TOOL_CHARS)));
+    origin.remember(entry("y"));
+    expect([...origin.tools.keys()]).toEqual(["y"]);
   });
 
   it("keeps one name per tool and one tool per name, per profile", () => {
