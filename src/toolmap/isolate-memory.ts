@@ -293,6 +293,8 @@ export class OriginMemory {
     this.tools.set(original, entry);
     this.toolChars += toolChars(entry);
     if (listedOn !== undefined) this.listed.set(original, listedOn);
+    // Past neither bound, as for every tool of most listings: no iterator made.
+    if (this.tools.size <= MAX_TOOLS && this.toolChars <= MAX_TOOL_CHARS) return;
     for (const [oldest, held] of this.tools) {
       if (oldest === original) break;
       if (this.tools.size <= MAX_TOOLS && this.toolChars <= MAX_TOOL_CHARS) break;

@@ -122,11 +122,12 @@ export function schemaHash(
   return { hash: `2.${fingerprint32(text, start, end).toString(36)}`, chars: end - start };
 }
 
-/** The length of a tool's schema as JSON where its text writes it so; else `held`'s. */
-const heldChars = (tool: ListedTool | undefined, held: ToolEntry) => {
-  const span = tool?.schemaJson?.span;
-  return span ? span[1] - span[0] : (held.schemaChars ?? 0);
-};
+/**
+ * The length of a known schema's JSON, as held: the same schema's. Not read
+ * off the listing's `schemaJson`, which finds out whether the text is written
+ * as `JSON.stringify` would, by parsing it: a tool known by its text is not.
+ */
+const heldChars = (held: ToolEntry) => held.schemaChars ?? 0;
 
 /**
  * `assigned`: what `assignNames` gives these tools' names. `asListed`: the
@@ -152,7 +153,7 @@ export function planListing(
         tool,
         inputSchema,
         schemaHash,
-        schemaChars: heldChars(tool, entry),
+        schemaChars: heldChars(entry),
         changed: false,
         sameSchema: true,
       };
@@ -167,7 +168,7 @@ export function planListing(
         tool,
         inputSchema: held,
         schemaHash,
-        schemaChars: heldChars(tool, entry),
+        schemaChars: heldChars(entry),
         changed: false,
         sameSchema: true,
       };
