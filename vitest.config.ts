@@ -27,7 +27,15 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               // Tests address the proxy as proxy.test; the host check has tests of its own.
-              bindings: { ORIGIN_URL: `${inject("demoOrigin")}/mcp`, ALLOWED_HOSTS: "" },
+              // Every file shares one runtime, and so one day's budget of sign-in writes: the
+              // suite's sign-ins together passed the 125 registrations a budget of 250 allows,
+              // and a broker test failed in whichever file came last. The budget's own tests
+              // (e2e/sign-in-budget.test.ts) set theirs, each in a day of its own.
+              bindings: {
+                ORIGIN_URL: `${inject("demoOrigin")}/mcp`,
+                ALLOWED_HOSTS: "",
+                SIGN_IN_DAILY_WRITES: "1000000",
+              },
               // Broker mode's bindings, which wrangler.toml's top level (relay mode) leaves
               // to the tenants that use them: tests switch to broker mode with AUTH_MODE.
               ...BROKER_BINDINGS,
