@@ -225,7 +225,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       recorder?.callingOrigin();
       const reply = await fetchOrigin(
         target,
-        { method: "POST", headers, body: plan.body },
+        { method: "POST", headers, body: plan.body, clientLeft: request.signal },
         config.originTimeoutMs,
         addressee,
       );
@@ -256,7 +256,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
     case "GET": {
       const reply = await fetchOrigin(
         target,
-        { method: "GET", headers, body: null },
+        { method: "GET", headers, body: null, clientLeft: request.signal },
         config.originTimeoutMs,
         unread,
       );

@@ -12,8 +12,12 @@ import type { ChunkRewriter } from "./sse";
 /**
  * `body` through `rewriter` until `done()` is true after a chunk, the rest as
  * it came; `prefix`, when given, goes first. An error on either side ends the
- * other: the origin's stream is cancelled when the client goes away, and the
- * client's errors when the origin's does.
+ * other: the client's stream errors when the origin's does, and the origin's
+ * is cancelled when the client's is, but only at the origin's next chunk (the
+ * runtime tells a writer that its reader left only when more is written). A
+ * client that goes away while the origin sends nothing ends the origin's
+ * stream by the request's signal instead (transport/origin.ts `clientLeft`),
+ * which errors the read this pump or the runtime's pipe waits on.
  */
 export function transformUntil(
   body: ReadableStream<Uint8Array>,

@@ -5,7 +5,9 @@
  *   `wellKnownTarget`): nothing in a request can change the host.
  * - `fetchOrigin` sends one request. Redirects are handed back, not followed.
  *   The timeout covers the wait for the response headers only: once the
- *   origin has answered, a stream may stay open as long as it likes. An
+ *   origin has answered, a stream may stay open as long as it likes, or until
+ *   the client goes away (`clientLeft`): then the origin's request is aborted,
+ *   and its stream ends at once for whatever reads it. An
  *   origin that cannot be reached or does not answer in time gets the proxy's
  *   own JSON-RPC error (502 / 504), addressed to the requests that were
  *   waiting; any answer the origin does give, 401 and 404 included, is the
@@ -30,6 +32,15 @@ export interface OriginRequest {
   method: string;
   headers: Headers;
   body: BodyInit | null;
+  /**
+   * Aborted when the client goes away (the incoming request's `signal`, under
+   * the `enable_request_signal` compatibility flag). Without it, an answer the
+   * proxy reads in JavaScript (a copy for call analytics, a pump that rewrites
+   * a listing) would keep the origin's stream open while the origin sends
+   * nothing: the runtime tells a stream that its reader left only when more
+   * is written to it.
+   */
+  clientLeft?: AbortSignal;
 }
 
 export async function fetchOrigin(
@@ -44,12 +55,17 @@ export async function fetchOrigin(
     timedOut = true;
     controller.abort();
   }, timeoutMs);
+  const { clientLeft, ...init } = request;
   try {
     const response = await fetch(target, {
-      ...request,
+      ...init,
       redirect: "manual",
       signal: controller.signal,
     });
+    // Only once answered: an abort before would read as an origin that could not be reached
+    // (a 502 and its log line); the wait for the answer has its timeout.
+    if (clientLeft?.aborted) controller.abort();
+    else clientLeft?.addEventListener("abort", () => controller.abort(), { once: true });
     return { kind: "answered", response };
   } catch (error) {
     const failure = timedOut ? "timeout" : "unreachable";

@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import type { Worker } from "../../src/app";
 import worker from "../../src/index";
+import { ACCEPT_BOTH } from "./mcp";
 
 export const DEMO_ORIGIN = inject("demoOrigin");
 export const GATEWAY_ORIGIN = inject("gatewayOrigin");
@@ -90,4 +91,55 @@ export interface ReceivedRequest {
 export async function receivedByOrigin(trace: string): Promise<ReceivedRequest[]> {
   const response = await fetch(`${GATEWAY_ORIGIN}/__received?trace=${trace}`);
   return response.json();
+}
+
+export interface HeldStreams {
+  opened: number;
+  closed: number;
+}
+
+/** How many of the gateway's held streams (`/held/mcp?trace=<trace>`) opened, and how many of their connections closed. */
+export async function heldByOrigin(trace: string): Promise<HeldStreams> {
+  const response = await fetch(`${GATEWAY_ORIGIN}/__held?trace=${trace}`);
+  return response.json();
+}
+
+/** `heldByOrigin` once every connection it counted has closed, or after 100 looks. */
+export async function heldOnceClosed(trace: string): Promise<HeldStreams> {
+  let held = await heldByOrigin(trace);
+  for (let look = 0; look < 100 && held.closed < held.opened; look++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    held = await heldByOrigin(trace);
+  }
+  return held;
+}
+
+/**
+ * Sends `body` (a GET without one) through `proxy` to `url` as a client that
+ * will go away: its answer's first chunk, read, and `goAway`, which does as
+ * the runtime tells the proxy under `enable_request_signal` (the request's
+ * signal aborted) and lets the answer's body go.
+ */
+export async function leavingClient(
+  proxy: Fetch,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ first: string; goAway(): Promise<void> }> {
+  const left = new AbortController();
+  const response = await proxy(url, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: left.signal,
+  });
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  return {
+    first,
+    goAway: async () => {
+      left.abort();
+      await reader.cancel();
+    },
+  };
 }

@@ -20,6 +20,10 @@ import {
   type Fetch,
   freshOrigin,
   GATEWAY_ORIGIN,
+  heldByOrigin,
+  heldOnceClosed,
+  leavingClient,
+  newTrace,
   PROXY_URL,
   viaProxy,
 } from "../helpers/proxy";
@@ -225,6 +229,29 @@ describe("a data point per call", () => {
     await expect(response.text()).rejects.toThrow();
     expect(onlyPoint(await points()).blobs).toMatchObject({
       "gen_ai.tool.name": "scope:action",
+      outcome: "unanswered",
+    });
+  });
+
+  it("a call whose client goes away while the origin sends nothing: unanswered, the origin's connection closed", async () => {
+    const recording = recordingDataset();
+    const proxy = viaProxy(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/held/mcp` },
+      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+    );
+    const trace = newTrace();
+    // Its answer passes as the runtime pumps it, and a copy of it is read beside, for the call's response.
+    const client = await leavingClient(
+      proxy,
+      `${PROXY_URL}?trace=${trace}`,
+      rpc(1, "tools/call", { name: "work", arguments: {} }),
+    );
+    expect(client.first).toContain("notifications/progress");
+    expect(await heldByOrigin(trace)).toEqual({ opened: 1, closed: 0 });
+    await client.goAway();
+    expect(await heldOnceClosed(trace)).toEqual({ opened: 1, closed: 1 });
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      "gen_ai.tool.name": "work",
       outcome: "unanswered",
     });
   });
