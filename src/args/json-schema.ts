@@ -136,13 +136,24 @@ function typesIn(schema: unknown, reading: Reading): Set<JsonType> | undefined {
   return types?.size === 0 ? undefined : types;
 }
 
+/**
+ * Whether `schema` is written the OpenAPI 3.0 way, `null` allowed by `nullable: true` beside its
+ * `type` (zod-to-json-schema's openApi3 target, servers made from an OpenAPI document), as every
+ * view reads it (schemas/passes/draft-2020-12.ts): a model shown it may send `null`.
+ */
+export function isNullable(schema: Schema): boolean {
+  return own(schema, "nullable") === true;
+}
+
 /** The types `schema` itself says: its `type`, `enum` or `const`, or its `anyOf`/`oneOf` branches. */
 function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined {
   const type = own(schema, "type");
   if (typeof type === "string" || Array.isArray(type)) {
     const types = new Set([type].flat().filter((t): t is JsonType => TYPES.has(t as JsonType)));
+    if (types.size === 0) return undefined;
     if (types.has("number")) types.add("integer");
-    return types.size > 0 ? types : undefined;
+    if (isNullable(schema)) types.add("null");
+    return types;
   }
   const values = Object.hasOwn(schema, "const") ? [schema.const] : own(schema, "enum");
   if (Array.isArray(values) && values.length > 0) return new Set(values.map(jsonTypeOf));

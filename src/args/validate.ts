@@ -22,7 +22,7 @@
 import { dereference, type SchemaDraft, validate } from "@cfworker/json-schema";
 import { isPlainObject, own } from "../json";
 import { foldKey } from "./coalesce";
-import { propertiesOf, type Schema } from "./json-schema";
+import { isNullable, propertiesOf, type Schema } from "./json-schema";
 import { checksWithin, type References, referencesOf } from "./validation-cost";
 
 export interface ValidationIssue {
@@ -83,11 +83,18 @@ const SCHEMA_MAPS = new Set([
 const DATA = new Set(["const", "enum", "default", "examples", "example"]);
 const MAX_SCHEMA_DEPTH = 64;
 
+/** A `type` that also takes `null`: OpenAPI's `nullable: true` read as every view reads it. */
+function withNull(type: unknown): unknown {
+  if (typeof type === "string") return type === "null" ? type : [type, "null"];
+  return Array.isArray(type) && !type.includes("null") ? [...type, "null"] : type;
+}
+
 /**
- * `schema` without the keywords left to the origin; `undefined` when it is
- * nested deeper than `MAX_SCHEMA_DEPTH`. Where `patternProperties` goes, the
- * node's `additionalProperties` goes too: without the patterns it would
- * refuse the keys they matched.
+ * `schema` without the keywords left to the origin, and with OpenAPI's
+ * `nullable: true` as a `type` with `null` (repair keeps that `null`);
+ * `undefined` when it is nested deeper than `MAX_SCHEMA_DEPTH`. Where
+ * `patternProperties` goes, the node's `additionalProperties` goes too:
+ * without the patterns it would refuse the keys they matched.
  */
 function withoutCostlyKeywords(schema: Schema): Schema | undefined {
   let tooDeep = false;
@@ -102,6 +109,7 @@ function withoutCostlyKeywords(schema: Schema): Schema | undefined {
       if (patterned && (key === "additionalProperties" || key === "unevaluatedProperties"))
         continue;
       if (DATA.has(key)) entries.push([key, value]);
+      else if (key === "type" && isNullable(node as Schema)) entries.push([key, withNull(value)]);
       else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
         const members = Object.entries(value).map(([name, member]) => [
           name,

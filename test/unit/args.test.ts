@@ -8,6 +8,8 @@ import { recoverArguments } from "../../src/args/recover";
 import { repairArguments } from "../../src/args/repair";
 import { describeInvalidCall, validateArguments } from "../../src/args/validate";
 import { paramHeaders } from "../../src/protocol/mcp-headers";
+import { SCHEMA_PASSES } from "../../src/schemas/profile";
+import { schemaView } from "../../src/schemas/view";
 
 const schemaOf = (name: string) => echoTools.find((tool) => tool.name === name)?.inputSchema;
 const FILES_READ = schemaOf("files.read");
@@ -237,6 +239,32 @@ describe("coercing values", () => {
     const { arguments: args, report } = repairArguments({ path: "x", max_bytes: null }, FILES_READ);
     expect(args).toEqual({ path: "x" });
     expect(report.dropped).toEqual(["max_bytes"]);
+  });
+
+  it("keeps the null OpenAPI's nullable: true allows, as every view reads it, and validation takes it", () => {
+    // zod-to-json-schema's openApi3 target and OpenAPI-generated servers write `nullable`.
+    const schema = {
+      type: "object",
+      properties: {
+        cursor: { type: "string", nullable: true },
+        tags: { type: "array", items: { type: "string", nullable: true }, nullable: true },
+        count: { type: "integer", nullable: false },
+      },
+      required: ["cursor"],
+    };
+    // A Gemini model reads `nullable`; Claude's view says `["string","null"]`: both may send null.
+    for (const profile of ["gemini", "anthropic"] as const) {
+      const readable = JSON.stringify(schemaView(schema, SCHEMA_PASSES[profile]).schema);
+      expect(readable).toMatch(
+        /"cursor":\{"type":(?:\["string","null"\]|"string","nullable":true)/,
+      );
+    }
+    const sent = { cursor: null, tags: [null, "a"], count: null };
+    const { arguments: args, report } = repairArguments(sent, schema);
+    expect(args).toEqual({ cursor: null, tags: [null, "a"] });
+    expect(report.dropped).toEqual(["count"]);
+    expect(validateArguments(args, schema)).toEqual({ kind: "valid" });
+    expect(validateArguments({ cursor: null, tags: null }, schema)).toEqual({ kind: "valid" });
   });
 
   it('repairs the seed case: max_bytes "512" → 512', () => {
