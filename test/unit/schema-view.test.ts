@@ -432,6 +432,35 @@ describe("the view, for other profiles", () => {
     expect(valuesFromText({ labels: '{"a":"b"}' }, view).arguments).toEqual({ labels: { a: "b" } });
   });
 
+  it("openai-strict lets an optional enum be left out where its type takes null and its values do not", () => {
+    // zod-to-json-schema's openApi3 target writes `.nullable()` of an enum so; `kind` is the same
+    // enum as JSON Schema writes it.
+    const original = {
+      type: "object",
+      properties: {
+        q: { type: "string" },
+        sort: { type: "string", enum: ["asc", "desc"], nullable: true },
+        kind: { type: ["string", "null"], enum: ["issue", "pr"] },
+      },
+      required: ["q"],
+    };
+    const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
+    expect(view.schema).toMatchObject({
+      properties: {
+        sort: { type: ["string", "null"], enum: ["asc", "desc", null] },
+        kind: { type: ["string", "null"], enum: ["issue", "pr", null] },
+      },
+      required: ["q", "sort", "kind"],
+    });
+    // A strict model that leaves both out writes null, and the origin receives neither.
+    const sent = { q: "x", sort: null, kind: null };
+    expect(new Validator(view.schema as object, "2020-12").validate(sent).valid).toBe(true);
+    expect(valuesFromText(sent, view)).toMatchObject({
+      arguments: { q: "x" },
+      leftOut: ["sort", "kind"],
+    });
+  });
+
   it("openai-strict asks for an enum of objects beside other values as JSON text, its values in words", () => {
     const original = {
       type: "object",

@@ -15,6 +15,10 @@ const ownKey = hasOwnKey;
 
 /** Whether a schema already lets `null` through, as strict mode reads it. */
 function allowsNull(schema: Record<string, unknown>): boolean {
+  // An enum that names no null lets none through, whatever its type says: `["string","null"]`
+  // beside `["asc","desc"]` (OpenAPI's `nullable` of an enum) gives strict mode no way to leave
+  // the property out.
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) return false;
   if (hasType(schema, "null")) return true;
   if (Array.isArray(schema.anyOf))
     return schema.anyOf.some((b) => isPlainObject(b) && allowsNull(b));
@@ -45,7 +49,8 @@ function nullable(schema: unknown, view: ViewContext): unknown {
   const owned = view.owns(schema);
   const type = schema.type;
   if (typeof type === "string" || Array.isArray(type)) {
-    const types = typeof type === "string" ? [type, "null"] : [...(typesOf(schema) ?? []), "null"];
+    const named = typesOf(schema) ?? [];
+    const types = named.includes("null") ? named : [...named, "null"];
     if (owned) schema.type = types;
     result = owned ? schema : withType(schema, types);
   } else if (Array.isArray(schema.anyOf)) {
