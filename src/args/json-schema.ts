@@ -226,10 +226,14 @@ export function itemsOf(schema: unknown, root: Schema): unknown {
   return itemsIn(schema, readingOf(root));
 }
 
-/** A schema's own `items`, or else its `allOf` branches' (a declaration made of several). */
+/**
+ * A schema's own `items`, or else its `allOf` branches' (a declaration made of several). A
+ * tuple has none: beside `prefixItems`, `items` speaks only of the elements past them, and
+ * `items` as a list (draft-07) of each position.
+ */
 function itemsIn(schema: unknown, reading: Reading): unknown {
   const resolved = resolvedIn(schema, reading);
-  if (!resolved) return undefined;
+  if (!resolved || Array.isArray(own(resolved, "prefixItems"))) return undefined;
   const items = own(resolved, "items");
   if (isPlainObject(items)) return items;
   for (const branchItems of branchesOf(resolved, "allOf", reading, itemsIn)) {

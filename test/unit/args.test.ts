@@ -319,6 +319,21 @@ describe("coercing values", () => {
     expect(repairArguments({ v: null }, never).arguments).toEqual({ v: null });
   });
 
+  it("leaves a tuple's elements alone: items after prefixItems speaks of the elements past them", () => {
+    // pydantic's `tuple[int, *tuple[str, ...]]`: an integer first, then strings.
+    const schema = {
+      type: "object",
+      properties: {
+        row: { type: "array", prefixItems: [{ type: "integer" }], items: { type: "string" } },
+      },
+    };
+    const sent = { row: [1, "a", "b"] };
+    expect(validateArguments(sent, schema)).toEqual({ kind: "valid" });
+    const { arguments: args, report } = repairArguments(sent, schema);
+    expect(args).toBe(sent);
+    expect(report.coercions).toEqual([]);
+  });
+
   it("leaves a value alone that one of a property's several declarations accepts", () => {
     const schema = {
       oneOf: [
