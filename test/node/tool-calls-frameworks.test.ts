@@ -1,0 +1,150 @@
+/**
+ * `tools/call` as LLM apps make it, through the proxy served by wrangler: the
+ * OpenAI Agents SDK's strict tools at `/mcp/openai-strict`, and a Vercel AI
+ * SDK agent loop (its mock model) at `/mcp/gemini`. The origin lists one tool
+ * whose schema is written as OpenAPI-minded generators write it (zod-to-json-
+ * schema's openApi3 target: `nullable: true`, a nullable enum) with a tuple
+ * (pydantic's `tuple[int, *tuple[str, ...]]`), and echoes what reached it.
+ */
+import { createMCPClient } from "@ai-sdk/mcp";
+import { Validator } from "@cfworker/json-schema";
+import { createMcpHandler, Server, type Tool } from "@modelcontextprotocol/server";
+import { MCPServerStreamableHttp, mcpToFunctionTool, RunContext } from "@openai/agents";
+import { generateText, stepCountIs } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveFetch } from "../fixtures/node/serve-fetch";
+import { serveProxy } from "./serve-proxy";
+
+const SEARCH: Tool = {
+  name: "issues.search",
+  description: "Search issues.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      q: { type: "string" },
+      // Required, and may be null: the first page.
+      cursor: { type: "string", nullable: true },
+      sort: { type: "string", enum: ["asc", "desc"], nullable: true },
+      row: { type: "array", prefixItems: [{ type: "integer" }], items: { type: "string" } },
+    },
+    required: ["q", "cursor"],
+  } as Tool["inputSchema"],
+};
+
+let origin: Awaited<ReturnType<typeof serveFetch>>;
+let proxy: Awaited<ReturnType<typeof serveProxy>>;
+
+beforeAll(async () => {
+  const handler = createMcpHandler(
+    () => {
+      const server = new Server(
+        { name: "issues", version: "1.0.0" },
+        { capabilities: { tools: {} } },
+      );
+      server.setRequestHandler("tools/list", () => ({ tools: [SEARCH] }));
+      server.setRequestHandler("tools/call", (call) => {
+        const received = { tool: call.params.name, arguments: call.params.arguments ?? {} };
+        return { content: [{ type: "text", text: JSON.stringify(received) }] };
+      });
+      return server;
+    },
+    { legacy: "stateless" },
+  );
+  origin = await serveFetch(
+    (request) => handler.fetch(request),
+    () => void handler.close(),
+  );
+  proxy = await serveProxy(origin.url.href);
+});
+
+afterAll(async () => {
+  await proxy?.dispose();
+  origin?.close();
+});
+
+describe("the OpenAI Agents SDK's strict tool at /mcp/openai-strict", () => {
+  it("takes the strict model's nulls: the required nullable reaches the origin, the optional is left out", async () => {
+    const server = new MCPServerStreamableHttp({
+      url: `${proxy.url.href}/openai-strict`,
+      name: "issues",
+      clientSessionTimeoutSeconds: 60,
+    });
+    await server.connect();
+    try {
+      const [listed] = await server.listTools();
+      expect(listed?.name).toMatch(/^issues_search_[0-9a-z]{6}$/);
+      const tool = mcpToFunctionTool(listed as never, server, true);
+      expect(tool.strict).toBe(true);
+      // What a strict model writes when it leaves out all it may: every property, null for each.
+      const input = { q: "bug", cursor: null, sort: null, row: null };
+      expect(new Validator(tool.parameters as never, "2020-12").validate(input).valid).toBe(true);
+      const output = await tool.invoke(new RunContext(), JSON.stringify(input));
+      expect(JSON.parse((output as unknown as { text: string }).text)).toEqual({
+        tool: "issues.search",
+        arguments: { q: "bug", cursor: null },
+      });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+describe("the Vercel AI SDK at /mcp/gemini", () => {
+  it("delivers the model's valid call to the origin as the model wrote it", async () => {
+    const client = await createMCPClient({
+      transport: { type: "http", url: `${proxy.url.href}/gemini` },
+    });
+    try {
+      const tools = await client.tools();
+      // A name Gemini takes as it is.
+      const [name] = Object.keys(tools);
+      expect(name).toBe("issues.search");
+      const input = { q: "bug", cursor: null, row: [7, "open", "p1"] };
+      let step = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => {
+          step++;
+          if (step === 1) {
+            return {
+              content: [
+                {
+                  type: "tool-call" as const,
+                  toolCallId: "1",
+                  toolName: name as string,
+                  input: JSON.stringify(input),
+                },
+              ],
+              finishReason: { unified: "tool-calls" as const, raw: undefined },
+              usage,
+              warnings: [],
+            };
+          }
+          return {
+            content: [{ type: "text" as const, text: "done" }],
+            finishReason: { unified: "stop" as const, raw: undefined },
+            usage,
+            warnings: [],
+          };
+        },
+      });
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Find bugs.",
+        stopWhen: stepCountIs(2),
+      });
+      const [called] = result.steps.flatMap((s) => s.toolResults);
+      expect(called?.output).toMatchObject({
+        content: [{ text: JSON.stringify({ tool: "issues.search", arguments: input }) }],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
