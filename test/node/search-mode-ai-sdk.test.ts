@@ -10,6 +10,7 @@ import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCatalogOrigin } from "../fixtures/node/catalog-origin";
+import { finished, toolCall } from "./ai-sdk-steps";
 import { serveProxy } from "./serve-proxy";
 
 let catalog: Awaited<ReturnType<typeof startCatalogOrigin>>;
@@ -23,21 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await proxy?.dispose();
   catalog?.close();
-});
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-
-/** One step of the mock model: a call of `toolName` with `input`. */
-const toolCall = (toolName: string, input: unknown) => ({
-  content: [
-    { type: "tool-call" as const, toolCallId: toolName, toolName, input: JSON.stringify(input) },
-  ],
-  finishReason: { unified: "tool-calls" as const, raw: undefined },
-  usage,
-  warnings: [],
 });
 
 describe("the Vercel AI SDK through search mode", () => {
@@ -61,12 +47,7 @@ describe("the Vercel AI SDK through search mode", () => {
               arguments: { query: "edge proxies", count: "5" },
             });
           }
-          return {
-            content: [{ type: "text" as const, text: "done" }],
-            finishReason: { unified: "stop" as const, raw: undefined },
-            usage,
-            warnings: [],
-          };
+          return finished("done");
         },
       });
 

@@ -14,6 +14,7 @@ import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveFetch } from "../fixtures/node/serve-fetch";
+import { finished, toolCall } from "./ai-sdk-steps";
 import { serveProxy } from "./serve-proxy";
 
 const SEARCH: Tool = {
@@ -90,11 +91,6 @@ describe("the OpenAI Agents SDK's strict tool at /mcp/openai-strict", () => {
   });
 });
 
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-
 describe("the Vercel AI SDK at /mcp/gemini", () => {
   it("delivers the model's valid call to the origin as the model wrote it", async () => {
     const client = await createMCPClient({
@@ -108,30 +104,7 @@ describe("the Vercel AI SDK at /mcp/gemini", () => {
       const input = { q: "bug", cursor: null, row: [7, "open", "p1"] };
       let step = 0;
       const model = new MockLanguageModelV4({
-        doGenerate: async () => {
-          step++;
-          if (step === 1) {
-            return {
-              content: [
-                {
-                  type: "tool-call" as const,
-                  toolCallId: "1",
-                  toolName: name as string,
-                  input: JSON.stringify(input),
-                },
-              ],
-              finishReason: { unified: "tool-calls" as const, raw: undefined },
-              usage,
-              warnings: [],
-            };
-          }
-          return {
-            content: [{ type: "text" as const, text: "done" }],
-            finishReason: { unified: "stop" as const, raw: undefined },
-            usage,
-            warnings: [],
-          };
-        },
+        doGenerate: async () => (++step === 1 ? toolCall(name as string, input) : finished("done")),
       });
       const result = await generateText({
         model,
