@@ -14,6 +14,7 @@
 import { Hono } from "hono";
 import { createBroker } from "./auth/broker";
 import { createGate } from "./auth/gate";
+import { signInEnv } from "./auth/oauth-kv";
 import { originCredentials } from "./auth/origin-credentials";
 import {
   AUTHORIZE_PATH,
@@ -163,7 +164,7 @@ export function createApp(isolate: IsolateState = newIsolateState()): Worker {
         const seen = atPublicOrigin(bounded, admitted);
         return await serverFor(admitted, publicUrls(admitted, new URL(seen.url))).fetch(
           seen,
-          env,
+          signInEnv(env),
           ctx,
         );
       } catch (error) {

@@ -25,7 +25,10 @@ declare module "vitest" {
     /** Gate mode's identity provider (test/fixtures/node/identity-provider.ts): its issuer; GitHub's under `/github`. */
     identityProvider: string;
     /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */
-    metadataOrigins: Record<"insertion" | "root" | "foreign" | "none" | "scheme", string>;
+    metadataOrigins: Record<
+      "insertion" | "root" | "foreign" | "none" | "scheme" | "doubled",
+      string
+    >;
     /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */
     oauthOrigin: OAuthOriginUrls;
     /** Another one, for broker mode's sign-in tests, which take its authorization server down. */

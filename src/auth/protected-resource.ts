@@ -59,7 +59,10 @@ export function rewriteChallenges(
     }
     // At ORIGIN_URL's scheme, whatever the challenge's (an origin behind a TLS terminator may
     // write `http`): fetched in clear text, the document could name another authorization server.
-    const at = new URL(`${named.pathname}${named.search}`, config.originUrl.origin);
+    // Its path set as a path: as a URL reference, `//evil.example/…` would be evil.example's.
+    const at = new URL(config.originUrl.origin);
+    at.pathname = named.pathname;
+    at.search = named.search;
     memory.advertised.set(config.originUrl.href, at.href);
     return urls.metadata;
   });

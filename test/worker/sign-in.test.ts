@@ -63,20 +63,42 @@ describe("the origin's challenges, on the way to the client", () => {
     });
   });
 
-  it("fetch the metadata a challenge names on the origin's host at ORIGIN_URL's scheme, never the challenge's", async () => {
-    const { origin, proxy } = proxyFor("scheme");
+  /** The origin's challenge, pointed at the proxy; then the proxy's metadata, which is `document` of the origin's. */
+  async function servesNamed(variant: Variant, document: string) {
+    const { origin, proxy } = proxyFor(variant);
     const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
     expect(response.headers.get("www-authenticate")).toBe(
       'Bearer resource_metadata="http://proxy.test/.well-known/oauth-protected-resource/mcp"',
     );
-    // The origin's host at another scheme (an http origin naming https, as an https one may
-    // name http behind a TLS terminator): fetched at ORIGIN_URL's, not in clear text.
     const served = await metadata(proxy);
     expect(served.status).toBe(200);
     expect(await served.json()).toEqual({
-      ...metadataDocument(origin, "advertised"),
+      ...metadataDocument(origin, document),
       resource: "http://proxy.test/mcp",
     });
+  }
+
+  it("fetch the metadata a challenge names on the origin's host at ORIGIN_URL's scheme, never the challenge's", async () => {
+    // The origin's host at another scheme (an http origin naming https, as an https one may
+    // name http behind a TLS terminator): fetched at ORIGIN_URL's, not in clear text.
+    await servesNamed("scheme", "advertised");
+  });
+
+  it("fetch the metadata a challenge names on the origin's host there, though its path starts with //", async () => {
+    const origin = METADATA_ORIGINS.doubled;
+    const network = globalThis.fetch;
+    // Any other host is refused at once: the test needs no DNS to see where the proxy went.
+    const outbound = vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+      const url = new URL(input instanceof Request ? input.url : input);
+      return url.origin === origin
+        ? network(input, init)
+        : Promise.reject(new TypeError(`fetch to ${url.host} refused by the test`));
+    });
+    await servesNamed("doubled", "doubled");
+    const hosts = outbound.mock.calls.map(
+      ([input]) => new URL(input instanceof Request ? input.url : input).host,
+    );
+    expect(new Set(hosts)).toEqual(new Set([new URL(origin).host]));
   });
 
   it("leave other schemes and a challenge without resource_metadata as they are", async () => {
