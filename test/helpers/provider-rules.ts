@@ -52,39 +52,41 @@ function runsInRe2(pattern: string): boolean {
 const isObject = (value: unknown): value is Schema =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+const SCHEMA_MAPS = ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"];
+const SUBSCHEMAS = [
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "additionalItems",
+];
+const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+
+/** The schemas directly inside `schema`: its members' values, never the maps that hold them. */
+function childSchemas(schema: Schema): unknown[] {
+  const children: unknown[] = [];
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (SCHEMA_MAPS.includes(keyword)) {
+      if (isObject(value)) children.push(...Object.values(value));
+    } else if (SUBSCHEMAS.includes(keyword)) {
+      if (Array.isArray(value)) children.push(...value);
+      else children.push(value);
+    } else if (SCHEMA_LISTS.includes(keyword) && Array.isArray(value)) {
+      children.push(...value);
+    }
+  }
+  return children;
+}
+
 /** Every schema inside `schema` (itself included), with whether it is the root. */
 export function* schemasIn(schema: unknown, root = true): Generator<[Schema, boolean]> {
   if (!isObject(schema)) return;
   yield [schema, root];
-  for (const [keyword, value] of Object.entries(schema)) {
-    if (
-      ["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"].includes(
-        keyword,
-      )
-    ) {
-      if (isObject(value)) for (const child of Object.values(value)) yield* schemasIn(child, false);
-    } else if (
-      [
-        "items",
-        "additionalProperties",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contains",
-        "propertyNames",
-        "additionalItems",
-      ].includes(keyword)
-    ) {
-      if (Array.isArray(value)) for (const child of value) yield* schemasIn(child, false);
-      else yield* schemasIn(value, false);
-    } else if (
-      ["anyOf", "oneOf", "allOf", "prefixItems"].includes(keyword) &&
-      Array.isArray(value)
-    ) {
-      for (const child of value) yield* schemasIn(child, false);
-    }
-  }
+  for (const child of childSchemas(schema)) yield* schemasIn(child, false);
 }
 
 /** The property names a schema declares anywhere, `$defs` and compositions included. */
@@ -285,10 +287,13 @@ const STRICT_FORMATS = new Set([
 ]);
 
 /** How deep objects nest in `schema`: the root object is level 1. */
+/**
+ * Levels of objects with properties, schema inside schema: a map of
+ * properties is no level of its own, though one of them is named `properties`.
+ */
 function objectNesting(schema: unknown): number {
-  if (Array.isArray(schema)) return Math.max(0, ...schema.map(objectNesting));
   if (!isObject(schema)) return 0;
-  const inner = Math.max(0, ...Object.values(schema).map(objectNesting));
+  const inner = Math.max(0, ...childSchemas(schema).map(objectNesting));
   return isObject(schema.properties) ? 1 + inner : inner;
 }
 

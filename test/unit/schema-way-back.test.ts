@@ -327,6 +327,20 @@ describe("views of random schemas", () => {
   });
 });
 
+describe("views of schemas with a property named properties", () => {
+  // Found by the property test above (seed 1309999523): its double of OpenAI's rule counted the
+  // map holding a property named `properties` as a level, and refused a view of 7 levels.
+  it("count one level for each object, as the provider does", () => {
+    let schema: Schema = { type: "object", properties: { properties: { type: "string" } } };
+    for (let level = 0; level < 8; level++) {
+      schema = { type: "object", properties: { properties: { type: "string" }, a: schema } };
+    }
+    const view = schemaView(schema, SCHEMA_PASSES["openai-strict"]);
+    expect(PROVIDER_RULES["openai-strict"]?.(view.schema)).toEqual([]);
+    expect(view.rules).not.toContain("value_as_text");
+  });
+});
+
 describe("the way back, for random schemas", () => {
   it("arguments valid under a view come out of repair valid under the original, or reported invalid", () => {
     let checked = 0;
