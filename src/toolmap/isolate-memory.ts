@@ -11,6 +11,7 @@ import { BoundedMap } from "../bounded-map";
 import { sha256Bytes } from "../digest";
 import type { Assignments } from "../names/assign";
 import type { NameRules } from "../names/profiles";
+import { nameWeight } from "../names/weight";
 import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import type { SchemaView } from "../schemas/view";
@@ -35,12 +36,29 @@ export const MAX_TOOL_CHARS = 16 * 1024 * 1024;
 /** Held changes remembered as logged, accept keys read lately, definitions accepted. */
 const MAX_HELD_NOTES = 1_000;
 /**
+ * What the notes of held changes logged and of definitions accepted weigh
+ * together, in characters of their keys (a tool's name and a pin, some 300
+ * characters at most for a name MCP allows): an origin's names may be far longer.
+ */
+const MAX_HELD_NOTE_CHARS = MAX_HELD_NOTES * 512;
+/**
  * Pins this isolate set that KV does not hold yet, and tools with held
  * definitions it has not noted in KV: twice the tools it remembers (a
- * listing over `MAX_TOOLS` pins every tool of it), the first set going first.
- * Writes that fail (a day's KV writes spent) would keep them all.
+ * listing over `MAX_TOOLS` pins every tool of it), each weighing its name
+ * (names/weight.ts), the least recently used going first. Writes that fail
+ * (a day's KV writes spent) would keep them all.
  */
 const MAX_UNSTORED_PINS = 2 * MAX_TOOLS;
+const unstored = <V>() =>
+  new BoundedMap<string, V>(MAX_UNSTORED_PINS, undefined, {
+    max: MAX_UNSTORED_PINS,
+    weigh: (_, original) => nameWeight(original),
+  });
+const heldNotes = <V>(ttlMs?: number) =>
+  new BoundedMap<string, V>(MAX_HELD_NOTES, ttlMs, {
+    max: MAX_HELD_NOTE_CHARS,
+    weigh: (_, key) => key.length,
+  });
 /** Definitions held and not accepted kept per tool, the latest (here and in the map). */
 export const MAX_HELD_PINS = 4;
 /** An accept key found absent is read again after this long. */
@@ -235,7 +253,7 @@ export class OriginMemory {
   /** A write to KV is under way: another waits for the next listing. */
   writing = false;
   /** Definition pins this isolate set and KV does not hold yet. */
-  readonly pinned = new Map<string, string>();
+  readonly pinned = unstored<string>();
   /** The listing pin to store with the map (listing-pin.ts), from the last listing that made one. */
   listingPin: Promise<string | undefined> | undefined;
   /**
@@ -246,12 +264,12 @@ export class OriginMemory {
    */
   written = new Map<string, WrittenTool>();
   /** Held changes already logged (original and pin), and accept keys read lately. */
-  readonly heldLogged = new BoundedMap<string, true>(MAX_HELD_NOTES);
-  readonly acceptChecks = new BoundedMap<string, boolean>(MAX_HELD_NOTES, ACCEPT_CHECK_MS);
+  readonly heldLogged = heldNotes<true>();
+  readonly acceptChecks = heldNotes<boolean>(ACCEPT_CHECK_MS);
   /** Definitions held for a caller here that KV's map does not note yet, per original (map-store.ts). */
-  readonly heldPins = new Map<string, string[]>();
+  readonly heldPins = unstored<string[]>();
   /** Definitions the operator accepted, as read here, by tool (definition-pins.ts `acceptedPin`): no longer noted as held. */
-  readonly acceptedPins = new BoundedMap<string, true>(MAX_HELD_NOTES);
+  readonly acceptedPins = heldNotes<true>();
   /** Schema fingerprints the map names and no chunk held when a call looked (map-store.ts). */
   readonly chunksLack = new Set<string>();
   /** How many times the origin said its tools changed: a caller's view from before is gone. */
@@ -259,18 +277,14 @@ export class OriginMemory {
 
   /** Sets the map's pin of `original`, until KV holds it (map-store.ts). */
   setPin(original: string, pin: string): void {
-    this.pinned.delete(original);
     this.pinned.set(original, pin);
-    dropFirstPast(this.pinned, MAX_UNSTORED_PINS);
   }
 
   /** Notes `pin` as a definition of `original` some caller is held on, until KV's map notes it. */
   noteHeld(original: string, pin: string): void {
     const pins = this.heldPins.get(original) ?? [];
     if (pins.includes(pin)) return;
-    this.heldPins.delete(original);
     this.heldPins.set(original, [...pins, pin].slice(-MAX_HELD_PINS));
-    dropFirstPast(this.heldPins, MAX_UNSTORED_PINS);
   }
 
   /** The map's pin of `original`, the first definition seen of it: set here, or as KV holds it. */
@@ -353,14 +367,6 @@ export class OriginMemory {
     this.stored = undefined;
     this.loaded = undefined;
     this.generation++;
-  }
-}
-
-/** Drops the entries of `map` set first, past `max`. */
-function dropFirstPast<K, V>(map: Map<K, V>, max: number): void {
-  for (const key of map.keys()) {
-    if (map.size <= max) return;
-    map.delete(key);
   }
 }
 
