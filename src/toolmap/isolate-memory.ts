@@ -33,6 +33,16 @@ export const MAX_TOOLS = 10_000;
  * (test/node/origin-tools-memory.test.ts).
  */
 export const MAX_TOOL_CHARS = 16 * 1024 * 1024;
+/**
+ * Nodes the schema views of an origin's tools (every profile's) hold inlined
+ * from `$ref`s together (`SchemaView.inlined`): a view may hold `MAX_NODES`
+ * (5,000) of them for a schema of a few hundred characters, some 335 bytes
+ * each under `openai-strict`, so 10,000 such views would hold gigabytes. At
+ * the bound, about 20 MB; past it, every view of the origin goes, and is
+ * made again when a listing or call needs it
+ * (test/node/schema-views-memory.test.ts).
+ */
+export const MAX_VIEW_INLINED = 60_000;
 /** Held changes remembered as logged, accept keys read lately, definitions accepted. */
 const MAX_HELD_NOTES = 1_000;
 /**
@@ -93,6 +103,8 @@ export class ProfileNames {
   readonly byOriginal = new Map<string, string>();
   /** Each tool's schema view under the profile, valid while its schema hash is `hash`. */
   readonly views = new Map<string, { hash: string; view: SchemaView }>();
+  /** What `views` hold inlined together (`SchemaView.inlined`). */
+  viewsInlined = 0;
   /** Names layout 1 handed out under this profile (original → name), read once (or in flight). */
   legacy: Promise<Map<string, string> | undefined> | undefined;
   /** A name was kept (`keepName`) that KV does not hold yet. */
@@ -202,6 +214,23 @@ export class ProfileNames {
       : undefined;
   }
 
+  /** Keeps a tool's schema view (schema-views.ts), in place of the one before. */
+  keepView(name: string, hash: string, view: SchemaView): void {
+    this.dropView(name);
+    this.views.set(name, { hash, view });
+    this.viewsInlined += view.inlined;
+  }
+
+  dropView(name: string): void {
+    this.viewsInlined -= this.views.get(name)?.view.inlined ?? 0;
+    this.views.delete(name);
+  }
+
+  clearViews(): void {
+    this.views.clear();
+    this.viewsInlined = 0;
+  }
+
   /** Lets go of a tool's name and schema view: it left the origin's memory (`OriginMemory.remember`). */
   forget(original: string): void {
     const name = this.byOriginal.get(original);
@@ -209,7 +238,7 @@ export class ProfileNames {
     this.changes++;
     this.byOriginal.delete(original);
     this.byName.delete(name);
-    this.views.delete(name);
+    this.dropView(name);
   }
 
   remember(name: string, original: string): void {
@@ -347,6 +376,17 @@ export class OriginMemory {
     }
     if (written.size > 0) this.written = written;
     return { same, twoWays };
+  }
+
+  /**
+   * Makes room for a view holding `inlined` nodes from `$ref`s beside every
+   * profile's views of the origin: past `MAX_VIEW_INLINED`, they all go.
+   */
+  roomForView(inlined: number): void {
+    let held = inlined;
+    for (const names of this.profiles.values()) held += names.viewsInlined;
+    if (held <= MAX_VIEW_INLINED) return;
+    for (const names of this.profiles.values()) names.clearViews();
   }
 
   profile(key: string): ProfileNames {
