@@ -1,7 +1,11 @@
-/** A bound on what entries weigh together (`weigh` of each value), beside the bound on their number. */
-export interface WeightBound<V> {
+/**
+ * A bound on what entries weigh together (`weigh` of each entry), beside the
+ * bound on their number. Where a key is text an origin or client chose (a
+ * tool's name), it weighs too: a long one costs what it holds.
+ */
+export interface WeightBound<K, V> {
   max: number;
-  weigh: (value: V) => number;
+  weigh: (value: V, key: K) => number;
 }
 
 /**
@@ -18,7 +22,7 @@ export class BoundedMap<K, V> {
   constructor(
     readonly capacity: number,
     private readonly ttlMs = Number.POSITIVE_INFINITY,
-    private readonly weights?: WeightBound<V>,
+    private readonly weights?: WeightBound<K, V>,
   ) {}
 
   get(key: K): V | undefined {
@@ -35,7 +39,7 @@ export class BoundedMap<K, V> {
 
   set(key: K, value: V): void {
     this.delete(key);
-    const weight = this.weights?.weigh(value) ?? 0;
+    const weight = this.weights?.weigh(value, key) ?? 0;
     const max = this.weights?.max ?? Number.POSITIVE_INFINITY;
     if (weight > max) return;
     for (const oldest of this.entries.keys()) {
@@ -54,7 +58,7 @@ export class BoundedMap<K, V> {
   replace(key: K, value: V): boolean {
     const entry = this.entries.get(key);
     if (entry === undefined || entry.expires <= Date.now()) return false;
-    const weight = this.weights?.weigh(value) ?? 0;
+    const weight = this.weights?.weigh(value, key) ?? 0;
     const max = this.weights?.max ?? Number.POSITIVE_INFINITY;
     if (this.weight - entry.weight + weight > max) return false;
     this.weight += weight - entry.weight;
@@ -68,6 +72,16 @@ export class BoundedMap<K, V> {
     if (entry === undefined) return;
     this.entries.delete(key);
     this.weight -= entry.weight;
+  }
+
+  /** The keys, least recently used first (expired ones among them until they are read). */
+  keys(): IterableIterator<K> {
+    return this.entries.keys();
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.weight = 0;
   }
 
   get size(): number {

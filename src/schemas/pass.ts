@@ -51,6 +51,8 @@ export interface ViewContext {
   readonly dropped: Set<string>;
   /** Nodes viewed so far, against `MAX_NODES`. */
   readonly nodes: number;
+  /** Nodes viewed inside inlined `$ref`s: what the view holds beyond the schema's own (refs.ts). */
+  inlined: number;
   /** Views `node` at `at`: for a pass that puts a new schema where the node was. */
   view(node: unknown, at: At): unknown;
   /** A schema asking for the value as JSON text (way-back.ts reads it back). */

@@ -31,6 +31,12 @@ export interface SchemaView {
   absentNulls: NodeSet;
   /** Why the view is still beyond what the provider accepts, when it is (a size no pass brings down). */
   unfit?: string;
+  /**
+   * Nodes it holds inlined from `$ref`s (at most `MAX_NODES`): a schema of a
+   * few hundred characters may be viewed as thousands of nodes, which
+   * isolate memory weighs (toolmap/isolate-memory.ts).
+   */
+  inlined: number;
 }
 
 /** Whether a profile's passes change nothing: its view is the schema itself. */
@@ -51,6 +57,7 @@ export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
       dropped: [],
       asText: walk.textNodes,
       absentNulls: walk.absentNulls,
+      inlined: 0,
     };
   }
   const unfit = walk.sizes === undefined ? undefined : passes.unfit?.(schema, walk.sizes);
@@ -62,6 +69,7 @@ export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
     dropped: walk.droppedAny ? [...walk.dropped].sort() : [],
     asText: walk.textNodes,
     absentNulls: walk.absentNulls,
+    inlined: walk.inlined,
   };
   if (unfit !== undefined) view.unfit = unfit;
   return view;

@@ -55,6 +55,7 @@ export class SchemaWalk implements ViewContext {
   private text: Set<object> | undefined;
   private nulls: object[] | undefined;
   nodes = 0;
+  inlined = 0;
   /** What the view holds that its profile limits, counted as it is made (sizes.ts). */
   readonly sizes: ViewSizes | undefined;
   private readonly maxDepth: number;

@@ -51,7 +51,10 @@ export interface ListingView {
  * `CHARS_PER_WEIGHT` characters of them: a search keeps each tool's
  * description and schema whole, and views weighed by count alone held 141 MiB
  * for 150 callers listed 129 tools of 8 KB each, their own
- * (test/node/caller-views-memory.test.ts). So views at the bound hold about
+ * (test/node/caller-views-memory.test.ts). Outside search mode a view keeps
+ * its tools' names, which an origin may make long: it weighs one a tool, or
+ * one for each `CHARS_PER_WEIGHT` characters of their names
+ * (test/node/tool-names-memory.test.ts). So views at the bound hold about
  * 30 MiB, and one view of a listing as long as a message may be (16 MiB)
  * still fits; and how many views; and callers pointing at one. A
  * caller's view stands for `LISTING_MS`: a caller who searches or calls past
@@ -64,6 +67,13 @@ const MAX_VIEWS = 1_000;
 const MAX_CALLERS = 4_096;
 const LISTING_MS = 10 * 60_000;
 
+/** What the names of a view's tools hold together, in characters: an origin's names may be long. */
+function namesLength(view: ListingView): number {
+  let length = 0;
+  for (const original of view.decisions.keys()) length += original.length;
+  return length;
+}
+
 /** The views of one isolate, every origin and profile: `scope` keeps them apart. */
 export class CallerListings {
   private readonly views = new BoundedMap<string, ListingView>(MAX_VIEWS, LISTING_MS, {
@@ -71,7 +81,7 @@ export class CallerListings {
     weigh: (view) =>
       view.search
         ? Math.max(view.decisions.size * SEARCH_WEIGHT, Math.ceil(view.chars / CHARS_PER_WEIGHT))
-        : view.decisions.size,
+        : Math.max(view.decisions.size, Math.ceil(namesLength(view) / CHARS_PER_WEIGHT)),
   });
   private readonly callers = new BoundedMap<string, string>(MAX_CALLERS, LISTING_MS);
 

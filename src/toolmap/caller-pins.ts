@@ -31,6 +31,7 @@
  */
 import { BoundedMap } from "../bounded-map";
 import { logEvent } from "../log";
+import { namesWeight, nameWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
 import {
   acceptCommand,
@@ -49,9 +50,9 @@ export interface CallerRecord {
 }
 
 const MAX_CALLERS = 1_000;
-/** Own pins kept per isolate, all callers together. */
+/** Own pins kept per isolate, all callers together, each weighing its tool's name (names/weight.ts). */
 const MAX_OWN_PINS = 50_000;
-/** Own pins stored per caller: past it, the caller's first ones are compared with the map's. */
+/** Own pins stored per caller, weighed so too: past it, the caller's first ones are compared with the map's. */
 const MAX_PINS_PER_CALLER = 10_000;
 /**
  * `tool_definition_changed` (and `_differs`) lines per listing: an origin
@@ -80,15 +81,28 @@ function decodeRecord(text: string | null): CallerRecord {
   return { stored: true, pins: new Map() };
 }
 
+/** The caller's last pins, within `MAX_PINS_PER_CALLER`. */
+function lastPins(pins: Map<string, string>): Array<[string, string]> {
+  const all = [...pins];
+  let weight = 0;
+  let first = all.length;
+  while (first > 0) {
+    weight += nameWeight((all[first - 1] as [string, string])[0]);
+    if (weight > MAX_PINS_PER_CALLER) break;
+    first--;
+  }
+  return all.slice(first);
+}
+
 // fromEntries: an original named `__proto__` stays an ordinary key.
 const encodeRecord = (pins: Map<string, string>) =>
-  JSON.stringify({ format: 1, pins: Object.fromEntries([...pins].slice(-MAX_PINS_PER_CALLER)) });
+  JSON.stringify({ format: 1, pins: Object.fromEntries(lastPins(pins)) });
 
 /** Every caller's own pins this isolate read or wrote, per origin (the key says whose). */
 export class CallerPins {
   private readonly records = new BoundedMap<string, CallerRecord>(MAX_CALLERS, undefined, {
     max: MAX_OWN_PINS,
-    weigh: (record) => 1 + record.pins.size,
+    weigh: (record) => 1 + namesWeight(record.pins.keys()),
   });
   /** Reads under way: as many as requests at once. */
   private readonly reading = new Map<string, Promise<CallerRecord | undefined>>();

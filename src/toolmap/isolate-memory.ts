@@ -11,6 +11,7 @@ import { BoundedMap } from "../bounded-map";
 import { sha256Bytes } from "../digest";
 import type { Assignments } from "../names/assign";
 import type { NameRules } from "../names/profiles";
+import { nameWeight } from "../names/weight";
 import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import type { SchemaView } from "../schemas/view";
@@ -32,15 +33,42 @@ export const MAX_TOOLS = 10_000;
  * (test/node/origin-tools-memory.test.ts).
  */
 export const MAX_TOOL_CHARS = 16 * 1024 * 1024;
+/**
+ * Nodes the schema views of an origin's tools (every profile's) hold inlined
+ * from `$ref`s together (`SchemaView.inlined`): a view may hold `MAX_NODES`
+ * (5,000) of them for a schema of a few hundred characters, some 335 bytes
+ * each under `openai-strict`, so 10,000 such views would hold gigabytes. At
+ * the bound, about 20 MB; past it, every view of the origin goes, and is
+ * made again when a listing or call needs it
+ * (test/node/schema-views-memory.test.ts).
+ */
+export const MAX_VIEW_INLINED = 60_000;
 /** Held changes remembered as logged, accept keys read lately, definitions accepted. */
 const MAX_HELD_NOTES = 1_000;
 /**
+ * What the notes of held changes logged and of definitions accepted weigh
+ * together, in characters of their keys (a tool's name and a pin, some 300
+ * characters at most for a name MCP allows): an origin's names may be far longer.
+ */
+const MAX_HELD_NOTE_CHARS = MAX_HELD_NOTES * 512;
+/**
  * Pins this isolate set that KV does not hold yet, and tools with held
  * definitions it has not noted in KV: twice the tools it remembers (a
- * listing over `MAX_TOOLS` pins every tool of it), the first set going first.
- * Writes that fail (a day's KV writes spent) would keep them all.
+ * listing over `MAX_TOOLS` pins every tool of it), each weighing its name
+ * (names/weight.ts), the least recently used going first. Writes that fail
+ * (a day's KV writes spent) would keep them all.
  */
 const MAX_UNSTORED_PINS = 2 * MAX_TOOLS;
+const unstored = <V>() =>
+  new BoundedMap<string, V>(MAX_UNSTORED_PINS, undefined, {
+    max: MAX_UNSTORED_PINS,
+    weigh: (_, original) => nameWeight(original),
+  });
+const heldNotes = <V>(ttlMs?: number) =>
+  new BoundedMap<string, V>(MAX_HELD_NOTES, ttlMs, {
+    max: MAX_HELD_NOTE_CHARS,
+    weigh: (_, key) => key.length,
+  });
 /** Definitions held and not accepted kept per tool, the latest (here and in the map). */
 export const MAX_HELD_PINS = 4;
 /** An accept key found absent is read again after this long. */
@@ -75,6 +103,8 @@ export class ProfileNames {
   readonly byOriginal = new Map<string, string>();
   /** Each tool's schema view under the profile, valid while its schema hash is `hash`. */
   readonly views = new Map<string, { hash: string; view: SchemaView }>();
+  /** What `views` hold inlined together (`SchemaView.inlined`). */
+  viewsInlined = 0;
   /** Names layout 1 handed out under this profile (original → name), read once (or in flight). */
   legacy: Promise<Map<string, string> | undefined> | undefined;
   /** A name was kept (`keepName`) that KV does not hold yet. */
@@ -184,6 +214,23 @@ export class ProfileNames {
       : undefined;
   }
 
+  /** Keeps a tool's schema view (schema-views.ts), in place of the one before. */
+  keepView(name: string, hash: string, view: SchemaView): void {
+    this.dropView(name);
+    this.views.set(name, { hash, view });
+    this.viewsInlined += view.inlined;
+  }
+
+  dropView(name: string): void {
+    this.viewsInlined -= this.views.get(name)?.view.inlined ?? 0;
+    this.views.delete(name);
+  }
+
+  clearViews(): void {
+    this.views.clear();
+    this.viewsInlined = 0;
+  }
+
   /** Lets go of a tool's name and schema view: it left the origin's memory (`OriginMemory.remember`). */
   forget(original: string): void {
     const name = this.byOriginal.get(original);
@@ -191,7 +238,7 @@ export class ProfileNames {
     this.changes++;
     this.byOriginal.delete(original);
     this.byName.delete(name);
-    this.views.delete(name);
+    this.dropView(name);
   }
 
   remember(name: string, original: string): void {
@@ -235,7 +282,7 @@ export class OriginMemory {
   /** A write to KV is under way: another waits for the next listing. */
   writing = false;
   /** Definition pins this isolate set and KV does not hold yet. */
-  readonly pinned = new Map<string, string>();
+  readonly pinned = unstored<string>();
   /** The listing pin to store with the map (listing-pin.ts), from the last listing that made one. */
   listingPin: Promise<string | undefined> | undefined;
   /**
@@ -246,12 +293,12 @@ export class OriginMemory {
    */
   written = new Map<string, WrittenTool>();
   /** Held changes already logged (original and pin), and accept keys read lately. */
-  readonly heldLogged = new BoundedMap<string, true>(MAX_HELD_NOTES);
-  readonly acceptChecks = new BoundedMap<string, boolean>(MAX_HELD_NOTES, ACCEPT_CHECK_MS);
+  readonly heldLogged = heldNotes<true>();
+  readonly acceptChecks = heldNotes<boolean>(ACCEPT_CHECK_MS);
   /** Definitions held for a caller here that KV's map does not note yet, per original (map-store.ts). */
-  readonly heldPins = new Map<string, string[]>();
+  readonly heldPins = unstored<string[]>();
   /** Definitions the operator accepted, as read here, by tool (definition-pins.ts `acceptedPin`): no longer noted as held. */
-  readonly acceptedPins = new BoundedMap<string, true>(MAX_HELD_NOTES);
+  readonly acceptedPins = heldNotes<true>();
   /** Schema fingerprints the map names and no chunk held when a call looked (map-store.ts). */
   readonly chunksLack = new Set<string>();
   /** How many times the origin said its tools changed: a caller's view from before is gone. */
@@ -259,18 +306,14 @@ export class OriginMemory {
 
   /** Sets the map's pin of `original`, until KV holds it (map-store.ts). */
   setPin(original: string, pin: string): void {
-    this.pinned.delete(original);
     this.pinned.set(original, pin);
-    dropFirstPast(this.pinned, MAX_UNSTORED_PINS);
   }
 
   /** Notes `pin` as a definition of `original` some caller is held on, until KV's map notes it. */
   noteHeld(original: string, pin: string): void {
     const pins = this.heldPins.get(original) ?? [];
     if (pins.includes(pin)) return;
-    this.heldPins.delete(original);
     this.heldPins.set(original, [...pins, pin].slice(-MAX_HELD_PINS));
-    dropFirstPast(this.heldPins, MAX_UNSTORED_PINS);
   }
 
   /** The map's pin of `original`, the first definition seen of it: set here, or as KV holds it. */
@@ -335,6 +378,17 @@ export class OriginMemory {
     return { same, twoWays };
   }
 
+  /**
+   * Makes room for a view holding `inlined` nodes from `$ref`s beside every
+   * profile's views of the origin: past `MAX_VIEW_INLINED`, they all go.
+   */
+  roomForView(inlined: number): void {
+    let held = inlined;
+    for (const names of this.profiles.values()) held += names.viewsInlined;
+    if (held <= MAX_VIEW_INLINED) return;
+    for (const names of this.profiles.values()) names.clearViews();
+  }
+
   profile(key: string): ProfileNames {
     let names = this.profiles.get(key);
     if (!names) {
@@ -353,14 +407,6 @@ export class OriginMemory {
     this.stored = undefined;
     this.loaded = undefined;
     this.generation++;
-  }
-}
-
-/** Drops the entries of `map` set first, past `max`. */
-function dropFirstPast<K, V>(map: Map<K, V>, max: number): void {
-  for (const key of map.keys()) {
-    if (map.size <= max) return;
-    map.delete(key);
   }
 }
 

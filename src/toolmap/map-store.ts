@@ -23,6 +23,7 @@
  * (`readSchema`) and written again by the next listing.
  */
 import { logEvent } from "../log";
+import { namesWeight, nameWeight } from "../names/weight";
 import { acceptedPin } from "./definition-pins";
 import { MAX_HELD_PINS, MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
 import { readLegacyNames } from "./legacy-v1";
@@ -190,10 +191,16 @@ export class MapStore {
       if (day - tool.seen > EXPIRY_DAYS) tools.delete(original);
     }
     let kept = tools;
-    if (tools.size > MAX_TOOLS) {
-      const recent = [...tools].sort((a, b) => b[1].seen - a[1].seen).slice(0, MAX_TOOLS);
-      kept = new Map(recent);
-      logEvent("tool_map_full", { scope: this.scope.origin, tools: tools.size, kept: MAX_TOOLS });
+    // Each original weighs its name (names/weight.ts): names of 128 characters or fewer, one each.
+    if (tools.size > MAX_TOOLS || namesWeight(tools.keys()) > MAX_TOOLS) {
+      kept = new Map();
+      let weight = 0;
+      for (const [original, tool] of [...tools].sort((a, b) => b[1].seen - a[1].seen)) {
+        weight += nameWeight(original);
+        if (weight > MAX_TOOLS) break;
+        kept.set(original, tool);
+      }
+      logEvent("tool_map_full", { scope: this.scope.origin, tools: tools.size, kept: kept.size });
     }
     const held = new Map<string, string[]>();
     for (const original of new Set([...base.held.keys(), ...origin.heldPins.keys()])) {

@@ -3,14 +3,15 @@
  * what the operator's rules take out of it (`fixed` arguments, rules/
  * apply-rules.ts): computed once per tool and schema, and kept in isolate
  * memory with the profile's names (isolate-memory.ts `ProfileNames.views`),
- * and let go with its tool (`OriginMemory.remember`).
+ * and let go with its tool (`OriginMemory.remember`), or with every view of
+ * the origin once what they inline from `$ref`s passes `MAX_VIEW_INLINED`.
  */
 import { logEvent } from "../log";
 import { presentedSchema, shapesSchema } from "../rules/apply-rules";
 import type { ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
-import { MAX_TOOLS, type ProfileNames } from "./isolate-memory";
+import { MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
 import type { ToolEntry } from "./plan-listing";
 
 type Viewed = Pick<ToolEntry, "original" | "inputSchema" | "schemaHash">;
@@ -21,6 +22,8 @@ export class SchemaViews {
     private readonly policy: ToolPolicy,
     /** This profile's names, looked up each time: the origin's memory may drop them. */
     private readonly names: () => ProfileNames,
+    /** The origin's memory, whose views (every profile's) are weighed together. */
+    private readonly origin: OriginMemory,
   ) {}
 
   /**
@@ -66,14 +69,15 @@ export class SchemaViews {
     const rule = this.policy.rules.ruleFor(original);
     const shaped = shapesSchema(rule);
     if ((changesNothing(rules) && !shaped) || inputSchema === undefined) return undefined;
-    const views = this.names().views;
-    const known = views.get(name);
+    const names = this.names();
+    const known = names.views.get(name);
     if (known?.hash === hash) return { view: known.view, fresh: false };
-    if (views.size >= MAX_TOOLS) views.clear();
     const viewed = schemaView(presentedSchema(inputSchema, rule), rules);
     // Arguments the proxy sets are left out of what the model sees, whatever the profile.
     const view = shaped ? { ...viewed, differs: true } : viewed;
-    views.set(name, { hash, view });
+    if (names.views.size >= MAX_TOOLS) names.clearViews();
+    if (view.inlined > 0) this.origin.roomForView(view.inlined);
+    names.keepView(name, hash, view);
     return { view, fresh: true };
   }
 }

@@ -87,7 +87,7 @@ export class ToolMap {
       () => this.settings,
     );
     this.callerPins = memory.callerPins;
-    this.views = new SchemaViews(profile, policy, () => this.names);
+    this.views = new SchemaViews(profile, policy, () => this.names, this.origin);
     this.calls = new CallNames({
       profile,
       policy,

@@ -11,14 +11,14 @@
  * settings (`TOOL_CHANGES=log`: definitions kept), against Miniflare's local
  * KV.
  */
-import { convertV4MiniflareOptions, Miniflare } from "miniflare";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { heapUsed } from "./heap";
+import { localKv } from "./local-kv";
 
 const TOOLS = 100;
 const PROPERTIES = 40;
@@ -43,27 +43,13 @@ function listingText(caller: number): string {
   return JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } });
 }
 
-let miniflare: Miniflare;
-let kv: KVNamespace;
-
-beforeAll(async () => {
-  miniflare = new Miniflare(
-    convertV4MiniflareOptions({
-      modules: true,
-      script: "export default {}",
-      kvNamespaces: ["TOOL_MAP"],
-    }),
-  );
-  kv = (await miniflare.getKVNamespace("TOOL_MAP")) as unknown as KVNamespace;
-});
-
-afterAll(() => miniflare?.dispose());
+const kv = localKv();
 
 describe("an origin's tools in an isolate's memory", () => {
   it("hold about their bound however long the tools, and keep the latest listing's", async () => {
     const config = parseConfig({
       ORIGIN_URL: "https://origin.example/mcp",
-      TOOL_MAP: kv,
+      TOOL_MAP: kv(),
     } as unknown as Env);
     if (config.kind !== "valid") throw new Error(JSON.stringify(config.problems));
     const memory = new ToolMapMemory();
@@ -78,7 +64,7 @@ describe("an origin's tools in an isolate's memory", () => {
       listed += text.length;
       const tools = (readListingText(text)?.elements ?? []).filter((e) => e instanceof WrittenTool);
       const map = new ToolMap(
-        kv,
+        kv(),
         scopes,
         openai,
         memory,
@@ -93,7 +79,7 @@ describe("an origin's tools in an isolate's memory", () => {
     // 40 listings of 4.7 MB were named (180 MiB): the map keeps about what docs/limits.md says.
     expect(listed).toBeGreaterThan(170 * 2 ** 20);
     expect(grown).toBeLessThan(64 * 2 ** 20);
-    const latest = new ToolMap(kv, scopes, openai, memory, () => {}, config.config.policy);
+    const latest = new ToolMap(kv(), scopes, openai, memory, () => {}, config.config.policy);
     const call = await latest.calls.resolve(`report_0_of_user_${listings - 1}`);
     expect(call?.source).toBe("memory");
   }, 300_000);

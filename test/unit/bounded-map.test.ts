@@ -38,6 +38,20 @@ describe("a bounded map", () => {
     expect(keys(map, ["a", "c", "d"])).toEqual(["c", "d"]);
   });
 
+  it("weighs a key where the bound says so: a long name costs what it holds", () => {
+    const map = new BoundedMap<string, true>(10, Number.POSITIVE_INFINITY, {
+      max: 10,
+      weigh: (_, key) => key.length,
+    });
+    for (const key of ["a", "b", "c"]) map.set(key, true);
+    map.set("x".repeat(8), true);
+    expect(keys(map, ["a", "b", "c", "x".repeat(8)])).toEqual(["b", "c", "x".repeat(8)]);
+    expect([...map.keys()]).toEqual(["b", "c", "x".repeat(8)]);
+    map.clear();
+    map.set("y".repeat(10), true);
+    expect(map.size).toBe(1);
+  });
+
   it("replaces an entry's value, its expiry kept, only where the new weight fits beside the rest", () => {
     const map = new BoundedMap<string, string>(10, 60_000, {
       max: 10,

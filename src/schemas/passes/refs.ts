@@ -28,6 +28,10 @@ export const refsInlined: Pass = {
       return view.textSchema(siblings, `A ${ref.split("/").pop() || "value"}, as JSON text.`);
     }
     view.applied.add("refs_inlined");
-    return view.view({ ...target, ...siblings }, { ...at, refs: [...at.refs, ref] });
+    const before = view.nodes;
+    const inlined = view.view({ ...target, ...siblings }, { ...at, refs: [...at.refs, ref] });
+    // Counted once, where the outermost `$ref` is inlined: nodes inside it are among its own.
+    if (at.refs.length === 0) view.inlined += view.nodes - before;
+    return inlined;
   },
 };

@@ -1,0 +1,84 @@
+/**
+ * What an origin's schema views hold in an isolate's memory (src/toolmap/
+ * isolate-memory.ts `ProfileNames.views`, made by schema-views.ts): a
+ * profile that inlines `$ref`s (`gemini`, `portable`, `openai-strict`) views
+ * a schema of a few hundred characters as thousands of nodes, up to
+ * `MAX_NODES`, so what views hold is not what their tools' text weighs. An
+ * origin is untrusted (SECURITY.md): one whose every tool inlines a `$ref`
+ * many times would have the isolate keep a view of thousands of nodes per
+ * tool, per profile. Listings named as the proxy names an answer's: read
+ * from their text (`readListingText`), then `ToolMap.nameListing`, against
+ * Miniflare's local KV.
+ */
+import { describe, expect, it } from "vitest";
+import type { ProfileName } from "../../src/names/profiles";
+import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
+import { heapUsed } from "./heap";
+import { localKv } from "./local-kv";
+
+const TOOLS = 100;
+
+/** `n` properties, each `schema`. */
+const properties = (n: number, schema: unknown) =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, schema]));
+
+/** Tool `t`'s schema: about 1,200 characters, whose three `$ref`s inline into 2,500 nodes and more. */
+const schemaOf = (t: number) => ({
+  type: "object",
+  $defs: {
+    leaf: {
+      type: "object",
+      description: `A leaf of tool ${t}.`,
+      properties: properties(5, { type: "string", maxLength: 5 }),
+      additionalProperties: false,
+    },
+    branch: { type: "object", properties: properties(10, { $ref: "#/$defs/leaf" }) },
+    trunk: { type: "object", properties: properties(10, { $ref: "#/$defs/branch" }) },
+  },
+  properties: properties(10, { $ref: "#/$defs/trunk" }),
+});
+
+const listingText = () =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    result: {
+      tools: Array.from({ length: TOOLS }, (_, t) => ({
+        name: `tool_${t}`,
+        inputSchema: schemaOf(t),
+      })),
+    },
+  });
+
+const kv = localKv();
+
+describe("an origin's schema views in an isolate's memory", () => {
+  it("hold about their bound however many nodes their schemas inline, and are all listed", async () => {
+    const memory = new ToolMapMemory();
+    const writes: Promise<unknown>[] = [];
+    const text = listingText();
+    const before = heapUsed();
+    for (const profile of ["openai-strict", "gemini", "portable"] satisfies ProfileName[]) {
+      const map = new ToolMap(
+        kv(),
+        { origin: "v2:views", legacy: `v1:views-${profile}` },
+        profileOf(profile),
+        memory,
+        (write) => writes.push(write),
+      );
+      const tools = (readListingText(text)?.elements ?? []).filter((e) => e instanceof WrittenTool);
+      const listing = await map.nameListing(tools);
+      // Every tool is listed with its view, whatever memory keeps of them.
+      expect(listing.schemas.size).toBe(TOOLS);
+      await Promise.allSettled(writes.splice(0));
+    }
+    const grown = heapUsed() - before;
+
+    // A listing of 132 KB, viewed under three profiles: the views keep about what docs/limits.md says.
+    expect(text.length).toBeLessThan(160 * 1024);
+    expect(grown).toBeLessThan(40 * 2 ** 20);
+  }, 300_000);
+});
