@@ -10,7 +10,7 @@ import { logEvent } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
-import type { ProfileNames } from "./isolate-memory";
+import type { ProfileNames } from "./profile-names";
 import {
   ANSWER_TTL_DAYS,
   type AnswerBytes,

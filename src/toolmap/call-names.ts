@@ -12,9 +12,10 @@ import type { ToolPolicy, ToolRule } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import type { SchemaView } from "../schemas/view";
 import type { CallerView, Judgement } from "./caller-listings";
-import type { OriginMemory, ProfileNames } from "./isolate-memory";
+import type { OriginMemory } from "./isolate-memory";
 import type { MapStore } from "./map-store";
 import type { ToolEntry } from "./plan-listing";
+import type { ProfileNames } from "./profile-names";
 import type { SchemaViews } from "./schema-views";
 
 export interface Resolution extends Judgement {

@@ -9,20 +9,17 @@
  */
 import { BoundedMap } from "../bounded-map";
 import { sha256Bytes } from "../digest";
-import type { Assignments } from "../names/assign";
 import type { NameRules } from "../names/profiles";
 import { nameWeight } from "../names/weight";
 import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
-import type { SchemaView } from "../schemas/view";
 import { CallerListings } from "./caller-listings";
 import { CallerPins } from "./caller-pins";
 import type { ToolEntry } from "./plan-listing";
-import { answerWeight, type RememberedAnswer, type StoredMap } from "./stored-map";
+import { ProfileNames } from "./profile-names";
+import { answerWeight, MAX_TOOLS, type RememberedAnswer, type StoredMap } from "./stored-map";
 
 const MAX_ORIGINS = 16;
-/** Originals per origin, in memory (per profile) and in KV. */
-export const MAX_TOOLS = 10_000;
 /**
  * What an origin's tools in memory hold together, in characters of their
  * text as listed (`toolChars`): as much as one listing may be
@@ -83,180 +80,6 @@ const ACCEPT_CHECK_MS = 60_000;
 const MAX_REMEMBERED_ANSWERS = 4;
 const MAX_REMEMBERED_CHARS = 16 * 1024 * 1024;
 const REMEMBERED_ANSWER_MS = 5 * 60_000;
-/**
- * Callers (and sessions) whose whole listing a profile keeps as read lately, and for how
- * long: a call naming a tool that listing lacked asks for no other listing
- * meanwhile (tool-map.ts `relistedLately`).
- */
-const MAX_RELISTED_CALLERS = 1_000;
-const RELIST_MS = 60_000;
-/**
- * Listings the proxy asks for itself per profile in `RELIST_MS`, whoever the
- * callers: a client can make up callers (a cookie, a query parameter the
- * origin sees), but not more listings than this.
- */
-export const MAX_RELISTS = 30;
-
-/** The model-facing names of one profile: both ways, and the schema views. */
-export class ProfileNames {
-  readonly byName = new Map<string, string>();
-  readonly byOriginal = new Map<string, string>();
-  /** Each tool's schema view under the profile, valid while its schema hash is `hash`. */
-  readonly views = new Map<string, { hash: string; view: SchemaView }>();
-  /** What `views` hold inlined together (`SchemaView.inlined`). */
-  viewsInlined = 0;
-  /** Names layout 1 handed out under this profile (original → name), read once (or in flight). */
-  legacy: Promise<Map<string, string> | undefined> | undefined;
-  /** A name was kept (`keepName`) that KV does not hold yet. */
-  keptUnstored = false;
-  /** Digests of the credentials and sessions whose whole listing the proxy asked for and named here lately. */
-  readonly relistedFor = new BoundedMap<string, true>(MAX_RELISTED_CALLERS, RELIST_MS);
-  /** When the proxy asked the origin for its listing itself lately, oldest first: at most `MAX_RELISTS`. */
-  private readonly relists: number[] = [];
-  /** The answer KV holds for this profile, as far as this isolate knows: read once (or in flight). */
-  storedAnswer: Promise<RememberedAnswer | undefined> | undefined;
-  /** When this isolate last wrote it. */
-  answerWrittenAt = 0;
-  /**
-   * The same names, once read, and those a listing gave a tool whose own
-   * name another tool had (names/assign.ts): original → name, and name → original.
-   */
-  readonly legacyNames = new Map<string, string>();
-  readonly legacyOwners = new Map<string, string>();
-
-  /** Counts the changes to the names above: what a kept assignment is checked against. */
-  private changes = 0;
-  private kept:
-    | {
-        originals: readonly string[];
-        /** The same, as a set: made when a listing brings them in another order. */
-        set?: Set<string>;
-        chosen: ReadonlyMap<string, string>;
-        assigned: Assignments;
-        changes: number;
-      }
-    | undefined;
-
-  /** Whether the proxy may ask the origin for its listing once more now; counted when it may. */
-  takeRelist(now = Date.now()): boolean {
-    while ((this.relists[0] ?? now) <= now - RELIST_MS) this.relists.shift();
-    if (this.relists.length >= MAX_RELISTS) return false;
-    this.relists.push(now);
-    return true;
-  }
-
-  keepLegacy(names: Map<string, string>): void {
-    if (names.size > 0) this.changes++;
-    for (const [original, name] of names) {
-      this.legacyNames.set(original, name);
-      this.legacyOwners.set(name, original);
-    }
-  }
-
-  /** Keeps a name the pure name function would not give, for every isolate after this one (stored with layout 1's). */
-  keepName(original: string, name: string): void {
-    if (this.legacyNames.get(original) === name || this.legacyNames.size >= MAX_TOOLS) return;
-    this.keepLegacy(new Map([[original, name]]));
-    this.keptUnstored = true;
-  }
-
-  /**
-   * What `assignNames` gives `originals`, where they are the very
-   * originals of the last listing kept (`keepAssigned`), in any order
-   * (`assignNames` sorts them), with the same names chosen by the operator,
-   * and no name changed since: a listing's own names, once remembered, are
-   * what it is given again (names/assign.ts), so they are not sorted and
-   * sanitized anew. The profile's name rules are those of this
-   * `ProfileNames` (its scope is theirs). `undefined` otherwise.
-   */
-  assignedBefore(
-    originals: readonly string[],
-    chosen: ReadonlyMap<string, string>,
-  ): Assignments | undefined {
-    const kept = this.kept;
-    if (
-      kept === undefined ||
-      kept.changes !== this.changes ||
-      kept.chosen !== chosen ||
-      kept.originals.length !== originals.length
-    ) {
-      return undefined;
-    }
-    if (kept.originals.every((original, i) => original === originals[i])) return kept.assigned;
-    // A new isolate names what KV holds in the map's order, then is listed in the origin's.
-    kept.set ??= new Set(kept.originals);
-    const set = kept.set;
-    const same = new Set(originals).size === set.size && originals.every((o) => set.has(o));
-    return same ? kept.assigned : undefined;
-  }
-
-  /**
-   * Keeps a listing's names, once they are remembered, for the next listing
-   * of the same originals; not when one of them is not (a listing over
-   * `MAX_TOOLS`): its names would then not be given back.
-   */
-  keepAssigned(
-    originals: readonly string[],
-    chosen: ReadonlyMap<string, string>,
-    { assignments }: Assignments,
-  ): void {
-    const remembered = assignments.every(
-      ({ original, name }) =>
-        this.byOriginal.get(original) === name && this.byName.get(name) === original,
-    );
-    this.kept = remembered
-      ? {
-          originals,
-          chosen,
-          assigned: { assignments, displaced: [], taken: [] },
-          changes: this.changes,
-        }
-      : undefined;
-  }
-
-  /** Keeps a tool's schema view (schema-views.ts), in place of the one before. */
-  keepView(name: string, hash: string, view: SchemaView): void {
-    this.dropView(name);
-    this.views.set(name, { hash, view });
-    this.viewsInlined += view.inlined;
-  }
-
-  dropView(name: string): void {
-    this.viewsInlined -= this.views.get(name)?.view.inlined ?? 0;
-    this.views.delete(name);
-  }
-
-  clearViews(): void {
-    this.views.clear();
-    this.viewsInlined = 0;
-  }
-
-  /** Lets go of a tool's name and schema view: it left the origin's memory (`OriginMemory.remember`). */
-  forget(original: string): void {
-    const name = this.byOriginal.get(original);
-    if (name === undefined) return;
-    this.changes++;
-    this.byOriginal.delete(original);
-    this.byName.delete(name);
-    this.dropView(name);
-  }
-
-  remember(name: string, original: string): void {
-    if (this.byOriginal.get(original) === name && this.byName.get(name) === original) return;
-    this.changes++;
-    if (this.byName.size >= MAX_TOOLS && !this.byName.has(name)) {
-      const oldest = this.byName.keys().next().value as string;
-      this.byOriginal.delete(this.byName.get(oldest) as string);
-      this.byName.delete(oldest);
-    }
-    const previous = this.byName.get(name);
-    if (previous !== undefined && previous !== original) this.byOriginal.delete(previous);
-    const oldName = this.byOriginal.get(original);
-    if (oldName !== undefined && oldName !== name) this.byName.delete(oldName);
-    this.byName.set(name, original);
-    this.byOriginal.set(original, name);
-  }
-}
 
 /**
  * What a tool weighs in memory, in characters: its text as listed, which

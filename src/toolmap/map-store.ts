@@ -25,15 +25,17 @@
 import { logEvent } from "../log";
 import { namesWeight, nameWeight } from "../names/weight";
 import { acceptedPin } from "./definition-pins";
-import { MAX_HELD_PINS, MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
+import { MAX_HELD_PINS, type OriginMemory } from "./isolate-memory";
 import { readLegacyNames } from "./legacy-v1";
 import type { PlannedEntry } from "./plan-listing";
+import type { ProfileNames } from "./profile-names";
 import {
   chunked,
   decodeMap,
   emptyMap,
   encodeMap,
   findSchema,
+  MAX_TOOLS,
   mapKey,
   type StoredMap,
   schemaKey,

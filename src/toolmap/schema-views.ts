@@ -2,7 +2,7 @@
  * Each tool's input schema as a profile shows it (schemas/view.ts), with
  * what the operator's rules take out of it (`fixed` arguments, rules/
  * apply-rules.ts): computed once per tool and schema, and kept in isolate
- * memory with the profile's names (isolate-memory.ts `ProfileNames.views`),
+ * memory with the profile's names (profile-names.ts `ProfileNames.views`),
  * and let go with its tool (`OriginMemory.remember`), or with every view of
  * the origin once what they inline from `$ref`s passes `MAX_VIEW_INLINED`.
  */
@@ -11,8 +11,10 @@ import { presentedSchema, shapesSchema } from "../rules/apply-rules";
 import type { ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
-import { MAX_TOOLS, type OriginMemory, type ProfileNames } from "./isolate-memory";
+import type { OriginMemory } from "./isolate-memory";
 import type { ToolEntry } from "./plan-listing";
+import type { ProfileNames } from "./profile-names";
+import { MAX_TOOLS } from "./stored-map";
 
 type Viewed = Pick<ToolEntry, "original" | "inputSchema" | "schemaHash">;
 

@@ -40,6 +40,9 @@
 
 import { joinPin, pinParts } from "./definition-pins";
 
+/** Originals per origin, in KV and in an isolate's memory (per profile). */
+export const MAX_TOOLS = 10_000;
+
 export const MAP_FORMAT = 2;
 
 export interface StoredTool {

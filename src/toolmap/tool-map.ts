@@ -28,13 +28,7 @@ import { CallerView, decide, type ListingPart } from "./caller-listings";
 import { type CallerPins, pinListing } from "./caller-pins";
 import { type Caller, ONE_CALLER } from "./callers";
 import { type Definition, definitionOf } from "./definition-pins";
-import {
-  MAX_RELISTS,
-  type OriginMemory,
-  type ProfileNames,
-  type ToolMapMemory,
-  type ToolMapScopes,
-} from "./isolate-memory";
+import type { OriginMemory, ToolMapMemory, ToolMapScopes } from "./isolate-memory";
 import { listingPin, ProvenPins, readFromText } from "./listing-pin";
 import { MapStore, today } from "./map-store";
 import { firstOfEachName, type NamedListing } from "./named-listing";
@@ -45,6 +39,7 @@ import {
   planListing,
   renamesLogged,
 } from "./plan-listing";
+import { MAX_RELISTS, type ProfileNames } from "./profile-names";
 import { SchemaViews } from "./schema-views";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
 import { searchModeOf, type ToolSearch } from "./tool-search";

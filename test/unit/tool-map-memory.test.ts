@@ -7,13 +7,9 @@ import { describe, expect, it } from "vitest";
 import { assignNames, type KnownNames } from "../../src/names/assign";
 import { nameRules } from "../../src/names/profiles";
 import type { SchemaView } from "../../src/schemas/view";
-import {
-  MAX_TOOL_CHARS,
-  MAX_TOOLS,
-  type ProfileNames,
-  ToolMapMemory,
-  toolMapScopes,
-} from "../../src/toolmap/isolate-memory";
+import { MAX_TOOL_CHARS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import type { ProfileNames } from "../../src/toolmap/profile-names";
+import { MAX_TOOLS } from "../../src/toolmap/stored-map";
 import { DEMO_NAMES } from "../helpers/demo-names";
 
 const entry = (original: string) => ({ original, schemaHash: "h" });

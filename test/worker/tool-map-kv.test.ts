@@ -14,9 +14,9 @@ import { type ChangeScope, NO_RULES, type ToolPolicy } from "../../src/rules/too
 import { profileOf } from "../../src/schemas/profile";
 import type { Caller } from "../../src/toolmap/callers";
 import { acceptKey } from "../../src/toolmap/definition-pins";
-import { MAX_TOOLS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
-import { decodeMap, emptyMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
+import { decodeMap, emptyMap, encodeMap, MAX_TOOLS, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { realisticListing } from "../../support/listing";
