@@ -8,7 +8,8 @@
  * the origin's map and its schemas (two or three values). A cold isolate
  * reads the map in one read, and a schema in one more, when a call needs it.
  *
- * Bounds: at most `MAX_TOOLS` originals and `MAX_SCHEMA_CHUNKS` chunks of
+ * Bounds: at most `MAX_TOOLS` originals (weighed by their names,
+ * stored-map.ts `keptTools`, as written and as read) and `MAX_SCHEMA_CHUNKS` chunks of
  * schemas per origin; an original no listing showed for `EXPIRY_DAYS` leaves
  * the map at its next write. Past a bound, the tools least recently listed are
  * not stored (`tool_map_full`): their names stay right, a cold isolate asks
@@ -23,7 +24,6 @@
  * (`readSchema`) and written again by the next listing.
  */
 import { logEvent } from "../log";
-import { namesWeight, nameWeight } from "../names/weight";
 import { acceptedPin } from "./definition-pins";
 import { MAX_HELD_PINS, type OriginMemory } from "./isolate-memory";
 import { readLegacyNames } from "./legacy-v1";
@@ -35,6 +35,7 @@ import {
   emptyMap,
   encodeMap,
   findSchema,
+  keptTools,
   MAX_TOOLS,
   mapKey,
   type StoredMap,
@@ -192,16 +193,8 @@ export class MapStore {
     for (const [original, tool] of tools) {
       if (day - tool.seen > EXPIRY_DAYS) tools.delete(original);
     }
-    let kept = tools;
-    // Each original weighs its name (names/weight.ts): names of 128 characters or fewer, one each.
-    if (tools.size > MAX_TOOLS || namesWeight(tools.keys()) > MAX_TOOLS) {
-      kept = new Map();
-      let weight = 0;
-      for (const [original, tool] of [...tools].sort((a, b) => b[1].seen - a[1].seen)) {
-        weight += nameWeight(original);
-        if (weight > MAX_TOOLS) break;
-        kept.set(original, tool);
-      }
+    const kept = keptTools(tools);
+    if (kept !== tools) {
       logEvent("tool_map_full", { scope: this.scope.origin, tools: tools.size, kept: kept.size });
     }
     const held = new Map<string, string[]>();

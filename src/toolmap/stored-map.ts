@@ -38,6 +38,7 @@
  *   Written with a time to live of `ANSWER_TTL_DAYS`.
  */
 
+import { namesWeight, nameWeight } from "../names/weight";
 import { joinPin, pinParts } from "./definition-pins";
 
 /** Originals per origin, in KV and in an isolate's memory (per profile). */
@@ -87,6 +88,24 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const asString = (value: unknown) => (typeof value === "string" ? value : undefined);
 
+/**
+ * The tools a map keeps of `tools`: all of them within `MAX_TOOLS` tools and
+ * as many units of their names' weight (names/weight.ts), else the most
+ * recently listed within it. Both ways: what is written, and what is read of
+ * a map versions before the weight wrote (up to KV's 25 MiB of names).
+ */
+export function keptTools(tools: Map<string, StoredTool>): Map<string, StoredTool> {
+  if (tools.size <= MAX_TOOLS && namesWeight(tools.keys()) <= MAX_TOOLS) return tools;
+  const kept = new Map<string, StoredTool>();
+  let weight = 0;
+  for (const [original, tool] of [...tools].sort((a, b) => b[1].seen - a[1].seen)) {
+    weight += nameWeight(original);
+    if (weight > MAX_TOOLS) break;
+    kept.set(original, tool);
+  }
+  return kept;
+}
+
 /** The map a KV value holds; `undefined` for a value of another format (read as none). */
 export function decodeMap(text: string): StoredMap | undefined {
   let value: unknown;
@@ -108,9 +127,10 @@ export function decodeMap(text: string): StoredMap | undefined {
         : undefined;
     map.tools.set(original, pin === undefined ? { schema, seen } : { schema, seen, pin });
   }
+  map.tools = keptTools(map.tools);
   map.chunks = typeof value.chunks === "number" ? value.chunks : 0;
   for (const [original, pins] of Object.entries(isRecord(value.held) ? value.held : {})) {
-    if (!Array.isArray(pins)) continue;
+    if (!Array.isArray(pins) || !map.tools.has(original)) continue;
     const strings = pins.filter((pin): pin is string => typeof pin === "string");
     if (strings.length > 0) map.held.set(original, strings);
   }

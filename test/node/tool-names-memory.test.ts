@@ -16,6 +16,7 @@ import { parseConfig } from "../../src/config";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
+import { today } from "../../src/toolmap/map-store";
 import { type NamedListing, ToolMap } from "../../src/toolmap/tool-map";
 import { heapUsed } from "./heap";
 import { localKv } from "./local-kv";
@@ -128,5 +129,43 @@ describe("long tool names in an isolate's memory", () => {
     // Ten held changes are logged a listing, each noted by its name and definition.
     expect(listed).toBeGreaterThan(45 * MiB);
     expect(grown).toBeLessThan(40 * MiB);
+  }, 300_000);
+
+  it("hold about their bound when KV holds a map an earlier version wrote of long names", async () => {
+    // Versions before names were weighed (f1a5583) stored up to 10,000 originals whatever their
+    // length: a map of 2,000 names of 10,000 characters, 20 MB, read by a new isolate.
+    // Written as text: object keys are internalized, and the test's would be the map's own.
+    const tools = Array.from(
+      { length: 2_000 },
+      (_, i) => `${JSON.stringify(longName(`${i}`, 10_000))}:["0000000",${today()}]`,
+    );
+    const origin = "v2:names-stored-earlier";
+    await kv().put(`${origin}:map`, `{"format":2,"tools":{${tools.join(",")}},"chunks":0}`);
+    tools.length = 0;
+    const config = parseConfig({
+      ORIGIN_URL: "https://origin.example/mcp",
+      TOOL_MAP: kv(),
+    } as unknown as Env);
+    if (config.kind !== "valid") throw new Error(JSON.stringify(config.problems));
+    const memory = new ToolMapMemory();
+    const map = new ToolMap(
+      kv(),
+      { origin, legacy: "v1:names" },
+      profileOf("openai"),
+      memory,
+      () => {},
+      config.config.policy,
+      undefined,
+      { listing: async () => "caller", pins: async () => "caller" },
+    );
+    const before = heapUsed();
+    const listed = (readListingText(listingText(["search"], "a"))?.elements ?? []).filter(
+      (e) => e instanceof WrittenTool,
+    );
+    const listing = await map.nameListing(listed, "whole");
+
+    expect(listing.names.get("search")).toBe("search");
+    // What the map keeps of KV's is bounded as what it writes: 10,000 names of 128 characters.
+    expect(heapUsed() - before).toBeLessThan(8 * MiB);
   }, 300_000);
 });
