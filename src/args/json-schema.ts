@@ -145,6 +145,18 @@ export function isNullable(schema: Schema): boolean {
   return own(schema, "nullable") === true;
 }
 
+/**
+ * Whether `schema`'s own `enum` or `const` names its values, `null` not among them: then it takes
+ * no `null`, whatever its `type` says. `["string","null"]` beside `["asc","desc"]`, and OpenAPI's
+ * `nullable` of an enum (3.0.3: a `null` the enum does not name is not allowed), let a model
+ * shown them (Gemini's `nullable`) send a `null` the origin's schema refuses.
+ */
+export function valuesExcludeNull(schema: Schema): boolean {
+  if (Object.hasOwn(schema, "const")) return schema.const !== null;
+  const values = own(schema, "enum");
+  return Array.isArray(values) && !values.includes(null);
+}
+
 /** The types `schema` itself says: its `type`, `enum` or `const`, or its `anyOf`/`oneOf` branches. */
 function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined {
   const type = own(schema, "type");
@@ -153,7 +165,8 @@ function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined 
     if (types.size === 0) return undefined;
     if (types.has("number")) types.add("integer");
     if (isNullable(schema)) types.add("null");
-    return types;
+    if (valuesExcludeNull(schema)) types.delete("null");
+    return types.size > 0 ? types : undefined;
   }
   const values = Object.hasOwn(schema, "const") ? [schema.const] : own(schema, "enum");
   if (Array.isArray(values) && values.length > 0) return new Set(values.map(jsonTypeOf));
@@ -219,6 +232,48 @@ function propertiesIn(schema: unknown, reading: Reading): Record<string, unknown
       return [name, all.length === 1 ? all[0] : { allOf: all }];
     }),
   );
+}
+
+/**
+ * The properties an object schema requires (own keys only): its own `required`, a property's own
+ * `required: true` (draft 3, as every view reads it: schemas/passes/well-formed.ts), those its
+ * `allOf` branches require, and those every branch of an `anyOf`/`oneOf` requires (a root
+ * `anyOf` of object forms), while the reading's budget lasts.
+ */
+export function requiredOf(schema: unknown, root: Schema): ReadonlySet<string> {
+  return requiredIn(schema, readingOf(root));
+}
+
+function requiredIn(schema: unknown, reading: Reading): Set<string> {
+  const names = new Set<string>();
+  const resolved = resolvedIn(schema, reading);
+  if (!resolved) return names;
+  const required = own(resolved, "required");
+  if (Array.isArray(required)) {
+    for (const name of required) if (typeof name === "string") names.add(name);
+  }
+  const properties = own(resolved, "properties");
+  if (isPlainObject(properties)) {
+    for (const [name, property] of Object.entries(properties)) {
+      if (isPlainObject(property) && own(property, "required") === true) names.add(name);
+    }
+  }
+  for (const branch of branchesOf(resolved, "allOf", reading, requiredIn)) {
+    for (const name of branch) names.add(name);
+  }
+  for (const keyword of ["anyOf", "oneOf"]) {
+    const branches = own(resolved, keyword);
+    if (!Array.isArray(branches) || branches.length === 0) continue;
+    let every: Set<string> | undefined;
+    let read = 0;
+    for (const branch of branchesOf(resolved, keyword, reading, requiredIn)) {
+      every = every ? new Set([...every].filter((name) => branch.has(name))) : branch;
+      read++;
+    }
+    // A branch left unread may require none of them.
+    if (read === branches.length) for (const name of every ?? []) names.add(name);
+  }
+  return names;
 }
 
 /** The schema every element of an array must match, when there is one. */

@@ -19,6 +19,7 @@ import {
   itemsOf,
   type JsonType,
   propertiesOf,
+  requiredOf,
   type Schema,
 } from "./json-schema";
 
@@ -29,7 +30,10 @@ export interface RepairReport {
   /** Keys renamed to a declared property, by path (`payload-json` → `payload_json`). */
   renamedKeys: Array<{ from: string; to: string }>;
   coercions: Array<{ path: string; from: JsonType; to: JsonType }>;
-  /** Paths of values dropped: `null` where the schema allows no null, losing aliases. */
+  /**
+   * Paths of values dropped: `null` where the schema allows no null for a property it does not
+   * require, losing aliases.
+   */
   dropped: string[];
   /** The walk stopped at MAX_DEPTH or MAX_NODES; deeper values went unrepaired. */
   limited: boolean;
@@ -67,6 +71,7 @@ class ArgumentRepair {
     // Where each value was read: under its alias, where it was renamed.
     const readAt = new Map(renamed.map(({ from, to }) => [to, from]));
     const repaired: Array<[string, unknown]> = [];
+    let required: ReadonlySet<string> | undefined;
     for (const [key, child] of entries) {
       if (!Object.hasOwn(properties, key)) {
         repaired.push([key, child]);
@@ -78,8 +83,14 @@ class ArgumentRepair {
           : undefined;
       const next = this.value(child, properties[key], joinPath(path, key), depth + 1, written);
       if (next === DROP) {
-        this.report.dropped.push(joinPath(path, key));
-        changed = true;
+        required ??= requiredOf(schema, this.root);
+        // Left out, a required value would be missing where the model wrote one: sent as it
+        // came, the origin (and validation) says what is wrong with it.
+        if (required.has(key)) repaired.push([key, child]);
+        else {
+          this.report.dropped.push(joinPath(path, key));
+          changed = true;
+        }
       } else {
         changed ||= next !== child;
         repaired.push([key, next]);

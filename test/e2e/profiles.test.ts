@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import { PROFILE_NAMES } from "../../src/names/profiles";
 import { clientsOfEachTest, EACH_WIRE } from "../helpers/clients";
 import { expectOriginsToolsAsViewed } from "../helpers/listing";
-import { DEMO_ORIGIN, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
+import { captureLogs } from "../helpers/logs";
+import { CALLER_ORIGIN, DEMO_ORIGIN, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
 
 const connect = clientsOfEachTest();
 
@@ -62,6 +63,71 @@ describe.each(EACH_WIRE)("protocol %s, every profile", (revision) => {
         tool: "reports.query",
         arguments: { limit: 10, priority: 2, since: null, filters: { team: "core" } },
       });
+    },
+  );
+});
+
+/**
+ * Enums whose type takes `null` and whose values name none: Gemini is shown them `nullable` and
+ * fills an optional one with `null`; any model may write one so.
+ */
+const SEARCH = {
+  name: "issues.search",
+  description: "Searches issues.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      q: { type: "string" },
+      sort: { type: ["string", "null"], enum: ["asc", "desc"] },
+      order: { type: "string", nullable: true, enum: ["newest", "oldest"] },
+      state: { type: ["string", "null"], enum: ["open", "closed"] },
+    },
+    required: ["q", "state"],
+  },
+};
+
+/** An origin (test/fixtures/node/caller-origin.ts) that lists `SEARCH` and echoes each call. */
+async function searchOrigin() {
+  const map = crypto.randomUUID();
+  const response = await fetch(`${CALLER_ORIGIN}/__tools?map=${map}&caller=`, {
+    method: "POST",
+    body: JSON.stringify([SEARCH]),
+  });
+  expect(response.status).toBe(204);
+  return `${CALLER_ORIGIN}/mcp?map=${map}`;
+}
+
+describe("protocol 2026-07-28, every profile, a null no enum value is", () => {
+  it.each(PROFILE_NAMES)(
+    "%s: leaves out an optional one, and sends a required one on as written",
+    async (profile) => {
+      const proxied = await connect(
+        "2026-07-28",
+        viaProxy({ ORIGIN_URL: await searchOrigin() }),
+        `${PROXY_URL}/${profile}`,
+      );
+      const [listed] = await proxied.listTools();
+      const logs = captureLogs();
+      const result = await proxied.callTool(listed?.name ?? "", {
+        q: "bug",
+        sort: null,
+        order: null,
+        state: null,
+      });
+      expect(result.structuredContent).toEqual({
+        tool: "issues.search",
+        arguments: { q: "bug", state: null },
+        caller: "",
+      });
+      // Under ARGUMENT_VALIDATION=warn: logged as invalid, and the origin answers.
+      expect(logs.events("tool_call_repaired")).toMatchObject([
+        {
+          dropped: ["sort", "order"],
+          validation: "invalid",
+          issues: [{ location: "#/state", keyword: "enum" }],
+        },
+      ]);
+      logs.restore();
     },
   );
 });

@@ -10,6 +10,7 @@ import { describeInvalidCall, validateArguments } from "../../src/args/validate"
 import { paramHeaders } from "../../src/protocol/mcp-headers";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
+import { ROOT_SHAPES, withRoot } from "../fixtures/root-shapes";
 
 const schemaOf = (name: string) => echoTools.find((tool) => tool.name === name)?.inputSchema;
 const FILES_READ = schemaOf("files.read");
@@ -265,6 +266,73 @@ describe("coercing values", () => {
     expect(report.dropped).toEqual(["count"]);
     expect(validateArguments(args, schema)).toEqual({ kind: "valid" });
     expect(validateArguments({ cursor: null, tags: null }, schema)).toEqual({ kind: "valid" });
+  });
+
+  it("leaves out an optional null its enum names none of, whatever its type says", () => {
+    // `["string","null"]` beside `["asc","desc"]`, and OpenAPI's `nullable` of an enum
+    // (zod-to-json-schema's openApi3 target): Gemini is shown `nullable`, and fills an optional
+    // field with null.
+    const schema = {
+      type: "object",
+      properties: {
+        q: { type: "string" },
+        sort: { type: ["string", "null"], enum: ["asc", "desc"] },
+        order: { type: "string", nullable: true, enum: ["asc", "desc"] },
+        kind: { type: ["string", "null"], const: "issue" },
+        mode: { type: ["string", "null"], enum: ["fast", null] },
+      },
+      required: ["q"],
+    };
+    expect(schemaView(schema, SCHEMA_PASSES.gemini).schema).toMatchObject({
+      properties: {
+        sort: { type: "string", nullable: true, enum: ["asc", "desc"] },
+        order: { type: "string", nullable: true, enum: ["asc", "desc"] },
+      },
+    });
+    const sent = { q: "x", sort: null, order: null, kind: null, mode: null };
+    const { arguments: args, report } = repairArguments(sent, schema);
+    expect(args).toEqual({ q: "x", mode: null });
+    expect(report.dropped).toEqual(["sort", "order", "kind"]);
+    expect(validateArguments(args, schema)).toEqual({ kind: "valid" });
+  });
+
+  it.each(ROOT_SHAPES)(
+    "keeps a null sent for a required property that takes none, so the origin answers it (%s root)",
+    (shape) => {
+      const schema = withRoot(
+        {
+          type: "object",
+          properties: {
+            q: { type: "string" },
+            sort: { type: ["string", "null"], enum: ["asc", "desc"] },
+            limit: { type: "integer" },
+            note: { type: "string" },
+          },
+          required: ["q", "sort", "limit"],
+        },
+        shape,
+      );
+      const sent = { q: "x", sort: null, limit: null, note: null };
+      const { arguments: args, report } = repairArguments(sent, schema);
+      // Left out, they would be missing required fields the model did write.
+      expect(args).toEqual({ q: "x", sort: null, limit: null });
+      expect(report.dropped).toEqual(["note"]);
+      const validation = validateArguments(args, schema);
+      expect(validation.kind).toBe("invalid");
+      if (validation.kind !== "invalid") return;
+      expect(validation.issues.map((issue) => issue.keyword)).not.toContain("required");
+      const text = describeInvalidCall("t", args, schema, validation.issues);
+      expect(text).toContain("`sort`");
+      expect(text).not.toContain("missing required field");
+    },
+  );
+
+  it("reads `required: true` on the property itself (draft 3) as every view does", () => {
+    const schema = {
+      type: "object",
+      properties: { limit: { type: "integer", required: true }, note: { type: "string" } },
+    };
+    expect(repairArguments({ limit: null, note: null }, schema).arguments).toEqual({ limit: null });
   });
 
   it('repairs the seed case: max_bytes "512" → 512', () => {

@@ -16,6 +16,8 @@
 import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { repairArguments } from "../../src/args/repair";
+import { validateArguments } from "../../src/args/validate";
 import { isPlainObject } from "../../src/json";
 import { PROFILE_NAMES } from "../../src/names/profiles";
 import { describeValue } from "../../src/schemas/notes";
@@ -786,6 +788,37 @@ describe("enums (property)", () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it("a null the values name none of, where the type takes null, is left out where the property is optional, and reaches the origin where it is required", () => {
+    const values = fc.oneof(
+      fc.uniqueArray(fc.string({ maxLength: 4 }), { minLength: 1, maxLength: 4 }),
+      fc.uniqueArray(fc.integer({ min: -5, max: 5 }), { minLength: 1, maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(values, fc.boolean(), fc.boolean(), (values, openApi, required) => {
+        const type = typeof values[0] === "string" ? "string" : "integer";
+        // JSON Schema's type with null, or OpenAPI's `nullable` (zod-to-json-schema's openApi3).
+        const p = openApi
+          ? { type, nullable: true, enum: values }
+          : { type: [type, "null"], enum: values };
+        const original = {
+          type: "object",
+          properties: { q: { type: "string" }, p },
+          required: required ? ["q", "p"] : ["q"],
+        };
+        for (const profile of PROFILE_NAMES) {
+          const at = `${profile}: ${JSON.stringify(p)}, ${required ? "required" : "optional"}`;
+          // What a model shown any view may write, on the way back as the proxy reads it.
+          const view = schemaView(original, SCHEMA_PASSES[profile]);
+          const read = valuesFromText({ q: "x", p: null }, view).arguments;
+          const { arguments: args } = repairArguments(read, original);
+          expect(args, at).toEqual(required ? { q: "x", p: null } : { q: "x" });
+          expect(validateArguments(args, original).kind, at).toBe(required ? "invalid" : "valid");
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 });

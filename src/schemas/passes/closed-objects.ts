@@ -5,6 +5,7 @@
  * back, a `null` for a property the view made nullable means "left out", and
  * goes (way-back.ts); a property that took `null` already keeps its `null`.
  */
+import { valuesExcludeNull } from "../../args/json-schema";
 import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../../json";
 import { hasType, typesOf } from "../keywords";
 import { noteOn } from "../notes";
@@ -15,10 +16,9 @@ const ownKey = hasOwnKey;
 
 /** Whether a schema already lets `null` through, as strict mode reads it. */
 function allowsNull(schema: Record<string, unknown>): boolean {
-  // An enum that names no null lets none through, whatever its type says: `["string","null"]`
-  // beside `["asc","desc"]` (OpenAPI's `nullable` of an enum) gives strict mode no way to leave
-  // the property out.
-  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) return false;
+  // `["string","null"]` beside `["asc","desc"]` takes no null, as repair reads it too: taken
+  // for nullable, it would give strict mode no way to leave the property out.
+  if (valuesExcludeNull(schema)) return false;
   if (hasType(schema, "null")) return true;
   if (Array.isArray(schema.anyOf))
     return schema.anyOf.some((b) => isPlainObject(b) && allowsNull(b));
