@@ -136,6 +136,7 @@ export function createGate(
         );
       }
       const headers: Array<[string, string]> = [[key.header, key.value]];
+      // `refusalOf` let only a plain address through when there is a user header (identity.ts `admission`).
       if (auth.userHeader !== undefined && props.gate.email !== undefined) {
         headers.push([auth.userHeader, props.gate.email]);
       }

@@ -8,7 +8,7 @@
  * removed from them is refused from the next request on, whatever the
  * provider says later.
  */
-import { type AllowLists, lowerAscii } from "../config";
+import { type AllowLists, isDomainName, isPlainAddress, lowerAscii } from "../config";
 import { sha256 } from "../digest";
 import { isPlainObject } from "../json";
 
@@ -43,19 +43,34 @@ export function memberships(value: unknown, lower = false): string[] {
 /** Why a user may connect, or why not. */
 export type Admission =
   | { kind: "allowed"; by: "user" | "domain" | "group" | "org" }
-  | { kind: "refused"; reason: "unverified_email" | "not_listed" };
+  | { kind: "refused"; reason: "unverified_email" | "unpassable_email" | "not_listed" };
+
+/**
+ * The domain of `email`: what follows its last `@`, when that is a domain
+ * name (the only kind `ALLOWED_DOMAINS` holds, and the only part of an
+ * address a log line names).
+ */
+export function domainOf(email: string | undefined): string | undefined {
+  const domain = email?.slice(email.lastIndexOf("@") + 1);
+  return domain !== undefined && isDomainName(domain) ? domain : undefined;
+}
 
 /**
  * Whether `identity` may connect under `allowed`. `needsEmail`: the origin
- * is told who each user is (`ORIGIN_USER_HEADER`), so a user with no
- * verified email, whom it could not be told, is refused whatever list lets
- * them in: the origin would take them for no one, or for the key's owner.
+ * is told who each user is (`ORIGIN_USER_HEADER`), so a user it could not be
+ * told is refused whatever list lets them in: with no verified email, the
+ * origin would take them for no one, or for the key's owner; with one that
+ * is not a plain address (config/gate.ts `isPlainAddress`), for someone else.
+ * Read here, at sign-in and on every request and refresh, so a grant made
+ * before the setting (or before this check) sends no such address either.
  */
 export function admission(allowed: AllowLists, identity: Identity, needsEmail = false): Admission {
   const { email } = identity;
   if (needsEmail && email === undefined) return { kind: "refused", reason: "unverified_email" };
+  if (needsEmail && email !== undefined && !isPlainAddress(email))
+    return { kind: "refused", reason: "unpassable_email" };
   if (email !== undefined && allowed.users.has(email)) return { kind: "allowed", by: "user" };
-  const domain = email?.slice(email.lastIndexOf("@") + 1);
+  const domain = domainOf(email);
   if (domain !== undefined && allowed.domains.has(domain)) return { kind: "allowed", by: "domain" };
   if (identity.groups.some((group) => allowed.groups.has(group)))
     return { kind: "allowed", by: "group" };

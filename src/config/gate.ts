@@ -26,8 +26,11 @@ const SECRET_PLACE = "{secret}";
 const MAX_SECRET_CHARS = 4096;
 const MAX_USER_SECRETS = 10_000;
 const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-const EMAIL = /^[^\s@,]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/;
-const DOMAIN = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+const DOMAIN_NAME = "[a-z0-9-]+(?:\\.[a-z0-9-]+)+";
+const EMAIL = new RegExp(`^[^\\s@,]+@${DOMAIN_NAME}$`);
+const DOMAIN = new RegExp(`^${DOMAIN_NAME}$`);
+/** RFC 5322's dot-atom (`atext` and dots) at a domain name: no quotes, comments, spaces or lists. */
+const PLAIN_ADDRESS = new RegExp(`^[a-z0-9.!#$%&'*+/=?^_\`{|}~-]+@${DOMAIN_NAME}$`);
 const GITHUB_LOGIN = /^[a-z\d](?:[a-z\d]|-(?=[a-z\d])){0,38}$/;
 
 /**
@@ -37,6 +40,19 @@ const GITHUB_LOGIN = /^[a-z\d](?:[a-z\d]|-(?=[a-z\d])){0,38}$/;
  */
 export const isHeaderSafe = (text: string) =>
   text.length <= MAX_SECRET_CHARS && /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(text);
+
+/**
+ * Whether the origin may be told `email` (`ORIGIN_USER_HEADER`) as it is: an
+ * address in printable ASCII that no reader takes for another. Outside ASCII,
+ * an origin reads the header's UTF-8 bytes as Latin-1, or folds them
+ * (U+212A KELVIN SIGN is "k"); a comma, a space, quotes, brackets or a
+ * comment let a reader that splits lists or parses addresses take out
+ * another address; a line break the runtime refuses in a header.
+ */
+export const isPlainAddress = (email: string) => email.length <= 320 && PLAIN_ADDRESS.test(email);
+
+/** Whether `text` is a domain name as `ALLOWED_DOMAINS` holds them: ASCII, lower case, with a dot. */
+export const isDomainName = (text: string) => DOMAIN.test(text);
 
 const SECRET_TEXT = `must be printable ASCII (no line breaks), at most ${MAX_SECRET_CHARS} characters`;
 

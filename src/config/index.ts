@@ -61,7 +61,7 @@ export type {
   UserSecrets,
   ValidationMode,
 } from "./auth-modes";
-export { isHeaderSafe } from "./gate";
+export { isDomainName, isHeaderSafe, isPlainAddress } from "./gate";
 export type { AllowedHost } from "./values";
 export { emailKey, lowerAscii } from "./values";
 

@@ -5,10 +5,11 @@
  * at `/oauth/callback`, the proxy learns who signed in (auth/idp.ts) and:
  *
  * - a user no `ALLOWED_*` list names, or whose only way in is an email the
- *   provider did not verify, or with no verified email when the origin is
- *   told each user's (`ORIGIN_USER_HEADER`), gets a page that says so
- *   (`403`), with a link that tells the client `access_denied`; nothing is
- *   stored;
+ *   provider did not verify, or, when the origin is told each user's email
+ *   (`ORIGIN_USER_HEADER`), with no verified email or one that is not a
+ *   plain address, gets a page that says so (`403`), with a link that tells
+ *   the client `access_denied`; nothing is stored, and the log names the
+ *   address's domain at most;
  * - so does a user the origin has no key for (no key of their own in
  *   `ORIGIN_USER_SECRETS` and no `ORIGIN_SECRET`);
  * - an allowed user's grant is made (the identity in its props), and the
@@ -20,7 +21,7 @@ import { authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
 import { signedInPage } from "../auth/consent-page";
 import type { GateProps } from "../auth/gate";
-import { admission, type Identity, userIdOf } from "../auth/identity";
+import { type Admission, admission, domainOf, type Identity, userIdOf } from "../auth/identity";
 import { identityProvider } from "../auth/idp";
 import { originKeyFor } from "../auth/origin-key";
 import { publicUrls } from "../auth/public-url";
@@ -56,9 +57,23 @@ function refusal(request: AuthRequest, headers: Headers, message: string): Respo
   return errorPage(403, message, pageHeaders(headers), back);
 }
 
+type Refusal = Extract<Admission, { kind: "refused" }>["reason"];
+
 /** How the pages name a user: their verified email, or their account at the provider. */
 const nameOf = (identity: Identity, providerHost: string) =>
   identity.email ?? `your account at ${providerHost}`;
+
+/**
+ * What the refusal page says of `reason`. An address that is not a plain
+ * one is not shown: the page would show it as the origin could not read it.
+ */
+function refusalText(reason: Refusal, providerHost: string, user: string, server: string) {
+  if (reason === "unverified_email")
+    return `${providerHost} gave no verified email address for this account, and ${server} needs one. Verify your address there, or ask the operator of this server.`;
+  if (reason === "unpassable_email")
+    return `The verified email address ${providerHost} gave for this account is not a plain address (printable ASCII, like name@example.com, with no spaces, commas or quotes), and ${server} must be told it as one. Sign in with another account, or ask the operator of this server.`;
+  return `${user} may not use ${server}. Sign in with another account, or ask the operator of this server to let you in.`;
+}
 
 export function gateSignIn(
   c: Context<AppEnv>,
@@ -90,20 +105,14 @@ export function gateSignIn(
         );
         const user = nameOf(identity, idp.host);
         const admitted = admission(auth.allowed, identity, auth.userHeader !== undefined);
-        const domain = identity.email?.split("@")[1];
+        const domain = domainOf(identity.email);
         if (admitted.kind === "refused") {
           logEvent("sign_in_refused", {
             client: request.clientId,
             reason: admitted.reason,
             ...(domain === undefined ? {} : { domain }),
           });
-          return refusal(
-            request,
-            headers,
-            admitted.reason === "unverified_email"
-              ? `${idp.host} gave no verified email address for this account, and ${server} needs one. Verify your address there, or ask the operator of this server.`
-              : `${user} may not use ${server}. Sign in with another account, or ask the operator of this server to let you in.`,
-          );
+          return refusal(request, headers, refusalText(admitted.reason, idp.host, user, server));
         }
         const key = await originKeyFor(auth, identity, memory);
         if (key.kind === "none") {

@@ -16,13 +16,17 @@ import {
   connectAs,
   GATE_URL,
   gateNetwork,
+  grantEnded,
+  initializeWith,
   neverShowsItsKeys,
+  refreshWith,
   SHARED_KEY,
+  signedInByHand,
   USER_KEY,
   walkAs,
 } from "../helpers/gate";
 import { initialize, PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
-import { REDIRECT_URL, type SignedIn } from "../helpers/oauth-client";
+import type { SignedIn } from "../helpers/oauth-client";
 import { GATEWAY_ORIGIN, IDENTITY_PROVIDER, newTrace, receivedByOrigin } from "../helpers/proxy";
 
 const events = neverShowsItsKeys();
@@ -39,28 +43,6 @@ async function signedIn(user: string, network = gateNetwork(), revision?: Wire) 
   connected.push(signed);
   return { ...signed, token: signed.provider.saved?.access_token ?? "" };
 }
-
-/** A session's start at the demo origin through the proxy, with `token`. */
-async function initializeWith(network: ReturnType<typeof gateNetwork>, token: string) {
-  return postJson(network, GATE_URL, initialize(), { authorization: `Bearer ${token}` });
-}
-
-/** The proxy's token endpoint, with a form. */
-function tokenRequest(network: ReturnType<typeof gateNetwork>, form: Record<string, string>) {
-  return network("http://localhost/oauth/token", {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(form),
-  });
-}
-
-/** A refresh of the grant behind `refresh`, by its client. */
-const refreshWith = (network: ReturnType<typeof gateNetwork>, refresh: string, clientId: string) =>
-  tokenRequest(network, {
-    grant_type: "refresh_token",
-    refresh_token: refresh,
-    client_id: clientId,
-  });
 
 /** Signs `user` in through `network`: refused at sign-in for `reason`, with the refusal page; its HTML. */
 async function refusedAtSignIn(
@@ -253,22 +235,6 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
   });
 });
 
-/** Signs a hand-built client in as `user`, and exchanges its code: its tokens. */
-async function signedInByHand(network: ReturnType<typeof gateNetwork>, user = "alice") {
-  const { clientId, verifier, walk } = await walkAs(network, user);
-  const code = walk.callback?.searchParams.get("code");
-  if (!code) throw new Error(`no code: ${walk.stopped?.html.slice(0, 300)}`);
-  const tokens = await tokenRequest(network, {
-    grant_type: "authorization_code",
-    code,
-    redirect_uri: REDIRECT_URL,
-    client_id: clientId,
-    code_verifier: verifier,
-    resource: GATE_URL,
-  }).then((response) => response.json<{ access_token: string; refresh_token: string }>());
-  return { clientId, token: tokens.access_token, refresh: tokens.refresh_token, walk };
-}
-
 describe("gate mode: who may connect", () => {
   it("names the tenant and the identity provider before sign-in, and the user after it", async () => {
     const network = gateNetwork();
@@ -311,22 +277,16 @@ describe("gate mode: who may connect", () => {
   it("refuses a user removed from the lists: on their next request, and at their refresh, which revokes the grant", async () => {
     const app = createApp();
     const before = gateNetwork({}, app);
-    const { token, refresh, clientId } = await signedInByHand(before);
-    expect((await initializeWith(before, token)).status).toBe(200);
+    const grant = await signedInByHand(before);
+    const { refresh, clientId } = grant;
+    expect((await initializeWith(before, grant.token)).status).toBe(200);
 
     // The operator deploys lists without alice's domain.
-    const after = gateNetwork({ ALLOWED_DOMAINS: "other.test" }, app);
-    const refused = await initializeWith(after, token);
-    expect(refused.status).toBe(401);
-    expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
-    const refreshed = await refreshWith(after, refresh, clientId);
-    expect(refreshed.status).toBe(400);
-    expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
-    expect(events("gate_refused")).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ at: "request", reason: "not_listed" }),
-        expect.objectContaining({ at: "refresh", reason: "not_listed" }),
-      ]),
+    await grantEnded(
+      gateNetwork({ ALLOWED_DOMAINS: "other.test" }, app),
+      grant,
+      "not_listed",
+      events,
     );
     // The grant is gone: back under the old lists, the refresh token is no more good.
     const again = await refreshWith(before, refresh, clientId);

@@ -9,7 +9,8 @@ import { createApp } from "../../src/app";
 import { IDP_CLIENT_ID, IDP_CLIENT_SECRET } from "../fixtures/idp-client";
 import type { Wire } from "./clients";
 import { answerConsent, type BrowserOptions, walkSignIn } from "./consent";
-import { handBuiltClient, type SignedIn, signInAndConnect } from "./oauth-client";
+import { initialize, postJson } from "./mcp";
+import { handBuiltClient, REDIRECT_URL, type SignedIn, signInAndConnect } from "./oauth-client";
 import { clientNetwork, type Fetch, GATEWAY_ORIGIN, IDENTITY_PROVIDER, viaProxy } from "./proxy";
 
 /** The proxy on a loopback host: workers-oauth-provider accepts plain http only there. */
@@ -112,6 +113,69 @@ export async function walkAs(network: Fetch, user: string, fault?: string) {
 }
 
 export { walkSignIn };
+
+/** A session's start at the demo origin through the proxy, with `token`. */
+export function initializeWith(network: Fetch, token: string) {
+  return postJson(network, GATE_URL, initialize(), { authorization: `Bearer ${token}` });
+}
+
+/** The proxy's token endpoint, with a form. */
+export function tokenRequest(network: Fetch, form: Record<string, string>) {
+  return network("http://localhost/oauth/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+}
+
+/** A refresh of the grant behind `refresh`, by its client. */
+export const refreshWith = (network: Fetch, refresh: string, clientId: string) =>
+  tokenRequest(network, {
+    grant_type: "refresh_token",
+    refresh_token: refresh,
+    client_id: clientId,
+  });
+
+/** Signs a hand-built client in as `user`, and exchanges its code: its tokens. */
+export async function signedInByHand(network: Fetch, user = "alice") {
+  const { clientId, verifier, walk } = await walkAs(network, user);
+  const code = walk.callback?.searchParams.get("code");
+  if (!code) throw new Error(`no code: ${walk.stopped?.html.slice(0, 300)}`);
+  const tokens = await tokenRequest(network, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT_URL,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: GATE_URL,
+  }).then((response) => response.json<{ access_token: string; refresh_token: string }>());
+  return { clientId, token: tokens.access_token, refresh: tokens.refresh_token, walk };
+}
+
+/**
+ * Under `network`'s settings the grant is refused for `reason`: its next
+ * request gets the proxy's `401 invalid_token`, its refresh `invalid_grant`
+ * (which revokes it), and both are logged (`events`: the file's log).
+ */
+export async function grantEnded(
+  network: Fetch,
+  { token, refresh, clientId }: { token: string; refresh: string; clientId: string },
+  reason: string,
+  events: (name: string) => Array<Record<string, unknown>>,
+) {
+  const refused = await initializeWith(network, token);
+  expect(refused.status).toBe(401);
+  expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  const refreshed = await refreshWith(network, refresh, clientId);
+  expect(refreshed.status).toBe(400);
+  expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
+  expect(events("gate_refused")).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ at: "request", reason }),
+      expect.objectContaining({ at: "refresh", reason }),
+    ]),
+  );
+}
 
 /**
  * In the calling file: every log line is kept, and once its tests ran, no
