@@ -222,6 +222,25 @@ describe("the MCP endpoint", () => {
     expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
   });
 
+  it.fails("answers an origin's redirect itself: its Location names ORIGIN_URL, and the key its query holds", async () => {
+    // Starlette's answer for FastMCP mounted at /mcp/: the URL asked for, with a slash, query and all.
+    const key = "sk_live_redirected";
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/slash/mcp?key=${key}` });
+    const posted = await postJson(proxy, PROXY_URL, initialize(7));
+    const answers = [
+      posted,
+      await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } }),
+      await proxy(PROXY_URL, { method: "DELETE" }),
+    ];
+    for (const response of answers) {
+      const text = await response.text();
+      expect(response.status).toBe(502);
+      expect(response.headers.has("location")).toBe(false);
+      expect(text).not.toContain(key);
+      expect(text).not.toContain("/slash/");
+    }
+  });
+
   it("leaves out the origin's headers that would speak for the proxy's whole host or domain", async () => {
     const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/host-headers/mcp` });
     const response = await postJson(proxy, PROXY_URL, initialize(1));
