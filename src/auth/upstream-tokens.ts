@@ -36,10 +36,26 @@ export async function authorizationUrl(
   return url;
 }
 
+/**
+ * A token the proxy can send as `Authorization: Bearer <token>`: visible
+ * ASCII, no space (RFC 6750's b64token is narrower still). oauth4webapi
+ * checks only that it is a string, and the origin's authorization server
+ * is untrusted: one with a line break in it made every request of the
+ * grant fail as it was written.
+ */
+const BEARER = /^[\x21-\x7e]+$/;
+
+/** What the proxy keeps of a token response; `UpstreamError` for an access token it could not send. */
 function tokensOf(
   response: oauth.TokenEndpointResponse,
   previous?: UpstreamTokens,
 ): UpstreamTokens {
+  if (!BEARER.test(response.access_token)) {
+    throw new UpstreamError(
+      "unusable_token",
+      "The origin's authorization server issued an access token no request can carry",
+    );
+  }
   return {
     accessToken: response.access_token,
     refreshToken: response.refresh_token ?? previous?.refreshToken,
@@ -140,11 +156,9 @@ export async function refreshTokens(
       error,
     );
   }
+  let refreshed: oauth.TokenEndpointResponse;
   try {
-    return tokensOf(
-      await oauth.processRefreshTokenResponse(upstream.as, upstream.client, response),
-      tokens,
-    );
+    refreshed = await oauth.processRefreshTokenResponse(upstream.as, upstream.client, response);
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError && error.error === "invalid_grant")
       return "revoked";
@@ -157,6 +171,7 @@ export async function refreshTokens(
       response.status,
     );
   }
+  return tokensOf(refreshed, tokens);
 }
 
 /** Whether `value` is what the broker keeps in a grant's props. */

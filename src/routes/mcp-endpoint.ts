@@ -36,6 +36,7 @@ import {
   type OriginReply,
   originTarget,
   paramOriginUrlSets,
+  redirectRefused,
   relayResponse,
 } from "../transport/origin";
 import { readPostBody } from "../transport/post-body";
@@ -230,6 +231,8 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         addressee,
       );
       if (reply.kind === "failed") return failed(recorder, reply);
+      const redirected = await redirectRefused(reply.response, target, addressee);
+      if (redirected) return sent(redirected);
       if (config.calls)
         c.get("isolate").analytics.clients.rememberSession(body.messages, reply.response);
       const response = await rewriteResponse(answered(reply.response), {
@@ -261,6 +264,8 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         unread,
       );
       if (reply.kind === "failed") return reply.response;
+      const redirected = await redirectRefused(reply.response, target, unread);
+      if (redirected) return redirected;
       return rewriteResponse(answered(reply.response), {
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
@@ -278,7 +283,11 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         config.originTimeoutMs,
         unread,
       );
-      return reply.kind === "answered" ? relayResponse(answered(reply.response)) : reply.response;
+      if (reply.kind === "failed") return reply.response;
+      return (
+        (await redirectRefused(reply.response, target, unread)) ??
+        relayResponse(answered(reply.response))
+      );
     }
     default:
       return errorResponse(

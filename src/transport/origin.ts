@@ -3,7 +3,8 @@
  *
  * - Every target URL is built from `ORIGIN_URL` (`originTarget`,
  *   `wellKnownTarget`): nothing in a request can change the host.
- * - `fetchOrigin` sends one request. Redirects are handed back, not followed.
+ * - `fetchOrigin` sends one request. Redirects are handed back, not followed;
+ *   on the MCP endpoint, `redirectRefused` answers one itself.
  *   The timeout covers the wait for the response headers only: once the
  *   origin has answered, a stream may stay open as long as it likes, or until
  *   the client goes away (`clientLeft`): then the origin's request is aborted,
@@ -104,6 +105,34 @@ function failureResponse(
         `Origin unreachable: ${target.host} could not be reached`,
         addressee,
       );
+}
+
+/**
+ * The proxy's 502 for an origin that answered a request to `target` (its
+ * MCP endpoint, `ORIGIN_URL`) with a redirect; `undefined` for any other
+ * answer. Its `Location` would tell the client `ORIGIN_URL` and what it
+ * holds (a key in its query or path, which the origin writes back as it
+ * was asked: Starlette's redirect to a trailing slash, for one), and a
+ * client that follows it talks to the origin past the proxy and the
+ * operator's rules; nor does the proxy follow it, with the credentials
+ * the request carries. Where it points goes to the log as a host alone.
+ */
+export async function redirectRefused(
+  origin: Response,
+  target: URL,
+  addressee: ErrorAddressee,
+): Promise<Response | undefined> {
+  const location = origin.headers.get("location");
+  if (origin.status < 300 || origin.status > 399 || location === null) return undefined;
+  await origin.body?.cancel();
+  const to = URL.canParse(location, target) ? new URL(location, target).host : "not a URL";
+  logEvent("origin_redirected", { origin: target.host, status: origin.status, to });
+  return errorResponse(
+    502,
+    ErrorCode.OriginUnreachable,
+    `Bad gateway: the origin answered with a redirect (HTTP ${origin.status}), which the proxy neither follows nor passes on: ORIGIN_URL must be the URL the origin serves MCP at (the origin_redirected log line says which host it named)`,
+    addressee,
+  );
 }
 
 /**

@@ -21,6 +21,7 @@ const called = (path: string) => ({ tool: "files.read", arguments: { path } });
 
 const { control, broker, events, logged, ...each } = brokerOfEachTest(CALLING_ORIGIN, {
   lifetime: 3600,
+  tokenEnd: "",
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -49,6 +50,21 @@ describe.each(EACH_WIRE)("broker mode on %s", (revision) => {
     expect(events("sign_in_started")).toHaveLength(1);
     expect(events("sign_in_completed")).toHaveLength(1);
     expect(logged()).not.toContain(provider.saved?.access_token);
+  });
+
+  it("fails the sign-in, not every request after it, when the origin issues a token no request can carry", async () => {
+    await control({ tokenEnd: "\nx" });
+    const statuses: number[] = [];
+    const network = broker();
+    const watched: Fetch = async (input, init) => {
+      const response = await network(input, init);
+      statuses.push(response.status);
+      return response;
+    };
+    await expect(signIn(watched)).rejects.toThrow();
+    expect(statuses).not.toContain(500);
+    expect(events("internal_error")).toEqual([]);
+    expect(events("sign_in_failed")).toMatchObject([{ reason: "unusable_token" }]);
   });
 
   it("never hands the client a cookie the origin set: it holds no credential of the origin's", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import packageJson from "../../package.json";
+import { captureLogs } from "../helpers/logs";
 import { initialize, messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
   DEMO_ORIGIN,
@@ -220,6 +221,33 @@ describe("the MCP endpoint", () => {
     await response.body?.cancel();
     expect(response.headers.get("mcp-session-id")).toMatch(/^[0-9a-f]{64}$/);
     expect(response.headers.get("cache-control")).toBe("no-cache, no-transform");
+  });
+
+  it("answers an origin's redirect itself: its Location names ORIGIN_URL, and the key its query holds", async () => {
+    // Starlette's answer for FastMCP mounted at /mcp/: the URL asked for, with a slash, query and all.
+    const key = "sk_live_redirected";
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/slash/mcp?key=${key}` });
+    const logs = captureLogs();
+    const answers = [
+      await postJson(proxy, PROXY_URL, initialize(7)),
+      await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } }),
+      await proxy(PROXY_URL, { method: "DELETE" }),
+    ];
+    const bodies = [];
+    for (const response of answers) {
+      const text = await response.text();
+      expect(response.status).toBe(502);
+      expect(response.headers.has("location")).toBe(false);
+      expect(text).not.toContain(key);
+      expect(text).not.toContain("/slash/");
+      bodies.push(JSON.parse(text));
+    }
+    expect(bodies[0]).toMatchObject({ id: 7, error: { code: -32000 } });
+    const host = new URL(GATEWAY_ORIGIN).host;
+    expect(logs.events("origin_redirected")).toEqual(
+      Array(3).fill({ event: "origin_redirected", origin: host, status: 307, to: host }),
+    );
+    logs.restore();
   });
 
   it("leaves out the origin's headers that would speak for the proxy's whole host or domain", async () => {
