@@ -126,7 +126,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       const body = await readPostBody(request, config, hold);
       if (body.kind === "busy") return busyResponse("the request's body", unread);
       if (body.kind === "refused") {
-        return errorResponse(body.status, body.code, body.message, unread);
+        return errorResponse(body.status, body.code, body.message, unread, body.headers);
       }
       const mismatch = body.batch ? undefined : headerMismatch(request.headers, body.messages[0]);
       if (mismatch !== undefined) {

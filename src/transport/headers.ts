@@ -106,6 +106,16 @@ export function originRequestHeaders(
   return headers;
 }
 
+/**
+ * Whether a request's body is labeled with a coding (`Content-Encoding`) other
+ * than `identity`. The proxy reads a body as the bytes that came; an origin
+ * that decodes the label first (Express's JSON parser does) would act on other
+ * bytes than the ones checked, so such a body is never read or passed on.
+ */
+export function bodyIsEncoded(headers: Headers): boolean {
+  return tokensOf(headers.get("content-encoding")).some((token) => token !== "identity");
+}
+
 /** Encodings the Workers runtime's `fetch` decodes by itself; others arrive still encoded. */
 const DECODED_BY_RUNTIME = new Set(["identity", "gzip", "x-gzip", "br"]);
 

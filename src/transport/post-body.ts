@@ -19,7 +19,7 @@ import {
   requestWithoutId,
 } from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
-import { mediaTypeOf, otherCharsetOf } from "./headers";
+import { bodyIsEncoded, mediaTypeOf, otherCharsetOf } from "./headers";
 import { type Hold, readBounded } from "./read-bounded";
 
 export interface ParsedBody {
@@ -37,7 +37,14 @@ export interface ParsedBody {
 
 export type PostBody =
   | ParsedBody
-  | { kind: "refused"; status: 400 | 413 | 415; code: number; message: string }
+  | {
+      kind: "refused";
+      status: 400 | 413 | 415;
+      code: number;
+      message: string;
+      /** What the answer says beside (`Accept-Encoding`). */
+      headers?: HeadersInit;
+    }
   /** The isolate's reads hold too much to take the body (read-bounded.ts `ReadBudget`). */
   | { kind: "busy" };
 
@@ -66,12 +73,12 @@ async function readWithin(
   return read.kind;
 }
 
-const refused = (status: 400 | 413 | 415, code: number, message: string): PostBody => ({
-  kind: "refused",
-  status,
-  code,
-  message,
-});
+const refused = (
+  status: 400 | 413 | 415,
+  code: number,
+  message: string,
+  headers?: HeadersInit,
+): PostBody => ({ kind: "refused", status, code, message, ...(headers ? { headers } : {}) });
 
 /** What a POST body may be: `MAX_BODY_BYTES` and `MAX_BATCH_MESSAGES`. */
 export type PostBodyLimits = Pick<Config, "maxBodyBytes" | "maxBatchMessages">;
@@ -101,6 +108,16 @@ export async function readPostBody(
       415,
       ErrorCode.InvalidRequest,
       "Unsupported Media Type: a POST to the MCP endpoint is JSON in UTF-8; its Content-Type names no other charset",
+    );
+  }
+  if (bodyIsEncoded(request.headers)) {
+    await request.body?.cancel();
+    return refused(
+      415,
+      ErrorCode.InvalidRequest,
+      "Unsupported Media Type: a POST to the MCP endpoint is sent uncompressed, with no Content-Encoding but identity",
+      // RFC 9110 §15.5.16: the codings the server would accept.
+      { "accept-encoding": "identity" },
     );
   }
   const bytes = await readWithin(request, maxBytes, hold);

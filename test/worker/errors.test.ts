@@ -401,6 +401,45 @@ describe("DNS-rebinding protection (ALLOWED_HOSTS)", () => {
     expect(json.status).not.toBe(415);
     await json.body?.cancel();
   });
+
+  it("refuses a POST body labeled with a Content-Encoding with 415: the proxy and the origin would read it two ways", async () => {
+    // The proxy checks the bytes as they came; an origin that decodes the labeled coding first
+    // (Express's json parser does) would act on other bytes than the ones checked.
+    for (const encoding of ["gzip", "br", "deflate", "identity, gzip"]) {
+      const trace = newTrace();
+      const response = await local(`http://localhost:8787/mcp?trace=${trace}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-encoding": encoding,
+        },
+        body: JSON.stringify(rpc(1, "ping")),
+      });
+      expect(response.status, encoding).toBe(415);
+      expect(response.headers.get("accept-encoding"), encoding).toBe("identity");
+      expect(await response.json()).toMatchObject({
+        error: {
+          code: -32600,
+          message:
+            "Unsupported Media Type: a POST to the MCP endpoint is sent uncompressed, with no Content-Encoding but identity",
+        },
+      });
+      expect(await receivedByOrigin(trace)).toEqual([]);
+    }
+    const trace = newTrace();
+    const identity = await postJson(
+      local,
+      `http://localhost:8787/mcp?trace=${trace}`,
+      rpc(1, "ping"),
+      {
+        "content-encoding": "Identity",
+      },
+    );
+    expect(identity.status).not.toBe(415);
+    await identity.body?.cancel();
+    expect(await receivedByOrigin(trace)).toHaveLength(1);
+  });
 });
 
 describe("methods", () => {
