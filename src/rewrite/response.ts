@@ -164,7 +164,7 @@ async function answerFromMemory(
     bytes && reuseAnswerBytes(body, bytes, (id) => requestAnswered(id, listIds) !== undefined);
   if (!remembered || !reused) return undefined;
   await toolMap.answeredFromMemory(remembered);
-  context.answered?.(reused.id as RequestId, REUSED);
+  context.answered?.(requestAnswered(reused.id, listIds) as RequestId, REUSED);
   // Sent as it came: the origin's own bytes.
   if (sentAsReceived(remembered)) return relayResponse(origin, body);
   return rewrittenResponse(origin, new Blob(reused.parts));

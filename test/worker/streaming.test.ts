@@ -8,10 +8,11 @@ import type { EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
+import { NO_POLICY } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
-import { ReadBudget } from "../../src/transport/read-bounded";
+import { type Hold, ReadBudget } from "../../src/transport/read-bounded";
 import { firehose } from "../../support/firehose";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { digest } from "../helpers/digest";
@@ -28,6 +29,22 @@ function firehoseStream(megabytes: number): ReadableStream<Uint8Array> {
       else controller.enqueue(next.value);
     },
   });
+}
+
+/** An isolate's read budget that counts every byte its reads took. */
+class TakenBudget extends ReadBudget {
+  taken = 0;
+
+  override hold(): Hold {
+    const hold = super.hold();
+    return {
+      take: (bytes) => {
+        this.taken += bytes;
+        return hold.take(bytes);
+      },
+      release: () => hold.release(),
+    };
+  }
 }
 
 describe("event streams", () => {
@@ -192,8 +209,15 @@ describe("event streams", () => {
 });
 
 describe("an event stream that answers a tools/list", () => {
-  /** The proxy's answer to a `tools/list` (id 1) that the origin answered with `body`, under `openai`. */
-  async function answered(body: BodyInit): Promise<string> {
+  /**
+   * The proxy's answer to a `tools/list` (id 1) that the origin answered with
+   * `body`, under `openai`; `ids`, the requests of the client's body (a batch
+   * beside the listing), `policy`, the operator's rules.
+   */
+  async function answered(
+    body: BodyInit,
+    { reads = new ReadBudget(), ids = [1], policy = NO_POLICY } = {},
+  ): Promise<string> {
     const profile = profileOf("openai");
     const scopes = await toolMapScopes(
       new URL(`https://any.example/mcp?${crypto.randomUUID()}`),
@@ -204,13 +228,48 @@ describe("an event stream that answers a tools/list", () => {
       {
         listIds: new Set([1]),
         watchesListChanged: false,
-        reads: new ReadBudget(),
-        toolMap: new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), () => {}),
-        addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+        reads,
+        toolMap: new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), () => {}, policy),
+        addressee: { ...unreadAddressee(new Headers()), ids },
       },
     );
     return response.text();
   }
+
+  /** `chunks` as an origin's body, one chunk each. */
+  const chunked = (chunks: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+
+  const event = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  /** A progress notification of about `bytes` characters. */
+  const progress = (bytes: number) =>
+    event({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: "p", progress: 1, message: "x".repeat(bytes) },
+    });
+
+  it('hands the stream to the runtime after a listing that answers request 1 as "1", as after one with 1', async () => {
+    // The SDK's client takes "1" for 1, and the proxy renames it: nothing after it needs reading.
+    for (const id of [1, "1"]) {
+      const tools = [{ name: "files.read", inputSchema: { type: "object" } }];
+      const listing = event({ jsonrpc: "2.0", id, result: { tools } });
+      const after = progress(20_000);
+      // What the isolate's reads hold: JavaScript reading the stream holds an event it has begun.
+      const reads = new TakenBudget();
+      const text = await answered(chunked([listing, after.slice(0, 10_000), after.slice(10_000)]), {
+        reads,
+      });
+      expect(text.endsWith(after), `id ${JSON.stringify(id)}`).toBe(true);
+      expect(text).toContain('"files_read_');
+      expect(reads.taken, `id ${JSON.stringify(id)}`).toBe(0);
+    }
+  });
 
   it("passes the events after a listing it keeps as it came, whatever chunk they begin in", async () => {
     // Names and schemas every profile takes as they are: the listing is read, answered, kept.
