@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import type { EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
+import { MAX_READ_PAST_LISTINGS } from "../../src/rewrite/listing-stream";
 import { rewriteResponse } from "../../src/rewrite/response";
 import { NO_POLICY } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
@@ -17,8 +18,10 @@ import { firehose } from "../../support/firehose";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { digest } from "../helpers/digest";
 import { clientView, clientViewOf, isEvent } from "../helpers/event-stream";
+import { captureLogs } from "../helpers/logs";
 import { nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
+import { rulesOf } from "../helpers/tool-rules";
 
 function firehoseStream(megabytes: number): ReadableStream<Uint8Array> {
   const chunks = firehose(megabytes);
@@ -271,6 +274,33 @@ describe("an event stream that answers a tools/list", () => {
     }
   });
 
+  it("reads a batch's stream 64 KiB past its listing where rules hide tools, then hands it on: a call's answer comes later", async () => {
+    const tools = [
+      { name: "files.read", inputSchema: { type: "object" } },
+      { name: "secret.admin", inputSchema: { type: "object" } },
+    ];
+    const listing = event({ jsonrpc: "2.0", id: 1, result: { tools } });
+    const call = event({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+    const rest = Array.from({ length: 100 }, () => progress(4_000)).join("") + call;
+    // Chunks that end inside events: the one the bound falls in passes as it came with the rest.
+    const chunks = [listing];
+    for (let at = 0; at < rest.length; at += 3_000) chunks.push(rest.slice(at, at + 3_000));
+    const reads = new TakenBudget();
+    const logs = captureLogs();
+    const text = await answered(chunked(chunks), {
+      ids: [1, 2],
+      policy: { rules: rulesOf({ hide: ["secret.*"] }), changes: "log" },
+      reads,
+    });
+    expect(text).not.toContain("secret.admin");
+    expect(text.endsWith(rest)).toBe(true);
+    expect(logs.events("listing_stream_ended")).toEqual([]);
+    logs.restore();
+    // What JavaScript held of the stream: the events it read, up to the bound, and none after.
+    expect(reads.taken).toBeGreaterThan(0);
+    expect(reads.taken).toBeLessThan(MAX_READ_PAST_LISTINGS);
+  });
+
   it("passes the events after a listing it keeps as it came, whatever chunk they begin in", async () => {
     // Names and schemas every profile takes as they are: the listing is read, answered, kept.
     const tools = [{ name: "read_file", inputSchema: { type: "object", properties: {} } }];
@@ -303,5 +333,64 @@ describe("an event stream that answers a tools/list", () => {
       (tool: { name: string }) => tool.name,
     );
     expect(names).toEqual([expect.stringMatching(/^files_read/)]);
+  });
+});
+
+describe("an origin that answers a listing twice in one stream", () => {
+  const HIDING = { TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }) };
+
+  /**
+   * The proxy's answer to a `tools/list` from an origin that answers it with
+   * `files.read` and `secret.admin`, then `megabytes` MB of progress, then the
+   * same listing again: the stream as the client got it, and the tools of each
+   * listing in it.
+   */
+  async function listedTwice(megabytes: number, settings: Record<string, string> = {}) {
+    const response = await postJson(
+      viaProxy({
+        ORIGIN_URL: `${GATEWAY_ORIGIN}/firehose/${megabytes}/listed-twice/mcp?map=${crypto.randomUUID()}`,
+        ...settings,
+      }),
+      PROXY_URL,
+      rpc(7, "tools/list"),
+    );
+    const text = await response.text();
+    const listings = clientView(text)
+      .filter(isEvent)
+      // The progress events' data written on two lines is no JSON: they are not listings.
+      .flatMap(({ data }) =>
+        data.startsWith('{"jsonrpc":"2.0","id":7,') ? [JSON.parse(data)] : [],
+      )
+      .map(({ result }) => (result.tools as Array<{ name: string }>).map((tool) => tool.name));
+    return { text, listings };
+  }
+
+  it("renames the second answer and leaves out what the rules hide, as in the first", async () => {
+    const { text, listings } = await listedTwice(0, HIDING);
+    expect(listings).toEqual([[DEMO_NAMES["files.read"]], [DEMO_NAMES["files.read"]]]);
+    expect(text).not.toContain("secret.admin");
+  });
+
+  it("ends a stream that goes on 64 KiB past its listing where rules hide tools: no later answer reaches the client", async () => {
+    const logs = captureLogs();
+    const { text, listings } = await listedTwice(1, HIDING);
+    expect(listings).toEqual([[DEMO_NAMES["files.read"]]]);
+    expect(text).not.toContain("secret.admin");
+    // What the proxy read past the listing, and no more: the rest of the megabyte never came.
+    expect(text.length).toBeGreaterThan(MAX_READ_PAST_LISTINGS);
+    expect(text.length).toBeLessThan(256 * 1024);
+    expect(logs.events("listing_stream_ended")).toEqual([
+      { event: "listing_stream_ended", limit: MAX_READ_PAST_LISTINGS },
+    ]);
+    logs.restore();
+  });
+
+  it("hands the rest of the stream on unread where nothing is hidden", async () => {
+    const { text, listings } = await listedTwice(1);
+    expect(listings).toEqual([
+      [DEMO_NAMES["files.read"], expect.stringMatching(/^secret_admin/)],
+      ["files.read", "secret.admin"],
+    ]);
+    expect(new TextEncoder().encode(text).byteLength).toBeGreaterThan(1_000_000);
   });
 });
