@@ -101,7 +101,10 @@ export interface ListingRewrite {
   /** Which results get model-facing names. */
   listIds: ListResults;
   toolMap: ToolMap;
-  /** Called with the id of each listing answered. */
+  /**
+   * Called for each listing answered, with the id of the request it answers
+   * as the client wrote it (`1` for an answer with the id `"1"`).
+   */
   answered?: (id: RequestId, listed: Listed) => void;
   wholeListing?: WholeListing;
   /** The share of the isolate's budget of the read in progress (read-bounded.ts). */
@@ -195,7 +198,7 @@ export async function rewriteMessages(
       const renamed = await renamedResult(asked, message.result as ToolsListResult, rewrite);
       rewritten.push({ ...message, result: renamed.result });
       changed = true;
-      rewrite.answered?.(message.id, renamed.listed);
+      rewrite.answered?.(asked, renamed.listed);
     } else if (guarded && respondsWithTools(message)) {
       // It answers no listing asked for, as the proxy reads ids; a client may read its id
       // otherwise (the Python SDK reads a string with `int()`: "١" answers request 1 there).
@@ -226,7 +229,7 @@ export async function rewriteJsonText(
     remembered && reuseAnswer(text, remembered, (id) => requestAnswered(id, ids) !== undefined);
   if (remembered && reused) {
     await toolMap.answeredFromMemory(remembered);
-    rewrite.answered?.(reused.id as RequestId, REUSED);
+    rewrite.answered?.(requestAnswered(reused.id, ids) as RequestId, REUSED);
     // Sent as it came: the caller sends the origin's own bytes, not this text encoded again.
     return sentAsReceived(remembered) ? undefined : reused.text;
   }
@@ -276,7 +279,7 @@ async function rewriteListingText(
           total: named.search,
         });
   if (spliced === undefined) return undefined;
-  rewrite.answered?.(read.id as RequestId, listedOf(named));
+  rewrite.answered?.(asked, listedOf(named));
   if (cursorSpan === undefined && named.listing.settled) {
     rewrite.toolMap.rememberAnswer(rememberAnswer(text, read.idSpan, spliced.text, spliced.idSpan));
   }

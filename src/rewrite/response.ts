@@ -36,7 +36,7 @@ import {
   readBounded,
   rejoin,
 } from "../transport/read-bounded";
-import { eventStreamRewriter, mayMention, serializeEvent, watchedAfter } from "../transport/sse";
+import { serializeEvent, watchedAfter } from "../transport/sse";
 import {
   expectsLists,
   guardsListings,
@@ -46,6 +46,7 @@ import {
   rewriteJsonText,
   UnreadListing,
 } from "./listing-answer";
+import { readListings } from "./listing-stream";
 import { reuseAnswerBytes } from "./remembered-answer";
 
 /** The largest event a watched stream parses: a `list_changed` notification is far smaller. */
@@ -58,16 +59,6 @@ function announcesListChanged(data: string): boolean {
     (message) => isPlainObject(message) && message.method === LIST_CHANGED,
   );
 }
-
-/** Only an event that may mention these can need renaming or drop the cache; the rest is not parsed. */
-const MAY_MATTER = ['"tools"', LIST_CHANGED];
-const mayMatter = (data: string) => mayMention(data, MAY_MATTER);
-/**
- * Under a policy that edits listings, also an event that spells `"tools"` as
- * a lenient reader reads it (`"Tools"`, `"toolſ"`: case-blind, and `ſ` as `s`),
- * so that it is parsed and refused (`misspelledMember`), not passed unread.
- */
-const mayMatterToAnyReader = (data: string) => mayMatter(data) || /"tools"/iu.test(data);
 
 export interface ResponseContext extends ListingRewrite {
   /**
@@ -164,7 +155,7 @@ async function answerFromMemory(
     bytes && reuseAnswerBytes(body, bytes, (id) => requestAnswered(id, listIds) !== undefined);
   if (!remembered || !reused) return undefined;
   await toolMap.answeredFromMemory(remembered);
-  context.answered?.(reused.id as RequestId, REUSED);
+  context.answered?.(requestAnswered(reused.id, listIds) as RequestId, REUSED);
   // Sent as it came: the origin's own bytes.
   if (sentAsReceived(remembered)) return relayResponse(origin, body);
   return rewrittenResponse(origin, new Blob(reused.parts));
@@ -288,47 +279,18 @@ export async function rewriteResponse(
     const watchAlone = watchCalls && !expectsLists(listIds) && !watchesListChanged && !local;
     if (watchAlone) return relayResponse(origin, (answers as CallAnswers).watchEvents(origin.body));
     const calls = watchCalls ? (answers as CallAnswers).eventsWatcher() : undefined;
-    const callsAnswered = () => !(answers as CallAnswers).waiting;
     let body: ReadableStream<Uint8Array> = origin.body;
     if (expectsLists(listIds)) {
-      // Once every listing asked for is answered, the rest of the stream is the runtime's to pass.
-      const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
-      const finished = () => awaited?.size === 0;
-      const hold = context.reads.hold();
-      const rewriter = eventStreamRewriter({
-        rewrite: async (data) => {
-          try {
-            return await rewriteJsonText(data, {
-              ...context,
-              answered: (id, listed) => {
-                awaited?.delete(id);
-                answers?.listed(id, listed.tools, listed.search);
-              },
-              hold,
-            });
-          } catch (error) {
-            // The stream ends rather than show it.
-            if (error instanceof UnreadListing) {
-              logEvent("listing_refused", {
-                reason: `an event that may hold it: ${error.message}`,
-              });
-            }
-            throw error;
-          }
-        },
-        mayMatter: refusing ? mayMatterToAnyReader : mayMatter,
-        finished,
-        maxEventChars: MAX_REWRITE_BYTES,
-        hold,
-      });
-      // A listing the rewrite never named, in a stream no watch reads for calls, was not seen.
-      const judged = calls
-        ? watchedAfter(rewriter, calls)
-        : answers?.waiting
-          ? answers.endingWith(rewriter)
-          : rewriter;
-      const done = calls ? () => finished() && callsAnswered() : finished;
-      body = transformUntil(origin.body, judged, done, prefix);
+      // Whether the origin answers more than the listings: the body's requests, less the
+      // listings and the calls the proxy answered itself.
+      const asksMore =
+        listIds === "by-shape" ||
+        context.addressee.ids.length > listIds.size + localResponses.length;
+      body = readListings(
+        origin.body,
+        { ...context, hold: context.reads.hold(), calls, asksMore },
+        prefix,
+      );
     } else if (calls) {
       const listChanged = eventWatcher({
         markers: [LIST_CHANGED],

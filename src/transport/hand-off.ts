@@ -4,14 +4,23 @@
  * after can need it (every listing asked for is answered), then hands the
  * rest of the body to the runtime: workerd pumps one of its own streams into
  * another without running JavaScript per chunk, so a long stream after its
- * listing costs the isolate neither CPU nor garbage.
+ * listing costs the isolate neither CPU nor garbage. Or `done()` ends the
+ * body there, for a rest that must not pass unread.
  */
 import { concat } from "./read-bounded";
 import type { ChunkRewriter } from "./sse";
 
 /**
+ * What follows a chunk: `false`, the next goes through the rewriter; `true`,
+ * the rest passes as it came; `"end"`, the client's stream ends there and the
+ * origin's is cancelled (what the rewriter holds of an unfinished event goes
+ * with it).
+ */
+export type Next = boolean | "end";
+
+/**
  * `body` through `rewriter` until `done()` is true after a chunk, the rest as
- * it came; `prefix`, when given, goes first. An error on either side ends the
+ * it came, or until it is `"end"`; `prefix`, when given, goes first. An error on either side ends the
  * other: the client's stream errors when the origin's does, and the origin's
  * is cancelled when the client's is, but only at the origin's next chunk (the
  * runtime tells a writer that its reader left only when more is written). A
@@ -22,7 +31,7 @@ import type { ChunkRewriter } from "./sse";
 export function transformUntil(
   body: ReadableStream<Uint8Array>,
   rewriter: ChunkRewriter,
-  done: () => boolean,
+  done: () => Next,
   prefix?: Uint8Array,
 ): ReadableStream<Uint8Array> {
   const out = new IdentityTransformStream();
@@ -51,7 +60,12 @@ export function transformUntil(
       }
       await rewriter.write(value, emit);
       await send();
-      if (done()) break;
+      const next = done();
+      if (next === "end") {
+        await reader.cancel();
+        return writer.close();
+      }
+      if (next) break;
     }
     writer.releaseLock();
     reader.releaseLock();

@@ -282,6 +282,14 @@ export function eventStreamRewriter({
 
   return {
     async write(chunk, emit) {
+      // Finished between chunks (past a bound on what is read): what is held of an event
+      // passes as it came, before the rest.
+      if (!passing && finished()) {
+        passing = true;
+        for (const part of held) emit(part);
+        held = [];
+        hold?.release();
+      }
       if (passing) emit(chunk);
       else await read(chunk, emit);
     },

@@ -1,7 +1,8 @@
 /**
  * transformUntil (src/transport/hand-off.ts): a body through a JavaScript
  * transform until nothing more can need it, then the rest as it came, with
- * no JavaScript seeing its chunks; errors and cancellation cross both ways.
+ * no JavaScript seeing its chunks, or no rest at all; errors and cancellation
+ * cross both ways.
  */
 import { describe, expect, it } from "vitest";
 import { transformUntil } from "../../src/transport/hand-off";
@@ -58,6 +59,27 @@ describe("transformUntil", () => {
     expect(seen).toEqual(["a", "b"]);
     // What the rewriter held of the isolate's budget goes back once the stream is done.
     await releasing;
+    expect(released.times).toBe(1);
+  });
+
+  it("ends both streams when done says so: the client's closes, the origin's is cancelled", async () => {
+    // An origin that would go on for ever.
+    let cancel: () => void = () => {};
+    const cancelled = new Promise<void>((resolve) => {
+      cancel = resolve;
+    });
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(encoder.encode(String.fromCharCode(0x61 + (sent++ % 26))));
+      },
+      cancel: () => cancel(),
+    });
+    const { transform, seen, released, releasing } = upper();
+    const out = transformUntil(endless, transform, () => (seen.length === 2 ? "end" : false));
+    expect(await new Response(out).text()).toBe("AB");
+    expect(seen).toEqual(["a", "b"]);
+    await Promise.all([cancelled, releasing]);
     expect(released.times).toBe(1);
   });
 

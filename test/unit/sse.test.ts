@@ -68,6 +68,27 @@ describe("rewriteEventStream", () => {
     expect(seen).toEqual(['{"a":1}']);
   });
 
+  it("passes what it holds of an event, and the rest, as they came once finished between chunks", async () => {
+    // A bound on what is read turns `finished` between chunks, inside an event.
+    let done = false;
+    const rewriter = eventStreamRewriter({
+      rewrite: (data) => data.toUpperCase(),
+      mayMatter: (text) => text.includes("{"),
+      finished: () => done,
+      maxEventChars: 1 << 24,
+    });
+    const decoder = new TextDecoder();
+    let out = "";
+    const emit = (bytes: Uint8Array) => {
+      out += decoder.decode(bytes);
+    };
+    await rewriter.write(encoder.encode('data: {"a":1}\n\ndata: {"b"'), emit);
+    done = true;
+    await rewriter.write(encoder.encode(':2}\n\ndata: {"c":3}\n\n'), emit);
+    await rewriter.end(emit);
+    expect(out).toBe('data: {"A":1}\n\ndata: {"b":2}\n\ndata: {"c":3}\n\n');
+  });
+
   it("handles an event split across chunks at every byte position", async () => {
     const stream = 'id: 42\nevent: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"ü":"ß"}}\n\n';
     const bytes = encoder.encode(stream);

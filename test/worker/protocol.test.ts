@@ -582,6 +582,19 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
     expect(await passed.text()).toBe(text);
   });
 
+  it("renames and hides both answers of a batch that answers one listing twice", async () => {
+    // JSON-RPC gives a request one answer; a client may take either of two.
+    const listing = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${secret},${files}]}}`;
+    const response = await answer(json(`[${listing},${listing}]`), HIDING);
+    const messages = (await response.json()) as Array<{
+      result: { tools: Array<{ name: string }> };
+    }>;
+    expect(messages.map(({ result }) => result.tools.map((tool) => tool.name))).toEqual([
+      [DEMO_NAMES["files.read"]],
+      [DEMO_NAMES["files.read"]],
+    ]);
+  });
+
   // Go's encoding/json (mcp-go) reads a member in any case, ſ as s: the last one wins.
   const misspelled = [
     ["the result's tools", `"result":{"tools":[${files}],"Tools":[${secret}]}`],

@@ -7,17 +7,21 @@ import { env } from "cloudflare:workers";
 import type { EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
+import { MAX_READ_PAST_LISTINGS } from "../../src/rewrite/listing-stream";
 import { rewriteResponse } from "../../src/rewrite/response";
+import { NO_POLICY } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
-import { ReadBudget } from "../../src/transport/read-bounded";
+import { type Hold, ReadBudget } from "../../src/transport/read-bounded";
 import { firehose } from "../../support/firehose";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { digest } from "../helpers/digest";
 import { clientView, clientViewOf, isEvent } from "../helpers/event-stream";
+import { captureLogs } from "../helpers/logs";
 import { nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
+import { rulesOf } from "../helpers/tool-rules";
 
 function firehoseStream(megabytes: number): ReadableStream<Uint8Array> {
   const chunks = firehose(megabytes);
@@ -28,6 +32,22 @@ function firehoseStream(megabytes: number): ReadableStream<Uint8Array> {
       else controller.enqueue(next.value);
     },
   });
+}
+
+/** An isolate's read budget that counts every byte its reads took. */
+class TakenBudget extends ReadBudget {
+  taken = 0;
+
+  override hold(): Hold {
+    const hold = super.hold();
+    return {
+      take: (bytes) => {
+        this.taken += bytes;
+        return hold.take(bytes);
+      },
+      release: () => hold.release(),
+    };
+  }
 }
 
 describe("event streams", () => {
@@ -192,8 +212,15 @@ describe("event streams", () => {
 });
 
 describe("an event stream that answers a tools/list", () => {
-  /** The proxy's answer to a `tools/list` (id 1) that the origin answered with `body`, under `openai`. */
-  async function answered(body: BodyInit): Promise<string> {
+  /**
+   * The proxy's answer to a `tools/list` (id 1) that the origin answered with
+   * `body`, under `openai`; `ids`, the requests of the client's body (a batch
+   * beside the listing), `policy`, the operator's rules.
+   */
+  async function answered(
+    body: BodyInit,
+    { reads = new ReadBudget(), ids = [1], policy = NO_POLICY } = {},
+  ): Promise<string> {
     const profile = profileOf("openai");
     const scopes = await toolMapScopes(
       new URL(`https://any.example/mcp?${crypto.randomUUID()}`),
@@ -204,13 +231,75 @@ describe("an event stream that answers a tools/list", () => {
       {
         listIds: new Set([1]),
         watchesListChanged: false,
-        reads: new ReadBudget(),
-        toolMap: new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), () => {}),
-        addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+        reads,
+        toolMap: new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), () => {}, policy),
+        addressee: { ...unreadAddressee(new Headers()), ids },
       },
     );
     return response.text();
   }
+
+  /** `chunks` as an origin's body, one chunk each. */
+  const chunked = (chunks: string[]) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+
+  const event = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  /** A progress notification of about `bytes` characters. */
+  const progress = (bytes: number) =>
+    event({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: "p", progress: 1, message: "x".repeat(bytes) },
+    });
+
+  it('hands the stream to the runtime after a listing that answers request 1 as "1", as after one with 1', async () => {
+    // The SDK's client takes "1" for 1, and the proxy renames it: nothing after it needs reading.
+    for (const id of [1, "1"]) {
+      const tools = [{ name: "files.read", inputSchema: { type: "object" } }];
+      const listing = event({ jsonrpc: "2.0", id, result: { tools } });
+      const after = progress(20_000);
+      // What the isolate's reads hold: JavaScript reading the stream holds an event it has begun.
+      const reads = new TakenBudget();
+      const text = await answered(chunked([listing, after.slice(0, 10_000), after.slice(10_000)]), {
+        reads,
+      });
+      expect(text.endsWith(after), `id ${JSON.stringify(id)}`).toBe(true);
+      expect(text).toContain('"files_read_');
+      expect(reads.taken, `id ${JSON.stringify(id)}`).toBe(0);
+    }
+  });
+
+  it("reads a batch's stream 64 KiB past its listing where rules hide tools, then hands it on: a call's answer comes later", async () => {
+    const tools = [
+      { name: "files.read", inputSchema: { type: "object" } },
+      { name: "secret.admin", inputSchema: { type: "object" } },
+    ];
+    const listing = event({ jsonrpc: "2.0", id: 1, result: { tools } });
+    const call = event({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+    const rest = Array.from({ length: 100 }, () => progress(4_000)).join("") + call;
+    // Chunks that end inside events: the one the bound falls in passes as it came with the rest.
+    const chunks = [listing];
+    for (let at = 0; at < rest.length; at += 3_000) chunks.push(rest.slice(at, at + 3_000));
+    const reads = new TakenBudget();
+    const logs = captureLogs();
+    const text = await answered(chunked(chunks), {
+      ids: [1, 2],
+      policy: { rules: rulesOf({ hide: ["secret.*"] }), changes: "log" },
+      reads,
+    });
+    expect(text).not.toContain("secret.admin");
+    expect(text.endsWith(rest)).toBe(true);
+    expect(logs.events("listing_stream_ended")).toEqual([]);
+    logs.restore();
+    // What JavaScript held of the stream: the events it read, up to the bound, and none after.
+    expect(reads.taken).toBeGreaterThan(0);
+    expect(reads.taken).toBeLessThan(MAX_READ_PAST_LISTINGS);
+  });
 
   it("passes the events after a listing it keeps as it came, whatever chunk they begin in", async () => {
     // Names and schemas every profile takes as they are: the listing is read, answered, kept.
@@ -244,5 +333,64 @@ describe("an event stream that answers a tools/list", () => {
       (tool: { name: string }) => tool.name,
     );
     expect(names).toEqual([expect.stringMatching(/^files_read/)]);
+  });
+});
+
+describe("an origin that answers a listing twice in one stream", () => {
+  const HIDING = { TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }) };
+
+  /**
+   * The proxy's answer to a `tools/list` from an origin that answers it with
+   * `files.read` and `secret.admin`, then `megabytes` MB of progress, then the
+   * same listing again: the stream as the client got it, and the tools of each
+   * listing in it.
+   */
+  async function listedTwice(megabytes: number, settings: Record<string, string> = {}) {
+    const response = await postJson(
+      viaProxy({
+        ORIGIN_URL: `${GATEWAY_ORIGIN}/firehose/${megabytes}/listed-twice/mcp?map=${crypto.randomUUID()}`,
+        ...settings,
+      }),
+      PROXY_URL,
+      rpc(7, "tools/list"),
+    );
+    const text = await response.text();
+    const listings = clientView(text)
+      .filter(isEvent)
+      // The progress events' data written on two lines is no JSON: they are not listings.
+      .flatMap(({ data }) =>
+        data.startsWith('{"jsonrpc":"2.0","id":7,') ? [JSON.parse(data)] : [],
+      )
+      .map(({ result }) => (result.tools as Array<{ name: string }>).map((tool) => tool.name));
+    return { text, listings };
+  }
+
+  it("renames the second answer and leaves out what the rules hide, as in the first", async () => {
+    const { text, listings } = await listedTwice(0, HIDING);
+    expect(listings).toEqual([[DEMO_NAMES["files.read"]], [DEMO_NAMES["files.read"]]]);
+    expect(text).not.toContain("secret.admin");
+  });
+
+  it("ends a stream that goes on 64 KiB past its listing where rules hide tools: no later answer reaches the client", async () => {
+    const logs = captureLogs();
+    const { text, listings } = await listedTwice(1, HIDING);
+    expect(listings).toEqual([[DEMO_NAMES["files.read"]]]);
+    expect(text).not.toContain("secret.admin");
+    // What the proxy read past the listing, and no more: the rest of the megabyte never came.
+    expect(text.length).toBeGreaterThan(MAX_READ_PAST_LISTINGS);
+    expect(text.length).toBeLessThan(256 * 1024);
+    expect(logs.events("listing_stream_ended")).toEqual([
+      { event: "listing_stream_ended", limit: MAX_READ_PAST_LISTINGS },
+    ]);
+    logs.restore();
+  });
+
+  it("hands the rest of the stream on unread where nothing is hidden", async () => {
+    const { text, listings } = await listedTwice(1);
+    expect(listings).toEqual([
+      [DEMO_NAMES["files.read"], expect.stringMatching(/^secret_admin/)],
+      ["files.read", "secret.admin"],
+    ]);
+    expect(new TextEncoder().encode(text).byteLength).toBeGreaterThan(1_000_000);
   });
 });
