@@ -1,0 +1,108 @@
+/**
+ * Caller isolation, attacked (SECURITY.md, "What the proxy answers itself"):
+ * two users of an origin that lists each bearer token its own tools
+ * (test/fixtures/node/caller-origin.ts), one proxy isolate. Bob may learn
+ * nothing from the proxy of a tool the origin listed only to ann.
+ */
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { sanitizeName } from "../../src/names/sanitize";
+import { profileOf } from "../../src/schemas/profile";
+import { messagesOf, postJson, rpc } from "../helpers/mcp";
+import { CALLER_ORIGIN, type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
+
+interface Tool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+const PAYROLL: Tool = {
+  name: "admin.payroll",
+  description: "Exports the payroll, with social security numbers.",
+  inputSchema: {
+    type: "object",
+    properties: { secret_ssn_field: { type: "string" } },
+    required: ["secret_ssn_field"],
+  },
+};
+const READ: Tool = {
+  name: "user.read",
+  description: "Reads an item of the user's.",
+  inputSchema: { type: "object", properties: { id: { type: "string" } } },
+};
+const WRITE: Tool = {
+  name: "user.write",
+  description: "Writes an item of the user's.",
+  inputSchema: { type: "object", properties: { id: { type: "string" } } },
+};
+
+/** A fresh map of the caller origin (`query` added to its URL). */
+function callerOrigin(query = "") {
+  const map = crypto.randomUUID();
+  return {
+    url: `${CALLER_ORIGIN}/mcp?map=${map}${query}`,
+    async list(token: string, tools: Tool[]) {
+      const response = await fetch(`${CALLER_ORIGIN}/__tools?map=${map}&caller=${token}`, {
+        method: "POST",
+        body: JSON.stringify(tools),
+      });
+      expect(response.status).toBe(204);
+    },
+  };
+}
+
+/** One user's raw requests through `proxy`: bearer `token`, protocol 2025-11-25, no session. */
+function user(proxy: Fetch, token: string) {
+  let id = 0;
+  const send = async (method: string, params?: Record<string, unknown>) => {
+    const response = await postJson(proxy, PROXY_URL, rpc(++id, method, params), {
+      authorization: `Bearer ${token}`,
+      "mcp-protocol-version": "2025-11-25",
+    });
+    const [message] = await messagesOf(response);
+    return message as { result?: Record<string, unknown>; error?: { message: string } };
+  };
+  return {
+    send,
+    list: async (cursor?: string) =>
+      (await send("tools/list", cursor === undefined ? {} : { cursor })).result as {
+        tools: Tool[];
+        nextCursor?: string;
+      },
+    call: (name: string, args: Record<string, unknown> = {}) =>
+      send("tools/call", { name, arguments: args }),
+  };
+}
+
+/** The name the openai profile gives `original`: what anyone can work out from a guessed original. */
+const openaiName = (original: string) => sanitizeName(original, profileOf("openai").names).name;
+
+describe("caller isolation under attack", () => {
+  it.fails("gives a caller no view another caller's paged listing made, for the same last page's text", async () => {
+    // The origin lists in pages of 2: ann's last page is bob's whole listing, byte for byte.
+    const origin = callerOrigin("&page_size=2");
+    await origin.list("ann", [PAYROLL, { ...PAYROLL, name: "admin.fire" }, READ, WRITE]);
+    await origin.list("bob", [READ, WRITE]);
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.url, ARGUMENT_VALIDATION: "enforce" },
+      { app: createApp() },
+    );
+    const ann = user(proxy, "ann");
+    const bob = user(proxy, "bob");
+
+    const first = await ann.list();
+    expect(first.tools.map((tool) => tool.name)).toContain(openaiName("admin.payroll"));
+    const last = await ann.list(first.nextCursor);
+    expect(last.nextCursor).toBeUndefined();
+    expect((await bob.list()).tools.map((tool) => tool.name)).toEqual([
+      openaiName("user.read"),
+      openaiName("user.write"),
+    ]);
+
+    // Bob calls ann's tool by the name anyone can work out from a guessed original: the proxy
+    // must tell him nothing of its arguments (the origin answers: not bob's tool).
+    const answer = JSON.stringify(await bob.call(openaiName("admin.payroll"), {}));
+    expect(answer).not.toMatch(/secret_ssn_field/);
+  });
+});
