@@ -105,4 +105,34 @@ describe("caller isolation under attack", () => {
     const answer = JSON.stringify(await bob.call(openaiName("admin.payroll"), {}));
     expect(answer).not.toMatch(/secret_ssn_field/);
   });
+
+  // Not fixed: the resolver restores any name the map handed out, whoever was shown it.
+  it.fails.each([
+    ["after listing their own tools", true],
+    ["without a listing of their own", false],
+  ])(
+    "does not restore the original of another caller's tool for a call by its name, %s",
+    async (_, lists) => {
+      const origin = callerOrigin();
+      await origin.list("ann", [PAYROLL, READ]);
+      await origin.list("bob", [READ]);
+      const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+      const ann = user(proxy, "ann");
+      const bob = user(proxy, "bob");
+      expect((await ann.list()).tools.map((tool) => tool.name)).toContain(
+        openaiName("admin.payroll"),
+      );
+      if (lists) expect((await bob.list()).tools).toHaveLength(1);
+
+      // Bob guesses originals and calls the names anyone can work out from them. A name no one
+      // was shown goes to the origin as bob wrote it, and the origin answers for it.
+      const guessed = JSON.stringify(await bob.call(openaiName("admin.salaries")));
+      expect(guessed).toContain(`Unknown tool: ${openaiName("admin.salaries")}`);
+      // Ann's tool must read the same: were its original restored, the origin's answer would
+      // tell bob that some caller of the proxy has a tool of that name.
+      const existing = JSON.stringify(await bob.call(openaiName("admin.payroll")));
+      expect(existing).toContain(`Unknown tool: ${openaiName("admin.payroll")}`);
+      expect(existing).not.toContain("admin.payroll");
+    },
+  );
 });
