@@ -135,4 +135,22 @@ describe("caller isolation under attack", () => {
       expect(existing).not.toContain("admin.payroll");
     },
   );
+
+  // Not fixed: with no listing of the caller's here, a name listed to anyone is let through.
+  it.fails("answers a call by another caller's original as one by a name no one was listed, where the rules refuse calls", async () => {
+    const origin = callerOrigin();
+    await origin.list("ann", [PAYROLL, READ]);
+    await origin.list("bob", [READ]);
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
+      { app: createApp() },
+    );
+    await user(proxy, "ann").list();
+
+    // Bob, who has listed nothing here, guesses originals: one listed to ann, one to no one.
+    const existing = await user(proxy, "bob").call("admin.payroll");
+    const guessed = await user(proxy, "bob").call("admin.salaries");
+    expect(guessed.error?.message).toBe("Unknown tool: admin.salaries");
+    expect(existing.error?.message).toBe("Unknown tool: admin.payroll");
+  });
 });
