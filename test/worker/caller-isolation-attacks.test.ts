@@ -153,4 +153,30 @@ describe("caller isolation under attack", () => {
     expect(guessed.error?.message).toBe("Unknown tool: admin.salaries");
     expect(existing.error?.message).toBe("Unknown tool: admin.payroll");
   });
+
+  it.fails("keeps a caller's paged listing theirs when a later page is the text of another caller's whole listing", async () => {
+    // The origin lists in pages of 2: bob's last page is ann's whole listing, byte for byte.
+    const origin = callerOrigin("&page_size=2");
+    await origin.list("ann", [READ, WRITE]);
+    await origin.list("bob", [PAYROLL, { ...PAYROLL, name: "admin.fire" }, READ, WRITE]);
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
+      { app: createApp() },
+    );
+    const ann = user(proxy, "ann");
+    const bob = user(proxy, "bob");
+    const first = await bob.list();
+    expect(first.tools.map((tool) => tool.name)).toContain(openaiName("admin.payroll"));
+    // Ann lists between bob's pages.
+    expect((await ann.list()).tools).toHaveLength(2);
+    expect((await bob.list(first.nextCursor)).tools).toHaveLength(2);
+
+    // Bob's own tool, from his first page: his call reaches it.
+    const called = await bob.call(openaiName("admin.payroll"), { secret_ssn_field: "x" });
+    expect(called.result?.structuredContent).toEqual({
+      tool: "admin.payroll",
+      arguments: { secret_ssn_field: "x" },
+      caller: "bob",
+    });
+  });
 });
