@@ -154,7 +154,7 @@ describe("caller isolation under attack", () => {
     expect(existing.error?.message).toBe("Unknown tool: admin.payroll");
   });
 
-  it.fails("keeps a caller's paged listing theirs when a later page is the text of another caller's whole listing", async () => {
+  it("keeps a caller's paged listing theirs when a later page is the text of another caller's whole listing", async () => {
     // The origin lists in pages of 2: bob's last page is ann's whole listing, byte for byte.
     const origin = callerOrigin("&page_size=2");
     await origin.list("ann", [READ, WRITE]);
