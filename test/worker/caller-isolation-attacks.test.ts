@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { sanitizeName } from "../../src/names/sanitize";
 import { profileOf } from "../../src/schemas/profile";
-import { messagesOf, postJson, rpc } from "../helpers/mcp";
+import { EACH_WIRE, type Wire } from "../helpers/clients";
+import { messagesOf, postJson, wireRequest } from "../helpers/mcp";
 import { CALLER_ORIGIN, type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
 
 interface Tool {
@@ -52,13 +53,14 @@ function callerOrigin(query = "") {
   };
 }
 
-/** One user's raw requests through `proxy`: bearer `token`, protocol 2025-11-25, no session. */
-function user(proxy: Fetch, token: string) {
+/** One user's raw requests through `proxy` as a client of `wire` writes them outside a session: bearer `token`. */
+function user(proxy: Fetch, token: string, wire: Wire) {
   let id = 0;
   const send = async (method: string, params?: Record<string, unknown>) => {
-    const response = await postJson(proxy, PROXY_URL, rpc(++id, method, params), {
+    const { body, headers } = wireRequest(wire, ++id, method, params);
+    const response = await postJson(proxy, PROXY_URL, body, {
+      ...headers,
       authorization: `Bearer ${token}`,
-      "mcp-protocol-version": "2025-11-25",
     });
     const [message] = await messagesOf(response);
     return message as { result?: Record<string, unknown>; error?: { message: string } };
@@ -78,7 +80,7 @@ function user(proxy: Fetch, token: string) {
 /** The name the openai profile gives `original`: what anyone can work out from a guessed original. */
 const openaiName = (original: string) => sanitizeName(original, profileOf("openai").names).name;
 
-describe("caller isolation under attack", () => {
+describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) => {
   it("gives a caller no view another caller's paged listing made, for the same last page's text", async () => {
     // The origin lists in pages of 2: ann's last page is bob's whole listing, byte for byte.
     const origin = callerOrigin("&page_size=2");
@@ -88,8 +90,8 @@ describe("caller isolation under attack", () => {
       { ORIGIN_URL: origin.url, ARGUMENT_VALIDATION: "enforce" },
       { app: createApp() },
     );
-    const ann = user(proxy, "ann");
-    const bob = user(proxy, "bob");
+    const ann = user(proxy, "ann", wire);
+    const bob = user(proxy, "bob", wire);
 
     const first = await ann.list();
     expect(first.tools.map((tool) => tool.name)).toContain(openaiName("admin.payroll"));
@@ -117,8 +119,8 @@ describe("caller isolation under attack", () => {
       await origin.list("ann", [PAYROLL, READ]);
       await origin.list("bob", [READ]);
       const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
-      const ann = user(proxy, "ann");
-      const bob = user(proxy, "bob");
+      const ann = user(proxy, "ann", wire);
+      const bob = user(proxy, "bob", wire);
       expect((await ann.list()).tools.map((tool) => tool.name)).toContain(
         openaiName("admin.payroll"),
       );
@@ -145,11 +147,11 @@ describe("caller isolation under attack", () => {
       { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
       { app: createApp() },
     );
-    await user(proxy, "ann").list();
+    await user(proxy, "ann", wire).list();
 
     // Bob, who has listed nothing here, guesses originals: one listed to ann, one to no one.
-    const existing = await user(proxy, "bob").call("admin.payroll");
-    const guessed = await user(proxy, "bob").call("admin.salaries");
+    const existing = await user(proxy, "bob", wire).call("admin.payroll");
+    const guessed = await user(proxy, "bob", wire).call("admin.salaries");
     expect(guessed.error?.message).toBe("Unknown tool: admin.salaries");
     expect(existing.error?.message).toBe("Unknown tool: admin.payroll");
   });
@@ -163,8 +165,8 @@ describe("caller isolation under attack", () => {
       { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
       { app: createApp() },
     );
-    const ann = user(proxy, "ann");
-    const bob = user(proxy, "bob");
+    const ann = user(proxy, "ann", wire);
+    const bob = user(proxy, "bob", wire);
     const first = await bob.list();
     expect(first.tools.map((tool) => tool.name)).toContain(openaiName("admin.payroll"));
     // Ann lists between bob's pages.
