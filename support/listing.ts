@@ -95,3 +95,13 @@ export function realisticTool(i: number): Tool {
 export function realisticListing(size: number): { tools: Tool[] } {
   return { tools: Array.from({ length: size }, (_, i) => realisticTool(i)) };
 }
+
+/**
+ * A listing asked for from its start, in one page (rewrite/listing-answer.ts
+ * `WholeListing`): what a client's first `tools/list` is, and the only answer
+ * the proxy remembers and reuses.
+ */
+export const WHOLE_LISTING = {
+  isFirstPage: () => true,
+  readRest: async () => [],
+};

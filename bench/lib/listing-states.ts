@@ -11,7 +11,7 @@ import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/listing-answ
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
-import { realisticListing } from "../../support/listing";
+import { realisticListing, WHOLE_LISTING } from "../../support/listing";
 import { memoryKv, readOnly } from "./memory-kv";
 
 export const SCOPES = { origin: "v2:bench", legacy: "v1:bench" };
@@ -98,6 +98,7 @@ export async function listingCase(
   await rewriteJsonText(body, {
     listIds: LIST_IDS,
     toolMap: openToolMap(storedKv, warmMemory, background, profile),
+    wholeListing: WHOLE_LISTING,
   });
   await Promise.all(background);
   const bytes = new TextEncoder().encode(body);
@@ -134,7 +135,12 @@ export function renameOnce(c: ListingCase, state: ListingState, json: boolean, t
             "openai",
             state === "cold" ? DEPLOYMENT : `deploy-${turn}`,
           );
-  if (json) return rewriteJsonText(c.text, { listIds: LIST_IDS, toolMap });
+  if (json)
+    return rewriteJsonText(c.text, { listIds: LIST_IDS, toolMap, wholeListing: WHOLE_LISTING });
   c.parsed ??= [JSON.parse(c.body), JSON.parse(c.body)];
-  return rewriteMessages(c.parsed[turn % 2], { listIds: LIST_IDS, toolMap });
+  return rewriteMessages(c.parsed[turn % 2], {
+    listIds: LIST_IDS,
+    toolMap,
+    wholeListing: WHOLE_LISTING,
+  });
 }

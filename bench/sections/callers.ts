@@ -17,7 +17,7 @@ import { profileOf } from "../../src/schemas/profile";
 import type { Caller } from "../../src/toolmap/callers";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
-import { realisticListing } from "../../support/listing";
+import { realisticListing, WHOLE_LISTING } from "../../support/listing";
 import { LIST_IDS, policy, SCOPES } from "../lib/listing-states";
 import { memoryKv } from "../lib/memory-kv";
 import { mib, num, type SectionResult, table } from "../lib/report";
@@ -73,7 +73,7 @@ async function heapOf(callers: number, textOf: (caller: number) => string): Prom
       "bench",
       callerNamed(`caller ${i}`),
     );
-    await rewriteJsonText(text, { listIds: LIST_IDS, toolMap, wholeListing: WHOLE });
+    await rewriteJsonText(text, { listIds: LIST_IDS, toolMap, wholeListing: WHOLE_LISTING });
     (await toolMap.search())?.search("list invoices", 8);
     await Promise.all(background.splice(0));
   }
@@ -82,9 +82,6 @@ async function heapOf(callers: number, textOf: (caller: number) => string): Prom
   if (memory === undefined || texts.length < 0) throw new Error("unreachable");
   return used;
 }
-
-/** Every page is the first and the whole listing. */
-const WHOLE = { isFirstPage: () => true, readRest: async () => [] };
 
 export async function measureCallers(): Promise<SectionResult> {
   // What the first listings of a process make once (compiled and optimized code) is no caller's.

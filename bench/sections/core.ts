@@ -34,7 +34,7 @@ import { ToolSearch } from "../../src/toolmap/tool-search";
 import { watchEventStream } from "../../src/transport/event-watch";
 import { ReadBudget } from "../../src/transport/read-bounded";
 import { rewriteEventStream } from "../../src/transport/sse";
-import { realisticListing } from "../../support/listing";
+import { realisticListing, WHOLE_LISTING } from "../../support/listing";
 import { digestInThread } from "../lib/in-thread-digest";
 import {
   freshText,
@@ -75,6 +75,7 @@ async function warmListing(profile: ProfileName) {
     rewriteMessages(parsed[turn++ % 2], {
       listIds: LIST_IDS,
       toolMap: openToolMap(storedKv, warmMemory, [], profile),
+      wholeListing: WHOLE_LISTING,
     });
 }
 
@@ -94,6 +95,7 @@ async function fromBytes(c: ListingCase): Promise<Timed[]> {
       new Response(c.bytes, { headers: { "content-type": "application/json" } }),
       {
         listIds: LIST_IDS,
+        wholeListing: WHOLE_LISTING,
         watchesListChanged: false,
         toolMap: openToolMap(c.storedKv, memory, background),
         addressee: { ...unreadAddressee(new Headers()), ids: [1] },

@@ -55,6 +55,21 @@ function listingAnswered(message: Message | null, which: ListResults): RequestId
 
 export const expectsLists = (which: ListResults) => which === "by-shape" || which.size > 0;
 
+/**
+ * Whether the answer remembered from a whole listing may answer `id`: a
+ * listing asked for from its start. Its caller is shown what it was made from,
+ * a whole listing, while a later page with the same text is the last of a
+ * longer one (the caller's tools of the pages before it would read as unlisted).
+ */
+export function takesRememberedAnswer(
+  id: unknown,
+  { listIds, wholeListing }: Pick<ListingRewrite, "listIds" | "wholeListing">,
+): boolean {
+  if (listIds === "by-shape") return false;
+  const asked = requestAnswered(id, listIds);
+  return asked !== undefined && wholeListing?.isFirstPage(asked) === true;
+}
+
 /** A response whose result holds tools. */
 const respondsWithTools = (message: Message | null) =>
   message?.id !== undefined && isToolsListResult(message.result) && message.result.tools.length > 0;
@@ -226,7 +241,7 @@ export async function rewriteJsonText(
   const ids = before.length === 0 && listIds !== "by-shape" ? listIds : undefined;
   const remembered = ids && (await toolMap.rememberedAnswer());
   const reused =
-    remembered && reuseAnswer(text, remembered, (id) => requestAnswered(id, ids) !== undefined);
+    remembered && reuseAnswer(text, remembered, (id) => takesRememberedAnswer(id, rewrite));
   if (remembered && reused) {
     await toolMap.answeredFromMemory(remembered);
     rewrite.answered?.(requestAnswered(reused.id, ids) as RequestId, REUSED);

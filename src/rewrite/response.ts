@@ -10,13 +10,7 @@
 import type { CallAnswers } from "../analytics/call-answers";
 import { isPlainObject, parseJson } from "../json";
 import { logEvent } from "../log";
-import {
-  type ErrorAddressee,
-  ErrorCode,
-  errorResponse,
-  type RequestId,
-  requestAnswered,
-} from "../protocol/jsonrpc";
+import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../protocol/jsonrpc";
 import { sentAsReceived } from "../toolmap/tool-map";
 import { eventWatcher, watchEventStream } from "../transport/event-watch";
 import { transformUntil } from "../transport/hand-off";
@@ -44,6 +38,7 @@ import {
   type ListingRewrite,
   REUSED,
   rewriteJsonText,
+  takesRememberedAnswer,
   UnreadListing,
 } from "./listing-answer";
 import { readListings } from "./listing-stream";
@@ -151,8 +146,7 @@ async function answerFromMemory(
   if (listIds === "by-shape") return undefined;
   const remembered = await toolMap.rememberedAnswer();
   const bytes = remembered && toolMap.answerBytes(remembered);
-  const reused =
-    bytes && reuseAnswerBytes(body, bytes, (id) => requestAnswered(id, listIds) !== undefined);
+  const reused = bytes && reuseAnswerBytes(body, bytes, (id) => takesRememberedAnswer(id, context));
   if (!remembered || !reused) return undefined;
   await toolMap.answeredFromMemory(remembered);
   context.answered?.(requestAnswered(reused.id, listIds) as RequestId, REUSED);

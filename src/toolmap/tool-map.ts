@@ -57,7 +57,7 @@ export class ToolMap {
   private readonly callerPins: CallerPins;
   private readonly views: SchemaViews;
   /** The view this request last showed its caller: kept with the answer remembered from it. */
-  private shown: { key: string; held: boolean } | undefined;
+  private shown: { key: string; held: boolean; whole: boolean } | undefined;
   /** What the names calls give stand for, for this caller. */
   readonly calls: CallNames;
 
@@ -135,9 +135,13 @@ export class ToolMap {
     return this.answers.bytes(answer);
   }
 
-  /** Remembers the answer this request rewrote, with its view; not one that held a tool. */
+  /**
+   * Remembers the answer this request rewrote, with its view; not one that held a tool, nor a
+   * later page: its view holds the caller's pages before it, which a caller whose whole listing
+   * is that page's text was never shown.
+   */
   rememberAnswer(answer: RememberedAnswer): void {
-    if (this.shown?.held) return;
+    if (this.shown?.held || this.shown?.whole === false) return;
     this.answers.remember(this.shown ? { ...answer, view: this.shown.key } : answer);
   }
 
@@ -236,7 +240,8 @@ export class ToolMap {
     // goes only to a caller shown those before (`rememberedAnswer`).
     const shownPins =
       pins && this.policy.changes === "hold" ? await pinsOf(definitions) : undefined;
-    this.shown = await this.view.show(part, tools, decisions, schemas, search, shownPins);
+    const shown = await this.view.show(part, tools, decisions, schemas, search, shownPins);
+    this.shown = { ...shown, whole: part === "whole" };
     return search ? { ...listing, search } : listing;
   }
 

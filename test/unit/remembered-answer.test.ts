@@ -16,7 +16,7 @@ import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { answerBytes } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { ReadBudget } from "../../src/transport/read-bounded";
-import { realisticListing } from "../../support/listing";
+import { realisticListing, WHOLE_LISTING } from "../../support/listing";
 
 const answer = (id: number | string, tools = realisticListing(50).tools) =>
   // The key order of the SDK's servers, and a number the runtime's JSON would rewrite.
@@ -47,7 +47,11 @@ function deployment(id: string, origin: string, policy: ToolPolicy = NO_POLICY) 
         id,
       );
       const naming = vi.spyOn(map, "nameListing");
-      const out = await rewriteJsonText(text, { listIds: new Set([listId]), toolMap: map });
+      const out = await rewriteJsonText(text, {
+        listIds: new Set([listId]),
+        wholeListing: WHOLE_LISTING,
+        toolMap: map,
+      });
       await Promise.all(writes);
       return { out, named: naming.mock.calls.length > 0 };
     };
@@ -57,17 +61,23 @@ function deployment(id: string, origin: string, policy: ToolPolicy = NO_POLICY) 
 describe("a remembered answer", () => {
   it("is reused for the same text with another id, written as the full path writes it", async () => {
     const toolMap = await isolate();
-    const first = await rewriteJsonText(answer(1), { listIds: new Set([1]), toolMap: toolMap() });
+    const first = await rewriteJsonText(answer(1), {
+      listIds: new Set([1]),
+      wholeListing: WHOLE_LISTING,
+      toolMap: toolMap(),
+    });
     const map = toolMap();
     const naming = vi.spyOn(map, "nameListing");
     const again = await rewriteJsonText(answer("req-2"), {
       listIds: new Set(["req-2"]),
+      wholeListing: WHOLE_LISTING,
       toolMap: map,
     });
     expect(naming).not.toHaveBeenCalled();
     const fresh = await isolate();
     const full = await rewriteJsonText(answer("req-2"), {
       listIds: new Set(["req-2"]),
+      wholeListing: WHOLE_LISTING,
       toolMap: fresh(),
     });
     expect(again).toBe(full);
@@ -86,6 +96,7 @@ describe("a remembered answer", () => {
         }),
         {
           listIds: new Set([id]),
+          wholeListing: WHOLE_LISTING,
           watchesListChanged: false,
           reads: new ReadBudget(),
           toolMap: map,
@@ -118,12 +129,20 @@ describe("a remembered answer", () => {
 
   it("is not reused for another listing, an id not asked for, or after the origin said its tools changed", async () => {
     const toolMap = await isolate();
-    await rewriteJsonText(answer(1), { listIds: new Set([1]), toolMap: toolMap() });
+    await rewriteJsonText(answer(1), {
+      listIds: new Set([1]),
+      wholeListing: WHOLE_LISTING,
+      toolMap: toolMap(),
+    });
     const namedAgain = async (text: string, id: number, forget = false) => {
       const map = toolMap();
       if (forget) map.forget();
       const naming = vi.spyOn(map, "nameListing");
-      await rewriteJsonText(text, { listIds: new Set([id]), toolMap: map });
+      await rewriteJsonText(text, {
+        listIds: new Set([id]),
+        wholeListing: WHOLE_LISTING,
+        toolMap: map,
+      });
       return naming.mock.calls.length;
     };
     const other = realisticListing(51).tools;
@@ -132,7 +151,11 @@ describe("a remembered answer", () => {
     expect(await namedAgain(answer(4, other), 4, true)).toBe(1);
     // An answer to no listing asked for is left as it is.
     expect(
-      await rewriteJsonText(answer(6, other), { listIds: new Set([7]), toolMap: toolMap() }),
+      await rewriteJsonText(answer(6, other), {
+        listIds: new Set([7]),
+        wholeListing: WHOLE_LISTING,
+        toolMap: toolMap(),
+      }),
     ).toBe(undefined);
   });
 
@@ -140,10 +163,18 @@ describe("a remembered answer", () => {
     const toolMap = await isolate();
     const tools = realisticListing(3_000).tools;
     expect(answer(1, tools).length).toBeGreaterThan(2 * 1024 * 1024);
-    await rewriteJsonText(answer(1, tools), { listIds: new Set([1]), toolMap: toolMap() });
+    await rewriteJsonText(answer(1, tools), {
+      listIds: new Set([1]),
+      wholeListing: WHOLE_LISTING,
+      toolMap: toolMap(),
+    });
     const map = toolMap();
     const naming = vi.spyOn(map, "nameListing");
-    await rewriteJsonText(answer(2, tools), { listIds: new Set([2]), toolMap: map });
+    await rewriteJsonText(answer(2, tools), {
+      listIds: new Set([2]),
+      wholeListing: WHOLE_LISTING,
+      toolMap: map,
+    });
     expect(naming).not.toHaveBeenCalled();
   });
 
@@ -240,7 +271,11 @@ describe("a remembered answer", () => {
   it("never keeps a listing from being renamed, whatever its id looks like", async () => {
     const toolMap = await isolate();
     const text = answer(1).replace(/"id":1}$/, '"id":1.0}');
-    const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap: toolMap() });
+    const renamed = await rewriteJsonText(text, {
+      listIds: new Set([1]),
+      wholeListing: WHOLE_LISTING,
+      toolMap: toolMap(),
+    });
     expect(renamed).toMatch(/"id":1\.0}$/);
     expect(renamed).not.toBe(text);
   });
@@ -328,7 +363,11 @@ describe("an answer remembered in KV", () => {
     const origin = `https://o.example/mcp?${crypto.randomUUID()}`;
     const before = await env.TOOL_MAP.list();
     const toolMap = await isolate(origin);
-    await rewriteJsonText(answer(1), { listIds: new Set([1]), toolMap: toolMap() });
+    await rewriteJsonText(answer(1), {
+      listIds: new Set([1]),
+      wholeListing: WHOLE_LISTING,
+      toolMap: toolMap(),
+    });
     const after = await env.TOOL_MAP.list();
     expect(after.keys.filter((key) => key.name.includes(":answer:"))).toEqual(
       before.keys.filter((key) => key.name.includes(":answer:")),

@@ -1,0 +1,184 @@
+/**
+ * Caller isolation, attacked (SECURITY.md, "What the proxy answers itself"):
+ * two users of an origin that lists each bearer token its own tools
+ * (test/fixtures/node/caller-origin.ts), one proxy isolate. Bob may learn
+ * nothing from the proxy of a tool the origin listed only to ann.
+ */
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { sanitizeName } from "../../src/names/sanitize";
+import { profileOf } from "../../src/schemas/profile";
+import { EACH_WIRE, type Wire } from "../helpers/clients";
+import { messagesOf, postJson, wireRequest } from "../helpers/mcp";
+import { CALLER_ORIGIN, type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
+
+interface Tool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+const PAYROLL: Tool = {
+  name: "admin.payroll",
+  description: "Exports the payroll, with social security numbers.",
+  inputSchema: {
+    type: "object",
+    properties: { secret_ssn_field: { type: "string" } },
+    required: ["secret_ssn_field"],
+  },
+};
+const READ: Tool = {
+  name: "user.read",
+  description: "Reads an item of the user's.",
+  inputSchema: { type: "object", properties: { id: { type: "string" } } },
+};
+const WRITE: Tool = {
+  name: "user.write",
+  description: "Writes an item of the user's.",
+  inputSchema: { type: "object", properties: { id: { type: "string" } } },
+};
+
+/** A fresh map of the caller origin (`query` added to its URL). */
+function callerOrigin(query = "") {
+  const map = crypto.randomUUID();
+  return {
+    url: `${CALLER_ORIGIN}/mcp?map=${map}${query}`,
+    async list(token: string, tools: Tool[]) {
+      const response = await fetch(`${CALLER_ORIGIN}/__tools?map=${map}&caller=${token}`, {
+        method: "POST",
+        body: JSON.stringify(tools),
+      });
+      expect(response.status).toBe(204);
+    },
+  };
+}
+
+/** One user's raw requests through `proxy` as a client of `wire` writes them outside a session: bearer `token`. */
+function user(proxy: Fetch, token: string, wire: Wire) {
+  let id = 0;
+  const send = async (method: string, params?: Record<string, unknown>) => {
+    const { body, headers } = wireRequest(wire, ++id, method, params);
+    const response = await postJson(proxy, PROXY_URL, body, {
+      ...headers,
+      authorization: `Bearer ${token}`,
+    });
+    const [message] = await messagesOf(response);
+    return message as { result?: Record<string, unknown>; error?: { message: string } };
+  };
+  return {
+    send,
+    list: async (cursor?: string) =>
+      (await send("tools/list", cursor === undefined ? {} : { cursor })).result as {
+        tools: Tool[];
+        nextCursor?: string;
+      },
+    call: (name: string, args: Record<string, unknown> = {}) =>
+      send("tools/call", { name, arguments: args }),
+  };
+}
+
+/** The name the openai profile gives `original`: what anyone can work out from a guessed original. */
+const openaiName = (original: string) => sanitizeName(original, profileOf("openai").names).name;
+
+describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) => {
+  it("gives a caller no view another caller's paged listing made, for the same last page's text", async () => {
+    // The origin lists in pages of 2: ann's last page is bob's whole listing, byte for byte.
+    const origin = callerOrigin("&page_size=2");
+    await origin.list("ann", [PAYROLL, { ...PAYROLL, name: "admin.fire" }, READ, WRITE]);
+    await origin.list("bob", [READ, WRITE]);
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.url, ARGUMENT_VALIDATION: "enforce" },
+      { app: createApp() },
+    );
+    const ann = user(proxy, "ann", wire);
+    const bob = user(proxy, "bob", wire);
+
+    const first = await ann.list();
+    expect(first.tools.map((tool) => tool.name)).toContain(openaiName("admin.payroll"));
+    const last = await ann.list(first.nextCursor);
+    expect(last.nextCursor).toBeUndefined();
+    expect((await bob.list()).tools.map((tool) => tool.name)).toEqual([
+      openaiName("user.read"),
+      openaiName("user.write"),
+    ]);
+
+    // Bob calls ann's tool by the name anyone can work out from a guessed original: the proxy
+    // must tell him nothing of its arguments (the origin answers: not bob's tool).
+    const answer = JSON.stringify(await bob.call(openaiName("admin.payroll"), {}));
+    expect(answer).not.toMatch(/secret_ssn_field/);
+  });
+
+  // Not fixed: the resolver restores any name the map handed out, whoever was shown it.
+  it.fails.each([
+    ["after listing their own tools", true],
+    ["without a listing of their own", false],
+  ])(
+    "does not restore the original of another caller's tool for a call by its name, %s",
+    async (_, lists) => {
+      const origin = callerOrigin();
+      await origin.list("ann", [PAYROLL, READ]);
+      await origin.list("bob", [READ]);
+      const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+      const ann = user(proxy, "ann", wire);
+      const bob = user(proxy, "bob", wire);
+      expect((await ann.list()).tools.map((tool) => tool.name)).toContain(
+        openaiName("admin.payroll"),
+      );
+      if (lists) expect((await bob.list()).tools).toHaveLength(1);
+
+      // Bob guesses originals and calls the names anyone can work out from them. A name no one
+      // was shown goes to the origin as bob wrote it, and the origin answers for it.
+      const guessed = JSON.stringify(await bob.call(openaiName("admin.salaries")));
+      expect(guessed).toContain(`Unknown tool: ${openaiName("admin.salaries")}`);
+      // Ann's tool must read the same: were its original restored, the origin's answer would
+      // tell bob that some caller of the proxy has a tool of that name.
+      const existing = JSON.stringify(await bob.call(openaiName("admin.payroll")));
+      expect(existing).toContain(`Unknown tool: ${openaiName("admin.payroll")}`);
+      expect(existing).not.toContain("admin.payroll");
+    },
+  );
+
+  // Not fixed: with no listing of the caller's here, a name listed to anyone is let through.
+  it.fails("answers a call by another caller's original as one by a name no one was listed, where the rules refuse calls", async () => {
+    const origin = callerOrigin();
+    await origin.list("ann", [PAYROLL, READ]);
+    await origin.list("bob", [READ]);
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
+      { app: createApp() },
+    );
+    await user(proxy, "ann", wire).list();
+
+    // Bob, who has listed nothing here, guesses originals: one listed to ann, one to no one.
+    const existing = await user(proxy, "bob", wire).call("admin.payroll");
+    const guessed = await user(proxy, "bob", wire).call("admin.salaries");
+    expect(guessed.error?.message).toBe("Unknown tool: admin.salaries");
+    expect(existing.error?.message).toBe("Unknown tool: admin.payroll");
+  });
+
+  it("keeps a caller's paged listing theirs when a later page is the text of another caller's whole listing", async () => {
+    // The origin lists in pages of 2: bob's last page is ann's whole listing, byte for byte.
+    const origin = callerOrigin("&page_size=2");
+    await origin.list("ann", [READ, WRITE]);
+    await origin.list("bob", [PAYROLL, { ...PAYROLL, name: "admin.fire" }, READ, WRITE]);
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
+      { app: createApp() },
+    );
+    const ann = user(proxy, "ann", wire);
+    const bob = user(proxy, "bob", wire);
+    const first = await bob.list();
+    expect(first.tools.map((tool) => tool.name)).toContain(openaiName("admin.payroll"));
+    // Ann lists between bob's pages.
+    expect((await ann.list()).tools).toHaveLength(2);
+    expect((await bob.list(first.nextCursor)).tools).toHaveLength(2);
+
+    // Bob's own tool, from his first page: his call reaches it.
+    const called = await bob.call(openaiName("admin.payroll"), { secret_ssn_field: "x" });
+    expect(called.result?.structuredContent).toEqual({
+      tool: "admin.payroll",
+      arguments: { secret_ssn_field: "x" },
+      caller: "bob",
+    });
+  });
+});
