@@ -10,7 +10,13 @@
 import type { CallAnswers } from "../analytics/call-answers";
 import { isPlainObject, parseJson } from "../json";
 import { logEvent } from "../log";
-import { type ErrorAddressee, ErrorCode, errorResponse, type RequestId } from "../protocol/jsonrpc";
+import {
+  type ErrorAddressee,
+  ErrorCode,
+  errorResponse,
+  type RequestId,
+  requestAnswered,
+} from "../protocol/jsonrpc";
 import { sentAsReceived } from "../toolmap/tool-map";
 import { eventWatcher, watchEventStream } from "../transport/event-watch";
 import { transformUntil } from "../transport/hand-off";
