@@ -33,6 +33,8 @@ const STAND_INS: Record<string, () => unknown> = {
   r2_bucket: () => ({ get() {}, put() {}, head() {}, list() {}, delete() {} }),
   d1: () => ({ prepare() {}, batch() {}, exec() {} }),
   queue: () => ({ send() {}, sendBatch() {} }),
+  // ORIGIN_SECRET's other kind (docs/sign-in.md): a Secrets Store secret has `get` alone.
+  secrets_store_secret: () => ({ get() {} }),
 };
 
 /** A KV id `npm run tenant -- add` writes before the namespace exists. */
