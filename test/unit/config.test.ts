@@ -790,6 +790,12 @@ describe("parseConfig, gate mode", () => {
       "must not be ORIGIN_AUTH_HEADER",
     ],
     [
+      // A Secrets Store secret's get() takes no key: every user would get the whole secret as theirs.
+      { ORIGIN_USER_SECRETS: { get: async () => '{"alice@acme.com":"alice-key"}' } },
+      "ORIGIN_USER_SECRETS",
+      "must be a KV namespace binding (a Secrets Store secret is one key, not one per user), or a Worker secret holding a JSON object of emails and keys",
+    ],
+    [
       { ORIGIN_USER_SECRETS: "{ not json" },
       "ORIGIN_USER_SECRETS",
       "must be JSON text: an object of emails and keys",
