@@ -152,11 +152,14 @@ export const GATE_SETTINGS = {
       v.unknown(),
       v.rawTransform(({ dataset, addIssue, NEVER }): UserSecrets => {
         const { value } = dataset;
-        if (hasMethod(value, "get")) return { kind: "kv", kv: value as KVNamespace };
+        // A KV namespace lists its keys; a Secrets Store secret, whose get() takes no key, does not.
+        if (hasMethod(value, "get") && hasMethod(value, "list")) {
+          return { kind: "kv", kv: value as KVNamespace };
+        }
         const map =
           typeof value === "string"
             ? userSecretMap(value)
-            : "must be a KV namespace binding, or a Worker secret holding a JSON object of emails and keys";
+            : `must be a KV namespace binding${hasMethod(value, "get") ? " (a Secrets Store secret is one key, not one per user)" : ""}, or a Worker secret holding a JSON object of emails and keys`;
         if (typeof map !== "string") return { kind: "map", map };
         addIssue({ message: map });
         return NEVER;
