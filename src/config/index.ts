@@ -371,6 +371,18 @@ export function parseConfig(env: Env): ConfigResult {
   return { kind: "invalid", problems };
 }
 
+/**
+ * `ORIGIN_URL` alone, as parseConfig reads it: what names the origin's tool
+ * map in KV (npm run holds), whatever the other settings hold.
+ */
+export function originUrlOf(value: unknown): { url: URL } | { problem: string } {
+  const result = v.safeParse(SETTINGS.ORIGIN_URL, value, {
+    abortPipeEarly: true,
+    message: expectedOnly,
+  });
+  return result.success ? { url: result.output } : { problem: result.issues[0].message };
+}
+
 const configs = new WeakMap<Env, ConfigResult>();
 
 /**
