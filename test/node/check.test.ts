@@ -272,6 +272,16 @@ describe("npm run check", () => {
     expect(stray.out).not.toMatch(/^\s+at /m);
   });
 
+  it("tells a wrangler.toml it cannot read by where it stops, with no stack trace or the file's text", () => {
+    const broken = join(scratch, "broken.toml");
+    writeFileSync(broken, 'name = "broken"\n[vars\nORIGIN_URL = "https://o.example/mcp?key=sk-live-key"\n');
+    const { status, out } = npmRun("check", ["--config", broken]);
+    expect(status).toBe(1);
+    expect(out).toContain(`${broken} (line 2, column 5): Invalid TOML document`);
+    expect(out).not.toMatch(/^\s+at /m);
+    expect(out).not.toContain("sk-live-key");
+  });
+
   it("is clean on the shipped wrangler.toml, its example tenants included", () => {
     const shipped = npmRun("check", []);
     expect(shipped.status).toBe(0);
