@@ -13,6 +13,7 @@ import {
   unstable_getVarsForDev,
   unstable_readConfig,
 } from "wrangler";
+import { readingConfig } from "./command";
 
 export const CONFIG_PATH = "wrangler.toml";
 
@@ -65,7 +66,9 @@ export const labelOf = (name: string | undefined) =>
 
 /** The environments wrangler.toml defines, the top level first. */
 export function environmentNames(configPath = CONFIG_PATH): Array<string | undefined> {
-  const { rawConfig } = experimental_readRawConfig({ config: configPath });
+  const { rawConfig } = readingConfig(configPath, () =>
+    experimental_readRawConfig({ config: configPath }),
+  );
   return [undefined, ...Object.keys(rawConfig.env ?? {})];
 }
 

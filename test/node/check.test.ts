@@ -274,7 +274,10 @@ describe("npm run check", () => {
 
   it("tells a wrangler.toml it cannot read by where it stops, with no stack trace or the file's text", () => {
     const broken = join(scratch, "broken.toml");
-    writeFileSync(broken, 'name = "broken"\n[vars\nORIGIN_URL = "https://o.example/mcp?key=sk-live-key"\n');
+    writeFileSync(
+      broken,
+      'name = "broken"\n[vars\nORIGIN_URL = "https://o.example/mcp?key=sk-live-key"\n',
+    );
     const { status, out } = npmRun("check", ["--config", broken]);
     expect(status).toBe(1);
     expect(out).toContain(`${broken} (line 2, column 5): Invalid TOML document`);
