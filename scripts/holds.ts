@@ -15,7 +15,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseConfig } from "../src/config";
+import { originUrlOf } from "../src/config";
 import { PROFILE_NAMES } from "../src/names/profiles";
 import { profileOf } from "../src/schemas/profile";
 import { acceptCommand, acceptKey, changedParts } from "../src/toolmap/definition-pins";
@@ -51,24 +51,25 @@ function kv(where: Where, args: string[]): string {
   return run.stdout;
 }
 
-/** The origin's KV scope, from its ORIGIN_URL in wrangler.toml or `--origin`. */
+/**
+ * The origin's KV scope, from its ORIGIN_URL in wrangler.toml or `--origin`:
+ * all of the settings the map's key needs (a tenant's secrets, which gate
+ * and broker mode need, are at Cloudflare and not read here).
+ */
 async function scopeOf(where: Where, origin: string | undefined): Promise<string> {
   const environment = readEnvironment(where.env, { configPath: where.configPath });
   if (environment.error !== undefined) refuse(environment.error);
-  const url = origin ?? environment.env.ORIGIN_URL;
-  const config = parseConfig({
-    ...environment.env,
-    ...(url === undefined ? {} : { ORIGIN_URL: url }),
-  } as unknown as Env);
-  if (config.kind === "invalid") {
-    const problems = config.problems.map(({ path, problem }) => `  ${path}: ${problem}`);
+  const read = originUrlOf(origin ?? environment.env.ORIGIN_URL);
+  if ("problem" in read) {
     refuse(
-      `${labelOf(where.env)} has problems (npm run check tells them all); with a secret ORIGIN_URL, give it with --origin URL:\n${problems.join("\n")}`,
+      origin === undefined
+        ? `ORIGIN_URL of ${labelOf(where.env)} ${read.problem}; with a secret ORIGIN_URL, give it with --origin URL`
+        : `--origin URL ${read.problem}`,
     );
   }
   // The scope is the origin's alone: any profile's names give it.
   const names = profileOf(PROFILE_NAMES[0]).names;
-  return (await toolMapScopes(config.config.originUrl, names)).origin;
+  return (await toolMapScopes(read.url, names)).origin;
 }
 
 /** The origin's map, or none when the origin has no map there yet (wrangler then prints no JSON). */

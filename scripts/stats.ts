@@ -16,7 +16,7 @@
 import { createRequire } from "node:module";
 import type * as Wrangler from "wrangler";
 import { originIndex } from "../src/analytics/layout";
-import { argumentsOf, refuse, runCommand } from "./lib/command";
+import { argumentsOf, readingConfig, refuse, runCommand } from "./lib/command";
 import { printable } from "./lib/terminal";
 import {
   intervalOf,
@@ -108,7 +108,9 @@ async function main() {
   process.env.WRANGLER_LOG ??= "error";
   // Through require: tsx's import hooks read wrangler's 15 MB bundle again (1.5 s more CPU a start).
   const { unstable_readConfig } = createRequire(import.meta.url)("wrangler") as typeof Wrangler;
-  const config = unstable_readConfig({ config: configPath, env: values.env });
+  const config = readingConfig(configPath, () =>
+    unstable_readConfig({ config: configPath, env: values.env }),
+  );
   const where = values.env ? `[env.${values.env}]` : "the top level";
   const datasets: Array<{ binding: string; dataset?: string }> = config.analytics_engine_datasets;
   const binding = datasets.find((bound) => bound.binding === "CALLS");

@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { experimental_readRawConfig } from "wrangler";
 import { checkEnvironment, createNamespaceCommand, report } from "./check";
-import { argumentsOf, refuse, runCommand } from "./lib/command";
+import { argumentsOf, readingConfig, refuse, runCommand } from "./lib/command";
 import { CONFIG_PATH, environmentNames, PLACEHOLDER_ID, readEnvironment } from "./lib/environments";
 
 export interface Tenant {
@@ -94,7 +94,9 @@ export function tenantSection(tenant: Tenant, ids: Record<string, string>): stri
 
 /** The next rate limit namespace id: past every one the file names, from 7001. */
 function nextRateLimitId(configPath: string): number {
-  const { rawConfig } = experimental_readRawConfig({ config: configPath });
+  const { rawConfig } = readingConfig(configPath, () =>
+    experimental_readRawConfig({ config: configPath }),
+  );
   const ids = [rawConfig, ...Object.values(rawConfig.env ?? {})].flatMap((env) =>
     (env.ratelimits ?? []).map((limit: { namespace_id?: unknown }) => Number(limit.namespace_id)),
   );
@@ -140,7 +142,9 @@ export function add(argv: string[]): void {
   if (values.origin === undefined)
     refuse("--origin URL: the full URL of the origin's MCP endpoint.");
   if (values.auth !== "relay" && values.auth !== "broker") refuse("--auth is relay or broker.");
-  const { rawConfig } = experimental_readRawConfig({ config: configPath });
+  const { rawConfig } = readingConfig(configPath, () =>
+    experimental_readRawConfig({ config: configPath }),
+  );
   const worker = `${rawConfig.name ?? "mcp-edge-rewriter"}-${name}`;
   if (!WORKER_NAME.test(worker)) {
     refuse(

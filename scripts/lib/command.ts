@@ -3,7 +3,7 @@
  * throws `Refused`, and `runCommand` prints why and exits 1. Its functions
  * can so be asked in a test's own process, without starting one per refusal.
  */
-import { type ParseArgsConfig, parseArgs } from "node:util";
+import { type ParseArgsConfig, parseArgs, stripVTControlCharacters } from "node:util";
 
 /** Why a command cannot do what it was asked; it has changed nothing. */
 export class Refused extends Error {}
@@ -29,6 +29,26 @@ export function argumentsOf<T extends ParseArgsConfig>(
       refuse(`${(error as Error).message}\n${usage}`);
     }
     throw error;
+  }
+}
+
+/**
+ * What wrangler's `read` gives of the file at `configPath`; a file it cannot
+ * read (no TOML, no such file, no such `--env`) refused with where it stops,
+ * not thrown at the operator as a stack trace with the file's text.
+ */
+export function readingConfig<T>(configPath: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    const { text, location } = error as {
+      text?: string;
+      location?: { line?: number; column?: number };
+    };
+    const where =
+      location?.line === undefined ? "" : ` (line ${location.line}, column ${location.column})`;
+    refuse(`${configPath}${where}: ${stripVTControlCharacters(text ?? error.message)}`);
   }
 }
 

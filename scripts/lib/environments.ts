@@ -13,6 +13,7 @@ import {
   unstable_getVarsForDev,
   unstable_readConfig,
 } from "wrangler";
+import { readingConfig } from "./command";
 
 export const CONFIG_PATH = "wrangler.toml";
 
@@ -33,6 +34,8 @@ const STAND_INS: Record<string, () => unknown> = {
   r2_bucket: () => ({ get() {}, put() {}, head() {}, list() {}, delete() {} }),
   d1: () => ({ prepare() {}, batch() {}, exec() {} }),
   queue: () => ({ send() {}, sendBatch() {} }),
+  // ORIGIN_SECRET's other kind (docs/sign-in.md): a Secrets Store secret has `get` alone.
+  secrets_store_secret: () => ({ get() {} }),
 };
 
 /** A KV id `npm run tenant -- add` writes before the namespace exists. */
@@ -63,7 +66,9 @@ export const labelOf = (name: string | undefined) =>
 
 /** The environments wrangler.toml defines, the top level first. */
 export function environmentNames(configPath = CONFIG_PATH): Array<string | undefined> {
-  const { rawConfig } = experimental_readRawConfig({ config: configPath });
+  const { rawConfig } = readingConfig(configPath, () =>
+    experimental_readRawConfig({ config: configPath }),
+  );
   return [undefined, ...Object.keys(rawConfig.env ?? {})];
 }
 

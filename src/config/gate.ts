@@ -152,11 +152,14 @@ export const GATE_SETTINGS = {
       v.unknown(),
       v.rawTransform(({ dataset, addIssue, NEVER }): UserSecrets => {
         const { value } = dataset;
-        if (hasMethod(value, "get")) return { kind: "kv", kv: value as KVNamespace };
+        // A KV namespace lists its keys; a Secrets Store secret, whose get() takes no key, does not.
+        if (hasMethod(value, "get") && hasMethod(value, "list")) {
+          return { kind: "kv", kv: value as KVNamespace };
+        }
         const map =
           typeof value === "string"
             ? userSecretMap(value)
-            : "must be a KV namespace binding, or a Worker secret holding a JSON object of emails and keys";
+            : `must be a KV namespace binding${hasMethod(value, "get") ? " (a Secrets Store secret is one key, not one per user)" : ""}, or a Worker secret holding a JSON object of emails and keys`;
         if (typeof map !== "string") return { kind: "map", map };
         addIssue({ message: map });
         return NEVER;
@@ -201,50 +204,65 @@ export type GateVars = {
   PASS_HEADERS: ReadonlySet<string>;
 } & v.InferOutput<v.ObjectSchema<typeof GATE_SETTINGS, undefined>>;
 
-/** What gate mode's settings get wrong together, each by the setting to change; none in other modes. */
-export function gateProblems(vars: GateVars): Array<[string, string]> {
-  if (vars.AUTH_MODE !== "gate") return [];
+/**
+ * What gate mode's settings get wrong together, each by the setting to change;
+ * none in other modes. `fine` says whether a setting is right in itself: a
+ * check is made where every setting it reads is, so that a setting wrong in
+ * itself hides none of the others' problems, and is not told twice.
+ */
+export function gateProblems(
+  vars: GateVars,
+  fine: (setting: keyof GateVars) => boolean = () => true,
+): Array<[string, string]> {
+  const all = (...settings: Array<keyof GateVars>) => settings.every(fine);
+  if (!all("AUTH_MODE") || vars.AUTH_MODE !== "gate") return [];
   const problems: Array<[string, string]> = [];
+  const protocol = all("IDP_PROTOCOL");
   const github = vars.IDP_PROTOCOL === "github";
-  if (vars.IDP_ISSUER === undefined && !github) {
+  if (protocol && all("IDP_ISSUER") && vars.IDP_ISSUER === undefined && !github) {
     problems.push([
       "IDP_ISSUER",
       "is required with AUTH_MODE=gate: your identity provider's issuer URL, like https://accounts.google.com",
     ]);
   }
-  if (vars.IDP_CLIENT_ID === undefined) {
+  if (all("IDP_CLIENT_ID") && vars.IDP_CLIENT_ID === undefined) {
     problems.push([
       "IDP_CLIENT_ID",
       "is required with AUTH_MODE=gate: the client ID of the proxy's app at your identity provider",
     ]);
   }
-  if (github && vars.IDP_CLIENT_SECRET === undefined) {
+  if (protocol && all("IDP_CLIENT_SECRET") && github && vars.IDP_CLIENT_SECRET === undefined) {
     problems.push(["IDP_CLIENT_SECRET", "is required with IDP_PROTOCOL=github"]);
   }
-  const lists = [vars.ALLOWED_USERS, vars.ALLOWED_DOMAINS, vars.ALLOWED_GROUPS, vars.ALLOWED_ORGS];
-  if (lists.every((list) => list.size === 0)) {
+  const lists = ["ALLOWED_USERS", "ALLOWED_DOMAINS", "ALLOWED_GROUPS", "ALLOWED_ORGS"] as const;
+  if (all(...lists) && lists.every((list) => vars[list].size === 0)) {
     problems.push([
       "ALLOWED_USERS",
       "is required with AUTH_MODE=gate, or ALLOWED_DOMAINS, ALLOWED_GROUPS or ALLOWED_ORGS: with none, no one may sign in",
     ]);
   }
-  if (github && vars.ALLOWED_GROUPS.size > 0) {
+  if (protocol && all("ALLOWED_GROUPS") && github && vars.ALLOWED_GROUPS.size > 0) {
     problems.push(["ALLOWED_GROUPS", "is for OpenID Connect: with GitHub, use ALLOWED_ORGS"]);
   }
-  if (!github && vars.ALLOWED_ORGS.size > 0) {
+  if (protocol && all("ALLOWED_ORGS") && !github && vars.ALLOWED_ORGS.size > 0) {
     problems.push(["ALLOWED_ORGS", "needs IDP_PROTOCOL=github"]);
   }
-  if (vars.ORIGIN_SECRET === undefined && vars.ORIGIN_USER_SECRETS === undefined) {
+  if (
+    all("ORIGIN_SECRET", "ORIGIN_USER_SECRETS") &&
+    vars.ORIGIN_SECRET === undefined &&
+    vars.ORIGIN_USER_SECRETS === undefined
+  ) {
     problems.push([
       "ORIGIN_SECRET",
       "is required with AUTH_MODE=gate (or ORIGIN_USER_SECRETS): the origin's key, as a Worker secret or a Secrets Store binding",
     ]);
   }
+  if (!all("ORIGIN_AUTH_HEADER", "ORIGIN_USER_HEADER")) return problems;
   const authHeader = vars.ORIGIN_AUTH_HEADER ?? "authorization";
   if (vars.ORIGIN_USER_HEADER === authHeader) {
     problems.push(["ORIGIN_USER_HEADER", "must not be ORIGIN_AUTH_HEADER"]);
   }
-  const passed = [...vars.PASS_HEADERS];
+  const passed = all("PASS_HEADERS") ? [...vars.PASS_HEADERS] : [];
   const index = passed.findIndex(
     (name) =>
       name === authHeader || name === vars.ORIGIN_USER_HEADER || headerKind(name) === "credential",

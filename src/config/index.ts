@@ -236,8 +236,10 @@ function acrossSettings(value: unknown, issues: readonly v.BaseIssue<unknown>[])
     // Told of the one to add: the secret may be a declared one, left to the Worker by npm run check.
     found.push([["UPSTREAM_CLIENT_ID"], "is required beside UPSTREAM_CLIENT_SECRET"]);
   }
-  const gate = settled(["AUTH_MODE", "PASS_HEADERS", ...Object.keys(GATE_SETTINGS)]);
-  for (const [setting, problem] of gate ? gateProblems(gate) : []) {
+  // Each of gate mode's checks is made where the settings it reads are fine.
+  const gate = settled([]);
+  const fine = (setting: string) => settled([setting]) !== undefined;
+  for (const [setting, problem] of gate ? gateProblems(gate, fine) : []) {
     found.push([[setting], problem]);
   }
   // The names the operator chose, legal under every profile's rules.
@@ -367,6 +369,18 @@ export function parseConfig(env: Env): ConfigResult {
     return { kind: "valid", config: configFrom(result.output) };
   }
   return { kind: "invalid", problems };
+}
+
+/**
+ * `ORIGIN_URL` alone, as parseConfig reads it: what names the origin's tool
+ * map in KV (npm run holds), whatever the other settings hold.
+ */
+export function originUrlOf(value: unknown): { url: URL } | { problem: string } {
+  const result = v.safeParse(SETTINGS.ORIGIN_URL, value, {
+    abortPipeEarly: true,
+    message: expectedOnly,
+  });
+  return result.success ? { url: result.output } : { problem: result.issues[0].message };
 }
 
 const configs = new WeakMap<Env, ConfigResult>();

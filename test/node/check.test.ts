@@ -8,7 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { checkEnvironment } from "../../scripts/check";
 import { deploy } from "../../scripts/deploy";
+import { readEnvironment } from "../../scripts/lib/environments";
 import { npmRun, ROOT, sections } from "./npm-scripts";
 
 const scratch = mkdtempSync(join(tmpdir(), "check-"));
@@ -270,6 +272,19 @@ describe("npm run check", () => {
     expect(stray.out).not.toMatch(/^\s+at /m);
   });
 
+  it("tells a wrangler.toml it cannot read by where it stops, with no stack trace or the file's text", () => {
+    const broken = join(scratch, "broken.toml");
+    writeFileSync(
+      broken,
+      'name = "broken"\n[vars\nORIGIN_URL = "https://o.example/mcp?key=sk-live-key"\n',
+    );
+    const { status, out } = npmRun("check", ["--config", broken]);
+    expect(status).toBe(1);
+    expect(out).toContain(`${broken} (line 2, column 5): Invalid TOML document`);
+    expect(out).not.toMatch(/^\s+at /m);
+    expect(out).not.toContain("sk-live-key");
+  });
+
   it("is clean on the shipped wrangler.toml, its example tenants included", () => {
     const shipped = npmRun("check", []);
     expect(shipped.status).toBe(0);
@@ -360,5 +375,51 @@ ${SIGN_IN("x", 7004).replaceAll("env.x.", "")}`,
     ]);
     expect(out).not.toContain("claude-secret-typo");
     expect(out).not.toContain("dev-secret");
+  });
+});
+
+describe("npm run check of gate tenants, as wrangler.toml's comments and docs/sign-in.md set them up", () => {
+  const path = join(mkdtempSync(join(scratch, "gate-")), "wrangler.toml");
+  const GATE = (env: string, limit: number, vars = "") => `[env.${env}.vars]
+${VALID}
+WRANGLER_ENV = "${env}"
+AUTH_MODE = "gate"
+${vars}
+${SIGN_IN(env, limit)}`;
+  writeFileSync(
+    path,
+    `name = "gate-check"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+[exports.SignInBudget]
+type = "durable-object"
+storage = "sqlite"
+
+[env.store]
+secrets = { required = ["IDP_CLIENT_ID"] }
+${GATE("store", 7001, 'IDP_ISSUER = "https://accounts.google.com"\nALLOWED_DOMAINS = "acme.com"')}
+[[env.store.secrets_store_secrets]]
+binding = "ORIGIN_SECRET"
+store_id = "0123456789abcdef0123456789abcdef"
+secret_name = "acme-origin-key"
+
+[env.per-user]
+secrets = { required = ["IDP_CLIENT_ID", "ORIGIN_USER_SECRETS"] }
+${GATE("per-user", 7002)}
+`,
+  );
+  /** What check says of `env`, asked in this process. */
+  const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
+
+  it("takes the origin's key from a Secrets Store binding, as the Worker does", () => {
+    expect(checked("store").problems).toEqual([]);
+  });
+
+  it("tells what a gate tenant misses beside a declared ORIGIN_USER_SECRETS, which it cannot read", () => {
+    // The Worker, given the secret, refuses to start without an issuer or anyone allowed.
+    expect(checked("per-user").problems.map(({ setting }) => setting)).toEqual([
+      "IDP_ISSUER",
+      "ALLOWED_USERS",
+    ]);
   });
 });

@@ -5,7 +5,7 @@
  * accept key the proxy reads (and runs nothing an origin put in a tool's name).
  */
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { getPlatformProxy } from "wrangler";
@@ -140,5 +140,45 @@ describe("npm run holds", () => {
       return Promise.all(keys.map(({ name }) => kv.get(name)));
     });
     expect(values).toContain(dashed);
+  }, 600_000);
+
+  it("reads a gate tenant's map, whose secrets are at Cloudflare, as it reads any tenant's", async () => {
+    // As wrangler.toml's gate example sets one up: npm run check passes it.
+    const config = join(repo.dir, "gate.toml");
+    writeFileSync(
+      config,
+      `name = "holds-gate"
+main = "src/index.ts"
+compatibility_date = "2026-11-01"
+[env.gated]
+secrets = { required = ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_SECRET"] }
+[env.gated.vars]
+ORIGIN_URL = "https://mcp.gated.example/mcp"
+WRANGLER_ENV = "gated"
+AUTH_MODE = "gate"
+IDP_ISSUER = "https://accounts.google.com"
+ALLOWED_DOMAINS = "acme.com"
+[[env.gated.kv_namespaces]]
+binding = "TOOL_MAP"
+id = "0123456789abcdef0123456789abcdef"
+`,
+    );
+    const printed: unknown[] = [];
+    const log = vi.spyOn(console, "log").mockImplementation((line) => void printed.push(line));
+    try {
+      await holds(["list", "--env", "gated", "--local", "--config", config]);
+    } finally {
+      log.mockRestore();
+    }
+    expect(printed).toEqual(["[env.gated]: no tool is held."]);
+    // What holds needs of the settings is the origin's URL; a wrong one is still refused, by name.
+    await expect(
+      holds(["list", "--env", "gated", "--local", "--config", config, "--origin", "ftp://x"]),
+    ).rejects.toThrow(
+      expect.objectContaining({
+        constructor: Refused,
+        message: expect.stringContaining("must be an absolute http:// or https:// URL"),
+      }),
+    );
   }, 600_000);
 });

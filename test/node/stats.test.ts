@@ -231,6 +231,10 @@ describe("npm run stats", () => {
     const unbound = await stats(base, ["--env", "acme"]);
     expect(unbound.code).toBe(1);
     expect(unbound.stderr).toContain("binds no CALLS dataset at [env.acme]");
+    const nowhere = await stats(base, ["--env", "acme-typo"]);
+    expect(nowhere.code).toBe(1);
+    expect(nowhere.stderr).toContain('No environment found in configuration with name "acme-typo"');
+    expect(nowhere.stderr).not.toMatch(/^\s+at /m);
     const unknown = await stats(base, ["--environment", "acme"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("Usage: npm run stats [-- --env NAME]");

@@ -154,6 +154,12 @@ describe("npm run tenant -- add", () => {
       );
     }
     expect(readFileSync(config, "utf8")).toBe(before);
+    // A file wrangler cannot read is told by where it stops, not thrown as a stack trace.
+    const broken = join(repo.dir, "broken.toml");
+    writeFileSync(broken, 'name = "broken"\n[vars\n');
+    expect(() => add(["nx", "--origin", "https://x.example/mcp", "--config", broken])).toThrow(
+      new Refused(`${broken} (line 2, column 5): Invalid TOML document: illegal character in key`),
+    );
   }, 600_000);
 
   it("creates the namespaces with the wrangler.toml --config names, logged in", () => {

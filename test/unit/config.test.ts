@@ -690,6 +690,31 @@ describe("parseConfig, gate mode", () => {
     expect(gate({ ...minimal, ALLOWED_DOMAINS: " , " })).toEqual(none);
   });
 
+  it("tells every problem at once: one gate setting's own problem hides no check across the others", () => {
+    const paths = (vars: Record<string, unknown>) => {
+      const result = gate({ ...minimal, ...vars });
+      return result.kind === "invalid" ? result.problems.map(({ path }) => path) : [];
+    };
+    // Each pair: a setting wrong in itself, and what a check across settings finds beside it.
+    expect(paths({ SIGN_IN_MAX_AGE_HOURS: "0", IDP_ISSUER: undefined })).toEqual([
+      "SIGN_IN_MAX_AGE_HOURS",
+      "IDP_ISSUER",
+    ]);
+    expect(paths({ ORIGIN_USER_SECRETS: "{ not json", ALLOWED_DOMAINS: undefined })).toEqual([
+      "ORIGIN_USER_SECRETS",
+      "ALLOWED_USERS",
+    ]);
+    expect(paths({ PASS_HEADERS: 42, IDP_CLIENT_ID: undefined })).toEqual([
+      "PASS_HEADERS",
+      "IDP_CLIENT_ID",
+    ]);
+    // A check that reads a setting wrong in itself is left until it is right: nothing told twice.
+    expect(paths({ ORIGIN_USER_SECRETS: "{ not json", ORIGIN_SECRET: undefined })).toEqual([
+      "ORIGIN_USER_SECRETS",
+    ]);
+    expect(paths({ ALLOWED_ORGS: "-", ALLOWED_DOMAINS: undefined })).toEqual(["ALLOWED_ORGS"]);
+  });
+
   it.each([
     [
       { IDP_ISSUER: undefined },
@@ -763,6 +788,12 @@ describe("parseConfig, gate mode", () => {
       { ORIGIN_AUTH_HEADER: "X-Key", ORIGIN_USER_HEADER: "x-key" },
       "ORIGIN_USER_HEADER",
       "must not be ORIGIN_AUTH_HEADER",
+    ],
+    [
+      // A Secrets Store secret's get() takes no key: every user would get the whole secret as theirs.
+      { ORIGIN_USER_SECRETS: { get: async () => '{"alice@acme.com":"alice-key"}' } },
+      "ORIGIN_USER_SECRETS",
+      "must be a KV namespace binding (a Secrets Store secret is one key, not one per user), or a Worker secret holding a JSON object of emails and keys",
     ],
     [
       { ORIGIN_USER_SECRETS: "{ not json" },
