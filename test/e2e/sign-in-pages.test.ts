@@ -6,10 +6,18 @@
  * which the user trusts.
  */
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { BROKER_URL, brokerFor } from "../helpers/broker";
 import { GATE_URL, gateNetwork } from "../helpers/gate";
 import { HAND_BUILT_VERIFIER, REDIRECT_URL } from "../helpers/oauth-client";
-import { BROKERED_ORIGIN, type Fetch } from "../helpers/proxy";
+import {
+  BROKERED_ORIGIN,
+  CLOSED_ORIGIN,
+  clientNetwork,
+  DEMO_ORIGIN,
+  type Fetch,
+  viaProxy,
+} from "../helpers/proxy";
 
 const PHISHING = "https://evil.example/cb";
 
@@ -53,7 +61,7 @@ async function authorizationUrl(
 }
 
 describe("the sign-in pages, for a client anyone could have registered", () => {
-  it.fails("send the browser to no host of the client's choosing before the user has seen the consent page", async () => {
+  it("send the browser to no host of the client's choosing before the user has seen the consent page", async () => {
     const network = brokerFor(BROKERED_ORIGIN.strict);
     const clientId = await registered(network, BROKER_URL, {
       client_name: "Claude",
@@ -73,6 +81,25 @@ describe("the sign-in pages, for a client anyone could have registered", () => {
     expect(back.origin + back.pathname).toBe(PHISHING);
     expect(back.searchParams.get("error")).toBe("invalid_request");
     expect(back.searchParams.get("state")).toBe("client-state");
+
+    // So is a sign-in that cannot start (the origin's authorization server is down).
+    const down = clientNetwork(
+      viaProxy(
+        { ORIGIN_URL: `${DEMO_ORIGIN}/mcp`, AUTH_MODE: "broker", UPSTREAM_ISSUER: CLOSED_ORIGIN },
+        { app: createApp() },
+      ),
+      BROKER_URL,
+    );
+    const downClient = await registered(down, BROKER_URL, { redirect_uris: [PHISHING] });
+    const unavailable = await down(await authorizationUrl(BROKER_URL, downClient, PHISHING), {
+      redirect: "manual",
+    });
+    expect(unavailable.headers.get("location")).toBeNull();
+    expect(unavailable.status).toBe(503);
+    const downHtml = await unavailable.text();
+    expect(downHtml).toContain("could not be reached.");
+    expect(downHtml).toContain("Back to the app at evil.example");
+    expect(downHtml).toContain("error=temporarily_unavailable");
 
     // An app on the user's computer is told at once, as before: no web page can be there.
     const local = await registered(network, BROKER_URL, { redirect_uris: [REDIRECT_URL] });
