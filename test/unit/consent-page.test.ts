@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { consentPage } from "../../src/auth/consent-page";
+import { consentPage, shownName } from "../../src/auth/consent-page";
 
 const details = {
   clientId: "c1",
@@ -76,5 +76,14 @@ describe("the consent page", () => {
     expect(page).toContain(
       'you sign in at <strong id="sign-in-host">&#60;img src=x onerror=alert(1)&#62;</strong> next.',
     );
+  });
+
+  it("shows a client's name of up to 64 characters whole, and cuts a longer one at a character", () => {
+    expect(shownName(" Claude Code ")).toBe("Claude Code");
+    expect(shownName("a".repeat(64))).toBe("a".repeat(64));
+    // Characters, not UTF-16 units: an emoji is never cut in half.
+    const cut = shownName(`${"a".repeat(62)}😀😀😀`);
+    expect(Array.from(cut)).toHaveLength(64);
+    expect(cut).toBe(`${"a".repeat(62)}😀…`);
   });
 });
