@@ -4,8 +4,8 @@
  * Deny, before the browser goes anywhere else. Gate mode's signed-in page:
  * who the identity provider signed in, for which server, with the way on
  * to the client. Server-rendered HTML with no script. Everything that came
- * from the client (its name, domain, redirect host, the scopes it asked
- * for) or from the provider (the user's email) is escaped: a dynamically
+ * from the client (its name, domain, redirect host), from the origin (its
+ * scopes) or from the provider (the user's email) is escaped: a dynamically
  * registered client chooses its own name, shown cut to a name's length.
  * Pure.
  *
@@ -60,7 +60,9 @@ export function consentPage(
   const loopback = details.redirectIsLoopback
     ? '<p class="note"><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>'
     : "";
-  const scopes = [...new Set([...access.originScopes, ...details.scope])];
+  // Only what the proxy asks for: the scopes a client asks the proxy for grant nothing (no
+  // route reads them), and listed here they would be the client's own words on what it gets.
+  const scopes = [...new Set(access.originScopes)];
   const permissions =
     scopes.length > 0
       ? `<p>With these permissions: ${scopes.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(" ")}.</p>`

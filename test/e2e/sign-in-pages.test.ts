@@ -134,7 +134,7 @@ describe("the sign-in pages, for a client anyone could have registered", () => {
     expect(html).toContain('<strong id="redirect-host">evil.example</strong>');
   });
 
-  it.fails("list as permissions only what the proxy asks for, never what the client wrote", async () => {
+  it("list as permissions only what the proxy asks for, never what the client wrote", async () => {
     // Gate mode asks the identity provider for nothing the origin's key depends on: the key
     // is the origin's whole access, whatever scope the client asked for.
     const gate = gateNetwork();

@@ -71,7 +71,7 @@ describe("the consent page", () => {
     expect(page).not.toMatch(/<script>|<u>|<img/);
     expect(page).toContain("at &#60;u&#62;o as you?</h1>");
     expect(page).toContain(
-      "With these permissions: <code>read&#34;&#62;&#60;script&#62;s&#60;/script&#62;</code> <code>a&#38;b</code> <code>read</code>.",
+      "With these permissions: <code>read&#34;&#62;&#60;script&#62;s&#60;/script&#62;</code> <code>a&#38;b</code>.",
     );
     expect(page).toContain(
       'you sign in at <strong id="sign-in-host">&#60;img src=x onerror=alert(1)&#62;</strong> next.',
