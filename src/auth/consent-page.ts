@@ -4,9 +4,10 @@
  * Deny, before the browser goes anywhere else. Gate mode's signed-in page:
  * who the identity provider signed in, for which server, with the way on
  * to the client. Server-rendered HTML with no script. Everything that came
- * from the client (its name, domain, redirect host, the scopes it asked
- * for) or from the provider (the user's email) is escaped: a dynamically
- * registered client chooses its own name. Pure.
+ * from the client (its name, domain, redirect host), from the origin (its
+ * scopes) or from the provider (the user's email) is escaped: a dynamically
+ * registered client chooses its own name, shown cut to a name's length.
+ * Pure.
  *
  * What the page must show follows the MCP authorization specification and
  * workers-oauth-provider's consent-page guidance: the client's name, its
@@ -17,6 +18,21 @@ import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
 
 export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/**
+ * The most of a client's name the pages show, in characters. Clients' names
+ * are short ("Claude Code", "Visual Studio Code"); one the length of a page
+ * would be the page, its own lines above the true ones (where access goes).
+ */
+const MAX_SHOWN_NAME = 64;
+
+/** A client's name as the pages show it: at most `MAX_SHOWN_NAME` characters, cut with "…". */
+export function shownName(name: string): string {
+  const characters = Array.from(name.trim());
+  return characters.length <= MAX_SHOWN_NAME
+    ? name.trim()
+    : `${characters.slice(0, MAX_SHOWN_NAME - 1).join("")}…`;
+}
 
 export interface ConsentAccess {
   /** The host of the MCP server behind the proxy. */
@@ -36,7 +52,7 @@ export function consentPage(
   handle: string,
   access: ConsentAccess,
 ): string {
-  const name = escapeHtml(details.clientName);
+  const name = escapeHtml(shownName(details.clientName));
   const origin = escapeHtml(access.originHost);
   const identity = details.clientDomain
     ? `<p>Published by <strong>${escapeHtml(details.clientDomain)}</strong>.</p>`
@@ -44,7 +60,9 @@ export function consentPage(
   const loopback = details.redirectIsLoopback
     ? '<p class="note"><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>'
     : "";
-  const scopes = [...new Set([...access.originScopes, ...details.scope])];
+  // Only what the proxy asks for: the scopes a client asks the proxy for grant nothing (no
+  // route reads them), and listed here they would be the client's own words on what it gets.
+  const scopes = [...new Set(access.originScopes)];
   const permissions =
     scopes.length > 0
       ? `<p>With these permissions: ${scopes.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(" ")}.</p>`
@@ -85,7 +103,7 @@ export interface SignedIn {
 
 /** Gate mode, after the identity provider: who signed in, and the way on to the client. */
 export function signedInPage(page: SignedIn): string {
-  const client = escapeHtml(page.clientName);
+  const client = escapeHtml(shownName(page.clientName));
   return `<!doctype html>
 <html lang="en">
 <meta charset="utf-8">

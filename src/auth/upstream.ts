@@ -84,11 +84,14 @@ export async function attempt<T>(
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
+/** Whether `hostname` (a URL's, IPv6 in brackets) is this computer's. */
+export const isLoopbackHost = (hostname: string) => LOOPBACK.test(hostname);
+
 export function requestOptions(config: Config, url: URL): RequestOptions {
   return {
     signal: () => AbortSignal.timeout(config.originTimeoutMs),
     // OAuth 2.1 wants https; plain http is for a local origin under `wrangler dev` and tests.
-    ...(LOOPBACK.test(url.hostname) ? { [oauth.allowInsecureRequests]: true } : {}),
+    ...(isLoopbackHost(url.hostname) ? { [oauth.allowInsecureRequests]: true } : {}),
   };
 }
 

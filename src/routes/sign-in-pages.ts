@@ -14,7 +14,7 @@ import {
 import type { Context } from "hono";
 import { escapeHtml } from "../auth/consent-page";
 import { type BudgetRefusal, refusalText, type SignInWrite } from "../auth/sign-in-budget";
-import { UpstreamError } from "../auth/upstream";
+import { isLoopbackHost, UpstreamError } from "../auth/upstream";
 import { logEvent } from "../log";
 import type { AppEnv } from "./app-env";
 
@@ -22,9 +22,13 @@ export function helpersOf(c: Context<AppEnv>): OAuthHelpers | undefined {
   return (c.env as Env & { OAUTH_PROVIDER?: OAuthHelpers }).OAUTH_PROVIDER;
 }
 
+/** A page that says what failed; with `back`, the way to the app, naming the host it is at. */
 export function errorPage(status: number, message: string, headers = new Headers(), back?: string) {
   headers.set("content-type", "text/html; charset=utf-8");
-  const link = back === undefined ? "" : `<p><a href="${escapeHtml(back)}">Back to the app</a></p>`;
+  const link =
+    back === undefined
+      ? ""
+      : `<p><a href="${escapeHtml(back)}">Back to the app at ${escapeHtml(new URL(back).hostname)}</a></p>`;
   return new Response(
     `<!doctype html><meta charset="utf-8"><title>Sign-in failed</title><p>${escapeHtml(message)}</p>${link}`,
     { status, headers },
@@ -50,13 +54,32 @@ export function logFailure(step: SignInStep, error: unknown, client?: string): v
 }
 
 /**
+ * The client told of a failure before the user has seen the consent page,
+ * which names where the client's access goes: a redirect when that is an app
+ * on the user's computer, which no web page can be; else a page that says
+ * what failed, with the way back to the app. Anyone can register a client
+ * with any https redirect URI, so a redirect there without the user would
+ * make the proxy's host send anyone anywhere (RFC 9700 §4.11.2).
+ */
+function toClientUnseen(
+  status: number,
+  redirectTo: string,
+  message: string,
+  headers = new Headers(),
+): Response {
+  if (isLoopbackHost(new URL(redirectTo).hostname)) return redirect(redirectTo, headers);
+  headers.set("cache-control", "no-store");
+  return errorPage(status, message, headers, redirectTo);
+}
+
+/**
  * A failure before the client's request is known good: the library's own
- * errors as it says to answer them, anything else as a page that says what
- * to do.
+ * errors as it says to answer them, but one it would redirect to the client
+ * as `toClientUnseen` does; anything else as a page that says what to do.
  */
 export function answerUnvalidated(step: SignInStep, error: unknown): Response {
   if (error instanceof AuthorizationError) {
-    if (error.redirectTo) return Response.redirect(error.redirectTo, 302);
+    if (error.redirectTo) return toClientUnseen(400, error.redirectTo, error.description);
     return errorPage(400, error.description);
   }
   if (error instanceof CimdFetchError) return errorPage(400, "This app could not be verified.");
@@ -70,7 +93,8 @@ export function answerUnvalidated(step: SignInStep, error: unknown): Response {
 /**
  * A failure once the client's request is known good: the client is told by
  * redirect (RFC 6749 §4.1.2.1), `temporarily_unavailable` before the user
- * signed in at the origin, `server_error` after.
+ * signed in at the origin, `server_error` after; before the consent page, as
+ * `toClientUnseen` tells it.
  */
 export function answerValidated(
   step: SignInStep,
@@ -82,7 +106,9 @@ export function answerValidated(
   const code = step === "callback" ? "server_error" : "temporarily_unavailable";
   const description =
     error instanceof UpstreamError ? error.message : "The proxy could not complete the sign-in";
-  return redirect(authorizationErrorRedirect(request, code, description), headers);
+  const redirectTo = authorizationErrorRedirect(request, code, description);
+  if (step === "consent") return toClientUnseen(503, redirectTo, `${description}.`, headers);
+  return redirect(redirectTo, headers);
 }
 
 export type AuthRequest = Parameters<OAuthHelpers["beginConsent"]>[0];

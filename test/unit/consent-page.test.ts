@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { consentPage } from "../../src/auth/consent-page";
+import { consentPage, shownName } from "../../src/auth/consent-page";
 
 const details = {
   clientId: "c1",
@@ -71,10 +71,19 @@ describe("the consent page", () => {
     expect(page).not.toMatch(/<script>|<u>|<img/);
     expect(page).toContain("at &#60;u&#62;o as you?</h1>");
     expect(page).toContain(
-      "With these permissions: <code>read&#34;&#62;&#60;script&#62;s&#60;/script&#62;</code> <code>a&#38;b</code> <code>read</code>.",
+      "With these permissions: <code>read&#34;&#62;&#60;script&#62;s&#60;/script&#62;</code> <code>a&#38;b</code>.",
     );
     expect(page).toContain(
       'you sign in at <strong id="sign-in-host">&#60;img src=x onerror=alert(1)&#62;</strong> next.',
     );
+  });
+
+  it("shows a client's name of up to 64 characters whole, and cuts a longer one at a character", () => {
+    expect(shownName(" Claude Code ")).toBe("Claude Code");
+    expect(shownName("a".repeat(64))).toBe("a".repeat(64));
+    // Characters, not UTF-16 units: an emoji is never cut in half.
+    const cut = shownName(`${"a".repeat(62)}😀😀😀`);
+    expect(Array.from(cut)).toHaveLength(64);
+    expect(cut).toBe(`${"a".repeat(62)}😀…`);
   });
 });

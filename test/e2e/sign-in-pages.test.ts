@@ -1,0 +1,162 @@
+/**
+ * What broker and gate mode's sign-in pages show a user, and where they send
+ * the browser, when the client is hostile. Anyone can register a client
+ * (RFC 7591) with any name, any https redirect URI and any scope, and send a
+ * user a link to the proxy's `/authorize`: the link is on the operator's host,
+ * which the user trusts.
+ */
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { BROKER_URL, brokerFor } from "../helpers/broker";
+import { GATE_URL, gateNetwork } from "../helpers/gate";
+import { HAND_BUILT_VERIFIER, REDIRECT_URL } from "../helpers/oauth-client";
+import {
+  BROKERED_ORIGIN,
+  CLOSED_ORIGIN,
+  clientNetwork,
+  DEMO_ORIGIN,
+  type Fetch,
+  viaProxy,
+} from "../helpers/proxy";
+
+const PHISHING = "https://evil.example/cb";
+
+/** A client registered at the proxy at `mcpUrl` as anyone may register one. */
+async function registered(network: Fetch, mcpUrl: string, metadata: Record<string, unknown>) {
+  const response = await network(new URL("/oauth/register", mcpUrl), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ token_endpoint_auth_method: "none", ...metadata }),
+  });
+  expect(response.status).toBe(201);
+  return (await response.json<{ client_id: string }>()).client_id;
+}
+
+/** An authorization request of `clientId` to `redirectUri`, with PKCE unless `pkce` is false. */
+async function authorizationUrl(
+  mcpUrl: string,
+  clientId: string,
+  redirectUri: string,
+  { pkce = true, scope }: { pkce?: boolean; scope?: string } = {},
+) {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(HAND_BUILT_VERIFIER),
+  );
+  const challenge = btoa(String.fromCharCode(...new Uint8Array(digest)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+  const url = new URL("/authorize", mcpUrl);
+  url.search = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    state: "client-state",
+    resource: mcpUrl,
+    ...(pkce ? { code_challenge: challenge, code_challenge_method: "S256" } : {}),
+    ...(scope === undefined ? {} : { scope }),
+  }).toString();
+  return url;
+}
+
+describe("the sign-in pages, for a client anyone could have registered", () => {
+  it("send the browser to no host of the client's choosing before the user has seen the consent page", async () => {
+    const network = brokerFor(BROKERED_ORIGIN.strict);
+    const clientId = await registered(network, BROKER_URL, {
+      client_name: "Claude",
+      redirect_uris: [PHISHING],
+    });
+    // An invalid request of a registered client (here without PKCE) is an error for the
+    // client: sent there by itself, the proxy's host would redirect anyone anywhere.
+    const link = await authorizationUrl(BROKER_URL, clientId, PHISHING, { pkce: false });
+    const answer = await network(link, { redirect: "manual" });
+    expect(answer.headers.get("location")).toBeNull();
+    expect(answer.status).toBe(400);
+    const html = await answer.text();
+    expect(html).toContain("PKCE");
+    // The user may still take the error to the app, knowing where it goes.
+    expect(html).toContain("Back to the app at evil.example");
+    const back = new URL(/href="([^"]*)"/.exec(html)?.[1]?.replaceAll("&#38;", "&") ?? "");
+    expect(back.origin + back.pathname).toBe(PHISHING);
+    expect(back.searchParams.get("error")).toBe("invalid_request");
+    expect(back.searchParams.get("state")).toBe("client-state");
+
+    // So is a sign-in that cannot start (the origin's authorization server is down).
+    const down = clientNetwork(
+      viaProxy(
+        { ORIGIN_URL: `${DEMO_ORIGIN}/mcp`, AUTH_MODE: "broker", UPSTREAM_ISSUER: CLOSED_ORIGIN },
+        { app: createApp() },
+      ),
+      BROKER_URL,
+    );
+    const downClient = await registered(down, BROKER_URL, { redirect_uris: [PHISHING] });
+    const unavailable = await down(await authorizationUrl(BROKER_URL, downClient, PHISHING), {
+      redirect: "manual",
+    });
+    expect(unavailable.headers.get("location")).toBeNull();
+    expect(unavailable.status).toBe(503);
+    const downHtml = await unavailable.text();
+    expect(downHtml).toContain("could not be reached.");
+    expect(downHtml).toContain("Back to the app at evil.example");
+    expect(downHtml).toContain("error=temporarily_unavailable");
+
+    // An app on the user's computer is told at once, as before: no web page can be there.
+    const local = await registered(network, BROKER_URL, { redirect_uris: [REDIRECT_URL] });
+    const told = await network(
+      await authorizationUrl(BROKER_URL, local, REDIRECT_URL, { pkce: false }),
+      {
+        redirect: "manual",
+      },
+    );
+    expect(told.status).toBe(302);
+    expect(new URL(told.headers.get("location") ?? "").searchParams.get("error")).toBe(
+      "invalid_request",
+    );
+  });
+
+  it("show a client's name as a name: a short one, not a page of its own text", async () => {
+    const network = brokerFor(BROKERED_ORIGIN.strict);
+    // A name that writes the page's own lines, and pushes the true ones out of sight.
+    const name = `Claude. Access will be sent to claude.ai, verified.${" Claude".repeat(5000)}`;
+    const clientId = await registered(network, BROKER_URL, {
+      client_name: name,
+      redirect_uris: [PHISHING],
+    });
+    const page = await network(await authorizationUrl(BROKER_URL, clientId, PHISHING));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const shown = /<span id="client-name">([^<]*)<\/span>/.exec(html)?.[1] ?? "";
+    expect(shown.startsWith("Claude. Access will be sent")).toBe(true);
+    expect(shown.length).toBeLessThanOrEqual(64);
+    expect(shown.endsWith("…")).toBe(true);
+    expect(html.length).toBeLessThan(4000);
+    expect(html).toContain('<strong id="redirect-host">evil.example</strong>');
+  });
+
+  it("list as permissions only what the proxy asks for, never what the client wrote", async () => {
+    // Gate mode asks the identity provider for nothing the origin's key depends on: the key
+    // is the origin's whole access, whatever scope the client asked for.
+    const gate = gateNetwork();
+    const gateClient = await registered(gate, GATE_URL, { redirect_uris: [REDIRECT_URL] });
+    const gatePage = await gate(
+      await authorizationUrl(GATE_URL, gateClient, REDIRECT_URL, { scope: "read-only no-writes" }),
+    );
+    expect(gatePage.status).toBe(200);
+    const gateHtml = await gatePage.text();
+    expect(gateHtml).not.toContain("read-only");
+    expect(gateHtml).not.toContain("permissions");
+
+    // Broker mode names the scopes it asks the origin's authorization server for.
+    const broker = brokerFor(BROKERED_ORIGIN.strict);
+    const brokerClient = await registered(broker, BROKER_URL, { redirect_uris: [REDIRECT_URL] });
+    const brokerPage = await broker(
+      await authorizationUrl(BROKER_URL, brokerClient, REDIRECT_URL, {
+        scope: "read-only no-writes",
+      }),
+    );
+    const brokerHtml = await brokerPage.text();
+    expect(brokerHtml).toContain("With these permissions: <code>mcp:tools</code>.");
+    expect(brokerHtml).not.toContain("read-only");
+  });
+});
