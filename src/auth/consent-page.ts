@@ -26,11 +26,22 @@ export const escapeHtml = (value: string) =>
  */
 const MAX_SHOWN_NAME = 64;
 
-/** A client's name as the pages show it: at most `MAX_SHOWN_NAME` characters, cut with "…". */
+/**
+ * Unicode's controls of text direction (bidi embeddings, overrides, isolates
+ * and marks): in a client's name, U+202E turns what follows it, and the page's
+ * words after the name, right to left ("\u202Eelpmaxe.live" reads "evil.example").
+ */
+const DIRECTION_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * A client's name as the pages show it: without direction controls, at most
+ * `MAX_SHOWN_NAME` characters, cut with "…".
+ */
 export function shownName(name: string): string {
-  const characters = Array.from(name.trim());
+  const shown = name.replace(DIRECTION_CONTROLS, "").trim();
+  const characters = Array.from(shown);
   return characters.length <= MAX_SHOWN_NAME
-    ? name.trim()
+    ? shown
     : `${characters.slice(0, MAX_SHOWN_NAME - 1).join("")}…`;
 }
 

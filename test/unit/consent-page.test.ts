@@ -86,4 +86,14 @@ describe("the consent page", () => {
     expect(Array.from(cut)).toHaveLength(64);
     expect(cut).toBe(`${"a".repeat(62)}😀…`);
   });
+
+  it("shows a client's name without the controls that would reorder the page's words around it", () => {
+    // U+202E turns what follows right to left: "Claude \u202Eelpmaxe.live" reads "Claude evil.example".
+    expect(shownName("Claude \u202Eelpmaxe.live\u202C")).toBe("Claude elpmaxe.live");
+    expect(
+      shownName("a\u2066b\u2067c\u2068d\u2069e\u200Ff\u200Eg\u061Ch\u202Ai\u202Bj\u202Dk"),
+    ).toBe("abcdefghijk");
+    const page = consentPage({ ...details, clientName: "Desk\u202E" }, "h", access);
+    expect(page).not.toContain("\u202E");
+  });
 });
