@@ -48,6 +48,14 @@ export type { ListingPart } from "./caller-listings";
 export type { NamedListing } from "./named-listing";
 export { type AnswerBytes, type RememberedAnswer, sentAsReceived } from "./stored-map";
 
+/**
+ * `tool_name_taken` lines per listing: an origin that lists thousands of
+ * tools under names others have gets one more line for the rest, not one
+ * per tool (a 16 MiB listing could otherwise log some 200,000 lines, a Free
+ * plan's Workers Logs for a day).
+ */
+const TAKEN_LINES = 10;
+
 export class ToolMap {
   private readonly origin: OriginMemory;
   private readonly store: MapStore;
@@ -203,9 +211,11 @@ export class ToolMap {
     }
     // Names given back are remembered as they were: what was kept for them still stands.
     if (keptNames === undefined) names.keepAssigned(originals, chosen, assigned);
-    for (const taken of plan.taken) {
-      names.keepName(taken.tool, taken.name);
-      logEvent("tool_name_taken", { ...taken });
+    for (const taken of plan.taken) names.keepName(taken.tool, taken.name);
+    for (const taken of plan.taken.slice(0, TAKEN_LINES)) logEvent("tool_name_taken", { ...taken });
+    if (plan.taken.length > TAKEN_LINES) {
+      const rest = plan.taken.slice(TAKEN_LINES).map((taken) => taken.tool);
+      logEvent("tool_names_taken_unlogged", { count: rest.length, tools: rest });
     }
     // Pins are decided only against what KV holds: never from a map that could not be read.
     const pins = readable && pinning ? await this.pinListing(definitions) : undefined;

@@ -1,0 +1,111 @@
+/**
+ * What one client, or one origin, can make the proxy do again and again
+ * (docs/limits.md, SECURITY.md "No single request can hurt the proxy or the
+ * origin"): KV writes, which a Free plan allows 1,000 a day for the whole
+ * account, and log lines. Counted, never timed.
+ */
+import { waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { sanitizeName } from "../../src/names/sanitize";
+import type { ListedTool } from "../../src/protocol/tools-list";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
+import { countingKv } from "../../support/counting-kv";
+import { changingOrigin } from "../helpers/changing-origin";
+import { captureLogs } from "../helpers/logs";
+import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import { DEMO_ORIGIN, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
+
+/** How many listings each test makes: each would be a KV write where a write per listing is the bug. */
+const LISTINGS = 12;
+
+/** A fresh isolate in front of `origin`, its KV operations counted; `list` waits for each listing's writes. */
+async function countedProxy(origin: string, vars: Record<string, string>) {
+  const counted = countingKv(env.TOOL_MAP);
+  const contexts: ExecutionContext[] = [];
+  const proxy = viaProxy(
+    { ORIGIN_URL: origin, ...vars },
+    { app: createApp(), kv: counted.kv, contexts },
+  );
+  const session = await openSession(proxy, PROXY_URL);
+  const list = async (headers: Record<string, string> = {}) => {
+    const [message] = await messagesOf(
+      await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), { ...session, ...headers }),
+    );
+    expect(message).toHaveProperty("result.tools");
+    await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+  };
+  return { counted, list };
+}
+
+describe("KV writes a client can repeat", () => {
+  // Red: under hold a caller is pinned at their first listing, one write each
+  // (docs/rules.md), and in relay mode a caller is whatever credentials the
+  // client sends: a made-up cookie (or query) per request is a new caller,
+  // so 1,000 listings spend a Free plan's writes for the day. The mark is
+  // what keeps a later change held for that caller; bounding it is a design
+  // choice (a budget, as sign-in has), left to the lead.
+  it.fails("TOOL_CHANGES=hold: listings with made-up cookies are not a KV write each", async () => {
+    const { counted, list } = await countedProxy(freshOrigin(DEMO_ORIGIN), {
+      TOOL_CHANGES: "hold",
+    });
+    await list();
+    counted.reset();
+    for (let i = 0; i < LISTINGS; i++) await list({ cookie: `made-up=${i}` });
+    expect(counted.counts.put).toBeLessThan(LISTINGS);
+  });
+
+  // Red: under the default TOOL_CHANGES=log, a description that changes at
+  // every listing (a date, a count: docs/rules.md says origins do this)
+  // makes the caller's own pins change, and each listing writes them: a
+  // client that lists all day spends the writes, and past one listing a
+  // second the same key meets KV's one write a second.
+  it.fails("TOOL_CHANGES=log: an origin that changes a description at every listing does not make each a KV write", async () => {
+    const changing = changingOrigin();
+    const { counted, list } = await countedProxy(changing.origin, { TOOL_CHANGES: "log" });
+    await list();
+    counted.reset();
+    for (let i = 0; i < LISTINGS; i++) {
+      await changing.change();
+      await list();
+    }
+    expect(counted.counts.put).toBeLessThan(LISTINGS);
+  });
+});
+
+describe("log lines one listing can make", () => {
+  it("an origin listing many tools whose own names others have: 10 tool_name_taken lines, the rest in one", async () => {
+    const origin = new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`);
+    const profile = profileOf("openai");
+    const writes: Promise<unknown>[] = [];
+    const scopes = await toolMapScopes(origin, profile.names);
+    const toolMap = new ToolMap(env.TOOL_MAP, scopes, profile, new ToolMapMemory(), (write) =>
+      writes.push(write),
+    );
+    // Each illegal name beside a legal tool named as it would be: the legal one is renamed.
+    const pairs = 2_000;
+    const tools: ListedTool[] = [];
+    for (let i = 0; i < pairs; i++) {
+      const illegal = `t/${i}`;
+      tools.push({ name: illegal, inputSchema: { type: "object" } });
+      tools.push({
+        name: sanitizeName(illegal, profile.names).name,
+        inputSchema: { type: "object" },
+      });
+    }
+    const logs = captureLogs();
+    const listing = await toolMap.nameListing(tools);
+    await Promise.all(writes.splice(0));
+    // Every legal tool was renamed, and names stay distinct.
+    expect(new Set(listing.names.values()).size).toBe(2 * pairs);
+    expect(logs.events("tool_name_taken")).toHaveLength(10);
+    const [rest, ...more] = logs.events("tool_names_taken_unlogged");
+    expect(more).toEqual([]);
+    expect(rest).toMatchObject({ count: pairs - 10 });
+    expect(logs.lines().length).toBeLessThan(20);
+    logs.restore();
+  });
+});
