@@ -50,6 +50,15 @@ export interface CallerRecord {
 }
 
 const MAX_CALLERS = 1_000;
+/**
+ * Under `log`, how long after this isolate wrote a caller's pins it writes
+ * them again: an origin whose descriptions hold a date or a count changes a
+ * definition at every listing, and each write is one of KV's (a Free plan's
+ * 1,000 a day; one a second per key). Memory keeps the latest pins; another
+ * isolate may log a change once more. Under `hold` the pins decide what is
+ * held, and every change is written.
+ */
+export const LOG_PINS_WRITE_MS = 60_000;
 /** Own pins kept per isolate, all callers together, each weighing its tool's name (names/weight.ts). */
 const MAX_OWN_PINS = 50_000;
 /** Own pins stored per caller, weighed so too: past it, the caller's first ones are compared with the map's. */
@@ -106,6 +115,8 @@ export class CallerPins {
   });
   /** Reads under way: as many as requests at once. */
   private readonly reading = new Map<string, Promise<CallerRecord | undefined>>();
+  /** Callers whose pins this isolate wrote within `LOG_PINS_WRITE_MS`. */
+  private readonly writtenLately = new BoundedMap<string, true>(MAX_CALLERS, LOG_PINS_WRITE_MS);
 
   /** The caller's own pins: read from KV once (again after a failed read); `undefined` when it failed. */
   async read(kv: KVNamespace, key: string): Promise<CallerRecord | undefined> {
@@ -130,14 +141,21 @@ export class CallerPins {
     return read;
   }
 
-  /** Stores the caller's pins: in memory now, in KV by `waitUntil`. */
+  /**
+   * Stores the caller's pins: in memory now, in KV by `waitUntil`; under
+   * `log`, in KV once per `LOG_PINS_WRITE_MS`.
+   */
   write(
     kv: KVNamespace,
     key: string,
     pins: Map<string, string>,
+    mode: Exclude<ChangeMode, "allow">,
     waitUntil: (promise: Promise<unknown>) => void,
   ): void {
+    const stored = this.records.get(key)?.stored === true;
     this.records.set(key, { stored: true, pins });
+    if (mode === "log" && stored && this.writtenLately.get(key)) return;
+    this.writtenLately.set(key, true);
     waitUntil(
       kv
         .put(key, encodeRecord(pins))
@@ -323,7 +341,7 @@ export async function pinListing(
   for (const [original, pin] of decisions.shared) origin.setPin(original, pin);
   for (const [original, pin] of decisions.heldPins) origin.noteHeld(original, pin);
   for (const accepted of decisions.accepted) origin.acceptedPins.set(accepted, true);
-  if (decisions.own) callerPins.write(kv, key, decisions.own, waitUntil);
+  if (decisions.own) callerPins.write(kv, key, decisions.own, mode, waitUntil);
   return decisions;
 }
 
