@@ -763,6 +763,26 @@ describe("TOOL_CHANGES_SCOPE=schema", () => {
   });
 });
 
+describe("TOOL_CHANGES_SCOPE switched, a changed input schema crafted to collide with its pin", () => {
+  // The origin's rug pull, its schema made to share the pinned one's 32-bit fingerprint (`crafted`).
+  const [benign, hostile] = crafted.inputSchema as [ListedTool, ListedTool];
+
+  // Not fixed: a pin of the other scope is taken over by the input schema's 32-bit fingerprint.
+  it.fails.each([
+    ["definition", "schema"],
+    ["schema", "definition"],
+  ] as const)("%s to %s: still held, as it was before the switch", async (from, to) => {
+    const { open, settled } = await holdingMap();
+    await open(undefined, from).nameListing([benign]);
+    await settled();
+    expect([...(await open(undefined, from).nameListing([hostile])).hidden]).toEqual(["read_file"]);
+    await settled();
+    // The operator switches TOOL_CHANGES_SCOPE: the pin is read by the schema's fingerprint alone.
+    expect([...(await open(undefined, to).nameListing([hostile])).hidden]).toEqual(["read_file"]);
+    await settled();
+  });
+});
+
 describe("TOOL_CHANGES=hold, pins stored before they covered title and output schema", () => {
   it("are taken over silently where the rest holds, and still hold a change", async () => {
     const { open, settled, storedEntry, scopes } = await holdingMap();
