@@ -38,8 +38,9 @@ import {
   acceptedPin,
   acceptKey,
   changedParts,
-  type Definition,
+  type ListedDefinition,
   takesOver,
+  takesOverScope,
 } from "./definition-pins";
 import type { OriginMemory } from "./isolate-memory";
 
@@ -197,7 +198,7 @@ export interface PinDecisions {
 
 /** Compares each listed tool's definition with the caller's pin, or the map's. */
 async function decidePins(
-  listed: ReadonlyArray<{ original: string; definition: Definition }>,
+  listed: readonly ListedDefinition[],
   book: PinBook,
 ): Promise<PinDecisions> {
   const { mode, record } = book;
@@ -233,7 +234,7 @@ async function decidePins(
     return true;
   };
 
-  for (const { original, definition } of listed) {
+  for (const { original, definition, pinAs } of listed) {
     const now = await definition.pin;
     const shared = book.shared(original);
     if (shared === undefined) {
@@ -242,7 +243,10 @@ async function decidePins(
     }
     const expected = own.get(original) ?? shared;
     if (expected === now) continue;
-    if (takesOver(expected, now)) {
+    if (
+      takesOver(expected, now) ||
+      (pinAs !== undefined && (await takesOverScope(expected, now, pinAs)))
+    ) {
       if (own.has(original)) setOwn(original, now);
       else decisions.shared.set(original, now);
       continue;
@@ -318,7 +322,7 @@ export interface PinContext {
  * origin's memory (map-store.ts stores them), the caller's own in KV.
  */
 export async function pinListing(
-  listed: ReadonlyArray<{ original: string; definition: Definition }>,
+  listed: readonly ListedDefinition[],
   { kv, scope, origin, callerPins, caller, mode, environment, waitUntil }: PinContext,
 ): Promise<PinDecisions> {
   const key = callerPinsKey(scope, caller);

@@ -162,8 +162,18 @@ export function definitionOf(
   return { description, annotations, title, outputSchema, pin, scope };
 }
 
+/**
+ * One listed tool's definition, and its pin under either scope, digested on
+ * demand (`takesOverScope`): what a listing's pins are decided from.
+ */
+export interface ListedDefinition {
+  original: string;
+  definition: Definition;
+  pinAs?: (scope: ChangeScope) => Promise<string>;
+}
+
 /** The pin of `tool`'s definition under `scope`, digested. */
-function pinOf(
+export function pinOf(
   tool: ListedTool & { annotations?: unknown },
   schemaHash: string,
   scope: ChangeScope,
@@ -198,15 +208,34 @@ const scopeOf = ({ fingerprints }: PinParts): ChangeScope =>
  */
 export function takesOver(stored: string, now: string): boolean {
   const [before, after] = [pinParts(stored), pinParts(now)];
-  // The operator switched TOOL_CHANGES_SCOPE: the input schema, which both cover, decides.
-  if (scopeOf(before) !== scopeOf(after)) {
-    return before.fingerprints.split("/")[0] === after.fingerprints.split("/")[0];
-  }
+  // Made under the other TOOL_CHANGES_SCOPE: a fingerprint an origin can make collide does not
+  // decide it (`takesOverScope`).
+  if (scopeOf(before) !== scopeOf(after)) return false;
   return (
     before.extra === undefined &&
     before.fingerprints === after.fingerprints &&
     (before.digest === undefined || before.digest === after.digest)
   );
+}
+
+/**
+ * Whether pin `now` takes the place of `stored`, which the other scope made
+ * (the operator switched TOOL_CHANGES_SCOPE): where the definition listed
+ * now, pinned under that scope (`asStored`), is `stored`, or takes its
+ * place. Decided by a digest, never by a fingerprint: to `schema`, a
+ * definition that changed in any part is a change, as the input schema alone
+ * cannot be told from the digest of the whole; to `definition`, its input
+ * schema alone decides.
+ */
+export async function takesOverScope(
+  stored: string,
+  now: string,
+  asStored: (scope: ChangeScope) => Promise<string>,
+): Promise<boolean> {
+  const scope = scopeOf(pinParts(stored));
+  if (scope === scopeOf(pinParts(now))) return false;
+  const pin = await asStored(scope);
+  return pin === stored || takesOver(stored, pin);
 }
 
 /**

@@ -20,14 +20,14 @@ import { assignNames } from "../names/assign";
 import type { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import { describedTool } from "../rules/apply-rules";
-import { editsListings, NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
+import { type ChangeScope, editsListings, NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { AnswerMemory, settingsOf } from "./answer-memory";
 import { CallNames } from "./call-names";
 import { CallerView, decide, type ListingPart } from "./caller-listings";
 import { type CallerPins, pinListing } from "./caller-pins";
 import { type Caller, ONE_CALLER } from "./callers";
-import { type Definition, definitionOf } from "./definition-pins";
+import { type Definition, definitionOf, type ListedDefinition, pinOf } from "./definition-pins";
 import type { OriginMemory, ToolMapMemory, ToolMapScopes } from "./isolate-memory";
 import { listingPin, ProvenPins, readFromText } from "./listing-pin";
 import { MapStore, today } from "./map-store";
@@ -185,7 +185,7 @@ export class ToolMap {
       readable ? this.origin.stored?.listingPin : undefined,
       this.policy.scope,
     );
-    const definitions: Array<{ original: string; definition: Definition }> = [];
+    const definitions: ListedDefinition[] = [];
     for (const entry of plan.entries) {
       const { name, original, tool, schemaHash, inputSchema, schemaChars, sameSchema } = entry;
       const before = this.origin.tools.get(original)?.listed;
@@ -204,7 +204,11 @@ export class ToolMap {
                 : {}),
             };
       // Decided from this listing's own definitions: memory may not keep them all.
-      if (listed.definition) definitions.push({ original, definition: listed.definition });
+      if (listed.definition) {
+        // Its pin under the other scope only where a pin of that scope is to be read (caller-pins.ts).
+        const pinAs = tool && ((scope: ChangeScope) => pinOf(tool, schemaHash, scope));
+        definitions.push({ original, definition: listed.definition, ...(pinAs ? { pinAs } : {}) });
+      }
       const chars = entryChars(original, tool, schemaChars, listed);
       this.origin.remember({ original, schemaHash, inputSchema, schemaChars, chars, listed }, day);
       names.remember(name, original);
@@ -303,7 +307,7 @@ export class ToolMap {
   }
 
   /** Decides this listing's pins for the caller (caller-pins.ts). */
-  private async pinListing(listed: Array<{ original: string; definition: Definition }>) {
+  private async pinListing(listed: ListedDefinition[]) {
     return pinListing(listed, {
       kv: this.kv,
       scope: this.scopes.origin,

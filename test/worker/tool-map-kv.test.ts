@@ -763,6 +763,41 @@ describe("TOOL_CHANGES_SCOPE=schema", () => {
   });
 });
 
+describe("TOOL_CHANGES_SCOPE switched, a changed input schema crafted to collide with its pin", () => {
+  // The origin's rug pull, its schema made to share the pinned one's 32-bit fingerprint (`crafted`).
+  const [benign, hostile] = crafted.inputSchema as [ListedTool, ListedTool];
+
+  it.each([
+    ["definition", "schema"],
+    ["schema", "definition"],
+  ] as const)("%s to %s: still held, as it was before the switch", async (from, to) => {
+    const { open, settled } = await holdingMap();
+    await open(undefined, from).nameListing([benign]);
+    await settled();
+    expect([...(await open(undefined, from).nameListing([hostile])).hidden]).toEqual(["read_file"]);
+    await settled();
+    // The operator switches TOOL_CHANGES_SCOPE: the pin of the other scope is compared by digest.
+    expect([...(await open(undefined, to).nameListing([hostile])).hidden]).toEqual(["read_file"]);
+    await settled();
+  });
+
+  it("to the schema alone, a definition reworded since its pin is held; to the whole, the schema's digest decides", async () => {
+    const reworded = { ...readFile, description: "Reads a file, on Tuesday." };
+    const toSchema = await holdingMap();
+    await toSchema.open().nameListing([readFile]);
+    await toSchema.settled();
+    // The whole definition's digest cannot tell whether its schema changed.
+    expect((await toSchema.open(undefined, "schema").nameListing([reworded])).hidden.size).toBe(1);
+    await toSchema.settled();
+
+    const toWhole = await holdingMap();
+    await toWhole.open(undefined, "schema").nameListing([readFile]);
+    await toWhole.settled();
+    expect((await toWhole.open().nameListing([reworded])).hidden.size).toBe(0);
+    await toWhole.settled();
+  });
+});
+
 describe("TOOL_CHANGES=hold, pins stored before they covered title and output schema", () => {
   it("are taken over silently where the rest holds, and still hold a change", async () => {
     const { open, settled, storedEntry, scopes } = await holdingMap();
