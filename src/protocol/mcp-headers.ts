@@ -82,6 +82,22 @@ export function headerMismatch(
   return decodeHeaderValue(header) === named ? undefined : "Mcp-Name";
 }
 
+/**
+ * Which of `Mcp-Method`, `Mcp-Name` and an `Mcp-Param-*` header a batch
+ * carries (2025-03-26 alone has batches); `undefined` when none. Each names
+ * one request: beside many, it names none of them, and a gateway after the
+ * proxy that routes or allows by it would judge the batch by a request it
+ * does not hold.
+ */
+export function batchHeader(headers: Headers): string | undefined {
+  for (const name of headers.keys()) {
+    if (name === "mcp-method") return "Mcp-Method";
+    if (name === "mcp-name") return "Mcp-Name";
+    if (name.startsWith("mcp-param-")) return "Mcp-Param-*";
+  }
+  return undefined;
+}
+
 /** What a forwarded `tools/call` implies for its headers. */
 export interface CallHeaders {
   /** The tool's original name, for `Mcp-Name`. */

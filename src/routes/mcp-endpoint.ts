@@ -20,7 +20,12 @@ import {
   isRequest,
   unreadAddressee,
 } from "../protocol/jsonrpc";
-import { alignCallHeaders, headerMismatch, paramMismatch } from "../protocol/mcp-headers";
+import {
+  alignCallHeaders,
+  batchHeader,
+  headerMismatch,
+  paramMismatch,
+} from "../protocol/mcp-headers";
 import { asksForLaterPage } from "../protocol/tools-list";
 import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
@@ -128,12 +133,16 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       if (body.kind === "refused") {
         return errorResponse(body.status, body.code, body.message, unread, body.headers);
       }
-      const mismatch = body.batch ? undefined : headerMismatch(request.headers, body.messages[0]);
+      const mismatch = body.batch
+        ? batchHeader(request.headers)
+        : headerMismatch(request.headers, body.messages[0]);
       if (mismatch !== undefined) {
         return errorResponse(
           400,
           ErrorCode.HeaderMismatch,
-          `Header mismatch: the ${mismatch} header does not match the request body`,
+          body.batch
+            ? `Header mismatch: a batch carries no ${mismatch} header, which names one request`
+            : `Header mismatch: the ${mismatch} header does not match the request body`,
           addresseeOf(body),
         );
       }

@@ -58,6 +58,29 @@ describe("batches (protocol 2025-03-26)", () => {
     });
   });
 
+  it("refuse a batch that carries Mcp-Method, Mcp-Name or Mcp-Param-* headers: they name one request", async () => {
+    const { proxy, session, trace } = await setUp();
+    const batch = [
+      rpc("c", "tools/call", { name: DEMO_NAMES["files.read"], arguments: { path: "a" } }),
+      rpc("p", "ping"),
+    ];
+    for (const header of [
+      { "mcp-method": "ping" },
+      { "mcp-name": "files.read" },
+      { "mcp-param-path": "a" },
+    ]) {
+      const response = await postJson(proxy, PROXY_URL, batch, { ...session, ...header });
+      expect(response.status, Object.keys(header)[0]).toBe(400);
+      const answers = (await response.json()) as Array<{ id: string; error: { code: number } }>;
+      expect(answers.map(({ id, error }) => [id, error.code])).toEqual([
+        ["c", -32020],
+        ["p", -32020],
+      ]);
+    }
+    const batches = (await receivedByOrigin(trace)).filter((r) => r.body.startsWith("["));
+    expect(batches).toEqual([]);
+  });
+
   it("rename tools/list elements of a JSON array response", async () => {
     const { proxy, session } = await setUp("&json");
     const response = await postJson(
