@@ -64,11 +64,12 @@ describe("batches (protocol 2025-03-26)", () => {
       rpc("c", "tools/call", { name: DEMO_NAMES["files.read"], arguments: { path: "a" } }),
       rpc("p", "ping"),
     ];
-    for (const header of [
+    const headers: Array<Record<string, string>> = [
       { "mcp-method": "ping" },
       { "mcp-name": "files.read" },
       { "mcp-param-path": "a" },
-    ]) {
+    ];
+    for (const header of headers) {
       const response = await postJson(proxy, PROXY_URL, batch, { ...session, ...header });
       expect(response.status, Object.keys(header)[0]).toBe(400);
       const answers = (await response.json()) as Array<{ id: string; error: { code: number } }>;
