@@ -14,6 +14,7 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { NO_POLICY } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { today } from "../../src/toolmap/map-store";
@@ -142,19 +143,13 @@ describe("long tool names in an isolate's memory", () => {
     const origin = "v2:names-stored-earlier";
     await kv().put(`${origin}:map`, `{"format":2,"tools":{${tools.join(",")}},"chunks":0}`);
     tools.length = 0;
-    const config = parseConfig({
-      ORIGIN_URL: "https://origin.example/mcp",
-      TOOL_MAP: kv(),
-    } as unknown as Env);
-    if (config.kind !== "valid") throw new Error(JSON.stringify(config.problems));
-    const memory = new ToolMapMemory();
     const map = new ToolMap(
       kv(),
       { origin, legacy: "v1:names" },
       profileOf("openai"),
-      memory,
+      new ToolMapMemory(),
       () => {},
-      config.config.policy,
+      NO_POLICY,
       undefined,
       { listing: async () => "caller", pins: async () => "caller" },
     );
