@@ -19,7 +19,7 @@
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
-import { signedInPage } from "../auth/consent-page";
+import { PAGE_POLICY, signedInPage } from "../auth/consent-page";
 import type { GateProps } from "../auth/gate";
 import { type Admission, admission, domainOf, type Identity, userIdOf } from "../auth/identity";
 import { identityProvider } from "../auth/idp";
@@ -37,7 +37,7 @@ function pageHeaders(headers: Headers): Headers {
   headers.set("content-type", "text/html; charset=utf-8");
   headers.set("cache-control", "no-store");
   headers.set("referrer-policy", "no-referrer");
-  headers.set("content-security-policy", "frame-ancestors 'none'");
+  headers.set("content-security-policy", PAGE_POLICY);
   headers.set("x-frame-options", "DENY");
   return headers;
 }

@@ -132,6 +132,10 @@ describe("the sign-in pages, for a client anyone could have registered", () => {
     expect(shown.endsWith("…")).toBe(true);
     expect(html.length).toBeLessThan(4000);
     expect(html).toContain('<strong id="redirect-host">evil.example</strong>');
+    // Nothing but its own inline style loads, were a client's text ever to slip out as markup.
+    expect(page.headers.get("content-security-policy")).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    );
   });
 
   it("list as permissions only what the proxy asks for, never what the client wrote", async () => {
