@@ -301,6 +301,32 @@ describe("an event stream that answers a tools/list", () => {
     expect(reads.taken).toBeLessThan(MAX_READ_PAST_LISTINGS);
   });
 
+  it.fails("reads the chunk a batch's stream crosses the 64 KiB in: a second answer at its start is hidden as the first", async () => {
+    const tools = [
+      { name: "files.read", inputSchema: { type: "object" } },
+      { name: "secret.admin", inputSchema: { type: "object" } },
+    ];
+    const listing = event({ jsonrpc: "2.0", id: 1, result: { tools } });
+    const call = event({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+    // The origin answers the listing again at once, and the chunk that holds it passes the bound.
+    const again = listing + progress(MAX_READ_PAST_LISTINGS);
+    for (const split of [false, true]) {
+      // Alone, or after a chunk that leaves the bound a few bytes away.
+      const before = split ? [progress(MAX_READ_PAST_LISTINGS - 200)] : [];
+      const text = await answered(chunked([listing, ...before, again, call]), {
+        ids: [1, 2],
+        policy: { rules: rulesOf({ hide: ["secret.*"] }), changes: "log" },
+      });
+      expect(text.includes("secret.admin"), `after ${before.length} chunk(s)`).toBe(false);
+      // Nothing is lost: every event comes, the call's answer last.
+      const messages = clientView(text)
+        .filter(isEvent)
+        .map(({ data }) => JSON.parse((data as string).replaceAll("\n", "")));
+      expect(messages.filter((message) => message.id === 1)).toHaveLength(2);
+      expect(messages.at(-1)).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+    }
+  });
+
   it("passes the events after a listing it keeps as it came, whatever chunk they begin in", async () => {
     // Names and schemas every profile takes as they are: the listing is read, answered, kept.
     const tools = [{ name: "read_file", inputSchema: { type: "object", properties: {} } }];
