@@ -301,7 +301,7 @@ describe("an event stream that answers a tools/list", () => {
     expect(reads.taken).toBeLessThan(MAX_READ_PAST_LISTINGS);
   });
 
-  it.fails("reads the chunk a batch's stream crosses the 64 KiB in: a second answer at its start is hidden as the first", async () => {
+  it("reads the chunk a batch's stream crosses the 64 KiB in: a second answer at its start is hidden as the first", async () => {
     const tools = [
       { name: "files.read", inputSchema: { type: "object" } },
       { name: "secret.admin", inputSchema: { type: "object" } },
