@@ -70,11 +70,19 @@ export function readListings(
   const guarded = guardsListings(stream);
   const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
   const listed = () => awaited?.size === 0;
-  /** Bytes read since every listing was answered. */
+  /** Bytes read since every listing was answered, the chunk being read among them. */
   let past = 0;
+  /** Those of them before the chunk being read. */
+  let pastBefore = 0;
   const pastBound = () => listed() && past >= MAX_READ_PAST_LISTINGS;
-  /** Whether nothing more is parsed: the rest passes as it came. */
-  const finished = guarded ? () => asksMore && pastBound() : listed;
+  /**
+   * Whether nothing more is parsed: the rest passes as it came. Past the bound only from the
+   * chunk after the one that crosses it, which is read whole: counted before it is read, one
+   * chunk of more than 64 KiB after the listings would have passed unread.
+   */
+  const finished = guarded
+    ? () => asksMore && listed() && pastBefore >= MAX_READ_PAST_LISTINGS
+    : listed;
   const rewriter = eventStreamRewriter({
     rewrite: async (data) => {
       try {
@@ -101,6 +109,7 @@ export function readListings(
   const counted: ChunkRewriter = guarded
     ? {
         write(chunk, emit) {
+          pastBefore = past;
           if (listed()) past += chunk.byteLength;
           return rewriter.write(chunk, emit);
         },

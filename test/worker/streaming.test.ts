@@ -257,6 +257,22 @@ describe("an event stream that answers a tools/list", () => {
       params: { progressToken: "p", progress: 1, message: "x".repeat(bytes) },
     });
 
+  /** A batch's listing (id 1) with a tool the rules hide, its call's answer (id 2), and the rules. */
+  const HIDING_BATCH = {
+    listing: event({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        tools: [
+          { name: "files.read", inputSchema: { type: "object" } },
+          { name: "secret.admin", inputSchema: { type: "object" } },
+        ],
+      },
+    }),
+    call: event({ jsonrpc: "2.0", id: 2, result: { content: [] } }),
+    policy: { rules: rulesOf({ hide: ["secret.*"] }), changes: "log" as const },
+  };
+
   it('hands the stream to the runtime after a listing that answers request 1 as "1", as after one with 1', async () => {
     // The SDK's client takes "1" for 1, and the proxy renames it: nothing after it needs reading.
     for (const id of [1, "1"]) {
@@ -275,21 +291,16 @@ describe("an event stream that answers a tools/list", () => {
   });
 
   it("reads a batch's stream 64 KiB past its listing where rules hide tools, then hands it on: a call's answer comes later", async () => {
-    const tools = [
-      { name: "files.read", inputSchema: { type: "object" } },
-      { name: "secret.admin", inputSchema: { type: "object" } },
-    ];
-    const listing = event({ jsonrpc: "2.0", id: 1, result: { tools } });
-    const call = event({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+    const { listing, call } = HIDING_BATCH;
     const rest = Array.from({ length: 100 }, () => progress(4_000)).join("") + call;
-    // Chunks that end inside events: the one the bound falls in passes as it came with the rest.
+    // Chunks that end inside events: the one the bound falls in is read, the rest passes as it came.
     const chunks = [listing];
     for (let at = 0; at < rest.length; at += 3_000) chunks.push(rest.slice(at, at + 3_000));
     const reads = new TakenBudget();
     const logs = captureLogs();
     const text = await answered(chunked(chunks), {
       ids: [1, 2],
-      policy: { rules: rulesOf({ hide: ["secret.*"] }), changes: "log" },
+      policy: HIDING_BATCH.policy,
       reads,
     });
     expect(text).not.toContain("secret.admin");
@@ -299,6 +310,27 @@ describe("an event stream that answers a tools/list", () => {
     // What JavaScript held of the stream: the events it read, up to the bound, and none after.
     expect(reads.taken).toBeGreaterThan(0);
     expect(reads.taken).toBeLessThan(MAX_READ_PAST_LISTINGS);
+  });
+
+  it("reads the chunk a batch's stream crosses the 64 KiB in: a second answer at its start is hidden as the first", async () => {
+    const { listing, call } = HIDING_BATCH;
+    // The origin answers the listing again at once, and the chunk that holds it passes the bound.
+    const again = listing + progress(MAX_READ_PAST_LISTINGS);
+    for (const split of [false, true]) {
+      // Alone, or after a chunk that leaves the bound a few bytes away.
+      const before = split ? [progress(MAX_READ_PAST_LISTINGS - 200)] : [];
+      const text = await answered(chunked([listing, ...before, again, call]), {
+        ids: [1, 2],
+        policy: HIDING_BATCH.policy,
+      });
+      expect(text.includes("secret.admin"), `after ${before.length} chunk(s)`).toBe(false);
+      // Nothing is lost: every event comes, the call's answer last.
+      const messages = clientView(text)
+        .filter(isEvent)
+        .map(({ data }) => JSON.parse((data as string).replaceAll("\n", "")));
+      expect(messages.filter((message) => message.id === 1)).toHaveLength(2);
+      expect(messages.at(-1)).toEqual({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+    }
   });
 
   it("passes the events after a listing it keeps as it came, whatever chunk they begin in", async () => {
