@@ -24,7 +24,7 @@
  * later write wins).
  */
 import * as oauth from "oauth4webapi";
-import type { BrokerAuth, Config } from "../config";
+import { type BrokerAuth, type Config, isLoopbackHost } from "../config";
 import { logEvent } from "../log";
 import { originResourceMetadata } from "./protected-resource";
 import type { PublicUrls } from "./public-url";
@@ -81,11 +81,6 @@ export async function attempt<T>(
     throw error instanceof UpstreamError ? error : new UpstreamError(reason, message, error);
   }
 }
-
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
-
-/** Whether `hostname` (a URL's, IPv6 in brackets) is this computer's. */
-export const isLoopbackHost = (hostname: string) => LOOPBACK.test(hostname);
 
 export function requestOptions(config: Config, url: URL): RequestOptions {
   return {

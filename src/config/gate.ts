@@ -14,6 +14,7 @@ import {
   emailKey,
   hasMethod,
   httpUrl,
+  isLoopbackHost,
   notHeaderName,
   oneOf,
   secret,
@@ -25,7 +26,6 @@ const GITHUB = "https://github.com";
 const SECRET_PLACE = "{secret}";
 const MAX_SECRET_CHARS = 4096;
 const MAX_USER_SECRETS = 10_000;
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 const DOMAIN_NAME = "[a-z0-9-]+(?:\\.[a-z0-9-]+)+";
 const EMAIL = new RegExp(`^[^\\s@,]+@${DOMAIN_NAME}$`);
 const DOMAIN = new RegExp(`^${DOMAIN_NAME}$`);
@@ -86,7 +86,7 @@ export const GATE_SETTINGS = {
         "must be the identity provider's issuer, like https://accounts.google.com (no query or fragment)",
       ),
       v.check(
-        (url) => url.protocol === "https:" || LOOPBACK_HOST.test(url.hostname),
+        (url) => url.protocol === "https:" || isLoopbackHost(url.hostname),
         "must be an https:// URL (http:// only on localhost)",
       ),
     ),

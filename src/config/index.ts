@@ -63,7 +63,7 @@ export type {
 } from "./auth-modes";
 export { isDomainName, isHeaderSafe, isPlainAddress } from "./gate";
 export type { AllowedHost } from "./values";
-export { emailKey, lowerAscii } from "./values";
+export { emailKey, isLoopbackHost, lowerAscii } from "./values";
 
 const SIGN_IN_BINDINGS = [
   ["OAUTH_KV", "bind a KV namespace as OAUTH_KV"],

@@ -16,6 +16,14 @@ import { unpassable } from "../protocol/header-names";
  */
 export const lowerAscii = (text: string) => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 
+/**
+ * Whether `hostname` (a URL's, IPv6 in brackets) is this computer's: where
+ * plain http is allowed (a local origin or identity provider under `wrangler
+ * dev`), and where a sign-in page may send a browser unasked.
+ */
+export const isLoopbackHost = (hostname: string) =>
+  /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(hostname);
+
 /** An email address as gate mode compares it: trimmed, ASCII capitals in lower case. */
 export const emailKey = (email: string) => lowerAscii(email.trim());
 
