@@ -95,7 +95,7 @@ async function runSection(name: Section): Promise<SectionResult> {
             return await measureAnalytics({
               originUrl: origin.url,
               startProxy: () => startProxy(origin.url),
-              startProxyWithCalls: () => startProxyWithCalls(origin.url),
+              startProxyWithCalls: (vars) => startProxyWithCalls(origin.url, vars),
               rounds,
             });
           }

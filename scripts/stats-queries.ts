@@ -2,7 +2,9 @@
  * The questions an operator asks first of call analytics, as Analytics
  * Engine SQL (docs/observability.md prints them for one tenant, ready to
  * paste into a dashboard): columns by their position in the data point
- * (src/analytics/layout.ts), every count weighted by `_sample_interval`.
+ * (src/analytics/layout.ts), every count weighted by `_sample_interval`, and
+ * every count of what a call's answer said by the calls each outcome stands
+ * for (`outcome.weight`: the proxy reads a sample of answers).
  */
 import { blob, double } from "../src/analytics/layout";
 
@@ -50,10 +52,14 @@ export function intervalOf(since: string): string | undefined {
 const OUTCOME = blob("outcome");
 const TOOL = blob("gen_ai.tool.name");
 const METHOD = blob("mcp.method.name");
+const WEIGHT = double("outcome.weight");
 const COUNT = "SUM(_sample_interval)";
-/** Outcomes that are a failure of the call (`unread` is one the proxy could not judge). */
-const FAILED = `${OUTCOME} NOT IN ('ok', 'unread')`;
+/** Outcomes that are a failure of the call (`unread` is one the proxy could not judge, `unsampled` one it did not). */
+const FAILED = `${OUTCOME} NOT IN ('ok', 'unread', 'unsampled')`;
 const share = (condition: string) => `SUM(_sample_interval * if(${condition}, 1, 0))`;
+/** The calls whose outcomes meet `condition`: each point's outcome stands for `outcome.weight` of them. */
+const outcomes = (condition: string) =>
+  `SUM(_sample_interval * ${WEIGHT} * if(${condition}, 1, 0))`;
 
 export function statsQueries({ dataset, index, interval }: Scope): StatsQuery[] {
   if (!isDatasetName(dataset)) throw new Error(`not a dataset name: ${dataset}`);
@@ -71,9 +77,9 @@ export function statsQueries({ dataset, index, interval }: Scope): StatsQuery[] 
       sql: `SELECT
   ${TOOL} AS tool,
   ${COUNT} AS calls,
-  ${share(FAILED)} AS failed,
-  ${share(`${OUTCOME} = 'tool_error'`)} AS tool_errors,
-  ${share(FAILED)} / ${COUNT} AS error_rate
+  ${outcomes(FAILED)} AS failed,
+  ${outcomes(`${OUTCOME} = 'tool_error'`)} AS tool_errors,
+  ${outcomes(FAILED)} / ${COUNT} AS error_rate
 FROM ${dataset}
 ${calls}
 GROUP BY tool
@@ -112,7 +118,7 @@ LIMIT 25`,
       title: "Slowest tools by p95",
       sql: `SELECT
   ${TOOL} AS tool,
-  ${COUNT} AS calls,
+  SUM(_sample_interval * ${WEIGHT}) AS calls,
   quantileExactWeighted(0.5)(${double("duration.ms")}, _sample_interval) AS p50_ms,
   quantileExactWeighted(0.95)(${double("duration.ms")}, _sample_interval) AS p95_ms,
   quantileExactWeighted(0.95)(${double("origin.duration.ms")}, _sample_interval) AS origin_p95_ms

@@ -65,6 +65,8 @@ async function serve(
   inspectorPort?: number,
   /** Analytics Engine datasets to bind, by binding name (Miniflare's local ones write nowhere). */
   datasets?: Record<string, { dataset: string }>,
+  /** Settings beside `ORIGIN_URL`. */
+  vars: Record<string, string> = {},
 ): Promise<LocalWorker> {
   const scriptPath = await bundle(entry);
   const before = workerdChildren();
@@ -76,7 +78,7 @@ async function serve(
       modulesRoot: dirname(scriptPath),
       compatibilityDate: config.compatibility_date,
       compatibilityFlags: config.compatibility_flags,
-      bindings: { ORIGIN_URL: originUrl },
+      bindings: { ORIGIN_URL: originUrl, ...vars },
       kvNamespaces: ["TOOL_MAP"],
       ...(datasets ? { analyticsEngineDatasets: datasets } : {}),
       // As wrangler.toml binds it: new isolates answer a listing from KV (docs/tool-map.md).
@@ -108,11 +110,18 @@ async function serve(
 export const startProxy = (originUrl: URL, inspectorPort?: number) =>
   serve(config.main ?? "src/index.ts", originUrl.href, inspectorPort);
 
-/** The proxy with the `CALLS` dataset bound: call analytics on (docs/observability.md). */
-export const startProxyWithCalls = (originUrl: URL, inspectorPort?: number) =>
-  serve(config.main ?? "src/index.ts", originUrl.href, inspectorPort, {
-    CALLS: { dataset: "bench_calls" },
-  });
+/**
+ * The proxy with the `CALLS` dataset bound: call analytics on
+ * (docs/observability.md), with `vars` (`CALLS_ANSWER_SAMPLING_RATE`).
+ */
+export const startProxyWithCalls = (originUrl: URL, vars: Record<string, string> = {}) =>
+  serve(
+    config.main ?? "src/index.ts",
+    originUrl.href,
+    undefined,
+    { CALLS: { dataset: "bench_calls" } },
+    vars,
+  );
 
 /** A Worker that only forwards to the origin (workers/pass-through.ts). */
 export const startPassThrough = (originUrl: URL, inspectorPort?: number) =>

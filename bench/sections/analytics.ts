@@ -2,7 +2,9 @@
  * What call analytics costs (docs/observability.md): workerd CPU per
  * `tools/call` through the proxy with the `CALLS` dataset bound ÷ the same
  * proxy without it, the call's answer in a JSON body and in an event stream.
- * With the binding the proxy builds a record, reads the answer as it passes
+ * With the binding the proxy builds a record, reads the answer of a sampled
+ * share of requests as it passes (`CALLS_ANSWER_SAMPLING_RATE`, at its
+ * default: the target's; and at 1, every answer, for what reading costs)
  * and writes a data point; Miniflare's local dataset takes the point and
  * writes it nowhere, as the runtime's hands it to Cloudflare after the
  * answer. CPU is read from /proc, as in the overhead section: waiting for a
@@ -29,23 +31,31 @@ const MODE_LABELS: Record<ResponseMode, string> = {
   sse: "`tools/call`, event-stream answer",
 };
 
-type Variant = "without" | "with" | "control";
-const VARIANTS: readonly Variant[] = ["without", "with", "control"];
+type Variant = "without" | "with" | "everyAnswer" | "control";
+const VARIANTS: readonly Variant[] = ["without", "with", "everyAnswer", "control"];
 const LABELS: Record<Variant, string> = {
   without: "the proxy without the binding",
   with: "the proxy with the binding",
+  everyAnswer: "the proxy with the binding, every answer read",
   control: "the control",
 };
 
 export function measureAnalytics(options: {
   originUrl: URL;
   startProxy: () => Promise<LocalWorker>;
-  startProxyWithCalls: () => Promise<LocalWorker>;
+  startProxyWithCalls: (vars?: Record<string, string>) => Promise<LocalWorker>;
   rounds: number;
 }): Promise<SectionResult> {
   const { startProxy, startProxyWithCalls } = options;
-  return withWorkers([startProxy, startProxyWithCalls, startProxy], (without, withCalls, control) =>
-    measure(options.originUrl, { without, with: withCalls, control }, options.rounds),
+  const readingEvery = () => startProxyWithCalls({ CALLS_ANSWER_SAMPLING_RATE: "1" });
+  return withWorkers(
+    [startProxy, startProxyWithCalls, readingEvery, startProxy],
+    (without, withCalls, everyAnswer, control) =>
+      measure(
+        options.originUrl,
+        { without, with: withCalls, everyAnswer, control },
+        options.rounds,
+      ),
   );
 }
 
@@ -78,7 +88,12 @@ async function measure(
   const cpu = Object.fromEntries(
     MODES.map((mode) => [
       mode,
-      { without: [] as number[], with: [] as number[], control: [] as number[] },
+      {
+        without: [] as number[],
+        with: [] as number[],
+        everyAnswer: [] as number[],
+        control: [] as number[],
+      },
     ]),
   ) as Record<ResponseMode, Record<Variant, number[]>>;
   const run = async (variant: Variant, mode: ResponseMode) => {
@@ -101,6 +116,7 @@ async function measure(
   const targets: TargetCheck[] = [];
   const rows = MODES.map((mode) => {
     const ratio = ratios(mode, "with");
+    const every = ratios(mode, "everyAnswer");
     const control = ratios(mode, "control");
     const met = ratio.median <= TARGET;
     targets.push({
@@ -114,19 +130,28 @@ async function measure(
       `${num(spread(cpu[mode].without).median, 1)} µs`,
       `${num(spread(cpu[mode].with).median, 1)} µs`,
       `${num(ratio.median, 3)} (${num(ratio.min, 3)}–${num(ratio.max, 3)})`,
+      `${num(every.median, 3)} (${num(every.min, 3)}–${num(every.max, 3)})`,
       `${num(control.median, 3)} (${num(control.min, 3)}–${num(control.max, 3)})`,
       `≤ ${num(TARGET, 2)} ${mark(met)}`,
     ];
   });
   const markdown = [
-    `CPU the proxy's workerd process spends per \`tools/call\` (the echo tool, renamed and its \`count\` repaired), ${num(CPU_REQUESTS)} calls at ${CPU_CONNECTIONS} clients per Worker and round, the Workers of a round loaded at once, median of ${rounds} rounds; with the \`CALLS\` dataset bound ÷ without, and the control (a second proxy without it) ÷ without, as median (lowest–highest) of the per-round ratios:`,
+    `CPU the proxy's workerd process spends per \`tools/call\` (the echo tool, renamed and its \`count\` repaired), ${num(CPU_REQUESTS)} calls at ${CPU_CONNECTIONS} clients per Worker and round, the Workers of a round loaded at once, median of ${rounds} rounds; with the \`CALLS\` dataset bound (\`CALLS_ANSWER_SAMPLING_RATE\` at its default, then at 1) ÷ without, and the control (a second proxy without it) ÷ without, as median (lowest–highest) of the per-round ratios:`,
     "",
     table(
-      ["workload", "without", "with `CALLS`", "with ÷ without", "control ÷ without", "target"],
+      [
+        "workload",
+        "without",
+        "with `CALLS`",
+        "with ÷ without",
+        "every answer read ÷ without",
+        "control ÷ without",
+        "target",
+      ],
       rows,
     ),
     "",
-    "With the binding the proxy builds the call's record, reads its answer as it passes (a JSON body to its end, an event stream until the call's response) and writes one data point, which Miniflare's local dataset drops.",
+    "With the binding the proxy builds the call's record, reads the answers of a sampled share of requests as they pass (a JSON body to its end, an event stream until the call's response) and writes one data point, which Miniflare's local dataset drops. The target is the default's; reading every answer is the choice of an operator who sets the rate to 1.",
   ].join("\n");
   return { title: "Call analytics", markdown, targets, data: { cpu } };
 }

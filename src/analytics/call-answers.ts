@@ -20,7 +20,7 @@ import { isPlainObject, own, parseJson } from "../json";
 import { type RequestId, requestAnswered } from "../protocol/jsonrpc";
 import { eventWatcher } from "../transport/event-watch";
 import { type ChunkRewriter, type ChunkWatcher, mayMention } from "../transport/sse";
-import { type MessageRecord, OK, type Verdict } from "./call-record";
+import { type MessageRecord, OK, UNANSWERED, UNREAD, type Verdict } from "./call-record";
 
 /** The longest JSON body or event parsed to judge the answers in it. */
 export const MAX_JUDGED_CHARS = 64 * 1024;
@@ -39,9 +39,6 @@ const RESPONSE = [RESULT, ERROR];
 const FAILURE = [ERROR, IS_ERROR];
 const SKIP_MARKERS = [RESULT, ERROR, IS_ERROR];
 
-const UNREAD: Verdict = { outcome: "unread", errorType: "" };
-const UNANSWERED: Verdict = { outcome: "unanswered", errorType: "" };
-
 /** A response's verdict; `undefined` for a listing's result, which its rewrite judges. */
 function verdictOf(message: Record<string, unknown>, record: MessageRecord): Verdict | undefined {
   if (Object.hasOwn(message, "error")) {
@@ -58,7 +55,13 @@ function verdictOf(message: Record<string, unknown>, record: MessageRecord): Ver
     : OK;
 }
 
-export type Settle = (record: MessageRecord, verdict: Verdict, answerBytes: number) => void;
+/** `read`: whether the verdict was read from the answer, not known from its status or a failed request. */
+export type Settle = (
+  record: MessageRecord,
+  verdict: Verdict,
+  answerBytes: number,
+  read: boolean,
+) => void;
 
 export class CallAnswers {
   /**
@@ -115,7 +118,7 @@ export class CallAnswers {
     return (asked === undefined ? undefined : this.#waiting.get(asked)) ?? [];
   }
 
-  #end(record: MessageRecord, verdict: Verdict, bytes = this.#bytes) {
+  #end(record: MessageRecord, verdict: Verdict, bytes = this.#bytes, read = true) {
     const same = this.#waiting.get(record.id) ?? [];
     const at = same.indexOf(record);
     if (at < 0) return;
@@ -125,7 +128,7 @@ export class CallAnswers {
       this.#waiting.delete(record.id);
       this.#ids.delete(record.id);
     }
-    this.settle(record, verdict, bytes);
+    this.settle(record, verdict, bytes, read);
   }
 
   /** A listing's answer was renamed: it lists `tools`, in search mode when `search`. */
@@ -201,9 +204,10 @@ export class CallAnswers {
     this.endAll(this.#unparsed ?? UNANSWERED);
   }
 
-  /** What still waits ends as `verdict`. */
-  endAll(verdict: Verdict, bytes = this.#bytes): void {
-    for (const record of [...this.#waiting.values()].flat()) this.#end(record, verdict, bytes);
+  /** What still waits ends as `verdict`, read from the answer unless `read` is false. */
+  endAll(verdict: Verdict, bytes = this.#bytes, read = true): void {
+    for (const record of [...this.#waiting.values()].flat())
+      this.#end(record, verdict, bytes, read);
   }
 
   /**

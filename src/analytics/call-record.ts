@@ -33,7 +33,9 @@ export type Outcome =
   /** The answer ended without a response to the request. */
   | "unanswered"
   /** The answer could not be judged: an encoding the runtime did not decode, another media type, or a large answer that may hold an error. */
-  | "unread";
+  | "unread"
+  /** The answer was not read: `CALLS_ANSWER_SAMPLING_RATE` reads those of a share of requests. */
+  | "unsampled";
 
 /** What the proxy did to a call's arguments, each kind once in `repairs` (docs/observability.md). */
 export type RepairKind =
@@ -103,8 +105,12 @@ export interface MessageRecord {
   tools?: number;
   /** The proxy's own answer, when it answered the message itself. */
   local?: unknown;
-  /** Set once, when the answer is known. */
-  settled?: Verdict & { at: number; answerBytes: number };
+  /**
+   * Set once, when the answer is known: `weight`, how many calls its outcome
+   * stands for (1; 1 ÷ the sampling rate for one read from a sampled
+   * answer; 0 for one unsampled).
+   */
+  settled?: Verdict & { at: number; answerBytes: number; weight: number };
 }
 
 /** How a message ended, and its OTel `error.type` (empty when it did not fail). */
@@ -152,3 +158,6 @@ export function localVerdict({ report, local }: MessageRecord): Verdict {
 }
 
 export const OK: Verdict = { outcome: "ok", errorType: "" };
+export const UNREAD: Verdict = { outcome: "unread", errorType: "" };
+export const UNANSWERED: Verdict = { outcome: "unanswered", errorType: "" };
+export const UNSAMPLED: Verdict = { outcome: "unsampled", errorType: "" };

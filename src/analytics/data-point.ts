@@ -69,6 +69,7 @@ export function dataPointOf(record: MessageRecord, facts: RequestFacts): Analyti
     "answer.bytes": settled.answerBytes,
     "repairs.count": repairCount(repairs),
     "tools.count": record.tools ?? 0,
+    "outcome.weight": settled.weight,
   };
   return {
     indexes: [facts.index],

@@ -33,6 +33,7 @@ export const DOUBLES = [
   "answer.bytes",
   "repairs.count",
   "tools.count",
+  "outcome.weight",
 ] as const;
 
 export type BlobName = (typeof BLOBS)[number];

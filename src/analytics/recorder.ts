@@ -4,11 +4,26 @@
  * dataset as it settles. `writeDataPoint` returns at once and never delays
  * an answer; a write that throws leaves the call as it was, and is logged
  * (`analytics_failed`) at most once a minute per isolate.
+ *
+ * Reading a call's answer is most of what analytics costs (CPU, not time:
+ * docs/performance.md), so the answers of a share of requests are read
+ * (`CALLS_ANSWER_SAMPLING_RATE`): the calls of any other are `unsampled`,
+ * their answer passed as the origin's own stream, and a point read from a
+ * sampled answer stands for 1 ÷ the rate of them (its weight). What is known
+ * without reading (the proxy's own answers, an HTTP error, an origin that
+ * failed) is known of every call, and stands for one.
  */
 import { logEvent } from "../log";
 import type { ParsedBody } from "../transport/post-body";
 import { CallAnswers } from "./call-answers";
-import { localVerdict, type MessageRecord, type Verdict } from "./call-record";
+import {
+  localVerdict,
+  type MessageRecord,
+  UNANSWERED,
+  UNREAD,
+  UNSAMPLED,
+  type Verdict,
+} from "./call-record";
 import { ClientMemory } from "./client-info";
 import { bounded, dataPointOf, MAX_CLIENT_CHARS, type RequestFacts } from "./data-point";
 import { originIndex } from "./layout";
@@ -58,6 +73,8 @@ export class CallRecorder {
    * (the origin's `401` to the listing the rules needed, a `502`).
    */
   readonly #local: MessageRecord[];
+  /** The calls whose answers this request does not read: settled, as the local ones, by the response. */
+  readonly #unsampled: MessageRecord[];
   #written = 0;
 
   constructor(
@@ -66,13 +83,24 @@ export class CallRecorder {
     private readonly facts: RequestFacts,
     records: readonly MessageRecord[],
     waitUntil: (promise: Promise<unknown>) => void,
+    /** How many calls an outcome read from a call's answer stands for; 0: this request's are not read. */
+    readWeight: number,
   ) {
+    const unread = (record: MessageRecord) =>
+      readWeight === 0 && record.method === "tools/call" && record.local === undefined;
     this.answers = new CallAnswers(
-      records,
-      (record, verdict, bytes) => this.#settle(record, verdict, bytes),
+      records.filter((record) => !unread(record)),
+      (record, verdict, bytes, read) =>
+        this.#settle(
+          record,
+          verdict,
+          bytes,
+          read && record.method === "tools/call" ? readWeight : 1,
+        ),
       waitUntil,
     );
     this.#local = records.filter((record) => record.local !== undefined);
+    this.#unsampled = records.filter(unread);
   }
 
   /** The proxy calls the origin now. */
@@ -80,18 +108,24 @@ export class CallRecorder {
     this.facts.originStarted = Date.now();
   }
 
-  /** Every message ends as `verdict`: `response` is what the client gets instead of their answers. */
+  /**
+   * Every message ends as `verdict`, known without reading an answer:
+   * `response` is what the client gets instead of their answers.
+   */
   endWith(verdict: Verdict, response: Response): void {
     const bytes = contentLength(response);
-    for (const record of this.#local.splice(0)) this.#settle(record, verdict, bytes);
-    this.answers.endAll(verdict, bytes);
+    for (const record of [...this.#local.splice(0), ...this.#unsampled.splice(0)]) {
+      this.#settle(record, verdict, bytes, 1);
+    }
+    this.answers.endAll(verdict, bytes, false);
   }
 
   /**
    * The client gets `response`: an HTTP error is what every message got;
    * else the proxy's own answers are in it, and, unless a watch reads it as
    * it streams (and settles what waits when it ends), what still waits is
-   * judged by its status.
+   * judged by its status: a `202` or `204` answers nothing, and any other is
+   * `unread`, or `unsampled` where no answer was to be read.
    */
   answered(response: Response): void {
     const { status } = response;
@@ -100,16 +134,21 @@ export class CallRecorder {
       return;
     }
     for (const record of this.#local.splice(0)) {
-      this.#settle(record, localVerdict(record), bytesOf(record.local));
+      this.#settle(record, localVerdict(record), bytesOf(record.local), 1);
+    }
+    const bytes = contentLength(response);
+    const empty = status === 202 || status === 204;
+    for (const record of this.#unsampled.splice(0)) {
+      this.#settle(record, empty ? UNANSWERED : UNSAMPLED, bytes, empty ? 1 : 0);
     }
     if (this.answers.streaming || !this.answers.waiting) return;
-    const outcome = status === 202 || status === 204 ? "unanswered" : "unread";
-    this.endWith({ outcome, errorType: "" }, response);
+    if (empty) this.answers.endAll(UNANSWERED, bytes, false);
+    else this.answers.endAll(UNREAD, bytes);
   }
 
-  #settle(record: MessageRecord, verdict: Verdict, answerBytes: number) {
+  #settle(record: MessageRecord, verdict: Verdict, answerBytes: number, weight: number) {
     if (record.settled) return;
-    record.settled = { ...verdict, at: Date.now(), answerBytes };
+    record.settled = { ...verdict, at: Date.now(), answerBytes, weight };
     if (this.#written >= MAX_POINTS_PER_REQUEST) return;
     this.#written++;
     try {
@@ -125,7 +164,8 @@ export class CallRecorder {
  * `CALLS` dataset is bound and there is one; `started`: when it arrived.
  */
 export function recordCalls(
-  dataset: AnalyticsEngineDataset | undefined,
+  /** The `CALLS` dataset and `CALLS_ANSWER_SAMPLING_RATE` (config's `CallsSettings`). */
+  calls: { dataset: AnalyticsEngineDataset; answerSamplingRate: number } | undefined,
   memory: AnalyticsMemory,
   request: {
     originUrl: URL;
@@ -137,10 +177,11 @@ export function recordCalls(
   },
   records: readonly MessageRecord[] | undefined,
 ): CallRecorder | undefined {
-  if (!dataset || !records?.length) return undefined;
+  if (!calls || !records?.length) return undefined;
   const { body, headers } = request;
+  const rate = calls.answerSamplingRate;
   return new CallRecorder(
-    dataset,
+    calls.dataset,
     memory,
     {
       index: originIndex(request.originUrl),
@@ -154,5 +195,7 @@ export function recordCalls(
     },
     records,
     request.waitUntil,
+    // The rate's share of requests, at random: as much of each client's and each tool's.
+    Math.random() < rate ? 1 / rate : 0,
   );
 }

@@ -45,6 +45,7 @@ import {
   path,
   picklist,
   publicOrigin,
+  rate,
   secret,
   wholeNumber,
 } from "./values";
@@ -134,6 +135,14 @@ function authOf(
   };
 }
 
+/**
+ * The share of calls whose answer is read to tell `ok` from `tool_error`
+ * when `CALLS_ANSWER_SAMPLING_RATE` is unset: reading every answer costs a
+ * minimal call an eighth more CPU in event streams (docs/performance.md,
+ * "Call analytics"), a fifth of them less than 5%.
+ */
+export const DEFAULT_ANSWER_SAMPLING_RATE = 0.2;
+
 const SettingsObject = v.object(
   {
     ORIGIN_URL: httpUrl(MISSING.ORIGIN_URL as string),
@@ -191,6 +200,7 @@ const SettingsObject = v.object(
         "must be a Workers Analytics Engine dataset binding ([[analytics_engine_datasets]])",
       ),
     ),
+    CALLS_ANSWER_SAMPLING_RATE: v.optional(rate(), DEFAULT_ANSWER_SAMPLING_RATE),
     WRANGLER_ENV: environmentName,
     CF_VERSION_METADATA: v.optional(
       v.custom<WorkerVersionMetadata>(
@@ -261,7 +271,10 @@ function configFrom(vars: Settings): Config {
     originUrl: vars.ORIGIN_URL,
     mcpPath: vars.MCP_PATH,
     toolMapKv: vars.TOOL_MAP,
-    calls: vars.CALLS,
+    calls: vars.CALLS && {
+      dataset: vars.CALLS,
+      answerSamplingRate: vars.CALLS_ANSWER_SAMPLING_RATE,
+    },
     deployment: vars.CF_VERSION_METADATA?.id,
     originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
     maxBodyBytes: vars.MAX_BODY_BYTES,
@@ -285,13 +298,21 @@ function configFrom(vars: Settings): Config {
   };
 }
 
+/** Call analytics' settings (docs/observability.md). */
+export interface CallsSettings {
+  /** `CALLS`: the Analytics Engine dataset. */
+  dataset: AnalyticsEngineDataset;
+  /** `CALLS_ANSWER_SAMPLING_RATE`: the share of requests whose calls' answers are read. */
+  answerSamplingRate: number;
+}
+
 export interface Config {
   originUrl: URL;
   mcpPath: string;
   /** `TOOL_MAP`: the tool map's KV namespace. */
   toolMapKv: KVNamespace;
-  /** `CALLS`: the Analytics Engine dataset of call analytics, when bound (docs/observability.md). */
-  calls: AnalyticsEngineDataset | undefined;
+  /** Call analytics, when `CALLS` binds its dataset (docs/observability.md). */
+  calls: CallsSettings | undefined;
   /**
    * The deployed version's id (`CF_VERSION_METADATA`): what a listing
    * rewritten by another isolate is trusted to have been rewritten by.

@@ -43,6 +43,18 @@ export const wholeNumber = (unit: string, minimum: number, maximum = Number.MAX_
   );
 };
 
+/** A share from 0 to 1, given as a string (wrangler vars) or a number (TOML floats). */
+export const rate = () => {
+  const message = "must be a number from 0 to 1";
+  return v.pipe(
+    v.union([v.pipe(v.string(), v.trim(), v.nonEmpty(message)), v.number()], message),
+    v.transform(Number),
+    v.number(message),
+    v.minValue(0, message),
+    v.maxValue(1, message),
+  );
+};
+
 /**
  * The largest `MAX_BODY_BYTES`: half of what an isolate's requests may hold
  * at once of what they read (transport/read-bounded.ts `MAX_HELD_BYTES`), so

@@ -33,7 +33,7 @@ export interface ProxyOptions {
   /** Replaces the `TOOL_MAP` binding. */
   kv?: KVNamespace;
   /** Replaces other bindings, or adds one wrangler.toml leaves commented (`CALLS`). */
-  bindings?: Partial<Env> & { CALLS?: AnalyticsEngineDataset };
+  bindings?: Partial<Env> & { CALLS?: AnalyticsEngineDataset; CALLS_ANSWER_SAMPLING_RATE?: string };
   /** Receives each request's execution context, to wait for its background work. */
   contexts?: ExecutionContext[];
 }

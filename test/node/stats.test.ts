@@ -328,4 +328,13 @@ describe("docs/observability.md", () => {
     expect(documented("blob")).toEqual(BLOBS.map((name, i) => [i + 1, name]));
     expect(documented("double")).toEqual(DOUBLES.map((name, i) => [i + 1, name]));
   });
+
+  it("prints the queries npm run stats asks, as it asks them", () => {
+    const scope = { dataset: "mcp_calls", index: "mcp.acme.example", interval: "'24' HOUR" };
+    for (const { title, sql } of statsQueries(scope)) {
+      const section = DOCS.slice(DOCS.indexOf(`### ${title}\n`));
+      expect(section, title).toMatch(/^### /);
+      expect(/```sql\n([^`]*)\n```/.exec(section)?.[1], title).toBe(sql);
+    }
+  });
 });

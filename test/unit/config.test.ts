@@ -112,6 +112,20 @@ describe("parseConfig", () => {
     );
   });
 
+  it("reads call analytics' sampling rate as a string or a number, a fifth of answers unless set", () => {
+    const CALLS: AnalyticsEngineDataset = { writeDataPoint: () => {} };
+    const rateOf = (vars: Record<string, unknown>) => {
+      const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ...vars }));
+      return result.kind === "valid" ? result.config.calls?.answerSamplingRate : result;
+    };
+    expect(rateOf({ CALLS })).toBe(0.2);
+    expect(rateOf({ CALLS, CALLS_ANSWER_SAMPLING_RATE: " 0.05 " })).toBe(0.05);
+    expect(rateOf({ CALLS, CALLS_ANSWER_SAMPLING_RATE: 1 })).toBe(1);
+    expect(rateOf({ CALLS, CALLS_ANSWER_SAMPLING_RATE: "0" })).toBe(0);
+    // Without the dataset there is nothing to sample.
+    expect(rateOf({ CALLS_ANSWER_SAMPLING_RATE: "0.5" })).toBeUndefined();
+  });
+
   it("takes each profile's tool ceiling, lowered by MAX_TOOLS, at every profile URL", () => {
     const at = (vars: Record<string, unknown>, path: string) => {
       const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ...vars }));
@@ -563,6 +577,10 @@ describe("parseConfig", () => {
     ["AUTH_MODE", "proxy", "must be one of relay, broker, gate"],
     ["SIGN_IN_DAILY_WRITES", "2", "must be at least 3 writes"],
     ["SIGN_IN_DAILY_WRITES", "a lot", "must be a whole number of writes"],
+    ["CALLS_ANSWER_SAMPLING_RATE", "1.5", "must be a number from 0 to 1"],
+    ["CALLS_ANSWER_SAMPLING_RATE", "-0.1", "must be a number from 0 to 1"],
+    ["CALLS_ANSWER_SAMPLING_RATE", "half", "must be a number from 0 to 1"],
+    ["CALLS_ANSWER_SAMPLING_RATE", "", "must be a number from 0 to 1"],
     ["PUBLIC_URL", "mcp.example.com", "must be an absolute http:// or https:// URL"],
     [
       "PUBLIC_URL",

@@ -68,7 +68,9 @@ function recordingDataset() {
       };
     });
   };
-  return { dataset, contexts, points, clear: () => written.splice(0) };
+  // Every answer read, so that each call's outcome is the one its answer says (the default reads a sample).
+  const bindings = { CALLS: dataset, CALLS_ANSWER_SAMPLING_RATE: "1" };
+  return { dataset, bindings, contexts, points, clear: () => written.splice(0) };
 }
 
 /** A demo session through a fresh isolate with the dataset bound, its listing read. */
@@ -78,7 +80,7 @@ async function analyticsSession(vars: Record<string, string> = {}, query = "") {
     vars,
     query,
     app: createApp(),
-    bindings: { CALLS: recording.dataset },
+    bindings: recording.bindings,
     contexts: recording.contexts,
   });
   await messagesOf(
@@ -173,6 +175,7 @@ describe("a data point per call", () => {
       );
       expect(point.doubles["repairs.count"]).toBe(0);
       expect(point.doubles["tools.count"]).toBe(0);
+      expect(point.doubles["outcome.weight"]).toBe(1);
     },
   );
 
@@ -180,7 +183,7 @@ describe("a data point per call", () => {
     const recording = recordingDataset();
     const { proxy, session } = await demoSession({
       app: createApp(),
-      bindings: { CALLS: recording.dataset },
+      bindings: recording.bindings,
       contexts: recording.contexts,
     });
     for (const id of [1, 2]) {
@@ -237,7 +240,7 @@ describe("a data point per call", () => {
     const recording = recordingDataset();
     const proxy = viaProxy(
       { ORIGIN_URL: `${GATEWAY_ORIGIN}/held/mcp` },
-      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
     );
     const trace = newTrace();
     // Its answer passes as the runtime pumps it, and a copy of it is read beside, for the call's response.
@@ -403,7 +406,7 @@ describe("a data point per call", () => {
     const recording = recordingDataset();
     const closed = viaProxy(
       { ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` },
-      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
     );
     const unreachable = rpc(1, "tools/call", { name: "a_b" });
     expect((await pointOfAnswer(recording, closed, unreachable, 502)).blobs).toMatchObject({
@@ -412,7 +415,7 @@ describe("a data point per call", () => {
     });
     const slow = viaProxy(
       { ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/5000/mcp`, ORIGIN_TIMEOUT_MS: "100" },
-      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
     );
     expect((await pointOfAnswer(recording, slow, rpc(2, "tools/list"), 504)).blobs).toMatchObject({
       "mcp.method.name": "tools/list",
@@ -425,7 +428,7 @@ describe("a data point per call", () => {
     const recording = recordingDataset();
     const bound = {
       app: createApp(),
-      bindings: { CALLS: recording.dataset },
+      bindings: recording.bindings,
       contexts: recording.contexts,
     };
     // Rules that refuse what they cannot check, and an origin whose listing asks the caller to sign in.
@@ -462,7 +465,7 @@ describe("a data point per call", () => {
     const map = crypto.randomUUID();
     const proxy = viaProxy(
       { ORIGIN_URL: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5`, TOOL_CHANGES: "hold" },
-      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
     );
     const session = await openSession(proxy, PROXY_URL);
     await messagesOf(await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), session));
@@ -549,12 +552,114 @@ describe("a data point per call", () => {
   );
 });
 
+describe("which answers are read (CALLS_ANSWER_SAMPLING_RATE)", () => {
+  /** A proxy in front of the demo whose calls' answers are read for `rate` of requests. */
+  async function sampledSession(rate: string, query = "") {
+    const session = await analyticsSession({ CALLS_ANSWER_SAMPLING_RATE: rate }, query);
+    const readScope = async (id: number) => {
+      const { messages, points } = await session.call(
+        DEMO_NAMES["scope:action"],
+        { scope: "billing" },
+        id,
+      );
+      // The client gets the origin's answer whether it was read or not.
+      expect(messages[0]).toHaveProperty("result.structuredContent.tool", "scope:action");
+      return onlyPoint(points);
+    };
+    return { ...session, readScope };
+  }
+
+  it.each(CARRIED)(
+    "none, in %s: every call written, unsampled, standing for no outcome; what is known without reading, as it is",
+    async (_, query) => {
+      const { call, readScope } = await sampledSession("0", query);
+      const point = await readScope(1);
+      expect(point.blobs).toMatchObject({
+        "gen_ai.tool.name": "scope:action",
+        outcome: "unsampled",
+        "error.type": "",
+        validation: "valid",
+        resolution: "listed",
+      });
+      expect(point.doubles["outcome.weight"]).toBe(0);
+      // A tool error is not known unread; a refusal is the proxy's own.
+      const failing = onlyPoint((await call(DEMO_NAMES["files.read"], {})).points);
+      expect(failing.blobs.outcome).toBe("unsampled");
+      const refused = onlyPoint((await call(DEMO_NAMES["files.read"], 5)).points);
+      expect(refused.blobs.outcome).toBe("refused");
+      expect(refused.doubles["outcome.weight"]).toBe(1);
+    },
+  );
+
+  it("none: an HTTP error, an origin that cannot be reached, and a listing are known of every call", async () => {
+    const recording = recordingDataset();
+    const bound = {
+      app: createApp(),
+      bindings: { ...recording.bindings, CALLS_ANSWER_SAMPLING_RATE: "0" },
+      contexts: recording.contexts,
+    };
+    const signedOut = viaProxy(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp?map=${crypto.randomUUID()}` },
+      bound,
+    );
+    const challenged = await pointOfAnswer(
+      recording,
+      signedOut,
+      rpc(1, "tools/call", { name: "a_b" }),
+      401,
+    );
+    expect(challenged.blobs).toMatchObject({ outcome: "http_error", "error.type": "401" });
+    expect(challenged.doubles["outcome.weight"]).toBe(1);
+    const closed = viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` }, bound);
+    const unreachable = await pointOfAnswer(
+      recording,
+      closed,
+      rpc(2, "tools/call", { name: "a_b" }),
+      502,
+    );
+    expect(unreachable.blobs.outcome).toBe("origin_unreachable");
+    expect(unreachable.doubles["outcome.weight"]).toBe(1);
+    const { proxy, session } = await demoSession(bound);
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc(3, "tools/list"), session));
+    const listing = onlyPoint(await recording.points());
+    expect(listing.blobs).toMatchObject({ "mcp.method.name": "tools/list", outcome: "ok" });
+    expect(listing.doubles["outcome.weight"]).toBe(1);
+  });
+
+  it("every one: each outcome read stands for one call", async () => {
+    const { readScope } = await sampledSession("1");
+    const point = await readScope(1);
+    expect(point.blobs.outcome).toBe("ok");
+    expect(point.doubles["outcome.weight"]).toBe(1);
+  });
+
+  it.each(CARRIED)(
+    "half, in %s: about half the calls read, each standing for two; the others unsampled",
+    async (_, query) => {
+      const { readScope } = await sampledSession("0.5", query);
+      const points: Point[] = [];
+      for (let id = 1; id <= 80; id++) points.push(await readScope(id));
+      const read = points.filter((point) => point.blobs.outcome !== "unsampled");
+      for (const point of read) {
+        expect(point.blobs.outcome).toBe("ok");
+        expect(point.doubles["outcome.weight"]).toBe(2);
+      }
+      for (const point of points.filter((point) => !read.includes(point))) {
+        expect(point.doubles["outcome.weight"]).toBe(0);
+      }
+      // 80 fair draws: fewer than 20 or more than 60 heads is a chance of about 1 in 100,000.
+      expect(read.length).toBeGreaterThanOrEqual(20);
+      expect(read.length).toBeLessThanOrEqual(60);
+    },
+  );
+});
+
 describe("which client", () => {
   it("the 2026-07-28 envelope's clientInfo, on every request", async () => {
     const recording = recordingDataset();
     const proxy = viaProxy(
       { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) },
-      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
     );
     const meta = {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -580,7 +685,7 @@ describe("which client", () => {
     const recording = recordingDataset();
     const proxy = viaProxy(
       { ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` },
-      { app: createApp(), bindings: { CALLS: recording.dataset }, contexts: recording.contexts },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
     );
     const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), {
       "user-agent": "agent\u0001x/3.2 (linux)",
