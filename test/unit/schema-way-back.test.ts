@@ -264,7 +264,13 @@ function writtenForView(value: unknown, node: unknown, view: SchemaView): unknow
 
 /** Whether `value` holds a `null` where the view says `null` means "left out". */
 function nullWhereAbsent(value: unknown, node: unknown, view: SchemaView): boolean {
-  if (!isObject(value) || !isObject(node) || !isObject(node.properties)) return false;
+  if (!isObject(node)) return false;
+  // Any form the value may be read by, and each element of an array.
+  const forms = [node.anyOf, node.oneOf, node.allOf].flatMap((f) => (Array.isArray(f) ? f : []));
+  if (forms.some((form) => nullWhereAbsent(value, form, view))) return true;
+  if (Array.isArray(value))
+    return value.some((element) => nullWhereAbsent(element, node.items, view));
+  if (!isObject(value) || !isObject(node.properties)) return false;
   const properties = node.properties;
   return Object.entries(value).some(([key, child]) => {
     const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
