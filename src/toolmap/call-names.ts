@@ -53,14 +53,28 @@ export class CallNames {
     return isLegalName(name, this.map.profile.names);
   }
 
-  /** The tool a model-facing name stands for, with its schema and view: memory first, then KV. */
+  /**
+   * The tool a model-facing name stands for, with its schema and view:
+   * memory first, then KV. None where the caller's own whole listing here
+   * lacks the tool: the name was handed out to another caller, and the
+   * origin's answer to its original would tell this one that some caller
+   * has a tool of that name (the resolver lists the origin again for them,
+   * in case the tool is theirs since).
+   */
   async resolve(name: string): Promise<Resolution | undefined> {
     if (!this.couldHaveNamed(name)) return undefined;
     let original = this.map.names().byName.get(name);
     if (original === undefined && (await this.map.load())) {
       original = this.map.names().byName.get(name);
     }
-    return original === undefined ? undefined : this.#resolveOriginal(original, name);
+    if (original === undefined || (await this.#notInWholeListing(original))) return undefined;
+    return this.#resolveOriginal(original, name);
+  }
+
+  /** Whether the caller's whole listing is here, and neither shows, hides nor holds `original`. */
+  async #notInWholeListing(original: string): Promise<boolean> {
+    const shown = await this.map.view.current();
+    return shown?.view.whole === true && !shown.view.decisions.has(original);
   }
 
   /**
@@ -144,7 +158,7 @@ export class CallNames {
 
   /** What the policy makes of a call to `original`, as the caller's own listing decided. */
   #judge(original: string): Promise<Judgement> {
-    const { view, policy, origin } = this.map;
-    return view.judge(original, policy, origin.tools.has(original));
+    const { view, policy } = this.map;
+    return view.judge(original, policy);
   }
 }

@@ -246,9 +246,9 @@ export class CallerView {
   /**
    * What the policy makes of a call to `original`, as the caller's own listing
    * decided. Without one here, only what the rules decide by name alone, and
-   * for a name no listing showed anyone (`listedToSomeone`), `unchecked`.
+   * where the policy refuses calls, `unchecked`.
    */
-  async judge(original: string, policy: ToolPolicy, listedToSomeone: boolean): Promise<Judgement> {
+  async judge(original: string, policy: ToolPolicy): Promise<Judgement> {
     const shown = await this.current();
     const { rules, changes } = policy;
     const byName = rules.hides({ name: original });
@@ -263,9 +263,8 @@ export class CallerView {
     // Annotations and pins are the caller's listing's to tell; names the rules judge alone.
     if (rules.readsAnnotations || changes === "hold") return { refused: "unchecked", shown: false };
     if (byName) return { refused: "hidden", shown: false };
-    // A name the origin listed (to someone) is no other spelling of a hidden tool.
-    return refusesCalls(policy) && !listedToSomeone
-      ? { refused: "unchecked", shown: false }
-      : { shown: false };
+    // Whether the tool is the caller's, only their listing can tell: listed to someone else, it
+    // would be forwarded to the origin, whose answer tells whether anyone has it.
+    return refusesCalls(policy) ? { refused: "unchecked", shown: false } : { shown: false };
   }
 }

@@ -232,7 +232,7 @@ describe.each(EACH_WIRE)("TOOL_RULES, cold isolates, protocol %s", (revision) =>
     expect(methods).not.toContain("tools/call");
   });
 
-  it("forwards a call by an original name the map in KV knows, without listing the origin, in a new isolate", async () => {
+  it("lists the origin once for a caller new to an isolate before it forwards their call by a name the map in KV knows: whether the tool is theirs only their listing tells", async () => {
     const trace = newTrace();
     const vars = {
       ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
@@ -247,7 +247,9 @@ describe.each(EACH_WIRE)("TOOL_RULES, cold isolates, protocol %s", (revision) =>
     // `files.read` is no OpenAI name: the map never hands it out, but KV knows the tool.
     const cold = await connect(revision, viaProxy(vars, { app: createApp() }));
     expect(echoed(await cold.callTool("files.read", { path: "a" })).tool).toBe("files.read");
-    expect(await listed()).toBe(before);
+    expect(await listed()).toBe(before + 1);
+    expect(echoed(await cold.callTool("files.read", { path: "b" })).tool).toBe("files.read");
+    expect(await listed()).toBe(before + 1);
   });
 
   it("serves only what `only` and onlyAnnotated leave, and refuses the rest", async () => {

@@ -108,38 +108,44 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     expect(answer).not.toMatch(/secret_ssn_field/);
   });
 
-  // Not fixed: the resolver restores any name the map handed out, whoever was shown it.
-  it.fails.each([
-    ["after listing their own tools", true],
-    ["without a listing of their own", false],
-  ])(
-    "does not restore the original of another caller's tool for a call by its name, %s",
-    async (_, lists) => {
-      const origin = callerOrigin();
-      await origin.list("ann", [PAYROLL, READ]);
-      await origin.list("bob", [READ]);
-      const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
-      const ann = user(proxy, "ann", wire);
-      const bob = user(proxy, "bob", wire);
-      expect((await ann.list()).tools.map((tool) => tool.name)).toContain(
-        openaiName("admin.payroll"),
-      );
-      if (lists) expect((await bob.list()).tools).toHaveLength(1);
+  /** Bob calls by names anyone can work out from guessed originals: one listed to ann, one to no one. */
+  const guessOriginals = async (bob: ReturnType<typeof user>) => {
+    // Ann's tool first: were its original restored, the origin's answer would tell bob that some
+    // caller of the proxy has a tool of that name.
+    const existing = JSON.stringify(await bob.call(openaiName("admin.payroll")));
+    expect(existing).toContain(`Unknown tool: ${openaiName("admin.payroll")}`);
+    expect(existing).not.toContain("admin.payroll");
+    // A name no one was shown goes to the origin as bob wrote it, and the origin answers for it.
+    const guessed = JSON.stringify(await bob.call(openaiName("admin.salaries")));
+    expect(guessed).toContain(`Unknown tool: ${openaiName("admin.salaries")}`);
+  };
 
-      // Bob guesses originals and calls the names anyone can work out from them. A name no one
-      // was shown goes to the origin as bob wrote it, and the origin answers for it.
-      const guessed = JSON.stringify(await bob.call(openaiName("admin.salaries")));
-      expect(guessed).toContain(`Unknown tool: ${openaiName("admin.salaries")}`);
-      // Ann's tool must read the same: were its original restored, the origin's answer would
-      // tell bob that some caller of the proxy has a tool of that name.
-      const existing = JSON.stringify(await bob.call(openaiName("admin.payroll")));
-      expect(existing).toContain(`Unknown tool: ${openaiName("admin.payroll")}`);
-      expect(existing).not.toContain("admin.payroll");
-    },
-  );
+  it("does not restore the original of another caller's tool for a call by its name, after the caller listed their own", async () => {
+    const origin = callerOrigin();
+    await origin.list("ann", [PAYROLL, READ]);
+    await origin.list("bob", [READ]);
+    const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+    const ann = user(proxy, "ann", wire);
+    const bob = user(proxy, "bob", wire);
+    expect((await ann.list()).tools.map((tool) => tool.name)).toContain(
+      openaiName("admin.payroll"),
+    );
+    expect((await bob.list()).tools).toHaveLength(1);
+    await guessOriginals(bob);
+  });
 
-  // Not fixed: with no listing of the caller's here, a name listed to anyone is let through.
-  it.fails("answers a call by another caller's original as one by a name no one was listed, where the rules refuse calls", async () => {
+  // Not fixed: with no listing of the caller's here and no rules that refuse calls, the
+  // resolver restores any name the map handed out (SECURITY.md, "What the proxy answers itself").
+  it.fails("does not restore the original of another caller's tool for a call by its name, without a listing of their own", async () => {
+    const origin = callerOrigin();
+    await origin.list("ann", [PAYROLL, READ]);
+    await origin.list("bob", [READ]);
+    const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+    await user(proxy, "ann", wire).list();
+    await guessOriginals(user(proxy, "bob", wire));
+  });
+
+  it("answers a call by another caller's original as one by a name no one was listed, where the rules refuse calls", async () => {
     const origin = callerOrigin();
     await origin.list("ann", [PAYROLL, READ]);
     await origin.list("bob", [READ]);
@@ -154,6 +160,40 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     const guessed = await user(proxy, "bob", wire).call("admin.salaries");
     expect(guessed.error?.message).toBe("Unknown tool: admin.salaries");
     expect(existing.error?.message).toBe("Unknown tool: admin.payroll");
+  });
+
+  it("answers a call by another caller's listed name as one by a name no one was listed, where the rules refuse calls", async () => {
+    const origin = callerOrigin();
+    await origin.list("ann", [PAYROLL, READ]);
+    await origin.list("bob", [READ]);
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
+      { app: createApp() },
+    );
+    await user(proxy, "ann", wire).list();
+    const existing = await user(proxy, "bob", wire).call(openaiName("admin.payroll"));
+    const guessed = await user(proxy, "bob", wire).call(openaiName("admin.salaries"));
+    expect(guessed.error?.message).toBe(`Unknown tool: ${openaiName("admin.salaries")}`);
+    expect(existing.error?.message).toBe(`Unknown tool: ${openaiName("admin.payroll")}`);
+  });
+
+  it("restores a caller's tool added since their listing here, which they were listed elsewhere", async () => {
+    const origin = callerOrigin();
+    await origin.list("ann", [READ]);
+    const here = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+    const elsewhere = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+    expect((await user(here, "ann", wire).list()).tools).toHaveLength(1);
+    // The origin gives ann a tool; another isolate lists it to her, and she calls it here.
+    await origin.list("ann", [PAYROLL, READ]);
+    expect((await user(elsewhere, "ann", wire).list()).tools).toHaveLength(2);
+    const called = await user(here, "ann", wire).call(openaiName("admin.payroll"), {
+      secret_ssn_field: "x",
+    });
+    expect(called.result?.structuredContent).toEqual({
+      tool: "admin.payroll",
+      arguments: { secret_ssn_field: "x" },
+      caller: "ann",
+    });
   });
 
   it("keeps a caller's paged listing theirs when a later page is the text of another caller's whole listing", async () => {
