@@ -13,11 +13,10 @@ import {
   CHANGE_SCOPES,
   NO_RULES,
   ruleNamesProblems,
-  type ToolPolicy,
   ToolRules,
   ToolRulesSetting,
 } from "../rules/tool-rules";
-import { type Profile, type ProfileLimits, profileOf } from "../schemas/profile";
+import { type Profile, profileOf } from "../schemas/profile";
 import {
   AUTH_MODES,
   type AuthMode,
@@ -26,11 +25,10 @@ import {
   type SignInBindings,
   type SignInBudgetBinding,
   VALIDATION_MODES,
-  type ValidationMode,
 } from "./auth-modes";
+import type { Config, ConfigProblem, ConfigResult } from "./config";
 import { GATE_SETTINGS, type GateVars, gateAuthOf, gateProblems } from "./gate";
 import {
-  type AllowedHost,
   expectedOnly,
   hostList,
   httpUrl,
@@ -62,6 +60,7 @@ export type {
   UserSecrets,
   ValidationMode,
 } from "./auth-modes";
+export type { CallsSettings, Config, ConfigProblem, ConfigResult } from "./config";
 export { isDomainName, isHeaderSafe, isPlainAddress } from "./gate";
 export type { AllowedHost } from "./values";
 export { emailKey, isLoopbackHost, lowerAscii } from "./values";
@@ -297,64 +296,6 @@ function configFrom(vars: Settings): Config {
     auth: authOf(vars),
   };
 }
-
-/** Call analytics' settings (docs/observability.md). */
-export interface CallsSettings {
-  /** `CALLS`: the Analytics Engine dataset. */
-  dataset: AnalyticsEngineDataset;
-  /** `CALLS_ANSWER_SAMPLING_RATE`: the share of requests whose calls' answers are read. */
-  answerSamplingRate: number;
-}
-
-export interface Config {
-  originUrl: URL;
-  mcpPath: string;
-  /** `TOOL_MAP`: the tool map's KV namespace. */
-  toolMapKv: KVNamespace;
-  /** Call analytics, when `CALLS` binds its dataset (docs/observability.md). */
-  calls: CallsSettings | undefined;
-  /**
-   * The deployed version's id (`CF_VERSION_METADATA`): what a listing
-   * rewritten by another isolate is trusted to have been rewritten by.
-   */
-  deployment: string | undefined;
-  originTimeoutMs: number;
-  maxBodyBytes: number;
-  /** `MAX_BATCH_MESSAGES`: the most messages a batch may hold (transport/post-body.ts). */
-  maxBatchMessages: number;
-  /**
-   * `MAX_LOCAL_ANSWER_BYTES`: the most the proxy writes itself in answer to
-   * one request, its answers together (rewrite/local-answers.ts).
-   */
-  maxLocalAnswerBytes: number;
-  /** The profile at `MCP_PATH` (`PROFILE`, or `NAME_PROFILE`), with the limits in force. */
-  profile: Profile;
-  /** `NAME_MAX_LENGTH` and `MAX_TOOLS`: lower limits for every profile. */
-  profileLimits: ProfileLimits;
-  /** `TOOL_RULES` and `TOOL_CHANGES`: the operator's say over the tools (docs/rules.md). */
-  policy: ToolPolicy;
-  /** What to do with arguments that fail the tool's schema (`ARGUMENT_VALIDATION`). */
-  argumentValidation: ValidationMode;
-  /** Hosts the proxy answers for (`ALLOWED_HOSTS`); empty: any. */
-  allowedHosts: readonly AllowedHost[];
-  /** The origin clients reach the proxy at (`PUBLIC_URL`), when it is not the one requests arrive for. */
-  publicOrigin: string | undefined;
-  /** `AUTH_MODE`, with what broker mode needs. */
-  auth: AuthMode;
-}
-
-/** One thing wrong with the settings. */
-export interface ConfigProblem {
-  /** The setting's name (`TOOL_RULES`): all a client is ever told, a name and never a value. */
-  setting: string;
-  /** Where in it, as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
-  path: string;
-  problem: string;
-}
-
-export type ConfigResult =
-  | { kind: "valid"; config: Config }
-  | { kind: "invalid"; problems: ConfigProblem[] };
 
 /** A setting's path as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
 function settingPath(keys: readonly unknown[]): string {
