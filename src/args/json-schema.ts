@@ -300,3 +300,13 @@ function itemsIn(schema: unknown, reading: Reading): unknown {
 export function forbidsAdditionalProperties(schema: unknown, root: Schema): boolean {
   return own(resolve(schema, root) ?? {}, "additionalProperties") === false;
 }
+
+/**
+ * Whether an object schema takes keys by pattern (`patternProperties`): a key
+ * that reads as another spelling of a declared one may be one of them, which
+ * only the origin's regex could tell (run here, a regex is the origin's to
+ * make slow).
+ */
+export function takesKeysByPattern(schema: unknown, root: Schema): boolean {
+  return own(resolve(schema, root) ?? {}, "patternProperties") !== undefined;
+}

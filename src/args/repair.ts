@@ -21,6 +21,7 @@ import {
   propertiesOf,
   requiredOf,
   type Schema,
+  takesKeysByPattern,
 } from "./json-schema";
 
 const MAX_DEPTH = 32;
@@ -61,7 +62,9 @@ class ArgumentRepair {
     if (!properties) return value;
     const declared = Object.keys(properties);
     const forbids = forbidsAdditionalProperties(schema, this.root);
-    const { entries, renamed, dropped } = coalesceKeys(value, declared, forbids);
+    // Where keys are also taken by pattern, none is read as another spelling of a declared one.
+    const spelledAs = takesKeysByPattern(schema, this.root) ? [] : declared;
+    const { entries, renamed, dropped } = coalesceKeys(value, spelledAs, forbids);
     let changed = renamed.length > 0 || dropped.length > 0;
     for (const { from, to } of renamed) {
       this.report.renamedKeys.push({ from: joinPath(path, from), to: joinPath(path, to) });

@@ -139,6 +139,25 @@ describe("coalescing keys", () => {
     });
   });
 
+  it("leaves keys alone where the schema also takes keys by pattern: the key may be one of them", () => {
+    // An `x-` header of the origin's own, and one the schema declares: `x-trace` is a patterned key,
+    // and must neither be renamed to `x_trace` nor, as a losing alias, dropped.
+    const schema = {
+      type: "object",
+      properties: { x_trace: { type: "string" } },
+      patternProperties: { "^x-": { type: "string" } },
+      additionalProperties: false,
+    };
+    const both = repair({ x_trace: "a", "x-trace": "b" }, schema);
+    expect(both.arguments).toEqual({ x_trace: "a", "x-trace": "b" });
+    expect(both.report.dropped).toEqual([]);
+    const alone = repair({ "x-trace": "b" }, schema);
+    expect(alone.arguments).toEqual({ "x-trace": "b" });
+    expect(alone.report.renamedKeys).toEqual([]);
+    // Values under declared keys are still repaired.
+    expect(repair({ x_trace: 5 }, schema).arguments).toEqual({ x_trace: "5" });
+  });
+
   it("leaves keys alone when two declared properties fold alike", () => {
     const schema = { type: "object", properties: { user_id: {}, userId: {} } };
     expect(repair({ "user-id": 1 }, schema).arguments).toEqual({ "user-id": 1 });
