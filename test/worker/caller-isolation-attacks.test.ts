@@ -149,19 +149,6 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     await guessOriginals(user(proxy, "bob", wire));
   });
 
-  it("does not restore the original of another caller's tool for a caller whose whole listing was followed by a later page", async () => {
-    const origin = callerOrigin();
-    await origin.list("ann", [PAYROLL, READ]);
-    await origin.list("bob", [READ]);
-    const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
-    const bob = user(proxy, "bob", wire);
-    await user(proxy, "ann", wire).list();
-    expect((await bob.list()).tools).toHaveLength(1);
-    // A page asked for by a cursor (the origin reads it as an offset): what bob already listed.
-    expect((await bob.list("0")).tools).toHaveLength(1);
-    await guessOriginals(bob);
-  });
-
   it("does not restore the original of another caller's tool for a caller whose listing here is pages", async () => {
     // No tool ceiling (anthropic): a paged listing is named page by page, never whole.
     const origin = callerOrigin("&page_size=1");
@@ -187,15 +174,17 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     }
   });
 
-  it("lists the origin again for a caller once a minute however many of another caller's names they call", async () => {
+  it("does not restore the original of another caller's tool for a caller whose whole listing was followed by later pages, listing the origin for them once", async () => {
     const origin = callerOrigin();
     await origin.list("ann", [PAYROLL, READ]);
     await origin.list("bob", [READ]);
     const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
     const bob = user(proxy, "bob", wire);
     await user(proxy, "ann", wire).list();
-    await bob.list();
-    for (let i = 0; i < 5; i++) await bob.list("0");
+    expect((await bob.list()).tools).toHaveLength(1);
+    // Pages asked for by a cursor (the origin reads it as an offset): what bob already listed.
+    for (let i = 0; i < 5; i++) expect((await bob.list("0")).tools).toHaveLength(1);
+    // However many of ann's names bob calls, the origin is listed for him once a minute.
     for (let i = 0; i < 5; i++) await guessOriginals(bob);
     // Bob's own listing, his five pages, and one listing on his behalf.
     expect(await origin.listings()).toEqual({ ann: 1, bob: 7 });
