@@ -55,11 +55,12 @@ export class CallNames {
 
   /**
    * The tool a model-facing name stands for, with its schema and view:
-   * memory first, then KV. None where the caller's own whole listing here
-   * lacks the tool: the name was handed out to another caller, and the
-   * origin's answer to its original would tell this one that some caller
-   * has a tool of that name (the resolver lists the origin again for them,
-   * in case the tool is theirs since).
+   * memory first, then KV. None where the caller's own listing here lacks
+   * the tool, whole or the pages of it they read: the name was handed out to
+   * another caller, and the origin's answer to its original would tell this
+   * one that some caller has a tool of that name (the resolver lists the
+   * origin again for them, in case the tool is theirs since, or on a page
+   * they read elsewhere).
    */
   async resolve(name: string): Promise<Resolution | undefined> {
     if (!this.couldHaveNamed(name)) return undefined;
@@ -67,14 +68,19 @@ export class CallNames {
     if (original === undefined && (await this.map.load())) {
       original = this.map.names().byName.get(name);
     }
-    if (original === undefined || (await this.#notInWholeListing(original))) return undefined;
+    if (original === undefined || (await this.#notInListing(original))) return undefined;
     return this.#resolveOriginal(original, name);
   }
 
-  /** Whether the caller's whole listing is here, and neither shows, hides nor holds `original`. */
-  async #notInWholeListing(original: string): Promise<boolean> {
+  /**
+   * Whether the caller has a listing here that neither shows, hides nor holds
+   * `original`. Pages count too: a caller can turn their whole listing into
+   * pages by asking for one by a cursor, and an origin's pages under a
+   * profile with no tool ceiling are never read whole.
+   */
+  async #notInListing(original: string): Promise<boolean> {
     const shown = await this.map.view.current();
-    return shown?.view.whole === true && !shown.view.decisions.has(original);
+    return shown !== undefined && !shown.view.decisions.has(original);
   }
 
   /**

@@ -872,6 +872,7 @@ describe("parseConfig, any settings (property)", () => {
     "TOOL_CHANGES",
     "TOOL_CHANGES_SCOPE",
     "ARGUMENT_VALIDATION",
+    "CALLS_ANSWER_SAMPLING_RATE",
     "ALLOWED_HOSTS",
     "PUBLIC_URL",
     "AUTH_MODE",

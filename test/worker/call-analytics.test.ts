@@ -626,6 +626,43 @@ describe("which answers are read (CALLS_ANSWER_SAMPLING_RATE)", () => {
     expect(listing.doubles["outcome.weight"]).toBe(1);
   });
 
+  it.each(CARRIED)(
+    "half, a batch answered in %s: the call read stands for two or unsampled for none, its listing and the proxy's own answer for one each",
+    async (_, query) => {
+      const { send } = await sampledSession("0.5", query);
+      const outcomes = new Set<string>();
+      for (let i = 0; i < 16; i++) {
+        const { messages, points } = await send([
+          rpc(1, "tools/call", {
+            name: DEMO_NAMES["scope:action"],
+            arguments: { scope: "billing" },
+          }),
+          rpc(2, "tools/list"),
+          rpc(3, "tools/call", { name: DEMO_NAMES["files.read"], arguments: 7 }),
+        ]);
+        expect(messages).toHaveLength(3);
+        const weighed = points.map((point) => [
+          point.blobs["mcp.method.name"],
+          point.blobs.outcome,
+          point.doubles["outcome.weight"],
+        ]);
+        const call = weighed.find(
+          ([method, outcome]) => method === "tools/call" && outcome !== "refused",
+        );
+        outcomes.add(String(call?.[1]));
+        expect(weighed.sort()).toEqual(
+          [
+            ["tools/call", "refused", 1],
+            ["tools/list", "ok", 1],
+            call?.[1] === "ok" ? ["tools/call", "ok", 2] : ["tools/call", "unsampled", 0],
+          ].sort(),
+        );
+      }
+      // 16 fair draws all alike: a chance of 1 in 32,768.
+      expect([...outcomes].sort()).toEqual(["ok", "unsampled"]);
+    },
+  );
+
   it("every one: each outcome read stands for one call", async () => {
     const { readScope } = await sampledSession("1");
     const point = await readScope(1);

@@ -50,6 +50,10 @@ function callerOrigin(query = "") {
       });
       expect(response.status).toBe(204);
     },
+    /** How many times the origin was asked for each caller's listing. */
+    async listings(): Promise<Record<string, number>> {
+      return (await fetch(`${CALLER_ORIGIN}/__listings?map=${map}`)).json();
+    },
   };
 }
 
@@ -143,6 +147,66 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
     await user(proxy, "ann", wire).list();
     await guessOriginals(user(proxy, "bob", wire));
+  });
+
+  it("does not restore the original of another caller's tool for a caller whose listing here is pages", async () => {
+    // No tool ceiling (anthropic): a paged listing is named page by page, never whole.
+    const origin = callerOrigin("&page_size=1");
+    await origin.list("ann", [PAYROLL, READ]);
+    await origin.list("bob", [READ, WRITE]);
+    const proxy = viaProxy({ ORIGIN_URL: origin.url, PROFILE: "anthropic" }, { app: createApp() });
+    const ann = user(proxy, "ann", wire);
+    const bob = user(proxy, "bob", wire);
+    const named = (original: string) => sanitizeName(original, profileOf("anthropic").names).name;
+    expect((await ann.list()).tools.map((tool) => tool.name)).toEqual([named("admin.payroll")]);
+    const first = await bob.list();
+    expect((await bob.list(first.nextCursor)).nextCursor).toBeUndefined();
+    const existing = JSON.stringify(await bob.call(named("admin.payroll")));
+    expect(existing).toContain(`Unknown tool: ${named("admin.payroll")}`);
+    expect(existing).not.toContain("admin.payroll");
+    // Bob's own tools, from either page, still reach the origin.
+    for (const tool of ["user.read", "user.write"]) {
+      expect((await bob.call(named(tool), { id: "1" })).result?.structuredContent).toEqual({
+        tool,
+        arguments: { id: "1" },
+        caller: "bob",
+      });
+    }
+  });
+
+  it("does not restore the original of another caller's tool for a caller whose whole listing was followed by later pages, listing the origin for them once", async () => {
+    const origin = callerOrigin();
+    await origin.list("ann", [PAYROLL, READ]);
+    await origin.list("bob", [READ]);
+    const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+    const bob = user(proxy, "bob", wire);
+    await user(proxy, "ann", wire).list();
+    expect((await bob.list()).tools).toHaveLength(1);
+    // Pages asked for by a cursor (the origin reads it as an offset): what bob already listed.
+    for (let i = 0; i < 5; i++) expect((await bob.list("0")).tools).toHaveLength(1);
+    // However many of ann's names bob calls, the origin is listed for him once a minute.
+    for (let i = 0; i < 5; i++) await guessOriginals(bob);
+    // Bob's own listing, his five pages, and one listing on his behalf.
+    expect(await origin.listings()).toEqual({ ann: 1, bob: 7 });
+  });
+
+  it("reaches a caller's own tool called by its own name, which another caller's tool was named before", async () => {
+    // Ann's files.write was handed out as files_write_<fingerprint>; bob's tool has that very name.
+    const taken = openaiName("files.write");
+    const origin = callerOrigin();
+    await origin.list("ann", [{ ...WRITE, name: "files.write" }]);
+    await origin.list("bob", [{ ...WRITE, name: taken }]);
+    const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+    const bob = user(proxy, "bob", wire);
+    expect((await user(proxy, "ann", wire).list()).tools.map((tool) => tool.name)).toEqual([taken]);
+    expect((await bob.list()).tools.map((tool) => tool.name)).toEqual([`${taken}_2`]);
+    for (const name of [`${taken}_2`, taken]) {
+      expect((await bob.call(name, { id: "1" })).result?.structuredContent).toEqual({
+        tool: taken,
+        arguments: { id: "1" },
+        caller: "bob",
+      });
+    }
   });
 
   it("answers a call by another caller's original as one by a name no one was listed, where the rules refuse calls", async () => {
