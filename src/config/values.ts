@@ -43,15 +43,20 @@ export const wholeNumber = (unit: string, minimum: number, maximum = Number.MAX_
   );
 };
 
+/**
+ * The least share `rate` takes besides 0: what a share stands for is 1 ÷ it
+ * (analytics/recorder.ts), which nearer 0 grows past any count.
+ */
+const MIN_RATE = 0.0001;
+
 /** A share from 0 to 1, given as a string (wrangler vars) or a number (TOML floats). */
 export const rate = () => {
-  const message = "must be a number from 0 to 1";
+  const message = `must be 0, or a number from ${MIN_RATE} to 1`;
   return v.pipe(
     v.union([v.pipe(v.string(), v.trim(), v.nonEmpty(message)), v.number()], message),
     v.transform(Number),
     v.number(message),
-    v.minValue(0, message),
-    v.maxValue(1, message),
+    v.check((share) => share === 0 || (share >= MIN_RATE && share <= 1), message),
   );
 };
 

@@ -577,10 +577,12 @@ describe("parseConfig", () => {
     ["AUTH_MODE", "proxy", "must be one of relay, broker, gate"],
     ["SIGN_IN_DAILY_WRITES", "2", "must be at least 3 writes"],
     ["SIGN_IN_DAILY_WRITES", "a lot", "must be a whole number of writes"],
-    ["CALLS_ANSWER_SAMPLING_RATE", "1.5", "must be a number from 0 to 1"],
-    ["CALLS_ANSWER_SAMPLING_RATE", "-0.1", "must be a number from 0 to 1"],
-    ["CALLS_ANSWER_SAMPLING_RATE", "half", "must be a number from 0 to 1"],
-    ["CALLS_ANSWER_SAMPLING_RATE", "", "must be a number from 0 to 1"],
+    ["CALLS_ANSWER_SAMPLING_RATE", "1.5", "must be 0, or a number from 0.0001 to 1"],
+    ["CALLS_ANSWER_SAMPLING_RATE", "-0.1", "must be 0, or a number from 0.0001 to 1"],
+    ["CALLS_ANSWER_SAMPLING_RATE", "half", "must be 0, or a number from 0.0001 to 1"],
+    ["CALLS_ANSWER_SAMPLING_RATE", "", "must be 0, or a number from 0.0001 to 1"],
+    // A point read stands for 1 ÷ the rate calls: a rate near 0 would make that infinite.
+    ["CALLS_ANSWER_SAMPLING_RATE", "5e-324", "must be 0, or a number from 0.0001 to 1"],
     ["PUBLIC_URL", "mcp.example.com", "must be an absolute http:// or https:// URL"],
     [
       "PUBLIC_URL",
