@@ -10,13 +10,18 @@
  * So Allow is `disabled` in the HTML, and the script turns it on once the
  * page is in front (visible and focused) and, since it came to front:
  *
- * - it has been there for half a second: the longest a double-click's second
- *   click follows its first by default (Windows; GTK waits 400 ms), and what
- *   Chromium's own dialogs wait before they take a click;
+ * - it has been there for half a second: a double-click's second click comes
+ *   sooner (the platforms' default intervals: Windows 500 ms, GTK 400 ms), so
+ *   a pointer already moving when the page was swapped under it allows
+ *   nothing; browsers hold their own dialogs' buttons back after they show
+ *   for the same reason;
  * - and the user made a gesture on it: a mouse or pen pointer moved 16 CSS
  *   pixels or more from where the page first saw it (a double-click's tremble
  *   stays within the 4–5 pixels the platforms allow it), or, once the half
  *   second is past, a key pressed (not one held since before) or a touch.
+ *   Movement counts from the moment the page is in front, as a user's way
+ *   to Allow does; a key or a tap is one act, and in the first half second
+ *   it may be the second press the swap was made for.
  *
  * The page leaving the front (blur, hidden, left for the back-forward cache)
  * turns Allow off again, and all of it starts over. Only trusted events
