@@ -3,7 +3,9 @@
  * client is asking, where its access goes, and what it gets, with Allow and
  * Deny, before the browser goes anywhere else. Gate mode's signed-in page:
  * who the identity provider signed in, for which server, with the way on
- * to the client. Server-rendered HTML with no script. Everything that came
+ * to the client. Server-rendered HTML; the consent page's one script turns
+ * Allow on for a gesture on the page (auth/consent-gesture.ts), the signed-in
+ * page has none. Everything that came
  * from the client (its name, domain, redirect host), from the origin (its
  * scopes) or from the provider (the user's email) is escaped: a dynamically
  * registered client chooses its own name, shown cut to a name's length.
@@ -15,14 +17,21 @@
  * URI's host with a warning when it is local, and what access means.
  */
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
+import { ALLOW_ID, ALLOW_SCRIPT, allowScriptSource } from "./consent-gesture";
 
 /**
  * The pages' Content-Security-Policy: their own inline style and nothing else
  * loads or runs, and no other site frames them (clickjacking Allow). Every
  * client's text is escaped; this holds were one ever to slip out as markup.
- * No `form-action`: Chrome applies it to the redirect after Allow.
+ * No `form-action`: Chrome applies it to the redirect after Allow. The
+ * signed-in page's whole policy; the consent page's runs its one script too.
  */
 export const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+
+/** The consent page's: `PAGE_POLICY`, and its one script by its hash. */
+export async function consentPolicy(): Promise<string> {
+  return `${PAGE_POLICY}; script-src ${await allowScriptSource()}`;
+}
 
 export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -64,7 +73,8 @@ export interface ConsentAccess {
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.4rem}.note{background:#fff4d6;padding:.6rem .8rem;border-radius:6px}
-code{background:#f2f2f2;padding:0 .25rem;border-radius:3px}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}`;
+code{background:#f2f2f2;padding:0 .25rem;border-radius:3px}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}
+.hint{color:#555;font-size:.9rem}`;
 
 export function consentPage(
   details: ConsentDescription,
@@ -100,9 +110,12 @@ ${permissions}
 <p>If you allow it, you sign in at <strong id="sign-in-host">${escapeHtml(access.signInHost)}</strong> next.</p>
 <form method="post">
   <input type="hidden" name="handle" value="${escapeHtml(handle)}">
-  <button name="decision" value="approve">Allow</button>
+  <button id="${ALLOW_ID}" name="decision" value="approve" disabled>Allow</button>
   <button name="decision" value="deny">Deny</button>
 </form>
+<p class="hint">Allow turns on once this page has been in front for a moment and you move the pointer over it, press a key or touch it, so that a click meant for another window cannot land on it.</p>
+<noscript><p class="note">Allow needs JavaScript, which is off in this browser. Turn it on for this site and open this page again, or Deny.</p></noscript>
+<script>${ALLOW_SCRIPT}</script>
 </html>`;
 }
 

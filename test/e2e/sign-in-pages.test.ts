@@ -132,9 +132,14 @@ describe("the sign-in pages, for a client anyone could have registered", () => {
     expect(shown.endsWith("…")).toBe(true);
     expect(html.length).toBeLessThan(4000);
     expect(html).toContain('<strong id="redirect-host">evil.example</strong>');
-    // Nothing but its own inline style loads, were a client's text ever to slip out as markup.
+    // Nothing but its own inline style and its one script (by its hash) loads or runs, were a
+    // client's text ever to slip out as markup.
+    const scripts = [...html.matchAll(/<script>([^<]*)<\/script>/g)].map((match) => match[1] ?? "");
+    expect(scripts).toHaveLength(1);
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(scripts[0]));
+    const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
     expect(page.headers.get("content-security-policy")).toBe(
-      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+      `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; script-src 'sha256-${hash}'`,
     );
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { consentPage, shownName } from "../../src/auth/consent-page";
+import { ALLOW_SCRIPT } from "../../src/auth/consent-gesture";
+import { consentPage, consentPolicy, shownName } from "../../src/auth/consent-page";
 
 const details = {
   clientId: "c1",
@@ -9,6 +10,9 @@ const details = {
   redirectIsLoopback: true,
   scope: ["read"],
 };
+/** The page without its own script: what is left came from the page's text. */
+const withoutOwnScript = (page: string) => page.replace(`<script>${ALLOW_SCRIPT}</script>`, "");
+
 const access = {
   originHost: "mcp.acme.example",
   originScopes: ["files:read", "read"],
@@ -30,9 +34,26 @@ describe("the consent page", () => {
       'If you allow it, you sign in at <strong id="sign-in-host">login.acme.example</strong> next.',
     );
     expect(page).toContain('<input type="hidden" name="handle" value="h1">');
-    expect(page).toContain('<button name="decision" value="approve">Allow</button>');
     expect(page).toContain('<button name="decision" value="deny">Deny</button>');
-    expect(page).not.toContain("<script");
+  });
+
+  it("holds Allow off until its one script sees a gesture, and says what to do without JavaScript", () => {
+    const page = consentPage(details, "h1", access);
+    expect(page).toContain(
+      '<button id="allow" name="decision" value="approve" disabled>Allow</button>',
+    );
+    expect(page).toContain("Allow turns on once this page has been in front for a moment");
+    expect(page).toContain('<noscript><p class="note">Allow needs JavaScript');
+    expect(page.split("<script").length - 1).toBe(1);
+    expect(withoutOwnScript(page)).not.toContain("<script");
+  });
+
+  it("allows the page's script by its SHA-256 and nothing else beyond the pages' policy", async () => {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(ALLOW_SCRIPT));
+    const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
+    expect(await consentPolicy()).toBe(
+      `default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; script-src 'sha256-${hash}'`,
+    );
   });
 
   it("shows a Client ID Metadata Document client's domain, and no warning for a remote redirect", () => {
@@ -56,7 +77,7 @@ describe("the consent page", () => {
       '"handle',
       access,
     );
-    expect(page).not.toMatch(/<script>|<b>|<i>/);
+    expect(withoutOwnScript(page)).not.toMatch(/<script>|<b>|<i>/);
     expect(page).toContain("&#34;&#62;&#60;script&#62;x&#60;/script&#62;");
     expect(page).toContain('value="&#34;handle"');
   });
@@ -68,7 +89,7 @@ describe("the consent page", () => {
       originScopes: ['read"><script>s</script>', "a&b"],
       signInHost: "<img src=x onerror=alert(1)>",
     });
-    expect(page).not.toMatch(/<script>|<u>|<img/);
+    expect(withoutOwnScript(page)).not.toMatch(/<script>|<u>|<img/);
     expect(page).toContain("at &#60;u&#62;o as you?</h1>");
     expect(page).toContain(
       "With these permissions: <code>read&#34;&#62;&#60;script&#62;s&#60;/script&#62;</code> <code>a&#38;b</code>.",
