@@ -17,7 +17,7 @@
  * URI's host with a warning when it is local, and what access means.
  */
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
-import { ALLOW_ID, ALLOW_SCRIPT, allowScriptSource } from "./consent-gesture";
+import { ALLOW_ID, ALLOW_SCRIPT, ALLOW_SCRIPT_SOURCE } from "./consent-gesture";
 
 /**
  * The pages' Content-Security-Policy: their own inline style and nothing else
@@ -29,9 +29,7 @@ import { ALLOW_ID, ALLOW_SCRIPT, allowScriptSource } from "./consent-gesture";
 export const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 
 /** The consent page's: `PAGE_POLICY`, and its one script by its hash. */
-export async function consentPolicy(): Promise<string> {
-  return `${PAGE_POLICY}; script-src ${await allowScriptSource()}`;
-}
+export const CONSENT_POLICY = `${PAGE_POLICY}; script-src ${ALLOW_SCRIPT_SOURCE}`;
 
 export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);

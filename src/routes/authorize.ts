@@ -28,7 +28,7 @@ import {
 import type { Context } from "hono";
 import * as oauth from "oauth4webapi";
 import type { BrokerProps } from "../auth/broker";
-import { type ConsentAccess, consentPage, consentPolicy } from "../auth/consent-page";
+import { CONSENT_POLICY, type ConsentAccess, consentPage } from "../auth/consent-page";
 import { publicUrls } from "../auth/public-url";
 import { takeSignInWrite } from "../auth/sign-in-budget";
 import {
@@ -156,7 +156,7 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
     if (refused) return budgetPage(request, "consent", refused);
     const consent = await helpers.beginConsent(request);
     consent.headers.set("content-type", "text/html; charset=utf-8");
-    consent.headers.set("content-security-policy", await consentPolicy());
+    consent.headers.set("content-security-policy", CONSENT_POLICY);
     logEvent("sign_in_started", { client: request.clientId, redirectHost: details.redirectHost });
     return new Response(consentPage(details, consent.handle, access), {
       headers: consent.headers,
