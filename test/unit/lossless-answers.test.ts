@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ProfileName } from "../../src/names/profiles";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { UNFIT_META } from "../../src/rewrite/tools-list";
 import { profileOf } from "../../src/schemas/profile";
@@ -80,7 +81,30 @@ const mayDiffer = (path: string) =>
   /^(?:\d+\.)?result\.tools\.\d+\.(?:name|inputSchema(?:\..*)?|_meta\.[^.]*unfit)$/.test(path) ||
   path.endsWith(UNFIT_META);
 
+/** A tool map of its own for one profile, that has listed nothing. */
+const freshToolMap = (profile: ProfileName) =>
+  new ToolMap(
+    env.TOOL_MAP,
+    { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
+    profileOf(profile),
+    new ToolMapMemory(),
+    () => {},
+  );
+
 describe("a listing the proxy renames", () => {
+  it("keeps the origin's numbers in every schema, viewed or not", async () => {
+    const schema =
+      '{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993,"default":1.50,"description":"caf\\u00e9"}},"additionalProperties":false}';
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a.b","inputSchema":${schema}}]}}`;
+    for (const profile of ["openai", "gemini"] as const) {
+      const toolMap = freshToolMap(profile);
+      const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
+      expect(renamed).toContain('"maximum":9007199254740993');
+      // OpenAI takes the schema as it is: the origin's text, escapes and all.
+      if (profile === "openai") expect(renamed).toContain(`"inputSchema":${schema}`);
+    }
+  });
+
   it("keeps every other member of every tool, of the result and of other answers as the origin wrote it (property)", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     let changed = 0;
@@ -89,13 +113,7 @@ describe("a listing the proxy renames", () => {
         answerText,
         fc.constantFrom("openai", "gemini", "openai-strict"),
         async (text, profile) => {
-          const toolMap = new ToolMap(
-            env.TOOL_MAP,
-            { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-            profileOf(profile),
-            new ToolMapMemory(),
-            () => {},
-          );
+          const toolMap = freshToolMap(profile);
           const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
           if (renamed === undefined) return;
           changed++;
@@ -119,13 +137,7 @@ describe("a listing the proxy renames", () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     await fc.assert(
       fc.asyncProperty(fc.array(otherText, { minLength: 1, maxLength: 3 }), async (others) => {
-        const toolMap = new ToolMap(
-          env.TOOL_MAP,
-          { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-          profileOf("openai"),
-          new ToolMapMemory(),
-          () => {},
-        );
+        const toolMap = freshToolMap("openai");
         const text = `[${others.join(",")}]`;
         const local = {
           jsonrpc: "2.0",

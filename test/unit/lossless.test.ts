@@ -12,7 +12,6 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { echoTools } from "../../demo/src/tools";
 import { MAX_NESTING, nestsTooDeep, parseExact, stringifyExact } from "../../src/json";
-import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { planForward } from "../../src/rewrite/request";
 import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
@@ -236,27 +235,6 @@ describe("JSON text read on the way to the origin", () => {
       ),
       { numRuns: 600 },
     );
-  });
-});
-
-describe("a listing the proxy renames", () => {
-  it("keeps the origin's numbers in every schema, viewed or not", async () => {
-    const schema =
-      '{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993,"default":1.50,"description":"caf\\u00e9"}},"additionalProperties":false}';
-    const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a.b","inputSchema":${schema}}]}}`;
-    for (const profile of ["openai", "gemini"] as const) {
-      const toolMap = new ToolMap(
-        env.TOOL_MAP,
-        { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-        profileOf(profile),
-        new ToolMapMemory(),
-        () => {},
-      );
-      const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
-      expect(renamed).toContain('"maximum":9007199254740993');
-      // OpenAI takes the schema as it is: the origin's text, escapes and all.
-      if (profile === "openai") expect(renamed).toContain(`"inputSchema":${schema}`);
-    }
   });
 });
 
