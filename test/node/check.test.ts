@@ -46,7 +46,11 @@ const SETTINGS: Array<[string, string, string]> = [
   ["MAX_TOOLS", '"zero"', "MAX_TOOLS: must be a whole number of tools"],
   ["TOOL_CHANGES", '"block"', "TOOL_CHANGES: must be one of allow, log, hold"],
   ["ARGUMENT_VALIDATION", '"strict"', "ARGUMENT_VALIDATION: must be one of off, warn, enforce"],
-  ["CALLS_ANSWER_SAMPLING_RATE", "1.5", "CALLS_ANSWER_SAMPLING_RATE: must be 0, or a number from 0.0001 to 1"],
+  [
+    "CALLS_ANSWER_SAMPLING_RATE",
+    "1.5",
+    "CALLS_ANSWER_SAMPLING_RATE: must be 0, or a number from 0.0001 to 1",
+  ],
   ["ALLOWED_HOSTS", '"https://x.example"', "ALLOWED_HOSTS: must be hostnames or host:port pairs"],
   ["PUBLIC_URL", '"https://x.example/mcp"', "PUBLIC_URL: must be the proxy's public origin only"],
   ["AUTH_MODE", '"proxy"', "AUTH_MODE: must be one of relay, broker"],
