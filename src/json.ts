@@ -18,10 +18,12 @@
  *
  * - by position, for the objects and arrays of the parse (`sourceAt`, an
  *   isolate-wide WeakMap whose entries live as long as the parsed objects),
- *   so a text parsed on the way (arguments sent as a JSON string) counts too;
- * - by value, for one text (`ExactText`), for the objects the proxy rebuilt
- *   from parsed ones (a renamed key, recovered inline arguments): a value the
- *   text wrote one way only is written that way again. A body and the JSON
+ *   so a text parsed on the way (arguments sent as a JSON string) counts too,
+ *   and for the objects the proxy rebuilds from them (a renamed key, recovered
+ *   inline arguments, a renamed tool), each carrying over what it keeps
+ *   (`writtenAsIn`);
+ * - by value, for one text (`ExactText`), for a value whose place is not
+ *   known: a value the text wrote one way only is written that way again. A body and the JSON
  *   texts read out of it on the way are joined (`joinExact`): a number a text
  *   holds alone (`"12345678901234567890"` for a value of any type) is in no
  *   object of that text, and the arguments it lands in may be rebuilt.
@@ -288,6 +290,31 @@ export function asWritten(holder: object, key: string): unknown {
   const value = (holder as Record<string, unknown>)[key];
   const at = typeof value === "number" ? sourceOf(holder, key, value) : undefined;
   return at === undefined ? value : rawJSON(at);
+}
+
+/**
+ * `copy`, an object built from `original` (a spread, `Object.fromEntries`),
+ * with each member that holds the value `original` holds under the same key
+ * (or under `from(key)`, for a key renamed) written by `stringifyExact` as
+ * `original`'s text wrote it. By value alone, a value the text writes two
+ * ways would be written as `JSON.stringify` writes it: `9007199254740993`
+ * beside a `9007199254740992` is one double, and an origin that reads
+ * integers exactly would read the other. A member the proxy set
+ * (`writtenAsSet`) keeps what it was set to be written as.
+ */
+export function writtenAsIn<T extends object>(
+  copy: T,
+  original: object,
+  from?: (key: string) => string,
+): T {
+  const sources = sourceAt.get(original);
+  if (sources === undefined || copy === original) return copy;
+  const own = sourceAt.get(copy);
+  for (const key of Object.keys(copy)) {
+    const at = sources.get(from?.(key) ?? key);
+    if (at !== undefined && !own?.has(key)) writeAs(copy, key, at.source, at.value);
+  }
+  return copy;
 }
 
 /**

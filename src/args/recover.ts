@@ -13,7 +13,14 @@
  * The params to forward keep the envelope fields and the recovered `arguments`,
  * never the inline copies.
  */
-import { type ExactText, isPlainObject, MAX_NESTING, nestsTooDeep, parseExact } from "../json";
+import {
+  type ExactText,
+  isPlainObject,
+  MAX_NESTING,
+  nestsTooDeep,
+  parseExact,
+  writtenAsIn,
+} from "../json";
 import { jsonTypeOf } from "./json-schema";
 
 /** Fields of `params` that belong to the request, not to the tool: never arguments, nor the tool's to name. */
@@ -55,8 +62,11 @@ function describe(value: unknown): string {
 export function recoverArguments(params: Record<string, unknown>): Recovered {
   const given = Object.hasOwn(params, "arguments") ? params.arguments : undefined;
   const inline = Object.entries(params).filter(([key]) => !ENVELOPE_KEYS.has(key));
-  const envelope = Object.fromEntries(
-    Object.entries(params).filter(([key]) => ENVELOPE_KEYS.has(key) && key !== "arguments"),
+  const envelope = writtenAsIn(
+    Object.fromEntries(
+      Object.entries(params).filter(([key]) => ENVELOPE_KEYS.has(key) && key !== "arguments"),
+    ),
+    params,
   );
   const result = (
     recovery: RecoveryKind,
@@ -99,7 +109,9 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
       exact,
     );
   }
-  if (inline.length > 0) return result("inline", Object.fromEntries(inline), true);
+  if (inline.length > 0) {
+    return result("inline", writtenAsIn(Object.fromEntries(inline), params), true);
+  }
 
   const args = Object.hasOwn(params, "args") ? params.args : undefined;
   if (isPlainObject(args)) {

@@ -10,7 +10,7 @@
  * `__proto__` stays an ordinary key and no prototype is ever touched. An
  * object nothing was done to is returned as the same object.
  */
-import { type ExactText, isPlainObject, joinExact, numberText } from "../json";
+import { type ExactText, isPlainObject, joinExact, numberText, writtenAsIn } from "../json";
 import { coalesceKeys } from "./coalesce";
 import { coerceValue } from "./coerce";
 import {
@@ -99,7 +99,8 @@ class ArgumentRepair {
         repaired.push([key, next]);
       }
     }
-    return changed ? Object.fromEntries(repaired) : value;
+    if (!changed) return value;
+    return writtenAsIn(Object.fromEntries(repaired), value, (key) => readAt.get(key) ?? key);
   }
 
   value(value: unknown, schema: unknown, path: string, depth: number, written?: string): unknown {
@@ -134,7 +135,7 @@ class ArgumentRepair {
         changed ||= kept !== element;
         return kept;
       });
-      return changed ? elements : current;
+      return changed ? writtenAsIn(elements, current) : current;
     }
     return current;
   }

@@ -14,6 +14,7 @@ import {
   parseJson,
   quotedName,
   stringifyExact,
+  writtenAsIn,
 } from "../json";
 import { logEvent } from "../log";
 import { type RequestId, requestAnswered } from "../protocol/jsonrpc";
@@ -211,7 +212,7 @@ export async function rewriteMessages(
     const asked = listingAnswered(message, rewrite.listIds);
     if (message?.id !== undefined && asked !== undefined) {
       const renamed = await renamedResult(asked, message.result as ToolsListResult, rewrite);
-      rewritten.push({ ...message, result: renamed.result });
+      rewritten.push(writtenAsIn({ ...message, result: renamed.result }, message));
       changed = true;
       rewrite.answered?.(asked, renamed.listed);
     } else if (guarded && respondsWithTools(message)) {

@@ -6,7 +6,7 @@
  * which then takes the way back every direct call takes (tools-call.ts).
  */
 import { REQUEST_KEYS, recoverArguments } from "../args/recover";
-import { isPlainObject } from "../json";
+import { isPlainObject, writtenAsIn } from "../json";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
 import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
@@ -75,7 +75,7 @@ export function searchModeResult(
   total: number,
 ): ToolsListResult {
   const { nextCursor: _, ...rest } = result;
-  return { ...rest, tools: searchModeTools(profile, total) };
+  return writtenAsIn({ ...rest, tools: searchModeTools(profile, total) }, result);
 }
 
 /**
@@ -195,6 +195,15 @@ export function unwrapCall(message: JsonRpcRequest, revision: Revision): Unwrapp
   const written = Object.entries(outer).filter(([key]) => key !== "name" && !REQUEST_KEYS.has(key));
   return {
     kind: "call",
-    message: { ...message, params: { ...envelope, name, ...Object.fromEntries(written) } },
+    message: writtenAsIn(
+      {
+        ...message,
+        params: writtenAsIn(
+          writtenAsIn({ ...envelope, name, ...Object.fromEntries(written) }, outer),
+          envelope,
+        ),
+      },
+      message,
+    ),
   };
 }

@@ -20,7 +20,14 @@ import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
 import { describeInvalidCall, type Validation, validateArguments } from "../args/validate";
 import type { ValidationMode } from "../config";
-import { type ExactText, isPlainObject, joinExact, keyFoldedTwice, keyTwiceReason } from "../json";
+import {
+  type ExactText,
+  isPlainObject,
+  joinExact,
+  keyFoldedTwice,
+  keyTwiceReason,
+  writtenAsIn,
+} from "../json";
 import { logEvent } from "../log";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
 import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
@@ -155,7 +162,7 @@ function forwardedParams(
   }
   if (args !== undefined && !Object.hasOwn(params, "arguments")) entries.push(["arguments", args]);
   // fromEntries: a key named `__proto__` stays an ordinary key.
-  return Object.fromEntries(entries);
+  return writtenAsIn(writtenAsIn(Object.fromEntries(entries), envelope), params);
 }
 
 /** How every JSON text the call was read from wrote its values: the forwarded call writes them so. */
@@ -302,7 +309,10 @@ export async function repairToolCall(
   }
 
   const forwarded: JsonRpcRequest = changed
-    ? { ...message, params: forwardedParams(params, recovered.envelope, tool, args) }
+    ? writtenAsIn(
+        { ...message, params: forwardedParams(params, recovered.envelope, tool, args) },
+        message,
+      )
     : message;
   return {
     kind: "forward",

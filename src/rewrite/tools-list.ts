@@ -10,7 +10,7 @@
  * its provider's limits says so in its `_meta` (`UNFIT_META`), so a client can
  * fall back (docs/schemas.md, "openai-strict").
  */
-import { isPlainObject } from "../json";
+import { isPlainObject, writtenAsIn } from "../json";
 import { firstOfItsName, isListedTool, type ToolsListResult } from "../protocol/tools-list";
 import type { NamedListing } from "../toolmap/tool-map";
 
@@ -20,10 +20,8 @@ export const UNFIT_META = "io.github.mcp-edge-rewriter/unfit";
 export function renameTools(result: ToolsListResult, listing: NamedListing): ToolsListResult {
   const seen = new Set<string>();
   const once = (tool: unknown) => !isListedTool(tool) || firstOfItsName(tool, seen);
-  return scopedToCaller(
-    { ...result, tools: result.tools.filter(once).flatMap((tool) => renamedTool(tool, listing)) },
-    listing,
-  );
+  const tools = result.tools.filter(once).flatMap((tool) => renamedTool(tool, listing));
+  return scopedToCaller(writtenAsIn({ ...result, tools }, result), listing);
 }
 
 /** The `cacheScope` (2026-07-28) of a listing for its caller alone. */
@@ -44,7 +42,7 @@ export function scopedToCaller<T extends Record<string, unknown>>(
   listing: NamedListing,
 ): T {
   return narrowsScope(result.cacheScope, listing)
-    ? { ...result, cacheScope: PRIVATE_SCOPE }
+    ? writtenAsIn({ ...result, cacheScope: PRIVATE_SCOPE }, result)
     : result;
 }
 
@@ -61,12 +59,17 @@ export function renamedTool(tool: unknown, listing: NamedListing): unknown[] {
   const meta = isPlainObject(tool._meta) ? tool._meta : {};
   const description = listing.descriptions.get(original);
   return [
-    {
-      ...tool,
-      name,
-      ...(described ? { description } : {}),
-      ...(schema === undefined ? {} : { inputSchema: schema }),
-      ...(unfit === undefined ? {} : { _meta: { ...meta, [UNFIT_META]: unfit } }),
-    },
+    writtenAsIn(
+      {
+        ...tool,
+        name,
+        ...(described ? { description } : {}),
+        ...(schema === undefined ? {} : { inputSchema: schema }),
+        ...(unfit === undefined
+          ? {}
+          : { _meta: writtenAsIn({ ...meta, [UNFIT_META]: unfit }, meta) }),
+      },
+      tool,
+    ),
   ];
 }

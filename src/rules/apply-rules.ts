@@ -6,7 +6,7 @@
  * model can neither leave out a default nor override a fixed value).
  */
 import { foldKey } from "../args/coalesce";
-import { isPlainObject, writtenAsSet } from "../json";
+import { isPlainObject, writtenAsIn, writtenAsSet } from "../json";
 import { shapeRootForms } from "../schemas/root-forms";
 import type { ToolRule } from "./tool-rules";
 
@@ -97,7 +97,9 @@ export function aliasedArguments(
   const merged = new Map<string, unknown>();
   for (const [key, value] of entries)
     if (!merged.has(key) || value !== null) merged.set(key, value);
-  return { arguments: Object.fromEntries(merged), renamed };
+  const aliasOf = new Map(renamed.map(({ from, to }) => [to, from]));
+  const aliased = writtenAsIn(Object.fromEntries(merged), args, (key) => aliasOf.get(key) ?? key);
+  return { arguments: aliased, renamed };
 }
 
 /**
@@ -132,5 +134,5 @@ export function settledArguments(
   if (set.length === 0) return { arguments: args, set, dropped };
   const settled = Object.fromEntries(result);
   for (const key of set) writtenAsSet(settled, key);
-  return { arguments: settled, set, dropped };
+  return { arguments: writtenAsIn(settled, args), set, dropped };
 }

@@ -14,7 +14,7 @@
  */
 import { type JsonType, jsonTypeOf, MAX_BRANCHES } from "../args/json-schema";
 import { joinPath } from "../args/repair";
-import { type ExactText, isPlainObject, joinExact, own, parseExact } from "../json";
+import { type ExactText, isPlainObject, joinExact, own, parseExact, writtenAsIn } from "../json";
 import type { SchemaView } from "./view";
 
 const MAX_DEPTH = 32;
@@ -152,7 +152,7 @@ export function valuesFromText(
         entries.push([key, next]);
       }
       // fromEntries: a key named `__proto__` stays an ordinary key.
-      return changed ? Object.fromEntries(entries) : value;
+      return changed ? writtenAsIn(Object.fromEntries(entries), value) : value;
     }
     const items = own(schema, "items");
     if (Array.isArray(value) && isPlainObject(items)) {
@@ -162,7 +162,7 @@ export function valuesFromText(
         changed ||= next !== element;
         return next;
       });
-      return changed ? elements : value;
+      return changed ? writtenAsIn(elements, value) : value;
     }
     return value;
   };

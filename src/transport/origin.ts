@@ -214,14 +214,19 @@ export function paramOriginUrlSets(originUrl: URL, clientUrl: URL): string | und
 
 /**
  * The origin URL for a request to the MCP endpoint: `ORIGIN_URL` with the
- * client's query parameters added (none of them one `ORIGIN_URL` sets:
- * `paramOriginUrlSets`); `ORIGIN_URL`'s own URL when there are none (a
- * target is never changed after this).
+ * client's query added after its own (no parameter of it one `ORIGIN_URL`
+ * sets: `paramOriginUrlSets`), both as they were written; `ORIGIN_URL`'s own
+ * URL when there is none (a target is never changed after this). Not through
+ * `searchParams`, which writes the whole query again as a form: `%20` as
+ * `+`, `flag` as `flag=`, `/` and `~` escaped, and `%E9` (no UTF-8) as
+ * `%EF%BF%BD`, so a signature over the query, or a value in another
+ * encoding, would not reach the origin as it was sent.
  */
 export function originTarget(originUrl: URL, clientUrl: URL): URL {
   if (clientUrl.search === "") return originUrl;
   const target = new URL(originUrl);
-  for (const [name, value] of clientUrl.searchParams) target.searchParams.append(name, value);
+  const query = clientUrl.search.slice(1);
+  target.search = originUrl.search === "" ? query : `${originUrl.search.slice(1)}&${query}`;
   return target;
 }
 

@@ -11,8 +11,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { echoTools } from "../../demo/src/tools";
-import { foldedKey, MAX_NESTING, nestsTooDeep, parseExact, stringifyExact } from "../../src/json";
-import { rewriteJsonText } from "../../src/rewrite/listing-answer";
+import { MAX_NESTING, nestsTooDeep, parseExact, stringifyExact } from "../../src/json";
 import { planForward } from "../../src/rewrite/request";
 import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
@@ -22,68 +21,19 @@ import { ToolMap } from "../../src/toolmap/tool-map";
 import { readPostBody } from "../../src/transport/post-body";
 import { ReadBudget } from "../../src/transport/read-bounded";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import {
+  differences,
+  isLeaf,
+  objectText,
+  sourceTree,
+  type Tree,
+  valueText,
+} from "../helpers/json-text";
 import { rulesOf } from "../helpers/tool-rules";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-const NUMBERS = [
-  "9007199254740993",
-  "123456789012345678901234567890",
-  "1e400",
-  "-0",
-  "1.50",
-  "1E5",
-  "0.0000001",
-  "-1.0e-7",
-  "0",
-  "42",
-];
-const STRINGS = ['"\\uD800"', '"caf\\u00e9"', '"a\\/b"', '"\\ud83d\\ude00"', '"512"', '"x"'];
-const KEYS = [
-  "__proto__",
-  "constructor",
-  "prototype",
-  "a",
-  "path",
-  "max_bytes",
-  "max-bytes",
-  "city",
-];
-
-const numberText = fc.oneof(
-  fc.constantFrom(...NUMBERS),
-  fc.integer().map(String),
-  fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
-);
-const stringText = fc.oneof(
-  fc.constantFrom(...STRINGS),
-  fc.string({ unit: "grapheme", maxLength: 6 }).map((s) => JSON.stringify(s)),
-);
-const keyText = fc
-  .oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 4 }))
-  .map((key) => JSON.stringify(key));
-
-/** JSON text of an object from [key text, value text] pairs, keys unique in any case (else refused). */
-const objectText = (value: fc.Arbitrary<string>) =>
-  fc
-    .uniqueArray(fc.tuple(keyText, value), {
-      selector: ([key]) => foldedKey(JSON.parse(key)),
-      maxLength: 4,
-    })
-    .map((entries) => `{${entries.map(([key, item]) => `${key}:${item}`).join(",")}}`);
-
-const { value: valueText } = fc.letrec<{ value: string }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    numberText,
-    stringText,
-    fc.constantFrom("true", "false", "null"),
-    objectText(tie("value")),
-    fc.array(tie("value"), { maxLength: 3 }).map((items) => `[${items.join(",")}]`),
-  ),
-}));
 
 const callText = fc
   .tuple(
@@ -113,35 +63,6 @@ const bodyText = fc.oneof(
     .array(fc.oneof(callText, otherText), { minLength: 1, maxLength: 4 })
     .map((items) => `[${items.join(",")}]`),
 );
-
-type Tree = { text: string } | Tree[] | { [key: string]: Tree };
-
-/** A JSON text with each number and string as the text that wrote it. */
-function sourceTree(text: string): Tree {
-  return JSON.parse(text, (_key, value, context?: { source?: string }) =>
-    typeof value === "object" && value !== null ? value : { text: context?.source ?? "" },
-  );
-}
-
-const isLeaf = (tree: Tree): tree is { text: string } =>
-  !Array.isArray(tree) &&
-  Object.keys(tree).length === 1 &&
-  typeof (tree as { text?: unknown }).text === "string";
-
-/** The paths (`params.arguments.max_bytes`) at which two trees differ. */
-function differences(before: Tree | undefined, after: Tree | undefined, path: string): string[] {
-  if (before === undefined || after === undefined) return before === after ? [] : [path];
-  if (isLeaf(before) || isLeaf(after)) {
-    return isLeaf(before) && isLeaf(after) && before.text === after.text ? [] : [path];
-  }
-  if (Array.isArray(before) !== Array.isArray(after)) return [path];
-  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  const at = (tree: Tree, key: string) =>
-    Object.hasOwn(tree, key) ? (tree as Record<string, Tree>)[key] : undefined;
-  return [...keys].flatMap((key) =>
-    differences(at(before, key), at(after, key), path === "" ? key : `${path}.${key}`),
-  );
-}
 
 interface RepairLine {
   name: string;
@@ -314,27 +235,6 @@ describe("JSON text read on the way to the origin", () => {
       ),
       { numRuns: 600 },
     );
-  });
-});
-
-describe("a listing the proxy renames", () => {
-  it("keeps the origin's numbers in every schema, viewed or not", async () => {
-    const schema =
-      '{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993,"default":1.50,"description":"caf\\u00e9"}},"additionalProperties":false}';
-    const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a.b","inputSchema":${schema}}]}}`;
-    for (const profile of ["openai", "gemini"] as const) {
-      const toolMap = new ToolMap(
-        env.TOOL_MAP,
-        { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-        profileOf(profile),
-        new ToolMapMemory(),
-        () => {},
-      );
-      const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
-      expect(renamed).toContain('"maximum":9007199254740993');
-      // OpenAI takes the schema as it is: the origin's text, escapes and all.
-      if (profile === "openai") expect(renamed).toContain(`"inputSchema":${schema}`);
-    }
   });
 });
 

@@ -188,6 +188,23 @@ describe("the MCP endpoint", () => {
     expect(received?.path).toBe(`/mcp?tenant=acme&trace=${trace}&tenants=x`);
   });
 
+  it("adds the client's query as it was written, and keeps ORIGIN_URL's as the operator wrote it", async () => {
+    // Read and written again as a form, `%20` was `+`, a bare `flag` was `flag=`, `;`, `/`, `:`
+    // and `~` were escaped, `%2b` was `%2B`, and `%E9` (no UTF-8) was `%EF%BF%BD`: a signature
+    // over the query, or a value in another encoding, no longer what was sent.
+    const query = "q=x%20y&on&latin=%E9&t=1;2&u=/a:b~&s=%2b";
+    for (const originQuery of ["", "?tenant=acme&key=a%20b&flag"]) {
+      const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp${originQuery}` });
+      const trace = newTrace();
+      const response = await postJson(proxy, `${PROXY_URL}?trace=${trace}&${query}`, initialize(1));
+      expect(response.status).toBe(200);
+      await response.body?.cancel();
+      const [received] = await receivedByOrigin(trace);
+      const operators = originQuery === "" ? "?" : `${originQuery}&`;
+      expect(received?.path).toBe(`/mcp${operators}trace=${trace}&${query}`);
+    }
+  });
+
   it("passes end-to-end headers to the origin and drops hop-by-hop ones", async () => {
     const trace = newTrace();
     const response = await postJson(throughGateway, `${PROXY_URL}?trace=${trace}`, initialize(1), {

@@ -1,0 +1,156 @@
+/**
+ * Lossless on the way back, property-based: a listing the proxy renames, alone
+ * or in a batch beside other answers, and a batch it merges its own answers
+ * into, reach the client with every member it does not mean to change
+ * written as the origin wrote it (numbers, escapes, unknown fields of tools,
+ * results and `_meta`). Values are compared by the text that wrote them.
+ */
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ProfileName } from "../../src/names/profiles";
+import { rewriteJsonText } from "../../src/rewrite/listing-answer";
+import { UNFIT_META } from "../../src/rewrite/tools-list";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
+import { differences, objectText, sourceTree, type Tree, valueText } from "../helpers/json-text";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** Members of a tool the proxy never changes, known to MCP or not, and keys like prototype members. */
+const TOOL_MEMBERS = [
+  "title",
+  "annotations",
+  "outputSchema",
+  "_meta",
+  "icons",
+  "x-vendor",
+  "__proto__",
+];
+const memberText = fc
+  .uniqueArray(fc.tuple(fc.constantFrom(...TOOL_MEMBERS), valueText), {
+    selector: ([key]) => key,
+    maxLength: 4,
+  })
+  .map((entries) => entries.map(([key, value]) => `,${JSON.stringify(key)}:${value}`).join(""));
+
+/** A schema some profiles view (a `oneOf` at its root, a `const`), with values in any text. */
+const schemaText = fc
+  .tuple(
+    fc.constantFrom("", ',"oneOf":[{"required":["a"]},{"required":["b"]}]'),
+    valueText,
+    valueText,
+  )
+  .map(
+    ([root, bound, other]) =>
+      `{"type":"object","properties":{"a":{"type":"integer","maximum":${bound === "null" ? "1" : "9007199254740993"},"default":${other}},"b":{"const":${other}}}${root}}`,
+  );
+
+const toolText = (name: string) =>
+  fc
+    .tuple(schemaText, memberText)
+    .map(
+      ([schema, members]) => `{"name":${JSON.stringify(name)},"inputSchema":${schema}${members}}`,
+    );
+
+const NAMES = ["files.read", "get weather", "plain_name", "a/b"];
+const listingText = fc
+  .tuple(
+    fc.subarray(NAMES, { minLength: 1 }).chain((names) => fc.tuple(...names.map(toolText))),
+    objectText(valueText),
+  )
+  .map(
+    ([tools, extra]) =>
+      `{"jsonrpc":"2.0","id":1,"result":{${extra.slice(1, -1)}${extra === "{}" ? "" : ","}"tools":[${tools.join(",")}]}}`,
+  );
+const otherText = fc
+  .tuple(fc.integer({ min: 2, max: 99 }), objectText(valueText))
+  .map(([id, result]) => `{"jsonrpc":"2.0","id":${id},"result":${result}}`);
+const answerText = fc.oneof(
+  listingText,
+  fc
+    .tuple(listingText, fc.array(otherText, { maxLength: 3 }))
+    .map(([listing, others]) => `[${[...others, listing].join(",")}]`),
+);
+
+/** The paths at which a listing answer through the proxy may differ: each tool's name and input schema. */
+const mayDiffer = (path: string) =>
+  /^(?:\d+\.)?result\.tools\.\d+\.(?:name|inputSchema(?:\..*)?|_meta\.[^.]*unfit)$/.test(path) ||
+  path.endsWith(UNFIT_META);
+
+/** A tool map of its own for one profile, that has listed nothing. */
+const freshToolMap = (profile: ProfileName) =>
+  new ToolMap(
+    env.TOOL_MAP,
+    { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
+    profileOf(profile),
+    new ToolMapMemory(),
+    () => {},
+  );
+
+describe("a listing the proxy renames", () => {
+  it("keeps the origin's numbers in every schema, viewed or not", async () => {
+    const schema =
+      '{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993,"default":1.50,"description":"caf\\u00e9"}},"additionalProperties":false}';
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a.b","inputSchema":${schema}}]}}`;
+    for (const profile of ["openai", "gemini"] as const) {
+      const toolMap = freshToolMap(profile);
+      const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
+      expect(renamed).toContain('"maximum":9007199254740993');
+      // OpenAI takes the schema as it is: the origin's text, escapes and all.
+      if (profile === "openai") expect(renamed).toContain(`"inputSchema":${schema}`);
+    }
+  });
+
+  it("keeps every other member of every tool, of the result and of other answers as the origin wrote it (property)", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    let changed = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        answerText,
+        fc.constantFrom("openai", "gemini", "openai-strict"),
+        async (text, profile) => {
+          const toolMap = freshToolMap(profile);
+          const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
+          if (renamed === undefined) return;
+          changed++;
+          const before = sourceTree(text);
+          const after = sourceTree(renamed);
+          for (const path of differences(before, after, "")) {
+            expect(mayDiffer(path), `${path} changed in ${text}\n${renamed}`).toBe(true);
+          }
+          // Every tool is still there, in its order.
+          const toolsOf = (tree: Tree) =>
+            ([tree].flat().at(-1) as { result: { tools: Tree[] } }).result.tools.length;
+          expect(toolsOf(after)).toBe(toolsOf(before));
+        },
+      ),
+      { numRuns: 400 },
+    );
+    expect(changed).toBeGreaterThan(100);
+  });
+
+  it("merged with the proxy's own answers, keeps the origin's as it wrote them (property)", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    await fc.assert(
+      fc.asyncProperty(fc.array(otherText, { minLength: 1, maxLength: 3 }), async (others) => {
+        const toolMap = freshToolMap("openai");
+        const text = `[${others.join(",")}]`;
+        const local = {
+          jsonrpc: "2.0",
+          id: 100,
+          error: { code: -32602, message: "Unknown tool: x" },
+        };
+        const merged = await rewriteJsonText(text, { listIds: new Set(), toolMap }, [local]);
+        expect(merged).toBeDefined();
+        const [ours, ...theirs] = sourceTree(merged as string) as Tree[];
+        expect(differences(sourceTree(text), theirs, "")).toEqual([]);
+        expect(JSON.parse(JSON.stringify(ours))).toBeDefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
