@@ -220,12 +220,15 @@ export function paramOriginUrlSets(originUrl: URL, clientUrl: URL): string | und
  * `searchParams`, which writes the whole query again as a form: `%20` as
  * `+`, `flag` as `flag=`, `/` and `~` escaped, and `%E9` (no UTF-8) as
  * `%EF%BF%BD`, so a signature over the query, or a value in another
- * encoding, would not reach the origin as it was sent.
+ * encoding, would not reach the origin as it was sent. But a `;` is sent
+ * escaped (`%3B`): to some origins it separates parameters.
  */
 export function originTarget(originUrl: URL, clientUrl: URL): URL {
   if (clientUrl.search === "") return originUrl;
   const target = new URL(originUrl);
-  const query = clientUrl.search.slice(1);
+  // `;` aside: older parsers (Python before 3.9.2, Go before 1.17) split on it as on `&`, and
+  // would read in `x=1;tenant=b` a parameter that `paramOriginUrlSets`, splitting on `&`, does not.
+  const query = clientUrl.search.slice(1).replaceAll(";", "%3B");
   target.search = originUrl.search === "" ? query : `${originUrl.search.slice(1)}&${query}`;
   return target;
 }

@@ -189,10 +189,10 @@ describe("the MCP endpoint", () => {
   });
 
   it("adds the client's query as it was written, and keeps ORIGIN_URL's as the operator wrote it", async () => {
-    // Read and written again as a form, `%20` was `+`, a bare `flag` was `flag=`, `;`, `/`, `:`
-    // and `~` were escaped, `%2b` was `%2B`, and `%E9` (no UTF-8) was `%EF%BF%BD`: a signature
-    // over the query, or a value in another encoding, no longer what was sent.
-    const query = "q=x%20y&on&latin=%E9&t=1;2&u=/a:b~&s=%2b";
+    // Read and written again as a form, `%20` was `+`, a bare `flag` was `flag=`, `/`, `:` and
+    // `~` were escaped, `%2b` was `%2B`, and `%E9` (no UTF-8) was `%EF%BF%BD`: a signature over
+    // the query, or a value in another encoding, no longer what was sent.
+    const query = "q=x%20y&on&latin=%E9&u=/a:b~&s=%2b";
     for (const originQuery of ["", "?tenant=acme&key=a%20b&flag"]) {
       const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp${originQuery}` });
       const trace = newTrace();
@@ -203,6 +203,22 @@ describe("the MCP endpoint", () => {
       const operators = originQuery === "" ? "?" : `${originQuery}&`;
       expect(received?.path).toBe(`/mcp${operators}trace=${trace}&${query}`);
     }
+  });
+
+  it("escapes a `;` in the client's query: an origin that splits on it would read a parameter ORIGIN_URL sets", async () => {
+    // Python before 3.9.2 and Go before 1.17 read `;` as `&`: `x=1;tenant=globex` sets `tenant`,
+    // which the proxy, reading `&` alone, takes for part of `x`.
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?tenant=acme` });
+    const trace = newTrace();
+    const response = await postJson(
+      proxy,
+      `${PROXY_URL}?trace=${trace}&x=1;tenant=globex`,
+      initialize(1),
+    );
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+    const [received] = await receivedByOrigin(trace);
+    expect(received?.path).toBe(`/mcp?tenant=acme&trace=${trace}&x=1%3Btenant=globex`);
   });
 
   it("passes end-to-end headers to the origin and drops hop-by-hop ones", async () => {
