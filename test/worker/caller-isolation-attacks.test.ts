@@ -209,37 +209,28 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     }
   });
 
-  it("answers a call by another caller's original as one by a name no one was listed, where the rules refuse calls", async () => {
-    const origin = callerOrigin();
-    await origin.list("ann", [PAYROLL, READ]);
-    await origin.list("bob", [READ]);
-    const proxy = viaProxy(
-      { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
-      { app: createApp() },
-    );
-    await user(proxy, "ann", wire).list();
+  it.each([
+    ["original", (original: string) => original],
+    ["listed name", openaiName],
+  ])(
+    "answers a call by another caller's %s as one by a name no one was listed, where the rules refuse calls",
+    async (_, nameOf) => {
+      const origin = callerOrigin();
+      await origin.list("ann", [PAYROLL, READ]);
+      await origin.list("bob", [READ]);
+      const proxy = viaProxy(
+        { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
+        { app: createApp() },
+      );
+      await user(proxy, "ann", wire).list();
 
-    // Bob, who has listed nothing here, guesses originals: one listed to ann, one to no one.
-    const existing = await user(proxy, "bob", wire).call("admin.payroll");
-    const guessed = await user(proxy, "bob", wire).call("admin.salaries");
-    expect(guessed.error?.message).toBe("Unknown tool: admin.salaries");
-    expect(existing.error?.message).toBe("Unknown tool: admin.payroll");
-  });
-
-  it("answers a call by another caller's listed name as one by a name no one was listed, where the rules refuse calls", async () => {
-    const origin = callerOrigin();
-    await origin.list("ann", [PAYROLL, READ]);
-    await origin.list("bob", [READ]);
-    const proxy = viaProxy(
-      { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
-      { app: createApp() },
-    );
-    await user(proxy, "ann", wire).list();
-    const existing = await user(proxy, "bob", wire).call(openaiName("admin.payroll"));
-    const guessed = await user(proxy, "bob", wire).call(openaiName("admin.salaries"));
-    expect(guessed.error?.message).toBe(`Unknown tool: ${openaiName("admin.salaries")}`);
-    expect(existing.error?.message).toBe(`Unknown tool: ${openaiName("admin.payroll")}`);
-  });
+      // Bob, who has listed nothing here, guesses: a tool listed to ann, and one listed to no one.
+      const existing = await user(proxy, "bob", wire).call(nameOf("admin.payroll"));
+      const guessed = await user(proxy, "bob", wire).call(nameOf("admin.salaries"));
+      expect(guessed.error?.message).toBe(`Unknown tool: ${nameOf("admin.salaries")}`);
+      expect(existing.error?.message).toBe(`Unknown tool: ${nameOf("admin.payroll")}`);
+    },
+  );
 
   it("restores a caller's tool added since their listing here, which they were listed elsewhere", async () => {
     const origin = callerOrigin();
