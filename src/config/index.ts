@@ -137,10 +137,11 @@ function authOf(
 /**
  * The share of calls whose answer is read to tell `ok` from `tool_error`
  * when `CALLS_ANSWER_SAMPLING_RATE` is unset: reading every answer costs a
- * minimal call an eighth more CPU in event streams (docs/performance.md,
- * "Call analytics"), a fifth of them less than 5%.
+ * minimal call about 15% more CPU in event streams, and the binding 2–3%
+ * whatever is read (docs/performance.md, "Call analytics"); a tenth of them
+ * keeps it under 5%.
  */
-export const DEFAULT_ANSWER_SAMPLING_RATE = 0.2;
+export const DEFAULT_ANSWER_SAMPLING_RATE = 0.1;
 
 const SettingsObject = v.object(
   {

@@ -112,13 +112,13 @@ describe("parseConfig", () => {
     );
   });
 
-  it("reads call analytics' sampling rate as a string or a number, a fifth of answers unless set", () => {
+  it("reads call analytics' sampling rate as a string or a number, a tenth of answers unless set", () => {
     const CALLS: AnalyticsEngineDataset = { writeDataPoint: () => {} };
     const rateOf = (vars: Record<string, unknown>) => {
       const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ...vars }));
       return result.kind === "valid" ? result.config.calls?.answerSamplingRate : result;
     };
-    expect(rateOf({ CALLS })).toBe(0.2);
+    expect(rateOf({ CALLS })).toBe(0.1);
     expect(rateOf({ CALLS, CALLS_ANSWER_SAMPLING_RATE: " 0.05 " })).toBe(0.05);
     expect(rateOf({ CALLS, CALLS_ANSWER_SAMPLING_RATE: 1 })).toBe(1);
     expect(rateOf({ CALLS, CALLS_ANSWER_SAMPLING_RATE: "0" })).toBe(0);
