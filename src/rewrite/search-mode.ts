@@ -193,17 +193,8 @@ export function unwrapCall(message: JsonRpcRequest, revision: Revision): Unwrapp
   }
   // fromEntries: a key named `__proto__` stays an ordinary key.
   const written = Object.entries(outer).filter(([key]) => key !== "name" && !REQUEST_KEYS.has(key));
-  return {
-    kind: "call",
-    message: writtenAsIn(
-      {
-        ...message,
-        params: writtenAsIn(
-          writtenAsIn({ ...envelope, name, ...Object.fromEntries(written) }, outer),
-          envelope,
-        ),
-      },
-      message,
-    ),
-  };
+  // Each member as the text it came from wrote it: the carried call's first, then the envelope's.
+  const params = { ...envelope, name, ...Object.fromEntries(written) };
+  writtenAsIn(writtenAsIn(params, outer), envelope);
+  return { kind: "call", message: writtenAsIn({ ...message, params }, message) };
 }
