@@ -147,14 +147,22 @@ export function spliceListing(
   return replaced(text, edits, read.idSpan);
 }
 
-/** The answer `read` with search mode's result in place of the origin's (search-mode.ts). */
+/**
+ * The answer `read` with search mode's result in place of the origin's
+ * (search-mode.ts). The result is parsed with its `tools` written `[]`:
+ * search mode's two tools take their place, and a listing past the tool
+ * ceiling is the bulk of the text (1,000 tools parsed as written cost a
+ * 0.75 MB listing more than the runtime's parse and stringify of all of it).
+ */
 export function spliceSearchMode(
   text: string,
-  { resultSpan, idSpan }: ListingText,
+  { resultSpan, toolsSpan, idSpan }: ListingText,
   profile: Profile,
   { listing, total }: { listing: NamedListing; total: number },
 ): Spliced | undefined {
-  const parsed = parseExact(text.slice(resultSpan[0], resultSpan[1]));
+  const parsed = parseExact(
+    `${text.slice(resultSpan[0], toolsSpan[0])}[]${text.slice(toolsSpan[1], resultSpan[1])}`,
+  );
   if (!parsed || !isToolsListResult(parsed.value)) return undefined;
   const searched = scopedToCaller(searchModeResult(parsed.value, profile, total), listing);
   return replaced(text, [[resultSpan, stringifyExact(searched, parsed.exact)]], idSpan);

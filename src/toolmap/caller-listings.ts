@@ -15,7 +15,7 @@
  * listed differently cost one each, within the isolate's bounds below.
  */
 import { BoundedMap } from "../bounded-map";
-import { sha256 } from "../digest";
+import { sha256Parts } from "../digest";
 import { textAt } from "../json-spans";
 import type { ListedTool } from "../protocol/tools-list";
 import { refusesCalls, type ToolPolicy } from "../rules/tool-rules";
@@ -134,14 +134,21 @@ export function viewKey(
   pins?: ReadonlyMap<string, string>,
   texts?: readonly string[],
 ): Promise<string> {
-  const parts = [settings, before ?? "", `${view.whole} ${view.search !== null} ${!!pins}`];
+  // Each part after its length, handed on in pieces: in search mode the texts are the whole
+  // listing, and joined into one string first they cost more than their digest.
+  const parts: string[] = [];
+  const add = (part: string) => parts.push(`${part.length}:`, part);
+  add(settings);
+  add(before ?? "");
+  add(`${view.whole} ${view.search !== null} ${!!pins}`);
   for (const [i, tool] of tools.entries()) {
-    parts.push(tool.name, String(view.decisions.get(tool.name)));
-    parts.push(String(view.schemas.get(tool.name)));
-    if (pins) parts.push(String(pins.get(tool.name)));
-    if (texts) parts.push(texts[i] as string);
+    add(tool.name);
+    add(String(view.decisions.get(tool.name)));
+    add(String(view.schemas.get(tool.name)));
+    if (pins) add(String(pins.get(tool.name)));
+    if (texts) add(texts[i] as string);
   }
-  return sha256(parts.map((part) => `${part.length}:${part}`).join(""));
+  return sha256Parts(parts);
 }
 
 /** What a listing is of the caller's whole listing: all of it (its search mode decided), its first page, or a later page. */

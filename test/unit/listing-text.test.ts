@@ -27,6 +27,7 @@ import { profileOf } from "../../src/schemas/profile";
 import { definitionText } from "../../src/toolmap/definition-pins";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
+import { realisticListing, WHOLE_LISTING } from "../../support/listing";
 import { rulesOf } from "../helpers/tool-rules";
 
 const space = fc.constantFrom("", "", " ", "\n  ", "\t");
@@ -415,6 +416,26 @@ describe("a listing renamed in its text", () => {
       const tools = kept.length === 0 ? "[  ]" : `[ ${kept.map(tool).join(" , ")} ]`;
       expect(out).toBe(`{"jsonrpc":"2.0","id":1,"result":{"tools":${tools}}}`);
     }
+  });
+
+  it("past the tool ceiling, is search mode's two tools beside the origin's other members as written, without its cursor", async () => {
+    const tools = JSON.stringify(realisticListing(200).tools);
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"_meta":{"big":9007199254740993,"note":"caf\\u00e9"},"tools":${tools},"nextCursor":"next","cacheScope":"public"}}`;
+    const ask = (toolMap: ToolMap) => ({
+      listIds: new Set([1]),
+      toolMap,
+      wholeListing: WHOLE_LISTING,
+    });
+    const out = await rewriteJsonText(text, ask(freshMap("openai", NO_POLICY)));
+    const whole = await rewriteMessages(JSON.parse(text), ask(freshMap("openai", NO_POLICY)));
+    expect(JSON.parse(out ?? "null")).toEqual(whole);
+    expect(JSON.parse(out ?? "null").result.tools.map((t: { name: string }) => t.name)).toEqual([
+      "search_tools",
+      "call_tool",
+    ]);
+    expect(out).toContain('"_meta":{"big":9007199254740993,"note":"caf\\u00e9"}');
+    expect(out).not.toContain("nextCursor");
+    expect(out).toContain('"cacheScope":"public"');
   });
 });
 
