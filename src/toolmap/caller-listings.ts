@@ -120,7 +120,10 @@ const textOf = (tool: ListedTool) => (tool.written ? textAt(tool.written) : JSON
  * length, so no two views read alike. `settings`: what else shapes it
  * (tool-map.ts `settingsOf`); `before`: the key of the view a later page adds
  * to. A view in search mode holds its tools' texts too (`texts`, one per
- * tool), as its search shows them.
+ * tool), as its search shows them, or, where the pins cover each tool's
+ * whole definition (`TOOL_CHANGES_SCOPE=definition`), its pins in their
+ * place: a SHA-256 digest each, already made, where the texts are the whole
+ * listing to digest again.
  * `pins`: under `TOOL_CHANGES=hold`, the definitions it showed (caller-pins.ts),
  * as an answer remembered from one view is given only to a caller last shown
  * that view (tool-map.ts `rememberedAnswer`): a caller shown another
@@ -204,15 +207,23 @@ export class CallerView {
   /**
    * Shows the caller a listing: anew, or added to the pages shown before. Its
    * key, and whether it holds a tool. `pins`: the definitions it showed, where they
-   * count in its key (`viewKey`).
+   * count in its key; `pinsShowSearch`: they cover all its search shows of each
+   * tool, which then stand for the tools' texts (`viewKey`).
    */
   async show(
     part: ListingPart,
     tools: readonly ListedTool[],
     decisions: ReadonlyMap<string, Decision>,
     schemas: ReadonlyMap<string, string>,
-    search: ToolSearch | null,
-    pins?: ReadonlyMap<string, string>,
+    {
+      search,
+      pins,
+      pinsShowSearch = false,
+    }: {
+      search: ToolSearch | null;
+      pins?: ReadonlyMap<string, string> | undefined;
+      pinsShowSearch?: boolean;
+    },
   ): Promise<{ key: string; held: boolean }> {
     const before = part === "later" ? await this.current() : undefined;
     const all = before ? new Map([...before.view.decisions, ...decisions]) : decisions;
@@ -225,7 +236,14 @@ export class CallerView {
       search,
       chars: texts?.reduce((sum, text) => sum + text.length, 0) ?? 0,
     };
-    const key = await viewKey(this.settings(), before?.key, tools, view, pins, texts);
+    const key = await viewKey(
+      this.settings(),
+      before?.key,
+      tools,
+      view,
+      pins,
+      pinsShowSearch ? undefined : texts,
+    );
     this.listings.show(this.scope(), await this.caller.listing(), key, view);
     return { key, held: [...all.values()].includes("held") };
   }

@@ -251,10 +251,19 @@ export class ToolMap {
     const search = part === "whole" ? this.searchMode(tools, listing, plan.entries) : null;
     const schemas = new Map(plan.entries.map((entry) => [entry.original, entry.schemaHash]));
     // Under `hold`, the definitions shown count in the view's key: an answer remembered from it
-    // goes only to a caller shown those before (`rememberedAnswer`).
+    // goes only to a caller shown those before (`rememberedAnswer`). A search shows each tool's
+    // definition: where every tool's pin covers all of it, the pins stand for the tools' texts.
+    const pinsShowSearch =
+      search !== null && this.policy.scope !== "schema" && definitions.length === tools.length;
     const shownPins =
-      pins && this.policy.changes === "hold" ? await pinsOf(definitions) : undefined;
-    const shown = await this.view.show(part, tools, decisions, schemas, search, shownPins);
+      (pins && this.policy.changes === "hold") || pinsShowSearch
+        ? await pinsOf(definitions)
+        : undefined;
+    const shown = await this.view.show(part, tools, decisions, schemas, {
+      search,
+      pins: shownPins,
+      pinsShowSearch,
+    });
     this.shown = { ...shown, whole: part === "whole" };
     return search ? { ...listing, search } : listing;
   }

@@ -130,6 +130,36 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     expect(echoed(called)).toEqual({ tool: "admin.secret_7", arguments: {}, caller: "admin" });
   });
 
+  // Pins stand for the tools' texts in a view's key only where they cover descriptions.
+  it.each([
+    { TOOL_CHANGES: "log" },
+    { TOOL_CHANGES: "hold" },
+    { TOOL_CHANGES: "log", TOOL_CHANGES_SCOPE: "schema" },
+    { TOOL_CHANGES: "allow" },
+  ])(
+    "answers a search with the searcher's own description of a tool listed to each with another (%o)",
+    async (vars) => {
+      const { origin, as } = await setup(vars);
+      const listed = (description: string) =>
+        userTools(150).map((tool) =>
+          tool.name === "user.item_7" ? { ...tool, description } : tool,
+        );
+      await origin.list("ann", listed("Archives the user's item number 7."));
+      await origin.list("ben", listed("Deletes the user's item number 7 for good."));
+      const ann = await as("ann");
+      const ben = await as("ben");
+      await ann.listTools();
+      await ben.listTools();
+      for (const [client, says] of [
+        [ann, /^Archives/],
+        [ben, /^Deletes/],
+      ] as const) {
+        const [tool] = found(await client.callTool("search_tools", { query: "item number 7" }));
+        expect(tool?.description).toMatch(says);
+      }
+    },
+  );
+
   it("holds a changed definition for the caller it changed for, and only for them", async () => {
     const { origin, as } = await setup({ TOOL_CHANGES: "hold" });
     const report = (user: string, wording = "Gets a report") => ({
