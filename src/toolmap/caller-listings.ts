@@ -92,9 +92,9 @@ export class CallerListings {
     return view && key !== undefined ? { key, view } : undefined;
   }
 
-  /** Whether the view of `key` is still kept. */
-  has(key: string): boolean {
-    return this.views.get(key) !== undefined;
+  /** The view kept under `key`, if it still is. */
+  kept(key: string): ListingView | undefined {
+    return this.views.get(key);
   }
 
   /**
@@ -133,7 +133,7 @@ export function viewKey(
   settings: string,
   before: string | undefined,
   tools: readonly ListedTool[],
-  view: ListingView,
+  view: Pick<ListingView, "decisions" | "schemas" | "whole"> & { searching: boolean },
   pins?: ReadonlyMap<string, string>,
   texts?: readonly string[],
 ): Promise<string> {
@@ -143,7 +143,7 @@ export function viewKey(
   const add = (part: string) => parts.push(`${part.length}:`, part);
   add(settings);
   add(before ?? "");
-  add(`${view.whole} ${view.search !== null} ${!!pins}`);
+  add(`${view.whole} ${view.searching} ${!!pins}`);
   for (const [i, tool] of tools.entries()) {
     add(tool.name);
     add(String(view.decisions.get(tool.name)));
@@ -206,7 +206,9 @@ export class CallerView {
 
   /**
    * Shows the caller a listing: anew, or added to the pages shown before. Its
-   * key, and whether it holds a tool. `pins`: the definitions it showed, where they
+   * key, whether it holds a tool, and its search. `search` makes the search of
+   * a listing in search mode, only where no view under the same key is kept
+   * (that view's is the same). `pins`: the definitions it showed, where they
    * count in its key; `pinsShowSearch`: they cover all its search shows of each
    * tool, which then stand for the tools' texts (`viewKey`).
    */
@@ -220,32 +222,35 @@ export class CallerView {
       pins,
       pinsShowSearch = false,
     }: {
-      search: ToolSearch | null;
+      search: (() => ToolSearch) | null;
       pins?: ReadonlyMap<string, string> | undefined;
       pinsShowSearch?: boolean;
     },
-  ): Promise<{ key: string; held: boolean }> {
+  ): Promise<{ key: string; held: boolean; search: ToolSearch | null }> {
     const before = part === "later" ? await this.current() : undefined;
     const all = before ? new Map([...before.view.decisions, ...decisions]) : decisions;
     // Read once: for the view's key, and for what it weighs.
     const texts = search ? tools.map(textOf) : undefined;
-    const view: ListingView = {
+    const shape = {
       decisions: all,
       schemas: before ? new Map([...before.view.schemas, ...schemas]) : schemas,
       whole: part === "whole",
-      search,
-      chars: texts?.reduce((sum, text) => sum + text.length, 0) ?? 0,
     };
     const key = await viewKey(
       this.settings(),
       before?.key,
       tools,
-      view,
+      { ...shape, searching: search !== null },
       pins,
       pinsShowSearch ? undefined : texts,
     );
+    const view = this.listings.kept(key) ?? {
+      ...shape,
+      search: search?.() ?? null,
+      chars: texts?.reduce((sum, text) => sum + text.length, 0) ?? 0,
+    };
     this.listings.show(this.scope(), await this.caller.listing(), key, view);
-    return { key, held: [...all.values()].includes("held") };
+    return { key, held: [...all.values()].includes("held"), search: view.search };
   }
 
   /** Shows the caller the view kept under `key` (an answer made from it was given again), if it still is. */

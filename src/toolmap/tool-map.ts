@@ -42,7 +42,7 @@ import {
 import { MAX_RELISTS, type ProfileNames } from "./profile-names";
 import { SchemaViews } from "./schema-views";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
-import { searchModeOf, type ToolSearch } from "./tool-search";
+import { searchedTools, type ToolSearch, toolSearchOf } from "./tool-search";
 
 export type { ListingPart } from "./caller-listings";
 export type { NamedListing } from "./named-listing";
@@ -248,19 +248,19 @@ export class ToolMap {
       settled: readable,
       perCaller: this.policy.changes === "hold",
     };
-    const search = part === "whole" ? this.searchMode(tools, listing, plan.entries) : null;
+    const searched = part === "whole" ? this.searchedTools(tools, hidden) : null;
     const schemas = new Map(plan.entries.map((entry) => [entry.original, entry.schemaHash]));
     // Under `hold`, the definitions shown count in the view's key: an answer remembered from it
     // goes only to a caller shown those before (`rememberedAnswer`). A search shows each tool's
     // definition: where every tool's pin covers all of it, the pins stand for the tools' texts.
     const pinsShowSearch =
-      search !== null && this.policy.scope !== "schema" && definitions.length === tools.length;
+      searched !== null && this.policy.scope !== "schema" && definitions.length === tools.length;
     const shownPins =
       (pins && this.policy.changes === "hold") || pinsShowSearch
         ? await pinsOf(definitions)
         : undefined;
-    const shown = await this.view.show(part, tools, decisions, schemas, {
-      search,
+    const { search, ...shown } = await this.view.show(part, tools, decisions, schemas, {
+      search: searched && (() => this.toolSearch(searched, listing, plan.entries)),
       pins: shownPins,
       pinsShowSearch,
     });
@@ -268,16 +268,25 @@ export class ToolMap {
     return search ? { ...listing, search } : listing;
   }
 
-  /** Search mode, for a whole listing over the profile's ceiling (tool-search.ts `searchModeOf`). */
-  private searchMode(
+  /** The tools of a whole listing over the profile's ceiling, which search mode finds (logged); else `null`. */
+  private searchedTools(
     tools: readonly ListedTool[],
+    hidden: ReadonlySet<string>,
+  ): readonly ListedTool[] | null {
+    const { name: profile, toolCeiling: ceiling } = this.profile;
+    const searched = searchedTools(tools, hidden, ceiling);
+    if (searched) logEvent("tools_search_mode", { profile, tools: searched.length, ceiling });
+    return searched;
+  }
+
+  /** Search mode's search of `searched`, as the listing shows them (tool-search.ts `toolSearchOf`). */
+  private toolSearch(
+    searched: readonly ListedTool[],
     listing: NamedListing,
     entries: readonly PlannedEntry[],
-  ): ToolSearch | null {
-    const { name, toolCeiling } = this.profile;
-    if (toolCeiling === undefined || tools.length <= toolCeiling) return null;
+  ): ToolSearch {
     const inputSchemas = new Map(entries.map((entry) => [entry.original, entry.inputSchema]));
-    return searchModeOf(tools, { ...listing, inputSchemas }, name, toolCeiling);
+    return toolSearchOf(searched, { ...listing, inputSchemas });
   }
 
   /** The descriptions the operator's rules give this listing's tools, where they change them. */

@@ -16,7 +16,6 @@
  * (search-terms.ts bounds them).
  */
 import MiniSearch from "minisearch";
-import { logEvent } from "../log";
 import type { ListedTool } from "../protocol/tools-list";
 import { type IndexedTool, indexedTools, type SearchableTool, wordsOf } from "./search-terms";
 
@@ -112,7 +111,6 @@ export interface SearchedListing {
   /** The schema views that differ from the origin's schemas. */
   schemas: ReadonlyMap<string, unknown>;
   descriptions: ReadonlyMap<string, string | undefined>;
-  hidden: ReadonlySet<string>;
   /**
    * The origin's schema of each tool, as the map holds it: one object for
    * every listing that shows the same schema, where each listing's own
@@ -122,18 +120,23 @@ export interface SearchedListing {
 }
 
 /**
- * Search mode, for a whole listing that shows more tools than `ceiling`: its
- * tools as a search shows them (the model-facing name, the description the
- * operator's rules give, the profile's view of the schema); `null` otherwise.
+ * The tools a search finds in a whole listing that shows more than `ceiling`
+ * (search mode), each name once, none the rules hide; `null` otherwise.
  */
-export function searchModeOf(
+export function searchedTools(
   tools: readonly ListedTool[],
-  listing: SearchedListing,
-  profile: string,
+  hidden: ReadonlySet<string>,
   ceiling: number | undefined,
-): ToolSearch | null {
-  const visible = tools.filter((tool) => !listing.hidden.has(tool.name));
-  if (ceiling === undefined || visible.length <= ceiling) return null;
+): readonly ListedTool[] | null {
+  const visible = tools.filter((tool) => !hidden.has(tool.name));
+  return ceiling === undefined || visible.length <= ceiling ? null : visible;
+}
+
+/**
+ * Search mode's tools as a search shows them: the model-facing name, the
+ * description the operator's rules give, the profile's view of the schema.
+ */
+export function toolSearchOf(visible: readonly ListedTool[], listing: SearchedListing): ToolSearch {
   const searchable = visible.map((tool): SearchableTool => {
     const description = listing.descriptions.has(tool.name)
       ? listing.descriptions.get(tool.name)
@@ -146,6 +149,5 @@ export function searchModeOf(
       inputSchema: listing.schemas.get(tool.name) ?? listing.inputSchemas.get(tool.name),
     };
   });
-  logEvent("tools_search_mode", { profile, tools: visible.length, ceiling });
   return new ToolSearch(searchable);
 }

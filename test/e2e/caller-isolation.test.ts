@@ -131,7 +131,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
   });
 
   // Pins stand for the tools' texts in a view's key only where they cover descriptions.
-  it.each([
+  it.each<Record<string, string>>([
     { TOOL_CHANGES: "log" },
     { TOOL_CHANGES: "hold" },
     { TOOL_CHANGES: "log", TOOL_CHANGES_SCOPE: "schema" },

@@ -6,13 +6,13 @@
  * SECURITY.md) that lists each caller their own long tools, or an honest one
  * whose per-user listings are large, would otherwise have the isolate keep
  * far more than docs/limits.md says (about 30 MiB). Views made as the tool
- * map makes them (`searchModeOf`, then `CallerView.show`). Run in Node, where
+ * map makes them (`searchedTools` and `toolSearchOf`, then `CallerView.show`). Run in Node, where
  * a test can collect garbage and read the heap: workerd runs the same V8.
  */
 import { describe, expect, it } from "vitest";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { CallerListings, CallerView } from "../../src/toolmap/caller-listings";
-import { searchModeOf } from "../../src/toolmap/tool-search";
+import { searchedTools, toolSearchOf } from "../../src/toolmap/tool-search";
 import { heapUsed } from "./heap";
 
 /** One over OpenAI's ceiling: search mode. */
@@ -32,19 +32,14 @@ function listingOf(caller: number, repeats = 130): ListedTool[] {
 /** Shows caller `caller` their own listing, in search mode, as the tool map does. */
 async function show(listings: CallerListings, caller: number, repeats?: number): Promise<void> {
   const tools = listingOf(caller, repeats);
-  const search = searchModeOf(
-    tools,
-    {
-      names: new Map(),
-      schemas: new Map(),
-      descriptions: new Map(),
-      hidden: new Set(),
-      inputSchemas: new Map(tools.map((tool) => [tool.name, tool.inputSchema])),
-    },
-    "openai",
-    128,
-  );
-  if (search === null) throw new Error("not in search mode");
+  const searched = searchedTools(tools, new Set(), 128);
+  if (searched === null) throw new Error("not in search mode");
+  const search = toolSearchOf(searched, {
+    names: new Map(),
+    schemas: new Map(),
+    descriptions: new Map(),
+    inputSchemas: new Map(tools.map((tool) => [tool.name, tool.inputSchema])),
+  });
   // The first search builds the index the view keeps.
   search.search("monthly report", 8);
   const view = new CallerView(
@@ -55,7 +50,7 @@ async function show(listings: CallerListings, caller: number, repeats?: number):
   );
   const shown = new Map(tools.map((tool) => [tool.name, "shown" as const]));
   const schemas = new Map(tools.map((tool) => [tool.name, "2.schema"]));
-  await view.show("whole", tools, shown, schemas, search);
+  await view.show("whole", tools, shown, schemas, { search: () => search });
 }
 
 describe("callers' views in search mode", () => {
