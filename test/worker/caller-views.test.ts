@@ -81,4 +81,25 @@ describe("callers' views in one isolate", () => {
 
     expect(listing.hidden).toEqual(new Set());
   });
+
+  it("answers a caller's search with their own tools' names where two callers' names differ only in a lone surrogate", async () => {
+    // Equal but for a name each, which UTF-8 writes alike (U+FFFD); the openai profile renames them.
+    const listing = (name: string) =>
+      answer(
+        Array.from(
+          { length: 130 },
+          (_, i) =>
+            `{"name":${JSON.stringify(i === 0 ? name : `item_${i}`)},"description":"Reads item ${i}.","inputSchema":{"type":"object"}}`,
+        ),
+      );
+    const list = await isolate("log");
+    await list("ann", listing("item_\ud800"));
+    const ben = await list("ben", listing("item_\udbff"));
+
+    const [tool] = (await ben.map.search())?.search("item 0", 1) ?? [];
+    // As JSON: a lone surrogate in a failure's message is not UTF-8 to the test runner.
+    const json = (value: unknown) => JSON.stringify(value);
+    expect(json(tool?.original)).toBe(json("item_\udbff"));
+    expect(json(tool?.name)).toBe(json(ben.listing.names.get("item_\udbff")));
+  });
 });
