@@ -12,6 +12,7 @@ import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { type ChangeMode, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { schemaHash } from "../../src/toolmap/plan-listing";
 import { type ListingPart, ToolMap } from "../../src/toolmap/tool-map";
 
 /** One origin's tool maps in one isolate, one per caller; `list` names a listing's text for `who`. */
@@ -101,5 +102,39 @@ describe("callers' views in one isolate", () => {
     const json = (value: unknown) => JSON.stringify(value);
     expect(json(tool?.original)).toBe(json("item_\udbff"));
     expect(json(tool?.name)).toBe(json(ben.listing.names.get("item_\udbff")));
+  });
+
+  it("views a caller's own schema of a tool where another's was written to give its fingerprint", async () => {
+    // Two descriptions of one length that differ in three characters, found so that the two
+    // schemas give one 32-bit fingerprint (plan-listing.ts `schemaHash`): in seconds.
+    const ann = {
+      type: "object",
+      description: "3eadH the notes of the user, kept private by them.",
+    };
+    const ben = {
+      type: "object",
+      description: "Zeadu th\ue2b7 notes of the user, kept private by them.",
+    };
+    expect(schemaHash(ben).hash).toBe(schemaHash(ann).hash);
+    // The openai profile views a schema without `properties` (it adds them): one view a tool.
+    const listing = (schema: object, count: number) =>
+      answer(
+        Array.from({ length: count }, (_, i) =>
+          JSON.stringify({
+            name: `item_${i}`,
+            description: `Reads item ${i}.`,
+            inputSchema: i === 0 ? schema : { type: "object" },
+          }),
+        ),
+      );
+    const list = await isolate("log");
+    await list("ann", listing(ann, 3));
+    const { listing: named } = await list("ben", listing(ben, 3));
+    expect(named.schemas.get("item_0")).toMatchObject({ description: ben.description });
+
+    await list("ann", listing(ann, 130));
+    const { map } = await list("ben", listing(ben, 130));
+    const [tool] = (await map.search())?.search("item 0", 1) ?? [];
+    expect(tool?.inputSchema).toMatchObject({ description: ben.description });
   });
 });
