@@ -145,7 +145,10 @@ export function viewKey(
   add(before ?? "");
   add(`${view.whole} ${view.searching} ${!!pins}`);
   for (const [i, tool] of tools.entries()) {
-    add(tool.name);
+    // A name is the origin's, and may hold a lone surrogate, which UTF-8 (what is digested) writes
+    // as U+FFFD: then as JSON, after a mark of its own, or names that differ would read alike.
+    if (tool.name.isWellFormed()) add(tool.name);
+    else parts.push(`${tool.name.length};`, JSON.stringify(tool.name));
     add(String(view.decisions.get(tool.name)));
     add(String(view.schemas.get(tool.name)));
     if (pins) add(String(pins.get(tool.name)));

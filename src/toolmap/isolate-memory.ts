@@ -193,6 +193,9 @@ export class OriginMemory {
       if (before && tool.sameTextAs(before)) same.add(name);
       else if (tool.readsOneWay === false) {
         twoWays.add(name);
+        // Named from this text now: a listing of two-way texts alone keeps the texts kept before,
+        // and a tool written as one of them would take this one's schema and pin for its own.
+        this.written.delete(name);
         continue;
       }
       written.set(name, tool);

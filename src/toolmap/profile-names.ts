@@ -28,8 +28,11 @@ export const MAX_RELISTS = 30;
 export class ProfileNames {
   readonly byName = new Map<string, string>();
   readonly byOriginal = new Map<string, string>();
-  /** Each tool's schema view under the profile, valid while its schema hash is `hash`. */
-  readonly views = new Map<string, { hash: string; view: SchemaView }>();
+  /**
+   * Each tool's schema view under the profile, and the schema it views (the
+   * object the map holds, `hash` its fingerprint).
+   */
+  readonly views = new Map<string, { hash: string; schema: unknown; view: SchemaView }>();
   /** What `views` hold inlined together (`SchemaView.inlined`). */
   viewsInlined = 0;
   /** Names layout 1 handed out under this profile (original → name), read once (or in flight). */
@@ -142,9 +145,9 @@ export class ProfileNames {
   }
 
   /** Keeps a tool's schema view (schema-views.ts), in place of the one before. */
-  keepView(name: string, hash: string, view: SchemaView): void {
+  keepView(name: string, hash: string, schema: unknown, view: SchemaView): void {
     this.dropView(name);
-    this.views.set(name, { hash, view });
+    this.views.set(name, { hash, schema, view });
     this.viewsInlined += view.inlined;
   }
 

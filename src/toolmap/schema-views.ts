@@ -61,7 +61,8 @@ export class SchemaViews {
 
   /**
    * The view of a tool's schema under the profile, from isolate memory while
-   * the schema's hash is unchanged; `undefined` where the profile changes no schema.
+   * the schema is the one viewed (the map holds one object for a schema listed
+   * alike, plan-listing.ts); `undefined` where the profile changes no schema.
    */
   of(
     name: string,
@@ -73,13 +74,17 @@ export class SchemaViews {
     if ((changesNothing(rules) && !shaped) || inputSchema === undefined) return undefined;
     const names = this.names();
     const known = names.views.get(name);
-    if (known?.hash === hash) return { view: known.view, fresh: false };
+    // The view of this very schema: a fingerprint alone, a caller whose values a schema holds
+    // could make collide with another caller's schema of the tool, and be shown its view.
+    if (known?.hash === hash && known.schema === inputSchema) {
+      return { view: known.view, fresh: false };
+    }
     const viewed = schemaView(presentedSchema(inputSchema, rule), rules);
     // Arguments the proxy sets are left out of what the model sees, whatever the profile.
     const view = shaped ? { ...viewed, differs: true } : viewed;
     if (names.views.size >= MAX_TOOLS) names.clearViews();
     if (view.inlined > 0) this.origin.roomForView(view.inlined);
-    names.keepView(name, hash, view);
+    names.keepView(name, hash, inputSchema, view);
     return { view, fresh: true };
   }
 }

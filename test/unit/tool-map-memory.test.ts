@@ -58,7 +58,7 @@ describe("the isolate's memory of the tool map", () => {
     const remember = (original: string, chars: number) => {
       origin.remember({ ...entry(original), chars }, 1);
       names.remember(`n_${original}`, original);
-      names.views.set(`n_${original}`, { hash: "h", view: {} as SchemaView });
+      names.views.set(`n_${original}`, { hash: "h", schema: {}, view: {} as SchemaView });
     };
     for (let i = 0; i < 10; i++) remember(`t${i}`, tenth);
     expect(origin.tools.size).toBe(10);

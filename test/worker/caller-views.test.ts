@@ -1,0 +1,140 @@
+/**
+ * Callers' views in one isolate (src/toolmap/caller-listings.ts; SECURITY.md,
+ * "What the proxy answers itself"), where an origin writes each caller's
+ * listing its own way: what the proxy answers a caller itself (a search, its
+ * schemas, its holds) comes only from that caller's listing, however another
+ * caller's was written. Tool maps of one `ToolMapMemory` (one isolate), each
+ * for its caller, fed the listing texts as the proxy reads an answer.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { type ChangeMode, NO_RULES } from "../../src/rules/tool-rules";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { schemaHash } from "../../src/toolmap/plan-listing";
+import { type ListingPart, ToolMap } from "../../src/toolmap/tool-map";
+
+/** One origin's tool maps in one isolate, one per caller; `list` names a listing's text for `who`. */
+async function isolate(changes: Exclude<ChangeMode, "allow">) {
+  const scopes = await toolMapScopes(
+    new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
+    profileOf("openai").names,
+  );
+  const memory = new ToolMapMemory();
+  const writes: Promise<unknown>[] = [];
+  return async (who: string, text: string, part: ListingPart = "whole") => {
+    const map = new ToolMap(
+      env.TOOL_MAP,
+      scopes,
+      profileOf("openai"),
+      memory,
+      (write) => writes.push(write),
+      { rules: NO_RULES, changes, scope: "definition" },
+      undefined,
+      { listing: async () => `${who} listing`, pins: async () => `${who} pins` },
+    );
+    const read = readListingText(text, map.writtenBefore());
+    if (!read) throw new Error("not a listing");
+    const tools = read.elements.filter((element) => element instanceof WrittenTool);
+    const listing = await map.nameListing(tools, part);
+    await Promise.all(writes.splice(0));
+    return { map, listing };
+  };
+}
+
+/** A `tools/list` answer of `tools` (each written as it is given). */
+const answer = (tools: readonly string[]) =>
+  `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tools.join(",")}]}}`;
+
+/**
+ * `count` tools of `owner`'s, each with a parameter of theirs; `twice`: each
+ * input schema writes `type` twice (every reader takes one of them).
+ */
+const ownTools = (owner: string, count: number, twice = false) =>
+  answer(
+    Array.from(
+      { length: count },
+      (_, i) =>
+        `{"name":"item_${i}","description":"Reads ${owner}'s item ${i}.","inputSchema":{"type":"object",${twice ? '"type":"object",' : ""}"properties":{"${owner}_id":{"type":"string"}}}}`,
+    ),
+  );
+
+describe("callers' views in one isolate", () => {
+  it("answers a caller's search from their own listing after another's wrote every schema's key twice", async () => {
+    // 130 tools: over the openai profile's ceiling (128), so in search mode.
+    const list = await isolate("log");
+    await list("ann", ownTools("ann", 130));
+    await list("ben", ownTools("ben", 130, true));
+    const { map } = await list("ann", ownTools("ann", 130));
+
+    const [tool] = (await map.search())?.search("item 7", 1) ?? [];
+    expect(tool?.description).toBe("Reads ann's item 7.");
+    expect(JSON.stringify(tool?.inputSchema)).toContain("ann_id");
+    expect(JSON.stringify(tool)).not.toContain("ben");
+  });
+
+  it("holds nothing of a caller's unchanged listing after another's wrote every schema's key twice", async () => {
+    const list = await isolate("hold");
+    await list("ann", ownTools("ann", 3));
+    await list("ben", ownTools("ben", 3, true));
+    const { listing } = await list("ann", ownTools("ann", 3));
+
+    expect(listing.hidden).toEqual(new Set());
+  });
+
+  it("answers a caller's search with their own tools' names where two callers' names differ only in a lone surrogate", async () => {
+    // Equal but for a name each, which UTF-8 writes alike (U+FFFD); the openai profile renames them.
+    const listing = (name: string) =>
+      answer(
+        Array.from(
+          { length: 130 },
+          (_, i) =>
+            `{"name":${JSON.stringify(i === 0 ? name : `item_${i}`)},"description":"Reads item ${i}.","inputSchema":{"type":"object"}}`,
+        ),
+      );
+    const list = await isolate("log");
+    await list("ann", listing("item_\ud800"));
+    const ben = await list("ben", listing("item_\udbff"));
+
+    const [tool] = (await ben.map.search())?.search("item 0", 1) ?? [];
+    // As JSON: a lone surrogate in a failure's message is not UTF-8 to the test runner.
+    const json = (value: unknown) => JSON.stringify(value);
+    expect(json(tool?.original)).toBe(json("item_\udbff"));
+    expect(json(tool?.name)).toBe(json(ben.listing.names.get("item_\udbff")));
+  });
+
+  it("views a caller's own schema of a tool where another's was written to give its fingerprint", async () => {
+    // Two descriptions of one length that differ in three characters, found so that the two
+    // schemas give one 32-bit fingerprint (plan-listing.ts `schemaHash`): in seconds.
+    const ann = {
+      type: "object",
+      description: "3eadH the notes of the user, kept private by them.",
+    };
+    const ben = {
+      type: "object",
+      description: "Zeadu th\ue2b7 notes of the user, kept private by them.",
+    };
+    expect(schemaHash(ben).hash).toBe(schemaHash(ann).hash);
+    // The openai profile views a schema without `properties` (it adds them): one view a tool.
+    const listing = (schema: object, count: number) =>
+      answer(
+        Array.from({ length: count }, (_, i) =>
+          JSON.stringify({
+            name: `item_${i}`,
+            description: `Reads item ${i}.`,
+            inputSchema: i === 0 ? schema : { type: "object" },
+          }),
+        ),
+      );
+    const list = await isolate("log");
+    await list("ann", listing(ann, 3));
+    const { listing: named } = await list("ben", listing(ben, 3));
+    expect(named.schemas.get("item_0")).toMatchObject({ description: ben.description });
+
+    await list("ann", listing(ann, 130));
+    const { map } = await list("ben", listing(ben, 130));
+    const [tool] = (await map.search())?.search("item 0", 1) ?? [];
+    expect(tool?.inputSchema).toMatchObject({ description: ben.description });
+  });
+});
