@@ -248,7 +248,7 @@ export class ToolMap {
       settled: readable,
       perCaller: this.policy.changes === "hold",
     };
-    const searched = part === "whole" ? this.searchedTools(tools, hidden) : null;
+    const searched = part === "whole" ? searchedTools(tools, hidden, this.profile) : null;
     const schemas = new Map(plan.entries.map((entry) => [entry.original, entry.schemaHash]));
     // Under `hold`, the definitions shown count in the view's key: an answer remembered from it
     // goes only to a caller shown those before (`rememberedAnswer`). A search shows each tool's
@@ -260,33 +260,17 @@ export class ToolMap {
         ? await pinsOf(definitions)
         : undefined;
     const { search, ...shown } = await this.view.show(part, tools, decisions, schemas, {
-      search: searched && (() => this.toolSearch(searched, listing, plan.entries)),
+      search:
+        searched &&
+        (() => {
+          const inputSchemas = new Map(plan.entries.map((e) => [e.original, e.inputSchema]));
+          return toolSearchOf(searched, { ...listing, inputSchemas });
+        }),
       pins: shownPins,
       pinsShowSearch,
     });
     this.shown = { ...shown, whole: part === "whole" };
     return search ? { ...listing, search } : listing;
-  }
-
-  /** The tools of a whole listing over the profile's ceiling, which search mode finds (logged); else `null`. */
-  private searchedTools(
-    tools: readonly ListedTool[],
-    hidden: ReadonlySet<string>,
-  ): readonly ListedTool[] | null {
-    const { name: profile, toolCeiling: ceiling } = this.profile;
-    const searched = searchedTools(tools, hidden, ceiling);
-    if (searched) logEvent("tools_search_mode", { profile, tools: searched.length, ceiling });
-    return searched;
-  }
-
-  /** Search mode's search of `searched`, as the listing shows them (tool-search.ts `toolSearchOf`). */
-  private toolSearch(
-    searched: readonly ListedTool[],
-    listing: NamedListing,
-    entries: readonly PlannedEntry[],
-  ): ToolSearch {
-    const inputSchemas = new Map(entries.map((entry) => [entry.original, entry.inputSchema]));
-    return toolSearchOf(searched, { ...listing, inputSchemas });
   }
 
   /** The descriptions the operator's rules give this listing's tools, where they change them. */

@@ -16,6 +16,7 @@
  * (search-terms.ts bounds them).
  */
 import MiniSearch from "minisearch";
+import { logEvent } from "../log";
 import type { ListedTool } from "../protocol/tools-list";
 import { type IndexedTool, indexedTools, type SearchableTool, wordsOf } from "./search-terms";
 
@@ -120,16 +121,19 @@ export interface SearchedListing {
 }
 
 /**
- * The tools a search finds in a whole listing that shows more than `ceiling`
- * (search mode), each name once, none the rules hide; `null` otherwise.
+ * The tools a search finds in a whole listing that shows more than the
+ * profile's ceiling (search mode, logged), each name once, none the rules
+ * hide; `null` otherwise.
  */
 export function searchedTools(
   tools: readonly ListedTool[],
   hidden: ReadonlySet<string>,
-  ceiling: number | undefined,
+  { name: profile, toolCeiling: ceiling }: { name: string; toolCeiling: number | undefined },
 ): readonly ListedTool[] | null {
   const visible = tools.filter((tool) => !hidden.has(tool.name));
-  return ceiling === undefined || visible.length <= ceiling ? null : visible;
+  if (ceiling === undefined || visible.length <= ceiling) return null;
+  logEvent("tools_search_mode", { profile, tools: visible.length, ceiling });
+  return visible;
 }
 
 /**

@@ -32,7 +32,7 @@ function listingOf(caller: number, repeats = 130): ListedTool[] {
 /** Shows caller `caller` their own listing, in search mode, as the tool map does. */
 async function show(listings: CallerListings, caller: number, repeats?: number): Promise<void> {
   const tools = listingOf(caller, repeats);
-  const searched = searchedTools(tools, new Set(), 128);
+  const searched = searchedTools(tools, new Set(), { name: "openai", toolCeiling: 128 });
   if (searched === null) throw new Error("not in search mode");
   const search = toolSearchOf(searched, {
     names: new Map(),
