@@ -164,7 +164,7 @@ async function namePage(
   if (rest === undefined) return { listing: await toolMap.nameListing(page, "first") };
   const listing = await toolMap.nameListing([...page, ...rest], "whole");
   // The tools a search can find: none the rules hide, each name once.
-  return listing.search ? { listing, search: listing.search.tools.length } : { listing };
+  return listing.search ? { listing, search: listing.search.size } : { listing };
 }
 
 /** Says how many entries of a page's `tools` were no tool, where they are left out (`NamedListing.toolsOnly`). */

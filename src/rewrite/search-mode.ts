@@ -138,7 +138,7 @@ export function answerSearch(
   }
   const { query } = args;
   const found = search.search(query, limitOf(args.limit)).map(shown);
-  const total = search.tools.length;
+  const total = search.size;
   const call = `Call one with ${CALL_TOOL}: {"name": <name>, "arguments": {…}}.`;
   // What was searched, as the heading says it: a query's first MAX_QUERY_CHARS (search-terms.ts).
   const said = query.length > MAX_QUERY_CHARS ? `${query.slice(0, MAX_QUERY_CHARS)}…` : query;

@@ -90,7 +90,9 @@ export class ToolMap {
       () => this.settings,
     );
     this.callerPins = memory.callerPins;
-    this.views = new SchemaViews(profile, policy, () => this.names, this.origin);
+    // Nothing of the request's: a search kept past it views its schemas with these (nameListing).
+    const { origin } = this;
+    this.views = new SchemaViews(profile, policy, () => origin.profile(scopes.legacy), origin);
     this.calls = new CallNames({
       profile,
       policy,
@@ -238,9 +240,11 @@ export class ToolMap {
       logEvent("tools_renamed", { profile: profile.name, cap, ...renamesLogged(renames, hidden) });
     }
     const hidden = new Set([...decisions].flatMap(([o, d]) => (d === "shown" ? [] : [o])));
+    const searched = part === "whole" ? searchedTools(tools, hidden, this.profile) : null;
     const listing: NamedListing = {
       names: plan.names,
-      ...this.views.ofListing(plan.entries),
+      // Search mode shows no tool's schema here: a search views them when it first needs them.
+      ...(searched ? { schemas: new Map(), unfit: new Map() } : this.views.ofListing(plan.entries)),
       descriptions: this.describe(plan.entries),
       hidden,
       twoWays,
@@ -248,7 +252,6 @@ export class ToolMap {
       settled: readable,
       perCaller: this.policy.changes === "hold",
     };
-    const searched = part === "whole" ? searchedTools(tools, hidden, this.profile) : null;
     const schemas = new Map(plan.entries.map((entry) => [entry.original, entry.schemaHash]));
     // Under `hold`, the definitions shown count in the view's key: an answer remembered from it
     // goes only to a caller shown those before (`rememberedAnswer`). A search shows each tool's
@@ -263,8 +266,20 @@ export class ToolMap {
       search:
         searched &&
         (() => {
-          const inputSchemas = new Map(plan.entries.map((e) => [e.original, e.inputSchema]));
-          return toolSearchOf(searched, { ...listing, inputSchemas });
+          // What the search keeps of the entries: not the tools, which hold the listing's text.
+          const entries = plan.entries
+            .filter(({ original }) => !hidden.has(original))
+            .map(({ name, original, inputSchema, schemaHash }) => ({
+              name,
+              original,
+              inputSchema,
+              schemaHash,
+            }));
+          const inputSchemas = new Map(entries.map((e) => [e.original, e.inputSchema]));
+          const { views } = this;
+          return toolSearchOf(searched, { ...listing, inputSchemas }, () =>
+            views.ofListing(entries).schemas,
+          );
         }),
       pins: shownPins,
       pinsShowSearch,

@@ -37,8 +37,37 @@ interface Index {
 
 export class ToolSearch {
   private index: Index | undefined;
+  #tools: readonly SearchableTool[];
+  /**
+   * The profile's views of the tools' schemas, by original, where they
+   * differ: made when a search first reads the tools, not by the listing,
+   * which in search mode shows no tool's schema.
+   */
+  #views: (() => ReadonlyMap<string, unknown>) | undefined;
 
-  constructor(readonly tools: readonly SearchableTool[]) {}
+  constructor(tools: readonly SearchableTool[], views?: () => ReadonlyMap<string, unknown>) {
+    this.#tools = tools;
+    this.#views = views;
+  }
+
+  /** How many tools it searches: known without viewing their schemas. */
+  get size(): number {
+    return this.#tools.length;
+  }
+
+  /** The tools as search mode shows them, each schema in the profile's view. */
+  get tools(): readonly SearchableTool[] {
+    const views = this.#views;
+    if (views !== undefined) {
+      this.#views = undefined;
+      const viewed = views();
+      this.#tools = this.#tools.map((tool) => {
+        const view = viewed.get(tool.original);
+        return view === undefined ? tool : { ...tool, inputSchema: view };
+      });
+    }
+    return this.#tools;
+  }
 
   /**
    * The best `limit` matches for `query`, best first; with no words to look
@@ -109,8 +138,6 @@ export class ToolSearch {
 /** What a named listing shows of its tools, as search mode shows them. */
 export interface SearchedListing {
   names: ReadonlyMap<string, string>;
-  /** The schema views that differ from the origin's schemas. */
-  schemas: ReadonlyMap<string, unknown>;
   descriptions: ReadonlyMap<string, string | undefined>;
   /**
    * The origin's schema of each tool, as the map holds it: one object for
@@ -138,9 +165,15 @@ export function searchedTools(
 
 /**
  * Search mode's tools as a search shows them: the model-facing name, the
- * description the operator's rules give, the profile's view of the schema.
+ * description the operator's rules give, the profile's view of the schema
+ * (`views`, made when a search first needs them; the origin's schema where
+ * they give none).
  */
-export function toolSearchOf(visible: readonly ListedTool[], listing: SearchedListing): ToolSearch {
+export function toolSearchOf(
+  visible: readonly ListedTool[],
+  listing: SearchedListing,
+  views?: () => ReadonlyMap<string, unknown>,
+): ToolSearch {
   const searchable = visible.map((tool): SearchableTool => {
     const description = listing.descriptions.has(tool.name)
       ? listing.descriptions.get(tool.name)
@@ -150,8 +183,8 @@ export function toolSearchOf(visible: readonly ListedTool[], listing: SearchedLi
       original: tool.name,
       ...(typeof tool.title === "string" ? { title: tool.title } : {}),
       ...(typeof description === "string" ? { description } : {}),
-      inputSchema: listing.schemas.get(tool.name) ?? listing.inputSchemas.get(tool.name),
+      inputSchema: listing.inputSchemas.get(tool.name),
     };
   });
-  return new ToolSearch(searchable);
+  return new ToolSearch(searchable, views);
 }

@@ -227,6 +227,24 @@ describe.each(EACH_WIRE)("search mode, protocol %s", (revision) => {
     ]);
   });
 
+  it("shows each tool a search finds with its schema as the profile views it, the operator's fixed arguments left out", async () => {
+    const rules = JSON.stringify({ tools: { read_text_file: { fixed: { head: 10 } } } });
+    const viewed = async (profile: string) => {
+      const settings = { ORIGIN_URL: catalog(300), TOOL_RULES: rules };
+      const client = await connect(revision, viaProxy(settings), `${PROXY_URL}/${profile}`);
+      await client.listTools();
+      const search = await client.callTool("search_tools", { query: "read text file" });
+      return found(search).find((tool) => tool.description?.startsWith("read_text_file "));
+    };
+    // The origin's schema: `path`, `tail` and `head`, only `path` required, closed.
+    const strict = await viewed("openai-strict");
+    expect(Object.keys(strict?.inputSchema.properties ?? {})).toEqual(["path", "tail"]);
+    expect(strict?.inputSchema.required).toEqual(["path", "tail"]);
+    const gemini = await viewed("gemini");
+    expect(Object.keys(gemini?.inputSchema.properties ?? {})).toEqual(["path", "tail"]);
+    expect(gemini?.inputSchema).not.toHaveProperty("additionalProperties");
+  });
+
   it("serves a cold isolate's search and call from the origin's listing, asked for again", async () => {
     const origin = catalog(300);
     const warm = await connect(revision, viaProxy({ ORIGIN_URL: origin }));

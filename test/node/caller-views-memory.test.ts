@@ -36,7 +36,6 @@ async function show(listings: CallerListings, caller: number, repeats?: number):
   if (searched === null) throw new Error("not in search mode");
   const search = toolSearchOf(searched, {
     names: new Map(),
-    schemas: new Map(),
     descriptions: new Map(),
     inputSchemas: new Map(tools.map((tool) => [tool.name, tool.inputSchema])),
   });
