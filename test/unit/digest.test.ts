@@ -19,6 +19,16 @@ describe("sha256Parts", () => {
     );
   });
 
+  it("is the digest of the parts joined past the buffer it reuses (1 MiB), and after a longer text", async () => {
+    const cases = [
+      ["x".repeat(1024 * 1024), "y"],
+      // As many characters as fit, twice as many bytes.
+      ["é".repeat(600_000), "z".repeat(400_000)],
+      ["short"],
+    ];
+    for (const parts of cases) expect(await sha256Parts(parts)).toBe(await sha256(parts.join("")));
+  });
+
   it("keeps a surrogate pair split between parts as one character", async () => {
     const parts = ["a".repeat(40_000), "\ud83d", "\ude00", "b"];
     expect(await sha256Parts(parts)).toBe(await sha256(parts.join("")));
