@@ -6,6 +6,7 @@
  * resolve-tool.ts decides the order in which these are asked, and when the
  * origin is listed again.
  */
+import { sameJson } from "../json";
 import { matchName, type NameMatch, type NoMatch } from "../names/match";
 import { isLegalName } from "../names/sanitize";
 import type { ToolPolicy, ToolRule } from "../rules/tool-rules";
@@ -17,6 +18,16 @@ import type { MapStore } from "./map-store";
 import type { ToolEntry } from "./plan-listing";
 import type { ProfileNames } from "./profile-names";
 import type { SchemaViews } from "./schema-views";
+
+/**
+ * Whether the caller's own entry of a tool holds the map's schema: the same
+ * object (the map holds one for every listing of a schema), or an equal one
+ * (listed again since another caller's was). Not the map's where it holds
+ * none: the caller's is known without a read of KV.
+ */
+const sameSchema = (shown: ToolEntry, entry: ToolEntry) =>
+  shown.inputSchema === entry.inputSchema ||
+  (entry.inputSchema !== undefined && sameJson(shown.inputSchema, entry.inputSchema));
 
 export interface Resolution extends Judgement {
   entry: ToolEntry;
@@ -122,16 +133,21 @@ export class CallNames {
     return (await this.#judge(original)).refused;
   }
 
-  /** The tool `original` as a call by `name` resolves it: memory first, then KV. */
+  /**
+   * The tool `original` as a call by `name` resolves it, with the schema the
+   * caller's own listing here showed (their view keeps it), else the map's:
+   * memory first, then KV.
+   */
   async #resolveOriginal(original: string, name: string): Promise<Resolution | undefined> {
     const { origin, store } = this.map;
     const entry = origin.tools.get(original);
     if (!entry) return undefined;
-    // Listed to this caller with another schema than the map's (another caller's, listed since):
-    // the call goes on by its name alone, neither repaired nor checked against a schema not theirs.
-    const shown = await this.map.view.schemaShown(original);
-    if (shown !== undefined && shown !== entry.schemaHash) {
-      return this.#resolution(name, { original, schemaHash: shown }, "memory");
+    // The map holds the schema listed last, which may be another caller's, and of any fingerprint
+    // (an origin that writes a caller's values into their schema can have them match another's):
+    // a call is repaired and checked against the one its caller was listed, told by the object.
+    const shown = await this.map.view.entryShown(original);
+    if (shown !== undefined && !sameSchema(shown, entry)) {
+      return this.#resolution(name, shown, "memory", false);
     }
     if (entry.inputSchema !== undefined) return this.#resolution(name, entry, "memory");
     const read = await store.readSchema(entry.schemaHash);
@@ -144,12 +160,14 @@ export class CallNames {
     return this.#resolution(name, full, "kv");
   }
 
+  /** `mapped`: `entry` is the map's, whose schema view is kept for its listings; else a caller's own. */
   async #resolution(
     name: string,
     entry: ToolEntry,
     source: Resolution["source"],
+    mapped = true,
   ): Promise<Resolution> {
-    const view = this.map.views.of(name, entry)?.view;
+    const view = this.map.views.of(name, entry, mapped)?.view;
     const rule = this.map.policy.rules.ruleFor(entry.original);
     const { refused, shown } = await this.#judge(entry.original);
     return {

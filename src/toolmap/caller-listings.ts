@@ -12,14 +12,19 @@
  * caller shown the same listing under the same settings and decisions: it is
  * kept once, under a SHA-256 digest of what it holds (`viewKey`), and callers
  * point at it. So a hundred callers listed alike cost one view, and callers
- * listed differently cost one each, within the isolate's bounds below.
+ * listed differently cost one each, within the isolate's bounds below. The
+ * digest covers each schema by its 32-bit fingerprint, which an origin that
+ * writes a caller's values into their schema can have them match: a view is
+ * shown another caller only for the very schemas it holds (`CallerView.show`).
  */
 import { BoundedMap } from "../bounded-map";
 import { sha256Parts } from "../digest";
+import { sameJson } from "../json";
 import { textAt } from "../json-spans";
 import type { ListedTool } from "../protocol/tools-list";
 import { refusesCalls, type ToolPolicy } from "../rules/tool-rules";
 import type { Caller } from "./callers";
+import { type ToolEntry, toolChars } from "./plan-listing";
 import type { ToolSearch } from "./tool-search";
 
 /** What the operator's policy made of a tool a listing showed: shown as it is, hidden by the rules, or held (`TOOL_CHANGES=hold`). */
@@ -30,16 +35,23 @@ export interface ListingView {
   /** Original → what the policy made of it: every tool the listing showed, and no other. */
   readonly decisions: ReadonlyMap<string, Decision>;
   /**
-   * Original → the fingerprint of the input schema it was listed with: an
-   * origin may list one tool with another schema to each caller, and the map
-   * keeps the last one listed (tool-map.ts).
+   * Original → the map's entry for it as the listing made it: the input
+   * schema the caller was listed (the object the map holds while it holds
+   * that schema, plan-listing.ts) and its fingerprint. An origin may list one
+   * tool with another schema to each caller, and the map keeps the last one
+   * listed (tool-map.ts): a call is repaired against the caller's own
+   * (call-names.ts).
    */
-  readonly schemas: ReadonlyMap<string, string>;
+  readonly entries: ReadonlyMap<string, ToolEntry>;
   /** Whether it is a whole listing: then a tool it lacks is one the origin did not list to the caller. */
   readonly whole: boolean;
   /** A whole listing over the profile's tool ceiling: the tools search mode finds; `null` otherwise. */
   readonly search: ToolSearch | null;
-  /** In search mode, the characters of its tools as the origin wrote them: about what its search holds of them. */
+  /**
+   * The characters of its tools as the origin wrote them: in search mode,
+   * about what its search holds of them; else what `entries` hold
+   * (`toolChars`), which the map may have let go since.
+   */
   readonly chars: number;
 }
 
@@ -52,9 +64,14 @@ export interface ListingView {
  * description and schema whole, and views weighed by count alone held 141 MiB
  * for 150 callers listed 129 tools of 8 KB each, their own
  * (test/node/caller-views-memory.test.ts). Outside search mode a view keeps
- * its tools' names, which an origin may make long: it weighs one a tool, or
- * one for each `CHARS_PER_WEIGHT` characters of their names
- * (test/node/tool-names-memory.test.ts). So views at the bound hold about
+ * its tools' entries, names and schemas, which an origin may make long, and
+ * which stay with the view once the map has let them go (another caller's
+ * schemas listed since): it weighs one a tool, or one for each
+ * `CHARS_PER_WEIGHT` characters of their text (test/node/tool-names-memory.test.ts;
+ * weighed by their names, views held 68 MiB for 80 callers listed 20 tools
+ * with schemas of 40 KB of their own, test/node/caller-schemas-memory.test.ts).
+ * Views listed a schema alike share its entry, and each weighs it: the
+ * bound holds whether the map still keeps it or not. So views at the bound hold about
  * 30 MiB, and one view of a listing as long as a message may be (16 MiB)
  * still fits; and how many views; and callers pointing at one. A
  * caller's view stands for `LISTING_MS`: a caller who searches or calls past
@@ -67,21 +84,15 @@ const MAX_VIEWS = 1_000;
 const MAX_CALLERS = 4_096;
 const LISTING_MS = 10 * 60_000;
 
-/** What the names of a view's tools hold together, in characters: an origin's names may be long. */
-function namesLength(view: ListingView): number {
-  let length = 0;
-  for (const original of view.decisions.keys()) length += original.length;
-  return length;
-}
-
 /** The views of one isolate, every origin and profile: `scope` keeps them apart. */
 export class CallerListings {
   private readonly views = new BoundedMap<string, ListingView>(MAX_VIEWS, LISTING_MS, {
     max: MAX_VIEW_WEIGHT,
     weigh: (view) =>
-      view.search
-        ? Math.max(view.decisions.size * SEARCH_WEIGHT, Math.ceil(view.chars / CHARS_PER_WEIGHT))
-        : Math.max(view.decisions.size, Math.ceil(namesLength(view) / CHARS_PER_WEIGHT)),
+      Math.max(
+        view.decisions.size * (view.search ? SEARCH_WEIGHT : 1),
+        Math.ceil(view.chars / CHARS_PER_WEIGHT),
+      ),
   });
   private readonly callers = new BoundedMap<string, string>(MAX_CALLERS, LISTING_MS);
 
@@ -112,6 +123,16 @@ export class CallerListings {
   }
 }
 
+/** The characters of `texts` together. */
+const lengthOf = (texts: readonly string[]) => texts.reduce((sum, text) => sum + text.length, 0);
+
+/** What `entries` weigh together, in characters (`toolChars`). */
+function charsOf(entries: ReadonlyMap<string, ToolEntry>): number {
+  let chars = 0;
+  for (const entry of entries.values()) chars += toolChars(entry);
+  return chars;
+}
+
 /** A tool's text, for a view's key: as the listing wrote it, or as JSON writes it. */
 const textOf = (tool: ListedTool) => (tool.written ? textAt(tool.written) : JSON.stringify(tool));
 
@@ -133,7 +154,7 @@ export function viewKey(
   settings: string,
   before: string | undefined,
   tools: readonly ListedTool[],
-  view: Pick<ListingView, "decisions" | "schemas" | "whole"> & { searching: boolean },
+  view: Pick<ListingView, "decisions" | "entries" | "whole"> & { searching: boolean },
   pins?: ReadonlyMap<string, string>,
   texts?: readonly string[],
 ): Promise<string> {
@@ -150,9 +171,42 @@ export function viewKey(
     if (tool.name.isWellFormed()) add(tool.name);
     else parts.push(`${tool.name.length};`, JSON.stringify(tool.name));
     add(String(view.decisions.get(tool.name)));
-    add(String(view.schemas.get(tool.name)));
+    add(String(view.entries.get(tool.name)?.schemaHash));
     if (pins) add(String(pins.get(tool.name)));
     if (texts) add(texts[i] as string);
+  }
+  return sha256Parts(parts);
+}
+
+/**
+ * Whether a kept view was listed the very schemas of `entries` (a page's):
+ * the same objects, as the map holds one for every listing of a schema
+ * (plan-listing.ts), else equal ones (the map let go of the view's, or
+ * another caller's was listed in between).
+ */
+function listedAlike(kept: ListingView, entries: ReadonlyMap<string, ToolEntry>): boolean {
+  for (const [original, { inputSchema }] of entries) {
+    const held = kept.entries.get(original)?.inputSchema;
+    if (held !== inputSchema && !sameJson(held, inputSchema)) return false;
+  }
+  return true;
+}
+
+/**
+ * The key of a view whose key's kept view holds other schemas of the same
+ * fingerprints: the key digested again with its page's schemas whole, as
+ * JSON writes them. Only then: its listing's every schema, written and
+ * digested.
+ */
+function schemasKey(
+  key: string,
+  tools: readonly ListedTool[],
+  entries: ReadonlyMap<string, ToolEntry>,
+): Promise<string> {
+  const parts = [key];
+  for (const tool of tools) {
+    const text = JSON.stringify(entries.get(tool.name)?.inputSchema) ?? "";
+    parts.push(`${text.length}:`, text);
   }
   return sha256Parts(parts);
 }
@@ -209,7 +263,8 @@ export class CallerView {
 
   /**
    * Shows the caller a listing: anew, or added to the pages shown before. Its
-   * key, whether it holds a tool, and its search. `search` makes the search of
+   * key, whether it holds a tool, and its search. `entries`: the map's entry
+   * of each tool as the listing made it. `search` makes the search of
    * a listing in search mode, only where no view under the same key is kept
    * (that view's is the same). `pins`: the definitions it showed, where they
    * count in its key; `pinsShowSearch`: they cover all its search shows of each
@@ -219,7 +274,7 @@ export class CallerView {
     part: ListingPart,
     tools: readonly ListedTool[],
     decisions: ReadonlyMap<string, Decision>,
-    schemas: ReadonlyMap<string, string>,
+    entries: ReadonlyMap<string, ToolEntry>,
     {
       search,
       pins,
@@ -236,10 +291,10 @@ export class CallerView {
     const texts = search ? tools.map(textOf) : undefined;
     const shape = {
       decisions: all,
-      schemas: before ? new Map([...before.view.schemas, ...schemas]) : schemas,
+      entries: before ? new Map([...before.view.entries, ...entries]) : entries,
       whole: part === "whole",
     };
-    const key = await viewKey(
+    let key = await viewKey(
       this.settings(),
       before?.key,
       tools,
@@ -247,12 +302,21 @@ export class CallerView {
       pins,
       pinsShowSearch ? undefined : texts,
     );
-    const view = this.listings.kept(key) ?? {
+    const caller = await this.caller.listing();
+    // The key tells schemas apart by fingerprint: a kept view of other schemas that give these
+    // fingerprints is another caller's (an origin may write their values in to give them), and
+    // this one is kept apart. Checked with nothing awaited before the caller is shown the view.
+    let kept = this.listings.kept(key);
+    while (kept !== undefined && !listedAlike(kept, entries)) {
+      key = await schemasKey(key, tools, entries);
+      kept = this.listings.kept(key);
+    }
+    const view = kept ?? {
       ...shape,
       search: search?.() ?? null,
-      chars: texts?.reduce((sum, text) => sum + text.length, 0) ?? 0,
+      chars: texts ? lengthOf(texts) : (before?.view.chars ?? 0) + charsOf(entries),
     };
-    this.listings.show(this.scope(), await this.caller.listing(), key, view);
+    this.listings.show(this.scope(), caller, key, view);
     return { key, held: [...all.values()].includes("held"), search: view.search };
   }
 
@@ -261,9 +325,9 @@ export class CallerView {
     this.listings.show(this.scope(), await this.caller.listing(), key);
   }
 
-  /** The fingerprint of the input schema the caller's own listing showed `original` with, if it is here. */
-  async schemaShown(original: string): Promise<string | undefined> {
-    return (await this.current())?.view.schemas.get(original);
+  /** The map's entry for `original` as the caller's own listing here made it, its schema theirs. */
+  async entryShown(original: string): Promise<ToolEntry | undefined> {
+    return (await this.current())?.view.entries.get(original);
   }
 
   /**

@@ -15,7 +15,7 @@ import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import { CallerListings } from "./caller-listings";
 import { CallerPins } from "./caller-pins";
-import type { ToolEntry } from "./plan-listing";
+import { type ToolEntry, toolChars } from "./plan-listing";
 import { ProfileNames } from "./profile-names";
 import { answerWeight, MAX_TOOLS, type RememberedAnswer, type StoredMap } from "./stored-map";
 
@@ -80,13 +80,6 @@ const ACCEPT_CHECK_MS = 60_000;
 const MAX_REMEMBERED_ANSWERS = 4;
 const MAX_REMEMBERED_CHARS = 16 * 1024 * 1024;
 const REMEMBERED_ANSWER_MS = 5 * 60_000;
-
-/**
- * What a tool weighs in memory, in characters: its text as listed, which
- * holds its name, schema and what a listing keeps of it (`ToolEntry.chars`),
- * or its name alone.
- */
-const toolChars = (entry: ToolEntry) => entry.chars ?? entry.original.length;
 
 /** What one isolate remembers of one origin's tools. */
 export class OriginMemory {

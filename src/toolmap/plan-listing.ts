@@ -29,7 +29,7 @@ export interface ToolEntry {
   /**
    * What the entry holds, in characters of the tool's text (its name, schema
    * and what it was listed with): what isolate memory weighs it at
-   * (isolate-memory.ts `toolChars`). Its name's alone where unset.
+   * (`toolChars`). Its name's alone where unset.
    */
   chars?: number;
   /** What this isolate saw of the tool in a listing; `undefined` when it knows it from KV only. */
@@ -39,6 +39,15 @@ export interface ToolEntry {
     definition?: Definition;
   };
 }
+
+/**
+ * What a tool's entry weighs in memory, in characters: its text as listed,
+ * which holds its name, schema and what a listing keeps of it
+ * (`ToolEntry.chars`), or its name alone. The map weighs its tools so
+ * (isolate-memory.ts), and callers' views the entries they keep
+ * (caller-listings.ts).
+ */
+export const toolChars = (entry: ToolEntry) => entry.chars ?? entry.original.length;
 
 /** A value's length as JSON: a string's own, nothing for none. */
 const jsonChars = (value: unknown): number =>

@@ -63,10 +63,14 @@ export class SchemaViews {
    * The view of a tool's schema under the profile, from isolate memory while
    * the schema is the one viewed (the map holds one object for a schema listed
    * alike, plan-listing.ts); `undefined` where the profile changes no schema.
+   * `keep`: a view made now is kept, in place of the tool's view before; not
+   * that of a caller's own schema the map no longer holds (call-names.ts),
+   * which would put out the view its listings show.
    */
   of(
     name: string,
     { original, inputSchema, schemaHash: hash }: Viewed,
+    keep = true,
   ): { view: SchemaView; fresh: boolean } | undefined {
     const rules = this.profile.schemas;
     const rule = this.policy.rules.ruleFor(original);
@@ -82,6 +86,7 @@ export class SchemaViews {
     const viewed = schemaView(presentedSchema(inputSchema, rule), rules);
     // Arguments the proxy sets are left out of what the model sees, whatever the profile.
     const view = shaped ? { ...viewed, differs: true } : viewed;
+    if (!keep) return { view, fresh: true };
     if (names.views.size >= MAX_TOOLS) names.clearViews();
     if (view.inlined > 0) this.origin.roomForView(view.inlined);
     names.keepView(name, hash, inputSchema, view);

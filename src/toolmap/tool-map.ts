@@ -38,6 +38,7 @@ import {
   type PlannedEntry,
   planListing,
   renamesLogged,
+  type ToolEntry,
 } from "./plan-listing";
 import { MAX_RELISTS, type ProfileNames } from "./profile-names";
 import { SchemaViews } from "./schema-views";
@@ -188,6 +189,8 @@ export class ToolMap {
       this.policy.scope,
     );
     const definitions: ListedDefinition[] = [];
+    // Each tool's entry as this listing made it: the caller's view keeps their own schemas.
+    const remembered = new Map<string, ToolEntry>();
     for (const entry of plan.entries) {
       const { name, original, tool, schemaHash, inputSchema, schemaChars, sameSchema } = entry;
       const before = this.origin.tools.get(original)?.listed;
@@ -212,7 +215,9 @@ export class ToolMap {
         definitions.push({ original, definition: listed.definition, ...(pinAs ? { pinAs } : {}) });
       }
       const chars = entryChars(original, tool, schemaChars, listed);
-      this.origin.remember({ original, schemaHash, inputSchema, schemaChars, chars, listed }, day);
+      const made = { original, schemaHash, inputSchema, schemaChars, chars, listed };
+      this.origin.remember(made, day);
+      remembered.set(original, made);
       names.remember(name, original);
     }
     // Names given back are remembered as they were: what was kept for them still stands.
@@ -252,7 +257,6 @@ export class ToolMap {
       settled: readable,
       perCaller: this.policy.changes === "hold",
     };
-    const schemas = new Map(plan.entries.map((entry) => [entry.original, entry.schemaHash]));
     // Under `hold`, the definitions shown count in the view's key: an answer remembered from it
     // goes only to a caller shown those before (`rememberedAnswer`). A search shows each tool's
     // definition: where every tool's pin covers all of it, the pins stand for the tools' texts.
@@ -262,7 +266,7 @@ export class ToolMap {
       (pins && this.policy.changes === "hold") || pinsShowSearch
         ? await pinsOf(definitions)
         : undefined;
-    const { search, ...shown } = await this.view.show(part, tools, decisions, schemas, {
+    const { search, ...shown } = await this.view.show(part, tools, decisions, remembered, {
       search:
         searched &&
         (() => {

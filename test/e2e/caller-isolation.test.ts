@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { clientsOfEachTest, type TestClient, type ToolResult } from "../helpers/clients";
+import { collidingSchemas } from "../helpers/colliding-schemas";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, postJson, rpc } from "../helpers/mcp";
 import { CALLER_ORIGIN, type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
@@ -250,6 +251,73 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     // Ben's own call is repaired against his schema, the one the map now holds.
     const bens = await ben.callTool(listed?.name ?? "", { month: "5", payroll_ssn: "x" });
     expect(echoed(bens).arguments).toEqual({ month: 5, payroll_ssn: "x" });
+  });
+
+  /**
+   * Ann's and ben's schemas of one tool, each with their own salt in its
+   * description (values of theirs the origin writes in), found so that both
+   * give one fingerprint: `count` a string to ann and an integer to ben,
+   * `page` the other way round.
+   */
+  const collidingReports = () => {
+    const schema = (owner: string, count: string, page: string) => (salt: string) => ({
+      type: "object",
+      description: `Reports of ${owner}, ${salt}.`,
+      properties: { count: { type: count }, page: { type: page } },
+    });
+    const [ann, ben] = collidingSchemas(
+      schema("ann", "string", "integer"),
+      schema("ben", "integer", "string"),
+    );
+    const report = (inputSchema: Tool["inputSchema"]): Tool => ({
+      name: "report.get",
+      inputSchema,
+    });
+    return [report(ann), report(ben)] as const;
+  };
+
+  it("does not repair a caller's call against another caller's schema listed since, of the same fingerprint", async () => {
+    const { origin, as } = await setup();
+    const [annReport, benReport] = collidingReports();
+    await origin.list("ann", [annReport]);
+    await origin.list("ben", [benReport]);
+    const ann = await as("ann");
+    const ben = await as("ben");
+    const [listed] = await ann.listTools();
+    await ben.listTools();
+
+    // Ben listed last, his schema's fingerprint ann's: her count is a string, as her schema says,
+    // and her call is left as she sent it (nothing repaired: its bytes go on as they came).
+    const logs = captureLogs();
+    const called = await ann.callTool(listed?.name ?? "", { count: "5" });
+    expect(echoed(called)).toEqual({
+      tool: "report.get",
+      arguments: { count: "5" },
+      caller: "ann",
+    });
+    expect(logs.events("tool_call_repaired")).toEqual([]);
+    logs.restore();
+  });
+
+  it("repairs each caller's call against their own schema where two callers' schemas of a tool share a fingerprint, whoever listed last", async () => {
+    const { origin, as } = await setup();
+    const [annReport, benReport] = collidingReports();
+    await origin.list("ann", [annReport]);
+    await origin.list("ben", [benReport]);
+    const ann = await as("ann");
+    const ben = await as("ben");
+    const [listed] = await ann.listTools();
+    const name = listed?.name ?? "";
+    const sent = { count: "5", page: "2" };
+    const argumentsOf = async (client: TestClient) =>
+      echoed(await client.callTool(name, sent)).arguments;
+
+    await ben.listTools();
+    expect(await argumentsOf(ann)).toEqual({ count: "5", page: 2 });
+    expect(await argumentsOf(ben)).toEqual({ count: 5, page: "2" });
+    await ann.listTools();
+    expect(await argumentsOf(ben)).toEqual({ count: 5, page: "2" });
+    expect(await argumentsOf(ann)).toEqual({ count: "5", page: 2 });
   });
 
   it("keeps a name it handed out pointing at its tool when another tool's own name is that name", async () => {

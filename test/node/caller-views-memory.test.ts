@@ -48,8 +48,13 @@ async function show(listings: CallerListings, caller: number, repeats?: number):
     () => "settings",
   );
   const shown = new Map(tools.map((tool) => [tool.name, "shown" as const]));
-  const schemas = new Map(tools.map((tool) => [tool.name, "2.schema"]));
-  await view.show("whole", tools, shown, schemas, { search: () => search });
+  const entries = new Map(
+    tools.map(({ name, inputSchema }) => [
+      name,
+      { original: name, schemaHash: "2.schema", inputSchema },
+    ]),
+  );
+  await view.show("whole", tools, shown, entries, { search: () => search });
 }
 
 describe("callers' views in search mode", () => {
