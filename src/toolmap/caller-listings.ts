@@ -19,7 +19,6 @@
  */
 import { BoundedMap } from "../bounded-map";
 import { sha256Parts } from "../digest";
-import { sameJson } from "../json";
 import { textAt } from "../json-spans";
 import type { ListedTool } from "../protocol/tools-list";
 import { refusesCalls, type ToolPolicy } from "../rules/tool-rules";
@@ -181,13 +180,15 @@ export function viewKey(
 /**
  * Whether a kept view was listed the very schemas of `entries` (a page's):
  * the same objects, as the map holds one for every listing of a schema
- * (plan-listing.ts), else equal ones (the map let go of the view's, or
- * another caller's was listed in between).
+ * (plan-listing.ts), else ones JSON writes alike, as `schemasKey` digests
+ * them and KV stores them (the map let go of the view's, or another
+ * caller's was listed in between). So a view kept under `schemasKey` is
+ * always listed alike: one key more at most, never a chain of them.
  */
 function listedAlike(kept: ListingView, entries: ReadonlyMap<string, ToolEntry>): boolean {
   for (const [original, { inputSchema }] of entries) {
     const held = kept.entries.get(original)?.inputSchema;
-    if (held !== inputSchema && !sameJson(held, inputSchema)) return false;
+    if (held !== inputSchema && JSON.stringify(held) !== JSON.stringify(inputSchema)) return false;
   }
   return true;
 }
@@ -307,7 +308,7 @@ export class CallerView {
     // fingerprints is another caller's (an origin may write their values in to give them), and
     // this one is kept apart. Checked with nothing awaited before the caller is shown the view.
     let kept = this.listings.kept(key);
-    while (kept !== undefined && !listedAlike(kept, entries)) {
+    if (kept !== undefined && !listedAlike(kept, entries)) {
       key = await schemasKey(key, tools, entries);
       kept = this.listings.kept(key);
     }
