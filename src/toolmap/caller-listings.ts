@@ -304,11 +304,12 @@ export class CallerView {
       pinsShowSearch ? undefined : texts,
     );
     const caller = await this.caller.listing();
-    // The key tells schemas apart by fingerprint: a kept view of other schemas that give these
+    // Outside search mode the key tells schemas apart by fingerprint alone (in it, each tool's
+    // text or definition pin counts too): a kept view of other schemas that give these
     // fingerprints is another caller's (an origin may write their values in to give them), and
     // this one is kept apart. Checked with nothing awaited before the caller is shown the view.
     let kept = this.listings.kept(key);
-    if (kept !== undefined && !listedAlike(kept, entries)) {
+    if (kept !== undefined && search === null && !listedAlike(kept, entries)) {
       key = await schemasKey(key, tools, entries);
       kept = this.listings.kept(key);
     }
