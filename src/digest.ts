@@ -67,12 +67,16 @@ export function sha256(text: string): Promise<string> {
 const BATCH_CHARS = 32 * 1024;
 
 /**
- * Where the parts are written, reused up to 1 MiB (a 1,000-tool listing's
- * pin is about 0.85 MB): a new buffer per digest is memory the runtime maps
- * afresh each time, 3–6% of a first listing in workerd (docs/performance.md).
- * It holds listing texts, pins and settings, never credentials.
+ * Where the parts are written, reused: a new buffer per digest is memory the
+ * runtime maps afresh each time, 3–6% of a first listing of 1,000 tools in
+ * workerd (its pin's parts are about 0.85 MB), and at 10,000 tools some 10 ms
+ * a listing (docs/performance.md). It grows to the longest parts digested,
+ * up to `MAX_SCRATCH` (a listing as long as a message may be, and its pins);
+ * longer ones get their own. It holds listing texts, pins and settings,
+ * never credentials.
  */
-const partsScratch = new Uint8Array(1024 * 1024);
+let partsScratch = new Uint8Array(1024 * 1024);
+const MAX_SCRATCH = 24 * 1024 * 1024;
 
 /**
  * SHA-256 of the UTF-8 bytes of `parts` written one after the other, in
@@ -84,6 +88,7 @@ export async function sha256Parts(parts: readonly string[]): Promise<string> {
   let length = 0;
   for (const part of parts) length += part.length;
   // As many bytes as characters: any other character takes more, and does not fit.
+  if (length > partsScratch.length && length <= MAX_SCRATCH) partsScratch = new Uint8Array(length);
   const bytes = length <= partsScratch.length ? partsScratch : new Uint8Array(length);
   let at = 0;
   let batch: string[] = [];
