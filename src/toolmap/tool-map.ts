@@ -91,7 +91,7 @@ export class ToolMap {
       () => this.settings,
     );
     this.callerPins = memory.callerPins;
-    // Nothing of the request's: a search kept past it views its schemas with these (`keptSearch`).
+    // Nothing of the request's: a search kept past it views its schemas with these (`namesIn`).
     this.views = new SchemaViews(profile, policy, namesIn(this.origin, scopes.legacy), this.origin);
     this.calls = new CallNames({
       profile,
@@ -266,7 +266,26 @@ export class ToolMap {
         ? await pinsOf(definitions)
         : undefined;
     const { search, ...shown } = await this.view.show(part, tools, decisions, remembered, {
-      search: searched && (() => keptSearch(searched, listing, plan.entries, hidden, this.views)),
+      search:
+        searched &&
+        (() => {
+          // What the search keeps of the entries: not the tools, which hold the listing's text.
+          const entries = plan.entries
+            .filter(({ original }) => !hidden.has(original))
+            .map(({ name, original, inputSchema, schemaHash }) => ({
+              name,
+              original,
+              inputSchema,
+              schemaHash,
+            }));
+          const inputSchemas = new Map(entries.map((e) => [e.original, e.inputSchema]));
+          // Viewed as a search reads each tool; the views kept by the isolate's alone (forSearch).
+          return toolSearchOf(
+            searched,
+            { ...listing, inputSchemas },
+            this.views.forSearch(entries),
+          );
+        }),
       pins: shownPins,
       pinsShowSearch,
     });
@@ -395,42 +414,13 @@ export class ToolMap {
 
 /**
  * A profile's names in `origin`, looked up each time (its memory may drop
- * them). Made here, not in the constructor: V8 keeps one context for all the
- * closures a scope makes, so one made there would hold whatever the others
- * capture, the request's tool map among them (`keptSearch`).
+ * them), for the schema views a search kept past its request makes. Made
+ * here, not in the constructor: V8 keeps one context for all the closures a
+ * scope makes, so one made there held whatever the others capture, the
+ * request's tool map among them (its caller's credentials, its `waitUntil`),
+ * for as long as the search was kept (test/node/kept-search-memory.test.ts).
  */
 const namesIn = (origin: OriginMemory, scope: string) => () => origin.profile(scope);
-
-/**
- * The search of a listing in search mode, which views the schemas of its
- * tools (none the rules hide) with `views` when first searched, maybe
- * minutes later and for another caller listed alike. Made here, not in
- * `nameListing`: V8 keeps one context for all the closures a scope makes, so
- * a view thunk made there held that scope's every captured variable for as
- * long as the search was kept unsearched: the request's tool map (its
- * caller's credentials, its `waitUntil`) and the listing's tools, which hold
- * its text (test/node/kept-search-memory.test.ts). Here it holds `views`
- * (isolate memory and settings) and what it views.
- */
-function keptSearch(
-  searched: readonly ListedTool[],
-  listing: NamedListing,
-  planned: readonly PlannedEntry[],
-  hidden: ReadonlySet<string>,
-  views: SchemaViews,
-): ToolSearch {
-  // What the search keeps of the entries: not the tools, which hold the listing's text.
-  const entries: Array<Pick<PlannedEntry, "name" | "original" | "inputSchema" | "schemaHash">> = [];
-  for (const { name, original, inputSchema, schemaHash } of planned) {
-    if (!hidden.has(original)) entries.push({ name, original, inputSchema, schemaHash });
-  }
-  const inputSchemas = new Map(entries.map((entry) => [entry.original, entry.inputSchema]));
-  return toolSearchOf(
-    searched,
-    { ...listing, inputSchemas },
-    () => views.ofListing(entries).schemas,
-  );
-}
 
 /** Each definition's pin, by original. */
 async function pinsOf(

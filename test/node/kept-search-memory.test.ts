@@ -6,8 +6,11 @@
  * views them with, and nothing else: not the request's caller (their
  * credentials, toolmap/callers.ts, kept only as digests), not its
  * `waitUntil` (the request's context), not the listing's text (the tools
- * read from it), none of which its views' bound weighs. Run in Node, where
- * a test can collect garbage: workerd runs the same V8.
+ * read from it), none of which its views' bound weighs; nor every view it
+ * made: a profile that inlines `$ref`s views a schema of a few hundred
+ * characters as thousands of nodes (test/node/schema-views-memory.test.ts).
+ * Run in Node, where a test can collect garbage and read the heap: workerd
+ * runs the same V8.
  */
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config";
@@ -16,7 +19,8 @@ import { profileOf } from "../../src/schemas/profile";
 import { callerOf } from "../../src/toolmap/callers";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
-import { collectGarbage } from "./heap";
+import { captureLogs } from "../helpers/logs";
+import { collectGarbage, heapUsed } from "./heap";
 import { localKv } from "./local-kv";
 
 const kv = localKv();
@@ -92,5 +96,61 @@ describe("a search kept in isolate memory", () => {
     // Her search is still kept, and answers from her listing.
     const [found] = (await open(annToken).map.search())?.search("report 7", 1) ?? [];
     expect(found?.description).toBe("Reads report 7 of ann.");
+  }, 120_000);
+
+  it("holds no more of its tools' views than the isolate's bound, however many nodes they inline", async () => {
+    const memory = new ToolMapMemory();
+    const writes: Promise<unknown>[] = [];
+    const properties = (n: number, schema: unknown) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, schema]));
+    // About 1,200 characters, whose `$ref`s inline into 5,000 nodes (`MAX_NODES`).
+    const schemaOf = (t: number) => ({
+      type: "object",
+      $defs: {
+        leaf: {
+          type: "object",
+          description: `A leaf of tool ${t}.`,
+          properties: properties(5, { type: "string", maxLength: 5 }),
+          additionalProperties: false,
+        },
+        branch: { type: "object", properties: properties(10, { $ref: "#/$defs/leaf" }) },
+        trunk: { type: "object", properties: properties(10, { $ref: "#/$defs/branch" }) },
+      },
+      properties: properties(10, { $ref: "#/$defs/trunk" }),
+    });
+    const tools = Array.from({ length: 130 }, (_, t) => ({
+      name: `tool_${t}`,
+      description: `Reads tree ${t}.`,
+      inputSchema: schemaOf(t),
+    }));
+    const text = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } });
+    const before = heapUsed();
+    const map = new ToolMap(
+      kv(),
+      { origin: "v2:kept-views", legacy: "v1:kept-views" },
+      profileOf("openai-strict"),
+      memory,
+      (write) => writes.push(write),
+    );
+    const read = (readListingText(text)?.elements ?? []).filter((e) => e instanceof WrittenTool);
+    const search = (await map.nameListing(read, "whole")).search;
+    await Promise.allSettled(writes.splice(0));
+    // The first search views the tools' schemas, and logs them; the answer shows the view, `$ref`s inlined.
+    const logs = captureLogs();
+    const [found] = search?.search("tree 7", 1) ?? [];
+    expect(logs.events("schemas_adapted")).toEqual([
+      expect.objectContaining({ profile: "openai-strict" }),
+    ]);
+    expect(found?.description).toBe("Reads tree 7.");
+    expect(JSON.stringify(found?.inputSchema)).not.toContain("$ref");
+    expect(JSON.stringify(found?.inputSchema)).toContain("A leaf of tool 7.");
+    const grown = heapUsed() - before;
+
+    // A listing of 172 KB: the search, kept, holds about what docs/limits.md says views do.
+    expect(text.length).toBeLessThan(180 * 1024);
+    expect(grown).toBeLessThan(40 * 2 ** 20);
+    expect(search?.search("tree 8", 1)[0]?.description).toBe("Reads tree 8.");
+    expect(logs.events("schemas_adapted")).toHaveLength(1);
+    logs.restore();
   }, 120_000);
 });
