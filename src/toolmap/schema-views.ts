@@ -15,8 +15,14 @@ import type { OriginMemory } from "./isolate-memory";
 import type { ToolEntry } from "./plan-listing";
 import type { ProfileNames } from "./profile-names";
 import { MAX_TOOLS } from "./stored-map";
+import type { SearchViews } from "./tool-search";
 
 type Viewed = Pick<ToolEntry, "original" | "inputSchema" | "schemaHash">;
+
+/** What a `schemas_adapted` line says of a view made now. */
+function adaptedOf(tool: string, { rules, dropped, unfit }: SchemaView): Record<string, unknown> {
+  return { tool, rules, dropped, ...(unfit === undefined ? {} : { unfit }) };
+}
 
 export class SchemaViews {
   constructor(
@@ -44,19 +50,43 @@ export class SchemaViews {
       if (view?.unfit !== undefined) unfit.set(entry.original, view.unfit);
       if (!view?.differs) continue;
       schemas.set(entry.original, view.schema);
-      if (fresh) {
-        const { rules, dropped } = view;
-        adapted.push({
-          tool: entry.original,
-          rules,
-          dropped,
-          ...(view.unfit === undefined ? {} : { unfit: view.unfit }),
-        });
-      }
+      if (fresh) adapted.push(adaptedOf(entry.original, view));
     }
+    this.logAdapted(adapted);
+    return { schemas, unfit };
+  }
+
+  /**
+   * The views of a search's tools (search mode), each made when a search
+   * reads it and kept as `of` keeps it, within the isolate's bound: the
+   * search holds none (tool-search.ts `SearchViews`). Those made before its
+   * index is built are logged then, as a listing logs its views. Its
+   * closures, kept with the search past the request that listed it, hold
+   * what this holds and `entries`, never the request's: made in a method of
+   * their own, not in a scope of the request's (tool-map.ts `namesIn`).
+   */
+  forSearch(entries: ReadonlyArray<Viewed & { name: string }>): SearchViews {
+    let byOriginal: Map<string, Viewed & { name: string }> | undefined;
+    let adapted: Array<Record<string, unknown>> | undefined = [];
+    return {
+      of: (original) => {
+        byOriginal ??= new Map(entries.map((entry) => [entry.original, entry]));
+        const entry = byOriginal.get(original);
+        const { view, fresh } = (entry && this.of(entry.name, entry)) ?? {};
+        if (!view?.differs) return undefined;
+        if (fresh) adapted?.push(adaptedOf(original, view));
+        return view.schema;
+      },
+      logMade: () => {
+        if (adapted) this.logAdapted(adapted);
+        adapted = undefined;
+      },
+    };
+  }
+
+  private logAdapted(adapted: Array<Record<string, unknown>>): void {
     if (adapted.length > 0)
       logEvent("schemas_adapted", { profile: this.profile.name, tools: adapted });
-    return { schemas, unfit };
   }
 
   /**

@@ -223,6 +223,8 @@ export interface IndexedTool {
 export function indexedTools(
   tools: readonly SearchableTool[],
   parameters = new ParameterReads(),
+  /** The schema a search shows of a tool, asked once per tool and let go after: it may be a large view. */
+  schemaOf: (tool: SearchableTool) => unknown = (tool) => tool.inputSchema,
 ): {
   indexed: IndexedTool[];
   details: Map<string, number[]>;
@@ -241,7 +243,7 @@ export function indexedTools(
     };
     const rest = text.slice(first.length, first.length + MAX_READ_DETAILS);
     let taken = takeDetails(details, indexedTool, termsOf(rest), 0);
-    const properties = (tool.inputSchema as { properties?: unknown } | null)?.properties;
+    const properties = (schemaOf(tool) as { properties?: unknown } | null)?.properties;
     if (typeof properties !== "object" || properties === null) return indexedTool;
     let read = 0;
     for (const key in properties) {

@@ -91,9 +91,8 @@ export class ToolMap {
       () => this.settings,
     );
     this.callerPins = memory.callerPins;
-    // Nothing of the request's: a search kept past it views its schemas with these (nameListing).
-    const { origin } = this;
-    this.views = new SchemaViews(profile, policy, () => origin.profile(scopes.legacy), origin);
+    // Nothing of the request's: a search kept past it views its schemas with these (`namesIn`).
+    this.views = new SchemaViews(profile, policy, namesIn(this.origin, scopes.legacy), this.origin);
     this.calls = new CallNames({
       profile,
       policy,
@@ -280,9 +279,11 @@ export class ToolMap {
               schemaHash,
             }));
           const inputSchemas = new Map(entries.map((e) => [e.original, e.inputSchema]));
-          const { views } = this;
-          return toolSearchOf(searched, { ...listing, inputSchemas }, () =>
-            views.ofListing(entries).schemas,
+          // Viewed as a search reads each tool; the views kept by the isolate's alone (forSearch).
+          return toolSearchOf(
+            searched,
+            { ...listing, inputSchemas },
+            this.views.forSearch(entries),
           );
         }),
       pins: shownPins,
@@ -410,6 +411,16 @@ export class ToolMap {
     this.names.keepAssigned(unnamed, chosen, assigned);
   }
 }
+
+/**
+ * A profile's names in `origin`, looked up each time (its memory may drop
+ * them), for the schema views a search kept past its request makes. Made
+ * here, not in the constructor: V8 keeps one context for all the closures a
+ * scope makes, so one made there held whatever the others capture, the
+ * request's tool map among them (its caller's credentials, its `waitUntil`),
+ * for as long as the search was kept (test/node/kept-search-memory.test.ts).
+ */
+const namesIn = (origin: OriginMemory, scope: string) => () => origin.profile(scope);
 
 /** Each definition's pin, by original. */
 async function pinsOf(

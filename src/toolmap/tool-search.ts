@@ -35,38 +35,46 @@ interface Index {
   details: Map<string, number[]>;
 }
 
+/**
+ * The profile's views of a search's schemas (schema-views.ts `forSearch`),
+ * made as a search reads each tool and kept, within the isolate's bound, by
+ * the isolate's schema views: never all held by the search, as a view may
+ * inline thousands of nodes from `$ref`s.
+ */
+export interface SearchViews {
+  /** The view of `original`'s schema, where it differs from the origin's. */
+  of(original: string): unknown;
+  /** The views made so far are logged (`schemas_adapted`): once, when the index has read them all. */
+  logMade(): void;
+}
+
 export class ToolSearch {
   private index: Index | undefined;
-  #tools: readonly SearchableTool[];
+  /** The tools, each with the origin's schema: what a search shows of it is `#shown`. */
+  readonly #tools: readonly SearchableTool[];
   /**
-   * The profile's views of the tools' schemas, by original, where they
-   * differ: made when a search first reads the tools, not by the listing,
-   * which in search mode shows no tool's schema.
+   * The profile's views of the tools' schemas, where they differ: made as a
+   * search reads a tool, not by the listing, which in search mode shows no
+   * tool's schema; and not kept here, where a listing's views together held
+   * 142 MiB (130 tools whose `$ref`s inline under openai-strict) for as long
+   * as the search was kept (test/node/kept-search-memory.test.ts).
    */
-  #views: (() => ReadonlyMap<string, unknown>) | undefined;
+  readonly #views: SearchViews | undefined;
 
-  constructor(tools: readonly SearchableTool[], views?: () => ReadonlyMap<string, unknown>) {
+  constructor(tools: readonly SearchableTool[], views?: SearchViews) {
     this.#tools = tools;
     this.#views = views;
   }
 
-  /** How many tools it searches: known without viewing their schemas. */
+  /** How many tools it searches. */
   get size(): number {
     return this.#tools.length;
   }
 
-  /** The tools as search mode shows them, each schema in the profile's view. */
-  get tools(): readonly SearchableTool[] {
-    const views = this.#views;
-    if (views !== undefined) {
-      this.#views = undefined;
-      const viewed = views();
-      this.#tools = this.#tools.map((tool) => {
-        const view = viewed.get(tool.original);
-        return view === undefined ? tool : { ...tool, inputSchema: view };
-      });
-    }
-    return this.#tools;
+  /** A tool as search mode shows it: its schema in the profile's view. */
+  #shown(tool: SearchableTool): SearchableTool {
+    const view = this.#views?.of(tool.original);
+    return view === undefined ? tool : { ...tool, inputSchema: view };
   }
 
   /**
@@ -80,7 +88,7 @@ export class ToolSearch {
    */
   search(query: string, limit: number): SearchableTool[] {
     const terms = wordsOf(query);
-    if (terms.length === 0) return this.tools.slice(0, limit);
+    if (terms.length === 0) return this.#tools.slice(0, limit).map((tool) => this.#shown(tool));
     const { words, details } = this.indexed();
     const found = new Map<number, { sum: number; terms: Set<string> }>();
     for (const match of words.search(terms.join(" "))) {
@@ -90,7 +98,7 @@ export class ToolSearch {
     for (const term of terms) {
       const ids = details.get(term);
       if (ids === undefined) continue;
-      const n = this.tools.length;
+      const n = this.#tools.length;
       const weight = DETAIL_WEIGHT * Math.log(1 + (n - ids.length + 0.5) / (ids.length + 0.5));
       for (const id of ids) {
         const match = found.get(id);
@@ -105,7 +113,7 @@ export class ToolSearch {
       .map(([id, { sum, terms: matched }]) => ({ id, score: sum * matched.size }))
       .sort((a, b) => b.score - a.score)
       .slice(0, limit)
-      .map(({ id }) => this.tools[id] as SearchableTool);
+      .map(({ id }) => this.#shown(this.#tools[id] as SearchableTool));
   }
 
   private indexed(): Index {
@@ -128,7 +136,13 @@ export class ToolSearch {
         maxFuzzy: 2,
       },
     });
-    const { indexed, details } = indexedTools(this.tools);
+    // Each tool's parameters as its view shows them (no fixed argument), read one view at a time.
+    const { indexed, details } = indexedTools(
+      this.#tools,
+      undefined,
+      (tool) => this.#views?.of(tool.original) ?? tool.inputSchema,
+    );
+    this.#views?.logMade();
     words.addAll(indexed);
     this.index = { words, details };
     return this.index;
@@ -166,13 +180,13 @@ export function searchedTools(
 /**
  * Search mode's tools as a search shows them: the model-facing name, the
  * description the operator's rules give, the profile's view of the schema
- * (`views`, made when a search first needs them; the origin's schema where
- * they give none).
+ * (`views`, made as a search reads each; the origin's schema where they give
+ * none).
  */
 export function toolSearchOf(
   visible: readonly ListedTool[],
   listing: SearchedListing,
-  views?: () => ReadonlyMap<string, unknown>,
+  views?: SearchViews,
 ): ToolSearch {
   const searchable = visible.map((tool): SearchableTool => {
     const description = listing.descriptions.has(tool.name)

@@ -320,6 +320,71 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     expect(await argumentsOf(ann)).toEqual({ count: "5", page: 2 });
   });
 
+  // Search mode views a tool's schema when a search first reads it, from whichever caller's listing
+  // made the search, and keeps views per tool name: each searcher still sees their own schema.
+  it.each<Record<string, string>>([
+    { TOOL_CHANGES: "allow" },
+    { TOOL_CHANGES: "log" },
+    { TOOL_CHANGES: "hold" },
+    { TOOL_CHANGES: "log", TOOL_CHANGES_SCOPE: "schema" },
+  ])(
+    "shows each searcher their own schema of a tool whose schemas share a fingerprint, its fixed argument left out, whoever searched first (%o)",
+    async (vars) => {
+      const settings = {
+        ...vars,
+        TOOL_RULES: JSON.stringify({ tools: { "report.get": { fixed: { page: 1 } } } }),
+      };
+      const { origin, as } = await setup(settings);
+      const [annReport, benReport] = collidingReports();
+      // Over the openai profile's ceiling (128): search mode. Cal is listed what ann is.
+      await origin.list("ann", [...userTools(149), annReport]);
+      await origin.list("cal", [...userTools(149), annReport]);
+      await origin.list("ben", [...userTools(149), benReport]);
+      const reportOf = async (client: TestClient) => {
+        const search = await client.callTool("search_tools", { query: "report get" });
+        return found(search).find((tool) =>
+          String(tool.inputSchema.description).startsWith("Reports of"),
+        )?.inputSchema;
+      };
+      const annsSchema = {
+        type: "object",
+        description: annReport.inputSchema.description,
+        properties: { count: { type: "string" } },
+      };
+      const bensSchema = {
+        type: "object",
+        description: benReport.inputSchema.description,
+        properties: { count: { type: "integer" } },
+      };
+      const ann = await as("ann");
+      const ben = await as("ben");
+      const cal = await as("cal");
+      await ann.listTools();
+      await cal.listTools();
+      await ben.listTools();
+      // Ben searches first; cal searches the view ann's listing made, which no one searched yet.
+      expect(await reportOf(ben)).toMatchObject(bensSchema);
+      expect(await reportOf(cal)).toMatchObject(annsSchema);
+      expect(await reportOf(ann)).toMatchObject(annsSchema);
+      // Listed again the other way round.
+      await ben.listTools();
+      await ann.listTools();
+      expect(await reportOf(ann)).toMatchObject(annsSchema);
+      expect(await reportOf(ben)).toMatchObject(bensSchema);
+      for (const schema of [await reportOf(ann), await reportOf(ben), await reportOf(cal)]) {
+        expect(schema?.properties).not.toHaveProperty("page");
+      }
+
+      // A cold isolate: ben's search lists the origin for him first.
+      const cold = viaProxy({ ORIGIN_URL: origin.url, ...settings }, { app: createApp() });
+      const coldBen = await connect(revision, signedInAs("ben", cold));
+      const coldAnn = await connect(revision, signedInAs("ann", cold));
+      expect(await reportOf(coldBen)).toMatchObject(bensSchema);
+      expect(await reportOf(coldAnn)).toMatchObject(annsSchema);
+      expect((await reportOf(coldBen))?.properties).not.toHaveProperty("page");
+    },
+  );
+
   it("keeps a name it handed out pointing at its tool when another tool's own name is that name", async () => {
     const { origin, as } = await setup();
     const write = { name: "files.write", inputSchema: { type: "object" } };

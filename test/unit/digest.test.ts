@@ -33,4 +33,29 @@ describe("sha256Parts", () => {
     const parts = ["a".repeat(40_000), "\ud83d", "\ude00", "b"];
     expect(await sha256Parts(parts)).toBe(await sha256(parts.join("")));
   });
+
+  it("is each one's digest when many are digested at once, of other lengths and characters", async () => {
+    // Every call writes the one reused buffer: each must hand its bytes to the runtime before
+    // another writes it. Some past the buffer, some of characters that take more bytes.
+    const inputs = Array.from({ length: 64 }, (_, i) => {
+      const character = ["a", "é", "😀", "z"][i % 4] as string;
+      const length = i % 8 === 7 ? 600_000 + i : (i * 7919) % 50_000;
+      return [`${i}:`, character.repeat(length), `:${i}`];
+    });
+    const digests = await Promise.all(inputs.map((parts) => sha256Parts(parts)));
+    const expected = await Promise.all(inputs.map((parts) => sha256(parts.join(""))));
+    expect(digests).toEqual(expected);
+    expect(new Set(digests).size).toBe(inputs.length);
+  });
+
+  it("relies on the runtime reading the bytes when asked: written over after, the digest is of the bytes given", async () => {
+    const bytes = new TextEncoder().encode("the bytes given");
+    const digest = crypto.subtle.digest("SHA-256", bytes);
+    bytes.fill(0);
+    const given = await crypto.subtle.digest(
+      "SHA-256",
+      new TextEncoder().encode("the bytes given"),
+    );
+    expect(new Uint8Array(await digest)).toEqual(new Uint8Array(given));
+  });
 });
