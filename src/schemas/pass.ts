@@ -53,6 +53,8 @@ export interface ViewContext {
   readonly nodes: number;
   /** Nodes viewed inside inlined `$ref`s: what the view holds beyond the schema's own (refs.ts). */
   inlined: number;
+  /** Nodes it may inline from `$ref`s before the rest are cut (a listing's bound, toolmap/schema-views.ts). */
+  readonly inlineRoom: number;
   /** Views `node` at `at`: for a pass that puts a new schema where the node was. */
   view(node: unknown, at: At): unknown;
   /** A schema asking for the value as JSON text (way-back.ts reads it back). */

@@ -44,9 +44,17 @@ export function changesNothing(passes: ViewPasses): boolean {
   return passes.root.length === 0 && passes.nodes.length === 0;
 }
 
-/** The schema a provider whose view is `passes` accepts, for the origin's `inputSchema`. */
-export function schemaView(original: unknown, passes: ViewPasses): SchemaView {
-  const walk = new SchemaWalk(passes, isPlainObject(original) ? original : {});
+/**
+ * The schema a provider whose view is `passes` accepts, for the origin's
+ * `inputSchema`; inlining at most `inlineRoom` nodes from `$ref`s (about,
+ * the last inlined may pass it), the rest asked for as JSON text.
+ */
+export function schemaView(
+  original: unknown,
+  passes: ViewPasses,
+  inlineRoom = Number.POSITIVE_INFINITY,
+): SchemaView {
+  const walk = new SchemaWalk(passes, isPlainObject(original) ? original : {}, inlineRoom);
   const schema = walk.run();
   // No pass needed anywhere: the view is the origin's own schema (no node was copied).
   if (schema === original) {

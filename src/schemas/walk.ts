@@ -71,6 +71,7 @@ export class SchemaWalk implements ViewContext {
   constructor(
     private readonly passes: ViewPasses,
     readonly root: Schema,
+    readonly inlineRoom = Number.POSITIVE_INFINITY,
   ) {
     this.gate = gateOf(passes);
     this.sizes = passes.unfit === undefined ? undefined : new ViewSizes();

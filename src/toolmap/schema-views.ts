@@ -11,7 +11,7 @@ import { presentedSchema, shapesSchema } from "../rules/apply-rules";
 import type { ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
-import type { OriginMemory } from "./isolate-memory";
+import { MAX_VIEW_INLINED, type OriginMemory } from "./isolate-memory";
 import type { ToolEntry } from "./plan-listing";
 import type { ProfileNames } from "./profile-names";
 import { MAX_TOOLS } from "./stored-map";
@@ -37,6 +37,11 @@ export class SchemaViews {
   /**
    * original → schema view, for the tools whose view differs, and → why a view
    * is still beyond the provider's limits; views computed now are logged.
+   * What they inline from `$ref`s together is bounded as the isolate's views
+   * are (`MAX_VIEW_INLINED`): the listing holds them all while its answer is
+   * written, and an origin's 128 schemas of 1,200 characters each held
+   * 140 MiB so (test/node/schema-views-memory.test.ts). Past it, a view asks
+   * for what its `$ref`s point at as JSON text.
    */
   ofListing(entries: ReadonlyArray<Viewed & { name: string }>): {
     schemas: Map<string, unknown>;
@@ -45,8 +50,10 @@ export class SchemaViews {
     const schemas = new Map<string, unknown>();
     const unfit = new Map<string, string>();
     const adapted: Array<Record<string, unknown>> = [];
+    let room = MAX_VIEW_INLINED;
     for (const entry of entries) {
-      const { view, fresh } = this.of(entry.name, entry) ?? {};
+      const { view, fresh } = this.of(entry.name, entry, true, room) ?? {};
+      room -= view?.inlined ?? 0;
       if (view?.unfit !== undefined) unfit.set(entry.original, view.unfit);
       if (!view?.differs) continue;
       schemas.set(entry.original, view.schema);
@@ -95,12 +102,14 @@ export class SchemaViews {
    * alike, plan-listing.ts); `undefined` where the profile changes no schema.
    * `keep`: a view made now is kept, in place of the tool's view before; not
    * that of a caller's own schema the map no longer holds (call-names.ts),
-   * which would put out the view its listings show.
+   * which would put out the view its listings show. `inlineRoom`: the nodes
+   * it may inline from `$ref`s (`ofListing`).
    */
   of(
     name: string,
     { original, inputSchema, schemaHash: hash }: Viewed,
     keep = true,
+    inlineRoom = Number.POSITIVE_INFINITY,
   ): { view: SchemaView; fresh: boolean } | undefined {
     const rules = this.profile.schemas;
     const rule = this.policy.rules.ruleFor(original);
@@ -110,10 +119,10 @@ export class SchemaViews {
     const known = names.views.get(name);
     // The view of this very schema: a fingerprint alone, a caller whose values a schema holds
     // could make collide with another caller's schema of the tool, and be shown its view.
-    if (known?.hash === hash && known.schema === inputSchema) {
+    if (known?.hash === hash && known.schema === inputSchema && known.view.inlined <= inlineRoom) {
       return { view: known.view, fresh: false };
     }
-    const viewed = schemaView(presentedSchema(inputSchema, rule), rules);
+    const viewed = schemaView(presentedSchema(inputSchema, rule), rules, inlineRoom);
     // Arguments the proxy sets are left out of what the model sees, whatever the profile.
     const view = shaped ? { ...viewed, differs: true } : viewed;
     if (!keep) return { view, fresh: true };

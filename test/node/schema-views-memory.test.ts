@@ -41,12 +41,12 @@ const schemaOf = (t: number) => ({
   properties: properties(10, { $ref: "#/$defs/trunk" }),
 });
 
-const listingText = () =>
+const listingText = (tools = TOOLS) =>
   JSON.stringify({
     jsonrpc: "2.0",
     id: 1,
     result: {
-      tools: Array.from({ length: TOOLS }, (_, t) => ({
+      tools: Array.from({ length: tools }, (_, t) => ({
         name: `tool_${t}`,
         inputSchema: schemaOf(t),
       })),
@@ -80,5 +80,33 @@ describe("an origin's schema views in an isolate's memory", () => {
     // A listing of 132 KB, viewed under three profiles: the views keep about what docs/limits.md says.
     expect(text.length).toBeLessThan(160 * 1024);
     expect(grown).toBeLessThan(40 * 2 ** 20);
+  }, 300_000);
+
+  it("of one listing, held together while its answer is written, inline no more than that bound: past it, `$ref`s are asked for as JSON text", async () => {
+    const writes: Promise<unknown>[] = [];
+    // As many tools as openai-strict's ceiling: listed, not searched.
+    const text = listingText(128);
+    const map = new ToolMap(
+      kv(),
+      { origin: "v2:listing-views", legacy: "v1:listing-views" },
+      profileOf("openai-strict"),
+      new ToolMapMemory(),
+      (write) => writes.push(write),
+    );
+    const tools = (readListingText(text)?.elements ?? []).filter((e) => e instanceof WrittenTool);
+    const before = heapUsed();
+    const listing = await map.nameListing(tools, "whole");
+    const grown = heapUsed() - before;
+    await Promise.allSettled(writes.splice(0));
+
+    // 168 KB of listing; its views inlined whole held 140 MiB.
+    expect(grown).toBeLessThan(40 * 2 ** 20);
+    expect(listing.search).toBeUndefined();
+    expect(listing.schemas.size).toBe(128);
+    const viewOf = (t: number) => JSON.stringify(listing.schemas.get(`tool_${t}`));
+    expect(viewOf(0)).toContain("A leaf of tool 0.");
+    expect(viewOf(127)).not.toContain("A leaf of tool 127.");
+    expect(viewOf(127)).toContain("as JSON text");
+    expect(viewOf(127)).not.toContain("$ref");
   }, 300_000);
 });

@@ -2,8 +2,8 @@
  * A local `$ref` replaced by what it points at, its siblings kept beside it,
  * then viewed in turn (providers/gemini.ts: no `$ref`). A cycle past
  * `MAX_REF_DEPTH`, a reference inlined inside `MAX_DEPTH` others, one that
- * does not resolve, or a view grown too large asks for the value as JSON text
- * instead.
+ * does not resolve, or a view grown too large (or past its listing's room for
+ * inlined nodes) asks for the value as JSON text instead.
  */
 import { refTarget } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
@@ -23,7 +23,8 @@ export const refsInlined: Pass = {
     // Inlined inside `MAX_DEPTH` others (a chain of `$ref`s to `$ref`s takes no level of its
     // own, but a stack frame each): cut, however many are repeats.
     const deep = at.refs.length >= MAX_DEPTH;
-    if (!isPlainObject(target) || repeats >= MAX_REF_DEPTH || deep || view.nodes > MAX_NODES / 2) {
+    const full = view.nodes > MAX_NODES / 2 || view.inlined >= view.inlineRoom;
+    if (!isPlainObject(target) || repeats >= MAX_REF_DEPTH || deep || full) {
       view.applied.add("ref_cycle_cut");
       return view.textSchema(siblings, `A ${ref.split("/").pop() || "value"}, as JSON text.`);
     }
