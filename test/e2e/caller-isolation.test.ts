@@ -276,13 +276,17 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     return [report(ann), report(ben)] as const;
   };
 
-  it("does not repair a caller's call against another caller's schema listed since, of the same fingerprint", async () => {
+  /** Ann and ben as clients, the origin listing each their own of `collidingReports`. */
+  const collidingCallers = async () => {
     const { origin, as } = await setup();
     const [annReport, benReport] = collidingReports();
     await origin.list("ann", [annReport]);
     await origin.list("ben", [benReport]);
-    const ann = await as("ann");
-    const ben = await as("ben");
+    return { ann: await as("ann"), ben: await as("ben") };
+  };
+
+  it("does not repair a caller's call against another caller's schema listed since, of the same fingerprint", async () => {
+    const { ann, ben } = await collidingCallers();
     const [listed] = await ann.listTools();
     await ben.listTools();
 
@@ -300,12 +304,7 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
   });
 
   it("repairs each caller's call against their own schema where two callers' schemas of a tool share a fingerprint, whoever listed last", async () => {
-    const { origin, as } = await setup();
-    const [annReport, benReport] = collidingReports();
-    await origin.list("ann", [annReport]);
-    await origin.list("ben", [benReport]);
-    const ann = await as("ann");
-    const ben = await as("ben");
+    const { ann, ben } = await collidingCallers();
     const [listed] = await ann.listTools();
     const name = listed?.name ?? "";
     const sent = { count: "5", page: "2" };

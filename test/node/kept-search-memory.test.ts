@@ -22,6 +22,7 @@ import { ToolMap } from "../../src/toolmap/tool-map";
 import { captureLogs } from "../helpers/logs";
 import { collectGarbage, heapUsed } from "./heap";
 import { localKv } from "./local-kv";
+import { refTreeSchema } from "./ref-tree";
 
 const kv = localKv();
 const ORIGIN = new URL("https://origin.example/mcp");
@@ -101,27 +102,10 @@ describe("a search kept in isolate memory", () => {
   it("holds no more of its tools' views than the isolate's bound, however many nodes they inline", async () => {
     const memory = new ToolMapMemory();
     const writes: Promise<unknown>[] = [];
-    const properties = (n: number, schema: unknown) =>
-      Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, schema]));
-    // About 1,200 characters, whose `$ref`s inline into 5,000 nodes (`MAX_NODES`).
-    const schemaOf = (t: number) => ({
-      type: "object",
-      $defs: {
-        leaf: {
-          type: "object",
-          description: `A leaf of tool ${t}.`,
-          properties: properties(5, { type: "string", maxLength: 5 }),
-          additionalProperties: false,
-        },
-        branch: { type: "object", properties: properties(10, { $ref: "#/$defs/leaf" }) },
-        trunk: { type: "object", properties: properties(10, { $ref: "#/$defs/branch" }) },
-      },
-      properties: properties(10, { $ref: "#/$defs/trunk" }),
-    });
     const tools = Array.from({ length: 130 }, (_, t) => ({
       name: `tool_${t}`,
       description: `Reads tree ${t}.`,
-      inputSchema: schemaOf(t),
+      inputSchema: refTreeSchema(t),
     }));
     const text = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } });
     const before = heapUsed();

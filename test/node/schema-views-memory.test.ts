@@ -18,28 +18,9 @@ import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { heapUsed } from "./heap";
 import { localKv } from "./local-kv";
+import { refTreeSchema } from "./ref-tree";
 
 const TOOLS = 100;
-
-/** `n` properties, each `schema`. */
-const properties = (n: number, schema: unknown) =>
-  Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, schema]));
-
-/** Tool `t`'s schema: about 1,200 characters, whose three `$ref`s inline into 2,500 nodes and more. */
-const schemaOf = (t: number) => ({
-  type: "object",
-  $defs: {
-    leaf: {
-      type: "object",
-      description: `A leaf of tool ${t}.`,
-      properties: properties(5, { type: "string", maxLength: 5 }),
-      additionalProperties: false,
-    },
-    branch: { type: "object", properties: properties(10, { $ref: "#/$defs/leaf" }) },
-    trunk: { type: "object", properties: properties(10, { $ref: "#/$defs/branch" }) },
-  },
-  properties: properties(10, { $ref: "#/$defs/trunk" }),
-});
 
 const listingText = (tools = TOOLS) =>
   JSON.stringify({
@@ -48,7 +29,7 @@ const listingText = (tools = TOOLS) =>
     result: {
       tools: Array.from({ length: tools }, (_, t) => ({
         name: `tool_${t}`,
-        inputSchema: schemaOf(t),
+        inputSchema: refTreeSchema(t),
       })),
     },
   });
