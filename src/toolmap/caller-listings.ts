@@ -10,7 +10,7 @@
  *
  * A view is made by naming a listing (tool-map.ts) and is the same for every
  * caller shown the same listing under the same settings and decisions: it is
- * kept once, under a SHA-256 digest of what it holds (`viewKey`), and callers
+ * kept once, under a SHA-256 digest of what it holds (view-key.ts), and callers
  * point at it. So a hundred callers listed alike cost one view, and callers
  * listed differently cost one each, within the isolate's bounds below. The
  * digest covers each schema by its 32-bit fingerprint, which an origin that
@@ -18,13 +18,13 @@
  * shown another caller only for the very schemas it holds (`CallerView.show`).
  */
 import { BoundedMap } from "../bounded-map";
-import { sha256Parts } from "../digest";
 import { textAt } from "../json-spans";
 import type { ListedTool } from "../protocol/tools-list";
 import { refusesCalls, type ToolPolicy } from "../rules/tool-rules";
 import type { Caller } from "./callers";
 import { type ToolEntry, toolChars } from "./plan-listing";
 import type { ToolSearch } from "./tool-search";
+import { listedAlike, schemasKey, ViewKeys } from "./view-key";
 
 /** What the operator's policy made of a tool a listing showed: shown as it is, hidden by the rules, or held (`TOOL_CHANGES=hold`). */
 export type Decision = "shown" | "hidden" | "held";
@@ -94,6 +94,8 @@ export class CallerListings {
       ),
   });
   private readonly callers = new BoundedMap<string, string>(MAX_CALLERS, LISTING_MS);
+  /** The key each scope's last listing was shown under (view-key.ts). */
+  readonly keys = new ViewKeys();
 
   /** The view the caller was last shown in `scope`, with its key; none once it is gone. */
   viewOf(scope: string, caller: string): { key: string; view: ListingView } | undefined {
@@ -134,83 +136,6 @@ function charsOf(entries: ReadonlyMap<string, ToolEntry>): number {
 
 /** A tool's text, for a view's key: as the listing wrote it, or as JSON writes it. */
 const textOf = (tool: ListedTool) => (tool.written ? textAt(tool.written) : JSON.stringify(tool));
-
-/**
- * The key of a view: everything it holds, each part written after its
- * length, so no two views read alike. `settings`: what else shapes it
- * (tool-map.ts `settingsOf`); `before`: the key of the view a later page adds
- * to. A view in search mode holds its tools' texts too (`texts`, one per
- * tool), as its search shows them, or, where the pins cover each tool's
- * whole definition (`TOOL_CHANGES_SCOPE=definition`), its pins in their
- * place: a SHA-256 digest each, already made, where the texts are the whole
- * listing to digest again.
- * `pins`: under `TOOL_CHANGES=hold`, the definitions it showed (caller-pins.ts),
- * as an answer remembered from one view is given only to a caller last shown
- * that view (tool-map.ts `rememberedAnswer`): a caller shown another
- * definition before is one it may hold.
- */
-export function viewKey(
-  settings: string,
-  before: string | undefined,
-  tools: readonly ListedTool[],
-  view: Pick<ListingView, "decisions" | "entries" | "whole"> & { searching: boolean },
-  pins?: ReadonlyMap<string, string>,
-  texts?: readonly string[],
-): Promise<string> {
-  // Each part after its length, handed on in pieces: in search mode the texts are the whole
-  // listing, and joined into one string first they cost more than their digest.
-  const parts: string[] = [];
-  const add = (part: string) => parts.push(`${part.length}:`, part);
-  add(settings);
-  add(before ?? "");
-  add(`${view.whole} ${view.searching} ${!!pins}`);
-  for (const [i, tool] of tools.entries()) {
-    // A name is the origin's, and may hold a lone surrogate, which UTF-8 (what is digested) writes
-    // as U+FFFD: then as JSON, after a mark of its own, or names that differ would read alike.
-    if (tool.name.isWellFormed()) add(tool.name);
-    else parts.push(`${tool.name.length};`, JSON.stringify(tool.name));
-    add(String(view.decisions.get(tool.name)));
-    add(String(view.entries.get(tool.name)?.schemaHash));
-    if (pins) add(String(pins.get(tool.name)));
-    if (texts) add(texts[i] as string);
-  }
-  return sha256Parts(parts);
-}
-
-/**
- * Whether a kept view was listed the very schemas of `entries` (a page's):
- * the same objects, as the map holds one for every listing of a schema
- * (plan-listing.ts), else ones JSON writes alike, as `schemasKey` digests
- * them and KV stores them (the map let go of the view's, or another
- * caller's was listed in between). So a view kept under `schemasKey` is
- * always listed alike: one key more at most, never a chain of them.
- */
-function listedAlike(kept: ListingView, entries: ReadonlyMap<string, ToolEntry>): boolean {
-  for (const [original, { inputSchema }] of entries) {
-    const held = kept.entries.get(original)?.inputSchema;
-    if (held !== inputSchema && JSON.stringify(held) !== JSON.stringify(inputSchema)) return false;
-  }
-  return true;
-}
-
-/**
- * The key of a view whose key's kept view holds other schemas of the same
- * fingerprints: the key digested again with its page's schemas whole, as
- * JSON writes them. Only then: its listing's every schema, written and
- * digested.
- */
-function schemasKey(
-  key: string,
-  tools: readonly ListedTool[],
-  entries: ReadonlyMap<string, ToolEntry>,
-): Promise<string> {
-  const parts = [key];
-  for (const tool of tools) {
-    const text = JSON.stringify(entries.get(tool.name)?.inputSchema) ?? "";
-    parts.push(`${text.length}:`, text);
-  }
-  return sha256Parts(parts);
-}
 
 /** What a listing is of the caller's whole listing: all of it (its search mode decided), its first page, or a later page. */
 export type ListingPart = "whole" | "first" | "later";
@@ -295,7 +220,8 @@ export class CallerView {
       entries: before ? new Map([...before.view.entries, ...entries]) : entries,
       whole: part === "whole",
     };
-    let key = await viewKey(
+    let key = await this.listings.keys.of(
+      this.scope(),
       this.settings(),
       before?.key,
       tools,
@@ -309,7 +235,7 @@ export class CallerView {
     // fingerprints is another caller's (an origin may write their values in to give them), and
     // this one is kept apart. Checked with nothing awaited before the caller is shown the view.
     let kept = this.listings.kept(key);
-    if (kept !== undefined && search === null && !listedAlike(kept, entries)) {
+    if (kept !== undefined && search === null && !listedAlike(kept.entries, entries)) {
       key = await schemasKey(key, tools, entries);
       kept = this.listings.kept(key);
     }
