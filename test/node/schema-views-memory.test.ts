@@ -14,6 +14,7 @@ import { describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/names/profiles";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { profileOf } from "../../src/schemas/profile";
+import { schemaView } from "../../src/schemas/view";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { heapUsed } from "./heap";
@@ -100,4 +101,38 @@ describe("an origin's schema views in an isolate's memory", () => {
     },
     300_000,
   );
+
+  // Each time a `$ref` is inlined, its view is made anew: a value the view writes out (a
+  // `default` in words, an `enum` as strings) is made anew too, whatever the nodes count. One tool
+  // of 51 KB, whose 1,000 `$ref`s point at a `default` of 50 KB, was viewed as 48 MiB; of 25 KB,
+  // at an `enum` of 5,000 numbers, as 153 MiB under `gemini`.
+  const heavy = {
+    "a long default": { type: "object", default: { text: "x".repeat(50_000) } },
+    "a long enum": { enum: Array.from({ length: 5_000 }, (_, i) => i) },
+  };
+  describe.each(Object.entries(heavy))("whose `$ref`s point at %s", (_, leaf) => {
+    const properties = (schema: unknown) =>
+      Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i}`, schema]));
+    const schema = {
+      type: "object",
+      $defs: {
+        leaf,
+        branch: { type: "object", properties: properties({ $ref: "#/$defs/leaf" }) },
+        trunk: { type: "object", properties: properties({ $ref: "#/$defs/branch" }) },
+      },
+      properties: properties({ $ref: "#/$defs/trunk" }),
+    };
+    it.each(["openai-strict", "gemini", "portable"] satisfies ProfileName[])(
+      "a view of one schema, as a call makes it, holds a few MiB under %s",
+      (profile) => {
+        const before = heapUsed();
+        // As call-names.ts makes it: no listing's room.
+        const view = schemaView(schema, profileOf(profile).schemas);
+        const grown = heapUsed() - before;
+        expect(grown).toBeLessThan(8 * 2 ** 20);
+        expect(view.rules).toContain("ref_cycle_cut");
+        expect(JSON.stringify(view.schema)).toContain("as JSON text");
+      },
+    );
+  });
 });

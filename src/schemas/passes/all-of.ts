@@ -3,7 +3,7 @@ import { resolve } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
 import { MAX_MERGES, mergeBranches } from "../merge-branches";
 import type { Pass } from "../pass";
-import { inlines, refCut, viewInlined } from "./refs";
+import { countText, inlines, refCut, viewInlined } from "./refs";
 
 export const allOfMerged: Pass = {
   phase: "enter",
@@ -32,6 +32,7 @@ export const allOfMerged: Pass = {
         const target = resolve(branch, view.root);
         if (target === undefined) continue;
         if (!inlines(ref, target, inside, view)) return refCut(ref, node, view);
+        countText(target, view);
         refs.add(ref);
       }
       merged = mergeBranches(merged, "allOf", merged.allOf, view.root);

@@ -3,8 +3,9 @@
  * then viewed in turn (providers/gemini.ts: no `$ref`). A cycle past
  * `MAX_REF_DEPTH`, a reference inlined inside `MAX_DEPTH` others, one that
  * does not resolve, or a view grown too large (or past its listing's room for
- * inlined nodes) asks for the value as JSON text instead. An `allOf`'s `$ref`
- * branches are inlined within the same bounds, and counted alike (all-of.ts).
+ * inlined nodes, its text's weight counted among them) asks for the value as
+ * JSON text instead. An `allOf`'s `$ref` branches are inlined within the same
+ * bounds, and counted alike (all-of.ts).
  */
 import { refTarget, type Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
@@ -19,8 +20,20 @@ export function inlines(ref: string, target: unknown, at: At, view: ViewContext)
   // Inlined inside `MAX_DEPTH` others (a chain of `$ref`s to `$ref`s takes no level of its
   // own, but a stack frame each): cut, however many are repeats.
   const deep = at.refs.length >= MAX_DEPTH;
-  const full = view.nodes > MAX_NODES / 2 || view.inlined >= view.inlineRoom;
+  // A view's room is its listing's, and `MAX_NODES` however much room its listing has (a call's).
+  const full = view.nodes > MAX_NODES / 2 || view.inlined >= Math.min(view.inlineRoom, MAX_NODES);
   return isPlainObject(target) && repeats < MAX_REF_DEPTH && !deep && !full;
+}
+
+/**
+ * Counts `target`'s text, about to be inlined (at any depth: its text holds none of what its
+ * own `$ref`s point at): what the view writes of it, anew each time, weighs as its text does,
+ * however few its nodes. One tool of 51 KB whose `$ref`s pointed at a `default` of 50 KB was
+ * viewed as 48 MiB, of 25 KB at an `enum` of 5,000 numbers as 153 MiB
+ * (test/node/schema-views-memory.test.ts).
+ */
+export function countText(target: Schema, view: ViewContext): void {
+  view.inlined += view.textWeight(target);
 }
 
 /** `node`, made of what `refs` point at, viewed inside them; its nodes counted as inlined. */
@@ -46,6 +59,7 @@ export const refsInlined: Pass = {
     const { $ref: ref, ...siblings } = node as typeof node & { $ref: string };
     const target = ref.startsWith("#") ? refTarget(ref, view.root) : undefined;
     if (!inlines(ref, target, at, view)) return refCut(ref, siblings, view);
+    countText(target, view);
     view.applied.add("refs_inlined");
     return viewInlined({ ...target, ...siblings }, [ref], at, view);
   },
