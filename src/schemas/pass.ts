@@ -51,8 +51,13 @@ export interface ViewContext {
   readonly dropped: Set<string>;
   /** Nodes viewed so far, against `MAX_NODES`. */
   readonly nodes: number;
-  /** Nodes viewed inside inlined `$ref`s: what the view holds beyond the schema's own (refs.ts). */
+  /**
+   * What the view holds beyond the schema's own (refs.ts): nodes viewed inside inlined `$ref`s,
+   * and a node for each `CHARS_PER_NODE` characters of what each inlined `$ref` points at.
+   */
   inlined: number;
+  /** What inlining `target` adds to `inlined` beside its nodes: its text's weight (`CHARS_PER_NODE`). */
+  textWeight(target: Schema): number;
   /** Nodes it may inline from `$ref`s before the rest are cut (a listing's bound, toolmap/schema-views.ts). */
   readonly inlineRoom: number;
   /** Views `node` at `at`: for a pass that puts a new schema where the node was. */
@@ -129,7 +134,17 @@ export interface ViewPasses {
   unfit?(schema: unknown, counted: ViewSizes): string | undefined;
 }
 
-/** A view holds at most this many nodes; past it, `$ref`s are cut instead of inlined. */
+/**
+ * A view holds at most this many nodes; past half of it, or once it has inlined as much
+ * (`ViewContext.inlined`), `$ref`s are cut instead of inlined.
+ */
 export const MAX_NODES = 5_000;
+/**
+ * Characters of what a `$ref` points at that weigh as one node inlined: each time it is
+ * inlined, what the view writes of its values is written anew (a `default` or an `enum` in
+ * words, a description with a note after it), whatever its nodes. A node of a view weighs
+ * some 335 bytes; a character so written at most some 6 (an `enum` of numbers as strings).
+ */
+export const CHARS_PER_NODE = 64;
 /** A node deeper than this is asked for as JSON text. */
 export const MAX_DEPTH = 32;

@@ -32,9 +32,11 @@ export interface SchemaView {
   /** Why the view is still beyond what the provider accepts, when it is (a size no pass brings down). */
   unfit?: string;
   /**
-   * Nodes it holds inlined from `$ref`s (at most `MAX_NODES`): a schema of a
-   * few hundred characters may be viewed as thousands of nodes, which
-   * isolate memory weighs (toolmap/isolate-memory.ts).
+   * Nodes it holds inlined from `$ref`s, and one for each `CHARS_PER_NODE`
+   * characters of what they point at (about `MAX_NODES` at most): a schema of
+   * a few hundred characters may be viewed as thousands of nodes, or as a
+   * value of its own written out a thousand times, which isolate memory
+   * weighs (toolmap/isolate-memory.ts).
    */
   inlined: number;
 }

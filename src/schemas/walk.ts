@@ -22,6 +22,7 @@ import { NodeSet } from "./node-set";
 import { noteOn } from "./notes";
 import {
   type At,
+  CHARS_PER_NODE,
   MAX_DEPTH,
   MAX_NODES,
   type Pass,
@@ -67,6 +68,8 @@ export class SchemaWalk implements ViewContext {
   private ownedMap: object | undefined;
   private ownedValues: object[] | undefined;
   private ownedSet: Set<object> | undefined;
+  // Each `$ref` target's weight, read once however many times it is inlined.
+  private weights: Map<object, number> | undefined;
 
   constructor(
     private readonly passes: ViewPasses,
@@ -235,6 +238,16 @@ export class SchemaWalk implements ViewContext {
     if (values.length <= 16) return values.includes(value as object);
     this.ownedSet ??= new Set(values);
     return this.ownedSet.has(value as object);
+  }
+
+  textWeight(target: Schema): number {
+    this.weights ??= new Map();
+    let weight = this.weights.get(target);
+    if (weight === undefined) {
+      weight = Math.floor(JSON.stringify(target).length / CHARS_PER_NODE);
+      this.weights.set(target, weight);
+    }
+    return weight;
   }
 
   /** The nodes of the view that ask for JSON text. */

@@ -32,12 +32,12 @@ const MAX_ORIGINS = 16;
 export const MAX_TOOL_CHARS = 16 * 1024 * 1024;
 /**
  * Nodes the schema views of an origin's tools (every profile's) hold inlined
- * from `$ref`s together (`SchemaView.inlined`): a view may hold `MAX_NODES`
- * (5,000) of them for a schema of a few hundred characters, some 335 bytes
- * each under `openai-strict`, so 10,000 such views would hold gigabytes. At
- * the bound, about 20 MB; past it, every view of the origin goes, and is
- * made again when a listing or call needs it
- * (test/node/schema-views-memory.test.ts).
+ * from `$ref`s together (`SchemaView.inlined`, where 64 characters of what a
+ * `$ref` points at count as one more): a view may hold `MAX_NODES` (5,000)
+ * of them for a schema of a few hundred characters, some 335 bytes each
+ * under `openai-strict`, so 10,000 such views would hold gigabytes. At the
+ * bound, about 20 MB; past it, every view of the origin goes, and is made
+ * again when a listing or call needs it (test/node/schema-views-memory.test.ts).
  */
 export const MAX_VIEW_INLINED = 60_000;
 /** Held changes remembered as logged, accept keys read lately, definitions accepted. */

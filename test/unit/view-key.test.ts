@@ -56,6 +56,117 @@ describe("ViewKeys", () => {
     );
   });
 
+  // Values `viewKey` writes alike that the memory must not mistake for each other, or the other
+  // way round: a first page and a page after one keyed "", a decision or fingerprint missing and
+  // one spelled "undefined", pins of tools not listed, names of lone surrogates either way and a
+  // pair, repeated names; and the maps of one view changed in place between listings.
+  const edgy = fc.record({
+    scope: fc.constantFrom("origin a", "origin b"),
+    settings: fc.constantFrom("log", "hold", ""),
+    before: fc.constantFrom(undefined, "", "key of the first page"),
+    whole: fc.boolean(),
+    searching: fc.boolean(),
+    pinned: fc.boolean(),
+    extraPin: fc.boolean(),
+    tools: fc.array(
+      fc.record({
+        name: fc.constantFrom("a", "\ud800", "\udc00", "\ud800\udc00", "\ufffd", "undefined"),
+        decision: fc.constantFrom("shown", "undefined", undefined),
+        schemaHash: fc.constantFrom("2.a", "undefined", undefined),
+        pin: fc.constantFrom("pin 1", "undefined", undefined),
+      }),
+      { maxLength: 4 },
+    ),
+  });
+
+  type Edgy = typeof edgy extends fc.Arbitrary<infer T> ? T : never;
+  type EdgyTool = Edgy["tools"][number];
+  // Listings each the one before with one value changed, so that the memory is asked of listings
+  // that differ in that value alone (random listings seldom do).
+  const edited = fc
+    .tuple(
+      edgy,
+      fc.array(
+        fc.oneof(
+          fc.record({
+            field: fc.constantFrom(
+              "before",
+              "settings",
+              "whole",
+              "searching",
+              "pinned",
+              "extraPin",
+            ),
+          }),
+          fc.record({
+            tool: fc.nat(3),
+            key: fc.constantFrom("name", "decision", "schemaHash", "pin"),
+            seed: fc.nat(5),
+          }),
+          fc.record({ swap: fc.nat(3) }),
+        ),
+        { maxLength: 12 },
+      ),
+      edgy,
+    )
+    .map(([first, edits, other]) => {
+      const listings: Edgy[] = [first];
+      let last = first;
+      for (const edit of edits) {
+        const next: Edgy = { ...last, tools: last.tools.map((t) => ({ ...t })) };
+        if ("field" in edit) Object.assign(next, { [edit.field]: other[edit.field as keyof Edgy] });
+        else if ("swap" in edit && next.tools.length > 1) {
+          const i = edit.swap % (next.tools.length - 1);
+          [next.tools[i], next.tools[i + 1]] = [
+            next.tools[i + 1] as EdgyTool,
+            next.tools[i] as EdgyTool,
+          ];
+        } else if ("tool" in edit && next.tools.length > 0) {
+          const tool = next.tools[edit.tool % next.tools.length] as EdgyTool;
+          const values: Record<string, readonly unknown[]> = {
+            name: ["a", "\ud800", "\udc00", "\ud800\udc00", "\ufffd", "undefined"],
+            decision: ["shown", "undefined", undefined],
+            schemaHash: ["2.a", "undefined", undefined],
+            pin: ["pin 1", "undefined", undefined],
+          };
+          const choices = values[edit.key] as readonly unknown[];
+          Object.assign(tool, { [edit.key]: choices[edit.seed % choices.length] });
+        }
+        listings.push(next);
+        last = next;
+      }
+      return listings;
+    });
+
+  it("gives every listing the key viewKey digests, whatever values viewKey writes alike, with maps changed in place", async () => {
+    await fc.assert(
+      fc.asyncProperty(edited, async (listings) => {
+        const keys = new ViewKeys();
+        const decisions = new Map<string, string>();
+        const entries = new Map<string, { schemaHash: string }>();
+        const pins = new Map<string, string>();
+        for (const listing of listings) {
+          decisions.clear();
+          entries.clear();
+          pins.clear();
+          for (const t of listing.tools) {
+            if (t.decision) decisions.set(t.name, t.decision);
+            if (t.schemaHash) entries.set(t.name, { schemaHash: t.schemaHash });
+            if (t.pin) pins.set(t.name, t.pin);
+          }
+          if (listing.extraPin) pins.set("not listed", "pin 3");
+          const tools: ListedTool[] = listing.tools.map(({ name }) => ({ name }));
+          const view = { decisions, entries, whole: listing.whole, searching: listing.searching };
+          const pinned = listing.pinned ? pins : undefined;
+          const { scope, settings, before } = listing;
+          const expected = await viewKey(settings, before, tools, view, pinned);
+          expect(await keys.of(scope, settings, before, tools, view, pinned)).toBe(expected);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("gives a listing shown again as it was the key it had", async () => {
     const keys = new ViewKeys();
     const tools: ListedTool[] = [{ name: "files.read" }];

@@ -3,14 +3,53 @@
  * then viewed in turn (providers/gemini.ts: no `$ref`). A cycle past
  * `MAX_REF_DEPTH`, a reference inlined inside `MAX_DEPTH` others, one that
  * does not resolve, or a view grown too large (or past its listing's room for
- * inlined nodes) asks for the value as JSON text instead.
+ * inlined nodes, its text's weight counted among them) asks for the value as
+ * JSON text instead. An `allOf`'s `$ref` branches are inlined within the same
+ * bounds, and counted alike (all-of.ts).
  */
-import { refTarget } from "../../args/json-schema";
+import { refTarget, type Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
-import { MAX_DEPTH, MAX_NODES, type Pass } from "../pass";
+import { type At, MAX_DEPTH, MAX_NODES, type Pass, type ViewContext } from "../pass";
 
 /** How many times one `$ref` may be inlined inside itself before the rest is asked for as text. */
 const MAX_REF_DEPTH = 2;
+
+/** Whether `ref`, which points at `target`, may be inlined at `at`; if not, it is cut. */
+export function inlines(ref: string, target: unknown, at: At, view: ViewContext): target is Schema {
+  const repeats = at.refs.filter((seen) => seen === ref).length;
+  // Inlined inside `MAX_DEPTH` others (a chain of `$ref`s to `$ref`s takes no level of its
+  // own, but a stack frame each): cut, however many are repeats.
+  const deep = at.refs.length >= MAX_DEPTH;
+  // A view's room is its listing's, and `MAX_NODES` however much room its listing has (a call's).
+  const full = view.nodes > MAX_NODES / 2 || view.inlined >= Math.min(view.inlineRoom, MAX_NODES);
+  return isPlainObject(target) && repeats < MAX_REF_DEPTH && !deep && !full;
+}
+
+/**
+ * Counts `target`'s text, about to be inlined (at any depth: its text holds none of what its
+ * own `$ref`s point at): what the view writes of it, anew each time, weighs as its text does,
+ * however few its nodes. One tool of 51 KB whose `$ref`s pointed at a `default` of 50 KB was
+ * viewed as 48 MiB, of 25 KB at an `enum` of 5,000 numbers as 153 MiB
+ * (test/node/schema-views-memory.test.ts).
+ */
+export function countText(target: Schema, view: ViewContext): void {
+  view.inlined += view.textWeight(target);
+}
+
+/** `node`, made of what `refs` point at, viewed inside them; its nodes counted as inlined. */
+export function viewInlined(node: Schema, refs: readonly string[], at: At, view: ViewContext) {
+  const before = view.nodes;
+  const inlined = view.view(node, { ...at, refs: [...at.refs, ...refs] });
+  // Counted once, where the outermost `$ref` is inlined: nodes inside it are among its own.
+  if (at.refs.length === 0) view.inlined += view.nodes - before;
+  return inlined;
+}
+
+/** The schema a `$ref` that is cut stands as, with what `node` says beside it. */
+export function refCut(ref: string, node: Schema, view: ViewContext): Schema {
+  view.applied.add("ref_cycle_cut");
+  return view.textSchema(node, `A ${ref.split("/").pop() || "value"}, as JSON text.`);
+}
 
 export const refsInlined: Pass = {
   phase: "enter",
@@ -19,20 +58,9 @@ export const refsInlined: Pass = {
   apply: (node, at, view) => {
     const { $ref: ref, ...siblings } = node as typeof node & { $ref: string };
     const target = ref.startsWith("#") ? refTarget(ref, view.root) : undefined;
-    const repeats = at.refs.filter((seen) => seen === ref).length;
-    // Inlined inside `MAX_DEPTH` others (a chain of `$ref`s to `$ref`s takes no level of its
-    // own, but a stack frame each): cut, however many are repeats.
-    const deep = at.refs.length >= MAX_DEPTH;
-    const full = view.nodes > MAX_NODES / 2 || view.inlined >= view.inlineRoom;
-    if (!isPlainObject(target) || repeats >= MAX_REF_DEPTH || deep || full) {
-      view.applied.add("ref_cycle_cut");
-      return view.textSchema(siblings, `A ${ref.split("/").pop() || "value"}, as JSON text.`);
-    }
+    if (!inlines(ref, target, at, view)) return refCut(ref, siblings, view);
+    countText(target, view);
     view.applied.add("refs_inlined");
-    const before = view.nodes;
-    const inlined = view.view({ ...target, ...siblings }, { ...at, refs: [...at.refs, ref] });
-    // Counted once, where the outermost `$ref` is inlined: nodes inside it are among its own.
-    if (at.refs.length === 0) view.inlined += view.nodes - before;
-    return inlined;
+    return viewInlined({ ...target, ...siblings }, [ref], at, view);
   },
 };
