@@ -40,6 +40,34 @@ const NONE: ReadonlySet<object> = new Set();
 const NO_NODES = new NodeSet([]);
 const NO_KEYWORDS: readonly string[] = [];
 
+/**
+ * About the length of `value` as JSON text, read no further than `max`: not
+ * `JSON.stringify`, as a schema the walk or the operator's rules made may
+ * hold one object in several places, which JSON writes out each time
+ * (5,000 levels of two, test/unit/rules-in-views.test.ts: 2^5,000
+ * characters).
+ */
+function textLength(value: unknown, max: number): number {
+  let length = 0;
+  const pending = [value];
+  while (pending.length > 0 && length < max) {
+    const item = pending.pop();
+    if (typeof item === "string") length += item.length + 2;
+    else if (Array.isArray(item)) {
+      length += 2;
+      for (const element of item) pending.push(element);
+    } else if (isPlainObject(item)) {
+      length += 2;
+      for (const key in item) {
+        if (!ownKey.call(item, key)) continue;
+        length += key.length + 3;
+        pending.push(item[key]);
+      }
+    } else length += String(item).length;
+  }
+  return Math.min(length, max);
+}
+
 export class SchemaWalk implements ViewContext {
   readonly applied = new RuleList();
   // The keywords the last copy left out (`copy`): a field, not a pair returned for every copy.
@@ -244,7 +272,7 @@ export class SchemaWalk implements ViewContext {
     this.weights ??= new Map();
     let weight = this.weights.get(target);
     if (weight === undefined) {
-      weight = Math.floor(JSON.stringify(target).length / CHARS_PER_NODE);
+      weight = Math.floor(textLength(target, MAX_NODES * CHARS_PER_NODE) / CHARS_PER_NODE);
       this.weights.set(target, weight);
     }
     return weight;
