@@ -127,22 +127,16 @@ export class ViewKeys {
     weigh: (made) => 1 + namesWeight(made.names),
   });
 
-  async of(
-    scope: string,
-    settings: string,
-    before: string | undefined,
-    tools: readonly ListedTool[],
-    view: KeyedView,
-    pins?: ReadonlyMap<string, string>,
-    texts?: readonly string[],
-  ): Promise<string> {
-    if (texts !== undefined) return viewKey(settings, before, tools, view, pins, texts);
+  /** `viewKey` of the listing shown in `scope`. */
+  async of(scope: string, ...inputs: Parameters<typeof viewKey>): Promise<string> {
+    const [settings, before, tools, view, pins, texts] = inputs;
+    if (texts !== undefined) return viewKey(...inputs);
     const flags = flagsOf(view, pins);
     const last = this.made.get(scope);
     if (last !== undefined && madeOf(last, settings, before, flags, tools, view, pins)) {
       return last.key;
     }
-    const key = await viewKey(settings, before, tools, view, pins);
+    const key = await viewKey(...inputs);
     const names = tools.map((tool) => tool.name);
     this.made.set(scope, {
       key,
