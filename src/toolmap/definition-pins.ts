@@ -172,6 +172,15 @@ export interface ListedDefinition {
   pinAs?: (scope: ChangeScope) => Promise<string>;
 }
 
+/** Each definition's pin, by original. */
+export async function pinsOf(
+  definitions: ReadonlyArray<{ original: string; definition: Definition }>,
+): Promise<Map<string, string>> {
+  const pins = new Map<string, string>();
+  for (const { original, definition } of definitions) pins.set(original, await definition.pin);
+  return pins;
+}
+
 /** The pin of `tool`'s definition under `scope`, digested. */
 export function pinOf(
   tool: ListedTool & { annotations?: unknown },

@@ -21,6 +21,7 @@ import { textAt } from "../json-spans";
 import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import type { ChangeScope } from "../rules/tool-rules";
+import { type Definition, pinsOf } from "./definition-pins";
 
 /** Written first in what is digested: a version that digests pins otherwise changes it. */
 const VERSION = "listing-pin 1";
@@ -58,6 +59,22 @@ export function listingPin(
 ): Promise<string> | undefined {
   const text = coveredText(tools, pinOf, scope);
   return text === undefined ? undefined : sha256Parts(text);
+}
+
+/**
+ * The listing pin to store with the map: only where every tool's pin, as
+ * digested from its text, is now the map's (`sharedPin`); else `undefined`.
+ */
+export async function storedListingPin(
+  tools: readonly ListedTool[],
+  definitions: ReadonlyArray<{ original: string; definition: Definition }>,
+  sharedPin: (original: string) => string | undefined,
+  scope: ChangeScope = "definition",
+): Promise<string | undefined> {
+  if (definitions.length !== tools.length || !readFromText(tools)) return undefined;
+  const pins = await pinsOf(definitions);
+  for (const [original, pin] of pins) if (pin !== sharedPin(original)) return undefined;
+  return listingPin(tools, (original) => pins.get(original), scope);
 }
 
 /**

@@ -27,9 +27,9 @@ import { CallNames } from "./call-names";
 import { CallerView, decide, type ListingPart } from "./caller-listings";
 import { type CallerPins, pinListing } from "./caller-pins";
 import { type Caller, ONE_CALLER } from "./callers";
-import { type Definition, definitionOf, type ListedDefinition, pinOf } from "./definition-pins";
+import { definitionOf, type ListedDefinition, pinOf, pinsOf } from "./definition-pins";
 import type { OriginMemory, ToolMapMemory, ToolMapScopes } from "./isolate-memory";
-import { listingPin, ProvenPins, readFromText } from "./listing-pin";
+import { ProvenPins, storedListingPin } from "./listing-pin";
 import { MapStore, today } from "./map-store";
 import { firstOfEachName, type NamedListing } from "./named-listing";
 import {
@@ -43,7 +43,7 @@ import {
 import { MAX_RELISTS, type ProfileNames } from "./profile-names";
 import { SchemaViews } from "./schema-views";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
-import { searchedTools, type ToolSearch, toolSearchOf } from "./tool-search";
+import { searchedTools, searchOfListing, type ToolSearch } from "./tool-search";
 
 export type { ListingPart } from "./caller-listings";
 export type { NamedListing } from "./named-listing";
@@ -231,7 +231,10 @@ export class ToolMap {
     const pins = readable && pinning ? await this.pinListing(definitions) : undefined;
     const pinsToStore = pins && (pins.shared.size > 0 || pins.accepted.size > 0);
     if (readable && (pinsToStore || this.store.needsWrite(plan.entries, names))) {
-      if (pins) this.origin.listingPin = this.listingPin(tools, definitions);
+      if (pins) {
+        const sharedPin = (original: string) => this.origin.sharedPin(original);
+        this.origin.listingPin = storedListingPin(tools, definitions, sharedPin, this.policy.scope);
+      }
       this.waitUntil(this.store.store(names));
     }
     for (const displacement of plan.displaced)
@@ -266,26 +269,7 @@ export class ToolMap {
         ? await pinsOf(definitions)
         : undefined;
     const { search, ...shown } = await this.view.show(part, tools, decisions, remembered, {
-      search:
-        searched &&
-        (() => {
-          // What the search keeps of the entries: not the tools, which hold the listing's text.
-          const entries = plan.entries
-            .filter(({ original }) => !hidden.has(original))
-            .map(({ name, original, inputSchema, schemaHash }) => ({
-              name,
-              original,
-              inputSchema,
-              schemaHash,
-            }));
-          const inputSchemas = new Map(entries.map((e) => [e.original, e.inputSchema]));
-          // Viewed as a search reads each tool; the views kept by the isolate's alone (forSearch).
-          return toolSearchOf(
-            searched,
-            { ...listing, inputSchemas },
-            this.views.forSearch(entries),
-          );
-        }),
+      search: searched && (() => searchOfListing(searched, listing, plan.entries, this.views)),
       pins: shownPins,
       pinsShowSearch,
     });
@@ -308,24 +292,6 @@ export class ToolMap {
   /** The tools of the last listing read from its text here, in its order: where a new one may read fastest. */
   writtenBefore(): readonly WrittenTool[] {
     return [...this.origin.written.values()];
-  }
-
-  /**
-   * The listing pin to store with the map: only where every tool's pin, as
-   * digested from its text, is now the map's; else `undefined`.
-   */
-  private async listingPin(
-    tools: readonly ListedTool[],
-    definitions: ReadonlyArray<{ original: string; definition: Definition }>,
-  ): Promise<string | undefined> {
-    if (definitions.length !== tools.length || !readFromText(tools)) return undefined;
-    const pins = new Map<string, string>();
-    for (const { original, definition } of definitions) {
-      const pin = await definition.pin;
-      if (pin !== this.origin.sharedPin(original)) return undefined;
-      pins.set(original, pin);
-    }
-    return listingPin(tools, (original) => pins.get(original), this.policy.scope);
   }
 
   /** Decides this listing's pins for the caller (caller-pins.ts). */
@@ -421,12 +387,3 @@ export class ToolMap {
  * for as long as the search was kept (test/node/kept-search-memory.test.ts).
  */
 const namesIn = (origin: OriginMemory, scope: string) => () => origin.profile(scope);
-
-/** Each definition's pin, by original. */
-async function pinsOf(
-  definitions: ReadonlyArray<{ original: string; definition: Definition }>,
-): Promise<Map<string, string>> {
-  const pins = new Map<string, string>();
-  for (const { original, definition } of definitions) pins.set(original, await definition.pin);
-  return pins;
-}

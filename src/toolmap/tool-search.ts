@@ -18,6 +18,8 @@
 import MiniSearch from "minisearch";
 import { logEvent } from "../log";
 import type { ListedTool } from "../protocol/tools-list";
+import type { PlannedEntry } from "./plan-listing";
+import type { SchemaViews } from "./schema-views";
 import { type IndexedTool, indexedTools, type SearchableTool, wordsOf } from "./search-terms";
 
 /**
@@ -201,4 +203,29 @@ export function toolSearchOf(
     };
   });
   return new ToolSearch(searchable, views);
+}
+
+/**
+ * The search of a whole listing in search mode, of its `visible` tools as
+ * `listing` shows them, their schemas the map's (`entries`), viewed by
+ * `views` as a search reads each. What it keeps of the entries is their
+ * schemas, not the tools, which hold the listing's text.
+ */
+export function searchOfListing(
+  visible: readonly ListedTool[],
+  listing: Omit<SearchedListing, "inputSchemas">,
+  entries: readonly PlannedEntry[],
+  views: SchemaViews,
+): ToolSearch {
+  const shown = new Set(visible.map((tool) => tool.name));
+  const kept = entries
+    .filter(({ original }) => shown.has(original))
+    .map(({ name, original, inputSchema, schemaHash }) => ({
+      name,
+      original,
+      inputSchema,
+      schemaHash,
+    }));
+  const inputSchemas = new Map(kept.map((entry) => [entry.original, entry.inputSchema]));
+  return toolSearchOf(visible, { ...listing, inputSchemas }, views.forSearch(kept));
 }
