@@ -19,7 +19,6 @@ import MiniSearch from "minisearch";
 import { logEvent } from "../log";
 import type { ListedTool } from "../protocol/tools-list";
 import type { PlannedEntry } from "./plan-listing";
-import type { SchemaViews } from "./schema-views";
 import { type IndexedTool, indexedTools, type SearchableTool, wordsOf } from "./search-terms";
 
 /**
@@ -205,6 +204,9 @@ export function toolSearchOf(
   return new ToolSearch(searchable, views);
 }
 
+/** What a search keeps of a tool's map entry: its schema, viewed under its model-facing name. */
+type SearchEntry = Pick<PlannedEntry, "name" | "original" | "inputSchema" | "schemaHash">;
+
 /**
  * The search of a whole listing in search mode, of its `visible` tools as
  * `listing` shows them, their schemas the map's (`entries`), viewed by
@@ -215,7 +217,8 @@ export function searchOfListing(
   visible: readonly ListedTool[],
   listing: Omit<SearchedListing, "inputSchemas">,
   entries: readonly PlannedEntry[],
-  views: SchemaViews,
+  // schema-views.ts `SchemaViews`.
+  views: { forSearch(entries: readonly SearchEntry[]): SearchViews },
 ): ToolSearch {
   const shown = new Set(visible.map((tool) => tool.name));
   const kept = entries
