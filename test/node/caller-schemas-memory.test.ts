@@ -12,12 +12,9 @@
  * KV. Run in Node, where a test can collect garbage and read the heap.
  */
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/config";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
-import { profileOf } from "../../src/schemas/profile";
-import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
-import { ToolMap } from "../../src/toolmap/tool-map";
 import { heapUsed } from "./heap";
+import { isolateToolMaps } from "./isolate-tool-maps";
 import { localKv } from "./local-kv";
 
 /** Under OpenAI's ceiling of 128: no search mode, whose views weigh their texts already. */
@@ -49,33 +46,18 @@ const kv = localKv();
 
 describe("callers' own schemas in an isolate's memory", () => {
   it("hold about their bound when each caller is listed the same tools with long schemas of their own", async () => {
-    const config = parseConfig({
-      ORIGIN_URL: "https://origin.example/mcp",
-      TOOL_MAP: kv(),
-    } as unknown as Env);
-    if (config.kind !== "valid") throw new Error(JSON.stringify(config.problems));
-    const memory = new ToolMapMemory();
-    const writes: Promise<unknown>[] = [];
-    const scopes = { origin: "v2:caller-schemas", legacy: "v1:caller-schemas" };
-    const open = (caller: number) =>
-      new ToolMap(
-        kv(),
-        scopes,
-        profileOf("openai"),
-        memory,
-        (write) => writes.push(write),
-        config.config.policy,
-        undefined,
-        { listing: async () => `caller ${caller}`, pins: async () => `caller ${caller}` },
-      );
+    const { open, settle } = isolateToolMaps(kv, {
+      origin: "v2:caller-schemas",
+      legacy: "v1:caller-schemas",
+    });
     const before = heapUsed();
     let listed = 0;
     for (let caller = 0; caller < CALLERS; caller++) {
       const text = listingText(caller);
       listed += text.length;
       const tools = (readListingText(text)?.elements ?? []).filter((e) => e instanceof WrittenTool);
-      await open(caller).nameListing(tools, "whole");
-      await Promise.allSettled(writes.splice(0));
+      await open(`caller ${caller}`).nameListing(tools, "whole");
+      await settle();
     }
     const grown = heapUsed() - before;
 
@@ -83,7 +65,7 @@ describe("callers' own schemas in an isolate's memory", () => {
     expect(listed).toBeGreaterThan(60 * 2 ** 20);
     expect(grown).toBeLessThan(40 * 2 ** 20);
     // The caller before the last, whose view is kept, is answered with their own schema.
-    const call = await open(CALLERS - 2).calls.resolve("report_0");
+    const call = await open(`caller ${CALLERS - 2}`).calls.resolve("report_0");
     expect(JSON.stringify(call?.entry.inputSchema)).toContain(`for user ${CALLERS - 2}.`);
   }, 300_000);
 });

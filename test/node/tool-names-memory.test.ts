@@ -12,7 +12,6 @@
  * then `ToolMap.nameListing`, against Miniflare's local KV.
  */
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/config";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { NO_POLICY } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
@@ -20,6 +19,7 @@ import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { today } from "../../src/toolmap/map-store";
 import { type NamedListing, ToolMap } from "../../src/toolmap/tool-map";
 import { heapUsed } from "./heap";
+import { isolateToolMaps } from "./isolate-tool-maps";
 import { localKv } from "./local-kv";
 
 /** A name of about `chars` characters, its end telling it apart. */
@@ -42,26 +42,11 @@ async function listEach(
   changes: "log" | "hold",
   listings: ReadonlyArray<{ caller: string; text: string }>,
 ): Promise<{ grown: number; listed: number; last: NamedListing; open: (c: string) => ToolMap }> {
-  const config = parseConfig({
-    ORIGIN_URL: "https://origin.example/mcp",
-    TOOL_MAP: kv(),
-    TOOL_CHANGES: changes,
-  } as unknown as Env);
-  if (config.kind !== "valid") throw new Error(JSON.stringify(config.problems));
-  const memory = new ToolMapMemory();
-  const writes: Promise<unknown>[] = [];
-  const scopes = { origin: `v2:names-${changes}-${listings.length}`, legacy: "v1:names" };
-  const open = (caller: string) =>
-    new ToolMap(
-      kv(),
-      scopes,
-      profileOf("openai"),
-      memory,
-      (write) => writes.push(write),
-      config.config.policy,
-      undefined,
-      { listing: async () => caller, pins: async () => caller },
-    );
+  const { open, settle } = isolateToolMaps(
+    kv,
+    { origin: `v2:names-${changes}-${listings.length}`, legacy: "v1:names" },
+    { TOOL_CHANGES: changes },
+  );
   const before = heapUsed();
   let listed = 0;
   let last: NamedListing | undefined;
@@ -69,7 +54,7 @@ async function listEach(
     listed += text.length;
     const tools = (readListingText(text)?.elements ?? []).filter((e) => e instanceof WrittenTool);
     last = await open(caller).nameListing(tools, "whole");
-    await Promise.allSettled(writes.splice(0));
+    await settle();
   }
   if (last === undefined) throw new Error("nothing listed");
   return { grown: heapUsed() - before, listed, last, open };
