@@ -68,6 +68,38 @@ function held(real: KVNamespace) {
   };
 }
 
+/**
+ * `network` whose refreshes at the proxy's token endpoint, once `holdUntil(n)`
+ * is asked, wait until `n` MCP requests were refused (401). The 1.x SDK's
+ * transport fails a call refused after another call's refresh finished and
+ * before that call's retry was answered ("Server returned 401 after successful
+ * authentication": its guard is the transport's, not the call's), so calls
+ * sent at once must all be refused before the client refreshes, or the test
+ * depends on how loaded the machine is (docs/sign-in.md, Refreshes).
+ */
+function refreshesAfterRefusals(network: Fetch) {
+  let refusedAll: Promise<void> | undefined;
+  let refused = () => {};
+  const gated: Fetch = async (input, init) => {
+    const { pathname } = new URL(input instanceof Request ? input.url : input);
+    if (pathname === "/oauth/token") await refusedAll;
+    const answer = await network(input, init);
+    if (pathname === "/mcp" && answer.status === 401) refused();
+    return answer;
+  };
+  return {
+    network: gated,
+    holdUntil(refusals: number) {
+      let left = refusals;
+      refusedAll = new Promise((resolve) => {
+        refused = () => {
+          if (--left === 0) resolve();
+        };
+      });
+    },
+  };
+}
+
 interface TokenAnswer {
   access_token: string;
   refresh_token: string;
@@ -95,12 +127,13 @@ describe("broker mode refreshes the origin's token once per grant, whoever asks 
   it.each(EACH_WIRE)(
     "answers 4 parallel calls on %s made after the origin's token expired, with one refresh at the origin, and keeps the sign-in",
     async (revision) => {
-      const network = broker();
+      const { network, holdUntil } = refreshesAfterRefusals(broker());
       const { client, provider } = await signIn(network, revision);
       const before = await refreshesAtOrigin();
       await control({ expire: true });
 
       const paths = ["a", "b", "c", "d"];
+      holdUntil(paths.length);
       const results = await Promise.all(paths.map((path) => client.callTool(TOOL, { path })));
       expect(results.map((result) => result.structuredContent)).toEqual(paths.map(called));
       expect(await refreshesAtOrigin()).toEqual({
