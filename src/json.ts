@@ -293,6 +293,18 @@ export function asWritten(holder: object, key: string): unknown {
 }
 
 /**
+ * `[value]`, its element written by `stringifyExact` as `written` (the text a
+ * number was read from): the new array is in no text, and by value alone a
+ * number the body also writes otherwise (`9007199254740993` beside a
+ * `9007199254740992`) would be written as the other.
+ */
+export function oneElementArray(value: unknown, written: string | undefined): unknown[] {
+  const array = [value];
+  if (written !== undefined) writeAs(array, "0", written, value);
+  return array;
+}
+
+/**
  * `copy`, an object built from `original` (a spread, `Object.fromEntries`),
  * with each member that holds the value `original` holds under the same key
  * (or under `from(key)`, for a key renamed) written by `stringifyExact` as

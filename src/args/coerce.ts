@@ -3,7 +3,13 @@
  * only where that loses nothing and means one thing. The table of what becomes
  * what, and what is left alone, is docs/arguments.md's (step 3).
  */
-import { type ExactText, isPlainObject, parseExact, stringifyExact } from "../json";
+import {
+  type ExactText,
+  isPlainObject,
+  oneElementArray,
+  parseExact,
+  stringifyExact,
+} from "../json";
 import { type JsonType, jsonTypeOf } from "./json-schema";
 
 export type Coercion =
@@ -86,6 +92,8 @@ export function coerceValue(
   } else if (allowed.has("string")) {
     coerced = { value: typeof value === "object" ? stringifyExact(value, exact) : String(value) };
   }
-  if (coerced === undefined && allowed.has("array")) coerced = { value: [value] };
+  if (coerced === undefined && allowed.has("array")) {
+    coerced = { value: oneElementArray(value, written) };
+  }
   return coerced === undefined ? undefined : { ...coerced, from, to: jsonTypeOf(coerced.value) };
 }

@@ -146,6 +146,17 @@ describe("a number sent for a string is the string of its text", () => {
     expect(object).toContain('"arguments":{"path":"{\\"id\\":1234567890123456789}"}');
   });
 
+  it("a number made the one element of an array keeps its text, though the body writes the same double otherwise", async () => {
+    // `columns` is an array of strings: a lone number becomes `[number]`, then its element a
+    // string. The array is new, so its element's text is known only by value, and the `_meta`
+    // beside it writes the same double (9007199254740992) another way.
+    const { send } = await setUp();
+    const received = await send(
+      `{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"${DEMO_NAMES["reports.query"]}","arguments":{"limit":5,"columns":9007199254740993},"_meta":{"n":9007199254740992}}}`,
+    );
+    expect(received).toContain('"arguments":{"limit":5,"columns":["9007199254740993"]}');
+  });
+
   it("a number the body writes two ways is the string of the text written where it was", async () => {
     const { send } = await setUp();
     const received = await send(
