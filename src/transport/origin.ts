@@ -189,12 +189,17 @@ const withoutDomain = (cookie: string) =>
 /**
  * A query parameter's name as some origin reads it: case aside (ASP.NET),
  * `[…]` aside (PHP, Rails and Express read `a[]` and `a[0]` as `a`), spaces
- * around it aside and `.` or a space within it as `_` (PHP).
+ * around it aside and `.` or a space within it as `_` (PHP), and a `[` that
+ * no `]` closes as `_` (PHP reads `a[b` as `a_b`): each reading, as the
+ * names `ORIGIN_URL` sets are read.
  */
-function paramKey(name: string): string {
+function paramKeys(name: string): string[] {
+  const read = (key: string) => foldedKey(key.trim()).replace(/[. ]/g, "_");
   const bracket = name.indexOf("[");
-  const base = bracket === -1 ? name : name.slice(0, bracket);
-  return foldedKey(base.trim()).replace(/[. ]/g, "_");
+  if (bracket === -1) return [read(name)];
+  const base = name.slice(0, bracket);
+  if (name.includes("]", bracket)) return [read(base)];
+  return [read(base), read(`${base}_${name.slice(bracket + 1)}`)];
 }
 
 /**
@@ -205,9 +210,9 @@ function paramKey(name: string): string {
  */
 export function paramOriginUrlSets(originUrl: URL, clientUrl: URL): string | undefined {
   if (originUrl.search === "" || clientUrl.search === "") return undefined;
-  const operators = new Set(Array.from(originUrl.searchParams.keys(), paramKey));
+  const operators = new Set(Array.from(originUrl.searchParams.keys(), paramKeys).flat());
   for (const name of clientUrl.searchParams.keys()) {
-    if (operators.has(paramKey(name))) return name;
+    if (paramKeys(name).some((key) => operators.has(key))) return name;
   }
   return undefined;
 }

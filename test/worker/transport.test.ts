@@ -56,6 +56,10 @@ describe("the MCP endpoint", () => {
     ["tenant", "t%65nant"],
     ["user_id", "user.id"],
     ["user_id", "user+id"],
+    // PHP reads a `[` that no `]` closes as `_`: `user[id` is `user_id`.
+    ["user_id", "user[id"],
+    ["user_id", "user%5Bid"],
+    ["user_id", "USER[ID"],
   ])(
     "refuses a query parameter ORIGIN_URL sets (%s as %s): a client cannot change the operator's",
     async (set, sent) => {
