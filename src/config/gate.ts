@@ -7,7 +7,7 @@
 
 import * as v from "valibot";
 import { withoutBom } from "../json";
-import { brokered, headerKind, unpassable } from "../protocol/header-names";
+import { brokered, dashed, headerKind, unpassable } from "../protocol/header-names";
 import type { AUTH_MODES, GateAuth, SecretSource, SignInBindings, UserSecrets } from "./auth-modes";
 import {
   commaList,
@@ -258,14 +258,18 @@ export function gateProblems(
     ]);
   }
   if (!all("ORIGIN_AUTH_HEADER", "ORIGIN_USER_HEADER")) return problems;
-  const authHeader = vars.ORIGIN_AUTH_HEADER ?? "authorization";
-  if (vars.ORIGIN_USER_HEADER === authHeader) {
+  // Compared as servers that read `_` as `-` read them: `X_User_Email` would be the proxy's `X-User-Email`.
+  const authHeader = dashed(vars.ORIGIN_AUTH_HEADER ?? "authorization");
+  const userHeader = vars.ORIGIN_USER_HEADER && dashed(vars.ORIGIN_USER_HEADER);
+  if (userHeader === authHeader) {
     problems.push(["ORIGIN_USER_HEADER", "must not be ORIGIN_AUTH_HEADER"]);
   }
   const passed = all("PASS_HEADERS") ? [...vars.PASS_HEADERS] : [];
   const index = passed.findIndex(
     (name) =>
-      name === authHeader || name === vars.ORIGIN_USER_HEADER || headerKind(name) === "credential",
+      dashed(name) === authHeader ||
+      dashed(name) === userHeader ||
+      headerKind(name) === "credential",
   );
   if (index >= 0) {
     problems.push([

@@ -31,6 +31,13 @@ export type HeaderKind =
   | "mcp"
   /** What the body is, what the client accepts back, and what software it is. */
   | "content"
+  /**
+   * Any name of the kinds above written with `_` for `-` (`X_Forwarded_For`):
+   * CGI names both `HTTP_X_FORWARDED_FOR`, and servers that read headers so
+   * (Rack's, WSGI's, PHP's: Puma before 6.4.3, CVE-2024-45614; gunicorn
+   * before 22) take it for that header, or for the one the proxy set.
+   */
+  | "lookalike"
   /** Anything else: the application's, which only the origin can judge. */
   | "other";
 
@@ -132,11 +139,21 @@ const PREFIXES: ReadonlyArray<readonly [string, HeaderKind]> = [
   ["mcp-param-", "mcp"],
 ];
 
-/** What the header named `name` (lower case) is. */
-export function headerKind(name: string): HeaderKind {
+/** `name` as servers that read `_` as `-` read it. */
+export const dashed = (name: string) => name.replaceAll("_", "-");
+
+/** What the header named `name` (lower case) is, as written. */
+function kindAsWritten(name: string): HeaderKind {
   const listed = KINDS.get(name);
   if (listed !== undefined) return listed;
   return PREFIXES.find(([prefix]) => name.startsWith(prefix))?.[1] ?? "other";
+}
+
+/** What the header named `name` (lower case) is. */
+export function headerKind(name: string): HeaderKind {
+  const kind = kindAsWritten(name);
+  if (kind !== "other" || !name.includes("_")) return kind;
+  return kindAsWritten(dashed(name)) === "other" ? "other" : "lookalike";
 }
 
 /** Kinds no client's request carries on to the origin, in either mode. */
@@ -146,6 +163,7 @@ const NEVER_PASSED = new Set<HeaderKind>([
   "forwarding",
   "override",
   "cloudflare",
+  "lookalike",
 ]);
 
 /** Whether the header named `name` (lower case) stops at the proxy in every mode. */
@@ -175,6 +193,8 @@ export function unpassable(name: string): string | undefined {
       return "overrides the request's URL, method or host";
     case "cloudflare":
       return "is Cloudflare's (cf-*), which any client could forge";
+    case "lookalike":
+      return "is, with - for _, a header of HTTP's, MCP's, Cloudflare's or a credential, which servers that read _ as - take it for";
   }
   if (name === "authorization") return "carries the origin's token, which the proxy sets itself";
   if (name === "cookie") return "carries cookies of the proxy's host, which never reach the origin";

@@ -104,6 +104,15 @@ const TABLE: Row[] = [
   stops("connection", "x-per-hop"),
   stops("x-per-hop", "1"),
   stops("host", "admin.example"),
+  // The same names with `_` for `-`: CGI's `HTTP_X_FORWARDED_FOR` is either spelling, and Rack,
+  // WSGI and PHP servers read it so (Puma before 6.4.3, CVE-2024-45614; gunicorn before 22).
+  stops("x_forwarded_for", ADDRESS),
+  stops("x_real_ip", ADDRESS),
+  stops("cf_connecting_ip", ADDRESS),
+  stops("cf_access_authenticated_user_email", "admin@admin.example"),
+  stops("x_http_method_override", "DELETE"),
+  stops("mcp_name", "admin.payroll"),
+  stops("x_api_key", "client-key"),
   // The client's own credentials, and the application's headers: the origin's to judge in
   // relay mode; in broker mode the proxy's token stands in for them.
   relayOnly("cookie", "session=client"),

@@ -528,6 +528,11 @@ describe("parseConfig", () => {
     ["x-tenant, True-Client-IP", "says where the client is, which any client could forge", 2],
     ["X-HTTP-Method-Override", "overrides the request's URL, method or host", 1],
     ["CF-IPCountry", "is Cloudflare's (cf-*), which any client could forge", 1],
+    [
+      "x-tenant, X_Forwarded_For",
+      "is, with - for _, a header of HTTP's, MCP's, Cloudflare's or a credential, which servers that read _ as - take it for",
+      2,
+    ],
   ])("refuses PASS_HEADERS = %o by the entry's place, never its text", (value, why, entry) => {
     const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: value }));
     expect(result).toEqual(refused("PASS_HEADERS", `has an entry (number ${entry}) that ${why}`));
@@ -844,6 +849,22 @@ describe("parseConfig, gate mode", () => {
       { ORIGIN_AUTH_HEADER: "X-API-Key", PASS_HEADERS: "X-API-Key" },
       "PASS_HEADERS",
       "has an entry (number 1) that carries a credential, which gate mode never passes on",
+    ],
+    [
+      // Read as the proxy's X-User-Email by a server that takes `_` for `-` (CGI's HTTP_X_USER_EMAIL).
+      { ORIGIN_USER_HEADER: "X-User-Email", PASS_HEADERS: "x-tenant, X_User_Email" },
+      "PASS_HEADERS",
+      "has an entry (number 2) that carries a credential, which gate mode never passes on",
+    ],
+    [
+      { ORIGIN_AUTH_HEADER: "X-Origin-Key", PASS_HEADERS: "x_origin_key" },
+      "PASS_HEADERS",
+      "has an entry (number 1) that carries a credential, which gate mode never passes on",
+    ],
+    [
+      { ORIGIN_AUTH_HEADER: "X-Key", ORIGIN_USER_HEADER: "x_key" },
+      "ORIGIN_USER_HEADER",
+      "must not be ORIGIN_AUTH_HEADER",
     ],
     [{ SIGN_IN_MAX_AGE_HOURS: "0" }, "SIGN_IN_MAX_AGE_HOURS", "must be at least 1 hour"],
     [
