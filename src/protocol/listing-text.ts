@@ -18,6 +18,7 @@
  */
 import {
   isStringified,
+  newWritten,
   type ObjectText,
   readArray,
   readObject,
@@ -160,21 +161,25 @@ export class WrittenTool implements ListedTool {
     const { text } = this.written;
     const span = this.members.get("inputSchema");
     if (span === undefined) return undefined;
-    this.#stringified ??= isStringified(text, span, this.texts.inputSchema, this.inputSchema);
+    const written = this.texts.inputSchema;
+    this.#stringified ??=
+      written.stringified || isStringified(text, span, written, this.inputSchema);
     return this.#stringified ? { text, span } : undefined;
   }
 
   /**
    * Whether the objects its definition pin covers (its input schema,
    * annotations and output schema) write no key twice: copied as written,
-   * they then mean to every reader what they mean to the proxy. Parses them.
+   * they then mean to every reader what they mean to the proxy. Parses those
+   * whose text does not tell (`Written.stringified`).
    */
   get readsOneWay(): boolean {
     const { texts } = this;
+    // What the text shows first: most listings need no parse to tell.
     return (
       (this.schemaJson !== undefined || writesEachKeyOnce(texts.inputSchema, this.inputSchema)) &&
-      writesEachKeyOnce(texts.annotations, this.annotations) &&
-      writesEachKeyOnce(texts.outputSchema, this.outputSchema)
+      (texts.annotations.stringified || writesEachKeyOnce(texts.annotations, this.annotations)) &&
+      (texts.outputSchema.stringified || writesEachKeyOnce(texts.outputSchema, this.outputSchema))
     );
   }
 }
@@ -210,9 +215,9 @@ export function readListingText(
       return end;
     }
     const texts: Record<PinnedObject, Written> = {
-      inputSchema: { members: 0, plain: true },
-      annotations: { members: 0, plain: true },
-      outputSchema: { members: 0, plain: true },
+      inputSchema: newWritten(),
+      annotations: newWritten(),
+      outputSchema: newWritten(),
     };
     const object = readObject(text, at, (key, from) =>
       valueEnd(text, from, isPinnedObject(key) ? texts[key] : undefined, TOOLS_DEPTH + 1),

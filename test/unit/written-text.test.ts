@@ -1,0 +1,158 @@
+/**
+ * What a value's text shows of itself as it is skipped (json-spans.ts
+ * `Written`): whether it is written as `JSON.stringify` writes its parse,
+ * told without a parse. A listing's schemas are then known for one reading
+ * without being parsed (protocol/listing-text.ts), so the verdict must never
+ * hold for a text that reads another way, or not at all.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isStringified, newWritten, valueEnd, type Written } from "../../src/json-spans";
+
+/** What `valueEnd` shows of `text`, read whole; `undefined` where it reads no value there. */
+function writtenOf(text: string): Written | undefined {
+  const written = newWritten();
+  return valueEnd(text, 0, written) === text.length ? written : undefined;
+}
+
+const parsed = (text: string): { value: unknown } | undefined => {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+};
+
+/** The characters and tokens a JSON text is made of, and those that break one. */
+const token = fc.constantFrom(
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  ":",
+  '"a"',
+  '"b"',
+  '"a\\"b"',
+  '"\\\\"',
+  '"\\u0061"',
+  '"\\x"',
+  '"\\/"',
+  '"tab\there"',
+  '"\u0001"',
+  "1",
+  "-0",
+  "1.5",
+  "1e3",
+  "true",
+  "null",
+  " ",
+  '"',
+  "\\",
+);
+
+/** A JSON text `JSON.stringify` wrote, with one token put in, taken out or written twice. */
+const nearlyStringified = fc
+  .tuple(fc.jsonValue({ maxDepth: 4 }), fc.nat(), fc.nat({ max: 3 }), token)
+  .map(([value, at, change, inserted]) => {
+    const text = JSON.stringify(value) ?? "null";
+    const place = at % (text.length + 1);
+    if (change === 0) return `${text.slice(0, place)}${inserted}${text.slice(place)}`;
+    if (change === 1) return `${text.slice(0, place)}${text.slice(place + 1)}`;
+    if (change === 2)
+      return `${text.slice(0, place)}${text.slice(place, place + 6).repeat(2)}${text.slice(place + 6)}`;
+    return text;
+  });
+
+/** Objects whose keys may be written twice, also with escapes. */
+const objectTexts = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom('"a"', '"b"', '"a\\"b"', '"\\u0061"', '"a\\\\"'),
+      fc.constantFrom("1", '"x"', "{}", "[]"),
+    ),
+    {
+      maxLength: 5,
+    },
+  )
+  .map((members) => `{${members.map(([key, value]) => `${key}:${value}`).join(",")}}`);
+
+/** Whether some object in `value` has a key that is an array index, which `JSON.stringify` writes first. */
+function hasIndexKey(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasIndexKey);
+  return Object.entries(value).some(
+    ([key, item]) => /^(?:0|[1-9]\d*)$/.test(key) || hasIndexKey(item),
+  );
+}
+
+describe("a value's text, as it is skipped, shows whether it is written as JSON.stringify writes it", () => {
+  it("holds only for JSON whose parse JSON.stringify writes as that very text (property)", () => {
+    const texts = fc.oneof(
+      nearlyStringified,
+      objectTexts,
+      fc.array(token, { maxLength: 12 }).map((tokens) => tokens.join("")),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        const written = writtenOf(text);
+        if (!written?.stringified) return;
+        const read = parsed(text);
+        expect(read).toBeDefined();
+        // The parse's own check agrees: no key twice, nothing written otherwise.
+        expect(isStringified(text, [0, text.length], written, read?.value)).toBe(true);
+        if (!hasIndexKey(read?.value)) expect(JSON.stringify(read?.value)).toBe(text);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("holds for what JSON.stringify writes, but where it escapes with \\u or a \\ (property)", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), (value) => {
+        const text = JSON.stringify(value) ?? "null";
+        const written = writtenOf(text);
+        expect(written).toBeDefined();
+        // Cautious: the characters after an escaped `\` may be taken for an escape.
+        if (!/\\u|\\\\/.test(text)) expect(written?.stringified).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it.each([
+    ['{"a":1,"a":2}', "a key twice"],
+    ['{"a\\"b":1,"a\\"b":2}', "a key with an escape twice"],
+    ['{"a":{"b":1},"b":{"a":1,"b":2,"b":3}}', "a key twice in a nested object"],
+    ['{"a" :1}', "a space"],
+    ['{"a":1,}', "a comma before }"],
+    ["[1,,2]", "two commas"],
+    ['["a""b"]', "two strings with nothing between"],
+    ['{"a":1"b":2}', "two members with nothing between"],
+    ['{"a"}', "a key without a value"],
+    ["{:1}", "a value without a key"],
+    ['{"a":1:2}', "two colons"],
+    ["[1:2]", "a colon in an array"],
+    ['["\\x"]', "an escape JSON has not"],
+    ['["\\u0061"]', "an escape JSON.stringify writes otherwise"],
+    ['["\t"]', "a control character in a string"],
+    ["[1.50]", "a number written otherwise"],
+  ])("does not hold for %s: %s", (text) => {
+    expect(writtenOf(text)?.stringified ?? false).toBe(false);
+  });
+
+  it("does not tell, and leaves it to a parse, for an object of more than 64 keys", () => {
+    const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i]));
+    const text = JSON.stringify({ many });
+    expect(writtenOf(text)?.stringified).toBe(false);
+    const written = writtenOf(text) as Written;
+    expect(isStringified(text, [0, text.length], written, JSON.parse(text))).toBe(true);
+    expect(writtenOf(JSON.stringify({ many: { ...many, k64: undefined } }))?.stringified).toBe(
+      true,
+    );
+  });
+
+  it("compares the keys of each object alone: the same key in two objects is not twice", () => {
+    expect(writtenOf('{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}]}')?.stringified).toBe(true);
+  });
+});
