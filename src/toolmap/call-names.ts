@@ -14,6 +14,7 @@ import type { Profile } from "../schemas/profile";
 import type { SchemaView } from "../schemas/view";
 import type { CallerView, Judgement } from "./caller-listings";
 import type { OriginMemory } from "./isolate-memory";
+import { holdsSchema } from "./listed-schema";
 import type { MapStore } from "./map-store";
 import type { ToolEntry } from "./plan-listing";
 import type { ProfileNames } from "./profile-names";
@@ -149,7 +150,7 @@ export class CallNames {
     if (shown !== undefined && !sameSchema(shown, entry)) {
       return this.#resolution(name, shown, "memory", false);
     }
-    if (entry.inputSchema !== undefined) return this.#resolution(name, entry, "memory");
+    if (holdsSchema(entry)) return this.#resolution(name, entry, "memory");
     const read = await store.readSchema(entry.schemaHash);
     // Known by name, but its schema is not in KV (a lost write): the origin is asked.
     if (read === undefined) return undefined;

@@ -105,9 +105,12 @@ function joinedDefinition(schema: string, description?: string, annotations?: st
   return `{"inputSchema":${schema}${described}${annotated}}`;
 }
 
-/** The input schema's JSON, copied from the listing's text where it is written that way there. */
-const schemaText = ({ schemaJson, inputSchema }: ListedTool) =>
-  schemaJson ? textAt(schemaJson) : JSON.stringify(inputSchema ?? null);
+/**
+ * The input schema's JSON, copied from the listing's text where it is
+ * written that way there: then the schema is not read (listed-schema.ts).
+ */
+const schemaText = (tool: ListedTool) =>
+  tool.schemaJson ? textAt(tool.schemaJson) : JSON.stringify(tool.inputSchema ?? null);
 
 /**
  * What the first digest covers: `JSON.stringify({ inputSchema, description,

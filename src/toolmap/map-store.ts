@@ -27,6 +27,7 @@ import { logEvent } from "../log";
 import { acceptedPin } from "./definition-pins";
 import { MAX_HELD_PINS, type OriginMemory } from "./isolate-memory";
 import { readLegacyNames } from "./legacy-v1";
+import { holdsSchema } from "./listed-schema";
 import type { PlannedEntry } from "./plan-listing";
 import type { ProfileNames } from "./profile-names";
 import {
@@ -232,8 +233,10 @@ export class MapStore {
     const lines = schemaLines(texts, (hash) => needed.has(hash));
     for (const entry of this.origin.tools.values()) {
       if (!needed.has(entry.schemaHash) || lines.has(entry.schemaHash)) continue;
-      if (entry.inputSchema === undefined) continue;
-      lines.set(entry.schemaHash, schemaLine(entry.schemaHash, JSON.stringify(entry.inputSchema)));
+      if (!holdsSchema(entry)) continue;
+      // Its text as listed, where it was never read: not parsed only to be written again.
+      const json = entry.listedSchema?.unread ?? JSON.stringify(entry.inputSchema);
+      lines.set(entry.schemaHash, schemaLine(entry.schemaHash, json));
     }
     return lines;
   }

@@ -10,20 +10,30 @@
  * fingerprinting every schema of a large listing costs more CPU than all the
  * rest of the plan.
  */
-import { sameJson } from "../json";
 import type { Assignments, Displacement, KnownNames, Taken } from "../names/assign";
 import type { RenameReason } from "../names/sanitize";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
 import type { Definition } from "./definition-pins";
+import {
+  holdsSchema,
+  listsSchemaOf,
+  SchemaHeld,
+  type SchemaHolder,
+  schemaOfListed,
+} from "./listed-schema";
 
 /** What the map holds of one original. */
-export interface ToolEntry {
+export interface ToolEntry extends SchemaHolder {
   original: string;
   /** Fingerprint of `inputSchema`, to tell a changed tool from a known one without reading it. */
   schemaHash: string;
-  /** `undefined` until read: a cold isolate learns originals first, schemas on demand. */
-  inputSchema?: unknown;
+  /**
+   * `undefined` until read: a cold isolate learns originals first, schemas on
+   * demand. Read from `listedSchema` when first asked for, where it holds one
+   * (listed-schema.ts).
+   */
+  readonly inputSchema?: unknown;
   /** The length of `inputSchema` as JSON, where it is known. */
   schemaChars?: number;
   /**
@@ -85,12 +95,11 @@ export interface KnownTools extends KnownNames {
   entryOf(original: string): ToolEntry | undefined;
 }
 
-export interface PlannedEntry {
+export interface PlannedEntry extends SchemaHolder {
   name: string;
   original: string;
   /** The tool as the page lists it. */
   tool: ListedTool | undefined;
-  inputSchema: unknown;
   schemaHash: string;
   /** The length of `inputSchema` as JSON: read off the listing's text, or from the held copy. */
   schemaChars: number;
@@ -115,6 +124,36 @@ export interface ListingPlan {
   displaced: Displacement[];
   /** Tools not given their own name, as another tool has it. */
   taken: Taken[];
+}
+
+/** A tool of a plan, its schema held as `SchemaHeld` holds one. */
+class PlannedTool extends SchemaHeld implements PlannedEntry {
+  constructor(
+    readonly name: string,
+    readonly original: string,
+    readonly tool: ListedTool | undefined,
+    readonly schemaHash: string,
+    readonly schemaChars: number,
+    readonly changed: boolean,
+    readonly sameSchema: boolean,
+    schema: SchemaHolder,
+  ) {
+    super(schema);
+  }
+}
+
+/** A tool as the map holds it (`ToolEntry`) from a listing, its schema held as the plan's. */
+export class ListedEntry extends SchemaHeld implements ToolEntry {
+  constructor(
+    readonly original: string,
+    readonly schemaHash: string,
+    readonly schemaChars: number,
+    readonly chars: number,
+    readonly listed: NonNullable<ToolEntry["listed"]>,
+    schema: SchemaHolder,
+  ) {
+    super(schema);
+  }
 }
 
 /**
@@ -154,47 +193,20 @@ export function planListing(
   const entries = assignments.map(({ original, name }): PlannedEntry => {
     const entry = known.entryOf(original);
     const tool = listed.get(original);
-    if (entry?.inputSchema !== undefined && asListed.has(original)) {
-      const { inputSchema, schemaHash } = entry;
-      return {
-        name,
-        original,
-        tool,
-        inputSchema,
-        schemaHash,
-        schemaChars: heldChars(entry),
-        changed: false,
-        sameSchema: true,
-      };
+    // Known with its schema, by this very text or the same schema: the copy already held, so
+    // callers listed the same schema share one, not one each.
+    if (
+      entry !== undefined &&
+      holdsSchema(entry) &&
+      (asListed.has(original) || listsSchemaOf(entry, tool))
+    ) {
+      const chars = heldChars(entry);
+      return new PlannedTool(name, original, tool, entry.schemaHash, chars, false, true, entry);
     }
-    const inputSchema = tool?.inputSchema;
-    if (entry?.inputSchema !== undefined && sameJson(entry.inputSchema, inputSchema)) {
-      // The copy already held: callers listed the same schema share one object, not one each.
-      const { schemaHash, inputSchema: held } = entry;
-      return {
-        name,
-        original,
-        tool,
-        inputSchema: held,
-        schemaHash,
-        schemaChars: heldChars(entry),
-        changed: false,
-        sameSchema: true,
-      };
-    }
-    const { hash, chars } = schemaHash(inputSchema, tool?.schemaJson);
-    const changed =
-      entry === undefined || entry.inputSchema !== undefined || entry.schemaHash !== hash;
-    return {
-      name,
-      original,
-      tool,
-      inputSchema,
-      schemaHash: hash,
-      schemaChars: chars,
-      changed,
-      sameSchema: false,
-    };
+    const schema = schemaOfListed(tool);
+    const { hash, chars } = schemaHash(schema.inputSchema, tool?.schemaJson);
+    const changed = entry === undefined || holdsSchema(entry) || entry.schemaHash !== hash;
+    return new PlannedTool(name, original, tool, hash, chars, changed, false, schema);
   });
   const names = new Map(assignments.map(({ original, name }) => [original, name]));
   const renames = assignments

@@ -107,14 +107,18 @@ export class SchemaViews {
    */
   of(
     name: string,
-    { original, inputSchema, schemaHash: hash }: Viewed,
+    tool: Viewed,
     keep = true,
     inlineRoom = Number.POSITIVE_INFINITY,
   ): { view: SchemaView; fresh: boolean } | undefined {
+    const { original, schemaHash: hash } = tool;
     const rules = this.profile.schemas;
     const rule = this.policy.rules.ruleFor(original);
     const shaped = shapesSchema(rule);
-    if ((changesNothing(rules) && !shaped) || inputSchema === undefined) return undefined;
+    // Read only where a view is to be made: a schema listed as text stays unread (listed-schema.ts).
+    if (changesNothing(rules) && !shaped) return undefined;
+    const { inputSchema } = tool;
+    if (inputSchema === undefined) return undefined;
     const names = this.names();
     const known = names.views.get(name);
     // The view of this very schema: a fingerprint alone, a caller whose values a schema holds

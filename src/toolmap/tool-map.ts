@@ -35,6 +35,7 @@ import { firstOfEachName, type NamedListing } from "./named-listing";
 import {
   entryChars,
   type KnownTools,
+  ListedEntry,
   type PlannedEntry,
   planListing,
   renamesLogged,
@@ -191,7 +192,7 @@ export class ToolMap {
     // Each tool's entry as this listing made it: the caller's view keeps their own schemas.
     const remembered = new Map<string, ToolEntry>();
     for (const entry of plan.entries) {
-      const { name, original, tool, schemaHash, inputSchema, schemaChars, sameSchema } = entry;
+      const { name, original, tool, schemaHash, schemaChars, sameSchema } = entry;
       const before = this.origin.tools.get(original)?.listed;
       const known = sameSchema ? before?.definition : undefined;
       const listed =
@@ -214,7 +215,7 @@ export class ToolMap {
         definitions.push({ original, definition: listed.definition, ...(pinAs ? { pinAs } : {}) });
       }
       const chars = entryChars(original, tool, schemaChars, listed);
-      const made = { original, schemaHash, inputSchema, schemaChars, chars, listed };
+      const made = new ListedEntry(original, schemaHash, schemaChars, chars, listed, entry);
       this.origin.remember(made, day);
       remembered.set(original, made);
       names.remember(name, original);

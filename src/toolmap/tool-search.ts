@@ -18,6 +18,7 @@
 import MiniSearch from "minisearch";
 import { logEvent } from "../log";
 import type { ListedTool } from "../protocol/tools-list";
+import { SchemaHeld, type SchemaHolder } from "./listed-schema";
 import type { PlannedEntry } from "./plan-listing";
 import { type IndexedTool, indexedTools, type SearchableTool, wordsOf } from "./search-terms";
 
@@ -157,9 +158,10 @@ export interface SearchedListing {
   /**
    * The origin's schema of each tool, as the map holds it: one object for
    * every listing that shows the same schema, where each listing's own
-   * parse would keep a copy per caller.
+   * parse would keep a copy per caller; read when a search first reads it
+   * (listed-schema.ts).
    */
-  inputSchemas: ReadonlyMap<string, unknown>;
+  heldSchemas: ReadonlyMap<string, SchemaHolder>;
 }
 
 /**
@@ -193,19 +195,47 @@ export function toolSearchOf(
     const description = listing.descriptions.has(tool.name)
       ? listing.descriptions.get(tool.name)
       : tool.description;
-    return {
-      name: listing.names.get(tool.name) ?? tool.name,
-      original: tool.name,
-      ...(typeof tool.title === "string" ? { title: tool.title } : {}),
-      ...(typeof description === "string" ? { description } : {}),
-      inputSchema: listing.inputSchemas.get(tool.name),
-    };
+    return new SearchedTool(
+      listing.names.get(tool.name) ?? tool.name,
+      tool.name,
+      typeof tool.title === "string" ? tool.title : undefined,
+      typeof description === "string" ? description : undefined,
+      listing.heldSchemas.get(tool.name) ?? {},
+    );
   });
   return new ToolSearch(searchable, views);
 }
 
+/** A tool as a search shows it, its schema read when the search first reads it. */
+class SearchedTool extends SchemaHeld implements SearchableTool {
+  // Declared, not defined: a tool with neither has no such member.
+  declare readonly title?: string;
+  declare readonly description?: string;
+
+  constructor(
+    readonly name: string,
+    readonly original: string,
+    title: string | undefined,
+    description: string | undefined,
+    schema: SchemaHolder,
+  ) {
+    super(schema);
+    if (title !== undefined) this.title = title;
+    if (description !== undefined) this.description = description;
+  }
+}
+
 /** What a search keeps of a tool's map entry: its schema, viewed under its model-facing name. */
-type SearchEntry = Pick<PlannedEntry, "name" | "original" | "inputSchema" | "schemaHash">;
+class SearchEntry extends SchemaHeld {
+  constructor(
+    readonly name: string,
+    readonly original: string,
+    readonly schemaHash: string,
+    schema: SchemaHolder,
+  ) {
+    super(schema);
+  }
+}
 
 /**
  * The search of a whole listing in search mode, of its `visible` tools as
@@ -215,7 +245,7 @@ type SearchEntry = Pick<PlannedEntry, "name" | "original" | "inputSchema" | "sch
  */
 export function searchOfListing(
   visible: readonly ListedTool[],
-  listing: Omit<SearchedListing, "inputSchemas">,
+  listing: Omit<SearchedListing, "heldSchemas">,
   entries: readonly PlannedEntry[],
   // schema-views.ts `SchemaViews`.
   views: { forSearch(entries: readonly SearchEntry[]): SearchViews },
@@ -223,12 +253,7 @@ export function searchOfListing(
   const shown = new Set(visible.map((tool) => tool.name));
   const kept = entries
     .filter(({ original }) => shown.has(original))
-    .map(({ name, original, inputSchema, schemaHash }) => ({
-      name,
-      original,
-      inputSchema,
-      schemaHash,
-    }));
-  const inputSchemas = new Map(kept.map((entry) => [entry.original, entry.inputSchema]));
-  return toolSearchOf(visible, { ...listing, inputSchemas }, views.forSearch(kept));
+    .map((entry) => new SearchEntry(entry.name, entry.original, entry.schemaHash, entry));
+  const heldSchemas = new Map(kept.map((entry) => [entry.original, entry]));
+  return toolSearchOf(visible, { ...listing, heldSchemas }, views.forSearch(kept));
 }

@@ -37,7 +37,7 @@ async function show(listings: CallerListings, caller: number, repeats?: number):
   const search = toolSearchOf(searched, {
     names: new Map(),
     descriptions: new Map(),
-    inputSchemas: new Map(tools.map((tool) => [tool.name, tool.inputSchema])),
+    heldSchemas: new Map(tools.map((tool) => [tool.name, { inputSchema: tool.inputSchema }])),
   });
   // The first search builds the index the view keeps.
   search.search("monthly report", 8);
