@@ -762,6 +762,34 @@ describe("which client", () => {
   });
 });
 
+describe("what a client or an origin wrote, cleaned", () => {
+  it("a client's name and version without the controls that reorder text, as the consent page shows it", async () => {
+    const recording = recordingDataset();
+    const proxy = viaProxy(
+      { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    );
+    // U+202E turns what follows right to left: a dashboard would show "Claude evil.example".
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": {
+        name: "Claude \u202Eelpmaxe.live\u202C",
+        version: "1\u2066.2\u2069\u202A.3",
+      },
+    };
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list", { _meta: meta }), {
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+    });
+    await messagesOf(response);
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      "mcp.client.name": "Claude elpmaxe.live",
+      "mcp.client.version": "1.2.3",
+    });
+  });
+});
+
 describe("what is never written", () => {
   it("no argument value appears in any field", async () => {
     const { call } = await analyticsSession();
