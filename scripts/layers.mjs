@@ -16,6 +16,10 @@ export const MODULES = {
   "bounded-map": { path: "src/bounded-map.ts", patterns: ["**/bounded-map"] },
   digest: { path: "src/digest.ts", patterns: ["**/digest"] },
   "canonical-path": { path: "src/canonical-path.ts", patterns: ["**/canonical-path"] },
+  "direction-controls": {
+    path: "src/direction-controls.ts",
+    patterns: ["**/direction-controls"],
+  },
   log: { path: "src/log.ts", patterns: ["**/log"] },
   protocol: { path: "src/protocol/", patterns: ["**/protocol/**"] },
   names: { path: "src/names/", patterns: ["**/names/**"] },
@@ -48,6 +52,7 @@ const FOUNDATION = [
   "bounded-map",
   "digest",
   "canonical-path",
+  "direction-controls",
   "log",
 ];
 const CORE = ["names", "args", "schemas", "rules"];
@@ -69,7 +74,7 @@ export const LAYERS = [
     name: "foundation",
     modules: FOUNDATION,
     mayImport: [],
-    why: "the foundation (json.ts, json-spans.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, log.ts) imports nothing from src/.",
+    why: "the foundation (json.ts, json-spans.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, direction-controls.ts, log.ts) imports nothing from src/.",
   },
   {
     name: "protocol",

@@ -8,7 +8,7 @@
  */
 import { blob, double } from "../src/analytics/layout";
 
-/** Which data points a query reads: a dataset, one tenant's index, a time window. */
+/** Which data points a query reads: a dataset, one tenant's index (or an origin's host, before it), a time window. */
 export interface Scope {
   dataset: string;
   index: string;
@@ -23,14 +23,15 @@ export interface StatsQuery {
 
 const DATASET = /^[A-Za-z0-9_]+$/;
 /**
- * What a host (the index) is made of, `_` too (the Worker takes an
- * `ORIGIN_URL` with one): nothing that could end an SQL string.
+ * What an index is made of: a tenant's `WRANGLER_ENV` (letters, digits, `-`
+ * and `_`), or the host of points written before it (`_` too: the Worker
+ * takes an `ORIGIN_URL` with one). Nothing that could end an SQL string.
  */
 const INDEX = /^[A-Za-z0-9._:[\]-]+$/;
 
 /** Whether `dataset` is a name the queries can read from, bare. */
 export const isDatasetName = (dataset: string) => DATASET.test(dataset);
-/** Whether `index`, an origin's host, can stand in the queries' SQL string. */
+/** Whether `index`, a tenant's name or an origin's host, can stand in the queries' SQL string. */
 export const isIndex = (index: string) => INDEX.test(index);
 
 /**
@@ -63,7 +64,7 @@ const outcomes = (condition: string) =>
 
 export function statsQueries({ dataset, index, interval }: Scope): StatsQuery[] {
   if (!isDatasetName(dataset)) throw new Error(`not a dataset name: ${dataset}`);
-  if (!isIndex(index)) throw new Error(`not an origin's host: ${index}`);
+  if (!isIndex(index)) throw new Error(`not an index: ${index}`);
   const where = (more: string) =>
     [
       `WHERE index1 = '${index}'`,

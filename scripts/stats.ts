@@ -5,9 +5,10 @@
  * put to the Analytics Engine SQL API for one tenant, printed as tables.
  *
  * The tenant is the wrangler environment `--env` names (the top level without
- * it): its `CALLS` binding's dataset (or `--dataset`), and the origin's host
- * of its `ORIGIN_URL` (or `--origin`, for one set as a secret), the data
- * points' index. Credentials come from the
+ * it): its `CALLS` binding's dataset (or `--dataset`), and its `WRANGLER_ENV`,
+ * the data points' index. `--origin URL` reads the points written before
+ * the index was the tenant's instead, indexed by the origin's host (every
+ * tenant in front of that host together). Credentials come from the
  * environment, as wrangler reads them: `CLOUDFLARE_ACCOUNT_ID` and
  * `CLOUDFLARE_API_TOKEN` (a token with Account Analytics Read);
  * `CLOUDFLARE_API_BASE_URL` moves the API (tests). The token is sent to that
@@ -15,7 +16,7 @@
  */
 import { createRequire } from "node:module";
 import type * as Wrangler from "wrangler";
-import { originIndex } from "../src/analytics/layout";
+import { hostIndex, tenantIndex } from "../src/analytics/layout";
 import { argumentsOf, readingConfig, refuse, runCommand } from "./lib/command";
 import { printable } from "./lib/terminal";
 import {
@@ -28,7 +29,12 @@ import {
 } from "./stats-queries";
 
 const USAGE =
-  "Usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL] [--config FILE]";
+  "Usage: npm run stats [-- --env NAME] [--since 24h] [--dataset NAME] [--origin URL] [--config FILE]\n" +
+  "  --origin URL reads the points written before their index was the tenant's, by the origin's host";
+
+/** Where the points written before the index was the tenant's are (docs/observability.md, "The index"). */
+const EARLIER =
+  "Points written before their index was the tenant's are indexed by the origin's host, every tenant in front of it together: add --origin <ORIGIN_URL> to read those.";
 
 interface Answer {
   meta: Array<{ name: string; type: string }>;
@@ -120,21 +126,11 @@ async function main() {
       `${configPath} binds no CALLS dataset at ${where}: bind one (docs/observability.md) or pass --dataset NAME`,
     );
   }
-  const originUrl = values.origin ?? config.vars.ORIGIN_URL;
-  if (typeof originUrl !== "string" || !URL.canParse(originUrl)) {
-    const which =
-      values.origin === undefined
-        ? `${configPath} sets no ORIGIN_URL at ${where}`
-        : "--origin is no URL";
-    refuse(
-      `${which}: the data points are indexed by its host (with a secret ORIGIN_URL, give it with --origin URL)`,
-    );
-  }
-  const index = originIndex(new URL(originUrl));
-  if (!isIndex(index)) {
-    const which = values.origin === undefined ? "ORIGIN_URL's" : "--origin's";
-    refuse(`${which} host ${index} cannot be queried: it is no host name or address`);
-  }
+  const index = indexOf(
+    values.origin,
+    config.vars.WRANGLER_ENV,
+    `${configPath} sets no WRANGLER_ENV at ${where}`,
+  );
   if (!isDatasetName(dataset)) {
     const which = values.dataset === undefined ? `the CALLS binding's dataset` : "--dataset";
     refuse(
@@ -151,11 +147,42 @@ async function main() {
   const base = process.env.CLOUDFLARE_API_BASE_URL ?? "https://api.cloudflare.com/client/v4";
   const url = `${base}/accounts/${encodeURIComponent(account)}/analytics_engine/sql`;
 
-  process.stdout.write(`Call analytics of ${index} in ${dataset}, the last ${since}\n`);
+  const whose =
+    values.origin === undefined
+      ? index
+      : `${index} (the origin's host: points written before their index was the tenant's)`;
+  process.stdout.write(`Call analytics of ${whose} in ${dataset}, the last ${since}\n`);
+  let points = 0;
   for (const query of statsQueries({ dataset, index, interval })) {
     const answer = await ask(url, token, query);
+    points += answer.data.length;
     process.stdout.write(`\n${query.title}\n${table(answer)}\n`);
   }
+  if (points === 0 && values.origin === undefined) process.stdout.write(`\n${EARLIER}\n`);
+}
+
+/**
+ * The index the queries read: the tenant's `WRANGLER_ENV`, or with
+ * `--origin` the host of the points written before; `unset`: what is told
+ * when the environment has no `WRANGLER_ENV`.
+ */
+function indexOf(origin: string | undefined, environment: unknown, unset: string): string {
+  if (origin !== undefined) {
+    if (!URL.canParse(origin)) refuse("--origin is no URL");
+    const host = hostIndex(new URL(origin));
+    if (!isIndex(host)) {
+      refuse(`--origin's host ${host} cannot be queried: it is no host name or address`);
+    }
+    return host;
+  }
+  if (typeof environment !== "string" || environment === "") {
+    refuse(`${unset}: the Worker indexes its data points by it (npm run check says what to set)`);
+  }
+  const index = tenantIndex(environment);
+  if (!isIndex(index)) {
+    refuse(`WRANGLER_ENV ${printable(index)} cannot be queried: npm run check says why`);
+  }
+  return index;
 }
 
 await runCommand(main);

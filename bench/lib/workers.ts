@@ -112,7 +112,8 @@ export const startProxy = (originUrl: URL, inspectorPort?: number) =>
 
 /**
  * The proxy with the `CALLS` dataset bound: call analytics on
- * (docs/observability.md), with `vars` (`CALLS_ANSWER_SAMPLING_RATE`).
+ * (docs/observability.md), as a tenant (`WRANGLER_ENV`, the points' index,
+ * which `CALLS` needs beside it), with `vars` (`CALLS_ANSWER_SAMPLING_RATE`).
  */
 export const startProxyWithCalls = (originUrl: URL, vars: Record<string, string> = {}) =>
   serve(
@@ -120,7 +121,7 @@ export const startProxyWithCalls = (originUrl: URL, vars: Record<string, string>
     originUrl.href,
     undefined,
     { CALLS: { dataset: "bench_calls" } },
-    vars,
+    { WRANGLER_ENV: "bench", ...vars },
   );
 
 /** A Worker that only forwards to the origin (workers/pass-through.ts). */

@@ -5,6 +5,7 @@
  * 16 KB together (5,120 bytes before June 2025) and 20 doubles: every blob
  * here is bounded, and all of them together stay under 5,120 bytes.
  */
+import { withoutDirectionControls } from "../direction-controls";
 import { type MessageRecord, repairCount, repairList } from "./call-record";
 import { BLOBS, type BlobName, DOUBLES, type DoubleName } from "./layout";
 
@@ -27,12 +28,13 @@ export interface RequestFacts {
 }
 
 /**
- * `text`, at most `max` characters, with no control character: fields a client
- * or an origin wrote reach terminals and dashboards.
+ * `text`, at most `max` characters, with no control character (each shown as
+ * `�`) and no control of text direction (left out, as the consent page
+ * does): fields a client or an origin wrote reach terminals and dashboards.
  */
 export function bounded(text: string, max: number): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: what it removes.
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
+  const clean = withoutDirectionControls(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
   return clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`;
 }
 

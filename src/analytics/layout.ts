@@ -47,9 +47,20 @@ export const double = (name: DoubleName) => `double${DOUBLES.indexOf(name) + 1}`
 const MAX_INDEX_BYTES = 96;
 
 /**
- * The index: the origin's host (and port), never its path or query, which
- * may hold a key; its first 96 characters (a host is ASCII in a URL).
+ * The index: the tenant's wrangler environment (`WRANGLER_ENV`, at most 63
+ * ASCII characters), what a query by tenant filters on and what Analytics
+ * Engine samples by. Not the origin's: tenants in front of one hosted origin
+ * are told apart only by ORIGIN_URL's path or query, which may hold a key.
  */
-export function originIndex(originUrl: URL): string {
+export function tenantIndex(environment: string): string {
+  return environment.slice(0, MAX_INDEX_BYTES);
+}
+
+/**
+ * The index of points written before the tenant's (docs/observability.md,
+ * "The index"): the origin's host (and port), its first 96 characters (a
+ * host is ASCII in a URL). Every tenant in front of that host wrote it.
+ */
+export function hostIndex(originUrl: URL): string {
   return originUrl.host.slice(0, MAX_INDEX_BYTES);
 }

@@ -26,7 +26,7 @@ import {
 } from "./call-record";
 import { ClientMemory } from "./client-info";
 import { bounded, dataPointOf, MAX_CLIENT_CHARS, type RequestFacts } from "./data-point";
-import { originIndex } from "./layout";
+import { tenantIndex } from "./layout";
 
 /** Analytics Engine takes 250 data points per invocation (25 before 2025): a batch writes its first 25. */
 export const MAX_POINTS_PER_REQUEST = 25;
@@ -164,11 +164,12 @@ export class CallRecorder {
  * `CALLS` dataset is bound and there is one; `started`: when it arrived.
  */
 export function recordCalls(
-  /** The `CALLS` dataset and `CALLS_ANSWER_SAMPLING_RATE` (config's `CallsSettings`). */
-  calls: { dataset: AnalyticsEngineDataset; answerSamplingRate: number } | undefined,
+  /** The `CALLS` dataset, `CALLS_ANSWER_SAMPLING_RATE` and `WRANGLER_ENV` (config's `CallsSettings`). */
+  calls:
+    | { dataset: AnalyticsEngineDataset; answerSamplingRate: number; environment: string }
+    | undefined,
   memory: AnalyticsMemory,
   request: {
-    originUrl: URL;
     profile: string;
     body: ParsedBody;
     headers: Headers;
@@ -184,7 +185,7 @@ export function recordCalls(
     calls.dataset,
     memory,
     {
-      index: originIndex(request.originUrl),
+      index: tenantIndex(calls.environment),
       profile: request.profile,
       client: memory.clients.clientOf(body.messages, headers),
       revision: body.revision.version,

@@ -17,6 +17,7 @@
  * URI's host with a warning when it is local, and what access means.
  */
 import type { ConsentDescription } from "@cloudflare/workers-oauth-provider";
+import { withoutDirectionControls } from "../direction-controls";
 import { ALLOW_ID, ALLOW_SCRIPT, ALLOW_SCRIPT_SOURCE } from "./consent-gesture";
 
 /**
@@ -42,18 +43,12 @@ export const escapeHtml = (value: string) =>
 const MAX_SHOWN_NAME = 64;
 
 /**
- * Unicode's controls of text direction (bidi embeddings, overrides, isolates
- * and marks): in a client's name, U+202E turns what follows it, and the page's
- * words after the name, right to left ("\u202Eelpmaxe.live" reads "evil.example").
- */
-const DIRECTION_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
-
-/**
  * A client's name as the pages show it: without direction controls, at most
  * `MAX_SHOWN_NAME` characters, cut with "…".
  */
 export function shownName(name: string): string {
-  const shown = name.replace(DIRECTION_CONTROLS, "").trim();
+  // In a client's name they would turn the page's words after it around.
+  const shown = withoutDirectionControls(name).trim();
   const characters = Array.from(shown);
   return characters.length <= MAX_SHOWN_NAME
     ? shown

@@ -14,6 +14,8 @@ export interface CallsSettings {
   dataset: AnalyticsEngineDataset;
   /** `CALLS_ANSWER_SAMPLING_RATE`: the share of requests whose calls' answers are read. */
   answerSamplingRate: number;
+  /** `WRANGLER_ENV`, required with `CALLS`: the tenant, which indexes its data points (analytics/layout.ts). */
+  environment: string;
 }
 
 export interface Config {

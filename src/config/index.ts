@@ -73,7 +73,8 @@ const SIGN_IN_BINDINGS = [
 
 /**
  * `WRANGLER_ENV`: the `[env.NAME]` of wrangler.toml this deployment is (npm
- * run tenant writes it): what the commands the proxy logs name with `--env`.
+ * run tenant writes it): what the commands the proxy logs name with `--env`,
+ * and the index of its call analytics' data points (required with `CALLS`).
  */
 const environmentName = v.optional(
   v.pipe(
@@ -241,6 +242,14 @@ function acrossSettings(value: unknown, issues: readonly v.BaseIssue<unknown>[])
       found.push([[binding], `is required with AUTH_MODE=${vars.AUTH_MODE}: ${how}`]);
     }
   }
+  // Call analytics indexes each point by the tenant: without its name, tenants would share an index.
+  const calls = settled(["CALLS", "WRANGLER_ENV"]);
+  if (calls?.CALLS !== undefined && calls.WRANGLER_ENV === undefined) {
+    found.push([
+      ["WRANGLER_ENV"],
+      "is required with the CALLS binding: each data point is indexed by it; set it to the name of this [env.NAME] (npm run tenant writes it)",
+    ]);
+  }
   const client = settled(["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"]);
   if (client?.UPSTREAM_CLIENT_SECRET !== undefined && client.UPSTREAM_CLIENT_ID === undefined) {
     // Told of the one to add: the secret may be a declared one, left to the Worker by npm run check.
@@ -271,10 +280,15 @@ function configFrom(vars: Settings): Config {
     originUrl: vars.ORIGIN_URL,
     mcpPath: vars.MCP_PATH,
     toolMapKv: vars.TOOL_MAP,
-    calls: vars.CALLS && {
-      dataset: vars.CALLS,
-      answerSamplingRate: vars.CALLS_ANSWER_SAMPLING_RATE,
-    },
+    // acrossSettings requires WRANGLER_ENV beside CALLS.
+    calls:
+      vars.CALLS && vars.WRANGLER_ENV !== undefined
+        ? {
+            dataset: vars.CALLS,
+            answerSamplingRate: vars.CALLS_ANSWER_SAMPLING_RATE,
+            environment: vars.WRANGLER_ENV,
+          }
+        : undefined,
     deployment: vars.CF_VERSION_METADATA?.id,
     originTimeoutMs: vars.ORIGIN_TIMEOUT_MS,
     maxBodyBytes: vars.MAX_BODY_BYTES,

@@ -202,7 +202,6 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         config.calls,
         c.get("isolate").analytics,
         {
-          originUrl: config.originUrl,
           profile: profile.name,
           body,
           headers: request.headers,

@@ -127,6 +127,13 @@ class_name = "SignInBudget"
 ${VALID}
 ${KV("unnamed")}
 
+[env.calls-unnamed.vars]
+${VALID}
+${KV("calls-unnamed")}
+[[env.calls-unnamed.analytics_engine_datasets]]
+binding = "CALLS"
+dataset = "mcp_calls"
+
 [env.secret]
 secrets = { required = ["ORIGIN_URL", "UPSTREAM_CLIENT_ID"] }
 [env.secret.vars]
@@ -181,6 +188,7 @@ describe("npm run check", () => {
       "[env.rules-table]",
       "[env.bindings]",
       "[env.unnamed]",
+      "[env.calls-unnamed]",
       "[env.secret]",
       "[env.secret-alone]",
       "[env.gate-undeclared]",
@@ -222,6 +230,11 @@ describe("npm run check", () => {
     ]);
     expect(said.get("[env.unnamed]")?.lines).toEqual([
       'WRANGLER_ENV: is missing: set it to "unnamed" in [env.unnamed.vars], so that the commands the proxy logs (npm run holds -- accept …) name this one',
+    ]);
+    // Its call analytics' points would have no index of their own: the Worker refuses it too.
+    expect(said.get("[env.calls-unnamed]")?.lines).toEqual([
+      "WRANGLER_ENV: is required with the CALLS binding: each data point is indexed by it; set it to the name of this [env.NAME] (npm run tenant writes it)",
+      'WRANGLER_ENV: is missing: set it to "calls-unnamed" in [env.calls-unnamed.vars], so that the commands the proxy logs (npm run holds -- accept …) name this one',
     ]);
     expect(said.get("[env.warned]")?.lines).toEqual([
       expect.stringMatching(/^wrangler\.toml: wrangler warns: .*workers_devv/),

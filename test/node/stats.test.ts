@@ -2,8 +2,10 @@
  * `npm run stats` (scripts/stats.ts) against a stand-in for the Analytics
  * Engine SQL API on 127.0.0.1: the queries it sends, each as
  * docs/observability.md prints it for pasting into a dashboard, with the
- * token, and the tables it prints. And the data point layout the page
- * documents is the one the Worker writes (src/analytics/layout.ts).
+ * token, and the tables it prints, for the tenant's index (its
+ * WRANGLER_ENV) or the origin's host of points written before. And the data
+ * point layout the page documents is the one the Worker writes
+ * (src/analytics/layout.ts).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -139,7 +141,7 @@ function stats(base: string, args: string[]) {
 }
 
 describe("npm run stats", () => {
-  it("asks the documented questions of the env's dataset and origin, and prints them as tables", async () => {
+  it("asks the documented questions of the env's dataset and tenant, and prints them as tables", async () => {
     const { base, received } = await sqlApi();
     const { code, stdout, stderr } = await stats(base, [
       "--env",
@@ -152,11 +154,8 @@ describe("npm run stats", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
 
-    const queries = statsQueries({
-      dataset: "mcp_calls",
-      index: "mcp.acme.example",
-      interval: "'24' HOUR",
-    });
+    // [env.acme]'s WRANGLER_ENV, the index its Worker writes.
+    const queries = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
     expect(received).toEqual(
       queries.map(({ sql }) => ({
         method: "POST",
@@ -170,7 +169,7 @@ describe("npm run stats", () => {
 
     expect(stdout).toBe(
       [
-        "Call analytics of mcp.acme.example in mcp_calls, the last 24h",
+        "Call analytics of acme in mcp_calls, the last 24h",
         "",
         "Calls and error rate per tool",
         "  tool        calls  judged  failed  tool_errors  error_rate",
@@ -223,6 +222,16 @@ describe("npm run stats", () => {
     expect(stdout).toContain("  1e3      openai      3         0            0.0%        0");
   });
 
+  it("with no data point at the tenant's index, says how to read those written before it", async () => {
+    const empty = ANSWERS.map((answer) => ({ ...answer, data: [], rows: 0 }));
+    const { base } = await sqlApi(200, empty);
+    const { code, stdout } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(
+      "Points written before their index was the tenant's are indexed by the origin's host, every tenant in front of it together: add --origin <ORIGIN_URL> to read those.",
+    );
+  });
+
   it("says what the API answered when it refuses, and never prints the token", async () => {
     const { base } = await sqlApi(403);
     const { code, stdout, stderr } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
@@ -252,10 +261,11 @@ describe("npm run stats", () => {
   });
 });
 
-describe("npm run stats, ORIGIN_URL a secret", () => {
+describe("npm run stats, a tenant whose ORIGIN_URL is a secret", () => {
   const scratch = mkdtempSync(join(tmpdir(), "stats-"));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-  // A tenant whose ORIGIN_URL carries a key, set with wrangler secret put (docs/configuration.md).
+  // A tenant whose ORIGIN_URL carries a key, set with wrangler secret put (docs/configuration.md);
+  // and one whose section predates WRANGLER_ENV.
   const config = join(scratch, "wrangler.toml");
   writeFileSync(
     config,
@@ -265,13 +275,33 @@ compatibility_date = "2026-11-01"
 
 [env.keyed]
 secrets = { required = ["ORIGIN_URL"] }
+[env.keyed.vars]
+WRANGLER_ENV = "keyed"
 [[env.keyed.analytics_engine_datasets]]
+binding = "CALLS"
+dataset = "mcp_calls"
+
+[env.unnamed]
+secrets = { required = ["ORIGIN_URL"] }
+[[env.unnamed.analytics_engine_datasets]]
 binding = "CALLS"
 dataset = "mcp_calls"
 `,
   );
 
-  it("takes the origin from --origin, and queries by its host alone", async () => {
+  it("queries by the tenant's name, without its ORIGIN_URL", async () => {
+    const { base, received } = await sqlApi();
+    const { code, stdout } = await stats(base, ["--config", config, "--env", "keyed"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Call analytics of keyed in mcp_calls, the last 24h");
+    expect(received.map(({ body }) => body)).toEqual(
+      statsQueries({ dataset: "mcp_calls", index: "keyed", interval: "'24' HOUR" }).map(
+        ({ sql }) => sql,
+      ),
+    );
+  });
+
+  it("reads the points written before by --origin's host alone, never its query", async () => {
     const { base, received } = await sqlApi();
     const { code, stdout } = await stats(base, [
       "--config",
@@ -282,7 +312,9 @@ dataset = "mcp_calls"
       "https://mcp.keyed.example/mcp?api_key=k-51d2",
     ]);
     expect(code).toBe(0);
-    expect(stdout).toContain("Call analytics of mcp.keyed.example in mcp_calls, the last 24h");
+    expect(stdout).toContain(
+      "Call analytics of mcp.keyed.example (the origin's host: points written before their index was the tenant's) in mcp_calls, the last 24h",
+    );
     expect(received.map(({ body }) => body)).toEqual(
       statsQueries({ dataset: "mcp_calls", index: "mcp.keyed.example", interval: "'24' HOUR" }).map(
         ({ sql }) => sql,
@@ -291,7 +323,7 @@ dataset = "mcp_calls"
     expect(stdout + received.map(({ body }) => body).join("")).not.toContain("k-51d2");
   });
 
-  it("queries a host with an underscore, as the Worker indexes it, and refuses one SQL could misread, saying why", async () => {
+  it("queries a host with an underscore, as the Worker indexed it, and refuses one SQL could misread, saying why", async () => {
     const { base, received } = await sqlApi();
     const underscored = await stats(base, [
       "--config",
@@ -320,11 +352,13 @@ dataset = "mcp_calls"
     expect(received).toEqual([]);
   });
 
-  it("says how to give it, without --origin", async () => {
+  it("says what to set for an environment without WRANGLER_ENV, before asking anything", async () => {
     const { base, received } = await sqlApi();
-    const { code, stderr } = await stats(base, ["--config", config, "--env", "keyed"]);
+    const { code, stderr } = await stats(base, ["--config", config, "--env", "unnamed"]);
     expect(code).toBe(1);
-    expect(stderr).toContain("with a secret ORIGIN_URL, give it with --origin URL");
+    expect(stderr).toContain(
+      `${config} sets no WRANGLER_ENV at [env.unnamed]: the Worker indexes its data points by it`,
+    );
     expect(received).toEqual([]);
   });
 });

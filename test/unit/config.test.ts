@@ -115,7 +115,9 @@ describe("parseConfig", () => {
   it("reads call analytics' sampling rate as a string or a number, a tenth of answers unless set", () => {
     const CALLS: AnalyticsEngineDataset = { writeDataPoint: () => {} };
     const rateOf = (vars: Record<string, unknown>) => {
-      const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ...vars }));
+      const result = parseConfig(
+        env({ ORIGIN_URL: "https://o.example/mcp", WRANGLER_ENV: "acme", ...vars }),
+      );
       return result.kind === "valid" ? result.config.calls?.answerSamplingRate : result;
     };
     expect(rateOf({ CALLS })).toBe(0.1);
@@ -124,6 +126,26 @@ describe("parseConfig", () => {
     expect(rateOf({ CALLS, CALLS_ANSWER_SAMPLING_RATE: "0" })).toBe(0);
     // Without the dataset there is nothing to sample.
     expect(rateOf({ CALLS_ANSWER_SAMPLING_RATE: "0.5" })).toBeUndefined();
+  });
+
+  it("needs the tenant's WRANGLER_ENV beside CALLS, the points' index, and says so by its name alone", () => {
+    const CALLS: AnalyticsEngineDataset = { writeDataPoint: () => {} };
+    const origin = "https://o.example/mcp?key=k-3f1a";
+    expect(parseConfig(env({ ORIGIN_URL: origin, CALLS }))).toEqual(
+      refused(
+        "WRANGLER_ENV",
+        "is required with the CALLS binding: each data point is indexed by it; set it to the name of this [env.NAME] (npm run tenant writes it)",
+      ),
+    );
+    const named = parseConfig(env({ ORIGIN_URL: origin, CALLS, WRANGLER_ENV: "acme" }));
+    expect(named.kind === "valid" && named.config.calls?.environment).toBe("acme");
+    // A name that is no environment's is told as before, whether CALLS is bound or not.
+    expect(parseConfig(env({ ORIGIN_URL: origin, CALLS, WRANGLER_ENV: "acme.example" }))).toEqual(
+      refused(
+        "WRANGLER_ENV",
+        "must be the name of this environment of wrangler.toml ([env.NAME]): letters, digits, - and _",
+      ),
+    );
   });
 
   it("takes each profile's tool ceiling, lowered by MAX_TOOLS, at every profile URL", () => {

@@ -28,6 +28,9 @@ import {
   viaProxy,
 } from "../helpers/proxy";
 
+/** The tenant the tests' proxies are, by its wrangler environment. */
+const TENANT = "analytics-tests";
+
 interface Point {
   index: string;
   blobs: Record<BlobName, string>;
@@ -68,8 +71,9 @@ function recordingDataset() {
       };
     });
   };
-  // Every answer read, so that each call's outcome is the one its answer says (the default reads a sample).
-  const bindings = { CALLS: dataset, CALLS_ANSWER_SAMPLING_RATE: "1" };
+  // Every answer read, so that each call's outcome is the one its answer says (the default reads a sample);
+  // the tenant's name, which CALLS needs beside it: the points' index.
+  const bindings = { CALLS: dataset, CALLS_ANSWER_SAMPLING_RATE: "1", WRANGLER_ENV: TENANT };
   return { dataset, bindings, contexts, points, clear: () => written.splice(0) };
 }
 
@@ -150,7 +154,7 @@ describe("a data point per call", () => {
       });
       expect(messages[0]).toHaveProperty("result");
       const point = onlyPoint(points);
-      expect(point.index).toBe(new URL(GATEWAY_ORIGIN).host);
+      expect(point.index).toBe(TENANT);
       expect(point.blobs).toEqual({
         "mcp.method.name": "tools/call",
         "gen_ai.tool.name": "files.read",
@@ -552,6 +556,28 @@ describe("a data point per call", () => {
   );
 });
 
+describe("whose points (the index)", () => {
+  it("two tenants in front of one origin host write their own indexes, by WRANGLER_ENV, never ORIGIN_URL's path or query", async () => {
+    // One hosted origin, a tenant each by its query (a key or a tenant parameter).
+    const origin = freshOrigin(GATEWAY_ORIGIN);
+    const pointOf = async (tenant: string) => {
+      const recording = recordingDataset();
+      const proxy = viaProxy(
+        { ORIGIN_URL: `${origin}&tenant=${tenant}-k3y`, WRANGLER_ENV: tenant },
+        { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+      );
+      await messagesOf(await postJson(proxy, PROXY_URL, rpc(1, "tools/list")));
+      return onlyPoint(await recording.points());
+    };
+    const acme = await pointOf("acme");
+    const globex = await pointOf("globex");
+    expect(acme.index).not.toBe(globex.index);
+    expect(acme.index).toBe("acme");
+    expect(globex.index).toBe("globex");
+    for (const point of [acme, globex]) expect(point.index).not.toContain("k3y");
+  });
+});
+
 describe("which answers are read (CALLS_ANSWER_SAMPLING_RATE)", () => {
   /** A proxy in front of the demo whose calls' answers are read for `rate` of requests. */
   async function sampledSession(rate: string, query = "") {
@@ -736,6 +762,34 @@ describe("which client", () => {
   });
 });
 
+describe("what a client or an origin wrote, cleaned", () => {
+  it("a client's name and version without the controls that reorder text, as the consent page shows it", async () => {
+    const recording = recordingDataset();
+    const proxy = viaProxy(
+      { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    );
+    // U+202E turns what follows right to left: a dashboard would show "Claude evil.example".
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": {
+        name: "Claude \u202Eelpmaxe.live\u202C",
+        version: "1\u2066.2\u2069\u202A.3",
+      },
+    };
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list", { _meta: meta }), {
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+    });
+    await messagesOf(response);
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      "mcp.client.name": "Claude elpmaxe.live",
+      "mcp.client.version": "1.2.3",
+    });
+  });
+});
+
 describe("what is never written", () => {
   it("no argument value appears in any field", async () => {
     const { call } = await analyticsSession();
@@ -778,7 +832,7 @@ describe("a dataset that fails", () => {
     const contexts: ExecutionContext[] = [];
     const { proxy, session } = await demoSession({
       app: createApp(),
-      bindings: { CALLS: failing },
+      bindings: { CALLS: failing, WRANGLER_ENV: TENANT },
       contexts,
     });
     for (const id of [1, 2, 3]) {
