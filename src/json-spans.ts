@@ -422,11 +422,13 @@ export const writesEachKeyOnce = (written: Written, value: unknown) =>
 
 /**
  * Whether the text of `span`, parsed to `value`, is what `JSON.stringify(value)`
- * writes: plain, no escape `JSON.stringify` writes otherwise (`\u00e9`, `\/`),
- * and no key written twice.
+ * writes: JSON (`value` is `undefined` where the parse failed), plain, no
+ * escape `JSON.stringify` writes otherwise (`\u00e9`, `\/`), and no key
+ * written twice. A text that is no JSON and has no member (`[1,,2]`, `["\x"]`)
+ * parses to nothing with as many members as it writes: it is not one.
  */
 export function isStringified(text: string, [start, end]: Span, written: Written, value: unknown) {
-  if (!written.plain) return false;
+  if (!written.plain || value === undefined) return false;
   const inner = text.slice(start, end);
   if (inner.includes("\\") && /\\[u/]/.test(inner)) return false;
   return writesEachKeyOnce(written, value);

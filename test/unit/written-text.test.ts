@@ -7,7 +7,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isStringified, newWritten, valueEnd, type Written } from "../../src/json-spans";
+import { isStringified, newWritten, textAt, valueEnd, type Written } from "../../src/json-spans";
+import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 
 /** What `valueEnd` shows of `text`, read whole; `undefined` where it reads no value there. */
 function writtenOf(text: string): Written | undefined {
@@ -154,5 +155,42 @@ describe("a value's text, as it is skipped, shows whether it is written as JSON.
 
   it("compares the keys of each object alone: the same key in two objects is not twice", () => {
     expect(writtenOf('{"a":{"a":{"a":1}},"b":[{"a":1},{"a":2}]}')?.stringified).toBe(true);
+  });
+
+  /** The tool a listing's text writes with `schema` as its input schema, as the listing reads it. */
+  const listedWith = (schema: string) => {
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":${schema}}]}}`;
+    const tool = readListingText(text)?.elements[0];
+    return tool instanceof WrittenTool ? tool : undefined;
+  };
+
+  it("lets a listed schema be held as its text only where JSON.parse reads it (property)", () => {
+    // The text is held unread and parsed when first read (toolmap/listed-schema.ts), and written
+    // to KV as one line of `fingerprint\tJSON` (toolmap/stored-map.ts).
+    const texts = fc.oneof(
+      nearlyStringified,
+      fc.array(token, { maxLength: 12 }).map((tokens) => tokens.join("")),
+    );
+    fc.assert(
+      fc.property(texts, (schema) => {
+        const json = listedWith(schema)?.schemaJson;
+        if (json === undefined) return;
+        expect(parsed(textAt(json))).toBeDefined();
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each([
+    ["[1,,2]", "two commas"],
+    ["[1,]", "a comma before ]"],
+    ['["\\x"]', "an escape JSON has not"],
+    ['"\\q"', "a string with an escape JSON has not"],
+    ['["a\n2.x\t{}"]', "a line break and a tab in a string"],
+  ])("is no schema held as its text for %s, which JSON.parse does not read: %s", (schema) => {
+    const tool = listedWith(schema);
+    expect(tool).toBeDefined();
+    expect(parsed(schema)).toBeUndefined();
+    expect(tool?.schemaJson).toBeUndefined();
   });
 });

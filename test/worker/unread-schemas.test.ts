@@ -10,6 +10,7 @@ import type { ProfileName } from "../../src/names/profiles";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
+import { schemaHash } from "../../src/toolmap/plan-listing";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { realisticListing, WHOLE_LISTING } from "../../support/listing";
 
@@ -61,5 +62,66 @@ describe("a listing read from its text", () => {
   it("parses each schema once where the profile views them all", async () => {
     const { schemaParses } = await listed(50, "openai");
     expect(schemaParses()).toBe(50);
+  });
+
+  /** A tool map of a new isolate's memory for `scope`, under `profile`, and its KV writes. */
+  function isolateMap(profile: ProfileName, scope: { origin: string; legacy: string }) {
+    const writes: Promise<unknown>[] = [];
+    const toolMap = new ToolMap(
+      env.TOOL_MAP,
+      scope,
+      profileOf(profile),
+      new ToolMapMemory(),
+      (write) => {
+        writes.push(write);
+      },
+    );
+    return { toolMap, written: () => Promise.all(writes) };
+  }
+
+  const listingOf = (...tools: Array<[name: string, schema: string]>) =>
+    `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tools.map(([name, schema]) => `{"name":"${name}","inputSchema":${schema}}`).join(",")}]}}`;
+
+  const newScope = () => ({
+    origin: `test:${crypto.randomUUID()}`,
+    legacy: `test:${crypto.randomUUID()}`,
+  });
+
+  // A schema that is no JSON but has no member (a text JSON.parse does not read) was held as its
+  // text, and threw where it was first read: the whole listing, and each call of the tool.
+  it("names a listing beside a tool whose schema is not JSON, which is read as no schema", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const { toolMap } = isolateMap("openai", newScope());
+    const body = listingOf(["broken", "[1,,2]"], ["good", '{"type":"object"}']);
+    const answer = await rewriteJsonText(body, {
+      listIds: new Set([1]),
+      toolMap,
+      wholeListing: WHOLE_LISTING,
+    });
+    // openai's view of the good tool's schema: every object schema lists its properties.
+    expect(answer).toContain('"name":"good","inputSchema":{"type":"object","properties":{}}');
+    expect((await toolMap.calls.resolve("broken"))?.entry.inputSchema).toBeUndefined();
+    expect((await toolMap.calls.resolve("good"))?.entry.inputSchema).toEqual({ type: "object" });
+  });
+
+  // KV holds each schema as a line, `fingerprint\tJSON`: a schema's text with a line break in a
+  // string (no JSON) wrote a line of its own there, with another tool's fingerprint.
+  it("has a new isolate read each tool's own schema from KV, whatever another tool's text holds", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const good = '{"type":"object","properties":{"n":{"type":"number"}}}';
+    const { hash } = schemaHash(undefined, { text: good, span: [0, good.length] });
+    const scope = newScope();
+    const first = isolateMap("mcp", scope);
+    const body = listingOf(["forger", `["\n${hash}\t{}\n"]`], ["good", good]);
+    await rewriteJsonText(body, {
+      listIds: new Set([1]),
+      toolMap: first.toolMap,
+      wholeListing: WHOLE_LISTING,
+    });
+    await first.written();
+
+    const resolved = await isolateMap("mcp", scope).toolMap.calls.resolve("good");
+    expect(resolved?.source).toBe("kv");
+    expect(resolved?.entry.inputSchema).toEqual(JSON.parse(good));
   });
 });
