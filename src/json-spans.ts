@@ -28,7 +28,8 @@ export interface Written {
    * Plain, and shown by its text alone to be JSON written as `JSON.stringify`
    * writes its parse: each token where JSON's grammar has it, no key twice in
    * one object, no control character in a string and no escape but `\"`,
-   * `\\`, `\b`, `\f`, `\n`, `\r` and `\t`. Where it holds, the text needs no
+   * `\\`, `\b`, `\f`, `\n`, `\r` and `\t` (in a text decoded from UTF-8, which
+   * holds no lone surrogate). Where it holds, the text needs no
    * parse to be known for one reading; where it does not, a parse tells
    * (`isStringified`, `writesEachKeyOnce`): it is cautious, never wrong.
    */
