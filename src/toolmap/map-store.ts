@@ -236,6 +236,10 @@ export class MapStore {
       if (!holdsSchema(entry)) continue;
       // Its text as listed, where it was never read: not parsed only to be written again.
       const json = entry.listedSchema?.unread ?? JSON.stringify(entry.inputSchema);
+      // One line each, whoever vouched for the text: a line break would start a line of its own,
+      // read under whatever fingerprint it wrote. Neither a text held unread (as `JSON.stringify`
+      // writes it) nor `JSON.stringify` holds one: this keeps the format whatever vouched for it.
+      if (json.includes("\n")) continue;
       lines.set(entry.schemaHash, schemaLine(entry.schemaHash, json));
     }
     return lines;
