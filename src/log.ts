@@ -33,6 +33,22 @@ function bounded(value: unknown, depth: number): unknown {
   return Object.fromEntries(kept);
 }
 
+/** DEL and the C1 controls, which JSON.stringify writes raw (it escapes C0's in a string). */
+const RAW_CONTROLS = /[\u007f-\u009f]/g;
+
+/**
+ * JSON text with each control JSON.stringify leaves raw written as a `\u`
+ * escape: it reads back as the same value, and a terminal showing it (`wrangler
+ * dev`, `wrangler tail`, the npm scripts) acts on none of them, such as U+009D,
+ * OSC, which sets the clipboard in an origin's tool name.
+ */
+export const escapeRawControls = (json: string) =>
+  json.replace(RAW_CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
 export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
-  console.log(JSON.stringify({ event, ...(bounded(fields, 0) as Record<string, unknown>) }));
+  console.log(
+    escapeRawControls(
+      JSON.stringify({ event, ...(bounded(fields, 0) as Record<string, unknown>) }),
+    ),
+  );
 }

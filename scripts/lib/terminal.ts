@@ -5,6 +5,7 @@
  * rewrite what the screen shows, retitle the window or set the clipboard
  * (OSC 52).
  */
+import { escapeRawControls } from "../../src/log";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: what it finds.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
@@ -12,15 +13,8 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 /** `text` with each control character (C0, DEL, C1) shown as `�`. */
 export const printable = (text: string) => text.replace(CONTROL, "\ufffd");
 
-/** DEL and C1's, which JSON.stringify writes as they are (it escapes C0's in a string). */
-const UNESCAPED = /[\u007f-\u009f]/g;
-
 /**
  * `value` as JSON text, indented, with no control character left raw in a
  * string: it reads back as the same value.
  */
-export const printableJson = (value: unknown) =>
-  JSON.stringify(value, null, 2).replace(
-    UNESCAPED,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+export const printableJson = (value: unknown) => escapeRawControls(JSON.stringify(value, null, 2));

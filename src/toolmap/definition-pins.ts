@@ -281,9 +281,12 @@ export const acceptKey = (origin: string, pin: string, original: string) =>
  */
 export const acceptedPin = (original: string, pin: string) => `${original}\n${pin}`;
 
-/** `text` as one word of a POSIX shell: a tool's name is the origin's, and may hold `$(…)`. */
+/**
+ * `text` as one word of a POSIX shell or zsh: a tool's name is the origin's, and may hold `$(…)`;
+ * zsh reads a word that starts with `=` as a command's path (`=ls` is `/bin/ls`).
+ */
 const shellWord = (text: string) =>
-  /^[\w.,:/@%+=-]+$/.test(text) && !text.startsWith("-")
+  /^[\w.,:/@%+=-]+$/.test(text) && !/^[-=]/.test(text)
     ? text
     : `'${text.replaceAll("'", "'\\''")}'`;
 

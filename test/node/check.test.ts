@@ -314,13 +314,16 @@ describe("npm run check", () => {
   });
 });
 
-/** `deploy(args)` in this process, with the repository's wrangler.toml: its exit code and what it printed. */
-function deployed(args: string[]) {
+/**
+ * `deploy(args)` in this process, with the repository's wrangler.toml (`where`, unless the test
+ * says where itself): its exit code and what it printed.
+ */
+function deployed(args: string[], where = ["--config", join(ROOT, "wrangler.toml")]) {
   const printed: unknown[] = [];
   const log = vi.spyOn(console, "log").mockImplementation((line) => void printed.push(line));
   const error = vi.spyOn(console, "error").mockImplementation((line) => void printed.push(line));
   try {
-    const status = deploy([...args, "--config", join(ROOT, "wrangler.toml")]);
+    const status = deploy([...args, ...where]);
     return { status, out: printed.join("\n") };
   } finally {
     log.mockRestore();
@@ -352,6 +355,42 @@ describe("npm run deploy", () => {
       expect(both.status).toBe(1);
       expect(both.out).toContain("MAX_TOOLS: must be a whole number of tools");
     }
+  });
+
+  it("refuses a wrangler.toml it would not check: -c=FILE, -cFILE, --c FILE, --cwd DIR, -e=NAME", () => {
+    // acme as wrangler.toml has it, with a setting the Worker refuses: every request a 500.
+    const dir = mkdtempSync(join(scratch, "elsewhere-"));
+    const path = join(dir, "wrangler.toml");
+    writeFileSync(
+      path,
+      `name = "elsewhere"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+[env.acme.vars]
+${VALID}
+WRANGLER_ENV = "acme"
+TOOL_CHANGES = "block"
+${KV("acme")}`,
+    );
+    for (const where of [
+      [`-c=${path}`],
+      [`-c${path}`],
+      ["--c", path],
+      [`--c=${path}`],
+      ["--cwd", dir],
+      [`--cwd=${dir}`],
+    ]) {
+      // wrangler deploys that file's acme (a dry run answers 0); check read the repository's.
+      const elsewhere = deployed(["--env", "acme", "--dry-run", ...where], []);
+      expect(elsewhere.status, where.join(" ")).toBe(1);
+      expect(elsewhere.out).toContain("Not deployed");
+      expect(elsewhere.out).toContain(`${where[0]}: npm run deploy checks`);
+    }
+    const env = deployed(["-e=acme", "--dry-run"]);
+    expect(env.status).toBe(1);
+    expect(env.out).toContain(
+      "-e=acme: npm run deploy checks what --env NAME, --env=NAME, -e NAME",
+    );
   });
 });
 

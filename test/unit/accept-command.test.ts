@@ -33,6 +33,12 @@ describe("acceptCommand", () => {
     );
   });
 
+  it("quotes a name that zsh, macOS's shell, would expand: =ls is /bin/ls there", () => {
+    expect(acceptCommand(PIN, "=ls", "acme")).toBe(
+      `npm run holds -- accept '=ls' --pin ${PIN} --env acme`,
+    );
+  });
+
   it("puts a name that starts with a dash after --, where no option is read", () => {
     expect(acceptCommand(PIN, "-rf", "acme")).toBe(
       `npm run holds -- accept --pin ${PIN} --env acme -- '-rf'`,

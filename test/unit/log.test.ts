@@ -36,4 +36,14 @@ describe("a log line", () => {
     expect(parsed.keys).toHaveLength(101);
     expect((parsed.keys as string[])[100]).toBe("… (49900 more)");
   });
+
+  it("writes no control character raw, so the terminal of npm run dev or wrangler tail acts on none", () => {
+    // A tool's name as a hostile origin may write it: set the clipboard (OSC 52), clear the screen,
+    // in the 8-bit controls JSON.stringify leaves raw, and in their 7-bit forms, which it escapes.
+    const name = "report\u009d52;c;cm0gLXJmIH4=\u009c\u009b2J\u007f\u001b]52;c;eA==\u0007";
+    const { line, parsed } = logged({ tool: name });
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not be written.
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(parsed.tool).toBe(name);
+  });
 });
