@@ -108,6 +108,7 @@ function brokerSignIn(c: Context<AppEnv>, auth: BrokerAuth, helpers: OAuthHelper
           props: {
             upstream: tokens,
             origin: originWithoutQuery(config.originUrl),
+            issuer: origin.as.issuer,
             caller: crypto.randomUUID(),
           } satisfies BrokerProps,
         });
