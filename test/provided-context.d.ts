@@ -37,5 +37,9 @@ declare module "vitest" {
     callingOrigin: OAuthOriginUrls;
     /** A fourth, for broker mode's refresh tests (test/e2e/broker-refresh.test.ts), which count its refreshes. */
     refreshingOrigin: OAuthOriginUrls;
+    /** A fifth, whose metadata test/e2e/broker-issuer.test.ts turns to name another authorization server. */
+    switchingOrigin: OAuthOriginUrls;
+    /** A sixth, the authorization server the fifth then names: it counts what reaches it. */
+    otherIssuerOrigin: OAuthOriginUrls;
   }
 }

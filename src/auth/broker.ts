@@ -61,6 +61,14 @@ export interface BrokerProps {
    */
   origin?: string;
   /**
+   * The issuer of the authorization server that issued `upstream`: its
+   * refresh token goes back there and nowhere else, whatever the origin's
+   * metadata names later. Absent in grants made before it was kept; those
+   * are taken as the one the origin names now, and say so from their next
+   * refresh.
+   */
+  issuer?: string;
+  /**
    * Who the grant's user is to the proxy's per-caller state (their own
    * listing, their definition pins: toolmap/callers.ts): a random id made at
    * sign-in and kept across refreshes, which replace the origin's token but
@@ -73,10 +81,11 @@ export interface BrokerProps {
 /** A grant's props, when they carry the origin's tokens. */
 function brokerPropsOf(props: unknown): BrokerProps | undefined {
   if (!isPlainObject(props) || !isUpstreamTokens(props.upstream)) return undefined;
-  const { origin, caller } = props;
+  const { origin, issuer, caller } = props;
   return {
     upstream: props.upstream,
     ...(typeof origin === "string" ? { origin } : {}),
+    ...(typeof issuer === "string" ? { issuer } : {}),
     ...(typeof caller === "string" ? { caller } : {}),
   };
 }
@@ -161,7 +170,12 @@ function busyRefresh(): Response {
 
 /**
  * One refresh of the origin's token at its authorization server, announced
- * to other isolates before the refresh token is spent; never throws.
+ * to other isolates before the refresh token is spent; never throws. A grant
+ * `issued` by another authorization server than the one the origin names
+ * now is revoked, its refresh token sent nowhere: the origin chooses where
+ * the proxy signs in (without `UPSTREAM_ISSUER`), and would otherwise get
+ * the refresh tokens its last authorization server issued, good there for
+ * other resources than the origin (RFC 9700 §4.4, mix-up).
  */
 async function refreshAtOrigin(
   config: Config,
@@ -170,15 +184,21 @@ async function refreshAtOrigin(
   memory: SignInMemory,
   grant: string,
   tokens: UpstreamTokens,
+  issued: string | undefined,
 ): Promise<RefreshOutcome> {
   const flight = crypto.randomUUID();
   try {
     const upstream = await upstreamFor(config, auth, urls, new Headers(), memory);
+    const { issuer } = upstream.as;
+    if (issued !== undefined && issued !== issuer) {
+      logEvent("upstream_grant_other_issuer", { origin: config.originUrl.host, issuer });
+      return { kind: "revoked" };
+    }
     const { refreshToken } = tokens;
     if (refreshToken !== undefined)
       await announceRefresh(auth.oauthKv, grant, refreshToken, flight);
     const refreshed = await refreshTokens(upstream, tokens);
-    if (refreshed !== "revoked") return { kind: "refreshed", tokens: refreshed };
+    if (refreshed !== "revoked") return { kind: "refreshed", tokens: refreshed, issuer };
     if (
       refreshToken !== undefined &&
       (await spentElsewhere(auth.oauthKv, grant, refreshToken, flight))
@@ -230,6 +250,7 @@ function answerRefresh(
           ...(props as object),
           upstream: outcome.tokens,
           origin: originWithoutQuery(config.originUrl),
+          issuer: outcome.issuer,
         },
         accessTokenTTL: lifetimeOf(outcome.tokens),
       };
@@ -313,7 +334,7 @@ export function createBroker(
       }
       const key = grantKey(userId, grantId);
       const { outcome, shared } = await memory.refreshes.refresh(key, tokens, (held) =>
-        refreshAtOrigin(config, auth, urls, memory, key, held),
+        refreshAtOrigin(config, auth, urls, memory, key, held, grant.issuer),
       );
       return answerRefresh(outcome, shared, props, config);
     },

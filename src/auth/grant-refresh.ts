@@ -63,7 +63,8 @@ const INTENT_TTL_S = 60;
 
 /** What a refresh of the origin's token came to. */
 export type RefreshOutcome =
-  | { kind: "refreshed"; tokens: UpstreamTokens }
+  /** `issuer`: the authorization server that refreshed them. */
+  | { kind: "refreshed"; tokens: UpstreamTokens; issuer: string }
   /** The authorization server could not be reached, or answered with another error: it may work later. */
   | { kind: "failed"; reason: string; status?: number; detail?: string }
   /** `invalid_grant` for a refresh token another isolate's refresh spent within the minute. */

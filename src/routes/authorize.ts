@@ -35,6 +35,7 @@ import {
   CLIENT_METADATA_PATH,
   clientMetadata,
   originWithoutQuery,
+  UpstreamError,
   upstreamFor,
 } from "../auth/upstream";
 import { authorizationUrl, exchangeCode } from "../auth/upstream-tokens";
@@ -57,12 +58,20 @@ export interface SignInData {
   verifier: string;
   /** Gate mode, OpenID Connect: the `nonce` the ID token must carry. */
   nonce?: string;
+  /**
+   * Broker mode: the issuer of the authorization server the browser is sent
+   * to, the only one its code goes to (RFC 9207 §2.4: the one the request
+   * was sent to, not the one the origin's metadata names when it is back).
+   */
+  issuer?: string;
 }
 
 /** What differs between the modes' sign-ins behind the proxy. */
 export interface SignInBehind {
   /** What the consent page says of where access goes and where the user signs in next. */
   consentAccess(): Promise<ConsentAccess>;
+  /** What the sign-in behind keeps until the browser is back: made fresh for each. */
+  signInData(): Promise<SignInData>;
   /** Where the browser signs in, for the `state` the library issued. */
   start(state: string, data: SignInData): Promise<URL>;
   /** The browser is back, with `state` checked: the answer for it. */
@@ -86,6 +95,10 @@ function brokerSignIn(c: Context<AppEnv>, auth: BrokerAuth, helpers: OAuthHelper
       const signInHost = new URL(as.authorization_endpoint as string).host;
       return { originHost: config.originUrl.host, originScopes: scope, signInHost };
     },
+    async signInData() {
+      const { as } = await upstream();
+      return { verifier: oauth.generateRandomCodeVerifier(), issuer: as.issuer };
+    },
     async start(state, { verifier }) {
       return authorizationUrl(await upstream(), state, verifier);
     },
@@ -93,6 +106,14 @@ function brokerSignIn(c: Context<AppEnv>, auth: BrokerAuth, helpers: OAuthHelper
       const url = new URL(c.req.url);
       try {
         const origin = await upstream();
+        if (data.issuer !== undefined && data.issuer !== origin.as.issuer) {
+          // The origin names another authorization server now: the code is the first one's.
+          throw new UpstreamError(
+            "issuer_changed",
+            "The origin named another authorization server during the sign-in; sign in again",
+            new Error(`signed in at ${data.issuer}, the origin now names ${origin.as.issuer}`),
+          );
+        }
         const tokens = await exchangeCode(
           origin,
           url,
@@ -108,6 +129,7 @@ function brokerSignIn(c: Context<AppEnv>, auth: BrokerAuth, helpers: OAuthHelper
           props: {
             upstream: tokens,
             origin: originWithoutQuery(config.originUrl),
+            issuer: origin.as.issuer,
             caller: crypto.randomUUID(),
           } satisfies BrokerProps,
         });
@@ -195,10 +217,7 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
     await behind.consentAccess();
     const refused = await takeSignInWrite(auth, c.get("isolate").signIn.budget, "approval");
     if (refused) return budgetPage(approved.request, "approval", refused, approved.headers);
-    const data: SignInData = {
-      verifier: oauth.generateRandomCodeVerifier(),
-      ...(auth.mode === "gate" ? { nonce: oauth.generateRandomNonce() } : {}),
-    };
+    const data = await behind.signInData();
     const { state, headers } = await helpers.beginUpstream(approved.request, {
       data,
       headers: approved.headers,

@@ -19,6 +19,7 @@
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
+import * as oauth from "oauth4webapi";
 import { PAGE_POLICY, signedInPage } from "../auth/consent-page";
 import type { GateProps } from "../auth/gate";
 import { type Admission, admission, domainOf, type Identity, userIdOf } from "../auth/identity";
@@ -89,6 +90,9 @@ export function gateSignIn(
     async consentAccess() {
       const { host } = await provider();
       return { originHost: config.originUrl.host, originScopes: [], signInHost: host };
+    },
+    async signInData() {
+      return { verifier: oauth.generateRandomCodeVerifier(), nonce: oauth.generateRandomNonce() };
     },
     async start(state, { verifier, nonce = "" }) {
       return (await provider()).authorizationUrl(state, verifier, nonce);

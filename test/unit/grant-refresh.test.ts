@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { GrantRefreshes, type RefreshOutcome } from "../../src/auth/grant-refresh";
 import type { UpstreamTokens } from "../../src/auth/upstream-tokens";
 
+/** The authorization server that refreshes them. */
+const ISSUER = "https://auth.example/";
 /** When the tokens here expire: an hour after the file was loaded. */
 const LATER = Date.now() + 3_600_000;
 const tokens = (n: number, expiresAt = LATER): UpstreamTokens => ({
@@ -63,24 +65,33 @@ describe("GrantRefreshes", () => {
     ]);
     expect(down.given).toHaveLength(1);
 
-    const back = answering({ kind: "refreshed", tokens: tokens(1) });
+    const back = answering({ kind: "refreshed", issuer: ISSUER, tokens: tokens(1) });
     const later = await refreshes.inLine("user:grant", () =>
       refreshes.refresh("user:grant", tokens(0), back.spend),
     );
-    expect(later).toEqual({ outcome: { kind: "refreshed", tokens: tokens(1) }, shared: false });
+    expect(later).toEqual({
+      outcome: { kind: "refreshed", issuer: ISSUER, tokens: tokens(1) },
+      shared: false,
+    });
     expect(back.given).toEqual([tokens(0)]);
   });
 
   it("answers a request holding the spent token, or the one got, with what the refresh got", async () => {
     const refreshes = new GrantRefreshes();
     const got = tokens(1);
-    const first = answering({ kind: "refreshed", tokens: got });
+    const first = answering({ kind: "refreshed", issuer: ISSUER, tokens: got });
     await refreshes.refresh("user:grant", tokens(0), first.spend);
-    const again = answering({ kind: "refreshed", tokens: tokens(2) });
+    const again = answering({ kind: "refreshed", issuer: ISSUER, tokens: tokens(2) });
     const stale = await refreshes.refresh("user:grant", tokens(0), again.spend);
     const fresh = await refreshes.refresh("user:grant", got, again.spend);
-    expect(stale).toEqual({ outcome: { kind: "refreshed", tokens: got }, shared: true });
-    expect(fresh).toEqual({ outcome: { kind: "refreshed", tokens: got }, shared: true });
+    expect(stale).toEqual({
+      outcome: { kind: "refreshed", issuer: ISSUER, tokens: got },
+      shared: true,
+    });
+    expect(fresh).toEqual({
+      outcome: { kind: "refreshed", issuer: ISSUER, tokens: got },
+      shared: true,
+    });
     expect(again.given).toEqual([]);
     // Another grant's refresh is its own.
     await refreshes.refresh("user:other", tokens(0), again.spend);
@@ -93,13 +104,16 @@ describe("GrantRefreshes", () => {
     await refreshes.refresh(
       "user:grant",
       tokens(0),
-      answering({ kind: "refreshed", tokens: got }).spend,
+      answering({ kind: "refreshed", issuer: ISSUER, tokens: got }).spend,
     );
     await refreshes.refused(got.accessToken);
-    const next = answering({ kind: "refreshed", tokens: tokens(2) });
+    const next = answering({ kind: "refreshed", issuer: ISSUER, tokens: tokens(2) });
     const answer = await refreshes.refresh("user:grant", tokens(0), next.spend);
     expect(next.given).toEqual([got]);
-    expect(answer).toEqual({ outcome: { kind: "refreshed", tokens: tokens(2) }, shared: false });
+    expect(answer).toEqual({
+      outcome: { kind: "refreshed", issuer: ISSUER, tokens: tokens(2) },
+      shared: false,
+    });
   });
 
   it("refreshes what a refresh got once it expired", async () => {
@@ -108,9 +122,9 @@ describe("GrantRefreshes", () => {
     await refreshes.refresh(
       "user:grant",
       tokens(0),
-      answering({ kind: "refreshed", tokens: expired }).spend,
+      answering({ kind: "refreshed", issuer: ISSUER, tokens: expired }).spend,
     );
-    const next = answering({ kind: "refreshed", tokens: tokens(2) });
+    const next = answering({ kind: "refreshed", issuer: ISSUER, tokens: tokens(2) });
     await refreshes.refresh("user:grant", expired, next.spend);
     expect(next.given).toEqual([expired]);
   });
@@ -121,9 +135,12 @@ describe("GrantRefreshes", () => {
     expect(await refreshes.inLine("user:grant", async () => "answered")).toBe("answered");
     // Nor does a refresh in flight that never settles hold the next one.
     void refreshes.refresh("user:grant", tokens(0), () => new Promise<never>(() => {}));
-    const next = answering({ kind: "refreshed", tokens: tokens(1) });
+    const next = answering({ kind: "refreshed", issuer: ISSUER, tokens: tokens(1) });
     const answer = await refreshes.refresh("user:grant", tokens(0), next.spend);
-    expect(answer).toEqual({ outcome: { kind: "refreshed", tokens: tokens(1) }, shared: false });
+    expect(answer).toEqual({
+      outcome: { kind: "refreshed", issuer: ISSUER, tokens: tokens(1) },
+      shared: false,
+    });
   });
 
   it("makes a request that came around the line wait for the refresh in flight, and take its result", async () => {
@@ -132,10 +149,10 @@ describe("GrantRefreshes", () => {
     const first = refreshes.refresh("user:grant", tokens(0), slow.spend);
     await slow.wasAsked;
     const second = refreshes.refresh("user:grant", tokens(0), slow.spend);
-    slow.answer({ kind: "refreshed", tokens: tokens(1) });
+    slow.answer({ kind: "refreshed", issuer: ISSUER, tokens: tokens(1) });
     expect(await first).toMatchObject({ shared: false });
     expect(await second).toEqual({
-      outcome: { kind: "refreshed", tokens: tokens(1) },
+      outcome: { kind: "refreshed", issuer: ISSUER, tokens: tokens(1) },
       shared: true,
     });
     expect(slow.given).toHaveLength(1);

@@ -1,0 +1,85 @@
+/**
+ * Broker mode against an origin that names another authorization server
+ * once a user started signing in, or signed in (an origin that moved, or
+ * turned hostile, without `UPSTREAM_ISSUER`): the code, and the grant's
+ * refresh token, go back only to the authorization server that issued them. The origin and the
+ * other authorization server are this file's own
+ * (test/fixtures/node/oauth-origin.ts), so their counts are this file's.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  brokerFor,
+  brokerOfEachTest,
+  controlOrigin,
+  refreshAt,
+  signInWithConsent,
+} from "../helpers/broker";
+import { type Fetch, OTHER_ISSUER_ORIGIN, SWITCHING_ORIGIN } from "../helpers/proxy";
+
+const { control, broker, signIn, events } = brokerOfEachTest(SWITCHING_ORIGIN, {
+  authorizationServers: [],
+  iss: "own",
+});
+afterEach(async () => {
+  await controlOrigin(OTHER_ISSUER_ORIGIN.authorizationServer, { iss: "own" });
+});
+
+/** The codes `authorizationServer`'s token endpoint was shown, its own or not. */
+async function codesAt(authorizationServer: string): Promise<number> {
+  const response = await fetch(new URL("/__codes", authorizationServer));
+  return ((await response.json()) as { asked: number }).asked;
+}
+
+/** The refresh requests `authorizationServer` took, whether or not it knew their token. */
+async function refreshesAt(authorizationServer: string): Promise<number> {
+  const response = await fetch(new URL("/__refreshes", authorizationServer));
+  return ((await response.json()) as { asked: number }).asked;
+}
+
+describe("broker mode, an origin that names another authorization server", () => {
+  it("sends a grant's refresh token to no other authorization server: the client signs in again", async () => {
+    const { provider } = await signIn(broker());
+    // The origin's metadata now names another authorization server, which an isolate
+    // that has not discovered the origin's yet (a new one, or five minutes on) reads.
+    await control({ authorizationServers: [OTHER_ISSUER_ORIGIN.authorizationServer] });
+    const before = {
+      own: await refreshesAt(SWITCHING_ORIGIN.authorizationServer),
+      other: await refreshesAt(OTHER_ISSUER_ORIGIN.authorizationServer),
+    };
+    const refreshed = await refreshAt(
+      brokerFor(SWITCHING_ORIGIN.strict),
+      provider,
+      provider.saved?.refresh_token ?? "",
+    );
+    expect(refreshed.status).toBe(400);
+    expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
+    expect(await refreshesAt(OTHER_ISSUER_ORIGIN.authorizationServer)).toBe(before.other);
+    expect(await refreshesAt(SWITCHING_ORIGIN.authorizationServer)).toBe(before.own);
+    expect(events("upstream_grant_other_issuer")).toMatchObject([
+      { issuer: OTHER_ISSUER_ORIGIN.authorizationServer },
+    ]);
+  });
+
+  it("sends the code to no other authorization server than the one the browser signed in at (RFC 9207 §2.4)", async () => {
+    // Neither names itself in its authorization responses, as one without RFC 9207.
+    await control({ iss: "none" });
+    await controlOrigin(OTHER_ISSUER_ORIGIN.authorizationServer, { iss: "none" });
+    const before = await codesAt(OTHER_ISSUER_ORIGIN.authorizationServer);
+    const started = broker();
+    // The browser comes back to another isolate, which reads the origin's metadata only
+    // now, once it names another authorization server than the one the user signed in at.
+    const finished = brokerFor(SWITCHING_ORIGIN.strict);
+    const browser: Fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.pathname !== "/oauth/callback") return started(input, init);
+      await control({ authorizationServers: [OTHER_ISSUER_ORIGIN.authorizationServer] });
+      return finished(input, init);
+    };
+    const failure = await signInWithConsent(browser, "2025-11-25").catch((error: unknown) => error);
+    expect(String(failure)).toContain("server_error");
+    expect(await codesAt(OTHER_ISSUER_ORIGIN.authorizationServer)).toBe(before);
+    expect(events("sign_in_failed")).toMatchObject([
+      { step: "callback", reason: "issuer_changed" },
+    ]);
+  });
+});
