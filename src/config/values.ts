@@ -103,10 +103,15 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(
   fallback: T[number],
 ) => v.optional(picklist(options), fallback);
 
-/** An absolute http(s) URL, as a `URL`. */
+/**
+ * An absolute http(s) URL, as a `URL`; `missing`: what an absent one is
+ * told. A number or table there is told what it is not, never "missing".
+ */
 export const httpUrl = (missing: string) =>
   v.pipe(
-    v.string(missing),
+    v.string((issue) =>
+      issue.input === undefined ? missing : "must be a URL in quotes, not a number or a table",
+    ),
     v.trim(),
     v.check((value) => URL.canParse(value), "must be an absolute http:// or https:// URL"),
     v.transform((value) => new URL(value)),

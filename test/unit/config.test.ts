@@ -625,6 +625,8 @@ describe("parseConfig", () => {
     ["ORIGIN_URL", "ftp://o.example/mcp", "must be an absolute http:// or https:// URL"],
     ["ORIGIN_URL", "/mcp", "must be an absolute http:// or https:// URL"],
     ["ORIGIN_URL", undefined, "is missing; set it to the full URL of the origin's MCP endpoint"],
+    ["ORIGIN_URL", 5, "must be a URL in quotes, not a number or a table"],
+    ["UPSTREAM_ISSUER", true, "must be a URL in quotes, not a number or a table"],
   ])("refuses %s = %o: it %s", (setting, value, problem) => {
     expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", [setting]: value }))).toEqual(
       refused(setting, problem),
