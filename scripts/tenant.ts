@@ -204,6 +204,12 @@ export function add(argv: string[]): void {
   for (const binding of missing) {
     console.log(`  ${createNamespaceCommand(binding, name)}   # then its id in [env.${name}]`);
   }
+  // A key in the query belongs in a secret, not in a file kept in git; the query itself is not shown.
+  if (URL.canParse(tenant.origin) && new URL(tenant.origin).search !== "") {
+    console.log(
+      `  # ORIGIN_URL has a query: if it holds a key, keep it out of ${configPath}: npx wrangler secret put ORIGIN_URL --env ${name}, remove it from [env.${name}.vars], and read what the key then does (docs/configuration.md)`,
+    );
+  }
   console.log(`  npm run deploy -- --env ${name}`);
   for (const host of hostsOf(tenant)) console.log(`  curl https://${host}/readyz`);
 }

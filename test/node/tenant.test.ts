@@ -200,3 +200,20 @@ esac
     }
   });
 });
+
+describe("npm run tenant -- add, with a query in --origin", () => {
+  // A copy of its own: the tests above count the tenants theirs holds.
+  const own = repoCopy();
+  afterAll(() => own.remove());
+
+  it("says a key in ORIGIN_URL's query belongs in a secret, without printing it", () => {
+    const added = npmRun(
+      "tenant",
+      ["add", "xi", "--origin", "https://mcp.xi.example/mcp?key=xi-s3cret", "--workers-dev", "xi"],
+      own.dir,
+    );
+    expect(added.status).toBe(0);
+    expect(added.out).toContain("npx wrangler secret put ORIGIN_URL --env xi");
+    expect(added.out).not.toContain("xi-s3cret");
+  }, 600_000);
+});
