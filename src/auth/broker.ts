@@ -299,7 +299,14 @@ export function createBroker(
         logEvent("upstream_grant_other_origin", { origin: originHost });
         return refreshChallenge(urls, "The sign-in was made for another origin; sign in again");
       }
-      const { upstream } = props;
+      // Sent before its client's refresh was answered: on with the tokens that refresh got, which
+      // the routes then send (`brokerCredentials` reads the props, once, after this).
+      const successor = await memory.refreshes.successorOf(props.upstream.accessToken);
+      if (successor) {
+        const held = ctx as { props: object };
+        held.props = { ...held.props, upstream: successor };
+      }
+      const upstream = successor ?? props.upstream;
       if (upstream.expiresAt !== undefined && upstream.expiresAt <= Date.now()) {
         logEvent("upstream_token_expired", { origin: originHost });
         return refreshChallenge(urls, "The sign-in at the origin expired; refresh the token");

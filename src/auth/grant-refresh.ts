@@ -112,6 +112,14 @@ export class GrantRefreshes {
   private readonly lines = new BoundedMap<string, Line>(MAX_GRANTS);
   private readonly last = new BoundedMap<string, LastRefresh>(MAX_GRANTS, LAST_REFRESH_MS);
   private readonly refusedTokens = new BoundedMap<string, true>(MAX_GRANTS, REFUSED_MS);
+  /**
+   * Each refresh's tokens, by the digest of the access token they replaced in
+   * the grant, for a minute (`successorOf`).
+   */
+  private readonly successors = new BoundedMap<string, { tokens: UpstreamTokens; got: string }>(
+    MAX_GRANTS,
+    LAST_REFRESH_MS,
+  );
   private tickets = 0;
 
   constructor(private readonly maxWaitMs = MAX_WAIT_MS) {}
@@ -181,7 +189,10 @@ export class GrantRefreshes {
         current = last.outcome.tokens;
       }
     }
-    const spent = await digestOf(current.refreshToken);
+    const [spent, replaced] = await Promise.all([
+      digestOf(current.refreshToken),
+      current === tokens ? holds : sha256(current.accessToken),
+    ]);
     const earlier = last?.outcome?.kind === "refreshed" ? last.spent : [];
     const pending = spend(current).catch(
       (error: unknown): RefreshOutcome => ({
@@ -200,8 +211,29 @@ export class GrantRefreshes {
     entry.outcome = outcome;
     entry.pending = undefined;
     entry.settled = this.tickets;
-    if (outcome.kind === "refreshed") entry.got = await sha256(outcome.tokens.accessToken);
+    if (outcome.kind === "refreshed") {
+      entry.got = await sha256(outcome.tokens.accessToken);
+      this.successors.set(replaced, { tokens: outcome.tokens, got: entry.got });
+    }
     return { outcome, shared: false };
+  }
+
+  /**
+   * The tokens that replaced `accessToken` in its grant at the grant's last
+   * refresh in this isolate, within the minute, while the origin has not
+   * refused them and they have not expired. A request its client sent with
+   * the proxy's token from before that refresh (parallel calls, one of which
+   * refreshed) goes on with them: a `401` for it would come after its client's
+   * refresh was answered, and the 1.x SDK's transport takes that for a
+   * refresh that did not work, and fails the call (docs/sign-in.md,
+   * "Refreshes"). Only that grant's own earlier token finds them: its digest
+   * is the key, and only its grant's props hold it.
+   */
+  async successorOf(accessToken: string): Promise<UpstreamTokens | undefined> {
+    // As a rule no refresh in the last minute: no digest to make.
+    if (this.successors.size === 0) return undefined;
+    const next = this.successors.get(await sha256(accessToken));
+    return next && this.usable(next.tokens, next.got) ? next.tokens : undefined;
   }
 
   /** The origin refused `accessToken`: a refresh that got it answers no one with it again. */

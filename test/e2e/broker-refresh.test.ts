@@ -73,9 +73,11 @@ function held(real: KVNamespace) {
  * is asked, wait until `n` MCP requests were refused (401). The 1.x SDK's
  * transport fails a call refused after another call's refresh finished and
  * before that call's retry was answered ("Server returned 401 after successful
- * authentication": its guard is the transport's, not the call's), so calls
- * sent at once must all be refused before the client refreshes, or the test
- * depends on how loaded the machine is (docs/sign-in.md, Refreshes).
+ * authentication": its guard is the transport's, not the call's). The proxy
+ * spares a call that reaches it after the refresh (a test below), not one
+ * the origin was already refusing: so calls sent at once are all refused
+ * before the client refreshes, or the test depends on how loaded the machine
+ * is (docs/sign-in.md, Refreshes).
  */
 function refreshesAfterRefusals(network: Fetch) {
   let refusedAll: Promise<void> | undefined;
@@ -156,6 +158,74 @@ describe("broker mode refreshes the origin's token once per grant, whoever asks 
       expect(events("sign_in_started")).toHaveLength(1);
     },
   );
+
+  it("answers a call made with the proxy's token from before its client's refresh with the token that refresh got, not a 401", async () => {
+    // A call sent before its client's refresh was answered, and read after: the 1.x SDK's
+    // transport takes a 401 then for a refresh that did not work, and fails the call.
+    const network = broker();
+    const { client, provider } = await signIn(network);
+    const before = provider.saved?.access_token ?? "";
+    const refreshes = await refreshesAtOrigin();
+    await control({ expire: true });
+    expect((await client.callTool(TOOL, { path: "a" })).structuredContent).toEqual(called("a"));
+    expect(provider.saved?.access_token).not.toBe(before);
+
+    expect((await callWith(network, before, "late")).status).toBe(200);
+    expect((await refreshesAtOrigin()).refreshed).toBe(refreshes.refreshed + 1);
+    // The origin refused the expired token once, for the first call: the late one went with the new.
+    expect(events("upstream_token_refused")).toHaveLength(1);
+  });
+
+  it("answers on 2025-11-25 a call of 4 whose request reaches the proxy only after another's refresh, which the 1.x SDK would fail on a 401", async () => {
+    const proxy = broker();
+    // Call `d` is sent once a call was retried after its refresh; that retry waits for `d`'s answer.
+    let late = false;
+    let refreshed = false;
+    let retrySent = () => {};
+    let dAnswered = () => {};
+    const retried = new Promise<void>((resolve) => {
+      retrySent = resolve;
+    });
+    const answeredD = new Promise<void>((resolve) => {
+      dAnswered = resolve;
+    });
+    const network: Fetch = async (input, init) => {
+      const { pathname } = new URL(input instanceof Request ? input.url : input);
+      if (late && pathname === "/mcp" && String(init?.body).includes('"path":"d"')) {
+        await retried;
+        const answer = await proxy(input, init);
+        dAnswered();
+        return answer;
+      }
+      if (late && pathname === "/mcp" && refreshed) {
+        retrySent();
+        await answeredD;
+        // The client reads `d`'s answer before this one's.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      const answer = await proxy(input, init);
+      if (late && pathname === "/oauth/token") refreshed = true;
+      return answer;
+    };
+    const { client } = await signIn(network);
+    await control({ expire: true });
+    late = true;
+    const paths = ["a", "b", "c", "d"];
+    const results = await Promise.all(paths.map((path) => client.callTool(TOOL, { path })));
+    expect(results.map((result) => result.structuredContent)).toEqual(paths.map(called));
+  });
+
+  it("gives no one else's refreshed token: another user's call from before their own refresh is refused", async () => {
+    const network = broker();
+    const [alice, mallory] = [await signIn(network), await signIn(network)];
+    const tokensOf = ({ provider }: typeof alice) => provider.saved as TokenAnswer;
+    await control({ expire: true });
+    const refreshed = await refreshAt(network, alice.provider, tokensOf(alice).refresh_token);
+    expect(refreshed.status).toBe(200);
+
+    expect((await callWith(network, tokensOf(mallory).access_token, "m")).status).toBe(401);
+    expect((await callWith(network, tokensOf(alice).access_token, "a")).status).toBe(200);
+  });
 
   it("gives 4 refreshes sent at once with one refresh token working tokens, from one refresh at the origin", async () => {
     const network = broker();
