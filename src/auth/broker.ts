@@ -129,6 +129,17 @@ function noop() {}
 const grantKey = (userId: string, grantId: string) => `${userId}:${grantId}`;
 
 /**
+ * The grant of the proxy's token `request` carries (`Bearer userId:grantId:secret`),
+ * read where the library already found that token valid, for that grant.
+ */
+function grantOfBearer(request: Request): string | undefined {
+  const bearer = /^Bearer[\t ]+([^\s,]+)$/i.exec(request.headers.get("authorization") ?? "");
+  const parts = bearer?.[1]?.split(":") ?? [];
+  const [userId, grantId] = parts;
+  return parts.length === 3 && userId && grantId ? grantKey(userId, grantId) : undefined;
+}
+
+/**
  * A form posted to the token endpoint, read here (up to
  * `MAX_REFRESH_REQUEST_BYTES`) and handed on in `request`, with the grant it
  * refreshes if it is a refresh. None for any other request; a larger form
@@ -301,7 +312,11 @@ export function createBroker(
       }
       // Sent before its client's refresh was answered: on with the tokens that refresh got, which
       // the routes then send (`brokerCredentials` reads the props, once, after this).
-      const successor = await memory.refreshes.successorOf(props.upstream.accessToken);
+      const grant = grantOfBearer(request);
+      const successor =
+        grant === undefined
+          ? undefined
+          : await memory.refreshes.successorOf(grant, props.upstream.accessToken);
       if (successor) {
         const held = ctx as { props: object };
         held.props = { ...held.props, upstream: successor };

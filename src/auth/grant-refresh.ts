@@ -113,8 +113,8 @@ export class GrantRefreshes {
   private readonly last = new BoundedMap<string, LastRefresh>(MAX_GRANTS, LAST_REFRESH_MS);
   private readonly refusedTokens = new BoundedMap<string, true>(MAX_GRANTS, REFUSED_MS);
   /**
-   * Each refresh's tokens, by the digest of the access token they replaced in
-   * the grant, for a minute (`successorOf`).
+   * Each refresh's tokens, by its grant and the digest of the access token
+   * they replaced in it, for a minute (`successorOf`).
    */
   private readonly successors = new BoundedMap<string, { tokens: UpstreamTokens; got: string }>(
     MAX_GRANTS,
@@ -213,26 +213,27 @@ export class GrantRefreshes {
     entry.settled = this.tickets;
     if (outcome.kind === "refreshed") {
       entry.got = await sha256(outcome.tokens.accessToken);
-      this.successors.set(replaced, { tokens: outcome.tokens, got: entry.got });
+      this.successors.set(`${grant} ${replaced}`, { tokens: outcome.tokens, got: entry.got });
     }
     return { outcome, shared: false };
   }
 
   /**
-   * The tokens that replaced `accessToken` in its grant at the grant's last
+   * The tokens that replaced `accessToken` in `grant` at the grant's last
    * refresh in this isolate, within the minute, while the origin has not
    * refused them and they have not expired. A request its client sent with
    * the proxy's token from before that refresh (parallel calls, one of which
    * refreshed) goes on with them: a `401` for it would come after its client's
    * refresh was answered, and the 1.x SDK's transport takes that for a
    * refresh that did not work, and fails the call (docs/sign-in.md,
-   * "Refreshes"). Only that grant's own earlier token finds them: its digest
-   * is the key, and only its grant's props hold it.
+   * "Refreshes"). Only that grant finds them: the grant is part of the key,
+   * as another grant's props may hold the same origin token (an
+   * authorization server that gave one token twice).
    */
-  async successorOf(accessToken: string): Promise<UpstreamTokens | undefined> {
+  async successorOf(grant: string, accessToken: string): Promise<UpstreamTokens | undefined> {
     // As a rule no refresh in the last minute: no digest to make.
     if (this.successors.size === 0) return undefined;
-    const next = this.successors.get(await sha256(accessToken));
+    const next = this.successors.get(`${grant} ${await sha256(accessToken)}`);
     return next && this.usable(next.tokens, next.got) ? next.tokens : undefined;
   }
 

@@ -10,7 +10,7 @@
  * queue, two isolates) ask no MCP request of a wire, and run once.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { askWithToken, brokerOfEachTest, refreshAt } from "../helpers/broker";
 import { EACH_WIRE, type Wire } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
@@ -225,6 +225,36 @@ describe("broker mode refreshes the origin's token once per grant, whoever asks 
 
     expect((await callWith(network, tokensOf(mallory).access_token, "m")).status).toBe(401);
     expect((await callWith(network, tokensOf(alice).access_token, "a")).status).toBe(200);
+  });
+
+  it("gives no other grant's refreshed token where the authorization server issued one access token to two grants", async () => {
+    // An authorization server that answers a code with an access token it gave before (a cache of
+    // answers, a bug, a hostile one): mallory's grant holds alice's token, until it expires.
+    const real = globalThis.fetch;
+    const tokenEndpoint = new URL("/token", REFRESHING_ORIGIN.authorizationServer).href;
+    let issued: string | undefined;
+    let reissue = false;
+    const outbound = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const answer = await real(input, init);
+      if ((input instanceof Request ? input.url : String(input)) !== tokenEndpoint) return answer;
+      const tokens = (await answer.json()) as TokenAnswer;
+      if (reissue && issued !== undefined) tokens.access_token = issued;
+      else issued ??= tokens.access_token;
+      return Response.json(tokens, { status: answer.status });
+    });
+    const network = broker();
+    const alice = await signIn(network);
+    reissue = true;
+    const mallory = await signIn(network);
+    outbound.mockRestore();
+    const tokensOf = ({ provider }: typeof alice) => provider.saved as TokenAnswer;
+    const [aliceBefore, malloryBefore] = [tokensOf(alice), tokensOf(mallory)];
+    await control({ expire: true });
+    expect((await refreshAt(network, alice.provider, aliceBefore.refresh_token)).status).toBe(200);
+
+    // Mallory's grant held the origin's token alice's held, not alice's refresh: refused, as it expired.
+    expect((await callWith(network, malloryBefore.access_token, "m")).status).toBe(401);
+    expect((await callWith(network, aliceBefore.access_token, "a")).status).toBe(200);
   });
 
   it("gives 4 refreshes sent at once with one refresh token working tokens, from one refresh at the origin", async () => {

@@ -51,23 +51,25 @@ function answering(outcome: RefreshOutcome) {
 describe("GrantRefreshes.successorOf", () => {
   it("gives a grant's earlier access token the tokens its refresh got, while usable, and no other token any", async () => {
     const refreshes = new GrantRefreshes();
-    expect(await refreshes.successorOf("access-0")).toBeUndefined();
+    expect(await refreshes.successorOf("user:grant", "access-0")).toBeUndefined();
     const refreshed: RefreshOutcome = { kind: "refreshed", tokens: tokens(1), issuer: ISSUER };
     await refreshes.refresh("user:grant", tokens(0), answering(refreshed).spend);
 
-    expect(await refreshes.successorOf("access-0")).toEqual(tokens(1));
-    expect(await refreshes.successorOf("access-1")).toBeUndefined();
-    expect(await refreshes.successorOf("access-9")).toBeUndefined();
+    expect(await refreshes.successorOf("user:grant", "access-0")).toEqual(tokens(1));
+    // Another grant whose props hold the same origin token (given twice by its authorization server).
+    expect(await refreshes.successorOf("other:grant", "access-0")).toBeUndefined();
+    expect(await refreshes.successorOf("user:grant", "access-1")).toBeUndefined();
+    expect(await refreshes.successorOf("user:grant", "access-9")).toBeUndefined();
     // The origin refused what the refresh got: it stands for nothing any more.
     await refreshes.refused("access-1");
-    expect(await refreshes.successorOf("access-0")).toBeUndefined();
+    expect(await refreshes.successorOf("user:grant", "access-0")).toBeUndefined();
   });
 
   it("gives none that expired", async () => {
     const refreshes = new GrantRefreshes();
     const expired: RefreshOutcome = { kind: "refreshed", tokens: tokens(1, 0), issuer: ISSUER };
     await refreshes.refresh("user:grant", tokens(0), answering(expired).spend);
-    expect(await refreshes.successorOf("access-0")).toBeUndefined();
+    expect(await refreshes.successorOf("user:grant", "access-0")).toBeUndefined();
   });
 });
 
