@@ -125,6 +125,23 @@ async function callWith(
 
 const called = (path: string) => ({ tool: "files.read", arguments: { path } });
 
+/**
+ * `network` for SDK clients that sign in and then go quiet: once `cut`, none
+ * of their requests reaches the proxy (the 1.x client's stream, or its retry,
+ * would refresh its grant on its own, whenever it is refused).
+ */
+function untilCut(network: Fetch) {
+  let open = true;
+  const cutting: Fetch = (input, init) =>
+    open ? network(input, init) : Promise.reject(new TypeError("cut"));
+  return {
+    network: cutting,
+    cut() {
+      open = false;
+    },
+  };
+}
+
 describe("broker mode refreshes the origin's token once per grant, whoever asks at once", () => {
   it.each(EACH_WIRE)(
     "answers 4 parallel calls on %s made after the origin's token expired, with one refresh at the origin, and keeps the sign-in",
@@ -217,7 +234,9 @@ describe("broker mode refreshes the origin's token once per grant, whoever asks 
 
   it("gives no one else's refreshed token: another user's call from before their own refresh is refused", async () => {
     const network = broker();
-    const [alice, mallory] = [await signIn(network), await signIn(network)];
+    const clients = untilCut(network);
+    const [alice, mallory] = [await signIn(clients.network), await signIn(clients.network)];
+    clients.cut();
     const tokensOf = ({ provider }: typeof alice) => provider.saved as TokenAnswer;
     await control({ expire: true });
     const refreshed = await refreshAt(network, alice.provider, tokensOf(alice).refresh_token);
@@ -243,9 +262,11 @@ describe("broker mode refreshes the origin's token once per grant, whoever asks 
       return Response.json(tokens, { status: answer.status });
     });
     const network = broker();
-    const alice = await signIn(network);
+    const clients = untilCut(network);
+    const alice = await signIn(clients.network);
     reissue = true;
-    const mallory = await signIn(network);
+    const mallory = await signIn(clients.network);
+    clients.cut();
     outbound.mockRestore();
     const tokensOf = ({ provider }: typeof alice) => provider.saved as TokenAnswer;
     const [aliceBefore, malloryBefore] = [tokensOf(alice), tokensOf(mallory)];
