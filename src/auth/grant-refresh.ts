@@ -120,6 +120,11 @@ export class GrantRefreshes {
     MAX_GRANTS,
     LAST_REFRESH_MS,
   );
+  /**
+   * Until when `successors` may hold one: its size counts an expired entry
+   * until that entry's own key is read, which no later call may do.
+   */
+  private successorsUntil = 0;
   private tickets = 0;
 
   constructor(private readonly maxWaitMs = MAX_WAIT_MS) {}
@@ -214,6 +219,7 @@ export class GrantRefreshes {
     if (outcome.kind === "refreshed") {
       entry.got = await sha256(outcome.tokens.accessToken);
       this.successors.set(`${grant} ${replaced}`, { tokens: outcome.tokens, got: entry.got });
+      this.successorsUntil = Date.now() + LAST_REFRESH_MS;
     }
     return { outcome, shared: false };
   }
@@ -232,7 +238,7 @@ export class GrantRefreshes {
    */
   async successorOf(grant: string, accessToken: string): Promise<UpstreamTokens | undefined> {
     // As a rule no refresh in the last minute: no digest to make.
-    if (this.successors.size === 0) return undefined;
+    if (Date.now() >= this.successorsUntil) return undefined;
     const next = this.successors.get(`${grant} ${await sha256(accessToken)}`);
     return next && this.usable(next.tokens, next.got) ? next.tokens : undefined;
   }

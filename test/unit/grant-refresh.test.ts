@@ -4,7 +4,7 @@
  * refreshes at the origin are played by `spend`; test/e2e/broker-refresh.test.ts
  * drives the same through the proxy.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { GrantRefreshes, type RefreshOutcome } from "../../src/auth/grant-refresh";
 import type { UpstreamTokens } from "../../src/auth/upstream-tokens";
 
@@ -63,6 +63,24 @@ describe("GrantRefreshes.successorOf", () => {
     // The origin refused what the refresh got: it stands for nothing any more.
     await refreshes.refused("access-1");
     expect(await refreshes.successorOf("user:grant", "access-0")).toBeUndefined();
+  });
+
+  it("makes no digest once the minute after the isolate's last refresh is over", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const refreshes = new GrantRefreshes();
+      const refreshed: RefreshOutcome = { kind: "refreshed", tokens: tokens(1), issuer: ISSUER };
+      await refreshes.refresh("user:grant", tokens(0), answering(refreshed).spend);
+      vi.setSystemTime(Date.now() + 61_000);
+      const digest = vi.spyOn(crypto.subtle, "digest");
+      // Every call of the grant from now on, with the token the refresh got.
+      expect(await refreshes.successorOf("user:grant", "access-1")).toBeUndefined();
+      expect(await refreshes.successorOf("user:grant", "access-1")).toBeUndefined();
+      expect(digest).not.toHaveBeenCalled();
+    } finally {
+      vi.useRealTimers();
+      vi.restoreAllMocks();
+    }
   });
 
   it("gives none that expired", async () => {
