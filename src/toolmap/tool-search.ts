@@ -133,7 +133,9 @@ export class ToolSearch {
       searchOptions: {
         tokenize: (terms) => terms.split(" "),
         boost: { name: 3 },
-        prefix: true,
+        // By prefix from 3 letters: each one- or two-letter word read the postings of every term it
+        // starts, and 8 of them most of the index (30 ms on 10,000 tools, against 2.4 ms for words).
+        prefix: (term: string) => term.length >= 3,
         fuzzy: 0.1,
         maxFuzzy: 2,
       },
