@@ -65,6 +65,12 @@ const MCP_HEADERS = new Headers({ "mcp-protocol-version": "2025-11-25" });
 const VIEW_PROFILES = ["openai", "openai-strict", "anthropic", "gemini", "portable"] as const;
 const VIEW_SIZE = 1_000;
 const SEARCH_QUERY = "list invoices";
+/**
+ * A query of one-letter words: matched as the start of longer words, each
+ * read the postings of every term it starts, and 8 of them most of the index
+ * (before 9ff60c9: 4.5 times a query of words at 1,000 tools, 20 at 10,000).
+ */
+const SHORT_WORDS_QUERY = "s c p d g r t m";
 
 /**
  * A listing's page after its first, which shows every tool's schema whatever
@@ -196,6 +202,7 @@ async function measure(): Promise<SectionResult> {
       // The index is built at a listing's first search: build plus that search.
       ["build", () => new ToolSearch(searchable).search(SEARCH_QUERY, 8)],
       ["search", () => built.search(SEARCH_QUERY, 8)],
+      ["short words", () => built.search(SHORT_WORDS_QUERY, 8)],
     ],
     { time: 500, iterations: 10 },
   );
@@ -304,6 +311,12 @@ async function measure(): Promise<SectionResult> {
       measured: duration(searchedIn("search")),
       met: searchedIn("search") < 0.5,
     },
+    {
+      name: `search mode: a query of 8 one-letter words ÷ one of words, ${num(VIEW_SIZE)} tools`,
+      goal: "≤ 2",
+      measured: `${num(searchedIn("short words") / searchedIn("search"), 2)} × (${duration(searchedIn("short words"))})`,
+      met: searchedIn("short words") / searchedIn("search") <= 2,
+    },
   );
   for (const c of REPAIR_CASES.filter((c) => c.typical)) {
     const ms = (repairTimes.get(c.label) as Timing).p50;
@@ -410,8 +423,12 @@ async function measure(): Promise<SectionResult> {
     "",
     table(
       ["what", "median / p99"],
-      ["build", "search"].map((name) => [
-        name === "build" ? "build the index, and search once" : "one search",
+      ["build", "search", "short words"].map((name) => [
+        name === "build"
+          ? "build the index, and search once"
+          : name === "search"
+            ? "one search"
+            : `one search of 8 one-letter words (\`${SHORT_WORDS_QUERY}\`)`,
         `${duration(searchedIn(name))} / ${duration((searchTimes.get(name) as Timing).p99)}`,
       ]),
     ),
