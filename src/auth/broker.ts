@@ -128,16 +128,19 @@ function noop() {}
 /** A grant as `GrantRefreshes` knows it: `userId:grantId`, the part of the library's tokens that is no secret. */
 const grantKey = (userId: string, grantId: string) => `${userId}:${grantId}`;
 
+/** The grant of one of the library's tokens (`userId:grantId:secret`, access or refresh). */
+function grantOfToken(token: string | undefined): string | undefined {
+  const parts = token?.split(":") ?? [];
+  const [userId, grantId] = parts;
+  return parts.length === 3 && userId && grantId ? grantKey(userId, grantId) : undefined;
+}
+
 /**
  * The grant of the proxy's token `request` carries (`Bearer userId:grantId:secret`),
  * read where the library already found that token valid, for that grant.
  */
-function grantOfBearer(request: Request): string | undefined {
-  const bearer = /^Bearer[\t ]+([^\s,]+)$/i.exec(request.headers.get("authorization") ?? "");
-  const parts = bearer?.[1]?.split(":") ?? [];
-  const [userId, grantId] = parts;
-  return parts.length === 3 && userId && grantId ? grantKey(userId, grantId) : undefined;
-}
+const grantOfBearer = (request: Request) =>
+  grantOfToken(/^Bearer[\t ]+([^\s,]+)$/i.exec(request.headers.get("authorization") ?? "")?.[1]);
 
 /**
  * A form posted to the token endpoint, read here (up to
@@ -156,12 +159,13 @@ async function tokenRequest(
     return { request: new Request(request, { body: rejoin(read.head, read.rest) }) };
   }
   const form = new URLSearchParams(new TextDecoder().decode(read.bytes));
-  const parts = form.get("refresh_token")?.split(":") ?? [];
-  const [userId, grantId] = parts;
-  const refreshes = form.get("grant_type") === "refresh_token" && parts.length === 3;
+  const grant =
+    form.get("grant_type") === "refresh_token"
+      ? grantOfToken(form.get("refresh_token") ?? undefined)
+      : undefined;
   return {
     request: new Request(request, { body: read.bytes }),
-    ...(refreshes && userId && grantId ? { grant: grantKey(userId, grantId) } : {}),
+    ...(grant === undefined ? {} : { grant }),
   };
 }
 
