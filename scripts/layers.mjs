@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 export const MODULES = {
   json: { path: "src/json.ts", patterns: ["**/json"] },
   "json-spans": { path: "src/json-spans.ts", patterns: ["**/json-spans"] },
+  "json-written": { path: "src/json-written.ts", patterns: ["**/json-written"] },
   "json-syntax": { path: "src/json-syntax.ts", patterns: ["**/json-syntax"] },
   "bounded-map": { path: "src/bounded-map.ts", patterns: ["**/bounded-map"] },
   digest: { path: "src/digest.ts", patterns: ["**/digest"] },
@@ -48,6 +49,7 @@ export const OUTSIDE = [
 const FOUNDATION = [
   "json",
   "json-spans",
+  "json-written",
   "json-syntax",
   "bounded-map",
   "digest",
@@ -74,13 +76,13 @@ export const LAYERS = [
     name: "foundation",
     modules: FOUNDATION,
     mayImport: [],
-    why: "the foundation (json.ts, json-spans.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, direction-controls.ts, log.ts) imports nothing from src/.",
+    why: "the foundation (json.ts, json-spans.ts, json-written.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, direction-controls.ts, log.ts) imports nothing from src/.",
   },
   {
     name: "protocol",
     modules: ["protocol"],
-    mayImport: ["json", "json-spans"],
-    why: "protocol/ (message shapes) sits below everything but json.ts and json-spans.ts.",
+    mayImport: ["json", "json-spans", "json-written"],
+    why: "protocol/ (message shapes) sits below everything but json.ts, json-spans.ts and json-written.ts.",
   },
   {
     name: "names",

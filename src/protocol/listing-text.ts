@@ -17,8 +17,6 @@
  * function of its text alone, so its spans are that tool's, moved.
  */
 import {
-  isStringified,
-  newWritten,
   type ObjectText,
   readArray,
   readObject,
@@ -26,9 +24,14 @@ import {
   skipSpace,
   textAt,
   valueEnd,
+} from "../json-spans";
+import {
+  isStringified,
+  newWritten,
   type Written,
   writesEachKeyOnce,
-} from "../json-spans";
+  writtenEnd,
+} from "../json-written";
 import { LISTING_MEMBERS, type ListedTool, misspelledKey } from "./tools-list";
 
 export interface ListingText {
@@ -210,7 +213,7 @@ export function readListingText(
       return moved.written.span[1];
     }
     if (text.charCodeAt(at) !== 0x7b) {
-      const end = valueEnd(text, at, undefined, TOOLS_DEPTH);
+      const end = valueEnd(text, at, TOOLS_DEPTH);
       elements.push([at, end]);
       return end;
     }
@@ -220,7 +223,9 @@ export function readListingText(
       outputSchema: newWritten(),
     };
     const object = readObject(text, at, (key, from) =>
-      valueEnd(text, from, isPinnedObject(key) ? texts[key] : undefined, TOOLS_DEPTH + 1),
+      isPinnedObject(key)
+        ? writtenEnd(text, from, texts[key], TOOLS_DEPTH + 1)
+        : valueEnd(text, from, TOOLS_DEPTH + 1),
     );
     if (!object || misspelledKey(object.members.keys(), LISTING_MEMBERS.tool) !== undefined) {
       return -1;
@@ -239,9 +244,9 @@ export function readListingText(
   };
   // Each level is read once: the result and its tools where they are written, the rest skipped.
   const message = readObject(text, skipSpace(text, 0), (key, at) => {
-    if (key !== "result") return valueEnd(text, at, undefined, 1);
+    if (key !== "result") return valueEnd(text, at, 1);
     result = readObject(text, at, (inner, from) => {
-      if (inner !== "tools") return valueEnd(text, from, undefined, 2);
+      if (inner !== "tools") return valueEnd(text, from, 2);
       const array = readArray(text, from, readTool);
       toolsSpan = array && [from, array.end];
       return array?.end ?? -1;

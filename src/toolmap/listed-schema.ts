@@ -8,7 +8,7 @@
  * a first listing's CPU (docs/performance.md).
  *
  * Held so only where the text is known, without a parse, to be written as
- * `JSON.stringify` writes its parse (`ListedTool.schemaJson`, json-spans.ts
+ * `JSON.stringify` writes its parse (`ListedTool.schemaJson`, json-written.ts
  * `Written.stringified`): it reads one way, and its parse cannot fail. The
  * text is the entry's own copy, never a slice of the listing's, which would
  * keep the whole listing alive as long as the map keeps the tool.

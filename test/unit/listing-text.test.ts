@@ -10,15 +10,8 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import {
-  isStringified,
-  keyReadTwice,
-  MAX_NESTING,
-  newWritten,
-  readObject,
-  textAt,
-  valueEnd,
-} from "../../src/json-spans";
+import { keyReadTwice, MAX_NESTING, readObject, textAt, valueEnd } from "../../src/json-spans";
+import { isStringified, newWritten, writtenEnd } from "../../src/json-written";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { misspelledMember } from "../../src/protocol/tools-list";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/listing-answer";
@@ -444,7 +437,7 @@ describe("reading a JSON text's structure", () => {
     fc.assert(
       fc.property(jsonText, (text) => {
         const written = newWritten();
-        expect(valueEnd(text, 0, written)).toBe(text.length);
+        expect(writtenEnd(text, 0, written)).toBe(text.length);
         const value = JSON.parse(text);
         expect(isStringified(text, [0, text.length], written, value)).toBe(
           text === JSON.stringify(value),

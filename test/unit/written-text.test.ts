@@ -7,13 +7,14 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isStringified, newWritten, textAt, valueEnd, type Written } from "../../src/json-spans";
+import { textAt } from "../../src/json-spans";
+import { isStringified, newWritten, type Written, writtenEnd } from "../../src/json-written";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 
-/** What `valueEnd` shows of `text`, read whole; `undefined` where it reads no value there. */
+/** What `writtenEnd` shows of `text`, read whole; `undefined` where it reads no value there. */
 function writtenOf(text: string): Written | undefined {
   const written = newWritten();
-  return valueEnd(text, 0, written) === text.length ? written : undefined;
+  return writtenEnd(text, 0, written) === text.length ? written : undefined;
 }
 
 const parsed = (text: string): { value: unknown } | undefined => {
