@@ -19,6 +19,19 @@ export const MAX_MERGES = 16;
 /** Keywords of a branch not copied as they are: merged above, or meaning nothing here. */
 const MERGED_APART = new Set(["properties", "required", "$ref"]);
 
+/**
+ * What one branch says: its `$ref`'s target and, from 2019-09 on, what it
+ * says beside the `$ref` (`{"$ref": "#/$defs/Base", "properties": {…}}`),
+ * both of which apply. Without the second, a view left those properties out.
+ */
+function branchSchema(branch: unknown, root: Schema): Schema | undefined {
+  const target = resolve(branch, root);
+  if (!isPlainObject(branch) || target === branch) return target;
+  const { $ref: _, ...beside } = branch;
+  if (Object.keys(beside).length === 0) return target;
+  return target ? mergeBranches(beside, "allOf", [target], root) : beside;
+}
+
 export function mergeBranches(
   schema: Schema,
   keyword: string,
@@ -34,7 +47,7 @@ export function mergeBranches(
   const requiredSets: string[][] = [];
   const forms: string[] = [];
   for (const branch of branches) {
-    const resolved = resolve(branch, root);
+    const resolved = branchSchema(branch, root);
     if (!resolved || isNullSchema(resolved)) continue;
     const branchProperties = resolved.properties;
     if (isPlainObject(branchProperties)) {

@@ -11,7 +11,7 @@
  * branches, `MAX_FORMS` forms in all, and `MAX_NODES` nodes read looking for
  * what still refers to a `$def`. Never mutates its input.
  */
-import { refTarget, type Schema } from "../args/json-schema";
+import { refTarget, resolve, type Schema } from "../args/json-schema";
 import { isPlainObject, setOwn } from "../json";
 import { CHILDREN } from "./keywords";
 import { MAX_MERGES, mergeBranches } from "./merge-branches";
@@ -27,6 +27,7 @@ const CONDITIONAL = ["then", "else"] as const;
 /** `form` with its local `$ref` and `allOf` merged in; the `$ref`s merged go into `merged`. */
 function mergedForm(form: Schema, root: Schema, merged: Set<string>): Schema {
   let result = form;
+  const toRoot: Schema[] = [];
   for (let round = 0; round < MAX_MERGES; round++) {
     const ref = result.$ref;
     // A `$ref` that resolves to nothing, or back to the root, adds nothing: it stays as it was.
@@ -42,9 +43,22 @@ function mergedForm(form: Schema, root: Schema, merged: Set<string>): Schema {
       }
     }
     if (!Array.isArray(result.allOf)) break;
-    result = mergeBranches(result, "allOf", result.allOf, root);
+    // A branch that is the root again adds nothing to a form of it but what it says beside its
+    // `$ref`: that is merged (and shaped), the `$ref` kept. Merged whole, it brought the root's
+    // `allOf` back, its own unshaped branch with it, round after round.
+    const branches: unknown[] = [];
+    for (const branch of result.allOf) {
+      if (!isPlainObject(branch) || resolve(branch, root) !== root) branches.push(branch);
+      else {
+        const { $ref, ...beside } = branch;
+        toRoot.push({ $ref });
+        if (Object.keys(beside).length > 0) branches.push(beside);
+      }
+    }
+    result = mergeBranches(result, "allOf", branches, root);
   }
-  return result;
+  if (toRoot.length === 0) return result;
+  return { ...result, allOf: [...(Array.isArray(result.allOf) ? result.allOf : []), ...toRoot] };
 }
 
 /** What one shaping has done: the `$ref`s it merged, and the forms it has seen. */

@@ -228,6 +228,19 @@ describe("any schema an origin may write, under a rule (property)", () => {
     }
   });
 
+  it("leaves a fixed argument out of an allOf branch beside a $ref back to the root", () => {
+    // Found by the property below in CI (seed -22910979).
+    const original = { allOf: [{ $ref: "#", properties: { org: {}, amount: {} } }] };
+    for (const profile of PROFILE_NAMES) {
+      const { schema: view } = schemaView(presentedSchema(original, rule), SCHEMA_PASSES[profile]);
+      for (const form of argumentForms(view)) {
+        if (isPlainObject(form.properties))
+          expect(form.properties, profile).not.toHaveProperty("org");
+      }
+      expect(JSON.stringify(view), profile).toContain('"amount"');
+    }
+  });
+
   it("is shaped under every profile without a throw, the origin's schema left as it was", () => {
     fc.assert(
       fc.property(schema, (original) => {

@@ -376,6 +376,30 @@ describe("the view, rule by rule (gemini)", () => {
     }
   });
 
+  it("keeps what an allOf branch says beside its $ref (2020-12 applies both)", () => {
+    const base = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
+    const branch = {
+      $ref: "#/$defs/Base",
+      properties: { extra: { type: "string" } },
+      required: ["extra"],
+    };
+    const atRoot = { type: "object", allOf: [branch], $defs: { Base: base } };
+    const nested = {
+      type: "object",
+      properties: { p: { allOf: [branch] } },
+      $defs: { Base: base },
+    };
+    for (const profile of PROFILE_NAMES.filter((name) => name !== "mcp")) {
+      const root = schemaView(atRoot, SCHEMA_PASSES[profile]).schema as Record<string, unknown>;
+      expect(Object.keys(root.properties as object), profile).toEqual(["extra", "id"]);
+      expect(root.required, profile).toEqual(expect.arrayContaining(["id", "extra"]));
+      const { properties } = schemaView(nested, SCHEMA_PASSES[profile]).schema as {
+        properties: { p: Record<string, unknown> };
+      };
+      expect(JSON.stringify(properties.p), profile).toContain('"extra"');
+    }
+  });
+
   it("merges a root-level anyOf into one object and names the forms", () => {
     expect(gemini(EDGE_CASES["root anyOf"]).schema).toEqual({
       type: "object",
