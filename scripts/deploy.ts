@@ -17,6 +17,27 @@ import { runCheck, valuesOf, varsOf } from "./check";
 const unreadWhere = (arg: string) =>
   /^--(cwd|c|e)(=|$)/.test(arg) || (/^-[A-Za-z]*[ce]/.test(arg) && arg !== "-c" && arg !== "-e");
 
+/**
+ * Whether wrangler (yargs) reads `args` as a dry run: `--dry-run` or
+ * `--dryRun`, unless `false` follows, `=true`, and the last of several
+ * counts; `--dry-run false`, `=false`, `=1` and `--no-dry-run` deploy. A
+ * dry run taken for a deploy is only checked harder; the reverse would let
+ * a placeholder namespace id through.
+ */
+export function isDryRun(args: readonly string[]): boolean {
+  let dryRun = false;
+  for (let index = 0; index < args.length; index++) {
+    const [flag, value] = (args[index] as string).split(/=(.*)/s);
+    if (flag === "--no-dry-run" || flag === "--no-dryRun") dryRun = false;
+    if (flag !== "--dry-run" && flag !== "--dryRun") continue;
+    const next = args[index + 1];
+    if (value !== undefined) dryRun = value === "true";
+    else if (next === "true" || next === "false") dryRun = args[++index] === "true";
+    else dryRun = true;
+  }
+  return dryRun;
+}
+
 /** `npm run deploy -- …args`: its exit code, 1 when check refuses (nothing deployed), else wrangler's. */
 export function deploy(args: readonly string[]): number {
   const unread = args.find(unreadWhere);
@@ -29,13 +50,12 @@ export function deploy(args: readonly string[]): number {
   }
   const [env] = valuesOf(args, "env", { short: "e" });
   const [configPath] = valuesOf(args, "config", { short: "c" });
-  const dryRun = args.includes("--dry-run");
   const clean = runCheck({
     configPath,
     only: [env],
     vars: varsOf(valuesOf(args, "var", { array: true })),
     forDeploy: true,
-    dryRun,
+    dryRun: isDryRun(args),
   });
   if (!clean) {
     console.log("\nNot deployed: the problems above come first.");

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { checkEnvironment } from "../../scripts/check";
-import { deploy } from "../../scripts/deploy";
+import { deploy, isDryRun } from "../../scripts/deploy";
 import { readEnvironment } from "../../scripts/lib/environments";
 import { npmRun, ROOT, sections } from "./npm-scripts";
 
@@ -344,6 +344,25 @@ describe("npm run deploy", () => {
     const placeholder = deployed(["--env", "acme"]);
     expect(placeholder.status).toBe(1);
     expect(placeholder.out).toContain("TOOL_MAP: has a placeholder for its namespace id");
+  });
+
+  it("checks as a deploy what wrangler deploys: `--dry-run false`, `--dry-run=false`, `--no-dry-run`", () => {
+    // wrangler (yargs) reads each of these as no dry run, and the last of two as the one that counts.
+    for (const dryRun of [
+      ["--dry-run", "false"],
+      ["--dry-run=false"],
+      ["--dry-run=1"],
+      ["--no-dry-run"],
+      ["--dry-run", "--no-dry-run"],
+    ]) {
+      const deploying = deployed(["--env", "acme", ...dryRun]);
+      expect(deploying.status, dryRun.join(" ")).toBe(1);
+      expect(deploying.out).toContain("TOOL_MAP: has a placeholder for its namespace id");
+    }
+    for (const dryRun of [["--dry-run", "true"], ["--dry-run=true"], ["--dryRun"]]) {
+      expect(isDryRun(["--env", "acme", ...dryRun]), dryRun.join(" ")).toBe(true);
+    }
+    expect(isDryRun(["--no-dry-run", "--dry-run"])).toBe(true);
   });
 
   it("checks every --var wrangler deploys: `--var A:1 B:2` sets both, with or without =", () => {
