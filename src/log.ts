@@ -33,14 +33,24 @@ function bounded(value: unknown, depth: number): unknown {
   return Object.fromEntries(kept);
 }
 
-/** DEL and the C1 controls, which JSON.stringify writes raw (it escapes C0's in a string). */
-const RAW_CONTROLS = /[\u007f-\u009f]/g;
+/**
+ * What a terminal acts on or does not show, of what JSON.stringify writes raw
+ * (it escapes C0's in a string), as a character class's ranges: DEL and the
+ * C1 controls, and what reorders or hides text, direction controls
+ * (direction-controls.ts), zero-width characters and joiners, line and
+ * paragraph separators, the byte order mark. U+202E shows a tool named
+ * "\u202Eelif" as "file".
+ */
+export const UNSEEN =
+  "\\u007f-\\u009f\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufeff";
+
+const RAW_CONTROLS = new RegExp(`[${UNSEEN}]`, "g");
 
 /**
- * JSON text with each control JSON.stringify leaves raw written as a `\u`
- * escape: it reads back as the same value, and a terminal showing it (`wrangler
- * dev`, `wrangler tail`, the npm scripts) acts on none of them, such as U+009D,
- * OSC, which sets the clipboard in an origin's tool name.
+ * JSON text with each character of `UNSEEN` written as a `\u` escape: it
+ * reads back as the same value, and a terminal showing it (`wrangler dev`,
+ * `wrangler tail`, the npm scripts) acts on none and shows each, such as
+ * U+009D, OSC, which sets the clipboard, in an origin's tool name.
  */
 export const escapeRawControls = (json: string) =>
   json.replace(RAW_CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);

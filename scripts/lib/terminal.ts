@@ -5,12 +5,11 @@
  * rewrite what the screen shows, retitle the window or set the clipboard
  * (OSC 52).
  */
-import { escapeRawControls } from "../../src/log";
+import { escapeRawControls, UNSEEN } from "../../src/log";
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: what it finds.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const CONTROL = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`, "g");
 
-/** `text` with each control character (C0, DEL, C1) shown as `�`. */
+/** `text` with each control character (C0, DEL, C1) and each unseen one (log.ts `UNSEEN`) shown as `�`. */
 export const printable = (text: string) => text.replace(CONTROL, "\ufffd");
 
 /**

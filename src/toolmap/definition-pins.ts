@@ -20,6 +20,7 @@
 import { sha256 } from "../digest";
 import { sameJson } from "../json";
 import { textAt } from "../json-spans";
+import { UNSEEN } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
 import type { ListedTool } from "../protocol/tools-list";
 import type { ChangeScope } from "../rules/tool-rules";
@@ -281,14 +282,28 @@ export const acceptKey = (origin: string, pin: string, original: string) =>
  */
 export const acceptedPin = (original: string, pin: string) => `${original}\n${pin}`;
 
+/** What a terminal acts on or does not show: C0 controls, and log.ts `UNSEEN`. */
+const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`, "g");
+
+/** `character` as bash's and zsh's `$'…'` write it: `\xHH` or `\uHHHH`. */
+const escaped = (character: string) => {
+  const code = character.charCodeAt(0);
+  return code < 0x80
+    ? `\\x${code.toString(16).padStart(2, "0")}`
+    : `\\u${code.toString(16).padStart(4, "0")}`;
+};
+
 /**
  * `text` as one word of a POSIX shell or zsh: a tool's name is the origin's, and may hold `$(…)`;
- * zsh reads a word that starts with `=` as a command's path (`=ls` is `/bin/ls`).
+ * zsh reads a word that starts with `=` as a command's path (`=ls` is `/bin/ls`). A name with a
+ * character a terminal acts on or does not show is written `$'…'` (bash, zsh), each such
+ * character escaped: printed, the command shows the name it accepts, and pasted, accepts it.
  */
-const shellWord = (text: string) =>
-  /^[\w.,:/@%+=-]+$/.test(text) && !/^[-=]/.test(text)
-    ? text
-    : `'${text.replaceAll("'", "'\\''")}'`;
+function shellWord(text: string): string {
+  if (/^[\w.,:/@%+=-]+$/.test(text) && !/^[-=]/.test(text)) return text;
+  if (text.search(UNPRINTABLE) === -1) return `'${text.replaceAll("'", "'\\''")}'`;
+  return `$'${text.replace(/[\\']/g, "\\$&").replace(UNPRINTABLE, escaped)}'`;
+}
 
 /**
  * The command that accepts `original`'s definition `pin`, ready to paste in

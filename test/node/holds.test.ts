@@ -97,9 +97,10 @@ describe("npm run holds", () => {
     );
   }, 600_000);
 
-  it("lists a held tool whose name holds control characters without them", async () => {
-    // What a hostile origin may write to the operator's terminal: set its clipboard, clear its screen.
-    const hostile = "\u001b]52;c;cm0gLXJmIH4=\u0007report\u009b2J";
+  it("lists a held tool whose name holds control characters without them, and a command that accepts it", async () => {
+    // What a hostile origin may write to the operator's terminal: set its clipboard, clear its
+    // screen, and show its name right to left ("\u202Eelif" shows as "file").
+    const hostile = "\u001b]52;c;cm0gLXJmIH4=\u0007report\u009b2J\u202Eelif";
     const map = {
       format: 2,
       tools: { [hostile]: ["s1", 20_000, "s1/e1/a1", "d1", "-/-/-"] },
@@ -117,10 +118,19 @@ describe("npm run holds", () => {
     const out = printed.join("\n");
     expect(out).toContain("1 held tool");
     expect(out).toContain(
-      `"\\u001b]52;c;cm0gLXJmIH4=\\u0007report\\u009b2J"  changed: description`,
+      `"\\u001b]52;c;cm0gLXJmIH4=\\u0007report\\u009b2J\\u202eelif"  changed: description`,
     );
     // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not be printed.
-    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    // Pasted into bash (or zsh), the command accepts that very name.
+    const command = /accept: (npm run holds -- accept .*)$/m.exec(out)?.[1];
+    const accepted = shell("bash", ["-c", `${command}`], repo.dir);
+    expect(accepted.status).toBe(0);
+    const values = await toolMap(async (kv) => {
+      const { keys } = await kv.list({ prefix: `${SCOPE}:accept:` });
+      return Promise.all(keys.map(({ name }) => kv.get(name)));
+    });
+    expect(values).toContain(hostile);
   }, 600_000);
 
   it("accepts a tool whose name wrangler would read as an option, by that name", async () => {

@@ -26,12 +26,25 @@ describe("acceptCommand", () => {
     ["`id`", "'`id`'"],
     ["a b;rm -rf ~", "'a b;rm -rf ~'"],
     ["it's", "'it'\\''s'"],
-    ['say "hi"\n', "'say \"hi\"\n'"],
   ])("quotes a tool named %j as one shell word, so pasting it runs nothing else", (name, word) => {
     expect(acceptCommand(PIN, name, "acme")).toBe(
       `npm run holds -- accept ${word} --pin ${PIN} --env acme`,
     );
   });
+
+  it.each([
+    ['say "hi"\n', `$'say "hi"\\x0a'`],
+    ["\u202Edaer.elif", "$'\\u202edaer.elif'"],
+    ["it's\u200B\u001b]0;x\u0007", "$'it\\'s\\u200b\\x1b]0;x\\x07'"],
+    ["back\\slash\u2060", "$'back\\\\slash\\u2060'"],
+  ])(
+    "writes a name with a control or invisible character %j as $'…', each escaped (bash, zsh)",
+    (name, word) => {
+      expect(acceptCommand(PIN, name, "acme")).toBe(
+        `npm run holds -- accept ${word} --pin ${PIN} --env acme`,
+      );
+    },
+  );
 
   it("quotes a name that zsh, macOS's shell, would expand: =ls is /bin/ls there", () => {
     expect(acceptCommand(PIN, "=ls", "acme")).toBe(

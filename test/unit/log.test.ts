@@ -46,4 +46,13 @@ describe("a log line", () => {
     expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
     expect(parsed.tool).toBe(name);
   });
+
+  it("writes no character raw that reorders or hides text on a terminal", () => {
+    // "\u202Edaer.elif" shows as "file.read"; a zero-width space or a BOM is not seen at all.
+    const name = "\u202Edaer.elif\u2066x\u2069\u200Bfiles\uFEFF.read\u2028\u061C";
+    const { line, parsed } = logged({ tool: name });
+    expect(line).not.toMatch(/[\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/);
+    expect(line).toContain("\\u202e");
+    expect(parsed.tool).toBe(name);
+  });
 });
