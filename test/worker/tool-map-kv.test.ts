@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { nameRules, PROFILE_NAMES } from "../../src/names/profiles";
 import { fingerprint32 } from "../../src/names/stable-hash";
+import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { type ChangeScope, NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
@@ -600,6 +601,36 @@ describe("TOOL_CHANGES=hold, a tool changed to another's accepted definition", (
     memory = new ToolMapMemory();
     expect((await open("ann").nameListing(tools("v2"))).hidden).toEqual(new Set(["twin_b"]));
     expect((await open("newcomer").nameListing(tools("v2"))).hidden).toEqual(new Set(["twin_b"]));
+    await Promise.all(writes.splice(0));
+  });
+});
+
+describe("TOOL_CHANGES=hold, a schema that writes an array index after another key", () => {
+  it("holds nothing where a new isolate lists the tool itself, its answer parsed whole", async () => {
+    const policy = { rules: NO_RULES, changes: "hold" as const };
+    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const writes: Promise<unknown>[] = [];
+    const open = () =>
+      new ToolMap(
+        env.TOOL_MAP,
+        scopes,
+        profileOf("openai"),
+        new ToolMapMemory(),
+        (w) => writes.push(w),
+        policy,
+      );
+    // JSON.stringify writes the key "404" first: the text as listed is not how it writes the parse.
+    const answer = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"codes.explain","inputSchema":{"type":"object","properties":{"status":{"type":"string"},"404":{"type":"boolean"}}}}]}}`;
+    const read = readListingText(answer);
+    await open().nameListing(read?.elements.filter((tool) => tool instanceof WrittenTool) ?? []);
+    await Promise.all(writes.splice(0));
+
+    // A new isolate lists the caller's tools before their call (relist.ts parses the answer whole).
+    const parsed = JSON.parse(answer) as { result: { tools: ListedTool[] } };
+    const logs = captureLogs();
+    expect((await open().nameListing(parsed.result.tools)).hidden).toEqual(new Set());
+    expect(logs.events("tool_definition_changed")).toEqual([]);
+    logs.restore();
     await Promise.all(writes.splice(0));
   });
 });
