@@ -720,6 +720,33 @@ const crafted = {
   ).map((inputSchema) => ({ name: "read_file", description: "Reads a file.", inputSchema })),
 };
 
+describe("TOOL_CHANGES=hold, a number changed past a double's precision", () => {
+  // Not promised (SECURITY.md): a pin digests a definition as JSON.parse reads it, numbers as
+  // doubles; a reader of exact integers (Python's json) reads another account here.
+  it.fails("is held, though JSON.parse reads one double", async () => {
+    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const writes: Promise<unknown>[] = [];
+    const policy = { rules: NO_RULES, changes: "hold" as const };
+    const listed = async (account: string) => {
+      const answer = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"pay.send","inputSchema":{"type":"object","properties":{"to":{"const":${account}}}}}]}}`;
+      const tools = readListingText(answer)?.elements.filter((tool) => tool instanceof WrittenTool);
+      const map = new ToolMap(
+        env.TOOL_MAP,
+        scopes,
+        profileOf("openai"),
+        new ToolMapMemory(),
+        (w) => writes.push(w),
+        policy,
+      );
+      const listing = await map.nameListing(tools ?? []);
+      await Promise.all(writes.splice(0));
+      return listing;
+    };
+    await listed("12345678901234567890");
+    expect((await listed("12345678901234567891")).hidden).toEqual(new Set(["pay.send"]));
+  });
+});
+
 describe("TOOL_CHANGES=hold, a changed definition crafted to collide with its pin", () => {
   it.each(Object.entries(crafted))(
     "%s: held all the same, in the isolate that pinned it and in a new one",
