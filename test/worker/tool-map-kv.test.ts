@@ -21,6 +21,7 @@ import { decodeMap, emptyMap, encodeMap, MAX_TOOLS, mapKey } from "../../src/too
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { realisticListing } from "../../support/listing";
+import { collidingSchemas } from "../helpers/colliding-schemas";
 import { kvFailingOnly } from "../helpers/kv";
 import { captureLogs } from "../helpers/logs";
 import { rulesOf } from "../helpers/tool-rules";
@@ -263,6 +264,27 @@ describe("decided from the listing itself, past what memory keeps", () => {
     await settled();
     const changed = await open(memory).nameListing(tools("2"));
     expect([...changed.hidden].sort()).toEqual(["t0", "t1"]);
+  });
+});
+
+describe("a cold isolate's call, where two tools' schemas give one fingerprint", () => {
+  // Not promised (SECURITY.md): KV holds one schema line per 32-bit fingerprint, and an isolate
+  // that holds no listing of the caller's repairs their call against the schema KV holds.
+  it.fails("is repaired against its own tool's schema", async () => {
+    const [one, two] = collidingSchemas(
+      (salt) => ({ type: "object", properties: { amount: { type: "string" } }, $comment: salt }),
+      (salt) => ({ type: "object", properties: { amount: { type: "integer" } }, $comment: salt }),
+    );
+    const origin = freshOrigin();
+    const first = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP, profileOf("mcp"));
+    await first.toolMap.nameListing([
+      { name: "a.one", inputSchema: one },
+      { name: "b.two", inputSchema: two },
+    ]);
+    await first.settled();
+
+    const cold = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP, profileOf("mcp"));
+    expect((await cold.toolMap.calls.resolve("b.two"))?.entry.inputSchema).toEqual(two);
   });
 });
 
