@@ -29,9 +29,15 @@ export interface Written {
   /** No whitespace between its tokens, and every number written as `JSON.stringify` writes it. */
   plain: boolean;
   /**
+   * Some object in it writes a key that is an array index (`"0"`, `"404"`),
+   * which `JSON.stringify` writes before the others, in their order, whatever
+   * order the text wrote them in: then it may not write the parse as the text.
+   */
+  indexed: boolean;
+  /**
    * Plain, and shown by its text alone to be JSON written as `JSON.stringify`
    * writes its parse: each token where JSON's grammar has it, no key twice in
-   * one object, no control character in a string and no escape but `\"`,
+   * one object, none an array index, no control character in a string and no escape but `\"`,
    * `\\`, `\b`, `\f`, `\n`, `\r` and `\t` (in a text decoded from UTF-8, which
    * holds no lone surrogate). Where it holds, the text needs no
    * parse to be known for one reading; where it does not, a parse tells
@@ -41,7 +47,12 @@ export interface Written {
 }
 
 /** What a value's text shows before it is read: nothing against it. */
-export const newWritten = (): Written => ({ members: 0, plain: true, stringified: true });
+export const newWritten = (): Written => ({
+  members: 0,
+  plain: true,
+  indexed: false,
+  stringified: true,
+});
 
 /**
  * `scalarEnd`, and `written` told where the number is one `JSON.stringify`
@@ -85,6 +96,23 @@ const keyEnds = new Int32Array(keyStarts.length);
 /** Where each open level's keys start in `keyStarts`. */
 const levelKeys = new Int32Array(MAX_NESTING);
 
+/**
+ * Whether the key at `[start, end)` (its quotes) may be an array index: up to
+ * 10 digits (2^32 - 2 is the largest), no leading zero. Cautious: `"9999999999"`
+ * is none, and counts.
+ */
+function indexKey(text: string, start: number, end: number): boolean {
+  const length = end - start - 2;
+  if (length < 1 || length > 10 || (length > 1 && text.charCodeAt(start + 1) === 0x30)) {
+    return false;
+  }
+  for (let at = start + 1; at < end - 1; at++) {
+    const code = text.charCodeAt(at);
+    if (code < 0x30 || code > 0x39) return false;
+  }
+  return true;
+}
+
 /** Whether the key at `[start, end)` is written as none of `[from, count)` in `keyStarts`. */
 function newKey(text: string, start: number, end: number, from: number, count: number): boolean {
   const length = end - start;
@@ -121,7 +149,7 @@ export function writtenEnd(text: string, start: number, written: Written, outer 
   else if (first !== OPEN_BRACE && first !== OPEN_BRACKET)
     end = plainScalarEnd(text, start, written);
   else end = structureEnd(text, start, written, outer);
-  if (!written.plain) written.stringified = false;
+  if (!written.plain || written.indexed) written.stringified = false;
   if (end !== -1 && written.stringified && UNSTRINGIFIED.test(text.slice(start, end))) {
     written.stringified = false;
   }
@@ -140,6 +168,7 @@ function structureEnd(text: string, start: number, written: Written, outer: numb
       if (end === -1) return -1;
       if (next === KEY || next === KEY_OR_CLOSE) {
         const from = levelKeys[depth - 1] as number;
+        if (indexKey(text, at, end)) written.indexed = true;
         if (
           keys - from >= KEYS_COMPARED ||
           keys === keyStarts.length ||
@@ -214,12 +243,12 @@ export const writesEachKeyOnce = (written: Written, value: unknown) =>
 /**
  * Whether the text of `span`, parsed to `value`, is what `JSON.stringify(value)`
  * writes: JSON (`value` is `undefined` where the parse failed), plain, no
- * escape `JSON.stringify` writes otherwise (`\u00e9`, `\/`), and no key
- * written twice. A text that is no JSON and has no member (`[1,,2]`, `["\x"]`)
+ * escape `JSON.stringify` writes otherwise (`\u00e9`, `\/`), no key that is
+ * an array index (`Written.indexed`), and no key written twice. A text that is no JSON and has no member (`[1,,2]`, `["\x"]`)
  * parses to nothing with as many members as it writes: it is not one.
  */
 export function isStringified(text: string, [start, end]: Span, written: Written, value: unknown) {
-  if (!written.plain || value === undefined) return false;
+  if (!written.plain || written.indexed || value === undefined) return false;
   const inner = text.slice(start, end);
   if (inner.includes("\\") && /\\[u/]/.test(inner)) return false;
   return writesEachKeyOnce(written, value);

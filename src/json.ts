@@ -128,12 +128,17 @@ export function keyFoldedTwice(value: unknown): string | undefined {
 
 /**
  * Whether two parsed JSON values are equal: the same members, in any order,
- * with equal values. Only what `JSON.parse` makes is compared, so no
- * constructor, date or pattern is looked at: a repeated listing compares
- * every schema this way, and a general deep equality (dequal) took 1.7 to 2
- * times as long over 1,000 of them. A member is read by its key, and asked
- * whether it is the object's own only where an inherited one could stand in
- * for it: asking for every key took three times as long.
+ * with equal values, and each number written alike where its text is known
+ * (`sourceOf`: one `JSON.stringify` writes otherwise, read by `parseExact`):
+ * `12345678901234567891` and `…890` are one double, and two numbers to a
+ * reader of exact integers; taken for one, a schema held for one caller
+ * wrote its text into another's listing. Only what `JSON.parse` makes is
+ * compared, so no constructor, date or pattern is looked at: a repeated
+ * listing compares every schema this way, and a general deep equality
+ * (dequal) took 1.7 to 2 times as long over 1,000 of them. A member is read
+ * by its key, and asked whether it is the object's own only where an
+ * inherited one could stand in for it: asking for every key took three
+ * times as long.
  */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -147,7 +152,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
     for (let index = 0; index < x.length; index++) {
       const p = x[index];
       const q = y[index];
-      if (p !== q && !sameJson(p, q)) return false;
+      if (p === q ? !sameText(x, y, String(index), p) : !sameJson(p, q)) return false;
     }
     return true;
   }
@@ -160,7 +165,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
     // A member `y` lacks reads as undefined, or as one it inherits: a function, or for
     // `__proto__` the prototype itself, an object that an empty one would equal.
     if ((q === undefined || key === "__proto__") && !Object.hasOwn(y, key)) return false;
-    if (p !== q && !sameJson(p, q)) return false;
+    if (p === q ? !sameText(x, y, key, p) : !sameJson(p, q)) return false;
     members++;
   }
   // Counted as the loop above counts: an own member of each, and what both inherit alike.
@@ -201,6 +206,10 @@ function sourceOf(holder: object, key: string, value: unknown): string | undefin
   const at = sourceAt.get(holder)?.get(key);
   return at !== undefined && Object.is(at.value, value) ? at.source : undefined;
 }
+
+/** Whether `value`, held by both `x` and `y` at `key`, is written alike there as far as known: numbers only. */
+const sameText = (x: object, y: object, key: string, value: unknown) =>
+  typeof value !== "number" || sourceOf(x, key, value) === sourceOf(y, key, value);
 
 /** `holder[key]`, now `value`, is written as `source`. */
 function writeAs(holder: object, key: string, source: string, value: unknown): void {

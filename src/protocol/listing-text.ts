@@ -69,11 +69,15 @@ function stringAt(text: string, [start, end]: Span): string | undefined {
   return ` ${inner}`.slice(1);
 }
 
-/** A tool's members that its definition pin covers and that hold objects. */
-type PinnedObject = "inputSchema" | "annotations" | "outputSchema";
+/** A tool's members that its definition pin covers. */
+type Pinned = "title" | "description" | "inputSchema" | "annotations" | "outputSchema";
 
-const isPinnedObject = (key: string): key is PinnedObject =>
-  key === "inputSchema" || key === "annotations" || key === "outputSchema";
+const isPinned = (key: string): key is Pinned =>
+  key === "title" ||
+  key === "description" ||
+  key === "inputSchema" ||
+  key === "annotations" ||
+  key === "outputSchema";
 
 /** A member not parsed yet. */
 const UNREAD: unique symbol = Symbol("unread");
@@ -96,8 +100,8 @@ export class WrittenTool implements ListedTool {
     readonly name: string,
     readonly written: { text: string; span: Span },
     readonly members: ReadonlyMap<string, Span>,
-    /** What the text of `inputSchema`, `annotations` and `outputSchema` showed. */
-    private readonly texts: Readonly<Record<PinnedObject, Written>>,
+    /** What the text of each member its definition pin covers showed. */
+    private readonly texts: Readonly<Record<Pinned, Written>>,
   ) {}
 
   private read(key: string): unknown {
@@ -171,19 +175,31 @@ export class WrittenTool implements ListedTool {
   }
 
   /**
-   * Whether the objects its definition pin covers (its input schema,
-   * annotations and output schema) write no key twice: copied as written,
-   * they then mean to every reader what they mean to the proxy. Parses those
+   * Whether what its definition pin covers (its title, description, input
+   * schema, annotations and output schema) is JSON, and writes no key twice:
+   * copied as written, it then means to every reader what it means to the
+   * proxy. A member `JSON.parse` does not read (a raw control character, or
+   * `\x`, in a string) is pinned as absent, and read as written by a lenient
+   * reader: a change written so was neither held nor logged. Parses those
    * whose text does not tell (`Written.stringified`).
    */
   get readsOneWay(): boolean {
-    const { texts } = this;
     // What the text shows first: most listings need no parse to tell.
     return (
-      (this.schemaJson !== undefined || writesEachKeyOnce(texts.inputSchema, this.inputSchema)) &&
-      (texts.annotations.stringified || writesEachKeyOnce(texts.annotations, this.annotations)) &&
-      (texts.outputSchema.stringified || writesEachKeyOnce(texts.outputSchema, this.outputSchema))
+      this.#readsOneWay("title", () => this.title) &&
+      this.#readsOneWay("description", () => this.description) &&
+      (this.schemaJson !== undefined || this.#readsOneWay("inputSchema", () => this.inputSchema)) &&
+      this.#readsOneWay("annotations", () => this.annotations) &&
+      this.#readsOneWay("outputSchema", () => this.outputSchema)
     );
+  }
+
+  /** `readsOneWay` of one member, absent or as `read` parses it (`undefined`: not JSON). */
+  #readsOneWay(key: Pinned, read: () => unknown): boolean {
+    const written = this.texts[key];
+    if (written.stringified || !this.members.has(key)) return true;
+    const value = read();
+    return value !== undefined && writesEachKeyOnce(written, value);
   }
 }
 
@@ -217,13 +233,15 @@ export function readListingText(
       elements.push([at, end]);
       return end;
     }
-    const texts: Record<PinnedObject, Written> = {
+    const texts: Record<Pinned, Written> = {
+      title: newWritten(),
+      description: newWritten(),
       inputSchema: newWritten(),
       annotations: newWritten(),
       outputSchema: newWritten(),
     };
     const object = readObject(text, at, (key, from) =>
-      isPinnedObject(key)
+      isPinned(key)
         ? writtenEnd(text, from, texts[key], TOOLS_DEPTH + 1)
         : valueEnd(text, from, TOOLS_DEPTH + 1),
     );

@@ -352,7 +352,10 @@ export async function pinListing(
 /**
  * Whether the operator wrote the accept key for `original`'s definition
  * `pin`: known for a minute once read, read from KV only while `mayRead`.
- * The key stays: every caller held on the same definition takes it.
+ * The key stays: every caller held on the same definition takes it. Known
+ * by the tool and pin (`acceptedPin`), not by the key: the key names the
+ * tool by its name's 32-bit fingerprint, which an origin can give another
+ * tool, and that tool's check would have found this one's answer.
  */
 async function accepted(
   kv: KVNamespace,
@@ -362,17 +365,17 @@ async function accepted(
   pin: string,
   mayRead: () => boolean,
 ): Promise<boolean> {
-  const key = acceptKey(scope, pin, original);
-  const known = origin.acceptChecks.get(key);
+  const check = acceptedPin(original, pin);
+  const known = origin.acceptChecks.get(check);
   if (known !== undefined) return known;
   if (!mayRead()) return false;
   let value: string | null = null;
   try {
-    value = await kv.get(key, "text");
+    value = await kv.get(acceptKey(scope, pin, original), "text");
   } catch (error) {
     logEvent("kv_error", { op: "get", error: String(error) });
   }
   const isAccepted = value === original;
-  origin.acceptChecks.set(key, isAccepted);
+  origin.acceptChecks.set(check, isAccepted);
   return isAccepted;
 }

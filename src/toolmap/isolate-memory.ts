@@ -108,7 +108,7 @@ export class OriginMemory {
    * more: for a large listing, what spares naming it anew in this isolate.
    */
   written = new Map<string, WrittenTool>();
-  /** Held changes already logged (original and pin), and accept keys read lately. */
+  /** Held changes already logged, and accept keys read lately (each: original and pin). */
   readonly heldLogged = heldNotes<true>();
   readonly acceptChecks = heldNotes<boolean>(ACCEPT_CHECK_MS);
   /** Definitions held for a caller here that KV's map does not note yet, per original (map-store.ts). */

@@ -51,6 +51,14 @@ const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
 export const EXPIRY_DAYS = 30;
 /** A listed tool's "last listed" day is written again only when older than this. */
 const SEEN_REFRESH_DAYS = 7;
+/**
+ * Past the map's bound, a tool it holds and some listing showed within this
+ * many days (its day, written again once a week, is at most a week old for
+ * a tool listed every week) keeps its place, and its pin, against tools new
+ * to the map: an origin cannot have the map let go of a tool's pin by listing
+ * others, then change it unheld (stored-map.ts `keptTools`).
+ */
+const SETTLED_DAYS = 2 * SEEN_REFRESH_DAYS;
 /** A map read this recently is merged into without reading it again. */
 const FRESH_MS = 10_000;
 
@@ -194,7 +202,11 @@ export class MapStore {
     for (const [original, tool] of tools) {
       if (day - tool.seen > EXPIRY_DAYS) tools.delete(original);
     }
-    const kept = keptTools(tools);
+    const kept = keptTools(
+      tools,
+      (original) =>
+        day - (base.tools.get(original)?.seen ?? Number.NEGATIVE_INFINITY) <= SETTLED_DAYS,
+    );
     if (kept !== tools) {
       logEvent("tool_map_full", { scope: this.scope.origin, tools: tools.size, kept: kept.size });
     }

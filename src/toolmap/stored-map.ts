@@ -90,15 +90,30 @@ const asString = (value: unknown) => (typeof value === "string" ? value : undefi
 
 /**
  * The tools a map keeps of `tools`: all of them within `MAX_TOOLS` tools and
- * as many units of their names' weight (names/weight.ts), else the most
- * recently listed within it. Both ways: what is written, and what is read of
- * a map versions before the weight wrote (up to KV's 25 MiB of names).
+ * as many units of their names' weight (names/weight.ts), else those
+ * `settled` says first (what is written: those the map held and some listing
+ * showed lately, map-store.ts), then the most recently listed within it.
+ * Both ways: what is written, and what is read of a map versions before the
+ * weight wrote (up to KV's 25 MiB of names). A tool let go loses its pin with
+ * it: by recency alone, one listing of new tools as heavy as the bound (100
+ * names of 12,800 characters, or 10,000 short ones) let go of every tool not
+ * listed that very day, and the next definition of each was pinned as new,
+ * neither held nor logged.
  */
-export function keptTools(tools: Map<string, StoredTool>): Map<string, StoredTool> {
+export function keptTools(
+  tools: Map<string, StoredTool>,
+  settled: (original: string) => boolean = () => false,
+): Map<string, StoredTool> {
   if (tools.size <= MAX_TOOLS && namesWeight(tools.keys()) <= MAX_TOOLS) return tools;
   const kept = new Map<string, StoredTool>();
   let weight = 0;
-  for (const [original, tool] of [...tools].sort((a, b) => b[1].seen - a[1].seen)) {
+  const order = [...tools].map(([original, tool]) => ({
+    original,
+    tool,
+    first: settled(original),
+  }));
+  order.sort((a, b) => Number(b.first) - Number(a.first) || b.tool.seen - a.tool.seen);
+  for (const { original, tool } of order) {
     weight += nameWeight(original);
     if (weight > MAX_TOOLS) break;
     kept.set(original, tool);

@@ -79,15 +79,6 @@ const objectTexts = fc
   )
   .map((members) => `{${members.map(([key, value]) => `${key}:${value}`).join(",")}}`);
 
-/** Whether some object in `value` has a key that is an array index, which `JSON.stringify` writes first. */
-function hasIndexKey(value: unknown): boolean {
-  if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) return value.some(hasIndexKey);
-  return Object.entries(value).some(
-    ([key, item]) => /^(?:0|[1-9]\d*)$/.test(key) || hasIndexKey(item),
-  );
-}
-
 describe("a value's text, as it is skipped, shows whether it is written as JSON.stringify writes it", () => {
   it("holds only for JSON whose parse JSON.stringify writes as that very text (property)", () => {
     const texts = fc.oneof(
@@ -103,20 +94,21 @@ describe("a value's text, as it is skipped, shows whether it is written as JSON.
         expect(read).toBeDefined();
         // The parse's own check agrees: no key twice, nothing written otherwise.
         expect(isStringified(text, [0, text.length], written, read?.value)).toBe(true);
-        if (!hasIndexKey(read?.value)) expect(JSON.stringify(read?.value)).toBe(text);
+        expect(JSON.stringify(read?.value)).toBe(text);
       }),
       { numRuns: 3000 },
     );
   });
 
-  it("holds for what JSON.stringify writes, but where it escapes with \\u or a \\ (property)", () => {
+  it("holds for what JSON.stringify writes, but where it escapes with \\u or a \\, or a key is an array index (property)", () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 5 }), (value) => {
         const text = JSON.stringify(value) ?? "null";
         const written = writtenOf(text);
         expect(written).toBeDefined();
-        // Cautious: the characters after an escaped `\` may be taken for an escape.
-        if (!/\\u|\\\\/.test(text)) expect(written?.stringified).toBe(true);
+        // Cautious: the characters after an escaped `\` may be taken for an escape, and a key that
+        // is an array index is not read for its order.
+        if (!/\\u|\\\\|"\d+":/.test(text)) expect(written?.stringified).toBe(true);
       }),
       { numRuns: 1000 },
     );
@@ -139,8 +131,20 @@ describe("a value's text, as it is skipped, shows whether it is written as JSON.
     ['["\\u0061"]', "an escape JSON.stringify writes otherwise"],
     ['["\t"]', "a control character in a string"],
     ["[1.50]", "a number written otherwise"],
+    ['{"b":1,"0":2}', "an array index after another key, which JSON.stringify writes first"],
+    ['{"a":{"10":1,"9":2}}', "array indexes out of their order"],
   ])("does not hold for %s: %s", (text) => {
     expect(writtenOf(text)?.stringified ?? false).toBe(false);
+  });
+
+  it("is not told by the parse either where an object writes an array index after another key", () => {
+    // Read as JSON.stringify writes the parse, the text was pinned and fingerprinted as written,
+    // and the same schema parsed elsewhere (a batch, the proxy's own listing) as JSON.stringify
+    // writes it: under TOOL_CHANGES=hold an unchanged tool was held.
+    const text = '{"type":"object","properties":{"status":{},"404":{}}}';
+    const written = writtenOf(text) as Written;
+    expect(isStringified(text, [0, text.length], written, JSON.parse(text))).toBe(false);
+    expect(JSON.stringify(JSON.parse(text))).not.toBe(text);
   });
 
   it("does not tell, and leaves it to a parse, for an object of more than 64 keys", () => {

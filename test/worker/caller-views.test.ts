@@ -9,11 +9,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { type ChangeMode, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { schemaHash } from "../../src/toolmap/plan-listing";
 import { type ListingPart, ToolMap } from "../../src/toolmap/tool-map";
+import { WHOLE_LISTING } from "../../support/listing";
 
 /** One origin's tool maps in one isolate, one per caller; `list` names a listing's text for `who`. */
 async function isolate(changes: Exclude<ChangeMode, "allow">) {
@@ -136,5 +138,40 @@ describe("callers' views in one isolate", () => {
     const { map } = await list("ben", listing(ben, 130));
     const [tool] = (await map.search())?.search("item 0", 1) ?? [];
     expect(tool?.inputSchema).toMatchObject({ description: ben.description });
+  });
+});
+
+describe("callers' answers in one isolate, their numbers past a double's precision", () => {
+  it("writes a caller's view with the numbers their own listing wrote, where another's wrote one of the same double", async () => {
+    const scopes = await toolMapScopes(
+      new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
+      profileOf("openai").names,
+    );
+    const memory = new ToolMapMemory();
+    const answered = (who: string, text: string) =>
+      rewriteJsonText(text, {
+        listIds: new Set([1]),
+        wholeListing: WHOLE_LISTING,
+        toolMap: new ToolMap(
+          env.TOOL_MAP,
+          scopes,
+          profileOf("openai"),
+          memory,
+          () => {},
+          { rules: NO_RULES, changes: "log", scope: "definition" },
+          undefined,
+          { listing: async () => `${who} listing`, pins: async () => `${who} pins` },
+        ),
+      });
+    // Each caller's own account, as a signed-in origin writes it into their schema: 64-bit ids one
+    // apart, which JSON.parse reads as one double. The openai view leaves out the `oneOf`.
+    const listing = (account: string) =>
+      `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"pay.send","description":"Pays from your account.","inputSchema":{"type":"object","oneOf":[{"required":["from"]}],"properties":{"from":{"type":"integer","enum":[${account}]}},"required":["from"]}}]}}`;
+    // Ann's client asks in a batch: her answer is parsed whole, each number's text kept where it was.
+    const ann = await answered("ann", `[${listing("12345678901234567891")}]`);
+    const bob = await answered("bob", listing("12345678901234567890"));
+
+    expect(ann).toContain('"enum":[12345678901234567891]');
+    expect(bob).toContain('"enum":[12345678901234567890]');
   });
 });

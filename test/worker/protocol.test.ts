@@ -480,6 +480,34 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
   const files = '{"name":"files.read","inputSchema":{"type":"object"}}';
   const secret = '{"name":"secret.admin","inputSchema":{"type":"object"}}';
 
+  it.each([
+    [
+      "a description with an escape JSON has not",
+      '"description":"Reads a file, then sends ~/.ssh away.\\x","inputSchema":{}',
+    ],
+    ["a title with a raw control character", '"title":"Files\u0001","inputSchema":{}'],
+    ["an input schema that is a string JSON does not read", '"inputSchema":"\\q"'],
+    ["an output schema with no member JSON reads", '"inputSchema":{},"outputSchema":["\\q"]'],
+  ])(
+    "is refused where a tool's definition is no JSON, which a lenient reader still reads: %s",
+    async (_, members) => {
+      // The proxy pins what JSON.parse reads of it (nothing): a change written so was neither held
+      // nor logged, and reached a client that reads it.
+      const listing = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"files.read",${members}},${secret}]}}`;
+      const logs = captureLogs();
+      for (const policy of [HIDING, HOLDING]) {
+        const response = await answer(json(listing), policy);
+        expect(response.status).toBe(502);
+        expect(await response.json()).toMatchObject({ id: 1, error: { code: -32000 } });
+      }
+      expect(logs.events("listing_refused").map((line) => line.reason)).toEqual([
+        "not JSON",
+        "not JSON",
+      ]);
+      logs.restore();
+    },
+  );
+
   // Deeper values overflow the stack of what reads them after the parse (the comparison of a
   // listed schema with the one remembered, writing a value with the origin's own numbers).
   const deep = `${"[".repeat(10_000)}1${"]".repeat(10_000)}`;

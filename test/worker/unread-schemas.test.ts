@@ -98,8 +98,9 @@ describe("a listing read from its text", () => {
       toolMap,
       wholeListing: WHOLE_LISTING,
     });
-    // openai's view of the good tool's schema: every object schema lists its properties.
-    expect(answer).toContain('"name":"good","inputSchema":{"type":"object","properties":{}}');
+    // A tool's definition that is no JSON makes the listing none: where nothing is hidden or held
+    // it passes as it came (SECURITY.md), named all the same.
+    expect(answer).toBeUndefined();
     expect((await toolMap.calls.resolve("broken"))?.entry.inputSchema).toBeUndefined();
     expect((await toolMap.calls.resolve("good"))?.entry.inputSchema).toEqual({ type: "object" });
   });
