@@ -8,6 +8,7 @@ import { resolve, type Schema } from "../args/json-schema";
 import { isPlainObject, sameJson, setOwn } from "../json";
 import { isNullSchema, typesOf } from "./keywords";
 import { noteOn } from "./notes";
+import { MAX_NODES } from "./pass";
 
 /**
  * Rounds of merging one schema may take: a branch's own composition is merged
@@ -15,6 +16,14 @@ import { noteOn } from "./notes";
  * frame that a deep enough schema runs out of.
  */
 export const MAX_MERGES = 16;
+
+/**
+ * Keywords, properties and required names one merge reads: past them, the branches left are not
+ * merged (the first is always read whole). Branches may all be `$ref`s to one large definition,
+ * which reading each whole multiplies: 1,000 of them to 1,000 properties made a million names
+ * read and a view of 8 MB, its forms in words. A view holds no more nodes than this anyway.
+ */
+const MAX_READ = MAX_NODES;
 
 /** Keywords of a branch not copied as they are: merged above, or meaning nothing here. */
 const MERGED_APART = new Set(["properties", "required", "$ref"]);
@@ -46,12 +55,21 @@ export function mergeBranches(
   const declarations = new Map<string, unknown[]>();
   const requiredSets: string[][] = [];
   const forms: string[] = [];
+  let read = 0;
   for (const branch of branches) {
+    if (read >= MAX_READ) {
+      // What the branches left require is not known: nothing is required of every one.
+      requiredSets.push([]);
+      forms.push("…");
+      break;
+    }
     const resolved = branchSchema(branch, root);
     if (!resolved || isNullSchema(resolved)) continue;
+    read += Object.keys(resolved).length;
     const branchProperties = resolved.properties;
     if (isPlainObject(branchProperties)) {
       for (const [name, property] of Object.entries(branchProperties)) {
+        read++;
         if (Object.hasOwn(properties, name)) continue;
         const seen = declarations.get(name);
         if (!seen) declarations.set(name, [property]);
@@ -64,7 +82,11 @@ export function mergeBranches(
       );
     }
     const required = resolved.required;
-    requiredSets.push(Array.isArray(required) ? required.filter((r) => typeof r === "string") : []);
+    const branchRequired = Array.isArray(required)
+      ? required.filter((r) => typeof r === "string")
+      : [];
+    read += branchRequired.length;
+    requiredSets.push(branchRequired);
     // A `$ref` left on a resolved branch points outside the schema: nothing to merge.
     for (const [name, value] of Object.entries(resolved)) {
       if (!MERGED_APART.has(name) && !Object.hasOwn(result, name)) {
