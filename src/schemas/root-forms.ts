@@ -8,8 +8,9 @@
  * with them, so what was merged is said once.
  *
  * Pure; bounded by `MAX_MERGES` rounds per form and as many levels of
- * branches, `MAX_FORMS` forms in all, and `MAX_NODES` nodes read looking for
- * what still refers to a `$def`. Never mutates its input.
+ * branches, `MAX_FORMS` forms and `MAX_SHAPED` properties in all (the forms
+ * past them left out), and `MAX_NODES` nodes read looking for what still
+ * refers to a `$def`. Never mutates its input.
  */
 import { refTarget, resolve, type Schema } from "../args/json-schema";
 import { isPlainObject, setOwn } from "../json";
@@ -17,8 +18,15 @@ import { CHILDREN } from "./keywords";
 import { MAX_MERGES, mergeBranches } from "./merge-branches";
 import { MAX_NODES } from "./pass";
 
-/** Forms shaped at most: past it, the branches of a form are left as they are. */
+/** Forms shaped at most: past it, the forms left are left out. */
 const MAX_FORMS = 1_000;
+
+/**
+ * Properties the shaped forms hold together: past them, the forms left are left out. Each form
+ * may be a `$ref` to one large definition, merged and shaped again for each: 1,000 of them to
+ * 1,000 properties took 1.8 s of CPU and shaped a million.
+ */
+const MAX_SHAPED = MAX_NODES;
 
 /** Keywords whose schemas are other forms of the same arguments. */
 const BRANCHES = ["anyOf", "oneOf"] as const;
@@ -61,26 +69,45 @@ function mergedForm(form: Schema, root: Schema, merged: Set<string>): Schema {
   return { ...result, allOf: [...(Array.isArray(result.allOf) ? result.allOf : []), ...toRoot] };
 }
 
-/** What one shaping has done: the `$ref`s it merged, and the forms it has seen. */
+/** What one shaping has done: the `$ref`s it merged, the forms it has shaped and their properties. */
 interface Shaping {
   root: Schema;
   shape: (form: Schema) => Schema;
   merged: Set<string>;
   forms: number;
+  shaped: number;
 }
 
+const spent = (shaping: Shaping) => shaping.forms >= MAX_FORMS || shaping.shaped >= MAX_SHAPED;
+
+/**
+ * `form`, shaped, and its branches in turn. A form past the bounds (`MAX_MERGES` levels of
+ * branches, `MAX_FORMS`, `MAX_SHAPED`) is left out, never listed as the origin wrote it: it
+ * would offer the model what the operator's rules take away.
+ */
 function eachForm(form: Schema, shaping: Shaping, depth: number): Schema {
   const result = shaping.shape(mergedForm(form, shaping.root, shaping.merged));
-  // Branches that are `$ref`s to branches could multiply without end: a bound on forms in all.
-  if (depth >= MAX_MERGES || ++shaping.forms > MAX_FORMS) return result;
+  shaping.forms++;
+  if (isPlainObject(result.properties)) shaping.shaped += Object.keys(result.properties).length;
   const branch = (schema: unknown) =>
-    isPlainObject(schema) ? eachForm(schema, shaping, depth + 1) : schema;
+    !isPlainObject(schema)
+      ? [schema]
+      : depth >= MAX_MERGES || spent(shaping)
+        ? []
+        : [eachForm(schema, shaping, depth + 1)];
   for (const keyword of BRANCHES) {
     const list = result[keyword];
-    if (Array.isArray(list)) result[keyword] = list.map(branch);
+    if (!Array.isArray(list)) continue;
+    const forms = list.flatMap(branch);
+    // Every form left out: the rest take the arguments in any form.
+    if (forms.length > 0 || list.length === 0) result[keyword] = forms;
+    else delete result[keyword];
   }
   for (const keyword of CONDITIONAL) {
-    if (isPlainObject(result[keyword])) result[keyword] = branch(result[keyword]);
+    if (!isPlainObject(result[keyword])) continue;
+    const [shaped] = branch(result[keyword]);
+    if (shaped === undefined) delete result[keyword];
+    else result[keyword] = shaped;
   }
   return result;
 }
@@ -149,6 +176,7 @@ export function shapeRootForms(schema: Schema, shape: (form: Schema) => Schema):
     shape: (form) => shape({ ...form }),
     merged: new Set(),
     forms: 0,
+    shaped: 0,
   };
   return withoutMergedDefs(eachForm(schema, shaping, 0), shaping.merged);
 }
