@@ -11,7 +11,8 @@ export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | 
 
 export type Schema = Record<string, unknown>;
 
-const MAX_REF_HOPS = 16;
+/** `$ref`s followed one after another, at most: a chain may lead back to itself. */
+export const MAX_REF_HOPS = 16;
 
 export function jsonTypeOf(value: unknown): JsonType {
   if (value === null) return "null";

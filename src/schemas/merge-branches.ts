@@ -4,8 +4,8 @@
  * `oneOf` those every branch requires, the forms spelled out in words. Used
  * at the root (passes/root-object.ts) and for `allOf` (passes/all-of.ts).
  */
-import { resolve, type Schema } from "../args/json-schema";
-import { isPlainObject, sameJson, setOwn } from "../json";
+import { MAX_REF_HOPS, refTarget, type Schema } from "../args/json-schema";
+import { isPlainObject, own, sameJson, setOwn } from "../json";
 import { isNullSchema, typesOf } from "./keywords";
 import { noteOn } from "./notes";
 import { MAX_NODES } from "./pass";
@@ -31,11 +31,16 @@ const MERGED_APART = new Set(["properties", "required", "$ref"]);
 /**
  * What one branch says: its `$ref`'s target and, from 2019-09 on, what it
  * says beside the `$ref` (`{"$ref": "#/$defs/Base", "properties": {…}}`),
- * both of which apply. Without the second, a view left those properties out.
+ * both of which apply; at each hop of a chain of `$ref`s, as a target may
+ * say more beside a `$ref` of its own. Without them, a view left those
+ * properties out.
  */
-function branchSchema(branch: unknown, root: Schema): Schema | undefined {
-  const target = resolve(branch, root);
-  if (!isPlainObject(branch) || target === branch) return target;
+function branchSchema(branch: unknown, root: Schema, hops = 0): Schema | undefined {
+  if (!isPlainObject(branch)) return undefined;
+  const ref = own(branch, "$ref");
+  if (typeof ref !== "string" || !ref.startsWith("#")) return branch;
+  if (hops >= MAX_REF_HOPS) return undefined;
+  const target = branchSchema(refTarget(ref, root), root, hops + 1);
   const { $ref: _, ...beside } = branch;
   if (Object.keys(beside).length === 0) return target;
   return target ? mergeBranches(beside, "allOf", [target], root) : beside;

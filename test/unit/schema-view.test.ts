@@ -400,6 +400,37 @@ describe("the view, rule by rule (gemini)", () => {
     }
   });
 
+  it("keeps what each $ref of a chain says beside it, at the root and in an allOf branch", () => {
+    // `Args` says more beside its own `$ref`: merged as the chain's end alone, `a` was lost.
+    const $defs = {
+      Args: { $ref: "#/$defs/Base", properties: { a: { type: "string" } }, required: ["a"] },
+      Base: { type: "object", properties: { b: { type: "string" } }, required: ["b"] },
+    };
+    const schemas = {
+      "a root $ref": { $ref: "#/$defs/Args", $defs },
+      "a root allOf": { type: "object", allOf: [{ $ref: "#/$defs/Args" }], $defs },
+      "an allOf inside": {
+        type: "object",
+        properties: { p: { allOf: [{ $ref: "#/$defs/Args" }] } },
+        $defs,
+      },
+    };
+    for (const profile of ADAPTING) {
+      for (const [at, original] of Object.entries(schemas)) {
+        const view = schemaView(original, SCHEMA_PASSES[profile]).schema as Record<string, unknown>;
+        const properties = view.properties as Record<string, Record<string, unknown>>;
+        // Profiles that keep `allOf` (openai, anthropic) show the one inside as it is.
+        const merged = at === "an allOf inside" ? properties.p : view;
+        if (merged?.allOf !== undefined) continue;
+        expect(Object.keys(merged?.properties as object).sort(), `${profile}, ${at}`).toEqual([
+          "a",
+          "b",
+        ]);
+        expect(merged?.required, `${profile}, ${at}`).toEqual(expect.arrayContaining(["a", "b"]));
+      }
+    }
+  });
+
   it("merges a root-level anyOf into one object and names the forms", () => {
     expect(gemini(EDGE_CASES["root anyOf"]).schema).toEqual({
       type: "object",
