@@ -12,7 +12,7 @@
  * past them left out), and `MAX_NODES` nodes read looking for what still
  * refers to a `$def`. Never mutates its input.
  */
-import { refTarget, resolve, type Schema } from "../args/json-schema";
+import { MAX_REF_HOPS, refTarget, type Schema } from "../args/json-schema";
 import { isPlainObject, setOwn } from "../json";
 import { CHILDREN } from "./keywords";
 import { MAX_MERGES, mergeBranches } from "./merge-branches";
@@ -32,10 +32,29 @@ const MAX_SHAPED = MAX_NODES;
 const BRANCHES = ["anyOf", "oneOf"] as const;
 const CONDITIONAL = ["then", "else"] as const;
 
+/**
+ * What the `$ref`s from `branch` say beside them, one after another, where they lead back to the
+ * root; `undefined` where they lead elsewhere.
+ */
+function besideToRoot(branch: unknown, root: Schema): Schema[] | undefined {
+  const beside: Schema[] = [];
+  let current = branch;
+  for (let hop = 0; hop <= MAX_REF_HOPS; hop++) {
+    if (current === root) return beside;
+    if (!isPlainObject(current)) return undefined;
+    const ref = current.$ref;
+    if (typeof ref !== "string" || !ref.startsWith("#")) return undefined;
+    const { $ref: _, ...rest } = current;
+    if (Object.keys(rest).length > 0) beside.push(rest);
+    current = refTarget(ref, root);
+  }
+  return undefined;
+}
+
 /** `form` with its local `$ref` and `allOf` merged in; the `$ref`s merged go into `merged`. */
 function mergedForm(form: Schema, root: Schema, merged: Set<string>): Schema {
   let result = form;
-  const toRoot: Schema[] = [];
+  let toRoot = false;
   for (let round = 0; round < MAX_MERGES; round++) {
     const ref = result.$ref;
     // A `$ref` that resolves to nothing, or back to the root, adds nothing: it stays as it was.
@@ -51,22 +70,23 @@ function mergedForm(form: Schema, root: Schema, merged: Set<string>): Schema {
       }
     }
     if (!Array.isArray(result.allOf)) break;
-    // A branch that is the root again adds nothing to a form of it but what it says beside its
-    // `$ref`: that is merged (and shaped), the `$ref` kept. Merged whole, it brought the root's
-    // `allOf` back, its own unshaped branch with it, round after round.
+    // A branch that is the root again, directly or through other `$ref`s, adds nothing to a form
+    // of it but what they say beside them: that is merged (and shaped), a `$ref` to the root
+    // kept. Merged whole, it brought the root's `allOf` back, its own unshaped branch with it,
+    // round after round; kept, a `$ref` on the way was a form listed as the origin wrote it.
     const branches: unknown[] = [];
     for (const branch of result.allOf) {
-      if (!isPlainObject(branch) || resolve(branch, root) !== root) branches.push(branch);
+      const beside = besideToRoot(branch, root);
+      if (beside === undefined) branches.push(branch);
       else {
-        const { $ref, ...beside } = branch;
-        toRoot.push({ $ref });
-        if (Object.keys(beside).length > 0) branches.push(beside);
+        toRoot = true;
+        branches.push(...beside);
       }
     }
     result = mergeBranches(result, "allOf", branches, root);
   }
-  if (toRoot.length === 0) return result;
-  return { ...result, allOf: [...(Array.isArray(result.allOf) ? result.allOf : []), ...toRoot] };
+  if (!toRoot) return result;
+  return { ...result, allOf: [...(Array.isArray(result.allOf) ? result.allOf : []), { $ref: "#" }] };
 }
 
 /** What one shaping has done: the `$ref`s it merged, the forms it has shaped and their properties. */

@@ -264,6 +264,23 @@ describe("any schema an origin may write, under a rule (property)", () => {
     }
   });
 
+  it("leaves a fixed argument out of an allOf branch whose $ref leads back to the root through another", () => {
+    // `A` is the root again and says more beside: kept as it was, `A` was a form listing org.
+    const original = {
+      allOf: [{ $ref: "#/$defs/A" }],
+      $defs: { A: { $ref: "#", properties: { org: {}, amount: {} }, required: ["org"] } },
+    };
+    for (const profile of PROFILE_NAMES) {
+      const { schema: view } = schemaView(presentedSchema(original, rule), SCHEMA_PASSES[profile]);
+      for (const form of argumentForms(view)) {
+        if (isPlainObject(form.properties))
+          expect(form.properties, profile).not.toHaveProperty("org");
+        expect(form.required ?? [], profile).not.toContain("org");
+      }
+      expect(Object.keys((view as Schema).properties as Schema), profile).toEqual(["amount"]);
+    }
+  });
+
   it("is shaped under every profile without a throw, the origin's schema left as it was", () => {
     fc.assert(
       fc.property(schema, (original) => {
