@@ -400,6 +400,34 @@ describe("the view, rule by rule (gemini)", () => {
     }
   });
 
+  it("keeps what a property's $ref target declares where the property declares more beside it", () => {
+    // Inlined as `{...target, ...siblings}`, the sibling's properties and required replaced the
+    // target's: the model could not send `id`, which the origin requires.
+    const original = {
+      type: "object",
+      properties: {
+        p: {
+          $ref: "#/$defs/Base",
+          description: "Base, and more.",
+          properties: { extra: { type: "string" } },
+          required: ["extra"],
+        },
+      },
+      required: ["p"],
+      $defs: {
+        Base: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+      },
+    };
+    for (const profile of ["openai-strict", "gemini", "portable"] as const) {
+      const { schema } = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(schema), profile).toEqual([]);
+      const { p } = (schema as { properties: Record<string, Record<string, unknown>> }).properties;
+      expect(Object.keys(p?.properties as object).sort(), profile).toEqual(["extra", "id"]);
+      expect(p?.required, profile).toEqual(expect.arrayContaining(["extra", "id"]));
+      expect(p?.description, profile).toBe("Base, and more.");
+    }
+  });
+
   it("keeps what each $ref of a chain says beside it, at the root and in an allOf branch", () => {
     // `Args` says more beside its own `$ref`: merged as the chain's end alone, `a` was lost.
     const $defs = {

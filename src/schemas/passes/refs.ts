@@ -51,6 +51,9 @@ export function refCut(ref: string, node: Schema, view: ViewContext): Schema {
   return view.textSchema(node, `A ${ref.split("/").pop() || "value"}, as JSON text.`);
 }
 
+/** Keywords that say something of a value in words only: beside a `$ref`, the sibling's is the one. */
+const WORDS = new Set(["description", "title", "default", "examples", "deprecated", "$comment"]);
+
 export const refsInlined: Pass = {
   phase: "enter",
   reads: ["$ref"],
@@ -58,6 +61,15 @@ export const refsInlined: Pass = {
   apply: (node, at, view) => {
     const { $ref: ref, ...siblings } = node as typeof node & { $ref: string };
     const target = ref.startsWith("#") ? refTarget(ref, view.root) : undefined;
+    // A keyword both say applies twice (2020-12): the sibling's `properties` taken for the
+    // target's lost what the target declared. Both are merged as an `allOf`'s (all-of.ts).
+    if (
+      isPlainObject(target) &&
+      Object.keys(siblings).some((k) => !WORDS.has(k) && Object.hasOwn(target, k))
+    ) {
+      const allOf = [{ $ref: ref }, ...(Array.isArray(siblings.allOf) ? siblings.allOf : [])];
+      return view.view({ ...siblings, allOf }, at);
+    }
     if (!inlines(ref, target, at, view)) return refCut(ref, siblings, view);
     countText(target, view);
     view.applied.add("refs_inlined");
