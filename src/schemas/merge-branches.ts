@@ -25,6 +25,14 @@ export const MAX_MERGES = 16;
  */
 const MAX_READ = MAX_NODES;
 
+/**
+ * Whether two branches' lists under `name` are joined into one where both have one: forms
+ * (`anyOf`, `oneOf`) in any merge, the model then offered each branch's (what holds of both
+ * together, validation against the origin's schema checks), and an `allOf`'s in an `allOf`.
+ */
+const joins = (name: string, keyword: string) =>
+  name === "anyOf" || name === "oneOf" || (name === "allOf" && keyword === "allOf");
+
 /** Keywords of a branch not copied as they are: merged above, or meaning nothing here. */
 const MERGED_APART = new Set(["properties", "required", "$ref"]);
 
@@ -94,8 +102,12 @@ export function mergeBranches(
     requiredSets.push(branchRequired);
     // A `$ref` left on a resolved branch points outside the schema: nothing to merge.
     for (const [name, value] of Object.entries(resolved)) {
-      if (!MERGED_APART.has(name) && !Object.hasOwn(result, name)) {
-        setOwn(result, name, value);
+      if (MERGED_APART.has(name)) continue;
+      if (!Object.hasOwn(result, name)) setOwn(result, name, value);
+      else if (joins(name, keyword) && Array.isArray(value) && Array.isArray(result[name])) {
+        // Each branch's forms, not the first's alone: two `anyOf`s lost the second's fields.
+        result[name] = [...new Set([...(result[name] as unknown[]), ...value])];
+        read += value.length;
       }
     }
     // `allOf`: a value must have every branch's type, so the types are those all branches allow.

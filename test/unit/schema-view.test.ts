@@ -459,6 +459,23 @@ describe("the view, rule by rule (gemini)", () => {
     }
   });
 
+  it("keeps the forms of every anyOf an allOf merges, not the first's alone", () => {
+    const anyOf = (...names: string[]) => ({
+      anyOf: names.map((name) => ({ type: "object", properties: { [name]: { type: "string" } } })),
+    });
+    const allOf = [anyOf("a", "b"), anyOf("c", "d")];
+    const atRoot = { allOf };
+    const nested = { type: "object", properties: { p: { allOf } } };
+    for (const profile of ADAPTING) {
+      const root = schemaView(atRoot, SCHEMA_PASSES[profile]).schema as Record<string, unknown>;
+      expect(Object.keys(root.properties as object), profile).toEqual(["a", "b", "c", "d"]);
+      const { schema } = schemaView(nested, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(schema), profile).toEqual([]);
+      for (const name of ["a", "b", "c", "d"])
+        expect(JSON.stringify(schema), profile).toContain(`"${name}":{`);
+    }
+  });
+
   it("merges a root-level anyOf into one object and names the forms", () => {
     expect(gemini(EDGE_CASES["root anyOf"]).schema).toEqual({
       type: "object",
