@@ -7,7 +7,7 @@
  * JSON text instead. An `allOf`'s `$ref` branches are inlined within the same
  * bounds, and counted alike (all-of.ts).
  */
-import { refTarget, type Schema } from "../../args/json-schema";
+import { NO_CONSTRAINT, refTarget, type Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
 import { type At, MAX_DEPTH, MAX_NODES, type Pass, type ViewContext } from "../pass";
 
@@ -51,9 +51,6 @@ export function refCut(ref: string, node: Schema, view: ViewContext): Schema {
   return view.textSchema(node, `A ${ref.split("/").pop() || "value"}, as JSON text.`);
 }
 
-/** Keywords that say something of a value in words only: beside a `$ref`, the sibling's is the one. */
-const WORDS = new Set(["description", "title", "default", "examples", "deprecated", "$comment"]);
-
 export const refsInlined: Pass = {
   phase: "enter",
   reads: ["$ref"],
@@ -62,10 +59,11 @@ export const refsInlined: Pass = {
     const { $ref: ref, ...siblings } = node as typeof node & { $ref: string };
     const target = ref.startsWith("#") ? refTarget(ref, view.root) : undefined;
     // A keyword both say applies twice (2020-12): the sibling's `properties` taken for the
-    // target's lost what the target declared. Both are merged as an `allOf`'s (all-of.ts).
+    // target's lost what the target declared. Both are merged as an `allOf`'s (all-of.ts);
+    // words beside a `$ref` (`NO_CONSTRAINT`) are the node's own.
     if (
       isPlainObject(target) &&
-      Object.keys(siblings).some((k) => !WORDS.has(k) && Object.hasOwn(target, k))
+      Object.keys(siblings).some((k) => !NO_CONSTRAINT.has(k) && Object.hasOwn(target, k))
     ) {
       const allOf = [{ $ref: ref }, ...(Array.isArray(siblings.allOf) ? siblings.allOf : [])];
       return view.view({ ...siblings, allOf }, at);
