@@ -14,7 +14,6 @@
  */
 import { MAX_REF_HOPS, refTarget, type Schema } from "../args/json-schema";
 import { isPlainObject, setOwn } from "../json";
-import { CHILDREN } from "./keywords";
 import { MAX_MERGES, mergeBranches } from "./merge-branches";
 import { MAX_NODES } from "./pass";
 
@@ -86,7 +85,10 @@ function mergedForm(form: Schema, root: Schema, merged: Set<string>): Schema {
     result = mergeBranches(result, "allOf", branches, root);
   }
   if (!toRoot) return result;
-  return { ...result, allOf: [...(Array.isArray(result.allOf) ? result.allOf : []), { $ref: "#" }] };
+  return {
+    ...result,
+    allOf: [...(Array.isArray(result.allOf) ? result.allOf : []), { $ref: "#" }],
+  };
 }
 
 /** What one shaping has done: the `$ref`s it merged, the forms it has shaped and their properties. */
@@ -132,23 +134,25 @@ function eachForm(form: Schema, shaping: Shaping, depth: number): Schema {
   return result;
 }
 
-/** Every `$ref` string in `schema`; `undefined` past `MAX_NODES` nodes. */
+/**
+ * Every `$ref` string in `schema`, under any keyword (`dependentSchemas`, `propertyNames` and
+ * keywords no draft names hold schemas too); `undefined` past `MAX_NODES` nodes.
+ */
 function refsIn(schema: unknown): Set<string> | undefined {
   const refs = new Set<string>();
   const pending = [schema];
   let nodes = 0;
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     if (++nodes > MAX_NODES) return undefined;
-    if (Array.isArray(node)) pending.push(...node);
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === "object" && item !== null) pending.push(item);
+    }
     if (!isPlainObject(node)) continue;
     if (typeof node.$ref === "string") refs.add(node.$ref);
     for (const keyword in node) {
-      if (Object.hasOwn(node, keyword) && CHILDREN.has(keyword)) pending.push(node[keyword]);
-    }
-    // The schemas of a map (`properties`, `$defs`): its values.
-    for (const keyword of ["properties", "$defs", "definitions", "patternProperties"]) {
-      const map = node[keyword];
-      if (isPlainObject(map)) pending.push(...Object.values(map));
+      const value = node[keyword];
+      if (Object.hasOwn(node, keyword) && typeof value === "object" && value !== null)
+        pending.push(value);
     }
   }
   return refs;

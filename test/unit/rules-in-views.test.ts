@@ -9,6 +9,7 @@
 import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { refTarget } from "../../src/args/json-schema";
 import { isPlainObject } from "../../src/json";
 import { PROFILE_NAMES, type ProfileName } from "../../src/names/profiles";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
@@ -194,6 +195,33 @@ describe("a root $ref (Go's invopop/jsonschema)", () => {
         expect((schema as Schema).required, profile).not.toContain("due");
       // What the rest still refers to stays.
       if (profile === "mcp") expect(schema).toMatchObject({ $defs: { Line: {} } });
+    },
+  );
+});
+
+describe("a root $ref's definition, merged", () => {
+  const rule = rulesOf({ tools: { x: { fixed: { org: "acme" } } } }).ruleFor("x") as ToolRule;
+  const Args = { type: "object", properties: { org: { type: "string" }, a: { type: "string" } } };
+  const elsewhere = {
+    dependentSchemas: { a: { $ref: "#/$defs/Args" } },
+    propertyNames: { $ref: "#/$defs/Args" },
+    unevaluatedProperties: { $ref: "#/$defs/Args" },
+    "x-later-draft": { $ref: "#/$defs/Args" },
+  };
+
+  it.each(Object.entries(elsewhere))(
+    "stays where the schema still refers to it, from %s",
+    (keyword, value) => {
+      const original = { $ref: "#/$defs/Args", $defs: { Args }, [keyword]: value };
+      for (const profile of PROFILE_NAMES) {
+        const { schema } = listedView(original, rule, profile);
+        // Every `$ref` the view keeps points at something: a provider or client resolves it.
+        const refs = JSON.stringify(schema).match(/"\$ref":"[^"]*"/g) ?? [];
+        for (const ref of refs) {
+          const pointer = (JSON.parse(`{${ref}}`) as { $ref: string }).$ref;
+          expect(refTarget(pointer, schema as Schema), `${profile}, ${pointer}`).toBeDefined();
+        }
+      }
     },
   );
 });
