@@ -60,14 +60,19 @@ function shapedForm(form: Record<string, unknown>, rule: ToolRule): Record<strin
     form.properties = Object.fromEntries(properties);
   }
   if (Array.isArray(form.required)) form.required = form.required.filter((k) => !setByRule(k));
-  // `a` present requires `b`: the proxy sets `b`, and the model sends no fixed `a`.
-  if (isPlainObject(form.dependentRequired)) {
-    const dependent = Object.entries(form.dependentRequired).flatMap(([key, names]) =>
-      has(rule.fixed, key)
-        ? []
-        : [[key, Array.isArray(names) ? names.filter((k) => !setByRule(k)) : names]],
+  // `a` present requires `b`: the proxy sets `b`, and the model sends no fixed `a`. Draft-07
+  // writes the lists in `dependencies`, beside schemas (root-forms.ts shapes those).
+  for (const keyword of ["dependentRequired", "dependencies"]) {
+    const map = form[keyword];
+    if (!isPlainObject(map)) continue;
+    const dependent = Object.entries(map).flatMap(([key, names]) =>
+      !Array.isArray(names)
+        ? [[key, names]]
+        : has(rule.fixed, key)
+          ? []
+          : [[key, names.filter((k) => !setByRule(k))]],
     );
-    form.dependentRequired = Object.fromEntries(dependent);
+    form[keyword] = Object.fromEntries(dependent);
   }
   return form;
 }

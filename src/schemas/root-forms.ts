@@ -1,7 +1,8 @@
 /**
  * The forms a tool's arguments may take, as one schema: the root with its
  * `$ref` and `allOf` merged in (merge-branches.ts, as passes/root-object.ts
- * merges them), and each `anyOf`/`oneOf` branch (and `then`/`else`) likewise,
+ * merges them), and each `anyOf`/`oneOf` branch (and `then`/`else`, and what
+ * applies where a property is given: `dependentSchemas`) likewise,
  * each form handed to `shape`. For what must hold of every form whatever the
  * profile, `mcp` included: the operator's fixed arguments appear in none
  * (rules/apply-rules.ts). A `$def` only the merged `$ref`s pointed at goes
@@ -30,6 +31,8 @@ const MAX_SHAPED = MAX_NODES;
 /** Keywords whose schemas are other forms of the same arguments. */
 const BRANCHES = ["anyOf", "oneOf"] as const;
 const CONDITIONAL = ["then", "else"] as const;
+/** Keywords whose schemas apply where a property is given (draft-07's `dependencies` too). */
+const DEPENDENT = ["dependentSchemas", "dependencies"] as const;
 
 /**
  * What the `$ref`s from `branch` say beside them, one after another, where they lead back to the
@@ -131,6 +134,16 @@ function eachForm(form: Schema, shaping: Shaping, depth: number): Schema {
     if (shaped === undefined) delete result[keyword];
     else result[keyword] = shaped;
   }
+  for (const keyword of DEPENDENT) {
+    const map = result[keyword];
+    if (!isPlainObject(map)) continue;
+    // A list of names (draft-07's `dependencies`) is the form's own, shaped with it.
+    const forms = Object.entries(map).flatMap(([name, schema]) =>
+      isPlainObject(schema) ? branch(schema).map((form) => [name, form]) : [[name, schema]],
+    );
+    // fromEntries: a property named `__proto__` stays an ordinary key.
+    result[keyword] = Object.fromEntries(forms);
+  }
   return result;
 }
 
@@ -191,8 +204,8 @@ function withoutMergedDefs(schema: Schema, merged: ReadonlySet<string>): Schema 
 
 /**
  * `schema` with each form of its arguments shaped: the root (its `$ref` and
- * `allOf` merged in), then each `anyOf`/`oneOf` branch and `then`/`else`,
- * merged the same way. `shape` is given copies it may change.
+ * `allOf` merged in), then each `anyOf`/`oneOf` branch, `then`/`else` and
+ * `dependentSchemas` schema, merged the same way. `shape` is given copies it may change.
  */
 export function shapeRootForms(schema: Schema, shape: (form: Schema) => Schema): Schema {
   const shaping: Shaping = {

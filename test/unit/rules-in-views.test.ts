@@ -49,6 +49,11 @@ function argumentForms(view: unknown, root = view, levels = 8): Schema[] {
     Array.isArray(node[k]) ? (node[k] as unknown[]) : [],
   );
   for (const k of ["then", "else"]) if (isPlainObject(node[k])) branches.push(node[k]);
+  // What applies where a property is given is a form too.
+  for (const k of ["dependentSchemas", "dependencies"]) {
+    const map = node[k];
+    if (isPlainObject(map)) branches.push(...Object.values(map).filter(isPlainObject));
+  }
   node = view;
   return [node, ...branches.flatMap((branch) => argumentForms(branch, root, levels - 1))];
 }
@@ -231,6 +236,7 @@ describe("any schema an origin may write, under a rule (property)", () => {
     keywords: [
       ...["type", "properties", "required", "anyOf", "oneOf", "allOf", "then", "else"],
       ...["$ref", "$defs", "definitions", "dependentRequired", "description", "__proto__"],
+      ...["dependentSchemas", "dependencies"],
     ],
     refs: fc.constantFrom("#", "#/$defs/a", "#/$defs/b", "#/definitions/a", "#/$defs/%61"),
     names: ["a", "b", "org", "due", "__proto__"],
@@ -275,6 +281,36 @@ describe("any schema an origin may write, under a rule (property)", () => {
           if (isPlainObject(form.properties))
             expect(form.properties, profile).not.toHaveProperty("org");
         }
+      }
+    }
+  });
+
+  it("leaves a fixed argument out of what applies where a property is given, and a default unrequired", () => {
+    const given = { properties: { org: { const: "acme" } }, required: ["org", "due"] };
+    const keywords = {
+      dependentSchemas: { a: given },
+      dependencies: { a: given, b: ["org", "due", "a"] },
+    };
+    for (const [keyword, map] of Object.entries(keywords)) {
+      const original = {
+        type: "object",
+        properties: { org: {}, due: {}, a: {}, b: {} },
+        [keyword]: map,
+      };
+      for (const profile of PROFILE_NAMES) {
+        const { schema: view } = schemaView(
+          presentedSchema(original, rule),
+          SCHEMA_PASSES[profile],
+        );
+        const at = `${profile}, ${keyword}`;
+        for (const form of argumentForms(view)) {
+          if (isPlainObject(form.properties)) expect(form.properties, at).not.toHaveProperty("org");
+          expect(form.required ?? [], at).not.toContain("org");
+          if (profile !== "openai-strict") expect(form.required ?? [], at).not.toContain("due");
+        }
+        // A list of names: as `dependentRequired`'s, those the proxy sets left out.
+        const names = (view as Schema)[keyword] as Record<string, unknown> | undefined;
+        if (keyword === "dependencies" && names) expect(names.b, at).toEqual(["a"]);
       }
     }
   });
