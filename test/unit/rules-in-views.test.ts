@@ -315,6 +315,26 @@ describe("any schema an origin may write, under a rule (property)", () => {
     }
   });
 
+  it("requires what a fixed argument requires where it is given: the proxy always gives it", () => {
+    for (const keyword of ["dependentRequired", "dependencies"]) {
+      const original = {
+        type: "object",
+        properties: { org: {}, b: { type: "string" } },
+        [keyword]: { org: ["b", "due"] },
+      };
+      for (const profile of PROFILE_NAMES) {
+        const { schema: view } = schemaView(
+          presentedSchema(original, rule),
+          SCHEMA_PASSES[profile],
+        );
+        const at = `${profile}, ${keyword}`;
+        expect((view as Schema).required ?? [], at).toContain("b");
+        expect((view as Schema).required ?? [], at).not.toContain("due");
+        expect(takesNull(((view as Schema).properties as Schema).b), at).toBe(false);
+      }
+    }
+  });
+
   it("leaves a fixed argument out of an allOf branch beside a $ref back to the root", () => {
     // Found by the property below in CI (seed -22910979).
     const original = { allOf: [{ $ref: "#", properties: { org: {}, amount: {} } }] };
