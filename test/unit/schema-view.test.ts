@@ -164,6 +164,14 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
     type: "object",
     properties: { point: { type: "array", items: [{ type: "number" }, { type: "number" }] } },
   },
+  // Boolean schemas at a tuple's positions (draft-07): its `items` as one `anyOf` held them.
+  "draft-07 tuple of boolean schemas": {
+    type: "object",
+    properties: {
+      pair: { type: "array", items: [true, { type: "string" }] },
+      none: { items: [false, { type: "string" }] },
+    },
+  },
   "patterns RE2 cannot run": {
     type: "object",
     properties: {
