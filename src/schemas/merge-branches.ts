@@ -51,7 +51,16 @@ function branchSchema(branch: unknown, root: Schema, hops = 0): Schema | undefin
   const target = branchSchema(refTarget(ref, root), root, hops + 1);
   const { $ref: _, ...beside } = branch;
   if (Object.keys(beside).length === 0) return target;
-  return target ? mergeBranches(beside, "allOf", [target], root) : beside;
+  if (!target) return beside;
+  // An `allOf` beside the `$ref` is the branch's own, kept for the merge's next round (merged
+  // here, a branch `$ref` in it began its chain anew, without end): as the schema of this merge,
+  // its `allOf` would be left out.
+  const { allOf, ...rest } = beside;
+  const merged = mergeBranches(rest, "allOf", [target], root);
+  if (Array.isArray(allOf)) {
+    merged.allOf = [...new Set([...allOf, ...(Array.isArray(merged.allOf) ? merged.allOf : [])])];
+  }
+  return merged;
 }
 
 export function mergeBranches(

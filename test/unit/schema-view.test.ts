@@ -467,6 +467,33 @@ describe("the view, rule by rule (gemini)", () => {
     }
   });
 
+  it("keeps an allOf a branch has beside its $ref", () => {
+    // Merged with the branch's target as if it were the merge's own list, it was left out.
+    const X = { type: "object", properties: { x: { type: "string" } } };
+    const branch = {
+      $ref: "#/$defs/X",
+      allOf: [{ properties: { y: { type: "string" } }, required: ["y"] }],
+    };
+    const schemas = {
+      "a root allOf": { allOf: [branch], $defs: { X } },
+      "an allOf inside": { type: "object", properties: { p: { allOf: [branch] } }, $defs: { X } },
+    };
+    for (const profile of ADAPTING) {
+      for (const [at, original] of Object.entries(schemas)) {
+        const view = schemaView(original, SCHEMA_PASSES[profile]).schema as Record<string, unknown>;
+        const properties = view.properties as Record<string, Record<string, unknown>>;
+        const merged = at === "a root allOf" ? view : properties.p;
+        // Profiles that keep `allOf` (openai, anthropic) show the one inside as it is.
+        if (merged?.allOf !== undefined) continue;
+        expect(Object.keys(merged?.properties as object).sort(), `${profile}, ${at}`).toEqual([
+          "x",
+          "y",
+        ]);
+        expect(merged?.required, `${profile}, ${at}`).toContain("y");
+      }
+    }
+  });
+
   it("keeps the forms of every anyOf an allOf merges, not the first's alone", () => {
     const anyOf = (...names: string[]) => ({
       anyOf: names.map((name) => ({ type: "object", properties: { [name]: { type: "string" } } })),
@@ -802,6 +829,9 @@ describe("any schema an origin may write (property)", () => {
     for (let i = 0; i < 5_000; i++) $defs[`d${i}`] = { $ref: `#/$defs/d${i + 1}` };
     const schemas = [
       { type: "object", allOf: [{ $ref: "#" }] },
+      // A branch's `allOf` beside its `$ref`, each back to the root: each hop begins anew.
+      { allOf: [{ $ref: "#" }], $ref: "#" },
+      { $ref: "#/$defs/A", $defs: { A: { allOf: [{ $ref: "#" }], $ref: "#" } } },
       { type: "object", properties: { a: { allOf } } },
       { type: "object", properties: { a: { $ref: "#/$defs/d0" } }, $defs },
     ];
