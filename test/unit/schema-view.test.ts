@@ -739,6 +739,24 @@ describe("the root", () => {
   });
 
   it.each(ADAPTING)(
+    "%s: a $ref to a definition whose own $ref leads nowhere, or back to it, says what it says",
+    (profile) => {
+      for (const $ref of ["#/$defs/Missing", "#/$defs/Args", "https://example.com/args.json"]) {
+        const Args = {
+          $ref,
+          type: "object",
+          properties: { q: { type: "string" } },
+          required: ["q"],
+        };
+        const original = { $ref: "#/$defs/Args", $defs: { Args } };
+        const { schema } = schemaView(original, SCHEMA_PASSES[profile]);
+        expect(PROVIDER_RULES[profile]?.(schema), $ref).toEqual([]);
+        expect(schema, $ref).toMatchObject({ properties: { q: {} }, required: ["q"] });
+      }
+    },
+  );
+
+  it.each(ADAPTING)(
     "%s: a $ref to nothing, to the root itself or outside the schema is left out",
     (profile) => {
       for (const $ref of ["#/$defs/Missing", "#", "", "https://example.com/args.json"]) {
