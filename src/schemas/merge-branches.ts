@@ -4,7 +4,7 @@
  * `oneOf` those every branch requires, the forms spelled out in words. Used
  * at the root (passes/root-object.ts) and for `allOf` (passes/all-of.ts).
  */
-import { MAX_REF_HOPS, refTarget, type Schema } from "../args/json-schema";
+import { MAX_REF_HOPS, refTarget, resolve, type Schema } from "../args/json-schema";
 import { isPlainObject, own, sameJson, setOwn } from "../json";
 import { isNullSchema, typesOf } from "./keywords";
 import { noteOn } from "./notes";
@@ -63,6 +63,32 @@ function branchSchema(branch: unknown, root: Schema, hops = 0): Schema | undefin
   return merged;
 }
 
+/**
+ * The names every form of `list` requires: of an `allOf` whose branches each have an `anyOf`,
+ * one list of forms joined from them (`joins`) requires no name all of them do, but each
+ * list's stand. What it reads counts against the merge's `MAX_READ` (`room` left): past it,
+ * none is known.
+ */
+function requiredByEvery(list: unknown[], root: Schema, room: number) {
+  let every: Set<string> | undefined;
+  let read = 0;
+  for (const branch of list) {
+    // The branch's own `required` and its `$ref`'s, read without a merge (which joins lists in
+    // turn): a chain's hops between say none.
+    const target = resolve(branch, root);
+    if (target && isNullSchema(target)) continue;
+    const required = [branch, target].flatMap((schema) =>
+      isPlainObject(schema) && Array.isArray(schema.required) ? schema.required : [],
+    );
+    read += required.length + 1;
+    if (read > room) return { names: [], read };
+    const names = required.filter((name): name is string => typeof name === "string");
+    every = new Set(every ? names.filter((name) => every?.has(name)) : names);
+    if (every.size === 0) break;
+  }
+  return { names: [...(every ?? [])], read };
+}
+
 export function mergeBranches(
   schema: Schema,
   keyword: string,
@@ -77,6 +103,10 @@ export function mergeBranches(
   const declarations = new Map<string, unknown[]>();
   const requiredSets: string[][] = [];
   const forms: string[] = [];
+  // What the forms of an `allOf`'s branches require, where their lists are joined.
+  const joinedRequired: string[] = [];
+  // Lists read for what every form requires, and those joined here (read as their parts).
+  const listsRead = new Set<unknown>();
   let read = 0;
   for (const branch of branches) {
     if (read >= MAX_READ) {
@@ -115,7 +145,16 @@ export function mergeBranches(
       if (!Object.hasOwn(result, name)) setOwn(result, name, value);
       else if (joins(name, keyword) && Array.isArray(value) && Array.isArray(result[name])) {
         // Each branch's forms, not the first's alone: two `anyOf`s lost the second's fields.
-        result[name] = [...new Set([...(result[name] as unknown[]), ...value])];
+        const joined = result[name] as unknown[];
+        for (const list of keyword === "allOf" && name !== "allOf" ? [joined, value] : []) {
+          if (listsRead.has(list)) continue;
+          listsRead.add(list);
+          const every = requiredByEvery(list, root, MAX_READ - read);
+          joinedRequired.push(...every.names);
+          read += every.read;
+        }
+        result[name] = [...new Set([...joined, ...value])];
+        listsRead.add(result[name]);
         read += value.length;
       }
     }
@@ -129,7 +168,7 @@ export function mergeBranches(
   }
   const required =
     keyword === "allOf"
-      ? [...new Set([...own_, ...requiredSets.flat()])]
+      ? [...new Set([...own_, ...requiredSets.flat(), ...joinedRequired])]
       : [
           ...new Set([
             ...own_,

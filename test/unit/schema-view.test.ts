@@ -467,6 +467,28 @@ describe("the view, rule by rule (gemini)", () => {
     }
   });
 
+  it("requires what every form of each anyOf an allOf merges requires", () => {
+    // Joined into one list of forms, no name was required of all of them: `id` was optional.
+    const original = {
+      allOf: [
+        { anyOf: [{ properties: { id: { type: "string" } }, required: ["id"] }] },
+        { anyOf: [{ properties: { a: { type: "string" } } }, { $ref: "#/$defs/B" }] },
+      ],
+      $defs: { B: { properties: { b: { type: "string" } }, required: ["b"] } },
+    };
+    for (const profile of ADAPTING) {
+      const { schema } = schemaView(original, SCHEMA_PASSES[profile]);
+      const { required, properties } = schema as {
+        required?: string[];
+        properties: Record<string, unknown>;
+      };
+      // Strict mode requires every property: an optional one is one that takes null.
+      if (profile === "openai-strict") expect(properties.id, profile).toEqual({ type: "string" });
+      else expect(required, profile).toEqual(["id"]);
+      expect(Object.keys(properties), profile).toEqual(["id", "a", "b"]);
+    }
+  });
+
   it("keeps an allOf a branch has beside its $ref", () => {
     // Merged with the branch's target as if it were the merge's own list, it was left out.
     const X = { type: "object", properties: { x: { type: "string" } } };
@@ -850,6 +872,8 @@ describe("any schema an origin may write (property)", () => {
       // A branch's `allOf` beside its `$ref`, each back to the root: each hop begins anew.
       { allOf: [{ $ref: "#" }], $ref: "#" },
       { $ref: "#/$defs/A", $defs: { A: { allOf: [{ $ref: "#" }], $ref: "#" } } },
+      { oneOf: [{ $ref: "#" }], $ref: "#" },
+      { anyOf: [{ anyOf: [{ $ref: "#" }], $ref: "#" }] },
       { type: "object", properties: { a: { allOf } } },
       { type: "object", properties: { a: { $ref: "#/$defs/d0" } }, $defs },
     ];
