@@ -54,7 +54,9 @@ function shapedForm(form: Record<string, unknown>, rule: ToolRule): Record<strin
       if (!isPlainObject(schema)) return [[key, schema]];
       const description =
         typeof schema.description === "string" ? `${schema.description} ${note}` : note;
-      return [[key, { ...schema, description }]];
+      // Draft 3 says `required` in the property itself, which every view reads as required.
+      const { required, ...rest } = schema;
+      return [[key, { ...(required === true ? rest : schema), description }]];
     });
     // fromEntries: an argument named `__proto__` stays an ordinary key.
     form.properties = Object.fromEntries(properties);

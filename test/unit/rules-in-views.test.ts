@@ -315,6 +315,20 @@ describe("any schema an origin may write, under a rule (property)", () => {
     }
   });
 
+  it("requires no defaulted argument its own schema says is required, as draft 3 writes it", () => {
+    const original = {
+      type: "object",
+      properties: { due: { type: "integer", required: true }, org: { required: true } },
+    };
+    for (const profile of PROFILE_NAMES) {
+      const { schema: view } = schemaView(presentedSchema(original, rule), SCHEMA_PASSES[profile]);
+      const due = ((view as Schema).properties as Schema).due as Schema;
+      if (profile !== "openai-strict") expect((view as Schema).required ?? [], profile).toEqual([]);
+      else expect(takesNull(due), profile).toBe(true);
+      expect(due, profile).not.toHaveProperty("required");
+    }
+  });
+
   it("requires what a fixed argument requires where it is given: the proxy always gives it", () => {
     for (const keyword of ["dependentRequired", "dependencies"]) {
       const original = {
