@@ -162,19 +162,20 @@ export function mergeBranches(
     const branchTypes = typesOf(resolved);
     const types = typesOf(result);
     if (keyword === "allOf" && branchTypes && types) {
-      const common = types.filter((type) => branchTypes.includes(type));
+      const allowed = new Set(branchTypes);
+      const common = types.filter((type) => allowed.has(type));
       if (common.length > 0) result.type = common.length === 1 ? common[0] : common;
     }
   }
+  // Sets, not lists looked through for each name: a branch may require 100,000 (their square).
+  const sets = keyword === "allOf" ? [] : requiredSets.map((set) => new Set(set));
   const required =
     keyword === "allOf"
       ? [...new Set([...own_, ...requiredSets.flat(), ...joinedRequired])]
       : [
           ...new Set([
             ...own_,
-            ...(requiredSets[0] ?? []).filter((name) =>
-              requiredSets.every((set) => set.includes(name)),
-            ),
+            ...(requiredSets[0] ?? []).filter((name) => sets.every((set) => set.has(name))),
           ]),
         ];
   // Declared differently by several branches: any of them (`allOf`: all of them).
