@@ -9,24 +9,27 @@
  * with them, so what was merged is said once.
  *
  * Pure; bounded by `MAX_MERGES` rounds per form and as many levels of
- * branches, `MAX_FORMS` forms and `MAX_SHAPED` properties in all (the forms
+ * branches, `MAX_FORMS` forms and `MAX_SHAPED` characters in all (the forms
  * past them left out), and `MAX_NODES` nodes read looking for what still
  * refers to a `$def`. Never mutates its input.
  */
 import { MAX_REF_HOPS, refTarget, type Schema } from "../args/json-schema";
 import { isPlainObject, setOwn } from "../json";
 import { MAX_MERGES, mergeBranches } from "./merge-branches";
-import { MAX_NODES } from "./pass";
+import { CHARS_PER_NODE, MAX_NODES } from "./pass";
+import { textLength } from "./walk";
 
 /** Forms shaped at most: past it, the forms left are left out. */
 const MAX_FORMS = 1_000;
 
 /**
- * Properties the shaped forms hold together: past them, the forms left are left out. Each form
- * may be a `$ref` to one large definition, merged and shaped again for each: 1,000 of them to
- * 1,000 properties took 1.8 s of CPU and shaped a million.
+ * Characters the shaped forms write together (about as many as `MAX_NODES` nodes of a view):
+ * past them, the forms left are left out. Each form may be a `$ref` to one large definition,
+ * merged and shaped again for each: 1,000 of them to 1,000 properties took 1.8 s of CPU and
+ * shaped a million, to an enum of 1,000 objects made a schema of 38 KB one of 15 MB, listed
+ * as it is at `/mcp`.
  */
-const MAX_SHAPED = MAX_NODES;
+const MAX_SHAPED = MAX_NODES * CHARS_PER_NODE;
 
 /** Keywords whose schemas are other forms of the same arguments. */
 const BRANCHES = ["anyOf", "oneOf"] as const;
@@ -94,7 +97,7 @@ function mergedForm(form: Schema, root: Schema, merged: Set<string>): Schema {
   };
 }
 
-/** What one shaping has done: the `$ref`s it merged, the forms it has shaped and their properties. */
+/** What one shaping has done: the `$ref`s it merged, the forms it has shaped and their text. */
 interface Shaping {
   root: Schema;
   shape: (form: Schema) => Schema;
@@ -113,7 +116,7 @@ const spent = (shaping: Shaping) => shaping.forms >= MAX_FORMS || shaping.shaped
 function eachForm(form: Schema, shaping: Shaping, depth: number): Schema {
   const result = shaping.shape(mergedForm(form, shaping.root, shaping.merged));
   shaping.forms++;
-  if (isPlainObject(result.properties)) shaping.shaped += Object.keys(result.properties).length;
+  shaping.shaped += textLength(result, MAX_SHAPED);
   const branch = (schema: unknown) =>
     !isPlainObject(schema)
       ? [schema]

@@ -269,12 +269,20 @@ describe("any schema an origin may write, under a rule (property)", () => {
       anyOf: Array.from({ length: 1_000 }, () => ({ $ref: "#/$defs/Args" })),
       $defs: { Args: { type: "object", properties: { ...properties, org: {} } } },
     };
+    // 38 KB of schema, forms of no properties: each wrote the enum again, 15 MB listed at /mcp.
+    const enumerated = {
+      anyOf: Array.from({ length: 1_000 }, () => ({ $ref: "#/$defs/Args" })),
+      $defs: {
+        Args: { type: "object", enum: Array.from({ length: 1_000 }, (_, i) => ({ org: `o${i}` })) },
+      },
+    };
     // Past the bound on levels of forms, the forms deeper were listed as the origin wrote them.
     let deep: unknown = { type: "object", properties: { org: {}, a: {} }, required: ["org"] };
     for (let i = 0; i < 20; i++) deep = { anyOf: [deep, { properties: { b: {} } }] };
-    for (const original of [wide, deep]) {
+    for (const original of [wide, enumerated, deep]) {
       const presented = presentedSchema(original, rule);
-      expect(JSON.stringify(presented).length).toBeLessThan(256 * 1024);
+      // About as much as a view of `MAX_NODES` nodes writes.
+      expect(JSON.stringify(presented).length).toBeLessThan(512 * 1024);
       for (const profile of PROFILE_NAMES) {
         const { schema: view } = schemaView(presented, SCHEMA_PASSES[profile]);
         for (const form of argumentForms(view, view, 32)) {
