@@ -11,7 +11,8 @@ export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | 
 
 export type Schema = Record<string, unknown>;
 
-const MAX_REF_HOPS = 16;
+/** `$ref`s followed one after another, at most: a chain may lead back to itself. */
+export const MAX_REF_HOPS = 16;
 
 export function jsonTypeOf(value: unknown): JsonType {
   if (value === null) return "null";
@@ -95,7 +96,7 @@ function* branchesOf<T>(
   reading: Reading,
   read: (branch: unknown, reading: Reading) => T,
 ): Generator<T> {
-  const branches = own(schema, keyword);
+  const branches = keyword === "allOf" ? allOfOf(schema) : own(schema, keyword);
   if (!Array.isArray(branches)) return;
   reading.path.push(schema);
   try {
@@ -108,10 +109,52 @@ function* branchesOf<T>(
   }
 }
 
-/** `schema` resolved, unless it is one being read already (a cycle) or it does not resolve. */
+/**
+ * Keywords that constrain no value: words about it, and where a schema keeps its definitions and
+ * says what it is (Go's invopop/jsonschema writes `$schema`, `$ref` and `$defs` at the root).
+ */
+export const NO_CONSTRAINT: ReadonlySet<string> = new Set([
+  ...["description", "title", "default", "examples", "deprecated", "$comment"],
+  ...["$defs", "definitions", "$schema", "$id", "$anchor", "$dynamicAnchor"],
+]);
+
+/**
+ * The local `$ref` of a schema that says more beside it (`{"$ref": "#/$defs/Base",
+ * "properties": {…}}`): from 2019-09 on both apply, as every view reads them
+ * (schemas/merge-branches.ts), so a reading takes the `$ref` as one more `allOf` branch.
+ */
+function refBeside(schema: Schema): string | undefined {
+  const ref = own(schema, "$ref");
+  if (typeof ref !== "string" || !ref.startsWith("#")) return undefined;
+  for (const keyword of Object.keys(schema)) {
+    if (keyword !== "$ref" && !NO_CONSTRAINT.has(keyword)) return ref;
+  }
+  return undefined;
+}
+
+/** A schema's `allOf` as a reading follows it: its `$ref` first, where it says more beside it. */
+function allOfOf(schema: Schema): unknown[] | undefined {
+  const allOf = own(schema, "allOf");
+  const ref = refBeside(schema);
+  if (ref === undefined) return Array.isArray(allOf) ? allOf : undefined;
+  return [{ $ref: ref }, ...(Array.isArray(allOf) ? allOf : [])];
+}
+
+/**
+ * `schema` resolved, its `$ref`s followed while they are all it says, unless it is one being read
+ * already (a cycle) or it does not resolve.
+ */
 function resolvedIn(schema: unknown, reading: Reading): Schema | undefined {
-  const resolved = resolve(schema, reading.root);
-  return resolved && !reading.path.includes(resolved) ? resolved : undefined;
+  let current = schema;
+  for (let hop = 0; hop <= MAX_REF_HOPS; hop++) {
+    if (!isPlainObject(current)) return undefined;
+    const ref = own(current, "$ref");
+    if (typeof ref !== "string" || !ref.startsWith("#") || refBeside(current) !== undefined) {
+      return reading.path.includes(current) ? undefined : current;
+    }
+    current = refTarget(ref, reading.root);
+  }
+  return undefined;
 }
 
 /**
@@ -204,7 +247,9 @@ function propertiesIn(schema: unknown, reading: Reading): Record<string, unknown
   if (!resolved) return undefined;
   const properties = own(resolved, "properties");
   const own_ = isPlainObject(properties) ? properties : undefined;
-  if (!COMPOSITIONS.some((k) => Array.isArray(own(resolved, k)))) return own_;
+  if (!allOfOf(resolved) && !COMPOSITIONS.some((k) => Array.isArray(own(resolved, k)))) {
+    return own_;
+  }
   const every = new Map<string, unknown[]>();
   const some = new Map<string, unknown[]>();
   const declare = (into: Map<string, unknown[]>, from: Record<string, unknown> | undefined) => {

@@ -54,20 +54,33 @@ function shapedForm(form: Record<string, unknown>, rule: ToolRule): Record<strin
       if (!isPlainObject(schema)) return [[key, schema]];
       const description =
         typeof schema.description === "string" ? `${schema.description} ${note}` : note;
-      return [[key, { ...schema, description }]];
+      // Draft 3 says `required` in the property itself, which every view reads as required.
+      const { required, ...rest } = schema;
+      return [[key, { ...(required === true ? rest : schema), description }]];
     });
     // fromEntries: an argument named `__proto__` stays an ordinary key.
     form.properties = Object.fromEntries(properties);
   }
   if (Array.isArray(form.required)) form.required = form.required.filter((k) => !setByRule(k));
-  // `a` present requires `b`: the proxy sets `b`, and the model sends no fixed `a`.
-  if (isPlainObject(form.dependentRequired)) {
-    const dependent = Object.entries(form.dependentRequired).flatMap(([key, names]) =>
-      has(rule.fixed, key)
-        ? []
-        : [[key, Array.isArray(names) ? names.filter((k) => !setByRule(k)) : names]],
-    );
-    form.dependentRequired = Object.fromEntries(dependent);
+  // `a` present requires `b`: the proxy sets `b`, and the model sends no fixed `a`, which the
+  // proxy always sends: what it requires, the model must. Draft-07 writes the lists in
+  // `dependencies`, beside schemas (root-forms.ts shapes those).
+  const always: string[] = [];
+  for (const keyword of ["dependentRequired", "dependencies"]) {
+    const map = form[keyword];
+    if (!isPlainObject(map)) continue;
+    const dependent = Object.entries(map).flatMap(([key, names]) => {
+      if (!Array.isArray(names)) return [[key, names]];
+      const left = names.filter((k) => !setByRule(k));
+      if (!has(rule.fixed, key)) return [[key, left]];
+      always.push(...left.filter((k) => typeof k === "string"));
+      return [];
+    });
+    form[keyword] = Object.fromEntries(dependent);
+  }
+  if (always.length > 0) {
+    const required = Array.isArray(form.required) ? form.required : [];
+    form.required = [...new Set([...required, ...always])];
   }
   return form;
 }

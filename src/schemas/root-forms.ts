@@ -1,33 +1,65 @@
 /**
  * The forms a tool's arguments may take, as one schema: the root with its
  * `$ref` and `allOf` merged in (merge-branches.ts, as passes/root-object.ts
- * merges them), and each `anyOf`/`oneOf` branch (and `then`/`else`) likewise,
+ * merges them), and each `anyOf`/`oneOf` branch (and `then`/`else`, and what
+ * applies where a property is given: `dependentSchemas`) likewise,
  * each form handed to `shape`. For what must hold of every form whatever the
  * profile, `mcp` included: the operator's fixed arguments appear in none
  * (rules/apply-rules.ts). A `$def` only the merged `$ref`s pointed at goes
  * with them, so what was merged is said once.
  *
  * Pure; bounded by `MAX_MERGES` rounds per form and as many levels of
- * branches, `MAX_FORMS` forms in all, and `MAX_NODES` nodes read looking for
- * what still refers to a `$def`. Never mutates its input.
+ * branches, `MAX_FORMS` forms and `MAX_SHAPED` characters in all (the forms
+ * past them left out), and `MAX_NODES` nodes read looking for what still
+ * refers to a `$def`. Never mutates its input.
  */
-import { refTarget, resolve, type Schema } from "../args/json-schema";
+import { MAX_REF_HOPS, refTarget, type Schema } from "../args/json-schema";
 import { isPlainObject, setOwn } from "../json";
-import { CHILDREN } from "./keywords";
 import { MAX_MERGES, mergeBranches } from "./merge-branches";
-import { MAX_NODES } from "./pass";
+import { CHARS_PER_NODE, MAX_NODES } from "./pass";
+import { textLength } from "./walk";
 
-/** Forms shaped at most: past it, the branches of a form are left as they are. */
+/** Forms shaped at most: past it, the forms left are left out. */
 const MAX_FORMS = 1_000;
+
+/**
+ * Characters the shaped forms write together (about as many as `MAX_NODES` nodes of a view):
+ * past them, the forms left are left out. Each form may be a `$ref` to one large definition,
+ * merged and shaped again for each: 1,000 of them to 1,000 properties took 1.8 s of CPU and
+ * shaped a million, to an enum of 1,000 objects made a schema of 38 KB one of 15 MB, listed
+ * as it is at `/mcp`.
+ */
+const MAX_SHAPED = MAX_NODES * CHARS_PER_NODE;
 
 /** Keywords whose schemas are other forms of the same arguments. */
 const BRANCHES = ["anyOf", "oneOf"] as const;
 const CONDITIONAL = ["then", "else"] as const;
+/** Keywords whose schemas apply where a property is given (draft-07's `dependencies` too). */
+const DEPENDENT = ["dependentSchemas", "dependencies"] as const;
+
+/**
+ * What the `$ref`s from `branch` say beside them, one after another, where they lead back to the
+ * root; `undefined` where they lead elsewhere.
+ */
+function besideToRoot(branch: unknown, root: Schema): Schema[] | undefined {
+  const beside: Schema[] = [];
+  let current = branch;
+  for (let hop = 0; hop <= MAX_REF_HOPS; hop++) {
+    if (current === root) return beside;
+    if (!isPlainObject(current)) return undefined;
+    const ref = current.$ref;
+    if (typeof ref !== "string" || !ref.startsWith("#")) return undefined;
+    const { $ref: _, ...rest } = current;
+    if (Object.keys(rest).length > 0) beside.push(rest);
+    current = refTarget(ref, root);
+  }
+  return undefined;
+}
 
 /** `form` with its local `$ref` and `allOf` merged in; the `$ref`s merged go into `merged`. */
 function mergedForm(form: Schema, root: Schema, merged: Set<string>): Schema {
   let result = form;
-  const toRoot: Schema[] = [];
+  let toRoot = false;
   for (let round = 0; round < MAX_MERGES; round++) {
     const ref = result.$ref;
     // A `$ref` that resolves to nothing, or back to the root, adds nothing: it stays as it was.
@@ -43,65 +75,100 @@ function mergedForm(form: Schema, root: Schema, merged: Set<string>): Schema {
       }
     }
     if (!Array.isArray(result.allOf)) break;
-    // A branch that is the root again adds nothing to a form of it but what it says beside its
-    // `$ref`: that is merged (and shaped), the `$ref` kept. Merged whole, it brought the root's
-    // `allOf` back, its own unshaped branch with it, round after round.
+    // A branch that is the root again, directly or through other `$ref`s, adds nothing to a form
+    // of it but what they say beside them: that is merged (and shaped), a `$ref` to the root
+    // kept. Merged whole, it brought the root's `allOf` back, its own unshaped branch with it,
+    // round after round; kept, a `$ref` on the way was a form listed as the origin wrote it.
     const branches: unknown[] = [];
     for (const branch of result.allOf) {
-      if (!isPlainObject(branch) || resolve(branch, root) !== root) branches.push(branch);
+      const beside = besideToRoot(branch, root);
+      if (beside === undefined) branches.push(branch);
       else {
-        const { $ref, ...beside } = branch;
-        toRoot.push({ $ref });
-        if (Object.keys(beside).length > 0) branches.push(beside);
+        toRoot = true;
+        branches.push(...beside);
       }
     }
     result = mergeBranches(result, "allOf", branches, root);
   }
-  if (toRoot.length === 0) return result;
-  return { ...result, allOf: [...(Array.isArray(result.allOf) ? result.allOf : []), ...toRoot] };
+  if (!toRoot) return result;
+  return {
+    ...result,
+    allOf: [...(Array.isArray(result.allOf) ? result.allOf : []), { $ref: "#" }],
+  };
 }
 
-/** What one shaping has done: the `$ref`s it merged, and the forms it has seen. */
+/** What one shaping has done: the `$ref`s it merged, the forms it has shaped and their text. */
 interface Shaping {
   root: Schema;
   shape: (form: Schema) => Schema;
   merged: Set<string>;
   forms: number;
+  shaped: number;
 }
 
+const spent = (shaping: Shaping) => shaping.forms >= MAX_FORMS || shaping.shaped >= MAX_SHAPED;
+
+/**
+ * `form`, shaped, and its branches in turn. A form past the bounds (`MAX_MERGES` levels of
+ * branches, `MAX_FORMS`, `MAX_SHAPED`) is left out, never listed as the origin wrote it: it
+ * would offer the model what the operator's rules take away.
+ */
 function eachForm(form: Schema, shaping: Shaping, depth: number): Schema {
   const result = shaping.shape(mergedForm(form, shaping.root, shaping.merged));
-  // Branches that are `$ref`s to branches could multiply without end: a bound on forms in all.
-  if (depth >= MAX_MERGES || ++shaping.forms > MAX_FORMS) return result;
+  shaping.forms++;
+  shaping.shaped += textLength(result, MAX_SHAPED);
   const branch = (schema: unknown) =>
-    isPlainObject(schema) ? eachForm(schema, shaping, depth + 1) : schema;
+    !isPlainObject(schema)
+      ? [schema]
+      : depth >= MAX_MERGES || spent(shaping)
+        ? []
+        : [eachForm(schema, shaping, depth + 1)];
   for (const keyword of BRANCHES) {
     const list = result[keyword];
-    if (Array.isArray(list)) result[keyword] = list.map(branch);
+    if (!Array.isArray(list)) continue;
+    const forms = list.flatMap(branch);
+    // Every form left out: the rest take the arguments in any form.
+    if (forms.length > 0 || list.length === 0) result[keyword] = forms;
+    else delete result[keyword];
   }
   for (const keyword of CONDITIONAL) {
-    if (isPlainObject(result[keyword])) result[keyword] = branch(result[keyword]);
+    if (!isPlainObject(result[keyword])) continue;
+    const [shaped] = branch(result[keyword]);
+    if (shaped === undefined) delete result[keyword];
+    else result[keyword] = shaped;
+  }
+  for (const keyword of DEPENDENT) {
+    const map = result[keyword];
+    if (!isPlainObject(map)) continue;
+    // A list of names (draft-07's `dependencies`) is the form's own, shaped with it.
+    const forms = Object.entries(map).flatMap(([name, schema]) =>
+      isPlainObject(schema) ? branch(schema).map((form) => [name, form]) : [[name, schema]],
+    );
+    // fromEntries: a property named `__proto__` stays an ordinary key.
+    result[keyword] = Object.fromEntries(forms);
   }
   return result;
 }
 
-/** Every `$ref` string in `schema`; `undefined` past `MAX_NODES` nodes. */
+/**
+ * Every `$ref` string in `schema`, under any keyword (`dependentSchemas`, `propertyNames` and
+ * keywords no draft names hold schemas too); `undefined` past `MAX_NODES` nodes.
+ */
 function refsIn(schema: unknown): Set<string> | undefined {
   const refs = new Set<string>();
   const pending = [schema];
   let nodes = 0;
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     if (++nodes > MAX_NODES) return undefined;
-    if (Array.isArray(node)) pending.push(...node);
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === "object" && item !== null) pending.push(item);
+    }
     if (!isPlainObject(node)) continue;
     if (typeof node.$ref === "string") refs.add(node.$ref);
     for (const keyword in node) {
-      if (Object.hasOwn(node, keyword) && CHILDREN.has(keyword)) pending.push(node[keyword]);
-    }
-    // The schemas of a map (`properties`, `$defs`): its values.
-    for (const keyword of ["properties", "$defs", "definitions", "patternProperties"]) {
-      const map = node[keyword];
-      if (isPlainObject(map)) pending.push(...Object.values(map));
+      const value = node[keyword];
+      if (Object.hasOwn(node, keyword) && typeof value === "object" && value !== null)
+        pending.push(value);
     }
   }
   return refs;
@@ -140,8 +207,8 @@ function withoutMergedDefs(schema: Schema, merged: ReadonlySet<string>): Schema 
 
 /**
  * `schema` with each form of its arguments shaped: the root (its `$ref` and
- * `allOf` merged in), then each `anyOf`/`oneOf` branch and `then`/`else`,
- * merged the same way. `shape` is given copies it may change.
+ * `allOf` merged in), then each `anyOf`/`oneOf` branch, `then`/`else` and
+ * `dependentSchemas` schema, merged the same way. `shape` is given copies it may change.
  */
 export function shapeRootForms(schema: Schema, shape: (form: Schema) => Schema): Schema {
   const shaping: Shaping = {
@@ -149,6 +216,7 @@ export function shapeRootForms(schema: Schema, shape: (form: Schema) => Schema):
     shape: (form) => shape({ ...form }),
     merged: new Set(),
     forms: 0,
+    shaped: 0,
   };
   return withoutMergedDefs(eachForm(schema, shaping, 0), shaping.merged);
 }

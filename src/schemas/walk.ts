@@ -47,7 +47,7 @@ const NO_KEYWORDS: readonly string[] = [];
  * (5,000 levels of two, test/unit/rules-in-views.test.ts: 2^5,000
  * characters).
  */
-function textLength(value: unknown, max: number): number {
+export function textLength(value: unknown, max: number): number {
   let length = 0;
   const pending = [value];
   while (pending.length > 0 && length < max) {

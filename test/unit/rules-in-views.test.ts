@@ -9,6 +9,7 @@
 import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { refTarget } from "../../src/args/json-schema";
 import { isPlainObject } from "../../src/json";
 import { PROFILE_NAMES, type ProfileName } from "../../src/names/profiles";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
@@ -35,21 +36,26 @@ const SCHEMAS = corpus
   );
 
 /** Every form of the arguments a view offers: its root, and each branch of it, `$ref`s followed. */
-function argumentForms(view: unknown, root = view, depth = 0): Schema[] {
-  if (!isPlainObject(view) || depth > 8 || !isPlainObject(root)) return [];
+function argumentForms(view: unknown, root = view, levels = 8): Schema[] {
+  if (!isPlainObject(view) || levels < 0 || !isPlainObject(root)) return [];
   let node: Schema = view;
   if (typeof node.$ref === "string" && node.$ref.startsWith("#/")) {
     let target: unknown = root;
     for (const key of node.$ref.slice(2).split("/"))
       target = isPlainObject(target) ? target[key] : undefined;
-    return [node, ...argumentForms(target, root, depth + 1)];
+    return [node, ...argumentForms(target, root, levels - 1)];
   }
   const branches = ["anyOf", "oneOf", "allOf"].flatMap((k) =>
     Array.isArray(node[k]) ? (node[k] as unknown[]) : [],
   );
   for (const k of ["then", "else"]) if (isPlainObject(node[k])) branches.push(node[k]);
+  // What applies where a property is given is a form too.
+  for (const k of ["dependentSchemas", "dependencies"]) {
+    const map = node[k];
+    if (isPlainObject(map)) branches.push(...Object.values(map).filter(isPlainObject));
+  }
   node = view;
-  return [node, ...branches.flatMap((branch) => argumentForms(branch, root, depth + 1))];
+  return [node, ...branches.flatMap((branch) => argumentForms(branch, root, levels - 1))];
 }
 
 const takesNull = (schema: unknown) =>
@@ -198,11 +204,39 @@ describe("a root $ref (Go's invopop/jsonschema)", () => {
   );
 });
 
+describe("a root $ref's definition, merged", () => {
+  const rule = rulesOf({ tools: { x: { fixed: { org: "acme" } } } }).ruleFor("x") as ToolRule;
+  const Args = { type: "object", properties: { org: { type: "string" }, a: { type: "string" } } };
+  const elsewhere = {
+    dependentSchemas: { a: { $ref: "#/$defs/Args" } },
+    propertyNames: { $ref: "#/$defs/Args" },
+    unevaluatedProperties: { $ref: "#/$defs/Args" },
+    "x-later-draft": { $ref: "#/$defs/Args" },
+  };
+
+  it.each(Object.entries(elsewhere))(
+    "stays where the schema still refers to it, from %s",
+    (keyword, value) => {
+      const original = { $ref: "#/$defs/Args", $defs: { Args }, [keyword]: value };
+      for (const profile of PROFILE_NAMES) {
+        const { schema } = listedView(original, rule, profile);
+        // Every `$ref` the view keeps points at something: a provider or client resolves it.
+        const refs = JSON.stringify(schema).match(/"\$ref":"[^"]*"/g) ?? [];
+        for (const ref of refs) {
+          const pointer = (JSON.parse(`{${ref}}`) as { $ref: string }).$ref;
+          expect(refTarget(pointer, schema as Schema), `${profile}, ${pointer}`).toBeDefined();
+        }
+      }
+    },
+  );
+});
+
 describe("any schema an origin may write, under a rule (property)", () => {
   const schema = anySchema({
     keywords: [
       ...["type", "properties", "required", "anyOf", "oneOf", "allOf", "then", "else"],
       ...["$ref", "$defs", "definitions", "dependentRequired", "description", "__proto__"],
+      ...["dependentSchemas", "dependencies"],
     ],
     refs: fc.constantFrom("#", "#/$defs/a", "#/$defs/b", "#/definitions/a", "#/$defs/%61"),
     names: ["a", "b", "org", "due", "__proto__"],
@@ -228,6 +262,101 @@ describe("any schema an origin may write, under a rule (property)", () => {
     }
   });
 
+  it("is shaped within a bound however many forms refer to one large definition, or however deep", () => {
+    // 31 KB of schema: each form merged and shaped whole took 1.8 s and a million properties.
+    const properties = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`p${i}`, {}]));
+    const wide = {
+      anyOf: Array.from({ length: 1_000 }, () => ({ $ref: "#/$defs/Args" })),
+      $defs: { Args: { type: "object", properties: { ...properties, org: {} } } },
+    };
+    // 38 KB of schema, forms of no properties: each wrote the enum again, 15 MB listed at /mcp.
+    const enumerated = {
+      anyOf: Array.from({ length: 1_000 }, () => ({ $ref: "#/$defs/Args" })),
+      $defs: {
+        Args: { type: "object", enum: Array.from({ length: 1_000 }, (_, i) => ({ org: `o${i}` })) },
+      },
+    };
+    // Past the bound on levels of forms, the forms deeper were listed as the origin wrote them.
+    let deep: unknown = { type: "object", properties: { org: {}, a: {} }, required: ["org"] };
+    for (let i = 0; i < 20; i++) deep = { anyOf: [deep, { properties: { b: {} } }] };
+    for (const original of [wide, enumerated, deep]) {
+      const presented = presentedSchema(original, rule);
+      // About as much as a view of `MAX_NODES` nodes writes.
+      expect(JSON.stringify(presented).length).toBeLessThan(512 * 1024);
+      for (const profile of PROFILE_NAMES) {
+        const { schema: view } = schemaView(presented, SCHEMA_PASSES[profile]);
+        for (const form of argumentForms(view, view, 32)) {
+          if (isPlainObject(form.properties))
+            expect(form.properties, profile).not.toHaveProperty("org");
+        }
+      }
+    }
+  });
+
+  it("leaves a fixed argument out of what applies where a property is given, and a default unrequired", () => {
+    const given = { properties: { org: { const: "acme" } }, required: ["org", "due"] };
+    const keywords = {
+      dependentSchemas: { a: given },
+      dependencies: { a: given, b: ["org", "due", "a"] },
+    };
+    for (const [keyword, map] of Object.entries(keywords)) {
+      const original = {
+        type: "object",
+        properties: { org: {}, due: {}, a: {}, b: {} },
+        [keyword]: map,
+      };
+      for (const profile of PROFILE_NAMES) {
+        const { schema: view } = schemaView(
+          presentedSchema(original, rule),
+          SCHEMA_PASSES[profile],
+        );
+        const at = `${profile}, ${keyword}`;
+        for (const form of argumentForms(view)) {
+          if (isPlainObject(form.properties)) expect(form.properties, at).not.toHaveProperty("org");
+          expect(form.required ?? [], at).not.toContain("org");
+          if (profile !== "openai-strict") expect(form.required ?? [], at).not.toContain("due");
+        }
+        // A list of names: as `dependentRequired`'s, those the proxy sets left out.
+        const names = (view as Schema)[keyword] as Record<string, unknown> | undefined;
+        if (keyword === "dependencies" && names) expect(names.b, at).toEqual(["a"]);
+      }
+    }
+  });
+
+  it("requires no defaulted argument its own schema says is required, as draft 3 writes it", () => {
+    const original = {
+      type: "object",
+      properties: { due: { type: "integer", required: true }, org: { required: true } },
+    };
+    for (const profile of PROFILE_NAMES) {
+      const { schema: view } = schemaView(presentedSchema(original, rule), SCHEMA_PASSES[profile]);
+      const due = ((view as Schema).properties as Schema).due as Schema;
+      if (profile !== "openai-strict") expect((view as Schema).required ?? [], profile).toEqual([]);
+      else expect(takesNull(due), profile).toBe(true);
+      expect(due, profile).not.toHaveProperty("required");
+    }
+  });
+
+  it("requires what a fixed argument requires where it is given: the proxy always gives it", () => {
+    for (const keyword of ["dependentRequired", "dependencies"]) {
+      const original = {
+        type: "object",
+        properties: { org: {}, b: { type: "string" } },
+        [keyword]: { org: ["b", "due"] },
+      };
+      for (const profile of PROFILE_NAMES) {
+        const { schema: view } = schemaView(
+          presentedSchema(original, rule),
+          SCHEMA_PASSES[profile],
+        );
+        const at = `${profile}, ${keyword}`;
+        expect((view as Schema).required ?? [], at).toContain("b");
+        expect((view as Schema).required ?? [], at).not.toContain("due");
+        expect(takesNull(((view as Schema).properties as Schema).b), at).toBe(false);
+      }
+    }
+  });
+
   it("leaves a fixed argument out of an allOf branch beside a $ref back to the root", () => {
     // Found by the property below in CI (seed -22910979).
     const original = { allOf: [{ $ref: "#", properties: { org: {}, amount: {} } }] };
@@ -238,6 +367,23 @@ describe("any schema an origin may write, under a rule (property)", () => {
           expect(form.properties, profile).not.toHaveProperty("org");
       }
       expect(JSON.stringify(view), profile).toContain('"amount"');
+    }
+  });
+
+  it("leaves a fixed argument out of an allOf branch whose $ref leads back to the root through another", () => {
+    // `A` is the root again and says more beside: kept as it was, `A` was a form listing org.
+    const original = {
+      allOf: [{ $ref: "#/$defs/A" }],
+      $defs: { A: { $ref: "#", properties: { org: {}, amount: {} }, required: ["org"] } },
+    };
+    for (const profile of PROFILE_NAMES) {
+      const { schema: view } = schemaView(presentedSchema(original, rule), SCHEMA_PASSES[profile]);
+      for (const form of argumentForms(view)) {
+        if (isPlainObject(form.properties))
+          expect(form.properties, profile).not.toHaveProperty("org");
+        expect(form.required ?? [], profile).not.toContain("org");
+      }
+      expect(Object.keys((view as Schema).properties as Schema), profile).toEqual(["amount"]);
     }
   });
 

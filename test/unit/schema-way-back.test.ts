@@ -490,6 +490,38 @@ describe("the way back, by example (gemini)", () => {
   });
 });
 
+describe("the way back, where a schema says more beside its $ref", () => {
+  // 2020-12 applies both, and every view shows both: a Gemini model writes `level` as the string
+  // its view offers, which repair read against `Base` alone, where `level` is not declared.
+  const Base = { type: "object", properties: { id: { type: "string" } }, required: ["id"] };
+  const beside = {
+    properties: { level: { type: "integer", enum: [1, 2] }, at: { type: "string" } },
+    required: ["level"],
+  };
+  const originals = {
+    "at the root": { $ref: "#/$defs/Base", ...beside, $defs: { Base } },
+    "in a property": {
+      type: "object",
+      properties: { p: { $ref: "#/$defs/Base", ...beside } },
+      $defs: { Base },
+    },
+  };
+
+  it.each(Object.entries(originals))("reaches the origin as it takes it, %s", (at, original) => {
+    const view = schemaView(original, SCHEMA_PASSES.gemini);
+    const inside = (args: Schema) => (at === "at the root" ? args : { p: args });
+    expect(JSON.stringify(view.schema)).toContain('"enum":["1","2"]');
+    const { arguments: back, report } = wayBack(inside({ id: "x", level: "2" }), original, view);
+    expect(back).toEqual(inside({ id: "x", level: 2 }));
+    expect(report.coercions).toHaveLength(1);
+    expect(validateArguments(back, original).kind).toBe("valid");
+    // A required property's null is the origin's to refuse; an optional one's is left out.
+    expect(repairArguments(inside({ id: "x", level: null, at: null }), original).arguments).toEqual(
+      inside({ id: "x", level: null }),
+    );
+  });
+});
+
 describe("the way back, inside a union's branches", () => {
   // A tagged union as pydantic and zod write one: each form an object with a tag of its own,
   // one declaring a value of any type, which the view asks for as text.

@@ -27,7 +27,9 @@ export const booleanSchemas: Pass = {
   phase: "enter",
   reads: ["items", "properties", ...SCHEMA_LISTS],
   needed: (node) => {
-    if (isBoolean(node.items) || hasBooleanProperty(node.properties)) return true;
+    // `items` a list is a draft-07 tuple, which explicit-shapes.ts makes an `anyOf` of.
+    if (isBoolean(node.items) || holdsBoolean(node.items) || hasBooleanProperty(node.properties))
+      return true;
     // `SCHEMA_LISTS` by name, not looked up from the list in turn: each lookup by a name that
     // varies cost more than this pass's other questions together (schema-passes.test.ts holds
     // the names to the list).
@@ -52,6 +54,8 @@ export const booleanSchemas: Pass = {
       schema[keyword] = branches.length > 0 ? branches : [{}];
     }
     if (isBoolean(schema.items)) schema.items = {};
+    else if (Array.isArray(schema.items) && schema.items.some(isBoolean))
+      schema.items = schema.items.map((item) => (isBoolean(item) ? {} : item));
     view.applied.add("boolean_schemas");
     return schema;
   },

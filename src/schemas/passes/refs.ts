@@ -7,7 +7,7 @@
  * JSON text instead. An `allOf`'s `$ref` branches are inlined within the same
  * bounds, and counted alike (all-of.ts).
  */
-import { refTarget, type Schema } from "../../args/json-schema";
+import { NO_CONSTRAINT, refTarget, type Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
 import { type At, MAX_DEPTH, MAX_NODES, type Pass, type ViewContext } from "../pass";
 
@@ -58,6 +58,16 @@ export const refsInlined: Pass = {
   apply: (node, at, view) => {
     const { $ref: ref, ...siblings } = node as typeof node & { $ref: string };
     const target = ref.startsWith("#") ? refTarget(ref, view.root) : undefined;
+    // A keyword both say applies twice (2020-12): the sibling's `properties` taken for the
+    // target's lost what the target declared. Both are merged as an `allOf`'s (all-of.ts);
+    // words beside a `$ref` (`NO_CONSTRAINT`) are the node's own.
+    if (
+      isPlainObject(target) &&
+      Object.keys(siblings).some((k) => !NO_CONSTRAINT.has(k) && Object.hasOwn(target, k))
+    ) {
+      const allOf = [{ $ref: ref }, ...(Array.isArray(siblings.allOf) ? siblings.allOf : [])];
+      return view.view({ ...siblings, allOf }, at);
+    }
     if (!inlines(ref, target, at, view)) return refCut(ref, siblings, view);
     countText(target, view);
     view.applied.add("refs_inlined");

@@ -13,8 +13,8 @@
  * back.
  */
 
-import { resolve } from "../../args/json-schema";
-import { ownKey as hasOwnKey } from "../../json";
+import { refTarget } from "../../args/json-schema";
+import { ownKey as hasOwnKey, isPlainObject } from "../../json";
 import { INDEXED, keywordIndex } from "../keyword-index";
 import { typesOf } from "../keywords";
 import { MAX_MERGES, mergeBranches } from "../merge-branches";
@@ -63,7 +63,9 @@ export const rootObject: RootPass = {
     if (typeof result.$ref === "string") {
       const { $ref, ...rest } = result;
       result = rest;
-      if (!$ref.startsWith("#") || !resolve({ $ref }, view.root)) view.dropped.add("$ref");
+      // What it points at, one hop: a chain that leads nowhere still says what each hop says.
+      const target = $ref.startsWith("#") ? refTarget($ref, view.root) : undefined;
+      if (!isPlainObject(target) || target === view.root) view.dropped.add("$ref");
       else {
         result.allOf = [{ $ref }, ...(Array.isArray(rest.allOf) ? rest.allOf : [])];
         view.applied.add("refs_inlined");
