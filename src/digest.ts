@@ -93,19 +93,36 @@ export async function sha256Parts(parts: readonly string[]): Promise<string> {
   let at = 0;
   let batch: string[] = [];
   let batched = 0;
-  const encodeBatch = (): boolean => {
-    const text = batch.join("");
-    const { read, written } = encoder.encodeInto(text, bytes.subarray(at));
+  // A high surrogate that ended the text encoded last: its pair may begin the next one, and
+  // encoded alone it would be the replacement character.
+  let carried = "";
+  const encode = (text: string, last = false): boolean => {
+    let whole = carried + text;
+    const end = whole.charCodeAt(whole.length - 1);
+    carried = !last && end >= 0xd800 && end <= 0xdbff ? whole.slice(-1) : "";
+    if (carried) whole = whole.slice(0, -1);
+    const { read, written } = encoder.encodeInto(whole, bytes.subarray(at));
     at += written;
+    return read === whole.length;
+  };
+  const encodeBatch = (last = false): boolean => {
+    const text = batch.join("");
     batch = [];
     batched = 0;
-    return read === text.length;
+    return encode(text, last);
   };
   for (const part of parts) {
-    batch.push(part);
-    batched += part.length;
-    if (batched >= BATCH_CHARS && !encodeBatch()) return sha256(parts.join(""));
+    let fits = true;
+    if (part.length >= BATCH_CHARS) {
+      // Encoded as it is: joined into a batch, it would be copied first.
+      fits = encodeBatch() && encode(part);
+    } else {
+      batch.push(part);
+      batched += part.length;
+      if (batched >= BATCH_CHARS) fits = encodeBatch();
+    }
+    if (!fits) return sha256(parts.join(""));
   }
-  if (!encodeBatch()) return sha256(parts.join(""));
+  if (!encodeBatch(true)) return sha256(parts.join(""));
   return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes.subarray(0, at))));
 }

@@ -4,12 +4,20 @@ import { sha256, sha256Parts } from "../../src/digest";
 
 describe("sha256Parts", () => {
   it("is the digest of the parts joined, whatever their sizes and characters", async () => {
-    // Long parts cross the batches parts are encoded in; characters past ASCII take more bytes.
+    // Long parts cross the batches parts are encoded in, or are encoded alone; characters past
+    // ASCII take more bytes.
     const part = fc.oneof(
       fc.string({ maxLength: 40 }),
       fc.string({ unit: "grapheme", maxLength: 40 }),
       fc.string({ unit: "binary", maxLength: 8 }),
-      fc.nat({ max: 70_000 }).map((length) => "x".repeat(length)),
+      // Long, and maybe with half a surrogate pair at either end.
+      fc
+        .tuple(
+          fc.constantFrom("", "\ude00"),
+          fc.nat({ max: 70_000 }),
+          fc.constantFrom("", "\ud83d"),
+        )
+        .map(([start, length, end]) => `${start}${"x".repeat(length)}${end}`),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(part, { maxLength: 12 }), async (parts) => {
@@ -32,6 +40,20 @@ describe("sha256Parts", () => {
   it("keeps a surrogate pair split between parts as one character", async () => {
     const parts = ["a".repeat(40_000), "\ud83d", "\ude00", "b"];
     expect(await sha256Parts(parts)).toBe(await sha256(parts.join("")));
+  });
+
+  it("keeps a surrogate pair split where a batch ends, or a long part begins or ends, as one character", async () => {
+    const cases = [
+      ["x".repeat(32_767), "\ud83d", "\ude00"],
+      ["x".repeat(40_000), "\ud83d", "\ude00"],
+      [`${"x".repeat(40_000)}\ud83d`, "\ude00"],
+      ["a\ud83d", `\ude00${"y".repeat(40_000)}`],
+      ["a\ud83d", `\ude00${"y".repeat(40_000)}\ud83d`, "\ude00b"],
+      // A lone one is the replacement character, as where joined.
+      [`${"x".repeat(40_000)}\ud83d`],
+      ["\ud83d", "x".repeat(40_000)],
+    ];
+    for (const parts of cases) expect(await sha256Parts(parts)).toBe(await sha256(parts.join("")));
   });
 
   it("is each one's digest when many are digested at once, of other lengths and characters", async () => {
