@@ -21,15 +21,34 @@ const SIZE = 50;
 /** What every listing digests besides pins: the view its caller was shown (caller-listings.ts). */
 const VIEW = 1;
 
-/** `SIZE` tools as an origin lists them; `changed` gets another description. */
-function listingText(changed?: number): string {
-  const tools = Array.from({ length: SIZE }, (_, i) => ({
-    name: `tool_${i}`,
-    description: i === changed ? `Tool ${i}, and more.` : `Tool ${i}.`,
-    inputSchema: { type: "object", properties: { path: { type: "string" } } },
-    ...(i % 10 === 0 ? { annotations: { readOnlyHint: true } } : {}),
-  }));
-  return JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } });
+/** Tool `i` as an origin lists it; `changed` gets another description. */
+const toolAt = (i: number, changed?: number) => ({
+  name: `tool_${i}`,
+  description: i === changed ? `Tool ${i}, and more.` : `Tool ${i}.`,
+  inputSchema: { type: "object", properties: { path: { type: "string" } } },
+  ...(i % 10 === 0 ? { annotations: { readOnlyHint: true } } : {}),
+});
+
+/** `SIZE` tools as an origin lists them, `space` between each two. */
+function listingText(changed?: number, space = 0): string {
+  const tools = Array.from({ length: SIZE }, (_, i) => toolAt(i, changed));
+  if (space === 0) return JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } });
+  const written = tools.map((tool) => JSON.stringify(tool)).join(`,${" ".repeat(space)}`);
+  return `{"jsonrpc":"2.0","id":1,"result":{"tools":[${written}]}}`;
+}
+
+/** The same tools listed in two pages, each a text of its own. */
+function pagesText(changed?: number): string[] {
+  const page = (from: number, cursor?: string) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        tools: Array.from({ length: SIZE / 2 }, (_, i) => toolAt(from + i, changed)),
+        ...(cursor ? { nextCursor: cursor } : {}),
+      },
+    });
+  return [page(0, "2"), page(SIZE / 2)];
 }
 
 /** The tools of a listing's text, each read from it as the proxy reads an answer. */
@@ -55,8 +74,9 @@ async function origin() {
       (write) => writes.push(write),
       { rules: NO_RULES, changes: "hold", scope },
     );
-  const list = async (text: string, scope?: ChangeScope) => {
-    const listing = await open(scope).nameListing(writtenTools(text));
+  const list = async (text: string | string[], scope?: ChangeScope) => {
+    const tools = (typeof text === "string" ? [text] : text).flatMap(writtenTools);
+    const listing = await open(scope).nameListing(tools);
     await Promise.all(writes.splice(0));
     return listing;
   };
@@ -114,6 +134,39 @@ describe("the listing pin", () => {
     expect(logs.events("tool_definition_changed")).toMatchObject([
       { tool: "tool_7", changed: ["description"] },
     ]);
+    logs.restore();
+  });
+
+  it("covers a listing of several pages: the same pages spare a digest per tool, one character changed in one does not", async () => {
+    const { list, storedMap } = await origin();
+    await list(pagesText());
+    expect((await storedMap())?.listingPin).toMatch(/^[\w-]{43}$/);
+    expect(await digestsDuring(() => list(pagesText()))).toBe(1 + VIEW);
+
+    const logs = captureLogs();
+    let hidden: string[] = [];
+    expect(
+      await digestsDuring(async () => {
+        hidden = [...(await list(pagesText(SIZE - 1))).hidden];
+      }),
+    ).toBe(1 + SIZE + VIEW);
+    expect(hidden).toEqual([`tool_${SIZE - 1}`]);
+    expect(logs.events("tool_definition_changed")).toMatchObject([{ tool: `tool_${SIZE - 1}` }]);
+    logs.restore();
+  });
+
+  it("covers what is written between tools: the same tools spaced otherwise are digested, compared, and none held", async () => {
+    const { list } = await origin();
+    await list(listingText());
+    const logs = captureLogs();
+    let hidden = -1;
+    expect(
+      await digestsDuring(async () => {
+        hidden = (await list(listingText(undefined, 2))).hidden.size;
+      }),
+    ).toBe(1 + SIZE + VIEW);
+    expect(hidden).toBe(0);
+    expect(logs.events("tool_definition_changed")).toEqual([]);
     logs.restore();
   });
 
