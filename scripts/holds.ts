@@ -170,19 +170,19 @@ function list(where: Where, scope: string): void {
 
 function accept(where: Where, scope: string, original: string, pin: string | undefined): void {
   const map = readMap(where, scope);
+  // The name pasted from list or a log line may be the origin's, control characters and all.
+  const name = printableJson(original);
   const held = map?.held.get(original) ?? [];
-  if (!map || held.length === 0)
-    refuse(`${JSON.stringify(original)} is not held in ${labelOf(where.env)}.`);
+  if (!map || held.length === 0) refuse(`${name} is not held in ${labelOf(where.env)}.`);
   if (pin !== undefined && !held.includes(pin)) {
-    refuse(`${JSON.stringify(original)} is not held on that definition; held: ${held.join(", ")}`);
+    refuse(`${name} is not held on that definition; held: ${held.join(", ")}`);
   }
   if (pin === undefined && held.length > 1) {
     refuse(
-      `${JSON.stringify(original)} is held on ${held.length} definitions: accept one with --pin (npm run holds -- list shows them).`,
+      `${name} is held on ${held.length} definitions: accept one with --pin (npm run holds -- list shows them).`,
     );
   }
   const accepted = pin ?? (held[0] as string);
-  const name = printableJson(original);
   const key = acceptKey(scope, accepted, original);
   // A key of a tool no longer held there accepts no one: written over. One another held tool's
   // value is that tool's acceptance, which the proxy has not taken yet.
@@ -211,7 +211,7 @@ function accept(where: Where, scope: string, original: string, pin: string | und
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(
-    `Accepted ${JSON.stringify(original)} at ${accepted}: the proxy lists it again from the next listing that shows that definition, within a minute (KV may take a minute more elsewhere).`,
+    `Accepted ${name} at ${accepted}: the proxy lists it again from the next listing that shows that definition, within a minute (KV may take a minute more elsewhere).`,
   );
 }
 

@@ -150,6 +150,11 @@ describe("npm run holds", () => {
     const command = /accept: (npm run holds -- accept .*)$/m.exec(out)?.[1];
     const accepted = shell("bash", ["-c", `${command}`], repo.dir);
     expect(accepted.status).toBe(0);
+    // What it says it accepted: the name escaped as list shows it (npm's echo of the command it
+    // runs, above that, is npm's own).
+    expect(/^Accepted .* at /m.exec(accepted.out)?.[0]).toBe(
+      'Accepted "\\u001b]52;c;cm0gLXJmIH4=\\u0007report\\u009b2J\\u202eelif" at ',
+    );
     const values = await toolMap(async (kv) => {
       const { keys } = await kv.list({ prefix: `${SCOPE}:accept:` });
       return Promise.all(keys.map(({ name }) => kv.get(name)));
