@@ -10,6 +10,9 @@
  * toolmap/stored-map.ts); accepting one writes its accept key
  * (`v2:<origin>:accept:<pin>/<tool fingerprint>`, its value the tool's
  * original name), which the proxy reads at the next listing that shows it.
+ * The key names the tool by a 32-bit fingerprint of its name, which an origin
+ * can give another tool held on the same definition: here as in the proxy,
+ * the value decides, and one key accepts one of them at a time.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -31,8 +34,13 @@ interface Where {
   configPath: string;
 }
 
-/** `wrangler kv …` on the tenant's TOOL_MAP, where `where` says; its stdout. */
-function kv(where: Where, args: string[]): string {
+/**
+ * `wrangler kv …` on the tenant's TOOL_MAP, where `where` says; its stdout. With `maxBytes`,
+ * `undefined` where it printed more.
+ */
+function kv(where: Where, args: string[]): string;
+function kv(where: Where, args: string[], maxBytes: number): string | undefined;
+function kv(where: Where, args: string[], maxBytes?: number): string | undefined {
   const run = spawnSync(
     "wrangler",
     [
@@ -45,8 +53,10 @@ function kv(where: Where, args: string[]): string {
       ...(where.env === undefined ? [] : ["--env", where.env]),
       where.local ? "--local" : "--remote",
     ],
-    { encoding: "utf8" },
+    { encoding: "utf8", ...(maxBytes === undefined ? {} : { maxBuffer: maxBytes }) },
   );
+  const tooLong = (run.error as NodeJS.ErrnoException | undefined)?.code === "ENOBUFS";
+  if (tooLong && maxBytes !== undefined) return undefined;
   if (run.status !== 0) refuse(`wrangler kv ${args[0]} ${args[1]} failed:\n${run.stderr}`);
   return run.stdout;
 }
@@ -77,12 +87,50 @@ function readMap(where: Where, scope: string): StoredMap | undefined {
   return decodeMap(kv(where, ["key", "get", mapKey(scope)]));
 }
 
-/** Accept keys written and not yet taken by a listing. */
-function pendingAccepts(where: Where, scope: string): Set<string> {
-  const listed = JSON.parse(kv(where, ["key", "list", "--prefix", `${scope}:accept:`])) as Array<{
+/** The accept keys written whose names start with `prefix` (`<scope>:accept:` for all of them). */
+function acceptKeys(where: Where, prefix: string): Set<string> {
+  const listed = JSON.parse(kv(where, ["key", "list", "--prefix", prefix])) as Array<{
     name: string;
   }>;
   return new Set(listed.map(({ name }) => name));
+}
+
+/**
+ * Which of `tools`, the held tools whose accept key is `key` (one written), the key's value
+ * names, as the proxy reads it: the name, and nothing else. Read no further than the longest
+ * of their names: a longer value names none of them.
+ */
+function acceptedOf(where: Where, key: string, tools: readonly string[]): string | undefined {
+  const longest = Math.max(...tools.map((tool) => Buffer.byteLength(tool)));
+  const value = kv(where, ["key", "get", key], longest);
+  return tools.find((tool) => tool === value);
+}
+
+/**
+ * The tools held on `pin` whose accept key is `key`: more than one where an origin named them to
+ * give their names the same 32-bit fingerprint, and one key accepts one of them.
+ */
+const sharingKey = (map: StoredMap, scope: string, pin: string, key: string) =>
+  [...map.held]
+    .filter(([tool, pins]) => pins.includes(pin) && acceptKey(scope, pin, tool) === key)
+    .map(([tool]) => tool);
+
+/** Accept keys whose value `list` reads, a `wrangler kv` process each: the others are said unread. */
+const MAX_VALUE_READS = 10;
+
+/**
+ * What `list` says of a held definition of `original`: accepted only where its accept key's value
+ * is its name. `accepts`: the tool held there that the value names (`acceptedOf`), `undefined`
+ * where there is no key or it names none, `false` where the key is written and not read.
+ */
+function stateOf(original: string, accepts: string | false | undefined, command: string): string {
+  if (accepts === original) return "accepted, taken at the next listing that shows it";
+  if (accepts === false) {
+    return `an accept key is written, not read (list reads ${MAX_VALUE_READS}): accept: ${command}`;
+  }
+  if (accepts === undefined) return `accept: ${command}`;
+  const other = printableJson(accepts);
+  return `not accepted: the accept key it shares with ${other} (their names' 32-bit fingerprint) accepts that tool; once list no longer shows ${other} held on this definition, accept: ${command}`;
 }
 
 function list(where: Where, scope: string): void {
@@ -91,15 +139,26 @@ function list(where: Where, scope: string): void {
     console.log(`${labelOf(where.env)}: no tool is held.`);
     return;
   }
-  const pending = pendingAccepts(where, scope);
+  const written = acceptKeys(where, `${scope}:accept:`);
+  const read = new Map<string, string | undefined>();
+  const acceptsOf = (key: string, pin: string) => {
+    if (!written.has(key)) return undefined;
+    if (!read.has(key) && read.size < MAX_VALUE_READS) {
+      read.set(key, acceptedOf(where, key, sharingKey(map, scope, pin, key)));
+    }
+    return read.has(key) ? read.get(key) : false;
+  };
   console.log(`${labelOf(where.env)}: ${map.held.size} held tool${map.held.size === 1 ? "" : "s"}`);
   for (const [original, pins] of map.held) {
     const pinned = map.tools.get(original)?.pin;
     for (const pin of pins) {
       const changed = pinned === undefined ? [] : changedParts(pinned, pin);
-      const state = pending.has(acceptKey(scope, pin, original))
-        ? "accepted, taken at the next listing that shows it"
-        : `accept: ${acceptCommand(pin, original, where.env, where.local)}`;
+      const accepts = acceptsOf(acceptKey(scope, pin, original), pin);
+      const state = stateOf(
+        original,
+        accepts,
+        acceptCommand(pin, original, where.env, where.local),
+      );
       // The origin's name: no control character of it reaches the terminal.
       console.log(
         `  ${printableJson(original)}  changed: ${changed.join(", ") || "-"}  pin: ${pin}`,
@@ -110,29 +169,49 @@ function list(where: Where, scope: string): void {
 }
 
 function accept(where: Where, scope: string, original: string, pin: string | undefined): void {
-  const held = readMap(where, scope)?.held.get(original) ?? [];
-  if (held.length === 0)
-    refuse(`${JSON.stringify(original)} is not held in ${labelOf(where.env)}.`);
+  const map = readMap(where, scope);
+  // The name pasted from list or a log line may be the origin's, control characters and all.
+  const name = printableJson(original);
+  const held = map?.held.get(original) ?? [];
+  if (!map || held.length === 0) refuse(`${name} is not held in ${labelOf(where.env)}.`);
   if (pin !== undefined && !held.includes(pin)) {
-    refuse(`${JSON.stringify(original)} is not held on that definition; held: ${held.join(", ")}`);
+    refuse(`${name} is not held on that definition; held: ${held.join(", ")}`);
   }
   if (pin === undefined && held.length > 1) {
     refuse(
-      `${JSON.stringify(original)} is held on ${held.length} definitions: accept one with --pin (npm run holds -- list shows them).`,
+      `${name} is held on ${held.length} definitions: accept one with --pin (npm run holds -- list shows them).`,
     );
   }
   const accepted = pin ?? (held[0] as string);
+  const key = acceptKey(scope, accepted, original);
+  // A key of a tool no longer held there accepts no one: written over. One another held tool's
+  // value is that tool's acceptance, which the proxy has not taken yet.
+  const holder = acceptKeys(where, key).has(key)
+    ? acceptedOf(where, key, sharingKey(map, scope, accepted, key))
+    : undefined;
+  if (holder === original) {
+    console.log(
+      `${name} is accepted at ${accepted} already: the proxy lists it again from the next listing that shows that definition.`,
+    );
+    return;
+  }
+  if (holder !== undefined) {
+    const other = printableJson(holder);
+    refuse(
+      `Not accepted: ${name} shares its accept key at ${accepted} with ${other} (their names' 32-bit fingerprint), and the key accepts ${other}, held on that definition too; one key accepts one tool. Let the proxy take ${other}'s acceptance at its next listing (npm run holds -- list then no longer shows ${other} held on ${accepted}), then accept ${name} again.`,
+    );
+  }
   // The name from a file: given as an argument, wrangler reads one such as `--path=…` as its option.
   const dir = mkdtempSync(join(tmpdir(), "holds-"));
   try {
     const value = join(dir, "original");
     writeFileSync(value, original);
-    kv(where, ["key", "put", acceptKey(scope, accepted, original), "--path", value]);
+    kv(where, ["key", "put", key, "--path", value]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(
-    `Accepted ${JSON.stringify(original)} at ${accepted}: the proxy lists it again from the next listing that shows that definition, within a minute (KV may take a minute more elsewhere).`,
+    `Accepted ${name} at ${accepted}: the proxy lists it again from the next listing that shows that definition, within a minute (KV may take a minute more elsewhere).`,
   );
 }
 

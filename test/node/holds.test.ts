@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { getPlatformProxy } from "wrangler";
 import { holds } from "../../scripts/holds";
 import { Refused } from "../../scripts/lib/command";
+import { acceptKey } from "../../src/toolmap/definition-pins";
 import { npmRun, repoCopy, shell } from "./npm-scripts";
 
 const repo = repoCopy();
@@ -22,6 +23,13 @@ const SCOPE = `v2:${createHash("sha256").update("http://127.0.0.1:8788/mcp").dig
 const TOOL = "it's $(touch pwned)";
 const PINNED = "d1/s1/e1/a1/-/-/-";
 const HELD = "d2/s1/e2/a1/-/-/-";
+/**
+ * Two names with the same 32-bit fingerprint, so the same accept key on one pin: what an origin
+ * finds in a birthday search (some 65,000 names of each kind), and makes a second tool's definition
+ * the one the operator accepts for the first.
+ */
+const NOTES = "notes_175327";
+const WIPE = "wipe_67929";
 
 /**
  * The test's own look at wrangler dev's KV in the copy, as the Worker's binding reads it: in this
@@ -40,6 +48,29 @@ async function toolMap<T>(use: (kv: KVNamespace) => Promise<T>): Promise<T> {
   } finally {
     await proxy.dispose();
   }
+}
+
+/** What `npm run holds -- …argv` prints, asked in this process (a process costs 3 s). */
+async function printedBy(argv: string[]): Promise<string> {
+  const printed: unknown[] = [];
+  const log = vi.spyOn(console, "log").mockImplementation((line) => void printed.push(line));
+  try {
+    await holds(argv);
+  } finally {
+    log.mockRestore();
+  }
+  return printed.join("\n");
+}
+
+/** What `list` says of each held tool's definition: `<name as JSON> <pin>` to the line below it. */
+function statesIn(listed: string): Map<string, string> {
+  const states = new Map<string, string>();
+  for (const [, name, pin, state] of listed.matchAll(
+    /^ {2}(".*") {2}changed: .* {2}pin: (\S+)\n {4}(.*)$/gm,
+  )) {
+    states.set(`${name} ${pin}`, `${state}`);
+  }
+  return states;
 }
 
 describe("npm run holds", () => {
@@ -108,14 +139,7 @@ describe("npm run holds", () => {
       held: { [hostile]: [HELD] },
     };
     await toolMap((kv) => kv.put(`${SCOPE}:map`, JSON.stringify(map)));
-    const printed: unknown[] = [];
-    const log = vi.spyOn(console, "log").mockImplementation((line) => void printed.push(line));
-    try {
-      await holds(["list", "--local", "--config", join(repo.dir, "wrangler.toml")]);
-    } finally {
-      log.mockRestore();
-    }
-    const out = printed.join("\n");
+    const out = await printedBy(["list", "--local", "--config", join(repo.dir, "wrangler.toml")]);
     expect(out).toContain("1 held tool");
     expect(out).toContain(
       `"\\u001b]52;c;cm0gLXJmIH4=\\u0007report\\u009b2J\\u202eelif"  changed: description`,
@@ -126,6 +150,11 @@ describe("npm run holds", () => {
     const command = /accept: (npm run holds -- accept .*)$/m.exec(out)?.[1];
     const accepted = shell("bash", ["-c", `${command}`], repo.dir);
     expect(accepted.status).toBe(0);
+    // What it says it accepted: the name escaped as list shows it (npm's echo of the command it
+    // runs, above that, is npm's own).
+    expect(/^Accepted .* at /m.exec(accepted.out)?.[0]).toBe(
+      'Accepted "\\u001b]52;c;cm0gLXJmIH4=\\u0007report\\u009b2J\\u202eelif" at ',
+    );
     const values = await toolMap(async (kv) => {
       const { keys } = await kv.list({ prefix: `${SCOPE}:accept:` });
       return Promise.all(keys.map(({ name }) => kv.get(name)));
@@ -173,14 +202,9 @@ binding = "TOOL_MAP"
 id = "0123456789abcdef0123456789abcdef"
 `,
     );
-    const printed: unknown[] = [];
-    const log = vi.spyOn(console, "log").mockImplementation((line) => void printed.push(line));
-    try {
-      await holds(["list", "--env", "gated", "--local", "--config", config]);
-    } finally {
-      log.mockRestore();
-    }
-    expect(printed).toEqual(["[env.gated]: no tool is held."]);
+    expect(await printedBy(["list", "--env", "gated", "--local", "--config", config])).toBe(
+      "[env.gated]: no tool is held.",
+    );
     // What holds needs of the settings is the origin's URL; a wrong one is still refused, by name.
     await expect(
       holds(["list", "--env", "gated", "--local", "--config", config, "--origin", "ftp://x"]),
@@ -191,4 +215,90 @@ id = "0123456789abcdef0123456789abcdef"
       }),
     );
   }, 600_000);
+
+  describe("two held tools whose names share an accept key", () => {
+    const map = {
+      format: 2,
+      tools: {
+        [NOTES]: ["s1", 20_000, "s1/e1/a1", "d1", "-/-/-"],
+        [WIPE]: ["s1", 20_000, "s1/e1/a1", "d1", "-/-/-"],
+      },
+      chunks: 0,
+      held: { [NOTES]: [HELD], [WIPE]: [HELD] },
+    };
+    const config = ["--local", "--config", join(repo.dir, "wrangler.toml")];
+    const key = acceptKey(SCOPE, HELD, NOTES);
+    const valueOfKey = () => toolMap((kv) => kv.get(key));
+
+    it("lists as accepted only the tool the key's value names", async () => {
+      expect(acceptKey(SCOPE, HELD, WIPE)).toBe(key);
+      await toolMap(async (kv) => {
+        await kv.put(`${SCOPE}:map`, JSON.stringify(map));
+        await kv.put(key, NOTES);
+      });
+      const states = statesIn(await printedBy(["list", ...config]));
+      expect(states.get(`"${NOTES}" ${HELD}`)).toBe(
+        "accepted, taken at the next listing that shows it",
+      );
+      expect(states.get(`"${WIPE}" ${HELD}`)).toBe(
+        `not accepted: the accept key it shares with "${NOTES}" (their names' 32-bit fingerprint) accepts that tool; once list no longer shows "${NOTES}" held on this definition, accept: npm run holds -- accept ${WIPE} --pin ${HELD} --local`,
+      );
+
+      // A value that names neither (read no further than the longer name) accepts neither.
+      await toolMap((kv) => kv.put(key, `${NOTES}, and ${WIPE}`));
+      const neither = statesIn(await printedBy(["list", ...config]));
+      expect(neither.get(`"${NOTES}" ${HELD}`)).toBe(
+        `accept: npm run holds -- accept ${NOTES} --pin ${HELD} --local`,
+      );
+      expect(neither.get(`"${WIPE}" ${HELD}`)).toBe(
+        `accept: npm run holds -- accept ${WIPE} --pin ${HELD} --local`,
+      );
+    }, 600_000);
+
+    it("reads the values of 10 accept keys, and says which it did not read", async () => {
+      const tools = Array.from({ length: 11 }, (_, i) => `tool_${i}`);
+      await toolMap(async (kv) => {
+        const entry = ["s1", 20_000, "s1/e1/a1", "d1", "-/-/-"];
+        const held = Object.fromEntries(tools.map((tool) => [tool, [HELD]]));
+        const many = {
+          ...map,
+          tools: Object.fromEntries(tools.map((tool) => [tool, entry])),
+          held,
+        };
+        await kv.put(`${SCOPE}:map`, JSON.stringify(many));
+        for (const tool of tools) await kv.put(acceptKey(SCOPE, HELD, tool), tool);
+      });
+      const states = [...statesIn(await printedBy(["list", ...config])).values()];
+      expect(states).toEqual([
+        ...tools.slice(0, 10).map(() => "accepted, taken at the next listing that shows it"),
+        `an accept key is written, not read (list reads 10): accept: npm run holds -- accept tool_10 --pin ${HELD} --local`,
+      ]);
+    }, 600_000);
+
+    it("refuses to accept the other, writing nothing, until the proxy took the first's acceptance", async () => {
+      await toolMap(async (kv) => {
+        await kv.put(`${SCOPE}:map`, JSON.stringify(map));
+        await kv.put(key, NOTES);
+      });
+      await expect(holds(["accept", WIPE, "--pin", HELD, ...config])).rejects.toThrow(
+        new Refused(
+          `Not accepted: "${WIPE}" shares its accept key at ${HELD} with "${NOTES}" (their names' 32-bit fingerprint), and the key accepts "${NOTES}", held on that definition too; one key accepts one tool. Let the proxy take "${NOTES}"'s acceptance at its next listing (npm run holds -- list then no longer shows "${NOTES}" held on ${HELD}), then accept "${WIPE}" again.`,
+        ),
+      );
+      expect(await valueOfKey()).toBe(NOTES);
+
+      // The proxy took it: the map no longer holds the first on that definition.
+      await toolMap((kv) =>
+        kv.put(`${SCOPE}:map`, JSON.stringify({ ...map, held: { [WIPE]: [HELD] } })),
+      );
+      expect(await printedBy(["accept", WIPE, "--pin", HELD, ...config])).toContain(
+        `Accepted "${WIPE}" at ${HELD}`,
+      );
+      expect(await valueOfKey()).toBe(WIPE);
+      // Accepted again, it is said so, and nothing is written.
+      expect(await printedBy(["accept", WIPE, "--pin", HELD, ...config])).toContain(
+        `"${WIPE}" is accepted at ${HELD} already`,
+      );
+    }, 600_000);
+  });
 });
