@@ -20,7 +20,7 @@ import { sha256Parts } from "../digest";
 import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import type { ChangeScope } from "../rules/tool-rules";
-import { type Definition, pinsOf } from "./definition-pins";
+import { type Definition, pinParts, pinsOf } from "./definition-pins";
 
 /**
  * Written first in what is digested: a version that digests pins otherwise
@@ -116,8 +116,8 @@ export class ProvenPins {
     private readonly scope: ChangeScope = "definition",
   ) {}
 
-  /** The map's pin of `original`, and whether the listing pin proves it; `undefined` where nothing can. */
-  of(original: string): { pin: string; holds: Promise<boolean> } | undefined {
+  /** The pins read, and whether the listing pin holds; `undefined` where nothing can be proven. */
+  #proof(): { pins: Map<string, string>; holds: Promise<boolean> } | undefined {
     if (this.stored === undefined) return undefined;
     if (this.#pins === undefined) {
       const pins = new Map<string, string>();
@@ -134,7 +134,29 @@ export class ProvenPins {
       this.#holds = digest?.then((now) => now === stored);
       this.#pins = digest ? pins : new Map();
     }
-    const pin = this.#pins.get(original);
-    return pin === undefined || this.#holds === undefined ? undefined : { pin, holds: this.#holds };
+    return this.#holds && { pins: this.#pins, holds: this.#holds };
+  }
+
+  /** The map's pin of `original`, and whether the listing pin proves it; `undefined` where nothing can. */
+  of(original: string): { pin: string; holds: Promise<boolean> } | undefined {
+    const proof = this.#proof();
+    const pin = proof?.pins.get(original);
+    return pin === undefined || proof === undefined ? undefined : { pin, holds: proof.holds };
+  }
+
+  /**
+   * Each tool's schema fingerprint as its pin has it, where the listing pin
+   * holds (else `undefined`): the text is the one the pin was digested from,
+   * so its schema is the one that fingerprint was given to.
+   */
+  async schemaFingerprints(): Promise<((original: string) => string | undefined) | undefined> {
+    const proof = this.#proof();
+    if (proof === undefined || !(await proof.holds)) return undefined;
+    return (original) => {
+      const pin = proof.pins.get(original);
+      if (pin === undefined) return undefined;
+      const { fingerprints } = pinParts(pin);
+      return fingerprints.slice(0, fingerprints.indexOf("/"));
+    };
   }
 }

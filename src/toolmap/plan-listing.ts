@@ -164,10 +164,11 @@ export class ListedEntry extends SchemaHeld implements ToolEntry {
 export function schemaHash(
   inputSchema: unknown,
   json?: ListedTool["schemaJson"],
+  known?: string,
 ): { hash: string; chars: number } {
   const text = json ? json.text : JSON.stringify(inputSchema ?? null);
   const [start, end] = json ? json.span : [0, text.length];
-  return { hash: `2.${fingerprint32(text, start, end).toString(36)}`, chars: end - start };
+  return { hash: known ?? `2.${fingerprint32(text, start, end).toString(36)}`, chars: end - start };
 }
 
 /**
@@ -180,13 +181,17 @@ const heldChars = (held: ToolEntry) => held.schemaChars ?? 0;
 /**
  * `assigned`: what `assignNames` gives these tools' names. `asListed`: the
  * originals whose whole text is the one the isolate last read for them;
- * known with their schema, they are not read again.
+ * known with their schema, they are not read again. `proven`: the schema
+ * fingerprint of each tool's pin where the listing pin proves the pin is
+ * this very text's (listing-pin.ts `ProvenPins`): taken where the map's
+ * entry has it too, not computed again.
  */
 export function planListing(
   tools: readonly ListedTool[],
   known: KnownTools,
   assigned: Assignments,
   asListed: ReadonlySet<string> = new Set(),
+  proven?: (original: string) => string | undefined,
 ): ListingPlan {
   const { assignments, displaced, taken } = assigned;
   const listed = new Map(tools.map((tool) => [tool.name, tool]));
@@ -204,7 +209,9 @@ export function planListing(
       return new PlannedTool(name, original, tool, entry.schemaHash, chars, false, true, entry);
     }
     const schema = schemaOfListed(tool);
-    const { hash, chars } = schemaHash(schema.inputSchema, tool?.schemaJson);
+    const pinned = proven?.(original);
+    const fromPin = pinned !== undefined && pinned === entry?.schemaHash ? pinned : undefined;
+    const { hash, chars } = schemaHash(schema.inputSchema, tool?.schemaJson, fromPin);
     const changed = entry === undefined || holdsSchema(entry) || entry.schemaHash !== hash;
     return new PlannedTool(name, original, tool, hash, chars, changed, false, schema);
   });

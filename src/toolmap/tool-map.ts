@@ -168,6 +168,18 @@ export class ToolMap {
   ): Promise<NamedListing> {
     const tools = firstOfEachName(listed);
     const readable = await this.load();
+    const pinning = this.policy.changes !== "allow";
+    const proven = new ProvenPins(
+      tools,
+      (original) => this.origin.sharedPin(original),
+      readable && pinning ? this.origin.stored?.listingPin : undefined,
+      this.policy.scope,
+    );
+    // A new isolate's first listing, where the listing pin most likely holds (a new deployment's):
+    // proven, each schema's fingerprint is its pin's, not computed again. Found out before the
+    // isolate's state is read: nothing is awaited between reading and changing it.
+    const fingerprints =
+      this.origin.written.size === 0 ? await proven.schemaFingerprints() : undefined;
     const names = this.names;
     // The map now follows this listing: an answer remembered from another no longer stands for it.
     this.answers.forget(this.origin.profiles.values());
@@ -177,17 +189,10 @@ export class ToolMap {
     const knownTools = this.known();
     const keptNames = names.assignedBefore(originals, chosen);
     const assigned = keptNames ?? assignNames(originals, knownTools, this.profile.names, chosen);
-    const plan = planListing(tools, knownTools, assigned, asListed);
-    const pinning = this.policy.changes !== "allow";
+    const plan = planListing(tools, knownTools, assigned, asListed, fingerprints);
     // Each rename is logged once per isolate, when it is new here: not on every listing.
     const renames = plan.renames.filter(({ from, to }) => names.byOriginal.get(from) !== to);
     const day = today();
-    const proven = new ProvenPins(
-      tools,
-      (original) => this.origin.sharedPin(original),
-      readable ? this.origin.stored?.listingPin : undefined,
-      this.policy.scope,
-    );
     const definitions: ListedDefinition[] = [];
     // Each tool's entry as this listing made it: the caller's view keeps their own schemas.
     const remembered = new Map<string, ToolEntry>();
