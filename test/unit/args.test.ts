@@ -299,7 +299,7 @@ describe("coercing values", () => {
     ["12abc", { type: "integer" }],
     ["007", { type: "integer" }],
     [" 42", { type: "number" }],
-    ["9007199254740993", { type: "integer" }],
+    ["1e400", { type: "number" }],
     ["1", { type: "string" }],
     ["42", {}],
     ['{"a":1', { type: "object" }],
@@ -308,6 +308,22 @@ describe("coercing values", () => {
     ["7", { allOf: [{ type: "string" }, { type: "integer" }] }],
   ])("refuses %o for %o", (value, schema) => {
     expect(coerce(value, schema)).toBeUndefined();
+  });
+
+  it("makes a string of more digits than a double keeps a number written with those digits", () => {
+    for (const [text, type] of [
+      ["9007199254740993", "integer"],
+      ["12345678901234567891", "integer"],
+      ["1234567890.1234567", "number"],
+    ]) {
+      const coerced = coerceValue(text, allowedTypes({ type }, {}) ?? new Set());
+      expect(coerced).toMatchObject({ value: Number(text), written: text, to: type });
+    }
+    expect(coerceValue("512", new Set(["integer"]))).toEqual({
+      value: 512,
+      from: "string",
+      to: "integer",
+    });
   });
 
   it("drops null where the schema allows no null, and keeps it where it does", () => {
