@@ -235,6 +235,27 @@ const NEGATIVE_ZERO = Symbol("-0");
 const valueKey = (value: unknown) => (Object.is(value, -0) ? NEGATIVE_ZERO : value);
 
 /**
+ * What a text writes of its values, by value, as they are read: `null` for a
+ * value written two ways (one of them, maybe, as `JSON.stringify` writes it).
+ */
+class TextsByValue {
+  readonly byValue = new Map<unknown, string | null>();
+  private readonly asStringified = new Set<unknown>();
+
+  /** `value` is written as `source`; as `JSON.stringify` writes it where `source` is `undefined`. */
+  note(value: number | string, source: string | undefined): void {
+    const slot = valueKey(value);
+    const known = this.byValue.get(slot);
+    if (source === undefined) {
+      this.asStringified.add(slot);
+      if (known !== undefined) this.byValue.set(slot, null);
+    } else if (this.asStringified.has(slot) || (known !== undefined && known !== source)) {
+      this.byValue.set(slot, null);
+    } else this.byValue.set(slot, source);
+  }
+}
+
+/**
  * `text`'s value, and what re-serializing it needs to write it as it came;
  * `undefined` when it is not JSON, or nests deeper than `MAX_NESTING`.
  */
@@ -242,34 +263,83 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
   if (nestsTooDeep(text)) return undefined;
   try {
     if (!NOT_AS_STRINGIFIED.test(text)) return { value: JSON.parse(text) };
-    const byValue = new Map<unknown, string | null>();
-    const asStringified = new Set<unknown>();
+    const texts = new TextsByValue();
     const reviver: Reviver = function (key, value, context) {
       const source = context?.source;
       if (source === undefined || (typeof value !== "number" && typeof value !== "string")) {
         return value;
       }
-      const slot = valueKey(value);
       if (source === JSON.stringify(value)) {
-        asStringified.add(slot);
-        if (byValue.has(slot)) byValue.set(slot, null);
+        texts.note(value, undefined);
         return value;
       }
       writeAs(this as object, key, source, value);
-      const known = byValue.get(slot);
-      if (asStringified.has(slot) || (known !== undefined && known !== source)) {
-        byValue.set(slot, null);
-      } else byValue.set(slot, source);
+      texts.note(value, source);
       return value;
     };
     return {
       value: JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]),
-      exact: { byValue },
+      exact: { byValue: texts.byValue },
     };
   } catch {
     return undefined;
   }
 }
+
+/**
+ * What `value` (parsed by `parseExact`) knows of its numbers and strings by
+ * their places, as by value: for what is made from it where they have no
+ * place (a schema view's `const` made an `enum`). A value it writes two ways
+ * (`9007199254740993` beside `9007199254740992`, one double) is `null`, as is
+ * one in an object made anew, whose text is not known. Each object is read
+ * once, however many places hold it; `undefined` where no text is known.
+ */
+export function exactTextIn(value: unknown): ExactText | undefined {
+  const texts = new TextsByValue();
+  const seen = new Set<object>();
+  const pending = [value];
+  while (pending.length > 0) {
+    const holder = pending.pop();
+    if (typeof holder !== "object" || holder === null || seen.has(holder)) continue;
+    seen.add(holder);
+    for (const key of Object.keys(holder)) {
+      const item = (holder as Record<string, unknown>)[key];
+      if (typeof item === "number" || typeof item === "string") {
+        texts.note(item, sourceOf(holder, key, item));
+      } else pending.push(item);
+    }
+  }
+  return texts.byValue.size > 0 ? { byValue: texts.byValue } : undefined;
+}
+
+/**
+ * Whether `value` is, or holds, a number whose text may have had more digits
+ * than the double it was read as keeps: an integer past 2^53, one that
+ * `JSON.stringify` writes with 16 significant digits or more, or one past a
+ * double's range (`1e400`). Any other is written with the value its text had
+ * (`1.50` as `1.5`, `1e2` as `100`), but for a text of more digits than a
+ * double keeps that reads as one of fewer (`0.10000000000000000001` as `0.1`).
+ */
+export function mayBeRounded(value: unknown): boolean {
+  // Its own stack: a value may nest deeper than a call stack goes.
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "object" && item !== null) {
+      for (const inner of Object.values(item)) pending.push(inner);
+    } else if (typeof item !== "number") continue;
+    else if (!Number.isFinite(item)) return true;
+    else if (Number.isInteger(item) ? !Number.isSafeInteger(item) : significantDigits(item) >= 16)
+      return true;
+  }
+  return false;
+}
+
+/** The significant digits `JSON.stringify` writes `value` with (the shortest that read back as it). */
+const significantDigits = (value: number) =>
+  JSON.stringify(value)
+    .replace(/^-|e.*$|\./g, "")
+    .replace(/^0+/, "").length;
 
 /**
  * The JSON text number `holder[key]` was read from: by its position, else as
@@ -353,6 +423,22 @@ export function writtenAsSet(holder: object, key: string): void {
     for (const inner of Object.keys(value)) writtenAsSet(value, inner);
   }
 }
+
+/**
+ * `holder[key]`, a number made from a string (args/coerce.ts), written by
+ * `stringifyExact` as `text`, the digits the string spelled it with: a
+ * double would round them. Written so by one handed `PLACES_ONLY` at least.
+ */
+export function writtenAsText(holder: object, key: string, text: string): void {
+  writeAs(holder, key, text, (holder as Record<string, unknown>)[key]);
+}
+
+/**
+ * What a text knows of no value by value: `stringifyExact` reads where values
+ * are written by their places only when handed what a text knows, and a body
+ * of plain strings knows nothing (`writtenAsText`). Never added to.
+ */
+export const PLACES_ONLY: ExactText = { byValue: new Map() };
 
 /**
  * What several texts know of their values by value, as one: a value the

@@ -19,6 +19,8 @@ export type Coercion =
       to: JsonType;
       /** How the JSON text an object or array was read from wrote its values (json.ts). */
       exact?: ExactText;
+      /** The text a number made from a string is written as: the string's, which a double would round. */
+      written?: string;
     }
   | "drop"
   | undefined;
@@ -31,26 +33,34 @@ function matches(type: JsonType, allowed: ReadonlySet<JsonType>): boolean {
 }
 
 /**
- * Whether `text` (a JSON number) survives as a double: finite, and at most 15
- * significant digits, so the double is written back with the same digits. A
- * longer one would be rounded (`"9007199254740993"`), so it stays text.
+ * Whether `text` (a JSON number) survives as a double: at most 15 significant
+ * digits, so the double is written back with the same digits. A longer one
+ * would be rounded (`"9007199254740993"`).
  */
 function isExactNumber(text: string): boolean {
   const digits = text.replace(/^-|\.|[eE].*$/g, "");
-  const significant = digits.replace(/^0+|0+$/g, "");
-  return significant.length <= 15 && Number.isFinite(Number(text));
+  return digits.replace(/^0+|0+$/g, "").length <= 15;
+}
+
+/**
+ * `text`, a JSON number, as a number: written as the double writes it where that keeps its
+ * digits, else as `text` (`"9007199254740993"`, a 64-bit id a view showed as a string, reaches
+ * the origin as `9007199254740993`, not a double's `…992`); none past a double's range.
+ */
+function numberOf(text: string): { value: number; written?: string } | undefined {
+  const value = Number(text);
+  if (!Number.isFinite(value)) return undefined;
+  return isExactNumber(text) ? { value } : { value, written: text };
 }
 
 function fromString(
   text: string,
   allowed: ReadonlySet<JsonType>,
-): { value: unknown; exact?: ExactText } | undefined {
-  if (allowed.has("integer") && INTEGER.test(text) && Number.isSafeInteger(Number(text))) {
-    return { value: Number(text) };
-  }
-  if (allowed.has("number") && NUMBER.test(text) && isExactNumber(text)) {
-    return { value: Number(text) };
-  }
+): { value: unknown; exact?: ExactText; written?: string } | undefined {
+  const numeric =
+    (allowed.has("integer") && INTEGER.test(text)) || (allowed.has("number") && NUMBER.test(text));
+  const number = numeric ? numberOf(text) : undefined;
+  if (number) return number;
   if (allowed.has("boolean") && (text === "true" || text === "false")) {
     return { value: text === "true" };
   }
@@ -71,7 +81,8 @@ function fromString(
  * text as the client wrote it (`written`: `1234567890123456789`, `1.50`,
  * `1e400`, not a double's `1234567890123456800`, `1.5`, `Infinity`), and is
  * left alone where that text is not known; an object, the text of its values
- * as `exact` knows them.
+ * as `exact` knows them. A string becomes a number of its digits (`written`
+ * where a double would round them).
  */
 export function coerceValue(
   value: unknown,
@@ -83,7 +94,7 @@ export function coerceValue(
   if (matches(from, allowed)) return undefined;
   if (value === null) return "drop";
 
-  let coerced: { value: unknown; exact?: ExactText } | undefined;
+  let coerced: { value: unknown; exact?: ExactText; written?: string } | undefined;
   if (typeof value === "string") {
     coerced = fromString(value, allowed);
   } else if (typeof value === "number" && allowed.has("string")) {

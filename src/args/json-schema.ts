@@ -342,16 +342,30 @@ function itemsIn(schema: unknown, reading: Reading): unknown {
   return undefined;
 }
 
+/**
+ * Whether `says` holds of an object schema or of one that applies to the same keys with it: what
+ * it says beside its `$ref` and what the `$ref` points at (2020-12 applies both), its `allOf`
+ * branches, each along its chain of `$ref`s, while the reading's bounds last.
+ */
+function saidOfKeys(schema: unknown, reading: Reading, says: (schema: Schema) => boolean): boolean {
+  const resolved = resolvedIn(schema, reading);
+  if (!resolved) return false;
+  if (says(resolved)) return true;
+  const inBranch = (branch: unknown, next: Reading) => saidOfKeys(branch, next, says);
+  for (const said of branchesOf(resolved, "allOf", reading, inBranch)) if (said) return true;
+  return false;
+}
+
+/** Whether an object schema, or one applying with it, refuses a key it does not declare. */
 export function forbidsAdditionalProperties(schema: unknown, root: Schema): boolean {
-  return own(resolve(schema, root) ?? {}, "additionalProperties") === false;
+  return saidOfKeys(schema, readingOf(root), (s) => own(s, "additionalProperties") === false);
 }
 
 /**
- * Whether an object schema takes keys by pattern (`patternProperties`): a key
- * that reads as another spelling of a declared one may be one of them, which
- * only the origin's regex could tell (run here, a regex is the origin's to
- * make slow).
+ * Whether an object schema, or one applying with it, takes keys by pattern (`patternProperties`):
+ * a key that reads as another spelling of a declared one may be one of them, which only the
+ * origin's regex could tell (run here, a regex is the origin's to make slow).
  */
 export function takesKeysByPattern(schema: unknown, root: Schema): boolean {
-  return own(resolve(schema, root) ?? {}, "patternProperties") !== undefined;
+  return saidOfKeys(schema, readingOf(root), (s) => own(s, "patternProperties") !== undefined);
 }

@@ -10,7 +10,15 @@
  * `__proto__` stays an ordinary key and no prototype is ever touched. An
  * object nothing was done to is returned as the same object.
  */
-import { type ExactText, isPlainObject, joinExact, numberText, writtenAsIn } from "../json";
+import {
+  type ExactText,
+  isPlainObject,
+  joinExact,
+  numberText,
+  PLACES_ONLY,
+  writtenAsIn,
+  writtenAsText,
+} from "../json";
 import { coalesceKeys } from "./coalesce";
 import { coerceValue } from "./coerce";
 import {
@@ -41,6 +49,17 @@ export interface RepairReport {
 }
 
 const DROP = Symbol("drop");
+
+/**
+ * A number coerced from a string a double would round (`"9007199254740993"`): placed in the
+ * object or array rebuilt around it, written there as the string spelled it (json.ts).
+ */
+class Spelled {
+  constructor(
+    readonly value: number,
+    readonly text: string,
+  ) {}
+}
 
 /** A property's path as repair reports it: `payload_json.amount` (array elements add `[2]`). */
 export const joinPath = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
@@ -74,6 +93,7 @@ class ArgumentRepair {
     // Where each value was read: under its alias, where it was renamed.
     const readAt = new Map(renamed.map(({ from, to }) => [to, from]));
     const repaired: Array<[string, unknown]> = [];
+    const spelled: Array<[string, string]> = [];
     let required: ReadonlySet<string> | undefined;
     for (const [key, child] of entries) {
       if (!Object.hasOwn(properties, key)) {
@@ -94,13 +114,19 @@ class ArgumentRepair {
           this.report.dropped.push(joinPath(path, key));
           changed = true;
         }
+      } else if (next instanceof Spelled) {
+        spelled.push([key, next.text]);
+        changed = true;
+        repaired.push([key, next.value]);
       } else {
         changed ||= next !== child;
         repaired.push([key, next]);
       }
     }
     if (!changed) return value;
-    return writtenAsIn(Object.fromEntries(repaired), value, (key) => readAt.get(key) ?? key);
+    const copy = writtenAsIn(Object.fromEntries(repaired), value, (key) => readAt.get(key) ?? key);
+    for (const [key, text] of spelled) writtenAsText(copy, key, text);
+    return copy;
   }
 
   value(value: unknown, schema: unknown, path: string, depth: number, written?: string): unknown {
@@ -117,6 +143,10 @@ class ArgumentRepair {
         this.report.coercions.push({ path, from: coercion.from, to: coercion.to });
         current = coercion.value;
         this.exact = joinExact(this.exact, coercion.exact);
+        if (coercion.written !== undefined) {
+          this.exact = joinExact(this.exact, PLACES_ONLY);
+          return new Spelled(current as number, coercion.written);
+        }
       }
     }
     if (isPlainObject(current)) return this.object(current, schema, path, depth);
@@ -124,18 +154,23 @@ class ArgumentRepair {
       const items = itemsOf(schema, this.root);
       if (!items) return current;
       let changed = current !== value;
+      const spelled: Array<[string, string]> = [];
       const elements = current.map((element, index) => {
         const text =
           typeof element === "number"
             ? numberText(current, String(index), element, this.read)
             : undefined;
         const next = this.value(element, items, `${path}[${index}]`, depth + 1, text);
+        if (next instanceof Spelled) spelled.push([String(index), next.text]);
         // An element is never dropped: that would shift the ones after it.
-        const kept = next === DROP ? element : next;
+        const kept = next === DROP ? element : next instanceof Spelled ? next.value : next;
         changed ||= kept !== element;
         return kept;
       });
-      return changed ? writtenAsIn(elements, current) : current;
+      if (!changed) return current;
+      const copy = writtenAsIn(elements, current);
+      for (const [index, text] of spelled) writtenAsText(copy, index, text);
+      return copy;
     }
     return current;
   }

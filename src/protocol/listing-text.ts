@@ -16,6 +16,7 @@
  * (`before`, in its order) is compared, not scanned: reading a tool is a
  * function of its text alone, so its spans are that tool's, moved.
  */
+import { parseExact } from "../json";
 import {
   type ObjectText,
   readArray,
@@ -124,8 +125,18 @@ export class WrittenTool implements ListedTool {
     return this.#annotations;
   }
 
+  /**
+   * Read with each number's text kept by its place (json.ts `parseExact`): a view writes an
+   * `enum`'s 64-bit ids as strings, with the digits the origin wrote. Parsed from a copy of its
+   * span, so that those texts keep no more of the listing alive than the schema's own.
+   */
   get inputSchema(): unknown {
-    if (this.#inputSchema === UNREAD) this.#inputSchema = this.read("inputSchema");
+    if (this.#inputSchema === UNREAD) {
+      const span = this.members.get("inputSchema");
+      const text = span && ` ${this.written.text.slice(span[0], span[1])}`.slice(1);
+      // Nested past `MAX_NESTING`, it is not read exactly, but read as before.
+      this.#inputSchema = text && (parseExact(text)?.value ?? this.read("inputSchema"));
+    }
     return this.#inputSchema;
   }
 

@@ -1,4 +1,5 @@
 /** Constraints a view cannot keep, said in words in a schema's `description`. Pure. */
+import { type ExactText, stringifyExact } from "../json";
 
 /** `description` with `note` after it, as a sentence of its own. */
 export function noteOn(description: unknown, note: string): string {
@@ -7,7 +8,10 @@ export function noteOn(description: unknown, note: string): string {
   return /[.!?:;]$/.test(text) ? `${text} ${note}` : `${text}. ${note}`;
 }
 
-/** A value as it appears in a note or a string enum: JSON text, as the schema wrote it. */
-export function describeValue(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
+/**
+ * A value as it appears in a note or a string enum: JSON text, each number and string as
+ * `exact` knows the schema wrote it (json.ts), else as `JSON.stringify` writes it.
+ */
+export function describeValue(value: unknown, exact?: ExactText): string {
+  return stringifyExact(value, exact) ?? String(value);
 }

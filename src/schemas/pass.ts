@@ -75,6 +75,11 @@ export interface ViewContext {
   nullMeansAbsent(node: Schema): void;
   /** A pass put one value in several places: the walk's count of the view's sizes no longer holds (sizes.ts). */
   uncount(): void;
+  /**
+   * `value` as a note or a string enum writes it: JSON text, as the origin's schema wrote it
+   * (`9007199254740993`, not the double's `…992`), by its place where it is `holder[key]`.
+   */
+  describe(value: unknown, holder?: object, key?: string): string;
 }
 
 /**

@@ -15,11 +15,19 @@
  * are names, carried as they are: a property called `type` is data.
  */
 import type { Schema } from "../args/json-schema";
-import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../json";
+import {
+  type ExactText,
+  exactTextIn,
+  ownKey as hasOwnKey,
+  isPlainObject,
+  mayBeRounded,
+  numberText,
+  setOwn,
+} from "../json";
 import { type Gate, gateOf, HAS_CHILDREN } from "./gate";
 import { childrenIn, hasType } from "./keywords";
 import { NodeSet } from "./node-set";
-import { noteOn } from "./notes";
+import { describeValue, noteOn } from "./notes";
 import {
   type At,
   CHARS_PER_NODE,
@@ -98,6 +106,8 @@ export class SchemaWalk implements ViewContext {
   private ownedSet: Set<object> | undefined;
   // Each `$ref` target's weight, read once however many times it is inlined.
   private weights: Map<object, number> | undefined;
+  // How the origin's schema wrote its values (`describe`): read when first needed, `null` for none.
+  private exact: ExactText | null | undefined;
 
   constructor(
     private readonly passes: ViewPasses,
@@ -286,6 +296,18 @@ export class SchemaWalk implements ViewContext {
   /** The nodes of the view where `null` means "left out". */
   get absentNulls(): NodeSet {
     return this.nulls === undefined ? NO_NODES : new NodeSet(this.nulls);
+  }
+
+  describe(value: unknown, holder?: object, key?: string): string {
+    // Most values are written as they were read: only one a double may have rounded is looked up.
+    if (!mayBeRounded(value)) return describeValue(value);
+    this.exact ??= exactTextIn(this.root) ?? null;
+    const exact = this.exact ?? undefined;
+    const placed =
+      typeof value === "number" && holder !== undefined && key !== undefined
+        ? numberText(holder, key, value, exact)
+        : undefined;
+    return placed ?? describeValue(value, exact);
   }
 
   uncount(): void {

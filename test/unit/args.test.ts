@@ -158,6 +158,63 @@ describe("coalescing keys", () => {
     expect(repair({ x_trace: 5 }, schema).arguments).toEqual({ x_trace: "5" });
   });
 
+  describe("where a schema says it beside its $ref (2020-12 applies both)", () => {
+    // The same object three ways: at the root, at the end of a chain of $refs, and in a property.
+    const placed = (object: Record<string, unknown>, $defs: Record<string, unknown>) => ({
+      "at the root": { ...object, $defs },
+      "through a chain of $refs": {
+        $ref: "#/$defs/Args",
+        required: [],
+        $defs: { ...$defs, Args: { $ref: "#/$defs/Via" }, Via: object },
+      },
+      "in a property": { type: "object", properties: { p: object }, $defs },
+    });
+    const inside = (at: string, args: Record<string, unknown>) =>
+      at === "in a property" ? { p: args } : args;
+
+    it.each(
+      Object.entries(
+        placed(
+          {
+            $ref: "#/$defs/Sized",
+            properties: { max_bytes: { type: "integer" } },
+            additionalProperties: false,
+          },
+          { Sized: { type: "object", minProperties: 1 } },
+        ),
+      ),
+    )(
+      "drops a losing alias where additionalProperties: false stands beside it, %s",
+      (at, schema) => {
+        // The origin refuses `maxBytes` (no property beside the $ref declares it): left in, the
+        // call it would take fails.
+        const sent = inside(at, { max_bytes: 1, maxBytes: 2 });
+        expect(validateArguments(sent, schema).kind).toBe("invalid");
+        const { arguments: back, report } = repair(sent, schema);
+        expect(back).toEqual(inside(at, { max_bytes: 1 }));
+        expect(report.dropped).toEqual([at === "in a property" ? "p.maxBytes" : "maxBytes"]);
+        expect(validateArguments(back, schema).kind).toBe("valid");
+      },
+    );
+
+    it.each(
+      Object.entries(
+        placed(
+          { $ref: "#/$defs/Limits", patternProperties: { "^x-": { type: "string" } } },
+          { Limits: { type: "object", properties: { x_limit: { type: "integer" } } } },
+        ),
+      ),
+    )("renames no key where patternProperties stands beside it, %s", (at, schema) => {
+      // `x-limit` is the origin's patterned key, which it takes as sent; as `x_limit`, an integer,
+      // it would be refused.
+      const sent = inside(at, { "x-limit": "low" });
+      expect(validateArguments(sent, schema).kind).toBe("valid");
+      const { arguments: back, report } = repair(sent, schema);
+      expect(back).toEqual(sent);
+      expect(report.renamedKeys).toEqual([]);
+    });
+  });
+
   it("leaves keys alone when two declared properties fold alike", () => {
     const schema = { type: "object", properties: { user_id: {}, userId: {} } };
     expect(repair({ "user-id": 1 }, schema).arguments).toEqual({ "user-id": 1 });
@@ -242,7 +299,7 @@ describe("coercing values", () => {
     ["12abc", { type: "integer" }],
     ["007", { type: "integer" }],
     [" 42", { type: "number" }],
-    ["9007199254740993", { type: "integer" }],
+    ["1e400", { type: "number" }],
     ["1", { type: "string" }],
     ["42", {}],
     ['{"a":1', { type: "object" }],
@@ -251,6 +308,22 @@ describe("coercing values", () => {
     ["7", { allOf: [{ type: "string" }, { type: "integer" }] }],
   ])("refuses %o for %o", (value, schema) => {
     expect(coerce(value, schema)).toBeUndefined();
+  });
+
+  it("makes a string of more digits than a double keeps a number written with those digits", () => {
+    for (const [text, type] of [
+      ["9007199254740993", "integer"],
+      ["12345678901234567891", "integer"],
+      ["1234567890.1234567", "number"],
+    ]) {
+      const coerced = coerceValue(text, allowedTypes({ type }, {}) ?? new Set());
+      expect(coerced).toMatchObject({ value: Number(text), written: text, to: type });
+    }
+    expect(coerceValue("512", new Set(["integer"]))).toEqual({
+      value: 512,
+      from: "string",
+      to: "integer",
+    });
   });
 
   it("drops null where the schema allows no null, and keeps it where it does", () => {
@@ -480,6 +553,28 @@ describe("safety", () => {
     );
     const branching = { $ref: "#/$defs/A0", $defs };
     expect(repairArguments({ n: "1" }, branching).arguments).toEqual({ n: 1 });
+  });
+
+  it("reads what stands beside a $ref that leads back to itself, or branches at every hop, within a budget", () => {
+    const thrice = (ref: string) => [{ $ref: ref }, { $ref: ref }, { $ref: ref }];
+    const properties = { max_bytes: { type: "integer" } };
+    const cyclic = {
+      $ref: "#/$defs/A",
+      $defs: { A: { $ref: "#/$defs/A", allOf: thrice("#/$defs/A"), properties } },
+    };
+    const sent = { max_bytes: 1, maxBytes: 2 };
+    expect(repairArguments(sent, cyclic).arguments).toEqual(sent);
+    // No cycle: each of 40 hops says a property beside its $ref and branches three ways to the
+    // next; the last, which closes the object, is past the bound on hops (MAX_REF_HOPS) and not read.
+    const $defs = Object.fromEntries(
+      Array.from({ length: 40 }, (_, hop) => [
+        `A${hop}`,
+        hop === 39
+          ? { type: "object", additionalProperties: false }
+          : { $ref: `#/$defs/A${hop + 1}`, allOf: thrice(`#/$defs/A${hop + 1}`), properties },
+      ]),
+    );
+    expect(repairArguments(sent, { $ref: "#/$defs/A0", $defs }).arguments).toEqual(sent);
   });
 
   it("stops at its depth limit on very deep arguments, and says so", () => {

@@ -10,6 +10,7 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { parseExact } from "../../src/json";
 import { keyReadTwice, MAX_NESTING, readObject, textAt, valueEnd } from "../../src/json-spans";
 import { isStringified, newWritten, writtenEnd } from "../../src/json-written";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
@@ -211,6 +212,12 @@ const listedTwice = fc
       .map((again) => [answerOf(first, firstAround), answerOf(again, againAround)] as const),
   );
 
+/**
+ * A text as the whole-parse path reads it (rewriteJsonText): each number's text kept by its
+ * place, which a view writes as the listing read from its text does. Typed as `JSON.parse`.
+ */
+const wholeParse = (text: string): ReturnType<typeof JSON.parse> => parseExact(text)?.value;
+
 const RULES = rulesOf({
   hide: ["hidden.*"],
   tools: { described: { appendDescription: "Read the docs." } },
@@ -244,7 +251,7 @@ describe("a listing renamed in its text", () => {
           // `undefined`: nothing changed, and the origin's own text goes on.
           const spliced =
             (await rewriteJsonText(text, { listIds, toolMap: freshMap(profile, policy) })) ?? text;
-          const parsed = JSON.parse(text);
+          const parsed = wholeParse(text);
           const whole = await rewriteMessages(parsed, {
             listIds,
             toolMap: freshMap(profile, policy),
@@ -336,8 +343,8 @@ describe("a listing renamed in its text", () => {
           const spliced =
             (await rewriteJsonText(again.text, { listIds, toolMap: fromText })) ?? again.text;
           const parsed = freshMap(profile);
-          await rewriteMessages(JSON.parse(first.text), { listIds, toolMap: parsed });
-          const whole = await rewriteMessages(JSON.parse(again.text), { listIds, toolMap: parsed });
+          await rewriteMessages(wholeParse(first.text), { listIds, toolMap: parsed });
+          const whole = await rewriteMessages(wholeParse(again.text), { listIds, toolMap: parsed });
           expect(JSON.parse(spliced)).toEqual(whole);
         },
       ),
@@ -382,7 +389,7 @@ describe("a listing renamed in its text", () => {
       expect(JSON.parse(spliced).result.tools[0]?.annotations).toEqual(
         listed.length > 0 ? { readOnlyHint: true } : undefined,
       );
-      expect(names(await rewriteMessages(JSON.parse(text), { listIds, toolMap: open() }))).toEqual(
+      expect(names(await rewriteMessages(wholeParse(text), { listIds, toolMap: open() }))).toEqual(
         listed,
       );
     }
@@ -411,6 +418,20 @@ describe("a listing renamed in its text", () => {
     }
   });
 
+  it("writes a string enum's 64-bit ids with the origin's digits, read from its text or parsed whole", async () => {
+    // Gemini takes string enums only: the view writes each number as text, which JSON.parse
+    // would have made 9007199254740992 and 12345678901234567000.
+    const tool =
+      '{"name":"pay.send","inputSchema":{"type":"object","properties":{"from":{"type":"integer","enum":[9007199254740993,1]},"to":{"const":12345678901234567891}}}}';
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tool}]}}`;
+    const ask = (toolMap: ToolMap) => ({ listIds: new Set([1]), toolMap });
+    for (const listing of [text, `[${text}]`]) {
+      const out = await rewriteJsonText(listing, ask(freshMap("gemini", NO_POLICY)));
+      expect(out, listing).toContain('"enum":["9007199254740993","1"]');
+      expect(out, listing).toContain('"enum":["12345678901234567891"]');
+    }
+  });
+
   it("past the tool ceiling, is search mode's two tools beside the origin's other members as written, without its cursor", async () => {
     const tools = JSON.stringify(realisticListing(200).tools);
     const text = `{"jsonrpc":"2.0","id":1,"result":{"_meta":{"big":9007199254740993,"note":"caf\\u00e9"},"tools":${tools},"nextCursor":"next","cacheScope":"public"}}`;
@@ -420,7 +441,7 @@ describe("a listing renamed in its text", () => {
       wholeListing: WHOLE_LISTING,
     });
     const out = await rewriteJsonText(text, ask(freshMap("openai", NO_POLICY)));
-    const whole = await rewriteMessages(JSON.parse(text), ask(freshMap("openai", NO_POLICY)));
+    const whole = await rewriteMessages(wholeParse(text), ask(freshMap("openai", NO_POLICY)));
     expect(JSON.parse(out ?? "null")).toEqual(whole);
     expect(JSON.parse(out ?? "null").result.tools.map((t: { name: string }) => t.name)).toEqual([
       "search_tools",

@@ -16,6 +16,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { repairArguments } from "../../src/args/repair";
 import { validateArguments } from "../../src/args/validate";
+import { joinExact, parseExact, stringifyExact } from "../../src/json";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { type SchemaRule, type SchemaView, schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
@@ -542,6 +543,46 @@ describe("the way back, where a schema says more beside its $ref", () => {
       inside({ id: "x", level: null }),
     );
   });
+});
+
+describe("the way back, integers past 2^53 in an enum or const (string enums)", () => {
+  // 64-bit ids, as the origin writes them: JSON.parse reads 9007199254740993 as 9007199254740992,
+  // and 12345678901234567891 as 12345678901234567000. A `const` and an enum with `null` are
+  // lists the view makes anew; `pair` names two integers of one double.
+  const text =
+    '{"type":"object","properties":{"account":{"type":"integer","enum":[9007199254740993,1]},' +
+    '"owner":{"const":12345678901234567891},"parent":{"type":["integer","null"],"enum":[12345678901234567891,null]},' +
+    '"pair":{"type":"integer","enum":[9007199254740992,9007199254740993]}},"required":["account"]}';
+  const listed = parseExact(text);
+  if (!listed) throw new Error("not JSON");
+  const original = listed.value as Schema;
+
+  it.each(["gemini", "portable"] as const)(
+    "shows the origin's digits, and the model's answer reaches the origin as its integers, %s",
+    (profile) => {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      // As the listing writes it (rewrite/listing-splice.ts): every value by the origin's text.
+      const shown = stringifyExact(view.schema, listed.exact);
+      expect(shown).toContain('"enum":["9007199254740993","1"]');
+      expect(shown).toContain('"owner":{"enum":["12345678901234567891"]');
+      expect(shown).toMatch(/"parent":\{"type":"string","enum":\["12345678901234567891"\]/);
+      expect(shown).toContain('"enum":["9007199254740992","9007199254740993"]');
+
+      // The model answers in the view's form: each value a string its enum offers.
+      for (const pair of ["9007199254740992", "9007199254740993"]) {
+        const sent = `{"account":"9007199254740993","owner":"12345678901234567891","parent":"12345678901234567891","pair":"${pair}"}`;
+        const call = parseExact(sent);
+        if (!call) throw new Error("not JSON");
+        const fromText = valuesFromText(call.value as Schema, view);
+        const read = joinExact(call.exact, fromText.exact);
+        const { arguments: back, exact } = repairArguments(fromText.arguments, original, read);
+        expect(stringifyExact(back, joinExact(read, exact))).toBe(
+          `{"account":9007199254740993,"owner":12345678901234567891,"parent":12345678901234567891,"pair":${pair}}`,
+        );
+        expect(validateArguments(back, original).kind).toBe("valid");
+      }
+    },
+  );
 });
 
 describe("the way back, inside a union's branches", () => {

@@ -106,8 +106,8 @@ export function describedConstraints(facts: SubsetFacts): Pass {
       // First: the format and constraints below are read against the type the enum leaves.
       const values = schema.enum;
       if (facts.stringEnums && Array.isArray(values) && enumNotOfStrings(schema)) {
-        schema.enum = values.map((value) =>
-          typeof value === "string" ? value : describeValue(value),
+        schema.enum = values.map((value, index) =>
+          typeof value === "string" ? value : view.describe(value, values, String(index)),
         );
         schema.type = "string";
         view.applied.add("enum_as_strings");
@@ -117,14 +117,14 @@ export function describedConstraints(facts: SubsetFacts): Pass {
         if (value === undefined) continue;
         const limit = typeof value === "boolean" ? schema[bound] : value;
         if (value !== false && limit !== undefined) {
-          notes.push(`Must be ${words} than ${describeValue(limit)}.`);
+          notes.push(`Must be ${words} than ${view.describe(limit)}.`);
           if (schema[bound] === undefined) schema[bound] = limit;
         }
         delete schema[keyword];
         view.dropped.add(keyword);
       }
       if (multipleOf && schema.multipleOf !== undefined)
-        notes.push(`Must be a multiple of ${describeValue(schema.multipleOf)}.`);
+        notes.push(`Must be a multiple of ${view.describe(schema.multipleOf)}.`);
       for (const [keyword, words] of LENGTHS) {
         if (!keeps(keyword) && schema[keyword] !== undefined) notes.push(words(schema[keyword]));
       }
@@ -148,7 +148,7 @@ export function describedConstraints(facts: SubsetFacts): Pass {
       }
       if (schema.uniqueItems === true) notes.push("Items must be unique.");
       if (Object.hasOwn(schema, "default"))
-        notes.push(`Default: ${describeValue(schema.default)}.`);
+        notes.push(`Default: ${view.describe(schema.default)}.`);
       if (
         example &&
         Array.isArray(schema.examples) &&

@@ -10,13 +10,14 @@ import type { Schema } from "../../args/json-schema";
 import { isPlainObject } from "../../json";
 import { typeNamed, UNTYPED } from "../gate";
 import { hasType, namesTypes, typesOf } from "../keywords";
-import { describeValue } from "../notes";
-import type { Pass } from "../pass";
+import type { Pass, ViewContext } from "../pass";
 
 /** What a value asked for as text is told: an `enum`'s values, said in words, or `note`. */
-function withValues(schema: Schema, note: string): string {
-  if (!Array.isArray(schema.enum)) return note;
-  return `One of ${schema.enum.map(describeValue).join(", ")}, as JSON text.`;
+function withValues(schema: Schema, note: string, view: ViewContext): string {
+  const values = schema.enum;
+  if (!Array.isArray(values)) return note;
+  const said = values.map((value, index) => view.describe(value, values, String(index)));
+  return `One of ${said.join(", ")}, as JSON text.`;
 }
 
 export function explicitShapes(open: "empty" | "as-text"): Pass {
@@ -65,7 +66,7 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
       if (types?.includes("object") && isOpen) {
         if (asText) {
           view.applied.add("object_as_text");
-          return view.textSchema(schema, withValues(schema, "A JSON object, as text."));
+          return view.textSchema(schema, withValues(schema, "A JSON object, as text.", view));
         }
         if (!isPlainObject(properties)) {
           schema.properties = {};
@@ -74,7 +75,7 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
       }
       if (asText && types === undefined && !Array.isArray(schema.anyOf)) {
         view.applied.add("value_as_text");
-        return view.textSchema(schema, withValues(schema, "Any JSON value, as text."));
+        return view.textSchema(schema, withValues(schema, "Any JSON value, as text.", view));
       }
       return schema;
     },
