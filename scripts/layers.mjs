@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 /** Each module of src/ as import specifiers name it (biome's import globs). */
 export const MODULES = {
   json: { path: "src/json.ts", patterns: ["**/json"] },
+  "json-exact": { path: "src/json-exact.ts", patterns: ["**/json-exact"] },
   "json-spans": { path: "src/json-spans.ts", patterns: ["**/json-spans"] },
   "json-written": { path: "src/json-written.ts", patterns: ["**/json-written"] },
   "json-syntax": { path: "src/json-syntax.ts", patterns: ["**/json-syntax"] },
@@ -48,6 +49,7 @@ export const OUTSIDE = [
 
 const FOUNDATION = [
   "json",
+  "json-exact",
   "json-spans",
   "json-written",
   "json-syntax",
@@ -76,7 +78,7 @@ export const LAYERS = [
     name: "foundation",
     modules: FOUNDATION,
     mayImport: [],
-    why: "the foundation (json.ts, json-spans.ts, json-written.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, direction-controls.ts, log.ts) imports nothing from src/.",
+    why: "the foundation (json.ts, json-exact.ts, json-spans.ts, json-written.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, direction-controls.ts, log.ts) imports nothing from src/.",
   },
   {
     name: "protocol",

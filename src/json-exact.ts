@@ -1,0 +1,322 @@
+/**
+ * JSON values parsed and written back exactly (json.ts re-exports them).
+ *
+ * What the proxy re-serializes is written with the sender's own text for
+ * every value it did not mean to change. `JSON.parse` and `JSON.stringify`
+ * round numbers through doubles (`9007199254740993` comes out
+ * `9007199254740992`, `1e400` as `null`, `1.50` as `1.5`) and rewrite string
+ * escapes (`\u00e9` as `é`); a 64-bit id sent to a renamed tool would select
+ * another record. A text whose every number and string is already written as
+ * `JSON.stringify` writes it (what `NOT_AS_STRINGIFIED` cannot find)
+ * round-trips exactly and takes the native path both ways. Any other text is
+ * parsed with source access (a reviver's `context.source`), and the lexemes
+ * `JSON.stringify` would write differently are kept:
+ *
+ * - by position, for the objects and arrays of the parse (`sourceAt`, an
+ *   isolate-wide WeakMap whose entries live as long as the parsed objects),
+ *   so a text parsed on the way (arguments sent as a JSON string) counts too,
+ *   and for the objects the proxy rebuilds from them (a renamed key, recovered
+ *   inline arguments, a renamed tool), each carrying over what it keeps
+ *   (`writtenAsIn`);
+ * - by value, for one text (`ExactText`), for a value whose place is not
+ *   known: a value the text wrote one way only is written that way again. A body and the JSON
+ *   texts read out of it on the way are joined (`joinExact`): a number a text
+ *   holds alone (`"12345678901234567890"` for a value of any type) is in no
+ *   object of that text, and the arguments it lands in may be rebuilt.
+ *
+ * Written back with `JSON.rawJSON`. Keys are written as `JSON.stringify`
+ * writes them, and so is the whitespace of a message the proxy changed.
+ */
+import { nestsTooDeep } from "./json-spans";
+
+/** What a text parsed exactly knows of its values by value: `null` where one value was written two ways. */
+export interface ExactText {
+  byValue: Map<unknown, string | null>;
+}
+
+/**
+ * Text that may hold a number or string `JSON.stringify` writes differently:
+ * a `\u` or `\/` escape, or a number (a token after `[`, `,`, `:` or at the
+ * start) with an exponent, 16 or more digits, a fraction ending in 0 or
+ * starting with six zeros (below 1e-6 `JSON.stringify` uses an exponent), or
+ * `-0`. It may also match inside a string (`"at:4e2"`); that only costs the
+ * slower path. A UUID's `4e` does not, as no token starts there.
+ */
+const NOT_AS_STRINGIFIED =
+  /\\[u/]|(?:^|[[,:])\s*-?(?:\d+(?:\.\d+)?[eE]|\d(?:\.?\d){15}|\d+\.\d*0(?!\d)|0\.0{6})|(?:^|[[,:])\s*-0(?![.\d])/;
+
+interface Source {
+  source: string;
+  value: unknown;
+}
+
+const sourceAt = new WeakMap<object, Map<string, Source>>();
+
+/** The text `holder[key]` was read from (or is set to be written as), while it holds that value. */
+function sourceOf(holder: object, key: string, value: unknown): string | undefined {
+  const at = sourceAt.get(holder)?.get(key);
+  return at !== undefined && Object.is(at.value, value) ? at.source : undefined;
+}
+
+/** Whether `value`, held by both `x` and `y` at `key`, is written alike there as far as known: numbers only. */
+export const sameText = (x: object, y: object, key: string, value: unknown) =>
+  typeof value !== "number" || sourceOf(x, key, value) === sourceOf(y, key, value);
+
+/** `holder[key]`, now `value`, is written as `source`. */
+function writeAs(holder: object, key: string, source: string, value: unknown): void {
+  let sources = sourceAt.get(holder);
+  if (!sources) {
+    sources = new Map();
+    sourceAt.set(holder, sources);
+  }
+  sources.set(key, { source, value });
+}
+
+type Reviver = (
+  this: unknown,
+  key: string,
+  value: unknown,
+  context?: { source?: string },
+) => unknown;
+
+const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+/** -0 as a key of its own: a `Map` or `Set` takes -0 and 0 for one key. */
+const NEGATIVE_ZERO = Symbol("-0");
+const valueKey = (value: unknown) => (Object.is(value, -0) ? NEGATIVE_ZERO : value);
+
+/**
+ * What a text writes of its values, by value, as they are read: `null` for a
+ * value written two ways (one of them, maybe, as `JSON.stringify` writes it).
+ */
+class TextsByValue {
+  readonly byValue = new Map<unknown, string | null>();
+  private readonly asStringified = new Set<unknown>();
+
+  /** `value` is written as `source`; as `JSON.stringify` writes it where `source` is `undefined`. */
+  note(value: number | string, source: string | undefined): void {
+    const slot = valueKey(value);
+    const known = this.byValue.get(slot);
+    if (source === undefined) {
+      this.asStringified.add(slot);
+      if (known !== undefined) this.byValue.set(slot, null);
+    } else if (this.asStringified.has(slot) || (known !== undefined && known !== source)) {
+      this.byValue.set(slot, null);
+    } else this.byValue.set(slot, source);
+  }
+}
+
+/**
+ * `text`'s value, and what re-serializing it needs to write it as it came;
+ * `undefined` when it is not JSON, or nests deeper than `MAX_NESTING`.
+ */
+export function parseExact(text: string): { value: unknown; exact?: ExactText } | undefined {
+  if (nestsTooDeep(text)) return undefined;
+  try {
+    if (!NOT_AS_STRINGIFIED.test(text)) return { value: JSON.parse(text) };
+    const texts = new TextsByValue();
+    const reviver: Reviver = function (key, value, context) {
+      const source = context?.source;
+      if (source === undefined || (typeof value !== "number" && typeof value !== "string")) {
+        return value;
+      }
+      if (source === JSON.stringify(value)) {
+        texts.note(value, undefined);
+        return value;
+      }
+      writeAs(this as object, key, source, value);
+      texts.note(value, source);
+      return value;
+    };
+    return {
+      value: JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]),
+      exact: { byValue: texts.byValue },
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What `value` (parsed by `parseExact`) knows of its numbers and strings by
+ * their places, as by value: for what is made from it where they have no
+ * place (a schema view's `const` made an `enum`). A value it writes two ways
+ * (`9007199254740993` beside `9007199254740992`, one double) is `null`, as is
+ * one in an object made anew, whose text is not known. Each object is read
+ * once, however many places hold it; `undefined` where no text is known.
+ */
+export function exactTextIn(value: unknown): ExactText | undefined {
+  const texts = new TextsByValue();
+  const seen = new Set<object>();
+  const pending = [value];
+  while (pending.length > 0) {
+    const holder = pending.pop();
+    if (typeof holder !== "object" || holder === null || seen.has(holder)) continue;
+    seen.add(holder);
+    for (const key of Object.keys(holder)) {
+      const item = (holder as Record<string, unknown>)[key];
+      if (typeof item === "number" || typeof item === "string") {
+        texts.note(item, sourceOf(holder, key, item));
+      } else pending.push(item);
+    }
+  }
+  return texts.byValue.size > 0 ? { byValue: texts.byValue } : undefined;
+}
+
+/**
+ * Whether `value` is, or holds, a number whose text may have had more digits
+ * than the double it was read as keeps: an integer past 2^53, one that
+ * `JSON.stringify` writes with 16 significant digits or more, or one past a
+ * double's range (`1e400`). Any other is written with the value its text had
+ * (`1.50` as `1.5`, `1e2` as `100`), but for a text of more digits than a
+ * double keeps that reads as one of fewer (`0.10000000000000000001` as `0.1`).
+ */
+export function mayBeRounded(value: unknown): boolean {
+  // Its own stack: a value may nest deeper than a call stack goes.
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "object" && item !== null) {
+      for (const inner of Object.values(item)) pending.push(inner);
+    } else if (typeof item !== "number") continue;
+    else if (!Number.isFinite(item)) return true;
+    else if (Number.isInteger(item) ? !Number.isSafeInteger(item) : significantDigits(item) >= 16)
+      return true;
+  }
+  return false;
+}
+
+/** The significant digits `JSON.stringify` writes `value` with (the shortest that read back as it). */
+const significantDigits = (value: number) =>
+  JSON.stringify(value)
+    .replace(/^-|e.*$|\./g, "")
+    .replace(/^0+/, "").length;
+
+/**
+ * The JSON text number `holder[key]` was read from: by its position, else as
+ * `exact` knows the value, else as `JSON.stringify` writes it (a text that
+ * writes it otherwise is known by one or the other); `undefined` where the
+ * texts wrote it two ways and its own is not known by position.
+ */
+export function numberText(
+  holder: object,
+  key: string,
+  value: number,
+  exact: ExactText | undefined,
+): string | undefined {
+  const at = sourceOf(holder, key, value);
+  if (at !== undefined) return at;
+  const known = exact?.byValue.get(valueKey(value));
+  if (known !== undefined) return known ?? undefined;
+  return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+}
+
+/**
+ * `holder[key]` as a value to put in another object: a number `JSON.stringify`
+ * writes otherwise than the text it was read from (an integer past 2^53)
+ * becomes that text, which any serializer of it writes as it came.
+ */
+export function asWritten(holder: object, key: string): unknown {
+  const value = (holder as Record<string, unknown>)[key];
+  const at = typeof value === "number" ? sourceOf(holder, key, value) : undefined;
+  return at === undefined ? value : rawJSON(at);
+}
+
+/**
+ * `[value]`, its element written by `stringifyExact` as `written` (the text a
+ * number was read from): the new array is in no text, and by value alone a
+ * number the body also writes otherwise (`9007199254740993` beside a
+ * `9007199254740992`) would be written as the other.
+ */
+export function oneElementArray(value: unknown, written: string | undefined): unknown[] {
+  const array = [value];
+  if (written !== undefined) writeAs(array, "0", written, value);
+  return array;
+}
+
+/**
+ * `copy`, an object built from `original` (a spread, `Object.fromEntries`),
+ * with each member that holds the value `original` holds under the same key
+ * (or under `from(key)`, for a key renamed) written by `stringifyExact` as
+ * `original`'s text wrote it. By value alone, a value the text writes two
+ * ways would be written as `JSON.stringify` writes it: `9007199254740993`
+ * beside a `9007199254740992` is one double, and an origin that reads
+ * integers exactly would read the other. A member the proxy set
+ * (`writtenAsSet`) keeps what it was set to be written as.
+ */
+export function writtenAsIn<T extends object>(
+  copy: T,
+  original: object,
+  from?: (key: string) => string,
+): T {
+  const sources = sourceAt.get(original);
+  if (sources === undefined || copy === original) return copy;
+  const own = sourceAt.get(copy);
+  for (const key of Object.keys(copy)) {
+    const at = sources.get(from?.(key) ?? key);
+    if (at !== undefined && !own?.has(key)) writeAs(copy, key, at.source, at.value);
+  }
+  return copy;
+}
+
+/**
+ * `holder[key]` (and every value inside it) written by `stringifyExact` as
+ * `JSON.stringify` writes it: a value the proxy sets (an operator's fixed
+ * value) is not the client's to spell, and a client's text for a like value
+ * (`9007199254740993` for the double 2^53) would be read so by an origin
+ * that reads numbers exactly.
+ */
+export function writtenAsSet(holder: object, key: string): void {
+  const value = (holder as Record<string, unknown>)[key];
+  if (typeof value === "number" || typeof value === "string") {
+    writeAs(holder, key, JSON.stringify(value), value);
+  } else if (typeof value === "object" && value !== null) {
+    for (const inner of Object.keys(value)) writtenAsSet(value, inner);
+  }
+}
+
+/**
+ * `holder[key]`, a number made from a string (args/coerce.ts), written by
+ * `stringifyExact` as `text`, the digits the string spelled it with: a
+ * double would round them. Written so by one handed `PLACES_ONLY` at least.
+ */
+export function writtenAsText(holder: object, key: string, text: string): void {
+  writeAs(holder, key, text, (holder as Record<string, unknown>)[key]);
+}
+
+/**
+ * What a text knows of no value by value: `stringifyExact` reads where values
+ * are written by their places only when handed what a text knows, and a body
+ * of plain strings knows nothing (`writtenAsText`). Never added to.
+ */
+export const PLACES_ONLY: ExactText = { byValue: new Map() };
+
+/**
+ * What several texts know of their values by value, as one: a value the
+ * texts write differently is written as `JSON.stringify` writes it where it
+ * is not known by position. For a body and the JSON text read out of it on
+ * the way (arguments a view asked for as text), whose values may land in
+ * objects the proxy rebuilds.
+ */
+export function joinExact(...texts: Array<ExactText | undefined>): ExactText | undefined {
+  const known = texts.filter((text): text is ExactText => text !== undefined);
+  if (known.length <= 1) return known[0];
+  const byValue = new Map(known[0]?.byValue);
+  for (const { byValue: other } of known.slice(1)) {
+    for (const [value, source] of other) {
+      if (!byValue.has(value)) byValue.set(value, source);
+      else if (byValue.get(value) !== source) byValue.set(value, null);
+    }
+  }
+  return { byValue };
+}
+
+/** `value` as JSON text, each value `exact`'s text held written as it was written there. */
+export function stringifyExact(value: unknown, exact: ExactText | undefined): string {
+  if (!exact) return JSON.stringify(value);
+  return JSON.stringify(value, function (this: unknown, key: string, item: unknown) {
+    if (typeof item !== "number" && typeof item !== "string") return item;
+    const source = sourceOf(this as object, key, item) ?? exact.byValue.get(valueKey(item));
+    return typeof source === "string" ? rawJSON(source) : item;
+  });
+}
