@@ -128,14 +128,20 @@ export class WrittenTool implements ListedTool {
   /**
    * Read with each number's text kept by its place (json.ts `parseExact`): a view writes an
    * `enum`'s 64-bit ids as strings, with the digits the origin wrote. Parsed from a copy of its
-   * span, so that those texts keep no more of the listing alive than the schema's own.
+   * span, so that those texts keep no more of the listing alive than the schema's own. A schema
+   * the scan found written as `JSON.stringify` writes its parse (the usual one) has no number a
+   * double rounds: parsed as it is, without the copy and the exact parse's scans.
    */
   get inputSchema(): unknown {
     if (this.#inputSchema === UNREAD) {
       const span = this.members.get("inputSchema");
-      const text = span && ` ${this.written.text.slice(span[0], span[1])}`.slice(1);
-      // Nested past `MAX_NESTING`, it is not read exactly, but read as before.
-      this.#inputSchema = text && (parseExact(text)?.value ?? this.read("inputSchema"));
+      if (span === undefined || this.texts.inputSchema.stringified) {
+        this.#inputSchema = this.read("inputSchema");
+      } else {
+        const text = ` ${this.written.text.slice(span[0], span[1])}`.slice(1);
+        // Nested past `MAX_NESTING`, it is not read exactly, but read as before.
+        this.#inputSchema = parseExact(text)?.value ?? this.read("inputSchema");
+      }
     }
     return this.#inputSchema;
   }
