@@ -51,7 +51,7 @@ export interface RepairReport {
 const DROP = Symbol("drop");
 
 /**
- * A number coerced from a string a double would round (`"9007199254740993"`): placed in the
+ * A number coerced from a string (`"9007199254740993"`, which a double rounds): placed in the
  * object or array rebuilt around it, written there as the string spelled it (json.ts).
  */
 class Spelled {
