@@ -8,7 +8,7 @@ import { recoverArguments } from "../../src/args/recover";
 import { repairArguments } from "../../src/args/repair";
 import { describeInvalidCall, validateArguments } from "../../src/args/validate";
 import { stringifyExact } from "../../src/json";
-import { paramHeaders } from "../../src/protocol/mcp-headers";
+import { paramHeaders, paramMismatch } from "../../src/protocol/mcp-headers";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import { ROOT_SHAPES, withRoot } from "../fixtures/root-shapes";
@@ -828,6 +828,18 @@ describe("Mcp-Param-* headers (x-mcp-header)", () => {
       "mcp-param-ratio",
       "mcp-param-city",
     ]);
+  });
+
+  it("takes a client's header of an integer past 2^53 - 1 that says the digits the body writes", () => {
+    // A view showed a 64-bit id as a string, and the client mirrored that string into a header;
+    // repaired, the body writes the same digits as a number, which gets no header of its own.
+    const { arguments: args } = repairArguments({ retries: "9007199254740993" }, schema);
+    const call = { name: "t", params: paramHeaders(args, schema) };
+    const sent = (retries: string) =>
+      new Headers({ "mcp-method": "tools/call", "mcp-param-retries": retries });
+    expect(paramMismatch(sent("9007199254740993"), call)).toBeUndefined();
+    // One double, other digits: what a gateway before the proxy saw is not what the origin reads.
+    expect(paramMismatch(sent("9007199254740992"), call)).toBe("mcp-param-retries");
   });
 
   it("derives none from a schema the SDK's server finds invalid, since it then checks none", () => {
