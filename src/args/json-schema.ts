@@ -81,9 +81,16 @@ interface Reading {
   branches: number;
   /** The schemas being read, outermost first: a branch back to one of them adds nothing. */
   path: Schema[];
+  /** Whether a bound left a branch or a `$ref` unread: what it says is not known. */
+  cut: boolean;
 }
 
-const readingOf = (root: Schema): Reading => ({ root, branches: MAX_BRANCHES, path: [] });
+const readingOf = (root: Schema): Reading => ({
+  root,
+  branches: MAX_BRANCHES,
+  path: [],
+  cut: false,
+});
 
 /**
  * Each branch of `schema`'s `keyword`, read by `read` one step further in,
@@ -101,7 +108,10 @@ function* branchesOf<T>(
   reading.path.push(schema);
   try {
     for (const branch of branches) {
-      if (reading.branches-- <= 0 || reading.path.length > MAX_REF_HOPS) return;
+      if (reading.branches-- <= 0 || reading.path.length > MAX_REF_HOPS) {
+        reading.cut = true;
+        return;
+      }
       yield read(branch, reading);
     }
   } finally {
@@ -154,6 +164,7 @@ function resolvedIn(schema: unknown, reading: Reading): Schema | undefined {
     }
     current = refTarget(ref, reading.root);
   }
+  reading.cut = true;
   return undefined;
 }
 
@@ -364,8 +375,12 @@ export function forbidsAdditionalProperties(schema: unknown, root: Schema): bool
 /**
  * Whether an object schema, or one applying with it, takes keys by pattern (`patternProperties`):
  * a key that reads as another spelling of a declared one may be one of them, which only the
- * origin's regex could tell (run here, a regex is the origin's to make slow).
+ * origin's regex could tell (run here, a regex is the origin's to make slow). So may it where
+ * the reading's bounds left a branch unread, which may say so.
  */
 export function takesKeysByPattern(schema: unknown, root: Schema): boolean {
-  return saidOfKeys(schema, readingOf(root), (s) => own(s, "patternProperties") !== undefined);
+  const reading = readingOf(root);
+  return (
+    saidOfKeys(schema, reading, (s) => own(s, "patternProperties") !== undefined) || reading.cut
+  );
 }

@@ -595,6 +595,27 @@ describe("safety", () => {
     expect(repairArguments(sent, { $ref: "#/$defs/A0", $defs }).arguments).toEqual(sent);
   });
 
+  it("renames no key where patternProperties may lie past what a reading follows", () => {
+    // `x-limit` is the origin's patterned key, which it takes as sent; as `x_limit`, an integer,
+    // it would be refused. Where the reading stops before it knows, no key is another spelling.
+    const pattern = { patternProperties: { "^x-": { type: "string" } } };
+    const properties = { x_limit: { type: "integer" } };
+    const hops: Record<string, unknown> = { hop17: pattern };
+    for (let hop = 0; hop < 17; hop++) hops[`hop${hop}`] = { $ref: `#/$defs/hop${hop + 1}` };
+    let nested: Record<string, unknown> = pattern;
+    for (let level = 0; level < 20; level++) nested = { allOf: [nested] };
+    for (const [what, schema] of [
+      ["past 64 branches", { properties, allOf: [...Array(64).fill({ type: "object" }), pattern] }],
+      ["past 16 hops", { properties, allOf: [{ $ref: "#/$defs/hop0" }], $defs: hops }],
+      ["past 16 levels of allOf", { properties, allOf: [nested] }],
+    ] as const) {
+      const sent = { "x-limit": "low" };
+      const { arguments: back, report } = repairArguments(sent, schema);
+      expect(back, what).toEqual(sent);
+      expect(report.renamedKeys, what).toEqual([]);
+    }
+  });
+
   it("stops at its depth limit on very deep arguments, and says so", () => {
     let schema: Record<string, unknown> = { type: "integer" };
     let value: unknown = "1";
