@@ -75,8 +75,16 @@ const COMPOSITIONS = ["allOf", "anyOf", "oneOf"] as const;
  */
 export const MAX_BRANCHES = 64;
 
+/**
+ * Where each local `$ref` of one root points, found once: a pointer may have hundreds of tokens,
+ * walked again at each of a reading's 64 × 16 hops, and a call's readings share them
+ * (args/repair.ts).
+ */
+export type RefTargets = Map<string, unknown>;
+
 interface Reading {
   root: Schema;
+  targets: RefTargets;
   /** Branches left to follow. */
   branches: number;
   /** The schemas being read, outermost first: a branch back to one of them adds nothing. */
@@ -85,8 +93,9 @@ interface Reading {
   cut: boolean;
 }
 
-const readingOf = (root: Schema): Reading => ({
+const readingOf = (root: Schema, targets: RefTargets = new Map()): Reading => ({
   root,
+  targets,
   branches: MAX_BRANCHES,
   path: [],
   cut: false,
@@ -162,7 +171,8 @@ function resolvedIn(schema: unknown, reading: Reading): Schema | undefined {
     if (typeof ref !== "string" || !ref.startsWith("#") || refBeside(current) !== undefined) {
       return reading.path.includes(current) ? undefined : current;
     }
-    current = refTarget(ref, reading.root);
+    if (!reading.targets.has(ref)) reading.targets.set(ref, refTarget(ref, reading.root));
+    current = reading.targets.get(ref);
   }
   reading.cut = true;
   return undefined;
@@ -174,8 +184,12 @@ function resolvedIn(schema: unknown, reading: Reading): Schema | undefined {
  * value is coerced against it. `number` includes `integer`. An `allOf`
  * narrows them to what every branch that says allows.
  */
-export function allowedTypes(schema: unknown, root: Schema): Set<JsonType> | undefined {
-  return typesIn(schema, readingOf(root));
+export function allowedTypes(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): Set<JsonType> | undefined {
+  return typesIn(schema, readingOf(root, targets));
 }
 
 function typesIn(schema: unknown, reading: Reading): Set<JsonType> | undefined {
@@ -249,8 +263,12 @@ function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined 
  * by the schema itself and its `allOf` branches stands for all of them, as a
  * value must meet each.
  */
-export function propertiesOf(schema: unknown, root: Schema): Record<string, unknown> | undefined {
-  return propertiesIn(schema, readingOf(root));
+export function propertiesOf(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): Record<string, unknown> | undefined {
+  return propertiesIn(schema, readingOf(root, targets));
 }
 
 function propertiesIn(schema: unknown, reading: Reading): Record<string, unknown> | undefined {
@@ -296,8 +314,12 @@ function propertiesIn(schema: unknown, reading: Reading): Record<string, unknown
  * `allOf` branches require, and those every branch of an `anyOf`/`oneOf` requires (a root
  * `anyOf` of object forms), while the reading's budget lasts.
  */
-export function requiredOf(schema: unknown, root: Schema): ReadonlySet<string> {
-  return requiredIn(schema, readingOf(root));
+export function requiredOf(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): ReadonlySet<string> {
+  return requiredIn(schema, readingOf(root, targets));
 }
 
 function requiredIn(schema: unknown, reading: Reading): Set<string> {
@@ -333,8 +355,8 @@ function requiredIn(schema: unknown, reading: Reading): Set<string> {
 }
 
 /** The schema every element of an array must match, when there is one. */
-export function itemsOf(schema: unknown, root: Schema): unknown {
-  return itemsIn(schema, readingOf(root));
+export function itemsOf(schema: unknown, root: Schema, targets?: RefTargets): unknown {
+  return itemsIn(schema, readingOf(root, targets));
 }
 
 /**
@@ -368,8 +390,13 @@ function saidOfKeys(schema: unknown, reading: Reading, says: (schema: Schema) =>
 }
 
 /** Whether an object schema, or one applying with it, refuses a key it does not declare. */
-export function forbidsAdditionalProperties(schema: unknown, root: Schema): boolean {
-  return saidOfKeys(schema, readingOf(root), (s) => own(s, "additionalProperties") === false);
+export function forbidsAdditionalProperties(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): boolean {
+  const reading = readingOf(root, targets);
+  return saidOfKeys(schema, reading, (s) => own(s, "additionalProperties") === false);
 }
 
 /**
@@ -378,8 +405,8 @@ export function forbidsAdditionalProperties(schema: unknown, root: Schema): bool
  * origin's regex could tell (run here, a regex is the origin's to make slow). So may it where
  * the reading's bounds left a branch unread, which may say so.
  */
-export function takesKeysByPattern(schema: unknown, root: Schema): boolean {
-  const reading = readingOf(root);
+export function takesKeysByPattern(schema: unknown, root: Schema, targets?: RefTargets): boolean {
+  const reading = readingOf(root, targets);
   return (
     saidOfKeys(schema, reading, (s) => own(s, "patternProperties") !== undefined) || reading.cut
   );

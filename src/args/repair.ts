@@ -27,6 +27,7 @@ import {
   itemsOf,
   type JsonType,
   propertiesOf,
+  type RefTargets,
   requiredOf,
   type Schema,
   takesKeysByPattern,
@@ -84,17 +85,18 @@ class ArgumentRepair {
   /** How the JSON texts values were coerced from wrote theirs. */
   exact: ExactText | undefined;
   private nodes = 0;
-  private readonly allowedIn = readOnce((schema) => allowedTypes(schema, this.root));
-  private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root));
-  private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root));
+  private readonly targets: RefTargets = new Map();
+  private readonly allowedIn = readOnce((schema) => allowedTypes(schema, this.root, this.targets));
+  private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root, this.targets));
+  private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root, this.targets));
   private readonly keysIn = readOnce((schema) => {
-    const properties = propertiesOf(schema, this.root);
+    const properties = propertiesOf(schema, this.root, this.targets);
     if (!properties) return undefined;
     return {
       properties,
-      forbids: forbidsAdditionalProperties(schema, this.root),
+      forbids: forbidsAdditionalProperties(schema, this.root, this.targets),
       // Where keys are also taken by pattern, none is read as another spelling of a declared one.
-      spelledAs: takesKeysByPattern(schema, this.root) ? [] : Object.keys(properties),
+      spelledAs: takesKeysByPattern(schema, this.root, this.targets) ? [] : Object.keys(properties),
     };
   });
 
