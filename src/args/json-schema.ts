@@ -271,6 +271,20 @@ export function propertiesOf(
   return propertiesIn(schema, readingOf(root, targets));
 }
 
+/**
+ * `propertiesOf`, and whether the reading read every branch that may declare one: where a bound
+ * left one unread, a key it does not list may be declared there.
+ */
+export function declaredProperties(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): { properties: Record<string, unknown>; complete: boolean } | undefined {
+  const reading = readingOf(root, targets);
+  const properties = propertiesIn(schema, reading);
+  return properties && { properties, complete: !reading.cut };
+}
+
 function propertiesIn(schema: unknown, reading: Reading): Record<string, unknown> | undefined {
   const resolved = resolvedIn(schema, reading);
   if (!resolved) return undefined;

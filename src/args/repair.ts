@@ -23,10 +23,10 @@ import { coalesceKeys } from "./coalesce";
 import { coerceValue } from "./coerce";
 import {
   allowedTypes,
+  declaredProperties,
   forbidsAdditionalProperties,
   itemsOf,
   type JsonType,
-  propertiesOf,
   type RefTargets,
   requiredOf,
   type Schema,
@@ -90,13 +90,16 @@ class ArgumentRepair {
   private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root, this.targets));
   private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root, this.targets));
   private readonly keysIn = readOnce((schema) => {
-    const properties = propertiesOf(schema, this.root, this.targets);
-    if (!properties) return undefined;
+    const declared = declaredProperties(schema, this.root, this.targets);
+    if (!declared) return undefined;
+    const { properties, complete } = declared;
+    // Where keys are also taken by pattern, or a branch left unread may declare more, none is
+    // read as another spelling of a declared one.
+    const spelled = complete && !takesKeysByPattern(schema, this.root, this.targets);
     return {
       properties,
       forbids: forbidsAdditionalProperties(schema, this.root, this.targets),
-      // Where keys are also taken by pattern, none is read as another spelling of a declared one.
-      spelledAs: takesKeysByPattern(schema, this.root, this.targets) ? [] : Object.keys(properties),
+      spelledAs: spelled ? Object.keys(properties) : [],
     };
   });
 

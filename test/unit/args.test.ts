@@ -616,6 +616,24 @@ describe("safety", () => {
     }
   });
 
+  it("renames no key where a branch past what a reading follows may declare it", () => {
+    // The 65th form declares `maxBytes`, which the origin takes as sent; as `max_bytes`, an
+    // integer, it would be refused.
+    const schema = {
+      type: "object",
+      properties: { max_bytes: { type: "integer" } },
+      anyOf: [
+        ...Array(64).fill({ required: [] }),
+        { properties: { maxBytes: { type: "string" } } },
+      ],
+    };
+    const sent = { maxBytes: "all" };
+    expect(validateArguments(sent, schema).kind).toBe("valid");
+    const { arguments: back, report } = repairArguments(sent, schema);
+    expect(back).toEqual(sent);
+    expect(report.renamedKeys).toEqual([]);
+  });
+
   it("stops at its depth limit on very deep arguments, and says so", () => {
     let schema: Record<string, unknown> = { type: "integer" };
     let value: unknown = "1";
