@@ -141,6 +141,17 @@ describe("numbers and strings keep the client's text in a call the proxy changes
     }
   });
 
+  it("a number sent as text keeps its digits under a renamed key, in arguments sent as JSON text", async () => {
+    // The object is read from text, its key coalesced and its value coerced: each rebuilds it.
+    const { send } = await setUp();
+    const received = await send(
+      `{"jsonrpc":"2.0","id":34,"method":"tools/call","params":{"name":"${DEMO_NAMES["reports.query"]}","arguments":"{\\"Limit\\":\\"9007199254740993\\",\\"priority\\":\\"1\\"}","_meta":{"n":9007199254740992}}}`,
+    );
+    expect(received).toContain(
+      '"arguments":{"limit":9007199254740993,"priority":1},"_meta":{"n":9007199254740992}',
+    );
+  });
+
   it("a number sent as text that a double holds only rounded, or not at all, reaches the origin as sent", async () => {
     // Past a double's smallest, 1e-400 reads as 0: the model did not mean 0. Below its normal
     // numbers, a double keeps fewer digits than 15 (1.2347e-320 for 1.23456789e-320).
