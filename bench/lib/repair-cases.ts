@@ -69,8 +69,11 @@ function pointerCall() {
   const tokens = 400;
   const $defs: Record<string, unknown> = {};
   let deepest = $defs;
-  for (let level = 1; level < tokens; level++)
-    deepest = (deepest.a = {}) as Record<string, unknown>;
+  for (let level = 1; level < tokens; level++) {
+    const next: Record<string, unknown> = {};
+    deepest.a = next;
+    deepest = next;
+  }
   const at = `#/$defs${"/a".repeat(tokens - 1)}`;
   for (let hop = 0; hop < 16; hop++) deepest[`hop${hop}`] = { $ref: `${at}/hop${hop + 1}` };
   deepest.hop16 = { type: "string" };
