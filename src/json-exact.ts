@@ -278,7 +278,8 @@ export function writtenAsSet(holder: object, key: string): void {
 /**
  * `holder[key]`, a number made from a string (args/coerce.ts), written by
  * `stringifyExact` as `text`, the digits the string spelled it with: a
- * double would round them. Written so by one handed `PLACES_ONLY` at least.
+ * double may round them, and by value it would take the text the body writes
+ * that double with elsewhere. Written so by one handed `PLACES_ONLY` at least.
  */
 export function writtenAsText(holder: object, key: string, text: string): void {
   writeAs(holder, key, text, (holder as Record<string, unknown>)[key]);

@@ -354,13 +354,15 @@ async function measure(): Promise<SectionResult> {
     measured: `${num(wideRatio, 2)} × (${duration((wideTimes.get(`${WIDE_NAMES[1]}`) as Timing).p50)} for ${num(WIDE_NAMES[1])})`,
     met: wideRatio <= 2,
   });
-  for (const c of REPAIR_CASES.filter((c) => c.typical)) {
+  for (const c of REPAIR_CASES) {
+    const goalMs = c.typical ? 0.05 : c.goalMs;
+    if (goalMs === undefined) continue;
     const ms = (repairTimes.get(c.label) as Timing).p50;
     targets.push({
       name: `repair one \`tools/call\`, ${c.label}`,
-      goal: "< 50 µs",
+      goal: c.typical ? "< 50 µs" : `< ${goalMs} ms`,
       measured: duration(ms),
-      met: ms < 0.05,
+      met: ms < goalMs,
     });
   }
 
@@ -378,12 +380,14 @@ async function measure(): Promise<SectionResult> {
   );
   const repairRows = REPAIR_CASES.map((c) => {
     const t = repairTimes.get(c.label) as Timing;
-    const met = t.p50 < 0.05;
+    const goalMs = c.typical ? 0.05 : c.goalMs;
     return [
       c.label,
       `${num(JSON.stringify(c.message.params).length)} B`,
       `${duration(t.p50)} / ${duration(t.p99)}`,
-      c.typical ? `< 50 µs ${mark(met)}` : "—",
+      goalMs === undefined
+        ? "—"
+        : `${c.typical ? "< 50 µs" : `< ${goalMs} ms`} ${mark(t.p50 < goalMs)}`,
     ];
   });
   const streamRows = [

@@ -19,7 +19,7 @@ export type Coercion =
       to: JsonType;
       /** How the JSON text an object or array was read from wrote its values (json.ts). */
       exact?: ExactText;
-      /** The text a number made from a string is written as: the string's, which a double would round. */
+      /** The text a number made from a string is written as: the string's, which a double may round. */
       written?: string;
     }
   | "drop"
@@ -33,24 +33,15 @@ function matches(type: JsonType, allowed: ReadonlySet<JsonType>): boolean {
 }
 
 /**
- * Whether `text` (a JSON number) survives as a double: at most 15 significant
- * digits, so the double is written back with the same digits. A longer one
- * would be rounded (`"9007199254740993"`).
+ * `text`, a JSON number, as a number written with `text`'s own digits where it goes: a double may
+ * round them (`"9007199254740993"`, a 64-bit id a view showed as a string, reaches the origin as
+ * `9007199254740993`, not `…992`; `"1e-400"` is not `0`), and written by value, one of few digits
+ * would take the text the body writes its double with elsewhere (`"5"` beside a `5.0`). None past
+ * a double's range.
  */
-function isExactNumber(text: string): boolean {
-  const digits = text.replace(/^-|\.|[eE].*$/g, "");
-  return digits.replace(/^0+|0+$/g, "").length <= 15;
-}
-
-/**
- * `text`, a JSON number, as a number: written as the double writes it where that keeps its
- * digits, else as `text` (`"9007199254740993"`, a 64-bit id a view showed as a string, reaches
- * the origin as `9007199254740993`, not a double's `…992`); none past a double's range.
- */
-function numberOf(text: string): { value: number; written?: string } | undefined {
+function numberOf(text: string): { value: number; written: string } | undefined {
   const value = Number(text);
-  if (!Number.isFinite(value)) return undefined;
-  return isExactNumber(text) ? { value } : { value, written: text };
+  return Number.isFinite(value) ? { value, written: text } : undefined;
 }
 
 function fromString(
@@ -81,8 +72,8 @@ function fromString(
  * text as the client wrote it (`written`: `1234567890123456789`, `1.50`,
  * `1e400`, not a double's `1234567890123456800`, `1.5`, `Infinity`), and is
  * left alone where that text is not known; an object, the text of its values
- * as `exact` knows them. A string becomes a number of its digits (`written`
- * where a double would round them).
+ * as `exact` knows them. A string becomes a number written with its digits
+ * (`written`).
  */
 export function coerceValue(
   value: unknown,

@@ -75,15 +75,31 @@ const COMPOSITIONS = ["allOf", "anyOf", "oneOf"] as const;
  */
 export const MAX_BRANCHES = 64;
 
+/**
+ * Where each local `$ref` of one root points, found once: a pointer may have hundreds of tokens,
+ * walked again at each of a reading's 64 × 16 hops, and a call's readings share them
+ * (args/repair.ts).
+ */
+export type RefTargets = Map<string, unknown>;
+
 interface Reading {
   root: Schema;
+  targets: RefTargets;
   /** Branches left to follow. */
   branches: number;
   /** The schemas being read, outermost first: a branch back to one of them adds nothing. */
   path: Schema[];
+  /** Whether a bound left a branch or a `$ref` unread: what it says is not known. */
+  cut: boolean;
 }
 
-const readingOf = (root: Schema): Reading => ({ root, branches: MAX_BRANCHES, path: [] });
+const readingOf = (root: Schema, targets: RefTargets = new Map()): Reading => ({
+  root,
+  targets,
+  branches: MAX_BRANCHES,
+  path: [],
+  cut: false,
+});
 
 /**
  * Each branch of `schema`'s `keyword`, read by `read` one step further in,
@@ -101,7 +117,10 @@ function* branchesOf<T>(
   reading.path.push(schema);
   try {
     for (const branch of branches) {
-      if (reading.branches-- <= 0 || reading.path.length > MAX_REF_HOPS) return;
+      if (reading.branches-- <= 0 || reading.path.length > MAX_REF_HOPS) {
+        reading.cut = true;
+        return;
+      }
       yield read(branch, reading);
     }
   } finally {
@@ -152,8 +171,10 @@ function resolvedIn(schema: unknown, reading: Reading): Schema | undefined {
     if (typeof ref !== "string" || !ref.startsWith("#") || refBeside(current) !== undefined) {
       return reading.path.includes(current) ? undefined : current;
     }
-    current = refTarget(ref, reading.root);
+    if (!reading.targets.has(ref)) reading.targets.set(ref, refTarget(ref, reading.root));
+    current = reading.targets.get(ref);
   }
+  reading.cut = true;
   return undefined;
 }
 
@@ -163,8 +184,12 @@ function resolvedIn(schema: unknown, reading: Reading): Schema | undefined {
  * value is coerced against it. `number` includes `integer`. An `allOf`
  * narrows them to what every branch that says allows.
  */
-export function allowedTypes(schema: unknown, root: Schema): Set<JsonType> | undefined {
-  return typesIn(schema, readingOf(root));
+export function allowedTypes(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): Set<JsonType> | undefined {
+  return typesIn(schema, readingOf(root, targets));
 }
 
 function typesIn(schema: unknown, reading: Reading): Set<JsonType> | undefined {
@@ -238,8 +263,26 @@ function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined 
  * by the schema itself and its `allOf` branches stands for all of them, as a
  * value must meet each.
  */
-export function propertiesOf(schema: unknown, root: Schema): Record<string, unknown> | undefined {
-  return propertiesIn(schema, readingOf(root));
+export function propertiesOf(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): Record<string, unknown> | undefined {
+  return propertiesIn(schema, readingOf(root, targets));
+}
+
+/**
+ * `propertiesOf`, and whether the reading read every branch that may declare one: where a bound
+ * left one unread, a key it does not list may be declared there.
+ */
+export function declaredProperties(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): { properties: Record<string, unknown>; complete: boolean } | undefined {
+  const reading = readingOf(root, targets);
+  const properties = propertiesIn(schema, reading);
+  return properties && { properties, complete: !reading.cut };
 }
 
 function propertiesIn(schema: unknown, reading: Reading): Record<string, unknown> | undefined {
@@ -285,8 +328,12 @@ function propertiesIn(schema: unknown, reading: Reading): Record<string, unknown
  * `allOf` branches require, and those every branch of an `anyOf`/`oneOf` requires (a root
  * `anyOf` of object forms), while the reading's budget lasts.
  */
-export function requiredOf(schema: unknown, root: Schema): ReadonlySet<string> {
-  return requiredIn(schema, readingOf(root));
+export function requiredOf(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): ReadonlySet<string> {
+  return requiredIn(schema, readingOf(root, targets));
 }
 
 function requiredIn(schema: unknown, reading: Reading): Set<string> {
@@ -322,8 +369,8 @@ function requiredIn(schema: unknown, reading: Reading): Set<string> {
 }
 
 /** The schema every element of an array must match, when there is one. */
-export function itemsOf(schema: unknown, root: Schema): unknown {
-  return itemsIn(schema, readingOf(root));
+export function itemsOf(schema: unknown, root: Schema, targets?: RefTargets): unknown {
+  return itemsIn(schema, readingOf(root, targets));
 }
 
 /**
@@ -357,15 +404,24 @@ function saidOfKeys(schema: unknown, reading: Reading, says: (schema: Schema) =>
 }
 
 /** Whether an object schema, or one applying with it, refuses a key it does not declare. */
-export function forbidsAdditionalProperties(schema: unknown, root: Schema): boolean {
-  return saidOfKeys(schema, readingOf(root), (s) => own(s, "additionalProperties") === false);
+export function forbidsAdditionalProperties(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): boolean {
+  const reading = readingOf(root, targets);
+  return saidOfKeys(schema, reading, (s) => own(s, "additionalProperties") === false);
 }
 
 /**
  * Whether an object schema, or one applying with it, takes keys by pattern (`patternProperties`):
  * a key that reads as another spelling of a declared one may be one of them, which only the
- * origin's regex could tell (run here, a regex is the origin's to make slow).
+ * origin's regex could tell (run here, a regex is the origin's to make slow). So may it where
+ * the reading's bounds left a branch unread, which may say so.
  */
-export function takesKeysByPattern(schema: unknown, root: Schema): boolean {
-  return saidOfKeys(schema, readingOf(root), (s) => own(s, "patternProperties") !== undefined);
+export function takesKeysByPattern(schema: unknown, root: Schema, targets?: RefTargets): boolean {
+  const reading = readingOf(root, targets);
+  return (
+    saidOfKeys(schema, reading, (s) => own(s, "patternProperties") !== undefined) || reading.cut
+  );
 }

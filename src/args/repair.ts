@@ -23,10 +23,11 @@ import { coalesceKeys } from "./coalesce";
 import { coerceValue } from "./coerce";
 import {
   allowedTypes,
+  declaredProperties,
   forbidsAdditionalProperties,
   itemsOf,
   type JsonType,
-  propertiesOf,
+  type RefTargets,
   requiredOf,
   type Schema,
   takesKeysByPattern,
@@ -51,7 +52,7 @@ export interface RepairReport {
 const DROP = Symbol("drop");
 
 /**
- * A number coerced from a string a double would round (`"9007199254740993"`): placed in the
+ * A number coerced from a string (`"9007199254740993"`, which a double rounds): placed in the
  * object or array rebuilt around it, written there as the string spelled it (json.ts).
  */
 class Spelled {
@@ -64,11 +65,43 @@ class Spelled {
 /** A property's path as repair reports it: `payload_json.amount` (array elements add `[2]`). */
 export const joinPath = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
 
+/**
+ * `read`, once for each schema it is handed: a call's values share schemas (every element of
+ * an array its `items`), and one reading may follow 64 branches of 16 `$ref` hops each
+ * (json-schema.ts), so read again for each value, 100 objects of such a schema took 20 s of CPU.
+ */
+function readOnce<T>(read: (schema: unknown) => T): (schema: unknown) => T {
+  const known = new Map<unknown, T>();
+  return (schema) => {
+    if (known.has(schema)) return known.get(schema) as T;
+    const said = read(schema);
+    known.set(schema, said);
+    return said;
+  };
+}
+
 class ArgumentRepair {
   readonly report: RepairReport = { renamedKeys: [], coercions: [], dropped: [], limited: false };
   /** How the JSON texts values were coerced from wrote theirs. */
   exact: ExactText | undefined;
   private nodes = 0;
+  private readonly targets: RefTargets = new Map();
+  private readonly allowedIn = readOnce((schema) => allowedTypes(schema, this.root, this.targets));
+  private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root, this.targets));
+  private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root, this.targets));
+  private readonly keysIn = readOnce((schema) => {
+    const declared = declaredProperties(schema, this.root, this.targets);
+    if (!declared) return undefined;
+    const { properties, complete } = declared;
+    // Where keys are also taken by pattern, or a branch left unread may declare more, none is
+    // read as another spelling of a declared one.
+    const spelled = complete && !takesKeysByPattern(schema, this.root, this.targets);
+    return {
+      properties,
+      forbids: forbidsAdditionalProperties(schema, this.root, this.targets),
+      spelledAs: spelled ? Object.keys(properties) : [],
+    };
+  });
 
   constructor(
     private readonly root: Schema,
@@ -77,12 +110,9 @@ class ArgumentRepair {
   ) {}
 
   object(value: Record<string, unknown>, schema: unknown, path: string, depth: number) {
-    const properties = propertiesOf(schema, this.root);
-    if (!properties) return value;
-    const declared = Object.keys(properties);
-    const forbids = forbidsAdditionalProperties(schema, this.root);
-    // Where keys are also taken by pattern, none is read as another spelling of a declared one.
-    const spelledAs = takesKeysByPattern(schema, this.root) ? [] : declared;
+    const keys = this.keysIn(schema);
+    if (!keys) return value;
+    const { properties, forbids, spelledAs } = keys;
     const { entries, renamed, dropped } = coalesceKeys(value, spelledAs, forbids);
     let changed = renamed.length > 0 || dropped.length > 0;
     for (const { from, to } of renamed) {
@@ -106,7 +136,7 @@ class ArgumentRepair {
           : undefined;
       const next = this.value(child, properties[key], joinPath(path, key), depth + 1, written);
       if (next === DROP) {
-        required ??= requiredOf(schema, this.root);
+        required ??= this.requiredIn(schema);
         // Left out, a required value would be missing where the model wrote one: sent as it
         // came, the origin (and validation) says what is wrong with it.
         if (required.has(key)) repaired.push([key, child]);
@@ -135,7 +165,7 @@ class ArgumentRepair {
       return value;
     }
     let current = value;
-    const allowed = allowedTypes(schema, this.root);
+    const allowed = this.allowedIn(schema);
     if (allowed) {
       const coercion = coerceValue(current, allowed, written, this.read);
       if (coercion === "drop") return DROP;
@@ -151,7 +181,7 @@ class ArgumentRepair {
     }
     if (isPlainObject(current)) return this.object(current, schema, path, depth);
     if (Array.isArray(current)) {
-      const items = itemsOf(schema, this.root);
+      const items = this.itemsIn(schema);
       if (!items) return current;
       let changed = current !== value;
       const spelled: Array<[string, string]> = [];

@@ -14,7 +14,7 @@
  * non-finite number or an integer beyond 2^53; the `=?base64?…?=` form for
  * text that is not a plain header value).
  */
-import { isPlainObject, own } from "../json";
+import { isPlainObject, numberText, own } from "../json";
 import type { JsonRpcMessage } from "./jsonrpc";
 
 const SENTINEL_PREFIX = "=?base64?";
@@ -207,9 +207,16 @@ function headerText(value: unknown): string | undefined {
 /**
  * A parameter's header and the value the arguments imply (`undefined`: no
  * header); third, the number itself where the declaration is `integer` or
- * `number` and the value a number, which the origin compares as a number.
+ * `number` and the value a number, which the origin compares as a number;
+ * fourth, for an integer past 2^53 - 1, which gets no header, the digits the
+ * body writes it with, which a header the client sent must say.
  */
-export type ParamHeader = [name: string, value: string | undefined, number?: number];
+export type ParamHeader = [
+  name: string,
+  value: string | undefined,
+  number?: number,
+  written?: string,
+];
 
 /** The `Mcp-Param-{Name}` header of each parameter `inputSchema` declares one for, and the value a call's arguments imply. */
 export function paramHeaders(
@@ -217,10 +224,19 @@ export function paramHeaders(
   inputSchema: unknown,
 ): ParamHeader[] {
   return declarationsFor(inputSchema).map(({ path, header, numeric }) => {
+    let holder: unknown;
     let value: unknown = args;
-    for (const key of path) value = isPlainObject(value) ? own(value, key) : undefined;
+    for (const key of path) {
+      holder = value;
+      value = isPlainObject(value) ? own(value, key) : undefined;
+    }
     const text = value === null ? undefined : headerText(value);
     const name = `mcp-param-${header.toLowerCase()}`;
+    if (text === undefined && typeof value === "number" && Number.isInteger(value)) {
+      // `"9007199254740993"` made a number is written with those digits (args/coerce.ts).
+      const written = numberText(holder as object, path.at(-1) as string, value, undefined);
+      return [name, undefined, value, written];
+    }
     if (text === undefined) return [name, undefined];
     return numeric && typeof value === "number"
       ? [name, encodeHeaderValue(text), value]
@@ -235,12 +251,13 @@ const DECIMAL = /^-?\d+(?:\.\d+)?$/;
  * Whether a header the client sent says what a parameter's forwarded value
  * does: the same text once decoded, or, for a number the schema declares an
  * `integer` or `number`, the same number (the specification's "42.0 and 42
- * agree", as the SDK's server compares them).
+ * agree", as the SDK's server compares them); for an integer past 2^53 - 1,
+ * which a double may round, the digits the body writes it with.
  */
-function agrees(sent: string, [, value, number]: ParamHeader): boolean {
-  if (value === undefined) return false;
+function agrees(sent: string, [, value, number, written]: ParamHeader): boolean {
   const decoded = decodeHeaderValue(sent);
   if (decoded === undefined) return false;
+  if (value === undefined) return written !== undefined && decoded === written;
   if (decoded === decodeHeaderValue(value)) return true;
   return number !== undefined && DECIMAL.test(decoded) && Number(decoded) === number;
 }

@@ -7,7 +7,8 @@ import { allowedTypes } from "../../src/args/json-schema";
 import { recoverArguments } from "../../src/args/recover";
 import { repairArguments } from "../../src/args/repair";
 import { describeInvalidCall, validateArguments } from "../../src/args/validate";
-import { paramHeaders } from "../../src/protocol/mcp-headers";
+import { stringifyExact } from "../../src/json";
+import { paramHeaders, paramMismatch } from "../../src/protocol/mcp-headers";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import { ROOT_SHAPES, withRoot } from "../fixtures/root-shapes";
@@ -310,20 +311,37 @@ describe("coercing values", () => {
     expect(coerce(value, schema)).toBeUndefined();
   });
 
-  it("makes a string of more digits than a double keeps a number written with those digits", () => {
+  it("makes a string a number written with the string's digits, which a double may round", () => {
     for (const [text, type] of [
       ["9007199254740993", "integer"],
       ["12345678901234567891", "integer"],
       ["1234567890.1234567", "number"],
+      ["512", "integer"],
+      // Read as 0 and as 1.2347e-320: the model meant neither.
+      ["1e-400", "integer"],
+      ["1.23456789e-320", "number"],
     ]) {
-      const coerced = coerceValue(text, allowedTypes({ type }, {}) ?? new Set());
-      expect(coerced).toMatchObject({ value: Number(text), written: text, to: type });
+      const coerced = coerceValue(text, new Set(["number", "integer"]));
+      expect(coerced, text).toEqual({
+        value: Number(text),
+        written: text,
+        from: "string",
+        to: type,
+      });
     }
-    expect(coerceValue("512", new Set(["integer"]))).toEqual({
-      value: 512,
-      from: "string",
-      to: "integer",
-    });
+  });
+
+  it("makes a megabyte of digits a number written as sent, in time linear in them", () => {
+    // Its significant digits were counted by a regex that backtracks over a run of zeros, once for
+    // each of them: 4 s of CPU for 80,000, and a megabyte's would take some ten minutes.
+    const schema = {
+      type: "object",
+      properties: { n: { type: "number" }, ids: { type: "array", items: { type: "integer" } } },
+    };
+    const fraction = `0.1${"0".repeat(1_000_000)}1`;
+    const integer = "9".repeat(300);
+    const { arguments: args, exact } = repairArguments({ n: fraction, ids: [integer] }, schema);
+    expect(stringifyExact(args, exact)).toBe(`{"n":${fraction},"ids":[${integer}]}`);
   });
 
   it("drops null where the schema allows no null, and keeps it where it does", () => {
@@ -577,6 +595,45 @@ describe("safety", () => {
     expect(repairArguments(sent, { $ref: "#/$defs/A0", $defs }).arguments).toEqual(sent);
   });
 
+  it("renames no key where patternProperties may lie past what a reading follows", () => {
+    // `x-limit` is the origin's patterned key, which it takes as sent; as `x_limit`, an integer,
+    // it would be refused. Where the reading stops before it knows, no key is another spelling.
+    const pattern = { patternProperties: { "^x-": { type: "string" } } };
+    const properties = { x_limit: { type: "integer" } };
+    const hops: Record<string, unknown> = { hop17: pattern };
+    for (let hop = 0; hop < 17; hop++) hops[`hop${hop}`] = { $ref: `#/$defs/hop${hop + 1}` };
+    let nested: Record<string, unknown> = pattern;
+    for (let level = 0; level < 20; level++) nested = { allOf: [nested] };
+    for (const [what, schema] of [
+      ["past 64 branches", { properties, allOf: [...Array(64).fill({ type: "object" }), pattern] }],
+      ["past 16 hops", { properties, allOf: [{ $ref: "#/$defs/hop0" }], $defs: hops }],
+      ["past 16 levels of allOf", { properties, allOf: [nested] }],
+    ] as const) {
+      const sent = { "x-limit": "low" };
+      const { arguments: back, report } = repairArguments(sent, schema);
+      expect(back, what).toEqual(sent);
+      expect(report.renamedKeys, what).toEqual([]);
+    }
+  });
+
+  it("renames no key where a branch past what a reading follows may declare it", () => {
+    // The 65th form declares `maxBytes`, which the origin takes as sent; as `max_bytes`, an
+    // integer, it would be refused.
+    const schema = {
+      type: "object",
+      properties: { max_bytes: { type: "integer" } },
+      anyOf: [
+        ...Array(64).fill({ required: [] }),
+        { properties: { maxBytes: { type: "string" } } },
+      ],
+    };
+    const sent = { maxBytes: "all" };
+    expect(validateArguments(sent, schema).kind).toBe("valid");
+    const { arguments: back, report } = repairArguments(sent, schema);
+    expect(back).toEqual(sent);
+    expect(report.renamedKeys).toEqual([]);
+  });
+
   it("stops at its depth limit on very deep arguments, and says so", () => {
     let schema: Record<string, unknown> = { type: "integer" };
     let value: unknown = "1";
@@ -810,6 +867,18 @@ describe("Mcp-Param-* headers (x-mcp-header)", () => {
       "mcp-param-ratio",
       "mcp-param-city",
     ]);
+  });
+
+  it("takes a client's header of an integer past 2^53 - 1 that says the digits the body writes", () => {
+    // A view showed a 64-bit id as a string, and the client mirrored that string into a header;
+    // repaired, the body writes the same digits as a number, which gets no header of its own.
+    const { arguments: args } = repairArguments({ retries: "9007199254740993" }, schema);
+    const call = { name: "t", params: paramHeaders(args, schema) };
+    const sent = (retries: string) =>
+      new Headers({ "mcp-method": "tools/call", "mcp-param-retries": retries });
+    expect(paramMismatch(sent("9007199254740993"), call)).toBeUndefined();
+    // One double, other digits: what a gateway before the proxy saw is not what the origin reads.
+    expect(paramMismatch(sent("9007199254740992"), call)).toBe("mcp-param-retries");
   });
 
   it("derives none from a schema the SDK's server finds invalid, since it then checks none", () => {

@@ -122,6 +122,50 @@ describe("numbers and strings keep the client's text in a call the proxy changes
       '"arguments":{"path":"p","max_bytes":9007199254740993},"_meta":{"n":9007199254740992}',
     );
   });
+
+  it("a number sent as text of few digits is written with them, not as the body writes its double elsewhere", async () => {
+    // 100000000000000000000 and 100000000000000000001 are one double, as are 5 and 5.0: by value,
+    // the model's 10^20 reached the origin as the _meta's 10^20 + 1, and its 5 as 5.0 (which Go's
+    // encoding/json refuses for an int).
+    const { send } = await setUp();
+    for (const [id, sent, meta] of [
+      [30, "100000000000000000000", "100000000000000000001"],
+      [31, "5", "5.0"],
+    ] as const) {
+      const received = await send(
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","arguments":{"path":"p","max_bytes":"${sent}"},"_meta":{"n":${meta}}}}`,
+      );
+      expect(received, sent).toContain(
+        `"arguments":{"path":"p","max_bytes":${sent}},"_meta":{"n":${meta}}`,
+      );
+    }
+  });
+
+  it("a number sent as text keeps its digits under a renamed key, in arguments sent as JSON text", async () => {
+    // The object is read from text, its key coalesced and its value coerced: each rebuilds it.
+    const { send } = await setUp();
+    const received = await send(
+      `{"jsonrpc":"2.0","id":34,"method":"tools/call","params":{"name":"${DEMO_NAMES["reports.query"]}","arguments":"{\\"Limit\\":\\"9007199254740993\\",\\"priority\\":\\"1\\"}","_meta":{"n":9007199254740992}}}`,
+    );
+    expect(received).toContain(
+      '"arguments":{"limit":9007199254740993,"priority":1},"_meta":{"n":9007199254740992}',
+    );
+  });
+
+  it("a number sent as text that a double holds only rounded, or not at all, reaches the origin as sent", async () => {
+    // Past a double's smallest, 1e-400 reads as 0: the model did not mean 0. Below its normal
+    // numbers, a double keeps fewer digits than 15 (1.2347e-320 for 1.23456789e-320).
+    const { send } = await setUp();
+    for (const [id, amount] of [
+      [32, "1e-400"],
+      [33, "1.23456789e-320"],
+    ] as const) {
+      const received = await send(
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${DEMO_NAMES["catering.invoice"]}","arguments":{"payload_json":{"invoice_id":"I","amount":"${amount}"}}}}`,
+      );
+      expect(received, amount).toContain(`"amount":${amount}}`);
+    }
+  });
 });
 
 describe("a number sent for a string is the string of its text", () => {
