@@ -27,11 +27,11 @@ import {
   forbidsAdditionalProperties,
   itemsOf,
   type JsonType,
-  type RefTargets,
   requiredOf,
   type Schema,
   takesKeysByPattern,
 } from "./json-schema";
+import type { RefTargets } from "./schema-reading";
 
 const MAX_DEPTH = 32;
 const MAX_NODES = 10_000;

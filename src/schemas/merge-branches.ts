@@ -4,7 +4,7 @@
  * `oneOf` those every branch requires, the forms spelled out in words. Used
  * at the root (passes/root-object.ts) and for `allOf` (passes/all-of.ts).
  */
-import { MAX_REF_HOPS, refTarget, resolve, type Schema } from "../args/json-schema";
+import { MAX_REF_HOPS, refTarget, resolve, type Schema } from "../args/schema-reading";
 import { isPlainObject, own, sameJson, setOwn } from "../json";
 import { isNullSchema, typesOf } from "./keywords";
 import { noteOn } from "./notes";

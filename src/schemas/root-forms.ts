@@ -13,7 +13,7 @@
  * past them left out), and `MAX_NODES` nodes read looking for what still
  * refers to a `$def`. Never mutates its input.
  */
-import { MAX_REF_HOPS, refTarget, type Schema } from "../args/json-schema";
+import { MAX_REF_HOPS, refTarget, type Schema } from "../args/schema-reading";
 import { isPlainObject, setOwn } from "../json";
 import { MAX_MERGES, mergeBranches } from "./merge-branches";
 import { CHARS_PER_NODE, MAX_NODES } from "./pass";

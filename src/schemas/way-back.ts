@@ -12,8 +12,9 @@
  * that is not JSON stays the string it is, and a text read back keeps its
  * spelling of every number and string (json.ts, `parseExact`).
  */
-import { type JsonType, jsonTypeOf, MAX_BRANCHES } from "../args/json-schema";
+import { type JsonType, jsonTypeOf } from "../args/json-schema";
 import { joinPath } from "../args/repair";
+import { MAX_BRANCHES } from "../args/schema-reading";
 import { type ExactText, isPlainObject, joinExact, own, parseExact, writtenAsIn } from "../json";
 import type { SchemaView } from "./view";
 

@@ -9,7 +9,7 @@
 import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { refTarget } from "../../src/args/json-schema";
+import { refTarget } from "../../src/args/schema-reading";
 import { isPlainObject } from "../../src/json";
 import { PROFILE_NAMES, type ProfileName } from "../../src/names/profiles";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";

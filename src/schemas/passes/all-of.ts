@@ -1,5 +1,5 @@
 /** `allOf` merged into one schema (merge-branches.ts), then viewed (providers/gemini.ts: no `allOf`). */
-import { resolve } from "../../args/json-schema";
+import { resolve } from "../../args/schema-reading";
 import { isPlainObject } from "../../json";
 import { MAX_MERGES, mergeBranches } from "../merge-branches";
 import type { Pass } from "../pass";

@@ -7,7 +7,7 @@
  * JSON text instead. An `allOf`'s `$ref` branches are inlined within the same
  * bounds, and counted alike (all-of.ts).
  */
-import { NO_CONSTRAINT, refTarget, type Schema } from "../../args/json-schema";
+import { NO_CONSTRAINT, refTarget, type Schema } from "../../args/schema-reading";
 import { isPlainObject } from "../../json";
 import { type At, MAX_DEPTH, MAX_NODES, type Pass, type ViewContext } from "../pass";
 

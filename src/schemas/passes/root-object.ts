@@ -13,7 +13,7 @@
  * back.
  */
 
-import { refTarget } from "../../args/json-schema";
+import { refTarget } from "../../args/schema-reading";
 import { ownKey as hasOwnKey, isPlainObject } from "../../json";
 import { INDEXED, keywordIndex } from "../keyword-index";
 import { typesOf } from "../keywords";
