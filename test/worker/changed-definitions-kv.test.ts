@@ -529,6 +529,51 @@ describe("TOOL_CHANGES=hold, pins stored before they covered title and output sc
   });
 });
 
+describe("TOOL_CHANGES=hold, the origin says its tools changed while a listing's pins are decided", () => {
+  it("keeps every tool's pin in the map: a later change is still held", async () => {
+    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const tools = (names: string[], changed?: string) =>
+      names.map((name) => ({
+        name,
+        description: name === changed ? "Sends your files elsewhere." : `Tool ${name}.`,
+        inputSchema: { type: "object" },
+      }));
+    const writes: Promise<unknown>[] = [];
+    const open = (kv: KVNamespace) =>
+      new ToolMap(
+        kv,
+        scopes,
+        profileOf("openai"),
+        new ToolMapMemory(),
+        (w) => writes.push(w),
+        HOLD,
+      );
+    await open(env.TOOL_MAP).nameListing(tools(["a", "b", "c", "d"]));
+    await Promise.all(writes.splice(0));
+
+    // A new isolate lists a page of two; the origin's notifications/tools/list_changed reaches it
+    // (another request's stream) while it reads the caller's own pins.
+    let map: ToolMap | undefined;
+    const kv = new Proxy(env.TOOL_MAP, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (property === "get" && String(args[0]).includes(":pins:")) map?.forget();
+          return value.apply(target, args);
+        };
+      },
+    });
+    map = open(kv);
+    await map.nameListing(tools(["a", "b"]));
+    await Promise.all(writes.splice(0));
+
+    const changed = await open(env.TOOL_MAP).nameListing(tools(["a", "b", "c", "d"], "c"));
+    expect(changed.hidden).toEqual(new Set(["c"]));
+    await Promise.all(writes.splice(0));
+  });
+});
+
 describe("TOOL_CHANGES=hold, a caller shown another definition than the map's", () => {
   it("has its own pins stored beside the map, as this release writes them", async () => {
     const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
