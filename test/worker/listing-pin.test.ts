@@ -137,6 +137,19 @@ describe("the listing pin", () => {
     logs.restore();
   });
 
+  it("covers each tool's text, not only its place: a change that keeps every tool as long, and where it was, is held", async () => {
+    const { list } = await origin();
+    await list(listingText());
+    const reworded = listingText().replace('"Tool 7."', '"Wipe 7."');
+    expect(reworded.length).toBe(listingText().length);
+    const logs = captureLogs();
+    expect((await list(reworded)).hidden).toEqual(new Set(["tool_7"]));
+    expect(logs.events("tool_definition_changed")).toMatchObject([
+      { tool: "tool_7", changed: ["description"] },
+    ]);
+    logs.restore();
+  });
+
   it("covers a listing of several pages: the same pages spare a digest per tool, one character changed in one does not", async () => {
     const { list, storedMap } = await origin();
     await list(pagesText());
