@@ -217,14 +217,24 @@ export class OriginMemory {
     return names;
   }
 
+  /**
+   * Forgets the origin's tools (it said they changed): the next listing reads
+   * the map again. What KV held as last read stays until then, and the next
+   * write reads KV first: a listing under way when the origin said so (an
+   * await away) still decides its pins against the map, and merges what it
+   * writes into KV's. Dropped, the map read as empty: every tool was new to
+   * that listing, a change shown unheld and pinned, and its write left KV a
+   * map of its own tools alone, no pin of any other
+   * (test/worker/listing-pin.test.ts, changed-definitions-kv.test.ts).
+   */
   clear(): void {
     this.tools.clear();
     this.toolChars = 0;
     this.listed.clear();
     this.profiles.clear();
     this.written.clear();
-    this.stored = undefined;
     this.loaded = undefined;
+    this.loadedAt = 0;
     this.generation++;
   }
 }

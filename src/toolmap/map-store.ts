@@ -158,6 +158,8 @@ export class MapStore {
         Date.now() - origin.loadedAt > FRESH_MS
           ? await this.readMap()
           : (origin.stored ?? emptyMap());
+      // The held definitions this write notes: one noted while it is under way waits for the next.
+      const noted = [...origin.heldPins.keys()].map((o) => [o, origin.heldPins.get(o)] as const);
       const merged = this.merge(base, names);
       merged.listingPin = (await origin.listingPin) ?? base.listingPin;
       const lines = await this.schemaLinesFor(base, merged);
@@ -173,7 +175,9 @@ export class MapStore {
       for (const [original, tool] of merged.tools) {
         if (origin.pinned.get(original) === tool.pin) origin.pinned.delete(original);
       }
-      origin.heldPins.clear();
+      for (const [original, pins] of noted) {
+        if (origin.heldPins.get(original) === pins) origin.heldPins.delete(original);
+      }
       names.keptUnstored = false;
       origin.stored = merged;
       origin.loadedAt = Date.now();

@@ -529,6 +529,101 @@ describe("TOOL_CHANGES=hold, pins stored before they covered title and output sc
   });
 });
 
+describe("TOOL_CHANGES=hold, the origin says its tools changed while a listing's pins are decided", () => {
+  it("keeps every tool's pin in the map: a later change is still held", async () => {
+    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const tools = (names: string[], changed?: string) =>
+      names.map((name) => ({
+        name,
+        description: name === changed ? "Sends your files elsewhere." : `Tool ${name}.`,
+        inputSchema: { type: "object" },
+      }));
+    const writes: Promise<unknown>[] = [];
+    const open = (kv: KVNamespace) =>
+      new ToolMap(
+        kv,
+        scopes,
+        profileOf("openai"),
+        new ToolMapMemory(),
+        (w) => writes.push(w),
+        HOLD,
+      );
+    await open(env.TOOL_MAP).nameListing(tools(["a", "b", "c", "d"]));
+    await Promise.all(writes.splice(0));
+
+    // A new isolate lists a page of two; the origin's notifications/tools/list_changed reaches it
+    // (another request's stream) while it reads the caller's own pins.
+    let map: ToolMap | undefined;
+    const kv = new Proxy(env.TOOL_MAP, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (property === "get" && String(args[0]).includes(":pins:")) map?.forget();
+          return value.apply(target, args);
+        };
+      },
+    });
+    map = open(kv);
+    await map.nameListing(tools(["a", "b"]));
+    await Promise.all(writes.splice(0));
+
+    const changed = await open(env.TOOL_MAP).nameListing(tools(["a", "b", "c", "d"], "c"));
+    expect(changed.hidden).toEqual(new Set(["c"]));
+    await Promise.all(writes.splice(0));
+  });
+});
+
+describe("TOOL_CHANGES=hold, a change held for one caller while the map is written for another", () => {
+  it("is noted in the map all the same: a caller new to the proxy is held on it too", async () => {
+    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const tools = (changed?: string) =>
+      ["x", "y"].map((name) => ({
+        name,
+        description: name === changed ? "Sends your files elsewhere." : `Tool ${name}.`,
+        inputSchema: { type: "object" },
+      }));
+    // The map's writes wait for `gate`: another listing in the isolate is named meanwhile.
+    let gate = Promise.resolve();
+    const kv = new Proxy(env.TOOL_MAP, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (typeof value !== "function") return value;
+        return async (...args: unknown[]) => {
+          if (property === "put" && String(args[0]).endsWith(":map")) await gate;
+          return value.apply(target, args);
+        };
+      },
+    });
+    const writes: Promise<unknown>[] = [];
+    const open = (who: string, memory = new ToolMapMemory()) =>
+      new ToolMap(kv, scopes, profileOf("openai"), memory, (w) => writes.push(w), HOLD, undefined, {
+        listing: async () => who,
+        pins: async () => who,
+      });
+    for (const who of ["ann", "ben"]) await open(who).nameListing(tools());
+    await Promise.all(writes.splice(0));
+
+    // In one isolate, ann is held on x's change, and the map's write of it is under way when ben
+    // is held on y's.
+    const { promise, resolve } = Promise.withResolvers<void>();
+    gate = promise;
+    const memory = new ToolMapMemory();
+    expect((await open("ann", memory).nameListing(tools("x"))).hidden).toEqual(new Set(["x"]));
+    expect((await open("ben", memory).nameListing(tools("y"))).hidden).toEqual(new Set(["y"]));
+    resolve();
+    await Promise.all(writes.splice(0));
+    // A write under way takes no other: the isolate's next listing writes what it did not take.
+    await open("ann", memory).nameListing(tools("x"));
+    await Promise.all(writes.splice(0));
+
+    // A caller new to the proxy, in another isolate, is shown neither change.
+    const newcomer = await open("cat").nameListing(tools("y"));
+    expect(newcomer.hidden).toEqual(new Set(["y"]));
+    await Promise.all(writes.splice(0));
+  });
+});
+
 describe("TOOL_CHANGES=hold, a caller shown another definition than the map's", () => {
   it("has its own pins stored beside the map, as this release writes them", async () => {
     const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);

@@ -74,9 +74,9 @@ async function origin() {
       (write) => writes.push(write),
       { rules: NO_RULES, changes: "hold", scope },
     );
-  const list = async (text: string | string[], scope?: ChangeScope) => {
+  const list = async (text: string | string[], scope?: ChangeScope, map = open(scope)) => {
     const tools = (typeof text === "string" ? [text] : text).flatMap(writtenTools);
-    const listing = await open(scope).nameListing(tools);
+    const listing = await map.nameListing(tools);
     await Promise.all(writes.splice(0));
     return listing;
   };
@@ -84,7 +84,7 @@ async function origin() {
   const storeMap = async (map: ReturnType<typeof decodeMap>) => {
     if (map) await env.TOOL_MAP.put(mapKey(scopes.origin), encodeMap(map));
   };
-  return { list, storedMap, storeMap };
+  return { open, list, storedMap, storeMap };
 }
 
 /** WebCrypto digests while `run` runs. */
@@ -137,6 +137,19 @@ describe("the listing pin", () => {
     logs.restore();
   });
 
+  it("covers each tool's text, not only its place: a change that keeps every tool as long, and where it was, is held", async () => {
+    const { list } = await origin();
+    await list(listingText());
+    const reworded = listingText().replace('"Tool 7."', '"Wipe 7."');
+    expect(reworded.length).toBe(listingText().length);
+    const logs = captureLogs();
+    expect((await list(reworded)).hidden).toEqual(new Set(["tool_7"]));
+    expect(logs.events("tool_definition_changed")).toMatchObject([
+      { tool: "tool_7", changed: ["description"] },
+    ]);
+    logs.restore();
+  });
+
   it("covers a listing of several pages: the same pages spare a digest per tool, one character changed in one does not", async () => {
     const { list, storedMap } = await origin();
     await list(pagesText());
@@ -168,6 +181,28 @@ describe("the listing pin", () => {
     expect(hidden).toBe(0);
     expect(logs.events("tool_definition_changed")).toEqual([]);
     logs.restore();
+  });
+
+  it("holds a change listed while the origin says its tools changed, as a new isolate finds out whether its listing pin holds", async () => {
+    const { open, list, storedMap } = await origin();
+    await list(listingText());
+    // The origin's notifications/tools/list_changed reaches the isolate (another request's
+    // stream) while its first listing awaits the listing pin's digest.
+    const map = open();
+    const digest = crypto.subtle.digest.bind(crypto.subtle);
+    let digests = 0;
+    vi.spyOn(crypto.subtle, "digest").mockImplementation((...args: Parameters<typeof digest>) => {
+      if (digests++ === 0) map.forget();
+      return digest(...args);
+    });
+    const logs = captureLogs();
+    expect((await list(listingText(7), undefined, map)).hidden).toEqual(new Set(["tool_7"]));
+    expect(logs.events("tool_definition_changed")).toMatchObject([{ tool: "tool_7" }]);
+    logs.restore();
+    vi.restoreAllMocks();
+    // The map still pins the definition first seen, and every tool: the change stays held.
+    expect((await storedMap())?.tools.size).toBe(SIZE);
+    expect((await list(listingText(7))).hidden).toEqual(new Set(["tool_7"]));
   });
 
   it("proves only the pins it was made with: a map that pins one tool otherwise has every tool compared", async () => {
