@@ -331,6 +331,23 @@ describe("coercing values", () => {
     }
   });
 
+  it("makes a string in an exponent's form a number for an integer where its text writes one", () => {
+    // A view shows an origin's `1e+16` as it wrote it (a double past 2^53: JSON.stringify writes
+    // 1e21 so); the model sends that text back.
+    for (const text of ["1e+16", "1.5e1", "2.50E2", "1.0", "100e-2", "0e-7", "-3e0"]) {
+      expect(coerceValue(text, new Set(["integer"])), text).toEqual({
+        value: Number(text),
+        written: text,
+        from: "string",
+        to: "integer",
+      });
+    }
+    // Not integers as written, whatever their doubles are (`1e-400` reads as 0).
+    for (const text of ["1e-400", "1.5", "1.25e1", "1e", `1.${"0".repeat(100_000)}1e3`]) {
+      expect(coerceValue(text, new Set(["integer"])), text).toBeUndefined();
+    }
+  });
+
   it("makes a megabyte of digits a number written as sent, in time linear in them", () => {
     // Its significant digits were counted by a regex that backtracks over a run of zeros, once for
     // each of them: 4 s of CPU for 80,000, and a megabyte's would take some ten minutes.

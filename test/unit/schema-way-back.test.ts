@@ -585,6 +585,32 @@ describe("the way back, integers past 2^53 in an enum or const (string enums)", 
   );
 });
 
+describe("the way back, an integer the origin writes with an exponent (string enums)", () => {
+  // JSON.stringify writes 1e21 so; an origin's own text may write 1e16 so too.
+  const text =
+    '{"type":"object","properties":{"size":{"type":"integer","enum":[1e+16,1e+21]}},"required":["size"]}';
+  const listed = parseExact(text);
+  if (!listed) throw new Error("not JSON");
+  const original = listed.value as Schema;
+
+  it.each(["gemini", "portable"] as const)(
+    "shows the origin's text, and the model's answer reaches the origin as that integer, %s",
+    (profile) => {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(stringifyExact(view.schema, listed.exact)).toContain('"enum":["1e+16","1e+21"]');
+      for (const size of ["1e+16", "1e+21"]) {
+        const call = parseExact(`{"size":"${size}"}`);
+        if (!call) throw new Error("not JSON");
+        const fromText = valuesFromText(call.value as Schema, view);
+        const read = joinExact(call.exact, fromText.exact);
+        const { arguments: back, exact } = repairArguments(fromText.arguments, original, read);
+        expect(stringifyExact(back, joinExact(read, exact))).toBe(`{"size":${size}}`);
+        expect(validateArguments(back, original).kind).toBe("valid");
+      }
+    },
+  );
+});
+
 describe("the way back, inside a union's branches", () => {
   // A tagged union as pydantic and zod write one: each form an object with a tag of its own,
   // one declaring a value of any type, which the view asks for as text.
