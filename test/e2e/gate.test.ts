@@ -344,6 +344,30 @@ describe("gate mode: who may connect", () => {
   });
 });
 
+describe("gate mode: one reading of Authorization", () => {
+  it("refuses a valid token beside a second Authorization header, and sends the origin nothing", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
+    const { token } = await signedInByHand(network, "alice");
+    for (const second of [`Bearer ${token}`, "Bearer other", "Basic YTpi"]) {
+      const headers = new Headers({
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": PROTOCOL_VERSION,
+      });
+      headers.append("authorization", `Bearer ${token}`);
+      headers.append("authorization", second);
+      const body = JSON.stringify(rpc(1, "tools/list"));
+      const response = await network(GATE_URL, { method: "POST", headers, body });
+      expect(response.status).toBe(401);
+      await response.body?.cancel();
+    }
+    expect(await receivedByOrigin(trace)).toEqual([]);
+    // The token alone still works: what was refused was the header, not the grant.
+    expect((await initializeWith(network, token)).status).toBe(200);
+  });
+});
+
 describe("gate mode: readiness", () => {
   it("is ready when the identity provider can be discovered, and names it, never the origin's key", async () => {
     const trace = newTrace();
