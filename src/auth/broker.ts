@@ -30,6 +30,7 @@ import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import type { OriginCredentials } from "../transport/headers";
 import { readBounded, rejoin } from "../transport/read-bounded";
+import { bearerToken } from "./bearer";
 import { announceRefresh, type RefreshOutcome, spentElsewhere } from "./grant-refresh";
 import {
   type Routes,
@@ -140,7 +141,7 @@ function grantOfToken(token: string | undefined): string | undefined {
  * read where the library already found that token valid, for that grant.
  */
 const grantOfBearer = (request: Request) =>
-  grantOfToken(/^Bearer[\t ]+([^\s,]+)$/i.exec(request.headers.get("authorization") ?? "")?.[1]);
+  grantOfToken(bearerToken(request.headers.get("authorization")));
 
 /**
  * A form posted to the token endpoint, read here (up to

@@ -10,6 +10,7 @@
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
+import { bearerToken } from "../auth/bearer";
 import { logEvent } from "../log";
 import type { AppEnv } from "./app-env";
 
@@ -33,8 +34,9 @@ export async function signOut(c: Context<AppEnv>): Promise<Response> {
   if (c.get("config").auth.mode !== "gate" || !helpers) {
     return Response.json({ error: "Sign-out exists in gate mode only" }, { status: 404 });
   }
-  const [scheme, token] = (c.req.header("authorization") ?? "").split(" ");
-  if (scheme?.toLowerCase() !== "bearer" || !token) {
+  // Read as the MCP endpoint reads it: a header it would refuse signs no one out.
+  const token = bearerToken(c.req.header("authorization"));
+  if (token === undefined) {
     return refused(401, "invalid_request", "Send one of your access tokens as a Bearer token");
   }
   const summary = await helpers.unwrapToken(token).catch(() => null);

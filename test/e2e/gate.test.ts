@@ -344,6 +344,30 @@ describe("gate mode: who may connect", () => {
   });
 });
 
+describe("gate mode: one reading of Authorization", () => {
+  it("refuses a valid token beside a second Authorization header, and sends the origin nothing", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
+    const { token } = await signedInByHand(network, "alice");
+    for (const second of [`Bearer ${token}`, "Bearer other", "Basic YTpi"]) {
+      const headers = new Headers({
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": PROTOCOL_VERSION,
+      });
+      headers.append("authorization", `Bearer ${token}`);
+      headers.append("authorization", second);
+      const body = JSON.stringify(rpc(1, "tools/list"));
+      const response = await network(GATE_URL, { method: "POST", headers, body });
+      expect(response.status).toBe(401);
+      await response.body?.cancel();
+    }
+    expect(await receivedByOrigin(trace)).toEqual([]);
+    // The token alone still works: what was refused was the header, not the grant.
+    expect((await initializeWith(network, token)).status).toBe(200);
+  });
+});
+
 describe("gate mode: readiness", () => {
   it("is ready when the identity provider can be discovered, and names it, never the origin's key", async () => {
     const trace = newTrace();
@@ -431,4 +455,44 @@ describe("gate mode: revocation and sign-out", () => {
     });
     expect(refused.status).toBe(401);
   });
+
+  it("signs out only the user whose token it is sent, never another's", async () => {
+    const network = gateNetwork();
+    const alice = await signedInByHand(network, "alice");
+    const dave = await signedInByHand(network, "dave");
+    const out = await signOutWith(network, `Bearer ${dave.token}`);
+    expect(out.status).toBe(200);
+    expect((await initializeWith(network, dave.token)).status).toBe(401);
+    expect((await initializeWith(network, alice.token)).status).toBe(200);
+  });
+
+  it("reads the token of a sign-out as the MCP endpoint does: one Bearer token, or none", async () => {
+    const network = gateNetwork();
+    const { token, refresh } = await signedInByHand(network, "dave");
+    // Two tokens, a token with more after it, a refresh token: no access token, nothing revoked.
+    for (const authorization of [
+      [`Bearer ${token}`, "Bearer other"],
+      [`Bearer ${token} more`],
+      [`Bearer ${refresh}`],
+    ]) {
+      const headers = new Headers();
+      for (const value of authorization) headers.append("authorization", value);
+      expect((await initializeWith(network, token)).status).toBe(200);
+      const out = await network("http://localhost/oauth/sign-out", { method: "POST", headers });
+      expect(out.status).toBe(401);
+      expect(await out.text()).not.toContain(token);
+    }
+    expect((await initializeWith(network, token)).status).toBe(200);
+    // A tab after the scheme, which the MCP endpoint takes (RFC 9110's whitespace): the user is signed out.
+    const tab = await signOutWith(network, `bearer\t${token}`);
+    expect(tab.status).toBe(200);
+    expect((await initializeWith(network, token)).status).toBe(401);
+  });
 });
+
+function signOutWith(network: ReturnType<typeof gateNetwork>, authorization: string) {
+  return network("http://localhost/oauth/sign-out", {
+    method: "POST",
+    headers: { authorization },
+  });
+}
