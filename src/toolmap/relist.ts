@@ -21,7 +21,7 @@ import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tool
 import { mediaTypeOf } from "../transport/headers";
 import { fetchOrigin } from "../transport/origin";
 import { type Hold, MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
-import { endableFeed } from "../transport/sse";
+import { endableFeed, streamDecoder } from "../transport/sse";
 
 /** The most pages one listing read asks the origin for: its requests, too. */
 export const MAX_PAGES = 50;
@@ -75,7 +75,7 @@ export async function readAnswer(
       answer ??= answering(parseJson(data));
     },
   });
-  const decoder = new TextDecoder();
+  const decode = streamDecoder();
   const reader = response.body.getReader();
   const lines = endableFeed((text) => parser.feed(text));
   try {
@@ -89,7 +89,7 @@ export async function readAnswer(
       if (read.bytes > MAX_REWRITE_BYTES) throw over();
       if (hold && !hold.take(value.byteLength)) throw busy();
       // The count above bounds what the parser holds too: it holds no more characters than bytes came.
-      lines.feed(decoder.decode(value, { stream: true }));
+      lines.feed(decode(value));
     }
   } finally {
     await reader.cancel().catch(() => {});

@@ -11,6 +11,7 @@ import {
   endableFeed,
   mayMention,
   OVERLAP_CHARS,
+  streamDecoder,
   transformStreamOf,
 } from "./sse";
 
@@ -51,7 +52,7 @@ export function eventWatcher({
   onSkipped,
   skipMarkers = [],
 }: EventWatch): ChunkWatcher {
-  const decoder = new TextDecoder();
+  const decode = streamDecoder();
   let skipping = false;
   /** While skipping: the end of the text seen, where a blank line may have begun. */
   let tail = "";
@@ -105,7 +106,7 @@ export function eventWatcher({
   return {
     write(chunk, emit) {
       emit(chunk);
-      const text = decoder.decode(chunk, { stream: true });
+      const text = decode(chunk);
       // Noted before the events it ends, and again after, for the one it begins: a mention
       // is never missed, though one may be counted for both.
       note(text);

@@ -28,6 +28,25 @@ import { type Hold, keepPart, logOverBudget } from "./read-bounded";
 export const mayMention = (text: string, markers: readonly string[]) =>
   markers.some((marker) => text.includes(marker)) || text.includes("\\u") || text.includes("\\/");
 
+/**
+ * A decoder of a stream's UTF-8, chunk by chunk, that reads a BOM as a
+ * client's decoder does: dropped where the stream starts, kept
+ * anywhere else. workerd's `TextDecoder` drops one at the start of every
+ * `stream: true` call, so a U+FEFF that began a chunk inside a tool's
+ * description was lost, and a mid-stream `\uFEFFdata:` line, which a client
+ * reads as an unknown field, read as `data:`.
+ */
+export function streamDecoder(): (chunk: Uint8Array) => string {
+  const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+  let started = false;
+  return (chunk) => {
+    const text = decoder.decode(chunk, { stream: true });
+    if (started || text === "") return text;
+    started = true;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  };
+}
+
 /** New data for an event, or `undefined` to keep it as it is. */
 export type EventDataRewrite = (data: string) => Promise<string | undefined> | string | undefined;
 
@@ -143,7 +162,7 @@ export function eventStreamRewriter({
   hold,
 }: EventStreamRewrite): ChunkRewriter {
   const encoder = new TextEncoder();
-  const chunkDecoder = new TextDecoder();
+  const decodeChunk = streamDecoder();
   /** The bytes of the event being read, from earlier chunks. */
   let held: Uint8Array[] = [];
   let heldBytes = 0;
@@ -154,6 +173,8 @@ export function eventStreamRewriter({
   let afterCr = false;
   let passing = false;
   let tail = "";
+  /** Whether the event being read is the stream's first: a BOM before it is no part of it. */
+  let first = true;
 
   /**
    * A complete event: its bytes as they came when the rewrite keeps it, else
@@ -161,10 +182,12 @@ export function eventStreamRewriter({
    * ended and written without its blank line.
    */
   async function rewritten(parts: Uint8Array[], unended = false): Promise<Uint8Array | undefined> {
-    const decoder = new TextDecoder();
+    const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
     let text = "";
     for (const part of parts) text += decoder.decode(part, { stream: true });
     text += decoder.decode();
+    // A BOM is one only where the stream starts (`streamDecoder`).
+    if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (!mayMatter(text)) return undefined;
     if (!unended) {
       const written = await rewrittenEvent(text, rewrite);
@@ -186,7 +209,7 @@ export function eventStreamRewriter({
    * rewritten event in its place, and holds back the event it ends inside.
    */
   async function read(chunk: Uint8Array, emit: (bytes: Uint8Array) => void) {
-    const text = chunkDecoder.decode(chunk, { stream: true });
+    const text = decodeChunk(chunk);
     const chunkMayMatter = mayMatter(text) || mayMatter(tail + text.slice(0, OVERLAP_CHARS));
     // The last characters seen, whichever chunks they came in: a marker may span more than two.
     tail =
@@ -251,6 +274,7 @@ export function eventStreamRewriter({
         kept = end;
       } else if (held.length > 0) passOn(end);
       heldMayMatter = false;
+      first = false;
       start = end;
       at = end;
       // Whether the rewrite wrote this event or kept it: what follows it in the chunk is passed on
