@@ -21,6 +21,7 @@ import { sentAsReceived } from "../toolmap/tool-map";
 import { eventWatcher, watchEventStream } from "../transport/event-watch";
 import { transformUntil } from "../transport/hand-off";
 import {
+  BYTES_DESCRIBED,
   bodyIsDecoded,
   clientResponseHeaders,
   mediaTypeOf,
@@ -131,10 +132,13 @@ function unreadBody(headers: Headers, mediaType: string): string | undefined {
   return charset === undefined ? undefined : `charset ${charset}`;
 }
 
-/** The origin's response with another body: its status and headers, less the length. */
+/**
+ * The origin's response with another body (or a stream the proxy may write otherwise): its
+ * status and headers, less those that describe the origin's bytes.
+ */
 function rewrittenResponse(origin: Response, body: BodyInit): Response {
   const headers = clientResponseHeaders(origin.headers);
-  headers.delete("content-length");
+  for (const name of BYTES_DESCRIBED) headers.delete(name);
   return new Response(body, { status: origin.status, statusText: origin.statusText, headers });
 }
 
@@ -303,7 +307,10 @@ export async function rewriteResponse(
       body = origin.body.pipeThrough(watch);
       if (prefix) body = body.pipeThrough(prepend(prefix));
     }
-    return relayResponse(origin, body);
+    // Listings renamed, or the proxy's own answers before the origin's: not the origin's bytes.
+    return expectsLists(listIds) || prefix
+      ? rewrittenResponse(origin, body)
+      : relayResponse(origin, body);
   }
 
   if ((expectsLists(listIds) || local) && mediaType === "application/json") {

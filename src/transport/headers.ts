@@ -150,6 +150,22 @@ export function clientResponseHeaders(
  */
 const ORIGIN_HOST_ONLY = ["alt-svc", "clear-site-data"];
 
+/**
+ * What describes a body's very bytes, which a body the proxy rewrote no
+ * longer has: its length, its entity tag, and its digests (RFC 9530's and
+ * the obsolete ones). A client checking one would refuse the body, or take
+ * it for the origin's. What describes the resource (`Last-Modified`,
+ * `Cache-Control`) still holds.
+ */
+export const BYTES_DESCRIBED = [
+  "content-length",
+  "etag",
+  "content-md5",
+  "digest",
+  "content-digest",
+  "repr-digest",
+];
+
 /** What `clientResponseHeaders` leaves out of the origin's headers; none, most of the time. */
 export function responseHeadersToDrop(originHeaders: Headers): string[] {
   const isEventStream = mediaTypeOf(originHeaders) === "text/event-stream";

@@ -346,3 +346,74 @@ describe("an answer the proxy reads but does not change is the origin's bytes", 
     }
   });
 });
+
+describe("an answer the proxy rewrites carries no header that describes the origin's bytes", () => {
+  // A client that checks a digest, or revalidates by ETag, would hold the rewritten body to the
+  // origin's bytes; what describes the resource (Last-Modified, Cache-Control) still holds.
+  const DESCRIBE_BYTES = {
+    etag: '"v1"',
+    "content-md5": "Q2hlY2sgSW50ZWdyaXR5IQ==",
+    digest: "sha-256=X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=",
+    "content-digest": "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:",
+    "repr-digest": "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:",
+  };
+  const listing = (renamed: boolean) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        tools: [
+          {
+            name: renamed ? "files.read" : "files_read",
+            inputSchema: { type: "object", properties: {} },
+          },
+        ],
+      },
+    });
+
+  async function answered(body: string, contentType: string) {
+    const profile = profileOf("openai");
+    const scope = await toolMapScopes(new URL("https://digests.example/mcp"), profile.names);
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
+    const origin = new Response(body, {
+      headers: {
+        "content-type": contentType,
+        "last-modified": "Sun, 29 Nov 2026 10:00:00 GMT",
+        ...DESCRIBE_BYTES,
+      },
+    });
+    const response = await rewriteResponse(origin, {
+      listIds: new Set([1]),
+      watchesListChanged: false,
+      reads: new ReadBudget(),
+      toolMap,
+      addressee: unreadAddressee(new Headers()),
+    });
+    return { text: await response.text(), headers: response.headers };
+  }
+
+  it("a JSON body renamed: none of them; kept as it came: all of them", async () => {
+    const renamed = await answered(listing(true), "application/json");
+    expect(renamed.text).toContain('"files_read');
+    for (const name of Object.keys(DESCRIBE_BYTES))
+      expect(renamed.headers.has(name), name).toBe(false);
+    expect(renamed.headers.get("last-modified")).toBe("Sun, 29 Nov 2026 10:00:00 GMT");
+
+    const kept = await answered(listing(false), "application/json");
+    expect(kept.text).toBe(listing(false));
+    for (const [name, value] of Object.entries(DESCRIBE_BYTES)) {
+      expect(kept.headers.get(name), name).toBe(value);
+    }
+  });
+
+  it("an event stream whose listings the proxy reads: none of them, its bytes not known when its headers are sent", async () => {
+    const renamed = await answered(
+      `event: message\ndata: ${listing(true)}\n\n`,
+      "text/event-stream",
+    );
+    expect(renamed.text).toContain('"files_read');
+    for (const name of Object.keys(DESCRIBE_BYTES))
+      expect(renamed.headers.has(name), name).toBe(false);
+    expect(renamed.headers.get("last-modified")).toBe("Sun, 29 Nov 2026 10:00:00 GMT");
+  });
+});
