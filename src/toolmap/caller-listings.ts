@@ -230,12 +230,12 @@ export class CallerView {
       pinsShowSearch ? undefined : texts,
     );
     const caller = await this.caller.listing();
-    // Outside search mode the key tells schemas apart by fingerprint alone (in it, each tool's
-    // text or definition pin counts too): a kept view of other schemas that give these
-    // fingerprints is another caller's (an origin may write their values in to give them), and
-    // this one is kept apart. Checked with nothing awaited before the caller is shown the view.
+    // The key tells schemas apart by fingerprint alone, or in search mode by definition pins, which
+    // digest a schema as `JSON.stringify` writes it (one double for two 64-bit ids): a kept view of
+    // other schemas that give these is another caller's (an origin may write their values in to
+    // give them), and this one is kept apart. Checked with nothing awaited before it is shown.
     let kept = this.listings.kept(key);
-    if (kept !== undefined && search === null && !listedAlike(kept.entries, entries)) {
+    if (kept !== undefined && !listedAlike(kept.entries, entries)) {
       key = await schemasKey(key, tools, entries);
       kept = this.listings.kept(key);
     }

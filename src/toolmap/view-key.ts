@@ -7,6 +7,7 @@
  */
 import { BoundedMap } from "../bounded-map";
 import { sha256Parts } from "../digest";
+import { PLACES_ONLY, sameJson, stringifyExact } from "../json";
 import { namesWeight } from "../names/weight";
 import type { ListedTool } from "../protocol/tools-list";
 
@@ -63,27 +64,30 @@ export function viewKey(
 /**
  * Whether a kept view was listed the very schemas of `entries` (a page's):
  * the same objects, as the map holds one for every listing of a schema
- * (plan-listing.ts), else ones JSON writes alike, as `schemasKey` digests
- * them and KV stores them (the map let go of the view's, or another
- * caller's was listed in between). So a view kept under `schemasKey` is
- * always listed alike: one key more at most, never a chain of them.
+ * (plan-listing.ts), else equal ones whose numbers are written alike where
+ * their text is known (json.ts `sameJson`), as `schemasKey` digests them
+ * (the map let go of the view's, or another caller's was listed in
+ * between): two 64-bit ids one apart are one double to `JSON.stringify`,
+ * and a search kept for one caller showed its id to the other. So a view
+ * kept under `schemasKey` is always listed alike: one key more at most,
+ * never a chain of them.
  */
 export function listedAlike(
   kept: KeyedView["entries"],
   entries: ReadonlyMap<string, { inputSchema?: unknown }>,
 ): boolean {
   for (const [original, { inputSchema }] of entries) {
-    const held = kept.get(original)?.inputSchema;
-    if (held !== inputSchema && JSON.stringify(held) !== JSON.stringify(inputSchema)) return false;
+    if (!sameJson(kept.get(original)?.inputSchema, inputSchema)) return false;
   }
   return true;
 }
 
 /**
  * The key of a view whose key's kept view holds other schemas of the same
- * fingerprints: the key digested again with its page's schemas whole, as
- * JSON writes them. Only then: its listing's every schema, written and
- * digested.
+ * fingerprints (or pins): the key digested again with its page's schemas
+ * whole, each number as its text wrote it where that is known (as
+ * `listedAlike` compares them). Only then: its listing's every schema,
+ * written and digested.
  */
 export function schemasKey(
   key: string,
@@ -92,7 +96,7 @@ export function schemasKey(
 ): Promise<string> {
   const parts = [key];
   for (const tool of tools) {
-    const text = JSON.stringify(entries.get(tool.name)?.inputSchema) ?? "";
+    const text = stringifyExact(entries.get(tool.name)?.inputSchema, PLACES_ONLY) ?? "";
     parts.push(`${text.length}:`, text);
   }
   return sha256Parts(parts);

@@ -8,8 +8,11 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { PLACES_ONLY, stringifyExact } from "../../src/json";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { revisionOf } from "../../src/protocol/revision";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
+import { answerSearch } from "../../src/rewrite/search-mode";
 import { type ChangeMode, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
@@ -173,5 +176,52 @@ describe("callers' answers in one isolate, their numbers past a double's precisi
 
     expect(ann).toContain('"enum":[12345678901234567891]');
     expect(bob).toContain('"enum":[12345678901234567890]');
+  });
+});
+
+describe("callers' searches in one isolate, their numbers past a double's precision", () => {
+  it("answers a caller's search with the numbers their own listing wrote, where another's wrote one of the same double", async () => {
+    const scopes = await toolMapScopes(
+      new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
+      profileOf("openai", { maxTools: 2 }).names,
+    );
+    const memory = new ToolMapMemory();
+    const mapOf = (who: string) =>
+      new ToolMap(
+        env.TOOL_MAP,
+        scopes,
+        profileOf("openai", { maxTools: 2 }),
+        memory,
+        () => {},
+        { rules: NO_RULES, changes: "log", scope: "definition" },
+        undefined,
+        { listing: async () => `${who} listing`, pins: async () => `${who} pins` },
+      );
+    // Over the ceiling of 2: search mode. Each caller's own account in their schema, 64-bit ids
+    // one apart, which JSON.parse reads as one double, so their definitions' pins are alike.
+    const listing = (account: string) =>
+      `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"pay.send","description":"Pays from your account.","inputSchema":{"type":"object","properties":{"from":{"type":"integer","enum":[${account}]}},"required":["from"]}},{"name":"notes.read","description":"Reads notes.","inputSchema":{"type":"object"}},{"name":"notes.write","description":"Writes notes.","inputSchema":{"type":"object"}}]}}`;
+    const searched = async (who: string, text: string) => {
+      const toolMap = mapOf(who);
+      await rewriteJsonText(text, { listIds: new Set([1]), wholeListing: WHOLE_LISTING, toolMap });
+      const search = await mapOf(who).search();
+      if (!search) throw new Error(`no search mode for ${who}`);
+      const call = {
+        jsonrpc: "2.0" as const,
+        id: 2,
+        method: "tools/call",
+        params: { name: "search_tools", arguments: { query: "pays account", limit: 1 } },
+      };
+      return stringifyExact(
+        answerSearch(call, search, revisionOf(new Headers()), 1 << 20),
+        PLACES_ONLY,
+      );
+    };
+    // Ann's client asks in a batch: her answer is parsed whole, each number's text kept where it was.
+    const ann = await searched("ann", `[${listing("12345678901234567891")}]`);
+    const bob = await searched("bob", listing("12345678901234567890"));
+
+    expect(ann).toContain("12345678901234567891");
+    expect(bob).not.toContain("12345678901234567891");
   });
 });
