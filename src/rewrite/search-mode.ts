@@ -6,7 +6,7 @@
  * which then takes the way back every direct call takes (tools-call.ts).
  */
 import { REQUEST_KEYS, recoverArguments } from "../args/recover";
-import { isPlainObject, writtenAsIn } from "../json";
+import { isPlainObject, PLACES_ONLY, stringifyExact, writtenAsIn } from "../json";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
 import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
@@ -151,7 +151,9 @@ export function answerSearch(
   let bytes = jsonBytes(heading);
   const lines: string[] = [heading];
   for (const tool of found) {
-    const line = `\n${tool.name}: ${tool.description ?? tool.title ?? "(no description)"}\ninput schema: ${JSON.stringify(tool.inputSchema)}`;
+    // The schema as the caller's listing wrote its numbers (a 64-bit id is no double's digits).
+    const schema = stringifyExact(tool.inputSchema, PLACES_ONLY);
+    const line = `\n${tool.name}: ${tool.description ?? tool.title ?? "(no description)"}\ninput schema: ${schema}`;
     // Each match is written twice: in the text, and as structured content.
     bytes += jsonBytes(line) + jsonBytes(tool);
     if (bytes > room) return undefined;

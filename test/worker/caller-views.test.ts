@@ -223,5 +223,9 @@ describe("callers' searches in one isolate, their numbers past a double's precis
 
     expect(ann).toContain("12345678901234567891");
     expect(bob).not.toContain("12345678901234567891");
+    // In the answer's text too, which a model reads: each schema as the caller's listing wrote it.
+    const textOf = (answer: string) => JSON.parse(answer).result.content[0].text as string;
+    expect(textOf(ann)).toContain('"enum":[12345678901234567891]');
+    expect(textOf(bob)).toContain('"enum":[12345678901234567890]');
   });
 });
