@@ -9,7 +9,14 @@
  */
 import picomatch from "picomatch/posix";
 import * as v from "valibot";
-import { isPlainObject, jsonSyntaxError, withoutBom } from "../json";
+import {
+  isPlainObject,
+  jsonSyntaxError,
+  keyReadTwice,
+  MAX_NESTING,
+  quotedName,
+  withoutBom,
+} from "../json";
 import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
 
@@ -121,6 +128,18 @@ export const ToolRulesSetting = v.optional(
         if (error) {
           addIssue({
             message: `is not valid JSON: at line ${error.line}, column ${error.column}, expected ${error.expected}`,
+          });
+          return NEVER;
+        }
+        // JSON.parse keeps a key's last value: the first (a `hide`, a tool's `fixed`) would be
+        // dropped without a word, where TOML refuses a table that writes a key twice.
+        const twice = keyReadTwice(text, 0, (key) => key);
+        if (twice !== undefined) {
+          addIssue({
+            message:
+              twice === null
+                ? `nests deeper than ${MAX_NESTING} levels`
+                : `writes the key ${quotedName(twice)} twice in one object: write each key once`,
           });
           return NEVER;
         }

@@ -339,6 +339,27 @@ describe("parseConfig", () => {
     ).toEqual(refused("TOOL_CHANGES", "must be one of allow, log, hold"));
   });
 
+  it("refuses TOOL_RULES' JSON text that writes a key twice in one object, as TOML refuses a table that does", () => {
+    // JSON.parse keeps the last: the first `hide`, or the first tool's fixed arguments, would be dropped without a word.
+    const rulesOf = (text: string) =>
+      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_RULES: text }));
+    expect(rulesOf('{"hide": ["admin.*"], "only": [], "hide": []}')).toEqual(
+      refused("TOOL_RULES", 'writes the key "hide" twice in one object: write each key once'),
+    );
+    expect(
+      rulesOf('{"tools": {"a.b": {"fixed": {"tenant": "acme", "tenant": "globex"}}}}'),
+    ).toEqual(
+      refused("TOOL_RULES", 'writes the key "tenant" twice in one object: write each key once'),
+    );
+    // The same key in two objects is two keys; an escape is the key it reads as.
+    expect(rulesOf('{"tools": {"a": {"fixed": {"x": 1}}, "b": {"fixed": {"x": 2}}}}').kind).toBe(
+      "valid",
+    );
+    expect(rulesOf('{"hide": ["a"], "\\u0068ide": ["b"]}')).toEqual(
+      refused("TOOL_RULES", 'writes the key "hide" twice in one object: write each key once'),
+    );
+  });
+
   it("reads TOOL_CHANGES_SCOPE: the whole definition unless said", () => {
     const scopeOf = (vars: Record<string, string>) => {
       const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ...vars }));
