@@ -14,6 +14,7 @@ import {
   jsonSyntaxError,
   keyReadTwice,
   MAX_NESTING,
+  mayBeRounded,
   quotedName,
   withoutBom,
 } from "../json";
@@ -150,8 +151,19 @@ export const ToolRulesSetting = v.optional(
           return NEVER;
         }
       }
-      if (isPlainObject(value)) return value;
-      addIssue({ message: NOT_A_TABLE });
+      if (!isPlainObject(value)) {
+        addIssue({ message: NOT_A_TABLE });
+        return NEVER;
+      }
+      // A rounded `fixed` id would select another record; wrangler refuses such a TOML integer.
+      if (mayBeRounded(value)) {
+        addIssue({
+          message:
+            "holds a number that is not kept exactly (an integer past 2^53, 16 or more significant digits, or past a double's range): the origin would get another; write it as a string if the tool takes one",
+        });
+        return NEVER;
+      }
+      return value;
       return NEVER;
     }),
     RulesDocument,

@@ -360,6 +360,38 @@ describe("parseConfig", () => {
     );
   });
 
+  it("refuses a number in TOOL_RULES that JSON does not keep exactly, as wrangler refuses one in TOML", () => {
+    // 12345678901234567890 is read as the double 12345678901234567168: a fixed id would select another record.
+    const rounded = refused(
+      "TOOL_RULES",
+      "holds a number that is not kept exactly (an integer past 2^53, 16 or more significant digits, or past a double's range): the origin would get another; write it as a string if the tool takes one",
+    );
+    for (const text of [
+      '{"tools": {"a.b": {"fixed": {"account": 12345678901234567890}}}}',
+      '{"tools": {"a.b": {"defaults": {"limit": 1e400}}}}',
+    ]) {
+      expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_RULES: text }))).toEqual(
+        rounded,
+      );
+    }
+    // A TOML float past a double's range, which wrangler reads as Infinity and sends as null.
+    expect(
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          TOOL_RULES: { tools: { "a.b": { fixed: { ratio: Number.POSITIVE_INFINITY } } } },
+        }),
+      ),
+    ).toEqual(rounded);
+    const exact = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        TOOL_RULES: '{"tools": {"a.b": {"fixed": {"account": 9007199254740991, "ratio": 0.5}}}}',
+      }),
+    );
+    expect(exact.kind).toBe("valid");
+  });
+
   it("reads TOOL_CHANGES_SCOPE: the whole definition unless said", () => {
     const scopeOf = (vars: Record<string, string>) => {
       const result = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ...vars }));
