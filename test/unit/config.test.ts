@@ -88,6 +88,22 @@ describe("parseConfig", () => {
     expect(result.kind === "valid" && result.config.mcpPath).toBe("/v1/tenants/acme_2/mcp");
   });
 
+  it("refuses an MCP_PATH a request's path never is: a character a URL writes %-escaped", () => {
+    // A client's request for /caf\u00e9 or /mcp v2 arrives as /caf%C3%A9 or /mcp%20v2: every one a 404.
+    for (const path of ["/caf\u00e9", "/mcp v2", "/mcp<1>", '/m"cp', "/{tenant}/mcp"]) {
+      expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", MCP_PATH: path }))).toEqual(
+        refused(
+          "MCP_PATH",
+          'must be written as a URL writes it: a space, "<>`{} and each character outside ASCII %-escaped (/caf%C3%A9 for /caf\u00e9)',
+        ),
+      );
+    }
+    const escaped = parseConfig(
+      env({ ORIGIN_URL: "https://o.example/mcp", MCP_PATH: "/caf%C3%A9" }),
+    );
+    expect(escaped.kind === "valid" && escaped.config.mcpPath).toBe("/caf%C3%A9");
+  });
+
   it("reads numbers given as strings (wrangler vars) or numbers (TOML integers)", () => {
     const result = parseConfig(
       env({
