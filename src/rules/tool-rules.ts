@@ -164,7 +164,6 @@ export const ToolRulesSetting = v.optional(
         return NEVER;
       }
       return value;
-      return NEVER;
     }),
     RulesDocument,
   ),
