@@ -27,7 +27,7 @@ export {
   writtenAsSet,
   writtenAsText,
 } from "./json-exact";
-export { MAX_NESTING, nestsTooDeep } from "./json-spans";
+export { keyReadTwice, MAX_NESTING, nestsTooDeep } from "./json-spans";
 export { type JsonSyntaxError, jsonSyntaxError } from "./json-syntax";
 
 /**

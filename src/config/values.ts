@@ -157,6 +157,11 @@ export const path = v.optional(
       const canonical = canonicalPath(value);
       return canonical.kind === "canonical" && canonical.path === value;
     }, "must have one reading: no %-escapes of letters, digits or -._~, no . or .. or empty segments"),
+    // A request's path arrives as a URL writes it: `/café` as `/caf%C3%A9`, never equal to it.
+    v.check(
+      (value) => new URL(value, "http://h").pathname === value,
+      'must be written as a URL writes it: a space, "<>`{} and each character outside ASCII %-escaped (/caf%C3%A9 for /café)',
+    ),
     v.check(
       (value) => !FIXED_ROUTES.some((route) => value === route || value.startsWith(`${route}/`)),
       `must not be one of the proxy's own routes (${FIXED_ROUTES.join(", ")}) or under one`,

@@ -9,7 +9,15 @@
  */
 import picomatch from "picomatch/posix";
 import * as v from "valibot";
-import { isPlainObject, jsonSyntaxError, withoutBom } from "../json";
+import {
+  isPlainObject,
+  jsonSyntaxError,
+  keyReadTwice,
+  MAX_NESTING,
+  mayBeRounded,
+  quotedName,
+  withoutBom,
+} from "../json";
 import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
 
@@ -124,6 +132,18 @@ export const ToolRulesSetting = v.optional(
           });
           return NEVER;
         }
+        // JSON.parse keeps a key's last value: the first (a `hide`, a tool's `fixed`) would be
+        // dropped without a word, where TOML refuses a table that writes a key twice.
+        const twice = keyReadTwice(text, 0, (key) => key);
+        if (twice !== undefined) {
+          addIssue({
+            message:
+              twice === null
+                ? `nests deeper than ${MAX_NESTING} levels`
+                : `writes the key ${quotedName(twice)} twice in one object: write each key once`,
+          });
+          return NEVER;
+        }
         try {
           value = JSON.parse(text);
         } catch {
@@ -131,9 +151,19 @@ export const ToolRulesSetting = v.optional(
           return NEVER;
         }
       }
-      if (isPlainObject(value)) return value;
-      addIssue({ message: NOT_A_TABLE });
-      return NEVER;
+      if (!isPlainObject(value)) {
+        addIssue({ message: NOT_A_TABLE });
+        return NEVER;
+      }
+      // A rounded `fixed` id would select another record; wrangler refuses such a TOML integer.
+      if (mayBeRounded(value)) {
+        addIssue({
+          message:
+            "holds a number that is not kept exactly (an integer past 2^53, 16 or more significant digits, or past a double's range): the origin would get another; write it as a string if the tool takes one",
+        });
+        return NEVER;
+      }
+      return value;
     }),
     RulesDocument,
   ),

@@ -88,6 +88,22 @@ describe("parseConfig", () => {
     expect(result.kind === "valid" && result.config.mcpPath).toBe("/v1/tenants/acme_2/mcp");
   });
 
+  it("refuses an MCP_PATH a request's path never is: a character a URL writes %-escaped", () => {
+    // A client's request for /caf\u00e9 or /mcp v2 arrives as /caf%C3%A9 or /mcp%20v2: every one a 404.
+    for (const path of ["/caf\u00e9", "/mcp v2", "/mcp<1>", '/m"cp', "/{tenant}/mcp"]) {
+      expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", MCP_PATH: path }))).toEqual(
+        refused(
+          "MCP_PATH",
+          'must be written as a URL writes it: a space, "<>`{} and each character outside ASCII %-escaped (/caf%C3%A9 for /caf\u00e9)',
+        ),
+      );
+    }
+    const escaped = parseConfig(
+      env({ ORIGIN_URL: "https://o.example/mcp", MCP_PATH: "/caf%C3%A9" }),
+    );
+    expect(escaped.kind === "valid" && escaped.config.mcpPath).toBe("/caf%C3%A9");
+  });
+
   it("reads numbers given as strings (wrangler vars) or numbers (TOML integers)", () => {
     const result = parseConfig(
       env({
@@ -337,6 +353,59 @@ describe("parseConfig", () => {
     expect(
       parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_CHANGES: "block" })),
     ).toEqual(refused("TOOL_CHANGES", "must be one of allow, log, hold"));
+  });
+
+  it("refuses TOOL_RULES' JSON text that writes a key twice in one object, as TOML refuses a table that does", () => {
+    // JSON.parse keeps the last: the first `hide`, or the first tool's fixed arguments, would be dropped without a word.
+    const rulesOf = (text: string) =>
+      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_RULES: text }));
+    expect(rulesOf('{"hide": ["admin.*"], "only": [], "hide": []}')).toEqual(
+      refused("TOOL_RULES", 'writes the key "hide" twice in one object: write each key once'),
+    );
+    expect(
+      rulesOf('{"tools": {"a.b": {"fixed": {"tenant": "acme", "tenant": "globex"}}}}'),
+    ).toEqual(
+      refused("TOOL_RULES", 'writes the key "tenant" twice in one object: write each key once'),
+    );
+    // The same key in two objects is two keys; an escape is the key it reads as.
+    expect(rulesOf('{"tools": {"a": {"fixed": {"x": 1}}, "b": {"fixed": {"x": 2}}}}').kind).toBe(
+      "valid",
+    );
+    expect(rulesOf('{"hide": ["a"], "\\u0068ide": ["b"]}')).toEqual(
+      refused("TOOL_RULES", 'writes the key "hide" twice in one object: write each key once'),
+    );
+  });
+
+  it("refuses a number in TOOL_RULES that JSON does not keep exactly, as wrangler refuses one in TOML", () => {
+    // 12345678901234567890 is read as the double 12345678901234567168: a fixed id would select another record.
+    const rounded = refused(
+      "TOOL_RULES",
+      "holds a number that is not kept exactly (an integer past 2^53, 16 or more significant digits, or past a double's range): the origin would get another; write it as a string if the tool takes one",
+    );
+    for (const text of [
+      '{"tools": {"a.b": {"fixed": {"account": 12345678901234567890}}}}',
+      '{"tools": {"a.b": {"defaults": {"limit": 1e400}}}}',
+    ]) {
+      expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_RULES: text }))).toEqual(
+        rounded,
+      );
+    }
+    // A TOML float past a double's range, which wrangler reads as Infinity and sends as null.
+    expect(
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          TOOL_RULES: { tools: { "a.b": { fixed: { ratio: Number.POSITIVE_INFINITY } } } },
+        }),
+      ),
+    ).toEqual(rounded);
+    const exact = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        TOOL_RULES: '{"tools": {"a.b": {"fixed": {"account": 9007199254740991, "ratio": 0.5}}}}',
+      }),
+    );
+    expect(exact.kind).toBe("valid");
   });
 
   it("reads TOOL_CHANGES_SCOPE: the whole definition unless said", () => {
