@@ -6,7 +6,7 @@
  */
 
 import * as v from "valibot";
-import { withoutBom } from "../json";
+import { keyReadTwice, withoutBom } from "../json";
 import { brokered, dashed, headerKind, unpassable } from "../protocol/header-names";
 import type { AUTH_MODES, GateAuth, SecretSource, SignInBindings, UserSecrets } from "./auth-modes";
 import {
@@ -186,6 +186,11 @@ function userSecretMap(text: string): ReadonlyMap<string, string> | string {
   }
   const entries = Object.entries(parsed);
   if (entries.length > MAX_USER_SECRETS) return `must hold at most ${MAX_USER_SECRETS} keys`;
+  // JSON.parse keeps the last of one key written twice, and emails are compared in any case: the
+  // other key would be dropped without a word.
+  if (typeof keyReadTwice(text, text.indexOf("{"), emailKey) === "string") {
+    return "names one email address twice (in any case): write each once";
+  }
   const map = new Map<string, string>();
   for (const [index, [email, key]] of entries.entries()) {
     const lower = emailKey(email);

@@ -192,6 +192,12 @@ const HOST_ENTRY = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/;
 export const hostList = v.optional(
   v.pipe(
     v.string(),
+    // Only unset or empty means any host: a list of nothing but commas and spaces is a typo, and
+    // must not turn the host check off.
+    v.check(
+      (value) => value === "" || value.split(",").some((host) => host.trim() !== ""),
+      "lists no host: leave it unset, or empty, to answer any host",
+    ),
     v.transform((value) =>
       value
         .split(",")

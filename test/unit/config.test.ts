@@ -587,6 +587,20 @@ describe("parseConfig", () => {
     );
   });
 
+  it("refuses an ALLOWED_HOSTS that is written and lists no host: only unset or empty means any host", () => {
+    // A typo must not turn the host check off.
+    for (const value of [",", " , ", "  "]) {
+      expect(
+        parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ALLOWED_HOSTS: value })),
+        value,
+      ).toEqual(
+        refused("ALLOWED_HOSTS", "lists no host: leave it unset, or empty, to answer any host"),
+      );
+    }
+    const empty = parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ALLOWED_HOSTS: "" }));
+    expect(empty.kind === "valid" && empty.config.allowedHosts).toEqual([]);
+  });
+
   it("reads PASS_HEADERS as lower-case header names, for broker mode", () => {
     const result = parseConfig(
       env({
@@ -784,6 +798,25 @@ describe("parseConfig, gate mode", () => {
       kind: "valid",
       config: { auth: { userSecrets: { kind: "kv", kv: workerEnv.OAUTH_KV } } },
     });
+  });
+
+  it("refuses ORIGIN_USER_SECRETS naming one email twice, in any case, without saying which", () => {
+    // JSON.parse keeps the last of two keys, and emails are compared in any case: one key would be
+    // dropped without a word.
+    for (const text of [
+      '{"alice@acme.com":"key-1","alice@acme.com":"key-2"}',
+      '{"alice@acme.com":"key-1","Alice@Acme.com":"key-2"}',
+    ]) {
+      const result = gate({ ...minimal, ORIGIN_USER_SECRETS: text });
+      expect(result, text).toEqual(
+        refused(
+          "ORIGIN_USER_SECRETS",
+          "names one email address twice (in any case): write each once",
+        ),
+      );
+      expect(JSON.stringify(result)).not.toContain("key-");
+      expect(JSON.stringify(result).toLowerCase()).not.toContain("alice");
+    }
   });
 
   it("reads GitHub, at github.com unless IDP_ISSUER names an Enterprise Server", () => {
