@@ -14,7 +14,6 @@ import {
   jsonSyntaxError,
   keyReadTwice,
   MAX_NESTING,
-  mayBeRounded,
   quotedName,
   withoutBom,
 } from "../json";
@@ -115,6 +114,38 @@ const RulesDocument = v.strictObject(
 );
 
 const NOT_A_TABLE = "must be a table, or JSON text holding one";
+const ROUNDED =
+  "holds a number that is not kept exactly (more digits than a double keeps, or past a double's range): the origin would get another; write it as a string if the tool takes one";
+
+/** A number's significant digits, as written: sign, point, exponent and outer zeros aside. */
+function significantDigits(text: string): string {
+  const e = text.search(/[eE]/);
+  const digits = (e === -1 ? text : text.slice(0, e)).replace(/[-.]/g, "");
+  let [from, to] = [0, digits.length];
+  while (from < to && digits.charCodeAt(from) === 0x30) from++;
+  while (to > from && digits.charCodeAt(to - 1) === 0x30) to--;
+  return digits.slice(from, to);
+}
+
+/**
+ * Whether JSON text's number `source` is `value` exactly: a rounded `fixed` id would select
+ * another record (wrangler refuses such an integer in TOML). 9007199254740992 is 2^53 exactly;
+ * 9007199254740993 reads as it, and 1e400 as Infinity, which JSON writes as null.
+ */
+const keptExactly = (source: string | undefined, value: number) =>
+  Number.isFinite(value) &&
+  (source === undefined || significantDigits(source) === significantDigits(JSON.stringify(value)));
+
+/** Whether a value (TOML's, as wrangler hands it on) holds a number past a double's range. */
+function holdsNonFinite(value: unknown): boolean {
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "number" && !Number.isFinite(item)) return true;
+    if (typeof item === "object" && item !== null) pending.push(...Object.values(item));
+  }
+  return false;
+}
 
 /** `TOOL_RULES`: a table (TOML), or JSON text holding one (`wrangler dev --var`). */
 export const ToolRulesSetting = v.optional(
@@ -144,10 +175,18 @@ export const ToolRulesSetting = v.optional(
           });
           return NEVER;
         }
+        let rounded = false;
         try {
-          value = JSON.parse(text);
+          value = JSON.parse(text, (_key, item, context?: { source?: string }) => {
+            if (typeof item === "number" && !keptExactly(context?.source, item)) rounded = true;
+            return item;
+          });
         } catch {
           addIssue({ message: NOT_A_TABLE });
+          return NEVER;
+        }
+        if (rounded) {
+          addIssue({ message: ROUNDED });
           return NEVER;
         }
       }
@@ -155,12 +194,9 @@ export const ToolRulesSetting = v.optional(
         addIssue({ message: NOT_A_TABLE });
         return NEVER;
       }
-      // A rounded `fixed` id would select another record; wrangler refuses such a TOML integer.
-      if (mayBeRounded(value)) {
-        addIssue({
-          message:
-            "holds a number that is not kept exactly (an integer past 2^53, 16 or more significant digits, or past a double's range): the origin would get another; write it as a string if the tool takes one",
-        });
+      // A TOML float past a double's range, which wrangler reads as Infinity and sends as null.
+      if (holdsNonFinite(value)) {
+        addIssue({ message: ROUNDED });
         return NEVER;
       }
       return value;

@@ -380,7 +380,7 @@ describe("parseConfig", () => {
     // 12345678901234567890 is read as the double 12345678901234567168: a fixed id would select another record.
     const rounded = refused(
       "TOOL_RULES",
-      "holds a number that is not kept exactly (an integer past 2^53, 16 or more significant digits, or past a double's range): the origin would get another; write it as a string if the tool takes one",
+      "holds a number that is not kept exactly (more digits than a double keeps, or past a double's range): the origin would get another; write it as a string if the tool takes one",
     );
     for (const text of [
       '{"tools": {"a.b": {"fixed": {"account": 12345678901234567890}}}}',
@@ -402,7 +402,9 @@ describe("parseConfig", () => {
     const exact = parseConfig(
       env({
         ORIGIN_URL: "https://o.example/mcp",
-        TOOL_RULES: '{"tools": {"a.b": {"fixed": {"account": 9007199254740991, "ratio": 0.5}}}}',
+        // 2^53 is one double exactly, and so is 1e21; 1.50 is 1.5.
+        TOOL_RULES:
+          '{"tools": {"a.b": {"fixed": {"account": 9007199254740992, "big": 1000000000000000000000, "ratio": 1.50}}}}',
       }),
     );
     expect(exact.kind).toBe("valid");
