@@ -285,25 +285,34 @@ describe("JSON-RPC validity", () => {
   });
 });
 
+/** The origin's answer to a `tools/list` (id 1) as the proxy hands it to the client, under `openai`. */
+async function rewrittenAnswer(
+  origin: Response,
+  memory = new ToolMapMemory(),
+  at = "https://bytes.example/mcp",
+) {
+  const profile = profileOf("openai");
+  const scope = await toolMapScopes(new URL(at), profile.names);
+  const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, memory, () => {});
+  return rewriteResponse(origin, {
+    listIds: new Set([1]),
+    watchesListChanged: false,
+    reads: new ReadBudget(),
+    toolMap,
+    addressee: unreadAddressee(new Headers()),
+  });
+}
+
 describe("an answer the proxy reads but does not change is the origin's bytes", () => {
   async function throughRewrite(
     bytes: Uint8Array,
     contentType = "application/json",
     memory = new ToolMapMemory(),
   ) {
-    const profile = profileOf("openai");
-    const scope = await toolMapScopes(new URL("https://bytes.example/mcp"), profile.names);
-    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, memory, () => {});
     const origin = new Response(bytes, {
       headers: { "content-type": contentType, "content-length": String(bytes.byteLength) },
     });
-    const response = await rewriteResponse(origin, {
-      listIds: new Set([1]),
-      watchesListChanged: false,
-      reads: new ReadBudget(),
-      toolMap,
-      addressee: unreadAddressee(new Headers()),
-    });
+    const response = await rewrittenAnswer(origin, memory);
     return {
       bytes: new Uint8Array(await response.arrayBuffer()),
       length: response.headers.get("content-length"),
@@ -372,9 +381,6 @@ describe("an answer the proxy rewrites carries no header that describes the orig
     });
 
   async function answered(body: string, contentType: string) {
-    const profile = profileOf("openai");
-    const scope = await toolMapScopes(new URL("https://digests.example/mcp"), profile.names);
-    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
     const origin = new Response(body, {
       headers: {
         "content-type": contentType,
@@ -382,13 +388,7 @@ describe("an answer the proxy rewrites carries no header that describes the orig
         ...DESCRIBE_BYTES,
       },
     });
-    const response = await rewriteResponse(origin, {
-      listIds: new Set([1]),
-      watchesListChanged: false,
-      reads: new ReadBudget(),
-      toolMap,
-      addressee: unreadAddressee(new Headers()),
-    });
+    const response = await rewrittenAnswer(origin, undefined, "https://digests.example/mcp");
     return { text: await response.text(), headers: response.headers };
   }
 
