@@ -35,6 +35,13 @@ interface Where {
 }
 
 /**
+ * What `wrangler kv` may print, at most: a value as long as KV keeps one (25 MiB), and room for
+ * the rest. Node reads a process's output no further than 1 MiB unless told, and the map of a
+ * server of thousands of tools is longer.
+ */
+const MAX_PRINTED = 32 * 1024 * 1024;
+
+/**
  * `wrangler kv …` on the tenant's TOOL_MAP, where `where` says; its stdout. With `maxBytes`,
  * `undefined` where it printed more.
  */
@@ -53,10 +60,11 @@ function kv(where: Where, args: string[], maxBytes?: number): string | undefined
       ...(where.env === undefined ? [] : ["--env", where.env]),
       where.local ? "--local" : "--remote",
     ],
-    { encoding: "utf8", ...(maxBytes === undefined ? {} : { maxBuffer: maxBytes }) },
+    { encoding: "utf8", maxBuffer: maxBytes ?? MAX_PRINTED },
   );
   const tooLong = (run.error as NodeJS.ErrnoException | undefined)?.code === "ENOBUFS";
   if (tooLong && maxBytes !== undefined) return undefined;
+  if (tooLong) refuse(`wrangler kv ${args[0]} ${args[1]} printed more than ${MAX_PRINTED} bytes`);
   if (run.status !== 0) refuse(`wrangler kv ${args[0]} ${args[1]} failed:\n${run.stderr}`);
   return run.stdout;
 }

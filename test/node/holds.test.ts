@@ -108,6 +108,33 @@ describe("npm run holds", () => {
     ]);
   }, 600_000);
 
+  it("lists a held tool of a map larger than a mebibyte, as a server of thousands of tools writes one", async () => {
+    // wrangler prints the map whole; a process's output was read no further than Node's default
+    // 1 MiB, and such a map's holds were a failure to read it.
+    const tools: Record<string, unknown[]> = {};
+    for (let i = 0; i < 9_000; i++) {
+      tools[`service_${i}.operation_with_a_long_name_${i}`] = [
+        "2.1a2b3c4",
+        20_000,
+        "2.1a2b3c4/5d6e7f8/-",
+        "A".repeat(43),
+        "-/-/-",
+      ];
+    }
+    tools[TOOL] = ["s1", 20_000, "s1/e1/a1", "d1", "-/-/-"];
+    const text = JSON.stringify({ format: 2, tools, chunks: 0, held: { [TOOL]: [HELD] } });
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    await toolMap((kv) => kv.put(`${SCOPE}:map`, text));
+    const listed = await printedBy([
+      "list",
+      "--local",
+      "--config",
+      join(repo.dir, "wrangler.toml"),
+    ]);
+    expect(listed).toContain("the top level (local development): 1 held tool");
+    expect(listed).toContain(`${JSON.stringify(TOOL)}  changed: description  pin: ${HELD}`);
+  }, 600_000);
+
   it("refuses what it cannot do, and says why", async () => {
     const nowhere = npmRun("holds", ["list"], repo.dir);
     expect(nowhere.status).toBe(1);
