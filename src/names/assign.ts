@@ -43,7 +43,11 @@ export interface Displacement {
   to: string;
 }
 
-/** A legal original not given its own name, as another tool has it. */
+/**
+ * An original not given its name, as another tool has it: a legal one its own
+ * (or another listed tool's fingerprinted name), an illegal one its
+ * fingerprinted name, handed out before to a tool of that own name.
+ */
 export interface Taken {
   tool: string;
   name: string;
@@ -130,8 +134,11 @@ export function assignNames(
       name,
       reasons: name === base ? reasons : [...reasons, "collision"],
     });
-    // Reported when it is given: a listing after gives it back as it was.
-    const holder = holders.get(original);
+    // Reported when it is given: a listing after gives it back as it was. So is an illegal
+    // original's fingerprinted name that a tool listed before it has as its own: an isolate that
+    // names both at once (from KV) would give it that name, and the other tool the next.
+    const holder =
+      holders.get(original) ?? (name === base ? undefined : heldBefore(base, original, known));
     if (holder !== undefined && name !== original && sticky !== name) {
       takenNames.push({ tool: original, name, takenBy: holder });
     }
@@ -139,4 +146,10 @@ export function assignNames(
 
   assignments.sort((a, b) => (a.original < b.original ? -1 : a.original > b.original ? 1 : 0));
   return { assignments, displaced, taken: takenNames };
+}
+
+/** The other tool an earlier listing handed `name` to, if one did. */
+function heldBefore(name: string, original: string, known: KnownNames): string | undefined {
+  const holder = known.originalOf(name);
+  return holder === original ? undefined : holder;
 }

@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { nameRules, PROFILE_NAMES } from "../../src/names/profiles";
+import { sanitizeName } from "../../src/names/sanitize";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
@@ -364,6 +365,34 @@ describe("names never move", () => {
     const cold = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
     const alone = await cold.toolMap.nameListing([structuredClone(legal)]);
     expect(alone.names.get(fingerprinted)).toBe(`${fingerprinted}_2`);
+  });
+  it("a legal tool listed first keeps its own name in every isolate when a tool whose fingerprinted name it spells is listed after", async () => {
+    // The reverse order of the test above: per-user listings, the legal one shown first.
+    const origin = freshOrigin();
+    const first = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    const dotted = { name: "a.b", inputSchema: { type: "object" } };
+    const fingerprinted = sanitizeName("a.b", nameRules("openai")).name;
+    const legal = { name: fingerprinted, inputSchema: { type: "object" } };
+    const shownLegal = await first.toolMap.nameListing([legal]);
+    expect(shownLegal.names.get(fingerprinted)).toBe(fingerprinted);
+    await first.settled();
+    // The name is taken: the dotted tool gets the next, and a client is shown it.
+    const shownDotted = await first.toolMap.nameListing([dotted]);
+    expect(shownDotted.names.get("a.b")).toBe(`${fingerprinted}_2`);
+    await first.settled();
+
+    // A cold isolate, by a caller with no listing there, calls both names it was shown.
+    const cold = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    expect((await cold.toolMap.calls.resolve(fingerprinted))?.entry.original).toBe(fingerprinted);
+    expect((await cold.toolMap.calls.resolve(`${fingerprinted}_2`))?.entry.original).toBe("a.b");
+    // And a listing of both there names them as the first isolate did.
+    const both = await cold.toolMap.nameListing([structuredClone(dotted), structuredClone(legal)]);
+    expect(both.names).toEqual(
+      new Map([
+        ["a.b", `${fingerprinted}_2`],
+        [fingerprinted, fingerprinted],
+      ]),
+    );
   });
 });
 
