@@ -15,6 +15,8 @@ import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { changingOrigin } from "../helpers/changing-origin";
+import { demoSession } from "../helpers/demo";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import { DEMO_ORIGIN, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
@@ -74,6 +76,39 @@ describe("KV writes a client can repeat", () => {
     }
     // The caller's pins, once: nothing else of a changed listing is stored again in the minute.
     expect(counted.counts.put).toBe(1);
+  });
+});
+
+describe("KV reads one request can make", () => {
+  // Red: a cold isolate (or one whose memory let the schemas go) reads a
+  // called tool's schema from KV by reading the map's schema chunks whole
+  // (map-store.ts readSchema: up to 2 values of 8 million characters), once
+  // per tool, not once per request: a batch of N calls to N tools is N chunk
+  // reads, 256 at MAX_BATCH_MESSAGES' ceiling (up to some 4 GB read for one
+  // request against an origin of 10,000 tools). Reading them once per
+  // request means holding them as long as the request; which cost to take
+  // is left to the lead (docs/limits.md).
+  it.fails("a batch of calls to different known tools reads the schema chunks once", async () => {
+    const contexts: ExecutionContext[] = [];
+    const listed = await demoSession({ contexts });
+    await messagesOf(
+      await postJson(listed.proxy, PROXY_URL, rpc("list", "tools/list"), listed.session),
+    );
+    await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+    // Another isolate, cold: the map and the schemas are in KV alone.
+    const counted = countingKv(env.TOOL_MAP);
+    const cold = viaProxy(
+      { ORIGIN_URL: listed.origin },
+      { app: createApp(), kv: counted.kv, contexts },
+    );
+    const session = await openSession(cold, PROXY_URL);
+    counted.reset();
+    const names = Object.values(DEMO_NAMES);
+    const calls = names.map((name, id) => rpc(id, "tools/call", { name, arguments: {} }));
+    await messagesOf(await postJson(cold, PROXY_URL, calls, session));
+    await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+    // As a cold isolate's one call (docs/tool-map.md): the map, and the chunks once. Now 1 + 13.
+    expect(counted.counts.get).toBeLessThanOrEqual(2);
   });
 });
 

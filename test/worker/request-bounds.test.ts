@@ -158,6 +158,18 @@ describe("the proxy's own listing reads: one per request", () => {
     expect(logs.events("relist_failed")).toEqual([]);
   });
 
+  it("lists the origin once for a batch of calls to as many different unknown names", async () => {
+    const { proxy, session, sentSince } = await pagedDemo({ MAX_BATCH_MESSAGES: "256" });
+    const calls = batchOf(256, (id) =>
+      rpc(id, "tools/call", { name: `unknown_tool_${id}`, arguments: {} }),
+    );
+    await messagesOf(await postJson(proxy, PROXY_URL, calls, session));
+    // The batch, and one listing of 13 pages from the first: not one listing per name.
+    const sent = await sentSince();
+    expect(sent).toBe(1 + DEMO_TOOLS);
+    expect(sent).toBeLessThanOrEqual(ORIGIN_REQUESTS_BOUND);
+  });
+
   it("counts reading the rest against the re-list limit: past it, a listing is named page by page", async () => {
     logs = captureLogs();
     // Over a ceiling of 2, on two pages.
