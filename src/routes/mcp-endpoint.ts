@@ -189,7 +189,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         searchMode,
         config.maxLocalAnswerBytes,
         records,
-      );
+      ).finally(() => toolMap.callsPlanned());
       // An id each for the errors of a batch would be what the limit keeps from being written.
       if (plan.kind === "refused") {
         return errorResponse(400, ErrorCode.InvalidRequest, plan.message, {

@@ -65,11 +65,24 @@ const FRESH_MS = 10_000;
 export const today = () => Math.floor(Date.now() / 86_400_000);
 
 export class MapStore {
+  /**
+   * The schema chunks read for this request's calls, until its calls are planned
+   * (`forgetChunks`): a batch of calls to tools the isolate does not hold reads them once, not
+   * once a tool (up to 2 values of 8 million characters each, and 256 calls a batch). Let go
+   * then, not kept as long as a streamed answer keeps the request's map.
+   */
+  #chunks: Promise<string[]> | undefined;
+
   constructor(
     private readonly kv: KVNamespace,
     private readonly scope: { origin: string; legacy: string },
     private readonly origin: OriginMemory,
   ) {}
+
+  /** Lets go of the schema chunks this request's calls read. */
+  forgetChunks(): void {
+    this.#chunks = undefined;
+  }
 
   /**
    * Reads the origin's map once per isolate, and a profile's layout-1 names
@@ -271,19 +284,21 @@ export class MapStore {
   }
 
   /**
-   * One schema from KV, by its fingerprint: one read of the chunks. One the
+   * One schema from KV, by its fingerprint: one read of the chunks a request. One the
    * map names and no chunk holds (a write lost to another's) is noted, so
    * that the next listing writes it again.
    */
   async readSchema(hash: string): Promise<{ schema: unknown; chars: number } | undefined> {
     const chunks = this.origin.stored?.chunks ?? 0;
     try {
-      for (const text of chunks > 0 ? await this.readChunks(chunks) : []) {
+      for (const text of chunks > 0 ? await (this.#chunks ??= this.readChunks(chunks)) : []) {
         const found = findSchema(text, hash);
         if (found !== undefined) return found;
       }
       if (this.origin.chunksLack.size < MAX_TOOLS) this.origin.chunksLack.add(hash);
     } catch (error) {
+      // Read again by the next call that needs one: a failed read is no answer to keep.
+      this.#chunks = undefined;
       logEvent("kv_error", { op: "get", error: String(error) });
     }
     return undefined;

@@ -142,6 +142,11 @@ export class ToolMap {
     if (answer.view !== undefined) await this.view.showKept(answer.view);
   }
 
+  /** This request's calls are planned: what was read from KV for them only is let go. */
+  callsPlanned(): void {
+    this.store.forgetChunks();
+  }
+
   answerBytes(answer: RememberedAnswer): AnswerBytes | undefined {
     return this.answers.bytes(answer);
   }
