@@ -291,7 +291,9 @@ export class MapStore {
   async readSchema(hash: string): Promise<{ schema: unknown; chars: number } | undefined> {
     const chunks = this.origin.stored?.chunks ?? 0;
     try {
-      for (const text of chunks > 0 ? await (this.#chunks ??= this.readChunks(chunks)) : []) {
+      if (chunks > 0) this.#chunks ??= this.readChunks(chunks);
+      const texts = chunks > 0 ? await this.#chunks : undefined;
+      for (const text of texts ?? []) {
         const found = findSchema(text, hash);
         if (found !== undefined) return found;
       }
