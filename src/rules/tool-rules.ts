@@ -57,9 +57,25 @@ function matcher(patterns: readonly string[]): (name: string) => boolean {
 }
 
 /** A TOML table (a JSON object, never an array) of `values`. */
+/**
+ * Keys valibot's `record` leaves out of what it reads (against prototype pollution): a rule for a
+ * tool so named, or a fixed argument so named, would be dropped without a word.
+ */
+const UNREAD_KEYS = ["__proto__", "constructor", "prototype"];
+const unreadKeyOf = (table: unknown) =>
+  isPlainObject(table) ? UNREAD_KEYS.find((key) => Object.hasOwn(table, key)) : undefined;
+
 const table = <T extends v.GenericSchema>(values: T, message: string) =>
   v.pipe(
     v.custom<Record<string, unknown>>(isPlainObject, message),
+    v.check(
+      (read) => unreadKeyOf(read) === undefined,
+      ({ input }) => {
+        const key = unreadKeyOf(input);
+        const others = UNREAD_KEYS.filter((other) => other !== key).map((other) => `"${other}"`);
+        return `names "${key}", which no rule can be written for (nor ${others.join(" or ")})`;
+      },
+    ),
     v.record(v.string(), values, message),
   );
 

@@ -235,6 +235,18 @@ describe("parseConfig", () => {
       "is not valid JSON: at line 1, column 11, expected a value (an object, array, string, number, true, false or null)",
     ],
     ['["admin.*"]', "TOOL_RULES", "must be a table, or JSON text holding one"],
+    // A table reads no key named so (valibot's record leaves them out, against prototype
+    // pollution): a rule for such a tool, or a fixed argument so named, was dropped without a word.
+    [
+      '{"tools": {"__proto__": {"fixed": {"org": "acme"}}}}',
+      "TOOL_RULES.tools",
+      'names "__proto__", which no rule can be written for (nor "constructor" or "prototype")',
+    ],
+    [
+      { tools: { "a.b": { fixed: { constructor: "x" } } } },
+      'TOOL_RULES.tools["a.b"].fixed',
+      'names "constructor", which no rule can be written for (nor "__proto__" or "prototype")',
+    ],
   ])("refuses TOOL_RULES %j, naming the path of the mistake", (rules, setting, problem) => {
     expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", TOOL_RULES: rules }))).toEqual(
       refused(setting, problem),
