@@ -189,6 +189,13 @@ export interface AllowedHost {
 
 const HOST_ENTRY = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/;
 
+/** Whether an `ALLOWED_HOSTS` entry is its host and port as a URL reads them, the way a request's are. */
+function readsAsWritten(entry: string): boolean {
+  const [, hostname = "", port] = HOST_ENTRY.exec(entry) ?? [];
+  if (port !== undefined && (port.startsWith("0") || Number(port) > 65_535)) return false;
+  return URL.canParse(`http://${hostname}`) && new URL(`http://${hostname}`).hostname === hostname;
+}
+
 export const hostList = v.optional(
   v.pipe(
     v.string(),
@@ -208,6 +215,16 @@ export const hostList = v.optional(
       (entries) => entries.every((entry) => HOST_ENTRY.test(entry)),
       "must be hostnames or host:port pairs, separated by commas",
     ),
+    // A request's host is read as a URL reads it (transport/allowed-hosts.ts): an entry written
+    // otherwise is one no request matches, and every request is refused. Told by its place.
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const unread = dataset.value.findIndex((entry) => !readsAsWritten(entry));
+      if (unread === -1) return;
+      addIssue({
+        message: `has an entry (number ${unread + 1}) that no request's host reads as: write a host as a URL reads it (127.0.0.1, not 127.1), and a port from 1 to 65535 without leading zeros`,
+      });
+    }),
     v.transform((entries) =>
       entries.map((entry): AllowedHost => {
         const [, hostname = entry, port] = HOST_ENTRY.exec(entry) ?? [];

@@ -601,6 +601,26 @@ describe("parseConfig", () => {
     );
   });
 
+  it("refuses an ALLOWED_HOSTS entry no request's host reads as, by its place, not its text", () => {
+    // A request's host is read as a URL reads it: 127.1 is 127.0.0.1, a port has no leading zero.
+    for (const value of [
+      "localhost,127.1",
+      "localhost,0x7f.0.0.1",
+      "localhost,localhost:080",
+      "localhost,localhost:99999",
+    ]) {
+      expect(
+        parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", ALLOWED_HOSTS: value })),
+        value,
+      ).toEqual(
+        refused(
+          "ALLOWED_HOSTS",
+          "has an entry (number 2) that no request's host reads as: write a host as a URL reads it (127.0.0.1, not 127.1), and a port from 1 to 65535 without leading zeros",
+        ),
+      );
+    }
+  });
+
   it("refuses an ALLOWED_HOSTS that is written and lists no host: only unset or empty means any host", () => {
     // A typo must not turn the host check off.
     for (const value of [",", " , ", "  "]) {
