@@ -171,26 +171,51 @@ export function exactTextIn(value: unknown): ExactText | undefined {
  * (`1.50` as `1.5`, `1e2` as `100`), but for a text of more digits than a
  * double keeps that reads as one of fewer (`0.10000000000000000001` as `0.1`).
  */
-export function mayBeRounded(value: unknown): boolean {
+export const mayBeRounded = (value: unknown): boolean =>
+  holdsNumber(
+    value,
+    (number) =>
+      !Number.isFinite(number) ||
+      (Number.isInteger(number) ? !Number.isSafeInteger(number) : significantDigits(number) >= 16),
+  );
+
+/** Whether `value` is, or holds, a number `test` holds of. */
+export function holdsNumber(value: unknown, test: (number: number) => boolean): boolean {
   // Its own stack: a value may nest deeper than a call stack goes.
   const pending = [value];
   while (pending.length > 0) {
     const item = pending.pop();
     if (typeof item === "object" && item !== null) {
       for (const inner of Object.values(item)) pending.push(inner);
-    } else if (typeof item !== "number") continue;
-    else if (!Number.isFinite(item)) return true;
-    else if (Number.isInteger(item) ? !Number.isSafeInteger(item) : significantDigits(item) >= 16)
-      return true;
+    } else if (typeof item === "number" && test(item)) return true;
   }
   return false;
 }
 
-/** The significant digits `JSON.stringify` writes `value` with (the shortest that read back as it). */
-const significantDigits = (value: number) =>
-  JSON.stringify(value)
-    .replace(/^-|e.*$|\./g, "")
-    .replace(/^0+/, "").length;
+/** How many significant digits `JSON.stringify` writes `value` with (the shortest that read back as it). */
+const significantDigits = (value: number) => digitsOf(JSON.stringify(value)).length;
+
+/**
+ * A JSON number's significant digits, as its text writes them: sign, point, exponent and the
+ * zeros at either end aside. Loops, not a regex: one backtracks over a run of zeros.
+ */
+function digitsOf(text: string): string {
+  const e = text.search(/[eE]/);
+  const digits = (e === -1 ? text : text.slice(0, e)).replace(/[-.]/g, "");
+  let [from, to] = [0, digits.length];
+  while (from < to && digits.charCodeAt(from) === 0x30) from++;
+  while (to > from && digits.charCodeAt(to - 1) === 0x30) to--;
+  return digits.slice(from, to);
+}
+
+/**
+ * Whether a JSON number's text `source` says no more than the double `value` it reads as: finite,
+ * and of the double's significant digits (`9007199254740992` is 2^53; `9007199254740993` reads
+ * as it, and `1e400` as Infinity, which JSON writes as null). No `source`: only finite.
+ */
+export const readsExactly = (source: string | undefined, value: number): boolean =>
+  Number.isFinite(value) &&
+  (source === undefined || digitsOf(source) === digitsOf(JSON.stringify(value)));
 
 /**
  * The JSON text number `holder[key]` was read from: by its position, else as

@@ -10,11 +10,13 @@
 import picomatch from "picomatch/posix";
 import * as v from "valibot";
 import {
+  holdsNumber,
   isPlainObject,
   jsonSyntaxError,
   keyReadTwice,
   MAX_NESTING,
   quotedName,
+  readsExactly,
   withoutBom,
 } from "../json";
 import type { NameRules } from "../names/profiles";
@@ -56,7 +58,6 @@ function matcher(patterns: readonly string[]): (name: string) => boolean {
   return (name) => exact.has(name) || isMatch(name);
 }
 
-/** A TOML table (a JSON object, never an array) of `values`. */
 /**
  * Keys valibot's `record` leaves out of what it reads (against prototype pollution): a rule for a
  * tool so named, or a fixed argument so named, would be dropped without a word.
@@ -65,6 +66,7 @@ const UNREAD_KEYS = ["__proto__", "constructor", "prototype"];
 const unreadKeyOf = (table: unknown) =>
   isPlainObject(table) ? UNREAD_KEYS.find((key) => Object.hasOwn(table, key)) : undefined;
 
+/** A TOML table (a JSON object, never an array) of `values`. */
 const table = <T extends v.GenericSchema>(values: T, message: string) =>
   v.pipe(
     v.custom<Record<string, unknown>>(isPlainObject, message),
@@ -133,36 +135,6 @@ const NOT_A_TABLE = "must be a table, or JSON text holding one";
 const ROUNDED =
   "holds a number that is not kept exactly (more digits than a double keeps, or past a double's range): the origin would get another; write it as a string if the tool takes one";
 
-/** A number's significant digits, as written: sign, point, exponent and outer zeros aside. */
-function significantDigits(text: string): string {
-  const e = text.search(/[eE]/);
-  const digits = (e === -1 ? text : text.slice(0, e)).replace(/[-.]/g, "");
-  let [from, to] = [0, digits.length];
-  while (from < to && digits.charCodeAt(from) === 0x30) from++;
-  while (to > from && digits.charCodeAt(to - 1) === 0x30) to--;
-  return digits.slice(from, to);
-}
-
-/**
- * Whether JSON text's number `source` is `value` exactly: a rounded `fixed` id would select
- * another record (wrangler refuses such an integer in TOML). 9007199254740992 is 2^53 exactly;
- * 9007199254740993 reads as it, and 1e400 as Infinity, which JSON writes as null.
- */
-const keptExactly = (source: string | undefined, value: number) =>
-  Number.isFinite(value) &&
-  (source === undefined || significantDigits(source) === significantDigits(JSON.stringify(value)));
-
-/** Whether a value (TOML's, as wrangler hands it on) holds a number past a double's range. */
-function holdsNonFinite(value: unknown): boolean {
-  const pending = [value];
-  while (pending.length > 0) {
-    const item = pending.pop();
-    if (typeof item === "number" && !Number.isFinite(item)) return true;
-    if (typeof item === "object" && item !== null) pending.push(...Object.values(item));
-  }
-  return false;
-}
-
 /** `TOOL_RULES`: a table (TOML), or JSON text holding one (`wrangler dev --var`). */
 export const ToolRulesSetting = v.optional(
   v.pipe(
@@ -194,7 +166,8 @@ export const ToolRulesSetting = v.optional(
         let rounded = false;
         try {
           value = JSON.parse(text, (_key, item, context?: { source?: string }) => {
-            if (typeof item === "number" && !keptExactly(context?.source, item)) rounded = true;
+            // A rounded `fixed` id would select another record (wrangler refuses one in TOML).
+            if (typeof item === "number" && !readsExactly(context?.source, item)) rounded = true;
             return item;
           });
         } catch {
@@ -211,7 +184,7 @@ export const ToolRulesSetting = v.optional(
         return NEVER;
       }
       // A TOML float past a double's range, which wrangler reads as Infinity and sends as null.
-      if (holdsNonFinite(value)) {
+      if (holdsNumber(value, (number) => !Number.isFinite(number))) {
         addIssue({ message: ROUNDED });
         return NEVER;
       }
