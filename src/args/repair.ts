@@ -62,6 +62,12 @@ class Spelled {
   ) {}
 }
 
+/** `copy`, each number made from a string written there as the string spelled it. */
+function spelledIn<T extends object>(copy: T, spelled: ReadonlyArray<[string, string]>): T {
+  for (const [key, text] of spelled) writtenAsText(copy, key, text);
+  return copy;
+}
+
 /** A property's path as repair reports it: `payload_json.amount` (array elements add `[2]`). */
 export const joinPath = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
 
@@ -155,8 +161,7 @@ class ArgumentRepair {
     }
     if (!changed) return value;
     const copy = writtenAsIn(Object.fromEntries(repaired), value, (key) => readAt.get(key) ?? key);
-    for (const [key, text] of spelled) writtenAsText(copy, key, text);
-    return copy;
+    return spelledIn(copy, spelled);
   }
 
   value(value: unknown, schema: unknown, path: string, depth: number, written?: string): unknown {
@@ -198,9 +203,7 @@ class ArgumentRepair {
         return kept;
       });
       if (!changed) return current;
-      const copy = writtenAsIn(elements, current);
-      for (const [index, text] of spelled) writtenAsText(copy, index, text);
-      return copy;
+      return spelledIn(writtenAsIn(elements, current), spelled);
     }
     return current;
   }
