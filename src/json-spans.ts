@@ -19,6 +19,14 @@ export const textAt = ({ text, span }: { text: string; span: Span }) =>
   text.slice(span[0], span[1]);
 
 /**
+ * `slice` with its own characters: V8 makes a slice of 13 characters or more
+ * a view that keeps the whole text alive, and what the proxy keeps of a
+ * message (a tool's name, its schema) outlives it. Joined to a character
+ * and sliced again, it is copied once.
+ */
+export const ownCopy = (slice: string) => ` ${slice}`.slice(1);
+
+/**
  * Deeper nesting than this is not scanned (the caller parses instead), nor
  * parsed (`nestsTooDeep`): what reads a parsed value recurses (the
  * comparison of a listed schema with the one remembered, `JSON.stringify`

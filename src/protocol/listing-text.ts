@@ -19,6 +19,7 @@
 import { parseExact } from "../json";
 import {
   type ObjectText,
+  ownCopy,
   readArray,
   readObject,
   type Span,
@@ -57,17 +58,16 @@ function parseSpan(text: string, [start, end]: Span): unknown {
 
 /**
  * A string's value, without a parse when it holds no escape; its own
- * characters, never a view into `text`. V8 makes a slice of 13 characters or
- * more a view that keeps the whole text alive, and a tool's name outlives its
- * listing as a key of the tool map: kept as a slice, every listing that
- * brought a new name would stay in memory (test/node/listing-memory.test.ts).
- * Joined to a character and sliced again, the name is copied once.
+ * characters, never a view into `text` (json-spans.ts `ownCopy`): a tool's
+ * name outlives its listing as a key of the tool map, and kept as a slice,
+ * every listing that brought a new name would stay in memory
+ * (test/node/listing-memory.test.ts).
  */
 function stringAt(text: string, [start, end]: Span): string | undefined {
   if (text.charCodeAt(start) !== 0x22) return undefined;
   const inner = text.slice(start + 1, end - 1);
   if (inner.includes("\\")) return parseSpan(text, [start, end]) as string | undefined;
-  return ` ${inner}`.slice(1);
+  return ownCopy(inner);
 }
 
 /** A tool's members that its definition pin covers. */
@@ -138,7 +138,7 @@ export class WrittenTool implements ListedTool {
       if (span === undefined || this.texts.inputSchema.stringified) {
         this.#inputSchema = this.read("inputSchema");
       } else {
-        const text = ` ${this.written.text.slice(span[0], span[1])}`.slice(1);
+        const text = ownCopy(textAt({ text: this.written.text, span }));
         // Nested past `MAX_NESTING`, it is not read exactly, but read as before.
         this.#inputSchema = parseExact(text)?.value ?? this.read("inputSchema");
       }

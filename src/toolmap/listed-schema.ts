@@ -14,7 +14,7 @@
  * keep the whole listing alive as long as the map keeps the tool.
  */
 import { sameJson } from "../json";
-import { textAt } from "../json-spans";
+import { ownCopy, textAt } from "../json-spans";
 import type { ListedTool } from "../protocol/tools-list";
 
 export class ListedSchema {
@@ -52,9 +52,9 @@ export interface SchemaHolder {
  */
 export function schemaOfListed(tool: ListedTool | undefined): SchemaHolder {
   const json = tool?.schemaJson;
-  // Joined to a character and sliced again: the listing's text is not kept (the copy's own characters).
+  // Its own characters: the listing's text is not kept.
   return json
-    ? { listedSchema: new ListedSchema(` ${textAt(json)}`.slice(1)) }
+    ? { listedSchema: new ListedSchema(ownCopy(textAt(json))) }
     : { inputSchema: tool?.inputSchema };
 }
 
