@@ -20,30 +20,38 @@ import { schemaHash } from "../../src/toolmap/plan-listing";
 import { type ListingPart, ToolMap } from "../../src/toolmap/tool-map";
 import { WHOLE_LISTING } from "../../support/listing";
 
-/** One origin's tool maps in one isolate, one per caller; `list` names a listing's text for `who`. */
-async function isolate(changes: Exclude<ChangeMode, "allow">) {
+/** One origin's tool maps in one isolate under `profile`, one per caller (`who`). */
+async function callerMaps(changes: Exclude<ChangeMode, "allow">, profile = profileOf("openai")) {
   const scopes = await toolMapScopes(
     new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
-    profileOf("openai").names,
+    profile.names,
   );
   const memory = new ToolMapMemory();
   const writes: Promise<unknown>[] = [];
-  return async (who: string, text: string, part: ListingPart = "whole") => {
-    const map = new ToolMap(
+  const mapOf = (who: string) =>
+    new ToolMap(
       env.TOOL_MAP,
       scopes,
-      profileOf("openai"),
+      profile,
       memory,
       (write) => writes.push(write),
       { rules: NO_RULES, changes, scope: "definition" },
       undefined,
       { listing: async () => `${who} listing`, pins: async () => `${who} pins` },
     );
+  return { mapOf, settled: () => Promise.all(writes.splice(0)) };
+}
+
+/** One origin's tool maps in one isolate, one per caller; `list` names a listing's text for `who`. */
+async function isolate(changes: Exclude<ChangeMode, "allow">) {
+  const { mapOf, settled } = await callerMaps(changes);
+  return async (who: string, text: string, part: ListingPart = "whole") => {
+    const map = mapOf(who);
     const read = readListingText(text, map.writtenBefore());
     if (!read) throw new Error("not a listing");
     const tools = read.elements.filter((element) => element instanceof WrittenTool);
     const listing = await map.nameListing(tools, part);
-    await Promise.all(writes.splice(0));
+    await settled();
     return { map, listing };
   };
 }
@@ -146,25 +154,12 @@ describe("callers' views in one isolate", () => {
 
 describe("callers' answers in one isolate, their numbers past a double's precision", () => {
   it("writes a caller's view with the numbers their own listing wrote, where another's wrote one of the same double", async () => {
-    const scopes = await toolMapScopes(
-      new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
-      profileOf("openai").names,
-    );
-    const memory = new ToolMapMemory();
+    const { mapOf } = await callerMaps("log");
     const answered = (who: string, text: string) =>
       rewriteJsonText(text, {
         listIds: new Set([1]),
         wholeListing: WHOLE_LISTING,
-        toolMap: new ToolMap(
-          env.TOOL_MAP,
-          scopes,
-          profileOf("openai"),
-          memory,
-          () => {},
-          { rules: NO_RULES, changes: "log", scope: "definition" },
-          undefined,
-          { listing: async () => `${who} listing`, pins: async () => `${who} pins` },
-        ),
+        toolMap: mapOf(who),
       });
     // Each caller's own account, as a signed-in origin writes it into their schema: 64-bit ids one
     // apart, which JSON.parse reads as one double. The openai view leaves out the `oneOf`.
@@ -181,22 +176,7 @@ describe("callers' answers in one isolate, their numbers past a double's precisi
 
 describe("callers' searches in one isolate, their numbers past a double's precision", () => {
   it("answers a caller's search with the numbers their own listing wrote, where another's wrote one of the same double", async () => {
-    const scopes = await toolMapScopes(
-      new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
-      profileOf("openai", { maxTools: 2 }).names,
-    );
-    const memory = new ToolMapMemory();
-    const mapOf = (who: string) =>
-      new ToolMap(
-        env.TOOL_MAP,
-        scopes,
-        profileOf("openai", { maxTools: 2 }),
-        memory,
-        () => {},
-        { rules: NO_RULES, changes: "log", scope: "definition" },
-        undefined,
-        { listing: async () => `${who} listing`, pins: async () => `${who} pins` },
-      );
+    const { mapOf } = await callerMaps("log", profileOf("openai", { maxTools: 2 }));
     // Over the ceiling of 2: search mode. Each caller's own account in their schema, 64-bit ids
     // one apart, which JSON.parse reads as one double, so their definitions' pins are alike.
     const listing = (account: string) =>
