@@ -31,7 +31,12 @@ export default async function setup(project: TestProject) {
 
   const demo = await unstable_startWorker({
     config: "demo/wrangler.toml",
-    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, logLevel: "warn" },
+    dev: {
+      server: { hostname: "127.0.0.1", port: 0 },
+      inspector: false,
+      logLevel: "warn",
+      persist: false,
+    },
   });
   await demo.ready;
   const demoUrl = await demo.url;

@@ -33,7 +33,15 @@ export async function serveProxy(
   const worker = await unstable_startWorker({
     config: "wrangler.toml",
     bindings: { ...broker, ...bindings },
-    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, logLevel: "error" },
+    // Hermetic: no state kept in .wrangler/state between runs. Kept, the sign-in
+    // budget's daily count grew with every run on a developer's machine until
+    // registrations were refused (503), and each run saw the last one's tool map.
+    dev: {
+      server: { hostname: "127.0.0.1", port: 0 },
+      inspector: false,
+      logLevel: "error",
+      persist: false,
+    },
   });
   await worker.ready;
   return { url: new URL("/mcp", await worker.url), dispose: () => worker.dispose() };

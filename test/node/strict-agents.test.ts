@@ -55,7 +55,12 @@ const strictUrls: Record<"demo" | "corpus", string> = { demo: "", corpus: "" };
 beforeAll(async () => {
   demo = await unstable_startWorker({
     config: "demo/wrangler.toml",
-    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, logLevel: "error" },
+    dev: {
+      server: { hostname: "127.0.0.1", port: 0 },
+      inspector: false,
+      logLevel: "error",
+      persist: false,
+    },
   });
   await demo.ready;
   corpus = await startCatalogOrigin();
