@@ -7,6 +7,10 @@
  * autocannon sends a fixed number of requests, and the functions with the
  * most self time are printed, per request. Sampling costs time of its own, so
  * compare the proxy with the bare Worker (`bare`), not with absolute numbers.
+ * `PROFILE_TOTALS=1` also prints the functions with the most total time;
+ * `PROFILE_CALLERS=<name>` the callers of the functions whose name starts so,
+ * by the time spent in them under each (the self-time list names a getter,
+ * not who read it).
  */
 import autocannon from "autocannon";
 import { MCP_HEADERS, openSession, send } from "./lib/mcp-session";
@@ -105,6 +109,29 @@ async function profileWhile(load: () => Promise<unknown>, units: number, title: 
     process.stdout.write(
       `${(micros / units).toFixed(1).padStart(8)} ${(all / units).toFixed(1).padStart(8)}  ${name}\n`,
     );
+  }
+  const wanted = process.env.PROFILE_CALLERS;
+  if (wanted) {
+    const parents = new Map<number, ProfileNode>();
+    for (const node of profile.nodes)
+      for (const child of node.children ?? []) parents.set(child, node);
+    const byCaller = new Map<string, number>();
+    const spentUnder = (node: ProfileNode): number =>
+      (byNode.get(node.id) ?? 0) +
+      (node.children ?? []).reduce((sum, child) => {
+        const callee = nodes.get(child);
+        return sum + (callee ? spentUnder(callee) : 0);
+      }, 0);
+    for (const node of profile.nodes) {
+      if (!nameOf(node).startsWith(wanted)) continue;
+      const parent = parents.get(node.id);
+      const caller = parent ? nameOf(parent) : "(root)";
+      byCaller.set(caller, (byCaller.get(caller) ?? 0) + spentUnder(node));
+    }
+    process.stdout.write(`callers of ${wanted}:\n`);
+    for (const [name, micros] of [...byCaller].sort((a, b) => b[1] - a[1]).slice(0, 20)) {
+      process.stdout.write(`${(micros / units).toFixed(1).padStart(8)}  ${name}\n`);
+    }
   }
   if (process.env.PROFILE_TOTALS) {
     process.stdout.write("by total time:\n");
