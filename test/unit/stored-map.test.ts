@@ -83,7 +83,7 @@ describe("the map's value in KV", () => {
 
   it("keeps of an earlier version's names of layout 1 what their originals' weight allows, as of tools", () => {
     // 11 originals of 128,000 characters weigh 11,000 units: written before layout 1 was weighed.
-    const heavy = Array.from({ length: 11 }, (_, i) => [
+    const heavy = Array.from({ length: 11 }, (_, i): [string, string] => [
       String(i).padStart(128_000, "x"),
       `t_${i}`,
     ]);
