@@ -32,6 +32,7 @@ import type { Config } from "../config";
 import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
+import { firstOfItsName, type ListedTool } from "../protocol/tools-list";
 import { readAnswer, relistTools } from "../toolmap/relist";
 import { fetchOrigin } from "../transport/origin";
 import type { AppEnv } from "./app-env";
@@ -220,7 +221,15 @@ async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
         ready: false,
         reason: "the origin's tools/list could not be read whole (relist_failed says why)",
       }
-    : { ready: true, tools: tools.length };
+    : { ready: true, tools: listedCount(tools) };
+}
+
+/** How many tools a client is listed of `tools`: a name the origin lists again is shown once. */
+function listedCount(tools: readonly ListedTool[]): number {
+  const seen = new Set<string>();
+  let count = 0;
+  for (const tool of tools) if (firstOfItsName(tool, seen)) count++;
+  return count;
 }
 
 /** A sign-in's setup checked, or why it is not ready: a reason of the proxy's own words. */

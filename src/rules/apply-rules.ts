@@ -73,7 +73,8 @@ function shapedForm(form: Record<string, unknown>, rule: ToolRule): Record<strin
       if (!Array.isArray(names)) return [[key, names]];
       const left = names.filter((k) => !setByRule(k));
       if (!has(rule.fixed, key)) return [[key, left]];
-      always.push(...left.filter((k) => typeof k === "string"));
+      // One by one: spread as arguments, an origin's list of some 200,000 names overflowed the stack.
+      for (const k of left) if (typeof k === "string") always.push(k);
       return [];
     });
     form[keyword] = Object.fromEntries(dependent);

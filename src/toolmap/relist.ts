@@ -177,7 +177,8 @@ export async function relistTools(
       });
       return undefined;
     }
-    tools.push(...page.tools);
+    // One by one: spread as arguments, a page of some 200,000 tools (a few MB) overflowed the stack.
+    for (const tool of page.tools) tools.push(tool);
     if (page.nextCursor === undefined) return tools;
     cursor = page.nextCursor;
   }

@@ -121,6 +121,23 @@ export function keptTools(
   return kept;
 }
 
+/**
+ * The names of one layout-1 scope a map keeps of `names`, in their order, as
+ * far as `MAX_TOOLS` units of their originals' weight, as `keptTools` keeps
+ * tools: what is read of a map a version before the weight wrote
+ * (legacy-v1.ts weighs what it reads of layout 1).
+ */
+function keptLegacyNames(names: Iterable<[string, string]>): Map<string, string> {
+  const kept = new Map<string, string>();
+  let weight = 0;
+  for (const [original, name] of names) {
+    weight += nameWeight(original);
+    if (weight > MAX_TOOLS) break;
+    kept.set(original, name);
+  }
+  return kept;
+}
+
 /** The map a KV value holds; `undefined` for a value of another format (read as none). */
 export function decodeMap(text: string): StoredMap | undefined {
   let value: unknown;
@@ -154,7 +171,7 @@ export function decodeMap(text: string): StoredMap | undefined {
     const kept = Object.entries(names).filter(
       (pair): pair is [string, string] => typeof pair[1] === "string",
     );
-    map.legacy.set(scope, new Map(kept));
+    map.legacy.set(scope, keptLegacyNames(kept));
   }
   if (Array.isArray(value.migrated)) {
     for (const scope of value.migrated) if (typeof scope === "string") map.migrated.add(scope);

@@ -80,6 +80,23 @@ describe("the map's value in KV", () => {
     );
     expect([...(map?.tools.keys() ?? [])]).toEqual(["__proto__"]);
   });
+
+  it("keeps of an earlier version's names of layout 1 what their originals' weight allows, as of tools", () => {
+    // 11 originals of 128,000 characters weigh 11,000 units: written before layout 1 was weighed.
+    const heavy = Array.from({ length: 11 }, (_, i): [string, string] => [
+      String(i).padStart(128_000, "x"),
+      `t_${i}`,
+    ]);
+    const map = decodeMap(
+      JSON.stringify({
+        format: MAP_FORMAT,
+        tools: {},
+        legacy: { "v1:scope": Object.fromEntries(heavy) },
+        migrated: ["v1:scope"],
+      }),
+    );
+    expect(map?.legacy.get("v1:scope")).toEqual(new Map(heavy.slice(0, 10)));
+  });
 });
 
 describe("a remembered answer in isolate memory", () => {

@@ -235,3 +235,55 @@ describe("whatever the origin answers a tools/list with", () => {
     expect(searched).toBeGreaterThan(10);
   });
 });
+
+describe("a schema whose lists are as long as a listing holds", () => {
+  it("is listed under a rule that fixes an argument its dependentRequired names 300,000 others for", async () => {
+    // 300,000 names of some 8 bytes: 2.6 MB, within the 16 MiB a listing may be.
+    const names = Array.from({ length: 300_000 }, (_, i) => `k${i}`);
+    const listing = {
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        tools: [
+          {
+            name: "orgs_report",
+            inputSchema: {
+              type: "object",
+              properties: { org: { type: "string" }, k0: { type: "string" } },
+              dependentRequired: { org: names },
+            },
+          },
+        ],
+      },
+    };
+    const profile = profileOf("anthropic");
+    const origin = new URL(`https://any.example/mcp?${crypto.randomUUID()}`);
+    const policy: ToolPolicy = {
+      rules: rulesOf({ tools: { orgs_report: { fixed: { org: "acme" } } } }),
+      changes: "log",
+    };
+    const toolMap = new ToolMap(
+      env.TOOL_MAP,
+      await toolMapScopes(origin, profile.names),
+      profile,
+      new ToolMapMemory(),
+      () => {},
+      policy,
+    );
+    const response = await rewriteResponse(
+      new Response(JSON.stringify(listing), { headers: { "content-type": "application/json" } }),
+      {
+        listIds: new Set([1]),
+        watchesListChanged: false,
+        reads: new ReadBudget(),
+        toolMap,
+        addressee: { ...unreadAddressee(new Headers()), ids: [1] },
+      },
+    );
+    expect(response.status).toBe(200);
+    const [listed] = await listedTools(await response.text(), response.headers);
+    expect(listed?.name).toBe("orgs_report");
+    expect(listed?.inputSchema).toMatchObject({ properties: { k0: { type: "string" } } });
+    expect(listed?.inputSchema).not.toHaveProperty("properties.org");
+  });
+});

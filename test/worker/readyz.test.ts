@@ -113,6 +113,15 @@ describe("/readyz", () => {
     );
   });
 
+  it("counts the tools a client is listed: a tool the origin lists twice counts once", async () => {
+    // 5 tools, the first listed twice (as MCP forbids), over 3 pages.
+    const { response, body } = await readyz({
+      ORIGIN_URL: `${CATALOG_ORIGIN}/mcp?map=${crypto.randomUUID()}&tools=5&twice&page_size=2`,
+    });
+    expect(response.status).toBe(200);
+    expect(body.tools).toBe(5);
+  });
+
   it("503 when what answers is no MCP server", async () => {
     const { response, body } = await readyz({ ORIGIN_URL: `${DEMO_ORIGIN}/not-mcp` });
     expect(response.status).toBe(503);

@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { nameRules, PROFILE_NAMES } from "../../src/names/profiles";
 import { sanitizeName } from "../../src/names/sanitize";
+import { namesWeight } from "../../src/names/weight";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
@@ -492,6 +493,64 @@ describe("names an earlier layout stored", () => {
       expect((await cold.toolMap.calls.resolve(name))?.entry.original).toBe(original);
     }
     expect(counted.counts.list).toBe(0);
+  });
+});
+
+describe("names layout 1 stored for originals of any length", () => {
+  /**
+   * Layout 1 kept an original too long for a key's metadata in its value: one
+   * written for a hostile origin's listing may be megabytes long.
+   */
+  async function writeLongLayout1(origin: URL, originals: string[]) {
+    const { legacy } = await toolMapScopes(origin, nameRules("openai"));
+    for (const [i, original] of originals.entries()) {
+      await env.TOOL_MAP.put(`${legacy}:tool:long_${i}`, JSON.stringify({ original }));
+    }
+    return legacy;
+  }
+
+  it("are kept as far as the map's bound, each weighed by its original's length as a listed tool is", async () => {
+    const origin = freshOrigin();
+    // 11 originals of 128,000 characters: 11,000 units of weight, past the map's 10,000.
+    const legacy = await writeLongLayout1(
+      origin,
+      Array.from({ length: 11 }, (_, i) => String(i).padStart(128_000, "x")),
+    );
+    const logs = captureLogs();
+    const { toolMap, settled } = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    await toolMap.nameListing(toolsOf(3));
+    await settled();
+    expect(logs.events("tool_map_full")).toContainEqual({
+      event: "tool_map_full",
+      scope: legacy,
+      kept: MAX_TOOLS,
+    });
+    logs.restore();
+    const { origin: scope } = await toolMapScopes(origin, nameRules("openai"));
+    const stored = decodeMap((await env.TOOL_MAP.get(mapKey(scope), "text")) ?? "");
+    const kept = stored?.legacy.get(legacy) ?? new Map();
+    expect(kept.size).toBe(10);
+    expect(namesWeight(kept.keys())).toBeLessThanOrEqual(MAX_TOOLS);
+  });
+
+  it("migrate however long they are: the map is written once, and a listing after it writes nothing", async () => {
+    const origin = freshOrigin();
+    // Two originals of 13 MiB: kept whole, the map would be over a KV value's 25 MiB.
+    await writeLongLayout1(
+      origin,
+      ["a", "b"].map((c) => c.repeat(13 * 1024 * 1024)),
+    );
+    const counted = countingKv(env.TOOL_MAP);
+    const { toolMap, settled } = await toolMapOf(origin, new ToolMapMemory(), counted.kv);
+    await toolMap.nameListing(toolsOf(3));
+    await settled();
+    const { origin: scope } = await toolMapScopes(origin, nameRules("openai"));
+    expect(await env.TOOL_MAP.get(mapKey(scope), "text")).not.toBeNull();
+
+    counted.reset();
+    await toolMap.nameListing(toolsOf(3));
+    await settled();
+    expect(counted.counts.put).toBe(0);
   });
 });
 
