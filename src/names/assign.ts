@@ -19,7 +19,13 @@
  *   originals, so the order of the listing never changes the outcome.
  */
 import type { NameRules } from "./profiles";
-import { isLegalName, type RenameReason, sanitizeName, withSuffix } from "./sanitize";
+import {
+  isLegalName,
+  type RenameReason,
+  type Sanitized,
+  sanitizeName,
+  withSuffix,
+} from "./sanitize";
 
 /** The names handed out by earlier listings. */
 export interface KnownNames {
@@ -86,25 +92,30 @@ export function assignNames(
     }
   }
   const illegal: string[] = [];
+  // Each illegal original's sanitized name, made once: a new isolate names every tool it knows.
+  const sanitized = new Map<string, Sanitized>();
   const fingerprinted = new Map<string, string>();
   for (const original of distinct) {
     if (!chosen.has(original) && !isLegalName(original, rules)) {
-      fingerprinted.set(sanitizeName(original, rules).name, original);
+      const made = sanitizeName(original, rules);
+      sanitized.set(original, made);
+      fingerprinted.set(made.name, original);
     }
   }
   // Legal originals named as illegal ones are, after those: a fingerprinted name is its tool's.
   const holders = new Map<string, string>();
   const demoted: string[] = [];
+  const other = (original: string, tool: string | undefined) =>
+    tool !== undefined && tool !== original ? tool : undefined;
   for (const original of distinct) {
     if (chosen.has(original)) continue;
-    if (!isLegalName(original, rules) || taken.has(original)) {
+    if (sanitized.has(original) || taken.has(original)) {
       illegal.push(original);
       continue;
     }
     const sticky = known.nameOf(original);
-    const holder = [known.originalOf(original), fingerprinted.get(original)].find(
-      (other) => other !== undefined && other !== original,
-    );
+    const holder =
+      other(original, known.originalOf(original)) ?? other(original, fingerprinted.get(original));
     if ((sticky !== undefined && sticky !== original) || holder !== undefined) {
       if (holder !== undefined) holders.set(original, holder);
       demoted.push(original);
@@ -121,7 +132,7 @@ export function assignNames(
   };
 
   for (const original of [...illegal, ...demoted]) {
-    const { name: base, reasons } = sanitizeName(original, rules);
+    const { name: base, reasons } = sanitized.get(original) ?? sanitizeName(original, rules);
     const sticky = known.nameOf(original);
     let name =
       sticky !== undefined && isFree(sticky, original) && isLegalName(sticky, rules)
