@@ -26,7 +26,7 @@
 import { logEvent } from "../log";
 import { acceptedPin } from "./definition-pins";
 import { MAX_HELD_PINS, type OriginMemory } from "./isolate-memory";
-import { readLegacyNames } from "./legacy-v1";
+import { type LegacyProgress, readLegacyNames } from "./legacy-v1";
 import { holdsSchema } from "./listed-schema";
 import type { PlannedEntry } from "./plan-listing";
 import type { ProfileNames } from "./profile-names";
@@ -72,6 +72,8 @@ export class MapStore {
    * then, not kept as long as a streamed answer keeps the request's map.
    */
   #chunks: Promise<string[]> | undefined;
+  /** Whether this request read a step of layout 1 already: one a request, whatever it lists. */
+  #legacyStepped = false;
 
   constructor(
     private readonly kv: KVNamespace,
@@ -85,10 +87,11 @@ export class MapStore {
   }
 
   /**
-   * Reads the origin's map once per isolate, and a profile's layout-1 names
-   * once; false when KV could not be read (tried again next time).
+   * Reads the origin's map once per isolate, and, for a listing (`migrate`)
+   * until they are all read, a step of a profile's layout-1 names; false when
+   * KV could not be read (tried again next time).
    */
-  async load(names: ProfileNames): Promise<boolean> {
+  async load(names: ProfileNames, migrate = false): Promise<boolean> {
     const origin = this.origin;
     origin.loaded ??= this.readMap().then(
       (stored) => {
@@ -107,7 +110,7 @@ export class MapStore {
         return false;
       },
     );
-    return (await origin.loaded) && this.readLegacy(names);
+    return (await origin.loaded) && this.readLegacy(names, migrate);
   }
 
   private async readMap(): Promise<StoredMap> {
@@ -116,29 +119,46 @@ export class MapStore {
   }
 
   /**
-   * Layout 1's names for this profile, kept in memory: from the map once
-   * migrated, else read from KV once; false when they could not be read.
+   * Layout 1's names for this profile, kept in memory: those the map holds,
+   * then, while the map says the scope is not read whole, a step of reading
+   * it (legacy-v1.ts) for a listing, at most one a request: a listing writes
+   * the map, and with it how far the step got. False when a step could not
+   * be read.
    */
-  private async readLegacy(names: ProfileNames): Promise<boolean> {
+  private async readLegacy(names: ProfileNames, migrate: boolean): Promise<boolean> {
     const { legacy: scope } = this.scope;
-    const stored = this.origin.stored ?? emptyMap();
-    names.legacy ??= stored.migrated.has(scope)
-      ? Promise.resolve(stored.legacy.get(scope) ?? new Map())
-      : readLegacyNames(this.kv, scope, MAX_TOOLS).then(
-          (read) => {
-            if (read.truncated) logEvent("tool_map_full", { scope, kept: MAX_TOOLS });
-            return read.names;
-          },
-          (error) => {
-            names.legacy = undefined;
-            logEvent("kv_error", { op: "list", error: String(error) });
-            return undefined;
-          },
-        );
-    const legacy = await names.legacy;
-    if (legacy === undefined) return false;
-    if (names.legacyNames.size === 0) names.keepLegacy(legacy);
-    return true;
+    if (names.legacyProgress === undefined) {
+      const stored = this.origin.stored ?? emptyMap();
+      names.keepLegacy(stored.legacy.get(scope) ?? new Map());
+      names.legacyProgress = stored.migrated.has(scope)
+        ? { done: true }
+        : { after: stored.legacyRead.get(scope), done: false };
+    }
+    if (names.legacyProgress.done || !migrate || this.#legacyStepped) return true;
+    this.#legacyStepped = true;
+    names.legacyStep ??= this.readLegacyStep(names, names.legacyProgress).finally(() => {
+      names.legacyStep = undefined;
+    });
+    return names.legacyStep;
+  }
+
+  private async readLegacyStep(names: ProfileNames, progress: LegacyProgress): Promise<boolean> {
+    const { legacy: scope } = this.scope;
+    try {
+      const read = await readLegacyNames(this.kv, scope, progress, names.legacyNames, MAX_TOOLS);
+      if (read.truncated) logEvent("tool_map_full", { scope, kept: MAX_TOOLS });
+      // A tool named meanwhile, its layout-1 name not read yet, is given that name back.
+      for (const [original, name] of read.names) {
+        if (names.byOriginal.get(original) !== name) names.forget(original);
+      }
+      names.keepLegacy(read.names);
+      names.pendingLegacy = new Set(read.pending);
+      names.legacyProgress = { after: read.after, done: read.done };
+      return true;
+    } catch (error) {
+      logEvent("kv_error", { op: "list", error: String(error) });
+      return false;
+    }
   }
 
   /**
@@ -238,11 +258,34 @@ export class MapStore {
         .slice(-MAX_HELD_PINS);
       if (pins.length > 0) held.set(original, pins);
     }
+    const { legacy, migrated, legacyRead } = this.mergeLegacy(base, names);
+    return { tools: kept, held, chunks: base.chunks, legacy, migrated, legacyRead };
+  }
+
+  /**
+   * `base`'s layout-1 names with this profile's, and how far its scope was
+   * read: by this isolate or another, whichever got further (each holds the
+   * names of the keys before where it got).
+   */
+  private mergeLegacy(base: StoredMap, names: ProfileNames) {
+    const { legacy: scope } = this.scope;
     const legacy = new Map(base.legacy);
-    if (names.legacyNames.size > 0) legacy.set(this.scope.legacy, names.legacyNames);
+    const kept = new Map([...(base.legacy.get(scope) ?? []), ...names.legacyNames]);
+    if (kept.size > 0) legacy.set(scope, kept);
     const migrated = new Set(base.migrated);
-    migrated.add(this.scope.legacy);
-    return { tools: kept, held, chunks: base.chunks, legacy, migrated };
+    const legacyRead = new Map(base.legacyRead);
+    const progress = names.legacyProgress;
+    if (progress?.done) migrated.add(scope);
+    if (migrated.has(scope)) {
+      legacyRead.delete(scope);
+    } else if (progress?.after !== undefined) {
+      const before = base.legacyRead.get(scope);
+      legacyRead.set(
+        scope,
+        before !== undefined && before > progress.after ? before : progress.after,
+      );
+    }
+    return { legacy, migrated, legacyRead };
   }
 
   /**

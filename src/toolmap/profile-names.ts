@@ -8,6 +8,7 @@
 import { BoundedMap } from "../bounded-map";
 import type { Assignments } from "../names/assign";
 import type { SchemaView } from "../schemas/view";
+import type { LegacyProgress } from "./legacy-v1";
 import { MAX_TOOLS, type RememberedAnswer } from "./stored-map";
 
 /**
@@ -35,8 +36,15 @@ export class ProfileNames {
   readonly views = new Map<string, { hash: string; schema: unknown; view: SchemaView }>();
   /** What `views` hold inlined together (`SchemaView.inlined`). */
   viewsInlined = 0;
-  /** Names layout 1 handed out under this profile (original → name), read once (or in flight). */
-  legacy: Promise<Map<string, string> | undefined> | undefined;
+  /**
+   * How far this isolate read the names layout 1 handed out under this profile
+   * (legacy-v1.ts); `undefined` until the map's were taken.
+   */
+  legacyProgress: LegacyProgress | undefined;
+  /** The step of that read under way, shared by the requests that wait for it. */
+  legacyStep: Promise<boolean> | undefined;
+  /** Names layout 1 handed out to tools not read yet: no other tool gets them meanwhile. */
+  pendingLegacy = new Set<string>();
   /** A name was kept (`keepName`) that KV does not hold yet. */
   keptUnstored = false;
   /** Digests of the credentials and sessions whose whole listing the proxy asked for and named here lately. */

@@ -41,9 +41,18 @@ function asPage(message: Record<string, unknown> | undefined): ListPage | undefi
   };
 }
 
+/** The message that answers request `id` in what one body or event holds: itself, or one of a batch. */
+function answering(message: unknown, id: string): Record<string, unknown> | undefined {
+  const answers = (one: unknown) => isPlainObject(one) && one.id === id;
+  if (Array.isArray(message)) return message.find(answers);
+  return answers(message) ? (message as Record<string, unknown>) : undefined;
+}
+
 /**
  * The message in `response` that answers request `id`: its JSON body, or the
- * first event of its stream that does. `read` counts the bytes of a
+ * first event of its stream that does; either may be a batch holding it (an
+ * origin may answer one request with a batch of one, as JSON-RPC allows, and
+ * the TypeScript SDK's client and the proxy's own listing rewrite read). `read` counts the bytes of a
  * listing's pages read so far: past `MAX_REWRITE_BYTES` in all, or past what
  * `hold` may take of the isolate's budget, it throws.
  */
@@ -57,8 +66,6 @@ export async function readAnswer(
   const left = MAX_REWRITE_BYTES - read.bytes;
   const over = () => new Error(`the listing is over ${MAX_REWRITE_BYTES} bytes in all`);
   const busy = () => new Error("the isolate's reads hold too much at once");
-  const answering = (message: unknown) =>
-    isPlainObject(message) && message.id === id ? message : undefined;
   if (mediaTypeOf(response.headers) !== "text/event-stream") {
     const bounded = await readBounded(response.body, left, hold);
     if (bounded.kind !== "complete") {
@@ -66,13 +73,13 @@ export async function readAnswer(
       throw bounded.kind === "over" ? over() : busy();
     }
     read.bytes += bounded.bytes.byteLength;
-    return answering(parseJson(new TextDecoder().decode(bounded.bytes)));
+    return answering(parseJson(new TextDecoder().decode(bounded.bytes)), id);
   }
   let answer: Record<string, unknown> | undefined;
   const parser = createParser({
     maxBufferSize: left,
     onEvent: ({ data }) => {
-      answer ??= answering(parseJson(data));
+      answer ??= answering(parseJson(data), id);
     },
   });
   const decode = streamDecoder();

@@ -9,7 +9,9 @@
  *   {"<original>":"<name>"}},"migrated":["<v1 scope>"]}`. Model-facing names are
  *   a pure function of the original and the profile (names/sanitize.ts), so
  *   the map stores none, but those an earlier layout handed out (`legacy`, per
- *   profile scope of layout 1, which `migrated` lists once read). A pin
+ *   profile scope of layout 1, which `migrated` lists once read whole;
+ *   `legacyRead`, `{"<v1 scope>":"<last key read>"}`, how far a scope was read
+ *   meanwhile, a listing at a time: legacy-v1.ts). A pin
  *   (definition-pins.ts) is stored in its parts, each where the versions
  *   before it read what they pinned: the fingerprints (where versions before
  *   the digest read a whole pin), the digest, then the part for title and
@@ -68,6 +70,8 @@ export interface StoredMap {
   legacy: Map<string, Map<string, string>>;
   /** The layout-1 scopes already read. */
   migrated: Set<string>;
+  /** How far a layout-1 scope not yet `migrated` was read: its last key read (legacy-v1.ts). */
+  legacyRead: Map<string, string>;
   /** The listing pin of a listing whose every tool has the pin this map holds (listing-pin.ts). */
   listingPin?: string;
 }
@@ -78,6 +82,7 @@ export const emptyMap = (): StoredMap => ({
   chunks: 0,
   legacy: new Map(),
   migrated: new Set(),
+  legacyRead: new Map(),
 });
 
 export const mapKey = (origin: string) => `${origin}:map`;
@@ -176,6 +181,9 @@ export function decodeMap(text: string): StoredMap | undefined {
   if (Array.isArray(value.migrated)) {
     for (const scope of value.migrated) if (typeof scope === "string") map.migrated.add(scope);
   }
+  for (const [scope, key] of Object.entries(isRecord(value.legacyRead) ? value.legacyRead : {})) {
+    if (typeof key === "string" && !map.migrated.has(scope)) map.legacyRead.set(scope, key);
+  }
   if (typeof value.listingPin === "string") map.listingPin = value.listingPin;
   return map;
 }
@@ -202,6 +210,7 @@ export function encodeMap(map: StoredMap): string {
       [...map.legacy].map(([scope, names]) => [scope, Object.fromEntries(names)]),
     ),
     migrated: [...map.migrated],
+    ...(map.legacyRead.size > 0 ? { legacyRead: Object.fromEntries(map.legacyRead) } : {}),
     ...(map.listingPin === undefined ? {} : { listingPin: map.listingPin }),
   });
   return `{"format":${MAP_FORMAT},"tools":{${tools.join(",")}},${rest.slice(1)}`;

@@ -57,6 +57,11 @@ export { type AnswerBytes, type RememberedAnswer, sentAsReceived } from "./store
  * plan's Workers Logs for a day).
  */
 const TAKEN_LINES = 10;
+/**
+ * Who has a name layout 1 handed out to a tool whose original is not read
+ * yet (legacy-v1.ts): no original a listing names, so no listed tool takes it.
+ */
+const LEGACY_UNREAD = "\u0000layout 1, not read yet";
 
 export class ToolMap {
   private readonly origin: OriginMemory;
@@ -172,7 +177,7 @@ export class ToolMap {
     part: ListingPart = "first",
   ): Promise<NamedListing> {
     const tools = firstOfEachName(listed);
-    const readable = await this.load();
+    const readable = await this.load(true);
     const pinning = this.policy.changes !== "allow";
     const proven = new ProvenPins(
       tools,
@@ -351,7 +356,10 @@ export class ToolMap {
     const names = this.names;
     return {
       nameOf: (original) => names.byOriginal.get(original) ?? names.legacyNames.get(original),
-      originalOf: (name) => names.byName.get(name) ?? names.legacyOwners.get(name),
+      originalOf: (name) =>
+        names.byName.get(name) ??
+        names.legacyOwners.get(name) ??
+        (names.pendingLegacy.has(name) ? LEGACY_UNREAD : undefined),
       entryOf: (original) => this.origin.tools.get(original),
     };
   }
@@ -367,8 +375,8 @@ export class ToolMap {
   }
 
   /** Reads what KV holds of the origin's tools and this profile's kept names, once, naming every original it knows. */
-  private async load(): Promise<boolean> {
-    if (!(await this.store.load(this.names))) return false;
+  private async load(migrate = false): Promise<boolean> {
+    if (!(await this.store.load(this.names, migrate))) return false;
     this.nameKnownTools();
     return true;
   }

@@ -42,14 +42,17 @@ const storedMap: fc.Arbitrary<StoredMap> = fc
         })
         .map((scopes) => new Map(scopes.map(([scope, names]) => [scope, new Map(names)]))),
       migrated: fc.array(part, { maxLength: 3 }).map((scopes) => new Set(scopes)),
+      legacyRead: fc.array(fc.tuple(part, part), { maxLength: 3 }).map((read) => new Map(read)),
       listingPin: fc.stringMatching(/^[\w-]{43}$/),
     },
-    { requiredKeys: ["tools", "heldPins", "chunks", "legacy", "migrated"] },
+    { requiredKeys: ["tools", "heldPins", "chunks", "legacy", "migrated", "legacyRead"] },
   )
   .map(({ heldPins, ...map }) => {
     const originals = [...map.tools.keys()];
     return {
       ...map,
+      // How far a scope was read is kept only until it is read whole.
+      legacyRead: new Map([...map.legacyRead].filter(([scope]) => !map.migrated.has(scope))),
       held: new Map(
         heldPins.slice(0, originals.length).map((pins, i) => [originals[i] as string, pins]),
       ),
@@ -76,6 +79,7 @@ describe("the map's value in KV", () => {
         chunks: 0,
         legacy: new Map(),
         migrated: new Set(),
+        legacyRead: new Map(),
       }),
     );
     expect([...(map?.tools.keys() ?? [])]).toEqual(["__proto__"]);

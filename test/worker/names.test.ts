@@ -261,6 +261,36 @@ describe("tools/call by model-facing name", () => {
   it.each([
     ["an event stream", ""],
     ["JSON", "&json"],
+  ])(
+    "reads the origin's listing to restore a name when it answers in a batch of one, as %s",
+    async (_, query) => {
+      const setup = await demoSession({ query });
+      const proxy = viaProxy(
+        {
+          ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}/batch-list`, `&trace=${setup.trace}${query}`),
+        },
+        { app: createApp() },
+      );
+      const logs = captureLogs();
+      const response = await postJson(
+        proxy,
+        PROXY_URL,
+        rpc(5, "tools/call", { name: DEMO_NAMES["a/b"], arguments: {} }),
+        setup.session,
+      );
+      await response.body?.cancel();
+      expect(logs.events("relist_failed")).toEqual([]);
+      logs.restore();
+      const received = await receivedByOrigin(setup.trace);
+      expect(received.filter((r) => r.body.includes("mcp-edge-rewriter/relist/"))).toHaveLength(1);
+      const [call] = received.filter((r) => r.body.includes('"tools/call"'));
+      expect(JSON.parse(call?.body ?? "{}").params.name).toBe("a/b");
+    },
+  );
+
+  it.each([
+    ["an event stream", ""],
+    ["JSON", "&json"],
   ])("renames a listing sent as %s under a Content-Type in upper case", async (_, query) => {
     const setup = await demoSession({ query });
     const proxy = viaProxy({

@@ -102,6 +102,22 @@ describe("/readyz", () => {
     });
   });
 
+  it.each([
+    ["an event stream", ""],
+    ["JSON", "?json"],
+  ])("ready when the origin answers its listing in a batch of one, as %s", async (_, query) => {
+    const { response, body } = await readyz({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/batch-list/mcp${query}`,
+    });
+    expect(response.status).toBe(200);
+    expect(body).toEqual({
+      status: "ready",
+      origin: new URL(GATEWAY_ORIGIN).host,
+      tools: Object.keys(DEMO_NAMES).length,
+      checkedSecondsAgo: 0,
+    });
+  });
+
   it("503 when the listing cannot be read whole", async () => {
     // 60 pages of one tool: past the 50 pages a listing may have.
     const { response, body } = await readyz({

@@ -15,6 +15,7 @@ import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import type { Caller } from "../../src/toolmap/callers";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { LEGACY_OPERATIONS } from "../../src/toolmap/legacy-v1";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
 import { decodeMap, emptyMap, encodeMap, MAX_TOOLS, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
@@ -552,6 +553,51 @@ describe("names layout 1 stored for originals of any length", () => {
     await settled();
     expect(counted.counts.put).toBe(0);
   });
+
+  it("migrate over several listings, each within a bounded number of KV operations, and keep every name", async () => {
+    const origin = freshOrigin();
+    // 1,000 originals too long for a key's metadata: layout 1 kept each in its key's value, one
+    // `get` apiece. Read at once, that was a listing of 1,001 KV operations, over the 1,000 an
+    // invocation may make, and the migration failed at every listing.
+    const originals = Array.from({ length: 1_000 }, (_, i) => String(i).padStart(1_100, "x"));
+    const legacy = await writeLongLayout1(origin, originals);
+    const layout1 = new Map(originals.map((original, i) => [original, `long_${i}`]));
+    const tools = originals.map((name) => ({ name, inputSchema: { type: "object" } }));
+
+    const counted = countingKv(env.TOOL_MAP);
+    const memory = new ToolMapMemory();
+    const { origin: scope } = await toolMapScopes(origin, nameRules("openai"));
+    const storedMap = async () =>
+      decodeMap((await env.TOOL_MAP.get(mapKey(scope), "text")) ?? "") ?? emptyMap();
+    let listings = 0;
+    while (!(await storedMap()).migrated.has(legacy)) {
+      expect(++listings).toBeLessThanOrEqual(10);
+      counted.reset();
+      const { toolMap, settled } = await toolMapOf(origin, memory, counted.kv);
+      const listing = await toolMap.nameListing(structuredClone(tools));
+      await settled();
+      const { get, list, put, getWithMetadata } = counted.counts;
+      // Layout 1's share, and the listing's own: the map read once per isolate, its writes.
+      expect(get + list + put + getWithMetadata).toBeLessThanOrEqual(LEGACY_OPERATIONS + 3);
+      // A name layout 1 handed out is never given to another tool meanwhile.
+      for (const [original, name] of listing.names) {
+        const owner = originals[Number(/^long_(\d+)$/.exec(name)?.[1] ?? Number.NaN)];
+        if (owner !== undefined) expect(original).toBe(owner);
+      }
+    }
+    expect(listings).toBeGreaterThan(1);
+
+    // Every name layout 1 handed out is kept: in the map, in a listing, in a cold isolate's calls.
+    expect((await storedMap()).legacy.get(legacy)).toEqual(layout1);
+    const { toolMap } = await toolMapOf(origin, memory, env.TOOL_MAP);
+    expect((await toolMap.nameListing(structuredClone(tools))).names).toEqual(layout1);
+    counted.reset();
+    const cold = await toolMapOf(origin, new ToolMapMemory(), counted.kv);
+    for (const [original, name] of layout1) {
+      expect((await cold.toolMap.calls.resolve(name))?.entry.original).toBe(original);
+    }
+    expect(counted.counts.list).toBe(0);
+  }, 60_000);
 });
 
 describe("a listing under openai-strict", () => {
