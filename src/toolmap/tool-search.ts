@@ -15,12 +15,12 @@
  * (`MAX_TOOLS`); building costs CPU in proportion to the words read
  * (search-terms.ts bounds them).
  */
-import MiniSearch from "minisearch";
 import { logEvent } from "../log";
 import type { ListedTool } from "../protocol/tools-list";
 import { SchemaHeld, type SchemaHolder } from "./listed-schema";
 import type { PlannedEntry } from "./plan-listing";
-import { type IndexedTool, indexedTools, type SearchableTool, wordsOf } from "./search-terms";
+import { indexedTools, type SearchableTool, wordsOf } from "./search-terms";
+import { WordIndex } from "./word-index";
 
 /**
  * How much a query's term found in a tool's details weighs: a third of what
@@ -29,33 +29,6 @@ import { type IndexedTool, indexedTools, type SearchableTool, wordsOf } from "./
  * with MiniSearch's `k` and `d`), as the name weighs three times that.
  */
 const DETAIL_WEIGHT = 0.3 * 1.5;
-
-/**
- * The name and description of each tool, searched by prefix and with typos
- * forgiven, as MiniSearch searches them: but a query's word is read as the
- * start of longer words only where those are in few tools' fields together
- * (`startsFew`). MiniSearch reads every field of every tool a word it starts
- * is in: an origin's listing whose words all start alike (`aaaaaaaaaa…`) had
- * each such word of a query read the whole index, 0.9 s a search of 2,000
- * tools of 40 words, and a batch carries 32 searches.
- */
-class WordIndex extends MiniSearch<IndexedTool> {
-  /**
-   * Whether the words that start with `start` (itself aside) are in at most
-   * as many fields of tools together as there are tools: what a word every
-   * tool's name has reads. Reads no more than that of the index.
-   */
-  startsFew(start: string): boolean {
-    const most = this.documentCount;
-    let read = 0;
-    for (const [term, fields] of this._index.atPrefix(start)) {
-      if (term.length === start.length) continue;
-      for (const tools of fields.values()) read += tools.size;
-      if (read > most) return false;
-    }
-    return true;
-  }
-}
 
 interface Index {
   /** The name and description of each tool, searched by prefix and with typos forgiven. */
