@@ -16,7 +16,7 @@ const LEAF = "";
 /**
  * The name and description of each tool, searched by prefix and with typos
  * forgiven, as MiniSearch searches them: but a query's word is read as the
- * start of longer words only where those are in few tools' fields together
+ * start of longer words only where those are in few fields together
  * (`startsFew`). MiniSearch reads every field of every tool a word it starts
  * is in: an origin's listing whose words all start alike (`aaaaaaaaaa…`) had
  * each such word of a query read the whole index, 0.9 s a search of 2,000
@@ -28,17 +28,25 @@ export class WordIndex extends MiniSearch<IndexedTool> {
     const index = this._index;
     // Typos forgiven by a walk no deeper than a match may be (`nearWords`): MiniSearch's own
     // went on through every longer word whose start is near the query's word. And only where the
-    // words with a typo are in few tools' fields together, as for a word's starts (`startsFew`).
-    index.fuzzyGet = (word, distance) => nearWords(index._tree, word, distance, this.documentCount);
+    // words with a typo are in few fields together, as for a word's starts (`startsFew`).
+    index.fuzzyGet = (word, distance) => nearWords(index._tree, word, distance, this.fields);
+  }
+
+  /**
+   * The fields the index has, a name and a sentence a tool: what a word
+   * every tool has in both reads, and the most a word's starts, or its words
+   * with a typo, may read besides.
+   */
+  get fields(): number {
+    return 2 * this.documentCount;
   }
 
   /**
    * Whether the words that start with `start` (itself aside) are in at most
-   * as many fields of tools together as there are tools: what a word every
-   * tool's name has reads. Reads no more than that of the index.
+   * `fields` fields together. Reads no more than that of the index.
    */
   startsFew(start: string): boolean {
-    let left = this.documentCount;
+    let left = this.fields;
     /** Whether the words below `node` fit in what is `left`; `top`: its leaf is `start` itself. */
     const fits = (node: RadixTree, top: boolean): boolean => {
       for (const [key, below] of node) {
@@ -69,7 +77,7 @@ export class WordIndex extends MiniSearch<IndexedTool> {
  * walk all of them (80,000 words of 2,000 tools: 12 ms a search of 6 such words).
  *
  * None where the words with a typo (`word` itself aside) are in more than
- * `most` fields of tools together: the walk stops there, and the word is read
+ * `most` fields together: the walk stops there, and the word is read
  * as it is written. An origin whose every word is one typo from `create` had
  * a query's `create` read all the index (160,000 fields of 2,000 tools: 33 ms
  * a search).

@@ -230,6 +230,18 @@ describe("what a query's words find", () => {
     expect(found("rea")).toEqual(["read_file"]);
     expect(found("stat")).toEqual(["git_status"]);
   });
+
+  it("takes a word as the start of a word every tool has in its name and its sentence", () => {
+    const repositories = new ToolSearch(
+      ["get", "list", "fork"].map((verb) =>
+        tool(`${verb}_repository`, `Does ${verb} on a repository.`),
+      ),
+    );
+    expect(repositories.search("repo fork", 1).map(({ name }) => name)).toEqual([
+      "fork_repository",
+    ]);
+    expect(repositories.search("repo", 5)).toHaveLength(3);
+  });
 });
 
 describe("what one search reads of an index whose words all start alike", () => {
@@ -299,7 +311,7 @@ describe("what one search reads of an index whose words are all one typo from a 
   );
   typos.search("warm", 1);
 
-  it("forgives no typo in a word whose near words are in more tools' fields than there are tools", () => {
+  it("forgives no typo in a word whose near words are in more fields than the index has", () => {
     const started = performance.now();
     for (let i = 0; i < 10; i++) typos.search("create", 20);
     // Each typo forgiven: 160,000 of the index's words' fields read a search (330 ms here).
