@@ -6,7 +6,14 @@
  * which then takes the way back every direct call takes (tools-call.ts).
  */
 import { REQUEST_KEYS, recoverArguments } from "../args/recover";
-import { isPlainObject, PLACES_ONLY, stringifyExact, writtenAsIn } from "../json";
+import {
+  isPlainObject,
+  keyFoldedTwice,
+  keyTwiceReason,
+  PLACES_ONLY,
+  stringifyExact,
+  writtenAsIn,
+} from "../json";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
 import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
@@ -82,21 +89,24 @@ export function searchModeResult(
  * The arguments of one of the proxy's two tools, from wherever the client put
  * them, and the envelope; or, for arguments that are no object, the `-32602`
  * a direct call gets (docs/errors.md), not a tool error that calls the query
- * or name missing.
+ * or name missing. So too for arguments sent as JSON text that write a key
+ * beside another of another case (`path`, `Path`), as a direct call's text
+ * is refused (tools-call.ts): the body's one reading (transport/post-body.ts)
+ * never saw inside the text, and the call `call_tool` carries would reach the
+ * origin with both keys, repaired by one and read, by an origin that ignores
+ * case, by the other.
  */
 function argumentsOf(
   message: JsonRpcRequest,
 ): { args: Record<string, unknown>; envelope: Record<string, unknown> } | { refused: unknown } {
   const recovered = recoverArguments(isPlainObject(message.params) ? message.params : {});
-  if (recovered.kind === "refused") {
-    return {
-      refused: jsonRpcError(
-        message.id,
-        ErrorCode.InvalidParams,
-        `Invalid params: ${recovered.message}`,
-      ),
-    };
-  }
+  const refused = (reason: string) => ({
+    refused: jsonRpcError(message.id, ErrorCode.InvalidParams, `Invalid params: ${reason}`),
+  });
+  if (recovered.kind === "refused") return refused(recovered.message);
+  const twice =
+    recovered.recovery === "json_string" ? keyFoldedTwice(recovered.arguments) : undefined;
+  if (twice !== undefined) return refused(`the arguments write ${keyTwiceReason(twice)}`);
   return { args: recovered.arguments ?? {}, envelope: recovered.envelope };
 }
 

@@ -336,6 +336,31 @@ describe("search mode, on the wire as a 2025-era session writes it", () => {
     }
   });
 
+  it("refuses call_tool whose arguments, sent as JSON text, write a key beside another of another case, as a direct call's (-32602)", async () => {
+    // The body's one reading (SECURITY.md) never saw inside the text: the call reached the origin
+    // with both keys, which the proxy repaired by one and an origin that ignores case reads by
+    // the other (Go's encoding/json takes the last).
+    const proxy = viaProxy({ ORIGIN_URL: catalog(300) });
+    const session = await openSession(proxy, PROXY_URL);
+    await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session);
+    const reason = (key: string) =>
+      `Invalid params: the arguments write the key "${key}" beside another that differs at most in case; JSON readers differ on which counts`;
+    for (const [carried, key] of [
+      [{ name: "read_text_file", arguments: { path: "notes.md", Path: "/etc/passwd" } }, "Path"],
+      [{ name: "read_text_file", arguments: { path: "notes.md" }, NAME: "edit_file" }, "NAME"],
+    ] as const) {
+      const sent = { name: "call_tool", arguments: JSON.stringify(carried) };
+      const [answer] = await messagesOf(
+        await postJson(proxy, PROXY_URL, rpc(1, "tools/call", sent), session),
+      );
+      expect(answer).toEqual({
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32602, message: reason(key) },
+      });
+    }
+  });
+
   it("relay mode: answers a search only from what the origin listed the searcher", async () => {
     const trace = crypto.randomUUID();
     const proxy = viaProxy(

@@ -1,4 +1,6 @@
 /** Search mode's search (src/toolmap/tool-search.ts, search-terms.ts), over the catalog's tools. */
+import fc from "fast-check";
+import SearchableMap from "minisearch/SearchableMap";
 import { describe, expect, it } from "vitest";
 import {
   identifierWords,
@@ -10,6 +12,7 @@ import {
   wordsOf,
 } from "../../src/toolmap/search-terms";
 import { ToolSearch } from "../../src/toolmap/tool-search";
+import { nearWords } from "../../src/toolmap/word-index";
 import { catalogTools } from "../fixtures/node/catalog-origin";
 
 const search = new ToolSearch(
@@ -226,5 +229,158 @@ describe("what a query's words find", () => {
   it("takes a word of three letters or more as the start of longer words too", () => {
     expect(found("rea")).toEqual(["read_file"]);
     expect(found("stat")).toEqual(["git_status"]);
+  });
+
+  it("takes a word as the start of a word every tool has in its name and its sentence", () => {
+    const repositories = new ToolSearch(
+      ["get", "list", "fork"].map((verb) =>
+        tool(`${verb}_repository`, `Does ${verb} on a repository.`),
+      ),
+    );
+    expect(repositories.search("repo fork", 1).map(({ name }) => name)).toEqual([
+      "fork_repository",
+    ]);
+    expect(repositories.search("repo", 5)).toHaveLength(3);
+  });
+});
+
+describe("what one search reads of an index whose words all start alike", () => {
+  // An origin's listing (untrusted) whose every word starts with the same letters: a query's word
+  // that starts them too was read as the start of every word of the index, each tool's every word
+  // once per query word (0.9 s for 8 such words and 2,000 tools; a batch carries 32 searches).
+  const TOOLS = 2_000;
+  const word = (tool: number, i: number) => `aaaaaaaaaa${tool.toString(36)}x${i.toString(36)}`;
+  const words = (tool: number, from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => word(tool, from + i));
+  const alike = new ToolSearch(
+    Array.from({ length: TOOLS }, (_, tool) => ({
+      name: `t${tool}`,
+      original: words(tool, 0, 16).join("_"),
+      title: words(tool, 100, 12).join(" "),
+      description: `${words(tool, 200, 12).join(" ")}.`,
+      inputSchema: { type: "object" },
+    })),
+  );
+  const found = (query: string) => alike.search(query, 20).map((tool) => tool.name);
+
+  it("reads a word that starts the words of thousands of tools whole, as a word of prose", () => {
+    // Read as starts, each of these words found every tool, having read each tool's every word
+    // (about 1.5 s for ten such searches here); read whole, they are no tool's word.
+    expect(found("aaa aaaa")).toEqual([]);
+  });
+
+  it("forgives a typo in a word no deeper in the index than the words a typo can make of it", () => {
+    // The walk for a word of 5 letters with one typo, over the words of 200 of these tools: it
+    // reads the index's tree no deeper than 6 letters, where MiniSearch's own went on through
+    // every longer word below them (120 ms for ten searches of the whole index here).
+    const tree = countingTree(
+      SearchableMap.from(
+        Array.from({ length: 200 }, (_, tool) => [
+          word(tool, 0),
+          new Map([[0, new Map([[tool, 1]])]]),
+        ]),
+      )._tree,
+    );
+    expect(nearWords(tree.root, "aaaaa", 1).size).toBe(0);
+    const ours = tree.edges();
+    new SearchableMap(tree.root as ConstructorParameters<typeof SearchableMap>[0]).fuzzyGet(
+      "aaaaa",
+      1,
+    );
+    const theirs = tree.edges() - ours;
+    expect(ours).toBeLessThanOrEqual(6);
+    expect(theirs).toBeGreaterThan(200);
+    expect(alike.search(`${word(7, 3).slice(0, -1)}q`, 1).map((tool) => tool.name)).toEqual(["t7"]);
+  });
+
+  it("still finds a tool by a word it has whole, and by the start of a word few tools have", () => {
+    expect(alike.search(word(7, 3), 1).map((tool) => tool.name)).toEqual(["t7"]);
+    expect(alike.search(word(1234, 205).slice(0, -1), 1).map((tool) => tool.name)).toEqual([
+      "t1234",
+    ]);
+  });
+});
+
+describe("what one search reads of an index whose words are all one typo from a word", () => {
+  // An origin's listing whose every word is one edit from `create` (a typo MiniSearch forgives in
+  // a word of 5 letters or more): a query's `create` read each such word's tools, all the index.
+  const TOOLS = 2_000;
+  const letters = "bcdfghjklmnpqrstvwxyz";
+  const near = [...letters].flatMap((letter) =>
+    [0, 1, 2, 3, 4, 5, 6].map((at) => `${"create".slice(0, at)}${letter}${"create".slice(at)}`),
+  );
+  const typos = new ToolSearch(
+    Array.from({ length: TOOLS }, (_, tool) => {
+      const words = Array.from({ length: 80 }, (_, i) => near[(tool * 7 + i) % near.length]);
+      return {
+        name: `t${tool}`,
+        original: `t${tool}_${words.slice(0, 30).join("_")}`,
+        title: words.slice(30, 55).join(" "),
+        description: `${words.slice(55).join(" ")}.`,
+        inputSchema: { type: "object" },
+      };
+    }),
+  );
+
+  it("forgives no typo in a word whose near words are in more fields than the index has", () => {
+    // Each typo forgiven, a search for `create` found every tool, having read 160,000 of the
+    // index's words' fields (330 ms for ten such searches here); read as written, it is no tool's.
+    expect(typos.search("create", 20)).toEqual([]);
+    expect(typos.search("t1234", 1).map((tool) => tool.name)).toEqual(["t1234"]);
+  });
+});
+
+/**
+ * A copy of a radix tree whose every node counts the edges read from it (`edges`), for what
+ * a walk reads of the tree rather than how long it takes.
+ */
+function countingTree(tree: Map<string, unknown>) {
+  let edges = 0;
+  class Counted extends Map<string, unknown> {
+    override *[Symbol.iterator](): MapIterator<[string, unknown]> {
+      for (const entry of super.entries()) {
+        edges++;
+        yield entry;
+      }
+    }
+    // MiniSearch's own walk reads a node's keys.
+    override *keys(): MapIterator<string> {
+      for (const key of super.keys()) {
+        edges++;
+        yield key;
+      }
+    }
+  }
+  const copy = (node: Map<string, unknown>): Counted =>
+    new Counted(
+      [...node].map(([key, below]) => [
+        key,
+        key === "" ? below : copy(below as Map<string, unknown>),
+      ]),
+    );
+  return { root: copy(tree), edges: () => edges };
+}
+
+describe("near words (a typo forgiven)", () => {
+  it("finds what MiniSearch's own walk finds, at every distance", () => {
+    const word = fc.string({ unit: fc.constantFrom("a", "b", "c"), minLength: 1, maxLength: 9 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(word, { maxLength: 60 }),
+        word,
+        fc.integer({ min: 0, max: 2 }),
+        (words, query, distance) => {
+          // Each word in its own tool's name.
+          const map = SearchableMap.from(
+            words.map((w, i) => [w, new Map([[0, new Map([[i, 1]])]])]),
+          );
+          const sorted = (found: Map<string, [unknown, number]>) => [...found].sort();
+          expect(sorted(nearWords(map._tree, query, distance))).toEqual(
+            sorted(map.fuzzyGet(query, distance)),
+          );
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 });
