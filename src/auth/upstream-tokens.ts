@@ -8,7 +8,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { isPlainObject } from "../json";
-import { attempt, type Upstream, UpstreamError } from "./upstream";
+import { AnswerTooLarge, attempt, type Upstream, UpstreamError } from "./upstream";
 
 /** What the proxy holds of the origin's sign-in: only ever inside a grant's encrypted props. */
 export interface UpstreamTokens {
@@ -151,7 +151,7 @@ export async function refreshTokens(
   } catch (error) {
     const timedOut = error instanceof Error && error.name === "TimeoutError";
     throw new UpstreamError(
-      timedOut ? "timeout" : "unreachable",
+      error instanceof AnswerTooLarge ? "answer_too_large" : timedOut ? "timeout" : "unreachable",
       "The origin's authorization server could not be reached",
       error,
     );

@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { countingKv } from "../../support/counting-kv";
+import { OVERSIZED_BYTES } from "../fixtures/metadata-documents";
 import { BROKER_URL, brokerFor, controlOrigin } from "../helpers/broker";
 import { EACH_WIRE } from "../helpers/clients";
 import { answerConsent } from "../helpers/consent";
@@ -20,6 +21,7 @@ import {
   CLOSED_ORIGIN,
   clientNetwork,
   DEMO_ORIGIN,
+  METADATA_ORIGINS,
   viaProxy,
 } from "../helpers/proxy";
 
@@ -210,6 +212,43 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(events("sign_in_failed")).toMatchObject([
       { reason: "resource_mismatch", detail: expect.stringContaining(origin) },
     ]);
+  });
+
+  it("reads no more of an authorization server's answer than a bound: an origin that names one writing 8 MiB gets no sign-in", async () => {
+    // Without UPSTREAM_ISSUER the origin names where the proxy signs in: here, itself.
+    const hostile = METADATA_ORIGINS.oversized;
+    const network = globalThis.fetch;
+    let read = 0;
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const answer = await network(input, init);
+      const url = new URL(input instanceof Request ? input.url : input);
+      if (url.origin !== hostile || answer.body === null) return answer;
+      const counted = new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          read += chunk.byteLength;
+          controller.enqueue(chunk);
+        },
+      });
+      return new Response(answer.body.pipeThrough(counted), answer);
+    });
+    const proxy = clientNetwork(
+      viaProxy({ ORIGIN_URL: `${hostile}/v1/mcp`, AUTH_MODE: "broker" }, { app: createApp() }),
+      BROKER_URL,
+    );
+    const page = await proxy(await authorizationRequest(proxy), { redirect: "manual" });
+    expect(page.status).toBe(302);
+    const location = new URL(page.headers.get("location") ?? "");
+    expect(location.searchParams.get("error")).toBe("temporarily_unavailable");
+    expect(events("sign_in_failed")).toMatchObject([
+      {
+        step: "consent",
+        reason: "no_authorization_server",
+        detail: expect.stringContaining("more than"),
+      },
+    ]);
+    // Both of its metadata locations answered 8 MiB; what was read of them is a bound's worth.
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(OVERSIZED_BYTES / 8);
   });
 
   it("sends the operator's client secret to no authorization server but UPSTREAM_ISSUER, whatever the origin's metadata names", async () => {
