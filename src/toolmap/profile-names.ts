@@ -6,7 +6,7 @@
  * (isolate-memory.ts `OriginMemory.profiles`); every part of it is bounded.
  */
 import { BoundedMap } from "../bounded-map";
-import type { Assignments } from "../names/assign";
+import type { Assignments, KnownNames } from "../names/assign";
 import type { SchemaView } from "../schemas/view";
 import type { LegacyProgress } from "./legacy-v1";
 import { MAX_TOOLS, type RememberedAnswer } from "./stored-map";
@@ -24,6 +24,11 @@ const RELIST_MS = 60_000;
  * origin sees), but not more listings than this.
  */
 export const MAX_RELISTS = 30;
+/**
+ * Who has a name layout 1 handed out to a tool whose original is not read
+ * yet (legacy-v1.ts): no original a listing names, so no listed tool takes it.
+ */
+const LEGACY_UNREAD = "\u0000layout 1, not read yet";
 
 /** The model-facing names of one profile: both ways, and the schema views. */
 export class ProfileNames {
@@ -74,6 +79,21 @@ export class ProfileNames {
         changes: number;
       }
     | undefined;
+
+  /**
+   * The names handed out, as a listing is named against them (names/assign.ts):
+   * this profile's, kept ones too, and those layout 1 handed out to tools not
+   * read yet, which no listed tool takes.
+   */
+  known(): KnownNames {
+    return {
+      nameOf: (original) => this.byOriginal.get(original) ?? this.legacyNames.get(original),
+      originalOf: (name) =>
+        this.byName.get(name) ??
+        this.legacyOwners.get(name) ??
+        (this.pendingLegacy.has(name) ? LEGACY_UNREAD : undefined),
+    };
+  }
 
   /** Whether the proxy may ask the origin for its listing once more now; counted when it may. */
   takeRelist(now = Date.now()): boolean {

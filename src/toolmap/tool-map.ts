@@ -57,11 +57,6 @@ export { type AnswerBytes, type RememberedAnswer, sentAsReceived } from "./store
  * plan's Workers Logs for a day).
  */
 const TAKEN_LINES = 10;
-/**
- * Who has a name layout 1 handed out to a tool whose original is not read
- * yet (legacy-v1.ts): no original a listing names, so no listed tool takes it.
- */
-const LEGACY_UNREAD = "\u0000layout 1, not read yet";
 
 export class ToolMap {
   private readonly origin: OriginMemory;
@@ -353,15 +348,7 @@ export class ToolMap {
 
   /** What the map knows, for planning: this profile's names (kept ones too), the origin's tools. */
   private known(): KnownTools {
-    const names = this.names;
-    return {
-      nameOf: (original) => names.byOriginal.get(original) ?? names.legacyNames.get(original),
-      originalOf: (name) =>
-        names.byName.get(name) ??
-        names.legacyOwners.get(name) ??
-        (names.pendingLegacy.has(name) ? LEGACY_UNREAD : undefined),
-      entryOf: (original) => this.origin.tools.get(original),
-    };
+    return { ...this.names.known(), entryOf: (original) => this.origin.tools.get(original) };
   }
 
   /** The caller's search mode (caller-listings.ts `CallerView.search`). */
