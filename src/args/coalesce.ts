@@ -6,9 +6,11 @@
  *
  * - Only a key that folds to exactly one declared property is renamed; two
  *   declared properties that fold alike make their aliases ambiguous, left alone.
- * - The declared key wins over an alias unless its value is `null`. The losing
- *   alias passes through as an unknown key, or is dropped where the schema
- *   forbids additional properties (the origin would refuse it).
+ * - The declared key wins over an alias unless its value is `null`; of several
+ *   aliases, the first that is not `null` (a model that wrote the key twice,
+ *   once empty, meant the other). A losing alias passes through as an unknown
+ *   key, or is dropped where the schema forbids additional properties (the
+ *   origin would refuse it).
  * - Unknown keys pass through. Key order is kept.
  */
 import { foldedKey } from "../json";
@@ -42,7 +44,9 @@ export function coalesceKeys(
     const target = targets[0] as string;
     const declaredValue = Object.hasOwn(value, target) ? value[target] : undefined;
     const declaredWins = Object.hasOwn(value, target) && declaredValue !== null;
-    if (!declaredWins && !winner.has(target) && v !== undefined) winner.set(target, key);
+    if (declaredWins || v === undefined) continue;
+    const chosen = winner.get(target);
+    if (chosen === undefined || (value[chosen] === null && v !== null)) winner.set(target, key);
   }
   const aliasOf = new Map([...winner].map(([target, alias]) => [alias, target]));
 

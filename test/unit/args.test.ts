@@ -127,6 +127,27 @@ describe("coalescing keys", () => {
     }
   });
 
+  it("takes a non-null alias's value over a null alias's, in either order", () => {
+    // A model that writes the key twice, once empty: the value it wrote is not lost to the null.
+    const value = { invoice_id: "INV-1", amount: "19.5" };
+    const repaired = { invoice_id: "INV-1", amount: 19.5 };
+    expect(repair({ "payload-json": null, payloadJson: value }).arguments).toEqual({
+      "payload-json": null,
+      payload_json: repaired,
+    });
+    expect(repair({ payloadJson: value, "payload-json": null }).arguments).toEqual({
+      payload_json: repaired,
+      "payload-json": null,
+    });
+    expect(
+      repair({ payload_json: null, "payload-json": null, payloadJson: value }).arguments,
+    ).toEqual({ payload_json: repaired, "payload-json": null });
+    // Two aliases that both say something: the first, as before.
+    expect(repair({ payloadJson: { amount: 1 }, "payload-json": { amount: 2 } }).arguments).toEqual(
+      { payload_json: { amount: 1 }, "payload-json": { amount: 2 } },
+    );
+  });
+
   it("drops a losing alias only where the schema forbids additional properties", () => {
     const strict = {
       type: "object",
