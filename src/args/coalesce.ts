@@ -20,6 +20,26 @@ export function foldKey(key: string): string {
   return foldedKey(key.replace(/[-_.\s]/g, ""));
 }
 
+/**
+ * The declared keys of one schema, by how they fold: made once per schema a call's repair
+ * reads (args/repair.ts), not for each object it applies to, which the client multiplies.
+ */
+export interface Spellings {
+  declared: ReadonlySet<string>;
+  byFold: ReadonlyMap<string, readonly string[]>;
+}
+
+export function spellingsOf(declared: readonly string[]): Spellings {
+  const byFold = new Map<string, string[]>();
+  for (const key of declared) {
+    const folded = foldKey(key);
+    const same = byFold.get(folded);
+    if (same) same.push(key);
+    else byFold.set(folded, [key]);
+  }
+  return { declared: new Set(declared), byFold };
+}
+
 export interface Coalesced {
   entries: Array<[string, unknown]>;
   renamed: Array<{ from: string; to: string }>;
@@ -28,18 +48,20 @@ export interface Coalesced {
 
 export function coalesceKeys(
   value: Record<string, unknown>,
-  declared: readonly string[],
+  { declared: isDeclared, byFold }: Spellings,
   forbidsAdditional: boolean,
 ): Coalesced {
-  const byFold = new Map<string, string[]>();
-  for (const key of declared) byFold.set(foldKey(key), [...(byFold.get(foldKey(key)) ?? []), key]);
-  const isDeclared = new Set(declared);
+  // The declared keys each undeclared key of `value` folds to, folded once.
+  const targetsOf = new Map<string, readonly string[] | undefined>();
+  for (const key of Object.keys(value)) {
+    if (!isDeclared.has(key) && byFold.size > 0) targetsOf.set(key, byFold.get(foldKey(key)));
+  }
 
   // Which alias, if any, supplies each declared key's value.
   const winner = new Map<string, string>();
   for (const [key, v] of Object.entries(value)) {
     if (isDeclared.has(key)) continue;
-    const targets = byFold.get(foldKey(key));
+    const targets = targetsOf.get(key);
     if (targets?.length !== 1) continue;
     const target = targets[0] as string;
     const declaredValue = Object.hasOwn(value, target) ? value[target] : undefined;
@@ -70,8 +92,7 @@ export function coalesceKeys(
       }
       continue;
     }
-    const targets = byFold.get(foldKey(key));
-    const losingAlias = targets?.length === 1;
+    const losingAlias = targetsOf.get(key)?.length === 1;
     if (losingAlias && forbidsAdditional) result.dropped.push(key);
     else result.entries.push([key, v]);
   }

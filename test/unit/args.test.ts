@@ -1,7 +1,7 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { echoTools } from "../../demo/src/tools";
-import { coalesceKeys } from "../../src/args/coalesce";
+import { coalesceKeys, spellingsOf } from "../../src/args/coalesce";
 import { coerceValue } from "../../src/args/coerce";
 import { allowedTypes } from "../../src/args/json-schema";
 import { recoverArguments } from "../../src/args/recover";
@@ -272,8 +272,33 @@ describe("coalescing keys", () => {
     ).toEqual(["zeta", "max_bytes", "path"]);
   });
 
+  it("folds each declared key once per call, however many objects its schema applies to", () => {
+    // Folded again for each object, 1,000 declared keys and 9,990 objects of an 80 KB body took
+    // 2.5 s of CPU. Counted by the case folds (foldedKey's toUpperCase) the repair makes.
+    const width = 1_000;
+    const properties = Object.fromEntries(
+      Array.from({ length: width }, (_, i) => [`field_${i}`, { type: "string" }]),
+    );
+    const schema = {
+      type: "object",
+      properties: { rows: { type: "array", items: { type: "object", properties } } },
+    };
+    const objects = 200;
+    const rows = Array.from({ length: objects }, () => ({ fieldZero: "a", field_1: 1 }));
+    const folds = vi.spyOn(String.prototype, "toUpperCase");
+    try {
+      const { arguments: args } = repairArguments({ rows }, schema);
+      // Still repaired: each object's number brought to the declared string.
+      expect((args.rows as unknown[])[0]).toEqual({ fieldZero: "a", field_1: "1" });
+      // The declared keys once, and each key of each object once (both its own).
+      expect(folds.mock.calls.length).toBeLessThanOrEqual(width + 2 + objects * 2);
+    } finally {
+      folds.mockRestore();
+    }
+  });
+
   it("keeps the order of the keys it does not touch", () => {
-    const { entries } = coalesceKeys({ b: 1, a: 2 }, ["a", "b"], false);
+    const { entries } = coalesceKeys({ b: 1, a: 2 }, spellingsOf(["a", "b"]), false);
     expect(entries).toEqual([
       ["b", 1],
       ["a", 2],
