@@ -18,6 +18,7 @@ import {
   PLACEHOLDER_ID,
   readEnvironment,
 } from "./lib/environments";
+import { printable } from "./lib/terminal";
 
 export interface Finding {
   /** The setting's path (`TOOL_RULES.tools["a.b"].name`), a binding, or `wrangler.toml`. */
@@ -117,13 +118,20 @@ export function checkEnvironment(
   return result;
 }
 
+/**
+ * What wrangler.toml wrote (an environment's name, a rule's tool, a setting's value) as one
+ * line of the report: a line break in it would print a line of its own (`  ok`), and an escape
+ * would reach the terminal, to retitle it or clear what was said above (scripts/lib/terminal.ts).
+ */
+const oneLine = (text: string) => printable(text.replace(/\r?\n\s*/g, " "));
+
 /** The result as a person reads it: a line for the environment, one per problem and note. */
 export function report({ environment, problems, notes }: CheckResult, configPath: string): string {
   const count = problems.length;
   const lines = [
-    `${configPath} ${environment.label}: ${count === 0 ? "ok" : `${count} problem${count === 1 ? "" : "s"}`}`,
-    ...problems.map(({ setting, text }) => `  ${setting}: ${text}`),
-    ...notes.map(({ setting, text }) => `  note: ${setting} ${text}`),
+    `${configPath} ${oneLine(environment.label)}: ${count === 0 ? "ok" : `${count} problem${count === 1 ? "" : "s"}`}`,
+    ...problems.map(({ setting, text }) => `  ${oneLine(setting)}: ${oneLine(text)}`),
+    ...notes.map(({ setting, text }) => `  note: ${oneLine(setting)} ${oneLine(text)}`),
   ];
   return lines.join("\n");
 }

@@ -19,7 +19,7 @@ import {
   writtenAsIn,
   writtenAsText,
 } from "../json";
-import { coalesceKeys } from "./coalesce";
+import { coalesceKeys, spellingsOf } from "./coalesce";
 import { coerceValue } from "./coerce";
 import {
   allowedTypes,
@@ -105,7 +105,7 @@ class ArgumentRepair {
     return {
       properties,
       forbids: forbidsAdditionalProperties(schema, this.root, this.targets),
-      spelledAs: spelled ? Object.keys(properties) : [],
+      spelledAs: spellingsOf(spelled ? Object.keys(properties) : []),
     };
   });
 

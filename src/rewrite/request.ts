@@ -94,6 +94,8 @@ export async function planForward(
     }
     const room = answers.open(message);
     let call = message;
+    // How the body, and the JSON text a `call_tool` carried its call in, wrote their values.
+    let read = body.exact;
     const name = (message.params as { name?: unknown } | undefined)?.name;
     const search =
       typeof name === "string" && SEARCH_MODE_TOOLS.has(name) && (await searchMode(message));
@@ -113,8 +115,10 @@ export async function planForward(
         continue;
       }
       call = unwrapped.message;
+      read = joinExact(read, unwrapped.exact);
+      exact = joinExact(exact, unwrapped.exact);
     }
-    const outcome = await repairToolCall(call, resolveTool, mode, body.revision, body.exact);
+    const outcome = await repairToolCall(call, resolveTool, mode, body.revision, read);
     if (outcome.kind === "answer") {
       const kept = answers.add(message, outcome.response);
       records?.push(callRecord(message.id, Boolean(search), outcome.report, kept));

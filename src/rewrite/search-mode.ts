@@ -7,6 +7,7 @@
  */
 import { REQUEST_KEYS, recoverArguments } from "../args/recover";
 import {
+  type ExactText,
   isPlainObject,
   keyFoldedTwice,
   keyTwiceReason,
@@ -98,7 +99,9 @@ export function searchModeResult(
  */
 function argumentsOf(
   message: JsonRpcRequest,
-): { args: Record<string, unknown>; envelope: Record<string, unknown> } | { refused: unknown } {
+):
+  | { args: Record<string, unknown>; envelope: Record<string, unknown>; exact?: ExactText }
+  | { refused: unknown } {
   const recovered = recoverArguments(isPlainObject(message.params) ? message.params : {});
   const refused = (reason: string) => ({
     refused: jsonRpcError(message.id, ErrorCode.InvalidParams, `Invalid params: ${reason}`),
@@ -107,7 +110,12 @@ function argumentsOf(
   const twice =
     recovered.recovery === "json_string" ? keyFoldedTwice(recovered.arguments) : undefined;
   if (twice !== undefined) return refused(`the arguments write ${keyTwiceReason(twice)}`);
-  return { args: recovered.arguments ?? {}, envelope: recovered.envelope };
+  const { exact } = recovered;
+  return {
+    args: recovered.arguments ?? {},
+    envelope: recovered.envelope,
+    ...(exact ? { exact } : {}),
+  };
 }
 
 function limitOf(value: unknown): number {
@@ -177,7 +185,15 @@ export function answerSearch(
 }
 
 export type UnwrappedCall =
-  | { kind: "call"; message: JsonRpcRequest }
+  | {
+      kind: "call";
+      message: JsonRpcRequest;
+      /**
+       * How the JSON text `call_tool`'s arguments were sent as wrote its values: the carried
+       * call is written with them (`1e400` is no `null`, `9007199254740993` no `…992`).
+       */
+      exact?: ExactText;
+    }
   | { kind: "answer"; response: unknown };
 
 /**
@@ -191,7 +207,7 @@ export type UnwrappedCall =
 export function unwrapCall(message: JsonRpcRequest, revision: Revision): UnwrappedCall {
   const read = argumentsOf(message);
   if ("refused" in read) return { kind: "answer", response: read.refused };
-  const { args: outer, envelope } = read;
+  const { args: outer, envelope, exact } = read;
   const { name } = outer;
   if (typeof name !== "string" || name === "") {
     return {
@@ -208,5 +224,6 @@ export function unwrapCall(message: JsonRpcRequest, revision: Revision): Unwrapp
   // Each member as the text it came from wrote it: the carried call's first, then the envelope's.
   const params = { ...envelope, name, ...Object.fromEntries(written) };
   writtenAsIn(writtenAsIn(params, outer), envelope);
-  return { kind: "call", message: writtenAsIn({ ...message, params }, message) };
+  const call = writtenAsIn({ ...message, params }, message);
+  return { kind: "call", message: call, ...(exact ? { exact } : {}) };
 }

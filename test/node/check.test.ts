@@ -314,6 +314,44 @@ describe("npm run check", () => {
   });
 });
 
+describe("npm run check of a wrangler.toml whose names and values hold terminal controls", () => {
+  it("prints none of them to the terminal, and no line of theirs, as it tells each problem", () => {
+    // An environment's name, a rule's tool and name, and a setting: an escape that retitles the
+    // window (OSC 0), one that clears the screen above (CSI, U+009B), a text turned around.
+    const hostile = "evil\\u001b]0;pwned\\u0007\\u009b2J\\u202e\\n  ok";
+    const path = join(scratch, "hostile.toml");
+    writeFileSync(
+      path,
+      `name = "mcp-edge-rewriter"
+main = "src/index.ts"
+compatibility_date = "2025-09-01"
+
+[env."${hostile}".vars]
+${VALID}
+WRANGLER_ENV = "other"
+PROFILE = "claude\\u009b2J"
+TOOL_RULES = '{"tools":{"files.read\\u009b2J":{"name":"bad\\u009b2J\\u202ename"}}}'
+${KV(`"${hostile}"`)}`,
+    );
+    const { status, out } = npmRun("check", ["--config", path]);
+    expect(status).toBe(1);
+    // No control character but the line ends, and none of the characters that turn text around.
+    const unseen =
+      "[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]";
+    expect(out).not.toMatch(new RegExp(unseen));
+    const label = "[env.evil\ufffd]0;pwned\ufffd\ufffd2J\ufffd ok]";
+    const lines = out.trimEnd().split("\n");
+    expect(lines.slice(lines.indexOf(`${path} ${label}: 3 problems`))).toEqual([
+      `${path} ${label}: 3 problems`,
+      "  PROFILE: must be one of openai, openai-strict, anthropic, bedrock, gemini, portable, mcp",
+      expect.stringMatching(
+        /^ {2}TOOL_RULES\.tools\["files\.read\ufffd2J"\]\.name: "bad\ufffd2J\ufffdname" is not a legal tool name/,
+      ),
+      expect.stringMatching(/^ {2}WRANGLER_ENV: names another environment: set it to "evil\ufffd/),
+    ]);
+  });
+});
+
 /**
  * `deploy(args)` in this process, with the repository's wrangler.toml (`where`, unless the test
  * says where itself): its exit code and what it printed.

@@ -152,6 +152,27 @@ describe("numbers and strings keep the client's text in a call the proxy changes
     );
   });
 
+  it("a call carried by call_tool as JSON text keeps its numbers' text, as a direct call's does", async () => {
+    // Search mode (MAX_TOOLS 2). The tab escape keeps the body itself off the exact parse: only
+    // the text call_tool carries writes numbers a double does not keep.
+    const { proxy, session, received } = await demoSession({ vars: { MAX_TOOLS: "2" } });
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
+    const values = '"path":"p","max_bytes":\t9007199254740993,"big":\t1e400,"z":\t-0,"x":\t1.50';
+    const carried = `{"name":"files.read","arguments":{${values}}}`;
+    await messagesOf(
+      await postJson(
+        proxy,
+        PROXY_URL,
+        `{"jsonrpc":"2.0","id":35,"method":"tools/call","params":{"name":"call_tool","arguments":${JSON.stringify(carried)}}}`,
+        session,
+      ),
+    );
+    const calls = (await received()).filter((r) => r.body.includes('"tools/call"'));
+    expect(calls.at(-1)?.body).toBe(
+      '{"jsonrpc":"2.0","id":35,"method":"tools/call","params":{"name":"files.read","arguments":{"path":"p","max_bytes":9007199254740993,"big":1e400,"z":-0,"x":1.50}}}',
+    );
+  });
+
   it("a number sent as text that a double holds only rounded, or not at all, reaches the origin as sent", async () => {
     // Past a double's smallest, 1e-400 reads as 0: the model did not mean 0. Below its normal
     // numbers, a double keeps fewer digits than 15 (1.2347e-320 for 1.23456789e-320).
