@@ -122,6 +122,17 @@ function quotedShort(value: unknown): unknown {
   return copy;
 }
 
+const TYPE_NAMES = new Set(["array", "boolean", "integer", "null", "number", "object", "string"]);
+
+/**
+ * A `type` list as the validator decides it: each of JSON Schema's seven names it holds, once
+ * (a name of no type matches no value, written or not). The validator writes the whole list
+ * into the message of each value that fails it, and an origin's list of 5,000 names failed by
+ * 4,000 values of a small body came to 255 million characters.
+ */
+const namedTypes = (type: unknown): unknown =>
+  Array.isArray(type) ? [...new Set(type)].filter((name) => TYPE_NAMES.has(name)) : type;
+
 /** A `type` that also takes `null`: OpenAPI's `nullable: true` read as every view reads it. */
 function withNull(type: unknown): unknown {
   if (typeof type === "string") return type === "null" ? type : [type, "null"];
@@ -149,8 +160,10 @@ function withoutCostlyKeywords(schema: Schema): Schema | undefined {
         continue;
       if (key === "enum" || key === "const") entries.push([key, quotedShort(value)]);
       else if (DATA.has(key)) entries.push([key, value]);
-      else if (key === "type" && isNullable(node as Schema)) entries.push([key, withNull(value)]);
-      else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
+      else if (key === "type") {
+        const named = namedTypes(value);
+        entries.push([key, isNullable(node as Schema) ? withNull(named) : named]);
+      } else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
         const members = Object.entries(value).map(([name, member]) => [
           name,
           copy(member, depth + 1),
