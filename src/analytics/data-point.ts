@@ -28,14 +28,19 @@ export interface RequestFacts {
 }
 
 /**
- * `text`, at most `max` characters, with no control character (each shown as
- * `�`) and no control of text direction (left out, as the consent page
- * does): fields a client or an origin wrote reach terminals and dashboards.
+ * `text`, at most `max` characters, cut between characters, with no control
+ * character (each shown as `�`) and no control of text direction (left out,
+ * as the consent page does): fields a client or an origin wrote reach
+ * terminals and dashboards.
  */
 export function bounded(text: string, max: number): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: what it removes.
   const clean = withoutDirectionControls(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
-  return clean.length <= max ? clean : `${clean.slice(0, max - 1)}…`;
+  if (clean.length <= max) return clean;
+  // Not between a surrogate pair's halves: a lone one is written as U+FFFD, or not at all.
+  const last = clean.charCodeAt(max - 2);
+  const cut = last >= 0xd800 && last <= 0xdbff ? max - 2 : max - 1;
+  return `${clean.slice(0, cut)}…`;
 }
 
 /** The data point of a settled record. */

@@ -790,6 +790,31 @@ describe("what a client or an origin wrote, cleaned", () => {
   });
 });
 
+describe("what a client or an origin wrote, cut", () => {
+  it("at its bound, never between the two halves of a character", async () => {
+    const recording = recordingDataset();
+    const proxy = viaProxy(
+      { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    );
+    // 64 characters at most: the cut falls inside the emoji's surrogate pair.
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: `${"a".repeat(62)}\u{1F600}b`, version: "1" },
+    };
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list", { _meta: meta }), {
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+    });
+    await messagesOf(response);
+    const name = onlyPoint(await recording.points()).blobs["mcp.client.name"];
+    // Asked first: a lone surrogate in a failure's message breaks the test runner's own channel.
+    expect(name?.isWellFormed()).toBe(true);
+    expect(name).toBe(`${"a".repeat(62)}…`);
+  });
+});
+
 describe("what is never written", () => {
   it("no argument value appears in any field", async () => {
     const { call } = await analyticsSession();
