@@ -23,6 +23,7 @@ import { type Fetch, OTHER_ISSUER_ORIGIN, SWITCHING_ORIGIN } from "../helpers/pr
 const { control, broker, signIn, events } = brokerOfEachTest(SWITCHING_ORIGIN, {
   authorizationServers: [],
   iss: "own",
+  authorizationEndpoint: "own",
 });
 afterEach(async () => {
   await controlOrigin(OTHER_ISSUER_ORIGIN.authorizationServer, { iss: "own" });
@@ -114,5 +115,34 @@ describe("broker mode, an origin that names another authorization server", () =>
         detail: expect.stringContaining(new URL(OTHER_ISSUER_ORIGIN.authorizationServer).host),
       },
     ]);
+  });
+
+  it("sends the browser to no authorization endpoint but an https one (plain http on a loopback host only)", async () => {
+    for (const endpoint of [
+      "http://sign-in.example/authorize",
+      "javascript:alert(document.domain)",
+      "data:text/html,<h1>Sign in</h1>",
+    ]) {
+      await control({ authorizationEndpoint: endpoint });
+      // A new isolate: it discovers the authorization server anew.
+      const network = brokerFor(SWITCHING_ORIGIN.strict);
+      const page = await network((await handBuiltClient(network, BROKER_URL)).url, {
+        redirect: "manual",
+      });
+      // No consent page: the client, an app on this computer, is told at once.
+      expect(page.status).toBe(302);
+      const location = new URL(page.headers.get("location") ?? "");
+      expect(location.searchParams.get("error")).toBe("temporarily_unavailable");
+      expect(events("sign_in_failed").at(-1)).toMatchObject({
+        step: "consent",
+        reason: "no_authorization_server",
+        detail: expect.stringContaining(endpoint),
+      });
+    }
+    // An https one is where the consent page says the user signs in.
+    await control({ authorizationEndpoint: "https://sign-in.example/authorize" });
+    const network = brokerFor(SWITCHING_ORIGIN.strict);
+    const page = await network((await handBuiltClient(network, BROKER_URL)).url);
+    expect(await page.text()).toContain('<strong id="sign-in-host">sign-in.example</strong>');
   });
 });
