@@ -62,6 +62,8 @@ export interface ConsentAccess {
   originScopes: readonly string[];
   /** Where the user signs in next: the host of the origin's authorization server's sign-in page (broker), the identity provider's (gate). */
   signInHost: string;
+  /** The issuer of that server: Allow goes on only to the one the page was shown for (consent-shown.ts). */
+  signInIssuer: string;
 }
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}

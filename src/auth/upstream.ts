@@ -221,6 +221,24 @@ function failureAt(
 }
 
 /**
+ * Why the browser may not be sent to `endpoint`, an authorization server's
+ * `authorization_endpoint`; `undefined` where it may: `https:`, or plain
+ * `http:` on a loopback host, as `requestOptions` allows the proxy's own
+ * requests. An `http:` one elsewhere puts the user's sign-in and its code in
+ * clear text; a `javascript:` or `data:` one is no sign-in page at all.
+ * oauth4webapi checks the scheme of the endpoints it calls (token,
+ * registration), never this one: the proxy builds the URL the browser
+ * follows (upstream-tokens.ts).
+ */
+function unusableSignInPage(endpoint: unknown): string | undefined {
+  const url =
+    typeof endpoint === "string" && URL.canParse(endpoint) ? new URL(endpoint) : undefined;
+  const secure = url?.protocol === "https:";
+  if (secure || (url?.protocol === "http:" && isLoopbackHost(url.hostname))) return undefined;
+  return `authorization_endpoint ${JSON.stringify(endpoint)} is not https (http only on a loopback host)`;
+}
+
+/**
  * The origin's authorization server and resource, from isolate memory, or
  * found (`fresh`: found anew, as `/readyz` checks it can be).
  */
@@ -286,6 +304,14 @@ export async function discoverUpstream(
           `No usable authorization server metadata at ${issuer.origin}`,
           cause,
         );
+  }
+  const unusable = unusableSignInPage(as.authorization_endpoint);
+  if (unusable !== undefined) {
+    throw new UpstreamError(
+      "no_authorization_server",
+      `No usable authorization server metadata at ${issuer.origin}`,
+      new Error(`${issuer.href}: ${unusable}`),
+    );
   }
   const resource = originResource(document.resource, config.originUrl);
   const discovery = { as, resource, scope: stringArray(document.scopes_supported) };

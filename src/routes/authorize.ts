@@ -7,7 +7,8 @@
  * - `POST /authorize`: Deny sends `access_denied` back to the client; Allow,
  *   and only Allow, starts the sign-in behind the proxy (a `state` bound to
  *   this browser, PKCE): at the origin's authorization server (broker), or
- *   at the operator's identity provider (gate, routes/gate-sign-in.ts).
+ *   at the operator's identity provider (gate, routes/gate-sign-in.ts); at
+ *   the one the consent page named, or nowhere (auth/consent-shown.ts).
  * - `GET /oauth/callback`: the browser comes back; the library checks
  *   `state`, and each mode finishes: broker mode exchanges the code and
  *   finishes the client's authorization with the origin's tokens in the
@@ -29,12 +30,14 @@ import type { Context } from "hono";
 import * as oauth from "oauth4webapi";
 import type { BrokerProps } from "../auth/broker";
 import { CONSENT_POLICY, type ConsentAccess, consentPage } from "../auth/consent-page";
+import { approvedOf, keptForConsent, type ShownSignIn, wasShown } from "../auth/consent-shown";
 import { publicUrls } from "../auth/public-url";
 import { takeSignInWrite } from "../auth/sign-in-budget";
 import {
   CLIENT_METADATA_PATH,
   clientMetadata,
   originWithoutQuery,
+  type Upstream,
   UpstreamError,
   upstreamFor,
 } from "../auth/upstream";
@@ -50,6 +53,7 @@ import {
   budgetPage,
   errorPage,
   helpersOf,
+  logFailure,
   redirect,
 } from "./sign-in-pages";
 
@@ -81,19 +85,28 @@ export interface SignInBehind {
 /** Broker mode: the origin's authorization server, for the proxy's URL this request came to. */
 function brokerSignIn(c: Context<AppEnv>, auth: BrokerAuth, helpers: OAuthHelpers): SignInBehind {
   const config = c.get("config");
-  const upstream = () =>
-    upstreamFor(
+  // One discovery a request: the server Allow checks is the one it sends the browser to.
+  let found: Promise<Upstream> | undefined;
+  const upstream = () => {
+    found ??= upstreamFor(
       config,
       auth,
       publicUrls(config, new URL(c.req.url)),
       c.req.raw.headers,
       c.get("isolate").signIn,
     );
+    return found;
+  };
   return {
     async consentAccess() {
       const { scope, as } = await upstream();
       const signInHost = new URL(as.authorization_endpoint as string).host;
-      return { originHost: config.originUrl.host, originScopes: scope, signInHost };
+      return {
+        originHost: config.originUrl.host,
+        originScopes: scope,
+        signInHost,
+        signInIssuer: as.issuer,
+      };
     },
     async signInData() {
       const { as } = await upstream();
@@ -176,7 +189,7 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
     const access = await behind.consentAccess();
     const refused = await takeSignInWrite(auth, c.get("isolate").signIn.budget, "consent");
     if (refused) return budgetPage(request, "consent", refused);
-    const consent = await helpers.beginConsent(request);
+    const consent = await helpers.beginConsent(keptForConsent(request, access));
     consent.headers.set("content-type", "text/html; charset=utf-8");
     consent.headers.set("content-security-policy", CONSENT_POLICY);
     logEvent("sign_in_started", { client: request.clientId, redirectHost: details.redirectHost });
@@ -212,20 +225,65 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
   } catch (error) {
     return answerUnvalidated("approval", error);
   }
+  const { request, shown } = approvedOf(approved.request);
   try {
     // Before the write: a sign-in that cannot start costs none.
-    await behind.consentAccess();
+    const access = await behind.consentAccess();
+    if (!wasShown(shown, access)) return notShown(request, shown, access, approved.headers);
     const refused = await takeSignInWrite(auth, c.get("isolate").signIn.budget, "approval");
-    if (refused) return budgetPage(approved.request, "approval", refused, approved.headers);
+    if (refused) return budgetPage(request, "approval", refused, approved.headers);
     const data = await behind.signInData();
-    const { state, headers } = await helpers.beginUpstream(approved.request, {
+    const { state, headers } = await helpers.beginUpstream(request, {
       data,
       headers: approved.headers,
     });
     return redirect((await behind.start(state, data)).href, headers);
   } catch (error) {
-    return answerValidated("approval", approved.request, error, approved.headers);
+    return answerValidated("approval", request, error, approved.headers);
   }
+}
+
+/**
+ * An Allow whose sign-in is now at another server than its consent page
+ * showed: a page that says so, with a link that tells the client, and no
+ * redirect, since the user agreed to be sent to the server shown, not to this one.
+ */
+function notShown(
+  request: AuthRequest,
+  shown: ShownSignIn | undefined,
+  access: ConsentAccess,
+  headers: Headers,
+): Response {
+  const now = `${access.signInIssuer} (${access.signInHost})`;
+  logFailure(
+    "approval",
+    new UpstreamError(
+      "server_not_shown",
+      "The origin named another authorization server than the consent page showed",
+      new Error(
+        shown === undefined
+          ? `the consent page kept no server, the origin now names ${now}`
+          : `the consent page showed ${shown.issuer} (${shown.host}), the origin now names ${now}`,
+      ),
+    ),
+    request.clientId,
+  );
+  headers.set("cache-control", "no-store");
+  const back = authorizationErrorRedirect(
+    request,
+    "temporarily_unavailable",
+    "The origin named another authorization server than the consent page showed; sign in again",
+  );
+  const page =
+    shown === undefined
+      ? "This consent page is from before an update of this server."
+      : `You allowed signing in at ${shown.host}, but the MCP server behind this proxy has since named another authorization server${shown.host === access.signInHost ? "" : `, at ${access.signInHost}`}.`;
+  return errorPage(
+    409,
+    `${page} You were not sent there. Go back to the app and sign in again to see where you would sign in.`,
+    headers,
+    back,
+  );
 }
 
 export async function finishSignIn(c: Context<AppEnv>): Promise<Response> {

@@ -89,7 +89,12 @@ export function gateSignIn(
   return {
     async consentAccess() {
       const { host } = await provider();
-      return { originHost: config.originUrl.host, originScopes: [], signInHost: host };
+      return {
+        originHost: config.originUrl.host,
+        originScopes: [],
+        signInHost: host,
+        signInIssuer: auth.idp.issuer.href,
+      };
     },
     async signInData() {
       return { verifier: oauth.generateRandomCodeVerifier(), nonce: oauth.generateRandomNonce() };

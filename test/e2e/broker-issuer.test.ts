@@ -1,24 +1,29 @@
 /**
  * Broker mode against an origin that names another authorization server
  * once a user started signing in, or signed in (an origin that moved, or
- * turned hostile, without `UPSTREAM_ISSUER`): the code, and the grant's
- * refresh token, go back only to the authorization server that issued them. The origin and the
+ * turned hostile, without `UPSTREAM_ISSUER`): Allow sends the browser only
+ * to the authorization server the consent page named, and the code, and the
+ * grant's refresh token, go back only to the one that issued them. The origin and the
  * other authorization server are this file's own
  * (test/fixtures/node/oauth-origin.ts), so their counts are this file's.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  BROKER_URL,
   brokerFor,
   brokerOfEachTest,
   controlOrigin,
   refreshAt,
   signInWithConsent,
 } from "../helpers/broker";
+import { walkSignIn } from "../helpers/consent";
+import { handBuiltClient } from "../helpers/oauth-client";
 import { type Fetch, OTHER_ISSUER_ORIGIN, SWITCHING_ORIGIN } from "../helpers/proxy";
 
 const { control, broker, signIn, events } = brokerOfEachTest(SWITCHING_ORIGIN, {
   authorizationServers: [],
   iss: "own",
+  authorizationEndpoint: "own",
 });
 afterEach(async () => {
   await controlOrigin(OTHER_ISSUER_ORIGIN.authorizationServer, { iss: "own" });
@@ -81,5 +86,63 @@ describe("broker mode, an origin that names another authorization server", () =>
     expect(events("sign_in_failed")).toMatchObject([
       { step: "callback", reason: "issuer_changed" },
     ]);
+  });
+
+  it("sends the browser on Allow only to the authorization server the consent page showed", async () => {
+    const shown = broker();
+    // The Allow reaches another isolate, which reads the origin's metadata only now, once it
+    // names another authorization server than the one the page named.
+    const allowed = brokerFor(SWITCHING_ORIGIN.strict);
+    const browser: Fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.pathname !== "/authorize" || init?.method !== "POST") return shown(input, init);
+      await control({ authorizationServers: [OTHER_ISSUER_ORIGIN.authorizationServer] });
+      return allowed(input, init);
+    };
+    const walk = await walkSignIn(browser, (await handBuiltClient(browser, BROKER_URL)).url);
+    const shownHost = new URL(SWITCHING_ORIGIN.authorizationServer).host;
+    expect(walk.html).toContain(`<strong id="sign-in-host">${shownHost}</strong>`);
+    // A page that says so, and no redirect: the browser went nowhere past the proxy.
+    expect(walk.stopped?.status).toBe(409);
+    expect(walk.stopped?.html).toContain(shownHost);
+    // Its link back tells the client, which stops waiting.
+    expect(walk.stopped?.html).toContain("error=temporarily_unavailable");
+    expect(walk.visited.map((url) => url.origin)).toEqual([new URL(BROKER_URL).origin]);
+    expect(events("sign_in_failed")).toMatchObject([
+      {
+        step: "approval",
+        reason: "server_not_shown",
+        detail: expect.stringContaining(new URL(OTHER_ISSUER_ORIGIN.authorizationServer).host),
+      },
+    ]);
+  });
+
+  it("sends the browser to no authorization endpoint but an https one (plain http on a loopback host only)", async () => {
+    for (const endpoint of [
+      "http://sign-in.example/authorize",
+      "javascript:alert(document.domain)",
+      "data:text/html,<h1>Sign in</h1>",
+    ]) {
+      await control({ authorizationEndpoint: endpoint });
+      // A new isolate: it discovers the authorization server anew.
+      const network = brokerFor(SWITCHING_ORIGIN.strict);
+      const page = await network((await handBuiltClient(network, BROKER_URL)).url, {
+        redirect: "manual",
+      });
+      // No consent page: the client, an app on this computer, is told at once.
+      expect(page.status).toBe(302);
+      const location = new URL(page.headers.get("location") ?? "");
+      expect(location.searchParams.get("error")).toBe("temporarily_unavailable");
+      expect(events("sign_in_failed").at(-1)).toMatchObject({
+        step: "consent",
+        reason: "no_authorization_server",
+        detail: expect.stringContaining(endpoint),
+      });
+    }
+    // An https one is where the consent page says the user signs in.
+    await control({ authorizationEndpoint: "https://sign-in.example/authorize" });
+    const network = brokerFor(SWITCHING_ORIGIN.strict);
+    const page = await network((await handBuiltClient(network, BROKER_URL)).url);
+    expect(await page.text()).toContain('<strong id="sign-in-host">sign-in.example</strong>');
   });
 });

@@ -17,6 +17,7 @@ const access = {
   originHost: "mcp.acme.example",
   originScopes: ["files:read", "read"],
   signInHost: "login.acme.example",
+  signInIssuer: "https://login.acme.example/",
 };
 
 describe("the consent page", () => {
@@ -88,6 +89,7 @@ describe("the consent page", () => {
       originHost: "<u>o",
       originScopes: ['read"><script>s</script>', "a&b"],
       signInHost: "<img src=x onerror=alert(1)>",
+      signInIssuer: "https://login.acme.example/",
     });
     expect(withoutOwnScript(page)).not.toMatch(/<script>|<u>|<img/);
     expect(page).toContain("at &#60;u&#62;o as you?</h1>");
