@@ -41,7 +41,8 @@ import {
 } from "./provider";
 import type { PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
-import { originWithoutQuery, UpstreamError, upstreamFor } from "./upstream";
+import { originWithoutQuery, upstreamFor } from "./upstream";
+import { UpstreamError } from "./upstream-requests";
 import { isUpstreamTokens, refreshTokens, type UpstreamTokens } from "./upstream-tokens";
 
 /** The library's floor for an access token's lifetime (KV's minimum expiration). */

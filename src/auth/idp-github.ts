@@ -21,13 +21,8 @@ import { parseJson } from "../json";
 import { readBounded } from "../transport/read-bounded";
 import { type Identity, memberships } from "./identity";
 import type { SignInAtProvider } from "./idp";
-import {
-  attempt,
-  clientAuthOf,
-  type RequestOptions,
-  requestOptions,
-  UpstreamError,
-} from "./upstream";
+import { clientAuthOf } from "./upstream";
+import { attempt, type RequestOptions, requestOptions, UpstreamError } from "./upstream-requests";
 import { checkedCallback } from "./upstream-tokens";
 
 /** The most of a GitHub API answer the proxy reads. */

@@ -28,7 +28,8 @@ import { type Config, emailKey, type GateAuth } from "../config";
 import { type Identity, memberships } from "./identity";
 import type { SignInAtProvider } from "./idp";
 import type { SignInMemory } from "./sign-in-memory";
-import { attempt, clientAuthOf, requestOptions, UpstreamError } from "./upstream";
+import { clientAuthOf } from "./upstream";
+import { attempt, requestOptions, UpstreamError } from "./upstream-requests";
 import { checkedCallback } from "./upstream-tokens";
 
 /** The scopes asked for where the provider lists them (or lists none): who the user is, and their groups. */

@@ -8,7 +8,8 @@
  */
 import * as oauth from "oauth4webapi";
 import { isPlainObject } from "../json";
-import { AnswerTooLarge, attempt, type Upstream, UpstreamError } from "./upstream";
+import type { Upstream } from "./upstream";
+import { AnswerTooLarge, attempt, UpstreamError } from "./upstream-requests";
 
 /** What the proxy holds of the origin's sign-in: only ever inside a grant's encrypted props. */
 export interface UpstreamTokens {

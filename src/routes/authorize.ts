@@ -38,9 +38,9 @@ import {
   clientMetadata,
   originWithoutQuery,
   type Upstream,
-  UpstreamError,
   upstreamFor,
 } from "../auth/upstream";
+import { UpstreamError } from "../auth/upstream-requests";
 import { authorizationUrl, exchangeCode } from "../auth/upstream-tokens";
 import type { BrokerAuth, SignInAuth } from "../config";
 import { logEvent } from "../log";

@@ -26,7 +26,7 @@ import { type Admission, admission, domainOf, type Identity, userIdOf } from "..
 import { identityProvider } from "../auth/idp";
 import { originKeyFor } from "../auth/origin-key";
 import { publicUrls } from "../auth/public-url";
-import { UpstreamError } from "../auth/upstream";
+import { UpstreamError } from "../auth/upstream-requests";
 import type { GateAuth } from "../config";
 import { logEvent } from "../log";
 import type { AppEnv } from "./app-env";

@@ -14,7 +14,7 @@ import {
 import type { Context } from "hono";
 import { escapeHtml } from "../auth/consent-page";
 import { type BudgetRefusal, refusalText, type SignInWrite } from "../auth/sign-in-budget";
-import { UpstreamError } from "../auth/upstream";
+import { UpstreamError } from "../auth/upstream-requests";
 import { isLoopbackHost } from "../config";
 import { logEvent } from "../log";
 import type { AppEnv } from "./app-env";
