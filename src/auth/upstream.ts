@@ -30,7 +30,6 @@ import { originResourceMetadata } from "./protected-resource";
 import type { PublicUrls } from "./public-url";
 import type { Discovery, SignInMemory } from "./sign-in-memory";
 import {
-  AnswerTooLarge,
   attempt,
   failureAt,
   type RequestOptions,
