@@ -58,13 +58,20 @@ function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
-/** Where a request's `Mcp-Name` comes from in its params (SEP-2243). */
-const NAMED_BY: Record<string, "name" | "uri"> = {
+/**
+ * Where a request's `Mcp-Name` comes from in its params: SEP-2243's, and
+ * SEP-2663's for tasks, whose requests a gateway routes by it to the
+ * instance holding the task (the SDK 2.x server checks these too).
+ */
+const NAMED_BY: Record<string, "name" | "uri" | "taskId"> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
   "resources/subscribe": "uri",
   "resources/unsubscribe": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 /**
