@@ -52,7 +52,7 @@ function decodeHeaderValue(value: string): string | undefined {
   if (!CANONICAL_BASE64.test(encoded)) return undefined;
   try {
     const bytes = Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0));
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     return undefined;
   }
