@@ -117,15 +117,20 @@ const CREDENTIALS = [
 
 const MCP = ["mcp-session-id", "mcp-protocol-version", "mcp-method", "mcp-name", "last-event-id"];
 
-/**
- * `Accept-Encoding` is not among them: the runtime asks for what it decodes
- * (gzip, br) when a request names nothing, which is what the proxy can read.
- */
 const CONTENT = ["accept", "accept-language", "content-type", "user-agent"];
+
+/**
+ * Written by the runtime's fetch: `Host`, `Content-Length`, and
+ * `Accept-Encoding`, which without one of the request's asks for what the
+ * runtime decodes (gzip, br), and so what the proxy can read. A client's
+ * (`zstd`, `deflate`) had the origin answer in a coding the proxy cannot
+ * read, and a listing in it went out as the origin named it.
+ */
+const SET_BY_FETCH = ["host", "content-length", "accept-encoding"];
 
 const KINDS = new Map<string, HeaderKind>([
   ...HOP_BY_HOP.map((name) => [name, "hop-by-hop"] as const),
-  ...["host", "content-length"].map((name) => [name, "set-by-fetch"] as const),
+  ...SET_BY_FETCH.map((name) => [name, "set-by-fetch"] as const),
   ...FORWARDING.map((name) => [name, "forwarding"] as const),
   ...OVERRIDES.map((name) => [name, "override"] as const),
   ...CREDENTIALS.map((name) => [name, "credential"] as const),

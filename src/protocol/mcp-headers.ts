@@ -35,25 +35,43 @@ export function encodeHeaderValue(value: string): string {
   return `${SENTINEL_PREFIX}${btoa(binary)}${SENTINEL_SUFFIX}`;
 }
 
-/** A header value as the SDK's server reads it: the `=?base64?…?=` form decoded; `undefined` when it cannot be. */
+/**
+ * Standard base64 as the SDK's server takes it: padded, nothing else in it.
+ * `atob` also reads it unpadded and with whitespace, which that server refuses.
+ */
+const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * A header value as the SDK's server reads it: the `=?base64?…?=` form
+ * decoded (a leading BOM dropped, as its `TextDecoder` drops it);
+ * `undefined` when it refuses it, as the proxy then does.
+ */
 function decodeHeaderValue(value: string): string | undefined {
   if (!value.startsWith(SENTINEL_PREFIX) || !value.endsWith(SENTINEL_SUFFIX)) return value;
+  const encoded = value.slice(SENTINEL_PREFIX.length, -SENTINEL_SUFFIX.length);
+  if (!CANONICAL_BASE64.test(encoded)) return undefined;
   try {
-    const binary = atob(value.slice(SENTINEL_PREFIX.length, -SENTINEL_SUFFIX.length));
-    const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    const bytes = Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     return undefined;
   }
 }
 
-/** Where a request's `Mcp-Name` comes from in its params (SEP-2243). */
-const NAMED_BY: Record<string, "name" | "uri"> = {
+/**
+ * Where a request's `Mcp-Name` comes from in its params: SEP-2243's, and
+ * SEP-2663's for tasks, whose requests a gateway routes by it to the
+ * instance holding the task (the SDK 2.x server checks these too).
+ */
+const NAMED_BY: Record<string, "name" | "uri" | "taskId"> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
   "resources/subscribe": "uri",
   "resources/unsubscribe": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 /**

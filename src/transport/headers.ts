@@ -116,16 +116,24 @@ export function bodyIsEncoded(headers: Headers): boolean {
   return tokensOf(headers.get("content-encoding")).some((token) => token !== "identity");
 }
 
-/** Encodings the Workers runtime's `fetch` decodes by itself; others arrive still encoded. */
-const DECODED_BY_RUNTIME = new Set(["identity", "gzip", "x-gzip", "br"]);
+/**
+ * The `Content-Encoding` values the Workers runtime's `fetch` decodes by
+ * itself: `gzip` and `br` alone and in lower case, as written. It leaves
+ * `x-gzip`, `GZIP` and `gzip, br` encoded, and their label on.
+ */
+const DECODED_BY_RUNTIME = new Set(["gzip", "br"]);
 
 /**
  * Whether the origin's body as the proxy reads it is plain: no
- * `Content-Encoding`, or only ones the runtime decoded (gzip, br). A body in
- * another encoding (deflate, zstd, …) can be relayed, but not read or rewritten.
+ * `Content-Encoding` but `identity`, or one the runtime decoded. A body in
+ * another encoding (deflate, zstd, `x-gzip`, …) can be relayed, but not read
+ * or rewritten; read, it was compressed bytes, and an event stream so read
+ * went out without its label (`responseHeadersToDrop`), which no client decodes.
  */
 export function bodyIsDecoded(headers: Headers): boolean {
-  return tokensOf(headers.get("content-encoding")).every((token) => DECODED_BY_RUNTIME.has(token));
+  const encoding = headers.get("content-encoding");
+  if (encoding !== null && DECODED_BY_RUNTIME.has(encoding)) return true;
+  return tokensOf(encoding).every((token) => token === "identity");
 }
 
 /**

@@ -206,6 +206,48 @@ describe("Mcp-Method, Mcp-Name and Mcp-Param-* that disagree with the body", () 
     },
   );
 
+  /**
+   * The fetch of a client whose `tools/call` carries `value` in header `name`,
+   * straight to the origin: what the SDK's server itself makes of the header.
+   */
+  function straightToOrigin(value: string, name: string): Fetch {
+    const { url } = traced(HEADER_ORIGIN);
+    return async (input, init) => {
+      const headers = new Headers(init?.headers);
+      if (headers.get("mcp-method") === "tools/call") headers.set(name, value);
+      const target = new URL(String(input instanceof Request ? input.url : input));
+      return fetch(new URL(`${target.pathname}${new URL(url).search}`, HEADER_ORIGIN), {
+        ...init,
+        headers,
+      });
+    };
+  }
+
+  // The SDK's server decodes `=?base64?…?=` only in canonical base64 (padded, no whitespace), and
+  // refuses any other; `atob` reads all three as the body's. Read so, the proxy wrote the header
+  // again from the body, and the origin ran a call it refuses as the client sent it.
+  it.each([
+    ["mcp-name", "=?base64?aGVhZGVyLnN0cmluZw?=", "header.string", { region: "eu" }],
+    ["mcp-name", "=?base64?aGVhZGVy LnN0cmluZw==?=", "header.string", { region: "eu" }],
+    ["mcp-param-region", "=?base64?ZXU?=", "header.string", { region: "eu" }],
+    ["mcp-param-retries", "=?base64?Nw?=", "header.integer", { retries: 7 }],
+  ])(
+    "%s %j, base64 the origin refuses, is refused (-32020), never aligned and sent on",
+    async (header, value, tool, args) => {
+      const direct = await callVia(straightToOrigin(value, header), `${HEADER_ORIGIN}`, tool, args);
+      expect(direct).toMatchObject({ error: expect.stringContaining("Base64") });
+      const { fetch, trace, calls } = claimingHeader(value, header);
+      const answer = await callVia(fetch, `${PROXY_URL}/mcp`, tool, args);
+      expect(answer).toMatchObject({ error: expect.stringContaining(`header`) });
+      expect(calls.length).toBeGreaterThan(0);
+      for (const call of calls) {
+        expect(call.status).toBe(400);
+        expect(await call.json()).toMatchObject({ error: { code: -32020 } });
+      }
+      expect(await received(trace)).toEqual([]);
+    },
+  );
+
   it("pass when they name the body's tool, in the header's base64 form too", async () => {
     const { fetch, trace } = claimingHeader("=?base64?aGVhZGVyLnN0cmluZw==?=");
     const answer = await callVia(fetch, `${PROXY_URL}/mcp`, "header.string", { region: "eu" });

@@ -1,6 +1,7 @@
 /**
  * Content-Encoding at the real HTTP boundary: an origin that compresses its
- * answers (gzip, br, deflate, zstd), the proxy served by wrangler, and raw
+ * answers (gzip, br, deflate, zstd; gzip as x-gzip and GZIP, which the runtime
+ * leaves encoded), the proxy served by wrangler, and raw
  * HTTP on the client side. Whatever the encoding, the body the client gets
  * decodes exactly as its `Content-Encoding` says, and event streams still
  * arrive event by event.
@@ -19,6 +20,9 @@ const ENCODERS = {
   deflate: () => zlib.createDeflate({ flush: zlib.constants.Z_SYNC_FLUSH }),
   br: () => zlib.createBrotliCompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH }),
   zstd: () => zlib.createZstdCompress({ flush: zlib.constants.ZSTD_e_flush }),
+  // gzip under labels the runtime does not decode (it decodes `gzip` and `br` as written alone).
+  "x-gzip": () => zlib.createGzip({ flush: zlib.constants.Z_SYNC_FLUSH }),
+  GZIP: () => zlib.createGzip({ flush: zlib.constants.Z_SYNC_FLUSH }),
 } as const;
 type Encoding = keyof typeof ENCODERS;
 
@@ -27,6 +31,8 @@ const DECODERS: Record<string, (body: Buffer) => Buffer> = {
   deflate: zlib.inflateSync,
   br: zlib.brotliDecompressSync,
   zstd: zlib.zstdDecompressSync,
+  "x-gzip": zlib.gunzipSync,
+  GZIP: zlib.gunzipSync,
 };
 
 /** In front of the origin: compresses every answer with `?enc=` (kept by the proxy on the way). */

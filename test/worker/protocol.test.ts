@@ -242,6 +242,24 @@ describe("protocol 2026-07-28", () => {
     });
   });
 
+  // The SDK's server takes Mcp-Name from params.taskId for these (SEP-2663): a gateway may route a
+  // task's requests to the instance that holds it by the header, and the body names another task.
+  it.each(["tasks/get", "tasks/update", "tasks/cancel"])(
+    "refuses %s whose Mcp-Name names another task than params.taskId (-32020)",
+    async (method) => {
+      const { proxy, session, trace } = await setUp();
+      const response = await postJson(proxy, PROXY_URL, rpc("t", method, { taskId: "mine" }), {
+        ...session,
+        "mcp-method": method,
+        "mcp-name": "theirs",
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ id: "t", error: { code: -32020 } });
+      const sent = (await receivedByOrigin(trace)).filter((r) => r.body.includes(method));
+      expect(sent).toEqual([]);
+    },
+  );
+
   it("hands a call's answer stream to the client untouched, list_changed and all", async () => {
     const profile = profileOf("openai");
     const memory = new ToolMapMemory();

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import packageJson from "../../package.json";
+import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import { initialize, messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import {
@@ -361,6 +362,30 @@ describe("the MCP endpoint", () => {
     expect(hosts).toEqual(Array(5).fill(new URL(GATEWAY_ORIGIN).host));
     expect(await receivedByOrigin(trace)).toHaveLength(5);
   });
+});
+
+describe("a client that accepts encodings the runtime does not decode", () => {
+  // Python's httpx asks for zstd where zstandard is installed, and servers that compress prefer
+  // it (Caddy's `encode`): an answer in it is one the proxy cannot read, and would not rename.
+  it.each(["zstd", "zstd, gzip, deflate", "deflate, zstd;q=0.9"])(
+    "with Accept-Encoding: %s has its listing renamed",
+    async (acceptEncoding) => {
+      const proxy = viaProxy({
+        ORIGIN_URL: `${GATEWAY_ORIGIN}/zstd/mcp?map=${crypto.randomUUID()}`,
+      });
+      const session = await openSession(proxy, PROXY_URL);
+      const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), {
+        ...session,
+        "accept-encoding": acceptEncoding,
+      });
+      const [answer] = await messagesOf(response);
+      const names = (answer as { result: { tools: { name: string }[] } }).result.tools.map(
+        (tool) => tool.name,
+      );
+      expect(names).toContain(DEMO_NAMES["files.read"]);
+      expect(names).not.toContain("files.read");
+    },
+  );
 });
 
 describe("other routes", () => {
