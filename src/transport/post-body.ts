@@ -14,8 +14,11 @@ import { type ExactText, foldedKey, keyTwiceReason, parseExact, utf8Text } from 
 import { keyReadTwice, MAX_NESTING, nestsTooDeep } from "../json-spans";
 import {
   ErrorCode,
+  isRequest,
   type JsonRpcMessage,
   JsonRpcMessageSchema,
+  type RequestId,
+  requestAnswered,
   requestWithoutId,
 } from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
@@ -189,6 +192,34 @@ export async function readPostBody(
     }
     messages.push(candidate);
   }
+  const sharing = sharedRequestIds(messages);
+  if (sharing !== undefined) {
+    return refused(
+      400,
+      ErrorCode.InvalidRequest,
+      `Invalid Request: batch elements ${sharing[0]} and ${sharing[1]} are requests of one id; each request needs its own`,
+    );
+  }
   const revision = revisionOf(request.headers, batch ? undefined : messages[0]);
   return { kind: "parsed", bytes, messages, batch, revision, exact: parsed.exact };
+}
+
+/**
+ * The places of two requests a client would take for one (`requestAnswered`:
+ * `"7"` is `7`), where a batch holds them: the proxy keeps what it does for
+ * a request by its id (a listing's first page, an answer of its own), and
+ * the client matches answers by it. Answers the client sends (to the
+ * server's requests) are not requests. At most `MAX_BATCH_MESSAGES` each way.
+ */
+function sharedRequestIds(messages: readonly JsonRpcMessage[]): [number, number] | undefined {
+  const asked = new Set<RequestId>();
+  const places = new Map<RequestId, number>();
+  for (const [index, message] of messages.entries()) {
+    if (!isRequest(message)) continue;
+    const before = requestAnswered(message.id, asked);
+    if (before !== undefined) return [places.get(before) as number, index];
+    asked.add(message.id);
+    places.set(message.id, index);
+  }
+  return undefined;
 }

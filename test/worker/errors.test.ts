@@ -76,6 +76,18 @@ describe("malformed input is answered by the proxy, never forwarded", () => {
     ["no method, result or error", '{"jsonrpc":"2.0","id":1}', "not a JSON-RPC 2.0 message"],
     ["a null request id", '{"jsonrpc":"2.0","id":null,"method":"ping"}', "not a JSON-RPC"],
     ["a bad batch element", '[{"jsonrpc":"2.0","method":"x"}, 7]', "batch element 1"],
+    // The proxy keeps what it does per request by id (a listing's first page, a call it answers
+    // itself); a client matches answers by id as well, `"1"` as `1` (the TypeScript SDK's).
+    [
+      "two requests of one id in a batch",
+      '[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"c"}}]',
+      "batch elements 0 and 1 are requests of one id",
+    ],
+    [
+      'requests of ids "7" and 7 in a batch',
+      '[{"jsonrpc":"2.0","id":"7","method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":7,"method":"ping"}]',
+      "batch elements 0 and 2 are requests of one id",
+    ],
   ])("%s: 400 with -32600", async (_, body, says) => {
     const message = await expectRefusedLocally(body, 400, -32600);
     expect(message).toContain(says);
