@@ -62,7 +62,13 @@ const MAX_CALLERS = 1_000;
 export const LOG_PINS_WRITE_MS = 60_000;
 /** Own pins kept per isolate, all callers together, each weighing its tool's name (names/weight.ts). */
 const MAX_OWN_PINS = 50_000;
-/** Own pins stored per caller, weighed so too: past it, the caller's first ones are compared with the map's. */
+/**
+ * Own pins per caller, weighed so too. Past it a caller takes no pin of their own: under `hold`
+ * a definition of theirs that differs from the map's is held, under `log` logged at each listing.
+ * A pin dropped to make room would be compared with the map's again: an origin that showed a
+ * caller their own definition, then as many more (100 names of 12,800 characters), could show
+ * them the map's unheld and unlogged, a definition its own client was listed first.
+ */
 const MAX_PINS_PER_CALLER = 10_000;
 /**
  * `tool_definition_changed` (and `_differs`) lines per listing: an origin
@@ -91,22 +97,9 @@ function decodeRecord(text: string | null): CallerRecord {
   return { stored: true, pins: new Map() };
 }
 
-/** The caller's last pins, within `MAX_PINS_PER_CALLER`. */
-function lastPins(pins: Map<string, string>): Array<[string, string]> {
-  const all = [...pins];
-  let weight = 0;
-  let first = all.length;
-  while (first > 0) {
-    weight += nameWeight((all[first - 1] as [string, string])[0]);
-    if (weight > MAX_PINS_PER_CALLER) break;
-    first--;
-  }
-  return all.slice(first);
-}
-
 // fromEntries: an original named `__proto__` stays an ordinary key.
 const encodeRecord = (pins: Map<string, string>) =>
-  JSON.stringify({ format: 1, pins: Object.fromEntries(lastPins(pins)) });
+  JSON.stringify({ format: 1, pins: Object.fromEntries(pins) });
 
 /** Every caller's own pins this isolate read or wrote, per origin (the key says whose). */
 export class CallerPins {
@@ -211,11 +204,21 @@ async function decidePins(
     accepted: new Set(),
   };
   let ownChanged = false;
-  const setOwn = (original: string, pin: string) => {
-    if (own.get(original) === pin) return;
-    if (book.shared(original) === pin) own.delete(original);
-    else own.set(original, pin);
+  let room = MAX_PINS_PER_CALLER - namesWeight(own.keys());
+  /** Sets the caller's own pin of `original`; false where a new one finds no room. */
+  const setOwn = (original: string, pin: string): boolean => {
+    if (own.get(original) === pin) return true;
+    if (book.shared(original) === pin) {
+      if (own.delete(original)) room += nameWeight(original);
+    } else {
+      if (!own.has(original)) {
+        if (nameWeight(original) > room) return false;
+        room -= nameWeight(original);
+      }
+      own.set(original, pin);
+    }
     ownChanged = true;
+    return true;
   };
   const newCaller = record !== undefined && !record.stored;
   let lines = 0;
@@ -262,8 +265,13 @@ async function decidePins(
       logChange("changed", { ...change, mode });
       continue;
     }
-    if (newCaller && !own.has(original) && !book.heldForSomeone(original, now)) {
-      setOwn(original, now);
+    // Theirs while they have room for a pin of their own; past it, held as a change is.
+    if (
+      newCaller &&
+      !own.has(original) &&
+      !book.heldForSomeone(original, now) &&
+      setOwn(original, now)
+    ) {
       logChange("differs", { ...change, mode });
       continue;
     }

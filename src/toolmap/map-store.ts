@@ -187,13 +187,14 @@ export class MapStore {
     if (origin.writing) return;
     origin.writing = true;
     try {
+      // Pins are read afresh before they are written: another isolate may have pinned the tool.
       const base =
-        Date.now() - origin.loadedAt > FRESH_MS
+        Date.now() - origin.loadedAt > FRESH_MS || origin.pinned.size > 0
           ? await this.readMap()
           : (origin.stored ?? emptyMap());
       // The held definitions this write notes: one noted while it is under way waits for the next.
       const noted = [...origin.heldPins.keys()].map((o) => [o, origin.heldPins.get(o)] as const);
-      const merged = this.merge(base, names);
+      const { merged, superseded } = this.merge(base, names);
       merged.listingPin = (await origin.listingPin) ?? base.listingPin;
       const lines = await this.schemaLinesFor(base, merged);
       if (lines !== undefined) {
@@ -208,6 +209,9 @@ export class MapStore {
       for (const [original, tool] of merged.tools) {
         if (origin.pinned.get(original) === tool.pin) origin.pinned.delete(original);
       }
+      for (const [original, pin] of superseded) {
+        if (origin.pinned.get(original) === pin) origin.pinned.delete(original);
+      }
       for (const [original, pins] of noted) {
         if (origin.heldPins.get(original) === pins) origin.heldPins.delete(original);
       }
@@ -221,15 +225,35 @@ export class MapStore {
     }
   }
 
-  /** `base` with this isolate's tools, pins and held definitions, and the profile's kept names; expired and bounded. */
-  private merge(base: StoredMap, names: ProfileNames): StoredMap {
+  /**
+   * `base` with this isolate's tools, pins and held definitions, and the profile's kept names;
+   * expired and bounded. A pin this isolate set takes the place of the one it knew (none, for a
+   * tool new to it; an earlier version's, taken over), not of one another isolate set since
+   * (`superseded`): the map's pin is the first definition seen of a tool, and an isolate that read
+   * the map before a tool was added would otherwise put what it was shown over what another
+   * isolate had shown its callers, whose change to it was then taken for no change.
+   */
+  private merge(
+    base: StoredMap,
+    names: ProfileNames,
+  ): { merged: StoredMap; superseded: Map<string, string> } {
     const origin = this.origin;
     const day = today();
     const tools = new Map(base.tools);
+    const superseded = new Map<string, string>();
     for (const [original, seen] of origin.listed) {
       const entry = origin.tools.get(original);
       if (!entry) continue;
-      const pin = origin.pinned.get(original) ?? base.tools.get(original)?.pin;
+      const stored = base.tools.get(original)?.pin;
+      let pin = origin.pinned.get(original) ?? stored;
+      if (
+        pin !== stored &&
+        stored !== undefined &&
+        stored !== origin.stored?.tools.get(original)?.pin
+      ) {
+        superseded.set(original, pin as string);
+        pin = stored;
+      }
       tools.set(original, {
         schema: entry.schemaHash,
         seen,
@@ -259,7 +283,10 @@ export class MapStore {
       if (pins.length > 0) held.set(original, pins);
     }
     const { legacy, migrated, legacyRead } = this.mergeLegacy(base, names);
-    return { tools: kept, held, chunks: base.chunks, legacy, migrated, legacyRead };
+    return {
+      merged: { tools: kept, held, chunks: base.chunks, legacy, migrated, legacyRead },
+      superseded,
+    };
   }
 
   /**
