@@ -148,7 +148,13 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       }
       const toolMap = await openToolMap(c, profile, caller());
       // The one listing read this request may make: for a call, or for the rest of a first page.
-      const reads = new ListingReads(target, headers, config, () => toolMap.takeRelist());
+      const reads = new ListingReads(
+        target,
+        headers,
+        config,
+        () => toolMap.takeRelist(),
+        request.signal,
+      );
       /**
        * The origin's whole listing, asked for at most once per request, once a minute per
        * caller and session, and 30 times a minute per isolate and profile; whether it
