@@ -5,8 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { EventSourceMessage } from "eventsource-parser";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { type RequestId, unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
