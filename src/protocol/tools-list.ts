@@ -39,16 +39,17 @@ export function isToolsListResult(result: unknown): result is ToolsListResult {
 }
 
 /**
- * A result that can only be a `tools/list` result: a non-empty `tools` array
- * whose every entry has a string `name` and an object `inputSchema`. Used where
- * the request is out of view (events replayed on a resumed stream).
+ * A result that is a `tools/list` result, where the request is out of view
+ * (events replayed on a resumed stream): a `tools` array with a tool in it
+ * (`isListedTool`), and no `content`, which a call's result has (the one other
+ * result an origin might give a `tools` member). Read as the answer to a
+ * listing request is read, whatever else its entries hold: requiring every
+ * tool's `inputSchema`, a listing with one tool that leaves it out (lenient
+ * origins do, for a tool without arguments) was replayed with the origin's
+ * names, and under rules that hide tools ended the stream.
  */
 export function looksLikeToolsListResult(result: unknown): result is ToolsListResult {
-  return (
-    isToolsListResult(result) &&
-    result.tools.length > 0 &&
-    result.tools.every((tool) => isListedTool(tool) && isPlainObject(tool.inputSchema))
-  );
+  return isToolsListResult(result) && !("content" in result) && result.tools.some(isListedTool);
 }
 
 /** The tools of a result that have a name to work with. */

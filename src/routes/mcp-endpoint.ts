@@ -148,7 +148,13 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       }
       const toolMap = await openToolMap(c, profile, caller());
       // The one listing read this request may make: for a call, or for the rest of a first page.
-      const reads = new ListingReads(target, headers, config, () => toolMap.takeRelist());
+      const reads = new ListingReads(
+        target,
+        headers,
+        config,
+        () => toolMap.takeRelist(),
+        request.signal,
+      );
       /**
        * The origin's whole listing, asked for at most once per request, once a minute per
        * caller and session, and 30 times a minute per isolate and profile; whether it
@@ -231,6 +237,19 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       }
       if (plan.callHeaders) alignCallHeaders(headers, plan.callHeaders);
       const addressee = addresseeOf(body);
+      // A client that went away while the request was planned (the origin listed for its call,
+      // say) has nothing sent on its behalf: a call would run at the origin for no one, and run
+      // again when the client sends it anew. No one reads this answer.
+      if (request.signal.aborted) {
+        return sent(
+          errorResponse(
+            499,
+            ErrorCode.InvalidRequest,
+            "Client closed the request before the proxy sent it to the origin",
+            addressee,
+          ),
+        );
+      }
       recorder?.callingOrigin();
       const reply = await fetchOrigin(
         target,

@@ -41,7 +41,8 @@ export function callerOf(
     proxy?.caller === undefined
       ? [...seen(headers, proxy?.headers ?? []), url.search].join("\n")
       : `grant\n${proxy.caller}\n${url.search}`;
-  const session = headers.get("mcp-session-id");
+  // No session is written as none, as origins read an empty id: `${null}` was the session `null`.
+  const session = headers.get("mcp-session-id") ?? "";
   let pins: Promise<string> | undefined;
   let listing: Promise<string> | undefined;
   return {

@@ -115,6 +115,12 @@ export interface RelistOptions {
   onUnauthorized?: (response: Response) => void;
   /** The request's share of the isolate's budget (read-bounded.ts), which what is read takes from. */
   hold?: Hold;
+  /**
+   * The client's request's signal (transport/origin.ts `clientLeft`): a client that goes away
+   * ends the read. An origin may hold a listing's stream open without answering, and the
+   * proxy, which reads it whole, would wait on it, and keep it open, for as long.
+   */
+  clientLeft?: AbortSignal;
 }
 
 /**
@@ -128,7 +134,7 @@ export async function relistTools(
   originHeaders: Headers,
   cause: unknown,
   config: Config,
-  { from, onUnauthorized, hold }: RelistOptions = {},
+  { from, onUnauthorized, hold, clientLeft }: RelistOptions = {},
 ): Promise<ListedTool[] | undefined> {
   const revision = revisionOf(originHeaders, cause);
   const tools: ListedTool[] = [];
@@ -154,7 +160,7 @@ export async function relistTools(
     });
     const reply = await fetchOrigin(
       target,
-      { method: "POST", headers: request.headers, body },
+      { method: "POST", headers: request.headers, body, clientLeft },
       config.originTimeoutMs,
       unreadAddressee(originHeaders),
     );
@@ -215,6 +221,8 @@ export class ListingReads {
     private readonly originHeaders: Headers,
     private readonly config: Config,
     private readonly mayRead: () => boolean,
+    /** The client's request's signal: its going away ends the read (`RelistOptions.clientLeft`). */
+    private readonly clientLeft?: AbortSignal,
   ) {}
 
   /** `relistTools` for `cause`, if this request has not read the listing from elsewhere. */
@@ -223,7 +231,10 @@ export class ListingReads {
       return this.started.from === options.from ? this.started.tools : Promise.resolve(undefined);
     }
     const tools = this.mayRead()
-      ? relistTools(this.target, this.originHeaders, cause, this.config, options)
+      ? relistTools(this.target, this.originHeaders, cause, this.config, {
+          ...options,
+          clientLeft: this.clientLeft,
+        })
       : Promise.resolve(undefined);
     this.started = { from: options.from, tools };
     return tools;

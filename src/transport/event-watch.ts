@@ -100,7 +100,10 @@ export function eventWatcher({
       text = seen.slice(end.index + end[0].length);
     }
     parser.feed(text);
-    if (skipping) feed("");
+    // The parser gave up on the event having read every line of `text`: the blank line that ends
+    // the event may begin with the line end `text` ends with, and the next text end it. Without
+    // it the next blank line was taken for the event's end, and the event before it went unseen.
+    if (skipping) tail = text.slice(-3);
   };
   const lines = endableFeed(feed);
   return {

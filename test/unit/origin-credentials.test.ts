@@ -105,6 +105,18 @@ describe("who a caller is to the proxy's per-caller state", () => {
     expect(await callerOf(session, url).pins()).toBe(await a?.pins());
     expect(await callerOf(session, url).listing()).not.toBe(await a?.listing());
   });
+
+  it("a session is told apart from no session whatever its id: `null` too", async () => {
+    // The origin chooses session ids; one spelled `null` shared its listing state with the
+    // requests that carry none (a 2026-07-28 client's, or a client's before it initialized).
+    const without = callerOf(tokens("token-a"), url);
+    const named = (id: string) =>
+      callerOf(new Headers({ authorization: "Bearer token-a", "mcp-session-id": id }), url);
+    for (const id of ["null", "undefined", "s-1"]) {
+      expect(await named(id).listing(), id).not.toBe(await without.listing());
+      expect(await named(id).pins(), id).toBe(await without.pins());
+    }
+  });
 });
 
 describe("the client's other headers", () => {

@@ -181,6 +181,24 @@ describe("watchEventStream, an event too long to look at", () => {
     );
     expect(seen).toEqual([`{"method":"${marker}","params":{}}`]);
   });
+
+  it("ends at its own blank line wherever a chunk cuts it: the event after it is handed on", async () => {
+    // A long log message on the GET stream, then the origin's list_changed: a chunk that ends
+    // after the long event's last line end leaves its blank line to begin the next chunk.
+    const marker = "notifications/tools/list_changed";
+    for (const eol of ["\n", "\r\n", "\r"]) {
+      const stream = `data: ${"x".repeat(1200)}${eol}${eol}data: {"method":"${marker}"}${eol}${eol}`;
+      const bytes = encoder.encode(stream);
+      for (let cut = 1000; cut < bytes.length; cut++) {
+        const seen: string[] = [];
+        const input = chunked(bytes, [cut]);
+        await new Response(
+          input.pipeThrough(watchEventStream(marker, (data) => seen.push(data), 1000)),
+        ).arrayBuffer();
+        expect(seen, `${JSON.stringify(eol)}, cut at ${cut}`).toEqual([`{"method":"${marker}"}`]);
+      }
+    }
+  });
 });
 
 describe("an event that never ends", () => {

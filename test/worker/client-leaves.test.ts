@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { rpc } from "../helpers/mcp";
+import { ACCEPT_BOTH, rpc } from "../helpers/mcp";
 import {
   GATEWAY_ORIGIN,
   heldByOrigin,
@@ -49,6 +49,32 @@ describe("a client that goes away while the origin sends nothing", () => {
     expect(client.first).toContain(seen);
     expect(await heldByOrigin(trace)).toEqual({ opened: 1, closed: 0 });
     await client.goAway();
+    expect(await heldOnceClosed(trace)).toEqual({ opened: 1, closed: 1 });
+  });
+});
+
+describe("a client that goes away while the proxy lists the origin for its call", () => {
+  it("has the proxy's own listing closed, which the origin holds open without an answer, and the call never sent", async () => {
+    // `work` is a name this new isolate does not know: the proxy lists the origin to resolve it,
+    // and the origin's listing is one progress event and then nothing, no answer, no end.
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/held/mcp` }, { app: createApp() });
+    const trace = newTrace();
+    const left = new AbortController();
+    const answer = proxy(`${PROXY_URL}?trace=${trace}&listing=held`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: ACCEPT_BOTH },
+      body: JSON.stringify(CALL),
+      signal: left.signal,
+    });
+    let held = await heldByOrigin(trace);
+    for (let look = 0; look < 100 && held.opened === 0; look++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      held = await heldByOrigin(trace);
+    }
+    expect(held).toEqual({ opened: 1, closed: 0 });
+    left.abort();
+    // Once the proxy is done with the request: the call was never sent, for no one to read.
+    await answer;
     expect(await heldOnceClosed(trace)).toEqual({ opened: 1, closed: 1 });
   });
 });

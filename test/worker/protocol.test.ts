@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
 import { type RequestId, unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
@@ -18,6 +19,7 @@ import { countingKv } from "../../support/counting-kv";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { digest } from "../helpers/digest";
+import { clientView, isEvent } from "../helpers/event-stream";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, nextMessage, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { PROXY_URL, receivedByOrigin } from "../helpers/proxy";
@@ -138,6 +140,51 @@ describe("resumed streams", () => {
     );
     expect(names).toContain(DEMO_NAMES["unity/health"]);
     expect(names).not.toContain("unity/health");
+  });
+
+  it("rename a replayed listing as they rename it answering its request: one of its tools without an inputSchema too", async () => {
+    // Lenient origins list a tool that takes no arguments without an `inputSchema`, and the
+    // clients take it; a listing with one such tool passed a resumed stream with every tool's
+    // own name, and under rules that hide tools, ended the stream.
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        tools: [
+          { name: "files.read", inputSchema: { type: "object" } },
+          { name: "unity/health" },
+          { name: "secret.admin", inputSchema: { type: "object" } },
+        ],
+      },
+    });
+    const stream = `id: 7\nevent: message\ndata: ${body}\n\n`;
+    const rewritten = async (listIds: Set<RequestId> | "by-shape", policy: ToolPolicy) => {
+      const profile = profileOf("openai");
+      const scope = await toolMapScopes(
+        new URL(`https://replayed.example/mcp?${crypto.randomUUID()}`),
+        profile.names,
+      );
+      const response = await rewriteResponse(
+        new Response(stream, { headers: { "content-type": "text/event-stream" } }),
+        {
+          listIds,
+          watchesListChanged: listIds === "by-shape",
+          reads: new ReadBudget(),
+          toolMap: new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {}, policy),
+          addressee: { ...unreadAddressee(new Headers()), ids: listIds === "by-shape" ? [] : [1] },
+        },
+      );
+      const [event] = clientView(await response.text()).filter(isEvent);
+      return JSON.parse((event as EventSourceMessage).data).result.tools.map(
+        (tool: { name: string }) => tool.name,
+      );
+    };
+    const hiding = { rules: rulesOf({ hide: ["secret.*"] }), changes: "log" as const };
+    for (const policy of [NO_POLICY, hiding]) {
+      const answered = await rewritten(new Set([1]), policy);
+      expect(answered).toContain(DEMO_NAMES["unity/health"]);
+      expect(await rewritten("by-shape", policy)).toEqual(answered);
+    }
   });
 });
 
