@@ -706,25 +706,37 @@ describe("which answers are read (CALLS_ANSWER_SAMPLING_RATE)", () => {
   );
 });
 
+/** The blobs of the one point a 2026-07-28 listing writes, its envelope naming the client `clientInfo`. */
+async function blobsOfListingBy(
+  clientInfo: { name: string; version: string },
+  headers: Record<string, string> = {},
+) {
+  const recording = recordingDataset();
+  const proxy = viaProxy(
+    { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) },
+    { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+  );
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": clientInfo,
+  };
+  const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list", { _meta: meta }), {
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/list",
+    ...headers,
+  });
+  await messagesOf(response);
+  return onlyPoint(await recording.points()).blobs;
+}
+
 describe("which client", () => {
   it("the 2026-07-28 envelope's clientInfo, on every request", async () => {
-    const recording = recordingDataset();
-    const proxy = viaProxy(
-      { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) },
-      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    const blobs = await blobsOfListingBy(
+      { name: "modern-client", version: "2.1.0" },
+      { "cf-ray": "8f1d2c3b4a5e6f70-AMS" },
     );
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-      "io.modelcontextprotocol/clientInfo": { name: "modern-client", version: "2.1.0" },
-    };
-    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list", { _meta: meta }), {
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/list",
-      "cf-ray": "8f1d2c3b4a5e6f70-AMS",
-    });
-    await messagesOf(response);
-    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+    expect(blobs).toMatchObject({
       "mcp.client.name": "modern-client",
       "mcp.client.version": "2.1.0",
       "client.source": "meta",
@@ -753,26 +765,12 @@ describe("which client", () => {
 
 describe("what a client or an origin wrote, cleaned", () => {
   it("a client's name and version without the controls that reorder text, as the consent page shows it", async () => {
-    const recording = recordingDataset();
-    const proxy = viaProxy(
-      { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) },
-      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
-    );
     // U+202E turns what follows right to left: a dashboard would show "Claude evil.example".
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-      "io.modelcontextprotocol/clientInfo": {
-        name: "Claude \u202Eelpmaxe.live\u202C",
-        version: "1\u2066.2\u2069\u202A.3",
-      },
-    };
-    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list", { _meta: meta }), {
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/list",
+    const blobs = await blobsOfListingBy({
+      name: "Claude \u202Eelpmaxe.live\u202C",
+      version: "1\u2066.2\u2069\u202A.3",
     });
-    await messagesOf(response);
-    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+    expect(blobs).toMatchObject({
       "mcp.client.name": "Claude elpmaxe.live",
       "mcp.client.version": "1.2.3",
     });
@@ -781,23 +779,9 @@ describe("what a client or an origin wrote, cleaned", () => {
 
 describe("what a client or an origin wrote, cut", () => {
   it("at its bound, never between the two halves of a character", async () => {
-    const recording = recordingDataset();
-    const proxy = viaProxy(
-      { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN) },
-      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
-    );
     // 64 characters at most: the cut falls inside the emoji's surrogate pair.
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-      "io.modelcontextprotocol/clientInfo": { name: `${"a".repeat(62)}\u{1F600}b`, version: "1" },
-    };
-    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list", { _meta: meta }), {
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/list",
-    });
-    await messagesOf(response);
-    const name = onlyPoint(await recording.points()).blobs["mcp.client.name"];
+    const blobs = await blobsOfListingBy({ name: `${"a".repeat(62)}\u{1F600}b`, version: "1" });
+    const name = blobs["mcp.client.name"];
     // Asked first: a lone surrogate in a failure's message breaks the test runner's own channel.
     expect(name?.isWellFormed()).toBe(true);
     expect(name).toBe(`${"a".repeat(62)}…`);
