@@ -237,14 +237,17 @@ describe("tools/call by model-facing name", () => {
   });
 
   it.each([
-    ["/cr-lines", "an event stream whose lines end with a lone CR, the last one too"],
-    ["/upper-type", "an answer whose Content-Type is written in upper case"],
-  ])("reads the origin's listing to restore a name from %s: %s", async (route) => {
-    const setup = await demoSession();
+    ["/cr-lines", "an event stream whose lines end with a lone CR, the last one too", ""],
+    ["/upper-type", "an answer whose Content-Type is written in upper case", ""],
+    ["/batch-list", "an event stream whose listing is a batch of one", ""],
+    ["/batch-list", "a JSON body whose listing is a batch of one", "&json"],
+  ])("reads the origin's listing to restore a name from %s: %s", async (route, _, query) => {
+    const setup = await demoSession({ query });
     const proxy = viaProxy(
-      { ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}${route}`, `&trace=${setup.trace}`) },
+      { ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}${route}`, `&trace=${setup.trace}${query}`) },
       { app: createApp() },
     );
+    const logs = captureLogs();
     const response = await postJson(
       proxy,
       PROXY_URL,
@@ -252,41 +255,13 @@ describe("tools/call by model-facing name", () => {
       setup.session,
     );
     await response.body?.cancel();
+    expect(logs.events("relist_failed")).toEqual([]);
+    logs.restore();
     const received = await receivedByOrigin(setup.trace);
     expect(received.filter((r) => r.body.includes("mcp-edge-rewriter/relist/"))).toHaveLength(1);
     const [call] = received.filter((r) => r.body.includes('"tools/call"'));
     expect(JSON.parse(call?.body ?? "{}").params.name).toBe("a/b");
   });
-
-  it.each([
-    ["an event stream", ""],
-    ["JSON", "&json"],
-  ])(
-    "reads the origin's listing to restore a name when it answers in a batch of one, as %s",
-    async (_, query) => {
-      const setup = await demoSession({ query });
-      const proxy = viaProxy(
-        {
-          ORIGIN_URL: freshOrigin(`${GATEWAY_ORIGIN}/batch-list`, `&trace=${setup.trace}${query}`),
-        },
-        { app: createApp() },
-      );
-      const logs = captureLogs();
-      const response = await postJson(
-        proxy,
-        PROXY_URL,
-        rpc(5, "tools/call", { name: DEMO_NAMES["a/b"], arguments: {} }),
-        setup.session,
-      );
-      await response.body?.cancel();
-      expect(logs.events("relist_failed")).toEqual([]);
-      logs.restore();
-      const received = await receivedByOrigin(setup.trace);
-      expect(received.filter((r) => r.body.includes("mcp-edge-rewriter/relist/"))).toHaveLength(1);
-      const [call] = received.filter((r) => r.body.includes('"tools/call"'));
-      expect(JSON.parse(call?.body ?? "{}").params.name).toBe("a/b");
-    },
-  );
 
   it.each([
     ["an event stream", ""],
