@@ -687,3 +687,63 @@ describe("the way back, inside a union's branches", () => {
     expect(valuesFromText(sent, both).arguments).toBe(sent);
   });
 });
+
+describe("a tuple with a schema for the items after it", () => {
+  // zod's `z.tuple([z.number(), z.string()]).rest(z.boolean())` (draft-07, zod-to-json-schema), and
+  // the same tuple as JSON Schema 2020-12 writes it (zod 4, pydantic).
+  const originals = {
+    "draft-07": {
+      items: [{ type: "number" }, { type: "string" }],
+      additionalItems: { type: "boolean" },
+    },
+    "2020-12": {
+      prefixItems: [{ type: "number" }, { type: "string" }],
+      items: { type: "boolean" },
+    },
+  };
+  const cases = Object.entries(originals).flatMap(([draft, point]) =>
+    (["openai-strict", "gemini", "portable"] as const).map(
+      (profile) => [draft, profile, point] as const,
+    ),
+  );
+
+  it.each(cases)(
+    "%s, %s: the view takes each position's values, and they reach the origin",
+    (_, profile, point) => {
+      const original = {
+        type: "object",
+        properties: { point: { type: "array", ...point } },
+        required: ["point"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const sent = { point: [1.5, "a", true] };
+      // What a model that follows the view may send: before, only booleans (strict mode's
+      // decoding then writes `[true]`, which the origin refuses at position 0).
+      expect(accepts(asJsonSchema(view.schema), sent), JSON.stringify(view.schema)).toBe(true);
+      expect(wayBack(sent, original, view).arguments).toEqual(sent);
+      expect(validateArguments(sent, original).kind).toBe("valid");
+    },
+  );
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: a tuple that takes no more items keeps its positions' types",
+    (profile) => {
+      const original = {
+        type: "object",
+        properties: {
+          point: {
+            type: "array",
+            prefixItems: [{ type: "number" }, { type: "string" }],
+            items: false,
+          },
+        },
+        required: ["point"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const items = ((view.schema as Schema).properties as Schema).point as Schema;
+      expect(items.items).toEqual({ anyOf: [{ type: "number" }, { type: "string" }] });
+    },
+  );
+});

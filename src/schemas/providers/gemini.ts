@@ -87,7 +87,8 @@ export function openApiPasses(extra: readonly Pass[] = []): Pass[] {
 export const GEMINI: ViewPasses = {
   root: [rootObject, rootProperties],
   nodes: [wellFormed, booleanSchemas, nullability("keyword"), ...openApiPasses()],
-  copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED]),
+  // `additionalItems`: the items after a draft-07 tuple's, which explicit-shapes.ts offers too.
+  copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED, "additionalItems"]),
   viewsDefinitions: false,
   textNull: "nullable",
 };
