@@ -747,3 +747,63 @@ describe("a tuple with a schema for the items after it", () => {
     },
   );
 });
+
+describe("an anyOf beside what an object says (not at the root)", () => {
+  // "At least one of `a` and `c`": the forms say only what they require, the object declares the
+  // properties (zod's `.refine` written out, OpenAPI generators, hand-written schemas).
+  const requiredOnly = {
+    type: "object",
+    properties: {
+      q: {
+        type: "object",
+        properties: { a: { type: "string" }, b: { type: "string" }, c: { type: "string" } },
+        anyOf: [{ required: ["a"] }, { required: ["c"] }],
+      },
+    },
+    required: ["q"],
+  };
+  // The object's own properties beside forms that declare their own.
+  const declaredBoth = {
+    type: "object",
+    properties: {
+      q: {
+        type: "object",
+        properties: { b: { type: "string" } },
+        required: ["b"],
+        anyOf: [
+          { properties: { a: { type: "string" } }, required: ["a"] },
+          { properties: { c: { type: "integer" } }, required: ["c"] },
+        ],
+      },
+    },
+    required: ["q"],
+  };
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: the forms stay objects with the object's properties, and a call reaches the origin as an object",
+    (profile) => {
+      const view = schemaView(requiredOnly, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const sent =
+        profile === "openai-strict"
+          ? { q: { a: "x", b: "y", c: null } }
+          : { q: { a: "x", b: "y" } };
+      expect(accepts(asJsonSchema(view.schema), sent), JSON.stringify(view.schema)).toBe(true);
+      const back = wayBack(sent, requiredOnly, view).arguments;
+      expect(back).toEqual({ q: { a: "x", b: "y" } });
+      expect(validateArguments(back, requiredOnly).kind).toBe("valid");
+    },
+  );
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: the object's own properties can still be sent beside a form's",
+    (profile) => {
+      const view = schemaView(declaredBoth, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const sent = { q: { b: "y", a: "x" } };
+      expect(accepts(asJsonSchema(view.schema), sent), JSON.stringify(view.schema)).toBe(true);
+      expect(wayBack(sent, declaredBoth, view).arguments).toEqual(sent);
+      expect(validateArguments(sent, declaredBoth).kind).toBe("valid");
+    },
+  );
+});
