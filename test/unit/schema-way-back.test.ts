@@ -807,3 +807,26 @@ describe("an anyOf beside what an object says (not at the root)", () => {
     },
   );
 });
+
+describe("a const null (string enums)", () => {
+  const original = {
+    type: "object",
+    properties: { cursor: { const: null }, q: { type: "string" } },
+    required: ["cursor", "q"],
+  };
+
+  it.each(["gemini", "portable"] as const)(
+    "%s: the model's answer reaches the origin as null, not as the text null",
+    (profile) => {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const cursor = ((view.schema as Schema).properties as Schema).cursor as Schema;
+      // What a model following the view sends: null where it may be null, else the text "null".
+      const sent = { cursor: cursor.nullable === true ? null : "null", q: "x" };
+      expect(accepts(asJsonSchema(view.schema), sent), JSON.stringify(view.schema)).toBe(true);
+      const back = wayBack(sent, original, view).arguments;
+      expect(back).toEqual({ cursor: null, q: "x" });
+      expect(validateArguments(back, original).kind).toBe("valid");
+    },
+  );
+});
