@@ -31,6 +31,7 @@ export type SchemaRule =
   | "objects_closed"
   | "optional_as_nullable"
   | "any_of_alone"
+  | "object_into_forms"
   | "malformed_dropped"
   | "boolean_schemas"
   | "required_collected";

@@ -142,6 +142,18 @@ const GENERATED: Record<string, Record<string, unknown>> = {
     required: ["mode"],
     definitions: { Mode: { type: "string", enum: ["fast", "slow"] } },
   },
+  // "At least one of": forms that only require, beside the object that declares the properties.
+  "an anyOf of required names beside properties": {
+    type: "object",
+    properties: {
+      contact: {
+        type: "object",
+        properties: { email: { type: "string" }, phone: { type: "string" } },
+        anyOf: [{ required: ["email"] }, { required: ["phone"] }],
+      },
+    },
+    required: ["contact"],
+  },
 };
 
 describe("the Agents SDK's strict conversion of other generators' schemas", () => {

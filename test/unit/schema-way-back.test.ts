@@ -687,3 +687,146 @@ describe("the way back, inside a union's branches", () => {
     expect(valuesFromText(sent, both).arguments).toBe(sent);
   });
 });
+
+describe("a tuple with a schema for the items after it", () => {
+  // zod's `z.tuple([z.number(), z.string()]).rest(z.boolean())` (draft-07, zod-to-json-schema), and
+  // the same tuple as JSON Schema 2020-12 writes it (zod 4, pydantic).
+  const originals = {
+    "draft-07": {
+      items: [{ type: "number" }, { type: "string" }],
+      additionalItems: { type: "boolean" },
+    },
+    "2020-12": {
+      prefixItems: [{ type: "number" }, { type: "string" }],
+      items: { type: "boolean" },
+    },
+  };
+  const cases = Object.entries(originals).flatMap(([draft, point]) =>
+    (["openai-strict", "gemini", "portable"] as const).map(
+      (profile) => [draft, profile, point] as const,
+    ),
+  );
+
+  it.each(cases)(
+    "%s, %s: the view takes each position's values, and they reach the origin",
+    (_, profile, point) => {
+      const original = {
+        type: "object",
+        properties: { point: { type: "array", ...point } },
+        required: ["point"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const sent = { point: [1.5, "a", true] };
+      // What a model that follows the view may send: before, only booleans (strict mode's
+      // decoding then writes `[true]`, which the origin refuses at position 0).
+      expect(accepts(asJsonSchema(view.schema), sent), JSON.stringify(view.schema)).toBe(true);
+      expect(wayBack(sent, original, view).arguments).toEqual(sent);
+      expect(validateArguments(sent, original).kind).toBe("valid");
+    },
+  );
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: a tuple that takes no more items keeps its positions' types",
+    (profile) => {
+      const original = {
+        type: "object",
+        properties: {
+          point: {
+            type: "array",
+            prefixItems: [{ type: "number" }, { type: "string" }],
+            items: false,
+          },
+        },
+        required: ["point"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const items = ((view.schema as Schema).properties as Schema).point as Schema;
+      expect(items.items).toEqual({ anyOf: [{ type: "number" }, { type: "string" }] });
+    },
+  );
+});
+
+describe("an anyOf beside what an object says (not at the root)", () => {
+  // "At least one of `a` and `c`": the forms say only what they require, the object declares the
+  // properties (zod's `.refine` written out, OpenAPI generators, hand-written schemas).
+  const requiredOnly = {
+    type: "object",
+    properties: {
+      q: {
+        type: "object",
+        properties: { a: { type: "string" }, b: { type: "string" }, c: { type: "string" } },
+        anyOf: [{ required: ["a"] }, { required: ["c"] }],
+      },
+    },
+    required: ["q"],
+  };
+  // The object's own properties beside forms that declare their own.
+  const declaredBoth = {
+    type: "object",
+    properties: {
+      q: {
+        type: "object",
+        properties: { b: { type: "string" } },
+        required: ["b"],
+        anyOf: [
+          { properties: { a: { type: "string" } }, required: ["a"] },
+          { properties: { c: { type: "integer" } }, required: ["c"] },
+        ],
+      },
+    },
+    required: ["q"],
+  };
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: the forms stay objects with the object's properties, and a call reaches the origin as an object",
+    (profile) => {
+      const view = schemaView(requiredOnly, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const sent =
+        profile === "openai-strict"
+          ? { q: { a: "x", b: "y", c: null } }
+          : { q: { a: "x", b: "y" } };
+      expect(accepts(asJsonSchema(view.schema), sent), JSON.stringify(view.schema)).toBe(true);
+      const back = wayBack(sent, requiredOnly, view).arguments;
+      expect(back).toEqual({ q: { a: "x", b: "y" } });
+      expect(validateArguments(back, requiredOnly).kind).toBe("valid");
+    },
+  );
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: the object's own properties can still be sent beside a form's",
+    (profile) => {
+      const view = schemaView(declaredBoth, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const sent = { q: { b: "y", a: "x" } };
+      expect(accepts(asJsonSchema(view.schema), sent), JSON.stringify(view.schema)).toBe(true);
+      expect(wayBack(sent, declaredBoth, view).arguments).toEqual(sent);
+      expect(validateArguments(sent, declaredBoth).kind).toBe("valid");
+    },
+  );
+});
+
+describe("a const null (string enums)", () => {
+  const original = {
+    type: "object",
+    properties: { cursor: { const: null }, q: { type: "string" } },
+    required: ["cursor", "q"],
+  };
+
+  it.each(["gemini", "portable"] as const)(
+    "%s: the model's answer reaches the origin as null, not as the text null",
+    (profile) => {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const cursor = ((view.schema as Schema).properties as Schema).cursor as Schema;
+      // What a model following the view sends: null where it may be null, else the text "null".
+      const sent = { cursor: cursor.nullable === true ? null : "null", q: "x" };
+      expect(accepts(asJsonSchema(view.schema), sent), JSON.stringify(view.schema)).toBe(true);
+      const back = wayBack(sent, original, view).arguments;
+      expect(back).toEqual({ cursor: null, q: "x" });
+      expect(validateArguments(back, original).kind).toBe("valid");
+    },
+  );
+});

@@ -3,9 +3,10 @@
  * (providers/gemini.ts: each schema is a `Schema` message; strict mode): `true`
  * (any value) becomes `{}`, which the view then describes as it describes any
  * value. A property or an `anyOf`/`oneOf` branch that is `false` (no value
- * fits) is left out, as the model could send nothing there; anywhere else
- * `false` becomes `{}` as well, and the origin's own checks refuse what it
- * refuses.
+ * fits) is left out, as the model could send nothing there, and so is an
+ * `items: false` after a tuple's `prefixItems` (no item follows them);
+ * anywhere else `false` becomes `{}` as well, and the origin's own checks
+ * refuse what it refuses.
  */
 import { isPlainObject, setOwn } from "../../json";
 import { SCHEMA_LISTS } from "../keywords";
@@ -53,7 +54,9 @@ export const booleanSchemas: Pass = {
       const branches = kept.map((branch) => (isBoolean(branch) ? {} : branch));
       schema[keyword] = branches.length > 0 ? branches : [{}];
     }
-    if (isBoolean(schema.items)) schema.items = {};
+    // Beside a tuple, `items: false` says no item follows its positions: there is nothing to ask for.
+    if (schema.items === false && Array.isArray(schema.prefixItems)) delete schema.items;
+    else if (isBoolean(schema.items)) schema.items = {};
     else if (Array.isArray(schema.items) && schema.items.some(isBoolean))
       schema.items = schema.items.map((item) => (isBoolean(item) ? {} : item));
     view.applied.add("boolean_schemas");

@@ -25,9 +25,16 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
   return {
     phase: "leave",
     // A value of any type is asked for as text (`as-text`): then also a node that names none.
-    reads: ["items", typeNamed("array"), typeNamed("object"), ...(asText ? [UNTYPED] : [])],
+    // A tuple's `prefixItems` too (`as-text`: the profiles whose subset has no `prefixItems`).
+    reads: [
+      "items",
+      typeNamed("array"),
+      typeNamed("object"),
+      ...(asText ? [UNTYPED, "prefixItems"] : []),
+    ],
     needed: (node, at) => {
       if (Array.isArray(node.items)) return true;
+      if (asText && Array.isArray(node.prefixItems)) return true;
       if (hasType(node, "array") && !isPlainObject(node.items)) return true;
       if (at.root) return false;
       const properties = node.properties;
@@ -39,19 +46,29 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
     },
     apply: (schema, at, view) => {
       const types = typesOf(schema);
+      const prefix = asText && Array.isArray(schema.prefixItems) ? schema.prefixItems : undefined;
       // A draft-07 tuple stands for an array whether or not the node says so.
       if (
         Array.isArray(schema.items) ||
+        prefix !== undefined ||
         (types?.includes("array") && !isPlainObject(schema.items))
       ) {
         // A tuple (draft-07's `items: […]`, or 2020-12's `prefixItems` where it cannot stay):
-        // each position's schema allowed at every position; validation keeps the order.
+        // each position's schema allowed at every position, and the schema of the items after
+        // them (draft-07's `additionalItems`, 2020-12's `items`) beside them, which alone would
+        // allow no position's values; validation keeps the order.
         const child = { ...at, root: false, depth: at.depth + 1 };
-        const tuple = Array.isArray(schema.items)
-          ? schema.items.map((item) => view.view(item, child))
-          : asText && Array.isArray(schema.prefixItems)
-            ? schema.prefixItems
-            : [];
+        const rest = Array.isArray(schema.items) ? schema.additionalItems : schema.items;
+        const tuple = [
+          ...(Array.isArray(schema.items)
+            ? schema.items.map((item) => view.view(item, child))
+            : (prefix ?? [])),
+          ...(!isPlainObject(rest)
+            ? []
+            : Array.isArray(schema.items)
+              ? [view.view(rest, child)]
+              : [rest]),
+        ];
         if (tuple.length > 0) {
           schema.items = tuple.length === 1 ? tuple[0] : { anyOf: tuple };
           view.applied.add("tuple_as_items");

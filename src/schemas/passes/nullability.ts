@@ -1,7 +1,7 @@
 /**
  * "May be null" in the profile's words, and one `type` per schema: a type
- * union becomes `anyOf`, a `null` type, a null branch of `anyOf`/`oneOf` or a
- * `null` in an `enum` becomes `nullable: true` (Gemini's OpenAPI form,
+ * union becomes `anyOf`, a `null` type, a null branch of `anyOf`/`oneOf`, a
+ * `null` in an `enum` or a `const` null becomes `nullable: true` (Gemini's OpenAPI form,
  * providers/gemini.ts) or is left unsaid (`omit`: no form every provider
  * takes, providers/portable.ts).
  */
@@ -14,14 +14,15 @@ import { typeUnionAsAnyOf } from "./type-unions";
 export function nullability(form: "keyword" | "omit"): Pass {
   return {
     phase: "enter",
-    reads: ["nullable", TYPE_LIST, typeNamed("null"), "anyOf", "oneOf", "enum"],
+    reads: ["nullable", TYPE_LIST, typeNamed("null"), "anyOf", "oneOf", "enum", "const"],
     needed: (node) =>
       Object.hasOwn(node, "nullable") ||
       Array.isArray(node.type) ||
       node.type === "null" ||
       (Array.isArray(node.anyOf) && node.anyOf.some(isNullSchema)) ||
       (Array.isArray(node.oneOf) && node.oneOf.some(isNullSchema)) ||
-      (Array.isArray(node.enum) && node.enum.includes(null)),
+      (Array.isArray(node.enum) && node.enum.includes(null)) ||
+      (Object.hasOwn(node, "const") && node.const === null),
     apply: (schema, _at, view) => {
       let nullable = schema.nullable === true;
       // `delete` turns an object into a slow dictionary: only where there is something to delete.
@@ -61,6 +62,13 @@ export function nullability(form: "keyword" | "omit"): Pass {
       if (Array.isArray(values) && values.includes(null)) {
         nullable = true;
         schema.enum = values.filter((value) => value !== null);
+        view.applied.add("nullable");
+      }
+      // A `const` null, left to const.ts, became the string enum `["null"]`, and the model's
+      // `"null"` reached the origin as that text.
+      if (Object.hasOwn(schema, "const") && schema.const === null) {
+        nullable = true;
+        delete schema.const;
         view.applied.add("nullable");
       }
       if (nullable && form === "keyword") schema.nullable = true;

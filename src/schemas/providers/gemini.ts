@@ -24,6 +24,7 @@ import { constAsEnum } from "../passes/const";
 import { describedConstraints, type SubsetFacts } from "../passes/described-constraints";
 import { explicitShapes } from "../passes/explicit-shapes";
 import { nullability } from "../passes/nullability";
+import { objectIntoForms } from "../passes/object-into-forms";
 import { oneOfAsAnyOf } from "../passes/one-of";
 import { refsInlined } from "../passes/refs";
 import { rootObject } from "../passes/root-object";
@@ -86,8 +87,9 @@ export function openApiPasses(extra: readonly Pass[] = []): Pass[] {
 
 export const GEMINI: ViewPasses = {
   root: [rootObject, rootProperties],
-  nodes: [wellFormed, booleanSchemas, nullability("keyword"), ...openApiPasses()],
-  copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED]),
+  nodes: [wellFormed, booleanSchemas, objectIntoForms, nullability("keyword"), ...openApiPasses()],
+  // `additionalItems`: the items after a draft-07 tuple's, which explicit-shapes.ts offers too.
+  copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED, "additionalItems"]),
   viewsDefinitions: false,
   textNull: "nullable",
 };

@@ -40,6 +40,7 @@ import { describedConstraints, type SubsetFacts } from "../passes/described-cons
 import { draft202012 } from "../passes/draft-2020-12";
 import { enumTypes } from "../passes/enum-types";
 import { explicitShapes } from "../passes/explicit-shapes";
+import { objectIntoForms } from "../passes/object-into-forms";
 import { oneOfAsAnyOf } from "../passes/one-of";
 import { refsInlined } from "../passes/refs";
 import { rootObject } from "../passes/root-object";
@@ -174,6 +175,7 @@ function over(count: number, limit: number, what: string): string | undefined {
 const STRICT_NODES: Pass[] = [
   wellFormed,
   booleanSchemas,
+  objectIntoForms,
   refsInlined,
   allOfMerged,
   oneOfAsAnyOf,

@@ -10,6 +10,7 @@ import type { ViewPasses } from "../pass";
 import { booleanSchemas } from "../passes/boolean-schemas";
 import { draft202012 } from "../passes/draft-2020-12";
 import { nullability } from "../passes/nullability";
+import { objectIntoForms } from "../passes/object-into-forms";
 import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
 import { wellFormed } from "../passes/well-formed";
@@ -17,7 +18,13 @@ import { GEMINI_KEYWORDS, openApiPasses } from "./gemini";
 
 export const PORTABLE: ViewPasses = {
   root: [rootObject, rootProperties],
-  nodes: [wellFormed, booleanSchemas, nullability("omit"), ...openApiPasses([draft202012])],
+  nodes: [
+    wellFormed,
+    booleanSchemas,
+    objectIntoForms,
+    nullability("omit"),
+    ...openApiPasses([draft202012]),
+  ],
   copies: new Set([...GEMINI_KEYWORDS, ...READ_BEFORE_DROPPED, "$schema", "additionalItems"]),
   viewsDefinitions: false,
   textNull: "omit",
