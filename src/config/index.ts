@@ -218,6 +218,24 @@ type Settings = v.InferOutput<typeof SettingsObject>;
 /** Every setting and binding the Worker reads, by name: what docs/configuration.md documents. */
 export const SETTINGS = SettingsObject.entries;
 
+/**
+ * The names `env` holds that no setting or binding is read by: a misspelled
+ * setting (`ARGUMENT_VALIDATON`) would leave its default in force without a
+ * word. Left to others: the runtime's own names (`__…`); wrangler's own
+ * variables (`CLOUDFLARE_…`, `WRANGLER_…`), which `wrangler dev` hands the
+ * Worker from a `.env` that holds them for wrangler; and `OAUTH_PROVIDER`,
+ * the helpers workers-oauth-provider puts in `env` itself in broker and gate mode.
+ */
+function unreadNames(env: unknown): string[] {
+  if (typeof env !== "object" || env === null) return [];
+  return Object.entries(env)
+    .filter(([name, value]) => value !== undefined && !Object.hasOwn(SETTINGS, name))
+    .map(([name]) => name)
+    .filter((name) => !/^(__|CLOUDFLARE_|WRANGLER_)|^OAUTH_PROVIDER$/.test(name));
+}
+
+const UNREAD = "is not a setting or binding the proxy reads (docs/configuration.md names each)";
+
 /** A problem found across settings: the keys of its path, and what is wrong. */
 type Found = [keys: readonly string[], problem: string];
 
@@ -341,6 +359,7 @@ export function parseConfig(env: Env): ConfigResult {
   const problems = [
     ...issues.map((issue) => problemOf(issue.path?.map((item) => item.key) ?? [], issue.message)),
     ...acrossSettings(result.output, issues).map(([keys, problem]) => problemOf(keys, problem)),
+    ...unreadNames(env).map((name) => problemOf([name], UNREAD)),
   ];
   if (result.success && problems.length === 0) {
     return { kind: "valid", config: configFrom(result.output) };

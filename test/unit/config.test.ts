@@ -310,6 +310,33 @@ describe("parseConfig", () => {
     ]);
   });
 
+  it("refuses a name it does not read, as a misspelled setting whose default would stay in force", () => {
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        ARGUMENT_VALIDATON: "enforce",
+        "MAX-TOOLS": 40,
+        tool_changes: "hold",
+        // Unset, as wrangler leaves a var out; the runtime's own; wrangler's own, from a .env; the
+        // helpers workers-oauth-provider adds in broker and gate mode.
+        UNSET: undefined,
+        __VITEST_POOL_WORKERS_SELF_SERVICE: {},
+        CLOUDFLARE_API_TOKEN: "t0ken",
+        WRANGLER_LOG: "debug",
+        OAUTH_PROVIDER: {},
+      }),
+    );
+    const unread = "is not a setting or binding the proxy reads (docs/configuration.md names each)";
+    expect(result).toEqual({
+      kind: "invalid",
+      problems: [
+        { setting: "ARGUMENT_VALIDATON", path: "ARGUMENT_VALIDATON", problem: unread },
+        { setting: "MAX-TOOLS", path: '["MAX-TOOLS"]', problem: unread },
+        { setting: "tool_changes", path: "tool_changes", problem: unread },
+      ],
+    });
+  });
+
   it.each([
     [
       '{"hide": ["a"],\n "tools": {"x": {"name": "y",}}}',
