@@ -146,7 +146,13 @@ export const DEFAULT_ANSWER_SAMPLING_RATE = 0.1;
 
 const SettingsObject = v.object(
   {
-    ORIGIN_URL: httpUrl(MISSING.ORIGIN_URL as string),
+    ORIGIN_URL: v.pipe(
+      httpUrl(MISSING.ORIGIN_URL as string),
+      v.check(
+        (url) => url.hash === "",
+        "must hold no #fragment: a fragment is never sent to the origin",
+      ),
+    ),
     MCP_PATH: path,
     ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
     MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1, MAX_BODY_LIMIT), 4 * 1024 * 1024),

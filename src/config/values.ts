@@ -106,6 +106,9 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(
 /**
  * An absolute http(s) URL, as a `URL`; `missing`: what an absent one is
  * told. A number or table there is told what it is not, never "missing".
+ * A user name or password in it is refused: fetch makes no Authorization
+ * header of it, and a URL's `origin` drops it without a word, so it would be
+ * a credential kept in a var that does nothing.
  */
 export const httpUrl = (missing: string) =>
   v.pipe(
@@ -118,6 +121,10 @@ export const httpUrl = (missing: string) =>
     v.check(
       (url) => url.protocol === "http:" || url.protocol === "https:",
       "must be an absolute http:// or https:// URL",
+    ),
+    v.check(
+      (url) => url.username === "" && url.password === "",
+      "must hold no user name or password (user:pass@ before the host)",
     ),
   );
 

@@ -608,6 +608,30 @@ describe("parseConfig", () => {
     );
   });
 
+  it("refuses a URL with a user name or password, and an ORIGIN_URL with a fragment, never quoting it", () => {
+    const credentials = "must hold no user name or password (user:pass@ before the host)";
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: "https://ann:pa55word@o.example/mcp",
+        PUBLIC_URL: "https://ann:pa55word@mcp.example.com",
+        UPSTREAM_ISSUER: "https://ann@auth.example",
+        IDP_ISSUER: "https://:pa55word@accounts.example",
+      }),
+    );
+    expect(result).toEqual({
+      kind: "invalid",
+      problems: ["ORIGIN_URL", "PUBLIC_URL", "UPSTREAM_ISSUER", "IDP_ISSUER"].map((setting) => ({
+        setting,
+        path: setting,
+        problem: credentials,
+      })),
+    });
+    // A fragment is never sent: what follows # would be dropped without a word.
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp#key=pa55word" }))).toEqual(
+      refused("ORIGIN_URL", "must hold no #fragment: a fragment is never sent to the origin"),
+    );
+  });
+
   it("reads ALLOWED_HOSTS as a list of lower-case hosts, each with a port where it names one", () => {
     const result = parseConfig(
       env({
