@@ -63,7 +63,7 @@ const SETTINGS: Array<[string, string, string]> = [
   [
     "UPSTREAM_CLIENT_SECRET",
     '"s3cret"',
-    "UPSTREAM_CLIENT_ID: is required beside UPSTREAM_CLIENT_SECRET",
+    "UPSTREAM_CLIENT_SECRET: is read only with AUTH_MODE=broker, and AUTH_MODE is relay",
   ],
   [
     "PASS_HEADERS",

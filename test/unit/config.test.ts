@@ -485,12 +485,23 @@ describe("parseConfig", () => {
       env({
         ORIGIN_URL: "https://o.example/mcp",
         TOOL_RULES: '\ufeff{"hide": ["admin.*"]}',
+        // In gate mode, the only one that reads ORIGIN_USER_SECRETS.
+        AUTH_MODE: "gate",
+        OAUTH_KV: workerEnv.OAUTH_KV,
+        SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+        SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+        IDP_ISSUER: "https://accounts.google.com",
+        IDP_CLIENT_ID: "proxy-client",
+        ALLOWED_DOMAINS: "acme.com",
         ORIGIN_USER_SECRETS: '\ufeff{"alice@acme.com": "alice-key"}',
       }),
     );
     expect(rules.kind === "valid" && rules.config.policy.rules.hides({ name: "admin.x" })).toBe(
       true,
     );
+    expect(rules.kind === "valid" && rules.config.auth).toMatchObject({
+      userSecrets: { kind: "map", map: new Map([["alice@acme.com", "alice-key"]]) },
+    });
   });
 
   it("never quotes a value it refuses, a number or a boolean a TOML var holds among them", () => {
@@ -605,6 +616,56 @@ describe("parseConfig", () => {
     );
     expect(result.kind === "valid" && result.config.publicOrigin).toBe(
       "https://mcp.example.com:8443",
+    );
+  });
+
+  it("refuses a setting of another AUTH_MODE, which would do nothing: gate's left in relay mode, say", () => {
+    const otherMode = (modes: string, mode: string) =>
+      `is read only with AUTH_MODE=${modes}, and AUTH_MODE is ${mode}: set AUTH_MODE, or remove this`;
+    // Gate mode set up, and AUTH_MODE = "gate" left out: relay mode, open to anyone.
+    expect(
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          IDP_ISSUER: "https://accounts.example",
+          ALLOWED_DOMAINS: "acme.com",
+          ORIGIN_SECRET: "sk-never-shown",
+          PASS_HEADERS: "x-tenant",
+        }),
+      ),
+    ).toEqual({
+      kind: "invalid",
+      problems: [
+        {
+          setting: "PASS_HEADERS",
+          path: "PASS_HEADERS",
+          problem: otherMode("broker or gate", "relay"),
+        },
+        { setting: "IDP_ISSUER", path: "IDP_ISSUER", problem: otherMode("gate", "relay") },
+        {
+          setting: "ALLOWED_DOMAINS",
+          path: "ALLOWED_DOMAINS",
+          problem: otherMode("gate", "relay"),
+        },
+        { setting: "ORIGIN_SECRET", path: "ORIGIN_SECRET", problem: otherMode("gate", "relay") },
+      ],
+    });
+    expect(
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          AUTH_MODE: "broker",
+          OAUTH_KV: workerEnv.OAUTH_KV,
+          SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+          SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+          UPSTREAM_ISSUER: "https://auth.example",
+          IDP_CLIENT_ID: "app",
+        }),
+      ),
+    ).toEqual(refused("IDP_CLIENT_ID", otherMode("gate", "broker")));
+    // Told once, by its own problem, when it is wrong in itself.
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", IDP_ISSUER: "idp" }))).toEqual(
+      refused("IDP_ISSUER", "must be an absolute http:// or https:// URL"),
     );
   });
 
@@ -730,15 +791,20 @@ describe("parseConfig", () => {
 
   it("bounds PASS_HEADERS: at most 32 names", () => {
     const names = (count: number) => Array.from({ length: count }, (_, i) => `x-h${i}`).join(",");
-    expect(
-      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: names(32) })).kind,
-    ).toBe("valid");
-    expect(
-      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: names(33) })),
-    ).toEqual(refused("PASS_HEADERS", "must list at most 32 header names"));
-    expect(
-      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: "x".repeat(10_000) })),
-    ).toEqual(
+    const broker = (passHeaders: string) =>
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          AUTH_MODE: "broker",
+          OAUTH_KV: workerEnv.OAUTH_KV,
+          SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+          SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+          PASS_HEADERS: passHeaders,
+        }),
+      );
+    expect(broker(names(32)).kind).toBe("valid");
+    expect(broker(names(33))).toEqual(refused("PASS_HEADERS", "must list at most 32 header names"));
+    expect(broker("x".repeat(10_000))).toEqual(
       refused("PASS_HEADERS", "must list at most 32 header names of at most 64 characters"),
     );
   });
