@@ -833,6 +833,10 @@ describe("parseConfig", () => {
     ["NAME_MAX_LENGTH", "11", "must be at least 12 characters"],
     ["MAX_TOOLS", "1", "must be at least 2 tools"],
     ["MAX_TOOLS", "forty", "must be a whole number of tools"],
+    // Number() reads these as 16, 100 and 1: a count or share is written in decimal digits.
+    ["MAX_TOOLS", "0x10", "must be a whole number of tools"],
+    ["MAX_TOOLS", "1e2", "must be a whole number of tools"],
+    ["CALLS_ANSWER_SAMPLING_RATE", "0x1", "must be 0, or a number from 0.0001 to 1"],
     ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
     ["MCP_PATH", "mcp", "must start with /"],
     ["AUTH_MODE", "proxy", "must be one of relay, broker, gate"],
