@@ -278,8 +278,8 @@ function acrossSettings(
   };
   // Read from `env`: the parsed settings hold the defaults of those left unset.
   const mode = settled(["AUTH_MODE"])?.AUTH_MODE;
-  for (const [settings, modes] of mode === undefined ? [] : MODE_SETTINGS) {
-    if (modes.includes(mode)) continue;
+  for (const [settings, modes] of MODE_SETTINGS) {
+    if (mode === undefined || modes.includes(mode)) continue;
     for (const setting of settings) {
       if ((env as Record<string, unknown>)[setting] === undefined || !settled([setting])) continue;
       found.push([

@@ -79,11 +79,11 @@ const allText = () =>
 describe("README and docs/", () => {
   it("give only commands the repository has: its npm scripts, and npx of a package it pins", () => {
     const text = allText();
-    const scripts = [...text.matchAll(/npm run ([a-z][\w:-]*)/g)].map(([, name]) => name);
+    const scripts = [...text.matchAll(/npm run ([a-z][\w:-]*)/g)].map(([, name]) => name as string);
     expect(scripts.length).toBeGreaterThan(50);
     expect([...new Set(scripts)].filter((name) => !(name in packageJson.scripts))).toEqual([]);
     const pinned = { ...packageJson.dependencies, ...packageJson.devDependencies };
-    const npx = [...text.matchAll(/npx ([@a-z][\w@/.-]*)/g)].map(([, name]) => name);
+    const npx = [...text.matchAll(/npx ([@a-z][\w@/.-]*)/g)].map(([, name]) => name as string);
     expect(npx.length).toBeGreaterThan(10);
     expect([...new Set(npx)].filter((name) => !(name in pinned))).toEqual([]);
   });
