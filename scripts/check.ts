@@ -8,7 +8,7 @@
  * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
  * placeholder is then a problem), `npm run dev` on the top level.
  */
-import { parseConfig } from "../src/config";
+import { parseConfig, SETTINGS } from "../src/config";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
   CONFIG_PATH,
@@ -77,7 +77,9 @@ export function checkEnvironment(
   const config = parseConfig(env as unknown as Env);
   if (config.kind === "invalid") {
     for (const { setting, path, problem: text } of config.problems) {
-      if (environment.secrets.includes(setting) && env[setting] === SECRET_STAND_IN) {
+      // A declared secret no setting reads is refused by the Worker whatever it holds: told here.
+      const read = Object.hasOwn(SETTINGS, setting);
+      if (read && environment.secrets.includes(setting) && env[setting] === SECRET_STAND_IN) {
         note(setting, "is a secret: checked when the Worker starts, never here");
       } else if (SECRET_SETTINGS.has(setting) && !(setting in env)) {
         // A secret put at Cloudflare is not in wrangler.toml: only a declared one is known to be set.

@@ -111,9 +111,12 @@ function wrangler(args: string[]): string | undefined {
 
 const loggedIn = () => /"loggedIn":\s*true/.test(wrangler(["whoami", "--json"]) ?? "");
 
-/** A worker name wrangler and workers.dev take: lower case letters, digits and dashes. */
-const WORKER_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const HOST = /^[a-z0-9.-]+$/;
+/** One DNS label: lower-case letters, digits and dashes, neither first nor last. */
+const LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+/** A worker name wrangler and workers.dev take: one label. */
+const WORKER_NAME = new RegExp(`^${LABEL}$`);
+/** A custom domain: labels joined by dots; no empty label, none at either end. */
+const HOST = new RegExp(`^${LABEL}(?:\\.${LABEL})+$`);
 
 const USAGE =
   "Usage: npm run tenant -- add NAME --origin URL [--auth relay|broker] [--profile PROFILE] [--workers-dev SUBDOMAIN] [--host HOST ...]";
@@ -151,10 +154,18 @@ export function add(argv: string[]): void {
       `${worker}: a tenant's name is lower-case letters, digits and dashes, and short enough for a worker name of 63 characters.`,
     );
   }
-  const hosts = values.host.map((host) => host.toLowerCase());
-  const workersDev = values["workers-dev"]?.toLowerCase();
-  if ([...hosts, workersDev ?? ""].some((host) => !HOST.test(host) && host !== "")) {
-    refuse("--host and --workers-dev take host names: letters, digits, dots and dashes.");
+  const hosts = values.host.map((host) => host.trim().toLowerCase());
+  const workersDev = values["workers-dev"]?.trim().toLowerCase();
+  // Each is a host ALLOWED_HOSTS lists: one no request has would refuse every request with 403.
+  if (workersDev !== undefined && !WORKER_NAME.test(workersDev)) {
+    refuse(
+      "--workers-dev takes your account's workers.dev subdomain alone, letters, digits and dashes: acme-corp for acme-corp.workers.dev.",
+    );
+  }
+  if (hosts.some((host) => !HOST.test(host))) {
+    refuse(
+      "--host takes a host name, like mcp.acme.example: labels of letters, digits and dashes, joined by dots.",
+    );
   }
   if (workersDev === undefined && hosts.length === 0) {
     refuse(

@@ -146,7 +146,13 @@ export const DEFAULT_ANSWER_SAMPLING_RATE = 0.1;
 
 const SettingsObject = v.object(
   {
-    ORIGIN_URL: httpUrl(MISSING.ORIGIN_URL as string),
+    ORIGIN_URL: v.pipe(
+      httpUrl(MISSING.ORIGIN_URL as string),
+      v.check(
+        (url) => url.hash === "",
+        "must hold no #fragment: a fragment is never sent to the origin",
+      ),
+    ),
     MCP_PATH: path,
     ORIGIN_TIMEOUT_MS: v.optional(wholeNumber("milliseconds", 1), 30_000),
     MAX_BODY_BYTES: v.optional(wholeNumber("bytes", 1, MAX_BODY_LIMIT), 4 * 1024 * 1024),
@@ -218,14 +224,48 @@ type Settings = v.InferOutput<typeof SettingsObject>;
 /** Every setting and binding the Worker reads, by name: what docs/configuration.md documents. */
 export const SETTINGS = SettingsObject.entries;
 
+/**
+ * The names `env` holds that no setting or binding is read by: a misspelled
+ * setting (`ARGUMENT_VALIDATON`) would leave its default in force without a
+ * word. Left to others: the runtime's own names (`__…`); wrangler's own
+ * variables (`CLOUDFLARE_…`, `WRANGLER_…`), which `wrangler dev` hands the
+ * Worker from a `.env` that holds them for wrangler; and `OAUTH_PROVIDER`,
+ * the helpers workers-oauth-provider puts in `env` itself in broker and gate mode.
+ */
+function unreadNames(env: unknown): string[] {
+  if (typeof env !== "object" || env === null) return [];
+  return Object.entries(env)
+    .filter(([name, value]) => value !== undefined && !Object.hasOwn(SETTINGS, name))
+    .map(([name]) => name)
+    .filter((name) => !/^(__|CLOUDFLARE_|WRANGLER_)|^OAUTH_PROVIDER$/.test(name));
+}
+
+const UNREAD = "is not a setting or binding the proxy reads (docs/configuration.md names each)";
+
 /** A problem found across settings: the keys of its path, and what is wrong. */
 type Found = [keys: readonly string[], problem: string];
+
+/**
+ * The settings only some modes read, with those modes. Set in another mode,
+ * one would do nothing: gate mode set up with `AUTH_MODE = "gate"` left out
+ * is a relay that anyone may reach. (`SIGN_IN_DAILY_WRITES` and the sign-in
+ * bindings are not among them: the tests' one runtime binds them for every mode.)
+ */
+const MODE_SETTINGS: ReadonlyArray<[settings: readonly string[], modes: readonly string[]]> = [
+  [["UPSTREAM_ISSUER", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"], ["broker"]],
+  [["PASS_HEADERS"], ["broker", "gate"]],
+  [Object.keys(GATE_SETTINGS), ["gate"]],
+];
 
 /**
  * The checks across settings, each made where the settings it reads have no
  * problem of their own, so that one reading finds every problem.
  */
-function acrossSettings(value: unknown, issues: readonly v.BaseIssue<unknown>[]): Found[] {
+function acrossSettings(
+  env: unknown,
+  value: unknown,
+  issues: readonly v.BaseIssue<unknown>[],
+): Found[] {
   const found: Found[] = [];
   const settled = (keys: readonly string[]) => {
     if (typeof value !== "object" || value === null) return undefined;
@@ -236,6 +276,18 @@ function acrossSettings(value: unknown, issues: readonly v.BaseIssue<unknown>[])
     // Only `keys` are read from it: the other settings may be anything.
     return clear ? (value as Settings) : undefined;
   };
+  // Read from `env`: the parsed settings hold the defaults of those left unset.
+  const mode = settled(["AUTH_MODE"])?.AUTH_MODE;
+  for (const [settings, modes] of MODE_SETTINGS) {
+    if (mode === undefined || modes.includes(mode)) continue;
+    for (const setting of settings) {
+      if ((env as Record<string, unknown>)[setting] === undefined || !settled([setting])) continue;
+      found.push([
+        [setting],
+        `is read only with AUTH_MODE=${modes.join(" or ")}, and AUTH_MODE is ${mode}: set AUTH_MODE, or remove this`,
+      ]);
+    }
+  }
   for (const [binding, how] of SIGN_IN_BINDINGS) {
     const vars = settled(["AUTH_MODE", binding]);
     if (vars && vars.AUTH_MODE !== "relay" && vars[binding] === undefined) {
@@ -250,8 +302,13 @@ function acrossSettings(value: unknown, issues: readonly v.BaseIssue<unknown>[])
       "is required with the CALLS binding: each data point is indexed by it; set it to the name of this [env.NAME] (npm run tenant writes it)",
     ]);
   }
-  const client = settled(["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"]);
-  if (client?.UPSTREAM_CLIENT_SECRET !== undefined && client.UPSTREAM_CLIENT_ID === undefined) {
+  // In another mode, the secret is told to be broker mode's (above).
+  const client = settled(["AUTH_MODE", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"]);
+  if (
+    client?.AUTH_MODE === "broker" &&
+    client.UPSTREAM_CLIENT_SECRET !== undefined &&
+    client.UPSTREAM_CLIENT_ID === undefined
+  ) {
     // Told of the one to add: the secret may be a declared one, left to the Worker by npm run check.
     found.push([["UPSTREAM_CLIENT_ID"], "is required beside UPSTREAM_CLIENT_SECRET"]);
   }
@@ -340,7 +397,10 @@ export function parseConfig(env: Env): ConfigResult {
   const issues = result.issues ?? [];
   const problems = [
     ...issues.map((issue) => problemOf(issue.path?.map((item) => item.key) ?? [], issue.message)),
-    ...acrossSettings(result.output, issues).map(([keys, problem]) => problemOf(keys, problem)),
+    ...acrossSettings(env, result.output, issues).map(([keys, problem]) =>
+      problemOf(keys, problem),
+    ),
+    ...unreadNames(env).map((name) => problemOf([name], UNREAD)),
   ];
   if (result.success && problems.length === 0) {
     return { kind: "valid", config: configFrom(result.output) };

@@ -27,12 +27,14 @@ export const isLoopbackHost = (hostname: string) =>
 /** An email address as gate mode compares it: trimmed, ASCII capitals in lower case. */
 export const emailKey = (email: string) => lowerAscii(email.trim());
 
-/** A count given as a string (wrangler vars) or a number (TOML integers). */
+/**
+ * A count given as a string (wrangler vars) or a number (TOML integers). A
+ * string is decimal digits: `Number` reads "" as 0, "0x10" as 16 and "1e2" as 100.
+ */
 export const wholeNumber = (unit: string, minimum: number, maximum = Number.MAX_SAFE_INTEGER) => {
   const message = `must be a whole number of ${unit}`;
   return v.pipe(
-    // An empty string is no number, although `Number("")` is 0.
-    v.union([v.pipe(v.string(), v.trim(), v.nonEmpty(message)), v.number()], message),
+    v.union([v.pipe(v.string(), v.trim(), v.regex(/^-?\d+$/, message)), v.number()], message),
     v.transform(Number),
     v.integer(message),
     v.minValue(
@@ -49,11 +51,12 @@ export const wholeNumber = (unit: string, minimum: number, maximum = Number.MAX_
  */
 const MIN_RATE = 0.0001;
 
-/** A share from 0 to 1, given as a string (wrangler vars) or a number (TOML floats). */
+/** A share from 0 to 1, given as a string of decimal digits (wrangler vars) or a number (TOML floats). */
 export const rate = () => {
   const message = `must be 0, or a number from ${MIN_RATE} to 1`;
+  const decimal = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
   return v.pipe(
-    v.union([v.pipe(v.string(), v.trim(), v.nonEmpty(message)), v.number()], message),
+    v.union([v.pipe(v.string(), v.trim(), v.regex(decimal, message)), v.number()], message),
     v.transform(Number),
     v.number(message),
     v.check((share) => share === 0 || (share >= MIN_RATE && share <= 1), message),
@@ -106,6 +109,9 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(
 /**
  * An absolute http(s) URL, as a `URL`; `missing`: what an absent one is
  * told. A number or table there is told what it is not, never "missing".
+ * A user name or password in it is refused: fetch makes no Authorization
+ * header of it, and a URL's `origin` drops it without a word, so it would be
+ * a credential kept in a var that does nothing.
  */
 export const httpUrl = (missing: string) =>
   v.pipe(
@@ -118,6 +124,10 @@ export const httpUrl = (missing: string) =>
     v.check(
       (url) => url.protocol === "http:" || url.protocol === "https:",
       "must be an absolute http:// or https:// URL",
+    ),
+    v.check(
+      (url) => url.username === "" && url.password === "",
+      "must hold no user name or password (user:pass@ before the host)",
     ),
   );
 

@@ -63,7 +63,7 @@ const SETTINGS: Array<[string, string, string]> = [
   [
     "UPSTREAM_CLIENT_SECRET",
     '"s3cret"',
-    "UPSTREAM_CLIENT_ID: is required beside UPSTREAM_CLIENT_SECRET",
+    "UPSTREAM_CLIENT_SECRET: is read only with AUTH_MODE=broker, and AUTH_MODE is relay",
   ],
   [
     "PASS_HEADERS",
@@ -171,6 +171,14 @@ WRANGLER_ENV = "placeholder"
 [[env.placeholder.kv_namespaces]]
 binding = "TOOL_MAP"
 id = "00000000000000000000000000000000"
+
+[env.misspelled]
+secrets = { required = ["ORIGIN_KEY"] }
+[env.misspelled.vars]
+${VALID}
+WRANGLER_ENV = "misspelled"
+ARGUMENT_VALIDATON = "enforce"
+${KV("misspelled")}
 `;
 
 describe("npm run check", () => {
@@ -194,6 +202,7 @@ describe("npm run check", () => {
       "[env.gate-undeclared]",
       "[env.warned]",
       "[env.placeholder]",
+      "[env.misspelled]",
     ]);
   });
 
@@ -266,6 +275,14 @@ describe("npm run check", () => {
       lines: [
         "note: TOOL_MAP has a placeholder for its namespace id; before a deploy, create it with `npx wrangler kv namespace create TOOL_MAP --env placeholder` and put the id it prints in wrangler.toml",
       ],
+    });
+  });
+
+  it("tells a name the Worker does not read, a declared secret's too, where its default would stay in force", () => {
+    const unread = "is not a setting or binding the proxy reads (docs/configuration.md names each)";
+    expect(said.get("[env.misspelled]")).toEqual({
+      verdict: "2 problems",
+      lines: [`ARGUMENT_VALIDATON: ${unread}`, `ORIGIN_KEY: ${unread}`],
     });
   });
 

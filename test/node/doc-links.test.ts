@@ -3,7 +3,9 @@
  * the proxy is, a quickstart, a tenant, where each topic lives; the tables
  * live once, in docs/), and every relative link in README, SECURITY.md,
  * ARCHITECTURE.md and docs/ leads to a file that exists and, with a
- * `#fragment`, to a heading of it, as GitHub names headings.
+ * `#fragment`, to a heading of it, as GitHub names headings. The commands they give
+ * (`npm run NAME`, `npx PACKAGE`, in them and in wrangler.toml's comments) are the
+ * repository's own, and the Node.js version they ask for is package.json's `engines`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -63,7 +65,36 @@ function brokenLink(document: string, target: string): string | undefined {
     : `${relative(ROOT, file)} has no heading #${fragment}`;
 }
 
+const packageJson = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  engines: { node: string };
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+
+/** Every document's text, and wrangler.toml's (its comments give commands too). */
+const allText = () =>
+  [...DOCUMENTS, "wrangler.toml"].map((file) => readFileSync(join(ROOT, file), "utf8")).join("\n");
+
 describe("README and docs/", () => {
+  it("give only commands the repository has: its npm scripts, and npx of a package it pins", () => {
+    const text = allText();
+    const scripts = [...text.matchAll(/npm run ([a-z][\w:-]*)/g)].map(([, name]) => name as string);
+    expect(scripts.length).toBeGreaterThan(50);
+    expect([...new Set(scripts)].filter((name) => !(name in packageJson.scripts))).toEqual([]);
+    const pinned = { ...packageJson.dependencies, ...packageJson.devDependencies };
+    const npx = [...text.matchAll(/npx ([@a-z][\w@/.-]*)/g)].map(([, name]) => name as string);
+    expect(npx.length).toBeGreaterThan(10);
+    expect([...new Set(npx)].filter((name) => !(name in pinned))).toEqual([]);
+  });
+
+  it("say the Node.js version package.json's engines asks for", () => {
+    const least = /^>=(\d+)$/.exec(packageJson.engines.node)?.[1];
+    const said = [...allText().matchAll(/Node\.js (\d+) or newer/g)].map(([, major]) => major);
+    expect(said.length).toBeGreaterThan(0);
+    expect(said.every((major) => major === least)).toBe(true);
+  });
+
   it("README is at most 12 KB", () => {
     expect(statSync(join(ROOT, "README.md")).size).toBeLessThanOrEqual(README_MAX_BYTES);
   });

@@ -132,6 +132,27 @@ describe("npm run tenant -- add", () => {
         ["add", "Nx_", "--origin", "https://x.example/mcp", "--host", "x.example"],
         "lower-case letters, digits and dashes",
       ],
+      // The subdomain as the dashboard shows it: ALLOWED_HOSTS would list a host no request has.
+      [
+        ["add", "nx", "--origin", "https://x.example/mcp", "--workers-dev", "nx-corp.workers.dev"],
+        "--workers-dev takes your account's workers.dev subdomain alone",
+      ],
+      [
+        ["add", "nx", "--origin", "https://x.example/mcp", "--workers-dev", ""],
+        "--workers-dev takes your account's workers.dev subdomain alone",
+      ],
+      [
+        ["add", "nx", "--origin", "https://x.example/mcp", "--host", ""],
+        "--host takes a host name, like mcp.acme.example",
+      ],
+      [
+        ["add", "nx", "--origin", "https://x.example/mcp", "--host", "x..example"],
+        "--host takes a host name, like mcp.acme.example",
+      ],
+      [
+        ["add", "nx", "--origin", "https://x.example/mcp", "--host", "https://x.example"],
+        "--host takes a host name, like mcp.acme.example",
+      ],
       [
         ["add", "nx", "--origin", "https://x.example/mcp", "--auth-mode", "broker"],
         "Usage: npm run tenant -- add NAME --origin URL",

@@ -310,6 +310,33 @@ describe("parseConfig", () => {
     ]);
   });
 
+  it("refuses a name it does not read, as a misspelled setting whose default would stay in force", () => {
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        ARGUMENT_VALIDATON: "enforce",
+        "MAX-TOOLS": 40,
+        tool_changes: "hold",
+        // Unset, as wrangler leaves a var out; the runtime's own; wrangler's own, from a .env; the
+        // helpers workers-oauth-provider adds in broker and gate mode.
+        UNSET: undefined,
+        __VITEST_POOL_WORKERS_SELF_SERVICE: {},
+        CLOUDFLARE_API_TOKEN: "t0ken",
+        WRANGLER_LOG: "debug",
+        OAUTH_PROVIDER: {},
+      }),
+    );
+    const unread = "is not a setting or binding the proxy reads (docs/configuration.md names each)";
+    expect(result).toEqual({
+      kind: "invalid",
+      problems: [
+        { setting: "ARGUMENT_VALIDATON", path: "ARGUMENT_VALIDATON", problem: unread },
+        { setting: "MAX-TOOLS", path: '["MAX-TOOLS"]', problem: unread },
+        { setting: "tool_changes", path: "tool_changes", problem: unread },
+      ],
+    });
+  });
+
   it.each([
     [
       '{"hide": ["a"],\n "tools": {"x": {"name": "y",}}}',
@@ -458,12 +485,23 @@ describe("parseConfig", () => {
       env({
         ORIGIN_URL: "https://o.example/mcp",
         TOOL_RULES: '\ufeff{"hide": ["admin.*"]}',
+        // In gate mode, the only one that reads ORIGIN_USER_SECRETS.
+        AUTH_MODE: "gate",
+        OAUTH_KV: workerEnv.OAUTH_KV,
+        SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+        SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+        IDP_ISSUER: "https://accounts.google.com",
+        IDP_CLIENT_ID: "proxy-client",
+        ALLOWED_DOMAINS: "acme.com",
         ORIGIN_USER_SECRETS: '\ufeff{"alice@acme.com": "alice-key"}',
       }),
     );
     expect(rules.kind === "valid" && rules.config.policy.rules.hides({ name: "admin.x" })).toBe(
       true,
     );
+    expect(rules.kind === "valid" && rules.config.auth).toMatchObject({
+      userSecrets: { kind: "map", map: new Map([["alice@acme.com", "alice-key"]]) },
+    });
   });
 
   it("never quotes a value it refuses, a number or a boolean a TOML var holds among them", () => {
@@ -581,6 +619,80 @@ describe("parseConfig", () => {
     );
   });
 
+  it("refuses a setting of another AUTH_MODE, which would do nothing: gate's left in relay mode, say", () => {
+    const otherMode = (modes: string, mode: string) =>
+      `is read only with AUTH_MODE=${modes}, and AUTH_MODE is ${mode}: set AUTH_MODE, or remove this`;
+    // Gate mode set up, and AUTH_MODE = "gate" left out: relay mode, open to anyone.
+    expect(
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          IDP_ISSUER: "https://accounts.example",
+          ALLOWED_DOMAINS: "acme.com",
+          ORIGIN_SECRET: "sk-never-shown",
+          PASS_HEADERS: "x-tenant",
+        }),
+      ),
+    ).toEqual({
+      kind: "invalid",
+      problems: [
+        {
+          setting: "PASS_HEADERS",
+          path: "PASS_HEADERS",
+          problem: otherMode("broker or gate", "relay"),
+        },
+        { setting: "IDP_ISSUER", path: "IDP_ISSUER", problem: otherMode("gate", "relay") },
+        {
+          setting: "ALLOWED_DOMAINS",
+          path: "ALLOWED_DOMAINS",
+          problem: otherMode("gate", "relay"),
+        },
+        { setting: "ORIGIN_SECRET", path: "ORIGIN_SECRET", problem: otherMode("gate", "relay") },
+      ],
+    });
+    expect(
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          AUTH_MODE: "broker",
+          OAUTH_KV: workerEnv.OAUTH_KV,
+          SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+          SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+          UPSTREAM_ISSUER: "https://auth.example",
+          IDP_CLIENT_ID: "app",
+        }),
+      ),
+    ).toEqual(refused("IDP_CLIENT_ID", otherMode("gate", "broker")));
+    // Told once, by its own problem, when it is wrong in itself.
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", IDP_ISSUER: "idp" }))).toEqual(
+      refused("IDP_ISSUER", "must be an absolute http:// or https:// URL"),
+    );
+  });
+
+  it("refuses a URL with a user name or password, and an ORIGIN_URL with a fragment, never quoting it", () => {
+    const credentials = "must hold no user name or password (user:pass@ before the host)";
+    const result = parseConfig(
+      env({
+        ORIGIN_URL: "https://ann:pa55word@o.example/mcp",
+        PUBLIC_URL: "https://ann:pa55word@mcp.example.com",
+        UPSTREAM_ISSUER: "https://ann@auth.example",
+        IDP_ISSUER: "https://:pa55word@accounts.example",
+      }),
+    );
+    expect(result).toEqual({
+      kind: "invalid",
+      problems: ["ORIGIN_URL", "PUBLIC_URL", "UPSTREAM_ISSUER", "IDP_ISSUER"].map((setting) => ({
+        setting,
+        path: setting,
+        problem: credentials,
+      })),
+    });
+    // A fragment is never sent: what follows # would be dropped without a word.
+    expect(parseConfig(env({ ORIGIN_URL: "https://o.example/mcp#key=pa55word" }))).toEqual(
+      refused("ORIGIN_URL", "must hold no #fragment: a fragment is never sent to the origin"),
+    );
+  });
+
   it("reads ALLOWED_HOSTS as a list of lower-case hosts, each with a port where it names one", () => {
     const result = parseConfig(
       env({
@@ -679,15 +791,20 @@ describe("parseConfig", () => {
 
   it("bounds PASS_HEADERS: at most 32 names", () => {
     const names = (count: number) => Array.from({ length: count }, (_, i) => `x-h${i}`).join(",");
-    expect(
-      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: names(32) })).kind,
-    ).toBe("valid");
-    expect(
-      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: names(33) })),
-    ).toEqual(refused("PASS_HEADERS", "must list at most 32 header names"));
-    expect(
-      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", PASS_HEADERS: "x".repeat(10_000) })),
-    ).toEqual(
+    const broker = (passHeaders: string) =>
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          AUTH_MODE: "broker",
+          OAUTH_KV: workerEnv.OAUTH_KV,
+          SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+          SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+          PASS_HEADERS: passHeaders,
+        }),
+      );
+    expect(broker(names(32)).kind).toBe("valid");
+    expect(broker(names(33))).toEqual(refused("PASS_HEADERS", "must list at most 32 header names"));
+    expect(broker("x".repeat(10_000))).toEqual(
       refused("PASS_HEADERS", "must list at most 32 header names of at most 64 characters"),
     );
   });
@@ -716,6 +833,10 @@ describe("parseConfig", () => {
     ["NAME_MAX_LENGTH", "11", "must be at least 12 characters"],
     ["MAX_TOOLS", "1", "must be at least 2 tools"],
     ["MAX_TOOLS", "forty", "must be a whole number of tools"],
+    // Number() reads these as 16, 100 and 1: a count or share is written in decimal digits.
+    ["MAX_TOOLS", "0x10", "must be a whole number of tools"],
+    ["MAX_TOOLS", "1e2", "must be a whole number of tools"],
+    ["CALLS_ANSWER_SAMPLING_RATE", "0x1", "must be 0, or a number from 0.0001 to 1"],
     ["ARGUMENT_VALIDATION", "strict", "must be one of off, warn, enforce"],
     ["MCP_PATH", "mcp", "must start with /"],
     ["AUTH_MODE", "proxy", "must be one of relay, broker, gate"],
