@@ -71,11 +71,28 @@ const MAX_OWN_PINS = 50_000;
  */
 const MAX_PINS_PER_CALLER = 10_000;
 /**
- * `tool_definition_changed` (and `_differs`) lines per listing: an origin
+ * `tool_definition_changed` (and `_differs`) lines per request: an origin
  * that changes every definition at every listing gets one more line for the
  * rest, not one per tool. Under `hold`, the rest are logged on the next listings.
  */
 const MAX_CHANGE_LINES = 10;
+/**
+ * Accept keys read from KV per request (an invocation may make 1,000 KV
+ * operations): a held tool past them stays held until a later listing reads its key.
+ */
+const MAX_ACCEPT_READS = 10;
+
+/**
+ * What one request's listings may spend deciding pins, together: a batch of
+ * 256 `tools/list` (protocol 2025-03-26) is one request, and each listing
+ * spending its own was 2,560 accept keys read and as many lines logged.
+ */
+export class PinAllowance {
+  acceptReads = MAX_ACCEPT_READS;
+  changeLines = MAX_CHANGE_LINES;
+  /** Whether the request logged its `tool_definition_changes_unlogged` line. */
+  restLogged = false;
+}
 
 export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
 
@@ -173,6 +190,8 @@ export interface PinBook {
   environment: string | undefined;
   /** Held changes this isolate logged already. */
   logged: BoundedMap<string, true>;
+  /** What the request's listings have left to spend. */
+  allowance: PinAllowance;
 }
 
 /** What one listing's definitions decide, for its caller. */
@@ -221,18 +240,18 @@ async function decidePins(
     return true;
   };
   const newCaller = record !== undefined && !record.stored;
-  let lines = 0;
+  const { allowance } = book;
   const unlogged: string[] = [];
   /** Logs a change, or a caller's own definition (`differs`), while the listing has lines left. */
   const logChange = (
     kind: "changed" | "differs",
     fields: { tool: string } & Record<string, unknown>,
   ) => {
-    if (lines === MAX_CHANGE_LINES) {
+    if (allowance.changeLines === 0) {
       unlogged.push(fields.tool);
       return false;
     }
-    lines++;
+    allowance.changeLines--;
     logEvent(kind === "differs" ? "tool_definition_differs" : "tool_definition_changed", fields);
     return true;
   };
@@ -295,19 +314,14 @@ async function decidePins(
       book.logged.set(key, true);
     }
   }
-  if (unlogged.length > 0) {
+  if (unlogged.length > 0 && !allowance.restLogged) {
+    allowance.restLogged = true;
     logEvent("tool_definition_changes_unlogged", { mode, count: unlogged.length, tools: unlogged });
   }
   // Under `hold`, a caller is pinned at their first listing, even with no pin of their own.
   if (record !== undefined && (ownChanged || (newCaller && mode === "hold"))) decisions.own = own;
   return decisions;
 }
-
-/**
- * Accept keys read from KV per listing (a request's KV operations are
- * limited): a held tool past them stays held until a later listing reads its key.
- */
-const MAX_ACCEPT_READS = 10;
 
 /** Where one listing's pins are decided: the origin's memory and KV, for one caller. */
 export interface PinContext {
@@ -322,6 +336,8 @@ export interface PinContext {
   /** The tenant's wrangler environment (`WRANGLER_ENV`): where the logged accept command runs. */
   environment: string | undefined;
   waitUntil: (promise: Promise<unknown>) => void;
+  /** What the request's listings have left to spend. */
+  allowance: PinAllowance;
 }
 
 /**
@@ -331,10 +347,9 @@ export interface PinContext {
  */
 export async function pinListing(
   listed: readonly ListedDefinition[],
-  { kv, scope, origin, callerPins, caller, mode, environment, waitUntil }: PinContext,
+  { kv, scope, origin, callerPins, caller, mode, environment, waitUntil, allowance }: PinContext,
 ): Promise<PinDecisions> {
   const key = callerPinsKey(scope, caller);
-  let reads = 0;
   const decisions = await decidePins(listed, {
     mode,
     shared: (original) => origin.sharedPin(original),
@@ -346,9 +361,10 @@ export async function pinListing(
         ...(origin.stored?.held.get(original) ?? []),
       ].includes(pin),
     accepted: (original, pin) =>
-      accepted(kv, scope, origin, original, pin, () => reads++ < MAX_ACCEPT_READS),
+      accepted(kv, scope, origin, original, pin, () => allowance.acceptReads > 0 && allowance.acceptReads-- > 0),
     environment,
     logged: origin.heldLogged,
+    allowance,
   });
   for (const [original, pin] of decisions.shared) origin.setPin(original, pin);
   for (const [original, pin] of decisions.heldPins) origin.noteHeld(original, pin);

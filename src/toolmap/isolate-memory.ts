@@ -128,7 +128,8 @@ export class OriginMemory {
   /** Notes `pin` as a definition of `original` some caller is held on, until KV's map notes it. */
   noteHeld(original: string, pin: string): void {
     const pins = this.heldPins.get(original) ?? [];
-    if (pins.includes(pin)) return;
+    // One the map holds already is no news: noted again, every listing of a held caller wrote the map.
+    if (pins.includes(pin) || this.stored?.held.get(original)?.includes(pin)) return;
     this.heldPins.set(original, [...pins, pin].slice(-MAX_HELD_PINS));
   }
 

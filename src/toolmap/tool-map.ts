@@ -25,7 +25,7 @@ import type { Profile } from "../schemas/profile";
 import { AnswerMemory, settingsOf } from "./answer-memory";
 import { CallNames } from "./call-names";
 import { CallerView, decide, type ListingPart } from "./caller-listings";
-import { type CallerPins, pinListing } from "./caller-pins";
+import { type CallerPins, PinAllowance, pinListing } from "./caller-pins";
 import { type Caller, ONE_CALLER } from "./callers";
 import { definitionOf, type ListedDefinition, pinOf, pinsOf } from "./definition-pins";
 import type { OriginMemory, ToolMapMemory, ToolMapScopes } from "./isolate-memory";
@@ -66,6 +66,8 @@ export class ToolMap {
   private readonly view: CallerView;
   private readonly callerPins: CallerPins;
   private readonly views: SchemaViews;
+  /** What this request's listings may spend deciding pins, together (a batch holds up to 256). */
+  private readonly pinAllowance = new PinAllowance();
   /** The view this request last showed its caller: kept with the answer remembered from it. */
   private shown: { key: string; held: boolean; whole: boolean } | undefined;
   /** What the names calls give stand for, for this caller. */
@@ -316,6 +318,7 @@ export class ToolMap {
       mode: this.policy.changes === "hold" ? "hold" : "log",
       environment: this.policy.environment,
       waitUntil: this.waitUntil,
+      allowance: this.pinAllowance,
     });
   }
 

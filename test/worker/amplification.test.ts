@@ -12,6 +12,7 @@ import { sanitizeName } from "../../src/names/sanitize";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { decodeMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { changingOrigin } from "../helpers/changing-origin";
@@ -19,7 +20,7 @@ import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
-import { DEMO_ORIGIN, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
+import { CATALOG_ORIGIN, DEMO_ORIGIN, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
 
 /** How many listings each test makes: each would be a KV write where a write per listing is the bug. */
 const LISTINGS = 12;
@@ -105,6 +106,56 @@ describe("KV reads one request can make", () => {
     await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
     // As a cold isolate's one call (docs/tool-map.md): the map, and the chunks once (was 1 + 13).
     expect(counted.counts.get).toBeLessThanOrEqual(2);
+  });
+});
+
+describe("a batch of listings (protocol 2025-03-26), each a listing of many held changes", () => {
+  // Each tools/list of a batch is named on its own: what one listing may spend (10 accept keys
+  // read, 10 change lines, a map write noting what it held) was spent again for every listing,
+  // so the batch's size multiplied it: 32 listings read 320 accept keys and wrote the map 32
+  // times (KV allows one write a second to a key), and at MAX_BATCH_MESSAGES' ceiling of 256,
+  // 2,560 reads passed the 1,000 KV operations an invocation may make.
+  it("costs the KV operations and log lines of one listing, not one listing's each", async () => {
+    const origin = `${CATALOG_ORIGIN}/mcp?map=${crypto.randomUUID()}&tools=400`;
+    const counted = countingKv(env.TOOL_MAP);
+    const contexts: ExecutionContext[] = [];
+    const isolate = () =>
+      viaProxy(
+        { ORIGIN_URL: origin, TOOL_CHANGES: "hold" },
+        { app: createApp(), kv: counted.kv, contexts },
+      );
+    const settled = () => Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+    const first = isolate();
+    const caller = { ...(await openSession(first, PROXY_URL)), cookie: "who=ann" };
+    await messagesOf(await postJson(first, PROXY_URL, rpc(1, "tools/list"), caller));
+    await settled();
+    // Every tool changes for her: the map's pins as another definition's.
+    const key = mapKey((await toolMapScopes(new URL(origin), profileOf("openai").names)).origin);
+    const stored = decodeMap((await env.TOOL_MAP.get(key, "text")) ?? "");
+    const tools = [...(stored?.tools.values() ?? [])];
+    const pins = tools.map((tool) => tool.pin);
+    for (const [i, tool] of tools.entries()) tool.pin = pins[(i + 1) % pins.length];
+    expect(tools).toHaveLength(400);
+    if (stored) await env.TOOL_MAP.put(key, encodeMap(stored));
+
+    const cold = isolate();
+    const session = {
+      ...(await openSession(cold, PROXY_URL)),
+      cookie: "who=ann",
+      "mcp-protocol-version": "2025-03-26",
+    };
+    counted.reset();
+    const logs = captureLogs();
+    const batch = Array.from({ length: 32 }, (_, id) => rpc(id, "tools/list"));
+    const answers = await messagesOf(await postJson(cold, PROXY_URL, batch, session));
+    await settled();
+    expect(answers).toHaveLength(32);
+    // One listing's (docs/tool-map.md): the answer, the map, her pins, 10 accept keys; one write.
+    expect(counted.counts.get).toBeLessThanOrEqual(3 + 10);
+    expect(counted.counts.put).toBeLessThanOrEqual(1);
+    expect(logs.events("tool_definition_changed")).toHaveLength(10);
+    expect(logs.lines().length).toBeLessThan(20);
+    logs.restore();
   });
 });
 

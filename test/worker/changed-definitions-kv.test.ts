@@ -191,8 +191,10 @@ describe("TOOL_CHANGES=hold, many tools changed at once", () => {
     const changed = await open(memory);
     const held = await changed.map.nameListing(tools("2"));
     expect(held.hidden.size).toBe(12);
-    // Ten lines a listing: the next listing logs the other two.
-    await changed.map.nameListing(tools("2"));
+    // Ten lines a request: the next request's listing logs the other two.
+    const again = await open(memory);
+    await again.map.nameListing(tools("2"));
+    await again.settled();
     for (const line of logs.events("tool_definition_changed")) {
       const key = acceptKey(changed.scopes.origin, String(line.to), String(line.tool));
       await env.TOOL_MAP.put(key, String(line.tool));
