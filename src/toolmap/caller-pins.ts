@@ -361,7 +361,14 @@ export async function pinListing(
         ...(origin.stored?.held.get(original) ?? []),
       ].includes(pin),
     accepted: (original, pin) =>
-      accepted(kv, scope, origin, original, pin, () => allowance.acceptReads > 0 && allowance.acceptReads-- > 0),
+      accepted(
+        kv,
+        scope,
+        origin,
+        original,
+        pin,
+        () => allowance.acceptReads > 0 && allowance.acceptReads-- > 0,
+      ),
     environment,
     logged: origin.heldLogged,
     allowance,
