@@ -277,3 +277,41 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     });
   });
 });
+
+describe("caller isolation under attack, 2026-07-28 parameter headers", () => {
+  // Not fixed: with no listing of the caller's here, a call's Mcp-Param-* headers are checked
+  // against the schema the map holds, which may be another caller's, and the proxy's
+  // "Header mismatch" then says whether that schema declares the header the caller guessed
+  // (SECURITY.md, "What the proxy answers itself").
+  it.fails("does not tell a caller with no listing here which headers another caller's schema of a tool declares", async () => {
+    const origin = callerOrigin();
+    const report = (properties: Record<string, unknown>): Tool => ({
+      name: "report.get",
+      inputSchema: { type: "object", properties },
+    });
+    await origin.list("ann", [report({ tenant: { type: "string", "x-mcp-header": "Tenant" } })]);
+    await origin.list("bob", [report({ month: { type: "string" } })]);
+    const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+    expect((await user(proxy, "ann", "2026-07-28").list()).tools).toHaveLength(1);
+
+    // Bob, whose listing this isolate has not read, guesses a header of ann's schema, and one
+    // no schema declares: the two calls of his own tool are answered alike.
+    const probe = async (header: string) => {
+      const { body, headers } = wireRequest("2026-07-28", 1, "tools/call", {
+        name: openaiName("report.get"),
+        arguments: { month: "5" },
+      });
+      const response = await postJson(proxy, PROXY_URL, body, {
+        ...headers,
+        authorization: "Bearer bob",
+        [header]: "acme",
+      });
+      return { status: response.status, messages: await messagesOf(response) };
+    };
+    const guessed = await probe("mcp-param-tenant");
+    const control = await probe("mcp-param-region");
+    expect(control.status).toBe(200);
+    expect(guessed.status).toBe(control.status);
+    expect(JSON.stringify(guessed.messages)).not.toMatch(/mismatch/i);
+  });
+});
