@@ -14,7 +14,7 @@ import { nameWeight } from "../names/weight";
 import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import { CallerListings } from "./caller-listings";
-import { CallerPins } from "./caller-pins";
+import { CallerPins } from "./caller-pin-records";
 import { type ToolEntry, toolChars } from "./plan-listing";
 import { ProfileNames } from "./profile-names";
 import { answerWeight, MAX_TOOLS, type RememberedAnswer, type StoredMap } from "./stored-map";

@@ -1,0 +1,108 @@
+/**
+ * Each caller's own definition pins as an isolate keeps them, in front of KV
+ * (`v2:<origin>:pins:<caller>`, docs/tool-map.md): read once per isolate and
+ * caller, written as caller-pins.ts decides. What they mean is caller-pins.ts's.
+ */
+import { BoundedMap } from "../bounded-map";
+import { logEvent } from "../log";
+import { namesWeight } from "../names/weight";
+import type { ChangeMode } from "../rules/tool-rules";
+
+/** A caller's own pins as the proxy knows them: `stored`, whether KV holds them (the caller is not new). */
+export interface CallerRecord {
+  stored: boolean;
+  pins: Map<string, string>;
+}
+
+const MAX_CALLERS = 1_000;
+/**
+ * Under `log`, how long after this isolate wrote a caller's pins it writes
+ * them again: an origin whose descriptions hold a date or a count changes a
+ * definition at every listing, and each write is one of KV's (a Free plan's
+ * 1,000 a day; one a second per key). Memory keeps the latest pins; another
+ * isolate may log a change once more. Under `hold` the pins decide what is
+ * held, and every change is written.
+ */
+export const LOG_PINS_WRITE_MS = 60_000;
+/** Own pins kept per isolate, all callers together, each weighing its tool's name (names/weight.ts). */
+const MAX_OWN_PINS = 50_000;
+export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
+
+/** A caller KV holds nothing of: one record for all of them, as most callers have no pins of their own. */
+const NEW_CALLER: CallerRecord = { stored: false, pins: new Map() };
+
+function decodeRecord(text: string | null): CallerRecord {
+  if (text === null) return NEW_CALLER;
+  try {
+    const value = JSON.parse(text) as { format?: unknown; pins?: unknown };
+    if (value.format === 1 && typeof value.pins === "object" && value.pins !== null) {
+      const pins = Object.entries(value.pins).filter(
+        (pair): pair is [string, string] => typeof pair[1] === "string",
+      );
+      return { stored: true, pins: new Map(pins) };
+    }
+  } catch {}
+  // Another format: the caller was pinned, by a version that wrote it otherwise.
+  return { stored: true, pins: new Map() };
+}
+
+// fromEntries: an original named `__proto__` stays an ordinary key.
+const encodeRecord = (pins: Map<string, string>) =>
+  JSON.stringify({ format: 1, pins: Object.fromEntries(pins) });
+
+/** Every caller's own pins this isolate read or wrote, per origin (the key says whose). */
+export class CallerPins {
+  private readonly records = new BoundedMap<string, CallerRecord>(MAX_CALLERS, undefined, {
+    max: MAX_OWN_PINS,
+    weigh: (record) => 1 + namesWeight(record.pins.keys()),
+  });
+  /** Reads under way: as many as requests at once. */
+  private readonly reading = new Map<string, Promise<CallerRecord | undefined>>();
+  /** Callers whose pins this isolate wrote within `LOG_PINS_WRITE_MS`. */
+  private readonly writtenLately = new BoundedMap<string, true>(MAX_CALLERS, LOG_PINS_WRITE_MS);
+
+  /** The caller's own pins: read from KV once (again after a failed read); `undefined` when it failed. */
+  async read(kv: KVNamespace, key: string): Promise<CallerRecord | undefined> {
+    const known = this.records.get(key);
+    if (known) return known;
+    let read = this.reading.get(key);
+    if (!read) {
+      read = kv.get(key, "text").then(
+        (text) => {
+          const record = decodeRecord(text);
+          this.records.set(key, record);
+          return record;
+        },
+        (error) => {
+          logEvent("kv_error", { op: "get", error: String(error) });
+          return undefined;
+        },
+      );
+      this.reading.set(key, read);
+      void read.finally(() => this.reading.delete(key));
+    }
+    return read;
+  }
+
+  /**
+   * Stores the caller's pins: in memory now, in KV by `waitUntil`; under
+   * `log`, in KV once per `LOG_PINS_WRITE_MS`.
+   */
+  write(
+    kv: KVNamespace,
+    key: string,
+    pins: Map<string, string>,
+    mode: Exclude<ChangeMode, "allow">,
+    waitUntil: (promise: Promise<unknown>) => void,
+  ): void {
+    const stored = this.records.get(key)?.stored === true;
+    this.records.set(key, { stored: true, pins });
+    if (mode === "log" && stored && this.writtenLately.get(key)) return;
+    this.writtenLately.set(key, true);
+    waitUntil(
+      kv
+        .put(key, encodeRecord(pins))
+        .catch((error) => logEvent("kv_error", { op: "put", error: String(error) })),
+    );
+  }
+}
