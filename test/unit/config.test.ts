@@ -15,6 +15,13 @@ const refused = (path: string, problem: string) => ({
   problems: [{ setting: /^[A-Z_]+/.exec(path)?.[0], path, problem }],
 });
 
+/** The bindings broker and gate mode need, as the tests' runtime binds them. */
+const SIGN_IN = {
+  OAUTH_KV: workerEnv.OAUTH_KV,
+  SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
+  SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+};
+
 describe("parseConfig", () => {
   it("applies the documented defaults", () => {
     expect(parseConfig(env({ ORIGIN_URL: "https://mcp.example.com/mcp" }))).toEqual({
@@ -487,9 +494,7 @@ describe("parseConfig", () => {
         TOOL_RULES: '\ufeff{"hide": ["admin.*"]}',
         // In gate mode, the only one that reads ORIGIN_USER_SECRETS.
         AUTH_MODE: "gate",
-        OAUTH_KV: workerEnv.OAUTH_KV,
-        SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
-        SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+        ...SIGN_IN,
         IDP_ISSUER: "https://accounts.google.com",
         IDP_CLIENT_ID: "proxy-client",
         ALLOWED_DOMAINS: "acme.com",
@@ -539,11 +544,7 @@ describe("parseConfig", () => {
   });
 
   it("reads broker mode, with its bindings and the operator's client at the origin when given", () => {
-    const bindings = {
-      OAUTH_KV: workerEnv.OAUTH_KV,
-      SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
-      SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
-    };
+    const bindings = SIGN_IN;
     const broker = (vars: Record<string, unknown>) =>
       parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", AUTH_MODE: "broker", ...vars }));
     expect(broker(bindings)).toMatchObject({
@@ -655,9 +656,7 @@ describe("parseConfig", () => {
         env({
           ORIGIN_URL: "https://o.example/mcp",
           AUTH_MODE: "broker",
-          OAUTH_KV: workerEnv.OAUTH_KV,
-          SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
-          SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+          ...SIGN_IN,
           UPSTREAM_ISSUER: "https://auth.example",
           IDP_CLIENT_ID: "app",
         }),
@@ -752,9 +751,7 @@ describe("parseConfig", () => {
       env({
         ORIGIN_URL: "https://o.example/mcp",
         AUTH_MODE: "broker",
-        OAUTH_KV: workerEnv.OAUTH_KV,
-        SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
-        SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+        ...SIGN_IN,
         PASS_HEADERS: " X-Tenant,,traceparent , CF-Access-Client-Id",
       }),
     );
@@ -796,9 +793,7 @@ describe("parseConfig", () => {
         env({
           ORIGIN_URL: "https://o.example/mcp",
           AUTH_MODE: "broker",
-          OAUTH_KV: workerEnv.OAUTH_KV,
-          SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
-          SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
+          ...SIGN_IN,
           PASS_HEADERS: passHeaders,
         }),
       );
@@ -873,11 +868,7 @@ describe("parseConfig", () => {
 });
 
 describe("parseConfig, gate mode", () => {
-  const bindings = {
-    OAUTH_KV: workerEnv.OAUTH_KV,
-    SIGN_IN_RATE_LIMIT: workerEnv.SIGN_IN_RATE_LIMIT,
-    SIGN_IN_BUDGET: workerEnv.SIGN_IN_BUDGET,
-  };
+  const bindings = SIGN_IN;
   const minimal = {
     ...bindings,
     IDP_ISSUER: "https://accounts.google.com",
