@@ -43,7 +43,7 @@ import {
   takesOver,
   takesOverScope,
 } from "./definition-pins";
-import type { OriginMemory } from "./isolate-memory";
+import type { OriginMemory, SharedPin } from "./isolate-memory";
 
 /**
  * Own pins per caller, weighed so too. Past it a caller takes no pin of their own: under `hold`
@@ -101,7 +101,7 @@ export interface PinDecisions {
   /** Originals held for this caller. */
   held: Set<string>;
   /** Map pins to set: tools seen for the first time, and earlier versions' pins taken over. */
-  shared: Map<string, string>;
+  shared: Map<string, SharedPin>;
   /** The caller's own pins as they are now, when they are to be stored. */
   own: Map<string, string> | undefined;
   /** Definitions this caller is held on, to note in the map. */
@@ -162,7 +162,7 @@ async function decidePins(
     const now = await definition.pin;
     const shared = book.shared(original);
     if (shared === undefined) {
-      decisions.shared.set(original, now);
+      decisions.shared.set(original, { pin: now, over: undefined });
       continue;
     }
     const expected = own.get(original) ?? shared;
@@ -172,7 +172,7 @@ async function decidePins(
       (pinAs !== undefined && (await takesOverScope(expected, now, pinAs)))
     ) {
       if (own.has(original)) setOwn(original, now);
-      else decisions.shared.set(original, now);
+      else decisions.shared.set(original, { pin: now, over: shared });
       continue;
     }
     const change = {

@@ -81,6 +81,15 @@ const MAX_REMEMBERED_ANSWERS = 4;
 const MAX_REMEMBERED_CHARS = 16 * 1024 * 1024;
 const REMEMBERED_ANSWER_MS = 5 * 60_000;
 
+/**
+ * A map pin an isolate set, and the one it replaces, as the isolate knew the map when it decided
+ * (none, for a tool new to it): KV's map keeps another isolate's pin set since (map-store.ts).
+ */
+export interface SharedPin {
+  pin: string;
+  over: string | undefined;
+}
+
 /** What one isolate remembers of one origin's tools. */
 export class OriginMemory {
   /** Every original known: listed here, or read from KV. */
@@ -98,7 +107,7 @@ export class OriginMemory {
   /** A write to KV is under way: another waits for the next listing. */
   writing = false;
   /** Definition pins this isolate set and KV does not hold yet. */
-  readonly pinned = unstored<string>();
+  readonly pinned = unstored<SharedPin>();
   /** The listing pin to store with the map (listing-pin.ts), from the last listing that made one. */
   listingPin: Promise<string | undefined> | undefined;
   /**
@@ -120,9 +129,13 @@ export class OriginMemory {
   /** How many times the origin said its tools changed: a caller's view from before is gone. */
   generation = 0;
 
-  /** Sets the map's pin of `original`, until KV holds it (map-store.ts). */
-  setPin(original: string, pin: string): void {
-    this.pinned.set(original, pin);
+  /**
+   * Sets the map's pin of `original`, until KV holds it (map-store.ts). One set
+   * again before KV holds it replaces what the first replaced.
+   */
+  setPin(original: string, pin: SharedPin): void {
+    const unstoredPin = this.pinned.get(original);
+    this.pinned.set(original, unstoredPin ? { ...pin, over: unstoredPin.over } : pin);
   }
 
   /** Notes `pin` as a definition of `original` some caller is held on, until KV's map notes it. */
@@ -135,7 +148,7 @@ export class OriginMemory {
 
   /** The map's pin of `original`, the first definition seen of it: set here, or as KV holds it. */
   sharedPin(original: string): string | undefined {
-    return this.pinned.get(original) ?? this.stored?.tools.get(original)?.pin;
+    return this.pinned.get(original)?.pin ?? this.stored?.tools.get(original)?.pin;
   }
 
   /**

@@ -25,7 +25,7 @@
  */
 import { logEvent } from "../log";
 import { acceptedPin } from "./definition-pins";
-import { MAX_HELD_PINS, type OriginMemory } from "./isolate-memory";
+import { MAX_HELD_PINS, type OriginMemory, type SharedPin } from "./isolate-memory";
 import { type LegacyProgress, readLegacyNames } from "./legacy-v1";
 import { holdsSchema } from "./listed-schema";
 import type { PlannedEntry } from "./plan-listing";
@@ -207,7 +207,7 @@ export class MapStore {
       }
       await this.kv.put(mapKey(this.scope.origin), encodeMap(merged));
       for (const [original, tool] of merged.tools) {
-        if (origin.pinned.get(original) === tool.pin) origin.pinned.delete(original);
+        if (origin.pinned.get(original)?.pin === tool.pin) origin.pinned.delete(original);
       }
       for (const [original, pin] of superseded) {
         if (origin.pinned.get(original) === pin) origin.pinned.delete(original);
@@ -227,31 +227,30 @@ export class MapStore {
 
   /**
    * `base` with this isolate's tools, pins and held definitions, and the profile's kept names;
-   * expired and bounded. A pin this isolate set takes the place of the one it knew (none, for a
-   * tool new to it; an earlier version's, taken over), not of one another isolate set since
-   * (`superseded`): the map's pin is the first definition seen of a tool, and an isolate that read
-   * the map before a tool was added would otherwise put what it was shown over what another
-   * isolate had shown its callers, whose change to it was then taken for no change.
+   * expired and bounded. A pin this isolate set takes the place of the one it knew when it set it
+   * (`SharedPin.over`: none, for a tool new to it; an earlier version's, taken over), not of one
+   * another isolate set since (`superseded`): the map's pin is the first definition seen of a
+   * tool, and an isolate that read the map before a tool was added would otherwise put what it was
+   * shown over what another isolate had shown its callers, whose change to it was then taken for
+   * no change. What it knew then, not the map as it knows it now: a write under way may have
+   * brought it KV's pin since.
    */
   private merge(
     base: StoredMap,
     names: ProfileNames,
-  ): { merged: StoredMap; superseded: Map<string, string> } {
+  ): { merged: StoredMap; superseded: Map<string, SharedPin> } {
     const origin = this.origin;
     const day = today();
     const tools = new Map(base.tools);
-    const superseded = new Map<string, string>();
+    const superseded = new Map<string, SharedPin>();
     for (const [original, seen] of origin.listed) {
       const entry = origin.tools.get(original);
       if (!entry) continue;
       const stored = base.tools.get(original)?.pin;
-      let pin = origin.pinned.get(original) ?? stored;
-      if (
-        pin !== stored &&
-        stored !== undefined &&
-        stored !== origin.stored?.tools.get(original)?.pin
-      ) {
-        superseded.set(original, pin as string);
+      const set = origin.pinned.get(original);
+      let pin = set?.pin ?? stored;
+      if (set !== undefined && stored !== undefined && stored !== set.pin && stored !== set.over) {
+        superseded.set(original, set);
         pin = stored;
       }
       tools.set(original, {
