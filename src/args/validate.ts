@@ -23,7 +23,7 @@ import { dereference, type SchemaDraft, validate } from "@cfworker/json-schema";
 import { isPlainObject, own } from "../json";
 import { foldKey } from "./coalesce";
 import { isNullable, propertiesOf, type Schema } from "./json-schema";
-import { checksWithin, type References, referencesOf } from "./validation-cost";
+import { checksWithin, quotedWhole, type References, referencesOf } from "./validation-cost";
 
 export interface ValidationIssue {
   /** JSON pointer of the offending value (`#/max_bytes`), or of the object missing a key. */
@@ -95,7 +95,8 @@ const MAX_QUOTED_CHARS = 200;
  * when a message is written.
  */
 function quotedShort(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
+  // A member named `toJSON` would be replaced, and the value that holds it refused.
+  if (typeof value !== "object" || value === null || quotedWhole(value)) return value;
   const entries = Object.entries(value);
   let quoted: unknown;
   const toJSON = () => {

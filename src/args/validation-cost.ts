@@ -38,13 +38,21 @@ export function referencesOf(byUri: Record<string, unknown>): References {
   return { byUri, recursiveAnchors: [...anchors] };
 }
 
+/**
+ * Whether a refusal writes `constant` whole: an object with a member named `toJSON` (data of
+ * the origin's, which the validator compares like any other) cannot be given a `toJSON` that
+ * writes a few of its values (validate.ts, `quotedShort`), so its whole text is counted instead.
+ */
+export const quotedWhole = (constant: unknown): boolean =>
+  isPlainObject(constant) && Object.prototype.propertyIsEnumerable.call(constant, "toJSON");
+
 /** What a pair counts for each of these its schema lists: one per this many. */
 const PER_CHECK = 64;
 
 /**
  * What checking one value against `node` walks of it beyond the pair itself, in checks: the
- * validator compares the value with every `enum` value (and writes a `const` string into the
- * message of each value it refuses), and for an object, walks every declared property and every
+ * validator compares the value with every `enum` value (and writes a `const` string, or one
+ * `quotedWhole`, into the message of each value it refuses), and for an object, walks every declared property and every
  * required name (9,990 objects of a schema of 1,000 properties took 2 s of CPU).
  */
 function walkedBy(value: unknown, node: Schema): number {
@@ -53,6 +61,7 @@ function walkedBy(value: unknown, node: Schema): number {
   if (Array.isArray(values)) walked += values.length;
   const constant = own(node, "const");
   if (typeof constant === "string") walked += constant.length;
+  else if (quotedWhole(constant)) walked += JSON.stringify(constant).length;
   if (isPlainObject(value)) {
     const properties = own(node, "properties");
     if (isPlainObject(properties)) walked += Object.keys(properties).length;

@@ -859,6 +859,35 @@ describe("validation", () => {
     expect(validateArguments(passing, schema)).toEqual({ kind: "valid" });
   });
 
+  it("takes a const object with a member named toJSON as the origin does", () => {
+    // A member of the origin's const, not a method: the value that holds it is the const.
+    const schema = {
+      type: "object",
+      properties: { mode: { const: { toJSON: "raw", level: 2 } } },
+      required: ["mode"],
+    };
+    expect(validateArguments({ mode: { toJSON: "raw", level: 2 } }, schema)).toEqual({
+      kind: "valid",
+    });
+    expect(validateArguments({ mode: { level: 2 } }, schema).kind).toBe("invalid");
+    // Written whole into each refusal, it is counted whole: 4,000 values failing a const of 600
+    // members are more checks than validation makes, not 57 million characters of messages.
+    const office = {
+      toJSON: "raw",
+      ...Object.fromEntries(
+        Array.from({ length: 600 }, (_, i) => [`desk_${i}`, `America/Some_City_${i}`]),
+      ),
+    };
+    const rows = {
+      type: "object",
+      properties: { rows: { type: "array", items: { const: office } } },
+    };
+    const many = validateArguments({ rows: Array.from({ length: 4_000 }, () => ({})) }, rows);
+    const issues = many.kind === "invalid" ? many.issues : [];
+    const characters = issues.reduce((sum, issue) => sum + issue.message.length, 0);
+    expect(characters).toBeLessThan(4_000_000);
+  });
+
   it("holds each refusal of a long type list to the types it names, however many values fail it", () => {
     // An origin's `type` of thousands of names (JSON Schema has seven): written into the
     // message of each value that fails it, 4,000 values came to 255 million characters.
