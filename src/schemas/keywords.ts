@@ -83,9 +83,13 @@ export function hasType(schema: Schema, type: string): boolean {
   return named === type || (Array.isArray(named) && named.includes(type));
 }
 
-/** `{"type": "null"}`, with a description or title at most. */
+/**
+ * `{"type": "null"}` or `{"const": null}`, with a description or title at most: a
+ * form that takes null alone (beside another in an `anyOf`, that one may be null).
+ */
 export function isNullSchema(schema: unknown): boolean {
-  return isPlainObject(schema) && schema.type === "null" && Object.keys(schema).length <= 2;
+  if (!isPlainObject(schema) || Object.keys(schema).length > 2) return false;
+  return schema.type === "null" || (Object.hasOwn(schema, "const") && schema.const === null);
 }
 
 /** A `$schema` naming a draft before 2020-12. */

@@ -830,3 +830,25 @@ describe("a const null (string enums)", () => {
     },
   );
 });
+
+describe("a const null beside another form (anyOf)", () => {
+  // `{"const": null}` is a null schema as `{"type": "null"}` is: the form beside it, nullable.
+  const original = {
+    type: "object",
+    properties: { cursor: { anyOf: [{ const: null }, { type: "string" }] } },
+    required: ["cursor"],
+  };
+
+  it.each([
+    ["gemini", { type: "string", nullable: true }],
+    ["portable", { type: "string" }],
+  ] as const)("%s: the other form, may be null, not any JSON value as text", (profile, cursor) => {
+    const view = schemaView(original, SCHEMA_PASSES[profile]);
+    expect(((view.schema as Schema).properties as Schema).cursor).toEqual(cursor);
+    for (const sent of [{ cursor: "next" }, { cursor: null }]) {
+      const back = wayBack(sent, original, view).arguments;
+      expect(back).toEqual(sent);
+      expect(validateArguments(back, original).kind).toBe("valid");
+    }
+  });
+});
