@@ -59,8 +59,13 @@ const otherText = fc.oneof(
 const bodyText = fc.oneof(
   callText,
   otherText,
+  // Each request of a batch its own id: a batch sharing one is refused (docs/errors.md).
   fc
-    .array(fc.oneof(callText, otherText), { minLength: 1, maxLength: 4 })
+    .uniqueArray(fc.oneof(callText, otherText), {
+      minLength: 1,
+      maxLength: 4,
+      selector: (item) => /^\{"jsonrpc":"2\.0","id":(\d+)/.exec(item)?.[1] ?? item,
+    })
     .map((items) => `[${items.join(",")}]`),
 );
 
