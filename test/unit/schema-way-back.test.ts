@@ -831,6 +831,26 @@ describe("a const null (string enums)", () => {
   );
 });
 
+describe("an array that says nothing of its items", () => {
+  // Asked for "each item, as text" (openai-strict, gemini, portable): the model's texts are
+  // read back as the values they write, as an untyped value's is.
+  const original = {
+    type: "object",
+    properties: { xs: { type: "array" } },
+    required: ["xs"],
+  };
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: each item sent as text reaches the origin as its value",
+    (profile) => {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      const back = wayBack({ xs: ["1", '{"a":2}', '"b"'] }, original, view).arguments;
+      expect(back).toEqual({ xs: [1, { a: 2 }, "b"] });
+      expect(validateArguments(back, original).kind).toBe("valid");
+    },
+  );
+});
+
 describe("a const null beside another form (anyOf)", () => {
   // `{"const": null}` is a null schema as `{"type": "null"}` is: the form beside it, nullable.
   const original = {

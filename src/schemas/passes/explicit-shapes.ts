@@ -73,7 +73,8 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
           schema.items = tuple.length === 1 ? tuple[0] : { anyOf: tuple };
           view.applied.add("tuple_as_items");
         } else {
-          schema.items = asText ? { type: "string", description: "Each item, as text." } : {};
+          // As text, each item is read back as the value it writes (way-back.ts), as any text node is.
+          schema.items = asText ? view.textSchema({}, "Each item, as text.") : {};
           view.applied.add("array_items");
         }
       }
