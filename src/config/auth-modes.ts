@@ -1,3 +1,5 @@
+import { type GateVars, gateAuthOf } from "./gate";
+
 export const VALIDATION_MODES = ["off", "warn", "enforce"] as const;
 export type ValidationMode = (typeof VALIDATION_MODES)[number];
 
@@ -94,4 +96,41 @@ export interface GateAuth extends SignInBindings {
   userHeader: string | undefined;
   /** `SIGN_IN_MAX_AGE_HOURS`, in seconds: how long a grant lasts before the user signs in again. */
   signInMaxAgeS: number;
+}
+
+/** `AUTH_MODE` with what its mode needs, from settings the checks above passed. */
+export function authOf(
+  vars: GateVars & {
+    OAUTH_KV?: KVNamespace;
+    SIGN_IN_RATE_LIMIT?: RateLimit;
+    SIGN_IN_BUDGET?: SignInBudgetBinding;
+    SIGN_IN_DAILY_WRITES: number;
+    UPSTREAM_ISSUER?: URL;
+    UPSTREAM_CLIENT_ID?: string;
+    UPSTREAM_CLIENT_SECRET?: string;
+  },
+): AuthMode {
+  if (
+    vars.AUTH_MODE === "relay" ||
+    !vars.OAUTH_KV ||
+    !vars.SIGN_IN_RATE_LIMIT ||
+    !vars.SIGN_IN_BUDGET
+  )
+    return { mode: "relay" };
+  const bindings: SignInBindings = {
+    oauthKv: vars.OAUTH_KV,
+    signInRateLimit: vars.SIGN_IN_RATE_LIMIT,
+    signInBudget: vars.SIGN_IN_BUDGET,
+    signInDailyWrites: vars.SIGN_IN_DAILY_WRITES,
+    passHeaders: vars.PASS_HEADERS,
+  };
+  if (vars.AUTH_MODE === "gate") return gateAuthOf(vars, bindings);
+  return {
+    ...bindings,
+    mode: "broker",
+    upstreamIssuer: vars.UPSTREAM_ISSUER,
+    upstreamClient: vars.UPSTREAM_CLIENT_ID
+      ? { id: vars.UPSTREAM_CLIENT_ID, secret: vars.UPSTREAM_CLIENT_SECRET }
+      : undefined,
+  };
 }

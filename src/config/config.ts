@@ -67,3 +67,20 @@ export interface ConfigProblem {
 export type ConfigResult =
   | { kind: "valid"; config: Config }
   | { kind: "invalid"; problems: ConfigProblem[] };
+
+/** A setting's path as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
+function settingPath(keys: readonly unknown[]): string {
+  return keys
+    .map((key, index) => {
+      if (typeof key === "number") return `[${key}]`;
+      const text = String(key);
+      if (/^[A-Za-z_$][\w$]*$/.test(text)) return index === 0 ? text : `.${text}`;
+      return `[${JSON.stringify(text)}]`;
+    })
+    .join("");
+}
+
+export function problemOf(keys: readonly unknown[], problem: string): ConfigProblem {
+  const setting = typeof keys[0] === "string" ? keys[0] : "configuration";
+  return { setting, path: keys.length > 0 ? settingPath(keys) : setting, problem };
+}

@@ -19,15 +19,14 @@ import {
 import { type Profile, profileOf } from "../schemas/profile";
 import {
   AUTH_MODES,
-  type AuthMode,
+  authOf,
   MIN_SIGN_IN_DAILY_WRITES,
   SIGN_IN_DAILY_WRITES,
-  type SignInBindings,
   type SignInBudgetBinding,
   VALIDATION_MODES,
 } from "./auth-modes";
-import type { Config, ConfigProblem, ConfigResult } from "./config";
-import { GATE_SETTINGS, type GateVars, gateAuthOf, gateProblems } from "./gate";
+import { type Config, type ConfigResult, problemOf } from "./config";
+import { GATE_SETTINGS, gateProblems } from "./gate";
 import {
   expectedOnly,
   hostList,
@@ -97,43 +96,6 @@ const missing = (issue: v.BaseIssue<unknown>) => {
   const key = issue.path?.[0]?.key;
   return typeof key === "string" ? (MISSING[key] ?? "is missing") : "must be an object";
 };
-
-/** `AUTH_MODE` with what its mode needs, from settings the checks above passed. */
-function authOf(
-  vars: GateVars & {
-    OAUTH_KV?: KVNamespace;
-    SIGN_IN_RATE_LIMIT?: RateLimit;
-    SIGN_IN_BUDGET?: SignInBudgetBinding;
-    SIGN_IN_DAILY_WRITES: number;
-    UPSTREAM_ISSUER?: URL;
-    UPSTREAM_CLIENT_ID?: string;
-    UPSTREAM_CLIENT_SECRET?: string;
-  },
-): AuthMode {
-  if (
-    vars.AUTH_MODE === "relay" ||
-    !vars.OAUTH_KV ||
-    !vars.SIGN_IN_RATE_LIMIT ||
-    !vars.SIGN_IN_BUDGET
-  )
-    return { mode: "relay" };
-  const bindings: SignInBindings = {
-    oauthKv: vars.OAUTH_KV,
-    signInRateLimit: vars.SIGN_IN_RATE_LIMIT,
-    signInBudget: vars.SIGN_IN_BUDGET,
-    signInDailyWrites: vars.SIGN_IN_DAILY_WRITES,
-    passHeaders: vars.PASS_HEADERS,
-  };
-  if (vars.AUTH_MODE === "gate") return gateAuthOf(vars, bindings);
-  return {
-    ...bindings,
-    mode: "broker",
-    upstreamIssuer: vars.UPSTREAM_ISSUER,
-    upstreamClient: vars.UPSTREAM_CLIENT_ID
-      ? { id: vars.UPSTREAM_CLIENT_ID, secret: vars.UPSTREAM_CLIENT_SECRET }
-      : undefined,
-  };
-}
 
 /**
  * The share of calls whose answer is read to tell `ok` from `tool_error`
@@ -367,23 +329,6 @@ function configFrom(vars: Settings): Config {
     publicOrigin: vars.PUBLIC_URL,
     auth: authOf(vars),
   };
-}
-
-/** A setting's path as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
-function settingPath(keys: readonly unknown[]): string {
-  return keys
-    .map((key, index) => {
-      if (typeof key === "number") return `[${key}]`;
-      const text = String(key);
-      if (/^[A-Za-z_$][\w$]*$/.test(text)) return index === 0 ? text : `.${text}`;
-      return `[${JSON.stringify(text)}]`;
-    })
-    .join("");
-}
-
-function problemOf(keys: readonly unknown[], problem: string): ConfigProblem {
-  const setting = typeof keys[0] === "string" ? keys[0] : "configuration";
-  return { setting, path: keys.length > 0 ? settingPath(keys) : setting, problem };
 }
 
 /**
