@@ -66,6 +66,13 @@ const heldNotes = <V>(ttlMs?: number) =>
     max: MAX_HELD_NOTE_CHARS,
     weigh: (_, key) => key.length,
   });
+
+/**
+ * A map read or written this recently is taken for what KV holds: merged into without reading
+ * it again (map-store.ts), its held definitions not noted again (`noteHeld`).
+ */
+export const FRESH_MS = 10_000;
+
 /** Definitions held and not accepted kept per tool, the latest (here and in the map). */
 export const MAX_HELD_PINS = 4;
 /** An accept key found absent is read again after this long. */
@@ -141,8 +148,12 @@ export class OriginMemory {
   /** Notes `pin` as a definition of `original` some caller is held on, until KV's map notes it. */
   noteHeld(original: string, pin: string): void {
     const pins = this.heldPins.get(original) ?? [];
-    // One the map holds already is no news: noted again, every listing of a held caller wrote the map.
-    if (pins.includes(pin) || this.stored?.held.get(original)?.includes(pin)) return;
+    // One the map holds already is no news (noted again, every listing of a held caller wrote the
+    // map), while the map was read or written within `FRESH_MS`: KV keeps the later of two writes,
+    // and another isolate's may have left it out since (one that read the map before the note).
+    // Past that, a held caller's listing notes it again, and the write reads KV first.
+    const noted = Date.now() - this.loadedAt <= FRESH_MS && this.stored?.held.get(original);
+    if (pins.includes(pin) || (noted && noted.includes(pin))) return;
     this.heldPins.set(original, [...pins, pin].slice(-MAX_HELD_PINS));
   }
 

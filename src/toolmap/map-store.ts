@@ -25,7 +25,7 @@
  */
 import { logEvent } from "../log";
 import { acceptedPin } from "./definition-pins";
-import { MAX_HELD_PINS, type OriginMemory, type SharedPin } from "./isolate-memory";
+import { FRESH_MS, MAX_HELD_PINS, type OriginMemory, type SharedPin } from "./isolate-memory";
 import { type LegacyProgress, readLegacyNames } from "./legacy-v1";
 import { holdsSchema } from "./listed-schema";
 import type { PlannedEntry } from "./plan-listing";
@@ -59,8 +59,6 @@ const SEEN_REFRESH_DAYS = 7;
  * others, then change it unheld (stored-map.ts `keptTools`).
  */
 const SETTLED_DAYS = 2 * SEEN_REFRESH_DAYS;
-/** A map read this recently is merged into without reading it again. */
-const FRESH_MS = 10_000;
 
 export const today = () => Math.floor(Date.now() / 86_400_000);
 
