@@ -71,6 +71,43 @@ describe("the map's value in KV", () => {
     );
   });
 
+  it("reads what it knows of a map a later version wrote, and writes it again as it knows it", () => {
+    const later = {
+      format: MAP_FORMAT,
+      tools: {
+        // A part after the pin's, and a field of the map this version does not know.
+        a: ["2.x", 20_000, "s/e/n", "D", "-/-/-", "later part"],
+        b: ["2.y", 20_001],
+      },
+      chunks: 1,
+      held: { a: ["D2/s/e2/n/-/-/-"] },
+      legacy: { "v1:p": { a: "a_1" }, "v1:q": { b: "b_1" } },
+      migrated: ["v1:p"],
+      // "v1:p" is read whole: how far it was read is no longer kept.
+      legacyRead: { "v1:p": "v1:p:tool:z", "v1:q": "v1:q:tool:k" },
+      listingPin: "L",
+      laterField: { any: "thing" },
+    };
+    const known: StoredMap = {
+      tools: new Map([
+        ["a", { schema: "2.x", seen: 20_000, pin: "D/s/e/n/-/-/-" }],
+        ["b", { schema: "2.y", seen: 20_001 }],
+      ]),
+      held: new Map([["a", ["D2/s/e2/n/-/-/-"]]]),
+      chunks: 1,
+      legacy: new Map([
+        ["v1:p", new Map([["a", "a_1"]])],
+        ["v1:q", new Map([["b", "b_1"]])],
+      ]),
+      migrated: new Set(["v1:p"]),
+      legacyRead: new Map([["v1:q", "v1:q:tool:k"]]),
+      listingPin: "L",
+    };
+    const read = decodeMap(JSON.stringify(later));
+    expect(read).toEqual(known);
+    expect(decodeMap(encodeMap(read as StoredMap))).toEqual(known);
+  });
+
   it("stores an original named __proto__ as a key of its own", () => {
     const map = decodeMap(
       encodeMap({
