@@ -12,6 +12,7 @@ import { getPlatformProxy } from "wrangler";
 import { holds } from "../../scripts/holds";
 import { Refused } from "../../scripts/lib/command";
 import { acceptKey } from "../../src/toolmap/definition-pins";
+import { encodeMap, type StoredTool } from "../../src/toolmap/stored-map";
 import { npmRun, repoCopy, shell } from "./npm-scripts";
 
 const repo = repoCopy();
@@ -241,6 +242,55 @@ id = "0123456789abcdef0123456789abcdef"
         message: expect.stringContaining("must be an absolute http:// or https:// URL"),
       }),
     );
+  }, 600_000);
+
+  it("reads a map as this release writes it (layout 1 mid-migration, held notes, thousands of tools) and writes the accept key alone", async () => {
+    // An origin of its own: the only keys of its scope are the ones this case writes.
+    const url = "https://mcp.rollout.example/mcp";
+    const scope = `v2:${createHash("sha256").update(url).digest("hex").slice(0, 16)}`;
+    const hostile = "report\u202Eelif\u001b[2J";
+    const tools = new Map(
+      Array.from({ length: 3_000 }, (_, i): [string, StoredTool] => [
+        `service_${i}.operation`,
+        { schema: "2.1a2b3c4", seen: 20_000, pin: `${"A".repeat(43)}/2.1a2b3c4/5d6e7f8/-/-/-/-` },
+      ]),
+    );
+    tools.set(hostile, { schema: "s1", seen: 20_000, pin: PINNED });
+    const map = encodeMap({
+      tools,
+      held: new Map([
+        [hostile, [HELD]],
+        ["service_7.operation", [HELD, "d3/s1/e3/a1/-/-/-"]],
+      ]),
+      chunks: 1,
+      legacy: new Map([["v1:p", new Map([["service_1.operation", "service_1_operation"]])]]),
+      migrated: new Set(["v1:q"]),
+      legacyRead: new Map([["v1:p", "v1:p:tool:service_1_operation"]]),
+      listingPin: "L".repeat(43),
+    });
+    await toolMap((kv) => kv.put(`${scope}:map`, map));
+    const config = ["--local", "--config", join(repo.dir, "wrangler.toml"), "--origin", url];
+
+    const listed = await printedBy(["list", ...config]);
+    expect(listed).toContain("2 held tools");
+    expect([...statesIn(listed).keys()]).toEqual([
+      `"report\\u202eelif\\u001b[2J" ${HELD}`,
+      `"service_7.operation" ${HELD}`,
+      `"service_7.operation" d3/s1/e3/a1/-/-/-`,
+    ]);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not be printed.
+    expect(listed).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+
+    await holds(["accept", "--pin", HELD, ...config, "--", hostile]);
+    const after = await toolMap(async (kv) => {
+      const { keys } = await kv.list({ prefix: `${scope}:` });
+      return Promise.all(keys.map(async ({ name }) => [name, await kv.get(name)]));
+    });
+    // The map as it was, and one accept key beside it: holds writes nothing else.
+    expect(Object.fromEntries(after)).toEqual({
+      [`${scope}:map`]: map,
+      [acceptKey(scope, HELD, hostile)]: hostile,
+    });
   }, 600_000);
 
   describe("two held tools whose names share an accept key", () => {
