@@ -152,8 +152,8 @@ export class OriginMemory {
     // map), while the map was read or written within `FRESH_MS`: KV keeps the later of two writes,
     // and another isolate's may have left it out since (one that read the map before the note).
     // Past that, a held caller's listing notes it again, and the write reads KV first.
-    const noted = Date.now() - this.loadedAt <= FRESH_MS && this.stored?.held.get(original);
-    if (pins.includes(pin) || (noted && noted.includes(pin))) return;
+    const fresh = Date.now() - this.loadedAt <= FRESH_MS;
+    if (pins.includes(pin) || (fresh && this.stored?.held.get(original)?.includes(pin))) return;
     this.heldPins.set(original, [...pins, pin].slice(-MAX_HELD_PINS));
   }
 
