@@ -647,7 +647,7 @@ describe("names layout 1 stored for originals of any length", () => {
     await migrateBesideVersionBefore(() => memory, 10);
   }, 120_000);
 
-  // Known limit (docs/tool-map.md, "Migration"): the version before drops `legacyRead`, so a new
+  // Known limit (docs/tool-map.md, upgrading from an earlier version): the version before drops `legacyRead`, so a new
   // isolate after its write reads layout 1 from the start again; while every listing is a new
   // isolate's and every write between is the version before's, the migration makes no progress
   // (names stay safe: those not read are pending). It ends once the rollout does.
