@@ -196,12 +196,26 @@ export function holdsNumber(value: unknown, test: (number: number) => boolean): 
 const significantDigits = (value: number) => digitsOf(JSON.stringify(value)).length;
 
 /**
+ * A JSON number's text in parts, read off the text, not the double (which makes `1e-400` a 0):
+ * its digits (sign and point aside), how many of them follow the point, and its exponent.
+ */
+export function numberParts(text: string): { digits: string; fraction: number; exponent: number } {
+  const e = text.search(/[eE]/);
+  const mantissa = e === -1 ? text : text.slice(0, e);
+  const point = mantissa.indexOf(".");
+  return {
+    digits: mantissa.replace(/[-.]/g, ""),
+    fraction: point === -1 ? 0 : mantissa.length - point - 1,
+    exponent: e === -1 ? 0 : Number(text.slice(e + 1)),
+  };
+}
+
+/**
  * A JSON number's significant digits, as its text writes them: sign, point, exponent and the
  * zeros at either end aside. Loops, not a regex: one backtracks over a run of zeros.
  */
 function digitsOf(text: string): string {
-  const e = text.search(/[eE]/);
-  const digits = (e === -1 ? text : text.slice(0, e)).replace(/[-.]/g, "");
+  const { digits } = numberParts(text);
   let [from, to] = [0, digits.length];
   while (from < to && digits.charCodeAt(from) === 0x30) from++;
   while (to > from && digits.charCodeAt(to - 1) === 0x30) to--;

@@ -19,6 +19,7 @@ export {
   holdsNumber,
   joinExact,
   mayBeRounded,
+  numberParts,
   numberText,
   oneElementArray,
   PLACES_ONLY,

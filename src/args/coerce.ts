@@ -6,6 +6,7 @@
 import {
   type ExactText,
   isPlainObject,
+  numberParts,
   oneElementArray,
   parseExact,
   stringifyExact,
@@ -46,17 +47,12 @@ function numberOf(text: string): { value: number; written: string } | undefined 
 
 /**
  * Whether a JSON number's text writes an integer (`1e+16`, `2.50e2`, `1.0`, `100e-2`): its
- * digits times ten to its exponent less its fraction's length, read off the text, not the
- * double, which makes `1e-400` a 0. Zeros counted by a loop: a regex backtracks over a run.
+ * digits times ten to its exponent less its fraction's length (json.ts `numberParts`). Zeros
+ * counted by a loop: a regex backtracks over a run.
  */
 function writesInteger(text: string): boolean {
   if (!NUMBER.test(text)) return false;
-  const e = text.search(/[eE]/);
-  const exponent = e === -1 ? 0 : Number(text.slice(e + 1));
-  const mantissa = (e === -1 ? text : text.slice(0, e)).replace("-", "");
-  const point = mantissa.indexOf(".");
-  const digits = point === -1 ? mantissa : mantissa.slice(0, point) + mantissa.slice(point + 1);
-  const fraction = point === -1 ? 0 : mantissa.length - point - 1;
+  const { digits, fraction, exponent } = numberParts(text);
   let zeros = 0;
   while (zeros < digits.length && digits.charCodeAt(digits.length - 1 - zeros) === 0x30) zeros++;
   return zeros === digits.length || exponent - fraction + zeros >= 0;
