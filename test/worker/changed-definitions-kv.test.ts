@@ -12,7 +12,6 @@ import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { type ChangeScope, NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
-import type { Caller } from "../../src/toolmap/callers";
 import { acceptKey } from "../../src/toolmap/definition-pins";
 import { FRESH_MS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { MAX_TOOLS, mapKey } from "../../src/toolmap/stored-map";
@@ -100,41 +99,25 @@ describe("TOOL_CHANGES=hold, two tools with the same definition", () => {
 
 describe("TOOL_CHANGES=hold, a tool changed to another's accepted definition", () => {
   it("is still held for a caller new to the proxy", async () => {
-    const policy = { rules: NO_RULES, changes: "hold" as const };
-    const scopes = await toolMapScopes(freshOrigin(), profileOf("openai").names);
+    const { scopes, as, settled } = await holdingMap();
     const tools = (version: string) =>
       ["twin_a", "twin_b"].map((name) => ({ name, description: version, inputSchema: {} }));
-    const caller = (name: string): Caller => ({
-      listing: () => Promise.resolve(name),
-      pins: () => Promise.resolve(name),
-    });
-    const writes: Promise<unknown>[] = [];
     let memory = new ToolMapMemory();
-    const open = (who: string) =>
-      new ToolMap(
-        env.TOOL_MAP,
-        scopes,
-        profileOf("openai"),
-        memory,
-        (w) => writes.push(w),
-        policy,
-        undefined,
-        caller(who),
-      );
+    const open = (who: string) => as(who, memory);
     await open("ann").nameListing(tools("v1"));
-    await Promise.all(writes.splice(0));
+    await settled();
     const logs = captureLogs();
     expect((await open("ann").nameListing(tools("v2"))).hidden.size).toBe(2);
     const [first] = logs.events("tool_definition_changed");
     logs.restore();
-    await Promise.all(writes.splice(0));
+    await settled();
     // The operator accepts twin_a's new definition, which is twin_b's too; in a new isolate,
     // twin_b stays held for ann, and for a caller new to the proxy.
     await env.TOOL_MAP.put(acceptKey(scopes.origin, String(first?.to), "twin_a"), "twin_a");
     memory = new ToolMapMemory();
     expect((await open("ann").nameListing(tools("v2"))).hidden).toEqual(new Set(["twin_b"]));
     expect((await open("newcomer").nameListing(tools("v2"))).hidden).toEqual(new Set(["twin_b"]));
-    await Promise.all(writes.splice(0));
+    await settled();
   });
 });
 
