@@ -18,7 +18,6 @@
  * no title and output schema (before those were pinned).
  */
 import { sha256 } from "../digest";
-import { sameJson } from "../json";
 import { textAt } from "../json-spans";
 import { UNSEEN } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
@@ -135,7 +134,9 @@ function extraPart({ title, outputSchema }: ListedTool): string | Promise<string
  * The definition of `tool`, whose schema fingerprint is `schemaHash`.
  * `known`: the definition the isolate pinned for the very schema listed now
  * (compared, not fingerprinted), reused when nothing else changed, so a
- * repeated listing digests nothing. `proven`: the pin the map holds for it,
+ * repeated listing digests nothing. Compared as the digest reads each part,
+ * as `JSON.stringify` writes it: a part written again in another key order
+ * is a change to a new isolate, so here too. `proven`: the pin the map holds for it,
  * and whether the listing pin proves it is this definition's
  * (listing-pin.ts), asked only where a digest is needed: then it is
  * digested only where that fails.
@@ -154,8 +155,8 @@ export function definitionOf(
     (scope === "schema" ||
       (known.description === description &&
         known.title === title &&
-        sameJson(known.annotations, annotations) &&
-        sameJson(known.outputSchema, outputSchema)))
+        jsonOf(known.annotations) === jsonOf(annotations) &&
+        jsonOf(known.outputSchema) === jsonOf(outputSchema)))
   ) {
     return known;
   }

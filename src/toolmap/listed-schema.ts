@@ -86,14 +86,19 @@ export const holdsSchema = (entry: SchemaHolder): boolean =>
 
 /**
  * Whether `tool` lists the schema `entry` holds: the same text while the held
- * one was never read, else the same value (`sameJson`, which reads both).
+ * one was never read (each is how `JSON.stringify` writes its parse), else
+ * the same value (`sameJson`, which reads both) written in the same order. A
+ * pin digests a schema as `JSON.stringify` writes it, so a new isolate takes
+ * one written in another key order for a change: the isolate that holds it
+ * must too, or it keeps the pin and shows what a new one holds.
  */
 export function listsSchemaOf(entry: SchemaHolder, tool: ListedTool | undefined): boolean {
   const held = entry.listedSchema?.unread;
   const json = tool?.schemaJson;
   if (held !== undefined && json !== undefined) {
     const [start, end] = json.span;
-    if (held.length === end - start && json.text.startsWith(held, start)) return true;
+    return held.length === end - start && json.text.startsWith(held, start);
   }
-  return sameJson(entry.inputSchema, tool?.inputSchema);
+  const [a, b] = [entry.inputSchema, tool?.inputSchema];
+  return sameJson(a, b) && JSON.stringify(a) === JSON.stringify(b);
 }

@@ -150,20 +150,22 @@ const objectText = (members: ReadonlyArray<readonly [string, string]>) =>
   `{${members.map(([key, value]) => `${JSON.stringify(key)}:${value}`).join(",")}}`;
 
 describe("telling the schema the isolate holds from a changed one", () => {
-  it("is the same schema with its members in any order: nothing is stored again", () => {
+  it("is another schema written in another key order, as a new isolate fingerprints it", () => {
+    // A pin digests the schema as JSON.stringify writes it: taken for the one held, the isolate
+    // kept its pin where a new isolate holds the reordered schema as a change.
     const schema = {
       type: "object",
       properties: { path: { type: "string", minLength: 1 }, mode: { enum: ["r", "w"] } },
       required: ["path"],
     };
+    const tool = { name: "files.read", inputSchema: reordered(schema) };
     const first = planned([{ name: "files.read", inputSchema: schema }], nothingKnown);
-    const again = planned(
-      [{ name: "files.read", inputSchema: reordered(schema) }],
-      knownAfter(first, "warm"),
-    );
+    const again = planned([tool], knownAfter(first, "warm"));
+    const fresh = planned([tool], nothingKnown);
     expect(again.entries).toMatchObject([
-      { changed: false, sameSchema: true, schemaHash: first.entries[0]?.schemaHash },
+      { changed: true, sameSchema: false, schemaHash: fresh.entries[0]?.schemaHash },
     ]);
+    expect(again.entries[0]?.schemaHash).not.toBe(first.entries[0]?.schemaHash);
   });
 
   it("compares parsed JSON values member by member, in any order (property)", () => {

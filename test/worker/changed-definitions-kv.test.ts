@@ -140,6 +140,34 @@ describe("TOOL_CHANGES=hold, a schema that writes an array index after another k
   });
 });
 
+describe("TOOL_CHANGES=hold, a definition written again in another key order", () => {
+  // A pin digests each member as JSON.stringify writes its parse, in the order it was listed: a
+  // new isolate holds the reordered definition as a change, so the isolate that pinned it must too.
+  const pinned: ListedTool = {
+    name: "read_file",
+    description: "Reads a file.",
+    inputSchema: { type: "object", properties: { path: { type: "string" } } },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  };
+  it.each([
+    [
+      "its input schema",
+      { ...pinned, inputSchema: { properties: { path: { type: "string" } }, type: "object" } },
+    ],
+    ["its annotations", { ...pinned, annotations: { openWorldHint: false, readOnlyHint: true } }],
+  ])("%s: held alike in the isolate that pinned it and in a new one", async (_, reordered) => {
+    const { open, settled } = await holdingMap();
+    const isolate = new ToolMapMemory();
+    await open(isolate).nameListing([pinned]);
+    await settled();
+    const newIsolate = await open(new ToolMapMemory()).nameListing([reordered]);
+    const pinnedThere = await open(isolate).nameListing([reordered]);
+    expect(pinnedThere.hidden).toEqual(newIsolate.hidden);
+    expect(newIsolate.hidden).toEqual(new Set(["read_file"]));
+    await settled();
+  });
+});
+
 describe("TOOL_CHANGES=hold, many tools changed at once", () => {
   it("reads at most 10 accept keys per listing; the next listing reads the rest", async () => {
     const origin = freshOrigin();

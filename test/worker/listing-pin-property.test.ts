@@ -6,11 +6,9 @@
  * repeated as they were) in warm isolates and new ones, what each listing
  * holds, logs and pins is the same as where no listing pin proves anything.
  *
- * A definition written in another key order is left out: the proxy takes it
- * for the same (json.ts `sameJson`), and a warm isolate keeps the pin of the
- * order it saw first, which a listing pin made there then proves in a new
- * isolate, where a digest of the text (the parse as `JSON.stringify` writes
- * it, in its order) holds it as changed.
+ * Definitions written again in another key order among them: a pin digests
+ * the parse as `JSON.stringify` writes it, in its order, in a warm isolate as
+ * in a new one.
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
@@ -25,17 +23,27 @@ import { ToolMap } from "../../src/toolmap/tool-map";
 import { captureLogs } from "../helpers/logs";
 
 /**
- * Each member's texts in twos of one length (0 and 1, 2 and 3): a tool changed
- * to the other of a two is written as long, where it was.
+ * Each member's texts in twos of one length (0 and 1, 2 and 3, 4 and 5, the
+ * last of one definition in two key orders): a tool changed to the other of a
+ * two is written as long, where it was.
  */
 const SCHEMAS = [
   '{"type":"object","properties":{"path":{"type":"string"}}}',
   '{"type":"object","properties":{"path":{"type":"number"}}}',
   '{"type" : "object"}',
   '{"type" : "string"}',
+  '{"properties":{"path":{"type":"string"}},"type":"object"}',
+  '{"type":"object","properties":{"path":{"type":"string"}}}',
 ];
 const DESCRIPTIONS = ['"Reads."', '"Wipes."', '"\\u0052eads."', '"\\u0057ipes."'];
-const ANNOTATIONS = [undefined, undefined, '{"readOnlyHint":true}', '{"readOnlyHint":null}'];
+const ANNOTATIONS = [
+  undefined,
+  undefined,
+  '{"readOnlyHint":true}',
+  '{"readOnlyHint":null}',
+  '{"readOnlyHint":true,"openWorldHint":false}',
+  '{"openWorldHint":false,"readOnlyHint":true}',
+];
 const TITLES = [undefined, undefined, '"Read"', '"Wipe"'];
 const MEMBERS = [SCHEMAS, DESCRIPTIONS, ANNOTATIONS, TITLES] as const;
 const NOT_TOOLS = ["1", '{"name":5}', '{"title":"no name"}'];
@@ -43,7 +51,7 @@ const NOT_TOOLS = ["1", '{"name":5}', '{"title":"no name"}'];
 const tool = fc.record({
   name: fc.constantFrom("a", "b", "c", "d"),
   /** Each member's text, by its place in `MEMBERS`. */
-  members: fc.tuple(...MEMBERS.map(() => fc.nat({ max: 3 }))),
+  members: fc.tuple(...MEMBERS.map((texts) => fc.nat({ max: texts.length - 1 }))),
   // The name written last: the same members, another text.
   nameLast: fc.boolean(),
   spaced: fc.boolean(),
