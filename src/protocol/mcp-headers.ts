@@ -298,6 +298,16 @@ export function paramMismatch(headers: Headers, call: CallHeaders): string | und
 }
 
 /**
+ * Whether a request's `Mcp-Param-*` headers are checked against its call's
+ * arguments (`paramMismatch`): a client that speaks these headers sent some.
+ */
+export function sendsParamHeaders(headers: Headers): boolean {
+  if (!headers.has("mcp-method")) return false;
+  for (const name of headers.keys()) if (name.startsWith("mcp-param-")) return true;
+  return false;
+}
+
+/**
  * Brings a lone `tools/call`'s 2026-07-28 headers in line with the body the
  * proxy forwards: `Mcp-Name` when the client sent one, and, for a client that
  * speaks these headers (it sent `Mcp-Method`), every `Mcp-Param-*` derived

@@ -58,7 +58,7 @@ const REFUSALS: Record<
   held: (name) =>
     `Tool ${name} is held: its definition changed since it was approved, and the operator has not accepted the change`,
   unchecked: (name) =>
-    `Tool ${name} cannot be checked against the operator's rules now: the origin's tool listing could not be read; try again`,
+    `Tool ${name} cannot be checked now: the origin's tool listing for this caller could not be read; try again`,
 };
 
 /**

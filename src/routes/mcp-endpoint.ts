@@ -25,6 +25,7 @@ import {
   batchHeader,
   headerMismatch,
   paramMismatch,
+  sendsParamHeaders,
 } from "../protocol/mcp-headers";
 import { asksForLaterPage } from "../protocol/tools-list";
 import { planForward, type SearchModeLookup } from "../rewrite/request";
@@ -190,7 +191,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       const records: MessageRecord[] | undefined = config.calls ? [] : undefined;
       const plan = await planForward(
         body,
-        toolResolver(toolMap, relist),
+        toolResolver(toolMap, relist, !body.batch && sendsParamHeaders(request.headers)),
         config.argumentValidation,
         searchMode,
         config.maxLocalAnswerBytes,

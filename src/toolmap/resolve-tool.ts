@@ -57,14 +57,28 @@ export function toolResolver(
   toolMap: ToolMap,
   /** Asks the origin for its whole listing and names it; whether it was read. */
   relist: (cause: unknown) => Promise<boolean>,
+  /**
+   * Whether the call is checked against its tool's schema where the proxy
+   * answers from it: its `Mcp-Param-*` headers (mcp-headers.ts
+   * `sendsParamHeaders`). A tool's schema held here may be another caller's
+   * (SECURITY.md, "What the proxy answers itself"), and a `Header mismatch`
+   * from it would tell this caller which headers that schema declares: such
+   * a call waits for the caller's own listing.
+   */
+  answersFromSchema = false,
 ): ToolResolver {
   const handedOut = async (name: string, cause: unknown) => {
     if (!toolMap.calls.couldHaveNamed(name)) return undefined;
     const known = await toolMap.calls.resolve(name);
-    // A tool the policy can judge only from a listing of the caller's, which they have none of here.
-    if (known && known.refused !== "unchecked") return known;
+    // A tool the policy can judge only from a listing of the caller's, which they have none of
+    // here; or whose schema the call is checked against, not known to be theirs.
+    const own = (tool: Resolution) => tool.shown || !answersFromSchema;
+    if (known && known.refused !== "unchecked" && own(known)) return known;
     await relist(cause);
     const learned = await toolMap.calls.resolve(name);
+    if (learned && !learned.refused && !own(learned)) {
+      return { ...learned, refused: "unchecked" as const, source: "relist" as const };
+    }
     return learned && { ...learned, source: "relist" as const };
   };
   const resolve = async (name: string, cause: unknown): Promise<Lookup> => {

@@ -279,39 +279,83 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
 });
 
 describe("caller isolation under attack, 2026-07-28 parameter headers", () => {
-  // Not fixed: with no listing of the caller's here, a call's Mcp-Param-* headers are checked
-  // against the schema the map holds, which may be another caller's, and the proxy's
-  // "Header mismatch" then says whether that schema declares the header the caller guessed
-  // (SECURITY.md, "What the proxy answers itself").
-  it.fails("does not tell a caller with no listing here which headers another caller's schema of a tool declares", async () => {
+  // A call's Mcp-Param-* headers are checked against its tool's schema; the one the map holds may
+  // be another caller's, and the proxy's "Header mismatch" would say whether that schema declares
+  // the header the caller guessed: such a call waits for the caller's own listing.
+  const report = (properties: Record<string, unknown>): Tool => ({
+    name: "report.get",
+    inputSchema: { type: "object", properties },
+  });
+
+  /** Ann's schema of report.get declares a Tenant header, bob's none; ann listed it here. */
+  async function annListed(callers: Record<string, Tool[]> = {}) {
     const origin = callerOrigin();
-    const report = (properties: Record<string, unknown>): Tool => ({
-      name: "report.get",
-      inputSchema: { type: "object", properties },
-    });
     await origin.list("ann", [report({ tenant: { type: "string", "x-mcp-header": "Tenant" } })]);
-    await origin.list("bob", [report({ month: { type: "string" } })]);
+    for (const token of ["bob", ...Object.keys(callers)]) {
+      await origin.list(token, callers[token] ?? [report({ month: { type: "string" } })]);
+    }
     const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
     expect((await user(proxy, "ann", "2026-07-28").list()).tools).toHaveLength(1);
-
-    // Bob, whose listing this isolate has not read, guesses a header of ann's schema, and one
-    // no schema declares: the two calls of his own tool are answered alike.
-    const probe = async (header: string) => {
+    /** A call of report.get by `token`, with `header` set to "acme" where one is named. */
+    const call = async (token: string, header?: string) => {
       const { body, headers } = wireRequest("2026-07-28", 1, "tools/call", {
         name: openaiName("report.get"),
         arguments: { month: "5" },
       });
       const response = await postJson(proxy, PROXY_URL, body, {
         ...headers,
-        authorization: "Bearer bob",
-        [header]: "acme",
+        authorization: `Bearer ${token}`,
+        ...(header ? { [header]: "acme" } : {}),
       });
       return { status: response.status, messages: await messagesOf(response) };
     };
-    const guessed = await probe("mcp-param-tenant");
-    const control = await probe("mcp-param-region");
+    return { origin, call };
+  }
+
+  const reachedOwnTool = (token: string) => [
+    { result: { structuredContent: { tool: "report.get", caller: token } } },
+  ];
+
+  it("does not tell a caller with no listing here which headers another caller's schema of a tool declares", async () => {
+    const { origin, call } = await annListed();
+    // Bob, whose listing this isolate has not read, guesses a header of ann's schema, and one
+    // no schema declares: the two calls of his own tool are answered alike.
+    const guessed = await call("bob", "mcp-param-tenant");
+    const control = await call("bob", "mcp-param-region");
     expect(control.status).toBe(200);
     expect(guessed.status).toBe(control.status);
     expect(JSON.stringify(guessed.messages)).not.toMatch(/mismatch/i);
+    // Bob's own listing, asked for once for both calls: each reached his own tool.
+    expect(await origin.listings()).toEqual({ ann: 1, bob: 1 });
+    for (const { messages } of [guessed, control])
+      expect(messages).toMatchObject(reachedOwnTool("bob"));
+  });
+
+  it("asks the origin for no listing for a call that carries no Mcp-Param-* header", async () => {
+    const { origin, call } = await annListed();
+    const called = await call("bob");
+    expect(called.messages).toMatchObject(reachedOwnTool("bob"));
+    expect(await origin.listings()).toEqual({ ann: 1 });
+  });
+
+  it("refuses such a call, telling to try again, where the caller's own listing cannot be read", async () => {
+    // The proxy lists the origin for callers 30 times a minute per isolate and profile: the 31st
+    // caller's listing is not asked for.
+    const others = Array.from({ length: 30 }, (_, i) => `user${i}`);
+    const { call } = await annListed(
+      Object.fromEntries(others.map((token) => [token, [report({ month: { type: "string" } })]])),
+    );
+    for (const token of others) {
+      expect((await call(token, "mcp-param-region")).messages).toMatchObject(reachedOwnTool(token));
+    }
+    const refused = await call("bob", "mcp-param-tenant");
+    expect(refused.messages).toMatchObject([
+      {
+        error: {
+          code: -32602,
+          message: `Tool ${openaiName("report.get")} cannot be checked now: the origin's tool listing for this caller could not be read; try again`,
+        },
+      },
+    ]);
   });
 });
