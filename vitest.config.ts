@@ -37,7 +37,9 @@ export default defineConfig({
                 SIGN_IN_DAILY_WRITES: "1000000",
               },
               // Broker mode's bindings, which wrangler.toml's top level (relay mode) leaves
-              // to the tenants that use them: tests switch to broker mode with AUTH_MODE.
+              // to the tenants that use them: tests switch to broker mode with AUTH_MODE. The
+              // proxy refuses them and SIGN_IN_DAILY_WRITES in relay mode, so a relay test's env
+              // leaves them out (test/helpers/proxy.ts, tenantEnv).
               ...BROKER_BINDINGS,
             },
           })),

@@ -7,7 +7,8 @@
  * Allow on for a gesture on the page (auth/consent-gesture.ts), the signed-in
  * page has none. Everything that came
  * from the client (its name, domain, redirect host), from the origin (its
- * scopes) or from the provider (the user's email) is escaped: a dynamically
+ * scopes, its authorization server) or from the provider (the user's email)
+ * is escaped: a dynamically
  * registered client chooses its own name, shown cut to a name's length.
  * Pure.
  *
@@ -60,15 +61,47 @@ export interface ConsentAccess {
   originHost: string;
   /** The scopes the proxy will ask the origin's authorization server for. */
   originScopes: readonly string[];
-  /** Where the user signs in next: the host of the origin's authorization server's sign-in page (broker), the identity provider's (gate). */
-  signInHost: string;
-  /** The issuer of that server: Allow goes on only to the one the page was shown for (consent-shown.ts). */
+  /**
+   * Who the user signs in with next, by its issuer identifier: the origin's
+   * authorization server (broker), the identity provider (gate). What the
+   * sign-in brings back is handed to it, so this is what the user trusts.
+   */
   signInIssuer: string;
+  /** The host of its sign-in page, where Allow sends the browser. */
+  signInHost: string;
 }
 
+/**
+ * Whether `host`, a server's sign-in page's, is another than its issuer's
+ * own. RFC 8414 lets a server's metadata name its endpoints on any host, so
+ * this is no error (Amazon Cognito's sign-in page is on another host than
+ * its issuer); but without `UPSTREAM_ISSUER` the origin names the server,
+ * and one of its own may put its sign-in page on a host users trust
+ * (accounts.google.com, with a client there that is its own) while the
+ * code comes back to it: the page then says so, not that host alone.
+ */
+function signInElsewhere(issuer: string, host: string): boolean {
+  return !URL.canParse(issuer) || new URL(issuer).host !== host;
+}
+
+/** A server as the pages name it in words: its issuer, and its sign-in page's host where that is another. */
+export const serverInWords = (issuer: string, host: string) =>
+  signInElsewhere(issuer, host) ? `${issuer} (its sign-in page on ${host})` : issuer;
+
+/** Who the user signs in with next, and, where its sign-in page is on another host, that plainly. */
+function signInParagraphs({ signInIssuer, signInHost }: ConsentAccess): string {
+  const issuer = escapeHtml(signInIssuer);
+  const named = `<p>If you allow it, you sign in next with <strong id="sign-in-issuer">${issuer}</strong>.</p>`;
+  if (!signInElsewhere(signInIssuer, signInHost)) return named;
+  const host = escapeHtml(signInHost);
+  return `${named}
+<p class="note">Its sign-in page is on another host, <strong id="sign-in-host">${host}</strong>: what you allow there is handed to ${issuer}, not to ${host}. Allow only if you trust ${issuer}.</p>`;
+}
+
+// `strong` wraps anywhere: a long issuer run off the page's side would hide its end.
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.4rem}.note{background:#fff4d6;padding:.6rem .8rem;border-radius:6px}
-code{background:#f2f2f2;padding:0 .25rem;border-radius:3px}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}
+strong{overflow-wrap:anywhere}code{background:#f2f2f2;padding:0 .25rem;border-radius:3px}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}
 .hint{color:#555;font-size:.9rem}`;
 
 export function consentPage(
@@ -102,7 +135,7 @@ ${identity}
 <p>Access will be sent to <strong id="redirect-host">${escapeHtml(details.redirectHost)}</strong>.</p>
 ${loopback}
 ${permissions}
-<p>If you allow it, you sign in at <strong id="sign-in-host">${escapeHtml(access.signInHost)}</strong> next.</p>
+${signInParagraphs(access)}
 <form method="post">
   <input type="hidden" name="handle" value="${escapeHtml(handle)}">
   <button id="${ALLOW_ID}" name="decision" value="approve" disabled>Allow</button>

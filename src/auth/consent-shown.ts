@@ -12,7 +12,11 @@ import type { AuthRequest } from "@cloudflare/workers-oauth-provider";
 import { isPlainObject } from "../json";
 import type { ConsentAccess } from "./consent-page";
 
-/** Where the page said the user signs in next: the server, by its issuer, and the host it named. */
+/**
+ * Where the page said the user signs in next: the server, by its issuer,
+ * and the host of its sign-in page, which the page names where it is
+ * another than the issuer's (consent-page.ts). Allow follows only both.
+ */
 export interface ShownSignIn {
   issuer: string;
   host: string;

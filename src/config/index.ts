@@ -70,6 +70,12 @@ const SIGN_IN_BINDINGS = [
   ["SIGN_IN_BUDGET", "bind the Durable Object class SignInBudget as SIGN_IN_BUDGET"],
 ] as const;
 
+/** What only sign-in reads (broker and gate mode): its bindings, and its daily budget of writes. */
+export const SIGN_IN_ONLY: readonly string[] = [
+  "SIGN_IN_DAILY_WRITES",
+  ...SIGN_IN_BINDINGS.map(([binding]) => binding),
+];
+
 /**
  * `WRANGLER_ENV`: the `[env.NAME]` of wrangler.toml this deployment is (npm
  * run tenant writes it): what the commands the proxy logs name with `--env`,
@@ -208,14 +214,17 @@ const UNREAD = "is not a setting or binding the proxy reads (docs/configuration.
 type Found = [keys: readonly string[], problem: string];
 
 /**
- * The settings only some modes read, with those modes. Set in another mode,
- * one would do nothing: gate mode set up with `AUTH_MODE = "gate"` left out
- * is a relay that anyone may reach. (`SIGN_IN_DAILY_WRITES` and the sign-in
- * bindings are not among them: the tests' one runtime binds them for every mode.)
+ * The settings and bindings only some modes read, with those modes. Set in
+ * another mode, one would do nothing: gate mode set up with `AUTH_MODE =
+ * "gate"` left out is a relay that anyone may reach, and a broker tenant's
+ * sign-in bindings left in relay mode are a sign-in that is not there.
  */
 const MODE_SETTINGS: ReadonlyArray<[settings: readonly string[], modes: readonly string[]]> = [
   [["UPSTREAM_ISSUER", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"], ["broker"]],
-  [["PASS_HEADERS"], ["broker", "gate"]],
+  [
+    ["PASS_HEADERS", ...SIGN_IN_ONLY],
+    ["broker", "gate"],
+  ],
   [Object.keys(GATE_SETTINGS), ["gate"]],
 ];
 

@@ -29,7 +29,12 @@ import {
 import type { Context } from "hono";
 import * as oauth from "oauth4webapi";
 import type { BrokerProps } from "../auth/broker";
-import { CONSENT_POLICY, type ConsentAccess, consentPage } from "../auth/consent-page";
+import {
+  CONSENT_POLICY,
+  type ConsentAccess,
+  consentPage,
+  serverInWords,
+} from "../auth/consent-page";
 import { approvedOf, keptForConsent, type ShownSignIn, wasShown } from "../auth/consent-shown";
 import { publicUrls } from "../auth/public-url";
 import { takeSignInWrite } from "../auth/sign-in-budget";
@@ -277,7 +282,7 @@ function notShown(
   const page =
     shown === undefined
       ? "This consent page is from before an update of this server."
-      : `You allowed signing in at ${shown.host}, but the MCP server behind this proxy has since named another authorization server${shown.host === access.signInHost ? "" : `, at ${access.signInHost}`}.`;
+      : `You allowed signing in with ${serverInWords(shown.issuer, shown.host)}, but the MCP server behind this proxy now names ${serverInWords(access.signInIssuer, access.signInHost)}.`;
   return errorPage(
     409,
     `${page} You were not sent there. Go back to the app and sign in again to see where you would sign in.`,

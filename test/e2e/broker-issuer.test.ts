@@ -100,11 +100,11 @@ describe("broker mode, an origin that names another authorization server", () =>
       return allowed(input, init);
     };
     const walk = await walkSignIn(browser, (await handBuiltClient(browser, BROKER_URL)).url);
-    const shownHost = new URL(SWITCHING_ORIGIN.authorizationServer).host;
-    expect(walk.html).toContain(`<strong id="sign-in-host">${shownHost}</strong>`);
+    const shownIssuer = new URL(SWITCHING_ORIGIN.authorizationServer).href;
+    expect(walk.html).toContain(`<strong id="sign-in-issuer">${shownIssuer}</strong>`);
     // A page that says so, and no redirect: the browser went nowhere past the proxy.
     expect(walk.stopped?.status).toBe(409);
-    expect(walk.stopped?.html).toContain(shownHost);
+    expect(walk.stopped?.html).toContain(`You allowed signing in with ${shownIssuer}, but`);
     // Its link back tells the client, which stops waiting.
     expect(walk.stopped?.html).toContain("error=temporarily_unavailable");
     expect(walk.visited.map((url) => url.origin)).toEqual([new URL(BROKER_URL).origin]);
@@ -144,5 +144,32 @@ describe("broker mode, an origin that names another authorization server", () =>
     const network = brokerFor(SWITCHING_ORIGIN.strict);
     const page = await network((await handBuiltClient(network, BROKER_URL)).url);
     expect(await page.text()).toContain('<strong id="sign-in-host">sign-in.example</strong>');
+  });
+
+  it("names the server the code goes to by its issuer, not only the trusted-looking host of its sign-in page", async () => {
+    // The origin names its own authorization server, whose metadata puts the sign-in page at
+    // a host users trust; the code that page gives goes to the server's own token endpoint.
+    const signInPage = "https://accounts.google.com/o/oauth2/v2/auth";
+    await control({ authorizationEndpoint: signInPage });
+    const network = brokerFor(SWITCHING_ORIGIN.strict);
+    // The browser at that host: a sign-in page, which this test goes no further than.
+    const browser: Fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.host !== "accounts.google.com") return network(input, init);
+      return new Response("<p>Sign in</p>", { headers: { "content-type": "text/html" } });
+    };
+    const walk = await walkSignIn(browser, (await handBuiltClient(browser, BROKER_URL)).url);
+    const issuer = new URL(SWITCHING_ORIGIN.authorizationServer).href;
+    expect(walk.html).toContain(
+      `If you allow it, you sign in next with <strong id="sign-in-issuer">${issuer}</strong>.`,
+    );
+    expect(walk.html).toContain(
+      `Its sign-in page is on another host, <strong id="sign-in-host">accounts.google.com</strong>: what you allow there is handed to ${issuer}, not to accounts.google.com. Allow only if you trust ${issuer}.`,
+    );
+    // Allow sends the browser to the page the consent page named, and to no other.
+    expect(walk.visited.map((url) => `${url.origin}${url.pathname}`)).toEqual([
+      `${new URL(BROKER_URL).origin}/authorize`,
+      signInPage,
+    ]);
   });
 });

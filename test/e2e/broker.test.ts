@@ -338,14 +338,17 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(JSON.stringify(log.mock.calls)).not.toContain("forged-code-value");
   });
 
-  it("names the authorization server's host on the consent page: Allow leads there, not to the MCP server", async () => {
+  it("names the authorization server by its issuer on the consent page: Allow leads there, not to the MCP server", async () => {
     const network = broker();
     const page = await network(await authorizationRequest(network));
     expect(page.status).toBe(200);
-    const host = new URL(BROKERED_ORIGIN.authorizationServer).host;
-    expect(await page.text()).toContain(
-      `If you allow it, you sign in at <strong id="sign-in-host">${host}</strong> next.`,
+    const issuer = new URL(BROKERED_ORIGIN.authorizationServer).href;
+    const html = await page.text();
+    expect(html).toContain(
+      `If you allow it, you sign in next with <strong id="sign-in-issuer">${issuer}</strong>.`,
     );
+    // Its sign-in page is on its own host: no word of another.
+    expect(html).not.toContain("another host");
   });
 
   it("logs a sign-in whose authorization server cannot be reached with that cause, and where", async () => {

@@ -241,7 +241,7 @@ describe("gate mode: who may connect", () => {
     const { walk } = await signedInByHand(network);
     expect(walk.html).toContain("to use the MCP server at");
     expect(walk.html).toContain(
-      `you sign in at <strong id="sign-in-host">${new URL(IDENTITY_PROVIDER).host}</strong> next`,
+      `you sign in next with <strong id="sign-in-issuer">${new URL(IDENTITY_PROVIDER).href}</strong>.`,
     );
     const [signedInPage] = walk.pages;
     expect(signedInPage?.html).toContain('Signed in as <span id="user">alice@acme.test</span>');

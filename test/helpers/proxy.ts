@@ -6,6 +6,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import type { Worker } from "../../src/app";
+import { SIGN_IN_ONLY } from "../../src/config";
 import worker from "../../src/index";
 import { ACCEPT_BOTH } from "./mcp";
 
@@ -41,6 +42,18 @@ export interface ProxyOptions {
 }
 
 /**
+ * The runtime's `env` as a tenant set with `vars` has it, `vars` on top. The
+ * one runtime every file shares binds sign-in's bindings and budget for every
+ * mode (vitest.config.ts), which the proxy refuses in relay mode: a relay
+ * tenant has none, so relay mode's `env` leaves them out (unless `vars` sets one).
+ */
+export function tenantEnv(vars: Record<string, unknown> = {}): Env {
+  const relay = (vars.AUTH_MODE ?? "relay") === "relay";
+  const runtime = Object.entries(env).filter(([name]) => !(relay && SIGN_IN_ONLY.includes(name)));
+  return { ...Object.fromEntries(runtime), ...vars } as Env;
+}
+
+/**
  * A fetch that goes through the proxy, with `vars` set on top of wrangler.toml's.
  * Each one is a client of its own: Cloudflare's `CF-Connecting-IP` is a fresh
  * address (sign-in is rate-limited per address), unless a request sets one.
@@ -49,7 +62,7 @@ export function viaProxy(
   vars: Record<string, string | undefined> = {},
   { app = worker, kv, bindings, contexts }: ProxyOptions = {},
 ): Fetch {
-  const testEnv = { ...env, ...bindings, ...(kv ? { TOOL_MAP: kv } : {}), ...vars } as Env;
+  const testEnv = tenantEnv({ ...bindings, ...(kv ? { TOOL_MAP: kv } : {}), ...vars });
   const address = `2001:db8::${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`;
   return (input, init) => {
     const ctx = createExecutionContext();

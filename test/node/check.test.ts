@@ -158,6 +158,12 @@ IDP_ISSUER = "https://accounts.google.com"
 ALLOWED_DOMAINS = "acme.com"
 ${SIGN_IN("gate-undeclared", 7002)}
 
+[env.relay-sign-in.vars]
+${VALID}
+WRANGLER_ENV = "relay-sign-in"
+SIGN_IN_DAILY_WRITES = "500"
+${SIGN_IN("relay-sign-in", 7005)}
+
 [env.warned]
 workers_devv = true
 [env.warned.vars]
@@ -200,6 +206,7 @@ describe("npm run check", () => {
       "[env.secret]",
       "[env.secret-alone]",
       "[env.gate-undeclared]",
+      "[env.relay-sign-in]",
       "[env.warned]",
       "[env.placeholder]",
       "[env.misspelled]",
@@ -245,6 +252,15 @@ describe("npm run check", () => {
       "WRANGLER_ENV: is required with the CALLS binding: each data point is indexed by it; set it to the name of this [env.NAME] (npm run tenant writes it)",
       'WRANGLER_ENV: is missing: set it to "calls-unnamed" in [env.calls-unnamed.vars], so that the commands the proxy logs (npm run holds -- accept …) name this one',
     ]);
+    // A broker tenant with its AUTH_MODE left out: a relay, whose sign-in nothing reads.
+    const relayOnly =
+      "is read only with AUTH_MODE=broker or gate, and AUTH_MODE is relay: set AUTH_MODE, or remove this";
+    expect(said.get("[env.relay-sign-in]")).toEqual({
+      verdict: "4 problems",
+      lines: ["SIGN_IN_DAILY_WRITES", "OAUTH_KV", "SIGN_IN_RATE_LIMIT", "SIGN_IN_BUDGET"].map(
+        (setting) => `${setting}: ${relayOnly}`,
+      ),
+    });
     expect(said.get("[env.warned]")?.lines).toEqual([
       expect.stringMatching(/^wrangler\.toml: wrangler warns: .*workers_devv/),
     ]);

@@ -30,9 +30,11 @@ export async function serveProxy(
       ]),
     ),
   } as const;
+  // Sign-in's bindings only where a tenant has them: the proxy refuses them in relay mode.
+  const signIn = (vars.AUTH_MODE ?? "relay") !== "relay";
   const worker = await unstable_startWorker({
     config: "wrangler.toml",
-    bindings: { ...broker, ...bindings },
+    bindings: { ...(signIn ? broker : {}), ...bindings },
     // Hermetic: no state kept in .wrangler/state between runs. Kept, the sign-in
     // budget's daily count grew with every run on a developer's machine until
     // registrations were refused (503), and each run saw the last one's tool map.

@@ -668,6 +668,56 @@ describe("parseConfig", () => {
     );
   });
 
+  it("refuses sign-in's budget and bindings in relay mode, where nothing reads them, all at once", () => {
+    const relayOnly = (setting: string) => ({
+      setting,
+      path: setting,
+      problem:
+        "is read only with AUTH_MODE=broker or gate, and AUTH_MODE is relay: set AUTH_MODE, or remove this",
+    });
+    // A broker tenant's section with AUTH_MODE = "broker" left out: a relay, its sign-in unused.
+    const relay = parseConfig(
+      env({ ORIGIN_URL: "https://o.example/mcp", SIGN_IN_DAILY_WRITES: "4321", ...SIGN_IN }),
+    );
+    expect(relay).toEqual({
+      kind: "invalid",
+      problems: ["SIGN_IN_DAILY_WRITES", "OAUTH_KV", "SIGN_IN_RATE_LIMIT", "SIGN_IN_BUDGET"].map(
+        relayOnly,
+      ),
+    });
+    expect(JSON.stringify(relay)).not.toContain("4321");
+    // Each on its own, as AUTH_MODE = "relay" written out.
+    expect(
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          AUTH_MODE: "relay",
+          OAUTH_KV: SIGN_IN.OAUTH_KV,
+        }),
+      ),
+    ).toEqual({ kind: "invalid", problems: [relayOnly("OAUTH_KV")] });
+    // Told once, by its own problem, when it is wrong in itself.
+    expect(
+      parseConfig(env({ ORIGIN_URL: "https://o.example/mcp", SIGN_IN_DAILY_WRITES: "2" })),
+    ).toEqual(refused("SIGN_IN_DAILY_WRITES", "must be at least 3 writes"));
+    expect(
+      parseConfig(
+        env({ ORIGIN_URL: "https://o.example/mcp", OAUTH_KV: SIGN_IN.SIGN_IN_RATE_LIMIT }),
+      ),
+    ).toEqual(refused("OAUTH_KV", "must be a KV namespace binding"));
+    // Read in broker and gate mode.
+    expect(
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          AUTH_MODE: "broker",
+          SIGN_IN_DAILY_WRITES: "4321",
+          ...SIGN_IN,
+        }),
+      ).kind,
+    ).toBe("valid");
+  });
+
   it("refuses a URL with a user name or password, and an ORIGIN_URL with a fragment, never quoting it", () => {
     const credentials = "must hold no user name or password (user:pass@ before the host)";
     const result = parseConfig(

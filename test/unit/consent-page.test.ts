@@ -30,10 +30,12 @@ describe("the consent page", () => {
     expect(page).toContain('<strong id="redirect-host">127.0.0.1</strong>');
     expect(page).toContain("This sends access to an app on your computer.");
     expect(page).toContain("With these permissions: <code>files:read</code> <code>read</code>.");
-    // Allow leads to the authorization server's page, not the MCP server's.
+    // Allow leads to the authorization server's page, not the MCP server's: named by its issuer,
+    // whose own host that page is on, so there is nothing more to say of it.
     expect(page).toContain(
-      'If you allow it, you sign in at <strong id="sign-in-host">login.acme.example</strong> next.',
+      'If you allow it, you sign in next with <strong id="sign-in-issuer">https://login.acme.example/</strong>.',
     );
+    expect(page).not.toContain("sign-in-host");
     expect(page).toContain('<input type="hidden" name="handle" value="h1">');
     expect(page).toContain('<button name="decision" value="deny">Deny</button>');
   });
@@ -89,15 +91,39 @@ describe("the consent page", () => {
       originHost: "<u>o",
       originScopes: ['read"><script>s</script>', "a&b"],
       signInHost: "<img src=x onerror=alert(1)>",
-      signInIssuer: "https://login.acme.example/",
+      signInIssuer: 'https://login.acme.example/"><b>',
     });
-    expect(withoutOwnScript(page)).not.toMatch(/<script>|<u>|<img/);
+    expect(withoutOwnScript(page)).not.toMatch(/<script>|<u>|<img|<b>/);
     expect(page).toContain("at &#60;u&#62;o as you?</h1>");
     expect(page).toContain(
       "With these permissions: <code>read&#34;&#62;&#60;script&#62;s&#60;/script&#62;</code> <code>a&#38;b</code>.",
     );
     expect(page).toContain(
-      'you sign in at <strong id="sign-in-host">&#60;img src=x onerror=alert(1)&#62;</strong> next.',
+      'you sign in next with <strong id="sign-in-issuer">https://login.acme.example/&#34;&#62;&#60;b&#62;</strong>.',
+    );
+    expect(page).toContain(
+      'on another host, <strong id="sign-in-host">&#60;img src=x onerror=alert(1)&#62;</strong>:',
+    );
+  });
+
+  it("names the server the sign-in is handed to, and says so plainly where its sign-in page is on another host", () => {
+    // An origin (without UPSTREAM_ISSUER) names its own server, whose metadata puts the sign-in
+    // page on a host users trust: the code that page gives goes to the server's own token endpoint.
+    const page = consentPage(details, "h1", {
+      ...access,
+      signInHost: "accounts.google.com",
+      signInIssuer: "https://auth.evil.example/",
+    });
+    expect(page).toContain(
+      'If you allow it, you sign in next with <strong id="sign-in-issuer">https://auth.evil.example/</strong>.',
+    );
+    expect(page).toContain(
+      '<p class="note">Its sign-in page is on another host, <strong id="sign-in-host">accounts.google.com</strong>: what you allow there is handed to https://auth.evil.example/, not to accounts.google.com. Allow only if you trust https://auth.evil.example/.</p>',
+    );
+    // Another port is another host too.
+    const port = consentPage(details, "h1", { ...access, signInHost: "login.acme.example:8443" });
+    expect(port).toContain(
+      'on another host, <strong id="sign-in-host">login.acme.example:8443</strong>:',
     );
   });
 

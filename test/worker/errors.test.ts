@@ -1,5 +1,4 @@
 /** Each row of docs/errors.md's table, through the proxy. */
-import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { MAX_HELD_BYTES } from "../../src/transport/read-bounded";
@@ -12,6 +11,7 @@ import {
   newTrace,
   PROXY_URL,
   receivedByOrigin,
+  tenantEnv,
   viaProxy,
 } from "../helpers/proxy";
 
@@ -564,7 +564,7 @@ describe("each failure the proxy answers is logged", () => {
     } as unknown as ExecutionContext;
     const origin = freshOrigin(undefined, "&json");
     const session = await openSession(viaProxy({ ORIGIN_URL: origin }), PROXY_URL);
-    const testEnv = { ...env, ORIGIN_URL: origin, ALLOWED_HOSTS: "" } as Env;
+    const testEnv = tenantEnv({ ORIGIN_URL: origin, ALLOWED_HOSTS: "" });
     const app = createApp();
     const init = await app.fetch(
       new Request(PROXY_URL, {
