@@ -18,7 +18,8 @@
  * - Otherwise `503` with the reason.
  *
  * Bounded: a check takes at most `READY_TIMEOUT_MS` (or `ORIGIN_TIMEOUT_MS`,
- * when shorter), reads what a relist may, and its result is kept
+ * when shorter), reads what a relist may, within the isolate's read budget
+ * as every read of an origin's answer is (read-bounded.ts), and its result is kept
  * `READY_TTL_MS` per isolate; one check at a time per isolate (a promise of
  * another request's is never awaited: workerd does not resolve it across
  * requests), the others answered with the last result, or 503 while none.
@@ -36,6 +37,7 @@ import { unreadAddressee } from "../protocol/jsonrpc";
 import { firstOfItsName, type ListedTool } from "../protocol/tools-list";
 import { readAnswer, relistTools } from "../toolmap/relist";
 import { fetchOrigin } from "../transport/origin";
+import type { Hold } from "../transport/read-bounded";
 import type { AppEnv } from "./app-env";
 
 /** How long a check's result answers `/readyz` in an isolate. */
@@ -121,8 +123,11 @@ async function refusal(what: string, response: Response): Promise<Check> {
   return { ready: false, reason: `the origin answered ${what} with HTTP ${response.status}` };
 }
 
-/** Relay mode: `initialize`, `notifications/initialized`, then the whole `tools/list`. */
-async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
+/**
+ * Relay mode: `initialize`, `notifications/initialized`, then the whole
+ * `tools/list`, what is read of them taken from `hold`.
+ */
+async function listOrigin(config: Config, timeoutMs: number, hold: Hold): Promise<Check> {
   const target = config.originUrl;
   const headers = new Headers({
     "content-type": "application/json",
@@ -164,7 +169,7 @@ async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
   if (!response.ok) return refusal("initialize", response);
   let answer: Record<string, unknown> | undefined;
   try {
-    answer = await readAnswer(response, id, { bytes: 0 }, undefined);
+    answer = await readAnswer(response, id, { bytes: 0 }, hold);
   } catch {}
   const result = answer?.result;
   if (!isPlainObject(result) || typeof result.protocolVersion !== "string") {
@@ -198,6 +203,7 @@ async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
       onUnauthorized: (answered) => {
         unauthorized = answered;
       },
+      hold,
     },
   );
   if (session !== null) {
@@ -262,8 +268,11 @@ function checkOf(c: Context<AppEnv>, config: Config, timeoutMs: number): Promise
         }).then(({ host }) => ({ ready: true, identityProvider: host })),
         "identity provider",
       );
-    default:
-      return listOrigin(config, timeoutMs);
+    default: {
+      // What the check reads counts with what the isolate's requests read, until it is done.
+      const hold = c.get("isolate").reads.hold();
+      return listOrigin(config, timeoutMs, hold).finally(() => hold.release());
+    }
   }
 }
 
