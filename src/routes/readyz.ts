@@ -88,16 +88,18 @@ export class Readiness {
   }
 }
 
-/** `check`, or not ready with its reason after `ms`; logged when not ready. */
-async function within(ms: number, origin: string, check: Promise<Check>): Promise<Check> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<Check>((resolve) => {
-    timer = setTimeout(
-      () =>
-        resolve({ ready: false, reason: `the origin did not finish answering within ${ms} ms` }),
-      ms,
-    );
-  });
+/**
+ * `check`, or not ready with its reason after `ms`, and then the signal it
+ * was handed aborted: its requests to the origin end, whatever reads them (an
+ * origin that answers and then sends nothing would keep them open, and what
+ * they read, for as long as the isolate lives). Logged when not ready.
+ */
+async function within(
+  ms: number,
+  origin: string,
+  check: (timeUp: AbortSignal) => Promise<Check>,
+): Promise<Check> {
+  const timeUp = new AbortController();
   // An error no step expected is told to the log only: /readyz answers anyone, and a
   // message may quote what it was given (ORIGIN_URL, whose query may hold a key).
   let detail: string | undefined;
@@ -105,8 +107,17 @@ async function within(ms: number, origin: string, check: Promise<Check>): Promis
     detail = error instanceof Error ? error.message : String(error);
     return { ready: false, reason: "the check failed (origin_unready's detail says why)" };
   };
+  // Begun before the timer: a step's own timeout of the same length ends first, with its reason.
+  const checking = check(timeUp.signal).catch(failed);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Check>((resolve) => {
+    timer = setTimeout(() => {
+      resolve({ ready: false, reason: `the origin did not finish answering within ${ms} ms` });
+      timeUp.abort();
+    }, ms);
+  });
   try {
-    const checked = await Promise.race([check.catch(failed), late]);
+    const checked = await Promise.race([checking, late]);
     if (!checked.ready) logEvent("origin_unready", { origin, reason: checked.reason, detail });
     return checked;
   } finally {
@@ -125,9 +136,14 @@ async function refusal(what: string, response: Response): Promise<Check> {
 
 /**
  * Relay mode: `initialize`, `notifications/initialized`, then the whole
- * `tools/list`, what is read of them taken from `hold`.
+ * `tools/list`, what is read of them taken from `hold`; `timeUp` ends them.
  */
-async function listOrigin(config: Config, timeoutMs: number, hold: Hold): Promise<Check> {
+async function listOrigin(
+  config: Config,
+  timeoutMs: number,
+  hold: Hold,
+  timeUp: AbortSignal,
+): Promise<Check> {
   const target = config.originUrl;
   const headers = new Headers({
     "content-type": "application/json",
@@ -150,6 +166,7 @@ async function listOrigin(config: Config, timeoutMs: number, hold: Hold): Promis
           clientInfo: { name: "mcp-edge-rewriter (readyz)", version: packageJson.version },
         },
       }),
+      clientLeft: timeUp,
     },
     timeoutMs,
     addressee,
@@ -187,6 +204,7 @@ async function listOrigin(config: Config, timeoutMs: number, hold: Hold): Promis
       method: "POST",
       headers,
       body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      clientLeft: timeUp,
     },
     timeoutMs,
     addressee,
@@ -204,6 +222,7 @@ async function listOrigin(config: Config, timeoutMs: number, hold: Hold): Promis
         unauthorized = answered;
       },
       hold,
+      clientLeft: timeUp,
     },
   );
   if (session !== null) {
@@ -248,8 +267,13 @@ const signInCheck = (found: Promise<Check>, what: string): Promise<Check> =>
     }),
   );
 
-/** What `/readyz` checks in the mode `config` is in. */
-function checkOf(c: Context<AppEnv>, config: Config, timeoutMs: number): Promise<Check> {
+/** What `/readyz` checks in the mode `config` is in; `timeUp` ends its origin requests. */
+function checkOf(
+  c: Context<AppEnv>,
+  config: Config,
+  timeoutMs: number,
+  timeUp: AbortSignal,
+): Promise<Check> {
   const { auth } = config;
   const memory = c.get("isolate").signIn;
   switch (auth.mode) {
@@ -271,7 +295,7 @@ function checkOf(c: Context<AppEnv>, config: Config, timeoutMs: number): Promise
     default: {
       // What the check reads counts with what the isolate's requests read, until it is done.
       const hold = c.get("isolate").reads.hold();
-      return listOrigin(config, timeoutMs, hold).finally(() => hold.release());
+      return listOrigin(config, timeoutMs, hold, timeUp).finally(() => hold.release());
     }
   }
 }
@@ -284,7 +308,7 @@ export async function readyz(c: Context<AppEnv>): Promise<Response> {
   const checked = await c
     .get("isolate")
     .readiness.of(`${auth.mode}\n${config.originUrl.href}${idp}`, () =>
-      within(timeoutMs, config.originUrl.host, checkOf(c, config, timeoutMs)),
+      within(timeoutMs, config.originUrl.host, (timeUp) => checkOf(c, config, timeoutMs, timeUp)),
     );
   const origin = config.originUrl.host;
   const headers = { "cache-control": "no-store" };

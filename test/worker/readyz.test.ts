@@ -17,6 +17,7 @@ import {
   CLOSED_ORIGIN,
   DEMO_ORIGIN,
   GATEWAY_ORIGIN,
+  heldOnceClosed,
   newTrace,
   receivedByOrigin,
   viaProxy,
@@ -91,6 +92,18 @@ describe("/readyz", () => {
     });
     expect(response.status).toBe(503);
     expect(body.reason).toBe("the origin did not answer within 50 ms");
+  });
+
+  it("503 when the origin answers and then sends nothing more: its stream is closed, not left open", async () => {
+    // The origin answers initialize with one event (a progress notification) and then nothing.
+    const trace = newTrace();
+    const { response, body } = await readyz({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/held/mcp?trace=${trace}`,
+      ORIGIN_TIMEOUT_MS: "500",
+    });
+    expect(response.status).toBe(503);
+    expect(body.reason).toBe("the origin did not finish answering within 500 ms");
+    expect(await heldOnceClosed(trace)).toEqual({ opened: 1, closed: 1 });
   });
 
   it("ready behind sign-in: an origin that answers 401 with a Bearer challenge is an MCP server a client lists", async () => {
