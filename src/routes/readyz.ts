@@ -18,7 +18,8 @@
  * - Otherwise `503` with the reason.
  *
  * Bounded: a check takes at most `READY_TIMEOUT_MS` (or `ORIGIN_TIMEOUT_MS`,
- * when shorter), reads what a relist may, and its result is kept
+ * when shorter), reads what a relist may, within the isolate's read budget
+ * as every read of an origin's answer is (read-bounded.ts), and its result is kept
  * `READY_TTL_MS` per isolate; one check at a time per isolate (a promise of
  * another request's is never awaited: workerd does not resolve it across
  * requests), the others answered with the last result, or 503 while none.
@@ -36,6 +37,7 @@ import { unreadAddressee } from "../protocol/jsonrpc";
 import { firstOfItsName, type ListedTool } from "../protocol/tools-list";
 import { readAnswer, relistTools } from "../toolmap/relist";
 import { fetchOrigin } from "../transport/origin";
+import type { Hold } from "../transport/read-bounded";
 import type { AppEnv } from "./app-env";
 
 /** How long a check's result answers `/readyz` in an isolate. */
@@ -86,16 +88,18 @@ export class Readiness {
   }
 }
 
-/** `check`, or not ready with its reason after `ms`; logged when not ready. */
-async function within(ms: number, origin: string, check: Promise<Check>): Promise<Check> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<Check>((resolve) => {
-    timer = setTimeout(
-      () =>
-        resolve({ ready: false, reason: `the origin did not finish answering within ${ms} ms` }),
-      ms,
-    );
-  });
+/**
+ * `check`, or not ready with its reason after `ms`, and then the signal it
+ * was handed aborted: its requests to the origin end, whatever reads them (an
+ * origin that answers and then sends nothing would keep them open, and what
+ * they read, for as long as the isolate lives). Logged when not ready.
+ */
+async function within(
+  ms: number,
+  origin: string,
+  check: (timeUp: AbortSignal) => Promise<Check>,
+): Promise<Check> {
+  const timeUp = new AbortController();
   // An error no step expected is told to the log only: /readyz answers anyone, and a
   // message may quote what it was given (ORIGIN_URL, whose query may hold a key).
   let detail: string | undefined;
@@ -103,8 +107,17 @@ async function within(ms: number, origin: string, check: Promise<Check>): Promis
     detail = error instanceof Error ? error.message : String(error);
     return { ready: false, reason: "the check failed (origin_unready's detail says why)" };
   };
+  // Begun before the timer: a step's own timeout of the same length ends first, with its reason.
+  const checking = check(timeUp.signal).catch(failed);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<Check>((resolve) => {
+    timer = setTimeout(() => {
+      resolve({ ready: false, reason: `the origin did not finish answering within ${ms} ms` });
+      timeUp.abort();
+    }, ms);
+  });
   try {
-    const checked = await Promise.race([check.catch(failed), late]);
+    const checked = await Promise.race([checking, late]);
     if (!checked.ready) logEvent("origin_unready", { origin, reason: checked.reason, detail });
     return checked;
   } finally {
@@ -121,8 +134,16 @@ async function refusal(what: string, response: Response): Promise<Check> {
   return { ready: false, reason: `the origin answered ${what} with HTTP ${response.status}` };
 }
 
-/** Relay mode: `initialize`, `notifications/initialized`, then the whole `tools/list`. */
-async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
+/**
+ * Relay mode: `initialize`, `notifications/initialized`, then the whole
+ * `tools/list`, what is read of them taken from `hold`; `timeUp` ends them.
+ */
+async function listOrigin(
+  config: Config,
+  timeoutMs: number,
+  hold: Hold,
+  timeUp: AbortSignal,
+): Promise<Check> {
   const target = config.originUrl;
   const headers = new Headers({
     "content-type": "application/json",
@@ -145,6 +166,7 @@ async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
           clientInfo: { name: "mcp-edge-rewriter (readyz)", version: packageJson.version },
         },
       }),
+      clientLeft: timeUp,
     },
     timeoutMs,
     addressee,
@@ -164,7 +186,7 @@ async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
   if (!response.ok) return refusal("initialize", response);
   let answer: Record<string, unknown> | undefined;
   try {
-    answer = await readAnswer(response, id, { bytes: 0 }, undefined);
+    answer = await readAnswer(response, id, { bytes: 0 }, hold);
   } catch {}
   const result = answer?.result;
   if (!isPlainObject(result) || typeof result.protocolVersion !== "string") {
@@ -182,6 +204,7 @@ async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
       method: "POST",
       headers,
       body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      clientLeft: timeUp,
     },
     timeoutMs,
     addressee,
@@ -198,6 +221,8 @@ async function listOrigin(config: Config, timeoutMs: number): Promise<Check> {
       onUnauthorized: (answered) => {
         unauthorized = answered;
       },
+      hold,
+      clientLeft: timeUp,
     },
   );
   if (session !== null) {
@@ -242,8 +267,13 @@ const signInCheck = (found: Promise<Check>, what: string): Promise<Check> =>
     }),
   );
 
-/** What `/readyz` checks in the mode `config` is in. */
-function checkOf(c: Context<AppEnv>, config: Config, timeoutMs: number): Promise<Check> {
+/** What `/readyz` checks in the mode `config` is in; `timeUp` ends its origin requests. */
+function checkOf(
+  c: Context<AppEnv>,
+  config: Config,
+  timeoutMs: number,
+  timeUp: AbortSignal,
+): Promise<Check> {
   const { auth } = config;
   const memory = c.get("isolate").signIn;
   switch (auth.mode) {
@@ -262,8 +292,11 @@ function checkOf(c: Context<AppEnv>, config: Config, timeoutMs: number): Promise
         }).then(({ host }) => ({ ready: true, identityProvider: host })),
         "identity provider",
       );
-    default:
-      return listOrigin(config, timeoutMs);
+    default: {
+      // What the check reads counts with what the isolate's requests read, until it is done.
+      const hold = c.get("isolate").reads.hold();
+      return listOrigin(config, timeoutMs, hold, timeUp).finally(() => hold.release());
+    }
   }
 }
 
@@ -275,7 +308,7 @@ export async function readyz(c: Context<AppEnv>): Promise<Response> {
   const checked = await c
     .get("isolate")
     .readiness.of(`${auth.mode}\n${config.originUrl.href}${idp}`, () =>
-      within(timeoutMs, config.originUrl.host, checkOf(c, config, timeoutMs)),
+      within(timeoutMs, config.originUrl.host, (timeUp) => checkOf(c, config, timeoutMs, timeUp)),
     );
   const origin = config.originUrl.host;
   const headers = { "cache-control": "no-store" };

@@ -5,7 +5,8 @@
  * session and protocol version, the client's envelope where the revision has
  * one (protocol/revision.ts), and an id no client uses. Every page is
  * fetched, up to `MAX_PAGES` and `MAX_REWRITE_BYTES` in all (the bound of
- * one message): a listing is whole or not at all. The same
+ * one message), within `ORIGIN_TIMEOUT_MS` in all (each page's headers
+ * and body together): a listing is whole or not at all. The same
  * reads the pages after a client's first one, to know a whole listing's size
  * (search mode, docs/search-mode.md). One client request makes at most one
  * such read (`ListingReads`), so it costs the origin at most `1 + MAX_PAGES`
@@ -140,63 +141,90 @@ export async function relistTools(
   const tools: ListedTool[] = [];
   // The pages together, as one message is: what they hold is kept until the last is read.
   const read = { bytes: 0 };
-  let cursor = from;
-  for (let pageNumber = 0; pageNumber < MAX_PAGES; pageNumber++) {
-    const id = `mcp-edge-rewriter/relist/${crypto.randomUUID()}`;
-    const request = requestOnBehalfOf(
-      cause,
-      new Headers(originHeaders),
-      revision,
-      "tools/list",
-      cursor === undefined ? {} : { cursor },
-    );
-    request.headers.set("content-type", "application/json");
-    request.headers.set("accept", "application/json, text/event-stream");
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/list",
-      params: request.params,
+  // The whole read within ORIGIN_TIMEOUT_MS: fetchOrigin's timeout covers the headers alone, and
+  // an origin that sends them and then trickles its body, or never ends its stream, would hold the
+  // client's request, and what was read, for as long as the client waits.
+  const deadline = Date.now() + config.originTimeoutMs;
+  const late = new AbortController();
+  const timer = setTimeout(() => late.abort(), config.originTimeoutMs);
+  // Either ends the origin's request, and its stream at once for whatever reads it.
+  const ended = clientLeft ? AbortSignal.any([clientLeft, late.signal]) : late.signal;
+  const tooLate = () =>
+    logEvent("relist_failed", {
+      origin: target.host,
+      status: "timeout",
+      detail: `the listing was not read whole within ${config.originTimeoutMs} ms`,
     });
-    const reply = await fetchOrigin(
-      target,
-      { method: "POST", headers: request.headers, body, clientLeft },
-      config.originTimeoutMs,
-      unreadAddressee(originHeaders),
-    );
-    if (reply.kind === "failed" || !reply.response.ok) {
-      logEvent("relist_failed", {
-        origin: target.host,
-        status: reply.kind === "failed" ? reply.failure : reply.response.status,
-      });
-      if (reply.kind === "answered") {
-        if (reply.response.status === 401 && onUnauthorized) onUnauthorized(reply.response);
-        else await reply.response.body?.cancel();
+  let cursor = from;
+  try {
+    for (let pageNumber = 0; pageNumber < MAX_PAGES; pageNumber++) {
+      if (late.signal.aborted) {
+        tooLate();
+        return undefined;
       }
-      return undefined;
-    }
-    let page: ListPage | undefined;
-    let detail: string | undefined;
-    try {
-      page = asPage(await readAnswer(reply.response, id, read, hold));
-    } catch (error) {
-      detail = String(error);
-    }
-    if (!page) {
-      logEvent("relist_failed", {
-        origin: target.host,
-        status: "no tools/list result",
-        ...(detail === undefined ? {} : { detail }),
+      const id = `mcp-edge-rewriter/relist/${crypto.randomUUID()}`;
+      const request = requestOnBehalfOf(
+        cause,
+        new Headers(originHeaders),
+        revision,
+        "tools/list",
+        cursor === undefined ? {} : { cursor },
+      );
+      request.headers.set("content-type", "application/json");
+      request.headers.set("accept", "application/json, text/event-stream");
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/list",
+        params: request.params,
       });
-      return undefined;
+      const reply = await fetchOrigin(
+        target,
+        { method: "POST", headers: request.headers, body, clientLeft: ended },
+        // What is left of the listing's time, for this page's headers.
+        Math.max(deadline - Date.now(), 1),
+        unreadAddressee(originHeaders),
+      );
+      if (reply.kind === "failed" || !reply.response.ok) {
+        logEvent("relist_failed", {
+          origin: target.host,
+          status: reply.kind === "failed" ? reply.failure : reply.response.status,
+        });
+        if (reply.kind === "answered") {
+          if (reply.response.status === 401 && onUnauthorized) onUnauthorized(reply.response);
+          else await reply.response.body?.cancel();
+        }
+        return undefined;
+      }
+      let page: ListPage | undefined;
+      let detail: string | undefined;
+      try {
+        page = asPage(await readAnswer(reply.response, id, read, hold));
+      } catch (error) {
+        if (late.signal.aborted) {
+          tooLate();
+          return undefined;
+        }
+        detail = String(error);
+      }
+      if (!page) {
+        logEvent("relist_failed", {
+          origin: target.host,
+          status: "no tools/list result",
+          ...(detail === undefined ? {} : { detail }),
+        });
+        return undefined;
+      }
+      // One by one: spread as arguments, a page of some 200,000 tools (a few MB) overflowed the stack.
+      for (const tool of page.tools) tools.push(tool);
+      if (page.nextCursor === undefined) return tools;
+      cursor = page.nextCursor;
     }
-    // One by one: spread as arguments, a page of some 200,000 tools (a few MB) overflowed the stack.
-    for (const tool of page.tools) tools.push(tool);
-    if (page.nextCursor === undefined) return tools;
-    cursor = page.nextCursor;
+    logEvent("relist_failed", { origin: target.host, status: `more than ${MAX_PAGES} pages` });
+    return undefined;
+  } finally {
+    clearTimeout(timer);
   }
-  logEvent("relist_failed", { origin: target.host, status: `more than ${MAX_PAGES} pages` });
-  return undefined;
 }
 
 /**

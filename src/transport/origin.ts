@@ -7,7 +7,8 @@
  *   on the MCP endpoint, `redirectRefused` answers one itself.
  *   The timeout covers the wait for the response headers only: once the
  *   origin has answered, a stream may stay open as long as it likes, or until
- *   the client goes away (`clientLeft`): then the origin's request is aborted,
+ *   the client goes away (`clientLeft`; for a read the proxy makes for
+ *   itself, also its time is up): then the origin's request is aborted,
  *   and its stream ends at once for whatever reads it. An
  *   origin that cannot be reached or does not answer in time gets the proxy's
  *   own JSON-RPC error (502 / 504), addressed to the requests that were
@@ -39,7 +40,8 @@ export interface OriginRequest {
    * proxy reads in JavaScript (a copy for call analytics, a pump that rewrites
    * a listing) would keep the origin's stream open while the origin sends
    * nothing: the runtime tells a stream that its reader left only when more
-   * is written to it.
+   * is written to it. For a read the proxy makes for itself (its own listing,
+   * `/readyz`), aborted too when that read's time is up.
    */
   clientLeft?: AbortSignal;
 }

@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { newIsolateState } from "../../src/routes/app-env";
 import { READY_TTL_MS, Readiness } from "../../src/routes/readyz";
+import { MAX_HELD_BYTES, ReadBudget } from "../../src/transport/read-bounded";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import {
@@ -15,6 +17,7 @@ import {
   CLOSED_ORIGIN,
   DEMO_ORIGIN,
   GATEWAY_ORIGIN,
+  heldOnceClosed,
   newTrace,
   receivedByOrigin,
   viaProxy,
@@ -22,9 +25,9 @@ import {
 
 const READYZ = "http://proxy.test/readyz";
 
-/** A fresh isolate of the proxy (nothing checked yet) in front of `vars.ORIGIN_URL`. */
-async function readyz(vars: Record<string, string>, url = READYZ) {
-  const response = await viaProxy(vars, { app: createApp() })(url);
+/** A fresh isolate of the proxy (nothing checked yet; `app` may share its read budget) in front of `vars.ORIGIN_URL`. */
+async function readyz(vars: Record<string, string>, url = READYZ, app = createApp()) {
+  const response = await viaProxy(vars, { app })(url);
   return { response, body: await response.json<Record<string, unknown>>() };
 }
 
@@ -91,6 +94,18 @@ describe("/readyz", () => {
     expect(body.reason).toBe("the origin did not answer within 50 ms");
   });
 
+  it("503 when the origin answers and then sends nothing more: its stream is closed, not left open", async () => {
+    // The origin answers initialize with one event (a progress notification) and then nothing.
+    const trace = newTrace();
+    const { response, body } = await readyz({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/held/mcp?trace=${trace}`,
+      ORIGIN_TIMEOUT_MS: "500",
+    });
+    expect(response.status).toBe(503);
+    expect(body.reason).toBe("the origin did not finish answering within 500 ms");
+    expect(await heldOnceClosed(trace)).toEqual({ opened: 1, closed: 1 });
+  });
+
   it("ready behind sign-in: an origin that answers 401 with a Bearer challenge is an MCP server a client lists", async () => {
     const { response, body } = await readyz({ ORIGIN_URL: `${GATEWAY_ORIGIN}/auth/mcp` });
     expect(response.status).toBe(200);
@@ -127,6 +142,33 @@ describe("/readyz", () => {
     expect(body.reason).toBe(
       "the origin's tools/list could not be read whole (relist_failed says why)",
     );
+  });
+
+  it("reads within the isolate's budget: while other requests hold it, a listing past what is left is not ready, and ready once they are done", async () => {
+    const logs = captureLogs();
+    const reads = new ReadBudget();
+    // Held in a variable the test reads at its end: a hold that is garbage gives its share back.
+    const others = reads.hold();
+    others.take(MAX_HELD_BYTES);
+    // About 1.5 MB of listing, past the 64 KiB a check reads whatever the others hold.
+    const origin = `${CATALOG_ORIGIN}/mcp?map=${crypto.randomUUID()}&tools=2000`;
+    const isolate = () => createApp({ ...newIsolateState(), reads });
+    const busy = await readyz({ ORIGIN_URL: origin }, READYZ, isolate());
+    expect(busy.response.status).toBe(503);
+    expect(busy.body.reason).toBe(
+      "the origin's tools/list could not be read whole (relist_failed says why)",
+    );
+    expect(logs.events("relist_failed")).toEqual([
+      expect.objectContaining({ detail: "Error: the isolate's reads hold too much at once" }),
+    ]);
+    logs.restore();
+    // What the check read is given back once it is done.
+    expect(reads.held).toBe(MAX_HELD_BYTES);
+    others.release();
+    const ready = await readyz({ ORIGIN_URL: origin }, READYZ, isolate());
+    expect(ready.response.status).toBe(200);
+    expect(ready.body.tools).toBe(2000);
+    expect(reads.held).toBe(0);
   });
 
   it("counts the tools a client is listed: a tool the origin lists twice counts once", async () => {
