@@ -79,7 +79,7 @@ describe("an origin that answers the proxy's own listing and then sends nothing 
           error: {
             code: -32602,
             message:
-              "Tool work cannot be checked against the operator's rules now: the origin's tool listing could not be read; try again",
+              "Tool work cannot be checked now: the origin's tool listing for this caller could not be read; try again",
           },
         },
       ]);
