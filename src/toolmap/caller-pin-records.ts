@@ -5,14 +5,29 @@
  */
 import { BoundedMap } from "../bounded-map";
 import { logEvent } from "../log";
-import { namesWeight } from "../names/weight";
+import { fingerprint32 } from "../names/stable-hash";
+import { NAME_WEIGHT_CHARS, namesWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
 
 /** A caller's own pins as the proxy knows them: `stored`, whether KV holds them (the caller is not new). */
 export interface CallerRecord {
   stored: boolean;
   pins: Map<string, string>;
+  /**
+   * The tools the caller was listed under `hold`, as `seenMark`s joined by
+   * commas: a tool they were never listed is theirs at their first listing of
+   * it, not a change. `undefined` where unknown (a record of an earlier
+   * version, or none yet): then every tool counts as one they were listed.
+   */
+  seen?: string;
 }
+
+/**
+ * A tool in a caller's `seen`: its name's 32-bit fingerprint. Two names an
+ * origin made to give one take the second for listed before: compared with
+ * its pin, as every tool was before `seen`, never taken for new.
+ */
+export const seenMark = (original: string) => fingerprint32(original).toString(36);
 
 const MAX_CALLERS = 1_000;
 /**
@@ -34,12 +49,13 @@ const NEW_CALLER: CallerRecord = { stored: false, pins: new Map() };
 function decodeRecord(text: string | null): CallerRecord {
   if (text === null) return NEW_CALLER;
   try {
-    const value = JSON.parse(text) as { format?: unknown; pins?: unknown };
+    const value = JSON.parse(text) as { format?: unknown; pins?: unknown; seen?: unknown };
     if (value.format === 1 && typeof value.pins === "object" && value.pins !== null) {
       const pins = Object.entries(value.pins).filter(
         (pair): pair is [string, string] => typeof pair[1] === "string",
       );
-      return { stored: true, pins: new Map(pins) };
+      const seen = typeof value.seen === "string" ? { seen: value.seen } : {};
+      return { stored: true, pins: new Map(pins), ...seen };
     }
   } catch {}
   // Another format: the caller was pinned, by a version that wrote it otherwise.
@@ -47,14 +63,21 @@ function decodeRecord(text: string | null): CallerRecord {
 }
 
 // fromEntries: an original named `__proto__` stays an ordinary key.
-const encodeRecord = (pins: Map<string, string>) =>
-  JSON.stringify({ format: 1, pins: Object.fromEntries(pins) });
+const encodeRecord = ({ pins, seen }: Omit<CallerRecord, "stored">) =>
+  JSON.stringify({
+    format: 1,
+    pins: Object.fromEntries(pins),
+    ...(seen === undefined ? {} : { seen }),
+  });
 
 /** Every caller's own pins this isolate read or wrote, per origin (the key says whose). */
 export class CallerPins {
   private readonly records = new BoundedMap<string, CallerRecord>(MAX_CALLERS, undefined, {
     max: MAX_OWN_PINS,
-    weigh: (record) => 1 + namesWeight(record.pins.keys()),
+    weigh: (record) =>
+      1 +
+      namesWeight(record.pins.keys()) +
+      Math.ceil((record.seen?.length ?? 0) / NAME_WEIGHT_CHARS),
   });
   /** Reads under way: as many as requests at once. */
   private readonly reading = new Map<string, Promise<CallerRecord | undefined>>();
@@ -85,23 +108,24 @@ export class CallerPins {
   }
 
   /**
-   * Stores the caller's pins: in memory now, in KV by `waitUntil`; under
-   * `log`, in KV once per `LOG_PINS_WRITE_MS`.
+   * Stores the caller's pins (and, under `hold`, the tools they were
+   * listed): in memory now, in KV by `waitUntil`; under `log`, in KV once per
+   * `LOG_PINS_WRITE_MS`.
    */
   write(
     kv: KVNamespace,
     key: string,
-    pins: Map<string, string>,
+    record: Omit<CallerRecord, "stored">,
     mode: Exclude<ChangeMode, "allow">,
     waitUntil: (promise: Promise<unknown>) => void,
   ): void {
     const stored = this.records.get(key)?.stored === true;
-    this.records.set(key, { stored: true, pins });
+    this.records.set(key, { stored: true, ...record });
     if (mode === "log" && stored && this.writtenLately.get(key)) return;
     this.writtenLately.set(key, true);
     waitUntil(
       kv
-        .put(key, encodeRecord(pins))
+        .put(key, encodeRecord(record))
         .catch((error) => logEvent("kv_error", { op: "put", error: String(error) })),
     );
   }

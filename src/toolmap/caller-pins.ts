@@ -33,7 +33,7 @@ import type { BoundedMap } from "../bounded-map";
 import { logEvent } from "../log";
 import { namesWeight, nameWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
-import { type CallerPins, type CallerRecord, callerPinsKey } from "./caller-pin-records";
+import { type CallerPins, type CallerRecord, callerPinsKey, seenMark } from "./caller-pin-records";
 import {
   acceptCommand,
   acceptedPin,
@@ -44,6 +44,7 @@ import {
   takesOverScope,
 } from "./definition-pins";
 import type { OriginMemory, SharedPin } from "./isolate-memory";
+import { MAX_TOOLS } from "./stored-map";
 
 /**
  * Own pins per caller, weighed so too. Past it a caller takes no pin of their own: under `hold`
@@ -64,6 +65,11 @@ const MAX_CHANGE_LINES = 10;
  * operations): a held tool past them stays held until a later listing reads its key.
  */
 const MAX_ACCEPT_READS = 10;
+/**
+ * Tools a caller's record says they were listed (`seenBy`): twice what KV's
+ * map holds, whose every tool's mark stays; 7 characters or so each.
+ */
+const MAX_SEEN = 2 * MAX_TOOLS;
 
 /**
  * What one request's listings may spend deciding pins, together: a batch of
@@ -86,6 +92,8 @@ export interface PinBook {
   record: CallerRecord | undefined;
   /** Whether some caller is held on this definition of the tool. */
   heldForSomeone(original: string, pin: string): boolean;
+  /** The tools KV's map holds, as this isolate last read or wrote it. */
+  mapped(): Iterable<string>;
   /** Whether the operator accepted this definition of the tool (reads KV, a bounded number of times). */
   accepted(original: string, pin: string): Promise<boolean>;
   /** The tenant's wrangler environment (`WRANGLER_ENV`), for the accept command the log line names. */
@@ -102,8 +110,8 @@ export interface PinDecisions {
   held: Set<string>;
   /** Map pins to set: tools seen for the first time, and earlier versions' pins taken over. */
   shared: Map<string, SharedPin>;
-  /** The caller's own pins as they are now, when they are to be stored. */
-  own: Map<string, string> | undefined;
+  /** The caller's own pins as they are now, and what they were listed, when these are to be stored. */
+  own: Omit<CallerRecord, "stored"> | undefined;
   /** Definitions this caller is held on, to note in the map. */
   heldPins: Map<string, string>;
   /** Definitions the operator accepted, each `acceptedPin(original, pin)`. */
@@ -142,6 +150,10 @@ async function decidePins(
     return true;
   };
   const newCaller = record !== undefined && !record.stored;
+  const seen = mode === "hold" && record !== undefined ? seenBy(record, listed, book) : undefined;
+  /** Whether the caller was never listed `original` before: their own definition is no change. */
+  const firstListed = (original: string) =>
+    newCaller || seen?.before?.has(seenMark(original)) === false;
   const { allowance } = book;
   const unlogged: string[] = [];
   /** Logs a change, or a caller's own definition (`differs`), while the listing has lines left. */
@@ -188,7 +200,7 @@ async function decidePins(
     }
     // Theirs while they have room for a pin of their own; past it, held as a change is.
     if (
-      newCaller &&
+      firstListed(original) &&
       !own.has(original) &&
       !book.heldForSomeone(original, now) &&
       setOwn(original, now)
@@ -220,9 +232,42 @@ async function decidePins(
     allowance.restLogged = true;
     logEvent("tool_definition_changes_unlogged", { mode, count: unlogged.length, tools: unlogged });
   }
-  // Under `hold`, a caller is pinned at their first listing, even with no pin of their own.
-  if (record !== undefined && (ownChanged || (newCaller && mode === "hold"))) decisions.own = own;
+  // Under `hold`, a caller is pinned at their first listing, even with no pin of their own, and
+  // again once listed a tool they were not. A write under `log` says nothing of what they were
+  // listed: then every tool counts as listed to them, should the operator choose `hold` again.
+  if (record !== undefined && (ownChanged || seen?.grew)) {
+    decisions.own = { pins: own, ...(seen ? { seen: seen.now } : {}) };
+  }
   return decisions;
+}
+
+/**
+ * The tools a caller was listed under `hold`, before this listing (`before`,
+ * `undefined` where their record does not say) and with it (`now`), and
+ * whether it listed one more (`grew`; a record that did not say, too).
+ * Bounded: past `MAX_SEEN` marks, those of the tools KV's map holds stay
+ * first, then the latest. The map keeps a tool listed lately, and its pin,
+ * against tools new to it (stored-map.ts `keptTools`): an origin that listed a
+ * caller 20,000 other names cannot have a tool they were listed taken for
+ * new, and its change for theirs.
+ */
+function seenBy(
+  record: CallerRecord,
+  listed: readonly ListedDefinition[],
+  book: PinBook,
+): { before: Set<string> | undefined; now: string; grew: boolean } {
+  const before =
+    record.stored && record.seen !== undefined ? new Set(record.seen.split(",")) : undefined;
+  const marks = new Set(before);
+  for (const { original } of listed) marks.add(seenMark(original));
+  let kept = [...marks];
+  if (kept.length > MAX_SEEN) {
+    const mapped = new Set([...book.mapped()].map(seenMark));
+    const rest = kept.filter((mark) => !mapped.has(mark));
+    // The oldest marks of tools KV's map lacks go first: those of its tools are all kept.
+    kept = [...rest, ...kept.filter((mark) => mapped.has(mark))].slice(-MAX_SEEN);
+  }
+  return { before, now: kept.join(","), grew: before === undefined || marks.size > before.size };
 }
 
 /** Where one listing's pins are decided: the origin's memory and KV, for one caller. */
@@ -271,6 +316,7 @@ export async function pinListing(
         pin,
         () => allowance.acceptReads > 0 && allowance.acceptReads-- > 0,
       ),
+    mapped: () => origin.stored?.tools.keys() ?? [],
     environment,
     logged: origin.heldLogged,
     allowance,

@@ -642,10 +642,83 @@ describe("TOOL_CHANGES=hold, a caller shown another definition than the map's", 
     await settled();
     expect((await as("ben").nameListing([report("ben")])).hidden.size).toBe(0);
     await settled();
-    // As 7cb8f22, which gave callers pins of their own, writes them: ben's pin of ben's definition.
+    // As 7cb8f22, which gave callers pins of their own, writes them: ben's pin of ben's
+    // definition; and, since 2026-11-29, the tools ben was listed, by their names' fingerprints.
     expect(await env.TOOL_MAP.get(`${scopes.origin}:pins:ben`, "text")).toBe(
-      '{"format":1,"pins":{"report.get":"BdliQ5iJVCnSvJ5GJ2ldYyy35fAk4-bdW2Wd5eXU2Bo/2.efxg32/11y5obx/-/-/-/-"}}',
+      '{"format":1,"pins":{"report.get":"BdliQ5iJVCnSvJ5GJ2ldYyy35fAk4-bdW2Wd5eXU2Bo/2.efxg32/11y5obx/-/-/-/-"},"seen":"187n45s"}',
     );
+  });
+});
+
+describe("TOOL_CHANGES=hold, a tool the origin adds later, whose definition names its caller", () => {
+  // Each caller pinned before is shown their own definition of a tool they were never listed: it
+  // is no change of what they were shown. Held, every caller but the first to list it waited for
+  // the operator to accept their own definition, one accept each.
+  const search = { name: "search", description: "Searches.", inputSchema: {} };
+  const report = (user: string, what = "a report") => ({
+    name: "report.get",
+    description: `Gets ${what} for ${user}.`,
+    inputSchema: {},
+  });
+
+  /** Ann and bob pinned before report.get is added, then ann lists it first. */
+  async function listedByAnn() {
+    const map = await holdingMap();
+    for (const who of ["ann", "bob"]) {
+      await map.as(who).nameListing([search]);
+      await map.settled();
+    }
+    expect((await map.as("ann").nameListing([search, report("ann")])).hidden.size).toBe(0);
+    await map.settled();
+    return map;
+  }
+
+  it("is each caller's own at their first listing of it, logged as theirs, and held once it changes for them", async () => {
+    const { as, settled } = await listedByAnn();
+    const logs = captureLogs();
+    expect((await as("bob").nameListing([search, report("bob")])).hidden).toEqual(new Set());
+    expect(logs.events("tool_definition_differs")).toMatchObject([{ tool: "report.get" }]);
+    expect(logs.events("tool_definition_changed")).toEqual([]);
+    logs.restore();
+    await settled();
+    // In a new isolate too, and then bob's own definition changes: held for him alone.
+    expect((await as("bob").nameListing([search, report("bob")])).hidden).toEqual(new Set());
+    const changed = [search, report("bob", "every report")];
+    expect((await as("bob").nameListing(changed)).hidden).toEqual(new Set(["report.get"]));
+    expect((await as("ann").nameListing([search, report("ann")])).hidden).toEqual(new Set());
+    await settled();
+  });
+
+  it("is held at a caller's first listing where it is a definition some caller is held on", async () => {
+    const { as, settled } = await listedByAnn();
+    // Ann's own report.get changes to what bob is then shown: held for ann, and so for bob.
+    const bobs = report("bob");
+    expect((await as("ann").nameListing([search, bobs])).hidden).toEqual(new Set(["report.get"]));
+    await settled();
+    expect((await as("bob").nameListing([search, bobs])).hidden).toEqual(new Set(["report.get"]));
+    await settled();
+  });
+
+  it("holds a change of a tool a caller was listed, after 20,000 other names were listed to them", async () => {
+    const { as, settled } = await listedByAnn();
+    // What bob's record says he was listed is bounded: the names KV's map holds are kept first,
+    // search's among them (bob was listed the map's definition: no pin of his own says so).
+    const others = Array.from({ length: 20_001 }, (_, i) => ({ ...search, name: `other${i}` }));
+    await as("bob").nameListing(others);
+    await settled();
+    const rewritten = { ...search, description: "Searches, and sends what it finds elsewhere." };
+    expect((await as("bob").nameListing([rewritten])).hidden).toEqual(new Set(["search"]));
+    await settled();
+  }, 60_000);
+
+  it("is held for a caller whose pins an earlier version stored, which say nothing of what they were listed", async () => {
+    const { scopes, as, settled } = await listedByAnn();
+    // As versions before 2026-11-29 wrote a caller's pins: none of their own, nothing of the rest.
+    await env.TOOL_MAP.put(`${scopes.origin}:pins:bob`, '{"format":1,"pins":{}}');
+    expect((await as("bob").nameListing([search, report("bob")])).hidden).toEqual(
+      new Set(["report.get"]),
+    );
+    await settled();
   });
 });
 
