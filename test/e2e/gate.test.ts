@@ -344,6 +344,20 @@ describe("gate mode: who may connect", () => {
   });
 });
 
+describe("gate mode: one Worker reached at two hosts", () => {
+  it("signs clients in at each host in one isolate, whichever it served first", async () => {
+    const second = "http://127.0.0.1/mcp";
+    const network = gateNetwork({}, createApp(), {}, [GATE_URL, second]);
+    for (const url of [GATE_URL, second, GATE_URL]) {
+      const { token } = await signedInByHand(network, "alice", url);
+      expect((await initializeWith(network, token, url)).status).toBe(200);
+      // A token is its host's: the resource it was issued for.
+      const elsewhere = url === GATE_URL ? second : GATE_URL;
+      expect((await initializeWith(network, token, elsewhere)).status).toBe(401);
+    }
+  });
+});
+
 describe("gate mode: one reading of Authorization", () => {
   it("refuses a valid token beside a second Authorization header, and sends the origin nothing", async () => {
     const trace = newTrace();
