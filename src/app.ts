@@ -162,11 +162,8 @@ export function createApp(isolate: IsolateState = newIsolateState()): Worker {
         const bounded = await boundedSignInForm(request);
         if (bounded instanceof Response) return bounded;
         const seen = atPublicOrigin(bounded, admitted);
-        return await serverFor(admitted, publicUrls(admitted, new URL(seen.url))).fetch(
-          seen,
-          signInEnv(env),
-          ctx,
-        );
+        const server = serverFor(admitted, publicUrls(admitted, new URL(seen.url)));
+        return await server.fetch(seen, signInEnv(env, server), ctx);
       } catch (error) {
         return internalError(error, request);
       }

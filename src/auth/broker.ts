@@ -345,10 +345,17 @@ export function createBroker(
     apiHandler: withOriginToken,
     async tokenExchangeCallback({ grantType, props, env, userId, grantId }) {
       const grant = brokerPropsOf(props);
-      if (!grant) return;
-      const tokens = grant.upstream;
-      if (grantType === "authorization_code") return { accessTokenTTL: lifetimeOf(tokens) };
+      if (grantType === "authorization_code") {
+        return grant && { accessTokenTTL: lifetimeOf(grant.upstream) };
+      }
       if (grantType !== "refresh_token") return;
+      if (!grant) {
+        // A grant of gate mode (the tenant moved): every request of it is refused, so is this.
+        throw new OAuthError("invalid_grant", {
+          description: "The grant holds no sign-in at the origin; sign in again",
+        });
+      }
+      const tokens = grant.upstream;
       const current = configOf(env);
       if (current.kind === "invalid") return;
       const { config } = current;

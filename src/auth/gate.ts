@@ -155,12 +155,18 @@ export function createGate(
     tokenExchangeCallback({ grantType, props, env }) {
       const auth = gateAuthIn(env);
       const grant = gatePropsOf(props);
-      if (!auth || !grant) return;
+      if (!auth) return;
       if (grantType === "authorization_code") {
         // A sign-in lasts this long from the provider's say, refreshed or not.
-        return { refreshTokenTTL: auth.signInMaxAgeS };
+        return grant && { refreshTokenTTL: auth.signInMaxAgeS };
       }
       if (grantType !== "refresh_token") return;
+      if (!grant) {
+        // A grant of broker mode (the tenant moved): every request of it is refused, so is this.
+        throw new OAuthError("invalid_grant", {
+          description: "The grant holds no sign-in; sign in again",
+        });
+      }
       const refused = refusalOf(auth, grant);
       if (refused === undefined) return;
       logEvent("gate_refused", { at: "refresh", reason: refused });

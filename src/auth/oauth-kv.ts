@@ -44,20 +44,32 @@ function withUnholdableKeysAbsent(kv: KVNamespace): KVNamespace {
   });
 }
 
-const envs = new WeakMap<Env, Env>();
+/** Per authorization server, the `env` it is handed for each `env` the runtime hands the Worker. */
+const envs = new WeakMap<object, WeakMap<Env, Env>>();
 
 /**
- * `env` as the authorization server gets it: `OAUTH_KV` read as above. One
- * object per `env` (workerd hands one to every request of an isolate), so
- * what is kept per `env` (the parsed configuration) is kept once.
+ * `env` as `server`, one authorization server of the proxy's (one per public
+ * URL, provider.ts `perPublicUrl`), gets it: `OAUTH_KV` read as above. One
+ * object per `env` and server: workerd hands one `env` to every request of
+ * an isolate, and what is kept per `env` is then kept once per server. Not
+ * one for every server: the library keeps the helpers the sign-in routes use
+ * in it (`OAUTH_PROVIDER`), made by the first server that serves a route and
+ * never made again, so a Worker reached at two hosts signed clients in at
+ * the second with the first one's helpers, which refused the second's
+ * resource (`invalid_target`).
  */
-export function signInEnv(env: Env): Env {
+export function signInEnv(env: Env, server: object): Env {
   const kv = (env as { OAUTH_KV?: KVNamespace }).OAUTH_KV;
   if (kv === undefined) return env;
-  let wrapped = envs.get(env);
+  let ofServer = envs.get(server);
+  if (!ofServer) {
+    ofServer = new WeakMap();
+    envs.set(server, ofServer);
+  }
+  let wrapped = ofServer.get(env);
   if (!wrapped) {
     wrapped = { ...env, OAUTH_KV: withUnholdableKeysAbsent(kv) };
-    envs.set(env, wrapped);
+    ofServer.set(env, wrapped);
   }
   return wrapped;
 }

@@ -4,7 +4,8 @@
  * query of the URL it asks, and for a listing's own state the
  * `Mcp-Session-Id`). Relay mode: the client's own credentials. Broker mode:
  * the grant's user (an id the sign-in made, kept across refreshes), or, in a
- * grant made before it was kept, the origin's token. Gate mode: the origin's
+ * grant made before it was kept, the origin's token; and the credentials
+ * `PASS_HEADERS` lets through (an `X-API-Key`). Gate mode: the origin's
  * key (one per user where users have their own) and the user's email where
  * the origin is told it. Requests that carry none are one caller
  * (SECURITY.md, "What the proxy answers itself").
@@ -28,8 +29,8 @@ export interface Caller {
  * header table calls a credential (protocol/header-names.ts: `Authorization`,
  * `Cookie`, `X-API-Key`, Access's service token, …), the other headers that
  * carry who the caller is (gate mode's `ORIGIN_AUTH_HEADER` and
- * `ORIGIN_USER_HEADER`), or broker mode's grant's user, which a refresh of
- * the origin's token does not change.
+ * `ORIGIN_USER_HEADER`), with broker mode's grant's user in place of the
+ * origin's token, which a refresh replaces.
  */
 export function callerOf(
   headers: Headers,
@@ -37,10 +38,14 @@ export function callerOf(
   credentials: OriginCredentials = { kind: "client" },
 ): Caller {
   const proxy = credentials.kind === "proxy" ? credentials : undefined;
-  const credentialsSeen =
+  const { named, others } = seen(headers, proxy?.headers ?? []);
+  // A grant's user in place of the origin's token (a refresh replaces it), beside the credentials
+  // the client passed (`PASS_HEADERS`), which the origin also tells callers apart by.
+  const credentialsSeen = (
     proxy?.caller === undefined
-      ? [...seen(headers, proxy?.headers ?? []), url.search].join("\n")
-      : `grant\n${proxy.caller}\n${url.search}`;
+      ? [...named, ...others, url.search]
+      : ["grant", proxy.caller, ...others, url.search]
+  ).join("\n");
   // No session is written as none, as origins read an empty id: `${null}` was the session `null`.
   const session = headers.get("mcp-session-id") ?? "";
   let pins: Promise<string> | undefined;
@@ -60,23 +65,24 @@ export function callerOf(
 /**
  * The values of the headers that tell callers apart, in an order that does
  * not depend on the request. `Authorization`, `Cookie` and the proxy's own
- * headers come as values alone, as callers' digests were made before other
- * credentials counted, so that a caller who sends none of those keeps the
- * state (pins, holds) it had; any other credential is `name: value`.
+ * headers come as values alone (`named`), as callers' digests were made
+ * before other credentials counted, so that a caller who sends none of those
+ * keeps the state (pins, holds) it had; any other credential is `name: value`
+ * (`others`: in broker and gate mode, those the client passed).
  */
 function seen(
   headers: Headers,
   proxyHeaders: ReadonlyArray<readonly [string, string]>,
-): Array<string | null> {
-  const named = ["authorization", "cookie"];
-  for (const [name] of proxyHeaders) if (!named.includes(name)) named.push(name);
+): { named: Array<string | null>; others: string[] } {
+  const names = ["authorization", "cookie"];
+  for (const [name] of proxyHeaders) if (!names.includes(name)) names.push(name);
   const others = [...headers.keys()].filter(
-    (name) => headerKind(name) === "credential" && !named.includes(name),
+    (name) => headerKind(name) === "credential" && !names.includes(name),
   );
-  return [
-    ...named.map((name) => headers.get(name)),
-    ...others.sort().map((name) => `${name}: ${headers.get(name)}`),
-  ];
+  return {
+    named: names.map((name) => headers.get(name)),
+    others: others.sort().map((name) => `${name}: ${headers.get(name)}`),
+  };
 }
 
 /** One caller for every request: what a tool map used outside a request (tests, benchmarks) is for. */

@@ -10,6 +10,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { BROKER_URL, refreshAt, signInWithConsent } from "../helpers/broker";
 import { EACH_WIRE, type Wire } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import {
@@ -27,7 +28,15 @@ import {
 } from "../helpers/gate";
 import { initialize, PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
 import type { SignedIn } from "../helpers/oauth-client";
-import { GATEWAY_ORIGIN, IDENTITY_PROVIDER, newTrace, receivedByOrigin } from "../helpers/proxy";
+import {
+  CALLING_ORIGIN,
+  clientNetwork,
+  GATEWAY_ORIGIN,
+  IDENTITY_PROVIDER,
+  newTrace,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
 
 const events = neverShowsItsKeys();
 /** What the gateway's `/auth/mcp` takes (test/fixtures/node/origin-gateway.ts `DEMO_TOKEN`). */
@@ -329,6 +338,38 @@ describe("gate mode: who may connect", () => {
     }
   });
 
+  it("refuses at refresh, as on every request, a grant made before the tenant moved from broker mode", async () => {
+    const app = createApp();
+    const broker = clientNetwork(
+      viaProxy({ ORIGIN_URL: CALLING_ORIGIN.strict, AUTH_MODE: "broker" }, { app }),
+      BROKER_URL,
+    );
+    const { client, provider } = await signInWithConsent(broker, "2025-11-25");
+    await client.close();
+    const { access_token: token = "", refresh_token: refresh = "" } = provider.saved ?? {};
+
+    // The operator moves the tenant to gate mode: the broker's grant holds no identity.
+    const gate = gateNetwork({}, app);
+    expect((await initializeWith(gate, token)).status).toBe(401);
+    // Refreshed, it would get another token every request refuses: its client signs in again instead.
+    const refreshed = await refreshAt(gate, provider, refresh);
+    expect(refreshed.status).toBe(400);
+    expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
+  });
+
+  it("refuses at refresh, in broker mode, a grant made while the tenant was in gate mode", async () => {
+    const app = createApp();
+    const { token, refresh, clientId } = await signedInByHand(gateNetwork({}, app));
+    const broker = clientNetwork(
+      viaProxy({ ORIGIN_URL: CALLING_ORIGIN.strict, AUTH_MODE: "broker" }, { app }),
+      BROKER_URL,
+    );
+    expect((await initializeWith(broker, token)).status).toBe(401);
+    const refreshed = await refreshWith(broker, refresh, clientId);
+    expect(refreshed.status).toBe(400);
+    expect(await refreshed.json()).toMatchObject({ error: "invalid_grant" });
+  });
+
   it("lets nothing through without a token of the proxy's, and sends the origin nothing", async () => {
     const trace = newTrace();
     const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
@@ -341,6 +382,20 @@ describe("gate mode: who may connect", () => {
       await response.body?.cancel();
     }
     expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+});
+
+describe("gate mode: one Worker reached at two hosts", () => {
+  it("signs clients in at each host in one isolate, whichever it served first", async () => {
+    const second = "http://127.0.0.1/mcp";
+    const network = gateNetwork({}, createApp(), {}, [GATE_URL, second]);
+    for (const url of [GATE_URL, second, GATE_URL]) {
+      const { token } = await signedInByHand(network, "alice", url);
+      expect((await initializeWith(network, token, url)).status).toBe(200);
+      // A token is its host's: the resource it was issued for.
+      const elsewhere = url === GATE_URL ? second : GATE_URL;
+      expect((await initializeWith(network, token, elsewhere)).status).toBe(401);
+    }
   });
 });
 

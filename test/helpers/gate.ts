@@ -61,15 +61,20 @@ function recorded(proxy: Fetch): Fetch {
   };
 }
 
-/** The network a client of a gate proxy with `vars` and `bindings` sees (`app`: one isolate for several networks). */
+/**
+ * The network a client of a gate proxy with `vars` and `bindings` sees (`app`:
+ * one isolate for several networks), the proxy reached at `urls` (each a host
+ * of one Worker, with one `env`).
+ */
 export function gateNetwork(
   vars: Record<string, string | undefined> = {},
   app = createApp(),
   bindings: Partial<Env> = {},
+  urls: readonly string[] = [GATE_URL],
 ): Fetch {
   // Bindings last: one may stand where gateVars puts a var (a Secrets Store binding for ORIGIN_SECRET).
   const settings = { ...gateVars(vars), ...bindings } as unknown as Record<string, string>;
-  return clientNetwork(recorded(viaProxy(settings, { app })), GATE_URL);
+  return clientNetwork(recorded(viaProxy(settings, { app })), urls);
 }
 
 /** The browser signs in at the identity provider as `user`, with the provider playing `fault` if any. */
@@ -100,12 +105,12 @@ export async function connectAs(
 }
 
 /**
- * A hand-built client's sign-in, up to where the browser stops: at the
- * client (`callback`), or at a page (`stopped`); the user signs in at the
- * provider as `user`, which plays `fault` if any.
+ * A hand-built client's sign-in at the proxy's `url`, up to where the
+ * browser stops: at the client (`callback`), or at a page (`stopped`); the
+ * user signs in at the provider as `user`, which plays `fault` if any.
  */
-export async function walkAs(network: Fetch, user: string, fault?: string) {
-  const client = await handBuiltClient(network, GATE_URL);
+export async function walkAs(network: Fetch, user: string, fault?: string, url = GATE_URL) {
+  const client = await handBuiltClient(network, url);
   return {
     ...client,
     walk: await walkSignIn(network, client.url, "approve", signInAs(user, fault)),
@@ -114,14 +119,14 @@ export async function walkAs(network: Fetch, user: string, fault?: string) {
 
 export { walkSignIn };
 
-/** A session's start at the demo origin through the proxy, with `token`. */
-export function initializeWith(network: Fetch, token: string) {
-  return postJson(network, GATE_URL, initialize(), { authorization: `Bearer ${token}` });
+/** A session's start at the demo origin through the proxy at `url`, with `token`. */
+export function initializeWith(network: Fetch, token: string, url = GATE_URL) {
+  return postJson(network, url, initialize(), { authorization: `Bearer ${token}` });
 }
 
-/** The proxy's token endpoint, with a form. */
-export function tokenRequest(network: Fetch, form: Record<string, string>) {
-  return network("http://localhost/oauth/token", {
+/** The token endpoint of the proxy at `url`, with a form. */
+export function tokenRequest(network: Fetch, form: Record<string, string>, url = GATE_URL) {
+  return network(new URL("/oauth/token", url), {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(form),
@@ -136,19 +141,24 @@ export const refreshWith = (network: Fetch, refresh: string, clientId: string) =
     client_id: clientId,
   });
 
-/** Signs a hand-built client in as `user`, and exchanges its code: its tokens. */
-export async function signedInByHand(network: Fetch, user = "alice") {
-  const { clientId, verifier, walk } = await walkAs(network, user);
+/** Signs a hand-built client in as `user` at the proxy's `url`, and exchanges its code: its tokens. */
+export async function signedInByHand(network: Fetch, user = "alice", url = GATE_URL) {
+  const { clientId, verifier, walk } = await walkAs(network, user, undefined, url);
   const code = walk.callback?.searchParams.get("code");
-  if (!code) throw new Error(`no code: ${walk.stopped?.html.slice(0, 300)}`);
-  const tokens = await tokenRequest(network, {
+  if (!code) {
+    throw new Error(`no code: ${walk.callback?.search ?? walk.stopped?.html.slice(0, 300)}`);
+  }
+  const form = {
     grant_type: "authorization_code",
     code,
     redirect_uri: REDIRECT_URL,
     client_id: clientId,
     code_verifier: verifier,
-    resource: GATE_URL,
-  }).then((response) => response.json<{ access_token: string; refresh_token: string }>());
+    resource: url,
+  };
+  const tokens = await tokenRequest(network, form, url).then((response) =>
+    response.json<{ access_token: string; refresh_token: string }>(),
+  );
   return { clientId, token: tokens.access_token, refresh: tokens.refresh_token, walk };
 }
 

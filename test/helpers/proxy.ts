@@ -75,13 +75,18 @@ export function viaProxy(
 
 /**
  * The network as a client of the proxy sees it: the proxy's own origin (that
- * of `proxyUrl`) is served by `proxy`, every other host (an authorization
- * server, say) by the network.
+ * of `proxyUrl`, or of each of `proxyUrl`'s, a Worker reached at several
+ * hosts) is served by `proxy`, every other host (an authorization server,
+ * say) by the network.
  */
-export function clientNetwork(proxy: Fetch, proxyUrl = PROXY_URL): Fetch {
+export function clientNetwork(
+  proxy: Fetch,
+  proxyUrl: string | readonly string[] = PROXY_URL,
+): Fetch {
+  const origins = new Set([proxyUrl].flat().map((at) => new URL(at).origin));
   return (input, init) => {
     const url = new URL(input instanceof Request ? input.url : input);
-    return url.origin === new URL(proxyUrl).origin ? proxy(input, init) : fetch(input, init);
+    return origins.has(url.origin) ? proxy(input, init) : fetch(input, init);
   };
 }
 

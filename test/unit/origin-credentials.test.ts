@@ -96,6 +96,30 @@ describe("who a caller is to the proxy's per-caller state", () => {
     expect(await otherCaller.pins()).not.toBe(await before?.pins());
   });
 
+  it("broker mode: a credential PASS_HEADERS lets through tells callers of one grant apart, as the origin does", async () => {
+    const passing = config({
+      AUTH_MODE: "broker",
+      OAUTH_KV: env.OAUTH_KV,
+      SIGN_IN_RATE_LIMIT: env.SIGN_IN_RATE_LIMIT,
+      SIGN_IN_BUDGET: env.SIGN_IN_BUDGET,
+      PASS_HEADERS: "X-API-Key",
+    });
+    const caller = (accessToken: string, key?: string) => {
+      const credentials = originCredentials(passing, {
+        props: { upstream: { accessToken }, origin: "https://o.example/mcp", caller: "user-1" },
+      });
+      const sent = new Headers(key === undefined ? {} : { "x-api-key": key });
+      return callerOf(originRequestHeaders(sent, credentials), url, credentials);
+    };
+    // The origin sees two keys: two callers, though one grant sent both.
+    const [a, b] = [caller("origin-token", "key-a"), caller("origin-token", "key-b")];
+    expect(await a.pins()).not.toBe(await b.pins());
+    expect(await a.listing()).not.toBe(await b.listing());
+    // A refresh of the origin's token is still no other caller, with a key or without.
+    expect(await caller("refreshed-token", "key-a").pins()).toBe(await a.pins());
+    expect(await caller("refreshed-token").pins()).toBe(await caller("origin-token").pins());
+  });
+
   it("relay mode, and grants made before they named their user: the credentials the origin sees", async () => {
     const [a, b] = ["token-a", "token-b"].map((token) => callerOf(tokens(token), url));
     expect(await a?.pins()).not.toBe(await b?.pins());
