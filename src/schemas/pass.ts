@@ -42,6 +42,12 @@ export interface At {
   depth: number;
   /** The `$ref`s being inlined around this node, innermost last. */
   refs: readonly string[];
+  /**
+   * Whether the node is inside what the view writes beyond the origin's schema (an inlined
+   * `$ref`, an `allOf`'s combinations of forms, refs.ts `viewInlined`), whose nodes are counted
+   * there as inlined.
+   */
+  inlined: boolean;
 }
 
 /** What a pass may read and do beside its node: the whole schema, the record, the walk. */
