@@ -20,6 +20,7 @@ export type SchemaRule =
   | "ref_cycle_cut"
   | "all_of_merged"
   | "const_as_enum"
+  | "enum_as_text"
   | "one_of_as_any_of"
   | "type_supplied"
   | "nullable"

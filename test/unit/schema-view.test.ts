@@ -737,20 +737,29 @@ describe("the view, for other profiles", () => {
     });
   });
 
-  it("openai-strict asks for an enum of objects beside other values as JSON text, its values in words", () => {
-    const original = {
-      type: "object",
-      properties: { at: { enum: [{ x: 1 }, "origin", null] } },
-      required: ["at"],
-    };
-    const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
-    expect(view.schema).toMatchObject({
-      properties: {
-        at: { type: "string", description: 'One of {"x":1}, "origin", null, as JSON text.' },
-      },
-    });
-    expect(valuesFromText({ at: '{"x":1}' }, view).arguments).toEqual({ at: { x: 1 } });
-  });
+  it.each([
+    ["openai-strict", { type: ["string", "null"], enum: ['{"x":1}', '"origin"', null] }],
+    ["gemini", { type: "string", nullable: true, enum: ['{"x":1}', '"origin"'] }],
+    ["portable", { type: "string", enum: ['{"x":1}', '"origin"'] }],
+  ] as const)(
+    "%s asks for an enum of objects beside other values as one of their JSON texts",
+    (profile, at) => {
+      const original = {
+        type: "object",
+        properties: { at: { enum: [{ x: 1 }, "origin", null] } },
+        required: ["at"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      expect(view.schema).toMatchObject({
+        properties: { at: { ...at, description: "One of these values, as JSON text." } },
+      });
+      // Each text is its value, a string's too (the text `"origin"`, not `origin`).
+      expect(valuesFromText({ at: '{"x":1}' }, view).arguments).toEqual({ at: { x: 1 } });
+      expect(valuesFromText({ at: '"origin"' }, view).arguments).toEqual({ at: "origin" });
+      expect(valuesFromText({ at: null }, view).arguments).toEqual({ at: null });
+    },
+  );
 
   it("openai-strict takes into each branch of a type union only the enum values of its type", () => {
     // An enum value of another type says nothing in a branch; some providers refuse it.
