@@ -588,6 +588,31 @@ describe("the view, rule by rule (gemini)", () => {
   );
 
   it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: offers a form for each way of taking one of a node's anyOf and one of its oneOf",
+    (profile) => {
+      // Both apply (JSON Schema): joined into one list, the forms took `{"a": …}` alone.
+      const object = (name: string) => ({
+        type: "object",
+        properties: { [name]: { type: "string" } },
+        required: [name],
+      });
+      const original = {
+        type: "object",
+        properties: {
+          p: { anyOf: [object("a"), object("b")], oneOf: [object("c"), object("d")] },
+        },
+        required: ["p"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const takes = (value: unknown) =>
+        new Validator(view.schema as object, "2020-12").validate({ p: value }).valid;
+      expect(takes({ a: "x" })).toBe(false);
+      expect(takes({ b: "x", c: "y" })).toBe(true);
+    },
+  );
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
     "%s: asks for an allOf of more combinations of forms than it offers as JSON text, read back on the way",
     (profile) => {
       // Five forms and five: 25 combinations, past the 16 a view offers.
