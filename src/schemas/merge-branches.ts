@@ -1,8 +1,10 @@
 /**
  * One object schema from the branches of a composition: the union of their
- * properties; for `allOf` every branch's required fields, for `anyOf` and
- * `oneOf` those every branch requires, the forms spelled out in words. Used
- * at the root (passes/root-object.ts) and for `allOf` (passes/all-of.ts).
+ * properties; for `allOf` every branch's required fields (and, given a
+ * `FormProduct`, the forms of its branches' `anyOf`s and `oneOf`s in
+ * combinations), for `anyOf` and `oneOf` those every branch requires, the
+ * forms spelled out in words. Used at the root (passes/root-object.ts) and
+ * for `allOf` (passes/all-of.ts).
  */
 import { jsonTypeOf } from "../args/json-schema";
 import { MAX_REF_HOPS, refTarget, resolve, type Schema } from "../args/schema-reading";
@@ -195,9 +197,9 @@ export function mergeBranches(
   if (keyword === "allOf" && product !== undefined) {
     lists = [];
     for (const name of FORM_LISTS) {
-      const own_ = result[name];
-      if (!Array.isArray(own_)) continue;
-      lists.push([name, own_]);
+      const list = result[name];
+      if (!Array.isArray(list)) continue;
+      lists.push([name, list]);
       delete result[name];
     }
   }
