@@ -63,6 +63,22 @@ export function typesOf(schema: Schema): string[] | undefined {
   return undefined;
 }
 
+/**
+ * The types a value of both `a` and `b` may have: an integer is a number, so `number` and
+ * `integer` meet in `integer`.
+ */
+export function commonTypes(a: readonly string[], b: readonly string[]): string[] {
+  // A set, not a list looked through for each type: a `type` may name 50,000 (their square).
+  const other = new Set(b);
+  const common = new Set<string>();
+  for (const type of a) {
+    if (other.has(type)) common.add(type);
+    else if (type === "integer" && other.has("number")) common.add(type);
+    else if (type === "number" && other.has("integer")) common.add("integer");
+  }
+  return [...common];
+}
+
 /** Whether a node names types at all (`typesOf` is not `undefined`). */
 export function namesTypes(schema: Schema): boolean {
   const type = schema.type;

@@ -20,6 +20,7 @@ export type SchemaRule =
   | "ref_cycle_cut"
   | "all_of_merged"
   | "const_as_enum"
+  | "enum_as_text"
   | "one_of_as_any_of"
   | "type_supplied"
   | "nullable"
@@ -42,6 +43,12 @@ export interface At {
   depth: number;
   /** The `$ref`s being inlined around this node, innermost last. */
   refs: readonly string[];
+  /**
+   * Whether the node is inside what the view writes beyond the origin's schema (an inlined
+   * `$ref`, an `allOf`'s combinations of forms, refs.ts `viewInlined`), whose nodes are counted
+   * there as inlined.
+   */
+  inlined: boolean;
 }
 
 /** What a pass may read and do beside its node: the whole schema, the record, the walk. */

@@ -32,11 +32,12 @@ export interface SchemaView {
   /** Why the view is still beyond what the provider accepts, when it is (a size no pass brings down). */
   unfit?: string;
   /**
-   * Nodes it holds inlined from `$ref`s, and one for each `CHARS_PER_NODE`
-   * characters of what they point at (about `MAX_NODES` at most): a schema of
-   * a few hundred characters may be viewed as thousands of nodes, or as a
-   * value of its own written out a thousand times, which isolate memory
-   * weighs (toolmap/isolate-memory.ts).
+   * Nodes it holds inlined from `$ref`s (and written in an `allOf`'s
+   * combinations of forms, passes/all-of.ts), and one for each
+   * `CHARS_PER_NODE` characters of what they point at (of each form written
+   * again) (about `MAX_NODES` at most): a schema of a few hundred characters
+   * may be viewed as thousands of nodes, or as a value of its own written out
+   * a thousand times, which isolate memory weighs (toolmap/isolate-memory.ts).
    */
   inlined: number;
 }

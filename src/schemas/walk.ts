@@ -43,7 +43,7 @@ import { ViewSizes } from "./sizes";
 // A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
 const ownKey = hasOwnKey;
 
-const ROOT: At = { root: true, depth: 0, refs: [] };
+const ROOT: At = { root: true, depth: 0, refs: [], inlined: false };
 const NONE: ReadonlySet<object> = new Set();
 const NO_NODES = new NodeSet([]);
 const NO_KEYWORDS: readonly string[] = [];
@@ -164,7 +164,7 @@ export class SchemaWalk implements ViewContext {
     if (Array.isArray(values)) this.sizes?.enum(values);
     // Viewing the children changes what they are, not which keywords the node has.
     if ((features & HAS_CHILDREN) !== 0) {
-      const child: At = { root: false, depth: at.depth + 1, refs: at.refs };
+      const child: At = { root: false, depth: at.depth + 1, refs: at.refs, inlined: at.inlined };
       for (const keyword in node) {
         const kind = childrenIn(keyword);
         if (kind === undefined || !ownKey.call(node, keyword)) continue;

@@ -142,6 +142,29 @@ const GENERATED: Record<string, Record<string, unknown>> = {
     required: ["mode"],
     definitions: { Mode: { type: "string", enum: ["fast", "slow"] } },
   },
+  // OpenAPI generators' `allOf` of `oneOf`s (a mixin's variants, and a payload's): one of each.
+  "an allOf of two unions": {
+    type: "object",
+    properties: {
+      target: {
+        allOf: [
+          {
+            oneOf: [
+              { type: "object", properties: { user: { type: "string" } }, required: ["user"] },
+              { type: "object", properties: { team: { type: "string" } }, required: ["team"] },
+            ],
+          },
+          {
+            oneOf: [
+              { type: "object", properties: { read: { type: "boolean" } }, required: ["read"] },
+              { type: "object", properties: { write: { type: "boolean" } }, required: ["write"] },
+            ],
+          },
+        ],
+      },
+    },
+    required: ["target"],
+  },
   // "At least one of": forms that only require, beside the object that declares the properties.
   "an anyOf of required names beside properties": {
     type: "object",
@@ -174,4 +197,22 @@ describe("the Agents SDK's strict conversion of other generators' schemas", () =
       expect(declaredNames(schema)).toEqual(declaredNames(original));
     },
   );
+
+  it("an enum of arrays and objects: strict, each value one of its texts", () => {
+    // The SDK takes the origin's as it is; strict mode then lets a model send none of its values
+    // (`[0, 0]` is no array of strings, the items the view asked for).
+    const original = {
+      type: "object",
+      properties: { origin: { const: [0, 0] }, unit: { enum: [{ px: 1 }, "auto", null] } },
+      required: ["origin", "unit"],
+    };
+    const { schema } = schemaView(original, SCHEMA_PASSES["openai-strict"]);
+    expect(strict("enum_of_shapes", schema)).toBe(true);
+    expect(schema).toMatchObject({
+      properties: {
+        origin: { type: "string", enum: ["[0,0]"] },
+        unit: { type: ["string", "null"], enum: ['{"px":1}', '"auto"', null] },
+      },
+    });
+  });
 });

@@ -23,7 +23,7 @@ import { GEMINI_FACTS } from "../../src/schemas/providers/gemini";
 import { MCP } from "../../src/schemas/providers/mcp";
 import { SchemaWalk } from "../../src/schemas/walk";
 
-const NESTED: At = { root: false, depth: 1, refs: [] };
+const NESTED: At = { root: false, depth: 1, refs: [], inlined: false };
 
 /** A pass applied to a copy of `node`, with what it recorded. */
 function run(
@@ -96,6 +96,7 @@ describe("node passes", () => {
       root: false,
       depth: 3,
       refs: ["#/$defs/Tag", "#/$defs/Tag"],
+      inlined: true,
     });
     expect(cut).toMatchObject({ result: { type: "string", description: "A Tag, as JSON text." } });
     expect(cut.rules).toEqual(["ref_cycle_cut"]);

@@ -26,7 +26,7 @@ import { schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
 import corpus from "../fixtures/schema-corpus.json";
 import { anySchema } from "../helpers/any-schema";
-import { declaredNames, PROVIDER_RULES, rootRules } from "../helpers/provider-rules";
+import { declaredNames, PROVIDER_RULES, rootRules, schemasIn } from "../helpers/provider-rules";
 
 /** Schemas that break requests, one pattern each (the issue's table and then some). */
 const EDGE_CASES: Record<string, Record<string, unknown>> = {
@@ -533,6 +533,148 @@ describe("the view, rule by rule (gemini)", () => {
     }
   });
 
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: offers a form for each way of taking one form of each anyOf an allOf merges",
+    (profile) => {
+      // One of `a` and `b`, and one of `c` and `d`: offered together, the forms took `{"a": …}`,
+      // which matches no form of the second `anyOf`, and the origin refuses.
+      const object = (name: string) => ({
+        type: "object",
+        properties: { [name]: { type: "string" } },
+        required: [name],
+      });
+      const original = {
+        type: "object",
+        properties: {
+          p: {
+            allOf: [
+              { anyOf: [object("a"), object("b")] },
+              { anyOf: [object("c"), object("d"), { type: "integer" }] },
+            ],
+          },
+        },
+        required: ["p"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const p = (view.schema as { properties: { p: { anyOf: Record<string, unknown>[] } } })
+        .properties.p;
+      // Each an object of both forms' fields, both required; an object and an integer, none.
+      expect(
+        p.anyOf.map((form) => [Object.keys(form.properties as object), form.required]),
+      ).toEqual([
+        [
+          ["a", "c"],
+          ["a", "c"],
+        ],
+        [
+          ["a", "d"],
+          ["a", "d"],
+        ],
+        [
+          ["b", "c"],
+          ["b", "c"],
+        ],
+        [
+          ["b", "d"],
+          ["b", "d"],
+        ],
+      ]);
+      const takes = (value: unknown) =>
+        new Validator(view.schema as object, "2020-12").validate({ p: value }).valid;
+      expect(takes({ a: "x" })).toBe(false);
+      expect(takes({ a: "x", d: "y" })).toBe(true);
+    },
+  );
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: offers a form for each way of taking one of a node's anyOf and one of its oneOf",
+    (profile) => {
+      // Both apply (JSON Schema): joined into one list, the forms took `{"a": …}` alone.
+      const object = (name: string) => ({
+        type: "object",
+        properties: { [name]: { type: "string" } },
+        required: [name],
+      });
+      const original = {
+        type: "object",
+        properties: {
+          p: { anyOf: [object("a"), object("b")], oneOf: [object("c"), object("d")] },
+        },
+        required: ["p"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      const takes = (value: unknown) =>
+        new Validator(view.schema as object, "2020-12").validate({ p: value }).valid;
+      expect(takes({ a: "x" })).toBe(false);
+      expect(takes({ b: "x", c: "y" })).toBe(true);
+    },
+  );
+
+  it.each(["openai-strict", "gemini", "portable"] as const)(
+    "%s: asks for an allOf of more combinations of forms than it offers as JSON text, read back on the way",
+    (profile) => {
+      // Five forms and five: 25 combinations, past the 16 a view offers.
+      const forms = (prefix: string) => ({
+        anyOf: [1, 2, 3, 4, 5].map((i) => ({
+          type: "object",
+          properties: { [`${prefix}${i}`]: { type: "integer" } },
+          required: [`${prefix}${i}`],
+        })),
+      });
+      const original = {
+        type: "object",
+        properties: { p: { description: "Pick.", allOf: [forms("a"), forms("b")] } },
+        required: ["p"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      expect((view.schema as { properties: Record<string, unknown> }).properties.p).toEqual({
+        type: "string",
+        description: "Pick. The value, as JSON text.",
+      });
+      expect(view.rules).toContain("value_as_text");
+      const back = valuesFromText({ p: '{"a2":1,"b5":2}' }, view).arguments;
+      expect(back).toEqual({ p: { a2: 1, b5: 2 } });
+      expect(validateArguments(back, original).kind).toBe("valid");
+    },
+  );
+
+  it("counts the forms an allOf's combinations repeat as nodes inlined, and asks for them as text past its room", () => {
+    // Combinations of combinations: each level's first form holds the next level, which the view
+    // writes once for each form of the other list. Some 1,900 characters and 60 nodes, viewed as
+    // about as many nodes as characters.
+    let level: Record<string, unknown> = { type: "string" };
+    for (let depth = 0; depth < 4; depth++) {
+      const form = (name: string, inside?: unknown) => ({
+        type: "object",
+        properties: { [name]: inside ?? { type: "string" } },
+        required: [name],
+      });
+      level = {
+        allOf: [
+          { anyOf: [form("a", level), form("b")] },
+          { anyOf: [form("c"), form("d"), form("e"), form("f")] },
+        ],
+      };
+    }
+    const original = { type: "object", properties: { p: level } };
+    expect(JSON.stringify(original).length).toBeLessThan(2_000);
+    for (const profile of ["gemini", "portable"] as const) {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      const nodes = [...schemasIn(view.schema)].length;
+      expect(nodes, profile).toBeGreaterThan(1_000);
+      // Every node of the combinations counted (those of a combination inside one, once).
+      expect(view.inlined, profile).toBeGreaterThanOrEqual(nodes - 60);
+      // No room to inline in its listing: asked for as text, not combined.
+      const roomless = schemaView(original, SCHEMA_PASSES[profile], 0);
+      expect(roomless.schema, profile).toMatchObject({
+        properties: { p: { type: "string" } },
+      });
+    }
+  });
+
   it("merges a root-level anyOf into one object and names the forms", () => {
     expect(gemini(EDGE_CASES["root anyOf"]).schema).toEqual({
       type: "object",
@@ -620,20 +762,29 @@ describe("the view, for other profiles", () => {
     });
   });
 
-  it("openai-strict asks for an enum of objects beside other values as JSON text, its values in words", () => {
-    const original = {
-      type: "object",
-      properties: { at: { enum: [{ x: 1 }, "origin", null] } },
-      required: ["at"],
-    };
-    const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
-    expect(view.schema).toMatchObject({
-      properties: {
-        at: { type: "string", description: 'One of {"x":1}, "origin", null, as JSON text.' },
-      },
-    });
-    expect(valuesFromText({ at: '{"x":1}' }, view).arguments).toEqual({ at: { x: 1 } });
-  });
+  it.each([
+    ["openai-strict", { type: ["string", "null"], enum: ['{"x":1}', '"origin"', null] }],
+    ["gemini", { type: "string", nullable: true, enum: ['{"x":1}', '"origin"'] }],
+    ["portable", { type: "string", enum: ['{"x":1}', '"origin"'] }],
+  ] as const)(
+    "%s asks for an enum of objects beside other values as one of their JSON texts",
+    (profile, at) => {
+      const original = {
+        type: "object",
+        properties: { at: { enum: [{ x: 1 }, "origin", null] } },
+        required: ["at"],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      expect(view.schema).toMatchObject({
+        properties: { at: { ...at, description: "One of these values, as JSON text." } },
+      });
+      // Each text is its value, a string's too (the text `"origin"`, not `origin`).
+      expect(valuesFromText({ at: '{"x":1}' }, view).arguments).toEqual({ at: { x: 1 } });
+      expect(valuesFromText({ at: '"origin"' }, view).arguments).toEqual({ at: "origin" });
+      expect(valuesFromText({ at: null }, view).arguments).toEqual({ at: null });
+    },
+  );
 
   it("openai-strict takes into each branch of a type union only the enum values of its type", () => {
     // An enum value of another type says nothing in a branch; some providers refuse it.

@@ -4,9 +4,8 @@
  * "slow", null]` is `type: ["string", "null"]`, which strict mode takes as
  * "may be null", and `["a", 1]` a branch per type, each with its own values
  * (passes/any-of-alone.ts). An integer among other numbers is a number. An
- * enum that names objects or arrays beside other types is left to be asked
- * for as JSON text (passes/explicit-shapes.ts says its values in words): a
- * branch of its own would ask for the object as text, and take none of them.
+ * enum that names objects or arrays is asked for as text before
+ * (enum-as-text.ts).
  */
 
 import type { Schema } from "../../args/json-schema";
@@ -17,9 +16,7 @@ import type { Pass } from "../pass";
 function typesOfValues(values: readonly unknown[]): string[] | undefined {
   const types = new Set(values.map(jsonTypeOf));
   if (types.has("number")) types.delete("integer");
-  const structured = types.has("object") || types.has("array");
-  if (types.size === 0 || (structured && types.size > 1)) return undefined;
-  return [...types];
+  return types.size === 0 ? undefined : [...types];
 }
 
 const untypedEnum = (node: Schema) =>

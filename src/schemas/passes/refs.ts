@@ -14,15 +14,21 @@ import { type At, MAX_DEPTH, MAX_NODES, type Pass, type ViewContext } from "../p
 /** How many times one `$ref` may be inlined inside itself before the rest is asked for as text. */
 const MAX_REF_DEPTH = 2;
 
+/**
+ * Whether the view may still write what the origin's schema does not hold (a `$ref`'s target
+ * once more, an `allOf`'s forms in each of their combinations, all-of.ts): a view's room is its
+ * listing's, and `MAX_NODES` however much room its listing has (a call's).
+ */
+export const hasRoom = (view: ViewContext) =>
+  view.nodes <= MAX_NODES / 2 && view.inlined < Math.min(view.inlineRoom, MAX_NODES);
+
 /** Whether `ref`, which points at `target`, may be inlined at `at`; if not, it is cut. */
 export function inlines(ref: string, target: unknown, at: At, view: ViewContext): target is Schema {
   const repeats = at.refs.filter((seen) => seen === ref).length;
   // Inlined inside `MAX_DEPTH` others (a chain of `$ref`s to `$ref`s takes no level of its
   // own, but a stack frame each): cut, however many are repeats.
   const deep = at.refs.length >= MAX_DEPTH;
-  // A view's room is its listing's, and `MAX_NODES` however much room its listing has (a call's).
-  const full = view.nodes > MAX_NODES / 2 || view.inlined >= Math.min(view.inlineRoom, MAX_NODES);
-  return isPlainObject(target) && repeats < MAX_REF_DEPTH && !deep && !full;
+  return isPlainObject(target) && repeats < MAX_REF_DEPTH && !deep && hasRoom(view);
 }
 
 /**
@@ -36,12 +42,15 @@ export function countText(target: Schema, view: ViewContext): void {
   view.inlined += view.textWeight(target);
 }
 
-/** `node`, made of what `refs` point at, viewed inside them; its nodes counted as inlined. */
+/**
+ * `node`, made of what `refs` point at (or of forms written more than once, all-of.ts), viewed
+ * inside them; its nodes counted as inlined.
+ */
 export function viewInlined(node: Schema, refs: readonly string[], at: At, view: ViewContext) {
   const before = view.nodes;
-  const inlined = view.view(node, { ...at, refs: [...at.refs, ...refs] });
-  // Counted once, where the outermost `$ref` is inlined: nodes inside it are among its own.
-  if (at.refs.length === 0) view.inlined += view.nodes - before;
+  const inlined = view.view(node, { ...at, refs: [...at.refs, ...refs], inlined: true });
+  // Counted once, where the outermost is inlined: nodes inside it are among its own.
+  if (!at.inlined) view.inlined += view.nodes - before;
   return inlined;
 }
 

@@ -22,6 +22,7 @@ import { allOfMerged } from "../passes/all-of";
 import { booleanSchemas } from "../passes/boolean-schemas";
 import { constAsEnum } from "../passes/const";
 import { describedConstraints, type SubsetFacts } from "../passes/described-constraints";
+import { enumAsText } from "../passes/enum-as-text";
 import { explicitShapes } from "../passes/explicit-shapes";
 import { nullability } from "../passes/nullability";
 import { objectIntoForms } from "../passes/object-into-forms";
@@ -77,6 +78,7 @@ export function openApiPasses(extra: readonly Pass[] = []): Pass[] {
     allOfMerged,
     oneOfAsAnyOf,
     constAsEnum,
+    enumAsText,
     ...extra,
     describedConstraints(GEMINI_FACTS),
     explicitShapes("as-text"),

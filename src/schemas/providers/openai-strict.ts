@@ -38,6 +38,7 @@ import { closedObjects } from "../passes/closed-objects";
 import { constAsEnum } from "../passes/const";
 import { describedConstraints, type SubsetFacts } from "../passes/described-constraints";
 import { draft202012 } from "../passes/draft-2020-12";
+import { enumAsText } from "../passes/enum-as-text";
 import { enumTypes } from "../passes/enum-types";
 import { explicitShapes } from "../passes/explicit-shapes";
 import { objectIntoForms } from "../passes/object-into-forms";
@@ -180,6 +181,7 @@ const STRICT_NODES: Pass[] = [
   allOfMerged,
   oneOfAsAnyOf,
   constAsEnum,
+  enumAsText,
   draft202012,
   enumTypes,
   typeUnionsAsAnyOf,
