@@ -88,6 +88,8 @@ export interface PinBook {
   mode: Exclude<ChangeMode, "allow">;
   /** The map's pin of a tool: the first definition seen. */
   shared(original: string): string | undefined;
+  /** The map's pin of a tool as KV holds it, as far as this isolate read or wrote it. */
+  stored(original: string): string | undefined;
   /** The caller's own pins; `undefined` when they could not be read (no one is new then). */
   record: CallerRecord | undefined;
   /** Whether some caller is held on this definition of the tool. */
@@ -134,6 +136,20 @@ async function decidePins(
   };
   let ownChanged = false;
   let room = MAX_PINS_PER_CALLER - namesWeight(own.keys());
+  /** Tools new to the map this listing pinned for the caller too (below). */
+  const pinnedFirst = new Set<string>();
+  /**
+   * Lets go of the caller's own pins that KV's map holds as the tools' own,
+   * but those this listing pinned first: what the map says of them is theirs.
+   */
+  const dropStored = () => {
+    for (const [original, pin] of own) {
+      if (pinnedFirst.has(original) || book.stored(original) !== pin) continue;
+      own.delete(original);
+      room += nameWeight(original);
+      ownChanged = true;
+    }
+  };
   /** Sets the caller's own pin of `original`; false where a new one finds no room. */
   const setOwn = (original: string, pin: string): boolean => {
     if (own.get(original) === pin) return true;
@@ -141,6 +157,7 @@ async function decidePins(
       if (own.delete(original)) room += nameWeight(original);
     } else {
       if (!own.has(original)) {
+        if (nameWeight(original) > room) dropStored();
         if (nameWeight(original) > room) return false;
         room -= nameWeight(original);
       }
@@ -175,6 +192,12 @@ async function decidePins(
     const shared = book.shared(original);
     if (shared === undefined) {
       decisions.shared.set(original, { pin: now, over: undefined });
+      // Under `hold`, the caller's own too, until KV's map holds it: another isolate, which read
+      // the map before the tool was added, may pin it at once for another caller, and KV keeps
+      // the pin it got first (map-store.ts), which this caller's first definition is not.
+      if (mode === "hold" && record !== undefined && setOwn(original, now)) {
+        pinnedFirst.add(original);
+      }
       continue;
     }
     const expected = own.get(original) ?? shared;
@@ -236,6 +259,8 @@ async function decidePins(
   // again once listed a tool they were not. A write under `log` says nothing of what they were
   // listed: then every tool counts as listed to them, should the operator choose `hold` again.
   if (record !== undefined && (ownChanged || seen?.grew)) {
+    // Written anyway: what the map now holds as theirs need not be written with it.
+    if (mode === "hold") dropStored();
     decisions.own = { pins: own, ...(seen ? { seen: seen.now } : {}) };
   }
   return decisions;
@@ -300,6 +325,7 @@ export async function pinListing(
   const decisions = await decidePins(listed, {
     mode,
     shared: (original) => origin.sharedPin(original),
+    stored: (original) => origin.stored?.tools.get(original)?.pin,
     record: await callerPins.read(kv, key),
     heldForSomeone: (original, pin) =>
       !origin.acceptedPins.get(acceptedPin(original, pin)) &&

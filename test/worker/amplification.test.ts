@@ -126,9 +126,13 @@ describe("a batch of listings (protocol 2025-03-26), each a listing of many held
       );
     const settled = () => Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
     const first = isolate();
-    const caller = { ...(await openSession(first, PROXY_URL)), cookie: "who=ann" };
-    await messagesOf(await postJson(first, PROXY_URL, rpc(1, "tools/list"), caller));
-    await settled();
+    const opened = await openSession(first, PROXY_URL);
+    // Listed first to another caller: ann, listed next, has no pin of her own.
+    for (const who of ["first", "ann"]) {
+      const caller = { ...opened, cookie: `who=${who}` };
+      await messagesOf(await postJson(first, PROXY_URL, rpc(1, "tools/list"), caller));
+      await settled();
+    }
     // Every tool changes for her: the map's pins as another definition's.
     const key = mapKey((await toolMapScopes(new URL(origin), profileOf("openai").names)).origin);
     const stored = decodeMap((await env.TOOL_MAP.get(key, "text")) ?? "");

@@ -291,10 +291,11 @@ describe("TOOL_CHANGES=hold, a changed definition crafted to collide with its pi
 
 describe("TOOL_CHANGES=hold, pins stored before they had a digest", () => {
   it("are taken over silently where their fingerprints hold, and still hold a change", async () => {
-    const { scopes, open, settled } = await holdingMap();
+    const { scopes, open, as, settled } = await holdingMap();
     const inputSchema = { type: "object" };
     const tools = (description: string) => [{ name: "read_file", description, inputSchema }];
-    await open().nameListing(tools("Reads a file."));
+    // Listed first to another caller: the one who lists it next has no pin of their own.
+    await as("first").nameListing(tools("Reads a file."));
     await settled();
     // What 820706e^ (the release before the digest) wrote for this tool: its schema's fingerprint,
     // the day, and a pin of the schema's, the description's and the annotations' fingerprints.
@@ -748,6 +749,51 @@ describe("TOOL_CHANGES=hold, a tool new to the map pinned in two isolates", () =
     const later = await as("ann", new ToolMapMemory()).nameListing([search, exporter(evil)]);
     await settle();
     expect([...later.hidden]).toEqual(["export"]);
+  });
+
+  it("holds nothing for the caller shown it first in the isolate whose pin KV did not keep, where definitions name their caller", async () => {
+    const { as, settled: settle } = await holdingMap();
+    const search = { name: "search", description: "Searches.", inputSchema: {} };
+    const report = (user: string) => ({
+      name: "report.get",
+      description: `Gets a report for ${user}.`,
+      inputSchema: {},
+    });
+    const [first, stale] = [new ToolMapMemory(), new ToolMapMemory()];
+    await as("ann", first).nameListing([search]);
+    await settle();
+    await as("bob", stale).nameListing([search]);
+    await settle();
+    // The origin adds report.get: ann is listed hers in one isolate, bob his in the other, which
+    // takes it for new to the map and pins bob's; KV keeps ann's, pinned first.
+    expect((await as("ann", first).nameListing([search, report("ann")])).hidden.size).toBe(0);
+    await settle();
+    expect((await as("bob", stale).nameListing([search, report("bob")])).hidden.size).toBe(0);
+    await settle();
+
+    for (const memory of [stale, new ToolMapMemory()]) {
+      expect((await as("bob", memory).nameListing([search, report("bob")])).hidden).toEqual(
+        new Set(),
+      );
+      await settle();
+    }
+  });
+
+  it("keeps a caller's own pin of a tool new to the map only until KV's map holds it as theirs", async () => {
+    const { scopes, as, settled: settle } = await holdingMap();
+    const ownPins = async () =>
+      Object.keys(
+        JSON.parse((await env.TOOL_MAP.get(`${scopes.origin}:pins:ann`, "text")) ?? "{}").pins,
+      );
+    const tool = (name: string) => ({ name, description: `Tool ${name}.`, inputSchema: {} });
+    await as("ann").nameListing([tool("search")]);
+    await settle();
+    expect(await ownPins()).toEqual(["search"]);
+    // Her record is written again when she is listed a tool she was not: search's pin, now the
+    // map's in KV, is let go of; the new tool's is hers until then.
+    await as("ann").nameListing([tool("search"), tool("export")]);
+    await settle();
+    expect(await ownPins()).toEqual(["export"]);
   });
 });
 

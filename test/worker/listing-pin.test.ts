@@ -65,7 +65,8 @@ async function origin() {
     profileOf("openai").names,
   );
   const writes: Promise<unknown>[] = [];
-  const open = (scope: ChangeScope = "definition") =>
+  /** A new isolate's map; `caller`, one listed apart from the one every other listing is of. */
+  const open = (scope: ChangeScope = "definition", caller?: string) =>
     new ToolMap(
       env.TOOL_MAP,
       scopes,
@@ -73,6 +74,8 @@ async function origin() {
       new ToolMapMemory(),
       (write) => writes.push(write),
       { rules: NO_RULES, changes: "hold", scope },
+      undefined,
+      caller === undefined ? undefined : { listing: async () => caller, pins: async () => caller },
     );
   const list = async (text: string | string[], scope?: ChangeScope, map = open(scope)) => {
     const tools = (typeof text === "string" ? [text] : text).flatMap(writtenTools);
@@ -209,7 +212,9 @@ describe("the listing pin", () => {
     const other = await origin();
     await other.list(listingText(7));
     const changedPin = (await other.storedMap())?.tools.get("tool_7")?.pin;
-    const { list, storedMap, storeMap } = await origin();
+    const { open, list, storedMap, storeMap } = await origin();
+    // Listed first to another caller: the one listed next has no pin of their own.
+    await list(listingText(), undefined, open(undefined, "first"));
     await list(listingText());
     // The map pins tool_7's other definition, beside the listing pin made without it.
     const map = await storedMap();
