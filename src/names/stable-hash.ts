@@ -53,13 +53,15 @@ export function hash6(text: string): string {
  * detector needs no more (a collision keeps one stored schema of a tool a
  * listing longer). Its output is stored: pinned by test vectors. Over
  * `text[start, end)`: a part of a large text is hashed where it is, as a
- * slice of it is read several times slower.
+ * slice of it is read several times slower. `seed` (0 for those stored
+ * before it): another fingerprint of the same text, for what one of 32 bits
+ * cannot tell apart (schema-lines.ts `schemaCheck`).
  */
-export function fingerprint32(text: string, start = 0, end = text.length): number {
-  let a = 0x811c9dc5;
-  let b = 0x9e3779b9;
-  let c = 0x85ebca6b;
-  let d = 0xc2b2ae35;
+export function fingerprint32(text: string, start = 0, end = text.length, seed = 0): number {
+  let a = 0x811c9dc5 ^ seed;
+  let b = 0x9e3779b9 ^ seed;
+  let c = 0x85ebca6b ^ seed;
+  let d = 0xc2b2ae35 ^ seed;
   const n = end - start;
   let i = start;
   for (; i + 3 < end; i += 4) {

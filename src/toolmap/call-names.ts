@@ -151,7 +151,7 @@ export class CallNames {
       return this.#resolution(name, shown, "memory", false);
     }
     if (holdsSchema(entry)) return this.#resolution(name, entry, "memory");
-    const read = await store.readSchema(entry.schemaHash);
+    const read = await store.readSchema(entry.schemaHash, entry.schemaCheck);
     // Known by name, but its schema is not in KV (a lost write): the origin is asked.
     if (read === undefined) return undefined;
     const { schema: inputSchema, chars } = read;

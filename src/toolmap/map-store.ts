@@ -27,22 +27,18 @@ import { logEvent } from "../log";
 import { acceptedPin } from "./definition-pins";
 import { FRESH_MS, MAX_HELD_PINS, type OriginMemory, type SharedPin } from "./isolate-memory";
 import { type LegacyProgress, readLegacyNames } from "./legacy-v1";
-import { holdsSchema } from "./listed-schema";
 import type { PlannedEntry } from "./plan-listing";
 import type { ProfileNames } from "./profile-names";
+import { chunked, findSchema, linesFor, needsLines, schemaJsonOf } from "./schema-lines";
 import {
-  chunked,
   decodeMap,
   emptyMap,
   encodeMap,
-  findSchema,
   keptTools,
   MAX_TOOLS,
   mapKey,
   type StoredMap,
   schemaKey,
-  schemaLine,
-  schemaLines,
 } from "./stored-map";
 
 const MAX_SCHEMA_CHUNKS = 2;
@@ -95,9 +91,13 @@ export class MapStore {
       (stored) => {
         origin.stored = stored;
         origin.loadedAt = Date.now();
-        for (const [original, tool] of stored.tools) {
+        for (const [original, { schema, check }] of stored.tools) {
           if (!origin.tools.has(original)) {
-            origin.remember({ original, schemaHash: tool.schema });
+            origin.remember({
+              original,
+              schemaHash: schema,
+              ...(check === undefined ? {} : { schemaCheck: check }),
+            });
           }
         }
         return true;
@@ -196,7 +196,7 @@ export class MapStore {
       merged.listingPin = (await origin.listingPin) ?? base.listingPin;
       const lines = await this.schemaLinesFor(base, merged);
       if (lines !== undefined) {
-        const chunks = chunked(lines.values(), MAX_CHUNK_CHARS).slice(0, MAX_SCHEMA_CHUNKS);
+        const chunks = chunked(lines, MAX_CHUNK_CHARS).slice(0, MAX_SCHEMA_CHUNKS);
         for (const [index, chunk] of chunks.entries()) {
           await this.kv.put(schemaKey(this.scope.origin, index), chunk);
         }
@@ -251,10 +251,14 @@ export class MapStore {
         superseded.set(original, set);
         pin = stored;
       }
+      // The check of its schema line, while it is of the same fingerprint (schema-lines.ts).
+      const before = base.tools.get(original);
+      const check = before?.schema === entry.schemaHash ? before.check : undefined;
       tools.set(original, {
         schema: entry.schemaHash,
         seen,
         ...(pin === undefined ? {} : { pin }),
+        ...(check === undefined ? {} : { check }),
       });
     }
     for (const [original, tool] of tools) {
@@ -313,32 +317,13 @@ export class MapStore {
   }
 
   /**
-   * The schema lines the merged map needs, when KV's chunks lack one of them
-   * (by the map, or as a call found): the stored lines it still needs, and
-   * this isolate's for the rest; `undefined` when KV's chunks hold every one.
+   * The schema lines the merged map needs (schema-lines.ts `linesFor`), read
+   * with KV's chunks; `undefined` when KV's chunks hold every one.
    */
-  private async schemaLinesFor(
-    base: StoredMap,
-    merged: StoredMap,
-  ): Promise<Map<string, string> | undefined> {
-    const inBase = new Set([...base.tools.values()].map((tool) => tool.schema));
-    const needed = new Set([...merged.tools.values()].map((tool) => tool.schema));
-    const { chunksLack } = this.origin;
-    if ([...needed].every((hash) => inBase.has(hash) && !chunksLack.has(hash))) return undefined;
+  private async schemaLinesFor(base: StoredMap, merged: StoredMap): Promise<string[] | undefined> {
+    if (!needsLines(base, merged, this.origin.chunksLack)) return undefined;
     const texts = base.chunks > 0 ? await this.readChunks(base.chunks) : [];
-    const lines = schemaLines(texts, (hash) => needed.has(hash));
-    for (const entry of this.origin.tools.values()) {
-      if (!needed.has(entry.schemaHash) || lines.has(entry.schemaHash)) continue;
-      if (!holdsSchema(entry)) continue;
-      // Its text as listed, where it was never read: not parsed only to be written again.
-      const json = entry.listedSchema?.unread ?? JSON.stringify(entry.inputSchema);
-      // One line each, whoever vouched for the text: a line break would start a line of its own,
-      // read under whatever fingerprint it wrote. Neither a text held unread (as `JSON.stringify`
-      // writes it) nor `JSON.stringify` holds one: this keeps the format whatever vouched for it.
-      if (json.includes("\n")) continue;
-      lines.set(entry.schemaHash, schemaLine(entry.schemaHash, json));
-    }
-    return lines;
+    return linesFor(merged, texts, (original) => schemaJsonOf(this.origin.tools.get(original)));
   }
 
   private async readChunks(count: number): Promise<string[]> {
@@ -355,13 +340,16 @@ export class MapStore {
    * map names and no chunk holds (a write lost to another's) is noted, so
    * that the next listing writes it again.
    */
-  async readSchema(hash: string): Promise<{ schema: unknown; chars: number } | undefined> {
+  async readSchema(
+    hash: string,
+    check?: string,
+  ): Promise<{ schema: unknown; chars: number } | undefined> {
     const chunks = this.origin.stored?.chunks ?? 0;
     try {
       if (chunks > 0) this.#chunks ??= this.readChunks(chunks);
       const texts = chunks > 0 ? await this.#chunks : undefined;
       for (const text of texts ?? []) {
-        const found = findSchema(text, hash);
+        const found = findSchema(text, hash, check);
         if (found !== undefined) return found;
       }
       if (this.origin.chunksLack.size < MAX_TOOLS) this.origin.chunksLack.add(hash);

@@ -29,6 +29,11 @@ export interface ToolEntry extends SchemaHolder {
   /** Fingerprint of `inputSchema`, to tell a changed tool from a known one without reading it. */
   schemaHash: string;
   /**
+   * Known from KV only: which line of KV's schemas of `schemaHash` is its
+   * schema's (schema-lines.ts `schemaCheck`), where the map says.
+   */
+  schemaCheck?: string;
+  /**
    * `undefined` until read: a cold isolate learns originals first, schemas on
    * demand. Read from `listedSchema` when first asked for, where it holds one
    * (listed-schema.ts).

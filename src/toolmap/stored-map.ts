@@ -6,7 +6,9 @@
  * - `v2:<origin>:map`: JSON, `{"format":2,"tools":{"<original>":["<schema
  *   fingerprint>",<day last listed>,"<pin's fingerprints>","<pin's digest>","<pin's
  *   title and output schema part>"]},"chunks":<n>,"legacy":{"<v1 scope>":
- *   {"<original>":"<name>"}},"migrated":["<v1 scope>"]}`. Model-facing names are
+ *   {"<original>":"<name>"}},"migrated":["<v1 scope>"]}`; a sixth member of a tool,
+ *   where there is one, is its schema's check (`schemaCheck`), the pin's parts
+ *   before it `null` where it has none. Model-facing names are
  *   a pure function of the original and the profile (names/sanitize.ts), so
  *   the map stores none, but those an earlier layout handed out (`legacy`, per
  *   profile scope of layout 1, which `migrated` lists once read whole;
@@ -28,7 +30,8 @@
  *   map's; `<caller>` is a SHA-256 digest of what the origin sees of them.
  * - `v2:<origin>:schemas:<i>`, `i < chunks`: the origin's input schemas, one
  *   line each, `<fingerprint>\t<schema as JSON>\n`, so one schema is found by
- *   its fingerprint and parsed alone.
+ *   its fingerprint and parsed alone; two schemas of one fingerprint have a
+ *   line each, told apart by their checks (schema-lines.ts).
  * - `v2:<origin>:answer:<settings>`: the last listing an isolate rewrote under
  *   one deployment (its version id) and one set of settings that shape a
  *   listing (profile, caps, `TOOL_RULES`, `TOOL_CHANGES`), fingerprinted into
@@ -55,6 +58,8 @@ export interface StoredTool {
   seen: number;
   /** Its definition's pin (definition-pins.ts), where `TOOL_CHANGES` pins definitions. */
   pin?: string;
+  /** Its schema's check (`schemaCheck`): which line of its fingerprint is its schema's. */
+  check?: string;
 }
 
 export interface StoredMap {
@@ -157,12 +162,17 @@ export function decodeMap(text: string): StoredMap | undefined {
     if (!Array.isArray(entry) || typeof entry[0] !== "string" || typeof entry[1] !== "number") {
       continue;
     }
-    const [schema, seen, fingerprints, digest, extra] = entry;
+    const [schema, seen, fingerprints, digest, extra, check] = entry;
     const pin =
       typeof fingerprints === "string"
         ? joinPin({ fingerprints, digest: asString(digest), extra: asString(extra) })
         : undefined;
-    map.tools.set(original, pin === undefined ? { schema, seen } : { schema, seen, pin });
+    map.tools.set(original, {
+      schema,
+      seen,
+      ...(pin === undefined ? {} : { pin }),
+      ...(typeof check === "string" ? { check } : {}),
+    });
   }
   map.tools = keptTools(map.tools);
   map.chunks = typeof value.chunks === "number" ? value.chunks : 0;
@@ -194,12 +204,18 @@ function storedPin(pin: string): string[] {
   return [fingerprints, digest, extra].filter((part) => part !== undefined);
 }
 
+/** A tool as stored: a check after the pin's three parts, `null` where it lacks them. */
+function storedTool({ schema, seen, pin, check }: StoredTool): unknown[] {
+  const parts = pin === undefined ? [] : storedPin(pin);
+  if (check === undefined) return [schema, seen, ...parts];
+  return [schema, seen, ...parts, ...Array(3 - parts.length).fill(null), check];
+}
+
 export function encodeMap(map: StoredMap): string {
   // The tools are written member by member: made into an object of up to
   // 10,000 keys first, they took twice the time, and left that much garbage.
   const tools = [...map.tools].map(
-    ([original, { schema, seen, pin }]) =>
-      `${JSON.stringify(original)}:${JSON.stringify(pin === undefined ? [schema, seen] : [schema, seen, ...storedPin(pin)])}`,
+    ([original, tool]) => `${JSON.stringify(original)}:${JSON.stringify(storedTool(tool))}`,
   );
   const rest = JSON.stringify({
     chunks: map.chunks,
@@ -214,60 +230,6 @@ export function encodeMap(map: StoredMap): string {
     ...(map.listingPin === undefined ? {} : { listingPin: map.listingPin }),
   });
   return `{"format":${MAP_FORMAT},"tools":{${tools.join(",")}},${rest.slice(1)}`;
-}
-
-/** One schema line: JSON text never holds a raw line break, so a line is one schema. */
-export const schemaLine = (fingerprint: string, schemaJson: string) =>
-  `${fingerprint}\t${schemaJson}\n`;
-
-/** The schema with `fingerprint` in a chunk's text, and the length of its JSON; `undefined` when it holds none. */
-export function findSchema(
-  text: string,
-  fingerprint: string,
-): { schema: unknown; chars: number } | undefined {
-  let start = 0;
-  if (!text.startsWith(`${fingerprint}\t`)) {
-    const at = text.indexOf(`\n${fingerprint}\t`);
-    if (at === -1) return undefined;
-    start = at + 1;
-  }
-  const end = text.indexOf("\n", start);
-  const json = text.slice(start + fingerprint.length + 1, end === -1 ? undefined : end);
-  try {
-    return { schema: JSON.parse(json), chars: json.length };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Each line of chunk texts, by fingerprint, for the fingerprints `keep` wants. */
-export function schemaLines(
-  texts: Iterable<string>,
-  keep: (fingerprint: string) => boolean,
-): Map<string, string> {
-  const lines = new Map<string, string>();
-  for (const text of texts) {
-    for (const line of text.split("\n")) {
-      const tab = line.indexOf("\t");
-      if (tab > 0 && keep(line.slice(0, tab))) lines.set(line.slice(0, tab), `${line}\n`);
-    }
-  }
-  return lines;
-}
-
-/** Lines packed into chunks of at most `maxChars` characters each. */
-export function chunked(lines: Iterable<string>, maxChars: number): string[] {
-  const chunks: string[] = [];
-  let current = "";
-  for (const line of lines) {
-    if (current.length > 0 && current.length + line.length > maxChars) {
-      chunks.push(current);
-      current = "";
-    }
-    current += line;
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
 }
 
 /** An answer as received and as sent, each split around its JSON-RPC id. */

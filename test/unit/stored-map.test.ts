@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { findSchema, schemaCheck, schemaLine } from "../../src/toolmap/schema-lines";
 import {
   answerBytes,
   answerWeight,
@@ -75,9 +76,11 @@ describe("the map's value in KV", () => {
     const later = {
       format: MAP_FORMAT,
       tools: {
-        // A part after the pin's, and a field of the map this version does not know.
-        a: ["2.x", 20_000, "s/e/n", "D", "-/-/-", "later part"],
+        // A part after the pin's and the schema's check, and a field of the map this version
+        // does not know.
+        a: ["2.x", 20_000, "s/e/n", "D", "-/-/-", "c", "later part"],
         b: ["2.y", 20_001],
+        c: ["2.z", 20_002, null, null, null, "c2"],
       },
       chunks: 1,
       held: { a: ["D2/s/e2/n/-/-/-"] },
@@ -90,8 +93,9 @@ describe("the map's value in KV", () => {
     };
     const known: StoredMap = {
       tools: new Map([
-        ["a", { schema: "2.x", seen: 20_000, pin: "D/s/e/n/-/-/-" }],
+        ["a", { schema: "2.x", seen: 20_000, pin: "D/s/e/n/-/-/-", check: "c" }],
         ["b", { schema: "2.y", seen: 20_001 }],
+        ["c", { schema: "2.z", seen: 20_002, check: "c2" }],
       ]),
       held: new Map([["a", ["D2/s/e2/n/-/-/-"]]]),
       chunks: 1,
@@ -137,6 +141,27 @@ describe("the map's value in KV", () => {
       }),
     );
     expect(map?.legacy.get("v1:scope")).toEqual(new Map(heavy.slice(0, 10)));
+  });
+});
+
+describe("schema lines in KV", () => {
+  it("are found by fingerprint and check, each of one fingerprint's; without a check, the first", () => {
+    const schemas = ['{"type":"string"}', '{"type":"integer"}', '{"type":"object"}'];
+    const [first, second, other] = schemas;
+    const text = [
+      schemaLine("2.a", first as string),
+      schemaLine("2.b", other as string),
+      schemaLine("2.a", second as string),
+    ].join("");
+    for (const json of [first, second] as string[]) {
+      expect(findSchema(text, "2.a", schemaCheck(json))).toEqual({
+        schema: JSON.parse(json),
+        chars: json.length,
+      });
+    }
+    expect(findSchema(text, "2.a")?.schema).toEqual({ type: "string" });
+    expect(findSchema(text, "2.b", schemaCheck(first as string))).toBeUndefined();
+    expect(findSchema(text, "2.c")).toBeUndefined();
   });
 });
 

@@ -245,23 +245,45 @@ describe("bounds while KV takes no writes (a day's writes spent)", () => {
 });
 
 describe("a cold isolate's call, where two tools' schemas give one fingerprint", () => {
-  // Not promised (SECURITY.md): KV holds one schema line per 32-bit fingerprint, and an isolate
-  // that holds no listing of the caller's repairs their call against the schema KV holds.
-  it.fails("is repaired against its own tool's schema", async () => {
-    const [one, two] = collidingSchemas(
-      (salt) => ({ type: "object", properties: { amount: { type: "string" } }, $comment: salt }),
-      (salt) => ({ type: "object", properties: { amount: { type: "integer" } }, $comment: salt }),
-    );
+  // KV holds a schema line per fingerprint and schema: the map tells a tool's by a second
+  // fingerprint of the schema's text, which a cold isolate checks the lines it reads against.
+  const [one, two] = collidingSchemas(
+    (salt) => ({ type: "object", properties: { amount: { type: "string" } }, $comment: salt }),
+    (salt) => ({ type: "object", properties: { amount: { type: "integer" } }, $comment: salt }),
+  );
+  const resolved = async (origin: URL, name: string) => {
+    const cold = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP, profileOf("mcp"));
+    return (await cold.toolMap.calls.resolve(name))?.entry.inputSchema;
+  };
+
+  it.each([
+    ["both in one listing", [["a.one", "b.two"]]],
+    ["the second listed later, with the first", [["a.one"], ["a.one", "b.two"]]],
+    ["the second listed later, alone", [["a.one"], ["b.two"]]],
+  ])("is repaired against its own tool's schema: %s", async (_, listings) => {
+    const origin = freshOrigin();
+    // Each listing in an isolate of its own: one that holds no schema of the other tool.
+    for (const listed of listings) {
+      const isolate = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP, profileOf("mcp"));
+      await isolate.toolMap.nameListing(
+        listed.map((name) => ({ name, inputSchema: name === "a.one" ? one : two })),
+      );
+      await isolate.settled();
+    }
+    expect(await resolved(origin, "b.two")).toEqual(two);
+    expect(await resolved(origin, "a.one")).toEqual(one);
+  });
+
+  it("reads the first line of its fingerprint where the map, as versions before wrote it, says no more", async () => {
     const origin = freshOrigin();
     const first = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP, profileOf("mcp"));
-    await first.toolMap.nameListing([
-      { name: "a.one", inputSchema: one },
-      { name: "b.two", inputSchema: two },
-    ]);
+    await first.toolMap.nameListing([{ name: "a.one", inputSchema: one }]);
     await first.settled();
-
-    const cold = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP, profileOf("mcp"));
-    expect((await cold.toolMap.calls.resolve("b.two"))?.entry.inputSchema).toEqual(two);
+    const { origin: scope } = await toolMapScopes(origin, profileOf("mcp").names);
+    const map = JSON.parse((await env.TOOL_MAP.get(mapKey(scope), "text")) ?? "");
+    map.tools["a.one"] = map.tools["a.one"].slice(0, 5);
+    await env.TOOL_MAP.put(mapKey(scope), JSON.stringify(map));
+    expect(await resolved(origin, "a.one")).toEqual(one);
   });
 });
 
