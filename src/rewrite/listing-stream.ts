@@ -129,7 +129,8 @@ export function readListings(
       logEvent("listing_stream_ended", { limit: MAX_READ_PAST_LISTINGS });
       return "end";
     }
-    return finished() && callsAnswered();
+    // Not while an LF that may begin the next chunk is the written listing's (sse.ts `awaitsLf`).
+    return finished() && callsAnswered() && !rewriter.awaitsLf();
   };
   return transformUntil(body, judged, next, prefix);
 }

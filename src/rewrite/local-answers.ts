@@ -10,7 +10,7 @@
  * Without a bound, a batch of 20,000 searches was answered with 62 MB built
  * in memory.
  */
-import { isPlainObject } from "../json";
+import { isPlainObject, PLACES_ONLY, stringifyExact } from "../json";
 import { logEvent } from "../log";
 import {
   idAsWritten,
@@ -39,9 +39,18 @@ function utf8Length(text: string): number {
   return bytes;
 }
 
-/** The bytes `value` takes written as JSON, in UTF-8. */
+/**
+ * An answer of the proxy's own as JSON text: each number and string it carries
+ * from a text the proxy read (a search's schemas, the request's id) written
+ * as that text wrote it, where `JSON.stringify` would write the double it
+ * was read as (`12345678901234567891` as `12345678901234567000`, another
+ * account).
+ */
+export const answerText = (value: unknown): string => stringifyExact(value, PLACES_ONLY);
+
+/** The bytes `value` takes written as JSON (`answerText`), in UTF-8. */
 export function jsonBytes(value: unknown): number {
-  return utf8Length(JSON.stringify(value) ?? "");
+  return utf8Length(answerText(value) ?? "");
 }
 
 const isCall = (message: JsonRpcMessage): message is JsonRpcRequest =>

@@ -49,6 +49,7 @@ import {
   UnreadListing,
 } from "./listing-answer";
 import { readListings } from "./listing-stream";
+import { answerText } from "./local-answers";
 import { reuseAnswerBytes } from "./remembered-answer";
 
 /** The largest event a watched stream parses: a `list_changed` notification is far smaller. */
@@ -87,7 +88,9 @@ const encoder = new TextEncoder();
 
 /** The proxy's own answers, for a body it answered entirely by itself. */
 export function localAnswer(responses: readonly unknown[], batch: boolean): Response {
-  return Response.json(batch ? responses : responses[0]);
+  return new Response(answerText(batch ? responses : responses[0]), {
+    headers: { "content-type": "application/json" },
+  });
 }
 
 function prepend(bytes: Uint8Array): TransformStream<Uint8Array, Uint8Array> {
@@ -271,7 +274,7 @@ export async function rewriteResponse(
     const prefix = local
       ? encoder.encode(
           localResponses
-            .map((response) => serializeEvent({ event: "message", data: JSON.stringify(response) }))
+            .map((response) => serializeEvent({ event: "message", data: answerText(response) }))
             .join(""),
         )
       : undefined;

@@ -23,6 +23,7 @@ import {
   mayBeRounded,
   numberText,
   setOwn,
+  writtenAsIn,
 } from "../json";
 import { type Gate, gateOf, HAS_CHILDREN } from "./gate";
 import { childrenIn, hasType } from "./keywords";
@@ -124,7 +125,7 @@ export class SchemaWalk implements ViewContext {
     let root: Schema = this.root;
     for (const pass of this.passes.root) {
       if (!pass.needed(root)) continue;
-      if (root === this.root) root = { ...root };
+      if (root === this.root) root = writtenAsIn({ ...root }, root);
       root = pass.apply(root, this);
     }
     return this.view(root, ROOT);
@@ -211,11 +212,15 @@ export class SchemaWalk implements ViewContext {
     return node;
   }
 
-  /** A node's copy, with the keywords the profile keeps; those it left out are `leftOut`. */
+  /**
+   * A node's copy, with the keywords the profile keeps; those it left out are `leftOut`. Its
+   * numbers keep the texts they were read from (json.ts `writtenAsIn`): by value alone, a double
+   * the schema also writes another way (`0.0` beside `0`) would be written as `JSON.stringify` does.
+   */
   private copy(node: Schema): Schema {
     const keeps = this.passes.copies;
     this.leftOut = NO_KEYWORDS;
-    if (keeps === undefined) return { ...node };
+    if (keeps === undefined) return writtenAsIn({ ...node }, node);
     const copy: Schema = {};
     let left: string[] | undefined;
     for (const keyword in node) {
@@ -227,7 +232,7 @@ export class SchemaWalk implements ViewContext {
       }
     }
     if (left !== undefined) this.leftOut = left;
-    return copy;
+    return writtenAsIn(copy, node);
   }
 
   private viewList(list: unknown[], at: At): unknown[] {

@@ -10,9 +10,9 @@
  *   the client goes away (`clientLeft`; for a read the proxy makes for
  *   itself, also its time is up): then the origin's request is aborted,
  *   and its stream ends at once for whatever reads it. An
- *   origin that cannot be reached or does not answer in time gets the proxy's
- *   own JSON-RPC error (502 / 504), addressed to the requests that were
- *   waiting; any answer the origin does give, 401 and 404 included, is the
+ *   origin that cannot be reached, does not answer in time, or answers with
+ *   a status no response may carry (600, say) gets the proxy's own JSON-RPC
+ *   error (502 / 504), addressed to the requests that were waiting; any answer the origin does give, 401 and 404 included, is the
  *   origin's, its body unread.
  * - `relayResponse` hands an origin's response to the client with its
  *   end-to-end headers; `cookiesForClient`, the cookies the origin sets as a
@@ -65,6 +65,24 @@ export async function fetchOrigin(
       redirect: "manual",
       signal: controller.signal,
     });
+    // A status no response may carry (the runtime's fetch hands on any three digits): rebuilt to
+    // leave out a header, or passed on, it was the proxy's own 500.
+    if (response.status < 200 || response.status > 599) {
+      await response.body?.cancel();
+      const status = `HTTP ${response.status}`;
+      return failed(
+        "unreachable",
+        target,
+        request.method,
+        `answered with ${status}`,
+        errorResponse(
+          502,
+          ErrorCode.OriginUnreachable,
+          `Bad gateway: ${target.host} answered with ${status}, a status no HTTP response may carry (200 to 599)`,
+          addressee,
+        ),
+      );
+    }
     // Only once answered: an abort before would read as an origin that could not be reached
     // (a 502 and its log line); the wait for the answer has its timeout.
     if (clientLeft?.aborted) controller.abort();
@@ -73,19 +91,27 @@ export async function fetchOrigin(
   } catch (error) {
     const failure = timedOut ? "timeout" : "unreachable";
     const detail = error instanceof Error ? error.message : String(error);
-    logEvent(failure === "timeout" ? "origin_timeout" : "origin_unreachable", {
-      origin: target.host,
-      method: request.method,
-      detail,
-    });
-    return {
-      kind: "failed",
-      failure,
-      response: failureResponse(failure, target, timeoutMs, addressee),
-    };
+    const response = failureResponse(failure, target, timeoutMs, addressee);
+    return failed(failure, target, request.method, detail, response);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A request to the origin that failed, logged: `response` is the proxy's answer in its place. */
+function failed(
+  failure: OriginFailure,
+  target: URL,
+  method: string,
+  detail: string,
+  response: Response,
+): OriginReply {
+  logEvent(failure === "timeout" ? "origin_timeout" : "origin_unreachable", {
+    origin: target.host,
+    method,
+    detail,
+  });
+  return { kind: "failed", failure, response };
 }
 
 function failureResponse(

@@ -154,13 +154,23 @@ export function transformStreamOf(
 export const rewriteEventStream = (options: EventStreamRewrite) =>
   transformStreamOf(eventStreamRewriter(options));
 
+/** `eventStreamRewriter`'s rewriter, which may need the next chunk before the rest is handed on. */
+export interface EventRewriter extends ChunkRewriter {
+  /**
+   * Whether the next chunk must go through it: the last event it wrote anew
+   * ended at a CR that ended a chunk, and an LF that begins the next one is
+   * that CRLF's, which it leaves out with the origin's event.
+   */
+  awaitsLf(): boolean;
+}
+
 export function eventStreamRewriter({
   rewrite,
   mayMatter,
   finished = () => false,
   maxEventChars,
   hold,
-}: EventStreamRewrite): ChunkRewriter {
+}: EventStreamRewrite): EventRewriter {
   const encoder = new TextEncoder();
   const decodeChunk = streamDecoder();
   /** The bytes of the event being read, from earlier chunks. */
@@ -175,6 +185,8 @@ export function eventStreamRewriter({
   let tail = "";
   /** Whether the event being read is the stream's first: a BOM before it is no part of it. */
   let first = true;
+  /** Whether an event written anew ended at the CR the last chunk ended with (`awaitsLf`). */
+  let lfOwed = false;
 
   /**
    * A complete event: its bytes as they came when the rewrite keeps it, else
@@ -272,6 +284,7 @@ export function eventStreamRewriter({
         passOn(start);
         emit(written);
         kept = end;
+        lfOwed = afterCr && end === chunk.length;
       } else if (held.length > 0) passOn(end);
       heldMayMatter = false;
       first = false;
@@ -305,7 +318,17 @@ export function eventStreamRewriter({
   }
 
   return {
-    async write(chunk, emit) {
+    async write(received, emit) {
+      let chunk = received;
+      // The LF of the CRLF that ended an event written anew: it went with the origin's event, and
+      // passed after the written one, it was one blank line more than the origin wrote.
+      if (lfOwed && chunk.length > 0) {
+        lfOwed = false;
+        if (chunk[0] === LF) {
+          chunk = chunk.subarray(1);
+          afterCr = false;
+        }
+      }
       // Finished between chunks (past a bound on what is read): what is held of an event
       // passes as it came, before the rest.
       if (!passing && finished()) {
@@ -325,6 +348,7 @@ export function eventStreamRewriter({
       else for (const part of held) emit(part);
     },
     release: () => hold?.release(),
+    awaitsLf: () => lfOwed,
   };
 }
 

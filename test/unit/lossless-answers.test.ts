@@ -105,6 +105,59 @@ describe("a listing the proxy renames", () => {
     }
   });
 
+  // One double written two ways in one schema: known by value it has no one text, so each is
+  // written in its own only where the view knows where it came from, in the nodes it copied
+  // (optional made nullable, a `$ref` inlined, `Optional[…]`'s `anyOf` with null merged) and in
+  // the values it moved (a `const` made an enum, an enum without its null, a default in words).
+  it.each([
+    [
+      "openai-strict",
+      '{"a":{"type":"integer","maximum":9007199254740993},"b":{"type":"integer","maximum":9007199254740992}}',
+      ['"maximum":9007199254740993', '"maximum":9007199254740992'],
+    ],
+    [
+      "openai-strict",
+      '{"a":{"type":"number","minimum":0.0},"b":{"type":"integer","minimum":0}}',
+      ['"minimum":0.0', '"minimum":0}'],
+    ],
+    [
+      "gemini",
+      '{"a":{"anyOf":[{"type":"integer","maximum":9007199254740993},{"type":"null"}]},"b":{"type":"integer","maximum":9007199254740992}}',
+      ['"maximum":9007199254740993', '"maximum":9007199254740992'],
+    ],
+    [
+      "gemini",
+      '{"a":{"$ref":"#/$defs/big"},"b":{"type":"integer","maximum":9007199254740992}},"$defs":{"big":{"type":"integer","maximum":9007199254740993}}',
+      ['"maximum":9007199254740993', '"maximum":9007199254740992'],
+    ],
+    [
+      "gemini",
+      '{"a":{"const":9007199254740993},"b":{"const":9007199254740992}}',
+      ['"enum":["9007199254740993"]', '"enum":["9007199254740992"]'],
+    ],
+    [
+      "gemini",
+      '{"a":{"enum":[null,9007199254740993]},"b":{"enum":[9007199254740992]}}',
+      ['"enum":["9007199254740993"]', '"enum":["9007199254740992"]'],
+    ],
+    [
+      "gemini",
+      '{"a":{"type":"integer","default":9007199254740993},"b":{"type":"integer","default":9007199254740992}}',
+      ["Default: 9007199254740993.", "Default: 9007199254740992."],
+    ],
+  ])(
+    "keeps each number's own text in a %s view of a schema that writes its double two ways: %s",
+    async (profile, properties, written) => {
+      const schema = `{"type":"object","properties":${properties}}`;
+      const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a.b","inputSchema":${schema}}]}}`;
+      const renamed = await rewriteJsonText(text, {
+        listIds: new Set([1]),
+        toolMap: freshToolMap(profile as ProfileName),
+      });
+      for (const part of written) expect(renamed).toContain(part);
+    },
+  );
+
   it("keeps every other member of every tool, of the result and of other answers as the origin wrote it (property)", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     let changed = 0;

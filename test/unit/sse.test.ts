@@ -292,6 +292,24 @@ describe("rewriteEventStream, events across chunks", () => {
   });
 });
 
+describe("a rewritten event whose last CRLF a chunk cuts", () => {
+  it("is written as when no chunk cuts it: the LF that begins the next chunk went with the CR", async () => {
+    // Written as `\n\n` with the origin's LF after it, the client read one blank line more.
+    const stream = 'id: 3\r\ndata: {"x":"ü"}\r\n\r\ndata: other\r\n\r\ndata: {"y":2}\r\n\r\n';
+    const whole = await run(rewriting(upper), [stream]);
+    expect(whole).toBe('id: 3\ndata: {"X":"Ü"}\n\ndata: other\r\n\r\ndata: {"Y":2}\n\n');
+    const bytes = encoder.encode(stream);
+    for (const match of stream.matchAll(/\r\n\r\n/g)) {
+      // Between an event's last CR and its LF; the LF alone in a chunk too.
+      const cut = encoder.encode(stream.slice(0, (match.index ?? 0) + 3)).length;
+      for (const cuts of [[cut], [cut, cut + 1]]) {
+        const out = await new Response(chunked(bytes, cuts).pipeThrough(rewriting(upper))).text();
+        expect(out, `cut at ${cuts}`).toBe(whole);
+      }
+    }
+  });
+});
+
 /** `bytes` cut at the given places, each chunk a copy (as a runtime reads them). */
 function chunked(bytes: Uint8Array, cuts: number[]): ReadableStream<Uint8Array> {
   const ends = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);

@@ -7,11 +7,15 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unreadAddressee } from "../../src/protocol/jsonrpc";
-import { rewriteResponse } from "../../src/rewrite/response";
+import { revisionOf } from "../../src/protocol/revision";
+import { rewriteJsonText } from "../../src/rewrite/listing-answer";
+import { localAnswer, rewriteResponse } from "../../src/rewrite/response";
+import { answerSearch } from "../../src/rewrite/search-mode";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { ReadBudget } from "../../src/transport/read-bounded";
+import { WHOLE_LISTING } from "../../support/listing";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { messagesOf, postJson, rpc } from "../helpers/mcp";
@@ -436,5 +440,59 @@ describe("an answer the proxy rewrites carries no header that describes the orig
     for (const name of Object.keys(DESCRIBE_BYTES))
       expect(renamed.headers.has(name), name).toBe(false);
     expect(renamed.headers.get("last-modified")).toBe("Sun, 29 Nov 2026 10:00:00 GMT");
+  });
+});
+
+describe("the proxy's own answers carry the origin's numbers as it wrote them", () => {
+  // A search's matches, as structured content beside the text: each schema is the origin's, whose
+  // 64-bit id JSON.parse reads as the double 12345678901234567000.
+  async function searchAnswer() {
+    const profile = profileOf("openai", { maxTools: 1 });
+    const scope = await toolMapScopes(
+      new URL(`https://search-${crypto.randomUUID()}.example/mcp`),
+      profile.names,
+    );
+    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
+    const listing =
+      '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"pay.send","description":"Pays from an account.","inputSchema":{"type":"object","properties":{"from":{"type":"integer","enum":[12345678901234567891]}}}},{"name":"notes.read","inputSchema":{"type":"object"}}]}}';
+    await rewriteJsonText(listing, { listIds: new Set([1]), wholeListing: WHOLE_LISTING, toolMap });
+    const search = await toolMap.search();
+    if (!search) throw new Error("no search mode");
+    const call = {
+      jsonrpc: "2.0" as const,
+      id: 2,
+      method: "tools/call",
+      params: { name: "search_tools", arguments: { query: "pays account", limit: 1 } },
+    };
+    return answerSearch(call, search, revisionOf(new Headers()), 1 << 20);
+  }
+
+  const structuredEnum = (text: string) =>
+    /"structuredContent":\{"tools":\[.*"enum":\[(\d+)\]/.exec(text)?.[1];
+
+  it("a search answered alone: its structured content too", async () => {
+    const text = await localAnswer([await searchAnswer()], false).text();
+    expect(structuredEnum(text)).toBe("12345678901234567891");
+  });
+
+  it("a search answered before the origin's event stream", async () => {
+    const origin = new Response('event: message\ndata: {"jsonrpc":"2.0","id":3,"result":{}}\n\n', {
+      headers: { "content-type": "text/event-stream" },
+    });
+    const response = await rewriteResponse(origin, {
+      listIds: new Set(),
+      watchesListChanged: false,
+      reads: new ReadBudget(),
+      toolMap: new ToolMap(
+        env.TOOL_MAP,
+        await toolMapScopes(new URL("https://other.example/mcp"), profileOf("openai").names),
+        profileOf("openai"),
+        new ToolMapMemory(),
+        () => {},
+      ),
+      addressee: { ...unreadAddressee(new Headers()), batch: true, ids: [2, 3] },
+      localResponses: [await searchAnswer()],
+    });
+    expect(structuredEnum(await response.text())).toBe("12345678901234567891");
   });
 });

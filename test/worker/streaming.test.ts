@@ -352,6 +352,26 @@ describe("an event stream that answers a tools/list", () => {
     }
   });
 
+  it("hands on the rest after a listing whose last CRLF a chunk cuts: its LF went with the listing", async () => {
+    // The LF the next chunk begins with is the CR's; passed on after the renamed listing's `\n\n`,
+    // it was a blank line the origin never wrote, whether the runtime or the rewrite passed it.
+    const tools = [{ name: "files.read", inputSchema: { type: "object" } }];
+    const crlf = (message: unknown) => `event: message\r\ndata: ${JSON.stringify(message)}\r\n\r\n`;
+    const listing = crlf({ jsonrpc: "2.0", id: 1, result: { tools } });
+    const call = crlf({ jsonrpc: "2.0", id: 2, result: { content: [] } });
+    const whole = await answered(listing + call, { ids: [1, 2] });
+    expect(whole).toMatch(/"files_read_\w+"[^\n]*\n\nevent: message\r\n/);
+    for (const policy of [NO_POLICY, HIDING_BATCH.policy]) {
+      for (const rest of [[`\n${call}`], ["\n", call]]) {
+        const text = await answered(chunked([listing.slice(0, -1), ...rest]), {
+          ids: [1, 2],
+          policy,
+        });
+        expect(text, `${rest.length} chunks after the CR`).toBe(whole);
+      }
+    }
+  });
+
   it("renames a listing in the stream's last event though no blank line ends it, which Go's SDK reads", async () => {
     // Go's SDK yields the event a stream ends in; the spec's readers (and the TS SDKs') drop it.
     const tools = [{ name: "files.read", inputSchema: { type: "object" } }];

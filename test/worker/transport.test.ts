@@ -288,6 +288,32 @@ describe("the MCP endpoint", () => {
     logs.restore();
   });
 
+  it.each([600, 999])(
+    "answers an origin's status %i itself, which no HTTP response may carry: a bad gateway, not an error of the proxy's",
+    async (status) => {
+      const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/status/${status}/mcp` });
+      const logs = captureLogs();
+      const answers = [
+        await postJson(proxy, PROXY_URL, rpc(7, "tools/list")),
+        await postJson(proxy, PROXY_URL, rpc(8, "ping")),
+        await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } }),
+        await proxy(PROXY_URL, { method: "DELETE" }),
+      ];
+      const bodies = [];
+      for (const response of answers) {
+        expect(response.status).toBe(502);
+        bodies.push(await response.json());
+      }
+      expect(bodies.slice(0, 2)).toMatchObject([
+        { id: 7, error: { code: -32000, message: expect.stringContaining(`HTTP ${status}`) } },
+        { id: 8, error: { code: -32000 } },
+      ]);
+      expect(logs.events("internal_error")).toEqual([]);
+      expect(logs.events("origin_unreachable")).toHaveLength(4);
+      logs.restore();
+    },
+  );
+
   it("leaves out the origin's headers that would speak for the proxy's whole host or domain", async () => {
     const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/host-headers/mcp` });
     const response = await postJson(proxy, PROXY_URL, initialize(1));

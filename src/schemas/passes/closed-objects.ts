@@ -6,7 +6,7 @@
  * goes (way-back.ts); a property that took `null` already keeps its `null`.
  */
 import { valuesExcludeNull } from "../../args/json-schema";
-import { ownKey as hasOwnKey, isPlainObject, setOwn } from "../../json";
+import { ownKey as hasOwnKey, isPlainObject, setOwn, writtenAsIn } from "../../json";
 import { hasType, typesOf } from "../keywords";
 import { noteOn } from "../notes";
 import type { Pass, ViewContext } from "../pass";
@@ -59,8 +59,10 @@ function nullable(schema: unknown, view: ViewContext): unknown {
     result.anyOf = anyOf;
   } else if (Array.isArray(schema.enum)) result = owned ? schema : { ...schema };
   if (result === undefined) return schema;
+  // A copy keeps the texts its numbers were read from, as the walk's copies do (walk.ts `copy`).
+  if (result !== schema) writtenAsIn(result, schema);
   if (Array.isArray(result.enum) && !result.enum.includes(null))
-    result.enum = [...result.enum, null];
+    result.enum = writtenAsIn([...result.enum, null], result.enum);
   view.keepAsText(schema, result);
   view.nullMeansAbsent(result);
   return result;

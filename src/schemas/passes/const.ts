@@ -1,4 +1,5 @@
 /** `const` as a one-value `enum` (providers/gemini.ts: no `const`); lossless. */
+import { writtenAsIn } from "../../json";
 import type { Pass } from "../pass";
 
 export const constAsEnum: Pass = {
@@ -6,7 +7,8 @@ export const constAsEnum: Pass = {
   reads: ["const"],
   needed: (node) => Object.hasOwn(node, "const"),
   apply: (schema, _at, view) => {
-    schema.enum = [schema.const];
+    // Its value written as the origin wrote it (`9007199254740993`, not the double's `…992`).
+    schema.enum = writtenAsIn([schema.const], schema, () => "const");
     delete schema.const;
     view.applied.add("const_as_enum");
     return schema;

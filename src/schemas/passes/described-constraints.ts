@@ -117,14 +117,17 @@ export function describedConstraints(facts: SubsetFacts): Pass {
         if (value === undefined) continue;
         const limit = typeof value === "boolean" ? schema[bound] : value;
         if (value !== false && limit !== undefined) {
-          notes.push(`Must be ${words} than ${view.describe(limit)}.`);
+          const from = typeof value === "boolean" ? bound : keyword;
+          notes.push(`Must be ${words} than ${view.describe(limit, schema, from)}.`);
           if (schema[bound] === undefined) schema[bound] = limit;
         }
         delete schema[keyword];
         view.dropped.add(keyword);
       }
       if (multipleOf && schema.multipleOf !== undefined)
-        notes.push(`Must be a multiple of ${view.describe(schema.multipleOf)}.`);
+        notes.push(
+          `Must be a multiple of ${view.describe(schema.multipleOf, schema, "multipleOf")}.`,
+        );
       for (const [keyword, words] of LENGTHS) {
         if (!keeps(keyword) && schema[keyword] !== undefined) notes.push(words(schema[keyword]));
       }
@@ -148,7 +151,7 @@ export function describedConstraints(facts: SubsetFacts): Pass {
       }
       if (schema.uniqueItems === true) notes.push("Items must be unique.");
       if (Object.hasOwn(schema, "default"))
-        notes.push(`Default: ${view.describe(schema.default)}.`);
+        notes.push(`Default: ${view.describe(schema.default, schema, "default")}.`);
       if (
         example &&
         Array.isArray(schema.examples) &&

@@ -5,7 +5,7 @@
  * providers/gemini.ts) or is left unsaid (`omit`: no form every provider
  * takes, providers/portable.ts).
  */
-import { isPlainObject } from "../../json";
+import { isPlainObject, writtenAsIn } from "../../json";
 import { TYPE_LIST, typeNamed } from "../gate";
 import { isNullSchema, typesOf } from "../keywords";
 import type { Pass } from "../pass";
@@ -56,12 +56,20 @@ export function nullability(form: "keyword" | "omit"): Pass {
             description: schema.description ?? branch.description,
           });
           if (schema.description === undefined) delete schema.description;
+          // What the branch brought keeps the texts it was read from (`Optional[int]`'s bounds).
+          writtenAsIn(schema, branch);
         } else schema[keyword] = rest;
       }
       const values = schema.enum;
       if (Array.isArray(values) && values.includes(null)) {
         nullable = true;
-        schema.enum = values.filter((value) => value !== null);
+        // Each value kept written as the origin wrote it, though it moved up the list.
+        const kept = values.flatMap((value, index) => (value === null ? [] : [index]));
+        schema.enum = writtenAsIn(
+          kept.map((index) => values[index]),
+          values,
+          (at) => String(kept[Number(at)]),
+        );
         view.applied.add("nullable");
       }
       // A `const` null, left to const.ts, became the string enum `["null"]`, and the model's

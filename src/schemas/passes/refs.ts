@@ -8,7 +8,7 @@
  * bounds, and counted alike (all-of.ts).
  */
 import { NO_CONSTRAINT, refTarget, type Schema } from "../../args/schema-reading";
-import { isPlainObject } from "../../json";
+import { isPlainObject, writtenAsIn } from "../../json";
 import { type At, MAX_DEPTH, MAX_NODES, type Pass, type ViewContext } from "../pass";
 
 /** How many times one `$ref` may be inlined inside itself before the rest is asked for as text. */
@@ -75,11 +75,13 @@ export const refsInlined: Pass = {
       Object.keys(siblings).some((k) => !NO_CONSTRAINT.has(k) && Object.hasOwn(target, k))
     ) {
       const allOf = [{ $ref: ref }, ...(Array.isArray(siblings.allOf) ? siblings.allOf : [])];
-      return view.view({ ...siblings, allOf }, at);
+      return view.view(writtenAsIn({ ...siblings, allOf }, node), at);
     }
     if (!inlines(ref, target, at, view)) return refCut(ref, siblings, view);
     countText(target, view);
     view.applied.add("refs_inlined");
-    return viewInlined({ ...target, ...siblings }, [ref], at, view);
+    // The target's numbers and the node's keep the texts they were read from.
+    const inlined = writtenAsIn(writtenAsIn({ ...target, ...siblings }, node), target);
+    return viewInlined(inlined, [ref], at, view);
   },
 };
