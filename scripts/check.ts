@@ -8,7 +8,7 @@
  * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
  * placeholder is then a problem), `npm run dev` on the top level.
  */
-import { parseConfig, SETTINGS } from "../src/config";
+import { ownProblem, parseConfig } from "../src/config";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
   CONFIG_PATH,
@@ -77,9 +77,10 @@ export function checkEnvironment(
   const config = parseConfig(env as unknown as Env);
   if (config.kind === "invalid") {
     for (const { setting, path, problem: text } of config.problems) {
-      // A declared secret no setting reads is refused by the Worker whatever it holds: told here.
-      const read = Object.hasOwn(SETTINGS, setting);
-      if (read && environment.secrets.includes(setting) && env[setting] === SECRET_STAND_IN) {
+      // Of a declared secret, only what its own value decides is left to the Worker: one no setting
+      // reads, or one only another AUTH_MODE reads, is refused whatever it holds, and told here.
+      const declared = environment.secrets.includes(setting) && env[setting] === SECRET_STAND_IN;
+      if (declared && path === setting && text === ownProblem(setting, SECRET_STAND_IN)) {
         note(setting, "is a secret: checked when the Worker starts, never here");
       } else if (SECRET_SETTINGS.has(setting) && !(setting in env)) {
         // A secret put at Cloudflare is not in wrangler.toml: only a declared one is known to be set.

@@ -570,3 +570,54 @@ ${GATE("per-user", 7002)}
     ]);
   });
 });
+
+describe("npm run check of declared secrets only another AUTH_MODE reads", () => {
+  // A tenant taken back to relay mode, its sign-in's vars and bindings removed and its secrets'
+  // declaration left: wrangler deploys it (the secrets are set at Cloudflare from before), and the
+  // Worker, given them, answers every request with 500.
+  const path = join(mkdtempSync(join(scratch, "mode-secrets-")), "wrangler.toml");
+  writeFileSync(
+    path,
+    `name = "mode-secrets"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+
+[env.was-gate]
+secrets = { required = ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_SECRET"] }
+[env.was-gate.vars]
+${VALID}
+WRANGLER_ENV = "was-gate"
+${KV("was-gate")}
+[env.was-broker]
+secrets = { required = ["ORIGIN_URL", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"] }
+[env.was-broker.vars]
+WRANGLER_ENV = "was-broker"
+${KV("was-broker")}
+`,
+  );
+  const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
+  const otherMode = (modes: string) =>
+    `is read only with AUTH_MODE=${modes}, and AUTH_MODE is relay: set AUTH_MODE, or remove this`;
+
+  it("tells each by its name, as the Worker refuses it whatever it holds", () => {
+    const wasGate = checked("was-gate");
+    expect(wasGate.problems).toEqual(
+      ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_SECRET"].map((setting) => ({
+        setting,
+        text: otherMode("gate"),
+      })),
+    );
+    expect(wasGate.notes).toEqual([]);
+    // Beside a declared secret whose value only the Worker can judge, still left to it.
+    const wasBroker = checked("was-broker");
+    expect(wasBroker.problems).toEqual(
+      ["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"].map((setting) => ({
+        setting,
+        text: otherMode("broker"),
+      })),
+    );
+    expect(wasBroker.notes).toEqual([
+      { setting: "ORIGIN_URL", text: "is a secret: checked when the Worker starts, never here" },
+    ]);
+  });
+});
