@@ -8,7 +8,7 @@
  * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
  * placeholder is then a problem), `npm run dev` on the top level.
  */
-import { ownProblem, parseConfig } from "../src/config";
+import { ownProblem, parseConfig, SETTINGS } from "../src/config";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
   CONFIG_PATH,
@@ -97,6 +97,15 @@ export function checkEnvironment(
     note(
       ".dev.vars",
       `sets ${[...environment.devVars].sort().join(", ")} for local development (wrangler dev reads it): checked with them`,
+    );
+  }
+  // The setting it was meant to be keeps its default under wrangler dev, without a word. Another
+  // name left out (wrangler's own CLOUDFLARE_…, which a .env holds for wrangler) reaches no one.
+  for (const setting of [...environment.devVarsLeftOut].sort()) {
+    if (!Object.hasOwn(SETTINGS, setting)) continue;
+    problem(
+      setting,
+      "is set in .dev.vars, which wrangler dev leaves out: with secrets declared, it passes on from there only those and the vars they override; declare it (secrets = { required = [...] }) or set it in [vars]",
     );
   }
   if (name !== undefined) {

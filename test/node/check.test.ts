@@ -492,19 +492,21 @@ describe("npm run check of the top level, as npm run dev runs it", () => {
     `name = "dev-check"
 main = "${join(ROOT, "src/index.ts")}"
 compatibility_date = "2026-11-01"
-secrets = { required = ["ORIGIN_USER_SECRETS"] }
+secrets = { required = ["ORIGIN_USER_SECRETS", "IDP_CLIENT_SECRET"] }
 [exports.SignInBudget]
 type = "durable-object"
 storage = "sqlite"
 [vars]
 ${VALID}
+PROFILE = "openai"
 AUTH_MODE = "gate"
 IDP_ISSUER = "https://accounts.google.com"
 IDP_CLIENT_ID = "proxy-app"
 ALLOWED_DOMAINS = "acme.com"
 ${SIGN_IN("x", 7004).replaceAll("env.x.", "")}`,
   );
-  // What wrangler dev reads beside wrangler.toml: the local values of secrets, and of vars it overrides.
+  // What wrangler dev reads beside wrangler.toml: the local values of the secrets it declares, and
+  // of the vars they override.
   writeFileSync(
     join(dir, ".dev.vars"),
     'ORIGIN_USER_SECRETS={"ann@acme.com": not-json}\nPROFILE="claude-secret-typo"\nIDP_CLIENT_SECRET=dev-secret\n',
@@ -522,6 +524,50 @@ ${SIGN_IN("x", 7004).replaceAll("env.x.", "")}`,
     ]);
     expect(out).not.toContain("claude-secret-typo");
     expect(out).not.toContain("dev-secret");
+  });
+});
+
+describe("npm run check of a top level that declares its secrets, as wrangler dev reads .dev.vars", () => {
+  // With `secrets` declared, wrangler dev takes from .dev.vars (or .env) only those secrets and the
+  // vars they override: the rest never reaches the Worker, whatever check made of it.
+  const dir = mkdtempSync(join(scratch, "dev-declared-"));
+  const path = join(dir, "wrangler.toml");
+  writeFileSync(
+    path,
+    `name = "dev-declared"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+secrets = { required = ["PUBLIC_URL"] }
+[[kv_namespaces]]
+binding = "TOOL_MAP"
+id = "local-tool-map"
+`,
+  );
+  writeFileSync(
+    join(dir, ".dev.vars"),
+    "PUBLIC_URL=http://localhost:8787\nORIGIN_URL=http://127.0.0.1:8788/mcp\nMAX_TOOLS=1\nCLOUDFLARE_ACCOUNT_ID=0123\n",
+  );
+
+  it("tells a setting .dev.vars sets that wrangler dev leaves out, and checks without it", () => {
+    const { problems, notes } = checkEnvironment(readEnvironment(undefined, { configPath: path }));
+    const leftOut =
+      "is set in .dev.vars, which wrangler dev leaves out: with secrets declared, it passes on from there only those and the vars they override; declare it (secrets = { required = [...] }) or set it in [vars]";
+    // The Worker under wrangler dev has no ORIGIN_URL (every request a 500), and MAX_TOOLS' default.
+    expect(problems).toEqual([
+      {
+        setting: "ORIGIN_URL",
+        text: 'is missing; set it to the full URL of the origin\'s MCP endpoint; if it is a secret (wrangler secret put), declare it in the top level: secrets = { required = ["ORIGIN_URL"] }',
+      },
+      { setting: "MAX_TOOLS", text: leftOut },
+      { setting: "ORIGIN_URL", text: leftOut },
+    ]);
+    // Wrangler's own names, which a .env holds for wrangler itself, are no setting left out.
+    expect(notes).toEqual([
+      {
+        setting: ".dev.vars",
+        text: "sets PUBLIC_URL for local development (wrangler dev reads it): checked with them",
+      },
+    ]);
   });
 });
 
