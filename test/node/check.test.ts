@@ -4,7 +4,7 @@
  * wrangler warns about), every problem told at once with its path; over the
  * shipped wrangler.toml, clean. `npm run deploy` refuses what check refuses.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -665,5 +665,61 @@ ${KV("was-broker")}
     expect(wasBroker.notes).toEqual([
       { setting: "ORIGIN_URL", text: "is a secret: checked when the Worker starts, never here" },
     ]);
+  });
+});
+
+describe("the wrangler dev commands README, docs/ and wrangler.toml give", () => {
+  const FILES = [
+    "README.md",
+    "wrangler.toml",
+    ...readdirSync(join(ROOT, "docs")).map((file) => join("docs", file)),
+  ];
+  /**
+   * Each paragraph's `npx wrangler dev` command: its code span or block, with the `--var`s its
+   * paragraph gives in spans of their own ("with `--var AUTH_MODE:gate`"), as shell words.
+   */
+  function commands(): Array<{ where: string; words: string[] }> {
+    const found: Array<{ where: string; words: string[] }> = [];
+    for (const file of FILES) {
+      const text = readFileSync(join(ROOT, file), "utf8").replace(/^# ?/gm, "");
+      for (const paragraph of text.split(/\n\s*\n/)) {
+        const code = [...paragraph.matchAll(/```\w*\n([\s\S]*?)```|`([^`]+)`/g)].map(
+          ([, block, span]) => (block ?? span ?? "").replace(/\\\n/g, " ").trim(),
+        );
+        const command = code.find((text) => text.startsWith("npx wrangler dev"));
+        if (command === undefined) continue;
+        const more = code.filter((text) => text.startsWith("--var "));
+        const words = [command, ...more]
+          .join(" ")
+          .match(/'[^']*'|\S+/g)
+          ?.map((word) => word.replace(/^'(.*)'$/, "$1"));
+        found.push({ where: `${file}: ${command}`, words: words ?? [] });
+      }
+    }
+    return found;
+  }
+
+  it("each check clean: what they run is a Worker that starts", () => {
+    const found = commands();
+    expect(found.length).toBeGreaterThanOrEqual(5);
+    for (const { where, words } of found) {
+      const option = (name: string) =>
+        words.flatMap((word, index) => (word === name ? [words[index + 1] as string] : []));
+      // A placeholder stands for what the operator writes there: the demo origin, or any text.
+      const vars = Object.fromEntries(
+        option("--var").map((entry) => {
+          const [name = "", ...value] = entry.split(":");
+          const text = value.join(":");
+          return [
+            name,
+            text === "<origin>" ? "http://127.0.0.1:8788/mcp" : text.replace(/^<.*>$/, "x"),
+          ];
+        }),
+      );
+      const [env] = option("--env");
+      const config = join(ROOT, "wrangler.toml");
+      const { problems } = checkEnvironment(readEnvironment(env, { configPath: config, vars }));
+      expect(problems, where).toEqual([]);
+    }
   });
 });
