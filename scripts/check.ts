@@ -73,7 +73,10 @@ export function checkEnvironment(
     problem("wrangler.toml", `wrangler warns: ${warning}`);
 
   const env = { ...environment.env };
-  for (const secret of environment.secrets) env[secret] ??= SECRET_STAND_IN;
+  // A tenant's declared secrets are set at Cloudflare; the top level's are what .dev.vars sets,
+  // read with it: wrangler dev starts the Worker without one it does not set (and warns).
+  const unset = environment.secrets.filter((secret) => !(secret in env));
+  for (const secret of name === undefined ? [] : unset) env[secret] = SECRET_STAND_IN;
   const config = parseConfig(env as unknown as Env);
   if (config.kind === "invalid") {
     for (const { setting, path, problem: text } of config.problems) {
@@ -82,7 +85,11 @@ export function checkEnvironment(
       const declared = environment.secrets.includes(setting) && env[setting] === SECRET_STAND_IN;
       if (declared && path === setting && text === ownProblem(setting, SECRET_STAND_IN)) {
         note(setting, "is a secret: checked when the Worker starts, never here");
-      } else if (SECRET_SETTINGS.has(setting) && !(setting in env)) {
+      } else if (
+        SECRET_SETTINGS.has(setting) &&
+        !(setting in env) &&
+        !environment.secrets.includes(setting)
+      ) {
         // A secret put at Cloudflare is not in wrangler.toml: only a declared one is known to be set.
         const section = name === undefined ? "the top level" : `[env.${name}]`;
         problem(
@@ -93,6 +100,14 @@ export function checkEnvironment(
     }
   }
 
+  if (name === undefined) {
+    for (const secret of unset.filter((secret) => Object.hasOwn(SETTINGS, secret))) {
+      problem(
+        secret,
+        "is a declared secret that .dev.vars does not set: wrangler dev starts the Worker without it",
+      );
+    }
+  }
   if (environment.devVars.length > 0) {
     note(
       ".dev.vars",

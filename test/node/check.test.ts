@@ -571,6 +571,44 @@ id = "local-tool-map"
   });
 });
 
+describe("npm run check of a top level whose declared secret .dev.vars does not set", () => {
+  // wrangler dev warns, and starts the Worker without it: no stand-in is set at Cloudflare here.
+  const dir = mkdtempSync(join(scratch, "dev-unset-"));
+  const path = join(dir, "wrangler.toml");
+  writeFileSync(
+    path,
+    `name = "dev-unset"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+secrets = { required = ["ORIGIN_URL", "PUBLIC_URL"] }
+[[kv_namespaces]]
+binding = "TOOL_MAP"
+id = "local-tool-map"
+`,
+  );
+  writeFileSync(join(dir, ".dev.vars"), "PUBLIC_URL=http://localhost:8787\n");
+
+  it("tells it, as the Worker under wrangler dev has none of it", () => {
+    const { problems, notes } = checkEnvironment(readEnvironment(undefined, { configPath: path }));
+    expect(problems).toEqual([
+      {
+        setting: "ORIGIN_URL",
+        text: "is missing; set it to the full URL of the origin's MCP endpoint",
+      },
+      {
+        setting: "ORIGIN_URL",
+        text: "is a declared secret that .dev.vars does not set: wrangler dev starts the Worker without it",
+      },
+    ]);
+    expect(notes).toEqual([
+      {
+        setting: ".dev.vars",
+        text: "sets PUBLIC_URL for local development (wrangler dev reads it): checked with them",
+      },
+    ]);
+  });
+});
+
 describe("npm run check of gate tenants, as wrangler.toml's comments and docs/sign-in.md set them up", () => {
   const path = join(mkdtempSync(join(scratch, "gate-")), "wrangler.toml");
   const GATE = (env: string, limit: number, vars = "") => `[env.${env}.vars]
