@@ -9,6 +9,7 @@
  * placeholder is then a problem), `npm run dev` on the top level.
  */
 import { ownProblem, parseConfig, SETTINGS } from "../src/config";
+import { shellWord } from "../src/toolmap/definition-pins";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
   CONFIG_PATH,
@@ -47,9 +48,12 @@ const SECRET_SETTINGS = new Set([
   "ORIGIN_USER_SECRETS",
 ]);
 
-/** The command that creates a tenant's KV namespace for `binding`. */
+/**
+ * The command that creates a tenant's KV namespace for `binding`, to paste: the environment's
+ * name as wrangler.toml wrote it, which may hold `$(…)`, as one shell word.
+ */
 export const createNamespaceCommand = (binding: string, name: string | undefined) =>
-  `npx wrangler kv namespace create ${binding}${name === undefined ? "" : ` --env ${name}`}`;
+  `npx wrangler kv namespace create ${binding}${name === undefined ? "" : ` --env ${shellWord(name)}`}`;
 
 export function checkEnvironment(
   environment: Environment,

@@ -4,7 +4,8 @@
  * wrangler warns about), every problem told at once with its path; over the
  * shipped wrangler.toml, clean. `npm run deploy` refuses what check refuses.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -524,6 +525,38 @@ ${SIGN_IN("x", 7004).replaceAll("env.x.", "")}`,
     ]);
     expect(out).not.toContain("claude-secret-typo");
     expect(out).not.toContain("dev-secret");
+  });
+});
+
+describe("npm run check of an environment whose name a shell would run", () => {
+  it("gives the command that creates its namespace with the name as one shell word", () => {
+    const dir = mkdtempSync(join(scratch, "shell-"));
+    const marker = join(dir, "ran");
+    const name = `x$(touch ${marker})'y'`;
+    const path = join(dir, "wrangler.toml");
+    writeFileSync(
+      path,
+      `name = "shell"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+[env.${JSON.stringify(name)}.vars]
+${VALID}
+[[env.${JSON.stringify(name)}.kv_namespaces]]
+binding = "TOOL_MAP"
+id = "00000000000000000000000000000000"
+`,
+    );
+    const { notes } = checkEnvironment(readEnvironment(name, { configPath: path }));
+    const command = /`(npx wrangler kv namespace create TOOL_MAP --env .*)`/.exec(
+      notes.find(({ setting }) => setting === "TOOL_MAP")?.text ?? "",
+    )?.[1];
+    expect(command).toBeDefined();
+    // Pasted into a shell, it names the environment, and runs nothing the name holds.
+    const echoed = spawnSync("sh", ["-c", `set -- ${command}; printf %s "$8"`], {
+      encoding: "utf8",
+    });
+    expect(echoed.stdout).toBe(name);
+    expect(existsSync(marker)).toBe(false);
   });
 });
 
