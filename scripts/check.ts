@@ -8,7 +8,8 @@
  * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
  * placeholder is then a problem), `npm run dev` on the top level.
  */
-import { parseConfig, SETTINGS } from "../src/config";
+import { ownProblem, parseConfig, SETTINGS } from "../src/config";
+import { shellWord } from "../src/toolmap/definition-pins";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
   CONFIG_PATH,
@@ -47,9 +48,12 @@ const SECRET_SETTINGS = new Set([
   "ORIGIN_USER_SECRETS",
 ]);
 
-/** The command that creates a tenant's KV namespace for `binding`. */
+/**
+ * The command that creates a tenant's KV namespace for `binding`, to paste: the environment's
+ * name as wrangler.toml wrote it, which may hold `$(…)`, as one shell word.
+ */
 export const createNamespaceCommand = (binding: string, name: string | undefined) =>
-  `npx wrangler kv namespace create ${binding}${name === undefined ? "" : ` --env ${name}`}`;
+  `npx wrangler kv namespace create ${binding}${name === undefined ? "" : ` --env ${shellWord(name)}`}`;
 
 export function checkEnvironment(
   environment: Environment,
@@ -73,15 +77,23 @@ export function checkEnvironment(
     problem("wrangler.toml", `wrangler warns: ${warning}`);
 
   const env = { ...environment.env };
-  for (const secret of environment.secrets) env[secret] ??= SECRET_STAND_IN;
+  // A tenant's declared secrets are set at Cloudflare; the top level's are what .dev.vars sets,
+  // read with it: wrangler dev starts the Worker without one it does not set (and warns).
+  const unset = environment.secrets.filter((secret) => !(secret in env));
+  for (const secret of name === undefined ? [] : unset) env[secret] = SECRET_STAND_IN;
   const config = parseConfig(env as unknown as Env);
   if (config.kind === "invalid") {
     for (const { setting, path, problem: text } of config.problems) {
-      // A declared secret no setting reads is refused by the Worker whatever it holds: told here.
-      const read = Object.hasOwn(SETTINGS, setting);
-      if (read && environment.secrets.includes(setting) && env[setting] === SECRET_STAND_IN) {
+      // Of a declared secret, only what its own value decides is left to the Worker: one no setting
+      // reads, or one only another AUTH_MODE reads, is refused whatever it holds, and told here.
+      const declared = environment.secrets.includes(setting) && env[setting] === SECRET_STAND_IN;
+      if (declared && path === setting && text === ownProblem(setting, SECRET_STAND_IN)) {
         note(setting, "is a secret: checked when the Worker starts, never here");
-      } else if (SECRET_SETTINGS.has(setting) && !(setting in env)) {
+      } else if (
+        SECRET_SETTINGS.has(setting) &&
+        !(setting in env) &&
+        !environment.secrets.includes(setting)
+      ) {
         // A secret put at Cloudflare is not in wrangler.toml: only a declared one is known to be set.
         const section = name === undefined ? "the top level" : `[env.${name}]`;
         problem(
@@ -92,10 +104,27 @@ export function checkEnvironment(
     }
   }
 
+  if (name === undefined) {
+    for (const secret of unset.filter((secret) => Object.hasOwn(SETTINGS, secret))) {
+      problem(
+        secret,
+        "is a declared secret that .dev.vars does not set: wrangler dev starts the Worker without it",
+      );
+    }
+  }
   if (environment.devVars.length > 0) {
     note(
       ".dev.vars",
       `sets ${[...environment.devVars].sort().join(", ")} for local development (wrangler dev reads it): checked with them`,
+    );
+  }
+  // The setting it was meant to be keeps its default under wrangler dev, without a word. Another
+  // name left out (wrangler's own CLOUDFLARE_…, which a .env holds for wrangler) reaches no one.
+  for (const setting of [...environment.devVarsLeftOut].sort()) {
+    if (!Object.hasOwn(SETTINGS, setting)) continue;
+    problem(
+      setting,
+      "is set in .dev.vars, which wrangler dev leaves out: with secrets declared, it passes on from there only those and the vars they override; declare it (secrets = { required = [...] }) or set it in [vars]",
     );
   }
   if (name !== undefined) {

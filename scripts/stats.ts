@@ -133,8 +133,9 @@ async function main() {
   );
   if (!isDatasetName(dataset)) {
     const which = values.dataset === undefined ? `the CALLS binding's dataset` : "--dataset";
+    // A name from wrangler.toml: no terminal control sequence of it gets through.
     refuse(
-      `${which} ${dataset} cannot be queried: this command reads names of letters, digits and _`,
+      `${which} ${printable(dataset)} cannot be queried: this command reads names of letters, digits and _`,
     );
   }
   const account = process.env.CLOUDFLARE_ACCOUNT_ID;

@@ -140,57 +140,65 @@ export function add(argv: string[]): void {
   const [name, ...rest] = positionals;
   const configPath = values.config;
   if (name === undefined || rest.length > 0) refuse(USAGE);
-  if (environmentNames(configPath).includes(name))
-    refuse(`${configPath} has [env.${name}] already.`);
-  if (values.origin === undefined)
-    refuse("--origin URL: the full URL of the origin's MCP endpoint.");
-  if (values.auth !== "relay" && values.auth !== "broker") refuse("--auth is relay or broker.");
   const { rawConfig } = readingConfig(configPath, () =>
     experimental_readRawConfig({ config: configPath }),
   );
   const worker = `${rawConfig.name ?? "mcp-edge-rewriter"}-${name}`;
-  if (!WORKER_NAME.test(worker)) {
-    refuse(
+  const hosts = values.host.map((host) => host.trim().toLowerCase());
+  const workersDev = values["workers-dev"]?.trim().toLowerCase();
+
+  // Every mistake of the command at once: the arguments', then the section's, where one can be written.
+  const mistakes: string[] = [];
+  const exists = environmentNames(configPath).includes(name);
+  if (exists) mistakes.push(`${configPath} has [env.${name}] already.`);
+  const named = WORKER_NAME.test(worker);
+  if (!named) {
+    mistakes.push(
       `${worker}: a tenant's name is lower-case letters, digits and dashes, and short enough for a worker name of 63 characters.`,
     );
   }
-  const hosts = values.host.map((host) => host.trim().toLowerCase());
-  const workersDev = values["workers-dev"]?.trim().toLowerCase();
+  if (values.origin === undefined)
+    mistakes.push("--origin URL: the full URL of the origin's MCP endpoint.");
+  const auth = values.auth === "relay" || values.auth === "broker" ? values.auth : undefined;
+  if (auth === undefined) mistakes.push("--auth is relay or broker.");
   // Each is a host ALLOWED_HOSTS lists: one no request has would refuse every request with 403.
   if (workersDev !== undefined && !WORKER_NAME.test(workersDev)) {
-    refuse(
+    mistakes.push(
       "--workers-dev takes your account's workers.dev subdomain alone, letters, digits and dashes: acme-corp for acme-corp.workers.dev.",
     );
   }
   if (hosts.some((host) => !HOST.test(host))) {
-    refuse(
+    mistakes.push(
       "--host takes a host name, like mcp.acme.example: labels of letters, digits and dashes, joined by dots.",
     );
   }
   if (workersDev === undefined && hosts.length === 0) {
-    refuse(
+    mistakes.push(
       "Say where the tenant is served: --workers-dev SUBDOMAIN (your account's workers.dev subdomain, as the dashboard's Workers page shows it) and/or --host HOST (a custom domain). ALLOWED_HOSTS lists them.",
     );
   }
+  // Checked with what the arguments give that can be written: the hosts that are hosts, relay mode
+  // for an --auth that is neither.
   const tenant: Tenant = {
     name,
     worker,
-    origin: values.origin,
-    auth: values.auth,
+    origin: values.origin ?? "",
+    auth: auth ?? "relay",
     profile: values.profile,
-    workersDev,
-    hosts,
+    workersDev: workersDev !== undefined && WORKER_NAME.test(workersDev) ? workersDev : undefined,
+    hosts: hosts.filter((host) => HOST.test(host)),
     rateLimitId: nextRateLimitId(configPath),
   };
 
   // Checked with placeholders first: nothing is created for a tenant that could not be written.
   const before = readFileSync(configPath, "utf8");
-  appendFileSync(configPath, tenantSection(tenant, {}));
-  const checked = checkEnvironment(readEnvironment(name, { configPath }));
-  if (checked.problems.length > 0) {
-    writeFileSync(configPath, before);
-    refuse(`${report(checked, configPath)}\n\nNothing written.`);
+  if (!exists && named && values.origin !== undefined) {
+    appendFileSync(configPath, tenantSection(tenant, {}));
+    const checked = checkEnvironment(readEnvironment(name, { configPath }));
+    if (checked.problems.length > 0) mistakes.push(report(checked, configPath));
+    if (mistakes.length > 0) writeFileSync(configPath, before);
   }
+  if (mistakes.length > 0) refuse(`${mistakes.join("\n")}\n\nNothing written.`);
 
   const ids: Record<string, string> = {};
   if (loggedIn()) {

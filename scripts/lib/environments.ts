@@ -59,6 +59,8 @@ export interface Environment {
   kvNamespaces: Array<{ binding: string; id: string | undefined }>;
   /** What `.dev.vars` (or `.env`) sets for `wrangler dev`, by name; read for the top level only. */
   devVars: string[];
+  /** What it sets that `wrangler dev` leaves out: with `secrets` declared, all but those and the vars. */
+  devVarsLeftOut: string[];
 }
 
 export const labelOf = (name: string | undefined) =>
@@ -108,8 +110,8 @@ function catchingWarnings<T>(read: () => T): { value: T; warnings: string[] } {
  * `vars` (`--var NAME:VALUE`) set on top, as wrangler sets them. The top
  * level, which only `wrangler dev` runs, gets what `.dev.vars` (or `.env`)
  * beside the file sets, as wrangler dev reads it: the local values of its
- * secrets, and of any var they override. A tenant's secrets are at
- * Cloudflare, and never read here.
+ * secrets, and of any var they override (where it declares its secrets,
+ * only of those). A tenant's secrets are at Cloudflare, and never read here.
  */
 export function readEnvironment(
   name: string | undefined,
@@ -128,6 +130,7 @@ export function readEnvironment(
     secrets: [],
     kvNamespaces: [],
     devVars: [],
+    devVarsLeftOut: [],
   };
   let config: ReturnType<typeof unstable_readConfig>;
   try {
@@ -160,11 +163,25 @@ export function readEnvironment(
     }
   }
   if (name === undefined) {
-    const local = unstable_getVarsForDev(configPath, undefined, {}, name, true);
+    // As wrangler dev reads them: given the vars and the declared secrets, it keeps of the file
+    // (`secret_text`) only those and the vars they override, where any secret is declared.
+    const local = unstable_getVarsForDev(
+      configPath,
+      undefined,
+      config.vars,
+      name,
+      true,
+      config.secrets,
+    );
     for (const [setting, binding] of Object.entries(local)) {
+      if (binding.type !== "secret_text") continue;
       environment.env[setting] = binding.value;
       environment.devVars.push(setting);
     }
+    const written = unstable_getVarsForDev(configPath, undefined, {}, name, true);
+    environment.devVarsLeftOut = Object.keys(written).filter(
+      (setting) => !environment.devVars.includes(setting),
+    );
   }
   Object.assign(environment.env, vars);
   return environment;

@@ -374,6 +374,19 @@ export function originUrlOf(value: unknown): { url: URL } | { problem: string } 
   return result.success ? { url: result.output } : { problem: result.issues[0].message };
 }
 
+/**
+ * The problem `setting` has with `value` on its own, as parseConfig tells it;
+ * `undefined` where it takes the value, or reads no setting of that name.
+ * What npm run check leaves to the Worker of a declared secret, whose value
+ * it never sees: that problem alone, and none it has with the other settings.
+ */
+export function ownProblem(setting: string, value: unknown): string | undefined {
+  if (!Object.hasOwn(SETTINGS, setting)) return undefined;
+  const schema = SETTINGS[setting as keyof typeof SETTINGS] as v.GenericSchema;
+  const result = v.safeParse(schema, value, { abortPipeEarly: true, message: expectedOnly });
+  return result.success ? undefined : result.issues[0].message;
+}
+
 const configs = new WeakMap<Env, ConfigResult>();
 
 /**

@@ -295,12 +295,13 @@ const escaped = (character: string) => {
 };
 
 /**
- * `text` as one word of a POSIX shell or zsh: a tool's name is the origin's, and may hold `$(…)`;
+ * `text` as one word of a POSIX shell or zsh, in a command to paste (here, and npm run check's):
+ * a tool's name is the origin's, an environment's wrangler.toml's, and either may hold `$(…)`;
  * zsh reads a word that starts with `=` as a command's path (`=ls` is `/bin/ls`). A name with a
  * character a terminal acts on or does not show is written `$'…'` (bash, zsh), each such
  * character escaped: printed, the command shows the name it accepts, and pasted, accepts it.
  */
-function shellWord(text: string): string {
+export function shellWord(text: string): string {
   if (/^[\w.,:/@%+=-]+$/.test(text) && !/^[-=]/.test(text)) return text;
   if (text.search(UNPRINTABLE) === -1) return `'${text.replaceAll("'", "'\\''")}'`;
   return `$'${text.replace(/[\\']/g, "\\$&").replace(UNPRINTABLE, escaped)}'`;

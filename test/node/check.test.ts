@@ -4,7 +4,8 @@
  * wrangler warns about), every problem told at once with its path; over the
  * shipped wrangler.toml, clean. `npm run deploy` refuses what check refuses.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
@@ -492,19 +493,21 @@ describe("npm run check of the top level, as npm run dev runs it", () => {
     `name = "dev-check"
 main = "${join(ROOT, "src/index.ts")}"
 compatibility_date = "2026-11-01"
-secrets = { required = ["ORIGIN_USER_SECRETS"] }
+secrets = { required = ["ORIGIN_USER_SECRETS", "IDP_CLIENT_SECRET"] }
 [exports.SignInBudget]
 type = "durable-object"
 storage = "sqlite"
 [vars]
 ${VALID}
+PROFILE = "openai"
 AUTH_MODE = "gate"
 IDP_ISSUER = "https://accounts.google.com"
 IDP_CLIENT_ID = "proxy-app"
 ALLOWED_DOMAINS = "acme.com"
 ${SIGN_IN("x", 7004).replaceAll("env.x.", "")}`,
   );
-  // What wrangler dev reads beside wrangler.toml: the local values of secrets, and of vars it overrides.
+  // What wrangler dev reads beside wrangler.toml: the local values of the secrets it declares, and
+  // of the vars they override.
   writeFileSync(
     join(dir, ".dev.vars"),
     'ORIGIN_USER_SECRETS={"ann@acme.com": not-json}\nPROFILE="claude-secret-typo"\nIDP_CLIENT_SECRET=dev-secret\n',
@@ -522,6 +525,120 @@ ${SIGN_IN("x", 7004).replaceAll("env.x.", "")}`,
     ]);
     expect(out).not.toContain("claude-secret-typo");
     expect(out).not.toContain("dev-secret");
+  });
+});
+
+describe("npm run check of an environment whose name a shell would run", () => {
+  it("gives the command that creates its namespace with the name as one shell word", () => {
+    const dir = mkdtempSync(join(scratch, "shell-"));
+    const marker = join(dir, "ran");
+    const name = `x$(touch ${marker})'y'`;
+    const path = join(dir, "wrangler.toml");
+    writeFileSync(
+      path,
+      `name = "shell"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+[env.${JSON.stringify(name)}.vars]
+${VALID}
+[[env.${JSON.stringify(name)}.kv_namespaces]]
+binding = "TOOL_MAP"
+id = "00000000000000000000000000000000"
+`,
+    );
+    const { notes } = checkEnvironment(readEnvironment(name, { configPath: path }));
+    const command = /`(npx wrangler kv namespace create TOOL_MAP --env .*)`/.exec(
+      notes.find(({ setting }) => setting === "TOOL_MAP")?.text ?? "",
+    )?.[1];
+    expect(command).toBeDefined();
+    // Pasted into a shell, it names the environment, and runs nothing the name holds.
+    const echoed = spawnSync("sh", ["-c", `set -- ${command}; printf %s "$8"`], {
+      encoding: "utf8",
+    });
+    expect(echoed.stdout).toBe(name);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe("npm run check of a top level that declares its secrets, as wrangler dev reads .dev.vars", () => {
+  // With `secrets` declared, wrangler dev takes from .dev.vars (or .env) only those secrets and the
+  // vars they override: the rest never reaches the Worker, whatever check made of it.
+  const dir = mkdtempSync(join(scratch, "dev-declared-"));
+  const path = join(dir, "wrangler.toml");
+  writeFileSync(
+    path,
+    `name = "dev-declared"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+secrets = { required = ["PUBLIC_URL"] }
+[[kv_namespaces]]
+binding = "TOOL_MAP"
+id = "local-tool-map"
+`,
+  );
+  writeFileSync(
+    join(dir, ".dev.vars"),
+    "PUBLIC_URL=http://localhost:8787\nORIGIN_URL=http://127.0.0.1:8788/mcp\nMAX_TOOLS=1\nCLOUDFLARE_ACCOUNT_ID=0123\n",
+  );
+
+  it("tells a setting .dev.vars sets that wrangler dev leaves out, and checks without it", () => {
+    const { problems, notes } = checkEnvironment(readEnvironment(undefined, { configPath: path }));
+    const leftOut =
+      "is set in .dev.vars, which wrangler dev leaves out: with secrets declared, it passes on from there only those and the vars they override; declare it (secrets = { required = [...] }) or set it in [vars]";
+    // The Worker under wrangler dev has no ORIGIN_URL (every request a 500), and MAX_TOOLS' default.
+    expect(problems).toEqual([
+      {
+        setting: "ORIGIN_URL",
+        text: 'is missing; set it to the full URL of the origin\'s MCP endpoint; if it is a secret (wrangler secret put), declare it in the top level: secrets = { required = ["ORIGIN_URL"] }',
+      },
+      { setting: "MAX_TOOLS", text: leftOut },
+      { setting: "ORIGIN_URL", text: leftOut },
+    ]);
+    // Wrangler's own names, which a .env holds for wrangler itself, are no setting left out.
+    expect(notes).toEqual([
+      {
+        setting: ".dev.vars",
+        text: "sets PUBLIC_URL for local development (wrangler dev reads it): checked with them",
+      },
+    ]);
+  });
+});
+
+describe("npm run check of a top level whose declared secret .dev.vars does not set", () => {
+  // wrangler dev warns, and starts the Worker without it: no stand-in is set at Cloudflare here.
+  const dir = mkdtempSync(join(scratch, "dev-unset-"));
+  const path = join(dir, "wrangler.toml");
+  writeFileSync(
+    path,
+    `name = "dev-unset"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+secrets = { required = ["ORIGIN_URL", "PUBLIC_URL"] }
+[[kv_namespaces]]
+binding = "TOOL_MAP"
+id = "local-tool-map"
+`,
+  );
+  writeFileSync(join(dir, ".dev.vars"), "PUBLIC_URL=http://localhost:8787\n");
+
+  it("tells it, as the Worker under wrangler dev has none of it", () => {
+    const { problems, notes } = checkEnvironment(readEnvironment(undefined, { configPath: path }));
+    expect(problems).toEqual([
+      {
+        setting: "ORIGIN_URL",
+        text: "is missing; set it to the full URL of the origin's MCP endpoint",
+      },
+      {
+        setting: "ORIGIN_URL",
+        text: "is a declared secret that .dev.vars does not set: wrangler dev starts the Worker without it",
+      },
+    ]);
+    expect(notes).toEqual([
+      {
+        setting: ".dev.vars",
+        text: "sets PUBLIC_URL for local development (wrangler dev reads it): checked with them",
+      },
+    ]);
   });
 });
 
@@ -568,5 +685,112 @@ ${GATE("per-user", 7002)}
       "IDP_ISSUER",
       "ALLOWED_USERS",
     ]);
+  });
+});
+
+describe("npm run check of declared secrets only another AUTH_MODE reads", () => {
+  // A tenant taken back to relay mode, its sign-in's vars and bindings removed and its secrets'
+  // declaration left: wrangler deploys it (the secrets are set at Cloudflare from before), and the
+  // Worker, given them, answers every request with 500.
+  const path = join(mkdtempSync(join(scratch, "mode-secrets-")), "wrangler.toml");
+  writeFileSync(
+    path,
+    `name = "mode-secrets"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+
+[env.was-gate]
+secrets = { required = ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_SECRET"] }
+[env.was-gate.vars]
+${VALID}
+WRANGLER_ENV = "was-gate"
+${KV("was-gate")}
+[env.was-broker]
+secrets = { required = ["ORIGIN_URL", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"] }
+[env.was-broker.vars]
+WRANGLER_ENV = "was-broker"
+${KV("was-broker")}
+`,
+  );
+  const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
+  const otherMode = (modes: string) =>
+    `is read only with AUTH_MODE=${modes}, and AUTH_MODE is relay: set AUTH_MODE, or remove this`;
+
+  it("tells each by its name, as the Worker refuses it whatever it holds", () => {
+    const wasGate = checked("was-gate");
+    expect(wasGate.problems).toEqual(
+      ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_SECRET"].map((setting) => ({
+        setting,
+        text: otherMode("gate"),
+      })),
+    );
+    expect(wasGate.notes).toEqual([]);
+    // Beside a declared secret whose value only the Worker can judge, still left to it.
+    const wasBroker = checked("was-broker");
+    expect(wasBroker.problems).toEqual(
+      ["UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"].map((setting) => ({
+        setting,
+        text: otherMode("broker"),
+      })),
+    );
+    expect(wasBroker.notes).toEqual([
+      { setting: "ORIGIN_URL", text: "is a secret: checked when the Worker starts, never here" },
+    ]);
+  });
+});
+
+describe("the wrangler dev commands README, docs/ and wrangler.toml give", () => {
+  const FILES = [
+    "README.md",
+    "wrangler.toml",
+    ...readdirSync(join(ROOT, "docs")).map((file) => join("docs", file)),
+  ];
+  /**
+   * Each paragraph's `npx wrangler dev` command: its code span or block, with the `--var`s its
+   * paragraph gives in spans of their own ("with `--var AUTH_MODE:gate`"), as shell words.
+   */
+  function commands(): Array<{ where: string; words: string[] }> {
+    const found: Array<{ where: string; words: string[] }> = [];
+    for (const file of FILES) {
+      const text = readFileSync(join(ROOT, file), "utf8").replace(/^# ?/gm, "");
+      for (const paragraph of text.split(/\n\s*\n/)) {
+        const code = [...paragraph.matchAll(/```\w*\n([\s\S]*?)```|`([^`]+)`/g)].map(
+          ([, block, span]) => (block ?? span ?? "").replace(/\\\n/g, " ").trim(),
+        );
+        const command = code.find((text) => text.startsWith("npx wrangler dev"));
+        if (command === undefined) continue;
+        const more = code.filter((text) => text.startsWith("--var "));
+        const words = [command, ...more]
+          .join(" ")
+          .match(/'[^']*'|\S+/g)
+          ?.map((word) => word.replace(/^'(.*)'$/, "$1"));
+        found.push({ where: `${file}: ${command}`, words: words ?? [] });
+      }
+    }
+    return found;
+  }
+
+  it("each check clean: what they run is a Worker that starts", () => {
+    const found = commands();
+    expect(found.length).toBeGreaterThanOrEqual(5);
+    for (const { where, words } of found) {
+      const option = (name: string) =>
+        words.flatMap((word, index) => (word === name ? [words[index + 1] as string] : []));
+      // A placeholder stands for what the operator writes there: the demo origin, or any text.
+      const vars = Object.fromEntries(
+        option("--var").map((entry) => {
+          const [name = "", ...value] = entry.split(":");
+          const text = value.join(":");
+          return [
+            name,
+            text === "<origin>" ? "http://127.0.0.1:8788/mcp" : text.replace(/^<.*>$/, "x"),
+          ];
+        }),
+      );
+      const [env] = option("--env");
+      const config = join(ROOT, "wrangler.toml");
+      const { problems } = checkEnvironment(readEnvironment(env, { configPath: config, vars }));
+      expect(problems, where).toEqual([]);
+    }
   });
 });

@@ -286,6 +286,12 @@ secrets = { required = ["ORIGIN_URL"] }
 [[env.unnamed.analytics_engine_datasets]]
 binding = "CALLS"
 dataset = "mcp_calls"
+
+[env.hostile.vars]
+WRANGLER_ENV = "hostile"
+[[env.hostile.analytics_engine_datasets]]
+binding = "CALLS"
+dataset = "mcp\\u001b]0;pwned\\u0007\\u009b2J"
 `,
   );
 
@@ -349,6 +355,19 @@ dataset = "mcp_calls"
     expect(quoted.code).toBe(1);
     expect(quoted.stderr).toContain("--origin's host x'or'1.example cannot be queried");
     expect(quoted.stderr).not.toMatch(/^\s+at /m);
+    expect(received).toEqual([]);
+  });
+
+  it("refuses a dataset it cannot query without printing the terminal controls its name holds", async () => {
+    const { base, received } = await sqlApi();
+    const { code, stderr } = await stats(base, ["--config", config, "--env", "hostile"]);
+    expect(code).toBe(1);
+    // An escape that retitles the window (OSC 0), one that clears the screen (CSI, U+009B).
+    expect(stderr).toContain(
+      "the CALLS binding's dataset mcp\ufffd]0;pwned\ufffd\ufffd2J cannot be queried",
+    );
+    const controls = "[\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f]";
+    expect(stderr).not.toMatch(new RegExp(controls));
     expect(received).toEqual([]);
   });
 

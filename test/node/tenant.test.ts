@@ -183,6 +183,53 @@ describe("npm run tenant -- add", () => {
     );
   }, 600_000);
 
+  it("tells every mistake of one command at once, the section's with the arguments', writing nothing", () => {
+    const config = join(repo.dir, "wrangler.toml");
+    const before = readFileSync(config, "utf8");
+    const refusal = (argv: string[]) => {
+      try {
+        add([...argv, "--config", config]);
+      } catch (error) {
+        if (error instanceof Refused) return error.message;
+        throw error;
+      }
+      throw new Error("not refused");
+    };
+    const told = refusal([
+      "nz",
+      "--origin",
+      "ftp://nz.example/mcp",
+      "--auth",
+      "gate",
+      "--profile",
+      "claude",
+      "--workers-dev",
+      "nz-corp.workers.dev",
+      "--host",
+      "nz..example",
+    ]);
+    for (const says of [
+      "--auth is relay or broker.",
+      "--workers-dev takes your account's workers.dev subdomain alone",
+      "--host takes a host name, like mcp.acme.example",
+      "ORIGIN_URL: must be an absolute http:// or https:// URL",
+      "PROFILE: must be one of",
+      "Nothing written.",
+    ]) {
+      expect(told).toContain(says);
+    }
+    // A name no section can be written for: what can be told without one is told beside it.
+    const unnamed = refusal(["Nz_", "--host", "nz..example"]);
+    for (const says of [
+      "lower-case letters, digits and dashes",
+      "--origin URL: the full URL of the origin's MCP endpoint.",
+      "--host takes a host name, like mcp.acme.example",
+    ]) {
+      expect(unnamed).toContain(says);
+    }
+    expect(readFileSync(config, "utf8")).toBe(before);
+  });
+
   it("creates the namespaces with the wrangler.toml --config names, logged in", () => {
     // wrangler, logged in, as far as add asks it: its namespace is created only for an
     // environment the file it reads (--config, else ./wrangler.toml) defines.
