@@ -360,6 +360,24 @@ const FORM_ONLY: ReadonlySet<SchemaRule> = new Set([
 
 const PROFILES = ["openai", "openai-strict", "anthropic", "gemini", "portable"] as const;
 
+/** A schema of `schemas`, its view under one of `profiles`, and arguments a model may send through it. */
+const sentThroughViews = (
+  schemas: fc.Arbitrary<Schema>,
+  profiles: ReadonlyArray<(typeof PROFILES)[number]>,
+) =>
+  schemas.chain((original) =>
+    fc.constantFrom(...profiles).chain((profile) => {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      const readable = asJsonSchema(view.schema);
+      return valuesFor(readable, readable as Schema).map((args) => ({
+        original,
+        view,
+        readable,
+        args,
+      }));
+    }),
+  );
+
 describe("views of random schemas", () => {
   it("are accepted by each profile's provider, and one that does not differ is the original", () => {
     fc.assert(
@@ -396,30 +414,16 @@ describe("the way back, for random schemas", () => {
   it("arguments valid under a view come out of repair valid under the original, or reported invalid", () => {
     let checked = 0;
     fc.assert(
-      fc.property(
-        rootArb.chain((original) =>
-          fc.constantFrom(...PROFILES).chain((profile) => {
-            const view = schemaView(original, SCHEMA_PASSES[profile]);
-            const readable = asJsonSchema(view.schema);
-            return valuesFor(readable, readable as Schema).map((args) => ({
-              original,
-              view,
-              readable,
-              args,
-            }));
-          }),
-        ),
-        ({ original, view, readable, args }) => {
-          fc.pre(isObject(args) && accepts(readable, args));
-          const repaired = wayBack(args as Schema, original, view);
-          const verdict = validateArguments(repaired.arguments, original);
-          expect(["valid", "invalid"]).toContain(verdict.kind);
-          if (view.rules.every((rule) => FORM_ONLY.has(rule)) && view.dropped.length === 0) {
-            expect(verdict, JSON.stringify({ view: view.schema, args })).toEqual({ kind: "valid" });
-          }
-          checked++;
-        },
-      ),
+      fc.property(sentThroughViews(rootArb, PROFILES), ({ original, view, readable, args }) => {
+        fc.pre(isObject(args) && accepts(readable, args));
+        const repaired = wayBack(args as Schema, original, view);
+        const verdict = validateArguments(repaired.arguments, original);
+        expect(["valid", "invalid"]).toContain(verdict.kind);
+        if (view.rules.every((rule) => FORM_ONLY.has(rule)) && view.dropped.length === 0) {
+          expect(verdict, JSON.stringify({ view: view.schema, args })).toEqual({ kind: "valid" });
+        }
+        checked++;
+      }),
       { numRuns: 400 },
     );
     expect(checked).toBeGreaterThan(100);
@@ -957,30 +961,16 @@ describe("an allOf of unions (property)", () => {
   it("what a model sends through the view reaches the origin as a value it takes", () => {
     let checked = 0;
     fc.assert(
-      fc.property(
-        listsArb.chain((original) =>
-          fc.constantFrom(...VIEWED).chain((profile) => {
-            const view = schemaView(original, SCHEMA_PASSES[profile]);
-            const readable = asJsonSchema(view.schema);
-            return valuesFor(readable, readable as Schema).map((args) => ({
-              original,
-              view,
-              readable,
-              args,
-            }));
-          }),
-        ),
-        ({ original, view, readable, args }) => {
-          // An `allOf` no value meets (a string and an object) is refused whatever is sent.
-          fc.pre(takesAny(original) && isObject(args) && accepts(readable, args));
-          const back = wayBack(args as Schema, original, view).arguments;
-          expect(
-            accepts(original, back),
-            JSON.stringify({ original, view: view.schema, args, back }),
-          ).toBe(true);
-          checked++;
-        },
-      ),
+      fc.property(sentThroughViews(listsArb, VIEWED), ({ original, view, readable, args }) => {
+        // An `allOf` no value meets (a string and an object) is refused whatever is sent.
+        fc.pre(takesAny(original) && isObject(args) && accepts(readable, args));
+        const back = wayBack(args as Schema, original, view).arguments;
+        expect(
+          accepts(original, back),
+          JSON.stringify({ original, view: view.schema, args, back }),
+        ).toBe(true);
+        checked++;
+      }),
       { numRuns: 400 },
     );
     expect(checked).toBeGreaterThan(100);
