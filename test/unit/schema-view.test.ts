@@ -533,16 +533,18 @@ describe("the view, rule by rule (gemini)", () => {
     }
   });
 
+  /** An object of one required string field, `name`: a form of the unions below. */
+  const object = (name: string) => ({
+    type: "object",
+    properties: { [name]: { type: "string" } },
+    required: [name],
+  });
+
   it.each(["openai-strict", "gemini", "portable"] as const)(
     "%s: offers a form for each way of taking one form of each anyOf an allOf merges",
     (profile) => {
       // One of `a` and `b`, and one of `c` and `d`: offered together, the forms took `{"a": …}`,
       // which matches no form of the second `anyOf`, and the origin refuses.
-      const object = (name: string) => ({
-        type: "object",
-        properties: { [name]: { type: "string" } },
-        required: [name],
-      });
       const original = {
         type: "object",
         properties: {
@@ -591,11 +593,6 @@ describe("the view, rule by rule (gemini)", () => {
     "%s: offers a form for each way of taking one of a node's anyOf and one of its oneOf",
     (profile) => {
       // Both apply (JSON Schema): joined into one list, the forms took `{"a": …}` alone.
-      const object = (name: string) => ({
-        type: "object",
-        properties: { [name]: { type: "string" } },
-        required: [name],
-      });
       const original = {
         type: "object",
         properties: {
