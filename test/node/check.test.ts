@@ -15,6 +15,23 @@ import { readEnvironment } from "../../scripts/lib/environments";
 import { npmRun, ROOT, sections } from "./npm-scripts";
 
 const scratch = mkdtempSync(join(tmpdir(), "check-"));
+
+/**
+ * A wrangler.toml of its own, in a new directory of `scratch`: the Worker
+ * `name`, this repository's entry point, then `rest`. Its path and directory.
+ */
+function scratchConfig(name: string, rest: string): { dir: string; path: string } {
+  const dir = mkdtempSync(join(scratch, `${name}-`));
+  const path = join(dir, "wrangler.toml");
+  writeFileSync(
+    path,
+    `name = "${name}"
+main = "${join(ROOT, "src/index.ts")}"
+compatibility_date = "2026-11-01"
+${rest}`,
+  );
+  return { dir, path };
+}
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const VALID = 'ORIGIN_URL = "https://o.example/mcp"';
@@ -450,14 +467,9 @@ describe("npm run deploy", () => {
 
   it("refuses a wrangler.toml it would not check: -c=FILE, -cFILE, --c FILE, --cwd DIR, -e=NAME", () => {
     // acme as wrangler.toml has it, with a setting the Worker refuses: every request a 500.
-    const dir = mkdtempSync(join(scratch, "elsewhere-"));
-    const path = join(dir, "wrangler.toml");
-    writeFileSync(
-      path,
-      `name = "elsewhere"
-main = "${join(ROOT, "src/index.ts")}"
-compatibility_date = "2026-11-01"
-[env.acme.vars]
+    const { dir, path } = scratchConfig(
+      "elsewhere",
+      `[env.acme.vars]
 ${VALID}
 WRANGLER_ENV = "acme"
 TOOL_CHANGES = "block"
@@ -486,14 +498,9 @@ ${KV("acme")}`,
 });
 
 describe("npm run check of the top level, as npm run dev runs it", () => {
-  const dir = mkdtempSync(join(scratch, "dev-"));
-  const path = join(dir, "wrangler.toml");
-  writeFileSync(
-    path,
-    `name = "dev-check"
-main = "${join(ROOT, "src/index.ts")}"
-compatibility_date = "2026-11-01"
-secrets = { required = ["ORIGIN_USER_SECRETS", "IDP_CLIENT_SECRET"] }
+  const { dir, path } = scratchConfig(
+    "dev-check",
+    `secrets = { required = ["ORIGIN_USER_SECRETS", "IDP_CLIENT_SECRET"] }
 [exports.SignInBudget]
 type = "durable-object"
 storage = "sqlite"
@@ -563,14 +570,9 @@ id = "00000000000000000000000000000000"
 describe("npm run check of a top level that declares its secrets, as wrangler dev reads .dev.vars", () => {
   // With `secrets` declared, wrangler dev takes from .dev.vars (or .env) only those secrets and the
   // vars they override: the rest never reaches the Worker, whatever check made of it.
-  const dir = mkdtempSync(join(scratch, "dev-declared-"));
-  const path = join(dir, "wrangler.toml");
-  writeFileSync(
-    path,
-    `name = "dev-declared"
-main = "${join(ROOT, "src/index.ts")}"
-compatibility_date = "2026-11-01"
-secrets = { required = ["PUBLIC_URL"] }
+  const { dir, path } = scratchConfig(
+    "dev-declared",
+    `secrets = { required = ["PUBLIC_URL"] }
 [[kv_namespaces]]
 binding = "TOOL_MAP"
 id = "local-tool-map"
@@ -606,14 +608,9 @@ id = "local-tool-map"
 
 describe("npm run check of a top level whose declared secret .dev.vars does not set", () => {
   // wrangler dev warns, and starts the Worker without it: no stand-in is set at Cloudflare here.
-  const dir = mkdtempSync(join(scratch, "dev-unset-"));
-  const path = join(dir, "wrangler.toml");
-  writeFileSync(
-    path,
-    `name = "dev-unset"
-main = "${join(ROOT, "src/index.ts")}"
-compatibility_date = "2026-11-01"
-secrets = { required = ["ORIGIN_URL", "PUBLIC_URL"] }
+  const { dir, path } = scratchConfig(
+    "dev-unset",
+    `secrets = { required = ["ORIGIN_URL", "PUBLIC_URL"] }
 [[kv_namespaces]]
 binding = "TOOL_MAP"
 id = "local-tool-map"
