@@ -71,6 +71,7 @@ export async function readLegacyNames(
   const pending: string[] = [];
   let weight = 0;
   for (const original of kept.keys()) weight += nameWeight(original);
+  const keptNames = new Set(kept.values());
   let keys = 0;
   let gets = 0;
   let after = progress.after;
@@ -98,8 +99,12 @@ export async function readLegacyNames(
         keep(listed, name);
         continue;
       }
-      // Read in an earlier step (names are ASCII: KV's order is the strings' order).
-      if (progress.after !== undefined && key.name <= progress.after) continue;
+      // Read in an earlier step (names are ASCII: KV's order is the strings' order), or one whose
+      // name the map keeps: the version before drops how far a scope was read when it writes the
+      // map, not the names read, and a rollout of new isolates would otherwise read from the start.
+      if ((progress.after !== undefined && key.name <= progress.after) || keptNames.has(name)) {
+        continue;
+      }
       if (gets >= LEGACY_OPERATIONS - MAX_PAGES) {
         pending.push(name);
         continue;
