@@ -116,6 +116,44 @@ function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined 
 }
 
 /**
+ * The values a schema's `enum` or `const` names (or its `anyOf`/`oneOf` branches' together, where
+ * each names some; or else an `allOf` branch's, which holds of the value too), or `undefined`
+ * where it may take any value of its types. What it names may be more than it takes, never less.
+ */
+export function namedValues(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): ReadonlySet<unknown> | undefined {
+  return valuesIn(schema, readingOf(root, targets));
+}
+
+function valuesIn(schema: unknown, reading: Reading): Set<unknown> | undefined {
+  const resolved = resolvedIn(schema, reading);
+  if (!resolved) return undefined;
+  if (Object.hasOwn(resolved, "const")) return new Set([resolved.const]);
+  const values = own(resolved, "enum");
+  if (Array.isArray(values)) return new Set(values);
+  for (const keyword of ["anyOf", "oneOf"]) {
+    const branches = own(resolved, keyword);
+    if (!Array.isArray(branches) || branches.length === 0) continue;
+    const named = new Set<unknown>();
+    let read = 0;
+    for (const branchValues of branchesOf(resolved, keyword, reading, valuesIn)) {
+      if (!branchValues) return undefined;
+      for (const value of branchValues) named.add(value);
+      read++;
+    }
+    // A branch left unread may take any value.
+    return read === branches.length ? named : undefined;
+  }
+  for (const branchValues of branchesOf(resolved, "allOf", reading, valuesIn)) {
+    if (branchValues) return branchValues;
+  }
+  return undefined;
+}
+
+/**
  * The declared properties of an object schema (own keys only), or `undefined`:
  * its own `properties` and those its `allOf`/`anyOf`/`oneOf` branches declare
  * (a root-level `anyOf` of object forms is common). A property declared more
