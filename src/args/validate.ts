@@ -91,8 +91,8 @@ const SCHEMA_MAPS = new Set([
   "dependentSchemas",
   "dependencies",
 ]);
-/** Keywords whose value is data, not a schema. */
-const DATA = new Set(["const", "enum", "default", "examples", "example"]);
+/** Keywords whose value is data, not a schema (`dependentRequired`: property names, lists of them). */
+const DATA = new Set(["const", "enum", "default", "examples", "example", "dependentRequired"]);
 const MAX_SCHEMA_DEPTH = 64;
 
 /** The characters of an `enum` or `const` a refusal's message writes, at most. */

@@ -1000,6 +1000,22 @@ describe("validation", () => {
     });
   });
 
+  it("reads the names dependentRequired lists as names, whatever keyword they spell", () => {
+    // Properties named `type`, `pattern` and `format`: what one requires beside it is data.
+    const schema = {
+      type: "object",
+      properties: { type: {}, pattern: {}, format: {}, flags: {} },
+      dependentRequired: { type: ["flags"], pattern: ["flags"], format: ["flags"] },
+    };
+    for (const key of ["type", "pattern", "format"]) {
+      const result = validateArguments({ [key]: "x" }, schema);
+      expect(result.kind === "invalid" && result.issues.map((issue) => issue.keyword)).toEqual([
+        "dependentRequired",
+      ]);
+      expect(validateArguments({ [key]: "x", flags: "g" }, schema)).toEqual({ kind: "valid" });
+    }
+  });
+
   it("skips, rather than fails, a schema it cannot apply", () => {
     expect(validateArguments({}, { $ref: "#/nowhere" }).kind).not.toBe("invalid");
   });
