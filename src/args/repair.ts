@@ -30,7 +30,7 @@ import {
   namedValues,
   requiredOf,
   type Schema,
-  takesKeysByPattern,
+  takesKeysAsSent,
 } from "./json-schema";
 import type { RefTargets } from "./schema-reading";
 
@@ -101,9 +101,9 @@ class ArgumentRepair {
     const declared = declaredProperties(schema, this.root, this.targets);
     if (!declared) return undefined;
     const { properties, complete } = declared;
-    // Where keys are also taken by pattern, or a branch left unread may declare more, none is
-    // read as another spelling of a declared one.
-    const spelled = complete && !takesKeysByPattern(schema, this.root, this.targets);
+    // Where keys are also taken by pattern or on a condition, or a branch left unread may declare
+    // more, none is read as another spelling of a declared one.
+    const spelled = complete && !takesKeysAsSent(schema, this.root, this.targets);
     return {
       properties,
       forbids: forbidsAdditionalProperties(schema, this.root, this.targets),

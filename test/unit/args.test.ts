@@ -697,6 +697,41 @@ describe("safety", () => {
     expect(report.renamedKeys).toEqual([]);
   });
 
+  it("renames no key that a condition, or a $ref the reading cannot follow, may declare as sent", () => {
+    // `maxBytes`, a string, is the origin's where the form declaring it applies; as `max_bytes`,
+    // an integer, it would be refused.
+    const declared = { properties: { maxBytes: { type: "string" } } };
+    const properties = { kind: { type: "string" }, max_bytes: { type: "integer" } };
+    // The branch by a computed key: lint reads a literal member named `then` as a promise's.
+    const conditional = (branch: "then" | "else", form: unknown) => ({
+      properties,
+      if: { required: ["kind"] },
+      [branch]: form,
+    });
+    for (const [what, schema] of [
+      ["then", conditional("then", declared)],
+      ["else", conditional("else", declared)],
+      ["dependentSchemas", { properties, dependentSchemas: { kind: declared } }],
+      ["dependencies", { properties, dependencies: { kind: declared } }],
+      [
+        "a $ref to an $anchor",
+        { properties, allOf: [{ $ref: "#all" }], $defs: { All: { $anchor: "all", ...declared } } },
+      ],
+      ["a $ref to another document", { properties, allOf: [{ $ref: "all.json" }] }],
+    ] as const) {
+      const sent = { kind: "all", maxBytes: "all" };
+      const { arguments: back, report } = repairArguments(sent, schema);
+      expect(back, what).toEqual(sent);
+      expect(report.renamedKeys, what).toEqual([]);
+    }
+    // A condition that declares no property leaves every key's spelling as it was read.
+    const required = conditional("then", { required: ["max_bytes"] });
+    expect(repairArguments({ kind: "all", maxBytes: "5" }, required).arguments).toEqual({
+      kind: "all",
+      max_bytes: 5,
+    });
+  });
+
   it("stops at its depth limit on very deep arguments, and says so", () => {
     let schema: Record<string, unknown> = { type: "integer" };
     let value: unknown = "1";
