@@ -65,6 +65,21 @@ const PER_CHARACTERS = 256;
 const READ_STRINGS = ["minLength", "maxLength", "format"];
 
 /**
+ * What a pair counts for a `date-time` string: a check per this many characters. The validator
+ * splits it at every `t` and space into a list of its parts, 32 ns a character at worst: 3
+ * million `t`s took 0.1 s of CPU and a list of 60 MB, for one value.
+ */
+const PER_DATE_TIME_CHARACTERS = 32;
+
+/** What checking `value` against `node` walks of the string, in checks. */
+function stringCost(value: string, node: Schema): number {
+  if (own(node, "format") === "date-time")
+    return Math.floor(value.length / PER_DATE_TIME_CHARACTERS);
+  const reads = READ_STRINGS.some((keyword) => own(node, keyword) !== undefined);
+  return reads ? Math.floor(value.length / PER_CHARACTERS) : 0;
+}
+
+/**
  * How many characters the validator writes `key` with in a location: escaped as a JSON pointer,
  * then as a URI (a character past ASCII as up to three `%XX`).
  */
@@ -147,11 +162,7 @@ export function checksWithin(
       walked.set(node, counts);
     }
     checks += isPlainObject(value) ? counts[0] : counts[1];
-    if (
-      typeof value === "string" &&
-      READ_STRINGS.some((keyword) => own(node, keyword) !== undefined)
-    )
-      checks += Math.floor(value.length / PER_CHARACTERS);
+    if (typeof value === "string") checks += stringCost(value, node);
     checkReferences(value, node, references, check, at);
     for (const keyword of IN_PLACE) check(value, own(node, keyword), at);
     for (const keyword of IN_PLACE_LISTS) {
