@@ -983,7 +983,7 @@ describe("validation", () => {
     });
   });
 
-  it("counts the characters of a value's place and of a string a check walks, for each schema applied", () => {
+  it("counts what a check walks of a value's place, text and keys, for each schema applied", () => {
     // The validator writes a member's key into its location (encoded, for each schema applied to
     // the object) and walks a string's characters for its length or format: a 3 MB key under a
     // union of 200 closed forms took 0.7 s of CPU, 1.3 million CJK characters (each written as
@@ -1027,6 +1027,17 @@ describe("validation", () => {
     const long = validateArguments({ ["k".repeat(1_000_000)]: Array(5_000).fill("x") }, lists);
     const read = long.kind === "invalid" ? long.issues : [];
     expect(read.reduce((sum, issue) => sum + issue.location.length, 0)).toBeLessThan(16_000_000);
+    // The validator lists an object's keys for each schema applied to it, whether or not any
+    // applies to them: 300,000 keys (3 MB) under a union of 50 tagged forms took 2.4 s of CPU.
+    const tagged = forms(50, (i) => ({
+      type: "object",
+      properties: { kind: { const: `k${i}` } },
+      required: ["kind"],
+    }));
+    const keys = (count: number) =>
+      Object.fromEntries(Array.from({ length: count }, (_, i) => [`key_${i}`, 0]));
+    expect(validateArguments({ kind: "k1", ...keys(300_000) }, tagged)).toEqual(skipped);
+    expect(validateArguments({ kind: "k1", ...keys(10) }, tagged)).toEqual({ kind: "valid" });
     const short = validateArguments({ k: Array(5_000).fill("x") }, lists);
     expect(short.kind === "invalid" && short.issues.length).toBeGreaterThanOrEqual(5_000);
   });
