@@ -10,7 +10,8 @@
  * count stops at its budget. A pair also counts what the validator walks of
  * its schema for the value (`walked`): the origin's schema chooses how long
  * that is, and the client how many values walk it; and what it walks of the
- * value's own text, where the client chooses the length (`PER_CHARACTERS`).
+ * value itself, whose size the client chooses: its location's characters, a
+ * string's, an object's keys (`PER_CHARACTERS`, `PER_KEYS`).
  */
 import { isPlainObject, own } from "../json";
 import type { Schema } from "./json-schema";
@@ -80,8 +81,8 @@ function stringCost(value: string, node: Schema): number {
 }
 
 /**
- * How many characters the validator writes `key` with in a location: escaped as a JSON pointer,
- * then as a URI (a character past ASCII as up to three `%XX`).
+ * How many characters the validator writes `key` with in a location, near enough: escaped as a
+ * URI, a character past ASCII as up to three `%XX` (an ASCII one it escapes counted as one).
  */
 function writtenLength(key: string): number {
   let length = key.length;
