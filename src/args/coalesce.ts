@@ -11,7 +11,8 @@
  *   once empty, meant the other). A losing alias passes through as an unknown
  *   key, or is dropped where the schema forbids additional properties (the
  *   origin would refuse it).
- * - Unknown keys pass through. Key order is kept.
+ * - Unknown keys pass through. Key order is kept (keys that are array indices, `"10"`, come
+ *   first in any object JavaScript parses: docs/arguments.md, Lossless).
  */
 import { foldedKey } from "../json";
 

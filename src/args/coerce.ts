@@ -33,6 +33,22 @@ function matches(type: JsonType, allowed: ReadonlySet<JsonType>): boolean {
   return allowed.has(type) || (type === "integer" && allowed.has("number"));
 }
 
+/** What a string an enum does not name may be read as: a number or boolean, as a view writes one. */
+const SCALARS: readonly JsonType[] = ["integer", "number", "boolean"];
+
+/**
+ * `text`, which `values` (an `enum` or `const`) does not name, as the number or boolean it writes
+ * where `values` names that (`"2"` for `[1, 2, "auto"]`): a view of string enums offers every
+ * value as a string (gemini, portable), and the schema taking strings too, its type alone would
+ * leave the model's `"2"` a string the origin refuses.
+ */
+function namedIn(text: string, allowed: ReadonlySet<JsonType>, values: ReadonlySet<unknown>) {
+  const scalars = new Set(SCALARS.filter((type) => allowed.has(type)));
+  const coerced = scalars.size > 0 ? fromString(text, scalars) : undefined;
+  if (coerced === undefined || !values.has(coerced.value)) return undefined;
+  return { ...coerced, from: "string" as const, to: jsonTypeOf(coerced.value) };
+}
+
 /**
  * `text`, a JSON number, as a number written with `text`'s own digits where it goes: a double may
  * round them (`"9007199254740993"`, a 64-bit id a view showed as a string, reaches the origin as
@@ -88,16 +104,21 @@ function fromString(
  * `1e400`, not a double's `1234567890123456800`, `1.5`, `Infinity`), and is
  * left alone where that text is not known; an object, the text of its values
  * as `exact` knows them. A string becomes a number written with its digits
- * (`written`).
+ * (`written`), also where strings are allowed but `values`, the schema's
+ * `enum` or `const`, names the number and not the string.
  */
 export function coerceValue(
   value: unknown,
   allowed: ReadonlySet<JsonType>,
   written?: string,
   exact?: ExactText,
+  values?: ReadonlySet<unknown>,
 ): Coercion {
   const from = jsonTypeOf(value);
-  if (matches(from, allowed)) return undefined;
+  if (matches(from, allowed)) {
+    if (typeof value !== "string" || values === undefined || values.has(value)) return undefined;
+    return namedIn(value, allowed, values);
+  }
   if (value === null) return "drop";
 
   let coerced: { value: unknown; exact?: ExactText; written?: string } | undefined;

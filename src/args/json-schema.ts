@@ -116,6 +116,44 @@ function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined 
 }
 
 /**
+ * The values a schema's `enum` or `const` names (or its `anyOf`/`oneOf` branches' together, where
+ * each names some; or else an `allOf` branch's, which holds of the value too), or `undefined`
+ * where it may take any value of its types. What it names may be more than it takes, never less.
+ */
+export function namedValues(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): ReadonlySet<unknown> | undefined {
+  return valuesIn(schema, readingOf(root, targets));
+}
+
+function valuesIn(schema: unknown, reading: Reading): Set<unknown> | undefined {
+  const resolved = resolvedIn(schema, reading);
+  if (!resolved) return undefined;
+  if (Object.hasOwn(resolved, "const")) return new Set([resolved.const]);
+  const values = own(resolved, "enum");
+  if (Array.isArray(values)) return new Set(values);
+  for (const keyword of ["anyOf", "oneOf"]) {
+    const branches = own(resolved, keyword);
+    if (!Array.isArray(branches) || branches.length === 0) continue;
+    const named = new Set<unknown>();
+    let read = 0;
+    for (const branchValues of branchesOf(resolved, keyword, reading, valuesIn)) {
+      if (!branchValues) return undefined;
+      for (const value of branchValues) named.add(value);
+      read++;
+    }
+    // A branch left unread may take any value.
+    return read === branches.length ? named : undefined;
+  }
+  for (const branchValues of branchesOf(resolved, "allOf", reading, valuesIn)) {
+    if (branchValues) return branchValues;
+  }
+  return undefined;
+}
+
+/**
  * The declared properties of an object schema (own keys only), or `undefined`:
  * its own `properties` and those its `allOf`/`anyOf`/`oneOf` branches declare
  * (a root-level `anyOf` of object forms is common). A property declared more
@@ -274,15 +312,30 @@ export function forbidsAdditionalProperties(
   return saidOfKeys(schema, reading, (s) => own(s, "additionalProperties") === false);
 }
 
+/** Keywords whose schemas apply to an object only where a condition holds (draft-07's `dependencies` too). */
+const CONDITIONAL = ["if", "then", "else"];
+const DEPENDENT = ["dependentSchemas", "dependencies"];
+
+/** Whether a schema that applies where a condition holds declares a property, as far as read. */
+function declaresOnCondition(schema: Schema, reading: Reading): boolean {
+  const declares = (branch: unknown) => Object.keys(propertiesIn(branch, reading) ?? {}).length > 0;
+  if (CONDITIONAL.some((keyword) => declares(own(schema, keyword)))) return true;
+  return DEPENDENT.some((keyword) => {
+    const dependent = own(schema, keyword);
+    return isPlainObject(dependent) && Object.values(dependent).some(declares);
+  });
+}
+
 /**
- * Whether an object schema, or one applying with it, takes keys by pattern (`patternProperties`):
- * a key that reads as another spelling of a declared one may be one of them, which only the
- * origin's regex could tell (run here, a regex is the origin's to make slow). So may it where
- * the reading's bounds left a branch unread, which may say so.
+ * Whether an object schema, or one applying with it, may take as sent a key that reads as another
+ * spelling of a declared one: by pattern (`patternProperties`), which only the origin's regex
+ * could tell (run here, a regex is the origin's to make slow), or by a declaration that applies
+ * only where a condition holds (`then`, `dependentSchemas`), which the value's reading would have
+ * to decide. So may it where the reading left a branch or a `$ref` unread, which may say so.
  */
-export function takesKeysByPattern(schema: unknown, root: Schema, targets?: RefTargets): boolean {
+export function takesKeysAsSent(schema: unknown, root: Schema, targets?: RefTargets): boolean {
   const reading = readingOf(root, targets);
-  return (
-    saidOfKeys(schema, reading, (s) => own(s, "patternProperties") !== undefined) || reading.cut
-  );
+  const says = (s: Schema) =>
+    own(s, "patternProperties") !== undefined || declaresOnCondition(s, reading);
+  return saidOfKeys(schema, reading, says) || reading.cut;
 }

@@ -27,9 +27,10 @@ import {
   forbidsAdditionalProperties,
   itemsOf,
   type JsonType,
+  namedValues,
   requiredOf,
   type Schema,
-  takesKeysByPattern,
+  takesKeysAsSent,
 } from "./json-schema";
 import type { RefTargets } from "./schema-reading";
 
@@ -95,13 +96,14 @@ class ArgumentRepair {
   private readonly allowedIn = readOnce((schema) => allowedTypes(schema, this.root, this.targets));
   private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root, this.targets));
   private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root, this.targets));
+  private readonly valuesIn = readOnce((schema) => namedValues(schema, this.root, this.targets));
   private readonly keysIn = readOnce((schema) => {
     const declared = declaredProperties(schema, this.root, this.targets);
     if (!declared) return undefined;
     const { properties, complete } = declared;
-    // Where keys are also taken by pattern, or a branch left unread may declare more, none is
-    // read as another spelling of a declared one.
-    const spelled = complete && !takesKeysByPattern(schema, this.root, this.targets);
+    // Where keys are also taken by pattern or on a condition, or a branch left unread may declare
+    // more, none is read as another spelling of a declared one.
+    const spelled = complete && !takesKeysAsSent(schema, this.root, this.targets);
     return {
       properties,
       forbids: forbidsAdditionalProperties(schema, this.root, this.targets),
@@ -172,7 +174,12 @@ class ArgumentRepair {
     let current = value;
     const allowed = this.allowedIn(schema);
     if (allowed) {
-      const coercion = coerceValue(current, allowed, written, this.read);
+      // A string its schema takes may still be none its enum names, standing for a number it does.
+      const values =
+        typeof current === "string" && allowed.has("string") && allowed.size > 1
+          ? this.valuesIn(schema)
+          : undefined;
+      const coercion = coerceValue(current, allowed, written, this.read, values);
       if (coercion === "drop") return DROP;
       if (coercion) {
         this.report.coercions.push({ path, from: coercion.from, to: coercion.to });

@@ -143,18 +143,21 @@ export function allOfOf(schema: Schema): unknown[] | undefined {
 
 /**
  * `schema` resolved, its `$ref`s followed while they are all it says, unless it is one being read
- * already (a cycle) or it does not resolve.
+ * already (a cycle) or it does not resolve. A `$ref` to another document, or to nothing a pointer
+ * names (an `$anchor`, an `$id`, which the validator and the origin may resolve), is unread.
  */
 export function resolvedIn(schema: unknown, reading: Reading): Schema | undefined {
   let current = schema;
   for (let hop = 0; hop <= MAX_REF_HOPS; hop++) {
     if (!isPlainObject(current)) return undefined;
     const ref = own(current, "$ref");
+    if (typeof ref === "string" && !ref.startsWith("#")) reading.cut = true;
     if (typeof ref !== "string" || !ref.startsWith("#") || refBeside(current) !== undefined) {
       return reading.path.includes(current) ? undefined : current;
     }
     if (!reading.targets.has(ref)) reading.targets.set(ref, refTarget(ref, reading.root));
     current = reading.targets.get(ref);
+    if (current === undefined) reading.cut = true;
   }
   reading.cut = true;
   return undefined;

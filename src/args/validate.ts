@@ -13,7 +13,9 @@
  * client controls beyond a linear walk, and leaves those to the origin: a
  * `pattern` or `patternProperties` is the origin's regex run on the client's
  * text (`^(a+)+$` takes seconds on 27 characters), `uniqueItems` compares
- * every pair of a client's array. The fix-it text names at most
+ * every pair of a client's array, and the validator's own check of a `format`
+ * such as `url` backtracks, of `regex` compiles the client's pattern
+ * (`LINEAR_FORMATS`). The fix-it text names at most
  * `MAX_LISTED` issues and keys, suggests at most `MAX_SUGGESTIONS` keys, and
  * compares only keys of at most `MAX_KEY_CHARS` characters. A call whose check
  * would apply more than `MAX_CHECKS` schemas to values (a schema that branches
@@ -70,6 +72,19 @@ function draftOf(schema: Schema): SchemaDraft {
 
 /** Keywords left to the origin: their cost grows faster than the client's input. */
 const LEFT_TO_ORIGIN = new Set(["pattern", "patternProperties", "uniqueItems"]);
+/**
+ * The formats @cfworker/json-schema checks in time linear in the string, at a few nanoseconds a
+ * character (each timed on megabytes; `date-time` counted apart, validation-cost.ts). Any other
+ * is left to the origin: its `url` is a regex that backtracks exponentially on a host without a
+ * dot (`http://` and 26 letters took 125 ms, each letter more twice as long), its `regex`
+ * compiles the client's pattern (`\p{L}` took 5 µs a character: 500 KB, 2.8 s), and a release
+ * may add more.
+ */
+const LINEAR_FORMATS: ReadonlySet<unknown> = new Set([
+  ...["date", "time", "date-time", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"],
+  ...["uri", "uri-reference", "uri-template"],
+  ...["json-pointer", "json-pointer-uri-fragment", "relative-json-pointer"],
+]);
 /** Keywords whose members are named subschemas: the names are data, never keywords. */
 const SCHEMA_MAPS = new Set([
   "properties",
@@ -79,8 +94,8 @@ const SCHEMA_MAPS = new Set([
   "dependentSchemas",
   "dependencies",
 ]);
-/** Keywords whose value is data, not a schema. */
-const DATA = new Set(["const", "enum", "default", "examples", "example"]);
+/** Keywords whose value is data, not a schema (`dependentRequired`: property names, lists of them). */
+const DATA = new Set(["const", "enum", "default", "examples", "example", "dependentRequired"]);
 const MAX_SCHEMA_DEPTH = 64;
 
 /** The characters of an `enum` or `const` a refusal's message writes, at most. */
@@ -141,7 +156,7 @@ function withNull(type: unknown): unknown {
 }
 
 /**
- * `schema` without the keywords left to the origin, and with OpenAPI's
+ * `schema` without the keywords (and formats) left to the origin, and with OpenAPI's
  * `nullable: true` as a `type` with `null` (repair keeps that `null`);
  * `undefined` when it is nested deeper than `MAX_SCHEMA_DEPTH`. Where
  * `patternProperties` goes, the node's `additionalProperties` goes too:
@@ -157,6 +172,7 @@ function withoutCostlyKeywords(schema: Schema): Schema | undefined {
     const entries: Array<[string, unknown]> = [];
     for (const [key, value] of Object.entries(node)) {
       if (LEFT_TO_ORIGIN.has(key)) continue;
+      if (key === "format" && !LINEAR_FORMATS.has(value)) continue;
       if (patterned && (key === "additionalProperties" || key === "unevaluatedProperties"))
         continue;
       if (key === "enum" || key === "const") entries.push([key, quotedShort(value)]);

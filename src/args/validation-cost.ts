@@ -9,7 +9,9 @@
  * keyword may apply), from what the schema says and the arguments hold; the
  * count stops at its budget. A pair also counts what the validator walks of
  * its schema for the value (`walked`): the origin's schema chooses how long
- * that is, and the client how many values walk it.
+ * that is, and the client how many values walk it; and what it walks of the
+ * value itself, whose size the client chooses: its location's characters, a
+ * string's, an object's keys (`PER_CHARACTERS`, `PER_KEYS`).
  */
 import { isPlainObject, own } from "../json";
 import type { Schema } from "./json-schema";
@@ -50,6 +52,56 @@ export const quotedWhole = (constant: unknown): boolean =>
 const PER_CHECK = 64;
 
 /**
+ * What a pair counts for the characters it walks of the value's own text: one per this many.
+ * The validator writes a pair's location (`#/key/0`, each key encoded anew for each schema
+ * applied to its object) for every value, and into every issue beneath it, which a log line
+ * and the fix-it text read (copied whole for each); and it counts a string's characters for
+ * `minLength` and `maxLength`, and reads them for a `format`. A 3 MB key under a union of 200
+ * closed forms took 0.7 s of CPU, and 5,000 values failing beneath a key of a megabyte named
+ * 5 GB of locations.
+ */
+const PER_CHARACTERS = 256;
+
+/** Keywords that walk a string's characters. */
+const READ_STRINGS = ["minLength", "maxLength", "format"];
+
+/**
+ * What a pair counts for a `date-time` string: a check per this many characters. The validator
+ * splits it at every `t` and space into a list of its parts, 32 ns a character at worst: 3
+ * million `t`s took 0.1 s of CPU and a list of 60 MB, for one value.
+ */
+const PER_DATE_TIME_CHARACTERS = 32;
+
+/** What checking `value` against `node` walks of the string, in checks. */
+function stringCost(value: string, node: Schema): number {
+  if (own(node, "format") === "date-time")
+    return Math.floor(value.length / PER_DATE_TIME_CHARACTERS);
+  const reads = READ_STRINGS.some((keyword) => own(node, keyword) !== undefined);
+  return reads ? Math.floor(value.length / PER_CHARACTERS) : 0;
+}
+
+/**
+ * How many characters the validator writes `key` with in a location, near enough: escaped as a
+ * URI, a character past ASCII as up to three `%XX` (an ASCII one it escapes counted as one).
+ */
+function writtenLength(key: string): number {
+  let length = key.length;
+  for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) > 0x7f) length += 8;
+  return length;
+}
+
+/**
+ * What a pair counts for an object's keys: a check per this many. The validator lists them for
+ * each schema applied to the object, whether or not a schema applies to them, and a long list
+ * costs more a key (2 ns at 10 keys, 180 at 300,000): 300,000 keys (3 MB) under a union of 50
+ * tagged forms took 5 s of CPU.
+ */
+const PER_KEYS = 8;
+
+/** What a pair counts for the characters of its location: one per `PER_CHARACTERS`. */
+const placeCost = (at: number) => Math.floor(at / PER_CHARACTERS);
+
+/**
  * What checking one value against `node` walks of it beyond the pair itself, in checks: the
  * validator compares the value with every `enum` value (and writes a `const` string, or one
  * `quotedWhole`, into the message of each value it refuses), and for an object, walks every declared property and every
@@ -74,14 +126,20 @@ function walkedBy(value: unknown, node: Schema): number {
 }
 
 /** Applies to `value` each schema `node`'s references lead to. */
-function checkReferences(value: unknown, node: Schema, references: References, check: Check): void {
+function checkReferences(
+  value: unknown,
+  node: Schema,
+  references: References,
+  check: Check,
+  at: number,
+): void {
   const ref = own(node, "$ref");
   if (typeof ref === "string") {
-    check(value, references.byUri[String(own(node, "__absolute_ref__") ?? ref)]);
+    check(value, references.byUri[String(own(node, "__absolute_ref__") ?? ref)], at);
   }
   if (own(node, "$recursiveRef") === undefined) return;
-  check(value, references.byUri[String(own(node, "__absolute_recursive_ref__"))]);
-  for (const anchor of references.recursiveAnchors) check(value, anchor);
+  check(value, references.byUri[String(own(node, "__absolute_recursive_ref__"))], at);
+  for (const anchor of references.recursiveAnchors) check(value, anchor, at);
 }
 
 /** Whether checking `args` against `schema` applies at most `budget` schemas to values. */
@@ -94,43 +152,63 @@ export function checksWithin(
   // A stack, not recursion: arguments and schemas may both be deep. Each pair is counted as it
   // is pushed (every pushed pair is popped and counted once), so the stack never holds more
   // than the budget however many subschemas one node names.
-  const pending: Array<[value: unknown, schema: unknown]> = [[args, schema]];
+  // Each with the length of its location as the validator writes it, `#` for the arguments.
+  const pending: Array<[value: unknown, schema: unknown, at: number]> = [[args, schema, 1]];
   let checks = 1;
-  const check: Check = (value, subschema) => {
+  const check: Check = (value, subschema, at) => {
     if (subschema === undefined || checks > budget) return;
-    checks++;
-    pending.push([value, subschema]);
+    checks += 1 + placeCost(at);
+    pending.push([value, subschema, at]);
   };
   // What a node walks for a value of each kind, read once per node: an object, or any other.
   const walked = new Map<Schema, [object: number, other: number]>();
+  // What an object's keys count, for each schema applied to it: listed once per object.
+  const listed = new Map<object, number>();
+  const keysCost = (value: object) => {
+    let cost = listed.get(value);
+    if (cost === undefined) {
+      cost = Math.floor(Object.keys(value).length / PER_KEYS);
+      listed.set(value, cost);
+    }
+    return cost;
+  };
   for (let next = pending.pop(); next && checks <= budget; next = pending.pop()) {
-    const [value, node] = next;
+    const [value, node, at] = next;
     if (!isPlainObject(node)) continue;
     let counts = walked.get(node);
     if (counts === undefined) {
       counts = [walkedBy({}, node), walkedBy(undefined, node)];
       walked.set(node, counts);
     }
-    checks += isPlainObject(value) ? counts[0] : counts[1];
-    checkReferences(value, node, references, check);
-    for (const keyword of IN_PLACE) check(value, own(node, keyword));
+    if (isPlainObject(value)) checks += counts[0] + keysCost(value);
+    else checks += counts[1] + (typeof value === "string" ? stringCost(value, node) : 0);
+    // Past the budget, what the value holds is not walked.
+    if (checks > budget) break;
+    checkReferences(value, node, references, check, at);
+    for (const keyword of IN_PLACE) check(value, own(node, keyword), at);
     for (const keyword of IN_PLACE_LISTS) {
       const branches = own(node, keyword);
-      if (Array.isArray(branches)) for (const branch of branches) check(value, branch);
+      if (Array.isArray(branches)) for (const branch of branches) check(value, branch, at);
     }
-    if (isPlainObject(value)) checkMembers(value, node, check);
-    else if (Array.isArray(value)) checkItems(value, node, check);
+    if (isPlainObject(value)) checkMembers(value, node, check, at);
+    else if (Array.isArray(value)) checkItems(value, node, check, at);
   }
   return checks <= budget;
 }
 
-type Check = (value: unknown, schema: unknown) => void;
+type Check = (value: unknown, schema: unknown, at: number) => void;
 
-function checkMembers(value: Record<string, unknown>, node: Schema, check: Check): void {
+function checkMembers(
+  value: Record<string, unknown>,
+  node: Schema,
+  check: Check,
+  at: number,
+): void {
   const properties = own(node, "properties");
   for (const keyword of ["dependentSchemas", "dependencies"]) {
     const dependent = own(node, keyword);
-    if (isPlainObject(dependent)) for (const name in dependent) check(value, own(dependent, name));
+    if (isPlainObject(dependent))
+      for (const name in dependent) check(value, own(dependent, name), at);
   }
   const additional = own(node, "additionalProperties");
   const unevaluated = own(node, "unevaluatedProperties");
@@ -139,13 +217,17 @@ function checkMembers(value: Record<string, unknown>, node: Schema, check: Check
     if (!Object.hasOwn(value, key)) continue;
     const member = value[key];
     const declared = isPlainObject(properties) ? own(properties, key) : undefined;
-    check(member, declared === undefined ? additional : declared);
-    check(member, unevaluated);
-    check(key, names);
+    const subschema = declared === undefined ? additional : declared;
+    // A key no schema applies to is not written: its length is not read either.
+    if (subschema === undefined && unevaluated === undefined && names === undefined) continue;
+    const place = at + 1 + writtenLength(key);
+    check(member, subschema, place);
+    check(member, unevaluated, place);
+    check(key, names, place);
   }
 }
 
-function checkItems(value: unknown[], node: Schema, check: Check): void {
+function checkItems(value: unknown[], node: Schema, check: Check, at: number): void {
   const items = own(node, "items");
   const prefix = own(node, "prefixItems");
   // Draft 7's tuple is `items: […]`; 2020-12's is `prefixItems`, with `items` for the rest.
@@ -155,12 +237,13 @@ function checkItems(value: unknown[], node: Schema, check: Check): void {
   const unevaluated = own(node, "unevaluatedItems");
   const contains = own(node, "contains");
   for (const [index, element] of value.entries()) {
-    if (index < tuple.length) check(element, tuple[index]);
+    const place = at + 1 + String(index).length;
+    if (index < tuple.length) check(element, tuple[index], place);
     else {
-      check(element, rest);
-      check(element, additional);
+      check(element, rest, place);
+      check(element, additional, place);
     }
-    check(element, unevaluated);
-    check(element, contains);
+    check(element, unevaluated, place);
+    check(element, contains, place);
   }
 }

@@ -43,6 +43,10 @@ const { schema: schemaArb } = fc.letrec<{ schema: Schema; object: Schema }>((tie
       .uniqueArray(fc.integer({ min: -3, max: 9 }), { minLength: 1, maxLength: 4 })
       .map((values) => ({ enum: values })),
     fc.constant({ enum: [true, false] }),
+    // pydantic's Literal[1, 2, "auto"]: numbers beside a string.
+    fc
+      .uniqueArray(fc.integer({ min: -3, max: 9 }), { minLength: 1, maxLength: 3 })
+      .map((values) => ({ enum: [...values, "auto"] })),
     fc
       .uniqueArray(fc.constantFrom("x", "y", "z"), { minLength: 1 })
       .map((values) => ({ type: "string", enum: values })),
@@ -625,6 +629,41 @@ describe("the way back, an integer the origin writes with an exponent (string en
           validation: "valid",
         });
       }
+    },
+  );
+});
+
+describe("the way back, an enum of numbers or booleans beside strings (string enums)", () => {
+  // pydantic's Literal[1, 2, "auto"] and the like: the view offers every value as a string, and
+  // the origin takes the string only where its enum names it.
+  const original = {
+    type: "object",
+    properties: {
+      level: { enum: [1, 2, "auto"] },
+      typed: { type: ["number", "string"], enum: [1, 2.5, "auto"] },
+      forms: { anyOf: [{ const: 1 }, { const: "auto" }] },
+      flag: { enum: [true, "auto"] },
+      levels: { type: "array", items: { enum: [1, 2, "auto"] } },
+      both: { enum: [1, "1"] },
+    },
+  };
+
+  it.each(["gemini", "portable"] as const)(
+    "brings the model's string to the value it stands for, and leaves the enum's own strings, %s",
+    (profile) => {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(JSON.stringify(view.schema)).toContain('"enum":["1","2","auto"]');
+      const sent =
+        '{"level":"2","typed":"2.5","forms":"1","flag":"true","levels":["1","auto"],"both":"1"}';
+      expect(wayBackWritten(sent, original, view)).toEqual({
+        written: '{"level":2,"typed":2.5,"forms":1,"flag":true,"levels":[1,"auto"],"both":"1"}',
+        validation: "valid",
+      });
+      const strings = '{"level":"auto","typed":"auto","forms":"auto","flag":"auto"}';
+      expect(wayBackWritten(strings, original, view)).toEqual({
+        written: strings,
+        validation: "valid",
+      });
     },
   );
 });
