@@ -210,6 +210,7 @@ async function rewriteJsonBody(
     return relayResponse(origin, rejoin(read.head, read.rest));
   }
   const bytes = read.bytes.byteLength;
+  if (local && origin.ok && bytes === 0) return localAnswer(localResponses, true);
   const judged: typeof context = answers
     ? { ...context, answered: (id, { tools, search }) => answers.listed(id, tools, search, bytes) }
     : context;
@@ -237,6 +238,10 @@ async function rewriteJsonBody(
   return rewrittenResponse(origin, rewritten);
 }
 
+/** A `2xx` that says it has no body. */
+const emptyOk = (origin: Response) =>
+  origin.ok && (origin.body === null || origin.headers.get("content-length") === "0");
+
 export async function rewriteResponse(
   origin: Response,
   context: ResponseContext,
@@ -247,8 +252,9 @@ export async function rewriteResponse(
   // A listing asked for, under a policy that edits listings: one the proxy cannot read is refused.
   const refusing = guardsListings(context);
 
-  // Only notifications and responses went to the origin: the answers are all ours.
-  if (local && (origin.status === 202 || origin.status === 204)) {
+  // Only notifications and responses went to the origin: the answers are all ours. MCP asks for
+  // 202 then; an origin that answers 200 with no body says as much.
+  if (local && (origin.status === 202 || origin.status === 204 || emptyOk(origin))) {
     await origin.body?.cancel();
     return localAnswer(localResponses, true);
   }

@@ -237,6 +237,33 @@ describe("bounds", () => {
     logs.restore();
   });
 
+  it.each([
+    ["no body", null],
+    ["an empty body", ""],
+  ])(
+    "answers a batch whose forwarded part the origin answered 200 with %s with its own answers",
+    async (_, body) => {
+      // MCP asks for 202 where only notifications and responses were sent; some origins send 200.
+      const profile = profileOf("openai");
+      const scope = await toolMapScopes(new URL("https://batch.example/mcp"), profile.names);
+      const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
+      const own = { jsonrpc: "2.0", id: "bad", error: { code: -32602, message: "Invalid params" } };
+      const response = await rewriteResponse(
+        new Response(body, { status: 200, headers: { "content-type": "application/json" } }),
+        {
+          listIds: new Set(),
+          watchesListChanged: false,
+          reads: new ReadBudget(),
+          toolMap,
+          addressee: unreadAddressee(new Headers()),
+          localResponses: [own],
+        },
+      );
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual([own]);
+    },
+  );
+
   it("keeps the origin's answer to a batch it could not merge its own answers into, and says so", async () => {
     const profile = profileOf("openai");
     const scope = await toolMapScopes(new URL("https://batch.example/mcp"), profile.names);
