@@ -545,6 +545,19 @@ describe("a data point per call", () => {
   });
 });
 
+describe("how many points a request writes", () => {
+  it("at most 25, however many calls a batch holds: each call answered as ever", async () => {
+    const { send } = await analyticsSession({ MAX_BATCH_MESSAGES: "40" });
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      rpc(i, "tools/call", { name: DEMO_NAMES["scope:action"], arguments: { scope: `s${i}` } }),
+    );
+    const { messages, points } = await send(calls);
+    expect(messages).toHaveLength(40);
+    expect(points).toHaveLength(25);
+    expect(new Set(points.map((point) => point.blobs.outcome))).toEqual(new Set(["ok"]));
+  });
+});
+
 describe("whose points (the index)", () => {
   it("two tenants in front of one origin host write their own indexes, by WRANGLER_ENV, never ORIGIN_URL's path or query", async () => {
     // One hosted origin, a tenant each by its query (a key or a tenant parameter).
