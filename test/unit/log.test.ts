@@ -52,8 +52,10 @@ describe("a log line", () => {
     expect(parsed.profile).toBe("gemini");
     const kept = parsed.tools as Array<{ tool: string; rules: string[]; dropped: string[] }>;
     expect(kept.at(-1)).toBe(`… (${200 - (kept.length - 1)} more)`);
-    expect(kept[0]).toMatchObject({ tool: "tool_0", rules: ["refs"] });
-    expect(kept[0]?.dropped.at(-1)).toBe(`… (${200 - (kept[0].dropped.length - 1)} more)`);
+    const [first] = kept;
+    expect(first).toMatchObject({ tool: "tool_0", rules: ["refs"] });
+    const dropped = first?.dropped ?? [];
+    expect(dropped.at(-1)).toBe(`… (${200 - (dropped.length - 1)} more)`);
   });
 
   it("stays within 16 KiB whatever fields it is written with, saying how long they were", () => {
