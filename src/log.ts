@@ -6,13 +6,26 @@
  * so every line is bounded here, whatever its event: a string keeps its first
  * `MAX_CHARS` characters, a list its first `MAX_ITEMS` entries, an object its
  * first `MAX_ITEMS` keys, nesting `MAX_DEPTH` levels; each cut says how much
- * it left out.
+ * it left out. Lists inside lists multiply (a listing's 100 tools, each with
+ * 100 keywords left out, was a line of 2.8 MB), so a line also keeps within
+ * `MAX_LINE_CHARS`: past it, each list is cut further (`LIST_CUTS`).
  */
 const MAX_CHARS = 256;
 const MAX_ITEMS = 100;
 const MAX_DEPTH = 6;
+/**
+ * The longest line: Workers Logs keeps 256 KB of an invocation's lines, and
+ * drops every line after them.
+ */
+const MAX_LINE_CHARS = 16 * 1024;
+/**
+ * How many entries each list keeps, in turn, until the line fits: the same
+ * for every list, so that each field keeps its first entries. An object's
+ * keys are the line's own fields and records' members, which the code names.
+ */
+const LIST_CUTS = [MAX_ITEMS, 10, 1];
 
-function bounded(value: unknown, depth: number): unknown {
+function bounded(value: unknown, depth: number, items: number): unknown {
   if (typeof value === "string") {
     return value.length <= MAX_CHARS
       ? value
@@ -21,13 +34,13 @@ function bounded(value: unknown, depth: number): unknown {
   if (typeof value !== "object" || value === null) return value;
   if (depth >= MAX_DEPTH) return "…";
   if (Array.isArray(value)) {
-    const kept = value.slice(0, MAX_ITEMS).map((item) => bounded(item, depth + 1));
-    return value.length > MAX_ITEMS ? [...kept, `… (${value.length - MAX_ITEMS} more)`] : kept;
+    const kept = value.slice(0, items).map((item) => bounded(item, depth + 1, items));
+    return value.length > items ? [...kept, `… (${value.length - items} more)`] : kept;
   }
   const entries = Object.entries(value);
   const kept = entries
     .slice(0, MAX_ITEMS)
-    .map(([key, item]) => [bounded(key, depth) as string, bounded(item, depth + 1)]);
+    .map(([key, item]) => [bounded(key, depth, items) as string, bounded(item, depth + 1, items)]);
   if (entries.length > MAX_ITEMS) kept.push(["…", `${entries.length - MAX_ITEMS} more keys`]);
   // fromEntries: a key named `__proto__` stays an ordinary key.
   return Object.fromEntries(kept);
@@ -55,10 +68,19 @@ const RAW_CONTROLS = new RegExp(`[${UNSEEN}]`, "g");
 export const escapeRawControls = (json: string) =>
   json.replace(RAW_CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
-export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
-  console.log(
-    escapeRawControls(
-      JSON.stringify({ event, ...(bounded(fields, 0) as Record<string, unknown>) }),
-    ),
+/** The line of `event`, its fields bounded with lists of at most `items` entries. */
+const lineOf = (event: string, fields: Record<string, unknown>, items: number) =>
+  escapeRawControls(
+    JSON.stringify({ event, ...(bounded(fields, 0, items) as Record<string, unknown>) }),
   );
+
+export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
+  let line = "";
+  for (const items of LIST_CUTS) {
+    line = lineOf(event, fields, items);
+    if (line.length <= MAX_LINE_CHARS) break;
+  }
+  // Fields no cut of their lists brings within the bound (many long ones): their size alone.
+  if (line.length > MAX_LINE_CHARS) line = lineOf(event, { cut: `${line.length} characters` }, 1);
+  console.log(line);
 }

@@ -37,6 +37,36 @@ describe("a log line", () => {
     expect((parsed.keys as string[])[100]).toBe("… (49900 more)");
   });
 
+  it("stays within 16 KiB however many entries its lists hold, inside one another", () => {
+    // A listing's schemas_adapted line as an origin can shape it: 200 tools, each with 200
+    // keywords left out under long paths, was one line of 2.8 MB, past the 256 KB of an
+    // invocation's lines Workers Logs keeps (and so every line after it).
+    const tools = Array.from({ length: 200 }, (_, i) => ({
+      tool: `tool_${i}`,
+      rules: ["refs"],
+      dropped: Array.from({ length: 200 }, (_, j) => `properties.${"k".repeat(300)}${j}`),
+    }));
+    const { line, parsed } = logged({ profile: "gemini", tools });
+    expect(line.length).toBeLessThanOrEqual(16 * 1024);
+    // Every field is there, each list cut alike, each cut saying what it left out.
+    expect(parsed.profile).toBe("gemini");
+    const kept = parsed.tools as Array<{ tool: string; rules: string[]; dropped: string[] }>;
+    expect(kept.at(-1)).toBe(`… (${200 - (kept.length - 1)} more)`);
+    const [first] = kept;
+    expect(first).toMatchObject({ tool: "tool_0", rules: ["refs"] });
+    const dropped = first?.dropped ?? [];
+    expect(dropped.at(-1)).toBe(`… (${200 - (dropped.length - 1)} more)`);
+  });
+
+  it("stays within 16 KiB whatever fields it is written with, saying how long they were", () => {
+    const fields = Object.fromEntries(
+      Array.from({ length: 100 }, (_, i) => [`field_${i}`, "x".repeat(300)]),
+    );
+    const { line, parsed } = logged(fields);
+    expect(line.length).toBeLessThanOrEqual(16 * 1024);
+    expect(parsed).toEqual({ event: "test_event", cut: expect.stringMatching(/^\d+ characters$/) });
+  });
+
   it("writes no control character raw, so the terminal of npm run dev or wrangler tail acts on none", () => {
     // A tool's name as a hostile origin may write it: set the clipboard (OSC 52), clear the screen,
     // in the 8-bit controls JSON.stringify leaves raw, and in their 7-bit forms, which it escapes.

@@ -332,4 +332,27 @@ describe("the log line", () => {
     });
     expect(line).not.toContain("SECRET");
   });
+
+  it("stays within 16 KiB, however many keys the call's arguments hold", async () => {
+    const log = vi.spyOn(console, "log");
+    const { call } = await setUp();
+    // reports.query reads `filters` as strings: each number under a long key is an issue of the
+    // line, which was 19 KB for this call, and a batch of them passed the 256 KB of an
+    // invocation's lines that Workers Logs keeps.
+    const filters = Object.fromEntries(
+      Array.from({ length: 1_000 }, (_, i) => [`${"k".repeat(300)}_${i}`, i]),
+    );
+    await call({ name: DEMO_NAMES["reports.query"], arguments: { limit: 5, filters } });
+    const lines = log.mock.calls
+      .map(([line]) => String(line))
+      .filter((line) => line.includes('"tool_call_repaired"'));
+    expect(lines).toHaveLength(1);
+    const [line = ""] = lines;
+    expect(line.length).toBeLessThanOrEqual(16 * 1024);
+    // Its fields all there, the list of issues cut, saying how much it left out.
+    const logged = JSON.parse(line);
+    expect(logged).toMatchObject({ "gen_ai.tool.name": "reports.query", validation: "invalid" });
+    expect(logged.issues[0]).toEqual({ location: "#/filters", keyword: "additionalProperties" });
+    expect(logged.issues.at(-1)).toMatch(/^… \(\d+ more\)$/);
+  });
 });

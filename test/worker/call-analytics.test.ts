@@ -425,6 +425,31 @@ describe("a data point per call", () => {
     });
   });
 
+  it("a client that went away while the proxy listed the origin for its call: http_error 499, as docs/errors.md answers it", async () => {
+    const recording = recordingDataset();
+    // The proxy's own listing of a slow origin, for a name its map does not know.
+    const slow = viaProxy(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/300/mcp?map=${crypto.randomUUID()}` },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    );
+    const left = new AbortController();
+    const answer = slow(PROXY_URL, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify(rpc(1, "tools/call", { name: "files_read" })),
+      signal: left.signal,
+    });
+    setTimeout(() => left.abort(), 50);
+    expect((await answer).status).toBe(499);
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      outcome: "http_error",
+      "error.type": "499",
+    });
+  });
+
   it("a call the proxy would answer itself, in a request the client gets an HTTP error for: as the client got it", async () => {
     const recording = recordingDataset();
     const bound = {
@@ -492,6 +517,7 @@ describe("a data point per call", () => {
       "gen_ai.tool.name": "search_tools",
       outcome: "ok",
       search: "search",
+      resolution: "",
     });
     expect(found).toBeGreaterThan(0);
     const carried = await call("call_tool", {
@@ -509,6 +535,7 @@ describe("a data point per call", () => {
       outcome: "invalid_arguments",
       search: "search",
       "gen_ai.tool.name": "",
+      resolution: "",
     });
   });
 
@@ -542,6 +569,19 @@ describe("a data point per call", () => {
     expect(response.status).toBe(400);
     expect(messages).toMatchObject([{ error: { code: -32600 } }]);
     expect(points).toEqual([]);
+  });
+});
+
+describe("how many points a request writes", () => {
+  it("at most 25, however many calls a batch holds: each call answered as ever", async () => {
+    const { send } = await analyticsSession({ MAX_BATCH_MESSAGES: "40" });
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      rpc(i, "tools/call", { name: DEMO_NAMES["scope:action"], arguments: { scope: `s${i}` } }),
+    );
+    const { messages, points } = await send(calls);
+    expect(messages).toHaveLength(40);
+    expect(points).toHaveLength(25);
+    expect(new Set(points.map((point) => point.blobs.outcome))).toEqual(new Set(["ok"]));
   });
 });
 
