@@ -132,6 +132,33 @@ describe("a number property with x-mcp-header, which the SDK's server still chec
   });
 });
 
+describe("a declaration the profile's view writes in another form", () => {
+  // SEP-2243: a client excludes from its listing a tool whose `x-mcp-header` is on a property not
+  // typed one of string, integer or boolean; `["string", "null"]`, 2020-12's form of OpenAPI's
+  // `nullable`, is none of them, and the SDK 2.x client left the tool out of every listing.
+  it.each(["anthropic", "bedrock"])(
+    "%s: the client keeps a nullable declared property's tool, and its call gets its header",
+    async (profile) => {
+      const { trace, url } = traced(HEADER_ORIGIN);
+      const proxy = viaProxy({ ORIGIN_URL: url }, { app: createApp() });
+      const client = new Client(
+        { name: "param-headers", version: "1.0.0" },
+        { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${PROXY_URL}/${profile}`), { fetch: proxy }),
+      );
+      const { tools } = await client.listTools();
+      const tool = tools.find(({ name }) => name.startsWith("header_nullable"));
+      expect(tool?.inputSchema.properties).toEqual({ zone: { type: ["string", "null"] } });
+      const answer = await client.callTool({ name: tool?.name ?? "", arguments: { zone: "eu" } });
+      await client.close();
+      expect(answer).toEqual(echoed({ zone: "eu" }));
+      expect(await received(trace)).toEqual([{ "mcp-param-zone": "eu" }]);
+    },
+  );
+});
+
 describe("Mcp-Method, Mcp-Name and Mcp-Param-* that disagree with the body", () => {
   /**
    * The proxy, reached by a client whose `tools/call` headers say `value`
