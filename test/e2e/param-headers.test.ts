@@ -90,6 +90,7 @@ describe("Mcp-Param-* through the proxy, as the SDK 2.x client writes them", () 
     ["header.boolean", { dry_run: true }, { "mcp-param-dry-run": "true" }],
     ["header.nested", { target: { city: "Oslo" } }, { "mcp-param-city": "Oslo" }],
     ["header.nested", { target: {} }, {}],
+    ["header.deep", { region: "eu-west" }, { "mcp-param-region": "eu-west" }],
   ])("%s %j", async (name, args, headers) => {
     const through = await proxied(name, args);
     expect(through.headers).toEqual(headers);

@@ -143,7 +143,7 @@ describe("/readyz", () => {
       status: "ready",
       origin: new URL(HEADER_ORIGIN).host,
       // header-origin.ts's tools, `header.number` (served at `?number` alone) aside.
-      tools: 5,
+      tools: 6,
       checkedSecondsAgo: 0,
     });
   });
