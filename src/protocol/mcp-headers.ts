@@ -15,6 +15,7 @@
  * text that is not a plain header value).
  */
 import { isPlainObject, numberText, own } from "../json";
+import { MAX_NESTING } from "../json-spans";
 import type { JsonRpcMessage } from "./jsonrpc";
 
 const SENTINEL_PREFIX = "=?base64?";
@@ -153,7 +154,13 @@ const UNREACHABLE = [
   "definitions",
 ];
 const NAMED_SUBSCHEMAS = new Set(["patternProperties", "dependentSchemas", "$defs", "definitions"]);
-const MAX_SCHEMA_DEPTH = 64;
+/**
+ * Deeper than any path through a schema the proxy holds (read within
+ * `MAX_NESTING` levels): the SDK's server checks declarations at any depth,
+ * and a schema the walk stopped short of would count as declaring none, so
+ * the client's headers were deleted and the origin refused the call.
+ */
+const MAX_SCHEMA_DEPTH = MAX_NESTING;
 
 interface Declaration {
   path: string[];

@@ -24,6 +24,7 @@ const DEFAULT_REVISION = "2025-03-26";
 
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 
 /**
  * The `_meta` keys a request of the proxy's own carries over from the request
@@ -34,7 +35,7 @@ const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_ENVELOPE_KEYS = [
   PROTOCOL_VERSION,
   CLIENT_CAPABILITIES,
-  "io.modelcontextprotocol/clientInfo",
+  CLIENT_INFO,
   "traceparent",
   "tracestate",
   "baggage",
@@ -118,5 +119,17 @@ export function requestOnBehalfOf(
       _meta: { [PROTOCOL_VERSION]: revision.version, [CLIENT_CAPABILITIES]: {}, ...envelope },
     },
     headers,
+  };
+}
+
+/**
+ * The cause `requestOnBehalfOf` reads for a request of the proxy's own that
+ * no client's request caused (`/readyz`'s listing), where the origin serves
+ * 2026-07-28 alone and so has no `initialize` to open a session with: it
+ * speaks that revision, and names the proxy as its client.
+ */
+export function ownStatelessCause(clientInfo: { name: string; version: string }): unknown {
+  return {
+    params: { _meta: { [PROTOCOL_VERSION]: STATELESS_REVISION, [CLIENT_INFO]: clientInfo } },
   };
 }

@@ -5,7 +5,9 @@
  *
  * - Relay mode: the proxy's own `initialize` and `tools/list` (relist.ts), with
  *   `ORIGIN_URL` as it is and no client's credentials: `200` with the tool
- *   count. An origin that answers `401` with a `Bearer` challenge is behind
+ *   count. An origin that has no `initialize`, as one that serves 2026-07-28
+ *   alone has none, is listed as that revision lists, with no session. An
+ *   origin that answers `401` with a `Bearer` challenge is behind
  *   sign-in: it answers as an MCP server, and lists its tools to signed-in
  *   clients only, so it is ready (`signIn: "required"`, no count).
  * - Broker mode: the proxy holds no token of its own to list with; ready when
@@ -34,6 +36,7 @@ import type { Config } from "../config";
 import { isPlainObject } from "../json";
 import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
+import { ownStatelessCause } from "../protocol/revision";
 import { firstOfItsName, type ListedTool } from "../protocol/tools-list";
 import { readAnswer, relistTools } from "../toolmap/relist";
 import { fetchOrigin } from "../transport/origin";
@@ -46,6 +49,8 @@ export const READY_TTL_MS = 5_000;
 const READY_TIMEOUT_MS = 10_000;
 /** What the proxy asks for in its `initialize`: the last revision with sessions. */
 const PROTOCOL_VERSION = "2025-11-25";
+/** Who the proxy's requests of a check say their client is. */
+const CLIENT_INFO = { name: "mcp-edge-rewriter (readyz)", version: packageJson.version };
 
 type Check =
   | {
@@ -163,7 +168,7 @@ async function listOrigin(
         params: {
           protocolVersion: PROTOCOL_VERSION,
           capabilities: {},
-          clientInfo: { name: "mcp-edge-rewriter (readyz)", version: packageJson.version },
+          clientInfo: CLIENT_INFO,
         },
       }),
       clientLeft: timeUp,
@@ -178,22 +183,37 @@ async function listOrigin(
       reason: `the origin ${initialize.failure === "timeout" ? `did not answer within ${timeoutMs} ms` : "could not be reached"}`,
     };
   }
+  /**
+   * An origin that serves 2026-07-28 alone has no `initialize` (the SDK 2.x's answers it with
+   * `400`): it lists its tools to a request with that revision's envelope, as its clients list
+   * them. `unready` stands where that listing fails too.
+   */
+  const listedStateless = async (unready: Check): Promise<Check> => {
+    const tools = await relistTools(
+      target,
+      headers,
+      ownStatelessCause(CLIENT_INFO),
+      { ...config, originTimeoutMs: timeoutMs },
+      { hold, clientLeft: timeUp },
+    );
+    return tools === undefined ? unready : { ready: true, tools: listedCount(tools) };
+  };
   const { response } = initialize;
   if (response.status === 401 && isBearerChallenge(response)) {
     await response.body?.cancel();
     return { ready: true, signIn: "required" };
   }
-  if (!response.ok) return refusal("initialize", response);
+  if (!response.ok) return listedStateless(await refusal("initialize", response));
   let answer: Record<string, unknown> | undefined;
   try {
     answer = await readAnswer(response, id, { bytes: 0 }, hold);
   } catch {}
   const result = answer?.result;
   if (!isPlainObject(result) || typeof result.protocolVersion !== "string") {
-    return {
+    return listedStateless({
       ready: false,
       reason: "the origin's answer to initialize is no MCP initialize result",
-    };
+    });
   }
   const session = response.headers.get("mcp-session-id");
   headers.set("mcp-protocol-version", result.protocolVersion);

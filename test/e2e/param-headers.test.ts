@@ -90,6 +90,7 @@ describe("Mcp-Param-* through the proxy, as the SDK 2.x client writes them", () 
     ["header.boolean", { dry_run: true }, { "mcp-param-dry-run": "true" }],
     ["header.nested", { target: { city: "Oslo" } }, { "mcp-param-city": "Oslo" }],
     ["header.nested", { target: {} }, {}],
+    ["header.deep", { region: "eu-west" }, { "mcp-param-region": "eu-west" }],
   ])("%s %j", async (name, args, headers) => {
     const through = await proxied(name, args);
     expect(through.headers).toEqual(headers);
@@ -130,6 +131,33 @@ describe("a number property with x-mcp-header, which the SDK's server still chec
     expect(through.headers).toEqual({ "mcp-param-ratio": "1.5" });
     expect(through.answer).toMatchObject({ structuredContent: { arguments: { ratio: 1.5 } } });
   });
+});
+
+describe("a declaration the profile's view writes in another form", () => {
+  // SEP-2243: a client excludes from its listing a tool whose `x-mcp-header` is on a property not
+  // typed one of string, integer or boolean; `["string", "null"]`, 2020-12's form of OpenAPI's
+  // `nullable`, is none of them, and the SDK 2.x client left the tool out of every listing.
+  it.each(["anthropic", "bedrock"])(
+    "%s: the client keeps a nullable declared property's tool, and its call gets its header",
+    async (profile) => {
+      const { trace, url } = traced(HEADER_ORIGIN);
+      const proxy = viaProxy({ ORIGIN_URL: url }, { app: createApp() });
+      const client = new Client(
+        { name: "param-headers", version: "1.0.0" },
+        { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${PROXY_URL}/${profile}`), { fetch: proxy }),
+      );
+      const { tools } = await client.listTools();
+      const tool = tools.find(({ name }) => name.startsWith("header_nullable"));
+      expect(tool?.inputSchema.properties).toEqual({ zone: { type: ["string", "null"] } });
+      const answer = await client.callTool({ name: tool?.name ?? "", arguments: { zone: "eu" } });
+      await client.close();
+      expect(answer).toEqual(echoed({ zone: "eu" }));
+      expect(await received(trace)).toEqual([{ "mcp-param-zone": "eu" }]);
+    },
+  );
 });
 
 describe("Mcp-Method, Mcp-Name and Mcp-Param-* that disagree with the body", () => {

@@ -17,6 +17,7 @@ import {
   CLOSED_ORIGIN,
   DEMO_ORIGIN,
   GATEWAY_ORIGIN,
+  HEADER_ORIGIN,
   heldOnceClosed,
   newTrace,
   receivedByOrigin,
@@ -129,6 +130,20 @@ describe("/readyz", () => {
       status: "ready",
       origin: new URL(GATEWAY_ORIGIN).host,
       tools: Object.keys(DEMO_NAMES).length,
+      checkedSecondsAgo: 0,
+    });
+  });
+
+  // The SDK 2.x's createMcpHandler with `legacy: "reject"` serves 2026-07-28 alone: it has no
+  // `initialize` (a 400), and lists its tools to any request that carries the revision's envelope.
+  it("ready when the origin serves 2026-07-28 alone: it has no initialize, and is listed as that revision lists", async () => {
+    const { response, body } = await readyz({ ORIGIN_URL: `${HEADER_ORIGIN}/mcp` });
+    expect(response.status).toBe(200);
+    expect(body).toEqual({
+      status: "ready",
+      origin: new URL(HEADER_ORIGIN).host,
+      // header-origin.ts's tools, `header.number` (served at `?number` alone) aside.
+      tools: 6,
       checkedSecondsAgo: 0,
     });
   });
