@@ -1,4 +1,4 @@
-import { type GateVars, gateAuthOf } from "./gate";
+import { GATE_SETTINGS, type GateVars, gateAuthOf } from "./gate";
 
 export const VALIDATION_MODES = ["off", "warn", "enforce"] as const;
 export type ValidationMode = (typeof VALIDATION_MODES)[number];
@@ -134,3 +134,32 @@ export function authOf(
       : undefined,
   };
 }
+
+/** The bindings broker and gate mode sign clients in with, and what to do where one is missing. */
+export const SIGN_IN_BINDINGS = [
+  ["OAUTH_KV", "bind a KV namespace as OAUTH_KV"],
+  ["SIGN_IN_RATE_LIMIT", "add a [[ratelimits]] binding named SIGN_IN_RATE_LIMIT"],
+  ["SIGN_IN_BUDGET", "bind the Durable Object class SignInBudget as SIGN_IN_BUDGET"],
+] as const;
+
+/** What only sign-in reads (broker and gate mode): its bindings, and its daily budget of writes. */
+export const SIGN_IN_ONLY: readonly string[] = [
+  "SIGN_IN_DAILY_WRITES",
+  ...SIGN_IN_BINDINGS.map(([binding]) => binding),
+];
+
+/**
+ * The settings and bindings only some modes read, with those modes. Set in
+ * another mode, one would do nothing: gate mode set up with `AUTH_MODE =
+ * "gate"` left out is a relay that anyone may reach, and a broker tenant's
+ * sign-in bindings left in relay mode are a sign-in that is not there.
+ */
+export const MODE_SETTINGS: ReadonlyArray<[settings: readonly string[], modes: readonly string[]]> =
+  [
+    [["UPSTREAM_ISSUER", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"], ["broker"]],
+    [
+      ["PASS_HEADERS", ...SIGN_IN_ONLY],
+      ["broker", "gate"],
+    ],
+    [Object.keys(GATE_SETTINGS), ["gate"]],
+  ];

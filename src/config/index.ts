@@ -21,6 +21,8 @@ import {
   AUTH_MODES,
   authOf,
   MIN_SIGN_IN_DAILY_WRITES,
+  MODE_SETTINGS,
+  SIGN_IN_BINDINGS,
   SIGN_IN_DAILY_WRITES,
   type SignInBudgetBinding,
   VALIDATION_MODES,
@@ -59,22 +61,11 @@ export type {
   UserSecrets,
   ValidationMode,
 } from "./auth-modes";
+export { SIGN_IN_ONLY } from "./auth-modes";
 export type { CallsSettings, Config, ConfigProblem, ConfigResult } from "./config";
 export { isDomainName, isHeaderSafe, isPlainAddress } from "./gate";
 export type { AllowedHost } from "./values";
 export { emailKey, isLoopbackHost, lowerAscii } from "./values";
-
-const SIGN_IN_BINDINGS = [
-  ["OAUTH_KV", "bind a KV namespace as OAUTH_KV"],
-  ["SIGN_IN_RATE_LIMIT", "add a [[ratelimits]] binding named SIGN_IN_RATE_LIMIT"],
-  ["SIGN_IN_BUDGET", "bind the Durable Object class SignInBudget as SIGN_IN_BUDGET"],
-] as const;
-
-/** What only sign-in reads (broker and gate mode): its bindings, and its daily budget of writes. */
-export const SIGN_IN_ONLY: readonly string[] = [
-  "SIGN_IN_DAILY_WRITES",
-  ...SIGN_IN_BINDINGS.map(([binding]) => binding),
-];
 
 /**
  * `WRANGLER_ENV`: the `[env.NAME]` of wrangler.toml this deployment is (npm
@@ -212,21 +203,6 @@ const UNREAD = "is not a setting or binding the proxy reads (docs/configuration.
 
 /** A problem found across settings: the keys of its path, and what is wrong. */
 type Found = [keys: readonly string[], problem: string];
-
-/**
- * The settings and bindings only some modes read, with those modes. Set in
- * another mode, one would do nothing: gate mode set up with `AUTH_MODE =
- * "gate"` left out is a relay that anyone may reach, and a broker tenant's
- * sign-in bindings left in relay mode are a sign-in that is not there.
- */
-const MODE_SETTINGS: ReadonlyArray<[settings: readonly string[], modes: readonly string[]]> = [
-  [["UPSTREAM_ISSUER", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"], ["broker"]],
-  [
-    ["PASS_HEADERS", ...SIGN_IN_ONLY],
-    ["broker", "gate"],
-  ],
-  [Object.keys(GATE_SETTINGS), ["gate"]],
-];
 
 /**
  * The checks across settings, each made where the settings it reads have no
