@@ -664,6 +664,12 @@ describe("the way back, an enum of numbers or booleans beside strings (string en
         written: strings,
         validation: "valid",
       });
+      // A number the enum does not name stands for none of its values: left as the model sent it.
+      const unnamed = '{"level":"3","typed":"7","forms":"2","flag":"false"}';
+      expect(wayBackWritten(unnamed, original, view)).toEqual({
+        written: unnamed,
+        validation: "invalid",
+      });
     },
   );
 });
