@@ -1004,6 +1004,12 @@ describe("validation", () => {
       skipped,
     );
     expect(validateArguments({ kind: "k1", ["a".repeat(300)]: 1 }, closed).kind).toBe("invalid");
+    // A key is counted as long as the location writes it: 10,000 ASCII characters are checked,
+    // 10,000 CJK ones (90,000 in each of 200 locations) are not.
+    expect(validateArguments({ kind: "k1", ["a".repeat(10_000)]: 1 }, closed).kind).toBe("invalid");
+    expect(validateArguments({ kind: "k1", ["\u4e2d".repeat(10_000)]: 1 }, closed)).toEqual(
+      skipped,
+    );
     const bounded = forms(50, (i) => ({
       type: "object",
       properties: { s: { type: "string", maxLength: 10 + i } },
