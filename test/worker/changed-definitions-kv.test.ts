@@ -148,6 +148,7 @@ describe("TOOL_CHANGES=hold, a definition written again in another key order", (
     description: "Reads a file.",
     inputSchema: { type: "object", properties: { path: { type: "string" } } },
     annotations: { readOnlyHint: true, openWorldHint: false },
+    outputSchema: { type: "object", properties: { text: { type: "string" } } },
   };
   it.each([
     [
@@ -155,6 +156,10 @@ describe("TOOL_CHANGES=hold, a definition written again in another key order", (
       { ...pinned, inputSchema: { properties: { path: { type: "string" } }, type: "object" } },
     ],
     ["its annotations", { ...pinned, annotations: { openWorldHint: false, readOnlyHint: true } }],
+    [
+      "its output schema",
+      { ...pinned, outputSchema: { properties: { text: { type: "string" } }, type: "object" } },
+    ],
   ])("%s: held alike in the isolate that pinned it and in a new one", async (_, reordered) => {
     const { open, settled } = await holdingMap();
     const isolate = new ToolMapMemory();
