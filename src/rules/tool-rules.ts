@@ -32,6 +32,15 @@ const TOOL_RULE_KEYS = "name, description, appendDescription, aliases, fixed, de
  */
 const EXACT = "exact:";
 
+/**
+ * How a glob reads a name: a `.` at its start or after a `/` is a character
+ * like any other (`dot`), and so is a line break (`flags: "s"`): picomatch
+ * makes each glob a regular expression, whose `.` stops at one, so `**` and
+ * a glob's negation (`!files.*`, every tool but these) left a tool named
+ * `admin\ndelete` unmatched, and listed.
+ */
+const GLOB_OPTIONS = { dot: true, flags: "s" };
+
 const glob = v.pipe(
   v.string("must be a glob (a string)"),
   v.nonEmpty("must not be empty"),
@@ -54,7 +63,7 @@ function matcher(patterns: readonly string[]): (name: string) => boolean {
     patterns.filter((p) => p.startsWith(EXACT)).map((p) => p.slice(EXACT.length)),
   );
   const globbed = patterns.filter((p) => !p.startsWith(EXACT));
-  const isMatch = globbed.length > 0 ? picomatch(globbed, { dot: true }) : () => false;
+  const isMatch = globbed.length > 0 ? picomatch(globbed, GLOB_OPTIONS) : () => false;
   return (name) => exact.has(name) || isMatch(name);
 }
 
