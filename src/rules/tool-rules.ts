@@ -48,12 +48,14 @@ const glob = v.pipe(
   v.check((pattern) => {
     if (pattern.startsWith(EXACT)) return true;
     try {
-      picomatch.makeRe(pattern);
+      // `debug`: else picomatch takes a glob it makes no regular expression of
+      // (`admin.{delete,drop`) for one that matches no name, and its rule is off without a word.
+      picomatch.makeRe(pattern, { ...GLOB_OPTIONS, debug: true });
       return true;
     } catch {
       return false;
     }
-  }, "is not a glob picomatch can read"),
+  }, "is not a glob picomatch can read (a { or ( left open, a \\ at its end, a range written backwards such as [z-a])"),
 );
 const globs = v.optional(v.array(glob, "must be a list of globs"), []);
 

@@ -186,10 +186,18 @@ describe("parseConfig", () => {
     expect(at({ MAX_TOOLS: "500" }, "/mcp/gemini")).toBe(128);
   });
 
+  const UNREAD_GLOB =
+    "is not a glob picomatch can read (a { or ( left open, a \\ at its end, a range written backwards such as [z-a])";
   it.each([
     [{ hide: "*delete*" }, "TOOL_RULES.hide", "must be a list of globs"],
     [{ hide: [""] }, "TOOL_RULES.hide[0]", "must not be empty"],
     [{ only: ["a.*", "exact:"] }, "TOOL_RULES.only[1]", "must name a tool after exact:"],
+    // Globs picomatch makes no regular expression of: taken for ones that match no tool, each
+    // left its rule off without a word (a brace left open hid nothing).
+    [{ hide: ["admin.{delete,drop"] }, "TOOL_RULES.hide[0]", UNREAD_GLOB],
+    [{ hide: ["a.*", "{admin"] }, "TOOL_RULES.hide[1]", UNREAD_GLOB],
+    [{ only: ["files\\"] }, "TOOL_RULES.only[0]", UNREAD_GLOB],
+    [{ hide: ["report[z-a]"] }, "TOOL_RULES.hide[0]", UNREAD_GLOB],
     [
       { hid: [] },
       "TOOL_RULES.hid",
