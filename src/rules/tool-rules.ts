@@ -41,10 +41,55 @@ const EXACT = "exact:";
  */
 const GLOB_OPTIONS = { dot: true, flags: "s" };
 
+/**
+ * Whether a glob writes `**` (or more stars) beside another character of a
+ * name (`github**`, `**delete`, `a/***`): picomatch reads it as `*`, which
+ * stops at a `/`, where the docs' `**` crosses it, so the operator's rule
+ * would leave `github/delete_repo` out of what it names. Apart from a name's
+ * characters, a `**` stands at the glob's ends (after the `!`s that negate
+ * it), beside a `/`, or at a brace's or parenthesis' edge or separator while
+ * one is open. A `\` escapes what follows, and a `[…]` is one character.
+ */
+function starsBesideName(pattern: string): boolean {
+  let start = 0;
+  while (pattern[start] === "!") start++;
+  let braces = 0;
+  let parens = 0;
+  const apart = (char: string | undefined, inBraces: string, inParens: string) =>
+    char === undefined ||
+    char === "/" ||
+    (braces > 0 && inBraces.includes(char)) ||
+    (parens > 0 && inParens.includes(char));
+  for (let at = start; at < pattern.length; at++) {
+    const char = pattern[at];
+    if (char === "\\") at++;
+    else if (char === "[") at = Math.max(at, pattern.indexOf("]", at + 2));
+    else if (char === "{") braces++;
+    else if (char === "}") braces = Math.max(0, braces - 1);
+    else if (char === "(") parens++;
+    else if (char === ")") parens = Math.max(0, parens - 1);
+    else if (char === "*") {
+      let end = at;
+      while (pattern[end] === "*") end++;
+      const before = at === start ? undefined : pattern[at - 1];
+      if (end - at > 2) return true;
+      if (end - at === 2 && !(apart(before, "{,", "(|") && apart(pattern[end], "},", ")|"))) {
+        return true;
+      }
+      at = end - 1;
+    }
+  }
+  return false;
+}
+
 const glob = v.pipe(
   v.string("must be a glob (a string)"),
   v.nonEmpty("must not be empty"),
   v.check((pattern) => pattern !== EXACT, `must name a tool after ${EXACT}`),
+  v.check(
+    (pattern) => pattern.startsWith(EXACT) || !starsBesideName(pattern),
+    "writes ** beside other characters, where picomatch reads it as *, which stops at a /: write ** as a part of its own to cross a / (github/**, **/*delete*), or * within a name",
+  ),
   v.check((pattern) => {
     if (pattern.startsWith(EXACT)) return true;
     try {

@@ -188,6 +188,8 @@ describe("parseConfig", () => {
 
   const UNREAD_GLOB =
     "is not a glob picomatch can read (a { or ( left open, a \\ at its end, a range written backwards such as [z-a])";
+  const STARS_BESIDE =
+    "writes ** beside other characters, where picomatch reads it as *, which stops at a /: write ** as a part of its own to cross a / (github/**, **/*delete*), or * within a name";
   it.each([
     [{ hide: "*delete*" }, "TOOL_RULES.hide", "must be a list of globs"],
     [{ hide: [""] }, "TOOL_RULES.hide[0]", "must not be empty"],
@@ -198,6 +200,11 @@ describe("parseConfig", () => {
     [{ hide: ["a.*", "{admin"] }, "TOOL_RULES.hide[1]", UNREAD_GLOB],
     [{ only: ["files\\"] }, "TOOL_RULES.only[0]", UNREAD_GLOB],
     [{ hide: ["report[z-a]"] }, "TOOL_RULES.hide[0]", UNREAD_GLOB],
+    // `**` beside a name's characters is picomatch's `*`, which stops at a `/`: `github**` hid
+    // `github.delete_repo` and not `github/delete_repo`, where the docs' `**` crosses it.
+    [{ hide: ["github**"] }, "TOOL_RULES.hide[0]", STARS_BESIDE],
+    [{ only: ["files.*", "**delete**"] }, "TOOL_RULES.only[1]", STARS_BESIDE],
+    [{ hide: ["!admin/***"] }, "TOOL_RULES.hide[0]", STARS_BESIDE],
     [
       { hid: [] },
       "TOOL_RULES.hid",

@@ -83,4 +83,20 @@ describe("a glob in hide", () => {
     }
     expect(rules.hides({ name: "files.read" })).toBe(false);
   });
+
+  it("crosses a `/` with `**` written as a part of its own, wherever picomatch reads it so", () => {
+    const cases: Array<[string, string]> = [
+      ["github/**", "github/repos/delete"],
+      ["**/*delete*", "github/repos/delete_repo"],
+      ["github/**/delete", "github/a/b/delete"],
+      ["{files.*,github/**}", "github/repos/delete"],
+      ["@(**)", "a/b"],
+    ];
+    for (const [glob, name] of cases) {
+      expect(rulesOf({ hide: [glob] }).hides({ name }), glob).toBe(true);
+    }
+    // Escaped, a star is a character, and in brackets one of a set: neither is refused as `**`.
+    expect(rulesOf({ hide: ["\\**"] }).hides({ name: "*x" })).toBe(true);
+    expect(rulesOf({ hide: ["a[**]b"] }).hides({ name: "a*b" })).toBe(true);
+  });
 });
