@@ -292,11 +292,6 @@ export class ToolRules {
     );
   }
 
-  /** Whether visibility depends on annotations, which only a listing shows. */
-  get readsAnnotations(): boolean {
-    return this.document.hideAnnotated !== undefined || this.document.onlyAnnotated !== undefined;
-  }
-
   /** Whether the operator's rules leave the tool out of listings (and refuse calls to it). */
   hides(tool: RuledTool): boolean {
     const { hideAnnotated, onlyAnnotated } = this.document;
