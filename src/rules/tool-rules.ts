@@ -104,14 +104,31 @@ const glob = v.pipe(
 );
 const globs = v.optional(v.array(glob, "must be a list of globs"), []);
 
-/** Whether a name matches any of `patterns`: an `exact:` name, or a glob. */
-function matcher(patterns: readonly string[]): (name: string) => boolean {
+/**
+ * The longest name a glob is matched against, what MCP asks of a tool's name:
+ * a glob's regular expression backtracks, each `*` by up to the name's length
+ * again, and a name may be as long as a listing or a call's body. `*delete*`
+ * took a second of CPU for a call naming a tool by 128 KB of `delete`s, and a
+ * minute for 1 MiB (test/worker/request-bounds.test.ts); at this length, at
+ * most 0.05 ms for a glob of four `*`s, 0.6 ms for six. A longer name only
+ * an `exact:` name names.
+ */
+export const MAX_GLOBBED_CHARS = 128;
+
+/**
+ * Whether a name matches any of `patterns`: an `exact:` name, or a glob. A
+ * name longer than `MAX_GLOBBED_CHARS` matches a glob where `longMatches`:
+ * `hide` hides it, as it cannot tell, and `only` lists it not.
+ */
+function matcher(patterns: readonly string[], longMatches: boolean): (name: string) => boolean {
   const exact = new Set(
     patterns.filter((p) => p.startsWith(EXACT)).map((p) => p.slice(EXACT.length)),
   );
   const globbed = patterns.filter((p) => !p.startsWith(EXACT));
-  const isMatch = globbed.length > 0 ? picomatch(globbed, GLOB_OPTIONS) : () => false;
-  return (name) => exact.has(name) || isMatch(name);
+  if (globbed.length === 0) return (name) => exact.has(name);
+  const isMatch = picomatch(globbed, GLOB_OPTIONS);
+  return (name) =>
+    exact.has(name) || (name.length > MAX_GLOBBED_CHARS ? longMatches : isMatch(name));
 }
 
 /**
@@ -282,8 +299,8 @@ export class ToolRules {
   private readonly rules: ReadonlyMap<string, ToolRule>;
 
   constructor(readonly document: ToolRulesDocument) {
-    this.hidden = document.hide.length > 0 ? matcher(document.hide) : () => false;
-    this.listedOnly = document.only.length > 0 ? matcher(document.only) : undefined;
+    this.hidden = document.hide.length > 0 ? matcher(document.hide, true) : () => false;
+    this.listedOnly = document.only.length > 0 ? matcher(document.only, false) : undefined;
     this.rules = new Map(Object.entries(document.tools));
     this.names = new Map(
       [...this.rules].flatMap(([original, rule]) =>

@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { MAX_GLOBBED_CHARS } from "../../src/rules/tool-rules";
 import { rulesOf } from "../helpers/tool-rules";
 
 /** Names made of what globs read as patterns, and what they do not. */
@@ -98,5 +99,18 @@ describe("a glob in hide", () => {
     // Escaped, a star is a character, and in brackets one of a set: neither is refused as `**`.
     expect(rulesOf({ hide: ["\\**"] }).hides({ name: "*x" })).toBe(true);
     expect(rulesOf({ hide: ["a[**]b"] }).hides({ name: "a*b" })).toBe(true);
+  });
+
+  it(`matches no name longer than ${MAX_GLOBBED_CHARS} characters: such a name only exact: names`, () => {
+    const longest = `admin.${"x".repeat(MAX_GLOBBED_CHARS - 6)}`;
+    const longer = `${longest}x`;
+    expect(rulesOf({ hide: ["files.*"] }).hides({ name: longest })).toBe(false);
+    expect(rulesOf({ only: ["admin.*"] }).hides({ name: longest })).toBe(false);
+    // A glob in hide hides it, whatever it says; one in only lists it not; exact: names it.
+    expect(rulesOf({ hide: ["files.*"] }).hides({ name: longer })).toBe(true);
+    expect(rulesOf({ only: ["admin.*"] }).hides({ name: longer })).toBe(true);
+    expect(rulesOf({ only: ["admin.*", `exact:${longer}`] }).hides({ name: longer })).toBe(false);
+    expect(rulesOf({ hide: ["exact:admin.x"] }).hides({ name: longer })).toBe(false);
+    expect(rulesOf({ hide: [`exact:${longer}`] }).hides({ name: longer })).toBe(true);
   });
 });
