@@ -39,7 +39,35 @@ const EXACT = "exact:";
  * a glob's negation (`!files.*`, every tool but these) left a tool named
  * `admin\ndelete` unmatched, and listed.
  */
-const GLOB_OPTIONS = { dot: true, flags: "s" };
+const GLOB_OPTIONS = { dot: true, flags: "s", expandRange: rangeOfCharacters };
+
+/** A range in braces picomatch cannot read as the operator meant it; the glob is refused. */
+class UnreadRange extends Error {}
+
+/**
+ * A range in braces as picomatch reads it, a character class, where that is
+ * what it means: one letter or digit at each end, no step. Any other picomatch
+ * reads as a class too, and names other tools than meant: `{1..20}` is
+ * `[1-20]` (one of 1, 2 and 0), `{01..10}` one of 0 to 1 and 0, `{1..9..2}`
+ * any digit or `-`, `{^..z}` any character but `-` and `z`.
+ */
+function rangeOfCharacters(...parts: unknown[]): string {
+  // picomatch hands over the range's parts, then its options.
+  const ends = parts.slice(0, -1);
+  const single = (end: unknown) => typeof end === "string" && /^[A-Za-z0-9]$/.test(end);
+  if (ends.length !== 2 || !ends.every(single)) throw new UnreadRange();
+  return `[${ends.sort().join("-")}]`;
+}
+
+/** Whether picomatch reads a range in the glob as no class of characters (`rangeOfCharacters`). */
+function readsNoRange(pattern: string): boolean {
+  try {
+    picomatch.makeRe(pattern, GLOB_OPTIONS);
+    return false;
+  } catch (error) {
+    return error instanceof UnreadRange;
+  }
+}
 
 /**
  * Whether a glob writes `**` (or more stars) beside another character of a
@@ -86,6 +114,10 @@ const glob = v.pipe(
   v.string("must be a glob (a string)"),
   v.nonEmpty("must not be empty"),
   v.check((pattern) => pattern !== EXACT, `must name a tool after ${EXACT}`),
+  v.check(
+    (pattern) => pattern.startsWith(EXACT) || !readsNoRange(pattern),
+    "writes a range in braces picomatch reads as one character of a set: write {a..e} or {1..9} (one letter or digit at each end, no step), or the names ({1,2,10,20})",
+  ),
   v.check(
     (pattern) => pattern.startsWith(EXACT) || !starsBesideName(pattern),
     "writes ** beside other characters, where picomatch reads it as *, which stops at a /: write ** as a part of its own to cross a / (github/**, **/*delete*), or * within a name",

@@ -190,6 +190,8 @@ describe("parseConfig", () => {
     "is not a glob picomatch can read (a { or ( left open, a \\ at its end, a range written backwards such as [z-a])";
   const STARS_BESIDE =
     "writes ** beside other characters, where picomatch reads it as *, which stops at a /: write ** as a part of its own to cross a / (github/**, **/*delete*), or * within a name";
+  const RANGE =
+    "writes a range in braces picomatch reads as one character of a set: write {a..e} or {1..9} (one letter or digit at each end, no step), or the names ({1,2,10,20})";
   it.each([
     [{ hide: "*delete*" }, "TOOL_RULES.hide", "must be a list of globs"],
     [{ hide: [""] }, "TOOL_RULES.hide[0]", "must not be empty"],
@@ -205,6 +207,12 @@ describe("parseConfig", () => {
     [{ hide: ["github**"] }, "TOOL_RULES.hide[0]", STARS_BESIDE],
     [{ only: ["files.*", "**delete**"] }, "TOOL_RULES.only[1]", STARS_BESIDE],
     [{ hide: ["!admin/***"] }, "TOOL_RULES.hide[0]", STARS_BESIDE],
+    // picomatch reads a range in braces as a character class: `{1..20}` as `[1-20]`, one of 1, 2
+    // and 0, so report_v{1..20} hid report_v0 and neither report_v15 nor report_v20.
+    [{ hide: ["report_v{1..20}"] }, "TOOL_RULES.hide[0]", RANGE],
+    [{ only: ["a.*", "tool{01..10}"] }, "TOOL_RULES.only[1]", RANGE],
+    [{ hide: ["a{1..9..2}"] }, "TOOL_RULES.hide[0]", RANGE],
+    [{ hide: ["a{^..z}"] }, "TOOL_RULES.hide[0]", RANGE],
     [
       { hid: [] },
       "TOOL_RULES.hid",

@@ -113,4 +113,13 @@ describe("a glob in hide", () => {
     expect(rulesOf({ hide: ["exact:admin.x"] }).hides({ name: longer })).toBe(false);
     expect(rulesOf({ hide: [`exact:${longer}`] }).hides({ name: longer })).toBe(true);
   });
+
+  it("reads a range in braces between one letter or digit and another", () => {
+    const rules = rulesOf({ hide: ["tool{3..1}", "v{a..c}"] });
+    for (const name of ["tool1", "tool3", "va", "vc"])
+      expect(rules.hides({ name }), name).toBe(true);
+    for (const name of ["tool0", "tool4", "tool13", "vd", "v-"]) {
+      expect(rules.hides({ name }), name).toBe(false);
+    }
+  });
 });
