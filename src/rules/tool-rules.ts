@@ -9,6 +9,7 @@
  */
 import picomatch from "picomatch/posix";
 import * as v from "valibot";
+import { foldKey } from "../args/coalesce";
 import {
   holdsNumber,
   isPlainObject,
@@ -186,6 +187,27 @@ const table = <T extends v.GenericSchema>(values: T, message: string) =>
     v.record(v.string(), values, message),
   );
 
+/** MCP's tool annotations (`ToolAnnotations`), of which the hints are booleans. */
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
+const ANNOTATIONS = ["title", ...HINTS];
+
+/**
+ * What is wrong with an annotation a rule matches, as MCP writes it: a hint
+ * that is no boolean, or a name spelled as another reads one of MCP's
+ * (`destructivehint`, `read_only_hint`), matches no tool, and the rule would
+ * be off without a word. Other annotations are an origin's own.
+ */
+function annotationProblem(key: string, value: unknown): string | undefined {
+  if (HINTS.includes(key)) {
+    return typeof value === "boolean"
+      ? undefined
+      : "must be true or false: MCP's hints are booleans";
+  }
+  if (ANNOTATIONS.includes(key)) return undefined;
+  const meant = ANNOTATIONS.find((name) => foldKey(name) === foldKey(key));
+  return meant && `is not spelled as MCP names the annotation: write ${meant}`;
+}
+
 /**
  * Annotation → the value that matches (`{ destructiveHint = true }`). An
  * empty table would match every tool: `hideAnnotated = {}`, copied as a
@@ -201,6 +223,16 @@ const annotationMatch = v.optional(
       (wanted) => Object.keys(wanted).length > 0,
       "must name at least one annotation: an empty table matches every tool (leave the rule out instead)",
     ),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const input = dataset.value;
+      for (const [key, value] of Object.entries(input)) {
+        const message = annotationProblem(key, value);
+        if (message) {
+          addIssue({ message, path: [{ type: "object", origin: "value", input, key, value }] });
+        }
+      }
+    }),
   ),
 );
 

@@ -223,6 +223,22 @@ describe("parseConfig", () => {
       "TOOL_RULES.hideAnnotated.destructiveHint",
       "must be true, false, a string or a number",
     ],
+    // MCP's hints, misspelled or not booleans, match no tool: the rule was off without a word.
+    [
+      { hideAnnotated: { destructivehint: true } },
+      "TOOL_RULES.hideAnnotated.destructivehint",
+      "is not spelled as MCP names the annotation: write destructiveHint",
+    ],
+    [
+      { onlyAnnotated: { read_only_hint: true } },
+      "TOOL_RULES.onlyAnnotated.read_only_hint",
+      "is not spelled as MCP names the annotation: write readOnlyHint",
+    ],
+    [
+      { hideAnnotated: { destructiveHint: "true" } },
+      "TOOL_RULES.hideAnnotated.destructiveHint",
+      "must be true or false: MCP's hints are booleans",
+    ],
     // An empty table matches every tool: `hideAnnotated = {}` would hide them all, silently.
     [
       { hideAnnotated: {} },
