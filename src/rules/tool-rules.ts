@@ -115,6 +115,11 @@ const glob = v.pipe(
   v.string("must be a glob (a string)"),
   v.nonEmpty("must not be empty"),
   v.check((pattern) => pattern !== EXACT, `must name a tool after ${EXACT}`),
+  // A glob: every tool but one named `exact:admin`, `admin` among them.
+  v.check(
+    (pattern) => !/^!+exact:/.test(pattern),
+    `negates an ${EXACT} name, which only a glob can be: write the glob, each pattern character escaped (!report\\[1\\] for every tool but report[1])`,
+  ),
   v.check(
     (pattern) => pattern.startsWith(EXACT) || !readsNoRange(pattern),
     "writes a range in braces picomatch reads as one character of a set: write {a..e} or {1..9} (one letter or digit at each end, no step), or the names ({1,2,10,20})",

@@ -196,6 +196,12 @@ describe("parseConfig", () => {
     [{ hide: "*delete*" }, "TOOL_RULES.hide", "must be a list of globs"],
     [{ hide: [""] }, "TOOL_RULES.hide[0]", "must not be empty"],
     [{ only: ["a.*", "exact:"] }, "TOOL_RULES.only[1]", "must name a tool after exact:"],
+    // A glob that negates `exact:admin` is every tool but one named "exact:admin": `admin` too.
+    [
+      { only: ["!exact:admin"] },
+      "TOOL_RULES.only[0]",
+      "negates an exact: name, which only a glob can be: write the glob, each pattern character escaped (!report\\[1\\] for every tool but report[1])",
+    ],
     // Globs picomatch makes no regular expression of: taken for ones that match no tool, each
     // left its rule off without a word (a brace left open hid nothing).
     [{ hide: ["admin.{delete,drop"] }, "TOOL_RULES.hide[0]", UNREAD_GLOB],
