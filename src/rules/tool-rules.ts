@@ -154,14 +154,13 @@ const globs = v.optional(v.array(glob, "must be a list of globs"), []);
 export const MAX_GLOBBED_CHARS = 128;
 
 /**
- * Whether a name matches any of `patterns`: an `exact:` name, or a glob. A
- * name longer than `MAX_GLOBBED_CHARS` matches a glob where `longMatches`:
- * `hide` hides it, as it cannot tell, and `only` lists it not.
+ * Whether a name matches any of `patterns`: an `exact:` name, or a glob (as
+ * picomatch reads one, it names its own text too). A name longer than
+ * `MAX_GLOBBED_CHARS` matches a glob's pattern where `longMatches`: `hide`
+ * hides it, as it cannot tell, and `only` lists it not.
  */
 function matcher(patterns: readonly string[], longMatches: boolean): (name: string) => boolean {
-  const exact = new Set(
-    patterns.filter((p) => p.startsWith(EXACT)).map((p) => p.slice(EXACT.length)),
-  );
+  const exact = new Set(patterns.map((p) => (p.startsWith(EXACT) ? p.slice(EXACT.length) : p)));
   const globbed = patterns.filter((p) => !p.startsWith(EXACT));
   if (globbed.length === 0) return (name) => exact.has(name);
   const isMatch = picomatch(globbed, GLOB_OPTIONS);
