@@ -21,7 +21,7 @@
  * would apply more than `MAX_CHECKS` schemas to values (a schema that branches
  * along every path, which the client's depth multiplies) is not checked.
  */
-import { dereference, type SchemaDraft, validate } from "@cfworker/json-schema";
+import { dereference, encodePointer, type SchemaDraft, validate } from "@cfworker/json-schema";
 import { isPlainObject, own } from "../json";
 import { foldKey } from "./coalesce";
 import { isNullable, propertiesOf, type Schema } from "./json-schema";
@@ -301,15 +301,37 @@ function closestKey(key: string, declared: readonly string[]): string | undefine
 const field = (location: string) =>
   location === "#" ? "the arguments" : `\`${location.slice(2).replaceAll("/", ".")}\``;
 
+/**
+ * `issues` told the model: none about an argument it is not shown (an
+ * operator's fixed one), at its location or below, or required by name.
+ */
+function issuesShown(issues: readonly ValidationIssue[], unshown: ReadonlySet<string>) {
+  if (unshown.size === 0) return issues;
+  const at = [...unshown].map((key) => `#/${encodePointer(key)}`);
+  return issues.filter((issue) => {
+    const missing = issue.keyword === "required" && /required property "(.*)"/.exec(issue.message);
+    if (missing && issue.location === "#" && unshown.has(missing[1] ?? "")) return false;
+    return !at.some((place) => issue.location === place || issue.location.startsWith(`${place}/`));
+  });
+}
+
+/**
+ * The fix-it text for a call its schema refuses. `unshown`: arguments the
+ * operator's rules set and leave out of the schema the model sees (`fixed`,
+ * docs/rules.md), which it names nowhere: not as received (the proxy set
+ * them), declared, suggested for a key the model got wrong, or at fault.
+ */
 export function describeInvalidCall(
   tool: string,
   args: Record<string, unknown>,
   inputSchema: unknown,
-  issues: readonly ValidationIssue[],
+  allIssues: readonly ValidationIssue[],
+  unshown: ReadonlySet<string> = new Set(),
 ): string {
   const lines = [
     `Invalid arguments for tool \`${tool}\`; the tool was not called. Fix these and call it again:`,
   ];
+  const issues = issuesShown(allIssues, unshown);
   for (const issue of issues.slice(0, MAX_LISTED)) {
     const missing = issue.keyword === "required" && /required property "(.*)"/.exec(issue.message);
     if (missing) {
@@ -320,7 +342,7 @@ export function describeInvalidCall(
     }
   }
   if (issues.length > MAX_LISTED) lines.push(`- … and ${issues.length - MAX_LISTED} more issues`);
-  const received = Object.keys(args);
+  const received = Object.keys(args).filter((key) => !unshown.has(key));
   lines.push(
     received.length > 0
       ? `Keys received: ${quoted(received, "keys")}.`
@@ -329,7 +351,7 @@ export function describeInvalidCall(
   const properties = isPlainObject(inputSchema)
     ? propertiesOf(inputSchema, inputSchema)
     : undefined;
-  const declared = Object.keys(properties ?? {});
+  const declared = Object.keys(properties ?? {}).filter((key) => !unshown.has(key));
   const unknown = received.filter((key) => !Object.hasOwn(properties ?? {}, key));
   for (const key of unknown.slice(0, MAX_SUGGESTIONS)) {
     const name = clip(key, MAX_KEY_CHARS);

@@ -304,7 +304,8 @@ export async function repairToolCall(
 
   // The fix-it text names the tool's arguments: only for a caller whose own listing showed it.
   if (mode === "enforce" && validation.kind === "invalid" && resolved?.shown) {
-    const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues);
+    const unshown = new Set(Object.keys(rule?.fixed ?? {}));
+    const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues, unshown);
     return { kind: "answer", response: toolError(message.id, text, revision), report };
   }
 

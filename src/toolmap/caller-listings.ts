@@ -270,26 +270,23 @@ export class CallerView {
 
   /**
    * What the policy makes of a call to `original`, as the caller's own listing
-   * decided. Without one here, only what the rules decide by name alone, and
-   * where the policy refuses calls, `unchecked`.
+   * decided. Without one here, where the policy refuses calls, `unchecked`.
    */
   async judge(original: string, policy: ToolPolicy): Promise<Judgement> {
     const shown = await this.current();
-    const { rules, changes } = policy;
-    const byName = rules.hides({ name: original });
     if (shown) {
       const decision = shown.view.decisions.get(original);
       if (decision === "hidden" || decision === "held") return { refused: decision, shown: false };
       if (decision === "shown") return { shown: true };
       if (!refusesCalls(policy)) return { shown: false };
       if (!shown.view.whole) return { refused: "unchecked", shown: false };
+      const byName = policy.rules.hides({ name: original });
       return { refused: byName ? "hidden" : "unlisted", shown: false };
     }
-    // Annotations and pins are the caller's listing's to tell; names the rules judge alone.
-    if (rules.readsAnnotations || changes === "hold") return { refused: "unchecked", shown: false };
-    if (byName) return { refused: "hidden", shown: false };
-    // Whether the tool is the caller's, only their listing can tell: listed to someone else, it
-    // would be forwarded to the origin, whose answer tells whether anyone has it.
+    // Only the caller's listing tells what the policy makes of the tool, or whether it is theirs
+    // (listed to someone else, it would be forwarded to the origin, whose answer tells whether
+    // anyone has it). A name the rules hide too: refused from the rules alone, sooner and without
+    // the alike names a listing gives, its answer told a name they hide from one no tool has.
     return refusesCalls(policy) ? { refused: "unchecked", shown: false } : { shown: false };
   }
 }

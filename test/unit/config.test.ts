@@ -186,10 +186,39 @@ describe("parseConfig", () => {
     expect(at({ MAX_TOOLS: "500" }, "/mcp/gemini")).toBe(128);
   });
 
+  const UNREAD_GLOB =
+    "is not a glob picomatch can read (a { or ( left open, a \\ at its end, a range written backwards such as [z-a])";
+  const STARS_BESIDE =
+    "writes ** beside other characters, where picomatch reads it as *, which stops at a /: write ** as a part of its own to cross a / (github/**, **/*delete*), or * within a name";
+  const RANGE =
+    "writes a range in braces picomatch reads as one character of a set: write {a..e} or {1..9} (one letter or digit at each end, no step), or the names ({1,2,10,20})";
   it.each([
     [{ hide: "*delete*" }, "TOOL_RULES.hide", "must be a list of globs"],
     [{ hide: [""] }, "TOOL_RULES.hide[0]", "must not be empty"],
     [{ only: ["a.*", "exact:"] }, "TOOL_RULES.only[1]", "must name a tool after exact:"],
+    // A glob that negates `exact:admin` is every tool but one named "exact:admin": `admin` too.
+    [
+      { only: ["!exact:admin"] },
+      "TOOL_RULES.only[0]",
+      "negates an exact: name, which only a glob can be: write the glob, each pattern character escaped (!report\\[1\\] for every tool but report[1])",
+    ],
+    // Globs picomatch makes no regular expression of: taken for ones that match no tool, each
+    // left its rule off without a word (a brace left open hid nothing).
+    [{ hide: ["admin.{delete,drop"] }, "TOOL_RULES.hide[0]", UNREAD_GLOB],
+    [{ hide: ["a.*", "{admin"] }, "TOOL_RULES.hide[1]", UNREAD_GLOB],
+    [{ only: ["files\\"] }, "TOOL_RULES.only[0]", UNREAD_GLOB],
+    [{ hide: ["report[z-a]"] }, "TOOL_RULES.hide[0]", UNREAD_GLOB],
+    // `**` beside a name's characters is picomatch's `*`, which stops at a `/`: `github**` hid
+    // `github.delete_repo` and not `github/delete_repo`, where the docs' `**` crosses it.
+    [{ hide: ["github**"] }, "TOOL_RULES.hide[0]", STARS_BESIDE],
+    [{ only: ["files.*", "**delete**"] }, "TOOL_RULES.only[1]", STARS_BESIDE],
+    [{ hide: ["!admin/***"] }, "TOOL_RULES.hide[0]", STARS_BESIDE],
+    // picomatch reads a range in braces as a character class: `{1..20}` as `[1-20]`, one of 1, 2
+    // and 0, so report_v{1..20} hid report_v0 and neither report_v15 nor report_v20.
+    [{ hide: ["report_v{1..20}"] }, "TOOL_RULES.hide[0]", RANGE],
+    [{ only: ["a.*", "tool{01..10}"] }, "TOOL_RULES.only[1]", RANGE],
+    [{ hide: ["a{1..9..2}"] }, "TOOL_RULES.hide[0]", RANGE],
+    [{ hide: ["a{^..z}"] }, "TOOL_RULES.hide[0]", RANGE],
     [
       { hid: [] },
       "TOOL_RULES.hid",
@@ -199,6 +228,22 @@ describe("parseConfig", () => {
       { hideAnnotated: { destructiveHint: [true] } },
       "TOOL_RULES.hideAnnotated.destructiveHint",
       "must be true, false, a string or a number",
+    ],
+    // MCP's hints, misspelled or not booleans, match no tool: the rule was off without a word.
+    [
+      { hideAnnotated: { destructivehint: true } },
+      "TOOL_RULES.hideAnnotated.destructivehint",
+      "is not spelled as MCP names the annotation: write destructiveHint",
+    ],
+    [
+      { onlyAnnotated: { read_only_hint: true } },
+      "TOOL_RULES.onlyAnnotated.read_only_hint",
+      "is not spelled as MCP names the annotation: write readOnlyHint",
+    ],
+    [
+      { hideAnnotated: { destructiveHint: "true" } },
+      "TOOL_RULES.hideAnnotated.destructiveHint",
+      "must be true or false: MCP's hints are booleans",
     ],
     // An empty table matches every tool: `hideAnnotated = {}` would hide them all, silently.
     [

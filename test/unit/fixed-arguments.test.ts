@@ -178,3 +178,61 @@ describe("arguments, as case-blind readers read keys", () => {
     },
   );
 });
+
+describe("the enforce fix-it text, where rules fix an argument", () => {
+  const rule = rulesOf({
+    tools: { "tasks.update": { fixed: { "tenant/org": "acme" } } },
+  }).ruleFor("tasks.update");
+  const entry = {
+    original: "tasks.update",
+    schemaHash: "",
+    inputSchema: {
+      type: "object",
+      additionalProperties: false,
+      properties: { "tenant/org": { type: "integer" }, title: { type: "string" } },
+      required: ["title", "tenant/org"],
+    },
+  };
+  const resolver: ToolResolver = Object.assign(
+    async () => ({
+      kind: "resolved" as const,
+      tool: {
+        entry,
+        source: "memory" as const,
+        by: "listed" as const,
+        shown: true,
+        ...(rule ? { rule } : {}),
+      },
+    }),
+    {
+      refusalOf: async () => undefined,
+      closest: async () => undefined,
+      ruleOf: () => rule,
+      refusesCalls: false,
+    },
+  );
+
+  it("names no argument the model is not shown: not as received, declared, suggested or at fault", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const message = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "tasks_update", arguments: { tenant_or: "globex" } },
+    };
+    const outcome = await repairToolCall(
+      message as JsonRpcRequest,
+      resolver,
+      "enforce",
+      revisionOf(new Headers()),
+    );
+    const text = JSON.stringify(outcome.kind === "answer" ? outcome.response : outcome);
+    // The listed schema leaves it out (docs/rules.md): the fix-it text told its name, as a key
+    // the model sent, one it declares, the one it meant by `tenant_or`, and one whose value the
+    // tool refuses (the operator's string for an integer).
+    expect(text).toContain("missing required field `title`");
+    expect(text).toContain("Unknown key `tenant_or`");
+    expect(text).not.toContain("tenant/org");
+    expect(text).not.toContain("tenant.org");
+  });
+});

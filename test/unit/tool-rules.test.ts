@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { MAX_GLOBBED_CHARS } from "../../src/rules/tool-rules";
 import { rulesOf } from "../helpers/tool-rules";
 
 /** Names made of what globs read as patterns, and what they do not. */
@@ -48,5 +49,79 @@ describe("an exact: name in hide or only", () => {
     ]);
     expect(rulesOf({ only: ["!admin"] }).hides({ name: "files.delete" })).toBe(false);
     expect(rulesOf({ only: ["exact:!admin"] }).hides({ name: "files.delete" })).toBe(true);
+  });
+});
+
+/** Names a glob's `*` and `**` may meet: line breaks among them, as an origin may write them. */
+const anyName = fc
+  .string({ unit: fc.constantFrom(..."ab_.:/\n\r\u2028\u2029 "), minLength: 1, maxLength: 10 })
+  // A part that is `.` or `..` alone is matched by no star, as in a path (docs/limits.md).
+  .filter((name) => !name.split("/").some((part) => part === "." || part === ".."));
+
+describe("a glob in hide", () => {
+  it("reads every character of a name: `**` matches any, and `!glob` exactly the names glob does not", () => {
+    fc.assert(
+      fc.property(anyName, (name) => {
+        expect(rulesOf({ hide: ["**"] }).hides({ name }), JSON.stringify(name)).toBe(true);
+        for (const glob of ["files.*", "*delete*", "admin/**", "**/b*", "a?b"]) {
+          const hidden = rulesOf({ hide: [glob] }).hides({ name });
+          expect(
+            rulesOf({ hide: [`!${glob}`] }).hides({ name }),
+            `${glob} ${JSON.stringify(name)}`,
+          ).toBe(!hidden);
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("written `!glob`, hides every tool but those glob names, whatever their names hold", () => {
+    // An allowlist written as `hide` (docs/rules.md): a regular expression's `.` stops at a line
+    // break, so the negation's `.*` failed on such a name and the tool was listed.
+    const rules = rulesOf({ hide: ["!files.*"] });
+    for (const name of ["admin\ndelete", "admin\rdelete", "admin\u2028delete", "x\u2029", "\n"]) {
+      expect(rules.hides({ name }), JSON.stringify(name)).toBe(true);
+    }
+    expect(rules.hides({ name: "files.read" })).toBe(false);
+  });
+
+  it("crosses a `/` with `**` written as a part of its own, wherever picomatch reads it so", () => {
+    const cases: Array<[string, string]> = [
+      ["github/**", "github/repos/delete"],
+      ["**/*delete*", "github/repos/delete_repo"],
+      ["github/**/delete", "github/a/b/delete"],
+      ["{files.*,github/**}", "github/repos/delete"],
+      ["@(**)", "a/b"],
+    ];
+    for (const [glob, name] of cases) {
+      expect(rulesOf({ hide: [glob] }).hides({ name }), glob).toBe(true);
+    }
+    // Escaped, a star is a character, and in brackets one of a set: neither is refused as `**`.
+    expect(rulesOf({ hide: ["\\**"] }).hides({ name: "*x" })).toBe(true);
+    expect(rulesOf({ hide: ["a[**]b"] }).hides({ name: "a*b" })).toBe(true);
+  });
+
+  it(`matches no name longer than ${MAX_GLOBBED_CHARS} characters: such a name only exact: names`, () => {
+    const longest = `admin.${"x".repeat(MAX_GLOBBED_CHARS - 6)}`;
+    const longer = `${longest}x`;
+    expect(rulesOf({ hide: ["files.*"] }).hides({ name: longest })).toBe(false);
+    expect(rulesOf({ only: ["admin.*"] }).hides({ name: longest })).toBe(false);
+    // A glob in hide hides it, whatever it says; one in only lists it not; exact: names it.
+    expect(rulesOf({ hide: ["files.*"] }).hides({ name: longer })).toBe(true);
+    expect(rulesOf({ only: ["admin.*"] }).hides({ name: longer })).toBe(true);
+    expect(rulesOf({ only: ["admin.*", `exact:${longer}`] }).hides({ name: longer })).toBe(false);
+    expect(rulesOf({ hide: ["exact:admin.x"] }).hides({ name: longer })).toBe(false);
+    expect(rulesOf({ hide: [`exact:${longer}`] }).hides({ name: longer })).toBe(true);
+    // As picomatch reads any glob: one names its own text, whatever it holds.
+    expect(rulesOf({ only: ["admin.*", longer] }).hides({ name: longer })).toBe(false);
+  });
+
+  it("reads a range in braces between one letter or digit and another", () => {
+    const rules = rulesOf({ hide: ["tool{3..1}", "v{a..c}"] });
+    for (const name of ["tool1", "tool3", "va", "vc"])
+      expect(rules.hides({ name }), name).toBe(true);
+    for (const name of ["tool0", "tool4", "tool13", "vd", "v-"]) {
+      expect(rules.hides({ name }), name).toBe(false);
+    }
   });
 });

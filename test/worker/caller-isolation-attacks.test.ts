@@ -2,7 +2,8 @@
  * Caller isolation, attacked (SECURITY.md, "What the proxy answers itself"):
  * two users of an origin that lists each bearer token its own tools
  * (test/fixtures/node/caller-origin.ts), one proxy isolate. Bob may learn
- * nothing from the proxy of a tool the origin listed only to ann.
+ * nothing from the proxy of a tool the origin listed only to ann, nor which
+ * names the operator's rules hide.
  */
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
@@ -277,6 +278,40 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     });
   });
 });
+
+describe.each(EACH_WIRE)(
+  "a tool the rules hide, guessed by a caller new to the isolate, protocol %s",
+  (wire) => {
+    const DELETE: Tool = { ...WRITE, name: "user.delete" };
+    const nearest = `Did you mean: ${openaiName("user.read")}?`;
+
+    it.each([
+      ["an exact: name", "exact:user.delete"],
+      ["a glob", "user.del*"],
+    ])("is answered as a name no tool has, where %s hides it", async (_, hidden) => {
+      const origin = callerOrigin();
+      await origin.list("ann", [READ, DELETE]);
+      await origin.list("bob", [READ, DELETE]);
+      const rules = JSON.stringify({ hide: [hidden] });
+      /** Bob's call in an isolate where ann listed (which knows the names), he has not. */
+      const answerTo = async (name: string) => {
+        const proxy = viaProxy({ ORIGIN_URL: origin.url, TOOL_RULES: rules }, { app: createApp() });
+        await user(proxy, "ann", wire).list();
+        return (await user(proxy, "bob", wire).call(name)).error?.message;
+      };
+      // A name no tool has is told bob's names alike to it, from his own listing, asked for then.
+      expect(await answerTo("user.remove")).toBe(`Unknown tool: user.remove. ${nearest}`);
+      expect(await answerTo("user_remove_abc123")).toBe(
+        `Unknown tool: user_remove_abc123. ${nearest}`,
+      );
+      // Answered from the rules alone, without his listing (and sooner), the hidden tool's original
+      // and model-facing name were told no alike names: the answer told which names the rules hide.
+      expect(await answerTo("user.delete")).toBe(`Unknown tool: user.delete. ${nearest}`);
+      const listed = openaiName("user.delete");
+      expect(await answerTo(listed)).toBe(`Unknown tool: ${listed}. ${nearest}`);
+    });
+  },
+);
 
 describe("caller isolation under attack, 2026-07-28 parameter headers", () => {
   // A call's Mcp-Param-* headers are checked against its tool's schema; the one the map holds may

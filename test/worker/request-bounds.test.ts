@@ -194,6 +194,21 @@ describe("the proxy's own listing reads: one per request", () => {
   });
 });
 
+describe("TOOL_RULES' globs against a name a client writes", () => {
+  it("are matched at no cost that grows with the name: a call naming no tool by a megabyte is answered at once", async () => {
+    const { proxy, session } = await demoSession({
+      vars: { TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
+    });
+    await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), session);
+    // The glob's regular expression backtracks over each `delete` for each one before it: matched
+    // against the whole name, this call took a minute of CPU (128 KB of it, a second).
+    const name = `${"delete".repeat(170_000)}/x`;
+    const call = rpc(2, "tools/call", { name, arguments: {} });
+    const [answer] = await messagesOf(await postJson(proxy, PROXY_URL, call, session));
+    expect(answer).toMatchObject({ error: { message: `Unknown tool: ${name}` } });
+  });
+});
+
 describe("MAX_LOCAL_ANSWER_BYTES", () => {
   const LIMIT = 128 * 1024;
   /** A catalog of 300 tools in search mode, listed once by this caller. */
