@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_GLOBBED_CHARS } from "../../src/rules/tool-rules";
+import { MAX_GLOBBED_CHARS } from "../../src/rules/globs";
 import { rulesOf } from "../helpers/tool-rules";
 
 /** Names made of what globs read as patterns, and what they do not. */
