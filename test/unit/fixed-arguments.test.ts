@@ -11,8 +11,32 @@ import { foldKey } from "../../src/args/coalesce";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
 import { revisionOf } from "../../src/protocol/revision";
 import { repairToolCall } from "../../src/rewrite/tools-call";
+import type { ToolRule } from "../../src/rules/tool-rules";
+import type { ToolEntry } from "../../src/toolmap/plan-listing";
 import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { rulesOf } from "../helpers/tool-rules";
+
+/** A resolver that finds `entry` for any name, shown to the caller, with the operator's `rule`. */
+function resolverOf(entry: ToolEntry, rule: ToolRule | undefined): ToolResolver {
+  return Object.assign(
+    async () => ({
+      kind: "resolved" as const,
+      tool: {
+        entry,
+        source: "memory" as const,
+        by: "listed" as const,
+        shown: true,
+        ...(rule ? { rule } : {}),
+      },
+    }),
+    {
+      refusalOf: async () => undefined,
+      closest: async () => undefined,
+      ruleOf: () => rule,
+      refusesCalls: false,
+    },
+  );
+}
 
 const rule = rulesOf({
   tools: {
@@ -29,24 +53,7 @@ const entry = {
   schemaHash: "",
   inputSchema: echoTools.find((tool) => tool.name === "catering.invoice")?.inputSchema,
 };
-const resolver: ToolResolver = Object.assign(
-  async () => ({
-    kind: "resolved" as const,
-    tool: {
-      entry,
-      source: "memory" as const,
-      by: "listed" as const,
-      shown: true,
-      ...(rule ? { rule } : {}),
-    },
-  }),
-  {
-    refusalOf: async () => undefined,
-    closest: async () => undefined,
-    ruleOf: () => rule,
-    refusesCalls: false,
-  },
-);
+const resolver = resolverOf(entry, rule);
 
 describe("fixed arguments (property)", () => {
   it("reach the origin as the operator set them, under every spelling the model tries", async () => {
@@ -107,24 +114,7 @@ describe("arguments, as case-blind readers read keys", () => {
       properties: { task_id: { type: "string" }, title: { type: "string" } },
     },
   };
-  const tasksResolver: ToolResolver = Object.assign(
-    async () => ({
-      kind: "resolved" as const,
-      tool: {
-        entry: tasksEntry,
-        source: "memory" as const,
-        by: "listed" as const,
-        shown: true,
-        ...(tasks ? { rule: tasks } : {}),
-      },
-    }),
-    {
-      refusalOf: async () => undefined,
-      closest: async () => undefined,
-      ruleOf: () => tasks,
-      refusesCalls: false,
-    },
-  );
+  const tasksResolver = resolverOf(tasksEntry, tasks);
 
   const call = (args: unknown) =>
     repairToolCall(
@@ -193,24 +183,7 @@ describe("the enforce fix-it text, where rules fix an argument", () => {
       required: ["title", "tenant/org"],
     },
   };
-  const resolver: ToolResolver = Object.assign(
-    async () => ({
-      kind: "resolved" as const,
-      tool: {
-        entry,
-        source: "memory" as const,
-        by: "listed" as const,
-        shown: true,
-        ...(rule ? { rule } : {}),
-      },
-    }),
-    {
-      refusalOf: async () => undefined,
-      closest: async () => undefined,
-      ruleOf: () => rule,
-      refusesCalls: false,
-    },
-  );
+  const resolver = resolverOf(entry, rule);
 
   it("names no argument the model is not shown: not as received, declared, suggested or at fault", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});

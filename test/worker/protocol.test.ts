@@ -237,6 +237,22 @@ describe("bounds", () => {
     logs.restore();
   });
 
+  /** The proxy's own answer to one call of a batch, whose rest went to the origin. */
+  const OWN = { jsonrpc: "2.0", id: "bad", error: { code: -32602, message: "Invalid params" } };
+  /** `origin`'s answer to the batch's rest, with `OWN` to merge into it. */
+  const withOwnAnswer = async (origin: Response) => {
+    const profile = profileOf("openai");
+    const scope = await toolMapScopes(new URL("https://batch.example/mcp"), profile.names);
+    return rewriteResponse(origin, {
+      listIds: new Set(),
+      watchesListChanged: false,
+      reads: new ReadBudget(),
+      toolMap: new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {}),
+      addressee: unreadAddressee(new Headers()),
+      localResponses: [OWN],
+    });
+  };
+
   it.each([
     ["no body", null],
     ["an empty body", ""],
@@ -244,42 +260,18 @@ describe("bounds", () => {
     "answers a batch whose forwarded part the origin answered 200 with %s with its own answers",
     async (_, body) => {
       // MCP asks for 202 where only notifications and responses were sent; some origins send 200.
-      const profile = profileOf("openai");
-      const scope = await toolMapScopes(new URL("https://batch.example/mcp"), profile.names);
-      const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
-      const own = { jsonrpc: "2.0", id: "bad", error: { code: -32602, message: "Invalid params" } };
-      const response = await rewriteResponse(
+      const response = await withOwnAnswer(
         new Response(body, { status: 200, headers: { "content-type": "application/json" } }),
-        {
-          listIds: new Set(),
-          watchesListChanged: false,
-          reads: new ReadBudget(),
-          toolMap,
-          addressee: unreadAddressee(new Headers()),
-          localResponses: [own],
-        },
       );
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual([own]);
+      expect(await response.json()).toEqual([OWN]);
     },
   );
 
   it("keeps the origin's answer to a batch it could not merge its own answers into, and says so", async () => {
-    const profile = profileOf("openai");
-    const scope = await toolMapScopes(new URL("https://batch.example/mcp"), profile.names);
-    const toolMap = new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {});
     const logs = captureLogs();
-    const own = { jsonrpc: "2.0", id: "bad", error: { code: -32602, message: "Invalid params" } };
-    const response = await rewriteResponse(
+    const response = await withOwnAnswer(
       new Response("Service Unavailable", { headers: { "content-type": "application/json" } }),
-      {
-        listIds: new Set(),
-        watchesListChanged: false,
-        reads: new ReadBudget(),
-        toolMap,
-        addressee: unreadAddressee(new Headers()),
-        localResponses: [own],
-      },
     );
     expect(await response.text()).toBe("Service Unavailable");
     expect(logs.events("local_answers_dropped")).toEqual([
