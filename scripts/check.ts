@@ -34,8 +34,13 @@ export interface CheckResult {
   notes: Finding[];
 }
 
-/** A stand-in for a secret, which is set with `wrangler secret put` and never read here. */
-const SECRET_STAND_IN = "secret";
+/**
+ * A stand-in for a secret, which is set with `wrangler secret put` and never
+ * read here: one its own schema takes, so that what holds whatever it holds
+ * (a setting only another `AUTH_MODE` reads) is told here. `ORIGIN_USER_SECRETS`
+ * is JSON text (a table of users' keys).
+ */
+const standIn = (secret: string) => (secret === "ORIGIN_USER_SECRETS" ? "{}" : "secret");
 
 /** The settings the docs have operators set with `wrangler secret put` (docs/configuration.md, sign-in.md). */
 const SECRET_SETTINGS = new Set([
@@ -80,14 +85,14 @@ export function checkEnvironment(
   // A tenant's declared secrets are set at Cloudflare; the top level's are what .dev.vars sets,
   // read with it: wrangler dev starts the Worker without one it does not set (and warns).
   const unset = environment.secrets.filter((secret) => !(secret in env));
-  for (const secret of name === undefined ? [] : unset) env[secret] = SECRET_STAND_IN;
+  for (const secret of name === undefined ? [] : unset) env[secret] = standIn(secret);
   const config = parseConfig(env as unknown as Env);
   if (config.kind === "invalid") {
     for (const { setting, path, problem: text } of config.problems) {
       // Of a declared secret, only what its own value decides is left to the Worker: one no setting
       // reads, or one only another AUTH_MODE reads, is refused whatever it holds, and told here.
-      const declared = environment.secrets.includes(setting) && env[setting] === SECRET_STAND_IN;
-      if (declared && path === setting && text === ownProblem(setting, SECRET_STAND_IN)) {
+      const declared = environment.secrets.includes(setting) && env[setting] === standIn(setting);
+      if (declared && path === setting && text === ownProblem(setting, standIn(setting))) {
         note(setting, "is a secret: checked when the Worker starts, never here");
       } else if (
         SECRET_SETTINGS.has(setting) &&

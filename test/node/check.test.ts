@@ -697,7 +697,7 @@ main = "${join(ROOT, "src/index.ts")}"
 compatibility_date = "2026-11-01"
 
 [env.was-gate]
-secrets = { required = ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_SECRET"] }
+secrets = { required = ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_SECRET", "ORIGIN_USER_SECRETS"] }
 [env.was-gate.vars]
 ${VALID}
 WRANGLER_ENV = "was-gate"
@@ -716,10 +716,12 @@ ${KV("was-broker")}
   it("tells each by its name, as the Worker refuses it whatever it holds", () => {
     const wasGate = checked("was-gate");
     expect(wasGate.problems).toEqual(
-      ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_SECRET"].map((setting) => ({
-        setting,
-        text: otherMode("gate"),
-      })),
+      ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_SECRET", "ORIGIN_USER_SECRETS"].map(
+        (setting) => ({
+          setting,
+          text: otherMode("gate"),
+        }),
+      ),
     );
     expect(wasGate.notes).toEqual([]);
     // Beside a declared secret whose value only the Worker can judge, still left to it.
