@@ -99,20 +99,35 @@ function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined 
   }
   const values = Object.hasOwn(schema, "const") ? [schema.const] : own(schema, "enum");
   if (Array.isArray(values) && values.length > 0) return new Set(values.map(jsonTypeOf));
+  const forms = formsTogether(schema, reading, typesIn);
+  return forms === NO_FORMS ? undefined : forms;
+}
+
+/** What `formsTogether` reads of a schema with no `anyOf` or `oneOf` that has branches. */
+const NO_FORMS = Symbol("no forms");
+
+/**
+ * What the branches of `schema`'s first `anyOf` or `oneOf` that has some say together, each read
+ * with `of`; `undefined` where one says nothing or is left unread (it may allow anything).
+ */
+function formsTogether<T>(
+  schema: Schema,
+  reading: Reading,
+  of: (branch: unknown, reading: Reading) => Set<T> | undefined,
+): Set<T> | undefined | typeof NO_FORMS {
   for (const keyword of ["anyOf", "oneOf"]) {
     const branches = own(schema, keyword);
     if (!Array.isArray(branches) || branches.length === 0) continue;
-    const types = new Set<JsonType>();
+    const together = new Set<T>();
     let read = 0;
-    for (const branchTypes of branchesOf(schema, keyword, reading, typesIn)) {
-      if (!branchTypes) return undefined;
-      for (const t of branchTypes) types.add(t);
+    for (const said of branchesOf(schema, keyword, reading, of)) {
+      if (!said) return undefined;
+      for (const item of said) together.add(item);
       read++;
     }
-    // A branch left unread may allow any type: then nothing is known.
-    return read === branches.length ? types : undefined;
+    return read === branches.length ? together : undefined;
   }
-  return undefined;
+  return NO_FORMS;
 }
 
 /**
@@ -134,19 +149,8 @@ function valuesIn(schema: unknown, reading: Reading): Set<unknown> | undefined {
   if (Object.hasOwn(resolved, "const")) return new Set([resolved.const]);
   const values = own(resolved, "enum");
   if (Array.isArray(values)) return new Set(values);
-  for (const keyword of ["anyOf", "oneOf"]) {
-    const branches = own(resolved, keyword);
-    if (!Array.isArray(branches) || branches.length === 0) continue;
-    const named = new Set<unknown>();
-    let read = 0;
-    for (const branchValues of branchesOf(resolved, keyword, reading, valuesIn)) {
-      if (!branchValues) return undefined;
-      for (const value of branchValues) named.add(value);
-      read++;
-    }
-    // A branch left unread may take any value.
-    return read === branches.length ? named : undefined;
-  }
+  const forms = formsTogether(resolved, reading, valuesIn);
+  if (forms !== NO_FORMS) return forms;
   for (const branchValues of branchesOf(resolved, "allOf", reading, valuesIn)) {
     if (branchValues) return branchValues;
   }
