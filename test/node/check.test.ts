@@ -640,19 +640,15 @@ id = "local-tool-map"
 });
 
 describe("npm run check of gate tenants, as wrangler.toml's comments and docs/sign-in.md set them up", () => {
-  const path = join(mkdtempSync(join(scratch, "gate-")), "wrangler.toml");
   const GATE = (env: string, limit: number, vars = "") => `[env.${env}.vars]
 ${VALID}
 WRANGLER_ENV = "${env}"
 AUTH_MODE = "gate"
 ${vars}
 ${SIGN_IN(env, limit)}`;
-  writeFileSync(
-    path,
-    `name = "gate-check"
-main = "${join(ROOT, "src/index.ts")}"
-compatibility_date = "2026-11-01"
-[exports.SignInBudget]
+  const { path } = scratchConfig(
+    "gate-check",
+    `[exports.SignInBudget]
 type = "durable-object"
 storage = "sqlite"
 
@@ -689,13 +685,9 @@ describe("npm run check of declared secrets only another AUTH_MODE reads", () =>
   // A tenant taken back to relay mode, its sign-in's vars and bindings removed and its secrets'
   // declaration left: wrangler deploys it (the secrets are set at Cloudflare from before), and the
   // Worker, given them, answers every request with 500.
-  const path = join(mkdtempSync(join(scratch, "mode-secrets-")), "wrangler.toml");
-  writeFileSync(
-    path,
-    `name = "mode-secrets"
-main = "${join(ROOT, "src/index.ts")}"
-compatibility_date = "2026-11-01"
-
+  const { path } = scratchConfig(
+    "mode-secrets",
+    `
 [env.was-gate]
 secrets = { required = ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_SECRET", "ORIGIN_USER_SECRETS"] }
 [env.was-gate.vars]
