@@ -29,7 +29,14 @@ import { FRESH_MS, MAX_HELD_PINS, type OriginMemory, type SharedPin } from "./is
 import { type LegacyProgress, readLegacyNames } from "./legacy-v1";
 import type { PlannedEntry } from "./plan-listing";
 import type { ProfileNames } from "./profile-names";
-import { chunked, findSchema, linesFor, needsLines, schemaJsonOf } from "./schema-lines";
+import {
+  chunked,
+  findSchema,
+  linesFor,
+  needsLines,
+  schemaJsonOf,
+  toolsByFingerprint,
+} from "./schema-lines";
 import {
   decodeMap,
   emptyMap,
@@ -321,9 +328,11 @@ export class MapStore {
    * with KV's chunks; `undefined` when KV's chunks hold every one.
    */
   private async schemaLinesFor(base: StoredMap, merged: StoredMap): Promise<string[] | undefined> {
-    if (!needsLines(base, merged, this.origin.chunksLack)) return undefined;
+    const byHash = toolsByFingerprint(merged);
+    if (!needsLines(base, merged, byHash, this.origin.chunksLack)) return undefined;
     const texts = base.chunks > 0 ? await this.readChunks(base.chunks) : [];
-    return linesFor(merged, texts, (original) => schemaJsonOf(this.origin.tools.get(original)));
+    const held = (original: string) => schemaJsonOf(this.origin.tools.get(original));
+    return linesFor(merged, byHash, texts, held);
   }
 
   private async readChunks(count: number): Promise<string[]> {

@@ -114,8 +114,8 @@ export function chunked(lines: Iterable<string>, maxChars: number): string[] {
   return chunks;
 }
 
-/** The tools of `map`, by their schemas' fingerprints. */
-function toolsByFingerprint(map: StoredMap): Map<string, string[]> {
+/** The tools of `map`, by their schemas' fingerprints: what `needsLines` and `linesFor` read. */
+export function toolsByFingerprint(map: StoredMap): Map<string, string[]> {
   const byHash = new Map<string, string[]>();
   for (const [original, { schema }] of map.tools) {
     const tools = byHash.get(schema);
@@ -133,9 +133,9 @@ function toolsByFingerprint(map: StoredMap): Map<string, string[]> {
 export function needsLines(
   base: StoredMap,
   merged: StoredMap,
+  byHash: ReadonlyMap<string, readonly string[]>,
   chunksLack: ReadonlySet<string>,
 ): boolean {
-  const byHash = toolsByFingerprint(merged);
   const inBase = new Set([...base.tools.values()].map((tool) => tool.schema));
   const joins = [...merged.tools].some(
     ([original, { schema }]) =>
@@ -154,10 +154,10 @@ export function needsLines(
  */
 export function linesFor(
   merged: StoredMap,
+  byHash: ReadonlyMap<string, readonly string[]>,
   texts: Iterable<string>,
   held: (original: string) => string | undefined,
 ): string[] {
-  const byHash = toolsByFingerprint(merged);
   const stored = schemaLines(texts, (hash) => byHash.has(hash));
   const lines: string[] = [];
   /** Checks taken this write, by text: tools that share a schema share its text. */
