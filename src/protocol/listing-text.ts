@@ -221,6 +221,14 @@ export class WrittenTool implements ListedTool {
 }
 
 /**
+ * What the text of a member a tool does not have shows: nothing against it.
+ * One for every tool, never written to (`writtenEnd` writes a member's own):
+ * most tools lack some of title, annotations and output schema, and a record
+ * for each was up to 3,000 objects more for a listing of 1,000 to collect.
+ */
+const ABSENT: Readonly<Written> = Object.freeze(newWritten());
+
+/**
  * The levels open around an element of `tools` (the message, its result, the
  * array): what the text's reader skips is bounded in all, as a whole parse is.
  */
@@ -251,17 +259,17 @@ export function readListingText(
       return end;
     }
     const texts: Record<Pinned, Written> = {
-      title: newWritten(),
-      description: newWritten(),
-      inputSchema: newWritten(),
-      annotations: newWritten(),
-      outputSchema: newWritten(),
+      title: ABSENT,
+      description: ABSENT,
+      inputSchema: ABSENT,
+      annotations: ABSENT,
+      outputSchema: ABSENT,
     };
-    const object = readObject(text, at, (key, from) =>
-      isPinned(key)
-        ? writtenEnd(text, from, texts[key], TOOLS_DEPTH + 1)
-        : valueEnd(text, from, TOOLS_DEPTH + 1),
-    );
+    const object = readObject(text, at, (key, from) => {
+      if (!isPinned(key)) return valueEnd(text, from, TOOLS_DEPTH + 1);
+      texts[key] = newWritten();
+      return writtenEnd(text, from, texts[key], TOOLS_DEPTH + 1);
+    });
     if (!object || misspelledKey(object.members.keys(), LISTING_MEMBERS.tool) !== undefined) {
       return -1;
     }

@@ -167,12 +167,10 @@ export function decodeMap(text: string): StoredMap | undefined {
       typeof fingerprints === "string"
         ? joinPin({ fingerprints, digest: asString(digest), extra: asString(extra) })
         : undefined;
-    map.tools.set(original, {
-      schema,
-      seen,
-      ...(pin === undefined ? {} : { pin }),
-      ...(typeof check === "string" ? { check } : {}),
-    });
+    const tool: StoredTool = { schema, seen };
+    if (pin !== undefined) tool.pin = pin;
+    if (typeof check === "string") tool.check = check;
+    map.tools.set(original, tool);
   }
   map.tools = keptTools(map.tools);
   map.chunks = typeof value.chunks === "number" ? value.chunks : 0;
