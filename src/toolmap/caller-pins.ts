@@ -190,7 +190,10 @@ async function decidePins(
   for (const { original, definition, pinAs } of listed) {
     const now = await definition.pin;
     const shared = book.shared(original);
-    if (shared === undefined) {
+    // A tool the map holds no pin of, but the caller does (one the map had no room for, pinned
+    // first for them), is compared with theirs: else every new isolate took its change for new.
+    const expected = own.get(original) ?? shared;
+    if (expected === undefined || (shared === undefined && expected === now)) {
       decisions.shared.set(original, { pin: now, over: undefined });
       // Under `hold`, the caller's own too, until KV's map holds it: another isolate, which read
       // the map before the tool was added, may pin it at once for another caller, and KV keeps
@@ -200,7 +203,6 @@ async function decidePins(
       }
       continue;
     }
-    const expected = own.get(original) ?? shared;
     if (expected === now) continue;
     if (
       takesOver(expected, now) ||
