@@ -150,10 +150,13 @@ async function decidePins(
       ownChanged = true;
     }
   };
-  /** Sets the caller's own pin of `original`; false where a new one finds no room. */
-  const setOwn = (original: string, pin: string): boolean => {
+  /**
+   * Sets the caller's own pin of `original`; false where a new one finds no room. `unstored`:
+   * kept even where it is the map's pin, while KV's map does not hold that pin.
+   */
+  const setOwn = (original: string, pin: string, unstored = false): boolean => {
     if (own.get(original) === pin) return true;
-    if (book.shared(original) === pin) {
+    if (book.shared(original) === pin && !unstored) {
       if (own.delete(original)) room += nameWeight(original);
     } else {
       if (!own.has(original)) {
@@ -203,7 +206,15 @@ async function decidePins(
       }
       continue;
     }
-    if (expected === now) continue;
+    if (expected === now) {
+      // Under `hold`, a pin this isolate set and KV's map lacks is the caller's own too, as for
+      // the first caller it was listed to: the map may have no room for the tool, and a new
+      // isolate would find no pin of it to compare with.
+      if (mode === "hold" && record !== undefined && book.stored(original) === undefined) {
+        setOwn(original, now, true);
+      }
+      continue;
+    }
     if (
       takesOver(expected, now) ||
       (pinAs !== undefined && (await takesOverScope(expected, now, pinAs)))
