@@ -190,6 +190,36 @@ async function decidePins(
     return true;
   };
 
+  /**
+   * Holds `change.to` for the caller, unless the operator accepted it; `noted`: some caller is
+   * then held on that definition, which the map notes.
+   */
+  const holdUnlessAccepted = async (
+    change: { tool: string; changed: string[]; from?: string; to: string },
+    noted: boolean,
+  ) => {
+    const { tool: original, to: now } = change;
+    if (await book.accepted(original, now)) {
+      logEvent("tool_definition_accepted", { tool: original, pin: now });
+      decisions.accepted.add(acceptedPin(original, now));
+      if (record !== undefined) setOwn(original, now);
+      return;
+    }
+    decisions.held.add(original);
+    if (noted) decisions.heldPins.set(original, now);
+    const key = `${original}\n${now}`;
+    if (
+      !book.logged.get(key) &&
+      logChange("changed", {
+        ...change,
+        mode,
+        accept: acceptCommand(now, original, book.environment),
+      })
+    ) {
+      book.logged.set(key, true);
+    }
+  };
+
   for (const { original, definition, pinAs } of listed) {
     const now = await definition.pin;
     const shared = book.shared(original);
@@ -197,13 +227,21 @@ async function decidePins(
     // first for them), is compared with theirs: else every new isolate took its change for new.
     const expected = own.get(original) ?? shared;
     if (expected === undefined || (shared === undefined && expected === now)) {
-      decisions.shared.set(original, { pin: now, over: undefined });
       // Under `hold`, the caller's own too, until KV's map holds it: another isolate, which read
       // the map before the tool was added, may pin it at once for another caller, and KV keeps
       // the pin it got first (map-store.ts), which this caller's first definition is not.
-      if (mode === "hold" && record !== undefined && setOwn(original, now)) {
-        pinnedFirst.add(original);
+      if (mode === "hold" && record !== undefined) {
+        if (setOwn(original, now)) pinnedFirst.add(original);
+        else if (!firstListed(original)) {
+          // Past their bound, a tool they were listed before that no pin of KV's map or theirs
+          // covers has nothing to be compared with: held, as a definition of theirs that differs
+          // from the map's is, never taken for new (an origin that filled the map and their
+          // pins could change it unheld in every new isolate). Not noted: it is no change.
+          await holdUnlessAccepted({ tool: original, changed: [], to: now }, false);
+          continue;
+        }
       }
+      decisions.shared.set(original, { pin: now, over: undefined });
       continue;
     }
     if (expected === now) {
@@ -244,25 +282,7 @@ async function decidePins(
       logChange("differs", { ...change, mode });
       continue;
     }
-    if (await book.accepted(original, now)) {
-      logEvent("tool_definition_accepted", { tool: original, pin: now });
-      decisions.accepted.add(acceptedPin(original, now));
-      if (record !== undefined) setOwn(original, now);
-      continue;
-    }
-    decisions.held.add(original);
-    decisions.heldPins.set(original, now);
-    const key = `${original}\n${now}`;
-    if (
-      !book.logged.get(key) &&
-      logChange("changed", {
-        ...change,
-        mode,
-        accept: acceptCommand(now, original, book.environment),
-      })
-    ) {
-      book.logged.set(key, true);
-    }
+    await holdUnlessAccepted(change, true);
   }
   if (unlogged.length > 0 && !allowance.restLogged) {
     allowance.restLogged = true;
