@@ -33,7 +33,13 @@ import type { BoundedMap } from "../bounded-map";
 import { logEvent } from "../log";
 import { namesWeight, nameWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
-import { type CallerPins, type CallerRecord, callerPinsKey, seenMark } from "./caller-pin-records";
+import {
+  type CallerPins,
+  type CallerRecord,
+  callerPinsKey,
+  type RecordWrites,
+  seenMark,
+} from "./caller-pin-records";
 import {
   acceptCommand,
   acceptedPin,
@@ -81,6 +87,8 @@ export class PinAllowance {
   changeLines = MAX_CHANGE_LINES;
   /** Whether the request logged its `tool_definition_changes_unlogged` line. */
   restLogged = false;
+  /** Callers' records the request writes: one write under way each (caller-pin-records.ts). */
+  readonly recordWrites: RecordWrites = new Map();
 }
 
 /** What one listing's definitions are compared with, for its caller. */
@@ -383,7 +391,9 @@ export async function pinListing(
   for (const [original, pin] of decisions.shared) origin.setPin(original, pin);
   for (const [original, pin] of decisions.heldPins) origin.noteHeld(original, pin);
   for (const accepted of decisions.accepted) origin.acceptedPins.set(accepted, true);
-  if (decisions.own) callerPins.write(kv, key, decisions.own, mode, waitUntil);
+  if (decisions.own) {
+    callerPins.write(kv, key, decisions.own, mode, waitUntil, allowance.recordWrites);
+  }
   return decisions;
 }
 
