@@ -42,6 +42,15 @@ export const LOG_PINS_WRITE_MS = 60_000;
 /** Own pins kept per isolate, all callers together, each weighing its tool's name (names/weight.ts). */
 const MAX_OWN_PINS = 50_000;
 export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
+/**
+ * How long a request waits after writing a caller's record before it writes it again, with what
+ * its listings changed meanwhile: KV takes one write a second to a key, and a batch of 256
+ * listings, each showing the caller a tool they were not listed, wrote it 256 times.
+ */
+const RECORD_REWRITE_MS = 1_000;
+
+/** One request's writes of callers' records under way, by key: each writes the latest when it may. */
+export type RecordWrites = Map<string, { latest: Omit<CallerRecord, "stored"> }>;
 
 /** A caller KV holds nothing of: one record for all of them, as most callers have no pins of their own. */
 const NEW_CALLER: CallerRecord = { stored: false, pins: new Map() };
@@ -110,7 +119,8 @@ export class CallerPins {
   /**
    * Stores the caller's pins (and, under `hold`, the tools they were
    * listed): in memory now, in KV by `waitUntil`; under `log`, in KV once per
-   * `LOG_PINS_WRITE_MS`.
+   * `LOG_PINS_WRITE_MS`. Where the request (`writes`) writes the record already,
+   * that write takes this one's place: once done, it writes the latest a second later.
    */
   write(
     kv: KVNamespace,
@@ -118,15 +128,35 @@ export class CallerPins {
     record: Omit<CallerRecord, "stored">,
     mode: Exclude<ChangeMode, "allow">,
     waitUntil: (promise: Promise<unknown>) => void,
+    writes: RecordWrites,
   ): void {
     const stored = this.records.get(key)?.stored === true;
     this.records.set(key, { stored: true, ...record });
     if (mode === "log" && stored && this.writtenLately.get(key)) return;
     this.writtenLately.set(key, true);
+    const underWay = writes.get(key);
+    if (underWay) {
+      underWay.latest = record;
+      return;
+    }
+    const write = { latest: record };
+    writes.set(key, write);
+    const writeLatest = async () => {
+      for (let written = write.latest; ; written = write.latest) {
+        await kv.put(key, encodeRecord(written));
+        // Let go of at once where nothing came meanwhile: a write after it starts one of its own.
+        if (write.latest === written) {
+          writes.delete(key);
+          return;
+        }
+        await new Promise((slept) => setTimeout(slept, RECORD_REWRITE_MS));
+      }
+    };
     waitUntil(
-      kv
-        .put(key, encodeRecord(record))
-        .catch((error) => logEvent("kv_error", { op: "put", error: String(error) })),
+      writeLatest().catch((error) => {
+        writes.delete(key);
+        logEvent("kv_error", { op: "put", error: String(error) });
+      }),
     );
   }
 }

@@ -33,7 +33,13 @@ import type { BoundedMap } from "../bounded-map";
 import { logEvent } from "../log";
 import { namesWeight, nameWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
-import { type CallerPins, type CallerRecord, callerPinsKey, seenMark } from "./caller-pin-records";
+import {
+  type CallerPins,
+  type CallerRecord,
+  callerPinsKey,
+  type RecordWrites,
+  seenMark,
+} from "./caller-pin-records";
 import {
   acceptCommand,
   acceptedPin,
@@ -81,6 +87,8 @@ export class PinAllowance {
   changeLines = MAX_CHANGE_LINES;
   /** Whether the request logged its `tool_definition_changes_unlogged` line. */
   restLogged = false;
+  /** Callers' records the request writes: one write under way each (caller-pin-records.ts). */
+  readonly recordWrites: RecordWrites = new Map();
 }
 
 /** What one listing's definitions are compared with, for its caller. */
@@ -150,10 +158,13 @@ async function decidePins(
       ownChanged = true;
     }
   };
-  /** Sets the caller's own pin of `original`; false where a new one finds no room. */
-  const setOwn = (original: string, pin: string): boolean => {
+  /**
+   * Sets the caller's own pin of `original`; false where a new one finds no room. `unstored`:
+   * kept even where it is the map's pin, while KV's map does not hold that pin.
+   */
+  const setOwn = (original: string, pin: string, unstored = false): boolean => {
     if (own.get(original) === pin) return true;
-    if (book.shared(original) === pin) {
+    if (book.shared(original) === pin && !unstored) {
       if (own.delete(original)) room += nameWeight(original);
     } else {
       if (!own.has(original)) {
@@ -187,21 +198,69 @@ async function decidePins(
     return true;
   };
 
+  /**
+   * Holds `change.to` for the caller, unless the operator accepted it; `noted`: some caller is
+   * then held on that definition, which the map notes.
+   */
+  const holdUnlessAccepted = async (
+    change: { tool: string; changed: string[]; from?: string; to: string },
+    noted: boolean,
+  ) => {
+    const { tool: original, to: now } = change;
+    if (await book.accepted(original, now)) {
+      logEvent("tool_definition_accepted", { tool: original, pin: now });
+      decisions.accepted.add(acceptedPin(original, now));
+      if (record !== undefined) setOwn(original, now);
+      return;
+    }
+    decisions.held.add(original);
+    if (noted) decisions.heldPins.set(original, now);
+    const key = `${original}\n${now}`;
+    if (
+      !book.logged.get(key) &&
+      logChange("changed", {
+        ...change,
+        mode,
+        accept: acceptCommand(now, original, book.environment),
+      })
+    ) {
+      book.logged.set(key, true);
+    }
+  };
+
   for (const { original, definition, pinAs } of listed) {
     const now = await definition.pin;
     const shared = book.shared(original);
-    if (shared === undefined) {
-      decisions.shared.set(original, { pin: now, over: undefined });
+    // A tool the map holds no pin of, but the caller does (one the map had no room for, pinned
+    // first for them), is compared with theirs: else every new isolate took its change for new.
+    const expected = own.get(original) ?? shared;
+    if (expected === undefined || (shared === undefined && expected === now)) {
       // Under `hold`, the caller's own too, until KV's map holds it: another isolate, which read
       // the map before the tool was added, may pin it at once for another caller, and KV keeps
       // the pin it got first (map-store.ts), which this caller's first definition is not.
-      if (mode === "hold" && record !== undefined && setOwn(original, now)) {
-        pinnedFirst.add(original);
+      if (mode === "hold" && record !== undefined) {
+        if (setOwn(original, now)) pinnedFirst.add(original);
+        else if (!firstListed(original)) {
+          // Past their bound, a tool they were listed before that no pin of KV's map or theirs
+          // covers has nothing to be compared with: held, as a definition of theirs that differs
+          // from the map's is, never taken for new (an origin that filled the map and their
+          // pins could change it unheld in every new isolate). Not noted: it is no change.
+          await holdUnlessAccepted({ tool: original, changed: [], to: now }, false);
+          continue;
+        }
+      }
+      decisions.shared.set(original, { pin: now, over: undefined });
+      continue;
+    }
+    if (expected === now) {
+      // Under `hold`, a pin this isolate set and KV's map lacks is the caller's own too, as for
+      // the first caller it was listed to: the map may have no room for the tool, and a new
+      // isolate would find no pin of it to compare with.
+      if (mode === "hold" && record !== undefined && book.stored(original) === undefined) {
+        setOwn(original, now, true);
       }
       continue;
     }
-    const expected = own.get(original) ?? shared;
-    if (expected === now) continue;
     if (
       takesOver(expected, now) ||
       (pinAs !== undefined && (await takesOverScope(expected, now, pinAs)))
@@ -231,25 +290,7 @@ async function decidePins(
       logChange("differs", { ...change, mode });
       continue;
     }
-    if (await book.accepted(original, now)) {
-      logEvent("tool_definition_accepted", { tool: original, pin: now });
-      decisions.accepted.add(acceptedPin(original, now));
-      if (record !== undefined) setOwn(original, now);
-      continue;
-    }
-    decisions.held.add(original);
-    decisions.heldPins.set(original, now);
-    const key = `${original}\n${now}`;
-    if (
-      !book.logged.get(key) &&
-      logChange("changed", {
-        ...change,
-        mode,
-        accept: acceptCommand(now, original, book.environment),
-      })
-    ) {
-      book.logged.set(key, true);
-    }
+    await holdUnlessAccepted(change, true);
   }
   if (unlogged.length > 0 && !allowance.restLogged) {
     allowance.restLogged = true;
@@ -350,7 +391,9 @@ export async function pinListing(
   for (const [original, pin] of decisions.shared) origin.setPin(original, pin);
   for (const [original, pin] of decisions.heldPins) origin.noteHeld(original, pin);
   for (const accepted of decisions.accepted) origin.acceptedPins.set(accepted, true);
-  if (decisions.own) callerPins.write(kv, key, decisions.own, mode, waitUntil);
+  if (decisions.own) {
+    callerPins.write(kv, key, decisions.own, mode, waitUntil, allowance.recordWrites);
+  }
   return decisions;
 }
 

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { sanitizeName } from "../../src/names/sanitize";
 import type { ListedTool } from "../../src/protocol/tools-list";
+import { NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { decodeMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
@@ -194,5 +195,58 @@ describe("log lines one listing can make", () => {
     expect(rest).toMatchObject({ count: pairs - 10 });
     expect(logs.lines().length).toBeLessThan(20);
     logs.restore();
+  });
+});
+
+describe("a batch of listings under TOOL_CHANGES=hold, each showing the caller a tool new to them", () => {
+  // Each listing that shows a caller a tool they were not listed writes their record (their own
+  // pins and what they were listed): a batch of 256 tools/list (2025-03-26) whose every answer
+  // adds a tool wrote one key 256 times in one request, where KV takes one write a second to a
+  // key (the rest fail, and KV may keep an earlier record than the last).
+  it("writes the caller's record at most twice, the last as the listings left it", async () => {
+    const scopes = await toolMapScopes(
+      new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
+      profileOf("openai").names,
+    );
+    const puts: string[] = [];
+    const kv = new Proxy(env.TOOL_MAP, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (property === "put") puts.push(String(args[0]));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const writes: Promise<unknown>[] = [];
+    const hold = { rules: NO_RULES, changes: "hold" as const };
+    const request = () =>
+      new ToolMap(
+        kv,
+        scopes,
+        profileOf("openai"),
+        new ToolMapMemory(),
+        (w) => writes.push(w),
+        hold,
+        undefined,
+        {
+          listing: async () => "ann",
+          pins: async () => "ann",
+        },
+      );
+    const tool = (i: number) => ({ name: `tool_${i}`, description: "A tool.", inputSchema: {} });
+    await request().nameListing([tool(0)]);
+    await Promise.all(writes.splice(0));
+    puts.length = 0;
+    const batch = request();
+    for (let i = 1; i <= 32; i++) {
+      await batch.nameListing(Array.from({ length: i + 1 }, (_, j) => tool(j)));
+    }
+    await Promise.all(writes.splice(0));
+    const recordKey = `${scopes.origin}:pins:ann`;
+    expect(puts.filter((key) => key === recordKey).length).toBeLessThanOrEqual(2);
+    const seen = JSON.parse((await env.TOOL_MAP.get(recordKey, "text")) ?? "{}").seen;
+    expect(seen.split(",")).toHaveLength(33);
   });
 });
