@@ -8,6 +8,7 @@ import { logEvent } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
 import { NAME_WEIGHT_CHARS, namesWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
+import { MAX_TOOLS } from "./stored-map";
 
 /** A caller's own pins as the proxy knows them: `stored`, whether KV holds them (the caller is not new). */
 export interface CallerRecord {
@@ -28,6 +29,42 @@ export interface CallerRecord {
  * its pin, as every tool was before `seen`, never taken for new.
  */
 export const seenMark = (original: string) => fingerprint32(original).toString(36);
+
+/**
+ * Tools a caller's record says they were listed (`seenBy`): twice what KV's
+ * map holds, whose every tool's mark stays; 7 characters or so each.
+ */
+const MAX_SEEN = 2 * MAX_TOOLS;
+
+/**
+ * The tools a caller was listed under `hold`, before this listing (`before`,
+ * `undefined` where their record does not say) and with it (`now`), and
+ * whether it listed one more (`grew`; a record that did not say, too).
+ * Bounded: past `MAX_SEEN` marks, those of the tools KV's map holds stay
+ * first, then the latest. The map keeps a tool listed lately, and its pin,
+ * against tools new to it (stored-map.ts `keptTools`): an origin that listed a
+ * caller 20,000 other names cannot have a tool they were listed taken for
+ * new, and its change for theirs.
+ */
+export function seenBy(
+  record: CallerRecord,
+  listed: ReadonlyArray<{ original: string }>,
+  /** The tools KV's map holds, as the isolate last read or wrote it. */
+  mapped: () => Iterable<string>,
+): { before: Set<string> | undefined; now: string; grew: boolean } {
+  const before =
+    record.stored && record.seen !== undefined ? new Set(record.seen.split(",")) : undefined;
+  const marks = new Set(before);
+  for (const { original } of listed) marks.add(seenMark(original));
+  let kept = [...marks];
+  if (kept.length > MAX_SEEN) {
+    const inMap = new Set([...mapped()].map(seenMark));
+    const rest = kept.filter((mark) => !inMap.has(mark));
+    // The oldest marks of tools KV's map lacks go first: those of its tools are all kept.
+    kept = [...rest, ...kept.filter((mark) => inMap.has(mark))].slice(-MAX_SEEN);
+  }
+  return { before, now: kept.join(","), grew: before === undefined || marks.size > before.size };
+}
 
 const MAX_CALLERS = 1_000;
 /**

@@ -38,6 +38,7 @@ import {
   type CallerRecord,
   callerPinsKey,
   type RecordWrites,
+  seenBy,
   seenMark,
 } from "./caller-pin-records";
 import {
@@ -50,7 +51,6 @@ import {
   takesOverScope,
 } from "./definition-pins";
 import type { OriginMemory, SharedPin } from "./isolate-memory";
-import { MAX_TOOLS } from "./stored-map";
 
 /**
  * Own pins per caller, weighed so too. Past it a caller takes no pin of their own: under `hold`
@@ -71,12 +71,6 @@ const MAX_CHANGE_LINES = 10;
  * operations): a held tool past them stays held until a later listing reads its key.
  */
 const MAX_ACCEPT_READS = 10;
-/**
- * Tools a caller's record says they were listed (`seenBy`): twice what KV's
- * map holds, whose every tool's mark stays; 7 characters or so each.
- */
-const MAX_SEEN = 2 * MAX_TOOLS;
-
 /**
  * What one request's listings may spend deciding pins, together: a batch of
  * 256 `tools/list` (protocol 2025-03-26) is one request, and each listing
@@ -178,7 +172,8 @@ async function decidePins(
     return true;
   };
   const newCaller = record !== undefined && !record.stored;
-  const seen = mode === "hold" && record !== undefined ? seenBy(record, listed, book) : undefined;
+  const seen =
+    mode === "hold" && record !== undefined ? seenBy(record, listed, book.mapped) : undefined;
   /** Whether the caller was never listed `original` before: their own definition is no change. */
   const firstListed = (original: string) =>
     newCaller || seen?.before?.has(seenMark(original)) === false;
@@ -305,35 +300,6 @@ async function decidePins(
     decisions.own = { pins: own, ...(seen ? { seen: seen.now } : {}) };
   }
   return decisions;
-}
-
-/**
- * The tools a caller was listed under `hold`, before this listing (`before`,
- * `undefined` where their record does not say) and with it (`now`), and
- * whether it listed one more (`grew`; a record that did not say, too).
- * Bounded: past `MAX_SEEN` marks, those of the tools KV's map holds stay
- * first, then the latest. The map keeps a tool listed lately, and its pin,
- * against tools new to it (stored-map.ts `keptTools`): an origin that listed a
- * caller 20,000 other names cannot have a tool they were listed taken for
- * new, and its change for theirs.
- */
-function seenBy(
-  record: CallerRecord,
-  listed: readonly ListedDefinition[],
-  book: PinBook,
-): { before: Set<string> | undefined; now: string; grew: boolean } {
-  const before =
-    record.stored && record.seen !== undefined ? new Set(record.seen.split(",")) : undefined;
-  const marks = new Set(before);
-  for (const { original } of listed) marks.add(seenMark(original));
-  let kept = [...marks];
-  if (kept.length > MAX_SEEN) {
-    const mapped = new Set([...book.mapped()].map(seenMark));
-    const rest = kept.filter((mark) => !mapped.has(mark));
-    // The oldest marks of tools KV's map lacks go first: those of its tools are all kept.
-    kept = [...rest, ...kept.filter((mark) => mapped.has(mark))].slice(-MAX_SEEN);
-  }
-  return { before, now: kept.join(","), grew: before === undefined || marks.size > before.size };
 }
 
 /** Where one listing's pins are decided: the origin's memory and KV, for one caller. */
