@@ -21,7 +21,7 @@ import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import { schemaView } from "../schemas/view";
-import { MAX_QUERY_CHARS, type SearchableTool, wordsOf } from "../toolmap/search-terms";
+import { queryRead, type SearchableTool, wordsOf } from "../toolmap/search-terms";
 import type { ToolSearch } from "../toolmap/tool-search";
 import { jsonBytes } from "./local-answers";
 import { refusal } from "./tools-call";
@@ -177,8 +177,9 @@ export function answerSearch(
   const found = search.search(query, limitOf(args.limit)).map(shown);
   const total = search.size;
   const call = `Call one with ${CALL_TOOL}: {"name": <name>, "arguments": {…}}.`;
-  // What was searched, as the heading says it: a query's first MAX_QUERY_CHARS (search-terms.ts).
-  const said = query.length > MAX_QUERY_CHARS ? `${query.slice(0, MAX_QUERY_CHARS)}…` : query;
+  // What was searched, as the heading says it: what is read of a query (search-terms.ts).
+  const searched = queryRead(query);
+  const said = searched.length < query.length ? `${searched}…` : query;
   const heading =
     wordsOf(query).length === 0
       ? `No words to search for in "${said}": the first ${found.length} of ${total} tools. Say what the tool should do. ${call}`
