@@ -73,7 +73,7 @@ function answerTokens(search: ToolSearch, query: string, limit?: number): number
     method: "tools/call",
     params: { name: "search_tools", arguments: { query, ...(limit ? { limit } : {}) } },
   } as JsonRpcRequest;
-  const answer = answerSearch(message, search, REVISION, Number.POSITIVE_INFINITY) as {
+  const answer = answerSearch(message, search, REVISION, Number.POSITIVE_INFINITY).response as {
     result: { content: [{ text: string }] };
   };
   return answer.result.content[0].text.length / 4;

@@ -102,15 +102,11 @@ export async function planForward(
     if (search) {
       const unwrapped =
         name === SEARCH_TOOLS
-          ? {
-              kind: "answer" as const,
-              response: answerSearch(message, search, body.revision, room),
-            }
+          ? { kind: "answer" as const, ...answerSearch(message, search, body.revision, room) }
           : unwrapCall(message, body.revision);
       if (unwrapped.kind === "answer") {
         const kept = answers.add(message, unwrapped.response);
-        const tool = name === SEARCH_TOOLS ? name : undefined;
-        records?.push(callRecord(message.id, true, { tool, repairs: {} }, kept));
+        records?.push(callRecord(message.id, true, unwrapped.report, kept));
         changed = true;
         continue;
       }

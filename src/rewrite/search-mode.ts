@@ -5,6 +5,7 @@
  * memory (toolmap/tool-search.ts); `call_tool` becomes the call it carries,
  * which then takes the way back every direct call takes (tools-call.ts).
  */
+import type { CallReport } from "../analytics/call-record";
 import { REQUEST_KEYS, recoverArguments } from "../args/recover";
 import {
   type ExactText,
@@ -15,14 +16,15 @@ import {
   stringifyExact,
   writtenAsIn,
 } from "../json";
-import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
+import { type JsonRpcRequest, toolError } from "../protocol/jsonrpc";
 import { completeResult, type Revision } from "../protocol/revision";
 import type { ToolsListResult } from "../protocol/tools-list";
 import type { Profile } from "../schemas/profile";
 import { schemaView } from "../schemas/view";
-import { MAX_QUERY_CHARS, type SearchableTool, wordsOf } from "../toolmap/search-terms";
+import { queryRead, type SearchableTool, wordsOf } from "../toolmap/search-terms";
 import type { ToolSearch } from "../toolmap/tool-search";
 import { jsonBytes } from "./local-answers";
+import { refusal } from "./tools-call";
 
 export const SEARCH_TOOLS = "search_tools";
 export const CALL_TOOL = "call_tool";
@@ -89,27 +91,34 @@ export function searchModeResult(
 /**
  * The arguments of one of the proxy's two tools, from wherever the client put
  * them, and the envelope; or, for arguments that are no object, the `-32602`
- * a direct call gets (docs/errors.md), not a tool error that calls the query
+ * a direct call gets (docs/errors.md), refused, logged and recorded as a
+ * direct call's (`malformed_arguments`), not a tool error that calls the query
  * or name missing. So too for arguments sent as JSON text that write a key
- * beside another of another case (`path`, `Path`), as a direct call's text
- * is refused (tools-call.ts): the body's one reading (transport/post-body.ts)
- * never saw inside the text, and the call `call_tool` carries would reach the
- * origin with both keys, repaired by one and read, by an origin that ignores
- * case, by the other.
+ * beside another of another case (`path`, `Path`: `ambiguous_arguments`), as
+ * a direct call's text is refused (tools-call.ts): the body's one reading
+ * (transport/post-body.ts) never saw inside the text, and the call
+ * `call_tool` carries would reach the origin with both keys, repaired by one
+ * and read, by an origin that ignores case, by the other. A refusal names
+ * `search_tools` as a search's record does, and no tool `call_tool` carries:
+ * its name is not read.
  */
 function argumentsOf(
   message: JsonRpcRequest,
+  name: typeof SEARCH_TOOLS | typeof CALL_TOOL,
 ):
   | { args: Record<string, unknown>; envelope: Record<string, unknown>; exact?: ExactText }
-  | { refused: unknown } {
+  | { refused: LocalAnswer } {
   const recovered = recoverArguments(isPlainObject(message.params) ? message.params : {});
-  const refused = (reason: string) => ({
-    refused: jsonRpcError(message.id, ErrorCode.InvalidParams, `Invalid params: ${reason}`),
+  const tool = name === SEARCH_TOOLS ? name : undefined;
+  const refused = (reason: string, text: string) => ({
+    refused: refusal(message, { tool, name }, reason, `Invalid params: ${text}`),
   });
-  if (recovered.kind === "refused") return refused(recovered.message);
+  if (recovered.kind === "refused") return refused("malformed_arguments", recovered.message);
   const twice =
     recovered.recovery === "json_string" ? keyFoldedTwice(recovered.arguments) : undefined;
-  if (twice !== undefined) return refused(`the arguments write ${keyTwiceReason(twice)}`);
+  if (twice !== undefined) {
+    return refused("ambiguous_arguments", `the arguments write ${keyTwiceReason(twice)}`);
+  }
   const { exact } = recovered;
   return {
     args: recovered.arguments ?? {},
@@ -133,8 +142,21 @@ const shown = ({ name, title, description, inputSchema }: SearchableTool) => ({
 });
 
 /**
+ * An answer of the proxy's own to one of its two tools, and what call
+ * analytics records of the call (analytics/call-record.ts); `response` is
+ * `undefined` where it was not built, as it would pass its room.
+ */
+export interface LocalAnswer {
+  response: unknown | undefined;
+  report: CallReport;
+}
+
+/** What a search's record says of it: the tool is `search_tools`. */
+const SEARCHED: CallReport = { tool: SEARCH_TOOLS, repairs: {} };
+
+/**
  * The answer to a `search_tools` call: the best matches, as text a model
- * reads and as structured content; `undefined` when it would take more than
+ * reads and as structured content; none when it would take more than
  * `room` bytes (local-answers.ts), which is known as it is built, match by
  * match, before the whole is.
  */
@@ -143,23 +165,21 @@ export function answerSearch(
   search: ToolSearch,
   revision: Revision,
   room: number,
-): unknown | undefined {
-  const read = argumentsOf(message);
+): LocalAnswer {
+  const read = argumentsOf(message, SEARCH_TOOLS);
   if ("refused" in read) return read.refused;
   const { args } = read;
   if (typeof args.query !== "string") {
-    return toolError(
-      message.id,
-      `${SEARCH_TOOLS} needs a \`query\`: a few words saying what the tool should do.`,
-      revision,
-    );
+    const text = `${SEARCH_TOOLS} needs a \`query\`: a few words saying what the tool should do.`;
+    return { response: toolError(message.id, text, revision), report: SEARCHED };
   }
   const { query } = args;
   const found = search.search(query, limitOf(args.limit)).map(shown);
   const total = search.size;
   const call = `Call one with ${CALL_TOOL}: {"name": <name>, "arguments": {…}}.`;
-  // What was searched, as the heading says it: a query's first MAX_QUERY_CHARS (search-terms.ts).
-  const said = query.length > MAX_QUERY_CHARS ? `${query.slice(0, MAX_QUERY_CHARS)}…` : query;
+  // What was searched, as the heading says it: what is read of a query (search-terms.ts).
+  const searched = queryRead(query);
+  const said = searched.length < query.length ? `${searched}…` : query;
   const heading =
     wordsOf(query).length === 0
       ? `No words to search for in "${said}": the first ${found.length} of ${total} tools. Say what the tool should do. ${call}`
@@ -174,14 +194,15 @@ export function answerSearch(
     const line = `\n${tool.name}: ${tool.description ?? tool.title ?? "(no description)"}\ninput schema: ${schema}`;
     // Each match is written twice: in the text, and as structured content.
     bytes += jsonBytes(line) + jsonBytes(tool);
-    if (bytes > room) return undefined;
+    if (bytes > room) return { response: undefined, report: SEARCHED };
     lines.push(line);
   }
   const result = {
     content: [{ type: "text", text: lines.join("\n") }],
     structuredContent: { tools: found },
   };
-  return { jsonrpc: "2.0", id: message.id, result: completeResult(result, revision) };
+  const response = { jsonrpc: "2.0", id: message.id, result: completeResult(result, revision) };
+  return { response, report: SEARCHED };
 }
 
 export type UnwrappedCall =
@@ -194,7 +215,7 @@ export type UnwrappedCall =
        */
       exact?: ExactText;
     }
-  | { kind: "answer"; response: unknown };
+  | ({ kind: "answer" } & LocalAnswer);
 
 /**
  * The call a `call_tool` carries, as if the client had made it directly: its
@@ -205,8 +226,8 @@ export type UnwrappedCall =
  * …) is the client's, not the model's to write.
  */
 export function unwrapCall(message: JsonRpcRequest, revision: Revision): UnwrappedCall {
-  const read = argumentsOf(message);
-  if ("refused" in read) return { kind: "answer", response: read.refused };
+  const read = argumentsOf(message, CALL_TOOL);
+  if ("refused" in read) return { kind: "answer", ...read.refused };
   const { args: outer, envelope, exact } = read;
   const { name } = outer;
   if (typeof name !== "string" || name === "") {
@@ -217,6 +238,7 @@ export function unwrapCall(message: JsonRpcRequest, revision: Revision): Unwrapp
         `${CALL_TOOL} needs \`name\`: the name of a tool ${SEARCH_TOOLS} found.`,
         revision,
       ),
+      report: { repairs: {} },
     };
   }
   // fromEntries: a key named `__proto__` stays an ordinary key.

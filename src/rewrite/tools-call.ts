@@ -75,13 +75,13 @@ const NAME_UNSURE: ReadonlySet<string> = new Set(["hidden", "unlisted", "uncheck
  * The proxy's `-32602` for a call it does not forward, logged with `reason`
  * and what it names; recorded without a name the rules may hide.
  */
-function refusal(
+export function refusal(
   message: JsonRpcRequest,
   named: { tool?: string; name?: string },
   reason: string,
   text: string,
   resolution?: CallReport["resolution"],
-): CallOutcome {
+): CallOutcome & { kind: "answer" } {
   logEvent("tool_call_refused", {
     ...CALL_LINE,
     "gen_ai.tool.name": named.tool,

@@ -27,6 +27,19 @@ export const MAX_QUERY_CHARS = 256;
 export const MAX_QUERY_WORDS = 8;
 
 /**
+ * What of a query is read: its first `MAX_QUERY_CHARS` characters, cut
+ * before a character written as two UTF-16 units that the bound falls in
+ * (an emoji): its first half alone is no character, which the answer's
+ * heading, quoting what was read, would hand the client (a Python client
+ * cannot encode it again as UTF-8).
+ */
+export function queryRead(query: string): string {
+  if (query.length <= MAX_QUERY_CHARS) return query;
+  const last = query.charCodeAt(MAX_QUERY_CHARS - 1);
+  return query.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_QUERY_CHARS - 1 : MAX_QUERY_CHARS);
+}
+
+/**
  * Characters indexed of a tool's name and title, and of its description's
  * first sentence: MCP asks for names of at most 128 characters, and what a
  * title or sentence says of the tool comes first. Past them an origin's
@@ -130,14 +143,14 @@ function unicodeTermsOf(text: string): string[] {
 }
 
 /**
- * The terms of a query a search looks for: of its first `MAX_QUERY_CHARS`
- * characters, its first `MAX_QUERY_WORDS` terms, each once, where a word
+ * The terms of a query a search looks for: of what is read of it
+ * (`queryRead`), its first `MAX_QUERY_WORDS` terms, each once, where a word
  * written as an identifier is looked for as written and in its words
  * (`getPullRequest`: `getpullrequest get pull request`), for a name of
  * either kind.
  */
 export function wordsOf(query: string): string[] {
-  const spaced = query.slice(0, MAX_QUERY_CHARS).replace(/\S+/g, (word) => {
+  const spaced = queryRead(query).replace(/\S+/g, (word) => {
     const words = identifierWords(word);
     return words === word ? word : `${word} ${words}`;
   });

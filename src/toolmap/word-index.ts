@@ -8,6 +8,19 @@
 import MiniSearch, { type Options } from "minisearch";
 import type { IndexedTool } from "./search-terms";
 
+/**
+ * The most words one word of a query may stand for, as their start or with a
+ * typo forgiven. MiniSearch's cost is by word as much as by field: an origin
+ * whose words each start with `create`, each another word in a field or two,
+ * had a query's word that starts them stand for thousands of words within the
+ * index's fields, and a search of 8 such words took 300 ms of 10,000 tools
+ * (29 ms of 2,000), where 8 words each in every tool's name and sentence take
+ * 28 ms (test/unit/tool-search.test.ts). Real listings' words are far fewer:
+ * 21 at most start alike with 3 letters in the 349 tools of `npm run bench`
+ * search.
+ */
+export const MAX_WORDS_READ = 256;
+
 /** MiniSearch's radix tree: edges to subtrees, and `LEAF` to a word's fields, each its tools. */
 type RadixTree = Map<string, unknown>;
 type FieldTermData = Map<number, Map<number, number>>;
@@ -29,7 +42,8 @@ export class WordIndex extends MiniSearch<IndexedTool> {
     // Typos forgiven by a walk no deeper than a match may be (`nearWords`): MiniSearch's own
     // went on through every longer word whose start is near the query's word. And only where the
     // words with a typo are in few fields together, as for a word's starts (`startsFew`).
-    index.fuzzyGet = (word, distance) => nearWords(index._tree, word, distance, this.fields);
+    index.fuzzyGet = (word, distance) =>
+      nearWords(index._tree, word, distance, this.fields, MAX_WORDS_READ);
   }
 
   /**
@@ -42,11 +56,13 @@ export class WordIndex extends MiniSearch<IndexedTool> {
   }
 
   /**
-   * Whether the words that start with `start` (itself aside) are in at most
-   * `fields` fields together. Reads no more than that of the index.
+   * Whether the words that start with `start` (itself aside) are at most
+   * `MAX_WORDS_READ`, in at most `fields` fields together. Reads no more
+   * than that of the index.
    */
   startsFew(start: string): boolean {
     let left = this.fields;
+    let words = MAX_WORDS_READ;
     /** Whether the words below `node` fit in what is `left`; `top`: its leaf is `start` itself. */
     const fits = (node: RadixTree, top: boolean): boolean => {
       for (const [key, below] of node) {
@@ -56,7 +72,7 @@ export class WordIndex extends MiniSearch<IndexedTool> {
         }
         if (top) continue;
         for (const tools of (below as FieldTermData).values()) left -= tools.size;
-        if (left < 0) return false;
+        if (left < 0 || --words < 0) return false;
       }
       return true;
     };
@@ -77,19 +93,21 @@ export class WordIndex extends MiniSearch<IndexedTool> {
  * walk all of them (80,000 words of 2,000 tools: 12 ms a search of 6 such words).
  *
  * None where the words with a typo (`word` itself aside) are in more than
- * `most` fields together: the walk stops there, and the word is read
- * as it is written. An origin whose every word is one typo from `create` had
- * a query's `create` read all the index (160,000 fields of 2,000 tools: 33 ms
- * a search).
+ * `most` fields together, or are more than `mostWords`: the walk stops there,
+ * and the word is read as it is written. An origin whose every word is one
+ * typo from `create` had a query's `create` read all the index (160,000
+ * fields of 2,000 tools: 33 ms a search).
  */
 export function nearWords(
   tree: RadixTree,
   word: string,
   distance: number,
   most = Number.POSITIVE_INFINITY,
+  mostWords = Number.POSITIVE_INFINITY,
 ): Map<string, [FieldTermData, number]> {
   const results = new Map<string, [FieldTermData, number]>();
   let left = most;
+  let words = mostWords;
   // One column per letter of `word` and one before; one row per letter of a word that may
   // match (at most `distance` longer) and one before.
   const n = word.length + 1;
@@ -107,8 +125,11 @@ export function nearWords(
         if (found > distance) continue;
         const fields = child as FieldTermData;
         results.set(prefix, [fields, found]);
-        if (found > 0) for (const tools of fields.values()) left -= tools.size;
-        if (left < 0) return false;
+        if (found > 0) {
+          for (const tools of fields.values()) left -= tools.size;
+          words--;
+        }
+        if (left < 0 || words < 0) return false;
         continue;
       }
       let i = m;

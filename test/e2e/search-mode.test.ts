@@ -126,6 +126,18 @@ describe.each(EACH_WIRE)("protocol %s", (revision) => {
     );
   });
 
+  it("says a long query's first characters without cutting one in two", async () => {
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
+    await client.listTools();
+    // An emoji is two UTF-16 units: the 256th is its first half, which alone is no character.
+    const before = `read text file ${"x".repeat(240)}`;
+    expect(before).toHaveLength(255);
+    const result = await client.callTool("search_tools", { query: `${before}😀 more`, limit: 1 });
+    const [heading] = String((result.content as Array<{ text: string }>)[0]?.text).split("\n");
+    expect(heading?.isWellFormed()).toBe(true);
+    expect(heading).toContain(`"${before}…"`);
+  });
+
   it("takes arguments written beside call_tool's name, and logs them recovered inline", async () => {
     const logs = captureLogs();
     const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));

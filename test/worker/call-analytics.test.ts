@@ -539,6 +539,30 @@ describe("a data point per call", () => {
     });
   });
 
+  it("search mode: search_tools and call_tool refused for their arguments, as a direct call is", async () => {
+    const { call } = await analyticsSession({ MAX_TOOLS: "2" });
+    const logs = captureLogs();
+    // Arguments that are no object, and JSON text that writes a key beside another of another case.
+    for (const [name, args, refusal] of [
+      ["search_tools", 7, "malformed_arguments"],
+      ["call_tool", [DEMO_NAMES["files.read"]], "malformed_arguments"],
+      ["call_tool", '{"name":"files.read","Name":"files.write"}', "ambiguous_arguments"],
+    ] as const) {
+      const { messages, points } = await call(name, args);
+      expect(messages[0], name).toHaveProperty("error.code", -32602);
+      expect(onlyPoint(points).blobs, `${name} ${JSON.stringify(args)}`).toMatchObject({
+        outcome: "refused",
+        "error.type": "-32602",
+        refusal,
+        search: "search",
+      });
+      expect(logs.events("tool_call_refused").at(-1), name).toMatchObject({
+        name,
+        reason: refusal,
+      });
+    }
+  });
+
   it.each(CARRIED)(
     "a batch answered in %s: one data point for each call and listing",
     async (_, query) => {

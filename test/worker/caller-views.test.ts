@@ -193,7 +193,7 @@ describe("callers' searches in one isolate, their numbers past a double's precis
         params: { name: "search_tools", arguments: { query: "pays account", limit: 1 } },
       };
       return stringifyExact(
-        answerSearch(call, search, revisionOf(new Headers()), 1 << 20),
+        answerSearch(call, search, revisionOf(new Headers()), 1 << 20).response,
         PLACES_ONLY,
       );
     };

@@ -464,7 +464,7 @@ describe("the proxy's own answers carry the origin's numbers as it wrote them", 
       method: "tools/call",
       params: { name: "search_tools", arguments: { query: "pays account", limit: 1 } },
     };
-    return answerSearch(call, search, revisionOf(new Headers()), 1 << 20);
+    return answerSearch(call, search, revisionOf(new Headers()), 1 << 20).response;
   }
 
   const structuredEnum = (text: string) =>
