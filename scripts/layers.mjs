@@ -23,6 +23,7 @@ export const MODULES = {
     patterns: ["**/direction-controls"],
   },
   log: { path: "src/log.ts", patterns: ["**/log"] },
+  "text-cut": { path: "src/text-cut.ts", patterns: ["**/text-cut"] },
   protocol: { path: "src/protocol/", patterns: ["**/protocol/**"] },
   names: { path: "src/names/", patterns: ["**/names/**"] },
   args: { path: "src/args/", patterns: ["**/args/**"] },
@@ -58,6 +59,7 @@ const FOUNDATION = [
   "canonical-path",
   "direction-controls",
   "log",
+  "text-cut",
 ];
 const CORE = ["names", "args", "schemas", "rules"];
 /** What rewrite/ may import: every layer beside and below it (routes/ adds rewrite/ itself). */
@@ -78,7 +80,7 @@ export const LAYERS = [
     name: "foundation",
     modules: FOUNDATION,
     mayImport: [],
-    why: "the foundation (json.ts, json-exact.ts, json-spans.ts, json-written.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, direction-controls.ts, log.ts) imports nothing from src/.",
+    why: "the foundation (json.ts, json-exact.ts, json-spans.ts, json-written.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, direction-controls.ts, log.ts, text-cut.ts) imports nothing from src/.",
   },
   {
     name: "protocol",
@@ -95,8 +97,8 @@ export const LAYERS = [
   {
     name: "args",
     modules: ["args"],
-    mayImport: ["json", "protocol"],
-    why: "args/ is pure core: it imports only json.ts and protocol/.",
+    mayImport: ["json", "text-cut", "protocol"],
+    why: "args/ is pure core: it imports only json.ts, text-cut.ts and protocol/.",
   },
   {
     name: "schemas",

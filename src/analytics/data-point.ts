@@ -6,6 +6,7 @@
  * here is bounded, and all of them together stay under 5,120 bytes.
  */
 import { withoutDirectionControls } from "../direction-controls";
+import { cutBetweenCharacters } from "../text-cut";
 import { type MessageRecord, repairCount, repairList } from "./call-record";
 import { BLOBS, type BlobName, DOUBLES, type DoubleName } from "./layout";
 
@@ -37,10 +38,8 @@ export function bounded(text: string, max: number): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: what it removes.
   const clean = withoutDirectionControls(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
   if (clean.length <= max) return clean;
-  // Not between a surrogate pair's halves: a lone one is written as U+FFFD, or not at all.
-  const last = clean.charCodeAt(max - 2);
-  const cut = last >= 0xd800 && last <= 0xdbff ? max - 2 : max - 1;
-  return `${clean.slice(0, cut)}…`;
+  // A lone half of a surrogate pair is written as U+FFFD, or not at all.
+  return `${cutBetweenCharacters(clean, max - 1)}…`;
 }
 
 /** The data point of a settled record. */

@@ -23,6 +23,7 @@
  */
 import { dereference, encodePointer, type SchemaDraft, validate } from "@cfworker/json-schema";
 import { isPlainObject, own } from "../json";
+import { cutBetweenCharacters } from "../text-cut";
 import { foldKey } from "./coalesce";
 import { isNullable, propertiesOf, type Schema } from "./json-schema";
 import { checksWithin, quotedWhole, type References, referencesOf } from "./validation-cost";
@@ -273,7 +274,8 @@ const MAX_LINE_CHARS = 240;
 /** Declared keys a suggestion is looked for among. */
 const MAX_CANDIDATES = 200;
 
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}…`);
+const clip = (text: string, max: number) =>
+  text.length <= max ? text : `${cutBetweenCharacters(text, max)}…`;
 
 /** `names` quoted, at most `MAX_LISTED` of them, then how many more there are. */
 function quoted(names: readonly string[], what: string): string {

@@ -8,6 +8,8 @@
  * costs CPU in proportion to the words read. Its name and title are read
  * within bounds of their own. Pure: no I/O.
  */
+import { cutBetweenCharacters } from "../text-cut";
+
 /** A tool as search mode shows it: the model-facing name and the profile's view of its schema. */
 export interface SearchableTool {
   name: string;
@@ -33,11 +35,7 @@ export const MAX_QUERY_WORDS = 8;
  * heading, quoting what was read, would hand the client (a Python client
  * cannot encode it again as UTF-8).
  */
-export function queryRead(query: string): string {
-  if (query.length <= MAX_QUERY_CHARS) return query;
-  const last = query.charCodeAt(MAX_QUERY_CHARS - 1);
-  return query.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_QUERY_CHARS - 1 : MAX_QUERY_CHARS);
-}
+export const queryRead = (query: string) => cutBetweenCharacters(query, MAX_QUERY_CHARS);
 
 /**
  * Characters indexed of a tool's name and title, and of its description's

@@ -773,6 +773,17 @@ describe("validation", () => {
     expect(text).toContain("Unknown key `pth`: did you mean `path`?");
   });
 
+  it("cuts a long key it names between characters, never inside an emoji", () => {
+    // 63 letters, then an emoji: the bound (64) falls between its two UTF-16 units.
+    const key = `${"k".repeat(63)}🔑 and more`;
+    const args = { [key]: 1 };
+    const schema = { type: "object", properties: { path: { type: "string" } } };
+    const text = describeInvalidCall("t", args, schema, []);
+    // What the model reads goes out as UTF-8: half an emoji has no encoding.
+    expect(text.isWellFormed()).toBe(true);
+    expect(text).toContain(`\`${"k".repeat(63)}…\``);
+  });
+
   it("respects $schema", () => {
     const draft4 = {
       $schema: "http://json-schema.org/draft-04/schema#",
