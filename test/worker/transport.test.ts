@@ -459,6 +459,19 @@ describe("other routes", () => {
     }
   });
 
+  it("relays no path an origin reads as another: `..;` is `..` to Tomcat, Jetty and Spring", async () => {
+    // Relayed, `/.well-known/openid-configuration/..;/..;/admin` reached the origin's `/admin`.
+    for (const path of [
+      "/.well-known/openid-configuration/..;/..;/admin",
+      "/.well-known/oauth-authorization-server/.;x/doc",
+      "/.well-known/openid-configuration/..%3B/..%3b/admin",
+      "/.well-known/openid-configuration/%2e%2e;jsessionid=1/acme-challenge/token",
+    ]) {
+      const { status, received } = await wellKnown(path);
+      expect([status, received], path).toEqual([400, []]);
+    }
+  });
+
   it("answers 404 with JSON for any other path, without calling the origin", async () => {
     const trace = newTrace();
     const response = await throughGateway(`http://proxy.test/other?trace=${trace}`);
