@@ -162,7 +162,9 @@ const ORIGIN_HOST_ONLY = ["alt-svc", "clear-site-data"];
  * What describes a body's very bytes, which a body the proxy rewrote no
  * longer has: its length, its entity tag, and its digests (RFC 9530's and
  * the obsolete ones). A client checking one would refuse the body, or take
- * it for the origin's. What describes the resource (`Last-Modified`,
+ * it for the origin's; so would an origin checking a client's digest of a
+ * call the proxy repaired, or of a listing it asks for itself with the
+ * client's headers. What describes the resource (`Last-Modified`,
  * `Cache-Control`) still holds.
  */
 export const BYTES_DESCRIBED = [
