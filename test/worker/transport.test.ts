@@ -326,6 +326,15 @@ describe("the MCP endpoint", () => {
     expect(response.headers.get("mcp-session-id")).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("drops what the origin's Connection lists, though it lists what no header is named", async () => {
+    // `Headers.has` throws for a name that is no token: the answer was the proxy's own 500.
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/connection/mcp` });
+    const response = await postJson(proxy, PROXY_URL, initialize(1));
+    await response.body?.cancel();
+    expect(response.status).toBe(200);
+    expect(response.headers.has("x-hop")).toBe(false);
+  });
+
   it("relays GET (the server's stream) and DELETE (end of session)", async () => {
     const proxy = viaProxy();
     const session = await openSession(proxy, PROXY_URL);
