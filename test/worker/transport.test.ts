@@ -142,6 +142,36 @@ describe("the MCP endpoint", () => {
     },
   );
 
+  it.each([
+    [
+      "Method",
+      '"Method":"tools/call","Params":{"name":"secret.admin"},"error":{"code":0,"message":"x"}',
+    ],
+    ["METHOD", '"METHOD":"tools/call","params":{"name":"secret.admin"},"result":{}'],
+    [
+      "method\u0000",
+      '"method\\u0000":"tools/call","params":{"name":"secret.admin"},"error":{"code":0,"message":"x"}',
+    ],
+    ["Params", '"method":"tools/call","Params":{"name":"secret.admin"}'],
+  ])(
+    "refuses a message with %s, which the proxy reads as no JSON-RPC member and lenient readers as one",
+    async (key, members) => {
+      // Read as an answer, it passed unread; the Go SDK before CVE-2026-27896's fix takes `Method`
+      // for `method` and reads a message with a method as a request, and mcp-go one without a
+      // `result`: a call to a tool the rules hide, or with arguments they fix, ran at the origin.
+      const trace = newTrace();
+      const body = `{"jsonrpc":"2.0","id":1,${members}}`;
+      for (const sent of [body, `[{"jsonrpc":"2.0","id":7,"method":"ping"},${body}]`]) {
+        const response = await postJson(throughGateway, `${PROXY_URL}?trace=${trace}`, sent);
+        expect(response.status).toBe(400);
+        expect(await response.json()).toMatchObject({
+          error: { code: -32600, message: expect.stringContaining(JSON.stringify(key)) },
+        });
+      }
+      expect(await receivedByOrigin(trace)).toEqual([]);
+    },
+  );
+
   it("refuses a body labeled with a charset other than UTF-8, which the origin may decode by it", async () => {
     const ping = async (contentType: string) => {
       const trace = newTrace();
