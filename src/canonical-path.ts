@@ -10,7 +10,8 @@
  * §2.3: letters, digits, `-._~`) decoded and every other escape in upper
  * case. A path with no canonical form is refused: an encoded `/` or `\`, an
  * encoded `%` (double encoding), a backslash, a malformed escape, a `.` or
- * `..` segment (also encoded), or an empty segment (`//`).
+ * `..` segment (also encoded, or with a `;` parameter: `..;x`), or an empty
+ * segment (`//`).
  */
 
 export type CanonicalPath =
@@ -22,6 +23,17 @@ const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 /** Escapes whose decoding would change how the path splits or is decoded again: `/`, `\`, `%`. */
 const STRUCTURAL = /%(2f|5c|25)/i;
 
+/**
+ * A `.` or `..` segment as some server reads it: Tomcat, Jetty and Spring take
+ * a `;` and what follows for a path parameter and drop it (some after decoding
+ * `%3B`), so `..;x` is `..` to them, and a path the proxy relays under
+ * `/.well-known/` would reach another on the origin's host.
+ */
+function isDotSegment(segment: string): boolean {
+  const bare = segment.split(/;|%3B/, 1)[0];
+  return bare === "." || bare === "..";
+}
+
 export function canonicalPath(raw: string): CanonicalPath {
   if (raw.includes("\\")) return { kind: "refused", reason: "a backslash" };
   if (/%(?![0-9A-Fa-f]{2})/.test(raw)) return { kind: "refused", reason: "a malformed %-escape" };
@@ -32,7 +44,7 @@ export function canonicalPath(raw: string): CanonicalPath {
   });
   if (!path.startsWith("/")) return { kind: "refused", reason: "no leading /" };
   const segments = path.slice(1).split("/");
-  if (segments.some((segment) => segment === "." || segment === "..")) {
+  if (segments.some(isDotSegment)) {
     return { kind: "refused", reason: "a . or .. segment" };
   }
   if (segments.slice(0, -1).includes(""))

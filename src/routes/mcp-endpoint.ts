@@ -35,7 +35,7 @@ import { type Caller, callerOf } from "../toolmap/callers";
 import { ListingReads } from "../toolmap/relist";
 import { toolResolver } from "../toolmap/resolve-tool";
 import { ToolMap } from "../toolmap/tool-map";
-import { originRequestHeaders } from "../transport/headers";
+import { BYTES_DESCRIBED, originRequestHeaders } from "../transport/headers";
 import {
   cookiesForClient,
   fetchOrigin,
@@ -237,6 +237,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         );
       }
       if (plan.callHeaders) alignCallHeaders(headers, plan.callHeaders);
+      if (plan.body !== body.bytes) for (const name of BYTES_DESCRIBED) headers.delete(name);
       const addressee = addresseeOf(body);
       // A client that went away while the request was planned (the origin listed for its call,
       // say) has nothing sent on its behalf: a call would run at the origin for no one, and run

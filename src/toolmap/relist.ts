@@ -19,7 +19,7 @@ import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { requestOnBehalfOf, revisionOf } from "../protocol/revision";
 import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tools-list";
-import { mediaTypeOf } from "../transport/headers";
+import { BYTES_DESCRIBED, mediaTypeOf } from "../transport/headers";
 import { fetchOrigin } from "../transport/origin";
 import { type Hold, MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
 import { endableFeed, streamDecoder } from "../transport/sse";
@@ -172,6 +172,8 @@ export async function relistTools(
       );
       request.headers.set("content-type", "application/json");
       request.headers.set("accept", "application/json, text/event-stream");
+      // The client's digests were of its own body, not of this one.
+      for (const name of BYTES_DESCRIBED) request.headers.delete(name);
       const body = JSON.stringify({
         jsonrpc: "2.0",
         id,

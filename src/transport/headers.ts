@@ -48,9 +48,19 @@ function tokensOf(value: string | null): string[] {
     .filter(Boolean);
 }
 
+/** RFC 9110 §5.1: what a header's name may be made of (lower case, as `tokensOf` gives it). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+
+/**
+ * The header names `Connection` lists; what is no name (`not a name`, from a
+ * broken peer) names no header, and `Headers.has` would throw for it.
+ */
+const connectionListed = (headers: Headers) =>
+  tokensOf(headers.get("connection")).filter((token) => HEADER_NAME.test(token));
+
 /** The names among `headers` that stop at the proxy: hop-by-hop, those `Connection` lists, `alsoDrop`. */
 function namesToDrop(headers: Headers, alsoDrop: readonly string[]): string[] {
-  const candidates = [...HOP_BY_HOP, ...tokensOf(headers.get("connection")), ...alsoDrop];
+  const candidates = [...HOP_BY_HOP, ...connectionListed(headers), ...alsoDrop];
   return candidates.filter((name) => headers.has(name));
 }
 
@@ -95,7 +105,7 @@ export function originRequestHeaders(
     const stopped = [...clientHeaders.keys()].filter((name) => neverPassed(name));
     return endToEnd(clientHeaders, namesToDrop(clientHeaders, stopped));
   }
-  const listed = tokensOf(clientHeaders.get("connection"));
+  const listed = connectionListed(clientHeaders);
   const headers = new Headers();
   for (const [name, value] of clientHeaders) {
     if ((brokered(name) || credentials.passHeaders.has(name)) && !listed.includes(name)) {
@@ -162,7 +172,9 @@ const ORIGIN_HOST_ONLY = ["alt-svc", "clear-site-data"];
  * What describes a body's very bytes, which a body the proxy rewrote no
  * longer has: its length, its entity tag, and its digests (RFC 9530's and
  * the obsolete ones). A client checking one would refuse the body, or take
- * it for the origin's. What describes the resource (`Last-Modified`,
+ * it for the origin's; so would an origin checking a client's digest of a
+ * call the proxy repaired, or of a listing it asks for itself with the
+ * client's headers. What describes the resource (`Last-Modified`,
  * `Cache-Control`) still holds.
  */
 export const BYTES_DESCRIBED = [

@@ -10,7 +10,14 @@
  */
 import * as v from "valibot";
 import type { Config } from "../config";
-import { type ExactText, foldedKey, keyTwiceReason, parseExact, utf8Text } from "../json";
+import {
+  type ExactText,
+  foldedKey,
+  keyTwiceReason,
+  parseExact,
+  quotedName,
+  utf8Text,
+} from "../json";
 import { keyReadTwice, MAX_NESTING, nestsTooDeep } from "../json-spans";
 import {
   ErrorCode,
@@ -22,6 +29,7 @@ import {
   requestWithoutId,
 } from "../protocol/jsonrpc";
 import { type Revision, revisionOf } from "../protocol/revision";
+import { LISTING_MEMBERS, misspelledKey } from "../protocol/tools-list";
 import { bodyIsEncoded, mediaTypeOf, otherCharsetOf } from "./headers";
 import { type Hold, readBounded } from "./read-bounded";
 
@@ -179,6 +187,17 @@ export async function readPostBody(
         400,
         ErrorCode.InvalidRequest,
         `Invalid Request: ${where} not a JSON-RPC 2.0 message`,
+      );
+    }
+    // Go's encoding/json takes `Method` for `method`: read as no member here, a message with it
+    // and an `error` was an answer passed unread, and a call to the Go SDK before its fix.
+    const member = misspelledKey(Object.keys(candidate), LISTING_MEMBERS.message);
+    if (member !== undefined) {
+      const where = batch ? `batch element ${index}` : "the body";
+      return refused(
+        400,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: ${where} writes the key ${quotedName(member)}, which lenient readers take for JSON-RPC's ${quotedName(foldedKey(member))}; write it as JSON-RPC does, or leave it out`,
       );
     }
     const method = requestWithoutId(candidate);

@@ -29,6 +29,10 @@ describe("canonicalPath", () => {
     ["/x/../mcp", "a . or .. segment"],
     ["/%2e/mcp", "a . or .. segment"],
     ["/mcp/%2E%2E", "a . or .. segment"],
+    ["/x/..;/mcp", "a . or .. segment"],
+    ["/x/.;a=b/mcp", "a . or .. segment"],
+    ["/x/..%3Bx/mcp", "a . or .. segment"],
+    ["/x/%2E%2e%3b/mcp", "a . or .. segment"],
     ["//mcp", "an empty segment (//)"],
     ["/mcp//gemini", "an empty segment (//)"],
   ])("refuses %s: %s", (raw, reason) => {

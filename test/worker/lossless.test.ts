@@ -381,6 +381,44 @@ describe("an answer the proxy reads but does not change is the origin's bytes", 
   });
 });
 
+describe("a request the proxy rewrites carries no header that describes the client's bytes", () => {
+  // RFC 9530's digests and the obsolete ones: an origin that checks one refused the repaired call,
+  // and the proxy's own listing sent the client's digest with a body the client never wrote.
+  const described = {
+    "content-digest": "sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:",
+    "repr-digest": "sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:",
+    digest: "SHA-256=RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=",
+    "content-md5": "Q2hlY2sgSW50ZWdyaXR5IQ==",
+  };
+  const call = (id: number) =>
+    rpc(id, "tools/call", { name: DEMO_NAMES["files.read"], arguments: { path: "p" } });
+
+  it("a call renamed goes without them; a body sent as it came keeps them", async () => {
+    const { proxy, session, received } = await demoSession();
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
+    await messagesOf(await postJson(proxy, PROXY_URL, call(1), { ...session, ...described }));
+    await messagesOf(
+      await postJson(proxy, PROXY_URL, rpc(2, "ping"), { ...session, ...described }),
+    );
+    const sent = await received();
+    const renamed = sent.find((r) => r.body.includes('"tools/call"'));
+    const asSent = sent.find((r) => r.body.includes('"ping"'));
+    for (const name of Object.keys(described)) {
+      expect(renamed?.headers, name).not.toHaveProperty(name);
+      expect(asSent?.headers, name).toHaveProperty(name);
+    }
+  });
+
+  it("nor does the listing the proxy asks for itself on a call's behalf", async () => {
+    const { proxy, session, received } = await demoSession();
+    await messagesOf(await postJson(proxy, PROXY_URL, call(1), { ...session, ...described }));
+    const relist = (await received()).find((r) => r.body.includes("mcp-edge-rewriter/relist/"));
+    expect(relist).toBeDefined();
+    for (const name of Object.keys(described))
+      expect(relist?.headers, name).not.toHaveProperty(name);
+  });
+});
+
 describe("an answer the proxy rewrites carries no header that describes the origin's bytes", () => {
   // A client that checks a digest, or revalidates by ETag, would hold the rewritten body to the
   // origin's bytes; what describes the resource (Last-Modified, Cache-Control) still holds.

@@ -142,6 +142,36 @@ describe("the MCP endpoint", () => {
     },
   );
 
+  it.each([
+    [
+      "Method",
+      '"Method":"tools/call","Params":{"name":"secret.admin"},"error":{"code":0,"message":"x"}',
+    ],
+    ["METHOD", '"METHOD":"tools/call","params":{"name":"secret.admin"},"result":{}'],
+    [
+      "method\u0000",
+      '"method\\u0000":"tools/call","params":{"name":"secret.admin"},"error":{"code":0,"message":"x"}',
+    ],
+    ["Params", '"method":"tools/call","Params":{"name":"secret.admin"}'],
+  ])(
+    "refuses a message with %s, which the proxy reads as no JSON-RPC member and lenient readers as one",
+    async (key, members) => {
+      // Read as an answer, it passed unread; the Go SDK before CVE-2026-27896's fix takes `Method`
+      // for `method` and reads a message with a method as a request, and mcp-go one without a
+      // `result`: a call to a tool the rules hide, or with arguments they fix, ran at the origin.
+      const trace = newTrace();
+      const body = `{"jsonrpc":"2.0","id":1,${members}}`;
+      for (const sent of [body, `[{"jsonrpc":"2.0","id":7,"method":"ping"},${body}]`]) {
+        const response = await postJson(throughGateway, `${PROXY_URL}?trace=${trace}`, sent);
+        expect(response.status).toBe(400);
+        expect(await response.json()).toMatchObject({
+          error: { code: -32600, message: expect.stringContaining(JSON.stringify(key)) },
+        });
+      }
+      expect(await receivedByOrigin(trace)).toEqual([]);
+    },
+  );
+
   it("refuses a body labeled with a charset other than UTF-8, which the origin may decode by it", async () => {
     const ping = async (contentType: string) => {
       const trace = newTrace();
@@ -326,6 +356,15 @@ describe("the MCP endpoint", () => {
     expect(response.headers.get("mcp-session-id")).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("drops what the origin's Connection lists, though it lists what no header is named", async () => {
+    // `Headers.has` throws for a name that is no token: the answer was the proxy's own 500.
+    const proxy = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/connection/mcp` });
+    const response = await postJson(proxy, PROXY_URL, initialize(1));
+    await response.body?.cancel();
+    expect(response.status).toBe(200);
+    expect(response.headers.has("x-hop")).toBe(false);
+  });
+
   it("relays GET (the server's stream) and DELETE (end of session)", async () => {
     const proxy = viaProxy();
     const session = await openSession(proxy, PROXY_URL);
@@ -456,6 +495,19 @@ describe("other routes", () => {
     ]) {
       const { trace, received } = await wellKnown(path);
       expect(received[0]?.path).toBe(`${path}?trace=${trace}`);
+    }
+  });
+
+  it("relays no path an origin reads as another: `..;` is `..` to Tomcat, Jetty and Spring", async () => {
+    // Relayed, `/.well-known/openid-configuration/..;/..;/admin` reached the origin's `/admin`.
+    for (const path of [
+      "/.well-known/openid-configuration/..;/..;/admin",
+      "/.well-known/oauth-authorization-server/.;x/doc",
+      "/.well-known/openid-configuration/..%3B/..%3b/admin",
+      "/.well-known/openid-configuration/%2e%2e;jsessionid=1/acme-challenge/token",
+    ]) {
+      const { status, received } = await wellKnown(path);
+      expect([status, received], path).toEqual([400, []]);
     }
   });
 
