@@ -11,7 +11,8 @@
  * its schema for the value (`walked`): the origin's schema chooses how long
  * that is, and the client how many values walk it; and what it walks of the
  * value itself, whose size the client chooses: its location's characters, a
- * string's, an object's keys (`PER_CHARACTERS`, `PER_KEYS`).
+ * string's, an object's keys (`PER_CHARACTERS`, `PER_KEYS`); and each issue it
+ * writes for a name an object lacks (`issuesOf`).
  */
 import { isPlainObject, own } from "../json";
 import type { Schema } from "./json-schema";
@@ -125,6 +126,37 @@ function walkedBy(value: unknown, node: Schema): number {
   return Math.floor(walked / PER_CHECK);
 }
 
+/**
+ * What checking `value`, an object, against `node` writes for the names it lacks, in checks: an
+ * issue (an object whose message writes the name) for each name `required` lists, and each name a
+ * `dependentRequired` (draft-07: `dependencies`) list of a key it has lists, and the walk of
+ * those lists. Counted as names walked alone, a check per 64, 48,000 empty rows under 63 required
+ * names made 3 million issues (0.7 s of CPU, and a stack overflow spreading them).
+ */
+function issuesOf(value: Record<string, unknown>, node: Schema): number {
+  let issues = 0;
+  let walked = 0;
+  const lacked = (names: unknown) => {
+    if (!Array.isArray(names)) return;
+    for (const name of names) {
+      const key = String(name);
+      if (!Object.hasOwn(value, key)) issues += 1 + Math.floor(key.length / PER_CHARACTERS);
+    }
+  };
+  lacked(own(node, "required"));
+  for (const keyword of ["dependentRequired", "dependencies"]) {
+    const lists = own(node, keyword);
+    if (!isPlainObject(lists)) continue;
+    for (const key in lists) {
+      const names = own(lists, key);
+      if (!Array.isArray(names) || !Object.hasOwn(value, key)) continue;
+      walked += names.length;
+      lacked(names);
+    }
+  }
+  return issues + Math.floor(walked / PER_CHECK);
+}
+
 /** Applies to `value` each schema `node`'s references lead to. */
 function checkReferences(
   value: unknown,
@@ -180,7 +212,7 @@ export function checksWithin(
       counts = [walkedBy({}, node), walkedBy(undefined, node)];
       walked.set(node, counts);
     }
-    if (isPlainObject(value)) checks += counts[0] + keysCost(value);
+    if (isPlainObject(value)) checks += counts[0] + keysCost(value) + issuesOf(value, node);
     else checks += counts[1] + (typeof value === "string" ? stringCost(value, node) : 0);
     // Past the budget, what the value holds is not walked.
     if (checks > budget) break;
