@@ -136,11 +136,14 @@ function walkedBy(value: unknown, node: Schema): number {
 function issuesOf(value: Record<string, unknown>, node: Schema): number {
   let issues = 0;
   let walked = 0;
-  const lacked = (names: unknown) => {
+  // Each issue's message writes the name, and a dependent one the key it depends on too.
+  const lacked = (names: unknown, besides = 0) => {
     if (!Array.isArray(names)) return;
     for (const name of names) {
       const key = String(name);
-      if (!Object.hasOwn(value, key)) issues += 1 + Math.floor(key.length / PER_CHARACTERS);
+      if (!Object.hasOwn(value, key)) {
+        issues += 1 + Math.floor((key.length + besides) / PER_CHARACTERS);
+      }
     }
   };
   lacked(own(node, "required"));
@@ -151,7 +154,7 @@ function issuesOf(value: Record<string, unknown>, node: Schema): number {
       const names = own(lists, key);
       if (!Array.isArray(names) || !Object.hasOwn(value, key)) continue;
       walked += names.length;
-      lacked(names);
+      lacked(names, key.length);
     }
   }
   return issues + Math.floor(walked / PER_CHECK);
