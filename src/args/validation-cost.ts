@@ -14,6 +14,7 @@
  * string's, an object's keys (`PER_CHARACTERS`, `PER_KEYS`); and each issue it
  * writes for a name an object lacks (`issuesOf`).
  */
+import { encodePointer } from "@cfworker/json-schema";
 import { isPlainObject, own } from "../json";
 import type { Schema } from "./json-schema";
 
@@ -82,12 +83,24 @@ function stringCost(value: string, node: Schema): number {
 }
 
 /**
+ * What the validator writes in a location for each ASCII character beyond the character itself
+ * (`encodePointer`: `%` as `%25`, `/` as `~1`), by its code.
+ */
+const ASCII_EXTRA = Uint8Array.from(
+  { length: 0x80 },
+  (_, code) => encodePointer(String.fromCharCode(code)).length - 1,
+);
+
+/**
  * How many characters the validator writes `key` with in a location, near enough: escaped as a
- * URI, a character past ASCII as up to three `%XX` (an ASCII one it escapes counted as one).
+ * URI, an ASCII character as it does, one past ASCII as up to three `%XX`.
  */
 function writtenLength(key: string): number {
   let length = key.length;
-  for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) > 0x7f) length += 8;
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    length += code < 0x80 ? (ASCII_EXTRA[code] as number) : 8;
+  }
   return length;
 }
 

@@ -1021,6 +1021,10 @@ describe("validation", () => {
     expect(validateArguments({ kind: "k1", ["\u4e2d".repeat(10_000)]: 1 }, closed)).toEqual(
       skipped,
     );
+    // So is an ASCII character it escapes (`%` as `%25`): 30,000 of them are 90,000 characters
+    // in each location, as 10,000 CJK ones are.
+    expect(validateArguments({ kind: "k1", ["%".repeat(30_000)]: 1 }, closed)).toEqual(skipped);
+    expect(validateArguments({ kind: "k1", ["a".repeat(30_000)]: 1 }, closed).kind).toBe("invalid");
     const bounded = forms(50, (i) => ({
       type: "object",
       properties: { s: { type: "string", maxLength: 10 + i } },
