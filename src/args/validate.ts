@@ -304,12 +304,38 @@ const field = (location: string) =>
   location === "#" ? "the arguments" : `\`${location.slice(2).replaceAll("/", ".")}\``;
 
 /**
- * `issues` told the model: none about an argument it is not shown (an
- * operator's fixed one), at its location or below, or required by name.
+ * An issue of what an argument the model is not shown requires where it is given, as the schema
+ * it sees says it (docs/rules.md, `fixed`): a name, required; a schema, by its own issues alone
+ * (`undefined`). Written `Instance has "<key>" but does not have "<name>".` (or `match …`).
  */
-function issuesShown(issues: readonly ValidationIssue[], unshown: ReadonlySet<string>) {
-  if (unshown.size === 0) return issues;
+function asShown(
+  issue: ValidationIssue,
+  unshown: ReadonlySet<string>,
+): ValidationIssue | undefined {
+  const dependent = issue.keyword === "dependentRequired" || issue.keyword === "dependencies";
+  // A fixed argument is one of the arguments', not of an object inside them.
+  if (!dependent || issue.location !== "#") return issue;
+  for (const key of unshown) {
+    const start = `Instance has "${key}" but does not `;
+    if (!issue.message.startsWith(start)) continue;
+    const rest = issue.message.slice(start.length);
+    if (rest === "match dependant schema.") return undefined;
+    if (!rest.startsWith('have "') || !rest.endsWith('".')) continue;
+    const message = `Instance does not have required property "${rest.slice(6, -2)}".`;
+    return { ...issue, keyword: "required", message };
+  }
+  return issue;
+}
+
+/**
+ * `issues` told the model: none about an argument it is not shown (an
+ * operator's fixed one), at its location or below, or required by name; what
+ * one requires beside it, as required.
+ */
+function issuesShown(all: readonly ValidationIssue[], unshown: ReadonlySet<string>) {
+  if (unshown.size === 0) return all;
   const at = [...unshown].map((key) => `#/${encodePointer(key)}`);
+  const issues = all.flatMap((issue) => asShown(issue, unshown) ?? []);
   return issues.filter((issue) => {
     const missing = issue.keyword === "required" && /required property "(.*)"/.exec(issue.message);
     if (missing && issue.location === "#" && unshown.has(missing[1] ?? "")) return false;

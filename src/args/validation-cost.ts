@@ -11,8 +11,10 @@
  * its schema for the value (`walked`): the origin's schema chooses how long
  * that is, and the client how many values walk it; and what it walks of the
  * value itself, whose size the client chooses: its location's characters, a
- * string's, an object's keys (`PER_CHARACTERS`, `PER_KEYS`).
+ * string's, an object's keys (`PER_CHARACTERS`, `PER_KEYS`); and each issue it
+ * writes for a name an object lacks (`issuesOf`).
  */
+import { encodePointer } from "@cfworker/json-schema";
 import { isPlainObject, own } from "../json";
 import type { Schema } from "./json-schema";
 
@@ -81,12 +83,24 @@ function stringCost(value: string, node: Schema): number {
 }
 
 /**
+ * What the validator writes in a location for each ASCII character beyond the character itself
+ * (`encodePointer`: `%` as `%25`, `/` as `~1`), by its code.
+ */
+const ASCII_EXTRA = Uint8Array.from(
+  { length: 0x80 },
+  (_, code) => encodePointer(String.fromCharCode(code)).length - 1,
+);
+
+/**
  * How many characters the validator writes `key` with in a location, near enough: escaped as a
- * URI, a character past ASCII as up to three `%XX` (an ASCII one it escapes counted as one).
+ * URI, an ASCII character as it does, one past ASCII as up to three `%XX`.
  */
 function writtenLength(key: string): number {
   let length = key.length;
-  for (let i = 0; i < key.length; i++) if (key.charCodeAt(i) > 0x7f) length += 8;
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    length += code < 0x80 ? (ASCII_EXTRA[code] as number) : 8;
+  }
   return length;
 }
 
@@ -123,6 +137,40 @@ function walkedBy(value: unknown, node: Schema): number {
     if (isPlainObject(dependent)) walked += Object.keys(dependent).length;
   }
   return Math.floor(walked / PER_CHECK);
+}
+
+/**
+ * What checking `value`, an object, against `node` writes for the names it lacks, in checks: an
+ * issue (an object whose message writes the name) for each name `required` lists, and each name a
+ * `dependentRequired` (draft-07: `dependencies`) list of a key it has lists, and the walk of
+ * those lists. Counted as names walked alone, a check per 64, 48,000 empty rows under 63 required
+ * names made 3 million issues (0.7 s of CPU, and a stack overflow spreading them).
+ */
+function issuesOf(value: Record<string, unknown>, node: Schema): number {
+  let issues = 0;
+  let walked = 0;
+  // Each issue's message writes the name, and a dependent one the key it depends on too.
+  const lacked = (names: unknown, besides = 0) => {
+    if (!Array.isArray(names)) return;
+    for (const name of names) {
+      const key = String(name);
+      if (!Object.hasOwn(value, key)) {
+        issues += 1 + Math.floor((key.length + besides) / PER_CHARACTERS);
+      }
+    }
+  };
+  lacked(own(node, "required"));
+  for (const keyword of ["dependentRequired", "dependencies"]) {
+    const lists = own(node, keyword);
+    if (!isPlainObject(lists)) continue;
+    for (const key in lists) {
+      const names = own(lists, key);
+      if (!Array.isArray(names) || !Object.hasOwn(value, key)) continue;
+      walked += names.length;
+      lacked(names, key.length);
+    }
+  }
+  return issues + Math.floor(walked / PER_CHECK);
 }
 
 /** Applies to `value` each schema `node`'s references lead to. */
@@ -180,7 +228,7 @@ export function checksWithin(
       counts = [walkedBy({}, node), walkedBy(undefined, node)];
       walked.set(node, counts);
     }
-    if (isPlainObject(value)) checks += counts[0] + keysCost(value);
+    if (isPlainObject(value)) checks += counts[0] + keysCost(value) + issuesOf(value, node);
     else checks += counts[1] + (typeof value === "string" ? stringCost(value, node) : 0);
     // Past the budget, what the value holds is not walked.
     if (checks > budget) break;

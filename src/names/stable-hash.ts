@@ -50,10 +50,11 @@ export function hash6(text: string): string {
 /**
  * 32 bits over a text's UTF-16 code units, four interleaved FNV-1a lanes
  * folded together: twice as fast as one lane over UTF-8 bytes, and a change
- * detector needs no more (a collision keeps one stored schema of a tool a
- * listing longer). Its output is stored: pinned by test vectors. Over
- * `text[start, end)`: a part of a large text is hashed where it is, as a
- * slice of it is read several times slower. `seed` (0 for those stored
+ * detector needs no more (a tool's schema changed to one of the same
+ * fingerprint keeps its stored line, read by new isolates: schema-lines.ts).
+ * Its output is stored: pinned by test vectors. Over `text[start, end)`: a
+ * part of a large text is hashed where it is, as a slice of it is read
+ * several times slower. `seed` (0 for those stored
  * before it): another fingerprint of the same text, for what one of 32 bits
  * cannot tell apart (schema-lines.ts `schemaCheck`).
  */

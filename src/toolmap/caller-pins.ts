@@ -140,6 +140,7 @@ async function decidePins(
   let room = MAX_PINS_PER_CALLER - namesWeight(own.keys());
   /** Tools new to the map this listing pinned for the caller too (below). */
   const pinnedFirst = new Set<string>();
+  let droppedForRoom = false;
   /**
    * Lets go of the caller's own pins that KV's map holds as the tools' own,
    * but those this listing pinned first: what the map says of them is theirs.
@@ -162,7 +163,11 @@ async function decidePins(
       if (own.delete(original)) room += nameWeight(original);
     } else {
       if (!own.has(original)) {
-        if (nameWeight(original) > room) dropStored();
+        // Once a listing, which finds no more after: once per tool past the room was quadratic.
+        if (nameWeight(original) > room && !droppedForRoom) {
+          droppedForRoom = true;
+          dropStored();
+        }
         if (nameWeight(original) > room) return false;
         room -= nameWeight(original);
       }

@@ -1021,6 +1021,10 @@ describe("validation", () => {
     expect(validateArguments({ kind: "k1", ["\u4e2d".repeat(10_000)]: 1 }, closed)).toEqual(
       skipped,
     );
+    // So is an ASCII character it escapes (`%` as `%25`): 30,000 of them are 90,000 characters
+    // in each location, as 10,000 CJK ones are.
+    expect(validateArguments({ kind: "k1", ["%".repeat(30_000)]: 1 }, closed)).toEqual(skipped);
+    expect(validateArguments({ kind: "k1", ["a".repeat(30_000)]: 1 }, closed).kind).toBe("invalid");
     const bounded = forms(50, (i) => ({
       type: "object",
       properties: { s: { type: "string", maxLength: 10 + i } },
@@ -1057,6 +1061,43 @@ describe("validation", () => {
     expect(validateArguments({ kind: "k1", ...keys(10) }, tagged)).toEqual({ kind: "valid" });
     const short = validateArguments({ k: Array(5_000).fill("x") }, lists);
     expect(short.kind === "invalid" && short.issues.length).toBeGreaterThanOrEqual(5_000);
+  });
+
+  it("counts an issue for each name a value lacks of those its schema requires", () => {
+    // The validator writes an issue (an object, its message naming the name) for each name
+    // `required` lists that an object lacks, and each a `dependentRequired` (draft-07:
+    // `dependencies`) list of a key it has names: at a check per 64 names walked, 48,000 empty
+    // rows under 63 required names made 3 million issues (0.7 s of CPU, and a stack overflow
+    // spreading them), and a list of 1,000 names beside a key, counted as one key, 9 million.
+    const names = Array.from({ length: 1_000 }, (_, i) => `field_${i}`);
+    const rowsOf = (row: Record<string, unknown>) => ({
+      type: "object",
+      properties: { rows: { type: "array", items: { type: "object", ...row } } },
+    });
+    const rows = (count: number, row: Record<string, unknown> = {}) => ({
+      rows: Array.from({ length: count }, () => ({ ...row })),
+    });
+    const skipped = { kind: "skipped", reason: "more than 50000 checks" };
+    const required = rowsOf({ required: names.slice(0, 63) });
+    expect(validateArguments(rows(48_000), required)).toEqual(skipped);
+    const few = validateArguments(rows(100), required);
+    expect(few.kind === "invalid" && few.issues.length).toBe(6_300);
+    for (const keyword of ["dependentRequired", "dependencies"]) {
+      const dependent = rowsOf({ [keyword]: { a: names } });
+      expect(validateArguments(rows(9_000, { a: 1 }), dependent)).toEqual(skipped);
+      // A key the object does not have requires nothing: its list is not walked.
+      expect(validateArguments(rows(9_000, { b: 1 }), dependent)).toEqual({ kind: "valid" });
+      const some = validateArguments(rows(10, { a: 1 }), dependent);
+      expect(some.kind === "invalid" && some.issues.length).toBe(10_000);
+    }
+    // A dependent issue's message writes the key too: 10 rows with a key of 100,000 characters,
+    // each lacking 63 names, would write 63 MB of messages.
+    const long = "k".repeat(100_000);
+    const keyed = rowsOf({ dependentRequired: { [long]: names.slice(0, 63) } });
+    expect(validateArguments(rows(10, { [long]: 1 }), keyed)).toEqual(skipped);
+    // A row that has every name it is required to is checked as before.
+    const full = Object.fromEntries(names.slice(0, 63).map((name) => [name, 1]));
+    expect(validateArguments(rows(500, full), required)).toEqual({ kind: "valid" });
   });
 
   it("counts within its budget a node that names many subschemas leading back to it", () => {

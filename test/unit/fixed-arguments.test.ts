@@ -209,3 +209,48 @@ describe("the enforce fix-it text, where rules fix an argument", () => {
     expect(text).not.toContain("tenant.org");
   });
 });
+
+describe("the enforce fix-it text, where a fixed argument requires others", () => {
+  // The operator's `tenant` is set, and the schema requires `region` beside it: the issue is at
+  // the arguments, and its message named `tenant` ("Instance has "tenant" but does not have …").
+  const dependentOn = (keyword: string) => ({
+    original: "reports.run",
+    schemaHash: "",
+    inputSchema: {
+      type: "object",
+      properties: { tenant: { type: "string" }, region: { type: "string" }, month: {} },
+      required: ["month"],
+      // draft-07's `dependencies` also as a schema, whose issue wraps the schema's own.
+      ...(keyword === "dependencies (a schema)"
+        ? { dependencies: { tenant: { required: ["region"] } } }
+        : { [keyword]: { tenant: ["region"] } }),
+    },
+  });
+  const rule = rulesOf({ tools: { "reports.run": { fixed: { tenant: "acme" } } } }).ruleFor(
+    "reports.run",
+  );
+
+  it.each(["dependentRequired", "dependencies", "dependencies (a schema)"])(
+    "names it nowhere, though its %s asks for another argument",
+    async (keyword) => {
+      vi.spyOn(console, "log").mockImplementation(() => {});
+      const message = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "reports_run", arguments: { mnth: "5" } },
+      };
+      const outcome = await repairToolCall(
+        message as JsonRpcRequest,
+        resolverOf(dependentOn(keyword), rule),
+        "enforce",
+        revisionOf(new Headers()),
+      );
+      const text = JSON.stringify(outcome.kind === "answer" ? outcome.response : outcome);
+      expect(text).toContain("missing required field `month`");
+      // What the schema the model sees says of it (docs/rules.md): required.
+      expect(text).toContain("missing required field `region`");
+      expect(text).not.toContain("tenant");
+    },
+  );
+});

@@ -274,6 +274,23 @@ describe("a cold isolate's call, where two tools' schemas give one fingerprint",
     expect(await resolved(origin, "a.one")).toEqual(one);
   });
 
+  // A tool whose schema changes to another of the same fingerprint (a caller whose values the
+  // origin writes into it chooses both, as `collidingSchemas` does): the map's fingerprint is the
+  // same, so no listing writes its line again, and every cold isolate reads the schema it had,
+  // not "a listing longer" (stable-hash.ts). Not fixed: telling it takes a check of every tool's
+  // schema, read against KV's line at each listing or written for every tool (afb078c weighed
+  // that at 1 ms a 1,000-tool first listing), a design decision. Severity low: the proxy's
+  // repair and validation (and the fix-it text) follow the schema before, the origin checks its own.
+  it.fails("is repaired against its schema as listed now, where it changed to another of its fingerprint", async () => {
+    const origin = freshOrigin();
+    for (const schema of [one, two]) {
+      const isolate = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP, profileOf("mcp"));
+      await isolate.toolMap.nameListing([{ name: "a.one", inputSchema: schema }]);
+      await isolate.settled();
+    }
+    expect(await resolved(origin, "a.one")).toEqual(two);
+  });
+
   it("reads the first line of its fingerprint where the map, as versions before wrote it, says no more", async () => {
     const origin = freshOrigin();
     const first = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP, profileOf("mcp"));
