@@ -16,9 +16,10 @@
  * never values.
  */
 import type { CallReport, Repairs } from "../analytics/call-record";
+import { describeInvalidCall } from "../args/fix-it-text";
 import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
-import { describeInvalidCall, type Validation, validateArguments } from "../args/validate";
+import { type Validation, validateArguments } from "../args/validate";
 import type { ValidationMode } from "../config";
 import {
   type ExactText,
