@@ -74,6 +74,8 @@ export interface ViewContext {
   textSchema(schema: Schema, note: string): Schema;
   /** `to` stands where `from` did: if `from` asked for JSON text, so does `to`. */
   keepAsText(from: unknown, to: Schema): void;
+  /** Whether `node` asks for the value as JSON text (`textSchema`, `keepAsText`). */
+  asksForText(node: unknown): boolean;
   /**
    * Whether a `leave` pass may change `value` in place instead of copying it: the walk copied
    * it for this view (the node's `properties`, or one of their schemas) and nothing else holds it.

@@ -328,6 +328,10 @@ export class SchemaWalk implements ViewContext {
     if (typeof from === "object" && from !== null && this.text?.has(from)) this.text.add(to);
   }
 
+  asksForText(node: unknown): boolean {
+    return typeof node === "object" && node !== null && this.text?.has(node) === true;
+  }
+
   textSchema(schema: Schema, note: string): Schema {
     const text: Schema = { type: "string", description: noteOn(schema.description, note) };
     if (typeof schema.title === "string") text.title = schema.title;

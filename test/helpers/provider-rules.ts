@@ -32,7 +32,11 @@
  *   for numbers), no `$ref` (`reference to undefined schema`), `required`
  *   naming declared properties (`property is not defined`), arrays with
  *   `items` (`items: missing field`), nested objects with properties
- *   (`should be non-empty for OBJECT type`), RE2 patterns.
+ *   (`should be non-empty for OBJECT type`), RE2 patterns; `anyOf` with no
+ *   other field beside it, `description` and `nullable` included (Vertex AI:
+ *   `schema specified other fields alongside any_of. When using any_of, it
+ *   must be the only field set`, reported for pydantic's described unions and
+ *   Go's jsonschema-go `["null","array"]` beside a `description`).
  */
 import type { Schema as GeminiSchema } from "@google/genai";
 import { RE2JS } from "re2js";
@@ -215,6 +219,9 @@ function geminiRules(schema: unknown): string[] {
       if (!GEMINI_FIELDS.has(keyword)) problems.push(`Unknown name "${keyword}"`);
     }
     if (node.type === undefined && !Array.isArray(node.anyOf)) problems.push("no type");
+    if (Array.isArray(node.anyOf) && Object.keys(node).some((keyword) => keyword !== "anyOf")) {
+      problems.push("other fields alongside any_of");
+    }
     if (
       node.type !== undefined &&
       (typeof node.type !== "string" || !GEMINI_TYPES.has(node.type))

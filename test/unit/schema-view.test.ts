@@ -336,6 +336,48 @@ describe("the view, rule by rule (gemini)", () => {
     });
   });
 
+  it("leaves nothing beside an anyOf, a description and nullable included (Vertex AI)", () => {
+    // Vertex AI: "schema specified other fields alongside any_of. When using any_of, it must be
+    // the only field set." As pydantic writes `bool | str | None`, described, and as the
+    // sequential-thinking server of the corpus does (`{"description":…,"anyOf":[…]}`).
+    const { schema, rules } = gemini({
+      type: "object",
+      properties: {
+        flag: {
+          anyOf: [{ type: "boolean" }, { type: "string" }, { type: "null" }],
+          default: null,
+          description: "Whether to",
+          title: "Flag",
+        },
+        mode: { type: ["string", "integer"], enum: ["auto", 2] },
+      },
+    });
+    expect(schema).toEqual({
+      type: "object",
+      properties: {
+        flag: {
+          anyOf: [
+            {
+              type: "boolean",
+              nullable: true,
+              title: "Flag",
+              description: "Whether to. Default: null.",
+            },
+            {
+              type: "string",
+              nullable: true,
+              title: "Flag",
+              description: "Whether to. Default: null.",
+            },
+          ],
+        },
+        // A string enum names every value the node takes: its forms are left to validation.
+        mode: { type: "string", enum: ["auto", "2"] },
+      },
+    });
+    expect(rules).toContain("any_of_alone");
+  });
+
   it("inlines $refs and asks for a cycle's rest as JSON text", () => {
     const { schema, rules } = gemini(EDGE_CASES["$ref and cyclic $defs"]);
     const node = (children: unknown) => ({
