@@ -23,6 +23,7 @@ export type SchemaRule =
   | "enum_as_text"
   | "one_of_as_any_of"
   | "type_supplied"
+  | "enum_of_its_type"
   | "nullable"
   | "type_union_as_any_of"
   | "enum_as_strings"

@@ -149,6 +149,10 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
     properties: {
       code: { type: "integer", format: "int64", enum: [1, 2] },
       kind: { type: "integer", enum: ["k"] },
+      // Hand-written: a null among a string type's values, booleans as strings, a const of another type.
+      order: { type: "string", enum: ["asc", "desc", null] },
+      flag: { type: "boolean", enum: ["true", "false"] },
+      one: { type: "string", const: 1 },
     },
   },
   "required naming undeclared properties": {
