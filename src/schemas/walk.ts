@@ -176,7 +176,7 @@ export class SchemaWalk implements ViewContext {
           viewed = Array.isArray(value) ? this.viewList(value, child) : value;
         else if (
           isPlainObject(value) &&
-          (keyword === "properties" || this.passes.viewsDefinitions)
+          (this.passes.viewsDefinitions || (keyword !== "$defs" && keyword !== "definitions"))
         ) {
           viewed = this.viewEach(value, child, keyword === "properties" ? this.sizes : undefined);
           if (keyword === "properties" && viewed !== value) {

@@ -164,6 +164,30 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
     type: "object",
     properties: { note: { type: "string", nullable: true } },
   },
+  // Anthropic reads every schema of the input as 2020-12, also those a map of patterns, a
+  // dependent schema or the keys' schema holds.
+  "older drafts' forms in patternProperties, propertyNames and dependentSchemas": {
+    $schema: "http://json-schema.org/draft-04/schema#",
+    type: "object",
+    properties: {
+      limits: {
+        type: "object",
+        patternProperties: { "^max_": { type: "integer", minimum: 0, exclusiveMinimum: true } },
+        propertyNames: { type: "string", anyOf: [] },
+      },
+      range: {
+        type: "object",
+        properties: { from: { type: "string" } },
+        dependentSchemas: { from: { properties: { to: { type: "string", nullable: true } } } },
+      },
+      points: {
+        type: "object",
+        patternProperties: {
+          ".": { type: "array", items: [{ type: "number" }, { type: "number" }] },
+        },
+      },
+    },
+  },
   "draft-07 tuple items": {
     type: "object",
     properties: { point: { type: "array", items: [{ type: "number" }, { type: "number" }] } },
