@@ -316,6 +316,10 @@ export function forbidsAdditionalProperties(
   return saidOfKeys(schema, reading, (s) => own(s, "additionalProperties") === false);
 }
 
+/** Whether `additionalProperties` is a schema that says something (`true` and `{}` say nothing). */
+const saysOfOtherKeys = (additional: unknown) =>
+  isPlainObject(additional) && Object.keys(additional).length > 0;
+
 /** Keywords whose schemas apply to an object only where a condition holds (draft-07's `dependencies` too). */
 const CONDITIONAL = ["if", "then", "else"];
 const DEPENDENT = ["dependentSchemas", "dependencies"];
@@ -333,13 +337,18 @@ function declaresOnCondition(schema: Schema, reading: Reading): boolean {
 /**
  * Whether an object schema, or one applying with it, may take as sent a key that reads as another
  * spelling of a declared one: by pattern (`patternProperties`), which only the origin's regex
- * could tell (run here, a regex is the origin's to make slow), or by a declaration that applies
- * only where a condition holds (`then`, `dependentSchemas`), which the value's reading would have
- * to decide. So may it where the reading left a branch or a `$ref` unread, which may say so.
+ * could tell (run here, a regex is the origin's to make slow), by a schema of its own for the
+ * keys it does not declare (`additionalProperties: {"type":"integer"}`: a map whose keys are
+ * data, `appName` one of them as much as a misspelled `app_name`), or by a declaration that
+ * applies only where a condition holds (`then`, `dependentSchemas`), which the value's reading
+ * would have to decide. So may it where the reading left a branch or a `$ref` unread, which may
+ * say so.
  */
 export function takesKeysAsSent(schema: unknown, root: Schema, targets?: RefTargets): boolean {
   const reading = readingOf(root, targets);
   const says = (s: Schema) =>
-    own(s, "patternProperties") !== undefined || declaresOnCondition(s, reading);
+    own(s, "patternProperties") !== undefined ||
+    saysOfOtherKeys(own(s, "additionalProperties")) ||
+    declaresOnCondition(s, reading);
   return saidOfKeys(schema, reading, says) || reading.cut;
 }

@@ -119,13 +119,18 @@ export const EXCLUSIVE_BOUNDS = [
 ] as const;
 
 /** Keywords whose value is one schema, a list of them, or a map of names to them. */
-const ONE_SCHEMA = ["items", "additionalProperties", "not", "if", "then", "else", "contains"];
+const ONE_SCHEMA = [
+  ...["items", "additionalProperties", "not", "if", "then", "else", "contains"],
+  "propertyNames",
+];
 export const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 export type Children = "one" | "list" | "map";
 export const CHILDREN: ReadonlyMap<string, Children> = new Map([
   ...ONE_SCHEMA.map((keyword) => [keyword, "one"] as const),
   ...SCHEMA_LISTS.map((keyword) => [keyword, "list"] as const),
-  ...["properties", "$defs", "definitions"].map((keyword) => [keyword, "map"] as const),
+  ...["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"].map(
+    (keyword) => [keyword, "map"] as const,
+  ),
 ]);
 
 /**
@@ -138,6 +143,8 @@ export function childrenIn(keyword: string): Children | undefined {
     case "properties":
     case "$defs":
     case "definitions":
+    case "patternProperties":
+    case "dependentSchemas":
       return "map";
     case "items":
     case "additionalProperties":
@@ -146,6 +153,7 @@ export function childrenIn(keyword: string): Children | undefined {
     case "then":
     case "else":
     case "contains":
+    case "propertyNames":
       return "one";
     case "anyOf":
     case "oneOf":

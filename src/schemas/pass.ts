@@ -23,6 +23,7 @@ export type SchemaRule =
   | "enum_as_text"
   | "one_of_as_any_of"
   | "type_supplied"
+  | "enum_of_its_type"
   | "nullable"
   | "type_union_as_any_of"
   | "enum_as_strings"
@@ -74,6 +75,8 @@ export interface ViewContext {
   textSchema(schema: Schema, note: string): Schema;
   /** `to` stands where `from` did: if `from` asked for JSON text, so does `to`. */
   keepAsText(from: unknown, to: Schema): void;
+  /** Whether `node` asks for the value as JSON text (`textSchema`, `keepAsText`). */
+  asksForText(node: unknown): boolean;
   /**
    * Whether a `leave` pass may change `value` in place instead of copying it: the walk copied
    * it for this view (the node's `properties`, or one of their schemas) and nothing else holds it.

@@ -176,7 +176,7 @@ export class SchemaWalk implements ViewContext {
           viewed = Array.isArray(value) ? this.viewList(value, child) : value;
         else if (
           isPlainObject(value) &&
-          (keyword === "properties" || this.passes.viewsDefinitions)
+          (this.passes.viewsDefinitions || (keyword !== "$defs" && keyword !== "definitions"))
         ) {
           viewed = this.viewEach(value, child, keyword === "properties" ? this.sizes : undefined);
           if (keyword === "properties" && viewed !== value) {
@@ -326,6 +326,10 @@ export class SchemaWalk implements ViewContext {
 
   keepAsText(from: unknown, to: Schema): void {
     if (typeof from === "object" && from !== null && this.text?.has(from)) this.text.add(to);
+  }
+
+  asksForText(node: unknown): boolean {
+    return typeof node === "object" && node !== null && this.text?.has(node) === true;
   }
 
   textSchema(schema: Schema, note: string): Schema {

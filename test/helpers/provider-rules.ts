@@ -22,7 +22,9 @@
  *   supported keywords (types, `anyOf`, `enum`, `$defs`/`$ref`, `description`,
  *   `title`, strings `pattern` and nine `format`s, numbers `multipleOf`,
  *   `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, arrays
- *   `minItems`, `maxItems`); every schema typed; at most 5,000 object
+ *   `minItems`, `maxItems`); every schema typed, and every `enum` value of
+ *   its type (`enum value 0 does not validate against {'type': ['integer',
+ *   'null']}`, reported by clients that wrote enums as strings); at most 5,000 object
  *   properties, 10 levels of nesting, 1,000 enum values, 120,000 characters
  *   of property names and enum values.
  * - Gemini `function_declarations[].parameters` (an OpenAPI 3.0 `Schema`):
@@ -32,7 +34,11 @@
  *   for numbers), no `$ref` (`reference to undefined schema`), `required`
  *   naming declared properties (`property is not defined`), arrays with
  *   `items` (`items: missing field`), nested objects with properties
- *   (`should be non-empty for OBJECT type`), RE2 patterns.
+ *   (`should be non-empty for OBJECT type`), RE2 patterns; `anyOf` with no
+ *   other field beside it, `description` and `nullable` included (Vertex AI:
+ *   `schema specified other fields alongside any_of. When using any_of, it
+ *   must be the only field set`, reported for pydantic's described unions and
+ *   Go's jsonschema-go `["null","array"]` beside a `description`).
  */
 import type { Schema as GeminiSchema } from "@google/genai";
 import { RE2JS } from "re2js";
@@ -215,6 +221,9 @@ function geminiRules(schema: unknown): string[] {
       if (!GEMINI_FIELDS.has(keyword)) problems.push(`Unknown name "${keyword}"`);
     }
     if (node.type === undefined && !Array.isArray(node.anyOf)) problems.push("no type");
+    if (Array.isArray(node.anyOf) && Object.keys(node).some((keyword) => keyword !== "anyOf")) {
+      problems.push("other fields alongside any_of");
+    }
     if (
       node.type !== undefined &&
       (typeof node.type !== "string" || !GEMINI_TYPES.has(node.type))
@@ -297,6 +306,19 @@ function objectNesting(schema: unknown): number {
   return isObject(schema.properties) ? 1 + inner : inner;
 }
 
+/** Whether `value` is of one of `types`, as JSON Schema reads them (an integer is a number). */
+function ofTypes(value: unknown, types: unknown[]): boolean {
+  const type =
+    value === null
+      ? "null"
+      : Array.isArray(value)
+        ? "array"
+        : typeof value === "number" && Number.isInteger(value)
+          ? "integer"
+          : typeof value;
+  return types.includes(type) || (type === "integer" && types.includes("number"));
+}
+
 function openAiStrictRules(schema: unknown): string[] {
   const problems = rootRules(schema);
   let properties = 0;
@@ -326,6 +348,10 @@ function openAiStrictRules(schema: unknown): string[] {
     if (typeof node.format === "string" && !STRICT_FORMATS.has(node.format))
       problems.push(`format ${node.format}`);
     if (Array.isArray(node.enum)) {
+      if (node.type !== undefined) {
+        for (const value of node.enum.filter((value) => !ofTypes(value, types)))
+          problems.push(`enum value ${JSON.stringify(value)} does not validate against its type`);
+      }
       enumValues += node.enum.length;
       characters += node.enum.map(String).join("").length;
     }

@@ -181,6 +181,31 @@ describe("coalescing keys", () => {
     expect(repair({ x_trace: 5 }, schema).arguments).toEqual({ x_trace: "5" });
   });
 
+  it("leaves keys alone where the schema takes other keys by a schema of their own: the key may be one", () => {
+    // A map with one key declared (labels, env, headers): `appName` is a label the origin takes as
+    // an integer; renamed to `app_name`, it was made the string "5" the declared key wants.
+    const schema = {
+      type: "object",
+      properties: {
+        labels: {
+          type: "object",
+          properties: { app_name: { type: "string" } },
+          additionalProperties: { type: "integer" },
+        },
+      },
+    };
+    const sent = { labels: { appName: 5 } };
+    expect(validateArguments(sent, schema).kind).toBe("valid");
+    const { arguments: back, report } = repair(sent, schema);
+    expect(back).toEqual(sent);
+    expect(report.renamedKeys).toEqual([]);
+    // `true` and `{}` say nothing of the other keys: an alias is still the declared key.
+    for (const additionalProperties of [true, {}]) {
+      const open = { ...schema.properties.labels, additionalProperties };
+      expect(repair({ appName: "x" }, open).arguments).toEqual({ app_name: "x" });
+    }
+  });
+
   describe("where a schema says it beside its $ref (2020-12 applies both)", () => {
     // The same object three ways: at the root, at the end of a chain of $refs, and in a property.
     const placed = (object: Record<string, unknown>, $defs: Record<string, unknown>) => ({

@@ -149,6 +149,10 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
     properties: {
       code: { type: "integer", format: "int64", enum: [1, 2] },
       kind: { type: "integer", enum: ["k"] },
+      // Hand-written: a null among a string type's values, booleans as strings, a const of another type.
+      order: { type: "string", enum: ["asc", "desc", null] },
+      flag: { type: "boolean", enum: ["true", "false"] },
+      one: { type: "string", const: 1 },
     },
   },
   "required naming undeclared properties": {
@@ -159,6 +163,30 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
   "OpenAPI nullable": {
     type: "object",
     properties: { note: { type: "string", nullable: true } },
+  },
+  // Anthropic reads every schema of the input as 2020-12, also those a map of patterns, a
+  // dependent schema or the keys' schema holds.
+  "older drafts' forms in patternProperties, propertyNames and dependentSchemas": {
+    $schema: "http://json-schema.org/draft-04/schema#",
+    type: "object",
+    properties: {
+      limits: {
+        type: "object",
+        patternProperties: { "^max_": { type: "integer", minimum: 0, exclusiveMinimum: true } },
+        propertyNames: { type: "string", anyOf: [] },
+      },
+      range: {
+        type: "object",
+        properties: { from: { type: "string" } },
+        dependentSchemas: { from: { properties: { to: { type: "string", nullable: true } } } },
+      },
+      points: {
+        type: "object",
+        patternProperties: {
+          ".": { type: "array", items: [{ type: "number" }, { type: "number" }] },
+        },
+      },
+    },
   },
   "draft-07 tuple items": {
     type: "object",
@@ -334,6 +362,48 @@ describe("the view, rule by rule (gemini)", () => {
         maybe: { type: "integer", nullable: true, title: "Maybe", description: "Default: null." },
       },
     });
+  });
+
+  it("leaves nothing beside an anyOf, a description and nullable included (Vertex AI)", () => {
+    // Vertex AI: "schema specified other fields alongside any_of. When using any_of, it must be
+    // the only field set." As pydantic writes `bool | str | None`, described, and as the
+    // sequential-thinking server of the corpus does (`{"description":…,"anyOf":[…]}`).
+    const { schema, rules } = gemini({
+      type: "object",
+      properties: {
+        flag: {
+          anyOf: [{ type: "boolean" }, { type: "string" }, { type: "null" }],
+          default: null,
+          description: "Whether to",
+          title: "Flag",
+        },
+        mode: { type: ["string", "integer"], enum: ["auto", 2] },
+      },
+    });
+    expect(schema).toEqual({
+      type: "object",
+      properties: {
+        flag: {
+          anyOf: [
+            {
+              type: "boolean",
+              nullable: true,
+              title: "Flag",
+              description: "Whether to. Default: null.",
+            },
+            {
+              type: "string",
+              nullable: true,
+              title: "Flag",
+              description: "Whether to. Default: null.",
+            },
+          ],
+        },
+        // A string enum names every value the node takes: its forms are left to validation.
+        mode: { type: "string", enum: ["auto", "2"] },
+      },
+    });
+    expect(rules).toContain("any_of_alone");
   });
 
   it("inlines $refs and asks for a cycle's rest as JSON text", () => {

@@ -726,6 +726,22 @@ describe("the way back, inside a union's branches", () => {
     expect(back.at(-1)).toEqual({ kind: "set", value: "42" });
   });
 
+  it("parses a branch's text where the union says more beside its branches (strict)", () => {
+    // `minimum` beside the `anyOf` goes into each branch (any_of_alone): the branch of any value
+    // was copied, and its copy was no longer known to ask for text, so `"\"hello\""` reached the
+    // origin as that string, quotes and all.
+    const beside = {
+      type: "object",
+      properties: { v: { anyOf: [{ description: "Anything" }, { type: "integer" }], minimum: 1 } },
+      required: ["v"],
+    };
+    for (const profile of ["openai-strict", "gemini", "portable"] as const) {
+      const view = schemaView(beside, SCHEMA_PASSES[profile]);
+      expect(wayBack({ v: '"hello"' }, beside, view).arguments, profile).toEqual({ v: "hello" });
+      expect(wayBack({ v: 5 }, beside, view).arguments, profile).toEqual({ v: 5 });
+    }
+  });
+
   it("reads no branch where the value fits none or more than one", () => {
     const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
     const other = { step: { kind: "other", value: "42" } };

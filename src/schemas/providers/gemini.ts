@@ -14,11 +14,15 @@
  * - Arrays with `items` (`items: missing field`), objects with properties
  *   (`properties: should be non-empty for OBJECT type`).
  * - `pattern` is RE2: no lookaround, no backreferences.
+ * - `anyOf` alone, not even a `description` beside it (Vertex AI: `schema
+ *   specified other fields alongside any_of. When using any_of, it must be
+ *   the only field set`): passes/any-of-alone.ts.
  */
 
 import { READ_BEFORE_DROPPED } from "../keywords";
 import type { Pass, ViewPasses } from "../pass";
 import { allOfMerged } from "../passes/all-of";
+import { anyOfOnly } from "../passes/any-of-alone";
 import { booleanSchemas } from "../passes/boolean-schemas";
 import { constAsEnum } from "../passes/const";
 import { describedConstraints, type SubsetFacts } from "../passes/described-constraints";
@@ -84,6 +88,7 @@ export function openApiPasses(extra: readonly Pass[] = []): Pass[] {
     explicitShapes("as-text"),
     subset(GEMINI_KEYWORDS),
     knownNames,
+    anyOfOnly,
   ];
 }
 

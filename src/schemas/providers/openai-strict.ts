@@ -39,7 +39,7 @@ import { constAsEnum } from "../passes/const";
 import { describedConstraints, type SubsetFacts } from "../passes/described-constraints";
 import { draft202012 } from "../passes/draft-2020-12";
 import { enumAsText } from "../passes/enum-as-text";
-import { enumTypes } from "../passes/enum-types";
+import { enumOfItsType, enumTypes } from "../passes/enum-types";
 import { explicitShapes } from "../passes/explicit-shapes";
 import { objectIntoForms } from "../passes/object-into-forms";
 import { oneOfAsAnyOf } from "../passes/one-of";
@@ -183,6 +183,7 @@ const STRICT_NODES: Pass[] = [
   constAsEnum,
   enumAsText,
   draft202012,
+  enumOfItsType,
   enumTypes,
   typeUnionsAsAnyOf,
   describedConstraints(STRICT_FACTS),
