@@ -78,24 +78,6 @@ export function pinParts(pin: string): PinParts {
   return { fingerprints: pin };
 }
 
-/**
- * The schema's fingerprint in `pin`, read as `pinParts` reads the pin, and
- * cut out alone: a new isolate whose listing pin holds reads it from each
- * of its tools' pins (listing-pin.ts), and every part cut was garbage.
- */
-export function schemaFingerprintOf(pin: string): string {
-  let slashes = 0;
-  let first = -1;
-  let second = -1;
-  for (let at = pin.indexOf("/"); at !== -1 && slashes < 7; at = pin.indexOf("/", at + 1)) {
-    if (slashes === 0) first = at;
-    else if (slashes === 1) second = at;
-    slashes++;
-  }
-  // The fingerprints follow a digest, or are the whole pin (`pinParts`).
-  return slashes === 3 || slashes === 6 ? pin.slice(first + 1, second) : pin.slice(0, first);
-}
-
 /** The pin `pinParts` reads back. */
 export const joinPin = ({ digest, fingerprints, extra }: PinParts) =>
   digest === undefined

@@ -20,7 +20,7 @@ import { sha256Parts } from "../digest";
 import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import type { ChangeScope } from "../rules/tool-rules";
-import { type Definition, pinsOf, schemaFingerprintOf } from "./definition-pins";
+import { type Definition, pinParts, pinsOf } from "./definition-pins";
 
 /**
  * Written first in what is digested: a version that digests pins otherwise
@@ -154,7 +154,9 @@ export class ProvenPins {
     if (proof === undefined || !(await proof.holds)) return undefined;
     return (original) => {
       const pin = proof.pins.get(original);
-      return pin === undefined ? undefined : schemaFingerprintOf(pin);
+      if (pin === undefined) return undefined;
+      const { fingerprints } = pinParts(pin);
+      return fingerprints.slice(0, fingerprints.indexOf("/"));
     };
   }
 }
