@@ -118,7 +118,7 @@ describe("the sign-in pages, for a client anyone could have registered", () => {
   it("show a client's name as a name: a short one, not a page of its own text", async () => {
     const network = brokerFor(BROKERED_ORIGIN.strict);
     // A name that writes the page's own lines, and pushes the true ones out of sight.
-    const name = `Claude. Access will be sent to claude.ai, verified.${" Claude".repeat(5000)}`;
+    const name = `Claude. Access will be sent to claude.ai, verified.${" Claude".repeat(1000)}`;
     const clientId = await registered(network, BROKER_URL, {
       client_name: name,
       redirect_uris: [PHISHING],
