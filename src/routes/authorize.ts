@@ -178,6 +178,25 @@ function signInOnly(
   return { helpers, auth, behind };
 }
 
+/**
+ * Why a validated request may not sign in: without PKCE. The library asks it
+ * of clients without a secret only; OAuth 2.1 (§4.1.1) has the server
+ * enforce it for every client that is not an OpenID Connect one, which none
+ * of the proxy's is. Anyone may register a client with a secret, and without
+ * PKCE nothing binds its code to the session that asked for it: a code
+ * stolen on its way back can be injected into another's session at that
+ * client (RFC 9700 §4.5). MCP clients use PKCE (S256) whatever they are.
+ */
+function withoutPkce(request: AuthRequest): AuthorizationError | undefined {
+  if (request.codeChallenge !== undefined) return undefined;
+  return new AuthorizationError("invalid_request", {
+    description: "PKCE is required: send code_challenge with code_challenge_method S256",
+    redirectUri: request.redirectUri,
+    ...(request.state ? { state: request.state } : {}),
+    ...(request.issuer === undefined ? {} : { issuer: request.issuer }),
+  });
+}
+
 export async function showConsent(c: Context<AppEnv>): Promise<Response> {
   const signIn = signInOnly(c);
   if (signIn instanceof Response) return signIn;
@@ -186,6 +205,8 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
   let details: Awaited<ReturnType<OAuthHelpers["describeConsent"]>>;
   try {
     request = await helpers.parseAuthRequest(c.req.raw);
+    const unprotected = withoutPkce(request);
+    if (unprotected) throw unprotected;
     details = await helpers.describeConsent(request);
   } catch (error) {
     return answerUnvalidated("consent", error);

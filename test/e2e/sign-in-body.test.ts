@@ -5,8 +5,9 @@
  * end is refused `413` once it passes the bound, and the proxy holds no more
  * of it than that (an isolate's memory is shared by every request it serves).
  */
+import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { MAX_SIGN_IN_FORM_BYTES } from "../../src/auth/sign-in-body";
+import { MAX_REGISTRATION_BYTES, MAX_SIGN_IN_FORM_BYTES } from "../../src/auth/sign-in-body";
 import { BROKER_URL, brokerFor } from "../helpers/broker";
 import { GATE_URL, gateNetwork } from "../helpers/gate";
 import { captureLogs } from "../helpers/logs";
@@ -33,6 +34,8 @@ function endlessForm() {
   });
   return { body, pulled };
 }
+
+const kv = () => env.OAUTH_KV as KVNamespace;
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" };
 
@@ -83,3 +86,42 @@ describe.each([
     });
   },
 );
+
+describe.each([
+  ["broker", () => brokerFor(BROKERED_ORIGIN.strict), BROKER_URL],
+  ["gate", () => gateNetwork(), GATE_URL],
+] as Array<[string, () => Fetch, string]>)("%s mode: a registration", (_, network, url) => {
+  /** A registration whose client name is `nameLength` characters, the rest as a client writes it. */
+  const registration = (nameLength: number) =>
+    JSON.stringify({
+      client_name: "n".repeat(nameLength),
+      redirect_uris: ["http://127.0.0.1:33418/callback"],
+      token_endpoint_auth_method: "none",
+    });
+
+  it("of a few hundred KiB is refused 413 and nothing is stored, where KV's storage is what it spends", async () => {
+    const proxy = network();
+    const clients = async () => (await kv().list({ prefix: "client:" })).keys.length;
+    const before = await clients();
+    const response = await proxy(new URL("/oauth/register", url), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: registration(512 * 1024),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: "invalid_request" });
+    expect(logs.events("sign_in_body_too_large")).toEqual([
+      expect.objectContaining({ path: "/oauth/register", limit: MAX_REGISTRATION_BYTES }),
+    ]);
+    expect(await clients()).toBe(before);
+  });
+
+  it("as a client writes one (a name, a few redirect URIs) is taken", async () => {
+    const response = await network()(new URL("/oauth/register", url), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: registration(200),
+    });
+    expect(response.status).toBe(201);
+  });
+});

@@ -115,10 +115,39 @@ describe("the sign-in pages, for a client anyone could have registered", () => {
     );
   });
 
+  it.each([
+    ["broker", () => brokerFor(BROKERED_ORIGIN.strict), BROKER_URL],
+    ["gate", () => gateNetwork(), GATE_URL],
+  ] as Array<[string, () => Fetch, string]>)(
+    "%s mode: refuse a request without PKCE from a client with a secret too, as from one without (OAuth 2.1 §4.1.1)",
+    async (_, proxy, mcpUrl) => {
+      const network = proxy();
+      // Anyone may register a client with a secret, and a client's own code can be injected
+      // into another's session where nothing binds it to the browser that asked for it.
+      const clientId = await registered(network, mcpUrl, {
+        redirect_uris: [REDIRECT_URL],
+        token_endpoint_auth_method: "client_secret_basic",
+      });
+      const answer = await network(
+        await authorizationUrl(mcpUrl, clientId, REDIRECT_URL, { pkce: false }),
+        { redirect: "manual" },
+      );
+      expect(answer.status).toBe(302);
+      const back = new URL(answer.headers.get("location") ?? "");
+      expect(back.origin + back.pathname).toBe(REDIRECT_URL);
+      expect(back.searchParams.get("error")).toBe("invalid_request");
+      expect(back.searchParams.get("state")).toBe("client-state");
+      // With PKCE, the same client gets its consent page.
+      const page = await network(await authorizationUrl(mcpUrl, clientId, REDIRECT_URL));
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('id="client-name"');
+    },
+  );
+
   it("show a client's name as a name: a short one, not a page of its own text", async () => {
     const network = brokerFor(BROKERED_ORIGIN.strict);
     // A name that writes the page's own lines, and pushes the true ones out of sight.
-    const name = `Claude. Access will be sent to claude.ai, verified.${" Claude".repeat(5000)}`;
+    const name = `Claude. Access will be sent to claude.ai, verified.${" Claude".repeat(1000)}`;
     const clientId = await registered(network, BROKER_URL, {
       client_name: name,
       redirect_uris: [PHISHING],
