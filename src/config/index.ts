@@ -134,7 +134,7 @@ const SettingsObject = v.object(
     PUBLIC_URL: publicOrigin,
     AUTH_MODE: oneOf(AUTH_MODES, "relay"),
     TOOL_MAP: kvNamespace(MISSING.TOOL_MAP as string),
-    OAUTH_KV: v.optional(kvNamespace("must be a KV namespace binding")),
+    OAUTH_KV: v.optional(kvNamespace()),
     SIGN_IN_RATE_LIMIT: v.optional(
       v.custom<RateLimit>(
         (value) =>

@@ -141,6 +141,13 @@ ${KV("bindings", "OAUTH_KV")}
 name = "SIGN_IN_BUDGET"
 class_name = "SignInBudget"
 
+[env.kinds.vars]
+${VALID}
+WRANGLER_ENV = "kinds"
+[[env.kinds.r2_buckets]]
+binding = "TOOL_MAP"
+bucket_name = "tool-map"
+
 [env.unnamed.vars]
 ${VALID}
 ${KV("unnamed")}
@@ -219,6 +226,7 @@ describe("npm run check", () => {
       "[env.several]",
       "[env.rules-table]",
       "[env.bindings]",
+      "[env.kinds]",
       "[env.unnamed]",
       "[env.calls-unnamed]",
       "[env.secret]",
@@ -257,6 +265,10 @@ describe("npm run check", () => {
   it("checks bindings by what they are, and what each environment misses", () => {
     expect(said.get("[env.bindings]")?.lines).toEqual([
       "SIGN_IN_RATE_LIMIT: must be a Workers Rate Limiting binding ([[ratelimits]])",
+    ]);
+    // An R2 bucket's get() reads another store: the Worker would refuse it as it starts.
+    expect(said.get("[env.kinds]")?.lines).toEqual([
+      "TOOL_MAP: must be a KV namespace binding ([[kv_namespaces]])",
     ]);
     expect(said.get("the top level (local development)")?.lines).toEqual([
       'ORIGIN_URL: is missing; set it to the full URL of the origin\'s MCP endpoint; if it is a secret (wrangler secret put), declare it in the top level: secrets = { required = ["ORIGIN_URL"] }',
@@ -663,6 +675,11 @@ secret_name = "acme-origin-key"
 [env.per-user]
 secrets = { required = ["IDP_CLIENT_ID", "ORIGIN_USER_SECRETS"] }
 ${GATE("per-user", 7002)}
+
+[env.kv-key]
+secrets = { required = ["IDP_CLIENT_ID"] }
+${GATE("kv-key", 7003, 'IDP_ISSUER = "https://accounts.google.com"\nALLOWED_DOMAINS = "acme.com"')}
+${KV("kv-key", "ORIGIN_SECRET")}
 `,
   );
   /** What check says of `env`, asked in this process. */
@@ -670,6 +687,12 @@ ${GATE("per-user", 7002)}
 
   it("takes the origin's key from a Secrets Store binding, as the Worker does", () => {
     expect(checked("store").problems).toEqual([]);
+  });
+
+  it("tells an origin's key bound as a KV namespace, whose get() needs a key the proxy has not", () => {
+    expect(checked("kv-key").problems).toEqual([
+      { setting: "ORIGIN_SECRET", text: "must be a Worker secret or a Secrets Store binding" },
+    ]);
   });
 
   it("tells what a gate tenant misses beside a declared ORIGIN_USER_SECRETS, which it cannot read", () => {

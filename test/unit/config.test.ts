@@ -54,6 +54,26 @@ describe("parseConfig", () => {
     );
   });
 
+  it("refuses a TOOL_MAP or OAUTH_KV bound to another kind of binding, whose get() is no KV's", () => {
+    // A Durable Object namespace has a get() too (of an id): the tool map would fail on every read.
+    expect(
+      parseConfig({
+        ORIGIN_URL: "https://o.example/mcp",
+        TOOL_MAP: workerEnv.SIGN_IN_BUDGET,
+      } as unknown as Env),
+    ).toEqual(refused("TOOL_MAP", "must be a KV namespace binding ([[kv_namespaces]])"));
+    expect(
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          AUTH_MODE: "broker",
+          ...SIGN_IN,
+          OAUTH_KV: workerEnv.SIGN_IN_BUDGET,
+        }),
+      ),
+    ).toEqual(refused("OAUTH_KV", "must be a KV namespace binding ([[kv_namespaces]])"));
+  });
+
   it.each([
     ["/", "must be a plain path like /mcp: no query, no trailing /"],
     ["/mcp/", "must be a plain path like /mcp: no query, no trailing /"],
@@ -749,7 +769,7 @@ describe("parseConfig", () => {
       parseConfig(
         env({ ORIGIN_URL: "https://o.example/mcp", OAUTH_KV: SIGN_IN.SIGN_IN_RATE_LIMIT }),
       ),
-    ).toEqual(refused("OAUTH_KV", "must be a KV namespace binding"));
+    ).toEqual(refused("OAUTH_KV", "must be a KV namespace binding ([[kv_namespaces]])"));
     // Read in broker and gate mode.
     expect(
       parseConfig(
@@ -1161,6 +1181,22 @@ describe("parseConfig, gate mode", () => {
       "must be printable ASCII (no line breaks), at most 4096 characters",
     ],
     [{ ORIGIN_SECRET: 42 }, "ORIGIN_SECRET", "must be a Worker secret or a Secrets Store binding"],
+    // Bindings with a get() of their own, which takes a key: every request would fail with 503.
+    [
+      { ORIGIN_SECRET: workerEnv.OAUTH_KV },
+      "ORIGIN_SECRET",
+      "must be a Worker secret or a Secrets Store binding",
+    ],
+    [
+      { ORIGIN_SECRET: workerEnv.SIGN_IN_BUDGET },
+      "ORIGIN_SECRET",
+      "must be a Worker secret or a Secrets Store binding",
+    ],
+    [
+      { ORIGIN_USER_SECRETS: workerEnv.SIGN_IN_BUDGET },
+      "ORIGIN_USER_SECRETS",
+      "must be a KV namespace binding, or a Worker secret holding a JSON object of emails and keys",
+    ],
     [
       { ORIGIN_AUTH_VALUE: "Bearer sk-live-key" },
       "ORIGIN_AUTH_VALUE",
