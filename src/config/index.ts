@@ -15,6 +15,7 @@ import {
   ruleNamesProblems,
   ToolRules,
   ToolRulesSetting,
+  toolRulesOnTheirOwn,
 } from "../rules/tool-rules";
 import { type Profile, profileOf } from "../schemas/profile";
 import {
@@ -265,14 +266,15 @@ function acrossSettings(
   for (const [setting, problem] of gate ? gateProblems(gate, fine) : []) {
     found.push([[setting], problem]);
   }
-  // The names the operator chose, legal under every profile's rules.
-  const rules = settled(["TOOL_RULES", "NAME_MAX_LENGTH"]);
-  if (rules?.TOOL_RULES) {
+  // The names the operator chose, legal under every profile's rules: of each tool whose rule
+  // reads well, whatever else of TOOL_RULES is wrong.
+  const cap = settled(["NAME_MAX_LENGTH"]);
+  const rules = cap && toolRulesOnTheirOwn((env as Record<string, unknown>).TOOL_RULES);
+  if (cap && rules) {
     const names = PROFILE_NAMES.map(
-      (name) =>
-        profileOf(name, { nameMaxLength: rules.NAME_MAX_LENGTH, maxTools: undefined }).names,
+      (name) => profileOf(name, { nameMaxLength: cap.NAME_MAX_LENGTH, maxTools: undefined }).names,
     );
-    for (const [keys, problem] of ruleNamesProblems(new ToolRules(rules.TOOL_RULES), names)) {
+    for (const [keys, problem] of ruleNamesProblems(rules, names)) {
       found.push([["TOOL_RULES", ...keys], problem]);
     }
   }

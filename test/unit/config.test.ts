@@ -351,8 +351,33 @@ describe("parseConfig", () => {
       "SIGN_IN_RATE_LIMIT",
       "SIGN_IN_BUDGET",
       "UPSTREAM_CLIENT_ID",
+      // A mistake in one part of the rules hides none in another: each tool's name is checked
+      // where its own rule reads well.
+      "TOOL_RULES.tools.a.name",
+      "TOOL_RULES.tools.c.name",
+      "TOOL_RULES.tools.c.defaults.owner",
     ]);
-    // The names are checked once the rules themselves read well.
+    const apart = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        TOOL_RULES: {
+          hide: ["admin.{delete"],
+          tools: {
+            a: { name: "read-file" },
+            b: { nmae: "b2", name: "same" },
+            c: { name: "same", fixed: { owner: "me" }, defaults: { owner: "you" } },
+          },
+        },
+      }),
+    );
+    expect(apart.kind === "invalid" && apart.problems.map(({ path }) => path)).toEqual([
+      "TOOL_RULES.hide[0]",
+      "TOOL_RULES.tools.b.nmae",
+      "TOOL_RULES.tools.a.name",
+      // Not "already the name of b": b's rule, wrong in itself, names no tool yet.
+      "TOOL_RULES.tools.c.defaults.owner",
+    ]);
+    // The names are checked against NAME_MAX_LENGTH once it reads well.
     const names = parseConfig(
       env({
         ORIGIN_URL: "https://o.example/mcp",
