@@ -8,7 +8,7 @@
  * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
  * placeholder is then a problem), `npm run dev` on the top level.
  */
-import { ownProblem, parseConfig, SETTINGS } from "../src/config";
+import { type AllowedHost, ownProblem, parseConfig, SETTINGS } from "../src/config";
 import { shellWord } from "../src/toolmap/definition-pins";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
@@ -62,7 +62,16 @@ export const createNamespaceCommand = (binding: string, name: string | undefined
 
 export function checkEnvironment(
   environment: Environment,
-  { forDeploy = false, dryRun = false }: { forDeploy?: boolean; dryRun?: boolean } = {},
+  {
+    forDeploy = false,
+    dryRun = false,
+    local = false,
+  }: {
+    forDeploy?: boolean;
+    dryRun?: boolean;
+    /** As `wrangler dev --env NAME` runs it, on this machine: no route or workers.dev serves it. */
+    local?: boolean;
+  } = {},
 ): CheckResult {
   const { name } = environment;
   const result: CheckResult = { environment, problems: [], notes: [] };
@@ -109,6 +118,11 @@ export function checkEnvironment(
     }
   }
 
+  if (name !== undefined && !local && config.kind === "valid") {
+    for (const text of unservedHosts(environment, config.config.allowedHosts)) {
+      problem("ALLOWED_HOSTS", text);
+    }
+  }
   if (name === undefined) {
     for (const secret of unset.filter((secret) => Object.hasOwn(SETTINGS, secret))) {
       problem(
@@ -152,6 +166,33 @@ export function checkEnvironment(
     }
   }
   return result;
+}
+
+/**
+ * The hosts a deploy serves a tenant at that its `ALLOWED_HOSTS` leaves out, each told: the
+ * Worker refuses every request there with 403, and only the file knows where it is served. A
+ * host is allowed by an entry without a port, or on the port a deployed Worker is reached on.
+ */
+function unservedHosts(environment: Environment, allowed: readonly AllowedHost[]): string[] {
+  if (allowed.length === 0) return [];
+  const fix = "every request there would be refused with 403; add it";
+  const allows = (host: (hostname: string) => boolean) =>
+    allowed.some(({ hostname, port }) => host(hostname) && [undefined, "443", "80"].includes(port));
+  const told = environment.routeHosts
+    .filter((route) => !allows((hostname) => hostname === route))
+    .map(
+      (route) => `leaves out ${route}, where a route of this environment serves the Worker: ${fix}`,
+    );
+  const workersDev = `${environment.worker}.`;
+  if (
+    environment.workersDev &&
+    !allows((hostname) => hostname.startsWith(workersDev) && hostname.endsWith(".workers.dev"))
+  ) {
+    told.push(
+      `leaves out ${workersDev}<your subdomain>.workers.dev, where wrangler serves the Worker (workers_dev is true, or unset without routes): ${fix}, or set workers_dev = false`,
+    );
+  }
+  return [...new Set(told)];
 }
 
 /**

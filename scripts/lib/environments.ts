@@ -57,6 +57,10 @@ export interface Environment {
   secrets: string[];
   /** Its KV namespaces, by binding. */
   kvNamespaces: Array<{ binding: string; id: string | undefined }>;
+  /** The hosts its routes serve it at, in lower case; a route whose host has a wildcard is left out. */
+  routeHosts: string[];
+  /** Whether wrangler serves it at workers.dev: `workers_dev`, or, unset, when it has no routes. */
+  workersDev: boolean;
   /** What `.dev.vars` (or `.env`) sets for `wrangler dev`, by name; read for the top level only. */
   devVars: string[];
   /** What it sets that `wrangler dev` leaves out: with `secrets` declared, all but those and the vars. */
@@ -129,6 +133,8 @@ export function readEnvironment(
     env: {},
     secrets: [],
     kvNamespaces: [],
+    routeHosts: [],
+    workersDev: false,
     devVars: [],
     devVarsLeftOut: [],
   };
@@ -147,6 +153,18 @@ export function readEnvironment(
   }
   environment.worker = config.name;
   environment.secrets = config.secrets?.required ?? [];
+  const routes = config.routes ?? (config.route === undefined ? [] : [config.route]);
+  environment.routeHosts = routes.flatMap((route) => {
+    const pattern = typeof route === "string" ? route : route.pattern;
+    const host =
+      pattern
+        .replace(/^[a-z]+:\/\//i, "")
+        .split("/")[0]
+        ?.toLowerCase() ?? "";
+    return host === "" || host.includes("*") ? [] : [host];
+  });
+  // As wrangler deploy decides it (getSubdomainValues).
+  environment.workersDev = config.workers_dev ?? routes.length === 0;
   // What wrangler's types leave opaque: every binding has its kind, vars their value.
   const bindings = (bindingsOf(config) ?? {}) as Record<
     string,

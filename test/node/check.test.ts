@@ -651,6 +651,59 @@ id = "local-tool-map"
   });
 });
 
+describe("npm run check of the hosts a tenant answers for, against where wrangler serves it", () => {
+  /** A tenant `env` with `section`'s keys (routes, workers_dev) and `hosts` as its ALLOWED_HOSTS. */
+  const TENANT = (env: string, section: string, hosts: string) => `[env.${env}]
+name = "mcp-edge-rewriter-${env}"
+${section}
+[env.${env}.vars]
+${VALID}
+WRANGLER_ENV = "${env}"
+ALLOWED_HOSTS = "${hosts}"
+${KV(env)}`;
+  const { path } = scratchConfig(
+    "hosts-check",
+    [
+      // A custom domain added by hand after npm run tenant -- add, ALLOWED_HOSTS left as it was.
+      TENANT(
+        "added",
+        'workers_dev = true\nroutes = [{ pattern = "mcp.acme.example", custom_domain = true }, { pattern = "API.acme.example/mcp*", zone_name = "acme.example" }]',
+        "mcp-edge-rewriter-added.acme-corp.workers.dev,mcp.acme.example",
+      ),
+      // No workers_dev and no routes: wrangler serves it at workers.dev.
+      TENANT("unsaid", "", "mcp.acme.example"),
+      TENANT(
+        "served",
+        'workers_dev = false\nroutes = [{ pattern = "mcp.acme.example", custom_domain = true }, "*.acme.example/*"]',
+        "mcp.acme.example:443",
+      ),
+      TENANT("any", 'routes = ["mcp.acme.example/*"]', ""),
+    ].join("\n"),
+  );
+  const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
+
+  it("tells each host a route or workers.dev serves that ALLOWED_HOSTS leaves out: every request there gets 403", () => {
+    expect(checked("added").problems).toEqual([
+      {
+        setting: "ALLOWED_HOSTS",
+        text: "leaves out api.acme.example, where a route of this environment serves the Worker: every request there would be refused with 403; add it",
+      },
+    ]);
+    expect(checked("unsaid").problems).toEqual([
+      {
+        setting: "ALLOWED_HOSTS",
+        text: "leaves out mcp-edge-rewriter-unsaid.<your subdomain>.workers.dev, where wrangler serves the Worker (workers_dev is true, or unset without routes): every request there would be refused with 403; add it, or set workers_dev = false",
+      },
+    ]);
+  });
+
+  it("is clean where ALLOWED_HOSTS holds every host served, or is empty (any host)", () => {
+    // A wildcard route's hosts are not known offline; ALLOWED_HOSTS names none of them.
+    expect(checked("served").problems).toEqual([]);
+    expect(checked("any").problems).toEqual([]);
+  });
+});
+
 describe("npm run check of gate tenants, as wrangler.toml's comments and docs/sign-in.md set them up", () => {
   const GATE = (env: string, limit: number, vars = "") => `[env.${env}.vars]
 ${VALID}
@@ -803,7 +856,10 @@ describe("the wrangler dev commands README, docs/ and wrangler.toml give", () =>
       );
       const [env] = option("--env");
       const config = join(ROOT, "wrangler.toml");
-      const { problems } = checkEnvironment(readEnvironment(env, { configPath: config, vars }));
+      // Run on this machine, where no route serves it (ALLOWED_HOSTS:localhost).
+      const { problems } = checkEnvironment(readEnvironment(env, { configPath: config, vars }), {
+        local: true,
+      });
       expect(problems, where).toEqual([]);
     }
   });
