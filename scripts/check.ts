@@ -256,10 +256,12 @@ export function runCheck(options: {
   /** One environment (`undefined` in the list: the top level); all when not given. */
   only?: Array<string | undefined>;
   vars?: Record<string, string>;
+  /** Where `wrangler deploy --routes`, `--domains` serve it, besides or instead of the file's routes. */
+  served?: { routes?: string[]; domains?: string[] };
   forDeploy?: boolean;
   dryRun?: boolean;
 }): boolean {
-  const { configPath = CONFIG_PATH, vars, forDeploy, dryRun } = options;
+  const { configPath = CONFIG_PATH, vars, served, forDeploy, dryRun } = options;
   const defined = environmentNames(configPath);
   let clean = true;
   for (const name of options.only ?? defined) {
@@ -270,7 +272,7 @@ export function runCheck(options: {
       clean = false;
       continue;
     }
-    const result = checkEnvironment(readEnvironment(name, { configPath, vars }), {
+    const result = checkEnvironment(readEnvironment(name, { configPath, vars, served }), {
       forDeploy,
       dryRun,
     });

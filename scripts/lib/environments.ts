@@ -122,7 +122,13 @@ export function readEnvironment(
   {
     configPath = CONFIG_PATH,
     vars = {},
-  }: { configPath?: string; vars?: Record<string, string> } = {},
+    served = {},
+  }: {
+    configPath?: string;
+    vars?: Record<string, string>;
+    /** `wrangler deploy --routes` (in place of the file's) and `--domains` (beside them). */
+    served?: { routes?: string[]; domains?: string[] };
+  } = {},
 ): Environment {
   const environment: Environment = {
     name,
@@ -153,7 +159,11 @@ export function readEnvironment(
   }
   environment.worker = config.name;
   environment.secrets = config.secrets?.required ?? [];
-  const routes = config.routes ?? (config.route === undefined ? [] : [config.route]);
+  // As wrangler deploy reads them (resolveRoutes): --routes in place of the file's, --domains added.
+  const routes = [
+    ...(served.routes ?? config.routes ?? (config.route === undefined ? [] : [config.route])),
+    ...(served.domains ?? []),
+  ];
   environment.routeHosts = routes.flatMap((route) => {
     const pattern = typeof route === "string" ? route : route.pattern;
     const host =

@@ -477,6 +477,23 @@ describe("npm run deploy", () => {
     }
   });
 
+  it("checks ALLOWED_HOSTS against the hosts wrangler deploys to: --domain adds one, --route replaces the file's", () => {
+    // acme's ALLOWED_HOSTS: its workers.dev host and mcp.acme.example (a custom domain).
+    const leavesOut = (host: string) =>
+      `ALLOWED_HOSTS: leaves out ${host}, where a route of this environment serves the Worker`;
+    for (const domain of [["--domain", "mcp2.acme.example"], ["--domains=mcp2.acme.example"]]) {
+      const added = deployed(["--env", "acme", "--dry-run", ...domain]);
+      expect(added.status, domain.join(" ")).toBe(1);
+      expect(added.out).toContain(leavesOut("mcp2.acme.example"));
+      expect(added.out).toContain("Not deployed");
+    }
+    const route = deployed(["--env", "acme", "--dry-run", "--routes", "api.acme.example/mcp*"]);
+    expect(route.status).toBe(1);
+    expect(route.out).toContain(leavesOut("api.acme.example"));
+    // The file's routes stand in no more, and workers.dev stays on (workers_dev = true).
+    expect(route.out).not.toContain("leaves out mcp.acme.example");
+  });
+
   it("refuses a wrangler.toml it would not check: -c=FILE, -cFILE, --c FILE, --cwd DIR, -e=NAME", () => {
     // acme as wrangler.toml has it, with a setting the Worker refuses: every request a 500.
     const { dir, path } = scratchConfig(
