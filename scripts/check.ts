@@ -8,7 +8,7 @@
  * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
  * placeholder is then a problem), `npm run dev` on the top level.
  */
-import { type AllowedHost, ownProblem, parseConfig, SETTINGS } from "../src/config";
+import { type AllowedHost, allowedHostsOf, ownProblem, parseConfig, SETTINGS } from "../src/config";
 import { shellWord } from "../src/toolmap/definition-pins";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
@@ -118,8 +118,10 @@ export function checkEnvironment(
     }
   }
 
-  if (name !== undefined && !local && config.kind === "valid") {
-    for (const text of unservedHosts(environment, config.config.allowedHosts)) {
+  // Read alone: a mistake in another setting hides no host left out.
+  const allowedHosts = allowedHostsOf(env.ALLOWED_HOSTS);
+  if (name !== undefined && !local && allowedHosts !== undefined) {
+    for (const text of unservedHosts(environment, allowedHosts)) {
       problem("ALLOWED_HOSTS", text);
     }
   }

@@ -65,6 +65,9 @@ export type {
 export { SIGN_IN_ONLY } from "./auth-modes";
 export type { CallsSettings, Config, ConfigProblem, ConfigResult } from "./config";
 export { isDomainName, isHeaderSafe, isPlainAddress } from "./gate";
+
+import type { AllowedHost } from "./values";
+
 export type { AllowedHost } from "./values";
 export { emailKey, isLoopbackHost, lowerAscii } from "./values";
 
@@ -350,6 +353,16 @@ export function originUrlOf(value: unknown): { url: URL } | { problem: string } 
     message: expectedOnly,
   });
   return result.success ? { url: result.output } : { problem: result.issues[0].message };
+}
+
+/**
+ * `ALLOWED_HOSTS` alone, as parseConfig reads it (empty: any host); `undefined` where it has a
+ * problem of its own. What npm run check holds the hosts a deploy serves to, whatever the other
+ * settings hold.
+ */
+export function allowedHostsOf(value: unknown): readonly AllowedHost[] | undefined {
+  const result = v.safeParse(SETTINGS.ALLOWED_HOSTS, value, { abortPipeEarly: true });
+  return result.success ? result.output : undefined;
 }
 
 /**

@@ -706,6 +706,11 @@ ${KV(env)}`;
         text: "leaves out api.acme.example, where a route of this environment serves the Worker: every request there would be refused with 403; add it",
       },
     ]);
+    // Told beside another setting's mistake, not after it is fixed.
+    const both = checkEnvironment(
+      readEnvironment("added", { configPath: path, vars: { MAX_TOOLS: "zero" } }),
+    );
+    expect(both.problems.map(({ setting }) => setting)).toEqual(["MAX_TOOLS", "ALLOWED_HOSTS"]);
     expect(checked("unsaid").problems).toEqual([
       {
         setting: "ALLOWED_HOSTS",
