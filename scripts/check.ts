@@ -89,6 +89,14 @@ export function checkEnvironment(
   }
   for (const warning of environment.warnings)
     problem("wrangler.toml", `wrangler warns: ${warning}`);
+  // A deploy replaces the Worker of that name: the other tenant's host would run these settings,
+  // with the secrets set for it (its ORIGIN_SECRET sent to this ORIGIN_URL, say).
+  for (const other of environment.sameWorker) {
+    problem(
+      "name",
+      `${environment.worker} is also the Worker of [env.${other}]: a deploy of either replaces the other's, whose secrets it keeps and sends where its own settings say; give each section a name of its own`,
+    );
+  }
 
   const env = { ...environment.env };
   // A tenant's declared secrets are set at Cloudflare; the top level's are what .dev.vars sets,

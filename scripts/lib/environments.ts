@@ -57,6 +57,8 @@ export interface Environment {
   secrets: string[];
   /** Its KV namespaces, by binding. */
   kvNamespaces: Array<{ binding: string; id: string | undefined }>;
+  /** The other sections whose Worker has its Worker's name: a deploy of one replaces the other's. */
+  sameWorker: string[];
   /** The hosts its routes serve it at, in lower case; a route whose host has a wildcard is left out. */
   routeHosts: string[];
   /** Whether wrangler serves it at workers.dev: `workers_dev`, or, unset, when it has no routes. */
@@ -139,6 +141,7 @@ export function readEnvironment(
     env: {},
     secrets: [],
     kvNamespaces: [],
+    sameWorker: [],
     routeHosts: [],
     workersDev: false,
     devVars: [],
@@ -159,6 +162,16 @@ export function readEnvironment(
   }
   environment.worker = config.name;
   environment.secrets = config.secrets?.required ?? [];
+  if (name !== undefined) {
+    // Each section's Worker as wrangler names it: its `name`, or the top level's, `-NAME`.
+    const { rawConfig } = experimental_readRawConfig({ config: configPath });
+    environment.sameWorker = Object.entries(rawConfig.env ?? {})
+      .filter(
+        ([other, section]) =>
+          other !== name && (section.name ?? `${rawConfig.name}-${other}`) === config.name,
+      )
+      .map(([other]) => other);
+  }
   // As wrangler deploy reads them (resolveRoutes): --routes in place of the file's, --domains added.
   const routes = [
     ...(served.routes ?? config.routes ?? (config.route === undefined ? [] : [config.route])),

@@ -668,6 +668,41 @@ id = "local-tool-map"
   });
 });
 
+describe("npm run check of a tenant whose Worker name another section has", () => {
+  /** A tenant `env` with `section`'s keys (its name, or none). */
+  const TENANT = (env: string, section: string) => `[env.${env}]
+${section}
+[env.${env}.vars]
+${VALID}
+WRANGLER_ENV = "${env}"
+${KV(env)}`;
+  const { path } = scratchConfig(
+    "same-name",
+    [
+      TENANT("alpha", 'name = "tenant-alpha"'),
+      // alpha's section copied for a new tenant, its name left as it was.
+      TENANT("beta", 'name = "tenant-alpha"'),
+      // No name of its own: wrangler names its Worker "same-name-gamma", which delta's is too.
+      TENANT("gamma", ""),
+      TENANT("delta", 'name = "same-name-gamma"'),
+      TENANT("epsilon", 'name = "same-name-epsilon"'),
+    ].join("\n"),
+  );
+  const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
+
+  it("tells it in each: a deploy of one replaces the other's Worker, which keeps its secrets", () => {
+    const told = (worker: string, other: string) => ({
+      setting: "name",
+      text: `${worker} is also the Worker of [env.${other}]: a deploy of either replaces the other's, whose secrets it keeps and sends where its own settings say; give each section a name of its own`,
+    });
+    expect(checked("alpha").problems).toEqual([told("tenant-alpha", "beta")]);
+    expect(checked("beta").problems).toEqual([told("tenant-alpha", "alpha")]);
+    expect(checked("gamma").problems).toEqual([told("same-name-gamma", "delta")]);
+    expect(checked("delta").problems).toEqual([told("same-name-gamma", "gamma")]);
+    expect(checked("epsilon").problems).toEqual([]);
+  });
+});
+
 describe("npm run check of the hosts a tenant answers for, against where wrangler serves it", () => {
   /** A tenant `env` with `section`'s keys (routes, workers_dev) and `hosts` as its ALLOWED_HOSTS. */
   const TENANT = (env: string, section: string, hosts: string) => `[env.${env}]
