@@ -194,12 +194,20 @@ export const isKvNamespace = (value: unknown) =>
   hasMethod(value, "get") && hasMethod(value, "getWithMetadata");
 
 /**
+ * Whether `value` answers any method's name: an RPC stub, as a service binding is, and as
+ * `wrangler dev` binds a Secrets Store secret (a service of its own entrypoint). Nothing can be
+ * told of it by the methods it has.
+ */
+const answersAnyName = (value: unknown) => hasMethod(value, "noMethodOfAnyBindingIsCalledSo");
+
+/**
  * Whether `value` is a Secrets Store secret binding, whose `get()` reads its one secret: of
  * the other bindings with a `get` (of a key or an id), none of KV's, R2's (`list`), a Durable
- * Object namespace's (`idFromName`) or a Workflow's (`create`).
+ * Object namespace's (`idFromName`) or a Workflow's (`create`); or an RPC stub.
  */
 export const isSecretsStoreSecret = (value: unknown) =>
-  hasMethod(value, "get") && !["list", "idFromName", "create"].some((m) => hasMethod(value, m));
+  hasMethod(value, "get") &&
+  (answersAnyName(value) || !["list", "idFromName", "create"].some((m) => hasMethod(value, m)));
 
 const NOT_KV = "must be a KV namespace binding ([[kv_namespaces]])";
 

@@ -1057,6 +1057,18 @@ describe("parseConfig, gate mode", () => {
     });
   });
 
+  it("takes a Secrets Store secret bound as wrangler dev binds it: an RPC stub, which answers any method's name", () => {
+    // Miniflare binds a Secrets Store secret as a service of its SecretsStoreSecret entrypoint.
+    // The runtime's own service binding is such a stub: `list`, `create`, any name is a method.
+    const stub = (workerEnv as unknown as Record<string, unknown>)
+      .__VITEST_POOL_WORKERS_SELF_SERVICE;
+    expect(typeof (stub as Record<string, unknown>).list).toBe("function");
+    expect(gate({ ...minimal, ORIGIN_SECRET: stub })).toMatchObject({
+      kind: "valid",
+      config: { auth: { originSecret: { kind: "store", store: stub } } },
+    });
+  });
+
   it("reads a header and value of the origin's own, a Secrets Store key, per-user keys and the user header", async () => {
     const store = { get: async () => "from-store" };
     const result = gate({
