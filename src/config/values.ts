@@ -187,18 +187,19 @@ export const hasMethod = (value: unknown, method: string) =>
   typeof (value as Record<string, unknown>)[method] === "function";
 
 /**
- * Whether `value` is a KV namespace binding: its `get` beside `getWithMetadata`. A Durable
- * Object namespace and an R2 bucket have a `get` of their own, and no `getWithMetadata`.
- */
-export const isKvNamespace = (value: unknown) =>
-  hasMethod(value, "get") && hasMethod(value, "getWithMetadata");
-
-/**
  * Whether `value` answers any method's name: an RPC stub, as a service binding is, and as
  * `wrangler dev` binds a Secrets Store secret (a service of its own entrypoint). Nothing can be
  * told of it by the methods it has.
  */
 const answersAnyName = (value: unknown) => hasMethod(value, "noMethodOfAnyBindingIsCalledSo");
+
+/**
+ * Whether `value` is a KV namespace binding: its `get` beside `getWithMetadata`. A Durable
+ * Object namespace and an R2 bucket have a `get` of their own, and no `getWithMetadata`; an
+ * RPC stub has every method, and a Secrets Store secret's would answer any key with its one secret.
+ */
+export const isKvNamespace = (value: unknown) =>
+  hasMethod(value, "get") && hasMethod(value, "getWithMetadata") && !answersAnyName(value);
 
 /**
  * Whether `value` is a Secrets Store secret binding, whose `get()` reads its one secret: of

@@ -1067,6 +1067,14 @@ describe("parseConfig, gate mode", () => {
       kind: "valid",
       config: { auth: { originSecret: { kind: "store", store: stub } } },
     });
+    // Nor is it taken for a KV namespace of users' keys: its get() would answer the one secret,
+    // whatever user it is asked for.
+    expect(gate({ ...minimal, ORIGIN_USER_SECRETS: stub })).toEqual(
+      refused(
+        "ORIGIN_USER_SECRETS",
+        "must be a KV namespace binding (a Secrets Store secret is one key, not one per user), or a Worker secret holding a JSON object of emails and keys",
+      ),
+    );
   });
 
   it("reads a header and value of the origin's own, a Secrets Store key, per-user keys and the user header", async () => {
