@@ -168,7 +168,8 @@ export function readEnvironment(
     environment.sameWorker = Object.entries(rawConfig.env ?? {})
       .filter(
         ([other, section]) =>
-          other !== name && (section.name ?? `${rawConfig.name}-${other}`) === config.name,
+          other !== name &&
+          ((section as { name?: string }).name ?? `${rawConfig.name}-${other}`) === config.name,
       )
       .map(([other]) => other);
   }
