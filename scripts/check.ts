@@ -8,7 +8,7 @@
  * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
  * placeholder is then a problem), `npm run dev` on the top level.
  */
-import { ownProblem, parseConfig, SETTINGS } from "../src/config";
+import { type AllowedHost, allowedHostsOf, ownProblem, parseConfig, SETTINGS } from "../src/config";
 import { shellWord } from "../src/toolmap/definition-pins";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
@@ -62,7 +62,16 @@ export const createNamespaceCommand = (binding: string, name: string | undefined
 
 export function checkEnvironment(
   environment: Environment,
-  { forDeploy = false, dryRun = false }: { forDeploy?: boolean; dryRun?: boolean } = {},
+  {
+    forDeploy = false,
+    dryRun = false,
+    local = false,
+  }: {
+    forDeploy?: boolean;
+    dryRun?: boolean;
+    /** As `wrangler dev --env NAME` runs it, on this machine: no route or workers.dev serves it. */
+    local?: boolean;
+  } = {},
 ): CheckResult {
   const { name } = environment;
   const result: CheckResult = { environment, problems: [], notes: [] };
@@ -80,6 +89,14 @@ export function checkEnvironment(
   }
   for (const warning of environment.warnings)
     problem("wrangler.toml", `wrangler warns: ${warning}`);
+  // A deploy replaces the Worker of that name: the other tenant's host would run these settings,
+  // with the secrets set for it (its ORIGIN_SECRET sent to this ORIGIN_URL, say).
+  for (const other of environment.sameWorker) {
+    problem(
+      "name",
+      `${environment.worker} is also the Worker of [env.${other}]: a deploy of either replaces the other's, whose secrets it keeps and sends where its own settings say; give each section a name of its own`,
+    );
+  }
 
   const env = { ...environment.env };
   // A tenant's declared secrets are set at Cloudflare; the top level's are what .dev.vars sets,
@@ -109,6 +126,13 @@ export function checkEnvironment(
     }
   }
 
+  // Read alone: a mistake in another setting hides no host left out.
+  const allowedHosts = allowedHostsOf(env.ALLOWED_HOSTS);
+  if (name !== undefined && !local && allowedHosts !== undefined) {
+    for (const text of unservedHosts(environment, allowedHosts)) {
+      problem("ALLOWED_HOSTS", text);
+    }
+  }
   if (name === undefined) {
     for (const secret of unset.filter((secret) => Object.hasOwn(SETTINGS, secret))) {
       problem(
@@ -152,6 +176,33 @@ export function checkEnvironment(
     }
   }
   return result;
+}
+
+/**
+ * The hosts a deploy serves a tenant at that its `ALLOWED_HOSTS` leaves out, each told: the
+ * Worker refuses every request there with 403, and only the file knows where it is served. A
+ * host is allowed by an entry without a port, or on the port a deployed Worker is reached on.
+ */
+function unservedHosts(environment: Environment, allowed: readonly AllowedHost[]): string[] {
+  if (allowed.length === 0) return [];
+  const fix = "every request there would be refused with 403; add it";
+  const allows = (host: (hostname: string) => boolean) =>
+    allowed.some(({ hostname, port }) => host(hostname) && [undefined, "443", "80"].includes(port));
+  const told = environment.routeHosts
+    .filter((route) => !allows((hostname) => hostname === route))
+    .map(
+      (route) => `leaves out ${route}, where a route of this environment serves the Worker: ${fix}`,
+    );
+  const workersDev = `${environment.worker}.`;
+  if (
+    environment.workersDev &&
+    !allows((hostname) => hostname.startsWith(workersDev) && hostname.endsWith(".workers.dev"))
+  ) {
+    told.push(
+      `leaves out ${workersDev}<your subdomain>.workers.dev, where wrangler serves the Worker (workers_dev is true, or unset without routes): ${fix}, or set workers_dev = false`,
+    );
+  }
+  return [...new Set(told)];
 }
 
 /**
@@ -215,10 +266,12 @@ export function runCheck(options: {
   /** One environment (`undefined` in the list: the top level); all when not given. */
   only?: Array<string | undefined>;
   vars?: Record<string, string>;
+  /** Where `wrangler deploy --routes`, `--domains` serve it, besides or instead of the file's routes. */
+  served?: { routes?: string[]; domains?: string[] };
   forDeploy?: boolean;
   dryRun?: boolean;
 }): boolean {
-  const { configPath = CONFIG_PATH, vars, forDeploy, dryRun } = options;
+  const { configPath = CONFIG_PATH, vars, served, forDeploy, dryRun } = options;
   const defined = environmentNames(configPath);
   let clean = true;
   for (const name of options.only ?? defined) {
@@ -229,7 +282,7 @@ export function runCheck(options: {
       clean = false;
       continue;
     }
-    const result = checkEnvironment(readEnvironment(name, { configPath, vars }), {
+    const result = checkEnvironment(readEnvironment(name, { configPath, vars, served }), {
       forDeploy,
       dryRun,
     });

@@ -50,10 +50,14 @@ export function deploy(args: readonly string[]): number {
   }
   const [env] = valuesOf(args, "env", { short: "e" });
   const [configPath] = valuesOf(args, "config", { short: "c" });
+  // The hosts wrangler deploys to besides the file's (yargs' aliases: --route, --domain).
+  const routes = ["routes", "route"].flatMap((name) => valuesOf(args, name, { array: true }));
+  const domains = ["domains", "domain"].flatMap((name) => valuesOf(args, name, { array: true }));
   const clean = runCheck({
     configPath,
     only: [env],
     vars: varsOf(valuesOf(args, "var", { array: true })),
+    served: { routes: routes.length > 0 ? routes : undefined, domains },
     forDeploy: true,
     dryRun: isDryRun(args),
   });

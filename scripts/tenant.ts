@@ -10,6 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { experimental_readRawConfig } from "wrangler";
+import { ownProblem } from "../src/config";
 import { checkEnvironment, createNamespaceCommand, report } from "./check";
 import { argumentsOf, readingConfig, refuse, runCommand } from "./lib/command";
 import { CONFIG_PATH, environmentNames, PLACEHOLDER_ID, readEnvironment } from "./lib/environments";
@@ -197,6 +198,16 @@ export function add(argv: string[]): void {
     const checked = checkEnvironment(readEnvironment(name, { configPath }));
     if (checked.problems.length > 0) mistakes.push(report(checked, configPath));
     if (mistakes.length > 0) writeFileSync(configPath, before);
+  } else {
+    // No section to check whole: what the options set is checked alone, told by option and setting.
+    const options = [
+      ["--origin", "ORIGIN_URL", values.origin],
+      ["--profile", "PROFILE", values.profile],
+    ] as const;
+    for (const [option, setting, value] of options) {
+      const problem = value === undefined ? undefined : ownProblem(setting, value);
+      if (problem !== undefined) mistakes.push(`${option} (${setting}) ${problem}.`);
+    }
   }
   if (mistakes.length > 0) refuse(`${mistakes.join("\n")}\n\nNothing written.`);
 

@@ -57,6 +57,12 @@ export interface Environment {
   secrets: string[];
   /** Its KV namespaces, by binding. */
   kvNamespaces: Array<{ binding: string; id: string | undefined }>;
+  /** The other sections whose Worker has its Worker's name: a deploy of one replaces the other's. */
+  sameWorker: string[];
+  /** The hosts its routes serve it at, in lower case; a route whose host has a wildcard is left out. */
+  routeHosts: string[];
+  /** Whether wrangler serves it at workers.dev: `workers_dev`, or, unset, when it has no routes. */
+  workersDev: boolean;
   /** What `.dev.vars` (or `.env`) sets for `wrangler dev`, by name; read for the top level only. */
   devVars: string[];
   /** What it sets that `wrangler dev` leaves out: with `secrets` declared, all but those and the vars. */
@@ -118,7 +124,13 @@ export function readEnvironment(
   {
     configPath = CONFIG_PATH,
     vars = {},
-  }: { configPath?: string; vars?: Record<string, string> } = {},
+    served = {},
+  }: {
+    configPath?: string;
+    vars?: Record<string, string>;
+    /** `wrangler deploy --routes` (in place of the file's) and `--domains` (beside them). */
+    served?: { routes?: string[]; domains?: string[] };
+  } = {},
 ): Environment {
   const environment: Environment = {
     name,
@@ -129,6 +141,9 @@ export function readEnvironment(
     env: {},
     secrets: [],
     kvNamespaces: [],
+    sameWorker: [],
+    routeHosts: [],
+    workersDev: false,
     devVars: [],
     devVarsLeftOut: [],
   };
@@ -147,6 +162,33 @@ export function readEnvironment(
   }
   environment.worker = config.name;
   environment.secrets = config.secrets?.required ?? [];
+  if (name !== undefined) {
+    // Each section's Worker as wrangler names it: its `name`, or the top level's, `-NAME`.
+    const { rawConfig } = experimental_readRawConfig({ config: configPath });
+    environment.sameWorker = Object.entries(rawConfig.env ?? {})
+      .filter(
+        ([other, section]) =>
+          other !== name &&
+          ((section as { name?: string }).name ?? `${rawConfig.name}-${other}`) === config.name,
+      )
+      .map(([other]) => other);
+  }
+  // As wrangler deploy reads them (resolveRoutes): --routes in place of the file's, --domains added.
+  const routes = [
+    ...(served.routes ?? config.routes ?? (config.route === undefined ? [] : [config.route])),
+    ...(served.domains ?? []),
+  ];
+  environment.routeHosts = routes.flatMap((route) => {
+    const pattern = typeof route === "string" ? route : route.pattern;
+    const host =
+      pattern
+        .replace(/^[a-z]+:\/\//i, "")
+        .split("/")[0]
+        ?.toLowerCase() ?? "";
+    return host === "" || host.includes("*") ? [] : [host];
+  });
+  // As wrangler deploy decides it (getSubdomainValues).
+  environment.workersDev = config.workers_dev ?? routes.length === 0;
   // What wrangler's types leave opaque: every binding has its kind, vars their value.
   const bindings = (bindingsOf(config) ?? {}) as Record<
     string,

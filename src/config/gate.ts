@@ -12,9 +12,10 @@ import type { AUTH_MODES, GateAuth, SecretSource, SignInBindings, UserSecrets } 
 import {
   commaList,
   emailKey,
-  hasMethod,
   httpUrl,
+  isKvNamespace,
   isLoopbackHost,
+  isSecretsStoreSecret,
   notHeaderName,
   oneOf,
   secret,
@@ -134,7 +135,8 @@ export const GATE_SETTINGS = {
       v.unknown(),
       v.rawTransform(({ dataset, addIssue, NEVER }): SecretSource => {
         const { value } = dataset;
-        if (hasMethod(value, "get")) return { kind: "store", store: value as SecretsStoreSecret };
+        if (isSecretsStoreSecret(value))
+          return { kind: "store", store: value as SecretsStoreSecret };
         if (typeof value !== "string") {
           addIssue({ message: "must be a Worker secret or a Secrets Store binding" });
           return NEVER;
@@ -152,14 +154,11 @@ export const GATE_SETTINGS = {
       v.unknown(),
       v.rawTransform(({ dataset, addIssue, NEVER }): UserSecrets => {
         const { value } = dataset;
-        // A KV namespace lists its keys; a Secrets Store secret, whose get() takes no key, does not.
-        if (hasMethod(value, "get") && hasMethod(value, "list")) {
-          return { kind: "kv", kv: value as KVNamespace };
-        }
+        if (isKvNamespace(value)) return { kind: "kv", kv: value as KVNamespace };
         const map =
           typeof value === "string"
             ? userSecretMap(value)
-            : `must be a KV namespace binding${hasMethod(value, "get") ? " (a Secrets Store secret is one key, not one per user)" : ""}, or a Worker secret holding a JSON object of emails and keys`;
+            : `must be a KV namespace binding${isSecretsStoreSecret(value) ? " (a Secrets Store secret is one key, not one per user)" : ""}, or a Worker secret holding a JSON object of emails and keys`;
         if (typeof map !== "string") return { kind: "map", map };
         addIssue({ message: map });
         return NEVER;

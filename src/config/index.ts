@@ -15,6 +15,7 @@ import {
   ruleNamesProblems,
   ToolRules,
   ToolRulesSetting,
+  toolRulesOnTheirOwn,
 } from "../rules/tool-rules";
 import { type Profile, profileOf } from "../schemas/profile";
 import {
@@ -64,6 +65,9 @@ export type {
 export { SIGN_IN_ONLY } from "./auth-modes";
 export type { CallsSettings, Config, ConfigProblem, ConfigResult } from "./config";
 export { isDomainName, isHeaderSafe, isPlainAddress } from "./gate";
+
+import type { AllowedHost } from "./values";
+
 export type { AllowedHost } from "./values";
 export { emailKey, isLoopbackHost, lowerAscii } from "./values";
 
@@ -134,7 +138,7 @@ const SettingsObject = v.object(
     PUBLIC_URL: publicOrigin,
     AUTH_MODE: oneOf(AUTH_MODES, "relay"),
     TOOL_MAP: kvNamespace(MISSING.TOOL_MAP as string),
-    OAUTH_KV: v.optional(kvNamespace("must be a KV namespace binding")),
+    OAUTH_KV: v.optional(kvNamespace()),
     SIGN_IN_RATE_LIMIT: v.optional(
       v.custom<RateLimit>(
         (value) =>
@@ -265,14 +269,15 @@ function acrossSettings(
   for (const [setting, problem] of gate ? gateProblems(gate, fine) : []) {
     found.push([[setting], problem]);
   }
-  // The names the operator chose, legal under every profile's rules.
-  const rules = settled(["TOOL_RULES", "NAME_MAX_LENGTH"]);
-  if (rules?.TOOL_RULES) {
+  // The names the operator chose, legal under every profile's rules: of each tool whose rule
+  // reads well, whatever else of TOOL_RULES is wrong.
+  const cap = settled(["NAME_MAX_LENGTH"]);
+  const rules = cap && toolRulesOnTheirOwn((env as Record<string, unknown>).TOOL_RULES);
+  if (cap && rules) {
     const names = PROFILE_NAMES.map(
-      (name) =>
-        profileOf(name, { nameMaxLength: rules.NAME_MAX_LENGTH, maxTools: undefined }).names,
+      (name) => profileOf(name, { nameMaxLength: cap.NAME_MAX_LENGTH, maxTools: undefined }).names,
     );
-    for (const [keys, problem] of ruleNamesProblems(new ToolRules(rules.TOOL_RULES), names)) {
+    for (const [keys, problem] of ruleNamesProblems(rules, names)) {
       found.push([["TOOL_RULES", ...keys], problem]);
     }
   }
@@ -348,6 +353,16 @@ export function originUrlOf(value: unknown): { url: URL } | { problem: string } 
     message: expectedOnly,
   });
   return result.success ? { url: result.output } : { problem: result.issues[0].message };
+}
+
+/**
+ * `ALLOWED_HOSTS` alone, as parseConfig reads it (empty: any host); `undefined` where it has a
+ * problem of its own. What npm run check holds the hosts a deploy serves to, whatever the other
+ * settings hold.
+ */
+export function allowedHostsOf(value: unknown): readonly AllowedHost[] | undefined {
+  const result = v.safeParse(SETTINGS.ALLOWED_HOSTS, value, { abortPipeEarly: true });
+  return result.success ? result.output : undefined;
 }
 
 /**

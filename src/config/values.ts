@@ -186,8 +186,35 @@ export const hasMethod = (value: unknown, method: string) =>
   value !== null &&
   typeof (value as Record<string, unknown>)[method] === "function";
 
-export const kvNamespace = (missing: string) =>
-  v.custom<KVNamespace>((value) => hasMethod(value, "get"), missing);
+/**
+ * Whether `value` answers any method's name: an RPC stub, as a service binding is, and as
+ * `wrangler dev` binds a Secrets Store secret (a service of its own entrypoint). Nothing can be
+ * told of it by the methods it has.
+ */
+const answersAnyName = (value: unknown) => hasMethod(value, "noMethodOfAnyBindingIsCalledSo");
+
+/**
+ * Whether `value` is a KV namespace binding: its `get` beside `getWithMetadata`. A Durable
+ * Object namespace and an R2 bucket have a `get` of their own, and no `getWithMetadata`; an
+ * RPC stub has every method, and a Secrets Store secret's would answer any key with its one secret.
+ */
+export const isKvNamespace = (value: unknown) =>
+  hasMethod(value, "get") && hasMethod(value, "getWithMetadata") && !answersAnyName(value);
+
+/**
+ * Whether `value` is a Secrets Store secret binding, whose `get()` reads its one secret: of
+ * the other bindings with a `get` (of a key or an id), none of KV's, R2's (`list`), a Durable
+ * Object namespace's (`idFromName`) or a Workflow's (`create`); or an RPC stub.
+ */
+export const isSecretsStoreSecret = (value: unknown) =>
+  hasMethod(value, "get") &&
+  (answersAnyName(value) || !["list", "idFromName", "create"].some((m) => hasMethod(value, m)));
+
+const NOT_KV = "must be a KV namespace binding ([[kv_namespaces]])";
+
+/** A KV namespace binding; `missing`: what an absent one is told. */
+export const kvNamespace = (missing = NOT_KV) =>
+  v.custom<KVNamespace>(isKvNamespace, (issue) => (issue.input === undefined ? missing : NOT_KV));
 
 export const secret = v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty("must not be empty")));
 

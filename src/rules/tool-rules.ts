@@ -134,64 +134,81 @@ const NOT_A_TABLE = "must be a table, or JSON text holding one";
 const ROUNDED =
   "holds a number that is not kept exactly (more digits than a double keeps, or past a double's range): the origin would get another; write it as a string if the tool takes one";
 
-/** `TOOL_RULES`: a table (TOML), or JSON text holding one (`wrangler dev --var`). */
-export const ToolRulesSetting = v.optional(
-  v.pipe(
-    v.unknown(),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      let value = dataset.value;
-      if (typeof value === "string") {
-        const text = withoutBom(value);
-        // Where it failed, never the parser's message, which may quote the text.
-        const error = jsonSyntaxError(text);
-        if (error) {
-          addIssue({
-            message: `is not valid JSON: at line ${error.line}, column ${error.column}, expected ${error.expected}`,
-          });
-          return NEVER;
-        }
-        // JSON.parse keeps a key's last value: the first (a `hide`, a tool's `fixed`) would be
-        // dropped without a word, where TOML refuses a table that writes a key twice.
-        const twice = keyReadTwice(text, 0, (key) => key);
-        if (twice !== undefined) {
-          addIssue({
-            message:
-              twice === null
-                ? `nests deeper than ${MAX_NESTING} levels`
-                : `writes the key ${quotedName(twice)} twice in one object: write each key once`,
-          });
-          return NEVER;
-        }
-        let rounded = false;
-        try {
-          value = JSON.parse(text, (_key, item, context?: { source?: string }) => {
-            // A rounded `fixed` id would select another record (wrangler refuses one in TOML).
-            if (typeof item === "number" && !readsExactly(context?.source, item)) rounded = true;
-            return item;
-          });
-        } catch {
-          addIssue({ message: NOT_A_TABLE });
-          return NEVER;
-        }
-        if (rounded) {
-          addIssue({ message: ROUNDED });
-          return NEVER;
-        }
+/** `TOOL_RULES` as a table, before its rules are read: a table (TOML), or JSON text holding one. */
+const RulesTable = v.pipe(
+  v.unknown(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    let value = dataset.value;
+    if (typeof value === "string") {
+      const text = withoutBom(value);
+      // Where it failed, never the parser's message, which may quote the text.
+      const error = jsonSyntaxError(text);
+      if (error) {
+        addIssue({
+          message: `is not valid JSON: at line ${error.line}, column ${error.column}, expected ${error.expected}`,
+        });
+        return NEVER;
       }
-      if (!isPlainObject(value)) {
+      // JSON.parse keeps a key's last value: the first (a `hide`, a tool's `fixed`) would be
+      // dropped without a word, where TOML refuses a table that writes a key twice.
+      const twice = keyReadTwice(text, 0, (key) => key);
+      if (twice !== undefined) {
+        addIssue({
+          message:
+            twice === null
+              ? `nests deeper than ${MAX_NESTING} levels`
+              : `writes the key ${quotedName(twice)} twice in one object: write each key once`,
+        });
+        return NEVER;
+      }
+      let rounded = false;
+      try {
+        value = JSON.parse(text, (_key, item, context?: { source?: string }) => {
+          // A rounded `fixed` id would select another record (wrangler refuses one in TOML).
+          if (typeof item === "number" && !readsExactly(context?.source, item)) rounded = true;
+          return item;
+        });
+      } catch {
         addIssue({ message: NOT_A_TABLE });
         return NEVER;
       }
-      // A TOML float past a double's range, which wrangler reads as Infinity and sends as null.
-      if (holdsNumber(value, (number) => !Number.isFinite(number))) {
+      if (rounded) {
         addIssue({ message: ROUNDED });
         return NEVER;
       }
-      return value;
-    }),
-    RulesDocument,
-  ),
+    }
+    if (!isPlainObject(value)) {
+      addIssue({ message: NOT_A_TABLE });
+      return NEVER;
+    }
+    // A TOML float past a double's range, which wrangler reads as Infinity and sends as null.
+    if (holdsNumber(value, (number) => !Number.isFinite(number))) {
+      addIssue({ message: ROUNDED });
+      return NEVER;
+    }
+    return value;
+  }),
 );
+
+/** `TOOL_RULES`: a table (TOML), or JSON text holding one (`wrangler dev --var`). */
+export const ToolRulesSetting = v.optional(v.pipe(RulesTable, RulesDocument));
+
+/**
+ * The rules for the tools of `value` (`TOOL_RULES` as written) each of which is right on its
+ * own, whatever is wrong elsewhere in it: what the checks across rules (`ruleNamesProblems`)
+ * read, so that a mistake in one rule hides none in another. `undefined` where no table of
+ * tools can be read.
+ */
+export function toolRulesOnTheirOwn(value: unknown): ToolRules | undefined {
+  const read = v.safeParse(RulesTable, value);
+  const tools = read.success && isPlainObject(read.output) ? read.output.tools : undefined;
+  if (!isPlainObject(tools) || unreadKeyOf(tools) !== undefined) return undefined;
+  const sound = Object.entries(tools).flatMap(([original, rule]) => {
+    const parsed = v.safeParse(ToolRuleSchema, rule);
+    return parsed.success ? [[original, parsed.output] as const] : [];
+  });
+  return new ToolRules({ hide: [], only: [], tools: Object.fromEntries(sound) });
+}
 
 export type ToolRulesDocument = v.InferOutput<typeof RulesDocument>;
 export type ToolRule = v.InferOutput<typeof ToolRuleSchema>;

@@ -141,6 +141,13 @@ ${KV("bindings", "OAUTH_KV")}
 name = "SIGN_IN_BUDGET"
 class_name = "SignInBudget"
 
+[env.kinds.vars]
+${VALID}
+WRANGLER_ENV = "kinds"
+[[env.kinds.r2_buckets]]
+binding = "TOOL_MAP"
+bucket_name = "tool-map"
+
 [env.unnamed.vars]
 ${VALID}
 ${KV("unnamed")}
@@ -219,6 +226,7 @@ describe("npm run check", () => {
       "[env.several]",
       "[env.rules-table]",
       "[env.bindings]",
+      "[env.kinds]",
       "[env.unnamed]",
       "[env.calls-unnamed]",
       "[env.secret]",
@@ -257,6 +265,10 @@ describe("npm run check", () => {
   it("checks bindings by what they are, and what each environment misses", () => {
     expect(said.get("[env.bindings]")?.lines).toEqual([
       "SIGN_IN_RATE_LIMIT: must be a Workers Rate Limiting binding ([[ratelimits]])",
+    ]);
+    // An R2 bucket's get() reads another store: the Worker would refuse it as it starts.
+    expect(said.get("[env.kinds]")?.lines).toEqual([
+      "TOOL_MAP: must be a KV namespace binding ([[kv_namespaces]])",
     ]);
     expect(said.get("the top level (local development)")?.lines).toEqual([
       'ORIGIN_URL: is missing; set it to the full URL of the origin\'s MCP endpoint; if it is a secret (wrangler secret put), declare it in the top level: secrets = { required = ["ORIGIN_URL"] }',
@@ -465,6 +477,23 @@ describe("npm run deploy", () => {
     }
   });
 
+  it("checks ALLOWED_HOSTS against the hosts wrangler deploys to: --domain adds one, --route replaces the file's", () => {
+    // acme's ALLOWED_HOSTS: its workers.dev host and mcp.acme.example (a custom domain).
+    const leavesOut = (host: string) =>
+      `ALLOWED_HOSTS: leaves out ${host}, where a route of this environment serves the Worker`;
+    for (const domain of [["--domain", "mcp2.acme.example"], ["--domains=mcp2.acme.example"]]) {
+      const added = deployed(["--env", "acme", "--dry-run", ...domain]);
+      expect(added.status, domain.join(" ")).toBe(1);
+      expect(added.out).toContain(leavesOut("mcp2.acme.example"));
+      expect(added.out).toContain("Not deployed");
+    }
+    const route = deployed(["--env", "acme", "--dry-run", "--routes", "api.acme.example/mcp*"]);
+    expect(route.status).toBe(1);
+    expect(route.out).toContain(leavesOut("api.acme.example"));
+    // The file's routes stand in no more, and workers.dev stays on (workers_dev = true).
+    expect(route.out).not.toContain("leaves out mcp.acme.example");
+  });
+
   it("refuses a wrangler.toml it would not check: -c=FILE, -cFILE, --c FILE, --cwd DIR, -e=NAME", () => {
     // acme as wrangler.toml has it, with a setting the Worker refuses: every request a 500.
     const { dir, path } = scratchConfig(
@@ -639,6 +668,99 @@ id = "local-tool-map"
   });
 });
 
+describe("npm run check of a tenant whose Worker name another section has", () => {
+  /** A tenant `env` with `section`'s keys (its name, or none). */
+  const TENANT = (env: string, section: string) => `[env.${env}]
+${section}
+[env.${env}.vars]
+${VALID}
+WRANGLER_ENV = "${env}"
+${KV(env)}`;
+  const { path } = scratchConfig(
+    "same-name",
+    [
+      TENANT("alpha", 'name = "tenant-alpha"'),
+      // alpha's section copied for a new tenant, its name left as it was.
+      TENANT("beta", 'name = "tenant-alpha"'),
+      // No name of its own: wrangler names its Worker "same-name-gamma", which delta's is too.
+      TENANT("gamma", ""),
+      TENANT("delta", 'name = "same-name-gamma"'),
+      TENANT("epsilon", 'name = "same-name-epsilon"'),
+    ].join("\n"),
+  );
+  const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
+
+  it("tells it in each: a deploy of one replaces the other's Worker, which keeps its secrets", () => {
+    const told = (worker: string, other: string) => ({
+      setting: "name",
+      text: `${worker} is also the Worker of [env.${other}]: a deploy of either replaces the other's, whose secrets it keeps and sends where its own settings say; give each section a name of its own`,
+    });
+    expect(checked("alpha").problems).toEqual([told("tenant-alpha", "beta")]);
+    expect(checked("beta").problems).toEqual([told("tenant-alpha", "alpha")]);
+    expect(checked("gamma").problems).toEqual([told("same-name-gamma", "delta")]);
+    expect(checked("delta").problems).toEqual([told("same-name-gamma", "gamma")]);
+    expect(checked("epsilon").problems).toEqual([]);
+  });
+});
+
+describe("npm run check of the hosts a tenant answers for, against where wrangler serves it", () => {
+  /** A tenant `env` with `section`'s keys (routes, workers_dev) and `hosts` as its ALLOWED_HOSTS. */
+  const TENANT = (env: string, section: string, hosts: string) => `[env.${env}]
+name = "mcp-edge-rewriter-${env}"
+${section}
+[env.${env}.vars]
+${VALID}
+WRANGLER_ENV = "${env}"
+ALLOWED_HOSTS = "${hosts}"
+${KV(env)}`;
+  const { path } = scratchConfig(
+    "hosts-check",
+    [
+      // A custom domain added by hand after npm run tenant -- add, ALLOWED_HOSTS left as it was.
+      TENANT(
+        "added",
+        'workers_dev = true\nroutes = [{ pattern = "mcp.acme.example", custom_domain = true }, { pattern = "API.acme.example/mcp*", zone_name = "acme.example" }]',
+        "mcp-edge-rewriter-added.acme-corp.workers.dev,mcp.acme.example",
+      ),
+      // No workers_dev and no routes: wrangler serves it at workers.dev.
+      TENANT("unsaid", "", "mcp.acme.example"),
+      TENANT(
+        "served",
+        'workers_dev = false\nroutes = [{ pattern = "mcp.acme.example", custom_domain = true }, "*.acme.example/*"]',
+        "mcp.acme.example:443",
+      ),
+      TENANT("any", 'routes = ["mcp.acme.example/*"]', ""),
+    ].join("\n"),
+  );
+  const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
+
+  it("tells each host a route or workers.dev serves that ALLOWED_HOSTS leaves out: every request there gets 403", () => {
+    expect(checked("added").problems).toEqual([
+      {
+        setting: "ALLOWED_HOSTS",
+        text: "leaves out api.acme.example, where a route of this environment serves the Worker: every request there would be refused with 403; add it",
+      },
+    ]);
+    // Told beside another setting's mistake, not after it is fixed.
+    const both = checkEnvironment(
+      readEnvironment("added", { configPath: path, vars: { MAX_TOOLS: "zero" } }),
+    );
+    expect(both.problems.map(({ setting }) => setting)).toEqual(["MAX_TOOLS", "ALLOWED_HOSTS"]);
+    expect(checked("unsaid").problems).toEqual([
+      {
+        setting: "ALLOWED_HOSTS",
+        text: "leaves out mcp-edge-rewriter-unsaid.<your subdomain>.workers.dev, where wrangler serves the Worker (workers_dev is true, or unset without routes): every request there would be refused with 403; add it, or set workers_dev = false",
+      },
+    ]);
+  });
+
+  it("is clean where ALLOWED_HOSTS holds every host served, or is empty (any host)", () => {
+    // A wildcard route's hosts are not known offline; ALLOWED_HOSTS names none of them.
+    expect(checked("served").problems).toEqual([]);
+    expect(checked("any").problems).toEqual([]);
+  });
+});
+
 describe("npm run check of gate tenants, as wrangler.toml's comments and docs/sign-in.md set them up", () => {
   const GATE = (env: string, limit: number, vars = "") => `[env.${env}.vars]
 ${VALID}
@@ -663,6 +785,11 @@ secret_name = "acme-origin-key"
 [env.per-user]
 secrets = { required = ["IDP_CLIENT_ID", "ORIGIN_USER_SECRETS"] }
 ${GATE("per-user", 7002)}
+
+[env.kv-key]
+secrets = { required = ["IDP_CLIENT_ID"] }
+${GATE("kv-key", 7003, 'IDP_ISSUER = "https://accounts.google.com"\nALLOWED_DOMAINS = "acme.com"')}
+${KV("kv-key", "ORIGIN_SECRET")}
 `,
   );
   /** What check says of `env`, asked in this process. */
@@ -670,6 +797,12 @@ ${GATE("per-user", 7002)}
 
   it("takes the origin's key from a Secrets Store binding, as the Worker does", () => {
     expect(checked("store").problems).toEqual([]);
+  });
+
+  it("tells an origin's key bound as a KV namespace, whose get() needs a key the proxy has not", () => {
+    expect(checked("kv-key").problems).toEqual([
+      { setting: "ORIGIN_SECRET", text: "must be a Worker secret or a Secrets Store binding" },
+    ]);
   });
 
   it("tells what a gate tenant misses beside a declared ORIGIN_USER_SECRETS, which it cannot read", () => {
@@ -780,7 +913,10 @@ describe("the wrangler dev commands README, docs/ and wrangler.toml give", () =>
       );
       const [env] = option("--env");
       const config = join(ROOT, "wrangler.toml");
-      const { problems } = checkEnvironment(readEnvironment(env, { configPath: config, vars }));
+      // Run on this machine, where no route serves it (ALLOWED_HOSTS:localhost).
+      const { problems } = checkEnvironment(readEnvironment(env, { configPath: config, vars }), {
+        local: true,
+      });
       expect(problems, where).toEqual([]);
     }
   });

@@ -72,7 +72,7 @@ describe("docs/configuration.md", () => {
     // PROFILE has none of its own in the schema: NAME_PROFILE, its earlier name, comes first.
     const profile = parseConfig({
       ORIGIN_URL: "https://o.example/mcp",
-      TOOL_MAP: { get() {} },
+      TOOL_MAP: { get() {}, getWithMetadata() {} },
     } as unknown as Env);
     const worker = (name: string) =>
       name === "PROFILE" && profile.kind === "valid"

@@ -227,6 +227,25 @@ describe("npm run tenant -- add", () => {
     ]) {
       expect(unnamed).toContain(says);
     }
+    // Nor does a name no section can be written for, or one taken, hide the origin's and the
+    // profile's mistakes: each is checked alone, by the setting it sets.
+    const origin = "https://nz:s3cret@nz.example/mcp";
+    for (const name of ["Nz_", "acme"]) {
+      const alone = refusal([
+        name,
+        "--origin",
+        origin,
+        "--profile",
+        "claude",
+        "--host",
+        "nz.example",
+      ]);
+      expect(alone).toContain(
+        "--origin (ORIGIN_URL) must hold no user name or password (user:pass@ before the host)",
+      );
+      expect(alone).toContain("--profile (PROFILE) must be one of openai, openai-strict");
+      expect(alone).not.toContain("s3cret");
+    }
     expect(readFileSync(config, "utf8")).toBe(before);
   });
 

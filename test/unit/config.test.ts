@@ -54,6 +54,26 @@ describe("parseConfig", () => {
     );
   });
 
+  it("refuses a TOOL_MAP or OAUTH_KV bound to another kind of binding, whose get() is no KV's", () => {
+    // A Durable Object namespace has a get() too (of an id): the tool map would fail on every read.
+    expect(
+      parseConfig({
+        ORIGIN_URL: "https://o.example/mcp",
+        TOOL_MAP: workerEnv.SIGN_IN_BUDGET,
+      } as unknown as Env),
+    ).toEqual(refused("TOOL_MAP", "must be a KV namespace binding ([[kv_namespaces]])"));
+    expect(
+      parseConfig(
+        env({
+          ORIGIN_URL: "https://o.example/mcp",
+          AUTH_MODE: "broker",
+          ...SIGN_IN,
+          OAUTH_KV: workerEnv.SIGN_IN_BUDGET,
+        }),
+      ),
+    ).toEqual(refused("OAUTH_KV", "must be a KV namespace binding ([[kv_namespaces]])"));
+  });
+
   it.each([
     ["/", "must be a plain path like /mcp: no query, no trailing /"],
     ["/mcp/", "must be a plain path like /mcp: no query, no trailing /"],
@@ -331,8 +351,33 @@ describe("parseConfig", () => {
       "SIGN_IN_RATE_LIMIT",
       "SIGN_IN_BUDGET",
       "UPSTREAM_CLIENT_ID",
+      // A mistake in one part of the rules hides none in another: each tool's name is checked
+      // where its own rule reads well.
+      "TOOL_RULES.tools.a.name",
+      "TOOL_RULES.tools.c.name",
+      "TOOL_RULES.tools.c.defaults.owner",
     ]);
-    // The names are checked once the rules themselves read well.
+    const apart = parseConfig(
+      env({
+        ORIGIN_URL: "https://o.example/mcp",
+        TOOL_RULES: {
+          hide: ["admin.{delete"],
+          tools: {
+            a: { name: "read-file" },
+            b: { nmae: "b2", name: "same" },
+            c: { name: "same", fixed: { owner: "me" }, defaults: { owner: "you" } },
+          },
+        },
+      }),
+    );
+    expect(apart.kind === "invalid" && apart.problems.map(({ path }) => path)).toEqual([
+      "TOOL_RULES.hide[0]",
+      "TOOL_RULES.tools.b.nmae",
+      "TOOL_RULES.tools.a.name",
+      // Not "already the name of b": b's rule, wrong in itself, names no tool yet.
+      "TOOL_RULES.tools.c.defaults.owner",
+    ]);
+    // The names are checked against NAME_MAX_LENGTH once it reads well.
     const names = parseConfig(
       env({
         ORIGIN_URL: "https://o.example/mcp",
@@ -749,7 +794,7 @@ describe("parseConfig", () => {
       parseConfig(
         env({ ORIGIN_URL: "https://o.example/mcp", OAUTH_KV: SIGN_IN.SIGN_IN_RATE_LIMIT }),
       ),
-    ).toEqual(refused("OAUTH_KV", "must be a KV namespace binding"));
+    ).toEqual(refused("OAUTH_KV", "must be a KV namespace binding ([[kv_namespaces]])"));
     // Read in broker and gate mode.
     expect(
       parseConfig(
@@ -1012,6 +1057,26 @@ describe("parseConfig, gate mode", () => {
     });
   });
 
+  it("takes a Secrets Store secret bound as wrangler dev binds it: an RPC stub, which answers any method's name", () => {
+    // Miniflare binds a Secrets Store secret as a service of its SecretsStoreSecret entrypoint.
+    // The runtime's own service binding is such a stub: `list`, `create`, any name is a method.
+    const stub = (workerEnv as unknown as Record<string, unknown>)
+      .__VITEST_POOL_WORKERS_SELF_SERVICE;
+    expect(typeof (stub as Record<string, unknown>).list).toBe("function");
+    expect(gate({ ...minimal, ORIGIN_SECRET: stub })).toMatchObject({
+      kind: "valid",
+      config: { auth: { originSecret: { kind: "store", store: stub } } },
+    });
+    // Nor is it taken for a KV namespace of users' keys: its get() would answer the one secret,
+    // whatever user it is asked for.
+    expect(gate({ ...minimal, ORIGIN_USER_SECRETS: stub })).toEqual(
+      refused(
+        "ORIGIN_USER_SECRETS",
+        "must be a KV namespace binding (a Secrets Store secret is one key, not one per user), or a Worker secret holding a JSON object of emails and keys",
+      ),
+    );
+  });
+
   it("reads a header and value of the origin's own, a Secrets Store key, per-user keys and the user header", async () => {
     const store = { get: async () => "from-store" };
     const result = gate({
@@ -1161,6 +1226,22 @@ describe("parseConfig, gate mode", () => {
       "must be printable ASCII (no line breaks), at most 4096 characters",
     ],
     [{ ORIGIN_SECRET: 42 }, "ORIGIN_SECRET", "must be a Worker secret or a Secrets Store binding"],
+    // Bindings with a get() of their own, which takes a key: every request would fail with 503.
+    [
+      { ORIGIN_SECRET: workerEnv.OAUTH_KV },
+      "ORIGIN_SECRET",
+      "must be a Worker secret or a Secrets Store binding",
+    ],
+    [
+      { ORIGIN_SECRET: workerEnv.SIGN_IN_BUDGET },
+      "ORIGIN_SECRET",
+      "must be a Worker secret or a Secrets Store binding",
+    ],
+    [
+      { ORIGIN_USER_SECRETS: workerEnv.SIGN_IN_BUDGET },
+      "ORIGIN_USER_SECRETS",
+      "must be a KV namespace binding, or a Worker secret holding a JSON object of emails and keys",
+    ],
     [
       { ORIGIN_AUTH_VALUE: "Bearer sk-live-key" },
       "ORIGIN_AUTH_VALUE",
