@@ -12,25 +12,23 @@ import {
   CHANGE_MODES,
   CHANGE_SCOPES,
   NO_RULES,
-  ruleNamesProblems,
   ToolRules,
   ToolRulesSetting,
-  toolRulesOnTheirOwn,
 } from "../rules/tool-rules";
 import { type Profile, profileOf } from "../schemas/profile";
+import { acrossSettings } from "./across-settings";
 import {
   AUTH_MODES,
   authOf,
   MIN_SIGN_IN_DAILY_WRITES,
-  MODE_SETTINGS,
-  SIGN_IN_BINDINGS,
   SIGN_IN_DAILY_WRITES,
   type SignInBudgetBinding,
   VALIDATION_MODES,
 } from "./auth-modes";
 import { type Config, type ConfigResult, problemOf } from "./config";
-import { GATE_SETTINGS, gateProblems } from "./gate";
+import { GATE_SETTINGS } from "./gate";
 import {
+  type AllowedHost,
   expectedOnly,
   hostList,
   httpUrl,
@@ -65,9 +63,6 @@ export type {
 export { SIGN_IN_ONLY } from "./auth-modes";
 export type { CallsSettings, Config, ConfigProblem, ConfigResult } from "./config";
 export { isDomainName, isHeaderSafe, isPlainAddress } from "./gate";
-
-import type { AllowedHost } from "./values";
-
 export type { AllowedHost } from "./values";
 export { emailKey, isLoopbackHost, lowerAscii } from "./values";
 
@@ -182,7 +177,7 @@ const SettingsObject = v.object(
   missing,
 );
 
-type Settings = v.InferOutput<typeof SettingsObject>;
+export type Settings = v.InferOutput<typeof SettingsObject>;
 
 /** Every setting and binding the Worker reads, by name: what docs/configuration.md documents. */
 export const SETTINGS = SettingsObject.entries;
@@ -204,85 +199,6 @@ function unreadNames(env: unknown): string[] {
 }
 
 const UNREAD = "is not a setting or binding the proxy reads (docs/configuration.md names each)";
-
-/** A problem found across settings: the keys of its path, and what is wrong. */
-type Found = [keys: readonly string[], problem: string];
-
-/**
- * The checks across settings, each made where the settings it reads have no
- * problem of their own, so that one reading finds every problem.
- */
-function acrossSettings(
-  env: unknown,
-  value: unknown,
-  issues: readonly v.BaseIssue<unknown>[],
-): Found[] {
-  const found: Found[] = [];
-  const settled = (keys: readonly string[]) => {
-    if (typeof value !== "object" || value === null) return undefined;
-    const clear = issues.every((issue) => {
-      const key = issue.path?.[0]?.key;
-      return typeof key === "string" && !keys.includes(key);
-    });
-    // Only `keys` are read from it: the other settings may be anything.
-    return clear ? (value as Settings) : undefined;
-  };
-  // Read from `env`: the parsed settings hold the defaults of those left unset.
-  const mode = settled(["AUTH_MODE"])?.AUTH_MODE;
-  for (const [settings, modes] of MODE_SETTINGS) {
-    if (mode === undefined || modes.includes(mode)) continue;
-    for (const setting of settings) {
-      if ((env as Record<string, unknown>)[setting] === undefined || !settled([setting])) continue;
-      found.push([
-        [setting],
-        `is read only with AUTH_MODE=${modes.join(" or ")}, and AUTH_MODE is ${mode}: set AUTH_MODE, or remove this`,
-      ]);
-    }
-  }
-  for (const [binding, how] of SIGN_IN_BINDINGS) {
-    const vars = settled(["AUTH_MODE", binding]);
-    if (vars && vars.AUTH_MODE !== "relay" && vars[binding] === undefined) {
-      found.push([[binding], `is required with AUTH_MODE=${vars.AUTH_MODE}: ${how}`]);
-    }
-  }
-  // Call analytics indexes each point by the tenant: without its name, tenants would share an index.
-  const calls = settled(["CALLS", "WRANGLER_ENV"]);
-  if (calls?.CALLS !== undefined && calls.WRANGLER_ENV === undefined) {
-    found.push([
-      ["WRANGLER_ENV"],
-      "is required with the CALLS binding: each data point is indexed by it; set it to the name of this [env.NAME] (npm run tenant writes it)",
-    ]);
-  }
-  // In another mode, the secret is told to be broker mode's (above).
-  const client = settled(["AUTH_MODE", "UPSTREAM_CLIENT_ID", "UPSTREAM_CLIENT_SECRET"]);
-  if (
-    client?.AUTH_MODE === "broker" &&
-    client.UPSTREAM_CLIENT_SECRET !== undefined &&
-    client.UPSTREAM_CLIENT_ID === undefined
-  ) {
-    // Told of the one to add: the secret may be a declared one, left to the Worker by npm run check.
-    found.push([["UPSTREAM_CLIENT_ID"], "is required beside UPSTREAM_CLIENT_SECRET"]);
-  }
-  // Each of gate mode's checks is made where the settings it reads are fine.
-  const gate = settled([]);
-  const fine = (setting: string) => settled([setting]) !== undefined;
-  for (const [setting, problem] of gate ? gateProblems(gate, fine) : []) {
-    found.push([[setting], problem]);
-  }
-  // The names the operator chose, legal under every profile's rules: of each tool whose rule
-  // reads well, whatever else of TOOL_RULES is wrong.
-  const cap = settled(["NAME_MAX_LENGTH"]);
-  const rules = cap && toolRulesOnTheirOwn((env as Record<string, unknown>).TOOL_RULES);
-  if (cap && rules) {
-    const names = PROFILE_NAMES.map(
-      (name) => profileOf(name, { nameMaxLength: cap.NAME_MAX_LENGTH, maxTools: undefined }).names,
-    );
-    for (const [keys, problem] of ruleNamesProblems(rules, names)) {
-      found.push([["TOOL_RULES", ...keys], problem]);
-    }
-  }
-  return found;
-}
 
 function configFrom(vars: Settings): Config {
   return {
