@@ -246,5 +246,11 @@ export function add(argv: string[]): void {
 
 if (import.meta.main) {
   const [command, ...argv] = process.argv.slice(2);
-  await runCommand(() => (command === "add" ? add(argv) : refuse(USAGE)));
+  await runCommand(() => {
+    if (command === "add") return add(argv);
+    // No command, or another: the usage, after what parseArgs says of what was given (`--help`
+    // asks for the usage alone).
+    argumentsOf({}, USAGE);
+    refuse(USAGE);
+  });
 }

@@ -2,6 +2,7 @@
  * How the npm scripts refuse: a command that cannot do what it was asked
  * throws `Refused`, and `runCommand` prints why and exits 1. Its functions
  * can so be asked in a test's own process, without starting one per refusal.
+ * Asked for `--help` (or `-h`), a command prints its usage and does nothing.
  */
 import { type ParseArgsConfig, parseArgs, stripVTControlCharacters } from "node:util";
 
@@ -12,15 +13,22 @@ export function refuse(message: string): never {
   throw new Refused(message);
 }
 
+/** Asked for with `--help` or `-h`: the command's usage, printed; nothing is done, and it succeeds. */
+class HelpAsked extends Error {}
+
 /**
  * A command's arguments as `parseArgs` reads them; an option it does not
  * know, or one without its value, refused with the command's `usage`
- * rather than thrown at the operator as a stack trace.
+ * rather than thrown at the operator as a stack trace; `--help` or `-h`
+ * before any `--`, the usage alone.
  */
 export function argumentsOf<T extends ParseArgsConfig>(
   config: T,
   usage: string,
 ): ReturnType<typeof parseArgs<T>> {
+  const args = config.args ?? process.argv.slice(2);
+  const options = args.slice(0, args.includes("--") ? args.indexOf("--") : undefined);
+  if (options.includes("--help") || options.includes("-h")) throw new HelpAsked(usage);
   try {
     return parseArgs(config);
   } catch (error) {
@@ -57,6 +65,10 @@ export async function runCommand(command: () => void | Promise<void>): Promise<v
   try {
     await command();
   } catch (error) {
+    if (error instanceof HelpAsked) {
+      console.log(error.message);
+      return;
+    }
     if (!(error instanceof Refused)) throw error;
     console.error(error.message);
     process.exitCode = 1;

@@ -341,8 +341,20 @@ describe("npm run check", () => {
     });
   });
 
+  it.each(["check", "holds", "stats", "tenant"])(
+    "npm run %s -- --help prints its usage and succeeds, doing nothing else",
+    (script) => {
+      for (const help of ["--help", "-h"]) {
+        const asked = npmRun(script, [help]);
+        expect({ help, status: asked.status }).toEqual({ help, status: 0 });
+        expect(asked.out).toContain(`Usage: npm run ${script}`);
+        expect(asked.out).not.toMatch(/Unknown option|place it after/);
+      }
+    },
+  );
+
   it("answers an option it does not know, or a word no option takes, with its usage", () => {
-    const unknown = npmRun("check", ["--help"]);
+    const unknown = npmRun("check", ["--nope"]);
     expect(unknown.status).toBe(1);
     expect(unknown.out).toContain("Usage: npm run check [-- --env NAME] [--var NAME:VALUE ...]");
     expect(unknown.out).not.toMatch(/^\s+at /m);

@@ -142,7 +142,7 @@ describe("npm run holds", () => {
     expect(nowhere.out).toContain("Say where: --env NAME");
     // The others are the same command's own checks, asked in this process (a process costs 3 s).
     const config = ["--local", "--config", join(repo.dir, "wrangler.toml")];
-    await expect(holds(["list", "--help", ...config])).rejects.toThrow(
+    await expect(holds(["list", "--nope", ...config])).rejects.toThrow(
       expect.objectContaining({
         constructor: Refused,
         message: expect.stringContaining("Usage: npm run holds -- list|accept TOOL"),
