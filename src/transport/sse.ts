@@ -15,7 +15,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { logEvent } from "../log";
-import { type Hold, keepPart, logOverBudget } from "./read-bounded";
+import { concat, type Hold, keepPart, logOverBudget } from "./read-bounded";
 
 /**
  * Whether `text` may hold one of `markers` once its JSON escapes are read:
@@ -134,6 +134,49 @@ export function watchedAfter(rewriter: ChunkRewriter, watcher: ChunkWatcher): Ch
       rewriter.release();
       watcher.release();
     },
+  };
+}
+
+/** A BOM as UTF-8 writes it. */
+const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
+
+/**
+ * `rewriter`, for a stream that goes out after other bytes (the proxy's own
+ * events first): a BOM it starts with is dropped, however its first chunks
+ * cut it. A client reads a BOM as one only where the stream starts; after
+ * the proxy's events, it began the origin's first line, and a `data:` or
+ * `id:` line so begun was an unknown field, its event's data or id lost.
+ */
+export function withoutLeadingBom(rewriter: ChunkRewriter): ChunkRewriter {
+  /** How many bytes of a BOM the stream began with, held back; `undefined` once decided. */
+  let matched: number | undefined = 0;
+  return {
+    write(chunk, emit) {
+      if (matched === undefined) return rewriter.write(chunk, emit);
+      const before = matched;
+      let at = 0;
+      while (at < chunk.length && matched < BOM.length && chunk[at] === BOM[matched]) {
+        at++;
+        matched++;
+      }
+      if (matched === BOM.length) {
+        matched = undefined;
+        return rewriter.write(chunk.subarray(at), emit);
+      }
+      // Every byte so far may begin a BOM: held until the next chunk tells.
+      if (at === chunk.length) return;
+      // No BOM: what was held back of the stream goes first, as it came.
+      matched = undefined;
+      return rewriter.write(before > 0 ? concat([BOM.subarray(0, before), chunk]) : chunk, emit);
+    },
+    async end(emit) {
+      // The stream was the start of a BOM and no more: those bytes, as they came.
+      if (matched !== undefined && matched > 0)
+        await rewriter.write(BOM.subarray(0, matched), emit);
+      matched = undefined;
+      return rewriter.end(emit);
+    },
+    release: () => rewriter.release(),
   };
 }
 
