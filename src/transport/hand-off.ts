@@ -53,7 +53,8 @@ export function transformUntil(
     await writer.write(bytes);
   };
   const pump = async () => {
-    if (prefix) emit(prefix);
+    // At once: the origin may send nothing for as long as the rest of its answer takes.
+    if (prefix) await writer.write(prefix);
     for (;;) {
       const { done: ended, value } = await reader.read();
       if (ended) {

@@ -328,6 +328,38 @@ describe("the proxy's own answers before an origin's event stream", () => {
   it.each([
     ["a call's answer alone", [] as RequestId[]],
     ["a call's answer beside a listing", [1] as RequestId[]],
+  ])("reach the client at once, while the origin has sent nothing yet (%s)", async (_, listIds) => {
+    const profile = profileOf("openai");
+    const scope = await toolMapScopes(new URL("https://slow.example/mcp"), profile.names);
+    // The origin answered with headers and holds its stream open: its call is still running.
+    let origin: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        origin = controller;
+      },
+    });
+    const response = await rewriteResponse(
+      new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      {
+        listIds: new Set(listIds),
+        watchesListChanged: false,
+        reads: new ReadBudget(),
+        toolMap: new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {}),
+        addressee: { ...unreadAddressee(new Headers()), ids: ["bad", 2, ...listIds] },
+        localResponses: [OWN],
+      },
+    );
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const { value } = await reader.read();
+    const [first] = clientView(new TextDecoder().decode(value)).filter(isEvent);
+    expect(JSON.parse(first?.data ?? "null")).toEqual(OWN);
+    origin?.close();
+    await reader.cancel();
+  });
+
+  it.each([
+    ["a call's answer alone", [] as RequestId[]],
+    ["a call's answer beside a listing", [1] as RequestId[]],
   ])(
     "reach the client with every answer of an origin whose stream starts with a BOM (%s)",
     async (_, listIds) => {
