@@ -36,6 +36,11 @@ export interface EventWatch {
    */
   onSkipped?: (mentioned: (marker: string) => boolean) => void;
   skipMarkers?: readonly string[];
+  /**
+   * An event set an id: a client that loses the stream after it resumes it
+   * from there (a GET with `Last-Event-ID`), as an SDK client reads ids.
+   */
+  onId?: () => void;
 }
 
 /**
@@ -51,6 +56,7 @@ export function eventWatcher({
   maxEventChars,
   onSkipped,
   skipMarkers = [],
+  onId,
 }: EventWatch): ChunkWatcher {
   const decode = streamDecoder();
   let skipping = false;
@@ -72,8 +78,9 @@ export function eventWatcher({
     onError: (error) => {
       if (error.type === "max-buffer-size-exceeded") skipping = true;
     },
-    onEvent: ({ data }) => {
+    onEvent: ({ id, data }) => {
       forget();
+      if (id) onId?.();
       if (mayMention(data, markers)) onEvent(data);
     },
   });
