@@ -75,6 +75,24 @@ export interface EventStreamRewrite {
 
 const LF = 0x0a;
 const CR = 0x0d;
+/**
+ * What each line of an event costs to parse, beside its bytes: the parser and
+ * the event written anew keep an object or two per line (a comment, a `retry`,
+ * a `data` line's part of the data), some 30 to 80 bytes of V8's heap however
+ * short the line. Counted with its bytes against `maxEventChars`: an event
+ * of 2 MB of 2-byte comment lines held 68 MB parsed (16 MiB, some 550 MB).
+ */
+export const LINE_WEIGHT = 64;
+
+/** How many lines `text` has, in any of the three line endings (a CRLF is one). */
+function lineCount(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  for (let at = text.indexOf("\r"); at !== -1; at = text.indexOf("\r", at + 1)) {
+    if (text.charCodeAt(at + 1) !== LF) lines++;
+  }
+  return lines;
+}
 /** Longer than any marker `mayMatter` looks for, so one cut by chunk boundaries is still seen. */
 export const OVERLAP_CHARS = 64;
 
@@ -231,6 +249,15 @@ export function eventStreamRewriter({
   /** Whether an event written anew ended at the CR the last chunk ended with (`awaitsLf`). */
   let lfOwed = false;
 
+  const tooLarge = (): never => {
+    logEvent("event_too_large", { limit: maxEventChars });
+    throw new Error(`An event of the stream exceeds ${maxEventChars} characters`);
+  };
+  const overBudget = (): never => {
+    logOverBudget("an event of the stream");
+    throw new Error("An event of the stream cannot be held: the isolate's reads hold too much");
+  };
+
   /**
    * A complete event: its bytes as they came when the rewrite keeps it, else
    * the written ones; `unended`, the event the stream ended in, is read as
@@ -244,6 +271,10 @@ export function eventStreamRewriter({
     // A BOM is one only where the stream starts (`streamDecoder`).
     if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (!mayMatter(text)) return undefined;
+    // Parsed, an event of many short lines costs far more than its bytes: its lines count too.
+    // (The budget counts bytes read, not what is made of them: `LINE_WEIGHT` keeps that a few times.)
+    const bytes = parts.reduce((sum, part) => sum + part.byteLength, 0);
+    if (bytes + lineCount(text) * LINE_WEIGHT > maxEventChars) tooLarge();
     if (!unended) {
       const written = await rewrittenEvent(text, rewrite);
       return written === undefined ? undefined : encoder.encode(written);
@@ -349,14 +380,8 @@ export function eventStreamRewriter({
       keepPart(held, chunk.subarray(start));
       heldBytes = start === 0 ? heldBytes + chunk.length : chunk.length - start;
       heldMayMatter ||= chunkMayMatter;
-      if (heldBytes > maxEventChars) {
-        logEvent("event_too_large", { limit: maxEventChars });
-        throw new Error(`An event of the stream exceeds ${maxEventChars} characters`);
-      }
-      if (hold && !hold.take(chunk.length - start)) {
-        logOverBudget("an event of the stream");
-        throw new Error("An event of the stream cannot be held: the isolate's reads hold too much");
-      }
+      if (heldBytes > maxEventChars) tooLarge();
+      if (hold && !hold.take(chunk.length - start)) overBudget();
     } else heldBytes = 0;
   }
 

@@ -40,6 +40,45 @@ describe("an event held across chunks", () => {
   }, 60_000);
 });
 
+describe("an event of many short lines that may hold a listing", () => {
+  // Parsed, each line cost V8 an object or two whatever its length: a comment line of 2 bytes
+  // some 34 bytes, a `retry` line of 8 some 80, an empty `data:` line of 6 some 38, so that an
+  // event of 16 MiB so written held some 550 MB, over an isolate's 128 MB.
+  it.each([
+    ["comment", ":\n"],
+    ["retry", "retry:1\n"],
+    ["data", "data:\n"],
+  ])(
+    "is parsed at about its bytes, or refused: %s lines",
+    async (_, line) => {
+      const lines = 1_000_000;
+      const bytes = new TextEncoder().encode(`data: {"tools":[]}\n${line.repeat(lines)}\n`);
+      let grown: number | undefined;
+      const before = heldNow();
+      const rewriter = eventStreamRewriter({
+        // What the parse holds once the event is read: the data handed to the rewrite, and the rest.
+        rewrite: () => {
+          grown = heldNow() - before;
+          return undefined;
+        },
+        mayMatter: (text) => text.includes('"tools"'),
+        maxEventChars: 1 << 24,
+      });
+      const feed = async () => {
+        for (let at = 0; at < bytes.length; at += 65_536) {
+          await rewriter.write(bytes.subarray(at, at + 65_536), () => {});
+        }
+      };
+      const refused = await feed().then(
+        () => false,
+        () => true,
+      );
+      expect(refused || (grown as number) < 4 * bytes.length).toBe(true);
+    },
+    60_000,
+  );
+});
+
 describe("a body read whole", () => {
   it("costs about its bytes, though it came a byte at a time", async () => {
     const bytes = 1_000_000;
