@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { readBounded } from "../../src/transport/read-bounded";
+import { eventWatcher } from "../../src/transport/event-watch";
 import { eventStreamRewriter } from "../../src/transport/sse";
 import { collectGarbage } from "./heap";
 
@@ -77,6 +78,25 @@ describe("an event of many short lines that may hold a listing", () => {
     },
     60_000,
   );
+});
+
+describe("an event of a watched stream (GET, subscriptions/listen, call analytics)", () => {
+  // Known gap, not fixed here: the watch parses an event up to 64 KiB of its data and pending line,
+  // as eventsource-parser counts them, but each short `data` line costs the parser an object or two
+  // whatever its length: 60,000 empty `data:` lines (360 KB, 60,000 characters of data) held 1.6 MB,
+  // counted in no budget, per stream: some 80 such streams open at once fill an isolate's 128 MB.
+  // Bounding it needs the watch to count lines per event, across chunks and line endings, beside
+  // eventsource-parser's own count, or a parse of its own.
+  it.fails("holds about what it parses up to its bound, however short the lines", () => {
+    const maxEventChars = 64 * 1024;
+    const watch = eventWatcher({ markers: ['"tools"'], onEvent: () => {}, maxEventChars });
+    const bytes = new TextEncoder().encode("data:\n".repeat(60_000));
+    const before = heldNow();
+    for (let at = 0; at < bytes.length; at += 16_384) {
+      watch.write(bytes.subarray(at, at + 16_384), () => {});
+    }
+    expect(heldNow() - before).toBeLessThan(4 * maxEventChars);
+  });
 });
 
 describe("a body read whole", () => {
