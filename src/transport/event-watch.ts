@@ -9,6 +9,8 @@ import { createParser } from "eventsource-parser";
 import {
   type ChunkWatcher,
   endableFeed,
+  LINE_WEIGHT,
+  lineCount,
   mayMention,
   OVERLAP_CHARS,
   streamDecoder,
@@ -21,6 +23,14 @@ import {
  * after it would be taken for the start of an event.
  */
 const EVENT_END = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)/;
+const EVENT_ENDS = new RegExp(EVENT_END.source, "g");
+
+/** Where the last blank line of `text` ends; -1 where it has none. */
+function lastEventEnd(text: string): number {
+  let end = -1;
+  for (const found of text.matchAll(EVENT_ENDS)) end = found.index + found[0].length;
+  return end;
+}
 
 /** What `eventWatcher` looks for in a stream it passes on unchanged. */
 export interface EventWatch {
@@ -68,6 +78,13 @@ export function eventWatcher({
   let seenTail = "";
   /** Whether an event ended in the chunk being read: what follows it there is the next one's. */
   let boundary = false;
+  /**
+   * The lines fed since the last blank line, and the last characters fed: the parser keeps an
+   * object or two for each line of the event it reads, however short (sse.ts `LINE_WEIGHT`),
+   * which its own count of characters does not see.
+   */
+  let eventLines = 0;
+  let fedTail = "";
   const forget = () => {
     mentioned.clear();
     escaped = false;
@@ -101,11 +118,27 @@ export function eventWatcher({
       }
       skipping = false;
       tail = "";
+      eventLines = 0;
+      fedTail = "";
       parser.reset();
       onSkipped?.((marker) => escaped || mentioned.has(marker));
       forget();
       text = seen.slice(end.index + end[0].length);
     }
+    const seen = fedTail + text;
+    const end = lastEventEnd(seen);
+    eventLines = end === -1 ? eventLines + lineCount(text) : lineCount(seen.slice(end));
+    if (eventLines * LINE_WEIGHT > maxEventChars) {
+      // An event of too many lines to look at: what ends before it is read, and it is skipped. A
+      // CR that ends the text read is a line's end whole (no LF follows it): the parser would wait.
+      const before = text.slice(0, Math.max(0, end - fedTail.length));
+      parser.feed(before.endsWith("\r") ? `${before}\n` : before);
+      parser.reset();
+      skipping = true;
+      tail = text.slice(-3);
+      return;
+    }
+    fedTail = seen.slice(-2);
     parser.feed(text);
     // The parser gave up on the event having read every line of `text`: the blank line that ends
     // the event may begin with the line end `text` ends with, and the next text end it. Without

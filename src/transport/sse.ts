@@ -85,7 +85,7 @@ const CR = 0x0d;
 export const LINE_WEIGHT = 64;
 
 /** How many lines `text` has, in any of the three line endings (a CRLF is one). */
-function lineCount(text: string): number {
+export function lineCount(text: string): number {
   let lines = 0;
   for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
   for (let at = text.indexOf("\r"); at !== -1; at = text.indexOf("\r", at + 1)) {
