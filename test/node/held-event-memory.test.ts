@@ -7,8 +7,8 @@
  * can collect garbage and read the heap: workerd runs the same V8.
  */
 import { describe, expect, it } from "vitest";
-import { readBounded } from "../../src/transport/read-bounded";
 import { eventWatcher } from "../../src/transport/event-watch";
+import { readBounded } from "../../src/transport/read-bounded";
 import { eventStreamRewriter } from "../../src/transport/sse";
 import { collectGarbage } from "./heap";
 
