@@ -8,29 +8,15 @@
 import { createParser } from "eventsource-parser";
 import {
   type ChunkWatcher,
+  EVENT_END,
+  EventLines,
   endableFeed,
   LINE_WEIGHT,
-  lineCount,
   mayMention,
   OVERLAP_CHARS,
   streamDecoder,
   transformStreamOf,
 } from "./sse";
-
-/**
- * Where an event ends: a blank line, in any of the three line endings. A CR
- * followed by an LF is one line end (CRLF), never two: read as two, the line
- * after it would be taken for the start of an event.
- */
-const EVENT_END = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)/;
-const EVENT_ENDS = new RegExp(EVENT_END.source, "g");
-
-/** Where the last blank line of `text` ends; -1 where it has none. */
-function lastEventEnd(text: string): number {
-  let end = -1;
-  for (const found of text.matchAll(EVENT_ENDS)) end = found.index + found[0].length;
-  return end;
-}
 
 /** What `eventWatcher` looks for in a stream it passes on unchanged. */
 export interface EventWatch {
@@ -78,13 +64,8 @@ export function eventWatcher({
   let seenTail = "";
   /** Whether an event ended in the chunk being read: what follows it there is the next one's. */
   let boundary = false;
-  /**
-   * The lines fed since the last blank line, and the last characters fed: the parser keeps an
-   * object or two for each line of the event it reads, however short (sse.ts `LINE_WEIGHT`),
-   * which its own count of characters does not see.
-   */
-  let eventLines = 0;
-  let fedTail = "";
+  /** The lines of the event the parser reads, which its own count does not see. */
+  const eventLines = new EventLines();
   const forget = () => {
     mentioned.clear();
     escaped = false;
@@ -118,27 +99,24 @@ export function eventWatcher({
       }
       skipping = false;
       tail = "";
-      eventLines = 0;
-      fedTail = "";
+      eventLines.reset();
       parser.reset();
       onSkipped?.((marker) => escaped || mentioned.has(marker));
       forget();
       text = seen.slice(end.index + end[0].length);
     }
-    const seen = fedTail + text;
-    const end = lastEventEnd(seen);
-    eventLines = end === -1 ? eventLines + lineCount(text) : lineCount(seen.slice(end));
-    if (eventLines * LINE_WEIGHT > maxEventChars) {
+    const { lines, end } = eventLines.count(text);
+    if (lines * LINE_WEIGHT > maxEventChars) {
       // An event of too many lines to look at: what ends before it is read, and it is skipped. A
       // CR that ends the text read is a line's end whole (no LF follows it): the parser would wait.
-      const before = text.slice(0, Math.max(0, end - fedTail.length));
+      const before = text.slice(0, Math.max(0, end));
       parser.feed(before.endsWith("\r") ? `${before}\n` : before);
       parser.reset();
+      eventLines.reset();
       skipping = true;
       tail = text.slice(-3);
       return;
     }
-    fedTail = seen.slice(-2);
     parser.feed(text);
     // The parser gave up on the event having read every line of `text`: the blank line that ends
     // the event may begin with the line end `text` ends with, and the next text end it. Without

@@ -85,13 +85,54 @@ const CR = 0x0d;
 export const LINE_WEIGHT = 64;
 
 /** How many lines `text` has, in any of the three line endings (a CRLF is one). */
-export function lineCount(text: string): number {
+function lineCount(text: string): number {
   let lines = 0;
   for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
   for (let at = text.indexOf("\r"); at !== -1; at = text.indexOf("\r", at + 1)) {
     if (text.charCodeAt(at + 1) !== LF) lines++;
   }
   return lines;
+}
+
+/**
+ * Where an event ends: a blank line, in any of the three line endings. A CR
+ * followed by an LF is one line end (CRLF), never two: read as two, the line
+ * after it would be taken for the start of an event.
+ */
+export const EVENT_END = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)/;
+const EVENT_ENDS = new RegExp(EVENT_END.source, "g");
+
+/**
+ * The lines of the event being read, counted as a stream's text comes: a
+ * parser keeps an object or two for each (`LINE_WEIGHT`), which its own count
+ * of characters does not see.
+ */
+export class EventLines {
+  #lines = 0;
+  /** The last characters counted: a blank line may begin in them. */
+  #tail = "";
+
+  /**
+   * Counts `text`, the stream's next: the lines of the event being read at its end, and where in
+   * it the last blank line ended (-1 where none did in it).
+   */
+  count(text: string): { lines: number; end: number } {
+    const seen = this.#tail + text;
+    let end = -1;
+    for (const found of seen.matchAll(EVENT_ENDS)) end = found.index + found[0].length;
+    this.#lines = end === -1 ? this.#lines + lineCount(text) : lineCount(seen.slice(end));
+    this.#tail = seen.slice(-2);
+    return {
+      lines: this.#lines,
+      end: end === -1 ? -1 : Math.max(0, end - (seen.length - text.length)),
+    };
+  }
+
+  /** A new event begins (what was counted was skipped). */
+  reset(): void {
+    this.#lines = 0;
+    this.#tail = "";
+  }
 }
 /** Longer than any marker `mayMatter` looks for, so one cut by chunk boundaries is still seen. */
 export const OVERLAP_CHARS = 64;
