@@ -100,38 +100,60 @@ function lineCount(text: string): number {
  * after it would be taken for the start of an event.
  */
 export const EVENT_END = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)/;
-const EVENT_ENDS = new RegExp(EVENT_END.source, "g");
 
 /**
- * The lines of the event being read, counted as a stream's text comes: a
- * parser keeps an object or two for each (`LINE_WEIGHT`), which its own count
- * of characters does not see.
+ * The lines of the event being read that a parser keeps, counted as a
+ * stream's text comes: an object or two for each (`LINE_WEIGHT`), which its
+ * own count of characters does not see. A comment line it keeps nothing of
+ * (a keep-alive, which may come for hours with no blank line) counts none.
  */
 export class EventLines {
   #lines = 0;
-  /** The last characters counted: a blank line may begin in them. */
-  #tail = "";
+  /** The first character of a line the last text ended in ("" where it ended a line). */
+  #first = "";
+  /** Whether the last text ended with a CR: an LF that begins the next is that CRLF's. */
+  #afterCr = false;
 
   /**
    * Counts `text`, the stream's next: the lines of the event being read at its end, and where in
    * it the last blank line ended (-1 where none did in it).
    */
   count(text: string): { lines: number; end: number } {
-    const seen = this.#tail + text;
     let end = -1;
-    for (const found of seen.matchAll(EVENT_ENDS)) end = found.index + found[0].length;
-    this.#lines = end === -1 ? this.#lines + lineCount(text) : lineCount(seen.slice(end));
-    this.#tail = seen.slice(-2);
-    return {
-      lines: this.#lines,
-      end: end === -1 ? -1 : Math.max(0, end - (seen.length - text.length)),
-    };
+    let at = 0;
+    if (this.#afterCr && text.startsWith("\n")) at = 1;
+    this.#afterCr = false;
+    // The next LF and CR at or after `at`, each searched for again only once passed.
+    let lf = -2;
+    let cr = -2;
+    while (at < text.length) {
+      if (lf !== -1 && lf < at) lf = text.indexOf("\n", at);
+      if (cr !== -1 && cr < at) cr = text.indexOf("\r", at);
+      const next = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (next === -1) {
+        this.#first ||= text.charAt(at);
+        break;
+      }
+      const first = this.#first || (next > at ? text.charAt(at) : "");
+      this.#first = "";
+      at = next + 1;
+      if (text.charCodeAt(next) === CR) {
+        if (at === text.length) this.#afterCr = true;
+        else if (text.charCodeAt(at) === LF) at++;
+      }
+      if (first === "") {
+        this.#lines = 0;
+        end = at;
+      } else if (first !== ":") this.#lines++;
+    }
+    return { lines: this.#lines, end };
   }
 
   /** A new event begins (what was counted was skipped). */
   reset(): void {
     this.#lines = 0;
-    this.#tail = "";
+    this.#first = "";
+    this.#afterCr = false;
   }
 }
 /** Longer than any marker `mayMatter` looks for, so one cut by chunk boundaries is still seen. */

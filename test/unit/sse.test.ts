@@ -171,6 +171,17 @@ describe("watchEventStream", () => {
   });
 });
 
+describe("watchEventStream, comment lines without a blank line", () => {
+  it("hands on the event after them, however many: the parser keeps none of them", async () => {
+    // A keep-alive as the SSE spec suggests it, a comment line every 15 s or so: hours of them.
+    const seen: string[] = [];
+    const watch = watchEventStream('"tools"', (data) => seen.push(data), 64 * 1024);
+    const pings = Array.from({ length: 2_000 }, () => ":\n");
+    await run(watch, [...pings, 'data: {"tools":1}\n\n']);
+    expect(seen).toEqual(['{"tools":1}']);
+  });
+});
+
 describe("watchEventStream, an event too long to look at", () => {
   it("is skipped to its blank line, in CRLF too: none of its lines are taken for an event", async () => {
     const seen: string[] = [];
