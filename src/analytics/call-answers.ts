@@ -337,22 +337,36 @@ export class CallAnswers {
     };
   }
 
-  /** A watch on an event stream, passed on as it comes, until every answer is known (`waiting`). */
+  /**
+   * A watch on an event stream, passed on as it comes, until every answer is
+   * known (`waiting`). A stream the origin ends after an event with an id,
+   * before the answers, is one the client resumes for them (2025-11-25's SSE
+   * polling: the origin closes a call's stream after its priming event), on
+   * a stream this request does not read: they are `unread`, not `unanswered`.
+   */
   eventsWatcher(): ChunkWatcher {
     this.streaming = true;
+    let resumable = false;
     const events = eventWatcher({
       markers: RESPONSE,
       onEvent: (data) => this.seeText(data),
       maxEventChars: MAX_JUDGED_CHARS,
       onSkipped: (mentioned) => this.#passedUnparsed(mentioned),
       skipMarkers: SKIP_MARKERS,
+      onId: () => {
+        resumable = true;
+      },
     });
     return {
       write: (chunk, emit) => {
         this.#bytes += chunk.byteLength;
         events.write(chunk, emit);
       },
-      end: (emit) => events.end(emit),
+      end: (emit) => {
+        events.end(emit);
+        // What still waits at `release`, unless a response too long to parse passed.
+        if (resumable) this.#unparsed ??= UNREAD;
+      },
       release: () => this.ended(),
     };
   }

@@ -93,14 +93,6 @@ export function localAnswer(responses: readonly unknown[], batch: boolean): Resp
   });
 }
 
-function prepend(bytes: Uint8Array): TransformStream<Uint8Array, Uint8Array> {
-  return new TransformStream({
-    start(controller) {
-      controller.enqueue(bytes);
-    },
-  });
-}
-
 /**
  * The answer to a request for a listing the proxy cannot read, where the
  * operator's policy edits listings (`refusing` in `rewriteResponse`): refused
@@ -304,17 +296,18 @@ export async function rewriteResponse(
         { ...context, hold: context.reads.hold(), calls, asksMore },
         prefix,
       );
-    } else if (calls) {
+    } else if (calls || prefix) {
       const listChanged = eventWatcher({
         markers: [LIST_CHANGED],
         onEvent: forgetOnListChanged,
         maxEventChars: MAX_WATCHED_EVENT_CHARS,
       });
-      body = transformUntil(origin.body, watchedAfter(listChanged, calls), () => false, prefix);
+      const watch = calls ? watchedAfter(listChanged, calls) : listChanged;
+      body = transformUntil(origin.body, watch, () => false, prefix);
     } else {
-      const watch = watchEventStream(LIST_CHANGED, forgetOnListChanged, MAX_WATCHED_EVENT_CHARS);
-      body = origin.body.pipeThrough(watch);
-      if (prefix) body = body.pipeThrough(prepend(prefix));
+      body = origin.body.pipeThrough(
+        watchEventStream(LIST_CHANGED, forgetOnListChanged, MAX_WATCHED_EVENT_CHARS),
+      );
     }
     // Listings renamed, or the proxy's own answers before the origin's: not the origin's bytes.
     return expectsLists(listIds) || prefix

@@ -22,7 +22,7 @@ import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tool
 import { BYTES_DESCRIBED, mediaTypeOf } from "../transport/headers";
 import { fetchOrigin } from "../transport/origin";
 import { type Hold, MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
-import { endableFeed, streamDecoder } from "../transport/sse";
+import { EventLines, endableFeed, LINE_WEIGHT, streamDecoder } from "../transport/sse";
 
 /** The most pages one listing read asks the origin for: its requests, too. */
 export const MAX_PAGES = 50;
@@ -86,6 +86,7 @@ export async function readAnswer(
   const decode = streamDecoder();
   const reader = response.body.getReader();
   const lines = endableFeed((text) => parser.feed(text));
+  const eventLines = new EventLines();
   try {
     while (answer === undefined) {
       const { done, value } = await reader.read();
@@ -96,8 +97,11 @@ export async function readAnswer(
       read.bytes += value.byteLength;
       if (read.bytes > MAX_REWRITE_BYTES) throw over();
       if (hold && !hold.take(value.byteLength)) throw busy();
-      // The count above bounds what the parser holds too: it holds no more characters than bytes came.
-      lines.feed(decode(value));
+      // The count above bounds what the parser holds too: it holds no more characters than bytes
+      // came, and an object or two for each line of the event it reads, which count as well.
+      const text = decode(value);
+      if (read.bytes + eventLines.count(text).lines * LINE_WEIGHT > MAX_REWRITE_BYTES) throw over();
+      lines.feed(text);
     }
   } finally {
     await reader.cancel().catch(() => {});

@@ -8,19 +8,15 @@
 import { createParser } from "eventsource-parser";
 import {
   type ChunkWatcher,
+  EVENT_END,
+  EventLines,
   endableFeed,
+  LINE_WEIGHT,
   mayMention,
   OVERLAP_CHARS,
   streamDecoder,
   transformStreamOf,
 } from "./sse";
-
-/**
- * Where an event ends: a blank line, in any of the three line endings. A CR
- * followed by an LF is one line end (CRLF), never two: read as two, the line
- * after it would be taken for the start of an event.
- */
-const EVENT_END = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)/;
 
 /** What `eventWatcher` looks for in a stream it passes on unchanged. */
 export interface EventWatch {
@@ -36,6 +32,11 @@ export interface EventWatch {
    */
   onSkipped?: (mentioned: (marker: string) => boolean) => void;
   skipMarkers?: readonly string[];
+  /**
+   * An event set an id: a client that loses the stream after it resumes it
+   * from there (a GET with `Last-Event-ID`), as an SDK client reads ids.
+   */
+  onId?: () => void;
 }
 
 /**
@@ -51,6 +52,7 @@ export function eventWatcher({
   maxEventChars,
   onSkipped,
   skipMarkers = [],
+  onId,
 }: EventWatch): ChunkWatcher {
   const decode = streamDecoder();
   let skipping = false;
@@ -62,6 +64,8 @@ export function eventWatcher({
   let seenTail = "";
   /** Whether an event ended in the chunk being read: what follows it there is the next one's. */
   let boundary = false;
+  /** The lines of the event the parser reads, which its own count does not see. */
+  const eventLines = new EventLines();
   const forget = () => {
     mentioned.clear();
     escaped = false;
@@ -72,8 +76,9 @@ export function eventWatcher({
     onError: (error) => {
       if (error.type === "max-buffer-size-exceeded") skipping = true;
     },
-    onEvent: ({ data }) => {
+    onEvent: ({ id, data }) => {
       forget();
+      if (id) onId?.();
       if (mayMention(data, markers)) onEvent(data);
     },
   });
@@ -94,10 +99,23 @@ export function eventWatcher({
       }
       skipping = false;
       tail = "";
+      eventLines.reset();
       parser.reset();
       onSkipped?.((marker) => escaped || mentioned.has(marker));
       forget();
       text = seen.slice(end.index + end[0].length);
+    }
+    const { lines, end } = eventLines.count(text);
+    if (lines * LINE_WEIGHT > maxEventChars) {
+      // An event of too many lines to look at: what ends before it is read, and it is skipped. A
+      // CR that ends the text read is a line's end whole (no LF follows it): the parser would wait.
+      const before = text.slice(0, Math.max(0, end));
+      parser.feed(before.endsWith("\r") ? `${before}\n` : before);
+      parser.reset();
+      eventLines.reset();
+      skipping = true;
+      tail = text.slice(-3);
+      return;
     }
     parser.feed(text);
     // The parser gave up on the event having read every line of `text`: the blank line that ends

@@ -8,7 +8,7 @@
  * body there, for a rest that must not pass unread.
  */
 import { concat } from "./read-bounded";
-import type { ChunkRewriter } from "./sse";
+import { type ChunkRewriter, withoutLeadingBom } from "./sse";
 
 /**
  * What follows a chunk: `false`, the next goes through the rewriter; `true`,
@@ -20,7 +20,9 @@ export type Next = boolean | "end";
 
 /**
  * `body` through `rewriter` until `done()` is true after a chunk, the rest as
- * it came, or until it is `"end"`; `prefix`, when given, goes first. An error on either side ends the
+ * it came, or until it is `"end"`; `prefix`, when given, goes first, and a
+ * BOM the body starts with, which a client would read after it as a
+ * character, goes (sse.ts `withoutLeadingBom`). An error on either side ends the
  * other: the client's stream errors when the origin's does, and the origin's
  * is cancelled when the client's is, but only at the origin's next chunk (the
  * runtime tells a writer that its reader left only when more is written). A
@@ -30,10 +32,11 @@ export type Next = boolean | "end";
  */
 export function transformUntil(
   body: ReadableStream<Uint8Array>,
-  rewriter: ChunkRewriter,
+  bodyRewriter: ChunkRewriter,
   done: () => Next,
   prefix?: Uint8Array,
 ): ReadableStream<Uint8Array> {
+  const rewriter = prefix ? withoutLeadingBom(bodyRewriter) : bodyRewriter;
   const out = new IdentityTransformStream();
   const reader = body.getReader();
   const writer = out.writable.getWriter();
@@ -50,7 +53,8 @@ export function transformUntil(
     await writer.write(bytes);
   };
   const pump = async () => {
-    if (prefix) emit(prefix);
+    // At once: the origin may send nothing for as long as the rest of its answer takes.
+    if (prefix) await writer.write(prefix);
     for (;;) {
       const { done: ended, value } = await reader.read();
       if (ended) {

@@ -15,7 +15,7 @@
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { logEvent } from "../log";
-import { type Hold, keepPart, logOverBudget } from "./read-bounded";
+import { concat, type Hold, keepPart, logOverBudget } from "./read-bounded";
 
 /**
  * Whether `text` may hold one of `markers` once its JSON escapes are read:
@@ -75,6 +75,87 @@ export interface EventStreamRewrite {
 
 const LF = 0x0a;
 const CR = 0x0d;
+/**
+ * What each line of an event costs to parse, beside its bytes: the parser and
+ * the event written anew keep an object or two per line (a comment, a `retry`,
+ * a `data` line's part of the data), some 30 to 80 bytes of V8's heap however
+ * short the line. Counted with its bytes against `maxEventChars`: an event
+ * of 2 MB of 2-byte comment lines held 68 MB parsed (16 MiB, some 550 MB).
+ */
+export const LINE_WEIGHT = 64;
+
+/** How many lines `text` has, in any of the three line endings (a CRLF is one). */
+function lineCount(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  for (let at = text.indexOf("\r"); at !== -1; at = text.indexOf("\r", at + 1)) {
+    if (text.charCodeAt(at + 1) !== LF) lines++;
+  }
+  return lines;
+}
+
+/**
+ * Where an event ends: a blank line, in any of the three line endings. A CR
+ * followed by an LF is one line end (CRLF), never two: read as two, the line
+ * after it would be taken for the start of an event.
+ */
+export const EVENT_END = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)/;
+
+/**
+ * The lines of the event being read that a parser keeps, counted as a
+ * stream's text comes: an object or two for each (`LINE_WEIGHT`), which its
+ * own count of characters does not see. A comment line it keeps nothing of
+ * (a keep-alive, which may come for hours with no blank line) counts none.
+ */
+export class EventLines {
+  #lines = 0;
+  /** The first character of a line the last text ended in ("" where it ended a line). */
+  #first = "";
+  /** Whether the last text ended with a CR: an LF that begins the next is that CRLF's. */
+  #afterCr = false;
+
+  /**
+   * Counts `text`, the stream's next: the lines of the event being read at its end, and where in
+   * it the last blank line ended (-1 where none did in it).
+   */
+  count(text: string): { lines: number; end: number } {
+    let end = -1;
+    let at = 0;
+    if (this.#afterCr && text.startsWith("\n")) at = 1;
+    this.#afterCr = false;
+    // The next LF and CR at or after `at`, each searched for again only once passed.
+    let lf = -2;
+    let cr = -2;
+    while (at < text.length) {
+      if (lf !== -1 && lf < at) lf = text.indexOf("\n", at);
+      if (cr !== -1 && cr < at) cr = text.indexOf("\r", at);
+      const next = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (next === -1) {
+        this.#first ||= text.charAt(at);
+        break;
+      }
+      const first = this.#first || (next > at ? text.charAt(at) : "");
+      this.#first = "";
+      at = next + 1;
+      if (text.charCodeAt(next) === CR) {
+        if (at === text.length) this.#afterCr = true;
+        else if (text.charCodeAt(at) === LF) at++;
+      }
+      if (first === "") {
+        this.#lines = 0;
+        end = at;
+      } else if (first !== ":") this.#lines++;
+    }
+    return { lines: this.#lines, end };
+  }
+
+  /** A new event begins (what was counted was skipped). */
+  reset(): void {
+    this.#lines = 0;
+    this.#first = "";
+    this.#afterCr = false;
+  }
+}
 /** Longer than any marker `mayMatter` looks for, so one cut by chunk boundaries is still seen. */
 export const OVERLAP_CHARS = 64;
 
@@ -137,6 +218,49 @@ export function watchedAfter(rewriter: ChunkRewriter, watcher: ChunkWatcher): Ch
   };
 }
 
+/** A BOM as UTF-8 writes it. */
+const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
+
+/**
+ * `rewriter`, for a stream that goes out after other bytes (the proxy's own
+ * events first): a BOM it starts with is dropped, however its first chunks
+ * cut it. A client reads a BOM as one only where the stream starts; after
+ * the proxy's events, it began the origin's first line, and a `data:` or
+ * `id:` line so begun was an unknown field, its event's data or id lost.
+ */
+export function withoutLeadingBom(rewriter: ChunkRewriter): ChunkRewriter {
+  /** How many bytes of a BOM the stream began with, held back; `undefined` once decided. */
+  let matched: number | undefined = 0;
+  return {
+    write(chunk, emit) {
+      if (matched === undefined) return rewriter.write(chunk, emit);
+      const before = matched;
+      let at = 0;
+      while (at < chunk.length && matched < BOM.length && chunk[at] === BOM[matched]) {
+        at++;
+        matched++;
+      }
+      if (matched === BOM.length) {
+        matched = undefined;
+        return rewriter.write(chunk.subarray(at), emit);
+      }
+      // Every byte so far may begin a BOM: held until the next chunk tells.
+      if (at === chunk.length) return;
+      // No BOM: what was held back of the stream goes first, as it came.
+      matched = undefined;
+      return rewriter.write(before > 0 ? concat([BOM.subarray(0, before), chunk]) : chunk, emit);
+    },
+    async end(emit) {
+      // The stream was the start of a BOM and no more: those bytes, as they came.
+      if (matched !== undefined && matched > 0)
+        await rewriter.write(BOM.subarray(0, matched), emit);
+      matched = undefined;
+      return rewriter.end(emit);
+    },
+    release: () => rewriter.release(),
+  };
+}
+
 /** `rewriter` as a `TransformStream`. */
 export function transformStreamOf(
   rewriter: ChunkRewriter,
@@ -188,6 +312,15 @@ export function eventStreamRewriter({
   /** Whether an event written anew ended at the CR the last chunk ended with (`awaitsLf`). */
   let lfOwed = false;
 
+  const tooLarge = (): never => {
+    logEvent("event_too_large", { limit: maxEventChars });
+    throw new Error(`An event of the stream exceeds ${maxEventChars} characters`);
+  };
+  const overBudget = (): never => {
+    logOverBudget("an event of the stream");
+    throw new Error("An event of the stream cannot be held: the isolate's reads hold too much");
+  };
+
   /**
    * A complete event: its bytes as they came when the rewrite keeps it, else
    * the written ones; `unended`, the event the stream ended in, is read as
@@ -201,6 +334,10 @@ export function eventStreamRewriter({
     // A BOM is one only where the stream starts (`streamDecoder`).
     if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (!mayMatter(text)) return undefined;
+    // Parsed, an event of many short lines costs far more than its bytes: its lines count too.
+    // (The budget counts bytes read, not what is made of them: `LINE_WEIGHT` keeps that a few times.)
+    const bytes = parts.reduce((sum, part) => sum + part.byteLength, 0);
+    if (bytes + lineCount(text) * LINE_WEIGHT > maxEventChars) tooLarge();
     if (!unended) {
       const written = await rewrittenEvent(text, rewrite);
       return written === undefined ? undefined : encoder.encode(written);
@@ -306,14 +443,8 @@ export function eventStreamRewriter({
       keepPart(held, chunk.subarray(start));
       heldBytes = start === 0 ? heldBytes + chunk.length : chunk.length - start;
       heldMayMatter ||= chunkMayMatter;
-      if (heldBytes > maxEventChars) {
-        logEvent("event_too_large", { limit: maxEventChars });
-        throw new Error(`An event of the stream exceeds ${maxEventChars} characters`);
-      }
-      if (hold && !hold.take(chunk.length - start)) {
-        logOverBudget("an event of the stream");
-        throw new Error("An event of the stream cannot be held: the isolate's reads hold too much");
-      }
+      if (heldBytes > maxEventChars) tooLarge();
+      if (hold && !hold.take(chunk.length - start)) overBudget();
     } else heldBytes = 0;
   }
 

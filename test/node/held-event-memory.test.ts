@@ -7,6 +7,7 @@
  * can collect garbage and read the heap: workerd runs the same V8.
  */
 import { describe, expect, it } from "vitest";
+import { eventWatcher } from "../../src/transport/event-watch";
 import { readBounded } from "../../src/transport/read-bounded";
 import { eventStreamRewriter } from "../../src/transport/sse";
 import { collectGarbage } from "./heap";
@@ -38,6 +39,62 @@ describe("an event held across chunks", () => {
     expect(passed).toBe(bytes + 6);
     expect(grown).toBeLessThan(4 * bytes);
   }, 60_000);
+});
+
+describe("an event of many short lines that may hold a listing", () => {
+  // Parsed, each line cost V8 an object or two whatever its length: a comment line of 2 bytes
+  // some 34 bytes, a `retry` line of 8 some 80, an empty `data:` line of 6 some 38, so that an
+  // event of 16 MiB so written held some 550 MB, over an isolate's 128 MB.
+  it.each([
+    ["comment", ":\n"],
+    ["retry", "retry:1\n"],
+    ["data", "data:\n"],
+  ])(
+    "is parsed at about its bytes, or refused: %s lines",
+    async (_, line) => {
+      const lines = 1_000_000;
+      const bytes = new TextEncoder().encode(`data: {"tools":[]}\n${line.repeat(lines)}\n`);
+      let grown: number | undefined;
+      const before = heldNow();
+      const rewriter = eventStreamRewriter({
+        // What the parse holds once the event is read: the data handed to the rewrite, and the rest.
+        rewrite: () => {
+          grown = heldNow() - before;
+          return undefined;
+        },
+        mayMatter: (text) => text.includes('"tools"'),
+        maxEventChars: 1 << 24,
+      });
+      const feed = async () => {
+        for (let at = 0; at < bytes.length; at += 65_536) {
+          await rewriter.write(bytes.subarray(at, at + 65_536), () => {});
+        }
+      };
+      const refused = await feed().then(
+        () => false,
+        () => true,
+      );
+      expect(refused || (grown as number) < 4 * bytes.length).toBe(true);
+    },
+    60_000,
+  );
+});
+
+describe("an event of a watched stream (GET, subscriptions/listen, call analytics)", () => {
+  // The watch parses an event up to 64 KiB as eventsource-parser counts it (its data's characters
+  // and the pending line), but the parser keeps an object or two per data line whatever its
+  // length: 60,000 empty `data:` lines (360 KB, 60,000 characters of data) held 1.6 MB, in no
+  // budget, per stream (some 80 such streams at once filled an isolate). Each line now counts.
+  it("holds about what it parses up to its bound, however short the lines", () => {
+    const maxEventChars = 64 * 1024;
+    const watch = eventWatcher({ markers: ['"tools"'], onEvent: () => {}, maxEventChars });
+    const bytes = new TextEncoder().encode("data:\n".repeat(60_000));
+    const before = heldNow();
+    for (let at = 0; at < bytes.length; at += 16_384) {
+      watch.write(bytes.subarray(at, at + 16_384), () => {});
+    }
+    expect(heldNow() - before).toBeLessThan(4 * maxEventChars);
+  });
 });
 
 describe("a body read whole", () => {

@@ -128,3 +128,68 @@ describe("transformUntil", () => {
     }
   });
 });
+
+describe("transformUntil after a prefix", () => {
+  const passing = (): ChunkRewriter => ({
+    write: (chunk, emit) => emit(chunk),
+    end() {},
+    release() {},
+  });
+  /** What reaches the client of `bytes` cut at `cuts`, after a prefix. */
+  async function after(bytes: number[], cuts: number[]) {
+    const chunks: Uint8Array[] = [];
+    let from = 0;
+    for (const at of [...cuts, bytes.length]) {
+      chunks.push(new Uint8Array(bytes.slice(from, at)));
+      from = at;
+    }
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const out = transformUntil(body, passing(), () => false, new Uint8Array([0x21]));
+    return [...new Uint8Array(await new Response(out).arrayBuffer())];
+  }
+
+  it("drops a BOM the body starts with, however chunks cut it, and keeps any other bytes as they came", async () => {
+    const BOM = [0xef, 0xbb, 0xbf];
+    const cases: Array<[number[], number[]]> = [
+      // A BOM and data: the BOM goes.
+      [
+        [...BOM, 0x64, 0x61],
+        [0x64, 0x61],
+      ],
+      // The start of one and no more, or bytes that only begin like one: as they came.
+      [
+        [0xef, 0xbb],
+        [0xef, 0xbb],
+      ],
+      [
+        [0xef, 0xbb, 0x64],
+        [0xef, 0xbb, 0x64],
+      ],
+      [
+        [0xef, 0x64, 0xbf],
+        [0xef, 0x64, 0xbf],
+      ],
+      // One past the first: a character of the stream, kept.
+      [
+        [0x64, ...BOM],
+        [0x64, ...BOM],
+      ],
+      [[...BOM, ...BOM], BOM],
+    ];
+    for (const [bytes, expected] of cases) {
+      for (let a = 0; a <= bytes.length; a++) {
+        for (let b = a; b <= bytes.length; b++) {
+          expect(await after(bytes, [a, b]), `${bytes} cut at ${a}, ${b}`).toEqual([
+            0x21,
+            ...expected,
+          ]);
+        }
+      }
+    }
+  });
+});

@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import { watchEventStream } from "../../src/transport/event-watch";
 import { transformUntil } from "../../src/transport/hand-off";
 import { MAX_HELD_BYTES, ReadBudget } from "../../src/transport/read-bounded";
-import { eventStreamRewriter, mayMention, rewriteEventStream } from "../../src/transport/sse";
+import {
+  eventStreamRewriter,
+  LINE_WEIGHT,
+  mayMention,
+  rewriteEventStream,
+} from "../../src/transport/sse";
 import { clientView, isEvent } from "../helpers/event-stream";
 import { captureLogs } from "../helpers/logs";
 
@@ -163,6 +168,17 @@ describe("watchEventStream", () => {
     );
     expect(out).toBe(chunks.join(""));
     expect(seen).toEqual([`{"method":"${MARKER}"}`]);
+  });
+});
+
+describe("watchEventStream, comment lines without a blank line", () => {
+  it("hands on the event after them, however many: the parser keeps none of them", async () => {
+    // A keep-alive as the SSE spec suggests it, a comment line every 15 s or so: hours of them.
+    const seen: string[] = [];
+    const watch = watchEventStream('"tools"', (data) => seen.push(data), 64 * 1024);
+    const pings = Array.from({ length: 2_000 }, () => ":\n");
+    await run(watch, [...pings, 'data: {"tools":1}\n\n']);
+    expect(seen).toEqual(['{"tools":1}']);
   });
 });
 
@@ -449,6 +465,37 @@ describe("rewriteEventStream, any stream in any chunks (property)", () => {
         const events = clientView(asRead(input))
           .filter(isEvent)
           .map(({ data }) => data);
+        for (const data of seen) expect(events).toContain(data);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("watches: may skip an event of too many lines to look at, and hands on every other", async () => {
+    // Each line costs the parser an object or two, however short: it counts LINE_WEIGHT.
+    const maxEventChars = 16 * LINE_WEIGHT;
+    const many = fc
+      .tuple(fc.array(ending, { minLength: 20, maxLength: 30 }), ending)
+      .map(([eols, end]) => eols.map((eol) => `data: LONG "tools"${eol}`).join("") + end);
+    const streamWithMany = fc
+      .array(fc.oneof(event, many), { maxLength: 6 })
+      .map((events) => `${events.join("")}\n`);
+    await fc.assert(
+      fc.asyncProperty(streamWithMany, cuts, async (input, at) => {
+        const seen: string[] = [];
+        const bytes = encoder.encode(input);
+        const watch = watchEventStream('"tools"', (data) => seen.push(data), maxEventChars);
+        const out = await new Response(chunked(bytes, at).pipeThrough(watch)).arrayBuffer();
+        expect(new Uint8Array(out)).toEqual(bytes);
+        const events = clientView(asRead(input))
+          .filter(isEvent)
+          .map(({ data }) => data)
+          .filter((data) => mayMention(data, ['"tools"']));
+        // One of many lines that came whole in one chunk is read, its lines let go at its end.
+        const isLong = (data: string) => data.includes("LONG");
+        expect(seen.filter((data) => !isLong(data))).toEqual(
+          events.filter((data) => !isLong(data)),
+        );
         for (const data of seen) expect(events).toContain(data);
       }),
       { numRuns: 1000 },

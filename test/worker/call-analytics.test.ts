@@ -260,6 +260,22 @@ describe("a data point per call", () => {
     });
   });
 
+  it("a call whose stream the origin ends after a priming event (SSE polling): unread, not unanswered", async () => {
+    // The client resumes the stream (GET, Last-Event-ID) for the answer, which this request never
+    // sees: the call may well have worked, and an error rate must not count it as failed.
+    const recording = recordingDataset();
+    const proxy = viaProxy(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/polled/mcp` },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    );
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/call", { name: "work" }));
+    expect(await response.text()).toBe("id: polled-1\nretry: 100\ndata: \n\n");
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      "gen_ai.tool.name": "work",
+      outcome: "unread",
+    });
+  });
+
   it("a repaired call lists its repairs, sorted, and counts them; its log line names it as the point does", async () => {
     const { call } = await analyticsSession();
     const logs = captureLogs();

@@ -281,6 +281,103 @@ describe("bounds", () => {
   });
 });
 
+describe("the proxy's own answers before an origin's event stream", () => {
+  /** The proxy's own answer to one call of a batch (id "bad"), the rest answered by the origin. */
+  const OWN = { jsonrpc: "2.0", id: "bad", error: { code: -32602, message: "Invalid params" } };
+  const CALL = { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "done" }] } };
+  const LISTING = {
+    jsonrpc: "2.0",
+    id: 1,
+    result: { tools: [{ name: "files.read", inputSchema: { type: "object" } }] },
+  };
+  // An event as the spec's simplest server writes it: a `data` line alone, no `event` line.
+  const event = (message: unknown) => `data: ${JSON.stringify(message)}\n\n`;
+  const BOM = [0xef, 0xbb, 0xbf];
+
+  /** The messages a client reads of the proxy's answer to an origin that sent `chunks`. */
+  async function clientReads(chunks: number[][], listIds: RequestId[]) {
+    const profile = profileOf("openai");
+    const scope = await toolMapScopes(
+      new URL(`https://bom.example/mcp?${crypto.randomUUID()}`),
+      profile.names,
+    );
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new Uint8Array(chunk));
+        controller.close();
+      },
+    });
+    const response = await rewriteResponse(
+      new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      {
+        listIds: new Set(listIds),
+        watchesListChanged: false,
+        reads: new ReadBudget(),
+        toolMap: new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {}),
+        addressee: { ...unreadAddressee(new Headers()), ids: ["bad", 2, ...listIds] },
+        localResponses: [OWN],
+      },
+    );
+    // As a client decodes it: a BOM is dropped only where the stream starts (TextDecoderStream).
+    const text = new TextDecoder().decode(await response.arrayBuffer());
+    return clientView(text)
+      .filter(isEvent)
+      .map(({ data }) => JSON.parse(data) as { id?: RequestId });
+  }
+
+  it.each([
+    ["a call's answer alone", [] as RequestId[]],
+    ["a call's answer beside a listing", [1] as RequestId[]],
+  ])("reach the client at once, while the origin has sent nothing yet (%s)", async (_, listIds) => {
+    const profile = profileOf("openai");
+    const scope = await toolMapScopes(new URL("https://slow.example/mcp"), profile.names);
+    // The origin answered with headers and holds its stream open: its call is still running.
+    let origin: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        origin = controller;
+      },
+    });
+    const response = await rewriteResponse(
+      new Response(body, { headers: { "content-type": "text/event-stream" } }),
+      {
+        listIds: new Set(listIds),
+        watchesListChanged: false,
+        reads: new ReadBudget(),
+        toolMap: new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {}),
+        addressee: { ...unreadAddressee(new Headers()), ids: ["bad", 2, ...listIds] },
+        localResponses: [OWN],
+      },
+    );
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const { value } = await reader.read();
+    const [first] = clientView(new TextDecoder().decode(value)).filter(isEvent);
+    expect(JSON.parse(first?.data ?? "null")).toEqual(OWN);
+    origin?.close();
+    await reader.cancel();
+  });
+
+  it.each([
+    ["a call's answer alone", [] as RequestId[]],
+    ["a call's answer beside a listing", [1] as RequestId[]],
+  ])(
+    "reach the client with every answer of an origin whose stream starts with a BOM (%s)",
+    async (_, listIds) => {
+      const bytes = [
+        ...new TextEncoder().encode(event(CALL) + (listIds.length ? event(LISTING) : "")),
+      ];
+      // The BOM whole, and cut by chunk boundaries as an origin's chunks may cut it.
+      for (const chunks of [
+        [[...BOM, ...bytes]],
+        [[BOM[0] as number], [...BOM.slice(1), ...bytes]],
+      ]) {
+        const ids = (await clientReads(chunks, listIds)).map((message) => message.id);
+        expect(ids).toEqual(["bad", 2, ...listIds]);
+      }
+    },
+  );
+});
+
 describe("protocol 2026-07-28", () => {
   it("keeps Mcp-Method and Mcp-Name consistent with the body, and carries the envelope of a retried call", async () => {
     const { proxy, session, trace } = await setUp();
