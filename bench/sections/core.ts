@@ -23,9 +23,9 @@ import { revisionOf } from "../../src/protocol/revision";
 import { rewriteResponse } from "../../src/rewrite/response";
 import { repairToolCall } from "../../src/rewrite/tools-call";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
+import { rewriteEventStream } from "../../src/transport/event-rewrite";
 import { watchEventStream } from "../../src/transport/event-watch";
 import { ReadBudget } from "../../src/transport/read-bounded";
-import { rewriteEventStream } from "../../src/transport/sse";
 import { WHOLE_LISTING } from "../../support/listing";
 import { digestInThread } from "../lib/in-thread-digest";
 import {

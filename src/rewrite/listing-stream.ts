@@ -15,15 +15,10 @@
  */
 import type { CallAnswers } from "../analytics/call-answers";
 import { logEvent } from "../log";
+import { eventStreamRewriter } from "../transport/event-rewrite";
 import { transformUntil } from "../transport/hand-off";
 import { type Hold, MAX_REWRITE_BYTES } from "../transport/read-bounded";
-import {
-  type ChunkRewriter,
-  type ChunkWatcher,
-  eventStreamRewriter,
-  mayMention,
-  watchedAfter,
-} from "../transport/sse";
+import { type ChunkRewriter, type ChunkWatcher, mayMention, watchedAfter } from "../transport/sse";
 import {
   guardsListings,
   LIST_CHANGED,
@@ -129,7 +124,7 @@ export function readListings(
       logEvent("listing_stream_ended", { limit: MAX_READ_PAST_LISTINGS });
       return "end";
     }
-    // Not while an LF that may begin the next chunk is the written listing's (sse.ts `awaitsLf`).
+    // Not while an LF that may begin the next chunk is the written listing's (event-rewrite.ts `awaitsLf`).
     return finished() && callsAnswered() && !rewriter.awaitsLf();
   };
   return transformUntil(body, judged, next, prefix);

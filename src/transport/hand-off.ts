@@ -1,6 +1,6 @@
 /**
  * A body read by JavaScript only as long as it must be. `transformUntil`
- * passes the body through a rewriter (sse.ts) until `done()` says nothing
+ * passes the body through a rewriter (event-rewrite.ts) until `done()` says nothing
  * after can need it (every listing asked for is answered), then hands the
  * rest of the body to the runtime: workerd pumps one of its own streams into
  * another without running JavaScript per chunk, so a long stream after its

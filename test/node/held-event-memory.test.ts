@@ -1,5 +1,5 @@
 /**
- * An event held across chunks (src/transport/sse.ts `eventStreamRewriter`)
+ * An event held across chunks (src/transport/event-rewrite.ts `eventStreamRewriter`)
  * and a body read whole (read-bounded.ts `readBounded`) cost the isolate
  * about their bytes, however small the chunks they came in:
  * the read budget and `maxEventChars` count bytes, and a chunk held alone
@@ -7,9 +7,9 @@
  * can collect garbage and read the heap: workerd runs the same V8.
  */
 import { describe, expect, it } from "vitest";
+import { eventStreamRewriter } from "../../src/transport/event-rewrite";
 import { eventWatcher } from "../../src/transport/event-watch";
 import { readBounded } from "../../src/transport/read-bounded";
-import { eventStreamRewriter } from "../../src/transport/sse";
 import { collectGarbage } from "./heap";
 
 const heldNow = () => {

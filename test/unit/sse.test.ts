@@ -1,14 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { eventStreamRewriter, rewriteEventStream } from "../../src/transport/event-rewrite";
 import { watchEventStream } from "../../src/transport/event-watch";
 import { transformUntil } from "../../src/transport/hand-off";
 import { MAX_HELD_BYTES, ReadBudget } from "../../src/transport/read-bounded";
-import {
-  eventStreamRewriter,
-  LINE_WEIGHT,
-  mayMention,
-  rewriteEventStream,
-} from "../../src/transport/sse";
+import { LINE_WEIGHT, mayMention } from "../../src/transport/sse";
 import { clientView, isEvent } from "../helpers/event-stream";
 import { captureLogs } from "../helpers/logs";
 
