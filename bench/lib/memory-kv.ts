@@ -3,7 +3,9 @@
  * own CPU on the listing path: Workers KV's I/O is not the proxy's CPU, and
  * the KV section measures KV itself on the real local binding. Implements
  * what the tool map uses: `get(key, "json")`, `put` with metadata, and `list`
- * by prefix in pages of 1,000 keys, sorted, as KV lists them.
+ * by prefix in pages of 1,000 keys, sorted, as KV lists them; and
+ * `getWithMetadata`, by which the settings tell a KV namespace from the
+ * other bindings that have a `get` (config/values.ts `isKvNamespace`).
  */
 const PAGE = 1000;
 
@@ -33,6 +35,12 @@ export function memoryKv(): KVNamespace {
         return type === "text" ? textOf(stored) : JSON.parse(textOf(stored));
       };
       return Array.isArray(key) ? new Map(key.map((one) => [one, read(one)])) : read(key);
+    },
+    async getWithMetadata(key: string, type?: "text" | "json") {
+      const stored = entries.get(key);
+      if (stored === undefined) return { value: null, metadata: null };
+      const text = textOf(stored);
+      return { value: type === "json" ? JSON.parse(text) : text, metadata: stored.metadata };
     },
     /** Text, or its UTF-8 bytes (read back as the text). */
     async put(key: string, value: string | Uint8Array, options?: { metadata?: unknown }) {
