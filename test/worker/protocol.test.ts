@@ -188,6 +188,30 @@ describe("resumed streams", () => {
   });
 });
 
+/** The proxy's own answer to one call of a batch (id "bad"), whose rest went to the origin. */
+const OWN = { jsonrpc: "2.0", id: "bad", error: { code: -32602, message: "Invalid params" } };
+
+/**
+ * `origin`'s answer to the batch's rest, with `OWN` to merge into it; `listIds`, where given, the
+ * listings it answers, and the batch's ids ("bad", 2 and theirs) what the client waits for.
+ */
+async function withOwnAnswer(origin: Response, listIds?: RequestId[]) {
+  const profile = profileOf("openai");
+  const scope = await toolMapScopes(
+    new URL(`https://own.example/mcp?${crypto.randomUUID()}`),
+    profile.names,
+  );
+  const addressee = unreadAddressee(new Headers());
+  return rewriteResponse(origin, {
+    listIds: new Set(listIds),
+    watchesListChanged: false,
+    reads: new ReadBudget(),
+    toolMap: new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {}),
+    addressee: listIds ? { ...addressee, ids: ["bad", 2, ...listIds] } : addressee,
+    localResponses: [OWN],
+  });
+}
+
 describe("bounds", () => {
   it("passes a JSON tools/list answer larger than the rewrite bound through whole, unrewritten", async () => {
     const tool = JSON.stringify({
@@ -237,22 +261,6 @@ describe("bounds", () => {
     logs.restore();
   });
 
-  /** The proxy's own answer to one call of a batch, whose rest went to the origin. */
-  const OWN = { jsonrpc: "2.0", id: "bad", error: { code: -32602, message: "Invalid params" } };
-  /** `origin`'s answer to the batch's rest, with `OWN` to merge into it. */
-  const withOwnAnswer = async (origin: Response) => {
-    const profile = profileOf("openai");
-    const scope = await toolMapScopes(new URL("https://batch.example/mcp"), profile.names);
-    return rewriteResponse(origin, {
-      listIds: new Set(),
-      watchesListChanged: false,
-      reads: new ReadBudget(),
-      toolMap: new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {}),
-      addressee: unreadAddressee(new Headers()),
-      localResponses: [OWN],
-    });
-  };
-
   it.each([
     ["no body", null],
     ["an empty body", ""],
@@ -282,8 +290,6 @@ describe("bounds", () => {
 });
 
 describe("the proxy's own answers before an origin's event stream", () => {
-  /** The proxy's own answer to one call of a batch (id "bad"), the rest answered by the origin. */
-  const OWN = { jsonrpc: "2.0", id: "bad", error: { code: -32602, message: "Invalid params" } };
   const CALL = { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text: "done" }] } };
   const LISTING = {
     jsonrpc: "2.0",
@@ -296,27 +302,15 @@ describe("the proxy's own answers before an origin's event stream", () => {
 
   /** The messages a client reads of the proxy's answer to an origin that sent `chunks`. */
   async function clientReads(chunks: number[][], listIds: RequestId[]) {
-    const profile = profileOf("openai");
-    const scope = await toolMapScopes(
-      new URL(`https://bom.example/mcp?${crypto.randomUUID()}`),
-      profile.names,
-    );
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         for (const chunk of chunks) controller.enqueue(new Uint8Array(chunk));
         controller.close();
       },
     });
-    const response = await rewriteResponse(
+    const response = await withOwnAnswer(
       new Response(body, { headers: { "content-type": "text/event-stream" } }),
-      {
-        listIds: new Set(listIds),
-        watchesListChanged: false,
-        reads: new ReadBudget(),
-        toolMap: new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {}),
-        addressee: { ...unreadAddressee(new Headers()), ids: ["bad", 2, ...listIds] },
-        localResponses: [OWN],
-      },
+      listIds,
     );
     // As a client decodes it: a BOM is dropped only where the stream starts (TextDecoderStream).
     const text = new TextDecoder().decode(await response.arrayBuffer());
@@ -329,8 +323,6 @@ describe("the proxy's own answers before an origin's event stream", () => {
     ["a call's answer alone", [] as RequestId[]],
     ["a call's answer beside a listing", [1] as RequestId[]],
   ])("reach the client at once, while the origin has sent nothing yet (%s)", async (_, listIds) => {
-    const profile = profileOf("openai");
-    const scope = await toolMapScopes(new URL("https://slow.example/mcp"), profile.names);
     // The origin answered with headers and holds its stream open: its call is still running.
     let origin: ReadableStreamDefaultController<Uint8Array> | undefined;
     const body = new ReadableStream<Uint8Array>({
@@ -338,16 +330,9 @@ describe("the proxy's own answers before an origin's event stream", () => {
         origin = controller;
       },
     });
-    const response = await rewriteResponse(
+    const response = await withOwnAnswer(
       new Response(body, { headers: { "content-type": "text/event-stream" } }),
-      {
-        listIds: new Set(listIds),
-        watchesListChanged: false,
-        reads: new ReadBudget(),
-        toolMap: new ToolMap(env.TOOL_MAP, scope, profile, new ToolMapMemory(), () => {}),
-        addressee: { ...unreadAddressee(new Headers()), ids: ["bad", 2, ...listIds] },
-        localResponses: [OWN],
-      },
+      listIds,
     );
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const { value } = await reader.read();
