@@ -105,7 +105,9 @@ function fromString(
  * left alone where that text is not known; an object, the text of its values
  * as `exact` knows them. A string becomes a number written with its digits
  * (`written`), also where strings are allowed but `values`, the schema's
- * `enum` or `const`, names the number and not the string.
+ * `enum` or `const`, names the number and not the string. A lone value becomes
+ * a one-element array, but never an array's `element`: in an array of arrays,
+ * `["a","b"]` may be one row (`[["a","b"]]`) as much as two (`[["a"],["b"]]`).
  */
 export function coerceValue(
   value: unknown,
@@ -113,6 +115,7 @@ export function coerceValue(
   written?: string,
   exact?: ExactText,
   values?: ReadonlySet<unknown>,
+  element = false,
 ): Coercion {
   const from = jsonTypeOf(value);
   if (matches(from, allowed)) {
@@ -130,7 +133,7 @@ export function coerceValue(
   } else if (allowed.has("string")) {
     coerced = { value: typeof value === "object" ? stringifyExact(value, exact) : String(value) };
   }
-  if (coerced === undefined && allowed.has("array")) {
+  if (coerced === undefined && allowed.has("array") && !element) {
     coerced = { value: oneElementArray(value, written) };
   }
   return coerced === undefined ? undefined : { ...coerced, from, to: jsonTypeOf(coerced.value) };

@@ -601,6 +601,31 @@ describe("coercing values", () => {
     expect(report.coercions).toEqual([]);
   });
 
+  it("makes no element of an array an array: a flat row for a table may be one row or a column", () => {
+    // Google Sheets' `values` (rows of cells): a model writes one row flat. Read element by
+    // element, each cell became a row of its own: a column the origin writes where a row was meant.
+    const schema = {
+      type: "object",
+      properties: {
+        values: { type: "array", items: { type: "array", items: { type: "string" } } },
+      },
+    };
+    for (const sent of [{ values: ["a", "b", "c"] }, { values: '["a","b","c"]' }]) {
+      const { arguments: args } = repairArguments(sent, schema);
+      // Left as the model wrote it (its text read): validation and the origin say what is wrong.
+      expect(args).toEqual({ values: ["a", "b", "c"] });
+      expect(validateArguments(args, schema).kind).toBe("invalid");
+    }
+    // Rows as sent stay rows; a lone value for a list is still made its one element.
+    const rows = { values: [["a", "b"], ["c"]] };
+    expect(repairArguments(rows, schema).arguments).toBe(rows);
+    const list = {
+      type: "object",
+      properties: { paths: { type: "array", items: { type: "string" } } },
+    };
+    expect(repairArguments({ paths: "src/a.ts" }, list).arguments).toEqual({ paths: ["src/a.ts"] });
+  });
+
   it("leaves a value alone that one of a property's several declarations accepts", () => {
     const schema = {
       oneOf: [
