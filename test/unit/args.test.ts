@@ -379,6 +379,11 @@ describe("coercing values", () => {
     [4.5, { type: "integer" }],
     // Branches that allow no type in common: nothing to bring the value to.
     ["7", { allOf: [{ type: "string" }, { type: "integer" }] }],
+    // A list written as text (`"bug,urgent"`: two labels, or one with a comma in it?), and an
+    // empty string (no value at all): made a list of one, either is valid with another meaning.
+    ["bug,urgent", { type: "array", items: { type: "string" } }],
+    ["a, b", { type: "array" }],
+    ["", { type: "array", items: { type: "string" } }],
   ])("refuses %o for %o", (value, schema) => {
     expect(coerce(value, schema)).toBeUndefined();
   });
