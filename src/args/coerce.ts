@@ -99,13 +99,26 @@ function fromString(
 }
 
 /**
+ * Whether `value` is a string no list of one stands for: empty (no value at all), or with a
+ * comma outside JSON text, which may write a list (`"bug,urgent"`, two labels) as much as one
+ * value with a comma in it; either way a list of one is valid with another meaning than the
+ * model's. An object's text (`{"a":1,"b":2}`) is one element, read as such by its `items`.
+ */
+const listOrNothing = (value: unknown) =>
+  typeof value === "string" &&
+  (value === "" || (value.includes(",") && parseExact(value) === undefined));
+
+/**
  * `value` brought to a type of `allowed`. A number becomes the string of its
  * text as the client wrote it (`written`: `1234567890123456789`, `1.50`,
  * `1e400`, not a double's `1234567890123456800`, `1.5`, `Infinity`), and is
  * left alone where that text is not known; an object, the text of its values
  * as `exact` knows them. A string becomes a number written with its digits
  * (`written`), also where strings are allowed but `values`, the schema's
- * `enum` or `const`, names the number and not the string.
+ * `enum` or `const`, names the number and not the string. A lone value becomes
+ * a one-element array, but not a string `listOrNothing`, and never an array's
+ * `element`: in an array of arrays, `["a","b"]` may be one row (`[["a","b"]]`)
+ * as much as two (`[["a"],["b"]]`).
  */
 export function coerceValue(
   value: unknown,
@@ -113,6 +126,7 @@ export function coerceValue(
   written?: string,
   exact?: ExactText,
   values?: ReadonlySet<unknown>,
+  element = false,
 ): Coercion {
   const from = jsonTypeOf(value);
   if (matches(from, allowed)) {
@@ -130,7 +144,7 @@ export function coerceValue(
   } else if (allowed.has("string")) {
     coerced = { value: typeof value === "object" ? stringifyExact(value, exact) : String(value) };
   }
-  if (coerced === undefined && allowed.has("array")) {
+  if (coerced === undefined && allowed.has("array") && !element && !listOrNothing(value)) {
     coerced = { value: oneElementArray(value, written) };
   }
   return coerced === undefined ? undefined : { ...coerced, from, to: jsonTypeOf(coerced.value) };

@@ -166,7 +166,15 @@ class ArgumentRepair {
     return spelledIn(copy, spelled);
   }
 
-  value(value: unknown, schema: unknown, path: string, depth: number, written?: string): unknown {
+  value(
+    value: unknown,
+    schema: unknown,
+    path: string,
+    depth: number,
+    written?: string,
+    /** Whether `value` is an array's element, which is never made an array (coerce.ts). */
+    element = false,
+  ): unknown {
     if (++this.nodes > MAX_NODES || depth > MAX_DEPTH) {
       this.report.limited = true;
       return value;
@@ -179,7 +187,7 @@ class ArgumentRepair {
         typeof current === "string" && allowed.has("string") && allowed.size > 1
           ? this.valuesIn(schema)
           : undefined;
-      const coercion = coerceValue(current, allowed, written, this.read, values);
+      const coercion = coerceValue(current, allowed, written, this.read, values, element);
       if (coercion === "drop") return DROP;
       if (coercion) {
         this.report.coercions.push({ path, from: coercion.from, to: coercion.to });
@@ -202,7 +210,7 @@ class ArgumentRepair {
           typeof element === "number"
             ? numberText(current, String(index), element, this.read)
             : undefined;
-        const next = this.value(element, items, `${path}[${index}]`, depth + 1, text);
+        const next = this.value(element, items, `${path}[${index}]`, depth + 1, text, true);
         if (next instanceof Spelled) spelled.push([String(index), next.text]);
         // An element is never dropped: that would shift the ones after it.
         const kept = next === DROP ? element : next instanceof Spelled ? next.value : next;

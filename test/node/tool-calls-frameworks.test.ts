@@ -33,6 +33,20 @@ const SEARCH: Tool = {
   } as Tool["inputSchema"],
 };
 
+/** Google Sheets' way: rows of cells; and labels, a list. */
+const APPEND: Tool = {
+  name: "sheet.append",
+  description: "Append rows.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      values: { type: "array", items: { type: "array", items: { type: "string" } } },
+      labels: { type: "array", items: { type: "string" } },
+    },
+    required: ["values"],
+  } as Tool["inputSchema"],
+};
+
 let origin: Awaited<ReturnType<typeof serveFetch>>;
 let proxy: Awaited<ReturnType<typeof serveProxy>>;
 
@@ -43,7 +57,7 @@ beforeAll(async () => {
         { name: "issues", version: "1.0.0" },
         { capabilities: { tools: {} } },
       );
-      server.setRequestHandler("tools/list", () => ({ tools: [SEARCH] }));
+      server.setRequestHandler("tools/list", () => ({ tools: [SEARCH, APPEND] }));
       server.setRequestHandler("tools/call", (call) => {
         const received = { tool: call.params.name, arguments: call.params.arguments ?? {} };
         return { content: [{ type: "text", text: JSON.stringify(received) }] };
@@ -115,6 +129,38 @@ describe("the Vercel AI SDK at /mcp/gemini", () => {
       const [called] = result.steps.flatMap((s) => s.toolResults);
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "issues.search", arguments: input }) }],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the Vercel AI SDK at /mcp/gemini, a model's list slips", () => {
+  it("delivers a flat row and a comma list as the model wrote them, never as a column or one label", async () => {
+    const client = await createMCPClient({
+      transport: { type: "http", url: `${proxy.url.href}/gemini` },
+    });
+    try {
+      const tools = await client.tools();
+      expect(Object.keys(tools)).toContain("sheet.append");
+      // One row of three cells, written flat; two labels written as one string.
+      const input = { values: ["Ada", "Lovelace", "1815"], labels: "people,math" };
+      let step = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => (++step === 1 ? toolCall("sheet.append", input) : finished("done")),
+      });
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Add Ada.",
+        stopWhen: stepCountIs(2),
+      });
+      const [called] = result.steps.flatMap((s) => s.toolResults);
+      // Read cell by cell, the row was a column of three rows, and the labels one label with a
+      // comma: valid calls of another meaning. As sent, the origin (or validation) refuses them.
+      expect(called?.output).toMatchObject({
+        content: [{ text: JSON.stringify({ tool: "sheet.append", arguments: input }) }],
       });
     } finally {
       await client.close();

@@ -379,6 +379,11 @@ describe("coercing values", () => {
     [4.5, { type: "integer" }],
     // Branches that allow no type in common: nothing to bring the value to.
     ["7", { allOf: [{ type: "string" }, { type: "integer" }] }],
+    // A list written as text (`"bug,urgent"`: two labels, or one with a comma in it?), and an
+    // empty string (no value at all): made a list of one, either is valid with another meaning.
+    ["bug,urgent", { type: "array", items: { type: "string" } }],
+    ["a, b", { type: "array" }],
+    ["", { type: "array", items: { type: "string" } }],
   ])("refuses %o for %o", (value, schema) => {
     expect(coerce(value, schema)).toBeUndefined();
   });
@@ -599,6 +604,31 @@ describe("coercing values", () => {
     const { arguments: args, report } = repairArguments(sent, schema);
     expect(args).toBe(sent);
     expect(report.coercions).toEqual([]);
+  });
+
+  it("makes no element of an array an array: a flat row for a table may be one row or a column", () => {
+    // Google Sheets' `values` (rows of cells): a model writes one row flat. Read element by
+    // element, each cell became a row of its own: a column the origin writes where a row was meant.
+    const schema = {
+      type: "object",
+      properties: {
+        values: { type: "array", items: { type: "array", items: { type: "string" } } },
+      },
+    };
+    for (const sent of [{ values: ["a", "b", "c"] }, { values: '["a","b","c"]' }]) {
+      const { arguments: args } = repairArguments(sent, schema);
+      // Left as the model wrote it (its text read): validation and the origin say what is wrong.
+      expect(args).toEqual({ values: ["a", "b", "c"] });
+      expect(validateArguments(args, schema).kind).toBe("invalid");
+    }
+    // Rows as sent stay rows; a lone value for a list is still made its one element.
+    const rows = { values: [["a", "b"], ["c"]] };
+    expect(repairArguments(rows, schema).arguments).toBe(rows);
+    const list = {
+      type: "object",
+      properties: { paths: { type: "array", items: { type: "string" } } },
+    };
+    expect(repairArguments({ paths: "src/a.ts" }, list).arguments).toEqual({ paths: ["src/a.ts"] });
   });
 
   it("leaves a value alone that one of a property's several declarations accepts", () => {

@@ -536,6 +536,19 @@ describe("the way back, by example (gemini)", () => {
     });
   });
 
+  // Known gap, left for a design decision: the way back reads the view's keys as written, before
+  // repair reads another spelling of them (`Value`, `payloadJson`; an operator's `aliases` too)
+  // against the origin's schema. Under another spelling, a value of any type asked for as text
+  // reaches the origin as the string (`"{\"a\":1}"`, `"42"`), and an enum of objects' `"\"auto\""`
+  // as a string the origin refuses. Reading aliases here needs what the origin's schema takes by
+  // pattern or by `additionalProperties`, which the view leaves out (repair's rule: a key it may
+  // take as sent is read as no other spelling), so one spelling decision for both walks.
+  it.fails("parses what the view asked for as text under another spelling of its key", () => {
+    const sent = { VALUE: '{"a":1}', Filters: '{"team":"core"}' };
+    const { arguments: back } = wayBack(sent, original, view);
+    expect(back).toEqual({ value: { a: 1 }, filters: { team: "core" } });
+  });
+
   it("changes nothing where the view asked for nothing as text", () => {
     const args = { value: "42" };
     const openai = schemaView(original, SCHEMA_PASSES.openai);
