@@ -4,7 +4,7 @@ import { assignNames, type KnownNames } from "../../src/names/assign";
 import { MAX_MATCHED_CHARS, matchName } from "../../src/names/match";
 import { nameRules, PROFILE_NAMES, type ProfileName } from "../../src/names/profiles";
 import { sanitizeName } from "../../src/names/sanitize";
-import { fnv1a32 } from "../../src/names/stable-hash";
+import { fnv1a32, hash6 } from "../../src/names/stable-hash";
 
 const NOTHING_KNOWN: KnownNames = { nameOf: () => undefined, originalOf: () => undefined };
 
@@ -99,6 +99,27 @@ describe("sanitizing one name", () => {
       "length",
     ]);
     expect(sanitizeName("fine", rules).reasons).toEqual([]);
+  });
+
+  it("names a name read a slice at a time as the whole name decomposed at once would be, for every code point", () => {
+    // Rule 2 as docs/names.md writes it, the whole original at once (sanitize.ts reads it in slices).
+    const whole = (original: string, profile: ProfileName) => {
+      const { profile: rules, cap } = nameRules(profile);
+      let name = original.normalize("NFKD").replace(/\p{M}/gu, "").replace(rules.disallowed, "_");
+      if (name === "") name = "tool";
+      else if (!rules.allowedFirst.test(name[0] as string))
+        name = `${rules.allowedFirst.test("_") ? "_" : "t_"}${name}`;
+      return `${name.slice(0, cap - 7)}_${hash6(original)}`;
+    };
+    const differs: string[] = [];
+    for (let point = 0; point <= 0x10ffff; point++) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const c = String.fromCodePoint(point);
+      // `c` ends the first slice of 64 code units, between combining marks of the highest classes.
+      const original = `${"x".repeat(62)}\u0345${c}\u0301${c}y`;
+      if (sanitize(original, "mcp") !== whole(original, "mcp")) differs.push(point.toString(16));
+    }
+    expect(differs).toEqual([]);
   });
 });
 
