@@ -36,10 +36,15 @@ const key = (name: string) =>
     .replace(/[^\p{L}\p{N}]+/gu, "_")
     .replace(/^_|_$/g, "");
 
-/** The keys a shown tool answers to: its original's, its listed name's, that name without a fingerprint. */
+/**
+ * The keys a shown tool answers to: its original's, its listed name's, that
+ * name without a fingerprint; of each only where it has at most
+ * `MAX_MATCHED_CHARS`, as a call's name: an origin's name may be megabytes
+ * long, and one of 15 MB, read at every call, cost each 0.5 s of CPU.
+ */
 function keysOf({ original, listed }: ShownName): string[] {
-  const keys = [key(original), key(listed)];
-  if (listed !== original && FINGERPRINT.test(listed))
+  const keys = [original, listed].filter((name) => name.length <= MAX_MATCHED_CHARS).map(key);
+  if (listed !== original && FINGERPRINT.test(listed) && listed.length <= MAX_MATCHED_CHARS)
     keys.push(key(listed.replace(FINGERPRINT, "")));
   return keys;
 }
@@ -83,6 +88,7 @@ export function matchName(name: string, shown: readonly ShownName[]): NameMatch 
   const pool = matches.size > 1 ? shown.filter((tool) => matches.has(tool.original)) : shown;
   const words = new Set(wanted.split("_"));
   const closest = pool
+    .filter((tool) => tool.listed.length <= MAX_MATCHED_CHARS)
     .map((tool) => ({ listed: tool.listed, score: likeness(wanted, words, key(tool.listed)) }))
     .filter((tool) => matches.size > 1 || tool.score > 0)
     .sort((a, b) => b.score - a.score || (a.listed < b.listed ? -1 : 1))

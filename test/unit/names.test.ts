@@ -401,6 +401,16 @@ describe("a name matched against a caller's listing", () => {
       closest: [],
     });
   });
+
+  // An origin's name may be megabytes long too: read whole at every call, a tool named 15 MB of
+  // `ab.` made each call by another spelling of any tool of the listing cost 0.5 s of CPU.
+  it(`reads a shown tool's original only where it has at most ${MAX_MATCHED_CHARS} characters`, () => {
+    const dotted = (length: number) => `files${".".repeat(length - 9)}read`;
+    const within = { original: dotted(MAX_MATCHED_CHARS), listed: "files_9x8k2a" };
+    const long = { ...within, original: dotted(MAX_MATCHED_CHARS + 1) };
+    expect(matchName("files.read", [within])).toEqual({ kind: "one", original: within.original });
+    expect(matchName("files.read", [long])).toEqual({ kind: "none", closest: ["files_9x8k2a"] });
+  });
 });
 
 describe("the stable hash behind fingerprinted names", () => {
