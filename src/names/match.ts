@@ -73,11 +73,15 @@ export const MAX_MATCHED_CHARS = 256;
 const MIN_PREFIX = 4;
 
 /**
- * The tool of `shown` a name stands for, when exactly one answers to it;
- * otherwise the closest names. Linear in the tools shown.
+ * The tool of `shown` a name stands for: the one whose own name it is, else
+ * the one that answers to it, where exactly one does; otherwise the closest
+ * names. Linear in the tools shown.
  */
 export function matchName(name: string, shown: readonly ShownName[]): NameMatch {
   if (name.length > MAX_MATCHED_CHARS) return { kind: "none", closest: [] };
+  // A tool's own name is that tool's, whichever others answer to its spelling (`a.b` beside `a/b`).
+  const own = shown.find((tool) => tool.original === name);
+  if (own !== undefined) return { kind: "one", original: own.original };
   const wanted = key(name);
   const matches = new Set<string>();
   if (wanted !== "") {

@@ -402,6 +402,16 @@ describe("a name matched against a caller's listing", () => {
     });
   });
 
+  it("gives a call by a tool's own name that tool, where other tools answer to the name's spelling too", () => {
+    // `a/b`, `a.b` and `a:b` sanitize alike: each answers to `a_b`, and `a.b` is only `a.b`'s own name.
+    const alike = ["a/b", "a.b", "a:b"].map((original) => ({
+      original,
+      listed: sanitize(original),
+    }));
+    expect(matchName("a.b", alike)).toEqual({ kind: "one", original: "a.b" });
+    expect(matchName("A.B", alike)).toMatchObject({ kind: "many" });
+  });
+
   // An origin's name may be megabytes long too: read whole at every call, a tool named 15 MB of
   // `ab.` made each call by another spelling of any tool of the listing cost 0.5 s of CPU.
   it(`reads a shown tool's original only where it has at most ${MAX_MATCHED_CHARS} characters`, () => {
