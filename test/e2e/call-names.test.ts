@@ -94,6 +94,21 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     await expect(client.callTool("A_B", { path: "a.md" })).rejects.toThrow(/Did you mean/);
   });
 
+  it("reaches the tool another spelling means in an isolate new to the caller, where the rules refuse calls", async () => {
+    const origin = await callerOrigin("ann");
+    const rules = JSON.stringify({ hide: ["*delete*"] });
+    for (const name of ["Files.Read", "files_read", "FILES_READ"]) {
+      // A fresh isolate for each: the caller's listing is asked for by the call itself.
+      const proxy = viaProxy({ ORIGIN_URL: origin, TOOL_RULES: rules }, { app: createApp() });
+      const client = await connect(revision, asCaller("ann", proxy));
+      expect(echoed(await client.callTool(name, { path: "a.md" })), name).toEqual({
+        tool: "files.read",
+        arguments: { path: "a.md" },
+        caller: "ann",
+      });
+    }
+  });
+
   it("answers a name nothing answers to with the caller's closest names, and calls nothing", async () => {
     const proxy = viaProxy({ ORIGIN_URL: await callerOrigin("ann") }, { app: createApp() });
     const client = await connect(revision, asCaller("ann", proxy));
