@@ -79,9 +79,13 @@ const MIN_PREFIX = 4;
  */
 export function matchName(name: string, shown: readonly ShownName[]): NameMatch {
   if (name.length > MAX_MATCHED_CHARS) return { kind: "none", closest: [] };
-  // A tool's own name is that tool's, whichever others answer to its spelling (`a.b` beside `a/b`).
+  // A tool's own name is that tool's, whichever others answer to its spelling (`a.b` beside `a/b`);
+  // not where another tool is listed under it (`files_write_g6n43p`, `files.write`'s): the name
+  // reaches the tool shown under it, or none, and no other.
   const own = shown.find((tool) => tool.original === name);
-  if (own !== undefined) return { kind: "one", original: own.original };
+  if (own !== undefined && !shown.some((tool) => tool !== own && tool.listed === name)) {
+    return { kind: "one", original: own.original };
+  }
   const wanted = key(name);
   const matches = new Set<string>();
   if (wanted !== "") {

@@ -410,6 +410,13 @@ describe("a name matched against a caller's listing", () => {
     }));
     expect(matchName("a.b", alike)).toEqual({ kind: "one", original: "a.b" });
     expect(matchName("A.B", alike)).toMatchObject({ kind: "many" });
+    // A tool's own name another tool is listed under is not the first tool's: where the listed one
+    // cannot be resolved (its schema lost from KV, the origin not listed again), neither is reached.
+    const taken = [
+      { original: "files.write", listed: "files_write_g6n43p" },
+      { original: "files_write_g6n43p", listed: "files_write_g6n43p_2" },
+    ];
+    expect(matchName("files_write_g6n43p", taken)).toMatchObject({ kind: "many" });
   });
 
   // An origin's name may be megabytes long too: read whole at every call, a tool named 15 MB of
