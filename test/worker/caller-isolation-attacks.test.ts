@@ -229,7 +229,7 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     for (const [name, tool] of [
       ["files_read", "files.read"],
       ["files_reads", "files.reads"],
-    ]) {
+    ] as const) {
       expect((await bob.call(name, { id: "1" })).result?.structuredContent, name).toEqual({
         tool,
         arguments: { id: "1" },
