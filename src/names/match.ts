@@ -36,10 +36,15 @@ const key = (name: string) =>
     .replace(/[^\p{L}\p{N}]+/gu, "_")
     .replace(/^_|_$/g, "");
 
-/** The keys a shown tool answers to: its original's, its listed name's, that name without a fingerprint. */
+/**
+ * The keys a shown tool answers to: its original's, its listed name's, that
+ * name without a fingerprint; of each only where it has at most
+ * `MAX_MATCHED_CHARS`, as a call's name: an origin's name may be megabytes
+ * long, and one of 15 MB, read at every call, cost each 0.5 s of CPU.
+ */
 function keysOf({ original, listed }: ShownName): string[] {
-  const keys = [key(original), key(listed)];
-  if (listed !== original && FINGERPRINT.test(listed))
+  const keys = [original, listed].filter((name) => name.length <= MAX_MATCHED_CHARS).map(key);
+  if (listed !== original && FINGERPRINT.test(listed) && listed.length <= MAX_MATCHED_CHARS)
     keys.push(key(listed.replace(FINGERPRINT, "")));
   return keys;
 }
@@ -68,11 +73,19 @@ export const MAX_MATCHED_CHARS = 256;
 const MIN_PREFIX = 4;
 
 /**
- * The tool of `shown` a name stands for, when exactly one answers to it;
- * otherwise the closest names. Linear in the tools shown.
+ * The tool of `shown` a name stands for: the one whose own name it is, else
+ * the one that answers to it, where exactly one does; otherwise the closest
+ * names. Linear in the tools shown.
  */
 export function matchName(name: string, shown: readonly ShownName[]): NameMatch {
   if (name.length > MAX_MATCHED_CHARS) return { kind: "none", closest: [] };
+  // A tool's own name is that tool's, whichever others answer to its spelling (`a.b` beside `a/b`);
+  // not where another tool is listed under it (`files_write_g6n43p`, `files.write`'s): the name
+  // reaches the tool shown under it, or none, and no other.
+  const own = shown.find((tool) => tool.original === name);
+  if (own !== undefined && !shown.some((tool) => tool !== own && tool.listed === name)) {
+    return { kind: "one", original: own.original };
+  }
   const wanted = key(name);
   const matches = new Set<string>();
   if (wanted !== "") {
@@ -83,6 +96,7 @@ export function matchName(name: string, shown: readonly ShownName[]): NameMatch 
   const pool = matches.size > 1 ? shown.filter((tool) => matches.has(tool.original)) : shown;
   const words = new Set(wanted.split("_"));
   const closest = pool
+    .filter((tool) => tool.listed.length <= MAX_MATCHED_CHARS)
     .map((tool) => ({ listed: tool.listed, score: likeness(wanted, words, key(tool.listed)) }))
     .filter((tool) => matches.size > 1 || tool.score > 0)
     .sort((a, b) => b.score - a.score || (a.listed < b.listed ? -1 : 1))

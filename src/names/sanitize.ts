@@ -7,7 +7,7 @@
  * it has seen. Collisions left (a legal name equal to a fingerprinted one)
  * are `assign.ts`'s business.
  */
-import type { NameRules } from "./profiles";
+import type { NameProfile, NameRules } from "./profiles";
 import { hash6 } from "./stable-hash";
 
 /** Why a tool's model-facing name is not its own; `rule`: the operator chose it (TOOL_RULES). */
@@ -30,12 +30,8 @@ export function sanitizeName(original: string, rules: NameRules): Sanitized {
   const { profile, cap } = rules;
   const reasons: RenameReason[] = [];
 
-  // NFKD splits `ü` into `u` + a combining mark, so `über` keeps its letters.
-  let name = original
-    .normalize("NFKD")
-    .replace(COMBINING_MARKS, "")
-    .replace(profile.disallowed, "_");
-  if (name !== original) reasons.push("charset");
+  let { name, changed } = legalCharacters(original, rules, cap - FINGERPRINT_LENGTH);
+  if (changed) reasons.push("charset");
 
   if (name.length === 0) {
     name = "tool";
@@ -50,6 +46,53 @@ export function sanitizeName(original: string, rules: NameRules): Sanitized {
     reasons.push("length");
   }
   return { name: `${name}_${hash6(original)}`, reasons };
+}
+
+/** Code units of the original made legal at a time. */
+const SLICE_UNITS = 64;
+
+/**
+ * The original's characters made legal: Unicode decomposed (NFKD, so `ü`
+ * keeps its `u`), combining marks dropped, every character still not allowed
+ * one `_`; read a slice at a time, only until the result is longer than
+ * `room`, as no more of it is kept. Whole, one character may decompose into
+ * 18 (U+FDFA), and an origin's name of 16 MiB was some 100 M code units:
+ * past an isolate's 128 MB. Slice by slice the result is the whole name's:
+ * NFKD decomposes each character alone, and reorders only combining marks
+ * (test/unit/names.test.ts, over every code point), which are dropped.
+ * `changed`: whether the result differs from the original, which is so
+ * where a character is not allowed, read or not (no allowed one changes).
+ */
+function legalCharacters(
+  original: string,
+  { profile }: NameRules,
+  room: number,
+): { name: string; changed: boolean } {
+  let name = "";
+  let start = 0;
+  while (start < original.length && name.length <= room) {
+    let end = Math.min(start + SLICE_UNITS, original.length);
+    // A surrogate pair stays in one slice.
+    if (end < original.length && isHighSurrogate(original.charCodeAt(end - 1))) end++;
+    name += original
+      .slice(start, end)
+      .normalize("NFKD")
+      .replace(COMBINING_MARKS, "")
+      .replace(profile.disallowed, "_");
+    start = end;
+  }
+  const changed = start < original.length ? hasDisallowed(original, profile) : name !== original;
+  return { name, changed };
+}
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+
+/** Whether `text` holds a character `profile` does not allow: read without a copy. */
+function hasDisallowed(text: string, { disallowed }: NameProfile): boolean {
+  disallowed.lastIndex = 0;
+  const found = disallowed.test(text);
+  disallowed.lastIndex = 0;
+  return found;
 }
 
 const FINGERPRINT_LENGTH = 7;

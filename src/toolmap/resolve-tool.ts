@@ -9,7 +9,8 @@
  *    which names what it learns in the map). A name the map could never have
  *    handed out (illegal under the profile, or longer than its cap) costs no
  *    lookup and no listing.
- * 2. Else the caller's own whole listing: the one tool of it that answers to
+ * 2. Else the caller's own whole listing (asked for first where the policy
+ *    refuses calls and this isolate has none): the one tool of it that answers to
  *    the name (its original name, or its listed name in another case or
  *    without its fingerprint), resolved as a call by its listed name is, so
  *    the strict view's way back, the rules and the repairs follow the tool,
@@ -84,7 +85,13 @@ export function toolResolver(
   const resolve = async (name: string, cause: unknown): Promise<Lookup> => {
     const listed = await handedOut(name, cause);
     if (listed) return { kind: "resolved", tool: { ...listed, by: "listed" } };
-    const spelled = await toolMap.calls.spelledAs(name);
+    let spelled = await toolMap.calls.spelledAs(name);
+    // Where the policy refuses calls, the caller's listing is asked for before a name is judged
+    // (`refusalOf`): asked for here, another spelling is read against it as in a warm isolate,
+    // not refused with the very tool it means as the one name alike.
+    if (spelled === undefined && refusesCalls(toolMap.policy) && (await relist(cause))) {
+      spelled = await toolMap.calls.spelledAs(name);
+    }
     if (spelled === undefined) return { kind: "unknown" };
     // A name like none of theirs goes to the origin as it came: the origin's answer is the one.
     if ("closest" in spelled) {

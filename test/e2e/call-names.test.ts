@@ -30,11 +30,11 @@ const TOOLS = [
   },
 ];
 
-async function callerOrigin(token: string) {
+async function callerOrigin(token: string, tools: readonly unknown[] = TOOLS) {
   const map = crypto.randomUUID();
   const response = await fetch(`${CALLER_ORIGIN}/__tools?map=${map}&caller=${token}`, {
     method: "POST",
-    body: JSON.stringify(TOOLS),
+    body: JSON.stringify(tools),
   });
   expect(response.status).toBe(204);
   return `${CALLER_ORIGIN}/mcp?map=${map}`;
@@ -76,6 +76,37 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
       "repaired",
     ]);
     logs.restore();
+  });
+
+  it("reaches a tool called by its own name, where tools that sanitize alike answer to its spelling too", async () => {
+    const alike = ["a/b", "a.b", "a:b"].map((name) => ({ ...TOOLS[0], name }));
+    const proxy = viaProxy({ ORIGIN_URL: await callerOrigin("ann", alike) }, { app: createApp() });
+    const client = await connect(revision, asCaller("ann", proxy));
+    expect(await client.listTools()).toHaveLength(3);
+    for (const name of ["a/b", "a.b", "a:b"]) {
+      expect(echoed(await client.callTool(name, { path: "a.md" })), name).toEqual({
+        tool: name,
+        arguments: { path: "a.md" },
+        caller: "ann",
+      });
+    }
+    // Another spelling that all three answer to names none of them.
+    await expect(client.callTool("A_B", { path: "a.md" })).rejects.toThrow(/Did you mean/);
+  });
+
+  it("reaches the tool another spelling means in an isolate new to the caller, where the rules refuse calls", async () => {
+    const origin = await callerOrigin("ann");
+    const rules = JSON.stringify({ hide: ["*delete*"] });
+    for (const name of ["Files.Read", "files_read", "FILES_READ"]) {
+      // A fresh isolate for each: the caller's listing is asked for by the call itself.
+      const proxy = viaProxy({ ORIGIN_URL: origin, TOOL_RULES: rules }, { app: createApp() });
+      const client = await connect(revision, asCaller("ann", proxy));
+      expect(echoed(await client.callTool(name, { path: "a.md" })), name).toEqual({
+        tool: "files.read",
+        arguments: { path: "a.md" },
+        caller: "ann",
+      });
+    }
   });
 
   it("answers a name nothing answers to with the caller's closest names, and calls nothing", async () => {

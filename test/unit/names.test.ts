@@ -4,7 +4,7 @@ import { assignNames, type KnownNames } from "../../src/names/assign";
 import { MAX_MATCHED_CHARS, matchName } from "../../src/names/match";
 import { nameRules, PROFILE_NAMES, type ProfileName } from "../../src/names/profiles";
 import { sanitizeName } from "../../src/names/sanitize";
-import { fnv1a32 } from "../../src/names/stable-hash";
+import { fnv1a32, hash6 } from "../../src/names/stable-hash";
 
 const NOTHING_KNOWN: KnownNames = { nameOf: () => undefined, originalOf: () => undefined };
 
@@ -99,6 +99,27 @@ describe("sanitizing one name", () => {
       "length",
     ]);
     expect(sanitizeName("fine", rules).reasons).toEqual([]);
+  });
+
+  it("names a name read a slice at a time as the whole name decomposed at once would be, for every code point", () => {
+    // Rule 2 as docs/names.md writes it, the whole original at once (sanitize.ts reads it in slices).
+    const whole = (original: string, profile: ProfileName) => {
+      const { profile: rules, cap } = nameRules(profile);
+      let name = original.normalize("NFKD").replace(/\p{M}/gu, "").replace(rules.disallowed, "_");
+      if (name === "") name = "tool";
+      else if (!rules.allowedFirst.test(name[0] as string))
+        name = `${rules.allowedFirst.test("_") ? "_" : "t_"}${name}`;
+      return `${name.slice(0, cap - 7)}_${hash6(original)}`;
+    };
+    const differs: string[] = [];
+    for (let point = 0; point <= 0x10ffff; point++) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const c = String.fromCodePoint(point);
+      // `c` ends the first slice of 64 code units, between combining marks of the highest classes.
+      const original = `${"x".repeat(62)}\u0345${c}\u0301${c}y`;
+      if (sanitize(original, "mcp") !== whole(original, "mcp")) differs.push(point.toString(16));
+    }
+    expect(differs).toEqual([]);
   });
 });
 
@@ -379,6 +400,33 @@ describe("a name matched against a caller's listing", () => {
       kind: "none",
       closest: [],
     });
+  });
+
+  it("gives a call by a tool's own name that tool, where other tools answer to the name's spelling too", () => {
+    // `a/b`, `a.b` and `a:b` sanitize alike: each answers to `a_b`, and `a.b` is only `a.b`'s own name.
+    const alike = ["a/b", "a.b", "a:b"].map((original) => ({
+      original,
+      listed: sanitize(original),
+    }));
+    expect(matchName("a.b", alike)).toEqual({ kind: "one", original: "a.b" });
+    expect(matchName("A.B", alike)).toMatchObject({ kind: "many" });
+    // A tool's own name another tool is listed under is not the first tool's: where the listed one
+    // cannot be resolved (its schema lost from KV, the origin not listed again), neither is reached.
+    const taken = [
+      { original: "files.write", listed: "files_write_g6n43p" },
+      { original: "files_write_g6n43p", listed: "files_write_g6n43p_2" },
+    ];
+    expect(matchName("files_write_g6n43p", taken)).toMatchObject({ kind: "many" });
+  });
+
+  // An origin's name may be megabytes long too: read whole at every call, a tool named 15 MB of
+  // `ab.` made each call by another spelling of any tool of the listing cost 0.5 s of CPU.
+  it(`reads a shown tool's original only where it has at most ${MAX_MATCHED_CHARS} characters`, () => {
+    const dotted = (length: number) => `files${".".repeat(length - 9)}read`;
+    const within = { original: dotted(MAX_MATCHED_CHARS), listed: "files_9x8k2a" };
+    const long = { ...within, original: dotted(MAX_MATCHED_CHARS + 1) };
+    expect(matchName("files.read", [within])).toEqual({ kind: "one", original: within.original });
+    expect(matchName("files.read", [long])).toEqual({ kind: "none", closest: ["files_9x8k2a"] });
   });
 });
 

@@ -210,6 +210,34 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     }
   });
 
+  it("answers a call by a name another caller's tool was given as one by a name no one was given, where it is another spelling of the caller's own tool", async () => {
+    // Ann's legal files_read keeps its name; bob's files.read is files_read_<fingerprint>, and
+    // files_read is another spelling of it. Were bob's call by files_read told apart from one by
+    // a name no one was given (files_reads), it would tell him some caller has a files_read.
+    const origin = callerOrigin();
+    await origin.list("ann", [{ ...READ, name: "files_read" }]);
+    await origin.list("bob", [
+      { ...READ, name: "files.read" },
+      { ...READ, name: "files.reads" },
+    ]);
+    const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+    const bob = user(proxy, "bob", wire);
+    expect((await user(proxy, "ann", wire).list()).tools.map((tool) => tool.name)).toEqual([
+      "files_read",
+    ]);
+    expect((await bob.list()).tools).toHaveLength(2);
+    for (const [name, tool] of [
+      ["files_read", "files.read"],
+      ["files_reads", "files.reads"],
+    ] as const) {
+      expect((await bob.call(name, { id: "1" })).result?.structuredContent, name).toEqual({
+        tool,
+        arguments: { id: "1" },
+        caller: "bob",
+      });
+    }
+  });
+
   it.each([
     ["original", (original: string) => original],
     ["listed name", openaiName],
