@@ -8,6 +8,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ListedTool } from "../../src/protocol/tools-list";
+import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, type ToolMapScopes, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
@@ -87,5 +88,31 @@ describe("one isolate's requests, one after another, each listing tools new to t
     await list(structuredClone(pages[0] as ListedTool[]));
     await Promise.all(writes.splice(0));
     expect(await inKv(scopes, names)).toEqual(itself(names));
+  });
+});
+
+describe("TOOL_CHANGES=hold, one caller's requests, one after another, each listing tools they were not listed", () => {
+  it("write no key twice within a second, their own record neither", async () => {
+    const { pages, memory, scopes } = await isolateOfPages();
+    const timed = timedPuts(env.TOOL_MAP);
+    const caller = { listing: async () => "caller", pins: async () => "caller" };
+    const hold: ToolPolicy = { rules: NO_RULES, changes: "hold" };
+    for (const page of pages) {
+      const writes: Promise<unknown>[] = [];
+      const request = new ToolMap(
+        timed.kv,
+        scopes,
+        profile,
+        memory,
+        (w) => writes.push(w),
+        hold,
+        undefined,
+        caller,
+      );
+      expect((await request.nameListing(page)).hidden).toEqual(new Set());
+      await Promise.all(writes);
+    }
+    expect(timed.puts.some(({ key }) => key.includes(":pins:"))).toBe(true);
+    expect(tooSoon(timed.puts)).toEqual([]);
   });
 });
