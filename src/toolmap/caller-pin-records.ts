@@ -187,6 +187,8 @@ export class CallerPins {
         await this.turnToWrite(key);
         written = write.latest;
         await kv.put(key, encodeRecord(written));
+        // Counted from when KV took it: the second is KV's, and the write took its time.
+        this.writeTimes.set(key, Math.max(Date.now(), this.writeTimes.get(key) ?? 0));
         // Let go of at once where nothing came meanwhile: a write after it starts one of its own.
       } while (write.latest !== written);
       writes.delete(key);

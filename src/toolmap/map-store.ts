@@ -193,8 +193,9 @@ export class MapStore {
   async store(names: ProfileNames): Promise<void> {
     const origin = this.origin;
     if (origin.writing) {
-      // This listing's tools are merged by the next write, whichever listing needs it.
-      origin.writeMissed = true;
+      // The write under way merges this listing's tools and notes, where it has not merged yet;
+      // else the next write does, whichever listing needs it.
+      if (origin.writeMerged) origin.writeMissed = true;
       return;
     }
     origin.writing = true;
@@ -208,10 +209,11 @@ export class MapStore {
         Date.now() - origin.loadedAt > FRESH_MS || origin.pinned.size > 0
           ? await this.readMap()
           : (origin.stored ?? emptyMap());
-      origin.writeMissed = false;
       // The held definitions this write notes: one noted while it is under way waits for the next.
       const noted = [...origin.heldPins.keys()].map((o) => [o, origin.heldPins.get(o)] as const);
       const { merged, superseded } = this.merge(base, names);
+      origin.writeMissed = false;
+      origin.writeMerged = true;
       merged.listingPin = (await origin.listingPin) ?? base.listingPin;
       const lines = await this.schemaLinesFor(base, merged);
       if (lines !== undefined) {
@@ -240,6 +242,7 @@ export class MapStore {
     } finally {
       origin.writtenAt = Date.now();
       origin.writing = false;
+      origin.writeMerged = false;
     }
   }
 
