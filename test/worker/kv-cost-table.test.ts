@@ -66,6 +66,18 @@ describe("docs/tool-map.md's cost table, through the proxy", () => {
     expect(await (await isolate())()).toMatchObject({ get: 1, list: 0, put: 0 });
   });
 
+  it("a first listing under TOOL_CHANGES=hold, and the same caller's listings after it", async () => {
+    const { isolate } = countedIsolates({ TOOL_CHANGES: "hold" });
+    const list = await isolate();
+    // As under log, but for the answer, which KV keeps for no one under hold (a remembered answer
+    // goes only to a caller shown its view in this isolate); and the caller's own record, written
+    // for a caller new to the proxy.
+    expect(await list()).toMatchObject({ get: 3, list: 1, put: 3 });
+    expect(await list()).toMatchObject({ get: 0, list: 0, put: 0 });
+    // A new isolate: the map, and the caller's own pins.
+    expect(await (await isolate())()).toMatchObject({ get: 2, list: 0, put: 0 });
+  });
+
   it("a warm tools/call, and a cold isolate's", async () => {
     const { isolate } = countedIsolates();
     const warm = await isolate();
