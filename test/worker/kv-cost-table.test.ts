@@ -42,7 +42,7 @@ function countedIsolates(vars: Record<string, string> = {}, origin = freshOrigin
       expect(message).toHaveProperty("result.tools");
       return counts;
     };
-    const call = async (original: string) => {
+    const call = async (original: keyof typeof DEMO_NAMES) => {
       const { message, counts } = await send("tools/call", {
         name: DEMO_NAMES[original],
         arguments: VALID_ARGUMENTS[original] ?? {},
