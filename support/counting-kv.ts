@@ -31,3 +31,22 @@ export function countingKv(real: KVNamespace): CountedKv {
     },
   };
 }
+
+/** The real namespace, each `put` noted with its key and when it was made (KV takes one a second a key). */
+export function timedPuts(real: KVNamespace): {
+  kv: KVNamespace;
+  puts: { key: string; at: number }[];
+} {
+  const puts: { key: string; at: number }[] = [];
+  const kv = new Proxy(real, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        if (property === "put") puts.push({ key: String(args[0]), at: Date.now() });
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { kv, puts };
+}

@@ -47,7 +47,10 @@ export class AnswerMemory {
     /** This profile's names, looked up each time: the origin's memory may drop them. */
     private readonly names: () => ProfileNames,
     private readonly waitUntil: (promise: Promise<unknown>) => void,
-    /** Where KV keeps the answer, worked out when asked (the rules are written out to fingerprint them). */
+    /**
+     * Where KV keeps the answer, worked out when asked (the rules are written out to fingerprint
+     * them); `undefined` where KV keeps none (no deployment id; `TOOL_CHANGES=hold`, tool-map.ts).
+     */
     private readonly key: () => string | undefined,
   ) {}
 

@@ -80,9 +80,10 @@ export const LOG_PINS_WRITE_MS = 60_000;
 const MAX_OWN_PINS = 50_000;
 export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
 /**
- * How long a request waits after writing a caller's record before it writes it again, with what
- * its listings changed meanwhile: KV takes one write a second to a key, and a batch of 256
- * listings, each showing the caller a tool they were not listed, wrote it 256 times.
+ * How long an isolate waits after writing a caller's record before it writes it again (a request
+ * with what its listings changed meanwhile, or another request): KV takes one write a second to a
+ * key, and a batch of 256 listings, each showing the caller a tool they were not listed, wrote it
+ * 256 times.
  */
 const RECORD_REWRITE_MS = 1_000;
 
@@ -129,6 +130,8 @@ export class CallerPins {
   private readonly reading = new Map<string, Promise<CallerRecord | undefined>>();
   /** Callers whose pins this isolate wrote within `LOG_PINS_WRITE_MS`. */
   private readonly writtenLately = new BoundedMap<string, true>(MAX_CALLERS, LOG_PINS_WRITE_MS);
+  /** When this isolate last wrote each caller's record, or is to: its next write a second after. */
+  private readonly writeTimes = new BoundedMap<string, number>(MAX_CALLERS);
 
   /** The caller's own pins: read from KV once (again after a failed read); `undefined` when it failed. */
   async read(kv: KVNamespace, key: string): Promise<CallerRecord | undefined> {
@@ -179,15 +182,16 @@ export class CallerPins {
     const write = { latest: record };
     writes.set(key, write);
     const writeLatest = async () => {
-      for (let written = write.latest; ; written = write.latest) {
+      let written: typeof write.latest;
+      do {
+        await this.turnToWrite(key);
+        written = write.latest;
         await kv.put(key, encodeRecord(written));
+        // Counted from when KV took it: the second is KV's, and the write took its time.
+        this.writeTimes.set(key, Math.max(Date.now(), this.writeTimes.get(key) ?? 0));
         // Let go of at once where nothing came meanwhile: a write after it starts one of its own.
-        if (write.latest === written) {
-          writes.delete(key);
-          return;
-        }
-        await new Promise((slept) => setTimeout(slept, RECORD_REWRITE_MS));
-      }
+      } while (write.latest !== written);
+      writes.delete(key);
     };
     waitUntil(
       writeLatest().catch((error) => {
@@ -195,5 +199,17 @@ export class CallerPins {
         logEvent("kv_error", { op: "put", error: String(error) });
       }),
     );
+  }
+
+  /**
+   * Waits until this isolate may write `key` again: a second after its last write of it, whatever
+   * request made that one (two requests of one caller, each showing them a tool they were not
+   * listed, wrote their record milliseconds apart, and KV refuses the second).
+   */
+  private async turnToWrite(key: string): Promise<void> {
+    const now = Date.now();
+    const at = Math.max(now, (this.writeTimes.get(key) ?? 0) + RECORD_REWRITE_MS);
+    this.writeTimes.set(key, at);
+    if (at > now) await new Promise((waited) => setTimeout(waited, at - now));
   }
 }

@@ -113,6 +113,12 @@ export class OriginMemory {
   loadedAt = 0;
   /** A write to KV is under way: another waits for the next listing. */
   writing = false;
+  /** The write under way merged what it writes: a listing after it is not in it. */
+  writeMerged = false;
+  /** A listing wanted a write after the one under way merged: the next listing writes, whatever it shows. */
+  writeMissed = false;
+  /** When this isolate last wrote the map (and its chunks): the next write waits a second from it. */
+  writtenAt = 0;
   /** Definition pins this isolate set and KV does not hold yet. */
   readonly pinned = unstored<SharedPin>();
   /** The listing pin to store with the map (listing-pin.ts), from the last listing that made one. */

@@ -110,11 +110,25 @@ export async function readLegacyNames(
         continue;
       }
       gets++;
-      const original = (await kv.get<{ original?: unknown }>(key.name, "json"))?.original;
+      const original = originalIn(await kv.get(key.name, "text"));
       after = key.name;
       if (typeof original === "string") keep(original, name);
     }
     if (page.list_complete) return step();
     cursor = page.cursor;
+  }
+}
+
+/**
+ * The original a layout-1 value holds; `undefined` for one that is not its JSON (cut short, or
+ * another's): skipped as a key with none. Read as JSON by KV, it threw, the step failed, and
+ * the next listing's step read it again: the map was never written again (nor pins decided).
+ */
+function originalIn(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return (JSON.parse(text) as { original?: unknown } | null)?.original;
+  } catch {
+    return undefined;
   }
 }

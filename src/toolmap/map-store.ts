@@ -49,6 +49,8 @@ import {
 } from "./stored-map";
 
 const MAX_SCHEMA_CHUNKS = 2;
+/** KV takes one write a second to a key; a second one within it fails (429). */
+const KEY_WRITE_MS = 1_000;
 /** Characters per schema chunk: under KV's 25 MiB a value, even at 3 bytes a character. */
 const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
 export const EXPIRY_DAYS = 30;
@@ -169,13 +171,14 @@ export class MapStore {
   /**
    * Whether KV lacks what this listing shows: a tool, a schema (also one a
    * chunk was found to lack), a stale day, this profile's migration or a
-   * name kept since, a held definition.
+   * name kept since, a held definition; or what a listing showed while a
+   * write was under way.
    */
   needsWrite(entries: readonly PlannedEntry[], names: ProfileNames): boolean {
     const { stored, chunksLack, heldPins } = this.origin;
     if (!stored) return false;
     if (!stored.migrated.has(this.scope.legacy) || names.keptUnstored) return true;
-    if (chunksLack.size > 0 || heldPins.size > 0) return true;
+    if (chunksLack.size > 0 || heldPins.size > 0 || this.origin.writeMissed) return true;
     const day = today();
     return entries.some(({ original, schemaHash }) => {
       const tool = stored.tools.get(original);
@@ -189,9 +192,18 @@ export class MapStore {
    */
   async store(names: ProfileNames): Promise<void> {
     const origin = this.origin;
-    if (origin.writing) return;
+    if (origin.writing) {
+      // The write under way merges this listing's tools and notes, where it has not merged yet;
+      // else the next write does, whichever listing needs it.
+      if (origin.writeMerged) origin.writeMissed = true;
+      return;
+    }
     origin.writing = true;
     try {
+      // KV takes one write a second to a key (past it, a put fails): a write of the map (its
+      // chunks) within a second of this isolate's last one waits, then merges what came meanwhile.
+      const wait = origin.writtenAt + KEY_WRITE_MS - Date.now();
+      if (wait > 0) await new Promise((waited) => setTimeout(waited, wait));
       // Pins are read afresh before they are written: another isolate may have pinned the tool.
       const base =
         Date.now() - origin.loadedAt > FRESH_MS || origin.pinned.size > 0
@@ -200,6 +212,8 @@ export class MapStore {
       // The held definitions this write notes: one noted while it is under way waits for the next.
       const noted = [...origin.heldPins.keys()].map((o) => [o, origin.heldPins.get(o)] as const);
       const { merged, superseded } = this.merge(base, names);
+      origin.writeMissed = false;
+      origin.writeMerged = true;
       merged.listingPin = (await origin.listingPin) ?? base.listingPin;
       const lines = await this.schemaLinesFor(base, merged);
       if (lines !== undefined) {
@@ -226,7 +240,9 @@ export class MapStore {
     } catch (error) {
       logEvent("kv_error", { op: "put", error: String(error) });
     } finally {
+      origin.writtenAt = Date.now();
       origin.writing = false;
+      origin.writeMerged = false;
     }
   }
 

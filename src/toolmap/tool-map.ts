@@ -112,7 +112,12 @@ export class ToolMap {
       memory.answers,
       () => this.names,
       waitUntil,
-      () => deployment && answerKey(scopes.origin, this.settings),
+      // None under `hold`: an answer goes only to a caller shown its very view here
+      // (`rememberedAnswer`), which KV does not hold, so one read from KV went to no one.
+      () =>
+        deployment && policy.changes !== "hold"
+          ? answerKey(scopes.origin, this.settings)
+          : undefined,
     );
   }
 

@@ -573,6 +573,25 @@ describe("names layout 1 stored for originals of any length", () => {
     expect(namesWeight(kept.keys())).toBeLessThanOrEqual(MAX_TOOLS);
   });
 
+  it("migrate past a value that is not layout 1's JSON: the names around it kept, the map written", async () => {
+    const origin = freshOrigin();
+    const legacy = await writeLongLayout1(origin, ["first.long", "last.long"]);
+    // Between them in KV's order, a value no version of layout 1 wrote (cut short, or another's).
+    await env.TOOL_MAP.put(`${legacy}:tool:long_0x`, '{"original":"cut');
+    const { toolMap, settled } = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    await toolMap.nameListing(toolsOf(3));
+    await settled();
+    const { origin: scope } = await toolMapScopes(origin, nameRules("openai"));
+    const stored = decodeMap((await env.TOOL_MAP.get(mapKey(scope), "text")) ?? "");
+    expect(stored?.migrated.has(legacy)).toBe(true);
+    expect(stored?.legacy.get(legacy)).toEqual(
+      new Map([
+        ["first.long", "long_0"],
+        ["last.long", "long_1"],
+      ]),
+    );
+  });
+
   it("migrate however long they are: the map is written once, and a listing after it writes nothing", async () => {
     const origin = freshOrigin();
     // Two originals of 13 MiB: kept whole, the map would be over a KV value's 25 MiB.
