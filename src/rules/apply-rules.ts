@@ -8,7 +8,7 @@
 import { foldKey } from "../args/coalesce";
 import { isPlainObject, writtenAsIn, writtenAsSet } from "../json";
 import { shapeRootForms } from "../schemas/root-forms";
-import type { ToolRule } from "./tool-rules";
+import type { ToolRule, ToolRules } from "./tool-rules";
 
 const has = (table: Record<string, unknown>, key: string) => Object.hasOwn(table, key);
 
@@ -20,6 +20,24 @@ export function describedTool(
   const base = rule?.description ?? (typeof description === "string" ? description : undefined);
   if (rule?.appendDescription === undefined) return base;
   return base ? `${base}\n\n${rule.appendDescription}` : rule.appendDescription;
+}
+
+/**
+ * The descriptions `rules` give `tools`, by original, where a rule changes
+ * one (`describedTool`); the rest keep their own.
+ */
+export function ruleDescriptions(
+  tools: Iterable<{ original: string; tool?: { description?: unknown } }>,
+  rules: Pick<ToolRules, "ruleFor">,
+): Map<string, string | undefined> {
+  const descriptions = new Map<string, string | undefined>();
+  for (const { original, tool } of tools) {
+    const rule = rules.ruleFor(original);
+    if (rule?.description !== undefined || rule?.appendDescription !== undefined) {
+      descriptions.set(original, describedTool(tool?.description, rule));
+    }
+  }
+  return descriptions;
 }
 
 /** Whether the rule changes what the model is shown of the input schema. */

@@ -19,7 +19,7 @@ import { logEvent } from "../log";
 import { assignNames } from "../names/assign";
 import type { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
-import { describedTool } from "../rules/apply-rules";
+import { ruleDescriptions } from "../rules/apply-rules";
 import { type ChangeScope, editsListings, NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { AnswerMemory, settingsOf } from "./answer-memory";
@@ -37,7 +37,6 @@ import {
   entryChars,
   type KnownTools,
   ListedEntry,
-  type PlannedEntry,
   planListing,
   renamesLogged,
   type ToolEntry,
@@ -271,7 +270,7 @@ export class ToolMap {
       names: plan.names,
       // Search mode shows no tool's schema here: a search views them when it first needs them.
       ...(searched ? { schemas: new Map(), unfit: new Map() } : this.views.ofListing(plan.entries)),
-      descriptions: this.describe(plan.entries),
+      descriptions: ruleDescriptions(plan.entries, this.policy.rules),
       hidden,
       twoWays,
       toolsOnly: editsListings(this.policy),
@@ -294,18 +293,6 @@ export class ToolMap {
     });
     this.shown = { ...shown, whole: part === "whole" };
     return search ? { ...listing, search } : listing;
-  }
-
-  /** The descriptions the operator's rules give this listing's tools, where they change them. */
-  private describe(entries: readonly PlannedEntry[]): Map<string, string | undefined> {
-    const descriptions = new Map<string, string | undefined>();
-    for (const { original, tool } of entries) {
-      const rule = this.policy.rules.ruleFor(original);
-      if (rule?.description !== undefined || rule?.appendDescription !== undefined) {
-        descriptions.set(original, describedTool(tool?.description, rule));
-      }
-    }
-    return descriptions;
   }
 
   /** The tools of the last listing read from its text here, in its order: where a new one may read fastest. */
