@@ -1,5 +1,5 @@
 /**
- * KV takes one write a second to a key (ARCHITECTURE.md, "Platform limits"):
+ * KV takes one write a second to a key (ARCHITECTURE.md, "Platform limits, where they bite"):
  * past it a `put` fails (429), and what it carried is not stored. The local
  * namespace does not refuse them, so each `put` is timed through a wrapper of
  * the real binding and no key may be written twice within a second by one
