@@ -74,9 +74,14 @@ function writesInteger(text: string): boolean {
   return zeros === digits.length || exponent - fraction + zeros >= 0;
 }
 
+/** A string's JSON reading (json-exact.ts `parseExact`); `undefined` where it is no JSON text. */
+type JsonReading = ReturnType<typeof parseExact>;
+
+/** `text` as a type of `allowed`; `json`, its JSON reading, where an object or array is allowed. */
 function fromString(
   text: string,
   allowed: ReadonlySet<JsonType>,
+  json?: JsonReading,
 ): { value: unknown; exact?: ExactText; written?: string } | undefined {
   const numeric =
     (allowed.has("integer") && (INTEGER.test(text) || writesInteger(text))) ||
@@ -86,15 +91,12 @@ function fromString(
   if (allowed.has("boolean") && (text === "true" || text === "false")) {
     return { value: text === "true" };
   }
-  if (allowed.has("object") || allowed.has("array")) {
-    const parsed = parseExact(text);
-    const value = parsed?.value;
-    if (
-      (isPlainObject(value) && allowed.has("object")) ||
-      (Array.isArray(value) && allowed.has("array"))
-    )
-      return { value, ...(parsed?.exact ? { exact: parsed.exact } : {}) };
-  }
+  const value = json?.value;
+  if (
+    (isPlainObject(value) && allowed.has("object")) ||
+    (Array.isArray(value) && allowed.has("array"))
+  )
+    return { value, ...(json?.exact ? { exact: json.exact } : {}) };
   return undefined;
 }
 
@@ -104,9 +106,8 @@ function fromString(
  * value with a comma in it; either way a list of one is valid with another meaning than the
  * model's. An object's text (`{"a":1,"b":2}`) is one element, read as such by its `items`.
  */
-const listOrNothing = (value: unknown) =>
-  typeof value === "string" &&
-  (value === "" || (value.includes(",") && parseExact(value) === undefined));
+const listOrNothing = (value: string, json: JsonReading) =>
+  value === "" || (value.includes(",") && json === undefined);
 
 /**
  * `value` brought to a type of `allowed`. A number becomes the string of its
@@ -136,15 +137,20 @@ export function coerceValue(
   if (value === null) return "drop";
 
   let coerced: { value: unknown; exact?: ExactText; written?: string } | undefined;
+  // A string's JSON reading, read once: for the object or array it writes, and whether a comma
+  // list is JSON text (`listOrNothing`).
+  let json: JsonReading;
   if (typeof value === "string") {
-    coerced = fromString(value, allowed);
+    if (allowed.has("object") || allowed.has("array")) json = parseExact(value);
+    coerced = fromString(value, allowed, json);
   } else if (typeof value === "number" && allowed.has("string")) {
     if (written === undefined) return undefined;
     coerced = { value: written };
   } else if (allowed.has("string")) {
     coerced = { value: typeof value === "object" ? stringifyExact(value, exact) : String(value) };
   }
-  if (coerced === undefined && allowed.has("array") && !element && !listOrNothing(value)) {
+  const lone = !element && !(typeof value === "string" && listOrNothing(value, json));
+  if (coerced === undefined && allowed.has("array") && lone) {
     coerced = { value: oneElementArray(value, written) };
   }
   return coerced === undefined ? undefined : { ...coerced, from, to: jsonTypeOf(coerced.value) };
