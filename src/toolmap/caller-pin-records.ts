@@ -8,7 +8,7 @@ import { logEvent } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
 import { NAME_WEIGHT_CHARS, namesWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
-import { MAX_TOOLS } from "./stored-map";
+import { KEY_WRITE_MS, MAX_TOOLS } from "./stored-map";
 
 /** A caller's own pins as the proxy knows them: `stored`, whether KV holds them (the caller is not new). */
 export interface CallerRecord {
@@ -79,13 +79,6 @@ export const LOG_PINS_WRITE_MS = 60_000;
 /** Own pins kept per isolate, all callers together, each weighing its tool's name (names/weight.ts). */
 const MAX_OWN_PINS = 50_000;
 export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
-/**
- * How long an isolate waits after writing a caller's record before it writes it again (a request
- * with what its listings changed meanwhile, or another request): KV takes one write a second to a
- * key, and a batch of 256 listings, each showing the caller a tool they were not listed, wrote it
- * 256 times.
- */
-const RECORD_REWRITE_MS = 1_000;
 
 /** One request's writes of callers' records under way, by key: each writes the latest when it may. */
 export type RecordWrites = Map<string, { latest: Omit<CallerRecord, "stored"> }>;
@@ -208,7 +201,7 @@ export class CallerPins {
    */
   private async turnToWrite(key: string): Promise<void> {
     const now = Date.now();
-    const at = Math.max(now, (this.writeTimes.get(key) ?? 0) + RECORD_REWRITE_MS);
+    const at = Math.max(now, (this.writeTimes.get(key) ?? 0) + KEY_WRITE_MS);
     this.writeTimes.set(key, at);
     if (at > now) await new Promise((waited) => setTimeout(waited, at - now));
   }

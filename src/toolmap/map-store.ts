@@ -41,6 +41,7 @@ import {
   decodeMap,
   emptyMap,
   encodeMap,
+  KEY_WRITE_MS,
   keptTools,
   MAX_TOOLS,
   mapKey,
@@ -49,8 +50,6 @@ import {
 } from "./stored-map";
 
 const MAX_SCHEMA_CHUNKS = 2;
-/** KV takes one write a second to a key; a second one within it fails (429). */
-const KEY_WRITE_MS = 1_000;
 /** Characters per schema chunk: under KV's 25 MiB a value, even at 3 bytes a character. */
 const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
 export const EXPIRY_DAYS = 30;

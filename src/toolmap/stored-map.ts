@@ -49,6 +49,12 @@ import { joinPin, pinParts } from "./definition-pins";
 /** Originals per origin, in KV and in an isolate's memory (per profile). */
 export const MAX_TOOLS = 10_000;
 
+/**
+ * How long after writing a key an isolate writes it again: KV takes one write a second to a
+ * key, and a second one within it fails (429), what it carried not stored.
+ */
+export const KEY_WRITE_MS = 1_000;
+
 export const MAP_FORMAT = 2;
 
 export interface StoredTool {
