@@ -41,6 +41,13 @@ const sameAnswer = (a: RememberedAnswer, b: RememberedAnswer) =>
   a.sent.every((part, i) => part === b.sent[i]);
 
 export class AnswerMemory {
+  /**
+   * This request's read of the answer KV holds, while the isolate knows none. A request never
+   * waits for another's read: when its client leaves, the runtime cancels the request, and a read
+   * it had under way never settles (test/worker/held-reads.test.ts).
+   */
+  #read: Promise<RememberedAnswer | undefined> | undefined;
+
   constructor(
     private readonly kv: KVNamespace,
     private readonly answers: BoundedMap<ProfileNames, RememberedAnswer>,
@@ -56,13 +63,18 @@ export class AnswerMemory {
 
   /** The answer last rewritten: this isolate's, or the one KV holds (read once per isolate). */
   async remembered(): Promise<RememberedAnswer | undefined> {
-    const names = this.names();
+    let names = this.names();
     const remembered = this.answers.get(names);
     if (remembered) return remembered;
     if (names.storedAnswer === undefined) {
-      names.storedAnswer = this.read();
-      const stored = await names.storedAnswer;
-      if (stored && !this.answers.get(names)) this.answers.set(names, stored);
+      this.#read ??= this.read();
+      const answer = await this.#read;
+      names = this.names();
+      // Another request's read may have come first, or its listing a newer answer.
+      if (names.storedAnswer === undefined) {
+        names.storedAnswer = { answer };
+        if (answer && !this.answers.get(names)) this.answers.set(names, answer);
+      }
     }
     return this.answers.get(names);
   }
@@ -90,12 +102,11 @@ export class AnswerMemory {
     const key = this.key();
     // An answer over the isolate's bound would be read back by new isolates only to be dropped.
     if (key === undefined || this.answers.get(names) !== answer) return;
-    const stored = names.storedAnswer;
-    names.storedAnswer = Promise.resolve(answer);
+    const known = names.storedAnswer?.answer;
+    names.storedAnswer = { answer };
     names.answerWrittenAt = Date.now();
     this.waitUntil(
       (async () => {
-        const known = await stored;
         if (known && sameAnswer(known, answer)) return;
         // Encoded here, as KV would encode the text: its size in bytes is known before it is sent.
         const value = encodeAnswer(answer);

@@ -82,6 +82,12 @@ export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins
 
 /** One request's writes of callers' records under way, by key: each writes the latest when it may. */
 export type RecordWrites = Map<string, { latest: Omit<CallerRecord, "stored"> }>;
+/**
+ * One request's reads of callers' records under way, by key. A request never waits for another's:
+ * when its client leaves, the runtime cancels the request, and a read it had under way never
+ * settles (test/worker/held-reads.test.ts).
+ */
+export type RecordReads = Map<string, Promise<CallerRecord | undefined>>;
 
 /** A caller KV holds nothing of: one record for all of them, as most callers have no pins of their own. */
 const NEW_CALLER: CallerRecord = { stored: false, pins: new Map() };
@@ -119,32 +125,34 @@ export class CallerPins {
       namesWeight(record.pins.keys()) +
       Math.ceil((record.seen?.length ?? 0) / NAME_WEIGHT_CHARS),
   });
-  /** Reads under way: as many as requests at once. */
-  private readonly reading = new Map<string, Promise<CallerRecord | undefined>>();
   /** Callers whose pins this isolate wrote within `LOG_PINS_WRITE_MS`. */
   private readonly writtenLately = new BoundedMap<string, true>(MAX_CALLERS, LOG_PINS_WRITE_MS);
   /** When this isolate last wrote each caller's record, or is to: its next write a second after. */
   private readonly writeTimes = new BoundedMap<string, number>(MAX_CALLERS);
 
-  /** The caller's own pins: read from KV once (again after a failed read); `undefined` when it failed. */
-  async read(kv: KVNamespace, key: string): Promise<CallerRecord | undefined> {
+  /**
+   * The caller's own pins: read from KV once (again after a failed read), by the request's own
+   * read (`reads`) until one is done; `undefined` when it failed.
+   */
+  async read(kv: KVNamespace, key: string, reads: RecordReads): Promise<CallerRecord | undefined> {
     const known = this.records.get(key);
     if (known) return known;
-    let read = this.reading.get(key);
+    let read = reads.get(key);
     if (!read) {
       read = kv.get(key, "text").then(
         (text) => {
-          const record = decodeRecord(text);
+          // Another request's read may have come first, and its listing written since.
+          const record = this.records.get(key) ?? decodeRecord(text);
           this.records.set(key, record);
           return record;
         },
         (error) => {
+          reads.delete(key);
           logEvent("kv_error", { op: "get", error: String(error) });
           return undefined;
         },
       );
-      this.reading.set(key, read);
-      void read.finally(() => this.reading.delete(key));
+      reads.set(key, read);
     }
     return read;
   }

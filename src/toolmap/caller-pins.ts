@@ -37,6 +37,7 @@ import {
   type CallerPins,
   type CallerRecord,
   callerPinsKey,
+  type RecordReads,
   type RecordWrites,
   seenBy,
   seenMark,
@@ -83,6 +84,8 @@ export class PinAllowance {
   restLogged = false;
   /** Callers' records the request writes: one write under way each (caller-pin-records.ts). */
   readonly recordWrites: RecordWrites = new Map();
+  /** Callers' records the request reads: one read each, until the isolate holds the record. */
+  readonly recordReads: RecordReads = new Map();
 }
 
 /** What one listing's definitions are compared with, for its caller. */
@@ -338,7 +341,7 @@ export async function pinListing(
     mode,
     shared: (original) => origin.sharedPin(original),
     stored: (original) => origin.stored?.tools.get(original)?.pin,
-    record: await callerPins.read(kv, key),
+    record: await callerPins.read(kv, key, allowance.recordReads),
     heldForSomeone: (original, pin) =>
       !origin.acceptedPins.get(acceptedPin(original, pin)) &&
       [

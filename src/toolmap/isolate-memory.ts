@@ -108,8 +108,8 @@ export class OriginMemory {
   readonly profiles = new Map<string, ProfileNames>();
   /** What KV holds, as last read or written; `undefined` until read. */
   stored: StoredMap | undefined;
-  /** The map read from KV once (or in flight): whether it could be read. */
-  loaded: Promise<boolean> | undefined;
+  /** Whether the map was read from KV (map-store.ts `load`). */
+  loaded = false;
   loadedAt = 0;
   /** A write to KV is under way: another waits for the next listing. */
   writing = false;
@@ -264,7 +264,7 @@ export class OriginMemory {
     this.listed.clear();
     this.profiles.clear();
     this.written.clear();
-    this.loaded = undefined;
+    this.loaded = false;
     this.loadedAt = 0;
     this.generation++;
   }

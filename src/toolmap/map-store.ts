@@ -76,6 +76,12 @@ export class MapStore {
   #chunks: Promise<string[]> | undefined;
   /** Whether this request read a step of layout 1 already: one a request, whatever it lists. */
   #legacyStepped = false;
+  /**
+   * This request's read of the map, while the isolate has none. A request never waits for
+   * another's read: when its client leaves, the runtime cancels the request, and a read it had
+   * under way never settles (test/worker/held-reads.test.ts).
+   */
+  #mapRead: Promise<StoredMap> | undefined;
 
   constructor(
     private readonly kv: KVNamespace,
@@ -89,34 +95,43 @@ export class MapStore {
   }
 
   /**
-   * Reads the origin's map once per isolate, and, for a listing (`migrate`)
-   * until they are all read, a step of a profile's layout-1 names; false when
-   * KV could not be read (tried again next time).
+   * Reads the origin's map once per isolate (each request that finds it unread, until one read is
+   * done), and, for a listing (`migrate`) until they are all read, a step of a profile's layout-1
+   * names; false when KV could not be read (tried again next time).
    */
   async load(names: ProfileNames, migrate = false): Promise<boolean> {
     const origin = this.origin;
-    origin.loaded ??= this.readMap().then(
-      (stored) => {
-        origin.stored = stored;
-        origin.loadedAt = Date.now();
-        for (const [original, { schema, check }] of stored.tools) {
-          if (!origin.tools.has(original)) {
-            origin.remember({
-              original,
-              schemaHash: schema,
-              ...(check === undefined ? {} : { schemaCheck: check }),
-            });
-          }
-        }
-        return true;
-      },
-      (error) => {
-        origin.loaded = undefined;
+    if (!origin.loaded) {
+      this.#mapRead ??= this.readMap();
+      let stored: StoredMap;
+      try {
+        stored = await this.#mapRead;
+      } catch (error) {
+        this.#mapRead = undefined;
         logEvent("kv_error", { op: "get", error: String(error) });
         return false;
-      },
-    );
-    return (await origin.loaded) && this.readLegacy(names, migrate);
+      }
+      // Another request's read may have come first, and its listing written since.
+      if (!origin.loaded) this.keepRead(stored);
+    }
+    return this.readLegacy(names, migrate);
+  }
+
+  /** What KV held of the map: the isolate's from now on. */
+  private keepRead(stored: StoredMap): void {
+    const origin = this.origin;
+    origin.stored = stored;
+    origin.loaded = true;
+    origin.loadedAt = Date.now();
+    for (const [original, { schema, check }] of stored.tools) {
+      if (!origin.tools.has(original)) {
+        origin.remember({
+          original,
+          schemaHash: schema,
+          ...(check === undefined ? {} : { schemaCheck: check }),
+        });
+      }
+    }
   }
 
   private async readMap(): Promise<StoredMap> {
@@ -142,16 +157,15 @@ export class MapStore {
     }
     if (names.legacyProgress.done || !migrate || this.#legacyStepped) return true;
     this.#legacyStepped = true;
-    names.legacyStep ??= this.readLegacyStep(names, names.legacyProgress).finally(() => {
-      names.legacyStep = undefined;
-    });
-    return names.legacyStep;
+    return this.readLegacyStep(names, names.legacyProgress);
   }
 
   private async readLegacyStep(names: ProfileNames, progress: LegacyProgress): Promise<boolean> {
     const { legacy: scope } = this.scope;
     try {
       const read = await readLegacyNames(this.kv, scope, progress, names.legacyNames, MAX_TOOLS);
+      // Another request read this step first (its own read, as this one is): it is kept.
+      if (names.legacyProgress !== progress) return true;
       if (read.truncated) logEvent("tool_map_full", { scope, kept: MAX_TOOLS });
       // A tool named meanwhile, its layout-1 name not read yet, is given that name back.
       for (const [original, name] of read.names) {

@@ -46,8 +46,6 @@ export class ProfileNames {
    * (legacy-v1.ts); `undefined` until the map's were taken.
    */
   legacyProgress: LegacyProgress | undefined;
-  /** The step of that read under way, shared by the requests that wait for it. */
-  legacyStep: Promise<boolean> | undefined;
   /** Names layout 1 handed out to tools not read yet: no other tool gets them meanwhile. */
   pendingLegacy = new Set<string>();
   /** A name was kept (`keepName`) that KV does not hold yet. */
@@ -56,8 +54,8 @@ export class ProfileNames {
   readonly relistedFor = new BoundedMap<string, true>(MAX_RELISTED_CALLERS, RELIST_MS);
   /** When the proxy asked the origin for its listing itself lately, oldest first: at most `MAX_RELISTS`. */
   private readonly relists: number[] = [];
-  /** The answer KV holds for this profile, as far as this isolate knows: read once (or in flight). */
-  storedAnswer: Promise<RememberedAnswer | undefined> | undefined;
+  /** The answer KV holds for this profile, as far as this isolate knows; `undefined` until read. */
+  storedAnswer: { answer: RememberedAnswer | undefined } | undefined;
   /** When this isolate last wrote it. */
   answerWrittenAt = 0;
   /**

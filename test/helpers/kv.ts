@@ -27,3 +27,41 @@ export function kvFailingOnly(real: KVNamespace, ...failing: KvOperation[]): KVN
     },
   });
 }
+
+/**
+ * The real KV binding, but each read `held` picks (a get's key, a list's
+ * prefix) waits until `release()`: as a request's reads wait for good once
+ * the runtime cancels the request, its client gone. `asked` settles when the
+ * first such read is made.
+ */
+export function kvHoldingReads(
+  real: KVNamespace,
+  held: (operation: KvOperation, key: string) => boolean,
+): { kv: KVNamespace; asked: Promise<void>; release: () => void } {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let ask = () => {};
+  const asked = new Promise<void>((resolve) => {
+    ask = resolve;
+  });
+  const kv = new Proxy(real, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return async (...args: unknown[]) => {
+        const key =
+          property === "list"
+            ? String((args[0] as KVNamespaceListOptions)?.prefix)
+            : String(args[0]);
+        if (held(property as KvOperation, key)) {
+          ask();
+          await released;
+        }
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { kv, asked, release };
+}

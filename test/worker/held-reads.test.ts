@@ -1,0 +1,83 @@
+/**
+ * A request's KV reads are its own until they are done. When a client goes
+ * away, the runtime cancels its request, and a read the request had under
+ * way never settles: another request of the isolate that waited for it would
+ * wait for good, and so would every request after it that found it there.
+ * Here one request's reads (`kvHoldingReads`) do not settle until the test
+ * lets them; another request through the same isolate is answered meanwhile.
+ */
+import { waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { VALID_ARGUMENTS } from "../helpers/demo-calls";
+import { DEMO_NAMES } from "../helpers/demo-names";
+import { type KvOperation, kvHoldingReads } from "../helpers/kv";
+import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import { DEMO_ORIGIN, type Fetch, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
+
+/** The reads of a first listing (docs/tool-map.md's cost table), each held alone. */
+const READS: Array<[string, (operation: KvOperation, key: string) => boolean]> = [
+  ["the origin's map", (operation, key) => operation === "get" && key.endsWith(":map")],
+  ["the answer remembered for the deployment", (_, key) => key.includes(":answer:")],
+  ["the caller's own pins", (_, key) => key.includes(":pins:")],
+  ["layout 1's names", (operation) => operation === "list"],
+];
+
+async function send(proxy: Fetch, session: Record<string, string>, method: string, params = {}) {
+  const [message] = await messagesOf(
+    await postJson(proxy, PROXY_URL, rpc(1, method, params), session),
+  );
+  return message as { result: Record<string, unknown> };
+}
+
+const CALL = { name: DEMO_NAMES["files.read"], arguments: VALID_ARGUMENTS["files.read"] ?? {} };
+
+describe("a request whose KV read never ends, as when its client left", () => {
+  it.each(READS)(
+    "%s: another request's listing is answered and written meanwhile, the first's once it ends",
+    async (_, held) => {
+      const origin = freshOrigin(DEMO_ORIGIN);
+      const app = createApp();
+      const holding = kvHoldingReads(env.TOOL_MAP, held);
+      const left = viaProxy({ ORIGIN_URL: origin }, { app, kv: holding.kv });
+      const contexts: ExecutionContext[] = [];
+      const proxy = viaProxy({ ORIGIN_URL: origin }, { app, contexts });
+      const session = await openSession(proxy, PROXY_URL);
+      const abandoned = send(left, session, "tools/list");
+      await holding.asked;
+      const listed = await send(proxy, session, "tools/list");
+      expect(listed.result.tools).toContainEqual(
+        expect.objectContaining({ name: DEMO_NAMES["files.read"] }),
+      );
+      // And its work after the answer: the map, the answer and the pins it writes.
+      await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+      expect((await send(proxy, session, "tools/call", CALL)).result).toHaveProperty(
+        "structuredContent.tool",
+        "files.read",
+      );
+      holding.release();
+      expect((await abandoned).result).toEqual(listed.result);
+    },
+  );
+
+  it("the map read for a call by its proxied name: another call is answered meanwhile", async () => {
+    const origin = freshOrigin(DEMO_ORIGIN);
+    const contexts: ExecutionContext[] = [];
+    const lister = viaProxy({ ORIGIN_URL: origin }, { app: createApp(), contexts });
+    await send(lister, await openSession(lister, PROXY_URL), "tools/list");
+    await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+    // A new isolate, which knows the name from KV's map alone.
+    const app = createApp();
+    const holding = kvHoldingReads(env.TOOL_MAP, (operation, key) => key.endsWith(":map"));
+    const left = viaProxy({ ORIGIN_URL: origin }, { app, kv: holding.kv });
+    const proxy = viaProxy({ ORIGIN_URL: origin }, { app });
+    const session = await openSession(proxy, PROXY_URL);
+    const abandoned = send(left, session, "tools/call", CALL);
+    await holding.asked;
+    const called = await send(proxy, session, "tools/call", CALL);
+    expect(called.result).toHaveProperty("structuredContent.tool", "files.read");
+    holding.release();
+    expect((await abandoned).result).toEqual(called.result);
+  });
+});
