@@ -23,7 +23,7 @@ import { PROFILE_NAMES } from "../src/names/profiles";
 import { profileOf } from "../src/schemas/profile";
 import { acceptCommand, acceptKey, changedParts } from "../src/toolmap/definition-pins";
 import { toolMapScopes } from "../src/toolmap/isolate-memory";
-import { decodeMap, mapKey, type StoredMap } from "../src/toolmap/stored-map";
+import { decodeMap, laterFormat, mapKey, type StoredMap } from "../src/toolmap/stored-map";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import { CONFIG_PATH, labelOf, readEnvironment } from "./lib/environments";
 import { printable, printableJson } from "./lib/terminal";
@@ -90,9 +90,19 @@ async function scopeOf(where: Where, origin: string | undefined): Promise<string
   return (await toolMapScopes(read.url, names)).origin;
 }
 
-/** The origin's map, or none when the origin has no map there yet (wrangler then prints no JSON). */
+/**
+ * The origin's map, or none when the origin has no map there yet (wrangler then prints no JSON);
+ * refused when a later version wrote it, whose held tools this one cannot read.
+ */
 function readMap(where: Where, scope: string): StoredMap | undefined {
-  return decodeMap(kv(where, ["key", "get", mapKey(scope)]));
+  const text = kv(where, ["key", "get", mapKey(scope)]);
+  const later = laterFormat(text);
+  if (later !== undefined) {
+    refuse(
+      `The origin's map in ${labelOf(where.env)} is a later version's (format ${later}): run npm run holds from that version.`,
+    );
+  }
+  return decodeMap(text);
 }
 
 /** The accept keys written whose names start with `prefix` (`<scope>:accept:` for all of them). */

@@ -43,6 +43,7 @@ import {
   encodeMap,
   KEY_WRITE_MS,
   keptTools,
+  laterFormat,
   MAX_TOOLS,
   mapKey,
   type StoredMap,
@@ -134,9 +135,17 @@ export class MapStore {
     }
   }
 
+  /** What KV holds of the map; throws, as a failed read, for a later version's. */
   private async readMap(): Promise<StoredMap> {
     const text = await this.kv.get(mapKey(this.scope.origin), "text");
-    return (text === null ? undefined : decodeMap(text)) ?? emptyMap();
+    if (text === null) return emptyMap();
+    const map = decodeMap(text);
+    if (map) return map;
+    const later = laterFormat(text);
+    if (later !== undefined) {
+      throw new Error(`the map is a later version's (format ${later}): not read, not written over`);
+    }
+    return emptyMap();
   }
 
   /**

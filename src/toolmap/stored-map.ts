@@ -154,6 +154,20 @@ function keptLegacyNames(names: Iterable<[string, string]>): Map<string, string>
   return kept;
 }
 
+/**
+ * The format of a map a later version wrote, which this one does not know; `undefined` for
+ * any other value. Such a map is not this version's to read, or to write over: while a
+ * gradual deployment runs two versions, or after a rollback, the later version's pins would be lost.
+ */
+export function laterFormat(text: string): number | undefined {
+  try {
+    const { format } = JSON.parse(text) as { format?: unknown };
+    return typeof format === "number" && format > MAP_FORMAT ? format : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The map a KV value holds; `undefined` for a value of another format (read as none). */
 export function decodeMap(text: string): StoredMap | undefined {
   let value: unknown;

@@ -12,7 +12,7 @@ import { getPlatformProxy } from "wrangler";
 import { holds } from "../../scripts/holds";
 import { Refused } from "../../scripts/lib/command";
 import { acceptKey } from "../../src/toolmap/definition-pins";
-import { encodeMap, type StoredTool } from "../../src/toolmap/stored-map";
+import { encodeMap, MAP_FORMAT, type StoredTool } from "../../src/toolmap/stored-map";
 import { npmRun, repoCopy, shell } from "./npm-scripts";
 
 const repo = repoCopy();
@@ -154,6 +154,19 @@ describe("npm run holds", () => {
     await expect(holds(["accept", TOOL, "--pin", PINNED, ...config])).rejects.toThrow(
       new Refused(`${JSON.stringify(TOOL)} is not held on that definition; held: ${HELD}`),
     );
+  }, 600_000);
+
+  it("refuses a map a later version wrote, which it cannot read, rather than say no tool is held", async () => {
+    const config = ["--local", "--config", join(repo.dir, "wrangler.toml")];
+    const later = JSON.stringify({ format: MAP_FORMAT + 1, tools: {}, held: { [TOOL]: [HELD] } });
+    await toolMap((kv) => kv.put(`${SCOPE}:map`, later));
+    for (const argv of [["list"], ["accept", TOOL]]) {
+      await expect(holds([...argv, ...config])).rejects.toThrow(
+        new Refused(
+          `The origin's map in the top level (local development) is a later version's (format ${MAP_FORMAT + 1}): run npm run holds from that version.`,
+        ),
+      );
+    }
   }, 600_000);
 
   it("lists a held tool whose name holds control characters without them, and a command that accepts it", async () => {

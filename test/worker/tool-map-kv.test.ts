@@ -17,7 +17,14 @@ import type { Caller } from "../../src/toolmap/callers";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { LEGACY_OPERATIONS } from "../../src/toolmap/legacy-v1";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
-import { decodeMap, emptyMap, encodeMap, MAX_TOOLS, mapKey } from "../../src/toolmap/stored-map";
+import {
+  decodeMap,
+  emptyMap,
+  encodeMap,
+  MAP_FORMAT,
+  MAX_TOOLS,
+  mapKey,
+} from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
 import { realisticListing } from "../../support/listing";
@@ -62,6 +69,26 @@ describe("a map in KV that counts more schema chunks than any version writes", (
     expect(resolved?.entry.inputSchema).toEqual(
       tools.find((tool) => tool.name === original)?.inputSchema,
     );
+  });
+});
+
+describe("a map in KV a later version wrote, in a format this one does not know", () => {
+  // As while a gradual deployment runs two versions, or after a rollback.
+  it("is not written over: the listing is named, the read logged as failed, the map left as it is", async () => {
+    const origin = freshOrigin();
+    const key = mapKey((await toolMapScopes(origin, profileOf("openai").names)).origin);
+    const later = JSON.stringify({ format: MAP_FORMAT + 1, tools: { t: { pinned: "as later" } } });
+    await env.TOOL_MAP.put(key, later);
+    const logs = captureLogs();
+    const isolate = await toolMapOf(origin, new ToolMapMemory(), env.TOOL_MAP);
+    const listing = await isolate.toolMap.nameListing(toolsOf(10));
+    await isolate.settled();
+    expect(listing.names.size).toBe(10);
+    expect(await env.TOOL_MAP.get(key, "text")).toBe(later);
+    expect(logs.events("kv_error")).toMatchObject([
+      { op: "get", error: expect.stringContaining(`format ${MAP_FORMAT + 1}`) },
+    ]);
+    logs.restore();
   });
 });
 
