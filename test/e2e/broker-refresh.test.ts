@@ -316,9 +316,9 @@ describe("broker mode refreshes the origin's token once per grant, whoever asks 
     const { provider } = await signIn(network);
     const refreshToken = provider.saved?.refresh_token ?? "";
     gate.close();
-    // From 33 addresses: one address gets 30 sign-in requests a minute (SIGN_IN_RATE_LIMIT).
+    // From 33 networks: one address's /64 gets 30 sign-in requests a minute (SIGN_IN_RATE_LIMIT).
     const pending = Array.from({ length: 33 }, (_, i) =>
-      refreshAt(network, provider, refreshToken, { "cf-connecting-ip": `2001:db8::33:${i}` }),
+      refreshAt(network, provider, refreshToken, { "cf-connecting-ip": `2001:db8:33:${i}::1` }),
     );
     const busy = await Promise.race(pending);
     expect(busy.status).toBe(503);

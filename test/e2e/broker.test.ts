@@ -136,10 +136,10 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
       ),
       BROKER_URL,
     );
-    const register = (headers: Record<string, string> = {}) =>
+    const register = (address = "2001:db8:77:1::1") =>
       network("http://localhost/oauth/register", {
         method: "POST",
-        headers: { "content-type": "application/json", ...headers },
+        headers: { "content-type": "application/json", "cf-connecting-ip": address },
         body: JSON.stringify({
           client_name: "Flood",
           redirect_uris: [REDIRECT_URL],
@@ -156,10 +156,14 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     const writes = oauthKv.counts.put;
     expect((await register()).status).toBe(429);
     expect(oauthKv.counts.put).toBe(writes);
-    // Another address is not held back, nor is the MCP endpoint.
-    expect((await register({ "cf-connecting-ip": "2001:db8::1" })).status).toBe(201);
+    // Nor another address of its /64, which one subscriber's network has 2^64 of, written any way.
+    expect((await register("2001:db8:77:1:ffff:ffff:ffff:ffff")).status).toBe(429);
+    expect((await register("2001:0DB8:0077:0001:0::9")).status).toBe(429);
+    // An address of another /64 is not held back, nor is the MCP endpoint.
+    expect((await register("2001:db8:77:2::1")).status).toBe(201);
+    expect((await register("192.0.2.1")).status).toBe(201);
     expect((await network(BROKER_URL, { method: "POST", body: "{}" })).status).toBe(401);
-    expect(events("sign_in_rate_limited")).toHaveLength(2);
+    expect(events("sign_in_rate_limited")).toHaveLength(4);
     // A new period: the address is let in again.
     limiter.nextPeriod();
     expect((await register()).status).toBe(201);

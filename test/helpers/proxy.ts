@@ -63,7 +63,8 @@ export function viaProxy(
   { app = worker, kv, bindings, contexts }: ProxyOptions = {},
 ): Fetch {
   const testEnv = tenantEnv({ ...bindings, ...(kv ? { TOOL_MAP: kv } : {}), ...vars });
-  const address = `2001:db8::${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}`;
+  // Each proxy a /64 of its own: the sign-in limit counts an IPv6 address's /64 (auth/sign-in-limit.ts).
+  const address = `2001:db8:${crypto.randomUUID().slice(0, 4)}:${crypto.randomUUID().slice(0, 4)}::1`;
   return (input, init) => {
     const ctx = createExecutionContext();
     contexts?.push(ctx);
