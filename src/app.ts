@@ -111,8 +111,9 @@ function createRoutes(isolate: IsolateState): Hono<AppEnv> {
   app.all("*", async (c) => {
     const profile = profileAt(c.get("config"), c.req.path);
     if (profile) return mcpEndpoint(c, profile);
+    // The setting, never its value: an operator may keep the endpoint's path to those they give it.
     return Response.json(
-      { error: `Not found: the MCP endpoint is ${c.get("config").mcpPath}` },
+      { error: "Not found: neither the MCP endpoint (MCP_PATH) nor a route of the proxy" },
       { status: 404 },
     );
   });

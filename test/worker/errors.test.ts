@@ -466,10 +466,12 @@ describe("methods", () => {
   });
 });
 
+const NOT_FOUND = "Not found: neither the MCP endpoint (MCP_PATH) nor a route of the proxy";
+
 describe("paths the proxy does not serve", () => {
   it.each([
-    ["a path beside the endpoint", "GET", "/mcpx", "Not found: the MCP endpoint is /mcp"],
-    ["a profile that is none", "POST", "/mcp/claude", "Not found: the MCP endpoint is /mcp"],
+    ["a path beside the endpoint", "GET", "/mcpx", NOT_FOUND],
+    ["a profile that is none", "POST", "/mcp/claude", NOT_FOUND],
     [
       "relay mode's consent page",
       "GET",
@@ -489,6 +491,15 @@ describe("paths the proxy does not serve", () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error });
     expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+
+  it("names the setting, never its value: a path an operator keeps to themselves is not told", async () => {
+    const proxy = viaProxy({ MCP_PATH: "/private-7f3a9c/mcp" });
+    for (const path of ["/mcp", "/", "/private-7f3a9c"]) {
+      const response = await proxy(`http://proxy.test${path}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ error: NOT_FOUND });
+    }
   });
 });
 

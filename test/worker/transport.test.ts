@@ -515,7 +515,9 @@ describe("other routes", () => {
     const trace = newTrace();
     const response = await throughGateway(`http://proxy.test/other?trace=${trace}`);
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: "Not found: the MCP endpoint is /mcp" });
+    expect(await response.json()).toEqual({
+      error: "Not found: neither the MCP endpoint (MCP_PATH) nor a route of the proxy",
+    });
     expect(await receivedByOrigin(trace)).toEqual([]);
   });
 
