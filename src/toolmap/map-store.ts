@@ -108,9 +108,11 @@ export class MapStore {
       try {
         stored = await this.#mapRead;
       } catch (error) {
-        this.#mapRead = undefined;
         logEvent("kv_error", { op: "get", error: String(error) });
         return false;
+      } finally {
+        // Done: a map the isolate lets go of later (`OriginMemory.clear`) is read anew.
+        this.#mapRead = undefined;
       }
       // Another request's read may have come first, and its listing written since.
       if (!origin.loaded) this.keepRead(stored);
