@@ -69,7 +69,7 @@ describe("a request whose KV read never ends, as when its client left", () => {
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
     // A new isolate, which knows the name from KV's map alone.
     const app = createApp();
-    const holding = kvHolding(env.TOOL_MAP, (operation, key) => key.endsWith(":map"));
+    const holding = kvHolding(env.TOOL_MAP, (_, key) => key.endsWith(":map"));
     const left = viaProxy({ ORIGIN_URL: origin }, { app, kv: holding.kv });
     const proxy = viaProxy({ ORIGIN_URL: origin }, { app });
     const session = await openSession(proxy, PROXY_URL);
