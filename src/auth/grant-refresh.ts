@@ -56,6 +56,15 @@ const MAX_SPENT = 4;
  * even that after a while, and a request it stopped never says it is done.
  */
 const MAX_WAIT_MS = 60_000;
+/**
+ * How long the runtime lets a request's work go on once its client left, under `waitUntil`: 30 s.
+ * Stopped then, a request in line never leaves it: one in line longer than it may wait for the
+ * one before (`MAX_WAIT_MS`) and this more no longer counts against `MAX_WAITING`, or a grant
+ * that many requests were stopped in (its authorization server hanging, its client gone) would be
+ * answered "try again" for the isolate's life. One that was not stopped (its client still there,
+ * the authorization server slow) lets one more request in line meanwhile.
+ */
+const STOPPED_AFTER_MS = 30_000;
 
 const INTENT_PREFIX = "edge-rewriter:refresh:";
 /** KV's shortest expiration: an announced refresh is news for a minute. */
@@ -75,7 +84,8 @@ export type RefreshOutcome =
 interface Line {
   /** Settles when the last request in line is answered. */
   tail: Promise<void>;
-  waiting: number;
+  /** When each request in line (by ticket) came into it. */
+  entered: Map<number, number>;
   /** The ticket of the request being answered. */
   current?: number;
 }
@@ -136,12 +146,16 @@ export class GrantRefreshes {
   async inLine<T>(grant: string, answer: () => Promise<T>): Promise<T | "full"> {
     let line = this.lines.get(grant);
     if (!line) {
-      line = { tail: Promise.resolve(), waiting: 0 };
+      line = { tail: Promise.resolve(), entered: new Map() };
       this.lines.set(grant, line);
     }
-    if (line.waiting >= MAX_WAITING) return "full";
+    const now = Date.now();
+    for (const [ticket, at] of line.entered) {
+      if (now - at >= this.maxWaitMs + STOPPED_AFTER_MS) line.entered.delete(ticket);
+    }
+    if (line.entered.size >= MAX_WAITING) return "full";
     const ticket = ++this.tickets;
-    line.waiting++;
+    line.entered.set(ticket, now);
     const before = line.tail;
     let done = () => {};
     line.tail = new Promise((resolve) => {
@@ -153,9 +167,9 @@ export class GrantRefreshes {
       return await answer();
     } finally {
       line.current = undefined;
-      line.waiting--;
+      line.entered.delete(ticket);
       done();
-      if (line.waiting === 0 && this.lines.get(grant) === line) this.lines.delete(grant);
+      if (line.entered.size === 0 && this.lines.get(grant) === line) this.lines.delete(grant);
     }
   }
 

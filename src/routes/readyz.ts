@@ -24,7 +24,8 @@
  * as every read of an origin's answer is (read-bounded.ts), and its result is kept
  * `READY_TTL_MS` per isolate; one check at a time per isolate (a promise of
  * another request's is never awaited: workerd does not resolve it across
- * requests), the others answered with the last result, or 503 while none.
+ * requests), the others answered with the last result, or 503 while none; a
+ * check whose monitor left is given up after `READY_TIMEOUT_MS` (`Readiness`).
  */
 import type { Context } from "hono";
 import packageJson from "../../package.json";
@@ -45,8 +46,11 @@ import type { AppEnv } from "./app-env";
 
 /** How long a check's result answers `/readyz` in an isolate. */
 export const READY_TTL_MS = 5_000;
-/** The longest a check takes, all its requests together. */
-const READY_TIMEOUT_MS = 10_000;
+/**
+ * The longest a check takes, all its requests together: a check under way longer than this lost
+ * its request (`Readiness.of`).
+ */
+export const READY_TIMEOUT_MS = 10_000;
 /** What the proxy asks for in its `initialize`: the last revision with sessions. */
 const PROTOCOL_VERSION = "2025-11-25";
 /** Who the proxy's requests of a check say their client is. */
@@ -70,15 +74,25 @@ interface Checked {
 /** What an isolate keeps of readiness: the last check, per origin and mode (a few settings, a few entries). */
 export class Readiness {
   private readonly last = new Map<string, Checked>();
-  private checking = false;
+  /**
+   * When the check under way began. A monitor that leaves before the check is done has the
+   * runtime cancel its request, and with it the check's requests and its timer: that check never
+   * ends, nor runs its `finally`. Past `READY_TIMEOUT_MS`, which a running check never passes, it
+   * is given up, or every later check of the isolate would wait for it.
+   */
+  private checkingSince: number | undefined;
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /** The result for `key`, checked anew when the last is older than `READY_TTL_MS`. */
   async of(key: string, check: () => Promise<Check>): Promise<Checked | undefined> {
     const last = this.last.get(key);
-    if ((last && this.now() - last.at < READY_TTL_MS) || this.checking) return last;
-    this.checking = true;
+    const now = this.now();
+    if (last && now - last.at < READY_TTL_MS) return last;
+    if (this.checkingSince !== undefined && now - this.checkingSince < READY_TIMEOUT_MS) {
+      return last;
+    }
+    this.checkingSince = now;
     try {
       // Dated when it finished: what it found is how the origin was then, however long it took.
       const result = await check();
@@ -88,7 +102,8 @@ export class Readiness {
       this.last.set(key, checked);
       return checked;
     } finally {
-      this.checking = false;
+      // Not a check begun since, in place of this one given up.
+      if (this.checkingSince === now) this.checkingSince = undefined;
     }
   }
 }

@@ -111,8 +111,11 @@ export class OriginMemory {
   /** Whether the map was read from KV (map-store.ts `load`). */
   loaded = false;
   loadedAt = 0;
-  /** A write to KV is under way: another waits for the next listing. */
-  writing = false;
+  /**
+   * When the write to KV under way began (map-store.ts `store`): another waits for the next
+   * listing, while the write may still be running.
+   */
+  writingSince: number | undefined;
   /** The write under way merged what it writes: a listing after it is not in it. */
   writeMerged = false;
   /** A listing wanted a write after the one under way merged: the next listing writes, whatever it shows. */

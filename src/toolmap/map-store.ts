@@ -67,6 +67,16 @@ const SETTLED_DAYS = 2 * SEEN_REFRESH_DAYS;
 
 export const today = () => Math.floor(Date.now() / 86_400_000);
 
+/**
+ * How long the runtime lets a request's work after its response (`waitUntil`, where a write of
+ * the map runs) go on once the response is sent or its client left: 30 s. Past it, the runtime
+ * stops the work, and a write under way never ends, nor clears its mark: a write begun longer ago
+ * is taken for stopped, and a listing writes in its place, or no write of the map would ever be
+ * made again in the isolate. One that was not stopped (KV slower than that while a response
+ * streams) ends as two isolates' writes at once do: the later one is kept.
+ */
+const WAIT_UNTIL_MS = 30_000;
+
 export class MapStore {
   /**
    * The schema chunks read for this request's calls, until its calls are planned
@@ -216,13 +226,15 @@ export class MapStore {
    */
   async store(names: ProfileNames): Promise<void> {
     const origin = this.origin;
-    if (origin.writing) {
+    const began = Date.now();
+    if (origin.writingSince !== undefined && began - origin.writingSince < WAIT_UNTIL_MS) {
       // The write under way merges this listing's tools and notes, where it has not merged yet;
       // else the next write does, whichever listing needs it.
       if (origin.writeMerged) origin.writeMissed = true;
       return;
     }
-    origin.writing = true;
+    origin.writingSince = began;
+    origin.writeMerged = false;
     try {
       // KV takes one write a second to a key (past it, a put fails): a write of the map (its
       // chunks) within a second of this isolate's last one waits, then merges what came meanwhile.
@@ -265,8 +277,11 @@ export class MapStore {
       logEvent("kv_error", { op: "put", error: String(error) });
     } finally {
       origin.writtenAt = Date.now();
-      origin.writing = false;
-      origin.writeMerged = false;
+      // Not the mark of a write begun since, in place of this one taken for stopped.
+      if (origin.writingSince === began) {
+        origin.writingSince = undefined;
+        origin.writeMerged = false;
+      }
     }
   }
 

@@ -29,12 +29,13 @@ export function kvFailingOnly(real: KVNamespace, ...failing: KvOperation[]): KVN
 }
 
 /**
- * The real KV binding, but each read `held` picks (a get's key, a list's
- * prefix) waits until `release()`: as a request's reads wait for good once
- * the runtime cancels the request, its client gone. `asked` settles when the
- * first such read is made.
+ * The real KV binding, but each operation `held` picks (a get's or a put's
+ * key, a list's prefix) waits until `release()`: as a request's reads and
+ * writes wait for good once the runtime cancels the request (its client
+ * gone, or its work after the response past the time the runtime gives it).
+ * `asked` settles when the first such operation is made.
  */
-export function kvHoldingReads(
+export function kvHolding(
   real: KVNamespace,
   held: (operation: KvOperation, key: string) => boolean,
 ): { kv: KVNamespace; asked: Promise<void>; release: () => void } {

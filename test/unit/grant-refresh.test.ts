@@ -186,6 +186,24 @@ describe("GrantRefreshes", () => {
     });
   });
 
+  it("takes requests in line that never finish (the runtime stopped them) for gone once they ran as long as one may: the grant's line is not full for good", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const refreshes = new GrantRefreshes(0);
+      // A client's refreshes, one per call in flight, whose client left while the authorization
+      // server hung: the runtime stopped them 30 s after, and they never leave the line.
+      for (let i = 0; i < 32; i++) {
+        void refreshes.inLine("user:grant", () => new Promise<never>(() => {}));
+      }
+      // While they may still be running, they fill the line: the client tries again later.
+      expect(await refreshes.inLine("user:grant", async () => "answered")).toBe("full");
+      vi.setSystemTime(Date.now() + 30_000);
+      expect(await refreshes.inLine("user:grant", async () => "answered")).toBe("answered");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("makes a request that came around the line wait for the refresh in flight, and take its result", async () => {
     const refreshes = new GrantRefreshes();
     const slow = origin();

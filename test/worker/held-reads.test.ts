@@ -3,7 +3,7 @@
  * away, the runtime cancels its request, and a read the request had under
  * way never settles: another request of the isolate that waited for it would
  * wait for good, and so would every request after it that found it there.
- * Here one request's reads (`kvHoldingReads`) do not settle until the test
+ * Here one request's reads (`kvHolding`) do not settle until the test
  * lets them; another request through the same isolate is answered meanwhile.
  */
 import { waitOnExecutionContext } from "cloudflare:test";
@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
 import { DEMO_NAMES } from "../helpers/demo-names";
-import { type KvOperation, kvHoldingReads } from "../helpers/kv";
+import { type KvOperation, kvHolding } from "../helpers/kv";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import { DEMO_ORIGIN, type Fetch, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
 
@@ -39,7 +39,7 @@ describe("a request whose KV read never ends, as when its client left", () => {
     async (_, held) => {
       const origin = freshOrigin(DEMO_ORIGIN);
       const app = createApp();
-      const holding = kvHoldingReads(env.TOOL_MAP, held);
+      const holding = kvHolding(env.TOOL_MAP, held);
       const left = viaProxy({ ORIGIN_URL: origin }, { app, kv: holding.kv });
       const contexts: ExecutionContext[] = [];
       const proxy = viaProxy({ ORIGIN_URL: origin }, { app, contexts });
@@ -69,7 +69,7 @@ describe("a request whose KV read never ends, as when its client left", () => {
     await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
     // A new isolate, which knows the name from KV's map alone.
     const app = createApp();
-    const holding = kvHoldingReads(env.TOOL_MAP, (operation, key) => key.endsWith(":map"));
+    const holding = kvHolding(env.TOOL_MAP, (_, key) => key.endsWith(":map"));
     const left = viaProxy({ ORIGIN_URL: origin }, { app, kv: holding.kv });
     const proxy = viaProxy({ ORIGIN_URL: origin }, { app });
     const session = await openSession(proxy, PROXY_URL);

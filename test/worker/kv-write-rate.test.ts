@@ -6,16 +6,20 @@
  * isolate, however its requests come.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, type ToolMapScopes, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { timedPuts } from "../../support/counting-kv";
 import { realisticListing } from "../../support/listing";
+import { kvHolding } from "../helpers/kv";
 
 const KV_KEY_WRITE_MS = 1_000;
+/** How long the runtime lets a request's work after its response (`waitUntil`) run: then it is stopped. */
+const WAIT_UNTIL_MS = 30_000;
 
 /** Each key written twice within a second, with how far apart. */
 function tooSoon(puts: readonly { key: string; at: number }[]) {
@@ -88,6 +92,38 @@ describe("one isolate's requests, one after another, each listing tools new to t
     await list(structuredClone(pages[0] as ListedTool[]));
     await Promise.all(writes.splice(0));
     expect(await inKv(scopes, names)).toEqual(itself(names));
+  });
+});
+
+describe("a write of the map the runtime stopped before it ended", () => {
+  // The runtime stops a request's work after its response 30 s after the response (or its client
+  // leaving): a write under way then never ends, nor says it is done.
+  it("is written in place of by a listing once the write has run longer than the runtime lets it", async () => {
+    const { pages, memory, scopes } = await isolateOfPages();
+    const names = new Map<string, string>();
+    const stopped = kvHolding(
+      env.TOOL_MAP,
+      (operation, key) => operation === "put" && key === mapKey(scopes.origin),
+    );
+    const first = new ToolMap(stopped.kv, scopes, profile, memory, () => {});
+    for (const [original, name] of (await first.nameListing(pages[0] as ListedTool[])).names) {
+      names.set(original, name);
+    }
+    await stopped.asked;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + WAIT_UNTIL_MS);
+      const writes: Promise<unknown>[] = [];
+      const later = new ToolMap(env.TOOL_MAP, scopes, profile, memory, (w) => writes.push(w));
+      for (const [original, name] of (await later.nameListing(pages[1] as ListedTool[])).names) {
+        names.set(original, name);
+      }
+      await Promise.all(writes);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await inKv(scopes, names)).toEqual(itself(names));
+    stopped.release();
   });
 });
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { newIsolateState } from "../../src/routes/app-env";
-import { READY_TTL_MS, Readiness } from "../../src/routes/readyz";
+import { READY_TIMEOUT_MS, READY_TTL_MS, Readiness } from "../../src/routes/readyz";
 import { MAX_HELD_BYTES, ReadBudget } from "../../src/transport/read-bounded";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
@@ -246,5 +246,25 @@ describe("what an isolate keeps of readiness", () => {
     now += 1;
     const renewed = await readiness.of("relay", slow);
     expect(renewed?.at).toBe(1_001_500 + READY_TTL_MS + 1_500);
+  });
+
+  it("gives up a check whose request is gone once it has run as long as a check may: the next request checks anew", async () => {
+    let now = 1_000_000;
+    const readiness = new Readiness(() => now);
+    // A monitor that gave up before the check was done and left: the runtime cancelled its
+    // request, and with it the check's requests to the origin and its timer. It never ends.
+    void readiness.of("relay", () => new Promise<never>(() => {}));
+    const check = async () => ({ ready: true as const });
+    // While it may still be running, it is the isolate's one check: the others wait for it.
+    now += READY_TIMEOUT_MS - 1;
+    expect(await readiness.of("relay", check)).toBeUndefined();
+    now += 1;
+    expect((await readiness.of("relay", check))?.check).toEqual({ ready: true });
+    // And the check that took its place is the one check while it runs.
+    let answer: (check: { ready: true }) => void = () => {};
+    const running = readiness.of("other", () => new Promise((resolve) => (answer = resolve)));
+    expect(await readiness.of("other", check)).toBeUndefined();
+    answer({ ready: true });
+    expect((await running)?.check).toEqual({ ready: true });
   });
 });
