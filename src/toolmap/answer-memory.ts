@@ -69,6 +69,8 @@ export class AnswerMemory {
     if (names.storedAnswer === undefined) {
       this.#read ??= this.read();
       const answer = await this.#read;
+      // Done: profiles the isolate lets go of later (`OriginMemory.clear`) read it anew.
+      this.#read = undefined;
       names = this.names();
       // Another request's read may have come first, or its listing a newer answer.
       if (names.storedAnswer === undefined) {

@@ -141,6 +141,7 @@ export class CallerPins {
     if (!read) {
       read = kv.get(key, "text").then(
         (text) => {
+          reads.delete(key);
           // Another request's read may have come first, and its listing written since.
           const record = this.records.get(key) ?? decodeRecord(text);
           this.records.set(key, record);

@@ -144,7 +144,7 @@ describe("each pass's reads (property)", () => {
         }
       }),
       // The nodes of the rarest passes, first: at some seeds the generator makes two of them a run.
-      { numRuns: 1_500, examples: RARE_NODES.map((node) => [node]) },
+      { numRuns: 1_500, examples: RARE_NODES.map((node): [unknown] => [node]) },
     );
     // Every pass was needed somewhere, and every pass that names what it reads was skipped.
     for (const [pass] of passes) {
