@@ -8,7 +8,14 @@
  * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
  * placeholder is then a problem), `npm run dev` on the top level.
  */
-import { type AllowedHost, allowedHostsOf, ownProblem, parseConfig, SETTINGS } from "../src/config";
+import {
+  type AllowedHost,
+  allowedHostsOf,
+  originUrlOf,
+  ownProblem,
+  parseConfig,
+  SETTINGS,
+} from "../src/config";
 import { shellWord } from "../src/toolmap/definition-pins";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
@@ -19,6 +26,7 @@ import {
   PLACEHOLDER_ID,
   readEnvironment,
 } from "./lib/environments";
+import type { SharedBinding } from "./lib/shared-bindings";
 import { printable } from "./lib/terminal";
 
 export interface Finding {
@@ -96,6 +104,15 @@ export function checkEnvironment(
       "name",
       `${environment.worker} is also the Worker of [env.${other}]: a deploy of either replaces the other's, whose secrets it keeps and sends where its own settings say; give each section a name of its own`,
     );
+  }
+
+  const origin = environment.secrets.includes("ORIGIN_URL")
+    ? { secret: true as const }
+    : { url: environment.env.ORIGIN_URL };
+  for (const shared of environment.shared) {
+    const told = sharedFinding(shared, name as string, origin);
+    if (told?.kind === "problem") problem(shared.path, told.text);
+    else if (told?.kind === "note") note(shared.path, told.text);
   }
 
   const env = { ...environment.env };
@@ -176,6 +193,62 @@ export function checkEnvironment(
     }
   }
   return result;
+}
+
+/** `ORIGIN_URL` as the tool map's keys read it (its URL's `href`), or as written where it is no URL. */
+const originKey = (url: unknown) => {
+  const read = originUrlOf(url);
+  return "url" in read ? read.url.href : url;
+};
+
+/**
+ * What sharing `shared` with another tenant does, told at this section's binding (`name`'s,
+ * in front of `origin`): sign-in state, or a rate limit or budget of sign-in, shared is one
+ * tenant's reached or spent by the other's Worker. A tool map is shared harmlessly between
+ * origins: its keys begin with a digest of ORIGIN_URL (docs/tool-map.md), so under the same
+ * one it is one map. `undefined`: no harm.
+ */
+function sharedFinding(
+  shared: SharedBinding,
+  name: string,
+  origin: { secret: true } | { url: unknown },
+): { kind: "problem" | "note"; text: string } | undefined {
+  const { binding, other, otherBinding, otherPath, kind } = shared;
+  const either = (sign: string) => binding === sign || otherBinding === sign;
+  const also = `is [env.${other}]'s too (${otherPath}`;
+  const create = `create one for this section: \`${createNamespaceCommand(binding, name)}\``;
+  if (kind === "kv" && either("OAUTH_KV")) {
+    return {
+      kind: "problem",
+      text: `${also}): one namespace would hold both tenants' sign-ins, so each tenant's Worker reads and writes the other's grants, token hashes and client registrations (gate mode's sign-out revokes a user's grants at both); ${create}`,
+    };
+  }
+  if (kind === "rate limit" && either("SIGN_IN_RATE_LIMIT")) {
+    return {
+      kind: "problem",
+      text: `${also}): one limit counts both tenants' sign-in requests per client address, so one tenant's traffic spends the other's; give each section a namespace_id no other section has (npm run tenant takes the next one free)`,
+    };
+  }
+  if (shared.kind === "durable object" && either("SIGN_IN_BUDGET")) {
+    return {
+      kind: "problem",
+      text: `${also}, the class ${shared.className} of the Worker ${shared.script}): one object a day counts both tenants' sign-in writes, so one tenant's sign-ins spend the other's SIGN_IN_DAILY_WRITES; bind each section's own Worker's class (class_name = "SignInBudget", no script_name)`,
+    };
+  }
+  if (kind !== "kv" || binding !== "TOOL_MAP" || otherBinding !== "TOOL_MAP") return undefined;
+  if ("secret" in origin || shared.otherOrigin === undefined) {
+    return {
+      kind: "note",
+      text: `${also}): tool maps are kept apart by ORIGIN_URL, a secret here, which check does not read; under the same ORIGIN_URL one map would serve both (a held change accepted for one is accepted for the other's callers): make sure they differ, or ${create}`,
+    };
+  }
+  if (origin.url === undefined || originKey(origin.url) !== originKey(shared.otherOrigin)) {
+    return undefined;
+  }
+  return {
+    kind: "problem",
+    text: `${also}), in front of the same ORIGIN_URL: one tool map would serve both, so a held change accepted for one (npm run holds -- accept) is accepted for the other's callers, and each tenant's listings pin definitions for the other's; ${create}`,
+  };
 }
 
 /**

@@ -5,13 +5,14 @@
  * shipped wrangler.toml, clean. `npm run deploy` refuses what check refuses.
  */
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { checkEnvironment } from "../../scripts/check";
 import { deploy, isDryRun } from "../../scripts/deploy";
-import { readEnvironment } from "../../scripts/lib/environments";
+import { PLACEHOLDER_ID, readEnvironment } from "../../scripts/lib/environments";
 import { npmRun, ROOT, sections } from "./npm-scripts";
 
 const scratch = mkdtempSync(join(tmpdir(), "check-"));
@@ -35,8 +36,9 @@ ${rest}`,
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const VALID = 'ORIGIN_URL = "https://o.example/mcp"';
+/** `binding` of a KV namespace of `env`'s own: no other section has its id (md5's 32 hex digits). */
 const KV = (env: string, binding = "TOOL_MAP") =>
-  `[[env.${env}.kv_namespaces]]\nbinding = "${binding}"\nid = "0123456789abcdef0123456789abcdef"\n`;
+  `[[env.${env}.kv_namespaces]]\nbinding = "${binding}"\nid = "${createHash("md5").update(`${env}/${binding}`).digest("hex")}"\n`;
 /** Broker and gate mode's bindings in `env`, its TOOL_MAP among them; `limit`, a namespace_id of its own. */
 const SIGN_IN = (env: string, limit: number) => `${KV(env)}
 ${KV(env, "OAUTH_KV")}
@@ -712,6 +714,143 @@ ${KV(env)}`;
     expect(checked("gamma").problems).toEqual([told("same-name-gamma", "delta")]);
     expect(checked("delta").problems).toEqual([told("same-name-gamma", "gamma")]);
     expect(checked("epsilon").problems).toEqual([]);
+  });
+});
+
+describe("npm run check of tenants that share a namespace, a rate limit or a Durable Object", () => {
+  /** A namespace id of the test's own: `n` in hex, 32 digits. */
+  const id = (n: number) => n.toString(16).padStart(32, "0");
+  const kv = (env: string, binding: string, namespace: string) =>
+    `[[env.${env}.kv_namespaces]]\nbinding = "${binding}"\nid = "${namespace}"\n`;
+  /** A tenant `env` in relay mode, in front of `origin` (a declared secret where `undefined`). */
+  const RELAY = (env: string, origin: string | undefined, toolMap: string) => `[env.${env}]
+${origin === undefined ? 'secrets = { required = ["ORIGIN_URL"] }' : ""}
+[env.${env}.vars]
+${origin === undefined ? "" : `ORIGIN_URL = "${origin}"`}
+WRANGLER_ENV = "${env}"
+${kv(env, "TOOL_MAP", toolMap)}`;
+  /** A tenant `env` in broker mode: its namespaces, rate limit and, with `script`, another Worker's budget. */
+  const BROKER = (
+    env: string,
+    ids: { toolMap: string; oauth: string },
+    limit: number,
+    script?: string,
+  ) => `[env.${env}.vars]
+${VALID}
+WRANGLER_ENV = "${env}"
+AUTH_MODE = "broker"
+${kv(env, "TOOL_MAP", ids.toolMap)}
+${kv(env, "OAUTH_KV", ids.oauth)}
+[[env.${env}.ratelimits]]
+name = "SIGN_IN_RATE_LIMIT"
+namespace_id = "${limit}"
+simple = { limit = 30, period = 60 }
+[[env.${env}.durable_objects.bindings]]
+name = "SIGN_IN_BUDGET"
+class_name = "SignInBudget"
+${script === undefined ? "" : `script_name = "${script}"`}
+`;
+  const { path } = scratchConfig(
+    "shared",
+    [
+      `[exports.SignInBudget]\ntype = "durable-object"\nstorage = "sqlite"`,
+      BROKER("alpha", { toolMap: id(1), oauth: id(2) }, 7001),
+      // alpha's section copied for a new tenant, its name the only change (wrangler names it
+      // shared-beta): the same namespaces, and the same rate limit.
+      BROKER("beta", { toolMap: id(1), oauth: id(2) }, 7001),
+      // Namespaces of its own, and alpha's Worker's budget.
+      BROKER("gamma", { toolMap: id(3), oauth: id(4) }, 7002, "shared-alpha"),
+      BROKER("theta", { toolMap: id(5), oauth: id(6) }, 7003),
+      // theta's grants as iota's tool map.
+      RELAY("iota", "https://o.example/mcp", id(6)),
+      // One tool map in front of other origins: kept apart by ORIGIN_URL's digest.
+      RELAY("delta", "https://delta.example/mcp", id(7)),
+      RELAY("epsilon", "https://epsilon.example/mcp", id(7)),
+      RELAY("zeta", undefined, id(7)),
+      // Not created yet: each gets its own at `wrangler kv namespace create`.
+      RELAY("kappa", "https://o.example/mcp", PLACEHOLDER_ID),
+      RELAY("lambda", "https://o.example/mcp", PLACEHOLDER_ID),
+    ].join("\n"),
+  );
+  const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
+  const create = (binding: string, env: string) =>
+    `create one for this section: \`npx wrangler kv namespace create ${binding} --env ${env}\``;
+  const grants = (env: string, other: string, binding = "OAUTH_KV", otherBinding = "OAUTH_KV") => ({
+    setting: `env.${env}.kv_namespaces[${binding}].id`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[${otherBinding}].id): one namespace would hold both tenants' sign-ins, so each tenant's Worker reads and writes the other's grants, token hashes and client registrations (gate mode's sign-out revokes a user's grants at both); ${create(binding, env)}`,
+  });
+  const limit = (env: string, other: string) => ({
+    setting: `env.${env}.ratelimits[SIGN_IN_RATE_LIMIT].namespace_id`,
+    text: `is [env.${other}]'s too (env.${other}.ratelimits[SIGN_IN_RATE_LIMIT].namespace_id): one limit counts both tenants' sign-in requests per client address, so one tenant's traffic spends the other's; give each section a namespace_id no other section has (npm run tenant takes the next one free)`,
+  });
+  const budget = (env: string, other: string) => ({
+    setting: `env.${env}.durable_objects.bindings[SIGN_IN_BUDGET]`,
+    text: `is [env.${other}]'s too (env.${other}.durable_objects.bindings[SIGN_IN_BUDGET], the class SignInBudget of the Worker shared-alpha): one object a day counts both tenants' sign-in writes, so one tenant's sign-ins spend the other's SIGN_IN_DAILY_WRITES; bind each section's own Worker's class (class_name = "SignInBudget", no script_name)`,
+  });
+  const toolMap = (env: string, other: string) => ({
+    setting: `env.${env}.kv_namespaces[TOOL_MAP].id`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[TOOL_MAP].id), in front of the same ORIGIN_URL: one tool map would serve both, so a held change accepted for one (npm run holds -- accept) is accepted for the other's callers, and each tenant's listings pin definitions for the other's; ${create("TOOL_MAP", env)}`,
+  });
+  const unknownOrigin = (env: string, other: string) => ({
+    setting: `env.${env}.kv_namespaces[TOOL_MAP].id`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[TOOL_MAP].id): tool maps are kept apart by ORIGIN_URL, a secret here, which check does not read; under the same ORIGIN_URL one map would serve both (a held change accepted for one is accepted for the other's callers): make sure they differ, or ${create("TOOL_MAP", env)}`,
+  });
+
+  it("tells each tenant whose sign-in state another reaches, by path and by the other tenant", () => {
+    expect(checked("alpha").problems).toEqual([
+      toolMap("alpha", "beta"),
+      grants("alpha", "beta"),
+      limit("alpha", "beta"),
+      budget("alpha", "gamma"),
+    ]);
+    expect(checked("beta").problems).toEqual([
+      toolMap("beta", "alpha"),
+      grants("beta", "alpha"),
+      limit("beta", "alpha"),
+    ]);
+    expect(checked("gamma").problems).toEqual([budget("gamma", "alpha")]);
+    // Another binding of the same namespace: theta's grants would be in iota's tool map.
+    expect(checked("theta").problems).toEqual([grants("theta", "iota", "OAUTH_KV", "TOOL_MAP")]);
+    expect(checked("iota").problems).toEqual([grants("iota", "theta", "TOOL_MAP", "OAUTH_KV")]);
+  });
+
+  it("lets tenants in front of different origins share a tool map, and notes one it cannot compare", () => {
+    expect(checked("delta")).toMatchObject({
+      problems: [],
+      notes: [unknownOrigin("delta", "zeta")],
+    });
+    expect(checked("epsilon")).toMatchObject({
+      problems: [],
+      notes: [unknownOrigin("epsilon", "zeta")],
+    });
+    expect(checked("zeta").problems).toEqual([]);
+    expect(checked("zeta").notes).toEqual([
+      unknownOrigin("zeta", "delta"),
+      unknownOrigin("zeta", "epsilon"),
+      { setting: "ORIGIN_URL", text: "is a secret: checked when the Worker starts, never here" },
+    ]);
+    // A placeholder is no namespace yet.
+    expect(checked("kappa").problems).toEqual([]);
+  });
+
+  it("refuses them across every tenant at once, as npm run check runs", () => {
+    const { status, out } = npmRun("check", ["--config", path]);
+    expect(status).toBe(1);
+    const verdicts = Object.fromEntries(
+      [...sections(out)].map(([label, { verdict }]) => [label, verdict]),
+    );
+    expect(verdicts).toMatchObject({
+      "[env.alpha]": "4 problems",
+      "[env.beta]": "3 problems",
+      "[env.gamma]": "1 problem",
+      "[env.theta]": "1 problem",
+      "[env.iota]": "1 problem",
+      "[env.delta]": "ok",
+      "[env.epsilon]": "ok",
+      "[env.zeta]": "ok",
+      "[env.kappa]": "ok",
+      "[env.lambda]": "ok",
+    });
   });
 });
 
