@@ -10,8 +10,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { checkEnvironment } from "../../scripts/check";
+import { check, checkEnvironment } from "../../scripts/check";
 import { deploy, isDryRun } from "../../scripts/deploy";
+import { Refused } from "../../scripts/lib/command";
 import { PLACEHOLDER_ID, readEnvironment } from "../../scripts/lib/environments";
 import { npmRun, ROOT, sections } from "./npm-scripts";
 
@@ -536,6 +537,165 @@ ${KV("acme")}`,
     expect(env.status).toBe(1);
     expect(env.out).toContain(
       "-e=acme: npm run deploy checks what --env NAME, --env=NAME, -e NAME",
+    );
+  });
+});
+
+/** `check(argv)` in this process: its verdict and what it printed. */
+function checkedHere(argv: string[]) {
+  const printed: unknown[] = [];
+  const log = vi.spyOn(console, "log").mockImplementation((line) => void printed.push(line));
+  try {
+    return { clean: check(argv), out: printed.join("\n") };
+  } finally {
+    log.mockRestore();
+  }
+}
+
+describe("npm run deploy and check with --secrets-file, as wrangler deploy uploads it", () => {
+  const dir = mkdtempSync(join(scratch, "secrets-file-"));
+  const write = (file: string, text: string) => {
+    writeFileSync(join(dir, file), text);
+    return join(dir, file);
+  };
+  const sets = (file: string) => `is set by ${file}`;
+
+  it("tells every mistake at once, the file's names and values, and prints none of its values", () => {
+    // acme (wrangler.toml) is a relay with ORIGIN_URL in its vars, and declares no secret.
+    const file = write(
+      "acme.env",
+      [
+        "ORIGIN_URL=ftp://mcp.acme.example/mcp?key=sk-file-key",
+        "ORIGIN_SECRET=gate-key-value",
+        "ORIGIN_KEY=sk-typo-value",
+        "MAX_TOOLS=40",
+      ].join("\n"),
+    );
+    const declare = (setting: string) =>
+      `${setting}: ${sets(file)}, and not declared: declare it in [env.acme]: secrets = { required = ["${setting}"] }, so that npm run check and npm run deploy know it is set at Cloudflare, where it stays after this deploy`;
+    for (const form of [
+      ["--secrets-file", file],
+      [`--secrets-file=${file}`],
+      ["--secretsFile", file],
+    ]) {
+      const { status, out } = deployed(["--env", "acme", "--dry-run", ...form]);
+      expect(status, form[0]).toBe(1);
+      expect(out).toContain("Not deployed");
+      expect(sections(out).get("[env.acme]")).toEqual({
+        verdict: "7 problems",
+        lines: [
+          `MAX_TOOLS: ${sets(file)}, and is a setting, not a secret: set it in [env.acme.vars], where npm run check reads it (a secret stays at Cloudflare, unseen here, after every deploy)`,
+          `ORIGIN_KEY: ${sets(file)}, and is not a secret the proxy reads (ORIGIN_URL, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET, IDP_CLIENT_ID, IDP_CLIENT_SECRET, ORIGIN_SECRET, ORIGIN_USER_SECRETS): wrangler deploy would upload it to the Worker all the same; leave it out of the file`,
+          declare("ORIGIN_SECRET"),
+          `ORIGIN_URL: ${sets(file)}, and by wrangler.toml or --var too: in this deploy the file's value replaces that, and then stays at Cloudflare as a secret, which a later deploy's var of the name cannot replace; set it in one place`,
+          declare("ORIGIN_URL"),
+          `ORIGIN_URL: must be an absolute http:// or https:// URL (as ${file} sets it)`,
+          `ORIGIN_SECRET: is read only with AUTH_MODE=gate, and AUTH_MODE is relay: set AUTH_MODE, or remove this (as ${file} sets it)`,
+          `note: ${file} sets ORIGIN_SECRET, ORIGIN_URL for this deploy: checked with them`,
+          "note: TOOL_MAP has a placeholder for its namespace id; before a deploy, create it with `npx wrangler kv namespace create TOOL_MAP --env acme` and put the id it prints in wrangler.toml",
+        ],
+      });
+      for (const value of ["sk-file-key", "gate-key-value", "sk-typo-value", "ftp:"]) {
+        expect(out).not.toContain(value);
+      }
+    }
+  });
+
+  it("checks a declared secret's value where the file gives it, JSON or dotenv, as the Worker would", () => {
+    const { path } = scratchConfig(
+      "secrets-gate",
+      `[exports.SignInBudget]
+type = "durable-object"
+storage = "sqlite"
+[env.gate]
+secrets = { required = ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_USER_SECRETS"] }
+[env.gate.vars]
+${VALID}
+WRANGLER_ENV = "gate"
+AUTH_MODE = "gate"
+IDP_ISSUER = "https://accounts.google.com"
+ALLOWED_DOMAINS = "acme.com"
+${SIGN_IN("gate", 7001)}`,
+    );
+    // What wrangler uploads: JSON's text values (null: none), or dotenv's, where the environment
+    // wrangler runs in gives a value of its own.
+    const json = write(
+      "gate.json",
+      JSON.stringify({
+        IDP_CLIENT_ID: "proxy-app",
+        IDP_CLIENT_SECRET: "  ",
+        ORIGIN_USER_SECRETS: '{"ann@acme.com": "ann-key", "bob": "bob-key"}',
+        UPSTREAM_CLIENT_ID: null,
+      }),
+    );
+    const fromJson = checkedHere(["--config", path, "--env", "gate", "--secrets-file", json]);
+    expect(fromJson.clean).toBe(false);
+    expect(sections(fromJson.out).get("[env.gate]")).toEqual({
+      verdict: "2 problems",
+      lines: [
+        `IDP_CLIENT_SECRET: must not be empty (as ${json} sets it)`,
+        `ORIGIN_USER_SECRETS: has an entry (number 2) that is not an email address (as ${json} sets it)`,
+        `note: ${json} sets IDP_CLIENT_ID, IDP_CLIENT_SECRET, ORIGIN_USER_SECRETS for this deploy: checked with them`,
+      ],
+    });
+    for (const value of ["proxy-app", "ann-key", "bob-key", "ann@acme.com"]) {
+      expect(fromJson.out).not.toContain(value);
+    }
+
+    const dotenv = write(
+      "gate.env",
+      'IDP_CLIENT_ID=proxy-app\nIDP_CLIENT_SECRET=pa$$word-secret\nORIGIN_USER_SECRETS=\'{"ann@acme.com": "ann-key"}\'\n',
+    );
+    const before = process.env.IDP_CLIENT_ID;
+    process.env.IDP_CLIENT_ID = " ";
+    try {
+      const fromDotenv = checkedHere(["--config", path, "--env", "gate", "--secrets-file", dotenv]);
+      expect(sections(fromDotenv.out).get("[env.gate]")).toEqual({
+        verdict: "1 problem",
+        lines: [
+          `IDP_CLIENT_ID: must not be empty (as ${dotenv} sets it)`,
+          `note: ${dotenv} sets IDP_CLIENT_ID, IDP_CLIENT_SECRET, ORIGIN_USER_SECRETS for this deploy: checked with them`,
+          `note: IDP_CLIENT_ID is set in the environment too, and wrangler deploy uploads that value, not the file's: checked with it`,
+          "note: IDP_CLIENT_SECRET holds a $ in the file that wrangler deploy reads as a variable's name ($NAME) and replaces with that variable of the environment (or nothing): checked as the file writes it; write \\$ for a $ of the secret's own, or write the file as JSON",
+        ],
+      });
+      for (const value of ["proxy-app", "word-secret", "ann-key"]) {
+        expect(fromDotenv.out).not.toContain(value);
+      }
+    } finally {
+      if (before === undefined) delete process.env.IDP_CLIENT_ID;
+      else process.env.IDP_CLIENT_ID = before;
+    }
+  });
+
+  it("tells a file wrangler would refuse, deploying nothing, and is one tenant's", () => {
+    const refused: Array<[string, string]> = [
+      [join(dir, "missing.env"), "cannot be read (ENOENT)"],
+      [
+        write("number.json", '{"ORIGIN_URL": 7}'),
+        "holds ORIGIN_URL as a number: wrangler deploy takes text (a string) or null alone, and refuses the file",
+      ],
+      [
+        write("list.json", '"ORIGIN_URL"'),
+        "is JSON but no object of names and values: wrangler deploy refuses it",
+      ],
+      [
+        write("prose.env", "this file holds no secret\n"),
+        "holds no NAME=value line, and is no JSON: wrangler deploy refuses it",
+      ],
+    ];
+    for (const [file, says] of refused) {
+      const { status, out } = deployed(["--env", "acme", "--dry-run", "--secrets-file", file]);
+      expect(status, file).toBe(1);
+      expect(out).toContain(`${file}: ${says}`);
+      expect(out).toContain("Not deployed");
+    }
+    // npm run check reads it for one tenant, as a deploy is.
+    expect(() => check(["--secrets-file", join(dir, "one.env")])).toThrow(
+      expect.objectContaining({
+        constructor: Refused,
+        message: expect.stringContaining("--secrets-file is one tenant's: give --env NAME"),
+      }),
     );
   });
 });
