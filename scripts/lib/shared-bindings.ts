@@ -1,8 +1,8 @@
 /**
  * What one section of wrangler.toml binds that another binds too: a KV
  * namespace (by id), a rate limit (by `namespace_id`, which counts per
- * account) or a Durable Object namespace (a Worker's class). Two tenants'
- * Workers then read and count the same data. Read from the file as written,
+ * account), a Durable Object namespace (a Worker's class) or a Secrets Store
+ * secret. Two tenants' Workers then read and count the same data. Read from the file as written,
  * as wrangler reads it (a section inherits no binding); which sharing does
  * harm is `npm run check`'s to say (scripts/check.ts, `sharedFinding`).
  */
@@ -25,7 +25,7 @@ export type SharedBinding = {
 
 /** What a binding is bound to: a Durable Object namespace is a Worker's class. */
 type Resource =
-  | { kind: "kv" | "rate limit" }
+  | { kind: "kv" | "rate limit" | "secret" }
   | { kind: "durable object"; script: string; className: string };
 
 type Bound = Resource & {
@@ -79,6 +79,14 @@ function boundBy(raw: Unstable_RawConfig, name: string, section: Unstable_RawEnv
       resource: `durable object ${script}\n${class_name}`,
       script,
       className: class_name,
+    });
+  }
+  for (const { binding, store_id, secret_name } of section.secrets_store_secrets ?? []) {
+    bound.push({
+      binding,
+      path: `${at}.secrets_store_secrets[${binding}]`,
+      kind: "secret",
+      resource: `secret ${store_id}\n${secret_name}`,
     });
   }
   return bound;

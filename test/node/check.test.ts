@@ -877,7 +877,7 @@ ${KV(env)}`;
   });
 });
 
-describe("npm run check of tenants that share a namespace, a rate limit or a Durable Object", () => {
+describe("npm run check of tenants that share a namespace, a rate limit, a Durable Object or a key", () => {
   /** A namespace id of the test's own: `n` in hex, 32 digits. */
   const id = (n: number) => n.toString(16).padStart(32, "0");
   const kv = (env: string, binding: string, namespace: string) =>
@@ -910,6 +910,18 @@ name = "SIGN_IN_BUDGET"
 class_name = "SignInBudget"
 ${script === undefined ? "" : `script_name = "${script}"`}
 `;
+  /** A tenant `env` in front of `origin` whose users' keys are in `users`, and the origin's in a store. */
+  const KEYS = (
+    env: string,
+    origin: string,
+    ids: { toolMap: string; users: string },
+  ) => `${RELAY(env, origin, ids.toolMap)}
+${kv(env, "ORIGIN_USER_SECRETS", ids.users)}
+[[env.${env}.secrets_store_secrets]]
+binding = "ORIGIN_SECRET"
+store_id = "${id(99)}"
+secret_name = "mu-origin-key"
+`;
   const { path } = scratchConfig(
     "shared",
     [
@@ -930,14 +942,39 @@ ${script === undefined ? "" : `script_name = "${script}"`}
       // Not created yet: each gets its own at `wrangler kv namespace create`.
       RELAY("kappa", "https://o.example/mcp", PLACEHOLDER_ID),
       RELAY("lambda", "https://o.example/mcp", PLACEHOLDER_ID),
+      // One origin's key, and its users' keys, bound in front of another origin (nu, mu's section
+      // copied), and in front of the same one (xi), whose users' keys are omicron's tool map.
+      KEYS("mu", "https://mu.example/mcp", { toolMap: id(8), users: id(9) }),
+      KEYS("nu", "https://nu.example/mcp", { toolMap: id(10), users: id(9) }),
+      KEYS("xi", "https://mu.example/mcp", { toolMap: id(11), users: id(12) }),
+      RELAY("omicron", "https://omicron.example/mcp", id(12)),
     ].join("\n"),
   );
   const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
   const create = (binding: string, env: string) =>
     `create one for this section: \`npx wrangler kv namespace create ${binding} --env ${env}\``;
-  const grants = (env: string, other: string, binding = "OAUTH_KV", otherBinding = "OAUTH_KV") => ({
+  const grants = (env: string, other: string) => ({
+    setting: `env.${env}.kv_namespaces[OAUTH_KV].id`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[OAUTH_KV].id): one namespace would hold both tenants' sign-ins, so each tenant's Worker reads and writes the other's grants, token hashes and client registrations (gate mode's sign-out revokes a user's grants at both); ${create("OAUTH_KV", env)}`,
+  });
+  /** `env`'s `binding` is `other`'s `otherBinding`, and one of them holds credentials: `reach`. */
+  const inReach = (
+    env: string,
+    binding: string,
+    other: string,
+    otherBinding: string,
+    reach: string,
+  ) => ({
     setting: `env.${env}.kv_namespaces[${binding}].id`,
-    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[${otherBinding}].id): one namespace would hold both tenants' sign-ins, so each tenant's Worker reads and writes the other's grants, token hashes and client registrations (gate mode's sign-out revokes a user's grants at both); ${create(binding, env)}`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[${otherBinding}].id): ${reach}; ${create(binding, env)}`,
+  });
+  const usersElsewhere = (env: string, other: string) => ({
+    setting: `env.${env}.kv_namespaces[ORIGIN_USER_SECRETS].id`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[ORIGIN_USER_SECRETS].id), in front of another ORIGIN_URL: each tenant's Worker would send its users' keys for the other's origin to its own; ${create("ORIGIN_USER_SECRETS", env)}`,
+  });
+  const keyElsewhere = (env: string, other: string) => ({
+    setting: `env.${env}.secrets_store_secrets[ORIGIN_SECRET]`,
+    text: `is [env.${other}]'s too (env.${other}.secrets_store_secrets[ORIGIN_SECRET]), in front of another ORIGIN_URL: each tenant's Worker would send the key of the other's origin to its own; bind each origin's own key`,
   });
   const limit = (env: string, other: string) => ({
     setting: `env.${env}.ratelimits[SIGN_IN_RATE_LIMIT].namespace_id`,
@@ -953,7 +990,7 @@ ${script === undefined ? "" : `script_name = "${script}"`}
   });
   const unknownOrigin = (env: string, other: string) => ({
     setting: `env.${env}.kv_namespaces[TOOL_MAP].id`,
-    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[TOOL_MAP].id): tool maps are kept apart by ORIGIN_URL, a secret here, which check does not read; under the same ORIGIN_URL one map would serve both (a held change accepted for one is accepted for the other's callers): make sure they differ, or ${create("TOOL_MAP", env)}`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[TOOL_MAP].id): tool maps are kept apart by ORIGIN_URL, and ORIGIN_URL is a secret here, which check does not read: under the same ORIGIN_URL one map would serve both (a held change accepted for one is accepted for the other's callers): make sure they differ, or ${create("TOOL_MAP", env)}`,
   });
 
   it("tells each tenant whose sign-in state another reaches, by path and by the other tenant", () => {
@@ -970,8 +1007,58 @@ ${script === undefined ? "" : `script_name = "${script}"`}
     ]);
     expect(checked("gamma").problems).toEqual([budget("gamma", "alpha")]);
     // Another binding of the same namespace: theta's grants would be in iota's tool map.
-    expect(checked("theta").problems).toEqual([grants("theta", "iota", "OAUTH_KV", "TOOL_MAP")]);
-    expect(checked("iota").problems).toEqual([grants("iota", "theta", "TOOL_MAP", "OAUTH_KV")]);
+    const grantsOf = "grants, token hashes and client registrations";
+    expect(checked("theta").problems).toEqual([
+      inReach(
+        "theta",
+        "OAUTH_KV",
+        "iota",
+        "TOOL_MAP",
+        `this tenant's ${grantsOf} would be in reach of [env.iota]'s Worker`,
+      ),
+    ]);
+    expect(checked("iota").problems).toEqual([
+      inReach(
+        "iota",
+        "TOOL_MAP",
+        "theta",
+        "OAUTH_KV",
+        `[env.theta]'s ${grantsOf} would be in reach of this tenant's`,
+      ),
+    ]);
+  });
+
+  it("tells each tenant whose origin keys another sends to its own origin, or has in reach", () => {
+    // Their relay mode refuses the keys too (only gate mode reads them): not what this is about.
+    const shared = (env: string) =>
+      checked(env).problems.filter(({ setting }) => setting.startsWith("env."));
+    expect(shared("mu")).toEqual([usersElsewhere("mu", "nu"), keyElsewhere("mu", "nu")]);
+    expect(shared("nu")).toEqual([
+      usersElsewhere("nu", "mu"),
+      keyElsewhere("nu", "mu"),
+      keyElsewhere("nu", "xi"),
+    ]);
+    // mu's key in front of mu's origin is no harm; its users' keys as omicron's tool map are.
+    const keysOf = "users' keys for its origin";
+    expect(shared("xi")).toEqual([
+      inReach(
+        "xi",
+        "ORIGIN_USER_SECRETS",
+        "omicron",
+        "TOOL_MAP",
+        `this tenant's ${keysOf} would be in reach of [env.omicron]'s Worker`,
+      ),
+      keyElsewhere("xi", "nu"),
+    ]);
+    expect(shared("omicron")).toEqual([
+      inReach(
+        "omicron",
+        "TOOL_MAP",
+        "xi",
+        "ORIGIN_USER_SECRETS",
+        `[env.xi]'s ${keysOf} would be in reach of this tenant's`,
+      ),
+    ]);
   });
 
   it("lets tenants in front of different origins share a tool map, and notes one it cannot compare", () => {
