@@ -335,14 +335,12 @@ function sharedFinding(
           `), in front of another ORIGIN_URL: each tenant's Worker would send its users' keys for the other's origin to its own; ${create}`,
         );
   }
-  if (kind === "kv" && (binding in CREDENTIALS || otherBinding in CREDENTIALS)) {
+  const mine = Object.hasOwn(CREDENTIALS, binding) ? CREDENTIALS[binding] : undefined;
+  const theirs = Object.hasOwn(CREDENTIALS, otherBinding) ? CREDENTIALS[otherBinding] : undefined;
+  if (kind === "kv" && (mine || theirs)) {
     const reach = [
-      ...(binding in CREDENTIALS
-        ? [`this tenant's ${CREDENTIALS[binding]} would be in reach of [env.${other}]'s Worker`]
-        : []),
-      ...(otherBinding in CREDENTIALS
-        ? [`[env.${other}]'s ${CREDENTIALS[otherBinding]} would be in reach of this tenant's`]
-        : []),
+      ...(mine ? [`this tenant's ${mine} would be in reach of [env.${other}]'s Worker`] : []),
+      ...(theirs ? [`[env.${other}]'s ${theirs} would be in reach of this tenant's`] : []),
     ];
     return problem(`): ${reach.join(", and ")}; ${create}`);
   }
