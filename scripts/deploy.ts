@@ -1,7 +1,8 @@
 /**
  * `npm run deploy -- --env NAME [wrangler deploy's options]`: `npm run check`
- * on that environment, as wrangler would deploy it (its `--var`s included),
- * then `wrangler deploy` with the same arguments. Refuses the top level (the
+ * on that environment, as wrangler would deploy it (its `--var`s and the
+ * secrets of its `--secrets-file` included), then `wrangler deploy` with the
+ * same arguments. Refuses the top level (the
  * local development setup), a KV id still a placeholder unless it is a
  * `--dry-run`, and a file or environment named in a form check does not read.
  */
@@ -48,6 +49,8 @@ export function deploy(args: readonly string[]): number {
     console.log("\nNot deployed: the problems above come first.");
     return 1;
   }
+  // yargs reads both spellings (and refuses the option given twice).
+  const [secretsFile] = ["secrets-file", "secretsFile"].flatMap((name) => valuesOf(args, name));
   const [env] = valuesOf(args, "env", { short: "e" });
   const [configPath] = valuesOf(args, "config", { short: "c" });
   // The hosts wrangler deploys to besides the file's (yargs' aliases: --route, --domain).
@@ -58,6 +61,7 @@ export function deploy(args: readonly string[]): number {
     only: [env],
     vars: varsOf(valuesOf(args, "var", { array: true })),
     served: { routes: routes.length > 0 ? routes : undefined, domains },
+    secretsFile,
     forDeploy: true,
     dryRun: isDryRun(args),
   });

@@ -14,6 +14,9 @@ import {
   unstable_readConfig,
 } from "wrangler";
 import { readingConfig } from "./command";
+import { type SharedBinding, sharedBindings, workerOf } from "./shared-bindings";
+
+export { PLACEHOLDER_ID } from "./shared-bindings";
 
 export const CONFIG_PATH = "wrangler.toml";
 
@@ -38,9 +41,6 @@ const STAND_INS: Record<string, () => unknown> = {
   secrets_store_secret: () => ({ get() {} }),
 };
 
-/** A KV id `npm run tenant -- add` writes before the namespace exists. */
-export const PLACEHOLDER_ID = "00000000000000000000000000000000";
-
 export interface Environment {
   /** `undefined`: the top level. */
   name: string | undefined;
@@ -59,6 +59,8 @@ export interface Environment {
   kvNamespaces: Array<{ binding: string; id: string | undefined }>;
   /** The other sections whose Worker has its Worker's name: a deploy of one replaces the other's. */
   sameWorker: string[];
+  /** What it binds that another section binds too: a KV namespace, a rate limit, a Durable Object's class. */
+  shared: SharedBinding[];
   /** The hosts its routes serve it at, in lower case; a route whose host has a wildcard is left out. */
   routeHosts: string[];
   /** Whether wrangler serves it at workers.dev: `workers_dev`, or, unset, when it has no routes. */
@@ -142,6 +144,7 @@ export function readEnvironment(
     secrets: [],
     kvNamespaces: [],
     sameWorker: [],
+    shared: [],
     routeHosts: [],
     workersDev: false,
     devVars: [],
@@ -163,15 +166,12 @@ export function readEnvironment(
   environment.worker = config.name;
   environment.secrets = config.secrets?.required ?? [];
   if (name !== undefined) {
-    // Each section's Worker as wrangler names it: its `name`, or the top level's, `-NAME`.
+    // The other sections, as the file writes them: whose Worker is this one, what they bind too.
     const { rawConfig } = experimental_readRawConfig({ config: configPath });
-    environment.sameWorker = Object.entries(rawConfig.env ?? {})
-      .filter(
-        ([other, section]) =>
-          other !== name &&
-          ((section as { name?: string }).name ?? `${rawConfig.name}-${other}`) === config.name,
-      )
-      .map(([other]) => other);
+    environment.sameWorker = Object.keys(rawConfig.env ?? {}).filter(
+      (other) => other !== name && workerOf(rawConfig, other) === config.name,
+    );
+    environment.shared = sharedBindings(rawConfig, name);
   }
   // As wrangler deploy reads them (resolveRoutes): --routes in place of the file's, --domains added.
   const routes = [

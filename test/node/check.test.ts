@@ -5,13 +5,15 @@
  * shipped wrangler.toml, clean. `npm run deploy` refuses what check refuses.
  */
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { checkEnvironment } from "../../scripts/check";
+import { check, checkEnvironment } from "../../scripts/check";
 import { deploy, isDryRun } from "../../scripts/deploy";
-import { readEnvironment } from "../../scripts/lib/environments";
+import { Refused } from "../../scripts/lib/command";
+import { PLACEHOLDER_ID, readEnvironment } from "../../scripts/lib/environments";
 import { npmRun, ROOT, sections } from "./npm-scripts";
 
 const scratch = mkdtempSync(join(tmpdir(), "check-"));
@@ -35,8 +37,9 @@ ${rest}`,
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const VALID = 'ORIGIN_URL = "https://o.example/mcp"';
+/** `binding` of a KV namespace of `env`'s own: no other section has its id (md5's 32 hex digits). */
 const KV = (env: string, binding = "TOOL_MAP") =>
-  `[[env.${env}.kv_namespaces]]\nbinding = "${binding}"\nid = "0123456789abcdef0123456789abcdef"\n`;
+  `[[env.${env}.kv_namespaces]]\nbinding = "${binding}"\nid = "${createHash("md5").update(`${env}/${binding}`).digest("hex")}"\n`;
 /** Broker and gate mode's bindings in `env`, its TOOL_MAP among them; `limit`, a namespace_id of its own. */
 const SIGN_IN = (env: string, limit: number) => `${KV(env)}
 ${KV(env, "OAUTH_KV")}
@@ -538,6 +541,165 @@ ${KV("acme")}`,
   });
 });
 
+/** `check(argv)` in this process: its verdict and what it printed. */
+function checkedHere(argv: string[]) {
+  const printed: unknown[] = [];
+  const log = vi.spyOn(console, "log").mockImplementation((line) => void printed.push(line));
+  try {
+    return { clean: check(argv), out: printed.join("\n") };
+  } finally {
+    log.mockRestore();
+  }
+}
+
+describe("npm run deploy and check with --secrets-file, as wrangler deploy uploads it", () => {
+  const dir = mkdtempSync(join(scratch, "secrets-file-"));
+  const write = (file: string, text: string) => {
+    writeFileSync(join(dir, file), text);
+    return join(dir, file);
+  };
+  const sets = (file: string) => `is set by ${file}`;
+
+  it("tells every mistake at once, the file's names and values, and prints none of its values", () => {
+    // acme (wrangler.toml) is a relay with ORIGIN_URL in its vars, and declares no secret.
+    const file = write(
+      "acme.env",
+      [
+        "ORIGIN_URL=ftp://mcp.acme.example/mcp?key=sk-file-key",
+        "ORIGIN_SECRET=gate-key-value",
+        "ORIGIN_KEY=sk-typo-value",
+        "MAX_TOOLS=40",
+      ].join("\n"),
+    );
+    const declare = (setting: string) =>
+      `${setting}: ${sets(file)}, and not declared: declare it in [env.acme]: secrets = { required = ["${setting}"] }, so that npm run check and npm run deploy know it is set at Cloudflare, where it stays after this deploy`;
+    for (const form of [
+      ["--secrets-file", file],
+      [`--secrets-file=${file}`],
+      ["--secretsFile", file],
+    ]) {
+      const { status, out } = deployed(["--env", "acme", "--dry-run", ...form]);
+      expect(status, form[0]).toBe(1);
+      expect(out).toContain("Not deployed");
+      expect(sections(out).get("[env.acme]")).toEqual({
+        verdict: "7 problems",
+        lines: [
+          `MAX_TOOLS: ${sets(file)}, and is a setting, not a secret: set it in [env.acme.vars], where npm run check reads it (a secret stays at Cloudflare, unseen here, after every deploy)`,
+          `ORIGIN_KEY: ${sets(file)}, and is not a secret the proxy reads (ORIGIN_URL, UPSTREAM_CLIENT_ID, UPSTREAM_CLIENT_SECRET, IDP_CLIENT_ID, IDP_CLIENT_SECRET, ORIGIN_SECRET, ORIGIN_USER_SECRETS): wrangler deploy would upload it to the Worker all the same; leave it out of the file`,
+          declare("ORIGIN_SECRET"),
+          `ORIGIN_URL: ${sets(file)}, and by wrangler.toml or --var too: in this deploy the file's value replaces that, and then stays at Cloudflare as a secret, which a later deploy's var of the name cannot replace; set it in one place`,
+          declare("ORIGIN_URL"),
+          `ORIGIN_URL: must be an absolute http:// or https:// URL (as ${file} sets it)`,
+          `ORIGIN_SECRET: is read only with AUTH_MODE=gate, and AUTH_MODE is relay: set AUTH_MODE, or remove this (as ${file} sets it)`,
+          `note: ${file} sets ORIGIN_SECRET, ORIGIN_URL for this deploy: checked with them`,
+          "note: TOOL_MAP has a placeholder for its namespace id; before a deploy, create it with `npx wrangler kv namespace create TOOL_MAP --env acme` and put the id it prints in wrangler.toml",
+        ],
+      });
+      for (const value of ["sk-file-key", "gate-key-value", "sk-typo-value", "ftp:"]) {
+        expect(out).not.toContain(value);
+      }
+    }
+  });
+
+  it("checks a declared secret's value where the file gives it, JSON or dotenv, as the Worker would", () => {
+    const { path } = scratchConfig(
+      "secrets-gate",
+      `[exports.SignInBudget]
+type = "durable-object"
+storage = "sqlite"
+[env.gate]
+secrets = { required = ["IDP_CLIENT_ID", "IDP_CLIENT_SECRET", "ORIGIN_USER_SECRETS"] }
+[env.gate.vars]
+${VALID}
+WRANGLER_ENV = "gate"
+AUTH_MODE = "gate"
+IDP_ISSUER = "https://accounts.google.com"
+ALLOWED_DOMAINS = "acme.com"
+${SIGN_IN("gate", 7001)}`,
+    );
+    // What wrangler uploads: JSON's text values (null: none), or dotenv's, where the environment
+    // wrangler runs in gives a value of its own.
+    const json = write(
+      "gate.json",
+      JSON.stringify({
+        IDP_CLIENT_ID: "proxy-app",
+        IDP_CLIENT_SECRET: "  ",
+        ORIGIN_USER_SECRETS: '{"ann@acme.com": "ann-key", "bob": "bob-key"}',
+        UPSTREAM_CLIENT_ID: null,
+      }),
+    );
+    const fromJson = checkedHere(["--config", path, "--env", "gate", "--secrets-file", json]);
+    expect(fromJson.clean).toBe(false);
+    expect(sections(fromJson.out).get("[env.gate]")).toEqual({
+      verdict: "2 problems",
+      lines: [
+        `IDP_CLIENT_SECRET: must not be empty (as ${json} sets it)`,
+        `ORIGIN_USER_SECRETS: has an entry (number 2) that is not an email address (as ${json} sets it)`,
+        `note: ${json} sets IDP_CLIENT_ID, IDP_CLIENT_SECRET, ORIGIN_USER_SECRETS for this deploy: checked with them`,
+      ],
+    });
+    for (const value of ["proxy-app", "ann-key", "bob-key", "ann@acme.com"]) {
+      expect(fromJson.out).not.toContain(value);
+    }
+
+    const dotenv = write(
+      "gate.env",
+      'IDP_CLIENT_ID=proxy-app\nIDP_CLIENT_SECRET=pa$$word-secret\nORIGIN_USER_SECRETS=\'{"ann@acme.com": "ann-key"}\'\n',
+    );
+    const before = process.env.IDP_CLIENT_ID;
+    process.env.IDP_CLIENT_ID = " ";
+    try {
+      const fromDotenv = checkedHere(["--config", path, "--env", "gate", "--secrets-file", dotenv]);
+      expect(sections(fromDotenv.out).get("[env.gate]")).toEqual({
+        verdict: "1 problem",
+        lines: [
+          `IDP_CLIENT_ID: must not be empty (as ${dotenv} sets it)`,
+          `note: ${dotenv} sets IDP_CLIENT_ID, IDP_CLIENT_SECRET, ORIGIN_USER_SECRETS for this deploy: checked with them`,
+          `note: IDP_CLIENT_ID is set in the environment too, and wrangler deploy uploads that value, not the file's: checked with it`,
+          "note: IDP_CLIENT_SECRET holds a $ in the file that wrangler deploy reads as a variable's name ($NAME) and replaces with that variable of the environment (or nothing): checked as the file writes it; write \\$ for a $ of the secret's own, or write the file as JSON",
+        ],
+      });
+      for (const value of ["proxy-app", "word-secret", "ann-key"]) {
+        expect(fromDotenv.out).not.toContain(value);
+      }
+    } finally {
+      if (before === undefined) delete process.env.IDP_CLIENT_ID;
+      else process.env.IDP_CLIENT_ID = before;
+    }
+  });
+
+  it("tells a file wrangler would refuse, deploying nothing, and is one tenant's", () => {
+    const refused: Array<[string, string]> = [
+      [join(dir, "missing.env"), "cannot be read (ENOENT)"],
+      [
+        write("number.json", '{"ORIGIN_URL": 7}'),
+        "holds ORIGIN_URL as a number: wrangler deploy takes text (a string) or null alone, and refuses the file",
+      ],
+      [
+        write("list.json", '"ORIGIN_URL"'),
+        "is JSON but no object of names and values: wrangler deploy refuses it",
+      ],
+      [
+        write("prose.env", "this file holds no secret\n"),
+        "holds no NAME=value line, and is no JSON: wrangler deploy refuses it",
+      ],
+    ];
+    for (const [file, says] of refused) {
+      const { status, out } = deployed(["--env", "acme", "--dry-run", "--secrets-file", file]);
+      expect(status, file).toBe(1);
+      expect(out).toContain(`${file}: ${says}`);
+      expect(out).toContain("Not deployed");
+    }
+    // npm run check reads it for one tenant, as a deploy is.
+    expect(() => check(["--secrets-file", join(dir, "one.env")])).toThrow(
+      expect.objectContaining({
+        constructor: Refused,
+        message: expect.stringContaining("--secrets-file is one tenant's: give --env NAME"),
+      }),
+    );
+  });
+});
+
 describe("npm run check of the top level, as npm run dev runs it", () => {
   const { dir, path } = scratchConfig(
     "dev-check",
@@ -712,6 +874,230 @@ ${KV(env)}`;
     expect(checked("gamma").problems).toEqual([told("same-name-gamma", "delta")]);
     expect(checked("delta").problems).toEqual([told("same-name-gamma", "gamma")]);
     expect(checked("epsilon").problems).toEqual([]);
+  });
+});
+
+describe("npm run check of tenants that share a namespace, a rate limit, a Durable Object or a key", () => {
+  /** A namespace id of the test's own: `n` in hex, 32 digits. */
+  const id = (n: number) => n.toString(16).padStart(32, "0");
+  const kv = (env: string, binding: string, namespace: string) =>
+    `[[env.${env}.kv_namespaces]]\nbinding = "${binding}"\nid = "${namespace}"\n`;
+  /** A tenant `env` in relay mode, in front of `origin` (a declared secret where `undefined`). */
+  const RELAY = (env: string, origin: string | undefined, toolMap: string) => `[env.${env}]
+${origin === undefined ? 'secrets = { required = ["ORIGIN_URL"] }' : ""}
+[env.${env}.vars]
+${origin === undefined ? "" : `ORIGIN_URL = "${origin}"`}
+WRANGLER_ENV = "${env}"
+${kv(env, "TOOL_MAP", toolMap)}`;
+  /** A tenant `env` in broker mode: its namespaces, rate limit and, with `script`, another Worker's budget. */
+  const BROKER = (
+    env: string,
+    ids: { toolMap: string; oauth: string },
+    limit: number,
+    script?: string,
+  ) => `[env.${env}.vars]
+${VALID}
+WRANGLER_ENV = "${env}"
+AUTH_MODE = "broker"
+${kv(env, "TOOL_MAP", ids.toolMap)}
+${kv(env, "OAUTH_KV", ids.oauth)}
+[[env.${env}.ratelimits]]
+name = "SIGN_IN_RATE_LIMIT"
+namespace_id = "${limit}"
+simple = { limit = 30, period = 60 }
+[[env.${env}.durable_objects.bindings]]
+name = "SIGN_IN_BUDGET"
+class_name = "SignInBudget"
+${script === undefined ? "" : `script_name = "${script}"`}
+`;
+  /** A tenant `env` in front of `origin` whose users' keys are in `users`, and the origin's in a store. */
+  const KEYS = (
+    env: string,
+    origin: string,
+    ids: { toolMap: string; users: string },
+  ) => `${RELAY(env, origin, ids.toolMap)}
+${kv(env, "ORIGIN_USER_SECRETS", ids.users)}
+[[env.${env}.secrets_store_secrets]]
+binding = "ORIGIN_SECRET"
+store_id = "${id(99)}"
+secret_name = "mu-origin-key"
+`;
+  const { path } = scratchConfig(
+    "shared",
+    [
+      `[exports.SignInBudget]\ntype = "durable-object"\nstorage = "sqlite"`,
+      BROKER("alpha", { toolMap: id(1), oauth: id(2) }, 7001),
+      // alpha's section copied for a new tenant, its name the only change (wrangler names it
+      // shared-beta): the same namespaces, and the same rate limit.
+      BROKER("beta", { toolMap: id(1), oauth: id(2) }, 7001),
+      // Namespaces of its own, and alpha's Worker's budget.
+      BROKER("gamma", { toolMap: id(3), oauth: id(4) }, 7002, "shared-alpha"),
+      BROKER("theta", { toolMap: id(5), oauth: id(6) }, 7003),
+      // theta's grants as iota's tool map.
+      RELAY("iota", "https://o.example/mcp", id(6)),
+      // One tool map in front of other origins: kept apart by ORIGIN_URL's digest.
+      RELAY("delta", "https://delta.example/mcp", id(7)),
+      RELAY("epsilon", "https://epsilon.example/mcp", id(7)),
+      RELAY("zeta", undefined, id(7)),
+      // Not created yet: each gets its own at `wrangler kv namespace create`.
+      RELAY("kappa", "https://o.example/mcp", PLACEHOLDER_ID),
+      RELAY("lambda", "https://o.example/mcp", PLACEHOLDER_ID),
+      // One origin's key, and its users' keys, bound in front of another origin (nu, mu's section
+      // copied), and in front of the same one (xi), whose users' keys are omicron's tool map.
+      KEYS("mu", "https://mu.example/mcp", { toolMap: id(8), users: id(9) }),
+      KEYS("nu", "https://nu.example/mcp", { toolMap: id(10), users: id(9) }),
+      KEYS("xi", "https://mu.example/mcp", { toolMap: id(11), users: id(12) }),
+      RELAY("omicron", "https://omicron.example/mcp", id(12)),
+    ].join("\n"),
+  );
+  const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
+  const create = (binding: string, env: string) =>
+    `create one for this section: \`npx wrangler kv namespace create ${binding} --env ${env}\``;
+  const grants = (env: string, other: string) => ({
+    setting: `env.${env}.kv_namespaces[OAUTH_KV].id`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[OAUTH_KV].id): one namespace would hold both tenants' sign-ins, so each tenant's Worker reads and writes the other's grants, token hashes and client registrations (gate mode's sign-out revokes a user's grants at both); ${create("OAUTH_KV", env)}`,
+  });
+  /** `env`'s `binding` is `other`'s `otherBinding`, and one of them holds credentials: `reach`. */
+  const inReach = (
+    env: string,
+    binding: string,
+    other: string,
+    otherBinding: string,
+    reach: string,
+  ) => ({
+    setting: `env.${env}.kv_namespaces[${binding}].id`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[${otherBinding}].id): ${reach}; ${create(binding, env)}`,
+  });
+  const usersElsewhere = (env: string, other: string) => ({
+    setting: `env.${env}.kv_namespaces[ORIGIN_USER_SECRETS].id`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[ORIGIN_USER_SECRETS].id), in front of another ORIGIN_URL: each tenant's Worker would send its users' keys for the other's origin to its own; ${create("ORIGIN_USER_SECRETS", env)}`,
+  });
+  const keyElsewhere = (env: string, other: string) => ({
+    setting: `env.${env}.secrets_store_secrets[ORIGIN_SECRET]`,
+    text: `is [env.${other}]'s too (env.${other}.secrets_store_secrets[ORIGIN_SECRET]), in front of another ORIGIN_URL: each tenant's Worker would send the key of the other's origin to its own; bind each origin's own key`,
+  });
+  const limit = (env: string, other: string) => ({
+    setting: `env.${env}.ratelimits[SIGN_IN_RATE_LIMIT].namespace_id`,
+    text: `is [env.${other}]'s too (env.${other}.ratelimits[SIGN_IN_RATE_LIMIT].namespace_id): one limit counts both tenants' sign-in requests per client address, so one tenant's traffic spends the other's; give each section a namespace_id no other section has (npm run tenant takes the next one free)`,
+  });
+  const budget = (env: string, other: string) => ({
+    setting: `env.${env}.durable_objects.bindings[SIGN_IN_BUDGET]`,
+    text: `is [env.${other}]'s too (env.${other}.durable_objects.bindings[SIGN_IN_BUDGET], the class SignInBudget of the Worker shared-alpha): one object a day counts both tenants' sign-in writes, so one tenant's sign-ins spend the other's SIGN_IN_DAILY_WRITES; bind each section's own Worker's class (class_name = "SignInBudget", no script_name)`,
+  });
+  const toolMap = (env: string, other: string) => ({
+    setting: `env.${env}.kv_namespaces[TOOL_MAP].id`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[TOOL_MAP].id), in front of the same ORIGIN_URL: one tool map would serve both, so a held change accepted for one (npm run holds -- accept) is accepted for the other's callers, and each tenant's listings pin definitions for the other's; ${create("TOOL_MAP", env)}`,
+  });
+  const unknownOrigin = (env: string, other: string) => ({
+    setting: `env.${env}.kv_namespaces[TOOL_MAP].id`,
+    text: `is [env.${other}]'s too (env.${other}.kv_namespaces[TOOL_MAP].id): tool maps are kept apart by ORIGIN_URL, and ORIGIN_URL is a secret here, which check does not read: under the same ORIGIN_URL one map would serve both (a held change accepted for one is accepted for the other's callers): make sure they differ, or ${create("TOOL_MAP", env)}`,
+  });
+
+  it("tells each tenant whose sign-in state another reaches, by path and by the other tenant", () => {
+    expect(checked("alpha").problems).toEqual([
+      toolMap("alpha", "beta"),
+      grants("alpha", "beta"),
+      limit("alpha", "beta"),
+      budget("alpha", "gamma"),
+    ]);
+    expect(checked("beta").problems).toEqual([
+      toolMap("beta", "alpha"),
+      grants("beta", "alpha"),
+      limit("beta", "alpha"),
+    ]);
+    expect(checked("gamma").problems).toEqual([budget("gamma", "alpha")]);
+    // Another binding of the same namespace: theta's grants would be in iota's tool map.
+    const grantsOf = "grants, token hashes and client registrations";
+    expect(checked("theta").problems).toEqual([
+      inReach(
+        "theta",
+        "OAUTH_KV",
+        "iota",
+        "TOOL_MAP",
+        `this tenant's ${grantsOf} would be in reach of [env.iota]'s Worker`,
+      ),
+    ]);
+    expect(checked("iota").problems).toEqual([
+      inReach(
+        "iota",
+        "TOOL_MAP",
+        "theta",
+        "OAUTH_KV",
+        `[env.theta]'s ${grantsOf} would be in reach of this tenant's`,
+      ),
+    ]);
+  });
+
+  it("tells each tenant whose origin keys another sends to its own origin, or has in reach", () => {
+    // Their relay mode refuses the keys too (only gate mode reads them): not what this is about.
+    const shared = (env: string) =>
+      checked(env).problems.filter(({ setting }) => setting.startsWith("env."));
+    expect(shared("mu")).toEqual([usersElsewhere("mu", "nu"), keyElsewhere("mu", "nu")]);
+    expect(shared("nu")).toEqual([
+      usersElsewhere("nu", "mu"),
+      keyElsewhere("nu", "mu"),
+      keyElsewhere("nu", "xi"),
+    ]);
+    // mu's key in front of mu's origin is no harm; its users' keys as omicron's tool map are.
+    const keysOf = "users' keys for its origin";
+    expect(shared("xi")).toEqual([
+      inReach(
+        "xi",
+        "ORIGIN_USER_SECRETS",
+        "omicron",
+        "TOOL_MAP",
+        `this tenant's ${keysOf} would be in reach of [env.omicron]'s Worker`,
+      ),
+      keyElsewhere("xi", "nu"),
+    ]);
+    expect(shared("omicron")).toEqual([
+      inReach(
+        "omicron",
+        "TOOL_MAP",
+        "xi",
+        "ORIGIN_USER_SECRETS",
+        `[env.xi]'s ${keysOf} would be in reach of this tenant's`,
+      ),
+    ]);
+  });
+
+  it("lets tenants in front of different origins share a tool map, and notes one it cannot compare", () => {
+    expect(checked("delta")).toMatchObject({
+      problems: [],
+      notes: [unknownOrigin("delta", "zeta")],
+    });
+    expect(checked("epsilon")).toMatchObject({
+      problems: [],
+      notes: [unknownOrigin("epsilon", "zeta")],
+    });
+    expect(checked("zeta").problems).toEqual([]);
+    expect(checked("zeta").notes).toEqual([
+      unknownOrigin("zeta", "delta"),
+      unknownOrigin("zeta", "epsilon"),
+      { setting: "ORIGIN_URL", text: "is a secret: checked when the Worker starts, never here" },
+    ]);
+    // A placeholder is no namespace yet.
+    expect(checked("kappa").problems).toEqual([]);
+  });
+
+  it("refuses them across every tenant at once, as npm run check runs", () => {
+    const { status, out } = npmRun("check", ["--config", path]);
+    expect(status).toBe(1);
+    const verdicts = Object.fromEntries(
+      [...sections(out)].map(([label, { verdict }]) => [label, verdict]),
+    );
+    expect(verdicts).toMatchObject({
+      "[env.alpha]": "4 problems",
+      "[env.beta]": "3 problems",
+      "[env.gamma]": "1 problem",
+      "[env.theta]": "1 problem",
+      "[env.iota]": "1 problem",
+      "[env.delta]": "ok",
+      "[env.epsilon]": "ok",
+      "[env.zeta]": "ok",
+      "[env.kappa]": "ok",
+      "[env.lambda]": "ok",
+    });
   });
 });
 
