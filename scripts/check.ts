@@ -9,26 +9,24 @@
  * `npm run deploy` runs it first (`forDeploy`: a KV id that is still a
  * placeholder is then a problem), `npm run dev` on the top level.
  */
-import {
-  type AllowedHost,
-  allowedHostsOf,
-  originUrlOf,
-  ownProblem,
-  parseConfig,
-  SETTINGS,
-} from "../src/config";
-import { shellWord } from "../src/toolmap/definition-pins";
+import { type AllowedHost, allowedHostsOf, ownProblem, parseConfig, SETTINGS } from "../src/config";
 import { argumentsOf, refuse, runCommand } from "./lib/command";
 import {
   CONFIG_PATH,
+  createNamespaceCommand,
   type Environment,
   environmentNames,
   labelOf,
   PLACEHOLDER_ID,
   readEnvironment,
 } from "./lib/environments";
-import { readSecretsFile, type SecretsFile } from "./lib/secrets-file";
-import type { SharedBinding } from "./lib/shared-bindings";
+import {
+  readSecretsFile,
+  SECRET_SETTINGS,
+  type SecretsFile,
+  uploadedSecrets,
+} from "./lib/secrets-file";
+import { sharedFinding } from "./lib/shared-findings";
 import { printable } from "./lib/terminal";
 
 export interface Finding {
@@ -51,24 +49,6 @@ export interface CheckResult {
  * is JSON text (a table of users' keys).
  */
 const standIn = (secret: string) => (secret === "ORIGIN_USER_SECRETS" ? "{}" : "secret");
-
-/** The settings the docs have operators set with `wrangler secret put` (docs/configuration.md, sign-in.md). */
-const SECRET_SETTINGS = new Set([
-  "ORIGIN_URL",
-  "UPSTREAM_CLIENT_ID",
-  "UPSTREAM_CLIENT_SECRET",
-  "IDP_CLIENT_ID",
-  "IDP_CLIENT_SECRET",
-  "ORIGIN_SECRET",
-  "ORIGIN_USER_SECRETS",
-]);
-
-/**
- * The command that creates a tenant's KV namespace for `binding`, to paste: the environment's
- * name as wrangler.toml wrote it, which may hold `$(…)`, as one shell word.
- */
-export const createNamespaceCommand = (binding: string, name: string | undefined) =>
-  `npx wrangler kv namespace create ${binding}${name === undefined ? "" : ` --env ${shellWord(name)}`}`;
 
 export function checkEnvironment(
   environment: Environment,
@@ -206,179 +186,6 @@ export function checkEnvironment(
     }
   }
   return result;
-}
-
-/**
- * The secrets `file` uploads with a deploy of `environment`, set in `env` (what the Worker gets)
- * where each is a secret the proxy reads, so that parseConfig checks its value with the rest: a
- * name that is none, is set in wrangler.toml too, or is not declared is told, by name alone.
- */
-function uploadedSecrets(
-  environment: Environment,
-  file: SecretsFile,
-  env: Record<string, unknown>,
-  { problems, notes }: Pick<CheckResult, "problems" | "notes">,
-): Set<string> {
-  const uploaded = new Set<string>();
-  if (file.refused !== undefined) {
-    problems.push({ setting: file.path, text: file.refused });
-    return uploaded;
-  }
-  const sets = `is set by ${file.path}`;
-  const { name: section } = environment;
-  for (const name of Object.keys(file.values).sort()) {
-    if (!SECRET_SETTINGS.has(name)) {
-      const vars = section === undefined ? "[vars]" : `[env.${section}.vars]`;
-      problems.push({
-        setting: name,
-        text: Object.hasOwn(SETTINGS, name)
-          ? `${sets}, and is a setting, not a secret: set it in ${vars}, where npm run check reads it (a secret stays at Cloudflare, unseen here, after every deploy)`
-          : `${sets}, and is not a secret the proxy reads (${[...SECRET_SETTINGS].join(", ")}): wrangler deploy would upload it to the Worker all the same; leave it out of the file`,
-      });
-      continue;
-    }
-    // wrangler uploads the file's in place of the var, and the secret stays: Cloudflare refuses a
-    // var and a secret of one name (10053), so a later deploy of the var fails.
-    if (name in environment.env) {
-      problems.push({
-        setting: name,
-        text: `${sets}, and by wrangler.toml or --var too: in this deploy the file's value replaces that, and then stays at Cloudflare as a secret, which a later deploy's var of the name cannot replace; set it in one place`,
-      });
-    }
-    if (!environment.secrets.includes(name)) {
-      problems.push({
-        setting: name,
-        text: `${sets}, and not declared: declare it in ${labelOf(section)}: secrets = { required = ["${name}"] }, so that npm run check and npm run deploy know it is set at Cloudflare, where it stays after this deploy`,
-      });
-    }
-    env[name] = file.values[name];
-    uploaded.add(name);
-  }
-  if (uploaded.size > 0) {
-    notes.push({
-      setting: file.path,
-      text: `sets ${[...uploaded].join(", ")} for this deploy: checked with them`,
-    });
-  }
-  for (const name of file.fromEnvironment.filter((name) => uploaded.has(name))) {
-    notes.push({
-      setting: name,
-      text: "is set in the environment too, and wrangler deploy uploads that value, not the file's: checked with it",
-    });
-  }
-  for (const name of file.expanded.filter((name) => uploaded.has(name))) {
-    notes.push({
-      setting: name,
-      text: "holds a $ in the file that wrangler deploy reads as a variable's name ($NAME) and replaces with that variable of the environment (or nothing): checked as the file writes it; write \\$ for a $ of the secret's own, or write the file as JSON",
-    });
-  }
-  return uploaded;
-}
-
-/** `ORIGIN_URL` as the tool map's keys read it (its URL's `href`), or as written where it is no URL. */
-const originKey = (url: unknown) => {
-  const read = originUrlOf(url);
-  return "url" in read ? read.url.href : url;
-};
-
-/** What a namespace of each binding holds that is one tenant's credentials. */
-const CREDENTIALS: Record<string, string> = {
-  OAUTH_KV: "grants, token hashes and client registrations",
-  ORIGIN_USER_SECRETS: "users' keys for its origin",
-};
-
-/**
- * What sharing `shared` with another tenant does, told at this section's binding (`name`'s,
- * in front of `origin`): credentials, or a rate limit or budget of sign-in, shared are one
- * tenant's reached or spent by the other's Worker; an origin's key is for that origin alone.
- * A tool map is shared harmlessly between origins: its keys begin with a digest of ORIGIN_URL
- * (docs/tool-map.md), so under the same one it is one map. `undefined`: no harm.
- */
-function sharedFinding(
-  shared: SharedBinding,
-  name: string,
-  origin: { secret: true } | { url: unknown },
-): { kind: "problem" | "note"; text: string } | undefined {
-  const { binding, other, otherBinding, otherPath, kind } = shared;
-  const either = (sign: string) => binding === sign || otherBinding === sign;
-  const both = (sign: string) => binding === sign && otherBinding === sign;
-  const also = `is [env.${other}]'s too (${otherPath}`;
-  const create = `create one for this section: \`${createNamespaceCommand(binding, name)}\``;
-  const problem = (text: string) => ({ kind: "problem" as const, text: `${also}${text}` });
-  // Whether both are in front of one origin: `undefined` where a secret ORIGIN_URL keeps it
-  // unknown, `null` where this section's is missing (a problem of its own).
-  const sameOrigin =
-    "secret" in origin || shared.otherOrigin === undefined
-      ? undefined
-      : origin.url === undefined
-        ? null
-        : originKey(origin.url) === originKey(shared.otherOrigin);
-  const unknown = (what: string, fix: string) => ({
-    kind: "note" as const,
-    text: `${also}): ${what}, and ORIGIN_URL is a secret here, which check does not read: ${fix}`,
-  });
-  if (kind === "kv" && both("OAUTH_KV")) {
-    return problem(
-      `): one namespace would hold both tenants' sign-ins, so each tenant's Worker reads and writes the other's grants, token hashes and client registrations (gate mode's sign-out revokes a user's grants at both); ${create}`,
-    );
-  }
-  if (kind === "kv" && both("ORIGIN_USER_SECRETS")) {
-    if (sameOrigin === undefined) {
-      return unknown(
-        "users' keys are for one origin",
-        `make sure the two are in front of the same one, or ${create}`,
-      );
-    }
-    return sameOrigin !== false
-      ? undefined
-      : problem(
-          `), in front of another ORIGIN_URL: each tenant's Worker would send its users' keys for the other's origin to its own; ${create}`,
-        );
-  }
-  const mine = Object.hasOwn(CREDENTIALS, binding) ? CREDENTIALS[binding] : undefined;
-  const theirs = Object.hasOwn(CREDENTIALS, otherBinding) ? CREDENTIALS[otherBinding] : undefined;
-  if (kind === "kv" && (mine || theirs)) {
-    const reach = [
-      ...(mine ? [`this tenant's ${mine} would be in reach of [env.${other}]'s Worker`] : []),
-      ...(theirs ? [`[env.${other}]'s ${theirs} would be in reach of this tenant's`] : []),
-    ];
-    return problem(`): ${reach.join(", and ")}; ${create}`);
-  }
-  if (kind === "secret" && both("ORIGIN_SECRET")) {
-    if (sameOrigin === undefined) {
-      return unknown(
-        "an origin's key is for that origin",
-        "make sure the two are in front of the same one, or bind each origin's own key",
-      );
-    }
-    return sameOrigin !== false
-      ? undefined
-      : problem(
-          "), in front of another ORIGIN_URL: each tenant's Worker would send the key of the other's origin to its own; bind each origin's own key",
-        );
-  }
-  if (kind === "rate limit" && either("SIGN_IN_RATE_LIMIT")) {
-    return problem(
-      "): one limit counts both tenants' sign-in requests per client address, so one tenant's traffic spends the other's; give each section a namespace_id no other section has (npm run tenant takes the next one free)",
-    );
-  }
-  if (shared.kind === "durable object" && either("SIGN_IN_BUDGET")) {
-    return problem(
-      `, the class ${shared.className} of the Worker ${shared.script}): one object a day counts both tenants' sign-in writes, so one tenant's sign-ins spend the other's SIGN_IN_DAILY_WRITES; bind each section's own Worker's class (class_name = "SignInBudget", no script_name)`,
-    );
-  }
-  if (kind !== "kv" || !both("TOOL_MAP") || sameOrigin === false || sameOrigin === null) {
-    return undefined;
-  }
-  if (sameOrigin === undefined) {
-    return unknown(
-      "tool maps are kept apart by ORIGIN_URL",
-      `under the same ORIGIN_URL one map would serve both (a held change accepted for one is accepted for the other's callers): make sure they differ, or ${create}`,
-    );
-  }
-  return problem(
-    `), in front of the same ORIGIN_URL: one tool map would serve both, so a held change accepted for one (npm run holds -- accept) is accepted for the other's callers, and each tenant's listings pin definitions for the other's; ${create}`,
-  );
 }
 
 /**

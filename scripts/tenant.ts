@@ -11,9 +11,15 @@ import { spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { experimental_readRawConfig } from "wrangler";
 import { ownProblem } from "../src/config";
-import { checkEnvironment, createNamespaceCommand, report } from "./check";
+import { checkEnvironment, report } from "./check";
 import { argumentsOf, readingConfig, refuse, runCommand } from "./lib/command";
-import { CONFIG_PATH, environmentNames, PLACEHOLDER_ID, readEnvironment } from "./lib/environments";
+import {
+  CONFIG_PATH,
+  createNamespaceCommand,
+  environmentNames,
+  PLACEHOLDER_ID,
+  readEnvironment,
+} from "./lib/environments";
 
 export interface Tenant {
   name: string;

@@ -13,6 +13,7 @@ import {
   unstable_getVarsForDev,
   unstable_readConfig,
 } from "wrangler";
+import { shellWord } from "../../src/toolmap/definition-pins";
 import { readingConfig } from "./command";
 import { type SharedBinding, sharedBindings, workerOf } from "./shared-bindings";
 
@@ -228,3 +229,10 @@ export function readEnvironment(
   Object.assign(environment.env, vars);
   return environment;
 }
+
+/**
+ * The command that creates a tenant's KV namespace for `binding`, to paste: the environment's
+ * name as wrangler.toml wrote it, which may hold `$(…)`, as one shell word.
+ */
+export const createNamespaceCommand = (binding: string, name: string | undefined) =>
+  `npx wrangler kv namespace create ${binding}${name === undefined ? "" : ` --env ${shellWord(name)}`}`;

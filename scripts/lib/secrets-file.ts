@@ -8,6 +8,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseEnv } from "node:util";
+import { SETTINGS } from "../../src/config";
+import { type Environment, labelOf } from "./environments";
 
 export interface SecretsFile {
   /** As the command was given it. */
@@ -75,4 +77,88 @@ export function readSecretsFile(
     }
   }
   return file;
+}
+
+/** The settings the docs have operators set with `wrangler secret put` (docs/configuration.md, sign-in.md). */
+export const SECRET_SETTINGS = new Set([
+  "ORIGIN_URL",
+  "UPSTREAM_CLIENT_ID",
+  "UPSTREAM_CLIENT_SECRET",
+  "IDP_CLIENT_ID",
+  "IDP_CLIENT_SECRET",
+  "ORIGIN_SECRET",
+  "ORIGIN_USER_SECRETS",
+]);
+
+/** A problem or note of npm run check, at its setting's path. */
+interface Told {
+  setting: string;
+  text: string;
+}
+
+/**
+ * The secrets `file` uploads with a deploy of `environment`, set in `env` (what the Worker gets)
+ * where each is a secret the proxy reads, so that parseConfig checks its value with the rest: a
+ * name that is none, is set in wrangler.toml too, or is not declared is told, by name alone.
+ */
+export function uploadedSecrets(
+  environment: Environment,
+  file: SecretsFile,
+  env: Record<string, unknown>,
+  { problems, notes }: { problems: Told[]; notes: Told[] },
+): Set<string> {
+  const uploaded = new Set<string>();
+  if (file.refused !== undefined) {
+    problems.push({ setting: file.path, text: file.refused });
+    return uploaded;
+  }
+  const sets = `is set by ${file.path}`;
+  const { name: section } = environment;
+  for (const name of Object.keys(file.values).sort()) {
+    if (!SECRET_SETTINGS.has(name)) {
+      const vars = section === undefined ? "[vars]" : `[env.${section}.vars]`;
+      problems.push({
+        setting: name,
+        text: Object.hasOwn(SETTINGS, name)
+          ? `${sets}, and is a setting, not a secret: set it in ${vars}, where npm run check reads it (a secret stays at Cloudflare, unseen here, after every deploy)`
+          : `${sets}, and is not a secret the proxy reads (${[...SECRET_SETTINGS].join(", ")}): wrangler deploy would upload it to the Worker all the same; leave it out of the file`,
+      });
+      continue;
+    }
+    // wrangler uploads the file's in place of the var, and the secret stays: Cloudflare refuses a
+    // var and a secret of one name (10053), so a later deploy of the var fails.
+    if (name in environment.env) {
+      problems.push({
+        setting: name,
+        text: `${sets}, and by wrangler.toml or --var too: in this deploy the file's value replaces that, and then stays at Cloudflare as a secret, which a later deploy's var of the name cannot replace; set it in one place`,
+      });
+    }
+    if (!environment.secrets.includes(name)) {
+      problems.push({
+        setting: name,
+        text: `${sets}, and not declared: declare it in ${labelOf(section)}: secrets = { required = ["${name}"] }, so that npm run check and npm run deploy know it is set at Cloudflare, where it stays after this deploy`,
+      });
+    }
+    env[name] = file.values[name];
+    uploaded.add(name);
+  }
+  if (uploaded.size > 0) {
+    notes.push({
+      setting: file.path,
+      text: `sets ${[...uploaded].join(", ")} for this deploy: checked with them`,
+    });
+  }
+  for (const name of file.fromEnvironment.filter((name) => uploaded.has(name))) {
+    notes.push({
+      setting: name,
+      text: "is set in the environment too, and wrangler deploy uploads that value, not the file's: checked with it",
+    });
+  }
+  for (const name of file.expanded.filter((name) => uploaded.has(name))) {
+    notes.push({
+      setting: name,
+      text: "holds a $ in the file that wrangler deploy reads as a variable's name ($NAME) and replaces with that variable of the environment (or nothing): checked as the file writes it; write \\$ for a $ of the secret's own, or write the file as JSON",
+    });
+  }
+  return uploaded;
 }
