@@ -10,7 +10,7 @@
  *
  * Bounds: at most `MAX_TOOLS` originals (weighed by their names,
  * stored-map.ts `keptTools`, as written and as read) and `MAX_SCHEMA_CHUNKS` chunks of
- * schemas per origin; an original no listing showed for `EXPIRY_DAYS` leaves
+ * schemas per origin; an original no listing showed for `EXPIRY_DAYS` (map-merge.ts) leaves
  * the map at its next write. Past a bound, the tools least recently listed are
  * not stored (`tool_map_full`): their names stay right, a cold isolate asks
  * the origin for them.
@@ -24,9 +24,9 @@
  * (`readSchema`) and written again by the next listing.
  */
 import { logEvent } from "../log";
-import { acceptedPin } from "./definition-pins";
-import { FRESH_MS, MAX_HELD_PINS, type OriginMemory, type SharedPin } from "./isolate-memory";
+import { FRESH_MS, type OriginMemory } from "./isolate-memory";
 import { type LegacyProgress, readLegacyNames } from "./legacy-v1";
+import { mergeMap, SEEN_REFRESH_DAYS, today } from "./map-merge";
 import type { PlannedEntry } from "./plan-listing";
 import type { ProfileNames } from "./profile-names";
 import {
@@ -42,7 +42,6 @@ import {
   emptyMap,
   encodeMap,
   KEY_WRITE_MS,
-  keptTools,
   laterFormat,
   MAX_TOOLS,
   mapKey,
@@ -53,19 +52,6 @@ import {
 const MAX_SCHEMA_CHUNKS = 2;
 /** Characters per schema chunk: under KV's 25 MiB a value, even at 3 bytes a character. */
 const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
-export const EXPIRY_DAYS = 30;
-/** A listed tool's "last listed" day is written again only when older than this. */
-const SEEN_REFRESH_DAYS = 7;
-/**
- * Past the map's bound, a tool it holds and some listing showed within this
- * many days (its day, written again once a week, is at most a week old for
- * a tool listed every week) keeps its place, and its pin, against tools new
- * to the map: an origin cannot have the map let go of a tool's pin by listing
- * others, then change it unheld (stored-map.ts `keptTools`).
- */
-const SETTLED_DAYS = 2 * SEEN_REFRESH_DAYS;
-
-export const today = () => Math.floor(Date.now() / 86_400_000);
 
 /**
  * How long the runtime lets a request's work after its response (`waitUntil`, where a write of
@@ -247,7 +233,7 @@ export class MapStore {
           : (origin.stored ?? emptyMap());
       // The held definitions this write notes: one noted while it is under way waits for the next.
       const noted = [...origin.heldPins.keys()].map((o) => [o, origin.heldPins.get(o)] as const);
-      const { merged, superseded } = this.merge(base, names);
+      const { merged, superseded } = mergeMap(base, origin, names, this.scope);
       origin.writeMissed = false;
       origin.writeMerged = true;
       merged.listingPin = (await origin.listingPin) ?? base.listingPin;
@@ -283,99 +269,6 @@ export class MapStore {
         origin.writeMerged = false;
       }
     }
-  }
-
-  /**
-   * `base` with this isolate's tools, pins and held definitions, and the profile's kept names;
-   * expired and bounded. A pin this isolate set takes the place of the one it knew when it set it
-   * (`SharedPin.over`: none, for a tool new to it; an earlier version's, taken over), not of one
-   * another isolate set since (`superseded`): the map's pin is the first definition seen of a
-   * tool, and an isolate that read the map before a tool was added would otherwise put what it was
-   * shown over what another isolate had shown its callers, whose change to it was then taken for
-   * no change. What it knew then, not the map as it knows it now: a write under way may have
-   * brought it KV's pin since.
-   */
-  private merge(
-    base: StoredMap,
-    names: ProfileNames,
-  ): { merged: StoredMap; superseded: Map<string, SharedPin> } {
-    const origin = this.origin;
-    const day = today();
-    const tools = new Map(base.tools);
-    const superseded = new Map<string, SharedPin>();
-    for (const [original, seen] of origin.listed) {
-      const entry = origin.tools.get(original);
-      if (!entry) continue;
-      const stored = base.tools.get(original)?.pin;
-      const set = origin.pinned.get(original);
-      let pin = set?.pin ?? stored;
-      if (set !== undefined && stored !== undefined && stored !== set.pin && stored !== set.over) {
-        superseded.set(original, set);
-        pin = stored;
-      }
-      // The check of its schema line, while it is of the same fingerprint (schema-lines.ts).
-      const before = base.tools.get(original);
-      const check = before?.schema === entry.schemaHash ? before.check : undefined;
-      tools.set(original, {
-        schema: entry.schemaHash,
-        seen,
-        ...(pin === undefined ? {} : { pin }),
-        ...(check === undefined ? {} : { check }),
-      });
-    }
-    for (const [original, tool] of tools) {
-      if (day - tool.seen > EXPIRY_DAYS) tools.delete(original);
-    }
-    const kept = keptTools(
-      tools,
-      (original) =>
-        day - (base.tools.get(original)?.seen ?? Number.NEGATIVE_INFINITY) <= SETTLED_DAYS,
-    );
-    if (kept !== tools) {
-      logEvent("tool_map_full", { scope: this.scope.origin, tools: tools.size, kept: kept.size });
-    }
-    const held = new Map<string, string[]>();
-    for (const original of new Set([...base.held.keys(), ...origin.heldPins.keys()])) {
-      if (!kept.has(original)) continue;
-      const pins = [...(base.held.get(original) ?? []), ...(origin.heldPins.get(original) ?? [])]
-        .filter(
-          (pin, i, all) =>
-            all.indexOf(pin) === i && !origin.acceptedPins.get(acceptedPin(original, pin)),
-        )
-        .slice(-MAX_HELD_PINS);
-      if (pins.length > 0) held.set(original, pins);
-    }
-    const { legacy, migrated, legacyRead } = this.mergeLegacy(base, names);
-    return {
-      merged: { tools: kept, held, chunks: base.chunks, legacy, migrated, legacyRead },
-      superseded,
-    };
-  }
-
-  /**
-   * `base`'s layout-1 names with this profile's, and how far its scope was
-   * read: by this isolate or another, whichever got further (each holds the
-   * names of the keys before where it got).
-   */
-  private mergeLegacy(base: StoredMap, names: ProfileNames) {
-    const { legacy: scope } = this.scope;
-    const legacy = new Map(base.legacy);
-    const kept = new Map([...(base.legacy.get(scope) ?? []), ...names.legacyNames]);
-    if (kept.size > 0) legacy.set(scope, kept);
-    const migrated = new Set(base.migrated);
-    const legacyRead = new Map(base.legacyRead);
-    const progress = names.legacyProgress;
-    if (progress?.done) migrated.add(scope);
-    if (migrated.has(scope)) {
-      legacyRead.delete(scope);
-    } else if (progress?.after !== undefined) {
-      const before = base.legacyRead.get(scope);
-      legacyRead.set(
-        scope,
-        before !== undefined && before > progress.after ? before : progress.after,
-      );
-    }
-    return { legacy, migrated, legacyRead };
   }
 
   /**

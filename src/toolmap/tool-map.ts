@@ -31,7 +31,8 @@ import { type Caller, ONE_CALLER } from "./callers";
 import { definitionOf, type ListedDefinition, pinOf, pinsOf } from "./definition-pins";
 import type { OriginMemory, ToolMapMemory, ToolMapScopes } from "./isolate-memory";
 import { ProvenPins, storedListingPin } from "./listing-pin";
-import { MapStore, today } from "./map-store";
+import { today } from "./map-merge";
+import { MapStore } from "./map-store";
 import { firstOfEachName, type NamedListing } from "./named-listing";
 import {
   entryChars,

@@ -16,7 +16,7 @@ import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { NO_POLICY } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
-import { today } from "../../src/toolmap/map-store";
+import { today } from "../../src/toolmap/map-merge";
 import { type NamedListing, ToolMap } from "../../src/toolmap/tool-map";
 import { heapUsed } from "./heap";
 import { isolateToolMaps } from "./isolate-tool-maps";
