@@ -222,6 +222,13 @@ describe("npm run stats", () => {
     expect(stdout).toContain("  1e3      openai      3         0            0.0%        0");
   });
 
+  it("counts no call that goes on in its retry (input_required) among the failures", () => {
+    const [perTool] = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
+    const failed = perTool?.sql.split("\n").find((line) => line.trimEnd().endsWith(" AS failed,"));
+    const notFailed = /NOT IN \(([^)]*)\)/.exec(failed ?? "")?.[1]?.split(", ");
+    expect(notFailed).toContain("'input_required'");
+  });
+
   it("with no data point at the tenant's index, says how to read those written before it", async () => {
     const empty = ANSWERS.map((answer) => ({ ...answer, data: [], rows: 0 }));
     const { base } = await sqlApi(200, empty);

@@ -13,7 +13,15 @@ import { createApp } from "../../src/app";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
-import { messagesOf, openSession, PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
+import {
+  ENVELOPE_2026,
+  messagesOf,
+  openSession,
+  PROTOCOL_VERSION,
+  postJson,
+  rpc,
+  wireRequest,
+} from "../helpers/mcp";
 import {
   CATALOG_ORIGIN,
   CLOSED_ORIGIN,
@@ -610,6 +618,59 @@ describe("a data point per call", () => {
     expect(messages).toMatchObject([{ error: { code: -32600 } }]);
     expect(points).toEqual([]);
   });
+});
+
+describe("protocol 2026-07-28", () => {
+  const ELICITING = {
+    ...ENVELOPE_2026,
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  };
+
+  it.each(CARRIED)(
+    "a call the origin answers input_required, in %s: input_required, no failure; its retry with the input is written as it ends",
+    async (_, query) => {
+      const recording = recordingDataset();
+      const proxy = viaProxy(
+        { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, query) },
+        { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+      );
+      const ask = async (id: number, method: string, params: Record<string, unknown> = {}) => {
+        const { headers } = wireRequest("2026-07-28", id, method, params);
+        // A client that can answer an elicitation, which the origin asks it for.
+        const body = rpc(id, method, { ...params, _meta: ELICITING });
+        const [message] = await messagesOf(await postJson(proxy, PROXY_URL, body, headers));
+        const point = onlyPoint(await recording.points());
+        recording.clear();
+        return { message, point };
+      };
+      await ask(1, "tools/list");
+      const call = { name: DEMO_NAMES["deploy:confirm"], arguments: { target: "staging" } };
+      // The tool asks the user first (an elicitation): no tool result yet, and no outcome of one.
+      const asked = await ask(2, "tools/call", call);
+      expect(asked.message).toHaveProperty("result.resultType", "input_required");
+      expect(asked.point.blobs).toMatchObject({
+        "gen_ai.tool.name": "deploy:confirm",
+        outcome: "input_required",
+        "error.type": "",
+      });
+      const retried = await ask(3, "tools/call", {
+        ...call,
+        inputResponses: { confirm: { action: "accept", content: { confirm: true } } },
+      });
+      expect(retried.message).toHaveProperty("result.resultType", "complete");
+      expect(retried.point.blobs).toMatchObject({
+        "gen_ai.tool.name": "deploy:confirm",
+        outcome: "ok",
+      });
+      // Past the 64 KiB parsed (the question quotes the target): judged by what it mentions.
+      const long = await ask(4, "tools/call", {
+        ...call,
+        arguments: { target: "x".repeat(70 * 1024) },
+      });
+      expect(long.message).toHaveProperty("result.resultType", "input_required");
+      expect(long.point.blobs.outcome).toBe("unread");
+    },
+  );
 });
 
 describe("how many points a request writes", () => {
