@@ -36,6 +36,9 @@ const USAGE =
 const EARLIER =
   "Points written before their index was the tenant's are indexed by the origin's host, every tenant in front of it together: add --origin <ORIGIN_URL> to read those.";
 
+/** What an API token is written in: visible ASCII. */
+const API_TOKEN = /^[\x21-\x7e]+$/;
+
 interface Answer {
   meta: Array<{ name: string; type: string }>;
   data: Array<Record<string, unknown>>;
@@ -139,10 +142,16 @@ async function main() {
     );
   }
   const account = process.env.CLOUDFLARE_ACCOUNT_ID;
-  const token = process.env.CLOUDFLARE_API_TOKEN;
+  const token = process.env.CLOUDFLARE_API_TOKEN?.trim();
   if (!account || !token) {
     refuse(
       "Set CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN (a token with Account Analytics Read)",
+    );
+  }
+  // fetch refuses a header value with a line break by quoting it: the token would be printed.
+  if (!API_TOKEN.test(token)) {
+    refuse(
+      "CLOUDFLARE_API_TOKEN holds what no API token does (a line break, a space, a character beyond ASCII): set it to the token alone",
     );
   }
   const base = process.env.CLOUDFLARE_API_BASE_URL ?? "https://api.cloudflare.com/client/v4";

@@ -115,14 +115,14 @@ async function sqlApi(
   return { base: `http://127.0.0.1:${port}/client/v4`, received };
 }
 
-/** `npm run stats -- ...args`, as a process; its exit code and what it printed. */
-function stats(base: string, args: string[]) {
+/** `npm run stats -- ...args`, as a process, `token` its API token; its exit code and what it printed. */
+function stats(base: string, args: string[], token = TOKEN) {
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/stats.ts", ...args], {
     cwd: ROOT,
     env: {
       ...process.env,
       CLOUDFLARE_ACCOUNT_ID: ACCOUNT,
-      CLOUDFLARE_API_TOKEN: TOKEN,
+      CLOUDFLARE_API_TOKEN: token,
       CLOUDFLARE_API_BASE_URL: base,
       WRANGLER_SEND_METRICS: "false",
     },
@@ -246,6 +246,23 @@ describe("npm run stats", () => {
     expect(stderr).toContain("Calls and error rate per tool: the SQL API answered 403");
     expect(stderr).toContain("Authentication error");
     expect(stdout + stderr).not.toContain(TOKEN);
+  });
+
+  it("refuses a token no header can carry without printing it, before asking anything", async () => {
+    const { base, received } = await sqlApi();
+    // A token file of two lines, read whole into the variable.
+    const secret = "k9Qz-secret-part";
+    const { code, stdout, stderr } = await stats(
+      base,
+      ["--env", "acme", "--dataset", "mcp_calls"],
+      `${TOKEN}\n${secret}`,
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain("CLOUDFLARE_API_TOKEN");
+    expect(stdout + stderr).not.toContain(secret);
+    expect(stdout + stderr).not.toContain(TOKEN);
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(received).toEqual([]);
   });
 
   it("refuses a window it cannot read, and an environment without the dataset, before asking anything", async () => {
