@@ -222,6 +222,31 @@ describe("npm run stats", () => {
     expect(stdout).toContain("  1e3      openai      3         0            0.0%        0");
   });
 
+  it("shows a long name cut between characters, and says it was cut", async () => {
+    // Two tools that differ past the 64 characters a cell shows, an emoji across the cut.
+    const prefix = `${"a".repeat(62)}\u{1F600}`;
+    const named = ANSWERS.map((answer, i) => {
+      if (i !== 0) return answer;
+      const data = ["read", "delete"].map((end) => ({
+        tool: `${prefix}${end}`,
+        calls: "5",
+        judged: "5",
+        failed: "0",
+        tool_errors: "0",
+        error_rate: 0,
+      }));
+      return { ...answer, data, rows: data.length };
+    });
+    const { base } = await sqlApi(200, named);
+    const { code, stdout } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
+    expect(code).toBe(0);
+    const rows = stdout.split("\n").filter((line) => line.includes("aaaa"));
+    expect(rows).toEqual([
+      `  ${"a".repeat(62)}…      5       5       0            0        0.0%`,
+      `  ${"a".repeat(62)}…      5       5       0            0        0.0%`,
+    ]);
+  });
+
   it("counts no call that goes on in its retry (input_required) among the failures", () => {
     const [perTool] = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
     const failed = perTool?.sql.split("\n").find((line) => line.trimEnd().endsWith(" AS failed,"));
