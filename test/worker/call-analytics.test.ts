@@ -674,15 +674,39 @@ describe("protocol 2026-07-28", () => {
 });
 
 describe("how many points a request writes", () => {
-  it("at most 25, however many calls a batch holds: each call answered as ever", async () => {
-    const { send } = await analyticsSession({ MAX_BATCH_MESSAGES: "40" });
-    const calls = Array.from({ length: 40 }, (_, i) =>
+  /** `forwarded` calls the origin answers, then `refused` the proxy refuses itself (arguments 7). */
+  const batchOf = (forwarded: number, refused = 0) => [
+    ...Array.from({ length: forwarded }, (_, i) =>
       rpc(i, "tools/call", { name: DEMO_NAMES["scope:action"], arguments: { scope: `s${i}` } }),
-    );
-    const { messages, points } = await send(calls);
-    expect(messages).toHaveLength(40);
-    expect(points).toHaveLength(25);
-    expect(new Set(points.map((point) => point.blobs.outcome))).toEqual(new Set(["ok"]));
+    ),
+    ...Array.from({ length: refused }, (_, i) =>
+      rpc(`r${i}`, "tools/call", { name: DEMO_NAMES["files.read"], arguments: 7 }),
+    ),
+  ];
+  const countOf = (points: Point[]) => {
+    const counts: Record<string, number> = {};
+    for (const { blobs } of points) counts[blobs.outcome] = (counts[blobs.outcome] ?? 0) + 1;
+    return counts;
+  };
+
+  it.each(CARRIED)(
+    "one for each call of a batch of MAX_BATCH_MESSAGES' default 32 answered in %s, the proxy's refusals too",
+    async (_, query) => {
+      const { send } = await analyticsSession({}, query);
+      const { messages, points } = await send(batchOf(28, 4));
+      expect(messages).toHaveLength(32);
+      expect(countOf(points)).toEqual({ ok: 28, refused: 4 });
+    },
+  );
+
+  it("at most 250, Analytics Engine's bound per invocation, at MAX_BATCH_MESSAGES' ceiling: each call answered as ever", async () => {
+    const { send } = await analyticsSession({ MAX_BATCH_MESSAGES: "256" });
+    // The demo's SDK takes batches of 100 at most: the proxy answers the rest itself.
+    const { response, messages, points } = await send(batchOf(90, 166));
+    expect(response.status).toBe(200);
+    expect(messages).toHaveLength(256);
+    const counts = countOf(points);
+    expect((counts.ok ?? 0) + (counts.refused ?? 0)).toBe(250);
   });
 });
 
