@@ -510,6 +510,22 @@ describe("a data point per call", () => {
     ]);
   });
 
+  it("a call beside one the proxy answered, that the origin answers 202 without its response: unanswered", async () => {
+    const recording = recordingDataset();
+    const proxy = viaProxy(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/status/202/mcp?map=${crypto.randomUUID()}` },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    );
+    const response = await postJson(proxy, PROXY_URL, [
+      rpc(1, "tools/call", { name: "a_b", arguments: 5 }),
+      rpc(2, "tools/call", { name: "a_b" }),
+    ]);
+    // The client gets the proxy's own answer alone: nothing answers the call that went on.
+    expect((await messagesOf(response)).map((message) => message.id)).toEqual([1]);
+    const outcomes = (await recording.points()).map((point) => point.blobs.outcome);
+    expect(outcomes.sort()).toEqual(["refused", "unanswered"]);
+  });
+
   it("a held tool: held", async () => {
     const recording = recordingDataset();
     const map = crypto.randomUUID();
