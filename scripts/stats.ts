@@ -16,8 +16,8 @@
  */
 import { createRequire } from "node:module";
 import type * as Wrangler from "wrangler";
-import { bounded } from "../src/analytics/data-point";
 import { hostIndex, tenantIndex } from "../src/analytics/layout";
+import { cutMarked } from "../src/text-cut";
 import { argumentsOf, readingConfig, refuse, runCommand } from "./lib/command";
 import { printable } from "./lib/terminal";
 import {
@@ -52,7 +52,7 @@ function cell(column: string, value: unknown): string {
   if (!isFigure(column) || Number.isNaN(number)) {
     // What a client or an origin wrote: no terminal control sequence gets through, and a long
     // name is cut between characters, marked as cut (two that differ past the cut look alike).
-    return bounded(printable(String(value)), 64);
+    return cutMarked(printable(String(value)), 64);
   }
   if (column.endsWith("_rate") || column.endsWith("_share")) return `${(number * 100).toFixed(1)}%`;
   if (column.endsWith("_ms")) return `${Math.round(number).toLocaleString("en-US")} ms`;
