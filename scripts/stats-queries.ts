@@ -55,8 +55,12 @@ const TOOL = blob("gen_ai.tool.name");
 const METHOD = blob("mcp.method.name");
 const WEIGHT = double("outcome.weight");
 const COUNT = "SUM(_sample_interval)";
-/** Outcomes that are a failure of the call (`unread` is one the proxy could not judge, `unsampled` one it did not). */
-const FAILED = `${OUTCOME} NOT IN ('ok', 'unread', 'unsampled')`;
+/**
+ * Outcomes that are a failure of the call (`input_required` is a call that
+ * goes on in its retry, `unread` one the proxy could not judge, `unsampled`
+ * one it did not).
+ */
+const FAILED = `${OUTCOME} NOT IN ('ok', 'input_required', 'unread', 'unsampled')`;
 const share = (condition: string) => `SUM(_sample_interval * if(${condition}, 1, 0))`;
 /** The calls whose outcomes meet `condition`: each point's outcome stands for `outcome.weight` of them. */
 const outcomes = (condition: string) =>

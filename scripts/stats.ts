@@ -17,6 +17,7 @@
 import { createRequire } from "node:module";
 import type * as Wrangler from "wrangler";
 import { hostIndex, tenantIndex } from "../src/analytics/layout";
+import { cutMarked } from "../src/text-cut";
 import { argumentsOf, readingConfig, refuse, runCommand } from "./lib/command";
 import { printable } from "./lib/terminal";
 import {
@@ -36,6 +37,9 @@ const USAGE =
 const EARLIER =
   "Points written before their index was the tenant's are indexed by the origin's host, every tenant in front of it together: add --origin <ORIGIN_URL> to read those.";
 
+/** What an API token is written in: visible ASCII. */
+const API_TOKEN = /^[\x21-\x7e]+$/;
+
 interface Answer {
   meta: Array<{ name: string; type: string }>;
   data: Array<Record<string, unknown>>;
@@ -46,8 +50,9 @@ function cell(column: string, value: unknown): string {
   if (value === "" || value === null || value === undefined) return "(none)";
   const number = typeof value === "number" ? value : Number(value);
   if (!isFigure(column) || Number.isNaN(number)) {
-    // What a client or an origin wrote: no terminal control sequence gets through.
-    return printable(String(value)).slice(0, 64);
+    // What a client or an origin wrote: no terminal control sequence gets through, and a long
+    // name is cut between characters, marked as cut (two that differ past the cut look alike).
+    return cutMarked(printable(String(value)), 64);
   }
   if (column.endsWith("_rate") || column.endsWith("_share")) return `${(number * 100).toFixed(1)}%`;
   if (column.endsWith("_ms")) return `${Math.round(number).toLocaleString("en-US")} ms`;
@@ -139,10 +144,16 @@ async function main() {
     );
   }
   const account = process.env.CLOUDFLARE_ACCOUNT_ID;
-  const token = process.env.CLOUDFLARE_API_TOKEN;
+  const token = process.env.CLOUDFLARE_API_TOKEN?.trim();
   if (!account || !token) {
     refuse(
       "Set CLOUDFLARE_ACCOUNT_ID and CLOUDFLARE_API_TOKEN (a token with Account Analytics Read)",
+    );
+  }
+  // fetch refuses a header value with a line break by quoting it: the token would be printed.
+  if (!API_TOKEN.test(token)) {
+    refuse(
+      "CLOUDFLARE_API_TOKEN holds what no API token does (a line break, a space, a character beyond ASCII): set it to the token alone",
     );
   }
   const base = process.env.CLOUDFLARE_API_BASE_URL ?? "https://api.cloudflare.com/client/v4";

@@ -12,3 +12,7 @@ export function cutBetweenCharacters(text: string, max: number): string {
   const last = text.charCodeAt(max - 1);
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
+
+/** `text`, at most `max` UTF-16 units: where it is longer, its first `max - 1` or so and `…`. */
+export const cutMarked = (text: string, max: number) =>
+  text.length <= max ? text : `${cutBetweenCharacters(text, max - 1)}…`;

@@ -2,25 +2,34 @@
  * How the answers to a request's calls and listings ended, read as they pass
  * to the client (docs/observability.md, "Outcomes"). A response is judged by
  * its members: `error` is `rpc_error` (its code the `error.type`), a call's
- * `result` with `isError: true` is `tool_error`, any other result `ok`; a
- * listing is `ok` once its rewrite named it (`listed`).
+ * `result` with `isError: true` is `tool_error`, one with `resultType:
+ * "input_required"` (2026-07-28: the tool asks for input before it runs on)
+ * `input_required`, any other result `ok`; a listing is `ok` once its
+ * rewrite named it (`listed`).
  *
  * What is read, and its cost, is bounded: a JSON body or an event of at most
  * 64 KiB is parsed; a longer one passes unparsed, and is judged by what its
  * text may mention (`mayMention`, as a parse would read it): a response with
- * no `"error"` or `"isError"` in it is `ok` when it is the one call waiting,
- * else `unread`. Nothing is held back from the client but a short JSON
- * body, one message a client reads none of before its end (`watchJson`):
- * an answer only analytics reads passes as the runtime pumps it, and a copy
- * of it is read beside (`#readCopy`); one the rewrite reads anyway is
- * judged in its pump (`eventsWatcher`), which hands the stream to the
- * runtime once every answer is known (transport/hand-off.ts).
+ * no `"error"`, `"isError"` or `"input_required"` in it is `ok` when it is
+ * the one call waiting, else `unread`. Nothing is held back from the client
+ * but a short JSON body, one message a client reads none of before its end
+ * (`watchJson`): an answer only analytics reads passes as the runtime pumps
+ * it, and a copy of it is read beside (`#readCopy`); one the rewrite reads
+ * anyway is judged in its pump (`eventsWatcher`), which hands the stream to
+ * the runtime once every answer is known (transport/hand-off.ts).
  */
 import { isPlainObject, own, parseJson } from "../json";
 import { type RequestId, requestAnswered } from "../protocol/jsonrpc";
 import { eventWatcher } from "../transport/event-watch";
 import { type ChunkRewriter, type ChunkWatcher, mayMention } from "../transport/sse";
-import { type MessageRecord, OK, UNANSWERED, UNREAD, type Verdict } from "./call-record";
+import {
+  INPUT_REQUIRED,
+  type MessageRecord,
+  OK,
+  UNANSWERED,
+  UNREAD,
+  type Verdict,
+} from "./call-record";
 
 /** The longest JSON body or event parsed to judge the answers in it. */
 export const MAX_JUDGED_CHARS = 64 * 1024;
@@ -35,9 +44,11 @@ const FIRST_READ_SIZE = 16 * 1024;
 const RESULT = '"result"';
 const ERROR = '"error"';
 const IS_ERROR = '"isError"';
+const INPUT_REQUIRED_TYPE = '"input_required"';
 const RESPONSE = [RESULT, ERROR];
-const FAILURE = [ERROR, IS_ERROR];
-const SKIP_MARKERS = [RESULT, ERROR, IS_ERROR];
+/** What a response that is no plain `ok` mentions. */
+const NOT_OK = [ERROR, IS_ERROR, INPUT_REQUIRED_TYPE];
+const SKIP_MARKERS = [RESULT, ...NOT_OK];
 
 /** A response's verdict; `undefined` for a listing's result, which its rewrite judges. */
 function verdictOf(message: Record<string, unknown>, record: MessageRecord): Verdict | undefined {
@@ -50,9 +61,9 @@ function verdictOf(message: Record<string, unknown>, record: MessageRecord): Ver
   if (!Object.hasOwn(message, "result")) return undefined;
   if (record.method === "tools/list") return OK;
   const result = own(message, "result");
-  return isPlainObject(result) && own(result, "isError") === true
-    ? { outcome: "tool_error", errorType: "tool_error" }
-    : OK;
+  if (!isPlainObject(result)) return OK;
+  if (own(result, "isError") === true) return { outcome: "tool_error", errorType: "tool_error" };
+  return own(result, "resultType") === "input_required" ? INPUT_REQUIRED : OK;
 }
 
 /** `read`: whether the verdict was read from the answer, not known from its status or a failed request. */
@@ -192,8 +203,8 @@ export class CallAnswers {
   /** A response too long to parse passed; `mentioned`: what its text may mention. */
   #passedUnparsed(mentioned: (marker: string) => boolean) {
     if (!mentioned(RESULT) && !mentioned(ERROR)) return;
-    const failed = FAILURE.some(mentioned);
-    this.#unparsed = this.#unparsed === undefined && !failed && this.#count === 1 ? OK : UNREAD;
+    const notOk = NOT_OK.some(mentioned);
+    this.#unparsed = this.#unparsed === undefined && !notOk && this.#count === 1 ? OK : UNREAD;
   }
 
   /**

@@ -14,6 +14,8 @@ export type Outcome =
   | "ok"
   /** The origin's tool result with `isError: true`. */
   | "tool_error"
+  /** No tool result yet: the origin asks the client for input first (2026-07-28), and the client retries the call with it. */
+  | "input_required"
   /** The origin's JSON-RPC error. */
   | "rpc_error"
   /** The proxy's `-32602`: arguments that are no object or read two ways, no name, a name the listing lacks, or rules it could not check. */
@@ -158,6 +160,7 @@ export function localVerdict({ report, local }: MessageRecord): Verdict {
 }
 
 export const OK: Verdict = { outcome: "ok", errorType: "" };
+export const INPUT_REQUIRED: Verdict = { outcome: "input_required", errorType: "" };
 export const UNREAD: Verdict = { outcome: "unread", errorType: "" };
 export const UNANSWERED: Verdict = { outcome: "unanswered", errorType: "" };
 export const UNSAMPLED: Verdict = { outcome: "unsampled", errorType: "" };

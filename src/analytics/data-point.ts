@@ -6,7 +6,7 @@
  * here is bounded, and all of them together stay under 5,120 bytes.
  */
 import { withoutDirectionControls } from "../direction-controls";
-import { cutBetweenCharacters } from "../text-cut";
+import { cutMarked } from "../text-cut";
 import { type MessageRecord, repairCount, repairList } from "./call-record";
 import { BLOBS, type BlobName, DOUBLES, type DoubleName } from "./layout";
 
@@ -37,9 +37,7 @@ export interface RequestFacts {
 export function bounded(text: string, max: number): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: what it removes.
   const clean = withoutDirectionControls(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
-  if (clean.length <= max) return clean;
-  // A lone half of a surrogate pair is written as U+FFFD, or not at all.
-  return `${cutBetweenCharacters(clean, max - 1)}…`;
+  return cutMarked(clean, max);
 }
 
 /** The data point of a settled record. */

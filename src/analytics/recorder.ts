@@ -28,8 +28,13 @@ import { ClientMemory } from "./client-info";
 import { bounded, dataPointOf, MAX_CLIENT_CHARS, type RequestFacts } from "./data-point";
 import { tenantIndex } from "./layout";
 
-/** Analytics Engine takes 250 data points per invocation (25 before 2025): a batch writes its first 25. */
-export const MAX_POINTS_PER_REQUEST = 25;
+/**
+ * Analytics Engine takes 250 data points per invocation: a batch (of at most
+ * 256 messages) writes its first 250. Its first 25 alone, the bound before
+ * 2025, dropped what settled last: a JSON answer's calls settle before the
+ * proxy's own answers, so a batch's refusals past them were never written.
+ */
+export const MAX_POINTS_PER_REQUEST = 250;
 const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 /** `analytics_failed`, at most once a minute per isolate, with the writes that failed since. */

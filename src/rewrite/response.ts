@@ -202,7 +202,10 @@ async function rewriteJsonBody(
     return relayResponse(origin, rejoin(read.head, read.rest));
   }
   const bytes = read.bytes.byteLength;
-  if (local && origin.ok && bytes === 0) return localAnswer(localResponses, true);
+  if (local && origin.ok && bytes === 0) {
+    answers?.ended();
+    return localAnswer(localResponses, true);
+  }
   const judged: typeof context = answers
     ? { ...context, answered: (id, { tools, search }) => answers.listed(id, tools, search, bytes) }
     : context;
@@ -248,6 +251,8 @@ export async function rewriteResponse(
   // 202 then; an origin that answers 200 with no body says as much.
   if (local && (origin.status === 202 || origin.status === 204 || emptyOk(origin))) {
     await origin.body?.cancel();
+    // What went on got no response (call analytics: `unanswered`).
+    context.answers?.ended();
     return localAnswer(localResponses, true);
   }
   if (!origin.body || (local && !origin.ok)) return relayResponse(origin);

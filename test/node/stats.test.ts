@@ -115,14 +115,14 @@ async function sqlApi(
   return { base: `http://127.0.0.1:${port}/client/v4`, received };
 }
 
-/** `npm run stats -- ...args`, as a process; its exit code and what it printed. */
-function stats(base: string, args: string[]) {
+/** `npm run stats -- ...args`, as a process, `token` its API token; its exit code and what it printed. */
+function stats(base: string, args: string[], token = TOKEN) {
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/stats.ts", ...args], {
     cwd: ROOT,
     env: {
       ...process.env,
       CLOUDFLARE_ACCOUNT_ID: ACCOUNT,
-      CLOUDFLARE_API_TOKEN: TOKEN,
+      CLOUDFLARE_API_TOKEN: token,
       CLOUDFLARE_API_BASE_URL: base,
       WRANGLER_SEND_METRICS: "false",
     },
@@ -222,6 +222,38 @@ describe("npm run stats", () => {
     expect(stdout).toContain("  1e3      openai      3         0            0.0%        0");
   });
 
+  it("shows a long name cut between characters, and says it was cut", async () => {
+    // Two tools that differ past the 64 characters a cell shows, an emoji across the cut.
+    const prefix = `${"a".repeat(62)}\u{1F600}`;
+    const named = ANSWERS.map((answer, i) => {
+      if (i !== 0) return answer;
+      const data = ["read", "delete"].map((end) => ({
+        tool: `${prefix}${end}`,
+        calls: "5",
+        judged: "5",
+        failed: "0",
+        tool_errors: "0",
+        error_rate: 0,
+      }));
+      return { ...answer, data, rows: data.length };
+    });
+    const { base } = await sqlApi(200, named);
+    const { code, stdout } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
+    expect(code).toBe(0);
+    const rows = stdout.split("\n").filter((line) => line.includes("aaaa"));
+    expect(rows).toEqual([
+      `  ${"a".repeat(62)}…      5       5       0            0        0.0%`,
+      `  ${"a".repeat(62)}…      5       5       0            0        0.0%`,
+    ]);
+  });
+
+  it("counts no call that goes on in its retry (input_required) among the failures", () => {
+    const [perTool] = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
+    const failed = perTool?.sql.split("\n").find((line) => line.trimEnd().endsWith(" AS failed,"));
+    const notFailed = /NOT IN \(([^)]*)\)/.exec(failed ?? "")?.[1]?.split(", ");
+    expect(notFailed).toContain("'input_required'");
+  });
+
   it("with no data point at the tenant's index, says how to read those written before it", async () => {
     const empty = ANSWERS.map((answer) => ({ ...answer, data: [], rows: 0 }));
     const { base } = await sqlApi(200, empty);
@@ -239,6 +271,23 @@ describe("npm run stats", () => {
     expect(stderr).toContain("Calls and error rate per tool: the SQL API answered 403");
     expect(stderr).toContain("Authentication error");
     expect(stdout + stderr).not.toContain(TOKEN);
+  });
+
+  it("refuses a token no header can carry without printing it, before asking anything", async () => {
+    const { base, received } = await sqlApi();
+    // A token file of two lines, read whole into the variable.
+    const secret = "k9Qz-secret-part";
+    const { code, stdout, stderr } = await stats(
+      base,
+      ["--env", "acme", "--dataset", "mcp_calls"],
+      `${TOKEN}\n${secret}`,
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain("CLOUDFLARE_API_TOKEN");
+    expect(stdout + stderr).not.toContain(secret);
+    expect(stdout + stderr).not.toContain(TOKEN);
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(received).toEqual([]);
   });
 
   it("refuses a window it cannot read, and an environment without the dataset, before asking anything", async () => {

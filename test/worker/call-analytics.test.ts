@@ -13,7 +13,15 @@ import { createApp } from "../../src/app";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
-import { messagesOf, openSession, PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
+import {
+  ENVELOPE_2026,
+  messagesOf,
+  openSession,
+  PROTOCOL_VERSION,
+  postJson,
+  rpc,
+  wireRequest,
+} from "../helpers/mcp";
 import {
   CATALOG_ORIGIN,
   CLOSED_ORIGIN,
@@ -502,6 +510,22 @@ describe("a data point per call", () => {
     ]);
   });
 
+  it("a call beside one the proxy answered, that the origin answers 202 without its response: unanswered", async () => {
+    const recording = recordingDataset();
+    const proxy = viaProxy(
+      { ORIGIN_URL: `${GATEWAY_ORIGIN}/status/202/mcp?map=${crypto.randomUUID()}` },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    );
+    const response = await postJson(proxy, PROXY_URL, [
+      rpc(1, "tools/call", { name: "a_b", arguments: 5 }),
+      rpc(2, "tools/call", { name: "a_b" }),
+    ]);
+    // The client gets the proxy's own answer alone: nothing answers the call that went on.
+    expect((await messagesOf(response)).map((message) => message.id)).toEqual([1]);
+    const outcomes = (await recording.points()).map((point) => point.blobs.outcome);
+    expect(outcomes.sort()).toEqual(["refused", "unanswered"]);
+  });
+
   it("a held tool: held", async () => {
     const recording = recordingDataset();
     const map = crypto.randomUUID();
@@ -571,6 +595,8 @@ describe("a data point per call", () => {
         "error.type": "-32602",
         refusal,
         search: "search",
+        // The name call_tool carries is not read from arguments the proxy could not read.
+        "gen_ai.tool.name": name === "search_tools" ? name : "",
       });
       expect(logs.events("tool_call_refused").at(-1), name).toMatchObject({
         name,
@@ -612,16 +638,93 @@ describe("a data point per call", () => {
   });
 });
 
+describe("protocol 2026-07-28", () => {
+  const ELICITING = {
+    ...ENVELOPE_2026,
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  };
+
+  it.each(CARRIED)(
+    "a call the origin answers input_required, in %s: input_required, no failure; its retry with the input is written as it ends",
+    async (_, query) => {
+      const recording = recordingDataset();
+      const proxy = viaProxy(
+        { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, query) },
+        { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+      );
+      const ask = async (id: number, method: string, params: Record<string, unknown> = {}) => {
+        const { headers } = wireRequest("2026-07-28", id, method, params);
+        // A client that can answer an elicitation, which the origin asks it for.
+        const body = rpc(id, method, { ...params, _meta: ELICITING });
+        const [message] = await messagesOf(await postJson(proxy, PROXY_URL, body, headers));
+        const point = onlyPoint(await recording.points());
+        recording.clear();
+        return { message, point };
+      };
+      await ask(1, "tools/list");
+      const call = { name: DEMO_NAMES["deploy:confirm"], arguments: { target: "staging" } };
+      // The tool asks the user first (an elicitation): no tool result yet, and no outcome of one.
+      const asked = await ask(2, "tools/call", call);
+      expect(asked.message).toHaveProperty("result.resultType", "input_required");
+      expect(asked.point.blobs).toMatchObject({
+        "gen_ai.tool.name": "deploy:confirm",
+        outcome: "input_required",
+        "error.type": "",
+      });
+      const retried = await ask(3, "tools/call", {
+        ...call,
+        inputResponses: { confirm: { action: "accept", content: { confirm: true } } },
+      });
+      expect(retried.message).toHaveProperty("result.resultType", "complete");
+      expect(retried.point.blobs).toMatchObject({
+        "gen_ai.tool.name": "deploy:confirm",
+        outcome: "ok",
+      });
+      // Past the 64 KiB parsed (the question quotes the target): judged by what it mentions.
+      const long = await ask(4, "tools/call", {
+        ...call,
+        arguments: { target: "x".repeat(70 * 1024) },
+      });
+      expect(long.message).toHaveProperty("result.resultType", "input_required");
+      expect(long.point.blobs.outcome).toBe("unread");
+    },
+  );
+});
+
 describe("how many points a request writes", () => {
-  it("at most 25, however many calls a batch holds: each call answered as ever", async () => {
-    const { send } = await analyticsSession({ MAX_BATCH_MESSAGES: "40" });
-    const calls = Array.from({ length: 40 }, (_, i) =>
+  /** `forwarded` calls the origin answers, then `refused` the proxy refuses itself (arguments 7). */
+  const batchOf = (forwarded: number, refused = 0) => [
+    ...Array.from({ length: forwarded }, (_, i) =>
       rpc(i, "tools/call", { name: DEMO_NAMES["scope:action"], arguments: { scope: `s${i}` } }),
-    );
-    const { messages, points } = await send(calls);
-    expect(messages).toHaveLength(40);
-    expect(points).toHaveLength(25);
-    expect(new Set(points.map((point) => point.blobs.outcome))).toEqual(new Set(["ok"]));
+    ),
+    ...Array.from({ length: refused }, (_, i) =>
+      rpc(`r${i}`, "tools/call", { name: DEMO_NAMES["files.read"], arguments: 7 }),
+    ),
+  ];
+  const countOf = (points: Point[]) => {
+    const counts: Record<string, number> = {};
+    for (const { blobs } of points) counts[blobs.outcome] = (counts[blobs.outcome] ?? 0) + 1;
+    return counts;
+  };
+
+  it.each(CARRIED)(
+    "one for each call of a batch of MAX_BATCH_MESSAGES' default 32 answered in %s, the proxy's refusals too",
+    async (_, query) => {
+      const { send } = await analyticsSession({}, query);
+      const { messages, points } = await send(batchOf(28, 4));
+      expect(messages).toHaveLength(32);
+      expect(countOf(points)).toEqual({ ok: 28, refused: 4 });
+    },
+  );
+
+  it("at most 250, Analytics Engine's bound per invocation, at MAX_BATCH_MESSAGES' ceiling: each call answered as ever", async () => {
+    const { send } = await analyticsSession({ MAX_BATCH_MESSAGES: "256" });
+    // The demo's SDK takes batches of 100 at most: the proxy answers the rest itself.
+    const { response, messages, points } = await send(batchOf(90, 166));
+    expect(response.status).toBe(200);
+    expect(messages).toHaveLength(256);
+    const counts = countOf(points);
+    expect((counts.ok ?? 0) + (counts.refused ?? 0)).toBe(250);
   });
 });
 
