@@ -64,7 +64,8 @@ export default defineConfig({
           environment: "node",
           // Says so when the browser test is skipped for want of a browser.
           globalSetup: ["test/node/system-chromium.ts"],
-          include: ["test/node/**/*.test.ts"],
+          // And the bench's own check that what it times still runs (bench/*.test.ts).
+          include: ["test/node/**/*.test.ts", "bench/**/*.test.ts"],
           testTimeout: 300_000,
           hookTimeout: 120_000,
         },
