@@ -67,7 +67,10 @@ export class AnswerMemory {
     const remembered = this.answers.get(names);
     if (remembered) return remembered;
     if (names.storedAnswer === undefined) {
-      this.#read ??= this.read();
+      this.#read ??= names.answerReads.read(
+        () => this.names().storedAnswer !== undefined,
+        () => this.read(),
+      );
       const answer = await this.#read;
       // Done: profiles the isolate lets go of later (`OriginMemory.clear`) read it anew.
       this.#read = undefined;

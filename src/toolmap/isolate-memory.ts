@@ -17,6 +17,7 @@ import { CallerListings } from "./caller-listings";
 import { CallerPins } from "./caller-pin-records";
 import { type ToolEntry, toolChars } from "./plan-listing";
 import { ProfileNames } from "./profile-names";
+import { MAX_LARGE_READS, ReadSlots } from "./read-slots";
 import { answerWeight, MAX_TOOLS, type RememberedAnswer, type StoredMap } from "./stored-map";
 
 const MAX_ORIGINS = 16;
@@ -110,6 +111,8 @@ export class OriginMemory {
   stored: StoredMap | undefined;
   /** Whether the map was read from KV (map-store.ts `load`). */
   loaded = false;
+  /** The reads of the map under way: a few at once, whatever the requests (read-slots.ts). */
+  readonly mapReads = new ReadSlots(MAX_LARGE_READS);
   loadedAt = 0;
   /**
    * When the write to KV under way began (map-store.ts `store`): another waits for the next

@@ -78,7 +78,7 @@ export class MapStore {
    * another's read: when its client leaves, the runtime cancels the request, and a read it had
    * under way never settles (test/worker/held-reads.test.ts).
    */
-  #mapRead: Promise<StoredMap> | undefined;
+  #mapRead: Promise<StoredMap | undefined> | undefined;
 
   constructor(
     private readonly kv: KVNamespace,
@@ -99,8 +99,11 @@ export class MapStore {
   async load(names: ProfileNames, migrate = false): Promise<boolean> {
     const origin = this.origin;
     if (!origin.loaded) {
-      this.#mapRead ??= this.readMap();
-      let stored: StoredMap;
+      this.#mapRead ??= origin.mapReads.read(
+        () => origin.loaded,
+        () => this.readMap(),
+      );
+      let stored: StoredMap | undefined;
       try {
         stored = await this.#mapRead;
       } catch (error) {
@@ -111,7 +114,7 @@ export class MapStore {
         this.#mapRead = undefined;
       }
       // Another request's read may have come first, and its listing written since.
-      if (!origin.loaded) this.keepRead(stored);
+      if (stored !== undefined && !origin.loaded) this.keepRead(stored);
     }
     return this.readLegacy(names, migrate);
   }

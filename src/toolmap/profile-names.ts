@@ -9,6 +9,7 @@ import { BoundedMap } from "../bounded-map";
 import type { Assignments, KnownNames } from "../names/assign";
 import type { SchemaView } from "../schemas/view";
 import type { LegacyProgress } from "./legacy-v1";
+import { MAX_LARGE_READS, ReadSlots } from "./read-slots";
 import { MAX_TOOLS, type RememberedAnswer } from "./stored-map";
 
 /**
@@ -56,6 +57,8 @@ export class ProfileNames {
   private readonly relists: number[] = [];
   /** The answer KV holds for this profile, as far as this isolate knows; `undefined` until read. */
   storedAnswer: { answer: RememberedAnswer | undefined } | undefined;
+  /** The reads of it under way: a few at once, whatever the requests (read-slots.ts). */
+  readonly answerReads = new ReadSlots(MAX_LARGE_READS);
   /** When this isolate last wrote it. */
   answerWrittenAt = 0;
   /**

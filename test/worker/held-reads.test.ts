@@ -81,3 +81,40 @@ describe("a request whose KV read never ends, as when its client left", () => {
     expect((await abandoned).result).toEqual(called.result);
   });
 });
+
+describe("a burst of requests to a cold isolate, each reading for itself", () => {
+  it.each([
+    ["the map, read for calls", ":map", "tools/call", CALL],
+    ["the remembered answer, read for listings", ":answer:", "tools/list", {}],
+  ] as const)(
+    "%s: two reads at once, not one a request; the others wait for them",
+    async (_, key, method, params) => {
+      const origin = freshOrigin(DEMO_ORIGIN);
+      const contexts: ExecutionContext[] = [];
+      const lister = viaProxy({ ORIGIN_URL: origin }, { app: createApp(), contexts });
+      const listed = await send(lister, await openSession(lister, PROXY_URL), "tools/list");
+      await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+      // A new isolate, whose reads of the value (megabytes for a large origin) wait until let go.
+      let reads = 0;
+      const holding = kvHolding(env.TOOL_MAP, (operation, name) => {
+        const held = operation === "get" && name.includes(key);
+        if (held) reads++;
+        return held;
+      });
+      const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp(), kv: holding.kv });
+      const session = await openSession(proxy, PROXY_URL);
+      const burst = Array.from({ length: 8 }, () => send(proxy, session, method, params));
+      // Two reads are held; the other requests wait for them, or read too (the count after says).
+      for (let look = 0; look < 100 && reads < 2; look++) {
+        await new Promise((waited) => setTimeout(waited, 20));
+      }
+      await new Promise((waited) => setTimeout(waited, 50));
+      holding.release();
+      for (const { result } of await Promise.all(burst)) {
+        if (method === "tools/list") expect(result).toEqual(listed.result);
+        else expect(result).toHaveProperty("structuredContent.tool", "files.read");
+      }
+      expect(reads).toBe(2);
+    },
+  );
+});
