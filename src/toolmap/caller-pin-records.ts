@@ -8,6 +8,7 @@ import { logEvent } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
 import { NAME_WEIGHT_CHARS, namesWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
+import { MAX_LARGE_READS, ReadSlots } from "./read-slots";
 import { KEY_WRITE_MS, MAX_TOOLS } from "./stored-map";
 
 /** A caller's own pins as the proxy knows them: `stored`, whether KV holds them (the caller is not new). */
@@ -129,6 +130,8 @@ export class CallerPins {
   private readonly writtenLately = new BoundedMap<string, true>(MAX_CALLERS, LOG_PINS_WRITE_MS);
   /** When this isolate last wrote each caller's record, or is to: its next write a second after. */
   private readonly writeTimes = new BoundedMap<string, number>(MAX_CALLERS);
+  /** The reads of each caller's record under way: a few at once, whatever the requests. */
+  private readonly readSlots = new BoundedMap<string, ReadSlots>(MAX_CALLERS);
 
   /**
    * The caller's own pins: read from KV once (again after a failed read), by the request's own
@@ -139,20 +142,31 @@ export class CallerPins {
     if (known) return known;
     let read = reads.get(key);
     if (!read) {
-      read = kv.get(key, "text").then(
-        (text) => {
-          reads.delete(key);
-          // Another request's read may have come first, and its listing written since.
-          const record = this.records.get(key) ?? decodeRecord(text);
-          this.records.set(key, record);
-          return record;
-        },
-        (error) => {
-          reads.delete(key);
-          logEvent("kv_error", { op: "get", error: String(error) });
-          return undefined;
-        },
-      );
+      let slots = this.readSlots.get(key);
+      if (!slots) {
+        slots = new ReadSlots(MAX_LARGE_READS);
+        this.readSlots.set(key, slots);
+      }
+      read = slots
+        .read(
+          () => this.records.get(key) !== undefined,
+          () => kv.get(key, "text"),
+        )
+        .then(
+          (text) => {
+            reads.delete(key);
+            // Another request's read may have come first (`undefined`), and its listing written since.
+            const record =
+              this.records.get(key) ?? (text === undefined ? undefined : decodeRecord(text));
+            if (record) this.records.set(key, record);
+            return record;
+          },
+          (error) => {
+            reads.delete(key);
+            logEvent("kv_error", { op: "get", error: String(error) });
+            return undefined;
+          },
+        );
       reads.set(key, read);
     }
     return read;

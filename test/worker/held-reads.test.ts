@@ -84,14 +84,22 @@ describe("a request whose KV read never ends, as when its client left", () => {
 
 describe("a burst of requests to a cold isolate, each reading for itself", () => {
   it.each([
-    ["the map, read for calls", ":map", "tools/call", CALL],
-    ["the remembered answer, read for listings", ":answer:", "tools/list", {}],
+    ["the map, read for calls", ":map", "tools/call", CALL, {}],
+    ["the remembered answer, read for listings", ":answer:", "tools/list", {}, {}],
+    // Under hold, where no answer is remembered: each listing is named for its caller.
+    [
+      "a caller's own pins, read for listings",
+      ":pins:",
+      "tools/list",
+      {},
+      { TOOL_CHANGES: "hold" },
+    ],
   ] as const)(
     "%s: two reads at once, not one a request; the others wait for them",
-    async (_, key, method, params) => {
+    async (_, key, method, params, vars) => {
       const origin = freshOrigin(DEMO_ORIGIN);
       const contexts: ExecutionContext[] = [];
-      const lister = viaProxy({ ORIGIN_URL: origin }, { app: createApp(), contexts });
+      const lister = viaProxy({ ORIGIN_URL: origin, ...vars }, { app: createApp(), contexts });
       const listed = await send(lister, await openSession(lister, PROXY_URL), "tools/list");
       await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
       // A new isolate, whose reads of the value (megabytes for a large origin) wait until let go.
@@ -101,7 +109,7 @@ describe("a burst of requests to a cold isolate, each reading for itself", () =>
         if (held) reads++;
         return held;
       });
-      const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp(), kv: holding.kv });
+      const proxy = viaProxy({ ORIGIN_URL: origin, ...vars }, { app: createApp(), kv: holding.kv });
       const session = await openSession(proxy, PROXY_URL);
       const burst = Array.from({ length: 8 }, () => send(proxy, session, method, params));
       // Two reads are held; the other requests wait for them, or read too (the count after says).
