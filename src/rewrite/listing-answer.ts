@@ -13,6 +13,7 @@ import {
   parseExact,
   parseJson,
   quotedName,
+  spliceMessages,
   stringifyExact,
   writtenAsIn,
 } from "../json";
@@ -228,8 +229,9 @@ export async function rewriteMessages(
 }
 
 /**
- * `rewriteMessages` on JSON text, every value it did not change written as the
- * origin wrote it; `undefined` when the text is not JSON or nothing changed.
+ * `rewriteMessages` on JSON text, written over it: every message it did not
+ * change as the origin wrote it, and in one it changed every value (json.ts
+ * `spliceMessages`); `undefined` when the text is not JSON or nothing changed.
  * `before`: answers of the proxy's own to put first (the payload becomes a batch).
  * A single listing is renamed in its text (listing-splice.ts); anything else is parsed whole.
  */
@@ -262,11 +264,15 @@ export async function rewriteJsonText(
   }
   const rewritten = await rewriteMessages(parsed.value, rewrite);
   if (rewritten === undefined && before.length === 0) return undefined;
-  const payload = rewritten ?? parsed.value;
-  return stringifyExact(
-    before.length > 0 ? [...before, ...[payload].flat()] : payload,
-    parsed.exact,
-  );
+  // Written over the origin's text: every message no listing changed is as it came.
+  const payload =
+    rewritten === undefined ? text : spliceMessages(text, parsed.value, rewritten, parsed.exact);
+  if (before.length === 0) return payload;
+  // The proxy's own answers first, then the origin's.
+  const origin = payload.trim();
+  const messages = Array.isArray(parsed.value) ? origin.slice(1, -1).trim() : origin;
+  const ours = before.map((answer) => stringifyExact(answer, parsed.exact));
+  return `[${[...ours, ...(messages === "" ? [] : [messages])].join(",")}]`;
 }
 
 /**
