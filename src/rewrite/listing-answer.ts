@@ -14,7 +14,6 @@ import {
   parseJson,
   quotedName,
   spliceMessages,
-  stringifyExact,
   writtenAsIn,
 } from "../json";
 import { logEvent } from "../log";
@@ -32,6 +31,7 @@ import { editsListings } from "../rules/tool-rules";
 import { type NamedListing, sentAsReceived, type ToolMap } from "../toolmap/tool-map";
 import type { Hold } from "../transport/read-bounded";
 import { isTool, spliceListing, spliceSearchMode } from "./listing-splice";
+import { answerText } from "./local-answers";
 import { rememberAnswer, reuseAnswer } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
 import { renameTools, scopedToCaller } from "./tools-list";
@@ -268,11 +268,11 @@ export async function rewriteJsonText(
   const payload =
     rewritten === undefined ? text : spliceMessages(text, parsed.value, rewritten, parsed.exact);
   if (before.length === 0) return payload;
-  // The proxy's own answers first, then the origin's.
+  // The proxy's own answers first, written as they are alone (not with the origin's spelling of
+  // a like value: its `3.0` made the proxy's answer to request 3 one to `3.0`), then the origin's.
   const origin = payload.trim();
   const messages = Array.isArray(parsed.value) ? origin.slice(1, -1).trim() : origin;
-  const ours = before.map((answer) => stringifyExact(answer, parsed.exact));
-  return `[${[...ours, ...(messages === "" ? [] : [messages])].join(",")}]`;
+  return `[${[...before.map(answerText), ...(messages === "" ? [] : [messages])].join(",")}]`;
 }
 
 /**

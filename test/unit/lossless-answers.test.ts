@@ -286,6 +286,20 @@ describe("a listing the proxy renames", () => {
     expect(renamed).toContain('"q":{"type":"integer"}');
   });
 
+  it("merged with the proxy's own answers, writes those as it writes them alone, not with the origin's spelling of a like value", async () => {
+    // The origin writes 3 as 3.0 and -32602 as -3.2602e4: by value, the proxy's answer to
+    // request 3 was one to 3.0, and its error code one a reader of integers refuses.
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const origin = '{"jsonrpc":"2.0", "id":2, "result":{"n":3.0, "c":-3.2602e4, "m":"\\u0078"}}';
+    const local = { jsonrpc: "2.0", id: 3, error: { code: -32602, message: "x" } };
+    const merged = await rewriteJsonText(
+      origin,
+      { listIds: new Set(), toolMap: freshToolMap("openai") },
+      [local],
+    );
+    expect(merged).toBe(`[${JSON.stringify(local)},${origin}]`);
+  });
+
   it("merged with the proxy's own answers, keeps the origin's as it wrote them (property)", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     await fc.assert(
