@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 export const MODULES = {
   json: { path: "src/json.ts", patterns: ["**/json"] },
   "json-exact": { path: "src/json-exact.ts", patterns: ["**/json-exact"] },
+  "json-splice": { path: "src/json-splice.ts", patterns: ["**/json-splice"] },
   "json-spans": { path: "src/json-spans.ts", patterns: ["**/json-spans"] },
   "json-written": { path: "src/json-written.ts", patterns: ["**/json-written"] },
   "json-syntax": { path: "src/json-syntax.ts", patterns: ["**/json-syntax"] },
@@ -51,6 +52,7 @@ export const OUTSIDE = [
 const FOUNDATION = [
   "json",
   "json-exact",
+  "json-splice",
   "json-spans",
   "json-written",
   "json-syntax",
@@ -80,7 +82,7 @@ export const LAYERS = [
     name: "foundation",
     modules: FOUNDATION,
     mayImport: [],
-    why: "the foundation (json.ts, json-exact.ts, json-spans.ts, json-written.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, direction-controls.ts, log.ts, text-cut.ts) imports nothing from src/.",
+    why: "the foundation (json.ts, json-exact.ts, json-splice.ts, json-spans.ts, json-written.ts, json-syntax.ts, bounded-map.ts, digest.ts, canonical-path.ts, direction-controls.ts, log.ts, text-cut.ts) imports nothing from src/.",
   },
   {
     name: "protocol",

@@ -25,7 +25,9 @@
  *   object of that text, and the arguments it lands in may be rebuilt.
  *
  * Written back with `JSON.rawJSON`. Keys are written as `JSON.stringify`
- * writes them, and so is the whitespace of a message the proxy changed.
+ * writes them, and so is the space between tokens: where the proxy has the
+ * text a changed value was parsed from, json-splice.ts writes it over that
+ * text instead.
  */
 import { nestsTooDeep } from "./json-spans";
 
@@ -274,6 +276,25 @@ export function oneElementArray(value: unknown, written: string | undefined): un
 }
 
 /**
+ * What an object of a message the proxy changed was built from, where it may
+ * stand elsewhere than that one did (a batch's call after one the proxy
+ * answered itself, arguments under a coalesced key): json-splice.ts writes
+ * it over that one's text. Marked only for what lives as long as its
+ * message: a view kept in isolate memory would keep the schema it was made
+ * from.
+ */
+const madeFromAt = new WeakMap<object, object>();
+
+/** `copy`, marked as built from `original` (`madeFrom`). */
+export function markMadeFrom<T extends object>(copy: T, original: object): T {
+  if (copy !== original) madeFromAt.set(copy, original);
+  return copy;
+}
+
+/** The object `copy` was built from, as `markMadeFrom` marked it. */
+export const madeFrom = (copy: object): object | undefined => madeFromAt.get(copy);
+
+/**
  * `copy`, an object built from `original` (a spread, `Object.fromEntries`),
  * with each member that holds the value `original` holds under the same key
  * (or under `from(key)`, for a key renamed) written by `stringifyExact` as
@@ -351,12 +372,27 @@ export function joinExact(...texts: Array<ExactText | undefined>): ExactText | u
   return { byValue };
 }
 
+/**
+ * The text `stringifyExact` writes the number or string `holder[key]` with,
+ * where it is not `JSON.stringify`'s: by its place, else by value as `exact`
+ * knows it.
+ */
+export function writtenSource(
+  holder: object,
+  key: string,
+  item: number | string,
+  exact: ExactText,
+): string | undefined {
+  const source = sourceOf(holder, key, item) ?? exact.byValue.get(valueKey(item));
+  return typeof source === "string" ? source : undefined;
+}
+
 /** `value` as JSON text, each value `exact`'s text held written as it was written there. */
 export function stringifyExact(value: unknown, exact: ExactText | undefined): string {
   if (!exact) return JSON.stringify(value);
   return JSON.stringify(value, function (this: unknown, key: string, item: unknown) {
     if (typeof item !== "number" && typeof item !== "string") return item;
-    const source = sourceOf(this as object, key, item) ?? exact.byValue.get(valueKey(item));
-    return typeof source === "string" ? rawJSON(source) : item;
+    const source = writtenSource(this as object, key, item, exact);
+    return source === undefined ? item : rawJSON(source);
   });
 }

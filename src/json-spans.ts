@@ -155,12 +155,14 @@ export interface ObjectText {
  * The members of the object at `start` (its `{`); `undefined` when none is
  * written there, or a key is written twice (readers disagree on which one
  * counts). `member` reads each value from its first character to the index
- * after it (-1: not a value); by default it is skipped.
+ * after it (-1: not a value); by default it is skipped. `keys`, when given,
+ * gets where each key is written, its quotes included.
  */
 export function readObject(
   text: string,
   start: number,
   member: (key: string, at: number) => number = (_, at) => valueEnd(text, at),
+  keys?: Map<string, Span>,
 ): ObjectText | undefined {
   if (text.charCodeAt(start) !== OPEN_BRACE) return undefined;
   const members = new Map<string, Span>();
@@ -171,6 +173,7 @@ export function readObject(
     const keyEnd = stringEnd(text, at);
     const key = keyEnd === -1 ? undefined : keyAt(text, at, keyEnd);
     if (key === undefined || members.has(key)) return undefined;
+    keys?.set(key, [at, keyEnd]);
     at = skipSpace(text, keyEnd);
     if (text.charCodeAt(at) !== COLON) return undefined;
     const valueStart = skipSpace(text, at + 1);

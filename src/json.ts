@@ -5,7 +5,8 @@
  * prototype's), and a parse that fails is an answer (`undefined`; JSON never
  * parses to it), not a throw.
  *
- * Numbers and strings written back as the sender wrote them: json-exact.ts.
+ * Numbers and strings written back as the sender wrote them: json-exact.ts;
+ * and what a changed value keeps of the text it came from: json-splice.ts.
  *
  * A text that nests deeper than `MAX_NESTING` (json-spans.ts) is not read:
  * whatever walks its value afterwards would run out of stack.
@@ -18,6 +19,7 @@ export {
   exactTextIn,
   holdsNumber,
   joinExact,
+  markMadeFrom,
   mayBeRounded,
   numberParts,
   numberText,
@@ -31,6 +33,7 @@ export {
   writtenAsText,
 } from "./json-exact";
 export { keyReadTwice, MAX_NESTING, nestsTooDeep } from "./json-spans";
+export { spliceExact, spliceMessages } from "./json-splice";
 export { type JsonSyntaxError, jsonSyntaxError } from "./json-syntax";
 
 /**

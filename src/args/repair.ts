@@ -14,6 +14,7 @@ import {
   type ExactText,
   isPlainObject,
   joinExact,
+  markMadeFrom,
   numberText,
   PLACES_ONLY,
   writtenAsIn,
@@ -163,7 +164,8 @@ class ArgumentRepair {
     }
     if (!changed) return value;
     const copy = writtenAsIn(Object.fromEntries(repaired), value, (key) => readAt.get(key) ?? key);
-    return spelledIn(copy, spelled);
+    // Under a coalesced key, it stands where another key held what it was built from.
+    return spelledIn(markMadeFrom(copy, value), spelled);
   }
 
   value(

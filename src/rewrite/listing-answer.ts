@@ -13,7 +13,7 @@ import {
   parseExact,
   parseJson,
   quotedName,
-  stringifyExact,
+  spliceMessages,
   writtenAsIn,
 } from "../json";
 import { logEvent } from "../log";
@@ -31,6 +31,7 @@ import { editsListings } from "../rules/tool-rules";
 import { type NamedListing, sentAsReceived, type ToolMap } from "../toolmap/tool-map";
 import type { Hold } from "../transport/read-bounded";
 import { isTool, spliceListing, spliceSearchMode } from "./listing-splice";
+import { answerText } from "./local-answers";
 import { rememberAnswer, reuseAnswer } from "./remembered-answer";
 import { searchModeResult } from "./search-mode";
 import { renameTools, scopedToCaller } from "./tools-list";
@@ -228,8 +229,9 @@ export async function rewriteMessages(
 }
 
 /**
- * `rewriteMessages` on JSON text, every value it did not change written as the
- * origin wrote it; `undefined` when the text is not JSON or nothing changed.
+ * `rewriteMessages` on JSON text, written over it: every message it did not
+ * change as the origin wrote it, and in one it changed every value (json.ts
+ * `spliceMessages`); `undefined` when the text is not JSON or nothing changed.
  * `before`: answers of the proxy's own to put first (the payload becomes a batch).
  * A single listing is renamed in its text (listing-splice.ts); anything else is parsed whole.
  */
@@ -262,11 +264,15 @@ export async function rewriteJsonText(
   }
   const rewritten = await rewriteMessages(parsed.value, rewrite);
   if (rewritten === undefined && before.length === 0) return undefined;
-  const payload = rewritten ?? parsed.value;
-  return stringifyExact(
-    before.length > 0 ? [...before, ...[payload].flat()] : payload,
-    parsed.exact,
-  );
+  // Written over the origin's text: every message no listing changed is as it came.
+  const payload =
+    rewritten === undefined ? text : spliceMessages(text, parsed.value, rewritten, parsed.exact);
+  if (before.length === 0) return payload;
+  // The proxy's own answers first, written as they are alone (not with the origin's spelling of
+  // a like value: its `3.0` made the proxy's answer to request 3 one to `3.0`), then the origin's.
+  const origin = payload.trim();
+  const messages = Array.isArray(parsed.value) ? origin.slice(1, -1).trim() : origin;
+  return `[${[...before.map(answerText), ...(messages === "" ? [] : [messages])].join(",")}]`;
 }
 
 /**

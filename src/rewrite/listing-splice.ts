@@ -6,11 +6,13 @@
  * viewed one its view where its `inputSchema` was, a hidden one is left out
  * with its comma; only a tool whose description or `_meta` changes, or whose
  * input schema, annotations or output schema write a key twice (each reader
- * would take its own), is parsed whole and written again. The cost follows
+ * would take its own), is parsed whole and written again, over its own text
+ * (json.ts `spliceExact`: what stays as it came, and reads one way, is that
+ * text). The cost follows
  * what changes, not the listing's size; a listing nothing changes is the
  * origin's own text, and its bytes go on as they came (response.ts).
  */
-import { parseExact, parseJson, stringifyExact } from "../json";
+import { parseExact, parseJson, spliceExact, stringifyExact } from "../json";
 import type { Span } from "../json-spans";
 import { type ListingText, WrittenTool } from "../protocol/listing-text";
 import { firstOfItsName, isToolsListResult } from "../protocol/tools-list";
@@ -64,9 +66,10 @@ function toolText(
     listing.descriptions.has(original) ||
     listing.twoWays.has(original)
   ) {
-    const parsed = parseExact(text.slice(span[0], span[1]));
+    const toolText = text.slice(span[0], span[1]);
+    const parsed = parseExact(toolText);
     const [rewritten] = parsed ? renamedTool(parsed.value, listing) : [];
-    return parsed && stringifyExact(rewritten, parsed.exact);
+    return parsed && spliceExact(toolText, parsed.value, rewritten, parsed.exact);
   }
   const edits: Array<[Span, string]> = [];
   const name = listing.names.get(original) ?? original;
@@ -160,12 +163,15 @@ export function spliceSearchMode(
   profile: Profile,
   { listing, total }: { listing: NamedListing; total: number },
 ): Spliced | undefined {
-  const parsed = parseExact(
-    `${text.slice(resultSpan[0], toolsSpan[0])}[]${text.slice(toolsSpan[1], resultSpan[1])}`,
-  );
+  const result = `${text.slice(resultSpan[0], toolsSpan[0])}[]${text.slice(toolsSpan[1], resultSpan[1])}`;
+  const parsed = parseExact(result);
   if (!parsed || !isToolsListResult(parsed.value)) return undefined;
   const searched = scopedToCaller(searchModeResult(parsed.value, profile, total), listing);
-  return replaced(text, [[resultSpan, stringifyExact(searched, parsed.exact)]], idSpan);
+  return replaced(
+    text,
+    [[resultSpan, spliceExact(result, parsed.value, searched, parsed.exact)]],
+    idSpan,
+  );
 }
 
 /** `text` with each edit's span written as its text instead, and where the id at `idSpan` now is. */

@@ -7,13 +7,14 @@
  * `call_tool` becomes the call it carries before it is repaired.
  * `tools/list` requests are noted, so their results can be renamed on the way
  * back. A body with nothing to change is forwarded as its original bytes; a
- * changed one keeps the client's own text for every value it did not change
- * (json.ts, `stringifyExact`). The proxy's own answers take at most
+ * changed one is written over the client's text, which it keeps for every
+ * message, member and value no call changed (json.ts, `spliceExact`). The
+ * proxy's own answers take at most
  * `MAX_LOCAL_ANSWER_BYTES` together (local-answers.ts).
  */
 import { callRecord, listRecord, type MessageRecord } from "../analytics/call-record";
 import type { ValidationMode } from "../config";
-import { type ExactText, joinExact, stringifyExact } from "../json";
+import { type ExactText, joinExact, spliceExact, utf8Text } from "../json";
 import {
   isRequest,
   type JsonRpcMessage,
@@ -137,5 +138,13 @@ export async function planForward(
   };
   if (!changed) return { ...plan, body: body.bytes };
   if (forwarded.length === 0) return { ...plan, body: null };
-  return { ...plan, body: stringifyExact(body.batch ? forwarded : forwarded[0], exact) };
+  // Written over the client's text: what no call changed is as the client wrote it.
+  const text = utf8Text(body.bytes) ?? "";
+  const sent = body.batch ? body.messages : body.messages[0];
+  return {
+    ...plan,
+    body: spliceExact(text, sent, body.batch ? forwarded : forwarded[0], exact, {
+      messages: true,
+    }),
+  };
 }

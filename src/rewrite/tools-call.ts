@@ -27,6 +27,7 @@ import {
   joinExact,
   keyFoldedTwice,
   keyTwiceReason,
+  markMadeFrom,
   writtenAsIn,
 } from "../json";
 import { logEvent } from "../log";
@@ -311,8 +312,11 @@ export async function repairToolCall(
   }
 
   const forwarded: JsonRpcRequest = changed
-    ? writtenAsIn(
-        { ...message, params: forwardedParams(params, recovered.envelope, tool, args) },
+    ? markMadeFrom(
+        writtenAsIn(
+          { ...message, params: forwardedParams(params, recovered.envelope, tool, args) },
+          message,
+        ),
         message,
       )
     : message;

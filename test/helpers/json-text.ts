@@ -99,3 +99,48 @@ export function differences(
     differences(at(before, key), at(after, key), path === "" ? key : `${path}.${key}`),
   );
 }
+
+/** Space between tokens, as senders write it (a pretty-printer's newlines, a tab, a CRLF). */
+export const spaceText = fc.constantFrom("", " ", "\n  ", "\t", "\r\n");
+
+/**
+ * A key written as `JSON.stringify` would not: with a `\u` escape, or an
+ * array index (`"10"`, which a JavaScript object holds before `"b"`, in
+ * ascending order, wherever it was written); none a tool's schema declares.
+ */
+const oddKeyText = fc.oneof(
+  fc
+    .constantFrom("0", "2", "10", "4294967294", "4294967295", "b", "x-y", "café")
+    .map((key) => JSON.stringify(key)),
+  fc
+    .constantFrom("zeta", "a", "é")
+    .map((key) => `"\\u${key.charCodeAt(0).toString(16).padStart(4, "0")}${key.slice(1)}"`),
+);
+
+/** JSON text of an object written unusually: `oddKeyText` keys, space around every token. */
+export const oddObjectText = (value: fc.Arbitrary<string>) =>
+  fc
+    .uniqueArray(fc.tuple(spaceText, oddKeyText, spaceText, value, spaceText), {
+      selector: ([, key]) => foldedKey(JSON.parse(key)),
+      maxLength: 5,
+    })
+    .chain((entries) =>
+      spaceText.map(
+        (end) =>
+          `{${entries.map(([before, key, colon, item, after]) => `${before}${key}${colon}:${colon}${item}${after}`).join(",")}${end}}`,
+      ),
+    );
+
+/** `valueText`, its objects written as `oddObjectText` writes them and its arrays spaced. */
+export const { value: oddValueText } = fc.letrec<{ value: string }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    numberText,
+    stringText,
+    fc.constantFrom("true", "false", "null"),
+    oddObjectText(tie("value")),
+    fc
+      .array(fc.tuple(spaceText, tie("value")), { maxLength: 3 })
+      .map((items) => `[${items.map(([space, item]) => `${space}${item}`).join(",")}]`),
+  ),
+}));

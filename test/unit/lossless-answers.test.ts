@@ -3,18 +3,31 @@
  * or in a batch beside other answers, and a batch it merges its own answers
  * into, reach the client with every member it does not mean to change
  * written as the origin wrote it (numbers, escapes, unknown fields of tools,
- * results and `_meta`). Values are compared by the text that wrote them.
+ * results and `_meta`). Values are compared by the text that wrote them; the
+ * answers of a batch it does not rename, and the other members of a tool it
+ * writes again, byte for byte.
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { keyReadTwice } from "../../src/json";
 import type { ProfileName } from "../../src/names/profiles";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { UNFIT_META } from "../../src/rewrite/tools-list";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
-import { differences, objectText, sourceTree, type Tree, valueText } from "../helpers/json-text";
+import {
+  differences,
+  objectText,
+  oddObjectText,
+  oddValueText,
+  sourceTree,
+  spaceText,
+  type Tree,
+  valueText,
+} from "../helpers/json-text";
+import { rulesOf } from "../helpers/tool-rules";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -69,6 +82,10 @@ const listingText = fc
 const otherText = fc
   .tuple(fc.integer({ min: 2, max: 99 }), objectText(valueText))
   .map(([id, result]) => `{"jsonrpc":"2.0","id":${id},"result":${result}}`);
+/** An answer of the origin's written unusually (json-text.ts `oddObjectText`). */
+const oddAnswerText = fc
+  .tuple(fc.integer({ min: 2, max: 99 }), oddObjectText(oddValueText), spaceText)
+  .map(([id, result, space]) => `{${space}"jsonrpc":"2.0",${space}"id":${id},"result":${result}}`);
 const answerText = fc.oneof(
   listingText,
   fc
@@ -184,6 +201,103 @@ describe("a listing the proxy renames", () => {
       { numRuns: 400 },
     );
     expect(changed).toBeGreaterThan(100);
+  });
+
+  it("keeps every other member of a tool it writes again for the description the rules give it, as the origin wrote it", async () => {
+    // Spacing, key escapes and array-index keys, which JSON.stringify writes first.
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const kept = [
+      '"annotations": {"title": "caf\\u00e9", "readOnlyHint": true}',
+      '"outputSchema": {"type": "object", "properties": {"b": {"type": "string"}, "2024": {"type": "number"}, "10": {}}}',
+      '"icons": [ {"src": "https://icons.example/\\u0069.png"} ]',
+      '"x-vendor": {"z": 1, "3": 2.50}',
+    ];
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"files.read", "description": "Reads.", ${kept.join(", ")}, "inputSchema": {"type":"object"}}]}}`;
+    const toolMap = new ToolMap(
+      env.TOOL_MAP,
+      { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
+      profileOf("openai"),
+      new ToolMapMemory(),
+      () => {},
+      {
+        rules: rulesOf({ tools: { "files.read": { appendDescription: "Ask first." } } }),
+        changes: "allow",
+      },
+    );
+    const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
+    expect(renamed).toContain("Ask first.");
+    for (const member of kept) expect(renamed).toContain(member);
+  });
+
+  it("in a batch, keeps every other answer as the origin wrote it, byte for byte (property)", async () => {
+    // Spacing, key escapes, array-index keys (which a JavaScript object holds first), and a key
+    // written twice, which readers read one way or the other: the proxy reads none of these.
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const twice = '{"jsonrpc":"2.0", "id":50, "result":{"isError":false, "isError":true}}';
+    await fc.assert(
+      fc.asyncProperty(
+        listingText,
+        fc.array(oddAnswerText, { maxLength: 3 }),
+        spaceText,
+        async (listing, others, space) => {
+          const answers = [twice, ...others];
+          const text = `[${answers.join(`,${space}`)},${space}${listing}]`;
+          const renamed = await rewriteJsonText(text, {
+            listIds: new Set([1]),
+            toolMap: freshToolMap("openai"),
+          });
+          expect(renamed?.startsWith(`[${answers.join(`,${space}`)},${space}`), text).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("writes no key twice in a tool it writes again: the client reads the annotations the proxy pinned", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const text =
+      '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"files.read", "annotations": {"readOnlyHint": false, "readOnlyHint": true}, "inputSchema": {"type":"object","properties":{}}}]}}';
+    const toolMap = new ToolMap(
+      env.TOOL_MAP,
+      { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
+      profileOf("openai"),
+      new ToolMapMemory(),
+      () => {},
+      {
+        rules: rulesOf({ tools: { "files.read": { appendDescription: "Ask first." } } }),
+        changes: "allow",
+      },
+    );
+    const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
+    expect(keyReadTwice(renamed ?? "", 0, (key) => key)).toBeUndefined();
+    expect(renamed).toContain('"annotations":{"readOnlyHint":true}');
+  });
+
+  it("in a batch, writes no key twice in a tool it names: the client reads what the proxy read", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const text =
+      '[{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a.b","inputSchema":{"type":"object"}},{"name":"plain_name","inputSchema":{"type":"object","properties":{"q":{"type":"string","type":"integer"}}},"_meta":{"k":1,"k":2}}]}}]';
+    const renamed = await rewriteJsonText(text, {
+      listIds: new Set([1]),
+      toolMap: freshToolMap("openai"),
+    });
+    expect(renamed).toContain('"name":"a_b_');
+    expect(keyReadTwice(renamed ?? "", 0, (key) => key)).toBeUndefined();
+    expect(renamed).toContain('"q":{"type":"integer"}');
+  });
+
+  it("merged with the proxy's own answers, writes those as it writes them alone, not with the origin's spelling of a like value", async () => {
+    // The origin writes 3 as 3.0 and -32602 as -3.2602e4: by value, the proxy's answer to
+    // request 3 was one to 3.0, and its error code one a reader of integers refuses.
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const origin = '{"jsonrpc":"2.0", "id":2, "result":{"n":3.0, "c":-3.2602e4, "m":"\\u0078"}}';
+    const local = { jsonrpc: "2.0", id: 3, error: { code: -32602, message: "x" } };
+    const merged = await rewriteJsonText(
+      origin,
+      { listIds: new Set(), toolMap: freshToolMap("openai") },
+      [local],
+    );
+    expect(merged).toBe(`[${JSON.stringify(local)},${origin}]`);
   });
 
   it("merged with the proxy's own answers, keeps the origin's as it wrote them (property)", async () => {

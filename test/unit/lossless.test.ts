@@ -5,13 +5,23 @@
  * fields its log reports changing (the listing's `tools_renamed`, each call's
  * `tool_call_repaired`), and a body it does not change is forwarded as the
  * same bytes. Values are compared by the text that wrote
- * them, so a rounded number or a rewritten escape is a difference.
+ * them, so a rounded number or a rewritten escape is a difference; and a
+ * changed call is held to the client's text byte for byte around what it
+ * changes (json.ts `spliceExact`, also tested here).
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { echoTools } from "../../demo/src/tools";
-import { MAX_NESTING, nestsTooDeep, parseExact, stringifyExact } from "../../src/json";
+import {
+  MAX_NESTING,
+  nestsTooDeep,
+  parseExact,
+  spliceExact,
+  stringifyExact,
+  writtenAsIn,
+} from "../../src/json";
+import { readObject, skipSpace } from "../../src/json-spans";
 import { planForward } from "../../src/rewrite/request";
 import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
@@ -25,7 +35,10 @@ import {
   differences,
   isLeaf,
   objectText,
+  oddObjectText,
+  oddValueText,
   sourceTree,
+  spaceText,
   type Tree,
   valueText,
 } from "../helpers/json-text";
@@ -169,6 +182,80 @@ describe("what the proxy forwards", () => {
   });
 });
 
+describe("a call the proxy changes is written over the client's text", () => {
+  /** The inside of an object's text, as members to write after another (`,` first where it has any). */
+  const membersOf = (object: string) => {
+    const inner = object.slice(1, -1);
+    return inner.trim() === "" ? inner : `,${inner}`;
+  };
+
+  const callParts = fc.record({
+    space: fc.array(spaceText, { minLength: 3, maxLength: 3 }),
+    id: fc.constantFrom("7", "1.0", "9007199254740993", '"r\\u0031"'),
+    pathKey: fc.constantFrom('"path"', '"p\\u0061th"'),
+    // A number sent for the string `path` is coerced to the string of its text; "p" stays.
+    number: fc.option(fc.constantFrom("12", "1.50", "1e400", "-0", "9007199254740993", "1E5"), {
+      nil: undefined,
+    }),
+    args: oddObjectText(oddValueText),
+    meta: fc.option(oddObjectText(oddValueText), { nil: undefined }),
+    // The envelope's members: an unknown one beside `arguments` would be an inline copy, left out.
+    task: fc.option(oddValueText, { nil: undefined }),
+    beside: fc.option(oddObjectText(oddValueText), { nil: undefined }),
+    // In a batch, a call before it that the proxy answers itself: its arguments are no object.
+    answered: fc.boolean(),
+  });
+  type CallParts = typeof callParts extends fc.Arbitrary<infer T> ? T : never;
+
+  /**
+   * A body of one renamed call (beside a notification, in a batch) as the client sends it, or,
+   * `forwarded`, as the origin must get it: the original name, the number for `path` its string.
+   */
+  function bodyOf(parts: CallParts, forwarded: boolean): string {
+    const [a, b, c] = parts.space as [string, string, string];
+    const name = JSON.stringify(forwarded ? "files.read" : DEMO_NAMES["files.read"]);
+    const number = forwarded && parts.number !== undefined ? `"${parts.number}"` : parts.number;
+    const call =
+      `{${a}"jsonrpc"${b}:${b}"2.0",${c}"id":${a}${parts.id},"method":"tools/call",${c}"params":${b}{"name":${a}${name}${b},` +
+      `"arguments":{${c}${parts.pathKey}:${number ?? '"p"'}${membersOf(parts.args)}}` +
+      `${parts.meta === undefined ? "" : `,${a}"_meta":${parts.meta}`}` +
+      `${parts.task === undefined ? "" : `,"task"${b}:${parts.task}`}}${a}}`;
+    if (parts.beside === undefined) return call;
+    const note = `{"jsonrpc":"2.0",${b}"method":"notifications/progress","params":${parts.beside}}`;
+    if (!parts.answered) return `[${a}${call}${b},${c}${note}${a}]`;
+    // Forwarded without the call the proxy answers, each message as it was written.
+    if (forwarded) return `[${call},${note}]`;
+    const refused = `{"jsonrpc":"2.0","id":"refused","method":"tools/call","params":{"name":${name},"arguments":5}}`;
+    return `[${a}${refused},${c}${call}${b},${c}${note}${a}]`;
+  }
+
+  it("as it came but for the name restored and a value coerced: spacing, escapes, array-index keys, members and messages beside them (property)", async () => {
+    const { toolMap } = await listedToolMap();
+    const resolveTool = toolResolver(toolMap, async () => false);
+    await fc.assert(
+      fc.asyncProperty(callParts, async (parts) => {
+        vi.spyOn(console, "log").mockImplementation(() => {});
+        const sent = bodyOf(parts, false);
+        const request = new Request("http://proxy.test/mcp", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: sent,
+        });
+        const body = await readPostBody(
+          request,
+          { maxBodyBytes: 1 << 20, maxBatchMessages: 256 },
+          new ReadBudget().hold(),
+        );
+        if (body.kind !== "parsed") throw new Error(sent);
+        const plan = await planForward(body, resolveTool, "warn", async () => undefined, 1 << 20);
+        if (plan.kind !== "forward") throw new Error(sent);
+        expect(String(plan.body), sent).toBe(bodyOf(parts, true));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe("JSON text read on the way to the origin", () => {
   /** A strict tool map that listed `free.form`: `v` takes any value (asked for as text), `o` an object. */
   async function strictToolMap(rules: ToolPolicy["rules"]): Promise<[ToolMap, string]> {
@@ -239,6 +326,59 @@ describe("JSON text read on the way to the origin", () => {
         },
       ),
       { numRuns: 600 },
+    );
+  });
+});
+
+describe("spliceExact", () => {
+  /**
+   * `value` built again as the proxy builds what it changes (a spread, `writtenAsIn`), each
+   * object and array where `rebuild` says so, down to the leaves; the rest kept as it is.
+   */
+  function rebuilt(value: unknown, rebuild: (depth: number) => boolean, depth = 0): unknown {
+    if (typeof value !== "object" || value === null) return value;
+    const inner = (item: unknown) => rebuilt(item, rebuild, depth + 1);
+    if (!rebuild(depth)) return value;
+    if (Array.isArray(value)) return writtenAsIn(value.map(inner), value);
+    const entries = Object.entries(value).map(([key, item]) => [key, inner(item)] as const);
+    return writtenAsIn(Object.fromEntries(entries), value);
+  }
+
+  it("writes a value built again from a text's, member for member, as that text (property)", () => {
+    fc.assert(
+      fc.property(spaceText, oddValueText, spaceText, fc.nat(), (before, value, after, seed) => {
+        const text = `${before}${value}${after}`;
+        const parsed = parseExact(text);
+        const rebuild = (depth: number) => ((seed >> (depth % 30)) & 1) === 1;
+        const copy = rebuilt(parsed?.value, rebuild);
+        expect(spliceExact(text, parsed?.value, copy, parsed?.exact)).toBe(text);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("writes a value with a member more or less, as its text where it kept it (property)", () => {
+    fc.assert(
+      fc.property(oddObjectText(oddValueText), fc.boolean(), (text, add) => {
+        const parsed = parseExact(text);
+        const value = parsed?.value as Record<string, unknown>;
+        const [first] = Object.keys(value);
+        const changed = writtenAsIn(
+          add
+            ? { ...value, added: [1] }
+            : Object.fromEntries(Object.entries(value).filter(([key]) => key !== first)),
+          value,
+        );
+        const written = spliceExact(text, value, changed, parsed?.exact);
+        expect(sourceTree(written)).toEqual(sourceTree(stringifyExact(changed, parsed?.exact)));
+        // Each object or array kept is the text that wrote it.
+        for (const [key, span] of readObject(text, skipSpace(text, 0))?.members ?? []) {
+          if (Object.hasOwn(changed, key) && typeof value[key] === "object") {
+            expect(written).toContain(text.slice(span[0], span[1]));
+          }
+        }
+      }),
+      { numRuns: 500 },
     );
   });
 });

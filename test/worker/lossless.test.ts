@@ -193,6 +193,38 @@ describe("numbers and strings keep the client's text in a call the proxy changes
   });
 });
 
+describe("a call the proxy changes reaches the origin as the client wrote it around what it changed", () => {
+  // The name restored and `max_bytes` coerced: the origin reads every other byte as the client
+  // wrote it. JSON.stringify writes keys without escapes, no space between tokens, and an
+  // object's array-index keys first ({"b":1,"10":…,"2":…} as {"2":…,"10":…,"b":1}).
+  const call = (name: string, maxBytes: string) =>
+    `{ "jsonrpc": "2.0", "id": 40,\n  "method": "tools/call",\n  "params": {"name": ${name}, "arguments": {"p\\u0061th": "src/\\u00e9.ts", "max_bytes": ${maxBytes}, "ranges": {"b": 1, "10": [1.0, 2], "2": -0}},\n    "_meta": {"progressToken": "t\\/1", "7": 1E+2}}\n}`;
+  const renamed = JSON.stringify(DEMO_NAMES["files.read"]);
+
+  it("alone: its spacing, key escapes, array-index keys and _meta", async () => {
+    const { send } = await setUp();
+    expect(await send(call(renamed, '"512"'))).toBe(call('"files.read"', "512"));
+  });
+
+  it("arguments under a coalesced key, a value inside them coerced: the rest of them as written", async () => {
+    const { send } = await setUp();
+    const sent = `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"${DEMO_NAMES["catering.invoice"]}","arguments":{"payload-json": {"invoice_id": "INV-\\u0031", "amount": "1.10", "lines": {"b": 1, "10": 2}}, "note": "x"}}}`;
+    // The arguments' keys changed: written member by member, each member's text as it came.
+    expect(await send(sent)).toBe(
+      '{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"catering.invoice","arguments":{"payload_json":{"invoice_id": "INV-\\u0031", "amount": 1.10, "lines": {"b": 1, "10": 2}},"note":"x"}}}',
+    );
+  });
+
+  it("in a batch: the notification beside it as it came", async () => {
+    const { send } = await setUp();
+    const note =
+      '{"jsonrpc":"2.0", "method":"notifications/progress", "params":{"progressToken":"x", "z":1, "3":0.1000000000000000055511151231257827}}';
+    expect(await send(`[${call(renamed, '"512"')},\r\n ${note}]`)).toBe(
+      `[${call('"files.read"', "512")},\r\n ${note}]`,
+    );
+  });
+});
+
 describe("a number sent for a string is the string of its text", () => {
   it("a 64-bit id, a trailing zero, a number past a double's range: as the client wrote them", async () => {
     const { send } = await setUp();
