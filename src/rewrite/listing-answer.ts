@@ -16,6 +16,14 @@ import {
   spliceMessages,
   writtenAsIn,
 } from "../json";
+import {
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  readArray,
+  readObject,
+  skipSpace,
+  valueEnd,
+} from "../json-spans";
 import { logEvent } from "../log";
 import { type RequestId, requestAnswered } from "../protocol/jsonrpc";
 import { readListingText } from "../protocol/listing-text";
@@ -262,6 +270,9 @@ export async function rewriteJsonText(
     if (expectsLists(rewrite.listIds)) logEvent("response_not_rewritten", { reason });
     return undefined;
   }
+  if (guardsListings(rewrite) && writesMemberTwice(text)) {
+    throw new UnreadListing("a member written twice");
+  }
   const rewritten = await rewriteMessages(parsed.value, rewrite);
   if (rewritten === undefined && before.length === 0) return undefined;
   // Written over the origin's text: every message no listing changed is as it came.
@@ -273,6 +284,30 @@ export async function rewriteJsonText(
   const origin = payload.trim();
   const messages = Array.isArray(parsed.value) ? origin.slice(1, -1).trim() : origin;
   return `[${[...before.map(answerText), ...(messages === "" ? [] : [messages])].join(",")}]`;
+}
+
+/**
+ * Whether a message of the payload `text` writes a member twice, or its
+ * result does: JavaScript, Python and Go read the last, a reader that takes
+ * the first (simdjson's on-demand API) may read another message, a listing
+ * where the proxy read another answer (an id, a result or its tools written
+ * twice). Read at those two levels, where what makes a message a listing is;
+ * a tool that writes a key twice is written again as the proxy read it
+ * (listing-splice.ts).
+ */
+function writesMemberTwice(text: string): boolean {
+  const start = skipSpace(text, 0);
+  const messages =
+    text.charCodeAt(start) === OPEN_BRACKET
+      ? (readArray(text, start)?.elements.map(([at]) => at) ?? [])
+      : [start];
+  const member = (key: string, at: number) =>
+    key === "result" && text.charCodeAt(at) === OPEN_BRACE
+      ? (readObject(text, at)?.end ?? -1)
+      : valueEnd(text, at);
+  return messages.some(
+    (at) => text.charCodeAt(at) === OPEN_BRACE && readObject(text, at, member) === undefined,
+  );
 }
 
 /**

@@ -839,6 +839,24 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
     logs.restore();
   });
 
+  // JavaScript, Python and Go read the last of a key written twice; a reader that takes the first
+  // (simdjson's on-demand API) reads a listing the proxy read as another answer.
+  it.each([
+    ["the id", `{"jsonrpc":"2.0","id":1,"result":{"tools":[${secret}]},"id":2,"result":{}}`],
+    ["the result", `{"jsonrpc":"2.0","id":2,"result":{"tools":[${secret}]},"result":{}}`],
+    ["the id, in a batch", `[{"jsonrpc":"2.0","id":1,"result":{"tools":[${secret}]},"id":2}]`],
+    ["the result's tools", `{"jsonrpc":"2.0","id":2,"result":{"tools":[${secret}],"tools":{}}}`],
+  ])("refuses an answer that writes %s twice, which readers read two ways", async (_, text) => {
+    const logs = captureLogs();
+    for (const policy of [HIDING, HOLDING]) {
+      const response = await answer(json(text), policy);
+      expect(response.status).toBe(502);
+      expect(await response.text()).not.toContain("secret.admin");
+    }
+    expect(logs.events("listing_refused")[0]?.reason).toBe("a member written twice");
+    logs.restore();
+  });
+
   // A lenient client may read an entry the proxy reads as no tool (a name that is an array,
   // `String`ed to "secret.admin"), and the rules judged none of them.
   it("leaves out entries of tools that are no tool, where rules edit listings", async () => {
