@@ -52,13 +52,38 @@ const isIndex = (key: string) => /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key)
 
 const sameKey = (key: string) => key;
 
+/**
+ * How many times over a splice may read its text: each level of what changed
+ * reads its container's text again, so a change deep in a large value (a
+ * client's 500 levels of arrays around a megabyte, one value coerced at the
+ * bottom) would read it once a level. Past it, the value is written as
+ * `stringifyExact` writes it.
+ */
+const READS_OF_TEXT = 8;
+/** And this much more, so that a small text nested a few levels is never written otherwise. */
+const READ_SLACK = 64 * 1024;
+
+/** A splice past `READS_OF_TEXT`. */
+class OverRead extends Error {}
+
 class Splice {
+  /** What the splice may still read of the text, in characters. */
+  private left: number;
+
   constructor(
     private readonly text: string,
     private readonly exact: ExactText | undefined,
     /** Whether below the messages of a payload a changed value is written over its text too. */
     private readonly deep: boolean,
-  ) {}
+  ) {
+    this.left = READS_OF_TEXT * text.length + READ_SLACK;
+  }
+
+  /** Counts `[start, end)` read, and stops the splice past what it may read. */
+  private read(start: number, end: number): void {
+    this.left -= end - start;
+    if (this.left < 0) throw new OverRead();
+  }
 
   /**
    * `value` over `original`, written at `span`; `payload`: its text is a
@@ -78,7 +103,8 @@ class Splice {
     return this.written(value);
   }
 
-  private readsOneWay([start]: Span): boolean {
+  private readsOneWay([start, end]: Span): boolean {
+    this.read(start, end);
     return keyReadTwice(this.text, start, sameKey) === undefined;
   }
 
@@ -130,6 +156,7 @@ class Splice {
     if (!payload && !this.deep) return undefined;
     const read = readArray(this.text, start);
     if (!read || read.elements.length !== original.length) return undefined;
+    this.read(start, read.end);
     const spans = new Map<unknown, Span>();
     for (const [index, element] of original.entries()) {
       if (isContainer(element)) spans.set(element, read.elements[index] as Span);
@@ -157,6 +184,7 @@ class Splice {
     const keySpans = new Map<string, Span>();
     const read = readObject(this.text, start, undefined, keySpans);
     if (!read) return undefined;
+    this.read(start, read.end);
     const spans = new Map<unknown, Span>();
     for (const [key, span] of read.members) {
       const item = Object.hasOwn(original, key) ? original[key] : undefined;
@@ -210,8 +238,13 @@ function over(
   const start = skipSpace(text, 0);
   let end = text.length;
   while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
-  const written = new Splice(text, exact, deep).value(value, original, [start, end], payload);
-  return text.slice(0, start) + written + text.slice(end);
+  try {
+    const written = new Splice(text, exact, deep).value(value, original, [start, end], payload);
+    return text.slice(0, start) + written + text.slice(end);
+  } catch (error) {
+    if (!(error instanceof OverRead)) throw error;
+    return stringifyExact(value, exact);
+  }
 }
 
 /**

@@ -331,6 +331,27 @@ describe("JSON text read on the way to the origin", () => {
 });
 
 describe("spliceExact", () => {
+  it("reads its text at most eight times over: a change deep in a large value is written as stringifyExact writes it", () => {
+    // Each level of what changed reads its container's text again: at 64 levels around 100,000
+    // characters, 6.4 million characters for one value coerced at the bottom; at 2, 200,000.
+    const around = (depth: number) =>
+      `${"[ ".repeat(depth)}"${"x".repeat(100_000)}", "5"${" ]".repeat(depth)}`;
+    const coerced = (value: unknown, depth: number): unknown =>
+      depth === 0 ? [(value as unknown[])[0], 5] : [coerced((value as unknown[])[0], depth - 1)];
+    for (const [depth, spaced] of [
+      [2, true],
+      [64, false],
+    ] as const) {
+      const text = around(depth);
+      const parsed = parseExact(text);
+      const value = coerced(parsed?.value, depth - 1);
+      const written = spliceExact(text, parsed?.value, value, parsed?.exact);
+      expect(JSON.parse(written)).toEqual(value);
+      expect(written.startsWith("[ ["), `${depth} levels`).toBe(spaced);
+      if (!spaced) expect(written).toBe(stringifyExact(value, parsed?.exact));
+    }
+  });
+
   /**
    * `value` built again as the proxy builds what it changes (a spread, `writtenAsIn`), each
    * object and array where `rebuild` says so, down to the leaves; the rest kept as it is.
