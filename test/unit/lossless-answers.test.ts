@@ -14,6 +14,7 @@ import { keyReadTwice } from "../../src/json";
 import type { ProfileName } from "../../src/names/profiles";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { UNFIT_META } from "../../src/rewrite/tools-list";
+import type { ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
@@ -98,15 +99,22 @@ const mayDiffer = (path: string) =>
   /^(?:\d+\.)?result\.tools\.\d+\.(?:name|inputSchema(?:\..*)?|_meta\.[^.]*unfit)$/.test(path) ||
   path.endsWith(UNFIT_META);
 
-/** A tool map of its own for one profile, that has listed nothing. */
-const freshToolMap = (profile: ProfileName) =>
+/** A tool map of its own for one profile, that has listed nothing; `policy`: the operator's. */
+const freshToolMap = (profile: ProfileName, policy?: ToolPolicy) =>
   new ToolMap(
     env.TOOL_MAP,
     { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
     profileOf(profile),
     new ToolMapMemory(),
     () => {},
+    policy,
   );
+
+/** Rules that write `files.read` again: its description changes. */
+const DESCRIBING: ToolPolicy = {
+  rules: rulesOf({ tools: { "files.read": { appendDescription: "Ask first." } } }),
+  changes: "allow",
+};
 
 describe("a listing the proxy renames", () => {
   it("keeps the origin's numbers in every schema, viewed or not", async () => {
@@ -213,17 +221,7 @@ describe("a listing the proxy renames", () => {
       '"x-vendor": {"z": 1, "3": 2.50}',
     ];
     const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"files.read", "description": "Reads.", ${kept.join(", ")}, "inputSchema": {"type":"object"}}]}}`;
-    const toolMap = new ToolMap(
-      env.TOOL_MAP,
-      { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-      profileOf("openai"),
-      new ToolMapMemory(),
-      () => {},
-      {
-        rules: rulesOf({ tools: { "files.read": { appendDescription: "Ask first." } } }),
-        changes: "allow",
-      },
-    );
+    const toolMap = freshToolMap("openai", DESCRIBING);
     const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
     expect(renamed).toContain("Ask first.");
     for (const member of kept) expect(renamed).toContain(member);
@@ -257,17 +255,7 @@ describe("a listing the proxy renames", () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const text =
       '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"files.read", "annotations": {"readOnlyHint": false, "readOnlyHint": true}, "inputSchema": {"type":"object","properties":{}}}]}}';
-    const toolMap = new ToolMap(
-      env.TOOL_MAP,
-      { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-      profileOf("openai"),
-      new ToolMapMemory(),
-      () => {},
-      {
-        rules: rulesOf({ tools: { "files.read": { appendDescription: "Ask first." } } }),
-        changes: "allow",
-      },
-    );
+    const toolMap = freshToolMap("openai", DESCRIBING);
     const renamed = await rewriteJsonText(text, { listIds: new Set([1]), toolMap });
     expect(keyReadTwice(renamed ?? "", 0, (key) => key)).toBeUndefined();
     expect(renamed).toContain('"annotations":{"readOnlyHint":true}');
