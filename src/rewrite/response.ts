@@ -27,7 +27,7 @@ import {
   mediaTypeOf,
   otherCharsetOf,
 } from "../transport/headers";
-import { relayResponse } from "../transport/origin";
+import { relayResponse, statusLineOf } from "../transport/origin";
 import {
   type Bounded,
   busyResponse,
@@ -134,7 +134,7 @@ function unreadBody(headers: Headers, mediaType: string): string | undefined {
 function rewrittenResponse(origin: Response, body: BodyInit): Response {
   const headers = clientResponseHeaders(origin.headers);
   for (const name of BYTES_DESCRIBED) headers.delete(name);
-  return new Response(body, { status: origin.status, statusText: origin.statusText, headers });
+  return new Response(body, { ...statusLineOf(origin), headers });
 }
 
 /**
