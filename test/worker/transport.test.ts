@@ -204,6 +204,27 @@ describe("the MCP endpoint", () => {
     }
   });
 
+  it.each([
+    // The Encoding Standard's other names of UTF-8, which TextDecoder reads as UTF-8.
+    "application/json; charset=unicode11utf8",
+    "application/json; charset=unicode20utf8",
+    "application/json; charset=X-Unicode20UTF8",
+    // A parameter with no value (`charsets` is one letter past `charset`) names no charset.
+    "application/json; charsets",
+    "application/json; charsetx",
+  ])("forwards a body whose Content-Type names no charset but UTF-8: %s", async (contentType) => {
+    const trace = newTrace();
+    const response = await postJson(
+      throughGateway,
+      `${PROXY_URL}?trace=${trace}`,
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      { "content-type": contentType },
+    );
+    await response.body?.cancel();
+    expect(response.status).not.toBe(415);
+    expect(await receivedByOrigin(trace)).toHaveLength(1);
+  });
+
   it("forwards a body whose objects each write a key once, in one case, as it came", async () => {
     const trace = newTrace();
     const body = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"Name":{}},"clientInfo":{"name":"t","version":"1"}}}`;
