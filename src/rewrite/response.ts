@@ -329,12 +329,18 @@ export async function rewriteResponse(
       hold.release();
     }
   }
-  // A listing answered in a type the proxy does not read (a lenient client might).
-  if (refusing && origin.ok) {
-    return refusedListing(context, `content-type ${mediaType}`, origin.body);
-  }
+  // A listing answered in a type the proxy does not read (a lenient client might: the SDKs read
+  // an event stream in `text/event-stream, application/json`, two Content-Type lines joined).
+  const unreadType = `content-type ${mediaType.slice(0, 64)}`;
+  if (refusing && origin.ok) return refusedListing(context, unreadType, origin.body);
   if (watchCalls && mediaType === "application/json") {
     return relayResponse(origin, await (answers as CallAnswers).watchJson(origin));
+  }
+  if (origin.ok && expectsLists(listIds)) {
+    logEvent("response_not_rewritten", { reason: unreadType });
+  }
+  if (origin.ok && local) {
+    logEvent("local_answers_dropped", { reason: unreadType, count: localResponses.length });
   }
   return relayResponse(origin);
 }

@@ -312,6 +312,27 @@ describe("bounds", () => {
     ]);
     logs.restore();
   });
+
+  // Two Content-Type lines, joined: the SDK clients read an event stream in it, the proxy neither.
+  it.each(["text/plain", "text/event-stream, application/json"])(
+    "says so too where the origin answers a batch with a listing in another type than JSON or an event stream: %s",
+    async (type) => {
+      const logs = captureLogs();
+      const response = await withOwnAnswer(
+        new Response("Service Unavailable", { headers: { "content-type": type } }),
+        [1],
+      );
+      expect(await response.text()).toBe("Service Unavailable");
+      const reason = `content-type ${type}`;
+      expect(logs.events("local_answers_dropped")).toEqual([
+        { event: "local_answers_dropped", reason, count: 1 },
+      ]);
+      expect(logs.events("response_not_rewritten")).toEqual([
+        { event: "response_not_rewritten", reason },
+      ]);
+      logs.restore();
+    },
+  );
 });
 
 describe("the proxy's own answers before an origin's event stream", () => {
