@@ -22,7 +22,7 @@ import type { Config } from "../config";
 import { isPlainObject, parseJson } from "../json";
 import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
-import { fetchOrigin } from "../transport/origin";
+import { fetchOrigin, statusLineOf } from "../transport/origin";
 import { readBounded } from "../transport/read-bounded";
 import { parseChallenges, replaceChallengeParams } from "./challenges";
 import { originMetadataUrls, type PublicUrls } from "./public-url";
@@ -80,11 +80,7 @@ export function rewriteChallenges(
   if (rewritten === header) return origin;
   const headers = new Headers(origin.headers);
   headers.set("www-authenticate", rewritten);
-  return new Response(origin.body, {
-    status: origin.status,
-    statusText: origin.statusText,
-    headers,
-  });
+  return new Response(origin.body, { ...statusLineOf(origin), headers });
 }
 
 async function readDocument(response: Response): Promise<Record<string, unknown> | undefined> {

@@ -6,6 +6,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { type Config, isLoopbackHost } from "../config";
+import { statusLineOf } from "../transport/origin";
 import { readBounded } from "../transport/read-bounded";
 
 /** The timeout, the bound on what is read of an answer, and plain http only on a loopback host. */
@@ -41,7 +42,7 @@ async function boundedFetch(url: string, init: RequestInit): Promise<Response> {
     await read.rest.cancel();
     throw new AnswerTooLarge(url);
   }
-  return new Response(read.bytes, response);
+  return new Response(read.bytes, { ...statusLineOf(response), headers: response.headers });
 }
 
 /** A step of signing in at the origin failed: `reason` for logs, `message` for the user, `cause` kept. */

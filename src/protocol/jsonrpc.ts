@@ -101,8 +101,13 @@ export const JsonRpcMessageSchema = v.union([
 export type JsonRpcRequest = v.InferOutput<typeof JsonRpcRequestSchema>;
 export type JsonRpcMessage = v.InferOutput<typeof JsonRpcMessageSchema>;
 
+/**
+ * A request has a string `method` and an id; a response the client sends
+ * with a `method` of another type beside its `result` (which the schemas
+ * carry) is a response, not a request of that id.
+ */
 export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
-  return "method" in message && "id" in message;
+  return "id" in message && typeof (message as { method?: unknown }).method === "string";
 }
 
 export interface JsonRpcErrorBody {

@@ -27,7 +27,7 @@ import {
   mediaTypeOf,
   otherCharsetOf,
 } from "../transport/headers";
-import { relayResponse } from "../transport/origin";
+import { relayResponse, statusLineOf } from "../transport/origin";
 import {
   type Bounded,
   busyResponse,
@@ -134,7 +134,7 @@ function unreadBody(headers: Headers, mediaType: string): string | undefined {
 function rewrittenResponse(origin: Response, body: BodyInit): Response {
   const headers = clientResponseHeaders(origin.headers);
   for (const name of BYTES_DESCRIBED) headers.delete(name);
-  return new Response(body, { status: origin.status, statusText: origin.statusText, headers });
+  return new Response(body, { ...statusLineOf(origin), headers });
 }
 
 /**
@@ -329,12 +329,18 @@ export async function rewriteResponse(
       hold.release();
     }
   }
-  // A listing answered in a type the proxy does not read (a lenient client might).
-  if (refusing && origin.ok) {
-    return refusedListing(context, `content-type ${mediaType}`, origin.body);
-  }
+  // A listing answered in a type the proxy does not read (a lenient client might: the SDKs read
+  // an event stream in `text/event-stream, application/json`, two Content-Type lines joined).
+  const unreadType = `content-type ${mediaType.slice(0, 64)}`;
+  if (refusing && origin.ok) return refusedListing(context, unreadType, origin.body);
   if (watchCalls && mediaType === "application/json") {
     return relayResponse(origin, await (answers as CallAnswers).watchJson(origin));
+  }
+  if (origin.ok && expectsLists(listIds)) {
+    logEvent("response_not_rewritten", { reason: unreadType });
+  }
+  if (origin.ok && local) {
+    logEvent("local_answers_dropped", { reason: unreadType, count: localResponses.length });
   }
   return relayResponse(origin);
 }

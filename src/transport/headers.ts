@@ -29,7 +29,8 @@ export function mediaTypeOf(headers: Headers): string {
 export function otherCharsetOf(headers: Headers): string | undefined {
   for (const parameter of (headers.get("content-type") ?? "").split(";").slice(1)) {
     const equals = parameter.indexOf("=");
-    if (parameter.slice(0, equals).trim().toLowerCase() !== "charset") continue;
+    // A parameter with no value (`charsets`, RFC 9110 §5.6.6 has none) names no charset.
+    if (equals === -1 || parameter.slice(0, equals).trim().toLowerCase() !== "charset") continue;
     const value = parameter.slice(equals + 1).trim();
     const unquoted = /^"[^"]*"$/.test(value) ? value.slice(1, -1) : value;
     if (!UTF_8_LABELS.has(unquoted.toLowerCase())) return value.slice(0, 64);
@@ -37,8 +38,15 @@ export function otherCharsetOf(headers: Headers): string | undefined {
   return undefined;
 }
 
-/** What the Encoding Standard reads as UTF-8. */
-const UTF_8_LABELS = new Set(["utf-8", "utf8", "unicode-1-1-utf-8"]);
+/** What the Encoding Standard reads as UTF-8: its labels of UTF-8, all of them. */
+const UTF_8_LABELS = new Set([
+  "unicode-1-1-utf-8",
+  "unicode11utf8",
+  "unicode20utf8",
+  "utf-8",
+  "utf8",
+  "x-unicode20utf8",
+]);
 
 /** The comma-separated tokens of a header value, lower-cased; none for an absent header. */
 function tokensOf(value: string | null): string[] {

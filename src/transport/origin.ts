@@ -164,20 +164,36 @@ export async function redirectRefused(
 }
 
 /**
+ * The origin's status line, as a response the proxy builds anew from the
+ * origin's carries it. `Response` refuses a tab in its `statusText`, which a
+ * reason phrase may hold (RFC 9112 §4) and the runtime's fetch hands on: an
+ * origin's `200 All<TAB>good` was the proxy's own 500, and to a `HEAD`, which
+ * Hono answers with the GET's answer made anew, a throw of the Worker's. It
+ * goes as a space.
+ */
+export function statusLineOf(origin: Response): { status: number; statusText: string } {
+  return { status: origin.status, statusText: origin.statusText.replaceAll("\t", " ") };
+}
+
+/**
  * The origin's response for the client: its status and end-to-end headers,
  * and `body` (its own by default; its own bytes, read, keep its
- * `Content-Length`; a new stream loses it). With its own body and no header
- * to leave out, it is the origin's response itself: nothing rebuilt.
+ * `Content-Length`; a new stream loses it). With its own body, no header to
+ * leave out and a status line `Response` takes, it is the origin's response
+ * itself: nothing rebuilt.
  */
 export function relayResponse(
   origin: Response,
   body: ReadableStream | Uint8Array | null = origin.body,
 ): Response {
   const drop = responseHeadersToDrop(origin.headers);
-  if (body === origin.body && drop.length === 0) return origin;
+  const line = statusLineOf(origin);
+  if (body === origin.body && drop.length === 0 && line.statusText === origin.statusText) {
+    return origin;
+  }
   const headers = clientResponseHeaders(origin.headers, drop);
   if (body instanceof ReadableStream && body !== origin.body) headers.delete("content-length");
-  return new Response(body, { status: origin.status, statusText: origin.statusText, headers });
+  return new Response(body, { ...line, headers });
 }
 
 /**
@@ -200,11 +216,7 @@ export function cookiesForClient(origin: Response, credentials: OriginCredential
   const headers = new Headers(origin.headers);
   headers.delete("set-cookie");
   for (const cookie of kept) headers.append("set-cookie", cookie);
-  return new Response(origin.body, {
-    status: origin.status,
-    statusText: origin.statusText,
-    headers,
-  });
+  return new Response(origin.body, { ...statusLineOf(origin), headers });
 }
 
 /** A `Set-Cookie` value without its `Domain` attributes (RFC 6265 §5.2): the cookie of one host. */

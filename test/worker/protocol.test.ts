@@ -22,7 +22,8 @@ import { digest } from "../helpers/digest";
 import { clientView, isEvent } from "../helpers/event-stream";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, nextMessage, postJson, rpc, sseEvents } from "../helpers/mcp";
-import { PROXY_URL, receivedByOrigin } from "../helpers/proxy";
+import { PROXY_URL, receivedByOrigin, viaProxy } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
 import { rulesOf } from "../helpers/tool-rules";
 
 const setUp = (query = "") => demoSession({ query });
@@ -111,6 +112,30 @@ describe("batches (protocol 2025-03-26)", () => {
     expect(response.status).toBe(202);
     expect(await response.text()).toBe("");
     expect((await receivedByOrigin(trace)).map((r) => r.body)).toContain(body);
+  });
+
+  it("take a response whose `method` is no string for a response, not for a request of its id", async () => {
+    // JSON-RPC's request has a string method; this one's `result` makes it a response to the
+    // server's request "s-1", which a request of the client's may share an id with.
+    const origin = await scriptedOrigin(
+      {
+        "*": {
+          status: 200,
+          headers: [["Content-Type", "application/json"]],
+          body: '{"jsonrpc":"2.0","id":"@ID@","result":{}}',
+        },
+      },
+      '"@ID@"',
+    );
+    const proxy = viaProxy({ ORIGIN_URL: origin.originUrl });
+    const body = JSON.stringify([
+      { jsonrpc: "2.0", id: "s-1", method: 5, result: {} },
+      { jsonrpc: "2.0", id: "s-1", method: "ping" },
+    ]);
+    const response = await postJson(proxy, PROXY_URL, body);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([{ jsonrpc: "2.0", id: "s-1", result: {} }]);
+    expect((await origin.received()).map((r) => r.body)).toEqual([body]);
   });
 });
 
@@ -287,6 +312,27 @@ describe("bounds", () => {
     ]);
     logs.restore();
   });
+
+  // Two Content-Type lines, joined: the SDK clients read an event stream in it, the proxy neither.
+  it.each(["text/plain", "text/event-stream, application/json"])(
+    "says so too where the origin answers a batch with a listing in another type than JSON or an event stream: %s",
+    async (type) => {
+      const logs = captureLogs();
+      const response = await withOwnAnswer(
+        new Response("Service Unavailable", { headers: { "content-type": type } }),
+        [1],
+      );
+      expect(await response.text()).toBe("Service Unavailable");
+      const reason = `content-type ${type}`;
+      expect(logs.events("local_answers_dropped")).toEqual([
+        { event: "local_answers_dropped", reason, count: 1 },
+      ]);
+      expect(logs.events("response_not_rewritten")).toEqual([
+        { event: "response_not_rewritten", reason },
+      ]);
+      logs.restore();
+    },
+  );
 });
 
 describe("the proxy's own answers before an origin's event stream", () => {

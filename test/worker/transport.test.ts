@@ -11,6 +11,7 @@ import {
   receivedByOrigin,
   viaProxy,
 } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
 
 const throughGateway = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp` });
 
@@ -203,6 +204,27 @@ describe("the MCP endpoint", () => {
     }
   });
 
+  it.each([
+    // The Encoding Standard's other names of UTF-8, which TextDecoder reads as UTF-8.
+    "application/json; charset=unicode11utf8",
+    "application/json; charset=unicode20utf8",
+    "application/json; charset=X-Unicode20UTF8",
+    // A parameter with no value (`charsets` is one letter past `charset`) names no charset.
+    "application/json; charsets",
+    "application/json; charsetx",
+  ])("forwards a body whose Content-Type names no charset but UTF-8: %s", async (contentType) => {
+    const trace = newTrace();
+    const response = await postJson(
+      throughGateway,
+      `${PROXY_URL}?trace=${trace}`,
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      { "content-type": contentType },
+    );
+    await response.body?.cancel();
+    expect(response.status).not.toBe(415);
+    expect(await receivedByOrigin(trace)).toHaveLength(1);
+  });
+
   it("forwards a body whose objects each write a key once, in one case, as it came", async () => {
     const trace = newTrace();
     const body = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"Name":{}},"clientInfo":{"name":"t","version":"1"}}}`;
@@ -365,6 +387,72 @@ describe("the MCP endpoint", () => {
     expect(response.headers.has("x-hop")).toBe(false);
   });
 
+  it("answers as the origin did though its reason phrase holds a tab, which RFC 9112 allows and a Response built anew refuses", async () => {
+    // Each answer a Response the proxy builds anew from the origin's: a listing renamed, a header
+    // left out, a cookie's Domain left out, a challenge naming the proxy's metadata.
+    const origin = await scriptedOrigin({
+      "tools/list": {
+        status: 200,
+        reason: "All\tgood",
+        headers: [["Content-Type", "application/json"]],
+        body: '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"files.read","inputSchema":{"type":"object"}}]}}',
+      },
+      ping: {
+        status: 200,
+        reason: "All\tgood",
+        headers: [
+          ["Content-Type", "application/json"],
+          ["Alt-Svc", 'h2=":443"'],
+        ],
+        body: '{"jsonrpc":"2.0","id":2,"result":{}}',
+      },
+      "notifications/initialized": {
+        status: 202,
+        reason: "Taken\tin",
+        headers: [["Set-Cookie", "seen=1; Domain=proxy.test"]],
+        body: "",
+      },
+      "*": {
+        status: 401,
+        reason: "Sign\tin",
+        headers: [
+          ["Content-Type", "application/json"],
+          [
+            "WWW-Authenticate",
+            `Bearer resource_metadata="${GATEWAY_ORIGIN}/.well-known/oauth-protected-resource/mcp"`,
+          ],
+        ],
+        body: '{"error":"invalid_token"}',
+      },
+    });
+    const proxy = viaProxy({ ORIGIN_URL: origin.originUrl });
+    const logs = captureLogs();
+    const listed = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toMatchObject({
+      id: 1,
+      result: { tools: [{ name: expect.stringMatching(/^files_read_/) }] },
+    });
+    const pinged = await postJson(proxy, PROXY_URL, rpc(2, "ping"));
+    expect(pinged.status).toBe(200);
+    expect(pinged.headers.has("alt-svc")).toBe(false);
+    expect(await pinged.json()).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    const noted = await postJson(proxy, PROXY_URL, {
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    });
+    expect(noted.status).toBe(202);
+    expect(noted.headers.getSetCookie()).toEqual(["seen=1"]);
+    const refused = await postJson(proxy, PROXY_URL, rpc(3, "resources/list"));
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toBe(
+      'Bearer resource_metadata="http://proxy.test/.well-known/oauth-protected-resource/mcp"',
+    );
+    expect(await refused.json()).toEqual({ error: "invalid_token" });
+    expect(logs.events("internal_error")).toEqual([]);
+    logs.restore();
+  });
+
   it("relays GET (the server's stream) and DELETE (end of session)", async () => {
     const proxy = viaProxy();
     const session = await openSession(proxy, PROXY_URL);
@@ -509,6 +597,28 @@ describe("other routes", () => {
       const { status, received } = await wellKnown(path);
       expect([status, received], path).toEqual([400, []]);
     }
+  });
+
+  it("relays a sign-in discovery document to a HEAD though its reason phrase holds a tab", async () => {
+    // Hono answers a HEAD with the GET's answer made anew, which `Response` refused: the Worker threw.
+    const origin = await scriptedOrigin({
+      "*": {
+        status: 200,
+        reason: "All\tgood",
+        headers: [["Content-Type", "application/json"]],
+        body: '{"issuer":"http://127.0.0.1"}',
+        // No Connection header, which the proxy would leave out, and so make the answer anew.
+        http10: true,
+      },
+    });
+    const key = new URL(origin.originUrl).searchParams.get("script");
+    const proxy = viaProxy({ ORIGIN_URL: origin.originUrl });
+    const response = await proxy(
+      `http://proxy.test/.well-known/oauth-authorization-server?script=${key}`,
+      { method: "HEAD" },
+    );
+    expect(response.status).toBe(200);
+    expect((await origin.received()).map((r) => r.method)).toEqual(["HEAD"]);
   });
 
   it("answers 404 with JSON for any other path, without calling the origin", async () => {

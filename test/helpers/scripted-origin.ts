@@ -1,0 +1,66 @@
+/**
+ * The gateway's scripted origin (test/fixtures/node/scripted-origin.ts), as
+ * a test in workerd drives it: a script registered, the `ORIGIN_URL` that
+ * answers it, and what reached the origin.
+ */
+import { GATEWAY_ORIGIN } from "./proxy";
+
+/** An answer as the fixture's `ScriptedAnswer` has it, its body as bytes or text. */
+export interface ScriptedAnswer {
+  informational?: readonly string[];
+  status: number;
+  reason?: string;
+  headers: [string, string][];
+  /** Bytes or text (as UTF-8). */
+  body: Uint8Array | string;
+  gzip?: boolean;
+  framing?: "length" | "chunked" | "close";
+  /** Where the body is cut into writes a moment apart. */
+  cuts?: number[];
+  /** An HTTP/1.0 answer: no `Connection: close` line. */
+  http10?: boolean;
+}
+
+export interface ScriptedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+const base64 = (body: Uint8Array | string) => {
+  const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+};
+
+/**
+ * An origin that answers `answers` (by the method of a request's lone
+ * message, `*` for any other; see the fixture), with `idMark` in a body
+ * replaced by the id of the request it answers.
+ */
+export async function scriptedOrigin(
+  answers: Record<string, ScriptedAnswer>,
+  idMark?: string,
+): Promise<{ originUrl: string; received(): Promise<ScriptedRequest[]> }> {
+  const key = crypto.randomUUID();
+  const script = {
+    answers: Object.fromEntries(
+      Object.entries(answers).map(([method, answer]) => [
+        method,
+        { ...answer, body: base64(answer.body) },
+      ]),
+    ),
+    idMark,
+  };
+  const registered = await fetch(`${GATEWAY_ORIGIN}/__script?key=${key}`, {
+    method: "POST",
+    body: JSON.stringify(script),
+  });
+  await registered.body?.cancel();
+  return {
+    originUrl: `${GATEWAY_ORIGIN}/scripted/mcp?script=${key}`,
+    received: async () => (await fetch(`${GATEWAY_ORIGIN}/__script?key=${key}`)).json(),
+  };
+}
