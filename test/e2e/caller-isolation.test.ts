@@ -476,6 +476,48 @@ describe("callers apart (property)", () => {
     pick: fc.nat(),
   });
 
+  /**
+   * Each caller's five tools, one of them hidden, two alike once sanitized, listed and called by
+   * each in turn in both isolates: the property's first run, which alone looks at 30 tools.
+   */
+  const mine = (name: string, destructive = false) => ({ name, own: true, destructive });
+  const everyone = (name: string, destructive = false) => ({ name, own: false, destructive });
+  const TAKEN_IN_TURN = {
+    listings: {
+      ann: [
+        mine("files/read"),
+        everyone("files_read"),
+        mine("admin.payroll", true),
+        everyone("report.get"),
+        mine("ping"),
+      ],
+      ben: [
+        mine("files.read"),
+        everyone("files_read"),
+        everyone("admin.payroll", true),
+        mine("report.get"),
+        everyone("ping"),
+      ],
+      cal: [
+        everyone("files.read"),
+        mine("files/read"),
+        mine("admin.payroll", true),
+        everyone("report.get"),
+        mine("ping"),
+      ],
+    },
+    actions: CALLERS.flatMap((caller) =>
+      (
+        [
+          ["list", 0],
+          ["call", 1],
+          ["list", 1],
+          ["call", 0],
+        ] as const
+      ).map(([kind, isolate], pick) => ({ kind, caller, isolate, pick })),
+    ),
+  };
+
   /** The description that tells whose a tool is: the caller's own, or one every caller is shown. */
   const descriptionOf = (caller: string, name: string, own: boolean) =>
     own ? `${name} of ${caller}` : `${name} of everyone`;
@@ -586,9 +628,14 @@ describe("callers apart (property)", () => {
           }
         },
       ),
-      { numRuns: 20 },
+      {
+        numRuns: 20,
+        examples: [[TAKEN_IN_TURN.listings, TAKEN_IN_TURN.actions, "openai", undefined]],
+      },
     );
-    // The runs looked at something: on average a tool listed, found or called each.
+    // The runs looked at something: on average a tool listed, found or called each. The first
+    // looks at 30 alone: 20 random runs looked at as few as 40 across 60 seeds (a standard
+    // deviation of 14), not out of reach of 20.
     expect(checked).toBeGreaterThan(20);
   }, 120_000);
 });

@@ -112,6 +112,20 @@ const RARE_NODES = [
   { type: "string", enum: ["a", 1] },
 ];
 
+/**
+ * What most of a listing is, properties of a type and a description: openai-strict's gate asks
+ * them no pass for arrays and objects. It asks that pass of a node with no type, and of one with
+ * any of 23 of the generator's 38 other keywords (whose features share its bits, gate.ts): across
+ * 60 seeds the generator's nodes skipped it as few as 82 times in a run of 1,500, against the 50
+ * asked. These 30 skip it 60 times (each at both depths).
+ */
+const TYPED_PROPERTIES = {
+  type: "object",
+  properties: Object.fromEntries(
+    Array.from({ length: 30 }, (_, i) => [`p${i}`, { type: "string", description: "A name." }]),
+  ),
+};
+
 describe("each pass's reads (property)", () => {
   const passes = new Map<Pass, ViewPasses>();
   for (const profile of ADAPTING)
@@ -143,8 +157,12 @@ describe("each pass's reads (property)", () => {
           }
         }
       }),
-      // The nodes of the rarest passes, first: at some seeds the generator makes two of them a run.
-      { numRuns: 1_500, examples: RARE_NODES.map((node): [unknown] => [node]) },
+      // The nodes of the rarest passes, and of the least skipped, first: at some seeds the generator
+      // makes two of the first a run.
+      {
+        numRuns: 1_500,
+        examples: [...RARE_NODES, TYPED_PROPERTIES].map((node): [unknown] => [node]),
+      },
     );
     // Every pass was needed somewhere, and every pass that names what it reads was skipped.
     for (const [pass] of passes) {

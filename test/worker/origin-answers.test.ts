@@ -230,8 +230,7 @@ describe("whatever the origin answers a tools/list with", () => {
       ),
       { numRuns: 300 },
     );
-    // That search mode was reached at all (about 60 tools in 300 runs).
-    console.log("SEARCHED", searched);
+    // That search mode was reached at all (74 to 196 tools in 300 runs across 60 seeds).
     expect(searched).toBeGreaterThan(10);
   });
 });
