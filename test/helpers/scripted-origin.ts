@@ -38,7 +38,8 @@ const base64 = (body: Uint8Array | string) => {
 /**
  * An origin that answers `answers` (by the method of a request's lone
  * message, `*` for any other; see the fixture), with `idMark` in a body
- * replaced by the id of the request it answers.
+ * replaced by the id of the request it answers; `received()`, what reached
+ * it since the last look.
  */
 export async function scriptedOrigin(
   answers: Record<string, ScriptedAnswer>,
