@@ -26,7 +26,7 @@ import { AnswerMemory, settingsOf } from "./answer-memory";
 import { CallNames } from "./call-names";
 import { CallerView, decide, type ListingPart } from "./caller-listings";
 import type { CallerPins } from "./caller-pin-records";
-import { PinAllowance, pinListing } from "./caller-pins";
+import { PinAllowance } from "./caller-pins";
 import { type Caller, ONE_CALLER } from "./callers";
 import { definitionOf, type ListedDefinition, pinOf, pinsOf } from "./definition-pins";
 import type { OriginMemory, ToolMapMemory, ToolMapScopes } from "./isolate-memory";
@@ -34,6 +34,7 @@ import { ProvenPins, storedListingPin } from "./listing-pin";
 import { today } from "./map-merge";
 import { MapStore } from "./map-store";
 import { firstOfEachName, type NamedListing } from "./named-listing";
+import { pinListing } from "./pin-listing";
 import {
   entryChars,
   type KnownTools,
