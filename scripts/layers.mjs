@@ -25,6 +25,7 @@ export const MODULES = {
   },
   log: { path: "src/log.ts", patterns: ["**/log"] },
   "text-cut": { path: "src/text-cut.ts", patterns: ["**/text-cut"] },
+  "wait-until": { path: "src/wait-until.ts", patterns: ["**/wait-until"] },
   protocol: { path: "src/protocol/", patterns: ["**/protocol/**"] },
   names: { path: "src/names/", patterns: ["**/names/**"] },
   args: { path: "src/args/", patterns: ["**/args/**"] },
@@ -62,6 +63,7 @@ const FOUNDATION = [
   "direction-controls",
   "log",
   "text-cut",
+  "wait-until",
 ];
 const CORE = ["names", "args", "schemas", "rules"];
 /** What rewrite/ may import: every layer beside and below it (routes/ adds rewrite/ itself). */

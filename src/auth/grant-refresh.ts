@@ -37,6 +37,7 @@
 import { BoundedMap } from "../bounded-map";
 import { sha256 } from "../digest";
 import { logEvent } from "../log";
+import { WAIT_UNTIL_MS } from "../wait-until";
 import type { UpstreamTokens } from "./upstream-tokens";
 
 /** Grants an isolate lines up token requests for, and remembers the last refresh of. */
@@ -56,15 +57,6 @@ const MAX_SPENT = 4;
  * even that after a while, and a request it stopped never says it is done.
  */
 const MAX_WAIT_MS = 60_000;
-/**
- * How long the runtime lets a request's work go on once its client left, under `waitUntil`: 30 s.
- * Stopped then, a request in line never leaves it: one in line longer than it may wait for the
- * one before (`MAX_WAIT_MS`) and this more no longer counts against `MAX_WAITING`, or a grant
- * that many requests were stopped in (its authorization server hanging, its client gone) would be
- * answered "try again" for the isolate's life. One that was not stopped (its client still there,
- * the authorization server slow) lets one more request in line meanwhile.
- */
-const STOPPED_AFTER_MS = 30_000;
 
 const INTENT_PREFIX = "edge-rewriter:refresh:";
 /** KV's shortest expiration: an announced refresh is news for a minute. */
@@ -150,8 +142,12 @@ export class GrantRefreshes {
       this.lines.set(grant, line);
     }
     const now = Date.now();
+    // A request the runtime stopped in line never leaves it: one in line longer than it may wait
+    // and `WAIT_UNTIL_MS` more no longer counts, or a grant that many requests were stopped in (its
+    // authorization server hanging, its clients gone) would be answered "try again" for the
+    // isolate's life. One that was not stopped lets one more request in line meanwhile.
     for (const [ticket, at] of line.entered) {
-      if (now - at >= this.maxWaitMs + STOPPED_AFTER_MS) line.entered.delete(ticket);
+      if (now - at >= this.maxWaitMs + WAIT_UNTIL_MS) line.entered.delete(ticket);
     }
     if (line.entered.size >= MAX_WAITING) return "full";
     const ticket = ++this.tickets;

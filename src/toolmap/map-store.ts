@@ -24,6 +24,7 @@
  * (`readSchema`) and written again by the next listing.
  */
 import { logEvent } from "../log";
+import { WAIT_UNTIL_MS } from "../wait-until";
 import { FRESH_MS, type OriginMemory } from "./isolate-memory";
 import { type LegacyProgress, readLegacyNames } from "./legacy-v1";
 import { mergeMap, SEEN_REFRESH_DAYS, today } from "./map-merge";
@@ -52,16 +53,6 @@ import {
 const MAX_SCHEMA_CHUNKS = 2;
 /** Characters per schema chunk: under KV's 25 MiB a value, even at 3 bytes a character. */
 const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
-
-/**
- * How long the runtime lets a request's work after its response (`waitUntil`, where a write of
- * the map runs) go on once the response is sent or its client left: 30 s. Past it, the runtime
- * stops the work, and a write under way never ends, nor clears its mark: a write begun longer ago
- * is taken for stopped, and a listing writes in its place, or no write of the map would ever be
- * made again in the isolate. One that was not stopped (KV slower than that while a response
- * streams) ends as two isolates' writes at once do: the later one is kept.
- */
-const WAIT_UNTIL_MS = 30_000;
 
 export class MapStore {
   /**
@@ -216,6 +207,10 @@ export class MapStore {
   async store(names: ProfileNames): Promise<void> {
     const origin = this.origin;
     const began = Date.now();
+    // A write begun longer ago than the runtime lets work after a response run was stopped, and
+    // never cleared its mark: this one writes in its place, or no write of the map would ever be
+    // made again in the isolate. One that was not stopped (KV slower than that while a response
+    // streams) ends as two isolates' writes at once do: the later one is kept.
     if (origin.writingSince !== undefined && began - origin.writingSince < WAIT_UNTIL_MS) {
       // The write under way merges this listing's tools and notes, where it has not merged yet;
       // else the next write does, whichever listing needs it.
