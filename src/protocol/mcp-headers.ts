@@ -127,6 +127,12 @@ export interface CallHeaders {
    * `undefined` when the tool's schema is unknown.
    */
   params: ParamHeader[] | undefined;
+  /**
+   * Those of `params` whose argument the operator's rules set whatever the
+   * model sent (docs/rules.md, `fixed`): the proxy's to write. A client's
+   * header for one mirrors the model's value, which the body no longer holds.
+   */
+  setByRules?: ReadonlySet<string>;
 }
 
 /** RFC 9110 §5.1 `token`: what a header name may be made of. */
@@ -243,6 +249,8 @@ export type ParamHeader = [
   written?: string,
 ];
 
+const headerName = (header: string) => `mcp-param-${header.toLowerCase()}`;
+
 /** The `Mcp-Param-{Name}` header of each parameter `inputSchema` declares one for, and the value a call's arguments imply. */
 export function paramHeaders(
   args: Record<string, unknown> | undefined,
@@ -256,7 +264,7 @@ export function paramHeaders(
       value = isPlainObject(value) ? own(value, key) : undefined;
     }
     const text = value === null ? undefined : headerText(value);
-    const name = `mcp-param-${header.toLowerCase()}`;
+    const name = headerName(header);
     if (text === undefined && typeof value === "number" && Number.isInteger(value)) {
       // `"9007199254740993"` made a number is written with those digits (args/coerce.ts).
       const written = numberText(holder as object, path.at(-1) as string, value, undefined);
@@ -267,6 +275,21 @@ export function paramHeaders(
       ? [name, encodeHeaderValue(text), value]
       : [name, encodeHeaderValue(text)];
   });
+}
+
+/**
+ * The `Mcp-Param-{Name}` headers `inputSchema` declares for the arguments
+ * `chosen` names (a top-level key), or for a value inside one.
+ */
+export function headersUnder(
+  inputSchema: unknown,
+  chosen: (argument: string) => boolean,
+): Set<string> {
+  const names = new Set<string>();
+  for (const { path, header } of declarationsFor(inputSchema)) {
+    if (chosen(path[0] as string)) names.add(headerName(header));
+  }
+  return names;
 }
 
 /** The decimals the SDK's server reads as a number: `42`, `42.0`, `042`, `-1.50`. */
@@ -293,13 +316,19 @@ function agrees(sent: string, [, value, number, written]: ParamHeader): boolean 
  * forwards disagree with (another value, or none: `agrees`); `undefined` when none
  * does. Refused as `headerMismatch` is: written again from the body, the
  * header would have the origin act on a value a gateway before the proxy
- * never saw. A header the client did not send is the proxy's to write.
+ * never saw. A header the client did not send is the proxy's to write, and so
+ * is one of an argument the operator's rules set (`setByRules`): the body
+ * holds the operator's value whatever the client wrote, in header or body, so
+ * the header is written again from it, never refused (the call would fail
+ * for every client that mirrors the model's value, one whose listing
+ * predates the rule among them).
  */
 export function paramMismatch(headers: Headers, call: CallHeaders): string | undefined {
   if (!headers.has("mcp-method") || call.params === undefined) return undefined;
   for (const param of call.params) {
     const sent = headers.get(param[0]);
-    if (sent !== null && !agrees(sent, param)) return param[0];
+    if (sent === null || call.setByRules?.has(param[0])) continue;
+    if (!agrees(sent, param)) return param[0];
   }
   return undefined;
 }

@@ -32,9 +32,10 @@ import {
 } from "../json";
 import { logEvent } from "../log";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
-import { type CallHeaders, paramHeaders } from "../protocol/mcp-headers";
+import { type CallHeaders, headersUnder, paramHeaders } from "../protocol/mcp-headers";
 import type { Revision } from "../protocol/revision";
-import { aliasedArguments, settledArguments } from "../rules/apply-rules";
+import { aliasedArguments, replacesArgument, settledArguments } from "../rules/apply-rules";
+import type { ToolRule } from "../rules/tool-rules";
 import { valuesFromText } from "../schemas/way-back";
 import type { ResolvedTool, ToolResolver } from "../toolmap/resolve-tool";
 
@@ -165,6 +166,23 @@ function forwardedParams(
   if (args !== undefined && !Object.hasOwn(params, "arguments")) entries.push(["arguments", args]);
   // fromEntries: a key named `__proto__` stays an ordinary key.
   return writtenAsIn(writtenAsIn(Object.fromEntries(entries), envelope), params);
+}
+
+/**
+ * The 2026-07-28 headers of the forwarded call: its tool's original name, and
+ * the `Mcp-Param-*` its arguments imply, those of the arguments the
+ * operator's rules fix the proxy's to write whatever the client sent.
+ */
+function callHeaders(
+  tool: string,
+  args: Record<string, unknown> | undefined,
+  schema: unknown,
+  rule: ToolRule | undefined,
+): CallHeaders {
+  if (schema === undefined) return { name: tool, params: undefined };
+  const params = paramHeaders(args, schema);
+  if (rule === undefined || Object.keys(rule.fixed).length === 0) return { name: tool, params };
+  return { name: tool, params, setByRules: headersUnder(schema, replacesArgument(rule)) };
 }
 
 /** How every JSON text the call was read from wrote its values: the forwarded call writes them so. */
@@ -323,7 +341,7 @@ export async function repairToolCall(
   return {
     kind: "forward",
     message: forwarded,
-    headers: { name: tool, params: schema === undefined ? undefined : paramHeaders(args, schema) },
+    headers: callHeaders(tool, args, schema, rule),
     ...exactOf(recovered.exact, fromText?.exact, repair?.exact),
     report,
   };

@@ -135,6 +135,16 @@ export function aliasedArguments(
 }
 
 /**
+ * Whether the rule replaces the model's value of an argument so named: one it
+ * fixes, under any spelling the schema's alias matching folds to it
+ * (`settledArguments`). What the model sent for it never reaches the origin.
+ */
+export function replacesArgument(rule: ToolRule): (argument: string) => boolean {
+  const fixed = new Set(Object.keys(rule.fixed).map(foldKey));
+  return (argument) => fixed.has(foldKey(argument));
+}
+
+/**
  * Defaults for what the model left out, then every fixed value, whatever the
  * model sent: under any spelling the schema's alias matching folds to a fixed
  * name (`invoiceId`, `INVOICE-ID`), which an origin may read as that name too,
@@ -153,9 +163,9 @@ export function settledArguments(
     result.set(key, value);
     set.push(key);
   }
-  const fixed = new Set(Object.keys(rule.fixed).map(foldKey));
+  const replaced = replacesArgument(rule);
   for (const key of result.keys()) {
-    if (has(rule.fixed, key) || !fixed.has(foldKey(key))) continue;
+    if (has(rule.fixed, key) || !replaced(key)) continue;
     result.delete(key);
     dropped.push(key);
   }

@@ -3,8 +3,8 @@
  * official SDK 2.x server, which refuses a call whose headers and body
  * disagree. The proxy re-derives the headers from the arguments it forwards:
  * for arguments it does not change they are what the SDK client sends, and for
- * arguments it repairs, what it would send for the repaired ones, each written
- * out here.
+ * arguments it repairs or the operator's rules set, what it would send for
+ * those it forwards, each written out here.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
@@ -281,5 +281,129 @@ describe("Mcp-Method, Mcp-Name and Mcp-Param-* that disagree with the body", () 
     const answer = await callVia(fetch, `${PROXY_URL}/mcp`, "header.string", { region: "eu" });
     expect(answer).toMatchObject({ structuredContent: { arguments: { region: "eu" } } });
     expect(await received(trace)).toHaveLength(1);
+  });
+});
+
+describe("Mcp-Param-* for arguments the operator's rules set (TOOL_RULES fixed and defaults)", () => {
+  /** The proxy in front of a traced header origin, with `rules` as its TOOL_RULES. */
+  function ruled(rules: Record<string, unknown>) {
+    const { trace, url } = traced(HEADER_ORIGIN);
+    const proxy = viaProxy(
+      { ORIGIN_URL: url, TOOL_RULES: JSON.stringify({ tools: rules }) },
+      { app: createApp() },
+    );
+    return { proxy, trace };
+  }
+
+  it.each([
+    ["header.string", { region: "eu-central" }, {}, { "mcp-param-region": "eu-central" }],
+    // What the model sent is replaced in the body: and so in the header the client mirrored it into.
+    [
+      "header.string",
+      { region: "eu-central" },
+      { region: "us" },
+      { "mcp-param-region": "eu-central" },
+    ],
+    ["header.string", { region: "Zürich" }, {}, { "mcp-param-region": "=?base64?WsO8cmljaA==?=" }],
+    ["header.integer", { retries: 5 }, { retries: 1 }, { "mcp-param-retries": "5" }],
+    ["header.boolean", { dry_run: true }, {}, { "mcp-param-dry-run": "true" }],
+    ["header.nested", { target: { city: "Oslo" } }, { target: {} }, { "mcp-param-city": "Oslo" }],
+  ])(
+    "fixed on %s %j, the model's %j: the header says the fixed value",
+    async (tool, fixed, args, headers) => {
+      const { proxy, trace } = ruled({ [tool]: { fixed } });
+      const answer = await callVia(proxy, `${PROXY_URL}/mcp`, tool, args);
+      expect(answer).toEqual(echoed(fixed));
+      expect(await received(trace)).toEqual([headers]);
+    },
+  );
+
+  it.each([
+    [
+      "header.string",
+      { region: "eu-central" },
+      {},
+      { region: "eu-central" },
+      { "mcp-param-region": "eu-central" },
+    ],
+    [
+      "header.string",
+      { region: "eu-central" },
+      { region: "us" },
+      { region: "us" },
+      { "mcp-param-region": "us" },
+    ],
+    [
+      "header.integer",
+      { retries: 5 },
+      { retries: null },
+      { retries: 5 },
+      { "mcp-param-retries": "5" },
+    ],
+  ])(
+    "defaults on %s %j, the model's %j: the header says the body's value",
+    async (tool, defaults, args, body, headers) => {
+      const { proxy, trace } = ruled({ [tool]: { defaults } });
+      const answer = await callVia(proxy, `${PROXY_URL}/mcp`, tool, args);
+      expect(answer).toEqual(echoed(body));
+      expect(await received(trace)).toEqual([headers]);
+    },
+  );
+
+  it("a client whose listing predates the rule mirrors the model's value: the fixed value's header reaches the origin, never the client's", async () => {
+    const { trace, url } = traced(HEADER_ORIGIN);
+    const before = viaProxy({ ORIGIN_URL: url }, { app: createApp() });
+    // The operator deploys a rule that fixes `region`, while the client holds its listing.
+    const after = viaProxy(
+      {
+        ORIGIN_URL: url,
+        TOOL_RULES: JSON.stringify({ tools: { "header.string": { fixed: { region: "eu" } } } }),
+      },
+      { app: createApp() },
+    );
+    let deployed = false;
+    const client = new Client(
+      { name: "param-headers", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    /** What the client asked the proxy after the deploy, and its answer's status. */
+    const exchanges: Array<[string | null, number]> = [];
+    const fetch: Fetch = async (input, init) => {
+      if (!deployed) return before(input, init);
+      const response = await after(input, init);
+      exchanges.push([new Headers(init?.headers).get("mcp-method"), response.status]);
+      return response;
+    };
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${PROXY_URL}/mcp`), { fetch }));
+    await client.listTools();
+    deployed = true;
+    const answer = await client.callTool({ name: "header.string", arguments: { region: "us" } });
+    await client.close();
+    expect(answer).toEqual(echoed({ region: "eu" }));
+    expect(await received(trace)).toEqual([{ "mcp-param-region": "eu" }]);
+    // Taken at once: refused `-32020`, the SDK's client lists again and calls anew, and a
+    // client that does not gets no answer but the refusal.
+    expect(exchanges).toEqual([["tools/call", 200]]);
+  });
+
+  it("the client is shown no x-mcp-header for a fixed argument, and keeps a defaulted one's", async () => {
+    const { proxy } = ruled({
+      "header.string": { fixed: { region: "eu-central" } },
+      "header.integer": { defaults: { retries: 5 } },
+    });
+    const client = new Client(
+      { name: "param-headers", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${PROXY_URL}/mcp`), { fetch: proxy }),
+    );
+    const { tools } = await client.listTools();
+    await client.close();
+    const schemaOf = (name: string) => tools.find((tool) => tool.name === name)?.inputSchema;
+    expect(JSON.stringify(schemaOf("header.string"))).not.toContain("x-mcp-header");
+    expect(schemaOf("header.integer")?.properties?.retries).toMatchObject({
+      "x-mcp-header": "Retries",
+    });
   });
 });

@@ -9,6 +9,7 @@ import { describe, expect, it, vi } from "vitest";
 import { echoTools } from "../../demo/src/tools";
 import { foldKey } from "../../src/args/coalesce";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
+import { alignCallHeaders, paramMismatch } from "../../src/protocol/mcp-headers";
 import { revisionOf } from "../../src/protocol/revision";
 import { repairToolCall } from "../../src/rewrite/tools-call";
 import type { ToolRule } from "../../src/rules/tool-rules";
@@ -254,4 +255,82 @@ describe("the enforce fix-it text, where a fixed argument requires others", () =
       expect(text).not.toContain("tenant");
     },
   );
+});
+
+describe("Mcp-Param-* headers of fixed arguments (protocol 2026-07-28)", () => {
+  const rule = rulesOf({
+    tools: { "tasks.update": { fixed: { task_id: "T-FIXED" } } },
+  }).ruleFor("tasks.update");
+  /** The tool declares a header for its fixed argument, another for one the model sets. */
+  const resolver = resolverOf(
+    {
+      original: "tasks.update",
+      schemaHash: "",
+      inputSchema: {
+        type: "object",
+        properties: {
+          task_id: { type: "string", "x-mcp-header": "Task" },
+          taskId: { type: "string", "x-mcp-header": "Task-Alias" },
+          title: { type: "string", "x-mcp-header": "Title" },
+        },
+      },
+    },
+    rule,
+  );
+
+  /**
+   * What the origin gets of a call with `args` and the client's `sent`
+   * headers: the headers forwarded, or the header the proxy refuses it for.
+   */
+  async function forwarded(args: Record<string, unknown>, sent: Record<string, string>) {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const message = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "tasks.update", arguments: args },
+    };
+    const outcome = await repairToolCall(
+      message as JsonRpcRequest,
+      resolver,
+      "warn",
+      revisionOf(new Headers()),
+    );
+    if (outcome.kind !== "forward" || !outcome.headers) throw new Error("not forwarded");
+    const headers = new Headers({ "mcp-method": "tools/call", ...sent });
+    const refused = paramMismatch(headers, outcome.headers);
+    if (refused !== undefined) return { refused };
+    alignCallHeaders(headers, outcome.headers);
+    headers.delete("mcp-method");
+    return {
+      body: (outcome.message.params as { arguments: unknown }).arguments,
+      headers: Object.fromEntries(headers),
+    };
+  }
+
+  it("say the fixed value: the client's header of the model's value is replaced, not refused", async () => {
+    expect(
+      await forwarded(
+        { task_id: "T-MODEL", title: "A" },
+        { "mcp-param-task": "T-MODEL", "mcp-param-title": "A" },
+      ),
+    ).toEqual({
+      body: { task_id: "T-FIXED", title: "A" },
+      headers: { "mcp-param-task": "T-FIXED", "mcp-param-title": "A" },
+    });
+  });
+
+  it("leave out the client's header of a spelling the rule drops from the body", async () => {
+    // `taskId` folds to the fixed `task_id`: the model's value is left out, and so is its header.
+    expect(await forwarded({ taskId: "T-MODEL" }, { "mcp-param-task-alias": "T-MODEL" })).toEqual({
+      body: { task_id: "T-FIXED" },
+      headers: { "mcp-param-task": "T-FIXED" },
+    });
+  });
+
+  it("still refuse a header of an argument the rules do not set that disagrees with the body", async () => {
+    expect(
+      await forwarded({ title: "A" }, { "mcp-param-task": "T-MODEL", "mcp-param-title": "B" }),
+    ).toEqual({ refused: "mcp-param-title" });
+  });
 });
