@@ -42,7 +42,7 @@ export type Outcome =
 /** What the proxy did to a call's arguments, each kind once in `repairs` (docs/observability.md). */
 export type RepairKind =
   /** The arguments were found elsewhere than in `params.arguments` as an object (args/recover.ts). */
-  | `recovered_${"json_string" | "inline" | "args" | "empty" | "as_sent"}`
+  | `recovered_${"json_string" | "inline" | "args" | "empty"}`
   | "aliased"
   | "coalesced"
   | "coerced"

@@ -2,16 +2,21 @@
  * Step 1 of argument repair (docs/arguments.md, step 1): where the arguments of a
  * `tools/call` really are.
  *
- * - `params.arguments`, a non-empty object: authoritative; inline copies ignored.
- * - `params.arguments`, a string holding a JSON object: that object.
+ * - `params.arguments`, a non-empty object: authoritative.
+ * - `params.arguments`, a string holding a JSON object: that object, as
+ *   authoritative.
  * - absent, `null` or `{}`: the inline non-envelope fields of `params`, or else
  *   `params.args` when it is an object.
  * - anything else (an array, a number, a string that is no JSON object, or an
  *   `args` that is no object with nothing inline): an error the caller answers
  *   with JSON-RPC `-32602`.
  *
- * The params to forward keep the envelope fields and the recovered `arguments`,
- * never the inline copies.
+ * The params to forward hold the recovered `arguments` and the envelope fields
+ * as they came. Beside authoritative `arguments` they hold every other member
+ * too, as the client wrote it and unread: one the proxy does not know may be a
+ * later revision's field or a vendor's, which the origin would get without the
+ * proxy (lossless), and an `args` there is not used. Where the arguments are
+ * recovered inline, those members are the arguments, and go only there.
  */
 import {
   type ExactText,
@@ -42,8 +47,13 @@ export type Recovered =
       recovery: RecoveryKind;
       /** The arguments to repair and forward; `undefined` when the call had none at all. */
       arguments: Record<string, unknown> | undefined;
-      /** `params` without inline copies, `arguments` not yet set. */
+      /** The envelope fields of `params` (`name`, `args` unless it was the arguments, `REQUEST_KEYS`). */
       envelope: Record<string, unknown>;
+      /**
+       * The other members of `params` beside authoritative `arguments`, forwarded as sent;
+       * none where `arguments` is not authoritative: there they are the arguments.
+       */
+      unknown: Record<string, unknown>;
       /** Whether the forwarded params differ from what the client sent. */
       changed: boolean;
       /** How `arguments` sent as JSON text wrote its values (json.ts). */
@@ -62,6 +72,8 @@ function describe(value: unknown): string {
 export function recoverArguments(params: Record<string, unknown>): Recovered {
   const given = Object.hasOwn(params, "arguments") ? params.arguments : undefined;
   const inline = Object.entries(params).filter(([key]) => !ENVELOPE_KEYS.has(key));
+  // The arguments where they were written inline, and else members forwarded as sent.
+  const members = writtenAsIn(Object.fromEntries(inline), params);
   const envelope = writtenAsIn(
     Object.fromEntries(
       Object.entries(params).filter(([key]) => ENVELOPE_KEYS.has(key) && key !== "arguments"),
@@ -78,6 +90,7 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
     recovery,
     arguments: args,
     envelope,
+    unknown: recovery === "as_sent" || recovery === "json_string" ? members : {},
     changed,
     ...(exact ? { exact } : {}),
   });
@@ -102,15 +115,10 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
 
   if (fromArguments && Object.keys(fromArguments).length > 0) {
     const fromString = typeof given === "string";
-    return result(
-      fromString ? "json_string" : "as_sent",
-      fromArguments,
-      fromString || inline.length > 0,
-      exact,
-    );
+    return result(fromString ? "json_string" : "as_sent", fromArguments, fromString, exact);
   }
   if (inline.length > 0) {
-    return result("inline", writtenAsIn(Object.fromEntries(inline), params), true);
+    return result("inline", members, true);
   }
 
   const args = Object.hasOwn(params, "args") ? params.args : undefined;

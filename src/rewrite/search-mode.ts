@@ -223,7 +223,11 @@ export type UnwrappedCall =
  * model wrote beside it as that call's params, so that its arguments are
  * recovered as a direct call's are (tools-call.ts): in `arguments`, as JSON
  * text, beside `name`, or in `args`. What belongs to the request (`_meta`,
- * …) is the client's, not the model's to write.
+ * …) is the client's, not the model's to write: so are the members beside
+ * arguments that hold them, forwarded beside a direct call's as sent
+ * (args/recover.ts), left out of the carried call. Members of `call_tool`'s
+ * own `params` the proxy does not know are not carried either: beside what
+ * the model wrote inline, the carried call would take them for its arguments.
  */
 export function unwrapCall(message: JsonRpcRequest, revision: Revision): UnwrappedCall {
   const read = argumentsOf(message, CALL_TOOL);
@@ -242,7 +246,10 @@ export function unwrapCall(message: JsonRpcRequest, revision: Revision): Unwrapp
     };
   }
   // fromEntries: a key named `__proto__` stays an ordinary key.
-  const written = Object.entries(outer).filter(([key]) => key !== "name" && !REQUEST_KEYS.has(key));
+  const given = Object.entries(outer).filter(([key]) => key !== "name" && !REQUEST_KEYS.has(key));
+  const carried = recoverArguments({ name, ...Object.fromEntries(given) });
+  const unread = carried.kind === "recovered" ? carried.unknown : {};
+  const written = given.filter(([key]) => !Object.hasOwn(unread, key));
   // Each member as the text it came from wrote it: the carried call's first, then the envelope's.
   const params = { ...envelope, name, ...Object.fromEntries(written) };
   writtenAsIn(writtenAsIn(params, outer), envelope);

@@ -146,13 +146,14 @@ function repairsOf(parts: {
 }
 
 /**
- * The params to forward, in the order the client wrote them: the envelope as
- * it came, the original name, the recovered arguments in place of the sent
- * ones (or last, where they were inline or in `args`).
+ * The params to forward, in the order the client wrote them: the envelope and
+ * the members beside authoritative arguments as they came (args/recover.ts),
+ * the original name, the recovered arguments in place of the sent ones (or
+ * last, where they were inline or in `args`).
  */
 function forwardedParams(
   params: Record<string, unknown>,
-  envelope: Record<string, unknown>,
+  kept: Record<string, unknown>,
   name: string,
   args: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
@@ -161,11 +162,11 @@ function forwardedParams(
     if (key === "name") entries.push([key, name]);
     else if (key === "arguments") {
       if (args !== undefined) entries.push([key, args]);
-    } else if (Object.hasOwn(envelope, key)) entries.push([key, envelope[key]]);
+    } else if (Object.hasOwn(kept, key)) entries.push([key, kept[key]]);
   }
   if (args !== undefined && !Object.hasOwn(params, "arguments")) entries.push(["arguments", args]);
   // fromEntries: a key named `__proto__` stays an ordinary key.
-  return writtenAsIn(writtenAsIn(Object.fromEntries(entries), envelope), params);
+  return writtenAsIn(Object.fromEntries(entries), params);
 }
 
 /**
@@ -332,7 +333,15 @@ export async function repairToolCall(
   const forwarded: JsonRpcRequest = changed
     ? markMadeFrom(
         writtenAsIn(
-          { ...message, params: forwardedParams(params, recovered.envelope, tool, args) },
+          {
+            ...message,
+            params: forwardedParams(
+              params,
+              { ...recovered.envelope, ...recovered.unknown },
+              tool,
+              args,
+            ),
+          },
           message,
         ),
         message,

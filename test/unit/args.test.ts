@@ -74,6 +74,29 @@ describe("recovering the arguments (envelope)", () => {
     });
   });
 
+  it("forwards the members beside authoritative arguments as sent, unread; inline ones are the arguments", () => {
+    const beside = { "x-vendor": { trace: 1 }, hint: 2 };
+    for (const [params, args, recovery] of [
+      [{ name: "t", arguments: { a: 1 }, ...beside, args: { b: 2 } }, { a: 1 }, "as_sent"],
+      [{ name: "t", ...beside, arguments: '{"a":1}' }, { a: 1 }, "json_string"],
+      [{ name: "t", arguments: {}, ...beside }, beside, "inline"],
+    ] as const) {
+      const result = recoverArguments(params);
+      expect(result).toMatchObject({
+        arguments: args,
+        recovery,
+        unknown: recovery === "inline" ? {} : beside,
+        // Arguments as sent, and members beside them as sent: the params as the client wrote them.
+        changed: recovery !== "as_sent",
+      });
+    }
+    // An `args` beside authoritative arguments is not used: the envelope keeps it as it came.
+    expect(recovered({ name: "t", arguments: { a: 1 }, args: { b: 2 } }).envelope).toEqual({
+      name: "t",
+      args: { b: 2 },
+    });
+  });
+
   it("drops args from the envelope once its fields became the arguments", () => {
     expect(recovered({ name: "t", args: { a: 1 } }).envelope).toEqual({ name: "t" });
   });

@@ -200,8 +200,9 @@ describe("a call the proxy changes is written over the client's text", () => {
     }),
     args: oddObjectText(oddValueText),
     meta: fc.option(oddObjectText(oddValueText), { nil: undefined }),
-    // The envelope's members: an unknown one beside `arguments` would be an inline copy, left out.
+    // Members beside `arguments`: the envelope's, and one the proxy does not know (a vendor's).
     task: fc.option(oddValueText, { nil: undefined }),
+    vendor: fc.option(oddValueText, { nil: undefined }),
     beside: fc.option(oddObjectText(oddValueText), { nil: undefined }),
     // In a batch, a call before it that the proxy answers itself: its arguments are no object.
     answered: fc.boolean(),
@@ -220,7 +221,8 @@ describe("a call the proxy changes is written over the client's text", () => {
       `{${a}"jsonrpc"${b}:${b}"2.0",${c}"id":${a}${parts.id},"method":"tools/call",${c}"params":${b}{"name":${a}${name}${b},` +
       `"arguments":{${c}${parts.pathKey}:${number ?? '"p"'}${membersOf(parts.args)}}` +
       `${parts.meta === undefined ? "" : `,${a}"_meta":${parts.meta}`}` +
-      `${parts.task === undefined ? "" : `,"task"${b}:${parts.task}`}}${a}}`;
+      `${parts.task === undefined ? "" : `,"task"${b}:${parts.task}`}` +
+      `${parts.vendor === undefined ? "" : `,${c}"x-v\u0065ndor":${a}${parts.vendor}`}}${a}}`;
     if (parts.beside === undefined) return call;
     const note = `{"jsonrpc":"2.0",${b}"method":"notifications/progress","params":${parts.beside}}`;
     if (!parts.answered) return `[${a}${call}${b},${c}${note}${a}]`;

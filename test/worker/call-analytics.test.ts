@@ -308,6 +308,15 @@ describe("a data point per call", () => {
     ]);
   });
 
+  it("members of params beside the arguments are no repair: forwarded as sent; inline ones are recovered", async () => {
+    const { send } = await analyticsSession();
+    const name = DEMO_NAMES["files.read"];
+    const beside = rpc(1, "tools/call", { name, arguments: { path: "a" }, hint: 1, args: {} });
+    const inline = rpc(2, "tools/call", { name, path: "a" });
+    expect(onlyPoint((await send(beside)).points).blobs.repairs).toBe("");
+    expect(onlyPoint((await send(inline)).points).blobs.repairs).toBe("recovered_inline");
+  });
+
   it("the operator's fixed and default values are listed, not counted as the model's repairs", async () => {
     const rules = {
       tools: { "get-weather": { fixed: { units: "metric" }, defaults: { city: "Oslo" } } },

@@ -18,6 +18,7 @@ import { ReadBudget } from "../../src/transport/read-bounded";
 import { WHOLE_LISTING } from "../../support/listing";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { captureLogs } from "../helpers/logs";
 import { messagesOf, postJson, rpc } from "../helpers/mcp";
 import { PROXY_URL } from "../helpers/proxy";
 
@@ -222,6 +223,60 @@ describe("a call the proxy changes reaches the origin as the client wrote it aro
     expect(await send(`[${call(renamed, '"512"')},\r\n ${note}]`)).toBe(
       `[${call('"files.read"', "512")},\r\n ${note}]`,
     );
+  });
+});
+
+describe("members of params the proxy does not know, beside the arguments, reach the origin as written", () => {
+  // A later revision's field, a vendor's extension: the origin got them without the proxy.
+  const unknown =
+    '"x-vendor": {"trace": 12345678901234567890, "k\\u0061": [1.0, 2]}, "hint": 1E+2, "args": {"path": "b"}';
+
+  it("in a call the proxy changes: renamed, a value coerced, every other member as the client wrote it", async () => {
+    const { send } = await setUp();
+    const call = (name: string, maxBytes: string) =>
+      `{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"${name}", ${unknown}, "arguments": {"path": "a", "max_bytes": ${maxBytes}}, "_meta": {"progressToken": 1}}}`;
+    expect(await send(call(DEMO_NAMES["files.read"], '"512"'))).toBe(call("files.read", "512"));
+  });
+
+  it("beside arguments sent as JSON text, which become the object it holds", async () => {
+    const { send } = await setUp();
+    const received = await send(
+      `{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}", ${unknown}, "arguments": "{\\"path\\":\\"a\\"}"}}`,
+    );
+    expect(received).toBe(
+      `{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"files.read", ${unknown}, "arguments": {"path":"a"}}}`,
+    );
+  });
+
+  it("in a call nothing else changes: the body as sent, and no repair logged", async () => {
+    const { send } = await setUp();
+    const logs = captureLogs();
+    const body = `{"jsonrpc":"2.0","id":52,"method":"tools/call","params":{"name":"get-weather", "arguments": {"city": "Oslo"}, ${unknown}}}`;
+    expect(await send(body)).toBe(body);
+    expect(logs.events("tool_call_repaired")).toEqual([]);
+    logs.restore();
+  });
+
+  it("but not in the call call_tool carries: the model's are not the client's, and call_tool's own are not that call's", async () => {
+    // Search mode (MAX_TOOLS 2): the model wrote call_tool's arguments, members beside the
+    // carried `arguments` too; the client's beside call_tool's would be arguments of a carried
+    // call whose model wrote them inline.
+    const { proxy, session, received } = await demoSession({ vars: { MAX_TOOLS: "2" } });
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
+    for (const [id, carried] of [
+      [53, '{"name":"files.read","arguments":{"path":"p"},"hint":1,"args":{}}'],
+      [54, '{"name":"files.read","arguments":"{\\"path\\":\\"p\\"}","hint":1}'],
+      [55, '{"name":"files.read","path":"p"}'],
+    ] as const) {
+      const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"call_tool","arguments":${carried},"x-vendor":2}}`;
+      await messagesOf(await postJson(proxy, PROXY_URL, body, session));
+      const calls = (await received()).filter((r) => r.body.includes('"tools/call"'));
+      expect(JSON.parse(calls.at(-1)?.body ?? "{}").params, carried).toEqual({
+        name: "files.read",
+        arguments: { path: "p" },
+        ...(id === 53 ? { args: {} } : {}),
+      });
+    }
   });
 });
 
