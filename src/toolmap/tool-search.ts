@@ -19,6 +19,7 @@ import { logEvent } from "../log";
 import type { ListedTool } from "../protocol/tools-list";
 import { SchemaHeld, type SchemaHolder } from "./listed-schema";
 import type { PlannedEntry } from "./plan-listing";
+import { SYNONYM_WEIGHT, withSynonyms } from "./search-synonyms";
 import { indexedTools, type SearchableTool, wordsOf } from "./search-terms";
 import { WordIndex } from "./word-index";
 
@@ -89,30 +90,40 @@ export class ToolSearch {
    * their terms to both.
    */
   search(query: string, limit: number): SearchableTool[] {
-    const terms = wordsOf(query);
-    if (terms.length === 0) return this.#tools.slice(0, limit).map((tool) => this.#shown(tool));
-    const { words, details } = this.indexed();
-    const found = new Map<number, { sum: number; terms: Set<string> }>();
-    for (const match of words.search(terms.join(" "))) {
-      const matched = new Set<string>(match.queryTerms);
-      found.set(match.id, { sum: match.score / matched.size, terms: matched });
+    const words = wordsOf(query);
+    if (words.length === 0) return this.#tools.slice(0, limit).map((tool) => this.#shown(tool));
+    const index = this.indexed();
+    // Each term found counts for the query's word it stands for: a synonym adds to its word's score.
+    const terms = withSynonyms(words);
+    const weightOf = (term: string) => (terms.get(term) === term ? 1 : SYNONYM_WEIGHT);
+    const found = new Map<number, { sum: number; words: Set<string> }>();
+    const searched = index.words.search([...terms.keys()].join(" "), {
+      boostTerm: weightOf,
+      // A synonym is looked for as it is written: with typos forgiven, it would cost as much again.
+      fuzzy: (term) => terms.get(term) === term && 0.1,
+    });
+    for (const match of searched) {
+      const matched = new Set(match.queryTerms.map((term) => terms.get(term) ?? term));
+      // MiniSearch multiplies the sum by how many terms it found (`words` does so below).
+      found.set(match.id, { sum: match.score / match.queryTerms.length, words: matched });
     }
-    for (const term of terms) {
-      const ids = details.get(term);
+    const n = this.#tools.length;
+    for (const [term, word] of terms) {
+      const ids = index.details.get(term);
       if (ids === undefined) continue;
-      const n = this.#tools.length;
-      const weight = DETAIL_WEIGHT * Math.log(1 + (n - ids.length + 0.5) / (ids.length + 0.5));
+      const weight =
+        DETAIL_WEIGHT * weightOf(term) * Math.log(1 + (n - ids.length + 0.5) / (ids.length + 0.5));
       for (const id of ids) {
         const match = found.get(id);
-        if (match === undefined) found.set(id, { sum: weight, terms: new Set([term]) });
+        if (match === undefined) found.set(id, { sum: weight, words: new Set([word]) });
         else {
           match.sum += weight;
-          match.terms.add(term);
+          match.words.add(word);
         }
       }
     }
     return [...found]
-      .map(([id, { sum, terms: matched }]) => ({ id, score: sum * matched.size }))
+      .map(([id, { sum, words: matched }]) => ({ id, score: sum * matched.size }))
       .sort((a, b) => b.score - a.score)
       .slice(0, limit)
       .map(({ id }) => this.#shown(this.#tools[id] as SearchableTool));

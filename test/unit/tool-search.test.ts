@@ -2,6 +2,7 @@
 import fc from "fast-check";
 import SearchableMap from "minisearch/SearchableMap";
 import { describe, expect, it } from "vitest";
+import { MAX_SYNONYMS, withSynonyms } from "../../src/toolmap/search-synonyms";
 import {
   identifierWords,
   indexedTools,
@@ -241,6 +242,52 @@ describe("what a query's words find", () => {
       "fork_repository",
     ]);
     expect(repositories.search("repo", 5)).toHaveLength(3);
+  });
+});
+
+describe("synonyms", () => {
+  const tool = (name: string, description: string) => ({
+    name,
+    original: name,
+    description,
+    inputSchema: { type: "object" },
+  });
+  const files = new ToolSearch([
+    tool("list_directory", "Lists the entries of a directory."),
+    tool("create_directory", "Creates a directory."),
+    tool("create_folder", "Creates a folder."),
+    tool("read_file", "Reads a file."),
+  ]);
+  const found = (query: string) => files.search(query, 5).map(({ name }) => name);
+
+  it("finds a tool by a synonym of a word it lacks", () => {
+    expect(found("show what a folder holds")[0]).toBe("list_directory");
+  });
+
+  it("weighs a synonym less than the word itself", () => {
+    expect(found("make a folder").slice(0, 2)).toEqual(["create_folder", "create_directory"]);
+  });
+
+  it("counts a synonym for its word: a tool with both is not ranked as having two words", () => {
+    // `folder`, `directory` and `dir` all stand for the query's `folder`: `read_file`'s two words win.
+    const both = new ToolSearch([
+      tool("folder_directory_dir", "A folder, a directory, a dir."),
+      tool("read_file", "Reads a file of a folder."),
+    ]);
+    expect(both.search("folder file", 2).map(({ name }) => name)).toEqual([
+      "read_file",
+      "folder_directory_dir",
+    ]);
+  });
+
+  it("looks for at most MAX_SYNONYMS synonyms besides the query's words, each standing for its word", () => {
+    const words = ["show", "find", "fetch", "folder", "open"];
+    const terms = withSynonyms(words);
+    expect(terms.size).toBe(words.length + MAX_SYNONYMS);
+    for (const word of words) expect(terms.get(word)).toBe(word);
+    expect(terms.get("list")).toBe("show");
+    expect(terms.get("directory")).toBe("folder");
+    expect(terms.get("navigate")).toBeUndefined();
   });
 });
 
