@@ -52,7 +52,10 @@ const BOM_BYTES = 3;
 /**
  * The data a client reads of the event `text`, or `undefined` where it has
  * no data line (no event to a reader); `unended`, the event the stream ended
- * in, is read as ended.
+ * in, is read as ended. eventsource-parser drops `ï»¿` where its input
+ * begins (a BOM decoded as Latin-1), which no reader does past the stream's
+ * start: a blank line first, which no reader takes for an event, begins it,
+ * so that the data read is that of the lines `withData` finds.
  */
 function eventData(text: string, unended: boolean): string | undefined {
   let data: string | undefined;
@@ -62,6 +65,7 @@ function eventData(text: string, unended: boolean): string | undefined {
     },
   });
   const lines = endableFeed((part) => parser.feed(part));
+  lines.feed("\n");
   lines.feed(text);
   if (unended) lines.feed("\n\n");
   lines.end();

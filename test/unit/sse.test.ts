@@ -384,6 +384,15 @@ describe("a rewritten event: its data lines written anew, every other line as it
     );
     expect(out).toEqual(new Uint8Array([0xef, 0xbb, 0xbf, ...encoder.encode('data: {"A":1}\n\n')]));
   });
+
+  it("reads `ï»¿data:` as a client reads it past the stream's start: a field no reader knows", async () => {
+    // eventsource-parser drops the three characters where its input begins, a BOM decoded as
+    // Latin-1: read so, a later event's unknown field was written anew as data a client reads.
+    const stream = 'data: {"a":1}\n\nï»¿data: {"b":2}\ndata: {"c":3}\n\n';
+    expect(await run(rewriting(upper), [stream])).toBe(
+      'data: {"A":1}\n\nï»¿data: {"b":2}\ndata: {"C":3}\n\n',
+    );
+  });
 });
 
 describe("a rewritten event whose last CRLF a chunk cuts", () => {
