@@ -124,8 +124,7 @@ export function readListings(
       logEvent("listing_stream_ended", { limit: MAX_READ_PAST_LISTINGS });
       return "end";
     }
-    // Not while an LF that may begin the next chunk is the written listing's (event-rewrite.ts `awaitsLf`).
-    return finished() && callsAnswered() && !rewriter.awaitsLf();
+    return finished() && callsAnswered();
   };
   return transformUntil(body, judged, next, prefix);
 }

@@ -2,26 +2,28 @@
  * An event stream that may need rewriting (a listing in it): `rewriteEventStream`
  * finds where each event ends (a blank line, in any of the three line endings)
  * by searching the bytes, and passes every event as the origin wrote it, byte
- * for byte, unless its text `mayMatter`: only such an event is decoded and
- * parsed (eventsource-parser), and written anew, in the canonical `field:
- * value` form, only when the rewrite changed its data. Once `finished` says
+ * for byte, unless its text `mayMatter`: only such an event is decoded and its
+ * data read (eventsource-parser), and where the rewrite changes the data, its
+ * data lines alone are written anew (event-data.ts `withData`): its every
+ * other line is the origin's bytes, in the origin's order. Once `finished` says
  * nothing more can need rewriting, the rest of the stream passes chunk by
  * chunk without being looked at. Nothing is held back beyond the event being
  * read, so memory stays constant however long the stream runs; an event that
  * grows past `maxEventChars` (its bytes, and its lines where it is parsed:
  * sse.ts `LINE_WEIGHT`) without ending ends the stream with an error instead.
  */
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { createParser } from "eventsource-parser";
 import { logEvent } from "../log";
-import { type Hold, keepPart, logOverBudget } from "./read-bounded";
+import { withData } from "./event-data";
+import { concat, type Hold, keepPart, logOverBudget } from "./read-bounded";
 import {
   type ChunkRewriter,
   CR,
   endableFeed,
+  forEachLine,
   LF,
   LINE_WEIGHT,
   OVERLAP_CHARS,
-  serializeEvent,
   streamDecoder,
   transformStreamOf,
 } from "./sse";
@@ -44,57 +46,34 @@ export interface EventStreamRewrite {
   hold?: Hold;
 }
 
-/** How many lines `text` has, in any of the three line endings (a CRLF is one). */
-function lineCount(text: string): number {
-  let lines = 0;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
-  for (let at = text.indexOf("\r"); at !== -1; at = text.indexOf("\r", at + 1)) {
-    if (text.charCodeAt(at + 1) !== LF) lines++;
-  }
-  return lines;
-}
+/** A BOM's bytes in UTF-8: the stream's first event may begin with one, which is no part of it. */
+const BOM_BYTES = 3;
 
-/** An event's text, written anew with its data rewritten; `undefined` when the rewrite kept it. */
-async function rewrittenEvent(
-  text: string,
-  rewrite: EventDataRewrite,
-): Promise<string | undefined> {
-  const parts: Array<EventSourceMessage | string> = [];
+/**
+ * The data a client reads of the event `text`, or `undefined` where it has
+ * no data line (no event to a reader); `unended`, the event the stream ended
+ * in, is read as ended. eventsource-parser drops `ï»¿` where its input
+ * begins (a BOM decoded as Latin-1), which no reader does past the stream's
+ * start: a blank line first, which no reader takes for an event, begins it,
+ * so that the data read is that of the lines `withData` finds.
+ */
+function eventData(text: string, unended: boolean): string | undefined {
+  let data: string | undefined;
   const parser = createParser({
-    onEvent: (event) => parts.push(event),
-    onComment: (comment) => parts.push(`: ${comment}\n`),
-    onRetry: (retry) => parts.push(`retry: ${retry}\n\n`),
+    onEvent: (event) => {
+      data = event.data;
+    },
   });
-  // The event's last line ends with the text, though a CR there may be half of a CRLF to the parser.
   const lines = endableFeed((part) => parser.feed(part));
+  lines.feed("\n");
   lines.feed(text);
+  if (unended) lines.feed("\n\n");
   lines.end();
-  let changed = false;
-  let written = "";
-  for (const part of parts) {
-    if (typeof part === "string") {
-      written += part;
-      continue;
-    }
-    const data = await rewrite(part.data);
-    changed ||= data !== undefined;
-    written += serializeEvent({ ...part, data: data ?? part.data });
-  }
-  return changed ? written : undefined;
+  return data;
 }
 
 export const rewriteEventStream = (options: EventStreamRewrite) =>
   transformStreamOf(eventStreamRewriter(options));
-
-/** `eventStreamRewriter`'s rewriter, which may need the next chunk before the rest is handed on. */
-export interface EventRewriter extends ChunkRewriter {
-  /**
-   * Whether the next chunk must go through it: the last event it wrote anew
-   * ended at a CR that ended a chunk, and an LF that begins the next one is
-   * that CRLF's, which it leaves out with the origin's event.
-   */
-  awaitsLf(): boolean;
-}
 
 export function eventStreamRewriter({
   rewrite,
@@ -102,8 +81,7 @@ export function eventStreamRewriter({
   finished = () => false,
   maxEventChars,
   hold,
-}: EventStreamRewrite): EventRewriter {
-  const encoder = new TextEncoder();
+}: EventStreamRewrite): ChunkRewriter {
   const decodeChunk = streamDecoder();
   /** The bytes of the event being read, from earlier chunks. */
   let held: Uint8Array[] = [];
@@ -117,8 +95,6 @@ export function eventStreamRewriter({
   let tail = "";
   /** Whether the event being read is the stream's first: a BOM before it is no part of it. */
   let first = true;
-  /** Whether an event written anew ended at the CR the last chunk ended with (`awaitsLf`). */
-  let lfOwed = false;
 
   const tooLarge = (): never => {
     logEvent("event_too_large", { limit: maxEventChars });
@@ -130,35 +106,31 @@ export function eventStreamRewriter({
   };
 
   /**
-   * A complete event: its bytes as they came when the rewrite keeps it, else
-   * the written ones; `unended`, the event the stream ended in, is read as
-   * ended and written without its blank line.
+   * A complete event: `undefined` where the rewrite keeps it (its bytes pass as they came), else
+   * its bytes with its data lines written anew; `unended`, the event the stream ended in, is read
+   * as ended, and stays without the blank line it came without.
    */
   async function rewritten(parts: Uint8Array[], unended = false): Promise<Uint8Array | undefined> {
     const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
     let text = "";
     for (const part of parts) text += decoder.decode(part, { stream: true });
     text += decoder.decode();
-    // A BOM is one only where the stream starts (`streamDecoder`).
-    if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    // A BOM is one only where the stream starts (`streamDecoder`): kept, as it came, before the lines.
+    const from = first && text.charCodeAt(0) === 0xfeff ? BOM_BYTES : 0;
+    if (from > 0) text = text.slice(1);
     if (!mayMatter(text)) return undefined;
+    const bytes = parts.length === 1 ? (parts[0] as Uint8Array) : concat(parts);
     // Parsed, an event of many short lines costs far more than its bytes: its lines count too.
     // (The budget counts bytes read, not what is made of them: `LINE_WEIGHT` keeps that a few times.)
-    const bytes = parts.reduce((sum, part) => sum + part.byteLength, 0);
-    if (bytes + lineCount(text) * LINE_WEIGHT > maxEventChars) tooLarge();
-    if (!unended) {
-      const written = await rewrittenEvent(text, rewrite);
-      return written === undefined ? undefined : encoder.encode(written);
-    }
-    // A comment or `retry` line cut off is read by no reader that waits for its line's end: it
-    // stays after the event, as it came. Any other line cut off is read with it, as Go's SDK reads it.
-    const last = text.slice(Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) + 1);
-    const after = /^(?::|retry(?::|$))/.test(last) ? last : "";
-    const written = await rewrittenEvent(
-      `${text.slice(0, text.length - after.length)}\n\n`,
-      rewrite,
-    );
-    return written === undefined ? undefined : encoder.encode(written.slice(0, -1) + after);
+    let lines = 0;
+    forEachLine(bytes, from, () => {
+      lines++;
+    });
+    if (bytes.byteLength + lines * LINE_WEIGHT > maxEventChars) tooLarge();
+    const data = eventData(text, unended);
+    if (data === undefined) return undefined;
+    const written = await rewrite(data);
+    return written === undefined ? undefined : withData(bytes, from, written);
   }
 
   /**
@@ -229,7 +201,6 @@ export function eventStreamRewriter({
         passOn(start);
         emit(written);
         kept = end;
-        lfOwed = afterCr && end === chunk.length;
       } else if (held.length > 0) passOn(end);
       heldMayMatter = false;
       first = false;
@@ -257,17 +228,7 @@ export function eventStreamRewriter({
   }
 
   return {
-    async write(received, emit) {
-      let chunk = received;
-      // The LF of the CRLF that ended an event written anew: it went with the origin's event, and
-      // passed after the written one, it was one blank line more than the origin wrote.
-      if (lfOwed && chunk.length > 0) {
-        lfOwed = false;
-        if (chunk[0] === LF) {
-          chunk = chunk.subarray(1);
-          afterCr = false;
-        }
-      }
+    async write(chunk, emit) {
       // Finished between chunks (past a bound on what is read): what is held of an event
       // passes as it came, before the rest.
       if (!passing && finished()) {
@@ -287,6 +248,5 @@ export function eventStreamRewriter({
       else for (const part of held) emit(part);
     },
     release: () => hold?.release(),
-    awaitsLf: () => lfOwed,
   };
 }

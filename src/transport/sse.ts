@@ -2,8 +2,9 @@
  * Server-sent event streams, as the proxy's readers of them share: where an
  * event ends (`EVENT_END`), how many lines it has (`EventLines`, which a
  * parse costs by as much as by bytes), whether its text may mention a marker
- * (`mayMention`), a stream's text decoded (`streamDecoder`), an event
- * written (`serializeEvent`), and the shape of what reads a stream chunk by
+ * (`mayMention`), a stream's text decoded (`streamDecoder`), an event's
+ * lines in its bytes (`forEachLine`), the proxy's own event written
+ * (`serializeEvent`), and the shape of what reads a stream chunk by
  * chunk (`ChunkRewriter`, `ChunkWatcher`). A stream that may need rewriting
  * is read by event-rewrite.ts; one that needs none is watched (event-watch.ts).
  */
@@ -50,9 +51,40 @@ export function serializeEvent({ id, event, data }: EventSourceMessage): string 
 
 export const LF = 0x0a;
 export const CR = 0x0d;
+
+/**
+ * Each line of an event's bytes from `from`, in order: where it starts, where
+ * its text ends, and where the next begins, past its line end (a CRLF, an LF
+ * or a CR; none for a last line the stream cut off). The bytes, not their
+ * text: a line is handed back as the origin wrote it, a byte that is no UTF-8
+ * included.
+ */
+export function forEachLine(
+  bytes: Uint8Array,
+  from: number,
+  visit: (start: number, end: number, next: number) => void,
+): void {
+  // The next LF and CR at or after `at`, each searched for again only once passed.
+  let lf = -2;
+  let cr = -2;
+  let at = from;
+  while (at < bytes.length) {
+    if (lf !== -1 && lf < at) lf = bytes.indexOf(LF, at);
+    if (cr !== -1 && cr < at) cr = bytes.indexOf(CR, at);
+    const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+    if (end === -1) {
+      visit(at, bytes.length, bytes.length);
+      return;
+    }
+    const next = bytes[end] === CR && bytes[end + 1] === LF ? end + 2 : end + 1;
+    visit(at, end, next);
+    at = next;
+  }
+}
+
 /**
  * What each line of an event costs to parse, beside its bytes: the parser and
- * the event written anew keep an object or two per line (a comment, a `retry`,
+ * the data lines written anew keep an object or two per line (a comment, a `retry`,
  * a `data` line's part of the data), some 30 to 80 bytes of V8's heap however
  * short the line. Counted with its bytes against `maxEventChars`: an event
  * of 2 MB of 2-byte comment lines held 68 MB parsed (16 MiB, some 550 MB).

@@ -47,7 +47,7 @@ describe("rewriteEventStream", () => {
       'event: message\rdata: {"c":\rdata: 3}\r\r',
     ]);
     expect(out).toBe(
-      'data: {"A":1}\n\ndata: plain\n\nid: 1\ndata: {"B":2}\n\nevent: message\ndata: {"C":\ndata: 3}\n\n',
+      'data: {"A":1}\n\ndata: plain\n\nid: 1\r\ndata: {"B":2}\r\n\r\nevent: message\rdata: {"C":\rdata: 3}\r\r',
     );
   });
 
@@ -286,7 +286,7 @@ describe("rewriteEventStream, events across chunks", () => {
     const stream =
       ': hi\n\ndata: plain\r\n\r\nid: 3\rdata: {"x":"ü"}\r\rdata: other\n\ndata: {"y":2}\n\n';
     const expected =
-      'data: plain\r\n\r\nid: 3\ndata: {"X":"Ü"}\n\ndata: other\n\ndata: {"Y":2}\n\n';
+      'data: plain\r\n\r\nid: 3\rdata: {"X":"Ü"}\r\rdata: other\n\ndata: {"Y":2}\n\n';
     const bytes = encoder.encode(stream);
     for (let a = 1; a < bytes.length; a += 3) {
       for (let b = a + 1; b < bytes.length; b += 5) {
@@ -304,12 +304,103 @@ describe("rewriteEventStream, events across chunks", () => {
   });
 });
 
+describe("a rewritten event: its data lines written anew, every other line as it came", () => {
+  it("keeps comments, id, event, retry and unknown fields byte for byte and in place, in any order", async () => {
+    const event =
+      ':  odd   spacing \r\nretry:2500\r\nid:  7\r\n:x\r\nevent:message\r\nx-field: y\r\ndata:{"a":1}\r\n\r\n';
+    expect(await run(rewriting(upper), [event])).toBe(event.replace('"a"', '"A"'));
+  });
+
+  it("keeps a byte that is no UTF-8 in a line it does not change", async () => {
+    // Decoded and encoded again, each would be U+FFFD's three bytes.
+    const withData = (data: string) =>
+      new Uint8Array([
+        ...encoder.encode(": caf"),
+        0xe9,
+        ...encoder.encode("\nid: "),
+        0xff,
+        ...encoder.encode(`\ndata: ${data}\n\n`),
+      ]);
+    const input = new Response(withData('{"a":1}')).body as ReadableStream<Uint8Array>;
+    const out = await new Response(input.pipeThrough(rewriting(upper))).arrayBuffer();
+    expect(new Uint8Array(out)).toEqual(withData('{"A":1}'));
+  });
+
+  it("writes each data line as the origin spelled its field: `data`, `data:`, `data: `", async () => {
+    const rewrite = (data: string) => data.replace("{", "{ ").replace("a", "b");
+    const out = await run(rewriting(rewrite), ['data\ndata:{"a":\ndata: 1}\ndata:  2\n\n']);
+    // A value that begins with a space takes one more after the colon, or a reader takes it off.
+    expect(out).toBe('data\ndata:{ "b":\ndata: 1}\ndata:  2\n\n');
+    expect(clientView(out)).toEqual([{ data: '\n{ "b":\n1}\n 2' }]);
+    expect(
+      await run(
+        rewriting(() => " {}"),
+        ["data:{}\n\n"],
+      ),
+    ).toBe("data:  {}\n\n");
+  });
+
+  it("puts the data's lines in the origin's data lines' places: more in the last one, fewer leave comments", async () => {
+    const event =
+      'id: 1\r\ndata: {"a":\r\n: between\r\ndata: 1,\r\nevent: e\r\ndata: "b":2}\r\n\r\n';
+    const lines = (data: string) => data.replaceAll(",", ",\n");
+    expect(await run(rewriting(lines), [event])).toBe(
+      'id: 1\r\ndata: {"a":\r\n: between\r\ndata: 1,\r\nevent: e\r\ndata: \r\ndata: "b":2}\r\n\r\n',
+    );
+    const joined = (data: string) => (data.includes("{") ? data.replaceAll("\n", "") : undefined);
+    // A place left over is an empty comment: a line left out would join a CR before it to an LF after.
+    expect(await run(rewriting(joined), [event])).toBe(
+      'id: 1\r\ndata: {"a":1,"b":2}\r\n: between\r\n:\r\nevent: e\r\n:\r\n\r\n',
+    );
+    expect(await run(rewriting(joined), ["id: 1\rdata: {\ndata: }\n\n"])).toBe(
+      "id: 1\rdata: {}\n:\n\n",
+    );
+    for (const rewrite of [lines, joined]) {
+      const [seen] = clientView(await run(rewriting(rewrite), [event])).filter(isEvent);
+      expect(seen).toEqual({ id: "1", event: "e", data: rewrite('{"a":\n1,\n"b":2}') });
+    }
+  });
+
+  it("keeps an event the stream ends in as unended as it came: its last line without a line end", async () => {
+    expect(await run(rewriting(upper), [': a\nid: 1\ndata: {"a":1}'])).toBe(
+      ': a\nid: 1\ndata: {"A":1}',
+    );
+    expect(await run(rewriting(upper), ['data: {"a":1}\r\n: cut of'])).toBe(
+      'data: {"A":1}\r\n: cut of',
+    );
+    expect(
+      await run(
+        rewriting((data) => `${upper(data)}\n!`),
+        ['data: {"a":1}'],
+      ),
+    ).toBe('data: {"A":1}\ndata: !');
+  });
+
+  it("keeps a BOM the stream starts with, before the event it rewrites", async () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...encoder.encode('data: {"a":1}\n\n')]);
+    const input = new Response(bytes).body as ReadableStream<Uint8Array>;
+    const out = new Uint8Array(
+      await new Response(input.pipeThrough(rewriting(upper))).arrayBuffer(),
+    );
+    expect(out).toEqual(new Uint8Array([0xef, 0xbb, 0xbf, ...encoder.encode('data: {"A":1}\n\n')]));
+  });
+
+  it("reads `ï»¿data:` as a client reads it past the stream's start: a field no reader knows", async () => {
+    // eventsource-parser drops the three characters where its input begins, a BOM decoded as
+    // Latin-1: read so, a later event's unknown field was written anew as data a client reads.
+    const stream = 'data: {"a":1}\n\nï»¿data: {"b":2}\ndata: {"c":3}\n\n';
+    expect(await run(rewriting(upper), [stream])).toBe(
+      'data: {"A":1}\n\nï»¿data: {"b":2}\ndata: {"C":3}\n\n',
+    );
+  });
+});
+
 describe("a rewritten event whose last CRLF a chunk cuts", () => {
-  it("is written as when no chunk cuts it: the LF that begins the next chunk went with the CR", async () => {
-    // Written as `\n\n` with the origin's LF after it, the client read one blank line more.
+  it("is written as when no chunk cuts it: the LF that begins the next chunk is the origin's, after its CR", async () => {
+    // Once written anew as `\n\n` with the origin's LF after it, the client read one blank line more.
     const stream = 'id: 3\r\ndata: {"x":"ü"}\r\n\r\ndata: other\r\n\r\ndata: {"y":2}\r\n\r\n';
     const whole = await run(rewriting(upper), [stream]);
-    expect(whole).toBe('id: 3\ndata: {"X":"Ü"}\n\ndata: other\r\n\r\ndata: {"Y":2}\n\n');
+    expect(whole).toBe('id: 3\r\ndata: {"X":"Ü"}\r\n\r\ndata: other\r\n\r\ndata: {"Y":2}\r\n\r\n');
     const bytes = encoder.encode(stream);
     for (const match of stream.matchAll(/\r\n\r\n/g)) {
       // Between an event's last CR and its LF; the LF alone in a chunk too.
@@ -421,6 +512,68 @@ describe("rewriteEventStream, any stream in any chunks (property)", () => {
         );
         expect(clientView(out)).toEqual(expected);
       }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("keeps every line but the data lines of the events it rewrites as it came, in order", async () => {
+    /** `text`'s lines, each with its line end (none for a last line cut off). */
+    const linesOf = (text: string) => text.match(/[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$/g) ?? [];
+    const isData = (line: string) => /^data(?:[:\r\n]|$)/.test(line);
+    /** A line without its text: a data line's field as spelled, a comment's colon, and its line end. */
+    const shape = (line: string) => line.replace(/^(data(?:: ?)?|:)[^\r\n]*/, "$1");
+    // A rewrite that keeps the data's lines (a rename), and ones that make more of them and fewer.
+    const rewrites = {
+      same: (data: string) => data.toUpperCase(),
+      more: (data: string) => data.replaceAll(":", ":\n"),
+      fewer: (data: string) => data.replaceAll("\n", ""),
+    };
+    /** What a client reads, but empty comments, which a place the data has no line for becomes. */
+    const read = (text: string) =>
+      clientView(text).filter((item) => !("comment" in item && item.comment === ""));
+    await fc.assert(
+      fc.asyncProperty(
+        stream,
+        cuts,
+        fc.constantFrom(...Object.keys(rewrites)),
+        async (input, at, kind) => {
+          const rewrite = rewrites[kind as keyof typeof rewrites];
+          const marked = (data: string) => (data.includes('"tools"') ? rewrite(data) : undefined);
+          const transform = rewriteEventStream({
+            rewrite: marked,
+            mayMatter: (value) => value.includes('"tools"'),
+            maxEventChars: 1 << 24,
+          });
+          const out = await readText(chunked(encoder.encode(input), at).pipeThrough(transform));
+          const sent = asRead(input);
+          const [outLines, sentLines] = [linesOf(out), linesOf(sent)];
+          if (kind === "more") {
+            const others = (lines: string[]) => lines.filter((line) => !isData(line));
+            expect(others(outLines)).toEqual(others(sentLines));
+          } else {
+            // Line for line: every line but a data line as it came. A data line's place holds one
+            // ended alike: spelled as it was where its value stays (a rename), or, where the data
+            // has fewer lines, one spelled for the value it takes, or an empty comment.
+            expect(outLines.length).toBe(sentLines.length);
+            const lineEnd = (line: string) => /[\r\n]*$/.exec(line)?.[0];
+            sentLines.forEach((line, i) => {
+              const written = outLines[i] as string;
+              if (!isData(line)) expect(written).toBe(line);
+              else if (kind === "same") expect(shape(written)).toBe(shape(line));
+              else {
+                expect(isData(written) || shape(written) === shape(`:${lineEnd(line)}`)).toBe(true);
+                expect(lineEnd(written)).toBe(lineEnd(line));
+              }
+            });
+          }
+          const expected = clientView(sent).map((item) =>
+            isEvent(item) ? { ...item, data: marked(item.data) ?? item.data } : item,
+          );
+          expect(read(out)).toEqual(
+            expected.filter((item) => !("comment" in item && item.comment === "")),
+          );
+        },
+      ),
       { numRuns: 1000 },
     );
   });

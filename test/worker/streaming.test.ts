@@ -1,7 +1,7 @@
 /**
  * Responses stream through the proxy event by event; nothing is held back, and
- * nothing is lost: byte for byte where nothing is rewritten, event for event
- * where something is.
+ * nothing is lost: byte for byte where nothing is rewritten, and in the event
+ * that carries a listing, every line but its data lines.
  */
 import { env } from "cloudflare:workers";
 import type { EventSourceMessage } from "eventsource-parser";
@@ -21,6 +21,7 @@ import { clientView, clientViewOf, isEvent } from "../helpers/event-stream";
 import { captureLogs } from "../helpers/logs";
 import { nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
 import { rulesOf } from "../helpers/tool-rules";
 
 function firehoseStream(megabytes: number): ReadableStream<Uint8Array> {
@@ -162,7 +163,7 @@ describe("event streams", () => {
       rpc(7, "tools/list"),
     );
     const bytes = new Uint8Array(await response.arrayBuffer());
-    // The listing's event is written anew; everything after its blank line is the origin's.
+    // The listing's data lines are written anew; everything after its blank line is the origin's.
     const end = new TextDecoder().decode(bytes.subarray(0, 4096)).indexOf("\n\n") + 2;
     const listing = new TextDecoder().decode(bytes.subarray(0, end));
     expect(JSON.parse(listing.replace(/^[\s\S]*?data: /, "")).result.tools[0].name).toBe(
@@ -352,15 +353,15 @@ describe("an event stream that answers a tools/list", () => {
     }
   });
 
-  it("hands on the rest after a listing whose last CRLF a chunk cuts: its LF went with the listing", async () => {
-    // The LF the next chunk begins with is the CR's; passed on after the renamed listing's `\n\n`,
-    // it was a blank line the origin never wrote, whether the runtime or the rewrite passed it.
+  it("hands on the rest after a listing whose last CRLF a chunk cuts: its CR and its LF as the origin's", async () => {
+    // The LF the next chunk begins with is the CR's. The listing was written anew as `\n\n`, and
+    // that LF after it was a blank line the origin never wrote; now the listing keeps its CRLFs.
     const tools = [{ name: "files.read", inputSchema: { type: "object" } }];
     const crlf = (message: unknown) => `event: message\r\ndata: ${JSON.stringify(message)}\r\n\r\n`;
     const listing = crlf({ jsonrpc: "2.0", id: 1, result: { tools } });
     const call = crlf({ jsonrpc: "2.0", id: 2, result: { content: [] } });
     const whole = await answered(listing + call, { ids: [1, 2] });
-    expect(whole).toMatch(/"files_read_\w+"[^\n]*\n\nevent: message\r\n/);
+    expect(whole).toMatch(/"files_read_\w+"[^\r\n]*\r\n\r\nevent: message\r\n/);
     for (const policy of [NO_POLICY, HIDING_BATCH.policy]) {
       for (const rest of [[`\n${call}`], ["\n", call]]) {
         const text = await answered(chunked([listing.slice(0, -1), ...rest]), {
@@ -444,5 +445,51 @@ describe("an origin that answers a listing twice in one stream", () => {
       ["files.read", "secret.admin"],
     ]);
     expect(new TextEncoder().encode(text).byteLength).toBeGreaterThan(1_000_000);
+  });
+});
+
+describe("the event that carries a listing, renamed through the Worker", () => {
+  /** `text`'s lines, each with its line end (CRLF, LF or CR; none for a last line cut off). */
+  const linesOf = (text: string) => text.match(/[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$/g) ?? [];
+  const isData = (line: string) => /^data(?::|$)/.test(line.replace(/[\r\n]+$/, ""));
+
+  it("keeps every line but its data lines as the origin wrote them, in order, its CRLFs too", async () => {
+    const tool =
+      '{"name":"files.read","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}';
+    // A listing's JSON on two `data` lines (joined by LF, it is JSON whitespace), spelled two ways.
+    const event = [
+      ":  keep   this spacing \r\n",
+      "retry:2500\r\n",
+      "id:  evt 7\r\n",
+      ":no space\r\n",
+      "event:message\r\n",
+      'data:{"jsonrpc":"2.0","id":1,\r\n',
+      "x-unknown-field: kept\r\n",
+      `data:  "result":{"tools":[${tool}]}}\r\n`,
+      "\r\n",
+    ].join("");
+    const origin = await scriptedOrigin({
+      "tools/list": {
+        status: 200,
+        headers: [["Content-Type", "text/event-stream"]],
+        body: event,
+      },
+    });
+    const response = await postJson(
+      viaProxy({ ORIGIN_URL: origin.originUrl }),
+      PROXY_URL,
+      rpc(1, "tools/list"),
+    );
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const text = new TextDecoder().decode(await response.arrayBuffer());
+    expect(linesOf(text).filter((line) => !isData(line))).toEqual(
+      linesOf(event).filter((line) => !isData(line)),
+    );
+    // What a client reads: the listing renamed, and nothing else of it changed.
+    const [listing] = clientView(text).filter(isEvent);
+    const { name } = JSON.parse((listing as EventSourceMessage).data).result.tools[0];
+    expect(name).toMatch(/^files_read_/);
+    // Its data lines where the origin wrote them, spelled as it spelled them, each ending in CRLF.
+    expect(text).toBe(event.replace('"files.read"', JSON.stringify(name)));
   });
 });
