@@ -59,18 +59,16 @@ const SECRET_TEXT = `must be printable ASCII (no line breaks), at most ${MAX_SEC
 
 /** A header the proxy sets on its requests to the origin: a name no other part of a request has. */
 const originHeader = (mayBeCredential: boolean) =>
-  v.optional(
-    v.pipe(
-      v.string(),
-      v.trim(),
-      v.toLowerCase(),
-      v.check((name) => notHeaderName(name) === undefined, "must be a header name, like X-API-Key"),
-      v.check(
-        (name) =>
-          (mayBeCredential && (name === "authorization" || name === "cookie")) ||
-          (unpassable(name) === undefined && !brokered(name)),
-        "must be a header of the origin's own, not one of HTTP's, MCP's, Cloudflare's or the client's",
-      ),
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.toLowerCase(),
+    v.check((name) => notHeaderName(name) === undefined, "must be a header name, like X-API-Key"),
+    v.check(
+      (name) =>
+        (mayBeCredential && (name === "authorization" || name === "cookie")) ||
+        (unpassable(name) === undefined && !brokered(name)),
+      "must be a header of the origin's own, not one of HTTP's, MCP's, Cloudflare's or the client's",
     ),
   );
 
@@ -115,7 +113,8 @@ export const GATE_SETTINGS = {
   ALLOWED_ORGS: commaList("GitHub organizations", LIST_BOUNDS, (entry) =>
     GITHUB_LOGIN.test(entry) ? undefined : "is not a GitHub organization's name",
   ),
-  ORIGIN_AUTH_HEADER: originHeader(true),
+  // Read as a header name is (lower case); the default as docs/configuration.md writes it.
+  ORIGIN_AUTH_HEADER: v.optional(originHeader(true), "Authorization"),
   ORIGIN_AUTH_VALUE: v.optional(
     v.pipe(
       v.string(),
@@ -165,7 +164,7 @@ export const GATE_SETTINGS = {
       }),
     ),
   ),
-  ORIGIN_USER_HEADER: originHeader(false),
+  ORIGIN_USER_HEADER: v.optional(originHeader(false)),
   SIGN_IN_MAX_AGE_HOURS: v.optional(wholeNumber("hours", 1, 720), 24),
 };
 
@@ -263,7 +262,7 @@ export function gateProblems(
   }
   if (!all("ORIGIN_AUTH_HEADER", "ORIGIN_USER_HEADER")) return problems;
   // Compared as servers that read `_` as `-` read them: `X_User_Email` would be the proxy's `X-User-Email`.
-  const authHeader = dashed(vars.ORIGIN_AUTH_HEADER ?? "authorization");
+  const authHeader = dashed(vars.ORIGIN_AUTH_HEADER);
   const userHeader = vars.ORIGIN_USER_HEADER && dashed(vars.ORIGIN_USER_HEADER);
   if (userHeader === authHeader) {
     problems.push(["ORIGIN_USER_HEADER", "must not be ORIGIN_AUTH_HEADER"]);
@@ -303,7 +302,7 @@ export function gateAuthOf(vars: GateVars, bindings: SignInBindings): GateAuth {
       groups: vars.ALLOWED_GROUPS,
       orgs: vars.ALLOWED_ORGS,
     },
-    originAuth: { header: vars.ORIGIN_AUTH_HEADER ?? "authorization", prefix, suffix },
+    originAuth: { header: vars.ORIGIN_AUTH_HEADER, prefix, suffix },
     originSecret: vars.ORIGIN_SECRET,
     userSecrets: vars.ORIGIN_USER_SECRETS,
     userHeader: vars.ORIGIN_USER_HEADER,

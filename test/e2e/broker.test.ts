@@ -121,6 +121,14 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     });
     // The origin's own discovery documents are never relayed in broker mode.
     expect((await network("http://localhost/.well-known/openid-configuration")).status).toBe(404);
+    // The proxy's metadata is where its challenge says, alone (docs/transport.md): not at the
+    // root, which relay mode answers, nor at a profile's URL, whose resource is MCP_PATH's.
+    for (const path of ["", "/mcp/gemini"]) {
+      const elsewhere = await network(
+        `http://localhost/.well-known/oauth-protected-resource${path}`,
+      );
+      expect(elsewhere.status).toBe(404);
+    }
   });
 
   it("limits sign-in requests per client address, so no one exhausts OAUTH_KV's writes", async () => {

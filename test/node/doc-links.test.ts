@@ -5,7 +5,8 @@
  * ARCHITECTURE.md and docs/ leads to a file that exists and, with a
  * `#fragment`, to a heading of it, as GitHub names headings. The commands they give
  * (`npm run NAME`, `npx PACKAGE`, in them and in wrangler.toml's comments) are the
- * repository's own, and the Node.js version they ask for is package.json's `engines`.
+ * repository's own, a `wrangler kv` command on keys says whose keys it reads, and the
+ * Node.js version they ask for is package.json's `engines`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -86,6 +87,16 @@ describe("README and docs/", () => {
     const npx = [...text.matchAll(/npx ([@a-z][\w@/.-]*)/g)].map(([, name]) => name as string);
     expect(npx.length).toBeGreaterThan(10);
     expect([...new Set(npx)].filter((name) => !(name in pinned))).toEqual([]);
+  });
+
+  it("say where each `wrangler kv` command on keys reads: a tenant's KV (--remote) or this machine's", () => {
+    // Wrangler 4 reads and writes the storage `wrangler dev` keeps on this machine unless told
+    // `--remote`: a command for a deployed tenant would find none of its keys, and say nothing.
+    const commands = [...allText().matchAll(/wrangler kv (?:key|bulk) [^`\n]*/g)].map(
+      ([command]) => command,
+    );
+    expect(commands.length).toBeGreaterThan(1);
+    expect(commands.filter((command) => !/ --(?:remote|local)\b/.test(command))).toEqual([]);
   });
 
   it("say the Node.js version package.json's engines asks for", () => {

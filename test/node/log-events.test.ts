@@ -3,7 +3,8 @@
  * table documents is asserted logged by at least one test (an `expect` in a
  * test file, not a fixture, a comment or an assertion that it is absent),
  * every event the proxy logs is in the table, and every field a line is
- * written with is in its event's row.
+ * written with, every value it writes literally and every reason a sign-in
+ * fails with, is in its event's row.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -98,6 +99,55 @@ function loggedFields(): Array<{ event: string; field: string; at: string }> {
   return found;
 }
 
+/** The row of each event of docs/logs.md's table, as written. */
+function documentedRows(): Map<string, string> {
+  const rows = new Map<string, string>();
+  const table = readFileSync(join(ROOT, "docs/logs.md"), "utf8");
+  for (const line of table.split("\n").filter((row) => row.startsWith("| `"))) {
+    for (const [, event] of (line.split("|")[1] ?? "").matchAll(/`([a-z_]+)`/g))
+      rows.set(event as string, line);
+  }
+  return rows;
+}
+
+/**
+ * The values src/ writes literally in each event's lines: a string given to a
+ * member of the `logEvent` call's object (`op: "get"`), or as a conditional's
+ * branch there (`reason: known ? error.reason : "internal"`).
+ */
+function loggedValues(): Array<{ event: string; value: string; at: string }> {
+  const found: Array<{ event: string; value: string; at: string }> = [];
+  for (const file of filesUnder("src")) {
+    const source = withoutComments(readFileSync(file, "utf8"));
+    for (const call of source.matchAll(/logEvent\(/g)) {
+      const args = bracketed(source, (call.index ?? 0) + "logEvent".length);
+      const events = [...(/^\(([^,{]+),/.exec(args)?.[1] ?? "").matchAll(/"([a-z]+_[a-z_]+)"/g)];
+      const object = args.indexOf("{");
+      if (object === -1) continue;
+      for (const [, value] of bracketed(args, object).matchAll(/:\s*"([a-z][a-z_ ]*)"/g)) {
+        for (const [, event] of events)
+          found.push({ event: event as string, value: value as string, at: file });
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The reasons a sign-in behind the proxy fails with (`sign_in_failed`'s
+ * `reason`): each `UpstreamError` src/ makes with a reason of its own, and
+ * each step `attempt` names one for.
+ */
+function signInFailures(): string[] {
+  const reasons = new Set<string>();
+  for (const file of filesUnder("src")) {
+    const source = withoutComments(readFileSync(file, "utf8"));
+    for (const [, reason] of source.matchAll(/(?:new UpstreamError|attempt)\(\s*"([a-z_]+)"/g))
+      reasons.add(reason as string);
+  }
+  return [...reasons].sort();
+}
+
 /** `source` without its comments (line comments that follow code or a string's `:` kept apart). */
 const withoutComments = (source: string) =>
   source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
@@ -139,6 +189,23 @@ describe("the log table", () => {
     expect(written.length).toBeGreaterThan(100);
     const undocumented = written.filter(({ event, field }) => !documented.get(event)?.has(field));
     expect(undocumented).toEqual([]);
+  });
+
+  it("names in each event's row the values the proxy writes in it literally", () => {
+    const rows = documentedRows();
+    const written = loggedValues();
+    expect(written.length).toBeGreaterThan(10);
+    const undocumented = written.filter(
+      ({ event, value }) => !rows.get(event)?.includes(`\`${value}\``),
+    );
+    expect(undocumented).toEqual([]);
+  });
+
+  it("names in sign_in_failed's row each reason a sign-in fails with", () => {
+    const row = documentedRows().get("sign_in_failed") ?? "";
+    const reasons = signInFailures();
+    expect(reasons.length).toBeGreaterThan(10);
+    expect(reasons.filter((reason) => !row.includes(`\`${reason}\``))).toEqual([]);
   });
 
   it("has a test asserting each event it documents", () => {

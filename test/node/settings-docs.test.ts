@@ -1,11 +1,12 @@
 /**
  * The settings are part of the contract (docs/configuration.md): every
- * setting and binding the Worker reads is documented there, every var the
- * table documents is one the Worker reads, and where the table, or the
- * defaults wrangler.toml lists for reference, says a default or the values
- * a setting takes, they are the ones the Worker's own schema has.
+ * setting the Worker reads has a row of the Settings table (a binding, an
+ * entry of Bindings), every name a table of settings in docs/ documents is
+ * one the Worker reads, and where such a table (or the defaults wrangler.toml
+ * lists for reference) says a default, the values a setting takes or the
+ * bounds of a number, they are the ones the Worker's own schema has.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
@@ -19,37 +20,104 @@ const names = Object.keys(SETTINGS);
 /** The backticked names in upper case in `text`: settings and bindings. */
 const namesIn = (text: string) => [...text.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]);
 
-/** The rows of the Settings table: its cells, split on `|` outside code spans. */
-function settingRows(): string[][] {
-  const section = doc.slice(doc.indexOf("\n## Settings"), doc.indexOf("\n## Bindings"));
-  return section
-    .split("\n")
-    .filter((line) => line.startsWith("| `"))
-    .map((line) =>
-      line
-        .replace(/`[^`]*`/g, (code) => code.replaceAll("|", "\u0000"))
-        .split("|")
-        .slice(1, -1)
-        .map((cell) => cell.replaceAll("\u0000", "|").trim()),
-    );
+/** A table row's cells, split on `|` outside code spans. */
+const cellsOf = (line: string) =>
+  line
+    .replace(/`[^`]*`/g, (code) => code.replaceAll("|", "\u0000"))
+    .split("|")
+    .slice(1, -1)
+    .map((cell) => cell.replaceAll("\u0000", "|").trim());
+
+interface SettingRow {
+  where: string;
+  /** The settings the row is of: the names in its first cell. */
+  settings: string[];
+  fallback: string;
+  meaning: string;
+}
+
+/**
+ * The rows of every table of settings in docs/: a table whose columns are a
+ * setting (`var`, `setting`), its `default`, and what it means.
+ */
+function settingRows(): SettingRow[] {
+  const rows: SettingRow[] = [];
+  for (const file of readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md"))) {
+    let inTable = false;
+    for (const line of readFileSync(join(ROOT, "docs", file), "utf8").split("\n")) {
+      if (!line.startsWith("|")) inTable = false;
+      else if (/^\| (?:var|setting) \| default \|/.test(line)) inTable = true;
+      else if (inTable && line.startsWith("| `")) {
+        const [first = "", fallback = "", meaning = ""] = cellsOf(line);
+        rows.push({
+          where: `docs/${file}`,
+          settings: namesIn(first) as string[],
+          fallback,
+          meaning,
+        });
+      }
+    }
+  }
+  return rows;
+}
+
+/** docs/configuration.md's section under `heading`, to the next one of its level. */
+function section(heading: string): string {
+  const start = doc.indexOf(`\n## ${heading}\n`);
+  const end = doc.indexOf("\n## ", start + 1);
+  return doc.slice(start, end === -1 ? undefined : end);
 }
 
 type Schema = (typeof SETTINGS)[keyof typeof SETTINGS];
 
+/** The steps of a setting's schema, a default around it set aside. */
+function stepsOf(schema: Schema): ReadonlyArray<{ type: string; requirement?: unknown }> {
+  const inner = "wrapped" in schema ? schema.wrapped : schema;
+  return "pipe" in inner ? (inner.pipe as ReadonlyArray<{ type: string }>) : [];
+}
+
 /** The values a setting takes, when it is one of a list. */
 function optionsOf(schema: Schema): readonly string[] | undefined {
-  const inner = "wrapped" in schema ? schema.wrapped : schema;
-  const steps = "pipe" in inner ? (inner.pipe as ReadonlyArray<{ type: string }>) : [];
-  const picklist = steps.find((step) => step.type === "picklist") as
+  const picklist = stepsOf(schema).find((step) => step.type === "picklist") as
     | { options: readonly string[] }
     | undefined;
   return picklist?.options;
 }
 
+/**
+ * The bounds of a number a setting takes that its row must say: its least
+ * (but 1, which the table says of every number) and its largest.
+ */
+function boundsOf(schema: Schema): number[] {
+  return stepsOf(schema).flatMap(({ type, requirement }) =>
+    (type === "min_value" && requirement !== 1) ||
+    (type === "max_value" && requirement !== Number.MAX_SAFE_INTEGER)
+      ? [requirement as number]
+      : [],
+  );
+}
+
+/** How a row may write `bound`: `720`, `1,000`, `128 KiB`, `16 MiB`. */
+const writtenBounds = (bound: number) => [
+  String(bound),
+  bound.toLocaleString("en-US"),
+  ...(bound % 1024 === 0 ? [`${bound / 1024} KiB`] : []),
+  ...(bound % (1024 * 1024) === 0 ? [`${bound / (1024 * 1024)} MiB`] : []),
+];
+
+/** Whether `text` writes `bound` (a number not part of a longer one). */
+const says = (text: string, bound: number) =>
+  writtenBounds(bound).some((form) =>
+    new RegExp(`(?<!\\d|\\d[.,])${form.replace(/[.,]/g, "\\$&")}(?!\\d|[.,]\\d)`).test(text),
+  );
+
 const defaultOf = (name: string) => {
   const value = v.getDefault(SETTINGS[name as keyof typeof SETTINGS] as v.GenericSchema);
   return value === undefined ? undefined : String(value);
 };
+
+/** The row of the one setting `row` is of, when it is of one. */
+const oneSetting = (row: SettingRow) => (row.settings.length === 1 ? row.settings[0] : undefined);
 
 describe("docs/configuration.md", () => {
   it("names every setting and binding the Worker reads", () => {
@@ -57,18 +125,44 @@ describe("docs/configuration.md", () => {
     expect(names.filter((name) => !documented.has(name))).toEqual([]);
   });
 
-  it("documents no var in the settings table that the Worker does not read", () => {
-    const documented = settingRows().flatMap(([first = ""]) => namesIn(first));
-    expect(documented.filter((name) => !names.includes(name as string))).toEqual([]);
+  it("gives every setting a row of the Settings table, and every binding an entry of Bindings", () => {
+    const rows = settingRows().filter((row) => row.where === "docs/configuration.md");
+    expect(rows.length).toBeGreaterThan(20);
+    // An earlier name, read still, is told in its setting's row: `NAME_PROFILE`, its earlier name.
+    const earlier = [...section("Settings").matchAll(/`([A-Z_]+)`, its earlier name/g)];
+    const documented = new Set([
+      ...rows.flatMap((row) => row.settings),
+      ...earlier.map(([, name]) => name),
+      ...namesIn(section("Bindings")),
+    ]);
+    expect(names.filter((name) => !documented.has(name))).toEqual([]);
+  });
+});
+
+describe("the tables of settings in docs/", () => {
+  it("document no setting the Worker does not read", () => {
+    const documented = settingRows().flatMap((row) => row.settings);
+    expect(documented.filter((name) => !names.includes(name))).toEqual([]);
   });
 
-  it("says the Worker's default where a row says one value", () => {
-    const said = settingRows().flatMap(([first = "", fallback = ""]) => {
-      const [name, ...others] = namesIn(first);
-      const literal = /^`([^`]*)`$/.exec(fallback)?.[1];
-      return name && others.length === 0 && literal !== undefined ? [[name, literal]] : [];
+  it("give a row of its own to each setting with a default, a list of values or bounds", () => {
+    const own = new Set(settingRows().flatMap((row) => oneSetting(row) ?? []));
+    const told = names.filter((name) => {
+      const schema = SETTINGS[name as keyof typeof SETTINGS];
+      return defaultOf(name) || optionsOf(schema) || boundsOf(schema).length > 0;
     });
-    expect(said.length).toBeGreaterThan(5);
+    expect(told.length).toBeGreaterThan(15);
+    // NAME_PROFILE, PROFILE's earlier name, is told in PROFILE's row.
+    expect(told.filter((name) => !own.has(name) && name !== "NAME_PROFILE")).toEqual([]);
+  });
+
+  it("say the Worker's default where a row says one value", () => {
+    const said = settingRows().flatMap((row) => {
+      const name = oneSetting(row);
+      const literal = /^`([^`]*)`$/.exec(row.fallback)?.[1];
+      return name && literal !== undefined ? [[name, literal]] : [];
+    });
+    expect(said.length).toBeGreaterThan(10);
     // PROFILE has none of its own in the schema: NAME_PROFILE, its earlier name, comes first.
     const profile = parseConfig({
       ORIGIN_URL: "https://o.example/mcp",
@@ -81,15 +175,39 @@ describe("docs/configuration.md", () => {
     expect(said.map(([name]) => [name, worker(name as string)])).toEqual(said);
   });
 
-  it("lists every value a setting of one row takes", () => {
-    for (const [first = "", , meaning = ""] of settingRows()) {
-      const [name, ...others] = namesIn(first);
-      const options =
-        name && others.length === 0
-          ? optionsOf(SETTINGS[name as keyof typeof SETTINGS])
-          : undefined;
-      for (const option of options ?? []) expect(meaning, name).toContain(`\`${option}\``);
+  it("list every value a setting of one row takes", () => {
+    let lists = 0;
+    for (const row of settingRows()) {
+      const name = oneSetting(row);
+      const options = name ? optionsOf(SETTINGS[name as keyof typeof SETTINGS]) : undefined;
+      if (options) lists++;
+      for (const option of options ?? []) expect(row.meaning, name).toContain(`\`${option}\``);
     }
+    expect(lists).toBeGreaterThan(5);
+  });
+
+  it("say the bounds of every number a setting of one row takes", () => {
+    const unsaid: string[] = [];
+    let bounds = 0;
+    for (const row of settingRows()) {
+      const name = oneSetting(row);
+      for (const bound of name ? boundsOf(SETTINGS[name as keyof typeof SETTINGS]) : []) {
+        bounds++;
+        if (!says(`${row.fallback} ${row.meaning}`, bound)) unsaid.push(`${name}: ${bound}`);
+      }
+    }
+    expect(unsaid).toEqual([]);
+    expect(bounds).toBeGreaterThan(6);
+  });
+
+  it("read a bound as the tables write it", () => {
+    expect(says("at most 16 MiB", 16 * 1024 * 1024)).toBe(true);
+    expect(says("128 KiB to 16 MiB", 128 * 1024)).toBe(true);
+    expect(says("at most 1,000 entries", 1000)).toBe(true);
+    expect(says("1 to 720", 720)).toBe(true);
+    expect(says("at least 12", 2)).toBe(false);
+    expect(says("at most 2,560", 256)).toBe(false);
+    expect(says("at most 25.6", 25)).toBe(false);
   });
 });
 
