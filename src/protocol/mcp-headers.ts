@@ -160,6 +160,27 @@ const UNREACHABLE = [
   "definitions",
 ];
 const NAMED_SUBSCHEMAS = new Set(["patternProperties", "dependentSchemas", "$defs", "definitions"]);
+/** The types a client takes a declaration on (SEP-2243): not `number`, which the SDK's server still checks. */
+const CLIENT_TYPES = new Set(["string", "integer", "boolean"]);
+
+/**
+ * Whether a client of 2026-07-28 refuses the `x-mcp-header` that `node`
+ * declares, by what the node itself says: a value that is no header name, or
+ * a property typed other than `string`, `integer` or `boolean` (`number`, a
+ * list such as `["string", "null"]`, or none: pydantic's optional is an
+ * `anyOf` with `null`). Such a client (the SDK 2.x client, the AI SDK)
+ * leaves the whole tool out of its listing, and says so nowhere but a log.
+ */
+export function declarationRefused(node: Record<string, unknown>): boolean {
+  const header = own(node, "x-mcp-header");
+  const type = own(node, "type");
+  return (
+    typeof header !== "string" ||
+    !TOKEN.test(header) ||
+    typeof type !== "string" ||
+    !CLIENT_TYPES.has(type)
+  );
+}
 /**
  * Deeper than any path through a schema the proxy holds (read within
  * `MAX_NESTING` levels): the SDK's server checks declarations at any depth,

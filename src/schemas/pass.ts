@@ -36,7 +36,8 @@ export type SchemaRule =
   | "object_into_forms"
   | "malformed_dropped"
   | "boolean_schemas"
-  | "required_collected";
+  | "required_collected"
+  | "mcp_header_dropped";
 
 /** Where in the schema a node is. */
 export interface At {

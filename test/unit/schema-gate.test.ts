@@ -110,6 +110,8 @@ const RARE_NODES = [
   { properties: { a: {} } },
   { enum: ["a", 1] },
   { type: "string", enum: ["a", 1] },
+  // Which the generator never writes: an `x-mcp-header` a client refuses, beside a `number`.
+  { type: "number", "x-mcp-header": "Ratio" },
 ];
 
 /**

@@ -12,6 +12,7 @@ import { constAsEnum } from "../../src/schemas/passes/const";
 import { describedConstraints } from "../../src/schemas/passes/described-constraints";
 import { draft202012 } from "../../src/schemas/passes/draft-2020-12";
 import { explicitShapes } from "../../src/schemas/passes/explicit-shapes";
+import { headerDeclarations } from "../../src/schemas/passes/header-declarations";
 import { nullability } from "../../src/schemas/passes/nullability";
 import { oneOfAsAnyOf } from "../../src/schemas/passes/one-of";
 import { refsInlined } from "../../src/schemas/passes/refs";
@@ -153,6 +154,26 @@ describe("node passes", () => {
       rules: ["draft_2020_12"],
     });
     expect(draft202012.needed({ type: "integer", exclusiveMinimum: 0 }, NESTED)).toBe(false);
+  });
+
+  it("header-declarations: an x-mcp-header a 2026-07-28 client refuses left out, another kept", () => {
+    expect(run(headerDeclarations, { type: "number", "x-mcp-header": "Ratio" })).toEqual({
+      needed: true,
+      result: { type: "number" },
+      rules: ["mcp_header_dropped"],
+      dropped: ["x-mcp-header"],
+    });
+    for (const refused of [
+      { type: ["string", "null"], "x-mcp-header": "Zone" },
+      { anyOf: [{ type: "string" }, { type: "null" }], "x-mcp-header": "Region" },
+      { type: "string", "x-mcp-header": "Has Space" },
+      { type: "string", "x-mcp-header": 7 },
+    ]) {
+      expect(headerDeclarations.needed(refused, NESTED), JSON.stringify(refused)).toBe(true);
+    }
+    for (const taken of ["string", "integer", "boolean"]) {
+      expect(headerDeclarations.needed({ type: taken, "x-mcp-header": "X" }, NESTED)).toBe(false);
+    }
   });
 
   it("described-constraints: what the subset cannot say, in words", () => {

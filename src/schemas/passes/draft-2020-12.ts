@@ -2,17 +2,11 @@
  * JSON Schema 2020-12 forms for the older drafts' keywords
  * (providers/anthropic.ts): no older `$schema`, exclusive bounds as numbers,
  * tuple `items` as `prefixItems`, OpenAPI `nullable` as a type with `null`.
- *
- * A property so typed loses its `x-mcp-header` (protocol 2026-07-28,
- * SEP-2243): beside a type list the declaration is invalid, and a client
- * then leaves the whole tool out of its listing (the SDK 2.x client does).
- * The proxy writes that header itself from the origin's schema
- * (protocol/mcp-headers.ts `alignCallHeaders`).
+ * A property so typed loses its `x-mcp-header` after this pass
+ * (header-declarations.ts): a client refuses one beside a type list.
  */
 import { EXCLUSIVE_BOUNDS, isOlderDraft, typesOf } from "../keywords";
 import type { Pass } from "../pass";
-
-const MCP_HEADER = "x-mcp-header";
 
 export const draft202012: Pass = {
   phase: "enter",
@@ -28,10 +22,6 @@ export const draft202012: Pass = {
       const types = typesOf(schema);
       if (schema.nullable === true && types && !types.includes("null")) {
         schema.type = [...types, "null"];
-        if (Object.hasOwn(schema, MCP_HEADER)) {
-          delete schema[MCP_HEADER];
-          view.dropped.add(MCP_HEADER);
-        }
       }
       delete schema.nullable;
       view.applied.add("draft_2020_12");
