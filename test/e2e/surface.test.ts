@@ -238,3 +238,27 @@ describe("protocol 2026-07-28, subscriptions/listen through the proxy", () => {
     expect(added.structuredContent).toEqual({ tool: ledger, arguments: {} });
   });
 });
+
+describe("protocol 2026-07-28, a restored name that is no plain header value", () => {
+  // SEP-2243: Mcp-Name carries text that is not printable ASCII, or has spaces at an end, or
+  // reads as the sentinel itself, as `=?base64?<UTF-8>?=`; the SDK's server refuses any other.
+  it.each([
+    ["météo.prévoir", "=?base64?bcOpdMOpby5wcsOpdm9pcg==?="],
+    [" padded ", "=?base64?IHBhZGRlZCA=?="],
+    ["=?base64?eA==?=", "=?base64?PT9iYXNlNjQ/ZUE9PT89?="],
+  ])(
+    "%j reaches the origin in Mcp-Name as %s, which it reads as its tool's name",
+    async (original, header) => {
+      const origin = surfaceOrigin();
+      await origin.addTool(original);
+      const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
+      const client = await connect(PROXY_URL, proxy);
+      const [, listed] = (await client.listTools()).tools;
+      expect(listed?.name).toMatch(/^[A-Za-z0-9_-]+$/);
+      const called = await client.callTool({ name: listed?.name ?? "", arguments: {} });
+      expect(called.structuredContent).toEqual({ tool: original, arguments: {} });
+      const [call] = (await origin.received()).requests.filter(isCall);
+      expect(call?.headers["mcp-name"]).toBe(header);
+    },
+  );
+});
