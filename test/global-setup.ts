@@ -10,7 +10,9 @@
  * different places (metadata-origins.ts), an SDK 2.x origin that checks
  * `Mcp-Param-*` headers (header-origin.ts), an SDK 2.x origin with as many
  * tools as a test asks for (catalog-origin.ts), an SDK 2.x origin that lists
- * each caller their own tools (caller-origin.ts), an identity provider for
+ * each caller their own tools (caller-origin.ts), an SDK 2.x origin of protocol
+ * 2026-07-28 with prompts, resources, completion and `subscriptions/listen`
+ * beside its tools (surface-origin.ts), an identity provider for
  * gate mode (identity-provider.ts: OpenID Connect, and GitHub's OAuth and user
  * API), and an address nothing can listen on, for the unreachable-origin case.
  */
@@ -23,6 +25,7 @@ import { startIdentityProvider } from "./fixtures/node/identity-provider";
 import { startMetadataOrigins } from "./fixtures/node/metadata-origins";
 import { startOAuthOrigin } from "./fixtures/node/oauth-origin";
 import { startOriginGateway } from "./fixtures/node/origin-gateway";
+import { startSurfaceOrigin } from "./fixtures/node/surface-origin";
 
 export default async function setup(project: TestProject) {
   // Tests are hermetic: no Request.cf download, no telemetry.
@@ -51,6 +54,7 @@ export default async function setup(project: TestProject) {
   const headers = await startHeaderOrigin();
   const catalog = await startCatalogOrigin();
   const callers = await startCallerOrigin();
+  const surface = await startSurfaceOrigin();
   const idp = await startIdentityProvider();
 
   project.provide("demoOrigin", demoUrl.origin);
@@ -61,6 +65,7 @@ export default async function setup(project: TestProject) {
   project.provide("headerOrigin", headers.url.href);
   project.provide("catalogOrigin", catalog.url.origin);
   project.provide("callerOrigin", callers.url.origin);
+  project.provide("surfaceOrigin", surface.url.origin);
   project.provide("identityProvider", idp.url.origin);
   project.provide("metadataOrigins", metadata.urls);
   for (const [key, origin] of [
@@ -90,6 +95,7 @@ export default async function setup(project: TestProject) {
     headers.close();
     catalog.close();
     callers.close();
+    surface.close();
     idp.close();
     gateway.close();
     await demo.dispose();

@@ -22,6 +22,8 @@ declare module "vitest" {
     catalogOrigin: string;
     /** The SDK 2.x origin that lists each bearer token its own tools (test/fixtures/node/caller-origin.ts). */
     callerOrigin: string;
+    /** The SDK 2.x origin of protocol 2026-07-28 with one of each thing its client asks for (test/fixtures/node/surface-origin.ts). */
+    surfaceOrigin: string;
     /** Gate mode's identity provider (test/fixtures/node/identity-provider.ts): its issuer; GitHub's under `/github`. */
     identityProvider: string;
     /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */

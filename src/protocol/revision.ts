@@ -78,6 +78,26 @@ export function revisionOf(headers: Headers, message?: unknown): Revision {
   );
 }
 
+/**
+ * `"MCP-Protocol-Version"` when a request's header of that name says another
+ * revision than its body claims (`_meta`, protocol 2026-07-28's envelope,
+ * compared as written, as the SDK's server compares them); `undefined` when
+ * it agrees, or either is missing. The origin refuses such a request
+ * (`-32020`), and so does the proxy, before it answers anything itself:
+ * it would answer as the revision the body claims, a gateway before it
+ * routed by the one the header says, and the origin takes neither.
+ */
+export function versionMismatch(
+  headers: Headers,
+  message: unknown,
+): "MCP-Protocol-Version" | undefined {
+  const claim = metaOf(message)?.[PROTOCOL_VERSION];
+  const header = headers.get("mcp-protocol-version");
+  return typeof claim === "string" && header !== null && header !== claim
+    ? "MCP-Protocol-Version"
+    : undefined;
+}
+
 /** The `id` member of an error that answers a request whose id is unknown (a body that did not parse). */
 export function unknownRequestId(revision: Revision): { id?: null } {
   return revision.version >= OPTIONAL_ERROR_ID_REVISION ? {} : { id: null };

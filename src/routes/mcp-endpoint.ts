@@ -27,6 +27,7 @@ import {
   paramMismatch,
   sendsParamHeaders,
 } from "../protocol/mcp-headers";
+import { versionMismatch } from "../protocol/revision";
 import { asksForLaterPage } from "../protocol/tools-list";
 import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
@@ -136,7 +137,8 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       }
       const mismatch = body.batch
         ? batchHeader(request.headers)
-        : headerMismatch(request.headers, body.messages[0]);
+        : (versionMismatch(request.headers, body.messages[0]) ??
+          headerMismatch(request.headers, body.messages[0]));
       if (mismatch !== undefined) {
         return errorResponse(
           400,

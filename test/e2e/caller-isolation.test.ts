@@ -450,6 +450,58 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
   );
 });
 
+// A 2025-11-25 session and 2026-07-28 requests (no session, the client's own `_meta` on each) of
+// two users through one isolate: the caller is who the origin sees, whichever revision carries them.
+describe("protocols 2025-11-25 and 2026-07-28 in one isolate", () => {
+  it.each([
+    ["2026-07-28", "2025-11-25"],
+    ["2025-11-25", "2026-07-28"],
+  ] as const)(
+    "admin on %s, bob on %s: what the proxy answers each comes from their own listing alone",
+    async (adminRevision, bobRevision) => {
+      const origin = callerOrigin();
+      const proxy = viaProxy(
+        {
+          ORIGIN_URL: origin.url,
+          TOOL_RULES: JSON.stringify({ hide: ["exact:admin.secret_3"] }),
+        },
+        { app: createApp() },
+      );
+      await origin.list("admin", [...userTools(100), ...adminTools(50)]);
+      await origin.list("bob", userTools(130));
+      const admin = await connect(adminRevision, signedInAs("admin", proxy));
+      const bob = await connect(bobRevision, signedInAs("bob", proxy));
+      await bob.listTools();
+      await admin.listTools();
+
+      // Admin listed last. Bob's search, and his calls by admin's tools' names (one the rules
+      // hide): nothing of admin's tools in what he is told, his own names the ones suggested.
+      const search = await bob.callTool("search_tools", { query: "payroll export" });
+      expect(said(search)).not.toMatch(/admin|department|social security/i);
+      for (const name of ["admin.secret_7", "admin.secret_3"]) {
+        const told = await bob.callTool("call_tool", { name, arguments: {} }).then(said, String);
+        expect(told).not.toMatch(/ssn|department|social security|payroll/i);
+        expect(told.match(/\badmin[\w.]*\w/gi) ?? []).toEqual([name]);
+      }
+      // Bob listed last: admin's search finds admin's own tools, but the one the rules hide.
+      await bob.listTools();
+      const adminSearch = await admin.callTool("search_tools", {
+        query: "payroll export department",
+        limit: 20,
+      });
+      const descriptions = found(adminSearch).map((tool) => tool.description);
+      expect(descriptions).toContainEqual(expect.stringMatching(/^Payroll export of department/));
+      expect(descriptions).not.toContainEqual(expect.stringMatching(/department 3,/));
+      const [secret] = found(adminSearch);
+      const called = await admin.callTool("call_tool", {
+        name: secret?.name ?? "",
+        arguments: { ssn: "x" },
+      });
+      expect(echoed(called)).toMatchObject({ tool: expect.stringMatching(/^admin\.secret_/) });
+    },
+  );
+});
+
 describe("callers apart (property)", () => {
   const CALLERS = ["ann", "ben", "cal"] as const;
   type CallerName = (typeof CALLERS)[number];

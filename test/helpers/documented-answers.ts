@@ -162,6 +162,13 @@ export function headerMismatch(
   const [first = {}] = verdict.messages;
   const method = first.method;
   if (typeof method !== "string") return undefined;
+  // The revision the body claims in `_meta` (2026-07-28's envelope), as written.
+  const meta = isObject(first.params) ? first.params._meta : undefined;
+  const claim = isObject(meta) ? meta["io.modelcontextprotocol/protocolVersion"] : undefined;
+  const version = headers.get("mcp-protocol-version");
+  if (typeof claim === "string" && version !== null && version !== claim) {
+    return "mcp-protocol-version";
+  }
   const sent = headers.get("mcp-method");
   if (sent !== null && sent !== method) return "mcp-method";
   const name = headers.get("mcp-name");

@@ -23,6 +23,7 @@ export const METADATA_ORIGINS = inject("metadataOrigins");
 export const HEADER_ORIGIN = inject("headerOrigin");
 export const CATALOG_ORIGIN = inject("catalogOrigin");
 export const CALLER_ORIGIN = inject("callerOrigin");
+export const SURFACE_ORIGIN = inject("surfaceOrigin");
 export const IDENTITY_PROVIDER = inject("identityProvider");
 
 /** The proxy's public URL in tests; its host is never the origin's. */

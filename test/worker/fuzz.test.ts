@@ -448,13 +448,14 @@ describe("fuzz: tools/call and tools/list under each tenant's settings and profi
             const unique = requests.filter((r) => !ids.has(Number(r.id)) && ids.add(Number(r.id)));
             const body = batch ? unique : unique.slice(0, 1);
             const sent = new TextEncoder().encode(JSON.stringify(batch ? body : body[0]));
+            const headers = new Headers({
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "mcp-protocol-version": revision,
+            });
             const outcome = await send(`${new URL(PROXY_URL).origin}${path}`, {
               method: "POST",
-              headers: {
-                "content-type": "application/json",
-                accept: "application/json, text/event-stream",
-                "mcp-protocol-version": revision,
-              },
+              headers,
               body: sent,
             });
             expectNoInternalError(outcome);
@@ -462,6 +463,13 @@ describe("fuzz: tools/call and tools/list under each tenant's settings and profi
             const verdict = verdictOn(sent, body, { maxBodyBytes: 4 * 1024 * 1024, maxBatch: 32 });
             if (verdict.refused) {
               return expectRefused(outcome, verdict.status, verdict.code, unknownIdOf(revision));
+            }
+            // A lone request whose header is not the revision its `_meta` claims.
+            if (headerMismatch(headers, verdict) !== undefined) {
+              expect(outcome.status).toBe(400);
+              expect(JSON.parse(outcome.text)).toMatchObject({ error: { code: -32020 } });
+              expect(outcome.reached).toEqual([]);
+              return;
             }
             expect(outcome.status).toBe(200);
             const answers = [JSON.parse(outcome.text)].flat();

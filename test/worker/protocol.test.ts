@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { EventSourceMessage } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { type RequestId, unreadAddressee } from "../../src/protocol/jsonrpc";
 import { rewriteResponse } from "../../src/rewrite/response";
 import { NO_POLICY, NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
@@ -21,8 +22,15 @@ import { DEMO_NAMES } from "../helpers/demo-names";
 import { digest } from "../helpers/digest";
 import { clientView, isEvent } from "../helpers/event-stream";
 import { captureLogs } from "../helpers/logs";
-import { messagesOf, nextMessage, postJson, rpc, sseEvents } from "../helpers/mcp";
-import { PROXY_URL, receivedByOrigin, viaProxy } from "../helpers/proxy";
+import { messagesOf, nextMessage, postJson, rpc, sseEvents, wireRequest } from "../helpers/mcp";
+import {
+  freshOrigin,
+  GATEWAY_ORIGIN,
+  newTrace,
+  PROXY_URL,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
 import { scriptedOrigin } from "../helpers/scripted-origin";
 import { rulesOf } from "../helpers/tool-rules";
 
@@ -454,6 +462,50 @@ describe("protocol 2026-07-28", () => {
     },
   );
 
+  // The SDK's server refuses these (-32020) before it reads further; the proxy answered some
+  // itself as the revision the body claims (a search, a hidden tool's refusal), and listed the
+  // origin for them first.
+  it.each([
+    ["another revision", "2025-11-25"],
+    ["a later one", "2099-01-01"],
+    ["no revision at all", "latest"],
+  ])(
+    "refuses a request whose MCP-Protocol-Version header (%s) is not the revision its body claims (-32020), before it answers it itself",
+    async (_, header) => {
+      const trace = newTrace();
+      const proxy = viaProxy(
+        {
+          ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`),
+          TOOL_RULES: JSON.stringify({ hide: ["files.read"] }),
+          MAX_TOOLS: "2",
+        },
+        { app: createApp() },
+      );
+      const calls = [
+        { name: "search_tools", arguments: { query: "read" } },
+        { name: DEMO_NAMES["files.read"], arguments: { path: "a.ts" } },
+      ];
+      for (const params of calls) {
+        const { body, headers } = wireRequest("2026-07-28", "v", "tools/call", params);
+        const response = await postJson(proxy, PROXY_URL, body, {
+          ...headers,
+          "mcp-protocol-version": header,
+        });
+        expect(response.status).toBe(400);
+        expect(await response.json()).toEqual({
+          jsonrpc: "2.0",
+          id: "v",
+          error: {
+            code: -32020,
+            message:
+              "Header mismatch: the MCP-Protocol-Version header does not match the request body",
+          },
+        });
+      }
+      expect(await receivedByOrigin(trace)).toEqual([]);
+    },
+  );
+
   it("hands a call's answer stream to the client untouched, list_changed and all", async () => {
     const profile = profileOf("openai");
     const memory = new ToolMapMemory();
@@ -535,13 +587,14 @@ describe("protocol 2026-07-28", () => {
           arguments: {},
           _meta: { "io.modelcontextprotocol/protocolVersion": claim },
         }),
-        { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call" },
+        // No header beside it: one that is not the claim is refused first (above).
+        { "mcp-method": "tools/call" },
       );
       expect(response.status).not.toBe(500);
       await response.body?.cancel();
     }
     const received = await receivedByOrigin(trace);
-    expect(received.length).toBeGreaterThan(0);
+    expect(received.some(({ body }) => body.includes("mcp-edge-rewriter/relist/"))).toBe(true);
     for (const request of received) {
       expect(request.headers).not.toHaveProperty("x-injected");
       expect(request.headers["mcp-protocol-version"] ?? "2026-07-28").toMatch(
