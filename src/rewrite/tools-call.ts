@@ -75,6 +75,17 @@ const CALL_LINE = { "mcp.method.name": "tools/call" } as const;
 const NAME_UNSURE: ReadonlySet<string> = new Set(["hidden", "unlisted", "unchecked"]);
 
 /**
+ * What the log is told of a call refused as no tool of the caller's, for the
+ * engineer who reads it without the answer: the names the client was offered,
+ * and the tool an older listing showed under the called name (one the origin
+ * renamed or removed since, or another caller's).
+ */
+interface UnknownToolNote {
+  closest?: readonly string[];
+  handedOutFor?: string;
+}
+
+/**
  * The proxy's `-32602` for a call it does not forward, logged with `reason`
  * and what it names; recorded without a name the rules may hide.
  */
@@ -84,6 +95,7 @@ export function refusal(
   reason: string,
   text: string,
   resolution?: CallReport["resolution"],
+  { closest, handedOutFor }: UnknownToolNote = {},
 ): CallOutcome & { kind: "answer" } {
   logEvent("tool_call_refused", {
     ...CALL_LINE,
@@ -91,6 +103,8 @@ export function refusal(
     name: named.name,
     reason,
     "error.type": String(ErrorCode.InvalidParams),
+    ...(closest?.length ? { closest } : {}),
+    ...(handedOutFor === undefined ? {} : { handedOutFor }),
   });
   const tool = NAME_UNSURE.has(reason) ? undefined : named.tool;
   return {
@@ -224,7 +238,12 @@ export async function repairToolCall(
     (resolved ? resolved.refused : await resolveTool.refusalOf(name, message)) ?? unknown;
   if (refused) {
     const closest = UNKNOWN.has(refused) ? await resolveTool.closest(name) : undefined;
-    return refusal(message, { tool, name }, refused, REFUSALS[refused](name, closest), resolution);
+    // A name no tool of theirs answers to may be one an older listing showed them.
+    const handedOutFor = resolved ? undefined : resolveTool.handedOutFor(name);
+    return refusal(message, { tool, name }, refused, REFUSALS[refused](name, closest), resolution, {
+      closest,
+      handedOutFor,
+    });
   }
   if (!resolved) logEvent("tool_unknown", { name });
 
