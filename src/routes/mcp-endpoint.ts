@@ -341,7 +341,8 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       );
     }
     default:
-      return refused(
+      // Not logged: uptime checks probe with HEAD, a line each.
+      return errorResponse(
         405,
         ErrorCode.InvalidRequest,
         `Method ${request.method} is not allowed on the MCP endpoint; use ${ALLOWED_METHODS}`,
