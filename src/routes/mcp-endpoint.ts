@@ -143,7 +143,10 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       cookiesForClient(origin, credentials),
       config,
       publicUrls(config, url, url.pathname),
-      request.headers.has("authorization"),
+      {
+        token: request.headers.has("authorization"),
+        session: request.headers.has("mcp-session-id"),
+      },
       c.get("isolate").signIn,
     );
 
