@@ -24,7 +24,7 @@ import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { fetchOrigin, statusLineOf } from "../transport/origin";
 import { readBounded } from "../transport/read-bounded";
-import { parseChallenges, replaceChallengeParams } from "./challenges";
+import { bearerRefusal, replaceChallengeParams } from "./challenges";
 import { originMetadataUrls, type PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
 
@@ -50,12 +50,8 @@ export interface SentCredentials {
  * refreshes or signs in again, and the proxy has nothing to change.
  */
 function logRefusedToken(status: number, header: string, config: Config, sent: SentCredentials) {
-  const bearer = parseChallenges(header).filter(({ scheme }) => isBearer(scheme));
-  const param = (name: string) =>
-    bearer.flatMap(({ params }) => params).find((p) => p.name === name)?.value;
-  const refusedToken = bearer.some(({ params }) =>
-    params.some((p) => p.name === "error" && p.value === "invalid_token"),
-  );
+  const { error, scope } = bearerRefusal(header);
+  const refusedToken = error === "invalid_token";
   const origin = config.originUrl.host;
   if (status === 401 && refusedToken && !sent.session) {
     logEvent("auth_audience_mismatch", {
@@ -63,8 +59,6 @@ function logRefusedToken(status: number, header: string, config: Config, sent: S
       hint: "The origin refused the client's token (invalid_token): expired or revoked, which the client refreshes; or, if it follows every sign-in, the origin takes only tokens issued for its own URL (RFC 8707), not this proxy's: use AUTH_MODE=broker.",
     });
   } else if ((status === 401 && refusedToken) || status === 403) {
-    const error = param("error");
-    const scope = param("scope");
     logEvent("auth_token_refused", {
       origin,
       status,
