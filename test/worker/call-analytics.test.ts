@@ -588,6 +588,23 @@ describe("a data point per call", () => {
     });
   });
 
+  it("search mode: a search that finds nothing is counted, and its query written nowhere", async () => {
+    const { call } = await analyticsSession({ MAX_TOOLS: "2" });
+    const logs = captureLogs();
+    // What a model searches for is its own text, which may hold what its user said.
+    const query = "zebra xylophone annlee4471";
+    const search = await call("search_tools", { query });
+    expect(search.messages[0]).toHaveProperty("result.structuredContent.tools", []);
+    const point = onlyPoint(search.points);
+    expect(point.blobs).toMatchObject({ "gen_ai.tool.name": "search_tools", outcome: "ok" });
+    expect(point.doubles["tools.count"]).toBe(0);
+    for (const word of query.split(" ")) {
+      expect(JSON.stringify(point)).not.toContain(word);
+      expect(JSON.stringify(logs.lines())).not.toContain(word);
+    }
+    logs.restore();
+  });
+
   it("search mode: search_tools and call_tool refused for their arguments, as a direct call is", async () => {
     const { call } = await analyticsSession({ MAX_TOOLS: "2" });
     const logs = captureLogs();
