@@ -32,7 +32,7 @@ interface Received {
 /** The SQL API's answers, in the order the queries are sent, as `FORMAT JSON` writes them. */
 const ANSWERS = [
   {
-    meta: ["tool", "calls", "judged", "failed", "tool_errors", "error_rate"],
+    meta: ["tool", "calls", "judged", "failed", "tool_errors", "repaired_failed", "error_rate"],
     data: [
       {
         tool: "files.read",
@@ -40,9 +40,18 @@ const ANSWERS = [
         judged: "243",
         failed: "30",
         tool_errors: "24",
+        repaired_failed: "20",
         error_rate: 0.025,
       },
-      { tool: "", calls: "4", judged: "4", failed: "4", tool_errors: "0", error_rate: 1 },
+      {
+        tool: "",
+        calls: "4",
+        judged: "4",
+        failed: "4",
+        tool_errors: "0",
+        repaired_failed: "0",
+        error_rate: 1,
+      },
     ],
   },
   {
@@ -172,9 +181,9 @@ describe("npm run stats", () => {
         "Call analytics of acme in mcp_calls, the last 24h",
         "",
         "Calls and error rate per tool",
-        "  tool        calls  judged  failed  tool_errors  error_rate",
-        "  files.read  1,200     243      30           24        2.5%",
-        "  (none)          4       4       4            0      100.0%",
+        "  tool        calls  judged  failed  tool_errors  repaired_failed  error_rate",
+        "  files.read  1,200     243      30           24               20        2.5%",
+        "  (none)          4       4       4            0                0      100.0%",
         "",
         "Repairs per client and profile",
         "  client            profile  calls  repaired  repaired_share  repairs",
@@ -196,7 +205,15 @@ describe("npm run stats", () => {
     const named = ANSWERS.map((answer, i) => {
       if (i === 0) {
         const data = [
-          { tool: "2024", calls: "5", judged: "1", failed: "0", tool_errors: "0", error_rate: 0 },
+          {
+            tool: "2024",
+            calls: "5",
+            judged: "1",
+            failed: "0",
+            tool_errors: "0",
+            repaired_failed: "0",
+            error_rate: 0,
+          },
         ];
         return { ...answer, data, rows: data.length };
       }
@@ -218,7 +235,9 @@ describe("npm run stats", () => {
     const { base } = await sqlApi(200, named);
     const { code, stdout } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
     expect(code).toBe(0);
-    expect(stdout).toContain("  2024      5       1       0            0        0.0%");
+    expect(stdout).toContain(
+      "  2024      5       1       0            0                0        0.0%",
+    );
     expect(stdout).toContain("  1e3      openai      3         0            0.0%        0");
   });
 
@@ -233,6 +252,7 @@ describe("npm run stats", () => {
         judged: "5",
         failed: "0",
         tool_errors: "0",
+        repaired_failed: "0",
         error_rate: 0,
       }));
       return { ...answer, data, rows: data.length };
@@ -242,9 +262,19 @@ describe("npm run stats", () => {
     expect(code).toBe(0);
     const rows = stdout.split("\n").filter((line) => line.includes("aaaa"));
     expect(rows).toEqual([
-      `  ${"a".repeat(62)}…      5       5       0            0        0.0%`,
-      `  ${"a".repeat(62)}…      5       5       0            0        0.0%`,
+      `  ${"a".repeat(62)}…      5       5       0            0                0        0.0%`,
+      `  ${"a".repeat(62)}…      5       5       0            0                0        0.0%`,
     ]);
+  });
+
+  it("counts, per tool, the failed calls whose arguments the proxy changed", () => {
+    // Whether a tool's failures are the calls the proxy repaired: its log lines then say how.
+    const [perTool] = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
+    const column = perTool?.sql
+      .split("\n")
+      .find((line) => line.trimEnd().endsWith(" AS repaired_failed,"));
+    expect(column).toContain("blob8 != ''");
+    expect(column).toContain("NOT IN ('ok', 'input_required', 'unread', 'unsampled')");
   });
 
   it("counts no call that goes on in its retry (input_required) among the failures", () => {
