@@ -273,6 +273,7 @@ describe("a warm isolate, against a new one at every listing", () => {
   // order kept its pin in the first, and was a change in the second).
   for (const scope of ["definition", "schema"] as const) {
     it(`holds alike (${scope})`, async () => {
+      let holding = 0;
       await fc.assert(
         fc.asyncProperty(fc.array(step, { minLength: 2, maxLength: 6 }), async (steps) => {
           const warm = await history(steps, scope, true);
@@ -284,9 +285,13 @@ describe("a warm isolate, against a new one at every listing", () => {
           const held = ({ outcomes }: typeof warm) =>
             outcomes.map((outcome) => (outcome as { hidden: string[] }).hidden);
           expect(held(warm)).toEqual(held(fresh));
+          if (held(warm).some((hidden) => hidden.length > 0)) holding++;
         }),
         { numRuns: 100 },
       );
+      // Not vacuous: the histories held a tool somewhere in 18 to 34 of 100 runs across 30 seeds a
+      // scope (a standard deviation of 3), the floor some five and a half below their mean.
+      expect(holding).toBeGreaterThan(8);
     }, 60_000);
   }
 });
