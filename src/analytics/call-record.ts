@@ -18,11 +18,14 @@ export type Outcome =
   | "input_required"
   /** The origin's JSON-RPC error. */
   | "rpc_error"
-  /** The proxy's `-32602`: arguments that are no object or read two ways, no name, a name the listing lacks, or rules it could not check. */
+  /**
+   * The proxy's refusal (`-32602`, or `call_tool`'s tool error for the call it carries): arguments
+   * that are no object or read two ways, no name, a name the listing lacks, or rules it could not check.
+   */
   | "refused"
-  /** The proxy's `-32602` for a tool whose changed definition `TOOL_CHANGES=hold` holds back. */
+  /** The proxy's refusal of a tool whose changed definition `TOOL_CHANGES=hold` holds back. */
   | "held"
-  /** The proxy's `-32602` for a tool the operator's rules hide. */
+  /** The proxy's refusal of a tool the operator's rules hide. */
   | "hidden"
   /** The proxy's own fix-it result (`ARGUMENT_VALIDATION=enforce`, or its own two tools called without what they need). */
   | "invalid_arguments"
@@ -147,14 +150,19 @@ export function callRecord(
   return record;
 }
 
-/** How a message the proxy answered itself ended: its refusal, or its own tool result. */
+/**
+ * How a message the proxy answered itself ended: its refusal, or its own tool
+ * result. A refusal's `error.type` is what the client got: a direct call's
+ * `-32602`, or the tool error `call_tool` answers for the call it carries
+ * (rewrite/tools-call.ts `RefusedAs`).
+ */
 export function localVerdict({ report, local }: MessageRecord): Verdict {
+  const isError = (local as { result?: { isError?: unknown } }).result?.isError === true;
   const refused = report?.refused;
   if (refused !== undefined) {
     const outcome = refused === "hidden" || refused === "held" ? refused : "refused";
-    return { outcome, errorType: INVALID_PARAMS };
+    return { outcome, errorType: isError ? "tool_error" : INVALID_PARAMS };
   }
-  const isError = (local as { result?: { isError?: unknown } }).result?.isError === true;
   // The proxy's own tool results that are errors all say what the arguments lack.
   return isError ? { outcome: "invalid_arguments", errorType: "tool_error" } : OK;
 }

@@ -27,7 +27,7 @@ import type { ToolSearch } from "../toolmap/tool-search";
 import type { ParsedBody } from "../transport/post-body";
 import { LocalAnswers } from "./local-answers";
 import { answerSearch, CALL_TOOL, SEARCH_TOOLS, unwrapCall } from "./search-mode";
-import { repairToolCall } from "./tools-call";
+import { PROTOCOL_ERROR, type RefusedAs, repairToolCall } from "./tools-call";
 
 /**
  * The listing in search mode, for a call named `search_tools` or `call_tool`
@@ -115,7 +115,11 @@ export async function planForward(
       read = joinExact(read, unwrapped.exact);
       exact = joinExact(exact, unwrapped.exact);
     }
-    const outcome = await repairToolCall(call, resolveTool, mode, body.revision, read);
+    // What call_tool carries is its input: refused, the call is answered with its tool error.
+    const refusedAs: RefusedAs = search
+      ? { kind: "tool_error", revision: body.revision }
+      : PROTOCOL_ERROR;
+    const outcome = await repairToolCall(call, resolveTool, mode, body.revision, read, refusedAs);
     if (outcome.kind === "answer") {
       const kept = answers.add(message, outcome.response);
       records?.push(callRecord(message.id, Boolean(search), outcome.report, kept));

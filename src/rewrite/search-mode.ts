@@ -3,7 +3,8 @@
  * ceiling reaches the client as two tools of the proxy's own, `search_tools`
  * and `call_tool`. `search_tools` is answered here from the listing in isolate
  * memory (toolmap/tool-search.ts); `call_tool` becomes the call it carries,
- * which then takes the way back every direct call takes (tools-call.ts).
+ * which then takes the way back every direct call takes (tools-call.ts), its
+ * refusals answered as `call_tool`'s tool errors (`RefusedAs`).
  */
 import type { CallReport } from "../analytics/call-record";
 import { REQUEST_KEYS, recoverArguments } from "../args/recover";
@@ -24,7 +25,7 @@ import { schemaView } from "../schemas/view";
 import { queryRead, type SearchableTool, wordsOf } from "../toolmap/search-terms";
 import type { ToolSearch } from "../toolmap/tool-search";
 import { jsonBytes } from "./local-answers";
-import { refusal } from "./tools-call";
+import { PROTOCOL_ERROR, type RefusedAs, refusal } from "./tools-call";
 
 export const SEARCH_TOOLS = "search_tools";
 export const CALL_TOOL = "call_tool";
@@ -91,11 +92,13 @@ export function searchModeResult(
 /**
  * The arguments of one of the proxy's two tools, from wherever the client put
  * them, and the envelope; or, for arguments that are no object, the `-32602`
- * a direct call gets (docs/errors.md), refused, logged and recorded as a
- * direct call's (`malformed_arguments`), not a tool error that calls the query
- * or name missing. So too for arguments sent as JSON text that write a key
- * beside another of another case (`path`, `Path`: `ambiguous_arguments`), as
- * a direct call's text is refused (tools-call.ts): the body's one reading
+ * a direct call gets (docs/errors.md): a malformed `tools/call`, refused,
+ * logged and recorded as a direct call's (`malformed_arguments`), not a tool
+ * error that calls the query or name missing. Arguments sent as JSON text
+ * that write a key beside another of another case (`path`, `Path`:
+ * `ambiguous_arguments`) are refused as a direct call's text is
+ * (tools-call.ts), but as the tool's own error (`RefusedAs`): what the text
+ * holds is the tool's input. The body's one reading
  * (transport/post-body.ts) never saw inside the text, and the call
  * `call_tool` carries would reach the origin with both keys, repaired by one
  * and read, by an origin that ignores case, by the other. A refusal names
@@ -105,19 +108,23 @@ export function searchModeResult(
 function argumentsOf(
   message: JsonRpcRequest,
   name: typeof SEARCH_TOOLS | typeof CALL_TOOL,
+  revision: Revision,
 ):
   | { args: Record<string, unknown>; envelope: Record<string, unknown>; exact?: ExactText }
   | { refused: LocalAnswer } {
   const recovered = recoverArguments(isPlainObject(message.params) ? message.params : {});
   const tool = name === SEARCH_TOOLS ? name : undefined;
-  const refused = (reason: string, text: string) => ({
-    refused: refusal(message, { tool, name }, reason, `Invalid params: ${text}`),
+  const refused = (reason: string, text: string, as: RefusedAs) => ({
+    refused: refusal(message, { tool, name }, reason, `Invalid params: ${text}`, as),
   });
-  if (recovered.kind === "refused") return refused("malformed_arguments", recovered.message);
+  if (recovered.kind === "refused") {
+    return refused("malformed_arguments", recovered.message, PROTOCOL_ERROR);
+  }
   const twice =
     recovered.recovery === "json_string" ? keyFoldedTwice(recovered.arguments) : undefined;
   if (twice !== undefined) {
-    return refused("ambiguous_arguments", `the arguments write ${keyTwiceReason(twice)}`);
+    const text = `the arguments write ${keyTwiceReason(twice)}`;
+    return refused("ambiguous_arguments", text, { kind: "tool_error", revision });
   }
   const { exact } = recovered;
   return {
@@ -166,7 +173,7 @@ export function answerSearch(
   revision: Revision,
   room: number,
 ): LocalAnswer {
-  const read = argumentsOf(message, SEARCH_TOOLS);
+  const read = argumentsOf(message, SEARCH_TOOLS, revision);
   if ("refused" in read) return read.refused;
   const { args } = read;
   if (typeof args.query !== "string") {
@@ -230,7 +237,7 @@ export type UnwrappedCall =
  * the model wrote inline, the carried call would take them for its arguments.
  */
 export function unwrapCall(message: JsonRpcRequest, revision: Revision): UnwrappedCall {
-  const read = argumentsOf(message, CALL_TOOL);
+  const read = argumentsOf(message, CALL_TOOL, revision);
   if ("refused" in read) return { kind: "answer", ...read.refused };
   const { args: outer, envelope, exact } = read;
   const { name } = outer;

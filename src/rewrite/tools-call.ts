@@ -8,8 +8,8 @@
  * schema.
  *
  * The outcome is either a message to forward or an answer the proxy gives
- * itself: `-32602` for arguments that are no object, or for a call the
- * operator's rules refuse (docs/rules.md), or, under
+ * itself: a refusal (`RefusedAs`) of arguments that are no object, or of a
+ * call the operator's rules refuse (docs/rules.md), or, under
  * `ARGUMENT_VALIDATION=enforce`, a tool result with `isError: true` saying
  * what to fix. One `tool_call_repaired` line is logged for every call whose
  * arguments the proxy changed or found invalid; it carries keys and types,
@@ -86,30 +86,49 @@ interface UnknownToolNote {
 }
 
 /**
- * The proxy's `-32602` for a call it does not forward, logged with `reason`
- * and what it names; recorded without a name the rules may hide.
+ * What a refusal is answered with. A direct call's: the protocol's `-32602`,
+ * for a malformed request or a tool the server has none of (MCP's protocol
+ * errors). A call `call_tool` carries is `call_tool`'s input: its refusal is
+ * `call_tool`'s tool result with `isError: true`, as `revision` writes
+ * results (MCP 2025-11-25, SEP-1303: input validation errors are tool
+ * execution errors), which the model reads where a framework hands it no
+ * protocol error's message (the OpenAI Agents SDK's default, docs/limits.md).
+ */
+export type RefusedAs = { kind: "protocol_error" } | { kind: "tool_error"; revision: Revision };
+
+export const PROTOCOL_ERROR: RefusedAs = { kind: "protocol_error" };
+
+/**
+ * The proxy's answer to a call it does not forward, `text` as `as` says,
+ * logged with `reason` and what it names; recorded without a name the rules
+ * may hide.
  */
 export function refusal(
   message: JsonRpcRequest,
   named: { tool?: string; name?: string },
   reason: string,
   text: string,
+  as: RefusedAs,
   resolution?: CallReport["resolution"],
   { closest, handedOutFor }: UnknownToolNote = {},
 ): CallOutcome & { kind: "answer" } {
+  const toolResult = as.kind === "tool_error";
   logEvent("tool_call_refused", {
     ...CALL_LINE,
     "gen_ai.tool.name": named.tool,
     name: named.name,
     reason,
-    "error.type": String(ErrorCode.InvalidParams),
+    // As the call's data point says it (analytics/call-record.ts `localVerdict`).
+    "error.type": toolResult ? "tool_error" : String(ErrorCode.InvalidParams),
     ...(closest?.length ? { closest } : {}),
     ...(handedOutFor === undefined ? {} : { handedOutFor }),
   });
   const tool = NAME_UNSURE.has(reason) ? undefined : named.tool;
   return {
     kind: "answer",
-    response: jsonRpcError(message.id, ErrorCode.InvalidParams, text),
+    response: toolResult
+      ? toolError(message.id, text, as.revision)
+      : jsonRpcError(message.id, ErrorCode.InvalidParams, text),
     report: { tool, resolution, refused: reason, repairs: {} },
   };
 }
@@ -213,6 +232,8 @@ export async function repairToolCall(
   revision: Revision,
   /** How the body the call came in wrote its values (json.ts): a number's text for a string. */
   read?: ExactText,
+  /** What its refusals are answered with: `call_tool`'s tool error for the call it carries. */
+  refusedAs: RefusedAs = PROTOCOL_ERROR,
 ): Promise<CallOutcome> {
   const params = message.params;
   const name = isPlainObject(params) ? params.name : undefined;
@@ -225,6 +246,7 @@ export async function repairToolCall(
       {},
       "unnamed",
       "Invalid params: a tools/call names its tool in params.name, a string",
+      refusedAs,
     );
   }
 
@@ -238,9 +260,10 @@ export async function repairToolCall(
     (resolved ? resolved.refused : await resolveTool.refusalOf(name, message)) ?? unknown;
   if (refused) {
     const closest = UNKNOWN.has(refused) ? await resolveTool.closest(name) : undefined;
+    const text = REFUSALS[refused](name, closest);
     // A name no tool of theirs answers to may be one an older listing showed them.
     const handedOutFor = resolved ? undefined : resolveTool.handedOutFor(name);
-    return refusal(message, { tool, name }, refused, REFUSALS[refused](name, closest), resolution, {
+    return refusal(message, { tool, name }, refused, text, refusedAs, resolution, {
       closest,
       handedOutFor,
     });
@@ -254,6 +277,7 @@ export async function repairToolCall(
       { tool, name },
       "malformed_arguments",
       `Invalid params: ${recovered.message}`,
+      refusedAs,
       resolution,
     );
   }
@@ -286,6 +310,7 @@ export async function repairToolCall(
       { tool, name },
       "ambiguous_arguments",
       `Invalid params: the arguments write ${keyTwiceReason(twice)}`,
+      refusedAs,
       resolution,
     );
   }

@@ -7,7 +7,7 @@
  * (schema-keywords.test.ts holds the `switch` to the list).
  */
 
-/** JSON Schema's keywords (2020-12 and the drafts before) and OpenAPI's, each at its index. */
+/** JSON Schema's keywords (2020-12 and the drafts before), OpenAPI's, and MCP's `x-mcp-header`, each at its index. */
 export const INDEXED: readonly string[] = [
   "type",
   "description",
@@ -72,6 +72,7 @@ export const INDEXED: readonly string[] = [
   "$vocabulary",
   "dependencies",
   "discriminator",
+  "x-mcp-header",
 ];
 
 /** `INDEXED.indexOf(keyword)`, as a `switch`. */
@@ -203,6 +204,8 @@ export function keywordIndex(keyword: string): number {
       return 61;
     case "discriminator":
       return 62;
+    case "x-mcp-header":
+      return 63;
     default:
       return -1;
   }

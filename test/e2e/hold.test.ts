@@ -124,9 +124,15 @@ describe.each(EACH_WIRE)("hold, protocol %s", (revision) => {
       expect(found(search).map((tool) => tool.name)).toContain(`${CHANGING_TOOL}_1`);
       expect(found(search).map((tool) => tool.name)).not.toContain(CHANGING_TOOL);
       expect(JSON.stringify(search)).not.toContain("(changed 1 times)");
-      await expect(
-        searcher.callTool("call_tool", { name: CHANGING_TOOL, arguments: { path: "a" } }),
-      ).rejects.toThrow(`Tool ${CHANGING_TOOL} is held`);
+      // call_tool's tool error, which the model reads (SEP-1303); a direct call's -32602.
+      expect(
+        await searcher.callTool("call_tool", { name: CHANGING_TOOL, arguments: { path: "a" } }),
+      ).toMatchObject({
+        isError: true,
+        content: [
+          { type: "text", text: expect.stringMatching(`^Tool ${CHANGING_TOOL} is held: `) },
+        ],
+      });
       await expect(searcher.callTool(CHANGING_TOOL, { path: "a" })).rejects.toThrow(
         `Tool ${CHANGING_TOOL} is held`,
       );

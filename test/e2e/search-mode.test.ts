@@ -185,9 +185,13 @@ describe.each(EACH_WIRE)("protocol %s", (revision) => {
     expect(found(search).map((tool) => tool.name)).not.toContain("edit_file");
     expect(JSON.stringify(search)).not.toMatch(/edit_file(_\d+)?\b/);
     for (const name of ["edit_file", "edit_file_2"]) {
-      await expect(client.callTool("call_tool", { name, arguments: {} })).rejects.toThrow(
-        `Unknown tool: ${name}`,
+      // call_tool's tool error, as for a name no tool has (SEP-1303); a direct call's -32602.
+      const refused = await client.callTool("call_tool", { name, arguments: {} });
+      expect(refused).toMatchObject({ isError: true });
+      expect(refused.content[0]?.text).toMatch(
+        new RegExp(`^Unknown tool: ${name}\\. Did you mean: `),
       );
+      await expect(client.callTool(name, {})).rejects.toThrow(`Unknown tool: ${name}`);
     }
     const read = await client.callTool("search_tools", { query: "read text file", limit: 20 });
     const described = found(read).find((tool) => tool.name === "read_text_file");
@@ -277,6 +281,28 @@ describe.each(EACH_WIRE)("search mode, protocol %s", (revision) => {
     });
   });
 
+  it("answers what call_tool carries and cannot call with its tool error, which the model reads: the names it meant, arguments to fix", async () => {
+    const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
+    await client.listTools();
+    // MCP 2025-11-25 (SEP-1303): input validation errors are the tool's, not the protocol's.
+    const misnamed = await client.callTool("call_tool", { name: "read_txt_file", arguments: {} });
+    expect(misnamed).toMatchObject({ isError: true, content: [{ type: "text" }] });
+    expect(misnamed.content[0]?.text).toMatch(
+      /^Unknown tool: read_txt_file\. Did you mean: read_text_file[,?]/,
+    );
+    const unshaped = await client.callTool("call_tool", { name: "read_text_file", arguments: 5 });
+    expect(unshaped).toMatchObject({
+      isError: true,
+      content: [
+        { type: "text", text: "Invalid params: `arguments` must be an object, not integer" },
+      ],
+    });
+    // Called directly, a name the server has no tool of is a protocol error, as ever.
+    await expect(client.callTool("read_txt_file", {})).rejects.toThrow(
+      "Unknown tool: read_txt_file. Did you mean: read_text_file",
+    );
+  });
+
   it("answers a search or call without what it needs with a tool error the model can act on", async () => {
     const client = await connect(revision, viaProxy({ ORIGIN_URL: catalog(300) }));
     await client.listTools();
@@ -348,29 +374,71 @@ describe("search mode, on the wire as a 2025-era session writes it", () => {
     }
   });
 
-  it("refuses call_tool whose arguments, sent as JSON text, write a key beside another of another case, as a direct call's (-32602)", async () => {
+  it("refuses call_tool and search_tools whose arguments, sent as JSON text, write a key beside another of another case, with the tool's error", async () => {
     // The body's one reading (SECURITY.md) never saw inside the text: the call reached the origin
     // with both keys, which the proxy repaired by one and an origin that ignores case reads by
-    // the other (Go's encoding/json takes the last).
+    // the other (Go's encoding/json takes the last). What call_tool carries is its input: the
+    // refusal is its tool error (SEP-1303), which the model reads.
     const proxy = viaProxy({ ORIGIN_URL: catalog(300) });
     const session = await openSession(proxy, PROXY_URL);
     await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session);
     const reason = (key: string) =>
       `Invalid params: the arguments write the key "${key}" beside another that differs at most in case; JSON readers differ on which counts`;
-    for (const [carried, key] of [
-      [{ name: "read_text_file", arguments: { path: "notes.md", Path: "/etc/passwd" } }, "Path"],
-      [{ name: "read_text_file", arguments: { path: "notes.md" }, NAME: "edit_file" }, "NAME"],
+    for (const [tool, carried, key] of [
+      [
+        "call_tool",
+        { name: "read_text_file", arguments: { path: "notes.md", Path: "/etc/passwd" } },
+        "Path",
+      ],
+      [
+        "call_tool",
+        { name: "read_text_file", arguments: { path: "notes.md" }, NAME: "edit_file" },
+        "NAME",
+      ],
+      // The carried call's own arguments as JSON text, and search_tools' as call_tool's are.
+      [
+        "call_tool",
+        { name: "read_text_file", arguments: '{"path":"a","note":"x","NOTE":"y"}' },
+        "NOTE",
+      ],
+      ["search_tools", '{"query":"read","Query":"delete"}', "Query"],
     ] as const) {
-      const sent = { name: "call_tool", arguments: JSON.stringify(carried) };
+      const sent = {
+        name: tool,
+        arguments: typeof carried === "string" ? carried : JSON.stringify(carried),
+      };
       const [answer] = await messagesOf(
         await postJson(proxy, PROXY_URL, rpc(1, "tools/call", sent), session),
       );
       expect(answer).toEqual({
         jsonrpc: "2.0",
         id: 1,
-        error: { code: -32602, message: reason(key) },
+        result: { content: [{ type: "text", text: reason(key) }], isError: true },
       });
     }
+  });
+
+  it("answers call_tool carrying a tool the rules hide as one no tool has, byte for byte", async () => {
+    // The catalog's 300th tool, hidden from a listing of 300, and never listed in one of 299:
+    // both callers are shown the same 299 tools.
+    const last = catalogTools(300).at(-1)?.name ?? "";
+    const rules = JSON.stringify({ hide: [`exact:${last}`] });
+    const answers: string[] = [];
+    for (const tools of [300, 299]) {
+      const proxy = viaProxy({ ORIGIN_URL: catalog(tools), TOOL_RULES: rules });
+      const session = await openSession(proxy, PROXY_URL);
+      await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session);
+      const call = rpc(1, "tools/call", { name: "call_tool", arguments: { name: last } });
+      answers.push(await (await postJson(proxy, PROXY_URL, call, session)).text());
+    }
+    const [hidden, unlisted] = answers;
+    expect(JSON.parse(hidden ?? "")).toMatchObject({
+      result: {
+        isError: true,
+        content: [{ text: expect.stringContaining(`Unknown tool: ${last}. Did you mean: `) }],
+      },
+    });
+    expect(hidden).toBe(unlisted);
   });
 
   it("relay mode: answers a search only from what the origin listed the searcher", async () => {

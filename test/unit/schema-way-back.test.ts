@@ -416,21 +416,27 @@ describe("views of schemas with a property named properties", () => {
 
 describe("the way back, for random schemas", () => {
   it("arguments valid under a view come out of repair valid under the original, or reported invalid", () => {
-    let checked = 0;
+    let changed = 0;
+    let formsRewritten = 0;
     fc.assert(
       fc.property(sentThroughViews(rootArb, PROFILES), ({ original, view, readable, args }) => {
         fc.pre(isObject(args) && accepts(readable, args));
         const repaired = wayBack(args as Schema, original, view);
+        if (JSON.stringify(repaired.arguments) !== JSON.stringify(args)) changed++;
         const verdict = validateArguments(repaired.arguments, original);
         expect(["valid", "invalid"]).toContain(verdict.kind);
         if (view.rules.every((rule) => FORM_ONLY.has(rule)) && view.dropped.length === 0) {
           expect(verdict, JSON.stringify({ view: view.schema, args })).toEqual({ kind: "valid" });
+          if (view.differs) formsRewritten++;
         }
-        checked++;
       }),
       { numRuns: 400 },
     );
-    expect(checked).toBeGreaterThan(100);
+    // Not vacuous: the way back changed the arguments in 148 to 194 of 400 runs across 30 seeds (a
+    // standard deviation of 11), and 33 to 58 views rewrote forms and nothing else, whose arguments
+    // must come back valid (a standard deviation of 7): each floor some five below their mean.
+    expect(changed).toBeGreaterThan(110);
+    expect(formsRewritten).toBeGreaterThan(10);
   });
 
   it("arguments the original accepts, written as the view asks, come back as they were", () => {
@@ -470,7 +476,7 @@ describe("the way back, for random schemas", () => {
   });
 
   it("arguments the original already accepts are not changed by repair", () => {
-    let checked = 0;
+    let read = 0;
     fc.assert(
       fc.property(
         rootArb.chain((original) =>
@@ -478,15 +484,17 @@ describe("the way back, for random schemas", () => {
         ),
         ({ original, args }) => {
           fc.pre(isObject(args) && accepts(original, args));
+          if (Object.keys(args as Schema).length > 0) read++;
           const { arguments: repaired, report } = repairArguments(args as Schema, original);
           expect(repaired).toBe(args);
           expect(report).toEqual({ renamedKeys: [], coercions: [], dropped: [], limited: false });
-          checked++;
         },
       ),
       { numRuns: 400 },
     );
-    expect(checked).toBeGreaterThan(100);
+    // Not vacuous: nearly every run gave repair a value to read, not `{}` (375 to 388 of 400 across
+    // 30 seeds, a standard deviation of 4), never fewer than three in four.
+    expect(read).toBeGreaterThan(300);
   });
 });
 
@@ -1033,40 +1041,44 @@ describe("an allOf of unions (property)", () => {
   });
 
   it("what a model sends through the view reaches the origin as a value it takes", () => {
-    let checked = 0;
+    let changed = 0;
     fc.assert(
       fc.property(sentThroughViews(listsArb, VIEWED), ({ original, view, readable, args }) => {
         // An `allOf` no value meets (a string and an object) is refused whatever is sent.
         fc.pre(takesAny(original) && isObject(args) && accepts(readable, args));
         const back = wayBack(args as Schema, original, view).arguments;
+        if (JSON.stringify(back) !== JSON.stringify(args)) changed++;
         expect(
           accepts(original, back),
           JSON.stringify({ original, view: view.schema, args, back }),
         ).toBe(true);
-        checked++;
       }),
       { numRuns: 400 },
     );
-    expect(checked).toBeGreaterThan(100);
+    // Not vacuous: the way back changed what was sent in 28 to 54 of 400 runs across 30 seeds (a
+    // standard deviation of 7), the floor some four and a half below their mean.
+    expect(changed).toBeGreaterThan(10);
   });
 
   it("every value the origin takes can be sent through the view, and reaches it as it was", () => {
-    let checked = 0;
+    let written = 0;
     fc.assert(
       fc.property(takenArb, fc.constantFrom(...VIEWED), ({ original, args }, profile) => {
         fc.pre(accepts(original, args));
         const view = schemaView(original, SCHEMA_PASSES[profile]);
         fc.pre(!nullWhereAbsent(args, view.schema, view));
         const sent = writtenForView(args, view.schema, view) as Schema;
+        if (JSON.stringify(sent) !== JSON.stringify(args)) written++;
         const shown = JSON.stringify({ original, view: view.schema, sent });
         expect(accepts(asJsonSchema(view.schema), sent), shown).toBe(true);
         const back = wayBack(sent, original, view).arguments;
         expect(withoutAddedNulls(back, args), shown).toEqual(args);
-        checked++;
       }),
       { numRuns: 400 },
     );
-    expect(checked).toBeGreaterThan(100);
+    // Not vacuous: the view asked for the value written otherwise than the origin's in 14 to 31 of
+    // 400 runs across 30 seeds (a standard deviation of 5), the floor some four below their mean.
+    expect(written).toBeGreaterThan(2);
   });
 });
 

@@ -579,7 +579,40 @@ describe("a data point per call", () => {
     await messagesOf(await postJson(proxy, PROXY_URL, call, session));
     expect(onlyPoint(await recording.points()).blobs).toMatchObject({
       outcome: "held",
+      "error.type": "-32602",
       refusal: "held",
+      "gen_ai.tool.name": "read_text_file",
+    });
+  });
+
+  it("search mode: a held tool called through call_tool: held, call_tool's tool error", async () => {
+    const recording = recordingDataset();
+    const map = crypto.randomUUID();
+    const proxy = viaProxy(
+      {
+        ORIGIN_URL: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5`,
+        TOOL_CHANGES: "hold",
+        MAX_TOOLS: "2",
+      },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    );
+    const session = await openSession(proxy, PROXY_URL);
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), session));
+    await recording.points();
+    await fetch(`${CATALOG_ORIGIN}/__change?map=${map}`, { method: "POST" });
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc(2, "tools/list"), session));
+    recording.clear();
+    const call = rpc(3, "tools/call", {
+      name: "call_tool",
+      arguments: { name: "read_text_file", arguments: { path: "a" } },
+    });
+    const [answer] = await messagesOf(await postJson(proxy, PROXY_URL, call, session));
+    expect(answer).toHaveProperty("result.isError", true);
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      outcome: "held",
+      "error.type": "tool_error",
+      refusal: "held",
+      search: "search",
       "gen_ai.tool.name": "read_text_file",
     });
   });
@@ -631,14 +664,13 @@ describe("a data point per call", () => {
     logs.restore();
   });
 
-  it("search mode: search_tools and call_tool refused for their arguments, as a direct call is", async () => {
+  it("search mode: search_tools and call_tool whose arguments are no object refused as a direct call is", async () => {
     const { call } = await analyticsSession({ MAX_TOOLS: "2" });
     const logs = captureLogs();
-    // Arguments that are no object, and JSON text that writes a key beside another of another case.
+    // A malformed tools/call: its `arguments` are no object.
     for (const [name, args, refusal] of [
       ["search_tools", 7, "malformed_arguments"],
       ["call_tool", [DEMO_NAMES["files.read"]], "malformed_arguments"],
-      ["call_tool", '{"name":"files.read","Name":"files.write"}', "ambiguous_arguments"],
     ] as const) {
       const { messages, points } = await call(name, args);
       expect(messages[0], name).toHaveProperty("error.code", -32602);
@@ -654,6 +686,55 @@ describe("a data point per call", () => {
         name,
         reason: refusal,
       });
+    }
+  });
+
+  it("search mode: what call_tool carries and cannot call, refused or hidden as a direct call is, with call_tool's tool error", async () => {
+    const listed = DEMO_NAMES["files.read"];
+    const hiding = { TOOL_RULES: JSON.stringify({ hide: ["scope:*"] }) };
+    for (const [vars, carried, outcome, refusal, tool] of [
+      [{}, { name: "files_wirte_zq", arguments: {} }, "refused", "unknown", "files_wirte_zq"],
+      [{}, { name: listed, arguments: 5 }, "refused", "malformed_arguments", "files.read"],
+      [
+        {},
+        { name: listed, arguments: '{"path":"a","Path":"b"}' },
+        "refused",
+        "ambiguous_arguments",
+        "files.read",
+      ],
+      // call_tool's own arguments as JSON text: the name it carries is not read.
+      [
+        {},
+        JSON.stringify({ name: listed, arguments: { path: "a", Path: "b" } }),
+        "refused",
+        "ambiguous_arguments",
+        "",
+      ],
+      [hiding, { name: DEMO_NAMES["scope:action"], arguments: {} }, "hidden", "hidden", ""],
+      [hiding, { name: "files_wirte_zq", arguments: {} }, "refused", "unlisted", ""],
+    ] as const) {
+      const { call } = await analyticsSession({ MAX_TOOLS: "2", ...vars });
+      const logs = captureLogs();
+      const { messages, points } = await call("call_tool", carried);
+      const what = JSON.stringify(carried);
+      expect(messages[0], what).toHaveProperty("result.isError", true);
+      const point = onlyPoint(points);
+      expect(point.blobs, what).toMatchObject({
+        outcome,
+        "error.type": "tool_error",
+        refusal,
+        search: "search",
+        "gen_ai.tool.name": tool,
+      });
+      // Its log line as ever, naming what the point names.
+      expect(logs.events("tool_call_refused"), what).toEqual([
+        expect.objectContaining({
+          "mcp.method.name": "tools/call",
+          "error.type": point.blobs["error.type"],
+          reason: refusal,
+        }),
+      ]);
+      logs.restore();
     }
   });
 
