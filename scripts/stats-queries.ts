@@ -57,10 +57,11 @@ const WEIGHT = double("outcome.weight");
 const COUNT = "SUM(_sample_interval)";
 /**
  * Outcomes that are a failure of the call (`input_required` is a call that
- * goes on in its retry, `unread` one the proxy could not judge, `unsampled`
+ * goes on in its retry, `task_created` one that goes on in a task whose
+ * result no point says, `unread` one the proxy could not judge, `unsampled`
  * one it did not).
  */
-const FAILED = `${OUTCOME} NOT IN ('ok', 'input_required', 'unread', 'unsampled')`;
+const FAILED = `${OUTCOME} NOT IN ('ok', 'input_required', 'task_created', 'unread', 'unsampled')`;
 const share = (condition: string) => `SUM(_sample_interval * if(${condition}, 1, 0))`;
 /** The calls whose outcomes meet `condition`: each point's outcome stands for `outcome.weight` of them. */
 const outcomes = (condition: string) =>

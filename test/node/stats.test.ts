@@ -247,11 +247,13 @@ describe("npm run stats", () => {
     ]);
   });
 
-  it("counts no call that goes on in its retry (input_required) among the failures", () => {
+  it("counts no call that goes on in its retry (input_required) or in a task (task_created) among the failures", () => {
     const [perTool] = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
     const failed = perTool?.sql.split("\n").find((line) => line.trimEnd().endsWith(" AS failed,"));
     const notFailed = /NOT IN \(([^)]*)\)/.exec(failed ?? "")?.[1]?.split(", ");
     expect(notFailed).toContain("'input_required'");
+    // The tool runs on, its result unseen: no failure, nor a success.
+    expect(notFailed).toContain("'task_created'");
   });
 
   it("with no data point at the tenant's index, says how to read those written before it", async () => {
