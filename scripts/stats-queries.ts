@@ -40,7 +40,7 @@ export const isIndex = (index: string) => INDEX.test(index);
  * what an origin or a client wrote, a name even when it reads as a number.
  */
 export const isFigure = (column: string) =>
-  /^(calls|judged|failed|tool_errors|repaired_failed|repaired|repairs)$|_(rate|share|ms)$/.test(
+  /^(calls|judged|failed|tool_errors|repaired_failed|tasks|repaired|repairs)$|_(rate|share|ms)$/.test(
     column,
   );
 
@@ -59,10 +59,11 @@ const WEIGHT = double("outcome.weight");
 const COUNT = "SUM(_sample_interval)";
 /**
  * Outcomes that are a failure of the call (`input_required` is a call that
- * goes on in its retry, `unread` one the proxy could not judge, `unsampled`
+ * goes on in its retry, `task_created` one that goes on in a task whose
+ * result no point says, `unread` one the proxy could not judge, `unsampled`
  * one it did not).
  */
-const FAILED = `${OUTCOME} NOT IN ('ok', 'input_required', 'unread', 'unsampled')`;
+const FAILED = `${OUTCOME} NOT IN ('ok', 'input_required', 'task_created', 'unread', 'unsampled')`;
 const share = (condition: string) => `SUM(_sample_interval * if(${condition}, 1, 0))`;
 /** The calls whose outcomes meet `condition`: each point's outcome stands for `outcome.weight` of them. */
 const outcomes = (condition: string) =>
@@ -88,6 +89,7 @@ export function statsQueries({ dataset, index, interval }: Scope): StatsQuery[] 
   ${outcomes(FAILED)} AS failed,
   ${outcomes(`${OUTCOME} = 'tool_error'`)} AS tool_errors,
   ${outcomes(`${FAILED} AND ${blob("repairs")} != ''`)} AS repaired_failed,
+  ${outcomes(`${OUTCOME} = 'task_created'`)} AS tasks,
   ${outcomes(FAILED)} / ${COUNT} AS error_rate
 FROM ${dataset}
 ${calls}

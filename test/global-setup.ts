@@ -12,7 +12,8 @@
  * tools as a test asks for (catalog-origin.ts), an SDK 2.x origin that lists
  * each caller their own tools (caller-origin.ts), an SDK 2.x origin of protocol
  * 2026-07-28 with prompts, resources, completion and `subscriptions/listen`
- * beside its tools (surface-origin.ts), an identity provider for
+ * beside its tools (surface-origin.ts), an SDK 1.x origin of protocol
+ * 2025-11-25 with a tool that runs as a task (task-origin.ts), an identity provider for
  * gate mode (identity-provider.ts: OpenID Connect, and GitHub's OAuth and user
  * API), and an address nothing can listen on, for the unreachable-origin case.
  */
@@ -26,6 +27,7 @@ import { startMetadataOrigins } from "./fixtures/node/metadata-origins";
 import { startOAuthOrigin } from "./fixtures/node/oauth-origin";
 import { startOriginGateway } from "./fixtures/node/origin-gateway";
 import { startSurfaceOrigin } from "./fixtures/node/surface-origin";
+import { startTaskOrigin } from "./fixtures/node/task-origin";
 
 export default async function setup(project: TestProject) {
   // Tests are hermetic: no Request.cf download, no telemetry.
@@ -55,6 +57,7 @@ export default async function setup(project: TestProject) {
   const catalog = await startCatalogOrigin();
   const callers = await startCallerOrigin();
   const surface = await startSurfaceOrigin();
+  const tasks = await startTaskOrigin();
   const idp = await startIdentityProvider();
 
   project.provide("demoOrigin", demoUrl.origin);
@@ -66,6 +69,7 @@ export default async function setup(project: TestProject) {
   project.provide("catalogOrigin", catalog.url.origin);
   project.provide("callerOrigin", callers.url.origin);
   project.provide("surfaceOrigin", surface.url.origin);
+  project.provide("taskOrigin", tasks.url.origin);
   project.provide("identityProvider", idp.url.origin);
   project.provide("metadataOrigins", metadata.urls);
   for (const [key, origin] of [
@@ -96,6 +100,7 @@ export default async function setup(project: TestProject) {
     catalog.close();
     callers.close();
     surface.close();
+    tasks.close();
     idp.close();
     gateway.close();
     await demo.dispose();

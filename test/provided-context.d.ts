@@ -24,6 +24,8 @@ declare module "vitest" {
     callerOrigin: string;
     /** The SDK 2.x origin of protocol 2026-07-28 with one of each thing its client asks for (test/fixtures/node/surface-origin.ts). */
     surfaceOrigin: string;
+    /** The SDK 1.x origin of protocol 2025-11-25 whose tool runs as a task (test/fixtures/node/task-origin.ts). */
+    taskOrigin: string;
     /** Gate mode's identity provider (test/fixtures/node/identity-provider.ts): its issuer; GitHub's under `/github`. */
     identityProvider: string;
     /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */

@@ -4,14 +4,16 @@
  * its members: `error` is `rpc_error` (its code the `error.type`), a call's
  * `result` with `isError: true` is `tool_error`, one with `resultType:
  * "input_required"` (2026-07-28: the tool asks for input before it runs on)
- * `input_required`, any other result `ok`; a listing is `ok` once its
- * rewrite named it (`listed`).
+ * `input_required`, a task's creation (the tool runs on, its result read
+ * later by requests of their own) `task_created`, any other result `ok`; a
+ * listing is `ok` once its rewrite named it (`listed`).
  *
  * What is read, and its cost, is bounded: a JSON body or an event of at most
  * 64 KiB is parsed; a longer one passes unparsed, and is judged by what its
  * text may mention (`mayMention`, as a parse would read it): a response with
- * no `"error"`, `"isError"` or `"input_required"` in it is `ok` when it is
- * the one call waiting, else `unread`. Nothing is held back from the client
+ * no `"error"`, `"isError"` or `"input_required"` in it (nor `"task"`, to a
+ * call that may be answered with one) is `ok` when it is the one call
+ * waiting, else `unread`. Nothing is held back from the client
  * but a short JSON body, one message a client reads none of before its end
  * (`watchJson`): an answer only analytics reads passes as the runtime pumps
  * it, and a copy of it is read beside (`#readCopy`); one the rewrite reads
@@ -26,6 +28,7 @@ import {
   INPUT_REQUIRED,
   type MessageRecord,
   OK,
+  TASK_CREATED,
   UNANSWERED,
   UNREAD,
   type Verdict,
@@ -45,10 +48,28 @@ const RESULT = '"result"';
 const ERROR = '"error"';
 const IS_ERROR = '"isError"';
 const INPUT_REQUIRED_TYPE = '"input_required"';
+/** A task's creation: 2025-11-25's `task` member, 2026-07-28's `resultType: "task"`. */
+const TASK = '"task"';
 const RESPONSE = [RESULT, ERROR];
 /** What a response that is no plain `ok` mentions. */
 const NOT_OK = [ERROR, IS_ERROR, INPUT_REQUIRED_TYPE];
-const SKIP_MARKERS = [RESULT, ...NOT_OK];
+const SKIP_MARKERS = [RESULT, ...NOT_OK, TASK];
+
+/**
+ * Whether a call's result is a task's creation (`CreateTaskResult`), whose
+ * tool runs on: 2025-11-25's (experimental tasks) holds the `task`, a Task
+ * (its `taskId` and `status`); that of 2026-07-28's tasks extension
+ * (`io.modelcontextprotocol/tasks`) is the Task itself, of `resultType` `task`.
+ */
+function createsTask(result: Record<string, unknown>): boolean {
+  if (own(result, "resultType") === "task") return true;
+  const task = own(result, "task");
+  return (
+    isPlainObject(task) &&
+    typeof own(task, "taskId") === "string" &&
+    typeof own(task, "status") === "string"
+  );
+}
 
 /** A response's verdict; `undefined` for a listing's result, which its rewrite judges. */
 function verdictOf(message: Record<string, unknown>, record: MessageRecord): Verdict | undefined {
@@ -63,7 +84,8 @@ function verdictOf(message: Record<string, unknown>, record: MessageRecord): Ver
   const result = own(message, "result");
   if (!isPlainObject(result)) return OK;
   if (own(result, "isError") === true) return { outcome: "tool_error", errorType: "tool_error" };
-  return own(result, "resultType") === "input_required" ? INPUT_REQUIRED : OK;
+  if (own(result, "resultType") === "input_required") return INPUT_REQUIRED;
+  return createsTask(result) ? TASK_CREATED : OK;
 }
 
 /** `read`: whether the verdict was read from the answer, not known from its status or a failed request. */
@@ -200,11 +222,21 @@ export class CallAnswers {
     };
   }
 
-  /** A response too long to parse passed; `mentioned`: what its text may mention. */
+  /** The one message waiting, when it is alone. */
+  #lone(): MessageRecord | undefined {
+    return this.#count === 1 ? this.#waiting.values().next().value?.[0] : undefined;
+  }
+
+  /**
+   * A response too long to parse passed; `mentioned`: what its text may
+   * mention. A `"task"` is no `ok` only for a call that may be answered with
+   * a task's creation: to any other, it is a tool's words.
+   */
   #passedUnparsed(mentioned: (marker: string) => boolean) {
     if (!mentioned(RESULT) && !mentioned(ERROR)) return;
-    const notOk = NOT_OK.some(mentioned);
-    this.#unparsed = this.#unparsed === undefined && !notOk && this.#count === 1 ? OK : UNREAD;
+    const lone = this.#lone();
+    const notOk = NOT_OK.some(mentioned) || (lone?.mayCreateTask === true && mentioned(TASK));
+    this.#unparsed = this.#unparsed === undefined && !notOk && lone ? OK : UNREAD;
   }
 
   /**

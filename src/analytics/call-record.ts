@@ -6,7 +6,9 @@
  * names, kinds and counts: never an argument value, and never the name of a
  * tool the operator's rules may hide.
  */
-import { ErrorCode, type RequestId } from "../protocol/jsonrpc";
+import { isPlainObject, own } from "../json";
+import { ErrorCode, type JsonRpcRequest, type RequestId } from "../protocol/jsonrpc";
+import { CLIENT_CAPABILITIES, metaOf } from "../protocol/revision";
 
 /** How a call or listing ended, as the client got it. */
 export type Outcome =
@@ -16,6 +18,11 @@ export type Outcome =
   | "tool_error"
   /** No tool result yet: the origin asks the client for input first (2026-07-28), and the client retries the call with it. */
   | "input_required"
+  /**
+   * No tool result yet: the origin created a task for the call, whose result the client reads
+   * later (`tasks/result` in 2025-11-25, `tasks/get` in 2026-07-28's tasks extension), unrecorded.
+   */
+  | "task_created"
   /** The origin's JSON-RPC error. */
   | "rpc_error"
   /**
@@ -37,7 +44,7 @@ export type Outcome =
   | "http_error"
   /** The answer ended without a response to the request. */
   | "unanswered"
-  /** The answer could not be judged: an encoding the runtime did not decode, another media type, or a large answer that may hold an error. */
+  /** The answer could not be judged: an encoding the runtime did not decode, another media type, or a large answer that may hold an error or a task's creation. */
   | "unread"
   /** The answer was not read: `CALLS_ANSWER_SAMPLING_RATE` reads those of a share of requests. */
   | "unsampled";
@@ -110,6 +117,8 @@ export interface MessageRecord {
   tools?: number;
   /** The proxy's own answer, when it answered the message itself. */
   local?: unknown;
+  /** A call the origin may answer with a task's creation: it asked for a task, or may be given one. */
+  mayCreateTask?: boolean;
   /**
    * Set once, when the answer is known: `weight`, how many calls its outcome
    * stands for (1; 1 ÷ the sampling rate for one read from a sampled
@@ -133,21 +142,44 @@ export const listRecord = (id: RequestId): MessageRecord => ({
   search: false,
 });
 
-/** A call's record: `local`, the proxy's own answer, when it answered it itself. */
+/** The record of a call the proxy answered itself, with `local`. */
 export function callRecord(
   id: RequestId,
   search: boolean,
   report: CallReport,
-  local?: unknown,
+  local: unknown,
 ): MessageRecord {
-  const record: MessageRecord = { method: "tools/call", id, search, report };
-  if (local === undefined) return record;
-  record.local = local;
+  const record: MessageRecord = { method: "tools/call", id, search, report, local };
   // `search_tools` answers with the tools it found.
   const found = (local as { result?: { structuredContent?: { tools?: unknown } } }).result
     ?.structuredContent?.tools;
   if (Array.isArray(found)) record.tools = found.length;
   return record;
+}
+
+/** The record of a call sent on to the origin as `call`. */
+export function forwardedCallRecord(
+  call: JsonRpcRequest,
+  search: boolean,
+  report: CallReport,
+): MessageRecord {
+  return { method: "tools/call", id: call.id, search, report, mayCreateTask: mayCreateTask(call) };
+}
+
+/** The extension of 2026-07-28 by which a client lets a server answer a call with a task. */
+const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/**
+ * Whether the origin may answer `call` with a task's creation: in 2025-11-25
+ * (experimental tasks), a call whose `params.task` asks for one; in
+ * 2026-07-28, one whose client declares the tasks extension in its
+ * capabilities, where the server decides (it must not without it).
+ */
+function mayCreateTask(call: JsonRpcRequest): boolean {
+  if (isPlainObject(call.params) && Object.hasOwn(call.params, "task")) return true;
+  const capabilities = own(metaOf(call) ?? {}, CLIENT_CAPABILITIES);
+  const extensions = isPlainObject(capabilities) ? own(capabilities, "extensions") : undefined;
+  return isPlainObject(extensions) && Object.hasOwn(extensions, TASKS_EXTENSION);
 }
 
 /**
@@ -169,6 +201,7 @@ export function localVerdict({ report, local }: MessageRecord): Verdict {
 
 export const OK: Verdict = { outcome: "ok", errorType: "" };
 export const INPUT_REQUIRED: Verdict = { outcome: "input_required", errorType: "" };
+export const TASK_CREATED: Verdict = { outcome: "task_created", errorType: "" };
 export const UNREAD: Verdict = { outcome: "unread", errorType: "" };
 export const UNANSWERED: Verdict = { outcome: "unanswered", errorType: "" };
 export const UNSAMPLED: Verdict = { outcome: "unsampled", errorType: "" };

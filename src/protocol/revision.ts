@@ -23,7 +23,8 @@ const OPTIONAL_ERROR_ID_REVISION = "2025-11-25";
 const DEFAULT_REVISION = "2025-03-26";
 
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+/** The client's capabilities, in a 2026-07-28 request's `_meta`. */
+export const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 
 /**

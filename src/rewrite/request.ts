@@ -12,7 +12,12 @@
  * proxy's own answers take at most
  * `MAX_LOCAL_ANSWER_BYTES` together (local-answers.ts).
  */
-import { callRecord, listRecord, type MessageRecord } from "../analytics/call-record";
+import {
+  callRecord,
+  forwardedCallRecord,
+  listRecord,
+  type MessageRecord,
+} from "../analytics/call-record";
 import type { ValidationMode } from "../config";
 import { type ExactText, joinExact, spliceExact, utf8Text } from "../json";
 import {
@@ -126,7 +131,7 @@ export async function planForward(
       changed = true;
       continue;
     }
-    records?.push(callRecord(message.id, Boolean(search), outcome.report));
+    records?.push(forwardedCallRecord(outcome.message, Boolean(search), outcome.report));
     changed ||= outcome.message !== message;
     callHeaders = outcome.headers;
     exact = joinExact(exact, outcome.exact);

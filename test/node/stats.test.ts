@@ -32,7 +32,16 @@ interface Received {
 /** The SQL API's answers, in the order the queries are sent, as `FORMAT JSON` writes them. */
 const ANSWERS = [
   {
-    meta: ["tool", "calls", "judged", "failed", "tool_errors", "repaired_failed", "error_rate"],
+    meta: [
+      "tool",
+      "calls",
+      "judged",
+      "failed",
+      "tool_errors",
+      "repaired_failed",
+      "tasks",
+      "error_rate",
+    ],
     data: [
       {
         tool: "files.read",
@@ -41,7 +50,18 @@ const ANSWERS = [
         failed: "30",
         tool_errors: "24",
         repaired_failed: "20",
+        tasks: "0",
         error_rate: 0.025,
+      },
+      {
+        tool: "report.build",
+        calls: "1040",
+        judged: "1040",
+        failed: "0",
+        tool_errors: "0",
+        repaired_failed: "0",
+        tasks: "1040",
+        error_rate: 0,
       },
       {
         tool: "",
@@ -50,6 +70,7 @@ const ANSWERS = [
         failed: "4",
         tool_errors: "0",
         repaired_failed: "0",
+        tasks: "0",
         error_rate: 1,
       },
     ],
@@ -181,9 +202,10 @@ describe("npm run stats", () => {
         "Call analytics of acme in mcp_calls, the last 24h",
         "",
         "Calls and error rate per tool",
-        "  tool        calls  judged  failed  tool_errors  repaired_failed  error_rate",
-        "  files.read  1,200     243      30           24               20        2.5%",
-        "  (none)          4       4       4            0                0      100.0%",
+        "  tool          calls  judged  failed  tool_errors  repaired_failed  tasks  error_rate",
+        "  files.read    1,200     243      30           24               20      0        2.5%",
+        "  report.build  1,040   1,040       0            0                0  1,040        0.0%",
+        "  (none)            4       4       4            0                0      0      100.0%",
         "",
         "Repairs per client and profile",
         "  client            profile  calls  repaired  repaired_share  repairs",
@@ -212,6 +234,7 @@ describe("npm run stats", () => {
             failed: "0",
             tool_errors: "0",
             repaired_failed: "0",
+            tasks: "0",
             error_rate: 0,
           },
         ];
@@ -236,7 +259,7 @@ describe("npm run stats", () => {
     const { code, stdout } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
     expect(code).toBe(0);
     expect(stdout).toContain(
-      "  2024      5       1       0            0                0        0.0%",
+      "  2024      5       1       0            0                0      0        0.0%",
     );
     expect(stdout).toContain("  1e3      openai      3         0            0.0%        0");
   });
@@ -253,6 +276,7 @@ describe("npm run stats", () => {
         failed: "0",
         tool_errors: "0",
         repaired_failed: "0",
+        tasks: "0",
         error_rate: 0,
       }));
       return { ...answer, data, rows: data.length };
@@ -262,8 +286,8 @@ describe("npm run stats", () => {
     expect(code).toBe(0);
     const rows = stdout.split("\n").filter((line) => line.includes("aaaa"));
     expect(rows).toEqual([
-      `  ${"a".repeat(62)}…      5       5       0            0                0        0.0%`,
-      `  ${"a".repeat(62)}…      5       5       0            0                0        0.0%`,
+      `  ${"a".repeat(62)}…      5       5       0            0                0      0        0.0%`,
+      `  ${"a".repeat(62)}…      5       5       0            0                0      0        0.0%`,
     ]);
   });
 
@@ -274,14 +298,26 @@ describe("npm run stats", () => {
       .split("\n")
       .find((line) => line.trimEnd().endsWith(" AS repaired_failed,"));
     expect(column).toContain("blob8 != ''");
-    expect(column).toContain("NOT IN ('ok', 'input_required', 'unread', 'unsampled')");
+    expect(column).toContain(
+      "NOT IN ('ok', 'input_required', 'task_created', 'unread', 'unsampled')",
+    );
   });
 
-  it("counts no call that goes on in its retry (input_required) among the failures", () => {
+  it("counts no call that goes on in its retry (input_required) or in a task (task_created) among the failures", () => {
     const [perTool] = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
     const failed = perTool?.sql.split("\n").find((line) => line.trimEnd().endsWith(" AS failed,"));
     const notFailed = /NOT IN \(([^)]*)\)/.exec(failed ?? "")?.[1]?.split(", ");
     expect(notFailed).toContain("'input_required'");
+    // The tool runs on, its result unseen: no failure, nor a success.
+    expect(notFailed).toContain("'task_created'");
+  });
+
+  it("counts the calls answered with a task's creation apart, each standing for as many as it does", () => {
+    const [perTool] = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
+    const tasks = perTool?.sql.split("\n").find((line) => line.trimEnd().endsWith(" AS tasks,"));
+    expect(tasks?.trim()).toBe(
+      "SUM(_sample_interval * double7 * if(blob3 = 'task_created', 1, 0)) AS tasks,",
+    );
   });
 
   it("with no data point at the tenant's index, says how to read those written before it", async () => {
