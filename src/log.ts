@@ -4,9 +4,9 @@
  *
  * Fields often describe what a client or an origin sent (names, keys, paths),
  * so every line is bounded here, whatever its event: a string keeps its first
- * `MAX_CHARS` characters (but `WholeText`), a list its first `MAX_ITEMS` entries, an object its
- * first `MAX_ITEMS` keys, nesting `MAX_DEPTH` levels; each cut says how much
- * it left out. Lists inside lists multiply (a listing's 100 tools, each with
+ * `MAX_CHARS` characters (a `WholeText` all of its own), a list its first
+ * `MAX_ITEMS` entries, an object its first `MAX_ITEMS` keys, nesting
+ * `MAX_DEPTH` levels; each cut says how much it left out. Lists inside lists multiply (a listing's 100 tools, each with
  * 100 keywords left out, was a line of 2.8 MB), so a line also keeps within
  * `MAX_LINE_CHARS`: past it, each list is cut further (`LIST_CUTS`).
  */
