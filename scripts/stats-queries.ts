@@ -40,7 +40,9 @@ export const isIndex = (index: string) => INDEX.test(index);
  * what an origin or a client wrote, a name even when it reads as a number.
  */
 export const isFigure = (column: string) =>
-  /^(calls|judged|failed|tool_errors|tasks|repaired|repairs)$|_(rate|share|ms)$/.test(column);
+  /^(calls|judged|failed|tool_errors|repaired_failed|tasks|repaired|repairs)$|_(rate|share|ms)$/.test(
+    column,
+  );
 
 /** `24h` → `'24' HOUR`; `undefined` for anything else. */
 export function intervalOf(since: string): string | undefined {
@@ -86,6 +88,7 @@ export function statsQueries({ dataset, index, interval }: Scope): StatsQuery[] 
   ${share(`${OUTCOME} != 'unsampled'`)} AS judged,
   ${outcomes(FAILED)} AS failed,
   ${outcomes(`${OUTCOME} = 'tool_error'`)} AS tool_errors,
+  ${outcomes(`${FAILED} AND ${blob("repairs")} != ''`)} AS repaired_failed,
   ${outcomes(`${OUTCOME} = 'task_created'`)} AS tasks,
   ${outcomes(FAILED)} / ${COUNT} AS error_rate
 FROM ${dataset}

@@ -4,9 +4,9 @@
  *
  * Fields often describe what a client or an origin sent (names, keys, paths),
  * so every line is bounded here, whatever its event: a string keeps its first
- * `MAX_CHARS` characters, a list its first `MAX_ITEMS` entries, an object its
- * first `MAX_ITEMS` keys, nesting `MAX_DEPTH` levels; each cut says how much
- * it left out. Lists inside lists multiply (a listing's 100 tools, each with
+ * `MAX_CHARS` characters (a `WholeText` all of its own), a list its first
+ * `MAX_ITEMS` entries, an object its first `MAX_ITEMS` keys, nesting
+ * `MAX_DEPTH` levels; each cut says how much it left out. Lists inside lists multiply (a listing's 100 tools, each with
  * 100 keywords left out, was a line of 2.8 MB), so a line also keeps within
  * `MAX_LINE_CHARS`: past it, each list is cut further (`LIST_CUTS`).
  */
@@ -25,7 +25,18 @@ const MAX_LINE_CHARS = 16 * 1024;
  */
 const LIST_CUTS = [MAX_ITEMS, 10, 1];
 
+/**
+ * Text a line writes whole, past `MAX_CHARS`: a command to paste, which a
+ * cut would make another (an accept command with half its pin accepts
+ * nothing). The line's own bound still holds: past `MAX_LINE_CHARS`, the
+ * line is its size alone.
+ */
+export class WholeText {
+  constructor(readonly text: string) {}
+}
+
 function bounded(value: unknown, depth: number, items: number): unknown {
+  if (value instanceof WholeText) return value.text;
   if (typeof value === "string") {
     return value.length <= MAX_CHARS
       ? value

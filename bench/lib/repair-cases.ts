@@ -94,6 +94,7 @@ function resolverFor(original: string, inputSchema: unknown): ToolResolver {
   return Object.assign(async () => ({ kind: "resolved" as const, tool }), {
     refusalOf: async () => undefined,
     closest: async () => undefined,
+    handedOutFor: () => undefined,
     ruleOf: () => undefined,
     refusesCalls: false,
   });

@@ -31,6 +31,7 @@ import { logEvent } from "../log";
 import type { OriginCredentials } from "../transport/headers";
 import { readBounded, rejoin } from "../transport/read-bounded";
 import { bearerToken } from "./bearer";
+import { bearerRefusal } from "./challenges";
 import { announceRefresh, type RefreshOutcome, spentElsewhere } from "./grant-refresh";
 import {
   type Routes,
@@ -293,6 +294,21 @@ function answerRefresh(
   }
 }
 
+/**
+ * The origin's `403` to the token the proxy signed in for, logged: the
+ * client gets it as it came, and a refresh or a new sign-in asks for the
+ * scopes the origin's metadata names, no others (upstream.ts), so only the
+ * operator can tell the origin's permissions from the proxy's sign-in.
+ */
+function logForbidden(response: Response, origin: string): void {
+  const { error, scope } = bearerRefusal(response.headers.get("www-authenticate") ?? "");
+  logEvent("upstream_token_forbidden", {
+    origin,
+    ...(error === undefined ? {} : { error }),
+    ...(scope === undefined ? {} : { scope }),
+  });
+}
+
 /** Broker mode's authorization server for the proxy's URL `urls`. */
 export function createBroker(
   config: Config,
@@ -333,6 +349,7 @@ export function createBroker(
         return refreshChallenge(urls, "The sign-in at the origin expired; refresh the token");
       }
       const response = await routes.fetch(request, env, ctx);
+      if (response.status === 403) logForbidden(response, originHost);
       if (response.status !== 401) return response;
       await response.body?.cancel();
       await memory.refreshes.refused(upstream.accessToken);

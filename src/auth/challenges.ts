@@ -151,6 +151,22 @@ export function parseChallenges(header: string): Challenge[] {
   return challenges;
 }
 
+/**
+ * What a header's `Bearer` challenges say of a refused token (RFC 6750 §3):
+ * their `error` and `scope`, as the first that writes each has them.
+ */
+export function bearerRefusal(header: string): { error?: string; scope?: string } {
+  const params = parseChallenges(header)
+    .filter(({ scheme }) => scheme === "bearer")
+    .flatMap(({ params }) => params);
+  const refusal: { error?: string; scope?: string } = {};
+  for (const name of ["error", "scope"] as const) {
+    const value = params.find((param) => param.name === name)?.value;
+    if (value !== undefined) refusal[name] = value;
+  }
+  return refusal;
+}
+
 /** A value as a quoted-string. */
 export function quote(value: string): string {
   return `"${value.replace(/[\\"]/g, (char) => `\\${char}`)}"`;

@@ -283,7 +283,9 @@ export async function announceRefresh(
   const key = `${await intentPrefix(grant, refreshToken)}${flight}`;
   await kv
     .put(key, "", { expirationTtl: INTENT_TTL_S })
-    .catch((error) => logEvent("kv_error", { op: "put", error: String(error) }));
+    .catch((error) =>
+      logEvent("kv_error", { op: "put", what: "refresh_intent", error: String(error) }),
+    );
 }
 
 /**
@@ -302,7 +304,7 @@ export async function spentElsewhere(
     const { keys } = await kv.list({ prefix, limit: MAX_WAITING });
     return keys.some((key) => key.name !== `${prefix}${flight}`);
   } catch (error) {
-    logEvent("kv_error", { op: "list", error: String(error) });
+    logEvent("kv_error", { op: "list", what: "refresh_intent", error: String(error) });
     return true;
   }
 }

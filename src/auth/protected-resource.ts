@@ -24,7 +24,7 @@ import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { fetchOrigin, statusLineOf } from "../transport/origin";
 import { readBounded } from "../transport/read-bounded";
-import { parseChallenges, replaceChallengeParams } from "./challenges";
+import { bearerRefusal, replaceChallengeParams } from "./challenges";
 import { originMetadataUrls, type PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
 
@@ -32,16 +32,52 @@ const MAX_METADATA_BYTES = 64 * 1024;
 
 const isBearer = (scheme: string) => scheme === "bearer";
 
+/** What the client's request carried that a refusal of its token is read against. */
+export interface SentCredentials {
+  /** `Authorization`. */
+  token: boolean;
+  /** `Mcp-Session-Id`: a session the origin began with a token of the client's (2025 revisions). */
+  session: boolean;
+}
+
+/**
+ * Relay mode: the origin's refusal of the token a client sent, logged, as
+ * the client alone reads the answer. A `401 invalid_token` outside a session
+ * may be the origin's refusal of every token issued for the proxy's URL
+ * (`auth_audience_mismatch`); within one, whose start the origin accepted a
+ * token of the client's for, it is the token's own end (expired, revoked),
+ * and a `403` a scope the token lacks (`auth_token_refused`): the client
+ * refreshes or signs in again, and the proxy has nothing to change.
+ */
+function logRefusedToken(status: number, header: string, config: Config, sent: SentCredentials) {
+  const { error, scope } = bearerRefusal(header);
+  const refusedToken = error === "invalid_token";
+  const origin = config.originUrl.host;
+  if (status === 401 && refusedToken && !sent.session) {
+    logEvent("auth_audience_mismatch", {
+      origin,
+      hint: "The origin refused the client's token (invalid_token): expired or revoked, which the client refreshes; or, if it follows every sign-in, the origin takes only tokens issued for its own URL (RFC 8707), not this proxy's: use AUTH_MODE=broker.",
+    });
+  } else if ((status === 401 && refusedToken) || status === 403) {
+    logEvent("auth_token_refused", {
+      origin,
+      status,
+      ...(error === undefined ? {} : { error }),
+      ...(scope === undefined ? {} : { scope }),
+    });
+  }
+}
+
 /**
  * The origin's 401 or 403 with every `Bearer` challenge's `resource_metadata`
  * pointing at the proxy's metadata; any other response as it came.
- * `sentToken`: the client's request carried `Authorization`.
+ * `sent`: what the client's request carried.
  */
 export function rewriteChallenges(
   origin: Response,
   config: Config,
   urls: PublicUrls,
-  sentToken: boolean,
+  sent: SentCredentials,
   memory: SignInMemory,
 ): Response {
   const header = origin.headers.get("www-authenticate");
@@ -67,15 +103,8 @@ export function rewriteChallenges(
     return urls.metadata;
   });
 
-  const refusedToken = parseChallenges(header).some(
-    ({ scheme, params }) =>
-      isBearer(scheme) && params.some((p) => p.name === "error" && p.value === "invalid_token"),
-  );
-  if (config.auth.mode === "relay" && origin.status === 401 && sentToken && refusedToken) {
-    logEvent("auth_audience_mismatch", {
-      origin: config.originUrl.host,
-      hint: "The origin refused the client's token. If it accepts only tokens issued for its own URL (RFC 8707), clients signed in for this proxy's URL are refused: use AUTH_MODE=broker.",
-    });
+  if (config.auth.mode === "relay" && sent.token) {
+    logRefusedToken(origin.status, header, config, sent);
   }
   if (rewritten === header) return origin;
   const headers = new Headers(origin.headers);

@@ -279,7 +279,7 @@ async function identify(
     registrations.get(key) ??
     (
       await auth.oauthKv.get<{ client_id: string }>(key, "json").catch((error) => {
-        logEvent("kv_error", { op: "get", error: String(error) });
+        logEvent("kv_error", { op: "get", what: "upstream_client", error: String(error) });
         return null;
       })
     )?.client_id;
@@ -303,7 +303,9 @@ async function identify(
   registrations.set(key, registered.client_id);
   await auth.oauthKv
     .put(key, JSON.stringify({ client_id: registered.client_id }))
-    .catch((error) => logEvent("kv_error", { op: "put", error: String(error) }));
+    .catch((error) =>
+      logEvent("kv_error", { op: "put", what: "upstream_client", error: String(error) }),
+    );
   logEvent("upstream_client_registered", { issuer: as.issuer });
   return { client: { client_id: registered.client_id }, clientAuth: oauth.None() };
 }

@@ -75,6 +75,17 @@ const CALL_LINE = { "mcp.method.name": "tools/call" } as const;
 const NAME_UNSURE: ReadonlySet<string> = new Set(["hidden", "unlisted", "unchecked"]);
 
 /**
+ * What the log is told of a call refused as no tool of the caller's, for the
+ * engineer who reads it without the answer: the names the client was offered,
+ * and the tool an older listing showed under the called name (one the origin
+ * renamed or removed since, or another caller's).
+ */
+interface UnknownToolNote {
+  closest?: readonly string[];
+  handedOutFor?: string;
+}
+
+/**
  * What a refusal is answered with. A direct call's: the protocol's `-32602`,
  * for a malformed request or a tool the server has none of (MCP's protocol
  * errors). A call `call_tool` carries is `call_tool`'s input: its refusal is
@@ -99,6 +110,7 @@ export function refusal(
   text: string,
   as: RefusedAs,
   resolution?: CallReport["resolution"],
+  { closest, handedOutFor }: UnknownToolNote = {},
 ): CallOutcome & { kind: "answer" } {
   const toolResult = as.kind === "tool_error";
   logEvent("tool_call_refused", {
@@ -108,6 +120,8 @@ export function refusal(
     reason,
     // As the call's data point says it (analytics/call-record.ts `localVerdict`).
     "error.type": toolResult ? "tool_error" : String(ErrorCode.InvalidParams),
+    ...(closest?.length ? { closest } : {}),
+    ...(handedOutFor === undefined ? {} : { handedOutFor }),
   });
   const tool = NAME_UNSURE.has(reason) ? undefined : named.tool;
   return {
@@ -247,7 +261,12 @@ export async function repairToolCall(
   if (refused) {
     const closest = UNKNOWN.has(refused) ? await resolveTool.closest(name) : undefined;
     const text = REFUSALS[refused](name, closest);
-    return refusal(message, { tool, name }, refused, text, refusedAs, resolution);
+    // A name no tool of theirs answers to may be one an older listing showed them.
+    const handedOutFor = resolved ? undefined : resolveTool.handedOutFor(name);
+    return refusal(message, { tool, name }, refused, text, refusedAs, resolution, {
+      closest,
+      handedOutFor,
+    });
   }
   if (!resolved) logEvent("tool_unknown", { name });
 

@@ -13,8 +13,10 @@ import { rewriteChallenges } from "../auth/protected-resource";
 import { signInChallenge } from "../auth/provider";
 import { publicUrls } from "../auth/public-url";
 import { quotedName } from "../json";
+import { logEvent } from "../log";
 import {
   addresseeOf,
+  type ErrorAddressee,
   ErrorCode,
   errorResponse,
   isRequest,
@@ -73,6 +75,24 @@ async function openToolMap(c: Context<AppEnv>, profile: Profile, caller: Caller)
   );
 }
 
+/**
+ * The proxy's own 4xx for a request it refuses before the origin sees it
+ * (docs/errors.md), logged: the client alone reads its answer, and the
+ * operator's log would otherwise hold nothing of it. The reason is what the
+ * client is told: keys, header and setting names, limits and counts, never a
+ * value the body held.
+ */
+function refused(
+  status: number,
+  code: number,
+  reason: string,
+  addressee: ErrorAddressee,
+  headers?: HeadersInit,
+): Response {
+  logEvent("request_refused", { status, code, reason });
+  return errorResponse(status, code, reason, addressee, headers);
+}
+
 /** The proxy's 502 or 504 for an origin that failed, as what the request's calls and listings got. */
 function failed(recorder: CallRecorder | undefined, reply: OriginFailed): Response {
   recorder?.endWith(
@@ -107,7 +127,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
   const unread = unreadAddressee(request.headers);
   const operators = paramOriginUrlSets(config.originUrl, url);
   if (operators !== undefined) {
-    return errorResponse(
+    return refused(
       400,
       ErrorCode.InvalidRequest,
       `Bad request: the query parameter ${quotedName(operators)} is one the proxy's ORIGIN_URL sets, and a request cannot set it`,
@@ -123,7 +143,10 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       cookiesForClient(origin, credentials),
       config,
       publicUrls(config, url, url.pathname),
-      request.headers.has("authorization"),
+      {
+        token: request.headers.has("authorization"),
+        session: request.headers.has("mcp-session-id"),
+      },
       c.get("isolate").signIn,
     );
 
@@ -133,14 +156,14 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       const body = await readPostBody(request, config, hold);
       if (body.kind === "busy") return busyResponse("the request's body", unread);
       if (body.kind === "refused") {
-        return errorResponse(body.status, body.code, body.message, unread, body.headers);
+        return refused(body.status, body.code, body.message, unread, body.headers);
       }
       const mismatch = body.batch
         ? batchHeader(request.headers)
         : (versionMismatch(request.headers, body.messages[0]) ??
           headerMismatch(request.headers, body.messages[0]));
       if (mismatch !== undefined) {
-        return errorResponse(
+        return refused(
           400,
           ErrorCode.HeaderMismatch,
           body.batch
@@ -201,7 +224,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       ).finally(() => toolMap.callsPlanned());
       // An id each for the errors of a batch would be what the limit keeps from being written.
       if (plan.kind === "refused") {
-        return errorResponse(400, ErrorCode.InvalidRequest, plan.message, {
+        return refused(400, ErrorCode.InvalidRequest, plan.message, {
           batch: false,
           ids: [],
           revision: body.revision,
@@ -230,7 +253,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       const param = plan.callHeaders && paramMismatch(request.headers, plan.callHeaders);
       if (param !== undefined) {
         return sent(
-          errorResponse(
+          refused(
             400,
             ErrorCode.HeaderMismatch,
             `Header mismatch: the ${param} header does not match the request body`,
@@ -321,6 +344,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       );
     }
     default:
+      // Not logged: uptime checks probe with HEAD, a line each.
       return errorResponse(
         405,
         ErrorCode.InvalidRequest,

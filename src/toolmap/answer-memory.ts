@@ -117,7 +117,9 @@ export class AnswerMemory {
         const value = encodeAnswer(answer);
         if (value.byteLength > MAX_KV_VALUE_BYTES) return;
         await this.kv.put(key, value, { expirationTtl: ANSWER_TTL_DAYS * 86_400 });
-      })().catch((error) => logEvent("kv_error", { op: "put", error: String(error) })),
+      })().catch((error) =>
+        logEvent("kv_error", { op: "put", what: "answer", error: String(error) }),
+      ),
     );
   }
 
@@ -133,7 +135,7 @@ export class AnswerMemory {
       const text = await this.kv.get(key, "text");
       return text === null ? undefined : decodeAnswer(text);
     } catch (error) {
-      logEvent("kv_error", { op: "get", error: String(error) });
+      logEvent("kv_error", { op: "get", what: "answer", error: String(error) });
       return undefined;
     }
   }

@@ -109,6 +109,15 @@ export class CallNames {
     return this.#resolveOriginal(match.original, this.listedName(match.original));
   }
 
+  /**
+   * The original this profile handed `name` out for, as far as this isolate
+   * knows (memory only): for a call refused as no tool of the caller's, the
+   * tool an older listing showed under it.
+   */
+  handedOutFor(name: string): string | undefined {
+    return this.couldHaveNamed(name) ? this.map.names().byName.get(name) : undefined;
+  }
+
   /** The name `original` is listed under here. */
   listedName(original: string): string {
     return this.map.names().byOriginal.get(original) ?? original;

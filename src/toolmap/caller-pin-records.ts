@@ -163,7 +163,7 @@ export class CallerPins {
           },
           (error) => {
             reads.delete(key);
-            logEvent("kv_error", { op: "get", error: String(error) });
+            logEvent("kv_error", { op: "get", what: "caller_pins", error: String(error) });
             return undefined;
           },
         );
@@ -212,7 +212,7 @@ export class CallerPins {
     waitUntil(
       writeLatest().catch((error) => {
         writes.delete(key);
-        logEvent("kv_error", { op: "put", error: String(error) });
+        logEvent("kv_error", { op: "put", what: "caller_pins", error: String(error) });
       }),
     );
   }

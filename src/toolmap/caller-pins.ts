@@ -30,7 +30,7 @@
  * caller who was shown the tool before lists it (SECURITY.md).
  */
 import type { BoundedMap } from "../bounded-map";
-import { logEvent } from "../log";
+import { logEvent, WholeText } from "../log";
 import { namesWeight, nameWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
 import {
@@ -221,7 +221,8 @@ export async function decidePins(
       logChange("changed", {
         ...change,
         mode,
-        accept: acceptCommand(now, original, book.environment),
+        // Whole, or the pasted command would accept no definition.
+        accept: new WholeText(acceptCommand(now, original, book.environment)),
       })
     ) {
       book.logged.set(key, true);

@@ -98,7 +98,7 @@ export class MapStore {
       try {
         stored = await this.#mapRead;
       } catch (error) {
-        logEvent("kv_error", { op: "get", error: String(error) });
+        logEvent("kv_error", { op: "get", what: "map", error: String(error) });
         return false;
       } finally {
         // Done: a map the isolate lets go of later (`OriginMemory.clear`) is read anew.
@@ -177,7 +177,7 @@ export class MapStore {
       names.legacyProgress = { after: read.after, done: read.done };
       return true;
     } catch (error) {
-      logEvent("kv_error", { op: "list", error: String(error) });
+      logEvent("kv_error", { op: "list", what: "names_v1", error: String(error) });
       return false;
     }
   }
@@ -258,7 +258,7 @@ export class MapStore {
       origin.stored = merged;
       origin.loadedAt = Date.now();
     } catch (error) {
-      logEvent("kv_error", { op: "put", error: String(error) });
+      logEvent("kv_error", { op: "put", what: "map", error: String(error) });
     } finally {
       origin.writtenAt = Date.now();
       // Not the mark of a write begun since, in place of this one taken for stopped.
@@ -311,7 +311,7 @@ export class MapStore {
     } catch (error) {
       // Read again by the next call that needs one: a failed read is no answer to keep.
       this.#chunks = undefined;
-      logEvent("kv_error", { op: "get", error: String(error) });
+      logEvent("kv_error", { op: "get", what: "schemas", error: String(error) });
     }
     return undefined;
   }

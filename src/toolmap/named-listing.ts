@@ -65,3 +65,25 @@ export function firstOfEachName(tools: readonly ListedTool[]): readonly ListedTo
   logEvent("tool_listed_twice", { tools: [...repeated] });
   return first;
 }
+
+/**
+ * How large a listing named from scratch in an isolate must be to be logged
+ * (`listing_large`): about half the tools, or a text about twice as long as
+ * theirs, whose first naming passes a Free plan's 10 ms of CPU
+ * (docs/limits.md: some 480 tools written out whole).
+ */
+const LARGE_LISTING = { tools: 250, chars: 1024 * 1024 };
+
+/**
+ * Logs the size of a listing an isolate names from scratch, where it is
+ * large enough to cost: called before the work, so that a listing the
+ * runtime stops for its CPU (error 1102, which no answer or data point
+ * follows) leaves this line. `chars`: the text the tools were read from
+ * (none for a listing parsed whole).
+ */
+export function noteLargeListing(tools: readonly ListedTool[], profile: string): void {
+  let chars = 0;
+  for (const { written } of tools) if (written) chars += written.span[1] - written.span[0];
+  if (tools.length < LARGE_LISTING.tools && chars < LARGE_LISTING.chars) return;
+  logEvent("listing_large", { profile, tools: tools.length, chars });
+}

@@ -97,7 +97,7 @@ async function accepted(
   try {
     value = await kv.get(acceptKey(scope, pin, original), "text");
   } catch (error) {
-    logEvent("kv_error", { op: "get", error: String(error) });
+    logEvent("kv_error", { op: "get", what: "accept_key", error: String(error) });
   }
   const isAccepted = value === original;
   origin.acceptChecks.set(check, isAccepted);

@@ -48,6 +48,8 @@ export interface ToolResolver {
   refusalOf(original: string, cause: unknown): Promise<Resolution["refused"]>;
   /** The caller's closest names to `name`, where their whole listing is known here. */
   closest(name: string): Promise<string[] | undefined>;
+  /** The original `name` was handed out for, where this isolate knows one (call-names.ts). */
+  handedOutFor(name: string): string | undefined;
   /** The operator's rule for a tool a call names by its original name, if there is one. */
   ruleOf(original: string): ToolRule | undefined;
   /** Whether the operator's policy refuses some calls (`refusesCalls`): then a call must name its tool. */
@@ -113,6 +115,7 @@ export function toolResolver(
       if (match === undefined) return undefined;
       return match.kind === "one" ? [toolMap.calls.listedName(match.original)] : match.closest;
     },
+    handedOutFor: (name: string) => toolMap.calls.handedOutFor(name),
     ruleOf: (original: string) => toolMap.policy.rules.ruleFor(original),
     refusesCalls: refusesCalls(toolMap.policy),
   });

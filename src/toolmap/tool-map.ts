@@ -33,7 +33,7 @@ import type { OriginMemory, ToolMapMemory, ToolMapScopes } from "./isolate-memor
 import { ProvenPins, storedListingPin } from "./listing-pin";
 import { today } from "./map-merge";
 import { MapStore } from "./map-store";
-import { firstOfEachName, type NamedListing } from "./named-listing";
+import { firstOfEachName, type NamedListing, noteLargeListing } from "./named-listing";
 import { pinListing } from "./pin-listing";
 import {
   entryChars,
@@ -181,6 +181,8 @@ export class ToolMap {
     part: ListingPart = "first",
   ): Promise<NamedListing> {
     const tools = firstOfEachName(listed);
+    // An isolate that holds none of the origin's listing texts names every tool from scratch.
+    if (this.origin.written.size === 0) noteLargeListing(tools, this.profile.name);
     const readable = await this.load(true);
     const pinning = this.policy.changes !== "allow";
     const proven = new ProvenPins(

@@ -119,6 +119,40 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     );
   });
 
+  it("tells the log which tool an old listing's name stood for, where the origin renamed it since, and the names the model was offered", async () => {
+    const origin = await callerOrigin("ann");
+    const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp() });
+    const client = await connect(revision, asCaller("ann", proxy));
+    const before = (await client.listTools()).map((tool) => tool.name);
+    const read = before.find((name) => name.startsWith("files_read_")) ?? "";
+    // The origin renames files.read; the client lists again, its model calls from the old listing.
+    const renamed = [{ ...TOOLS[0], name: "files.read_file" }, TOOLS[1]];
+    const reset = await fetch(`${origin.replace("/mcp?", "/__tools?")}&caller=ann`, {
+      method: "POST",
+      body: JSON.stringify(renamed),
+    });
+    expect(reset.status).toBe(204);
+    const after = (await client.listTools()).map((tool) => tool.name);
+    const readFile = after.find((name) => name.startsWith("files_read_file_")) ?? "";
+    expect(readFile).toMatch(/^files_read_file_[0-9a-z]{6}$/);
+
+    const logs = captureLogs();
+    await expect(client.callTool(read, { path: "a.md" })).rejects.toThrow(
+      `Unknown tool: ${read}. Did you mean: ${readFile}`,
+    );
+    // The line says what the client was told, and that the name was the proxy's for files.read,
+    // which the caller's listing no longer shows: the origin renamed or removed it.
+    expect(logs.events("tool_call_refused")).toEqual([
+      expect.objectContaining({
+        name: read,
+        reason: "unknown",
+        handedOutFor: "files.read",
+        closest: [readFile],
+      }),
+    ]);
+    logs.restore();
+  });
+
   it("undoes the strict view for a call by the tool's own name as for its listed name", async () => {
     const origin = await callerOrigin("ann");
     const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp() });

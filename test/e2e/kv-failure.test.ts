@@ -5,13 +5,18 @@
  * kind of them. What a failing KV does to `TOOL_CHANGES=hold` is in
  * hold.test.ts; to stored names, in test/worker/names.test.ts.
  */
+import { waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { profileOf } from "../../src/schemas/profile";
+import { toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { mapKey } from "../../src/toolmap/stored-map";
 import { clientsOfEachTest, EACH_WIRE, type ToolResult } from "../helpers/clients";
 import { VALID_ARGUMENTS } from "../helpers/demo-calls";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { failingKv, kvFailingOnly } from "../helpers/kv";
+import { captureLogs } from "../helpers/logs";
 import { freshOrigin, viaProxy } from "../helpers/proxy";
 
 const connect = clientsOfEachTest();
@@ -45,6 +50,55 @@ describe.each(EACH_WIRE)("KV failing, protocol %s", (revision) => {
       VALID_ARGUMENTS["scope:action"] ?? {},
     );
     expect(echoed(called).tool).toBe("scope:action");
+  });
+
+  it("a write KV refuses (429: one write a second to a key): the log says what was not stored, and the next isolate lists the origin and stores it", async () => {
+    const origin = freshOrigin();
+    // As the runtime refuses a second write to a key within a second, from another isolate.
+    const refusing = new Proxy(env.TOOL_MAP, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property === "put") {
+          return () => Promise.reject(new Error("KV PUT failed: 429 Too Many Requests"));
+        }
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const contexts: ExecutionContext[] = [];
+    const settled = () => Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+    const logs = captureLogs();
+    const first = await connect(
+      revision,
+      viaProxy({ ORIGIN_URL: origin }, { app: createApp(), kv: refusing, contexts }),
+    );
+    await first.listTools();
+    await settled();
+    const refused = logs.events("kv_error");
+    expect(refused.length).toBeGreaterThan(0);
+    for (const line of refused) {
+      expect(line).toMatchObject({
+        op: "put",
+        what: expect.any(String),
+        error: expect.stringContaining("429"),
+      });
+    }
+    // Which value each line is about: the origin's map, which the next isolate cannot read.
+    expect(refused.map((line) => line.what)).toContain("map");
+    logs.restore();
+
+    const scope = (await toolMapScopes(new URL(origin), profileOf("openai").names)).origin;
+    expect(await env.TOOL_MAP.get(mapKey(scope))).toBeNull();
+    const next = await connect(
+      revision,
+      viaProxy({ ORIGIN_URL: origin }, { app: createApp(), contexts }),
+    );
+    const called = await next.callTool(
+      DEMO_NAMES["scope:action"],
+      VALID_ARGUMENTS["scope:action"] ?? {},
+    );
+    expect(echoed(called).tool).toBe("scope:action");
+    await settled();
+    expect(await env.TOOL_MAP.get(mapKey(scope))).not.toBeNull();
   });
 
   it("put fails: names are handed out and calls reach their tools from memory", async () => {

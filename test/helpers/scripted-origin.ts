@@ -35,17 +35,8 @@ const base64 = (body: Uint8Array | string) => {
   return btoa(binary);
 };
 
-/**
- * An origin that answers `answers` (by the method of a request's lone
- * message, `*` for any other; see the fixture), with `idMark` in a body
- * replaced by the id of the request it answers; `received()`, what reached
- * it since the last look.
- */
-export async function scriptedOrigin(
-  answers: Record<string, ScriptedAnswer>,
-  idMark?: string,
-): Promise<{ originUrl: string; received(): Promise<ScriptedRequest[]> }> {
-  const key = crypto.randomUUID();
+/** Registers `answers` as the script of `key`, in place of any before. */
+async function register(key: string, answers: Record<string, ScriptedAnswer>, idMark?: string) {
   const script = {
     answers: Object.fromEntries(
       Object.entries(answers).map(([method, answer]) => [
@@ -60,8 +51,28 @@ export async function scriptedOrigin(
     body: JSON.stringify(script),
   });
   await registered.body?.cancel();
+}
+
+/**
+ * An origin that answers `answers` (by the method of a request's lone
+ * message, `*` for any other; see the fixture), with `idMark` in a body
+ * replaced by the id of the request it answers; `received()`, what reached
+ * it since the last look; `change(answers)`, the same origin (its URL, so its
+ * tool map) answering others from then on.
+ */
+export async function scriptedOrigin(
+  answers: Record<string, ScriptedAnswer>,
+  idMark?: string,
+): Promise<{
+  originUrl: string;
+  received(): Promise<ScriptedRequest[]>;
+  change(answers: Record<string, ScriptedAnswer>): Promise<void>;
+}> {
+  const key = crypto.randomUUID();
+  await register(key, answers, idMark);
   return {
     originUrl: `${GATEWAY_ORIGIN}/scripted/mcp?script=${key}`,
     received: async () => (await fetch(`${GATEWAY_ORIGIN}/__script?key=${key}`)).json(),
+    change: (changed) => register(key, changed, idMark),
   };
 }

@@ -32,7 +32,16 @@ interface Received {
 /** The SQL API's answers, in the order the queries are sent, as `FORMAT JSON` writes them. */
 const ANSWERS = [
   {
-    meta: ["tool", "calls", "judged", "failed", "tool_errors", "tasks", "error_rate"],
+    meta: [
+      "tool",
+      "calls",
+      "judged",
+      "failed",
+      "tool_errors",
+      "repaired_failed",
+      "tasks",
+      "error_rate",
+    ],
     data: [
       {
         tool: "files.read",
@@ -40,6 +49,7 @@ const ANSWERS = [
         judged: "243",
         failed: "30",
         tool_errors: "24",
+        repaired_failed: "20",
         tasks: "0",
         error_rate: 0.025,
       },
@@ -49,6 +59,7 @@ const ANSWERS = [
         judged: "1040",
         failed: "0",
         tool_errors: "0",
+        repaired_failed: "0",
         tasks: "1040",
         error_rate: 0,
       },
@@ -58,6 +69,7 @@ const ANSWERS = [
         judged: "4",
         failed: "4",
         tool_errors: "0",
+        repaired_failed: "0",
         tasks: "0",
         error_rate: 1,
       },
@@ -190,10 +202,10 @@ describe("npm run stats", () => {
         "Call analytics of acme in mcp_calls, the last 24h",
         "",
         "Calls and error rate per tool",
-        "  tool          calls  judged  failed  tool_errors  tasks  error_rate",
-        "  files.read    1,200     243      30           24      0        2.5%",
-        "  report.build  1,040   1,040       0            0  1,040        0.0%",
-        "  (none)            4       4       4            0      0      100.0%",
+        "  tool          calls  judged  failed  tool_errors  repaired_failed  tasks  error_rate",
+        "  files.read    1,200     243      30           24               20      0        2.5%",
+        "  report.build  1,040   1,040       0            0                0  1,040        0.0%",
+        "  (none)            4       4       4            0                0      0      100.0%",
         "",
         "Repairs per client and profile",
         "  client            profile  calls  repaired  repaired_share  repairs",
@@ -221,6 +233,7 @@ describe("npm run stats", () => {
             judged: "1",
             failed: "0",
             tool_errors: "0",
+            repaired_failed: "0",
             tasks: "0",
             error_rate: 0,
           },
@@ -245,7 +258,9 @@ describe("npm run stats", () => {
     const { base } = await sqlApi(200, named);
     const { code, stdout } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
     expect(code).toBe(0);
-    expect(stdout).toContain("  2024      5       1       0            0      0        0.0%");
+    expect(stdout).toContain(
+      "  2024      5       1       0            0                0      0        0.0%",
+    );
     expect(stdout).toContain("  1e3      openai      3         0            0.0%        0");
   });
 
@@ -260,6 +275,7 @@ describe("npm run stats", () => {
         judged: "5",
         failed: "0",
         tool_errors: "0",
+        repaired_failed: "0",
         tasks: "0",
         error_rate: 0,
       }));
@@ -270,9 +286,21 @@ describe("npm run stats", () => {
     expect(code).toBe(0);
     const rows = stdout.split("\n").filter((line) => line.includes("aaaa"));
     expect(rows).toEqual([
-      `  ${"a".repeat(62)}…      5       5       0            0      0        0.0%`,
-      `  ${"a".repeat(62)}…      5       5       0            0      0        0.0%`,
+      `  ${"a".repeat(62)}…      5       5       0            0                0      0        0.0%`,
+      `  ${"a".repeat(62)}…      5       5       0            0                0      0        0.0%`,
     ]);
+  });
+
+  it("counts, per tool, the failed calls whose arguments the proxy changed", () => {
+    // Whether a tool's failures are the calls the proxy repaired: its log lines then say how.
+    const [perTool] = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
+    const column = perTool?.sql
+      .split("\n")
+      .find((line) => line.trimEnd().endsWith(" AS repaired_failed,"));
+    expect(column).toContain("blob8 != ''");
+    expect(column).toContain(
+      "NOT IN ('ok', 'input_required', 'task_created', 'unread', 'unsampled')",
+    );
   });
 
   it("counts no call that goes on in its retry (input_required) or in a task (task_created) among the failures", () => {

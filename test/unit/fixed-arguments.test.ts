@@ -33,6 +33,7 @@ function resolverOf(entry: ToolEntry, rule: ToolRule | undefined): ToolResolver 
     {
       refusalOf: async () => undefined,
       closest: async () => undefined,
+      handedOutFor: () => undefined,
       ruleOf: () => rule,
       refusesCalls: false,
     },

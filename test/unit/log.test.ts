@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { logEvent } from "../../src/log";
+import { logEvent, WholeText } from "../../src/log";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -35,6 +35,14 @@ describe("a log line", () => {
     expect(parsed.name).toBe(`${"x".repeat(256)}… (2999744 more characters)`);
     expect(parsed.keys).toHaveLength(101);
     expect((parsed.keys as string[])[100]).toBe("… (49900 more)");
+  });
+
+  it("writes a command to paste whole, past the characters a string keeps, within the line's bound", () => {
+    const command = `npm run holds -- accept ${"r".repeat(300)} --pin p --env acme`;
+    expect(logged({ accept: new WholeText(command) }).parsed.accept).toBe(command);
+    vi.restoreAllMocks();
+    const { line } = logged({ accept: new WholeText("x".repeat(20_000)) });
+    expect(JSON.parse(line)).toEqual({ event: "test_event", cut: "20034 characters" });
   });
 
   it("stays within 16 KiB however many entries its lists hold, inside one another", () => {

@@ -78,6 +78,7 @@ async function forwarded(
   const resolver: ToolResolver = Object.assign(async () => ({ kind: "resolved" as const, tool }), {
     refusalOf: async () => undefined,
     closest: async () => undefined,
+    handedOutFor: () => undefined,
     ruleOf: () => rule,
     refusesCalls: false,
   });

@@ -20,7 +20,7 @@ import { changingOrigin } from "../helpers/changing-origin";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
-import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
+import { messagesOf, openSession, postJson, rawExchange, rpc } from "../helpers/mcp";
 import { CATALOG_ORIGIN, DEMO_ORIGIN, freshOrigin, PROXY_URL, viaProxy } from "../helpers/proxy";
 
 /** How many listings each test makes: each would be a KV write where a write per listing is the bug. */
@@ -194,6 +194,38 @@ describe("log lines one listing can make", () => {
     expect(more).toEqual([]);
     expect(rest).toMatchObject({ count: pairs - 10 });
     expect(logs.lines().length).toBeLessThan(20);
+    logs.restore();
+  });
+
+  it("a large listing an isolate names anew: one line with its tools and characters, none when it is listed again", async () => {
+    // Naming, pinning and viewing a listing from scratch is what may pass a Free plan's 10 ms of
+    // CPU (docs/limits.md): the line says how large it was, for the listing the runtime stopped.
+    const origin = `${CATALOG_ORIGIN}/mcp?map=${crypto.randomUUID()}&tools=300`;
+    const [direct] = await (await rawExchange("2026-07-28", fetch, origin))("list", "tools/list");
+    const tools = (direct as { result: { tools: unknown[] } }).result.tools;
+    // The origin writes each tool as JSON.stringify does: its characters in the page.
+    const chars = tools.reduce<number>((sum, tool) => sum + JSON.stringify(tool).length, 0);
+    const anthropic = `${PROXY_URL}/anthropic`;
+    const list = async (proxy: ReturnType<typeof viaProxy>) => {
+      const response = await postJson(proxy, anthropic, rpc(1, "tools/list"), {
+        "mcp-protocol-version": "2025-11-25",
+      });
+      await response.text();
+      return response;
+    };
+
+    const logs = captureLogs();
+    const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp() });
+    expect((await list(proxy)).status).toBe(200);
+    expect(logs.events("listing_large")).toEqual([
+      { event: "listing_large", profile: "anthropic", tools: 300, chars },
+    ]);
+    expect((await list(proxy)).status).toBe(200);
+    expect(logs.events("listing_large")).toHaveLength(1);
+    // A listing of a few tools, in an isolate of its own: no line.
+    const small = viaProxy({ ORIGIN_URL: `${CATALOG_ORIGIN}/mcp?map=${crypto.randomUUID()}` });
+    expect((await list(small)).status).toBe(200);
+    expect(logs.events("listing_large")).toHaveLength(1);
     logs.restore();
   });
 });

@@ -310,6 +310,32 @@ describe("a data point per call", () => {
     ]);
   });
 
+  it("a repaired call the origin still refuses: its point holds the repairs and the refusal, its line which repairs, no value", async () => {
+    const { call } = await analyticsSession();
+    const logs = captureLogs();
+    // max_bytes coerced from text; path, which files.read requires, missing: forwarded (warn),
+    // and the origin's own validation refuses it.
+    const { messages, points } = await call(DEMO_NAMES["files.read"], { max_bytes: "4096" });
+    expect(messages[0]).toHaveProperty("result.isError", true);
+    expect(onlyPoint(points).blobs).toMatchObject({
+      "gen_ai.tool.name": "files.read",
+      outcome: "tool_error",
+      "error.type": "tool_error",
+      repairs: "coerced",
+      validation: "invalid",
+    });
+    expect(logs.events("tool_call_repaired")).toEqual([
+      expect.objectContaining({
+        "gen_ai.tool.name": "files.read",
+        coercions: [{ path: "max_bytes", from: "string", to: "integer" }],
+        validation: "invalid",
+        issues: [expect.objectContaining({ keyword: "required" })],
+      }),
+    ]);
+    expect(JSON.stringify(logs.lines())).not.toContain("4096");
+    logs.restore();
+  });
+
   it("members of params beside the arguments are no repair: forwarded as sent; inline ones are recovered", async () => {
     const { send } = await analyticsSession();
     const name = DEMO_NAMES["files.read"];
@@ -621,6 +647,23 @@ describe("a data point per call", () => {
       "gen_ai.tool.name": "",
       resolution: "",
     });
+  });
+
+  it("search mode: a search that finds nothing is counted, and its query written nowhere", async () => {
+    const { call } = await analyticsSession({ MAX_TOOLS: "2" });
+    const logs = captureLogs();
+    // What a model searches for is its own text, which may hold what its user said.
+    const query = "zebra xylophone annlee4471";
+    const search = await call("search_tools", { query });
+    expect(search.messages[0]).toHaveProperty("result.structuredContent.tools", []);
+    const point = onlyPoint(search.points);
+    expect(point.blobs).toMatchObject({ "gen_ai.tool.name": "search_tools", outcome: "ok" });
+    expect(point.doubles["tools.count"]).toBe(0);
+    for (const word of query.split(" ")) {
+      expect(JSON.stringify(point)).not.toContain(word);
+      expect(JSON.stringify(logs.lines())).not.toContain(word);
+    }
+    logs.restore();
   });
 
   it("search mode: search_tools and call_tool whose arguments are no object refused as a direct call is", async () => {

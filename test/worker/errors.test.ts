@@ -563,6 +563,60 @@ describe("each failure the proxy answers is logged", () => {
     ]);
   });
 
+  it("a request refused before the origin sees it: what the client was told, and no value its body held", async () => {
+    const proxy = viaProxy({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp`,
+      MAX_BODY_BYTES: "4096",
+      MAX_BATCH_MESSAGES: "4",
+    });
+    const call = rpc(1, "tools/call", { name: "files_read", arguments: { path: "SECRET-PATH" } });
+    const send = (body: string, headers: Record<string, string> = {}) =>
+      postJson(proxy, PROXY_URL, body, { "mcp-protocol-version": "2025-11-25", ...headers });
+    const statuses = [
+      await send(JSON.stringify(call).slice(0, -2)),
+      await send(JSON.stringify(call), { "content-type": "text/plain" }),
+      await send(JSON.stringify(Array.from({ length: 5 }, (_, i) => ({ ...call, id: i })))),
+      await send(JSON.stringify({ ...call, params: { name: "SECRET-PATH".repeat(400) } })),
+      await send(JSON.stringify(call), { "mcp-method": "tools/list" }),
+    ].map((response) => response.status);
+    expect(statuses).toEqual([400, 415, 400, 413, 400]);
+    expect(logs.events("request_refused")).toEqual([
+      {
+        event: "request_refused",
+        status: 400,
+        code: -32700,
+        reason: "Parse error: the body is not valid JSON",
+      },
+      {
+        event: "request_refused",
+        status: 415,
+        code: -32600,
+        reason:
+          "Unsupported Media Type: a POST to the MCP endpoint has Content-Type: application/json",
+      },
+      {
+        event: "request_refused",
+        status: 400,
+        code: -32600,
+        reason:
+          "Invalid Request: a batch holds at most 4 messages (MAX_BATCH_MESSAGES); this one holds 5",
+      },
+      {
+        event: "request_refused",
+        status: 413,
+        code: -32600,
+        reason: "Request body exceeds the limit of 4096 bytes",
+      },
+      {
+        event: "request_refused",
+        status: 400,
+        code: -32020,
+        reason: "Header mismatch: the Mcp-Method header does not match the request body",
+      },
+    ]);
+    expect(JSON.stringify(logs.lines())).not.toContain("SECRET");
+  });
+
   it("a bug: 500 with -32603, and a line saying what failed", async () => {
     // A runtime that refuses background work, so storing a first listing (answered as JSON,
     // renamed before the answer goes) throws where no code expects it to.

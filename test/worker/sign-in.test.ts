@@ -9,6 +9,7 @@ import { createApp } from "../../src/app";
 import { metadataDocument } from "../fixtures/metadata-documents";
 import { postJson, rpc } from "../helpers/mcp";
 import { METADATA_ORIGINS, PROXY_URL, viaProxy } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -109,6 +110,78 @@ describe("the origin's challenges, on the way to the client", () => {
       const response = await postJson(proxyFor(variant).proxy, PROXY_URL, rpc(1, "tools/list"));
       expect(response.headers.get("www-authenticate")).toBe(challenge);
     }
+  });
+});
+
+describe("a token the origin refuses, in relay mode", () => {
+  /** An origin whose every answer to `method` is `status` with the challenge `challenge`. */
+  async function refusing(method: string, status: number, challenge: string) {
+    const origin = await scriptedOrigin({
+      [method]: {
+        status,
+        headers: [
+          ["WWW-Authenticate", challenge],
+          ["Content-Type", "application/json"],
+        ],
+        body: '{"error":"refused"}',
+      },
+    });
+    return {
+      host: new URL(origin.originUrl).host,
+      proxy: viaProxy({ ORIGIN_URL: origin.originUrl }),
+    };
+  }
+  const TOKEN = "tok-SECRET-0123";
+  const inSession = { authorization: `Bearer ${TOKEN}`, "mcp-session-id": "s-1" };
+
+  it("a 401 invalid_token within a session the origin began with the client's token: expired or revoked, not an audience the origin refuses", async () => {
+    const log = vi.spyOn(console, "log");
+    const { host, proxy } = await refusing(
+      "tools/call",
+      401,
+      'Bearer error="invalid_token", error_description="The access token expired"',
+    );
+    const call = rpc(1, "tools/call", { name: "files_read", arguments: { path: "a" } });
+    expect((await postJson(proxy, PROXY_URL, call, inSession)).status).toBe(401);
+    const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(lines.filter((line) => line.event === "auth_audience_mismatch")).toEqual([]);
+    expect(lines.filter((line) => line.event === "auth_token_refused")).toEqual([
+      { event: "auth_token_refused", origin: host, status: 401, error: "invalid_token" },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("SECRET");
+  });
+
+  it("a 403 insufficient_scope: the line names the scope the origin asks for", async () => {
+    const log = vi.spyOn(console, "log");
+    const { host, proxy } = await refusing(
+      "tools/list",
+      403,
+      'Bearer error="insufficient_scope", scope="files:write"',
+    );
+    expect((await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), inSession)).status).toBe(403);
+    const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)));
+    expect(lines.filter((line) => line.event === "auth_token_refused")).toEqual([
+      {
+        event: "auth_token_refused",
+        origin: host,
+        status: 403,
+        error: "insufficient_scope",
+        scope: "files:write",
+      },
+    ]);
+  });
+
+  it("a 401 invalid_token outside a session: the hint names both causes, an expired token and an origin that takes only its own", async () => {
+    const log = vi.spyOn(console, "log");
+    const { host, proxy } = await refusing("tools/list", 401, 'Bearer error="invalid_token"');
+    const asked = { authorization: `Bearer ${TOKEN}` };
+    expect((await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), asked)).status).toBe(401);
+    const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)));
+    const [hint, ...more] = lines.filter((line) => line.event === "auth_audience_mismatch");
+    expect(more).toEqual([]);
+    expect(hint).toMatchObject({ origin: host });
+    expect(hint.hint).toMatch(/expired/);
+    expect(hint.hint).toMatch(/AUTH_MODE=broker/);
   });
 });
 
