@@ -15,11 +15,14 @@
  * as they came. Beside authoritative `arguments` they hold every other member
  * too, as the client wrote it and unread: one the proxy does not know may be a
  * later revision's field or a vendor's, which the origin would get without the
- * proxy (lossless), and an `args` there is not used. Where the arguments are
- * recovered inline, those members are the arguments, and go only there.
+ * proxy (lossless), and an `args` there is not used; one a lenient reader
+ * takes for an envelope field (`_Meta`) is the caller's to refuse
+ * (`envelopeMisspelled`). Where the arguments are recovered inline, those
+ * members are the arguments, and go only there.
  */
 import {
   type ExactText,
+  foldedKey,
   isPlainObject,
   MAX_NESTING,
   nestsTooDeep,
@@ -38,6 +41,31 @@ export const REQUEST_KEYS: ReadonlySet<string> = new Set([
 
 /** Fields of `params` that are the call's envelope, never arguments. */
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set(["name", "arguments", "args", ...REQUEST_KEYS]);
+
+/** Each envelope field by how a lenient reader (json.ts `foldedKey`) reads its name. */
+const FOLDED_ENVELOPE: ReadonlyMap<string, string> = new Map(
+  [...ENVELOPE_KEYS].map((key) => [foldedKey(key), key]),
+);
+
+/**
+ * The first of the members forwarded beside authoritative arguments
+ * (`unknown`) that a lenient reader takes for an envelope field, with that
+ * field: `_Meta` for `_meta`, `TASK` for `task`, `inputResponses\u0000x`.
+ * Go's `encoding/json` (mcp-go, the Go SDK) reads it as the field the proxy
+ * read as absent: a revision claim the proxy never held the header to, a
+ * task it took for a plain call. The caller refuses the call, as a message
+ * that spells a JSON-RPC member so is refused (transport/post-body.ts).
+ * `undefined` when none is.
+ */
+export function envelopeMisspelled(
+  unknown: Record<string, unknown>,
+): [written: string, field: string] | undefined {
+  for (const key of Object.keys(unknown)) {
+    const field = FOLDED_ENVELOPE.get(foldedKey(key));
+    if (field !== undefined) return [key, field];
+  }
+  return undefined;
+}
 
 export type RecoveryKind = "as_sent" | "json_string" | "inline" | "args" | "empty";
 

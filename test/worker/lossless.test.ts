@@ -257,6 +257,37 @@ describe("members of params the proxy does not know, beside the arguments, reach
     logs.restore();
   });
 
+  it("but not one a lenient reader takes for a member of the call's own: refused, the origin not called", async () => {
+    // Go's encoding/json (mcp-go; the Go SDK before its fix also cut a key at a NUL) reads
+    // `_Meta` as `_meta`: the proxy read no `_meta` (no revision claim to hold the header to),
+    // the origin one; as a task (`TASK`), a call the proxy took for a plain one.
+    const { proxy, session, received } = await demoSession();
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
+    const calls = async () =>
+      (await received()).filter((r) => r.body.includes('"tools/call"')).length;
+    const before = await calls();
+    for (const [id, member, reads] of [
+      [56, "_Meta", "_meta"],
+      [57, "TASK", "task"],
+      [58, "requestſtate", "requestState"],
+      [59, "inputResponses\\u0000", "inputResponses"],
+      [60, "ARGS", "args"],
+    ] as const) {
+      const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"get-weather","arguments":{"city":"Oslo"},"${member}":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`;
+      const [answer] = await messagesOf(await postJson(proxy, PROXY_URL, body, session));
+      const written = JSON.stringify(JSON.parse(`"${member}"`));
+      expect(answer, member).toEqual({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: -32602,
+          message: `Invalid params: params write the key ${written} beside the arguments, which lenient readers take for "${reads}"; write it as MCP does, or leave it out`,
+        },
+      });
+    }
+    expect(await calls()).toBe(before);
+  });
+
   it("but not in the call call_tool carries: the model's are not the client's, and call_tool's own are not that call's", async () => {
     // Search mode (MAX_TOOLS 2): the model wrote call_tool's arguments, members beside the
     // carried `arguments` too; the client's beside call_tool's would be arguments of a carried
