@@ -294,18 +294,20 @@ describe("members of params the proxy does not know, beside the arguments, reach
     // call whose model wrote them inline.
     const { proxy, session, received } = await demoSession({ vars: { MAX_TOOLS: "2" } });
     await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
-    for (const [id, carried] of [
-      [53, '{"name":"files.read","arguments":{"path":"p"},"hint":1,"args":{}}'],
-      [54, '{"name":"files.read","arguments":"{\\"path\\":\\"p\\"}","hint":1}'],
-      [55, '{"name":"files.read","path":"p"}'],
+    // An `args` is one more of them: beside the model's `arguments`, as beside call_tool's.
+    for (const [id, carried, beside] of [
+      [53, '{"name":"files.read","arguments":{"path":"p"},"hint":1,"args":{}}', ""],
+      [54, '{"name":"files.read","arguments":"{\\"path\\":\\"p\\"}","hint":1}', ""],
+      [55, '{"name":"files.read","path":"p"}', ""],
+      [61, '{"name":"files.read","path":"p"}', ',"args":{"path":"/etc/passwd"}'],
+      [62, '{"name":"files.read","arguments":{"path":"p"},"args":{"path":"q"}}', ',"args":{}'],
     ] as const) {
-      const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"call_tool","arguments":${carried},"x-vendor":2}}`;
+      const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"call_tool","arguments":${carried},"x-vendor":2${beside}}}`;
       await messagesOf(await postJson(proxy, PROXY_URL, body, session));
       const calls = (await received()).filter((r) => r.body.includes('"tools/call"'));
-      expect(JSON.parse(calls.at(-1)?.body ?? "{}").params, carried).toEqual({
+      expect(JSON.parse(calls.at(-1)?.body ?? "{}").params, carried + beside).toEqual({
         name: "files.read",
         arguments: { path: "p" },
-        ...(id === 53 ? { args: {} } : {}),
       });
     }
   });
