@@ -15,11 +15,14 @@
  * as they came. Beside authoritative `arguments` they hold every other member
  * too, as the client wrote it and unread: one the proxy does not know may be a
  * later revision's field or a vendor's, which the origin would get without the
- * proxy (lossless), and an `args` there is not used. Where the arguments are
- * recovered inline, those members are the arguments, and go only there.
+ * proxy (lossless), and an `args` there is not used; one a lenient reader
+ * takes for an envelope field (`_Meta`) is the caller's to refuse
+ * (`envelopeMisspelled`). Where the arguments are recovered inline, those
+ * members are the arguments, and go only there.
  */
 import {
   type ExactText,
+  foldedKey,
   isPlainObject,
   MAX_NESTING,
   nestsTooDeep,
@@ -39,6 +42,31 @@ export const REQUEST_KEYS: ReadonlySet<string> = new Set([
 /** Fields of `params` that are the call's envelope, never arguments. */
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set(["name", "arguments", "args", ...REQUEST_KEYS]);
 
+/** Each envelope field by how a lenient reader (json.ts `foldedKey`) reads its name. */
+const FOLDED_ENVELOPE: ReadonlyMap<string, string> = new Map(
+  [...ENVELOPE_KEYS].map((key) => [foldedKey(key), key]),
+);
+
+/**
+ * The first of the members forwarded beside authoritative arguments
+ * (`unknown`) that a lenient reader takes for an envelope field, with that
+ * field: `_Meta` for `_meta`, `TASK` for `task`, `inputResponses\u0000x`.
+ * Go's `encoding/json` (mcp-go, the Go SDK) reads it as the field the proxy
+ * read as absent: a revision claim the proxy never held the header to, a
+ * task it took for a plain call. The caller refuses the call, as a message
+ * that spells a JSON-RPC member so is refused (transport/post-body.ts).
+ * `undefined` when none is.
+ */
+export function envelopeMisspelled(
+  unknown: Record<string, unknown>,
+): [written: string, field: string] | undefined {
+  for (const key of Object.keys(unknown)) {
+    const field = FOLDED_ENVELOPE.get(foldedKey(key));
+    if (field !== undefined && field !== key) return [key, field];
+  }
+  return undefined;
+}
+
 export type RecoveryKind = "as_sent" | "json_string" | "inline" | "args" | "empty";
 
 export type Recovered =
@@ -47,11 +75,15 @@ export type Recovered =
       recovery: RecoveryKind;
       /** The arguments to repair and forward; `undefined` when the call had none at all. */
       arguments: Record<string, unknown> | undefined;
-      /** The envelope fields of `params` (`name`, `args` unless it was the arguments, `REQUEST_KEYS`). */
+      /**
+       * The envelope fields of `params`: `name`, `REQUEST_KEYS`, and `args` where the
+       * arguments are not authoritative and were not it.
+       */
       envelope: Record<string, unknown>;
       /**
-       * The other members of `params` beside authoritative `arguments`, forwarded as sent;
-       * none where `arguments` is not authoritative: there they are the arguments.
+       * The other members of `params` beside authoritative `arguments` (an `args` among
+       * them), forwarded as sent; none where `arguments` is not authoritative: there they
+       * are the arguments.
        */
       unknown: Record<string, unknown>;
       /** Whether the forwarded params differ from what the client sent. */
@@ -71,29 +103,32 @@ function describe(value: unknown): string {
 
 export function recoverArguments(params: Record<string, unknown>): Recovered {
   const given = Object.hasOwn(params, "arguments") ? params.arguments : undefined;
-  const inline = Object.entries(params).filter(([key]) => !ENVELOPE_KEYS.has(key));
-  // The arguments where they were written inline, and else members forwarded as sent.
-  const members = writtenAsIn(Object.fromEntries(inline), params);
-  const envelope = writtenAsIn(
-    Object.fromEntries(
-      Object.entries(params).filter(([key]) => ENVELOPE_KEYS.has(key) && key !== "arguments"),
-    ),
-    params,
-  );
+  /** The members of `params` that `kept` names, as `params` wrote them. */
+  const membersOf = (kept: (key: string) => boolean) =>
+    writtenAsIn(Object.fromEntries(Object.entries(params).filter(([key]) => kept(key))), params);
+  const inline = membersOf((key) => !ENVELOPE_KEYS.has(key));
+  const envelope = membersOf((key) => ENVELOPE_KEYS.has(key) && key !== "arguments");
   const result = (
     recovery: RecoveryKind,
     args: Record<string, unknown> | undefined,
     changed: boolean,
     exact?: ExactText,
-  ): Recovered => ({
-    kind: "recovered",
-    recovery,
-    arguments: args,
-    envelope,
-    unknown: recovery === "as_sent" || recovery === "json_string" ? members : {},
-    changed,
-    ...(exact ? { exact } : {}),
-  });
+  ): Recovered => {
+    if (recovery !== "as_sent" && recovery !== "json_string") {
+      return { kind: "recovered", recovery, arguments: args, envelope, unknown: {}, changed };
+    }
+    // Beside authoritative arguments an `args` is one more member the proxy does not read.
+    const request = (key: string) => key === "name" || REQUEST_KEYS.has(key);
+    return {
+      kind: "recovered",
+      recovery,
+      arguments: args,
+      envelope: membersOf(request),
+      unknown: membersOf((key) => key !== "arguments" && !request(key)),
+      changed,
+      ...(exact ? { exact } : {}),
+    };
+  };
 
   let fromArguments: Record<string, unknown> | undefined;
   let exact: ExactText | undefined;
@@ -117,8 +152,8 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
     const fromString = typeof given === "string";
     return result(fromString ? "json_string" : "as_sent", fromArguments, fromString, exact);
   }
-  if (inline.length > 0) {
-    return result("inline", members, true);
+  if (Object.keys(inline).length > 0) {
+    return result("inline", inline, true);
   }
 
   const args = Object.hasOwn(params, "args") ? params.args : undefined;

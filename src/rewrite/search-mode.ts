@@ -225,16 +225,18 @@ export type UnwrappedCall =
   | ({ kind: "answer" } & LocalAnswer);
 
 /**
- * The call a `call_tool` carries, as if the client had made it directly: its
- * envelope (`_meta`, `task`, …) kept, `name` the inner tool's, and what the
+ * The call a `call_tool` carries, as if the client had made it directly: the
+ * request's fields of its params (`_meta`, `task`, …) kept, `name` the inner tool's, and what the
  * model wrote beside it as that call's params, so that its arguments are
  * recovered as a direct call's are (tools-call.ts): in `arguments`, as JSON
  * text, beside `name`, or in `args`. What belongs to the request (`_meta`,
  * …) is the client's, not the model's to write: so are the members beside
- * arguments that hold them, forwarded beside a direct call's as sent
- * (args/recover.ts), left out of the carried call. Members of `call_tool`'s
- * own `params` the proxy does not know are not carried either: beside what
- * the model wrote inline, the carried call would take them for its arguments.
+ * arguments that hold them (an `args` among them), forwarded beside a direct
+ * call's as sent (args/recover.ts), left out of the carried call. Other
+ * members of `call_tool`'s own `params` are not carried either: beside what
+ * the model wrote inline, the carried call would take them for its
+ * arguments, and an `args` there was the arguments of a call whose model
+ * wrote only a `name`.
  */
 export function unwrapCall(message: JsonRpcRequest, revision: Revision): UnwrappedCall {
   const read = argumentsOf(message, CALL_TOOL, revision);
@@ -257,7 +259,8 @@ export function unwrapCall(message: JsonRpcRequest, revision: Revision): Unwrapp
   const carried = recoverArguments({ name, ...Object.fromEntries(given) });
   const unread = carried.kind === "recovered" ? carried.unknown : {};
   const written = given.filter(([key]) => !Object.hasOwn(unread, key));
-  // Each member as the text it came from wrote it: the carried call's first, then the envelope's.
+  // Each member as the text it came from wrote it: the carried call's first, then the envelope's
+  // (`name` and the request's fields: an `args` beside call_tool's arguments is no part of it).
   const params = { ...envelope, name, ...Object.fromEntries(written) };
   writtenAsIn(writtenAsIn(params, outer), envelope);
   const call = writtenAsIn({ ...message, params }, message);

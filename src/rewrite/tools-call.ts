@@ -17,7 +17,7 @@
  */
 import type { CallReport, Repairs } from "../analytics/call-record";
 import { describeInvalidCall } from "../args/fix-it-text";
-import { recoverArguments } from "../args/recover";
+import { envelopeMisspelled, recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
 import { type Validation, validateArguments } from "../args/validate";
 import type { ValidationMode } from "../config";
@@ -28,6 +28,7 @@ import {
   keyFoldedTwice,
   keyTwiceReason,
   markMadeFrom,
+  quotedName,
   writtenAsIn,
 } from "../json";
 import { logEvent } from "../log";
@@ -277,6 +278,18 @@ export async function repairToolCall(
       { tool, name },
       "malformed_arguments",
       `Invalid params: ${recovered.message}`,
+      refusedAs,
+      resolution,
+    );
+  }
+  const misspelled = envelopeMisspelled(recovered.unknown);
+  if (misspelled !== undefined) {
+    const [written, field] = misspelled;
+    return refusal(
+      message,
+      { tool, name },
+      "ambiguous_arguments",
+      `Invalid params: params write the key ${quotedName(written)} beside the arguments, which lenient readers take for ${quotedName(field)}; write it as MCP does, or leave it out`,
       refusedAs,
       resolution,
     );

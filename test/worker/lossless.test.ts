@@ -257,24 +257,57 @@ describe("members of params the proxy does not know, beside the arguments, reach
     logs.restore();
   });
 
+  it("but not one a lenient reader takes for a member of the call's own: refused, the origin not called", async () => {
+    // Go's encoding/json (mcp-go; the Go SDK before its fix also cut a key at a NUL) reads
+    // `_Meta` as `_meta`: the proxy read no `_meta` (no revision claim to hold the header to),
+    // the origin one; as a task (`TASK`), a call the proxy took for a plain one.
+    const { proxy, session, received } = await demoSession();
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
+    const calls = async () =>
+      (await received()).filter((r) => r.body.includes('"tools/call"')).length;
+    const before = await calls();
+    for (const [id, member, reads] of [
+      [56, "_Meta", "_meta"],
+      [57, "TASK", "task"],
+      [58, "requestſtate", "requestState"],
+      [59, "inputResponses\\u0000", "inputResponses"],
+      [60, "ARGS", "args"],
+    ] as const) {
+      const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"get-weather","arguments":{"city":"Oslo"},"${member}":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`;
+      const [answer] = await messagesOf(await postJson(proxy, PROXY_URL, body, session));
+      const written = JSON.stringify(JSON.parse(`"${member}"`));
+      expect(answer, member).toEqual({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: -32602,
+          message: `Invalid params: params write the key ${written} beside the arguments, which lenient readers take for "${reads}"; write it as MCP does, or leave it out`,
+        },
+      });
+    }
+    expect(await calls()).toBe(before);
+  });
+
   it("but not in the call call_tool carries: the model's are not the client's, and call_tool's own are not that call's", async () => {
     // Search mode (MAX_TOOLS 2): the model wrote call_tool's arguments, members beside the
     // carried `arguments` too; the client's beside call_tool's would be arguments of a carried
     // call whose model wrote them inline.
     const { proxy, session, received } = await demoSession({ vars: { MAX_TOOLS: "2" } });
     await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
-    for (const [id, carried] of [
-      [53, '{"name":"files.read","arguments":{"path":"p"},"hint":1,"args":{}}'],
-      [54, '{"name":"files.read","arguments":"{\\"path\\":\\"p\\"}","hint":1}'],
-      [55, '{"name":"files.read","path":"p"}'],
+    // An `args` is one more of them: beside the model's `arguments`, as beside call_tool's.
+    for (const [id, carried, beside] of [
+      [53, '{"name":"files.read","arguments":{"path":"p"},"hint":1,"args":{}}', ""],
+      [54, '{"name":"files.read","arguments":"{\\"path\\":\\"p\\"}","hint":1}', ""],
+      [55, '{"name":"files.read","path":"p"}', ""],
+      [61, '{"name":"files.read","path":"p"}', ',"args":{"path":"/etc/passwd"}'],
+      [62, '{"name":"files.read","arguments":{"path":"p"},"args":{"path":"q"}}', ',"args":{}'],
     ] as const) {
-      const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"call_tool","arguments":${carried},"x-vendor":2}}`;
+      const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"call_tool","arguments":${carried},"x-vendor":2${beside}}}`;
       await messagesOf(await postJson(proxy, PROXY_URL, body, session));
       const calls = (await received()).filter((r) => r.body.includes('"tools/call"'));
-      expect(JSON.parse(calls.at(-1)?.body ?? "{}").params, carried).toEqual({
+      expect(JSON.parse(calls.at(-1)?.body ?? "{}").params, carried + beside).toEqual({
         name: "files.read",
         arguments: { path: "p" },
-        ...(id === 53 ? { args: {} } : {}),
       });
     }
   });
