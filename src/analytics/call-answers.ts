@@ -1,6 +1,6 @@
 /**
  * How the answers to a request's calls and listings ended, read as they pass
- * to the client (docs/observability.md, "Outcomes"). A response is judged by
+ * to the client (docs/observability.md, "Outcomes"). A response is judged (answer-verdict.ts) by
  * its members: `error` is `rpc_error` (its code the `error.type`), a call's
  * `result` with `isError: true` is `tool_error`, one with `resultType:
  * "input_required"` (2026-07-28: the tool asks for input before it runs on)
@@ -24,15 +24,8 @@ import { isPlainObject, own, parseJson } from "../json";
 import { type RequestId, requestAnswered } from "../protocol/jsonrpc";
 import { eventWatcher } from "../transport/event-watch";
 import { type ChunkRewriter, type ChunkWatcher, mayMention } from "../transport/sse";
-import {
-  INPUT_REQUIRED,
-  type MessageRecord,
-  OK,
-  TASK_CREATED,
-  UNANSWERED,
-  UNREAD,
-  type Verdict,
-} from "./call-record";
+import { ERROR, NOT_OK, RESPONSE, RESULT, SKIP_MARKERS, TASK, verdictOf } from "./answer-verdict";
+import { type MessageRecord, OK, UNANSWERED, UNREAD, type Verdict } from "./call-record";
 
 /** The longest JSON body or event parsed to judge the answers in it. */
 export const MAX_JUDGED_CHARS = 64 * 1024;
@@ -42,51 +35,6 @@ export const MAX_READ_BYTES = 256 * 1024;
 const READ_SIZE = 64 * 1024;
 /** The first read's: a short answer's event fits it, and a buffer costs its size to allocate. */
 const FIRST_READ_SIZE = 16 * 1024;
-
-/** What a response mentions. */
-const RESULT = '"result"';
-const ERROR = '"error"';
-const IS_ERROR = '"isError"';
-const INPUT_REQUIRED_TYPE = '"input_required"';
-/** A task's creation: 2025-11-25's `task` member, 2026-07-28's `resultType: "task"`. */
-const TASK = '"task"';
-const RESPONSE = [RESULT, ERROR];
-/** What a response that is no plain `ok` mentions. */
-const NOT_OK = [ERROR, IS_ERROR, INPUT_REQUIRED_TYPE];
-const SKIP_MARKERS = [RESULT, ...NOT_OK, TASK];
-
-/**
- * Whether a call's result is a task's creation (`CreateTaskResult`), whose
- * tool runs on: 2025-11-25's (experimental tasks) holds the `task`, a Task
- * (its `taskId` and `status`); that of 2026-07-28's tasks extension
- * (`io.modelcontextprotocol/tasks`) is the Task itself, of `resultType` `task`.
- */
-function createsTask(result: Record<string, unknown>): boolean {
-  if (own(result, "resultType") === "task") return true;
-  const task = own(result, "task");
-  return (
-    isPlainObject(task) &&
-    typeof own(task, "taskId") === "string" &&
-    typeof own(task, "status") === "string"
-  );
-}
-
-/** A response's verdict; `undefined` for a listing's result, which its rewrite judges. */
-function verdictOf(message: Record<string, unknown>, record: MessageRecord): Verdict | undefined {
-  if (Object.hasOwn(message, "error")) {
-    const error = own(message, "error");
-    const code = isPlainObject(error) ? own(error, "code") : undefined;
-    const errorType = Number.isInteger(code) ? String(code) : "rpc_error";
-    return { outcome: "rpc_error", errorType };
-  }
-  if (!Object.hasOwn(message, "result")) return undefined;
-  if (record.method === "tools/list") return OK;
-  const result = own(message, "result");
-  if (!isPlainObject(result)) return OK;
-  if (own(result, "isError") === true) return { outcome: "tool_error", errorType: "tool_error" };
-  if (own(result, "resultType") === "input_required") return INPUT_REQUIRED;
-  return createsTask(result) ? TASK_CREATED : OK;
-}
 
 /** `read`: whether the verdict was read from the answer, not known from its status or a failed request. */
 export type Settle = (
