@@ -30,9 +30,10 @@ import type { CallHeaders } from "../protocol/mcp-headers";
 import type { ToolResolver } from "../toolmap/resolve-tool";
 import type { ToolSearch } from "../toolmap/tool-search";
 import type { ParsedBody } from "../transport/post-body";
+import { PROTOCOL_ERROR, type RefusedAs } from "./call-refusal";
 import { LocalAnswers } from "./local-answers";
 import { answerSearch, CALL_TOOL, SEARCH_TOOLS, unwrapCall } from "./search-mode";
-import { PROTOCOL_ERROR, type RefusedAs, repairToolCall } from "./tools-call";
+import { repairToolCall } from "./tools-call";
 
 /**
  * The listing in search mode, for a call named `search_tools` or `call_tool`

@@ -24,8 +24,8 @@ import type { Profile } from "../schemas/profile";
 import { schemaView } from "../schemas/view";
 import { queryRead, type SearchableTool, wordsOf } from "../toolmap/search-terms";
 import type { ToolSearch } from "../toolmap/tool-search";
+import { PROTOCOL_ERROR, type RefusedAs, refusal } from "./call-refusal";
 import { jsonBytes } from "./local-answers";
-import { PROTOCOL_ERROR, type RefusedAs, refusal } from "./tools-call";
 
 export const SEARCH_TOOLS = "search_tools";
 export const CALL_TOOL = "call_tool";
