@@ -13,7 +13,7 @@
  * - The origin's tokens live only in the grant's encrypted `props`. The library
  *   lets a grant's props change only while the client refreshes the proxy's
  *   token, so that is where the origin's token is refreshed
- *   (`tokenExchangeCallback`), and the proxy's access token is issued for
+ *   (`tokenExchangeCallback`, broker-refresh.ts), and the proxy's access token is issued for
  *   the origin's token's remaining lifetime (at least the library's minute).
  *   When the origin's token is expired or refused, the client gets the
  *   proxy's own `401 invalid_token`: it refreshes the proxy's token (and with
@@ -31,8 +31,8 @@ import { logEvent } from "../log";
 import type { OriginCredentials } from "../transport/headers";
 import { readBounded, rejoin } from "../transport/read-bounded";
 import { bearerToken } from "./bearer";
+import { answerRefresh, lifetimeOf, RETRY_AFTER_RACE_S, refreshAtOrigin } from "./broker-refresh";
 import { bearerRefusal } from "./challenges";
-import { announceRefresh, type RefreshOutcome, spentElsewhere } from "./grant-refresh";
 import {
   type Routes,
   refreshChallenge,
@@ -42,15 +42,9 @@ import {
 } from "./provider";
 import type { PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
-import { originWithoutQuery, upstreamFor } from "./upstream";
-import { UpstreamError } from "./upstream-requests";
-import { isUpstreamTokens, refreshTokens, type UpstreamTokens } from "./upstream-tokens";
+import { originWithoutQuery } from "./upstream";
+import { isUpstreamTokens, type UpstreamTokens } from "./upstream-tokens";
 
-/** The library's floor for an access token's lifetime (KV's minimum expiration). */
-const MIN_TOKEN_TTL_S = 60;
-/** When a client may try a refresh again: after the authorization server failed, after another refresh won. */
-const RETRY_AFTER_DOWN_S = 5;
-const RETRY_AFTER_RACE_S = 1;
 /** The largest refresh request the proxy reads to line it up with the grant's others (a form of a few hundred bytes). */
 const MAX_REFRESH_REQUEST_BYTES = 16 * 1024;
 
@@ -96,12 +90,6 @@ function brokerPropsOf(props: unknown): BrokerProps | undefined {
 /** Whether a grant's tokens are for `config`'s origin. */
 const grantedFor = (props: BrokerProps, config: Config) =>
   props.origin === undefined || props.origin === originWithoutQuery(config.originUrl);
-
-/** Seconds until the origin's token expires, as the proxy's token lifetime; `undefined`: the default. */
-function lifetimeOf(tokens: UpstreamTokens): number | undefined {
-  if (tokens.expiresAt === undefined) return undefined;
-  return Math.max(MIN_TOKEN_TTL_S, Math.floor((tokens.expiresAt - Date.now()) / 1000));
-}
 
 /** The grant the library put on `ctx` after it validated the proxy's token; none otherwise. */
 const propsOf = (ctx: object) => brokerPropsOf((ctx as { props?: unknown }).props);
@@ -184,114 +172,6 @@ function busyRefresh(): Response {
       headers: { "retry-after": String(RETRY_AFTER_RACE_S), "cache-control": "no-store" },
     },
   );
-}
-
-/**
- * One refresh of the origin's token at its authorization server, announced
- * to other isolates before the refresh token is spent; never throws. A grant
- * `issued` by another authorization server than the one the origin names
- * now is revoked, its refresh token sent nowhere: the origin chooses where
- * the proxy signs in (without `UPSTREAM_ISSUER`), and would otherwise get
- * the refresh tokens its last authorization server issued, good there for
- * other resources than the origin (RFC 9700 §4.4, mix-up).
- */
-async function refreshAtOrigin(
-  config: Config,
-  auth: BrokerAuth,
-  urls: PublicUrls,
-  memory: SignInMemory,
-  grant: string,
-  tokens: UpstreamTokens,
-  issued: string | undefined,
-): Promise<RefreshOutcome> {
-  const flight = crypto.randomUUID();
-  try {
-    const upstream = await upstreamFor(config, auth, urls, new Headers(), memory);
-    const { issuer } = upstream.as;
-    if (issued !== undefined && issued !== issuer) {
-      logEvent("upstream_grant_other_issuer", { origin: config.originUrl.host, issuer });
-      return { kind: "revoked" };
-    }
-    const { refreshToken } = tokens;
-    if (refreshToken !== undefined)
-      await announceRefresh(auth.oauthKv, grant, refreshToken, flight);
-    const refreshed = await refreshTokens(upstream, tokens);
-    if (refreshed !== "revoked") return { kind: "refreshed", tokens: refreshed, issuer };
-    if (
-      refreshToken !== undefined &&
-      (await spentElsewhere(auth.oauthKv, grant, refreshToken, flight))
-    )
-      return { kind: "spent" };
-    return { kind: "revoked" };
-  } catch (error) {
-    const cause = error instanceof Error ? (error.cause ?? error) : error;
-    return {
-      kind: "failed",
-      reason: error instanceof UpstreamError ? error.reason : "error",
-      ...(error instanceof UpstreamError && error.status !== undefined
-        ? { status: error.status }
-        : {}),
-      detail: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause),
-    };
-  }
-}
-
-/** A refresh's `503`, the grant kept: `reason` is what `onError` logs (`oauth_error`). */
-const tryAgain = (description: string, retryAfterS: number, reason: string) =>
-  new OAuthError("temporarily_unavailable", {
-    description,
-    statusCode: 503,
-    headers: { "Retry-After": String(retryAfterS) },
-    internal: { category: "token-exchange-callback", reason },
-  });
-
-/** What the library is told of a refresh's outcome, logged: new props, or the client's error. */
-function answerRefresh(
-  outcome: RefreshOutcome,
-  shared: boolean,
-  props: unknown,
-  config: Config,
-): { newProps: unknown; accessTokenTTL: number | undefined } {
-  const origin = config.originUrl.host;
-  const { kind, ...cause } = outcome;
-  logEvent("upstream_refresh", {
-    origin,
-    result: kind,
-    ...(kind === "failed" ? cause : {}),
-    ...(shared ? { shared } : {}),
-  });
-  switch (outcome.kind) {
-    case "refreshed":
-      return {
-        // A grant made before grants said whose tokens they hold says so from now on.
-        newProps: {
-          ...(props as object),
-          upstream: outcome.tokens,
-          origin: originWithoutQuery(config.originUrl),
-          issuer: outcome.issuer,
-        },
-        accessTokenTTL: lifetimeOf(outcome.tokens),
-      };
-    case "failed":
-      // The grant is kept: the client tries again once the authorization server is back.
-      throw tryAgain(
-        "The origin's authorization server is unavailable",
-        RETRY_AFTER_DOWN_S,
-        "upstream_refresh_failed",
-      );
-    case "spent":
-      // The grant holds what the other refresh got: the client's retry reads it.
-      throw tryAgain(
-        "Another request just refreshed this sign-in; try again",
-        RETRY_AFTER_RACE_S,
-        "upstream_refresh_spent",
-      );
-    case "revoked":
-      // Revokes this grant: the client signs in again.
-      throw new OAuthError("invalid_grant", {
-        description: "The sign-in at the origin was revoked; sign in again",
-      });
-  }
 }
 
 /**
