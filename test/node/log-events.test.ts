@@ -70,30 +70,44 @@ function bracketed(source: string, open: number): string {
 }
 
 /**
- * The fields src/ writes for each event: the keys an object written in the
- * `logEvent` call names itself (a spread's are the type's it spreads, not read here).
+ * Each `logEvent` call src/ makes with an object written in it: the events it
+ * may write (string literals of its first argument) and that object's text.
  */
-function loggedFields(): Array<{ event: string; field: string; at: string }> {
-  const found: Array<{ event: string; field: string; at: string }> = [];
+function* logEventCalls(): Generator<{ events: string[]; object: string; at: string }> {
   for (const file of filesUnder("src")) {
     const source = withoutComments(readFileSync(file, "utf8"));
     for (const call of source.matchAll(/logEvent\(/g)) {
       const args = bracketed(source, (call.index ?? 0) + "logEvent".length);
       const events = [...(/^\(([^,{]+),/.exec(args)?.[1] ?? "").matchAll(/"([a-z]+_[a-z_]+)"/g)];
       const object = args.indexOf("{");
-      if (events.length === 0 || object === -1) continue;
-      // The object's members at its own level: nested brackets and strings set aside.
-      const members = bracketed(args, object)
-        .slice(1, -1)
-        .replace(/"(?:[^"\\]|\\.)*"|`[^`]*`/g, (text) => (text.startsWith('"') ? text : "``"))
-        .replace(/\([^()]*\)|\[[^[\]]*\]|\{[^{}]*\}/g, "")
-        .replace(/\([^()]*\)|\[[^[\]]*\]|\{[^{}]*\}/g, "");
-      for (const member of members.split(",")) {
-        const key = /^\s*(?:"([^"]+)"|([A-Za-z_$][\w$]*))\s*(?::|$)/.exec(member);
-        const field = key?.[1] ?? key?.[2];
-        if (field === undefined) continue;
-        for (const [, event] of events) found.push({ event: event as string, field, at: file });
-      }
+      if (object === -1) continue;
+      yield {
+        events: events.map((m) => m[1] as string),
+        object: bracketed(args, object),
+        at: file,
+      };
+    }
+  }
+}
+
+/**
+ * The fields src/ writes for each event: the keys an object written in the
+ * `logEvent` call names itself (a spread's are the type's it spreads, not read here).
+ */
+function loggedFields(): Array<{ event: string; field: string; at: string }> {
+  const found: Array<{ event: string; field: string; at: string }> = [];
+  for (const { events, object, at } of logEventCalls()) {
+    // The object's members at its own level: nested brackets and strings set aside.
+    const members = object
+      .slice(1, -1)
+      .replace(/"(?:[^"\\]|\\.)*"|`[^`]*`/g, (text) => (text.startsWith('"') ? text : "``"))
+      .replace(/\([^()]*\)|\[[^[\]]*\]|\{[^{}]*\}/g, "")
+      .replace(/\([^()]*\)|\[[^[\]]*\]|\{[^{}]*\}/g, "");
+    for (const member of members.split(",")) {
+      const key = /^\s*(?:"([^"]+)"|([A-Za-z_$][\w$]*))\s*(?::|$)/.exec(member);
+      const field = key?.[1] ?? key?.[2];
+      if (field === undefined) continue;
+      for (const event of events) found.push({ event, field, at });
     }
   }
   return found;
@@ -117,17 +131,9 @@ function documentedRows(): Map<string, string> {
  */
 function loggedValues(): Array<{ event: string; value: string; at: string }> {
   const found: Array<{ event: string; value: string; at: string }> = [];
-  for (const file of filesUnder("src")) {
-    const source = withoutComments(readFileSync(file, "utf8"));
-    for (const call of source.matchAll(/logEvent\(/g)) {
-      const args = bracketed(source, (call.index ?? 0) + "logEvent".length);
-      const events = [...(/^\(([^,{]+),/.exec(args)?.[1] ?? "").matchAll(/"([a-z]+_[a-z_]+)"/g)];
-      const object = args.indexOf("{");
-      if (object === -1) continue;
-      for (const [, value] of bracketed(args, object).matchAll(/:\s*"([a-z][a-z_ ]*)"/g)) {
-        for (const [, event] of events)
-          found.push({ event: event as string, value: value as string, at: file });
-      }
+  for (const { events, object, at } of logEventCalls()) {
+    for (const [, value] of object.matchAll(/:\s*"([a-z][a-z_ ]*)"/g)) {
+      for (const event of events) found.push({ event, value: value as string, at });
     }
   }
   return found;

@@ -26,6 +26,14 @@ const search = new ToolSearch(
 );
 const names = (query: string, limit = 3) => search.search(query, limit).map((tool) => tool.name);
 
+/** A tool of a search's own listing, by its name and description. */
+const tool = (name: string, description: string) => ({
+  name,
+  original: name,
+  description,
+  inputSchema: { type: "object" },
+});
+
 describe("identifier splitting", () => {
   const nameTerms = (name: string) => termsOf(identifierWords(name));
 
@@ -209,12 +217,6 @@ describe("what a query's words find", () => {
   // Matched as the start of longer terms, a word of one or two letters read the postings of every
   // term it starts: 8 such words, most of the index (30 ms on 10,000 tools, against 2.4 ms for
   // "read text file"). From 3 letters a word is still found as a start (docs/search-mode.md).
-  const tool = (name: string, description: string) => ({
-    name,
-    original: name,
-    description,
-    inputSchema: { type: "object" },
-  });
   const short = new ToolSearch([
     tool("read_file", "Reads a file."),
     tool("re_run", "Runs a job again."),
@@ -246,12 +248,6 @@ describe("what a query's words find", () => {
 });
 
 describe("synonyms", () => {
-  const tool = (name: string, description: string) => ({
-    name,
-    original: name,
-    description,
-    inputSchema: { type: "object" },
-  });
   const files = new ToolSearch([
     tool("list_directory", "Lists the entries of a directory."),
     tool("create_directory", "Creates a directory."),
