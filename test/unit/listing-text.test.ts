@@ -259,7 +259,8 @@ describe("a listing renamed in its text", () => {
         fc.constantFrom("openai", "gemini", "openai-strict"),
         // Under rules that edit listings, entries that are no tool are left out; else kept.
         fc.constantFrom(RULED, NO_POLICY),
-        async ({ text, tools }, profile, policy) => {
+        async (answer, profile, policy) => {
+          const { text, tools } = answer;
           const listIds = new Set([1]);
           // `undefined`: nothing changed, and the origin's own text goes on.
           const spliced =
@@ -282,17 +283,17 @@ describe("a listing renamed in its text", () => {
             if (tools[index]?.twoWays) expect(spliced).not.toContain(tools[index]?.text);
             else if (!twoWays.has(nameOf(original))) {
               expect(spliced).toContain(tools[index]?.text);
-              kept++;
+              if (answer !== REAL_LISTING) kept++;
             }
           }
         },
       ),
       { numRuns: 200, examples: [[REAL_LISTING, "openai", NO_POLICY]] },
     );
-    // That the runs copied text at all. The real listing, first, keeps 30 entries: the random
-    // listings kept 31 to 70 of theirs across 60 seeds (half of them under rules, which leave out
-    // entries that are no tool), too few at some seed to hold the floor alone.
-    expect(kept).toBeGreaterThan(25);
+    // That the random runs copied text at all (the real listing, first, keeps 30 entries, counted
+    // apart: it would hold the floor alone). They kept 31 to 70 of theirs across 60 seeds (half of
+    // them under rules, which leave out entries that are no tool).
+    expect(kept).toBeGreaterThan(15);
     // 400 listings through real local KV: 3 s alone, 15 s beside the rest of the suite under load.
   }, 30_000);
 
