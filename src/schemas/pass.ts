@@ -43,6 +43,11 @@ export type SchemaRule =
 export interface At {
   root: boolean;
   depth: number;
+  /**
+   * Whether the node is a property, reached from the root through `properties` alone: the
+   * only place a client takes an `x-mcp-header` (SEP-2243, passes/header-declarations.ts).
+   */
+  byProperties: boolean;
   /** The `$ref`s being inlined around this node, innermost last. */
   refs: readonly string[];
   /**

@@ -44,7 +44,7 @@ import { ViewSizes } from "./sizes";
 // A constant of this module, which V8 folds into the `for…in`s below (json.ts, `ownKey`).
 const ownKey = hasOwnKey;
 
-const ROOT: At = { root: true, depth: 0, refs: [], inlined: false };
+const ROOT: At = { root: true, depth: 0, refs: [], inlined: false, byProperties: false };
 const NONE: ReadonlySet<object> = new Set();
 const NO_NODES = new NodeSet([]);
 const NO_KEYWORDS: readonly string[] = [];
@@ -165,7 +165,15 @@ export class SchemaWalk implements ViewContext {
     if (Array.isArray(values)) this.sizes?.enum(values);
     // Viewing the children changes what they are, not which keywords the node has.
     if ((features & HAS_CHILDREN) !== 0) {
-      const child: At = { root: false, depth: at.depth + 1, refs: at.refs, inlined: at.inlined };
+      const child: At = {
+        root: false,
+        depth: at.depth + 1,
+        refs: at.refs,
+        inlined: at.inlined,
+        byProperties: false,
+      };
+      // A property of the root, or of a property of it: a `properties` chain (`At.byProperties`).
+      const property: At = at.root || at.byProperties ? { ...child, byProperties: true } : child;
       for (const keyword in node) {
         const kind = childrenIn(keyword);
         if (kind === undefined || !ownKey.call(node, keyword)) continue;
@@ -178,7 +186,10 @@ export class SchemaWalk implements ViewContext {
           isPlainObject(value) &&
           (this.passes.viewsDefinitions || (keyword !== "$defs" && keyword !== "definitions"))
         ) {
-          viewed = this.viewEach(value, child, keyword === "properties" ? this.sizes : undefined);
+          viewed =
+            keyword === "properties"
+              ? this.viewEach(value, property, this.sizes)
+              : this.viewEach(value, child, undefined);
           if (keyword === "properties" && viewed !== value) {
             ownedMap = viewed as object;
             ownedValues = this.eachCopied;

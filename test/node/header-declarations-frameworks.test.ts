@@ -10,6 +10,8 @@
  * `type`) beside its declaration. The proxy writes those headers itself
  * from the origin's schema, so the tool is callable; the profiles whose view
  * keeps `x-mcp-header` (`openai`, `anthropic`, `bedrock`) must list it so.
+ * So too a declaration a client refuses for where it is (under `items`), or
+ * for a header name declared before it in the same schema.
  */
 import { createMCPClient } from "@ai-sdk/mcp";
 import { createMcpHandler, Server, type Tool } from "@modelcontextprotocol/server";
@@ -40,6 +42,29 @@ const LOOKUP: Tool = {
   } as Tool["inputSchema"],
 };
 
+/** A declaration under `items`, where a client refuses one: the proxy's views leave it out. */
+const TAGGED: Tool = {
+  name: "regions.tagged",
+  description: "Finds places by tag.",
+  inputSchema: {
+    type: "object",
+    properties: { tags: { type: "array", items: { type: "string", "x-mcp-header": "Tag" } } },
+  } as Tool["inputSchema"],
+};
+
+/** One header name declared twice (case aside): a client refuses both, the views keep the first. */
+const ROUTE: Tool = {
+  name: "regions.route",
+  description: "Routes between two places.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      from: { type: "string", "x-mcp-header": "Zone" },
+      to: { type: "string", "x-mcp-header": "zone" },
+    },
+  } as Tool["inputSchema"],
+};
+
 const TRACE = crypto.randomUUID();
 let headerOrigin: Awaited<ReturnType<typeof startHeaderOrigin>>;
 let lookupOrigin: Awaited<ReturnType<typeof serveFetch>>;
@@ -56,7 +81,7 @@ beforeAll(async () => {
         { name: "regions", version: "1.0.0" },
         { capabilities: { tools: {} } },
       );
-      server.setRequestHandler("tools/list", () => ({ tools: [LOOKUP] }));
+      server.setRequestHandler("tools/list", () => ({ tools: [LOOKUP, TAGGED, ROUTE] }));
       server.setRequestHandler("tools/call", (call) => ({
         content: [{ type: "text", text: JSON.stringify(call.params.arguments ?? {}) }],
       }));
@@ -146,6 +171,18 @@ describe.each(FRAMEWORKS)("%s", (_, call) => {
       const url = `${proxies.lookup?.url.href}${profile}`;
       const answer = await call(url, /^regions_lookup_/, { q: "Oslo", region: "eu" });
       expect(answer).toEqual({ text: JSON.stringify({ q: "Oslo", region: "eu" }) });
+    });
+
+    it("lists a tool with a header declared under items", async () => {
+      const url = `${proxies.lookup?.url.href}${profile}`;
+      const answer = await call(url, /^regions_tagged_/, { tags: ["coast"] });
+      expect(answer).toEqual({ text: JSON.stringify({ tags: ["coast"] }) });
+    });
+
+    it("lists a tool that declares one header name twice", async () => {
+      const url = `${proxies.lookup?.url.href}${profile}`;
+      const answer = await call(url, /^regions_route_/, { from: "Oslo", to: "Bergen" });
+      expect(answer).toEqual({ text: JSON.stringify({ from: "Oslo", to: "Bergen" }) });
     });
   });
 });

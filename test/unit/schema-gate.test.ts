@@ -133,8 +133,8 @@ describe("each pass's reads (property)", () => {
   for (const profile of ADAPTING)
     for (const pass of SCHEMA_PASSES[profile].nodes) passes.set(pass, SCHEMA_PASSES[profile]);
   const at: At[] = [
-    { root: true, depth: 0, refs: [], inlined: false },
-    { root: false, depth: 1, refs: [], inlined: false },
+    { root: true, depth: 0, refs: [], inlined: false, byProperties: false },
+    { root: false, depth: 1, refs: [], inlined: false, byProperties: false },
   ];
 
   it("a node the gate does not ask a pass of never needs it", () => {

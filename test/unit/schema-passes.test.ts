@@ -20,11 +20,15 @@ import { rootObject } from "../../src/schemas/passes/root-object";
 import { rootProperties } from "../../src/schemas/passes/root-properties";
 import { knownNames, subset } from "../../src/schemas/passes/subset";
 import { wellFormed } from "../../src/schemas/passes/well-formed";
+import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { GEMINI_FACTS } from "../../src/schemas/providers/gemini";
 import { MCP } from "../../src/schemas/providers/mcp";
+import { schemaView } from "../../src/schemas/view";
 import { SchemaWalk } from "../../src/schemas/walk";
 
-const NESTED: At = { root: false, depth: 1, refs: [], inlined: false };
+const NESTED: At = { root: false, depth: 1, refs: [], inlined: false, byProperties: false };
+/** A property of the root: where a client takes an `x-mcp-header`. */
+const PROPERTY: At = { ...NESTED, byProperties: true };
 
 /** A pass applied to a copy of `node`, with what it recorded. */
 function run(
@@ -98,6 +102,7 @@ describe("node passes", () => {
       depth: 3,
       refs: ["#/$defs/Tag", "#/$defs/Tag"],
       inlined: true,
+      byProperties: false,
     });
     expect(cut).toMatchObject({ result: { type: "string", description: "A Tag, as JSON text." } });
     expect(cut.rules).toEqual(["ref_cycle_cut"]);
@@ -157,7 +162,8 @@ describe("node passes", () => {
   });
 
   it("header-declarations: an x-mcp-header a 2026-07-28 client refuses left out, another kept", () => {
-    expect(run(headerDeclarations, { type: "number", "x-mcp-header": "Ratio" })).toEqual({
+    const ratio = { type: "number", "x-mcp-header": "Ratio" };
+    expect(run(headerDeclarations, ratio, ratio, PROPERTY)).toEqual({
       needed: true,
       result: { type: "number" },
       rules: ["mcp_header_dropped"],
@@ -169,11 +175,62 @@ describe("node passes", () => {
       { type: "string", "x-mcp-header": "Has Space" },
       { type: "string", "x-mcp-header": 7 },
     ]) {
-      expect(headerDeclarations.needed(refused, NESTED), JSON.stringify(refused)).toBe(true);
+      const { result } = run(headerDeclarations, refused, refused, PROPERTY);
+      expect(result, JSON.stringify(refused)).not.toHaveProperty("x-mcp-header");
     }
-    for (const taken of ["string", "integer", "boolean"]) {
-      expect(headerDeclarations.needed({ type: taken, "x-mcp-header": "X" }, NESTED)).toBe(false);
+    for (const type of ["string", "integer", "boolean"]) {
+      const taken = { type, "x-mcp-header": "X" };
+      expect(run(headerDeclarations, taken, taken, PROPERTY).result).toEqual(taken);
     }
+  });
+
+  it("header-declarations: an x-mcp-header a client refuses for where it is, or a name declared before, left out", () => {
+    // The SDK 2.x client takes a declaration on a property reached through `properties` alone,
+    // each name once (case-insensitively), and leaves the whole tool out of its listing otherwise.
+    const declared = (header: string) => ({ type: "string", "x-mcp-header": header });
+    const original = {
+      type: "object",
+      "x-mcp-header": "Root",
+      properties: {
+        zone: declared("Zone"),
+        target: {
+          type: "object",
+          properties: { region: declared("Region"), again: declared("zone") },
+        },
+        tags: { type: "array", items: declared("Tag") },
+        pick: { anyOf: [declared("Pick"), { type: "integer" }] },
+        ref: { $ref: "#/$defs/Name" },
+      },
+      $defs: { Name: declared("Name") },
+      definitions: { Old: declared("Old") },
+    };
+    for (const profile of ["openai", "anthropic", "bedrock"] as const) {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(view.schema, profile).toEqual({
+        type: "object",
+        properties: {
+          zone: declared("Zone"),
+          target: {
+            type: "object",
+            properties: { region: declared("Region"), again: { type: "string" } },
+          },
+          tags: { type: "array", items: { type: "string" } },
+          pick: { anyOf: [{ type: "string" }, { type: "integer" }] },
+          ref: { $ref: "#/$defs/Name" },
+        },
+        $defs: { Name: { type: "string" } },
+        definitions: { Old: { type: "string" } },
+      });
+      expect(view.rules, profile).toContain("mcp_header_dropped");
+      expect(view.dropped, profile).toContain("x-mcp-header");
+    }
+    // Where the view made a declaration reachable, as a root anyOf merged into the root's properties, it stays.
+    const merged = schemaView(
+      { anyOf: [{ type: "object", properties: { id: declared("Id") } }] },
+      SCHEMA_PASSES.openai,
+    );
+    expect(merged.schema).toMatchObject({ properties: { id: declared("Id") } });
+    expect(merged.rules).not.toContain("mcp_header_dropped");
   });
 
   it("described-constraints: what the subset cannot say, in words", () => {

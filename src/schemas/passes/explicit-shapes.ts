@@ -57,7 +57,7 @@ export function explicitShapes(open: "empty" | "as-text"): Pass {
         // each position's schema allowed at every position, and the schema of the items after
         // them (draft-07's `additionalItems`, 2020-12's `items`) beside them, which alone would
         // allow no position's values; validation keeps the order.
-        const child = { ...at, root: false, depth: at.depth + 1 };
+        const child = { ...at, root: false, depth: at.depth + 1, byProperties: false };
         const rest = Array.isArray(schema.items) ? schema.additionalItems : schema.items;
         const tuple = [
           ...(Array.isArray(schema.items)
