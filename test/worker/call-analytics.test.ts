@@ -563,11 +563,16 @@ describe("a data point per call", () => {
     expect(outcomes.sort()).toEqual(["refused", "unanswered"]);
   });
 
-  it("a held tool: held", async () => {
+  /**
+   * A session of a proxy under `TOOL_CHANGES=hold` whose origin changed its tools' definitions
+   * after the first listing, listed again: its tools are held. Then `call` is sent, and its one
+   * data point and its answer read.
+   */
+  async function heldCall(vars: Record<string, string>, params: Record<string, unknown>) {
     const recording = recordingDataset();
     const map = crypto.randomUUID();
     const proxy = viaProxy(
-      { ORIGIN_URL: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5`, TOOL_CHANGES: "hold" },
+      { ORIGIN_URL: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5`, TOOL_CHANGES: "hold", ...vars },
       { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
     );
     const session = await openSession(proxy, PROXY_URL);
@@ -577,9 +582,14 @@ describe("a data point per call", () => {
     await fetch(`${CATALOG_ORIGIN}/__change?map=${map}`, { method: "POST" });
     await messagesOf(await postJson(proxy, PROXY_URL, rpc(2, "tools/list"), session));
     recording.clear();
-    const call = rpc(3, "tools/call", { name: "read_text_file", arguments: { path: "a" } });
-    await messagesOf(await postJson(proxy, PROXY_URL, call, session));
-    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+    const call = rpc(3, "tools/call", params);
+    const [answer] = await messagesOf(await postJson(proxy, PROXY_URL, call, session));
+    return { answer, point: onlyPoint(await recording.points()) };
+  }
+
+  it("a held tool: held", async () => {
+    const { point } = await heldCall({}, { name: "read_text_file", arguments: { path: "a" } });
+    expect(point.blobs).toMatchObject({
       outcome: "held",
       "error.type": "-32602",
       refusal: "held",
@@ -588,29 +598,12 @@ describe("a data point per call", () => {
   });
 
   it("search mode: a held tool called through call_tool: held, call_tool's tool error", async () => {
-    const recording = recordingDataset();
-    const map = crypto.randomUUID();
-    const proxy = viaProxy(
-      {
-        ORIGIN_URL: `${CATALOG_ORIGIN}/mcp?map=${map}&tools=5`,
-        TOOL_CHANGES: "hold",
-        MAX_TOOLS: "2",
-      },
-      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    const { answer, point } = await heldCall(
+      { MAX_TOOLS: "2" },
+      { name: "call_tool", arguments: { name: "read_text_file", arguments: { path: "a" } } },
     );
-    const session = await openSession(proxy, PROXY_URL);
-    await messagesOf(await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), session));
-    await recording.points();
-    await fetch(`${CATALOG_ORIGIN}/__change?map=${map}`, { method: "POST" });
-    await messagesOf(await postJson(proxy, PROXY_URL, rpc(2, "tools/list"), session));
-    recording.clear();
-    const call = rpc(3, "tools/call", {
-      name: "call_tool",
-      arguments: { name: "read_text_file", arguments: { path: "a" } },
-    });
-    const [answer] = await messagesOf(await postJson(proxy, PROXY_URL, call, session));
     expect(answer).toHaveProperty("result.isError", true);
-    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+    expect(point.blobs).toMatchObject({
       outcome: "held",
       "error.type": "tool_error",
       refusal: "held",
