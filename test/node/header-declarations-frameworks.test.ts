@@ -15,12 +15,13 @@
  */
 import { createMCPClient } from "@ai-sdk/mcp";
 import { createMcpHandler, Server, type Tool } from "@modelcontextprotocol/server";
-import { MCPServerStreamableHttp, mcpToFunctionTool, RunContext } from "@openai/agents";
+import { mcpToFunctionTool, RunContext } from "@openai/agents";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHeaderOrigin } from "../fixtures/node/header-origin";
 import { serveFetch } from "../fixtures/node/serve-fetch";
+import { withAgentsSdkServer } from "./agents-sdk-server";
 import { finished, toolCall } from "./ai-sdk-steps";
 import { serveProxy } from "./serve-proxy";
 
@@ -132,14 +133,8 @@ async function viaAiSdk(url: string, pattern: RegExp, input: unknown) {
 }
 
 /** The text an Agents SDK function tool named like `pattern` answers `input` with. */
-async function viaAgentsSdk(url: string, pattern: RegExp, input: unknown) {
-  const server = new MCPServerStreamableHttp({
-    url,
-    name: "origin",
-    clientSessionTimeoutSeconds: 60,
-  });
-  await server.connect();
-  try {
+const viaAgentsSdk = (url: string, pattern: RegExp, input: unknown) =>
+  withAgentsSdkServer(url, "origin", async (server) => {
     const listed = await server.listTools();
     const tool = listed.find(({ name }) => pattern.test(name));
     if (tool === undefined) return { listed: listed.map(({ name }) => name) };
@@ -148,10 +143,7 @@ async function viaAgentsSdk(url: string, pattern: RegExp, input: unknown) {
       JSON.stringify(input),
     );
     return { text: (output as unknown as { text: string }).text };
-  } finally {
-    await server.close();
-  }
-}
+  });
 
 const FRAMEWORKS = [
   ["the Vercel AI SDK", viaAiSdk],

@@ -11,7 +11,6 @@
  */
 import {
   Agent,
-  MCPServerStreamableHttp,
   type Model,
   type ModelRequest,
   type ModelResponse,
@@ -21,6 +20,7 @@ import {
 } from "@openai/agents";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCatalogOrigin } from "../fixtures/node/catalog-origin";
+import { withAgentsSdkServer } from "./agents-sdk-server";
 import { serveProxy } from "./serve-proxy";
 
 let catalog: Awaited<ReturnType<typeof startCatalogOrigin>>;
@@ -72,13 +72,7 @@ const callTool = (callId: string, args: unknown): ModelResponse["output"] => [
 
 describe("the OpenAI Agents SDK through search mode, its default errorFunction", () => {
   it("hands the model call_tool's did-you-mean for a name no tool has, and the model's next call reaches the tool", async () => {
-    const server = new MCPServerStreamableHttp({
-      url: proxy.url.href,
-      name: "catalog",
-      clientSessionTimeoutSeconds: 60,
-    });
-    await server.connect();
-    try {
+    await withAgentsSdkServer(proxy.url.href, "catalog", async (server) => {
       const seen: string[] = [];
       const model = scriptedModel((turn, request) => {
         if (turn === 1) {
@@ -116,8 +110,6 @@ describe("the OpenAI Agents SDK through search mode, its default errorFunction",
         arguments: { path: "notes.md" },
       });
       expect(result.finalOutput).toBe("done");
-    } finally {
-      await server.close();
-    }
+    });
   });
 });

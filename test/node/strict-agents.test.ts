@@ -6,7 +6,7 @@
  * tool of the demo origin and of the schema corpus must come out strict;
  * straight from the origin, most do not (the measure the issue started from).
  */
-import { MCPServerStreamableHttp, mcpToFunctionTool, RunContext } from "@openai/agents";
+import { mcpToFunctionTool, RunContext } from "@openai/agents";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_startWorker } from "wrangler";
 import { demoTools } from "../../demo/src/tools";
@@ -15,6 +15,7 @@ import { schemaView } from "../../src/schemas/view";
 import { startCatalogOrigin } from "../fixtures/node/catalog-origin";
 import corpusSchemas from "../fixtures/schema-corpus.json";
 import { declaredNames } from "../helpers/provider-rules";
+import { withAgentsSdkServer } from "./agents-sdk-server";
 import { serveProxy } from "./serve-proxy";
 
 type AgentsSdkTool = ReturnType<typeof mcpToFunctionTool>;
@@ -24,22 +25,11 @@ type AgentsSdkTool = ReturnType<typeof mcpToFunctionTool>;
  * at `url`, asking for strict schemas. (Tool by tool: `getAllMcpTools` refuses
  * the demo origin's own listing, whose `a_b` and `a/b` the SDK renames alike.)
  */
-async function withAgentsSdkTools<T>(url: string, use: (tools: AgentsSdkTool[]) => Promise<T>) {
-  // The SDK's 5 s for a request (its version probe among them) is a slow machine, not a hung
-  // server: the suite's other files share the cores (the probe timed out twice at load 7).
-  const server = new MCPServerStreamableHttp({
-    url,
-    name: "origin",
-    clientSessionTimeoutSeconds: 60,
-  });
-  await server.connect();
-  try {
+const withAgentsSdkTools = <T>(url: string, use: (tools: AgentsSdkTool[]) => Promise<T>) =>
+  withAgentsSdkServer(url, "origin", async (server) => {
     const listed = await server.listTools();
-    return await use(listed.map((tool) => mcpToFunctionTool(tool, server, true)));
-  } finally {
-    await server.close();
-  }
-}
+    return use(listed.map((tool) => mcpToFunctionTool(tool, server, true)));
+  });
 
 const listedByAgentsSdk = (url: string) => withAgentsSdkTools(url, async (tools) => tools);
 

@@ -9,11 +9,12 @@
 import { createMCPClient } from "@ai-sdk/mcp";
 import { Validator } from "@cfworker/json-schema";
 import { createMcpHandler, Server, type Tool } from "@modelcontextprotocol/server";
-import { MCPServerStreamableHttp, mcpToFunctionTool, RunContext } from "@openai/agents";
+import { mcpToFunctionTool, RunContext } from "@openai/agents";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveFetch } from "../fixtures/node/serve-fetch";
+import { withAgentsSdkServer } from "./agents-sdk-server";
 import { finished, toolCall } from "./ai-sdk-steps";
 import { serveProxy } from "./serve-proxy";
 
@@ -80,13 +81,7 @@ afterAll(async () => {
 
 describe("the OpenAI Agents SDK's strict tool at /mcp/openai-strict", () => {
   it("takes the strict model's nulls: the required nullable reaches the origin, the optional is left out", async () => {
-    const server = new MCPServerStreamableHttp({
-      url: `${proxy.url.href}/openai-strict`,
-      name: "issues",
-      clientSessionTimeoutSeconds: 60,
-    });
-    await server.connect();
-    try {
+    await withAgentsSdkServer(`${proxy.url.href}/openai-strict`, "issues", async (server) => {
       const [listed] = await server.listTools();
       expect(listed?.name).toMatch(/^issues_search_[0-9a-z]{6}$/);
       const tool = mcpToFunctionTool(listed as never, server, true);
@@ -99,9 +94,7 @@ describe("the OpenAI Agents SDK's strict tool at /mcp/openai-strict", () => {
         tool: "issues.search",
         arguments: { q: "bug", cursor: null },
       });
-    } finally {
-      await server.close();
-    }
+    });
   });
 });
 
