@@ -106,29 +106,6 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
   /** The members of `params` that `kept` names, as `params` wrote them. */
   const membersOf = (kept: (key: string) => boolean) =>
     writtenAsIn(Object.fromEntries(Object.entries(params).filter(([key]) => kept(key))), params);
-  const inline = membersOf((key) => !ENVELOPE_KEYS.has(key));
-  const envelope = membersOf((key) => ENVELOPE_KEYS.has(key) && key !== "arguments");
-  const result = (
-    recovery: RecoveryKind,
-    args: Record<string, unknown> | undefined,
-    changed: boolean,
-    exact?: ExactText,
-  ): Recovered => {
-    if (recovery !== "as_sent" && recovery !== "json_string") {
-      return { kind: "recovered", recovery, arguments: args, envelope, unknown: {}, changed };
-    }
-    // Beside authoritative arguments an `args` is one more member the proxy does not read.
-    const request = (key: string) => key === "name" || REQUEST_KEYS.has(key);
-    return {
-      kind: "recovered",
-      recovery,
-      arguments: args,
-      envelope: membersOf(request),
-      unknown: membersOf((key) => key !== "arguments" && !request(key)),
-      changed,
-      ...(exact ? { exact } : {}),
-    };
-  };
 
   let fromArguments: Record<string, unknown> | undefined;
   let exact: ExactText | undefined;
@@ -150,11 +127,35 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
 
   if (fromArguments && Object.keys(fromArguments).length > 0) {
     const fromString = typeof given === "string";
-    return result(fromString ? "json_string" : "as_sent", fromArguments, fromString, exact);
+    // Beside authoritative arguments an `args` is one more member the proxy does not read.
+    const request = (key: string) => key === "name" || REQUEST_KEYS.has(key);
+    return {
+      kind: "recovered",
+      recovery: fromString ? "json_string" : "as_sent",
+      arguments: fromArguments,
+      envelope: membersOf(request),
+      unknown: membersOf((key) => key !== "arguments" && !request(key)),
+      changed: fromString,
+      ...(exact ? { exact } : {}),
+    };
   }
-  if (Object.keys(inline).length > 0) {
-    return result("inline", inline, true);
-  }
+
+  // Not authoritative: what is inline, or else `args`, is the arguments, and no member is unknown.
+  const envelope = membersOf((key) => ENVELOPE_KEYS.has(key) && key !== "arguments");
+  const result = (
+    recovery: RecoveryKind,
+    args: Record<string, unknown> | undefined,
+    changed: boolean,
+  ): Recovered => ({
+    kind: "recovered",
+    recovery,
+    arguments: args,
+    envelope,
+    unknown: {},
+    changed,
+  });
+  const inline = membersOf((key) => !ENVELOPE_KEYS.has(key));
+  if (Object.keys(inline).length > 0) return result("inline", inline, true);
 
   const args = Object.hasOwn(params, "args") ? params.args : undefined;
   if (isPlainObject(args)) {
