@@ -121,7 +121,7 @@ export const EXCLUSIVE_BOUNDS = [
 /** Keywords whose value is one schema, a list of them, or a map of names to them. */
 const ONE_SCHEMA = [
   ...["items", "additionalProperties", "not", "if", "then", "else", "contains"],
-  "propertyNames",
+  ...["propertyNames", "unevaluatedProperties", "unevaluatedItems"],
 ];
 export const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 export type Children = "one" | "list" | "map";
@@ -154,6 +154,8 @@ export function childrenIn(keyword: string): Children | undefined {
     case "else":
     case "contains":
     case "propertyNames":
+    case "unevaluatedProperties":
+    case "unevaluatedItems":
       return "one";
     case "anyOf":
     case "oneOf":

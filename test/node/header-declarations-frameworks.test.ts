@@ -10,8 +10,9 @@
  * `type`) beside its declaration. The proxy writes those headers itself
  * from the origin's schema, so the tool is callable; the profiles whose view
  * keeps `x-mcp-header` (`openai`, `anthropic`, `bedrock`) must list it so.
- * So too a declaration a client refuses for where it is (under `items`), or
- * for a header name declared before it in the same schema.
+ * So too a declaration a client refuses for where it is (under `items`,
+ * `unevaluatedProperties`), or for a header name declared before it in the
+ * same schema.
  */
 import { createMCPClient } from "@ai-sdk/mcp";
 import { createMcpHandler, Server, type Tool } from "@modelcontextprotocol/server";
@@ -43,13 +44,17 @@ const LOOKUP: Tool = {
   } as Tool["inputSchema"],
 };
 
-/** A declaration under `items`, where a client refuses one: the proxy's views leave it out. */
+/**
+ * Declarations under `items` and `unevaluatedProperties`, where a client refuses one: the
+ * proxy's views leave them out.
+ */
 const TAGGED: Tool = {
   name: "regions.tagged",
   description: "Finds places by tag.",
   inputSchema: {
     type: "object",
     properties: { tags: { type: "array", items: { type: "string", "x-mcp-header": "Tag" } } },
+    unevaluatedProperties: { type: "string", "x-mcp-header": "Extra" },
   } as Tool["inputSchema"],
 };
 
@@ -165,7 +170,7 @@ describe.each(FRAMEWORKS)("%s", (_, call) => {
       expect(answer).toEqual({ text: JSON.stringify({ q: "Oslo", region: "eu" }) });
     });
 
-    it("lists a tool with a header declared under items", async () => {
+    it("lists a tool with a header declared under items and unevaluatedProperties", async () => {
       const url = `${proxies.lookup?.url.href}${profile}`;
       const answer = await call(url, /^regions_tagged_/, { tags: ["coast"] });
       expect(answer).toEqual({ text: JSON.stringify({ tags: ["coast"] }) });

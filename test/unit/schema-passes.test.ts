@@ -200,7 +200,9 @@ describe("node passes", () => {
         tags: { type: "array", items: declared("Tag") },
         pick: { anyOf: [declared("Pick"), { type: "integer" }] },
         ref: { $ref: "#/$defs/Name" },
+        more: { type: "array", items: { type: "integer" }, unevaluatedItems: declared("More") },
       },
+      unevaluatedProperties: declared("Rest"),
       $defs: { Name: declared("Name") },
       definitions: { Old: declared("Old") },
     };
@@ -217,7 +219,9 @@ describe("node passes", () => {
           tags: { type: "array", items: { type: "string" } },
           pick: { anyOf: [{ type: "string" }, { type: "integer" }] },
           ref: { $ref: "#/$defs/Name" },
+          more: { type: "array", items: { type: "integer" }, unevaluatedItems: { type: "string" } },
         },
+        unevaluatedProperties: { type: "string" },
         $defs: { Name: { type: "string" } },
         definitions: { Old: { type: "string" } },
       });
