@@ -29,7 +29,7 @@ import { signInLimited } from "./auth/sign-in-limit";
 import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./auth/upstream";
 import { canonicalRequest, rawPathOf } from "./canonical-path";
 import { type Config, configOf, profileAt } from "./config";
-import { logEvent } from "./log";
+import { logEvent, withLogBudget } from "./log";
 import { ErrorCode, errorResponse, unreadAddressee } from "./protocol/jsonrpc";
 import { type AppEnv, type IsolateState, newIsolateState } from "./routes/app-env";
 import {
@@ -141,33 +141,33 @@ function signInServer(routes: Routes, isolate: IsolateState) {
 export function createApp(isolate: IsolateState = newIsolateState()): Worker {
   const routes = createRoutes(isolate);
   const serverFor = perPublicUrl(signInServer(routes, isolate));
-  return {
-    async fetch(received, env, ctx) {
-      const canonical = canonicalRequest(received);
-      if (canonical.kind === "refused") {
-        logEvent("path_refused", { reason: canonical.reason });
-        return errorResponse(
-          400,
-          ErrorCode.InvalidRequest,
-          `Bad request path: it has ${canonical.reason}, which has no single reading`,
-          unreadAddressee(received.headers),
-        );
-      }
-      const { request } = canonical;
-      const admitted = admit(request, env);
-      if (admitted instanceof Response) return admitted;
-      if (admitted.auth.mode === "relay") return routes.fetch(request, env, ctx);
-      try {
-        const limited = await signInLimited(request, admitted.auth);
-        if (limited) return limited;
-        const bounded = await boundedSignInForm(request);
-        if (bounded instanceof Response) return bounded;
-        const seen = atPublicOrigin(bounded, admitted);
-        const server = serverFor(admitted, publicUrls(admitted, new URL(seen.url)));
-        return await server.fetch(seen, signInEnv(env, server), ctx);
-      } catch (error) {
-        return internalError(error, request);
-      }
-    },
-  };
+  async function handle(received: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const canonical = canonicalRequest(received);
+    if (canonical.kind === "refused") {
+      logEvent("path_refused", { reason: canonical.reason });
+      return errorResponse(
+        400,
+        ErrorCode.InvalidRequest,
+        `Bad request path: it has ${canonical.reason}, which has no single reading`,
+        unreadAddressee(received.headers),
+      );
+    }
+    const { request } = canonical;
+    const admitted = admit(request, env);
+    if (admitted instanceof Response) return admitted;
+    if (admitted.auth.mode === "relay") return routes.fetch(request, env, ctx);
+    try {
+      const limited = await signInLimited(request, admitted.auth);
+      if (limited) return limited;
+      const bounded = await boundedSignInForm(request);
+      if (bounded instanceof Response) return bounded;
+      const seen = atPublicOrigin(bounded, admitted);
+      const server = serverFor(admitted, publicUrls(admitted, new URL(seen.url)));
+      return await server.fetch(seen, signInEnv(env, server), ctx);
+    } catch (error) {
+      return internalError(error, request);
+    }
+  }
+  // Every line a request writes, those of work it leaves running included, shares one budget.
+  return { fetch: (received, env, ctx) => withLogBudget(() => handle(received, env, ctx)) };
 }

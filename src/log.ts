@@ -9,7 +9,16 @@
  * `MAX_DEPTH` levels; each cut says how much it left out. Lists inside lists multiply (a listing's 100 tools, each with
  * 100 keywords left out, was a line of 2.8 MB), so a line also keeps within
  * `MAX_LINE_CHARS`: past it, each list is cut further (`LIST_CUTS`).
+ *
+ * A request's lines are bounded too (`withLogBudget`): Workers Logs keeps the
+ * first 256 KB of an invocation's lines and records nothing after them, and a
+ * request a client shapes (a batch of calls, each repaired) could write more,
+ * pushing out the lines of its last messages. Past `FULL_LINES_BYTES`, each
+ * line is its event and short scalar fields alone (`compactLine`), so every
+ * message still leaves its line.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+
 const MAX_CHARS = 256;
 const MAX_ITEMS = 100;
 const MAX_DEPTH = 6;
@@ -79,6 +88,55 @@ const RAW_CONTROLS = new RegExp(`[${UNSEEN}]`, "g");
 export const escapeRawControls = (json: string) =>
   json.replace(RAW_CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
+/** An invocation's lines written whole, in UTF-8 bytes: half of what Workers Logs keeps of one. */
+const FULL_LINES_BYTES = 128 * 1024;
+/** A compact line's fields: its first `COMPACT_FIELDS` scalars, each string cut to `COMPACT_CHARS`. */
+const COMPACT_FIELDS = 16;
+const COMPACT_CHARS = 64;
+
+/** What an invocation's lines have spent so far. */
+interface LogBudget {
+  bytes: number;
+}
+
+const invocation = new AsyncLocalStorage<LogBudget>();
+
+/**
+ * `run`, its lines (those of the work it starts, `waitUntil`'s included)
+ * counted against one invocation's budget. Lines written outside any (a
+ * Durable Object's, a unit test's) are written whole.
+ */
+export const withLogBudget = <T>(run: () => T): T => invocation.run({ bytes: 0 }, run);
+
+/** UTF-8 bytes of `text`: what Workers Logs counts. */
+function utf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // A surrogate pair is 4 bytes for 2 units; another unit past U+07FF, 3 for 1.
+    if (code > 0x7f) bytes += code > 0x7ff && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
+}
+
+/**
+ * The line of `event` past the invocation's budget: its scalar fields alone,
+ * strings cut, which says what happened (the event, the tool, the outcome)
+ * in a few hundred bytes. `log_budget` says the rest was left out.
+ */
+function compactLine(event: string, fields: Record<string, unknown>): string {
+  const kept: Array<[string, unknown]> = [];
+  for (const [key, value] of Object.entries(fields)) {
+    if (kept.length === COMPACT_FIELDS) break;
+    const scalar = typeof value === "string" ? value.slice(0, COMPACT_CHARS) : value;
+    if (typeof scalar === "object" || scalar === undefined) continue;
+    kept.push([key.slice(0, COMPACT_CHARS), scalar]);
+  }
+  // fromEntries: a key named `__proto__` stays an ordinary key.
+  const line = { event, ...Object.fromEntries(kept), log_budget: "spent" };
+  return escapeRawControls(JSON.stringify(line));
+}
+
 /** The line of `event`, its fields bounded with lists of at most `items` entries. */
 const lineOf = (event: string, fields: Record<string, unknown>, items: number) =>
   escapeRawControls(
@@ -93,5 +151,10 @@ export function logEvent(event: string, fields: Record<string, unknown> = {}): v
   }
   // Fields no cut of their lists brings within the bound (many long ones): their size alone.
   if (line.length > MAX_LINE_CHARS) line = lineOf(event, { cut: `${line.length} characters` }, 1);
+  const budget = invocation.getStore();
+  if (budget !== undefined) {
+    if (budget.bytes + utf8Bytes(line) > FULL_LINES_BYTES) line = compactLine(event, fields);
+    budget.bytes += utf8Bytes(line);
+  }
   console.log(line);
 }

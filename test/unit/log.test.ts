@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { logEvent, WholeText } from "../../src/log";
+import { logEvent, WholeText, withLogBudget } from "../../src/log";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -92,5 +92,77 @@ describe("a log line", () => {
     expect(line).not.toMatch(/[\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/);
     expect(line).toContain("\\u202e");
     expect(parsed.tool).toBe(name);
+  });
+});
+
+describe("a request's lines", () => {
+  const utf8 = (line: unknown) => new TextEncoder().encode(String(line)).byteLength;
+  /** Writes `count` lines, each with a long list and `n`, within one budget when `budgeted`. */
+  function writeLines(count: number, budgeted: boolean) {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const write = () => {
+      for (let n = 0; n < count; n++) {
+        logEvent("tool_call_repaired", {
+          tool: "reports.query",
+          n,
+          renamed: false,
+          coercions: Array.from({ length: 100 }, (_, i) => `filters.${"é".repeat(60)}${i}`),
+          empty: null,
+        });
+      }
+    };
+    if (budgeted) withLogBudget(write);
+    else write();
+    const lines = log.mock.calls.map(([line]) => line);
+    log.mockRestore();
+    return lines;
+  }
+
+  it("stay within half the 256 KB Workers Logs keeps of an invocation, each message's line written, short", () => {
+    const lines = writeLines(300, true);
+    expect(lines).toHaveLength(300);
+    const full = lines.filter((line) => !String(line).includes('"log_budget"'));
+    expect(full.length).toBeGreaterThan(0);
+    expect(full.reduce((bytes, line) => bytes + utf8(line), 0)).toBeLessThanOrEqual(128 * 1024);
+    const total = lines.reduce((bytes, line) => bytes + utf8(line), 0);
+    expect(total).toBeLessThan(192 * 1024);
+    // Past the budget, a line is its event and scalar fields: which message, which tool.
+    expect(JSON.parse(String(lines[299]))).toEqual({
+      event: "tool_call_repaired",
+      tool: "reports.query",
+      n: 299,
+      renamed: false,
+      log_budget: "spent",
+    });
+  });
+
+  it("are written whole outside a request, and each request has a budget of its own", async () => {
+    expect(writeLines(300, false).some((line) => String(line).includes("log_budget"))).toBe(false);
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const request = (n: number) =>
+      withLogBudget(async () => {
+        for (let i = 0; i < 40; i++) {
+          await Promise.resolve();
+          logEvent("line", { n, text: "x".repeat(200), list: ["y".repeat(250), "z".repeat(250)] });
+        }
+      });
+    await Promise.all([request(1), request(2), request(3), request(4)]);
+    // 160 lines of some 750 bytes, 40 each: past one budget together, within each alone.
+    expect(log.mock.calls.some(([line]) => String(line).includes("log_budget"))).toBe(false);
+  });
+
+  it("keeps a key named __proto__ past the budget an ordinary field", () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    withLogBudget(() => {
+      for (let i = 0; i < 9; i++) logEvent("filler", { text: new WholeText("x".repeat(16_000)) });
+      const list = JSON.stringify(Array.from({ length: 50 }, () => "y".repeat(200)));
+      logEvent("last", JSON.parse(`{"__proto__":"p","tool":"t","list":${list}}`));
+    });
+    expect(JSON.parse(String(log.mock.calls.at(-1)?.[0]))).toEqual({
+      event: "last",
+      ["__proto__"]: "p",
+      tool: "t",
+      log_budget: "spent",
+    });
   });
 });

@@ -164,6 +164,38 @@ describe("a batch of listings (protocol 2025-03-26), each a listing of many held
   });
 });
 
+describe("log bytes one request can make", () => {
+  // Workers Logs keeps the first 256 KB of an invocation's lines and records nothing after them:
+  // a batch of calls whose repairs each log a long line filled it, and the lines of its last
+  // calls (what a client would most want unseen) were never recorded.
+  it("a batch of repaired calls stays within what Workers Logs keeps, every call's line written", async () => {
+    const { proxy, session } = await demoSession();
+    await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
+    // Each call's filters: 100 long names given numbers, which the schema says are strings.
+    const filters = Object.fromEntries(
+      Array.from({ length: 100 }, (_, i) => [`${"column_".repeat(30)}${i}`, i]),
+    );
+    // MAX_BATCH_MESSAGES' default: 32 calls wrote some 500 KB.
+    const batch = Array.from({ length: 32 }, (_, id) =>
+      rpc(id, "tools/call", {
+        name: DEMO_NAMES["reports.query"],
+        arguments: { limit: 5, filters },
+      }),
+    );
+    const logs = captureLogs();
+    const answers = await messagesOf(
+      await postJson(proxy, PROXY_URL, batch, { ...session, "mcp-protocol-version": "2025-03-26" }),
+    );
+    expect(answers).toHaveLength(32);
+    const bytes = logs.lines().reduce((sum, line) => sum + JSON.stringify(line).length, 0);
+    expect(bytes).toBeLessThan(256 * 1024);
+    const repaired = logs.events("tool_call_repaired");
+    expect(repaired).toHaveLength(32);
+    expect(repaired.at(-1)).toMatchObject({ "gen_ai.tool.name": "reports.query" });
+    logs.restore();
+  });
+});
+
 describe("log lines one listing can make", () => {
   it("an origin listing many tools whose own names others have: 10 tool_name_taken lines, the rest in one", async () => {
     const origin = new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`);
