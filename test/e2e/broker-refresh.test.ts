@@ -22,7 +22,7 @@ const { control, broker, signIn, events, logged } = brokerOfEachTest(REFRESHING_
   drop: [],
   unavailable: [],
   lifetime: 3600,
-  missingScope: null,
+  requiredScope: null,
 });
 
 /** The refresh requests the origin's authorization server took, and those it answered with tokens. */
@@ -413,7 +413,7 @@ describe("an origin that forbids what the proxy's sign-in at it allows", () => {
     const network = broker();
     const { provider } = await signIn(network);
     const before = await refreshesAtOrigin();
-    await control({ missingScope: "mcp:admin" });
+    await control({ requiredScope: { scope: "mcp:admin" } });
     const token = provider.saved?.access_token ?? "";
     expect((await callWith(network, token, "a")).status).toBe(403);
     expect(await refreshesAtOrigin()).toEqual(before);
