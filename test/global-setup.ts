@@ -3,9 +3,9 @@
  * the demo MCP server as a real Worker (wrangler, the same config `npm run dev`
  * uses), a gateway in front of it (see origin-gateway.ts), OAuth-protected
  * origins (oauth-origin.ts: one for relay mode, one for broker mode's sign-in,
- * one for its calls, one for its refresh tests, and two for the tests of a
- * grant whose origin names another authorization server, whose switches and
- * counts are theirs alone),
+ * one for its calls, one for its refresh tests, one for its step-up tests, and
+ * two for the tests of a grant whose origin names another authorization server,
+ * whose switches and counts are theirs alone),
  * origins that publish their OAuth metadata in
  * different places (metadata-origins.ts), an SDK 2.x origin that checks
  * `Mcp-Param-*` headers (header-origin.ts), an SDK 2.x origin with as many
@@ -50,6 +50,7 @@ export default async function setup(project: TestProject) {
   const brokered = await startOAuthOrigin();
   const calling = await startOAuthOrigin();
   const refreshing = await startOAuthOrigin();
+  const steppingUp = await startOAuthOrigin();
   const switching = await startOAuthOrigin();
   const otherIssuer = await startOAuthOrigin();
   const metadata = await startMetadataOrigins();
@@ -77,6 +78,7 @@ export default async function setup(project: TestProject) {
     ["brokeredOrigin", brokered],
     ["callingOrigin", calling],
     ["refreshingOrigin", refreshing],
+    ["stepUpOrigin", steppingUp],
     ["switchingOrigin", switching],
     ["otherIssuerOrigin", otherIssuer],
   ] as const) {
@@ -93,6 +95,7 @@ export default async function setup(project: TestProject) {
     brokered.close();
     calling.close();
     refreshing.close();
+    steppingUp.close();
     switching.close();
     otherIssuer.close();
     metadata.close();

@@ -45,5 +45,7 @@ declare module "vitest" {
     switchingOrigin: OAuthOriginUrls;
     /** A sixth, the authorization server the fifth then names: it counts what reaches it. */
     otherIssuerOrigin: OAuthOriginUrls;
+    /** A seventh, for broker mode's step-up tests (test/e2e/broker-step-up.test.ts), which require scopes of its tokens. */
+    stepUpOrigin: OAuthOriginUrls;
   }
 }

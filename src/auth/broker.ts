@@ -17,7 +17,9 @@
  *   the origin's token's remaining lifetime (at least the library's minute).
  *   When the origin's token is expired or refused, the client gets the
  *   proxy's own `401 invalid_token`: it refreshes the proxy's token (and with
- *   it the origin's) and sends the request again. A grant's refreshes are
+ *   it the origin's) and sends the request again. When the origin asks for
+ *   more scopes, the proxy's own `403 insufficient_scope` (step-up.ts): the
+ *   client signs in again asking for them. A grant's refreshes are
  *   answered one at a time, and share one refresh at the origin
  *   (grant-refresh.ts). An `invalid_grant` from the origin revokes the
  *   proxy's grant, and the client signs in again, unless another refresh of
@@ -42,6 +44,7 @@ import {
 } from "./provider";
 import type { PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
+import { stepUpChallenge, stepUpScopes } from "./step-up";
 import { originWithoutQuery } from "./upstream";
 import { isUpstreamTokens, type UpstreamTokens } from "./upstream-tokens";
 
@@ -174,19 +177,37 @@ function busyRefresh(): Response {
   );
 }
 
+/** The proxy's scopes of the token the library validated (`ctx.auth`, beside the grant's props). */
+function grantedScopes(ctx: object): string[] {
+  const scope = (ctx as { auth?: { scope?: unknown } }).auth?.scope;
+  return Array.isArray(scope) ? scope.filter((item) => typeof item === "string") : [];
+}
+
 /**
- * The origin's `403` to the token the proxy signed in for, logged: the
- * client gets it as it came, and a refresh or a new sign-in asks for the
- * scopes the origin's metadata names, no others (upstream.ts), so only the
- * operator can tell the origin's permissions from the proxy's sign-in.
+ * The origin's `403` to the token the proxy signed in for, logged. Its
+ * `insufficient_scope` naming scopes the proxy carries is the proxy's own
+ * `403` naming them (step-up.ts): the client signs in again asking for them,
+ * and a refresh could not widen the grant (RFC 6749 §6). Any other `403`
+ * reaches the client as it came.
  */
-function logForbidden(response: Response, origin: string): void {
+async function answerForbidden(
+  response: Response,
+  origin: string,
+  urls: PublicUrls,
+  ctx: object,
+): Promise<Response> {
   const { error, scope } = bearerRefusal(response.headers.get("www-authenticate") ?? "");
+  const named =
+    error === "insufficient_scope" ? stepUpScopes(grantedScopes(ctx), scope) : undefined;
   logEvent("upstream_token_forbidden", {
     origin,
     ...(error === undefined ? {} : { error }),
     ...(scope === undefined ? {} : { scope }),
+    ...(named === undefined ? {} : { named: named.join(" ") }),
   });
+  if (named === undefined) return response;
+  await response.body?.cancel();
+  return stepUpChallenge(urls, named);
 }
 
 /** Broker mode's authorization server for the proxy's URL `urls`. */
@@ -229,7 +250,7 @@ export function createBroker(
         return refreshChallenge(urls, "The sign-in at the origin expired; refresh the token");
       }
       const response = await routes.fetch(request, env, ctx);
-      if (response.status === 403) logForbidden(response, originHost);
+      if (response.status === 403) return answerForbidden(response, originHost, urls, ctx);
       if (response.status !== 401) return response;
       await response.body?.cancel();
       await memory.refreshes.refused(upstream.accessToken);

@@ -59,8 +59,14 @@ export function shownName(name: string): string {
 export interface ConsentAccess {
   /** The host of the MCP server behind the proxy. */
   originHost: string;
-  /** The scopes the proxy will ask the origin's authorization server for. */
+  /** The scopes the proxy will ask the origin's authorization server for, as its metadata names them. */
   originScopes: readonly string[];
+  /**
+   * Broker mode: the scopes it will ask for besides, because the app asks
+   * for them as the origin's (`origin:<scope>`, step-up.ts), as the origin's
+   * `403` named them to it; none when absent.
+   */
+  askedScopes?: readonly string[];
   /**
    * Who the user signs in with next, by its issuer identifier: the origin's
    * authorization server (broker), the identity provider (gate). What the
@@ -118,11 +124,19 @@ export function consentPage(
     ? '<p class="note"><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>'
     : "";
   // Only what the proxy asks for: the scopes a client asks the proxy for grant nothing (no
-  // route reads them), and listed here they would be the client's own words on what it gets.
-  const scopes = [...new Set(access.originScopes)];
+  // route reads them), and listed as given they would be the client's own words on what it
+  // gets. The origin's scopes it asks for are asked of the origin's authorization server, which
+  // says what they allow: listed apart, as the app's.
+  const listed = (scopes: readonly string[]) =>
+    [...new Set(scopes)].map((scope) => `<code>${escapeHtml(scope)}</code>`).join(" ");
   const permissions =
-    scopes.length > 0
-      ? `<p>With these permissions: ${scopes.map((scope) => `<code>${escapeHtml(scope)}</code>`).join(" ")}.</p>`
+    access.originScopes.length > 0
+      ? `<p>With these permissions: ${listed(access.originScopes)}.</p>`
+      : "";
+  const asked = access.askedScopes ?? [];
+  const more =
+    asked.length > 0
+      ? `<p>The app asks for these permissions at ${origin} too: ${listed(asked)}. The server you sign in with next says what they allow.</p>`
       : "";
   return `<!doctype html>
 <html lang="en">
@@ -135,6 +149,7 @@ ${identity}
 <p>Access will be sent to <strong id="redirect-host">${escapeHtml(details.redirectHost)}</strong>.</p>
 ${loopback}
 ${permissions}
+${more}
 ${signInParagraphs(access)}
 <form method="post">
   <input type="hidden" name="handle" value="${escapeHtml(handle)}">

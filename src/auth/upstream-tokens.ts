@@ -19,11 +19,12 @@ export interface UpstreamTokens {
   expiresAt?: number;
 }
 
-/** Where to send the browser to sign in to the origin. */
+/** Where to send the browser to sign in to the origin, asking for `scope`. */
 export async function authorizationUrl(
   upstream: Upstream,
   state: string,
   codeVerifier: string,
+  scope: readonly string[],
 ): Promise<URL> {
   const url = new URL(upstream.as.authorization_endpoint as string);
   url.searchParams.set("client_id", upstream.client.client_id);
@@ -33,7 +34,7 @@ export async function authorizationUrl(
   url.searchParams.set("code_challenge_method", "S256");
   url.searchParams.set("state", state);
   url.searchParams.set("resource", upstream.resource);
-  if (upstream.scope.length > 0) url.searchParams.set("scope", upstream.scope.join(" "));
+  if (scope.length > 0) url.searchParams.set("scope", scope.join(" "));
   return url;
 }
 

@@ -6,7 +6,8 @@
  *   consent page (with the library's browser-bound handle, no framing).
  * - `POST /authorize`: Deny sends `access_denied` back to the client; Allow,
  *   and only Allow, starts the sign-in behind the proxy (a `state` bound to
- *   this browser, PKCE): at the origin's authorization server (broker), or
+ *   this browser, PKCE): at the origin's authorization server (broker, for the
+ *   scopes its metadata names and the client's `origin:` ones), or
  *   at the operator's identity provider (gate, routes/gate-sign-in.ts); at
  *   the one the consent page named, or nowhere (auth/consent-shown.ts).
  * - `GET /oauth/callback`: the browser comes back; the library checks
@@ -38,6 +39,7 @@ import {
 import { approvedOf, keptForConsent, type ShownSignIn, wasShown } from "../auth/consent-shown";
 import { publicUrls } from "../auth/public-url";
 import { takeSignInWrite } from "../auth/sign-in-budget";
+import { askedOriginScopes, MAX_ORIGIN_SCOPES, MAX_SCOPE_LENGTH } from "../auth/step-up";
 import {
   CLIENT_METADATA_PATH,
   clientMetadata,
@@ -73,14 +75,20 @@ export interface SignInData {
    * was sent to, not the one the origin's metadata names when it is back).
    */
   issuer?: string;
+  /**
+   * Broker mode: the scopes the browser asks that server for: those the
+   * origin's metadata names, and the client's `origin:` ones (auth/step-up.ts).
+   * Absent in a sign-in started before they were kept: the metadata's.
+   */
+  scope?: string[];
 }
 
 /** What differs between the modes' sign-ins behind the proxy. */
 export interface SignInBehind {
-  /** What the consent page says of where access goes and where the user signs in next. */
-  consentAccess(): Promise<ConsentAccess>;
-  /** What the sign-in behind keeps until the browser is back: made fresh for each. */
-  signInData(): Promise<SignInData>;
+  /** What the consent page says of where access goes and where the user signs in next, for the client's `request`. */
+  consentAccess(request: AuthRequest): Promise<ConsentAccess>;
+  /** What the sign-in behind keeps until the browser is back, for the client's `request`: made fresh for each. */
+  signInData(request: AuthRequest): Promise<SignInData>;
   /** Where the browser signs in, for the `state` the library issued. */
   start(state: string, data: SignInData): Promise<URL>;
   /** The browser is back, with `state` checked: the answer for it. */
@@ -102,23 +110,32 @@ function brokerSignIn(c: Context<AppEnv>, auth: BrokerAuth, helpers: OAuthHelper
     );
     return found;
   };
+  /** Of the origin's scopes the client asks for (`origin:<scope>`), those its metadata does not name. */
+  const askedBeyond = (request: AuthRequest, named: readonly string[]) =>
+    (askedOriginScopes(request.scope) ?? []).filter((scope) => !named.includes(scope));
   return {
-    async consentAccess() {
+    async consentAccess(request) {
       const { scope, as } = await upstream();
       const signInHost = new URL(as.authorization_endpoint as string).host;
       return {
         originHost: config.originUrl.host,
         originScopes: scope,
+        askedScopes: askedBeyond(request, scope),
         signInHost,
         signInIssuer: as.issuer,
       };
     },
-    async signInData() {
-      const { as } = await upstream();
-      return { verifier: oauth.generateRandomCodeVerifier(), issuer: as.issuer };
+    async signInData(request) {
+      const { as, scope } = await upstream();
+      return {
+        verifier: oauth.generateRandomCodeVerifier(),
+        issuer: as.issuer,
+        scope: [...scope, ...askedBeyond(request, scope)],
+      };
     },
-    async start(state, { verifier }) {
-      return authorizationUrl(await upstream(), state, verifier);
+    async start(state, { verifier, scope }) {
+      const origin = await upstream();
+      return authorizationUrl(origin, state, verifier, scope ?? origin.scope);
     },
     async finish({ request, data, headers }) {
       const url = new URL(c.req.url);
@@ -189,13 +206,40 @@ function signInOnly(
  */
 function withoutPkce(request: AuthRequest): AuthorizationError | undefined {
   if (request.codeChallenge !== undefined) return undefined;
-  return new AuthorizationError("invalid_request", {
-    description: "PKCE is required: send code_challenge with code_challenge_method S256",
+  return refusal(
+    request,
+    "invalid_request",
+    "PKCE is required: send code_challenge with code_challenge_method S256",
+  );
+}
+
+/**
+ * Why broker mode may not ask the origin for the scopes `request` asks for
+ * as the origin's (`origin:<scope>`, auth/step-up.ts): one is no scope
+ * token, or they pass the bounds, which those a `403` of the proxy's names
+ * never do.
+ */
+function unaskableScopes(request: AuthRequest, auth: SignInAuth): AuthorizationError | undefined {
+  if (auth.mode !== "broker" || askedOriginScopes(request.scope) !== undefined) return undefined;
+  return refusal(
+    request,
+    "invalid_scope",
+    `The origin's scopes (origin:<scope>) must be scope tokens of at most ${MAX_SCOPE_LENGTH} characters, at most ${MAX_ORIGIN_SCOPES} of them`,
+  );
+}
+
+/** A validated request's refusal, sent back to its client. */
+const refusal = (
+  request: AuthRequest,
+  code: "invalid_request" | "invalid_scope",
+  description: string,
+) =>
+  new AuthorizationError(code, {
+    description,
     redirectUri: request.redirectUri,
     ...(request.state ? { state: request.state } : {}),
     ...(request.issuer === undefined ? {} : { issuer: request.issuer }),
   });
-}
 
 export async function showConsent(c: Context<AppEnv>): Promise<Response> {
   const signIn = signInOnly(c);
@@ -205,14 +249,14 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
   let details: Awaited<ReturnType<OAuthHelpers["describeConsent"]>>;
   try {
     request = await helpers.parseAuthRequest(c.req.raw);
-    const unprotected = withoutPkce(request);
-    if (unprotected) throw unprotected;
+    const invalid = withoutPkce(request) ?? unaskableScopes(request, auth);
+    if (invalid) throw invalid;
     details = await helpers.describeConsent(request);
   } catch (error) {
     return answerUnvalidated("consent", error);
   }
   try {
-    const access = await behind.consentAccess();
+    const access = await behind.consentAccess(request);
     const refused = await takeSignInWrite(auth, c.get("isolate").signIn.budget, "consent");
     if (refused) return budgetPage(request, "consent", refused);
     const consent = await helpers.beginConsent(keptForConsent(request, access));
@@ -254,11 +298,11 @@ export async function decideConsent(c: Context<AppEnv>): Promise<Response> {
   const { request, shown } = approvedOf(approved.request);
   try {
     // Before the write: a sign-in that cannot start costs none.
-    const access = await behind.consentAccess();
+    const access = await behind.consentAccess(request);
     if (!wasShown(shown, access)) return notShown(request, shown, access, approved.headers);
     const refused = await takeSignInWrite(auth, c.get("isolate").signIn.budget, "approval");
     if (refused) return budgetPage(request, "approval", refused, approved.headers);
-    const data = await behind.signInData();
+    const data = await behind.signInData(request);
     const { state, headers } = await helpers.beginUpstream(request, {
       data,
       headers: approved.headers,

@@ -22,7 +22,6 @@ const { control, broker, signIn, events, logged } = brokerOfEachTest(REFRESHING_
   drop: [],
   unavailable: [],
   lifetime: 3600,
-  missingScope: null,
 });
 
 /** The refresh requests the origin's authorization server took, and those it answered with tokens. */
@@ -407,28 +406,6 @@ describe.each(EACH_WIRE)(
     );
   },
 );
-
-describe("an origin that forbids what the proxy's sign-in at it allows", () => {
-  it("passes its 403 on, refreshes nothing, and logs the scope it asks for", async () => {
-    const network = broker();
-    const { provider } = await signIn(network);
-    const before = await refreshesAtOrigin();
-    await control({ missingScope: "mcp:admin" });
-    const token = provider.saved?.access_token ?? "";
-    expect((await callWith(network, token, "a")).status).toBe(403);
-    expect(await refreshesAtOrigin()).toEqual(before);
-    expect(events("upstream_token_refused")).toEqual([]);
-    expect(events("upstream_token_forbidden")).toEqual([
-      {
-        event: "upstream_token_forbidden",
-        origin: new URL(REFRESHING_ORIGIN.strict).host,
-        error: "insufficient_scope",
-        scope: "mcp:admin",
-      },
-    ]);
-    expect(logged()).not.toContain(token);
-  });
-});
 
 describe("the proxy's token lives no longer than the origin's", () => {
   it("is issued for the origin's token's lifetime at sign-in and at each refresh", async () => {

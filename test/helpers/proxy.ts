@@ -17,6 +17,7 @@ export const OAUTH_ORIGIN = inject("oauthOrigin");
 export const BROKERED_ORIGIN = inject("brokeredOrigin");
 export const CALLING_ORIGIN = inject("callingOrigin");
 export const REFRESHING_ORIGIN = inject("refreshingOrigin");
+export const STEP_UP_ORIGIN = inject("stepUpOrigin");
 export const SWITCHING_ORIGIN = inject("switchingOrigin");
 export const OTHER_ISSUER_ORIGIN = inject("otherIssuerOrigin");
 export const METADATA_ORIGINS = inject("metadataOrigins");

@@ -106,6 +106,16 @@ describe("the consent page", () => {
     );
   });
 
+  it("lists the origin's scopes the app asks for apart from its metadata's, as the app's, escaped", () => {
+    // broker mode: a client that the proxy's 403 told to ask for `origin:<scope>` (auth/step-up.ts).
+    const page = consentPage(details, "h1", { ...access, askedScopes: ["files:write", "<b>"] });
+    expect(page).toContain("With these permissions: <code>files:read</code> <code>read</code>.");
+    expect(page).toContain(
+      "The app asks for these permissions at mcp.acme.example too: <code>files:write</code> <code>&#60;b&#62;</code>. The server you sign in with next says what they allow.",
+    );
+    expect(consentPage(details, "h1", access)).not.toContain("The app asks for");
+  });
+
   it("names the server the sign-in is handed to, and says so plainly where its sign-in page is on another host", () => {
     // An origin (without UPSTREAM_ISSUER) names its own server, whose metadata puts the sign-in
     // page on a host users trust: the code that page gives goes to the server's own token endpoint.

@@ -151,14 +151,19 @@ describe("a token the origin refuses, in relay mode", () => {
     expect(JSON.stringify(lines)).not.toContain("SECRET");
   });
 
-  it("a 403 insufficient_scope: the line names the scope the origin asks for", async () => {
+  it("a 403 insufficient_scope: passed on as the origin wrote it, the line naming the scope it asks for", async () => {
     const log = vi.spyOn(console, "log");
     const { host, proxy } = await refusing(
       "tools/list",
       403,
       'Bearer error="insufficient_scope", scope="files:write"',
     );
-    expect((await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), inSession)).status).toBe(403);
+    const refused = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), inSession);
+    expect(refused.status).toBe(403);
+    // The client signs in at the origin's own authorization server: the scope is that server's.
+    expect(refused.headers.get("www-authenticate")).toBe(
+      'Bearer error="insufficient_scope", scope="files:write"',
+    );
     const lines = log.mock.calls.map(([line]) => JSON.parse(String(line)));
     expect(lines.filter((line) => line.event === "auth_token_refused")).toEqual([
       {

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import {
+  askedOriginScopes,
+  MAX_ORIGIN_SCOPES,
+  MAX_SCOPE_LENGTH,
+  stepUpChallenge,
+  stepUpScopes,
+} from "../../src/auth/step-up";
+
+const urls = {
+  mcp: "https://proxy.example/mcp",
+  metadata: "https://proxy.example/.well-known/oauth-protected-resource/mcp",
+};
+
+/** `count` scopes of the origin's, `s0`, `s1`, … */
+const scopes = (count: number, prefix = "") =>
+  Array.from({ length: count }, (_, i) => `${prefix}s${i}`);
+
+describe("the origin's scopes a client asks the proxy for", () => {
+  it("are those written origin:<scope>, unprefixed and each once; a client's own grant nothing", () => {
+    expect(
+      askedOriginScopes(["profile", "origin:files:write", "offline_access", "origin:files:write"]),
+    ).toEqual(["files:write"]);
+    expect(askedOriginScopes([])).toEqual([]);
+  });
+
+  it("are refused whole for one that is no RFC 6749 scope token, or too long, or too many of them", () => {
+    for (const bad of ["origin:", 'origin:a"b', "origin:a\\b", "origin:é", "origin:a\tb"]) {
+      expect(askedOriginScopes(["origin:files:read", bad])).toBeUndefined();
+    }
+    const longest = "x".repeat(MAX_SCOPE_LENGTH);
+    expect(askedOriginScopes([`origin:${longest}`])).toEqual([longest]);
+    expect(askedOriginScopes([`origin:${longest}x`])).toBeUndefined();
+    expect(askedOriginScopes(scopes(MAX_ORIGIN_SCOPES, "origin:"))).toHaveLength(MAX_ORIGIN_SCOPES);
+    expect(askedOriginScopes(scopes(MAX_ORIGIN_SCOPES + 1, "origin:"))).toBeUndefined();
+  });
+});
+
+describe("the scopes the proxy's challenge names for the origin's insufficient_scope", () => {
+  it("are the grant's origin: scopes, then those the origin names, as the proxy's, each once", () => {
+    expect(
+      stepUpScopes(
+        ["profile", "origin:files:read", "origin:files:write"],
+        "files:write files:admin",
+      ),
+    ).toEqual(["origin:files:read", "origin:files:write", "origin:files:admin"]);
+    expect(stepUpScopes([], "files:write")).toEqual(["origin:files:write"]);
+  });
+
+  it("leave out what the origin writes that is no scope token the proxy carries, and are none where nothing is left", () => {
+    const long = "x".repeat(MAX_SCOPE_LENGTH + 1);
+    expect(stepUpScopes([], `a"b  ${long} files:write é`)).toEqual(["origin:files:write"]);
+    expect(stepUpScopes(["origin:files:read"], `${long} é`)).toBeUndefined();
+    expect(stepUpScopes(["origin:files:read"], "")).toBeUndefined();
+    expect(stepUpScopes(["origin:files:read"], undefined)).toBeUndefined();
+  });
+
+  it("are at most MAX_ORIGIN_SCOPES, the origin's first: an origin's challenges cannot grow a grant without bound", () => {
+    const held = scopes(MAX_ORIGIN_SCOPES, "origin:held-");
+    const named = stepUpScopes(held, scopes(MAX_ORIGIN_SCOPES * 4).join(" "));
+    expect(named).toEqual(scopes(MAX_ORIGIN_SCOPES, "origin:"));
+    const some = stepUpScopes(held, "files:write");
+    expect(some).toHaveLength(MAX_ORIGIN_SCOPES);
+    expect(some?.at(-1)).toBe("origin:files:write");
+  });
+
+  it("go out as the proxy's own 403, naming its metadata", async () => {
+    const response = stepUpChallenge(urls, ["origin:files:read", "origin:files:write"]);
+    expect(response.status).toBe(403);
+    expect(response.headers.get("www-authenticate")).toBe(
+      `Bearer realm="OAuth", error="insufficient_scope", scope="origin:files:read origin:files:write", resource_metadata="${urls.metadata}", error_description="The origin needs permissions this sign-in lacks; sign in again for the scopes named"`,
+    );
+    expect(await response.json()).toMatchObject({ error: "insufficient_scope" });
+  });
+});
