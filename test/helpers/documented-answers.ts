@@ -170,6 +170,11 @@ export function headerMismatch(
     return "mcp-protocol-version";
   }
   const sent = headers.get("mcp-method");
+  // Mcp-Name and Mcp-Param-* come with Mcp-Method, in every revision that has them.
+  if (sent === null) {
+    const mirrored = names.find((n) => n === "mcp-name" || n.startsWith("mcp-param-"));
+    if (mirrored !== undefined) return mirrored;
+  }
   if (sent !== null && sent !== method) return "mcp-method";
   const name = headers.get("mcp-name");
   const member = Object.hasOwn(NAMED_BY, method) ? NAMED_BY[method] : undefined;
