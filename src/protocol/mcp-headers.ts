@@ -64,7 +64,7 @@ function decodeHeaderValue(value: string): string | undefined {
  * SEP-2663's for tasks, whose requests a gateway routes by it to the
  * instance holding the task (the SDK 2.x server checks these too).
  */
-const NAMED_BY: Record<string, "name" | "uri" | "taskId"> = {
+export const NAMED_BY: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",

@@ -3,11 +3,25 @@
  * (SECURITY.md, One reading of every request): what every reader of the
  * request, a gateway before the proxy, the proxy, and the origin after it,
  * takes it to say, or why it has no such reading, which the proxy refuses
- * before anything else reads it.
+ * before anything else reads it: headers that disagree with the body or
+ * mirror it without `Mcp-Method` (`-32020`), and params that write a member
+ * the proxy reads in a spelling lenient readers take for it (`-32602`, as
+ * the SDK 2.x server answers a malformed envelope: HTTP 400). JSON-RPC's own
+ * members, and keys written twice, are read one way before
+ * (transport/post-body.ts).
  */
+import {
+  isPlainObject,
+  type Misspelling,
+  misspelledAs,
+  own,
+  quotedName,
+  type Spellings,
+  spellingsOf,
+} from "../json";
 import { ErrorCode, type JsonRpcMessage } from "./jsonrpc";
-import { batchHeader, headerMismatch } from "./mcp-headers";
-import { versionMismatch } from "./revision";
+import { batchHeader, headerMismatch, NAMED_BY } from "./mcp-headers";
+import { READ_META_KEYS, versionMismatch } from "./revision";
 
 /** Why a request has no one reading: the error the proxy answers it with (HTTP 400, each request's id). */
 export interface ReadingRefusal {
@@ -65,11 +79,65 @@ function headerRefusal(headers: Headers, batch: boolean, messages: JsonRpcMessag
   return mismatch && disagrees(mismatch);
 }
 
+/**
+ * The members of a message's params the proxy reads, by method: `_meta`, of
+ * every message (the revision it speaks, the client's identity), and
+ * `cursor` of `tools/list` (whether it asks for a first page, which the
+ * proxy may read to its end), the member `Mcp-Name` is compared with, and
+ * `initialize`'s `clientInfo` (call analytics). A `tools/call`'s are the
+ * call's reading (args/recover.ts): beside authoritative arguments, such a
+ * spelling is refused there; beside none, it is an argument.
+ */
+const READ_BY_METHOD: ReadonlyMap<string, Spellings> = new Map([
+  ["tools/list", spellingsOf(["_meta", "cursor"])],
+  ["initialize", spellingsOf(["_meta", "clientInfo"])],
+  ...Object.entries(NAMED_BY)
+    .filter(([method]) => method !== "tools/call")
+    .map(([method, member]) => [method, spellingsOf(["_meta", member])] as const),
+]);
+const READ_ALWAYS = spellingsOf(["_meta"]);
+const READ_IN_META = spellingsOf(READ_META_KEYS);
+
+/**
+ * Where a message's params write a member the proxy reads (or a key of
+ * their `_meta` it reads) in a spelling it reads as none and a lenient
+ * reader as that member: `_Meta` for `_meta`, `Cursor` for `cursor`,
+ * `IO.modelcontextprotocol/protocolVersion`. Go's `encoding/json` (mcp-go,
+ * the Go SDK; a struct's fields are matched in any case) reads a revision
+ * claim the proxy never held the `MCP-Protocol-Version` header to, and
+ * answers as one revision a listing the proxy renames as another; or a
+ * later page the proxy read as a first. Other members, whatever their
+ * case, are no member the proxy reads, and go on as written (lossless).
+ */
+function misspelledParam(message: JsonRpcMessage): [where: string, ...Misspelling] | undefined {
+  const method = "method" in message ? message.method : undefined;
+  const params = "params" in message ? message.params : undefined;
+  if (typeof method !== "string" || !isPlainObject(params)) return undefined;
+  if (method !== "tools/call") {
+    const member = misspelledAs(Object.keys(params), READ_BY_METHOD.get(method) ?? READ_ALWAYS);
+    if (member !== undefined) return ["params write", ...member];
+  }
+  const meta = own(params, "_meta");
+  const key = isPlainObject(meta) ? misspelledAs(Object.keys(meta), READ_IN_META) : undefined;
+  return key && ["params._meta writes", ...key];
+}
+
 /** Why the proxy refuses a POST of `messages` with `headers` unread by the origin; `undefined`: it reads one way. */
 export function readingRefusal(
   headers: Headers,
   { batch, messages }: { batch: boolean; messages: JsonRpcMessage[] },
 ): ReadingRefusal | undefined {
   const header = headerRefusal(headers, batch, messages);
-  return header === undefined ? undefined : { code: ErrorCode.HeaderMismatch, message: header };
+  if (header !== undefined) return { code: ErrorCode.HeaderMismatch, message: header };
+  for (const [index, message] of messages.entries()) {
+    const found = misspelledParam(message);
+    if (found === undefined) continue;
+    const [where, written, member] = found;
+    const element = batch ? `batch element ${index}: ` : "";
+    return {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: ${element}${where} the key ${quotedName(written)}, which lenient readers take for ${quotedName(member)}; write it as MCP does, or leave it out`,
+    };
+  }
+  return undefined;
 }

@@ -183,6 +183,36 @@ export function headerMismatch(
   return headerRead(name) === first.params[member] ? undefined : "mcp-name";
 }
 
+/** The members of params docs/errors.md says the proxy reads, by method, beside every message's `_meta`. */
+const READ_PARAMS: Readonly<Record<string, string>> = {
+  "tools/list": "cursor",
+  initialize: "clientInfo",
+  ...Object.fromEntries(Object.entries(NAMED_BY).filter(([method]) => method !== "tools/call")),
+};
+const READ_META = [
+  "io.modelcontextprotocol/protocolVersion",
+  "io.modelcontextprotocol/clientCapabilities",
+  "io.modelcontextprotocol/clientInfo",
+];
+const misspells = (keys: string[], members: string[]) =>
+  keys.some((key) => !members.includes(key) && members.map(folded).includes(folded(key)));
+
+/**
+ * Whether docs/errors.md says a message of the body is refused `-32602` for
+ * params that write a member the proxy reads (or a key of its `_meta`) in a
+ * spelling lenient readers take for it; a `tools/call`'s own members are the
+ * call's (answered apart).
+ */
+export function paramsMisspelled(verdict: { messages: Record<string, unknown>[] }): boolean {
+  return verdict.messages.some(({ method, params }) => {
+    if (typeof method !== "string" || !isObject(params)) return false;
+    const read = ["_meta", ...(Object.hasOwn(READ_PARAMS, method) ? [READ_PARAMS[method]] : [])];
+    if (method !== "tools/call" && misspells(Object.keys(params), read as string[])) return true;
+    const meta = params._meta;
+    return isObject(meta) && misspells(Object.keys(meta), READ_META);
+  });
+}
+
 /**
  * Which `Mcp-Param-*` header of a lone `tools/call` docs/errors.md says
  * disagrees with the arguments it forwards, for a parameter the tool's schema
