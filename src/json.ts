@@ -90,6 +90,28 @@ export const foldedKey = (key: string) => {
   return (nul === -1 ? key : key.slice(0, nul)).toUpperCase().toLowerCase();
 };
 
+/** Names as they are written, by how a lenient reader reads them (`foldedKey`). */
+export type Spellings = ReadonlyMap<string, string>;
+
+export const spellingsOf = (names: Iterable<string>): Spellings =>
+  new Map([...names].map((name) => [foldedKey(name), name]));
+
+/** A key as written, and the name a lenient reader takes it for. */
+export type Misspelling = [written: string, name: string];
+
+/**
+ * The first of `keys` that a lenient reader takes for one of `names` though
+ * it is not written as it (`_Meta` for `_meta`), with that name; `undefined`
+ * when none is. Such a reader reads a member the proxy read as absent.
+ */
+export function misspelledAs(keys: Iterable<string>, names: Spellings): Misspelling | undefined {
+  for (const key of keys) {
+    const name = names.get(foldedKey(key));
+    if (name !== undefined && name !== key) return [key, name];
+  }
+  return undefined;
+}
+
 /**
  * A name a peer wrote (a key, a query parameter), as an error or log line
  * quotes it: its first 64 characters, written as JSON writes a string.

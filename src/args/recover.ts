@@ -22,11 +22,13 @@
  */
 import {
   type ExactText,
-  foldedKey,
   isPlainObject,
   MAX_NESTING,
+  type Misspelling,
+  misspelledAs,
   nestsTooDeep,
   parseExact,
+  spellingsOf,
   writtenAsIn,
 } from "../json";
 import { jsonTypeOf } from "./json-schema";
@@ -43,9 +45,7 @@ export const REQUEST_KEYS: ReadonlySet<string> = new Set([
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set(["name", "arguments", "args", ...REQUEST_KEYS]);
 
 /** Each envelope field by how a lenient reader (json.ts `foldedKey`) reads its name. */
-const FOLDED_ENVELOPE: ReadonlyMap<string, string> = new Map(
-  [...ENVELOPE_KEYS].map((key) => [foldedKey(key), key]),
-);
+const FOLDED_ENVELOPE = spellingsOf(ENVELOPE_KEYS);
 
 /**
  * The first of the members forwarded beside authoritative arguments
@@ -57,14 +57,8 @@ const FOLDED_ENVELOPE: ReadonlyMap<string, string> = new Map(
  * that spells a JSON-RPC member so is refused (transport/post-body.ts).
  * `undefined` when none is.
  */
-export function envelopeMisspelled(
-  unknown: Record<string, unknown>,
-): [written: string, field: string] | undefined {
-  for (const key of Object.keys(unknown)) {
-    const field = FOLDED_ENVELOPE.get(foldedKey(key));
-    if (field !== undefined && field !== key) return [key, field];
-  }
-  return undefined;
+export function envelopeMisspelled(unknown: Record<string, unknown>): Misspelling | undefined {
+  return misspelledAs(Object.keys(unknown), FOLDED_ENVELOPE);
 }
 
 export type RecoveryKind = "as_sent" | "json_string" | "inline" | "args" | "empty";

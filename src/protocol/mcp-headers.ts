@@ -64,7 +64,7 @@ function decodeHeaderValue(value: string): string | undefined {
  * SEP-2663's for tasks, whose requests a gateway routes by it to the
  * instance holding the task (the SDK 2.x server checks these too).
  */
-const NAMED_BY: Record<string, "name" | "uri" | "taskId"> = {
+export const NAMED_BY: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
@@ -332,8 +332,9 @@ function agrees(sent: string, [, value, number, written]: ParamHeader): boolean 
 }
 
 /**
- * The first `Mcp-Param-*` header a client that speaks these headers (it sent
- * `Mcp-Method`) wrote for a declared parameter, that the arguments the proxy
+ * The first `Mcp-Param-*` header the client wrote for a declared parameter
+ * (beside `Mcp-Method`, or the request was refused unread:
+ * request-reading.ts), that the arguments the proxy
  * forwards disagree with (another value, or none: `agrees`); `undefined` when none
  * does. Refused as `headerMismatch` is: written again from the body, the
  * header would have the origin act on a value a gateway before the proxy
@@ -345,7 +346,7 @@ function agrees(sent: string, [, value, number, written]: ParamHeader): boolean 
  * predates the rule among them).
  */
 export function paramMismatch(headers: Headers, call: CallHeaders): string | undefined {
-  if (!headers.has("mcp-method") || call.params === undefined) return undefined;
+  if (call.params === undefined) return undefined;
   for (const param of call.params) {
     const sent = headers.get(param[0]);
     if (sent === null || call.setByRules?.has(param[0])) continue;
@@ -356,10 +357,9 @@ export function paramMismatch(headers: Headers, call: CallHeaders): string | und
 
 /**
  * Whether a request's `Mcp-Param-*` headers are checked against its call's
- * arguments (`paramMismatch`): a client that speaks these headers sent some.
+ * arguments (`paramMismatch`): the client sent some.
  */
 export function sendsParamHeaders(headers: Headers): boolean {
-  if (!headers.has("mcp-method")) return false;
   for (const name of headers.keys()) if (name.startsWith("mcp-param-")) return true;
   return false;
 }

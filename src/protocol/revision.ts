@@ -28,6 +28,12 @@ export const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 
 /**
+ * The keys of a request's `_meta` envelope the proxy reads: the revision it
+ * speaks, and the client's capabilities and identity (call analytics).
+ */
+export const READ_META_KEYS = [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO] as const;
+
+/**
  * The `_meta` keys a request of the proxy's own carries over from the request
  * that caused it, so the origin sees the same client: its revision, identity
  * and capabilities, and the trace it belongs to. Keys that belong to the

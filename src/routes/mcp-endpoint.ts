@@ -22,14 +22,8 @@ import {
   isRequest,
   unreadAddressee,
 } from "../protocol/jsonrpc";
-import {
-  alignCallHeaders,
-  batchHeader,
-  headerMismatch,
-  paramMismatch,
-  sendsParamHeaders,
-} from "../protocol/mcp-headers";
-import { versionMismatch } from "../protocol/revision";
+import { alignCallHeaders, paramMismatch, sendsParamHeaders } from "../protocol/mcp-headers";
+import { readingRefusal } from "../protocol/request-reading";
 import { asksForLaterPage } from "../protocol/tools-list";
 import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
@@ -158,19 +152,10 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       if (body.kind === "refused") {
         return refused(body.status, body.code, body.message, unread, body.headers);
       }
-      const mismatch = body.batch
-        ? batchHeader(request.headers)
-        : (versionMismatch(request.headers, body.messages[0]) ??
-          headerMismatch(request.headers, body.messages[0]));
-      if (mismatch !== undefined) {
-        return refused(
-          400,
-          ErrorCode.HeaderMismatch,
-          body.batch
-            ? `Header mismatch: a batch carries no ${mismatch} header, which names one request`
-            : `Header mismatch: the ${mismatch} header does not match the request body`,
-          addresseeOf(body),
-        );
+      // Before the proxy answers anything itself, or brings a header in line with its body.
+      const twoWays = readingRefusal(request.headers, body);
+      if (twoWays !== undefined) {
+        return refused(400, twoWays.code, twoWays.message, addresseeOf(body));
       }
       const toolMap = await openToolMap(c, profile, caller());
       // The one listing read this request may make: for a call, or for the rest of a first page.

@@ -346,6 +346,7 @@ export const DEFECTS = [
   "keyTwice",
   "keyTwiceDeep",
   "misspelled",
+  "misspelledParam",
   "deep",
   "deepInvalid",
   "notUtf8",
@@ -378,6 +379,21 @@ export function withDefect(value: Members | Members[], defect: Defect, levels: n
       ]);
     case "misspelled":
       return add([["Params", "RESULT", "Error", "iD"][levels % 4] as string, {}]);
+    case "misspelledParam": {
+      // `_meta`, or the revision claim in it, as Go's encoding/json reads it, in params the first
+      // message writes as an object; a call's own members beside its arguments are the call's.
+      const at = first.members.findIndex(([key]) => key === "params");
+      const params = first.members[at]?.[1];
+      if (!isObject(params)) return value;
+      const call = first.members.some(([key, v]) => key === "method" && v === "tools/call");
+      const meta = { "IO.modelcontextprotocol/protocolVersion": "2026-07-28" };
+      const key = ["_Meta", "_META", "_meta\u0000"][levels % 3] as string;
+      const misspelled = call ? { ...params, _meta: meta } : { ...params, [key]: {} };
+      const changed = new Members(
+        first.members.map((member, index) => (index === at ? ["params", misspelled] : member)),
+      );
+      return Array.isArray(value) ? [changed, ...value.slice(1)] : changed;
+    }
     case "deep":
       return add(["x", new Lexeme(`${"[".repeat(levels)}1${"]".repeat(levels)}`, undefined)]);
     case "deepInvalid":

@@ -170,12 +170,47 @@ export function headerMismatch(
     return "mcp-protocol-version";
   }
   const sent = headers.get("mcp-method");
+  // Mcp-Name and Mcp-Param-* come with Mcp-Method, in every revision that has them.
+  if (sent === null) {
+    const mirrored = names.find((n) => n === "mcp-name" || n.startsWith("mcp-param-"));
+    if (mirrored !== undefined) return mirrored;
+  }
   if (sent !== null && sent !== method) return "mcp-method";
   const name = headers.get("mcp-name");
   const member = Object.hasOwn(NAMED_BY, method) ? NAMED_BY[method] : undefined;
   if (name === null || member === undefined || !isObject(first.params)) return undefined;
   if (!Object.hasOwn(first.params, member)) return undefined;
   return headerRead(name) === first.params[member] ? undefined : "mcp-name";
+}
+
+/** The members of params docs/errors.md says the proxy reads, by method, beside every message's `_meta`. */
+const READ_PARAMS: Readonly<Record<string, string>> = {
+  "tools/list": "cursor",
+  initialize: "clientInfo",
+  ...Object.fromEntries(Object.entries(NAMED_BY).filter(([method]) => method !== "tools/call")),
+};
+const READ_META = [
+  "io.modelcontextprotocol/protocolVersion",
+  "io.modelcontextprotocol/clientCapabilities",
+  "io.modelcontextprotocol/clientInfo",
+];
+const misspells = (keys: string[], members: string[]) =>
+  keys.some((key) => !members.includes(key) && members.map(folded).includes(folded(key)));
+
+/**
+ * Whether docs/errors.md says a message of the body is refused `-32602` for
+ * params that write a member the proxy reads (or a key of its `_meta`) in a
+ * spelling lenient readers take for it; a `tools/call`'s own members are the
+ * call's (answered apart).
+ */
+export function paramsMisspelled(verdict: { messages: Record<string, unknown>[] }): boolean {
+  return verdict.messages.some(({ method, params }) => {
+    if (typeof method !== "string" || !isObject(params)) return false;
+    const read = ["_meta", ...(Object.hasOwn(READ_PARAMS, method) ? [READ_PARAMS[method]] : [])];
+    if (method !== "tools/call" && misspells(Object.keys(params), read as string[])) return true;
+    const meta = params._meta;
+    return isObject(meta) && misspells(Object.keys(meta), READ_META);
+  });
 }
 
 /**

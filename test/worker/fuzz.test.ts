@@ -45,6 +45,7 @@ import {
   isRequest,
   type Limits,
   paramMismatch,
+  paramsMisspelled,
   readMessages,
   unknownIdOf,
   verdictOn,
@@ -359,14 +360,24 @@ describe("fuzz: a POST body, and the 2026-07-28 headers beside it", () => {
               (r) => !r.body.includes("mcp-edge-rewriter/relist/"),
             );
             const [first = {}] = verdict.messages;
-            const param = verdict.batch ? undefined : paramMismatch(headers, first, DECLARED);
-            if (param === "either") return;
-            if (headerMismatch(headers, verdict) !== undefined || param !== undefined) {
+            // In the proxy's order: headers beside the body, params a lenient reader reads
+            // otherwise, a call's Mcp-Param-* beside the arguments it forwards.
+            const refusal =
+              headerMismatch(headers, verdict) !== undefined
+                ? -32020
+                : paramsMisspelled(verdict)
+                  ? -32602
+                  : verdict.batch
+                    ? undefined
+                    : paramMismatch(headers, first, DECLARED);
+            if (refusal === "either") return;
+            if (refusal !== undefined) {
               expect(sentOn).toEqual([]);
               expect(outcome.status).toBe(400);
               const answer = JSON.parse(outcome.text);
               const errors = Array.isArray(answer) ? answer : [answer];
-              for (const error of errors) expect(error.error.code).toBe(-32020);
+              const code = typeof refusal === "number" ? refusal : -32020;
+              for (const error of errors) expect(error.error.code).toBe(code);
               if (verdict.batch && requests.length > 0) {
                 expect(errors).toHaveLength(requests.length);
               }
@@ -468,6 +479,14 @@ describe("fuzz: tools/call and tools/list under each tenant's settings and profi
             if (headerMismatch(headers, verdict) !== undefined) {
               expect(outcome.status).toBe(400);
               expect(JSON.parse(outcome.text)).toMatchObject({ error: { code: -32020 } });
+              expect(outcome.reached).toEqual([]);
+              return;
+            }
+            // Params that write a member the proxy reads in a spelling lenient readers take for it.
+            if (paramsMisspelled(verdict)) {
+              expect(outcome.status).toBe(400);
+              const errors = [JSON.parse(outcome.text)].flat();
+              for (const error of errors) expect(error.error.code).toBe(-32602);
               expect(outcome.reached).toEqual([]);
               return;
             }
