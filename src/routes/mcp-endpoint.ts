@@ -172,7 +172,8 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           addresseeOf(body),
         );
       }
-      const toolMap = await openToolMap(c, profile, caller());
+      const requestCaller = caller();
+      const toolMap = await openToolMap(c, profile, requestCaller);
       // The one listing read this request may make: for a call, or for the rest of a first page.
       const reads = new ListingReads(
         target,
@@ -230,7 +231,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           revision: body.revision,
         });
       }
-      const recorder = recordCalls(
+      const recorder = await recordCalls(
         config.calls,
         c.get("isolate").analytics,
         {
@@ -239,6 +240,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           headers: request.headers,
           started,
           waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+          caller: () => requestCaller.pins(),
         },
         records,
       );
