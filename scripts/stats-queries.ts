@@ -6,7 +6,7 @@
  * every count of what a call's answer said by the calls each outcome stands
  * for (`outcome.weight`: the proxy reads a sample of answers).
  */
-import { blob, double } from "../src/analytics/layout";
+import { blob, double, TASK_REQUESTS } from "../src/analytics/layout";
 
 /** Which data points a query reads: a dataset, one tenant's index (or an origin's host, before it), a time window. */
 export interface Scope {
@@ -40,7 +40,7 @@ export const isIndex = (index: string) => INDEX.test(index);
  * what an origin or a client wrote, a name even when it reads as a number.
  */
 export const isFigure = (column: string) =>
-  /^(calls|judged|failed|tool_errors|repaired_failed|tasks|repaired|repairs)$|_(rate|share|ms)$/.test(
+  /^(calls|judged|failed|tool_errors|repaired_failed|tasks|tasks_ended|repaired|repairs)$|_(rate|share|ms)$/.test(
     column,
   );
 
@@ -59,11 +59,13 @@ const WEIGHT = double("outcome.weight");
 const COUNT = "SUM(_sample_interval)";
 /**
  * Outcomes that are a failure of the call (`input_required` is a call that
- * goes on in its retry, `task_created` one that goes on in a task whose
- * result no point says, `unread` one the proxy could not judge, `unsampled`
- * one it did not).
+ * goes on in its retry, `task_created` one that goes on in a task, whose end
+ * is a point of its own, `task_cancelled` a task the client gave up, `unread`
+ * one the proxy could not judge, `unsampled` one it did not).
  */
-const FAILED = `${OUTCOME} NOT IN ('ok', 'input_required', 'task_created', 'unread', 'unsampled')`;
+const FAILED = `${OUTCOME} NOT IN ('ok', 'input_required', 'task_created', 'task_cancelled', 'unread', 'unsampled')`;
+/** A call's own point, not a task's end (whose method is the request of the task that read it). */
+const CALL = `${METHOD} = 'tools/call'`;
 const share = (condition: string) => `SUM(_sample_interval * if(${condition}, 1, 0))`;
 /** The calls whose outcomes meet `condition`: each point's outcome stands for `outcome.weight` of them. */
 const outcomes = (condition: string) =>
@@ -78,21 +80,25 @@ export function statsQueries({ dataset, index, interval }: Scope): StatsQuery[] 
       `  AND timestamp > NOW() - INTERVAL ${interval}`,
       `  AND ${more}`,
     ].join("\n");
-  const calls = where(`${METHOD} = 'tools/call'`);
+  const calls = where(CALL);
+  const callsAndTaskEnds = where(
+    `${METHOD} IN (${["tools/call", ...TASK_REQUESTS].map((method) => `'${method}'`).join(", ")})`,
+  );
   return [
     {
       title: "Calls and error rate per tool",
       sql: `SELECT
   ${TOOL} AS tool,
-  ${COUNT} AS calls,
-  ${share(`${OUTCOME} != 'unsampled'`)} AS judged,
+  ${share(CALL)} AS calls,
+  ${share(`${CALL} AND ${OUTCOME} != 'unsampled'`)} AS judged,
   ${outcomes(FAILED)} AS failed,
   ${outcomes(`${OUTCOME} = 'tool_error'`)} AS tool_errors,
   ${outcomes(`${FAILED} AND ${blob("repairs")} != ''`)} AS repaired_failed,
   ${outcomes(`${OUTCOME} = 'task_created'`)} AS tasks,
-  ${outcomes(FAILED)} / ${COUNT} AS error_rate
+  ${outcomes(`${METHOD} != 'tools/call'`)} AS tasks_ended,
+  ${outcomes(FAILED)} / ${share(CALL)} AS error_rate
 FROM ${dataset}
-${calls}
+${callsAndTaskEnds}
 GROUP BY tool
 ORDER BY calls DESC
 LIMIT 25`,

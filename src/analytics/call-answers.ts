@@ -85,10 +85,13 @@ export class CallAnswers {
     return this.#count > 0;
   }
 
-  /** Whether a call (not only listings, which their rewrite judges) waits for its answer. */
+  /**
+   * Whether a call, or a request of a task that reads a call's end, waits for
+   * its answer (not only listings, which their rewrite judges).
+   */
   get waitingForCalls(): boolean {
     for (const same of this.#waiting.values()) {
-      if (same.some((record) => record.method === "tools/call")) return true;
+      if (same.some((record) => record.method !== "tools/list")) return true;
     }
     return false;
   }
@@ -178,13 +181,15 @@ export class CallAnswers {
   /**
    * A response too long to parse passed; `mentioned`: what its text may
    * mention. A `"task"` is no `ok` only for a call that may be answered with
-   * a task's creation: to any other, it is a tool's words.
+   * a task's creation: to any other, it is a tool's words. A task's status
+   * (`tasks/get`, `tasks/cancel`) is told by no marker: unread.
    */
   #passedUnparsed(mentioned: (marker: string) => boolean) {
     if (!mentioned(RESULT) && !mentioned(ERROR)) return;
     const lone = this.#lone();
     const notOk = NOT_OK.some(mentioned) || (lone?.mayCreateTask === true && mentioned(TASK));
-    this.#unparsed = this.#unparsed === undefined && !notOk && lone ? OK : UNREAD;
+    const status = lone?.method === "tasks/get" || lone?.method === "tasks/cancel";
+    this.#unparsed = this.#unparsed === undefined && !notOk && !status && lone ? OK : UNREAD;
   }
 
   /**

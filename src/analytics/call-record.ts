@@ -2,13 +2,17 @@
  * One `tools/call` or `tools/list` as the proxy saw it, for call analytics
  * (docs/observability.md): what the rewrite did with it, then how its answer
  * ended. planForward (rewrite/request.ts) makes one per message, the answer
- * settles it (call-answers.ts), and data-point.ts writes it. A record holds
- * names, kinds and counts: never an argument value, and never the name of a
- * tool the operator's rules may hide.
+ * settles it (call-answers.ts), and data-point.ts writes it. A request that
+ * asks of a task (`tasks/get`, `tasks/result`, `tasks/cancel`) gets one too,
+ * written only where it reads the end of a task a call of the same caller
+ * created (task-memory.ts). A record holds names, kinds and counts: never
+ * an argument value, a task's id, and never the name of a tool the
+ * operator's rules may hide.
  */
 import { isPlainObject, own } from "../json";
 import { ErrorCode, type JsonRpcRequest, type RequestId } from "../protocol/jsonrpc";
 import { CLIENT_CAPABILITIES, metaOf } from "../protocol/revision";
+import { TASK_REQUESTS } from "./layout";
 
 /** How a call or listing ended, as the client got it. */
 export type Outcome =
@@ -19,10 +23,15 @@ export type Outcome =
   /** No tool result yet: the origin asks the client for input first (2026-07-28), and the client retries the call with it. */
   | "input_required"
   /**
-   * No tool result yet: the origin created a task for the call, whose result the client reads
-   * later (`tasks/result` in 2025-11-25, `tasks/get` in 2026-07-28's tasks extension), unrecorded.
+   * No tool result yet: the origin created a task for the call, whose end the client reads
+   * later (`tasks/result` in 2025-11-25, `tasks/get` in 2026-07-28's tasks extension), a point of
+   * its own.
    */
   | "task_created"
+  /** A task's end: it failed, and said no more (2025-11-25's `tasks/get`: a tool error or a JSON-RPC error). */
+  | "task_failed"
+  /** A task's end: it was cancelled before its tool answered. */
+  | "task_cancelled"
   /** The origin's JSON-RPC error. */
   | "rpc_error"
   /**
@@ -105,9 +114,11 @@ export interface CallReport {
   repairs: Repairs;
 }
 
-/** One `tools/call` or `tools/list` of a request. */
+type TaskRequest = (typeof TASK_REQUESTS)[number];
+
+/** One `tools/call`, `tools/list` or request of a task of a request. */
 export interface MessageRecord {
-  method: "tools/call" | "tools/list";
+  method: "tools/call" | "tools/list" | TaskRequest;
   id: RequestId;
   /** A call of `search_tools` or `call_tool`, or a listing answered in search mode. */
   search: boolean;
@@ -119,6 +130,10 @@ export interface MessageRecord {
   local?: unknown;
   /** A call the origin may answer with a task's creation: it asked for a task, or may be given one. */
   mayCreateTask?: boolean;
+  /** A request of a task: the task it asks of (its `params.taskId`). */
+  taskId?: string;
+  /** The end of a task: when the proxy read its creation (ms, the Workers clock). */
+  taskCreated?: number;
   /**
    * Set once, when the answer is known: `weight`, how many calls its outcome
    * stands for (1; 1 ÷ the sampling rate for one read from a sampled
@@ -131,6 +146,8 @@ export interface MessageRecord {
 export interface Verdict {
   outcome: Outcome;
   errorType: string;
+  /** A task's creation: the task's id, as the origin wrote it. */
+  taskId?: string;
 }
 
 /** The OTel `error.type` of the proxy's own `-32602`. */
@@ -164,6 +181,14 @@ export function forwardedCallRecord(
   report: CallReport,
 ): MessageRecord {
   return { method: "tools/call", id: call.id, search, report, mayCreateTask: mayCreateTask(call) };
+}
+
+/** The record of `request` when it asks of a task by its id (`params.taskId`); else none. */
+export function taskRequestRecord(request: JsonRpcRequest): MessageRecord | undefined {
+  const method = TASK_REQUESTS.find((asked) => asked === request.method);
+  const taskId = isPlainObject(request.params) ? own(request.params, "taskId") : undefined;
+  if (method === undefined || typeof taskId !== "string") return undefined;
+  return { method, id: request.id, search: false, taskId };
 }
 
 /** The extension of 2026-07-28 by which a client lets a server answer a call with a task. */
@@ -202,6 +227,8 @@ export function localVerdict({ report, local }: MessageRecord): Verdict {
 export const OK: Verdict = { outcome: "ok", errorType: "" };
 export const INPUT_REQUIRED: Verdict = { outcome: "input_required", errorType: "" };
 export const TASK_CREATED: Verdict = { outcome: "task_created", errorType: "" };
+export const TASK_FAILED: Verdict = { outcome: "task_failed", errorType: "task_failed" };
+export const TASK_CANCELLED: Verdict = { outcome: "task_cancelled", errorType: "" };
 export const UNREAD: Verdict = { outcome: "unread", errorType: "" };
 export const UNANSWERED: Verdict = { outcome: "unanswered", errorType: "" };
 export const UNSAMPLED: Verdict = { outcome: "unsampled", errorType: "" };

@@ -11,7 +11,7 @@ import { type MessageRecord, repairCount, repairList } from "./call-record";
 import { BLOBS, type BlobName, DOUBLES, type DoubleName } from "./layout";
 
 /** A tool's name as the origin lists it: MCP asks for at most 128 characters. */
-const MAX_TOOL_CHARS = 256;
+export const MAX_TOOL_CHARS = 256;
 /** A client's name, version or request id, as it says them. */
 export const MAX_CLIENT_CHARS = 64;
 
@@ -74,6 +74,7 @@ export function dataPointOf(record: MessageRecord, facts: RequestFacts): Analyti
     "repairs.count": repairCount(repairs),
     "tools.count": record.tools ?? 0,
     "outcome.weight": settled.weight,
+    "task.duration.ms": record.taskCreated === undefined ? 0 : settled.at - record.taskCreated,
   };
   return {
     indexes: [facts.index],

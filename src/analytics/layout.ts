@@ -34,7 +34,15 @@ export const DOUBLES = [
   "repairs.count",
   "tools.count",
   "outcome.weight",
+  "task.duration.ms",
 ] as const;
+
+/**
+ * The requests of a task whose answer may be its end (2025-11-25's tasks,
+ * 2026-07-28's tasks extension): the `mcp.method.name` of a task's end, its
+ * `gen_ai.tool.name` the tool whose call created the task.
+ */
+export const TASK_REQUESTS = ["tasks/get", "tasks/result", "tasks/cancel"] as const;
 
 export type BlobName = (typeof BLOBS)[number];
 export type DoubleName = (typeof DOUBLES)[number];

@@ -12,9 +12,15 @@
  * sampled answer stands for 1 ÷ the rate of them (its weight). What is known
  * without reading (the proxy's own answers, an HTTP error, an origin that
  * failed) is known of every call, and stands for one.
+ *
+ * A task's end (task-memory.ts) is written where its creation was read: the
+ * answer of a request of a task the caller's call created here is read
+ * whatever this request's draw, and its point stands for as many calls as
+ * the creation's did.
  */
 import { logEvent } from "../log";
 import type { ParsedBody } from "../transport/post-body";
+import { endsTask } from "./answer-verdict";
 import { CallAnswers } from "./call-answers";
 import {
   localVerdict,
@@ -27,6 +33,7 @@ import {
 import { ClientMemory } from "./client-info";
 import { bounded, dataPointOf, MAX_CLIENT_CHARS, type RequestFacts } from "./data-point";
 import { tenantIndex } from "./layout";
+import { TaskMemory } from "./task-memory";
 
 /**
  * Analytics Engine takes 250 data points per invocation: a batch (of at most
@@ -58,9 +65,10 @@ export class FailureLog {
   }
 }
 
-/** What call analytics keeps in an isolate: the clients of 2025 sessions, and its failure log. */
+/** What call analytics keeps in an isolate: the clients of 2025 sessions, the tasks calls created, and its failure log. */
 export class AnalyticsMemory {
   readonly clients = new ClientMemory();
+  readonly tasks = new TaskMemory();
   readonly failures = new FailureLog();
 }
 
@@ -90,11 +98,17 @@ export class CallRecorder {
     waitUntil: (promise: Promise<unknown>) => void,
     /** How many calls an outcome read from a call's answer stands for; 0: this request's are not read. */
     readWeight: number,
+    /** The caller's digest, sessions aside, where a message may create a task or ask of one. */
+    private readonly caller?: string,
   ) {
     const unread = (record: MessageRecord) =>
       readWeight === 0 && record.method === "tools/call" && record.local === undefined;
+    // A request of a task no call of the caller's created here has no point to write.
+    const known = ({ taskId }: MessageRecord) =>
+      taskId === undefined || (caller !== undefined && memory.tasks.has(caller, taskId));
+    const kept = records.filter(known);
     this.answers = new CallAnswers(
-      records.filter((record) => !unread(record)),
+      kept.filter((record) => !unread(record)),
       (record, verdict, bytes, read) =>
         this.#settle(
           record,
@@ -104,8 +118,8 @@ export class CallRecorder {
         ),
       waitUntil,
     );
-    this.#local = records.filter((record) => record.local !== undefined);
-    this.#unsampled = records.filter(unread);
+    this.#local = kept.filter((record) => record.local !== undefined);
+    this.#unsampled = kept.filter(unread);
   }
 
   /** The proxy calls the origin now. */
@@ -153,7 +167,22 @@ export class CallRecorder {
 
   #settle(record: MessageRecord, verdict: Verdict, answerBytes: number, weight: number) {
     if (record.settled) return;
-    record.settled = { ...verdict, at: Date.now(), answerBytes, weight };
+    if (record.taskId !== undefined) {
+      // Written only as the task's end, for the call that created it.
+      const task = this.#taskEnded(record.taskId, verdict);
+      if (!task) return;
+      record.report = task.report;
+      record.search = task.search;
+      record.taskCreated = task.created;
+      weight = task.weight;
+    }
+    const { taskId, ...outcome } = verdict;
+    const at = Date.now();
+    record.settled = { ...outcome, at, answerBytes, weight };
+    if (taskId !== undefined && this.caller !== undefined && weight > 0) {
+      const { report = { repairs: {} }, search } = record;
+      this.memory.tasks.remember(this.caller, taskId, { report, search, weight, created: at });
+    }
     if (this.#written >= MAX_POINTS_PER_REQUEST) return;
     this.#written++;
     try {
@@ -162,13 +191,21 @@ export class CallRecorder {
       this.memory.failures.failed(error);
     }
   }
+
+  /** The caller's task `taskId`, taken from memory, when `verdict` is its end (written once). */
+  #taskEnded(taskId: string, verdict: Verdict) {
+    if (!endsTask(verdict) || this.caller === undefined) return undefined;
+    return this.memory.tasks.take(this.caller, taskId);
+  }
 }
 
 /**
  * The recorder of a request whose `records` planForward made, when the
- * `CALLS` dataset is bound and there is one; `started`: when it arrived.
+ * `CALLS` dataset is bound and there is one; `started`: when it arrived;
+ * `caller`, its caller's digest sessions aside, made only for a request that
+ * may create a task or asks of one.
  */
-export function recordCalls(
+export async function recordCalls(
   /** The `CALLS` dataset, `CALLS_ANSWER_SAMPLING_RATE` and `WRANGLER_ENV` (config's `CallsSettings`). */
   calls:
     | { dataset: AnalyticsEngineDataset; answerSamplingRate: number; environment: string }
@@ -180,12 +217,14 @@ export function recordCalls(
     headers: Headers;
     started: number;
     waitUntil: (promise: Promise<unknown>) => void;
+    caller: () => Promise<string>;
   },
   records: readonly MessageRecord[] | undefined,
-): CallRecorder | undefined {
+): Promise<CallRecorder | undefined> {
   if (!calls || !records?.length) return undefined;
   const { body, headers } = request;
   const rate = calls.answerSamplingRate;
+  const tasks = records.some((record) => record.mayCreateTask || record.taskId !== undefined);
   return new CallRecorder(
     calls.dataset,
     memory,
@@ -203,5 +242,6 @@ export function recordCalls(
     request.waitUntil,
     // The rate's share of requests, at random: as much of each client's and each tool's.
     Math.random() < rate ? 1 / rate : 0,
+    tasks ? await request.caller() : undefined,
   );
 }

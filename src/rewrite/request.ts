@@ -17,6 +17,7 @@ import {
   forwardedCallRecord,
   listRecord,
   type MessageRecord,
+  taskRequestRecord,
 } from "../analytics/call-record";
 import type { ValidationMode } from "../config";
 import { type ExactText, joinExact, spliceExact, utf8Text } from "../json";
@@ -65,7 +66,8 @@ export interface RefusedPlan {
 /**
  * `records`, when given, gets one record per `tools/call` and `tools/list`
  * for call analytics (analytics/call-record.ts), with the proxy's own answer
- * where it gave one (as `MAX_LOCAL_ANSWER_BYTES` let it be written).
+ * where it gave one (as `MAX_LOCAL_ANSWER_BYTES` let it be written), and
+ * one per request of a task (which may read a call's end).
  */
 export async function planForward(
   body: ParsedBody,
@@ -95,6 +97,10 @@ export async function planForward(
       if (isRequest(message) && message.method === "tools/list") {
         listRequests.set(message.id, message);
         records?.push(listRecord(message.id));
+      }
+      if (records && isRequest(message)) {
+        const ofTask = taskRequestRecord(message);
+        if (ofTask) records.push(ofTask);
       }
       forwarded.push(message);
       continue;

@@ -27,7 +27,10 @@ export interface IsolateState {
   reads: ReadBudget;
   /** `/readyz`'s last check of the origin (5 seconds; one check at a time). */
   readiness: Readiness;
-  /** Call analytics: the clients of 2025 sessions (4,096, a day), and when a failed write was last logged. */
+  /**
+   * Call analytics: the clients of 2025 sessions (4,096, a day), the tasks calls created until their
+   * end is written (256 callers, 32 tasks each, a day), and when a failed write was last logged.
+   */
   analytics: AnalyticsMemory;
 }
 

@@ -157,7 +157,8 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       if (twoWays !== undefined) {
         return refused(400, twoWays.code, twoWays.message, addresseeOf(body));
       }
-      const toolMap = await openToolMap(c, profile, caller());
+      const requestCaller = caller();
+      const toolMap = await openToolMap(c, profile, requestCaller);
       // The one listing read this request may make: for a call, or for the rest of a first page.
       const reads = new ListingReads(
         target,
@@ -215,7 +216,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           revision: body.revision,
         });
       }
-      const recorder = recordCalls(
+      const recorder = await recordCalls(
         config.calls,
         c.get("isolate").analytics,
         {
@@ -224,6 +225,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           headers: request.headers,
           started,
           waitUntil: (promise) => c.executionCtx.waitUntil(promise),
+          caller: () => requestCaller.pins(),
         },
         records,
       );

@@ -19,7 +19,11 @@ import type { OriginCredentials } from "../transport/headers";
 export interface Caller {
   /** The caller and session whose own listing state a request reads and writes (caller-listings.ts). */
   listing(): Promise<string>;
-  /** The caller whose definition pins a request compares against (caller-pins.ts): sessions aside. */
+  /**
+   * The caller sessions aside: whose definition pins a request compares
+   * against (caller-pins.ts), and whose tasks call analytics remembers
+   * (analytics/task-memory.ts: a task outlives the session that created it).
+   */
   pins(): Promise<string>;
 }
 

@@ -40,6 +40,7 @@ const ANSWERS = [
       "tool_errors",
       "repaired_failed",
       "tasks",
+      "tasks_ended",
       "error_rate",
     ],
     data: [
@@ -51,17 +52,19 @@ const ANSWERS = [
         tool_errors: "24",
         repaired_failed: "20",
         tasks: "0",
+        tasks_ended: "0",
         error_rate: 0.025,
       },
       {
         tool: "report.build",
         calls: "1040",
         judged: "1040",
-        failed: "0",
-        tool_errors: "0",
+        failed: "26",
+        tool_errors: "21",
         repaired_failed: "0",
         tasks: "1040",
-        error_rate: 0,
+        tasks_ended: "1031",
+        error_rate: 0.025,
       },
       {
         tool: "",
@@ -71,6 +74,7 @@ const ANSWERS = [
         tool_errors: "0",
         repaired_failed: "0",
         tasks: "0",
+        tasks_ended: "0",
         error_rate: 1,
       },
     ],
@@ -202,10 +206,10 @@ describe("npm run stats", () => {
         "Call analytics of acme in mcp_calls, the last 24h",
         "",
         "Calls and error rate per tool",
-        "  tool          calls  judged  failed  tool_errors  repaired_failed  tasks  error_rate",
-        "  files.read    1,200     243      30           24               20      0        2.5%",
-        "  report.build  1,040   1,040       0            0                0  1,040        0.0%",
-        "  (none)            4       4       4            0                0      0      100.0%",
+        "  tool          calls  judged  failed  tool_errors  repaired_failed  tasks  tasks_ended  error_rate",
+        "  files.read    1,200     243      30           24               20      0            0        2.5%",
+        "  report.build  1,040   1,040      26           21                0  1,040        1,031        2.5%",
+        "  (none)            4       4       4            0                0      0            0      100.0%",
         "",
         "Repairs per client and profile",
         "  client            profile  calls  repaired  repaired_share  repairs",
@@ -235,6 +239,7 @@ describe("npm run stats", () => {
             tool_errors: "0",
             repaired_failed: "0",
             tasks: "0",
+            tasks_ended: "0",
             error_rate: 0,
           },
         ];
@@ -259,7 +264,7 @@ describe("npm run stats", () => {
     const { code, stdout } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
     expect(code).toBe(0);
     expect(stdout).toContain(
-      "  2024      5       1       0            0                0      0        0.0%",
+      "  2024      5       1       0            0                0      0            0        0.0%",
     );
     expect(stdout).toContain("  1e3      openai      3         0            0.0%        0");
   });
@@ -277,6 +282,7 @@ describe("npm run stats", () => {
         tool_errors: "0",
         repaired_failed: "0",
         tasks: "0",
+        tasks_ended: "0",
         error_rate: 0,
       }));
       return { ...answer, data, rows: data.length };
@@ -286,8 +292,8 @@ describe("npm run stats", () => {
     expect(code).toBe(0);
     const rows = stdout.split("\n").filter((line) => line.includes("aaaa"));
     expect(rows).toEqual([
-      `  ${"a".repeat(62)}…      5       5       0            0                0      0        0.0%`,
-      `  ${"a".repeat(62)}…      5       5       0            0                0      0        0.0%`,
+      `  ${"a".repeat(62)}…      5       5       0            0                0      0            0        0.0%`,
+      `  ${"a".repeat(62)}…      5       5       0            0                0      0            0        0.0%`,
     ]);
   });
 
@@ -299,17 +305,21 @@ describe("npm run stats", () => {
       .find((line) => line.trimEnd().endsWith(" AS repaired_failed,"));
     expect(column).toContain("blob8 != ''");
     expect(column).toContain(
-      "NOT IN ('ok', 'input_required', 'task_created', 'unread', 'unsampled')",
+      "NOT IN ('ok', 'input_required', 'task_created', 'task_cancelled', 'unread', 'unsampled')",
     );
   });
 
-  it("counts no call that goes on in its retry (input_required) or in a task (task_created) among the failures", () => {
+  it("counts no call that goes on in its retry (input_required) or in a task (task_created), nor a task cancelled, among the failures", () => {
     const [perTool] = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
     const failed = perTool?.sql.split("\n").find((line) => line.trimEnd().endsWith(" AS failed,"));
     const notFailed = /NOT IN \(([^)]*)\)/.exec(failed ?? "")?.[1]?.split(", ");
     expect(notFailed).toContain("'input_required'");
-    // The tool runs on, its result unseen: no failure, nor a success.
+    // The tool runs on: its end, a point of its own, says how it went.
     expect(notFailed).toContain("'task_created'");
+    // The client gave the task up: no failure of the tool, nor a success.
+    expect(notFailed).toContain("'task_cancelled'");
+    // A task that failed is a failure.
+    expect(notFailed).not.toContain("'task_failed'");
   });
 
   it("counts the calls answered with a task's creation apart, each standing for as many as it does", () => {
@@ -318,6 +328,25 @@ describe("npm run stats", () => {
     expect(tasks?.trim()).toBe(
       "SUM(_sample_interval * double7 * if(blob3 = 'task_created', 1, 0)) AS tasks,",
     );
+  });
+
+  it("reads the ends of tasks with their tool's calls: among its failures, counted apart, never as calls", () => {
+    const [perTool] = statsQueries({ dataset: "mcp_calls", index: "acme", interval: "'24' HOUR" });
+    const sql = perTool?.sql ?? "";
+    const line = (column: string) =>
+      sql
+        .split("\n")
+        .find((text) => text.trimEnd().endsWith(` AS ${column},`))
+        ?.trim();
+    expect(sql).toContain(
+      "AND blob1 IN ('tools/call', 'tasks/get', 'tasks/result', 'tasks/cancel')",
+    );
+    expect(line("calls")).toBe("SUM(_sample_interval * if(blob1 = 'tools/call', 1, 0)) AS calls,");
+    expect(line("tasks_ended")).toBe(
+      "SUM(_sample_interval * double7 * if(blob1 != 'tools/call', 1, 0)) AS tasks_ended,",
+    );
+    // Of the calls alone: a task's end is the call's outcome, not one more call.
+    expect(sql).toContain("/ SUM(_sample_interval * if(blob1 = 'tools/call', 1, 0)) AS error_rate");
   });
 
   it("with no data point at the tenant's index, says how to read those written before it", async () => {

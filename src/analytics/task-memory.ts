@@ -1,0 +1,69 @@
+/**
+ * The tasks whose creation call analytics read, remembered until their end
+ * is written (docs/observability.md, "Tasks"): which tool each runs, what the
+ * proxy did to its call, how many calls its outcome stands for, and when it
+ * was created. A later request of the same caller that reads the task's end
+ * (`tasks/get`, `tasks/result`, `tasks/cancel`) takes it, and writes one
+ * point: a task taken is forgotten, so that polling it again, or its end read
+ * twice, writes nothing more.
+ *
+ * Kept per caller (the caller's digest, toolmap/callers.ts, sessions aside:
+ * a task outlives the session that created it), and bounded: 256 callers,
+ * 32 tasks each (a caller's oldest forgotten first), a day each, a task's id
+ * at most 128 characters (a longer one is not remembered) and a tool's name
+ * as a point holds it. Isolate memory: a task created through one isolate and
+ * ended through another is not written there.
+ */
+import { BoundedMap } from "../bounded-map";
+import type { CallReport } from "./call-record";
+import { bounded, MAX_TOOL_CHARS } from "./data-point";
+
+export const MAX_CALLERS = 256;
+export const MAX_TASKS_PER_CALLER = 32;
+export const TASK_TTL_MS = 24 * 60 * 60 * 1000;
+/** A task's id is a UUID or so: one longer is not kept. */
+export const MAX_TASK_ID_CHARS = 128;
+
+/** What the point of a task's end says of the call that created it. */
+export interface RememberedTask {
+  report: CallReport;
+  search: boolean;
+  /** How many calls the creation's outcome stood for: the end's stands for as many. */
+  weight: number;
+  /** When its creation was read (ms, the Workers clock). */
+  created: number;
+}
+
+export class TaskMemory {
+  readonly #callers = new BoundedMap<string, BoundedMap<string, RememberedTask>>(
+    MAX_CALLERS,
+    TASK_TTL_MS,
+  );
+
+  /** `caller`'s task `taskId`, whose creation the proxy read: its end not yet written. */
+  remember(caller: string, taskId: string, task: RememberedTask): void {
+    if (taskId.length > MAX_TASK_ID_CHARS) return;
+    const tasks = this.#callers.get(caller) ?? new BoundedMap(MAX_TASKS_PER_CALLER, TASK_TTL_MS);
+    const { tool } = task.report;
+    const report = {
+      ...task.report,
+      tool: tool === undefined ? tool : bounded(tool, MAX_TOOL_CHARS),
+    };
+    tasks.set(taskId, { ...task, report });
+    // Set again: the caller's tasks live a day from the last one remembered.
+    this.#callers.set(caller, tasks);
+  }
+
+  /** Whether `caller`'s task `taskId` is remembered, its end not yet written. */
+  has(caller: string, taskId: string): boolean {
+    return this.#callers.get(caller)?.get(taskId) !== undefined;
+  }
+
+  /** `caller`'s task `taskId`, forgotten: its end is written once. */
+  take(caller: string, taskId: string): RememberedTask | undefined {
+    const tasks = this.#callers.get(caller);
+    const task = tasks?.get(taskId);
+    tasks?.delete(taskId);
+    return task;
+  }
+}
