@@ -1,19 +1,26 @@
 /**
  * Each caller's own definition pins as an isolate keeps them, in front of KV
  * (`v2:<origin>:pins:<caller>`, docs/tool-map.md): read once per isolate and
- * caller, written as caller-pins.ts decides. What they mean is caller-pins.ts's.
+ * caller, written as caller-pins.ts decides, a new caller's within the
+ * isolate's budget (`NewCallerWrites`). What they mean is caller-pins.ts's.
  */
 import { BoundedMap } from "../bounded-map";
 import { logEvent } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
 import { NAME_WEIGHT_CHARS, namesWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
+import { RateWindow } from "./rate-window";
 import { MAX_LARGE_READS, ReadSlots } from "./read-slots";
 import { KEY_WRITE_MS, MAX_TOOLS } from "./stored-map";
 
-/** A caller's own pins as the proxy knows them: `stored`, whether KV holds them (the caller is not new). */
+/**
+ * A caller's own pins as the proxy knows them: `stored`, whether they were
+ * pinned (the caller is not new): KV holds them, or, `unwritten`, this
+ * isolate alone, until a listing of theirs finds room in `NewCallerWrites`.
+ */
 export interface CallerRecord {
   stored: boolean;
+  unwritten?: true;
   pins: Map<string, string>;
   /**
    * The tools the caller was listed under `hold`, as `seenMark`s joined by
@@ -23,6 +30,9 @@ export interface CallerRecord {
    */
   seen?: string;
 }
+
+/** What a caller's record holds in KV: their own pins, and the tools they were listed. */
+export type OwnPins = Pick<CallerRecord, "pins" | "seen">;
 
 /**
  * A tool in a caller's `seen`: its name's 32-bit fingerprint. Two names an
@@ -79,10 +89,46 @@ const MAX_CALLERS = 1_000;
 export const LOG_PINS_WRITE_MS = 60_000;
 /** Own pins kept per isolate, all callers together, each weighing its tool's name (names/weight.ts). */
 const MAX_OWN_PINS = 50_000;
+/**
+ * Records of callers KV holds none of that an isolate writes a minute. In
+ * relay mode a caller is whatever credentials a request carries, so a client
+ * that made up a cookie (or a query) per request made each `tools/list` under
+ * `hold` a write: a Free plan's 1,000 a day, the whole account's, in 1,000
+ * listings. Past them a new caller's record is kept in the isolate's memory
+ * alone (`unwritten`): this isolate holds changes for them as for any caller,
+ * and writes it at a listing of theirs that finds room; another isolate takes
+ * them for new until then (SECURITY.md). A request is never refused for it:
+ * refused, a client could keep every new caller out with 10 requests a minute.
+ */
+export const MAX_NEW_CALLER_WRITES = 10;
+const NEW_CALLER_MS = 60_000;
+
+/**
+ * One isolate's budget of new callers' records for an origin (kept with its
+ * memory, isolate-memory.ts `OriginMemory`), and the line that says a record
+ * waits for it: once a minute at most, with how many since the last.
+ */
+export class NewCallerWrites extends RateWindow {
+  private loggedAt = Number.NEGATIVE_INFINITY;
+  private deferred = 0;
+
+  constructor() {
+    super(MAX_NEW_CALLER_WRITES, NEW_CALLER_MS);
+  }
+
+  /** A new caller's record was left unwritten (`take` found no room): logged, once a minute at most. */
+  defer(now = Date.now()): void {
+    this.deferred++;
+    if (now - this.loggedAt < NEW_CALLER_MS) return;
+    logEvent("caller_pins_deferred", { limit: MAX_NEW_CALLER_WRITES, deferred: this.deferred });
+    this.loggedAt = now;
+    this.deferred = 0;
+  }
+}
 export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
 
 /** One request's writes of callers' records under way, by key: each writes the latest when it may. */
-export type RecordWrites = Map<string, { latest: Omit<CallerRecord, "stored"> }>;
+export type RecordWrites = Map<string, { latest: OwnPins }>;
 /**
  * One request's reads of callers' records under way, by key. A request never waits for another's:
  * when its client leaves, the runtime cancels the request, and a read it had under way never
@@ -110,7 +156,7 @@ function decodeRecord(text: string | null): CallerRecord {
 }
 
 // fromEntries: an original named `__proto__` stays an ordinary key.
-const encodeRecord = ({ pins, seen }: Omit<CallerRecord, "stored">) =>
+const encodeRecord = ({ pins, seen }: OwnPins) =>
   JSON.stringify({
     format: 1,
     pins: Object.fromEntries(pins),
@@ -177,16 +223,25 @@ export class CallerPins {
    * listed): in memory now, in KV by `waitUntil`; under `log`, in KV once per
    * `LOG_PINS_WRITE_MS`. Where the request (`writes`) writes the record already,
    * that write takes this one's place: once done, it writes the latest a second later.
+   * A record KV holds none of is written only where `newCallers` has room, else kept unwritten.
    */
   write(
     kv: KVNamespace,
     key: string,
-    record: Omit<CallerRecord, "stored">,
+    record: OwnPins,
     mode: Exclude<ChangeMode, "allow">,
     waitUntil: (promise: Promise<unknown>) => void,
     writes: RecordWrites,
+    newCallers: NewCallerWrites,
   ): void {
-    const stored = this.records.get(key)?.stored === true;
+    const known = this.records.get(key);
+    const waiting = known?.unwritten === true;
+    if ((known?.stored !== true || waiting) && !newCallers.take()) {
+      if (!waiting) newCallers.defer();
+      this.records.set(key, { ...record, stored: true, unwritten: true });
+      return;
+    }
+    const stored = known?.stored === true && !waiting;
     this.records.set(key, { stored: true, ...record });
     if (mode === "log" && stored && this.writtenLately.get(key)) return;
     this.writtenLately.set(key, true);

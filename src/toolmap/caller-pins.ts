@@ -23,7 +23,9 @@
  * - another, under `hold`, for a caller new to the proxy: theirs, logged as
  *   `tool_definition_differs` — unless it is a definition some caller is held
  *   on (the map's `held`): held too. A caller is new until their first
- *   listing stores their pins (even none).
+ *   listing stores their pins (even none; past the isolate's budget of new
+ *   callers' records, in its memory alone until a later listing writes them:
+ *   caller-pin-records.ts `NewCallerWrites`).
  *
  * So under `hold` a change reaches no caller who was shown the tool before,
  * and reaches a caller new to the proxy (new credentials) only until a
@@ -35,6 +37,7 @@ import { namesWeight, nameWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
 import {
   type CallerRecord,
+  type OwnPins,
   type RecordReads,
   type RecordWrites,
   seenBy,
@@ -115,7 +118,7 @@ export interface PinDecisions {
   /** Map pins to set: tools seen for the first time, and earlier versions' pins taken over. */
   shared: Map<string, SharedPin>;
   /** The caller's own pins as they are now, and what they were listed, when these are to be stored. */
-  own: Omit<CallerRecord, "stored"> | undefined;
+  own: OwnPins | undefined;
   /** Definitions this caller is held on, to note in the map. */
   heldPins: Map<string, string>;
   /** Definitions the operator accepted, each `acceptedPin(original, pin)`. */
@@ -300,7 +303,8 @@ export async function decidePins(
   // Under `hold`, a caller is pinned at their first listing, even with no pin of their own, and
   // again once listed a tool they were not. A write under `log` says nothing of what they were
   // listed: then every tool counts as listed to them, should the operator choose `hold` again.
-  if (record !== undefined && (ownChanged || seen?.grew)) {
+  // And again while KV lacks the record (`unwritten`): a new caller's, past the isolate's budget.
+  if (record !== undefined && (ownChanged || seen?.grew || record.unwritten)) {
     // Written anyway: what the map now holds as theirs need not be written with it.
     if (mode === "hold") dropStored();
     decisions.own = { pins: own, ...(seen ? { seen: seen.now } : {}) };

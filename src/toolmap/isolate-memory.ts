@@ -14,7 +14,7 @@ import { nameWeight } from "../names/weight";
 import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import { CallerListings } from "./caller-listings";
-import { CallerPins } from "./caller-pin-records";
+import { CallerPins, NewCallerWrites } from "./caller-pin-records";
 import { type ToolEntry, toolChars } from "./plan-listing";
 import { ProfileNames } from "./profile-names";
 import { MAX_LARGE_READS, ReadSlots } from "./read-slots";
@@ -147,6 +147,8 @@ export class OriginMemory {
   readonly chunksLack = new Set<string>();
   /** How many times the origin said its tools changed: a caller's view from before is gone. */
   generation = 0;
+  /** The records of callers new to KV this isolate may write now: kept when the origin says its tools changed. */
+  readonly newCallers = new NewCallerWrites();
 
   /**
    * Sets the map's pin of `original`, until KV holds it (map-store.ts). One set

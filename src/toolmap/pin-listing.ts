@@ -67,9 +67,9 @@ export async function pinListing(
   for (const [original, pin] of decisions.shared) origin.setPin(original, pin);
   for (const [original, pin] of decisions.heldPins) origin.noteHeld(original, pin);
   for (const accepted of decisions.accepted) origin.acceptedPins.set(accepted, true);
-  if (decisions.own) {
-    callerPins.write(kv, key, decisions.own, mode, waitUntil, allowance.recordWrites);
-  }
+  const { own } = decisions;
+  if (own)
+    callerPins.write(kv, key, own, mode, waitUntil, allowance.recordWrites, origin.newCallers);
   return decisions;
 }
 

@@ -9,6 +9,7 @@ import { BoundedMap } from "../bounded-map";
 import type { Assignments, KnownNames } from "../names/assign";
 import type { SchemaView } from "../schemas/view";
 import type { LegacyProgress } from "./legacy-v1";
+import { RateWindow } from "./rate-window";
 import { MAX_LARGE_READS, ReadSlots } from "./read-slots";
 import { MAX_TOOLS, type RememberedAnswer } from "./stored-map";
 
@@ -53,8 +54,8 @@ export class ProfileNames {
   keptUnstored = false;
   /** Digests of the credentials and sessions whose whole listing the proxy asked for and named here lately. */
   readonly relistedFor = new BoundedMap<string, true>(MAX_RELISTED_CALLERS, RELIST_MS);
-  /** When the proxy asked the origin for its listing itself lately, oldest first: at most `MAX_RELISTS`. */
-  private readonly relists: number[] = [];
+  /** When the proxy asked the origin for its listing itself lately: at most `MAX_RELISTS` a minute. */
+  private readonly relists = new RateWindow(MAX_RELISTS, RELIST_MS);
   /** The answer KV holds for this profile, as far as this isolate knows; `undefined` until read. */
   storedAnswer: { answer: RememberedAnswer | undefined } | undefined;
   /** The reads of it under way: a few at once, whatever the requests (read-slots.ts). */
@@ -97,11 +98,8 @@ export class ProfileNames {
   }
 
   /** Whether the proxy may ask the origin for its listing once more now; counted when it may. */
-  takeRelist(now = Date.now()): boolean {
-    while ((this.relists[0] ?? now) <= now - RELIST_MS) this.relists.shift();
-    if (this.relists.length >= MAX_RELISTS) return false;
-    this.relists.push(now);
-    return true;
+  takeRelist(): boolean {
+    return this.relists.take();
   }
 
   keepLegacy(names: Map<string, string>): void {

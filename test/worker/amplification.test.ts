@@ -6,17 +6,18 @@
  */
 import { waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { sanitizeName } from "../../src/names/sanitize";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { MAX_NEW_CALLER_WRITES } from "../../src/toolmap/caller-pin-records";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { decodeMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { countingKv } from "../../support/counting-kv";
-import { changingOrigin } from "../helpers/changing-origin";
+import { CHANGING_TOOL, changingOrigin } from "../helpers/changing-origin";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
@@ -26,7 +27,10 @@ import { CATALOG_ORIGIN, DEMO_ORIGIN, freshOrigin, PROXY_URL, viaProxy } from ".
 /** How many listings each test makes: each would be a KV write where a write per listing is the bug. */
 const LISTINGS = 12;
 
-/** A fresh isolate in front of `origin`, its KV operations counted; `list` waits for each listing's writes. */
+/**
+ * A fresh isolate in front of `origin`, its KV operations counted; `list` waits for each
+ * listing's writes, and gives the names listed.
+ */
 async function countedProxy(origin: string, vars: Record<string, string>) {
   const counted = countingKv(env.TOOL_MAP);
   const contexts: ExecutionContext[] = [];
@@ -41,25 +45,54 @@ async function countedProxy(origin: string, vars: Record<string, string>) {
     );
     expect(message).toHaveProperty("result.tools");
     await Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+    return (message as { result: { tools: ListedTool[] } }).result.tools.map((tool) => tool.name);
   };
   return { counted, list };
 }
 
 describe("KV writes a client can repeat", () => {
-  // Red: under hold a caller is pinned at their first listing, one write each
-  // (docs/rules.md), and in relay mode a caller is whatever credentials the
-  // client sends: a made-up cookie (or query) per request is a new caller,
-  // so 1,000 listings spend a Free plan's writes for the day. The mark is
-  // what keeps a later change held for that caller; bounding it is a design
-  // choice (a budget, as sign-in has), left to the lead.
-  it.fails("TOOL_CHANGES=hold: listings with made-up cookies are not a KV write each", async () => {
+  // Under hold a caller is pinned at their first listing, a write each (docs/rules.md), and in
+  // relay mode a caller is whatever credentials the client sends: a made-up cookie (or query) per
+  // request was a new caller each, and 1,000 listings spent a Free plan's writes for the day (12
+  // writes for these 12). An isolate writes MAX_NEW_CALLER_WRITES new callers' records a minute.
+  it("TOOL_CHANGES=hold: listings with made-up cookies are not a KV write each", async () => {
     const { counted, list } = await countedProxy(freshOrigin(DEMO_ORIGIN), {
       TOOL_CHANGES: "hold",
     });
     await list();
     counted.reset();
+    const logs = captureLogs();
     for (let i = 0; i < LISTINGS; i++) await list({ cookie: `made-up=${i}` });
-    expect(counted.counts.put).toBeLessThan(LISTINGS);
+    // The minute's records, the first caller's among them; nothing else of the listings.
+    expect(counted.counts.put).toBe(MAX_NEW_CALLER_WRITES - 1);
+    expect(logs.events("caller_pins_deferred")).toEqual([
+      { event: "caller_pins_deferred", limit: MAX_NEW_CALLER_WRITES, deferred: 1 },
+    ]);
+    logs.restore();
+  });
+
+  // Past the budget a new caller's record waits in the isolate's memory: the isolate holds a
+  // change for them as for a caller KV holds, and a listing of theirs that finds room writes it.
+  it("TOOL_CHANGES=hold: a caller past the minute's budget is held on a change, and written once there is room", async () => {
+    const changing = changingOrigin();
+    const { list } = await countedProxy(changing.origin, { TOOL_CHANGES: "hold" });
+    const { origin } = await toolMapScopes(new URL(changing.origin), profileOf("openai").names);
+    const records = async () => (await env.TOOL_MAP.list({ prefix: `${origin}:pins:` })).keys;
+    for (let i = 0; i < MAX_NEW_CALLER_WRITES; i++) await list({ cookie: `made-up=${i}` });
+    const ann = { cookie: "who=ann" };
+    expect(await list(ann)).toContain(CHANGING_TOOL);
+    expect(await records()).toHaveLength(MAX_NEW_CALLER_WRITES);
+
+    await changing.change();
+    expect(await list(ann)).not.toContain(CHANGING_TOOL);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 60_000);
+      expect(await list(ann)).not.toContain(CHANGING_TOOL);
+      expect(await records()).toHaveLength(MAX_NEW_CALLER_WRITES + 1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   // Under the default TOOL_CHANGES=log, a description that changes at every
