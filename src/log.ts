@@ -122,19 +122,31 @@ function utf8Bytes(text: string): number {
 /**
  * The line of `event` past the invocation's budget: its scalar fields alone,
  * strings cut, which says what happened (the event, the tool, the outcome)
- * in a few hundred bytes. `log_budget` says the rest was left out.
+ * in a few hundred bytes. `log_budget` says the rest was left out. A
+ * `WholeText` stays whole (`whole`), within `MAX_LINE_CHARS`: a held change
+ * is logged once per isolate, and a request that spent its budget before its
+ * listing showed the change left the operator its command cut out, for good.
  */
-function compactLine(event: string, fields: Record<string, unknown>): string {
+function compactLine(event: string, fields: Record<string, unknown>, whole = true): string {
   const kept: Array<[string, unknown]> = [];
   for (const [key, value] of Object.entries(fields)) {
     if (kept.length === COMPACT_FIELDS) break;
-    const scalar = typeof value === "string" ? value.slice(0, COMPACT_CHARS) : value;
+    const scalar =
+      value instanceof WholeText
+        ? whole
+          ? value.text
+          : undefined
+        : typeof value === "string"
+          ? value.slice(0, COMPACT_CHARS)
+          : value;
     if (typeof scalar === "object" || scalar === undefined) continue;
     kept.push([key.slice(0, COMPACT_CHARS), scalar]);
   }
   // fromEntries: a key named `__proto__` stays an ordinary key.
-  const line = { event, ...Object.fromEntries(kept), log_budget: "spent" };
-  return escapeRawControls(JSON.stringify(line));
+  const line = escapeRawControls(
+    JSON.stringify({ event, ...Object.fromEntries(kept), log_budget: "spent" }),
+  );
+  return whole && line.length > MAX_LINE_CHARS ? compactLine(event, fields, false) : line;
 }
 
 /** The line of `event`, its fields bounded with lists of at most `items` entries. */
