@@ -90,9 +90,32 @@ export const escapeRawControls = (json: string) =>
 
 /** An invocation's lines written whole, in UTF-8 bytes: half of what Workers Logs keeps of one. */
 const FULL_LINES_BYTES = 128 * 1024;
-/** A compact line's fields: its first `COMPACT_FIELDS` scalars, each string cut to `COMPACT_CHARS`. */
+/**
+ * A compact line's fields: its first `COMPACT_FIELDS` scalars, each string cut to what a line
+ * writes in `COMPACT_CHARS` (`compactText`).
+ */
 const COMPACT_FIELDS = 16;
 const COMPACT_CHARS = 64;
+
+/** The characters a line writes for `text`, its escapes included (`\u0001` is six). */
+const writtenChars = (text: string) => escapeRawControls(JSON.stringify(text)).length - 2;
+
+/**
+ * `text`'s first characters that a line writes in `COMPACT_CHARS`: a client
+ * writes the names a call's line holds, and a control character is written
+ * as six (247 calls refused for names padded so took 304 KB past the budget,
+ * and Workers Logs recorded none of the last). An escape writes at most six
+ * characters for one: each pass cuts a sixth of what is over, which leaves
+ * it short by less than one escape.
+ */
+function compactText(text: string): string {
+  let cut = text.slice(0, COMPACT_CHARS);
+  for (let over = writtenChars(cut) - COMPACT_CHARS; over > 0; ) {
+    cut = cut.slice(0, cut.length - Math.ceil(over / 6));
+    over = writtenChars(cut) - COMPACT_CHARS;
+  }
+  return cut;
+}
 
 /** What an invocation's lines have spent so far. */
 interface LogBudget {
@@ -122,19 +145,31 @@ function utf8Bytes(text: string): number {
 /**
  * The line of `event` past the invocation's budget: its scalar fields alone,
  * strings cut, which says what happened (the event, the tool, the outcome)
- * in a few hundred bytes. `log_budget` says the rest was left out.
+ * in a few hundred bytes. `log_budget` says the rest was left out. A
+ * `WholeText` stays whole (`whole`), within `MAX_LINE_CHARS`: a held change
+ * is logged once per isolate, and a request that spent its budget before its
+ * listing showed the change left the operator its command cut out, for good.
  */
-function compactLine(event: string, fields: Record<string, unknown>): string {
+function compactLine(event: string, fields: Record<string, unknown>, whole = true): string {
   const kept: Array<[string, unknown]> = [];
   for (const [key, value] of Object.entries(fields)) {
     if (kept.length === COMPACT_FIELDS) break;
-    const scalar = typeof value === "string" ? value.slice(0, COMPACT_CHARS) : value;
+    const scalar =
+      value instanceof WholeText
+        ? whole
+          ? value.text
+          : undefined
+        : typeof value === "string"
+          ? compactText(value)
+          : value;
     if (typeof scalar === "object" || scalar === undefined) continue;
     kept.push([key.slice(0, COMPACT_CHARS), scalar]);
   }
   // fromEntries: a key named `__proto__` stays an ordinary key.
-  const line = { event, ...Object.fromEntries(kept), log_budget: "spent" };
-  return escapeRawControls(JSON.stringify(line));
+  const line = escapeRawControls(
+    JSON.stringify({ event, ...Object.fromEntries(kept), log_budget: "spent" }),
+  );
+  return whole && line.length > MAX_LINE_CHARS ? compactLine(event, fields, false) : line;
 }
 
 /** The line of `event`, its fields bounded with lists of at most `items` entries. */

@@ -223,6 +223,9 @@ export async function decidePins(
       !book.logged.get(key) &&
       logChange("changed", {
         ...change,
+        // Whole, as `npm run holds -- list` names it: cut, it is no pin (past the request's log
+        // budget, a string is cut to 64 characters, and a pin is longer).
+        to: new WholeText(now),
         mode,
         // Whole, or the pasted command would accept no definition.
         accept: new WholeText(acceptCommand(now, original, book.environment)),

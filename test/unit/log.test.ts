@@ -166,3 +166,36 @@ describe("a request's lines", () => {
     });
   });
 });
+
+describe("a request's lines past its budget, with text written whole", () => {
+  /** The line of `last` after 600 lines of some 300 bytes (180 KB), within one budget. */
+  function pastBudget(last: Record<string, unknown>) {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    withLogBudget(() => {
+      for (let i = 0; i < 600; i++) logEvent("filler", { text: "x".repeat(250) });
+      logEvent("last", last);
+    });
+    const line = JSON.parse(String(log.mock.calls.at(-1)?.[0]));
+    log.mockRestore();
+    return line;
+  }
+
+  it("keeps it whole: a command cut would be another", () => {
+    const accept = `npm run holds -- accept '${"t".repeat(100)}' --pin ${"p".repeat(70)} --local`;
+    expect(pastBudget({ tool: "t", accept: new WholeText(accept) })).toEqual({
+      event: "last",
+      tool: "t",
+      accept,
+      log_budget: "spent",
+    });
+  });
+
+  it("leaves it out where the line could not hold it", () => {
+    const text = new WholeText("y".repeat(20_000));
+    expect(pastBudget({ tool: "t", text })).toEqual({
+      event: "last",
+      tool: "t",
+      log_budget: "spent",
+    });
+  });
+});
