@@ -142,6 +142,12 @@ function utf8Bytes(text: string): number {
   return bytes;
 }
 
+/** A field as a compact line writes it: a string cut, a `WholeText` whole or left out. */
+function compactValue(value: unknown, whole: boolean): unknown {
+  if (value instanceof WholeText) return whole ? value.text : undefined;
+  return typeof value === "string" ? compactText(value) : value;
+}
+
 /**
  * The line of `event` past the invocation's budget: its scalar fields alone,
  * strings cut, which says what happened (the event, the tool, the outcome)
@@ -154,14 +160,7 @@ function compactLine(event: string, fields: Record<string, unknown>, whole = tru
   const kept: Array<[string, unknown]> = [];
   for (const [key, value] of Object.entries(fields)) {
     if (kept.length === COMPACT_FIELDS) break;
-    const scalar =
-      value instanceof WholeText
-        ? whole
-          ? value.text
-          : undefined
-        : typeof value === "string"
-          ? compactText(value)
-          : value;
+    const scalar = compactValue(value, whole);
     if (typeof scalar === "object" || scalar === undefined) continue;
     kept.push([key.slice(0, COMPACT_CHARS), scalar]);
   }
@@ -188,8 +187,12 @@ export function logEvent(event: string, fields: Record<string, unknown> = {}): v
   if (line.length > MAX_LINE_CHARS) line = lineOf(event, { cut: `${line.length} characters` }, 1);
   const budget = invocation.getStore();
   if (budget !== undefined) {
-    if (budget.bytes + utf8Bytes(line) > FULL_LINES_BYTES) line = compactLine(event, fields);
-    budget.bytes += utf8Bytes(line);
+    let bytes = utf8Bytes(line);
+    if (budget.bytes + bytes > FULL_LINES_BYTES) {
+      line = compactLine(event, fields);
+      bytes = utf8Bytes(line);
+    }
+    budget.bytes += bytes;
   }
   console.log(line);
 }
