@@ -104,10 +104,11 @@ function signInParagraphs({ signInIssuer, signInHost }: ConsentAccess): string {
 <p class="note">Its sign-in page is on another host, <strong id="sign-in-host">${host}</strong>: what you allow there is handed to ${issuer}, not to ${host}. Allow only if you trust ${issuer}.</p>`;
 }
 
-// `strong` wraps anywhere: a long issuer run off the page's side would hide its end.
+// `strong` and `code` wrap anywhere: a long issuer, or a long scope the app asks of the origin
+// (128 characters), run off the page's side would hide its end.
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.4rem}.note{background:#fff4d6;padding:.6rem .8rem;border-radius:6px}
-strong{overflow-wrap:anywhere}code{background:#f2f2f2;padding:0 .25rem;border-radius:3px}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}
+strong,code{overflow-wrap:anywhere}code{background:#f2f2f2;padding:0 .25rem;border-radius:3px}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.6rem}
 .hint{color:#555;font-size:.9rem}`;
 
 export function consentPage(

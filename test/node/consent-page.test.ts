@@ -100,7 +100,11 @@ describe.skipIf(chromiumMissing !== undefined)(
      * The consent page in a browser of its own. With `clock`, the page's time
      * stands still until the test runs it forward.
      */
-    async function openConsent({ clock = false, touch = false } = {}): Promise<Consent> {
+    async function openConsent({
+      clock = false,
+      touch = false,
+      scope = "",
+    } = {}): Promise<Consent> {
       const verifier = randomBytes(32).toString("base64url");
       const authorize = new URL("/authorize", proxy.url);
       authorize.search = new URLSearchParams({
@@ -111,6 +115,7 @@ describe.skipIf(chromiumMissing !== undefined)(
         code_challenge_method: "S256",
         state: "from-the-client",
         resource: proxy.url.href,
+        ...(scope ? { scope } : {}),
       }).toString();
       const context = await browser.newContext({ hasTouch: touch });
       if (clock) {
@@ -226,6 +231,22 @@ describe.skipIf(chromiumMissing !== undefined)(
       expect(listing.status).toBe(200);
       const body = (await listing.json()) as { result: { tools: Array<{ name: string }> } };
       expect(body.result.tools.map((tool) => tool.name)).toEqual([DEMO_NAMES["files.read"]]);
+    });
+
+    it("shows the whole of a long permission the app asks of the origin, within the page's width", async () => {
+      // Step-up (docs/sign-in.md): `origin:<scope>` asks the origin for it; a scope is at most
+      // 128 characters, and one run off the page's side would hide its end from the user.
+      const long = `files:${"write".repeat(23)}:all`;
+      const { page } = await openConsent({ scope: `origin:${long}` });
+      const shown = page.locator("code", { hasText: long.slice(0, 20) });
+      expect(await shown.textContent()).toBe(long);
+      const box = await shown.boundingBox();
+      const width = await page.evaluate<number>("document.documentElement.clientWidth");
+      expect(box && box.x + box.width).toBeLessThanOrEqual(width);
+      expect(
+        await page.evaluate<boolean>("document.documentElement.scrollWidth <= innerWidth"),
+      ).toBe(true);
+      await page.context().close();
     });
 
     it("runs its own script and no other: the header allows it by its hash alone", async () => {
