@@ -74,7 +74,10 @@ async function main(argv: string[]): Promise<void> {
 if (import.meta.main) {
   main(process.argv.slice(2)).catch((error: unknown) => {
     // An error's message may quote what the server answered: its lines, no control character.
-    const message = error instanceof Error ? error.message : String(error);
+    // fetch says only "fetch failed": why (a refused connection, DNS) is its cause.
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
+    const said = error instanceof Error ? error.message : String(error);
+    const message = cause ? `${said}: ${cause.message}` : said;
     fail(message.split("\n").map(printable).join("\n"));
   });
 }

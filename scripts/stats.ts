@@ -77,12 +77,23 @@ function table(answer: Answer): string {
 }
 
 async function ask(url: string, token: string, query: StatsQuery): Promise<Answer> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}` },
-    body: query.sql,
-  });
-  const text = await response.text();
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      body: query.sql,
+    });
+    text = await response.text();
+  } catch (error) {
+    // fetch says only "fetch failed": why (no network, DNS, a refused connection) is its cause.
+    const cause = (error as { cause?: unknown }).cause;
+    const why = cause instanceof Error ? cause.message : String(error);
+    return refuse(
+      `${query.title}: could not reach the SQL API at ${new URL(url).origin}: ${printable(why)}`,
+    );
+  }
   if (!response.ok) {
     refuse(
       `${query.title}: the SQL API answered ${response.status}: ${printable(text.slice(0, 500))}`,

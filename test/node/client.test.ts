@@ -4,6 +4,7 @@
  * profile's names, every page of them, and a call's `KEY=VALUE` arguments
  * reach the origin as the JSON they read as.
  */
+import { type AddressInfo, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCallerOrigin } from "../fixtures/node/caller-origin";
 import { npmRunAsync } from "./npm-scripts";
@@ -91,6 +92,17 @@ describe("npm run client", () => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not be printed.
     expect(call.out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(JSON.parse(call.out).structuredContent.arguments).toEqual({ text });
+  });
+
+  it("says why it could not connect, as when the proxy is not up yet", async () => {
+    // A port nothing listens on: a server's, closed.
+    const closed = createServer();
+    await new Promise<void>((listening) => closed.listen(0, "127.0.0.1", listening));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((done) => closed.close(done));
+    const refused = await npmRunAsync("client", ["list", `http://127.0.0.1:${port}/mcp`]);
+    expect(refused.status).toBe(1);
+    expect(refused.out).toContain(`fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 
   it("says how it is used, and fails, when the command is not one it knows", async () => {

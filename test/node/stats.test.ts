@@ -368,6 +368,18 @@ describe("npm run stats", () => {
     expect(stdout + stderr).not.toContain(TOKEN);
   });
 
+  it("says it could not reach the API, and why, without a stack trace or the token", async () => {
+    // A port nothing listens on: the server closed before the command asks.
+    const { base } = await sqlApi();
+    await new Promise((closed) => server?.close(closed));
+    const { code, stdout, stderr } = await stats(base, ["--env", "acme", "--dataset", "mcp_calls"]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("Calls and error rate per tool: could not reach the SQL API at");
+    expect(stderr).toContain("ECONNREFUSED");
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(stdout + stderr).not.toContain(TOKEN);
+  });
+
   it("refuses a token no header can carry without printing it, before asking anything", async () => {
     const { base, received } = await sqlApi();
     // A token file of two lines, read whole into the variable.
