@@ -118,6 +118,18 @@ export function misspelledAs(keys: Iterable<string>, names: Spellings): Misspell
  */
 export const quotedName = (name: string) => JSON.stringify(name.slice(0, 64));
 
+/** A setting's path as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
+export function settingPath(keys: readonly unknown[]): string {
+  return keys
+    .map((key, index) => {
+      if (typeof key === "number") return `[${key}]`;
+      const text = String(key);
+      if (/^[A-Za-z_$][\w$]*$/.test(text)) return index === 0 ? text : `.${text}`;
+      return `[${JSON.stringify(text)}]`;
+    })
+    .join("");
+}
+
 /** Why a key `keyFoldedTwice` (or json-spans.ts `keyReadTwice`) found is refused, in an error's words. */
 export const keyTwiceReason = (key: string) =>
   `the key ${quotedName(key)} beside another that differs at most in case; JSON readers differ on which counts`;

@@ -3,6 +3,7 @@
  * defaulted (index.ts reads them from `env`), as every other module takes
  * them; and what a setting that cannot be read is reported as.
  */
+import { settingPath } from "../json";
 import type { ToolPolicy } from "../rules/tool-rules";
 import type { Profile, ProfileLimits } from "../schemas/profile";
 import type { AuthMode, ValidationMode } from "./auth-modes";
@@ -67,18 +68,6 @@ export interface ConfigProblem {
 export type ConfigResult =
   | { kind: "valid"; config: Config }
   | { kind: "invalid"; problems: ConfigProblem[] };
-
-/** A setting's path as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
-function settingPath(keys: readonly unknown[]): string {
-  return keys
-    .map((key, index) => {
-      if (typeof key === "number") return `[${key}]`;
-      const text = String(key);
-      if (/^[A-Za-z_$][\w$]*$/.test(text)) return index === 0 ? text : `.${text}`;
-      return `[${JSON.stringify(text)}]`;
-    })
-    .join("");
-}
 
 export function problemOf(keys: readonly unknown[], problem: string): ConfigProblem {
   const setting = typeof keys[0] === "string" ? keys[0] : "configuration";

@@ -136,6 +136,8 @@ export class OriginMemory {
    * more: for a large listing, what spares naming it anew in this isolate.
    */
   written = new Map<string, WrittenTool>();
+  /** The operator's rules a whole listing here judged (`ToolRules.unmatched`): each told once. */
+  readonly rulesJudged = new Set<string>();
   /** Held changes already logged, and accept keys read lately (each: original and pin). */
   readonly heldLogged = heldNotes<true>();
   readonly acceptChecks = heldNotes<boolean>(ACCEPT_CHECK_MS);

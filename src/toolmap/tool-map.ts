@@ -268,6 +268,13 @@ export class ToolMap {
       const hidden = (original: string) => decisions.get(original) === "hidden";
       logEvent("tools_renamed", { profile: profile.name, cap, ...renamesLogged(renames, hidden) });
     }
+    // A rule no tool answers to (a typo, a model-facing name) is off: said, as nothing else would.
+    if (part === "whole") {
+      const unmatched = this.policy.rules.unmatched(plan.names, this.origin.rulesJudged);
+      if (unmatched.length > 0) {
+        logEvent("tool_rules_unmatched", { profile: this.profile.name, rules: unmatched });
+      }
+    }
     const hidden = new Set([...decisions].flatMap(([o, d]) => (d === "shown" ? [] : [o])));
     const searched = part === "whole" ? searchedTools(tools, hidden, this.profile) : null;
     const listing: NamedListing = {

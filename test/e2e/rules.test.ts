@@ -331,6 +331,48 @@ describe("TOOL_RULES: a call that names no tool", () => {
   );
 });
 
+describe.each(EACH_WIRE)(
+  "TOOL_RULES: a rule that names no listed tool, protocol %s",
+  (revision) => {
+    it("is logged once, with the tools whose model-facing names it names instead", async () => {
+      const logs = captureLogs();
+      // What an operator writes from a client's listing: model-facing names, not the origin's.
+      const rules = {
+        hide: ["scope:*", "files_read_*", "admin.*"],
+        only: ["exact:nowhere", "**"],
+        tools: {
+          "files.read": { defaults: { max_bytes: 4096 } },
+          [DEMO_NAMES["catering.invoice"]]: { fixed: { invoice_id: "INV-FIXED" } },
+        },
+      };
+      const client = await connect(
+        revision,
+        viaProxy({ ORIGIN_URL: freshOrigin(), TOOL_RULES: JSON.stringify(rules) }),
+      );
+      const names = (await client.listTools()).map((tool) => tool.name);
+      // The rules that name no tool are off: what the operator meant to hide is listed.
+      expect(names).toContain(DEMO_NAMES["files.read"]);
+      expect(names).not.toContain(DEMO_NAMES["scope:action"]);
+      await client.listTools();
+      expect(logs.events("tool_rules_unmatched")).toEqual([
+        {
+          event: "tool_rules_unmatched",
+          profile: "openai",
+          rules: [
+            { rule: "TOOL_RULES.hide[1]", modelFacingOf: ["files.read"] },
+            { rule: "TOOL_RULES.hide[2]" },
+            { rule: "TOOL_RULES.only[0]" },
+            {
+              rule: "TOOL_RULES.tools.catering_invoice_kb7ev1",
+              modelFacingOf: ["catering.invoice"],
+            },
+          ],
+        },
+      ]);
+    });
+  },
+);
+
 describe.each(EACH_WIRE)("a name the operator chose, protocol %s", (revision) => {
   it("reaches the tool it was chosen for, never the tool whose own name it is", async () => {
     const vars = {
