@@ -17,7 +17,6 @@ import {
   MAX_NESTING,
   quotedName,
   readsExactly,
-  settingPath,
   withoutBom,
 } from "../json";
 import type { NameRules } from "../names/profiles";
@@ -241,8 +240,6 @@ export class ToolRules {
   readonly names: ReadonlyMap<string, string>;
   /** Original → its rule: a listing looks up each of its tools, most of them with none. */
   private readonly rules: ReadonlyMap<string, ToolRule>;
-  /** Each rule that names tools by name, compiled on first use (`unmatched`). */
-  private naming: NamingRule[] | undefined;
 
   constructor(readonly document: ToolRulesDocument) {
     this.hidden = document.hide.length > 0 ? matcher(document.hide, true) : () => false;
@@ -269,57 +266,6 @@ export class ToolRules {
   ruleFor(original: string): ToolRule | undefined {
     return this.rules.size === 0 ? undefined : this.rules.get(original);
   }
-
-  /**
-   * The rules that name none of a whole listing's tools (`listed`: original
-   * → model-facing name), each with the originals whose model-facing name it
-   * names instead, as an operator who wrote rules from a client's listing
-   * would. `judged` holds the rules already told or found naming a tool, by
-   * path and text, and gets those judged here: each is judged once, a
-   * listing's tools tested against no rule again.
-   */
-  unmatched(listed: ReadonlyMap<string, string>, judged: Set<string>): UnmatchedRule[] {
-    this.naming ??= namingRules(this.document);
-    const unmatched: UnmatchedRule[] = [];
-    const originals = [...listed.keys()];
-    for (const { path, key, named } of this.naming) {
-      if (judged.has(key)) continue;
-      judged.add(key);
-      if (originals.some(named)) continue;
-      const modelFacingOf = [...listed].flatMap(([original, name]) =>
-        name !== original && named(name) ? [original] : [],
-      );
-      unmatched.push(modelFacingOf.length > 0 ? { rule: path, modelFacingOf } : { rule: path });
-    }
-    return unmatched;
-  }
-}
-
-/** A rule that names tools: its path as an operator reads it, what keys it as judged, what it names. */
-interface NamingRule {
-  path: string;
-  key: string;
-  named: (name: string) => boolean;
-}
-
-/** A rule no tool of a listing answers to, and the originals whose model-facing names it names. */
-export interface UnmatchedRule {
-  rule: string;
-  modelFacingOf?: string[];
-}
-
-/** Each glob of `hide` and `only` (matched as its list matches), and each tool's own rule. */
-function namingRules(document: ToolRulesDocument): NamingRule[] {
-  const globbed = (list: "hide" | "only", longMatches: boolean) =>
-    document[list].map((pattern, at) => {
-      const path = settingPath(["TOOL_RULES", list, at]);
-      return { path, key: `${path}\n${pattern}`, named: matcher([pattern], longMatches) };
-    });
-  const tools = Object.keys(document.tools).map((original) => {
-    const path = settingPath(["TOOL_RULES", "tools", original]);
-    return { path, key: path, named: (name: string) => name === original };
-  });
-  return [...globbed("hide", true), ...globbed("only", false), ...tools];
 }
 
 export const NO_RULES = new ToolRules({ hide: [], only: [], tools: {} });

@@ -136,7 +136,7 @@ export class OriginMemory {
    * more: for a large listing, what spares naming it anew in this isolate.
    */
   written = new Map<string, WrittenTool>();
-  /** The operator's rules a whole listing here judged (`ToolRules.unmatched`): each told once. */
+  /** The operator's rules a whole listing here judged (rules/unmatched-rules.ts): each told once. */
   readonly rulesJudged = new Set<string>();
   /** Held changes already logged, and accept keys read lately (each: original and pin). */
   readonly heldLogged = heldNotes<true>();

@@ -30,6 +30,7 @@ import { PinAllowance } from "./caller-pins";
 import { type Caller, ONE_CALLER } from "./callers";
 import { definitionOf, type ListedDefinition, pinOf, pinsOf } from "./definition-pins";
 import type { OriginMemory, ToolMapMemory, ToolMapScopes } from "./isolate-memory";
+import { logTaken, logUnmatchedRules } from "./listing-lines";
 import { ProvenPins, storedListingPin } from "./listing-pin";
 import { today } from "./map-merge";
 import { MapStore } from "./map-store";
@@ -51,14 +52,6 @@ import { searchedTools, searchOfListing, type ToolSearch } from "./tool-search";
 export type { ListingPart } from "./caller-listings";
 export type { NamedListing } from "./named-listing";
 export { type AnswerBytes, type RememberedAnswer, sentAsReceived } from "./stored-map";
-
-/**
- * `tool_name_taken` lines per listing: an origin that lists thousands of
- * tools under names others have gets one more line for the rest, not one
- * per tool (a 16 MiB listing could otherwise log some 200,000 lines, a Free
- * plan's Workers Logs for a day).
- */
-const TAKEN_LINES = 10;
 
 export class ToolMap {
   private readonly origin: OriginMemory;
@@ -244,11 +237,7 @@ export class ToolMap {
     // Names given back are remembered as they were: what was kept for them still stands.
     if (keptNames === undefined) names.keepAssigned(originals, chosen, assigned);
     for (const taken of plan.taken) names.keepName(taken.tool, taken.name);
-    for (const taken of plan.taken.slice(0, TAKEN_LINES)) logEvent("tool_name_taken", { ...taken });
-    if (plan.taken.length > TAKEN_LINES) {
-      const rest = plan.taken.slice(TAKEN_LINES).map((taken) => taken.tool);
-      logEvent("tool_names_taken_unlogged", { count: rest.length, tools: rest });
-    }
+    logTaken(plan.taken);
     // Pins are decided only against what KV holds: never from a map that could not be read.
     const pins = readable && pinning ? await this.pinListing(definitions) : undefined;
     const pinsToStore = pins && (pins.shared.size > 0 || pins.accepted.size > 0);
@@ -268,12 +257,8 @@ export class ToolMap {
       const hidden = (original: string) => decisions.get(original) === "hidden";
       logEvent("tools_renamed", { profile: profile.name, cap, ...renamesLogged(renames, hidden) });
     }
-    // A rule no tool answers to (a typo, a model-facing name) is off: said, as nothing else would.
     if (part === "whole") {
-      const unmatched = this.policy.rules.unmatched(plan.names, this.origin.rulesJudged);
-      if (unmatched.length > 0) {
-        logEvent("tool_rules_unmatched", { profile: this.profile.name, rules: unmatched });
-      }
+      logUnmatchedRules(this.profile.name, this.policy.rules, plan.names, this.origin.rulesJudged);
     }
     const hidden = new Set([...decisions].flatMap(([o, d]) => (d === "shown" ? [] : [o])));
     const searched = part === "whole" ? searchedTools(tools, hidden, this.profile) : null;
