@@ -58,10 +58,12 @@ export function unmatchedRules(
     compiled.set(document, naming);
   }
   const unmatched: UnmatchedRule[] = [];
-  const originals = [...listed.keys()];
+  // Made for the first rule not judged yet: most listings have none (or no rules at all).
+  let originals: string[] | undefined;
   for (const { path, key, named } of naming) {
     if (judged.has(key)) continue;
     judged.add(key);
+    originals ??= [...listed.keys()];
     if (originals.some(named)) continue;
     const modelFacingOf = [...listed].flatMap(([original, name]) =>
       name !== original && named(name) ? [original] : [],
