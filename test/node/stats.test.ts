@@ -29,6 +29,19 @@ interface Received {
   body: string;
 }
 
+/** A row of the tools query (`ANSWERS[0]`) for a tool called and judged so often, that never failed. */
+const toolWithoutFailures = (tool: string, calls: string, judged: string) => ({
+  tool,
+  calls,
+  judged,
+  failed: "0",
+  tool_errors: "0",
+  repaired_failed: "0",
+  tasks: "0",
+  tasks_ended: "0",
+  error_rate: 0,
+});
+
 /** The SQL API's answers, in the order the queries are sent, as `FORMAT JSON` writes them. */
 const ANSWERS = [
   {
@@ -230,19 +243,7 @@ describe("npm run stats", () => {
   it("shows a tool or a client named like a number by its name, and figures as figures", async () => {
     const named = ANSWERS.map((answer, i) => {
       if (i === 0) {
-        const data = [
-          {
-            tool: "2024",
-            calls: "5",
-            judged: "1",
-            failed: "0",
-            tool_errors: "0",
-            repaired_failed: "0",
-            tasks: "0",
-            tasks_ended: "0",
-            error_rate: 0,
-          },
-        ];
+        const data = [toolWithoutFailures("2024", "5", "1")];
         return { ...answer, data, rows: data.length };
       }
       if (i === 1) {
@@ -274,17 +275,9 @@ describe("npm run stats", () => {
     const prefix = `${"a".repeat(62)}\u{1F600}`;
     const named = ANSWERS.map((answer, i) => {
       if (i !== 0) return answer;
-      const data = ["read", "delete"].map((end) => ({
-        tool: `${prefix}${end}`,
-        calls: "5",
-        judged: "5",
-        failed: "0",
-        tool_errors: "0",
-        repaired_failed: "0",
-        tasks: "0",
-        tasks_ended: "0",
-        error_rate: 0,
-      }));
+      const data = ["read", "delete"].map((end) =>
+        toolWithoutFailures(`${prefix}${end}`, "5", "5"),
+      );
       return { ...answer, data, rows: data.length };
     });
     const { base } = await sqlApi(200, named);
