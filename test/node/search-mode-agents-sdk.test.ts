@@ -18,23 +18,11 @@ import {
   type StreamEvent,
   Usage,
 } from "@openai/agents";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCatalogOrigin } from "../fixtures/node/catalog-origin";
+import { describe, expect, it } from "vitest";
 import { withAgentsSdkServer } from "./agents-sdk-server";
-import { serveProxy } from "./serve-proxy";
+import { searchModeProxy } from "./search-mode-proxy";
 
-let catalog: Awaited<ReturnType<typeof startCatalogOrigin>>;
-let proxy: Awaited<ReturnType<typeof serveProxy>>;
-
-beforeAll(async () => {
-  catalog = await startCatalogOrigin();
-  proxy = await serveProxy(`${catalog.url.href}?tools=300`);
-});
-
-afterAll(async () => {
-  await proxy?.dispose();
-  catalog?.close();
-});
+const proxyUrl = searchModeProxy();
 
 /** The text the SDK handed the model as the output of its last function call. */
 function lastOutput(request: ModelRequest): string {
@@ -72,7 +60,7 @@ const callTool = (callId: string, args: unknown): ModelResponse["output"] => [
 
 describe("the OpenAI Agents SDK through search mode, its default errorFunction", () => {
   it("hands the model call_tool's did-you-mean for a name no tool has, and the model's next call reaches the tool", async () => {
-    await withAgentsSdkServer(proxy.url.href, "catalog", async (server) => {
+    await withAgentsSdkServer(proxyUrl(), "catalog", async (server) => {
       const seen: string[] = [];
       const model = scriptedModel((turn, request) => {
         if (turn === 1) {

@@ -8,27 +8,15 @@
 import { createMCPClient } from "@ai-sdk/mcp";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCatalogOrigin } from "../fixtures/node/catalog-origin";
+import { describe, expect, it } from "vitest";
 import { finished, toolCall } from "./ai-sdk-steps";
-import { serveProxy } from "./serve-proxy";
+import { searchModeProxy } from "./search-mode-proxy";
 
-let catalog: Awaited<ReturnType<typeof startCatalogOrigin>>;
-let proxy: Awaited<ReturnType<typeof serveProxy>>;
-
-beforeAll(async () => {
-  catalog = await startCatalogOrigin();
-  proxy = await serveProxy(`${catalog.url.href}?tools=300`);
-});
-
-afterAll(async () => {
-  await proxy?.dispose();
-  catalog?.close();
-});
+const proxyUrl = searchModeProxy();
 
 describe("the Vercel AI SDK through search mode", () => {
   it("the model searches, calls what it found, and the origin receives the call", async () => {
-    const client = await createMCPClient({ transport: { type: "http", url: proxy.url.href } });
+    const client = await createMCPClient({ transport: { type: "http", url: proxyUrl() } });
     try {
       const tools = await client.tools();
       expect(Object.keys(tools)).toEqual(["search_tools", "call_tool"]);
