@@ -10,7 +10,9 @@
  * `PROFILE_TOTALS=1` also prints the functions with the most total time;
  * `PROFILE_CALLERS=<name>` the callers of the functions whose name starts so,
  * by the time spent in them under each (the self-time list names a getter,
- * not who read it).
+ * not who read it). `PROFILE_HEAP=1` prints what each function allocates
+ * instead, per unit (V8's sampling heap profiler, objects collected since
+ * included): what a listing leaves garbage collection to do.
  */
 import autocannon from "autocannon";
 import { MCP_HEADERS, openSession, send } from "./lib/mcp-session";
@@ -141,6 +143,45 @@ async function profileWhile(load: () => Promise<unknown>, units: number, title: 
   }
 }
 
+interface HeapNode {
+  callFrame: ProfileNode["callFrame"];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** Samples the isolate's allocations while `load` runs; prints the functions that allocate most, per `units`. */
+async function allocationsWhile(load: () => Promise<unknown>, units: number, title: string) {
+  const cdp = await devtools();
+  await cdp("HeapProfiler.enable");
+  await cdp("HeapProfiler.startSampling", {
+    samplingInterval: 512,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await load();
+  const { profile } = (await cdp("HeapProfiler.stopSampling")) as { profile: { head: HeapNode } };
+  const self = new Map<string, number>();
+  let all = 0;
+  // A builtin (`set`, `join`) is named with the function that called it.
+  const visit = (node: HeapNode, caller: string) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url ? ` ${url.split("/").pop()}:${lineNumber + 1}` : "";
+    const own = `${functionName || "(anonymous)"}${where}`;
+    const name = url ? own : `${own} ← ${caller}`;
+    self.set(name, (self.get(name) ?? 0) + node.selfSize);
+    all += node.selfSize;
+    for (const child of node.children) visit(child, url ? own : caller);
+  };
+  visit(profile.head, "(root)");
+  const kib = (bytes: number) => (bytes / units / 1024).toFixed(1).padStart(8);
+  process.stdout.write(
+    `${title}: KiB allocated per unit, ${kib(all).trim()} in all (bundle lines)\n`,
+  );
+  for (const [name, bytes] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
+    process.stdout.write(`${kib(bytes)}  ${name}\n`);
+  }
+}
+
 /** `runs` listings of `tools` tools in `state`, in the listing-cpu Worker. */
 async function listings(worker: LocalWorker, state: string, tools: string, runs: number) {
   const url = new URL(worker.url);
@@ -156,7 +197,7 @@ if (which === "listing") {
   const runs = 100;
   await withWorkers([() => startListingCpu(INSPECTOR_PORT)], async (worker) => {
     await listings(worker, state, tools, 10);
-    await profileWhile(
+    await (process.env.PROFILE_HEAP ? allocationsWhile : profileWhile)(
       () => listings(worker, state, tools, runs),
       runs,
       `listing, ${state}, ${tools} tools, per listing`,
