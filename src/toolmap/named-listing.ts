@@ -76,14 +76,15 @@ const LARGE_LISTING = { tools: 250, chars: 1024 * 1024 };
 
 /**
  * Logs the size of a listing an isolate names from scratch, where it is
- * large enough to cost: called before the work, so that a listing the
- * runtime stops for its CPU (error 1102, which no answer or data point
- * follows) leaves this line. `chars`: the text the tools were read from
- * (none for a listing parsed whole).
+ * large enough to cost, and says whether it is: called before the work, so
+ * that a listing the runtime stops for its CPU (error 1102, which no answer
+ * or data point follows) leaves this line. `chars`: the text the tools were
+ * read from (none for a listing parsed whole).
  */
-export function noteLargeListing(tools: readonly ListedTool[], profile: string): void {
+export function noteLargeListing(tools: readonly ListedTool[], profile: string): boolean {
   let chars = 0;
   for (const { written } of tools) if (written) chars += written.span[1] - written.span[0];
-  if (tools.length < LARGE_LISTING.tools && chars < LARGE_LISTING.chars) return;
+  if (tools.length < LARGE_LISTING.tools && chars < LARGE_LISTING.chars) return false;
   logEvent("listing_large", { profile, tools: tools.length, chars });
+  return true;
 }

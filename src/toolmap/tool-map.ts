@@ -175,7 +175,7 @@ export class ToolMap {
   ): Promise<NamedListing> {
     const tools = firstOfEachName(listed);
     // An isolate that holds none of the origin's listing texts names every tool from scratch.
-    if (this.origin.written.size === 0) noteLargeListing(tools, this.profile.name);
+    const large = this.origin.written.size === 0 && noteLargeListing(tools, this.profile.name);
     const readable = await this.load(true);
     const pinning = this.policy.changes !== "allow";
     const proven = new ProvenPins(
@@ -246,7 +246,12 @@ export class ToolMap {
         const sharedPin = (original: string) => this.origin.sharedPin(original);
         this.origin.listingPin = storedListingPin(tools, definitions, sharedPin, this.policy.scope);
       }
-      this.waitUntil(this.store.store(names));
+      const storing = this.store.store(names);
+      // Such a listing may be stopped for its CPU before its answer (error 1102, a Free plan's
+      // 10 ms: docs/limits.md). Stored first, its names, pins and listing pin are left, and the
+      // next attempt digests the listing once, not each tool; a smaller one is not kept waiting.
+      if (large) await storing;
+      else this.waitUntil(storing);
     }
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });

@@ -1,0 +1,103 @@
+/**
+ * A large listing named from scratch that the runtime stops for its CPU
+ * (error 1102: a Free plan's 10 ms, docs/limits.md) leaves its map in KV:
+ * the names, pins and listing pin are written before the schemas are
+ * viewed and the answer is written, so the next attempt, in a new isolate,
+ * digests the listing once instead of each tool. The stop is a view that
+ * throws, where the runtime would end the invocation; KV is read the moment
+ * the views begin, as nothing later would run. Digests are counted, not timed.
+ */
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { NO_RULES } from "../../src/rules/tool-rules";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { SchemaViews } from "../../src/toolmap/schema-views";
+import { decodeMap, mapKey } from "../../src/toolmap/stored-map";
+import { ToolMap } from "../../src/toolmap/tool-map";
+
+/** At least `listing_large`'s count: a listing whose first naming may pass a Free plan's CPU. */
+const LARGE = 300;
+/** What every listing digests besides pins: the view its caller was shown (caller-listings.ts). */
+const VIEW = 1;
+
+function writtenTools(size: number): WrittenTool[] {
+  const tools = Array.from({ length: size }, (_, i) => ({
+    name: `tool_${i}`,
+    description: `Tool ${i}.`,
+    inputSchema: { type: "object", properties: { path: { type: "string" } } },
+  }));
+  const read = readListingText(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } }));
+  if (!read) throw new Error("not a listing");
+  return read.elements.filter((element): element is WrittenTool => element instanceof WrittenTool);
+}
+
+async function freshOrigin() {
+  const scopes = await toolMapScopes(
+    new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
+    profileOf("openai").names,
+  );
+  /** A new isolate's map under the default `TOOL_CHANGES=log`; its writes are let run. */
+  const open = () =>
+    new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), new ToolMapMemory(), () => {}, {
+      rules: NO_RULES,
+      changes: "log",
+      scope: "definition",
+    });
+  const storedMap = async () => decodeMap((await env.TOOL_MAP.get(mapKey(scopes.origin))) ?? "");
+  return { open, storedMap };
+}
+
+/** `run`, stopped where it begins viewing schemas; what KV holds of the map at that moment. */
+async function stoppedAtViews(run: () => Promise<unknown>, storedMap: () => Promise<unknown>) {
+  let storedWhenStopped: Promise<unknown> | undefined;
+  vi.spyOn(SchemaViews.prototype, "ofListing").mockImplementation(() => {
+    storedWhenStopped = storedMap();
+    throw new Error("Worker exceeded CPU time limit");
+  });
+  await expect(run()).rejects.toThrow("CPU time limit");
+  vi.restoreAllMocks();
+  return storedWhenStopped;
+}
+
+async function digestsDuring(run: () => Promise<unknown>): Promise<number> {
+  const digest = vi.spyOn(crypto.subtle, "digest");
+  try {
+    await run();
+    return digest.mock.calls.length;
+  } finally {
+    digest.mockRestore();
+  }
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("a large listing stopped before its answer", () => {
+  it("has stored its names, pins and listing pin, so the next attempt digests the listing once", async () => {
+    const { open, storedMap } = await freshOrigin();
+    const tools = writtenTools(LARGE);
+    const stored = (await stoppedAtViews(() => open().nameListing(tools), storedMap)) as
+      | ReturnType<typeof decodeMap>
+      | undefined;
+    expect(stored?.tools.size).toBe(LARGE);
+    expect(stored?.listingPin).toMatch(/^[\w-]{43}$/);
+    expect(stored?.tools.get("tool_7")?.pin).toMatch(/^[\w-]{43}\//);
+
+    // The next attempt, in a new isolate: the listing pin proves every tool's pin.
+    let listing: Awaited<ReturnType<ToolMap["nameListing"]>> | undefined;
+    expect(
+      await digestsDuring(async () => {
+        listing = await open().nameListing(writtenTools(LARGE));
+      }),
+    ).toBe(1 + VIEW);
+    expect(listing?.names.get("tool_7")).toBe("tool_7");
+  });
+
+  it("does not keep a small listing's answer waiting for KV: its map is written beside it, as before", async () => {
+    const { open, storedMap } = await freshOrigin();
+    expect(await stoppedAtViews(() => open().nameListing(writtenTools(20)), storedMap)).toBe(
+      undefined,
+    );
+  });
+});
