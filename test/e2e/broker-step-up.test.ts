@@ -28,6 +28,7 @@ const DESCRIPTION =
 
 const { control, broker, signIn, events, logged } = brokerOfEachTest(STEP_UP_ORIGIN, {
   requiredScope: null,
+  withhold: [],
 });
 
 /** The origin's requirement: calls of `files.read` need `files:write`, which no sign-in asked for so far. */
@@ -72,8 +73,33 @@ async function signInFor(network: Fetch, scope: string) {
     }),
   });
   expect(answer.status).toBe(200);
-  const tokens = await answer.json<{ access_token: string; scope?: string }>();
-  return { tokens, visit };
+  const tokens = await answer.json<TokenAnswer>();
+  return { clientId, tokens, visit };
+}
+
+interface TokenAnswer {
+  access_token: string;
+  refresh_token: string;
+  scope?: string;
+}
+
+/** The scopes a token answer of the proxy's names (RFC 6749 §5.1). */
+const scopesOf = (tokens: TokenAnswer) => (tokens.scope ?? "").split(" ").filter(Boolean);
+
+/** `clientId`'s refresh of the proxy's token, as a client sends it (no `scope`: the grant's). */
+async function refreshFor(network: Fetch, clientId: string, tokens: TokenAnswer) {
+  const answer = await network("http://localhost/oauth/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+      resource: BROKER_URL,
+    }),
+  });
+  expect(answer.status).toBe(200);
+  return answer.json<TokenAnswer>();
 }
 
 describe.each(EACH_WIRE)("an origin that asks for a scope the sign-in lacks, on %s", (revision) => {
@@ -157,6 +183,44 @@ describe("the SDK client's own step-up (2026-07-28)", () => {
       fetch: network,
     }).finishAuth(second.callback.searchParams);
     expect((await client.callTool(TOOL, { path: "d" })).structuredContent).toEqual(called("d"));
+  });
+});
+
+describe("an origin whose authorization server grants fewer scopes than asked", () => {
+  const call = (network: Fetch, token: string, path: string) =>
+    askWithToken(network, token, "2025-11-25", "tools/call", { name: TOOL, arguments: { path } });
+
+  it("gets the client a token naming only the origin's scopes it granted, at sign-in and at each refresh", async () => {
+    const network = broker();
+    // The user unticks files:admin at the origin's authorization server (or its policy refuses it).
+    await control({ withhold: ["files:admin"] });
+    const { clientId, tokens } = await signInFor(network, "origin:files:write origin:files:admin");
+    expect(scopesOf(tokens)).toEqual(["origin:files:write"]);
+    expect(events("sign_in_completed").at(-1)).toMatchObject({ withheld: "files:admin" });
+    await control(WRITE_FOR_CALLS);
+    expect((await call(network, tokens.access_token, "a")).status).toBe(200);
+
+    // Its refresh gets files:write refused too: the proxy's new token no longer names it, and the
+    // origin's next 403 names it alone, not a scope the client never held beside it.
+    await control({ withhold: ["files:write", "files:admin"] });
+    const refreshed = await refreshFor(network, clientId, tokens);
+    expect(scopesOf(refreshed)).toEqual([]);
+    expect(events("upstream_refresh")).toEqual([
+      {
+        event: "upstream_refresh",
+        origin: ORIGIN_HOST,
+        result: "refreshed",
+        withheld: "files:write",
+      },
+    ]);
+    const refused = await call(network, refreshed.access_token, "b");
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toContain('scope="origin:files:write"');
+    expect(events("upstream_token_forbidden").at(-1)).toMatchObject({
+      named: "origin:files:write",
+    });
+    expect(logged()).not.toContain(tokens.access_token);
+    expect(logged()).not.toContain(refreshed.access_token);
   });
 });
 
