@@ -11,6 +11,8 @@
  * requires a scope of its tokens.
  */
 import { StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { askWithToken, BROKER_URL, brokerOfEachTest } from "../helpers/broker";
 import { EACH_WIRE } from "../helpers/clients";
@@ -183,6 +185,62 @@ describe("the SDK client's own step-up (2026-07-28)", () => {
       fetch: network,
     }).finishAuth(second.callback.searchParams);
     expect((await client.callTool(TOOL, { path: "d" })).structuredContent).toEqual(called("d"));
+  });
+});
+
+describe("the 1.x SDK client's own step-up (2025-11-25)", () => {
+  it("refreshes without asking for the scope named, is given the grant's, and fails: a refresh cannot widen a grant", async () => {
+    const proxy = broker();
+    /** The client's token requests: grant type, the `scope` asked (never a token), the answer's. */
+    const tokenRequests: Array<{ grant: string | null; asked: string | null; got?: string }> = [];
+    const network: Fetch = async (input, init) => {
+      const response = await proxy(input, init);
+      const url = new URL(input instanceof Request ? input.url : input);
+      if (url.pathname === "/oauth/token" && init?.body instanceof URLSearchParams) {
+        const { scope } = await response.clone().json<{ scope?: string }>();
+        tokenRequests.push({
+          grant: init.body.get("grant_type"),
+          asked: init.body.get("scope"),
+          got: scope,
+        });
+      }
+      return response;
+    };
+    const { client, provider } = await signIn(network, "2025-11-25");
+    const held = provider.saved?.scope;
+    const before = await refreshesAtOrigin();
+    await control(WRITE_FOR_CALLS);
+    tokenRequests.length = 0;
+
+    await expect(client.callTool(TOOL, { path: "a" })).rejects.toThrow(
+      "Server returned 403 after trying upscoping",
+    );
+    // Never sent to sign in: it refreshed, asking for no scope, got the grant's, and met the same 403.
+    expect(provider.authorizationUrl).toBeUndefined();
+    expect(tokenRequests).toEqual([{ grant: "refresh_token", asked: null, got: held }]);
+    expect(events("upstream_token_forbidden").map(({ named }) => named)).toEqual([
+      "origin:files:write",
+      "origin:files:write",
+    ]);
+    // The proxy cannot tell that refresh from any other: the origin's token was refreshed with it.
+    expect(await refreshesAtOrigin()).toEqual({
+      asked: before.asked + 1,
+      refreshed: before.refreshed + 1,
+    });
+
+    // An app on 1.x that signs in again itself, for the scope named, gets its call through.
+    provider.invalidateCredentials("tokens");
+    const scope = "origin:files:write";
+    expect(await auth(provider, { serverUrl: BROKER_URL, scope, fetchFn: network })).toBe(
+      "REDIRECT",
+    );
+    const visit = await answerConsent(network, provider.authorizationUrl as URL);
+    await new StreamableHTTPClientTransport(new URL(BROKER_URL), {
+      authProvider: provider,
+      fetch: network,
+    }).finishAuth(visit.callback.searchParams.get("code") ?? "");
+    expect(provider.saved?.scope).toBe(scope);
+    expect((await client.callTool(TOOL, { path: "b" })).structuredContent).toEqual(called("b"));
   });
 });
 
