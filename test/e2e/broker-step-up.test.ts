@@ -282,6 +282,33 @@ describe("an origin whose authorization server grants fewer scopes than asked", 
   });
 });
 
+describe("the 2.x SDK client (2026-07-28) whose step-up the origin's authorization server refuses", () => {
+  it("asks the user again for the scope at the origin's next 403, rather than refresh a token without it", async () => {
+    const network = broker();
+    const { client, provider } = await signIn(network, "2026-07-28");
+    await control({ withhold: ["files:admin"], requiredScope: { scope: "files:admin" } });
+
+    // Its step-up: the user allows, and the origin's authorization server grants all but files:admin.
+    await expect(client.callTool(TOOL, { path: "a" })).rejects.toThrow();
+    const first = await answerConsent(network, provider.authorizationUrl as URL);
+    expect(askedAtOrigin(first.visited)).toBe("mcp:tools files:admin");
+    await new ModernTransport(new URL(BROKER_URL), {
+      authProvider: provider,
+      fetch: network,
+    }).finishAuth(first.callback.searchParams);
+    expect(provider.saved?.scope ?? "").not.toContain("origin:files:admin");
+
+    // Its token says it lacks the scope the origin names again, so it asks the user (SEP-2350);
+    // a token claiming the scope had it refresh instead, which cannot add it, and fail.
+    provider.authorizationUrl = undefined;
+    const before = await refreshesAtOrigin();
+    await expect(client.callTool(TOOL, { path: "b" })).rejects.toThrow();
+    const again = provider.authorizationUrl as URL | undefined;
+    expect(again?.searchParams.get("scope")).toBe("origin:files:admin");
+    expect(await refreshesAtOrigin()).toEqual(before);
+  });
+});
+
 describe("an authorization request for the origin's scopes", () => {
   it("is refused with invalid_scope where the proxy would not carry them, and nothing is asked of the origin", async () => {
     const network = broker();
