@@ -12,6 +12,7 @@ import { logEvent } from "../log";
 import { announceRefresh, type RefreshOutcome, spentElsewhere } from "./grant-refresh";
 import type { PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
+import { originScopesIn, withheldAtOrigin, withoutWithheld } from "./step-up";
 import { originWithoutQuery, upstreamFor } from "./upstream";
 import { UpstreamError } from "./upstream-requests";
 import { refreshTokens, type UpstreamTokens } from "./upstream-tokens";
@@ -29,7 +30,8 @@ export function lifetimeOf(tokens: UpstreamTokens): number | undefined {
 
 /**
  * One refresh of the origin's token at its authorization server, announced
- * to other isolates before the refresh token is spent; never throws. A grant
+ * to other isolates before the refresh token is spent, for a grant of the
+ * proxy's that names `carried` of the origin's scopes; never throws. A grant
  * `issued` by another authorization server than the one the origin names
  * now is revoked, its refresh token sent nowhere: the origin chooses where
  * the proxy signs in (without `UPSTREAM_ISSUER`), and would otherwise get
@@ -44,6 +46,7 @@ export async function refreshAtOrigin(
   grant: string,
   tokens: UpstreamTokens,
   issued: string | undefined,
+  carried: readonly string[],
 ): Promise<RefreshOutcome> {
   const flight = crypto.randomUUID();
   try {
@@ -56,7 +59,7 @@ export async function refreshAtOrigin(
     const { refreshToken } = tokens;
     if (refreshToken !== undefined)
       await announceRefresh(auth.oauthKv, grant, refreshToken, flight);
-    const refreshed = await refreshTokens(upstream, tokens);
+    const refreshed = await refreshTokens(upstream, tokens, carried);
     if (refreshed !== "revoked") return { kind: "refreshed", tokens: refreshed, issuer };
     if (
       refreshToken !== undefined &&
@@ -86,24 +89,35 @@ const tryAgain = (description: string, retryAfterS: number, reason: string) =>
     internal: { category: "token-exchange-callback", reason },
   });
 
-/** What the library is told of a refresh's outcome, logged: new props, or the client's error. */
+/**
+ * What the library is told of a refresh's outcome, logged: new props, the
+ * proxy's token lifetime and its scopes (of `requested`, the grant's or
+ * fewer, those the origin's authorization server still grants), or the
+ * client's error.
+ */
 export function answerRefresh(
   outcome: RefreshOutcome,
   shared: boolean,
   props: unknown,
   config: Config,
-): { newProps: unknown; accessTokenTTL: number | undefined } {
+  requested: readonly string[],
+): { newProps: unknown; accessTokenTTL: number | undefined; accessTokenScope?: string[] } {
   const origin = config.originUrl.host;
   const { kind, ...cause } = outcome;
+  const granted = kind === "refreshed" ? outcome.tokens.scope : undefined;
+  const withheld = withheldAtOrigin(originScopesIn(requested), granted);
   logEvent("upstream_refresh", {
     origin,
     result: kind,
     ...(kind === "failed" ? cause : {}),
     ...(shared ? { shared } : {}),
+    ...(withheld.length === 0 ? {} : { withheld: withheld.join(" ") }),
   });
   switch (outcome.kind) {
     case "refreshed":
       return {
+        // The library lets a refresh narrow the proxy's token, never its grant: each refresh does.
+        ...(granted === undefined ? {} : { accessTokenScope: withoutWithheld(requested, granted) }),
         // A grant made before grants said whose tokens they hold says so from now on.
         newProps: {
           ...(props as object),

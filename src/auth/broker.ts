@@ -44,7 +44,7 @@ import {
 } from "./provider";
 import type { PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
-import { stepUpChallenge, stepUpScopes } from "./step-up";
+import { originScopesIn, stepUpChallenge, stepUpScopes } from "./step-up";
 import { originWithoutQuery } from "./upstream";
 import { isUpstreamTokens, type UpstreamTokens } from "./upstream-tokens";
 
@@ -261,7 +261,7 @@ export function createBroker(
 
   const provider = signInProvider(config, auth, urls, routes, memory, {
     apiHandler: withOriginToken,
-    async tokenExchangeCallback({ grantType, props, env, userId, grantId }) {
+    async tokenExchangeCallback({ grantType, props, env, userId, grantId, scope, requestedScope }) {
       const grant = brokerPropsOf(props);
       if (grantType === "authorization_code") {
         return grant && { accessTokenTTL: lifetimeOf(grant.upstream) };
@@ -287,9 +287,9 @@ export function createBroker(
       }
       const key = grantKey(userId, grantId);
       const { outcome, shared } = await memory.refreshes.refresh(key, tokens, (held) =>
-        refreshAtOrigin(config, auth, urls, memory, key, held, grant.issuer),
+        refreshAtOrigin(config, auth, urls, memory, key, held, grant.issuer, originScopesIn(scope)),
       );
-      return answerRefresh(outcome, shared, props, config);
+      return answerRefresh(outcome, shared, props, config, requestedScope);
     },
   });
 

@@ -18,6 +18,12 @@
  *   §3.1), and a client that asks for the challenge's scopes alone (the
  *   2025-11-25 revision's) would lose what it had. A client that takes the
  *   union itself (SEP-2350) asks for the same.
+ * - A token of the proxy's names only those of the origin's scopes the
+ *   origin's authorization server granted (its token answer's `scope`, at
+ *   sign-in and at each refresh that names one): a user may untick a scope
+ *   there, or its policy refuse one, and a client told it holds a scope its
+ *   origin token lacks would meet the origin's `403` naming it, sign in
+ *   again, and meet it again.
  * - Bounded: only scope tokens of RFC 6749 §3.3, of at most
  *   `MAX_SCOPE_LENGTH` characters, at most `MAX_ORIGIN_SCOPES` named or
  *   asked for; whatever an origin's challenges name, a grant's scopes do not
@@ -43,7 +49,7 @@ const isCarried = (scope: string) => scope.length <= MAX_SCOPE_LENGTH && SCOPE_T
 const once = (scopes: Iterable<string>) => [...new Set(scopes)];
 
 /** The origin's scopes among the proxy's `scopes`: those written `origin:<scope>`, unprefixed. */
-const originScopesIn = (scopes: readonly string[]) =>
+export const originScopesIn = (scopes: readonly string[]) =>
   once(
     scopes
       .filter((scope) => scope.startsWith(ORIGIN_SCOPE_PREFIX))
@@ -60,6 +66,45 @@ export function askedOriginScopes(requested: readonly string[]): string[] | unde
   const asked = originScopesIn(requested);
   return asked.length <= MAX_ORIGIN_SCOPES && asked.every(isCarried) ? asked : undefined;
 }
+
+/**
+ * Of `carried` (the origin's scopes a grant of the proxy's names), those the
+ * origin's authorization server granted, by the `scope` of its token answer
+ * (RFC 6749 §5.1: the scope granted, where it differs from the one asked);
+ * `undefined` where the answer names none: as asked.
+ */
+export function grantedAtOrigin(
+  carried: readonly string[],
+  scope: string | undefined,
+): string[] | undefined {
+  if (scope === undefined) return undefined;
+  const granted = new Set(scope.split(" "));
+  return carried.filter((item) => granted.has(item));
+}
+
+/**
+ * The proxy's `scopes` without the origin's it names that the origin's
+ * authorization server did not grant (`granted`, unprefixed); all of them
+ * where it said nothing. A token of the proxy's claims no scope of the
+ * origin's the origin's own token lacks.
+ */
+export function withoutWithheld(
+  scopes: readonly string[],
+  granted: readonly string[] | undefined,
+): string[] {
+  if (granted === undefined) return [...scopes];
+  return scopes.filter(
+    (scope) =>
+      !scope.startsWith(ORIGIN_SCOPE_PREFIX) ||
+      granted.includes(scope.slice(ORIGIN_SCOPE_PREFIX.length)),
+  );
+}
+
+/** Of `carried` (the origin's scopes, unprefixed), those its authorization server did not grant (`granted`). */
+export const withheldAtOrigin = (
+  carried: readonly string[],
+  granted: readonly string[] | undefined,
+) => (granted === undefined ? [] : carried.filter((scope) => !granted.includes(scope)));
 
 /**
  * The proxy's scopes its challenge names for the origin's `insufficient_scope`

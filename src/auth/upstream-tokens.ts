@@ -8,6 +8,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { isPlainObject } from "../json";
+import { grantedAtOrigin } from "./step-up";
 import type { Upstream } from "./upstream";
 import { AnswerTooLarge, attempt, UpstreamError } from "./upstream-requests";
 
@@ -17,6 +18,13 @@ export interface UpstreamTokens {
   refreshToken?: string;
   /** Milliseconds since the epoch; absent when the authorization server gave no lifetime. */
   expiresAt?: number;
+  /**
+   * Of the origin's scopes the proxy's grant names (`origin:<scope>`,
+   * unprefixed: auth/step-up.ts), those the authorization server granted,
+   * by the last of its token answers that said (RFC 6749 §5.1). Absent where
+   * none said, and in grants made before it was kept: as asked.
+   */
+  scope?: string[];
 }
 
 /** Where to send the browser to sign in to the origin, asking for `scope`. */
@@ -47,9 +55,15 @@ export async function authorizationUrl(
  */
 const BEARER = /^[\x21-\x7e]+$/;
 
-/** What the proxy keeps of a token response; `UpstreamError` for an access token it could not send. */
+/**
+ * What the proxy keeps of a token response, of whose scope only what it
+ * granted of `carried` (the origin's scopes the proxy's grant names: no more
+ * than the bounds of step-up.ts, whatever the answer names); `UpstreamError`
+ * for an access token it could not send.
+ */
 function tokensOf(
   response: oauth.TokenEndpointResponse,
+  carried: readonly string[],
   previous?: UpstreamTokens,
 ): UpstreamTokens {
   if (!BEARER.test(response.access_token)) {
@@ -58,12 +72,16 @@ function tokensOf(
       "The origin's authorization server issued an access token no request can carry",
     );
   }
+  // An answer that names no scope granted what was asked (RFC 6749 §5.1): at a refresh, which
+  // asks for none, what the grant had (§6).
+  const scope = grantedAtOrigin(carried, response.scope) ?? previous?.scope;
   return {
     accessToken: response.access_token,
     refreshToken: response.refresh_token ?? previous?.refreshToken,
     ...(typeof response.expires_in === "number"
       ? { expiresAt: Date.now() + response.expires_in * 1000 }
       : {}),
+    ...(scope === undefined ? {} : { scope }),
   };
 }
 
@@ -91,13 +109,15 @@ export function checkedCallback(
 /**
  * The origin's tokens for the code its authorization server sent back:
  * `callback` is the URL it sent the browser to, `state` the one the proxy
- * issued. A foreign `iss`, an error, or a refused code throw `UpstreamError`.
+ * issued, `carried` the origin's scopes the client asked the proxy for. A
+ * foreign `iss`, an error, or a refused code throw `UpstreamError`.
  */
 export async function exchangeCode(
   upstream: Upstream,
   callback: URL,
   state: string,
   codeVerifier: string,
+  carried: readonly string[],
 ): Promise<UpstreamTokens> {
   const parameters = checkedCallback(
     upstream.as,
@@ -127,17 +147,19 @@ export async function exchangeCode(
         error instanceof oauth.ResponseBodyError ? error.error : "token_request_failed";
       throw new UpstreamError(reason, "The origin's authorization server refused the code", error);
     });
-  return tokensOf(tokens);
+  return tokensOf(tokens, carried);
 }
 
 /**
- * Fresh tokens for `tokens`' refresh token: `"revoked"` when the authorization
- * server says the grant is gone for good (`invalid_grant`), `UpstreamError`
- * when it failed otherwise (and may work later).
+ * Fresh tokens for `tokens`' refresh token (`carried`: the origin's scopes
+ * the proxy's grant names): `"revoked"` when the authorization server says
+ * the grant is gone for good (`invalid_grant`), `UpstreamError` when it
+ * failed otherwise (and may work later).
  */
 export async function refreshTokens(
   upstream: Upstream,
   tokens: UpstreamTokens,
+  carried: readonly string[],
 ): Promise<UpstreamTokens | "revoked"> {
   if (tokens.refreshToken === undefined) return "revoked";
   const refreshToken = tokens.refreshToken;
@@ -173,10 +195,15 @@ export async function refreshTokens(
       response.status,
     );
   }
-  return tokensOf(refreshed, tokens);
+  return tokensOf(refreshed, carried, tokens);
 }
 
 /** Whether `value` is what the broker keeps in a grant's props. */
 export function isUpstreamTokens(value: unknown): value is UpstreamTokens {
-  return isPlainObject(value) && typeof value.accessToken === "string";
+  return (
+    isPlainObject(value) &&
+    typeof value.accessToken === "string" &&
+    (value.scope === undefined ||
+      (Array.isArray(value.scope) && value.scope.every((item) => typeof item === "string")))
+  );
 }

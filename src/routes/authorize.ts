@@ -39,7 +39,13 @@ import {
 import { approvedOf, keptForConsent, type ShownSignIn, wasShown } from "../auth/consent-shown";
 import { publicUrls } from "../auth/public-url";
 import { takeSignInWrite } from "../auth/sign-in-budget";
-import { askedOriginScopes, MAX_ORIGIN_SCOPES, MAX_SCOPE_LENGTH } from "../auth/step-up";
+import {
+  askedOriginScopes,
+  MAX_ORIGIN_SCOPES,
+  MAX_SCOPE_LENGTH,
+  withheldAtOrigin,
+  withoutWithheld,
+} from "../auth/step-up";
 import {
   CLIENT_METADATA_PATH,
   clientMetadata,
@@ -149,18 +155,21 @@ function brokerSignIn(c: Context<AppEnv>, auth: BrokerAuth, helpers: OAuthHelper
             new Error(`signed in at ${data.issuer}, the origin now names ${origin.as.issuer}`),
           );
         }
+        const asked = askedOriginScopes(request.scope) ?? [];
         const tokens = await exchangeCode(
           origin,
           url,
           url.searchParams.get("state") ?? "",
           data.verifier,
+          asked,
         );
         const { redirectTo } = await helpers.completeAuthorization({
           request,
           // The proxy learns no identity from the origin: each sign-in is its own user.
           userId: crypto.randomUUID(),
           metadata: { origin: config.originUrl.host },
-          scope: request.scope,
+          // The origin's scopes its authorization server did not grant are not the grant's either.
+          scope: withoutWithheld(request.scope, tokens.scope),
           props: {
             upstream: tokens,
             origin: originWithoutQuery(config.originUrl),
@@ -168,7 +177,12 @@ function brokerSignIn(c: Context<AppEnv>, auth: BrokerAuth, helpers: OAuthHelper
             caller: crypto.randomUUID(),
           } satisfies BrokerProps,
         });
-        logEvent("sign_in_completed", { client: request.clientId, issuer: origin.as.issuer });
+        const withheld = withheldAtOrigin(asked, tokens.scope);
+        logEvent("sign_in_completed", {
+          client: request.clientId,
+          issuer: origin.as.issuer,
+          ...(withheld.length === 0 ? {} : { withheld: withheld.join(" ") }),
+        });
         return redirect(redirectTo, headers);
       } catch (error) {
         // The client's request was validated: it can be told, and stop waiting.

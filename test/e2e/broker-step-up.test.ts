@@ -11,6 +11,8 @@
  * requires a scope of its tokens.
  */
 import { StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { askWithToken, BROKER_URL, brokerOfEachTest } from "../helpers/broker";
 import { EACH_WIRE } from "../helpers/clients";
@@ -28,6 +30,7 @@ const DESCRIPTION =
 
 const { control, broker, signIn, events, logged } = brokerOfEachTest(STEP_UP_ORIGIN, {
   requiredScope: null,
+  withhold: [],
 });
 
 /** The origin's requirement: calls of `files.read` need `files:write`, which no sign-in asked for so far. */
@@ -72,8 +75,33 @@ async function signInFor(network: Fetch, scope: string) {
     }),
   });
   expect(answer.status).toBe(200);
-  const tokens = await answer.json<{ access_token: string; scope?: string }>();
-  return { tokens, visit };
+  const tokens = await answer.json<TokenAnswer>();
+  return { clientId, tokens, visit };
+}
+
+interface TokenAnswer {
+  access_token: string;
+  refresh_token: string;
+  scope?: string;
+}
+
+/** The scopes a token answer of the proxy's names (RFC 6749 §5.1). */
+const scopesOf = (tokens: TokenAnswer) => (tokens.scope ?? "").split(" ").filter(Boolean);
+
+/** `clientId`'s refresh of the proxy's token, as a client sends it (no `scope`: the grant's). */
+async function refreshFor(network: Fetch, clientId: string, tokens: TokenAnswer) {
+  const answer = await network("http://localhost/oauth/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+      resource: BROKER_URL,
+    }),
+  });
+  expect(answer.status).toBe(200);
+  return answer.json<TokenAnswer>();
 }
 
 describe.each(EACH_WIRE)("an origin that asks for a scope the sign-in lacks, on %s", (revision) => {
@@ -157,6 +185,127 @@ describe("the SDK client's own step-up (2026-07-28)", () => {
       fetch: network,
     }).finishAuth(second.callback.searchParams);
     expect((await client.callTool(TOOL, { path: "d" })).structuredContent).toEqual(called("d"));
+  });
+});
+
+describe("the 1.x SDK client's own step-up (2025-11-25)", () => {
+  it("refreshes without asking for the scope named, is given the grant's, and fails: a refresh cannot widen a grant", async () => {
+    const proxy = broker();
+    /** The client's token requests: grant type, the `scope` asked (never a token), the answer's. */
+    const tokenRequests: Array<{ grant: string | null; asked: string | null; got?: string }> = [];
+    const network: Fetch = async (input, init) => {
+      const response = await proxy(input, init);
+      const url = new URL(input instanceof Request ? input.url : input);
+      if (url.pathname === "/oauth/token" && init?.body instanceof URLSearchParams) {
+        const { scope } = await response.clone().json<{ scope?: string }>();
+        tokenRequests.push({
+          grant: init.body.get("grant_type"),
+          asked: init.body.get("scope"),
+          got: scope,
+        });
+      }
+      return response;
+    };
+    const { client, provider } = await signIn(network, "2025-11-25");
+    const held = provider.saved?.scope;
+    const before = await refreshesAtOrigin();
+    await control(WRITE_FOR_CALLS);
+    tokenRequests.length = 0;
+
+    await expect(client.callTool(TOOL, { path: "a" })).rejects.toThrow(
+      "Server returned 403 after trying upscoping",
+    );
+    // Never sent to sign in: it refreshed, asking for no scope, got the grant's, and met the same 403.
+    expect(provider.authorizationUrl).toBeUndefined();
+    expect(tokenRequests).toEqual([{ grant: "refresh_token", asked: null, got: held }]);
+    expect(events("upstream_token_forbidden").map(({ named }) => named)).toEqual([
+      "origin:files:write",
+      "origin:files:write",
+    ]);
+    // The proxy cannot tell that refresh from any other: the origin's token was refreshed with it.
+    expect(await refreshesAtOrigin()).toEqual({
+      asked: before.asked + 1,
+      refreshed: before.refreshed + 1,
+    });
+
+    // An app on 1.x that signs in again itself, for the scope named, gets its call through.
+    provider.invalidateCredentials("tokens");
+    const scope = "origin:files:write";
+    expect(await auth(provider, { serverUrl: BROKER_URL, scope, fetchFn: network })).toBe(
+      "REDIRECT",
+    );
+    const visit = await answerConsent(network, provider.authorizationUrl as URL);
+    await new StreamableHTTPClientTransport(new URL(BROKER_URL), {
+      authProvider: provider,
+      fetch: network,
+    }).finishAuth(visit.callback.searchParams.get("code") ?? "");
+    expect(provider.saved?.scope).toBe(scope);
+    expect((await client.callTool(TOOL, { path: "b" })).structuredContent).toEqual(called("b"));
+  });
+});
+
+describe("an origin whose authorization server grants fewer scopes than asked", () => {
+  const call = (network: Fetch, token: string, path: string) =>
+    askWithToken(network, token, "2025-11-25", "tools/call", { name: TOOL, arguments: { path } });
+
+  it("gets the client a token naming only the origin's scopes it granted, at sign-in and at each refresh", async () => {
+    const network = broker();
+    // The user unticks files:admin at the origin's authorization server (or its policy refuses it).
+    await control({ withhold: ["files:admin"] });
+    const { clientId, tokens } = await signInFor(network, "origin:files:write origin:files:admin");
+    expect(scopesOf(tokens)).toEqual(["origin:files:write"]);
+    expect(events("sign_in_completed").at(-1)).toMatchObject({ withheld: "files:admin" });
+    await control(WRITE_FOR_CALLS);
+    expect((await call(network, tokens.access_token, "a")).status).toBe(200);
+
+    // Its refresh gets files:write refused too: the proxy's new token no longer names it, and the
+    // origin's next 403 names it alone, not a scope the client never held beside it.
+    await control({ withhold: ["files:write", "files:admin"] });
+    const refreshed = await refreshFor(network, clientId, tokens);
+    expect(scopesOf(refreshed)).toEqual([]);
+    expect(events("upstream_refresh")).toEqual([
+      {
+        event: "upstream_refresh",
+        origin: ORIGIN_HOST,
+        result: "refreshed",
+        withheld: "files:write",
+      },
+    ]);
+    const refused = await call(network, refreshed.access_token, "b");
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toContain('scope="origin:files:write"');
+    expect(events("upstream_token_forbidden").at(-1)).toMatchObject({
+      named: "origin:files:write",
+    });
+    expect(logged()).not.toContain(tokens.access_token);
+    expect(logged()).not.toContain(refreshed.access_token);
+  });
+});
+
+describe("the 2.x SDK client (2026-07-28) whose step-up the origin's authorization server refuses", () => {
+  it("asks the user again for the scope at the origin's next 403, rather than refresh a token without it", async () => {
+    const network = broker();
+    const { client, provider } = await signIn(network, "2026-07-28");
+    await control({ withhold: ["files:admin"], requiredScope: { scope: "files:admin" } });
+
+    // Its step-up: the user allows, and the origin's authorization server grants all but files:admin.
+    await expect(client.callTool(TOOL, { path: "a" })).rejects.toThrow();
+    const first = await answerConsent(network, provider.authorizationUrl as URL);
+    expect(askedAtOrigin(first.visited)).toBe("mcp:tools files:admin");
+    await new ModernTransport(new URL(BROKER_URL), {
+      authProvider: provider,
+      fetch: network,
+    }).finishAuth(first.callback.searchParams);
+    expect(provider.saved?.scope ?? "").not.toContain("origin:files:admin");
+
+    // Its token says it lacks the scope the origin names again, so it asks the user (SEP-2350);
+    // a token claiming the scope had it refresh instead, which cannot add it, and fail.
+    provider.authorizationUrl = undefined;
+    const before = await refreshesAtOrigin();
+    await expect(client.callTool(TOOL, { path: "b" })).rejects.toThrow();
+    const again = provider.authorizationUrl as URL | undefined;
+    expect(again?.searchParams.get("scope")).toBe("origin:files:admin");
+    expect(await refreshesAtOrigin()).toEqual(before);
   });
 });
 

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
   askedOriginScopes,
+  grantedAtOrigin,
   MAX_ORIGIN_SCOPES,
   MAX_SCOPE_LENGTH,
   stepUpChallenge,
   stepUpScopes,
+  withheldAtOrigin,
+  withoutWithheld,
 } from "../../src/auth/step-up";
 
 const urls = {
@@ -71,5 +74,32 @@ describe("the scopes the proxy's challenge names for the origin's insufficient_s
       `Bearer realm="OAuth", error="insufficient_scope", scope="origin:files:read origin:files:write", resource_metadata="${urls.metadata}", error_description="The origin needs permissions this sign-in lacks; sign in again for the scopes named"`,
     );
     expect(await response.json()).toMatchObject({ error: "insufficient_scope" });
+  });
+});
+
+describe("the origin's scopes a token of the proxy's names", () => {
+  it("are those of the grant's the origin's token answer granted, none of what else it names", () => {
+    const carried = ["files:write", "files:admin"];
+    expect(grantedAtOrigin(carried, "mcp:tools files:write other")).toEqual(["files:write"]);
+    expect(grantedAtOrigin(carried, "")).toEqual([]);
+    expect(grantedAtOrigin(carried, "files:writer files:admin2")).toEqual([]);
+    expect(withheldAtOrigin(carried, ["files:write"])).toEqual(["files:admin"]);
+  });
+
+  it("are those asked where the answer names no scope (RFC 6749 §5.1)", () => {
+    expect(grantedAtOrigin(["files:write"], undefined)).toBeUndefined();
+    expect(withheldAtOrigin(["files:write"], undefined)).toEqual([]);
+    const asked = ["profile", "origin:files:write", "origin:files:admin"];
+    expect(withoutWithheld(asked, undefined)).toEqual(asked);
+  });
+
+  it("leave out only the origin's scopes it did not grant: the client's own stay", () => {
+    const asked = ["profile", "origin:files:write", "origin:files:admin", "offline_access"];
+    expect(withoutWithheld(asked, ["files:admin"])).toEqual([
+      "profile",
+      "origin:files:admin",
+      "offline_access",
+    ]);
+    expect(withoutWithheld(asked, [])).toEqual(["profile", "offline_access"]);
   });
 });
