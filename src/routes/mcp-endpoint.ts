@@ -130,7 +130,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
   }
   const target = originTarget(config.originUrl, url);
   const headers = originRequestHeaders(request.headers, credentials);
-  const caller = () => callerOf(headers, target, credentials);
+  const caller = () => callerOf(headers, target, credentials, config.originUrl);
   /** The origin's answer, its sign-in challenges pointing at the proxy's metadata for this URL. */
   const answered = (origin: Response) =>
     rewriteChallenges(

@@ -4,11 +4,23 @@
  * origin's tools, and such a rule does nothing. The likeliest cause is a
  * model-facing name copied from a client's listing where rules take the
  * origin's, so each comes with the originals whose model-facing names it
- * names. Pure: tool-map.ts logs them.
+ * names. An origin may list each caller their own tools (admins theirs): a
+ * rule is settled by the first whole listing with a tool it names, and
+ * logged only once it named none of `LISTINGS_JUDGED` distinct listings,
+ * sooner only where the listings say it is a mistake. Pure: tool-map.ts logs them.
  */
 import { settingPath } from "../json";
+import { fingerprint32 } from "../names/stable-hash";
 import { matcher } from "./globs";
 import type { ToolRulesDocument } from "./tool-rules";
+
+/**
+ * Distinct listings (by the names of their tools) a rule names no tool of
+ * before it is logged: where admins are listed tools no one else is, the
+ * first callers of an isolate seldom list them all, and a caller of each
+ * of three listings that differ is likelier one of them.
+ */
+export const LISTINGS_JUDGED = 3;
 
 /** A rule that names tools: its path as an operator reads it, what keys it as judged, what it names. */
 interface NamingRule {
@@ -17,10 +29,39 @@ interface NamingRule {
   named: (name: string) => boolean;
 }
 
-/** A rule no tool of a listing answers to, and the originals whose model-facing names it names. */
+/**
+ * A rule no tool of `listings` distinct whole listings answers to, and the
+ * originals of the last of them whose model-facing names it names.
+ */
 export interface UnmatchedRule {
   rule: string;
+  listings: number;
   modelFacingOf?: string[];
+}
+
+/** A whole listing, as rules are judged against it. */
+export interface JudgedListing {
+  /** Original → model-facing name. */
+  names: ReadonlyMap<string, string>;
+  /**
+   * The request carried nothing the origin tells callers apart by
+   * (toolmap/callers.ts `Caller.anonymous`): the origin lists every such
+   * request alike, and a rule for tools it lists others is no rule of
+   * this tenant's.
+   */
+  anonymous: boolean;
+}
+
+/**
+ * What one isolate knows of the rules against one origin's whole listings:
+ * the rules settled (one named a tool of them, or was logged), judged no
+ * more; and the listings each other rule named no tool of, by fingerprint.
+ * As many rules as the operator wrote, at most `LISTINGS_JUDGED - 1`
+ * fingerprints each.
+ */
+export class RuleJudgements {
+  readonly settled = new Set<string>();
+  readonly missed = new Map<string, string[]>();
 }
 
 /** Each glob of `hide` and `only` (matched as its list matches), and each tool's own rule. */
@@ -41,34 +82,80 @@ function namingRules(document: ToolRulesDocument): NamingRule[] {
 const compiled = new WeakMap<ToolRulesDocument, NamingRule[]>();
 
 /**
- * The rules of `document` that name none of a whole listing's tools
- * (`listed`: original → model-facing name), each with the originals whose
- * model-facing name it names instead. `judged` holds the rules already told
- * or found naming a tool, by path and text, and gets those judged here: each
- * is judged once, a listing's tools tested against no rule again.
+ * Which tools a listing has, in any order: 64 bits of its originals'
+ * fingerprints, summed, and how many. Not cryptographic: an origin that
+ * made two listings of its own alike here would delay a line, as listing
+ * alike would.
+ */
+function listingFingerprint(originals: Iterable<string>): string {
+  let count = 0;
+  let low = 0;
+  let high = 0;
+  for (const original of originals) {
+    count++;
+    low = (low + fingerprint32(original)) >>> 0;
+    high = (high + fingerprint32(original, 0, original.length, 1)) >>> 0;
+  }
+  return `${count}:${low}:${high}`;
+}
+
+/**
+ * The rules of `document` to log for a whole listing, each with the
+ * originals whose model-facing name it names instead: those that named no
+ * tool of `LISTINGS_JUDGED` distinct listings now; sooner, those that
+ * name a model-facing name of this one (a copy from a client's listing),
+ * and where the listing is every anonymous request's, those it lacks.
+ * `judgements` is kept up to date; a rule settled before tests no tool, nor
+ * does a listing the rule was judged against before, and a listing of no
+ * tools judges nothing.
  */
 export function unmatchedRules(
   document: ToolRulesDocument,
-  listed: ReadonlyMap<string, string>,
-  judged: Set<string>,
+  listing: JudgedListing,
+  judgements: RuleJudgements,
 ): UnmatchedRule[] {
   let naming = compiled.get(document);
   if (naming === undefined) {
     naming = namingRules(document);
     compiled.set(document, naming);
   }
+  const { names, anonymous } = listing;
   const unmatched: UnmatchedRule[] = [];
-  // Made for the first rule not judged yet: most listings have none (or no rules at all).
+  if (names.size === 0) return unmatched;
+  // Made for the first rule not settled yet: most listings have none (or no rules at all), and
+  // a listing a rule named no tool of before, to whichever caller, is not tested again.
+  let fingerprint: string | undefined;
   let originals: string[] | undefined;
   for (const { path, key, named } of naming) {
-    if (judged.has(key)) continue;
-    judged.add(key);
-    originals ??= [...listed.keys()];
-    if (originals.some(named)) continue;
-    const modelFacingOf = [...listed].flatMap(([original, name]) =>
-      name !== original && named(name) ? [original] : [],
+    if (judgements.settled.has(key)) continue;
+    fingerprint ??= listingFingerprint(names.keys());
+    const missed = judgements.missed.get(key) ?? [];
+    const seen = missed.includes(fingerprint);
+    // A listing it named no tool of before tells nothing new but where it is every anonymous request's.
+    if (seen && !anonymous) continue;
+    if (!seen) {
+      originals ??= [...names.keys()];
+      if (originals.some(named)) {
+        judgements.settled.add(key);
+        judgements.missed.delete(key);
+        continue;
+      }
+    }
+    const modelFacingOf = seen
+      ? []
+      : [...names].flatMap(([original, name]) =>
+          name !== original && named(name) ? [original] : [],
+        );
+    const listings = seen ? missed.length : missed.length + 1;
+    if (listings < LISTINGS_JUDGED && modelFacingOf.length === 0 && !anonymous) {
+      judgements.missed.set(key, [...missed, fingerprint]);
+      continue;
+    }
+    judgements.settled.add(key);
+    judgements.missed.delete(key);
+    unmatched.push(
+      modelFacingOf.length > 0 ? { rule: path, listings, modelFacingOf } : { rule: path, listings },
     );
-    unmatched.push(modelFacingOf.length > 0 ? { rule: path, modelFacingOf } : { rule: path });
   }
   return unmatched;
 }

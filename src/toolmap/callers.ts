@@ -25,6 +25,13 @@ export interface Caller {
    * (analytics/task-memory.ts: a task outlives the session that created it).
    */
   pins(): Promise<string>;
+  /**
+   * `true`: the request carries nothing the origin tells callers apart by:
+   * no credential, no grant's user, no query of the client's (the
+   * `ORIGIN_URL`'s own is every request's). What the origin lists it, it
+   * lists every such request, but by session.
+   */
+  readonly anonymous?: boolean;
 }
 
 /**
@@ -34,12 +41,14 @@ export interface Caller {
  * `Cookie`, `X-API-Key`, Access's service token, …), the other headers that
  * carry who the caller is (gate mode's `ORIGIN_AUTH_HEADER` and
  * `ORIGIN_USER_HEADER`), with broker mode's grant's user in place of the
- * origin's token, which a refresh replaces.
+ * origin's token, which a refresh replaces. `originUrl`: the `ORIGIN_URL`,
+ * whose query is every request's (without it, any query may be the client's).
  */
 export function callerOf(
   headers: Headers,
   url: URL,
   credentials: OriginCredentials = { kind: "client" },
+  originUrl?: URL,
 ): Caller {
   const proxy = credentials.kind === "proxy" ? credentials : undefined;
   const { named, others } = seen(headers, proxy?.headers ?? []);
@@ -54,7 +63,13 @@ export function callerOf(
   const session = headers.get("mcp-session-id") ?? "";
   let pins: Promise<string> | undefined;
   let listing: Promise<string> | undefined;
+  const anonymous =
+    proxy?.caller === undefined &&
+    named.every((value) => value === null) &&
+    others.length === 0 &&
+    url.search === (originUrl?.search ?? "");
   return {
+    anonymous,
     pins: () => {
       pins ??= sha256(credentialsSeen);
       return pins;
@@ -91,6 +106,7 @@ function seen(
 
 /** One caller for every request: what a tool map used outside a request (tests, benchmarks) is for. */
 export const ONE_CALLER: Caller = {
+  anonymous: true,
   listing: () => Promise.resolve("one caller"),
   pins: () => Promise.resolve("one caller"),
 };

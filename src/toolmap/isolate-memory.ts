@@ -13,6 +13,7 @@ import type { NameRules } from "../names/profiles";
 import { nameWeight } from "../names/weight";
 import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
+import { RuleJudgements } from "../rules/unmatched-rules";
 import { CallerListings } from "./caller-listings";
 import { CallerPins, NewCallerWrites } from "./caller-pin-records";
 import { type ToolEntry, toolChars } from "./plan-listing";
@@ -136,8 +137,8 @@ export class OriginMemory {
    * more: for a large listing, what spares naming it anew in this isolate.
    */
   written = new Map<string, WrittenTool>();
-  /** The operator's rules a whole listing here judged (rules/unmatched-rules.ts): each told once. */
-  readonly rulesJudged = new Set<string>();
+  /** The operator's rules as the whole listings here judged them (rules/unmatched-rules.ts): each told once. */
+  readonly rulesJudged = new RuleJudgements();
   /** Held changes already logged, and accept keys read lately (each: original and pin). */
   readonly heldLogged = heldNotes<true>();
   readonly acceptChecks = heldNotes<boolean>(ACCEPT_CHECK_MS);

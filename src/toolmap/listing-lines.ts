@@ -6,7 +6,7 @@
 import { logEvent } from "../log";
 import type { Taken } from "../names/assign";
 import type { ToolRules } from "../rules/tool-rules";
-import { unmatchedRules } from "../rules/unmatched-rules";
+import { type JudgedListing, type RuleJudgements, unmatchedRules } from "../rules/unmatched-rules";
 
 /**
  * `tool_name_taken` lines per listing: an origin that lists thousands of
@@ -25,16 +25,16 @@ export function logTaken(taken: readonly Taken[]): void {
 }
 
 /**
- * A rule no tool of a whole listing (`names`: original → model-facing name)
- * answers to (a typo, a model-facing name) is off, and nothing else says so:
- * one line for those `judged` has not held before.
+ * A rule no tool of the whole listings judged answers to (a typo, a
+ * model-facing name) is off, and nothing else says so: one line for those
+ * this `listing` settles as such (rules/unmatched-rules.ts).
  */
 export function logUnmatchedRules(
   profile: string,
   rules: ToolRules,
-  names: ReadonlyMap<string, string>,
-  judged: Set<string>,
+  listing: JudgedListing,
+  judged: RuleJudgements,
 ): void {
-  const unmatched = unmatchedRules(rules.document, names, judged);
+  const unmatched = unmatchedRules(rules.document, listing, judged);
   if (unmatched.length > 0) logEvent("tool_rules_unmatched", { profile, rules: unmatched });
 }

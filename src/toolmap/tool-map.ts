@@ -263,7 +263,8 @@ export class ToolMap {
       logEvent("tools_renamed", { profile: profile.name, cap, ...renamesLogged(renames, hidden) });
     }
     if (part === "whole") {
-      logUnmatchedRules(this.profile.name, this.policy.rules, plan.names, this.origin.rulesJudged);
+      const judged = { names: plan.names, anonymous: this.caller.anonymous === true };
+      logUnmatchedRules(this.profile.name, this.policy.rules, judged, this.origin.rulesJudged);
     }
     const hidden = new Set([...decisions].flatMap(([o, d]) => (d === "shown" ? [] : [o])));
     const searched = part === "whole" ? searchedTools(tools, hidden, this.profile) : null;

@@ -9,44 +9,14 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { callerOrigin, signedInAs, type CallerTool as Tool } from "../helpers/caller-origin";
 import { clientsOfEachTest, type TestClient, type ToolResult } from "../helpers/clients";
 import { collidingSchemas } from "../helpers/colliding-schemas";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, postJson, rpc } from "../helpers/mcp";
-import { CALLER_ORIGIN, type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
+import { type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
 
 const connect = clientsOfEachTest();
-
-interface Tool {
-  name: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-}
-
-/** A fresh map of the caller origin: what each token is listed is set per test. */
-function callerOrigin() {
-  const map = crypto.randomUUID();
-  return {
-    url: `${CALLER_ORIGIN}/mcp?map=${map}`,
-    /** Lists `tools` to the caller with `token` from now on. */
-    async list(token: string, tools: Tool[]) {
-      const response = await fetch(`${CALLER_ORIGIN}/__tools?map=${map}&caller=${token}`, {
-        method: "POST",
-        body: JSON.stringify(tools),
-      });
-      expect(response.status).toBe(204);
-    },
-  };
-}
-
-/** `fetch` with the caller's bearer token on every request (none for `""`). */
-const signedInAs =
-  (token: string, fetch: Fetch): Fetch =>
-  (input, init) => {
-    const headers = new Headers(init?.headers);
-    if (token !== "") headers.set("authorization", `Bearer ${token}`);
-    return fetch(input, { ...init, headers });
-  };
 
 const userTools = (count: number): Tool[] =>
   Array.from({ length: count }, (_, i) => ({

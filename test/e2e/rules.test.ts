@@ -334,7 +334,7 @@ describe("TOOL_RULES: a call that names no tool", () => {
 describe.each(EACH_WIRE)(
   "TOOL_RULES: a rule that names no listed tool, protocol %s",
   (revision) => {
-    it("is logged once, with the tools whose model-facing names it names instead", async () => {
+    it("is logged once, at the first listing where requests carry no credential, with the tools whose model-facing names it names instead", async () => {
       const logs = captureLogs();
       // What an operator writes from a client's listing: model-facing names, not the origin's.
       const rules = {
@@ -359,11 +359,12 @@ describe.each(EACH_WIRE)(
           event: "tool_rules_unmatched",
           profile: "openai",
           rules: [
-            { rule: "TOOL_RULES.hide[1]", modelFacingOf: ["files.read"] },
-            { rule: "TOOL_RULES.hide[2]" },
-            { rule: "TOOL_RULES.only[0]" },
+            { rule: "TOOL_RULES.hide[1]", listings: 1, modelFacingOf: ["files.read"] },
+            { rule: "TOOL_RULES.hide[2]", listings: 1 },
+            { rule: "TOOL_RULES.only[0]", listings: 1 },
             {
               rule: "TOOL_RULES.tools.catering_invoice_kb7ev1",
+              listings: 1,
               modelFacingOf: ["catering.invoice"],
             },
           ],

@@ -130,6 +130,25 @@ describe("who a caller is to the proxy's per-caller state", () => {
     expect(await callerOf(session, url).listing()).not.toBe(await a?.listing());
   });
 
+  it("anonymous only where nothing the origin tells callers apart by reaches it", () => {
+    const origin = new URL("https://o.example/mcp?tenant=acme");
+    const plain = new Headers({ "mcp-session-id": "s-1", "x-tenant": "acme" });
+    // The ORIGIN_URL's own query is every request's; a session is no caller.
+    expect(callerOf(plain, origin, { kind: "client" }, origin).anonymous).toBe(true);
+    const asked = new URL("https://o.example/mcp?tenant=acme&key=k-1");
+    expect(callerOf(plain, asked, { kind: "client" }, origin).anonymous).toBe(false);
+    expect(callerOf(plain, origin).anonymous).toBe(false);
+    for (const credential of ["authorization", "cookie", "x-api-key"]) {
+      const sent = new Headers({ [credential]: "k-1" });
+      expect(callerOf(sent, url, { kind: "client" }, url).anonymous, credential).toBe(false);
+    }
+    const granted = originCredentials(broker, {
+      props: { upstream: { accessToken: "t" }, origin: "https://o.example/mcp", caller: "user-1" },
+    });
+    const headers = originRequestHeaders(client, granted);
+    expect(callerOf(headers, url, granted, url).anonymous).toBe(false);
+  });
+
   it("a session is told apart from no session whatever its id: `null` too", async () => {
     // The origin chooses session ids; one spelled `null` shared its listing state with the
     // requests that carry none (a 2026-07-28 client's, or a client's before it initialized).

@@ -9,15 +9,10 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { sanitizeName } from "../../src/names/sanitize";
 import { profileOf } from "../../src/schemas/profile";
+import { callerOrigin, type CallerTool as Tool } from "../helpers/caller-origin";
 import { EACH_WIRE, type Wire } from "../helpers/clients";
 import { messagesOf, postJson, wireRequest } from "../helpers/mcp";
-import { CALLER_ORIGIN, type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
-
-interface Tool {
-  name: string;
-  description?: string;
-  inputSchema: Record<string, unknown>;
-}
+import { type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
 
 const PAYROLL: Tool = {
   name: "admin.payroll",
@@ -38,25 +33,6 @@ const WRITE: Tool = {
   description: "Writes an item of the user's.",
   inputSchema: { type: "object", properties: { id: { type: "string" } } },
 };
-
-/** A fresh map of the caller origin (`query` added to its URL). */
-function callerOrigin(query = "") {
-  const map = crypto.randomUUID();
-  return {
-    url: `${CALLER_ORIGIN}/mcp?map=${map}${query}`,
-    async list(token: string, tools: Tool[]) {
-      const response = await fetch(`${CALLER_ORIGIN}/__tools?map=${map}&caller=${token}`, {
-        method: "POST",
-        body: JSON.stringify(tools),
-      });
-      expect(response.status).toBe(204);
-    },
-    /** How many times the origin was asked for each caller's listing. */
-    async listings(): Promise<Record<string, number>> {
-      return (await fetch(`${CALLER_ORIGIN}/__listings?map=${map}`)).json();
-    },
-  };
-}
 
 /** One user's raw requests through `proxy` as a client of `wire` writes them outside a session: bearer `token`. */
 function user(proxy: Fetch, token: string, wire: Wire) {
