@@ -248,6 +248,8 @@ export async function repairToolCall(
 
   const renamed = tool !== name;
   const changed = renamed || repaired;
+  // The fix-it text names the tool's arguments: only for a caller whose own listing showed it.
+  const fixIt = mode === "enforce" && validation.kind === "invalid" && resolved?.shown === true;
   // A restored name alone is routine (the listing logged the rename): no line per call. A name
   // read by another spelling is not.
   const respelled = resolved !== undefined && resolved.by !== "listed";
@@ -273,6 +275,9 @@ export async function repairToolCall(
       ...(validation.kind === "invalid"
         ? { issues: validation.issues.map(({ location, keyword }) => ({ location, keyword })) }
         : {}),
+      // Answered here, as its data point's outcome says: the same line under `warn` is a call
+      // the origin answered.
+      ...(fixIt ? { outcome: "invalid_arguments" } : {}),
     });
   }
 
@@ -294,8 +299,7 @@ export async function repairToolCall(
     }),
   };
 
-  // The fix-it text names the tool's arguments: only for a caller whose own listing showed it.
-  if (mode === "enforce" && validation.kind === "invalid" && resolved?.shown) {
+  if (fixIt && validation.kind === "invalid") {
     const unshown = new Set(Object.keys(rule?.fixed ?? {}));
     const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues, unshown);
     return { kind: "answer", response: toolError(message.id, text, revision), report };
