@@ -183,7 +183,13 @@ export async function repairToolCall(
       handedOutFor,
     });
   }
-  if (!resolved) logEvent("tool_unknown", { name });
+  if (!resolved) {
+    // A name the proxy handed out for a tool the caller's listing no longer shows: renamed or
+    // removed since the listing the model called from (or another caller's), which the origin,
+    // sent the name as it came, answers as a tool it has none of.
+    const handedOutFor = resolveTool.handedOutFor(name);
+    logEvent("tool_unknown", { name, ...(handedOutFor === undefined ? {} : { handedOutFor }) });
+  }
 
   const recovered = recoverArguments(params);
   if (recovered.kind === "refused") {
