@@ -19,7 +19,12 @@ import type { CallReport, Repairs } from "../analytics/call-record";
 import { describeInvalidCall } from "../args/fix-it-text";
 import { envelopeMisspelled, recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
-import { type Validation, validateArguments } from "../args/validate";
+import {
+  missingKey,
+  type Validation,
+  type ValidationIssue,
+  validateArguments,
+} from "../args/validate";
 import type { ValidationMode } from "../config";
 import {
   type ExactText,
@@ -62,6 +67,13 @@ export type CallOutcome = (
   /** What the proxy made of the call, for call analytics: names, kinds and counts only. */
   report: CallReport;
 };
+
+/** An issue as its line writes it: no message (which may quote a value), the key a `required` misses. */
+function loggedIssue(issue: ValidationIssue) {
+  const missing = missingKey(issue);
+  const { location, keyword } = issue;
+  return missing === undefined ? { location, keyword } : { location, keyword, missing };
+}
 
 /** Each kind of repair a call got, and how many (analytics/call-record.ts). */
 function repairsOf(parts: {
@@ -278,9 +290,7 @@ export async function repairToolCall(
       ],
       ...(repair?.report.limited ? { limited: true } : {}),
       validation: validation.kind,
-      ...(validation.kind === "invalid"
-        ? { issues: validation.issues.map(({ location, keyword }) => ({ location, keyword })) }
-        : {}),
+      ...(validation.kind === "invalid" ? { issues: validation.issues.map(loggedIssue) } : {}),
       // Answered here, as its data point's outcome says: the same line under `warn` is a call
       // the origin answered.
       ...(fixIt ? { outcome: "invalid_arguments" } : {}),

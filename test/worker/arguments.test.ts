@@ -278,9 +278,11 @@ describe("calls the proxy answers itself", () => {
     expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({
       "gen_ai.tool.name": "files.read",
       validation: "invalid",
-      issues: [{ location: "#", keyword: "required" }],
+      // Which key is missing, from the schema: the object's location alone does not say.
+      issues: [{ location: "#", keyword: "required", missing: "path" }],
     });
     expect(JSON.parse(lines[0] ?? "{}")).not.toHaveProperty("outcome");
+    expect(lines[0]).not.toContain("secret-value");
   });
 
   it("in a batch, answers the bad call itself and forwards the rest, merging the answers", async () => {
