@@ -69,12 +69,19 @@ function kv(where: Where, args: string[], maxBytes?: number): string | undefined
   return run.stdout;
 }
 
+/** The origin whose map is read: its KV scope, its host (for what the command says), whether `--origin` gave it. */
+interface Origin {
+  scope: string;
+  host: string;
+  given: boolean;
+}
+
 /**
  * The origin's KV scope, from its ORIGIN_URL in wrangler.toml or `--origin`:
  * all of the settings the map's key needs (a tenant's secrets, which gate
  * and broker mode need, are at Cloudflare and not read here).
  */
-async function scopeOf(where: Where, origin: string | undefined): Promise<string> {
+async function originOf(where: Where, origin: string | undefined): Promise<Origin> {
   const environment = readEnvironment(where.env, { configPath: where.configPath });
   if (environment.error !== undefined) refuse(environment.error);
   const read = originUrlOf(origin ?? environment.env.ORIGIN_URL);
@@ -87,7 +94,8 @@ async function scopeOf(where: Where, origin: string | undefined): Promise<string
   }
   // The scope is the origin's alone: any profile's names give it.
   const names = profileOf(PROFILE_NAMES[0]).names;
-  return (await toolMapScopes(read.url, names)).origin;
+  const scope = (await toolMapScopes(read.url, names)).origin;
+  return { scope, host: read.url.host, given: origin !== undefined };
 }
 
 /**
@@ -186,12 +194,22 @@ function list(where: Where, scope: string): void {
   }
 }
 
-function accept(where: Where, scope: string, original: string, pin: string | undefined): void {
+function accept(where: Where, origin: Origin, original: string, pin: string | undefined): void {
+  const { scope } = origin;
   const map = readMap(where, scope);
   // The name pasted from list or a log line may be the origin's, control characters and all.
   const name = printableJson(original);
   const held = map?.held.get(original) ?? [];
-  if (!map || held.length === 0) refuse(`${name} is not held in ${labelOf(where.env)}.`);
+  if (!map || held.length === 0) {
+    // The accept command a log line gives names no origin: a proxy started with another
+    // `ORIGIN_URL` than wrangler.toml's held it in another map.
+    const another = origin.given
+      ? "."
+      : "; for a proxy in front of another origin (wrangler dev --var ORIGIN_URL:URL), give it with --origin URL.";
+    refuse(
+      `${name} is not held in ${labelOf(where.env)} for the origin ${printable(origin.host)}${another}`,
+    );
+  }
   if (pin !== undefined && !held.includes(pin)) {
     refuse(`${name} is not held on that definition; held: ${held.join(", ")}`);
   }
@@ -259,10 +277,10 @@ export async function holds(argv: string[]): Promise<void> {
       "Say where: --env NAME (a tenant at Cloudflare), --local (wrangler dev on this machine), or both.",
     );
   }
-  const scope = await scopeOf(where, values.origin);
-  if (command === "list" && tool === undefined) list(where, scope);
+  const origin = await originOf(where, values.origin);
+  if (command === "list" && tool === undefined) list(where, origin.scope);
   else if (command === "accept" && tool !== undefined && rest.length === 0) {
-    accept(where, scope, tool, values.pin);
+    accept(where, origin, tool, values.pin);
   } else refuse(USAGE);
 }
 

@@ -11,7 +11,7 @@ import { isPlainObject } from "../json";
 import { cutBetweenCharacters } from "../text-cut";
 import { foldKey } from "./coalesce";
 import { propertiesOf } from "./json-schema";
-import type { ValidationIssue } from "./validate";
+import { missingKey, type ValidationIssue } from "./validate";
 
 function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -102,8 +102,8 @@ function issuesShown(all: readonly ValidationIssue[], unshown: ReadonlySet<strin
   const at = [...unshown].map((key) => `#/${encodePointer(key)}`);
   const issues = all.flatMap((issue) => asShown(issue, unshown) ?? []);
   return issues.filter((issue) => {
-    const missing = issue.keyword === "required" && /required property "(.*)"/.exec(issue.message);
-    if (missing && issue.location === "#" && unshown.has(missing[1] ?? "")) return false;
+    const missing = missingKey(issue);
+    if (missing !== undefined && issue.location === "#" && unshown.has(missing)) return false;
     return !at.some((place) => issue.location === place || issue.location.startsWith(`${place}/`));
   });
 }
@@ -126,10 +126,10 @@ export function describeInvalidCall(
   ];
   const issues = issuesShown(allIssues, unshown);
   for (const issue of issues.slice(0, MAX_LISTED)) {
-    const missing = issue.keyword === "required" && /required property "(.*)"/.exec(issue.message);
-    if (missing) {
+    const missing = missingKey(issue);
+    if (missing !== undefined) {
       const parent = issue.location === "#" ? "" : ` in ${field(issue.location)}`;
-      lines.push(clip(`- missing required field \`${missing[1]}\`${parent}`, MAX_LINE_CHARS));
+      lines.push(clip(`- missing required field \`${missing}\`${parent}`, MAX_LINE_CHARS));
     } else {
       lines.push(clip(`- ${field(issue.location)}: ${issue.message}`, MAX_LINE_CHARS));
     }

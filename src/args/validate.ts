@@ -31,6 +31,16 @@ export interface ValidationIssue {
   message: string;
 }
 
+/**
+ * The key a `required` issue says the object lacks: a name the schema's
+ * `required` lists (never a value of the arguments), which the issue's
+ * location, the object's, does not say.
+ */
+export function missingKey(issue: ValidationIssue): string | undefined {
+  if (issue.keyword !== "required") return undefined;
+  return /required property "(.*)"/.exec(issue.message)?.[1];
+}
+
 export type Validation =
   | { kind: "valid" }
   | { kind: "invalid"; issues: ValidationIssue[] }

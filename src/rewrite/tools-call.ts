@@ -19,7 +19,12 @@ import type { CallReport, Repairs } from "../analytics/call-record";
 import { describeInvalidCall } from "../args/fix-it-text";
 import { envelopeMisspelled, recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
-import { type Validation, validateArguments } from "../args/validate";
+import {
+  missingKey,
+  type Validation,
+  type ValidationIssue,
+  validateArguments,
+} from "../args/validate";
 import type { ValidationMode } from "../config";
 import {
   type ExactText,
@@ -62,6 +67,13 @@ export type CallOutcome = (
   /** What the proxy made of the call, for call analytics: names, kinds and counts only. */
   report: CallReport;
 };
+
+/** An issue as its line writes it: no message (which may quote a value), the key a `required` misses. */
+function loggedIssue(issue: ValidationIssue) {
+  const missing = missingKey(issue);
+  const { location, keyword } = issue;
+  return missing === undefined ? { location, keyword } : { location, keyword, missing };
+}
 
 /** Each kind of repair a call got, and how many (analytics/call-record.ts). */
 function repairsOf(parts: {
@@ -183,7 +195,13 @@ export async function repairToolCall(
       handedOutFor,
     });
   }
-  if (!resolved) logEvent("tool_unknown", { name });
+  if (!resolved) {
+    // A name the proxy handed out for a tool the caller's listing no longer shows: renamed or
+    // removed since the listing the model called from (or another caller's), which the origin,
+    // sent the name as it came, answers as a tool it has none of.
+    const handedOutFor = resolveTool.handedOutFor(name);
+    logEvent("tool_unknown", { name, ...(handedOutFor === undefined ? {} : { handedOutFor }) });
+  }
 
   const recovered = recoverArguments(params);
   if (recovered.kind === "refused") {
@@ -248,6 +266,8 @@ export async function repairToolCall(
 
   const renamed = tool !== name;
   const changed = renamed || repaired;
+  // The fix-it text names the tool's arguments: only for a caller whose own listing showed it.
+  const fixIt = mode === "enforce" && validation.kind === "invalid" && resolved?.shown === true;
   // A restored name alone is routine (the listing logged the rename): no line per call. A name
   // read by another spelling is not.
   const respelled = resolved !== undefined && resolved.by !== "listed";
@@ -270,9 +290,10 @@ export async function repairToolCall(
       ],
       ...(repair?.report.limited ? { limited: true } : {}),
       validation: validation.kind,
-      ...(validation.kind === "invalid"
-        ? { issues: validation.issues.map(({ location, keyword }) => ({ location, keyword })) }
-        : {}),
+      ...(validation.kind === "invalid" ? { issues: validation.issues.map(loggedIssue) } : {}),
+      // Answered here, as its data point's outcome says: the same line under `warn` is a call
+      // the origin answered.
+      ...(fixIt ? { outcome: "invalid_arguments" } : {}),
     });
   }
 
@@ -294,8 +315,7 @@ export async function repairToolCall(
     }),
   };
 
-  // The fix-it text names the tool's arguments: only for a caller whose own listing showed it.
-  if (mode === "enforce" && validation.kind === "invalid" && resolved?.shown) {
+  if (fixIt && validation.kind === "invalid") {
     const unshown = new Set(Object.keys(rule?.fixed ?? {}));
     const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues, unshown);
     return { kind: "answer", response: toolError(message.id, text, revision), report };

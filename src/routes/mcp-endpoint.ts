@@ -37,12 +37,13 @@ import {
   cookiesForClient,
   fetchOrigin,
   type OriginReply,
+  type OriginRequest,
   originTarget,
   paramOriginUrlSets,
   redirectRefused,
   relayResponse,
 } from "../transport/origin";
-import { readPostBody } from "../transport/post-body";
+import { type ParsedBody, readPostBody } from "../transport/post-body";
 import { busyResponse, type Hold } from "../transport/read-bounded";
 import type { AppEnv } from "./app-env";
 
@@ -96,6 +97,19 @@ function failed(recorder: CallRecorder | undefined, reply: OriginFailed): Respon
     reply.response,
   );
   return reply.response;
+}
+
+/**
+ * What a lone request asks, for the line of an origin's failure to answer it:
+ * its method and, for a call, its tool as forwarded (`tool`, the original).
+ */
+function aboutRequest(body: ParsedBody, tool: string | undefined): OriginRequest["about"] {
+  const [message] = body.messages;
+  if (body.batch || message === undefined || !isRequest(message)) return undefined;
+  return {
+    "mcp.method.name": message.method,
+    ...(message.method === "tools/call" && tool !== undefined ? { "gen_ai.tool.name": tool } : {}),
+  };
 }
 
 export async function mcpEndpoint(c: Context<AppEnv>, profile: Profile): Promise<Response> {
@@ -267,7 +281,13 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       recorder?.callingOrigin();
       const reply = await fetchOrigin(
         target,
-        { method: "POST", headers, body: plan.body, clientLeft: request.signal },
+        {
+          method: "POST",
+          headers,
+          body: plan.body,
+          clientLeft: request.signal,
+          about: aboutRequest(body, plan.callHeaders?.name),
+        },
         config.originTimeoutMs,
         addressee,
       );

@@ -44,6 +44,13 @@ export interface OriginRequest {
    * `/readyz`), aborted too when that read's time is up.
    */
   clientLeft?: AbortSignal;
+  /**
+   * What the request asks, for the line of its failure: a lone message's
+   * method and, for a call, its tool (as forwarded), named as the call's
+   * data point names them (docs/observability.md), so that the timeouts of
+   * one tool are found by its name.
+   */
+  about?: { "mcp.method.name": string; "gen_ai.tool.name"?: string };
 }
 
 export async function fetchOrigin(
@@ -58,7 +65,7 @@ export async function fetchOrigin(
     timedOut = true;
     controller.abort();
   }, timeoutMs);
-  const { clientLeft, ...init } = request;
+  const { clientLeft, about, ...init } = request;
   try {
     const response = await fetch(target, {
       ...init,
@@ -73,7 +80,7 @@ export async function fetchOrigin(
       return failed(
         "unreachable",
         target,
-        request.method,
+        request,
         `answered with ${status}`,
         errorResponse(
           502,
@@ -90,9 +97,14 @@ export async function fetchOrigin(
     return { kind: "answered", response };
   } catch (error) {
     const failure = timedOut ? "timeout" : "unreachable";
-    const detail = error instanceof Error ? error.message : String(error);
+    // The abort's own message ("The operation was aborted") would say nothing of why.
+    const detail = timedOut
+      ? `no answer within ${timeoutMs} ms`
+      : error instanceof Error
+        ? error.message
+        : String(error);
     const response = failureResponse(failure, target, timeoutMs, addressee);
-    return failed(failure, target, request.method, detail, response);
+    return failed(failure, target, request, detail, response);
   } finally {
     clearTimeout(timer);
   }
@@ -102,13 +114,14 @@ export async function fetchOrigin(
 function failed(
   failure: OriginFailure,
   target: URL,
-  method: string,
+  { method, about }: OriginRequest,
   detail: string,
   response: Response,
 ): OriginReply {
   logEvent(failure === "timeout" ? "origin_timeout" : "origin_unreachable", {
     origin: target.host,
     method,
+    ...about,
     detail,
   });
   return { kind: "failed", failure, response };

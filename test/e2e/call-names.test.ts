@@ -153,6 +153,32 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     logs.restore();
   });
 
+  it("tells the log which tool an old listing's name stood for, where the origin removed it since and the origin answers the call", async () => {
+    const origin = await callerOrigin("ann");
+    const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp() });
+    const client = await connect(revision, asCaller("ann", proxy));
+    const read = (await client.listTools()).find((tool) => tool.name.startsWith("files_read_"));
+    expect(read?.name).toMatch(/^files_read_[0-9a-z]{6}$/);
+    // The origin removes files.read; the client lists again, its model calls from the old listing.
+    const reset = await fetch(`${origin.replace("/mcp?", "/__tools?")}&caller=ann`, {
+      method: "POST",
+      body: JSON.stringify([TOOLS[1]]),
+    });
+    expect(reset.status).toBe(204);
+    const after = (await client.listTools()).map((tool) => tool.name);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatch(/^opt_tool_[0-9a-z]{6}$/);
+
+    const logs = captureLogs();
+    // No name of theirs is alike: the call goes on as it came, and the origin answers it.
+    await client.callTool(read?.name ?? "", { path: "a.md" }).catch(() => undefined);
+    // Its one line says the name was the proxy's for files.read, which the origin no longer lists.
+    expect(logs.events("tool_unknown")).toEqual([
+      { event: "tool_unknown", name: read?.name, handedOutFor: "files.read" },
+    ]);
+    logs.restore();
+  });
+
   it("undoes the strict view for a call by the tool's own name as for its listed name", async () => {
     const origin = await callerOrigin("ann");
     const proxy = viaProxy({ ORIGIN_URL: origin }, { app: createApp() });

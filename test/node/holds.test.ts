@@ -149,7 +149,11 @@ describe("npm run holds", () => {
       }),
     );
     await expect(holds(["accept", "other", ...config])).rejects.toThrow(
-      new Refused('"other" is not held in the top level (local development).'),
+      // Which origin it looked at: the accept command a line of `wrangler dev --var ORIGIN_URL:…`
+      // gives reads wrangler.toml's, and said only "not held".
+      new Refused(
+        '"other" is not held in the top level (local development) for the origin 127.0.0.1:8788; for a proxy in front of another origin (wrangler dev --var ORIGIN_URL:URL), give it with --origin URL.',
+      ),
     );
     await expect(holds(["accept", TOOL, "--pin", PINNED, ...config])).rejects.toThrow(
       new Refused(`${JSON.stringify(TOOL)} is not held on that definition; held: ${HELD}`),

@@ -195,6 +195,7 @@ describe("calls the proxy answers itself", () => {
 
   it("enforce: a call missing a required field gets isError naming it; the origin sees nothing", async () => {
     const { call, callsReceived } = await setUp({ ARGUMENT_VALIDATION: "enforce" });
+    const logs = captureLogs();
     const { result } = await call({
       name: DEMO_NAMES["files.read"],
       arguments: { pth: "src/main.ts" },
@@ -205,6 +206,12 @@ describe("calls the proxy answers itself", () => {
     expect(text).toContain("Keys received: `pth`.");
     expect(text).toContain("Unknown key `pth`: did you mean `path`?");
     expect(await callsReceived()).toEqual([]);
+    // The line says the call went no further, as its data point does: under `warn` the same
+    // line stands for a call the origin answered.
+    expect(logs.events("tool_call_repaired")).toMatchObject([
+      { validation: "invalid", outcome: "invalid_arguments" },
+    ]);
+    logs.restore();
   });
 
   it("enforce, relay mode: answers locally only a caller the origin has shown its tools to", async () => {
@@ -271,8 +278,11 @@ describe("calls the proxy answers itself", () => {
     expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({
       "gen_ai.tool.name": "files.read",
       validation: "invalid",
-      issues: [{ location: "#", keyword: "required" }],
+      // Which key is missing, from the schema: the object's location alone does not say.
+      issues: [{ location: "#", keyword: "required", missing: "path" }],
     });
+    expect(JSON.parse(lines[0] ?? "{}")).not.toHaveProperty("outcome");
+    expect(lines[0]).not.toContain("secret-value");
   });
 
   it("in a batch, answers the bad call itself and forwards the rest, merging the answers", async () => {

@@ -523,6 +523,39 @@ describe("each failure the proxy answers is logged", () => {
     expect(logs.events("origin_timeout")).toMatchObject([{ method: "POST" }]);
   });
 
+  it("a call the origin does not answer in time, or cannot be reached for: the line names the call's tool and the time allowed", async () => {
+    // `files.read`, illegal under `openai`: sent on as it came, no listing asked for first.
+    const call = rpc(4, "tools/call", { name: "files.read", arguments: { path: "README.md" } });
+    const slow = viaProxy({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/delay/5000/mcp`,
+      ORIGIN_TIMEOUT_MS: "50",
+    });
+    expect((await postJson(slow, PROXY_URL, call)).status).toBe(504);
+    // The engineer paged for a tool that "sometimes does not work" finds its timeouts by its name.
+    expect(logs.events("origin_timeout")).toEqual([
+      {
+        event: "origin_timeout",
+        origin: new URL(GATEWAY_ORIGIN).host,
+        method: "POST",
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": "files.read",
+        detail: "no answer within 50 ms",
+      },
+    ]);
+    const closed = viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` });
+    expect((await postJson(closed, PROXY_URL, call)).status).toBe(502);
+    expect(logs.events("origin_unreachable")).toEqual([
+      {
+        event: "origin_unreachable",
+        origin: new URL(CLOSED_ORIGIN).host,
+        method: "POST",
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": "files.read",
+        detail: expect.any(String),
+      },
+    ]);
+  });
+
   it("an origin body that cannot be read", async () => {
     const session = await openSession(
       viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?json` }),
