@@ -9,12 +9,12 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { type ChangeScope, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { decodeMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
+import { digestsDuring, writtenTools } from "../helpers/listing-digests";
 import { captureLogs } from "../helpers/logs";
 
 const SIZE = 50;
@@ -51,13 +51,6 @@ function pagesText(changed?: number): string[] {
   return [page(0, "2"), page(SIZE / 2)];
 }
 
-/** The tools of a listing's text, each read from it as the proxy reads an answer. */
-function writtenTools(text: string): WrittenTool[] {
-  const read = readListingText(text);
-  if (!read) throw new Error("not a listing");
-  return read.elements.filter((element): element is WrittenTool => element instanceof WrittenTool);
-}
-
 /** Tool maps of one new origin under `TOOL_CHANGES=hold`, each on an isolate of its own. */
 async function origin() {
   const scopes = await toolMapScopes(
@@ -88,17 +81,6 @@ async function origin() {
     if (map) await env.TOOL_MAP.put(mapKey(scopes.origin), encodeMap(map));
   };
   return { open, list, storedMap, storeMap };
-}
-
-/** WebCrypto digests while `run` runs. */
-async function digestsDuring(run: () => Promise<unknown>): Promise<number> {
-  const digest = vi.spyOn(crypto.subtle, "digest");
-  try {
-    await run();
-    return digest.mock.calls.length;
-  } finally {
-    digest.mockRestore();
-  }
 }
 
 afterEach(() => vi.restoreAllMocks());

@@ -9,28 +9,27 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { SchemaViews } from "../../src/toolmap/schema-views";
 import { decodeMap, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
+import { digestsDuring, writtenTools } from "../helpers/listing-digests";
 
 /** At least `listing_large`'s count: a listing whose first naming may pass a Free plan's CPU. */
 const LARGE = 300;
 /** What every listing digests besides pins: the view its caller was shown (caller-listings.ts). */
 const VIEW = 1;
 
-function writtenTools(size: number): WrittenTool[] {
+/** `size` tools, read from an answer's text. */
+function listedTools(size: number) {
   const tools = Array.from({ length: size }, (_, i) => ({
     name: `tool_${i}`,
     description: `Tool ${i}.`,
     inputSchema: { type: "object", properties: { path: { type: "string" } } },
   }));
-  const read = readListingText(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } }));
-  if (!read) throw new Error("not a listing");
-  return read.elements.filter((element): element is WrittenTool => element instanceof WrittenTool);
+  return writtenTools(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } }));
 }
 
 async function freshOrigin() {
@@ -61,22 +60,12 @@ async function stoppedAtViews(run: () => Promise<unknown>, storedMap: () => Prom
   return storedWhenStopped;
 }
 
-async function digestsDuring(run: () => Promise<unknown>): Promise<number> {
-  const digest = vi.spyOn(crypto.subtle, "digest");
-  try {
-    await run();
-    return digest.mock.calls.length;
-  } finally {
-    digest.mockRestore();
-  }
-}
-
 afterEach(() => vi.restoreAllMocks());
 
 describe("a large listing stopped before its answer", () => {
   it("has stored its names, pins and listing pin, so the next attempt digests the listing once", async () => {
     const { open, storedMap } = await freshOrigin();
-    const tools = writtenTools(LARGE);
+    const tools = listedTools(LARGE);
     const stored = (await stoppedAtViews(() => open().nameListing(tools), storedMap)) as
       | ReturnType<typeof decodeMap>
       | undefined;
@@ -88,7 +77,7 @@ describe("a large listing stopped before its answer", () => {
     let listing: Awaited<ReturnType<ToolMap["nameListing"]>> | undefined;
     expect(
       await digestsDuring(async () => {
-        listing = await open().nameListing(writtenTools(LARGE));
+        listing = await open().nameListing(listedTools(LARGE));
       }),
     ).toBe(1 + VIEW);
     expect(listing?.names.get("tool_7")).toBe("tool_7");
@@ -96,7 +85,7 @@ describe("a large listing stopped before its answer", () => {
 
   it("does not keep a small listing's answer waiting for KV: its map is written beside it, as before", async () => {
     const { open, storedMap } = await freshOrigin();
-    expect(await stoppedAtViews(() => open().nameListing(writtenTools(20)), storedMap)).toBe(
+    expect(await stoppedAtViews(() => open().nameListing(listedTools(20)), storedMap)).toBe(
       undefined,
     );
   });
