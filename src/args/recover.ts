@@ -31,7 +31,7 @@ import {
   spellingsOf,
   writtenAsIn,
 } from "../json";
-import { jsonTypeOf } from "./json-schema";
+import { type JsonType, jsonTypeOf } from "./json-schema";
 
 /** Fields of `params` that belong to the request, not to the tool: never arguments, nor the tool's to name. */
 export const REQUEST_KEYS: ReadonlySet<string> = new Set([
@@ -86,13 +86,38 @@ export type Recovered =
       exact?: ExactText;
     }
   /** Arguments that are no object: the caller answers `-32602` with `message`. */
-  | { kind: "refused"; message: string };
+  | { kind: "refused"; message: string; malformed: Malformed };
 
-function describe(value: unknown): string {
-  if (typeof value !== "string") return jsonTypeOf(value);
-  return nestsTooDeep(value)
-    ? `a JSON text nested deeper than ${MAX_NESTING} levels`
-    : "a string that is not a JSON object";
+/**
+ * What `message` tells the client, as codes for the log (docs/logs.md,
+ * `tool_call_refused`): the member that is no object, and what it is (its
+ * JSON type, or text that holds no JSON object, or nests too deep to read);
+ * never its value.
+ */
+export interface Malformed {
+  member: "arguments" | "args";
+  malformed: JsonType | "text_not_json_object" | "text_nested_too_deep";
+}
+
+/** `member`'s `value`, which is no object: the refusal that says what it is instead. */
+function notAnObject(member: Malformed["member"], value: unknown): Recovered {
+  let said: string;
+  let malformed: Malformed["malformed"];
+  if (typeof value !== "string") {
+    malformed = jsonTypeOf(value);
+    said = malformed;
+  } else if (nestsTooDeep(value)) {
+    malformed = "text_nested_too_deep";
+    said = `a JSON text nested deeper than ${MAX_NESTING} levels`;
+  } else {
+    malformed = "text_not_json_object";
+    said = "a string that is not a JSON object";
+  }
+  return {
+    kind: "refused",
+    message: `\`${member}\` must be an object, not ${said}`,
+    malformed: { member, malformed },
+  };
 }
 
 export function recoverArguments(params: Record<string, unknown>): Recovered {
@@ -109,14 +134,9 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
     const parsed = parseExact(given);
     fromArguments = isPlainObject(parsed?.value) ? parsed.value : undefined;
     exact = parsed?.exact;
-    if (!fromArguments) {
-      return {
-        kind: "refused",
-        message: `\`arguments\` must be an object, not ${describe(given)}`,
-      };
-    }
+    if (!fromArguments) return notAnObject("arguments", given);
   } else if (given !== undefined && given !== null) {
-    return { kind: "refused", message: `\`arguments\` must be an object, not ${describe(given)}` };
+    return notAnObject("arguments", given);
   }
 
   if (fromArguments && Object.keys(fromArguments).length > 0) {
@@ -156,9 +176,7 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
     delete envelope.args;
     return result("args", args, true);
   }
-  if (args !== undefined && args !== null) {
-    return { kind: "refused", message: `\`args\` must be an object, not ${describe(args)}` };
-  }
+  if (args !== undefined && args !== null) return notAnObject("args", args);
   if (given === undefined) return result("empty", undefined, false);
   // `null` and `"{}"` become `{}`; `{}` stays as it was.
   return result("empty", {}, given === null || typeof given === "string");

@@ -46,6 +46,8 @@ export interface GateProps {
 /** What the routes get on `ctx.props` for a request that may reach the origin. */
 interface GateRequest {
   originHeaders: ReadonlyArray<readonly [string, string]>;
+  /** `originHeaders` are every user's: the shared key, and no `ORIGIN_USER_HEADER`. */
+  sameForEveryCaller?: boolean;
 }
 
 export function gatePropsOf(props: unknown): GateProps | undefined {
@@ -62,9 +64,9 @@ export function gatePropsOf(props: unknown): GateProps | undefined {
 export function gateCredentials(auth: GateAuth, ctx: object): OriginCredentials {
   const props = (ctx as { props?: Partial<GateRequest> }).props;
   const headers = props?.originHeaders;
-  return Array.isArray(headers)
-    ? { kind: "proxy", headers, passHeaders: auth.passHeaders }
-    : { kind: "proxy", passHeaders: auth.passHeaders };
+  if (!Array.isArray(headers)) return { kind: "proxy", passHeaders: auth.passHeaders };
+  const alike = props?.sameForEveryCaller === true ? ({ sameForEveryCaller: true } as const) : {};
+  return { kind: "proxy", headers, passHeaders: auth.passHeaders, ...alike };
 }
 
 /**
@@ -140,7 +142,12 @@ export function createGate(
       if (auth.userHeader !== undefined && props.gate.email !== undefined) {
         headers.push([auth.userHeader, props.gate.email]);
       }
-      (ctx as { props?: unknown }).props = { originHeaders: headers } satisfies GateRequest;
+      // With the shared key alone, the origin cannot tell one user's request from another's.
+      const sameForEveryCaller = key.shared && headers.length === 1;
+      (ctx as { props?: unknown }).props = {
+        originHeaders: headers,
+        sameForEveryCaller,
+      } satisfies GateRequest;
       const response = await routes.fetch(request, env, ctx);
       if (response.status !== 401) return response;
       // The origin refused the key: the client's token is good, and signing in again would not help.

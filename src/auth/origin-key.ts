@@ -19,8 +19,11 @@ import type { Identity } from "./identity";
 import type { SignInMemory } from "./sign-in-memory";
 
 export type OriginKey =
-  /** The header to set, by lower-case name, and its value. */
-  | { kind: "found"; header: string; value: string }
+  /**
+   * The header to set, by lower-case name, and its value; `shared`: the
+   * shared `ORIGIN_SECRET`, every user's without a key of their own.
+   */
+  | { kind: "found"; header: string; value: string; shared: boolean }
   /** This user has no key, and there is no shared one. */
   | { kind: "none" }
   /** Where the key is kept could not be read, or holds no usable key: `setting` names it. */
@@ -93,10 +96,11 @@ export async function originKeyFor(
   memory: SignInMemory,
 ): Promise<OriginKey> {
   try {
-    const key = (await userKey(auth, identity.email, memory)) ?? (await sharedKey(auth, memory));
+    const own = await userKey(auth, identity.email, memory);
+    const key = own ?? (await sharedKey(auth, memory));
     if (key === null) return { kind: "none" };
     const { header, prefix, suffix } = auth.originAuth;
-    return { kind: "found", header, value: `${prefix}${key}${suffix}` };
+    return { kind: "found", header, value: `${prefix}${key}${suffix}`, shared: own === null };
   } catch (error) {
     if (!(error instanceof KeyError)) throw error;
     logEvent("origin_key_unavailable", { setting: error.setting, reason: error.reason });

@@ -5,6 +5,7 @@
  * error (`RefusedAs`), its `tool_call_refused` line and its record.
  */
 import type { CallReport } from "../analytics/call-record";
+import type { Malformed } from "../args/recover";
 import { logEvent } from "../log";
 import { ErrorCode, type JsonRpcRequest, jsonRpcError, toolError } from "../protocol/jsonrpc";
 import type { Revision } from "../protocol/revision";
@@ -53,14 +54,17 @@ export const CALL_LINE = { "mcp.method.name": "tools/call" } as const;
 const NAME_UNSURE: ReadonlySet<string> = new Set(["hidden", "unlisted", "unchecked"]);
 
 /**
- * What the log is told of a call refused as no tool of the caller's, for the
- * engineer who reads it without the answer: the names the client was offered,
- * and the tool an older listing showed under the called name (one the origin
- * renamed or removed since, or another caller's).
+ * What the log is told of a refused call, for the engineer who reads it
+ * without the answer. Of a call refused as no tool of the caller's: the
+ * names the client was offered, and the tool an older listing showed under
+ * the called name (one the origin renamed or removed since, or another
+ * caller's). Of `malformed_arguments`: what the client was told was no
+ * object, as codes.
  */
-interface UnknownToolNote {
+interface RefusalNote {
   closest?: readonly string[];
   handedOutFor?: string;
+  malformed?: Malformed;
 }
 
 /**
@@ -88,7 +92,7 @@ export function refusal(
   text: string,
   as: RefusedAs,
   resolution?: CallReport["resolution"],
-  { closest, handedOutFor }: UnknownToolNote = {},
+  { closest, handedOutFor, malformed }: RefusalNote = {},
 ): RefusalAnswer {
   const toolResult = as.kind === "tool_error";
   logEvent("tool_call_refused", {
@@ -96,6 +100,7 @@ export function refusal(
     "gen_ai.tool.name": named.tool,
     name: named.name,
     reason,
+    ...malformed,
     // As the call's data point says it (analytics/call-record.ts `localVerdict`).
     "error.type": toolResult ? "tool_error" : String(ErrorCode.InvalidParams),
     ...(closest?.length ? { closest } : {}),

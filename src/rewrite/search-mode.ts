@@ -7,7 +7,7 @@
  * refusals answered as `call_tool`'s tool errors (`RefusedAs`).
  */
 import type { CallReport } from "../analytics/call-record";
-import { REQUEST_KEYS, recoverArguments } from "../args/recover";
+import { type Malformed, REQUEST_KEYS, recoverArguments } from "../args/recover";
 import {
   type ExactText,
   isPlainObject,
@@ -114,11 +114,13 @@ function argumentsOf(
   | { refused: LocalAnswer } {
   const recovered = recoverArguments(isPlainObject(message.params) ? message.params : {});
   const tool = name === SEARCH_TOOLS ? name : undefined;
-  const refused = (reason: string, text: string, as: RefusedAs) => ({
-    refused: refusal(message, { tool, name }, reason, `Invalid params: ${text}`, as),
+  const refused = (reason: string, text: string, as: RefusedAs, malformed?: Malformed) => ({
+    refused: refusal(message, { tool, name }, reason, `Invalid params: ${text}`, as, undefined, {
+      malformed,
+    }),
   });
   if (recovered.kind === "refused") {
-    return refused("malformed_arguments", recovered.message, PROTOCOL_ERROR);
+    return refused("malformed_arguments", recovered.message, PROTOCOL_ERROR, recovered.malformed);
   }
   const twice =
     recovered.recovery === "json_string" ? keyFoldedTwice(recovered.arguments) : undefined;

@@ -212,6 +212,7 @@ export async function repairToolCall(
       `Invalid params: ${recovered.message}`,
       refusedAs,
       resolution,
+      { malformed: recovered.malformed },
     );
   }
   const misspelled = envelopeMisspelled(recovered.unknown);

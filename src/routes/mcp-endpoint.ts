@@ -36,6 +36,7 @@ import { BYTES_DESCRIBED, originRequestHeaders } from "../transport/headers";
 import {
   cookiesForClient,
   fetchOrigin,
+  logOriginError,
   type OriginReply,
   type OriginRequest,
   originTarget,
@@ -144,6 +145,12 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
   }
   const target = originTarget(config.originUrl, url);
   const headers = originRequestHeaders(request.headers, credentials);
+  /** The origin's answer to `sent`, a 5xx of it logged (`origin_error`). */
+  const fromOrigin = async (sent: OriginRequest, addressee: ErrorAddressee) => {
+    const reply = await fetchOrigin(target, sent, config.originTimeoutMs, addressee);
+    if (reply.kind === "answered") logOriginError(reply.response, target, sent);
+    return reply;
+  };
   const caller = () => callerOf(headers, target, credentials, config.originUrl);
   /** The origin's answer, its sign-in challenges pointing at the proxy's metadata for this URL. */
   const answered = (origin: Response) =>
@@ -279,8 +286,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         );
       }
       recorder?.callingOrigin();
-      const reply = await fetchOrigin(
-        target,
+      const reply = await fromOrigin(
         {
           method: "POST",
           headers,
@@ -288,7 +294,6 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           clientLeft: request.signal,
           about: aboutRequest(body, plan.callHeaders?.name),
         },
-        config.originTimeoutMs,
         addressee,
       );
       if (reply.kind === "failed") return failed(recorder, reply);
@@ -318,10 +323,8 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       return sent(response);
     }
     case "GET": {
-      const reply = await fetchOrigin(
-        target,
+      const reply = await fromOrigin(
         { method: "GET", headers, body: null, clientLeft: request.signal },
-        config.originTimeoutMs,
         unread,
       );
       if (reply.kind === "failed") return reply.response;
@@ -338,12 +341,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
     }
     case "DELETE":
     case "OPTIONS": {
-      const reply = await fetchOrigin(
-        target,
-        { method: request.method, headers, body: null },
-        config.originTimeoutMs,
-        unread,
-      );
+      const reply = await fromOrigin({ method: request.method, headers, body: null }, unread);
       if (reply.kind === "failed") return reply.response;
       return (
         (await redirectRefused(reply.response, target, unread)) ??

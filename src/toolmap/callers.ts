@@ -8,7 +8,8 @@
  * `PASS_HEADERS` lets through (an `X-API-Key`). Gate mode: the origin's
  * key (one per user where users have their own) and the user's email where
  * the origin is told it. Requests that carry none are one caller
- * (SECURITY.md, "What the proxy answers itself").
+ * (SECURITY.md, "What the proxy answers itself"), and so, to the origin, are
+ * those that carry only what every request carries (gate mode's shared key).
  *
  * Kept only as SHA-256 digests, made when a request first needs them.
  */
@@ -28,8 +29,11 @@ export interface Caller {
   /**
    * `true`: the request carries nothing the origin tells callers apart by:
    * no credential, no grant's user, no query of the client's (the
-   * `ORIGIN_URL`'s own is every request's). What the origin lists it, it
-   * lists every such request, but by session.
+   * `ORIGIN_URL`'s own is every request's), or only a credential every
+   * caller's requests carry alike (gate mode's shared `ORIGIN_SECRET`
+   * without `ORIGIN_USER_HEADER`: `sameForEveryCaller`). What the origin
+   * lists it, it lists every such request, but by session. Its own state
+   * (`listing`, `pins`) is still keyed by what it carries.
    */
   readonly anonymous?: boolean;
 }
@@ -51,7 +55,9 @@ export function callerOf(
   originUrl?: URL,
 ): Caller {
   const proxy = credentials.kind === "proxy" ? credentials : undefined;
-  const { named, others } = seen(headers, proxy?.headers ?? []);
+  const { names, named, others } = seen(headers, proxy?.headers ?? []);
+  // What the proxy sets alike on every caller's request tells the origin no caller from another.
+  const everyones = new Set(proxy?.sameForEveryCaller ? proxy.headers?.map(([name]) => name) : []);
   // A grant's user in place of the origin's token (a refresh replaces it), beside the credentials
   // the client passed (`PASS_HEADERS`), which the origin also tells callers apart by.
   const credentialsSeen = (
@@ -65,7 +71,7 @@ export function callerOf(
   let listing: Promise<string> | undefined;
   const anonymous =
     proxy?.caller === undefined &&
-    named.every((value) => value === null) &&
+    named.every((value, at) => value === null || everyones.has(names[at] ?? "")) &&
     others.length === 0 &&
     url.search === (originUrl?.search ?? "");
   return {
@@ -92,13 +98,14 @@ export function callerOf(
 function seen(
   headers: Headers,
   proxyHeaders: ReadonlyArray<readonly [string, string]>,
-): { named: Array<string | null>; others: string[] } {
+): { names: string[]; named: Array<string | null>; others: string[] } {
   const names = ["authorization", "cookie"];
   for (const [name] of proxyHeaders) if (!names.includes(name)) names.push(name);
   const others = [...headers.keys()].filter(
     (name) => headerKind(name) === "credential" && !names.includes(name),
   );
   return {
+    names,
     named: names.map((name) => headers.get(name)),
     others: others.sort().map((name) => `${name}: ${headers.get(name)}`),
   };

@@ -95,6 +95,12 @@ export type OriginCredentials =
       passHeaders: ReadonlySet<string>;
       /** Who the grant's user is to the proxy's per-caller state (auth/broker.ts `BrokerProps`). */
       caller?: string;
+      /**
+       * `headers` are the same on every caller's request (gate mode: the
+       * shared `ORIGIN_SECRET`, no `ORIGIN_USER_HEADER`): the origin tells
+       * no caller apart by them.
+       */
+      sameForEveryCaller?: true;
     };
 
 /**

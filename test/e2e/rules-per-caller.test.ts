@@ -3,7 +3,8 @@
  * the origin lists each caller their own tools (test/fixtures/node/caller-origin.ts,
  * by bearer token), as most signed-in origins do: a rule for tools only some
  * callers are listed is no mistake, whoever lists first; a typo, or a
- * model-facing name, still is, and is logged.
+ * model-facing name, still is, and is logged. In gate mode, a user the origin
+ * knows by the shared key alone is every such user to it (test/helpers/gate.ts).
  */
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
@@ -11,8 +12,9 @@ import { sanitizeName } from "../../src/names/sanitize";
 import { profileOf } from "../../src/schemas/profile";
 import { type CallerTool, callerOrigin, signedInAs } from "../helpers/caller-origin";
 import { clientsOfEachTest, EACH_WIRE } from "../helpers/clients";
+import { connectAs, gateNetwork, USER_KEY } from "../helpers/gate";
 import { captureLogs } from "../helpers/logs";
-import { viaProxy } from "../helpers/proxy";
+import { GATEWAY_ORIGIN, viaProxy } from "../helpers/proxy";
 
 const connect = clientsOfEachTest();
 
@@ -125,3 +127,39 @@ describe.each(EACH_WIRE)(
     });
   },
 );
+
+describe("TOOL_RULES in gate mode: the origin tells users apart only by what the proxy sends it", () => {
+  /** The lines one listing of `user`'s logs, the first of an isolate with a typo in its rules. */
+  async function typoListedBy(user: string, vars: Record<string, string> = {}) {
+    const logs = captureLogs();
+    const network = gateNetwork({
+      ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?map=${crypto.randomUUID()}`,
+      TOOL_RULES: JSON.stringify({ hide: ["amdin.*"] }),
+      ...vars,
+    });
+    const { client } = await connectAs(user, network);
+    expect((await client.listTools()).length).toBeGreaterThan(0);
+    await client.close();
+    const lines = logs.events("tool_rules_unmatched");
+    logs.restore();
+    return lines;
+  }
+  const TYPO = {
+    event: "tool_rules_unmatched",
+    profile: "openai",
+    rules: [{ rule: "TOOL_RULES.hide[0]", listings: 1 }],
+  };
+  const ALICE_OWN_KEY = { ORIGIN_USER_SECRETS: JSON.stringify({ "alice@acme.test": USER_KEY }) };
+
+  it("logs a typo at the first listing of a user known by the shared ORIGIN_SECRET alone: every such user's", async () => {
+    expect(await typoListedBy("alice")).toEqual([TYPO]);
+    // Dave has no key of his own: to the origin, he is every user without one.
+    expect(await typoListedBy("dave", ALICE_OWN_KEY)).toEqual([TYPO]);
+  });
+
+  it("waits for distinct listings where the origin is told who the user is: a key of their own, or ORIGIN_USER_HEADER", async () => {
+    // Alice's own key: what the origin lists her may be hers alone.
+    expect(await typoListedBy("alice", ALICE_OWN_KEY)).toEqual([]);
+    expect(await typoListedBy("alice", { ORIGIN_USER_HEADER: "X-User-Email" })).toEqual([]);
+  });
+});

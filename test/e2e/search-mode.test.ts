@@ -349,19 +349,22 @@ describe("search mode, on the wire as a 2025-era session writes it", () => {
     const session = await openSession(proxy, PROXY_URL);
     await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session);
     const cases = [
-      ["search_tools", 5, "`arguments` must be an object, not integer"],
+      ["search_tools", 5, "`arguments` must be an object, not integer", "integer"],
       [
         "search_tools",
         "read a file",
         "`arguments` must be an object, not a string that is not a JSON object",
+        "text_not_json_object",
       ],
-      ["call_tool", ["read_text_file"], "`arguments` must be an object, not array"],
+      ["call_tool", ["read_text_file"], "`arguments` must be an object, not array", "array"],
       [
         "call_tool",
         '{"name": "read_text_file"',
         "`arguments` must be an object, not a string that is not a JSON object",
+        "text_not_json_object",
       ],
     ] as const;
+    const logs = captureLogs();
     for (const [name, args, reason] of cases) {
       const [answer] = await messagesOf(
         await postJson(proxy, PROXY_URL, rpc(1, "tools/call", { name, arguments: args }), session),
@@ -372,6 +375,13 @@ describe("search mode, on the wire as a 2025-era session writes it", () => {
         error: { code: -32602, message: `Invalid params: ${reason}` },
       });
     }
+    // Each line says what the client was told was no object, as a direct call's does.
+    expect(
+      logs
+        .events("tool_call_refused")
+        .map(({ reason, member, malformed }) => [reason, member, malformed]),
+    ).toEqual(cases.map(([, , , code]) => ["malformed_arguments", "arguments", code]));
+    logs.restore();
   });
 
   it("refuses call_tool and search_tools whose arguments, sent as JSON text, write a key beside another of another case, with the tool's error", async () => {

@@ -108,23 +108,47 @@ describe("recovering the arguments (envelope)", () => {
   });
 
   it.each([
-    ["an array", { name: "t", arguments: [1, 2] }, "`arguments` must be an object, not array"],
-    ["a number", { name: "t", arguments: 42 }, "`arguments` must be an object, not integer"],
-    ["non-JSON text", { name: "t", arguments: "path=x" }, "not a string that is not a JSON object"],
+    [
+      "an array",
+      { name: "t", arguments: [1, 2] },
+      "`arguments` must be an object, not array",
+      { member: "arguments", malformed: "array" },
+    ],
+    [
+      "a number",
+      { name: "t", arguments: 42 },
+      "`arguments` must be an object, not integer",
+      { member: "arguments", malformed: "integer" },
+    ],
+    [
+      "non-JSON text",
+      { name: "t", arguments: "path=x" },
+      "not a string that is not a JSON object",
+      { member: "arguments", malformed: "text_not_json_object" },
+    ],
     [
       "JSON text of an array",
       { name: "t", arguments: "[1]" },
       "not a string that is not a JSON object",
+      { member: "arguments", malformed: "text_not_json_object" },
+    ],
+    [
+      "JSON text nested too deep",
+      { name: "t", arguments: `${"[".repeat(600)}${"]".repeat(600)}` },
+      "not a JSON text nested deeper than",
+      { member: "arguments", malformed: "text_nested_too_deep" },
     ],
     [
       "args as text, nothing inline",
       { name: "t", args: '{"path":"x"}' },
       "`args` must be an object",
+      { member: "args", malformed: "text_not_json_object" },
     ],
-  ])("refuses %s", (_, params, says) => {
+  ])("refuses %s, saying what it is for the log", (_, params, says, malformed) => {
     const result = recoverArguments(params);
     expect(result.kind).toBe("refused");
     expect(result.kind === "refused" && result.message).toContain(says);
+    expect(result.kind === "refused" && result.malformed).toEqual(malformed);
   });
 });
 

@@ -149,6 +149,28 @@ describe("who a caller is to the proxy's per-caller state", () => {
     expect(callerOf(headers, url, granted, url).anonymous).toBe(false);
   });
 
+  it("gate mode: the shared key alone is every user's, though it keys the caller's own state", async () => {
+    const gate = (key: string, sameForEveryCaller?: true) => ({
+      kind: "proxy" as const,
+      headers: [["authorization", `Bearer ${key}`]] as const,
+      passHeaders: new Set(["x-api-key"]),
+      ...(sameForEveryCaller ? { sameForEveryCaller } : {}),
+    });
+    const caller = (credentials: ReturnType<typeof gate>, sent = client, at = url) =>
+      callerOf(originRequestHeaders(sent, credentials), at, credentials, url);
+    const shared = caller(gate("shared", true));
+    expect(shared.anonymous).toBe(true);
+    // The flag changes what rules are judged by, not whose listing state or pins a request reads.
+    expect(await shared.pins()).toBe(await caller(gate("shared")).pins());
+    expect(await shared.listing()).toBe(await caller(gate("shared")).listing());
+    // A key of the user's own, a credential the client passed, a query of the client's: told apart.
+    expect(caller(gate("alice's")).anonymous).toBe(false);
+    const keyed = new Headers({ "x-api-key": "k-1" });
+    expect(caller(gate("shared", true), keyed).anonymous).toBe(false);
+    const asked = new URL("https://o.example/mcp?key=k-1");
+    expect(caller(gate("shared", true), client, asked).anonymous).toBe(false);
+  });
+
   it("a session is told apart from no session whatever its id: `null` too", async () => {
     // The origin chooses session ids; one spelled `null` shared its listing state with the
     // requests that carry none (a 2026-07-28 client's, or a client's before it initialized).

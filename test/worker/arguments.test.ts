@@ -170,28 +170,56 @@ describe("repairs that make the call work", () => {
 
 describe("calls the proxy answers itself", () => {
   it.each([
-    ["an array", [1, 2]],
-    ["a number", 42],
-    ["text that is no JSON object", "path=src"],
-  ])("`arguments` as %s: -32602 with the request id, origin not called", async (_, args) => {
-    const { call, callsReceived } = await setUp();
-    const logs = captureLogs();
-    const message = await call({ name: DEMO_NAMES["files.read"], arguments: args });
-    expect(message).toMatchObject({ id: "call", error: { code: -32602 } });
-    expect(message.error?.message).toContain("`arguments` must be an object");
-    expect(logs.events("tool_call_refused")).toEqual([
-      {
-        event: "tool_call_refused",
-        "mcp.method.name": "tools/call",
-        "gen_ai.tool.name": "files.read",
-        name: DEMO_NAMES["files.read"],
-        reason: "malformed_arguments",
-        "error.type": "-32602",
-      },
-    ]);
-    logs.restore();
-    expect(await callsReceived()).toEqual([]);
-  });
+    ["`arguments` as an array", { arguments: [1, 2] }, "arguments", "array"],
+    ["`arguments` as a number", { arguments: 4.5 }, "arguments", "number"],
+    ["`arguments` as an integer", { arguments: 42 }, "arguments", "integer"],
+    ["`arguments` as a boolean", { arguments: true }, "arguments", "boolean"],
+    [
+      "`arguments` as text that is no JSON object",
+      { arguments: "path=SECRET" },
+      "arguments",
+      "text_not_json_object",
+    ],
+    [
+      "`arguments` as JSON text of an array",
+      { arguments: '["SECRET"]' },
+      "arguments",
+      "text_not_json_object",
+    ],
+    [
+      "`arguments` as JSON text nested too deep",
+      { arguments: `${"[".repeat(600)}${"]".repeat(600)}` },
+      "arguments",
+      "text_nested_too_deep",
+    ],
+    ["`args` as a number, nothing inline", { args: 7 }, "args", "integer"],
+    ["`args` as text", { args: "SECRET" }, "args", "text_not_json_object"],
+  ])(
+    "%s: -32602 with the request id, origin not called, the line says what was malformed",
+    async (_, params, member, malformed) => {
+      const { call, callsReceived } = await setUp();
+      const logs = captureLogs();
+      const message = await call({ name: DEMO_NAMES["files.read"], ...params });
+      expect(message).toMatchObject({ id: "call", error: { code: -32602 } });
+      expect(message.error?.message).toContain(`\`${member}\` must be an object`);
+      // What the client was told, as a code a query can count: never the value.
+      expect(logs.events("tool_call_refused")).toEqual([
+        {
+          event: "tool_call_refused",
+          "mcp.method.name": "tools/call",
+          "gen_ai.tool.name": "files.read",
+          name: DEMO_NAMES["files.read"],
+          reason: "malformed_arguments",
+          member,
+          malformed,
+          "error.type": "-32602",
+        },
+      ]);
+      expect(JSON.stringify(logs.lines())).not.toContain("SECRET");
+      logs.restore();
+      expect(await callsReceived()).toEqual([]);
+    },
+  );
 
   it("enforce: a call missing a required field gets isError naming it; the origin sees nothing", async () => {
     const { call, callsReceived } = await setUp({ ARGUMENT_VALIDATION: "enforce" });

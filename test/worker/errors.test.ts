@@ -556,6 +556,50 @@ describe("each failure the proxy answers is logged", () => {
     ]);
   });
 
+  it("an origin that answers a call with its own 5xx: the answer as it came, and a line naming the call's tool", async () => {
+    const host = new URL(GATEWAY_ORIGIN).host;
+    // `files.read`, illegal under `openai`: sent on as it came, no listing asked for first.
+    const call = rpc(5, "tools/call", { name: "files.read", arguments: { path: "SECRET-PATH" } });
+    const broken = (status: number) =>
+      viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/status/${status}/mcp` });
+    for (const status of [500, 502, 503]) {
+      const response = await postJson(broken(status), PROXY_URL, call);
+      expect(response.status).toBe(status);
+      // The origin's body, unread and unchanged (test/fixtures/node/origin-gateway.ts `/status/`).
+      expect(await response.text()).toBe(
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"broken"}}',
+      );
+    }
+    // Without call analytics, the engineer paged for a tool that "sometimes does not work" finds
+    // its failures by its name, as its timeouts.
+    expect(logs.events("origin_error")).toEqual(
+      [500, 502, 503].map((status) => ({
+        event: "origin_error",
+        origin: host,
+        method: "POST",
+        status,
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": "files.read",
+      })),
+    );
+    // A batch names no one method or tool; a GET, none.
+    await postJson(broken(500), PROXY_URL, [call, rpc(6, "ping")]);
+    await (
+      await broken(504)(PROXY_URL, { headers: { accept: "text/event-stream" } })
+    ).body?.cancel();
+    expect(logs.events("origin_error").slice(3)).toEqual([
+      { event: "origin_error", origin: host, method: "POST", status: 500 },
+      { event: "origin_error", origin: host, method: "GET", status: 504 },
+    ]);
+    // A 4xx is the origin's word on the request (a session it no longer has, a client over its
+    // rate), for the client to act on: no line (docs/logs.md).
+    for (const status of [400, 404, 429]) {
+      expect((await postJson(broken(status), PROXY_URL, call)).status).toBe(status);
+    }
+    expect(logs.events("origin_error")).toHaveLength(5);
+    expect(JSON.stringify(logs.lines())).not.toContain("SECRET");
+  });
+
   it("an origin body that cannot be read", async () => {
     const session = await openSession(
       viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?json` }),
