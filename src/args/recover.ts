@@ -160,6 +160,7 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
     recovery: RecoveryKind,
     args: Record<string, unknown> | undefined,
     changed: boolean,
+    exact?: ExactText,
   ): Recovered => ({
     kind: "recovered",
     recovery,
@@ -167,14 +168,18 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
     envelope,
     unknown: {},
     changed,
+    ...(exact ? { exact } : {}),
   });
   const inline = membersOf((key) => !ENVELOPE_KEYS.has(key));
   if (Object.keys(inline).length > 0) return result("inline", inline, true);
 
   const args = Object.hasOwn(params, "args") ? params.args : undefined;
-  if (isPlainObject(args)) {
+  // JSON text of an object, as `arguments` may be: models that write one write the other so.
+  const text = typeof args === "string" ? parseExact(args) : undefined;
+  const fromArgs = isPlainObject(args) ? args : isPlainObject(text?.value) ? text.value : undefined;
+  if (fromArgs) {
     delete envelope.args;
-    return result("args", args, true);
+    return result("args", fromArgs, true, text?.exact);
   }
   if (args !== undefined && args !== null) return notAnObject("args", args);
   if (given === undefined) return result("empty", undefined, false);

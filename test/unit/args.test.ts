@@ -42,6 +42,12 @@ describe("recovering the arguments (envelope)", () => {
     ],
     ["args object, nothing inline", { name: "t", args: { path: "x" } }, { path: "x" }, "args"],
     [
+      "args as JSON text, nothing inline",
+      { name: "t", args: '{"path":"x"}' },
+      { path: "x" },
+      "args",
+    ],
+    [
       "arguments as JSON text",
       { name: "t", arguments: '{"path":"x"}' },
       { path: "x" },
@@ -139,9 +145,9 @@ describe("recovering the arguments (envelope)", () => {
       { member: "arguments", malformed: "text_nested_too_deep" },
     ],
     [
-      "args as text, nothing inline",
-      { name: "t", args: '{"path":"x"}' },
-      "`args` must be an object",
+      "args as text of no object, nothing inline",
+      { name: "t", args: '["x"]' },
+      "`args` must be an object, not a string that is not a JSON object",
       { member: "args", malformed: "text_not_json_object" },
     ],
   ])("refuses %s, saying what it is for the log", (_, params, says, malformed) => {

@@ -78,6 +78,20 @@ describe("repairs that make the call work", () => {
     });
   });
 
+  it("`args` written as JSON text of the arguments, as a model writes `arguments` so, arrives as `arguments`", async () => {
+    const { call, callsReceived } = await setUp();
+    const { result } = await call({
+      name: DEMO_NAMES["files.read"],
+      args: '{"path":"src/main.ts"}',
+    });
+    expect(result?.isError).toBeUndefined();
+    const [received] = await callsReceived();
+    expect(received?.body.params).toEqual({
+      name: "files.read",
+      arguments: { path: "src/main.ts" },
+    });
+  });
+
   // The proxy reads no JSON nested deeper than a request body may be: a deeper value would
   // overflow the stack of what reads it after the parse, here and at the origin.
   it("JSON text nested deeper than 512 levels is not unpacked from a string", async () => {
