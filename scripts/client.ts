@@ -40,7 +40,7 @@ const MAX_SCOPES = 32;
 
 const USAGE = `Usage: npm run client -- list URL | call URL TOOL [KEY=VALUE ...]
 Options:
-  --header "Name: value"   send this header on every request to URL's host (repeatable),
+  --header "Name: value"   send this header with every request to URL's origin (repeatable),
                            e.g. "Authorization: Bearer <token>"; its value is never printed
   --sign-in                sign in as a user, in a browser: prints the address to open
   --scope "a b"            with --sign-in: the scopes to ask for (broker and gate mode:
@@ -79,10 +79,8 @@ function refusal(error: unknown, sent: Headers, signingIn: boolean): string | un
       : "";
     return `The server needs permissions this ${signingIn ? "sign-in" : "credential"} lacks (403 insufficient_scope): ${named.join(" ")}.${origin} Sign in for them: --sign-in --scope ${shellQuoted(named.join(" "))}`;
   }
-  const unauthorized =
-    (error instanceof SdkHttpError && error.status === 401) ||
-    (error instanceof UnauthorizedError && !signingIn);
-  if (!unauthorized || signingIn) return undefined;
+  // Signed in, a 401 is the SDK's to say ("after re-authentication"): the sign-in did not take.
+  if (signingIn || !(error instanceof SdkHttpError && error.status === 401)) return undefined;
   return sent.has("authorization")
     ? "The server refused the credential sent (401): check the --header Authorization value (not shown), or sign in with --sign-in."
     : 'The server asks for sign-in (401). Sign in as a user with --sign-in (broker or gate mode, or an origin\'s own OAuth in relay mode), or send a credential with --header "Authorization: Bearer <token>" (relay mode, in front of an origin that takes a bearer token).';
@@ -128,7 +126,16 @@ async function connected(
   return attempt();
 }
 
-async function run(argv: string[], secrets: Secrets): Promise<void> {
+/** What the command was asked, read from its arguments; refused with its usage when they say nothing it does. */
+interface Asked {
+  url: URL;
+  /** The tool to call, and its arguments; none: list. */
+  call?: { tool: string; args: Record<string, unknown> };
+  headers: Headers;
+  signIn?: { seconds: number; scope?: string };
+}
+
+function asked(argv: string[], secrets: Secrets): Asked {
   const { values, positionals } = argumentsOf(
     {
       args: argv,
@@ -147,7 +154,6 @@ async function run(argv: string[], secrets: Secrets): Promise<void> {
   if (target === undefined || !URL.canParse(target) || !(listing || (command === "call" && tool))) {
     refuse(USAGE);
   }
-  const url = new URL(target);
   const headers = headerLines(values.header ?? [], secrets);
   const signingIn = values["sign-in"] === true;
   if (!signingIn && (values.scope !== undefined || values["sign-in-timeout"] !== undefined)) {
@@ -162,13 +168,20 @@ async function run(argv: string[], secrets: Secrets): Promise<void> {
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_SIGN_IN_SECONDS) {
     refuse(`--sign-in-timeout: whole seconds, 1 to ${MAX_SIGN_IN_SECONDS}.`);
   }
-  const args = listing ? {} : toolArguments(pairs);
-  const signIn = signingIn ? await loopbackSignIn(secrets, seconds) : undefined;
-  let client: Client;
+  return {
+    url: new URL(target),
+    ...(tool === undefined ? {} : { call: { tool, args: toolArguments(pairs) } }),
+    headers,
+    ...(signingIn ? { signIn: { seconds, ...(values.scope ? { scope: values.scope } : {}) } } : {}),
+  };
+}
+
+async function run({ url, call, headers, signIn }: Asked, secrets: Secrets) {
+  const loopback = signIn ? await loopbackSignIn(secrets, signIn.seconds) : undefined;
   try {
-    client = await connected(url, sendingHeaders(headers, url), signIn, values.scope);
+    const client = await connected(url, sendingHeaders(headers, url), loopback, signIn?.scope);
     try {
-      if (listing) {
+      if (call === undefined) {
         // Every page: the listing as a model would be given it.
         let cursor: string | undefined;
         let pages = 0;
@@ -182,7 +195,7 @@ async function run(argv: string[], secrets: Secrets): Promise<void> {
           cursor = page.nextCursor;
         } while (cursor !== undefined && ++pages < MAX_PAGES);
       } else {
-        const result = await client.callTool({ name: tool as string, arguments: args });
+        const result = await client.callTool({ name: call.tool, arguments: call.args });
         console.log(secrets.hide(printableJson(result)));
         if (result.isError) process.exitCode = 1;
       }
@@ -190,19 +203,20 @@ async function run(argv: string[], secrets: Secrets): Promise<void> {
       await client.close();
     }
   } catch (error) {
-    const said = refusal(error, headers, signingIn);
+    const said = refusal(error, headers, signIn !== undefined);
     if (said !== undefined) refuse(said);
     throw error;
   } finally {
-    signIn?.close();
+    loopback?.close();
   }
 }
 
 /** `npm run client -- …argv`: what it cannot do said in a line, never a credential. */
 export async function client(argv: string[]): Promise<void> {
   const secrets = new Secrets();
+  const request = asked(argv, secrets);
   try {
-    await run(argv, secrets);
+    await run(request, secrets);
   } catch (error) {
     if (error instanceof Refused) refuse(secrets.hide(error.message));
     // An error's message may quote what the server answered: its lines, no control character.

@@ -121,6 +121,16 @@ describe("npm run client --sign-in, in front of broker mode", () => {
     expect(out).toContain("The server asks for sign-in (401)");
     expect(out).toContain("--sign-in");
     expect(out).toContain('--header "Authorization: Bearer <token>"');
+    // A token of its own is none of the proxy's: refused, and said so, its value not shown.
+    const wrong = await npmRunAsync("client", [
+      "list",
+      broker.url(),
+      "--header",
+      "Authorization: Bearer not-a-token-of-the-proxy",
+    ]);
+    expect(wrong.status).toBe(1);
+    expect(wrong.out).toContain("The server refused the credential sent (401)");
+    expect(wrong.out).not.toContain("not-a-token-of-the-proxy");
   });
 
   it("signs in through the consent page and the origin's sign-in, and lists what the user sees", async () => {
