@@ -6,8 +6,10 @@
  * mode's `Continue` link, until the browser reaches the client's redirect
  * URI. The real browser is in test/node/consent-page.test.ts.
  */
-import { REDIRECT_URL } from "./oauth-client";
-import type { Fetch } from "./proxy";
+import type { Fetch } from "./fetch";
+
+/** The redirect URI of the tests' OAuth clients: nothing listens there, the browser stops before it. */
+export const REDIRECT_URL = "http://127.0.0.1:9/callback";
 
 /** The cookies of each host, as `name=value` pairs. */
 export class CookieJar {
@@ -53,6 +55,8 @@ export interface BrowserWalk extends Omit<ConsentVisit, "callback"> {
 export interface BrowserOptions {
   /** What the browser does at another host than the proxy's before it goes there (signs in as someone). */
   visit?: (url: URL) => URL;
+  /** The client's redirect URI, where the browser stops (before it goes there): `REDIRECT_URL` unless said. */
+  home?: string;
 }
 
 /** A link's target as a page writes it: the proxy escapes every `&` of an href as `&#38;`. */
@@ -68,7 +72,7 @@ export async function walkSignIn(
   fetch: Fetch,
   authorizationUrl: URL,
   decision: "approve" | "deny" = "approve",
-  { visit = (url) => url }: BrowserOptions = {},
+  { visit = (url) => url, home = REDIRECT_URL }: BrowserOptions = {},
 ): Promise<BrowserWalk> {
   const jar = new CookieJar();
   const visited: URL[] = [authorizationUrl];
@@ -118,7 +122,7 @@ export async function walkSignIn(
     }
     if (next.origin !== authorizationUrl.origin) next = visit(next);
     visited.push(next);
-    if (next.href.startsWith(REDIRECT_URL)) return { page, html, visited, pages, callback: next };
+    if (next.href.startsWith(home)) return { page, html, visited, pages, callback: next };
     response = await fetch(next, { headers: jar.header(next), redirect: "manual" });
     jar.store(next, response);
     from = next;

@@ -22,9 +22,10 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { type AuthProvider, connectClient, type TestClient, type Wire } from "./clients";
+import { REDIRECT_URL } from "./consent";
 import type { Fetch } from "./proxy";
 
-export const REDIRECT_URL = "http://127.0.0.1:9/callback";
+export { REDIRECT_URL };
 
 /** What a desktop client keeps between runs, in memory. */
 export class MemoryOAuthClient implements AuthProvider {

@@ -8,6 +8,7 @@ import { inject } from "vitest";
 import type { Worker } from "../../src/app";
 import { SIGN_IN_ONLY } from "../../src/config";
 import worker from "../../src/index";
+import type { Fetch } from "./fetch";
 import { ACCEPT_BOTH } from "./mcp";
 
 export const DEMO_ORIGIN = inject("demoOrigin");
@@ -31,7 +32,7 @@ export const IDENTITY_PROVIDER = inject("identityProvider");
 /** The proxy's public URL in tests; its host is never the origin's. */
 export const PROXY_URL = "http://proxy.test/mcp";
 
-export type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+export type { Fetch };
 
 export interface ProxyOptions {
   /** The app to drive; `createApp()` plays a fresh isolate. Default: the Worker's own. */

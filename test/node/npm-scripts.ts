@@ -20,17 +20,50 @@ export function npmRunAsync(
   args: string[],
   cwd = ROOT,
 ): Promise<{ status: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("npm", ["run", "-s", script, "--", ...args], { cwd, env: quietEnv() });
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (text: string) => {
-      out += text;
+  return npmRunLive(script, args, cwd).done;
+}
+
+/** A script while it runs: what it printed so far, as it prints it, and its end. */
+export interface LiveRun {
+  /** The first match of `pattern` in what it printed (stdout and stderr as they came), once there; rejects if it ends without. */
+  printed(pattern: RegExp): Promise<RegExpExecArray>;
+  done: Promise<{ status: number | null; out: string }>;
+}
+
+/** `npmRunAsync`, read while it runs: for a script that waits on what the test does next (a sign-in). */
+export function npmRunLive(script: string, args: string[], cwd = ROOT): LiveRun {
+  const child = spawn("npm", ["run", "-s", script, "--", ...args], { cwd, env: quietEnv() });
+  let out = "";
+  let ended = false;
+  const watchers = new Set<() => void>();
+  const take = (text: string) => {
+    out += text;
+    for (const watch of watchers) watch();
+  };
+  child.stdout.setEncoding("utf8").on("data", take);
+  child.stderr.setEncoding("utf8").on("data", take);
+  const done = new Promise<{ status: number | null; out: string }>((resolve) => {
+    child.on("close", (status) => {
+      ended = true;
+      for (const watch of watchers) watch();
+      resolve({ status, out });
     });
-    child.stderr.setEncoding("utf8").on("data", (text: string) => {
-      out += text;
-    });
-    child.on("close", (status) => resolve({ status, out }));
   });
+  return {
+    done,
+    printed: (pattern) =>
+      new Promise((resolve, reject) => {
+        const watch = () => {
+          const found = pattern.exec(out);
+          if (found === null && !ended) return;
+          watchers.delete(watch);
+          if (found) resolve(found);
+          else reject(new Error(`ended without printing ${pattern}:\n${out}`));
+        };
+        watchers.add(watch);
+        watch();
+      }),
+  };
 }
 
 const quietEnv = () => ({
