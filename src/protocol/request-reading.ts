@@ -44,7 +44,9 @@ export interface ReadingRefusal {
  * not run.
  */
 function mirroredWithoutMethod(headers: Headers, message: JsonRpcMessage | undefined) {
-  if (!message || !("method" in message) || headers.has("mcp-method")) return undefined;
+  // A `method` that is no string beside a response's `result` makes no request of it (isRequest).
+  const method = message && "method" in message ? message.method : undefined;
+  if (typeof method !== "string" || headers.has("mcp-method")) return undefined;
   for (const name of headers.keys()) {
     if (name === "mcp-name") return "Mcp-Name";
     if (name.startsWith("mcp-param-")) return "Mcp-Param-*";

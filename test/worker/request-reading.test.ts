@@ -93,6 +93,24 @@ describe("Mcp-Name and Mcp-Param-* without Mcp-Method", () => {
     expect(await calls()).toBe(before);
   });
 
+  it("beside a response are no request's: it reaches the origin as sent, a `method` of another type in it too", async () => {
+    // JSON-RPC's response to a request of the origin's, as the proxy reads it everywhere else
+    // (jsonrpc.ts isRequest): a `method` that is no string makes no request of it. The origin
+    // judges such a message itself (the SDK's server takes none of another type).
+    const { proxy, session, received } = await demoSession();
+    for (const response of [
+      '{"jsonrpc":"2.0","id":"elicit-1","result":{}}',
+      '{"jsonrpc":"2.0","id":"elicit-2","result":{},"method":1}',
+    ]) {
+      const answer = await postJson(proxy, PROXY_URL, response, {
+        ...session,
+        "mcp-name": "get-weather",
+      });
+      expect(await answer.text(), response).not.toContain("-32020");
+      expect((await received()).map((r) => r.body)).toContain(response);
+    }
+  });
+
   it("pass with Mcp-Method, brought in line with the call the proxy forwards", async () => {
     const { proxy, reached } = await headerOrigin();
     const { body, headers } = wireRequest("2026-07-28", 9, "tools/call", {
