@@ -265,8 +265,12 @@ export class ToolMap {
       logEvent("tools_renamed", { profile: profile.name, cap, ...renamesLogged(renames, hidden) });
     }
     if (part === "whole") {
-      const judged = { names: plan.names, anonymous: this.caller.anonymous === true };
-      logUnmatchedRules(this.profile.name, this.policy.rules, judged, this.origin.rulesJudged);
+      const judged = {
+        names: plan.names,
+        anonymous: this.caller.anonymous === true,
+        profile: this.profile.name,
+      };
+      logUnmatchedRules(this.policy.rules, judged, this.origin.rulesJudged);
     }
     const hidden = new Set([...decisions].flatMap(([o, d]) => (d === "shown" ? [] : [o])));
     const searched = part === "whole" ? searchedTools(tools, hidden, this.profile) : null;
