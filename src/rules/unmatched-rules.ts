@@ -50,18 +50,30 @@ export interface JudgedListing {
    * this tenant's.
    */
   anonymous: boolean;
+  /** The profile whose model-facing names `names` holds: the same tools read otherwise under another. */
+  profile: string;
 }
 
 /**
  * What one isolate knows of the rules against one origin's whole listings:
  * the rules settled (one named a tool of them, or was logged), judged no
- * more; and the listings each other rule named no tool of, by fingerprint.
+ * more; the listings each other rule named no tool of, by fingerprint; and
+ * those listings' model-facing names it was tested against, by fingerprint
+ * and profile: a client chooses the profile URL it lists at, and a copy of
+ * one profile's name names nothing of the same tools listed under another.
  * As many rules as the operator wrote, at most `LISTINGS_JUDGED - 1`
- * fingerprints each.
+ * fingerprints each, and as many namings of them as there are profiles.
  */
 export class RuleJudgements {
   readonly settled = new Set<string>();
   readonly missed = new Map<string, string[]>();
+  readonly faced = new Map<string, string[]>();
+
+  settle(key: string): void {
+    this.settled.add(key);
+    this.missed.delete(key);
+    this.faced.delete(key);
+  }
 }
 
 /** Each glob of `hide` and `only` (matched as its list matches), and each tool's own rule. */
@@ -119,40 +131,43 @@ export function unmatchedRules(
     naming = namingRules(document);
     compiled.set(document, naming);
   }
-  const { names, anonymous } = listing;
+  const { names, anonymous, profile } = listing;
   const unmatched: UnmatchedRule[] = [];
   if (names.size === 0) return unmatched;
   // Made for the first rule not settled yet: most listings have none (or no rules at all), and
-  // a listing a rule named no tool of before, to whichever caller, is not tested again.
+  // a listing a rule named no tool of before, to whichever caller, is not tested again, nor
+  // its model-facing names under a profile they were tested under.
   let fingerprint: string | undefined;
   let originals: string[] | undefined;
   for (const { path, key, named } of naming) {
     if (judgements.settled.has(key)) continue;
     fingerprint ??= listingFingerprint(names.keys());
+    const naming = `${fingerprint} ${profile}`;
     const missed = judgements.missed.get(key) ?? [];
+    const faced = judgements.faced.get(key) ?? [];
     const seen = missed.includes(fingerprint);
-    // A listing it named no tool of before tells nothing new but where it is every anonymous request's.
-    if (seen && !anonymous) continue;
+    const facedBefore = faced.includes(naming);
+    // A listing it was tested against before tells nothing new but where it is every anonymous request's.
+    if (facedBefore && !anonymous) continue;
     if (!seen) {
       originals ??= [...names.keys()];
       if (originals.some(named)) {
-        judgements.settled.add(key);
-        judgements.missed.delete(key);
+        judgements.settle(key);
         continue;
       }
     }
-    const modelFacingOf = seen
+    const modelFacingOf = facedBefore
       ? []
       : [...names].flatMap(([original, name]) =>
           name !== original && named(name) ? [original] : [],
         );
     const listings = seen ? missed.length : missed.length + 1;
     if (listings < LISTINGS_JUDGED && modelFacingOf.length === 0 && !anonymous) {
-      judgements.missed.set(key, [...missed, fingerprint]);
+      if (!seen) judgements.missed.set(key, [...missed, fingerprint]);
+      judgements.faced.set(key, [...faced, naming]);
       continue;
     }
-    judgements.settled.add(key);
-    judgements.missed.delete(key);
+    judgements.settle(key);
     unmatched.push(
       modelFacingOf.length > 0 ? { rule: path, listings, modelFacingOf } : { rule: path, listings },
     );

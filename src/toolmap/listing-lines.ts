@@ -30,11 +30,12 @@ export function logTaken(taken: readonly Taken[]): void {
  * this `listing` settles as such (rules/unmatched-rules.ts).
  */
 export function logUnmatchedRules(
-  profile: string,
   rules: ToolRules,
   listing: JudgedListing,
   judged: RuleJudgements,
 ): void {
   const unmatched = unmatchedRules(rules.document, listing, judged);
-  if (unmatched.length > 0) logEvent("tool_rules_unmatched", { profile, rules: unmatched });
+  if (unmatched.length > 0) {
+    logEvent("tool_rules_unmatched", { profile: listing.profile, rules: unmatched });
+  }
 }

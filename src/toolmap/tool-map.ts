@@ -247,11 +247,13 @@ export class ToolMap {
         this.origin.listingPin = storedListingPin(tools, definitions, sharedPin, this.policy.scope);
       }
       const storing = this.store.store(names);
+      // Handed to the runtime whether awaited or not: a request whose client left is cancelled,
+      // what it awaits with it, and only what `waitUntil` holds is finished.
+      this.waitUntil(storing);
       // Such a listing may be stopped for its CPU before its answer (error 1102, a Free plan's
       // 10 ms: docs/limits.md). Stored first, its names, pins and listing pin are left, and the
       // next attempt digests the listing once, not each tool; a smaller one is not kept waiting.
       if (large) await storing;
-      else this.waitUntil(storing);
     }
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
@@ -263,8 +265,12 @@ export class ToolMap {
       logEvent("tools_renamed", { profile: profile.name, cap, ...renamesLogged(renames, hidden) });
     }
     if (part === "whole") {
-      const judged = { names: plan.names, anonymous: this.caller.anonymous === true };
-      logUnmatchedRules(this.profile.name, this.policy.rules, judged, this.origin.rulesJudged);
+      const judged = {
+        names: plan.names,
+        anonymous: this.caller.anonymous === true,
+        profile: this.profile.name,
+      };
+      logUnmatchedRules(this.policy.rules, judged, this.origin.rulesJudged);
     }
     const hidden = new Set([...decisions].flatMap(([o, d]) => (d === "shown" ? [] : [o])));
     const searched = part === "whole" ? searchedTools(tools, hidden, this.profile) : null;

@@ -15,10 +15,11 @@ import { rulesOf } from "../helpers/tool-rules";
 /** A listing of `originals`, each model-facing as itself but where `renamed` says. */
 const listing = (
   originals: readonly string[],
-  { anonymous = false, renamed = {} as Record<string, string> } = {},
+  { anonymous = false, renamed = {} as Record<string, string>, profile = "openai" } = {},
 ): JudgedListing => ({
   names: new Map(originals.map((original) => [original, renamed[original] ?? original])),
   anonymous,
+  profile,
 });
 
 /** A listing whose tools throw when read: what a listing is where every rule is settled. */
@@ -30,6 +31,7 @@ const unread = (): JudgedListing => {
   return {
     names: Object.assign(names, { keys: refuse, entries: refuse, [Symbol.iterator]: refuse }),
     anonymous: false,
+    profile: "openai",
   };
 };
 
@@ -66,6 +68,31 @@ describe("unmatchedRules", () => {
     expect(unmatchedRules(document, listing(["a", "files.read"], { renamed }), judged)).toEqual([
       { rule: "TOOL_RULES.hide[0]", listings: 2, modelFacingOf: ["files.read"] },
     ]);
+  });
+
+  it("logs at once a model-facing copy where the same tools were listed first under a profile that names them otherwise", () => {
+    // A client chooses the profile URL it lists at first: under one whose names are the
+    // originals' own, a copy from another profile's listing names nothing there; the same tools
+    // listed under that other profile then count as no new listing, but show the copy.
+    const { document } = rulesOf({ hide: ["files_read_yqgun6"] });
+    const judged = new RuleJudgements();
+    const tools = ["a", "files.read"];
+    expect(unmatchedRules(document, listing(tools, { profile: "gemini" }), judged)).toEqual([]);
+    const renamed = { "files.read": "files_read_yqgun6" };
+    expect(unmatchedRules(document, listing(tools, { renamed }), judged)).toEqual([
+      { rule: "TOOL_RULES.hide[0]", listings: 1, modelFacingOf: ["files.read"] },
+    ]);
+  });
+
+  it("tests a listing's model-facing names once per profile", () => {
+    const { document } = rulesOf({ hide: ["amdin.*"] });
+    const judged = new RuleJudgements();
+    for (const profile of ["openai", "gemini", "openai", "gemini"]) {
+      expect(unmatchedRules(document, listing(["a"], { profile }), judged)).toEqual([]);
+    }
+    // One listing it named no tool of; two namings of it tested, each once.
+    expect([...judged.missed.values()]).toEqual([[expect.any(String)]]);
+    expect([...judged.faced.values()].map((faced) => faced.length)).toEqual([2]);
   });
 
   it("logs at an anonymous request's listing every rule it lacks, one it lacked before too", () => {

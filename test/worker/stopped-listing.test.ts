@@ -15,6 +15,7 @@ import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { SchemaViews } from "../../src/toolmap/schema-views";
 import { decodeMap, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
+import { kvHolding } from "../helpers/kv";
 import { digestsDuring, writtenTools } from "../helpers/listing-digests";
 
 /** At least `listing_large`'s count: a listing whose first naming may pass a Free plan's CPU. */
@@ -37,9 +38,12 @@ async function freshOrigin() {
     new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
     profileOf("openai").names,
   );
-  /** A new isolate's map under the default `TOOL_CHANGES=log`; its writes are let run. */
-  const open = () =>
-    new ToolMap(env.TOOL_MAP, scopes, profileOf("openai"), new ToolMapMemory(), () => {}, {
+  /**
+   * A new isolate's map under the default `TOOL_CHANGES=log`, on `kv`; what it hands the
+   * runtime to finish after the request goes to `waitUntil`.
+   */
+  const open = (kv = env.TOOL_MAP, waitUntil: (work: Promise<unknown>) => void = () => {}) =>
+    new ToolMap(kv, scopes, profileOf("openai"), new ToolMapMemory(), waitUntil, {
       rules: NO_RULES,
       changes: "log",
       scope: "definition",
@@ -81,6 +85,25 @@ describe("a large listing stopped before its answer", () => {
       }),
     ).toBe(1 + VIEW);
     expect(listing?.names.get("tool_7")).toBe("tool_7");
+  });
+
+  it("has the runtime finish its map's write where its client leaves during it", async () => {
+    // The runtime cancels what a request awaits once its client is gone, and finishes only what
+    // it was handed (`waitUntil`, for 30 s): a write awaited alone was lost with a client that
+    // gave up on a slow first listing, and left the isolate's mark of a write under way.
+    const { open, storedMap } = await freshOrigin();
+    const holding = kvHolding(
+      env.TOOL_MAP,
+      (operation, key) => operation === "put" && key.endsWith(":map"),
+    );
+    const handed: Array<Promise<unknown>> = [];
+    const listing = open(holding.kv, (work) => handed.push(work)).nameListing(listedTools(LARGE));
+    await holding.asked;
+    // The write is under way, the listing waits for it: the client leaves here.
+    expect(handed).toHaveLength(1);
+    holding.release();
+    await Promise.all([listing, ...handed]);
+    expect((await storedMap())?.tools.size).toBe(LARGE);
   });
 
   it("does not keep a small listing's answer waiting for KV: its map is written beside it, as before", async () => {
