@@ -38,7 +38,8 @@ export interface ValidationIssue {
  */
 export function missingKey(issue: ValidationIssue): string | undefined {
   if (issue.keyword !== "required") return undefined;
-  return /required property "(.*)"/.exec(issue.message)?.[1];
+  // `s`: a name with a line break in it is a name too.
+  return /required property "(.*)"/s.exec(issue.message)?.[1];
 }
 
 export type Validation =

@@ -7,7 +7,7 @@ import { describeInvalidCall } from "../../src/args/fix-it-text";
 import { allowedTypes } from "../../src/args/json-schema";
 import { recoverArguments } from "../../src/args/recover";
 import { repairArguments } from "../../src/args/repair";
-import { validateArguments } from "../../src/args/validate";
+import { missingKey, validateArguments } from "../../src/args/validate";
 import { stringifyExact } from "../../src/json";
 import { paramHeaders, paramMismatch } from "../../src/protocol/mcp-headers";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
@@ -872,6 +872,14 @@ describe("safety", () => {
 });
 
 describe("validation", () => {
+  it("names the key a required issue misses, whatever characters the schema's name has", () => {
+    for (const name of ["path", "two\nlines", 'say "hi"']) {
+      const result = validateArguments({}, { type: "object", required: [name] });
+      const issues = result.kind === "invalid" ? result.issues : [];
+      expect(issues.map(missingKey), name).toEqual([name]);
+    }
+  });
+
   it("names missing and invalid fields, the keys received, and the closest declared key", () => {
     const args = { pth: "a", max_bytes: "lots" };
     const result = validateArguments(args, FILES_READ);
