@@ -122,8 +122,9 @@ function argumentsOf(
   if (recovered.kind === "refused") {
     return refused("malformed_arguments", recovered.message, PROTOCOL_ERROR, recovered.malformed);
   }
-  const twice =
-    recovered.recovery === "json_string" ? keyFoldedTwice(recovered.arguments) : undefined;
+  // As a call's own (tools-call.ts): arguments the body's one reading did not read as they are
+  // (JSON text, of `arguments` or `args`) are checked again.
+  const twice = recovered.changed ? keyFoldedTwice(recovered.arguments) : undefined;
   if (twice !== undefined) {
     const text = `the arguments write ${keyTwiceReason(twice)}`;
     return refused("ambiguous_arguments", text, { kind: "tool_error", revision });

@@ -413,18 +413,19 @@ describe("search mode, on the wire as a 2025-era session writes it", () => {
       ],
       ["search_tools", '{"query":"read","Query":"delete"}', "Query"],
     ] as const) {
-      const sent = {
-        name: tool,
-        arguments: typeof carried === "string" ? carried : JSON.stringify(carried),
-      };
-      const [answer] = await messagesOf(
-        await postJson(proxy, PROXY_URL, rpc(1, "tools/call", sent), session),
-      );
-      expect(answer).toEqual({
-        jsonrpc: "2.0",
-        id: 1,
-        result: { content: [{ type: "text", text: reason(key) }], isError: true },
-      });
+      const text = typeof carried === "string" ? carried : JSON.stringify(carried);
+      // Its own arguments as `args` written as JSON text are read as `arguments` are (recover.ts).
+      for (const member of ["arguments", "args"]) {
+        const sent = { name: tool, [member]: text };
+        const [answer] = await messagesOf(
+          await postJson(proxy, PROXY_URL, rpc(1, "tools/call", sent), session),
+        );
+        expect(answer, member).toEqual({
+          jsonrpc: "2.0",
+          id: 1,
+          result: { content: [{ type: "text", text: reason(key) }], isError: true },
+        });
+      }
     }
   });
 
