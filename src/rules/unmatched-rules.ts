@@ -142,11 +142,11 @@ export function unmatchedRules(
   for (const { path, key, named } of naming) {
     if (judgements.settled.has(key)) continue;
     fingerprint ??= listingFingerprint(names.keys());
-    const naming = `${fingerprint} ${profile}`;
+    const namedAs = `${fingerprint} ${profile}`;
     const missed = judgements.missed.get(key) ?? [];
     const faced = judgements.faced.get(key) ?? [];
     const seen = missed.includes(fingerprint);
-    const facedBefore = faced.includes(naming);
+    const facedBefore = faced.includes(namedAs);
     // A listing it was tested against before tells nothing new but where it is every anonymous request's.
     if (facedBefore && !anonymous) continue;
     if (!seen) {
@@ -164,7 +164,7 @@ export function unmatchedRules(
     const listings = seen ? missed.length : missed.length + 1;
     if (listings < LISTINGS_JUDGED && modelFacingOf.length === 0 && !anonymous) {
       if (!seen) judgements.missed.set(key, [...missed, fingerprint]);
-      judgements.faced.set(key, [...faced, naming]);
+      judgements.faced.set(key, [...faced, namedAs]);
       continue;
     }
     judgements.settle(key);
