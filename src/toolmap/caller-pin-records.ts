@@ -29,10 +29,18 @@ export interface CallerRecord {
    * version, or none yet): then every tool counts as one they were listed.
    */
   seen?: string;
+  /**
+   * Their listing pin (listing-pin.ts): of the last large listing of theirs
+   * that no listing pin proved, each tool beside the pin the listing left
+   * them (their own, else the map's), where that pin is the one digested
+   * from its text. A new isolate proves the same listing with one digest,
+   * where the origin lists callers otherwise than the map's listing pin.
+   */
+  listing?: string;
 }
 
-/** What a caller's record holds in KV: their own pins, and the tools they were listed. */
-export type OwnPins = Pick<CallerRecord, "pins" | "seen">;
+/** What a caller's record holds in KV: their own pins, the tools they were listed, their listing pin. */
+export type OwnPins = Pick<CallerRecord, "pins" | "seen" | "listing">;
 
 /**
  * A tool in a caller's `seen`: its name's 32-bit fingerprint. Two names an
@@ -142,13 +150,19 @@ const NEW_CALLER: CallerRecord = { stored: false, pins: new Map() };
 function decodeRecord(text: string | null): CallerRecord {
   if (text === null) return NEW_CALLER;
   try {
-    const value = JSON.parse(text) as { format?: unknown; pins?: unknown; seen?: unknown };
+    const value = JSON.parse(text) as {
+      format?: unknown;
+      pins?: unknown;
+      seen?: unknown;
+      listing?: unknown;
+    };
     if (value.format === 1 && typeof value.pins === "object" && value.pins !== null) {
       const pins = Object.entries(value.pins).filter(
         (pair): pair is [string, string] => typeof pair[1] === "string",
       );
       const seen = typeof value.seen === "string" ? { seen: value.seen } : {};
-      return { stored: true, pins: new Map(pins), ...seen };
+      const listing = typeof value.listing === "string" ? { listing: value.listing } : {};
+      return { stored: true, pins: new Map(pins), ...seen, ...listing };
     }
   } catch {}
   // Another format: the caller was pinned, by a version that wrote it otherwise.
@@ -156,11 +170,12 @@ function decodeRecord(text: string | null): CallerRecord {
 }
 
 // fromEntries: an original named `__proto__` stays an ordinary key.
-const encodeRecord = ({ pins, seen }: OwnPins) =>
+const encodeRecord = ({ pins, seen, listing }: OwnPins) =>
   JSON.stringify({
     format: 1,
     pins: Object.fromEntries(pins),
     ...(seen === undefined ? {} : { seen }),
+    ...(listing === undefined ? {} : { listing }),
   });
 
 /** Every caller's own pins this isolate read or wrote, per origin (the key says whose). */
@@ -170,7 +185,7 @@ export class CallerPins {
     weigh: (record) =>
       1 +
       namesWeight(record.pins.keys()) +
-      Math.ceil((record.seen?.length ?? 0) / NAME_WEIGHT_CHARS),
+      Math.ceil(((record.seen?.length ?? 0) + (record.listing?.length ?? 0)) / NAME_WEIGHT_CHARS),
   });
   /** Callers whose pins this isolate wrote within `LOG_PINS_WRITE_MS`. */
   private readonly writtenLately = new BoundedMap<string, true>(MAX_CALLERS, LOG_PINS_WRITE_MS);

@@ -310,7 +310,14 @@ export async function decidePins(
   if (record !== undefined && (ownChanged || seen?.grew || record.unwritten)) {
     // Written anyway: what the map now holds as theirs need not be written with it.
     if (mode === "hold") dropStored();
-    decisions.own = { pins: own, ...(seen ? { seen: seen.now } : {}) };
+    // Their listing pin stays: made with other pins than these, it proves no listing, and a
+    // listing that pays its digests stores another (tool-map.ts).
+    const { listing } = record;
+    decisions.own = {
+      pins: own,
+      ...(seen ? { seen: seen.now } : {}),
+      ...(listing === undefined ? {} : { listing }),
+    };
   }
   return decisions;
 }

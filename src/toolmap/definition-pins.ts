@@ -136,17 +136,16 @@ function extraPart({ title, outputSchema }: ListedTool): string | Promise<string
  * (compared, not fingerprinted), reused when nothing else changed, so a
  * repeated listing digests nothing. Compared as the digest reads each part,
  * as `JSON.stringify` writes it: a part written again in another key order
- * is a change to a new isolate, so here too. `proven`: the pin the map holds for it,
- * and whether the listing pin proves it is this definition's
- * (listing-pin.ts), asked only where a digest is needed: then it is
- * digested only where that fails.
+ * is a change to a new isolate, so here too. `proven`: the pin a listing
+ * pin proves is this definition's (listing-pin.ts), asked only where a
+ * digest is needed: then it is digested only where none does.
  */
 export function definitionOf(
   tool: ListedTool & { annotations?: unknown },
   schemaHash: string,
   known: Definition | undefined,
   scope: ChangeScope = "definition",
-  proven?: () => { pin: string; holds: Promise<boolean> } | undefined,
+  proven?: () => Promise<string | undefined> | undefined,
 ): Definition {
   const { description, annotations, title, outputSchema } = tool;
   if (
@@ -160,9 +159,9 @@ export function definitionOf(
   ) {
     return known;
   }
-  const map = proven?.();
-  const pin = map
-    ? map.holds.then((holds) => (holds ? map.pin : pinOf(tool, schemaHash, scope)))
+  const proof = proven?.();
+  const pin = proof
+    ? proof.then((pin) => pin ?? pinOf(tool, schemaHash, scope))
     : pinOf(tool, schemaHash, scope);
   return { description, annotations, title, outputSchema, pin, scope };
 }

@@ -98,62 +98,96 @@ export async function storedListingPin(
   return listingPin(tools, (original) => pins.get(original), scope);
 }
 
+/** A listing pin stored for a listing, and where the pins it was made with are read. */
+export interface StoredListingPin {
+  stored: string | undefined;
+  pinOf: (original: string) => string | undefined;
+}
+
+/** Each tool's pin as `pinOf` reads it now; `undefined` where one has none. */
+function pinsNow(
+  tools: readonly ListedTool[],
+  pinOf: (original: string) => string | undefined,
+): Map<string, string> | undefined {
+  const pins = new Map<string, string>();
+  for (const { name } of tools) {
+    const pin = pinOf(name);
+    if (pin === undefined) return undefined;
+    pins.set(name, pin);
+  }
+  return pins;
+}
+
+const samePins = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>) =>
+  a.size === b.size && [...a].every(([original, pin]) => b.get(original) === pin);
+
 /**
- * Whether `tools`, with the pins the map holds for them (`pinOf`), give the
- * listing pin `stored`: then each tool's pin is the map's. Found out when a
- * first tool would be digested, not before: a listing whose every tool this
+ * Whether `tools`, with the pins a listing pin was made with, give that
+ * listing pin: then each tool's pin is the one read. Tried in order: the
+ * map's listing pin with the map's pins, then the caller's own
+ * (caller-pin-records.ts `listing`) with the pins their last listing left
+ * them; two that read the same pins take one digest. Found out when a first
+ * tool would be digested, not before: a listing whose every tool this
  * isolate knows digests nothing. Every pin is read then, so a pin another
  * request sets meanwhile is not taken for the one proven.
  */
 export class ProvenPins {
-  #pins: Map<string, string> | undefined;
-  #holds: Promise<boolean> | undefined;
+  #proven: Promise<ReadonlyMap<string, string> | undefined> | undefined;
+  #asked = false;
 
   constructor(
     private readonly tools: readonly ListedTool[],
-    private readonly pinOf: (original: string) => string | undefined,
-    private readonly stored: string | undefined,
+    private readonly stored: readonly StoredListingPin[],
     private readonly scope: ChangeScope = "definition",
   ) {}
 
-  /** The pins read, and whether the listing pin holds; `undefined` where nothing can be proven. */
-  #proof(): { pins: Map<string, string>; holds: Promise<boolean> } | undefined {
-    if (this.stored === undefined) return undefined;
-    if (this.#pins === undefined) {
-      const pins = new Map<string, string>();
-      const digest = listingPin(
-        this.tools,
-        (tool) => {
-          const pin = this.pinOf(tool);
-          if (pin !== undefined) pins.set(tool, pin);
-          return pin;
-        },
-        this.scope,
-      );
-      const stored = this.stored;
-      this.#holds = digest?.then((now) => now === stored);
-      this.#pins = digest ? pins : new Map();
-    }
-    return this.#holds && { pins: this.#pins, holds: this.#holds };
+  /** The pins the first listing pin that holds proves; `undefined` where none is stored. */
+  #proof(): Promise<ReadonlyMap<string, string> | undefined> | undefined {
+    if (this.#proven) return this.#proven;
+    const read = this.stored.flatMap(({ stored, pinOf }) => {
+      const pins = stored === undefined ? undefined : pinsNow(this.tools, pinOf);
+      return stored === undefined ? [] : [{ stored, pins }];
+    });
+    if (read.length === 0) return undefined;
+    this.#proven = (async () => {
+      let last:
+        | { pins: ReadonlyMap<string, string>; digest: Promise<string> | undefined }
+        | undefined;
+      for (const { stored, pins } of read) {
+        if (pins === undefined) continue;
+        const digest =
+          last && samePins(last.pins, pins)
+            ? last.digest
+            : listingPin(this.tools, (original) => pins.get(original), this.scope);
+        last = { pins, digest };
+        if (digest !== undefined && (await digest) === stored) return pins;
+      }
+      return undefined;
+    })();
+    return this.#proven;
   }
 
-  /** The map's pin of `original`, and whether the listing pin proves it; `undefined` where nothing can. */
-  of(original: string): { pin: string; holds: Promise<boolean> } | undefined {
-    const proof = this.#proof();
-    const pin = proof?.pins.get(original);
-    return pin === undefined || proof === undefined ? undefined : { pin, holds: proof.holds };
+  /** The pin of `original` a listing pin proves, else `undefined`; `undefined` at once where none can. */
+  of(original: string): Promise<string | undefined> | undefined {
+    this.#asked = true;
+    return this.#proof()?.then((pins) => pins?.get(original));
+  }
+
+  /** Whether the listing's tools were digested one by one: a digest was asked for, and none proven. */
+  async digested(): Promise<boolean> {
+    return this.#asked && (await this.#proof()) === undefined;
   }
 
   /**
-   * Each tool's schema fingerprint as its pin has it, where the listing pin
+   * Each tool's schema fingerprint as its pin has it, where a listing pin
    * holds (else `undefined`): the text is the one the pin was digested from,
    * so its schema is the one that fingerprint was given to.
    */
   async schemaFingerprints(): Promise<((original: string) => string | undefined) | undefined> {
-    const proof = this.#proof();
-    if (proof === undefined || !(await proof.holds)) return undefined;
+    const pins = await this.#proof();
+    if (pins === undefined) return undefined;
     return (original) => {
-      const pin = proof.pins.get(original);
+      const pin = pins.get(original);
       if (pin === undefined) return undefined;
       const { fingerprints } = pinParts(pin);
       return fingerprints.slice(0, fingerprints.indexOf("/"));

@@ -6,11 +6,13 @@
  * written (caller-pin-records.ts).
  */
 import { logEvent } from "../log";
-import type { ChangeMode } from "../rules/tool-rules";
+import type { ListedTool } from "../protocol/tools-list";
+import type { ChangeMode, ChangeScope } from "../rules/tool-rules";
 import { type CallerPins, callerPinsKey } from "./caller-pin-records";
 import { decidePins, type PinAllowance, type PinDecisions } from "./caller-pins";
 import { acceptedPin, acceptKey, type ListedDefinition } from "./definition-pins";
 import type { OriginMemory } from "./isolate-memory";
+import { ProvenPins, storedListingPin } from "./listing-pin";
 
 /** Where one listing's pins are decided: the origin's memory and KV, for one caller. */
 export interface PinContext {
@@ -29,6 +31,36 @@ export interface PinContext {
   allowance: PinAllowance;
 }
 
+/** The caller's own record (caller-pin-records.ts): read from KV once per isolate and caller. */
+const pinsRecord = ({ kv, scope, callerPins, caller, allowance }: PinContext) =>
+  callerPins.read(kv, callerPinsKey(scope, caller), allowance.recordReads);
+
+/**
+ * What may prove a listing's pins with one digest (listing-pin.ts): the
+ * map's listing pin, then the caller's own. Their record is read for it
+ * here, before the listing is named, rather than when its pins are decided.
+ */
+export async function provenPins(
+  tools: readonly ListedTool[],
+  context: PinContext,
+  changeScope: ChangeScope | undefined,
+): Promise<ProvenPins> {
+  const { origin } = context;
+  const record = await pinsRecord(context);
+  const sharedPin = (original: string) => origin.sharedPin(original);
+  return new ProvenPins(
+    tools,
+    [
+      { stored: origin.stored?.listingPin, pinOf: sharedPin },
+      {
+        stored: record?.listing,
+        pinOf: (original) => record?.pins.get(original) ?? sharedPin(original),
+      },
+    ],
+    changeScope,
+  );
+}
+
 /**
  * Compares each listed tool's definition with the caller's pin, or the map's,
  * and notes what that decides: the map's new pins and held definitions in the
@@ -36,14 +68,16 @@ export interface PinContext {
  */
 export async function pinListing(
   listed: readonly ListedDefinition[],
-  { kv, scope, origin, callerPins, caller, mode, environment, waitUntil, allowance }: PinContext,
+  context: PinContext,
 ): Promise<PinDecisions> {
+  const { kv, scope, origin, callerPins, caller, mode, environment, waitUntil, allowance } =
+    context;
   const key = callerPinsKey(scope, caller);
   const decisions = await decidePins(listed, {
     mode,
     shared: (original) => origin.sharedPin(original),
     stored: (original) => origin.stored?.tools.get(original)?.pin,
-    record: await callerPins.read(kv, key, allowance.recordReads),
+    record: await pinsRecord(context),
     heldForSomeone: (original, pin) =>
       !origin.acceptedPins.get(acceptedPin(original, pin)) &&
       [
@@ -71,6 +105,46 @@ export async function pinListing(
   if (own)
     callerPins.write(kv, key, own, mode, waitUntil, allowance.recordWrites, origin.newCallers);
   return decisions;
+}
+
+/**
+ * Stores the caller's listing pin (caller-pin-records.ts `listing`) after a
+ * large listing of theirs named from scratch whose tools were digested one
+ * by one, where each tool's pin is now the one digested from its text (none
+ * held, none changed), and neither their record's nor the map's listing pin
+ * is it already. `mapPin`: the map's listing pin this listing made, where it
+ * made one: the same digest where the caller has no pin of their own among
+ * these tools. Written as their record is (`CallerPins.write`): within the
+ * isolate's budget of new callers, under `log` once a minute at most.
+ */
+export async function keepListingPin(
+  tools: readonly ListedTool[],
+  definitions: readonly ListedDefinition[],
+  mapPin: Promise<string | undefined> | undefined,
+  changeScope: ChangeScope | undefined,
+  context: PinContext,
+): Promise<void> {
+  const { kv, scope, origin, callerPins, caller, mode, waitUntil, allowance } = context;
+  const key = callerPinsKey(scope, caller);
+  const record = await pinsRecord(context);
+  if (record === undefined) return;
+  const theirs = (original: string) => record.pins.get(original) ?? origin.sharedPin(original);
+  const ownAmong = tools.some(({ name }) => record.pins.has(name));
+  const listing = await (mapPin && !ownAmong
+    ? mapPin
+    : storedListingPin(tools, definitions, theirs, changeScope));
+  if (listing === undefined || listing === record.listing || listing === origin.stored?.listingPin)
+    return;
+  const { pins, seen } = record;
+  callerPins.write(
+    kv,
+    key,
+    { pins, ...(seen === undefined ? {} : { seen }), listing },
+    mode,
+    waitUntil,
+    allowance.recordWrites,
+    origin.newCallers,
+  );
 }
 
 /**

@@ -35,7 +35,7 @@ import { ProvenPins, storedListingPin } from "./listing-pin";
 import { today } from "./map-merge";
 import { MapStore } from "./map-store";
 import { firstOfEachName, type NamedListing, noteLargeListing } from "./named-listing";
-import { pinListing } from "./pin-listing";
+import { keepListingPin, type PinContext, pinListing, provenPins } from "./pin-listing";
 import {
   entryChars,
   type KnownTools,
@@ -178,12 +178,10 @@ export class ToolMap {
     const large = this.origin.written.size === 0 && noteLargeListing(tools, this.profile.name);
     const readable = await this.load(true);
     const pinning = this.policy.changes !== "allow";
-    const proven = new ProvenPins(
-      tools,
-      (original) => this.origin.sharedPin(original),
-      readable && pinning ? this.origin.stored?.listingPin : undefined,
-      this.policy.scope,
-    );
+    const proven =
+      readable && pinning
+        ? await provenPins(tools, await this.pinContext(), this.policy.scope)
+        : new ProvenPins(tools, [], this.policy.scope);
     // A new isolate's first listing, where the listing pin most likely holds (a new deployment's):
     // proven, each schema's fingerprint is its pin's, not computed again. Found out before the
     // isolate's state is read: nothing is awaited between reading and changing it.
@@ -239,12 +237,15 @@ export class ToolMap {
     for (const taken of plan.taken) names.keepName(taken.tool, taken.name);
     logTaken(plan.taken);
     // Pins are decided only against what KV holds: never from a map that could not be read.
-    const pins = readable && pinning ? await this.pinListing(definitions) : undefined;
+    const pins =
+      readable && pinning ? await pinListing(definitions, await this.pinContext()) : undefined;
     const pinsToStore = pins && (pins.shared.size > 0 || pins.accepted.size > 0);
+    let mapPin: Promise<string | undefined> | undefined;
     if (readable && (pinsToStore || this.store.needsWrite(plan.entries, names))) {
       if (pins) {
         const sharedPin = (original: string) => this.origin.sharedPin(original);
-        this.origin.listingPin = storedListingPin(tools, definitions, sharedPin, this.policy.scope);
+        mapPin = storedListingPin(tools, definitions, sharedPin, this.policy.scope);
+        this.origin.listingPin = mapPin;
       }
       const storing = this.store.store(names);
       // Handed to the runtime whether awaited or not: a request whose client left is cancelled,
@@ -255,6 +256,9 @@ export class ToolMap {
       // next attempt digests the listing once, not each tool; a smaller one is not kept waiting.
       if (large) await storing;
     }
+    // Where the origin lists each caller their own tools, the map's listing pin is one caller's.
+    if (pins && large && (await proven.digested()))
+      await keepListingPin(tools, definitions, mapPin, this.policy.scope, await this.pinContext());
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
 
@@ -308,9 +312,9 @@ export class ToolMap {
     return [...this.origin.written.values()];
   }
 
-  /** Decides this listing's pins for the caller (caller-pins.ts). */
-  private async pinListing(listed: ListedDefinition[]) {
-    return pinListing(listed, {
+  /** Where this listing's pins are decided for the caller (pin-listing.ts). */
+  private async pinContext(): Promise<PinContext> {
+    return {
       kv: this.kv,
       scope: this.scopes.origin,
       origin: this.origin,
@@ -320,7 +324,7 @@ export class ToolMap {
       environment: this.policy.environment,
       waitUntil: this.waitUntil,
       allowance: this.pinAllowance,
-    });
+    };
   }
 
   /** Names the whole listing the proxy asked the origin for itself, on behalf of the caller. */

@@ -225,3 +225,80 @@ describe("the listing pin", () => {
     expect(hidden).toEqual(["tool_7"]);
   });
 });
+
+describe("a caller's own listing pin, where the origin lists each caller their own tools", () => {
+  /** At least `listing_large`'s 250 tools: a listing whose naming from scratch costs. */
+  const ADMIN = 300;
+  const MEMBER = 280;
+  /** Tools `tool_0`… as the origin lists them to one caller; `of`: a description that names them. */
+  const callerText = (count: number, { changed, of }: { changed?: number; of?: string } = {}) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      result: {
+        tools: Array.from({ length: count }, (_, i) => {
+          const tool = toolAt(i, changed);
+          return of === undefined
+            ? tool
+            : { ...tool, description: `${tool.description} For ${of}.` };
+        }),
+      },
+    });
+
+  it("spares a caller listed other tools than the map's listing pin a digest per tool in the next new isolate", async () => {
+    const { open, list } = await origin();
+    await list(callerText(ADMIN), undefined, open(undefined, "alice"));
+    // Bob is listed fewer of the same tools: the map's listing pin is alice's listing, and each of
+    // his tools is digested; his own listing pin is one digest more.
+    expect(
+      await digestsDuring(() => list(callerText(MEMBER), undefined, open(undefined, "bob"))),
+    ).toBe(1 + MEMBER + 1 + VIEW);
+    // The next isolate he reaches digests his listing once, as the map's listing pin spares alice.
+    expect(
+      await digestsDuring(() => list(callerText(MEMBER), undefined, open(undefined, "bob"))),
+    ).toBe(1 + VIEW);
+    expect(
+      await digestsDuring(() => list(callerText(ADMIN), undefined, open(undefined, "alice"))),
+    ).toBe(1 + VIEW);
+  });
+
+  it("proves a caller's own definitions with their own pins: descriptions that name the user", async () => {
+    const { open, list } = await origin();
+    await list(callerText(ADMIN, { of: "alice" }), undefined, open(undefined, "alice"));
+    const logs = captureLogs();
+    await list(callerText(MEMBER, { of: "bob" }), undefined, open(undefined, "bob"));
+    // Bob is new to the proxy: his definitions are his own, not a change.
+    expect(logs.events("tool_definition_differs").length).toBeGreaterThan(0);
+    logs.restore();
+    // The map's pins give one digest, his own another: two, not one a tool.
+    let hidden: Set<string> | undefined;
+    expect(
+      await digestsDuring(async () => {
+        hidden = (await list(callerText(MEMBER, { of: "bob" }), undefined, open(undefined, "bob")))
+          .hidden;
+      }),
+    ).toBe(2 + VIEW);
+    expect(hidden).toEqual(new Set());
+  });
+
+  it("does not hide a change of one of the caller's tools: it is digested, compared and held", async () => {
+    const { open, list } = await origin();
+    await list(callerText(ADMIN), undefined, open(undefined, "alice"));
+    await list(callerText(MEMBER), undefined, open(undefined, "bob"));
+    const logs = captureLogs();
+    const changed = await list(
+      callerText(MEMBER, { changed: 7 }),
+      undefined,
+      open(undefined, "bob"),
+    );
+    expect(changed.hidden).toEqual(new Set(["tool_7"]));
+    expect(logs.events("tool_definition_changed")).toMatchObject([
+      { tool: "tool_7", changed: ["description"] },
+    ]);
+    logs.restore();
+    // Held, his listing pin stays the one of the definitions he was shown: held again next time.
+    expect(
+      (await list(callerText(MEMBER, { changed: 7 }), undefined, open(undefined, "bob"))).hidden,
+    ).toEqual(new Set(["tool_7"]));
+  });
+});
