@@ -1,5 +1,5 @@
 /**
- * The listing path in the five states of the map that the core section
+ * The listing path in the six states of the map that the core section
  * times in Node and the listing-cpu Worker (workers/listing-cpu.ts) runs in
  * workerd: one home for what each state holds, so both measure the same
  * thing. KV is answered from memory (memory-kv.ts): its I/O is not the
@@ -9,9 +9,10 @@ import { parseConfig } from "../../src/config";
 import type { ProfileName } from "../../src/names/profiles";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/listing-answer";
 import { profileOf } from "../../src/schemas/profile";
+import type { Caller } from "../../src/toolmap/callers";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
-import { realisticListing, WHOLE_LISTING } from "../../support/listing";
+import { realisticListing, realisticTool, WHOLE_LISTING } from "../../support/listing";
 import { memoryKv, readOnly } from "./memory-kv";
 
 export const SCOPES = { origin: "v2:bench", legacy: "v1:bench" };
@@ -29,6 +30,14 @@ export const { policy } = DEFAULTS.config;
 /** The deployment every isolate of the bench belongs to, but those of `deploy`, a new one. */
 const DEPLOYMENT = "bench";
 
+/** A caller of the origin, as the origin tells callers apart (src/toolmap/callers.ts). */
+const callerNamed = (name: string): Caller => ({
+  listing: async () => name,
+  pins: async () => name,
+});
+/** The caller every state lists for but `caller`'s, and the one listed one tool more there. */
+const [BOB, ALICE] = [callerNamed("bob"), callerNamed("alice")];
+
 /** A tool map as one request opens it; `background` collects the KV writes it hands off. */
 export function openToolMap(
   kv: KVNamespace,
@@ -36,6 +45,7 @@ export function openToolMap(
   background: Promise<unknown>[],
   profile: ProfileName = "openai",
   deployment = DEPLOYMENT,
+  caller = BOB,
 ) {
   return new ToolMap(
     kv,
@@ -45,6 +55,7 @@ export function openToolMap(
     (promise) => background.push(promise),
     policy,
     deployment,
+    caller,
   );
 }
 
@@ -56,6 +67,8 @@ export const LISTING_STATES = {
     "repeated, same isolate, no answer remembered: names and schemas in memory, with the runtime's JSON every tool known by its text (a listing every 5 minutes in an isolate, or the first after another listing; from parsed objects, as the state before)",
   cold: "repeated, new isolate: the answer another isolate of the deployment rewrote, from KV (from parsed objects, as the next state)",
   deploy: "repeated, first isolate of a new deployment: names and schema hashes from KV, no answer",
+  caller:
+    "repeated, first isolate of a new deployment, the map's listing pin another caller's: as the state before, where the origin lists each caller their own tools and the map was written last by a listing of one tool more",
 } as const;
 export type ListingState = keyof typeof LISTING_STATES;
 
@@ -83,6 +96,8 @@ export interface ListingCase {
   bytes: Uint8Array;
   /** The KV a new isolate finds after the first listing, and the warm isolate's memory. */
   storedKv: KVNamespace;
+  /** The KV after another caller's listing of one tool more, then this listing: `caller`'s. */
+  callerKv: KVNamespace;
   warmMemory: ToolMapMemory;
 }
 
@@ -101,8 +116,19 @@ export async function listingCase(
     wholeListing: WHOLE_LISTING,
   });
   await Promise.all(background);
+  const callerKv = memoryKv();
+  const { tools } = realisticListing(size);
+  const theirs = [...tools, { ...realisticTool(0), name: "another_callers_tool" }];
+  for (const [text, caller] of [
+    [JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools: theirs } }), ALICE],
+    [body, BOB],
+  ] as const) {
+    const toolMap = openToolMap(callerKv, new ToolMapMemory(), background, "openai", "", caller);
+    await rewriteJsonText(text, { listIds: LIST_IDS, toolMap, wholeListing: WHOLE_LISTING });
+    await Promise.all(background);
+  }
   const bytes = new TextEncoder().encode(body);
-  return { size, body, text: body, bytes, storedKv, warmMemory };
+  return { size, body, text: body, bytes, storedKv, callerKv, warmMemory };
 }
 
 /**
@@ -129,7 +155,7 @@ export function renameOnce(c: ListingCase, state: ListingState, json: boolean, t
       : state === "warm" || state === "known"
         ? openToolMap(c.storedKv, c.warmMemory, background)
         : openToolMap(
-            readOnly(c.storedKv),
+            readOnly(state === "caller" ? c.callerKv : c.storedKv),
             new ToolMapMemory(),
             background,
             "openai",

@@ -19,7 +19,7 @@ const WORK_MS = 60;
 const REQUESTS = 5;
 const ROUNDS = 5;
 /** States that name, view and pin every tool: #53 asks 2.5 × the floor of them, 1.0 of the rest. */
-const NAMES_EVERY_TOOL = new Set<Measured>(["first", "deploy"]);
+const NAMES_EVERY_TOOL = new Set<Measured>(["first", "deploy", "caller"]);
 /** Per-tool cost at 10,000 tools ÷ at 1,000 (#53). */
 const LINEAR = 1.3;
 

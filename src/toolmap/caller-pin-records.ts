@@ -136,7 +136,7 @@ export class NewCallerWrites extends RateWindow {
 export const callerPinsKey = (origin: string, caller: string) => `${origin}:pins:${caller}`;
 
 /** One request's writes of callers' records under way, by key: each writes the latest when it may. */
-export type RecordWrites = Map<string, { latest: OwnPins }>;
+export type RecordWrites = Map<string, { latest: OwnPins; done: Promise<void> }>;
 /**
  * One request's reads of callers' records under way, by key. A request never waits for another's:
  * when its client leaves, the runtime cancels the request, and a read it had under way never
@@ -239,6 +239,8 @@ export class CallerPins {
    * `LOG_PINS_WRITE_MS`. Where the request (`writes`) writes the record already,
    * that write takes this one's place: once done, it writes the latest a second later.
    * A record KV holds none of is written only where `newCallers` has room, else kept unwritten.
+   * Settles once KV holds this record or a later one, or the write failed (logged); at once where
+   * none is made.
    */
   write(
     kv: KVNamespace,
@@ -248,24 +250,27 @@ export class CallerPins {
     waitUntil: (promise: Promise<unknown>) => void,
     writes: RecordWrites,
     newCallers: NewCallerWrites,
-  ): void {
+  ): Promise<void> {
     const known = this.records.get(key);
     const waiting = known?.unwritten === true;
     if ((known?.stored !== true || waiting) && !newCallers.take()) {
       if (!waiting) newCallers.defer();
       this.records.set(key, { ...record, stored: true, unwritten: true });
-      return;
+      return Promise.resolve();
     }
     const stored = known?.stored === true && !waiting;
     this.records.set(key, { stored: true, ...record });
-    if (mode === "log" && stored && this.writtenLately.get(key)) return;
+    if (mode === "log" && stored && this.writtenLately.get(key)) return Promise.resolve();
     this.writtenLately.set(key, true);
     const underWay = writes.get(key);
     if (underWay) {
       underWay.latest = record;
-      return;
+      return underWay.done;
     }
-    const write = { latest: record };
+    const write: { latest: OwnPins; done: Promise<void> } = {
+      latest: record,
+      done: Promise.resolve(),
+    };
     writes.set(key, write);
     const writeLatest = async () => {
       let written: typeof write.latest;
@@ -279,12 +284,12 @@ export class CallerPins {
       } while (write.latest !== written);
       writes.delete(key);
     };
-    waitUntil(
-      writeLatest().catch((error) => {
-        writes.delete(key);
-        logEvent("kv_error", { op: "put", what: "caller_pins", error: String(error) });
-      }),
-    );
+    write.done = writeLatest().catch((error) => {
+      writes.delete(key);
+      logEvent("kv_error", { op: "put", what: "caller_pins", error: String(error) });
+    });
+    waitUntil(write.done);
+    return write.done;
   }
 
   /**

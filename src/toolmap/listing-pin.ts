@@ -83,6 +83,37 @@ export function listingPin(
 }
 
 /**
+ * A listing whose tools were digested one by one: each tool's pin as
+ * digested from its text, and the listing pin they make, digested once when
+ * first asked for: the map's (`storedListingPin`) and the caller's own
+ * (pin-listing.ts) are the same digest where they read the same pins.
+ */
+export interface DigestedListing {
+  pins: ReadonlyMap<string, string>;
+  digest(): Promise<string | undefined>;
+}
+
+export async function digestedListing(
+  tools: readonly ListedTool[],
+  definitions: ReadonlyArray<{ original: string; definition: Definition }>,
+  scope: ChangeScope = "definition",
+): Promise<DigestedListing> {
+  const pins = await pinsOf(definitions);
+  let digest: Promise<string | undefined> | undefined;
+  return {
+    pins,
+    digest: () => {
+      digest ??=
+        definitions.length === tools.length
+          ? (listingPin(tools, (original) => pins.get(original), scope) ??
+            Promise.resolve(undefined))
+          : Promise.resolve(undefined);
+      return digest;
+    },
+  };
+}
+
+/**
  * The listing pin to store with the map: only where every tool's pin, as
  * digested from its text, is now the map's (`sharedPin`); else `undefined`.
  */
@@ -91,11 +122,12 @@ export async function storedListingPin(
   definitions: ReadonlyArray<{ original: string; definition: Definition }>,
   sharedPin: (original: string) => string | undefined,
   scope: ChangeScope = "definition",
+  digested?: DigestedListing,
 ): Promise<string | undefined> {
   if (definitions.length !== tools.length || !readFromText(tools)) return undefined;
-  const pins = await pinsOf(definitions);
+  const { pins, digest } = digested ?? (await digestedListing(tools, definitions, scope));
   for (const [original, pin] of pins) if (pin !== sharedPin(original)) return undefined;
-  return listingPin(tools, (original) => pins.get(original), scope);
+  return digest();
 }
 
 /** A listing pin stored for a listing, and where the pins it was made with are read. */

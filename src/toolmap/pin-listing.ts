@@ -8,11 +8,11 @@
 import { logEvent } from "../log";
 import type { ListedTool } from "../protocol/tools-list";
 import type { ChangeMode, ChangeScope } from "../rules/tool-rules";
-import { type CallerPins, callerPinsKey } from "./caller-pin-records";
+import { type CallerPins, callerPinsKey, type OwnPins } from "./caller-pin-records";
 import { decidePins, type PinAllowance, type PinDecisions } from "./caller-pins";
 import { acceptedPin, acceptKey, type ListedDefinition } from "./definition-pins";
 import type { OriginMemory } from "./isolate-memory";
-import { ProvenPins, storedListingPin } from "./listing-pin";
+import { type DigestedListing, ProvenPins } from "./listing-pin";
 
 /** Where one listing's pins are decided: the origin's memory and KV, for one caller. */
 export interface PinContext {
@@ -61,23 +61,37 @@ export async function provenPins(
   );
 }
 
+/** What a listing's pins decide, and what became of the caller's record. */
+export interface PinnedListing extends PinDecisions {
+  /** Settles once KV holds the record this listing wrote (or a later one); at once where none. */
+  written: Promise<void>;
+  /** The caller's listing pin to keep, where no record write took it: unless the map holds it. */
+  listing: string | undefined;
+}
+
 /**
  * Compares each listed tool's definition with the caller's pin, or the map's,
  * and notes what that decides: the map's new pins and held definitions in the
  * origin's memory (map-store.ts stores them), the caller's own in KV.
+ * `digested`, a large listing named from scratch whose tools were digested
+ * one by one: where its pins are now the caller's (none held, none changed),
+ * its listing pin is theirs (caller-pin-records.ts `listing`), written with
+ * their record where it is written anyway.
  */
 export async function pinListing(
   listed: readonly ListedDefinition[],
   context: PinContext,
-): Promise<PinDecisions> {
+  digested?: DigestedListing,
+): Promise<PinnedListing> {
   const { kv, scope, origin, callerPins, caller, mode, environment, waitUntil, allowance } =
     context;
   const key = callerPinsKey(scope, caller);
+  const record = await pinsRecord(context);
   const decisions = await decidePins(listed, {
     mode,
     shared: (original) => origin.sharedPin(original),
     stored: (original) => origin.stored?.tools.get(original)?.pin,
-    record: await pinsRecord(context),
+    record,
     heldForSomeone: (original, pin) =>
       !origin.acceptedPins.get(acceptedPin(original, pin)) &&
       [
@@ -102,43 +116,36 @@ export async function pinListing(
   for (const [original, pin] of decisions.heldPins) origin.noteHeld(original, pin);
   for (const accepted of decisions.accepted) origin.acceptedPins.set(accepted, true);
   const { own } = decisions;
-  if (own)
-    callerPins.write(kv, key, own, mode, waitUntil, allowance.recordWrites, origin.newCallers);
-  return decisions;
+  const theirs = (original: string) =>
+    (own ?? record)?.pins.get(original) ?? origin.sharedPin(original);
+  const kept =
+    digested &&
+    record &&
+    listed.every(({ original }) => theirs(original) === digested.pins.get(original))
+      ? await digested.digest()
+      : undefined;
+  const listing = kept !== undefined && kept !== record?.listing ? kept : undefined;
+  const write = (pins: OwnPins) =>
+    callerPins.write(kv, key, pins, mode, waitUntil, allowance.recordWrites, origin.newCallers);
+  if (!own) return { ...decisions, written: Promise.resolve(), listing };
+  return { ...decisions, written: write(listing ? { ...own, listing } : own), listing: undefined };
 }
 
 /**
- * Stores the caller's listing pin (caller-pin-records.ts `listing`) after a
- * large listing of theirs named from scratch whose tools were digested one
- * by one, where each tool's pin is now the one digested from its text (none
- * held, none changed), and neither their record's nor the map's listing pin
- * is it already. `mapPin`: the map's listing pin this listing made, where it
- * made one: the same digest where the caller has no pin of their own among
- * these tools. Written as their record is (`CallerPins.write`): within the
- * isolate's budget of new callers, under `log` once a minute at most.
+ * Writes the caller's listing pin (`PinnedListing.listing`) where the map's
+ * is not the same, with their record as it is: a listing of theirs other
+ * than the one the map's listing pin was made from. As their record is
+ * written (`CallerPins.write`): within the isolate's budget of new callers,
+ * under `log` once a minute at most.
  */
-export async function keepListingPin(
-  tools: readonly ListedTool[],
-  definitions: readonly ListedDefinition[],
-  mapPin: Promise<string | undefined> | undefined,
-  changeScope: ChangeScope | undefined,
-  context: PinContext,
-): Promise<void> {
+export async function keepListingPin(listing: string, context: PinContext): Promise<void> {
   const { kv, scope, origin, callerPins, caller, mode, waitUntil, allowance } = context;
-  const key = callerPinsKey(scope, caller);
   const record = await pinsRecord(context);
-  if (record === undefined) return;
-  const theirs = (original: string) => record.pins.get(original) ?? origin.sharedPin(original);
-  const ownAmong = tools.some(({ name }) => record.pins.has(name));
-  const listing = await (mapPin && !ownAmong
-    ? mapPin
-    : storedListingPin(tools, definitions, theirs, changeScope));
-  if (listing === undefined || listing === record.listing || listing === origin.stored?.listingPin)
-    return;
+  if (record === undefined || listing === origin.stored?.listingPin) return;
   const { pins, seen } = record;
-  callerPins.write(
+  await callerPins.write(
     kv,
-    key,
+    callerPinsKey(scope, caller),
     { pins, ...(seen === undefined ? {} : { seen }), listing },
     mode,
     waitUntil,

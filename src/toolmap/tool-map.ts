@@ -31,7 +31,7 @@ import { type Caller, ONE_CALLER } from "./callers";
 import { definitionOf, type ListedDefinition, pinOf, pinsOf } from "./definition-pins";
 import type { OriginMemory, ToolMapMemory, ToolMapScopes } from "./isolate-memory";
 import { logTaken, logUnmatchedRules } from "./listing-lines";
-import { ProvenPins, storedListingPin } from "./listing-pin";
+import { digestedListing, ProvenPins, storedListingPin } from "./listing-pin";
 import { today } from "./map-merge";
 import { MapStore } from "./map-store";
 import { firstOfEachName, type NamedListing, noteLargeListing } from "./named-listing";
@@ -237,15 +237,21 @@ export class ToolMap {
     for (const taken of plan.taken) names.keepName(taken.tool, taken.name);
     logTaken(plan.taken);
     // Pins are decided only against what KV holds: never from a map that could not be read.
+    // Digested tool by tool, a large listing's pin may be the caller's own (pin-listing.ts).
+    const digested =
+      large && readable && pinning && (await proven.digested())
+        ? await digestedListing(tools, definitions, this.policy.scope)
+        : undefined;
     const pins =
-      readable && pinning ? await pinListing(definitions, await this.pinContext()) : undefined;
+      readable && pinning
+        ? await pinListing(definitions, await this.pinContext(), digested)
+        : undefined;
     const pinsToStore = pins && (pins.shared.size > 0 || pins.accepted.size > 0);
-    let mapPin: Promise<string | undefined> | undefined;
     if (readable && (pinsToStore || this.store.needsWrite(plan.entries, names))) {
       if (pins) {
         const sharedPin = (original: string) => this.origin.sharedPin(original);
-        mapPin = storedListingPin(tools, definitions, sharedPin, this.policy.scope);
-        this.origin.listingPin = mapPin;
+        const { scope } = this.policy;
+        this.origin.listingPin = storedListingPin(tools, definitions, sharedPin, scope, digested);
       }
       const storing = this.store.store(names);
       // Handed to the runtime whether awaited or not: a request whose client left is cancelled,
@@ -257,8 +263,8 @@ export class ToolMap {
       if (large) await storing;
     }
     // Where the origin lists each caller their own tools, the map's listing pin is one caller's.
-    if (pins && large && (await proven.digested()))
-      await keepListingPin(tools, definitions, mapPin, this.policy.scope, await this.pinContext());
+    if (pins?.listing) await keepListingPin(pins.listing, await this.pinContext());
+    else if (large) await pins?.written;
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
 

@@ -250,9 +250,18 @@ describe("a caller's own listing pin, where the origin lists each caller their o
     await list(callerText(ADMIN), undefined, open(undefined, "alice"));
     // Bob is listed fewer of the same tools: the map's listing pin is alice's listing, and each of
     // his tools is digested; his own listing pin is one digest more.
+    const puts = vi.spyOn(env.TOOL_MAP, "put");
     expect(
       await digestsDuring(() => list(callerText(MEMBER), undefined, open(undefined, "bob"))),
     ).toBe(1 + MEMBER + 1 + VIEW);
+    // Written with the record his first listing writes anyway (`hold`: the tools he was listed).
+    const records = puts.mock.calls.filter(([key]) => key.endsWith(":pins:bob"));
+    expect(records).toHaveLength(1);
+    expect(JSON.parse(String(records[0]?.[1]))).toMatchObject({
+      seen: expect.any(String),
+      listing: expect.stringMatching(/^[\w-]{43}$/),
+    });
+    puts.mockRestore();
     // The next isolate he reaches digests his listing once, as the map's listing pin spares alice.
     expect(
       await digestsDuring(() => list(callerText(MEMBER), undefined, open(undefined, "bob"))),

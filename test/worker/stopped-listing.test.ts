@@ -11,6 +11,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { callerPinsKey } from "../../src/toolmap/caller-pin-records";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { SchemaViews } from "../../src/toolmap/schema-views";
 import { decodeMap, mapKey } from "../../src/toolmap/stored-map";
@@ -42,14 +43,28 @@ async function freshOrigin() {
    * A new isolate's map under the default `TOOL_CHANGES=log`, on `kv`; what it hands the
    * runtime to finish after the request goes to `waitUntil`.
    */
-  const open = (kv = env.TOOL_MAP, waitUntil: (work: Promise<unknown>) => void = () => {}) =>
-    new ToolMap(kv, scopes, profileOf("openai"), new ToolMapMemory(), waitUntil, {
-      rules: NO_RULES,
-      changes: "log",
-      scope: "definition",
-    });
+  const open = (
+    kv = env.TOOL_MAP,
+    waitUntil: (work: Promise<unknown>) => void = () => {},
+    caller?: string,
+  ) =>
+    new ToolMap(
+      kv,
+      scopes,
+      profileOf("openai"),
+      new ToolMapMemory(),
+      waitUntil,
+      { rules: NO_RULES, changes: "log", scope: "definition" },
+      undefined,
+      caller === undefined ? undefined : { listing: async () => caller, pins: async () => caller },
+    );
   const storedMap = async () => decodeMap((await env.TOOL_MAP.get(mapKey(scopes.origin))) ?? "");
-  return { open, storedMap };
+  /** What KV holds of one caller's own record (caller-pin-records.ts), as JSON. */
+  const storedRecord = async (caller: string) =>
+    JSON.parse((await env.TOOL_MAP.get(callerPinsKey(scopes.origin, caller))) ?? "null") as {
+      listing?: string;
+    } | null;
+  return { open, storedMap, storedRecord };
 }
 
 /** `run`, stopped where it begins viewing schemas; what KV holds of the map at that moment. */
@@ -85,6 +100,19 @@ describe("a large listing stopped before its answer", () => {
       }),
     ).toBe(1 + VIEW);
     expect(listing?.names.get("tool_7")).toBe("tool_7");
+  });
+
+  it("has stored the caller's own listing pin where the origin lists them other tools than the map's", async () => {
+    const { open, storedRecord } = await freshOrigin();
+    await open(undefined, undefined, "alice").nameListing(listedTools(LARGE));
+    // Bob is listed fewer tools: his listing is not the map's listing pin's, and he has one of
+    // his own by the time the runtime would stop him.
+    const bobs = () => open(undefined, undefined, "bob").nameListing(listedTools(LARGE - 20));
+    const stored = (await stoppedAtViews(bobs, () => storedRecord("bob"))) as Awaited<
+      ReturnType<typeof storedRecord>
+    >;
+    expect(stored?.listing).toMatch(/^[\w-]{43}$/);
+    expect(await digestsDuring(bobs)).toBe(1 + VIEW);
   });
 
   it("has the runtime finish its map's write where its client leaves during it", async () => {
