@@ -22,6 +22,7 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
+import { namedScopes } from "../src/auth/scope-tokens";
 import { headerLines, Secrets, sendingHeaders } from "./lib/client-credentials";
 import { argumentsOf, Refused, refuse, runCommand } from "./lib/command";
 import { type LoopbackSignIn, loopbackSignIn } from "./lib/loopback-sign-in";
@@ -33,10 +34,6 @@ const MAX_PAGES = 100;
 /** How long a sign-in waits for the browser by default: time to sign in, not to leave a port open all day. */
 const SIGN_IN_SECONDS = 300;
 const MAX_SIGN_IN_SECONDS = 3600;
-
-/** What a 403's challenge names is the server's: printed as scope tokens (RFC 6749 §3.3), as many as the proxy names. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
-const MAX_SCOPES = 32;
 
 const USAGE = `Usage: npm run client -- list URL | call URL TOOL [KEY=VALUE ...]
 Options:
@@ -69,8 +66,8 @@ const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 /** Why the server refused, and what to run instead; `undefined` for any other error. */
 function refusal(error: unknown, sent: Headers, signingIn: boolean): string | undefined {
   if (error instanceof InsufficientScopeError) {
-    const scopes = (error.requiredScope ?? "").split(" ").filter((scope) => scope !== "");
-    const named = scopes.filter((scope) => SCOPE_TOKEN.test(scope)).slice(0, MAX_SCOPES);
+    // What a 403's challenge names is the server's: printed as the proxy's step-up carries it.
+    const named = namedScopes(error.requiredScope);
     if (named.length === 0) {
       return "The server refused this request (403 insufficient_scope) and names no scope it needs.";
     }

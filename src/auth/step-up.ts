@@ -24,8 +24,8 @@
  *   there, or its policy refuse one, and a client told it holds a scope its
  *   origin token lacks would meet the origin's `403` naming it, sign in
  *   again, and meet it again.
- * - Bounded: only scope tokens of RFC 6749 §3.3, of at most
- *   `MAX_SCOPE_LENGTH` characters, at most `MAX_ORIGIN_SCOPES` named or
+ * - Bounded (scope-tokens.ts): only scope tokens of RFC 6749 §3.3, of at
+ *   most `MAX_SCOPE_LENGTH` characters, at most `MAX_ORIGIN_SCOPES` named or
  *   asked for; whatever an origin's challenges name, a grant's scopes do not
  *   grow past that.
  *
@@ -33,18 +33,7 @@
  */
 import { quote } from "./challenges";
 import type { PublicUrls } from "./public-url";
-
-/** How the proxy names one of the origin's scopes among its own. */
-export const ORIGIN_SCOPE_PREFIX = "origin:";
-/** The most of the origin's scopes a challenge of the proxy's names, or a client may ask for. */
-export const MAX_ORIGIN_SCOPES = 32;
-/** The longest of the origin's scopes the proxy carries. */
-export const MAX_SCOPE_LENGTH = 128;
-
-/** RFC 6749 §3.3: `scope-token = 1*( %x21 / %x23-5B / %x5D-7E )`. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
-
-const isCarried = (scope: string) => scope.length <= MAX_SCOPE_LENGTH && SCOPE_TOKEN.test(scope);
+import { isCarried, MAX_ORIGIN_SCOPES, ORIGIN_SCOPE_PREFIX } from "./scope-tokens";
 
 const once = (scopes: Iterable<string>) => [...new Set(scopes)];
 

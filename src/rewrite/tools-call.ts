@@ -195,14 +195,6 @@ export async function repairToolCall(
       handedOutFor,
     });
   }
-  if (!resolved) {
-    // A name the proxy handed out for a tool the caller's listing no longer shows: renamed or
-    // removed since the listing the model called from (or another caller's), which the origin,
-    // sent the name as it came, answers as a tool it has none of.
-    const handedOutFor = resolveTool.handedOutFor(name);
-    logEvent("tool_unknown", { name, ...(handedOutFor === undefined ? {} : { handedOutFor }) });
-  }
-
   const recovered = recoverArguments(params);
   if (recovered.kind === "refused") {
     return refusal(
@@ -259,6 +251,20 @@ export async function repairToolCall(
       refusedAs,
       resolution,
     );
+  }
+  if (!resolved) {
+    // Past every refusal, so the line is of a call that goes on: a name the map does not know
+    // reaches the origin as called, which may have the tool (one listed since the map was
+    // written, another caller's, its own name from a client not listed here) and answer it well.
+    // `forwarded` says so on the line: read alone, "unknown" read as a failure. Where the proxy
+    // handed the name out for a tool the caller's listing no longer shows (renamed or removed
+    // since the listing the model called from, or another caller's), `handedOutFor` names it.
+    const handedOutFor = resolveTool.handedOutFor(name);
+    logEvent("tool_unknown", {
+      name,
+      ...(handedOutFor === undefined ? {} : { handedOutFor }),
+      forwarded: "as_called",
+    });
   }
   const validation: Validation =
     mode === "off" || schema === undefined

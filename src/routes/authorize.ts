@@ -38,14 +38,9 @@ import {
 } from "../auth/consent-page";
 import { approvedOf, keptForConsent, type ShownSignIn, wasShown } from "../auth/consent-shown";
 import { publicUrls } from "../auth/public-url";
+import { MAX_ORIGIN_SCOPES, MAX_SCOPE_LENGTH } from "../auth/scope-tokens";
 import { takeSignInWrite } from "../auth/sign-in-budget";
-import {
-  askedOriginScopes,
-  MAX_ORIGIN_SCOPES,
-  MAX_SCOPE_LENGTH,
-  withheldAtOrigin,
-  withoutWithheld,
-} from "../auth/step-up";
+import { askedOriginScopes, withheldAtOrigin, withoutWithheld } from "../auth/step-up";
 import {
   CLIENT_METADATA_PATH,
   clientMetadata,

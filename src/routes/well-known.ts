@@ -18,11 +18,18 @@ import { protectedResourceMetadata } from "../auth/protected-resource";
 import { endpointOfMetadata, publicUrls } from "../auth/public-url";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { originRequestHeaders } from "../transport/headers";
-import { cookiesForClient, fetchOrigin, relayResponse, wellKnownTarget } from "../transport/origin";
+import {
+  cookiesForClient,
+  fetchOrigin,
+  logOriginError,
+  relayResponse,
+  wellKnownTarget,
+} from "../transport/origin";
 import type { AppEnv } from "./app-env";
 
+/** Its group is the document's name, one of three, for a 5xx's line: the path is the client's to write. */
 const SIGN_IN_DISCOVERY =
-  /^\/\.well-known\/(?:oauth-authorization-server|oauth-protected-resource|openid-configuration)(?:\/|$)/;
+  /^\/\.well-known\/(oauth-authorization-server|oauth-protected-resource|openid-configuration)(?:\/|$)/;
 
 export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
   const config = c.get("config");
@@ -30,7 +37,8 @@ export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
   const url = new URL(request.url);
   // In broker and gate mode the proxy is the authorization server: the origin's documents
   // would send clients to the origin's.
-  if (config.auth.mode !== "relay" || !SIGN_IN_DISCOVERY.test(url.pathname)) {
+  const document = SIGN_IN_DISCOVERY.exec(url.pathname)?.[1];
+  if (config.auth.mode !== "relay" || document === undefined) {
     return Response.json({ error: "not_found" }, { status: 404 });
   }
   const endpoint = request.method === "GET" ? endpointOfMetadata(url.pathname, config) : undefined;
@@ -44,17 +52,20 @@ export async function wellKnown(c: Context<AppEnv>): Promise<Response> {
   }
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
   const credentials = c.get("originCredentials");
+  const target = wellKnownTarget(config.originUrl, url);
+  const sent = {
+    method: request.method,
+    headers: originRequestHeaders(request.headers, credentials),
+    body: hasBody ? request.body : null,
+  };
   const reply = await fetchOrigin(
-    wellKnownTarget(config.originUrl, url),
-    {
-      method: request.method,
-      headers: originRequestHeaders(request.headers, credentials),
-      body: hasBody ? request.body : null,
-    },
+    target,
+    sent,
     config.originTimeoutMs,
     unreadAddressee(request.headers),
   );
-  return reply.kind === "answered"
-    ? relayResponse(cookiesForClient(reply.response, credentials))
-    : reply.response;
+  if (reply.kind === "failed") return reply.response;
+  // A 5xx logged as on the MCP endpoint: an origin whose metadata fails is a sign-in that fails.
+  logOriginError(reply.response, target, sent, document);
+  return relayResponse(cookiesForClient(reply.response, credentials));
 }

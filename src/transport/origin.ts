@@ -13,8 +13,9 @@
  *   origin that cannot be reached, does not answer in time, or answers with
  *   a status no response may carry (600, say) gets the proxy's own JSON-RPC
  *   error (502 / 504), addressed to the requests that were waiting; any answer the origin does give, 401 and 404 included, is the
- *   origin's, its body unread. On the MCP endpoint, a 5xx of the origin's is
- *   logged too (`logOriginError`).
+ *   origin's, its body unread. On the MCP endpoint and for a relayed
+ *   `/.well-known/` document, a 5xx of the origin's is logged too
+ *   (`logOriginError`).
  * - `relayResponse` hands an origin's response to the client with its
  *   end-to-end headers; `cookiesForClient`, the cookies the origin sets as a
  *   client may have them.
@@ -129,22 +130,31 @@ function failed(
 }
 
 /**
- * An origin's own 5xx answer to a request to the MCP endpoint, logged
+ * An origin's own 5xx answer to a request to the MCP endpoint, or for a
+ * `/.well-known/` document the proxy relays (`document`, its name), logged
  * (`origin_error`), as its failure to answer is (`failed`): relayed as it
  * came, it left the engineer without call analytics the runtime's status
- * alone, and no tool. Its status and what the request asked (`about`);
- * never its body, which is not read (it streams to the client unchanged),
- * nor a header's value. A 4xx is the origin's word on the request (a
- * session it no longer has, a client over its rate), for the client to
- * act on, and a client sends as many as it likes: no line.
+ * alone, and no tool, or no word of why clients could not sign in. Its
+ * status and what the request asked (`about`); never its body, which is not
+ * read (it streams to the client unchanged), nor a header's value. A 4xx is
+ * the origin's word on the request (a session it no longer has, a client
+ * over its rate), for the client to act on, and a client sends as many as
+ * it likes: no line.
  */
 export function logOriginError(
   response: Response,
   target: URL,
   { method, about }: Pick<OriginRequest, "method" | "about">,
+  document?: string,
 ): void {
   if (response.status < 500) return;
-  logEvent("origin_error", { origin: target.host, method, status: response.status, ...about });
+  logEvent("origin_error", {
+    origin: target.host,
+    method,
+    status: response.status,
+    ...about,
+    ...(document === undefined ? {} : { document }),
+  });
 }
 
 function failureResponse(

@@ -174,7 +174,32 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     await client.callTool(read?.name ?? "", { path: "a.md" }).catch(() => undefined);
     // Its one line says the name was the proxy's for files.read, which the origin no longer lists.
     expect(logs.events("tool_unknown")).toEqual([
-      { event: "tool_unknown", name: read?.name, handedOutFor: "files.read" },
+      {
+        event: "tool_unknown",
+        name: read?.name,
+        handedOutFor: "files.read",
+        forwarded: "as_called",
+      },
+    ]);
+    logs.restore();
+  });
+
+  it("says a name the map does not know was forwarded as called, which is no failure where the origin has the tool", async () => {
+    const proxy = viaProxy({ ORIGIN_URL: await callerOrigin("ann") }, { app: createApp() });
+    const client = await connect(revision, asCaller("ann", proxy));
+    const logs = captureLogs();
+    // The tool's own name, illegal under `openai`, from a client this isolate has read no listing
+    // of: the map does not know it, the call goes on as it came, and the origin's tool answers it.
+    const result = await client.callTool("files.read", { path: "a.md" });
+    expect(result.isError).toBeFalsy();
+    expect(echoed(result)).toEqual({
+      tool: "files.read",
+      arguments: { path: "a.md" },
+      caller: "ann",
+    });
+    // The engineer who reads the line alone reads that it went on, not that it failed.
+    expect(logs.events("tool_unknown")).toEqual([
+      { event: "tool_unknown", name: "files.read", forwarded: "as_called" },
     ]);
     logs.restore();
   });

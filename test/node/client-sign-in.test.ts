@@ -16,6 +16,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Secrets, sendingHeaders } from "../../scripts/lib/client-credentials";
+import { MAX_SCOPE_LENGTH } from "../../src/auth/scope-tokens";
 import { startCallerOrigin } from "../fixtures/node/caller-origin";
 import { type OAuthOrigin, startOAuthOrigin } from "../fixtures/node/oauth-origin";
 import { answerConsent } from "../helpers/consent";
@@ -220,6 +221,21 @@ describe("npm run client --sign-in, for a scope the origin asks for more of (ste
       arguments: { path: "a.txt" },
     });
     noCredential(granted.out, granted.code);
+  });
+
+  it("names an origin scope as long as the proxy carries, its origin: prefix beside the bound", async () => {
+    const name = await broker.filesRead();
+    // 128 characters, the longest of the origin's the proxy names: origin:<scope> is 135.
+    const longest = `files:${"w".repeat(MAX_SCOPE_LENGTH - "files:".length)}`;
+    await broker.control({ requiredScope: { scope: longest, tool: "files.read" } });
+
+    const refused = await broker.signedIn(["call", broker.url(), name, "path=a.txt"]);
+    expect(refused.status).toBe(1);
+    expect(refused.out).toContain(
+      `The server needs permissions this sign-in lacks (403 insufficient_scope): origin:${longest}.`,
+    );
+    expect(refused.out).toContain(`--sign-in --scope 'origin:${longest}'`);
+    noCredential(refused.out, refused.code);
   });
 });
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { MAX_ORIGIN_SCOPES, MAX_SCOPE_LENGTH, namedScopes } from "../../src/auth/scope-tokens";
 import {
   askedOriginScopes,
   grantedAtOrigin,
-  MAX_ORIGIN_SCOPES,
-  MAX_SCOPE_LENGTH,
   stepUpChallenge,
   stepUpScopes,
   withheldAtOrigin,
@@ -101,5 +100,26 @@ describe("the origin's scopes a token of the proxy's names", () => {
       "offline_access",
     ]);
     expect(withoutWithheld(asked, [])).toEqual(["profile", "offline_access"]);
+  });
+});
+
+describe("the scopes npm run client names from a server's insufficient_scope", () => {
+  it("are every scope the proxy's challenge names, an origin scope of MAX_SCOPE_LENGTH among them", () => {
+    const longest = "x".repeat(MAX_SCOPE_LENGTH);
+    const named = stepUpScopes(["origin:files:read"], `files:write ${longest}`) ?? [];
+    expect(named).toContain(`origin:${longest}`);
+    expect(namedScopes(named.join(" "))).toEqual(named);
+    expect(
+      namedScopes(stepUpScopes([], scopes(MAX_ORIGIN_SCOPES * 2).join(" "))?.join(" ")),
+    ).toEqual(scopes(MAX_ORIGIN_SCOPES, "origin:"));
+  });
+
+  it("leave out what is no scope token, or longer than the proxy carries, and are at most MAX_ORIGIN_SCOPES", () => {
+    const longest = "x".repeat(MAX_SCOPE_LENGTH);
+    expect(
+      namedScopes(`${longest} ${longest}x origin:${longest}x origin: a"b é  files:write`),
+    ).toEqual([longest, "files:write"]);
+    expect(namedScopes(scopes(MAX_ORIGIN_SCOPES + 1).join(" "))).toEqual(scopes(MAX_ORIGIN_SCOPES));
+    expect(namedScopes(undefined)).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import {
   tenantEnv,
   viaProxy,
 } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
 
 const throughGateway = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp` });
 
@@ -597,6 +598,38 @@ describe("each failure the proxy answers is logged", () => {
       expect((await postJson(broken(status), PROXY_URL, call)).status).toBe(status);
     }
     expect(logs.events("origin_error")).toHaveLength(5);
+    expect(JSON.stringify(logs.lines())).not.toContain("SECRET");
+  });
+
+  it("a sign-in discovery document the origin answers with its own 5xx: relayed as it came, and a line naming the document", async () => {
+    const body = '{"error":"SECRET-BODY of the origin"}';
+    const origin = await scriptedOrigin({
+      "*": { status: 503, headers: [["Content-Type", "application/json"]], body },
+    });
+    const key = new URL(origin.originUrl).searchParams.get("script");
+    const proxy = viaProxy({ ORIGIN_URL: origin.originUrl });
+    const response = await proxy(
+      `http://proxy.test/.well-known/oauth-authorization-server/tenant?script=${key}`,
+    );
+    // The origin's answer reaches the client unchanged: its status and its body.
+    expect(response.status).toBe(503);
+    expect(await response.text()).toBe(body);
+    // The engineer whose clients "cannot sign in" finds the origin's failure, as on the MCP endpoint.
+    expect(logs.events("origin_error")).toEqual([
+      {
+        event: "origin_error",
+        origin: new URL(GATEWAY_ORIGIN).host,
+        method: "GET",
+        status: 503,
+        document: "oauth-authorization-server",
+      },
+    ]);
+    // A 4xx is the origin's word on the request: no line.
+    await origin.change({ "*": { status: 404, headers: [], body: "" } });
+    const missing = await proxy(`http://proxy.test/.well-known/openid-configuration?script=${key}`);
+    expect(missing.status).toBe(404);
+    await missing.body?.cancel();
+    expect(logs.events("origin_error")).toHaveLength(1);
     expect(JSON.stringify(logs.lines())).not.toContain("SECRET");
   });
 

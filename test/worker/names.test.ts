@@ -319,6 +319,27 @@ describe("tools/call by model-facing name", () => {
     log.mockRestore();
   });
 
+  it("writes no tool_unknown line for a call it refuses: the line says the call went on", async () => {
+    const logs = captureLogs();
+    const setup = await demoSession();
+    // Arguments no object (the SDK sends none such): -32602, and the origin never sees the call.
+    const response = await postJson(
+      setup.proxy,
+      PROXY_URL,
+      rpc(8, "tools/call", { name: "files.read", arguments: [1, 2] }),
+      setup.session,
+    );
+    const [answer] = await messagesOf(response);
+    expect(answer).toMatchObject({ id: 8, error: { code: -32602 } });
+    const received = await receivedByOrigin(setup.trace);
+    expect(received.filter((r) => r.body.includes('"tools/call"'))).toEqual([]);
+    expect(logs.events("tool_call_refused")).toMatchObject([
+      { name: "files.read", reason: "malformed_arguments" },
+    ]);
+    expect(logs.events("tool_unknown")).toEqual([]);
+    logs.restore();
+  });
+
   it("lists the origin at most once a minute per caller and session for names its listing lacks", async () => {
     const setup = await demoSession();
     const relists = () => countReceived(setup.trace, "relist");
