@@ -41,6 +41,7 @@ import {
   type SignInServer,
   signInProvider,
   TOKEN_PATH,
+  withoutOriginChallenge,
 } from "./provider";
 import type { PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
@@ -205,7 +206,8 @@ async function answerForbidden(
     ...(scope === undefined ? {} : { scope }),
     ...(named === undefined ? {} : { named: named.join(" ") }),
   });
-  if (named === undefined) return response;
+  // Nothing the proxy carries to sign in for: the origin's 403, its challenge left out.
+  if (named === undefined) return withoutOriginChallenge(response);
   await response.body?.cancel();
   return stepUpChallenge(urls, named);
 }

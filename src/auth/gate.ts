@@ -32,7 +32,13 @@ import type { OriginCredentials } from "../transport/headers";
 import { admission, type Identity, identityOf } from "./identity";
 import { sameIssuer } from "./idp";
 import { originKeyFor } from "./origin-key";
-import { type Routes, refreshChallenge, type SignInServer, signInProvider } from "./provider";
+import {
+  type Routes,
+  refreshChallenge,
+  type SignInServer,
+  signInProvider,
+  withoutOriginChallenge,
+} from "./provider";
 import type { PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
 
@@ -149,7 +155,7 @@ export function createGate(
         sameForEveryCaller,
       } satisfies GateRequest;
       const response = await routes.fetch(request, env, ctx);
-      if (response.status !== 401) return response;
+      if (response.status !== 401) return withoutOriginChallenge(response);
       // The origin refused the key: the client's token is good, and signing in again would not help.
       await response.body?.cancel();
       logEvent("origin_key_refused", { origin: originHost });

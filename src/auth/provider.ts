@@ -23,6 +23,7 @@ import { OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oa
 import { BoundedMap } from "../bounded-map";
 import type { Config, SignInAuth } from "../config";
 import { logEvent } from "../log";
+import { statusLineOf } from "../transport/origin";
 import { quote } from "./challenges";
 import type { PublicUrls } from "./public-url";
 import { registrationRefusal, registrationRefused, takeSignInWrite } from "./sign-in-budget";
@@ -101,6 +102,23 @@ export function refreshChallenge(urls: PublicUrls, description: string): Respons
     { error: "invalid_token", error_description: description },
     { status: 401, headers: { "www-authenticate": challenge } },
   );
+}
+
+/**
+ * The origin's refusal as broker and gate mode hand it on: without the
+ * origin's `WWW-Authenticate`. There the client signs in at the proxy alone,
+ * and the origin's challenge speaks of the origin's own sign-in: its
+ * `resource_metadata`, on any host, which the SDK clients follow on a `403
+ * insufficient_scope` (they read it anywhere in the header, as
+ * `xresource_metadata` too) to register at the authorization server that
+ * metadata names and send the user to sign in there; a client that keeps no
+ * issuer with its tokens sends that server the proxy's refresh token.
+ */
+export function withoutOriginChallenge(response: Response): Response {
+  if (!response.headers.has("www-authenticate")) return response;
+  const headers = new Headers(response.headers);
+  headers.delete("www-authenticate");
+  return new Response(response.body, { ...statusLineOf(response), headers });
 }
 
 /** The proxy's own 401 for an MCP request that did not pass its token check. */

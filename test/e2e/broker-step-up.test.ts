@@ -11,7 +11,7 @@
  * requires a scope of its tokens.
  */
 import { StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { askWithToken, BROKER_URL, brokerOfEachTest } from "../helpers/broker";
@@ -148,6 +148,33 @@ describe.each(EACH_WIRE)("an origin that asks for a scope the sign-in lacks, on 
     expect(await answered.text()).toContain(`"structuredContent":${JSON.stringify(called("b"))}`);
     expect(logged()).not.toContain(token);
     expect(logged()).not.toContain(tokens.access_token);
+  });
+});
+
+describe("an origin whose 403 names another server's metadata", () => {
+  it("reaches the client without the origin's challenge: the client signs in at the proxy alone", async () => {
+    // A scope the proxy carries none of: no step-up of the proxy's to name, and the SDK clients
+    // follow a 403 insufficient_scope's resource_metadata to any host, register at the
+    // authorization server its metadata names, and send the user to sign in there.
+    const elsewhere = "https://as.elsewhere.example/.well-known/oauth-protected-resource";
+    const network = broker();
+    const { provider } = await signIn(network, "2025-11-25");
+    await control({
+      requiredScope: {
+        scope: "files:write",
+        tool: "files.read",
+        challenge: `Bearer error="insufficient_scope", resource_metadata="${elsewhere}"`,
+      },
+    });
+    const token = provider.saved?.access_token ?? "";
+    const refused = await askWithToken(network, token, "2025-11-25", "tools/call", {
+      name: TOOL,
+      arguments: { path: "a" },
+    });
+    expect(refused.status).toBe(403);
+    expect(extractWWWAuthenticateParams(refused).resourceMetadataUrl).toBeUndefined();
+    expect(refused.headers.get("www-authenticate")).toBeNull();
+    expect(await refused.json()).toEqual({ error: "insufficient_scope" });
   });
 });
 

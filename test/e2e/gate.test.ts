@@ -8,6 +8,7 @@
  * log line (`neverShowsItsKeys`).
  */
 import { env } from "cloudflare:workers";
+import { extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { BROKER_URL, refreshAt, signInWithConsent } from "../helpers/broker";
@@ -37,6 +38,7 @@ import {
   receivedByOrigin,
   viaProxy,
 } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
 
 const events = neverShowsItsKeys();
 /** What the gateway's `/auth/mcp` takes (test/fixtures/node/origin-gateway.ts `DEMO_TOKEN`). */
@@ -241,6 +243,38 @@ describe("gate mode: allowed users reach the origin, with the proxy's key", () =
     expect(response.headers.has("www-authenticate")).toBe(false);
     expect(await response.text()).toContain("the origin refused the proxy's credential");
     expect(events("origin_key_refused")).not.toHaveLength(0);
+  });
+});
+
+describe("gate mode: the origin's challenges", () => {
+  it("passes on no challenge of the origin's 403: it points the client at no authorization server but the proxy", async () => {
+    // Where the client would fetch protected-resource metadata, then register and send the user to
+    // sign in (the SDK clients follow a 403 insufficient_scope's resource_metadata, any host).
+    const elsewhere = "https://as.elsewhere.example/.well-known/oauth-protected-resource";
+    const challenges = [
+      `Bearer error="insufficient_scope", scope="admin", resource_metadata="${elsewhere}"`,
+      // The SDK reads `resource_metadata=` anywhere in the header, inside another parameter's name too.
+      `Bearer error="insufficient_scope", xresource_metadata="${elsewhere}"`,
+    ];
+    for (const challenge of challenges) {
+      const origin = await scriptedOrigin({
+        "*": {
+          status: 403,
+          headers: [
+            ["content-type", "application/json"],
+            ["www-authenticate", challenge],
+          ],
+          body: '{"error":"insufficient_scope"}',
+        },
+      });
+      const network = gateNetwork({ ORIGIN_URL: origin.originUrl });
+      const { token } = await signedInByHand(network);
+      const response = await initializeWith(network, token);
+      expect(response.status).toBe(403);
+      expect(extractWWWAuthenticateParams(response).resourceMetadataUrl).toBeUndefined();
+      expect(response.headers.get("www-authenticate")).toBeNull();
+      expect(await response.text()).toBe('{"error":"insufficient_scope"}');
+    }
   });
 });
 
