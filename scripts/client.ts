@@ -6,6 +6,10 @@
  * of its own (Inspector 0.15.0's CLI rewrote any URL not ending in `/mcp`, so
  * `/mcp/gemini` showed the `openai` profile's names).
  *
+ * A call is made after the session's listing, as a model's client makes it:
+ * what the proxy answers from a caller's own listing (the fix-it text of
+ * `ARGUMENT_VALIDATION=enforce`) is then what a model would read.
+ *
  * A VALUE that reads as JSON is sent as that JSON (`19.5`, `{"a":1}`), any
  * other as the string it is, as the Inspector's `--tool-arg` reads it.
  *
@@ -178,20 +182,21 @@ async function run({ url, call, headers, signIn }: Asked, secrets: Secrets) {
   try {
     const client = await connected(url, sendingHeaders(headers, url), loopback, signIn?.scope);
     try {
-      if (call === undefined) {
-        // Every page: the listing as a model would be given it.
-        let cursor: string | undefined;
-        let pages = 0;
-        do {
-          const page = await client.listTools(cursor === undefined ? {} : { cursor });
-          for (const { name, description } of page.tools) {
-            // The origin's words: no control character of theirs reaches the terminal.
-            const line = description ? `${name}: ${description.split("\n")[0]}` : name;
-            console.log(printable(secrets.hide(line)));
-          }
-          cursor = page.nextCursor;
-        } while (cursor !== undefined && ++pages < MAX_PAGES);
-      } else {
+      // Every page: the listing as a model would be given it. A call comes after it, as a
+      // model's does: the proxy answers some calls from the caller's own listing, its
+      // session's (ARGUMENT_VALIDATION=enforce's fix-it text), and forwards them without one.
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor });
+        for (const { name, description } of call === undefined ? page.tools : []) {
+          // The origin's words: no control character of theirs reaches the terminal.
+          const line = description ? `${name}: ${description.split("\n")[0]}` : name;
+          console.log(printable(secrets.hide(line)));
+        }
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && ++pages < MAX_PAGES);
+      if (call !== undefined) {
         const result = await client.callTool({ name: call.tool, arguments: call.args });
         console.log(secrets.hide(printableJson(result)));
         if (result.isError) process.exitCode = 1;

@@ -167,7 +167,11 @@ export function add(argv: string[]): void {
   if (values.origin === undefined)
     mistakes.push("--origin URL: the full URL of the origin's MCP endpoint.");
   const auth = values.auth === "relay" || values.auth === "broker" ? values.auth : undefined;
-  if (auth === undefined) mistakes.push("--auth is relay or broker.");
+  if (auth === undefined) {
+    mistakes.push(
+      '--auth is relay or broker; gate mode is written with --auth broker, then AUTH_MODE = "gate" (docs/sign-in.md, "Gate mode").',
+    );
+  }
   // Each is a host ALLOWED_HOSTS lists: one no request has would refuse every request with 403.
   if (workersDev !== undefined && !WORKER_NAME.test(workersDev)) {
     mistakes.push(

@@ -5,6 +5,7 @@
  * Asked for `--help` (or `-h`), a command prints its usage and does nothing.
  */
 import { type ParseArgsConfig, parseArgs, stripVTControlCharacters } from "node:util";
+import { editDistance } from "../../src/args/fix-it-text";
 
 /** Why a command cannot do what it was asked; it has changed nothing. */
 export class Refused extends Error {}
@@ -33,11 +34,36 @@ export function argumentsOf<T extends ParseArgsConfig>(
     return parseArgs(config);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION")
+      refuse(`${unknownOption(error, config)}\n${usage}`);
     if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_")) {
       refuse(`${(error as Error).message}\n${usage}`);
     }
     throw error;
   }
+}
+
+/** Options longer than this are no one's typo, and not compared (edit distance is quadratic). */
+const MAX_OPTION_CHARS = 64;
+
+/**
+ * An option `config` does not have, told with the one it is closest to (at most two edits, case
+ * and `_` for `-` free); not with Node's own words, whose advice (put it after `--`) an `npm run
+ * X -- …` command already took.
+ */
+function unknownOption(error: unknown, config: ParseArgsConfig): string {
+  const given = /^Unknown option '([^']*)'/.exec((error as Error).message)?.[1];
+  if (given === undefined) return (error as Error).message;
+  const folded = given.replace(/^--?/, "").toLowerCase().replaceAll("_", "-");
+  let meant: string | undefined;
+  let least = 3;
+  for (const name of given.length <= MAX_OPTION_CHARS ? Object.keys(config.options ?? {}) : []) {
+    const distance = editDistance(folded, name);
+    if (distance < least) [meant, least] = [name, distance];
+  }
+  return meant === undefined
+    ? `${given}: no such option.`
+    : `${given}: no such option; did you mean --${meant}?`;
 }
 
 /**

@@ -13,7 +13,8 @@ import { foldKey } from "./coalesce";
 import { propertiesOf } from "./json-schema";
 import { missingKey, type ValidationIssue } from "./validate";
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance; quadratic, so callers bound what they compare. */
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

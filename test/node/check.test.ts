@@ -331,7 +331,10 @@ describe("npm run check", () => {
     const unread = "is not a setting or binding the proxy reads (docs/configuration.md names each)";
     expect(said.get("[env.misspelled]")).toEqual({
       verdict: "2 problems",
-      lines: [`ARGUMENT_VALIDATON: ${unread}`, `ORIGIN_KEY: ${unread}`],
+      lines: [
+        `ARGUMENT_VALIDATON: ${unread}; did you mean ARGUMENT_VALIDATION?`,
+        `ORIGIN_KEY: ${unread}`,
+      ],
     });
   });
 

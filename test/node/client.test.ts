@@ -5,7 +5,7 @@
  * reach the origin as the JSON they read as.
  */
 import { type AddressInfo, createServer } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startCallerOrigin } from "../fixtures/node/caller-origin";
 import { npmRunAsync } from "./npm-scripts";
 import { serveProxy } from "./serve-proxy";
@@ -30,6 +30,7 @@ const TOOLS = [
 
 let origin: Awaited<ReturnType<typeof startCallerOrigin>>;
 let proxy: Awaited<ReturnType<typeof serveProxy>>;
+let enforcing: Awaited<ReturnType<typeof serveProxy>>;
 
 beforeAll(async () => {
   origin = await startCallerOrigin();
@@ -40,10 +41,13 @@ beforeAll(async () => {
   });
   // One tool a page: the client reads the listing to its end.
   proxy = await serveProxy(`${origin.url.href}?map=${map}&page_size=1`);
+  // In front of the demo origin, as README's quickstart runs: an origin of sessions.
+  enforcing = await serveProxy(`${inject("demoOrigin")}/mcp`, { ARGUMENT_VALIDATION: "enforce" });
 });
 
 afterAll(async () => {
   await proxy?.dispose();
+  await enforcing?.dispose();
   origin?.close();
 });
 
@@ -78,6 +82,33 @@ describe("npm run client", () => {
       arguments: { path: "src/main.ts", lines: 40 },
       caller: "",
     });
+  });
+
+  it("calls as a model's client does, after its listing: ARGUMENT_VALIDATION=enforce answers an invalid call", async () => {
+    // The proxy answers an invalid call itself only for a tool the caller's own listing (its
+    // session's) showed (docs/arguments.md); a call from a session that never listed reached
+    // the origin once the proxy knew the tool (from an earlier run's listing, or KV), and an
+    // operator trying `enforce` saw the origin's answer instead.
+    expect(await npmRunAsync("client", ["list", `${enforcing.url.href}/gemini`])).toMatchObject({
+      status: 0,
+    });
+    const call = await npmRunAsync("client", [
+      "call",
+      `${enforcing.url.href}/gemini`,
+      "files.read",
+      "pth=src/main.ts",
+    ]);
+    expect(call.status).toBe(1);
+    // docs/arguments.md's example, word for word: the proxy's answer, not the origin's.
+    expect(JSON.parse(call.out).content[0].text).toBe(
+      [
+        "Invalid arguments for tool `files.read`; the tool was not called. Fix these and call it again:",
+        "- missing required field `path`",
+        "Keys received: `pth`.",
+        "Unknown key `pth`: did you mean `path`?",
+        "Declared arguments: `path`, `max_bytes`.",
+      ].join("\n"),
+    );
   });
 
   it("prints a result with no control character raw, as JSON that reads back the same", async () => {

@@ -209,7 +209,7 @@ describe("npm run tenant -- add", () => {
       "nz..example",
     ]);
     for (const says of [
-      "--auth is relay or broker.",
+      "--auth is relay or broker; gate mode is written with --auth broker",
       "--workers-dev takes your account's workers.dev subdomain alone",
       "--host takes a host name, like mcp.acme.example",
       "ORIGIN_URL: must be an absolute http:// or https:// URL",

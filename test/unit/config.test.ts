@@ -414,6 +414,7 @@ describe("parseConfig", () => {
         ARGUMENT_VALIDATON: "enforce",
         "MAX-TOOLS": 40,
         tool_changes: "hold",
+        ORIGIN_KEY: "k3y",
         // Unset, as wrangler leaves a var out; the runtime's own; wrangler's own, from a .env; the
         // helpers workers-oauth-provider adds in broker and gate mode.
         UNSET: undefined,
@@ -427,9 +428,23 @@ describe("parseConfig", () => {
     expect(result).toEqual({
       kind: "invalid",
       problems: [
-        { setting: "ARGUMENT_VALIDATON", path: "ARGUMENT_VALIDATON", problem: unread },
-        { setting: "MAX-TOOLS", path: '["MAX-TOOLS"]', problem: unread },
-        { setting: "tool_changes", path: "tool_changes", problem: unread },
+        // Told with the setting it is two edits or fewer from, case and `-` for `_` aside.
+        {
+          setting: "ARGUMENT_VALIDATON",
+          path: "ARGUMENT_VALIDATON",
+          problem: `${unread}; did you mean ARGUMENT_VALIDATION?`,
+        },
+        {
+          setting: "MAX-TOOLS",
+          path: '["MAX-TOOLS"]',
+          problem: `${unread}; did you mean MAX_TOOLS?`,
+        },
+        {
+          setting: "tool_changes",
+          path: "tool_changes",
+          problem: `${unread}; did you mean TOOL_CHANGES?`,
+        },
+        { setting: "ORIGIN_KEY", path: "ORIGIN_KEY", problem: unread },
       ],
     });
   });
