@@ -5,7 +5,7 @@
  * Asked for `--help` (or `-h`), a command prints its usage and does nothing.
  */
 import { type ParseArgsConfig, parseArgs, stripVTControlCharacters } from "node:util";
-import { editDistance } from "../../src/args/fix-it-text";
+import { closestName } from "../../src/args/fix-it-text";
 
 /** Why a command cannot do what it was asked; it has changed nothing. */
 export class Refused extends Error {}
@@ -43,9 +43,6 @@ export function argumentsOf<T extends ParseArgsConfig>(
   }
 }
 
-/** Options longer than this are no one's typo, and not compared (edit distance is quadratic). */
-const MAX_OPTION_CHARS = 64;
-
 /**
  * An option `config` does not have, told with the one it is closest to (at most two edits, case
  * and `_` for `-` free); not with Node's own words, whose advice (put it after `--`) an `npm run
@@ -54,13 +51,8 @@ const MAX_OPTION_CHARS = 64;
 function unknownOption(error: unknown, config: ParseArgsConfig): string {
   const given = /^Unknown option '([^']*)'/.exec((error as Error).message)?.[1];
   if (given === undefined) return (error as Error).message;
-  const folded = given.replace(/^--?/, "").toLowerCase().replaceAll("_", "-");
-  let meant: string | undefined;
-  let least = 3;
-  for (const name of given.length <= MAX_OPTION_CHARS ? Object.keys(config.options ?? {}) : []) {
-    const distance = editDistance(folded, name);
-    if (distance < least) [meant, least] = [name, distance];
-  }
+  const fold = (option: string) => option.replace(/^--?/, "").toLowerCase().replaceAll("_", "-");
+  const meant = closestName(given, Object.keys(config.options ?? {}), { fold, within: 2 });
   return meant === undefined
     ? `${given}: no such option.`
     : `${given}: no such option; did you mean --${meant}?`;

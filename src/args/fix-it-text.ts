@@ -14,7 +14,7 @@ import { propertiesOf } from "./json-schema";
 import { missingKey, type ValidationIssue } from "./validate";
 
 /** Levenshtein distance; quadratic, so callers bound what they compare. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
@@ -50,20 +50,31 @@ function quoted(names: readonly string[], what: string): string {
   return more > 0 ? `${shown.join(", ")} and ${more} more ${what}` : shown.join(", ");
 }
 
-/** The declared key closest to `key`, comparing folded names. */
-function closestKey(key: string, declared: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  const folded = foldKey(key);
-  for (const candidate of declared.slice(0, MAX_CANDIDATES)) {
-    if (candidate.length > MAX_KEY_CHARS) continue;
-    const distance = editDistance(folded, foldKey(candidate));
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
+/**
+ * The name of `names` closest to `given` by edit distance, each compared as
+ * `fold` writes it (the first of the closest); `undefined` where none is
+ * within `within` edits. Quadratic in their lengths: `given` past `maxChars`
+ * is compared with nothing, and names past it are not compared.
+ */
+export function closestName(
+  given: string,
+  names: Iterable<string>,
+  {
+    fold = (name: string) => name,
+    within = Number.POSITIVE_INFINITY,
+    maxChars = MAX_KEY_CHARS,
+  } = {},
+): string | undefined {
+  if (given.length > maxChars) return undefined;
+  const folded = fold(given);
+  let closest: string | undefined;
+  let least = within + 1;
+  for (const name of names) {
+    if (name.length > maxChars) continue;
+    const distance = editDistance(folded, fold(name));
+    if (distance < least) [closest, least] = [name, distance];
   }
-  return best;
+  return closest;
 }
 
 const field = (location: string) =>
@@ -149,7 +160,7 @@ export function describeInvalidCall(
   const unknown = received.filter((key) => !Object.hasOwn(properties ?? {}, key));
   for (const key of unknown.slice(0, MAX_SUGGESTIONS)) {
     const name = clip(key, MAX_KEY_CHARS);
-    const suggestion = key.length <= MAX_KEY_CHARS ? closestKey(key, declared) : undefined;
+    const suggestion = closestName(key, declared.slice(0, MAX_CANDIDATES), { fold: foldKey });
     lines.push(
       declared.length === 0
         ? `Unknown key \`${name}\`: this tool declares no arguments.`

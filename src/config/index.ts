@@ -7,7 +7,7 @@
  */
 
 import * as v from "valibot";
-import { editDistance } from "../args/fix-it-text";
+import { closestName } from "../args/fix-it-text";
 import { MIN_NAME_CAP, PROFILE_NAMES, type ProfileName } from "../names/profiles";
 import {
   CHANGE_MODES,
@@ -201,22 +201,14 @@ function unreadNames(env: unknown): string[] {
 
 const UNREAD = "is not a setting or binding the proxy reads (docs/configuration.md names each)";
 
-/** Names longer than this are no setting's typo, and not compared (edit distance is quadratic). */
-const MAX_MISSPELLED_CHARS = 64;
-
 /**
  * Why `name` is refused: not read, and, where a setting is two edits or fewer from it (case and
  * `-` for `_` aside: `argument_validation`, `MAX-TOOLS`), that setting, the one it was likely
  * meant to be. A name, never a value.
  */
 function unreadProblem(name: string): string {
-  const folded = name.toUpperCase().replaceAll("-", "_");
-  let meant: string | undefined;
-  let least = 3;
-  for (const setting of name.length <= MAX_MISSPELLED_CHARS ? Object.keys(SETTINGS) : []) {
-    const distance = editDistance(folded, setting);
-    if (distance < least) [meant, least] = [setting, distance];
-  }
+  const fold = (setting: string) => setting.toUpperCase().replaceAll("-", "_");
+  const meant = closestName(name, Object.keys(SETTINGS), { fold, within: 2 });
   return meant === undefined ? UNREAD : `${UNREAD}; did you mean ${meant}?`;
 }
 
