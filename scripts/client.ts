@@ -155,6 +155,10 @@ function asked(argv: string[], secrets: Secrets): Asked {
   if (target === undefined || !URL.canParse(target) || !(listing || (command === "call" && tool))) {
     refuse(USAGE);
   }
+  // `localhost:8787/mcp` is a URL too, of the scheme `localhost:`, which fetch says nothing useful of.
+  if (!["http:", "https:"].includes(new URL(target).protocol)) {
+    refuse(`${target}: a server's URL begins http:// or https://.\n${USAGE}`);
+  }
   const headers = headerLines(values.header ?? [], secrets);
   const signingIn = values["sign-in"] === true;
   if (!signingIn && (values.scope !== undefined || values["sign-in-timeout"] !== undefined)) {

@@ -136,6 +136,14 @@ describe("npm run client", () => {
     expect(refused.out).toContain(`fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`);
   });
 
+  it("says a URL without http:// or https:// is not a server's, rather than that fetch failed", async () => {
+    // `localhost:8787/mcp` parses as a URL of the scheme `localhost:`.
+    const bare = await npmRunAsync("client", ["list", "localhost:8787/mcp"]);
+    expect(bare.status).toBe(1);
+    expect(bare.out).toContain("localhost:8787/mcp: a server's URL begins http:// or https://");
+    expect(bare.out).not.toContain("fetch failed");
+  });
+
   it("says how it is used, and fails, when the command is not one it knows", async () => {
     const wrong = await npmRunAsync("client", ["show", proxy.url.href]);
     expect(wrong.status).toBe(1);
