@@ -266,6 +266,9 @@ export function varsOf(values: readonly string[] = []): Record<string, string> {
   return Object.fromEntries(
     values.map((entry) => {
       const colon = entry.indexOf(":");
+      // `MAX_TOOLS=5` would be a setting of that name, reported as one the proxy does not read.
+      if (colon === -1 && entry.includes("="))
+        refuse(`--var ${entry}: NAME:VALUE, as wrangler reads it (a colon, not =).`);
       return colon === -1 ? [entry, ""] : [entry.slice(0, colon), entry.slice(colon + 1)];
     }),
   );

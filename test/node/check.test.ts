@@ -347,6 +347,13 @@ describe("npm run check", () => {
     });
   });
 
+  it("says --var takes NAME:VALUE where one is written NAME=VALUE, rather than naming a setting MAX_TOOLS=5", () => {
+    const equals = npmRun("check", ["--env", "acme", "--var", "MAX_TOOLS=5"]);
+    expect(equals.status).toBe(1);
+    expect(equals.out).toContain("--var MAX_TOOLS=5: NAME:VALUE, as wrangler reads it");
+    expect(equals.out).not.toContain("is not a setting or binding");
+  });
+
   it.each(["check", "holds", "stats", "tenant"])(
     "npm run %s -- --help prints its usage and succeeds, doing nothing else",
     (script) => {
