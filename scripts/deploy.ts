@@ -8,6 +8,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { runCheck, valuesOf, varsOf } from "./check";
+import { runCommand } from "./lib/command";
 
 /**
  * An argument that says which file or environment wrangler deploys in a form
@@ -72,4 +73,8 @@ export function deploy(args: readonly string[]): number {
   return spawnSync("wrangler", ["deploy", ...args], { stdio: "inherit" }).status ?? 1;
 }
 
-if (import.meta.main) process.exitCode = deploy(process.argv.slice(2));
+if (import.meta.main) {
+  await runCommand(() => {
+    process.exitCode = deploy(process.argv.slice(2));
+  });
+}

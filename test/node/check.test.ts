@@ -348,10 +348,13 @@ describe("npm run check", () => {
   });
 
   it("says --var takes NAME:VALUE where one is written NAME=VALUE, rather than naming a setting MAX_TOOLS=5", () => {
-    const equals = npmRun("check", ["--env", "acme", "--var", "MAX_TOOLS=5"]);
-    expect(equals.status).toBe(1);
-    expect(equals.out).toContain("--var MAX_TOOLS=5: NAME:VALUE, as wrangler reads it");
-    expect(equals.out).not.toContain("is not a setting or binding");
+    for (const [script, ...rest] of [["check"], ["deploy", "--dry-run"]] as const) {
+      const equals = npmRun(script, ["--env", "acme", "--var", "MAX_TOOLS=5", ...rest]);
+      expect({ script, status: equals.status }).toEqual({ script, status: 1 });
+      expect(equals.out).toContain("--var MAX_TOOLS=5: NAME:VALUE, as wrangler reads it");
+      expect(equals.out).not.toContain("is not a setting or binding");
+      expect(equals.out).not.toMatch(/^\s+at /m);
+    }
   });
 
   it.each(["check", "holds", "stats", "tenant"])(
