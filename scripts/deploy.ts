@@ -8,7 +8,14 @@
  */
 import { spawnSync } from "node:child_process";
 import { runCheck, valuesOf, varsOf } from "./check";
-import { runCommand } from "./lib/command";
+import { helpAsked, runCommand } from "./lib/command";
+
+const USAGE = `Usage: npm run deploy -- --env NAME [wrangler deploy's options]
+
+Checks the environment as npm run check does, as wrangler would deploy it (its --var NAME:VALUE
+settings and the secrets of its --secrets-file included), then runs wrangler deploy with the
+same arguments; refuses the top level, and a KV namespace id still a placeholder unless
+--dry-run. npx wrangler deploy --help lists wrangler's options.`;
 
 /**
  * An argument that says which file or environment wrangler deploys in a form
@@ -42,6 +49,7 @@ export function isDryRun(args: readonly string[]): boolean {
 
 /** `npm run deploy -- …args`: its exit code, 1 when check refuses (nothing deployed), else wrangler's. */
 export function deploy(args: readonly string[]): number {
+  helpAsked(args, USAGE);
   const unread = args.find(unreadWhere);
   if (unread !== undefined) {
     console.log(

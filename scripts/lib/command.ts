@@ -17,6 +17,12 @@ export function refuse(message: string): never {
 /** Asked for with `--help` or `-h`: the command's usage, printed; nothing is done, and it succeeds. */
 class HelpAsked extends Error {}
 
+/** Throws the command's `usage` (printed by `runCommand`) where `--help` or `-h` comes before any `--`. */
+export function helpAsked(args: readonly string[], usage: string): void {
+  const options = args.slice(0, args.includes("--") ? args.indexOf("--") : undefined);
+  if (options.includes("--help") || options.includes("-h")) throw new HelpAsked(usage);
+}
+
 /**
  * A command's arguments as `parseArgs` reads them; an option it does not
  * know, or one without its value, refused with the command's `usage`
@@ -28,8 +34,7 @@ export function argumentsOf<T extends ParseArgsConfig>(
   usage: string,
 ): ReturnType<typeof parseArgs<T>> {
   const args = config.args ?? process.argv.slice(2);
-  const options = args.slice(0, args.includes("--") ? args.indexOf("--") : undefined);
-  if (options.includes("--help") || options.includes("-h")) throw new HelpAsked(usage);
+  helpAsked(args, usage);
   try {
     return parseArgs(config);
   } catch (error) {

@@ -357,7 +357,7 @@ describe("npm run check", () => {
     }
   });
 
-  it.each(["check", "holds", "stats", "tenant"])(
+  it.each(["check", "deploy", "holds", "stats", "tenant"])(
     "npm run %s -- --help prints its usage and succeeds, doing nothing else",
     (script) => {
       for (const help of ["--help", "-h"]) {
