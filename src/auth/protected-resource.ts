@@ -22,7 +22,7 @@ import type { Config } from "../config";
 import { isPlainObject, parseJson } from "../json";
 import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
-import { fetchOrigin, statusLineOf } from "../transport/origin";
+import { fetchOrigin, logOriginError, statusLineOf } from "../transport/origin";
 import { readBounded } from "../transport/read-bounded";
 import { bearerRefusal, replaceChallengeParams } from "./challenges";
 import { originMetadataUrls, type PublicUrls } from "./public-url";
@@ -129,13 +129,18 @@ async function readDocument(response: Response): Promise<Record<string, unknown>
 export type OriginMetadata =
   | { kind: "found"; document: Record<string, unknown> }
   | { kind: "absent" }
+  /** No location gave a document, and one answered `status`, a 5xx: the origin failed, logged. */
+  | { kind: "error"; status: number }
   /** `response` is the proxy's own 502 or 504. */
   | { kind: "failed"; response: Response };
 
 /**
  * The origin's own protected-resource metadata, from isolate memory or from
  * the origin: at the URL its challenges advertised, else by path insertion
- * for `ORIGIN_URL`, else at the root.
+ * for `ORIGIN_URL`, else at the root. A location the origin answers with a
+ * 5xx is logged (`origin_error`) and the next one asked; where none gives a
+ * document, that failure is the answer, not "none published", which only
+ * 4xx and answers that are no document say.
  */
 export async function originResourceMetadata(
   config: Config,
@@ -149,28 +154,33 @@ export async function originResourceMetadata(
     ...(advertised ? [advertised] : []),
     ...originMetadataUrls(config.originUrl),
   ]);
+  let failedStatus: number | undefined;
   for (const url of candidates) {
-    const reply = await fetchOrigin(
-      new URL(url),
-      { method: "GET", headers: new Headers({ accept: "application/json" }), body: null },
-      config.originTimeoutMs,
-      unreadAddressee(headers),
-    );
+    const target = new URL(url);
+    const sent = {
+      method: "GET",
+      headers: new Headers({ accept: "application/json" }),
+      body: null,
+    };
+    const reply = await fetchOrigin(target, sent, config.originTimeoutMs, unreadAddressee(headers));
     if (reply.kind === "failed") return { kind: "failed", response: reply.response };
+    logOriginError(reply.response, target, sent, "oauth-protected-resource");
+    if (reply.response.status >= 500) failedStatus ??= reply.response.status;
     const document = await readDocument(reply.response);
     if (document) {
       memory.metadata.set(config.originUrl.href, document);
       return { kind: "found", document };
     }
   }
-  return { kind: "absent" };
+  return failedStatus === undefined ? { kind: "absent" } : { kind: "error", status: failedStatus };
 }
 
 /**
  * The proxy's protected-resource metadata in relay mode: the origin's
  * document with `resource` naming the proxy's MCP URL and every other member
  * as the origin wrote it. 404 when the origin publishes none, so clients fall
- * back to the 2025-03-26 discovery at the root.
+ * back to the 2025-03-26 discovery at the root; 502 when it failed to answer
+ * (a 5xx), which a 404 would pass off as an origin without sign-in metadata.
  */
 export async function protectedResourceMetadata(
   config: Config,
@@ -180,6 +190,15 @@ export async function protectedResourceMetadata(
 ): Promise<Response> {
   const metadata = await originResourceMetadata(config, headers, memory);
   if (metadata.kind === "failed") return metadata.response;
+  if (metadata.kind === "error") {
+    return Response.json(
+      {
+        error: "origin_error",
+        error_description: `The origin failed to answer for its OAuth protected-resource metadata (HTTP ${metadata.status})`,
+      },
+      { status: 502 },
+    );
+  }
   if (metadata.kind === "absent") {
     return Response.json(
       {

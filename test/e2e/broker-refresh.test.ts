@@ -14,6 +14,7 @@ import { describe, expect, it, vi } from "vitest";
 import { askWithToken, brokerOfEachTest, refreshAt } from "../helpers/broker";
 import { EACH_WIRE, type Wire } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { piecesQuoted } from "../helpers/logs";
 import { type Fetch, REFRESHING_ORIGIN } from "../helpers/proxy";
 
 const TOOL = DEMO_NAMES["files.read"];
@@ -21,8 +22,12 @@ const TOOL = DEMO_NAMES["files.read"];
 const { control, broker, signIn, events, logged } = brokerOfEachTest(REFRESHING_ORIGIN, {
   drop: [],
   unavailable: [],
+  tokenAnswer: null,
   lifetime: 3600,
 });
+
+/** A token the authorization server answers bare, where a JSON answer belongs. */
+const BARE_TOKEN = `gho_${crypto.randomUUID().replaceAll("-", "")}`;
 
 /** The refresh requests the origin's authorization server took, and those it answered with tokens. */
 async function refreshesAtOrigin(): Promise<{ asked: number; refreshed: number }> {
@@ -375,6 +380,11 @@ describe.each(EACH_WIRE)(
     it.each([
       ["refuses connections", { drop: ["/token"] }, { reason: "unreachable" }],
       ["answers 503", { unavailable: ["/token"] }, { reason: "unexpected_response", status: 503 }],
+      [
+        "answers a bare token, no JSON",
+        { tokenAnswer: { type: "application/json", body: BARE_TOKEN } },
+        { reason: "unexpected_response", status: 200 },
+      ],
     ])(
       "answers a refresh 503 with Retry-After when it %s, keeps the grant, and refreshes once it is back",
       async (_how, down, cause) => {
@@ -395,9 +405,11 @@ describe.each(EACH_WIRE)(
         const lines = logged();
         expect(lines).not.toContain(refreshToken);
         expect(lines).not.toContain(provider.saved?.access_token);
+        // V8's SyntaxError quotes an answer's first characters: none of them are logged.
+        expect(piecesQuoted(lines, BARE_TOKEN)).toEqual([]);
 
         // Back up: the same client, with the same grant, just works.
-        await control({ drop: [], unavailable: [] });
+        await control({ drop: [], unavailable: [], tokenAnswer: null });
         const result = await client.callTool(TOOL, { path: "b" });
         expect(result.structuredContent).toEqual(called("b"));
         expect(provider.authorizationUrl).toBeUndefined();

@@ -14,6 +14,7 @@ import { OVERSIZED_BYTES } from "../fixtures/metadata-documents";
 import { BROKER_URL, brokerFor, controlOrigin } from "../helpers/broker";
 import { EACH_WIRE } from "../helpers/clients";
 import { answerConsent } from "../helpers/consent";
+import { piecesQuoted } from "../helpers/logs";
 import { postJson, wireRequest } from "../helpers/mcp";
 import { handBuiltClient, REDIRECT_URL } from "../helpers/oauth-client";
 import {
@@ -35,7 +36,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   vi.restoreAllMocks();
-  await control({ iss: "own", drop: [] });
+  await control({ iss: "own", drop: [], tokenAnswer: null });
 });
 
 const control = (body: Record<string, unknown>) =>
@@ -193,6 +194,19 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(visit.callback.searchParams.get("error")).toBe("server_error");
     expect(visit.callback.searchParams.get("state")).toBe("client-state");
     expect(events("sign_in_failed")).toMatchObject([{ reason: "token_request_failed" }]);
+  });
+
+  it("logs no part of a token the origin's token endpoint answers in a body that is no JSON", async () => {
+    // A bare token where a JSON answer belongs: V8's SyntaxError quotes the body's first characters.
+    const secret = `gho_${crypto.randomUUID().replaceAll("-", "")}`;
+    await control({ tokenAnswer: { type: "application/json", body: secret } });
+    const network = broker();
+    const visit = await answerConsent(network, await authorizationRequest(network));
+    expect(visit.callback.searchParams.get("error")).toBe("server_error");
+    expect(events("sign_in_failed")).toMatchObject([
+      { step: "callback", reason: "token_request_failed" },
+    ]);
+    expect(piecesQuoted(JSON.stringify(log.mock.calls), secret)).toEqual([]);
   });
 
   it("sends the client an OAuth error when the proxy cannot register at the origin, never a 500", async () => {

@@ -26,3 +26,17 @@ export function captureLogs() {
     restore: () => spy.mockRestore(),
   };
 }
+
+/**
+ * The pieces of `secret`, `length` characters each, that `logged` quotes: a
+ * message that quotes the first characters of an answer (V8's JSON.parse
+ * quotes ten) leaks a token's part, not the whole of it.
+ */
+export function piecesQuoted(logged: string, secret: string, length = 8): string[] {
+  const pieces: string[] = [];
+  for (let at = 0; at + length <= secret.length; at++) {
+    const piece = secret.slice(at, at + length);
+    if (logged.includes(piece)) pieces.push(piece);
+  }
+  return pieces;
+}

@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { metadataDocument } from "../fixtures/metadata-documents";
+import { FAILING_WORDS, metadataDocument } from "../fixtures/metadata-documents";
+import { captureLogs } from "../helpers/logs";
 import { postJson, rpc } from "../helpers/mcp";
 import { METADATA_ORIGINS, PROXY_URL, viaProxy } from "../helpers/proxy";
 import { scriptedOrigin } from "../helpers/scripted-origin";
@@ -209,10 +210,42 @@ describe("the proxy's protected-resource metadata", () => {
   });
 
   it("is 404 when the origin publishes none", async () => {
+    const logs = captureLogs();
     const { proxy } = proxyFor("none");
     const response = await metadata(proxy);
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: "not_found" });
+    // A 404 is the origin's word that there is none: no failure of its.
+    expect(logs.events("origin_error")).toEqual([]);
+  });
+
+  it("is 502 that says the origin failed, logged origin_error, when the origin answers its location 5xx: not 404, which says it publishes none", async () => {
+    const logs = captureLogs();
+    // Its path-insertion location answers 503, its root location 404.
+    const { origin, proxy } = proxyFor("failing");
+    const response = await metadata(proxy);
+    expect(response.status).toBe(502);
+    const body = await response.text();
+    expect(JSON.parse(body)).toEqual({
+      error: "origin_error",
+      error_description:
+        "The origin failed to answer for its OAuth protected-resource metadata (HTTP 503)",
+    });
+    expect(body).not.toContain(FAILING_WORDS);
+    expect(logs.events("origin_error")).toEqual([
+      {
+        event: "origin_error",
+        origin: new URL(origin).host,
+        method: "GET",
+        status: 503,
+        document: "oauth-protected-resource",
+      },
+    ]);
+    expect(JSON.stringify(logs.lines())).not.toContain(FAILING_WORDS);
+    // Not kept: the next request asks the origin again.
+    const before = await hits(origin);
+    expect((await metadata(proxy)).status).toBe(502);
+    expect(await hits(origin)).toBeGreaterThan(before);
   });
 
   it("is kept in isolate memory for a while: a second request does not reach the origin", async () => {
