@@ -189,6 +189,11 @@ export class CallerPins {
   });
   /** Callers whose pins this isolate wrote within `LOG_PINS_WRITE_MS`. */
   private readonly writtenLately = new BoundedMap<string, true>(MAX_CALLERS, LOG_PINS_WRITE_MS);
+  /**
+   * When this isolate last read each caller's record from KV, or KV took its write of it: a record
+   * held longer may be one another isolate wrote over since (`syncedAt`).
+   */
+  private readonly synced = new BoundedMap<string, number>(MAX_CALLERS);
   /** When this isolate last wrote each caller's record, or is to: its next write a second after. */
   private readonly writeTimes = new BoundedMap<string, number>(MAX_CALLERS);
   /** The reads of each caller's record under way: a few at once, whatever the requests. */
@@ -216,6 +221,7 @@ export class CallerPins {
         .then(
           (text) => {
             reads.delete(key);
+            if (text !== undefined) this.synced.set(key, Date.now());
             // Another request's read may have come first (`undefined`), and its listing written since.
             const record =
               this.records.get(key) ?? (text === undefined ? undefined : decodeRecord(text));
@@ -231,6 +237,15 @@ export class CallerPins {
       reads.set(key, read);
     }
     return read;
+  }
+
+  /**
+   * When this isolate last read the record `key` from KV, or KV took its write of it; `undefined`
+   * where neither. What it holds of the record is what KV held then: another isolate may have
+   * written the record since (listed the caller a tool, or accepted a change for them).
+   */
+  syncedAt(key: string): number | undefined {
+    return this.synced.get(key);
   }
 
   /**
@@ -278,6 +293,7 @@ export class CallerPins {
         await this.turnToWrite(key);
         written = write.latest;
         await kv.put(key, encodeRecord(written));
+        this.synced.set(key, Date.now());
         // Counted from when KV took it: the second is KV's, and the write took its time.
         this.writeTimes.set(key, Math.max(Date.now(), this.writeTimes.get(key) ?? 0));
         // Let go of at once where nothing came meanwhile: a write after it starts one of its own.

@@ -11,7 +11,7 @@ import type { ChangeMode, ChangeScope } from "../rules/tool-rules";
 import { type CallerPins, callerPinsKey, type OwnPins } from "./caller-pin-records";
 import { decidePins, type PinAllowance, type PinDecisions } from "./caller-pins";
 import { acceptedPin, acceptKey, type ListedDefinition } from "./definition-pins";
-import type { OriginMemory } from "./isolate-memory";
+import { FRESH_MS, type OriginMemory } from "./isolate-memory";
 import { type DigestedListing, ProvenPins } from "./listing-pin";
 
 /** Where one listing's pins are decided: the origin's memory and KV, for one caller. */
@@ -136,16 +136,24 @@ export async function pinListing(
  * is not the same, with their record as it is: a listing of theirs other
  * than the one the map's listing pin was made from. As their record is
  * written (`CallerPins.write`): within the isolate's budget of new callers,
- * under `log` once a minute at most.
+ * under `log` once a minute at most. Only where the isolate read the record
+ * from KV (or wrote it) within `FRESH_MS`, as a new isolate's first listing
+ * has: no listing of theirs needs the write, and one from a record held
+ * since before the origin said its tools changed wrote over what another
+ * isolate wrote since (a tool listed to them there, then taken for new and
+ * its change for theirs: test/worker/listing-pin.test.ts).
  */
 export async function keepListingPin(listing: string, context: PinContext): Promise<void> {
   const { kv, scope, origin, callerPins, caller, mode, waitUntil, allowance } = context;
+  const key = callerPinsKey(scope, caller);
   const record = await pinsRecord(context);
   if (record === undefined || listing === origin.stored?.listingPin) return;
+  const synced = callerPins.syncedAt(key);
+  if (synced === undefined || Date.now() - synced > FRESH_MS) return;
   const { pins, seen } = record;
   await callerPins.write(
     kv,
-    callerPinsKey(scope, caller),
+    key,
     { pins, ...(seen === undefined ? {} : { seen }), listing },
     mode,
     waitUntil,

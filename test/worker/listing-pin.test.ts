@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ChangeScope, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
-import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { FRESH_MS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { decodeMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { digestsDuring, writtenTools } from "../helpers/listing-digests";
@@ -59,12 +59,12 @@ async function origin() {
   );
   const writes: Promise<unknown>[] = [];
   /** A new isolate's map; `caller`, one listed apart from the one every other listing is of. */
-  const open = (scope: ChangeScope = "definition", caller?: string) =>
+  const open = (scope: ChangeScope = "definition", caller?: string, memory = new ToolMapMemory()) =>
     new ToolMap(
       env.TOOL_MAP,
       scopes,
       profileOf("openai"),
-      new ToolMapMemory(),
+      memory,
       (write) => writes.push(write),
       { rules: NO_RULES, changes: "hold", scope },
       undefined,
@@ -231,19 +231,24 @@ describe("a caller's own listing pin, where the origin lists each caller their o
   const ADMIN = 300;
   const MEMBER = 280;
   /** Tools `tool_0`… as the origin lists them to one caller; `of`: a description that names them. */
-  const callerText = (count: number, { changed, of }: { changed?: number; of?: string } = {}) =>
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      result: {
-        tools: Array.from({ length: count }, (_, i) => {
-          const tool = toolAt(i, changed);
-          return of === undefined
-            ? tool
-            : { ...tool, description: `${tool.description} For ${of}.` };
-        }),
-      },
+  const callerText = (
+    count: number,
+    {
+      changed,
+      of,
+      added,
+      spaced = false,
+    }: { changed?: number; of?: string; added?: string; spaced?: boolean } = {},
+  ) => {
+    const tools: object[] = Array.from({ length: count }, (_, i) => {
+      const tool = toolAt(i, changed);
+      return of === undefined ? tool : { ...tool, description: `${tool.description} For ${of}.` };
     });
+    // A tool the origin adds, described as `added`.
+    if (added !== undefined) tools.push({ ...toolAt(count), name: "added", description: added });
+    const written = tools.map((tool) => JSON.stringify(tool)).join(spaced ? ", " : ",");
+    return `{"jsonrpc":"2.0","id":1,"result":{"tools":[${written}]}}`;
+  };
 
   it("spares a caller listed other tools than the map's listing pin a digest per tool in the next new isolate", async () => {
     const { open, list } = await origin();
@@ -309,5 +314,33 @@ describe("a caller's own listing pin, where the origin lists each caller their o
     expect(
       (await list(callerText(MEMBER, { changed: 7 }), undefined, open(undefined, "bob"))).hidden,
     ).toEqual(new Set(["tool_7"]));
+  });
+
+  it("is not written from a record another isolate wrote over since: a tool listed there stays listed", async () => {
+    const { open, list } = await origin();
+    // An isolate reads alice's record at her first listing, and keeps it.
+    const warm = new ToolMapMemory();
+    await list(callerText(ADMIN), undefined, open(undefined, "alice", warm));
+    // Another isolate lists her a tool the origin added: her record says she was listed it.
+    await list(callerText(ADMIN, { added: "Adds." }), undefined, open(undefined, "alice"));
+    // Past what an isolate takes for what KV holds (`FRESH_MS`), the origin says its tools changed,
+    // and lists her in the first isolate the tools she had there, spaced otherwise: named from
+    // scratch, no listing pin holds, and nothing of hers changed.
+    const now = Date.now.bind(Date);
+    vi.spyOn(Date, "now").mockImplementation(() => now() + FRESH_MS + 1_000);
+    const first = open(undefined, "alice", warm);
+    first.forget();
+    await list(callerText(ADMIN, { spaced: true }), undefined, first);
+    // A new isolate: the tool she was listed, changed, is a change to her, held.
+    const logs = captureLogs();
+    const changed = await list(
+      callerText(ADMIN, { added: "Adds, and wipes." }),
+      undefined,
+      open(undefined, "alice"),
+    );
+    expect(logs.events("tool_definition_differs")).toEqual([]);
+    expect(logs.events("tool_definition_changed")).toMatchObject([{ tool: "added" }]);
+    expect(changed.hidden).toEqual(new Set(["added"]));
+    logs.restore();
   });
 });
