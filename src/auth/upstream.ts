@@ -19,8 +19,8 @@
  *
  * Platform limits: discovery is kept in isolate memory (`SignInMemory`) for
  * five minutes, but one made while the origin's metadata failed (a 5xx),
- * which the next sign-in makes again; a registration is written once and read per cold isolate,
- * then kept in its memory (KV is eventually consistent: two isolates
+ * which the next sign-in makes again; a registration is written once and
+ * read per cold isolate, then kept in its memory (KV is eventually consistent: two isolates
  * registering at the same moment each get a client, both valid, and the
  * later write wins).
  */
