@@ -18,8 +18,9 @@
  *   asks in turn.
  *
  * Platform limits: discovery is kept in isolate memory (`SignInMemory`) for
- * five minutes; a registration is written once and read per cold isolate,
- * then kept in its memory (KV is eventually consistent: two isolates
+ * five minutes, but one made while the origin's metadata failed (a 5xx),
+ * which the next sign-in makes again; a registration is written once and
+ * read per cold isolate, then kept in its memory (KV is eventually consistent: two isolates
  * registering at the same moment each get a client, both valid, and the
  * later write wins).
  */
@@ -218,8 +219,11 @@ export async function discoverUpstream(
   }
   const resource = originResource(document.resource, config.originUrl);
   const discovery = { as, resource, scope: stringArray(document.scopes_supported) };
-  memory.discoveries.set(key, discovery);
-  // Once per discovery (five minutes an isolate): the operator's secret goes where the origin said.
+  // A guess made while the origin's metadata failed is not kept: kept, it would outlive the
+  // origin's recovery, signing users in at the wrong server, resource and scopes for five minutes.
+  if (metadata.kind !== "error") memory.discoveries.set(key, discovery);
+  // Once per discovery (five minutes an isolate, each sign-in's while the origin's metadata
+  // fails): the operator's secret goes where the origin said.
   if (auth.upstreamClient?.secret !== undefined && auth.upstreamIssuer === undefined) {
     logEvent("upstream_issuer_unpinned", { issuer: as.issuer });
   }

@@ -315,6 +315,48 @@ describe("broker mode: the proxy signs clients in, and signs in to the origin it
     expect(events("upstream_issuer_unpinned")).toHaveLength(1);
   });
 
+  it("asks the origin's metadata again after it failed (5xx): a sign-in after the origin recovers asks for the scopes it names", async () => {
+    const issuer = new URL(BROKERED_ORIGIN.authorizationServer);
+    const network = globalThis.fetch;
+    let down = true;
+    // The origin's metadata locations answer 503 while it is down, as what stands in front of it would.
+    const outbound = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : input);
+      const metadata = url.pathname.startsWith("/.well-known/oauth-protected-resource");
+      if (down && url.origin === new URL(origin).origin && metadata) {
+        return new Response("<h1>503 Service Unavailable</h1>", {
+          status: 503,
+          headers: { "content-type": "text/html" },
+        });
+      }
+      return network(input, init);
+    });
+    // One isolate: its sign-ins share its memory of the origin.
+    const proxy = broker({ UPSTREAM_ISSUER: issuer.origin });
+    const askedAtOrigin = async () => {
+      const visit = await answerConsent(proxy, await authorizationRequest(proxy));
+      expect(visit.callback.searchParams.get("code")).toBeTruthy();
+      return visit.visited
+        .find((url) => url.origin === issuer.origin && url.pathname === "/authorize")
+        ?.searchParams.get("scope");
+    };
+    // While its metadata fails, the sign-in goes on as for an origin that publishes none.
+    expect(await askedAtOrigin()).toBeNull();
+    expect(events("origin_error")).toContainEqual(
+      expect.objectContaining({ status: 503, document: "oauth-protected-resource" }),
+    );
+    down = false;
+    expect(await askedAtOrigin()).toBe("mcp:tools");
+    // What it found is kept: a third sign-in asks neither document again.
+    const discoveries = () =>
+      outbound.mock.calls.filter(([input]) =>
+        new URL(input instanceof Request ? input.url : input).pathname.startsWith("/.well-known/"),
+      ).length;
+    const before = discoveries();
+    expect(await askedAtOrigin()).toBe("mcp:tools");
+    expect(discoveries()).toBe(before);
+  });
+
   it("signs in when OAUTH_KV cannot read the proxy's registration at the origin: it registers again", async () => {
     const failing = withoutUpstreamClient(env.OAUTH_KV as KVNamespace, "failing");
     const network = broker({}, { OAUTH_KV: failing });
