@@ -343,4 +343,30 @@ describe("a caller's own listing pin, where the origin lists each caller their o
     expect(changed.hidden).toEqual(new Set(["added"]));
     logs.restore();
   });
+
+  // Known, not fixed (SECURITY.md: "An isolate reads a caller's record once and keeps it"): the
+  // record's own write, made when a listing shows the caller a tool new to them, is made from the
+  // copy the isolate read; reading it again past `FRESH_MS` under `hold` mended this case but made
+  // listing-pin-differential.test's histories differ with and without proofs, left for its own work.
+  it.fails("nor is the record's own write made from it: a tool listed to them in another isolate stays listed", async () => {
+    const { open, list } = await origin();
+    const warm = new ToolMapMemory();
+    await list(callerText(ADMIN), undefined, open(undefined, "alice", warm));
+    await list(callerText(ADMIN, { added: "Adds." }), undefined, open(undefined, "alice"));
+    // Past `FRESH_MS`, the first isolate lists her one more tool of its own: her record grows
+    // there, and is written, from what that isolate holds of it or from what KV holds now.
+    const now = Date.now.bind(Date);
+    vi.spyOn(Date, "now").mockImplementation(() => now() + FRESH_MS + 1_000);
+    await list(callerText(ADMIN + 1), undefined, open(undefined, "alice", warm));
+    const logs = captureLogs();
+    const changed = await list(
+      callerText(ADMIN, { added: "Adds, and wipes." }),
+      undefined,
+      open(undefined, "alice"),
+    );
+    expect(logs.events("tool_definition_differs")).toEqual([]);
+    expect(logs.events("tool_definition_changed")).toMatchObject([{ tool: "added" }]);
+    expect(changed.hidden).toEqual(new Set(["added"]));
+    logs.restore();
+  });
 });
