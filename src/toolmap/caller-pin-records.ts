@@ -9,6 +9,7 @@ import { logEvent } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
 import { NAME_WEIGHT_CHARS, namesWeight } from "../names/weight";
 import type { ChangeMode } from "../rules/tool-rules";
+import { WAIT_UNTIL_MS } from "../wait-until";
 import { RateWindow } from "./rate-window";
 import { MAX_LARGE_READS, ReadSlots } from "./read-slots";
 import { KEY_WRITE_MS, MAX_TOOLS } from "./stored-map";
@@ -194,6 +195,13 @@ export class CallerPins {
    * held longer may be one another isolate wrote over since (`syncedAt`).
    */
   private readonly synced = new BoundedMap<string, number>(MAX_CALLERS);
+  /**
+   * Callers whose record this isolate holds newer than KV's: a write of it under way (one under
+   * way `WAIT_UNTIL_MS` was stopped with its request, and is taken for over), or one left to the
+   * next under `log` (`LOG_PINS_WRITE_MS`), until a write is done.
+   */
+  private readonly writing = new BoundedMap<string, true>(MAX_CALLERS, WAIT_UNTIL_MS);
+  private readonly ahead = new BoundedMap<string, true>(MAX_CALLERS);
   /** When this isolate last wrote each caller's record, or is to: its next write a second after. */
   private readonly writeTimes = new BoundedMap<string, number>(MAX_CALLERS);
   /** The reads of each caller's record under way: a few at once, whatever the requests. */
@@ -201,11 +209,29 @@ export class CallerPins {
 
   /**
    * The caller's own pins: read from KV once (again after a failed read), by the request's own
-   * read (`reads`) until one is done; `undefined` when it failed.
+   * read (`reads`) until one is done; `undefined` when it failed. `freshWithin`: read again where
+   * the isolate read it, or KV took its write, longer ago than that, and holds nothing newer:
+   * another isolate may have written it since, and a listing decided from the copy held here
+   * wrote that copy back over it (a tool listed to them there taken for new here, and its
+   * change for theirs).
    */
-  async read(kv: KVNamespace, key: string, reads: RecordReads): Promise<CallerRecord | undefined> {
+  async read(
+    kv: KVNamespace,
+    key: string,
+    reads: RecordReads,
+    freshWithin?: number,
+  ): Promise<CallerRecord | undefined> {
     const known = this.records.get(key);
-    if (known) return known;
+    const stale =
+      known !== undefined &&
+      freshWithin !== undefined &&
+      known.unwritten !== true &&
+      !this.writing.get(key) &&
+      !this.ahead.get(key) &&
+      Date.now() - (this.synced.get(key) ?? 0) > freshWithin
+        ? known
+        : undefined;
+    if (known && !stale) return known;
     let read = reads.get(key);
     if (!read) {
       let slots = this.readSlots.get(key);
@@ -215,23 +241,30 @@ export class CallerPins {
       }
       read = slots
         .read(
-          () => this.records.get(key) !== undefined,
+          () => ![undefined, stale].includes(this.records.get(key)),
           () => kv.get(key, "text"),
         )
         .then(
           (text) => {
             reads.delete(key);
             if (text !== undefined) this.synced.set(key, Date.now());
-            // Another request's read may have come first (`undefined`), and its listing written since.
+            // Another request's read may have come first (`undefined`), and its listing written
+            // since: what it holds stands, but for the copy this read was to replace.
+            const held = this.records.get(key);
             const record =
-              this.records.get(key) ?? (text === undefined ? undefined : decodeRecord(text));
+              held !== undefined && (held !== stale || text === undefined)
+                ? held
+                : text === undefined
+                  ? undefined
+                  : decodeRecord(text);
             if (record) this.records.set(key, record);
             return record;
           },
           (error) => {
             reads.delete(key);
             logEvent("kv_error", { op: "get", what: "caller_pins", error: String(error) });
-            return undefined;
+            // The copy held, as before the read: no worse than not reading again.
+            return this.records.get(key);
           },
         );
       reads.set(key, read);
@@ -265,6 +298,7 @@ export class CallerPins {
     waitUntil: (promise: Promise<unknown>) => void,
     writes: RecordWrites,
     newCallers: NewCallerWrites,
+    listingOnly = false,
   ): Promise<void> {
     const known = this.records.get(key);
     const waiting = known?.unwritten === true;
@@ -275,8 +309,12 @@ export class CallerPins {
     }
     const stored = known?.stored === true && !waiting;
     this.records.set(key, { stored: true, ...record });
-    if (mode === "log" && stored && this.writtenLately.get(key)) return Promise.resolve();
-    this.writtenLately.set(key, true);
+    if (mode === "log" && stored && this.writtenLately.get(key)) {
+      this.ahead.set(key, true);
+      return Promise.resolve();
+    }
+    // A listing pin alone spends none of the minute's write: the pins that follow it need it.
+    if (!listingOnly) this.writtenLately.set(key, true);
     const underWay = writes.get(key);
     if (underWay) {
       underWay.latest = record;
@@ -287,12 +325,14 @@ export class CallerPins {
       done: Promise.resolve(),
     };
     writes.set(key, write);
+    this.writing.set(key, true);
     const writeLatest = async () => {
       let written: typeof write.latest;
       do {
         await this.turnToWrite(key);
         written = write.latest;
         await kv.put(key, encodeRecord(written));
+        this.ahead.delete(key);
         this.synced.set(key, Date.now());
         // Counted from when KV took it: the second is KV's, and the write took its time.
         this.writeTimes.set(key, Math.max(Date.now(), this.writeTimes.get(key) ?? 0));
@@ -300,10 +340,12 @@ export class CallerPins {
       } while (write.latest !== written);
       writes.delete(key);
     };
-    write.done = writeLatest().catch((error) => {
-      writes.delete(key);
-      logEvent("kv_error", { op: "put", what: "caller_pins", error: String(error) });
-    });
+    write.done = writeLatest()
+      .catch((error) => {
+        writes.delete(key);
+        logEvent("kv_error", { op: "put", what: "caller_pins", error: String(error) });
+      })
+      .finally(() => this.writing.delete(key));
     waitUntil(write.done);
     return write.done;
   }

@@ -31,9 +31,21 @@ export interface PinContext {
   allowance: PinAllowance;
 }
 
-/** The caller's own record (caller-pin-records.ts): read from KV once per isolate and caller. */
-const pinsRecord = ({ kv, scope, callerPins, caller, allowance }: PinContext) =>
-  callerPins.read(kv, callerPinsKey(scope, caller), allowance.recordReads);
+/**
+ * The caller's own record (caller-pin-records.ts): read from KV once per
+ * isolate and caller; under `hold`, again where what the isolate holds of it
+ * is older than `FRESH_MS` and nothing newer than KV's: decided from, and
+ * written back, an old copy took a tool listed to them in another isolate
+ * since for new, and its change for theirs. Under `log` such a copy logs a
+ * change once more at most, and is kept.
+ */
+const pinsRecord = ({ kv, scope, callerPins, caller, allowance, mode }: PinContext) =>
+  callerPins.read(
+    kv,
+    callerPinsKey(scope, caller),
+    allowance.recordReads,
+    mode === "hold" ? FRESH_MS : undefined,
+  );
 
 /**
  * What may prove a listing's pins with one digest (listing-pin.ts): the
@@ -159,6 +171,7 @@ export async function keepListingPin(listing: string, context: PinContext): Prom
     waitUntil,
     allowance.recordWrites,
     origin.newCallers,
+    true,
   );
 }
 

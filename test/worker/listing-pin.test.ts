@@ -344,11 +344,10 @@ describe("a caller's own listing pin, where the origin lists each caller their o
     logs.restore();
   });
 
-  // Known, not fixed (SECURITY.md: "An isolate reads a caller's record once and keeps it"): the
-  // record's own write, made when a listing shows the caller a tool new to them, is made from the
-  // copy the isolate read; reading it again past `FRESH_MS` under `hold` mended this case but made
-  // listing-pin-differential.test's histories differ with and without proofs, left for its own work.
-  it.fails("nor is the record's own write made from it: a tool listed to them in another isolate stays listed", async () => {
+  // Under `hold` the record is read again where the isolate's copy is older than `FRESH_MS`: the
+  // record's own write, when a listing shows the caller a tool new to them, was made from the copy
+  // the isolate read at its first listing of theirs, and wrote over what another isolate wrote since.
+  it("nor is the record's own write made from it: a tool listed to them in another isolate stays listed", async () => {
     const { open, list } = await origin();
     const warm = new ToolMapMemory();
     await list(callerText(ADMIN), undefined, open(undefined, "alice", warm));
