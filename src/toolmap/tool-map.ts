@@ -177,11 +177,12 @@ export class ToolMap {
     // An isolate that holds none of the origin's listing texts names every tool from scratch.
     const large = this.origin.written.size === 0 && noteLargeListing(tools, this.profile.name);
     const readable = await this.load(true);
+    // Pins are decided only against what KV holds: never from a map that could not be read.
     const pinning = this.policy.changes !== "allow";
-    const proven =
-      readable && pinning
-        ? await provenPins(tools, await this.pinContext(), this.policy.scope)
-        : new ProvenPins(tools, [], this.policy.scope);
+    const context = readable && pinning ? await this.pinContext() : undefined;
+    const proven = context
+      ? await provenPins(tools, context, this.policy.scope)
+      : new ProvenPins(tools, [], this.policy.scope);
     // A new isolate's first listing, where the listing pin most likely holds (a new deployment's):
     // proven, each schema's fingerprint is its pin's, not computed again. Found out before the
     // isolate's state is read: nothing is awaited between reading and changing it.
@@ -236,16 +237,12 @@ export class ToolMap {
     if (keptNames === undefined) names.keepAssigned(originals, chosen, assigned);
     for (const taken of plan.taken) names.keepName(taken.tool, taken.name);
     logTaken(plan.taken);
-    // Pins are decided only against what KV holds: never from a map that could not be read.
     // Digested tool by tool, a large listing's pin may be the caller's own (pin-listing.ts).
     const digested =
-      large && readable && pinning && (await proven.digested())
+      large && context && (await proven.digested())
         ? await digestedListing(tools, definitions, this.policy.scope)
         : undefined;
-    const pins =
-      readable && pinning
-        ? await pinListing(definitions, await this.pinContext(), digested)
-        : undefined;
+    const pins = context ? await pinListing(definitions, context, digested) : undefined;
     const pinsToStore = pins && (pins.shared.size > 0 || pins.accepted.size > 0);
     if (readable && (pinsToStore || this.store.needsWrite(plan.entries, names))) {
       if (pins) {
@@ -263,7 +260,7 @@ export class ToolMap {
       if (large) await storing;
     }
     // Where the origin lists each caller their own tools, the map's listing pin is one caller's.
-    if (pins?.listing) await keepListingPin(pins.listing, await this.pinContext());
+    if (context && pins?.listing) await keepListingPin(pins.listing, context);
     else if (large) await pins?.written;
     for (const displacement of plan.displaced)
       logEvent("tool_name_reassigned", { ...displacement });
