@@ -17,7 +17,7 @@
  */
 import type { CallReport, Repairs } from "../analytics/call-record";
 import { describeInvalidCall } from "../args/fix-it-text";
-import { envelopeMisspelled, recoverArguments } from "../args/recover";
+import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
 import {
   missingKey,
@@ -33,7 +33,6 @@ import {
   keyFoldedTwice,
   keyTwiceReason,
   markMadeFrom,
-  quotedName,
   writtenAsIn,
 } from "../json";
 import { logEvent } from "../log";
@@ -207,19 +206,6 @@ export async function repairToolCall(
       { malformed: recovered.malformed },
     );
   }
-  const misspelled = envelopeMisspelled(recovered.unknown);
-  if (misspelled !== undefined) {
-    const [written, field] = misspelled;
-    return refusal(
-      message,
-      { tool, name },
-      "ambiguous_arguments",
-      `Invalid params: params write the key ${quotedName(written)} beside the arguments, which lenient readers take for ${quotedName(field)}; write it as MCP does, or leave it out`,
-      refusedAs,
-      resolution,
-    );
-  }
-
   const schema = resolved?.entry.inputSchema;
   // What the model answered is read the way its view asked, then repaired against the origin's schema.
   const fromText =
