@@ -245,10 +245,13 @@ export async function repairToolCall(
     // `forwarded` says so on the line: read alone, "unknown" read as a failure. Where the proxy
     // handed the name out for a tool the caller's listing no longer shows (renamed or removed
     // since the listing the model called from, or another caller's), `handedOutFor` names it.
+    // `relisted`: whether the name was looked for in a listing read from the origin for this request;
+    // not where one of the last minute stood in, the limit allowed none, or the read failed.
     const handedOutFor = resolveTool.handedOutFor(name);
     logEvent("tool_unknown", {
       name,
       ...(handedOutFor === undefined ? {} : { handedOutFor }),
+      relisted: resolveTool.relisted(),
       forwarded: "as_called",
     });
   }
