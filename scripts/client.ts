@@ -26,6 +26,7 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
+import { closestName } from "../src/args/fix-it-text";
 import { namedScopes } from "../src/auth/scope-tokens";
 import { headerLines, Secrets, sendingHeaders } from "./lib/client-credentials";
 import { argumentsOf, Refused, refuse, runCommand } from "./lib/command";
@@ -47,6 +48,16 @@ Options:
   --scope "a b"            with --sign-in: the scopes to ask for (broker and gate mode:
                            origin:<scope> for an origin's own)
   --sign-in-timeout S      with --sign-in: seconds the sign-in waits for the browser (${SIGN_IN_SECONDS})`;
+
+const COMMANDS = ["list", "call"];
+
+/** A command word `npm run client` does not know, named, with the one it is closest to (two edits, any case). */
+function unknownCommand(word: string): string {
+  const meant = closestName(word, COMMANDS, { fold: (name) => name.toLowerCase(), within: 2 });
+  // Quoted as JSON: a control character in the word is written as its escape, not to the terminal.
+  const named = `unknown command ${printableJson(word)}`;
+  return meant === undefined ? `${named}.` : `${named}; did you mean ${meant}?`;
+}
 
 /** `KEY=VALUE` arguments as a tool call's arguments. */
 export function toolArguments(pairs: readonly string[]): Record<string, unknown> {
@@ -151,6 +162,8 @@ function asked(argv: string[], secrets: Secrets): Asked {
     USAGE,
   );
   const [command, target, tool, ...pairs] = positionals;
+  if (command !== undefined && !COMMANDS.includes(command))
+    refuse(`${unknownCommand(command)}\n${USAGE}`);
   const listing = command === "list" && tool === undefined;
   if (target === undefined || !URL.canParse(target) || !(listing || (command === "call" && tool))) {
     refuse(USAGE);

@@ -97,6 +97,7 @@ function resolverFor(original: string, inputSchema: unknown): ToolResolver {
     handedOutFor: () => undefined,
     ruleOf: () => undefined,
     refusesCalls: false,
+    relisted: () => false,
   });
 }
 

@@ -16,8 +16,8 @@
  * too, as the client wrote it and unread: one the proxy does not know may be a
  * later revision's field or a vendor's, which the origin would get without the
  * proxy (lossless), and an `args` there is not used; one a lenient reader
- * takes for an envelope field (`_Meta`) is the caller's to refuse
- * (`envelopeMisspelled`). Where the arguments are recovered inline, those
+ * takes for an envelope field (`_Meta`) is refused before
+ * (`callMemberMisspelled`). Where the arguments are recovered inline, those
  * members are the arguments, and go only there.
  */
 import {
@@ -47,18 +47,33 @@ const ENVELOPE_KEYS: ReadonlySet<string> = new Set(["name", "arguments", "args",
 /** Each envelope field by how a lenient reader (json.ts `foldedKey`) reads its name. */
 const FOLDED_ENVELOPE = spellingsOf(ENVELOPE_KEYS);
 
+const FOLDED_NAME = spellingsOf(["name"]);
+
 /**
- * The first of the members forwarded beside authoritative arguments
- * (`unknown`) that a lenient reader takes for an envelope field, with that
- * field: `_Meta` for `_meta`, `TASK` for `task`, `inputResponses\u0000x`.
- * Go's `encoding/json` (mcp-go, the Go SDK) reads it as the field the proxy
- * read as absent: a revision claim the proxy never held the header to, a
- * task it took for a plain call. The caller refuses the call, as a message
- * that spells a JSON-RPC member so is refused (transport/post-body.ts).
- * `undefined` when none is.
+ * A member of a call's `params` that a lenient reader takes for one of the
+ * call's own though the proxy reads it as none, with that member: `Name` (or
+ * `name\u0000`) where no `name` is written, and beside authoritative
+ * arguments an envelope field (`_Meta` for `_meta`, `TASK` for `task`,
+ * `inputResponses\u0000x`); `undefined` when none is. Go's `encoding/json`
+ * (mcp-go, the Go SDK) reads it as the member the proxy read as absent: a
+ * tool the proxy judged no call of, a revision claim it never held the
+ * header to, a task it took for a plain call. The request is refused as a
+ * message that spells any member the proxy reads so is
+ * (protocol/request-reading.ts). Beside arguments written inline, such a
+ * member is one of them, and goes inside `arguments`.
  */
-export function envelopeMisspelled(unknown: Record<string, unknown>): Misspelling | undefined {
-  return misspelledAs(Object.keys(unknown), FOLDED_ENVELOPE);
+export function callMemberMisspelled(params: Record<string, unknown>): Misspelling | undefined {
+  const keys = Object.keys(params);
+  if (!Object.hasOwn(params, "name")) {
+    const name = misspelledAs(keys, FOLDED_NAME);
+    if (name !== undefined) return name;
+  }
+  // Most calls write no such key: their arguments are not read here.
+  if (misspelledAs(keys, FOLDED_ENVELOPE) === undefined) return undefined;
+  const recovered = recoverArguments(params);
+  return recovered.kind === "recovered"
+    ? misspelledAs(Object.keys(recovered.unknown), FOLDED_ENVELOPE)
+    : undefined;
 }
 
 export type RecoveryKind = "as_sent" | "json_string" | "inline" | "args" | "empty";

@@ -86,9 +86,9 @@ function headerRefusal(headers: Headers, batch: boolean, messages: JsonRpcMessag
  * every message (the revision it speaks, the client's identity), and
  * `cursor` of `tools/list` (whether it asks for a first page, which the
  * proxy may read to its end), the member `Mcp-Name` is compared with, and
- * `initialize`'s `clientInfo` (call analytics). A `tools/call`'s are the
- * call's reading (args/recover.ts): beside authoritative arguments, such a
- * spelling is refused there; beside none, it is an argument.
+ * `initialize`'s `clientInfo` (call analytics). A `tools/call`'s are those
+ * of the call's reading (`CallMembers`): beside arguments written inline, a
+ * member is one of them, whatever its spelling.
  */
 const READ_BY_METHOD: ReadonlyMap<string, Spellings> = new Map([
   ["tools/list", spellingsOf(["_meta", "cursor"])],
@@ -111,28 +111,41 @@ const READ_IN_META = spellingsOf(READ_META_KEYS);
  * later page the proxy read as a first. Other members, whatever their
  * case, are no member the proxy reads, and go on as written (lossless).
  */
-function misspelledParam(message: JsonRpcMessage): [where: string, ...Misspelling] | undefined {
+function misspelledParam(
+  message: JsonRpcMessage,
+  callMembers: CallMembers,
+): [where: string, ...Misspelling] | undefined {
   const method = "method" in message ? message.method : undefined;
   const params = "params" in message ? message.params : undefined;
   if (typeof method !== "string" || !isPlainObject(params)) return undefined;
-  if (method !== "tools/call") {
-    const member = misspelledAs(Object.keys(params), READ_BY_METHOD.get(method) ?? READ_ALWAYS);
-    if (member !== undefined) return ["params write", ...member];
-  }
+  const member =
+    method === "tools/call"
+      ? callMembers(params)
+      : misspelledAs(Object.keys(params), READ_BY_METHOD.get(method) ?? READ_ALWAYS);
+  if (member !== undefined) return ["params write", ...member];
   const meta = own(params, "_meta");
   const key = isPlainObject(meta) ? misspelledAs(Object.keys(meta), READ_IN_META) : undefined;
   return key && ["params._meta writes", ...key];
 }
 
+/**
+ * Which member of a `tools/call`'s params, if any, is written so a lenient
+ * reader takes it for one the proxy reads as absent, and that member: the
+ * call's reading, which depends on where its arguments are
+ * (args/recover.ts `callMemberMisspelled`).
+ */
+export type CallMembers = (params: Record<string, unknown>) => Misspelling | undefined;
+
 /** Why the proxy refuses a POST of `messages` with `headers` unread by the origin; `undefined`: it reads one way. */
 export function readingRefusal(
   headers: Headers,
   { batch, messages }: { batch: boolean; messages: JsonRpcMessage[] },
+  callMembers: CallMembers,
 ): ReadingRefusal | undefined {
   const header = headerRefusal(headers, batch, messages);
   if (header !== undefined) return { code: ErrorCode.HeaderMismatch, message: header };
   for (const [index, message] of messages.entries()) {
-    const found = misspelledParam(message);
+    const found = misspelledParam(message, callMembers);
     if (found === undefined) continue;
     const [where, written, member] = found;
     const element = batch ? `batch element ${index}: ` : "";

@@ -17,7 +17,7 @@
  */
 import type { CallReport, Repairs } from "../analytics/call-record";
 import { describeInvalidCall } from "../args/fix-it-text";
-import { envelopeMisspelled, recoverArguments } from "../args/recover";
+import { recoverArguments } from "../args/recover";
 import { repairArguments } from "../args/repair";
 import {
   missingKey,
@@ -33,7 +33,6 @@ import {
   keyFoldedTwice,
   keyTwiceReason,
   markMadeFrom,
-  quotedName,
   writtenAsIn,
 } from "../json";
 import { logEvent } from "../log";
@@ -207,19 +206,6 @@ export async function repairToolCall(
       { malformed: recovered.malformed },
     );
   }
-  const misspelled = envelopeMisspelled(recovered.unknown);
-  if (misspelled !== undefined) {
-    const [written, field] = misspelled;
-    return refusal(
-      message,
-      { tool, name },
-      "ambiguous_arguments",
-      `Invalid params: params write the key ${quotedName(written)} beside the arguments, which lenient readers take for ${quotedName(field)}; write it as MCP does, or leave it out`,
-      refusedAs,
-      resolution,
-    );
-  }
-
   const schema = resolved?.entry.inputSchema;
   // What the model answered is read the way its view asked, then repaired against the origin's schema.
   const fromText =
@@ -259,10 +245,13 @@ export async function repairToolCall(
     // `forwarded` says so on the line: read alone, "unknown" read as a failure. Where the proxy
     // handed the name out for a tool the caller's listing no longer shows (renamed or removed
     // since the listing the model called from, or another caller's), `handedOutFor` names it.
+    // `relisted`: whether the name was looked for in a listing read from the origin for this request;
+    // not where one of the last minute stood in, the limit allowed none, or the read failed.
     const handedOutFor = resolveTool.handedOutFor(name);
     logEvent("tool_unknown", {
       name,
       ...(handedOutFor === undefined ? {} : { handedOutFor }),
+      relisted: resolveTool.relisted(),
       forwarded: "as_called",
     });
   }

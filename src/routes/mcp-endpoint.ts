@@ -9,6 +9,7 @@
 import type { Context } from "hono";
 import type { MessageRecord } from "../analytics/call-record";
 import { type CallRecorder, recordCalls } from "../analytics/recorder";
+import { callMemberMisspelled } from "../args/recover";
 import { rewriteChallenges } from "../auth/protected-resource";
 import { signInChallenge } from "../auth/provider";
 import { publicUrls } from "../auth/public-url";
@@ -174,7 +175,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         return refused(body.status, body.code, body.message, unread, body.headers);
       }
       // Before the proxy answers anything itself, or brings a header in line with its body.
-      const twoWays = readingRefusal(request.headers, body);
+      const twoWays = readingRefusal(request.headers, body, callMemberMisspelled);
       if (twoWays !== undefined) {
         return refused(400, twoWays.code, twoWays.message, addresseeOf(body));
       }

@@ -54,6 +54,8 @@ export interface ToolResolver {
   ruleOf(original: string): ToolRule | undefined;
   /** Whether the operator's policy refuses some calls (`refusesCalls`): then a call must name its tool. */
   refusesCalls: boolean;
+  /** Whether this request read the origin's whole listing for its caller so far (tool-map.ts `relistedHere`). */
+  relisted(): boolean;
 }
 
 export function toolResolver(
@@ -118,5 +120,6 @@ export function toolResolver(
     handedOutFor: (name: string) => toolMap.calls.handedOutFor(name),
     ruleOf: (original: string) => toolMap.policy.rules.ruleFor(original),
     refusesCalls: refusesCalls(toolMap.policy),
+    relisted: () => toolMap.relistedHere,
   });
 }

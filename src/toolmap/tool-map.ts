@@ -67,6 +67,7 @@ export class ToolMap {
   private shown: { key: string; held: boolean; whole: boolean } | undefined;
   /** What the names calls give stand for, for this caller. */
   readonly calls: CallNames;
+  private relistedNow = false;
 
   constructor(
     private readonly kv: KVNamespace,
@@ -334,6 +335,12 @@ export class ToolMap {
   async relisted(tools: readonly ListedTool[]): Promise<void> {
     await this.nameListing(tools, "whole");
     this.names.relistedFor.set(await this.caller.listing(), true);
+    this.relistedNow = true;
+  }
+
+  /** Whether this request read the origin's whole listing for its caller, not one of the last minute. */
+  get relistedHere(): boolean {
+    return this.relistedNow;
   }
 
   /**

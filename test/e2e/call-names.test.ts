@@ -178,6 +178,8 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
         event: "tool_unknown",
         name: read?.name,
         handedOutFor: "files.read",
+        // The caller's listing was read for the call: the origin no longer lists files.read.
+        relisted: true,
         forwarded: "as_called",
       },
     ]);
@@ -199,7 +201,8 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     });
     // The engineer who reads the line alone reads that it went on, not that it failed.
     expect(logs.events("tool_unknown")).toEqual([
-      { event: "tool_unknown", name: "files.read", forwarded: "as_called" },
+      // Illegal under `openai`: no name the proxy handed out, so no listing was asked for.
+      { event: "tool_unknown", name: "files.read", relisted: false, forwarded: "as_called" },
     ]);
     logs.restore();
   });

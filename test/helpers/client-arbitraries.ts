@@ -381,14 +381,20 @@ export function withDefect(value: Members | Members[], defect: Defect, levels: n
       return add([["Params", "RESULT", "Error", "iD"][levels % 4] as string, {}]);
     case "misspelledParam": {
       // `_meta`, or the revision claim in it, as Go's encoding/json reads it, in params the first
-      // message writes as an object; a call's own members beside its arguments are the call's.
+      // message writes as an object; of a call, the claim, or a member of its own (an argument
+      // beside arguments written inline, docs/arguments.md).
       const at = first.members.findIndex(([key]) => key === "params");
       const params = first.members[at]?.[1];
       if (!isObject(params)) return value;
       const call = first.members.some(([key, v]) => key === "method" && v === "tools/call");
       const meta = { "IO.modelcontextprotocol/protocolVersion": "2026-07-28" };
       const key = ["_Meta", "_META", "_meta\u0000"][levels % 3] as string;
-      const misspelled = call ? { ...params, _meta: meta } : { ...params, [key]: {} };
+      const callKey = ["_Meta", "TASK", "requestſtate"][levels % 3] as string;
+      const misspelled = !call
+        ? { ...params, [key]: {} }
+        : levels % 2 === 0
+          ? { ...params, _meta: meta }
+          : { ...params, [callKey]: {} };
       const changed = new Members(
         first.members.map((member, index) => (index === at ? ["params", misspelled] : member)),
       );

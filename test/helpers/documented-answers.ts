@@ -197,17 +197,50 @@ const READ_META = [
 const misspells = (keys: string[], members: string[]) =>
   keys.some((key) => !members.includes(key) && members.map(folded).includes(folded(key)));
 
+/** A call's own members, docs/arguments.md's envelope. */
+const CALL_MEMBERS = [
+  "name",
+  "arguments",
+  "args",
+  "_meta",
+  "task",
+  "inputResponses",
+  "requestState",
+];
+
+/**
+ * Whether a call's params write, as docs/errors.md says, `name` so where none
+ * is written as it, or beside arguments that hold the arguments (a non-empty
+ * object, or JSON text of one) a member of its own so.
+ */
+function callMisspelled(params: Record<string, unknown>): boolean {
+  const keys = Object.keys(params);
+  if (!Object.hasOwn(params, "name") && misspells(keys, ["name"])) return true;
+  let args = params.arguments;
+  if (typeof args === "string") {
+    try {
+      args = JSON.parse(args);
+    } catch {}
+  }
+  return isObject(args) && Object.keys(args).length > 0 && misspells(keys, CALL_MEMBERS);
+}
+
 /**
  * Whether docs/errors.md says a message of the body is refused `-32602` for
  * params that write a member the proxy reads (or a key of its `_meta`) in a
- * spelling lenient readers take for it; a `tools/call`'s own members are the
- * call's (answered apart).
+ * spelling lenient readers take for it; a `tools/call`'s own members as the
+ * call reads them (`callMisspelled`).
  */
 export function paramsMisspelled(verdict: { messages: Record<string, unknown>[] }): boolean {
   return verdict.messages.some(({ method, params }) => {
     if (typeof method !== "string" || !isObject(params)) return false;
     const read = ["_meta", ...(Object.hasOwn(READ_PARAMS, method) ? [READ_PARAMS[method]] : [])];
-    if (method !== "tools/call" && misspells(Object.keys(params), read as string[])) return true;
+    if (
+      method === "tools/call"
+        ? callMisspelled(params)
+        : misspells(Object.keys(params), read as string[])
+    )
+      return true;
     const meta = params._meta;
     return isObject(meta) && misspells(Object.keys(meta), READ_META);
   });

@@ -145,10 +145,10 @@ describe("npm run client", () => {
   });
 
   it("says how it is used, and fails, when the command is not one it knows", async () => {
-    const wrong = await npmRunAsync("client", ["show", proxy.url.href]);
+    const wrong = await npmRunAsync("client", ["lsit", proxy.url.href]);
     expect(wrong.status).toBe(1);
     expect(wrong.out).toContain(
-      "Usage: npm run client -- list URL | call URL TOOL [KEY=VALUE ...]",
+      'unknown command "lsit"; did you mean list?\nUsage: npm run client -- list URL | call URL TOOL [KEY=VALUE ...]',
     );
   });
 });

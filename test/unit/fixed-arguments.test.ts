@@ -36,6 +36,7 @@ function resolverOf(entry: ToolEntry, rule: ToolRule | undefined): ToolResolver 
       handedOutFor: () => undefined,
       ruleOf: () => rule,
       refusesCalls: false,
+      relisted: () => false,
     },
   );
 }

@@ -81,6 +81,7 @@ async function forwarded(
     handedOutFor: () => undefined,
     ruleOf: () => rule,
     refusesCalls: false,
+    relisted: () => false,
   });
   const message = {
     jsonrpc: "2.0",

@@ -257,10 +257,11 @@ describe("members of params the proxy does not know, beside the arguments, reach
     logs.restore();
   });
 
-  it("but not one a lenient reader takes for a member of the call's own: refused, the origin not called", async () => {
+  it("but not one a lenient reader takes for a member of the call's own: refused 400, the origin not called", async () => {
     // Go's encoding/json (mcp-go; the Go SDK before its fix also cut a key at a NUL) reads
     // `_Meta` as `_meta`: the proxy read no `_meta` (no revision claim to hold the header to),
-    // the origin one; as a task (`TASK`), a call the proxy took for a plain one.
+    // the origin one; as a task (`TASK`), a call the proxy took for a plain one. Refused as any
+    // message's member the proxy reads so spelled is (docs/errors.md).
     const { proxy, session, received } = await demoSession();
     await messagesOf(await postJson(proxy, PROXY_URL, rpc("list", "tools/list"), session));
     const calls = async () =>
@@ -274,14 +275,15 @@ describe("members of params the proxy does not know, beside the arguments, reach
       [60, "ARGS", "args"],
     ] as const) {
       const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"get-weather","arguments":{"city":"Oslo"},"${member}":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`;
-      const [answer] = await messagesOf(await postJson(proxy, PROXY_URL, body, session));
+      const response = await postJson(proxy, PROXY_URL, body, session);
+      expect(response.status, member).toBe(400);
       const written = JSON.stringify(JSON.parse(`"${member}"`));
-      expect(answer, member).toEqual({
+      expect(await response.json(), member).toEqual({
         jsonrpc: "2.0",
         id,
         error: {
           code: -32602,
-          message: `Invalid params: params write the key ${written} beside the arguments, which lenient readers take for "${reads}"; write it as MCP does, or leave it out`,
+          message: `Invalid params: params write the key ${written}, which lenient readers take for "${reads}"; write it as MCP does, or leave it out`,
         },
       });
     }

@@ -370,6 +370,26 @@ describe("tools/call by model-facing name", () => {
     expect(await calls()).toBe(6);
   });
 
+  it("says on its tool_unknown line whether it read the origin's listing for the caller before it forwarded the call", async () => {
+    const setup = await demoSession();
+    const logs = captureLogs();
+    const relists = () => countReceived(setup.trace, "relist");
+    // Asked for and read: the listing lacks the name.
+    await callTool(setup.proxy, PROXY_URL, setup.session, "no_such_tool");
+    expect(await relists()).toBe(1);
+    // Not asked for again within the minute: a tool listed since is not known to the proxy yet.
+    await callTool(setup.proxy, PROXY_URL, setup.session, "no_such_tool");
+    // A name the proxy could never have handed out asks for nothing, in a session of its own.
+    await callTool(setup.proxy, PROXY_URL, await openSession(setup.proxy, PROXY_URL), "files.read");
+    expect(await relists()).toBe(1);
+    expect(logs.events("tool_unknown")).toEqual([
+      { event: "tool_unknown", name: "no_such_tool", relisted: true, forwarded: "as_called" },
+      { event: "tool_unknown", name: "no_such_tool", relisted: false, forwarded: "as_called" },
+      { event: "tool_unknown", name: "files.read", relisted: false, forwarded: "as_called" },
+    ]);
+    logs.restore();
+  });
+
   it("lists the origin at most 30 times a minute per isolate, however many callers the client makes up", async () => {
     const setup = await demoSession();
     const logs = captureLogs();
@@ -382,6 +402,9 @@ describe("tools/call by model-facing name", () => {
     expect(await received('"tools/call"')).toBe(31);
     expect(await received("relist")).toBe(30);
     expect(logs.events("relist_limited")).toMatchObject([{ limit: 30 }]);
+    // The call past the limit went on without a listing of its caller's.
+    const relisted = logs.events("tool_unknown").map((line) => line.relisted);
+    expect(relisted).toEqual([...Array(30).fill(true), false]);
     logs.restore();
   }, 30_000);
 

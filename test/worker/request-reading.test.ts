@@ -3,6 +3,10 @@
  * 2026-07-28 headers beside its body, as the proxy and the origin both read
  * them, or a refusal before the origin is called.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { demoSession } from "../helpers/demo";
@@ -213,6 +217,83 @@ describe("a member of params the proxy reads, in a spelling Go's encoding/json t
       error: { code: -32602, message },
     });
     expect(await received()).toEqual([]);
+  });
+
+  // A call's `name`, and beside arguments that hold the arguments its envelope's members
+  // (docs/arguments.md): Go's encoding/json reads `Name` as the tool, `TASK` as a task.
+  it.each([
+    [
+      "a call's _Meta beside its arguments",
+      `{"name":"get-weather","arguments":{"city":"Oslo"},"_Meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}`,
+      misspelled("_Meta", "_meta"),
+    ],
+    [
+      "a call's TASK beside arguments sent as JSON text",
+      `{"name":"get-weather","arguments":"{\\"city\\":\\"Oslo\\"}","TASK":{"ttl":60000},"_meta":${ENVELOPE}}`,
+      misspelled("TASK", "task"),
+    ],
+    [
+      "a call's Name, with no name",
+      `{"Name":"get-weather","arguments":{"city":"Oslo"},"_meta":${ENVELOPE}}`,
+      misspelled("Name", "name"),
+    ],
+    [
+      "a call's nAME, with no name and its arguments inline",
+      `{"nAME":"get-weather","city":"Oslo","_meta":${ENVELOPE}}`,
+      misspelled("nAME", "name"),
+    ],
+  ])(
+    "%s: refused 400 -32602 as any message's, the origin not called",
+    async (_, params, message) => {
+      const { proxy, received } = behindGateway();
+      const body = `{"jsonrpc":"2.0","id":"c-1","method":"tools/call","params":${params}}`;
+      const response = await postJson(proxy, MCP_URL, body, headersOf("tools/call"));
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        jsonrpc: "2.0",
+        id: "c-1",
+        error: { code: -32602, message },
+      });
+      expect(await received()).toEqual([]);
+    },
+  );
+
+  it("a call's, as the SDK's client sends it: the client's request fails with HTTP 400 naming the key", async () => {
+    const { proxy, received } = await demoSession();
+    const client = new Client(
+      { name: "request-reading", version: "1.0.0" },
+      { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(PROXY_URL), { fetch: proxy }));
+    try {
+      const before = (await received()).length;
+      const params = { name: "get-weather", arguments: { city: "Oslo" }, Task: { ttl: 60000 } };
+      const call = client.request({ method: "tools/call", params }, CallToolResultSchema);
+      await expect(call).rejects.toMatchObject({
+        code: 400,
+        message: expect.stringContaining(
+          JSON.stringify({ code: -32602, message: misspelled("Task", "task") }),
+        ),
+      });
+      expect((await received()).length).toBe(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("but beside arguments written inline, such a member is one of them: forwarded inside arguments", async () => {
+    const { proxy, received } = behindGateway();
+    const { body, headers } = wireRequest("2026-07-28", "c-2", "tools/call", {
+      name: "get-weather",
+      city: "Oslo",
+      Task: "x",
+    });
+    const [answer] = await messagesOf(await postJson(proxy, MCP_URL, body, headers));
+    expect(answer).toHaveProperty("result");
+    const calls = (await received()).filter((r) => r.body.includes('"tools/call"'));
+    expect(calls.map((r) => JSON.parse(r.body).params.arguments)).toEqual([
+      { city: "Oslo", Task: "x" },
+    ]);
   });
 
   it("a notification: refused 400 without an id, as the revision writes an error to no request", async () => {
