@@ -20,7 +20,7 @@ import { assignNames } from "../names/assign";
 import type { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import { ruleDescriptions } from "../rules/apply-rules";
-import { type ChangeScope, editsListings, NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
+import { editsListings, NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { AnswerMemory, settingsOf } from "./answer-memory";
 import { CallNames } from "./call-names";
@@ -28,22 +28,15 @@ import { CallerView, decide, type ListingPart } from "./caller-listings";
 import type { CallerPins } from "./caller-pin-records";
 import { PinAllowance } from "./caller-pins";
 import { type Caller, ONE_CALLER } from "./callers";
-import { definitionOf, type ListedDefinition, pinOf, pinsOf } from "./definition-pins";
+import { pinsOf } from "./definition-pins";
 import type { OriginMemory, ToolMapMemory, ToolMapScopes } from "./isolate-memory";
+import { rememberEntries } from "./listed-entries";
 import { logTaken, logUnmatchedRules } from "./listing-lines";
 import { digestedListing, ProvenPins, storedListingPin } from "./listing-pin";
-import { today } from "./map-merge";
 import { MapStore } from "./map-store";
 import { firstOfEachName, type NamedListing, noteLargeListing } from "./named-listing";
 import { keepListingPin, type PinContext, pinListing, provenPins } from "./pin-listing";
-import {
-  entryChars,
-  type KnownTools,
-  ListedEntry,
-  planListing,
-  renamesLogged,
-  type ToolEntry,
-} from "./plan-listing";
+import { type KnownTools, planListing, renamesLogged } from "./plan-listing";
 import { MAX_RELISTS, type ProfileNames } from "./profile-names";
 import { SchemaViews } from "./schema-views";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
@@ -201,39 +194,13 @@ export class ToolMap {
     const plan = planListing(tools, knownTools, assigned, asListed, fingerprints);
     // Each rename is logged once per isolate, when it is new here: not on every listing.
     const renames = plan.renames.filter(({ from, to }) => names.byOriginal.get(from) !== to);
-    const day = today();
-    const definitions: ListedDefinition[] = [];
-    // Each tool's entry as this listing made it: the caller's view keeps their own schemas.
-    const remembered = new Map<string, ToolEntry>();
-    for (const entry of plan.entries) {
-      const { name, original, tool, schemaHash, schemaChars, sameSchema } = entry;
-      const before = this.origin.tools.get(original)?.listed;
-      const known = sameSchema ? before?.definition : undefined;
-      const listed =
-        before && asListed.has(original)
-          ? before
-          : {
-              annotations: tool?.annotations,
-              ...(pinning && tool
-                ? {
-                    definition: definitionOf(tool, schemaHash, known, this.policy.scope, () =>
-                      proven.of(original),
-                    ),
-                  }
-                : {}),
-            };
-      // Decided from this listing's own definitions: memory may not keep them all.
-      if (listed.definition) {
-        // Its pin under the other scope only where a pin of that scope is to be read (caller-pins.ts).
-        const pinAs = tool && ((scope: ChangeScope) => pinOf(tool, schemaHash, scope));
-        definitions.push({ original, definition: listed.definition, ...(pinAs ? { pinAs } : {}) });
-      }
-      const chars = entryChars(original, tool, schemaChars, listed);
-      const made = new ListedEntry(original, schemaHash, schemaChars, chars, listed, entry);
-      this.origin.remember(made, day);
-      remembered.set(original, made);
-      names.remember(name, original);
-    }
+    const { definitions, remembered } = rememberEntries(
+      plan,
+      this.origin,
+      names,
+      asListed,
+      pinning ? { scope: this.policy.scope, proven } : undefined,
+    );
     // Names given back are remembered as they were: what was kept for them still stands.
     if (keptNames === undefined) names.keepAssigned(originals, chosen, assigned);
     for (const taken of plan.taken) names.keepName(taken.tool, taken.name);
