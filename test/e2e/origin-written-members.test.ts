@@ -2,14 +2,15 @@
  * A tool whose listing writes, beside what MCP names, a member the proxy
  * keeps for itself when it reads a listing from its text (`schemaJson`,
  * `written`, `readsOneWay`: where the text holds the schema and the tool).
- * Where the proxy parses a listing whole (its own re-list for a call it cannot
- * resolve, here), the origin's members must not stand for its own: the
- * schema a call is repaired against and a definition pin digests is the
- * tool's `inputSchema`, whatever else the tool writes (SECURITY.md,
- * "Changed definitions"). The origin is the SDK 1.x's, which sends such
- * members as the handler wrote them (test/fixtures/node/listing-origin.ts);
- * the client, the SDK 1.x's of 2025-11-25. And where a client's listing is
- * parsed whole (a batch of one, which no SDK's server writes: scripted).
+ * Where the proxy parses a listing whole (its own re-list for a call it
+ * cannot resolve; a client's listing answered with a batch of one, which no
+ * SDK's server writes: scripted), the origin's members must not stand for
+ * its own: the schema a call is repaired against and a definition pin
+ * digests is the tool's `inputSchema`, whatever else the tool writes
+ * (SECURITY.md, "Hidden tools stay hidden"; docs/rules.md, "Changed
+ * definitions"). The origin is the SDK 1.x's, which sends such members as
+ * the handler wrote them (test/fixtures/node/listing-origin.ts); the
+ * client, the SDK 1.x's of 2025-11-25.
  */
 import { waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
