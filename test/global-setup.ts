@@ -23,6 +23,7 @@ import { startCallerOrigin } from "./fixtures/node/caller-origin";
 import { startCatalogOrigin } from "./fixtures/node/catalog-origin";
 import { startHeaderOrigin } from "./fixtures/node/header-origin";
 import { startIdentityProvider } from "./fixtures/node/identity-provider";
+import { startListingOrigin } from "./fixtures/node/listing-origin";
 import { startMetadataOrigins } from "./fixtures/node/metadata-origins";
 import { startOAuthOrigin } from "./fixtures/node/oauth-origin";
 import { startOriginGateway } from "./fixtures/node/origin-gateway";
@@ -59,6 +60,7 @@ export default async function setup(project: TestProject) {
   const callers = await startCallerOrigin();
   const surface = await startSurfaceOrigin();
   const tasks = await startTaskOrigin();
+  const listing = await startListingOrigin();
   const idp = await startIdentityProvider();
 
   project.provide("demoOrigin", demoUrl.origin);
@@ -71,6 +73,7 @@ export default async function setup(project: TestProject) {
   project.provide("callerOrigin", callers.url.origin);
   project.provide("surfaceOrigin", surface.url.origin);
   project.provide("taskOrigin", tasks.url.origin);
+  project.provide("listingOrigin", listing.url.origin);
   project.provide("identityProvider", idp.url.origin);
   project.provide("metadataOrigins", metadata.urls);
   for (const [key, origin] of [
@@ -104,6 +107,7 @@ export default async function setup(project: TestProject) {
     callers.close();
     surface.close();
     tasks.close();
+    listing.close();
     idp.close();
     gateway.close();
     await demo.dispose();

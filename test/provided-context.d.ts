@@ -26,6 +26,8 @@ declare module "vitest" {
     surfaceOrigin: string;
     /** The SDK 1.x origin of protocol 2025-11-25 whose tool runs as a task (test/fixtures/node/task-origin.ts). */
     taskOrigin: string;
+    /** The SDK 1.x origin that lists whatever tools a test sets, as written (test/fixtures/node/listing-origin.ts). */
+    listingOrigin: string;
     /** Gate mode's identity provider (test/fixtures/node/identity-provider.ts): its issuer; GitHub's under `/github`. */
     identityProvider: string;
     /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */

@@ -6,7 +6,15 @@
 import { foldedKey, isPlainObject } from "../json";
 import type { Span } from "../json-spans";
 
-/** A tool as a listing describes it; only `name` and `inputSchema` matter here. */
+/**
+ * A tool as a listing describes it: the members of MCP's the proxy reads,
+ * and where the proxy read the listing from its text (listing-text.ts
+ * `WrittenTool`), members of its own that say where that text holds what.
+ * Only that reading and `listedTool` make one: an origin's parsed tool is
+ * never one, or a member it wrote beside MCP's (`schemaJson`) would be taken
+ * for the proxy's own, and the schema a pin digests and a call is repaired
+ * against would be a text the origin chose, not its `inputSchema`.
+ */
 export interface ListedTool {
   name: string;
   title?: unknown;
@@ -30,9 +38,22 @@ export interface ListedTool {
 
 export type ToolsListResult = { tools: unknown[] } & Record<string, unknown>;
 
+/** An entry of `tools` as the origin wrote it, parsed: any member, any value, but its `name`. */
+export type NamedEntry = { name: string } & Record<string, unknown>;
+
 /** An entry of `tools` the proxy takes for a tool: an object with a string `name`. */
-export const isListedTool = (entry: unknown): entry is ListedTool & Record<string, unknown> =>
+export const isListedTool = (entry: unknown): entry is NamedEntry =>
   isPlainObject(entry) && typeof entry.name === "string";
+
+/**
+ * The tool a parsed entry describes: a copy of the members MCP names that the
+ * proxy reads, and nothing else the origin wrote. The entry itself is what the
+ * client is sent (rewrite/tools-list.ts `renamedTool`), as it came.
+ */
+export function listedTool(entry: NamedEntry): ListedTool {
+  const { name, title, description, inputSchema, annotations, outputSchema } = entry;
+  return { name, title, description, inputSchema, annotations, outputSchema };
+}
 
 export function isToolsListResult(result: unknown): result is ToolsListResult {
   return isPlainObject(result) && Array.isArray(result.tools);
@@ -52,9 +73,11 @@ export function looksLikeToolsListResult(result: unknown): result is ToolsListRe
   return isToolsListResult(result) && !("content" in result) && result.tools.some(isListedTool);
 }
 
-/** The tools of a result that have a name to work with. */
+/** The tools of a parsed result that have a name to work with (`listedTool`). */
 export function namedTools(result: ToolsListResult): ListedTool[] {
-  return result.tools.filter(isListedTool);
+  const tools: ListedTool[] = [];
+  for (const entry of result.tools) if (isListedTool(entry)) tools.push(listedTool(entry));
+  return tools;
 }
 
 /**

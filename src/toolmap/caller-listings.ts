@@ -134,7 +134,7 @@ function charsOf(entries: ReadonlyMap<string, ToolEntry>): number {
   return chars;
 }
 
-/** A tool's text, for a view's key: as the listing wrote it, or as JSON writes it. */
+/** A tool's text, for a view's key: as the listing wrote it, or as JSON writes what the proxy reads of it. */
 const textOf = (tool: ListedTool) => (tool.written ? textAt(tool.written) : JSON.stringify(tool));
 
 /** What a listing is of the caller's whole listing: all of it (its search mode decided), its first page, or a later page. */

@@ -27,6 +27,7 @@ export const CATALOG_ORIGIN = inject("catalogOrigin");
 export const CALLER_ORIGIN = inject("callerOrigin");
 export const SURFACE_ORIGIN = inject("surfaceOrigin");
 export const TASK_ORIGIN = inject("taskOrigin");
+export const LISTING_ORIGIN = inject("listingOrigin");
 export const IDENTITY_PROVIDER = inject("identityProvider");
 
 /** The proxy's public URL in tests; its host is never the origin's. */

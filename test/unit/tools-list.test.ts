@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { encodeHeaderValue } from "../../src/protocol/mcp-headers";
+import { namedTools } from "../../src/protocol/tools-list";
 import { renameTools, UNFIT_META } from "../../src/rewrite/tools-list";
 import { DEMO_NAMES } from "../helpers/demo-names";
 
@@ -67,6 +68,39 @@ describe("renameTools", () => {
     expect(own).toEqual({ ...result, cacheScope: "private" });
     expect(Object.keys(own)).toEqual(Object.keys(result));
     expect(renameTools(result, listing(false))).toEqual(result);
+  });
+});
+
+describe("namedTools, of a listing parsed whole", () => {
+  it("hands on of each tool the members of MCP's the proxy reads, and none the origin wrote beside them", () => {
+    const inputSchema = { type: "object", properties: { amount: { type: "integer" } } };
+    const result = JSON.parse(
+      JSON.stringify({
+        tools: [
+          {
+            name: "transfer",
+            description: "Moves money.",
+            inputSchema,
+            _meta: { "x/y": 1 },
+            // Members the proxy's reading of a listing's text gives a tool (listing-text.ts).
+            schemaJson: { text: '{"type":"object"}', span: [0, 17] },
+            written: { text: "{}", span: [0, 2] },
+            readsOneWay: true,
+            json: 5,
+          },
+          { title: "no name at all" },
+        ],
+      }),
+    );
+    const [tool, ...rest] = namedTools(result);
+    expect(rest).toEqual([]);
+    expect(Object.entries(tool ?? {}).filter(([, value]) => value !== undefined)).toEqual([
+      ["name", "transfer"],
+      ["description", "Moves money."],
+      ["inputSchema", inputSchema],
+    ]);
+    // The listing the client is sent is the origin's, as it came.
+    expect(result.tools[0]).toHaveProperty("schemaJson");
   });
 });
 
