@@ -109,7 +109,7 @@ describe("broker mode's sign-in logs nothing a client or its browser wrote", () 
   it("an authorization request with a marker in each parameter a client writes", async () => {
     const network = broker();
     const { url } = await handBuiltClient(network, BROKER_URL);
-    const hostile = [
+    const hostile: Array<Record<string, string | null>> = [
       { redirect_uri: `https://evil.example/${MARKER}` },
       { redirect_uri: `${REDIRECT_URL}?${MARKER}` },
       { resource: `http://localhost/${MARKER}` },
