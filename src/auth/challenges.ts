@@ -1,7 +1,7 @@
 /**
  * `WWW-Authenticate` challenges (RFC 9110 §11.6.1, §11.2), read with the
- * position of every parameter value, so one value can be replaced and every
- * other byte of the header kept as sent. Pure.
+ * position of every parameter, so a header can be written again from what
+ * was read, each challenge and parameter as sent. Pure.
  *
  *   challenge  = auth-scheme [ 1*SP ( token68 / #auth-param ) ]
  *   auth-param = token BWS "=" BWS ( token / quoted-string )
@@ -18,6 +18,8 @@ export interface ChallengeParam {
   name: string;
   /** The value, unquoted and unescaped. */
   value: string;
+  /** Where the parameter's name starts in the header. */
+  nameStart: number;
   /** Where the value's raw text (quotes included) starts and ends in the header. */
   start: number;
   end: number;
@@ -26,6 +28,10 @@ export interface ChallengeParam {
 export interface Challenge {
   /** Lower-cased: schemes are case-insensitive. */
   scheme: string;
+  /** The scheme as the header writes it. */
+  written: string;
+  /** A token68 in the place of parameters, as written. */
+  token68?: string;
   params: ChallengeParam[];
 }
 
@@ -88,12 +94,15 @@ class Reader {
     return end === this.text.length || this.text[end] === ",";
   }
 
-  skipToken68() {
+  token68(): string {
+    const start = this.position;
     while (TOKEN68.test(this.at()) || this.at() === "=") this.position++;
+    return this.text.slice(start, this.position);
   }
 
   /** One `name=value` parameter, or `undefined` where the grammar breaks. */
   param(): ChallengeParam | undefined {
+    const nameStart = this.position;
     const name = this.token().toLowerCase();
     this.skipSpace();
     this.position++; // "="
@@ -101,7 +110,7 @@ class Reader {
     const start = this.position;
     const value = this.at() === '"' ? this.quoted() : this.token();
     if (value === undefined || this.position === start) return undefined;
-    return { name, value, start, end: this.position };
+    return { name, value, nameStart, start, end: this.position };
   }
 
   /** A quoted-string's value, or `undefined` when it is unterminated. */
@@ -131,12 +140,12 @@ export function parseChallenges(header: string): Challenge[] {
   while (!reader.done) {
     const scheme = reader.token();
     if (scheme === "") break;
-    const challenge: Challenge = { scheme: scheme.toLowerCase(), params: [] };
+    const challenge: Challenge = { scheme: scheme.toLowerCase(), written: scheme, params: [] };
     challenges.push(challenge);
     reader.skipSpace();
     let separated = false;
     if (reader.atToken68()) {
-      reader.skipToken68();
+      challenge.token68 = reader.token68();
     } else {
       while (reader.atParam()) {
         const param = reader.param();
@@ -172,26 +181,46 @@ export function quote(value: string): string {
   return `"${value.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
 }
 
+/** How lenient readers find `resource_metadata`: anywhere in a header's text. */
+const METADATA = /resource_metadata/i;
+
 /**
- * `header` with the values of some parameters replaced: `replace` is asked for
- * each parameter of each challenge and returns the new value, or `undefined`
- * to keep it. Everything else stays as sent, byte for byte.
+ * `header` as a client may read it: each `resource_metadata` parameter, of
+ * any challenge, with the value `replace` gives it (`undefined`: as sent),
+ * and no other text that names it. The official SDK clients (1.x and 2.x)
+ * take the first `resource_metadata=` in the header's text for the
+ * parameter, wherever it is: in another parameter's value
+ * (`realm="resource_metadata=https://…"`), at the end of another's name
+ * (`xresource_metadata=`), past a break in the grammar where the proxy read
+ * no further, in a DPoP challenge; and none written with spaces around `=`
+ * or in capitals, as the grammar allows. So a header that names it anywhere
+ * is written again from what was read: each challenge and parameter as sent,
+ * `, ` between them, each `resource_metadata` as `resource_metadata="…"`; a
+ * parameter or token68 that names it otherwise, and whatever follows a break
+ * in the grammar, left out. A header that never names it is returned as sent.
  */
-export function replaceChallengeParams(
+export function withResourceMetadata(
   header: string,
-  replace: (challenge: Challenge, param: ChallengeParam) => string | undefined,
+  replace: (param: ChallengeParam) => string | undefined,
 ): string {
-  const edits: Array<{ start: number; end: number; text: string }> = [];
-  for (const challenge of parseChallenges(header)) {
-    for (const param of challenge.params) {
-      const value = replace(challenge, param);
-      if (value !== undefined)
-        edits.push({ start: param.start, end: param.end, text: quote(value) });
-    }
-  }
-  let result = header;
-  for (const { start, end, text } of edits.reverse()) {
-    result = result.slice(0, start) + text + result.slice(end);
-  }
-  return result;
+  if (!METADATA.test(header)) return header;
+  const written = parseChallenges(header).map((challenge) => {
+    const params = challenge.params.flatMap((param) => {
+      const raw = header.slice(param.start, param.end);
+      if (param.name === "resource_metadata") {
+        const value = replace(param);
+        return [`resource_metadata=${value === undefined ? raw : quote(value)}`];
+      }
+      // Its raw text names it only where the value does: an escape's backslash is no letter of it.
+      if (METADATA.test(param.name) || METADATA.test(param.value)) return [];
+      return [header.slice(param.nameStart, param.end)];
+    });
+    const token68 =
+      challenge.token68 === undefined || METADATA.test(challenge.token68)
+        ? undefined
+        : challenge.token68;
+    const rest = token68 ?? params.join(", ");
+    return rest === "" ? challenge.written : `${challenge.written} ${rest}`;
+  });
+  return written.join(", ");
 }

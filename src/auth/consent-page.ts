@@ -30,6 +30,9 @@ import { ALLOW_ID, ALLOW_SCRIPT, ALLOW_SCRIPT_SOURCE } from "./consent-gesture";
  */
 export const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
 
+/** An error page's (routes/sign-in-pages.ts), which has no style: nothing loads or runs at all. */
+export const BARE_POLICY = "default-src 'none'; frame-ancestors 'none'";
+
 /** The consent page's: `PAGE_POLICY`, and its one script by its hash. */
 export const CONSENT_POLICY = `${PAGE_POLICY}; script-src ${ALLOW_SCRIPT_SOURCE}`;
 

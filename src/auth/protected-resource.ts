@@ -4,8 +4,9 @@
  * resource, so a client that checks them (RFC 9728 §3.3, §7.3) sees the URL it
  * connected to, the proxy's:
  *
- * - the `resource_metadata` parameter of every `Bearer` challenge in a 401 or
- *   403 from the origin points at the proxy's metadata (`rewriteChallenges`);
+ * - the `resource_metadata` parameter of every challenge in a 401 or 403
+ *   from the origin points at the proxy's metadata, and nothing else in the
+ *   header reads as one to a lenient client (`rewriteChallenges`);
  * - the proxy's metadata is the origin's document with `resource` naming the
  *   proxy's MCP URL (`protectedResourceMetadata`).
  *
@@ -24,13 +25,11 @@ import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { fetchOrigin, logOriginError, statusLineOf } from "../transport/origin";
 import { readBounded } from "../transport/read-bounded";
-import { bearerRefusal, replaceChallengeParams } from "./challenges";
+import { bearerRefusal, withResourceMetadata } from "./challenges";
 import { originMetadataUrls, type PublicUrls } from "./public-url";
 import type { SignInMemory } from "./sign-in-memory";
 
 const MAX_METADATA_BYTES = 64 * 1024;
-
-const isBearer = (scheme: string) => scheme === "bearer";
 
 /** What the client's request carried that a refusal of its token is read against. */
 export interface SentCredentials {
@@ -69,8 +68,9 @@ function logRefusedToken(status: number, header: string, config: Config, sent: S
 }
 
 /**
- * The origin's 401 or 403 with every `Bearer` challenge's `resource_metadata`
- * pointing at the proxy's metadata; any other response as it came.
+ * The origin's 401 or 403 with every challenge's `resource_metadata`
+ * pointing at the proxy's metadata, and nothing else in the header a client
+ * could read as one (challenges.ts); any other response as it came.
  * `sent`: what the client's request carried.
  */
 export function rewriteChallenges(
@@ -83,8 +83,7 @@ export function rewriteChallenges(
   const header = origin.headers.get("www-authenticate");
   if ((origin.status !== 401 && origin.status !== 403) || header === null) return origin;
 
-  const rewritten = replaceChallengeParams(header, (challenge, param) => {
-    if (!isBearer(challenge.scheme) || param.name !== "resource_metadata") return undefined;
+  const rewritten = withResourceMetadata(header, (param) => {
     const named = URL.canParse(param.value) ? new URL(param.value) : undefined;
     if (named?.host !== config.originUrl.host) {
       logEvent("auth_metadata_foreign_host", {
@@ -108,7 +107,8 @@ export function rewriteChallenges(
   }
   if (rewritten === header) return origin;
   const headers = new Headers(origin.headers);
-  headers.set("www-authenticate", rewritten);
+  if (rewritten === "") headers.delete("www-authenticate");
+  else headers.set("www-authenticate", rewritten);
   return new Response(origin.body, { ...statusLineOf(origin), headers });
 }
 

@@ -61,6 +61,7 @@ import {
   budgetPage,
   errorPage,
   helpersOf,
+  htmlPage,
   logFailure,
   redirect,
 } from "./sign-in-pages";
@@ -269,11 +270,11 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
     const refused = await takeSignInWrite(auth, c.get("isolate").signIn.budget, "consent");
     if (refused) return budgetPage(request, "consent", refused);
     const consent = await helpers.beginConsent(keptForConsent(request, access));
-    consent.headers.set("content-type", "text/html; charset=utf-8");
-    consent.headers.set("content-security-policy", CONSENT_POLICY);
     logEvent("sign_in_started", { client: request.clientId, redirectHost: details.redirectHost });
-    return new Response(consentPage(details, consent.handle, access), {
+    return htmlPage(consentPage(details, consent.handle, access), {
       headers: consent.headers,
+      policy: CONSENT_POLICY,
+      postsBack: true,
     });
   } catch (error) {
     return answerValidated("consent", request, error);
@@ -347,7 +348,6 @@ function notShown(
     ),
     request.clientId,
   );
-  headers.set("cache-control", "no-store");
   const back = authorizationErrorRedirect(
     request,
     "temporarily_unavailable",

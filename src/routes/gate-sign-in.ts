@@ -31,17 +31,7 @@ import type { GateAuth } from "../config";
 import { logEvent } from "../log";
 import type { AppEnv } from "./app-env";
 import type { SignInBehind } from "./authorize";
-import { type AuthRequest, answerValidated, errorPage } from "./sign-in-pages";
-
-/** Headers of a page that carries a way on to the client: seen by this browser only, and said nowhere else. */
-function pageHeaders(headers: Headers): Headers {
-  headers.set("content-type", "text/html; charset=utf-8");
-  headers.set("cache-control", "no-store");
-  headers.set("referrer-policy", "no-referrer");
-  headers.set("content-security-policy", PAGE_POLICY);
-  headers.set("x-frame-options", "DENY");
-  return headers;
-}
+import { type AuthRequest, answerValidated, errorPage, htmlPage } from "./sign-in-pages";
 
 /**
  * The page for a user the proxy will not let in, with the client told
@@ -55,7 +45,7 @@ function refusal(request: AuthRequest, headers: Headers, message: string): Respo
     "access_denied",
     "The account signed in with may not use this server",
   );
-  return errorPage(403, message, pageHeaders(headers), back);
+  return errorPage(403, message, headers, back);
 }
 
 type Refusal = Extract<Admission, { kind: "refused" }>["reason"];
@@ -159,7 +149,7 @@ export function gateSignIn(
           continueTo: redirectTo,
           cancelTo: authorizationErrorRedirect(request, "access_denied"),
         });
-        return new Response(page, { headers: pageHeaders(headers) });
+        return htmlPage(page, { headers, policy: PAGE_POLICY });
       } catch (error) {
         // The client's request was validated: it can be told, and stop waiting.
         return answerValidated("callback", request, error, headers);

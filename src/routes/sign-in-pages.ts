@@ -12,7 +12,7 @@ import {
   type OAuthHelpers,
 } from "@cloudflare/workers-oauth-provider";
 import type { Context } from "hono";
-import { escapeHtml } from "../auth/consent-page";
+import { BARE_POLICY, escapeHtml } from "../auth/consent-page";
 import { type BudgetRefusal, refusalText, type SignInWrite } from "../auth/sign-in-budget";
 import { UpstreamError } from "../auth/upstream-requests";
 import { isLoopbackHost } from "../config";
@@ -23,14 +23,54 @@ export function helpersOf(c: Context<AppEnv>): OAuthHelpers | undefined {
   return (c.env as Env & { OAUTH_PROVIDER?: OAuthHelpers }).OAUTH_PROVIDER;
 }
 
+export interface PageOptions {
+  status?: number;
+  /** Headers of its own (the library's cookies, `Retry-After`), to which the page's are added. */
+  headers?: Headers;
+  /** Its Content-Security-Policy (auth/consent-page.ts): what it loads and runs; none by default. */
+  policy?: string;
+  /**
+   * Whether it posts a form back to the proxy (the consent page): a browser
+   * sends such a POST from a `no-referrer` page with `Origin: null`, which
+   * `ALLOWED_HOSTS` refuses, so its Referer goes to the proxy alone instead.
+   */
+  postsBack?: boolean;
+}
+
+/**
+ * Every page the proxy serves itself (the consent page, gate mode's
+ * signed-in page, the error pages), with the headers each has: it loads and
+ * runs only what `policy` allows and no other site frames it
+ * (`X-Frame-Options` for browsers that ignore `frame-ancestors`), no browser
+ * reads it as anything but HTML, its URL (which holds the client's request:
+ * its state, its PKCE challenge) goes in no Referer to another site, and no
+ * cache keeps it: each answers one sign-in.
+ */
+export function htmlPage(
+  html: string,
+  {
+    status = 200,
+    headers = new Headers(),
+    policy = BARE_POLICY,
+    postsBack = false,
+  }: PageOptions = {},
+): Response {
+  headers.set("content-type", "text/html; charset=utf-8");
+  headers.set("content-security-policy", policy);
+  headers.set("x-frame-options", "DENY");
+  headers.set("x-content-type-options", "nosniff");
+  headers.set("referrer-policy", postsBack ? "same-origin" : "no-referrer");
+  headers.set("cache-control", "no-store");
+  return new Response(html, { status, headers });
+}
+
 /** A page that says what failed; with `back`, the way to the app, naming the host it is at. */
 export function errorPage(status: number, message: string, headers = new Headers(), back?: string) {
-  headers.set("content-type", "text/html; charset=utf-8");
   const link =
     back === undefined
       ? ""
       : `<p><a href="${escapeHtml(back)}">Back to the app at ${escapeHtml(new URL(back).hostname)}</a></p>`;
-  return new Response(
+  return htmlPage(
     `<!doctype html><meta charset="utf-8"><title>Sign-in failed</title><p>${escapeHtml(message)}</p>${link}`,
     { status, headers },
   );
@@ -69,7 +109,6 @@ function toClientUnseen(
   headers = new Headers(),
 ): Response {
   if (isLoopbackHost(new URL(redirectTo).hostname)) return redirect(redirectTo, headers);
-  headers.set("cache-control", "no-store");
   return errorPage(status, message, headers, redirectTo);
 }
 
@@ -127,7 +166,6 @@ export function budgetPage(
 ): Response {
   const text = refusalText(refusal, write);
   headers.set("retry-after", String(refusal.retryAfter));
-  headers.set("cache-control", "no-store");
   const back = authorizationErrorRedirect(request, "temporarily_unavailable", text);
   return errorPage(503, `${text}.`, headers, back);
 }

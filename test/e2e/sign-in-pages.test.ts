@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { BROKER_URL, brokerFor } from "../helpers/broker";
-import { GATE_URL, gateNetwork } from "../helpers/gate";
+import { GATE_URL, gateNetwork, walkAs } from "../helpers/gate";
 import { HAND_BUILT_VERIFIER, REDIRECT_URL } from "../helpers/oauth-client";
 import {
   BROKERED_ORIGIN,
@@ -196,5 +196,100 @@ describe("the sign-in pages, for a client anyone could have registered", () => {
     const brokerHtml = await brokerPage.text();
     expect(brokerHtml).toContain("With these permissions: <code>mcp:tools</code>.");
     expect(brokerHtml).not.toContain("read-only");
+  });
+});
+
+/** Every HTML page `network` answered, as the browser got it: where, its status, its headers and text. */
+function watched(network: Fetch) {
+  const pages: Array<{ at: string; status: number; headers: Headers; html: string }> = [];
+  const fetch: Fetch = async (input, init) => {
+    const response = await network(input, init);
+    const url = new URL(input instanceof Request ? input.url : input);
+    const html = response.headers.get("content-type")?.startsWith("text/html");
+    // The proxy's own pages: not the identity provider's, on its own host.
+    if (!html || url.hostname !== "localhost") return response;
+    const text = await response.text();
+    const at = `${init?.method ?? "GET"} ${url.pathname}`;
+    pages.push({ at, status: response.status, headers: response.headers, html: text });
+    return new Response(text, response);
+  };
+  return { fetch, pages };
+}
+
+describe("every page the proxy serves itself", () => {
+  it("loads and runs nothing it does not need, is framed by no site, sniffed as nothing else, and names itself in no Referer", async () => {
+    const broker = watched(brokerFor(BROKERED_ORIGIN.strict));
+    const remote = await registered(broker.fetch, BROKER_URL, { redirect_uris: [PHISHING] });
+    const local = await registered(broker.fetch, BROKER_URL, { redirect_uris: [REDIRECT_URL] });
+    // The consent page.
+    await broker.fetch(await authorizationUrl(BROKER_URL, local, REDIRECT_URL));
+    // The library's refusal of a client no one registered, and of a request without PKCE from a
+    // client on another host, with a way back to it.
+    await broker.fetch(await authorizationUrl(BROKER_URL, "nobody", REDIRECT_URL));
+    await broker.fetch(await authorizationUrl(BROKER_URL, remote, PHISHING, { pkce: false }));
+    // A consent answer that is no form, and a callback with a state no browser was given.
+    await broker.fetch(new URL("/authorize", BROKER_URL), { method: "POST", body: "{}" });
+    await broker.fetch(new URL("/oauth/callback?state=forged&code=c", BROKER_URL));
+    // A sign-in that cannot start: the origin's authorization server is down.
+    const down = watched(
+      clientNetwork(
+        viaProxy(
+          { ORIGIN_URL: `${DEMO_ORIGIN}/mcp`, AUTH_MODE: "broker", UPSTREAM_ISSUER: CLOSED_ORIGIN },
+          { app: createApp() },
+        ),
+        BROKER_URL,
+      ),
+    );
+    const downClient = await registered(down.fetch, BROKER_URL, { redirect_uris: [PHISHING] });
+    await down.fetch(await authorizationUrl(BROKER_URL, downClient, PHISHING));
+    // Gate mode: its consent page, the page that names who signed in, and a refused user's.
+    const gate = watched(gateNetwork());
+    expect((await walkAs(gate.fetch, "alice")).walk.callback).toBeDefined();
+    expect((await walkAs(gate.fetch, "bob")).walk.stopped?.status).toBe(403);
+
+    const pages = [...broker.pages, ...down.pages, ...gate.pages];
+    expect(pages.map(({ at, status }) => `${status} ${at}`)).toEqual([
+      "200 GET /authorize",
+      "400 GET /authorize",
+      "400 GET /authorize",
+      "400 POST /authorize",
+      "400 GET /oauth/callback",
+      "503 GET /authorize",
+      "200 GET /authorize",
+      "200 GET /oauth/callback",
+      "200 GET /authorize",
+      "403 GET /oauth/callback",
+    ]);
+    for (const { at, status, headers, html } of pages) {
+      const page = `${status} ${at}`;
+      expect(headers.get("x-frame-options"), page).toBe("DENY");
+      expect(headers.get("x-content-type-options"), page).toBe("nosniff");
+      // Its URL (the client's state, its PKCE challenge) in no other site's Referer. The consent
+      // page's form posts back: from a `no-referrer` page a browser sends that POST with
+      // `Origin: null`, which ALLOWED_HOSTS refuses (Chromium's Allow went nowhere,
+      // test/node/consent-page.test.ts), so its Referer goes to the proxy alone.
+      expect(headers.get("referrer-policy"), page).toBe(
+        html.includes("<form") ? "same-origin" : "no-referrer",
+      );
+      expect(headers.get("cache-control"), page).toBe("no-store");
+      // Nothing by default, no framing, and beside them only what this page holds: its inline
+      // style, its one script by its hash.
+      const policy = (headers.get("content-security-policy") ?? "").split("; ").sort();
+      const scripts = [...html.matchAll(/<script>([^<]*)<\/script>/g)].map((match) => match[1]);
+      const hashes = await Promise.all(
+        scripts.map(async (script) => {
+          const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(script));
+          return `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`;
+        }),
+      );
+      expect(policy, page).toEqual(
+        [
+          "default-src 'none'",
+          "frame-ancestors 'none'",
+          ...(html.includes("<style>") ? ["style-src 'unsafe-inline'"] : []),
+          ...(hashes.length > 0 ? [`script-src ${hashes.join(" ")}`] : []),
+        ].sort(),
+      );
+    }
   });
 });

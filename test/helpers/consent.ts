@@ -57,6 +57,8 @@ export interface BrowserOptions {
   visit?: (url: URL) => URL;
   /** The client's redirect URI, where the browser stops (before it goes there): `REDIRECT_URL` unless said. */
   home?: string;
+  /** The browser's cookies, to go on with after the walk stops: a jar of its own unless given. */
+  jar?: CookieJar;
 }
 
 /** A link's target as a page writes it: the proxy escapes every `&` of an href as `&#38;`. */
@@ -72,9 +74,8 @@ export async function walkSignIn(
   fetch: Fetch,
   authorizationUrl: URL,
   decision: "approve" | "deny" = "approve",
-  { visit = (url) => url, home = REDIRECT_URL }: BrowserOptions = {},
+  { visit = (url) => url, home = REDIRECT_URL, jar = new CookieJar() }: BrowserOptions = {},
 ): Promise<BrowserWalk> {
-  const jar = new CookieJar();
   const visited: URL[] = [authorizationUrl];
   const pages: BrowserWalk["pages"] = [];
   const page = await fetch(authorizationUrl, {

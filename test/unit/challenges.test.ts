@@ -1,6 +1,14 @@
+import {
+  extractResourceMetadataUrl as modernMetadataUrl,
+  extractWWWAuthenticateParams as modernParams,
+} from "@modelcontextprotocol/client";
+import {
+  extractResourceMetadataUrl,
+  extractWWWAuthenticateParams,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseChallenges, quote, replaceChallengeParams } from "../../src/auth/challenges";
+import { parseChallenges, quote, withResourceMetadata } from "../../src/auth/challenges";
 
 const summary = (header: string) =>
   parseChallenges(header).map(({ scheme, params }) => ({
@@ -8,11 +16,22 @@ const summary = (header: string) =>
     params: Object.fromEntries(params.map(({ name, value }) => [name, value])),
   }));
 
-/** Replaces `resource_metadata` of Bearer challenges with `NEW`, as the proxy does. */
-const rewrite = (header: string) =>
-  replaceChallengeParams(header, (challenge, param) =>
-    challenge.scheme === "bearer" && param.name === "resource_metadata" ? "NEW" : undefined,
-  );
+/** The proxy's metadata, as the tests rewrite every `resource_metadata` to. */
+const NEW = "https://proxy.test/.well-known/oauth-protected-resource/mcp";
+
+/** Replaces every `resource_metadata` with `NEW`, as the proxy does one on the origin's host. */
+const rewrite = (header: string) => withResourceMetadata(header, () => NEW);
+
+/** The `resource_metadata` URL each of the SDK clients' readers finds in `header`. */
+function readBySdks(header: string): Array<string | undefined> {
+  const answer = new Response(null, { status: 401, headers: { "www-authenticate": header } });
+  return [
+    extractWWWAuthenticateParams(answer).resourceMetadataUrl?.href,
+    extractResourceMetadataUrl(answer)?.href,
+    modernParams(answer).resourceMetadataUrl?.href,
+    modernMetadataUrl(answer)?.href,
+  ];
+}
 
 describe("reading WWW-Authenticate (RFC 9110)", () => {
   it("reads one Bearer challenge with quoted and token values", () => {
@@ -64,35 +83,54 @@ describe("reading WWW-Authenticate (RFC 9110)", () => {
   });
 });
 
-describe("replacing one parameter", () => {
-  it("replaces resource_metadata of a Bearer challenge and keeps every other byte", () => {
+describe("resource_metadata, as the proxy writes it", () => {
+  it("replaces resource_metadata and keeps every other challenge and parameter as sent", () => {
     const header =
       'Basic realm="x", Bearer error="invalid_token", error_description="Token, expired", resource_metadata="https://o/.well-known/oauth-protected-resource/mcp", scope="a b"';
     expect(rewrite(header)).toBe(
-      'Basic realm="x", Bearer error="invalid_token", error_description="Token, expired", resource_metadata="NEW", scope="a b"',
+      `Basic realm="x", Bearer error="invalid_token", error_description="Token, expired", resource_metadata="${NEW}", scope="a b"`,
     );
   });
 
-  it("replaces a token value too, and the parameter in every Bearer challenge", () => {
-    expect(rewrite('Bearer resource_metadata=u, Bearer RESOURCE_METADATA="v"')).toBe(
-      'Bearer resource_metadata="NEW", Bearer RESOURCE_METADATA="NEW"',
+  it("replaces a token value too, and the parameter in every challenge, written as the SDK clients read it", () => {
+    expect(rewrite('Bearer resource_metadata=u, DPoP RESOURCE_METADATA = "v"')).toBe(
+      `Bearer resource_metadata="${NEW}", DPoP resource_metadata="${NEW}"`,
     );
   });
 
-  it("leaves other schemes and a challenge without resource_metadata as they are", () => {
+  it("keeps a value `replace` keeps as written", () => {
+    expect(withResourceMetadata('Bearer resource_metadata="https://e/x"', () => undefined)).toBe(
+      'Bearer resource_metadata="https://e/x"',
+    );
+  });
+
+  it("returns a header that never names resource_metadata as sent, byte for byte", () => {
     for (const header of [
-      'DPoP resource_metadata="https://o/x", algs="ES256"',
-      'Basic realm="resource_metadata=\\"https://o/x\\""',
       'Bearer realm="mcp", scope="files:read"',
       "Negotiate YIIB+w==",
+      ' ,Bearer  realm = "a" ,, error=invalid_token junk',
     ]) {
       expect(rewrite(header)).toBe(header);
     }
   });
 
+  it("leaves out every other text that names it: in a value, a name, a token68, or past a break", () => {
+    expect(
+      rewrite(
+        'Bearer realm="resource_metadata=https://evil/", xResource_Metadata="https://evil/", error="e", resource_metadata="https://o/"',
+      ),
+    ).toBe(`Bearer error="e", resource_metadata="${NEW}"`);
+    expect(rewrite('Negotiate resource_metadata==, Bearer resource_metadata="u"')).toBe(
+      `Negotiate, Bearer resource_metadata="${NEW}"`,
+    );
+    expect(rewrite('Bearer realm="a" junk resource_metadata="https://evil/"')).toBe(
+      'Bearer realm="a"',
+    );
+  });
+
   it("quotes the new value", () => {
     const header = 'Bearer resource_metadata="u"';
-    expect(replaceChallengeParams(header, () => 'a"b\\c')).toBe(
+    expect(withResourceMetadata(header, () => 'a"b\\c')).toBe(
       'Bearer resource_metadata="a\\"b\\\\c"',
     );
   });
@@ -160,25 +198,58 @@ describe("WWW-Authenticate, any header written by the grammar (property)", () =>
     );
   });
 
-  it("replaces the values asked for and keeps every other byte", () => {
+  it("replaces the values asked for and keeps every other parameter as written", () => {
     fc.assert(
       fc.property(header, printable, ({ text }, replacement) => {
-        const out = rewrite(text);
-        const targets = parseChallenges(text).flatMap(({ scheme, params }) =>
-          scheme === "bearer" ? params.filter(({ name }) => name === "resource_metadata") : [],
-        );
-        // The text around the values replaced is the header's own.
-        let kept = "";
-        let at = 0;
-        for (const { start, end } of targets) {
-          kept += `${text.slice(at, start)}"NEW"`;
-          at = end;
+        const out = withResourceMetadata(text, () => replacement);
+        const read = parseChallenges(text);
+        if (!/resource_metadata/i.test(text)) {
+          expect(out).toBe(text);
+          return;
         }
-        expect(out).toBe(kept + text.slice(at));
-        const again = replaceChallengeParams(text, () => replacement);
+        const names = (param: { name: string; value: string }) =>
+          /resource_metadata/i.test(param.name) || /resource_metadata/i.test(param.value);
+        const expected = read.map(({ scheme, params }) => ({
+          scheme,
+          params: params.flatMap((param) =>
+            param.name === "resource_metadata"
+              ? [{ name: param.name, value: replacement }]
+              : names(param)
+                ? []
+                : [{ name: param.name, value: param.value }],
+          ),
+        }));
         expect(
-          parseChallenges(again).flatMap(({ params }) => params.map(({ value }) => value)),
-        ).toEqual(parseChallenges(text).flatMap(({ params }) => params.map(() => replacement)));
+          parseChallenges(out).map(({ scheme, params }) => ({
+            scheme,
+            params: params.map(({ name, value }) => ({ name, value })),
+          })),
+        ).toEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("leaves the SDK clients nothing to read but the value written, wherever other text named resource_metadata", () => {
+    const evil = "https://evil.example/";
+    // Text that names it, put anywhere in a header: grammar or none.
+    const smuggled = fc.constantFrom(
+      `resource_metadata="${evil}"`,
+      `resource_metadata=${evil}`,
+      `, xresource_metadata="${evil}"`,
+      `"resource_metadata=${evil}"`,
+      ` junk resource_metadata="${evil}"`,
+      `, Bearer realm="resource_metadata=${evil}"`,
+    );
+    fc.assert(
+      fc.property(header, smuggled, fc.nat(), ({ text }, smuggle, at) => {
+        const cut = at % (text.length + 1);
+        const out = rewrite(text.slice(0, cut) + smuggle + text.slice(cut));
+        const read = readBySdks(out);
+        for (const url of read) expect([NEW, undefined]).toContain(url);
+        if (/^bearer /i.test(out) && out.includes("resource_metadata=")) {
+          expect(read).toEqual([NEW, NEW, NEW, NEW]);
+        }
       }),
       { numRuns: 2000 },
     );

@@ -4,12 +4,20 @@
  * challenges the client sees, and the protected-resource metadata the proxy
  * serves in the origin's stead.
  */
+import {
+  extractResourceMetadataUrl as modernMetadataUrl,
+  extractWWWAuthenticateParams as modernParams,
+} from "@modelcontextprotocol/client";
+import {
+  extractResourceMetadataUrl,
+  extractWWWAuthenticateParams,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { FAILING_WORDS, metadataDocument } from "../fixtures/metadata-documents";
 import { captureLogs } from "../helpers/logs";
 import { postJson, rpc } from "../helpers/mcp";
-import { METADATA_ORIGINS, PROXY_URL, viaProxy } from "../helpers/proxy";
+import { GATEWAY_ORIGIN, METADATA_ORIGINS, PROXY_URL, viaProxy } from "../helpers/proxy";
 import { scriptedOrigin } from "../helpers/scripted-origin";
 
 afterEach(() => {
@@ -101,6 +109,69 @@ describe("the origin's challenges, on the way to the client", () => {
       ([input]) => new URL(input instanceof Request ? input.url : input).host,
     );
     expect(new Set(hosts)).toEqual(new Set([new URL(origin).host]));
+  });
+
+  it("leave the SDK clients no resource_metadata to read but the proxy's: none in another parameter's name or value, nor past what the proxy could read", async () => {
+    const at = `${GATEWAY_ORIGIN}/.well-known/oauth-protected-resource/mcp`;
+    const evil = "https://evil.example/.well-known/oauth-protected-resource/mcp";
+    const proxied = "http://proxy.test/.well-known/oauth-protected-resource/mcp";
+    // What the official clients read of a challenge: the first `resource_metadata=` in the
+    // header's text, wherever it is (1.x and 2.x alike; `extractResourceMetadataUrl`, a quoted one).
+    const read = (header: string) => {
+      const answer = new Response(null, { status: 401, headers: { "www-authenticate": header } });
+      return [
+        extractWWWAuthenticateParams(answer).resourceMetadataUrl?.href,
+        extractResourceMetadataUrl(answer)?.href,
+        modernParams(answer).resourceMetadataUrl?.href,
+        modernMetadataUrl(answer)?.href,
+      ];
+    };
+    // Each: the origin's challenge, what the proxy's begins with, and whether a client reads the
+    // proxy's metadata from it (else none: it asks the proxy's host at RFC 9728's location).
+    for (const [challenge, kept, named] of [
+      // In another parameter's value.
+      [`Bearer realm="resource_metadata=${evil}", resource_metadata="${at}"`, "Bearer", true],
+      [
+        `Bearer error="invalid_token", error_description="see resource_metadata=${evil}", resource_metadata="${at}"`,
+        'Bearer error="invalid_token"',
+        true,
+      ],
+      // A parameter whose name ends in it.
+      [`Bearer xresource_metadata="${evil}", resource_metadata="${at}"`, "Bearer", true],
+      // Past a break in the grammar, where the proxy reads no further.
+      [
+        `Bearer realm="mcp" junk resource_metadata="${evil}", resource_metadata="${at}"`,
+        'Bearer realm="mcp"',
+        false,
+      ],
+      // Written as the grammar allows and these clients cannot read: with spaces around `=`,
+      // in capitals, or in a DPoP challenge (RFC 9449 §7.1), which the 2.x client reads too.
+      [`Bearer resource_metadata = "${at}"`, "Bearer", true],
+      [`Bearer RESOURCE_METADATA="${at}"`, "Bearer", true],
+      [
+        `Bearer realm="mcp", DPoP algs="ES256", resource_metadata="${at}"`,
+        'Bearer realm="mcp"',
+        true,
+      ],
+    ] as const) {
+      const origin = await scriptedOrigin({
+        "tools/list": {
+          status: 401,
+          headers: [
+            ["WWW-Authenticate", challenge],
+            ["Content-Type", "application/json"],
+          ],
+          body: '{"error":"invalid_token"}',
+        },
+      });
+      const proxy = viaProxy({ ORIGIN_URL: origin.originUrl }, { app: createApp() });
+      const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
+      expect(response.status).toBe(401);
+      const header = response.headers.get("www-authenticate") ?? "";
+      expect(read(header), challenge).toEqual(Array(4).fill(named ? proxied : undefined));
+      expect(header.startsWith(kept), header).toBe(true);
+      expect(header).not.toContain("evil.example");
+    }
   });
 
   it("leave other schemes and a challenge without resource_metadata as they are", async () => {
