@@ -102,6 +102,18 @@ const SCHEMA_MAPS = new Set([
   "dependentSchemas",
   "dependencies",
 ]);
+/**
+ * What @cfworker/json-schema's `dereference` writes on a schema node itself: where its `$ref`
+ * and `$recursiveRef` lead, and its own URI. Where a node has one already, the validator takes
+ * it for its own and follows it: one the origin writes is data, no keyword, and left out of
+ * what the validator is given, or a `$ref` led where JSON Schema does not read it, and past
+ * the count of checks, which follows the same member (validation-cost.ts).
+ */
+const VALIDATOR_MEMBERS = new Set([
+  "__absolute_ref__",
+  "__absolute_recursive_ref__",
+  "__absolute_uri__",
+]);
 /** Keywords whose value is data, not a schema (`dependentRequired`: property names, lists of them). */
 const DATA = new Set(["const", "enum", "default", "examples", "example", "dependentRequired"]);
 const MAX_SCHEMA_DEPTH = 64;
@@ -164,7 +176,8 @@ function withNull(type: unknown): unknown {
 }
 
 /**
- * `schema` without the keywords (and formats) left to the origin, and with OpenAPI's
+ * `schema` without the keywords (and formats) left to the origin, nor members the validator
+ * keeps for itself (`VALIDATOR_MEMBERS`), and with OpenAPI's
  * `nullable: true` as a `type` with `null` (repair keeps that `null`);
  * `undefined` when it is nested deeper than `MAX_SCHEMA_DEPTH`. Where
  * `patternProperties` goes, the node's `additionalProperties` goes too:
@@ -179,7 +192,7 @@ function withoutCostlyKeywords(schema: Schema): Schema | undefined {
     const patterned = Object.hasOwn(node, "patternProperties");
     const entries: Array<[string, unknown]> = [];
     for (const [key, value] of Object.entries(node)) {
-      if (LEFT_TO_ORIGIN.has(key)) continue;
+      if (LEFT_TO_ORIGIN.has(key) || VALIDATOR_MEMBERS.has(key)) continue;
       if (key === "format" && !LINEAR_FORMATS.has(value)) continue;
       if (patterned && (key === "additionalProperties" || key === "unevaluatedProperties"))
         continue;

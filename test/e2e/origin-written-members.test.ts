@@ -10,7 +10,11 @@
  * (SECURITY.md, "Hidden tools stay hidden"; docs/rules.md, "Changed
  * definitions"). The origin is the SDK 1.x's, which sends such members as
  * the handler wrote them (test/fixtures/node/listing-origin.ts); the
- * client, the SDK 1.x's of 2025-11-25.
+ * client, the SDK 1.x's of 2025-11-25. Last, a schema that writes beside
+ * its `$ref`s a member the validator keeps for itself (`__absolute_ref__`):
+ * a reference is followed as JSON Schema reads it, and counted so
+ * (SECURITY.md, "No single request can hurt the proxy or the origin";
+ * docs/arguments.md, step 4).
  */
 import { waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -152,6 +156,64 @@ describe.each([
     expect(await list()).toEqual([]);
     expect(logs.events("tool_definition_changed")).toMatchObject([
       { tool: "transfer", mode: "hold", changed: ["inputSchema"] },
+    ]);
+    logs.restore();
+  });
+});
+
+/**
+ * A tree of tagged nodes (docs/arguments.md, step 4): both `oneOf` branches check the
+ * children, so a chain of nodes is checked once per path to it, twice as often for each level
+ * the client adds. Its `$ref`s name the node by its absolute URI, and write beside it `beside`.
+ */
+function taggedTree(beside: Record<string, unknown>) {
+  const ref = { $ref: "https://tools.example/tree#/$defs/Node", ...beside };
+  return {
+    name: "tree",
+    description: "Walks a tree.",
+    inputSchema: {
+      $id: "https://tools.example/tree",
+      type: "object",
+      properties: { count: { type: "integer" }, root: ref },
+      $defs: {
+        Node: {
+          oneOf: ["a", "b"].map((kind) => ({
+            type: "object",
+            properties: { kind: { const: kind }, children: { type: "array", items: ref } },
+            required: ["kind"],
+          })),
+        },
+      },
+    },
+  };
+}
+
+const chain = (depth: number): unknown =>
+  depth === 0 ? { kind: "a" } : { kind: "a", children: [chain(depth - 1)] };
+
+describe.each([
+  ["as JSON Schema writes it", {}],
+  // @cfworker/json-schema writes where each `$ref` leads on its node, and trusts one there.
+  ["beside a member the validator keeps for itself", { __absolute_ref__: "" }],
+  ["beside such a member of another type", { __absolute_ref__: false }],
+])("a tool whose schema's references are written %s", (_, beside) => {
+  it("is called without its deep arguments checked past the validation budget", async () => {
+    const { origin } = await listingOrigin([taggedTree(beside)]);
+    const client = await connect(
+      "2025-11-25",
+      viaProxy({ ORIGIN_URL: origin }, { app: createApp() }),
+    );
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual(["tree"]);
+    const logs = captureLogs();
+    // 16 levels: 2^16 paths, past 50,000 checks (docs/limits.md). `count` is coerced, so the
+    // call's line is logged, with what validation made of it.
+    const result = await client.callTool("tree", { count: "2", root: chain(16) });
+    expect(result.structuredContent).toEqual({
+      tool: "tree",
+      arguments: { count: 2, root: chain(16) },
+    });
+    expect(logs.events("tool_call_repaired")).toMatchObject([
+      { "gen_ai.tool.name": "tree", validation: "skipped" },
     ]);
     logs.restore();
   });

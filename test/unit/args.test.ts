@@ -992,6 +992,46 @@ describe("validation", () => {
     expect(validateArguments({ rows: [...many, "x"] }, rows).kind).toBe("invalid");
   });
 
+  it("follows a schema's references as JSON Schema reads them, whatever members beside them say they resolve to", () => {
+    // @cfworker/json-schema writes where each `$ref` leads on its node (`__absolute_ref__`,
+    // `__absolute_recursive_ref__`, `__absolute_uri__`) and trusts the member where a node
+    // has it already: one of the origin's beside `$ref` is data, not where the `$ref` leads.
+    const node = "https://tools.example/tree#/$defs/Node";
+    const tree = (beside: Record<string, unknown>) => {
+      const ref = { $ref: node, ...beside };
+      return {
+        $id: "https://tools.example/tree",
+        type: "object",
+        properties: { root: ref },
+        $defs: {
+          Node: {
+            oneOf: ["a", "b"].map((kind) => ({
+              type: "object",
+              properties: { kind: { const: kind }, children: { type: "array", items: ref } },
+              required: ["kind"],
+            })),
+          },
+          Other: { type: "string" },
+        },
+      };
+    };
+    const chain = (depth: number): unknown =>
+      depth === 0 ? { kind: "a" } : { kind: "a", children: [chain(depth - 1)] };
+    const skipped = { kind: "skipped", reason: "more than 50000 checks" };
+    for (const beside of [
+      { __absolute_ref__: "" },
+      { __absolute_ref__: false },
+      { __absolute_ref__: 0 },
+      { __absolute_ref__: "https://tools.example/tree#/$defs/Other" },
+      { __absolute_uri__: "https://tools.example/other", __absolute_recursive_ref__: "#" },
+    ]) {
+      expect(validateArguments({ root: chain(4) }, tree(beside)).kind).toBe("valid");
+      expect(validateArguments({ root: { kind: "c" } }, tree(beside)).kind).toBe("invalid");
+      // Counted as it is followed: a chain the client makes deep is not checked once per path.
+      expect(validateArguments({ root: chain(16) }, tree(beside))).toEqual(skipped);
+    }
+  });
+
   it("holds each refusal of a long enum or const to a few of its values, however many values fail it", () => {
     // 600 time zones, 14 KB as JSON: written into the message of each of 4,000 values that fail
     // it, they came to 57 million characters, and 10,000 values to more than an isolate holds.
