@@ -13,6 +13,7 @@
  */
 import { Hono } from "hono";
 import { createBroker } from "./auth/broker";
+import { tokenClientIdRefused } from "./auth/client-ids";
 import { createGate } from "./auth/gate";
 import { signInEnv } from "./auth/oauth-kv";
 import { originCredentials } from "./auth/origin-credentials";
@@ -161,6 +162,8 @@ export function createApp(isolate: IsolateState = newIsolateState()): Worker {
       if (limited) return limited;
       const bounded = await boundedSignInForm(request);
       if (bounded instanceof Response) return bounded;
+      const refused = await tokenClientIdRefused(bounded);
+      if (refused) return refused;
       const seen = atPublicOrigin(bounded, admitted);
       const server = serverFor(admitted, publicUrls(admitted, new URL(seen.url)));
       return await server.fetch(seen, signInEnv(env, server), ctx);

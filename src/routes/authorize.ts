@@ -30,6 +30,7 @@ import {
 import type { Context } from "hono";
 import * as oauth from "oauth4webapi";
 import type { BrokerProps } from "../auth/broker";
+import { authorizeClientIdRefused } from "../auth/client-ids";
 import {
   CONSENT_POLICY,
   type ConsentAccess,
@@ -255,6 +256,9 @@ export async function showConsent(c: Context<AppEnv>): Promise<Response> {
   const signIn = signInOnly(c);
   if (signIn instanceof Response) return signIn;
   const { helpers, auth, behind } = signIn;
+  // Before the library reads it: one it cannot resolve, it writes to the log whole (auth/client-ids.ts).
+  const unreadable = authorizeClientIdRefused(new URL(c.req.url));
+  if (unreadable) return errorPage(400, `${unreadable}.`);
   let request: AuthRequest;
   let details: Awaited<ReturnType<OAuthHelpers["describeConsent"]>>;
   try {

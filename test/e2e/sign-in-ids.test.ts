@@ -5,7 +5,8 @@
  * token, code or client of the proxy's, and is answered as any unknown one
  * is, never with the proxy's 500.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { MAX_DOCUMENT_CLIENT_ID_CHARS } from "../../src/auth/client-ids";
 import { BROKER_URL, brokerFor } from "../helpers/broker";
 import { GATE_URL, gateNetwork } from "../helpers/gate";
 import { captureLogs } from "../helpers/logs";
@@ -94,6 +95,152 @@ describe.each([
       expect(page.status).toBe(400);
       await page.body?.cancel();
       expect(logs.events("sign_in_failed")).toEqual([]);
+    });
+  },
+);
+
+/** An https URL with a path of `length` characters: the shape of a Client ID Metadata Document's. */
+const documentUrl = (length: number) => {
+  const head = "https://client.example/";
+  return `${head}${"d".repeat(length - head.length)}`;
+};
+
+/** A client assertion (RFC 7523) the library reads its unverified `iss` of, signed by no one. */
+function assertionIssuedBy(iss: string): string {
+  const part = (value: object) =>
+    btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(value))))
+      .replaceAll("+", "-")
+      .replaceAll("/", "_")
+      .replace(/=+$/, "");
+  return `${part({ alg: "RS256", typ: "JWT" })}.${part({ iss, sub: iss, aud: "x" })}.c2ln`;
+}
+
+describe.each([
+  ["broker", () => brokerFor(BROKERED_ORIGIN.strict), BROKER_URL],
+  ["gate", () => gateNetwork(), GATE_URL],
+] as Array<[string, () => Fetch, string]>)(
+  "%s mode: a client ID that names a metadata document past the bound, or with a character no URL's text holds",
+  (_, network, url) => {
+    /** The document URLs the library asked the network for. */
+    let fetched: string[] = [];
+    beforeEach(() => {
+      fetched = [];
+      const passOn = globalThis.fetch;
+      vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+        const asked = input instanceof Request ? input.url : String(input);
+        if (new URL(asked).hostname !== "client.example") return passOn(input, init);
+        fetched.push(asked);
+        return Promise.reject(new TypeError("no host serves it"));
+      });
+    });
+    afterEach(() => {
+      vi.mocked(globalThis.fetch).mockRestore();
+    });
+
+    const refused: Array<[string, string, string]> = [
+      ["longer than the bound", documentUrl(MAX_DOCUMENT_CLIENT_ID_CHARS + 1), "length"],
+      ["with a control character", `${documentUrl(40)}\u001b[2J`, "characters"],
+      ["with a control character before it", `\u001b${documentUrl(40)}`, "characters"],
+      ["with a space", `${documentUrl(40)} x`, "characters"],
+      ["with a character outside ASCII", `${documentUrl(40)}\u202e`, "characters"],
+    ];
+    const tokenRequest = (proxy: Fetch, form: Record<string, string>, headers = {}) =>
+      proxy(new URL("/oauth/token", url), {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: new URLSearchParams(form),
+      });
+    const refusal = (path: string, reason: string, from: string, length: number) => ({
+      event: "client_id_refused",
+      path,
+      reason,
+      from,
+      length,
+    });
+
+    it.each(refused)(
+      "at /authorize, %s: a 400 page that says so, nothing fetched",
+      async (_, clientId, reason) => {
+        const proxy = network();
+        const { url: authorize } = await handBuiltClient(proxy, url);
+        authorize.searchParams.set("client_id", clientId);
+        const page = await proxy(authorize, { redirect: "manual" });
+        expect(page.status).toBe(400);
+        expect(await page.text()).toContain("The client_id names a Client ID Metadata Document");
+        expect(fetched).toEqual([]);
+        expect(logs.events("client_id_refused")).toEqual([
+          refusal("/authorize", reason, "query", clientId.length),
+        ]);
+      },
+    );
+
+    it.each(refused)(
+      "at the token endpoint, %s: invalid_client, wherever the request names it",
+      async (_, clientId, reason) => {
+        const proxy = network();
+        const answers = [
+          await tokenRequest(proxy, {
+            grant_type: "authorization_code",
+            code: "c",
+            client_id: clientId,
+          }),
+          await tokenRequest(
+            proxy,
+            { grant_type: "authorization_code", code: "c" },
+            { authorization: `Basic ${btoa(`${encodeURIComponent(clientId)}:secret`)}` },
+          ),
+          await tokenRequest(proxy, {
+            grant_type: "authorization_code",
+            code: "c",
+            client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            client_assertion: assertionIssuedBy(clientId),
+          }),
+          // A revocation (RFC 7009) names its client too.
+          await tokenRequest(proxy, { token: "u:g:s", client_id: clientId }),
+        ];
+        for (const answer of answers) {
+          expect(answer.status).toBe(401);
+          expect(await answer.json()).toEqual({
+            error: "invalid_client",
+            error_description: expect.stringContaining("Client ID Metadata Document"),
+          });
+        }
+        // RFC 6749 §5.2: a client that sent Basic credentials is challenged for them.
+        expect(answers.map((answer) => answer.headers.get("www-authenticate"))).toEqual([
+          null,
+          'Basic realm="OAuth"',
+          null,
+          null,
+        ]);
+        expect(fetched).toEqual([]);
+        expect(logs.events("client_id_refused")).toEqual(
+          ["client_id", "basic", "client_assertion", "client_id"].map((from) =>
+            refusal("/oauth/token", reason, from, clientId.length),
+          ),
+        );
+      },
+    );
+
+    it("at the bound, is the library's to resolve: fetched, and unknown where no host serves it", async () => {
+      const proxy = network();
+      const clientId = documentUrl(MAX_DOCUMENT_CLIENT_ID_CHARS);
+      const token = await tokenRequest(proxy, {
+        grant_type: "authorization_code",
+        code: "c",
+        client_id: clientId,
+      });
+      expect(token.status).toBe(401);
+      expect(await token.json()).toMatchObject({
+        error: "invalid_client",
+        error_description: "Client not found",
+      });
+      const { url: authorize } = await handBuiltClient(proxy, url);
+      authorize.searchParams.set("client_id", clientId);
+      const page = await proxy(authorize, { redirect: "manual" });
+      expect(page.status).toBe(400);
+      expect(await page.text()).toContain("This app could not be verified.");
+      expect(fetched).toEqual([clientId, clientId]);
+      expect(logs.events("client_id_refused")).toEqual([]);
     });
   },
 );

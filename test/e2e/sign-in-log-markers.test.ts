@@ -285,13 +285,12 @@ describe("broker mode's sign-in logs nothing a client or its browser wrote", () 
     neverLogged();
   });
 
-  // Expected to fail until it is mended (its own work): workers-oauth-provider 1.2.3 writes a
-  // client ID it could not resolve as a metadata document whole, itself (`console.warn("CIMD
-  // fetch failed for <client_id>: …")`), past the proxy's log: a client chooses its length (a
-  // token request's 64 KiB) and its characters, control ones raw, which a terminal following
-  // `wrangler tail` acts on. Client IDs are no secret (the proxy logs a client's as `client`),
-  // but its lines are bounded and escaped (docs/logs.md), and the library's are not.
-  it.fails("a client ID that names a metadata document no one serves: written bounded, and with no control character raw", async () => {
+  // workers-oauth-provider writes a client ID it could not resolve as a metadata document whole,
+  // itself (`console.warn("CIMD fetch failed for <client_id>: …")`), past the proxy's log: a
+  // client chose its length (a token request's 64 KiB) and its characters, control ones raw, which
+  // a terminal following `wrangler tail` acts on. The proxy refuses such an ID before the library
+  // reads it, and logs the refusal without it (docs/logs.md, `client_id_refused`).
+  it("a client ID that names a metadata document past the bound and with control characters: refused, and logged bounded with none raw", async () => {
     const network = broker();
     const { url } = await handBuiltClient(network, BROKER_URL);
     // The URL parser takes it (it escapes what it would not keep); the library's check, not.
@@ -309,10 +308,45 @@ describe("broker mode's sign-in logs nothing a client or its browser wrote", () 
       }),
     });
     expect(token.status).toBe(401);
-    expect(written.some((line) => line.includes(MARKER))).toBe(true);
     for (const line of written) {
       expect(line.length).toBeLessThanOrEqual(16 * 1024);
       expect(line).not.toMatch(RAW_CONTROLS);
     }
+    expect(events("client_id_refused")).toHaveLength(2);
+    neverLogged();
+  });
+
+  // Expected to fail until it is mended (its own work): within the bound, a client ID names a
+  // document that a host of the client's serves, and where the library refuses it, its own line
+  // quotes what the document holds (`client_id "<the document's>" does not match metadata URL
+  // …`, the methods it advertises): at most 5 KiB, the most of a document it reads, but with
+  // control characters raw. The proxy sees neither the document nor the line.
+  it.fails("a metadata document that holds control characters: none written raw", async () => {
+    const network = broker();
+    const clientId = "https://client.example/oauth/client.json";
+    const refusing = vi.mocked(globalThis.fetch).getMockImplementation();
+    vi.mocked(globalThis.fetch).mockImplementation((input, init) =>
+      String(input instanceof Request ? input.url : input) === clientId
+        ? Promise.resolve(
+            Response.json({
+              client_id: `https://client.example/${MARKER}\u001b[2J`,
+              client_name: "Client",
+              redirect_uris: [REDIRECT_URL],
+            }),
+          )
+        : (refusing?.(input, init) ?? Promise.reject(new TypeError("no fetch"))),
+    );
+    const token = await network("http://localhost/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code: "c",
+        client_id: clientId,
+      }),
+    });
+    expect(token.status).toBe(401);
+    expect(written.some((line) => line.includes(MARKER))).toBe(true);
+    for (const line of written) expect(line).not.toMatch(RAW_CONTROLS);
   });
 });
