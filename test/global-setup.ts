@@ -3,9 +3,11 @@
  * the demo MCP server as a real Worker (wrangler, the same config `npm run dev`
  * uses), a gateway in front of it (see origin-gateway.ts), OAuth-protected
  * origins (oauth-origin.ts: one for relay mode, one for broker mode's sign-in,
- * one for its calls, one for its refresh tests, one for its step-up tests, and
- * two for the tests of a grant whose origin names another authorization server,
- * whose switches and counts are theirs alone),
+ * whose switches no test flips, and one for each file that flips them: its
+ * sign-in when a step at the authorization server fails, its calls, its
+ * refresh tests, its step-up tests, and two for the tests of a grant whose
+ * origin names another authorization server; vitest runs files at once, so
+ * those switches and counts are each file's alone),
  * origins that publish their OAuth metadata in
  * different places (metadata-origins.ts), an SDK 2.x origin that checks
  * `Mcp-Param-*` headers (header-origin.ts), an SDK 2.x origin with as many
@@ -49,6 +51,7 @@ export default async function setup(project: TestProject) {
   const gateway = await startOriginGateway(demoUrl);
   const oauth = await startOAuthOrigin();
   const brokered = await startOAuthOrigin();
+  const breaking = await startOAuthOrigin();
   const calling = await startOAuthOrigin();
   const refreshing = await startOAuthOrigin();
   const steppingUp = await startOAuthOrigin();
@@ -79,6 +82,7 @@ export default async function setup(project: TestProject) {
   for (const [key, origin] of [
     ["oauthOrigin", oauth],
     ["brokeredOrigin", brokered],
+    ["breakingOrigin", breaking],
     ["callingOrigin", calling],
     ["refreshingOrigin", refreshing],
     ["stepUpOrigin", steppingUp],
@@ -96,6 +100,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     oauth.close();
     brokered.close();
+    breaking.close();
     calling.close();
     refreshing.close();
     steppingUp.close();

@@ -37,8 +37,10 @@ declare module "vitest" {
     >;
     /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */
     oauthOrigin: OAuthOriginUrls;
-    /** Another one, for broker mode's sign-in tests, which take its authorization server down. */
+    /** Another one, for broker mode's sign-in tests in every file: no test flips its switches. */
     brokeredOrigin: OAuthOriginUrls;
+    /** An eighth, whose authorization server test/e2e/broker-upstream.test.ts takes down or turns hostile. */
+    breakingOrigin: OAuthOriginUrls;
     /** A third, for broker mode's calls on each wire (test/e2e/broker-calls.test.ts), which expire and revoke its tokens. */
     callingOrigin: OAuthOriginUrls;
     /** A fourth, for broker mode's refresh tests (test/e2e/broker-refresh.test.ts), which count its refreshes. */

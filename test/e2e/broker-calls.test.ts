@@ -9,7 +9,13 @@
  * the proxy's OAuth endpoints, which no wire changes, are broker.test.ts's.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { askWithToken, BROKER_URL, brokerOfEachTest, refreshAt } from "../helpers/broker";
+import {
+  askWithToken,
+  BROKER_URL,
+  brokerOfEachTest,
+  refreshAt,
+  watchingStream,
+} from "../helpers/broker";
 import { EACH_WIRE } from "../helpers/clients";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { messagesOf } from "../helpers/mcp";
@@ -109,22 +115,10 @@ describe.each(EACH_WIRE)("broker mode on %s", (revision) => {
     // (Date, in this isolate; the authorization server keeps its own) is set past the first and
     // short of the second, where it stays.
     await control({ lifetime: 30 });
-    // SDK 1.x opens its GET stream once connected, without waiting: the clock moves once the
-    // proxy answered it, so that the call alone finds the token expired. SDK 2.x on 2026-07-28
-    // opens none: its connect (`server/discover`) is answered once it resolves.
-    const network = broker();
-    let opened: () => void = () => {};
-    const streamOpened =
-      revision === "2026-07-28"
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => {
-            opened = resolve;
-          });
-    const { client } = await signIn(async (input, init) => {
-      const response = await network(input, init);
-      if (init?.method === "GET" && String(input) === BROKER_URL) opened();
-      return response;
-    });
+    // The clock moves once the proxy answered the SDK 1.x client's GET stream, so that the call
+    // alone finds the token expired.
+    const { network, streamOpened } = watchingStream(broker(), revision);
+    const { client } = await signIn(network);
     await streamOpened;
     vi.setSystemTime(Date.now() + 31_000);
     const result = await client.callTool(TOOL, { path: "c" });

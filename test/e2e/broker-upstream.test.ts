@@ -5,7 +5,9 @@
  * or answering no JSON, registration failing, metadata that names another
  * resource, answers past a bound, a client secret bound for another server,
  * metadata that fails for a while, an issuer that is not the one asked. The
- * proxy's own endpoints are broker.test.ts's.
+ * proxy's own endpoints are broker.test.ts's. The authorization server these
+ * tests take down is this file's alone (`BREAKING_ORIGIN`): other files sign
+ * in at the same time, at theirs.
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -16,7 +18,7 @@ import { answerConsent } from "../helpers/consent";
 import { piecesQuoted } from "../helpers/logs";
 import { handBuiltClient, REDIRECT_URL } from "../helpers/oauth-client";
 import {
-  BROKERED_ORIGIN,
+  BREAKING_ORIGIN,
   CLOSED_ORIGIN,
   clientNetwork,
   DEMO_ORIGIN,
@@ -24,7 +26,7 @@ import {
   viaProxy,
 } from "../helpers/proxy";
 
-const origin = BROKERED_ORIGIN.strict;
+const origin = BREAKING_ORIGIN.strict;
 
 let log: ReturnType<typeof vi.spyOn>;
 
@@ -38,7 +40,7 @@ afterEach(async () => {
 });
 
 const control = (body: Record<string, unknown>) =>
-  controlOrigin(BROKERED_ORIGIN.authorizationServer, body);
+  controlOrigin(BREAKING_ORIGIN.authorizationServer, body);
 const broker = (vars: Record<string, string> = {}, bindings: Partial<Env> = {}) =>
   brokerFor(origin, vars, bindings);
 
@@ -113,7 +115,7 @@ describe("broker mode: the proxy signs in to the origin's authorization server, 
   it("asks for no token another server could use: an origin whose metadata names another resource is refused (RFC 9728 §3.3)", async () => {
     // The claimant's metadata names the strict origin, which the same authorization server serves.
     const network = clientNetwork(
-      viaProxy({ ORIGIN_URL: BROKERED_ORIGIN.claimant, AUTH_MODE: "broker" }, { app: createApp() }),
+      viaProxy({ ORIGIN_URL: BREAKING_ORIGIN.claimant, AUTH_MODE: "broker" }, { app: createApp() }),
       BROKER_URL,
     );
     const page = await network(await authorizationRequest(network), { redirect: "manual" });
@@ -186,13 +188,13 @@ describe("broker mode: the proxy signs in to the origin's authorization server, 
       ([input]) => new URL(input instanceof Request ? input.url : input),
     );
     expect(asked.map((url) => url.origin)).not.toContain(
-      new URL(BROKERED_ORIGIN.authorizationServer).origin,
+      new URL(BREAKING_ORIGIN.authorizationServer).origin,
     );
     expect(JSON.stringify(log.mock.calls)).not.toContain("acme-secret");
   });
 
   it("logs where the client secret goes while UPSTREAM_ISSUER is unset, and not once it is set", async () => {
-    const issuer = new URL(BROKERED_ORIGIN.authorizationServer);
+    const issuer = new URL(BREAKING_ORIGIN.authorizationServer);
     const secret = { UPSTREAM_CLIENT_ID: "acme-proxy", UPSTREAM_CLIENT_SECRET: "acme-secret" };
     const unpinned = broker(secret);
     expect((await unpinned(await authorizationRequest(unpinned))).status).toBe(200);
@@ -203,7 +205,7 @@ describe("broker mode: the proxy signs in to the origin's authorization server, 
   });
 
   it("asks the origin's metadata again after it failed (5xx): a sign-in after the origin recovers asks for the scopes it names", async () => {
-    const issuer = new URL(BROKERED_ORIGIN.authorizationServer);
+    const issuer = new URL(BREAKING_ORIGIN.authorizationServer);
     const network = globalThis.fetch;
     let down = true;
     // The origin's metadata locations answer 503 while it is down, as what stands in front of it would.

@@ -30,7 +30,7 @@ import {
 import { initialize, PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
 import type { SignedIn } from "../helpers/oauth-client";
 import {
-  CALLING_ORIGIN,
+  BROKERED_ORIGIN,
   clientNetwork,
   GATEWAY_ORIGIN,
   IDENTITY_PROVIDER,
@@ -375,7 +375,7 @@ describe("gate mode: who may connect", () => {
   it("refuses at refresh, as on every request, a grant made before the tenant moved from broker mode", async () => {
     const app = createApp();
     const broker = clientNetwork(
-      viaProxy({ ORIGIN_URL: CALLING_ORIGIN.strict, AUTH_MODE: "broker" }, { app }),
+      viaProxy({ ORIGIN_URL: BROKERED_ORIGIN.strict, AUTH_MODE: "broker" }, { app }),
       BROKER_URL,
     );
     const { client, provider } = await signInWithConsent(broker, "2025-11-25");
@@ -395,7 +395,7 @@ describe("gate mode: who may connect", () => {
     const app = createApp();
     const { token, refresh, clientId } = await signedInByHand(gateNetwork({}, app));
     const broker = clientNetwork(
-      viaProxy({ ORIGIN_URL: CALLING_ORIGIN.strict, AUTH_MODE: "broker" }, { app }),
+      viaProxy({ ORIGIN_URL: BROKERED_ORIGIN.strict, AUTH_MODE: "broker" }, { app }),
       BROKER_URL,
     );
     expect((await initializeWith(broker, token)).status).toBe(401);

@@ -85,6 +85,30 @@ export function signInWithConsent(
 }
 
 /**
+ * `network` for an SDK client of `revision` to sign in through, and
+ * `streamOpened`, which settles once the proxy answered the GET stream the
+ * 1.x client (2025-11-25) opens once connected, without waiting (2.x on
+ * 2026-07-28 opens none: its connect is answered once it resolves). A
+ * stream sent after a test expired the origin's token would be refused, and
+ * the client would refresh its grant on its own.
+ */
+export function watchingStream(network: Fetch, revision: Wire) {
+  let opened = () => {};
+  const streamOpened =
+    revision === "2026-07-28"
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          opened = resolve;
+        });
+  const watched: Fetch = async (input, init) => {
+    const response = await network(input, init);
+    if (init?.method === "GET" && String(input) === BROKER_URL) opened();
+    return response;
+  };
+  return { network: watched, streamOpened };
+}
+
+/**
  * For one test file, broker mode in front of `at.strict`, an origin that
  * file alone flips: each test's log lines captured, its signed-in clients
  * closed after it, and the authorization server's switches set to `reset`.

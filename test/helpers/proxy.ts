@@ -16,6 +16,7 @@ export const GATEWAY_ORIGIN = inject("gatewayOrigin");
 export const CLOSED_ORIGIN = inject("closedOrigin");
 export const OAUTH_ORIGIN = inject("oauthOrigin");
 export const BROKERED_ORIGIN = inject("brokeredOrigin");
+export const BREAKING_ORIGIN = inject("breakingOrigin");
 export const CALLING_ORIGIN = inject("callingOrigin");
 export const REFRESHING_ORIGIN = inject("refreshingOrigin");
 export const STEP_UP_ORIGIN = inject("stepUpOrigin");
