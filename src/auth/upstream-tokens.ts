@@ -56,6 +56,16 @@ export async function authorizationUrl(
 const BEARER = /^[\x21-\x7e]+$/;
 
 /**
+ * The longest lifetime of the origin's access token the proxy takes as said:
+ * the proxy's own token lives as long (broker-refresh.ts `lifetimeOf`), and
+ * the answer is the origin's authorization server's, untrusted. Any
+ * `expires_in` oauth4webapi lets through is a finite number: `1e306` made
+ * `Infinity` of the expiry, which the library refused as a token lifetime
+ * and a grant kept as `null` (JSON), read back as long expired.
+ */
+export const MAX_LIFETIME_S = 365 * 24 * 60 * 60;
+
+/**
  * What the proxy keeps of a token response, of whose scope only what it
  * granted of `carried` (the origin's scopes the proxy's grant names: no more
  * than the bounds of step-up.ts, whatever the answer names); `UpstreamError`
@@ -79,7 +89,7 @@ function tokensOf(
     accessToken: response.access_token,
     refreshToken: response.refresh_token ?? previous?.refreshToken,
     ...(typeof response.expires_in === "number"
-      ? { expiresAt: Date.now() + response.expires_in * 1000 }
+      ? { expiresAt: Date.now() + Math.min(response.expires_in, MAX_LIFETIME_S) * 1000 }
       : {}),
     ...(scope === undefined ? {} : { scope }),
   };

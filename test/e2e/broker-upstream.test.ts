@@ -13,7 +13,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { OVERSIZED_BYTES } from "../fixtures/metadata-documents";
-import { BROKER_URL, brokerFor, controlOrigin } from "../helpers/broker";
+import { BROKER_URL, brokerFor, controlOrigin, signInWithConsent } from "../helpers/broker";
 import { answerConsent } from "../helpers/consent";
 import { piecesQuoted } from "../helpers/logs";
 import { handBuiltClient, REDIRECT_URL } from "../helpers/oauth-client";
@@ -36,7 +36,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   vi.restoreAllMocks();
-  await control({ iss: "own", drop: [], tokenAnswer: null });
+  await control({ iss: "own", drop: [], tokenAnswer: null, lifetime: 3600 });
 });
 
 const control = (body: Record<string, unknown>) =>
@@ -253,6 +253,21 @@ describe("broker mode: the proxy signs in to the origin's authorization server, 
     expect(visit.callback.searchParams.get("code")).toBeTruthy();
     expect(events("kv_error")).toMatchObject([{ op: "get" }]);
     expect(events("upstream_client_registered")).toHaveLength(1);
+  });
+
+  it("signs in where the origin's authorization server says its token lives 1e306 seconds: a year at most", async () => {
+    // Any finite `expires_in` passes oauth4webapi; this one made the token's expiry Infinity, which
+    // the library refused as the proxy's token lifetime (a 400 to the client), never a sign-in.
+    await control({ lifetime: 1e306 });
+    const signedIn = await signInWithConsent(broker(), "2025-11-25");
+    try {
+      const lifetime = Number((signedIn.provider.saved as { expires_in?: unknown }).expires_in);
+      expect(lifetime).toBeGreaterThan(364 * 24 * 3600);
+      expect(lifetime).toBeLessThanOrEqual(365 * 24 * 3600);
+      expect((await signedIn.client.listTools()).length).toBeGreaterThan(0);
+    } finally {
+      await signedIn.client.close();
+    }
   });
 
   it("refuses an authorization response that names another issuer (RFC 9207)", async () => {
