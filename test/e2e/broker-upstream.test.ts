@@ -13,10 +13,16 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { OVERSIZED_BYTES } from "../fixtures/metadata-documents";
-import { BROKER_URL, brokerFor, controlOrigin, signInWithConsent } from "../helpers/broker";
+import {
+  authorizationRequest,
+  BROKER_URL,
+  brokerFor,
+  controlOrigin,
+  signInWithConsent,
+} from "../helpers/broker";
 import { answerConsent } from "../helpers/consent";
 import { piecesQuoted } from "../helpers/logs";
-import { handBuiltClient, REDIRECT_URL } from "../helpers/oauth-client";
+import { REDIRECT_URL } from "../helpers/oauth-client";
 import {
   BREAKING_ORIGIN,
   CLOSED_ORIGIN,
@@ -70,10 +76,6 @@ function events(name: string) {
     .map(([line]: unknown[]) => JSON.parse(String(line)))
     .filter((line: { event: string }) => line.event === name);
 }
-
-/** A client's authorization request to the broker, as the SDK would build it, after registering. */
-const authorizationRequest = async (network: ReturnType<typeof broker>) =>
-  (await handBuiltClient(network, BROKER_URL)).url;
 
 describe("broker mode: the proxy signs in to the origin's authorization server, and says what failed there", () => {
   it("sends the client an OAuth error when the origin's token endpoint cannot be reached, never a 500", async () => {

@@ -12,11 +12,11 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { countingKv } from "../../support/counting-kv";
-import { BROKER_URL, brokerFor } from "../helpers/broker";
+import { authorizationRequest, BROKER_URL, brokerFor } from "../helpers/broker";
 import { EACH_WIRE } from "../helpers/clients";
 import { answerConsent } from "../helpers/consent";
 import { postJson, wireRequest } from "../helpers/mcp";
-import { handBuiltClient, REDIRECT_URL } from "../helpers/oauth-client";
+import { REDIRECT_URL } from "../helpers/oauth-client";
 import { BROKERED_ORIGIN, clientNetwork, viaProxy } from "../helpers/proxy";
 
 const origin = BROKERED_ORIGIN.strict;
@@ -39,10 +39,6 @@ function events(name: string) {
     .map(([line]: unknown[]) => JSON.parse(String(line)))
     .filter((line: { event: string }) => line.event === name);
 }
-
-/** A client's authorization request to the broker, as the SDK would build it, after registering. */
-const authorizationRequest = async (network: ReturnType<typeof broker>) =>
-  (await handBuiltClient(network, BROKER_URL)).url;
 
 /**
  * SIGN_IN_RATE_LIMIT counting as Workers Rate Limiting does (wrangler.toml: 30

@@ -93,6 +93,14 @@ async function backFromOrigin(network: Fetch, authorization: URL, visit?: (url: 
   return { callback: walk.callback, jar };
 }
 
+/** A code's exchange at the proxy's token endpoint that names `clientId` in its form. */
+const codeExchangeNaming = (network: Fetch, clientId: string) =>
+  network("http://localhost/oauth/token", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ grant_type: "authorization_code", code: "c", client_id: clientId }),
+  });
+
 describe("broker mode's sign-in logs nothing a client or its browser wrote", () => {
   it("a signed-in SDK client's own sign-in, its token and its refresh", async () => {
     const network = broker();
@@ -298,15 +306,7 @@ describe("broker mode's sign-in logs nothing a client or its browser wrote", () 
     const answer = await network(asked(url, { client_id: clientId }));
     expect(answer.status).toBe(400);
     await answer.body?.cancel();
-    const token = await network("http://localhost/oauth/token", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "authorization_code",
-        code: "c",
-        client_id: clientId,
-      }),
-    });
+    const token = await codeExchangeNaming(network, clientId);
     expect(token.status).toBe(401);
     for (const line of written) {
       expect(line.length).toBeLessThanOrEqual(16 * 1024);
@@ -336,15 +336,7 @@ describe("broker mode's sign-in logs nothing a client or its browser wrote", () 
           )
         : (refusing?.(input, init) ?? Promise.reject(new TypeError("no fetch"))),
     );
-    const token = await network("http://localhost/oauth/token", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "authorization_code",
-        code: "c",
-        client_id: clientId,
-      }),
-    });
+    const token = await codeExchangeNaming(network, clientId);
     expect(token.status).toBe(401);
     expect(written.some((line) => line.includes(MARKER))).toBe(true);
     for (const line of written) expect(line).not.toMatch(RAW_CONTROLS);

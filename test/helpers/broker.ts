@@ -10,7 +10,12 @@ import type { Wire } from "./clients";
 import { answerConsent } from "./consent";
 import { captureLogs } from "./logs";
 import { postJson, wireRequest } from "./mcp";
-import { type MemoryOAuthClient, type SignedIn, signInAndConnect } from "./oauth-client";
+import {
+  handBuiltClient,
+  type MemoryOAuthClient,
+  type SignedIn,
+  signInAndConnect,
+} from "./oauth-client";
 import { clientNetwork, type Fetch, viaProxy } from "./proxy";
 
 /** The proxy on a loopback host: workers-oauth-provider accepts plain http only there. */
@@ -36,6 +41,10 @@ export function brokerFor(
     BROKER_URL,
   );
 }
+
+/** A client's authorization request to the broker, as the SDK would build it, after registering. */
+export const authorizationRequest = async (network: Fetch) =>
+  (await handBuiltClient(network, BROKER_URL)).url;
 
 /** The proxy's token endpoint asked to refresh with `refreshToken`, as `provider`'s client asks. */
 export function refreshAt(

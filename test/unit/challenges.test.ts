@@ -1,14 +1,7 @@
-import {
-  extractResourceMetadataUrl as modernMetadataUrl,
-  extractWWWAuthenticateParams as modernParams,
-} from "@modelcontextprotocol/client";
-import {
-  extractResourceMetadataUrl,
-  extractWWWAuthenticateParams,
-} from "@modelcontextprotocol/sdk/client/auth.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseChallenges, quote, withResourceMetadata } from "../../src/auth/challenges";
+import { metadataUrlsReadBySdks } from "../helpers/sdk-challenge-readers";
 
 const summary = (header: string) =>
   parseChallenges(header).map(({ scheme, params }) => ({
@@ -21,17 +14,6 @@ const NEW = "https://proxy.test/.well-known/oauth-protected-resource/mcp";
 
 /** Replaces every `resource_metadata` with `NEW`, as the proxy does one on the origin's host. */
 const rewrite = (header: string) => withResourceMetadata(header, () => NEW);
-
-/** The `resource_metadata` URL each of the SDK clients' readers finds in `header`. */
-function readBySdks(header: string): Array<string | undefined> {
-  const answer = new Response(null, { status: 401, headers: { "www-authenticate": header } });
-  return [
-    extractWWWAuthenticateParams(answer).resourceMetadataUrl?.href,
-    extractResourceMetadataUrl(answer)?.href,
-    modernParams(answer).resourceMetadataUrl?.href,
-    modernMetadataUrl(answer)?.href,
-  ];
-}
 
 describe("reading WWW-Authenticate (RFC 9110)", () => {
   it("reads one Bearer challenge with quoted and token values", () => {
@@ -245,7 +227,7 @@ describe("WWW-Authenticate, any header written by the grammar (property)", () =>
       fc.property(header, smuggled, fc.nat(), ({ text }, smuggle, at) => {
         const cut = at % (text.length + 1);
         const out = rewrite(text.slice(0, cut) + smuggle + text.slice(cut));
-        const read = readBySdks(out);
+        const read = metadataUrlsReadBySdks(out);
         for (const url of read) expect([NEW, undefined]).toContain(url);
         if (/^bearer /i.test(out) && out.includes("resource_metadata=")) {
           expect(read).toEqual([NEW, NEW, NEW, NEW]);

@@ -4,14 +4,6 @@
  * challenges the client sees, and the protected-resource metadata the proxy
  * serves in the origin's stead.
  */
-import {
-  extractResourceMetadataUrl as modernMetadataUrl,
-  extractWWWAuthenticateParams as modernParams,
-} from "@modelcontextprotocol/client";
-import {
-  extractResourceMetadataUrl,
-  extractWWWAuthenticateParams,
-} from "@modelcontextprotocol/sdk/client/auth.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { FAILING_WORDS, metadataDocument } from "../fixtures/metadata-documents";
@@ -19,6 +11,7 @@ import { captureLogs } from "../helpers/logs";
 import { postJson, rpc } from "../helpers/mcp";
 import { GATEWAY_ORIGIN, METADATA_ORIGINS, PROXY_URL, viaProxy } from "../helpers/proxy";
 import { scriptedOrigin } from "../helpers/scripted-origin";
+import { metadataUrlsReadBySdks } from "../helpers/sdk-challenge-readers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -115,17 +108,6 @@ describe("the origin's challenges, on the way to the client", () => {
     const at = `${GATEWAY_ORIGIN}/.well-known/oauth-protected-resource/mcp`;
     const evil = "https://evil.example/.well-known/oauth-protected-resource/mcp";
     const proxied = "http://proxy.test/.well-known/oauth-protected-resource/mcp";
-    // What the official clients read of a challenge: the first `resource_metadata=` in the
-    // header's text, wherever it is (1.x and 2.x alike; `extractResourceMetadataUrl`, a quoted one).
-    const read = (header: string) => {
-      const answer = new Response(null, { status: 401, headers: { "www-authenticate": header } });
-      return [
-        extractWWWAuthenticateParams(answer).resourceMetadataUrl?.href,
-        extractResourceMetadataUrl(answer)?.href,
-        modernParams(answer).resourceMetadataUrl?.href,
-        modernMetadataUrl(answer)?.href,
-      ];
-    };
     // Each: the origin's challenge, what the proxy's begins with, and whether a client reads the
     // proxy's metadata from it (else none: it asks the proxy's host at RFC 9728's location).
     for (const [challenge, kept, named] of [
@@ -168,7 +150,9 @@ describe("the origin's challenges, on the way to the client", () => {
       const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
       expect(response.status).toBe(401);
       const header = response.headers.get("www-authenticate") ?? "";
-      expect(read(header), challenge).toEqual(Array(4).fill(named ? proxied : undefined));
+      expect(metadataUrlsReadBySdks(header), challenge).toEqual(
+        Array(4).fill(named ? proxied : undefined),
+      );
       expect(header.startsWith(kept), header).toBe(true);
       expect(header).not.toContain("evil.example");
     }
