@@ -114,8 +114,14 @@ const VALIDATOR_MEMBERS = new Set([
   "__absolute_recursive_ref__",
   "__absolute_uri__",
 ]);
-/** Keywords whose value is data, not a schema (`dependentRequired`: property names, lists of them). */
-const DATA = new Set(["const", "enum", "default", "examples", "example", "dependentRequired"]);
+/**
+ * Keywords whose value is data, not a schema (`dependentRequired`: property names, lists of
+ * them), and which @cfworker/json-schema's `dereference` never walks. `example` and `examples`
+ * are data too, but it walks them: an object in one is a schema a `$ref` may name
+ * (`#/example`), so it is copied as any schema is, or the keywords left to the origin in it
+ * (a `pattern`) would run on the client's text.
+ */
+const DATA = new Set(["const", "enum", "default", "dependentRequired"]);
 const MAX_SCHEMA_DEPTH = 64;
 
 /** The characters of an `enum` or `const` a refusal's message writes, at most. */

@@ -89,12 +89,20 @@ export function authorizeClientIdRefused(url: URL): string | undefined {
   return undefined;
 }
 
-/** Basic credentials' client ID, decoded as the library decodes it (RFC 6749 §2.3.1), or `undefined`. */
+/**
+ * Basic credentials' client ID, read as the library reads it (RFC 6749 §2.3.1), or `undefined`:
+ * the scheme up to the first space or tab, the rest trimmed as `String.prototype.trim` does,
+ * which takes a vertical tab or a no-break space (no HTTP whitespace) for one. A stricter
+ * reading left `Basic \v<credentials>` unread here and read there.
+ */
 function basicClientId(header: string | null): string | undefined {
-  const match = /^basic[ \t]+([^ \t]+)[ \t]*$/i.exec(header?.trim() ?? "");
-  if (!match) return undefined;
+  if (!header) return undefined;
+  const schemeEnd = header.search(/[ \t]/);
+  if (schemeEnd === -1 || header.slice(0, schemeEnd).toLowerCase() !== "basic") return undefined;
+  const encoded = header.slice(schemeEnd).trim();
+  if (encoded === "" || /[ \t]/.test(encoded)) return undefined;
   try {
-    const credentials = atob(match[1] ?? "");
+    const credentials = atob(encoded);
     const colon = credentials.indexOf(":");
     if (colon === -1) return undefined;
     return decodeURIComponent(credentials.slice(0, colon).replaceAll("+", " "));

@@ -221,6 +221,32 @@ describe.each([
       },
     );
 
+    it.each([
+      ["a vertical tab before them", (b64: string) => `Basic \u000b${b64}`],
+      ["a no-break space before them", (b64: string) => `Basic \u00a0${b64}`],
+      ["a vertical tab after them", (b64: string) => `Basic ${b64}\u000b`],
+    ])(
+      "in Basic credentials with %s, which the library trims away: invalid_client, nothing fetched",
+      async (_, header) => {
+        const proxy = network();
+        const clientId = documentUrl(MAX_DOCUMENT_CLIENT_ID_CHARS + 1);
+        const answer = await tokenRequest(
+          proxy,
+          { grant_type: "authorization_code", code: "c" },
+          { authorization: header(btoa(`${encodeURIComponent(clientId)}:secret`)) },
+        );
+        expect(answer.status).toBe(401);
+        expect(await answer.json()).toEqual({
+          error: "invalid_client",
+          error_description: expect.stringContaining("Client ID Metadata Document"),
+        });
+        expect(fetched).toEqual([]);
+        expect(logs.events("client_id_refused")).toEqual([
+          refusal("/oauth/token", "length", "basic", clientId.length),
+        ]);
+      },
+    );
+
     it("at the bound, is the library's to resolve: fetched, and unknown where no host serves it", async () => {
       const proxy = network();
       const clientId = documentUrl(MAX_DOCUMENT_CLIENT_ID_CHARS);

@@ -1348,6 +1348,36 @@ describe("validation", () => {
     ]);
   });
 
+  it("runs none of them where a $ref leads into an example, which the validator reads as a schema", () => {
+    // @cfworker/json-schema's dereference takes an object in `example` or `examples` (no
+    // keyword it reads) for a schema a `$ref` may name: one kept as data kept what is left to
+    // the origin, a pattern (`^(a+)+$` takes seconds on 27 characters) and uniqueItems.
+    for (const key of ["example", "examples"]) {
+      const schema = {
+        type: "object",
+        properties: {
+          code: { $ref: `#/${key}` },
+          tags: { $ref: `#/${key}/properties/tags` },
+        },
+        [key]: {
+          type: "string",
+          pattern: "^x$",
+          properties: {
+            tags: { type: "array", uniqueItems: true },
+          },
+        },
+      };
+      expect(validateArguments({ code: "y", tags: [1, 1] }, schema), key).toEqual({
+        kind: "valid",
+      });
+      // What is no origin's to check still is, where the $ref leads.
+      const wrong = validateArguments({ code: 7 }, schema);
+      expect(wrong.kind === "invalid" && wrong.issues.map((issue) => issue.location), key).toEqual([
+        "#/code",
+      ]);
+    }
+  });
+
   it("bounds the fix-it text however many and however long the client's keys are", () => {
     const args: Record<string, unknown> = { ["k".repeat(100_000)]: 1 };
     for (let i = 0; i < 2_000; i++) args[`unknown_${i}`] = i;
