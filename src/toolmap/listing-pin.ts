@@ -176,10 +176,9 @@ export class ProvenPins {
   /** The pins the first listing pin that holds proves; `undefined` where none is stored. */
   #proof(): Promise<ReadonlyMap<string, string> | undefined> | undefined {
     if (this.#proven) return this.#proven;
-    const read = this.stored.flatMap(({ stored, pinOf }) => {
-      const pins = stored === undefined ? undefined : pinsNow(this.tools, pinOf);
-      return stored === undefined ? [] : [{ stored, pins }];
-    });
+    const read = this.stored.flatMap(({ stored, pinOf }) =>
+      stored === undefined ? [] : [{ stored, pins: pinsNow(this.tools, pinOf) }],
+    );
     if (read.length === 0) return undefined;
     this.#proven = (async () => {
       let last:

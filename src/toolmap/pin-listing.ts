@@ -48,6 +48,26 @@ const pinsRecord = ({ kv, scope, callerPins, caller, allowance, mode }: PinConte
   );
 
 /**
+ * Writes the caller's record as `CallerPins.write` does; `listingOnly`: a
+ * listing pin alone, which spends none of `log`'s write a minute.
+ */
+const writeRecord = (
+  { kv, scope, callerPins, caller, mode, waitUntil, allowance, origin }: PinContext,
+  pins: OwnPins,
+  listingOnly = false,
+) =>
+  callerPins.write(
+    kv,
+    callerPinsKey(scope, caller),
+    pins,
+    mode,
+    waitUntil,
+    allowance.recordWrites,
+    origin.newCallers,
+    listingOnly,
+  );
+
+/**
  * What may prove a listing's pins with one digest (listing-pin.ts): the
  * map's listing pin, then the caller's own. Their record is read for it
  * here, before the listing is named, rather than when its pins are decided.
@@ -95,9 +115,7 @@ export async function pinListing(
   context: PinContext,
   digested?: DigestedListing,
 ): Promise<PinnedListing> {
-  const { kv, scope, origin, callerPins, caller, mode, environment, waitUntil, allowance } =
-    context;
-  const key = callerPinsKey(scope, caller);
+  const { kv, scope, origin, mode, environment, allowance } = context;
   const record = await pinsRecord(context);
   const decisions = await decidePins(listed, {
     mode,
@@ -137,10 +155,9 @@ export async function pinListing(
       ? await digested.digest()
       : undefined;
   const listing = kept !== undefined && kept !== record?.listing ? kept : undefined;
-  const write = (pins: OwnPins) =>
-    callerPins.write(kv, key, pins, mode, waitUntil, allowance.recordWrites, origin.newCallers);
   if (!own) return { ...decisions, written: Promise.resolve(), listing };
-  return { ...decisions, written: write(listing ? { ...own, listing } : own), listing: undefined };
+  const written = writeRecord(context, listing ? { ...own, listing } : own);
+  return { ...decisions, written, listing: undefined };
 }
 
 /**
@@ -156,23 +173,13 @@ export async function pinListing(
  * its change for theirs: test/worker/listing-pin.test.ts).
  */
 export async function keepListingPin(listing: string, context: PinContext): Promise<void> {
-  const { kv, scope, origin, callerPins, caller, mode, waitUntil, allowance } = context;
-  const key = callerPinsKey(scope, caller);
+  const { scope, origin, callerPins, caller } = context;
   const record = await pinsRecord(context);
   if (record === undefined || listing === origin.stored?.listingPin) return;
-  const synced = callerPins.syncedAt(key);
+  const synced = callerPins.syncedAt(callerPinsKey(scope, caller));
   if (synced === undefined || Date.now() - synced > FRESH_MS) return;
   const { pins, seen } = record;
-  await callerPins.write(
-    kv,
-    key,
-    { pins, ...(seen === undefined ? {} : { seen }), listing },
-    mode,
-    waitUntil,
-    allowance.recordWrites,
-    origin.newCallers,
-    true,
-  );
+  await writeRecord(context, { pins, ...(seen === undefined ? {} : { seen }), listing }, true);
 }
 
 /**
