@@ -126,10 +126,14 @@ const invocation = new AsyncLocalStorage<LogBudget>();
 
 /**
  * `run`, its lines (those of the work it starts, `waitUntil`'s included)
- * counted against one invocation's budget. Lines written outside any (a
- * Durable Object's, a unit test's) are written whole.
+ * counted against one invocation's budget, the libraries' own among them
+ * (`guardLibraryLines`). Lines written outside any (a Durable Object's, a
+ * unit test's) are written whole.
  */
-export const withLogBudget = <T>(run: () => T): T => invocation.run({ bytes: 0 }, run);
+export function withLogBudget<T>(run: () => T): T {
+  guardLibraryLines();
+  return invocation.run({ bytes: 0 }, run);
+}
 
 /** UTF-8 bytes of `text`: what Workers Logs counts. */
 function utf8Bytes(text: string): number {
@@ -177,7 +181,12 @@ const lineOf = (event: string, fields: Record<string, unknown>, items: number) =
     JSON.stringify({ event, ...(bounded(fields, 0, items) as Record<string, unknown>) }),
   );
 
-export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
+/** `event`'s line, bounded and counted, written by `write`: a library's at the level it chose. */
+export function logEvent(
+  event: string,
+  fields: Record<string, unknown> = {},
+  write: ConsoleWrite = console.log,
+): void {
   let line = "";
   for (const items of LIST_CUTS) {
     line = lineOf(event, fields, items);
@@ -194,5 +203,37 @@ export function logEvent(event: string, fields: Record<string, unknown> = {}): v
     }
     budget.bytes += bytes;
   }
-  console.log(line);
+  write.call(console, line);
+}
+
+/** A `console` method; `GUARDED` marks one `guardLibraryLines` put in place. */
+type ConsoleWrite = ((...args: unknown[]) => void) & { [GUARDED]?: true };
+const GUARDED = Symbol("library lines guarded");
+
+/** An argument of a library's `console` call as text, an error as its name and message; never throws. */
+function printed(arg: unknown): string {
+  try {
+    return arg instanceof Error ? `${arg.name}: ${arg.message}` : String(arg);
+  } catch {
+    return "(unprintable)";
+  }
+}
+
+/**
+ * A library's own lines are written as lines of ours (`library_line`, docs/logs.md), at the level
+ * it chose: workers-oauth-provider's `console.warn` quotes what a client chose (`CIMD fetch failed
+ * for <client_id>: client_id "<what the document a host of the client's serves holds>" …`), and
+ * written as it came, a control character in that document reached `wrangler tail` raw, past
+ * every bound here. Put in place before each invocation, not once: whatever replaced a method
+ * since (a test's spy) is the one the line goes through.
+ */
+function guardLibraryLines(): void {
+  for (const level of ["warn", "error"] as const) {
+    const write: ConsoleWrite = console[level];
+    if (write[GUARDED]) continue;
+    const guarded: ConsoleWrite = (...args) =>
+      logEvent("library_line", { level, text: new WholeText(args.map(printed).join(" ")) }, write);
+    guarded[GUARDED] = true;
+    console[level] = guarded;
+  }
 }

@@ -199,3 +199,35 @@ describe("a request's lines past its budget, with text written whole", () => {
     });
   });
 });
+
+describe("a library's own line", () => {
+  it("is written as a line of the proxy's at the level the library chose, escaped, within the request's budget", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    const throwing = {
+      toString() {
+        throw new Error("no text");
+      },
+    };
+    withLogBudget(() => {
+      for (let i = 0; i < 9; i++) logEvent("filler", { text: new WholeText("x".repeat(16_000)) });
+      console.warn(
+        'CIMD fetch failed for https://client.example/c.json: client_id "\u001b[2J\u009d\u202e"',
+        new TypeError("bad document"),
+        throwing,
+      );
+    });
+    const [line] = warn.mock.calls.map(([written]) => String(written));
+    expect(warn.mock.calls).toHaveLength(1);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not be written.
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    // Past the budget, as any line of the proxy's: its event and its text, written whole.
+    expect(JSON.parse(String(line))).toEqual({
+      event: "library_line",
+      level: "warn",
+      text: 'CIMD fetch failed for https://client.example/c.json: client_id "\u001b[2J\u009d\u202e" TypeError: bad document (unprintable)',
+      log_budget: "spent",
+    });
+    expect(log.mock.calls).toHaveLength(9);
+  });
+});
