@@ -7,10 +7,11 @@
  * (`console.warn("CIMD fetch failed for <client_id>: …")`): as long as the
  * client made it (a token request's form is read to 64 KiB) and with its
  * control characters raw, which a terminal following `wrangler tail` acts on.
- * It offers no hook for that line, so such an ID never reaches it: one longer
- * than `MAX_DOCUMENT_CLIENT_ID_CHARS`, or with a character no URL's text
- * holds, is refused as an unknown client is, and logged as the proxy's own
- * line, which writes no part of it.
+ * log.ts writes that line as the proxy's own (`library_line`), escaped and
+ * within a line's bound; and such an ID never reaches the library, which
+ * would ask a host for it: one longer than `MAX_DOCUMENT_CLIENT_ID_CHARS`, or
+ * with a character no URL's text holds, is refused as an unknown client is,
+ * and logged as the proxy's own line, which writes no part of it.
  *
  * The library takes a client ID from `/authorize`'s query (`client_id`, read
  * by routes/authorize.ts through `parseAuthRequest`) and, at the token
