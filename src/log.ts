@@ -45,8 +45,8 @@ export class WholeText {
 }
 
 /**
- * `cut`, a well-formed text's first units, without a last unit that is a
- * character's first half (text-cut.ts cuts so too; log.ts, of the
+ * `cut`, a text's first units, without a last unit that is a character's
+ * first half (or such a half alone) (text-cut.ts cuts so too; log.ts, of the
  * foundation, imports nothing of src/). A line holds no half of a character
  * alone: JSON.stringify writes one as `\ud83d`, which a strict JSON reader
  * (Rust's serde_json) refuses, and the whole line with it. So a cut falls
@@ -58,10 +58,10 @@ const betweenCharacters = (cut: string) => (/[\ud800-\udbff]$/.test(cut) ? cut.s
 function bounded(value: unknown, depth: number, items: number): unknown {
   if (value instanceof WholeText) return value.text.toWellFormed();
   if (typeof value === "string") {
-    const text = value.toWellFormed();
-    if (text.length <= MAX_CHARS) return text;
-    const kept = betweenCharacters(text.slice(0, MAX_CHARS));
-    return `${kept}… (${text.length - kept.length} more characters)`;
+    if (value.length <= MAX_CHARS) return value.toWellFormed();
+    // Cut first: a string may be megabytes long.
+    const kept = betweenCharacters(value.slice(0, MAX_CHARS));
+    return `${kept.toWellFormed()}… (${value.length - kept.length} more characters)`;
   }
   if (typeof value !== "object" || value === null) return value;
   if (depth >= MAX_DEPTH) return "…";
@@ -121,7 +121,7 @@ const writtenChars = (text: string) => escapeRawControls(JSON.stringify(text)).l
  * it short by less than one escape.
  */
 function compactText(text: string): string {
-  let cut = betweenCharacters(text.toWellFormed().slice(0, COMPACT_CHARS));
+  let cut = betweenCharacters(text.slice(0, COMPACT_CHARS)).toWellFormed();
   for (let over = writtenChars(cut) - COMPACT_CHARS; over > 0; ) {
     cut = betweenCharacters(cut.slice(0, cut.length - Math.ceil(over / 6)));
     over = writtenChars(cut) - COMPACT_CHARS;
