@@ -29,7 +29,7 @@ import { boundedSignInForm } from "./auth/sign-in-body";
 import { signInLimited } from "./auth/sign-in-limit";
 import { CALLBACK_PATH, CLIENT_METADATA_PATH } from "./auth/upstream";
 import { canonicalRequest, rawPathOf } from "./canonical-path";
-import { type Config, configOf, profileAt } from "./config";
+import { type Config, type ConfigProblem, configOf, profileAt } from "./config";
 import { logEvent, withLogBudget } from "./log";
 import { ErrorCode, errorResponse, unreadAddressee } from "./protocol/jsonrpc";
 import { type AppEnv, type IsolateState, newIsolateState } from "./routes/app-env";
@@ -58,6 +58,28 @@ function internalError(error: unknown, request: Request): Response {
   );
 }
 
+/**
+ * What the 500 for `problems` tells any client: the proxy's settings by name, never what they
+ * hold or why (a problem's words may quote what the operator wrote, a tool's name); a name it
+ * does not read, only counted: that is the operator's text, which may be a value (a secret put
+ * with its value for a name).
+ */
+function misconfigured(problems: readonly ConfigProblem[]): string {
+  const settings = [...new Set(problems.flatMap((p) => (p.unread ? [] : [p.setting])))];
+  const unread = problems.filter((problem) => problem.unread).length;
+  const told = [
+    ...(settings.length === 0
+      ? []
+      : [`${settings.join(", ")} ${settings.length === 1 ? "is" : "are"} invalid`]),
+    ...(unread === 0
+      ? []
+      : [
+          `${unread} ${unread === 1 ? "name it does not read is" : "names it does not read are"} set`,
+        ]),
+  ];
+  return `Proxy misconfigured: ${told.join("; ")} (the config_invalid log line says why)`;
+}
+
 /** The configuration, when it is valid and the request's host is allowed; else the proxy's refusal. */
 function admit(request: Request, env: Env): Config | Response {
   const result = configOf(env);
@@ -66,12 +88,10 @@ function admit(request: Request, env: Env): Config | Response {
     logEvent("config_invalid", {
       problems: problems.map(({ path, problem }) => ({ setting: path, problem })),
     });
-    // Names only: a problem's words may quote what the operator wrote (a tool's name).
-    const settings = [...new Set(problems.map((problem) => problem.setting))];
     return errorResponse(
       500,
       ErrorCode.InternalError,
-      `Proxy misconfigured: ${settings.join(", ")} ${settings.length === 1 ? "is" : "are"} invalid (the config_invalid log line says why)`,
+      misconfigured(problems),
       unreadAddressee(request.headers),
     );
   }

@@ -44,12 +44,24 @@ export class WholeText {
   constructor(readonly text: string) {}
 }
 
+/**
+ * `cut`, a text's first units, without a last unit that is a character's
+ * first half (or such a half alone) (text-cut.ts cuts so too; log.ts, of the
+ * foundation, imports nothing of src/). A line holds no half of a character
+ * alone: JSON.stringify writes one as `\ud83d`, which a strict JSON reader
+ * (Rust's serde_json) refuses, and the whole line with it. So a cut falls
+ * between characters, and one alone in what a client or an origin wrote is
+ * U+FFFD (`toWellFormed`), as UTF-8 writes it.
+ */
+const betweenCharacters = (cut: string) => (/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut);
+
 function bounded(value: unknown, depth: number, items: number): unknown {
-  if (value instanceof WholeText) return value.text;
+  if (value instanceof WholeText) return value.text.toWellFormed();
   if (typeof value === "string") {
-    return value.length <= MAX_CHARS
-      ? value
-      : `${value.slice(0, MAX_CHARS)}… (${value.length - MAX_CHARS} more characters)`;
+    if (value.length <= MAX_CHARS) return value.toWellFormed();
+    // Cut first: a string may be megabytes long.
+    const kept = betweenCharacters(value.slice(0, MAX_CHARS));
+    return `${kept.toWellFormed()}… (${value.length - kept.length} more characters)`;
   }
   if (typeof value !== "object" || value === null) return value;
   if (depth >= MAX_DEPTH) return "…";
@@ -109,9 +121,9 @@ const writtenChars = (text: string) => escapeRawControls(JSON.stringify(text)).l
  * it short by less than one escape.
  */
 function compactText(text: string): string {
-  let cut = text.slice(0, COMPACT_CHARS);
+  let cut = betweenCharacters(text.slice(0, COMPACT_CHARS)).toWellFormed();
   for (let over = writtenChars(cut) - COMPACT_CHARS; over > 0; ) {
-    cut = cut.slice(0, cut.length - Math.ceil(over / 6));
+    cut = betweenCharacters(cut.slice(0, cut.length - Math.ceil(over / 6)));
     over = writtenChars(cut) - COMPACT_CHARS;
   }
   return cut;
@@ -148,7 +160,7 @@ function utf8Bytes(text: string): number {
 
 /** A field as a compact line writes it: a string cut, a `WholeText` whole or left out. */
 function compactValue(value: unknown, whole: boolean): unknown {
-  if (value instanceof WholeText) return whole ? value.text : undefined;
+  if (value instanceof WholeText) return whole ? value.text.toWellFormed() : undefined;
   return typeof value === "string" ? compactText(value) : value;
 }
 

@@ -63,6 +63,12 @@ export interface ConfigProblem {
   /** Where in it, as an operator reads it: `TOOL_RULES.tools["catering.invoice"].name`. */
   path: string;
   problem: string;
+  /**
+   * A name `env` holds that no setting or binding is read by: the operator's
+   * own text, never told to a client (given the value as its name, `wrangler
+   * secret put` stores a secret named after its value).
+   */
+  unread?: true;
 }
 
 export type ConfigResult =

@@ -263,7 +263,10 @@ export function parseConfig(env: Env): ConfigResult {
     ...acrossSettings(env, result.output, issues).map(([keys, problem]) =>
       problemOf(keys, problem),
     ),
-    ...unreadNames(env).map((name) => problemOf([name], unreadProblem(name))),
+    ...unreadNames(env).map((name) => ({
+      ...problemOf([name], unreadProblem(name)),
+      unread: true as const,
+    })),
   ];
   if (result.success && problems.length === 0) {
     return { kind: "valid", config: configFrom(result.output) };

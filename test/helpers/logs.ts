@@ -1,5 +1,36 @@
 /** The proxy's log lines (src/log.ts: one JSON object per line), as a test reads them. */
 import { vi } from "vitest";
+import { UNSEEN } from "../../src/log";
+
+/** What a line may not hold raw (docs/logs.md): a C0 control, or a character of log.ts `UNSEEN`. */
+const RAW = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`);
+
+/**
+ * What is wrong with `line` as docs/logs.md says lines are written: one JSON
+ * object with its `event`, within 16 Ki characters, no control character raw,
+ * no half of a character alone (written `\\ud83d`, a line strict JSON readers
+ * refuse); `undefined` when nothing is.
+ */
+export function lineProblem(line: string): string | undefined {
+  if (line.length > 16 * 1024) return `a line of ${line.length} characters`;
+  if (RAW.test(line)) return "a control character raw";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {}
+  if (typeof (parsed as { event?: unknown } | null)?.event !== "string") {
+    return "not one JSON object with its event";
+  }
+  return wellFormed(parsed) ? undefined : "half a character alone";
+}
+
+/** Whether every string of `value`, and every key, is well-formed. */
+const wellFormed = (value: unknown): boolean =>
+  typeof value === "string"
+    ? value.isWellFormed()
+    : typeof value !== "object" || value === null
+      ? true
+      : Object.entries(value).every(([key, item]) => key.isWellFormed() && wellFormed(item));
 
 export interface LogLine {
   event: string;
@@ -21,6 +52,14 @@ export function captureLogs() {
     });
   return {
     lines,
+    /** What is wrong with the lines written (`lineProblem`), each line's problem with its start. */
+    problems: () =>
+      spy.mock.calls.flatMap(([line]) => {
+        const problem = lineProblem(String(line));
+        return problem === undefined
+          ? []
+          : [`${problem}: ${JSON.stringify(String(line).slice(0, 80))}`];
+      }),
     /** The lines of one event. */
     events: (name: string) => lines().filter((line) => line.event === name),
     restore: () => spy.mockRestore(),

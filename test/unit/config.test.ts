@@ -425,6 +425,7 @@ describe("parseConfig", () => {
       }),
     );
     const unread = "is not a setting or binding the proxy reads (docs/configuration.md names each)";
+    // Marked unread: the name is the operator's, which the Worker's 500 counts and never names.
     expect(result).toEqual({
       kind: "invalid",
       problems: [
@@ -433,18 +434,21 @@ describe("parseConfig", () => {
           setting: "ARGUMENT_VALIDATON",
           path: "ARGUMENT_VALIDATON",
           problem: `${unread}; did you mean ARGUMENT_VALIDATION?`,
+          unread: true,
         },
         {
           setting: "MAX-TOOLS",
           path: '["MAX-TOOLS"]',
           problem: `${unread}; did you mean MAX_TOOLS?`,
+          unread: true,
         },
         {
           setting: "tool_changes",
           path: "tool_changes",
           problem: `${unread}; did you mean TOOL_CHANGES?`,
+          unread: true,
         },
-        { setting: "ORIGIN_KEY", path: "ORIGIN_KEY", problem: unread },
+        { setting: "ORIGIN_KEY", path: "ORIGIN_KEY", problem: unread, unread: true },
       ],
     });
   });

@@ -93,6 +93,18 @@ describe("a log line", () => {
     expect(line).toContain("\\u202e");
     expect(parsed.tool).toBe(name);
   });
+
+  it("cuts a string between characters, and writes no half of one, which strict JSON readers refuse", () => {
+    // A name as a client calls it: the 256th character is an emoji's first half. Sliced there,
+    // the line held `\ud83d` alone, JSON that a strict reader (Rust's serde_json) refuses whole.
+    const { line, parsed } = logged({ name: `${"a".repeat(255)}\u{1F600}b`, key: "x\ud800y" });
+    expect(line).not.toMatch(/\\ud[89a-f]/i);
+    // Asked first: a lone surrogate in a failure's message breaks the test runner's own channel.
+    expect([parsed.name, parsed.key].every((text) => String(text).isWellFormed())).toBe(true);
+    expect(parsed.name).toBe(`${"a".repeat(255)}… (3 more characters)`);
+    // What an origin or a client wrote with a half of a character alone: U+FFFD, as UTF-8 has it.
+    expect(parsed.key).toBe("x\ufffdy");
+  });
 });
 
 describe("a request's lines", () => {
@@ -186,6 +198,18 @@ describe("a request's lines past its budget, with text written whole", () => {
       event: "last",
       tool: "t",
       accept,
+      log_budget: "spent",
+    });
+  });
+
+  it("cuts a string between characters, and writes no half of one", () => {
+    // 64 characters at most: the cut falls inside the emoji.
+    const line = pastBudget({ tool: `${"t".repeat(63)}\u{1F600}`, key: "x\ud800y" });
+    expect([line.tool, line.key].every((text) => String(text).isWellFormed())).toBe(true);
+    expect(line).toEqual({
+      event: "last",
+      tool: "t".repeat(63),
+      key: "x\ufffdy",
       log_budget: "spent",
     });
   });

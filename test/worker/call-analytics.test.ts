@@ -1041,6 +1041,35 @@ describe("what a client or an origin wrote, cut", () => {
     expect(name?.isWellFormed()).toBe(true);
     expect(name).toBe(`${"a".repeat(62)}…`);
   });
+
+  it("within what Analytics Engine takes of a point, the longest names a client writes in every blob it fills", async () => {
+    // Analytics Engine takes one index of 96 bytes and 20 blobs of 5,120 bytes together (16 KB
+    // since June 2025); past them a point is lost. "€" is 3 bytes in UTF-8: a name of 1,000 is
+    // 3,000, and the tool's, the client's name and version together 9,000 (a header is ASCII).
+    const long = "€".repeat(1000);
+    const { send } = await analyticsSession();
+    const { points } = await send(
+      rpc("call", "tools/call", {
+        name: long,
+        arguments: {},
+        _meta: { "io.modelcontextprotocol/clientInfo": { name: long, version: long } },
+      }),
+      { "cf-ray": "r".repeat(1000) },
+    );
+    const { index, blobs } = onlyPoint(points);
+    // Each is written, cut at its bound.
+    expect(blobs).toMatchObject({
+      "gen_ai.tool.name": `${"€".repeat(255)}…`,
+      "mcp.client.name": `${"€".repeat(63)}…`,
+      "mcp.client.version": `${"€".repeat(63)}…`,
+      "request.id": `${"r".repeat(63)}…`,
+    });
+    const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
+    expect(bytes(index)).toBeLessThanOrEqual(96);
+    expect(Object.values(blobs).reduce((sum, blob) => sum + bytes(blob), 0)).toBeLessThanOrEqual(
+      5120,
+    );
+  });
 });
 
 describe("what is never written", () => {

@@ -53,6 +53,46 @@ describe("a configuration with problems", () => {
   });
 });
 
+describe("a name the proxy does not read", () => {
+  it("is counted in the 500, never named: the name is the operator's, and may be a value", async () => {
+    // `wrangler secret put` takes a name, then asks for the value: given the value as the name,
+    // it stores a secret named after it, which is then a name the proxy does not read.
+    const pasted = `sk_live_${crypto.randomUUID().replaceAll("-", "")}`;
+    const proxy = viaProxy({ MAX_TOOLS: "zero", [pasted]: "x", ANOTHER_UNREAD: "y" });
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "ping"));
+    expect(response.status).toBe(500);
+    const body = await response.text();
+    expect(body).not.toContain(pasted);
+    expect(JSON.parse(body)).toMatchObject({
+      error: {
+        code: -32603,
+        message:
+          "Proxy misconfigured: MAX_TOOLS is invalid; 2 names it does not read are set (the config_invalid log line says why)",
+      },
+    });
+    // The operator's log names it, as npm run check does.
+    expect(logs.events("config_invalid")[0]?.problems).toContainEqual({
+      setting: pasted,
+      problem: "is not a setting or binding the proxy reads (docs/configuration.md names each)",
+    });
+  });
+
+  it("alone: the 500 says one is set", async () => {
+    const response = await postJson(
+      viaProxy({ ARGUMENT_VALIDATON: "off" }),
+      PROXY_URL,
+      rpc(1, "ping"),
+    );
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({
+      error: {
+        message:
+          "Proxy misconfigured: 1 name it does not read is set (the config_invalid log line says why)",
+      },
+    });
+  });
+});
+
 describe("the proxy's own 500 for a bad configuration (property)", () => {
   /** What an operator may have written, each holding `m`; most of them wrong. */
   const written = (m: string): Record<string, unknown[]> => ({

@@ -175,6 +175,7 @@ async function harness(answers: Record<string, ScriptedAnswer>, vars: Record<str
         failures: [
           ...logs.events("internal_error"),
           ...logs.events("analytics_failed"),
+          ...logs.problems(),
           ...pointsPastBounds.splice(0),
         ],
       };
