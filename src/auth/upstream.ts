@@ -89,8 +89,20 @@ export function originResource(named: unknown, originUrl: URL): string {
   throw new UpstreamError(
     "resource_mismatch",
     "The origin's protected-resource metadata names another server as its resource",
-    new Error(`resource ${JSON.stringify(named)} does not hold ${own}`),
+    new Error(`the resource the metadata names is ${resourceSaid(url, originUrl)}`),
   );
+}
+
+/**
+ * Where a resource that does not hold `ORIGIN_URL` is, for the log: by its
+ * origin, never a path, `ORIGIN_URL`'s or the one named (an origin may take
+ * a key in its path, docs/transport.md).
+ */
+function resourceSaid(url: URL | undefined, originUrl: URL): string {
+  if (url === undefined) return "no URL";
+  return url.origin === originUrl.origin
+    ? "on the same host, a path that does not hold ORIGIN_URL's"
+    : `at ${url.origin}, another origin than ORIGIN_URL's (${originUrl.origin})`;
 }
 
 /**

@@ -44,6 +44,38 @@ describe("the resource broker mode asks tokens for", () => {
   });
 });
 
+describe("a resource that does not hold ORIGIN_URL", () => {
+  // Origins that take a key in their path (`/k/<key>/mcp`) are served so: the reason is logged
+  // (sign_in_failed's detail), and the log holds neither ORIGIN_URL's query nor its path.
+  const keyed = new URL("https://mcp.example.com/k/s3cr3t-key/mcp");
+  const causeOf = (named: unknown) => {
+    try {
+      originResource(named, keyed);
+    } catch (error) {
+      return String((error as Error).cause);
+    }
+    throw new Error("not refused");
+  };
+
+  it.each([
+    [
+      "the same host",
+      "https://mcp.example.com/k/other/mcp",
+      "on the same host, a path that does not hold ORIGIN_URL's",
+    ],
+    [
+      "another host",
+      "https://mail.example.com/k/s3cr3t-key/mcp",
+      "at https://mail.example.com, another origin than ORIGIN_URL's (https://mcp.example.com)",
+    ],
+    ["no URL", "k/s3cr3t-key", "no URL"],
+  ])("is logged by its host, with %s, never ORIGIN_URL's path", (_, named, said) => {
+    const cause = causeOf(named);
+    expect(cause).toContain(said);
+    expect(cause).not.toContain("s3cr3t-key");
+  });
+});
+
 describe("the authorization server broker mode signs in at", () => {
   const named = ["https://auth.example.com/", "https://login.example.net/tenant"];
 
