@@ -79,11 +79,14 @@ export function readListings(
     ? () => asksMore && listed() && pastBefore >= MAX_READ_PAST_LISTINGS
     : listed;
   const rewriter = eventStreamRewriter({
-    rewrite: async (data) => {
+    rewrite: async (data, message) => {
       try {
+        // An event of another type is renamed as any (a lenient reader may read it), but answers
+        // nothing: the SDKs' clients skip it, and read the listing that comes after it.
         return await rewriteJsonText(data, {
           ...stream,
           answered: (id, { tools, search }) => {
+            if (!message) return;
             awaited?.delete(id);
             answers?.listed(id, tools, search);
           },
