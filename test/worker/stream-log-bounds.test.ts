@@ -67,13 +67,28 @@ describe("a resumed stream (Last-Event-ID) that replays more listings than a bod
     return { text, lines };
   }
 
-  it("renames as many as one body may ask for (MAX_BATCH_MESSAGES), and passes the rest as they came", async () => {
+  it("renames one more than a body may ask for (MAX_BATCH_MESSAGES), and passes the rest as they came", async () => {
     const { text, lines } = await resumed(80, { MAX_BATCH_MESSAGES: "32" });
     const names = namesIn(text);
     expect(names).toHaveLength(80);
-    expect(names.slice(0, 32).every((name) => /^t_\d+_/.test(name))).toBe(true);
-    expect(names.slice(32)).toEqual(Array.from({ length: 48 }, (_, i) => `t/${i + 33}`));
-    // A line or two per listing named, for 32 of them: not one per listing the origin sends.
-    expect(lines.filter((line) => line.event === "tools_renamed").length).toBeLessThanOrEqual(32);
+    expect(names.slice(0, 33).every((name) => /^t_\d+_/.test(name))).toBe(true);
+    expect(names.slice(33)).toEqual(Array.from({ length: 47 }, (_, i) => `t/${i + 34}`));
+    // A line or two per listing named, for 33 of them: not one per listing the origin sends.
+    expect(lines.filter((line) => line.event === "tools_renamed").length).toBeLessThanOrEqual(33);
+  });
+
+  it("ends there where the rules hide tools: what follows is never read, nor reaches the client", async () => {
+    const { text, lines } = await resumed(80, {
+      MAX_BATCH_MESSAGES: "32",
+      TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }),
+    });
+    // The chunk the 33rd came in is read whole, each listing in it renamed and hidden as the rules say.
+    const names = namesIn(text);
+    expect(names.length).toBeGreaterThanOrEqual(33);
+    expect(names.length).toBeLessThan(80);
+    expect(names.every((name) => /^t_\d+_/.test(name))).toBe(true);
+    expect(lines.filter((line) => line.event === "listing_stream_ended")).toEqual([
+      { event: "listing_stream_ended", listings: 32 },
+    ]);
   });
 });
