@@ -1,0 +1,85 @@
+/**
+ * `notifications/tools/list_changed` comes on one session's stream (the GET
+ * stream, a `subscriptions/listen` stream): the origin tells that session its
+ * tools changed, and its client lists them again. Any client whose calls can
+ * make an origin say so (the demo's `catalog.refresh`, an origin whose tools
+ * change per session) sends it when it likes. It is no word about other
+ * callers' listings, which their clients keep, nor a reason to ask the origin
+ * for more listings than the isolate's bound (SECURITY.md, "No single request
+ * can hurt the proxy or the origin").
+ */
+import { describe, expect, it } from "vitest";
+import { MAX_RELISTS } from "../../src/toolmap/profile-names";
+import { demoSession } from "../helpers/demo";
+import { DEMO_NAMES } from "../helpers/demo-names";
+import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
+import { type Fetch, PROXY_URL } from "../helpers/proxy";
+
+async function call(proxy: Fetch, session: Record<string, string>, name: string) {
+  const response = await postJson(
+    proxy,
+    PROXY_URL,
+    rpc("c", "tools/call", { name, arguments: {} }),
+    session,
+  );
+  const [message] = await messagesOf(response);
+  return message as {
+    result?: { structuredContent?: { tool: string } };
+    error?: { message: string };
+  };
+}
+
+/** Alice and mallory, each a session of their own and listed, through one isolate under hold. */
+async function twoCallers() {
+  const { proxy, received } = await demoSession({ vars: { TOOL_CHANGES: "hold" } });
+  const alice = { ...(await openSession(proxy, PROXY_URL)), cookie: "who=alice" };
+  const mallory = { ...(await openSession(proxy, PROXY_URL)), cookie: "who=mallory" };
+  for (const caller of [alice, mallory]) {
+    const [listed] = await messagesOf(
+      await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), caller),
+    );
+    expect(listed).toHaveProperty("result.tools");
+  }
+  /** Mallory's GET stream, and her call that has the origin tell her session its tools changed. */
+  const toldChanged = async () => {
+    const stream = await proxy(PROXY_URL, {
+      headers: { ...mallory, accept: "text/event-stream" },
+    });
+    const events = sseEvents(stream);
+    await call(proxy, mallory, DEMO_NAMES["catalog.refresh"]);
+    expect(await nextMessage(events)).toMatchObject({
+      method: "notifications/tools/list_changed",
+    });
+    await events.cancel();
+  };
+  /** Calls by callers mallory makes up (a cookie each), each new to the isolate: a re-list each, while there is room. */
+  const madeUp = async (from: number, count: number) => {
+    for (let i = from; i < from + count; i++) {
+      await call(proxy, { ...mallory, cookie: `who=m${i}` }, DEMO_NAMES["unity/health"]);
+    }
+  };
+  const relists = async () =>
+    (await received()).filter((request) => request.body.includes("mcp-edge-rewriter/relist/"));
+  return { proxy, alice, mallory, toldChanged, madeUp, relists };
+}
+
+describe("mallory's session told its tools changed", () => {
+  it("makes the isolate ask the origin for no more listings than its bound a minute", async () => {
+    const { toldChanged, madeUp, relists } = await twoCallers();
+    await madeUp(0, MAX_RELISTS);
+    expect(await relists()).toHaveLength(MAX_RELISTS);
+    await toldChanged();
+    await madeUp(MAX_RELISTS, 10);
+    expect(await relists()).toHaveLength(MAX_RELISTS);
+  });
+
+  it("leaves alice's listing as it was: her next call costs the origin no listing on her behalf", async () => {
+    const { proxy, alice, toldChanged, relists } = await twoCallers();
+    await toldChanged();
+    const answer = await call(proxy, alice, DEMO_NAMES["unity/health"]);
+    expect(answer.result?.structuredContent?.tool).toBe("unity/health");
+    expect((await relists()).filter((request) => request.headers.cookie === "who=alice")).toEqual(
+      [],
+    );
+  });
+});
