@@ -267,13 +267,15 @@ export class OriginMemory {
    * writes into KV's. Dropped, the map read as empty: every tool was new to
    * that listing, a change shown unheld and pinned, and its write left KV a
    * map of its own tools alone, no pin of any other
-   * (test/worker/listing-pin.test.ts, changed-definitions-kv.test.ts).
+   * (test/worker/listing-pin.test.ts, changed-definitions-kv.test.ts). The
+   * bounds on what the proxy asks the origin for itself stay as they were
+   * (`ProfileNames.forgotten`).
    */
   clear(): void {
     this.tools.clear();
     this.toolChars = 0;
     this.listed.clear();
-    this.profiles.clear();
+    for (const [key, names] of this.profiles) this.profiles.set(key, names.forgotten());
     this.written.clear();
     this.loaded = false;
     this.loadedAt = 0;
