@@ -222,7 +222,7 @@ export async function rewriteMessages(
       throw new UnreadListing(`member ${quotedName(misspelled)} spelled as another`);
     }
     const message = item as Message | null;
-    if (message?.method === LIST_CHANGED) rewrite.toolMap.forget();
+    if (message?.method === LIST_CHANGED) await rewrite.toolMap.forget();
     const asked = listingAnswered(message, rewrite.listIds);
     if (message?.id !== undefined && asked !== undefined) {
       const renamed = await renamedResult(asked, message.result as ToolsListResult, rewrite);

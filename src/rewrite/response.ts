@@ -284,7 +284,7 @@ export async function rewriteResponse(
         )
       : undefined;
     const forgetOnListChanged = (data: string) => {
-      if (announcesListChanged(data)) toolMap.forget();
+      if (announcesListChanged(data)) void toolMap.forget();
     };
     // Calls are watched with what else reads the stream, in one pump, until they are answered;
     // alone, on a copy of the stream the runtime passes (CallAnswers.watchEvents).

@@ -73,12 +73,10 @@ describe("mallory's session told its tools changed", () => {
     expect(await relists()).toHaveLength(MAX_RELISTS);
   });
 
-  // Fails: the notification drops every caller's listing in the isolate (the view scope's
-  // generation), so that under hold each caller is listed again before their next call. Mallory
-  // chooses when (and, having spent the minute's re-lists, can have alice's calls refused
-  // `unchecked` until it is over). Keying it by caller is the next commit, which narrows what
-  // SECURITY.md says a list_changed does for hold.
-  it.fails("leaves alice's listing as it was: her next call costs the origin no listing on her behalf", async () => {
+  // It dropped every caller's listing in the isolate, so that under hold each was listed again
+  // before their next call, when mallory chose (and, the minute's re-lists spent, alice's calls
+  // were refused `unchecked` until it was over).
+  it("leaves alice's listing as it was: her next call costs the origin no listing on her behalf", async () => {
     const { proxy, alice, toldChanged, relists } = await twoCallers();
     await toldChanged();
     const answer = await call(proxy, alice, DEMO_NAMES["unity/health"]);
