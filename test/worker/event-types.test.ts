@@ -10,6 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { onlyPoint, recordingDataset } from "../helpers/analytics-dataset";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { clientView, isEvent } from "../helpers/event-stream";
 import { postJson, rpc } from "../helpers/mcp";
@@ -99,5 +100,31 @@ describe("a listing in an event of another type than message, then the one clien
     expect(text).not.toContain("secret.admin");
     // The ping's answer, after them, reached the client.
     expect(messagesRead(text).map((message) => message.id)).toContain(2);
+  });
+});
+
+describe("a call's answer in an event of another type than message, then the one clients read", () => {
+  it("is judged by the one clients read: call analytics writes what the client got", async () => {
+    // An origin may so keep its errors from the operator's dashboards: the client reads the second.
+    const body =
+      'event: decoy\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n\n' +
+      'data: {"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}\n\n';
+    const origin = await scriptedOrigin({ "*": eventStream(body) });
+    const recording = recordingDataset();
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.originUrl },
+      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+    );
+    const response = await postJson(
+      proxy,
+      PROXY_URL,
+      rpc(1, "tools/call", { name: "work", arguments: {} }),
+    );
+    expect(messagesRead(await response.text())).toContainEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [], isError: true },
+    });
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({ outcome: "tool_error" });
   });
 });
