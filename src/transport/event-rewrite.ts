@@ -24,6 +24,7 @@ import {
   LF,
   LINE_WEIGHT,
   OVERLAP_CHARS,
+  readAsMessage,
   streamDecoder,
   transformStreamOf,
 } from "./sse";
@@ -69,7 +70,7 @@ function eventData(text: string, unended: boolean): { data: string; message: boo
   let read: { data: string; message: boolean } | undefined;
   const parser = createParser({
     onEvent: ({ data, event }) => {
-      read = { data, message: event === undefined || event === "message" };
+      read = { data, message: readAsMessage(event) };
     },
   });
   const lines = endableFeed((part) => parser.feed(part));
