@@ -8,12 +8,17 @@
  * for more listings than the isolate's bound (SECURITY.md, "No single request
  * can hurt the proxy or the origin").
  */
+import { waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { MAX_RELISTS } from "../../src/toolmap/profile-names";
+import { timedPuts } from "../../support/counting-kv";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
-import { type Fetch, PROXY_URL } from "../helpers/proxy";
+import { type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
 
 async function call(proxy: Fetch, session: Record<string, string>, name: string) {
   const response = await postJson(
@@ -84,5 +89,38 @@ describe("mallory's session told its tools changed", () => {
     expect((await relists()).filter((request) => request.headers.cookie === "who=alice")).toEqual(
       [],
     );
+  });
+});
+
+describe("an origin that says its tools changed between listings that differ", () => {
+  it("has the answer remembered for new isolates written to KV once a minute, not at each", async () => {
+    // The answer is written at most once a minute per isolate and profile (KV takes a write a
+    // second a key, a Free plan 1,000 a day): the notification made it writable again at once.
+    const listing = (name: string) => ({
+      status: 200,
+      headers: [["Content-Type", "application/json"]] as [string, string][],
+      body: `{"jsonrpc":"2.0","id":"@ID@","result":{"tools":[{"name":"${name}","inputSchema":{"type":"object"}}]}}`,
+    });
+    const told = {
+      status: 200,
+      headers: [["Content-Type", "text/event-stream"]] as [string, string][],
+      body: 'data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n',
+    };
+    const origin = await scriptedOrigin({ "tools/list": listing("a.one"), "*": told }, '"@ID@"');
+    const { kv, puts } = timedPuts(env.TOOL_MAP);
+    const contexts: ExecutionContext[] = [];
+    const proxy = viaProxy({ ORIGIN_URL: origin.originUrl }, { app: createApp(), kv, contexts });
+    const settled = () => Promise.all(contexts.splice(0).map((ctx) => waitOnExecutionContext(ctx)));
+    for (const name of ["a.one", "b.two", "a.one", "b.two"]) {
+      await origin.change({ "tools/list": listing(name), "*": told });
+      const [listed] = await messagesOf(await postJson(proxy, PROXY_URL, rpc(1, "tools/list")));
+      expect(listed).toHaveProperty("result.tools");
+      await settled();
+      // The GET stream, on which the origin says its tools changed.
+      const stream = await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } });
+      await stream.text();
+      await settled();
+    }
+    expect(puts.filter(({ key }) => key.includes(":answer:"))).toHaveLength(1);
   });
 });
