@@ -60,12 +60,15 @@ export class ProfileNames {
   ) {}
 
   /**
-   * These names forgotten (the origin said its tools changed), what bounds the listings the
-   * proxy asks for itself kept: a client whose calls have the origin say so (an origin whose
-   * tools change per session) had the isolate's minute of re-lists anew each time.
+   * These names forgotten (the origin said its tools changed), what bounds the work the proxy
+   * makes of the origin and KV kept: the listings it asks for itself, and when it last wrote the
+   * answer. A client whose calls have the origin say so (an origin whose tools change per
+   * session) had the isolate's minute of re-lists anew each time, and a KV write of the answer.
    */
   forgotten(): ProfileNames {
-    return new ProfileNames(this.relistedFor, this.relists);
+    const names = new ProfileNames(this.relistedFor, this.relists);
+    names.answerWrittenAt = this.answerWrittenAt;
+    return names;
   }
   /** The answer KV holds for this profile, as far as this isolate knows; `undefined` until read. */
   storedAnswer: { answer: RememberedAnswer | undefined } | undefined;
