@@ -134,6 +134,11 @@ export interface ListingRewrite {
   wholeListing?: WholeListing;
   /** The share of the isolate's budget of the read in progress (read-bounded.ts). */
   hold?: Hold;
+  /**
+   * Says that a text that may hold a listing was passed on as it came (`reason`), where no
+   * policy refuses it: `response_not_rewritten`, by default; a stream says it once.
+   */
+  notRewritten?: (reason: string) => void;
 }
 
 /** A page named as the model sees it: its tools, and for a listing over the profile's ceiling, search mode (with the number of tools). */
@@ -217,7 +222,7 @@ export async function rewriteMessages(
       throw new UnreadListing(`member ${quotedName(misspelled)} spelled as another`);
     }
     const message = item as Message | null;
-    if (message?.method === LIST_CHANGED) rewrite.toolMap.forget();
+    if (message?.method === LIST_CHANGED) await rewrite.toolMap.forget();
     const asked = listingAnswered(message, rewrite.listIds);
     if (message?.id !== undefined && asked !== undefined) {
       const renamed = await renamedResult(asked, message.result as ToolsListResult, rewrite);
@@ -267,7 +272,9 @@ export async function rewriteJsonText(
     // Some clients read text `JSON.parse` does not (Python's `json` reads `NaN`), or nested deeper.
     const reason = nestsTooDeep(text) ? `nests deeper than ${MAX_NESTING} levels` : "not JSON";
     if (guardsListings(rewrite)) throw new UnreadListing(reason);
-    if (expectsLists(rewrite.listIds)) logEvent("response_not_rewritten", { reason });
+    if (!expectsLists(rewrite.listIds)) return undefined;
+    if (rewrite.notRewritten) rewrite.notRewritten(reason);
+    else logEvent("response_not_rewritten", { reason });
     return undefined;
   }
   if (guardsListings(rewrite) && writesMemberTwice(text)) {

@@ -53,6 +53,11 @@ export interface ListingStream extends ListingRewrite {
   calls?: ChunkWatcher;
   /** Whether the request asked the origin for more than listings: answers still to come after them. */
   asksMore: boolean;
+  /**
+   * A resumed stream's (`by-shape`): the most listings it is read for. It replays one stream,
+   * which answered one body, and a body asks for at most `MAX_BATCH_MESSAGES`.
+   */
+  maxReplayed?: number;
 }
 
 /** `body` for the client, its listings renamed; `prefix` (the proxy's own answers) first. */
@@ -61,10 +66,16 @@ export function readListings(
   stream: ListingStream,
   prefix?: Uint8Array,
 ): ReadableStream<Uint8Array> {
-  const { listIds, answers, calls, hold, asksMore } = stream;
+  const { listIds, answers, calls, hold, asksMore, maxReplayed } = stream;
   const guarded = guardsListings(stream);
   const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
   const listed = () => awaited?.size === 0;
+  /** Listings a resumed stream replayed: past `maxReplayed`, it replays no stream one body asked for. */
+  let replayed = 0;
+  const replayedPast = () =>
+    awaited === undefined && maxReplayed !== undefined && replayed > maxReplayed;
+  /** Whether a text that may hold a listing passed as it came (`response_not_rewritten`, once). */
+  let notRewritten = false;
   /** Bytes read since every listing was answered, the chunk being read among them. */
   let past = 0;
   /** Those of them before the chunk being read. */
@@ -77,15 +88,25 @@ export function readListings(
    */
   const finished = guarded
     ? () => asksMore && listed() && pastBefore >= MAX_READ_PAST_LISTINGS
-    : listed;
+    : () => listed() || replayedPast();
   const rewriter = eventStreamRewriter({
-    rewrite: async (data) => {
+    rewrite: async (data, message) => {
       try {
+        // An event of another type is renamed as any (a lenient reader may read it), but answers
+        // nothing: the SDKs' clients skip it, and read the listing that comes after it.
         return await rewriteJsonText(data, {
           ...stream,
           answered: (id, { tools, search }) => {
+            if (!message) return;
             awaited?.delete(id);
+            replayed++;
             answers?.listed(id, tools, search);
+          },
+          // Once a stream: an origin may send such events for as long as the stream lasts.
+          notRewritten: (reason) => {
+            if (notRewritten) return;
+            notRewritten = true;
+            logEvent("response_not_rewritten", { reason });
           },
         });
       } catch (error) {
@@ -120,6 +141,12 @@ export function readListings(
       : counted;
   const callsAnswered = () => !calls || !answers?.waiting;
   const next = () => {
+    // What follows may hold listings, and is read no further: it ends, as a stream past its
+    // listings does. A client resumes it from the last event it got, in a request of its own.
+    if (guarded && replayedPast()) {
+      logEvent("listing_stream_ended", { listings: maxReplayed });
+      return "end";
+    }
     if (guarded && !asksMore && pastBound()) {
       logEvent("listing_stream_ended", { limit: MAX_READ_PAST_LISTINGS });
       return "end";

@@ -76,6 +76,8 @@ export interface ResponseContext extends ListingRewrite {
   localResponses?: readonly unknown[];
   /** What the isolate's requests hold at once of what they read whole: a body or event read takes its share. */
   reads: ReadBudget;
+  /** A resumed stream's (`listIds` `by-shape`): the most listings it is read for (listing-stream.ts). */
+  maxReplayed?: number;
   /**
    * Call analytics: the answers the request's calls and listings wait for,
    * judged as they pass (a watch on a call's answer is the only reading the
@@ -282,7 +284,7 @@ export async function rewriteResponse(
         )
       : undefined;
     const forgetOnListChanged = (data: string) => {
-      if (announcesListChanged(data)) toolMap.forget();
+      if (announcesListChanged(data)) void toolMap.forget();
     };
     // Calls are watched with what else reads the stream, in one pump, until they are answered;
     // alone, on a copy of the stream the runtime passes (CallAnswers.watchEvents).

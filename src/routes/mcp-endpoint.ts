@@ -334,6 +334,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       return rewriteResponse(answered(reply.response), {
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
+        maxReplayed: config.maxBatchMessages,
         watchesListChanged: true,
         toolMap: await openToolMap(c, profile, caller()),
         addressee: unread,

@@ -104,6 +104,11 @@ export class CallerListings {
     return view && key !== undefined ? { key, view } : undefined;
   }
 
+  /** The caller is shown no view in `scope` from now on: their next listing is a new one. */
+  forget(scope: string, caller: string): void {
+    this.callers.delete(`${scope}\n${caller}`);
+  }
+
   /** The view kept under `key`, if it still is. */
   kept(key: string): ListingView | undefined {
     return this.views.get(key);
@@ -185,6 +190,11 @@ export class CallerView {
   /** The view the caller was last shown here, if it is still kept. */
   async current(): Promise<{ key: string; view: ListingView } | undefined> {
     return this.listings.viewOf(this.scope(), await this.caller.listing());
+  }
+
+  /** The caller's origin said their tools changed: the view they were last shown here is gone. */
+  async forget(): Promise<void> {
+    this.listings.forget(this.scope(), await this.caller.listing());
   }
 
   /**

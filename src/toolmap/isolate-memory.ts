@@ -148,8 +148,6 @@ export class OriginMemory {
   readonly acceptedPins = heldNotes<true>();
   /** Schema fingerprints the map names and no chunk held when a call looked (map-store.ts). */
   readonly chunksLack = new Set<string>();
-  /** How many times the origin said its tools changed: a caller's view from before is gone. */
-  generation = 0;
   /** The records of callers new to KV this isolate may write now: kept when the origin says its tools changed. */
   readonly newCallers = new NewCallerWrites();
 
@@ -267,17 +265,20 @@ export class OriginMemory {
    * writes into KV's. Dropped, the map read as empty: every tool was new to
    * that listing, a change shown unheld and pinned, and its write left KV a
    * map of its own tools alone, no pin of any other
-   * (test/worker/listing-pin.test.ts, changed-definitions-kv.test.ts).
+   * (test/worker/listing-pin.test.ts, changed-definitions-kv.test.ts). The
+   * bounds on what the proxy asks the origin for itself stay as they were
+   * (`ProfileNames.forgotten`), and so do other callers' views
+   * (caller-listings.ts): the origin says so on one session's stream, of
+   * that session's tools.
    */
   clear(): void {
     this.tools.clear();
     this.toolChars = 0;
     this.listed.clear();
-    this.profiles.clear();
+    for (const [key, names] of this.profiles) this.profiles.set(key, names.forgotten());
     this.written.clear();
     this.loaded = false;
     this.loadedAt = 0;
-    this.generation++;
   }
 }
 

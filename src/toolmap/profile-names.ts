@@ -52,10 +52,24 @@ export class ProfileNames {
   pendingLegacy = new Set<string>();
   /** A name was kept (`keepName`) that KV does not hold yet. */
   keptUnstored = false;
-  /** Digests of the credentials and sessions whose whole listing the proxy asked for and named here lately. */
-  readonly relistedFor = new BoundedMap<string, true>(MAX_RELISTED_CALLERS, RELIST_MS);
-  /** When the proxy asked the origin for its listing itself lately: at most `MAX_RELISTS` a minute. */
-  private readonly relists = new RateWindow(MAX_RELISTS, RELIST_MS);
+  constructor(
+    /** Digests of the credentials and sessions whose whole listing the proxy asked for and named here lately. */
+    readonly relistedFor = new BoundedMap<string, true>(MAX_RELISTED_CALLERS, RELIST_MS),
+    /** When the proxy asked the origin for its listing itself lately: at most `MAX_RELISTS` a minute. */
+    private readonly relists = new RateWindow(MAX_RELISTS, RELIST_MS),
+  ) {}
+
+  /**
+   * These names forgotten (the origin said its tools changed), what bounds the work the proxy
+   * makes of the origin and KV kept: the listings it asks for itself, and when it last wrote the
+   * answer. A client whose calls have the origin say so (an origin whose tools change per
+   * session) had the isolate's minute of re-lists anew each time, and a KV write of the answer.
+   */
+  forgotten(): ProfileNames {
+    const names = new ProfileNames(this.relistedFor, this.relists);
+    names.answerWrittenAt = this.answerWrittenAt;
+    return names;
+  }
   /** The answer KV holds for this profile, as far as this isolate knows; `undefined` until read. */
   storedAnswer: { answer: RememberedAnswer | undefined } | undefined;
   /** The reads of it under way: a few at once, whatever the requests (read-slots.ts). */

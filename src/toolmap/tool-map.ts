@@ -77,8 +77,7 @@ export class ToolMap {
     this.store = new MapStore(kv, scopes, this.origin);
     this.view = new CallerView(
       memory.listings,
-      // None from before the origin said its tools changed.
-      () => `${scopes.legacy}\n${this.origin.generation}`,
+      () => scopes.legacy,
       caller,
       () => this.settings,
     );
@@ -341,9 +340,14 @@ export class ToolMap {
     return this.view.search();
   }
 
-  /** Drops this isolate's memory of the origin (it said its tools changed), callers' views with it. */
-  forget(): void {
+  /**
+   * The origin said the caller's tools changed, on their session's stream: drops this isolate's
+   * memory of its tools, and the view the caller was shown. Not other callers': it said nothing
+   * of theirs, and their clients list nothing again.
+   */
+  async forget(): Promise<void> {
     this.origin.clear();
+    await this.view.forget();
   }
 
   /** Reads what KV holds of the origin's tools and this profile's kept names, once, naming every original it knows. */

@@ -24,12 +24,20 @@ import {
   LF,
   LINE_WEIGHT,
   OVERLAP_CHARS,
+  readAsMessage,
   streamDecoder,
   transformStreamOf,
 } from "./sse";
 
-/** New data for an event, or `undefined` to keep it as it is. */
-export type EventDataRewrite = (data: string) => Promise<string | undefined> | string | undefined;
+/**
+ * New data for an event, or `undefined` to keep it as it is. `message`: whether a client reads
+ * the event as a message (its type absent or `message`, as the SDKs' clients read events); any
+ * other it skips, though a lenient reader may not.
+ */
+export type EventDataRewrite = (
+  data: string,
+  message: boolean,
+) => Promise<string | undefined> | string | undefined;
 
 export interface EventStreamRewrite {
   rewrite: EventDataRewrite;
@@ -50,18 +58,19 @@ export interface EventStreamRewrite {
 const BOM_BYTES = 3;
 
 /**
- * The data a client reads of the event `text`, or `undefined` where it has
- * no data line (no event to a reader); `unended`, the event the stream ended
- * in, is read as ended. eventsource-parser drops `ï»¿` where its input
+ * The data a client reads of the event `text`, and whether it reads it as a
+ * message (no type, or `message`), or `undefined` where it has no data line
+ * (no event to a reader); `unended`, the event the stream ended in, is read
+ * as ended. eventsource-parser drops `ï»¿` where its input
  * begins (a BOM decoded as Latin-1), which no reader does past the stream's
  * start: a blank line first, which no reader takes for an event, begins it,
  * so that the data read is that of the lines `withData` finds.
  */
-function eventData(text: string, unended: boolean): string | undefined {
-  let data: string | undefined;
+function eventData(text: string, unended: boolean): { data: string; message: boolean } | undefined {
+  let read: { data: string; message: boolean } | undefined;
   const parser = createParser({
-    onEvent: (event) => {
-      data = event.data;
+    onEvent: ({ data, event }) => {
+      read = { data, message: readAsMessage(event) };
     },
   });
   const lines = endableFeed((part) => parser.feed(part));
@@ -69,7 +78,7 @@ function eventData(text: string, unended: boolean): string | undefined {
   lines.feed(text);
   if (unended) lines.feed("\n\n");
   lines.end();
-  return data;
+  return read;
 }
 
 export const rewriteEventStream = (options: EventStreamRewrite) =>
@@ -127,9 +136,9 @@ export function eventStreamRewriter({
       lines++;
     });
     if (bytes.byteLength + lines * LINE_WEIGHT > maxEventChars) tooLarge();
-    const data = eventData(text, unended);
-    if (data === undefined) return undefined;
-    const written = await rewrite(data);
+    const read = eventData(text, unended);
+    if (read === undefined) return undefined;
+    const written = await rewrite(read.data, read.message);
     return written === undefined ? undefined : withData(bytes, from, written);
   }
 

@@ -1,8 +1,9 @@
 /**
  * Event streams that need no rewrite, watched: `eventWatcher` (and
  * `watchEventStream`, the same over a whole stream) passes the bytes
- * unchanged as they come, and hands on only the events that mention a
- * marker (sse.ts `mayMention`); an event too long to look at passes
+ * unchanged as they come, and hands on only the events a client reads as
+ * messages (sse.ts `readAsMessage`) that mention a marker (`mayMention`);
+ * an event too long to look at passes
  * unparsed, and the watch can tell whether it may have mentioned one.
  */
 import { createParser } from "eventsource-parser";
@@ -14,6 +15,7 @@ import {
   LINE_WEIGHT,
   mayMention,
   OVERLAP_CHARS,
+  readAsMessage,
   streamDecoder,
   transformStreamOf,
 } from "./sse";
@@ -76,10 +78,11 @@ export function eventWatcher({
     onError: (error) => {
       if (error.type === "max-buffer-size-exceeded") skipping = true;
     },
-    onEvent: ({ id, data }) => {
+    onEvent: ({ id, event, data }) => {
       forget();
       if (id) onId?.();
-      if (mayMention(data, markers)) onEvent(data);
+      // What no client reads as a message is none: its call's answer, or `list_changed`, comes after.
+      if (readAsMessage(event) && mayMention(data, markers)) onEvent(data);
     },
   });
   const note = (text: string) => {

@@ -41,6 +41,13 @@ export function streamDecoder(): (chunk: Uint8Array) => string {
   };
 }
 
+/**
+ * Whether a client reads an event of type `event` as a message: the SDKs' clients (1.x and 2.x,
+ * and the Python SDK's) read one of no type or of `message`, and skip any other.
+ */
+export const readAsMessage = (event: string | undefined) =>
+  event === undefined || event === "message";
+
 export function serializeEvent({ id, event, data }: EventSourceMessage): string {
   let text = "";
   if (event !== undefined) text += `event: ${event}\n`;

@@ -1,0 +1,94 @@
+/**
+ * What one stream of the origin's can make the proxy do, event after event
+ * (SECURITY.md, "No single request can hurt the proxy or the origin"): a
+ * stream has no end the proxy sets, so what it does per event must stop
+ * somewhere. A listing's stream, before its listing, and a resumed stream
+ * (GET with `Last-Event-ID`), which the proxy reads for replayed listings
+ * for as long as it lasts.
+ */
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { clientView, isEvent } from "../helpers/event-stream";
+import { captureLogs } from "../helpers/logs";
+import { postJson, rpc } from "../helpers/mcp";
+import { PROXY_URL, viaProxy } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
+
+const eventStream = (body: string) => ({
+  status: 200,
+  headers: [["Content-Type", "text/event-stream"]] as [string, string][],
+  body,
+});
+/** An event whose data mentions `"tools"` and is no JSON: no listing to rename. */
+const notJson = (i: number) => `data: {"tools": not json ${i}}\n\n`;
+/** A listing answering request `id`, of one tool new to the map. */
+const listing = (id: number, name = `t/${id}`) =>
+  `id: e${id}\ndata: {"jsonrpc":"2.0","id":${id},"result":{"tools":[{"name":"${name}","inputSchema":{"type":"object"}}]}}\n\n`;
+const namesIn = (text: string) =>
+  clientView(text)
+    .filter(isEvent)
+    .flatMap(({ data }) => {
+      try {
+        return [JSON.parse(data) as { result?: { tools?: { name: string }[] } }];
+      } catch {
+        return [];
+      }
+    })
+    .flatMap((message) => message.result?.tools?.map((tool) => tool.name) ?? []);
+
+describe("a listing's stream whose events mention tools and are no JSON", () => {
+  it("logs response_not_rewritten once, not once an event", async () => {
+    const body =
+      Array.from({ length: 50 }, (_, i) => notJson(i)).join("") + listing(1, "files.read");
+    const origin = await scriptedOrigin({ "tools/list": eventStream(body) });
+    const proxy = viaProxy({ ORIGIN_URL: origin.originUrl }, { app: createApp() });
+    const logs = captureLogs();
+    const text = await (await postJson(proxy, PROXY_URL, rpc(1, "tools/list"))).text();
+    const lines = logs.events("response_not_rewritten");
+    logs.restore();
+    expect(namesIn(text)).toEqual([expect.stringMatching(/^files_read_/)]);
+    expect(lines).toHaveLength(1);
+  });
+});
+
+describe("a resumed stream (Last-Event-ID) that replays more listings than a body may ask for", () => {
+  /** A resumed GET through a new isolate, the origin replaying `count` listings, each of a new tool. */
+  async function resumed(count: number, vars: Record<string, string> = {}) {
+    const body = Array.from({ length: count }, (_, i) => listing(i + 1)).join("");
+    const origin = await scriptedOrigin({ "*": eventStream(body) });
+    const proxy = viaProxy({ ORIGIN_URL: origin.originUrl, ...vars }, { app: createApp() });
+    const logs = captureLogs();
+    const response = await proxy(PROXY_URL, {
+      headers: { accept: "text/event-stream", "last-event-id": "e0" },
+    });
+    const text = await response.text().catch(() => "");
+    const lines = logs.lines();
+    logs.restore();
+    return { text, lines };
+  }
+
+  it("renames one more than a body may ask for (MAX_BATCH_MESSAGES), and passes the rest as they came", async () => {
+    const { text, lines } = await resumed(80, { MAX_BATCH_MESSAGES: "32" });
+    const names = namesIn(text);
+    expect(names).toHaveLength(80);
+    expect(names.slice(0, 33).every((name) => /^t_\d+_/.test(name))).toBe(true);
+    expect(names.slice(33)).toEqual(Array.from({ length: 47 }, (_, i) => `t/${i + 34}`));
+    // A line or two per listing named, for 33 of them: not one per listing the origin sends.
+    expect(lines.filter((line) => line.event === "tools_renamed").length).toBeLessThanOrEqual(33);
+  });
+
+  it("ends there where the rules hide tools: what follows is never read, nor reaches the client", async () => {
+    const { text, lines } = await resumed(80, {
+      MAX_BATCH_MESSAGES: "32",
+      TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }),
+    });
+    // The chunk the 33rd came in is read whole, each listing in it renamed and hidden as the rules say.
+    const names = namesIn(text);
+    expect(names.length).toBeGreaterThanOrEqual(33);
+    expect(names.length).toBeLessThan(80);
+    expect(names.every((name) => /^t_\d+_/.test(name))).toBe(true);
+    expect(lines.filter((line) => line.event === "listing_stream_ended")).toEqual([
+      { event: "listing_stream_ended", listings: 32 },
+    ]);
+  });
+});
