@@ -193,12 +193,7 @@ const lineOf = (event: string, fields: Record<string, unknown>, items: number) =
     JSON.stringify({ event, ...(bounded(fields, 0, items) as Record<string, unknown>) }),
   );
 
-/** `event`'s line, bounded and counted, written by `write`: a library's at the level it chose. */
-export function logEvent(
-  event: string,
-  fields: Record<string, unknown> = {},
-  write: ConsoleWrite = console.log,
-): void {
+export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
   let line = "";
   for (const items of LIST_CUTS) {
     line = lineOf(event, fields, items);
@@ -215,12 +210,8 @@ export function logEvent(
     }
     budget.bytes += bytes;
   }
-  write.call(console, line);
+  console.log(line);
 }
-
-/** A `console` method; `GUARDED` marks one `guardLibraryLines` put in place. */
-type ConsoleWrite = ((...args: unknown[]) => void) & { [GUARDED]?: true };
-const GUARDED = Symbol("library lines guarded");
 
 /** An argument of a library's `console` call as text, an error as its name and message; never throws. */
 function printed(arg: unknown): string {
@@ -231,21 +222,23 @@ function printed(arg: unknown): string {
   }
 }
 
+/** What a library's `console.warn` or `console.error` writes: a line of ours, `library_line`. */
+const libraryLine =
+  (level: "warn" | "error") =>
+  (...args: unknown[]): void =>
+    logEvent("library_line", { level, text: new WholeText(args.map(printed).join(" ")) });
+const LIBRARY_LINES = { warn: libraryLine("warn"), error: libraryLine("error") };
+
 /**
- * A library's own lines are written as lines of ours (`library_line`, docs/logs.md), at the level
- * it chose: workers-oauth-provider's `console.warn` quotes what a client chose (`CIMD fetch failed
- * for <client_id>: client_id "<what the document a host of the client's serves holds>" …`), and
- * written as it came, a control character in that document reached `wrangler tail` raw, past
- * every bound here. Put in place before each invocation, not once: whatever replaced a method
- * since (a test's spy) is the one the line goes through.
+ * A library's own lines are written as lines of ours (`library_line`, docs/logs.md), with its
+ * level as a field: workers-oauth-provider's `console.warn` quotes what a client chose (`CIMD
+ * fetch failed for <client_id>: client_id "<what the document a host of the client's serves
+ * holds>" …`), and written as it came, a control character in that document reached `wrangler
+ * tail` raw, past every bound here. Through `console.log`, as every line of ours, never the
+ * method it replaced: what replaced ours since (a test's spy) may call ours in turn. Put back
+ * before each invocation, not once: whatever replaced it since is replaced again.
  */
 function guardLibraryLines(): void {
-  for (const level of ["warn", "error"] as const) {
-    const write: ConsoleWrite = console[level];
-    if (write[GUARDED]) continue;
-    const guarded: ConsoleWrite = (...args) =>
-      logEvent("library_line", { level, text: new WholeText(args.map(printed).join(" ")) }, write);
-    guarded[GUARDED] = true;
-    console[level] = guarded;
-  }
+  if (console.warn !== LIBRARY_LINES.warn) console.warn = LIBRARY_LINES.warn;
+  if (console.error !== LIBRARY_LINES.error) console.error = LIBRARY_LINES.error;
 }

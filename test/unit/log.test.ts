@@ -225,8 +225,7 @@ describe("a request's lines past its budget, with text written whole", () => {
 });
 
 describe("a library's own line", () => {
-  it("is written as a line of the proxy's at the level the library chose, escaped, within the request's budget", () => {
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+  it("is written as a line of the proxy's, its level a field, escaped, within the request's budget", () => {
     const log = vi.spyOn(console, "log").mockImplementation(() => {});
     const throwing = {
       toString() {
@@ -241,8 +240,9 @@ describe("a library's own line", () => {
         throwing,
       );
     });
-    const [line] = warn.mock.calls.map(([written]) => String(written));
-    expect(warn.mock.calls).toHaveLength(1);
+    const lines = log.mock.calls.map(([written]) => String(written));
+    expect(lines).toHaveLength(10);
+    const line = lines.at(-1);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not be written.
     expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
     // Past the budget, as any line of the proxy's: its event and its text, written whole.
@@ -252,6 +252,17 @@ describe("a library's own line", () => {
       text: 'CIMD fetch failed for https://client.example/c.json: client_id "\u001b[2J\u009d\u202e" TypeError: bad document (unprintable)',
       log_budget: "spent",
     });
-    expect(log.mock.calls).toHaveLength(9);
+  });
+
+  it("is written once, whatever replaced the library's console method since", () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    // A spy over the proxy's line that calls it in turn, as vi.spyOn does unmocked.
+    vi.spyOn(console, "error");
+    withLogBudget(() => console.error("Failed to revoke grant g1"));
+    withLogBudget(() => console.error("Failed to revoke grant g2"));
+    expect(log.mock.calls.map(([line]) => JSON.parse(String(line)))).toEqual([
+      { event: "library_line", level: "error", text: "Failed to revoke grant g1" },
+      { event: "library_line", level: "error", text: "Failed to revoke grant g2" },
+    ]);
   });
 });
