@@ -19,10 +19,11 @@
  *   inline arguments, a renamed tool), each carrying over what it keeps
  *   (`writtenAsIn`);
  * - by value, for one text (`ExactText`), for a value whose place is not
- *   known: a value the text wrote one way only is written that way again. A body and the JSON
- *   texts read out of it on the way are joined (`joinExact`): a number a text
- *   holds alone (`"12345678901234567890"` for a value of any type) is in no
- *   object of that text, and the arguments it lands in may be rebuilt.
+ *   known: a value the text wrote one way only is written that way again.
+ *   Not across texts: a call's values, from the body and the JSON texts read
+ *   out of it on the way, are written by their places only (`placesOnly`),
+ *   and a number or string a text holds alone (`"12345678901234567890"` for
+ *   a value of any type) is given the place it lands in (schemas/way-back.ts).
  *
  * Written back with `JSON.rawJSON`. Keys are written as `JSON.stringify`
  * writes them, and so is the space between tokens: where the proxy has the
@@ -351,6 +352,20 @@ export function writtenAsText(holder: object, key: string, text: string): void {
  * of plain strings knows nothing (`writtenAsText`). Never added to.
  */
 export const PLACES_ONLY: ExactText = { byValue: new Map() };
+
+/**
+ * `PLACES_ONLY` where any of `texts` knows a value's text, else `undefined`
+ * (`JSON.stringify`'s): for a call's values, which come from several texts
+ * (the body, arguments sent as JSON text, a value a view asked for as text).
+ * By value, one text's spelling of a double was written where another wrote
+ * it (the body's id `5` as the arguments text's `5.0`, an argument's
+ * `9007199254740992` as another call's `…993`), and a text that writes a
+ * value as `JSON.stringify` does knows nothing of it to say so. Every value
+ * a text writes otherwise is known by its place, and each object built from
+ * one carries that over (`writtenAsIn`).
+ */
+export const placesOnly = (...texts: Array<ExactText | undefined>): ExactText | undefined =>
+  texts.some((text) => text !== undefined) ? PLACES_ONLY : undefined;
 
 /**
  * What several texts know of their values by value, as one: a value the

@@ -26,6 +26,7 @@ export {
   oneElementArray,
   PLACES_ONLY,
   parseExact,
+  placesOnly,
   readsExactly,
   stringifyExact,
   writtenAsIn,

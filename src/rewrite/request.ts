@@ -20,7 +20,7 @@ import {
   taskRequestRecord,
 } from "../analytics/call-record";
 import type { ValidationMode } from "../config";
-import { type ExactText, joinExact, spliceExact, utf8Text } from "../json";
+import { type ExactText, joinExact, placesOnly, spliceExact, utf8Text } from "../json";
 import {
   isRequest,
   type JsonRpcMessage,
@@ -154,12 +154,14 @@ export async function planForward(
   };
   if (!changed) return { ...plan, body: body.bytes };
   if (forwarded.length === 0) return { ...plan, body: null };
-  // Written over the client's text: what no call changed is as the client wrote it.
+  // Written over the client's text: what no call changed is as the client wrote it. Each value
+  // by its place, never by another value's text: the body and the texts its calls carried may
+  // write one double two ways (json-exact.ts `placesOnly`).
   const text = utf8Text(body.bytes) ?? "";
   const sent = body.batch ? body.messages : body.messages[0];
   return {
     ...plan,
-    body: spliceExact(text, sent, body.batch ? forwarded : forwarded[0], exact, {
+    body: spliceExact(text, sent, body.batch ? forwarded : forwarded[0], placesOnly(exact), {
       messages: true,
     }),
   };

@@ -33,6 +33,7 @@ import {
   keyFoldedTwice,
   keyTwiceReason,
   markMadeFrom,
+  placesOnly,
   writtenAsIn,
 } from "../json";
 import { logEvent } from "../log";
@@ -220,7 +221,7 @@ export async function repairToolCall(
   const sent = aliased?.arguments ?? given;
   const repair =
     schema !== undefined && sent !== undefined
-      ? repairArguments(sent, schema, joinExact(read, recovered.exact, fromText?.exact))
+      ? repairArguments(sent, schema, placesOnly(read, recovered.exact, fromText?.exact))
       : undefined;
   const settled = rule ? settledArguments(repair?.arguments ?? sent ?? {}, rule) : undefined;
   const args = settled?.set.length ? settled.arguments : (repair?.arguments ?? sent);
