@@ -18,7 +18,6 @@ export {
   type ExactText,
   exactTextIn,
   holdsNumber,
-  joinExact,
   markMadeFrom,
   mayBeRounded,
   numberParts,

@@ -13,10 +13,10 @@
 import {
   type ExactText,
   isPlainObject,
-  joinExact,
   markMadeFrom,
   numberText,
   PLACES_ONLY,
+  placesOnly,
   writtenAsIn,
   writtenAsText,
 } from "../json";
@@ -194,9 +194,9 @@ class ArgumentRepair {
       if (coercion) {
         this.report.coercions.push({ path, from: coercion.from, to: coercion.to });
         current = coercion.value;
-        this.exact = joinExact(this.exact, coercion.exact);
+        this.exact = placesOnly(this.exact, coercion.exact);
         if (coercion.written !== undefined) {
-          this.exact = joinExact(this.exact, PLACES_ONLY);
+          this.exact = PLACES_ONLY;
           return new Spelled(current as number, coercion.written);
         }
       }

@@ -20,7 +20,7 @@ import {
   taskRequestRecord,
 } from "../analytics/call-record";
 import type { ValidationMode } from "../config";
-import { type ExactText, joinExact, placesOnly, spliceExact, utf8Text } from "../json";
+import { type ExactText, placesOnly, spliceExact, utf8Text } from "../json";
 import {
   isRequest,
   type JsonRpcMessage,
@@ -124,8 +124,8 @@ export async function planForward(
         continue;
       }
       call = unwrapped.message;
-      read = joinExact(read, unwrapped.exact);
-      exact = joinExact(exact, unwrapped.exact);
+      read = placesOnly(read, unwrapped.exact);
+      exact = placesOnly(exact, unwrapped.exact);
     }
     // What call_tool carries is its input: refused, the call is answered with its tool error.
     const refusedAs: RefusedAs = search
@@ -141,7 +141,7 @@ export async function planForward(
     records?.push(forwardedCallRecord(outcome.message, Boolean(search), outcome.report));
     changed ||= outcome.message !== message;
     callHeaders = outcome.headers;
-    exact = joinExact(exact, outcome.exact);
+    exact = placesOnly(exact, outcome.exact);
     forwarded.push(outcome.message);
   }
   answers.done();

@@ -29,7 +29,6 @@ import type { ValidationMode } from "../config";
 import {
   type ExactText,
   isPlainObject,
-  joinExact,
   keyFoldedTwice,
   keyTwiceReason,
   markMadeFrom,
@@ -148,7 +147,7 @@ function callHeaders(
 
 /** How every JSON text the call was read from wrote its values: the forwarded call writes them so. */
 function exactOf(...texts: Array<ExactText | undefined>): { exact?: ExactText } {
-  const exact = joinExact(...texts);
+  const exact = placesOnly(...texts);
   return exact ? { exact } : {};
 }
 

@@ -18,9 +18,9 @@ import { MAX_BRANCHES } from "../args/schema-reading";
 import {
   type ExactText,
   isPlainObject,
-  joinExact,
   own,
   parseExact,
+  placesOnly,
   writtenAsIn,
   writtenAsText,
 } from "../json";
@@ -161,7 +161,7 @@ export function valuesFromText(
       if (text === undefined) return value;
       // By value too: a number alone (`12345678901234567890`) has no object of the text to be
       // known in by position, and the arguments it lands in may be rebuilt on the way.
-      exact = joinExact(exact, text.exact);
+      exact = placesOnly(exact, text.exact);
       parsed.push({ path, from: "string", to: jsonTypeOf(text.value) });
       return readBack(value as string, text.value);
     }
