@@ -260,7 +260,10 @@ describe("a call the proxy changes is written over the client's text", () => {
 });
 
 describe("JSON text read on the way to the origin", () => {
-  /** A strict tool map that listed `free.form`: `v` takes any value (asked for as text), `o` an object. */
+  /**
+   * A strict tool map that listed `free.form`: `v` takes any value (asked for as text), `o` an
+   * object, `l` a list of any values (each asked for as text).
+   */
   async function strictToolMap(rules: ToolPolicy["rules"]): Promise<[ToolMap, string]> {
     const toolMap = new ToolMap(
       env.TOOL_MAP,
@@ -276,6 +279,7 @@ describe("JSON text read on the way to the origin", () => {
         v: { description: "Anything." },
         o: { type: "object", properties: { k: {} } },
         d: { type: "integer" },
+        l: { type: "array", items: { description: "Anything." } },
       },
     };
     vi.spyOn(console, "log").mockImplementation(() => {});
@@ -286,13 +290,18 @@ describe("JSON text read on the way to the origin", () => {
   /**
    * Where a call carries JSON text: a value the view asked for as text, the
    * arguments themselves as text (an undeclared `w` in them), an object sent as
-   * text where the schema wants one (its `K-` coalesced to `k`). Each with the
+   * text where the schema wants one (its `K-` coalesced to `k`), an element of a list. Each with the
    * path the text's value reaches the origin at.
    */
   const FORMS: Array<[string, (text: string) => string, string[]]> = [
     ["a value the view asked for as text", (t) => `{"v":${JSON.stringify(t)}}`, ["v"]],
     ["the arguments as text", (t) => JSON.stringify(`{"w":${t}}`), ["w"]],
     ["an object as text", (t) => `{"o":${JSON.stringify(`{"K-":${t}}`)}}`, ["o", "k"]],
+    [
+      "an element the view asked for as text",
+      (t) => `{"l":[1.0,${JSON.stringify(t)}]}`,
+      ["l", "1"],
+    ],
   ];
 
   it("reaches the origin byte-equal to the text, at the top and at every depth (property)", async () => {
