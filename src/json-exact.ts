@@ -254,6 +254,14 @@ export function numberText(
 }
 
 /**
+ * The JSON text string `holder[key]` was read from, where it is not what
+ * `JSON.stringify` writes (`"caf\u00e9"`): for the array a lone value is made
+ * the element of (`oneElementArray`), which is in no text.
+ */
+export const stringText = (holder: object, key: string, value: string): string | undefined =>
+  sourceOf(holder, key, value);
+
+/**
  * `holder[key]` as a value to put in another object: a number `JSON.stringify`
  * writes otherwise than the text it was read from (an integer past 2^53)
  * becomes that text, which any serializer of it writes as it came.

@@ -28,6 +28,7 @@ export {
   placesOnly,
   readsExactly,
   stringifyExact,
+  stringText,
   writtenAsIn,
   writtenAsSet,
   writtenAsText,

@@ -368,6 +368,15 @@ describe("a number sent for a string is the string of its text", () => {
     expect(received).toContain('"arguments":{"limit":5,"columns":["9007199254740993"]}');
   });
 
+  it("a string made the one element of an array keeps its escapes", async () => {
+    // The array is new: its element is written as the text the string was read from where it was.
+    const { send } = await setUp();
+    const received = await send(
+      `{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"${DEMO_NAMES["reports.query"]}","arguments":{"limit":5,"columns":"caf\\u00e9\\/x"}}}`,
+    );
+    expect(received).toContain('"arguments":{"limit":5,"columns":["caf\\u00e9\\/x"]}');
+  });
+
   it("a number the body writes two ways is the string of the text written where it was", async () => {
     const { send } = await setUp();
     const received = await send(
