@@ -4,6 +4,7 @@
  * that looks like noise (`files_read` for `files_read_yqgun6`), write the
  * original (`files.read`), or change the case. Pure.
  */
+import { hash6 } from "./stable-hash";
 
 /** A tool as a caller was shown it: its original name and the name it was listed under. */
 export interface ShownName {
@@ -37,14 +38,25 @@ const key = (name: string) =>
     .replace(/^_|_$/g, "");
 
 /**
+ * Whether `listed` ends in `original`'s fingerprint (names/sanitize.ts), not
+ * a word that only looks like one: a name the operator chose
+ * (`search_issues`) or an earlier version handed out (`unity_health`). An
+ * original past `MAX_MATCHED_CHARS` is not read, and its name is taken to
+ * end in one: no shorter name is handed out without.
+ */
+const fingerprinted = (original: string, listed: string) =>
+  FINGERPRINT.test(listed) &&
+  (original.length > MAX_MATCHED_CHARS || listed.endsWith(`_${hash6(original)}`));
+
+/**
  * The keys a shown tool answers to: its original's, its listed name's, that
- * name without a fingerprint; of each only where it has at most
+ * name without its fingerprint; of each only where it has at most
  * `MAX_MATCHED_CHARS`, as a call's name: an origin's name may be megabytes
  * long, and one of 15 MB, read at every call, cost each 0.5 s of CPU.
  */
 function keysOf({ original, listed }: ShownName): string[] {
   const keys = [original, listed].filter((name) => name.length <= MAX_MATCHED_CHARS).map(key);
-  if (listed !== original && FINGERPRINT.test(listed) && listed.length <= MAX_MATCHED_CHARS)
+  if (listed !== original && listed.length <= MAX_MATCHED_CHARS && fingerprinted(original, listed))
     keys.push(key(listed.replace(FINGERPRINT, "")));
   return keys;
 }
