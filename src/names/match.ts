@@ -41,8 +41,9 @@ const key = (name: string) =>
  * Whether `listed` ends in `original`'s fingerprint (names/sanitize.ts), not
  * a word that only looks like one: a name the operator chose
  * (`search_issues`) or an earlier version handed out (`unity_health`). An
- * original past `MAX_MATCHED_CHARS` is not read, and its name is taken to
- * end in one: no shorter name is handed out without.
+ * original past `MAX_MATCHED_CHARS` is not hashed at each call: longer than
+ * any profile's cap, it is named with its fingerprint unless the operator
+ * chose its name, and its name is taken to end in one.
  */
 const fingerprinted = (original: string, listed: string) =>
   FINGERPRINT.test(listed) &&
