@@ -117,7 +117,8 @@ const listOrNothing = (value: string, json: JsonReading) =>
  * as `exact` knows them. A string becomes a number written with its digits
  * (`written`), also where strings are allowed but `values`, the schema's
  * `enum` or `const`, names the number and not the string. A lone value becomes
- * a one-element array, but not a string `listOrNothing`, and never an array's
+ * a one-element array, its element written as `written` (a string's text where
+ * its escapes are its own), but not a string `listOrNothing`, and never an array's
  * `element`: in an array of arrays, `["a","b"]` may be one row (`[["a","b"]]`)
  * as much as two (`[["a"],["b"]]`).
  */

@@ -13,10 +13,11 @@
 import {
   type ExactText,
   isPlainObject,
-  joinExact,
   markMadeFrom,
   numberText,
   PLACES_ONLY,
+  placesOnly,
+  stringText,
   writtenAsIn,
   writtenAsText,
 } from "../json";
@@ -139,10 +140,13 @@ class ArgumentRepair {
         repaired.push([key, child]);
         continue;
       }
+      const at = readAt.get(key) ?? key;
       const written =
         typeof child === "number"
-          ? numberText(value, readAt.get(key) ?? key, child, this.read)
-          : undefined;
+          ? numberText(value, at, child, this.read)
+          : typeof child === "string"
+            ? stringText(value, at, child)
+            : undefined;
       const next = this.value(child, properties[key], joinPath(path, key), depth + 1, written);
       if (next === DROP) {
         required ??= this.requiredIn(schema);
@@ -173,6 +177,7 @@ class ArgumentRepair {
     schema: unknown,
     path: string,
     depth: number,
+    /** The text `value` was read from, where known: a number's, or a string's not as `JSON.stringify` writes it. */
     written?: string,
     /** Whether `value` is an array's element, which is never made an array (coerce.ts). */
     element = false,
@@ -194,9 +199,9 @@ class ArgumentRepair {
       if (coercion) {
         this.report.coercions.push({ path, from: coercion.from, to: coercion.to });
         current = coercion.value;
-        this.exact = joinExact(this.exact, coercion.exact);
+        this.exact = placesOnly(this.exact, coercion.exact);
         if (coercion.written !== undefined) {
-          this.exact = joinExact(this.exact, PLACES_ONLY);
+          this.exact = PLACES_ONLY;
           return new Spelled(current as number, coercion.written);
         }
       }

@@ -4,6 +4,7 @@
  * that looks like noise (`files_read` for `files_read_yqgun6`), write the
  * original (`files.read`), or change the case. Pure.
  */
+import { hash6 } from "./stable-hash";
 
 /** A tool as a caller was shown it: its original name and the name it was listed under. */
 export interface ShownName {
@@ -37,25 +38,42 @@ const key = (name: string) =>
     .replace(/^_|_$/g, "");
 
 /**
+ * Whether `listed` ends in `original`'s fingerprint (names/sanitize.ts), not
+ * a word that only looks like one: a name the operator chose
+ * (`search_issues`) or an earlier version handed out (`unity_health`). An
+ * original past `MAX_MATCHED_CHARS` is not hashed at each call: longer than
+ * any profile's cap, it is named with its fingerprint unless the operator
+ * chose its name, and its name is taken to end in one.
+ */
+const fingerprinted = (original: string, listed: string) =>
+  FINGERPRINT.test(listed) &&
+  (original.length > MAX_MATCHED_CHARS || listed.endsWith(`_${hash6(original)}`));
+
+/**
  * The keys a shown tool answers to: its original's, its listed name's, that
- * name without a fingerprint; of each only where it has at most
+ * name without its fingerprint; of each only where it has at most
  * `MAX_MATCHED_CHARS`, as a call's name: an origin's name may be megabytes
  * long, and one of 15 MB, read at every call, cost each 0.5 s of CPU.
  */
 function keysOf({ original, listed }: ShownName): string[] {
   const keys = [original, listed].filter((name) => name.length <= MAX_MATCHED_CHARS).map(key);
-  if (listed !== original && FINGERPRINT.test(listed) && listed.length <= MAX_MATCHED_CHARS)
+  if (listed !== original && listed.length <= MAX_MATCHED_CHARS && fingerprinted(original, listed))
     keys.push(key(listed.replace(FINGERPRINT, "")));
   return keys;
 }
 
 /**
  * How alike two keys are (`words`: the words of `a`, read once for every
- * tool): the words they share, then the length of their common start; 0 for
- * names not alike.
+ * tool; `bWords`, `b`'s, read once for every name): the words they share,
+ * then the length of their common start; 0 for names not alike.
  */
-function likeness(a: string, words: ReadonlySet<string>, b: string): number {
-  const shared = b.split("_").filter((word) => words.has(word)).length;
+function likeness(
+  a: string,
+  words: ReadonlySet<string>,
+  b: string,
+  bWords: readonly string[],
+): number {
+  const shared = bWords.filter((word) => words.has(word)).length;
   let prefix = 0;
   while (prefix < a.length && a[prefix] === b[prefix]) prefix++;
   return shared > 0 || prefix >= MIN_PREFIX ? shared * 1000 + prefix : 0;
@@ -73,32 +91,78 @@ export const MAX_MATCHED_CHARS = 256;
 const MIN_PREFIX = 4;
 
 /**
+ * The tools a caller was shown, read for matching once (`indexShown`): each
+ * name matched against them then costs a look-up, and a scan of their keys
+ * only for the closest names. Read again for each call, a batch of 32 calls
+ * by names no tool has, against 10,000 tools, read every tool's names 64
+ * times over (about 2.5 s of CPU).
+ */
+export interface ShownIndex {
+  tools: readonly ShownName[];
+  /** The first tool of each original. */
+  byOriginal: ReadonlyMap<string, ShownName>;
+  /** The tools listed under each name. */
+  byListed: ReadonlyMap<string, readonly ShownName[]>;
+  /** The originals that answer to each key (`keysOf`), in the order of `tools`. */
+  byKey: ReadonlyMap<string, readonly string[]>;
+  /** Each tool's listed name as a key and its words, where it has at most `MAX_MATCHED_CHARS`. */
+  listedKeys: ReadonlyArray<{ key: string; words: readonly string[] } | undefined>;
+}
+
+export function indexShown(tools: readonly ShownName[]): ShownIndex {
+  const byOriginal = new Map<string, ShownName>();
+  const byListed = new Map<string, ShownName[]>();
+  const byKey = new Map<string, string[]>();
+  const listedKeys: ShownIndex["listedKeys"][number][] = [];
+  for (const tool of tools) {
+    if (!byOriginal.has(tool.original)) byOriginal.set(tool.original, tool);
+    const listed = byListed.get(tool.listed);
+    if (listed) listed.push(tool);
+    else byListed.set(tool.listed, [tool]);
+    for (const answered of new Set(keysOf(tool))) {
+      const originals = byKey.get(answered);
+      if (originals) originals.push(tool.original);
+      else byKey.set(answered, [tool.original]);
+    }
+    const listedKey = tool.listed.length <= MAX_MATCHED_CHARS ? key(tool.listed) : undefined;
+    listedKeys.push(
+      listedKey === undefined ? undefined : { key: listedKey, words: listedKey.split("_") },
+    );
+  }
+  return { tools, byOriginal, byListed, byKey, listedKeys };
+}
+
+/**
  * The tool of `shown` a name stands for: the one whose own name it is, else
  * the one that answers to it, where exactly one does; otherwise the closest
  * names. Linear in the tools shown.
  */
-export function matchName(name: string, shown: readonly ShownName[]): NameMatch {
+export const matchName = (name: string, shown: readonly ShownName[]): NameMatch =>
+  matchIndexed(name, indexShown(shown));
+
+/** `matchName` against tools read once (`indexShown`): linear in them only for the closest names. */
+export function matchIndexed(name: string, index: ShownIndex): NameMatch {
   if (name.length > MAX_MATCHED_CHARS) return { kind: "none", closest: [] };
   // A tool's own name is that tool's, whichever others answer to its spelling (`a.b` beside `a/b`);
   // not where another tool is listed under it (`files_write_g6n43p`, `files.write`'s): the name
   // reaches the tool shown under it, or none, and no other.
-  const own = shown.find((tool) => tool.original === name);
-  if (own !== undefined && !shown.some((tool) => tool !== own && tool.listed === name)) {
+  const own = index.byOriginal.get(name);
+  if (own !== undefined && !(index.byListed.get(name) ?? []).some((tool) => tool !== own)) {
     return { kind: "one", original: own.original };
   }
   const wanted = key(name);
-  const matches = new Set<string>();
-  if (wanted !== "") {
-    for (const tool of shown) if (keysOf(tool).includes(wanted)) matches.add(tool.original);
-  }
+  const matches = new Set<string>(wanted === "" ? [] : (index.byKey.get(wanted) ?? []));
   const [only] = matches;
   if (matches.size === 1 && only !== undefined) return { kind: "one", original: only };
-  const pool = matches.size > 1 ? shown.filter((tool) => matches.has(tool.original)) : shown;
   const words = new Set(wanted.split("_"));
-  const closest = pool
-    .filter((tool) => tool.listed.length <= MAX_MATCHED_CHARS)
-    .map((tool) => ({ listed: tool.listed, score: likeness(wanted, words, key(tool.listed)) }))
-    .filter((tool) => matches.size > 1 || tool.score > 0)
+  const scored: Array<{ listed: string; score: number }> = [];
+  index.tools.forEach((tool, at) => {
+    const listed = index.listedKeys[at];
+    if (listed === undefined || (matches.size > 1 && !matches.has(tool.original))) return;
+    const score = likeness(wanted, words, listed.key, listed.words);
+    if (matches.size > 1 || score > 0) scored.push({ listed: tool.listed, score });
+  });
+  const closest = scored
     .sort((a, b) => b.score - a.score || (a.listed < b.listed ? -1 : 1))
     .slice(0, MAX_CLOSEST)
     .map((tool) => tool.listed);

@@ -20,7 +20,7 @@ import {
   taskRequestRecord,
 } from "../analytics/call-record";
 import type { ValidationMode } from "../config";
-import { type ExactText, joinExact, spliceExact, utf8Text } from "../json";
+import { type ExactText, placesOnly, spliceExact, utf8Text } from "../json";
 import {
   isRequest,
   type JsonRpcMessage,
@@ -124,8 +124,8 @@ export async function planForward(
         continue;
       }
       call = unwrapped.message;
-      read = joinExact(read, unwrapped.exact);
-      exact = joinExact(exact, unwrapped.exact);
+      read = placesOnly(read, unwrapped.exact);
+      exact = placesOnly(exact, unwrapped.exact);
     }
     // What call_tool carries is its input: refused, the call is answered with its tool error.
     const refusedAs: RefusedAs = search
@@ -141,7 +141,7 @@ export async function planForward(
     records?.push(forwardedCallRecord(outcome.message, Boolean(search), outcome.report));
     changed ||= outcome.message !== message;
     callHeaders = outcome.headers;
-    exact = joinExact(exact, outcome.exact);
+    exact = placesOnly(exact, outcome.exact);
     forwarded.push(outcome.message);
   }
   answers.done();
@@ -154,12 +154,14 @@ export async function planForward(
   };
   if (!changed) return { ...plan, body: body.bytes };
   if (forwarded.length === 0) return { ...plan, body: null };
-  // Written over the client's text: what no call changed is as the client wrote it.
+  // Written over the client's text: what no call changed is as the client wrote it. Each value
+  // by its place, never by another value's text: the body and the texts its calls carried may
+  // write one double two ways (json-exact.ts `placesOnly`).
   const text = utf8Text(body.bytes) ?? "";
   const sent = body.batch ? body.messages : body.messages[0];
   return {
     ...plan,
-    body: spliceExact(text, sent, body.batch ? forwarded : forwarded[0], exact, {
+    body: spliceExact(text, sent, body.batch ? forwarded : forwarded[0], placesOnly(exact), {
       messages: true,
     }),
   };

@@ -29,10 +29,10 @@ import type { ValidationMode } from "../config";
 import {
   type ExactText,
   isPlainObject,
-  joinExact,
   keyFoldedTwice,
   keyTwiceReason,
   markMadeFrom,
+  placesOnly,
   writtenAsIn,
 } from "../json";
 import { logEvent } from "../log";
@@ -147,7 +147,7 @@ function callHeaders(
 
 /** How every JSON text the call was read from wrote its values: the forwarded call writes them so. */
 function exactOf(...texts: Array<ExactText | undefined>): { exact?: ExactText } {
-  const exact = joinExact(...texts);
+  const exact = placesOnly(...texts);
   return exact ? { exact } : {};
 }
 
@@ -220,7 +220,7 @@ export async function repairToolCall(
   const sent = aliased?.arguments ?? given;
   const repair =
     schema !== undefined && sent !== undefined
-      ? repairArguments(sent, schema, joinExact(read, recovered.exact, fromText?.exact))
+      ? repairArguments(sent, schema, placesOnly(read, recovered.exact, fromText?.exact))
       : undefined;
   const settled = rule ? settledArguments(repair?.arguments ?? sent ?? {}, rule) : undefined;
   const args = settled?.set.length ? settled.arguments : (repair?.arguments ?? sent);

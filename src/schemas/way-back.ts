@@ -15,7 +15,15 @@
 import { type JsonType, jsonTypeOf } from "../args/json-schema";
 import { joinPath } from "../args/repair";
 import { MAX_BRANCHES } from "../args/schema-reading";
-import { type ExactText, isPlainObject, joinExact, own, parseExact, writtenAsIn } from "../json";
+import {
+  type ExactText,
+  isPlainObject,
+  own,
+  parseExact,
+  placesOnly,
+  writtenAsIn,
+  writtenAsText,
+} from "../json";
 import type { SchemaView } from "./view";
 
 const MAX_DEPTH = 32;
@@ -92,6 +100,30 @@ function branchOf(
   return budget.keys < 0 ? undefined : found;
 }
 
+/**
+ * A number or string a text wrote alone, as that text wrote it where `JSON.stringify` writes it
+ * otherwise (`12345678901234567890`, `1.50`): in no object of the text to be known in by its
+ * place, it is written so where it lands (json.ts `writtenAsText`).
+ */
+class Alone {
+  constructor(
+    readonly value: number | string,
+    readonly text: string,
+  ) {}
+}
+
+/** `text`'s value; where it is a number or string alone, an `Alone` where its text is not `JSON.stringify`'s. */
+function readBack(text: string, value: unknown): unknown {
+  if (typeof value !== "number" && typeof value !== "string") return value;
+  // Around one number or string, JSON's space only: no lexeme starts or ends with space.
+  const lexeme = text.trim();
+  return lexeme === JSON.stringify(value) ? value : new Alone(value, lexeme);
+}
+
+/** What `walk` gave for a member or element, as the value to put there and the text it is written as. */
+const placed = (next: unknown): [unknown, string | undefined] =>
+  next instanceof Alone ? [next.value, next.text] : [next, undefined];
+
 export interface ParsedText {
   path: string;
   from: "string";
@@ -129,9 +161,9 @@ export function valuesFromText(
       if (text === undefined) return value;
       // By value too: a number alone (`12345678901234567890`) has no object of the text to be
       // known in by position, and the arguments it lands in may be rebuilt on the way.
-      exact = joinExact(exact, text.exact);
+      exact = placesOnly(exact, text.exact);
       parsed.push({ path, from: "string", to: jsonTypeOf(text.value) });
-      return text.value;
+      return readBack(value as string, text.value);
     }
     // A union's branch (a tagged form, a value of any type beside others) is read as its own.
     const branch = branchOf(value, schema, view, budget);
@@ -140,6 +172,7 @@ export function valuesFromText(
     if (isPlainObject(value) && isPlainObject(properties)) {
       let changed = false;
       const entries: Array<[string, unknown]> = [];
+      const alone: Array<[string, string]> = [];
       for (const [key, child] of Object.entries(value)) {
         const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
         if (child === null && isPlainObject(declared) && view.absentNulls.has(declared)) {
@@ -147,23 +180,33 @@ export function valuesFromText(
           changed = true;
           continue;
         }
-        const next =
-          declared === undefined ? child : walk(child, declared, joinPath(path, key), depth + 1);
+        const [next, text] = placed(
+          declared === undefined ? child : walk(child, declared, joinPath(path, key), depth + 1),
+        );
+        if (text !== undefined) alone.push([key, text]);
         changed ||= next !== child;
         entries.push([key, next]);
       }
+      if (!changed) return value;
       // fromEntries: a key named `__proto__` stays an ordinary key.
-      return changed ? writtenAsIn(Object.fromEntries(entries), value) : value;
+      const copy = writtenAsIn(Object.fromEntries(entries), value);
+      for (const [key, text] of alone) writtenAsText(copy, key, text);
+      return copy;
     }
     const items = own(schema, "items");
     if (Array.isArray(value) && isPlainObject(items)) {
       let changed = false;
+      const alone: Array<[string, string]> = [];
       const elements = value.map((element, index) => {
-        const next = walk(element, items, `${path}[${index}]`, depth + 1);
+        const [next, text] = placed(walk(element, items, `${path}[${index}]`, depth + 1));
+        if (text !== undefined) alone.push([String(index), text]);
         changed ||= next !== element;
         return next;
       });
-      return changed ? writtenAsIn(elements, value) : value;
+      if (!changed) return value;
+      const copy = writtenAsIn(elements, value);
+      for (const [index, text] of alone) writtenAsText(copy, index, text);
+      return copy;
     }
     return value;
   };

@@ -7,7 +7,13 @@
  * origin is listed again.
  */
 import { sameJson } from "../json";
-import { matchName, type NameMatch, type NoMatch } from "../names/match";
+import {
+  indexShown,
+  matchIndexed,
+  type NameMatch,
+  type NoMatch,
+  type ShownIndex,
+} from "../names/match";
 import { isLegalName } from "../names/sanitize";
 import type { ToolPolicy, ToolRule } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
@@ -123,14 +129,25 @@ export class CallNames {
     return this.map.names().byOriginal.get(original) ?? original;
   }
 
+  /**
+   * The caller's whole listing as read for matching: once a request (a
+   * CallNames is one request's), again only where the listing or the names
+   * changed since (`ToolMap.forget`, a listing read for the caller).
+   */
+  #indexed: { view: object; names: ProfileNames; index: ShownIndex } | undefined;
+
   /** `name` matched against the tools the caller's own whole listing showed; `undefined` without one here. */
   async matchShown(name: string): Promise<NameMatch | undefined> {
     const shown = await this.map.view.current();
     if (!shown?.view.whole) return undefined;
-    const tools = [...shown.view.decisions]
-      .filter(([, decision]) => decision === "shown")
-      .map(([original]) => ({ original, listed: this.listedName(original) }));
-    return matchName(name, tools);
+    const names = this.map.names();
+    if (this.#indexed?.view !== shown.view || this.#indexed.names !== names) {
+      const tools = [...shown.view.decisions]
+        .filter(([, decision]) => decision === "shown")
+        .map(([original]) => ({ original, listed: this.listedName(original) }));
+      this.#indexed = { view: shown.view, names, index: indexShown(tools) };
+    }
+    return matchIndexed(name, this.#indexed.index);
   }
 
   /**

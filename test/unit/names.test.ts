@@ -420,6 +420,28 @@ describe("a name matched against a caller's listing", () => {
     expect(matchName("files_write_g6n43p", taken)).toMatchObject({ kind: "many" });
   });
 
+  it("reads a name without its fingerprint only where the listed name ends in one", () => {
+    // A name the operator chose, or one an earlier version handed out, may end in a word of six
+    // letters: `search_issues` is no fingerprinted `search`, and `search` reached it.
+    const chosen = [
+      { original: "github.search_issues", listed: "search_issues" },
+      { original: "unity/health", listed: "unity_health" },
+    ];
+    expect(matchName("search", chosen)).toEqual({ kind: "none", closest: ["search_issues"] });
+    expect(matchName("unity", chosen)).toEqual({ kind: "none", closest: ["unity_health"] });
+    expect(matchName("Search-Issues", chosen)).toEqual({
+      kind: "one",
+      original: "github.search_issues",
+    });
+    // A fingerprint is the original's: `uber` is `über`, listed as `uber_yb09u7`, and no tool
+    // whose listed name only ends like a fingerprint answers to it without.
+    const fingerprinted = { original: "über", listed: sanitize("über") };
+    expect(fingerprinted.listed).toBe("uber_yb09u7");
+    expect(matchName("UBER", [fingerprinted])).toEqual({ kind: "one", original: "über" });
+    const unlike = { original: "ueber", listed: "uber_yb09u7" };
+    expect(matchName("uber", [unlike])).toMatchObject({ kind: "none" });
+  });
+
   // An origin's name may be megabytes long too: read whole at every call, a tool named 15 MB of
   // `ab.` made each call by another spelling of any tool of the listing cost 0.5 s of CPU.
   it(`reads a shown tool's original only where it has at most ${MAX_MATCHED_CHARS} characters`, () => {

@@ -16,7 +16,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { repairArguments } from "../../src/args/repair";
 import { validateArguments } from "../../src/args/validate";
-import { joinExact, parseExact, stringifyExact } from "../../src/json";
+import { parseExact, placesOnly, stringifyExact } from "../../src/json";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { type SchemaRule, type SchemaView, schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
@@ -240,10 +240,10 @@ function wayBackWritten(sent: string, original: Schema, view: SchemaView) {
   const call = parseExact(sent);
   if (!call) throw new Error("not JSON");
   const fromText = valuesFromText(call.value as Schema, view);
-  const read = joinExact(call.exact, fromText.exact);
+  const read = placesOnly(call.exact, fromText.exact);
   const { arguments: back, exact } = repairArguments(fromText.arguments, original, read);
   return {
-    written: stringifyExact(back, joinExact(read, exact)),
+    written: stringifyExact(back, placesOnly(read, exact)),
     validation: validateArguments(back, original).kind,
   };
 }

@@ -42,7 +42,7 @@ async function setUp(vars: Record<string, string> = {}) {
       .map((request) => ({ headers: request.headers, body: JSON.parse(request.body) }));
   }
 
-  return { call, callsReceived, proxy, session };
+  return { call, callsReceived, received, proxy, session };
 }
 
 afterEach(() => {
@@ -90,6 +90,17 @@ describe("repairs that make the call work", () => {
       name: "files.read",
       arguments: { path: "src/main.ts" },
     });
+  });
+
+  it("JSON text of the arguments that writes a key twice reaches the origin with the last, once", async () => {
+    const { call, received } = await setUp();
+    const { result } = await call({
+      name: DEMO_NAMES["files.read"],
+      arguments: '{"path":"a.ts","path":"b.ts"}',
+    });
+    expect(result?.isError).toBeUndefined();
+    const calls = (await received()).filter((request) => request.body.includes('"tools/call"'));
+    expect(calls.at(-1)?.body).toContain('"arguments":{"path":"b.ts"}}');
   });
 
   // The proxy reads no JSON nested deeper than a request body may be: a deeper value would

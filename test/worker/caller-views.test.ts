@@ -7,7 +7,7 @@
  * for its caller, fed the listing texts as the proxy reads an answer.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PLACES_ONLY, stringifyExact } from "../../src/json";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { revisionOf } from "../../src/protocol/revision";
@@ -17,6 +17,7 @@ import { type ChangeMode, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { schemaHash } from "../../src/toolmap/plan-listing";
+import { toolResolver } from "../../src/toolmap/resolve-tool";
 import { type ListingPart, ToolMap } from "../../src/toolmap/tool-map";
 import { WHOLE_LISTING } from "../../support/listing";
 
@@ -72,6 +73,31 @@ const ownTools = (owner: string, count: number, twice = false) =>
         `{"name":"item_${i}","description":"Reads ${owner}'s item ${i}.","inputSchema":{"type":"object",${twice ? '"type":"object",' : ""}"properties":{"${owner}_id":{"type":"string"}}}}`,
     ),
   );
+
+describe("calls by names no tool of the caller's has", () => {
+  it("read the caller's listing for matching once a request, not once for each call", async () => {
+    // Each call read every tool's names again, twice for a name alike to some (its did-you-mean):
+    // a batch of 32 such calls against 10,000 tools took some 2.5 s of CPU. Counted, not timed.
+    const { mapOf, settled } = await callerMaps("log");
+    const map = mapOf("ann");
+    const tools = Array.from({ length: 200 }, (_, i) => ({
+      name: `svc.tool_${i}`,
+      inputSchema: { type: "object" },
+    }));
+    await map.nameListing(tools, "whole");
+    await settled();
+    const resolve = toolResolver(map, async () => false);
+    const lowered = vi.spyOn(String.prototype, "toLowerCase");
+    for (let call = 0; call < 32; call++) {
+      await resolve(`nothing_like_${call}`, {});
+      await resolve.closest(`svc_tool_${call}_x`);
+    }
+    const reads = lowered.mock.calls.length;
+    lowered.mockRestore();
+    expect(await resolve.closest("svc_tool_7_x")).toContain(map.calls.listedName("svc.tool_7"));
+    expect(reads).toBeLessThan(tools.length * 8);
+  });
+});
 
 describe("callers' views in one isolate", () => {
   it("answers a caller's search from their own listing after another's wrote every schema's key twice", async () => {

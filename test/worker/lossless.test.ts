@@ -108,6 +108,18 @@ describe("numbers and strings keep the client's text in a call the proxy changes
     );
   });
 
+  it("arguments sent as JSON text lend their spelling of a number to nothing beside them", async () => {
+    // The text's `5.0` and the id `5` are one double: by value, the origin got `"id":5.0`, which a
+    // reader of integer ids may refuse (test/unit/lossless.test.ts has the property).
+    const { send } = await setUp();
+    const received = await send(
+      `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"${DEMO_NAMES["files.read"]}","arguments":"{\\"path\\":\\"p\\",\\"max_bytes\\":5.0,\\"note\\":9007199254740993}","_meta":{"n":[9007199254740992,5]}}}`,
+    );
+    expect(received).toBe(
+      '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"files.read","arguments":{"path":"p","max_bytes":5.0,"note":9007199254740993},"_meta":{"n":[9007199254740992,5]}}}',
+    );
+  });
+
   it("a number sent as text is made a number of the digits it was sent with", async () => {
     const { send } = await setUp();
     const exact = await send(
@@ -354,6 +366,15 @@ describe("a number sent for a string is the string of its text", () => {
       `{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"${DEMO_NAMES["reports.query"]}","arguments":{"limit":5,"columns":9007199254740993},"_meta":{"n":9007199254740992}}}`,
     );
     expect(received).toContain('"arguments":{"limit":5,"columns":["9007199254740993"]}');
+  });
+
+  it("a string made the one element of an array keeps its escapes", async () => {
+    // The array is new: its element is written as the text the string was read from where it was.
+    const { send } = await setUp();
+    const received = await send(
+      `{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"${DEMO_NAMES["reports.query"]}","arguments":{"limit":5,"columns":"caf\\u00e9\\/x"}}}`,
+    );
+    expect(received).toContain('"arguments":{"limit":5,"columns":["caf\\u00e9\\/x"]}');
   });
 
   it("a number the body writes two ways is the string of the text written where it was", async () => {
