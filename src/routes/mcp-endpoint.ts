@@ -300,8 +300,13 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       if (reply.kind === "failed") return failed(recorder, reply);
       const redirected = await redirectRefused(reply.response, target, addressee);
       if (redirected) return sent(redirected);
-      if (config.calls)
-        c.get("isolate").analytics.clients.rememberSession(body.messages, reply.response);
+      if (config.calls) {
+        await c
+          .get("isolate")
+          .analytics.clients.rememberSession(body.messages, reply.response, () =>
+            requestCaller.pins(),
+          );
+      }
       const response = await rewriteResponse(answered(reply.response), {
         listIds: new Set(plan.listRequests.keys()),
         wholeListing: {
