@@ -162,6 +162,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       {
         token: request.headers.has("authorization"),
         session: request.headers.has("mcp-session-id"),
+        anonymous: caller().anonymous === true,
       },
       c.get("isolate").signIn,
     );
