@@ -39,7 +39,7 @@ export interface RememberedTask {
 }
 
 export class TaskMemory {
-  // Each caller weighs the tasks they hold (when last remembered: a task taken weighs until then).
+  // Each caller weighs the tasks they hold, weighed again as one is taken.
   readonly #callers = new BoundedMap<string, BoundedMap<string, RememberedTask>>(
     MAX_TASKS,
     TASK_TTL_MS,
@@ -69,7 +69,10 @@ export class TaskMemory {
   take(caller: string, taskId: string): RememberedTask | undefined {
     const tasks = this.#callers.get(caller);
     const task = tasks?.get(taskId);
-    tasks?.delete(taskId);
+    if (tasks === undefined || task === undefined) return undefined;
+    tasks.delete(taskId);
+    if (tasks.size === 0) this.#callers.delete(caller);
+    else this.#callers.replace(caller, tasks);
     return task;
   }
 }

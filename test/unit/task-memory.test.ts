@@ -73,6 +73,15 @@ describe("the tasks call analytics remembers", () => {
     expect(memory.has("newcomer", "t")).toBe(true);
   });
 
+  it("weigh no more once taken: a caller's tasks whose ends were written leave room for others", () => {
+    const memory = new TaskMemory();
+    memory.remember("bob", "b", task());
+    for (let t = 0; t < MAX_TASKS_PER_CALLER; t++) memory.remember("alice", `t${t}`, task());
+    for (let t = 0; t < MAX_TASKS_PER_CALLER; t++) memory.take("alice", `t${t}`);
+    for (let i = 0; i < MAX_TASKS - 1; i++) memory.remember(`caller ${i}`, "t", task());
+    expect(memory.has("bob", "b")).toBe(true);
+  });
+
   it("last a day", () => {
     const memory = new TaskMemory();
     const now = Date.now();
