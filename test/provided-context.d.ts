@@ -32,7 +32,15 @@ declare module "vitest" {
     identityProvider: string;
     /** Origins publishing OAuth metadata in different places (test/fixtures/node/metadata-origins.ts). */
     metadataOrigins: Record<
-      "insertion" | "root" | "foreign" | "none" | "scheme" | "doubled" | "oversized" | "failing",
+      | "insertion"
+      | "root"
+      | "foreign"
+      | "none"
+      | "scheme"
+      | "doubled"
+      | "oversized"
+      | "failing"
+      | "tenants",
       string
     >;
     /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */

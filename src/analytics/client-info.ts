@@ -2,9 +2,10 @@
  * Which client sent a request, as it says itself (docs/observability.md): the
  * 2026-07-28 `_meta` envelope every request carries; else, for a 2025 session,
  * the `clientInfo` its `initialize` gave, remembered in isolate memory by the
- * session the origin opened (a session's later requests reaching another
- * isolate are not known there); else the product of its `User-Agent`. Bounded
- * and cleaned (data-point.ts `bounded`): a client's words reach dashboards.
+ * caller and the session the origin opened them (a session's later requests
+ * reaching another isolate are not known there); else the product of its
+ * `User-Agent`. Bounded and cleaned (data-point.ts `bounded`): a client's
+ * words reach dashboards.
  */
 import { BoundedMap } from "../bounded-map";
 import { isPlainObject, own } from "../json";
@@ -55,14 +56,24 @@ function userAgentOf(header: string | null): ClientInfo | undefined {
 }
 
 /**
- * What a 2025 session's `initialize` said its client was, by the session id
- * the origin answered with: 4,096 sessions, each for a day.
+ * What a 2025 session's `initialize` said its client was, by the caller's
+ * digest (sessions aside, toolmap/callers.ts) and the session id the origin
+ * answered with: an origin chooses its ids, and one may number each user's
+ * sessions, so that another caller's `initialize`, keyed by the id alone,
+ * named the client of a session not theirs. 4,096 sessions, each for a day.
  */
 export class ClientMemory {
   private readonly sessions = new BoundedMap<string, ClientInfo>(4096, 24 * 60 * 60 * 1000);
 
-  /** Remembers the client an `initialize` among `messages` names, for the session its answer opened. */
-  rememberSession(messages: readonly JsonRpcMessage[], answer: Response): void {
+  /**
+   * Remembers the client an `initialize` among `messages` names, for `caller`
+   * (their digest, made only when there is one to remember) and the session its answer opened.
+   */
+  async rememberSession(
+    messages: readonly JsonRpcMessage[],
+    answer: Response,
+    caller: () => Promise<string>,
+  ): Promise<void> {
     const session = answer.headers.get("mcp-session-id");
     if (!answer.ok || !session || session.length > MAX_SESSION_ID) return;
     for (const message of messages) {
@@ -71,19 +82,26 @@ export class ClientMemory {
         isPlainObject(message.params) && own(message.params, "clientInfo"),
         "initialize",
       );
-      if (info) this.sessions.set(session, info);
+      if (info) this.sessions.set(`${await caller()}\n${session}`, info);
       return;
     }
   }
 
-  /** The client of a request with `headers` carrying `messages`. */
-  clientOf(messages: readonly JsonRpcMessage[], headers: Headers): ClientInfo {
+  /** The client of `caller`'s request with `headers` carrying `messages`. */
+  async clientOf(
+    messages: readonly JsonRpcMessage[],
+    headers: Headers,
+    caller: () => Promise<string>,
+  ): Promise<ClientInfo> {
     for (const message of messages) {
       const info = infoOf(metaOf(message)?.[CLIENT_INFO], "meta");
       if (info) return info;
     }
     const session = headers.get("mcp-session-id");
-    const remembered = session === null ? undefined : this.sessions.get(session);
+    const remembered =
+      session === null || session.length > MAX_SESSION_ID || this.sessions.size === 0
+        ? undefined
+        : this.sessions.get(`${await caller()}\n${session}`);
     return remembered ?? userAgentOf(headers.get("user-agent")) ?? UNKNOWN;
   }
 }

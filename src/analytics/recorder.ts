@@ -203,7 +203,8 @@ export class CallRecorder {
  * The recorder of a request whose `records` planForward made, when the
  * `CALLS` dataset is bound and there is one; `started`: when it arrived;
  * `caller`, its caller's digest sessions aside, made only for a request that
- * may create a task or asks of one.
+ * may create a task or asks of one, or names no client of its own in a
+ * session whose `initialize` the isolate may remember (client-info.ts).
  */
 export async function recordCalls(
   /** The `CALLS` dataset, `CALLS_ANSWER_SAMPLING_RATE` and `WRANGLER_ENV` (config's `CallsSettings`). */
@@ -231,7 +232,7 @@ export async function recordCalls(
     {
       index: tenantIndex(calls.environment),
       profile: request.profile,
-      client: memory.clients.clientOf(body.messages, headers),
+      client: await memory.clients.clientOf(body.messages, headers, request.caller),
       revision: body.revision.version,
       requestId: bounded(headers.get("cf-ray") ?? "", MAX_CLIENT_CHARS),
       requestBytes: body.bytes.byteLength,

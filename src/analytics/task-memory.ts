@@ -8,17 +8,21 @@
  * twice, writes nothing more.
  *
  * Kept per caller (the caller's digest, toolmap/callers.ts, sessions aside:
- * a task outlives the session that created it), and bounded: 256 callers,
- * 32 tasks each (a caller's oldest forgotten first), a day each, a task's id
- * at most 128 characters (a longer one is not remembered) and a tool's name
- * as a point holds it. Isolate memory: a task created through one isolate and
- * ended through another is not written there.
+ * a task outlives the session that created it), and bounded: 8,192 tasks
+ * together (the least recently active caller's forgotten first), 32 each
+ * caller (a caller's oldest forgotten first), a day each, a task's id at most
+ * 128 characters (a longer one is not remembered) and a tool's name as a
+ * point holds it. Bounded by callers, 256 of them, a client that made up a
+ * caller for each call (a cookie the origin ignores) pushed out every other
+ * caller's tasks in 256 calls: now it takes as many tasks as the isolate
+ * holds. Isolate memory: a task created through one isolate and ended
+ * through another is not written there.
  */
 import { BoundedMap } from "../bounded-map";
 import type { CallReport } from "./call-record";
 import { bounded, MAX_TOOL_CHARS } from "./data-point";
 
-export const MAX_CALLERS = 256;
+export const MAX_TASKS = 8_192;
 export const MAX_TASKS_PER_CALLER = 32;
 export const TASK_TTL_MS = 24 * 60 * 60 * 1000;
 /** A task's id is a UUID or so: one longer is not kept. */
@@ -35,9 +39,11 @@ export interface RememberedTask {
 }
 
 export class TaskMemory {
+  // Each caller weighs the tasks they hold, weighed again as one is taken.
   readonly #callers = new BoundedMap<string, BoundedMap<string, RememberedTask>>(
-    MAX_CALLERS,
+    MAX_TASKS,
     TASK_TTL_MS,
+    { max: MAX_TASKS, weigh: (tasks) => tasks.size },
   );
 
   /** `caller`'s task `taskId`, whose creation the proxy read: its end not yet written. */
@@ -63,7 +69,10 @@ export class TaskMemory {
   take(caller: string, taskId: string): RememberedTask | undefined {
     const tasks = this.#callers.get(caller);
     const task = tasks?.get(taskId);
-    tasks?.delete(taskId);
+    if (tasks === undefined || task === undefined) return undefined;
+    tasks.delete(taskId);
+    if (tasks.size === 0) this.#callers.delete(caller);
+    else this.#callers.replace(caller, tasks);
     return task;
   }
 }

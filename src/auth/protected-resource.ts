@@ -15,9 +15,13 @@
  * (`auth_metadata_foreign_host`).
  *
  * Isolate memory (`SignInMemory`), per origin: the metadata URL the origin's
- * challenges advertise, and its document for `METADATA_TTL_MS`. A cold
- * isolate that has seen no challenge looks where RFC 9728 says: path
- * insertion, then the root.
+ * challenges to requests that carry no credentials advertise, and its
+ * document for `METADATA_TTL_MS`. Every client is served that document: a
+ * challenge to a caller's credentials or query may name that caller's own
+ * (a tenant's, whose authorization server the tenant chose), and the last
+ * such challenge of the isolate was once every client's. A cold isolate
+ * that has seen no such challenge looks where RFC 9728 says: path insertion,
+ * then the root.
  */
 import type { Config } from "../config";
 import { isPlainObject, parseJson } from "../json";
@@ -37,6 +41,11 @@ export interface SentCredentials {
   token: boolean;
   /** `Mcp-Session-Id`: a session the origin began with a token of the client's (2025 revisions). */
   session: boolean;
+  /**
+   * Nothing the origin tells callers apart by (toolmap/callers.ts `anonymous`): only its
+   * challenge to such a request says where every client is to read its metadata.
+   */
+  anonymous: boolean;
 }
 
 /**
@@ -98,7 +107,7 @@ export function rewriteChallenges(
     const at = new URL(config.originUrl.origin);
     at.pathname = named.pathname;
     at.search = named.search;
-    memory.advertised.set(config.originUrl.href, at.href);
+    if (sent.anonymous) memory.advertised.set(config.originUrl.href, at.href);
     return urls.metadata;
   });
 

@@ -29,7 +29,7 @@ export interface IsolateState {
   readiness: Readiness;
   /**
    * Call analytics: the clients of 2025 sessions (4,096, a day), the tasks calls created until their
-   * end is written (256 callers, 32 tasks each, a day), and when a failed write was last logged.
+   * end is written (8,192 tasks, 32 a caller, a day), and when a failed write was last logged.
    */
   analytics: AnalyticsMemory;
 }

@@ -162,6 +162,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       {
         token: request.headers.has("authorization"),
         session: request.headers.has("mcp-session-id"),
+        anonymous: caller().anonymous === true,
       },
       c.get("isolate").signIn,
     );
@@ -300,8 +301,13 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       if (reply.kind === "failed") return failed(recorder, reply);
       const redirected = await redirectRefused(reply.response, target, addressee);
       if (redirected) return sent(redirected);
-      if (config.calls)
-        c.get("isolate").analytics.clients.rememberSession(body.messages, reply.response);
+      if (config.calls) {
+        await c
+          .get("isolate")
+          .analytics.clients.rememberSession(body.messages, reply.response, () =>
+            requestCaller.pins(),
+          );
+      }
       const response = await rewriteResponse(answered(reply.response), {
         listIds: new Set(plan.listRequests.keys()),
         wholeListing: {

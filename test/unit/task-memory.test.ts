@@ -1,12 +1,12 @@
 /**
  * The tasks call analytics remembers until their end is written
  * (src/analytics/task-memory.ts, docs/observability.md "Tasks"): per caller,
- * taken once, and bounded in callers, tasks per caller, time and id length.
+ * taken once, and bounded in tasks, tasks per caller, time and id length.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
-  MAX_CALLERS,
   MAX_TASK_ID_CHARS,
+  MAX_TASKS,
   MAX_TASKS_PER_CALLER,
   type RememberedTask,
   TASK_TTL_MS,
@@ -45,16 +45,41 @@ describe("the tasks call analytics remembers", () => {
     expect(memory.has("bob", "b")).toBe(true);
   });
 
-  it("are of 256 callers: the least recently active one's go first", () => {
+  it("are 8,192 together: the least recently active caller's go first", () => {
     const memory = new TaskMemory();
     memory.remember("first", "t", task());
     memory.remember("second", "t", task());
-    for (let i = 0; i < MAX_CALLERS - 2; i++) memory.remember(`caller ${i}`, "t", task());
+    for (let i = 0; i < MAX_TASKS - 2; i++) memory.remember(`caller ${i}`, "t", task());
     memory.remember("first", "u", task());
     memory.remember("newcomer", "t", task());
     expect(memory.has("second", "t")).toBe(false);
+    expect(memory.has("caller 0", "t")).toBe(false);
+    expect(memory.has("caller 1", "t")).toBe(true);
     expect(memory.has("first", "t")).toBe(true);
+    expect(memory.has("first", "u")).toBe(true);
     expect(memory.has("newcomer", "t")).toBe(true);
+  });
+
+  it("count each caller's tasks: 256 callers of 32 hold them all", () => {
+    const memory = new TaskMemory();
+    const callers = MAX_TASKS / MAX_TASKS_PER_CALLER;
+    for (let c = 0; c < callers; c++) {
+      for (let t = 0; t < MAX_TASKS_PER_CALLER; t++)
+        memory.remember(`caller ${c}`, `t${t}`, task());
+    }
+    memory.remember("newcomer", "t", task());
+    expect(memory.has("caller 0", `t${MAX_TASKS_PER_CALLER - 1}`)).toBe(false);
+    expect(memory.has("caller 1", "t0")).toBe(true);
+    expect(memory.has("newcomer", "t")).toBe(true);
+  });
+
+  it("weigh no more once taken: a caller's tasks whose ends were written leave room for others", () => {
+    const memory = new TaskMemory();
+    memory.remember("bob", "b", task());
+    for (let t = 0; t < MAX_TASKS_PER_CALLER; t++) memory.remember("alice", `t${t}`, task());
+    for (let t = 0; t < MAX_TASKS_PER_CALLER; t++) memory.take("alice", `t${t}`);
+    for (let i = 0; i < MAX_TASKS - 1; i++) memory.remember(`caller ${i}`, "t", task());
+    expect(memory.has("bob", "b")).toBe(true);
   });
 
   it("last a day", () => {

@@ -47,6 +47,28 @@ describe("the origin's challenges, on the way to the client", () => {
     });
   });
 
+  it("leave the metadata every client is served to the challenge of a request with no credentials, not one another caller's token drew", async () => {
+    const { origin, proxy } = proxyFor("tenants");
+    // A client's first request, as every SDK's: no token, and the origin names its own document.
+    const first = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
+    expect(first.status).toBe(401);
+    await first.body?.cancel();
+    // Mallory's token draws a challenge naming her tenant's document, which may name her own
+    // authorization server: alice's client would sign in there.
+    const mallory = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), {
+      authorization: "Bearer mallory",
+    });
+    expect(mallory.headers.get("www-authenticate")).toContain(
+      'resource_metadata="http://proxy.test/.well-known/oauth-protected-resource/mcp"',
+    );
+    await mallory.body?.cancel();
+    // Alice's client, signing in, reads the proxy's metadata: the origin's own, as it told her.
+    expect(await (await metadata(proxy)).json()).toEqual({
+      ...metadataDocument(origin, "advertised"),
+      resource: "http://proxy.test/mcp",
+    });
+  });
+
   it("pass a challenge naming another host on unrewritten, log it, and never fetch from there", async () => {
     const log = vi.spyOn(console, "log");
     const { origin, proxy } = proxyFor("foreign");
