@@ -293,6 +293,22 @@ describe("JSON text read on the way to the origin", () => {
    * text where the schema wants one (its `K-` coalesced to `k`), an element of a list. Each with the
    * path the text's value reaches the origin at.
    */
+  /** What the proxy forwards of the body `call` (a batch of up to 4), under `warn`. */
+  async function forwarded(toolMap: ToolMap, call: string): Promise<string> {
+    const request = new Request("http://proxy.test/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: call,
+    });
+    const limits = { maxBodyBytes: 1 << 20, maxBatchMessages: 4 };
+    const body = await readPostBody(request, limits, new ReadBudget().hold());
+    if (body.kind !== "parsed") throw new Error(call);
+    const resolveTool = toolResolver(toolMap, async () => false);
+    const plan = await planForward(body, resolveTool, "warn", async () => undefined, 1 << 20);
+    if (plan.kind === "refused") throw new Error(plan.message);
+    return String(plan.body);
+  }
+
   const FORMS: Array<[string, (text: string) => string, string[]]> = [
     ["a value the view asked for as text", (t) => `{"v":${JSON.stringify(t)}}`, ["v"]],
     ["the arguments as text", (t) => JSON.stringify(`{"w":${t}}`), ["w"]],
@@ -320,18 +336,7 @@ describe("JSON text read on the way to the origin", () => {
           const [toolMap, name] = maps[which] as [ToolMap, string];
           const [, args, path] = FORMS[form] as (typeof FORMS)[number];
           const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${args(text)}}}`;
-          const request = new Request("http://proxy.test/mcp", {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: call,
-          });
-          const limits = { maxBodyBytes: 1 << 20, maxBatchMessages: 1 };
-          const body = await readPostBody(request, limits, new ReadBudget().hold());
-          if (body.kind !== "parsed") throw new Error(call);
-          const resolveTool = toolResolver(toolMap, async () => false);
-          const plan = await planForward(body, resolveTool, "warn", async () => undefined, 1 << 20);
-          if (plan.kind === "refused") throw new Error(plan.message);
-          let reached: Tree | undefined = sourceTree(String(plan.body));
+          let reached: Tree | undefined = sourceTree(await forwarded(toolMap, call));
           for (const key of ["params", "arguments", ...path])
             reached = (reached as Record<string, Tree> | undefined)?.[key];
           expect(differences(sourceTree(text), reached, path.join(".")), call).toEqual([]);
@@ -370,26 +375,20 @@ describe("JSON text read on the way to the origin", () => {
           vi.spyOn(console, "log").mockImplementation(() => {});
           const [, args, path] = FORMS[form] as (typeof FORMS)[number];
           const call = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${args(inner)},"x":${beside},"_meta":{"b":[${beside}]}}}`;
-          const request = new Request("http://proxy.test/mcp", {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: call,
-          });
-          const limits = { maxBodyBytes: 1 << 20, maxBatchMessages: 1 };
-          const body = await readPostBody(request, limits, new ReadBudget().hold());
-          if (body.kind !== "parsed") throw new Error(call);
-          const resolveTool = toolResolver(toolMap, async () => false);
-          const plan = await planForward(body, resolveTool, "warn", async () => undefined, 1 << 20);
-          if (plan.kind === "refused") throw new Error(plan.message);
           const sent = sourceTree(call) as Record<string, Record<string, Tree>>;
-          const forwarded = sourceTree(String(plan.body)) as Record<string, Record<string, Tree>>;
-          let reached: Tree | undefined = forwarded.params?.arguments;
+          const reachedAll = sourceTree(await forwarded(toolMap, call)) as Record<
+            string,
+            Record<string, Tree>
+          >;
+          let reached: Tree | undefined = reachedAll.params?.arguments;
           for (const key of path) reached = (reached as Record<string, Tree> | undefined)?.[key];
           expect(differences(sourceTree(inner), reached, path.join(".")), call).toEqual([]);
           for (const key of ["x", "_meta"]) {
-            expect(differences(sent.params?.[key], forwarded.params?.[key], key), call).toEqual([]);
+            expect(differences(sent.params?.[key], reachedAll.params?.[key], key), call).toEqual(
+              [],
+            );
           }
-          expect(differences(sent.id, forwarded.id, "id"), call).toEqual([]);
+          expect(differences(sent.id, reachedAll.id, "id"), call).toEqual([]);
         },
       ),
       { numRuns: 600 },
@@ -399,19 +398,7 @@ describe("JSON text read on the way to the origin", () => {
   it("writes the request's id, and a call's arguments beside another's text, as the client wrote them", async () => {
     const [toolMap, name] = await strictToolMap(NO_RULES);
     vi.spyOn(console, "log").mockImplementation(() => {});
-    const forward = async (call: string) => {
-      const request = new Request("http://proxy.test/mcp", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: call,
-      });
-      const limits = { maxBodyBytes: 1 << 20, maxBatchMessages: 4 };
-      const body = await readPostBody(request, limits, new ReadBudget().hold());
-      if (body.kind !== "parsed") throw new Error(call);
-      const resolveTool = toolResolver(toolMap, async () => false);
-      const plan = await planForward(body, resolveTool, "warn", async () => undefined, 1 << 20);
-      return plan.kind === "refused" ? plan.message : String(plan.body);
-    };
+    const forward = (call: string) => forwarded(toolMap, call);
     // Arguments sent as JSON text, as models write them: its `5.0` is no spelling of the id `5`.
     expect(
       await forward(
