@@ -304,6 +304,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
         c.get("isolate").analytics.clients.rememberSession(body.messages, reply.response);
       const response = await rewriteResponse(answered(reply.response), {
         listIds: new Set(plan.listRequests.keys()),
+        maxListings: config.maxBatchMessages,
         wholeListing: {
           isFirstPage: (id) => {
             const listRequest = plan.listRequests.get(id);
@@ -334,7 +335,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       return rewriteResponse(answered(reply.response), {
         // A resumed stream replays responses whose requests this proxy did not see.
         listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
-        maxReplayed: config.maxBatchMessages,
+        maxListings: config.maxBatchMessages,
         watchesListChanged: true,
         toolMap: await openToolMap(c, profile, caller()),
         addressee: unread,

@@ -92,3 +92,59 @@ describe("a resumed stream (Last-Event-ID) that replays more listings than a bod
     ]);
   });
 });
+
+describe("listings in events of another type than message (event: decoy), which no client reads", () => {
+  /** `listing(id, name)` as an event of type `decoy`: renamed as any, but answering nothing. */
+  const decoy = (id: number, name: string) => `event: decoy\n${listing(id, name)}`;
+
+  /** A POST's `tools/list` whose stream holds 80 decoys before its answer, which lists `last`. */
+  async function decoyed(last: string, vars: Record<string, string> = {}) {
+    const body =
+      Array.from({ length: 80 }, (_, i) => decoy(1, `d/${i + 1}`)).join("") + listing(1, last);
+    const origin = await scriptedOrigin({ "tools/list": eventStream(body) });
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.originUrl, MAX_BATCH_MESSAGES: "32", ...vars },
+      { app: createApp() },
+    );
+    const logs = captureLogs();
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
+    const text = await response.text().catch(() => "");
+    const lines = logs.lines();
+    logs.restore();
+    return { text, lines };
+  }
+
+  it("are not named without end before a listing's answer: one more than a body may ask for", async () => {
+    // Counted only as answers, each was named before the answer came: 81 tools_renamed lines.
+    const { lines } = await decoyed("files.read");
+    expect(lines.filter((line) => line.event === "tools_renamed").length).toBeLessThanOrEqual(33);
+  });
+
+  it("end the stream there where the rules hide tools: the answer after them is never shown", async () => {
+    const { text, lines } = await decoyed("secret.admin", {
+      TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }),
+    });
+    expect(lines.filter((line) => line.event === "tools_renamed").length).toBeLessThanOrEqual(33);
+    expect(namesIn(text).some((name) => name.includes("secret"))).toBe(false);
+    expect(lines.filter((line) => line.event === "listing_stream_ended")).toEqual([
+      { event: "listing_stream_ended", listings: 32 },
+    ]);
+  });
+
+  it("are counted among a resumed stream's replayed listings (MAX_BATCH_MESSAGES)", async () => {
+    const body = Array.from({ length: 80 }, (_, i) => decoy(i + 1, `t/${i + 1}`)).join("");
+    const origin = await scriptedOrigin({ "*": eventStream(body) });
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.originUrl, MAX_BATCH_MESSAGES: "32" },
+      { app: createApp() },
+    );
+    const logs = captureLogs();
+    const response = await proxy(PROXY_URL, {
+      headers: { accept: "text/event-stream", "last-event-id": "e0" },
+    });
+    await response.text().catch(() => "");
+    const lines = logs.lines();
+    logs.restore();
+    expect(lines.filter((line) => line.event === "tools_renamed").length).toBeLessThanOrEqual(33);
+  });
+});
