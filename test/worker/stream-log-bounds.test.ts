@@ -148,3 +148,21 @@ describe("listings in events of another type than message (event: decoy), which 
     expect(lines.filter((line) => line.event === "tools_renamed").length).toBeLessThanOrEqual(33);
   });
 });
+
+describe("a listing on the GET stream a client opened without Last-Event-ID", () => {
+  // An origin that answers a client's tools/list POST with 202 leaves the request open in the
+  // SDKs' clients (they wait for its answer on another stream), and a response on the GET stream
+  // with its id is taken for the answer: it passed byte for byte, with what the rules hide.
+  it("is renamed and hidden as a listing, where the rules hide tools", async () => {
+    const body = listing(1, "secret.admin") + listing(1, "files.read");
+    const origin = await scriptedOrigin({ "*": eventStream(body) });
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.originUrl, TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }) },
+      { app: createApp() },
+    );
+    const response = await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } });
+    const names = namesIn(await response.text().catch(() => ""));
+    expect(names.some((name) => name.includes("secret"))).toBe(false);
+    expect(names.every((name) => /^files_read_/.test(name))).toBe(true);
+  });
+});
