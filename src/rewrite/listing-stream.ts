@@ -99,6 +99,7 @@ export function readListings(
         // nothing: the SDKs' clients skip it, and read the listing that comes after it.
         return await rewriteJsonText(data, {
           ...stream,
+          readAsMessage: message,
           answered: (id, { tools, search }) => {
             read++;
             if (!message) return;

@@ -166,3 +166,53 @@ describe("a listing on the GET stream a client opened without Last-Event-ID", ()
     expect(names.every((name) => /^files_read_/.test(name))).toBe(true);
   });
 });
+
+describe("a tools/list_changed in an event of another type than message, on a stream read for listings", () => {
+  // The SDKs' clients skip it: their client lists nothing again, and the caller's listing stands,
+  // as on a stream the proxy only watches. Dropped, under hold their next call had the origin
+  // list the tools again on their behalf.
+  async function calledAfter(event: string) {
+    const json = (body: string) => ({
+      status: 200,
+      headers: [["Content-Type", "application/json"]] as [string, string][],
+      body,
+    });
+    const listed = json(
+      '{"jsonrpc":"2.0","id":"@ID@","result":{"tools":[{"name":"files.read","inputSchema":{"type":"object"}}]}}',
+    );
+    const origin = await scriptedOrigin(
+      {
+        "tools/list": listed,
+        "tools/call": json('{"jsonrpc":"2.0","id":"@ID@","result":{"content":[]}}'),
+        "*": eventStream(
+          `${event}data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n`,
+        ),
+      },
+      '"@ID@"',
+    );
+    const proxy = viaProxy(
+      {
+        ORIGIN_URL: origin.originUrl,
+        TOOL_CHANGES: "hold",
+        TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }),
+      },
+      { app: createApp() },
+    );
+    const name = namesIn(
+      `data: ${await (await postJson(proxy, PROXY_URL, rpc(1, "tools/list"))).text()}\n\n`,
+    )[0];
+    await (await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } })).text();
+    await origin.received();
+    const call = rpc(3, "tools/call", { name, arguments: {} });
+    await (await postJson(proxy, PROXY_URL, call)).text();
+    return (await origin.received()).filter((r) => r.body.includes("mcp-edge-rewriter/relist/"));
+  }
+
+  it("drops no listing: the caller's next call asks the origin for none", async () => {
+    expect(await calledAfter("event: decoy\n")).toEqual([]);
+  });
+
+  it("as one a client reads does", async () => {
+    expect(await calledAfter("")).not.toEqual([]);
+  });
+});
