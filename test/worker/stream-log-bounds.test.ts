@@ -4,7 +4,8 @@
  * stream has no end the proxy sets, so what it does per event must stop
  * somewhere. A listing's stream, before its listing, and a resumed stream
  * (GET with `Last-Event-ID`), which the proxy reads for replayed listings
- * for as long as it lasts.
+ * for as long as it lasts; and what a stream read for listings must not slip
+ * past the rules, or take from events no client reads.
  */
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
