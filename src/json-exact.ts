@@ -123,7 +123,9 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
       if (source === undefined || (typeof value !== "number" && typeof value !== "string")) {
         return value;
       }
-      if (source === JSON.stringify(value)) {
+      // A lone surrogate the text holds raw (it was in a string, as JSON text) is no spelling to
+      // keep: UTF-8 carries none, and the origin would read U+FFFD. Its escape is JSON.stringify's.
+      if (source === JSON.stringify(value) || !source.isWellFormed()) {
         texts.note(value, undefined);
         return value;
       }

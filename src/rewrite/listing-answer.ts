@@ -139,6 +139,12 @@ export interface ListingRewrite {
    * policy refuses it: `response_not_rewritten`, by default; a stream says it once.
    */
   notRewritten?: (reason: string) => void;
+  /**
+   * `false` for an event of another type than `message`, which the SDKs' clients skip: a
+   * `list_changed` there tells no client its tools changed, and drops no listing (as on a
+   * stream the proxy only watches, transport/event-watch.ts).
+   */
+  readAsMessage?: boolean;
 }
 
 /** A page named as the model sees it: its tools, and for a listing over the profile's ceiling, search mode (with the number of tools). */
@@ -222,7 +228,9 @@ export async function rewriteMessages(
       throw new UnreadListing(`member ${quotedName(misspelled)} spelled as another`);
     }
     const message = item as Message | null;
-    if (message?.method === LIST_CHANGED) await rewrite.toolMap.forget();
+    if (message?.method === LIST_CHANGED && rewrite.readAsMessage !== false) {
+      await rewrite.toolMap.forget();
+    }
     const asked = listingAnswered(message, rewrite.listIds);
     if (message?.id !== undefined && asked !== undefined) {
       const renamed = await renamedResult(asked, message.result as ToolsListResult, rewrite);

@@ -54,10 +54,10 @@ export interface ListingStream extends ListingRewrite {
   /** Whether the request asked the origin for more than listings: answers still to come after them. */
   asksMore: boolean;
   /**
-   * A resumed stream's (`by-shape`): the most listings it is read for. It replays one stream,
-   * which answered one body, and a body asks for at most `MAX_BATCH_MESSAGES`.
+   * The most listings the stream is read for, whatever its events' types: it answers one body
+   * (a resumed stream replays one), which asks for at most `MAX_BATCH_MESSAGES`.
    */
-  maxReplayed?: number;
+  maxListings?: number;
 }
 
 /** `body` for the client, its listings renamed; `prefix` (the proxy's own answers) first. */
@@ -66,14 +66,17 @@ export function readListings(
   stream: ListingStream,
   prefix?: Uint8Array,
 ): ReadableStream<Uint8Array> {
-  const { listIds, answers, calls, hold, asksMore, maxReplayed } = stream;
+  const { listIds, answers, calls, hold, asksMore, maxListings } = stream;
   const guarded = guardsListings(stream);
   const awaited = listIds === "by-shape" ? undefined : new Set(listIds);
   const listed = () => awaited?.size === 0;
-  /** Listings a resumed stream replayed: past `maxReplayed`, it replays no stream one body asked for. */
-  let replayed = 0;
-  const replayedPast = () =>
-    awaited === undefined && maxReplayed !== undefined && replayed > maxReplayed;
+  /**
+   * Listings read, in events of any type: past `maxListings`, the stream answers no body. Those
+   * of another type than `message` answer nothing, and counted only as answers, an origin's
+   * stream of them was each named (a `tools_renamed` line, a KV write) for as long as it lasted.
+   */
+  let read = 0;
+  const readPast = () => maxListings !== undefined && read > maxListings;
   /** Whether a text that may hold a listing passed as it came (`response_not_rewritten`, once). */
   let notRewritten = false;
   /** Bytes read since every listing was answered, the chunk being read among them. */
@@ -88,7 +91,7 @@ export function readListings(
    */
   const finished = guarded
     ? () => asksMore && listed() && pastBefore >= MAX_READ_PAST_LISTINGS
-    : () => listed() || replayedPast();
+    : () => listed() || readPast();
   const rewriter = eventStreamRewriter({
     rewrite: async (data, message) => {
       try {
@@ -96,10 +99,11 @@ export function readListings(
         // nothing: the SDKs' clients skip it, and read the listing that comes after it.
         return await rewriteJsonText(data, {
           ...stream,
+          readAsMessage: message,
           answered: (id, { tools, search }) => {
+            read++;
             if (!message) return;
             awaited?.delete(id);
-            replayed++;
             answers?.listed(id, tools, search);
           },
           // Once a stream: an origin may send such events for as long as the stream lasts.
@@ -143,8 +147,8 @@ export function readListings(
   const next = () => {
     // What follows may hold listings, and is read no further: it ends, as a stream past its
     // listings does. A client resumes it from the last event it got, in a request of its own.
-    if (guarded && replayedPast()) {
-      logEvent("listing_stream_ended", { listings: maxReplayed });
+    if (guarded && readPast()) {
+      logEvent("listing_stream_ended", { listings: maxListings });
       return "end";
     }
     if (guarded && !asksMore && pastBound()) {

@@ -76,8 +76,8 @@ export interface ResponseContext extends ListingRewrite {
   localResponses?: readonly unknown[];
   /** What the isolate's requests hold at once of what they read whole: a body or event read takes its share. */
   reads: ReadBudget;
-  /** A resumed stream's (`listIds` `by-shape`): the most listings it is read for (listing-stream.ts). */
-  maxReplayed?: number;
+  /** The most listings a stream is read for, whatever its events' types (listing-stream.ts). */
+  maxListings?: number;
   /**
    * Call analytics: the answers the request's calls and listings wait for,
    * judged as they pass (a watch on a call's answer is the only reading the

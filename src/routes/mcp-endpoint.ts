@@ -28,6 +28,7 @@ import { readingRefusal } from "../protocol/request-reading";
 import { asksForLaterPage } from "../protocol/tools-list";
 import { planForward, type SearchModeLookup } from "../rewrite/request";
 import { localAnswer, rewriteResponse } from "../rewrite/response";
+import { editsListings } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { type Caller, callerOf } from "../toolmap/callers";
 import { ListingReads } from "../toolmap/relist";
@@ -310,6 +311,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       }
       const response = await rewriteResponse(answered(reply.response), {
         listIds: new Set(plan.listRequests.keys()),
+        maxListings: config.maxBatchMessages,
         wholeListing: {
           isFirstPage: (id) => {
             const listRequest = plan.listRequests.get(id);
@@ -337,12 +339,18 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       if (reply.kind === "failed") return reply.response;
       const redirected = await redirectRefused(reply.response, target, unread);
       if (redirected) return redirected;
+      const toolMap = await openToolMap(c, profile, caller());
       return rewriteResponse(answered(reply.response), {
-        // A resumed stream replays responses whose requests this proxy did not see.
-        listIds: request.headers.has("last-event-id") ? "by-shape" : new Set(),
-        maxReplayed: config.maxBatchMessages,
+        // A resumed stream replays responses whose requests this proxy did not see; and on any
+        // GET stream, the SDKs' clients take a response for the answer to their request of its
+        // id, one the origin answered with 202: where the rules edit listings, it is read so too.
+        listIds:
+          request.headers.has("last-event-id") || editsListings(toolMap.policy)
+            ? "by-shape"
+            : new Set(),
+        maxListings: config.maxBatchMessages,
         watchesListChanged: true,
-        toolMap: await openToolMap(c, profile, caller()),
+        toolMap,
         addressee: unread,
         reads: c.get("isolate").reads,
       });

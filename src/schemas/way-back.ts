@@ -115,9 +115,12 @@ class Alone {
 /** `text`'s value; where it is a number or string alone, an `Alone` where its text is not `JSON.stringify`'s. */
 function readBack(text: string, value: unknown): unknown {
   if (typeof value !== "number" && typeof value !== "string") return value;
-  // Around one number or string, JSON's space only: no lexeme starts or ends with space.
+  // Around one number or string, JSON's space only: no lexeme starts or ends with space. One that
+  // holds a lone surrogate raw is written as JSON.stringify escapes it (json-exact.ts parseExact).
   const lexeme = text.trim();
-  return lexeme === JSON.stringify(value) ? value : new Alone(value, lexeme);
+  return lexeme === JSON.stringify(value) || !lexeme.isWellFormed()
+    ? value
+    : new Alone(value, lexeme);
 }
 
 /** What `walk` gave for a member or element, as the value to put there and the text it is written as. */

@@ -418,6 +418,43 @@ describe("JSON text read on the way to the origin", () => {
         `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"free.form","arguments":{"o":{"k":9007199254740992}}}}]`,
     );
   });
+
+  it("writes a lone half of a character that JSON text read on the way holds as its escape, never raw", async () => {
+    // A text in a string may hold a lone surrogate itself (the body's `\ud800` is one, in the
+    // string), not as an escape: written as that text wrote it, the forwarded body held it raw,
+    // and UTF-8 carries no lone surrogate: the origin read U+FFFD, not the character sent.
+    const [toolMap, name] = await strictToolMap(NO_RULES);
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const forward = async (args: string) => {
+      const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
+      const request = new Request("http://proxy.test/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: call,
+      });
+      const limits = { maxBodyBytes: 1 << 20, maxBatchMessages: 1 };
+      const body = await readPostBody(request, limits, new ReadBudget().hold());
+      if (body.kind !== "parsed") throw new Error(call);
+      const resolveTool = toolResolver(toolMap, async () => false);
+      const plan = await planForward(body, resolveTool, "warn", async () => undefined, 1 << 20);
+      if (plan.kind === "refused") throw new Error(plan.message);
+      // What the origin reads: the body as UTF-8 carries it.
+      return new TextDecoder().decode(new TextEncoder().encode(String(plan.body)));
+    };
+    // A value the view asked for as text, the text a string alone; the arguments as text.
+    const reached = async (args: string, path: readonly string[]) => {
+      const received = JSON.parse(await forward(args)) as { params: { arguments: unknown } };
+      let value: unknown = received.params.arguments;
+      for (const key of path) value = (value as Record<string, unknown>)[key];
+      // As JSON text: a lone surrogate is no text to report a failure in.
+      return JSON.stringify(value);
+    };
+    expect([
+      await reached('{"v":"\\"\\ud800\\"","d":1.0}', ["v"]),
+      await reached('"{\\"w\\":\\"\\ud800\\",\\"n\\":1.50}"', ["w"]),
+      await reached('{"l":[1.0,"\\"\\ud800\\""]}', ["l", "1"]),
+    ]).toEqual(['"\\ud800"', '"\\ud800"', '"\\ud800"']);
+  });
 });
 
 describe("a batch's calls beside a body that writes many numbers otherwise", () => {

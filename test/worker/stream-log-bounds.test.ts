@@ -4,7 +4,8 @@
  * stream has no end the proxy sets, so what it does per event must stop
  * somewhere. A listing's stream, before its listing, and a resumed stream
  * (GET with `Last-Event-ID`), which the proxy reads for replayed listings
- * for as long as it lasts.
+ * for as long as it lasts; and what a stream read for listings must not slip
+ * past the rules, or take from events no client reads.
  */
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
@@ -90,5 +91,129 @@ describe("a resumed stream (Last-Event-ID) that replays more listings than a bod
     expect(lines.filter((line) => line.event === "listing_stream_ended")).toEqual([
       { event: "listing_stream_ended", listings: 32 },
     ]);
+  });
+});
+
+describe("listings in events of another type than message (event: decoy), which no client reads", () => {
+  /** `listing(id, name)` as an event of type `decoy`: renamed as any, but answering nothing. */
+  const decoy = (id: number, name: string) => `event: decoy\n${listing(id, name)}`;
+
+  /** A POST's `tools/list` whose stream holds 80 decoys before its answer, which lists `last`. */
+  async function decoyed(last: string, vars: Record<string, string> = {}) {
+    const body =
+      Array.from({ length: 80 }, (_, i) => decoy(1, `d/${i + 1}`)).join("") + listing(1, last);
+    const origin = await scriptedOrigin({ "tools/list": eventStream(body) });
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.originUrl, MAX_BATCH_MESSAGES: "32", ...vars },
+      { app: createApp() },
+    );
+    const logs = captureLogs();
+    const response = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"));
+    const text = await response.text().catch(() => "");
+    const lines = logs.lines();
+    logs.restore();
+    return { text, lines };
+  }
+
+  it("are not named without end before a listing's answer: one more than a body may ask for", async () => {
+    // Counted only as answers, each was named before the answer came: 81 tools_renamed lines.
+    const { lines } = await decoyed("files.read");
+    expect(lines.filter((line) => line.event === "tools_renamed").length).toBeLessThanOrEqual(33);
+  });
+
+  it("end the stream there where the rules hide tools: the answer after them is never shown", async () => {
+    const { text, lines } = await decoyed("secret.admin", {
+      TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }),
+    });
+    expect(lines.filter((line) => line.event === "tools_renamed").length).toBeLessThanOrEqual(33);
+    expect(namesIn(text).some((name) => name.includes("secret"))).toBe(false);
+    expect(lines.filter((line) => line.event === "listing_stream_ended")).toEqual([
+      { event: "listing_stream_ended", listings: 32 },
+    ]);
+  });
+
+  it("are counted among a resumed stream's replayed listings (MAX_BATCH_MESSAGES)", async () => {
+    const body = Array.from({ length: 80 }, (_, i) => decoy(i + 1, `t/${i + 1}`)).join("");
+    const origin = await scriptedOrigin({ "*": eventStream(body) });
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.originUrl, MAX_BATCH_MESSAGES: "32" },
+      { app: createApp() },
+    );
+    const logs = captureLogs();
+    const response = await proxy(PROXY_URL, {
+      headers: { accept: "text/event-stream", "last-event-id": "e0" },
+    });
+    await response.text().catch(() => "");
+    const lines = logs.lines();
+    logs.restore();
+    expect(lines.filter((line) => line.event === "tools_renamed").length).toBeLessThanOrEqual(33);
+  });
+});
+
+describe("a listing on the GET stream a client opened without Last-Event-ID", () => {
+  // An origin that answers a client's tools/list POST with 202 leaves the request open in the
+  // SDKs' clients (they wait for its answer on another stream), and a response on the GET stream
+  // with its id is taken for the answer: it passed byte for byte, with what the rules hide.
+  it("is renamed and hidden as a listing, where the rules hide tools", async () => {
+    const body = listing(1, "secret.admin") + listing(1, "files.read");
+    const origin = await scriptedOrigin({ "*": eventStream(body) });
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.originUrl, TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }) },
+      { app: createApp() },
+    );
+    const response = await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } });
+    const names = namesIn(await response.text().catch(() => ""));
+    expect(names.some((name) => name.includes("secret"))).toBe(false);
+    expect(names.every((name) => /^files_read_/.test(name))).toBe(true);
+  });
+});
+
+describe("a tools/list_changed in an event of another type than message, on a stream read for listings", () => {
+  // The SDKs' clients skip it: their client lists nothing again, and the caller's listing stands,
+  // as on a stream the proxy only watches. Dropped, under hold their next call had the origin
+  // list the tools again on their behalf.
+  async function calledAfter(event: string) {
+    const json = (body: string) => ({
+      status: 200,
+      headers: [["Content-Type", "application/json"]] as [string, string][],
+      body,
+    });
+    const listed = json(
+      '{"jsonrpc":"2.0","id":"@ID@","result":{"tools":[{"name":"files.read","inputSchema":{"type":"object"}}]}}',
+    );
+    const origin = await scriptedOrigin(
+      {
+        "tools/list": listed,
+        "tools/call": json('{"jsonrpc":"2.0","id":"@ID@","result":{"content":[]}}'),
+        "*": eventStream(
+          `${event}data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n`,
+        ),
+      },
+      '"@ID@"',
+    );
+    const proxy = viaProxy(
+      {
+        ORIGIN_URL: origin.originUrl,
+        TOOL_CHANGES: "hold",
+        TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }),
+      },
+      { app: createApp() },
+    );
+    const name = namesIn(
+      `data: ${await (await postJson(proxy, PROXY_URL, rpc(1, "tools/list"))).text()}\n\n`,
+    )[0];
+    await (await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } })).text();
+    await origin.received();
+    const call = rpc(3, "tools/call", { name, arguments: {} });
+    await (await postJson(proxy, PROXY_URL, call)).text();
+    return (await origin.received()).filter((r) => r.body.includes("mcp-edge-rewriter/relist/"));
+  }
+
+  it("drops no listing: the caller's next call asks the origin for none", async () => {
+    expect(await calledAfter("event: decoy\n")).toEqual([]);
+  });
+
+  it("as one a client reads does", async () => {
+    expect(await calledAfter("")).not.toEqual([]);
   });
 });
