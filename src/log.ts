@@ -80,16 +80,26 @@ function bounded(value: unknown, depth: number, items: number): unknown {
 
 /**
  * What a terminal acts on or does not show, of what JSON.stringify writes raw
- * (it escapes C0's in a string), as a character class's ranges: DEL and the
- * C1 controls, and what reorders or hides text, direction controls
- * (direction-controls.ts), zero-width characters and joiners, line and
- * paragraph separators, the byte order mark. U+202E shows a tool named
- * "\u202Eelif" as "file".
+ * (it escapes C0's in a string), as a character class's ranges for a regular
+ * expression with the `u` flag: DEL and the C1 controls, and what reorders or
+ * hides text, direction controls (direction-controls.ts), the soft hyphen,
+ * zero-width characters and joiners, line and paragraph separators,
+ * variation selectors, the byte order mark, and the tag characters, which
+ * spell text no terminal shows. U+202E shows a tool named "\u202Eelif" as
+ * "file".
  */
 export const UNSEEN =
-  "\\u007f-\\u009f\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufeff";
+  "\\u007f-\\u009f\\u00ad\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2069\\ufe00-\\ufe0f\\ufeff\\u{e0000}-\\u{e007f}";
 
-const RAW_CONTROLS = new RegExp(`[${UNSEEN}]`, "g");
+const RAW_CONTROLS = new RegExp(`[${UNSEEN}]`, "gu");
+
+/** Each UTF-16 unit of `char` as a `\u` escape: a tag character is two. */
+const unitEscapes = (char: string) => {
+  let escaped = "";
+  for (let i = 0; i < char.length; i++)
+    escaped += `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return escaped;
+};
 
 /**
  * JSON text with each character of `UNSEEN` written as a `\u` escape: it
@@ -97,8 +107,7 @@ const RAW_CONTROLS = new RegExp(`[${UNSEEN}]`, "g");
  * `wrangler tail`, the npm scripts) acts on none and shows each, such as
  * U+009D, OSC, which sets the clipboard, in an origin's tool name.
  */
-export const escapeRawControls = (json: string) =>
-  json.replace(RAW_CONTROLS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+export const escapeRawControls = (json: string) => json.replace(RAW_CONTROLS, unitEscapes);
 
 /** An invocation's lines written whole, in UTF-8 bytes: half of what Workers Logs keeps of one. */
 const FULL_LINES_BYTES = 128 * 1024;

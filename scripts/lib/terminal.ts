@@ -7,7 +7,7 @@
  */
 import { escapeRawControls, UNSEEN } from "../../src/log";
 
-const CONTROL = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`, "g");
+const CONTROL = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`, "gu");
 
 /** `text` with each control character (C0, DEL, C1) and each unseen one (log.ts `UNSEEN`) shown as `�`. */
 export const printable = (text: string) => text.replace(CONTROL, "\ufffd");

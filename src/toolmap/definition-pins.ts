@@ -283,14 +283,15 @@ export const acceptKey = (origin: string, pin: string, original: string) =>
 export const acceptedPin = (original: string, pin: string) => `${original}\n${pin}`;
 
 /** What a terminal acts on or does not show: C0 controls, and log.ts `UNSEEN`. */
-const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`, "g");
+const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`, "gu");
 
-/** `character` as bash's and zsh's `$'…'` write it: `\xHH` or `\uHHHH`. */
+/** `character` as bash's and zsh's `$'…'` write it: `\xHH`, `\uHHHH` or, past U+FFFF, `\UHHHHHHHH`. */
 const escaped = (character: string) => {
-  const code = character.charCodeAt(0);
-  return code < 0x80
-    ? `\\x${code.toString(16).padStart(2, "0")}`
-    : `\\u${code.toString(16).padStart(4, "0")}`;
+  const code = character.codePointAt(0) ?? 0;
+  if (code < 0x80) return `\\x${code.toString(16).padStart(2, "0")}`;
+  return code <= 0xffff
+    ? `\\u${code.toString(16).padStart(4, "0")}`
+    : `\\U${code.toString(16).padStart(8, "0")}`;
 };
 
 /**

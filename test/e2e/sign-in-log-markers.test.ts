@@ -17,7 +17,7 @@ import { handBuiltClient, REDIRECT_URL, type SignedIn } from "../helpers/oauth-c
 import { BROKERED_ORIGIN, type Fetch } from "../helpers/proxy";
 
 /** What a line may not hold raw (docs/logs.md): C0 controls but tab and line feed, and `UNSEEN`. */
-const RAW_CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${UNSEEN}]`);
+const RAW_CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${UNSEEN}]`, "u");
 const MARKER = `marker${crypto.randomUUID().replaceAll("-", "")}`;
 const CALLBACK = "http://localhost/oauth/callback";
 

@@ -3,7 +3,7 @@ import { vi } from "vitest";
 import { UNSEEN } from "../../src/log";
 
 /** What a line may not hold raw (docs/logs.md): a C0 control, or a character of log.ts `UNSEEN`. */
-const RAW = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`);
+const RAW = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`, "u");
 
 /**
  * What is wrong with `line` as docs/logs.md says lines are written: one JSON

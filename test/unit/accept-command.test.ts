@@ -37,6 +37,7 @@ describe("acceptCommand", () => {
     ["\u202Edaer.elif", "$'\\u202edaer.elif'"],
     ["it's\u200B\u001b]0;x\u0007", "$'it\\'s\\u200b\\x1b]0;x\\x07'"],
     ["back\\slash\u2060", "$'back\\\\slash\\u2060'"],
+    ["files.read\u00ad\u{e0069}\u{e0067}", "$'files.read\\u00ad\\U000e0069\\U000e0067'"],
   ])(
     "writes a name with a control or invisible character %j as $'…', each escaped (bash, zsh)",
     (name, word) => {

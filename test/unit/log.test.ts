@@ -85,6 +85,17 @@ describe("a log line", () => {
     expect(parsed.tool).toBe(name);
   });
 
+  it("writes no character raw that a terminal shows as nothing: tags, a soft hyphen, variation selectors", () => {
+    // Unicode's tag characters spell text no terminal shows ("ASCII smuggling"): a tool named so
+    // reads as "files.read" in wrangler tail and says more to whatever reads it.
+    const tags = [..."ignore"].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
+    const name = `files.read${tags}\u00ad\ufe0f`;
+    const { line, parsed } = logged({ tool: name });
+    expect(line).not.toMatch(/\u00ad|[\ufe00-\ufe0f]|[\u{e0000}-\u{e007f}]/u);
+    expect(line).toContain("\\udb40\\udc69");
+    expect(parsed.tool).toBe(name);
+  });
+
   it("writes no character raw that reorders or hides text on a terminal", () => {
     // "\u202Edaer.elif" shows as "file.read"; a zero-width space or a BOM is not seen at all.
     const name = "\u202Edaer.elif\u2066x\u2069\u200Bfiles\uFEFF.read\u2028\u061C";
