@@ -13,16 +13,21 @@
  */
 import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { repairArguments } from "../../src/args/repair";
 import { validateArguments } from "../../src/args/validate";
 import { parseExact, placesOnly, stringifyExact } from "../../src/json";
+import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
+import { revisionOf } from "../../src/protocol/revision";
+import { repairToolCall } from "../../src/rewrite/tools-call";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { type SchemaRule, type SchemaView, schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
+import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { PROVIDER_RULES, schemasIn } from "../helpers/provider-rules";
 
 type Schema = Record<string, unknown>;
+const REVISION = revisionOf(new Headers());
 const isObject = (value: unknown): value is Schema =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -573,6 +578,36 @@ describe("the way back, a value asked for as text under a spelling repair coales
     const declared = wayBackWritten('{"v":"1.50","max_bytes":null}', original, view);
     expect(declared).toEqual({ written: '{"v":1.50}', validation: "valid" });
     expect(wayBackWritten(`{"${key}":"1.50","max_bytes":null}`, original, view)).toEqual(declared);
+  });
+
+  it("so in the whole way back of a tools/call, as the origin receives it", async () => {
+    const tool = { entry: { original: "t", schemaHash: "", inputSchema: original } };
+    const resolved = { ...tool, source: "memory" as const, by: "listed" as const, shown: true };
+    const resolver: ToolResolver = Object.assign(
+      async () => ({ kind: "resolved" as const, tool: { ...resolved, view } }),
+      {
+        refusalOf: async () => undefined,
+        closest: async () => undefined,
+        handedOutFor: () => undefined,
+        ruleOf: () => undefined,
+        refusesCalls: false,
+        relisted: () => false,
+      },
+    );
+    const received = async (args: string) => {
+      const body = parseExact(
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":${args}}}`,
+      );
+      if (!body) throw new Error("not JSON");
+      const message = body.value as JsonRpcRequest;
+      const outcome = await repairToolCall(message, resolver, "warn", REVISION, body.exact);
+      if (outcome.kind !== "forward") throw new Error("not forwarded");
+      const { arguments: sent } = outcome.message.params as { arguments: Schema };
+      return stringifyExact(sent, placesOnly(body.exact, outcome.exact));
+    };
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    expect(await received('{"v":"1.50"}')).toBe('{"v":1.50}');
+    expect(await received('{"V":"1.50"}')).toBe('{"v":1.50}');
   });
 
   it("reads back nothing under a key repair does not read as the declared one", () => {
