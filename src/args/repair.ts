@@ -93,6 +93,8 @@ class ArgumentRepair {
   readonly report: RepairReport = { renamedKeys: [], coercions: [], dropped: [], limited: false };
   /** How the JSON texts values were coerced from wrote theirs. */
   exact: ExactText | undefined;
+  /** Each object whose keys were coalesced, and to what: kept only for `keysRespelled`. */
+  respelled: WeakMap<object, ReadonlyMap<string, string>> | undefined;
   private nodes = 0;
   private readonly targets: RefTargets = new Map();
   private readonly allowedIn = readOnce((schema) => allowedTypes(schema, this.root, this.targets));
@@ -129,6 +131,9 @@ class ArgumentRepair {
       this.report.renamedKeys.push({ from: joinPath(path, from), to: joinPath(path, to) });
     }
     for (const key of dropped) this.report.dropped.push(joinPath(path, key));
+    if (renamed.length > 0) {
+      this.respelled?.set(value, new Map(renamed.map(({ from, to }) => [from, to])));
+    }
 
     // Where each value was read: under its alias, where it was renamed.
     const readAt = new Map(renamed.map(({ from, to }) => [to, from]));
@@ -245,4 +250,23 @@ export function repairArguments(
     report: repair.report,
     ...(repair.exact ? { exact: repair.exact } : {}),
   };
+}
+
+/**
+ * The keys repair reads as another spelling of a declared one (`V` as `v`), by the object that
+ * writes them: the way back reads a value the view asked for as text under the key repair will
+ * give it (schemas/way-back.ts), so both walks take one decision, which only the origin's schema
+ * (its patterns, conditions, `additionalProperties`) can make. A walk of its own, as bounded as
+ * repair: only where a key the view does not declare is met.
+ */
+export function keysRespelled(
+  args: Record<string, unknown>,
+  inputSchema: unknown,
+): (value: object) => ReadonlyMap<string, string> | undefined {
+  const root = isPlainObject(inputSchema) ? inputSchema : {};
+  const repair = new ArgumentRepair(root, undefined);
+  const respelled = new WeakMap<object, ReadonlyMap<string, string>>();
+  repair.respelled = respelled;
+  repair.object(args, root, "", 0);
+  return (value) => respelled.get(value);
 }

@@ -210,7 +210,7 @@ export async function repairToolCall(
   // What the model answered is read the way its view asked, then repaired against the origin's schema.
   const fromText =
     resolved?.view && recovered.arguments !== undefined
-      ? valuesFromText(recovered.arguments, resolved.view)
+      ? valuesFromText(recovered.arguments, resolved.view, schema)
       : undefined;
   // The operator's rule, if any: its aliases before the schema's coalescing, its values after repair.
   // A name the map does not know goes to the origin as it came: the rule for that original holds there.

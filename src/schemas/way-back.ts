@@ -13,7 +13,7 @@
  * spelling of every number and string (json.ts, `parseExact`).
  */
 import { type JsonType, jsonTypeOf } from "../args/json-schema";
-import { joinPath } from "../args/repair";
+import { joinPath, keysRespelled } from "../args/repair";
 import { MAX_BRANCHES } from "../args/schema-reading";
 import {
   type ExactText,
@@ -142,6 +142,8 @@ export interface ParsedText {
 export function valuesFromText(
   args: Record<string, unknown>,
   view: SchemaView,
+  /** The origin's schema, which says which other spellings of a key repair reads as it. */
+  original?: unknown,
 ): {
   arguments: Record<string, unknown>;
   parsed: ParsedText[];
@@ -156,6 +158,14 @@ export function valuesFromText(
   }
   let exact: ExactText | undefined;
   const budget: Budget = { keys: MAX_FITTED_KEYS };
+  // Read once, where a key the view does not declare is first met.
+  let respelled: ((value: object) => ReadonlyMap<string, string> | undefined) | undefined;
+  /** The declared key repair reads `key` of `value` as: itself, or the one it coalesces it to. */
+  const declaredAs = (value: Record<string, unknown>, key: string, properties: object) => {
+    if (Object.hasOwn(properties, key) || original === undefined) return key;
+    respelled ??= keysRespelled(args, original);
+    return respelled(value)?.get(key) ?? key;
+  };
 
   const walk = (value: unknown, schema: unknown, path: string, depth: number): unknown => {
     if (!isPlainObject(schema) || depth > MAX_DEPTH) return value;
@@ -177,14 +187,17 @@ export function valuesFromText(
       const entries: Array<[string, unknown]> = [];
       const alone: Array<[string, string]> = [];
       for (const [key, child] of Object.entries(value)) {
-        const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
+        // Under another spelling, as under the key repair renames it to; the key stays as sent
+        // (repair renames it, reading its value's text there).
+        const name = declaredAs(value, key, properties);
+        const declared = Object.hasOwn(properties, name) ? properties[name] : undefined;
         if (child === null && isPlainObject(declared) && view.absentNulls.has(declared)) {
-          leftOut.push(joinPath(path, key));
+          leftOut.push(joinPath(path, name));
           changed = true;
           continue;
         }
         const [next, text] = placed(
-          declared === undefined ? child : walk(child, declared, joinPath(path, key), depth + 1),
+          declared === undefined ? child : walk(child, declared, joinPath(path, name), depth + 1),
         );
         if (text !== undefined) alone.push([key, text]);
         changed ||= next !== child;

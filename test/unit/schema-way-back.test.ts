@@ -13,16 +13,21 @@
  */
 import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { repairArguments } from "../../src/args/repair";
 import { validateArguments } from "../../src/args/validate";
 import { parseExact, placesOnly, stringifyExact } from "../../src/json";
+import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
+import { revisionOf } from "../../src/protocol/revision";
+import { repairToolCall } from "../../src/rewrite/tools-call";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { type SchemaRule, type SchemaView, schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
+import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { PROVIDER_RULES, schemasIn } from "../helpers/provider-rules";
 
 type Schema = Record<string, unknown>;
+const REVISION = revisionOf(new Headers());
 const isObject = (value: unknown): value is Schema =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -229,7 +234,7 @@ function valuesFor(input: unknown, root: Schema, depth = 0): fc.Arbitrary<unknow
 
 /** What the proxy does with a call's arguments: the view's text read back, then repair against the original. */
 function wayBack(args: Schema, original: Schema, view: SchemaView) {
-  return repairArguments(valuesFromText(args, view).arguments, original);
+  return repairArguments(valuesFromText(args, view, original).arguments, original);
 }
 
 /**
@@ -239,7 +244,7 @@ function wayBack(args: Schema, original: Schema, view: SchemaView) {
 function wayBackWritten(sent: string, original: Schema, view: SchemaView) {
   const call = parseExact(sent);
   if (!call) throw new Error("not JSON");
-  const fromText = valuesFromText(call.value as Schema, view);
+  const fromText = valuesFromText(call.value as Schema, view, original);
   const read = placesOnly(call.exact, fromText.exact);
   const { arguments: back, exact } = repairArguments(fromText.arguments, original, read);
   return {
@@ -544,14 +549,9 @@ describe("the way back, by example (gemini)", () => {
     });
   });
 
-  // Known gap, left for a design decision: the way back reads the view's keys as written, before
-  // repair reads another spelling of them (`Value`, `payloadJson`; an operator's `aliases` too)
-  // against the origin's schema. Under another spelling, a value of any type asked for as text
-  // reaches the origin as the string (`"{\"a\":1}"`, `"42"`), and an enum of objects' `"\"auto\""`
-  // as a string the origin refuses. Reading aliases here needs what the origin's schema takes by
-  // pattern or by `additionalProperties`, which the view leaves out (repair's rule: a key it may
-  // take as sent is read as no other spelling), so one spelling decision for both walks.
-  it.fails("parses what the view asked for as text under another spelling of its key", () => {
+  // Read as repair reads the key (args/coalesce.ts): before, a value of any type asked for as
+  // text reached the origin as the string (`"{\"a\":1}"`, `"42"`) under another spelling.
+  it("parses what the view asked for as text under another spelling of its key", () => {
     const sent = { VALUE: '{"a":1}', Filters: '{"team":"core"}' };
     const { arguments: back } = wayBack(sent, original, view);
     expect(back).toEqual({ value: { a: 1 }, filters: { team: "core" } });
@@ -561,6 +561,63 @@ describe("the way back, by example (gemini)", () => {
     const args = { value: "42" };
     const openai = schemaView(original, SCHEMA_PASSES.openai);
     expect(valuesFromText(args, openai).arguments).toBe(args);
+  });
+});
+
+describe("the way back, a value asked for as text under a spelling repair coalesces", () => {
+  // A value of any type: openai-strict asks for it as JSON text, and repair, which knows only the
+  // origin's schema, takes a string there as it is.
+  const original = {
+    type: "object",
+    properties: { v: { description: "Anything" }, max_bytes: { type: "integer" } },
+  };
+  const view = schemaView(original, SCHEMA_PASSES["openai-strict"]);
+
+  it.each(["V", "v-", "_v"])("reaches the origin as under its declared key: %s", (key) => {
+    expect(view.asText.size).toBeGreaterThan(0);
+    const declared = wayBackWritten('{"v":"1.50","max_bytes":null}', original, view);
+    expect(declared).toEqual({ written: '{"v":1.50}', validation: "valid" });
+    expect(wayBackWritten(`{"${key}":"1.50","max_bytes":null}`, original, view)).toEqual(declared);
+  });
+
+  it("so in the whole way back of a tools/call, as the origin receives it", async () => {
+    const tool = { entry: { original: "t", schemaHash: "", inputSchema: original } };
+    const resolved = { ...tool, source: "memory" as const, by: "listed" as const, shown: true };
+    const resolver: ToolResolver = Object.assign(
+      async () => ({ kind: "resolved" as const, tool: { ...resolved, view } }),
+      {
+        refusalOf: async () => undefined,
+        closest: async () => undefined,
+        handedOutFor: () => undefined,
+        ruleOf: () => undefined,
+        refusesCalls: false,
+        relisted: () => false,
+      },
+    );
+    const received = async (args: string) => {
+      const body = parseExact(
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":${args}}}`,
+      );
+      if (!body) throw new Error("not JSON");
+      const message = body.value as JsonRpcRequest;
+      const outcome = await repairToolCall(message, resolver, "warn", REVISION, body.exact);
+      if (outcome.kind !== "forward") throw new Error("not forwarded");
+      const { arguments: sent } = outcome.message.params as { arguments: Schema };
+      return stringifyExact(sent, placesOnly(body.exact, outcome.exact));
+    };
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    expect(await received('{"v":"1.50"}')).toBe('{"v":1.50}');
+    expect(await received('{"V":"1.50"}')).toBe('{"v":1.50}');
+  });
+
+  it("reads back nothing under a key repair does not read as the declared one", () => {
+    const sent = '{"v":"[1]","V":"1.50","max_bytes":null}';
+    // The declared key wins: `V` is an unknown key the origin gets as sent, its text untouched.
+    expect(wayBackWritten(sent, original, view).written).toBe('{"v":[1],"V":"1.50"}');
+    // Where the origin takes keys by pattern, `V` may be one of them: a key as sent.
+    const patterned = { ...original, patternProperties: { "^[A-Z]$": {} } };
+    const patternedView = schemaView(patterned, SCHEMA_PASSES["openai-strict"]);
+    expect(wayBackWritten('{"V":"1.50"}', patterned, patternedView).written).toBe('{"V":"1.50"}');
   });
 });
 
