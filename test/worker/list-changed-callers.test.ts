@@ -199,13 +199,15 @@ describe("names handed out before mallory's session was told its tools changed",
             await postJson(proxy, PROXY_URL, rpc(2, "tools/call", { name, arguments: {} }), alice),
           );
         }
-        const called = (await origin.received())
-          .map(
-            (request) => JSON.parse(request.body) as { method: string; params?: { name: string } },
-          )
-          .filter((message) => message.method === "tools/call")
-          .map((message) => message.params?.name);
-        expect(called).toEqual([dotted, fingerprinted]);
+        const reached = (await origin.received()).map(
+          (request) => JSON.parse(request.body) as { method: string; params?: { name?: string } },
+        );
+        // Each by the tool alice was shown under the name, and her listing here stands: the
+        // origin is asked for none on her behalf.
+        expect(reached.map(({ method, params }) => `${method} ${params?.name}`)).toEqual([
+          `tools/call ${dotted}`,
+          `tools/call ${fingerprinted}`,
+        ]);
       } finally {
         holding.release();
         await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
