@@ -158,9 +158,13 @@ describe("names handed out before mallory's session was told its tools changed",
 
   // KV's write of alice's listing not made yet: after the response (`waitUntil`), a second after
   // the isolate's last write, or never (a day's writes spent). `landed`: made before mallory's.
-  it.each(["held", "landed"] as const)(
-    "still stand for the tools alice was shown under them (KV's write %s)",
-    async (writes) => {
+  it.each([
+    ["held", "log"],
+    ["landed", "log"],
+    ["held", "hold"],
+  ] as const)(
+    "still stand for the tools alice was shown under them (KV's write %s, TOOL_CHANGES=%s)",
+    async (writes, changes) => {
       const origin = await scriptedOrigin(answers([dotted, fingerprinted]), '"@ID@"');
       const holding = kvHolding(
         env.TOOL_MAP,
@@ -168,7 +172,7 @@ describe("names handed out before mallory's session was told its tools changed",
       );
       const contexts: ExecutionContext[] = [];
       const proxy = viaProxy(
-        { ORIGIN_URL: origin.originUrl },
+        { ORIGIN_URL: origin.originUrl, TOOL_CHANGES: changes },
         { app: createApp(), kv: holding.kv, contexts },
       );
       const alice = { authorization: "Bearer alice" };
