@@ -54,7 +54,7 @@ export interface CallNamesSource {
   views: SchemaViews;
   /** The caller's own listing here. */
   view: CallerView;
-  /** This profile's names: looked up each time, since `ToolMap.forget` drops them. */
+  /** This profile's names: looked up each time, since `ToolMap.forget` replaces them. */
   names: () => ProfileNames;
   /** Reads what KV holds of the origin's tools and names them, once a request; whether it could. */
   load: () => Promise<boolean>;
@@ -83,7 +83,9 @@ export class CallNames {
   async resolve(name: string): Promise<Resolution | undefined> {
     if (!this.couldHaveNamed(name)) return undefined;
     let original = this.map.names().byName.get(name);
-    if (original === undefined && (await this.map.load())) {
+    // A name kept while the origin's tools were let go (`ProfileNames.forgotten`): KV holds its tool.
+    const held = original !== undefined && this.map.origin.tools.has(original);
+    if (!held && (await this.map.load())) {
       original = this.map.names().byName.get(name);
     }
     if (original === undefined || (await this.#notInListing(original))) return undefined;
@@ -167,12 +169,18 @@ export class CallNames {
    */
   async #resolveOriginal(original: string, name: string): Promise<Resolution | undefined> {
     const { origin, store } = this.map;
-    const entry = origin.tools.get(original);
-    if (!entry) return undefined;
     // The map holds the schema listed last, which may be another caller's, and of any fingerprint
     // (an origin that writes a caller's values into their schema can have them match another's):
     // a call is repaired and checked against the one its caller was listed, told by the object.
     const shown = await this.map.view.entryShown(original);
+    const entry = origin.tools.get(original);
+    if (!entry) {
+      // Let go of since their listing (the origin said its tools changed, on another session's
+      // stream), and not in KV yet: theirs stands, and the origin is asked for no listing for them.
+      return shown && holdsSchema(shown)
+        ? this.#resolution(name, shown, "memory", false)
+        : undefined;
+    }
     if (shown !== undefined && !sameSchema(shown, entry)) {
       return this.#resolution(name, shown, "memory", false);
     }

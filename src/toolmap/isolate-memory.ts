@@ -266,8 +266,8 @@ export class OriginMemory {
    * that listing, a change shown unheld and pinned, and its write left KV a
    * map of its own tools alone, no pin of any other
    * (test/worker/listing-pin.test.ts, changed-definitions-kv.test.ts). The
-   * bounds on what the proxy asks the origin for itself stay as they were
-   * (`ProfileNames.forgotten`), and so do other callers' views
+   * names handed out and the bounds on what the proxy asks the origin for
+   * itself stay as they were (`ProfileNames.forgotten`), and so do other callers' views
    * (caller-listings.ts): the origin says so on one session's stream, of
    * that session's tools.
    */
@@ -275,7 +275,9 @@ export class OriginMemory {
     this.tools.clear();
     this.toolChars = 0;
     this.listed.clear();
-    for (const [key, names] of this.profiles) this.profiles.set(key, names.forgotten());
+    for (const [key, names] of this.profiles) {
+      this.profiles.set(key, names.forgotten(MAX_TOOL_CHARS));
+    }
     this.written.clear();
     this.loaded = false;
     this.loadedAt = 0;

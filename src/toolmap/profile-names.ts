@@ -60,14 +60,31 @@ export class ProfileNames {
   ) {}
 
   /**
-   * These names forgotten (the origin said its tools changed), what bounds the work the proxy
-   * makes of the origin and KV kept: the listings it asks for itself, and when it last wrote the
-   * answer. A client whose calls have the origin say so (an origin whose tools change per
-   * session) had the isolate's minute of re-lists anew each time, and a KV write of the answer.
+   * These names as the origin's tools are forgotten (it said they changed): the schema views and
+   * the answer KV holds let go, the names handed out kept, and what bounds the work the proxy
+   * makes of the origin and KV. A client whose calls have the origin say so (an origin whose
+   * tools change per session) had the isolate's minute of re-lists anew each time, and a KV write
+   * of the answer. Names: other callers keep their listings (caller-listings.ts), and a name
+   * depends on what was named before it (names/assign.ts: a legal tool of another's
+   * fingerprinted name, `_2`); forgotten before KV held them (its write after the answer, a second
+   * after the last, or failed), the next listing, of other tools, handed a name to another tool
+   * than the one a kept listing showed under it (test/worker/list-changed-callers.test.ts). They
+   * are kept up to `maxChars` of their originals, the latest first: the tools' own bound, so that
+   * an origin that says so again and again does not pile up names without end.
    */
-  forgotten(): ProfileNames {
+  forgotten(maxChars: number): ProfileNames {
     const names = new ProfileNames(this.relistedFor, this.relists);
     names.answerWrittenAt = this.answerWrittenAt;
+    const named = [...this.byName];
+    let from = named.length;
+    for (let chars = 0; from > 0; from--) {
+      chars += (named[from - 1] as [string, string])[1].length;
+      if (chars > maxChars) break;
+    }
+    for (const [name, original] of named.slice(from)) names.remember(name, original);
+    names.keepLegacy(this.legacyNames);
+    names.pendingLegacy = this.pendingLegacy;
+    names.keptUnstored = this.keptUnstored;
     return names;
   }
   /** The answer KV holds for this profile, as far as this isolate knows; `undefined` until read. */

@@ -113,7 +113,7 @@ export class ToolMap {
     return settingsOf(this.deployment ?? "", this.profile, this.policy);
   }
 
-  /** This profile's names: looked up each time, since `forget` drops them. */
+  /** This profile's names: looked up each time, since `forget` replaces them. */
   private get names(): ProfileNames {
     return this.origin.profile(this.scopes.legacy);
   }

@@ -85,7 +85,7 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
     ]);
   });
 
-  it("passes tools/list_changed to the client and drops the names the isolate cached", async () => {
+  it("passes tools/list_changed to the client and drops the tools the isolate cached, not the names it handed out", async () => {
     const originUrl = freshOrigin();
     const isolate = newIsolateState();
     const memory = isolate.toolMaps;
@@ -97,7 +97,9 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
     const tools = await client.listTools();
     const scopes = await toolMapScopes(new URL(originUrl), nameRules("openai"));
     const names = () => memory.origin(scopes.origin).profile(scopes.legacy).byName;
+    const cached = () => memory.origin(scopes.origin).tools;
     expect(names().size).toBe(tools.length);
+    expect(cached().size).toBe(tools.length);
 
     let told: () => void = () => {};
     const changed = new Promise<void>((resolve) => {
@@ -105,8 +107,10 @@ describe.each(REVISIONS)("protocol %s, a real SDK client through the proxy", (re
     });
     await client.watchToolsChanged(() => told());
     await client.callTool(DEMO_NAMES["catalog.refresh"], {});
-    // The client is told once the proxy has passed the notification on, having forgotten the names.
+    // The client is told once the proxy has passed the notification on, having forgotten the
+    // tools; the names stand for what they did, as other callers' listings are kept.
     await changed;
-    expect(names().size).toBe(0);
+    expect(cached().size).toBe(0);
+    expect(names().size).toBe(tools.length);
   });
 });

@@ -116,6 +116,24 @@ describe("the isolate's memory of the tool map", () => {
     expect(memory.origin("a").tools.size).toBe(0);
     expect(memory.origin("b").tools.has("y")).toBe(true);
   });
+
+  it("keeps the names handed out on clear, the latest up to the tools' bound of characters, however often", () => {
+    const origin = new ToolMapMemory().origin("o");
+    const long = (i: number) => `${i}`.padEnd(MAX_TOOL_CHARS / 4, "x");
+    origin.profile("openai").remember("a_b_4la3gs", "a.b");
+    origin.profile("openai").keepName("a_b_4la3gs", "a_b_4la3gs_2");
+    origin.clear();
+    const kept = origin.profile("openai");
+    expect(kept.byName.get("a_b_4la3gs")).toBe("a.b");
+    expect(kept.known().nameOf("a_b_4la3gs")).toBe("a_b_4la3gs_2");
+    // An origin that says its tools changed after each listing of long names holds no more of them.
+    for (let i = 0; i < 12; i++) {
+      origin.profile("openai").remember(`n${i}`, long(i));
+      origin.clear();
+    }
+    const originals = [...origin.profile("openai").byName.values()];
+    expect(originals).toEqual([long(8), long(9), long(10), long(11)]);
+  });
 });
 
 describe("a listing's names, kept for the next listing of the same tools", () => {

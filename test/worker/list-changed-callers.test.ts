@@ -12,10 +12,13 @@ import { waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { sanitizeName } from "../../src/names/sanitize";
+import { profileOf } from "../../src/schemas/profile";
 import { MAX_RELISTS } from "../../src/toolmap/profile-names";
 import { timedPuts } from "../../support/counting-kv";
 import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { kvHolding } from "../helpers/kv";
 import { messagesOf, nextMessage, openSession, postJson, rpc, sseEvents } from "../helpers/mcp";
 import { type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
 import { scriptedOrigin } from "../helpers/scripted-origin";
@@ -123,4 +126,96 @@ describe("an origin that says its tools changed between listings that differ", (
     }
     expect(puts.filter(({ key }) => key.includes(":answer:"))).toHaveLength(1);
   });
+});
+
+describe("names handed out before mallory's session was told its tools changed", () => {
+  // `a.b` is named `a_b_<hash>` (openai), and the legal tool of that very name `a_b_<hash>_2`
+  // (names/assign.ts). Alice keeps her listing; mallory is then listed the legal one alone.
+  const dotted = "a.b";
+  const fingerprinted = sanitizeName(dotted, profileOf("openai").names).name;
+  const listing = (names: string[]) => ({
+    status: 200,
+    headers: [["Content-Type", "application/json"]] as [string, string][],
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: "@ID@",
+      result: { tools: names.map((name) => ({ name, inputSchema: { type: "object" } })) },
+    }),
+  });
+  const answers = (names: string[]) => ({
+    "tools/list": listing(names),
+    "tools/call": {
+      status: 200,
+      headers: [["Content-Type", "application/json"]] as [string, string][],
+      body: '{"jsonrpc":"2.0","id":"@ID@","result":{"content":[]}}',
+    },
+    "*": {
+      status: 200,
+      headers: [["Content-Type", "text/event-stream"]] as [string, string][],
+      body: 'data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n',
+    },
+  });
+
+  // KV's write of alice's listing not made yet: after the response (`waitUntil`), a second after
+  // the isolate's last write, or never (a day's writes spent). `landed`: made before mallory's.
+  it.each([
+    ["held", "log"],
+    ["landed", "log"],
+    ["held", "hold"],
+  ] as const)(
+    "still stand for the tools alice was shown under them (KV's write %s, TOOL_CHANGES=%s)",
+    async (writes, changes) => {
+      const origin = await scriptedOrigin(answers([dotted, fingerprinted]), '"@ID@"');
+      const holding = kvHolding(
+        env.TOOL_MAP,
+        (operation) => writes === "held" && operation === "put",
+      );
+      const contexts: ExecutionContext[] = [];
+      const proxy = viaProxy(
+        { ORIGIN_URL: origin.originUrl, TOOL_CHANGES: changes },
+        { app: createApp(), kv: holding.kv, contexts },
+      );
+      const alice = { authorization: "Bearer alice" };
+      const mallory = { authorization: "Bearer mallory" };
+      const list = async (who: Record<string, string>) => {
+        const [listed] = await messagesOf(
+          await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), who),
+        );
+        return (listed as { result: { tools: { name: string }[] } }).result.tools.map(
+          (t) => t.name,
+        );
+      };
+      try {
+        expect(await list(alice)).toEqual([fingerprinted, `${fingerprinted}_2`]);
+        if (writes === "landed")
+          await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+        // Mallory's GET stream, on which the origin says her tools changed; then her listing.
+        await (
+          await proxy(PROXY_URL, { headers: { ...mallory, accept: "text/event-stream" } })
+        ).text();
+        await origin.change(answers([fingerprinted]));
+        expect(await list(mallory)).toHaveLength(1);
+        await origin.received();
+
+        await origin.change(answers([dotted, fingerprinted]));
+        for (const name of [fingerprinted, `${fingerprinted}_2`]) {
+          await messagesOf(
+            await postJson(proxy, PROXY_URL, rpc(2, "tools/call", { name, arguments: {} }), alice),
+          );
+        }
+        const reached = (await origin.received()).map(
+          (request) => JSON.parse(request.body) as { method: string; params?: { name?: string } },
+        );
+        // Each by the tool alice was shown under the name, and her listing here stands: the
+        // origin is asked for none on her behalf.
+        expect(reached.map(({ method, params }) => `${method} ${params?.name}`)).toEqual([
+          `tools/call ${dotted}`,
+          `tools/call ${fingerprinted}`,
+        ]);
+      } finally {
+        holding.release();
+        await Promise.all(contexts.map((ctx) => waitOnExecutionContext(ctx)));
+      }
+    },
+  );
 });
