@@ -12,34 +12,8 @@ import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
 import { alignCallHeaders, paramMismatch } from "../../src/protocol/mcp-headers";
 import { revisionOf } from "../../src/protocol/revision";
 import { repairToolCall } from "../../src/rewrite/tools-call";
-import type { ToolRule } from "../../src/rules/tool-rules";
-import type { ToolEntry } from "../../src/toolmap/plan-listing";
-import type { ToolResolver } from "../../src/toolmap/resolve-tool";
+import { resolverOf } from "../helpers/resolver";
 import { rulesOf } from "../helpers/tool-rules";
-
-/** A resolver that finds `entry` for any name, shown to the caller, with the operator's `rule`. */
-function resolverOf(entry: ToolEntry, rule: ToolRule | undefined): ToolResolver {
-  return Object.assign(
-    async () => ({
-      kind: "resolved" as const,
-      tool: {
-        entry,
-        source: "memory" as const,
-        by: "listed" as const,
-        shown: true,
-        ...(rule ? { rule } : {}),
-      },
-    }),
-    {
-      refusalOf: async () => undefined,
-      closest: async () => undefined,
-      handedOutFor: () => undefined,
-      ruleOf: () => rule,
-      refusesCalls: false,
-      relisted: () => false,
-    },
-  );
-}
 
 const rule = rulesOf({
   tools: {
@@ -56,7 +30,7 @@ const entry = {
   schemaHash: "",
   inputSchema: echoTools.find((tool) => tool.name === "catering.invoice")?.inputSchema,
 };
-const resolver = resolverOf(entry, rule);
+const resolver = resolverOf(entry, { rule });
 
 describe("fixed arguments (property)", () => {
   it("reach the origin as the operator set them, under every spelling the model tries", async () => {
@@ -118,7 +92,7 @@ describe("arguments, as case-blind readers read keys", () => {
       properties: { task_id: { type: "string" }, title: { type: "string" } },
     },
   };
-  const tasksResolver = resolverOf(tasksEntry, tasks);
+  const tasksResolver = resolverOf(tasksEntry, { rule: tasks });
 
   const call = (args: unknown) =>
     repairToolCall(
@@ -187,7 +161,7 @@ describe("the enforce fix-it text, where rules fix an argument", () => {
       required: ["title", "tenant/org"],
     },
   };
-  const resolver = resolverOf(entry, rule);
+  const resolver = resolverOf(entry, { rule });
 
   it("names no argument the model is not shown: not as received, declared, suggested or at fault", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
@@ -246,7 +220,7 @@ describe("the enforce fix-it text, where a fixed argument requires others", () =
       };
       const outcome = await repairToolCall(
         message as JsonRpcRequest,
-        resolverOf(dependentOn(keyword), rule),
+        resolverOf(dependentOn(keyword), { rule }),
         "enforce",
         revisionOf(new Headers()),
       );
@@ -277,7 +251,7 @@ describe("Mcp-Param-* headers of fixed arguments (protocol 2026-07-28)", () => {
         },
       },
     },
-    rule,
+    { rule },
   );
 
   /**

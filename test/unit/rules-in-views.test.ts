@@ -19,11 +19,11 @@ import { presentedSchema } from "../../src/rules/apply-rules";
 import type { ToolRule } from "../../src/rules/tool-rules";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { type SchemaView, schemaView } from "../../src/schemas/view";
-import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { ROOT_SHAPES, withRoot } from "../fixtures/root-shapes";
 import corpus from "../fixtures/schema-corpus.json";
 import { anySchema } from "../helpers/any-schema";
 import { PROVIDER_RULES } from "../helpers/provider-rules";
+import { resolverOf } from "../helpers/resolver";
 import { rulesOf } from "../helpers/tool-rules";
 
 type Schema = Record<string, unknown>;
@@ -74,15 +74,7 @@ async function forwarded(
   args: Schema,
 ): Promise<Schema | undefined> {
   const entry = { original: "tool.x", schemaHash: "", inputSchema: original };
-  const tool = { entry, source: "memory" as const, by: "listed" as const, shown: true, view, rule };
-  const resolver: ToolResolver = Object.assign(async () => ({ kind: "resolved" as const, tool }), {
-    refusalOf: async () => undefined,
-    closest: async () => undefined,
-    handedOutFor: () => undefined,
-    ruleOf: () => rule,
-    refusesCalls: false,
-    relisted: () => false,
-  });
+  const resolver = resolverOf(entry, { view, rule });
   const message = {
     jsonrpc: "2.0",
     id: 1,

@@ -23,8 +23,8 @@ import { repairToolCall } from "../../src/rewrite/tools-call";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { type SchemaRule, type SchemaView, schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
-import type { ToolResolver } from "../../src/toolmap/resolve-tool";
 import { PROVIDER_RULES, schemasIn } from "../helpers/provider-rules";
+import { resolverOf } from "../helpers/resolver";
 
 type Schema = Record<string, unknown>;
 const REVISION = revisionOf(new Headers());
@@ -581,19 +581,7 @@ describe("the way back, a value asked for as text under a spelling repair coales
   });
 
   it("so in the whole way back of a tools/call, as the origin receives it", async () => {
-    const tool = { entry: { original: "t", schemaHash: "", inputSchema: original } };
-    const resolved = { ...tool, source: "memory" as const, by: "listed" as const, shown: true };
-    const resolver: ToolResolver = Object.assign(
-      async () => ({ kind: "resolved" as const, tool: { ...resolved, view } }),
-      {
-        refusalOf: async () => undefined,
-        closest: async () => undefined,
-        handedOutFor: () => undefined,
-        ruleOf: () => undefined,
-        refusesCalls: false,
-        relisted: () => false,
-      },
-    );
+    const resolver = resolverOf({ original: "t", schemaHash: "", inputSchema: original }, { view });
     const received = async (args: string) => {
       const body = parseExact(
         `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":${args}}}`,
