@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 export const MODULES = {
   json: { path: "src/json.ts", patterns: ["**/json"] },
   "json-exact": { path: "src/json-exact.ts", patterns: ["**/json-exact"] },
+  "json-numbers": { path: "src/json-numbers.ts", patterns: ["**/json-numbers"] },
   "json-splice": { path: "src/json-splice.ts", patterns: ["**/json-splice"] },
   "json-spans": { path: "src/json-spans.ts", patterns: ["**/json-spans"] },
   "json-written": { path: "src/json-written.ts", patterns: ["**/json-written"] },
@@ -53,6 +54,7 @@ export const OUTSIDE = [
 const FOUNDATION = [
   "json",
   "json-exact",
+  "json-numbers",
   "json-splice",
   "json-spans",
   "json-written",

@@ -5,8 +5,9 @@
  * prototype's), and a parse that fails is an answer (`undefined`; JSON never
  * parses to it), not a throw.
  *
- * Numbers and strings written back as the sender wrote them: json-exact.ts;
- * and what a changed value keeps of the text it came from: json-splice.ts.
+ * Numbers and strings written back as the sender wrote them: json-exact.ts (a
+ * number's text read: json-numbers.ts); and what a changed value keeps of the
+ * text it came from: json-splice.ts.
  *
  * A text that nests deeper than `MAX_NESTING` (json-spans.ts) is not read:
  * whatever walks its value afterwards would run out of stack.
@@ -17,22 +18,19 @@ export {
   asWritten,
   type ExactText,
   exactTextIn,
-  holdsNumber,
   markMadeFrom,
-  mayBeRounded,
-  numberParts,
   numberText,
   oneElementArray,
   PLACES_ONLY,
   parseExact,
   placesOnly,
-  readsExactly,
   stringifyExact,
   stringText,
   writtenAsIn,
   writtenAsSet,
   writtenAsText,
 } from "./json-exact";
+export { holdsNumber, mayBeRounded, numberParts, readsExactly } from "./json-numbers";
 export { keyReadTwice, MAX_NESTING, nestsTooDeep } from "./json-spans";
 export { spliceExact, spliceMessages } from "./json-splice";
 export { type JsonSyntaxError, jsonSyntaxError } from "./json-syntax";
