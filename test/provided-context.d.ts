@@ -40,6 +40,7 @@ declare module "vitest" {
       | "doubled"
       | "oversized"
       | "failing"
+      | "advertised"
       | "tenants",
       string
     >;

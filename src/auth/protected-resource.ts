@@ -20,8 +20,8 @@
  * challenge to a caller's credentials or query may name that caller's own
  * (a tenant's, whose authorization server the tenant chose), and the last
  * such challenge of the isolate was once every client's. A cold isolate
- * that has seen no such challenge looks where RFC 9728 says: path insertion,
- * then the root.
+ * that has seen no such challenge asks for one (`askLocation`), then looks
+ * where RFC 9728 says: path insertion, then the root.
  */
 import type { Config } from "../config";
 import { isPlainObject, parseJson } from "../json";
@@ -77,6 +77,29 @@ function logRefusedToken(status: number, header: string, config: Config, sent: S
 }
 
 /**
+ * Where a challenge's `resource_metadata` value says the origin's metadata
+ * is, on the origin's host: `undefined` (logged) where it names another host
+ * or no URL.
+ */
+function onOriginHost(value: string, config: Config): URL | undefined {
+  const named = URL.canParse(value) ? new URL(value) : undefined;
+  if (named?.host !== config.originUrl.host) {
+    logEvent("auth_metadata_foreign_host", {
+      origin: config.originUrl.host,
+      named: named?.host ?? "not a URL",
+    });
+    return undefined;
+  }
+  // At ORIGIN_URL's scheme, whatever the challenge's (an origin behind a TLS terminator may
+  // write `http`): fetched in clear text, the document could name another authorization server.
+  // Its path set as a path: as a URL reference, `//evil.example/…` would be evil.example's.
+  const at = new URL(config.originUrl.origin);
+  at.pathname = named.pathname;
+  at.search = named.search;
+  return at;
+}
+
+/**
  * The origin's 401 or 403 with every challenge's `resource_metadata`
  * pointing at the proxy's metadata, and nothing else in the header a client
  * could read as one (challenges.ts); any other response as it came.
@@ -93,20 +116,8 @@ export function rewriteChallenges(
   if ((origin.status !== 401 && origin.status !== 403) || header === null) return origin;
 
   const rewritten = withResourceMetadata(header, (param) => {
-    const named = URL.canParse(param.value) ? new URL(param.value) : undefined;
-    if (named?.host !== config.originUrl.host) {
-      logEvent("auth_metadata_foreign_host", {
-        origin: config.originUrl.host,
-        named: named?.host ?? "not a URL",
-      });
-      return undefined;
-    }
-    // At ORIGIN_URL's scheme, whatever the challenge's (an origin behind a TLS terminator may
-    // write `http`): fetched in clear text, the document could name another authorization server.
-    // Its path set as a path: as a URL reference, `//evil.example/…` would be evil.example's.
-    const at = new URL(config.originUrl.origin);
-    at.pathname = named.pathname;
-    at.search = named.search;
+    const at = onOriginHost(param.value, config);
+    if (at === undefined) return undefined;
     if (sent.anonymous) memory.advertised.set(config.originUrl.href, at.href);
     return urls.metadata;
   });
@@ -144,6 +155,43 @@ export type OriginMetadata =
   | { kind: "failed"; response: Response };
 
 /**
+ * Where the origin's challenge to a request that carries nothing of a
+ * client's says its metadata is (RFC 9728 §5.1), for an isolate that has
+ * seen no such challenge: a `GET` of `ORIGIN_URL` with no credentials, whose
+ * body is never read. Without it a cold isolate looked only where RFC 9728
+ * §3.1 puts the document, and served another one than the origin's
+ * challenges name where it publishes both, and none where it publishes only
+ * the one they name; broker mode, whose every request carries the proxy's
+ * tokens, never learned it otherwise.
+ */
+async function askLocation(
+  config: Config,
+  headers: Headers,
+): Promise<{ kind: "asked"; at?: URL } | { kind: "failed"; response: Response }> {
+  const sent = {
+    method: "GET",
+    headers: new Headers({ accept: "text/event-stream" }),
+    body: null,
+  };
+  const reply = await fetchOrigin(
+    config.originUrl,
+    sent,
+    config.originTimeoutMs,
+    unreadAddressee(headers),
+  );
+  if (reply.kind === "failed") return reply;
+  await reply.response.body?.cancel();
+  const header = reply.response.headers.get("www-authenticate");
+  if (reply.response.status !== 401 || header === null) return { kind: "asked" };
+  let at: URL | undefined;
+  withResourceMetadata(header, (param) => {
+    at ??= onOriginHost(param.value, config);
+    return undefined;
+  });
+  return { kind: "asked", at };
+}
+
+/**
  * The origin's own protected-resource metadata, from isolate memory or from
  * the origin: at the URL its challenges advertised, else by path insertion
  * for `ORIGIN_URL`, else at the root. A location the origin answers with a
@@ -158,7 +206,13 @@ export async function originResourceMetadata(
 ): Promise<OriginMetadata> {
   const known = memory.metadata.get(config.originUrl.href);
   if (known) return { kind: "found", document: known };
-  const advertised = memory.advertised.get(config.originUrl.href);
+  let advertised = memory.advertised.get(config.originUrl.href);
+  if (advertised === undefined) {
+    const asked = await askLocation(config, headers);
+    if (asked.kind === "failed") return asked;
+    advertised = asked.at?.href;
+    if (advertised !== undefined) memory.advertised.set(config.originUrl.href, advertised);
+  }
   const candidates = new Set([
     ...(advertised ? [advertised] : []),
     ...originMetadataUrls(config.originUrl),

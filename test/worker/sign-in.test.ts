@@ -279,6 +279,18 @@ describe("the proxy's protected-resource metadata", () => {
     });
   });
 
+  it("comes from where the origin's challenge names it, in an isolate that has seen no challenge yet", async () => {
+    // The origin publishes two documents: one where RFC 9728 puts it, and the one its challenges
+    // name, which a client that asked the origin itself would read; or only the one they name.
+    for (const variant of ["insertion", "advertised"] as const) {
+      const { origin, proxy } = proxyFor(variant);
+      expect(await (await metadata(proxy)).json(), variant).toEqual({
+        ...metadataDocument(origin, "advertised"),
+        resource: "http://proxy.test/mcp",
+      });
+    }
+  });
+
   it("comes from the origin's root location when that is the only one, at both of the proxy's locations", async () => {
     const { origin, proxy } = proxyFor("root");
     const expected = { ...metadataDocument(origin, "root"), resource: "http://proxy.test/mcp" };
