@@ -186,6 +186,27 @@ describe("origin failures", () => {
     expect(await refused.text()).toMatch(/^\[\{"jsonrpc":"2.0","id":12345678901234567893,/);
   });
 
+  it("a string id written with escapes comes back byte for byte in the proxy's own answers", async () => {
+    // `"\u0036"` is the id "6" to JSON.parse; a client that matches answers by the text it sent
+    // (or keeps the raw id) waits on an answer written `"6"`.
+    const post = (proxy: typeof throughGateway, body: string) =>
+      proxy(PROXY_URL, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const unreachable = await post(
+      viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` }),
+      '{"jsonrpc":"2.0","id":"\\u0036","method":"ping"}',
+    );
+    expect(unreachable.status).toBe(502);
+    expect(await unreachable.text()).toMatch(/^\{"jsonrpc":"2.0","id":"\\u0036",/);
+    const refused = await post(
+      throughGateway,
+      '[{"jsonrpc":"2.0","id":"a\\/\\u0031","method":"tools/call","params":{"name":"x","arguments":5}},' +
+        '{"jsonrpc":"2.0","id":"\\u00e9","method":"tools/call","params":{"name":"y","arguments":5}}]',
+    );
+    const text = await refused.text();
+    expect(text).toMatch(/^\[\{"jsonrpc":"2.0","id":"a\\\/\\u0031",/);
+    expect(text).toContain(',{"jsonrpc":"2.0","id":"\\u00e9",');
+  });
+
   it("unreachable origin on GET: 502 with id null", async () => {
     const proxy = viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` });
     const response = await proxy(PROXY_URL, { headers: { accept: "text/event-stream" } });
