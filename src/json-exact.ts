@@ -196,13 +196,17 @@ export const stringText = (holder: object, key: string, value: string): string |
   sourceOf(holder, key, value);
 
 /**
- * `holder[key]` as a value to put in another object: a number `JSON.stringify`
- * writes otherwise than the text it was read from (an integer past 2^53)
- * becomes that text, which any serializer of it writes as it came.
+ * `holder[key]` as a value to put in another object: a number or string
+ * `JSON.stringify` writes otherwise than the text it was read from (an
+ * integer past 2^53, `"\u0036"`) becomes that text, which any serializer of
+ * it writes as it came.
  */
 export function asWritten(holder: object, key: string): unknown {
   const value = (holder as Record<string, unknown>)[key];
-  const at = typeof value === "number" ? sourceOf(holder, key, value) : undefined;
+  const at =
+    typeof value === "number" || typeof value === "string"
+      ? sourceOf(holder, key, value)
+      : undefined;
   return at === undefined ? value : rawJSON(at);
 }
 

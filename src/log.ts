@@ -93,6 +93,15 @@ export const UNSEEN =
 
 const RAW_CONTROLS = new RegExp(`[${UNSEEN}]`, "gu");
 
+const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`, "gu");
+
+/**
+ * `text` with each control character (C0, DEL, C1) and each `UNSEEN` one
+ * shown as `�`: for text that is no JSON, where an escape would read as the
+ * characters it is written with (a data point's blob, a terminal's line).
+ */
+export const shownPlainly = (text: string) => text.replace(UNPRINTABLE, "\ufffd");
+
 /** Each UTF-16 unit of `char` as a `\u` escape: a tag character is two. */
 const unitEscapes = (char: string) => {
   let escaped = "";

@@ -5,12 +5,10 @@
  * rewrite what the screen shows, retitle the window or set the clipboard
  * (OSC 52).
  */
-import { escapeRawControls, UNSEEN } from "../../src/log";
-
-const CONTROL = new RegExp(`[\\u0000-\\u001f${UNSEEN}]`, "gu");
+import { escapeRawControls, shownPlainly } from "../../src/log";
 
 /** `text` with each control character (C0, DEL, C1) and each unseen one (log.ts `UNSEEN`) shown as `�`. */
-export const printable = (text: string) => text.replace(CONTROL, "\ufffd");
+export const printable = shownPlainly;
 
 /**
  * `value` as JSON text, indented, with no control character left raw in a

@@ -6,6 +6,7 @@
  * here is bounded, and all of them together stay under 5,120 bytes.
  */
 import { withoutDirectionControls } from "../direction-controls";
+import { shownPlainly } from "../log";
 import { cutMarked } from "../text-cut";
 import { type MessageRecord, repairCount, repairList } from "./call-record";
 import { BLOBS, type BlobName, DOUBLES, type DoubleName } from "./layout";
@@ -30,14 +31,16 @@ export interface RequestFacts {
 
 /**
  * `text`, at most `max` characters, cut between characters, with no control
- * character (each shown as `�`) and no control of text direction (left out,
- * as the consent page does): fields a client or an origin wrote reach
- * terminals and dashboards.
+ * of text direction (left out, as the consent page does) and no other
+ * character a terminal acts on or does not show (each shown as `�`, as
+ * log.ts `shownPlainly` shows it: a control, a zero-width character, a line
+ * separator, the BOM, a tag character): fields a client or an origin wrote
+ * reach terminals and dashboards, where `Claude\u200B` would count apart
+ * from a `Claude` that looks the same. A blob is no JSON: a `\u200b` escape,
+ * as a log line writes it, would be six characters a client could write too.
  */
 export function bounded(text: string, max: number): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: what it removes.
-  const clean = withoutDirectionControls(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
-  return cutMarked(clean, max);
+  return cutMarked(shownPlainly(withoutDirectionControls(text)), max);
 }
 
 /** The data point of a settled record. */

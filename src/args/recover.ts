@@ -7,6 +7,10 @@
  *   authoritative.
  * - absent, `null` or `{}`: the inline non-envelope fields of `params`, or else
  *   `params.args` when it is an object.
+ * - empty text (`""`, or JSON's whitespace alone), which some models send for
+ *   a tool without arguments: as `null`, where the tool takes a call without
+ *   any (`takesNone`); with nothing inline for a tool that wants some, what it
+ *   was meant to hold is not known, and it is refused as other text is.
  * - anything else (an array, a number, a string that is no JSON object, or an
  *   `args` that is no object with nothing inline): an error the caller answers
  *   with JSON-RPC `-32602`.
@@ -121,6 +125,9 @@ function notAnObject(member: Malformed["member"], value: unknown): Recovered {
   if (typeof value !== "string") {
     malformed = jsonTypeOf(value);
     said = malformed;
+  } else if (isBlank(value)) {
+    malformed = "text_not_json_object";
+    said = "an empty string";
   } else if (nestsTooDeep(value)) {
     malformed = "text_nested_too_deep";
     said = `a JSON text nested deeper than ${MAX_NESTING} levels`;
@@ -135,7 +142,17 @@ function notAnObject(member: Malformed["member"], value: unknown): Recovered {
   };
 }
 
-export function recoverArguments(params: Record<string, unknown>): Recovered {
+/** Text that writes no JSON value: nothing, or JSON's whitespace alone. */
+const isBlank = (text: string) => /^[\t\n\r ]*$/.test(text);
+
+/**
+ * `takesNone`: whether the tool takes a call with no arguments (its schema
+ * accepts `{}`), for empty text in `arguments`; not given, it is refused.
+ */
+export function recoverArguments(
+  params: Record<string, unknown>,
+  takesNone?: () => boolean,
+): Recovered {
   const given = Object.hasOwn(params, "arguments") ? params.arguments : undefined;
   /** The members of `params` that `kept` names, as `params` wrote them. */
   const membersOf = (kept: (key: string) => boolean) =>
@@ -145,12 +162,12 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
   let exact: ExactText | undefined;
   if (isPlainObject(given)) {
     fromArguments = given;
-  } else if (typeof given === "string") {
+  } else if (typeof given === "string" && !isBlank(given)) {
     const parsed = parseExact(given);
     fromArguments = isPlainObject(parsed?.value) ? parsed.value : undefined;
     exact = parsed?.exact;
     if (!fromArguments) return notAnObject("arguments", given);
-  } else if (given !== undefined && given !== null) {
+  } else if (given !== undefined && given !== null && typeof given !== "string") {
     return notAnObject("arguments", given);
   }
 
@@ -198,6 +215,9 @@ export function recoverArguments(params: Record<string, unknown>): Recovered {
   }
   if (args !== undefined && args !== null) return notAnObject("args", args);
   if (given === undefined) return result("empty", undefined, false);
-  // `null` and `"{}"` become `{}`; `{}` stays as it was.
+  if (typeof given === "string" && isBlank(given) && !takesNone?.()) {
+    return notAnObject("arguments", given);
+  }
+  // `null`, `""` and `"{}"` become `{}`; `{}` stays as it was.
   return result("empty", {}, given === null || typeof given === "string");
 }

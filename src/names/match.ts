@@ -30,12 +30,20 @@ const MAX_CLOSEST = 5;
 /** A fingerprinted name's tail (names/sanitize.ts): `_` and six characters. */
 const FINGERPRINT = /_[0-9a-z]{6}$/;
 
-/** A name with case, separators and runs of them set aside: `Files.Read` and `files_read` alike. */
-const key = (name: string) =>
+/** A name's words, lower case, joined by `_`: `Files.Read` and `files_read` alike. */
+const spelling = (name: string) =>
   name
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, "_")
     .replace(/^_|_$/g, "");
+
+/**
+ * What a name answers to: its spelling with separators set aside too, so
+ * that snake_case, camelCase and PascalCase spellings of one name are one
+ * (`get_weather`, `getWeather`, `GetWeather`), as they are of an argument's
+ * key (args/coalesce.ts).
+ */
+const key = (name: string) => spelling(name).replaceAll("_", "");
 
 /**
  * Whether `listed` ends in `original`'s fingerprint (names/sanitize.ts), not
@@ -105,7 +113,7 @@ export interface ShownIndex {
   byListed: ReadonlyMap<string, readonly ShownName[]>;
   /** The originals that answer to each key (`keysOf`), in the order of `tools`. */
   byKey: ReadonlyMap<string, readonly string[]>;
-  /** Each tool's listed name as a key and its words, where it has at most `MAX_MATCHED_CHARS`. */
+  /** Each tool's listed name as spelt (`spelling`) and its words, where it has at most `MAX_MATCHED_CHARS`. */
   listedKeys: ReadonlyArray<{ key: string; words: readonly string[] } | undefined>;
 }
 
@@ -124,7 +132,7 @@ export function indexShown(tools: readonly ShownName[]): ShownIndex {
       if (originals) originals.push(tool.original);
       else byKey.set(answered, [tool.original]);
     }
-    const listedKey = tool.listed.length <= MAX_MATCHED_CHARS ? key(tool.listed) : undefined;
+    const listedKey = tool.listed.length <= MAX_MATCHED_CHARS ? spelling(tool.listed) : undefined;
     listedKeys.push(
       listedKey === undefined ? undefined : { key: listedKey, words: listedKey.split("_") },
     );
@@ -150,8 +158,8 @@ export function matchIndexed(name: string, index: ShownIndex): NameMatch {
   if (own !== undefined && !(index.byListed.get(name) ?? []).some((tool) => tool !== own)) {
     return { kind: "one", original: own.original };
   }
-  const wanted = key(name);
-  const matches = new Set<string>(wanted === "" ? [] : (index.byKey.get(wanted) ?? []));
+  const wanted = spelling(name);
+  const matches = new Set<string>(wanted === "" ? [] : (index.byKey.get(key(name)) ?? []));
   const [only] = matches;
   if (matches.size === 1 && only !== undefined) return { kind: "one", original: only };
   const words = new Set(wanted.split("_"));

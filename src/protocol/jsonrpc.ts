@@ -40,7 +40,9 @@ export function requestAnswered(id: unknown, asked: ReadonlySet<RequestId>): Req
  * A request's id as the proxy's own answer to it writes it: as the client
  * wrote it. Python's and Go's clients read an integer id exactly, and
  * 12345678901234567891, written as the double it parses to, is
- * 12345678901234567000: no request's id, and the client waits on.
+ * 12345678901234567000: no request's id, and the client waits on. A string
+ * id written with escapes (`"\u0036"`) is written back with them, for a
+ * client that matches answers by the text it sent.
  */
 export const idAsWritten = (request: JsonRpcRequest): RequestId =>
   asWritten(request, "id") as RequestId;

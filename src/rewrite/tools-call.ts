@@ -194,7 +194,18 @@ export async function repairToolCall(
       handedOutFor,
     });
   }
-  const recovered = recoverArguments(params);
+  const schema = resolved?.entry.inputSchema;
+  // The operator's rule, if any: its aliases before the schema's coalescing, its values after repair.
+  // A name the map does not know goes to the origin as it came: the rule for that original holds there.
+  const rule = resolved ? resolved.rule : resolveTool.ruleOf(name);
+  // Empty text for `arguments` is none where the tool takes a call without any (as the rule's
+  // values complete it: a view hides what the rule fixes); unknown, it is not guessed.
+  const recovered = recoverArguments(
+    params,
+    () =>
+      schema !== undefined &&
+      validateArguments(settledArguments({}, rule).arguments, schema).kind === "valid",
+  );
   if (recovered.kind === "refused") {
     return refusal(
       message,
@@ -206,15 +217,11 @@ export async function repairToolCall(
       { malformed: recovered.malformed },
     );
   }
-  const schema = resolved?.entry.inputSchema;
   // What the model answered is read the way its view asked, then repaired against the origin's schema.
   const fromText =
     resolved?.view && recovered.arguments !== undefined
       ? valuesFromText(recovered.arguments, resolved.view, schema)
       : undefined;
-  // The operator's rule, if any: its aliases before the schema's coalescing, its values after repair.
-  // A name the map does not know goes to the origin as it came: the rule for that original holds there.
-  const rule = resolved ? resolved.rule : resolveTool.ruleOf(name);
   const given = fromText?.arguments ?? recovered.arguments;
   const aliased = rule && given ? aliasedArguments(given, rule) : undefined;
   const sent = aliased?.arguments ?? given;

@@ -40,7 +40,7 @@ import { unreadAddressee } from "../protocol/jsonrpc";
 import { ownStatelessCause } from "../protocol/revision";
 import { firstOfItsName, type ListedTool } from "../protocol/tools-list";
 import { readAnswer, relistTools } from "../toolmap/relist";
-import { fetchOrigin } from "../transport/origin";
+import { fetchOrigin, withoutOriginPath } from "../transport/origin";
 import type { Hold } from "../transport/read-bounded";
 import type { AppEnv } from "./app-env";
 
@@ -114,17 +114,19 @@ export class Readiness {
  * origin that answers and then sends nothing would keep them open, and what
  * they read, for as long as the isolate lives). Logged when not ready.
  */
-async function within(
+export async function checkWithin(
   ms: number,
-  origin: string,
+  originUrl: URL,
   check: (timeUp: AbortSignal) => Promise<Check>,
 ): Promise<Check> {
+  const origin = originUrl.host;
   const timeUp = new AbortController();
-  // An error no step expected is told to the log only: /readyz answers anyone, and a
-  // message may quote what it was given (ORIGIN_URL, whose query may hold a key).
+  // An error no step expected is told to the log only: /readyz answers anyone. A message may
+  // quote what it was given (ORIGIN_URL, whose path or query may hold a key): the log has it
+  // without them.
   let detail: string | undefined;
   const failed = (error: unknown): Check => {
-    detail = error instanceof Error ? error.message : String(error);
+    detail = withoutOriginPath(error instanceof Error ? error.message : String(error), originUrl);
     return { ready: false, reason: "the check failed (origin_unready's detail says why)" };
   };
   // Begun before the timer: a step's own timeout of the same length ends first, with its reason.
@@ -343,7 +345,7 @@ export async function readyz(c: Context<AppEnv>): Promise<Response> {
   const checked = await c
     .get("isolate")
     .readiness.of(`${auth.mode}\n${config.originUrl.href}${idp}`, () =>
-      within(timeoutMs, config.originUrl.host, (timeUp) => checkOf(c, config, timeoutMs, timeUp)),
+      checkWithin(timeoutMs, config.originUrl, (timeUp) => checkOf(c, config, timeoutMs, timeUp)),
     );
   const origin = config.originUrl.host;
   const headers = { "cache-control": "no-store" };

@@ -20,7 +20,7 @@ import { unreadAddressee } from "../protocol/jsonrpc";
 import { requestOnBehalfOf, revisionOf } from "../protocol/revision";
 import { isToolsListResult, type ListedTool, namedTools } from "../protocol/tools-list";
 import { BYTES_DESCRIBED, mediaTypeOf } from "../transport/headers";
-import { fetchOrigin } from "../transport/origin";
+import { fetchOrigin, withoutOriginPath } from "../transport/origin";
 import { type Hold, MAX_REWRITE_BYTES, readBounded } from "../transport/read-bounded";
 import { EventLines, endableFeed, LINE_WEIGHT, streamDecoder } from "../transport/sse";
 
@@ -211,7 +211,7 @@ export async function relistTools(
           tooLate();
           return undefined;
         }
-        detail = String(error);
+        detail = withoutOriginPath(String(error), target);
       }
       if (!page) {
         logEvent("relist_failed", {

@@ -55,6 +55,45 @@ export interface OriginRequest {
   about?: { "mcp.method.name": string; "gen_ai.tool.name"?: string };
 }
 
+/**
+ * A URL as text writes it: a scheme, `://`, and what follows up to a space, a
+ * quote or a bracket, but for the punctuation that ends a sentence. A scheme
+ * of 32 characters at most: unbounded, a long run of them (`a.a.a.…`) was
+ * read again from each of its dots.
+ */
+const URL_IN_TEXT = /\b[a-z][a-z\d+.-]{0,31}:\/\/(?:[^\s"'`<>()[\]]*[^\s"'`<>()[\].,;:!?])?/gi;
+
+/** `text` decoded as a URL's path decodes, where it holds an escape; else `undefined`. */
+function decoded(text: string): string | undefined {
+  try {
+    const read = decodeURI(text);
+    return read === text ? undefined : read;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `text` (what a runtime's error says, for a log line) with every URL in it
+ * written as its scheme and host alone, and `target`'s path and query
+ * nowhere: a message may quote the URL it was given, built from
+ * `ORIGIN_URL`, whose path or query may hold a key (docs/transport.md), and
+ * the log names the origin by its host (`origin`). Scrubbed whole, before the
+ * log cuts it: a cut URL would hide from both.
+ */
+export function withoutOriginPath(text: string, target: URL): string {
+  let said = text.replace(URL_IN_TEXT, (url) => {
+    if (!URL.canParse(url)) return "…";
+    const { protocol, host } = new URL(url);
+    return `${protocol}//${host}/…`;
+  });
+  const { pathname, search } = target;
+  for (const part of [pathname + search, search, pathname, decoded(pathname)]) {
+    if (part !== undefined && part.length > 1) said = said.replaceAll(part, "…");
+  }
+  return said;
+}
+
 export async function fetchOrigin(
   target: URL,
   request: OriginRequest,
@@ -102,9 +141,7 @@ export async function fetchOrigin(
     // The abort's own message ("The operation was aborted") would say nothing of why.
     const detail = timedOut
       ? `no answer within ${timeoutMs} ms`
-      : error instanceof Error
-        ? error.message
-        : String(error);
+      : withoutOriginPath(error instanceof Error ? error.message : String(error), target);
     const response = failureResponse(failure, target, timeoutMs, addressee);
     return failed(failure, target, request, detail, response);
   } finally {

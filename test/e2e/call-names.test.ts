@@ -78,6 +78,42 @@ describe.each(["2025-11-25", "2026-07-28"] as const)("protocol %s", (revision) =
     logs.restore();
   });
 
+  it("reaches a tool by its snake_case, camelCase or PascalCase spelling, where one tool answers to it", async () => {
+    const cased = [
+      { ...TOOLS[0], name: "GetWeather" },
+      { ...TOOLS[0], name: "fetch_page" },
+    ];
+    const proxy = viaProxy({ ORIGIN_URL: await callerOrigin("ann", cased) }, { app: createApp() });
+    const client = await connect(revision, asCaller("ann", proxy));
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual([
+      "GetWeather",
+      "fetch_page",
+    ]);
+    const calls = [
+      ...["get_weather", "getWeather", "GET_WEATHER", "get-weather"].map((name) => [
+        name,
+        "GetWeather",
+      ]),
+      ...["fetchPage", "FetchPage", "FETCH_PAGE"].map((name) => [name, "fetch_page"]),
+    ];
+    for (const [name, tool] of calls) {
+      expect(echoed(await client.callTool(name ?? "", { path: "a.md" })), name).toEqual({
+        tool,
+        arguments: { path: "a.md" },
+        caller: "ann",
+      });
+    }
+    // Where two tools answer to the spelling, it names neither: the model is offered both.
+    const both = [...cased, { ...TOOLS[0], name: "get_weather" }];
+    const twice = viaProxy({ ORIGIN_URL: await callerOrigin("ann", both) }, { app: createApp() });
+    const other = await connect(revision, asCaller("ann", twice));
+    expect(await other.listTools()).toHaveLength(3);
+    await expect(other.callTool("getWeather", { path: "a.md" })).rejects.toThrow(
+      /Did you mean: (GetWeather, get_weather|get_weather, GetWeather)\?/,
+    );
+    expect(echoed(await other.callTool("get_weather", { path: "a.md" }))?.tool).toBe("get_weather");
+  });
+
   it("reaches a tool called by its own name, where tools that sanitize alike answer to its spelling too", async () => {
     const alike = ["a/b", "a.b", "a:b"].map((name) => ({ ...TOOLS[0], name }));
     const proxy = viaProxy({ ORIGIN_URL: await callerOrigin("ann", alike) }, { app: createApp() });

@@ -310,3 +310,41 @@ describe("Mcp-Param-* headers of fixed arguments (protocol 2026-07-28)", () => {
     ).toEqual({ refused: "mcp-param-title" });
   });
 });
+
+describe("empty text for arguments (docs/arguments.md, step 1)", () => {
+  const filesRead = {
+    original: "files.read",
+    schemaHash: "",
+    inputSchema: echoTools.find((tool) => tool.name === "files.read")?.inputSchema,
+  };
+  const call = (resolver: ReturnType<typeof resolverOf>) =>
+    repairToolCall(
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "files_read", arguments: "" },
+      },
+      resolver,
+      "warn",
+      revisionOf(new Headers()),
+    );
+
+  it("is no arguments where the rule's values make the call one the schema takes", async () => {
+    // The view hides `path`, which the operator fixes: the model sees a tool without arguments.
+    const fixesPath = rulesOf({ tools: { "files.read": { fixed: { path: "README.md" } } } });
+    const outcome = await call(resolverOf(filesRead, { rule: fixesPath.ruleFor("files.read") }));
+    expect(outcome.kind).toBe("forward");
+    const sent = JSON.parse(JSON.stringify(outcome.kind === "forward" ? outcome.message : {}));
+    expect(sent.params).toEqual({ name: "files.read", arguments: { path: "README.md" } });
+  });
+
+  it("is refused where the schema requires what nothing sets: what it meant is not known", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const outcome = await call(resolverOf(filesRead));
+    expect(outcome.kind).toBe("answer");
+    expect(JSON.stringify(outcome.kind === "answer" ? outcome.response : {})).toContain(
+      "`arguments` must be an object, not an empty string",
+    );
+  });
+});

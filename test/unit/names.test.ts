@@ -403,6 +403,26 @@ describe("a name matched against a caller's listing", () => {
     });
   });
 
+  it("reads snake_case, camelCase and PascalCase spellings of a name as one", () => {
+    const cased = [
+      { original: "GetWeather", listed: "GetWeather" },
+      { original: "files.read", listed: "files_read_yqgun6" },
+    ];
+    for (const name of ["get_weather", "getWeather", "GET-WEATHER", "getweather"]) {
+      expect(matchName(name, cased), name).toEqual({ kind: "one", original: "GetWeather" });
+    }
+    for (const name of ["filesRead", "FilesRead", "filesReadYqgun6"]) {
+      expect(matchName(name, cased), name).toEqual({ kind: "one", original: "files.read" });
+    }
+    // Two tools that answer to one spelling: neither is the call's, but for its own name.
+    const both = [...cased, { original: "get_weather", listed: "get_weather" }];
+    expect(matchName("getWeather", both)).toEqual({
+      kind: "many",
+      closest: ["GetWeather", "get_weather"],
+    });
+    expect(matchName("get_weather", both)).toEqual({ kind: "one", original: "get_weather" });
+  });
+
   it("gives a call by a tool's own name that tool, where other tools answer to the name's spelling too", () => {
     // `a/b`, `a.b` and `a:b` sanitize alike: each answers to `a_b`, and `a.b` is only `a.b`'s own name.
     const alike = ["a/b", "a.b", "a:b"].map((original) => ({

@@ -138,6 +138,19 @@ describe("repairs that make the call work", () => {
     });
   });
 
+  it("an empty string for `arguments`, as some models send for a tool without any, arrives as `{}`", async () => {
+    const { call, callsReceived } = await setUp();
+    const { result, error } = await call({ name: DEMO_NAMES["unity/health"], arguments: "" });
+    expect(error).toBeUndefined();
+    expect(result?.isError).toBeUndefined();
+    // Beside it, fields sent inline are the arguments, as beside a `null` or `{}`.
+    await call({ name: DEMO_NAMES["files.read"], arguments: " ", path: "src/main.ts" });
+    expect((await callsReceived()).map((received) => received.body.params)).toEqual([
+      { name: "unity/health", arguments: {} },
+      { name: "files.read", arguments: { path: "src/main.ts" } },
+    ]);
+  });
+
   it('max_bytes "512" arrives as 512', async () => {
     const { call } = await setUp();
     const { result } = await call({
@@ -219,6 +232,8 @@ describe("calls the proxy answers itself", () => {
     ],
     ["`args` as a number, nothing inline", { args: 7 }, "args", "integer"],
     ["`args` as text", { args: "SECRET" }, "args", "text_not_json_object"],
+    // Empty, for a tool whose schema requires arguments: what it was meant to hold is not known.
+    ["`arguments` as an empty string", { arguments: "" }, "arguments", "text_not_json_object"],
   ])(
     "%s: -32602 with the request id, origin not called, the line says what was malformed",
     async (_, params, member, malformed) => {

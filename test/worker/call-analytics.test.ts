@@ -1032,6 +1032,21 @@ describe("what a client or an origin wrote, cleaned", () => {
   });
 });
 
+describe("what a client or an origin wrote, unseen characters shown", () => {
+  it("a zero-width character, a line separator, the BOM, a soft hyphen or a tag character in a client's name shows as �, as a log line escapes it", async () => {
+    // "Claude\u200B" groups apart from "Claude" in a dashboard that shows both alike; U+2028
+    // breaks a table's row; tag characters spell text nothing shows.
+    const blobs = await blobsOfListingBy({
+      name: "Claude\u200B Desk\u2028top\uFEFF",
+      version: "1.\u00AD2\u{E0031}",
+    });
+    expect(blobs).toMatchObject({
+      "mcp.client.name": "Claude\ufffd Desk\ufffdtop\ufffd",
+      "mcp.client.version": "1.\ufffd2\ufffd",
+    });
+  });
+});
+
 describe("what a client or an origin wrote, cut", () => {
   it("at its bound, never between the two halves of a character", async () => {
     // 64 characters at most: the cut falls inside the emoji's surrogate pair.

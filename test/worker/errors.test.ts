@@ -1,5 +1,5 @@
 /** Each row of docs/errors.md's table, through the proxy. */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
 import { MAX_HELD_BYTES } from "../../src/transport/read-bounded";
 import { captureLogs } from "../helpers/logs";
@@ -184,6 +184,27 @@ describe("origin failures", () => {
       '[{"jsonrpc":"2.0","id":12345678901234567893,"method":"tools/call","params":{"name":"x","arguments":5}}]',
     );
     expect(await refused.text()).toMatch(/^\[\{"jsonrpc":"2.0","id":12345678901234567893,/);
+  });
+
+  it("a string id written with escapes comes back byte for byte in the proxy's own answers", async () => {
+    // `"\u0036"` is the id "6" to JSON.parse; a client that matches answers by the text it sent
+    // (or keeps the raw id) waits on an answer written `"6"`.
+    const post = (proxy: typeof throughGateway, body: string) =>
+      proxy(PROXY_URL, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const unreachable = await post(
+      viaProxy({ ORIGIN_URL: `${CLOSED_ORIGIN}/mcp` }),
+      '{"jsonrpc":"2.0","id":"\\u0036","method":"ping"}',
+    );
+    expect(unreachable.status).toBe(502);
+    expect(await unreachable.text()).toMatch(/^\{"jsonrpc":"2.0","id":"\\u0036",/);
+    const refused = await post(
+      throughGateway,
+      '[{"jsonrpc":"2.0","id":"a\\/\\u0031","method":"tools/call","params":{"name":"x","arguments":5}},' +
+        '{"jsonrpc":"2.0","id":"\\u00e9","method":"tools/call","params":{"name":"y","arguments":5}}]',
+    );
+    const text = await refused.text();
+    expect(text).toMatch(/^\[\{"jsonrpc":"2.0","id":"a\\\/\\u0031",/);
+    expect(text).toContain(',{"jsonrpc":"2.0","id":"\\u00e9",');
   });
 
   it("unreachable origin on GET: 502 with id null", async () => {
@@ -522,6 +543,31 @@ describe("each failure the proxy answers is logged", () => {
     });
     await postJson(slow, PROXY_URL, rpc(2, "ping"));
     expect(logs.events("origin_timeout")).toMatchObject([{ method: "POST" }]);
+  });
+
+  it("an origin that cannot be reached: the runtime's message names it by its host, never ORIGIN_URL's path or query, which may hold a key", async () => {
+    // workerd's fetch quotes the URL it was given ("Fetch API cannot load: …").
+    const origin = `${CLOSED_ORIGIN}/t/KEY-IN-PATH/mcp?api_key=KEY-IN-QUERY`;
+    const fetched = vi.spyOn(globalThis, "fetch").mockImplementation(async (input) => {
+      throw new TypeError(`Fetch API cannot load: ${new Request(input).url} (or ${origin})`);
+    });
+    try {
+      const response = await postJson(viaProxy({ ORIGIN_URL: origin }), PROXY_URL, rpc(1, "ping"));
+      expect(response.status).toBe(502);
+    } finally {
+      fetched.mockRestore();
+    }
+    const { host, origin: named } = new URL(CLOSED_ORIGIN);
+    expect(logs.events("origin_unreachable")).toEqual([
+      {
+        event: "origin_unreachable",
+        origin: host,
+        method: "POST",
+        "mcp.method.name": "ping",
+        detail: `Fetch API cannot load: ${named}/… (or ${named}/…)`,
+      },
+    ]);
+    expect(JSON.stringify(logs.lines())).not.toContain("KEY-IN");
   });
 
   it("a call the origin does not answer in time, or cannot be reached for: the line names the call's tool and the time allowed", async () => {

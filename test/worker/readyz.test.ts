@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { newIsolateState } from "../../src/routes/app-env";
-import { READY_TIMEOUT_MS, READY_TTL_MS, Readiness } from "../../src/routes/readyz";
+import { checkWithin, READY_TIMEOUT_MS, READY_TTL_MS, Readiness } from "../../src/routes/readyz";
 import { MAX_HELD_BYTES, ReadBudget } from "../../src/transport/read-bounded";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
@@ -83,6 +83,30 @@ describe("/readyz", () => {
         reason: "the origin could not be reached",
       },
     ]);
+    logs.restore();
+  });
+
+  it("a check that fails unexpectedly: the line's detail names the origin by its host, never ORIGIN_URL's path or query", async () => {
+    const logs = captureLogs();
+    const origin = new URL("https://origin.example/t/KEY-IN-PATH/mcp?api_key=KEY-IN-QUERY");
+    const checked = await checkWithin(1000, origin, async () => {
+      throw new TypeError(
+        `Fetch API cannot load: ${origin.href}; ${origin.pathname}${origin.search}.`,
+      );
+    });
+    expect(checked).toEqual({
+      ready: false,
+      reason: "the check failed (origin_unready's detail says why)",
+    });
+    expect(logs.events("origin_unready")).toEqual([
+      {
+        event: "origin_unready",
+        origin: "origin.example",
+        reason: "the check failed (origin_unready's detail says why)",
+        detail: "Fetch API cannot load: https://origin.example/…; ….",
+      },
+    ]);
+    expect(JSON.stringify(logs.lines())).not.toContain("KEY-IN");
     logs.restore();
   });
 
