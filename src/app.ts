@@ -45,11 +45,16 @@ import { readyz } from "./routes/readyz";
 import { signOut } from "./routes/sign-out";
 import { wellKnown } from "./routes/well-known";
 import { refusedHost } from "./transport/allowed-hosts";
+import { withoutOriginPath } from "./transport/origin";
 
 export type Worker = ExportedHandler<Env> & Pick<Required<ExportedHandler<Env>>, "fetch">;
 
-function internalError(error: unknown, request: Request): Response {
-  logEvent("internal_error", { error: error instanceof Error ? error.message : String(error) });
+/** `config`: where it was read, so that the line names the origin by its host alone. */
+function internalError(error: unknown, request: Request, config?: Config): Response {
+  const message = error instanceof Error ? error.message : String(error);
+  logEvent("internal_error", {
+    error: config ? withoutOriginPath(message, config.originUrl) : message,
+  });
   return errorResponse(
     500,
     ErrorCode.InternalError,
@@ -138,7 +143,7 @@ function createRoutes(isolate: IsolateState): Hono<AppEnv> {
       { status: 404 },
     );
   });
-  app.onError((error, c) => internalError(error, c.req.raw));
+  app.onError((error, c) => internalError(error, c.req.raw, c.get("config") as Config | undefined));
   return app;
 }
 
@@ -188,7 +193,7 @@ export function createApp(isolate: IsolateState = newIsolateState()): Worker {
       const server = serverFor(admitted, publicUrls(admitted, new URL(seen.url)));
       return await server.fetch(seen, signInEnv(env, server), ctx);
     } catch (error) {
-      return internalError(error, request);
+      return internalError(error, request, admitted);
     }
   }
   // Every line a request writes, those of work it leaves running included, shares one budget.

@@ -63,6 +63,9 @@ export interface OriginRequest {
  */
 const URL_IN_TEXT = /\b[a-z][a-z\d+.-]{0,31}:\/\/(?:[^\s"'`<>()[\]]*[^\s"'`<>()[\].,;:!?])?/gi;
 
+/** What `withoutOriginPath` reads of a text at most, besides the target's path and query. */
+const SCRUBBED_CHARS = 1024;
+
 /** `text` decoded as a URL's path decodes, where it holds an escape; else `undefined`. */
 function decoded(text: string): string | undefined {
   try {
@@ -78,20 +81,44 @@ function decoded(text: string): string | undefined {
  * written as its scheme and host alone, and `target`'s path and query
  * nowhere: a message may quote the URL it was given, built from
  * `ORIGIN_URL`, whose path or query may hold a key (docs/transport.md), and
- * the log names the origin by its host (`origin`). Scrubbed whole, before the
- * log cuts it: a cut URL would hide from both.
+ * the log names the origin by its host (`origin`). Scrubbed before the log
+ * cuts it: a URL the log cut would hide from the scrub.
  */
 export function withoutOriginPath(text: string, target: URL): string {
-  let said = text.replace(URL_IN_TEXT, (url) => {
+  const { pathname, search } = target;
+  const parts = [pathname + search, search, pathname, decoded(pathname)].filter(
+    (part): part is string => part !== undefined && part.length > 1,
+  );
+  // A log line keeps 256 characters of a string: a longer text is read only so far, so the scrub
+  // costs no more than that, with no part of the target's left at its end half written, where
+  // the scrub would not find it (a URL with its scheme is found cut too).
+  let said =
+    text.length > SCRUBBED_CHARS ? withoutPartEnding(text.slice(0, SCRUBBED_CHARS), parts) : text;
+  said = said.replace(URL_IN_TEXT, (url) => {
     if (!URL.canParse(url)) return "…";
     const { protocol, host } = new URL(url);
     return `${protocol}//${host}/…`;
   });
-  const { pathname, search } = target;
-  for (const part of [pathname + search, search, pathname, decoded(pathname)]) {
-    if (part !== undefined && part.length > 1) said = said.replaceAll(part, "…");
-  }
+  for (const part of parts) said = said.replaceAll(part, "…");
   return said;
+}
+
+/** `text` without what it ends in that begins one of `parts` (read no further than a cut). */
+function withoutPartEnding(text: string, parts: readonly string[]): string {
+  let cut = text;
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const part of parts) {
+      for (let k = Math.min(part.length - 1, cut.length); k > 0; k--) {
+        if (cut.endsWith(part.slice(0, k))) {
+          cut = cut.slice(0, -k);
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  return cut;
 }
 
 export async function fetchOrigin(

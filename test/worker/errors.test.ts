@@ -773,17 +773,18 @@ describe("each failure the proxy answers is logged", () => {
     expect(JSON.stringify(logs.lines())).not.toContain("SECRET");
   });
 
-  it("a bug: 500 with -32603, and a line saying what failed", async () => {
+  /** A proxy whose runtime refuses background work with `message`, and what it answered a first listing. */
+  async function refusingWork(message: (origin: string) => string) {
+    const origin = freshOrigin(undefined, "&json");
     // A runtime that refuses background work, so storing a first listing (answered as JSON,
     // renamed before the answer goes) throws where no code expects it to.
     const ctx = {
       waitUntil: () => {
-        throw new Error("waitUntil refused (test)");
+        throw new Error(message(origin));
       },
       passThroughOnException: () => {},
       props: {},
     } as unknown as ExecutionContext;
-    const origin = freshOrigin(undefined, "&json");
     const session = await openSession(viaProxy({ ORIGIN_URL: origin }), PROXY_URL);
     const testEnv = tenantEnv({ ORIGIN_URL: origin, ALLOWED_HOSTS: "" });
     const app = createApp();
@@ -800,6 +801,11 @@ describe("each failure the proxy answers is logged", () => {
       testEnv,
       ctx,
     );
+    return { init, origin };
+  }
+
+  it("a bug: 500 with -32603, and a line saying what failed", async () => {
+    const { init } = await refusingWork(() => "waitUntil refused (test)");
     expect(init.status).toBe(500);
     expect(await init.json()).toMatchObject({
       error: { code: -32603, message: "Internal error in the proxy" },
@@ -807,5 +813,15 @@ describe("each failure the proxy answers is logged", () => {
     expect(logs.events("internal_error")).toEqual([
       { event: "internal_error", error: "waitUntil refused (test)" },
     ]);
+  });
+
+  it("a bug whose message quotes ORIGIN_URL: the line names the origin by its host, never its path or query", async () => {
+    const { init, origin } = await refusingWork((origin) => `refused for ${origin} (test)`);
+    expect(init.status).toBe(500);
+    const host = new URL(origin).host;
+    expect(logs.events("internal_error")).toEqual([
+      { event: "internal_error", error: `refused for http://${host}/… (test)` },
+    ]);
+    expect(JSON.stringify(logs.lines())).not.toContain(new URL(origin).search.slice(1, 20));
   });
 });
