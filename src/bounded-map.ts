@@ -23,6 +23,12 @@ export class BoundedMap<K, V> {
     readonly capacity: number,
     private readonly ttlMs = Number.POSITIVE_INFINITY,
     private readonly weights?: WeightBound<K, V>,
+    /**
+     * Told of each entry that leaves, however it does (deleted, set again,
+     * pushed out, found expired, cleared): what keeps an index of the
+     * entries beside the map in step with it (caller-listings.ts).
+     */
+    private readonly dropped?: (key: K, value: V) => void,
   ) {}
 
   get(key: K): V | undefined {
@@ -31,6 +37,7 @@ export class BoundedMap<K, V> {
     this.entries.delete(key);
     if (entry.expires <= Date.now()) {
       this.weight -= entry.weight;
+      this.dropped?.(key, entry.value);
       return undefined;
     }
     this.entries.set(key, entry);
@@ -72,6 +79,7 @@ export class BoundedMap<K, V> {
     if (entry === undefined) return;
     this.entries.delete(key);
     this.weight -= entry.weight;
+    this.dropped?.(key, entry.value);
   }
 
   /** The keys, least recently used first (expired ones among them until they are read). */
@@ -80,8 +88,10 @@ export class BoundedMap<K, V> {
   }
 
   clear(): void {
+    const entries = [...this.entries];
     this.entries.clear();
     this.weight = 0;
+    for (const [key, { value }] of entries) this.dropped?.(key, value);
   }
 
   get size(): number {

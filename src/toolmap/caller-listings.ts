@@ -81,7 +81,22 @@ const SEARCH_WEIGHT = 4;
 const CHARS_PER_WEIGHT = 320;
 const MAX_VIEWS = 1_000;
 const MAX_CALLERS = 4_096;
+/**
+ * What one source's callers (callers.ts `Caller.source`: one token, whatever
+ * sessions and queries it comes with) hold of `MAX_CALLERS`: an eighth. One
+ * token sent with a new `Mcp-Session-Id` each time is a new caller each
+ * time, and pushed every other caller's view out; past its share, a source's
+ * own caller shown longest ago goes instead. Callers without a credential are
+ * one source with the whole bound, as before.
+ */
+export const MAX_CALLERS_PER_SOURCE = MAX_CALLERS / 8;
 const LISTING_MS = 10 * 60_000;
+
+/** Whom a caller was last shown a view for: the view's key, and the caller's source (`undefined`: none). */
+interface Shown {
+  key: string;
+  source: string | undefined;
+}
 
 /** The views of one isolate, every origin and profile: `scope` keeps them apart. */
 export class CallerListings {
@@ -93,13 +108,23 @@ export class CallerListings {
         Math.ceil(view.chars / CHARS_PER_WEIGHT),
       ),
   });
-  private readonly callers = new BoundedMap<string, string>(MAX_CALLERS, LISTING_MS);
+  private readonly callers = new BoundedMap<string, Shown>(
+    MAX_CALLERS,
+    LISTING_MS,
+    undefined,
+    (caller, { source }) => this.leaves(caller, source),
+  );
+  /**
+   * The callers `callers` holds of each source, shown longest ago first: in
+   * step with it (told of each that leaves), so no more than it holds.
+   */
+  private readonly bySource = new Map<string, Set<string>>();
   /** The key each scope's last listing was shown under (view-key.ts). */
   readonly keys = new ViewKeys();
 
   /** The view the caller was last shown in `scope`, with its key; none once it is gone. */
   viewOf(scope: string, caller: string): { key: string; view: ListingView } | undefined {
-    const key = this.callers.get(`${scope}\n${caller}`);
+    const key = this.callers.get(`${scope}\n${caller}`)?.key;
     const view = key === undefined ? undefined : this.views.get(key);
     return view && key !== undefined ? { key, view } : undefined;
   }
@@ -115,17 +140,45 @@ export class CallerListings {
   }
 
   /**
-   * Shows the caller the view of `key`: the one kept under it, else `view`
-   * (kept from now on). A view over the bound is kept for no one: its callers
-   * are listed again when they search or call.
+   * Shows the caller, from `source`, the view of `key`: the one kept under it,
+   * else `view` (kept from now on). A view over the bound is kept for no one:
+   * its callers are listed again when they search or call. A source past its
+   * share of callers (`MAX_CALLERS_PER_SOURCE`) lets its own go first.
    */
-  show(scope: string, caller: string, key: string, view?: ListingView): void {
+  show(
+    scope: string,
+    caller: string,
+    source: string | undefined,
+    key: string,
+    view?: ListingView,
+  ): void {
     if (view !== undefined && !this.views.get(key)) this.views.set(key, view);
+    const at = `${scope}\n${caller}`;
     if (this.views.get(key) === undefined) {
-      this.callers.delete(`${scope}\n${caller}`);
+      this.callers.delete(at);
       return;
     }
-    this.callers.set(`${scope}\n${caller}`, key);
+    this.callers.delete(at);
+    if (source !== undefined) {
+      const own = this.bySource.get(source);
+      for (const oldest of own ?? []) {
+        if (own === undefined || own.size < MAX_CALLERS_PER_SOURCE) break;
+        this.callers.delete(oldest);
+      }
+    }
+    this.callers.set(at, { key, source });
+    if (source === undefined) return;
+    const own = this.bySource.get(source) ?? new Set<string>();
+    own.add(at);
+    this.bySource.set(source, own);
+  }
+
+  /** `caller` is no longer held (`callers`): no longer counted among its source's. */
+  private leaves(caller: string, source: string | undefined): void {
+    if (source === undefined) return;
+    const own = this.bySource.get(source);
+    own?.delete(caller);
+    if (own?.size === 0) this.bySource.delete(source);
   }
 }
 
@@ -240,6 +293,7 @@ export class CallerView {
       pinsShowSearch ? undefined : texts,
     );
     const caller = await this.caller.listing();
+    const source = await this.caller.source();
     // The key tells schemas apart by fingerprint alone, or in search mode by definition pins, which
     // digest a schema as `JSON.stringify` writes it (one double for two 64-bit ids): a kept view of
     // other schemas that give these is another caller's (an origin may write their values in to
@@ -254,13 +308,14 @@ export class CallerView {
       search: search?.() ?? null,
       chars: texts ? lengthOf(texts) : (before?.view.chars ?? 0) + charsOf(entries),
     };
-    this.listings.show(this.scope(), caller, key, view);
+    this.listings.show(this.scope(), caller, source, key, view);
     return { key, held: [...all.values()].includes("held"), search: view.search };
   }
 
   /** Shows the caller the view kept under `key` (an answer made from it was given again), if it still is. */
   async showKept(key: string): Promise<void> {
-    this.listings.show(this.scope(), await this.caller.listing(), key);
+    const [caller, source] = await Promise.all([this.caller.listing(), this.caller.source()]);
+    this.listings.show(this.scope(), caller, source, key);
   }
 
   /** The map's entry for `original` as the caller's own listing here made it, its schema theirs. */

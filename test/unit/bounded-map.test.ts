@@ -67,4 +67,26 @@ describe("a bounded map", () => {
     expect(map.replace("c", "c")).toBe(false);
     expect(map.get("c")).toBeUndefined();
   });
+
+  it("tells of each entry that leaves, however it leaves, and of no other", () => {
+    const dropped: string[] = [];
+    const map = new BoundedMap<string, number>(
+      2,
+      Number.POSITIVE_INFINITY,
+      undefined,
+      (key, value) => dropped.push(`${key}=${value}`),
+    );
+    map.set("a", 1);
+    map.set("b", 2);
+    map.set("a", 3);
+    map.set("c", 4);
+    map.delete("a");
+    map.delete("a");
+    map.clear();
+    expect(dropped).toEqual(["a=1", "b=2", "a=3", "c=4"]);
+    const expiring = new BoundedMap<string, number>(2, 0, undefined, (key) => dropped.push(key));
+    expiring.set("x", 1);
+    expect(expiring.get("x")).toBeUndefined();
+    expect(dropped.at(-1)).toBe("x");
+  });
 });
