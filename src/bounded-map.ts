@@ -98,3 +98,56 @@ export class BoundedMap<K, V> {
     return this.entries.size;
   }
 }
+
+/**
+ * A `BoundedMap` whose entries each come from a source (callers.ts
+ * `Caller.source`: one token, whatever sessions and queries it is sent with),
+ * or from none: one source holds at most `share` of its `capacity`, and past
+ * it its own entry set longest ago goes, not another source's. Entries of no
+ * source share the whole capacity, as in a `BoundedMap`. Its index of each
+ * source's entries holds no more than the map: it is told of each that leaves.
+ */
+export class SharedBoundedMap<K, V> {
+  private readonly entries: BoundedMap<K, { value: V; source: string | undefined }>;
+  /** Each source's keys, set longest ago first. */
+  private readonly bySource = new Map<string, Set<K>>();
+
+  constructor(
+    capacity: number,
+    readonly share: number,
+    ttlMs?: number,
+  ) {
+    this.entries = new BoundedMap(capacity, ttlMs, undefined, (key, { source }) => {
+      if (source === undefined) return;
+      const own = this.bySource.get(source);
+      own?.delete(key);
+      if (own?.size === 0) this.bySource.delete(source);
+    });
+  }
+
+  get(key: K): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  set(key: K, value: V, source: string | undefined): void {
+    this.entries.delete(key);
+    const own = source === undefined ? undefined : this.bySource.get(source);
+    for (const oldest of own ?? []) {
+      if ((own?.size ?? 0) < this.share) break;
+      this.entries.delete(oldest);
+    }
+    this.entries.set(key, { value, source });
+    if (source === undefined) return;
+    const keys = this.bySource.get(source) ?? new Set<K>();
+    keys.add(key);
+    this.bySource.set(source, keys);
+  }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -28,7 +28,7 @@ export interface IsolateState {
   /** `/readyz`'s last check of the origin (5 seconds; one check at a time). */
   readiness: Readiness;
   /**
-   * Call analytics: the clients of 2025 sessions (4,096, a day), the tasks calls created until their
+   * Call analytics: the clients of 2025 sessions (4,096, 512 of one source, a day), the tasks calls created until their
    * end is written (8,192 tasks, 32 a caller, a day), and when a failed write was last logged.
    */
   analytics: AnalyticsMemory;

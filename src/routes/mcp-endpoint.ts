@@ -305,9 +305,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       if (config.calls) {
         await c
           .get("isolate")
-          .analytics.clients.rememberSession(body.messages, reply.response, () =>
-            requestCaller.pins(),
-          );
+          .analytics.clients.rememberSession(body.messages, reply.response, requestCaller);
       }
       const response = await rewriteResponse(answered(reply.response), {
         listIds: new Set(plan.listRequests.keys()),

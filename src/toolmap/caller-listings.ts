@@ -17,7 +17,7 @@
  * writes a caller's values into their schema can have them match: a view is
  * shown another caller only for the very schemas it holds (`CallerView.show`).
  */
-import { BoundedMap } from "../bounded-map";
+import { BoundedMap, SharedBoundedMap } from "../bounded-map";
 import { textAt } from "../json-spans";
 import type { ListedTool } from "../protocol/tools-list";
 import { refusesCalls, type ToolPolicy } from "../rules/tool-rules";
@@ -92,12 +92,6 @@ const MAX_CALLERS = 4_096;
 export const MAX_CALLERS_PER_SOURCE = MAX_CALLERS / 8;
 const LISTING_MS = 10 * 60_000;
 
-/** Whom a caller was last shown a view for: the view's key, and the caller's source (`undefined`: none). */
-interface Shown {
-  key: string;
-  source: string | undefined;
-}
-
 /** The views of one isolate, every origin and profile: `scope` keeps them apart. */
 export class CallerListings {
   private readonly views = new BoundedMap<string, ListingView>(MAX_VIEWS, LISTING_MS, {
@@ -108,23 +102,18 @@ export class CallerListings {
         Math.ceil(view.chars / CHARS_PER_WEIGHT),
       ),
   });
-  private readonly callers = new BoundedMap<string, Shown>(
+  /** The key of the view each caller was last shown, one source's at most `MAX_CALLERS_PER_SOURCE`. */
+  private readonly callers = new SharedBoundedMap<string, string>(
     MAX_CALLERS,
+    MAX_CALLERS_PER_SOURCE,
     LISTING_MS,
-    undefined,
-    (caller, { source }) => this.leaves(caller, source),
   );
-  /**
-   * The callers `callers` holds of each source, shown longest ago first: in
-   * step with it (told of each that leaves), so no more than it holds.
-   */
-  private readonly bySource = new Map<string, Set<string>>();
   /** The key each scope's last listing was shown under (view-key.ts). */
   readonly keys = new ViewKeys();
 
   /** The view the caller was last shown in `scope`, with its key; none once it is gone. */
   viewOf(scope: string, caller: string): { key: string; view: ListingView } | undefined {
-    const key = this.callers.get(`${scope}\n${caller}`)?.key;
+    const key = this.callers.get(`${scope}\n${caller}`);
     const view = key === undefined ? undefined : this.views.get(key);
     return view && key !== undefined ? { key, view } : undefined;
   }
@@ -158,27 +147,7 @@ export class CallerListings {
       this.callers.delete(at);
       return;
     }
-    this.callers.delete(at);
-    if (source !== undefined) {
-      const own = this.bySource.get(source);
-      for (const oldest of own ?? []) {
-        if (own === undefined || own.size < MAX_CALLERS_PER_SOURCE) break;
-        this.callers.delete(oldest);
-      }
-    }
-    this.callers.set(at, { key, source });
-    if (source === undefined) return;
-    const own = this.bySource.get(source) ?? new Set<string>();
-    own.add(at);
-    this.bySource.set(source, own);
-  }
-
-  /** `caller` is no longer held (`callers`): no longer counted among its source's. */
-  private leaves(caller: string, source: string | undefined): void {
-    if (source === undefined) return;
-    const own = this.bySource.get(source);
-    own?.delete(caller);
-    if (own?.size === 0) this.bySource.delete(source);
+    this.callers.set(at, key, source);
   }
 }
 
