@@ -26,7 +26,7 @@ export class BoundedMap<K, V> {
     /**
      * Told of each entry that leaves, however it does (deleted, set again,
      * pushed out, found expired, cleared): what keeps an index of the
-     * entries beside the map in step with it (caller-listings.ts).
+     * entries beside the map in step with it (`SharedBoundedMap`).
      */
     private readonly dropped?: (key: K, value: V) => void,
   ) {}
