@@ -23,6 +23,12 @@ export class BoundedMap<K, V> {
     readonly capacity: number,
     private readonly ttlMs = Number.POSITIVE_INFINITY,
     private readonly weights?: WeightBound<K, V>,
+    /**
+     * Told of each entry that leaves, however it does (deleted, set again,
+     * pushed out, found expired, cleared): what keeps an index of the
+     * entries beside the map in step with it (`SharedBoundedMap`).
+     */
+    private readonly dropped?: (key: K, value: V) => void,
   ) {}
 
   get(key: K): V | undefined {
@@ -31,6 +37,7 @@ export class BoundedMap<K, V> {
     this.entries.delete(key);
     if (entry.expires <= Date.now()) {
       this.weight -= entry.weight;
+      this.dropped?.(key, entry.value);
       return undefined;
     }
     this.entries.set(key, entry);
@@ -72,6 +79,7 @@ export class BoundedMap<K, V> {
     if (entry === undefined) return;
     this.entries.delete(key);
     this.weight -= entry.weight;
+    this.dropped?.(key, entry.value);
   }
 
   /** The keys, least recently used first (expired ones among them until they are read). */
@@ -80,8 +88,63 @@ export class BoundedMap<K, V> {
   }
 
   clear(): void {
+    const entries = [...this.entries];
     this.entries.clear();
     this.weight = 0;
+    for (const [key, { value }] of entries) this.dropped?.(key, value);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/**
+ * A `BoundedMap` whose entries each come from a source (callers.ts
+ * `Caller.source`: one token, whatever sessions and queries it is sent with),
+ * or from none: one source holds at most `share` of its `capacity`, and past
+ * it its own entry set longest ago goes, not another source's. Entries of no
+ * source share the whole capacity, as in a `BoundedMap`. Its index of each
+ * source's entries holds no more than the map: it is told of each that leaves.
+ */
+export class SharedBoundedMap<K, V> {
+  private readonly entries: BoundedMap<K, { value: V; source: string | undefined }>;
+  /** Each source's keys, set longest ago first. */
+  private readonly bySource = new Map<string, Set<K>>();
+
+  constructor(
+    capacity: number,
+    readonly share: number,
+    ttlMs?: number,
+  ) {
+    this.entries = new BoundedMap(capacity, ttlMs, undefined, (key, { source }) => {
+      if (source === undefined) return;
+      const own = this.bySource.get(source);
+      own?.delete(key);
+      if (own?.size === 0) this.bySource.delete(source);
+    });
+  }
+
+  get(key: K): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  set(key: K, value: V, source: string | undefined): void {
+    this.entries.delete(key);
+    const own = source === undefined ? undefined : this.bySource.get(source);
+    for (const oldest of own ?? []) {
+      if ((own?.size ?? 0) < this.share) break;
+      this.entries.delete(oldest);
+    }
+    this.entries.set(key, { value, source });
+    if (source === undefined) return;
+    const keys = this.bySource.get(source) ?? new Set<K>();
+    keys.add(key);
+    this.bySource.set(source, keys);
+  }
+
+  delete(key: K): void {
+    this.entries.delete(key);
   }
 
   get size(): number {

@@ -9,7 +9,7 @@ import { parseConfig } from "../../src/config";
 import type { ProfileName } from "../../src/names/profiles";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/listing-answer";
 import { profileOf } from "../../src/schemas/profile";
-import type { Caller } from "../../src/toolmap/callers";
+import { callerNamed } from "../../src/toolmap/callers";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { realisticListing, realisticTool, WHOLE_LISTING } from "../../support/listing";
@@ -30,11 +30,6 @@ export const { policy } = DEFAULTS.config;
 /** The deployment every isolate of the bench belongs to, but those of `deploy`, a new one. */
 const DEPLOYMENT = "bench";
 
-/** A caller of the origin, as the origin tells callers apart (src/toolmap/callers.ts). */
-const callerNamed = (name: string): Caller => ({
-  listing: async () => name,
-  pins: async () => name,
-});
 /** The caller every state lists for but `caller`'s, and the one listed one tool more there. */
 const [BOB, ALICE] = [callerNamed("bob"), callerNamed("alice")];
 

@@ -14,7 +14,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { profileOf } from "../../src/schemas/profile";
-import type { Caller } from "../../src/toolmap/callers";
+import { callerNamed } from "../../src/toolmap/callers";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { realisticListing, WHOLE_LISTING } from "../../support/listing";
@@ -39,11 +39,6 @@ function heapUsed(): number {
   gc();
   return process.memoryUsage().heapUsed;
 }
-
-const callerNamed = (name: string): Caller => ({
-  listing: () => Promise.resolve(name),
-  pins: () => Promise.resolve(name),
-});
 
 /** A listing's answer as the origin sends it; `variant` writes each description for one caller. */
 function answerText(variant?: number): string {

@@ -7,7 +7,7 @@
  * `User-Agent`. Bounded and cleaned (data-point.ts `bounded`): a client's
  * words reach dashboards.
  */
-import { BoundedMap } from "../bounded-map";
+import { SharedBoundedMap } from "../bounded-map";
 import { isPlainObject, own } from "../json";
 import type { JsonRpcMessage } from "../protocol/jsonrpc";
 import { metaOf } from "../protocol/revision";
@@ -23,6 +23,9 @@ export interface ClientInfo {
 const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 /** The longest session id remembered: the origin chooses it (MCP asks for visible ASCII). */
 const MAX_SESSION_ID = 256;
+/** The 2025 sessions whose client an isolate remembers, and how many of them one source's. */
+const MAX_SESSIONS = 4_096;
+const MAX_SESSIONS_PER_SOURCE = MAX_SESSIONS / 8;
 
 const UNKNOWN: ClientInfo = { name: "", version: "", source: "" };
 
@@ -60,19 +63,27 @@ function userAgentOf(header: string | null): ClientInfo | undefined {
  * digest (sessions aside, toolmap/callers.ts) and the session id the origin
  * answered with: an origin chooses its ids, and one may number each user's
  * sessions, so that another caller's `initialize`, keyed by the id alone,
- * named the client of a session not theirs. 4,096 sessions, each for a day.
+ * named the client of a session not theirs. 4,096 sessions, each for a day,
+ * 512 of them of one source (the caller's credentials, whatever the queries
+ * and sessions: one token opening session after session pushed every other
+ * caller's out; past its share, its own set longest ago goes).
  */
 export class ClientMemory {
-  private readonly sessions = new BoundedMap<string, ClientInfo>(4096, 24 * 60 * 60 * 1000);
+  private readonly sessions = new SharedBoundedMap<string, ClientInfo>(
+    MAX_SESSIONS,
+    MAX_SESSIONS_PER_SOURCE,
+    24 * 60 * 60 * 1000,
+  );
 
   /**
    * Remembers the client an `initialize` among `messages` names, for `caller`
-   * (their digest, made only when there is one to remember) and the session its answer opened.
+   * (their digests, made only when there is one to remember: toolmap/callers.ts
+   * `pins` and `source`) and the session its answer opened.
    */
   async rememberSession(
     messages: readonly JsonRpcMessage[],
     answer: Response,
-    caller: () => Promise<string>,
+    caller: { pins(): Promise<string>; source(): Promise<string | undefined> },
   ): Promise<void> {
     const session = answer.headers.get("mcp-session-id");
     if (!answer.ok || !session || session.length > MAX_SESSION_ID) return;
@@ -82,7 +93,10 @@ export class ClientMemory {
         isPlainObject(message.params) && own(message.params, "clientInfo"),
         "initialize",
       );
-      if (info) this.sessions.set(`${await caller()}\n${session}`, info);
+      if (info) {
+        const [pins, source] = await Promise.all([caller.pins(), caller.source()]);
+        this.sessions.set(`${pins}\n${session}`, info, source);
+      }
       return;
     }
   }

@@ -14,7 +14,7 @@ import { Readiness } from "./readyz";
 export interface IsolateState {
   /**
    * Tools, schemas, names and views per origin (16 origins, 10,000 tools
-   * each, of 16 Mi characters of their text together), and what each caller was listed (views of 60,000 tools, a tool in search mode counting 4, or a unit per 320 characters of its text where more; 4,096 callers, 10 minutes).
+   * each, of 16 Mi characters of their text together), and what each caller was listed (views of 60,000 tools, a tool in search mode counting 4, or a unit per 320 characters of its text where more; 4,096 callers, 512 of one source, 10 minutes).
    */
   toolMaps: ToolMapMemory;
   /**
@@ -28,7 +28,7 @@ export interface IsolateState {
   /** `/readyz`'s last check of the origin (5 seconds; one check at a time). */
   readiness: Readiness;
   /**
-   * Call analytics: the clients of 2025 sessions (4,096, a day), the tasks calls created until their
+   * Call analytics: the clients of 2025 sessions (4,096, 512 of one source, a day), the tasks calls created until their
    * end is written (8,192 tasks, 32 a caller, a day), and when a failed write was last logged.
    */
   analytics: AnalyticsMemory;

@@ -193,7 +193,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       );
       /**
        * The origin's whole listing, asked for at most once per request, once a minute per
-       * caller and session, and 30 times a minute per isolate and profile; whether it
+       * caller and session, and 30 times a minute per isolate and profile (10 per source); whether it
        * answered (or did, for them, within the minute).
        */
       let relisted: Promise<boolean> | undefined;
@@ -305,9 +305,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       if (config.calls) {
         await c
           .get("isolate")
-          .analytics.clients.rememberSession(body.messages, reply.response, () =>
-            requestCaller.pins(),
-          );
+          .analytics.clients.rememberSession(body.messages, reply.response, requestCaller);
       }
       const response = await rewriteResponse(answered(reply.response), {
         listIds: new Set(plan.listRequests.keys()),

@@ -17,7 +17,7 @@
  * writes a caller's values into their schema can have them match: a view is
  * shown another caller only for the very schemas it holds (`CallerView.show`).
  */
-import { BoundedMap } from "../bounded-map";
+import { BoundedMap, SharedBoundedMap } from "../bounded-map";
 import { textAt } from "../json-spans";
 import type { ListedTool } from "../protocol/tools-list";
 import { refusesCalls, type ToolPolicy } from "../rules/tool-rules";
@@ -81,6 +81,15 @@ const SEARCH_WEIGHT = 4;
 const CHARS_PER_WEIGHT = 320;
 const MAX_VIEWS = 1_000;
 const MAX_CALLERS = 4_096;
+/**
+ * What one source's callers (callers.ts `Caller.source`: one token, whatever
+ * sessions and queries it comes with) hold of `MAX_CALLERS`: an eighth. One
+ * token sent with a new `Mcp-Session-Id` each time is a new caller each
+ * time, and pushed every other caller's view out; past its share, a source's
+ * own caller shown longest ago goes instead. Callers without a credential are
+ * one source with the whole bound, as before.
+ */
+export const MAX_CALLERS_PER_SOURCE = MAX_CALLERS / 8;
 const LISTING_MS = 10 * 60_000;
 
 /** The views of one isolate, every origin and profile: `scope` keeps them apart. */
@@ -93,7 +102,12 @@ export class CallerListings {
         Math.ceil(view.chars / CHARS_PER_WEIGHT),
       ),
   });
-  private readonly callers = new BoundedMap<string, string>(MAX_CALLERS, LISTING_MS);
+  /** The key of the view each caller was last shown, one source's at most `MAX_CALLERS_PER_SOURCE`. */
+  private readonly callers = new SharedBoundedMap<string, string>(
+    MAX_CALLERS,
+    MAX_CALLERS_PER_SOURCE,
+    LISTING_MS,
+  );
   /** The key each scope's last listing was shown under (view-key.ts). */
   readonly keys = new ViewKeys();
 
@@ -115,17 +129,25 @@ export class CallerListings {
   }
 
   /**
-   * Shows the caller the view of `key`: the one kept under it, else `view`
-   * (kept from now on). A view over the bound is kept for no one: its callers
-   * are listed again when they search or call.
+   * Shows the caller, from `source`, the view of `key`: the one kept under it,
+   * else `view` (kept from now on). A view over the bound is kept for no one:
+   * its callers are listed again when they search or call. A source past its
+   * share of callers (`MAX_CALLERS_PER_SOURCE`) lets its own go first.
    */
-  show(scope: string, caller: string, key: string, view?: ListingView): void {
+  show(
+    scope: string,
+    caller: string,
+    source: string | undefined,
+    key: string,
+    view?: ListingView,
+  ): void {
     if (view !== undefined && !this.views.get(key)) this.views.set(key, view);
+    const at = `${scope}\n${caller}`;
     if (this.views.get(key) === undefined) {
-      this.callers.delete(`${scope}\n${caller}`);
+      this.callers.delete(at);
       return;
     }
-    this.callers.set(`${scope}\n${caller}`, key);
+    this.callers.set(at, key, source);
   }
 }
 
@@ -240,6 +262,7 @@ export class CallerView {
       pinsShowSearch ? undefined : texts,
     );
     const caller = await this.caller.listing();
+    const source = await this.caller.source();
     // The key tells schemas apart by fingerprint alone, or in search mode by definition pins, which
     // digest a schema as `JSON.stringify` writes it (one double for two 64-bit ids): a kept view of
     // other schemas that give these is another caller's (an origin may write their values in to
@@ -254,13 +277,14 @@ export class CallerView {
       search: search?.() ?? null,
       chars: texts ? lengthOf(texts) : (before?.view.chars ?? 0) + charsOf(entries),
     };
-    this.listings.show(this.scope(), caller, key, view);
+    this.listings.show(this.scope(), caller, source, key, view);
     return { key, held: [...all.values()].includes("held"), search: view.search };
   }
 
   /** Shows the caller the view kept under `key` (an answer made from it was given again), if it still is. */
   async showKept(key: string): Promise<void> {
-    this.listings.show(this.scope(), await this.caller.listing(), key);
+    const [caller, source] = await Promise.all([this.caller.listing(), this.caller.source()]);
+    this.listings.show(this.scope(), caller, source, key);
   }
 
   /** The map's entry for `original` as the caller's own listing here made it, its schema theirs. */

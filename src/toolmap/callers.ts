@@ -27,6 +27,17 @@ export interface Caller {
    */
   pins(): Promise<string>;
   /**
+   * Where the request comes from: its credentials alone, the query and
+   * session aside, which a client varies for free (a parameter the origin
+   * ignores, a new `Mcp-Session-Id`), while a credential is one the origin
+   * gave. What the isolate keeps or asks the origin for on callers' behalf,
+   * one source spends a share of (caller-listings.ts, profile-names.ts):
+   * callers made up from one token spend that token's. `undefined`: no
+   * credential, or only one every caller's requests carry alike; such
+   * requests share the isolate-wide bounds alone, as one source.
+   */
+  source(): Promise<string | undefined>;
+  /**
    * `true`: the request carries nothing the origin tells callers apart by:
    * no credential, no grant's user, no query of the client's (the
    * `ORIGIN_URL`'s own is every request's), or only a credential every
@@ -60,22 +71,28 @@ export function callerOf(
   const everyones = new Set(proxy?.sameForEveryCaller ? proxy.headers?.map(([name]) => name) : []);
   // A grant's user in place of the origin's token (a refresh replaces it), beside the credentials
   // the client passed (`PASS_HEADERS`), which the origin also tells callers apart by.
-  const credentialsSeen = (
-    proxy?.caller === undefined
-      ? [...named, ...others, url.search]
-      : ["grant", proxy.caller, ...others, url.search]
-  ).join("\n");
+  const credentialLines =
+    proxy?.caller === undefined ? [...named, ...others] : ["grant", proxy.caller, ...others];
+  const credentialsSeen = [...credentialLines, url.search].join("\n");
   // No session is written as none, as origins read an empty id: `${null}` was the session `null`.
   const session = headers.get("mcp-session-id") ?? "";
   let pins: Promise<string> | undefined;
   let listing: Promise<string> | undefined;
-  const anonymous =
+  let source: Promise<string | undefined> | undefined;
+  const uncredentialed =
     proxy?.caller === undefined &&
     named.every((value, at) => value === null || everyones.has(names[at] ?? "")) &&
-    others.length === 0 &&
-    url.search === (originUrl?.search ?? "");
+    others.length === 0;
+  const anonymous = uncredentialed && url.search === (originUrl?.search ?? "");
   return {
     anonymous,
+    source: () => {
+      // Written apart from the digests above ("source"): no source is any caller's listing or pins.
+      source ??= uncredentialed
+        ? Promise.resolve(undefined)
+        : sha256(["source", ...credentialLines].join("\n"));
+      return source;
+    },
     pins: () => {
       pins ??= sha256(credentialsSeen);
       return pins;
@@ -114,6 +131,17 @@ function seen(
 /** One caller for every request: what a tool map used outside a request (tests, benchmarks) is for. */
 export const ONE_CALLER: Caller = {
   anonymous: true,
+  source: () => Promise.resolve(undefined),
   listing: () => Promise.resolve("one caller"),
   pins: () => Promise.resolve("one caller"),
 };
+/**
+ * The caller whose listing state is `listing` and whose pins are `pins`, from
+ * the source of that name: what tests and benchmarks that tell callers apart
+ * by hand make each of theirs.
+ */
+export const callerNamed = (listing: string, pins = listing): Caller => ({
+  source: () => Promise.resolve(`source of ${pins}`),
+  listing: () => Promise.resolve(listing),
+  pins: () => Promise.resolve(pins),
+});

@@ -27,6 +27,22 @@ const RELIST_MS = 60_000;
  */
 export const MAX_RELISTS = 30;
 /**
+ * Of those, what one source (callers.ts `Caller.source`: one token, whatever
+ * the sessions and queries it is sent with) may have the proxy ask for in
+ * `RELIST_MS`: callers made up from one token spend a third of the isolate's
+ * minute, and others keep the rest. Requests with no credential are one
+ * source with the isolate's whole bound (an origin that keys callers by a
+ * query parameter tells them apart by nothing else).
+ */
+export const MAX_RELISTS_PER_SOURCE = 10;
+/**
+ * Sources whose re-lists a profile counts: each counted took one in the last
+ * `RELIST_MS`, of `MAX_RELISTS` in all, so twice that holds them, expired
+ * ones waiting to go among them. One dropped for room has its share anew,
+ * within the isolate's bound.
+ */
+const MAX_RELIST_SOURCES = 2 * MAX_RELISTS;
+/**
  * Who has a name layout 1 handed out to a tool whose original is not read
  * yet (legacy-v1.ts): no original a listing names, so no listed tool takes it.
  */
@@ -57,6 +73,11 @@ export class ProfileNames {
     readonly relistedFor = new BoundedMap<string, true>(MAX_RELISTED_CALLERS, RELIST_MS),
     /** When the proxy asked the origin for its listing itself lately: at most `MAX_RELISTS` a minute. */
     private readonly relists = new RateWindow(MAX_RELISTS, RELIST_MS),
+    /** The same, per source (`MAX_RELISTS_PER_SOURCE`). */
+    private readonly sourceRelists = new BoundedMap<string, RateWindow>(
+      MAX_RELIST_SOURCES,
+      RELIST_MS,
+    ),
   ) {}
 
   /**
@@ -73,7 +94,7 @@ export class ProfileNames {
    * an origin that says so again and again does not pile up names without end.
    */
   forgotten(maxChars: number): ProfileNames {
-    const names = new ProfileNames(this.relistedFor, this.relists);
+    const names = new ProfileNames(this.relistedFor, this.relists, this.sourceRelists);
     names.answerWrittenAt = this.answerWrittenAt;
     const named = [...this.byName];
     let from = named.length;
@@ -128,9 +149,21 @@ export class ProfileNames {
     };
   }
 
-  /** Whether the proxy may ask the origin for its listing once more now; counted when it may. */
-  takeRelist(): boolean {
-    return this.relists.take();
+  /**
+   * Whether the proxy may ask the origin for its listing once more now, on
+   * behalf of a caller from `source` (`undefined`: none, the isolate's bound
+   * alone): `undefined` when it may (counted), else the bound that refuses.
+   */
+  takeRelist(source: string | undefined): "isolate" | "source" | undefined {
+    if (source === undefined) return this.relists.take() ? undefined : "isolate";
+    const window =
+      this.sourceRelists.get(source) ?? new RateWindow(MAX_RELISTS_PER_SOURCE, RELIST_MS);
+    if (!window.free()) return "source";
+    if (!this.relists.take()) return "isolate";
+    window.take();
+    // Set again at each one taken: it expires a minute after its last, when it holds none.
+    this.sourceRelists.set(source, window);
+    return undefined;
   }
 
   keepLegacy(names: Map<string, string>): void {

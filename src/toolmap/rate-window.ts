@@ -15,9 +15,14 @@ export class RateWindow {
 
   /** Whether one more may be taken now; counted when it may. */
   take(now = Date.now()): boolean {
-    while ((this.taken[0] ?? now) <= now - this.ms) this.taken.shift();
-    if (this.taken.length >= this.max) return false;
+    if (!this.free(now)) return false;
     this.taken.push(now);
     return true;
+  }
+
+  /** Whether one more may be taken now, not counted: where another window must let it too. */
+  free(now = Date.now()): boolean {
+    while ((this.taken[0] ?? now) <= now - this.ms) this.taken.shift();
+    return this.taken.length < this.max;
   }
 }

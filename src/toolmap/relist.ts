@@ -254,7 +254,7 @@ export class ListingReads {
     /** The headers the client's own request to the origin carries (`relistTools`). */
     private readonly originHeaders: Headers,
     private readonly config: Config,
-    private readonly mayRead: () => boolean,
+    private readonly mayRead: () => Promise<boolean>,
     /** The client's request's signal: its going away ends the read (`RelistOptions.clientLeft`). */
     private readonly clientLeft?: AbortSignal,
   ) {}
@@ -264,12 +264,14 @@ export class ListingReads {
     if (this.started) {
       return this.started.from === options.from ? this.started.tools : Promise.resolve(undefined);
     }
-    const tools = this.mayRead()
-      ? relistTools(this.target, this.originHeaders, cause, this.config, {
-          ...options,
-          clientLeft: this.clientLeft,
-        })
-      : Promise.resolve(undefined);
+    const tools = this.mayRead().then((may) =>
+      may
+        ? relistTools(this.target, this.originHeaders, cause, this.config, {
+            ...options,
+            clientLeft: this.clientLeft,
+          })
+        : undefined,
+    );
     this.started = { from: options.from, tools };
     return tools;
   }

@@ -37,7 +37,7 @@ import { MapStore } from "./map-store";
 import { firstOfEachName, type NamedListing, noteLargeListing } from "./named-listing";
 import { keepListingPin, type PinContext, pinListing, provenPins } from "./pin-listing";
 import { type KnownTools, planListing, renamesLogged } from "./plan-listing";
-import { MAX_RELISTS, type ProfileNames } from "./profile-names";
+import { MAX_RELISTS, MAX_RELISTS_PER_SOURCE, type ProfileNames } from "./profile-names";
 import { SchemaViews } from "./schema-views";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
 import { searchedTools, searchOfListing, type ToolSearch } from "./tool-search";
@@ -322,11 +322,17 @@ export class ToolMap {
 
   /**
    * Whether the proxy may ask the origin for its whole listing once more (at
-   * most `MAX_RELISTS` a minute per isolate and profile); counted when it may.
+   * most `MAX_RELISTS` a minute per isolate and profile, `MAX_RELISTS_PER_SOURCE`
+   * of them on behalf of one source's callers); counted when it may.
    */
-  takeRelist(): boolean {
-    if (this.names.takeRelist()) return true;
-    logEvent("relist_limited", { profile: this.profile.name, limit: MAX_RELISTS });
+  async takeRelist(): Promise<boolean> {
+    const refused = this.names.takeRelist(await this.caller.source());
+    if (refused === undefined) return true;
+    logEvent("relist_limited", {
+      profile: this.profile.name,
+      per: refused,
+      limit: refused === "source" ? MAX_RELISTS_PER_SOURCE : MAX_RELISTS,
+    });
     return false;
   }
 

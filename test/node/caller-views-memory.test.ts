@@ -12,6 +12,7 @@
 import { describe, expect, it } from "vitest";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { CallerListings, CallerView } from "../../src/toolmap/caller-listings";
+import { callerNamed } from "../../src/toolmap/callers";
 import { searchedTools, toolSearchOf } from "../../src/toolmap/tool-search";
 import { heapUsed } from "./heap";
 
@@ -44,7 +45,7 @@ async function show(listings: CallerListings, caller: number, repeats?: number):
   const view = new CallerView(
     listings,
     () => "origin and profile",
-    { listing: async () => `caller ${caller}`, pins: async () => `caller ${caller}` },
+    callerNamed(`caller ${caller}`),
     () => "settings",
   );
   const shown = new Map(tools.map((tool) => [tool.name, "shown" as const]));

@@ -7,6 +7,7 @@
  */
 import { parseConfig } from "../../src/config";
 import { profileOf } from "../../src/schemas/profile";
+import { callerNamed } from "../../src/toolmap/callers";
 import { ToolMapMemory, type ToolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 
@@ -32,7 +33,7 @@ export function isolateToolMaps(
       (write) => writes.push(write),
       config.config.policy,
       undefined,
-      { listing: async () => caller, pins: async () => caller },
+      callerNamed(caller),
     );
   const settle = () => Promise.allSettled(writes.splice(0));
   return { memory, open, settle };

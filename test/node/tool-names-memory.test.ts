@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { NO_POLICY } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { callerNamed } from "../../src/toolmap/callers";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { today } from "../../src/toolmap/map-merge";
 import { type NamedListing, ToolMap } from "../../src/toolmap/tool-map";
@@ -136,7 +137,7 @@ describe("long tool names in an isolate's memory", () => {
       () => {},
       NO_POLICY,
       undefined,
-      { listing: async () => "caller", pins: async () => "caller" },
+      callerNamed("caller"),
     );
     const before = heapUsed();
     const listed = (readListingText(listingText(["search"], "a"))?.elements ?? []).filter(

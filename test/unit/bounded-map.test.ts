@@ -3,7 +3,7 @@
  * in time, and, where entries differ in size, in their weights together.
  */
 import { describe, expect, it } from "vitest";
-import { BoundedMap } from "../../src/bounded-map";
+import { BoundedMap, SharedBoundedMap } from "../../src/bounded-map";
 
 const keys = <V>(map: BoundedMap<string, V>, candidates: string[]) =>
   candidates.filter((key) => map.get(key) !== undefined);
@@ -66,5 +66,60 @@ describe("a bounded map", () => {
     expect(map.get("a")).toBe("aaaaaa");
     expect(map.replace("c", "c")).toBe(false);
     expect(map.get("c")).toBeUndefined();
+  });
+
+  it("tells of each entry that leaves, however it leaves, and of no other", () => {
+    const dropped: string[] = [];
+    const map = new BoundedMap<string, number>(
+      2,
+      Number.POSITIVE_INFINITY,
+      undefined,
+      (key, value) => dropped.push(`${key}=${value}`),
+    );
+    map.set("a", 1);
+    map.set("b", 2);
+    map.set("a", 3);
+    map.set("c", 4);
+    map.delete("a");
+    map.delete("a");
+    map.clear();
+    expect(dropped).toEqual(["a=1", "b=2", "a=3", "c=4"]);
+    const expiring = new BoundedMap<string, number>(2, 0, undefined, (key) => dropped.push(key));
+    expiring.set("x", 1);
+    expect(expiring.get("x")).toBeUndefined();
+    expect(dropped.at(-1)).toBe("x");
+  });
+});
+
+describe("a bounded map shared by sources", () => {
+  const held = (map: SharedBoundedMap<string, number>, candidates: string[]) =>
+    candidates.filter((key) => map.get(key) !== undefined);
+
+  it("lets a source past its share drop its own entry set longest ago, not another source's", () => {
+    const map = new SharedBoundedMap<string, number>(8, 2);
+    map.set("alice", 0, "a");
+    for (let i = 0; i < 10; i++) map.set(`m${i}`, i, "m");
+    expect(held(map, ["alice", "m7", "m8", "m9"])).toEqual(["alice", "m8", "m9"]);
+    expect(map.size).toBe(3);
+    // Set again, an entry is its source's latest, and takes no other's room.
+    map.set("m8", 8, "m");
+    map.set("m10", 10, "m");
+    expect(held(map, ["alice", "m8", "m9", "m10"])).toEqual(["alice", "m8", "m10"]);
+  });
+
+  it("counts what the map let go (pushed out, deleted) as no longer its source's", () => {
+    const map = new SharedBoundedMap<string, number>(3, 2);
+    map.set("m1", 1, "m");
+    map.set("m2", 2, "m");
+    map.delete("m1");
+    map.set("m3", 3, "m");
+    expect(held(map, ["m2", "m3"])).toEqual(["m2", "m3"]);
+    // Entries of no source fill the whole map, pushing out the least recently used.
+    for (let i = 0; i < 3; i++) map.set(`x${i}`, i, undefined);
+    expect(held(map, ["m2", "m3", "x0", "x1", "x2"])).toEqual(["x0", "x1", "x2"]);
+    // Pushed out, m's are no longer counted: two of its own fit again beside one of no source.
+    map.set("m4", 4, "m");
+    map.set("m5", 5, "m");
+    expect(held(map, ["m4", "m5", "x2"])).toEqual(["m4", "m5", "x2"]);
   });
 });

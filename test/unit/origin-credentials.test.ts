@@ -171,6 +171,49 @@ describe("who a caller is to the proxy's per-caller state", () => {
     expect(caller(gate("shared", true), client, asked).anonymous).toBe(false);
   });
 
+  it("source: the credentials alone, whatever sessions and queries come with them; none without a credential", async () => {
+    const sent = (token: string, session: string, query = "") =>
+      callerOf(
+        new Headers({ authorization: `Bearer ${token}`, "mcp-session-id": session }),
+        new URL(`https://o.example/mcp${query}`),
+        { kind: "client" },
+        url,
+      );
+    const mallory = await sent("mallory", "s-1").source();
+    expect(mallory).toMatch(/^[\w-]{43}$/);
+    // Made-up callers of one token: each a caller of its own, and one source.
+    for (const other of [sent("mallory", "s-2"), sent("mallory", "s-1", "?junk=1")]) {
+      expect(await other.listing()).not.toBe(await sent("mallory", "s-1").listing());
+      expect(await other.source()).toBe(mallory);
+    }
+    expect(await sent("alice", "s-1").source()).not.toBe(mallory);
+    // A source is no caller's listing state nor pins.
+    expect(mallory).not.toBe(await sent("mallory", "").pins());
+    // Without a credential, told apart by query alone: no source, the isolate's bounds alone.
+    const keyed = callerOf(new Headers(), new URL("https://o.example/mcp?key=k-1"), undefined, url);
+    expect(await keyed.source()).toBeUndefined();
+    // Gate mode's shared key is every user's: no source; a user's own key, one.
+    const gate = (key: string, sameForEveryCaller?: true) => ({
+      kind: "proxy" as const,
+      headers: [["authorization", `Bearer ${key}`]] as const,
+      passHeaders: new Set<string>(),
+      ...(sameForEveryCaller ? { sameForEveryCaller } : {}),
+    });
+    const gated = (credentials: ReturnType<typeof gate>) =>
+      callerOf(originRequestHeaders(new Headers(), credentials), url, credentials, url);
+    expect(await gated(gate("shared", true)).source()).toBeUndefined();
+    expect(await gated(gate("alice's")).source()).toMatch(/^[\w-]{43}$/);
+    // Broker mode: the grant's user, whatever the origin's token.
+    const granted = (accessToken: string, caller: string) => {
+      const credentials = originCredentials(broker, {
+        props: { upstream: { accessToken }, origin: "https://o.example/mcp", caller },
+      });
+      return callerOf(originRequestHeaders(client, credentials), url, credentials).source();
+    };
+    expect(await granted("t-1", "user-1")).toBe(await granted("t-2", "user-1"));
+    expect(await granted("t-1", "user-1")).not.toBe(await granted("t-1", "user-2"));
+  });
+
   it("a session is told apart from no session whatever its id: `null` too", async () => {
     // The origin chooses session ids; one spelled `null` shared its listing state with the
     // requests that carry none (a 2026-07-28 client's, or a client's before it initialized).

@@ -13,6 +13,7 @@ import type { ListedTool } from "../../src/protocol/tools-list";
 import { NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { MAX_NEW_CALLER_WRITES } from "../../src/toolmap/caller-pin-records";
+import { callerNamed } from "../../src/toolmap/callers";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { decodeMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
@@ -327,10 +328,7 @@ describe("a batch of listings under TOOL_CHANGES=hold, each showing the caller a
         (w) => writes.push(w),
         hold,
         undefined,
-        {
-          listing: async () => "ann",
-          pins: async () => "ann",
-        },
+        callerNamed("ann"),
       );
     const tool = (i: number) => ({ name: `tool_${i}`, description: "A tool.", inputSchema: {} });
     await request().nameListing([tool(0)]);

@@ -20,54 +20,69 @@ const json = (body: string) => ({
   body,
 });
 
+/**
+ * A proxy with the dataset bound in front of an origin that numbers each user's sessions (it tells
+ * users apart by their token): every user's first session is `1`. `open` opens one, initialized.
+ */
+async function numberedSessions() {
+  // Alice's first session and mallory's are both `1`: each a session of its own, to the origin.
+  const origin = await scriptedOrigin(
+    {
+      initialize: {
+        ...json(
+          `{"jsonrpc":"2.0","id":${ID},"result":{"protocolVersion":"${PROTOCOL_VERSION}","capabilities":{"tools":{}},"serverInfo":{"name":"origin","version":"1.0.0"}}}`,
+        ),
+        headers: [
+          ["Content-Type", "application/json"],
+          ["Mcp-Session-Id", "1"],
+        ],
+      },
+      "notifications/initialized": { status: 202, headers: [], body: "" },
+      "tools/list": json(
+        `{"jsonrpc":"2.0","id":${ID},"result":{"tools":[{"name":"files.read","inputSchema":{"type":"object"}}]}}`,
+      ),
+      "tools/call": json(
+        `{"jsonrpc":"2.0","id":${ID},"result":{"content":[{"type":"text","text":"read"}]}}`,
+      ),
+    },
+    ID,
+  );
+  const recording = recordingDataset();
+  const proxy = viaProxy(
+    { ORIGIN_URL: origin.originUrl },
+    { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
+  );
+  /** A 2025 session's `initialize`, as `token` with the client `client`, the proxy's URL with `query`. */
+  const initialize = async (token: string, client: string, query = "") => {
+    const init = rpc(0, "initialize", {
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: client, version: "1.0.0" },
+    });
+    const response = await postJson(proxy, `${PROXY_URL}${query}`, init, {
+      authorization: `Bearer ${token}`,
+    });
+    await messagesOf(response);
+    return response;
+  };
+  const open = async (token: string, client: string) => {
+    const credentials = { authorization: `Bearer ${token}` };
+    const response = await initialize(token, client);
+    const session = {
+      ...credentials,
+      "mcp-session-id": response.headers.get("mcp-session-id") ?? "",
+      "mcp-protocol-version": PROTOCOL_VERSION,
+    };
+    const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+    await (await postJson(proxy, PROXY_URL, initialized, session)).body?.cancel();
+    return session;
+  };
+  return { proxy, recording, initialize, open };
+}
+
 describe("the client a 2025 session's initialize named", () => {
   it("is the caller's own: another caller given the same session id does not rename it", async () => {
-    // An origin that numbers each user's sessions (it tells users apart by their token): alice's
-    // first session and mallory's are both `1`. Each is a session of its own, to the origin.
-    const origin = await scriptedOrigin(
-      {
-        initialize: {
-          ...json(
-            `{"jsonrpc":"2.0","id":${ID},"result":{"protocolVersion":"${PROTOCOL_VERSION}","capabilities":{"tools":{}},"serverInfo":{"name":"origin","version":"1.0.0"}}}`,
-          ),
-          headers: [
-            ["Content-Type", "application/json"],
-            ["Mcp-Session-Id", "1"],
-          ],
-        },
-        "notifications/initialized": { status: 202, headers: [], body: "" },
-        "tools/list": json(
-          `{"jsonrpc":"2.0","id":${ID},"result":{"tools":[{"name":"files.read","inputSchema":{"type":"object"}}]}}`,
-        ),
-        "tools/call": json(
-          `{"jsonrpc":"2.0","id":${ID},"result":{"content":[{"type":"text","text":"read"}]}}`,
-        ),
-      },
-      ID,
-    );
-    const recording = recordingDataset();
-    const proxy = viaProxy(
-      { ORIGIN_URL: origin.originUrl },
-      { app: createApp(), bindings: recording.bindings, contexts: recording.contexts },
-    );
-    const open = async (token: string, client: string) => {
-      const credentials = { authorization: `Bearer ${token}` };
-      const init = rpc(0, "initialize", {
-        protocolVersion: PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: client, version: "1.0.0" },
-      });
-      const response = await postJson(proxy, PROXY_URL, init, credentials);
-      await messagesOf(response);
-      const session = {
-        ...credentials,
-        "mcp-session-id": response.headers.get("mcp-session-id") ?? "",
-        "mcp-protocol-version": PROTOCOL_VERSION,
-      };
-      const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
-      await (await postJson(proxy, PROXY_URL, initialized, session)).body?.cancel();
-      return session;
-    };
+    const { proxy, recording, open } = await numberedSessions();
     const alice = await open("alice", "alice-app");
     const mallory = await open("mallory", "mallory-app");
     expect(mallory["mcp-session-id"]).toBe(alice["mcp-session-id"]);
@@ -80,6 +95,27 @@ describe("the client a 2025 session's initialize named", () => {
       "client.source": "initialize",
     });
   });
+
+  it("is not pushed out by one token's sessions, however many it opens", async () => {
+    const { proxy, recording, initialize, open } = await numberedSessions();
+    const alice = await open("alice", "alice-app");
+    // More sessions than the isolate remembers clients of (4,096), each another caller: one token,
+    // a query parameter the origin ignores (the session id the origin gives is always `1`).
+    for (let from = 0; from < 4_100; from += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          initialize("mallory", "mallory-app", `?n=${from + i}`),
+        ),
+      );
+    }
+    recording.clear();
+    const call = rpc(1, "tools/call", { name: DEMO_NAMES["files.read"], arguments: {} });
+    await messagesOf(await postJson(proxy, PROXY_URL, call, alice));
+    expect(onlyPoint(await recording.points()).blobs).toMatchObject({
+      "mcp.client.name": "alice-app",
+      "client.source": "initialize",
+    });
+  }, 120_000);
 });
 
 /** A proxy with the dataset bound in front of SDK 1.x's task origin: one request, its message and points. */

@@ -15,6 +15,7 @@ import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { answerSearch } from "../../src/rewrite/search-mode";
 import { type ChangeMode, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { callerNamed } from "../../src/toolmap/callers";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { schemaHash } from "../../src/toolmap/plan-listing";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
@@ -38,7 +39,7 @@ async function callerMaps(changes: Exclude<ChangeMode, "allow">, profile = profi
       (write) => writes.push(write),
       { rules: NO_RULES, changes, scope: "definition" },
       undefined,
-      { listing: async () => `${who} listing`, pins: async () => `${who} pins` },
+      callerNamed(`${who} listing`, `${who} pins`),
     );
   return { mapOf, settled: () => Promise.all(writes.splice(0)) };
 }

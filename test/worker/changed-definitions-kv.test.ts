@@ -14,6 +14,7 @@ import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { type ChangeScope, NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { callerNamed } from "../../src/toolmap/callers";
 import { acceptKey } from "../../src/toolmap/definition-pins";
 import { FRESH_MS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { MAX_TOOLS, mapKey } from "../../src/toolmap/stored-map";
@@ -371,7 +372,7 @@ async function holdingMap(origin = freshOrigin(), policy: ToolPolicy = HOLD) {
       (w) => writes.push(w),
       policy,
       undefined,
-      { listing: async () => caller, pins: async () => caller },
+      callerNamed(caller),
     );
   const storedEntry = async () =>
     JSON.parse((await env.TOOL_MAP.get(mapKey(scopes.origin), "text")) ?? "").tools.read_file;
@@ -592,10 +593,16 @@ describe("TOOL_CHANGES=hold, a change held for one caller while the map is writt
     });
     const writes: Promise<unknown>[] = [];
     const open = (who: string, memory = new ToolMapMemory()) =>
-      new ToolMap(kv, scopes, profileOf("openai"), memory, (w) => writes.push(w), HOLD, undefined, {
-        listing: async () => who,
-        pins: async () => who,
-      });
+      new ToolMap(
+        kv,
+        scopes,
+        profileOf("openai"),
+        memory,
+        (w) => writes.push(w),
+        HOLD,
+        undefined,
+        callerNamed(who),
+      );
     for (const who of ["ann", "ben"]) await open(who).nameListing(tools());
     await Promise.all(writes.splice(0));
 
@@ -877,10 +884,16 @@ describe("TOOL_CHANGES=hold, a tool new to an isolate pinned there while its wri
     const writes: Promise<unknown>[] = [];
     const settle = () => Promise.all(writes.splice(0));
     const as = (who: string, memory = new ToolMapMemory()) =>
-      new ToolMap(kv, scopes, profileOf("openai"), memory, (w) => writes.push(w), HOLD, undefined, {
-        listing: async () => who,
-        pins: async () => who,
-      });
+      new ToolMap(
+        kv,
+        scopes,
+        profileOf("openai"),
+        memory,
+        (w) => writes.push(w),
+        HOLD,
+        undefined,
+        callerNamed(who),
+      );
     const tool = (name: string, description = `Tool ${name}.`) => ({
       name,
       description,

@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { callerNamed } from "../../src/toolmap/callers";
 import { ToolMapMemory, type ToolMapScopes, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
@@ -131,7 +132,7 @@ describe("TOOL_CHANGES=hold, one caller's requests, one after another, each list
   it("write no key twice within a second, their own record neither", async () => {
     const { pages, memory, scopes } = await isolateOfPages();
     const timed = timedPuts(env.TOOL_MAP);
-    const caller = { listing: async () => "caller", pins: async () => "caller" };
+    const caller = callerNamed("caller");
     const hold: ToolPolicy = { rules: NO_RULES, changes: "hold" };
     for (const page of pages) {
       const writes: Promise<unknown>[] = [];

@@ -19,6 +19,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ChangeScope, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { callerNamed } from "../../src/toolmap/callers";
 import { acceptKey } from "../../src/toolmap/definition-pins";
 import { FRESH_MS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ProvenPins } from "../../src/toolmap/listing-pin";
@@ -129,7 +130,7 @@ async function play(
       (write) => writes.push(write),
       { rules: NO_RULES, changes: step.mode, scope: step.scope },
       undefined,
-      { listing: async () => step.who, pins: async () => step.who },
+      callerNamed(step.who),
     );
     if (step.forget) map.forget();
     const logs = captureLogs();

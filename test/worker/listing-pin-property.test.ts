@@ -17,6 +17,7 @@ import { describe, expect, it, vi } from "vitest";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import { type ChangeScope, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { callerNamed } from "../../src/toolmap/callers";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { ProvenPins } from "../../src/toolmap/listing-pin";
 import { decodeMap, KEY_WRITE_MS, mapKey } from "../../src/toolmap/stored-map";
@@ -216,7 +217,7 @@ async function history(steps: Step[], scope: ChangeScope, proving: boolean) {
         (write) => writes.push(write),
         { rules: NO_RULES, changes: "hold", scope },
         undefined,
-        { listing: async () => who, pins: async () => who },
+        callerNamed(who),
       );
       const tools = pageTexts(listings[i] as Entry[][]).flatMap((text) => {
         const read = readListingText(text, map.writtenBefore());

@@ -11,6 +11,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ChangeScope, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
+import { callerNamed } from "../../src/toolmap/callers";
 import { FRESH_MS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { decodeMap, encodeMap, mapKey } from "../../src/toolmap/stored-map";
 import { ToolMap } from "../../src/toolmap/tool-map";
@@ -68,7 +69,7 @@ async function origin() {
       (write) => writes.push(write),
       { rules: NO_RULES, changes: "hold", scope },
       undefined,
-      caller === undefined ? undefined : { listing: async () => caller, pins: async () => caller },
+      caller === undefined ? undefined : callerNamed(caller),
     );
   const list = async (text: string | string[], scope?: ChangeScope, map = open(scope)) => {
     const tools = (typeof text === "string" ? [text] : text).flatMap(writtenTools);

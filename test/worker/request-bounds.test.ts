@@ -177,7 +177,8 @@ describe("the proxy's own listing reads: one per request", () => {
       { ORIGIN_URL: freshOrigin(CATALOG_ORIGIN, "&tools=4&page_size=2"), MAX_TOOLS: "2" },
       { app: createApp() },
     );
-    // 30 a minute per isolate and profile (toolmap/isolate-memory.ts MAX_RELISTS).
+    // 30 a minute per isolate and profile (toolmap/profile-names.ts MAX_RELISTS), all of them to
+    // requests without credentials: one source, with the isolate's whole bound.
     for (let id = 0; id < 30; id++) {
       expect((await listTools(proxy, id)).result.tools.map((tool) => tool.name)).toEqual([
         "search_tools",
@@ -189,7 +190,7 @@ describe("the proxy's own listing reads: one per request", () => {
     expect(limited.result.tools).toHaveLength(2);
     expect(limited.result.nextCursor).toBe("2");
     expect(logs.events("relist_limited")).toEqual([
-      { event: "relist_limited", profile: "openai", limit: 30 },
+      { event: "relist_limited", profile: "openai", per: "isolate", limit: 30 },
     ]);
   });
 });

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { callerPinsKey } from "../../src/toolmap/caller-pin-records";
+import { callerNamed } from "../../src/toolmap/callers";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { SchemaViews } from "../../src/toolmap/schema-views";
 import { decodeMap, mapKey } from "../../src/toolmap/stored-map";
@@ -56,7 +57,7 @@ async function freshOrigin() {
       waitUntil,
       { rules: NO_RULES, changes: "log", scope: "definition" },
       undefined,
-      caller === undefined ? undefined : { listing: async () => caller, pins: async () => caller },
+      caller === undefined ? undefined : callerNamed(caller),
     );
   const storedMap = async () => decodeMap((await env.TOOL_MAP.get(mapKey(scopes.origin))) ?? "");
   /** What KV holds of one caller's own record (caller-pin-records.ts), as JSON. */

@@ -13,7 +13,7 @@ import { namesWeight } from "../../src/names/weight";
 import type { ListedTool } from "../../src/protocol/tools-list";
 import { NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
-import type { Caller } from "../../src/toolmap/callers";
+import { callerNamed } from "../../src/toolmap/callers";
 import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
 import { LEGACY_OPERATIONS } from "../../src/toolmap/legacy-v1";
 import { toolResolver } from "../../src/toolmap/resolve-tool";
@@ -189,7 +189,7 @@ describe("a tool's pin, past a flood of tools new to the map", () => {
   async function listed(origin: URL, who: string, tools: ListedTool[]) {
     const writes: Promise<unknown>[] = [];
     const scopes = await toolMapScopes(origin, nameRules("openai"));
-    const caller: Caller = { listing: async () => who, pins: async () => who };
+    const caller = callerNamed(who);
     const policy: ToolPolicy = { rules: NO_RULES, changes: "hold" };
     const toolMap = new ToolMap(
       env.TOOL_MAP,
