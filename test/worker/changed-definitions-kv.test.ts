@@ -293,12 +293,12 @@ const readAs: Record<string, (answer: string) => ListedTool[]> = {
   },
 };
 
-/** A map under hold, and how a listing of one tool written `tool` reads in a new isolate. */
-async function listingOne(read: (answer: string) => ListedTool[]) {
+/** A map under hold (pinning `scope`), and how a listing of one tool written `tool` reads in a new isolate. */
+async function listingOne(read: (answer: string) => ListedTool[], scope?: ChangeScope) {
   const { scopes, open, settled } = await holdingMap();
   const listed = async (tool: string) => {
     const answer = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tool}]}}`;
-    const listing = await open().nameListing(read(answer));
+    const listing = await open(new ToolMapMemory(), scope).nameListing(read(answer));
     await settled();
     return listing;
   };
@@ -321,41 +321,63 @@ describe("TOOL_CHANGES=hold, a number changed past a double's precision", () => 
   // another text to a model: the proxy forwards the origin's text as it came.
   const account = (digits: string) =>
     `{"name":"pay.send","inputSchema":{"type":"object","properties":{"to":{"const":${digits}}}}}`;
-  const changes = {
-    "a 64-bit id in the input schema": [
+  // What the log line names as changed: each part by its fingerprint, and the input schema's is
+  // the one the map files its schema under, of doubles (docs/logs.md: empty, only the digest).
+  const changes: Array<[string, string, string, string[]]> = [
+    [
+      "a 64-bit id in the input schema",
       account("12345678901234567890"),
       account("12345678901234567891"),
+      [],
     ],
-    "a 64-bit id in the output schema": [12345678901234567890n, 12345678901234567891n].map(
-      (id) =>
-        `{"name":"pay.send","inputSchema":{},"outputSchema":{"properties":{"to":{"const":${id}}}}}`,
-    ),
-    "an account in the annotations": [
+    [
+      "a 64-bit id in the output schema",
+      `{"name":"pay.send","inputSchema":{},"outputSchema":{"properties":{"to":{"const":12345678901234567890}}}}`,
+      `{"name":"pay.send","inputSchema":{},"outputSchema":{"properties":{"to":{"const":12345678901234567891}}}}`,
+      ["outputSchema"],
+    ],
+    [
+      "an account in the annotations",
       `{"name":"pay.send","inputSchema":{},"annotations":{"x-account":12345678901234567890}}`,
       `{"name":"pay.send","inputSchema":{},"annotations":{"x-account":12345678901234567891}}`,
+      ["annotations"],
     ],
-    "a bound past a double's range made null": [
+    [
+      "a bound past a double's range made null",
       `{"name":"pay.send","inputSchema":{"properties":{"amount":{"maximum":1e400}}}}`,
       `{"name":"pay.send","inputSchema":{"properties":{"amount":{"maximum":null}}}}`,
+      [],
     ],
-    "digits past a double's in a fraction": [
+    [
+      "digits past a double's in a fraction",
       `{"name":"pay.send","inputSchema": {"properties": {"rate": {"const": 0.10000000000000000001}}}}`,
       `{"name":"pay.send","inputSchema": {"properties": {"rate": {"const": 0.10000000000000000002}}}}`,
+      [],
     ],
-  };
+  ];
   const cases = Object.keys(readAs).flatMap((how) =>
-    Object.entries(changes).map(([what, [before, after]]) => [what, how, before, after]),
-  ) as Array<[string, string, string, string]>;
+    changes.map(([what, ...change]) => [what, how, ...change] as const),
+  );
 
   it.each(cases)(
     "%s (%s): is held, though JSON.parse reads one double",
-    async (_, how, before, after) => {
+    async (_, how, before, after, changed) => {
       const { listed } = await listingOne(readAs[how] as (answer: string) => ListedTool[]);
       expect((await listed(before)).hidden).toEqual(new Set());
       const logs = captureLogs();
       expect((await listed(after)).hidden).toEqual(new Set(["pay.send"]));
-      expect(logs.events("tool_definition_changed")).toHaveLength(1);
+      expect(logs.events("tool_definition_changed")).toMatchObject([{ changed }]);
       logs.restore();
+    },
+  );
+
+  it.each(Object.keys(readAs))(
+    "is held where TOOL_CHANGES_SCOPE=schema pins the input schema alone (%s)",
+    async (how) => {
+      const read = readAs[how] as (answer: string) => ListedTool[];
+      const { listed } = await listingOne(read, "schema");
+      await listed(account("12345678901234567890"));
+      expect((await listed(account("12345678901234567891"))).hidden).toEqual(new Set(["pay.send"]));
     },
   );
 });
