@@ -30,7 +30,7 @@
  * text a changed value was parsed from, json-splice.ts writes it over that
  * text instead.
  */
-import { readsExactly } from "./json-numbers";
+import { mayRound, readsExactly } from "./json-numbers";
 import { nestsTooDeep } from "./json-spans";
 
 /** What a text parsed exactly knows of its values by value: `null` where one value was written two ways. */
@@ -145,7 +145,7 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
       }
       writeAs(this as object, key, source, value);
       texts.note(value, source);
-      if (typeof value === "number" && !readsExactly(source, value)) {
+      if (typeof value === "number" && mayRound(source) && !readsExactly(source, value)) {
         rounding.add(this as object);
         rounded = true;
       }
@@ -373,6 +373,7 @@ export function stringifyUnrounded(value: unknown): string {
   return JSON.stringify(value, function (this: unknown, key: string, item: unknown) {
     if (typeof item !== "number") return item;
     const source = sourceOf(this as object, key, item);
-    return source === undefined || readsExactly(source, item) ? item : rawJSON(source);
+    const exact = source === undefined || !mayRound(source) || readsExactly(source, item);
+    return exact ? item : rawJSON(source);
   });
 }

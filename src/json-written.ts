@@ -7,7 +7,7 @@
  * reading without being parsed (protocol/listing-text.ts,
  * toolmap/listed-schema.ts).
  */
-import { readsExactly } from "./json-numbers";
+import { mayRound, readsExactly } from "./json-numbers";
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
@@ -65,9 +65,8 @@ export const newWritten = (): Written => ({
 /**
  * `scalarEnd`, and `written` told where the number is one `JSON.stringify`
  * writes otherwise (`1.50`, `1e3`, `-0`, 17 digits): then it is not plain;
- * and where it says more than its double: then it is `rounded`. Past what
- * is plain, only a number of 16 characters or more, or with an exponent, is
- * read: any other has at most 15 digits, which a double keeps.
+ * and where it says more than its double: then it is `rounded` (past what
+ * is plain, only a number that `mayRound` is read).
  */
 function plainScalarEnd(text: string, start: number, written: Written): number {
   const end = scalarEnd(text, start);
@@ -85,14 +84,6 @@ function plainScalarEnd(text: string, start: number, written: Written): number {
     if (!readsExactly(token, Number(token))) written.rounded = true;
   }
   return end;
-}
-
-/** Whether the number at `[start, end)` is 16 characters or more, or has an exponent (`e`, `E`). */
-function mayRound(text: string, start: number, end: number): boolean {
-  if (end - start > 15) return true;
-  // `| 0x20` makes `E` an `e`, and leaves digits, `-`, `+` and `.` as they are.
-  for (let at = start; at < end; at++) if ((text.charCodeAt(at) | 0x20) === 0x65) return true;
-  return false;
 }
 
 /** The closers still open while a value is read: one read at a time, never deeper than `MAX_NESTING`. */

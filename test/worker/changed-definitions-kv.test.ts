@@ -293,12 +293,19 @@ const readAs: Record<string, (answer: string) => ListedTool[]> = {
   },
 };
 
-/** A map under hold (pinning `scope`), and how a listing of one tool written `tool` reads in a new isolate. */
-async function listingOne(read: (answer: string) => ListedTool[], scope?: ChangeScope) {
+/**
+ * A map under hold (pinning `scope`), and how a listing of one tool written `tool` reads: each in
+ * a new isolate, or all in `isolate`.
+ */
+async function listingOne(
+  read: (answer: string) => ListedTool[],
+  scope?: ChangeScope,
+  isolate?: ToolMapMemory,
+) {
   const { scopes, open, settled } = await holdingMap();
   const listed = async (tool: string) => {
     const answer = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tool}]}}`;
-    const listing = await open(new ToolMapMemory(), scope).nameListing(read(answer));
+    const listing = await open(isolate ?? new ToolMapMemory(), scope).nameListing(read(answer));
     await settled();
     return listing;
   };
@@ -355,14 +362,19 @@ describe("TOOL_CHANGES=hold, a number changed past a double's precision", () => 
       [],
     ],
   ];
-  const cases = Object.keys(readAs).flatMap((how) =>
-    changes.map(([what, ...change]) => [what, how, ...change] as const),
+  // In the isolate that pinned it too, which compares what it holds rather than digest it again.
+  const cases = ["a new isolate", "the same isolate"].flatMap((where) =>
+    Object.keys(readAs).flatMap((how) =>
+      changes.map(([what, ...change]) => [what, how, where, ...change] as const),
+    ),
   );
 
   it.each(cases)(
-    "%s (%s): is held, though JSON.parse reads one double",
-    async (_, how, before, after, changed) => {
-      const { listed } = await listingOne(readAs[how] as (answer: string) => ListedTool[]);
+    "%s (%s, %s): is held, though JSON.parse reads one double",
+    async (_, how, where, before, after, changed) => {
+      const isolate = where === "the same isolate" ? new ToolMapMemory() : undefined;
+      const read = readAs[how] as (answer: string) => ListedTool[];
+      const { listed } = await listingOne(read, undefined, isolate);
       expect((await listed(before)).hidden).toEqual(new Set());
       const logs = captureLogs();
       expect((await listed(after)).hidden).toEqual(new Set(["pay.send"]));
@@ -383,8 +395,15 @@ describe("TOOL_CHANGES=hold, a number changed past a double's precision", () => 
 });
 
 describe("TOOL_CHANGES=hold, a number written another way that reads as the same double", () => {
-  it.each(Object.keys(readAs))("is no change (%s)", async (how) => {
-    const { listed } = await listingOne(readAs[how] as (answer: string) => ListedTool[]);
+  const isolates = { "a new isolate": false, "the same isolate": true };
+  const ways = Object.keys(readAs).flatMap((how) =>
+    Object.keys(isolates).map((where) => [how, where]),
+  );
+
+  it.each(ways)("is no change (%s, %s)", async (how, where) => {
+    const isolate = isolates[where as keyof typeof isolates] ? new ToolMapMemory() : undefined;
+    const read = readAs[how as string] as (answer: string) => ListedTool[];
+    const { listed } = await listingOne(read, undefined, isolate);
     const tool = (minimum: string, big: string) =>
       `{"name":"pay.send","inputSchema":{"properties":{"amount":{"minimum":${minimum},"maximum":${big}}}}}`;
     await listed(tool("1", "1000"));
