@@ -65,8 +65,8 @@ export const newWritten = (): Written => ({
 /**
  * `scalarEnd`, and `written` told where the number is one `JSON.stringify`
  * writes otherwise (`1.50`, `1e3`, `-0`, 17 digits): then it is not plain;
- * and where it says more than its double: then it is `rounded` (past what
- * is plain, only a number that `mayRound` is read).
+ * and where it says more than its double: then it is `rounded` (told by
+ * `readsExactly` only of a number that `mayRound`).
  */
 function plainScalarEnd(text: string, start: number, written: Written): number {
   const end = scalarEnd(text, start);
@@ -77,7 +77,7 @@ function plainScalarEnd(text: string, start: number, written: Written): number {
     const value = Number(token);
     if (String(value) !== token) {
       written.plain = false;
-      if (!readsExactly(token, value)) written.rounded = true;
+      if (mayRound(token) && !readsExactly(token, value)) written.rounded = true;
     }
   } else if (!written.rounded && mayRound(text, start, end)) {
     const token = text.slice(start, end);

@@ -383,6 +383,39 @@ describe("TOOL_CHANGES=hold, a number changed past a double's precision", () => 
     },
   );
 
+  it("is a change once to the pin a version before stored, which read it as a double", async () => {
+    const { scopes, as, settled } = await holdingMap();
+    const read = readAs["read from its text"] as (answer: string) => ListedTool[];
+    const tools = (tool: string) => read(`{"jsonrpc":"2.0","id":1,"result":{"tools":[${tool}]}}`);
+    const tool = account("12345678901234567890");
+    await as("alice").nameListing(tools(tool));
+    await settled();
+    // What versions before 2026-11-30 stored, in the map and as alice's own pin (a tool new to
+    // the map is the caller's own too): the digest of the definition as JSON.parse reads it.
+    const key = mapKey(scopes.origin);
+    const map = JSON.parse((await env.TOOL_MAP.get(key, "text")) ?? "");
+    const [, , , digest] = map.tools["pay.send"];
+    const { inputSchema } = JSON.parse(tool);
+    const before = await digestOf(JSON.stringify({ inputSchema }));
+    expect(digest).not.toBe(before);
+    for (const { name } of (await env.TOOL_MAP.list({ prefix: scopes.origin })).keys) {
+      const value = (await env.TOOL_MAP.get(name, "text")) ?? "";
+      if (value.includes(digest)) await env.TOOL_MAP.put(name, value.replaceAll(digest, before));
+    }
+
+    const logs = captureLogs();
+    expect((await as("alice").nameListing(tools(tool))).hidden).toEqual(new Set(["pay.send"]));
+    const [held] = logs.events("tool_definition_changed");
+    logs.restore();
+    await settled();
+    await env.TOOL_MAP.put(acceptKey(scopes.origin, String(held?.to), "pay.send"), "pay.send");
+    expect((await as("alice").nameListing(tools(tool))).hidden).toEqual(new Set());
+    await settled();
+    const changed = tools(account("12345678901234567891"));
+    expect((await as("alice").nameListing(changed)).hidden).toEqual(new Set(["pay.send"]));
+    await settled();
+  });
+
   it.each(Object.keys(readAs))(
     "is held where TOOL_CHANGES_SCOPE=schema pins the input schema alone (%s)",
     async (how) => {
