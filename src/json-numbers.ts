@@ -1,9 +1,8 @@
 /**
  * JSON numbers as their texts write them, against the doubles they read as:
  * which values a double may have rounded (`mayBeRounded`, `readsExactly`,
- * `mayRound`),
- * and a number's text in parts (`numberParts`). Pure; json-exact.ts writes
- * numbers back as their texts had them.
+ * `mayRound`), and a number's text in parts (`numberParts`). Pure;
+ * json-exact.ts writes numbers back as their texts had them.
  */
 /**
  * Whether `value` is, or holds, a number whose text may have had more digits

@@ -137,7 +137,10 @@ export function definitionText(tool: ListedTool & { annotations?: unknown }): st
   return joinedDefinition(schemaText(tool), jsonOf(tool.description), jsonOf(tool.annotations));
 }
 
-/** `<title>/<output schema>/<digest of JSON.stringify({ title, outputSchema })>` (`exactJson`'s), `-/-/-` for neither. */
+/**
+ * `<title>/<output schema>/<digest of JSON.stringify({ title, outputSchema })>`,
+ * a number a double rounds written as its text (`exactJson`); `-/-/-` for neither.
+ */
 function extraPart({ title, outputSchema }: ListedTool): string | Promise<string> {
   if (title === undefined && outputSchema === undefined) return "-/-/-";
   const fingerprints = `${fingerprintOf(title)}/${fingerprintOf(outputSchema)}`;
@@ -152,9 +155,10 @@ function extraPart({ title, outputSchema }: ListedTool): string | Promise<string
  * (compared, not fingerprinted), reused when nothing else changed, so a
  * repeated listing digests nothing. Compared as the digest reads each part
  * (`exactJson`): a part written again in another key order, or with another
- * number a double rounds, is a change to a new isolate, so here too. `proven`: the pin a listing
- * pin proves is this definition's (listing-pin.ts), asked only where a
- * digest is needed: then it is digested only where none does.
+ * number a double rounds, is a change to a new isolate, so here too.
+ * `proven`: the pin a listing pin proves is this definition's
+ * (listing-pin.ts), asked only where a digest is needed: then it is
+ * digested only where none does.
  */
 export function definitionOf(
   tool: ListedTool & { annotations?: unknown },
