@@ -30,6 +30,7 @@
  * text a changed value was parsed from, json-splice.ts writes it over that
  * text instead.
  */
+import { mayRound, readsExactly } from "./json-numbers";
 import { nestsTooDeep } from "./json-spans";
 
 /** What a text parsed exactly knows of its values by value: `null` where one value was written two ways. */
@@ -54,6 +55,14 @@ interface Source {
 }
 
 const sourceAt = new WeakMap<object, Map<string, Source>>();
+
+/**
+ * The objects and arrays a parse found to hold, at any depth, a number whose
+ * text says more than its double (json-numbers.ts `readsExactly`:
+ * `12345678901234567891` and `…890` are one double, `1e400` reads as
+ * Infinity): marked as read, so `holdsRounded` asks no walk of a value.
+ */
+const rounding = new WeakSet<object>();
 
 /** The text `holder[key]` was read from (or is set to be written as), while it holds that value. */
 function sourceOf(holder: object, key: string, value: unknown): string | undefined {
@@ -118,9 +127,14 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
   try {
     if (!NOT_AS_STRINGIFIED.test(text)) return { value: JSON.parse(text) };
     const texts = new TextsByValue();
+    // Read inside out: only what closes after a rounded number may hold one.
+    let rounded = false;
     const reviver: Reviver = function (key, value, context) {
       const source = context?.source;
       if (source === undefined || (typeof value !== "number" && typeof value !== "string")) {
+        if (rounded && typeof value === "object" && value !== null && rounding.has(value)) {
+          rounding.add(this as object);
+        }
         return value;
       }
       // A lone surrogate the text holds raw (it was in a string, as JSON text) is no spelling to
@@ -131,6 +145,10 @@ export function parseExact(text: string): { value: unknown; exact?: ExactText } 
       }
       writeAs(this as object, key, source, value);
       texts.note(value, source);
+      if (typeof value === "number" && mayRound(source) && !readsExactly(source, value)) {
+        rounding.add(this as object);
+        rounded = true;
+      }
       return value;
     };
     return {
@@ -338,5 +356,28 @@ export function stringifyExact(value: unknown, exact: ExactText | undefined): st
     if (typeof item !== "number" && typeof item !== "string") return item;
     const source = writtenSource(this as object, key, item, exact);
     return source === undefined ? item : rawJSON(source);
+  });
+}
+
+/**
+ * Whether `value`, an object or array `parseExact` read, holds a number whose
+ * text says more than the double it reads as (`12345678901234567891`, not
+ * `1.0`), told from the parse, without a walk. Not of a value built anew.
+ */
+export const holdsRounded = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && rounding.has(value);
+
+/**
+ * `JSON.stringify(value)`, each number `holdsRounded` finds written as its
+ * text, by its place (`12345678901234567891`, `1e400`), every other as
+ * `JSON.stringify` writes it (`1.0` as `1`): what the value reads as to a
+ * reader of exact numbers, one text per double where the texts say no more.
+ */
+export function stringifyUnrounded(value: unknown): string {
+  return JSON.stringify(value, function (this: unknown, key: string, item: unknown) {
+    if (typeof item !== "number") return item;
+    const source = sourceOf(this as object, key, item);
+    const exact = source === undefined || !mayRound(source) || readsExactly(source, item);
+    return exact ? item : rawJSON(source);
   });
 }

@@ -1,8 +1,8 @@
 /**
  * JSON numbers as their texts write them, against the doubles they read as:
- * which values a double may have rounded (`mayBeRounded`, `readsExactly`),
- * and a number's text in parts (`numberParts`). Pure; json-exact.ts writes
- * numbers back as their texts had them.
+ * which values a double may have rounded (`mayBeRounded`, `readsExactly`,
+ * `mayRound`), and a number's text in parts (`numberParts`). Pure;
+ * json-exact.ts writes numbers back as their texts had them.
  */
 /**
  * Whether `value` is, or holds, a number whose text may have had more digits
@@ -19,6 +19,20 @@ export const mayBeRounded = (value: unknown): boolean =>
       !Number.isFinite(number) ||
       (Number.isInteger(number) ? !Number.isSafeInteger(number) : significantDigits(number) >= 16),
   );
+
+/**
+ * Whether the JSON number written at `[start, end)` of `text` may say more
+ * than its double (`readsExactly`): 16 characters or more, or an exponent
+ * (`1e400`, `1e-400`). Any other has at most 15 significant digits, which a
+ * double keeps: no two such numbers read as one double. Read before a number
+ * is, as most are not.
+ */
+export function mayRound(text: string, start = 0, end = text.length): boolean {
+  if (end - start > 15) return true;
+  // `| 0x20` makes `E` an `e`, and leaves digits, `-`, `+` and `.` as they are.
+  for (let at = start; at < end; at++) if ((text.charCodeAt(at) | 0x20) === 0x65) return true;
+  return false;
+}
 
 /** Whether `value` is, or holds, a number `test` holds of. */
 export function holdsNumber(value: unknown, test: (number: number) => boolean): boolean {

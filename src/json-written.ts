@@ -7,6 +7,7 @@
  * reading without being parsed (protocol/listing-text.ts,
  * toolmap/listed-schema.ts).
  */
+import { mayRound, readsExactly } from "./json-numbers";
 import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
@@ -29,6 +30,12 @@ export interface Written {
   /** No whitespace between its tokens, and every number written as `JSON.stringify` writes it. */
   plain: boolean;
   /**
+   * Some number in it says more than the double it reads as
+   * (json-numbers.ts `readsExactly`: `12345678901234567891`, `1e400`), which
+   * only a parse that keeps its text reads as written (json.ts `parseExact`).
+   */
+  rounded: boolean;
+  /**
    * Some object in it writes a key that is an array index (`"0"`, `"404"`),
    * which `JSON.stringify` writes before the others, in their order, whatever
    * order the text wrote them in: then it may not write the parse as the text.
@@ -50,22 +57,31 @@ export interface Written {
 export const newWritten = (): Written => ({
   members: 0,
   plain: true,
+  rounded: false,
   indexed: false,
   stringified: true,
 });
 
 /**
  * `scalarEnd`, and `written` told where the number is one `JSON.stringify`
- * writes otherwise (`1.50`, `1e3`, `-0`, 17 digits): then it is not plain.
+ * writes otherwise (`1.50`, `1e3`, `-0`, 17 digits): then it is not plain;
+ * and where it says more than its double: then it is `rounded` (told by
+ * `readsExactly` only of a number that `mayRound`).
  */
 function plainScalarEnd(text: string, start: number, written: Written): number {
   const end = scalarEnd(text, start);
-  if (end !== -1 && written.plain) {
+  const code = text.charCodeAt(start);
+  if (end === -1 || (code !== 0x2d && (code < 0x30 || code > 0x39))) return end;
+  if (written.plain) {
     const token = text.slice(start, end);
-    const code = token.charCodeAt(0);
-    if ((code === 0x2d || (code >= 0x30 && code <= 0x39)) && String(Number(token)) !== token) {
+    const value = Number(token);
+    if (String(value) !== token) {
       written.plain = false;
+      if (mayRound(token) && !readsExactly(token, value)) written.rounded = true;
     }
+  } else if (!written.rounded && mayRound(text, start, end)) {
+    const token = text.slice(start, end);
+    if (!readsExactly(token, Number(token))) written.rounded = true;
   }
   return end;
 }

@@ -105,9 +105,19 @@ export class WrittenTool implements ListedTool {
     private readonly texts: Readonly<Record<Pinned, Written>>,
   ) {}
 
-  private read(key: string): unknown {
+  /**
+   * One member, parsed. One that writes a number a double rounds
+   * (`Written.rounded`) is read with its numbers' texts, from a copy of its
+   * span (as `inputSchema` is): its pin digests them.
+   */
+  private read(key: Pinned): unknown {
     const span = this.members.get(key);
-    return span && parseSpan(this.written.text, span);
+    if (span === undefined) return undefined;
+    if (this.texts[key].rounded) {
+      const exact = parseExact(ownCopy(textAt({ text: this.written.text, span })));
+      if (exact !== undefined) return exact.value;
+    }
+    return parseSpan(this.written.text, span);
   }
 
   get title(): unknown {

@@ -18,6 +18,7 @@
  * no title and output schema (before those were pinned).
  */
 import { sha256 } from "../digest";
+import { holdsRounded, stringifyUnrounded } from "../json";
 import { textAt } from "../json-spans";
 import { UNSEEN } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
@@ -84,9 +85,21 @@ export const joinPin = ({ digest, fingerprints, extra }: PinParts) =>
     ? fingerprints
     : `${digest}/${fingerprints}${extra === undefined ? "" : `/${extra}`}`;
 
-/** `JSON.stringify(value)`; `undefined` for a member `JSON.stringify` leaves out. */
+/**
+ * `JSON.stringify(value)`, but where the parse found a number whose text says
+ * more than its double (json.ts `holdsRounded`: `12345678901234567891`, not
+ * `1.0`): that number is written as its text. Python's `json` reads `…891`
+ * and `…890` as two integers, a model reads two texts, and the proxy forwards
+ * the text as it came: one double to `JSON.parse`, they are two definitions.
+ * A value without one is written as before, so its pin is the one earlier
+ * versions stored.
+ */
+const exactJson = (value: unknown): string =>
+  holdsRounded(value) ? stringifyUnrounded(value) : JSON.stringify(value);
+
+/** `exactJson(value)`; `undefined` for a member `JSON.stringify` leaves out. */
 const jsonOf = (value: unknown): string | undefined =>
-  value === undefined ? undefined : JSON.stringify(value);
+  value === undefined ? undefined : exactJson(value);
 
 const fingerprintOfJson = (json: string | undefined) =>
   json === undefined ? "-" : fingerprint32(json).toString(36);
@@ -106,39 +119,46 @@ function joinedDefinition(schema: string, description?: string, annotations?: st
 }
 
 /**
- * The input schema's JSON, copied from the listing's text where it is
- * written that way there: then the schema is not read (listed-schema.ts).
+ * The input schema's JSON (`exactJson`), copied from the listing's text
+ * where it is written as `JSON.stringify` writes its parse there, which
+ * holds no number a double rounds: then the schema is not read
+ * (listed-schema.ts).
  */
 const schemaText = (tool: ListedTool) =>
-  tool.schemaJson ? textAt(tool.schemaJson) : JSON.stringify(tool.inputSchema ?? null);
+  tool.schemaJson ? textAt(tool.schemaJson) : exactJson(tool.inputSchema ?? null);
 
 /**
  * What the first digest covers: `JSON.stringify({ inputSchema, description,
- * annotations })`, the schema copied from the listing's text where it is
+ * annotations })`, each number a double rounds written as its text
+ * (`exactJson`), the schema copied from the listing's text where it is
  * written that way there.
  */
 export function definitionText(tool: ListedTool & { annotations?: unknown }): string {
   return joinedDefinition(schemaText(tool), jsonOf(tool.description), jsonOf(tool.annotations));
 }
 
-/** `<title>/<output schema>/<digest of JSON.stringify({ title, outputSchema })>`, `-/-/-` for neither. */
+/**
+ * `<title>/<output schema>/<digest of JSON.stringify({ title, outputSchema })>`,
+ * a number a double rounds written as its text (`exactJson`); `-/-/-` for neither.
+ */
 function extraPart({ title, outputSchema }: ListedTool): string | Promise<string> {
   if (title === undefined && outputSchema === undefined) return "-/-/-";
   const fingerprints = `${fingerprintOf(title)}/${fingerprintOf(outputSchema)}`;
-  return sha256(JSON.stringify({ title, outputSchema })).then(
-    (digest) => `${fingerprints}/${digest}`,
-  );
+  const both = { title, outputSchema };
+  const text = holdsRounded(outputSchema) ? stringifyUnrounded(both) : JSON.stringify(both);
+  return sha256(text).then((digest) => `${fingerprints}/${digest}`);
 }
 
 /**
  * The definition of `tool`, whose schema fingerprint is `schemaHash`.
  * `known`: the definition the isolate pinned for the very schema listed now
  * (compared, not fingerprinted), reused when nothing else changed, so a
- * repeated listing digests nothing. Compared as the digest reads each part,
- * as `JSON.stringify` writes it: a part written again in another key order
- * is a change to a new isolate, so here too. `proven`: the pin a listing
- * pin proves is this definition's (listing-pin.ts), asked only where a
- * digest is needed: then it is digested only where none does.
+ * repeated listing digests nothing. Compared as the digest reads each part
+ * (`exactJson`): a part written again in another key order, or with another
+ * number a double rounds, is a change to a new isolate, so here too.
+ * `proven`: the pin a listing pin proves is this definition's
+ * (listing-pin.ts), asked only where a digest is needed: then it is
+ * digested only where none does.
  */
 export function definitionOf(
   tool: ListedTool & { annotations?: unknown },

@@ -590,12 +590,26 @@ describe("a definition pin's digest", () => {
         fc.pre(!twice);
         const listing = readListingText(`{"jsonrpc":"2.0","id":1,"result":{"tools":[${text}]}}`);
         const [written] = listing?.elements ?? [];
-        const { inputSchema, description, annotations } = JSON.parse(text);
-        const expected = JSON.stringify({ inputSchema, description, annotations });
-        expect(definitionText(written as WrittenTool)).toBe(expected);
+        const covered = definitionText(written as WrittenTool);
+        // Parsed whole, as a batch's listing is, each number with its text.
+        const { inputSchema, description, annotations } = (parseExact(text)?.value ?? {}) as {
+          [key: string]: unknown;
+        };
         expect(definitionText({ name: "any", inputSchema, description, annotations })).toBe(
-          expected,
+          covered,
         );
+        // What versions before digested: the parts as JSON.parse reads them. The same doubles, and
+        // the same text but where a number says more than its double (`9007199254740993`).
+        const read = JSON.parse(text);
+        const asBefore = JSON.stringify({
+          inputSchema: read.inputSchema,
+          description: read.description,
+          annotations: read.annotations,
+        });
+        expect(JSON.stringify(JSON.parse(covered))).toBe(asBefore);
+        const shown = newWritten();
+        writtenEnd(text, 0, shown);
+        if (!shown.rounded) expect(covered).toBe(asBefore);
       }),
     );
   });

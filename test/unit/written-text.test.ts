@@ -199,3 +199,67 @@ describe("a value's text, as it is skipped, shows whether it is written as JSON.
     expect(tool?.schemaJson).toBeUndefined();
   });
 });
+
+/**
+ * A JSON number's text as the decimal it writes: its significant digits and the power of ten of
+ * the last, the sign aside where it is zero (`-0` is `0`), `1.50e2` and `150` alike.
+ */
+function decimalOf(text: string): string {
+  const [, sign = "", whole = "", fraction = "", exponent = "0"] =
+    /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d+))?$/.exec(text) ?? [];
+  const digits = `${whole}${fraction}`.replace(/^0+/, "");
+  const kept = digits.replace(/0+$/, "");
+  if (kept === "") return "0";
+  const power = Number(exponent) - fraction.length + (digits.length - kept.length);
+  return `${sign}${kept}e${power}`;
+}
+
+/** Whether `text` says more than the double `JSON.parse` reads it as, whose shortest digits `JSON.stringify` writes. */
+const saysMore = (text: string) => {
+  const value = Number(text);
+  return !Number.isFinite(value) || decimalOf(text) !== decimalOf(JSON.stringify(value));
+};
+
+/** JSON numbers: integers past 2^53, doubles as written, and digits of any length, with exponents. */
+const numberTexts = fc.oneof(
+  fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }).map(String),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => JSON.stringify(value)),
+  fc
+    .tuple(
+      fc.stringMatching(/^-?(0|[1-9]\d{0,20})$/),
+      fc.stringMatching(/^\d{1,22}$/),
+      fc.constantFrom("", "e", "E-", "e+"),
+      fc.integer({ min: 0, max: 400 }),
+    )
+    .map(([whole, fraction, e, power]) => `${whole}.${fraction}${e === "" ? "" : `${e}${power}`}`),
+);
+
+describe("a value's text, as it is skipped, shows whether a number in it says more than its double", () => {
+  it("holds where one does, written plainly or with spaces (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(numberTexts, { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(",", ", "),
+        (numbers, between) => {
+          const list = numbers.join(between);
+          const text = between === "," ? `{"a":[${list}]}` : `{"a": [${list}]}`;
+          expect(writtenOf(text)?.rounded).toBe(numbers.some(saysMore));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each([
+    ["[12345678901234567891]", true],
+    ["[12345678901234567000]", false],
+    ["[12345678901234567168]", true],
+    ["[1e400]", true],
+    ["[1e-400]", true],
+    ["[0.10000000000000000001]", true],
+    ["[1.0, 1e3, -0, 1.50, 9007199254740992]", false],
+    ["[1, 9007199254740993]", true],
+  ])("%s: %s", (text, rounded) => {
+    expect(writtenOf(text)?.rounded).toBe(rounded);
+  });
+});

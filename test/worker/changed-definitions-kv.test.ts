@@ -9,9 +9,10 @@ import { waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
+import { parseExact } from "../../src/json";
 import { fingerprint32 } from "../../src/names/stable-hash";
 import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
-import type { ListedTool } from "../../src/protocol/tools-list";
+import { isToolsListResult, type ListedTool, namedTools } from "../../src/protocol/tools-list";
 import { type ChangeScope, NO_RULES, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { callerNamed } from "../../src/toolmap/callers";
@@ -280,21 +281,203 @@ const crafted = {
   ).map((inputSchema) => ({ name: "read_file", description: "Reads a file.", inputSchema })),
 };
 
+/**
+ * The tools of a `tools/list` answer, read as the proxy reads them: from the text of a single
+ * answer (listing-text.ts), or parsed whole, with each number's text, as a batch's answers are.
+ */
+const readAs: Record<string, (answer: string) => ListedTool[]> = {
+  "read from its text": (answer) =>
+    (readListingText(answer)?.elements ?? []).filter((tool) => tool instanceof WrittenTool),
+  "parsed whole": (answer) => {
+    const { result } = (parseExact(answer)?.value ?? {}) as { result?: unknown };
+    return isToolsListResult(result) ? namedTools(result) : [];
+  },
+};
+
+/**
+ * A map under hold (pinning `scope`), and how a listing of one tool written `tool` reads: each in
+ * a new isolate, or all in `isolate`.
+ */
+async function listingOne(
+  read: (answer: string) => ListedTool[],
+  scope?: ChangeScope,
+  isolate?: ToolMapMemory,
+) {
+  const { scopes, open, settled } = await holdingMap();
+  const listed = async (tool: string) => {
+    const answer = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tool}]}}`;
+    const listing = await open(isolate ?? new ToolMapMemory(), scope).nameListing(read(answer));
+    await settled();
+    return listing;
+  };
+  return { scopes, listed };
+}
+
+/** SHA-256 of `text` in base64url, as pins were digested before numbers' texts counted. */
+async function digestOf(text: string): Promise<string> {
+  const bytes = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
+  );
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
+}
+
 describe("TOOL_CHANGES=hold, a number changed past a double's precision", () => {
-  // Not promised (SECURITY.md): a pin digests a definition as JSON.parse reads it, numbers as
-  // doubles; a reader of exact integers (Python's json) reads another account here.
-  it.fails("is held, though JSON.parse reads one double", async () => {
-    const { open, settled } = await holdingMap();
-    const listed = async (account: string) => {
-      const answer = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"pay.send","inputSchema":{"type":"object","properties":{"to":{"const":${account}}}}}]}}`;
-      const tools = readListingText(answer)?.elements.filter((tool) => tool instanceof WrittenTool);
-      const listing = await open().nameListing(tools ?? []);
-      await settled();
-      return listing;
-    };
-    await listed("12345678901234567890");
-    expect((await listed("12345678901234567891")).hidden).toEqual(new Set(["pay.send"]));
+  // One double to JSON.parse, another number to a reader of exact integers (Python's json), and
+  // another text to a model: the proxy forwards the origin's text as it came.
+  const account = (digits: string) =>
+    `{"name":"pay.send","inputSchema":{"type":"object","properties":{"to":{"const":${digits}}}}}`;
+  // What the log line names as changed: each part by its fingerprint, and the input schema's is
+  // the one the map files its schema under, of doubles (docs/logs.md: empty, only the digest).
+  const changes: Array<[string, string, string, string[]]> = [
+    [
+      "a 64-bit id in the input schema",
+      account("12345678901234567890"),
+      account("12345678901234567891"),
+      [],
+    ],
+    [
+      "a 64-bit id in the output schema",
+      `{"name":"pay.send","inputSchema":{},"outputSchema":{"properties":{"to":{"const":12345678901234567890}}}}`,
+      `{"name":"pay.send","inputSchema":{},"outputSchema":{"properties":{"to":{"const":12345678901234567891}}}}`,
+      ["outputSchema"],
+    ],
+    [
+      "an account in the annotations",
+      `{"name":"pay.send","inputSchema":{},"annotations":{"x-account":12345678901234567890}}`,
+      `{"name":"pay.send","inputSchema":{},"annotations":{"x-account":12345678901234567891}}`,
+      ["annotations"],
+    ],
+    [
+      "a bound past a double's range made null",
+      `{"name":"pay.send","inputSchema":{"properties":{"amount":{"maximum":1e400}}}}`,
+      `{"name":"pay.send","inputSchema":{"properties":{"amount":{"maximum":null}}}}`,
+      [],
+    ],
+    [
+      "digits past a double's in a fraction",
+      `{"name":"pay.send","inputSchema": {"properties": {"rate": {"const": 0.10000000000000000001}}}}`,
+      `{"name":"pay.send","inputSchema": {"properties": {"rate": {"const": 0.10000000000000000002}}}}`,
+      [],
+    ],
+  ];
+  // In the isolate that pinned it too, which compares what it holds rather than digest it again.
+  const cases = ["a new isolate", "the same isolate"].flatMap((where) =>
+    Object.keys(readAs).flatMap((how) =>
+      changes.map(([what, ...change]) => [what, how, where, ...change] as const),
+    ),
+  );
+
+  it.each(cases)(
+    "%s (%s, %s): is held, though JSON.parse reads one double",
+    async (_, how, where, before, after, changed) => {
+      const isolate = where === "the same isolate" ? new ToolMapMemory() : undefined;
+      const read = readAs[how] as (answer: string) => ListedTool[];
+      const { listed } = await listingOne(read, undefined, isolate);
+      expect((await listed(before)).hidden).toEqual(new Set());
+      const logs = captureLogs();
+      expect((await listed(after)).hidden).toEqual(new Set(["pay.send"]));
+      expect(logs.events("tool_definition_changed")).toMatchObject([{ changed }]);
+      logs.restore();
+    },
+  );
+
+  it("is a change once to the pin a version before stored, which read it as a double", async () => {
+    const { scopes, as, settled } = await holdingMap();
+    const read = readAs["read from its text"] as (answer: string) => ListedTool[];
+    const tools = (tool: string) => read(`{"jsonrpc":"2.0","id":1,"result":{"tools":[${tool}]}}`);
+    const tool = account("12345678901234567890");
+    await as("alice").nameListing(tools(tool));
+    await settled();
+    // What versions before 2026-11-30 stored, in the map and as alice's own pin (a tool new to
+    // the map is the caller's own too): the digest of the definition as JSON.parse reads it.
+    const key = mapKey(scopes.origin);
+    const map = JSON.parse((await env.TOOL_MAP.get(key, "text")) ?? "");
+    const [, , , digest] = map.tools["pay.send"];
+    const { inputSchema } = JSON.parse(tool);
+    const before = await digestOf(JSON.stringify({ inputSchema }));
+    expect(digest).not.toBe(before);
+    for (const { name } of (await env.TOOL_MAP.list({ prefix: scopes.origin })).keys) {
+      const value = (await env.TOOL_MAP.get(name, "text")) ?? "";
+      if (value.includes(digest)) await env.TOOL_MAP.put(name, value.replaceAll(digest, before));
+    }
+
+    const logs = captureLogs();
+    expect((await as("alice").nameListing(tools(tool))).hidden).toEqual(new Set(["pay.send"]));
+    const [held] = logs.events("tool_definition_changed");
+    logs.restore();
+    await settled();
+    await env.TOOL_MAP.put(acceptKey(scopes.origin, String(held?.to), "pay.send"), "pay.send");
+    expect((await as("alice").nameListing(tools(tool))).hidden).toEqual(new Set());
+    await settled();
+    const changed = tools(account("12345678901234567891"));
+    expect((await as("alice").nameListing(changed)).hidden).toEqual(new Set(["pay.send"]));
+    await settled();
   });
+
+  it.each(Object.keys(readAs))(
+    "is held where TOOL_CHANGES_SCOPE=schema pins the input schema alone (%s)",
+    async (how) => {
+      const read = readAs[how] as (answer: string) => ListedTool[];
+      const { listed } = await listingOne(read, "schema");
+      await listed(account("12345678901234567890"));
+      expect((await listed(account("12345678901234567891"))).hidden).toEqual(new Set(["pay.send"]));
+    },
+  );
+});
+
+describe("TOOL_CHANGES=hold, a number written another way that reads as the same double", () => {
+  const isolates = { "a new isolate": false, "the same isolate": true };
+  const ways = Object.keys(readAs).flatMap((how) =>
+    Object.keys(isolates).map((where) => [how, where]),
+  );
+
+  it.each(ways)("is no change (%s, %s)", async (how, where) => {
+    const isolate = isolates[where as keyof typeof isolates] ? new ToolMapMemory() : undefined;
+    const read = readAs[how as string] as (answer: string) => ListedTool[];
+    const { listed } = await listingOne(read, undefined, isolate);
+    const tool = (minimum: string, big: string) =>
+      `{"name":"pay.send","inputSchema":{"properties":{"amount":{"minimum":${minimum},"maximum":${big}}}}}`;
+    await listed(tool("1", "1000"));
+    const logs = captureLogs();
+    for (const [minimum, big] of [
+      ["1.0", "1e3"],
+      ["1.00", "1000.0"],
+      ["1", "1000"],
+    ]) {
+      expect((await listed(tool(minimum as string, big as string))).hidden).toEqual(new Set());
+    }
+    expect(logs.events("tool_definition_changed")).toEqual([]);
+    logs.restore();
+  });
+
+  it.each(Object.keys(readAs))(
+    "keeps the pin versions before this one stored, where every number reads as its double (%s)",
+    async (how) => {
+      const { scopes, listed } = await listingOne(readAs[how] as (answer: string) => ListedTool[]);
+      // Written with spaces, and numbers JSON.stringify writes otherwise, 20 digits among them
+      // that a double keeps (its shortest digits are these, with zeros).
+      const inputSchema = `{"type": "object", "properties": {"amount": {"minimum": 1.0, "maximum": 1e3, "multipleOf": 0.50, "default": -0, "examples": [9007199254740992, 12345678901234567000, 1.5e-7]}}}`;
+      const annotations = `{"title":"Pay","x-limit":2.50}`;
+      const outputSchema = `{"properties":{"fee":{"maximum":1E2}}}`;
+      await listed(
+        `{"name":"pay.send","description":"Pays.","inputSchema":${inputSchema},"annotations":${annotations},"outputSchema":${outputSchema}}`,
+      );
+      const map = JSON.parse((await env.TOOL_MAP.get(mapKey(scopes.origin), "text")) ?? "");
+      const [, , , digest, extra] = map.tools["pay.send"];
+      // What every version since the digest digested: the parts as JSON.parse reads them.
+      const definition = {
+        inputSchema: JSON.parse(inputSchema),
+        description: "Pays.",
+        annotations: JSON.parse(annotations),
+      };
+      expect(digest).toBe(await digestOf(JSON.stringify(definition)));
+      const shown = { title: undefined, outputSchema: JSON.parse(outputSchema) };
+      expect(extra).toMatch(new RegExp(`/${await digestOf(JSON.stringify(shown))}$`));
+    },
+  );
 });
 
 describe("TOOL_CHANGES=hold, a changed definition crafted to collide with its pin", () => {
