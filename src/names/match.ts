@@ -30,9 +30,15 @@ const MAX_CLOSEST = 5;
 /** A fingerprinted name's tail (names/sanitize.ts): `_` and six characters. */
 const FINGERPRINT = /_[0-9a-z]{6}$/;
 
-/** A name's words, lower case, joined by `_`: `Files.Read` and `files_read` alike. */
+/**
+ * A name's words, lower case, joined by `_`: `Files.Read` and `files_read`
+ * alike, and a capital begins a word (`getForecastHTTPData`: `get`,
+ * `forecast`, `http`, `data`), so that a camelCase name misspelt is still
+ * alike to its tool by its other words.
+ */
 const spelling = (name: string) =>
   name
+    .replace(/(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/gu, "_")
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, "_")
     .replace(/^_|_$/g, "");

@@ -423,6 +423,28 @@ describe("a name matched against a caller's listing", () => {
     expect(matchName("get_weather", both)).toEqual({ kind: "one", original: "get_weather" });
   });
 
+  it("reads the words of camelCase and PascalCase names for the closest names", () => {
+    const cased = [
+      { original: "GetWeather", listed: "GetWeather" },
+      { original: "getForecastHTTPData", listed: "getForecastHTTPData" },
+      { original: "files.read", listed: "files_read_yqgun6" },
+    ];
+    // A word misspelt: the other word still says which tools are alike.
+    expect(matchName("get_weathr", cased)).toEqual({
+      kind: "none",
+      closest: ["GetWeather", "getForecastHTTPData"],
+    });
+    // Words in another order: the tool with more of them first.
+    expect(matchName("weatherGet", cased)).toEqual({
+      kind: "none",
+      closest: ["GetWeather", "getForecastHTTPData"],
+    });
+    expect(matchName("forecast_http", cased)).toEqual({
+      kind: "none",
+      closest: ["getForecastHTTPData"],
+    });
+  });
+
   it("gives a call by a tool's own name that tool, where other tools answer to the name's spelling too", () => {
     // `a/b`, `a.b` and `a:b` sanitize alike: each answers to `a_b`, and `a.b` is only `a.b`'s own name.
     const alike = ["a/b", "a.b", "a:b"].map((original) => ({
