@@ -120,6 +120,10 @@ describe("who a caller is to the proxy's per-caller state", () => {
     // A refresh of the origin's token is still no other caller, with a key or without.
     expect(await caller("refreshed-token", "key-a").pins()).toBe(await a.pins());
     expect(await caller("refreshed-token").pins()).toBe(await caller("origin-token").pins());
+    // One grant's user is one source, whatever key the client passes beside it: a header the
+    // client writes is one it varies for free, each value a source with a share of its own.
+    expect(await a.source()).toBe(await b.source());
+    expect(await caller("origin-token").source()).toBe(await a.source());
   });
 
   it("relay mode, and grants made before they named their user: the credentials the origin sees", async () => {
