@@ -54,6 +54,8 @@ interface GateRequest {
   originHeaders: ReadonlyArray<readonly [string, string]>;
   /** `originHeaders` are every user's: the shared key, and no `ORIGIN_USER_HEADER`. */
   sameForEveryCaller?: boolean;
+  /** Who signed in (issuer and subject): toolmap/callers.ts `Caller.source`. */
+  user?: string;
 }
 
 export function gatePropsOf(props: unknown): GateProps | undefined {
@@ -72,7 +74,8 @@ export function gateCredentials(auth: GateAuth, ctx: object): OriginCredentials 
   const headers = props?.originHeaders;
   if (!Array.isArray(headers)) return { kind: "proxy", passHeaders: auth.passHeaders };
   const alike = props?.sameForEveryCaller === true ? ({ sameForEveryCaller: true } as const) : {};
-  return { kind: "proxy", headers, passHeaders: auth.passHeaders, ...alike };
+  const user = typeof props?.user === "string" ? { user: props.user } : {};
+  return { kind: "proxy", headers, passHeaders: auth.passHeaders, ...alike, ...user };
 }
 
 /**
@@ -153,6 +156,7 @@ export function createGate(
       (ctx as { props?: unknown }).props = {
         originHeaders: headers,
         sameForEveryCaller,
+        user: `${props.gate.issuer}\n${props.gate.subject}`,
       } satisfies GateRequest;
       const response = await routes.fetch(request, env, ctx);
       if (response.status !== 401) return withoutOriginChallenge(response);

@@ -158,16 +158,14 @@ export type OriginMetadata =
  * Where the origin's challenge to a request that carries nothing of a
  * client's says its metadata is (RFC 9728 §5.1), for an isolate that has
  * seen no such challenge: a `GET` of `ORIGIN_URL` with no credentials, whose
- * body is never read. Without it a cold isolate looked only where RFC 9728
+ * body is never read; `undefined` where none names one, or the origin did
+ * not answer. Without it a cold isolate looked only where RFC 9728
  * §3.1 puts the document, and served another one than the origin's
  * challenges name where it publishes both, and none where it publishes only
  * the one they name; broker mode, whose every request carries the proxy's
  * tokens, never learned it otherwise.
  */
-async function askLocation(
-  config: Config,
-  headers: Headers,
-): Promise<{ kind: "asked"; at?: URL } | { kind: "failed"; response: Response }> {
+async function askLocation(config: Config, headers: Headers): Promise<URL | undefined> {
   const sent = {
     method: "GET",
     headers: new Headers({ accept: "text/event-stream" }),
@@ -179,16 +177,18 @@ async function askLocation(
     config.originTimeoutMs,
     unreadAddressee(headers),
   );
-  if (reply.kind === "failed") return reply;
+  // No answer (logged): a hint not had, as where no challenge names a location. An origin whose
+  // endpoint holds a GET without a word, or drops it, publishes its document where RFC 9728 says.
+  if (reply.kind === "failed") return undefined;
   await reply.response.body?.cancel();
   const header = reply.response.headers.get("www-authenticate");
-  if (reply.response.status !== 401 || header === null) return { kind: "asked" };
+  if (reply.response.status !== 401 || header === null) return undefined;
   let at: URL | undefined;
   withResourceMetadata(header, (param) => {
     at ??= onOriginHost(param.value, config);
     return undefined;
   });
-  return { kind: "asked", at };
+  return at;
 }
 
 /**
@@ -208,9 +208,7 @@ export async function originResourceMetadata(
   if (known) return { kind: "found", document: known };
   let advertised = memory.advertised.get(config.originUrl.href);
   if (advertised === undefined) {
-    const asked = await askLocation(config, headers);
-    if (asked.kind === "failed") return asked;
-    advertised = asked.at?.href;
+    advertised = (await askLocation(config, headers))?.href;
     if (advertised !== undefined) memory.advertised.set(config.originUrl.href, advertised);
   }
   const candidates = new Set([

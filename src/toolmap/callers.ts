@@ -32,9 +32,12 @@ export interface Caller {
    * ignores, a new `Mcp-Session-Id`), while a credential is one the origin
    * gave. What the isolate keeps or asks the origin for on callers' behalf,
    * one source spends a share of (caller-listings.ts, profile-names.ts):
-   * callers made up from one token spend that token's. `undefined`: no
-   * credential, or only one every caller's requests carry alike; such
-   * requests share the isolate-wide bounds alone, as one source.
+   * callers made up from one token spend that token's. In gate mode, the
+   * user the gate signed in, and in broker mode the grant's user, whatever
+   * the origin is sent (gate mode's shared key is every user's; a header the
+   * client passes, one it varies). `undefined`:
+   * no credential, or only one every caller's requests carry alike, and no
+   * user; such requests share the isolate-wide bounds alone, as one source.
    */
   source(): Promise<string | undefined>;
   /**
@@ -88,9 +91,16 @@ export function callerOf(
     anonymous,
     source: () => {
       // Written apart from the digests above ("source"): no source is any caller's listing or pins.
-      source ??= uncredentialed
-        ? Promise.resolve(undefined)
-        : sha256(["source", ...credentialLines].join("\n"));
+      // The user the proxy signed in, whatever the origin is sent: gate mode's shared key is every
+      // user's, and a header a client passes beside a grant (`PASS_HEADERS`) is one it can vary.
+      source ??=
+        proxy?.user !== undefined
+          ? sha256(["source", "user", proxy.user].join("\n"))
+          : proxy?.caller !== undefined
+            ? sha256(["source", "grant", proxy.caller].join("\n"))
+            : uncredentialed
+              ? Promise.resolve(undefined)
+              : sha256(["source", ...credentialLines].join("\n"));
       return source;
     },
     pins: () => {

@@ -101,6 +101,12 @@ export type OriginCredentials =
        * no caller apart by them.
        */
       sameForEveryCaller?: true;
+      /**
+       * Gate mode: who signed in at the gate, whatever the origin is sent
+       * (the shared key tells it no user from another): the source of their
+       * requests (toolmap/callers.ts `Caller.source`).
+       */
+      user?: string;
     };
 
 /**

@@ -1,7 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { gateCredentials } from "../../src/auth/gate";
 import { originCredentials } from "../../src/auth/origin-credentials";
 import { type Config, parseConfig } from "../../src/config";
+import type { GateAuth } from "../../src/config/auth-modes";
 import { callerOf } from "../../src/toolmap/callers";
 import { originRequestHeaders } from "../../src/transport/headers";
 import { cookiesForClient } from "../../src/transport/origin";
@@ -118,6 +120,10 @@ describe("who a caller is to the proxy's per-caller state", () => {
     // A refresh of the origin's token is still no other caller, with a key or without.
     expect(await caller("refreshed-token", "key-a").pins()).toBe(await a.pins());
     expect(await caller("refreshed-token").pins()).toBe(await caller("origin-token").pins());
+    // One grant's user is one source, whatever key the client passes beside it: a header the
+    // client writes is one it varies for free, each value a source with a share of its own.
+    expect(await a.source()).toBe(await b.source());
+    expect(await caller("origin-token").source()).toBe(await a.source());
   });
 
   it("relay mode, and grants made before they named their user: the credentials the origin sees", async () => {
@@ -212,6 +218,32 @@ describe("who a caller is to the proxy's per-caller state", () => {
     };
     expect(await granted("t-1", "user-1")).toBe(await granted("t-2", "user-1"));
     expect(await granted("t-1", "user-1")).not.toBe(await granted("t-1", "user-2"));
+  });
+
+  it("source, gate mode: the user who signed in at the gate, with the shared key every user's too", async () => {
+    // The shared key alone tells the origin no user from another, but the gate knows who signed
+    // in: mallory's sessions, each a caller, spent every user's share of the isolate (one source,
+    // none) and pushed alice's listing out, as one token's sessions did in relay mode.
+    const auth = { passHeaders: new Set(["x-api-key"]) } as unknown as GateAuth;
+    const signedIn = (user: string, sent: Headers, sameForEveryCaller = true) => {
+      const credentials = gateCredentials(auth, {
+        props: { originHeaders: [["authorization", "Bearer shared"]], sameForEveryCaller, user },
+      });
+      return callerOf(originRequestHeaders(sent, credentials), url, credentials, url);
+    };
+    const session = (id: string, more: Record<string, string> = {}) =>
+      new Headers({ "mcp-session-id": id, ...more });
+    const mallory = await signedIn("mallory", session("s-1")).source();
+    expect(mallory).toMatch(/^[\w-]{43}$/);
+    // Her sessions, and a credential header she passes and varies (PASS_HEADERS): one source.
+    for (const sent of [session("s-2"), session("s-3", { "x-api-key": "made-up" })]) {
+      expect(await signedIn("mallory", sent).source()).toBe(mallory);
+    }
+    expect(await signedIn("alice", session("s-1")).source()).not.toBe(mallory);
+    // What the origin is told apart by is as before: with the shared key alone, the session.
+    const shared = signedIn("mallory", session("s-1"));
+    expect(shared.anonymous).toBe(true);
+    expect(await shared.listing()).toBe(await signedIn("alice", session("s-1")).listing());
   });
 
   it("a session is told apart from no session whatever its id: `null` too", async () => {

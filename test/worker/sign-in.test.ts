@@ -291,6 +291,36 @@ describe("the proxy's protected-resource metadata", () => {
     }
   });
 
+  it("comes from where RFC 9728 puts it when the origin's MCP endpoint does not answer the proxy's ask", async () => {
+    // An origin whose endpoint holds a GET without a word (or drops it), while its metadata is
+    // where RFC 9728 puts it: the ask is a hint, and the document is read as if none was named.
+    const origin = METADATA_ORIGINS.root;
+    const endpoint = `${origin}/v1/mcp`;
+    const network = globalThis.fetch;
+    vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url !== endpoint || (init?.method ?? "GET") !== "GET") return network(input, init);
+      return new Promise((_, reject) =>
+        init?.signal?.addEventListener("abort", () => reject(init.signal?.reason), { once: true }),
+      );
+    });
+    const logs = captureLogs();
+    const proxy = viaProxy(
+      { ORIGIN_URL: endpoint, ORIGIN_TIMEOUT_MS: "200" },
+      { app: createApp() },
+    );
+    const response = await metadata(proxy);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      ...metadataDocument(origin, "root"),
+      resource: "http://proxy.test/mcp",
+    });
+    // The ask that went unanswered is logged as any request to the origin is.
+    expect(logs.events("origin_timeout")).toEqual([
+      expect.objectContaining({ origin: new URL(origin).host, method: "GET" }),
+    ]);
+  });
+
   it("comes from the origin's root location when that is the only one, at both of the proxy's locations", async () => {
     const { origin, proxy } = proxyFor("root");
     const expected = { ...metadataDocument(origin, "root"), resource: "http://proxy.test/mcp" };
