@@ -47,9 +47,10 @@ const spelling = (name: string) =>
  * What a name answers to: its spelling with separators set aside too, so
  * that snake_case, camelCase and PascalCase spellings of one name are one
  * (`get_weather`, `getWeather`, `GetWeather`), as they are of an argument's
- * key (args/coalesce.ts).
+ * key (args/coalesce.ts); but for one between two numbers, which set aside
+ * would make another number (`tool_1_0` is not `tool_10`).
  */
-const key = (name: string) => spelling(name).replaceAll("_", "");
+const key = (name: string) => spelling(name).replace(/_(?!(?<=\p{N}_)\p{N})/gu, "");
 
 /**
  * Whether `listed` ends in `original`'s fingerprint (names/sanitize.ts), not

@@ -423,6 +423,17 @@ describe("a name matched against a caller's listing", () => {
     expect(matchName("get_weather", both)).toEqual({ kind: "one", original: "get_weather" });
   });
 
+  it("keeps a separator between two numbers: tool_1_0 is no spelling of tool_10", () => {
+    const numbered = [
+      { original: "tool_10", listed: "tool_10" },
+      { original: "api.v1.2", listed: sanitize("api.v1.2") },
+    ];
+    expect(matchName("tool_1_0", numbered)).toMatchObject({ kind: "none" });
+    expect(matchName("api_v12", numbered)).toMatchObject({ kind: "none" });
+    expect(matchName("Tool10", numbered)).toEqual({ kind: "one", original: "tool_10" });
+    expect(matchName("apiV1_2", numbered)).toEqual({ kind: "one", original: "api.v1.2" });
+  });
+
   it("reads the words of camelCase and PascalCase names for the closest names", () => {
     const cased = [
       { original: "GetWeather", listed: "GetWeather" },
