@@ -159,6 +159,20 @@ describe("README and docs/", () => {
     expect(ranges.filter(({ range }) => !meets(least, range))).toEqual([]);
   });
 
+  it("give `npm run tenant -- add` a name wrangler.toml has no section of, so it runs as written", () => {
+    // The command writes no section the file has already: a walkthrough whose tenant is one of the
+    // file's examples (acme, acme-broker) stops at its first step with "has [env.acme] already".
+    const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+    const sections = new Set([...toml.matchAll(/^\[env\.([\w-]+)\]$/gm)].map(([, name]) => name));
+    expect(sections).toContain("acme");
+    const documents = DOCUMENTS.map((file) => readFileSync(join(ROOT, file), "utf8")).join("\n");
+    const named = [...documents.matchAll(/npm run tenant -- add ([a-z0-9-]+)/g)].map(
+      ([, name]) => name,
+    );
+    expect(named.length).toBeGreaterThan(3);
+    expect(named.filter((name) => sections.has(name ?? ""))).toEqual([]);
+  });
+
   it("README is at most 12 KB", () => {
     expect(statSync(join(ROOT, "README.md")).size).toBeLessThanOrEqual(README_MAX_BYTES);
   });
