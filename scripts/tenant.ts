@@ -206,7 +206,9 @@ export function add(argv: string[]): void {
   if (!exists && named && values.origin !== undefined) {
     appendFileSync(configPath, tenantSection(tenant, {}));
     const checked = checkEnvironment(readEnvironment(name, { configPath }));
-    if (checked.problems.length > 0) mistakes.push(report(checked, configPath));
+    // Its notes (a namespace to create before a deploy) are steps for a section that, refused,
+    // is not written: only its problems are told.
+    if (checked.problems.length > 0) mistakes.push(report({ ...checked, notes: [] }, configPath));
     if (mistakes.length > 0) writeFileSync(configPath, before);
   } else {
     // No section to check whole: what the options set is checked alone, told by option and setting.

@@ -102,6 +102,23 @@ function warningItems(text: string): string[] {
   return plain === "" ? [] : [plain];
 }
 
+/** wrangler's warning of the top level's vars a section leaves out: its head, then `- NAME` each. */
+const VARS_LEFT_OUT =
+  /^(The following vars exist at the top level, but not on "[^"]*"\. .*:)((?: - \S+)+)$/;
+
+/**
+ * `warning` without the vars it says a section leaves out that the section declares as secrets
+ * (`secrets.required`): wrangler warns of each top-level var a section has not (vars are not
+ * inherited), but a declared secret is that setting there, as a tenant's ORIGIN_URL with a key
+ * is beside the top level's, which `npm run dev` uses (docs/configuration.md). None left: no warning.
+ */
+function withoutDeclaredSecrets(warning: string, secrets: readonly string[]): string[] {
+  const [, head, list] = VARS_LEFT_OUT.exec(warning) ?? [];
+  if (head === undefined || list === undefined) return [warning];
+  const left = list.split(" - ").filter((name) => name !== "" && !secrets.includes(name));
+  return left.length === 0 ? [] : [`${head}${left.map((name) => ` - ${name}`).join("")}`];
+}
+
 /** What wrangler prints while `read` runs, as warnings (its logger writes them with console.warn). */
 function catchingWarnings<T>(read: () => T): { value: T; warnings: string[] } {
   const warnings: string[] = [];
@@ -166,6 +183,9 @@ export function readEnvironment(
   }
   environment.worker = config.name;
   environment.secrets = config.secrets?.required ?? [];
+  environment.warnings = environment.warnings.flatMap((warning) =>
+    withoutDeclaredSecrets(warning, environment.secrets),
+  );
   if (name !== undefined) {
     // The other sections, as the file writes them: whose Worker is this one, what they bind too.
     const { rawConfig } = experimental_readRawConfig({ config: configPath });

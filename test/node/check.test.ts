@@ -1225,6 +1225,62 @@ ${KV("kv-key", "ORIGIN_SECRET")}
   });
 });
 
+describe("npm run check of a tenant whose ORIGIN_URL is a secret, beside the top level's var", () => {
+  // The shipped wrangler.toml's top level sets ORIGIN_URL for npm run dev; a tenant whose URL
+  // carries a key keeps it out of its vars, as a declared secret (docs/configuration.md). wrangler
+  // warns of every top-level var a section leaves out, vars not being inherited: the secret is
+  // that setting there, and no reason to refuse the deploy.
+  const { path } = scratchConfig(
+    "origin-secret",
+    `
+[vars]
+ORIGIN_URL = "http://127.0.0.1:8788/mcp"
+ALLOWED_HOSTS = "localhost,127.0.0.1,[::1]"
+[[kv_namespaces]]
+binding = "TOOL_MAP"
+id = "local-tool-map"
+
+[env.keyed]
+name = "origin-secret-keyed"
+workers_dev = true
+secrets = { required = ["ORIGIN_URL"] }
+[env.keyed.vars]
+ALLOWED_HOSTS = "origin-secret-keyed.corp.workers.dev"
+WRANGLER_ENV = "keyed"
+${KV("keyed")}
+[env.hostless]
+name = "origin-secret-hostless"
+workers_dev = true
+secrets = { required = ["ORIGIN_URL"] }
+[env.hostless.vars]
+WRANGLER_ENV = "hostless"
+${KV("hostless")}
+`,
+  );
+  const checked = (env: string) => checkEnvironment(readEnvironment(env, { configPath: path }));
+
+  it("is clean where the section declares it, and notes it is left to the Worker", () => {
+    expect(checked("keyed")).toMatchObject({
+      problems: [],
+      notes: [
+        { setting: "ORIGIN_URL", text: "is a secret: checked when the Worker starts, never here" },
+      ],
+    });
+  });
+
+  it("still tells a top-level var the section leaves out that is no declared secret", () => {
+    const { problems } = checked("hostless");
+    expect(problems).toEqual([
+      {
+        setting: "wrangler.toml",
+        text: expect.stringMatching(
+          /^wrangler warns: The following vars exist at the top level, but not on "env\.hostless\.vars"\..*": - ALLOWED_HOSTS$/,
+        ),
+      },
+    ]);
+  });
+});
+
 describe("npm run check of declared secrets only another AUTH_MODE reads", () => {
   // A tenant taken back to relay mode, its sign-in's vars and bindings removed and its secrets'
   // declaration left: wrangler deploys it (the secrets are set at Cloudflare from before), and the

@@ -77,6 +77,33 @@ const packageJson = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"))
 const allText = () =>
   [...DOCUMENTS, "wrangler.toml"].map((file) => readFileSync(join(ROOT, file), "utf8")).join("\n");
 
+type Version = [number, number, number];
+
+/** A version's text (`22`, `22.12`, `22.12.0`) as numbers, the parts left out as 0. */
+function versionOf(text: string): Version {
+  const [major = Number.NaN, minor = 0, patch = 0] = text.split(".").map(Number);
+  return [major, minor, patch];
+}
+
+const compare = (a: Version, b: Version) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+
+/**
+ * Whether `version` meets an `engines.node` range in the forms the lockfile's packages write
+ * (`>=22.12.0`, `^20.19.0 || >=22.12.0`, `10.* || >= 12.*`, `*`); a form it cannot read does not.
+ */
+function meets(version: Version, range: string): boolean {
+  return range.split("||").some((alternative) => {
+    const text = alternative.trim().replaceAll(".*", "");
+    if (text === "*") return true;
+    const [, operator = "", bound = ""] = /^(>=|\^)?\s*(\d+(?:\.\d+){0,2})$/.exec(text) ?? [];
+    if (bound === "") return false;
+    const least = versionOf(bound);
+    if (operator === ">=") return compare(version, least) >= 0;
+    // `^X.Y.Z` and a bare `X` (or `X.*`): at least that, below the next major.
+    return compare(version, least) >= 0 && version[0] === least[0];
+  });
+}
+
 describe("README and docs/", () => {
   it("give only commands the repository has: its npm scripts, and npx of a package it pins", () => {
     const text = allText();
@@ -100,10 +127,50 @@ describe("README and docs/", () => {
   });
 
   it("say the Node.js version package.json's engines asks for", () => {
-    const least = /^>=(\d+)$/.exec(packageJson.engines.node)?.[1];
-    const said = [...allText().matchAll(/Node\.js (\d+) or newer/g)].map(([, major]) => major);
+    const least = /^>=(\d+(?:\.\d+){0,2})$/.exec(packageJson.engines.node)?.[1];
+    const said = [...allText().matchAll(/Node\.js (\d+(?:\.\d+){0,2}) or newer/g)].map(
+      ([, version]) => version,
+    );
     expect(said.length).toBeGreaterThan(0);
-    expect(said.every((major) => major === least)).toBe(true);
+    expect(said.every((version) => version === least)).toBe(true);
+  });
+
+  it("ask for a Node.js every package npm installs takes, so that npm install on it warns of none", () => {
+    // npm warns EBADENGINE (and with engine-strict, refuses) where the Node.js running it is below
+    // a package's `engines`: the version README asks for must be one wrangler and the rest take.
+    const least = versionOf(/^>=(\d+(?:\.\d+){0,2})$/.exec(packageJson.engines.node)?.[1] ?? "");
+    const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { version?: string; engines?: { node?: string } }>;
+    };
+    const ranges = Object.entries(lock.packages).flatMap(([path, entry]) =>
+      // Installed here: an optional package of another platform is skipped by npm, unread.
+      path !== "" &&
+      entry.engines?.node !== undefined &&
+      existsSync(join(ROOT, path, "package.json"))
+        ? [
+            {
+              name: `${path.replace(/^.*node_modules\//, "")}@${entry.version}`,
+              range: entry.engines.node,
+            },
+          ]
+        : [],
+    );
+    expect(ranges.length).toBeGreaterThan(50);
+    expect(ranges.filter(({ range }) => !meets(least, range))).toEqual([]);
+  });
+
+  it("give `npm run tenant -- add` a name wrangler.toml has no section of, so it runs as written", () => {
+    // The command writes no section the file has already: a walkthrough whose tenant is one of the
+    // file's examples (acme, acme-broker) stops at its first step with "has [env.acme] already".
+    const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+    const sections = new Set([...toml.matchAll(/^\[env\.([\w-]+)\]$/gm)].map(([, name]) => name));
+    expect(sections).toContain("acme");
+    const documents = DOCUMENTS.map((file) => readFileSync(join(ROOT, file), "utf8")).join("\n");
+    const named = [...documents.matchAll(/npm run tenant -- add ([a-z0-9-]+)/g)].map(
+      ([, name]) => name,
+    );
+    expect(named.length).toBeGreaterThan(3);
+    expect(named.filter((name) => sections.has(name ?? ""))).toEqual([]);
   });
 
   it("README is at most 12 KB", () => {

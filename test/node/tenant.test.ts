@@ -218,6 +218,10 @@ describe("npm run tenant -- add", () => {
     ]) {
       expect(told).toContain(says);
     }
+    // What a deploy of the section would need first is no step for a section not written: a
+    // `kv namespace create` run for it would make a namespace no tenant binds.
+    expect(told).not.toContain("note:");
+    expect(told).not.toContain("kv namespace create");
     // A name no section can be written for: what can be told without one is told beside it.
     const unnamed = refusal(["Nz_", "--host", "nz..example"]);
     for (const says of [
