@@ -353,8 +353,11 @@ export class ToolMap {
     return false;
   }
 
-  /** The origin answered a listing for this request's caller: their source is proven here (`OriginMemory.provenSources`). */
-  private async proven(): Promise<void> {
+  /**
+   * The origin answered a listing for this request's caller: their source is proven here
+   * (`OriginMemory.provenSources`), and has a share of its own of the re-lists.
+   */
+  async proven(): Promise<void> {
     this.origin.provenSources.set(await this.caller.source(), true);
   }
 

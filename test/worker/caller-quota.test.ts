@@ -178,6 +178,25 @@ describe.each(EACH_WIRE)("callers made up from one token, protocol %s", (wire) =
 // test lists over four thousand times.
 describe("callers made up from one token, listing", () => {
   const wire = "2026-07-28";
+  it("reads the rest of a token's first listing over a tool ceiling, however many tokens new to the isolate list at once", async () => {
+    // Three tools, two a page, over a ceiling of two: the proxy reads the rest, a re-list, and
+    // answers in search mode (docs/search-mode.md).
+    const origin = callerOrigin("&page_size=2");
+    const tools = [READ, PAYROLL, { ...READ, name: "user.write" }];
+    const users = Array.from({ length: MAX_UNPROVEN_RELISTS + 1 }, (_, i) => `user${i}`);
+    for (const user of users) await origin.list(user, tools);
+    const proxy = viaProxy({ ORIGIN_URL: origin.url, MAX_TOOLS: "2" }, { app: createApp() });
+    for (const user of users) {
+      const client = await connect(wire, signedInAs(user, proxy));
+      // Each user's first page is the origin's answer for them: the read of the rest is theirs,
+      // not one of those of sources the origin never listed.
+      expect((await client.listTools()).map((tool) => tool.name)).toEqual([
+        "search_tools",
+        "call_tool",
+      ]);
+    }
+  });
+
   it("keeps another token's listing, however many callers one token makes up and lists", async () => {
     const { origin, proxy, send } = await setup(wire);
     const alice = await connect(wire, signedInAs("alice", proxy));
