@@ -103,8 +103,9 @@ export interface SharedPin {
  * Sources (callers.ts `Caller.source`) the origin answered a listing for in
  * this isolate lately, and for how long after their last: as many callers as
  * the isolate keeps listings of, for as long (caller-listings.ts). Full, the
- * source listed longest ago goes, and spends the unproven sources' re-lists
- * (profile-names.ts `MAX_UNPROVEN_RELISTS`) until its next listing is read.
+ * source least recently listed or asking for a re-list goes, and spends the
+ * unproven sources' re-lists (profile-names.ts `MAX_UNPROVEN_RELISTS`) until
+ * its next listing is read.
  */
 const MAX_PROVEN_SOURCES = 4_096;
 const PROVEN_MS = 10 * 60_000;

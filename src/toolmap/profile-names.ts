@@ -184,7 +184,7 @@ export class ProfileNames {
     if (!proven && !this.unprovenRelists.free()) return "unproven";
     if (!this.relists.take()) return "isolate";
     if (!proven) this.unprovenRelists.take();
-    if (source === undefined || !window) return undefined;
+    if (window === undefined || source === undefined) return undefined;
     window.take();
     // Set again at each one taken: it expires a minute after its last, when it holds none.
     this.sourceRelists.set(source, window);
