@@ -180,6 +180,9 @@ async function namePage(
     const part = !first ? "later" : last ? "whole" : "first";
     return { listing: await toolMap.nameListing(page, part) };
   }
+  // Proven before the read of the rest, which it spends a re-list of: a source new to the isolate
+  // would take it from those of sources the origin never listed.
+  await toolMap.proven();
   const rest = last ? [] : await wholeListing?.readRest(id, nextCursor, hold);
   if (rest === undefined) return { listing: await toolMap.nameListing(page, "first") };
   const listing = await toolMap.nameListing([...page, ...rest], "whole");

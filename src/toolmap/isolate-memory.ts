@@ -99,8 +99,26 @@ export interface SharedPin {
   over: string | undefined;
 }
 
+/**
+ * Sources (callers.ts `Caller.source`) the origin answered a listing for in
+ * this isolate lately, and for how long after their last: as many callers as
+ * the isolate keeps listings of, for as long (caller-listings.ts). Full, the
+ * source least recently listed or asking for a re-list goes, and spends the
+ * unproven sources' re-lists (profile-names.ts `MAX_UNPROVEN_RELISTS`) until
+ * its next listing is read.
+ */
+const MAX_PROVEN_SOURCES = 4_096;
+const PROVEN_MS = 10 * 60_000;
+
 /** What one isolate remembers of one origin's tools. */
 export class OriginMemory {
+  /**
+   * Sources the origin listed here lately (`MAX_PROVEN_SOURCES`): their own share of the
+   * re-lists the proxy asks for, where made-up credentials, which the origin refuses, share one
+   * (profile-names.ts `MAX_UNPROVEN_RELISTS`). `undefined`: requests without credentials, which
+   * an origin that keys callers by a query parameter lists.
+   */
+  readonly provenSources = new BoundedMap<string | undefined, true>(MAX_PROVEN_SOURCES, PROVEN_MS);
   /** Every original known: listed here, or read from KV. */
   readonly tools = new Map<string, ToolEntry>();
   /** What `tools` weigh together (`toolChars`). */

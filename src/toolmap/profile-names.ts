@@ -32,9 +32,19 @@ export const MAX_RELISTS = 30;
  * `RELIST_MS`: callers made up from one token spend a third of the isolate's
  * minute, and others keep the rest. Requests with no credential are one
  * source with the isolate's whole bound (an origin that keys callers by a
- * query parameter tells them apart by nothing else).
+ * query parameter tells them apart by nothing else), once proven.
  */
 export const MAX_RELISTS_PER_SOURCE = 10;
+/**
+ * Of those too, what every source the origin has not listed in this isolate
+ * lately (isolate-memory.ts `OriginMemory.provenSources`) may have the proxy
+ * ask for together in `RELIST_MS`. Relay mode checks no token, and a client
+ * made up one per call, each a source with a share of its own: 30 of them
+ * spent the isolate's minute, and a caller the origin did list got none.
+ * Made-up credentials now spend this third, and a token the origin listed
+ * keeps its own share of the rest.
+ */
+export const MAX_UNPROVEN_RELISTS = 10;
 /**
  * Sources whose re-lists a profile counts: each counted took one in the last
  * `RELIST_MS`, of `MAX_RELISTS` in all, so twice that holds them, expired
@@ -47,6 +57,9 @@ const MAX_RELIST_SOURCES = 2 * MAX_RELISTS;
  * yet (legacy-v1.ts): no original a listing names, so no listed tool takes it.
  */
 const LEGACY_UNREAD = "\u0000layout 1, not read yet";
+
+/** What refused a re-list: the isolate's bound, the source's share, or unproven sources' (`MAX_UNPROVEN_RELISTS`). */
+export type RelistBound = "isolate" | "source" | "unproven";
 
 /** The model-facing names of one profile: both ways, and the schema views. */
 export class ProfileNames {
@@ -78,6 +91,8 @@ export class ProfileNames {
       MAX_RELIST_SOURCES,
       RELIST_MS,
     ),
+    /** The same, for every source not proven, together (`MAX_UNPROVEN_RELISTS`). */
+    private readonly unprovenRelists = new RateWindow(MAX_UNPROVEN_RELISTS, RELIST_MS),
   ) {}
 
   /**
@@ -94,7 +109,12 @@ export class ProfileNames {
    * an origin that says so again and again does not pile up names without end.
    */
   forgotten(maxChars: number): ProfileNames {
-    const names = new ProfileNames(this.relistedFor, this.relists, this.sourceRelists);
+    const names = new ProfileNames(
+      this.relistedFor,
+      this.relists,
+      this.sourceRelists,
+      this.unprovenRelists,
+    );
     names.answerWrittenAt = this.answerWrittenAt;
     const named = [...this.byName];
     let from = named.length;
@@ -151,15 +171,20 @@ export class ProfileNames {
 
   /**
    * Whether the proxy may ask the origin for its listing once more now, on
-   * behalf of a caller from `source` (`undefined`: none, the isolate's bound
-   * alone): `undefined` when it may (counted), else the bound that refuses.
+   * behalf of a caller from `source` (`undefined`: none, no share of its own),
+   * which the origin listed lately or not (`proven`): `undefined` when it may
+   * (counted), else the bound that refuses.
    */
-  takeRelist(source: string | undefined): "isolate" | "source" | undefined {
-    if (source === undefined) return this.relists.take() ? undefined : "isolate";
+  takeRelist(source: string | undefined, proven: boolean): RelistBound | undefined {
     const window =
-      this.sourceRelists.get(source) ?? new RateWindow(MAX_RELISTS_PER_SOURCE, RELIST_MS);
-    if (!window.free()) return "source";
+      source === undefined
+        ? undefined
+        : (this.sourceRelists.get(source) ?? new RateWindow(MAX_RELISTS_PER_SOURCE, RELIST_MS));
+    if (window && !window.free()) return "source";
+    if (!proven && !this.unprovenRelists.free()) return "unproven";
     if (!this.relists.take()) return "isolate";
+    if (!proven) this.unprovenRelists.take();
+    if (window === undefined || source === undefined) return undefined;
     window.take();
     // Set again at each one taken: it expires a minute after its last, when it holds none.
     this.sourceRelists.set(source, window);

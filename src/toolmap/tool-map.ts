@@ -37,7 +37,13 @@ import { MapStore } from "./map-store";
 import { firstOfEachName, type NamedListing, noteLargeListing } from "./named-listing";
 import { keepListingPin, type PinContext, pinListing, provenPins } from "./pin-listing";
 import { type KnownTools, planListing, renamesLogged } from "./plan-listing";
-import { MAX_RELISTS, MAX_RELISTS_PER_SOURCE, type ProfileNames } from "./profile-names";
+import {
+  MAX_RELISTS,
+  MAX_RELISTS_PER_SOURCE,
+  MAX_UNPROVEN_RELISTS,
+  type ProfileNames,
+  type RelistBound,
+} from "./profile-names";
 import { SchemaViews } from "./schema-views";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
 import { searchedTools, searchOfListing, type ToolSearch } from "./tool-search";
@@ -45,6 +51,13 @@ import { searchedTools, searchOfListing, type ToolSearch } from "./tool-search";
 export type { ListingPart } from "./caller-listings";
 export type { NamedListing } from "./named-listing";
 export { type AnswerBytes, type RememberedAnswer, sentAsReceived } from "./stored-map";
+
+/** Each re-list bound, as `relist_limited` says it (docs/logs.md). */
+const LIMITS: Record<RelistBound, number> = {
+  isolate: MAX_RELISTS,
+  source: MAX_RELISTS_PER_SOURCE,
+  unproven: MAX_UNPROVEN_RELISTS,
+};
 
 export class ToolMap {
   private readonly origin: OriginMemory;
@@ -134,6 +147,7 @@ export class ToolMap {
 
   /** `answer` was given again: its caller is shown what it was made from, if that is still kept. */
   async answeredFromMemory(answer: RememberedAnswer): Promise<void> {
+    await this.proven();
     if (answer.view !== undefined) await this.view.showKept(answer.view);
   }
 
@@ -166,6 +180,7 @@ export class ToolMap {
     listed: readonly ListedTool[],
     part: ListingPart = "first",
   ): Promise<NamedListing> {
+    await this.proven();
     const tools = firstOfEachName(listed);
     // An isolate that holds none of the origin's listing texts names every tool from scratch.
     const large = this.origin.written.size === 0 && noteLargeListing(tools, this.profile.name);
@@ -323,17 +338,27 @@ export class ToolMap {
   /**
    * Whether the proxy may ask the origin for its whole listing once more (at
    * most `MAX_RELISTS` a minute per isolate and profile, `MAX_RELISTS_PER_SOURCE`
-   * of them on behalf of one source's callers); counted when it may.
+   * of them on behalf of one source's callers, `MAX_UNPROVEN_RELISTS` of them for
+   * sources the origin has not listed here lately); counted when it may.
    */
   async takeRelist(): Promise<boolean> {
-    const refused = this.names.takeRelist(await this.caller.source());
+    const source = await this.caller.source();
+    const refused = this.names.takeRelist(source, this.origin.provenSources.get(source) === true);
     if (refused === undefined) return true;
     logEvent("relist_limited", {
       profile: this.profile.name,
       per: refused,
-      limit: refused === "source" ? MAX_RELISTS_PER_SOURCE : MAX_RELISTS,
+      limit: LIMITS[refused],
     });
     return false;
+  }
+
+  /**
+   * The origin answered a listing for this request's caller: their source is proven here
+   * (`OriginMemory.provenSources`), and has a share of its own of the re-lists.
+   */
+  async proven(): Promise<void> {
+    this.origin.provenSources.set(await this.caller.source(), true);
   }
 
   /** What the map knows, for planning: this profile's names (kept ones too), the origin's tools. */

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { sanitizeName } from "../../src/names/sanitize";
 import { profileOf } from "../../src/schemas/profile";
+import { MAX_UNPROVEN_RELISTS } from "../../src/toolmap/profile-names";
 import { callerOrigin, type CallerTool as Tool } from "../helpers/caller-origin";
 import { EACH_WIRE, type Wire } from "../helpers/clients";
 import { messagesOf, postJson, wireRequest } from "../helpers/mcp";
@@ -378,9 +379,10 @@ describe("caller isolation under attack, 2026-07-28 parameter headers", () => {
   });
 
   it("refuses such a call, telling to try again, where the caller's own listing cannot be read", async () => {
-    // The proxy lists the origin for callers 30 times a minute per isolate and profile: the 31st
-    // caller's listing is not asked for.
-    const others = Array.from({ length: 30 }, (_, i) => `user${i}`);
+    // The proxy lists the origin for callers whose credentials it has not listed in the isolate 10
+    // times a minute per isolate and profile together (toolmap/profile-names.ts
+    // MAX_UNPROVEN_RELISTS): the 11th such caller's listing is not asked for.
+    const others = Array.from({ length: MAX_UNPROVEN_RELISTS }, (_, i) => `user${i}`);
     const { call } = await annListed(
       Object.fromEntries(others.map((token) => [token, [report({ month: { type: "string" } })]])),
     );

@@ -12,9 +12,14 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { sanitizeName } from "../../src/names/sanitize";
 import { profileOf } from "../../src/schemas/profile";
-import { MAX_RELISTS, MAX_RELISTS_PER_SOURCE } from "../../src/toolmap/profile-names";
+import {
+  MAX_RELISTS,
+  MAX_RELISTS_PER_SOURCE,
+  MAX_UNPROVEN_RELISTS,
+} from "../../src/toolmap/profile-names";
 import { type CallerTool, callerOrigin, signedInAs } from "../helpers/caller-origin";
 import { clientsOfEachTest, EACH_WIRE, type Wire } from "../helpers/clients";
+import { captureLogs } from "../helpers/logs";
 import { messagesOf, postJson, wireRequest } from "../helpers/mcp";
 import { type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
 
@@ -32,14 +37,19 @@ const PAYROLL: CallerTool = {
 };
 const READ_NAME = sanitizeName(READ.name, profileOf("openai").names).name;
 
-/** Mallory's raw requests through `proxy`, signed in with her one token, each in session `session`. */
+/** Mallory's raw requests through `proxy`, signed in with her one token (or `token`; `""`: none), each in session `session`. */
 function mallory(proxy: Fetch, wire: Wire) {
   let id = 0;
-  return async (session: string, method: string, params: Record<string, unknown>) => {
+  return async (
+    session: string,
+    method: string,
+    params: Record<string, unknown>,
+    token = "mallory",
+  ) => {
     const { body, headers } = wireRequest(wire, ++id, method, params);
     const response = await postJson(proxy, PROXY_URL, body, {
       ...headers,
-      authorization: "Bearer mallory",
+      ...(token === "" ? {} : { authorization: `Bearer ${token}` }),
       "mcp-session-id": session,
     });
     return (await messagesOf(response))[0] as { result?: unknown; error?: { message: string } };
@@ -80,6 +90,66 @@ describe.each(EACH_WIRE)("callers made up from one token, protocol %s", (wire) =
     expect(listings.mallory).toBe(MAX_RELISTS_PER_SOURCE);
   });
 
+  it("leaves a token the origin listed its re-lists, however many tokens a client makes up", async () => {
+    const { origin, proxy, send } = await setup(wire);
+    // Alice lists and calls: the origin answered a listing for her token in this isolate.
+    const alice = await connect(wire, signedInAs("alice", proxy), `${PROXY_URL}?tab=1`);
+    expect((await alice.listTools()).map((tool) => tool.name)).toEqual([READ_NAME]);
+    await alice.callTool(READ_NAME, { id: "1" });
+    // Relay mode checks no token: each call of mallory's comes with one she made up, a source of
+    // its own, new to the isolate, as many as the isolate's minute of re-lists.
+    for (let i = 0; i < MAX_RELISTS; i++) {
+      await send("m", "tools/call", { name: READ_NAME, arguments: { id: "1" } }, `made-up-${i}`);
+    }
+    // Alice again, as a caller whose listing the isolate has not read (another query): the proxy
+    // asks the origin for it, and her call is judged, not refused as one it cannot check now.
+    const again = await connect(wire, signedInAs("alice", proxy), `${PROXY_URL}?tab=2`);
+    const result = await again.callTool(READ_NAME, { id: "2" });
+    expect(result.structuredContent).toEqual({
+      tool: "user.read",
+      arguments: { id: "2" },
+      caller: "alice",
+    });
+    const listings = await origin.listings();
+    expect(listings.alice).toBe(2);
+    // The made-up tokens together had the share of sources the origin never listed, not the minute.
+    const madeUp = Object.entries(listings).filter(([caller]) => caller.startsWith("made-up-"));
+    expect(madeUp.reduce((sum, [, count]) => sum + count, 0)).toBe(MAX_UNPROVEN_RELISTS);
+  });
+
+  it("leaves a token the origin listed its re-lists, however many requests without credentials an origin that takes tokens is sent", async () => {
+    // An origin that answers 401 to a request without a token.
+    const origin = callerOrigin("&bearer");
+    await origin.list("alice", [READ, PAYROLL]);
+    const proxy = viaProxy(
+      { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["admin.*"] }) },
+      { app: createApp() },
+    );
+    const send = mallory(proxy, wire);
+    const alice = await connect(wire, signedInAs("alice", proxy), `${PROXY_URL}?tab=1`);
+    expect((await alice.listTools()).map((tool) => tool.name)).toEqual([READ_NAME]);
+    const logs = captureLogs();
+    // Requests without credentials are one source, and one the origin never listed: each made-up
+    // session a caller of its own, as many as the isolate's minute of re-lists.
+    for (let i = 0; i < MAX_RELISTS; i++) {
+      await send(`n${i}`, "tools/call", { name: READ_NAME, arguments: { id: "1" } }, "");
+    }
+    const again = await connect(wire, signedInAs("alice", proxy), `${PROXY_URL}?tab=2`);
+    const result = await again.callTool(READ_NAME, { id: "2" });
+    expect(result.structuredContent).toMatchObject({ tool: "user.read", caller: "alice" });
+    expect((await origin.listings()).alice).toBe(2);
+    // Those past the unproven sources' share were refused it, and alice's was not.
+    expect(logs.events("relist_limited")).toEqual(
+      Array(MAX_RELISTS - MAX_UNPROVEN_RELISTS).fill({
+        event: "relist_limited",
+        profile: "openai",
+        per: "unproven",
+        limit: MAX_UNPROVEN_RELISTS,
+      }),
+    );
+    logs.restore();
+  });
+
   it("leaves callers without credentials, told apart by their query, the isolate's whole minute of re-lists", async () => {
     // An origin that keys callers by a query parameter (`?key=`): no source but the isolate.
     const origin = callerOrigin();
@@ -108,6 +178,25 @@ describe.each(EACH_WIRE)("callers made up from one token, protocol %s", (wire) =
 // test lists over four thousand times.
 describe("callers made up from one token, listing", () => {
   const wire = "2026-07-28";
+  it("reads the rest of a token's first listing over a tool ceiling, however many tokens new to the isolate list at once", async () => {
+    // Three tools, two a page, over a ceiling of two: the proxy reads the rest, a re-list, and
+    // answers in search mode (docs/search-mode.md).
+    const origin = callerOrigin("&page_size=2");
+    const tools = [READ, PAYROLL, { ...READ, name: "user.write" }];
+    const users = Array.from({ length: MAX_UNPROVEN_RELISTS + 1 }, (_, i) => `user${i}`);
+    for (const user of users) await origin.list(user, tools);
+    const proxy = viaProxy({ ORIGIN_URL: origin.url, MAX_TOOLS: "2" }, { app: createApp() });
+    for (const user of users) {
+      const client = await connect(wire, signedInAs(user, proxy));
+      // Each user's first page is the origin's answer for them: the read of the rest is theirs,
+      // not one of those of sources the origin never listed.
+      expect((await client.listTools()).map((tool) => tool.name)).toEqual([
+        "search_tools",
+        "call_tool",
+      ]);
+    }
+  });
+
   it("keeps another token's listing, however many callers one token makes up and lists", async () => {
     const { origin, proxy, send } = await setup(wire);
     const alice = await connect(wire, signedInAs("alice", proxy));

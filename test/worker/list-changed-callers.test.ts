@@ -60,10 +60,20 @@ async function twoCallers() {
     });
     await events.cancel();
   };
-  /** Calls by callers mallory makes up (a cookie each), each new to the isolate: a re-list each, while there is room. */
+  /**
+   * Calls by callers mallory makes up (a cookie each), each new to the isolate: a re-list each,
+   * while there is room. Each listed first under another query (another caller, the same
+   * source): the demo origin lists any cookie, so each is a source it listed, with a share of
+   * its own of the isolate's re-lists, not one of those of sources it never listed.
+   */
   const madeUp = async (from: number, count: number) => {
     for (let i = from; i < from + count; i++) {
-      await call(proxy, { ...mallory, cookie: `who=m${i}` }, DEMO_NAMES["unity/health"]);
+      const who = { ...mallory, cookie: `who=m${i}` };
+      const [listed] = await messagesOf(
+        await postJson(proxy, `${PROXY_URL}?listed`, rpc(1, "tools/list"), who),
+      );
+      expect(listed).toHaveProperty("result.tools");
+      await call(proxy, who, DEMO_NAMES["unity/health"]);
     }
   };
   const relists = async () =>
