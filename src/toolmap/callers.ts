@@ -41,6 +41,14 @@ export interface Caller {
    */
   source(): Promise<string | undefined>;
   /**
+   * `true`: a user broker or gate mode signed in (a grant's user, who signed
+   * in at the gate), whom no client can make up as it can credentials relay
+   * mode passes on unchecked: their source has a share of its own of the
+   * re-lists before the origin listed them in an isolate
+   * (profile-names.ts `MAX_UNPROVEN_RELISTS`).
+   */
+  readonly signedIn?: boolean;
+  /**
    * `true`: the request carries nothing the origin tells callers apart by:
    * no credential, no grant's user, no query of the client's (the
    * `ORIGIN_URL`'s own is every request's), or only a credential every
@@ -89,6 +97,7 @@ export function callerOf(
   const anonymous = uncredentialed && url.search === (originUrl?.search ?? "");
   return {
     anonymous,
+    signedIn: proxy?.user !== undefined || proxy?.caller !== undefined,
     source: () => {
       // Written apart from the digests above ("source"): no source is any caller's listing or pins.
       // The user the proxy signed in, whatever the origin is sent: gate mode's shared key is every

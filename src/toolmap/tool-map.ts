@@ -339,11 +339,13 @@ export class ToolMap {
    * Whether the proxy may ask the origin for its whole listing once more (at
    * most `MAX_RELISTS` a minute per isolate and profile, `MAX_RELISTS_PER_SOURCE`
    * of them on behalf of one source's callers, `MAX_UNPROVEN_RELISTS` of them for
-   * sources the origin has not listed here lately); counted when it may.
+   * sources the origin has not listed here lately, but for users the proxy
+   * signed in, whom no client makes up); counted when it may.
    */
   async takeRelist(): Promise<boolean> {
     const source = await this.caller.source();
-    const refused = this.names.takeRelist(source, this.origin.provenSources.get(source) === true);
+    const proven = this.caller.signedIn === true || this.origin.provenSources.get(source) === true;
+    const refused = this.names.takeRelist(source, proven);
     if (refused === undefined) return true;
     logEvent("relist_limited", {
       profile: this.profile.name,
