@@ -8,7 +8,12 @@ import { assignNames, type KnownNames } from "../../src/names/assign";
 import { nameRules } from "../../src/names/profiles";
 import type { SchemaView } from "../../src/schemas/view";
 import { MAX_TOOL_CHARS, ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
-import type { ProfileNames } from "../../src/toolmap/profile-names";
+import {
+  MAX_RELISTS,
+  MAX_RELISTS_PER_SOURCE,
+  MAX_UNPROVEN_RELISTS,
+  type ProfileNames,
+} from "../../src/toolmap/profile-names";
 import { MAX_TOOLS } from "../../src/toolmap/stored-map";
 import { DEMO_NAMES } from "../helpers/demo-names";
 
@@ -214,5 +219,28 @@ describe("an origin's KV scopes", () => {
     expect(await toolMapScopes(new URL("https://origin.example/mcp"), nameRules("openai"))).toEqual(
       { origin: "v2:80f1dc6c3ea2d928", legacy: "v1:7a801470ec00e423" },
     );
+  });
+});
+
+describe("the re-lists of a profile, across the origin's tools/list_changed", () => {
+  it("keeps the minute's unproven, per-source and isolate windows: a notification gives none back", () => {
+    const origin = new ToolMapMemory().origin("o");
+    let names = origin.profile("openai");
+    // Sources the origin never listed here: together they spend the unproven share.
+    for (let i = 0; i < MAX_UNPROVEN_RELISTS; i++) {
+      expect(names.takeRelist(`made-up-${i}`, false)).toBeUndefined();
+    }
+    // One proven source spends its own share.
+    for (let i = 0; i < MAX_RELISTS_PER_SOURCE; i++) {
+      expect(names.takeRelist("alice", true)).toBeUndefined();
+    }
+    origin.clear();
+    names = origin.profile("openai");
+    expect(names.takeRelist("made-up-new", false)).toBe("unproven");
+    expect(names.takeRelist("alice", true)).toBe("source");
+    // The rest of the isolate's minute is what is left for another proven source.
+    const left = MAX_RELISTS - MAX_UNPROVEN_RELISTS - MAX_RELISTS_PER_SOURCE;
+    for (let i = 0; i < left; i++) expect(names.takeRelist(`bob-${i}`, true)).toBeUndefined();
+    expect(names.takeRelist("carol", true)).toBe("isolate");
   });
 });
