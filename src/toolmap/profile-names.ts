@@ -61,6 +61,13 @@ const LEGACY_UNREAD = "\u0000layout 1, not read yet";
 /** What refused a re-list: the isolate's bound, the source's share, or unproven sources' (`MAX_UNPROVEN_RELISTS`). */
 export type RelistBound = "isolate" | "source" | "unproven";
 
+/** Each re-list bound, as `relist_limited` says it (docs/logs.md). */
+export const RELIST_LIMITS: Readonly<Record<RelistBound, number>> = {
+  isolate: MAX_RELISTS,
+  source: MAX_RELISTS_PER_SOURCE,
+  unproven: MAX_UNPROVEN_RELISTS,
+};
+
 /** The model-facing names of one profile: both ways, and the schema views. */
 export class ProfileNames {
   readonly byName = new Map<string, string>();

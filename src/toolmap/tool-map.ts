@@ -37,13 +37,7 @@ import { MapStore } from "./map-store";
 import { firstOfEachName, type NamedListing, noteLargeListing } from "./named-listing";
 import { keepListingPin, type PinContext, pinListing, provenPins } from "./pin-listing";
 import { type KnownTools, planListing, renamesLogged } from "./plan-listing";
-import {
-  MAX_RELISTS,
-  MAX_RELISTS_PER_SOURCE,
-  MAX_UNPROVEN_RELISTS,
-  type ProfileNames,
-  type RelistBound,
-} from "./profile-names";
+import { type ProfileNames, RELIST_LIMITS } from "./profile-names";
 import { SchemaViews } from "./schema-views";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
 import { searchedTools, searchOfListing, type ToolSearch } from "./tool-search";
@@ -51,13 +45,6 @@ import { searchedTools, searchOfListing, type ToolSearch } from "./tool-search";
 export type { ListingPart } from "./caller-listings";
 export type { NamedListing } from "./named-listing";
 export { type AnswerBytes, type RememberedAnswer, sentAsReceived } from "./stored-map";
-
-/** Each re-list bound, as `relist_limited` says it (docs/logs.md). */
-const LIMITS: Record<RelistBound, number> = {
-  isolate: MAX_RELISTS,
-  source: MAX_RELISTS_PER_SOURCE,
-  unproven: MAX_UNPROVEN_RELISTS,
-};
 
 export class ToolMap {
   private readonly origin: OriginMemory;
@@ -350,7 +337,7 @@ export class ToolMap {
     logEvent("relist_limited", {
       profile: this.profile.name,
       per: refused,
-      limit: LIMITS[refused],
+      limit: RELIST_LIMITS[refused],
     });
     return false;
   }
