@@ -11,21 +11,11 @@ import { createApp } from "../../src/app";
 import { sanitizeName } from "../../src/names/sanitize";
 import { profileOf } from "../../src/schemas/profile";
 import { MAX_RELISTS, MAX_RELISTS_PER_SOURCE } from "../../src/toolmap/profile-names";
-import { type CallerTool, callerOrigin } from "../helpers/caller-origin";
+import { ADMIN_PAYROLL, callerOrigin, USER_READ } from "../helpers/caller-origin";
 import { connectAs, GATE_URL, gateNetwork, signedInByHand } from "../helpers/gate";
 import { messagesOf, postJson, wireRequest } from "../helpers/mcp";
 
-const READ: CallerTool = {
-  name: "user.read",
-  description: "Reads an item of the user's.",
-  inputSchema: { type: "object", properties: { id: { type: "string" } } },
-};
-const PAYROLL: CallerTool = {
-  name: "admin.payroll",
-  description: "Exports the payroll.",
-  inputSchema: { type: "object", properties: { month: { type: "string" } } },
-};
-const READ_NAME = sanitizeName(READ.name, profileOf("openai").names).name;
+const READ_NAME = sanitizeName(USER_READ.name, profileOf("openai").names).name;
 /**
  * The shared key of this file's proxy: the caller origin writes the key it was sent into its
  * answers, and test/helpers/gate.ts's `SHARED_KEY` must appear in none.
@@ -37,7 +27,7 @@ describe("gate mode, the shared key alone", () => {
     const wire = "2026-07-28";
     const origin = callerOrigin();
     // The origin lists by the key it is sent: the shared one, every user's.
-    await origin.list(SHARED_KEY, [READ, PAYROLL]);
+    await origin.list(SHARED_KEY, [USER_READ, ADMIN_PAYROLL]);
     const network = gateNetwork(
       {
         ORIGIN_URL: origin.url,

@@ -12,6 +12,20 @@ export interface CallerTool {
   inputSchema: Record<string, unknown>;
 }
 
+/** A tool of every user's: the one their calls name. */
+export const USER_READ: CallerTool = {
+  name: "user.read",
+  description: "Reads an item of the user's.",
+  inputSchema: { type: "object", properties: { id: { type: "string" } } },
+};
+
+/** A tool the rules of the caller-quota tests hide (`admin.*`): only a listing tells a call's verdict. */
+export const ADMIN_PAYROLL: CallerTool = {
+  name: "admin.payroll",
+  description: "Exports the payroll.",
+  inputSchema: { type: "object", properties: { month: { type: "string" } } },
+};
+
 /** A fresh map of the caller origin (`query` added to its URL): what each token is listed is set per test. */
 export function callerOrigin(query = "") {
   const map = crypto.randomUUID();

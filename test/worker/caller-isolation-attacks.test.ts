@@ -10,7 +10,7 @@ import { createApp } from "../../src/app";
 import { sanitizeName } from "../../src/names/sanitize";
 import { profileOf } from "../../src/schemas/profile";
 import { MAX_UNPROVEN_RELISTS } from "../../src/toolmap/profile-names";
-import { callerOrigin, type CallerTool as Tool } from "../helpers/caller-origin";
+import { callerOrigin, type CallerTool as Tool, USER_READ } from "../helpers/caller-origin";
 import { EACH_WIRE, type Wire } from "../helpers/clients";
 import { messagesOf, postJson, wireRequest } from "../helpers/mcp";
 import { type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
@@ -23,11 +23,6 @@ const PAYROLL: Tool = {
     properties: { secret_ssn_field: { type: "string" } },
     required: ["secret_ssn_field"],
   },
-};
-const READ: Tool = {
-  name: "user.read",
-  description: "Reads an item of the user's.",
-  inputSchema: { type: "object", properties: { id: { type: "string" } } },
 };
 const WRITE: Tool = {
   name: "user.write",
@@ -66,8 +61,8 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
   it("gives a caller no view another caller's paged listing made, for the same last page's text", async () => {
     // The origin lists in pages of 2: ann's last page is bob's whole listing, byte for byte.
     const origin = callerOrigin("&page_size=2");
-    await origin.list("ann", [PAYROLL, { ...PAYROLL, name: "admin.fire" }, READ, WRITE]);
-    await origin.list("bob", [READ, WRITE]);
+    await origin.list("ann", [PAYROLL, { ...PAYROLL, name: "admin.fire" }, USER_READ, WRITE]);
+    await origin.list("bob", [USER_READ, WRITE]);
     const proxy = viaProxy(
       { ORIGIN_URL: origin.url, ARGUMENT_VALIDATION: "enforce" },
       { app: createApp() },
@@ -104,8 +99,8 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
 
   it("does not restore the original of another caller's tool for a call by its name, after the caller listed their own", async () => {
     const origin = callerOrigin();
-    await origin.list("ann", [PAYROLL, READ]);
-    await origin.list("bob", [READ]);
+    await origin.list("ann", [PAYROLL, USER_READ]);
+    await origin.list("bob", [USER_READ]);
     const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
     const ann = user(proxy, "ann", wire);
     const bob = user(proxy, "bob", wire);
@@ -120,8 +115,8 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
   // resolver restores any name the map handed out (SECURITY.md, "What the proxy answers itself").
   it.fails("does not restore the original of another caller's tool for a call by its name, without a listing of their own", async () => {
     const origin = callerOrigin();
-    await origin.list("ann", [PAYROLL, READ]);
-    await origin.list("bob", [READ]);
+    await origin.list("ann", [PAYROLL, USER_READ]);
+    await origin.list("bob", [USER_READ]);
     const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
     await user(proxy, "ann", wire).list();
     await guessOriginals(user(proxy, "bob", wire));
@@ -130,8 +125,8 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
   it("does not restore the original of another caller's tool for a caller whose listing here is pages", async () => {
     // No tool ceiling (anthropic): a paged listing is named page by page, never whole.
     const origin = callerOrigin("&page_size=1");
-    await origin.list("ann", [PAYROLL, READ]);
-    await origin.list("bob", [READ, WRITE]);
+    await origin.list("ann", [PAYROLL, USER_READ]);
+    await origin.list("bob", [USER_READ, WRITE]);
     const proxy = viaProxy({ ORIGIN_URL: origin.url, PROFILE: "anthropic" }, { app: createApp() });
     const ann = user(proxy, "ann", wire);
     const bob = user(proxy, "bob", wire);
@@ -154,8 +149,8 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
 
   it("does not restore the original of another caller's tool for a caller whose whole listing was followed by later pages, listing the origin for them once", async () => {
     const origin = callerOrigin();
-    await origin.list("ann", [PAYROLL, READ]);
-    await origin.list("bob", [READ]);
+    await origin.list("ann", [PAYROLL, USER_READ]);
+    await origin.list("bob", [USER_READ]);
     const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
     const bob = user(proxy, "bob", wire);
     await user(proxy, "ann", wire).list();
@@ -192,10 +187,10 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     // files_read is another spelling of it. Were bob's call by files_read told apart from one by
     // a name no one was given (files_reads), it would tell him some caller has a files_read.
     const origin = callerOrigin();
-    await origin.list("ann", [{ ...READ, name: "files_read" }]);
+    await origin.list("ann", [{ ...USER_READ, name: "files_read" }]);
     await origin.list("bob", [
-      { ...READ, name: "files.read" },
-      { ...READ, name: "files.reads" },
+      { ...USER_READ, name: "files.read" },
+      { ...USER_READ, name: "files.reads" },
     ]);
     const proxy = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
     const bob = user(proxy, "bob", wire);
@@ -222,8 +217,8 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     "answers a call by another caller's %s as one by a name no one was listed, where the rules refuse calls",
     async (_, nameOf) => {
       const origin = callerOrigin();
-      await origin.list("ann", [PAYROLL, READ]);
-      await origin.list("bob", [READ]);
+      await origin.list("ann", [PAYROLL, USER_READ]);
+      await origin.list("bob", [USER_READ]);
       const proxy = viaProxy(
         { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
         { app: createApp() },
@@ -240,12 +235,12 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
 
   it("restores a caller's tool added since their listing here, which they were listed elsewhere", async () => {
     const origin = callerOrigin();
-    await origin.list("ann", [READ]);
+    await origin.list("ann", [USER_READ]);
     const here = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
     const elsewhere = viaProxy({ ORIGIN_URL: origin.url }, { app: createApp() });
     expect((await user(here, "ann", wire).list()).tools).toHaveLength(1);
     // The origin gives ann a tool; another isolate lists it to her, and she calls it here.
-    await origin.list("ann", [PAYROLL, READ]);
+    await origin.list("ann", [PAYROLL, USER_READ]);
     expect((await user(elsewhere, "ann", wire).list()).tools).toHaveLength(2);
     const called = await user(here, "ann", wire).call(openaiName("admin.payroll"), {
       secret_ssn_field: "x",
@@ -260,8 +255,8 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
   it("keeps a caller's paged listing theirs when a later page is the text of another caller's whole listing", async () => {
     // The origin lists in pages of 2: bob's last page is ann's whole listing, byte for byte.
     const origin = callerOrigin("&page_size=2");
-    await origin.list("ann", [READ, WRITE]);
-    await origin.list("bob", [PAYROLL, { ...PAYROLL, name: "admin.fire" }, READ, WRITE]);
+    await origin.list("ann", [USER_READ, WRITE]);
+    await origin.list("bob", [PAYROLL, { ...PAYROLL, name: "admin.fire" }, USER_READ, WRITE]);
     const proxy = viaProxy(
       { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["*delete*"] }) },
       { app: createApp() },
@@ -295,8 +290,8 @@ describe.each(EACH_WIRE)(
       ["a glob", "user.del*"],
     ])("is answered as a name no tool has, where %s hides it", async (_, hidden) => {
       const origin = callerOrigin();
-      await origin.list("ann", [READ, DELETE]);
-      await origin.list("bob", [READ, DELETE]);
+      await origin.list("ann", [USER_READ, DELETE]);
+      await origin.list("bob", [USER_READ, DELETE]);
       const rules = JSON.stringify({ hide: [hidden] });
       /** Bob's call in an isolate where ann listed (which knows the names), he has not. */
       const answerTo = async (name: string) => {

@@ -17,7 +17,7 @@ import {
   MAX_RELISTS_PER_SOURCE,
   MAX_UNPROVEN_RELISTS,
 } from "../../src/toolmap/profile-names";
-import { type CallerTool, callerOrigin, signedInAs } from "../helpers/caller-origin";
+import { ADMIN_PAYROLL, callerOrigin, signedInAs, USER_READ } from "../helpers/caller-origin";
 import { clientsOfEachTest, EACH_WIRE, type Wire } from "../helpers/clients";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, postJson, wireRequest } from "../helpers/mcp";
@@ -25,17 +25,7 @@ import { type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
 
 const connect = clientsOfEachTest();
 
-const READ: CallerTool = {
-  name: "user.read",
-  description: "Reads an item of the user's.",
-  inputSchema: { type: "object", properties: { id: { type: "string" } } },
-};
-const PAYROLL: CallerTool = {
-  name: "admin.payroll",
-  description: "Exports the payroll.",
-  inputSchema: { type: "object", properties: { month: { type: "string" } } },
-};
-const READ_NAME = sanitizeName(READ.name, profileOf("openai").names).name;
+const READ_NAME = sanitizeName(USER_READ.name, profileOf("openai").names).name;
 
 /** Mallory's raw requests through `proxy`, signed in with her one token (or `token`; `""`: none), each in session `session`. */
 function mallory(proxy: Fetch, wire: Wire) {
@@ -59,8 +49,8 @@ function mallory(proxy: Fetch, wire: Wire) {
 /** One isolate whose rules hide a tool (calls are refused unchecked without a listing), before a fresh caller origin. */
 async function setup(wire: Wire) {
   const origin = callerOrigin();
-  await origin.list("alice", [READ, PAYROLL]);
-  await origin.list("mallory", [READ]);
+  await origin.list("alice", [USER_READ, ADMIN_PAYROLL]);
+  await origin.list("mallory", [USER_READ]);
   const proxy = viaProxy(
     { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["admin.*"] }) },
     { app: createApp() },
@@ -120,7 +110,7 @@ describe.each(EACH_WIRE)("callers made up from one token, protocol %s", (wire) =
   it("leaves a token the origin listed its re-lists, however many requests without credentials an origin that takes tokens is sent", async () => {
     // An origin that answers 401 to a request without a token.
     const origin = callerOrigin("&bearer");
-    await origin.list("alice", [READ, PAYROLL]);
+    await origin.list("alice", [USER_READ, ADMIN_PAYROLL]);
     const proxy = viaProxy(
       { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["admin.*"] }) },
       { app: createApp() },
@@ -153,7 +143,7 @@ describe.each(EACH_WIRE)("callers made up from one token, protocol %s", (wire) =
   it("leaves callers without credentials, told apart by their query, the isolate's whole minute of re-lists", async () => {
     // An origin that keys callers by a query parameter (`?key=`): no source but the isolate.
     const origin = callerOrigin();
-    await origin.list("", [READ, PAYROLL]);
+    await origin.list("", [USER_READ, ADMIN_PAYROLL]);
     const proxy = viaProxy(
       { ORIGIN_URL: origin.url, TOOL_RULES: JSON.stringify({ hide: ["admin.*"] }) },
       { app: createApp() },
@@ -182,7 +172,7 @@ describe("callers made up from one token, listing", () => {
     // Three tools, two a page, over a ceiling of two: the proxy reads the rest, a re-list, and
     // answers in search mode (docs/search-mode.md).
     const origin = callerOrigin("&page_size=2");
-    const tools = [READ, PAYROLL, { ...READ, name: "user.write" }];
+    const tools = [USER_READ, ADMIN_PAYROLL, { ...USER_READ, name: "user.write" }];
     const users = Array.from({ length: MAX_UNPROVEN_RELISTS + 1 }, (_, i) => `user${i}`);
     for (const user of users) await origin.list(user, tools);
     const proxy = viaProxy({ ORIGIN_URL: origin.url, MAX_TOOLS: "2" }, { app: createApp() });
