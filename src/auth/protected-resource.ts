@@ -158,14 +158,17 @@ export type OriginMetadata =
  * Where the origin's challenge to a request that carries nothing of a
  * client's says its metadata is (RFC 9728 §5.1), for an isolate that has
  * seen no such challenge: a `GET` of `ORIGIN_URL` with no credentials, whose
- * body is never read; `undefined` where none names one, or the origin did
- * not answer. Without it a cold isolate looked only where RFC 9728
+ * body is never read; `undefined` where none names one, `"unanswered"`
+ * where the origin did not answer (not remembered). Without it a cold isolate looked only where RFC 9728
  * §3.1 puts the document, and served another one than the origin's
  * challenges name where it publishes both, and none where it publishes only
  * the one they name; broker mode, whose every request carries the proxy's
  * tokens, never learned it otherwise.
  */
-async function askLocation(config: Config, headers: Headers): Promise<URL | undefined> {
+async function askLocation(
+  config: Config,
+  headers: Headers,
+): Promise<URL | undefined | "unanswered"> {
   const sent = {
     method: "GET",
     headers: new Headers({ accept: "text/event-stream" }),
@@ -179,7 +182,7 @@ async function askLocation(config: Config, headers: Headers): Promise<URL | unde
   );
   // No answer (logged): a hint not had, as where no challenge names a location. An origin whose
   // endpoint holds a GET without a word, or drops it, publishes its document where RFC 9728 says.
-  if (reply.kind === "failed") return undefined;
+  if (reply.kind === "failed") return "unanswered";
   await reply.response.body?.cancel();
   const header = reply.response.headers.get("www-authenticate");
   if (reply.response.status !== 401 || header === null) return undefined;
@@ -204,12 +207,17 @@ export async function originResourceMetadata(
   headers: Headers,
   memory: SignInMemory,
 ): Promise<OriginMetadata> {
-  const known = memory.metadata.get(config.originUrl.href);
+  const origin = config.originUrl.href;
+  const known = memory.metadata.get(origin);
   if (known) return { kind: "found", document: known };
-  let advertised = memory.advertised.get(config.originUrl.href);
+  if (known === null) return { kind: "absent" };
+  let advertised = memory.advertised.get(origin);
   if (advertised === undefined) {
-    advertised = (await askLocation(config, headers))?.href;
-    if (advertised !== undefined) memory.advertised.set(config.originUrl.href, advertised);
+    const asked = await askLocation(config, headers);
+    if (asked !== "unanswered") {
+      advertised = asked?.href ?? null;
+      memory.advertised.set(origin, advertised);
+    }
   }
   const candidates = new Set([
     ...(advertised ? [advertised] : []),
@@ -229,11 +237,13 @@ export async function originResourceMetadata(
     if (reply.response.status >= 500) failedStatus ??= reply.response.status;
     const document = await readDocument(reply.response);
     if (document) {
-      memory.metadata.set(config.originUrl.href, document);
+      memory.metadata.set(origin, document);
       return { kind: "found", document };
     }
   }
-  return failedStatus === undefined ? { kind: "absent" } : { kind: "error", status: failedStatus };
+  if (failedStatus !== undefined) return { kind: "error", status: failedStatus };
+  memory.metadata.set(origin, null);
+  return { kind: "absent" };
 }
 
 /**

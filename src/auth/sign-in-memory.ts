@@ -29,10 +29,21 @@ export interface Discovery {
 }
 
 export class SignInMemory {
-  /** Per origin URL: the metadata URL the origin's own challenges named (on its host). */
-  readonly advertised = new BoundedMap<string, string>(MAX_ORIGINS);
-  /** Per origin URL: its protected-resource metadata document. */
-  readonly metadata = new BoundedMap<string, Record<string, unknown>>(MAX_ORIGINS, METADATA_TTL_MS);
+  /**
+   * Per origin URL: the metadata URL the origin's own challenges named (on its host); `null`,
+   * asked and named none. Kept as long as the document: an origin that moves or first
+   * publishes its document is read again within the minute.
+   */
+  readonly advertised = new BoundedMap<string, string | null>(MAX_ORIGINS, METADATA_TTL_MS);
+  /**
+   * Per origin URL: its protected-resource metadata document; `null`, none published (every
+   * location a 4xx or no document), so that a client's requests for it cost the origin three
+   * requests a minute, not three each (a 5xx is not kept).
+   */
+  readonly metadata = new BoundedMap<string, Record<string, unknown> | null>(
+    MAX_ORIGINS,
+    METADATA_TTL_MS,
+  );
   /** Per origin URL: its authorization server and resource. */
   readonly discoveries = new BoundedMap<string, Discovery>(MAX_ORIGINS, DISCOVERY_TTL_MS);
   /** Per authorization server and proxy origin: the proxy's client ID there. */

@@ -30,6 +30,8 @@ const metadata = (proxy: ReturnType<typeof viaProxy>, path = "/mcp", init?: Requ
   proxy(`http://proxy.test/.well-known/oauth-protected-resource${path}`, init);
 
 const hits = async (origin: string) => (await fetch(`${origin}/__hits`)).json<number>();
+/** Every request the origin served, its MCP endpoint's included. */
+const requests = async (origin: string) => (await fetch(`${origin}/__requests`)).json<number>();
 
 describe("the origin's challenges, on the way to the client", () => {
   it("point resource_metadata at the proxy and keep every other parameter and scheme as sent", async () => {
@@ -336,6 +338,17 @@ describe("the proxy's protected-resource metadata", () => {
     expect(await response.json()).toMatchObject({ error: "not_found" });
     // A 404 is the origin's word that there is none: no failure of its.
     expect(logs.events("origin_error")).toEqual([]);
+  });
+
+  it("asks the origin three times when it publishes none, then nothing for a while: a client's requests for it cost the origin no more", async () => {
+    const { origin, proxy } = proxyFor("none");
+    const start = await requests(origin);
+    expect((await metadata(proxy)).status).toBe(404);
+    // Where its challenge names a location, then RFC 9728's two.
+    expect(await requests(origin)).toBe(start + 3);
+    for (let i = 0; i < 5; i++)
+      expect((await metadata(proxy, i % 2 ? "" : "/mcp")).status).toBe(404);
+    expect(await requests(origin)).toBe(start + 3);
   });
 
   it("is 502 that says the origin failed, logged origin_error, when the origin answers its location 5xx: not 404, which says it publishes none", async () => {
