@@ -1,7 +1,7 @@
 /**
  * What one sign-in request makes the proxy ask of the origin and its
- * authorization server in broker mode (docs/limits.md, "broker and gate
- * sign-in"), in the isolate where it costs the most: a new one, which has
+ * authorization server in broker mode (the sign-in row of docs/limits.md),
+ * in the isolate where it costs the most: a new one, which has
  * discovered nothing, for a tenant not registered there yet. Counted, never
  * timed: every request the proxy sends while it answers one of the client's.
  */
