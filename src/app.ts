@@ -15,6 +15,7 @@ import { Hono } from "hono";
 import { createBroker } from "./auth/broker";
 import { tokenClientIdRefused } from "./auth/client-ids";
 import { createGate } from "./auth/gate";
+import { withRedirectsRefused } from "./auth/library-fetch";
 import { signInEnv } from "./auth/oauth-kv";
 import { originCredentials } from "./auth/origin-credentials";
 import {
@@ -196,6 +197,10 @@ export function createApp(isolate: IsolateState = newIsolateState()): Worker {
       return internalError(error, request, admitted);
     }
   }
-  // Every line a request writes, those of work it leaves running included, shares one budget.
-  return { fetch: (received, env, ctx) => withLogBudget(() => handle(received, env, ctx)) };
+  // Every line a request writes, those of work it leaves running included, shares one budget; a
+  // library's request that says nothing of redirects follows none (auth/library-fetch.ts).
+  return {
+    fetch: (received, env, ctx) =>
+      withLogBudget(() => withRedirectsRefused(() => handle(received, env, ctx))),
+  };
 }
