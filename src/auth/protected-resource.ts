@@ -78,18 +78,11 @@ function logRefusedToken(status: number, header: string, config: Config, sent: S
 
 /**
  * Where a challenge's `resource_metadata` value says the origin's metadata
- * is, on the origin's host: `undefined` (logged) where it names another host
- * or no URL.
+ * is, on the origin's host; else the host it names (or "not a URL").
  */
-function onOriginHost(value: string, config: Config): URL | undefined {
+function onOriginHost(value: string, config: Config): URL | string {
   const named = URL.canParse(value) ? new URL(value) : undefined;
-  if (named?.host !== config.originUrl.host) {
-    logEvent("auth_metadata_foreign_host", {
-      origin: config.originUrl.host,
-      named: named?.host ?? "not a URL",
-    });
-    return undefined;
-  }
+  if (named?.host !== config.originUrl.host) return named?.host ?? "not a URL";
   // At ORIGIN_URL's scheme, whatever the challenge's (an origin behind a TLS terminator may
   // write `http`): fetched in clear text, the document could name another authorization server.
   // Its path set as a path: as a URL reference, `//evil.example/…` would be evil.example's.
@@ -97,6 +90,30 @@ function onOriginHost(value: string, config: Config): URL | undefined {
   at.pathname = named.pathname;
   at.search = named.search;
   return at;
+}
+
+/**
+ * `header` with each `resource_metadata` on the origin's host as `replace`
+ * gives it (`withResourceMetadata`), and those naming another host as they
+ * came, logged once a header (`auth_metadata_foreign_host`, the first host
+ * named): a line each, an origin's header of a few tens of KB wrote a
+ * thousand lines a request.
+ */
+function withOriginMetadata(
+  header: string,
+  config: Config,
+  replace: (at: URL) => string | undefined,
+): string {
+  let foreign: string | undefined;
+  const rewritten = withResourceMetadata(header, (param) => {
+    const at = onOriginHost(param.value, config);
+    if (at instanceof URL) return replace(at);
+    foreign ??= at;
+    return undefined;
+  });
+  if (foreign !== undefined)
+    logEvent("auth_metadata_foreign_host", { origin: config.originUrl.host, named: foreign });
+  return rewritten;
 }
 
 /**
@@ -115,9 +132,7 @@ export function rewriteChallenges(
   const header = origin.headers.get("www-authenticate");
   if ((origin.status !== 401 && origin.status !== 403) || header === null) return origin;
 
-  const rewritten = withResourceMetadata(header, (param) => {
-    const at = onOriginHost(param.value, config);
-    if (at === undefined) return undefined;
+  const rewritten = withOriginMetadata(header, config, (at) => {
     if (sent.anonymous) memory.advertised.set(config.originUrl.href, at.href);
     return urls.metadata;
   });
@@ -187,8 +202,8 @@ async function askLocation(
   const header = reply.response.headers.get("www-authenticate");
   if (reply.response.status !== 401 || header === null) return undefined;
   let at: URL | undefined;
-  withResourceMetadata(header, (param) => {
-    at ??= onOriginHost(param.value, config);
+  withOriginMetadata(header, config, (named) => {
+    at ??= named;
     return undefined;
   });
   return at;
