@@ -77,6 +77,8 @@ export class ProfileNames {
    * object the map holds, `hash` its fingerprint).
    */
   readonly views = new Map<string, { hash: string; schema: unknown; view: SchemaView }>();
+  /** The model-facing names a `tools_renamed` line of this isolate said; within `byName`. */
+  readonly said = new Set<string>();
   /** What `views` hold inlined together (`SchemaView.inlined`). */
   viewsInlined = 0;
   /**
@@ -130,6 +132,7 @@ export class ProfileNames {
       if (chars > maxChars) break;
     }
     for (const [name, original] of named.slice(from)) names.remember(name, original);
+    for (const name of this.said) if (names.byName.has(name)) names.said.add(name);
     names.keepLegacy(this.legacyNames);
     names.pendingLegacy = this.pendingLegacy;
     names.keptUnstored = this.keptUnstored;
@@ -284,6 +287,19 @@ export class ProfileNames {
     this.viewsInlined = 0;
   }
 
+  /**
+   * The renames no `tools_renamed` line of this isolate said yet: new names, and those it gave
+   * the tools KV held (`nameKnownTools`), which no line said either.
+   */
+  unsaid<T extends { from: string; to: string }>(renames: readonly T[]): T[] {
+    return renames.filter(({ from, to }) => this.byOriginal.get(from) !== to || !this.said.has(to));
+  }
+
+  /** Notes renames a `tools_renamed` line said, while the names stand. */
+  saidRenames(renames: readonly { from: string; to: string }[]): void {
+    for (const { from, to } of renames) if (this.byOriginal.get(from) === to) this.said.add(to);
+  }
+
   /** Lets go of a tool's name and schema view: it left the origin's memory (`OriginMemory.remember`). */
   forget(original: string): void {
     const name = this.byOriginal.get(original);
@@ -291,6 +307,7 @@ export class ProfileNames {
     this.changes++;
     this.byOriginal.delete(original);
     this.byName.delete(name);
+    this.said.delete(name);
     this.dropView(name);
   }
 
@@ -301,11 +318,18 @@ export class ProfileNames {
       const oldest = this.byName.keys().next().value as string;
       this.byOriginal.delete(this.byName.get(oldest) as string);
       this.byName.delete(oldest);
+      this.said.delete(oldest);
     }
     const previous = this.byName.get(name);
-    if (previous !== undefined && previous !== original) this.byOriginal.delete(previous);
+    if (previous !== undefined && previous !== original) {
+      this.byOriginal.delete(previous);
+      this.said.delete(name);
+    }
     const oldName = this.byOriginal.get(original);
-    if (oldName !== undefined && oldName !== name) this.byName.delete(oldName);
+    if (oldName !== undefined && oldName !== name) {
+      this.byName.delete(oldName);
+      this.said.delete(oldName);
+    }
     this.byName.set(name, original);
     this.byOriginal.set(original, name);
   }

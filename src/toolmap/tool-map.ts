@@ -194,7 +194,7 @@ export class ToolMap {
     const assigned = keptNames ?? assignNames(originals, knownTools, this.profile.names, chosen);
     const plan = planListing(tools, knownTools, assigned, asListed, fingerprints);
     // Each rename is logged once per isolate, when it is new here: not on every listing.
-    const renames = plan.renames.filter(({ from, to }) => names.byOriginal.get(from) !== to);
+    const renames = names.unsaid(plan.renames);
     const { definitions, remembered } = rememberEntries(
       plan,
       this.origin,
@@ -239,6 +239,7 @@ export class ToolMap {
       const { profile, cap } = this.profile.names;
       const hidden = (original: string) => decisions.get(original) === "hidden";
       logEvent("tools_renamed", { profile: profile.name, cap, ...renamesLogged(renames, hidden) });
+      names.saidRenames(renames);
     }
     if (part === "whole") {
       const judged = {
