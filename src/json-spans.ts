@@ -134,8 +134,32 @@ export function nestsTooDeep(text: string): boolean {
   return false;
 }
 
+/**
+ * The keys a listing writes in every tool, its result and its message, by
+ * their length: one written so is read as this very string, not sliced from
+ * the text. A listing of 1,000 tools reads some 5,000 keys; each slice is a
+ * string to allocate, and to hash again as a `Map`'s key, where a literal is
+ * hashed once.
+ */
+const KNOWN_KEYS: ReadonlyArray<readonly string[]> = (() => {
+  const keys = [
+    ...["name", "title", "description", "inputSchema", "outputSchema", "annotations"],
+    ...["icons", "execution", "_meta", "tools", "nextCursor", "jsonrpc", "id", "result"],
+  ];
+  // Dense, and read only within its length: no read past it or of a hole.
+  const byLength: string[][] = Array.from({ length: 13 }, () => []);
+  for (const key of keys) byLength[key.length]?.push(key);
+  return byLength;
+})();
+
 /** The key whose string starts at `start` and ends before `end`; `undefined` when it is not a JSON string. */
 function keyAt(text: string, start: number, end: number): string | undefined {
+  const length = end - start - 2;
+  if (length < KNOWN_KEYS.length) {
+    for (const key of KNOWN_KEYS[length] as readonly string[]) {
+      if (text.startsWith(key, start + 1)) return key;
+    }
+  }
   const inner = text.slice(start + 1, end - 1);
   if (!inner.includes("\\")) return inner;
   try {

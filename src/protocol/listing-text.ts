@@ -190,6 +190,19 @@ export class WrittenTool implements ListedTool {
     return other.texts === this.texts || textAt(other.written) === textAt(this.written);
   }
 
+  /**
+   * The JSON of its description or annotations as listed, where the text
+   * writes it as `JSON.stringify` writes its parse (`Written.stringified`):
+   * what its pin digests and fingerprints, without writing it again;
+   * `undefined` where it is absent or written otherwise.
+   */
+  stringifiedJson(key: "description" | "annotations"): string | undefined {
+    const span = this.members.get(key);
+    return span !== undefined && this.texts[key].stringified
+      ? textAt({ text: this.written.text, span })
+      : undefined;
+  }
+
   /** Read for its fingerprint, and again for a view written in its place: found out once. */
   get schemaJson(): ListedTool["schemaJson"] {
     const { text } = this.written;

@@ -22,6 +22,7 @@ import { holdsRounded, stringifyUnrounded } from "../json";
 import { textAt } from "../json-spans";
 import { UNSEEN } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
+import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 import type { ChangeScope } from "../rules/tool-rules";
 
@@ -101,6 +102,14 @@ const exactJson = (value: unknown): string =>
 const jsonOf = (value: unknown): string | undefined =>
   value === undefined ? undefined : exactJson(value);
 
+/**
+ * `jsonOf` a tool's description or annotations: copied from the listing's
+ * text where it is written as `JSON.stringify` writes its parse there (which
+ * holds no number a double rounds), not written again.
+ */
+const memberJson = (tool: ListedTool, key: "description" | "annotations"): string | undefined =>
+  (tool instanceof WrittenTool ? tool.stringifiedJson(key) : undefined) ?? jsonOf(tool[key]);
+
 const fingerprintOfJson = (json: string | undefined) =>
   json === undefined ? "-" : fingerprint32(json).toString(36);
 
@@ -134,7 +143,11 @@ const schemaText = (tool: ListedTool) =>
  * written that way there.
  */
 export function definitionText(tool: ListedTool & { annotations?: unknown }): string {
-  return joinedDefinition(schemaText(tool), jsonOf(tool.description), jsonOf(tool.annotations));
+  return joinedDefinition(
+    schemaText(tool),
+    memberJson(tool, "description"),
+    memberJson(tool, "annotations"),
+  );
 }
 
 /**
@@ -216,7 +229,8 @@ export function pinOf(
       definitionText({ name: tool.name, inputSchema: tool.inputSchema, ...schemaJsonOf(tool) }),
     ).then((digest) => joinPin({ digest, fingerprints: `${schemaHash}/*/*`, extra: "*/*/-" }));
   }
-  const [description, annotations] = [jsonOf(tool.description), jsonOf(tool.annotations)];
+  const description = memberJson(tool, "description");
+  const annotations = memberJson(tool, "annotations");
   const fingerprints = `${schemaHash}/${fingerprintOfJson(description)}/${fingerprintOfJson(annotations)}`;
   const digest = sha256(joinedDefinition(schemaText(tool), description, annotations));
   const extra = extraPart(tool);
