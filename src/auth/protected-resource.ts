@@ -14,14 +14,17 @@
  * challenge that names another host is passed on as it came
  * (`auth_metadata_foreign_host`).
  *
- * Isolate memory (`SignInMemory`), per origin: the metadata URL the origin's
- * challenges to requests that carry no credentials advertise, and its
- * document for `METADATA_TTL_MS`. Every client is served that document: a
- * challenge to a caller's credentials or query may name that caller's own
- * (a tenant's, whose authorization server the tenant chose), and the last
- * such challenge of the isolate was once every client's. A cold isolate
- * that has seen no such challenge asks for one (`askLocation`), then looks
- * where RFC 9728 says: path insertion, then the root.
+ * Isolate memory (`SignInMemory`), per origin, for `METADATA_TTL_MS`: the
+ * metadata URL the origin's challenge to the proxy's own request with no
+ * credentials names (`askLocation`), and its document, else that it
+ * publishes none. Every client is served that document, so nothing of it is
+ * taken from a client's request: a challenge to a caller's credentials,
+ * query or session may name that caller's own (a tenant's, whose
+ * authorization server the tenant chose), and relay mode passes on headers
+ * the proxy cannot tell for credentials (`X-Auth-Token`, a tenant's name),
+ * so no client's request is one with nothing of a caller's. Where the
+ * challenge names none, it looks where RFC 9728 says: path insertion, then
+ * the root.
  */
 import type { Config } from "../config";
 import { isPlainObject, parseJson } from "../json";
@@ -41,11 +44,6 @@ export interface SentCredentials {
   token: boolean;
   /** `Mcp-Session-Id`: a session the origin began with a token of the client's (2025 revisions). */
   session: boolean;
-  /**
-   * Nothing the origin tells callers apart by (toolmap/callers.ts `anonymous`): only its
-   * challenge to such a request says where every client is to read its metadata.
-   */
-  anonymous: boolean;
 }
 
 /**
@@ -127,15 +125,13 @@ export function rewriteChallenges(
   config: Config,
   urls: PublicUrls,
   sent: SentCredentials,
-  memory: SignInMemory,
 ): Response {
   const header = origin.headers.get("www-authenticate");
   if ((origin.status !== 401 && origin.status !== 403) || header === null) return origin;
 
-  const rewritten = withOriginMetadata(header, config, (at) => {
-    if (sent.anonymous) memory.advertised.set(config.originUrl.href, at.href);
-    return urls.metadata;
-  });
+  // What it names is not remembered: where every client reads its metadata is the proxy's own
+  // ask's (`askLocation`), never what a client's request drew.
+  const rewritten = withOriginMetadata(header, config, () => urls.metadata);
 
   if (config.auth.mode === "relay" && sent.token) {
     logRefusedToken(origin.status, header, config, sent);
@@ -164,21 +160,24 @@ async function readDocument(response: Response): Promise<Record<string, unknown>
 export type OriginMetadata =
   | { kind: "found"; document: Record<string, unknown> }
   | { kind: "absent" }
-  /** No location gave a document, and one answered `status`, a 5xx: the origin failed, logged. */
+  /**
+   * No location gave a document, and one answered `status`, a 5xx (the origin failed, logged)
+   * or a 429 (it asked the proxy to wait): not "none published", and not remembered.
+   */
   | { kind: "error"; status: number }
   /** `response` is the proxy's own 502 or 504. */
   | { kind: "failed"; response: Response };
 
 /**
  * Where the origin's challenge to a request that carries nothing of a
- * client's says its metadata is (RFC 9728 §5.1), for an isolate that has
- * seen no such challenge: a `GET` of `ORIGIN_URL` with no credentials, whose
- * body is never read; `undefined` where none names one, `"unanswered"`
- * where the origin did not answer (not remembered). Without it a cold isolate looked only where RFC 9728
- * §3.1 puts the document, and served another one than the origin's
- * challenges name where it publishes both, and none where it publishes only
- * the one they name; broker mode, whose every request carries the proxy's
- * tokens, never learned it otherwise.
+ * client's says its metadata is (RFC 9728 §5.1): a `GET` of `ORIGIN_URL`
+ * with no credentials, whose body is never read; `undefined` where none
+ * names one, `"unanswered"` where the origin did not answer (not
+ * remembered). Without it the proxy looked only where RFC 9728 §3.1 puts
+ * the document, and served another one than the origin's challenges name
+ * where it publishes both, and none where it publishes only the one they
+ * name. The one source of that location: a client's request, whatever it
+ * carries, may draw a challenge naming that caller's own.
  */
 async function askLocation(
   config: Config,
@@ -211,11 +210,11 @@ async function askLocation(
 
 /**
  * The origin's own protected-resource metadata, from isolate memory or from
- * the origin: at the URL its challenges advertised, else by path insertion
+ * the origin: at the URL its challenge to the proxy's ask names, else by path insertion
  * for `ORIGIN_URL`, else at the root. A location the origin answers with a
  * 5xx is logged (`origin_error`) and the next one asked; where none gives a
- * document, that failure is the answer, not "none published", which only
- * 4xx and answers that are no document say.
+ * document, that failure (or a 429) is the answer, not "none published", which only
+ * other 4xx and answers that are no document say.
  */
 export async function originResourceMetadata(
   config: Config,
@@ -249,7 +248,10 @@ export async function originResourceMetadata(
     const reply = await fetchOrigin(target, sent, config.originTimeoutMs, unreadAddressee(headers));
     if (reply.kind === "failed") return { kind: "failed", response: reply.response };
     logOriginError(reply.response, target, sent, "oauth-protected-resource");
-    if (reply.response.status >= 500) failedStatus ??= reply.response.status;
+    // A 429 is no word that none is published: remembered so, the origin's limit on the proxy's
+    // requests (which another caller's traffic through it may reach) was a minute's 404 for all.
+    if (reply.response.status >= 500 || reply.response.status === 429)
+      failedStatus ??= reply.response.status;
     const document = await readDocument(reply.response);
     if (document) {
       memory.metadata.set(origin, document);

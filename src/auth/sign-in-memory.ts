@@ -30,15 +30,16 @@ export interface Discovery {
 
 export class SignInMemory {
   /**
-   * Per origin URL: the metadata URL the origin's own challenges named (on its host); `null`,
-   * asked and named none. Kept as long as the document: an origin that moves or first
+   * Per origin URL: the metadata URL the origin's challenge to the proxy's own request with no
+   * credentials named (on its host); `null`, it named none. Never what a client's request drew
+   * (protected-resource.ts). Kept as long as the document: an origin that moves or first
    * publishes its document is read again within the minute.
    */
   readonly advertised = new BoundedMap<string, string | null>(MAX_ORIGINS, METADATA_TTL_MS);
   /**
    * Per origin URL: its protected-resource metadata document; `null`, none published (every
-   * location a 4xx or no document), so that a client's requests for it cost the origin three
-   * requests a minute, not three each (a 5xx is not kept).
+   * location a 4xx but 429, or no document), so that a client's requests for it cost the origin
+   * three requests a minute, not three each (a 5xx or a 429 is not kept).
    */
   readonly metadata = new BoundedMap<string, Record<string, unknown> | null>(
     MAX_ORIGINS,

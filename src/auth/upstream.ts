@@ -172,7 +172,7 @@ export async function discoverUpstream(
   if (metadata.kind === "failed") {
     throw new UpstreamError("origin_unreachable", "The origin could not be reached");
   }
-  // None published, or none the origin could answer for (a 5xx, logged): the origin names no server.
+  // None published, or none the origin could answer for (a 5xx, logged; a 429): it names no server.
   const document = metadata.kind === "found" ? metadata.document : {};
   const issuer = issuerOf(
     stringArray(document.authorization_servers),

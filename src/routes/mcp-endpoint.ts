@@ -163,9 +163,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
       {
         token: request.headers.has("authorization"),
         session: request.headers.has("mcp-session-id"),
-        anonymous: caller().anonymous === true,
       },
-      c.get("isolate").signIn,
     );
 
   switch (request.method) {

@@ -193,7 +193,9 @@ export class ToolMap {
     const keptNames = names.assignedBefore(originals, chosen);
     const assigned = keptNames ?? assignNames(originals, knownTools, this.profile.names, chosen);
     const plan = planListing(tools, knownTools, assigned, asListed, fingerprints);
-    // Each rename is logged once per isolate, when it is new here: not on every listing.
+    // Each rename is logged once per isolate, when it is new here: not on every listing. Noted as
+    // said once the names are kept, before anything is awaited: a listing named while this one
+    // waited (on KV, for a large one) said them again.
     const renames = names.unsaid(plan.renames);
     const { definitions, remembered } = rememberEntries(
       plan,
@@ -205,6 +207,7 @@ export class ToolMap {
     // Names given back are remembered as they were: what was kept for them still stands.
     if (keptNames === undefined) names.keepAssigned(originals, chosen, assigned);
     for (const taken of plan.taken) names.keepName(taken.tool, taken.name);
+    names.saidRenames(renames);
     logTaken(plan.taken);
     // Digested tool by tool, a large listing's pin may be the caller's own (pin-listing.ts).
     const digested =
@@ -239,7 +242,6 @@ export class ToolMap {
       const { profile, cap } = this.profile.names;
       const hidden = (original: string) => decisions.get(original) === "hidden";
       logEvent("tools_renamed", { profile: profile.name, cap, ...renamesLogged(renames, hidden) });
-      names.saidRenames(renames);
     }
     if (part === "whole") {
       const judged = {

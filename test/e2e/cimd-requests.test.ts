@@ -63,4 +63,24 @@ describe("a client whose metadata document's URL redirects", () => {
     // It was 21, each a request to a host the client chose.
     expect(await loop.received()).toHaveLength(1);
   });
+
+  it("costs its host one request a token request, not one a redirect: the client is unknown", async () => {
+    const loop = await scriptedOrigin({ "*": { status: 302, headers: [], body: "" } });
+    await loop.change({ "*": { status: 302, headers: [["location", loop.originUrl]], body: "" } });
+    serveClientFrom(loop.originUrl);
+    const answer = await broker()("http://localhost/oauth/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        client_id: CLIENT_URL,
+        code: "a code no one was given",
+        redirect_uri: REDIRECT_URL,
+        code_verifier: "v".repeat(50),
+      }).toString(),
+    });
+    expect(answer.status).toBe(401);
+    expect(await answer.json()).toMatchObject({ error: "invalid_client" });
+    expect(await loop.received()).toHaveLength(1);
+  });
 });

@@ -7,9 +7,16 @@
  * and `NAME_MAX_LENGTH`, and its first listing of them says them.
  */
 import { waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Worker } from "../../src/app";
 import { createApp } from "../../src/app";
+import { NO_RULES } from "../../src/rules/tool-rules";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory, toolMapScopes } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
+import { kvHolding } from "../helpers/kv";
+import { writtenTools } from "../helpers/listing-digests";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, openSession, postJson, rpc } from "../helpers/mcp";
 import { freshOrigin, GATEWAY_ORIGIN, PROXY_URL, viaProxy } from "../helpers/proxy";
@@ -70,5 +77,39 @@ describe("tools_renamed", () => {
     // docs/names.md: under gemini a name may not start with a digit.
     expect(names).toContain("_21st_century_gc8iis");
     expect(said(logs)).toContain("21st_century -> _21st_century_gc8iis");
+  });
+
+  it("says a name once, though another listing of the isolate's comes while the first waits on KV", async () => {
+    // A new deployment's first listing, large: it waits for its map's write before its line
+    // (tool-map.ts), while another client's listing of the same tools is named meanwhile.
+    const scopes = await toolMapScopes(
+      new URL(`https://origin.example/mcp?map=${crypto.randomUUID()}`),
+      profileOf("openai").names,
+    );
+    const memory = new ToolMapMemory();
+    const open = (kv: KVNamespace) =>
+      new ToolMap(kv, scopes, profileOf("openai"), memory, () => {}, {
+        rules: NO_RULES,
+        changes: "log",
+        scope: "definition",
+      });
+    const tools = Array.from({ length: 300 }, (_, i) => ({
+      name: `reports.tool_${i}`,
+      description: `Tool ${i}.`,
+      inputSchema: { type: "object", properties: { path: { type: "string" } } },
+    }));
+    const listed = () => writtenTools(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } }));
+    const holding = kvHolding(
+      env.TOOL_MAP,
+      (operation, key) => operation === "put" && key.endsWith(":map"),
+    );
+    const logs = captureLogs();
+    const first = open(holding.kv).nameListing(listed());
+    await holding.asked;
+    await open(env.TOOL_MAP).nameListing(listed());
+    holding.release();
+    await first;
+    const renamed = said(logs).filter((rename) => rename.startsWith("reports.tool_0 -> "));
+    expect(renamed).toHaveLength(1);
   });
 });

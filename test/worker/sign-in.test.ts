@@ -71,6 +71,26 @@ describe("the origin's challenges, on the way to the client", () => {
     });
   });
 
+  it("leave the metadata every client is served to the proxy's own ask, not a challenge to a request whose credential the proxy does not know for one", async () => {
+    // Mallory's key in a header of the origin's own (relay mode passes every header on), or a
+    // session the origin began with her token: to the proxy's header table, no credential.
+    const drawn: Record<string, string>[] = [
+      { "mcp-session-id": "mallory" },
+      { "x-auth-token": "mallory" },
+    ];
+    for (const headers of drawn) {
+      const { origin, proxy } = proxyFor("tenants");
+      const mallory = await postJson(proxy, PROXY_URL, rpc(1, "tools/list"), headers);
+      expect(mallory.status).toBe(401);
+      await mallory.body?.cancel();
+      // Alice's client, signing in, reads the proxy's metadata: the origin's own, not her tenant's.
+      expect(await (await metadata(proxy)).json(), JSON.stringify(headers)).toEqual({
+        ...metadataDocument(origin, "advertised"),
+        resource: "http://proxy.test/mcp",
+      });
+    }
+  });
+
   it("pass a challenge naming another host on unrewritten, log it, and never fetch from there", async () => {
     const log = vi.spyOn(console, "log");
     const { origin, proxy } = proxyFor("foreign");
@@ -378,6 +398,29 @@ describe("the proxy's protected-resource metadata", () => {
     const before = await hits(origin);
     expect((await metadata(proxy)).status).toBe(502);
     expect(await hits(origin)).toBeGreaterThan(before);
+  });
+
+  it("is not remembered as none published from a 429: once the origin answers again, so does the proxy", async () => {
+    // The origin (or what stands before it) limits the proxy's requests for a moment, as another
+    // caller's traffic through the same proxy may make it.
+    const { origin, proxy } = proxyFor("root");
+    const network = globalThis.fetch;
+    let limited = true;
+    vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (!limited || !url.pathname.startsWith("/.well-known/")) return network(input, init);
+      return Promise.resolve(new Response("slow down", { status: 429 }));
+    });
+    const during = await metadata(proxy);
+    expect(during.status).not.toBe(200);
+    await during.body?.cancel();
+    limited = false;
+    const after = await metadata(proxy);
+    expect(after.status).toBe(200);
+    expect(await after.json()).toEqual({
+      ...metadataDocument(origin, "root"),
+      resource: "http://proxy.test/mcp",
+    });
   });
 
   it("is kept in isolate memory for a while: a second request does not reach the origin", async () => {
