@@ -41,7 +41,8 @@ declare module "vitest" {
       | "oversized"
       | "failing"
       | "advertised"
-      | "tenants",
+      | "tenants"
+      | "stalled",
       string
     >;
     /** The OAuth-protected origin (test/fixtures/node/oauth-origin.ts): its MCP endpoints. */

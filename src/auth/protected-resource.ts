@@ -30,7 +30,7 @@ import type { Config } from "../config";
 import { isPlainObject, parseJson } from "../json";
 import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
-import { fetchOrigin, logOriginError, statusLineOf } from "../transport/origin";
+import { answerUnread, fetchOrigin, logOriginError, statusLineOf } from "../transport/origin";
 import { readBounded } from "../transport/read-bounded";
 import { bearerRefusal, withResourceMetadata } from "./challenges";
 import { originMetadataUrls, type PublicUrls } from "./public-url";
@@ -244,15 +244,28 @@ export async function originResourceMetadata(
       method: "GET",
       headers: new Headers({ accept: "application/json" }),
       body: null,
+      // The document read whole within ORIGIN_TIMEOUT_MS, not its headers alone.
+      clientLeft: AbortSignal.timeout(config.originTimeoutMs),
     };
-    const reply = await fetchOrigin(target, sent, config.originTimeoutMs, unreadAddressee(headers));
+    const addressee = unreadAddressee(headers);
+    const reply = await fetchOrigin(target, sent, config.originTimeoutMs, addressee);
     if (reply.kind === "failed") return { kind: "failed", response: reply.response };
     logOriginError(reply.response, target, sent, "oauth-protected-resource");
     // A 429 is no word that none is published: remembered so, the origin's limit on the proxy's
     // requests (which another caller's traffic through it may reach) was a minute's 404 for all.
     if (reply.response.status >= 500 || reply.response.status === 429)
       failedStatus ??= reply.response.status;
-    const document = await readDocument(reply.response);
+    let document: Record<string, unknown> | undefined;
+    try {
+      document = await readDocument(reply.response);
+    } catch (error) {
+      const timedOut = sent.clientLeft.aborted;
+      const unread = answerUnread(target, sent, config.originTimeoutMs, addressee, {
+        timedOut,
+        error,
+      });
+      return { kind: "failed", response: unread.response };
+    }
     if (document) {
       memory.metadata.set(origin, document);
       return { kind: "found", document };

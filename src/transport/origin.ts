@@ -176,6 +176,33 @@ export async function fetchOrigin(
   }
 }
 
+/**
+ * An answer whose body was not read whole: past `timeoutMs` of the request
+ * (`timedOut`; `fetchOrigin`'s timeout covers the headers alone, and an
+ * origin that sends them and then trickles its body, or never ends it, held
+ * the client's request for as long as the client waited), or broken off
+ * (`error`), logged as `fetchOrigin`'s failures are.
+ */
+export function answerUnread(
+  target: URL,
+  request: OriginRequest,
+  timeoutMs: number,
+  addressee: ErrorAddressee,
+  { timedOut, error }: { timedOut: boolean; error: unknown },
+): OriginReply {
+  const failure = timedOut ? "timeout" : "unreachable";
+  const detail = timedOut
+    ? `the answer was not read whole within ${timeoutMs} ms`
+    : withoutOriginPath(error instanceof Error ? error.message : String(error), target);
+  return failed(
+    failure,
+    target,
+    request,
+    detail,
+    failureResponse(failure, target, timeoutMs, addressee),
+  );
+}
+
 /** A request to the origin that failed, logged: `response` is the proxy's answer in its place. */
 function failed(
   failure: OriginFailure,

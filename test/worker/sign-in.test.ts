@@ -423,6 +423,22 @@ describe("the proxy's protected-resource metadata", () => {
     });
   });
 
+  it("is 504 once ORIGIN_TIMEOUT_MS has passed, where the origin sends the start of its document and no more", async () => {
+    const logs = captureLogs();
+    const { origin, proxy } = proxyFor("stalled", { ORIGIN_TIMEOUT_MS: "300" });
+    const response = await metadata(proxy);
+    expect(response.status).toBe(504);
+    expect(await response.json()).toMatchObject({ error: { code: -32001 } });
+    expect(logs.events("origin_timeout")).toEqual([
+      {
+        event: "origin_timeout",
+        origin: new URL(origin).host,
+        method: "GET",
+        detail: "the answer was not read whole within 300 ms",
+      },
+    ]);
+  });
+
   it("is kept in isolate memory for a while: a second request does not reach the origin", async () => {
     const { origin, proxy } = proxyFor("root");
     await metadata(proxy);
