@@ -8,7 +8,7 @@
  * encoding the runtime did not decode is never read or relabeled.
  */
 import type { CallAnswers } from "../analytics/call-answers";
-import { isPlainObject, parseJson } from "../json";
+import { isPlainObject, leadingBom, parseJson } from "../json";
 import { logEvent } from "../log";
 import {
   type ErrorAddressee,
@@ -232,7 +232,8 @@ async function rewriteJsonBody(
   }
   // Nothing changed: the origin's own bytes, which its Content-Length describes.
   if (rewritten === undefined) return relayResponse(origin, read.bytes);
-  return rewrittenResponse(origin, rewritten);
+  // The BOM the origin's body starts with, which the decoder dropped, as it came.
+  return rewrittenResponse(origin, leadingBom(read.bytes) + rewritten);
 }
 
 /** A `2xx` that says it has no body. */

@@ -228,6 +228,14 @@ describe("a call the proxy changes reaches the origin as the client wrote it aro
     );
   });
 
+  it("with the byte order mark its body starts with, as it came", async () => {
+    // A body sent as it came keeps its BOM; one the proxy changed lost it, read with the JSON.
+    const { send } = await setUp();
+    expect(await send(`\uFEFF${call(renamed, '"512"')}`)).toBe(
+      `\uFEFF${call('"files.read"', "512")}`,
+    );
+  });
+
   it("in a batch: the notification beside it as it came", async () => {
     const { send } = await setUp();
     const note =
@@ -521,6 +529,28 @@ describe("an answer the proxy reads but does not change is the origin's bytes", 
       expect(bytes, pass).toEqual(sent);
       expect(length, pass).toBe(String(sent.byteLength));
     }
+  });
+});
+
+describe("an answer the proxy renames keeps what surrounds its JSON as the origin wrote it", () => {
+  // A body kept as it came keeps its BOM; one renamed lost it, decoded with the text.
+  const listing = (name: string) =>
+    `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"${name}","inputSchema":{"type":"object","properties":{}}}, {"name":"plain", "inputSchema":{"type":"object","properties":{}}}]}}\r\n`;
+  const bom = [0xef, 0xbb, 0xbf];
+  const encode = (text: string) => new TextEncoder().encode(text);
+
+  it("a listing renamed: the byte order mark it starts with, and the space after it", async () => {
+    const sent = new Uint8Array([...bom, ...encode(listing("files.read"))]);
+    const response = await rewrittenAnswer(
+      new Response(sent, { headers: { "content-type": "application/json" } }),
+    );
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const renamed = listing("files_read");
+    expect(new TextDecoder().decode(bytes)).toMatch(
+      /^\{"jsonrpc":"2\.0","id":1,"result":\{"tools":\[\{"name":"files_read_\w+",/,
+    );
+    expect([...bytes.subarray(0, 3)]).toEqual(bom);
+    expect(new TextDecoder().decode(bytes).replace(/files_read_\w+/, "files_read")).toBe(renamed);
   });
 });
 
