@@ -34,7 +34,7 @@ export {
 } from "./json-exact";
 export { holdsNumber, mayBeRounded, numberParts, readsExactly } from "./json-numbers";
 export { keyReadTwice, MAX_NESTING, nestsTooDeep } from "./json-spans";
-export { spliceExact, spliceMessages } from "./json-splice";
+export { spliceExact } from "./json-splice";
 export { type JsonSyntaxError, jsonSyntaxError } from "./json-syntax";
 
 /**

@@ -251,6 +251,30 @@ describe("a listing the proxy renames", () => {
     );
   });
 
+  it("in a batch of listings, or beside the proxy's own answers, keeps each tool it leaves as it came, and each listing's envelope, byte for byte", async () => {
+    // Parsed whole, a listing the proxy renamed was written as JSON.stringify writes it, but
+    // for its numbers' and strings' text: its spacing and its keys' escapes were lost, in the
+    // tools it did not change too.
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const schema =
+      '{ "type" : "object", "properties" : { "n" : { "type" : "number", "maximum" : 1E+2 } } }';
+    const listing = (id: number, name: string) =>
+      `{ "jsonrpc" : "2.0" , "\\u0069d" : ${id} , "result" : { "tools" : [ { "name" : "${name}" , "inputSchema" : ${schema} } ,\r\n { "n\\u0061me" : "plain_${id}" , "inputSchema" : ${schema} , "x-v" : [ 1.0 , -0 ] } ] , "_meta" : { "k" : "\\u00e9" } } }`;
+    const local = { jsonrpc: "2.0", id: 9, error: { code: -32602, message: "x" } };
+    for (const [text, before] of [
+      [`[ ${listing(1, "a.b")} ,\n ${listing(2, "c.d")} ]`, []],
+      [listing(1, "a.b"), [local]],
+    ] as const) {
+      const renamed = await rewriteJsonText(
+        text,
+        { listIds: new Set([1, 2]), toolMap: freshToolMap("openai") },
+        before,
+      );
+      const origin = (renamed ?? "").replace(/"(a|c)_(b|d)_\w+"/g, (_, x, y) => `"${x}.${y}"`);
+      expect(origin).toContain(text.startsWith("[") ? text.slice(1, -1).trim() : text);
+    }
+  });
+
   it("writes no key twice in a tool it writes again: the client reads the annotations the proxy pinned", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const text =
