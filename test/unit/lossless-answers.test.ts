@@ -275,6 +275,69 @@ describe("a listing the proxy renames", () => {
     }
   });
 
+  it("in an answer parsed whole, keeps each tool it leaves as it came and every member beside the names, byte for byte (property)", async () => {
+    // A batch of one listing or two, or one beside the proxy's own answer: spacing, key escapes
+    // and array-index keys anywhere but the names it changes, in the envelope and in the tools.
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const schema = '{ "type" : "object" , "properties" : { } }';
+    const odd = fc.option(oddObjectText(oddValueText), { nil: undefined });
+    const tool = (names: readonly string[]) =>
+      fc
+        .tuple(
+          fc.constantFrom(...names),
+          spaceText,
+          fc.constantFrom('"name"', '"n\\u0061me"'),
+          odd,
+          odd,
+        )
+        .map(
+          ([name, space, key, vendor, meta]) =>
+            `{${space}${key}${space}:${space}"${name}",${space}"inputSchema":${schema}${vendor === undefined ? "" : `,${space}"x-vendor"${space}:${space}${vendor}`}${meta === undefined ? "" : `, "_meta":${meta}`}${space}}`,
+        );
+    const listing = (id: number) =>
+      fc
+        .tuple(
+          // Each name once: a name listed twice is listed once.
+          fc
+            .subarray(["a.b", "c/d", `plain_${id}`], { minLength: 1 })
+            .chain((names) => fc.tuple(...names.map((name) => tool([name])))),
+          spaceText,
+          fc.constantFrom('"id"', '"\\u0069d"'),
+          odd,
+        )
+        .map(
+          ([tools, space, idKey, meta]) =>
+            `{${space}"jsonrpc":"2.0",${space}${idKey}${space}:${space}${id},"result":{${space}"tools"${space}:${space}[${tools.join(`,${space}`)}]${meta === undefined ? "" : `,"_meta":${meta}`}}${space}}`,
+        );
+    const local = { jsonrpc: "2.0", id: 9, error: { code: -32602, message: "x" } };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc
+            .tuple(listing(1), spaceText)
+            .map(([one, space]) => ({ text: `[${space}${one}${space}]`, before: [] })),
+          fc
+            .tuple(listing(1), listing(2), spaceText)
+            .map(([one, two, space]) => ({ text: `[${one},${space}${two}]`, before: [] })),
+          listing(1).map((one) => ({ text: one, before: [local] })),
+        ),
+        async ({ text, before }) => {
+          const renamed = await rewriteJsonText(
+            text,
+            { listIds: new Set([1, 2]), toolMap: freshToolMap("openai") },
+            before,
+          );
+          // Each name the proxy gave, back to the origin's: what is left is the origin's text.
+          const origin = (renamed ?? text)
+            .replace(/"a_b_\w+"/g, '"a.b"')
+            .replace(/"c_d_\w+"/g, '"c/d"');
+          expect(origin, text).toContain(before.length > 0 ? text : text.slice(1, -1).trim());
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("writes no key twice in a tool it writes again: the client reads the annotations the proxy pinned", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const text =
