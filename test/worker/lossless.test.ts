@@ -20,7 +20,8 @@ import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, postJson, rpc } from "../helpers/mcp";
-import { PROXY_URL } from "../helpers/proxy";
+import { PROXY_URL, viaProxy } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
 
 async function setUp() {
   const { proxy, session, received } = await demoSession();
@@ -551,6 +552,57 @@ describe("an answer the proxy renames keeps what surrounds its JSON as the origi
     );
     expect([...bytes.subarray(0, 3)]).toEqual(bom);
     expect(new TextDecoder().decode(bytes).replace(/files_read_\w+/, "files_read")).toBe(renamed);
+  });
+});
+
+describe("the proxy's own answers to a batch whose other messages the origin accepted", () => {
+  it("carry the origin's headers: its cookies, each apart, and what else it said", async () => {
+    // A batch of a call the rules answer (a tool the caller's listing lacks) and a notification:
+    // the origin accepts the notification with 202 and its headers (a load balancer's affinity
+    // cookie, say), and the client's answer is the proxy's. It went without them.
+    const origin = await scriptedOrigin(
+      {
+        "tools/list": {
+          status: 200,
+          headers: [["Content-Type", "application/json"]],
+          body: '{"jsonrpc":"2.0","id":__ID__,"result":{"tools":[{"name":"files.read","inputSchema":{"type":"object","properties":{}}}]}}',
+        },
+      },
+      "__ID__",
+      {
+        status: 202,
+        headers: [
+          ["Set-Cookie", "AWSALB=abc; Path=/; Expires=Wed, 21 Oct 2037 07:28:00 GMT"],
+          ["Set-Cookie", "other=1; Path=/"],
+          ["X-Request-Id", "r-1"],
+          ["ETag", '"202"'],
+        ],
+        body: "",
+      },
+    );
+    const proxy = viaProxy({
+      ORIGIN_URL: origin.originUrl,
+      TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }),
+    });
+    const response = await proxy(PROXY_URL, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: '[{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"nope","arguments":{}}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}]',
+    });
+    expect(response.status).toBe(200);
+    const answers = (await response.json()) as { id: number }[];
+    expect(answers.map((answer) => answer.id)).toEqual([7]);
+    expect(response.headers.getSetCookie()).toEqual([
+      "AWSALB=abc; Path=/; Expires=Wed, 21 Oct 2037 07:28:00 GMT",
+      "other=1; Path=/",
+    ]);
+    expect(response.headers.get("x-request-id")).toBe("r-1");
+    // What described the origin's (empty) body does not describe the proxy's.
+    expect(response.headers.get("etag")).toBeNull();
+    expect(response.headers.get("content-type")).toBe("application/json");
   });
 });
 
