@@ -606,6 +606,48 @@ describe("the proxy's own answers to a batch whose other messages the origin acc
   });
 });
 
+describe("the listing the proxy asks for on a 2026-07-28 call's behalf", () => {
+  it("carries the client's envelope as the client wrote it: an integer past 2^53, escapes", async () => {
+    // The envelope is copied from the call that missed; written by JSON.stringify, a capability's
+    // 12345678901234567891 reached the origin as 12345678901234567000, a number the client never sent.
+    const origin = await scriptedOrigin(
+      {
+        "tools/list": {
+          status: 200,
+          headers: [["Content-Type", "application/json"]],
+          body: '{"jsonrpc":"2.0","id":__ID__,"result":{"tools":[{"name":"files.read","inputSchema":{"type":"object","properties":{}}}]}}',
+        },
+        "tools/call": {
+          status: 200,
+          headers: [["Content-Type", "application/json"]],
+          body: '{"jsonrpc":"2.0","id":__ID__,"result":{"content":[]}}',
+        },
+      },
+      "__ID__",
+    );
+    const proxy = viaProxy({ ORIGIN_URL: origin.originUrl });
+    const capabilities = '{"experimental":{"x":{"n":12345678901234567891,"r":1.50,"s":"\\u00e9"}}}';
+    const info = '{"name":"c\\u0031","version":"1.0"}';
+    const meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":${capabilities},"io.modelcontextprotocol/clientInfo":${info},"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-0\\u0031"}`;
+    const response = await proxy(PROXY_URL, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "files_read",
+      },
+      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"files_read","arguments":{},"_meta":${meta}}}`,
+    });
+    await response.arrayBuffer();
+    const listing = (await origin.received()).find((r) => r.body.includes('"tools/list"'));
+    expect(listing?.body).toContain(`"io.modelcontextprotocol/clientCapabilities":${capabilities}`);
+    expect(listing?.body).toContain(`"io.modelcontextprotocol/clientInfo":${info}`);
+    expect(listing?.body).toContain('-0\\u0031"');
+  });
+});
+
 describe("a request the proxy rewrites carries no header that describes the client's bytes", () => {
   // RFC 9530's digests and the obsolete ones: an origin that checks one refused the repaired call,
   // and the proxy's own listing sent the client's digest with a body the client never wrote.
