@@ -27,9 +27,12 @@
  *
  * It costs a scan of the text, in JavaScript, for each level of what
  * changed: for a 760 KB listing in a batch some 8 to 20 ms, against 1.5 to 3
- * for `stringifyExact`. An answer parsed whole is written so message by
- * message alone (`spliceMessages`, about 2 ms there), the message it
- * changed through `stringifyExact`.
+ * for `stringifyExact`. An answer parsed whole (a batch of listings, or one
+ * beside the proxy's own answers) is written so too: written message by
+ * message alone, a renamed listing lost the spacing and key escapes of the
+ * tools and members it did not change, which a single listing's splice
+ * (rewrite/listing-splice.ts) keeps. Batches are rare (2025-06-18 dropped
+ * them), and `READS_OF_TEXT` bounds the cost of any one.
  */
 import { type ExactText, madeFrom, stringifyExact, writtenSource } from "./json-exact";
 import { isSpace, keyReadTwice, readArray, readObject, type Span, skipSpace } from "./json-spans";
@@ -73,8 +76,6 @@ class Splice {
   constructor(
     private readonly text: string,
     private readonly exact: ExactText | undefined,
-    /** Whether below the messages of a payload a changed value is written over its text too. */
-    private readonly deep: boolean,
   ) {
     this.left = READS_OF_TEXT * text.length + READ_SLACK;
   }
@@ -97,7 +98,7 @@ class Splice {
     if (Array.isArray(value) && Array.isArray(original)) {
       return this.array(value, original, span, payload) ?? this.written(value);
     }
-    if ((payload || this.deep) && isObject(value) && isObject(original)) {
+    if (isObject(value) && isObject(original)) {
       return this.object(value, original, span) ?? this.written(value);
     }
     return this.written(value);
@@ -127,7 +128,6 @@ class Splice {
    * from, else over `at` (the member of its place) at `atSpan`.
    */
   private member(child: object, spans: Map<unknown, Span>, at: unknown, atSpan?: Span): string {
-    if (!this.deep) return this.written(child);
     const same = spans.get(child);
     if (same) return this.value(child, child, same);
     const from = madeFrom(child);
@@ -153,7 +153,6 @@ class Splice {
     [start]: Span,
     payload: boolean,
   ): string | undefined {
-    if (!payload && !this.deep) return undefined;
     const read = readArray(this.text, start);
     if (!read || read.elements.length !== original.length) return undefined;
     this.read(start, read.end);
@@ -232,14 +231,14 @@ function over(
   original: unknown,
   value: unknown,
   exact: ExactText | undefined,
-  { deep, payload }: { deep: boolean; payload: boolean },
+  payload: boolean,
 ): string {
   // The text parsed: its value is all of it but the space around.
   const start = skipSpace(text, 0);
   let end = text.length;
   while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
   try {
-    const written = new Splice(text, exact, deep).value(value, original, [start, end], payload);
+    const written = new Splice(text, exact).value(value, original, [start, end], payload);
     return text.slice(0, start) + written + text.slice(end);
   } catch (error) {
     if (!(error instanceof OverRead)) throw error;
@@ -259,17 +258,4 @@ export const spliceExact = (
   value: unknown,
   exact: ExactText | undefined,
   { messages = false } = {},
-): string => over(text, original, value, exact, { deep: true, payload: messages });
-
-/**
- * `value`, a JSON-RPC payload made from `original` (what `parseExact` read
- * from `text`), written over `text` message by message: each it holds as
- * parsed is that message's text, each it changed written anew, as
- * `stringifyExact` writes it.
- */
-export const spliceMessages = (
-  text: string,
-  original: unknown,
-  value: unknown,
-  exact: ExactText | undefined,
-): string => over(text, original, value, exact, { deep: false, payload: true });
+): string => over(text, original, value, exact, messages);

@@ -34,7 +34,7 @@ export {
 } from "./json-exact";
 export { holdsNumber, mayBeRounded, numberParts, readsExactly } from "./json-numbers";
 export { keyReadTwice, MAX_NESTING, nestsTooDeep } from "./json-spans";
-export { spliceExact, spliceMessages } from "./json-splice";
+export { spliceExact } from "./json-splice";
 export { type JsonSyntaxError, jsonSyntaxError } from "./json-syntax";
 
 /**
@@ -43,6 +43,15 @@ export { type JsonSyntaxError, jsonSyntaxError } from "./json-syntax";
  * text an operator hands over as a setting (`wrangler secret put NAME < file`).
  */
 export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
+/**
+ * The byte order mark UTF-8 `bytes` start with, as text (`""` where they
+ * start with none). A decoder drops it with the JSON it reads; a body written
+ * anew over that text puts it back, as the sender wrote it: what the proxy
+ * does not mean to change reaches the other side byte-identical.
+ */
+export const leadingBom = (bytes: Uint8Array) =>
+  bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? "\uFEFF" : "";
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -27,7 +27,7 @@
  * the root.
  */
 import type { Config } from "../config";
-import { isPlainObject, parseJson } from "../json";
+import { asWritten, isPlainObject, PLACES_ONLY, parseJson, setOwn, stringifyExact } from "../json";
 import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { answerUnread, fetchOrigin, logOriginError, statusLineOf } from "../transport/origin";
@@ -309,5 +309,14 @@ export async function protectedResourceMetadata(
       { status: 404 },
     );
   }
-  return Response.json({ ...metadata.document, resource: urls.mcp });
+  // Each member as the origin wrote it (`asWritten`, and below it by their places): written by
+  // JSON.stringify, its 12345678901234567891 was served as …000, and its escapes read.
+  const served: Record<string, unknown> = {};
+  for (const key of Object.keys(metadata.document)) {
+    setOwn(served, key, asWritten(metadata.document, key));
+  }
+  setOwn(served, "resource", urls.mcp);
+  return new Response(stringifyExact(served, PLACES_ONLY), {
+    headers: { "content-type": "application/json" },
+  });
 }

@@ -14,7 +14,7 @@
  * `MCP-Protocol-Version` header, else 2025-03-26, the revision before the
  * header existed (as the transport specification says a server may assume).
  */
-import { isPlainObject, own } from "../json";
+import { asWritten, isPlainObject, own } from "../json";
 import { retargetHeaders } from "./mcp-headers";
 
 /** The first revision without sessions, with a `_meta` envelope on every request. */
@@ -137,8 +137,13 @@ export function requestOnBehalfOf(
   headers.set("mcp-method", method);
   headers.set("mcp-protocol-version", revision.version);
   const meta = metaOf(cause) ?? {};
+  // Each value as the client wrote it (`asWritten`; its members by their places): written by
+  // JSON.stringify, a capability's 12345678901234567891 reached the origin as …000.
   const envelope = Object.fromEntries(
-    CLIENT_ENVELOPE_KEYS.filter((key) => Object.hasOwn(meta, key)).map((key) => [key, meta[key]]),
+    CLIENT_ENVELOPE_KEYS.filter((key) => Object.hasOwn(meta, key)).map((key) => [
+      key,
+      asWritten(meta, key),
+    ]),
   );
   return {
     params: {

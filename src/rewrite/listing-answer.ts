@@ -13,7 +13,7 @@ import {
   parseExact,
   parseJson,
   quotedName,
-  spliceMessages,
+  spliceExact,
   writtenAsIn,
 } from "../json";
 import {
@@ -254,8 +254,9 @@ export async function rewriteMessages(
 
 /**
  * `rewriteMessages` on JSON text, written over it: every message it did not
- * change as the origin wrote it, and in one it changed every value (json.ts
- * `spliceMessages`); `undefined` when the text is not JSON or nothing changed.
+ * change as the origin wrote it, and in one it changed every tool and member
+ * it did not change (json.ts `spliceExact`); `undefined` when the text is not
+ * JSON or nothing changed.
  * `before`: answers of the proxy's own to put first (the payload becomes a batch).
  * A single listing is renamed in its text (listing-splice.ts); anything else is parsed whole.
  */
@@ -295,7 +296,9 @@ export async function rewriteJsonText(
   if (rewritten === undefined && before.length === 0) return undefined;
   // Written over the origin's text: every message no listing changed is as it came.
   const payload =
-    rewritten === undefined ? text : spliceMessages(text, parsed.value, rewritten, parsed.exact);
+    rewritten === undefined
+      ? text
+      : spliceExact(text, parsed.value, rewritten, parsed.exact, { messages: true });
   if (before.length === 0) return payload;
   // The proxy's own answers first, written as they are alone (not with the origin's spelling of
   // a like value: its `3.0` made the proxy's answer to request 3 one to `3.0`), then the origin's.

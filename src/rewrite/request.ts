@@ -20,7 +20,7 @@ import {
   taskRequestRecord,
 } from "../analytics/call-record";
 import type { ValidationMode } from "../config";
-import { type ExactText, placesOnly, spliceExact, utf8Text } from "../json";
+import { type ExactText, leadingBom, placesOnly, spliceExact, utf8Text } from "../json";
 import {
   isRequest,
   type JsonRpcMessage,
@@ -156,13 +156,16 @@ export async function planForward(
   if (forwarded.length === 0) return { ...plan, body: null };
   // Written over the client's text: what no call changed is as the client wrote it. Each value
   // by its place, never by another value's text: the body and the texts its calls carried may
-  // write one double two ways (json-exact.ts `placesOnly`).
+  // write one double two ways (json-exact.ts `placesOnly`). A BOM before it, which the decoder
+  // dropped, as the client sent it.
   const text = utf8Text(body.bytes) ?? "";
   const sent = body.batch ? body.messages : body.messages[0];
   return {
     ...plan,
-    body: spliceExact(text, sent, body.batch ? forwarded : forwarded[0], placesOnly(exact), {
-      messages: true,
-    }),
+    body:
+      leadingBom(body.bytes) +
+      spliceExact(text, sent, body.batch ? forwarded : forwarded[0], placesOnly(exact), {
+        messages: true,
+      }),
   };
 }

@@ -8,7 +8,7 @@
  * encoding the runtime did not decode is never read or relabeled.
  */
 import type { CallAnswers } from "../analytics/call-answers";
-import { isPlainObject, parseJson } from "../json";
+import { isPlainObject, leadingBom, parseJson } from "../json";
 import { logEvent } from "../log";
 import {
   type ErrorAddressee,
@@ -88,11 +88,22 @@ export interface ResponseContext extends ListingRewrite {
 
 const encoder = new TextEncoder();
 
-/** The proxy's own answers, for a body it answered entirely by itself. */
-export function localAnswer(responses: readonly unknown[], batch: boolean): Response {
-  return new Response(answerText(batch ? responses : responses[0]), {
-    headers: { "content-type": "application/json" },
-  });
+/**
+ * The proxy's own answers, for a body it answered entirely by itself; or,
+ * `origin`, the one whose other messages the origin took without answering
+ * (`202`), with the origin's headers but those of its body: what it said
+ * beside (its cookies, as `cookiesForClient` let them, each apart) reaches
+ * the client as from any answer of the origin's.
+ */
+export function localAnswer(
+  responses: readonly unknown[],
+  batch: boolean,
+  origin?: Response,
+): Response {
+  const headers = origin ? clientResponseHeaders(origin.headers) : new Headers();
+  for (const name of [...BYTES_DESCRIBED, "content-encoding"]) headers.delete(name);
+  headers.set("content-type", "application/json");
+  return new Response(answerText(batch ? responses : responses[0]), { headers });
 }
 
 /**
@@ -206,7 +217,7 @@ async function rewriteJsonBody(
   const bytes = read.bytes.byteLength;
   if (local && origin.ok && bytes === 0) {
     answers?.ended();
-    return localAnswer(localResponses, true);
+    return localAnswer(localResponses, true, origin);
   }
   const judged: typeof context = answers
     ? { ...context, answered: (id, { tools, search }) => answers.listed(id, tools, search, bytes) }
@@ -232,7 +243,8 @@ async function rewriteJsonBody(
   }
   // Nothing changed: the origin's own bytes, which its Content-Length describes.
   if (rewritten === undefined) return relayResponse(origin, read.bytes);
-  return rewrittenResponse(origin, rewritten);
+  // The BOM the origin's body starts with, which the decoder dropped, as it came.
+  return rewrittenResponse(origin, leadingBom(read.bytes) + rewritten);
 }
 
 /** A `2xx` that says it has no body. */
@@ -255,7 +267,7 @@ export async function rewriteResponse(
     await origin.body?.cancel();
     // What went on got no response (call analytics: `unanswered`).
     context.answers?.ended();
-    return localAnswer(localResponses, true);
+    return localAnswer(localResponses, true, origin);
   }
   if (!origin.body || (local && !origin.ok)) return relayResponse(origin);
   const reason = unreadBody(origin.headers, mediaType);

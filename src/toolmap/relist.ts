@@ -14,7 +14,7 @@
  */
 import { createParser } from "eventsource-parser";
 import type { Config } from "../config";
-import { isPlainObject, parseJson } from "../json";
+import { isPlainObject, PLACES_ONLY, parseJson, stringifyExact } from "../json";
 import { logEvent } from "../log";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { requestOnBehalfOf, revisionOf } from "../protocol/revision";
@@ -178,12 +178,11 @@ export async function relistTools(
       request.headers.set("accept", "application/json, text/event-stream");
       // The client's digests were of its own body, not of this one.
       for (const name of BYTES_DESCRIBED) request.headers.delete(name);
-      const body = JSON.stringify({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/list",
-        params: request.params,
-      });
+      // The client's envelope in it as the client wrote it (revision.ts `requestOnBehalfOf`).
+      const body = stringifyExact(
+        { jsonrpc: "2.0", id, method: "tools/list", params: request.params },
+        PLACES_ONLY,
+      );
       const reply = await fetchOrigin(
         target,
         { method: "POST", headers: request.headers, body, clientLeft: ended },

@@ -36,7 +36,12 @@ const base64 = (body: Uint8Array | string) => {
 };
 
 /** Registers `answers` as the script of `key`, in place of any before. */
-async function register(key: string, answers: Record<string, ScriptedAnswer>, idMark?: string) {
+async function register(
+  key: string,
+  answers: Record<string, ScriptedAnswer>,
+  idMark?: string,
+  accepted?: ScriptedAnswer,
+) {
   const script = {
     answers: Object.fromEntries(
       Object.entries(answers).map(([method, answer]) => [
@@ -45,6 +50,7 @@ async function register(key: string, answers: Record<string, ScriptedAnswer>, id
       ]),
     ),
     idMark,
+    accepted: accepted && { ...accepted, body: base64(accepted.body) },
   };
   const registered = await fetch(`${GATEWAY_ORIGIN}/__script?key=${key}`, {
     method: "POST",
@@ -63,16 +69,18 @@ async function register(key: string, answers: Record<string, ScriptedAnswer>, id
 export async function scriptedOrigin(
   answers: Record<string, ScriptedAnswer>,
   idMark?: string,
+  /** The answer to notifications and responses alone (the fixture's `Script.accepted`). */
+  accepted?: ScriptedAnswer,
 ): Promise<{
   originUrl: string;
   received(): Promise<ScriptedRequest[]>;
   change(answers: Record<string, ScriptedAnswer>): Promise<void>;
 }> {
   const key = crypto.randomUUID();
-  await register(key, answers, idMark);
+  await register(key, answers, idMark, accepted);
   return {
     originUrl: `${GATEWAY_ORIGIN}/scripted/mcp?script=${key}`,
     received: async () => (await fetch(`${GATEWAY_ORIGIN}/__script?key=${key}`)).json(),
-    change: (changed) => register(key, changed, idMark),
+    change: (changed) => register(key, changed, idMark, accepted),
   };
 }

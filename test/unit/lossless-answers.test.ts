@@ -251,6 +251,93 @@ describe("a listing the proxy renames", () => {
     );
   });
 
+  it("in a batch of listings, or beside the proxy's own answers, keeps each tool it leaves as it came, and each listing's envelope, byte for byte", async () => {
+    // Parsed whole, a listing the proxy renamed was written as JSON.stringify writes it, but
+    // for its numbers' and strings' text: its spacing and its keys' escapes were lost, in the
+    // tools it did not change too.
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const schema =
+      '{ "type" : "object", "properties" : { "n" : { "type" : "number", "maximum" : 1E+2 } } }';
+    const listing = (id: number, name: string) =>
+      `{ "jsonrpc" : "2.0" , "\\u0069d" : ${id} , "result" : { "tools" : [ { "name" : "${name}" , "inputSchema" : ${schema} } ,\r\n { "n\\u0061me" : "plain_${id}" , "inputSchema" : ${schema} , "x-v" : [ 1.0 , -0 ] } ] , "_meta" : { "k" : "\\u00e9" } } }`;
+    const local = { jsonrpc: "2.0", id: 9, error: { code: -32602, message: "x" } };
+    for (const [text, before] of [
+      [`[ ${listing(1, "a.b")} ,\n ${listing(2, "c.d")} ]`, []],
+      [listing(1, "a.b"), [local]],
+    ] as const) {
+      const renamed = await rewriteJsonText(
+        text,
+        { listIds: new Set([1, 2]), toolMap: freshToolMap("openai") },
+        before,
+      );
+      const origin = (renamed ?? "").replace(/"(a|c)_(b|d)_\w+"/g, (_, x, y) => `"${x}.${y}"`);
+      expect(origin).toContain(text.startsWith("[") ? text.slice(1, -1).trim() : text);
+    }
+  });
+
+  it("in an answer parsed whole, keeps each tool it leaves as it came and every member beside the names, byte for byte (property)", async () => {
+    // A batch of one listing or two, or one beside the proxy's own answer: spacing, key escapes
+    // and array-index keys anywhere but the names it changes, in the envelope and in the tools.
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const schema = '{ "type" : "object" , "properties" : { } }';
+    const odd = fc.option(oddObjectText(oddValueText), { nil: undefined });
+    const tool = (names: readonly string[]) =>
+      fc
+        .tuple(
+          fc.constantFrom(...names),
+          spaceText,
+          fc.constantFrom('"name"', '"n\\u0061me"'),
+          odd,
+          odd,
+        )
+        .map(
+          ([name, space, key, vendor, meta]) =>
+            `{${space}${key}${space}:${space}"${name}",${space}"inputSchema":${schema}${vendor === undefined ? "" : `,${space}"x-vendor"${space}:${space}${vendor}`}${meta === undefined ? "" : `, "_meta":${meta}`}${space}}`,
+        );
+    const listing = (id: number) =>
+      fc
+        .tuple(
+          // Each name once: a name listed twice is listed once.
+          fc
+            .subarray(["a.b", "c/d", `plain_${id}`], { minLength: 1 })
+            .chain((names) => fc.tuple(...names.map((name) => tool([name])))),
+          spaceText,
+          fc.constantFrom('"id"', '"\\u0069d"'),
+          odd,
+        )
+        .map(
+          ([tools, space, idKey, meta]) =>
+            `{${space}"jsonrpc":"2.0",${space}${idKey}${space}:${space}${id},"result":{${space}"tools"${space}:${space}[${tools.join(`,${space}`)}]${meta === undefined ? "" : `,"_meta":${meta}`}}${space}}`,
+        );
+    const local = { jsonrpc: "2.0", id: 9, error: { code: -32602, message: "x" } };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc
+            .tuple(listing(1), spaceText)
+            .map(([one, space]) => ({ text: `[${space}${one}${space}]`, before: [] })),
+          fc
+            .tuple(listing(1), listing(2), spaceText)
+            .map(([one, two, space]) => ({ text: `[${one},${space}${two}]`, before: [] })),
+          listing(1).map((one) => ({ text: one, before: [local] })),
+        ),
+        async ({ text, before }) => {
+          const renamed = await rewriteJsonText(
+            text,
+            { listIds: new Set([1, 2]), toolMap: freshToolMap("openai") },
+            before,
+          );
+          // Each name the proxy gave, back to the origin's: what is left is the origin's text.
+          const origin = (renamed ?? text)
+            .replace(/"a_b_\w+"/g, '"a.b"')
+            .replace(/"c_d_\w+"/g, '"c/d"');
+          expect(origin, text).toContain(before.length > 0 ? text : text.slice(1, -1).trim());
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("writes no key twice in a tool it writes again: the client reads the annotations the proxy pinned", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
     const text =

@@ -206,6 +206,9 @@ describe("a call the proxy changes is written over the client's text", () => {
     beside: fc.option(oddObjectText(oddValueText), { nil: undefined }),
     // In a batch, a call before it that the proxy answers itself: its arguments are no object.
     answered: fc.boolean(),
+    // Around the body: a byte order mark, and space before and after the JSON.
+    bom: fc.boolean(),
+    around: spaceText,
   });
   type CallParts = typeof callParts extends fc.Arbitrary<infer T> ? T : never;
 
@@ -214,6 +217,10 @@ describe("a call the proxy changes is written over the client's text", () => {
    * `forwarded`, as the origin must get it: the original name, the number for `path` its string.
    */
   function bodyOf(parts: CallParts, forwarded: boolean): string {
+    return `${parts.bom ? "\uFEFF" : ""}${parts.around}${jsonOf(parts, forwarded)}${parts.around}`;
+  }
+
+  function jsonOf(parts: CallParts, forwarded: boolean): string {
     const [a, b, c] = parts.space as [string, string, string];
     const name = JSON.stringify(forwarded ? "files.read" : DEMO_NAMES["files.read"]);
     const number = forwarded && parts.number !== undefined ? `"${parts.number}"` : parts.number;
@@ -232,7 +239,7 @@ describe("a call the proxy changes is written over the client's text", () => {
     return `[${a}${refused},${c}${call}${b},${c}${note}${a}]`;
   }
 
-  it("as it came but for the name restored and a value coerced: spacing, escapes, array-index keys, members and messages beside them (property)", async () => {
+  it("as it came but for the name restored and a value coerced: spacing, escapes, array-index keys, members and messages beside them, a BOM and space around (property)", async () => {
     const { toolMap } = await listedToolMap();
     const resolveTool = toolResolver(toolMap, async () => false);
     await fc.assert(

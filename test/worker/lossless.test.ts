@@ -20,7 +20,8 @@ import { demoSession } from "../helpers/demo";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import { captureLogs } from "../helpers/logs";
 import { messagesOf, postJson, rpc } from "../helpers/mcp";
-import { PROXY_URL } from "../helpers/proxy";
+import { PROXY_URL, viaProxy } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
 
 async function setUp() {
   const { proxy, session, received } = await demoSession();
@@ -225,6 +226,14 @@ describe("a call the proxy changes reaches the origin as the client wrote it aro
     // The arguments' keys changed: written member by member, each member's text as it came.
     expect(await send(sent)).toBe(
       '{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"catering.invoice","arguments":{"payload_json":{"invoice_id": "INV-\\u0031", "amount": 1.10, "lines": {"b": 1, "10": 2}},"note":"x"}}}',
+    );
+  });
+
+  it("with the byte order mark its body starts with, as it came", async () => {
+    // A body sent as it came keeps its BOM; one the proxy changed lost it, read with the JSON.
+    const { send } = await setUp();
+    expect(await send(`\uFEFF${call(renamed, '"512"')}`)).toBe(
+      `\uFEFF${call('"files.read"', "512")}`,
     );
   });
 
@@ -521,6 +530,121 @@ describe("an answer the proxy reads but does not change is the origin's bytes", 
       expect(bytes, pass).toEqual(sent);
       expect(length, pass).toBe(String(sent.byteLength));
     }
+  });
+});
+
+describe("an answer the proxy renames keeps what surrounds its JSON as the origin wrote it", () => {
+  // A body kept as it came keeps its BOM; one renamed lost it, decoded with the text.
+  const listing = (name: string) =>
+    `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"${name}","inputSchema":{"type":"object","properties":{}}}, {"name":"plain", "inputSchema":{"type":"object","properties":{}}}]}}\r\n`;
+  const bom = [0xef, 0xbb, 0xbf];
+  const encode = (text: string) => new TextEncoder().encode(text);
+
+  it("a listing renamed: the byte order mark it starts with, and the space after it", async () => {
+    const sent = new Uint8Array([...bom, ...encode(listing("files.read"))]);
+    const response = await rewrittenAnswer(
+      new Response(sent, { headers: { "content-type": "application/json" } }),
+    );
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const renamed = listing("files_read");
+    expect(new TextDecoder().decode(bytes)).toMatch(
+      /^\{"jsonrpc":"2\.0","id":1,"result":\{"tools":\[\{"name":"files_read_\w+",/,
+    );
+    expect([...bytes.subarray(0, 3)]).toEqual(bom);
+    expect(new TextDecoder().decode(bytes).replace(/files_read_\w+/, "files_read")).toBe(renamed);
+  });
+});
+
+describe("the proxy's own answers to a batch whose other messages the origin accepted", () => {
+  it("carry the origin's headers: its cookies, each apart, and what else it said", async () => {
+    // A batch of a call the rules answer (a tool the caller's listing lacks) and a notification:
+    // the origin accepts the notification with 202 and its headers (a load balancer's affinity
+    // cookie, say), and the client's answer is the proxy's. It went without them.
+    const origin = await scriptedOrigin(
+      {
+        "tools/list": {
+          status: 200,
+          headers: [["Content-Type", "application/json"]],
+          body: '{"jsonrpc":"2.0","id":__ID__,"result":{"tools":[{"name":"files.read","inputSchema":{"type":"object","properties":{}}}]}}',
+        },
+      },
+      "__ID__",
+      {
+        status: 202,
+        headers: [
+          ["Set-Cookie", "AWSALB=abc; Path=/; Expires=Wed, 21 Oct 2037 07:28:00 GMT"],
+          ["Set-Cookie", "other=1; Path=/"],
+          ["X-Request-Id", "r-1"],
+          ["ETag", '"202"'],
+        ],
+        body: "",
+      },
+    );
+    const proxy = viaProxy({
+      ORIGIN_URL: origin.originUrl,
+      TOOL_RULES: JSON.stringify({ hide: ["secret.*"] }),
+    });
+    const response = await proxy(PROXY_URL, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: '[{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"nope","arguments":{}}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}]',
+    });
+    expect(response.status).toBe(200);
+    const answers = (await response.json()) as { id: number }[];
+    expect(answers.map((answer) => answer.id)).toEqual([7]);
+    expect(response.headers.getSetCookie()).toEqual([
+      "AWSALB=abc; Path=/; Expires=Wed, 21 Oct 2037 07:28:00 GMT",
+      "other=1; Path=/",
+    ]);
+    expect(response.headers.get("x-request-id")).toBe("r-1");
+    // What described the origin's (empty) body does not describe the proxy's.
+    expect(response.headers.get("etag")).toBeNull();
+    expect(response.headers.get("content-type")).toBe("application/json");
+  });
+});
+
+describe("the listing the proxy asks for on a 2026-07-28 call's behalf", () => {
+  it("carries the client's envelope as the client wrote it: an integer past 2^53, escapes", async () => {
+    // The envelope is copied from the call that missed; written by JSON.stringify, a capability's
+    // 12345678901234567891 reached the origin as 12345678901234567000, a number the client never sent.
+    const origin = await scriptedOrigin(
+      {
+        "tools/list": {
+          status: 200,
+          headers: [["Content-Type", "application/json"]],
+          body: '{"jsonrpc":"2.0","id":__ID__,"result":{"tools":[{"name":"files.read","inputSchema":{"type":"object","properties":{}}}]}}',
+        },
+        "tools/call": {
+          status: 200,
+          headers: [["Content-Type", "application/json"]],
+          body: '{"jsonrpc":"2.0","id":__ID__,"result":{"content":[]}}',
+        },
+      },
+      "__ID__",
+    );
+    const proxy = viaProxy({ ORIGIN_URL: origin.originUrl });
+    const capabilities = '{"experimental":{"x":{"n":12345678901234567891,"r":1.50,"s":"\\u00e9"}}}';
+    const info = '{"name":"c\\u0031","version":"1.0"}';
+    const meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":${capabilities},"io.modelcontextprotocol/clientInfo":${info},"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-0\\u0031"}`;
+    const response = await proxy(PROXY_URL, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "files_read",
+      },
+      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"files_read","arguments":{},"_meta":${meta}}}`,
+    });
+    await response.arrayBuffer();
+    const listing = (await origin.received()).find((r) => r.body.includes('"tools/list"'));
+    expect(listing?.body).toContain(`"io.modelcontextprotocol/clientCapabilities":${capabilities}`);
+    expect(listing?.body).toContain(`"io.modelcontextprotocol/clientInfo":${info}`);
+    expect(listing?.body).toContain('-0\\u0031"');
   });
 });
 

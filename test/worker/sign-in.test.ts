@@ -350,6 +350,29 @@ describe("the proxy's protected-resource metadata", () => {
     expect(await (await metadata(proxy, "")).json()).toEqual(expected);
   });
 
+  it("keeps every member but resource as the origin wrote it: its numbers' text and its strings' escapes", async () => {
+    // Read with JSON.parse and written with JSON.stringify, 12345678901234567891 was served as
+    // 12345678901234567000, 1.50 as 1.5, and "\u002f" as "/".
+    const members =
+      '"authorization_servers":["https://as.example/\\u002fx"],"x-limit":12345678901234567891,"x-ratio":1.50,"x-nested":{"n":9007199254740993}';
+    const document = `{"resource":"https://meta.example/v1/mcp",${members}}`;
+    const network = globalThis.fetch;
+    vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (url.host !== "meta.example") return network(input, init);
+      const found = url.pathname.startsWith("/.well-known/oauth-protected-resource");
+      return Promise.resolve(
+        found
+          ? new Response(document, { headers: { "content-type": "application/json" } })
+          : new Response(null, { status: 404 }),
+      );
+    });
+    const proxy = viaProxy({ ORIGIN_URL: "https://meta.example/v1/mcp" }, { app: createApp() });
+    const response = await metadata(proxy);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(`{"resource":"http://proxy.test/mcp",${members}}`);
+  });
+
   it("is 404 when the origin publishes none", async () => {
     const logs = captureLogs();
     const { proxy } = proxyFor("none");
