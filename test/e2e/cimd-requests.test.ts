@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app";
-import { REDIRECT_URL } from "../helpers/oauth-client";
+import { pkceChallenge, REDIRECT_URL } from "../helpers/oauth-client";
 import { BROKERED_ORIGIN, clientNetwork, type Fetch, viaProxy } from "../helpers/proxy";
 import { scriptedOrigin } from "../helpers/scripted-origin";
 
@@ -28,16 +28,12 @@ function serveClientFrom(served: string) {
 
 /** A consent page's request for `CLIENT_URL`, with PKCE, as an MCP client sends it. */
 async function authorizeUrl(): Promise<URL> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode("v".repeat(50)));
   const url = new URL("http://localhost/authorize");
   url.search = new URLSearchParams({
     response_type: "code",
     client_id: CLIENT_URL,
     redirect_uri: REDIRECT_URL,
-    code_challenge: btoa(String.fromCharCode(...new Uint8Array(digest)))
-      .replace(/\+/g, "-")
-      .replace(/\//g, "_")
-      .replace(/=+$/, ""),
+    code_challenge: await pkceChallenge("v".repeat(50)),
     code_challenge_method: "S256",
     state: "client-state",
     resource: BROKER_URL,

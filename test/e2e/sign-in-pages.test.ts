@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { BROKER_URL, brokerFor } from "../helpers/broker";
 import { GATE_URL, gateNetwork, walkAs } from "../helpers/gate";
-import { HAND_BUILT_VERIFIER, REDIRECT_URL } from "../helpers/oauth-client";
+import { HAND_BUILT_VERIFIER, pkceChallenge, REDIRECT_URL } from "../helpers/oauth-client";
 import {
   BROKERED_ORIGIN,
   CLOSED_ORIGIN,
@@ -39,14 +39,7 @@ async function authorizationUrl(
   redirectUri: string,
   { pkce = true, scope }: { pkce?: boolean; scope?: string } = {},
 ) {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(HAND_BUILT_VERIFIER),
-  );
-  const challenge = btoa(String.fromCharCode(...new Uint8Array(digest)))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
+  const challenge = await pkceChallenge(HAND_BUILT_VERIFIER);
   const url = new URL("/authorize", mcpUrl);
   url.search = new URLSearchParams({
     response_type: "code",

@@ -161,6 +161,15 @@ export async function signInAndConnect(
 /** The PKCE verifier of hand-built clients' requests. */
 export const HAND_BUILT_VERIFIER = "a-verifier-of-the-hand-built-client-0123456789-abcdefghij";
 
+/** The S256 code challenge of `verifier` (RFC 7636 §4.2), as a client sends it. */
+export async function pkceChallenge(verifier: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
+  return btoa(String.fromCharCode(...new Uint8Array(digest)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+}
+
 export interface HandBuiltClient {
   clientId: string;
   /** Its authorization request, as the SDK would build it. */
@@ -184,19 +193,12 @@ export async function handBuiltClient(fetch: Fetch, resource: string): Promise<H
       token_endpoint_auth_method: "none",
     }),
   }).then((response) => response.json<{ client_id: string }>());
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(HAND_BUILT_VERIFIER),
-  );
   const url = new URL(`${origin}/authorize`);
   url.search = new URLSearchParams({
     response_type: "code",
     client_id: registered.client_id,
     redirect_uri: REDIRECT_URL,
-    code_challenge: btoa(String.fromCharCode(...new Uint8Array(digest)))
-      .replace(/\+/g, "-")
-      .replace(/\//g, "_")
-      .replace(/=+$/, ""),
+    code_challenge: await pkceChallenge(HAND_BUILT_VERIFIER),
     code_challenge_method: "S256",
     state: "client-state",
     resource,
