@@ -41,11 +41,10 @@ import {
   logOriginError,
   type OriginReply,
   type OriginRequest,
-  originTarget,
-  paramOriginUrlSets,
   redirectRefused,
   relayResponse,
 } from "../transport/origin";
+import { originTarget, paramOriginUrlSets } from "../transport/origin-target";
 import { type ParsedBody, readPostBody } from "../transport/post-body";
 import { busyResponse, type Hold } from "../transport/read-bounded";
 import type { AppEnv } from "./app-env";

@@ -18,13 +18,8 @@ import { protectedResourceMetadata } from "../auth/protected-resource";
 import { endpointOfMetadata, publicUrls } from "../auth/public-url";
 import { unreadAddressee } from "../protocol/jsonrpc";
 import { originRequestHeaders } from "../transport/headers";
-import {
-  cookiesForClient,
-  fetchOrigin,
-  logOriginError,
-  relayResponse,
-  wellKnownTarget,
-} from "../transport/origin";
+import { cookiesForClient, fetchOrigin, logOriginError, relayResponse } from "../transport/origin";
+import { wellKnownTarget } from "../transport/origin-target";
 import type { AppEnv } from "./app-env";
 
 /** Its group is the document's name, one of three, for a 5xx's line: the path is the client's to write. */
