@@ -188,26 +188,70 @@ export function readObject(
   member: (key: string, at: number) => number = (_, at) => valueEnd(text, at),
   keys?: Map<string, Span>,
 ): ObjectText | undefined {
-  if (text.charCodeAt(start) !== OPEN_BRACE) return undefined;
   const members = new Map<string, Span>();
+  const end = readMembers(
+    text,
+    start,
+    (key, at, keyStart, keyEnd) => {
+      // Its members' map finds a key written twice: `readMembers` need not look again.
+      if (members.has(key)) return -1;
+      keys?.set(key, [keyStart, keyEnd]);
+      const valueEnd = member(key, at);
+      if (valueEnd !== -1) members.set(key, [at, valueEnd]);
+      return valueEnd;
+    },
+    false,
+  );
+  return end === -1 ? undefined : { members, end };
+}
+
+/**
+ * Keys an object's reader looks among before it keeps them in a `Set`: a
+ * tool writes a handful, and each key is checked against those before it in
+ * at most this many comparisons.
+ */
+const FEW_KEYS = 8;
+
+/**
+ * `readObject` without its members kept: `member` is given each key, where
+ * its value starts and where the key is written (its quotes included), and
+ * returns the index after the value (-1: not a value). The index after the
+ * object; -1 when none is written there, or a key is written twice (unless
+ * `once` is false: `member` refuses it). A listing's tools are read so: a
+ * `Map` and a span for each member were some 400 bytes a tool to allocate
+ * and collect.
+ */
+export function readMembers(
+  text: string,
+  start: number,
+  member: (key: string, at: number, keyStart: number, keyEnd: number) => number,
+  once = true,
+): number {
+  if (text.charCodeAt(start) !== OPEN_BRACE) return -1;
+  const few: string[] = [];
+  let many: Set<string> | undefined;
   let at = skipSpace(text, start + 1);
-  if (text.charCodeAt(at) === CLOSE_BRACE) return { members, end: at + 1 };
+  if (text.charCodeAt(at) === CLOSE_BRACE) return at + 1;
   for (;;) {
-    if (text.charCodeAt(at) !== QUOTE) return undefined;
+    if (text.charCodeAt(at) !== QUOTE) return -1;
     const keyEnd = stringEnd(text, at);
     const key = keyEnd === -1 ? undefined : keyAt(text, at, keyEnd);
-    if (key === undefined || members.has(key)) return undefined;
-    keys?.set(key, [at, keyEnd]);
+    if (key === undefined) return -1;
+    if (once) {
+      if (many?.has(key) ?? few.includes(key)) return -1;
+      if (many !== undefined) many.add(key);
+      else if (few.push(key) === FEW_KEYS) many = new Set(few);
+    }
+    const keyStart = at;
     at = skipSpace(text, keyEnd);
-    if (text.charCodeAt(at) !== COLON) return undefined;
+    if (text.charCodeAt(at) !== COLON) return -1;
     const valueStart = skipSpace(text, at + 1);
-    const end = member(key, valueStart);
-    if (end === -1) return undefined;
-    members.set(key, [valueStart, end]);
+    const end = member(key, valueStart, keyStart, keyEnd);
+    if (end === -1) return -1;
     at = skipSpace(text, end);
     const next = text.charCodeAt(at);
-    if (next === CLOSE_BRACE) return { members, end: at + 1 };
-    if (next !== COMMA) return undefined;
+    if (next === CLOSE_BRACE) return at + 1;
+    if (next !== COMMA) return -1;
     at = skipSpace(text, at + 1);
   }
 }

@@ -21,6 +21,7 @@ import {
   type ObjectText,
   ownCopy,
   readArray,
+  readMembers,
   readObject,
   type Span,
   skipSpace,
@@ -34,7 +35,7 @@ import {
   writesEachKeyOnce,
   writtenEnd,
 } from "../json-written";
-import { LISTING_MEMBERS, type ListedTool, misspelledKey } from "./tools-list";
+import { LISTING_MEMBERS, type ListedTool, misspelledKey, misspells } from "./tools-list";
 
 export interface ListingText {
   id: unknown;
@@ -80,6 +81,20 @@ const isPinned = (key: string): key is Pinned =>
   key === "annotations" ||
   key === "outputSchema";
 
+/**
+ * The members a tool's readers find by their span, in the order of their
+ * places in `WrittenTool`'s spans: the name, and those its pin covers.
+ */
+export const SPANNED = [
+  "name",
+  "title",
+  "description",
+  "inputSchema",
+  "annotations",
+  "outputSchema",
+] as const;
+export type Spanned = (typeof SPANNED)[number];
+
 /** A member not parsed yet. */
 const UNREAD: unique symbol = Symbol("unread");
 
@@ -95,15 +110,29 @@ export class WrittenTool implements ListedTool {
   #annotations: unknown = UNREAD;
   #inputSchema: unknown = UNREAD;
   #outputSchema: unknown = UNREAD;
-  #stringified: boolean | undefined;
+  /** `schemaJson`, once found out (`null`: not written as `JSON.stringify` writes it). */
+  #schemaJson: ListedTool["schemaJson"] | null = undefined;
 
   constructor(
     readonly name: string,
     readonly written: { text: string; span: Span },
-    readonly members: ReadonlyMap<string, Span>,
+    /** Where each of `SPANNED` is written, start and end in turn (-1: absent). */
+    private readonly spans: readonly number[],
     /** What the text of each member its definition pin covers showed. */
     private readonly texts: Readonly<Record<Pinned, Written>>,
   ) {}
+
+  /** Where the member `key` is written in `written.text`; `undefined` when it is absent. */
+  spanOf(key: Spanned): Span | undefined {
+    const slot = 2 * SPANNED.indexOf(key);
+    const start = this.spans[slot] as number;
+    return start === -1 ? undefined : [start, this.spans[slot + 1] as number];
+  }
+
+  /** Whether the member `key` is written. */
+  private has(key: Spanned): boolean {
+    return this.spans[2 * SPANNED.indexOf(key)] !== -1;
+  }
 
   /**
    * One member, parsed. One that writes a number a double rounds
@@ -111,7 +140,7 @@ export class WrittenTool implements ListedTool {
    * span (as `inputSchema` is): its pin digests them.
    */
   private read(key: Pinned): unknown {
-    const span = this.members.get(key);
+    const span = this.spanOf(key);
     if (span === undefined) return undefined;
     if (this.texts[key].rounded) {
       const exact = parseExact(ownCopy(textAt({ text: this.written.text, span })));
@@ -144,7 +173,7 @@ export class WrittenTool implements ListedTool {
    */
   get inputSchema(): unknown {
     if (this.#inputSchema === UNREAD) {
-      const span = this.members.get("inputSchema");
+      const span = this.spanOf("inputSchema");
       if (span === undefined || this.texts.inputSchema.stringified) {
         this.#inputSchema = this.read("inputSchema");
       } else {
@@ -172,13 +201,9 @@ export class WrittenTool implements ListedTool {
     if (text.slice(at, at + end - start) !== was.slice(start, end)) return undefined;
     const shift = at - start;
     // A listing written again as it was has each tool where it was: its spans are the same.
-    let members = this.members;
-    if (shift !== 0) {
-      const shifted = new Map<string, Span>();
-      for (const [key, [from, to]] of members) shifted.set(key, [from + shift, to + shift]);
-      members = shifted;
-    }
-    return new WrittenTool(this.name, { text, span: [at, end + shift] }, members, this.texts);
+    const spans =
+      shift === 0 ? this.spans : this.spans.map((place) => (place === -1 ? -1 : place + shift));
+    return new WrittenTool(this.name, { text, span: [at, end + shift] }, spans, this.texts);
   }
 
   /**
@@ -197,21 +222,29 @@ export class WrittenTool implements ListedTool {
    * `undefined` where it is absent or written otherwise.
    */
   stringifiedJson(key: "description" | "annotations"): string | undefined {
-    const span = this.members.get(key);
-    return span !== undefined && this.texts[key].stringified
-      ? textAt({ text: this.written.text, span })
+    const slot = 2 * SPANNED.indexOf(key);
+    const start = this.spans[slot] as number;
+    return start !== -1 && this.texts[key].stringified
+      ? this.written.text.slice(start, this.spans[slot + 1])
       : undefined;
   }
 
-  /** Read for its fingerprint, and again for a view written in its place: found out once. */
+  /**
+   * Read for its fingerprint, and again for a view written in its place: found out once, and
+   * kept (read some four times a listing, it would be a span made each time).
+   */
   get schemaJson(): ListedTool["schemaJson"] {
-    const { text } = this.written;
-    const span = this.members.get("inputSchema");
-    if (span === undefined) return undefined;
-    const written = this.texts.inputSchema;
-    this.#stringified ??=
-      written.stringified || isStringified(text, span, written, this.inputSchema);
-    return this.#stringified ? { text, span } : undefined;
+    if (this.#schemaJson === undefined) {
+      const { text } = this.written;
+      const span = this.spanOf("inputSchema");
+      if (span === undefined) return undefined;
+      const written = this.texts.inputSchema;
+      this.#schemaJson =
+        written.stringified || isStringified(text, span, written, this.inputSchema)
+          ? { text, span }
+          : null;
+    }
+    return this.#schemaJson ?? undefined;
   }
 
   /**
@@ -237,7 +270,7 @@ export class WrittenTool implements ListedTool {
   /** `readsOneWay` of one member, absent or as `read` parses it (`undefined`: not JSON). */
   #readsOneWay(key: Pinned, read: () => unknown): boolean {
     const written = this.texts[key];
-    if (written.stringified || !this.members.has(key)) return true;
+    if (written.stringified || !this.has(key)) return true;
     const value = read();
     return value !== undefined && writesEachKeyOnce(written, value);
   }
@@ -288,25 +321,35 @@ export function readListingText(
       annotations: ABSENT,
       outputSchema: ABSENT,
     };
-    const object = readObject(text, at, (key, from) => {
-      if (!isPinned(key)) return valueEnd(text, from, TOOLS_DEPTH + 1);
-      texts[key] = newWritten();
-      return writtenEnd(text, from, texts[key], TOOLS_DEPTH + 1);
+    // Where each of `SPANNED` is written, start and end in turn (-1: absent): one array of small
+    // integers kept with the tool until the next listing replaces it, not a member map.
+    const spans = [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1];
+    const end = readMembers(text, at, (key, from) => {
+      if (misspells(key, LISTING_MEMBERS.tool)) return -1;
+      let after: number;
+      if (isPinned(key)) {
+        texts[key] = newWritten();
+        after = writtenEnd(text, from, texts[key], TOOLS_DEPTH + 1);
+      } else after = valueEnd(text, from, TOOLS_DEPTH + 1);
+      const slot = SPANNED.indexOf(key as Spanned);
+      if (slot !== -1) {
+        spans[2 * slot] = from;
+        spans[2 * slot + 1] = after;
+      }
+      return after;
     });
-    if (!object || misspelledKey(object.members.keys(), LISTING_MEMBERS.tool) !== undefined) {
-      return -1;
-    }
-    const nameSpan = object.members.get("name");
+    if (end === -1) return -1;
+    const nameStart = spans[0] as number;
+    const nameSpan: Span | undefined =
+      nameStart === -1 ? undefined : [nameStart, spans[1] as number];
     const name = nameSpan && stringAt(text, nameSpan);
     if (nameSpan && text.charCodeAt(nameSpan[0]) === 0x22 && name === undefined) unread = true;
-    const span: Span = [at, object.end];
-    elements.push(
-      name === undefined ? span : new WrittenTool(name, { text, span }, object.members, texts),
-    );
+    const span: Span = [at, end];
+    elements.push(name === undefined ? span : new WrittenTool(name, { text, span }, spans, texts));
     places ??= new Map(before.map((tool, index) => [tool.name, index]));
     const place = name === undefined ? undefined : places.get(name);
     if (place !== undefined) next = place + 1;
-    return object.end;
+    return end;
   };
   // Each level is read once: the result and its tools where they are written, the rest skipped.
   const message = readObject(text, skipSpace(text, 0), (key, at) => {

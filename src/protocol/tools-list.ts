@@ -130,10 +130,14 @@ export const LISTING_MEMBERS = {
  * `members` though it is not written as it: `Tools`, `toolſ`. Such a reader
  * keeps the last of the two, so it would read a member the proxy never read.
  */
-export function misspelledKey(keys: Iterable<string>, { written, folded }: Members) {
-  for (const key of keys) if (!written.has(key) && folded.has(foldedKey(key))) return key;
+export function misspelledKey(keys: Iterable<string>, members: Members) {
+  for (const key of keys) if (misspells(key, members)) return key;
   return undefined;
 }
+
+/** Whether a lenient reader takes `key` for one of `members` though it is not written as it (`misspelledKey`). */
+export const misspells = (key: string, { written, folded }: Members) =>
+  !written.has(key) && folded.has(foldedKey(key));
 
 /**
  * The first member of a message, of its result or of a tool in it, that a

@@ -44,7 +44,7 @@ function edited(text: string, [start, end]: Span, edits: ReadonlyArray<[Span, st
 /** A view written with the numbers and strings of the origin's schema as the origin wrote them. */
 function viewText(text: string, element: WrittenTool, view: unknown): string | undefined {
   if (element.schemaJson !== undefined) return JSON.stringify(view);
-  const span = element.members.get("inputSchema");
+  const span = element.spanOf("inputSchema");
   const parsed = span && parseExact(text.slice(span[0], span[1]));
   return parsed ? stringifyExact(view, parsed.exact) : undefined;
 }
@@ -58,7 +58,7 @@ function toolText(
   element: WrittenTool,
   listing: NamedListing,
 ): string | null | undefined {
-  const { written, members } = element;
+  const { written } = element;
   const { span } = written;
   const original = element.name;
   if (
@@ -73,10 +73,10 @@ function toolText(
   }
   const edits: Array<[Span, string]> = [];
   const name = listing.names.get(original) ?? original;
-  const nameSpan = members.get("name");
+  const nameSpan = element.spanOf("name");
   if (name !== original && nameSpan) edits.push([nameSpan, JSON.stringify(name)]);
   const view = listing.schemas.get(original);
-  const schemaSpan = members.get("inputSchema");
+  const schemaSpan = element.spanOf("inputSchema");
   if (view !== undefined && schemaSpan) {
     const written = viewText(text, element, view);
     if (written === undefined) return undefined;

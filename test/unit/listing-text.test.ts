@@ -11,9 +11,16 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { parseExact } from "../../src/json";
-import { keyReadTwice, MAX_NESTING, readObject, textAt, valueEnd } from "../../src/json-spans";
+import {
+  keyReadTwice,
+  MAX_NESTING,
+  readMembers,
+  readObject,
+  textAt,
+  valueEnd,
+} from "../../src/json-spans";
 import { isStringified, newWritten, writtenEnd } from "../../src/json-written";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText, SPANNED, WrittenTool } from "../../src/protocol/listing-text";
 import { misspelledMember } from "../../src/protocol/tools-list";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/listing-answer";
 import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
@@ -309,7 +316,7 @@ describe("a listing renamed in its text", () => {
               ? {
                   name: element.name,
                   span: element.written.span,
-                  members: [...element.members],
+                  members: SPANNED.map((key) => element.spanOf(key)),
                   schemaJson: element.schemaJson?.span,
                   readsOneWay: element.readsOneWay,
                 }
@@ -489,6 +496,19 @@ describe("reading a JSON text's structure", () => {
     expect(readObject('{"a":1,"b":2}', 0)?.members.size).toBe(2);
     expect(readObject('{"a":1,"a":2}', 0)).toBeUndefined();
     expect(readObject('{"a":1,"\\u0061":2}', 0)).toBeUndefined();
+    // Few keys or many (those past a handful are looked for another way), the first or the last again.
+    const members = (n: number) => Array.from({ length: n }, (_, i) => `"k${i}":${i}`);
+    const skipped = (text: string) => readMembers(text, 0, (_, at) => valueEnd(text, at));
+    for (const n of [1, 7, 8, 9, 40]) {
+      const once = `{${members(n).join(",")}}`;
+      expect(readObject(once, 0)?.members.size).toBe(n);
+      expect(skipped(once)).toBe(once.length);
+      for (const again of [0, n - 1]) {
+        const twice = `{${[...members(n), `"k${again}":0`].join(",")}}`;
+        expect(readObject(twice, 0)).toBeUndefined();
+        expect(skipped(twice)).toBe(-1);
+      }
+    }
   });
 
   it("finds a key written twice in one object in any text, however it is spelled", () => {
