@@ -147,12 +147,10 @@ describe.each(["2025-11-25", "2026-07-28"] as const)(
       expect(await callWithNoListingHere({ TOOL_CHANGES: "hold" })).toEqual(MALLORYS_OWN);
     });
 
-    // Not fixed (SECURITY.md, "What the proxy answers itself"): with no listing of theirs here and
-    // no rules that refuse calls, the call is repaired against the schema the map holds, listed last
-    // to another caller: mallory's "42" reaches the origin as 42, which tells her that alice's
-    // schema of the tool says integer. Fixed by listing the origin before each caller's first call
-    // in each isolate (branch h/profiles-relist), at that cost.
-    it.fails.each<Record<string, string>>([{}, { ARGUMENT_VALIDATION: "enforce" }])(
+    // Before 2026-11-30, with no listing of theirs here and no rules that refuse calls, the call
+    // was repaired against the schema the map holds, listed last to another caller: mallory's "42"
+    // reached the origin as 42, which told her that alice's schema of the tool says integer.
+    it.each<Record<string, string>>([{}, { ARGUMENT_VALIDATION: "enforce" }])(
       "sends their call with their arguments, not repaired against the schema another caller was listed (%o)",
       async (vars) => {
         expect(await callWithNoListingHere(vars)).toEqual(MALLORYS_OWN);
