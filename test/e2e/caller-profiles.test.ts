@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { MAX_UNPROVEN_RELISTS } from "../../src/toolmap/profile-names";
 import { callerOrigin, signedInAs, type CallerTool as Tool } from "../helpers/caller-origin";
 import { clientsOfEachTest, type TestClient, type ToolResult } from "../helpers/clients";
 import { type Fetch, PROXY_URL, viaProxy } from "../helpers/proxy";
@@ -125,10 +126,13 @@ describe.each(["2025-11-25", "2026-07-28"] as const)(
     const MALLORYS_OWN = { tool: "user.read", arguments: { id: "42" }, caller: "mallory" };
 
     /** What the origin received of mallory's call `{ id: "42" }` in an isolate where only alice listed. */
-    async function callWithNoListingHere(vars: Record<string, string>) {
+    async function callWithNoListingHere(vars: Record<string, string>, spent = false) {
       const origin = callerOrigin();
       await origin.list("alice", [read("integer")]);
       await origin.list("mallory", [read("string")]);
+      const others = Array.from({ length: MAX_UNPROVEN_RELISTS }, (_, i) => `user${i}`);
+      // Listed as alice is: the schema the map holds is an integer's, whoever of them listed last.
+      for (const token of others) await origin.list(token, [read("integer")]);
       // Two isolates of one Worker: mallory listed in one, her call lands in the other, where only
       // alice listed (as it is for a caller whose listing there was let go of, or expired).
       const [here, there] = [createApp(), createApp()].map((app) =>
@@ -139,7 +143,17 @@ describe.each(["2025-11-25", "2026-07-28"] as const)(
       const malloryHere = await connect(revision, signedInAs("mallory", here as Fetch));
       await alice.listTools();
       const [tool] = await malloryThere.listTools();
-      return (await malloryHere.callTool(tool?.name ?? "", { id: "42" })).structuredContent;
+      // Callers new to the isolate spend the listings it asks for them a minute, first.
+      if (spent) {
+        for (const token of others) {
+          const other = await connect(revision, signedInAs(token, here as Fetch));
+          await other.callTool(tool?.name ?? "", { id: "7" });
+        }
+      }
+      const called = await malloryHere.callTool(tool?.name ?? "", { id: "42" });
+      // Spent: her listing was asked for in the other isolate alone.
+      if (spent) expect(await origin.listings()).toMatchObject({ mallory: 1 });
+      return called.structuredContent;
     }
 
     // Under `hold` the caller's own listing is asked for before a call is judged: theirs.
@@ -154,6 +168,14 @@ describe.each(["2025-11-25", "2026-07-28"] as const)(
       "sends their call with their arguments, not repaired against the schema another caller was listed (%o)",
       async (vars) => {
         expect(await callWithNoListingHere(vars)).toEqual(MALLORYS_OWN);
+      },
+    );
+
+    // Past the listings a minute the isolate asks for callers it has not listed: unrepaired.
+    it.each<Record<string, string>>([{}, { ARGUMENT_VALIDATION: "enforce" }])(
+      "sends their call as written where their listing cannot be asked for (%o)",
+      async (vars) => {
+        expect(await callWithNoListingHere(vars, true)).toEqual(MALLORYS_OWN);
       },
     );
   },
