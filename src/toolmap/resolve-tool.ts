@@ -58,6 +58,16 @@ export interface ToolResolver {
   relisted(): boolean;
 }
 
+/**
+ * `tool` without what its schema would have the proxy do (repair, read the
+ * view's values back, validate): the schema the map holds is the last one
+ * listed, which may be another caller's.
+ */
+function unschematic(tool: Resolution): Resolution {
+  const { view: _view, ...rest } = tool;
+  return { ...rest, entry: { original: tool.entry.original, schemaHash: tool.entry.schemaHash } };
+}
+
 export function toolResolver(
   toolMap: ToolMap,
   /** Asks the origin for its whole listing and names it; whether it was read. */
@@ -75,14 +85,20 @@ export function toolResolver(
   const handedOut = async (name: string, cause: unknown) => {
     if (!toolMap.calls.couldHaveNamed(name)) return undefined;
     const known = await toolMap.calls.resolve(name);
-    // A tool the policy can judge only from a listing of the caller's, which they have none of
-    // here; or whose schema the call is checked against, not known to be theirs.
-    const own = (tool: Resolution) => tool.shown || !answersFromSchema;
-    if (known && known.refused !== "unchecked" && own(known)) return known;
+    // Judged from the caller's own listing here (shown, hidden or held), it stands. Else they have
+    // none here: a tool the policy can judge only from one, or whose schema (the map's, listed to
+    // whoever listed last) the call would be repaired, read back and checked against, not known
+    // to be theirs: an origin that lists one tool with another schema to each caller had the
+    // caller's arguments repaired against another's, and its answer showed them so.
+    if (known && known.refused !== "unchecked" && (known.shown || known.refused)) return known;
     await relist(cause);
     const learned = await toolMap.calls.resolve(name);
-    if (learned && !learned.refused && !own(learned)) {
-      return { ...learned, refused: "unchecked" as const, source: "relist" as const };
+    if (learned && !learned.refused && !learned.shown) {
+      // Still none of theirs (the limit allowed no listing, or it failed): where the call is
+      // checked against the schema, it waits for theirs; else it goes on as they wrote it.
+      return answersFromSchema
+        ? { ...learned, refused: "unchecked" as const, source: "relist" as const }
+        : { ...unschematic(learned), source: "relist" as const };
     }
     return learned && { ...learned, source: "relist" as const };
   };

@@ -111,9 +111,9 @@ describe.each(EACH_WIRE)("caller isolation under attack, protocol %s", (wire) =>
     await guessOriginals(bob);
   });
 
-  // Not fixed: with no listing of the caller's here and no rules that refuse calls, the
-  // resolver restores any name the map handed out (SECURITY.md, "What the proxy answers itself").
-  it.fails("does not restore the original of another caller's tool for a call by its name, without a listing of their own", async () => {
+  // Before 2026-11-30, with no listing of the caller's here and no rules that refuse calls, the
+  // resolver restored any name the map handed out: the caller's own listing is asked for first.
+  it("does not restore the original of another caller's tool for a call by its name, without a listing of their own", async () => {
     const origin = callerOrigin();
     await origin.list("ann", [PAYROLL, USER_READ]);
     await origin.list("bob", [USER_READ]);
@@ -366,11 +366,25 @@ describe("caller isolation under attack, 2026-07-28 parameter headers", () => {
       expect(messages).toMatchObject(reachedOwnTool("bob"));
   });
 
-  it("asks the origin for no listing for a call that carries no Mcp-Param-* header", async () => {
+  it("lists the caller's own tools for a call that carries no Mcp-Param-* header too, and sends it as written where they cannot be read", async () => {
+    // The schema the map holds is ann's: a call is repaired against the caller's own, asked for.
     const { origin, call } = await annListed();
-    const called = await call("bob");
-    expect(called.messages).toMatchObject(reachedOwnTool("bob"));
-    expect(await origin.listings()).toEqual({ ann: 1 });
+    expect((await call("bob")).messages).toMatchObject(reachedOwnTool("bob"));
+    expect(await origin.listings()).toEqual({ ann: 1, bob: 1 });
+    // Past the listings a minute for callers not listed here: the call goes on unrepaired,
+    // not refused (it carries nothing checked against a schema).
+    const others = Array.from({ length: MAX_UNPROVEN_RELISTS }, (_, i) => `user${i}`);
+    const { call: callNext } = await annListed(
+      Object.fromEntries(others.map((token) => [token, [report({ month: { type: "string" } })]])),
+    );
+    for (const token of others) await callNext(token);
+    expect((await callNext("bob")).messages).toMatchObject([
+      {
+        result: {
+          structuredContent: { tool: "report.get", arguments: { month: "5" }, caller: "bob" },
+        },
+      },
+    ]);
   });
 
   it("refuses such a call, telling to try again, where the caller's own listing cannot be read", async () => {

@@ -230,9 +230,13 @@ describe("tools/call by model-facing name", () => {
     const relists = (await receivedByOrigin(setup.trace)).filter((r) =>
       r.body.includes('"id":"mcp-edge-rewriter/relist/'),
     );
-    // One for the fresh KV scope only; the fresh isolate of the first scope found KV warm.
-    expect(relists).toHaveLength(1);
-    expect(relists[0]?.headers["mcp-session-id"]).toBe(setup.session["mcp-session-id"]);
+    // One in each: the fresh KV scope's to learn the name, and the fresh isolate of the first
+    // scope, which found KV warm, the caller's own listing, which it holds none of: the schema
+    // the map holds may be another caller's (SECURITY.md, "What the proxy answers itself").
+    expect(relists).toHaveLength(2);
+    for (const relist of relists) {
+      expect(relist.headers["mcp-session-id"]).toBe(setup.session["mcp-session-id"]);
+    }
     expect(pairs).toContainEqual(["a/b", DEMO_NAMES["a/b"]]);
   });
 
@@ -281,7 +285,7 @@ describe("tools/call by model-facing name", () => {
     expect(tools.map((tool) => tool.name)).not.toContain("a/b");
   });
 
-  it("in a cold isolate with a warm KV, reads the map and one schema chunk, and does not ask the origin", async () => {
+  it("in a cold isolate with a warm KV, reads the map, and asks the origin for the caller's own listing alone", async () => {
     const contexts: ExecutionContext[] = [];
     const setup = await demoSession({ contexts });
     await listTools(setup.proxy, PROXY_URL, setup.session);
@@ -293,9 +297,11 @@ describe("tools/call by model-facing name", () => {
       path: "x",
     });
     expect(result.structuredContent?.tool).toBe("files.read");
-    expect(counted.counts).toMatchObject({ get: 2, put: 0, list: 0 });
+    expect(counted.counts).toMatchObject({ put: 0, list: 0 });
+    expect(counted.counts.get).toBeLessThanOrEqual(3);
+    // Its schema is read from the caller's own listing (the map's may be another caller's).
     const relists = (await receivedByOrigin(setup.trace)).filter((r) => r.body.includes("relist"));
-    expect(relists).toEqual([]);
+    expect(relists).toHaveLength(1);
   });
 
   it("asks the origin nothing for a name it could never have handed out, and logs it cut short", async () => {
