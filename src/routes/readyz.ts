@@ -40,7 +40,7 @@ import { unreadAddressee } from "../protocol/jsonrpc";
 import { ownStatelessCause } from "../protocol/revision";
 import { firstOfItsName, type ListedTool } from "../protocol/tools-list";
 import { readAnswer, relistTools } from "../toolmap/relist";
-import { fetchOrigin, withoutOriginPath } from "../transport/origin";
+import { errorDetail, fetchOrigin } from "../transport/origin";
 import type { Hold } from "../transport/read-bounded";
 import type { AppEnv } from "./app-env";
 
@@ -126,7 +126,7 @@ export async function checkWithin(
   // without them.
   let detail: string | undefined;
   const failed = (error: unknown): Check => {
-    detail = withoutOriginPath(error instanceof Error ? error.message : String(error), originUrl);
+    detail = errorDetail(error, originUrl);
     return { ready: false, reason: "the check failed (origin_unready's detail says why)" };
   };
   // Begun before the timer: a step's own timeout of the same length ends first, with its reason.

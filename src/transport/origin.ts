@@ -102,6 +102,10 @@ export function withoutOriginPath(text: string, target: URL): string {
   return said;
 }
 
+/** The runtime's message of `error`, thrown while `target` was asked, scrubbed (`withoutOriginPath`). */
+export const errorDetail = (error: unknown, target: URL): string =>
+  withoutOriginPath(error instanceof Error ? error.message : String(error), target);
+
 /** `text` without what it ends in that begins one of `parts` (read no further than a cut). */
 function withoutPartEnding(text: string, parts: readonly string[]): string {
   let cut = text;
@@ -165,9 +169,7 @@ export async function fetchOrigin(
   } catch (error) {
     const failure = timedOut ? "timeout" : "unreachable";
     // The abort's own message ("The operation was aborted") would say nothing of why.
-    const detail = timedOut
-      ? `no answer within ${timeoutMs} ms`
-      : withoutOriginPath(error instanceof Error ? error.message : String(error), target);
+    const detail = timedOut ? `no answer within ${timeoutMs} ms` : errorDetail(error, target);
     const response = failureResponse(failure, target, timeoutMs, addressee);
     return failed(failure, target, request, detail, response);
   } finally {
@@ -192,7 +194,7 @@ export function answerUnread(
   const failure = timedOut ? "timeout" : "unreachable";
   const detail = timedOut
     ? `the answer was not read whole within ${timeoutMs} ms`
-    : withoutOriginPath(error instanceof Error ? error.message : String(error), target);
+    : errorDetail(error, target);
   return failed(
     failure,
     target,
