@@ -37,7 +37,8 @@ export type SchemaRule =
   | "malformed_dropped"
   | "boolean_schemas"
   | "required_collected"
-  | "mcp_header_dropped";
+  | "mcp_header_dropped"
+  | "property_keys_renamed";
 
 /** Where in the schema a node is. */
 export interface At {
@@ -90,6 +91,8 @@ export interface ViewContext {
   owns(value: unknown): boolean;
   /** `node` takes `null` only because the view made its property required: `null` there means "left out". */
   nullMeansAbsent(node: Schema): void;
+  /** The root's properties a pass renamed, by the origin's name (passes/property-keys.ts). */
+  keysRenamed(renamed: ReadonlyMap<string, string>): void;
   /** A pass put one value in several places: the walk's count of the view's sizes no longer holds (sizes.ts). */
   uncount(): void;
   /**

@@ -5,8 +5,10 @@
  * its input.
  *
  * A profile's view is a list of passes (providers/*.ts), each one rule
- * (passes/*.ts), run by one walk (walk.ts). Only schema keywords change,
- * never a property's name. Lossless where possible; where a keyword must go
+ * (passes/*.ts), run by one walk (walk.ts). Schema keywords change, and a
+ * name of the root's properties only where the provider refuses it
+ * (passes/property-keys.ts), the call's written back as the origin names it
+ * (way-back.ts). Lossless where possible; where a keyword must go
  * or be widened, the constraint moves into the `description` in words, and
  * validation against the origin's schema on the way back (args/) checks it.
  */
@@ -29,6 +31,8 @@ export interface SchemaView {
   asText: ReadonlySet<object>;
   /** The schemas inside `schema` where `null` means "left out" (way-back.ts leaves the key out). */
   absentNulls: NodeSet;
+  /** The origin's name of each root property the view renamed, by the view's name; absent where none. */
+  keys?: ReadonlyMap<string, string>;
   /** Why the view is still beyond what the provider accepts, when it is (a size no pass brings down). */
   unfit?: string;
   /**
@@ -83,5 +87,6 @@ export function schemaView(
     inlined: walk.inlined,
   };
   if (unfit !== undefined) view.unfit = unfit;
+  if (walk.keys !== undefined) view.keys = walk.keys;
   return view;
 }

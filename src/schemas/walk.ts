@@ -92,6 +92,8 @@ export class SchemaWalk implements ViewContext {
   // Made when first needed: few views ask for JSON text or make a property nullable.
   private text: Set<object> | undefined;
   private nulls: object[] | undefined;
+  /** The origin's name of each root property the view renamed, by the view's. */
+  keys: ReadonlyMap<string, string> | undefined;
   nodes = 0;
   inlined = 0;
   /** What the view holds that its profile limits, counted as it is made (sizes.ts). */
@@ -328,6 +330,10 @@ export class SchemaWalk implements ViewContext {
 
   uncount(): void {
     if (this.sizes !== undefined) this.sizes.uncounted = true;
+  }
+
+  keysRenamed(renamed: ReadonlyMap<string, string>): void {
+    this.keys = new Map([...renamed].map(([original, key]) => [key, original]));
   }
 
   nullMeansAbsent(node: Schema): void {

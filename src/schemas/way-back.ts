@@ -127,6 +127,26 @@ function readBack(text: string, value: unknown): unknown {
 const placed = (next: unknown): [unknown, string | undefined] =>
   next instanceof Alone ? [next.value, next.text] : [next, undefined];
 
+/**
+ * `args` with each key the view renamed (passes/property-keys.ts) written as
+ * the origin names it, in its place, its value's text kept; the same object
+ * where none was sent. A key sent under both names is left as sent: repair
+ * keeps the origin's, and drops or forwards the other as any unknown key.
+ */
+function keysBack(args: Record<string, unknown>, { keys }: SchemaView): Record<string, unknown> {
+  if (keys === undefined) return args;
+  const sentAs = new Map<string, string>();
+  for (const key of Object.keys(args)) {
+    const original = keys.get(key);
+    if (original !== undefined && !Object.hasOwn(args, original)) sentAs.set(original, key);
+  }
+  if (sentAs.size === 0) return args;
+  const back = new Map([...sentAs].map(([original, key]) => [key, original]));
+  // fromEntries: a key named `__proto__` stays an ordinary key.
+  const entries = Object.entries(args).map(([key, value]) => [back.get(key) ?? key, value]);
+  return writtenAsIn(Object.fromEntries(entries), args, (key) => sentAs.get(key) ?? key);
+}
+
 export interface ParsedText {
   path: string;
   from: "string";
@@ -154,7 +174,7 @@ export function valuesFromText(
   const parsed: ParsedText[] = [];
   const leftOut: string[] = [];
   if (view.asText.size === 0 && view.absentNulls.size === 0) {
-    return { arguments: args, parsed, leftOut };
+    return { arguments: keysBack(args, view), parsed, leftOut };
   }
   let exact: ExactText | undefined;
   const budget: Budget = { keys: MAX_FITTED_KEYS };
@@ -191,13 +211,15 @@ export function valuesFromText(
         // (repair renames it, reading its value's text there).
         const name = declaredAs(value, key, properties);
         const declared = Object.hasOwn(properties, name) ? properties[name] : undefined;
+        // Written in paths as the origin names it, as repair writes them.
+        const at = joinPath(path, (depth === 0 && view.keys?.get(name)) || name);
         if (child === null && isPlainObject(declared) && view.absentNulls.has(declared)) {
-          leftOut.push(joinPath(path, name));
+          leftOut.push(at);
           changed = true;
           continue;
         }
         const [next, text] = placed(
-          declared === undefined ? child : walk(child, declared, joinPath(path, name), depth + 1),
+          declared === undefined ? child : walk(child, declared, at, depth + 1),
         );
         if (text !== undefined) alone.push([key, text]);
         changed ||= next !== child;
@@ -229,7 +251,7 @@ export function valuesFromText(
 
   const result = walk(args, view.schema, "", 0);
   return {
-    arguments: isPlainObject(result) ? result : args,
+    arguments: keysBack(isPlainObject(result) ? result : args, view),
     parsed,
     leftOut,
     ...(exact ? { exact } : {}),

@@ -167,8 +167,15 @@ function openAiRules(schema: unknown): string[] {
   return problems;
 }
 
+/** Anthropic's and Bedrock's pattern for the names of the root's properties (theirs alone). */
+const ANTHROPIC_KEY = /^[a-zA-Z0-9_.-]{1,64}$/;
+
 function anthropicRules(schema: unknown): string[] {
   const problems = rootRules(schema);
+  const properties = isObject(schema) ? schema.properties : undefined;
+  for (const key of isObject(properties) ? Object.keys(properties) : []) {
+    if (!ANTHROPIC_KEY.test(key)) problems.push(`property key ${JSON.stringify(key)} at the root`);
+  }
   for (const [node] of schemasIn(schema)) {
     if (typeof node.$schema === "string" && !node.$schema.includes("2020-12")) {
       problems.push(`$schema ${node.$schema}`);

@@ -33,6 +33,16 @@ const EDGE_CASES: Record<string, Record<string, unknown>> = {
   "array without items": { type: "object", properties: { tags: { type: "array" } } },
   "object without properties": { type: "object", properties: { options: { type: "object" } } },
   "root without properties": { type: "object" },
+  "root property names Anthropic refuses": {
+    type: "object",
+    properties: {
+      "filter[id]": { type: "string" },
+      $filter: { type: "string" },
+      "Account Number": { type: "integer" },
+      ["k".repeat(65)]: { type: "boolean" },
+    },
+    required: ["filter[id]"],
+  },
   "root without type": { properties: { a: { type: "string" } } },
   "root anyOf": {
     anyOf: [
@@ -294,13 +304,14 @@ describe("views are accepted by each profile's provider", () => {
   for (const profile of ADAPTING) {
     it.each(SCHEMAS)(`${profile}: %s`, (_, original) => {
       const before = JSON.stringify(original);
-      const { schema, differs } = schemaView(original, SCHEMA_PASSES[profile]);
+      const { schema, differs, keys } = schemaView(original, SCHEMA_PASSES[profile]);
       expect(PROVIDER_RULES[profile]?.(schema)).toEqual([]);
       // A view said not to differ is shown as the origin's schema: it must be that.
       if (!differs) expect(schema).toEqual(original);
-      // Only names the original declares, and the original untouched.
+      // Only names the original declares (under the name the view gave it, where it renamed
+      // one), and the original untouched.
       const declared = declaredNames(original);
-      for (const name of declaredNames(schema)) expect(declared).toContain(name);
+      for (const name of declaredNames(schema)) expect(declared).toContain(keys?.get(name) ?? name);
       expect(JSON.stringify(original)).toBe(before);
     });
   }
@@ -1252,5 +1263,81 @@ describe("enums (property)", () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe("the root's property names Anthropic and Bedrock refuse", () => {
+  // `input_schema.properties: Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'`:
+  // the whole request refused, at the top level only (passes/property-keys.ts).
+  const original = {
+    type: "object",
+    properties: {
+      "filter[id]": { type: "integer" },
+      "Account Number": { type: "string" },
+      filter_id_: { type: "string" },
+      nested: { type: "object", properties: { "a b": { type: "string" } } },
+    },
+    required: ["filter[id]", "nested"],
+    additionalProperties: false,
+  };
+
+  it.each(["anthropic", "bedrock", "portable"] as const)(
+    "are renamed under %s, required with them, and a call's keys read back as the origin's",
+    (profile) => {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(PROVIDER_RULES[profile]?.(view.schema)).toEqual([]);
+      expect(view.rules).toContain("property_keys_renamed");
+      const properties = (view.schema as { properties: Record<string, unknown> }).properties;
+      const names = Object.keys(properties);
+      // Legal names stay; nested ones are not the rule's.
+      expect(names).toContain("filter_id_");
+      expect(properties.nested).toMatchObject({ properties: { "a b": { type: "string" } } });
+      const [id = "", account = ""] = ["filter[id]", "Account Number"].map(
+        (name) => [...(view.keys ?? [])].find(([, was]) => was === name)?.[0] ?? "",
+      );
+      expect(id).toMatch(/^filter_id__[0-9a-z]{6}$/);
+      expect(account).toMatch(/^Account_Number_[0-9a-z]{6}$/);
+      expect((view.schema as { required: string[] }).required).toEqual([id, "nested"]);
+
+      const sent = { [id]: "42", [account]: "A-1", nested: { "a b": "x" } };
+      const back = valuesFromText(sent, view, original).arguments;
+      expect(Object.keys(back)).toEqual(["filter[id]", "Account Number", "nested"]);
+      const repaired = repairArguments(back, original);
+      expect(repaired.arguments).toEqual({
+        "filter[id]": 42,
+        "Account Number": "A-1",
+        nested: { "a b": "x" },
+      });
+      expect(validateArguments(repaired.arguments, original).kind).toBe("valid");
+    },
+  );
+
+  it("are kept under profiles whose providers take them", () => {
+    for (const profile of ["mcp", "openai", "openai-strict", "gemini"] as const) {
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      expect(view.keys).toBeUndefined();
+      expect(Object.keys((view.schema as { properties: object }).properties)).toContain(
+        "filter[id]",
+      );
+    }
+  });
+
+  it("are written as one name each, whatever they read alike as, and the same in every isolate", () => {
+    const alike = {
+      type: "object",
+      properties: { "a[b]": {}, "a(b)": {}, "a]b[": {}, [`a[b]_${"x".repeat(100)}`]: {} },
+    };
+    const first = schemaView(alike, SCHEMA_PASSES.anthropic);
+    const names = Object.keys((first.schema as { properties: object }).properties);
+    expect(new Set(names).size).toBe(4);
+    for (const name of names) expect(name).toMatch(/^[a-zA-Z0-9_.-]{1,64}$/);
+    expect(schemaView(structuredClone(alike), SCHEMA_PASSES.anthropic).keys).toEqual(first.keys);
+  });
+
+  it("leave a key sent under both names as sent: the origin's is the one repair keeps", () => {
+    const view = schemaView(original, SCHEMA_PASSES.anthropic);
+    const [id] = [...(view.keys ?? [])].find(([, was]) => was === "filter[id]") ?? [];
+    const sent = { "filter[id]": 1, [id as string]: 2, nested: {} };
+    expect(valuesFromText(sent, view, original).arguments).toEqual(sent);
   });
 });

@@ -31,7 +31,18 @@ const REVISION = revisionOf(new Headers());
 const isObject = (value: unknown): value is Schema =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-const NAMES = ["a", "b", "type", "items", "properties", "format", "value"];
+// Two that Anthropic and Bedrock refuse at the top level (passes/property-keys.ts).
+const NAMES = [
+  "a",
+  "b",
+  "type",
+  "items",
+  "properties",
+  "format",
+  "value",
+  "filter[id]",
+  "Account Number",
+];
 const BASE = ["string", "integer", "number", "boolean"] as const;
 
 /** Schemas with the patterns providers refuse, a few levels deep. */
@@ -261,6 +272,13 @@ function wayBackWritten(sent: string, original: Schema, view: SchemaView) {
  */
 function writtenForView(value: unknown, node: unknown, view: SchemaView): unknown {
   if (!isObject(node)) return value;
+  // At the root, each property the view renamed under the view's name.
+  if (node === view.schema && view.keys && isObject(value)) {
+    const renamed = new Map([...view.keys].map(([key, original]) => [original, key]));
+    value = Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [renamed.get(key) ?? key, child]),
+    );
+  }
   if (view.asText.has(node)) {
     // Text that may be null takes null as it is.
     const takesNull = node.nullable === true || [node.type].flat().includes("null");
@@ -365,6 +383,7 @@ const FORM_ONLY: ReadonlySet<SchemaRule> = new Set([
   "objects_closed",
   "optional_as_nullable",
   "any_of_alone",
+  "property_keys_renamed",
 ]);
 
 const PROFILES = ["openai", "openai-strict", "anthropic", "gemini", "portable"] as const;

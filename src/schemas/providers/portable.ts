@@ -11,13 +11,14 @@ import { booleanSchemas } from "../passes/boolean-schemas";
 import { draft202012 } from "../passes/draft-2020-12";
 import { nullability } from "../passes/nullability";
 import { objectIntoForms } from "../passes/object-into-forms";
+import { propertyKeys } from "../passes/property-keys";
 import { rootObject } from "../passes/root-object";
 import { rootProperties } from "../passes/root-properties";
 import { wellFormed } from "../passes/well-formed";
 import { GEMINI_KEYWORDS, openApiPasses } from "./gemini";
 
 export const PORTABLE: ViewPasses = {
-  root: [rootObject, rootProperties],
+  root: [rootObject, rootProperties, propertyKeys],
   nodes: [
     wellFormed,
     booleanSchemas,

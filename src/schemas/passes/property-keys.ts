@@ -1,0 +1,100 @@
+/**
+ * The root's property names a provider refuses, renamed (providers/anthropic.ts,
+ * bedrock.ts, portable.ts). Anthropic's Messages API and Bedrock's Converse
+ * API refuse a request whose tool declares a top-level property outside
+ * `^[a-zA-Z0-9_.-]{1,64}$` (`input_schema.properties: Property keys should
+ * match pattern '^[a-zA-Z0-9_.-]{1,64}$'`): an origin's `filter[id]`,
+ * `$filter`, `Account Number` or a name of 65 characters failed every
+ * request that carried the tool, whatever the model meant to call. They
+ * check the top level only; a nested object's names stay as they are.
+ *
+ * As a tool's name is (names/sanitize.ts), such a name becomes a pure
+ * function of itself: each character the pattern refuses one `_` (Unicode
+ * decomposed first, so `ü` keeps its `u`), cut to leave room, then `_` and
+ * six characters of a hash of the whole name, so two names that read alike
+ * never share one, whichever isolate views the schema. A name taken all the
+ * same (the origin declares it too) gets the next free `_2`, `_3`, …
+ * `required` follows. The call's keys are written back as the origin names
+ * them before anything else reads them (way-back.ts `keysBack`), from the
+ * view the caller was shown (`SchemaView.keys`).
+ */
+import { isPlainObject } from "../../json";
+import { hash6 } from "../../names/stable-hash";
+import type { RootPass } from "../pass";
+
+const LEGAL_KEY = /^[a-zA-Z0-9_.-]{1,64}$/;
+const MAX_KEY = 64;
+/** `_` and `hash6`'s six characters. */
+const FINGERPRINT = 7;
+/**
+ * Code units of a name read for its legal characters: enough for the
+ * `MAX_KEY - FINGERPRINT` kept, whatever a name's length (an origin's may be
+ * megabytes), but where most are combining marks, which leave nothing.
+ */
+const READ_UNITS = 4 * MAX_KEY;
+
+const COMBINING_MARKS = /\p{M}/gu;
+const REFUSED = /[^a-zA-Z0-9_.-]/g;
+
+/** `name` as the pattern takes it: a legal name is itself. */
+export function legalKey(name: string): string {
+  if (LEGAL_KEY.test(name)) return name;
+  let end = Math.min(name.length, READ_UNITS);
+  // A surrogate pair stays whole.
+  const last = name.charCodeAt(end - 1);
+  if (end < name.length && last >= 0xd800 && last <= 0xdbff) end++;
+  const legal = name
+    .slice(0, end)
+    .normalize("NFKD")
+    .replace(COMBINING_MARKS, "")
+    .replace(REFUSED, "_")
+    .slice(0, MAX_KEY - FINGERPRINT);
+  return `${legal}_${hash6(name)}`;
+}
+
+/**
+ * Each name of `names` the pattern refuses, with the legal one the view
+ * writes for it (`legalKey`, or one with a suffix where that is taken).
+ */
+export function renamedKeys(names: readonly string[]): Map<string, string> {
+  const renamed = new Map<string, string>();
+  const taken = new Set(names.filter((name) => LEGAL_KEY.test(name)));
+  for (const name of names) {
+    if (taken.has(name)) continue;
+    const base = legalKey(name);
+    let key = base;
+    // At most one try for each name taken: one of them is free.
+    for (let n = 2; taken.has(key) && n <= names.length + 1; n++) {
+      const suffix = `_${n}`;
+      key = `${base.slice(0, MAX_KEY - suffix.length)}${suffix}`;
+    }
+    taken.add(key);
+    renamed.set(name, key);
+  }
+  return renamed;
+}
+
+export const propertyKeys: RootPass = {
+  needed: (root) => {
+    const { properties } = root;
+    if (!isPlainObject(properties)) return false;
+    for (const name of Object.keys(properties)) if (!LEGAL_KEY.test(name)) return true;
+    return false;
+  },
+  apply: (root, view) => {
+    const properties = root.properties as Record<string, unknown>;
+    const renamed = renamedKeys(Object.keys(properties));
+    // fromEntries: a property named `__proto__` stays an ordinary one.
+    root.properties = Object.fromEntries(
+      Object.entries(properties).map(([name, schema]) => [renamed.get(name) ?? name, schema]),
+    );
+    if (Array.isArray(root.required)) {
+      root.required = root.required.map((name) =>
+        typeof name === "string" ? (renamed.get(name) ?? name) : name,
+      );
+    }
+    view.keysRenamed(renamed);
+    view.applied.add("property_keys_renamed");
+    return root;
+  },
+};

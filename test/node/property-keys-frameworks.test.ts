@@ -1,0 +1,109 @@
+/**
+ * A tool whose top-level parameters are named as REST APIs name them
+ * (`filter[id]`, `$select`, `Account Number`), through the proxy served by
+ * wrangler to a Vercel AI SDK agent loop (its mock model) at `/mcp/anthropic`
+ * and `/mcp/bedrock`. Anthropic's Messages API and Bedrock's Converse API
+ * refuse a request whose tool declares a top-level property outside
+ * `^[a-zA-Z0-9_.-]{1,64}$` (`input_schema.properties: Property keys should
+ * match pattern …`): the whole request, whatever the model meant to call
+ * (passes/property-keys.ts). The origin echoes what reached it.
+ */
+import { createMCPClient } from "@ai-sdk/mcp";
+import { createMcpHandler, Server, type Tool } from "@modelcontextprotocol/server";
+import { generateText, stepCountIs } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serveFetch } from "../fixtures/node/serve-fetch";
+import { finished, toolCall } from "./ai-sdk-steps";
+import { serveProxy } from "./serve-proxy";
+
+const ANTHROPIC_KEY = /^[a-zA-Z0-9_.-]{1,64}$/;
+
+/** OData's and JSON:API's query parameters, and a spreadsheet's column, as an OpenAPI-made server lists them. */
+const FIND: Tool = {
+  name: "accounts_find",
+  description: "Find accounts.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      "filter[id]": { type: "integer" },
+      $select: { type: "string" },
+      "Account Number": { type: "string" },
+      limit: { type: "integer" },
+    },
+    required: ["filter[id]"],
+    additionalProperties: false,
+  } as Tool["inputSchema"],
+};
+
+let origin: Awaited<ReturnType<typeof serveFetch>>;
+let proxy: Awaited<ReturnType<typeof serveProxy>>;
+
+beforeAll(async () => {
+  const handler = createMcpHandler(
+    () => {
+      const server = new Server({ name: "crm", version: "1.0.0" }, { capabilities: { tools: {} } });
+      server.setRequestHandler("tools/list", () => ({ tools: [FIND] }));
+      server.setRequestHandler("tools/call", (call) => {
+        const received = { tool: call.params.name, arguments: call.params.arguments ?? {} };
+        return { content: [{ type: "text", text: JSON.stringify(received) }] };
+      });
+      return server;
+    },
+    { legacy: "stateless" },
+  );
+  origin = await serveFetch(
+    (request) => handler.fetch(request),
+    () => void handler.close(),
+  );
+  proxy = await serveProxy(origin.url.href);
+});
+
+afterAll(async () => {
+  await proxy?.dispose();
+  origin?.close();
+});
+
+describe.each(["anthropic", "bedrock"])("the Vercel AI SDK at /mcp/%s", (profile) => {
+  it("is listed parameter names the provider takes, and the origin gets its own names", async () => {
+    const client = await createMCPClient({
+      transport: { type: "http", url: `${proxy.url.href}/${profile}` },
+    });
+    try {
+      const tools = await client.tools();
+      const { inputSchema } = tools.accounts_find ?? {};
+      const { jsonSchema: schema } = inputSchema as {
+        jsonSchema: { properties: object; required: string[] };
+      };
+      const names = Object.keys(schema.properties);
+      for (const name of names) expect(name).toMatch(ANTHROPIC_KEY);
+      expect(names).toContain("limit");
+      const id = names.find((name) => name.startsWith("filter_id_")) as string;
+      const select = names.find((name) => name.startsWith("_select_")) as string;
+      const account = names.find((name) => name.startsWith("Account_Number_")) as string;
+      expect(schema.required).toEqual([id]);
+
+      // As a model writes it: the listed names, a number as a string.
+      const input = { [id]: "42", [select]: "name", [account]: "A-1", limit: 5 };
+      let step = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async () =>
+          ++step === 1 ? toolCall("accounts_find", input) : finished("done"),
+      });
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Find account 42.",
+        stopWhen: stepCountIs(2),
+      });
+      const [called] = result.steps.flatMap((s) => s.toolResults);
+      const received = {
+        tool: "accounts_find",
+        arguments: { "filter[id]": 42, $select: "name", "Account Number": "A-1", limit: 5 },
+      };
+      expect(called?.output).toMatchObject({ content: [{ text: JSON.stringify(received) }] });
+    } finally {
+      await client.close();
+    }
+  });
+});
