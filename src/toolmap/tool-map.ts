@@ -19,7 +19,6 @@ import { logEvent } from "../log";
 import { assignNames } from "../names/assign";
 import type { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
-import { ruleDescriptions } from "../rules/apply-rules";
 import { editsListings, NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { AnswerMemory, settingsOf } from "./answer-memory";
@@ -39,6 +38,7 @@ import { keepListingPin, type PinContext, pinListing, provenPins } from "./pin-l
 import { type KnownTools, planListing, renamesLogged } from "./plan-listing";
 import { type ProfileNames, RELIST_LIMITS } from "./profile-names";
 import { SchemaViews } from "./schema-views";
+import { shownDescriptions } from "./shown-descriptions";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
 import { searchedTools, searchOfListing, type ToolSearch } from "./tool-search";
 
@@ -257,7 +257,7 @@ export class ToolMap {
       names: plan.names,
       // Search mode shows no tool's schema here: a search views them when it first needs them.
       ...(searched ? { schemas: new Map(), unfit: new Map() } : this.views.ofListing(plan.entries)),
-      descriptions: ruleDescriptions(plan.entries, this.policy.rules),
+      descriptions: shownDescriptions(plan.entries, this.policy.rules, this.profile, !!searched),
       hidden,
       twoWays,
       toolsOnly: editsListings(this.policy),

@@ -1,12 +1,19 @@
 /**
- * A tool whose top-level parameters are named as REST APIs name them
- * (`filter[id]`, `$select`, `Account Number`), through the proxy served by
- * wrangler to a Vercel AI SDK agent loop (its mock model) at `/mcp/anthropic`
- * and `/mcp/bedrock`. Anthropic's Messages API and Bedrock's Converse API
- * refuse a request whose tool declares a top-level property outside
- * `^[a-zA-Z0-9_.-]{1,64}$` (`input_schema.properties: Property keys should
- * match pattern …`): the whole request, whatever the model meant to call
- * (passes/property-keys.ts). The origin echoes what reached it.
+ * What providers refuse the whole request for, through the proxy served by
+ * wrangler to a Vercel AI SDK agent loop (its mock model); the origin echoes
+ * what reached it.
+ *
+ * - A tool whose top-level parameters are named as REST APIs name them
+ *   (`filter[id]`, `$select`, `Account Number`), at `/mcp/anthropic` and
+ *   `/mcp/bedrock`: Anthropic's Messages API and Bedrock's Converse API
+ *   refuse a tool that declares a top-level property outside
+ *   `^[a-zA-Z0-9_.-]{1,64}$` (`input_schema.properties: Property keys should
+ *   match pattern …`; passes/property-keys.ts).
+ * - A description of 2,780 characters, as the reference sequential-thinking
+ *   server's, at `/mcp/openai`: OpenAI refuses one over 1,024 (`Invalid
+ *   'tools[0].function.description': string too long`); and an empty one at
+ *   `/mcp/bedrock`, which takes one of at least a character
+ *   (schemas/tool-descriptions.ts).
  */
 import { createMCPClient } from "@ai-sdk/mcp";
 import { createMcpHandler, Server, type Tool } from "@modelcontextprotocol/server";
@@ -36,6 +43,26 @@ const FIND: Tool = {
   } as Tool["inputSchema"],
 };
 
+/** Paragraphs of guidance, as a reasoning tool's description reads: 2,780 characters in all. */
+const GUIDANCE = Array.from(
+  { length: 40 },
+  (_, i) => `Step ${i + 1}: question what the last thought assumed. Say what would change it.`,
+)
+  .join("\n")
+  .slice(0, 2_780);
+
+const THINK: Tool = {
+  name: "think",
+  description: GUIDANCE,
+  inputSchema: { type: "object", properties: { thought: { type: "string" } } },
+};
+
+const PING: Tool = {
+  name: "ping",
+  description: "",
+  inputSchema: { type: "object", properties: {} },
+};
+
 let origin: Awaited<ReturnType<typeof serveFetch>>;
 let proxy: Awaited<ReturnType<typeof serveProxy>>;
 
@@ -43,7 +70,7 @@ beforeAll(async () => {
   const handler = createMcpHandler(
     () => {
       const server = new Server({ name: "crm", version: "1.0.0" }, { capabilities: { tools: {} } });
-      server.setRequestHandler("tools/list", () => ({ tools: [FIND] }));
+      server.setRequestHandler("tools/list", () => ({ tools: [FIND, THINK, PING] }));
       server.setRequestHandler("tools/call", (call) => {
         const received = { tool: call.params.name, arguments: call.params.arguments ?? {} };
         return { content: [{ type: "text", text: JSON.stringify(received) }] };
@@ -105,5 +132,45 @@ describe.each(["anthropic", "bedrock"])("the Vercel AI SDK at /mcp/%s", (profile
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("the Vercel AI SDK at /mcp/openai", () => {
+  it("is listed a description OpenAI takes, cut where a line ends; /mcp/anthropic the whole", async () => {
+    const described = async (profile: string) => {
+      const client = await createMCPClient({
+        transport: { type: "http", url: `${proxy.url.href}/${profile}` },
+      });
+      try {
+        return (await client.tools()).think?.description as string;
+      } finally {
+        await client.close();
+      }
+    };
+    const openai = await described("openai");
+    expect(openai.length).toBeLessThanOrEqual(1024);
+    expect(openai.length).toBeGreaterThan(800);
+    expect(openai.endsWith("…")).toBe(true);
+    // Whole lines of the origin's, up to where it is cut.
+    expect(GUIDANCE.startsWith(openai.slice(0, -1))).toBe(true);
+    expect(GUIDANCE[openai.length - 1]).toBe("\n");
+    expect(await described("anthropic")).toBe(GUIDANCE);
+  });
+});
+
+describe("the Vercel AI SDK at /mcp/bedrock", () => {
+  it("is listed no empty description, which Bedrock refuses; /mcp/anthropic the origin's", async () => {
+    const listed = async (profile: string) => {
+      const client = await createMCPClient({
+        transport: { type: "http", url: `${proxy.url.href}/${profile}` },
+      });
+      try {
+        return (await client.listTools()).tools.find((tool) => tool.name === "ping");
+      } finally {
+        await client.close();
+      }
+    };
+    expect(await listed("bedrock")).not.toHaveProperty("description");
+    expect(await listed("anthropic")).toHaveProperty("description", "");
   });
 });
