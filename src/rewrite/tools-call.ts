@@ -33,6 +33,7 @@ import {
   keyTwiceReason,
   markMadeFrom,
   placesOnly,
+  sameJson,
   writtenAsIn,
 } from "../json";
 import { logEvent } from "../log";
@@ -41,7 +42,7 @@ import { type CallHeaders, headersUnder, paramHeaders } from "../protocol/mcp-he
 import type { Revision } from "../protocol/revision";
 import { aliasedArguments, replacesArgument, settledArguments } from "../rules/apply-rules";
 import type { ToolRule } from "../rules/tool-rules";
-import { valuesFromText } from "../schemas/way-back";
+import { keysBack, valuesFromText } from "../schemas/way-back";
 import type { ToolResolver } from "../toolmap/resolve-tool";
 import {
   CALL_LINE,
@@ -271,10 +272,16 @@ export async function repairToolCall(
   const changed = renamed || repaired;
   // The fix-it text names the tool's arguments: only for a caller whose own listing showed it.
   const fixIt = mode === "enforce" && validation.kind === "invalid" && resolved?.shown === true;
-  // A restored name alone is routine (the listing logged the rename): no line per call. A name
-  // read by another spelling is not.
+  // A restored name alone is routine (the listing logged the rename): no line per call, nor for
+  // keys the view renamed written back alone (passes/property-keys.ts). A name read by another
+  // spelling is not.
   const respelled = resolved !== undefined && resolved.by !== "listed";
-  if (repaired || respelled || validation.kind === "invalid") {
+  const keysBackOnly = () =>
+    !recovered.changed &&
+    recovered.arguments !== undefined &&
+    resolved?.view?.keys !== undefined &&
+    sameJson(args, keysBack(recovered.arguments, resolved.view));
+  if ((repaired && !keysBackOnly()) || respelled || validation.kind === "invalid") {
     logEvent("tool_call_repaired", {
       ...CALL_LINE,
       "gen_ai.tool.name": tool,

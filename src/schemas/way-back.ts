@@ -133,7 +133,10 @@ const placed = (next: unknown): [unknown, string | undefined] =>
  * where none was sent. A key sent under both names is left as sent: repair
  * keeps the origin's, and drops or forwards the other as any unknown key.
  */
-function keysBack(args: Record<string, unknown>, { keys }: SchemaView): Record<string, unknown> {
+export function keysBack(
+  args: Record<string, unknown>,
+  { keys }: SchemaView,
+): Record<string, unknown> {
   if (keys === undefined) return args;
   const sentAs = new Map<string, string>();
   for (const key of Object.keys(args)) {

@@ -18,15 +18,20 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { repairArguments } from "../../src/args/repair";
 import { validateArguments } from "../../src/args/validate";
-import { isPlainObject } from "../../src/json";
+import { isPlainObject, parseExact, placesOnly, stringifyExact } from "../../src/json";
 import { PROFILE_NAMES } from "../../src/names/profiles";
+import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
+import { revisionOf } from "../../src/protocol/revision";
+import { repairToolCall } from "../../src/rewrite/tools-call";
 import { describeValue } from "../../src/schemas/notes";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
 import corpus from "../fixtures/schema-corpus.json";
 import { anySchema } from "../helpers/any-schema";
+import { captureLogs } from "../helpers/logs";
 import { declaredNames, PROVIDER_RULES, rootRules, schemasIn } from "../helpers/provider-rules";
+import { resolverOf } from "../helpers/resolver";
 
 /** Schemas that break requests, one pattern each (the issue's table and then some). */
 const EDGE_CASES: Record<string, Record<string, unknown>> = {
@@ -1332,6 +1337,29 @@ describe("the root's property names Anthropic and Bedrock refuse", () => {
     expect(new Set(names).size).toBe(4);
     for (const name of names) expect(name).toMatch(/^[a-zA-Z0-9_.-]{1,64}$/);
     expect(schemaView(structuredClone(alike), SCHEMA_PASSES.anthropic).keys).toEqual(first.keys);
+  });
+
+  it("are written back on a call's way to the origin, its numbers as sent, with no line of a repair", async () => {
+    const view = schemaView(original, SCHEMA_PASSES.anthropic);
+    const [id] = [...(view.keys ?? [])].find(([, was]) => was === "filter[id]") ?? [];
+    const text = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"${id}":12345678901234567891,"nested":{}}}}`;
+    const body = parseExact(text);
+    const resolver = resolverOf({ original: "t", schemaHash: "", inputSchema: original }, { view });
+    const logs = captureLogs();
+    const outcome = await repairToolCall(
+      body?.value as JsonRpcRequest,
+      resolver,
+      "warn",
+      revisionOf(new Headers()),
+      body?.exact,
+    );
+    if (outcome.kind !== "forward") throw new Error("not forwarded");
+    const { arguments: sent } = outcome.message.params as { arguments: object };
+    expect(stringifyExact(sent, placesOnly(body?.exact, outcome.exact))).toBe(
+      '{"filter[id]":12345678901234567891,"nested":{}}',
+    );
+    // Routine, as a restored tool name is: the listing said the names.
+    expect(logs.lines().filter((line) => line.event === "tool_call_repaired")).toEqual([]);
   });
 
   it("leave a key sent under both names as sent: the origin's is the one repair keeps", () => {
