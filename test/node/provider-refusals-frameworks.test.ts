@@ -65,6 +65,8 @@ const PING: Tool = {
 
 let origin: Awaited<ReturnType<typeof serveFetch>>;
 let proxy: Awaited<ReturnType<typeof serveProxy>>;
+/** The same, with a ceiling of two tools, under the origin's three: search mode at every profile. */
+let searching: Awaited<ReturnType<typeof serveProxy>>;
 
 beforeAll(async () => {
   const handler = createMcpHandler(
@@ -84,10 +86,12 @@ beforeAll(async () => {
     () => void handler.close(),
   );
   proxy = await serveProxy(origin.url.href);
+  searching = await serveProxy(origin.url.href, { MAX_TOOLS: "2" });
 });
 
 afterAll(async () => {
   await proxy?.dispose();
+  await searching?.dispose();
   origin?.close();
 });
 
@@ -172,5 +176,48 @@ describe("the Vercel AI SDK at /mcp/bedrock", () => {
     };
     expect(await listed("bedrock")).not.toHaveProperty("description");
     expect(await listed("anthropic")).toHaveProperty("description", "");
+  });
+});
+
+describe("the Vercel AI SDK through search mode at /mcp/anthropic", () => {
+  it("finds the tool with the names Anthropic takes, and call_tool's call reaches the origin under its own", async () => {
+    const client = await createMCPClient({
+      transport: { type: "http", url: `${searching.url.href}/anthropic` },
+    });
+    try {
+      const tools = await client.tools();
+      expect(Object.keys(tools)).toEqual(["search_tools", "call_tool"]);
+      let step = 0;
+      let answer = "";
+      const model = new MockLanguageModelV4({
+        doGenerate: async ({ prompt }) => {
+          step++;
+          if (step === 1) return toolCall("search_tools", { query: "find accounts" });
+          if (step === 2) {
+            // The search's answer, as the SDK handed it to the model: the match's input schema.
+            answer = JSON.stringify(prompt.at(-1));
+            const id = /filter_id__[0-9a-z]{6}/.exec(answer)?.[0] ?? "?";
+            return toolCall("call_tool", { name: "accounts_find", arguments: { [id]: "7" } });
+          }
+          return finished("done");
+        },
+      });
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Find account 7.",
+        stopWhen: stepCountIs(3),
+      });
+      expect(answer).toMatch(/accounts_find/);
+      // The schema it was shown names no parameter as Anthropic refuses it.
+      for (const refused of ["filter[id]", "$select", "Account Number"]) {
+        expect(answer).not.toContain(refused);
+      }
+      const [, called] = result.steps.flatMap((s) => s.toolResults);
+      const received = { tool: "accounts_find", arguments: { "filter[id]": 7 } };
+      expect(called?.output).toMatchObject({ content: [{ text: JSON.stringify(received) }] });
+    } finally {
+      await client.close();
+    }
   });
 });
