@@ -52,19 +52,38 @@ export const mayChange = (chars: number, { max, nonEmpty }: DescriptionRules): b
 /**
  * `description` as the provider takes it: itself where it does, cut to
  * `max` characters (UTF-16 code units, never fewer than the code points a
- * provider may count), or `undefined` to leave it out.
+ * provider may count), or `undefined` to leave it out. `keptEnd`: how many
+ * characters at its end are the operator's paragraph (a rule's
+ * `appendDescription`, docs/rules.md): the rest is cut before it, and it is
+ * kept whole where it leaves the rest a quarter of the room at least.
  */
 export function fittedDescription(
   description: string,
   { max, nonEmpty }: DescriptionRules,
+  keptEnd = 0,
 ): string | undefined {
   if (nonEmpty && description.length === 0) return undefined;
   if (max === undefined || description.length <= max) return description;
+  if (keptEnd > 0 && keptEnd + PARAGRAPH.length <= max * (1 - MIN_CUT_SHARE)) {
+    const head = description.slice(0, description.length - keptEnd);
+    const room = max - keptEnd - PARAGRAPH.length;
+    return `${cutTo(head, room)}${PARAGRAPH}${description.slice(-keptEnd)}`;
+  }
+  return cutTo(description, max);
+}
+
+/** What stands between the cut and the operator's paragraph kept after it. */
+const PARAGRAPH = "\n\n";
+/** The least share of the room left to what is cut before a kept paragraph. */
+const MIN_CUT_SHARE = 0.25;
+
+/** `text`, longer than `max`, cut to `max` characters with `…` in place of the rest. */
+function cutTo(text: string, max: number): string {
   let end = max - ELLIPSIS.length;
   // A surrogate pair stays whole.
-  const last = description.charCodeAt(end - 1);
+  const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
-  const kept = description.slice(0, end);
+  const kept = text.slice(0, end);
   const from = Math.floor(end * (1 - BOUNDARY_SHARE));
   // A line's end first, then a sentence's (its period kept), then a word's.
   const boundary = [kept.lastIndexOf("\n"), kept.lastIndexOf(". ") + 1, kept.lastIndexOf(" ")].find(

@@ -50,7 +50,11 @@ export function shownDescriptions(
       ? descriptions.get(original)
       : ownDescription(tool, rules);
     if (description === undefined) continue;
-    const fitted = fittedDescription(description, rules);
+    // The operator's paragraph, appended to the description, is what is kept of it first.
+    const appended = descriptions.has(original)
+      ? toolRules.ruleFor(original)?.appendDescription
+      : undefined;
+    const fitted = fittedDescription(description, rules, appended?.length);
     if (fitted === description) continue;
     descriptions.set(original, fitted);
     if (fitted === undefined) emptied++;

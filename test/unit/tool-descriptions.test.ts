@@ -46,6 +46,22 @@ describe("a description longer than OpenAI's 1,024 characters", () => {
     expect(fittedDescription("x".repeat(2_000), openai)).toBe(`${"x".repeat(1023)}…`);
   });
 
+  it("keeps the operator's paragraph at its end whole, and cuts what comes before it", () => {
+    const hint = "Paths are relative to the repository root.";
+    const fitted = fittedDescription(
+      `${"Reads a file. ".repeat(100)}\n\n${hint}`,
+      openai,
+      hint.length,
+    );
+    expect(fitted?.length).toBeLessThanOrEqual(1024);
+    expect(fitted).toMatch(
+      /^Reads a file\. .*file\.…\n\nPaths are relative to the repository root\.$/s,
+    );
+    // One that would leave the rest too little room is cut as any text is.
+    const long = "p".repeat(900);
+    expect(fittedDescription(`${"x ".repeat(200)}\n\n${long}`, openai, long.length)).toMatch(/p…$/);
+  });
+
   it("is kept whole by profiles whose providers say no such limit", () => {
     const long = "y".repeat(5_000);
     for (const profile of ["anthropic", "bedrock", "gemini", "mcp"] as const) {
@@ -96,6 +112,15 @@ describe("a listing's descriptions", () => {
     expect(fitted).toMatchObject([
       { profile: "portable", max: 1024, cut: 1, tools: ["long"], emptied: 1 },
     ]);
+  });
+
+  it("keep the operator's appended paragraph where the origin's is cut", () => {
+    const hint = "Ask before deleting.";
+    const rules = { ruleFor: () => ({ appendDescription: hint }) } as unknown as Parameters<
+      typeof shownDescriptions
+    >[1];
+    const shown = shownDescriptions(entries.slice(0, 1), rules, profileOf("openai"), false);
+    expect(shown.get("long")?.endsWith(`…\n\n${hint}`)).toBe(true);
   });
 
   it("are the origin's in search mode, and where the provider takes them", () => {
