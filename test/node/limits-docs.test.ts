@@ -54,6 +54,7 @@ import { MAX_READ_PAST_LISTINGS } from "../../src/rewrite/listing-stream";
 import { READY_TIMEOUT_MS, READY_TTL_MS } from "../../src/routes/readyz";
 import { MAX_GLOBBED_CHARS } from "../../src/rules/globs";
 import { CHARS_PER_NODE, MAX_NODES } from "../../src/schemas/pass";
+import { TOOL_CEILINGS } from "../../src/schemas/profile";
 import { MAX_CALLERS_PER_SOURCE, MAX_VIEW_WEIGHT } from "../../src/toolmap/caller-listings";
 import { MAX_NEW_CALLER_WRITES } from "../../src/toolmap/caller-pin-records";
 import { MAX_HELD_PINS, MAX_TOOL_CHARS, MAX_VIEW_INLINED } from "../../src/toolmap/isolate-memory";
@@ -265,6 +266,27 @@ describe("docs/limits.md's table", () => {
       "10,000",
     ]);
     expect([seconds(10_000), seconds(60_000)]).toEqual(["10 s", "a minute"]);
+  });
+});
+
+describe("docs/search-mode.md's table of ceilings", () => {
+  it("gives each profile the ceiling it has, none where it has none", () => {
+    const doc = readFileSync(join(ROOT, "docs/search-mode.md"), "utf8");
+    const table = doc.slice(
+      doc.indexOf("\n## The ceiling\n"),
+      doc.indexOf("\n## ", doc.indexOf("\n## The ceiling\n") + 1),
+    );
+    const given = Object.fromEntries(
+      table
+        .split("\n")
+        .filter((line) => line.startsWith("| `"))
+        .flatMap((line) => {
+          const [, profiles = "", ceiling = ""] = line.split("|").map((cell) => cell.trim());
+          const value = ceiling === "none" ? undefined : Number(ceiling.replace(/,/g, ""));
+          return [...profiles.matchAll(/`([a-z-]+)`/g)].map(([, profile]) => [profile, value]);
+        }),
+    );
+    expect(given).toStrictEqual(TOOL_CEILINGS);
   });
 });
 
