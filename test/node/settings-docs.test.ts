@@ -229,4 +229,20 @@ describe("wrangler.toml's defaults, listed for reference", () => {
       if (options) expect(values?.sort(), name).toEqual([...options].sort());
     }
   });
+
+  it("says the bounds of each number it lists, where its comment tells them", () => {
+    // A setting's comment goes on in the lines below it that hold a comment alone.
+    const comments = block.split(/^(?=# [A-Z_]+ = ")/m).flatMap((entry) => {
+      const name = /^# ([A-Z_]+) = /.exec(entry)?.[1];
+      return name === undefined ? [] : [[name, entry.replace(/^# [A-Z_]+ = "[^"]*"/, "")] as const];
+    });
+    const told = comments.filter(([, comment]) => /\d/.test(comment));
+    expect(told.length).toBeGreaterThan(4);
+    const unsaid = told.flatMap(([name, comment]) =>
+      boundsOf(SETTINGS[name as keyof typeof SETTINGS])
+        .filter((bound) => !says(comment, bound))
+        .map((bound) => `${name}: ${bound}`),
+    );
+    expect(unsaid).toEqual([]);
+  });
 });
