@@ -3,8 +3,9 @@
  * what one request can cost, each number it gives for a bound the Worker
  * keeps in a constant is that constant's value, written as the table writes
  * it (`16 MiB`, `10,000`, `10 s`). A bound changed in src/ without its row
- * fails here, as does a row that mistypes one. docs/logs.md tells a log
- * line's bounds in prose, and is held to log.ts's constants alike.
+ * fails here, as does a row that mistypes one. docs/logs.md and SECURITY.md
+ * tell some of them in prose (a log line's bounds), and are held to the
+ * constants alike.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -303,6 +304,24 @@ describe("docs/logs.md", () => {
     ];
     // Prose wraps: a phrase may break across lines.
     const prose = logs.replace(/\s+/g, " ");
+    expect(told.filter((text) => !prose.includes(text))).toEqual([]);
+  });
+});
+
+describe("SECURITY.md", () => {
+  it("tells a log line's bounds, a request's and analytics' tasks as src/ keeps them", () => {
+    const told = [
+      `a string keeps ${MAX_CHARS} characters`,
+      `a list ${MAX_ITEMS} entries`,
+      `a line ${chars(MAX_LINE_CHARS)} characters`,
+      `every list is cut to ${LIST_CUTS[1]} entries, then to ${LIST_CUTS[2]}`,
+      `Past ${bytes(FULL_LINES_BYTES)} of a request's lines`,
+      `a string cut to what ${COMPACT_CHARS} characters write`,
+      `The isolate holds ${n(MAX_TASKS)} tasks together`,
+      `at most ${MAX_PAGES} pages and ${bytes(MAX_REWRITE_BYTES)} in all`,
+      `at most ${MAX_QUERY_CHARS} characters and ${MAX_QUERY_WORDS} words of its query`,
+    ];
+    const prose = readFileSync(join(ROOT, "SECURITY.md"), "utf8").replace(/\s+/g, " ");
     expect(told.filter((text) => !prose.includes(text))).toEqual([]);
   });
 });
