@@ -56,9 +56,29 @@ import { READY_TIMEOUT_MS, READY_TTL_MS } from "../../src/routes/readyz";
 import { MAX_GLOBBED_CHARS } from "../../src/rules/globs";
 import { CHARS_PER_NODE, MAX_NODES } from "../../src/schemas/pass";
 import { TOOL_CEILINGS } from "../../src/schemas/profile";
-import { MAX_CALLERS_PER_SOURCE, MAX_VIEW_WEIGHT } from "../../src/toolmap/caller-listings";
+import {
+  CHARS_PER_WEIGHT,
+  LISTING_MS,
+  MAX_CALLERS,
+  MAX_CALLERS_PER_SOURCE,
+  MAX_VIEW_WEIGHT,
+  MAX_VIEWS,
+  SEARCH_WEIGHT,
+} from "../../src/toolmap/caller-listings";
 import { MAX_NEW_CALLER_WRITES } from "../../src/toolmap/caller-pin-records";
-import { MAX_HELD_PINS, MAX_TOOL_CHARS, MAX_VIEW_INLINED } from "../../src/toolmap/isolate-memory";
+import {
+  MAX_HELD_NOTE_CHARS,
+  MAX_HELD_NOTES,
+  MAX_HELD_PINS,
+  MAX_ORIGINS,
+  MAX_PROVEN_SOURCES,
+  MAX_REMEMBERED_ANSWERS,
+  MAX_REMEMBERED_CHARS,
+  MAX_TOOL_CHARS,
+  MAX_VIEW_INLINED,
+  PROVEN_MS,
+  REMEMBERED_ANSWER_MS,
+} from "../../src/toolmap/isolate-memory";
 import {
   MAX_RELISTS,
   MAX_RELISTS_PER_SOURCE,
@@ -96,8 +116,11 @@ function chars(count: number): string {
   return n(count);
 }
 
-/** A time in milliseconds as the documents write it: `10 s`, `a minute`. */
-const seconds = (ms: number) => (ms === 60_000 ? "a minute" : `${n(ms / 1000)} s`);
+/** A time in milliseconds as the documents write it: `10 s`, `a minute`, `10 minutes`. */
+function seconds(ms: number): string {
+  if (ms === 60_000) return "a minute";
+  return ms % 60_000 === 0 ? `${n(ms / 60_000)} minutes` : `${n(ms / 1000)} s`;
+}
 
 const defaultOf = (name: keyof typeof SETTINGS) =>
   v.getDefault(SETTINGS[name] as v.GenericSchema) as number;
@@ -144,13 +167,18 @@ const BOUNDS: ReadonlyArray<[string, string[]]> = [
   [
     "what each caller was listed",
     [
-      `of ${n(MAX_VIEW_WEIGHT)} tools together`,
-      `at most ${MAX_CALLERS_PER_SOURCE} of them of one source`,
+      `| ${n(MAX_VIEWS)} views of ${n(MAX_VIEW_WEIGHT)} tools together per isolate`,
+      `(a tool in search mode counts ${["none", "one", "two", "three", "four"][SEARCH_WEIGHT]},`,
+      `one for every ${CHARS_PER_WEIGHT} characters`,
+      `${n(MAX_CALLERS)} callers pointing at them, at most ${MAX_CALLERS_PER_SOURCE} of them of one source`,
+      `one source with all ${n(MAX_CALLERS)}), ${seconds(LISTING_MS)};`,
     ],
   ],
   [
     "an origin's tools in an isolate's memory",
-    [`${n(MAX_TOOLS)} tools each, of ${chars(MAX_TOOL_CHARS)} characters together`],
+    [
+      `| ${MAX_ORIGINS} origins; ${n(MAX_TOOLS)} tools each, of ${chars(MAX_TOOL_CHARS)} characters together`,
+    ],
   ],
   [
     "schema views that inline",
@@ -172,7 +200,18 @@ const BOUNDS: ReadonlyArray<[string, string[]]> = [
     "the tool map in KV",
     [`| ${n(MAX_TOOLS)} tools per origin`, `each ${NAME_WEIGHT_CHARS} characters of its name`],
   ],
-  ["answers remembered", [`, ${ANSWER_TTL_DAYS} days |`]],
+  [
+    "held changes logged",
+    [`| ${n(MAX_HELD_NOTES)} each, each of ${n(MAX_HELD_NOTE_CHARS)} characters of their keys`],
+  ],
+  [
+    "answers remembered",
+    [
+      `| ${MAX_REMEMBERED_ANSWERS} per isolate, ${chars(MAX_REMEMBERED_CHARS)} characters together`,
+      `, ${seconds(REMEMBERED_ANSWER_MS)};`,
+      `, ${ANSWER_TTL_DAYS} days |`,
+    ],
+  ],
   ["a listing's event stream past its listings", [`read ${bytes(MAX_READ_PAST_LISTINGS)} further`]],
   ["argument repair", [`at most ${MAX_BRANCHES} composition branches`]],
   [
@@ -180,7 +219,8 @@ const BOUNDS: ReadonlyArray<[string, string[]]> = [
     [
       `(at most ${MAX_PAGES} pages, ${bytes(MAX_REWRITE_BYTES)},`,
       `at most ${MAX_RELISTS} times a minute per isolate and profile, ${MAX_RELISTS_PER_SOURCE} of them for the callers of one source`,
-      `and ${MAX_UNPROVEN_RELISTS} of them for every source`,
+      `and ${MAX_UNPROVEN_RELISTS} of them for every source the origin has not listed in the isolate in the last ${seconds(PROVEN_MS)}`,
+      `(${n(MAX_PROVEN_SOURCES)} sources per origin remembered as listed`,
     ],
   ],
   [
@@ -266,7 +306,11 @@ describe("docs/limits.md's table", () => {
       "16 Ki",
       "10,000",
     ]);
-    expect([seconds(10_000), seconds(60_000)]).toEqual(["10 s", "a minute"]);
+    expect([seconds(10_000), seconds(60_000), seconds(600_000)]).toEqual([
+      "10 s",
+      "a minute",
+      "10 minutes",
+    ]);
   });
 });
 
