@@ -345,6 +345,8 @@ describe("docs/logs.md", () => {
       `have taken ${bytes(FULL_LINES_BYTES)}`,
       `its first ${COMPACT_FIELDS} fields`,
       `strings cut to what ${COMPACT_CHARS} characters write`,
+      // \`library_line\`'s text, written whole within the line's bound.
+      `within the line's ${chars(MAX_LINE_CHARS)} characters`,
     ];
     // Prose wraps: a phrase may break across lines.
     const prose = logs.replace(/\s+/g, " ");
