@@ -79,6 +79,7 @@ import {
   PROVEN_MS,
   REMEMBERED_ANSWER_MS,
 } from "../../src/toolmap/isolate-memory";
+import { MAX_CHUNK_CHARS, MAX_SCHEMA_CHUNKS } from "../../src/toolmap/map-store";
 import {
   MAX_RELISTS,
   MAX_RELISTS_PER_SOURCE,
@@ -311,6 +312,19 @@ describe("docs/limits.md's table", () => {
       "a minute",
       "10 minutes",
     ]);
+  });
+});
+
+describe("the tool map's bounds in docs/tool-map.md and docs/limits.md", () => {
+  it("are map-store.ts' and stored-map.ts'", () => {
+    const numbers = ["none", "one", "two", "three"];
+    const toolMap = readFileSync(join(ROOT, "docs/tool-map.md"), "utf8").replace(/\s+/g, " ");
+    expect(toolMap).toContain(
+      `at most ${n(MAX_TOOLS)} tools and ${numbers[MAX_SCHEMA_CHUNKS]} chunks of schemas (${chars(MAX_CHUNK_CHARS)} characters each`,
+    );
+    expect(limits.replace(/\s+/g, " ")).toContain(
+      `(up to ${MAX_SCHEMA_CHUNKS} values of ${chars(MAX_CHUNK_CHARS)} characters)`,
+    );
   });
 });
 
