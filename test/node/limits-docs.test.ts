@@ -124,7 +124,7 @@ function seconds(ms: number): string {
 }
 
 const defaultOf = (name: keyof typeof SETTINGS) =>
-  v.getDefault(SETTINGS[name] as v.GenericSchema) as number;
+  Number(v.getDefault(SETTINGS[name] as v.GenericSchema));
 
 /** The row of the table whose first cell begins with `what`. */
 function row(what: string): string {
