@@ -11,6 +11,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { parseConfig, SETTINGS } from "../../src/config";
+import { MODE_SETTINGS } from "../../src/config/auth-modes";
 
 const ROOT = join(import.meta.dirname, "../..");
 const doc = readFileSync(join(ROOT, "docs/configuration.md"), "utf8");
@@ -140,6 +141,23 @@ describe("docs/configuration.md", () => {
 });
 
 describe("the tables of settings in docs/", () => {
+  it("say, in docs/configuration.md's row of each setting only some AUTH_MODEs read, which read it", () => {
+    const rows = settingRows().filter((row) => row.where === "docs/configuration.md");
+    const told = MODE_SETTINGS.flatMap(([settings, modes]) =>
+      settings.flatMap((setting) =>
+        rows
+          .filter((row) => row.settings.includes(setting))
+          // `broker mode: …`, `gate mode: …`, `broker and gate mode: …`.
+          .map((row) => ({ setting, prefix: `${modes.join(" and ")} mode:`, row })),
+      ),
+    );
+    expect(told.length).toBeGreaterThan(15);
+    const unsaid = told
+      .filter(({ prefix, row }) => !row.meaning.startsWith(prefix))
+      .map(({ setting, prefix }) => `${setting} is not "${prefix} …"`);
+    expect(unsaid).toEqual([]);
+  });
+
   it("document no setting the Worker does not read", () => {
     const documented = settingRows().flatMap((row) => row.settings);
     expect(documented.filter((name) => !names.includes(name))).toEqual([]);
