@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { SECRET_SETTINGS } from "../../scripts/lib/secrets-file";
 import { parseConfig, SETTINGS } from "../../src/config";
 import { MODE_SETTINGS } from "../../src/config/auth-modes";
 
@@ -137,6 +138,13 @@ describe("docs/configuration.md", () => {
       ...namesIn(section("Bindings")),
     ]);
     expect(names.filter((name) => !documented.has(name))).toEqual([]);
+  });
+});
+
+describe("docs/configuration.md's secrets", () => {
+  it("are those npm run check takes from a secrets file", () => {
+    const list = /not one of the secrets the proxy reads\s+\(([^)]*)\)/.exec(doc)?.[1] ?? "";
+    expect(namesIn(list).sort()).toEqual([...SECRET_SETTINGS].sort());
   });
 });
 
