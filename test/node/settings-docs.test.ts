@@ -141,6 +141,21 @@ describe("docs/configuration.md", () => {
   });
 });
 
+describe("docs/configuration.md's settings only another AUTH_MODE reads", () => {
+  it("are named, each or by a prefix (`IDP_…`), where Checking settings tells them", () => {
+    const list = /only another `AUTH_MODE` reads\s+\(([^)]*)\)/.exec(doc)?.[1] ?? "";
+    const named = [...list.matchAll(/`([A-Z][A-Z0-9_]*)(…?)`/g)].map(([, name = "", more]) =>
+      more ? (setting: string) => setting.startsWith(name) : (setting: string) => setting === name,
+    );
+    const moded = MODE_SETTINGS.flatMap(([settings]) => settings);
+    expect(named.length).toBeGreaterThan(5);
+    expect(moded.filter((setting) => !named.some((names) => names(setting)))).toEqual([]);
+    // And nothing more: a prefix that takes in a setting every mode reads (`ORIGIN_…`: ORIGIN_URL).
+    const every = names.filter((name) => !moded.includes(name));
+    expect(every.filter((setting) => named.some((names) => names(setting)))).toEqual([]);
+  });
+});
+
 describe("docs/configuration.md's secrets", () => {
   it("are those npm run check takes from a secrets file", () => {
     const list = /not one of the secrets the proxy reads\s+\(([^)]*)\)/.exec(doc)?.[1] ?? "";
