@@ -141,6 +141,69 @@ describe("docs/configuration.md", () => {
   });
 });
 
+describe("the problems the documents quote as examples", () => {
+  /** The problems of the settings `vars` beside a valid origin and tool map, as `path: problem`. */
+  const told = (vars: Record<string, unknown>) => {
+    const result = parseConfig({
+      ORIGIN_URL: "https://o.example/mcp",
+      TOOL_MAP: { get() {}, getWithMetadata() {} },
+      ...vars,
+    } as unknown as Env);
+    return result.kind === "invalid"
+      ? result.problems.map(({ path, problem }) => `${path}: ${problem}`)
+      : [];
+  };
+  const raw = (file: string) => readFileSync(join(ROOT, file), "utf8");
+  /** A document's text, its lines joined: a quote may wrap. */
+  const text = (file: string) => raw(file).replace(/\s*\n\s*/g, " ");
+
+  it("are the Worker's words for them, as npm run check prints them", () => {
+    const examples: Array<[file: string, vars: Record<string, unknown>, quoted: RegExp]> = [
+      ["docs/configuration.md", { MAX_TOOLS: "forty" }, /MAX_TOOLS: must be a whole[^\n]*/],
+      ["docs/configuration.md", { MAX_TOOLS: "1" }, /`(MAX_TOOLS: must be at least [^`]*)`/],
+      [
+        "docs/configuration.md",
+        { TOOL_RULES: '{"a": 1 "b"}' },
+        /TOOL_RULES: is not valid JSON[^\n]*/,
+      ],
+      ["docs/rules.md", { TOOL_RULES: '{"a": 1 "b"}' }, /TOOL_RULES: is not valid JSON[^\n]*/],
+      ["docs/configuration.md", { ARGUMENT_VALIDATON: "enforce" }, /`(did you mean [A-Z_]+\?)`/],
+      ["docs/rules.md", { TOOL_RULES: { hid: [] } }, /`(TOOL_RULES\.hid is not a rule[^`]*)`/],
+      [
+        "docs/rules.md",
+        { TOOL_RULES: { hideAnnotated: {} } },
+        /`(TOOL_RULES\.hideAnnotated must[^`]*)`/,
+      ],
+      [
+        "docs/rules.md",
+        { TOOL_RULES: { hideAnnotated: { destructivehint: true } } },
+        /`(TOOL_RULES\.hideAnnotated\.destructivehint:[^`]*)`/,
+      ],
+      [
+        "docs/rules.md",
+        { TOOL_RULES: { hide: ["admin.{delete"] } },
+        /`(TOOL_RULES\.hide\[0\]: is not a glob[^`]*)`/,
+      ],
+      [
+        "docs/rules.md",
+        { TOOL_RULES: '{"hide": [], "hide": []}' },
+        /`(TOOL_RULES writes the key[^`]*)`/,
+      ],
+    ];
+    const unsaid = examples.flatMap(([file, vars, quoted]) => {
+      // A quote in a code block is a line of it; one in prose may wrap.
+      const match = quoted.exec(quoted.source.includes("`") ? text(file) : raw(file));
+      // A quote ends where the document cuts it (`…`), or says the rest in its own words.
+      const said = (match?.[1] ?? match?.[0] ?? "").replace(/\s*…$/, "").trim();
+      const problems = told(vars).flatMap((line) => [line, line.replace(/^([^:]+): /, "$1 ")]);
+      return said !== "" && problems.some((line) => line.includes(said))
+        ? []
+        : [`${file}: ${said || quoted} (the Worker: ${problems.join(" | ")})`];
+    });
+    expect(unsaid).toEqual([]);
+  });
+});
+
 describe("docs/configuration.md's settings only another AUTH_MODE reads", () => {
   it("are named, each or by a prefix (`IDP_…`), where Checking settings tells them", () => {
     const list = /only another `AUTH_MODE` reads\s+\(([^)]*)\)/.exec(doc)?.[1] ?? "";
