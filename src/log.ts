@@ -19,20 +19,20 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
-const MAX_CHARS = 256;
-const MAX_ITEMS = 100;
-const MAX_DEPTH = 6;
+export const MAX_CHARS = 256;
+export const MAX_ITEMS = 100;
+export const MAX_DEPTH = 6;
 /**
  * The longest line: Workers Logs keeps 256 KB of an invocation's lines, and
  * drops every line after them.
  */
-const MAX_LINE_CHARS = 16 * 1024;
+export const MAX_LINE_CHARS = 16 * 1024;
 /**
  * How many entries each list keeps, in turn, until the line fits: the same
  * for every list, so that each field keeps its first entries. An object's
  * keys are the line's own fields and records' members, which the code names.
  */
-const LIST_CUTS = [MAX_ITEMS, 10, 1];
+export const LIST_CUTS = [MAX_ITEMS, 10, 1];
 
 /**
  * Text a line writes whole, past `MAX_CHARS`: a command to paste, which a
@@ -119,13 +119,13 @@ const unitEscapes = (char: string) => {
 export const escapeRawControls = (json: string) => json.replace(RAW_CONTROLS, unitEscapes);
 
 /** An invocation's lines written whole, in UTF-8 bytes: half of what Workers Logs keeps of one. */
-const FULL_LINES_BYTES = 128 * 1024;
+export const FULL_LINES_BYTES = 128 * 1024;
 /**
  * A compact line's fields: its first `COMPACT_FIELDS` scalars, each string cut to what a line
  * writes in `COMPACT_CHARS` (`compactText`).
  */
-const COMPACT_FIELDS = 16;
-const COMPACT_CHARS = 64;
+export const COMPACT_FIELDS = 16;
+export const COMPACT_CHARS = 64;
 
 /** The characters a line writes for `text`, its escapes included (`\u0001` is six). */
 const writtenChars = (text: string) => escapeRawControls(JSON.stringify(text)).length - 2;

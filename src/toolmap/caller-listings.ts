@@ -77,10 +77,10 @@ export interface ListingView {
  * it is listed again.
  */
 export const MAX_VIEW_WEIGHT = 60_000;
-const SEARCH_WEIGHT = 4;
-const CHARS_PER_WEIGHT = 320;
-const MAX_VIEWS = 1_000;
-const MAX_CALLERS = 4_096;
+export const SEARCH_WEIGHT = 4;
+export const CHARS_PER_WEIGHT = 320;
+export const MAX_VIEWS = 1_000;
+export const MAX_CALLERS = 4_096;
 /**
  * What one source's callers (callers.ts `Caller.source`: one token, whatever
  * sessions and queries it comes with) hold of `MAX_CALLERS`: an eighth. One
@@ -90,7 +90,7 @@ const MAX_CALLERS = 4_096;
  * one source with the whole bound, as before.
  */
 export const MAX_CALLERS_PER_SOURCE = MAX_CALLERS / 8;
-const LISTING_MS = 10 * 60_000;
+export const LISTING_MS = 10 * 60_000;
 
 /** The views of one isolate, every origin and profile: `scope` keeps them apart. */
 export class CallerListings {

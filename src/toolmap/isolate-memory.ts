@@ -21,7 +21,7 @@ import { ProfileNames } from "./profile-names";
 import { MAX_LARGE_READS, ReadSlots } from "./read-slots";
 import { answerWeight, MAX_TOOLS, type RememberedAnswer, type StoredMap } from "./stored-map";
 
-const MAX_ORIGINS = 16;
+export const MAX_ORIGINS = 16;
 /**
  * What an origin's tools in memory hold together, in characters of their
  * text as listed (`toolChars`): as much as one listing may be
@@ -43,13 +43,13 @@ export const MAX_TOOL_CHARS = 16 * 1024 * 1024;
  */
 export const MAX_VIEW_INLINED = 60_000;
 /** Held changes remembered as logged, accept keys read lately, definitions accepted. */
-const MAX_HELD_NOTES = 1_000;
+export const MAX_HELD_NOTES = 1_000;
 /**
  * What the notes of held changes logged and of definitions accepted weigh
  * together, in characters of their keys (a tool's name and a pin, some 300
  * characters at most for a name MCP allows): an origin's names may be far longer.
  */
-const MAX_HELD_NOTE_CHARS = MAX_HELD_NOTES * 512;
+export const MAX_HELD_NOTE_CHARS = MAX_HELD_NOTES * 512;
 /**
  * Pins this isolate set that KV does not hold yet, and tools with held
  * definitions it has not noted in KV: twice the tools it remembers (a
@@ -86,9 +86,9 @@ const ACCEPT_CHECK_MS = 60_000;
  * for how long: a listing answered from memory skips the map's bookkeeping
  * (days last listed), so it is done again every few minutes.
  */
-const MAX_REMEMBERED_ANSWERS = 4;
-const MAX_REMEMBERED_CHARS = 16 * 1024 * 1024;
-const REMEMBERED_ANSWER_MS = 5 * 60_000;
+export const MAX_REMEMBERED_ANSWERS = 4;
+export const MAX_REMEMBERED_CHARS = 16 * 1024 * 1024;
+export const REMEMBERED_ANSWER_MS = 5 * 60_000;
 
 /**
  * A map pin an isolate set, and the one it replaces, as the isolate knew the map when it decided
@@ -107,8 +107,8 @@ export interface SharedPin {
  * unproven sources' re-lists (profile-names.ts `MAX_UNPROVEN_RELISTS`) until
  * its next listing is read.
  */
-const MAX_PROVEN_SOURCES = 4_096;
-const PROVEN_MS = 10 * 60_000;
+export const MAX_PROVEN_SOURCES = 4_096;
+export const PROVEN_MS = 10 * 60_000;
 
 /** What one isolate remembers of one origin's tools. */
 export class OriginMemory {

@@ -50,9 +50,9 @@ import {
   schemaKey,
 } from "./stored-map";
 
-const MAX_SCHEMA_CHUNKS = 2;
+export const MAX_SCHEMA_CHUNKS = 2;
 /** Characters per schema chunk: under KV's 25 MiB a value, even at 3 bytes a character. */
-const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
+export const MAX_CHUNK_CHARS = 8 * 1024 * 1024;
 
 export class MapStore {
   /**

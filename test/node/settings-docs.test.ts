@@ -10,7 +10,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
+import { SECRET_SETTINGS } from "../../scripts/lib/secrets-file";
 import { parseConfig, SETTINGS } from "../../src/config";
+import { MODE_SETTINGS } from "../../src/config/auth-modes";
 
 const ROOT = join(import.meta.dirname, "../..");
 const doc = readFileSync(join(ROOT, "docs/configuration.md"), "utf8");
@@ -139,7 +141,109 @@ describe("docs/configuration.md", () => {
   });
 });
 
+describe("the problems the documents quote as examples", () => {
+  /** The problems of the settings `vars` beside a valid origin and tool map, as `path: problem`. */
+  const told = (vars: Record<string, unknown>) => {
+    const result = parseConfig({
+      ORIGIN_URL: "https://o.example/mcp",
+      TOOL_MAP: { get() {}, getWithMetadata() {} },
+      ...vars,
+    } as unknown as Env);
+    return result.kind === "invalid"
+      ? result.problems.map(({ path, problem }) => `${path}: ${problem}`)
+      : [];
+  };
+  const raw = (file: string) => readFileSync(join(ROOT, file), "utf8");
+  /** A document's text, its lines joined: a quote may wrap. */
+  const text = (file: string) => raw(file).replace(/\s*\n\s*/g, " ");
+
+  it("are the Worker's words for them, as npm run check prints them", () => {
+    const examples: Array<[file: string, vars: Record<string, unknown>, quoted: RegExp]> = [
+      ["docs/configuration.md", { MAX_TOOLS: "forty" }, /MAX_TOOLS: must be a whole[^\n]*/],
+      ["docs/configuration.md", { MAX_TOOLS: "1" }, /`(MAX_TOOLS: must be at least [^`]*)`/],
+      [
+        "docs/configuration.md",
+        { TOOL_RULES: '{"a": 1 "b"}' },
+        /TOOL_RULES: is not valid JSON[^\n]*/,
+      ],
+      ["docs/rules.md", { TOOL_RULES: '{"a": 1 "b"}' }, /TOOL_RULES: is not valid JSON[^\n]*/],
+      ["docs/configuration.md", { ARGUMENT_VALIDATON: "enforce" }, /`(did you mean [A-Z_]+\?)`/],
+      ["docs/rules.md", { TOOL_RULES: { hid: [] } }, /`(TOOL_RULES\.hid is not a rule[^`]*)`/],
+      [
+        "docs/rules.md",
+        { TOOL_RULES: { hideAnnotated: {} } },
+        /`(TOOL_RULES\.hideAnnotated must[^`]*)`/,
+      ],
+      [
+        "docs/rules.md",
+        { TOOL_RULES: { hideAnnotated: { destructivehint: true } } },
+        /`(TOOL_RULES\.hideAnnotated\.destructivehint:[^`]*)`/,
+      ],
+      [
+        "docs/rules.md",
+        { TOOL_RULES: { hide: ["admin.{delete"] } },
+        /`(TOOL_RULES\.hide\[0\]: is not a glob[^`]*)`/,
+      ],
+      [
+        "docs/rules.md",
+        { TOOL_RULES: '{"hide": [], "hide": []}' },
+        /`(TOOL_RULES writes the key[^`]*)`/,
+      ],
+    ];
+    const unsaid = examples.flatMap(([file, vars, quoted]) => {
+      // A quote in a code block is a line of it; one in prose may wrap.
+      const match = quoted.exec(quoted.source.includes("`") ? text(file) : raw(file));
+      // A quote ends where the document cuts it (`…`), or says the rest in its own words.
+      const said = (match?.[1] ?? match?.[0] ?? "").replace(/\s*…$/, "").trim();
+      const problems = told(vars).flatMap((line) => [line, line.replace(/^([^:]+): /, "$1 ")]);
+      return said !== "" && problems.some((line) => line.includes(said))
+        ? []
+        : [`${file}: ${said || quoted} (the Worker: ${problems.join(" | ")})`];
+    });
+    expect(unsaid).toEqual([]);
+  });
+});
+
+describe("docs/configuration.md's settings only another AUTH_MODE reads", () => {
+  it("are named, each or by a prefix (`IDP_…`), where Checking settings tells them", () => {
+    const list = /only another `AUTH_MODE` reads\s+\(([^)]*)\)/.exec(doc)?.[1] ?? "";
+    const named = [...list.matchAll(/`([A-Z][A-Z0-9_]*)(…?)`/g)].map(([, name = "", more]) =>
+      more ? (setting: string) => setting.startsWith(name) : (setting: string) => setting === name,
+    );
+    const moded = MODE_SETTINGS.flatMap(([settings]) => settings);
+    expect(named.length).toBeGreaterThan(5);
+    expect(moded.filter((setting) => !named.some((names) => names(setting)))).toEqual([]);
+    // And nothing more: a prefix that takes in a setting every mode reads (`ORIGIN_…`: ORIGIN_URL).
+    const every = names.filter((name) => !moded.includes(name));
+    expect(every.filter((setting) => named.some((names) => names(setting)))).toEqual([]);
+  });
+});
+
+describe("docs/configuration.md's secrets", () => {
+  it("are those npm run check takes from a secrets file", () => {
+    const list = /not one of the secrets the proxy reads\s+\(([^)]*)\)/.exec(doc)?.[1] ?? "";
+    expect(namesIn(list).sort()).toEqual([...SECRET_SETTINGS].sort());
+  });
+});
+
 describe("the tables of settings in docs/", () => {
+  it("say, in docs/configuration.md's row of each setting only some AUTH_MODEs read, which read it", () => {
+    const rows = settingRows().filter((row) => row.where === "docs/configuration.md");
+    const told = MODE_SETTINGS.flatMap(([settings, modes]) =>
+      settings.flatMap((setting) =>
+        rows
+          .filter((row) => row.settings.includes(setting))
+          // `broker mode: …`, `gate mode: …`, `broker and gate mode: …`.
+          .map((row) => ({ setting, prefix: `${modes.join(" and ")} mode:`, row })),
+      ),
+    );
+    expect(told.length).toBeGreaterThan(15);
+    const unsaid = told
+      .filter(({ prefix, row }) => !row.meaning.startsWith(prefix))
+      .map(({ setting, prefix }) => `${setting} is not "${prefix} …"`);
+    expect(unsaid).toEqual([]);
+  });
+
   it("document no setting the Worker does not read", () => {
     const documented = settingRows().flatMap((row) => row.settings);
     expect(documented.filter((name) => !names.includes(name))).toEqual([]);
@@ -228,5 +332,21 @@ describe("wrangler.toml's defaults, listed for reference", () => {
       const values = said?.split("|").map((option) => option.trim());
       if (options) expect(values?.sort(), name).toEqual([...options].sort());
     }
+  });
+
+  it("says the bounds of each number it lists, where its comment tells them", () => {
+    // A setting's comment goes on in the lines below it that hold a comment alone.
+    const comments = block.split(/^(?=# [A-Z_]+ = ")/m).flatMap((entry) => {
+      const name = /^# ([A-Z_]+) = /.exec(entry)?.[1];
+      return name === undefined ? [] : [[name, entry.replace(/^# [A-Z_]+ = "[^"]*"/, "")] as const];
+    });
+    const told = comments.filter(([, comment]) => /\d/.test(comment));
+    expect(told.length).toBeGreaterThan(4);
+    const unsaid = told.flatMap(([name, comment]) =>
+      boundsOf(SETTINGS[name as keyof typeof SETTINGS])
+        .filter((bound) => !says(comment, bound))
+        .map((bound) => `${name}: ${bound}`),
+    );
+    expect(unsaid).toEqual([]);
   });
 });
