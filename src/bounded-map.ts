@@ -104,7 +104,8 @@ export class BoundedMap<K, V> {
  * `Caller.source`: one token, whatever sessions and queries it is sent with),
  * or from none: one source holds at most `share` of its `capacity`, and past
  * it its own entry set longest ago goes, not another source's. Entries of no
- * source share the whole capacity, as in a `BoundedMap`. Its index of each
+ * source share the whole capacity, as in a `BoundedMap`; `weights` bound the
+ * entries together, whatever their source, as a `BoundedMap`'s do. Its index of each
  * source's entries holds no more than the map: it is told of each that leaves.
  */
 export class SharedBoundedMap<K, V> {
@@ -116,8 +117,14 @@ export class SharedBoundedMap<K, V> {
     capacity: number,
     readonly share: number,
     ttlMs?: number,
+    private readonly weights?: WeightBound<K, V>,
   ) {
-    this.entries = new BoundedMap(capacity, ttlMs, undefined, (key, { source }) => {
+    const weighed: WeightBound<K, { value: V; source: string | undefined }> | undefined =
+      weights && {
+        max: weights.max,
+        weigh: ({ value }, key) => weights.weigh(value, key),
+      };
+    this.entries = new BoundedMap(capacity, ttlMs, weighed, (key, { source }) => {
       if (source === undefined) return;
       const own = this.bySource.get(source);
       own?.delete(key);
@@ -131,6 +138,8 @@ export class SharedBoundedMap<K, V> {
 
   set(key: K, value: V, source: string | undefined): void {
     this.entries.delete(key);
+    // One the map would not keep is in no source's index either.
+    if (this.weights && this.weights.weigh(value, key) > this.weights.max) return;
     const own = source === undefined ? undefined : this.bySource.get(source);
     for (const oldest of own ?? []) {
       if ((own?.size ?? 0) < this.share) break;
@@ -141,6 +150,12 @@ export class SharedBoundedMap<K, V> {
     const keys = this.bySource.get(source) ?? new Set<K>();
     keys.add(key);
     this.bySource.set(source, keys);
+  }
+
+  /** As `BoundedMap.replace`: another value for an entry (weighed again), its source and expiry kept. */
+  replace(key: K, value: V): boolean {
+    const held = this.entries.get(key);
+    return held !== undefined && this.entries.replace(key, { value, source: held.source });
   }
 
   delete(key: K): void {

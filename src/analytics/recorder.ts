@@ -98,8 +98,12 @@ export class CallRecorder {
     waitUntil: (promise: Promise<unknown>) => void,
     /** How many calls an outcome read from a call's answer stands for; 0: this request's are not read. */
     readWeight: number,
-    /** The caller's digest, sessions aside, where a message may create a task or ask of one. */
+    /**
+     * The caller's digest, sessions aside, where a message may create a task or ask of one; and
+     * the source of their requests, whose share of the tasks remembered theirs are.
+     */
     private readonly caller?: string,
+    private readonly source?: string,
   ) {
     const unread = (record: MessageRecord) =>
       readWeight === 0 && record.method === "tools/call" && record.local === undefined;
@@ -181,7 +185,8 @@ export class CallRecorder {
     record.settled = { ...outcome, at, answerBytes, weight };
     if (taskId !== undefined && this.caller !== undefined && weight > 0) {
       const { report = { repairs: {} }, search } = record;
-      this.memory.tasks.remember(this.caller, taskId, { report, search, weight, created: at });
+      const task = { report, search, weight, created: at };
+      this.memory.tasks.remember(this.caller, taskId, task, this.source);
     }
     if (this.#written >= MAX_POINTS_PER_REQUEST) return;
     this.#written++;
@@ -219,6 +224,8 @@ export async function recordCalls(
     started: number;
     waitUntil: (promise: Promise<unknown>) => void;
     caller: () => Promise<string>;
+    /** The caller's source (toolmap/callers.ts `Caller.source`). */
+    source: () => Promise<string | undefined>;
   },
   records: readonly MessageRecord[] | undefined,
 ): Promise<CallRecorder | undefined> {
@@ -244,5 +251,6 @@ export async function recordCalls(
     // The rate's share of requests, at random: as much of each client's and each tool's.
     Math.random() < rate ? 1 / rate : 0,
     tasks ? await request.caller() : undefined,
+    tasks ? await request.source() : undefined,
   );
 }

@@ -82,6 +82,23 @@ const ACCESS_HOSTS = ".cloudflareaccess.com";
 /** A claim that says yes: `true`, or `"true"` as some providers write booleans. */
 const isTrue = (claim: unknown) => claim === true || claim === "true";
 
+/** Google's issuer, `https://accounts.google.com`. */
+const GOOGLE_HOST = "accounts.google.com";
+
+/**
+ * Whether Google answers for `email` now, not only when the account was made:
+ * a Workspace account's (`hd`, its organization's domain) or a Gmail address,
+ * as Google's OpenID Connect guide has it. A Google account can be made with
+ * any address, verified by a code sent there once: `email_verified` stays
+ * true for whoever made it after the mailbox is gone (an employee who left,
+ * a domain that lapsed and was bought).
+ */
+function googleAnswersFor(claims: oauth.IDToken, email: string): boolean {
+  return (
+    (typeof claims.hd === "string" && claims.hd !== "") || emailKey(email).endsWith("@gmail.com")
+  );
+}
+
 /**
  * The address, when the provider vouches for it (docs/sign-in.md, "Who may
  * connect"): `email_verified` true, or, when the token has no
@@ -90,10 +107,12 @@ const isTrue = (claim: unknown) => claim === true || claim === "true";
  * is the one its own sign-in verified and which sends no such claim. An
  * address with none of these is no one's: at providers that let a user name
  * any address (Entra's `email`, nOAuth), it would let anyone in as anyone.
+ * At Google, only an address it answers for now (`googleAnswersFor`).
  */
-function verifiedEmail(claims: oauth.IDToken, issuer: URL): string | undefined {
+export function verifiedEmail(claims: oauth.IDToken, issuer: URL): string | undefined {
   const { email, email_verified: verified, xms_edov: domainVerified } = claims;
   if (typeof email !== "string" || email.length === 0 || email.length > 320) return undefined;
+  if (issuer.hostname === GOOGLE_HOST && !googleAnswersFor(claims, email)) return undefined;
   const vouched =
     verified === undefined
       ? isTrue(domainVerified) || issuer.hostname.endsWith(ACCESS_HOSTS)

@@ -62,6 +62,14 @@ function mirroredWithoutMethod(headers: Headers, message: JsonRpcMessage | undef
  * them: each names one request.
  */
 function headerRefusal(headers: Headers, batch: boolean, messages: JsonRpcMessage[]) {
+  const disagrees = (header: string) =>
+    `Header mismatch: the ${header} header does not match the request body`;
+  // Each message's claim, a batch's too: a batch is read as its header's revision, and a message
+  // that claims another was listed for as the claim's (relist.ts) and answered as the header's.
+  for (const message of messages) {
+    const version = versionMismatch(headers, message, batch);
+    if (version !== undefined) return disagrees(version);
+  }
   if (batch) {
     const header = batchHeader(headers);
     return (
@@ -69,10 +77,6 @@ function headerRefusal(headers: Headers, batch: boolean, messages: JsonRpcMessag
     );
   }
   const [message] = messages;
-  const disagrees = (header: string) =>
-    `Header mismatch: the ${header} header does not match the request body`;
-  const version = versionMismatch(headers, message);
-  if (version !== undefined) return disagrees(version);
   const unnamed = mirroredWithoutMethod(headers, message);
   if (unnamed !== undefined) {
     return `Header mismatch: the ${unnamed} header comes without Mcp-Method, which every request that mirrors its body in headers carries (protocol 2026-07-28)`;

@@ -93,13 +93,16 @@ export function revisionOf(headers: Headers, message?: unknown): Revision {
  * (`-32020`), and so does the proxy, before it answers anything itself:
  * it would answer as the revision the body claims, a gateway before it
  * routed by the one the header says, and the origin takes neither.
+ * `batch`: a message of a batch, which is read as its header's revision, or
+ * without one as 2025-03-26 (`revisionOf`), which its claim must then be.
  */
 export function versionMismatch(
   headers: Headers,
   message: unknown,
+  batch = false,
 ): "MCP-Protocol-Version" | undefined {
   const claim = metaOf(message)?.[PROTOCOL_VERSION];
-  const header = headers.get("mcp-protocol-version");
+  const header = headers.get("mcp-protocol-version") ?? (batch ? DEFAULT_REVISION : null);
   return typeof claim === "string" && header !== null && header !== claim
     ? "MCP-Protocol-Version"
     : undefined;

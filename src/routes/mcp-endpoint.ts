@@ -247,6 +247,7 @@ async function answer(c: Context<AppEnv>, profile: Profile, hold: Hold): Promise
           started,
           waitUntil: (promise) => c.executionCtx.waitUntil(promise),
           caller: () => requestCaller.pins(),
+          source: () => requestCaller.source(),
         },
         records,
       );

@@ -156,19 +156,21 @@ export function headerMismatch(
   verdict: { messages: Record<string, unknown>[]; batch: boolean },
 ) {
   const names = [...headers.keys()];
+  // The revision a message claims in `_meta` (2026-07-28's envelope), as written, against the
+  // header's; a batch without one is 2025-03-26's.
+  const version = headers.get("mcp-protocol-version") ?? (verdict.batch ? "2025-03-26" : null);
+  const claimed = verdict.messages.some((message) => {
+    const meta = isObject(message.params) ? message.params._meta : undefined;
+    const claim = isObject(meta) ? meta["io.modelcontextprotocol/protocolVersion"] : undefined;
+    return typeof claim === "string" && version !== null && version !== claim;
+  });
+  if (claimed) return "mcp-protocol-version";
   if (verdict.batch) {
     return names.find((n) => n === "mcp-method" || n === "mcp-name" || n.startsWith("mcp-param-"));
   }
   const [first = {}] = verdict.messages;
   const method = first.method;
   if (typeof method !== "string") return undefined;
-  // The revision the body claims in `_meta` (2026-07-28's envelope), as written.
-  const meta = isObject(first.params) ? first.params._meta : undefined;
-  const claim = isObject(meta) ? meta["io.modelcontextprotocol/protocolVersion"] : undefined;
-  const version = headers.get("mcp-protocol-version");
-  if (typeof claim === "string" && version !== null && version !== claim) {
-    return "mcp-protocol-version";
-  }
   const sent = headers.get("mcp-method");
   // Mcp-Name and Mcp-Param-* come with Mcp-Method, in every revision that has them.
   if (sent === null) {

@@ -6,6 +6,7 @@
  * neither overwrite nor push out.
  */
 import { describe, expect, it } from "vitest";
+import { MAX_TASKS } from "../../src/analytics/task-memory";
 import { createApp } from "../../src/app";
 import { onlyPoint, type Point, recordingDataset } from "../helpers/analytics-dataset";
 import { DEMO_NAMES } from "../helpers/demo-names";
@@ -130,8 +131,9 @@ function taskProxy() {
     method: string,
     params: Record<string, unknown>,
     credentials: Record<string, string>,
+    query = "",
   ): Promise<{ message: Record<string, unknown> | undefined; points: Point[] }> => {
-    const response = await postJson(proxy, PROXY_URL, rpc(id, method, params), {
+    const response = await postJson(proxy, `${PROXY_URL}${query}`, rpc(id, method, params), {
       "mcp-protocol-version": PROTOCOL_VERSION,
       ...credentials,
     });
@@ -145,15 +147,13 @@ function taskProxy() {
 const taskIdOf = (message: unknown) =>
   (message as { result: { task: { taskId: string } } }).result.task.taskId;
 
+/** `build_report` called as a task. */
+const report = () => ({ name: "build_report", arguments: { topic: "q3" }, task: { ttl: 60_000 } });
+
 describe("the tasks a caller's calls created", () => {
   it("are not pushed out by another client making up a caller (a cookie) for each of 256 tasks", async () => {
     const ask = taskProxy();
     const alice = { authorization: "Bearer alice" };
-    const report = () => ({
-      name: "build_report",
-      arguments: { topic: "q3" },
-      task: { ttl: 60_000 },
-    });
     await ask(1, "tools/list", {}, alice);
     const created = await ask(2, "tools/call", report(), alice);
     const taskId = taskIdOf(created.message);
@@ -172,6 +172,33 @@ describe("the tasks a caller's calls created", () => {
       if (status === "working") await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const ended = await ask(600, "tasks/result", { taskId }, alice);
+    expect(onlyPoint(ended.points).blobs).toMatchObject({
+      "mcp.method.name": "tasks/result",
+      "gen_ai.tool.name": "build_report",
+    });
+  }, 120_000);
+
+  it("are not pushed out by one token's tasks, made by as many callers as the isolate holds tasks", async () => {
+    const ask = taskProxy();
+    const alice = { authorization: "Bearer alice" };
+    const created = await ask(1, "tools/call", report(), alice);
+    const taskId = taskIdOf(created.message);
+    // Mallory's one token, and a query parameter the origin ignores: a caller each, one source.
+    for (let from = 0; from < MAX_TASKS; from += 64) {
+      await Promise.all(
+        Array.from({ length: 64 }, async (_, i) => {
+          const made = await ask(
+            10,
+            "tools/call",
+            report(),
+            { authorization: "Bearer mallory" },
+            `?n=${from + i}`,
+          );
+          expect(made.message).toHaveProperty("result.task.status", "working");
+        }),
+      );
+    }
+    const ended = await ask(2, "tasks/result", { taskId }, alice);
     expect(onlyPoint(ended.points).blobs).toMatchObject({
       "mcp.method.name": "tasks/result",
       "gen_ai.tool.name": "build_report",

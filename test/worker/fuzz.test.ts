@@ -476,10 +476,14 @@ describe("fuzz: tools/call and tools/list under each tenant's settings and profi
             if (verdict.refused) {
               return expectRefused(outcome, verdict.status, verdict.code, unknownIdOf(revision));
             }
-            // A lone request whose header is not the revision its `_meta` claims.
+            // A request whose header is not the revision its `_meta` claims (a batch's: each message's).
             if (headerMismatch(headers, verdict) !== undefined) {
               expect(outcome.status).toBe(400);
-              expect(JSON.parse(outcome.text)).toMatchObject({ error: { code: -32020 } });
+              const errors = [JSON.parse(outcome.text)].flat();
+              expect(errors.map((error) => error.id).sort()).toEqual(
+                body.map((request) => request.id).sort(),
+              );
+              for (const error of errors) expect(error).toMatchObject({ error: { code: -32020 } });
               expect(outcome.reached).toEqual([]);
               return;
             }

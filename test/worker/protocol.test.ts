@@ -506,6 +506,33 @@ describe("protocol 2026-07-28", () => {
     },
   );
 
+  // A batch is 2025-03-26's, read as its header's revision; a message of it that claims another
+  // was listed for as the claim's (the envelope, Mcp-Method) and answered as the header's.
+  it("refuses a batch whose message claims another revision than its MCP-Protocol-Version header (-32020), before it answers it itself", async () => {
+    const trace = newTrace();
+    const proxy = viaProxy(
+      { ORIGIN_URL: freshOrigin(GATEWAY_ORIGIN, `&trace=${trace}`), MAX_TOOLS: "2" },
+      { app: createApp() },
+    );
+    const { body } = wireRequest("2026-07-28", "v", "tools/call", {
+      name: "search_tools",
+      arguments: { query: "read" },
+    });
+    // Said by the header, or without one 2025-03-26, the revision before the header existed.
+    const said: Record<string, string>[] = [{ "mcp-protocol-version": "2025-03-26" }, {}];
+    for (const headers of said) {
+      const response = await postJson(proxy, PROXY_URL, [body, rpc("w", "tools/list")], headers);
+      expect(response.status).toBe(400);
+      const message =
+        "Header mismatch: the MCP-Protocol-Version header does not match the request body";
+      expect(await response.json()).toEqual([
+        { jsonrpc: "2.0", id: "v", error: { code: -32020, message } },
+        { jsonrpc: "2.0", id: "w", error: { code: -32020, message } },
+      ]);
+    }
+    expect(await receivedByOrigin(trace)).toEqual([]);
+  });
+
   it("hands a call's answer stream to the client untouched, list_changed and all", async () => {
     const profile = profileOf("openai");
     const memory = new ToolMapMemory();
