@@ -277,9 +277,10 @@ export function itemsOf(schema: unknown, root: Schema, targets?: RefTargets): un
 }
 
 /**
- * A schema's own `items`, or else its `allOf` branches' (a declaration made of several). A
- * tuple has none: beside `prefixItems`, `items` speaks only of the elements past them, and
- * `items` as a list (draft-07) of each position.
+ * A schema's own `items`, or else its `allOf` branches' (a declaration made of several), or else
+ * what the forms of its `anyOf`/`oneOf` that take an array say of their elements (pydantic's
+ * `list[Line] | None`, the array or `null`). A tuple has none: beside `prefixItems`, `items`
+ * speaks only of the elements past them, and `items` as a list (draft-07) of each position.
  */
 function itemsIn(schema: unknown, reading: Reading): unknown {
   const resolved = resolvedIn(schema, reading);
@@ -289,7 +290,27 @@ function itemsIn(schema: unknown, reading: Reading): unknown {
   for (const branchItems of branchesOf(resolved, "allOf", reading, itemsIn)) {
     if (branchItems !== undefined) return branchItems;
   }
-  return undefined;
+  const forms = formsTogether(resolved, reading, formItems);
+  if (forms === NO_FORMS || forms === undefined) return undefined;
+  // Elements several forms declare stand for any of them, as a property several forms declare
+  // does (`propertiesIn`): a value one of them takes is never brought to suit another.
+  const declared = [...forms].filter((form) => form !== TAKES_NO_ARRAY);
+  if (declared.length === 0) return undefined;
+  return declared.length === 1 ? declared[0] : { anyOf: declared };
+}
+
+/** What a form whose type is known to exclude arrays says of an array's elements: nothing. */
+const TAKES_NO_ARRAY = Symbol("takes no array");
+
+/**
+ * What one form of an `anyOf`/`oneOf` says of an array's elements, for `formsTogether`: its items,
+ * `TAKES_NO_ARRAY` where its type excludes arrays, or `undefined` where it may take any element.
+ */
+function formItems(form: unknown, reading: Reading): Set<unknown> | undefined {
+  const types = typesIn(form, reading);
+  if (types && !types.has("array")) return new Set([TAKES_NO_ARRAY]);
+  const items = itemsIn(form, reading);
+  return items === undefined ? undefined : new Set([items]);
 }
 
 /**

@@ -1,10 +1,12 @@
 /**
  * `tools/call` as LLM apps make it, through the proxy served by wrangler: the
  * OpenAI Agents SDK's strict tools at `/mcp/openai-strict`, and a Vercel AI
- * SDK agent loop (its mock model) at `/mcp/gemini`. The origin lists one tool
- * whose schema is written as OpenAPI-minded generators write it (zod-to-json-
- * schema's openApi3 target: `nullable: true`, a nullable enum) with a tuple
- * (pydantic's `tuple[int, *tuple[str, ...]]`), and echoes what reached it.
+ * SDK agent loop (its mock model) at `/mcp/gemini` and `/mcp/anthropic`. The
+ * origin lists a tool whose schema is written as OpenAPI-minded generators
+ * write it (zod-to-json-schema's openApi3 target: `nullable: true`, a nullable
+ * enum) with a tuple (pydantic's `tuple[int, *tuple[str, ...]]`), Google
+ * Sheets' rows, and FastMCP's optional list of models, and echoes what
+ * reached it.
  */
 import { createMCPClient } from "@ai-sdk/mcp";
 import { Validator } from "@cfworker/json-schema";
@@ -48,6 +50,34 @@ const APPEND: Tool = {
   } as Tool["inputSchema"],
 };
 
+/**
+ * FastMCP's way (pydantic): an optional list of models is `anyOf` of the array and `null`, each
+ * model a `$ref`, as `def create(lines: list[Line] | None = None)` lists it.
+ */
+const ORDER: Tool = {
+  name: "order.create",
+  description: "Create an order.",
+  inputSchema: {
+    type: "object",
+    title: "createArguments",
+    properties: {
+      lines: {
+        anyOf: [{ type: "array", items: { $ref: "#/$defs/Line" } }, { type: "null" }],
+        default: null,
+        title: "Lines",
+      },
+    },
+    $defs: {
+      Line: {
+        type: "object",
+        title: "Line",
+        properties: { sku: { type: "string" }, quantity: { type: "integer" } },
+        required: ["sku", "quantity"],
+      },
+    },
+  } as Tool["inputSchema"],
+};
+
 let origin: Awaited<ReturnType<typeof serveFetch>>;
 let proxy: Awaited<ReturnType<typeof serveProxy>>;
 
@@ -58,7 +88,7 @@ beforeAll(async () => {
         { name: "issues", version: "1.0.0" },
         { capabilities: { tools: {} } },
       );
-      server.setRequestHandler("tools/list", () => ({ tools: [SEARCH, APPEND] }));
+      server.setRequestHandler("tools/list", () => ({ tools: [SEARCH, APPEND, ORDER] }));
       server.setRequestHandler("tools/call", (call) => {
         const received = { tool: call.params.name, arguments: call.params.arguments ?? {} };
         return { content: [{ type: "text", text: JSON.stringify(received) }] };
@@ -154,6 +184,46 @@ describe("the Vercel AI SDK at /mcp/gemini, a model's list slips", () => {
       // comma: valid calls of another meaning. As sent, the origin (or validation) refuses them.
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "sheet.append", arguments: input }) }],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the Vercel AI SDK at /mcp/anthropic, a pydantic model's optional list", () => {
+  it("repairs each element as it does a property: a quantity as text, a key in another case", async () => {
+    const client = await createMCPClient({
+      transport: { type: "http", url: `${proxy.url.href}/anthropic` },
+    });
+    try {
+      const tools = await client.tools();
+      const name = Object.keys(tools).find((listed) => listed.startsWith("order_create"));
+      expect(name).toMatch(/^order_create_[0-9a-z]{6}$/);
+      // What models write for `list[Line] | None`: the integer as a string, a key as its title.
+      const input = {
+        lines: [
+          { sku: "A-1", quantity: "2" },
+          { SKU: "B-7", Quantity: 1 },
+        ],
+      };
+      let step = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => (++step === 1 ? toolCall(name as string, input) : finished("done")),
+      });
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Order two of A-1 and one of B-7.",
+        stopWhen: stepCountIs(2),
+      });
+      const [called] = result.steps.flatMap((s) => s.toolResults);
+      const lines = [
+        { sku: "A-1", quantity: 2 },
+        { sku: "B-7", quantity: 1 },
+      ];
+      expect(called?.output).toMatchObject({
+        content: [{ text: JSON.stringify({ tool: "order.create", arguments: { lines } }) }],
       });
     } finally {
       await client.close();

@@ -650,6 +650,65 @@ describe("coercing values", () => {
     expect(repairArguments({ v: null }, never).arguments).toEqual({ v: null });
   });
 
+  it("repairs the elements of an array one of a property's forms declares (pydantic's optional list)", () => {
+    // FastMCP lists `lines: list[Line] | None = None` so: the array, or null.
+    const line = {
+      type: "object",
+      properties: { sku: { type: "string" }, quantity: { type: "integer" } },
+    };
+    const optional = {
+      type: "object",
+      properties: {
+        lines: { anyOf: [{ type: "array", items: { $ref: "#/$defs/Line" } }, { type: "null" }] },
+      },
+      $defs: { Line: line },
+    };
+    const { arguments: args, report } = repairArguments(
+      {
+        lines: [
+          { sku: "A", quantity: "2" },
+          { SKU: "B", Quantity: 1 },
+        ],
+      },
+      optional,
+    );
+    expect(args).toEqual({
+      lines: [
+        { sku: "A", quantity: 2 },
+        { sku: "B", quantity: 1 },
+      ],
+    });
+    expect(report.coercions).toContainEqual({
+      path: "lines[0].quantity",
+      from: "string",
+      to: "integer",
+    });
+    // Forms whose elements differ: each element stands for any of them, as a property declared
+    // by several forms does; a form that takes no array says nothing of them.
+    const either = {
+      type: "object",
+      properties: {
+        ids: {
+          oneOf: [
+            { type: "array", items: { type: "integer" } },
+            { type: "array", items: { type: "string", format: "uuid" } },
+            { type: "string" },
+          ],
+        },
+        any: { anyOf: [{ type: "array", items: { type: "integer" } }, { type: "array" }] },
+      },
+    };
+    const sent = { ids: ["7"], any: ["7"] };
+    expect(repairArguments(sent, either).arguments).toBe(sent);
+    const numbers = {
+      type: "object",
+      properties: {
+        n: { oneOf: [{ type: "array", items: { type: "integer" } }, { type: "integer" }] },
+      },
+    };
+    expect(repairArguments({ n: ["1", 2] }, numbers).arguments).toEqual({ n: [1, 2] });
+  });
+
   it("leaves a tuple's elements alone: items after prefixItems speaks of the elements past them", () => {
     // pydantic's `tuple[int, *tuple[str, ...]]`: an integer first, then strings.
     const schema = {
