@@ -290,27 +290,61 @@ function itemsIn(schema: unknown, reading: Reading): unknown {
   for (const branchItems of branchesOf(resolved, "allOf", reading, itemsIn)) {
     if (branchItems !== undefined) return branchItems;
   }
-  const forms = formsTogether(resolved, reading, formItems);
-  if (forms === NO_FORMS || forms === undefined) return undefined;
-  // Elements several forms declare stand for any of them, as a property several forms declare
-  // does (`propertiesIn`): a value one of them takes is never brought to suit another.
-  const declared = [...forms].filter((form) => form !== TAKES_NO_ARRAY);
-  if (declared.length === 0) return undefined;
-  return declared.length === 1 ? declared[0] : { anyOf: declared };
+  return partsInForms(resolved, reading, "array", itemsIn);
 }
 
-/** What a form whose type is known to exclude arrays says of an array's elements: nothing. */
-const TAKES_NO_ARRAY = Symbol("takes no array");
+/** What a form whose type is known to exclude the value's says of its parts: nothing. */
+const OF_ANOTHER_TYPE = Symbol("of another type");
 
 /**
- * What one form of an `anyOf`/`oneOf` says of an array's elements, for `formsTogether`: its items,
- * `TAKES_NO_ARRAY` where its type excludes arrays, or `undefined` where it may take any element.
+ * What the forms of `schema`'s `anyOf`/`oneOf` that may take a value of `type` say of its parts
+ * (an array's elements, a map's values), each read with `read`: one schema, or several as an
+ * `anyOf`, which stands for any of them, as a property several forms declare does
+ * (`propertiesIn`): a part one of them takes is never brought to suit another. `undefined`
+ * where a form may take any part, or none says.
  */
-function formItems(form: unknown, reading: Reading): Set<unknown> | undefined {
-  const types = typesIn(form, reading);
-  if (types && !types.has("array")) return new Set([TAKES_NO_ARRAY]);
-  const items = itemsIn(form, reading);
-  return items === undefined ? undefined : new Set([items]);
+function partsInForms(
+  schema: Schema,
+  reading: Reading,
+  type: "array" | "object",
+  read: (form: unknown, reading: Reading) => unknown,
+): unknown {
+  const forms = formsTogether(schema, reading, (form, next) => {
+    const types = typesIn(form, next);
+    if (types && !types.has(type)) return new Set([OF_ANOTHER_TYPE]);
+    const part = read(form, next);
+    return part === undefined ? undefined : new Set([part]);
+  });
+  if (forms === NO_FORMS || forms === undefined) return undefined;
+  const said = [...forms].filter((part) => part !== OF_ANOTHER_TYPE);
+  if (said.length === 0) return undefined;
+  return said.length === 1 ? said[0] : { anyOf: said };
+}
+
+/**
+ * The schema an object schema gives the values of the keys it does not declare (a map:
+ * `additionalProperties: {"type":"integer"}`, zod's `z.record`, pydantic's `dict[str, int]`),
+ * or of the forms of its `anyOf`/`oneOf` that take an object (`dict[str, int] | None`), or
+ * `undefined`. None where a key may be taken otherwise, which only the origin could tell: by
+ * pattern, on a condition, by `unevaluatedProperties`, under an `allOf` branch (its own
+ * `additionalProperties` speaks of the keys that branch does not declare), or by a form that
+ * declares properties.
+ */
+export function otherKeysSchema(schema: unknown, root: Schema, targets?: RefTargets): unknown {
+  return othersIn(schema, readingOf(root, targets));
+}
+
+function othersIn(schema: unknown, reading: Reading): unknown {
+  const resolved = resolvedIn(schema, reading);
+  if (!resolved || allOfOf(resolved) || declaresOnCondition(resolved, reading)) return undefined;
+  for (const keyword of ["patternProperties", "unevaluatedProperties"]) {
+    if (own(resolved, keyword) !== undefined) return undefined;
+  }
+  const additional = own(resolved, "additionalProperties");
+  if (additional !== undefined) return saysOfOtherKeys(additional) ? additional : undefined;
+  const properties = own(resolved, "properties");
+  if (isPlainObject(properties) && Object.keys(properties).length > 0) return undefined;
+  return partsInForms(resolved, reading, "object", othersIn);
 }
 
 /**

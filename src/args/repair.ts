@@ -30,6 +30,7 @@ import {
   itemsOf,
   type JsonType,
   namedValues,
+  otherKeysSchema,
   requiredOf,
   type Schema,
   takesKeysAsSent,
@@ -53,6 +54,7 @@ export interface RepairReport {
 }
 
 const DROP = Symbol("drop");
+const NO_PROPERTIES: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
  * A number coerced from a string (`"9007199254740993"`, which a double rounds): placed in the
@@ -101,6 +103,9 @@ class ArgumentRepair {
   private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root, this.targets));
   private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root, this.targets));
   private readonly valuesIn = readOnce((schema) => namedValues(schema, this.root, this.targets));
+  private readonly othersIn = readOnce((schema) =>
+    otherKeysSchema(schema, this.root, this.targets),
+  );
   private readonly keysIn = readOnce((schema) => {
     const declared = declaredProperties(schema, this.root, this.targets);
     if (!declared) return undefined;
@@ -123,9 +128,13 @@ class ArgumentRepair {
 
   object(value: Record<string, unknown>, schema: unknown, path: string, depth: number) {
     const keys = this.keysIn(schema);
-    if (!keys) return value;
-    const { properties, forbids, spelledAs } = keys;
-    const { entries, renamed, dropped } = coalesceKeys(value, spelledAs, forbids);
+    // The values of the keys it does not declare: a map's (its keys are data, never coalesced).
+    const others = this.othersIn(schema);
+    if (!keys && others === undefined) return value;
+    const properties = keys?.properties ?? NO_PROPERTIES;
+    const { entries, renamed, dropped } = keys
+      ? coalesceKeys(value, keys.spelledAs, keys.forbids)
+      : { entries: Object.entries(value), renamed: [], dropped: [] };
     let changed = renamed.length > 0 || dropped.length > 0;
     for (const { from, to } of renamed) {
       this.report.renamedKeys.push({ from: joinPath(path, from), to: joinPath(path, to) });
@@ -141,7 +150,8 @@ class ArgumentRepair {
     const spelled: Array<[string, string]> = [];
     let required: ReadonlySet<string> | undefined;
     for (const [key, child] of entries) {
-      if (!Object.hasOwn(properties, key)) {
+      const declared = Object.hasOwn(properties, key);
+      if (!declared && others === undefined) {
         repaired.push([key, child]);
         continue;
       }
@@ -152,8 +162,16 @@ class ArgumentRepair {
           : typeof child === "string"
             ? stringText(value, at, child)
             : undefined;
-      const next = this.value(child, properties[key], joinPath(path, key), depth + 1, written);
-      if (next === DROP) {
+      const next = this.value(
+        child,
+        declared ? properties[key] : others,
+        joinPath(path, key),
+        depth + 1,
+        written,
+      );
+      // A map's key is data, not a property the model may leave out: its `null` stays.
+      if (next === DROP && !declared) repaired.push([key, child]);
+      else if (next === DROP) {
         required ??= this.requiredIn(schema);
         // Left out, a required value would be missing where the model wrote one: sent as it
         // came, the origin (and validation) says what is wrong with it.

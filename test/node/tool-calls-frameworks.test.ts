@@ -52,7 +52,8 @@ const APPEND: Tool = {
 
 /**
  * FastMCP's way (pydantic): an optional list of models is `anyOf` of the array and `null`, each
- * model a `$ref`, as `def create(lines: list[Line] | None = None)` lists it.
+ * model a `$ref`, as `def create(lines: list[Line] | None = None, by_sku: dict[str, int] | None
+ * = None)` lists it.
  */
 const ORDER: Tool = {
   name: "order.create",
@@ -65,6 +66,12 @@ const ORDER: Tool = {
         anyOf: [{ type: "array", items: { $ref: "#/$defs/Line" } }, { type: "null" }],
         default: null,
         title: "Lines",
+      },
+      // `dict[str, int] | None`: quantities by SKU.
+      by_sku: {
+        anyOf: [{ type: "object", additionalProperties: { type: "integer" } }, { type: "null" }],
+        default: null,
+        title: "By Sku",
       },
     },
     $defs: {
@@ -123,6 +130,25 @@ describe("the OpenAI Agents SDK's strict tool at /mcp/openai-strict", () => {
       expect(JSON.parse((output as unknown as { text: string }).text)).toEqual({
         tool: "issues.search",
         arguments: { q: "bug", cursor: null },
+      });
+    });
+  });
+});
+
+describe("the OpenAI Agents SDK's strict tool at /mcp/openai-strict, a pydantic map", () => {
+  it("takes the map's JSON text with its counts as strings: the origin gets integers", async () => {
+    await withAgentsSdkServer(`${proxy.url.href}/openai-strict`, "orders", async (server) => {
+      const listed = (await server.listTools()).find((tool) => tool.name.startsWith("order_"));
+      const tool = mcpToFunctionTool(listed as never, server, true);
+      expect(tool.strict).toBe(true);
+      // The view asks for the map as JSON text, which says nothing of its values' type: a model
+      // writes the counts as it read them.
+      const input = { lines: null, by_sku: '{"A-1":"2","B-7":"10"}' };
+      expect(new Validator(tool.parameters as never, "2020-12").validate(input).valid).toBe(true);
+      const output = await tool.invoke(new RunContext(), JSON.stringify(input));
+      expect(JSON.parse((output as unknown as { text: string }).text)).toEqual({
+        tool: "order.create",
+        arguments: { lines: null, by_sku: { "A-1": 2, "B-7": 10 } },
       });
     });
   });

@@ -709,6 +709,59 @@ describe("coercing values", () => {
     expect(repairArguments({ n: ["1", 2] }, numbers).arguments).toEqual({ n: [1, 2] });
   });
 
+  it("brings a map's values to the type its additionalProperties gives them (zod's record)", () => {
+    const counts = { type: "object", additionalProperties: { type: "integer" } };
+    const schema = {
+      type: "object",
+      properties: {
+        counts,
+        // pydantic's `dict[str, int] | None`, and a map beside declared keys.
+        maybe: { anyOf: [counts, { type: "null" }] },
+        mixed: {
+          type: "object",
+          properties: { total: { type: "string" } },
+          additionalProperties: { type: "integer" },
+        },
+      },
+    };
+    const { arguments: args, report } = repairArguments(
+      {
+        counts: { "A-1": "2", b: 3 },
+        maybe: '{"x":"4"}',
+        mixed: { total: 5, "TOTAL-x": "6" },
+      },
+      schema,
+    );
+    expect(args).toEqual({
+      counts: { "A-1": 2, b: 3 },
+      maybe: { x: 4 },
+      mixed: { total: "5", "TOTAL-x": 6 },
+    });
+    expect(report.coercions).toContainEqual({ path: "counts.A-1", from: "string", to: "integer" });
+    // A key is data: a null under it is left for validation, never dropped; a key a pattern may
+    // take, or one a form that declares properties may, is left as sent.
+    const kept = { counts: { a: null } };
+    expect(repairArguments(kept, schema).arguments).toBe(kept);
+    const patterned = {
+      type: "object",
+      properties: {
+        m: {
+          type: "object",
+          patternProperties: { "^s_": { type: "string" } },
+          additionalProperties: { type: "integer" },
+        },
+        f: {
+          anyOf: [
+            { type: "object", additionalProperties: { type: "integer" } },
+            { type: "object", properties: { n: { type: "string" } } },
+          ],
+        },
+      },
+    };
+    const sent = { m: { s_1: "1" }, f: { n: "1" } };
+    expect(repairArguments(sent, patterned).arguments).toBe(sent);
+  });
+
   it("leaves a tuple's elements alone: items after prefixItems speaks of the elements past them", () => {
     // pydantic's `tuple[int, *tuple[str, ...]]`: an integer first, then strings.
     const schema = {
