@@ -52,8 +52,8 @@ const APPEND: Tool = {
 
 /**
  * FastMCP's way (pydantic): an optional list of models is `anyOf` of the array and `null`, each
- * model a `$ref`, as `def create(lines: list[Line] | None = None, by_sku: dict[str, int] | None
- * = None)` lists it.
+ * model a `$ref`, as `def create(lines: list[Line] | None = None, priorities: list[Priority] |
+ * None = None, by_sku: dict[str, int] | None = None)` lists it.
  */
 const ORDER: Tool = {
   name: "order.create",
@@ -67,6 +67,11 @@ const ORDER: Tool = {
         default: null,
         title: "Lines",
       },
+      // `list[Priority] | None`, an `IntEnum`: Gemini's view asks for its values as strings.
+      priorities: {
+        anyOf: [{ type: "array", items: { $ref: "#/$defs/Priority" } }, { type: "null" }],
+        default: null,
+      },
       // `dict[str, int] | None`: quantities by SKU.
       by_sku: {
         anyOf: [{ type: "object", additionalProperties: { type: "integer" } }, { type: "null" }],
@@ -75,6 +80,7 @@ const ORDER: Tool = {
       },
     },
     $defs: {
+      Priority: { type: "integer", enum: [1, 2, 3], title: "Priority" },
       Line: {
         type: "object",
         title: "Line",
@@ -143,12 +149,12 @@ describe("the OpenAI Agents SDK's strict tool at /mcp/openai-strict, a pydantic 
       expect(tool.strict).toBe(true);
       // The view asks for the map as JSON text, which says nothing of its values' type: a model
       // writes the counts as it read them.
-      const input = { lines: null, by_sku: '{"A-1":"2","B-7":"10"}' };
+      const input = { lines: null, priorities: null, by_sku: '{"A-1":"2","B-7":"10"}' };
       expect(new Validator(tool.parameters as never, "2020-12").validate(input).valid).toBe(true);
       const output = await tool.invoke(new RunContext(), JSON.stringify(input));
       expect(JSON.parse((output as unknown as { text: string }).text)).toEqual({
         tool: "order.create",
-        arguments: { lines: null, by_sku: { "A-1": 2, "B-7": 10 } },
+        arguments: { lines: null, priorities: null, by_sku: { "A-1": 2, "B-7": 10 } },
       });
     });
   });
@@ -178,6 +184,44 @@ describe("the Vercel AI SDK at /mcp/gemini", () => {
       const [called] = result.steps.flatMap((s) => s.toolResults);
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "issues.search", arguments: input }) }],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the Vercel AI SDK at /mcp/gemini, an optional list of an integer enum", () => {
+  it("gives the origin the integers of the string enum the view asked the model for", async () => {
+    const client = await createMCPClient({
+      transport: { type: "http", url: `${proxy.url.href}/gemini` },
+    });
+    try {
+      const { tools: listed } = await client.listTools();
+      const order = listed.find((tool) => tool.name === "order.create");
+      // Gemini takes string enums only: the view lists the priorities as "1", "2", "3".
+      expect(order?.inputSchema.properties?.priorities).toMatchObject({
+        type: "array",
+        items: { type: "string", enum: ["1", "2", "3"] },
+      });
+      const tools = await client.tools();
+      // A model that writes exactly what the view says.
+      const input = { priorities: ["2", "3"] };
+      let step = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => (++step === 1 ? toolCall("order.create", input) : finished("done")),
+      });
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Order at priorities 2 and 3.",
+        stopWhen: stepCountIs(2),
+      });
+      const [called] = result.steps.flatMap((s) => s.toolResults);
+      expect(called?.output).toMatchObject({
+        content: [
+          { text: JSON.stringify({ tool: "order.create", arguments: { priorities: [2, 3] } }) },
+        ],
       });
     } finally {
       await client.close();
