@@ -293,6 +293,31 @@ function itemsIn(schema: unknown, reading: Reading): unknown {
   return partsInForms(resolved, reading, "array", itemsIn);
 }
 
+/**
+ * The schemas of a tuple's places, each the schema of the element at its position: its
+ * `prefixItems`, or `items` as a list (draft-07), read through its `$ref`s and, where one form
+ * of its `anyOf`/`oneOf` takes an array, that form's (`tuple[Priority, str] | None`);
+ * `undefined` for a schema that is no tuple.
+ */
+export function tuplePlaces(
+  schema: unknown,
+  root: Schema,
+  targets?: RefTargets,
+): readonly unknown[] | undefined {
+  const places = placesIn(schema, readingOf(root, targets));
+  return Array.isArray(places) ? places : undefined;
+}
+
+function placesIn(schema: unknown, reading: Reading): unknown {
+  const resolved = resolvedIn(schema, reading);
+  if (!resolved) return undefined;
+  for (const keyword of ["prefixItems", "items"]) {
+    const places = own(resolved, keyword);
+    if (Array.isArray(places)) return places;
+  }
+  return partsInForms(resolved, reading, "array", placesIn);
+}
+
 /** What a form whose type is known to exclude the value's says of its parts: nothing. */
 const OF_ANOTHER_TYPE = Symbol("of another type");
 

@@ -34,6 +34,7 @@ import {
   requiredOf,
   type Schema,
   takesKeysAsSent,
+  tuplePlaces,
 } from "./json-schema";
 import type { RefTargets } from "./schema-reading";
 
@@ -103,6 +104,7 @@ class ArgumentRepair {
   private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root, this.targets));
   private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root, this.targets));
   private readonly valuesIn = readOnce((schema) => namedValues(schema, this.root, this.targets));
+  private readonly placesIn = readOnce((schema) => tuplePlaces(schema, this.root, this.targets));
   private readonly othersIn = readOnce((schema) =>
     otherKeysSchema(schema, this.root, this.targets),
   );
@@ -195,6 +197,39 @@ class ArgumentRepair {
     return spelledIn(markMadeFrom(copy, value), spelled);
   }
 
+  /**
+   * `current`, an array its schema reads as a tuple (or as nothing). A tuple's elements are left
+   * as sent (a model shown one list of every place's schemas, as a view of a tuple is, may have
+   * put a value in another place), but for a string its place's `enum` or `const` does not name
+   * where that names the number or boolean the string writes: what a view of string enums
+   * (`gemini`, `portable`) asked the model for there.
+   */
+  private tuple(current: unknown[], value: unknown, schema: unknown, path: string, depth: number) {
+    const places = this.placesIn(schema);
+    if (!places) return current;
+    let changed = current !== value;
+    const spelled: Array<[string, string]> = [];
+    const elements = current.map((element, index) => {
+      const place = index < places.length ? places[index] : undefined;
+      if (!this.enumString(element, place)) return element;
+      const next = this.value(element, place, `${path}[${index}]`, depth + 1, undefined, true);
+      if (next instanceof Spelled) spelled.push([String(index), next.text]);
+      const kept = next === DROP ? element : next instanceof Spelled ? next.value : next;
+      changed ||= kept !== element;
+      return kept;
+    });
+    if (!changed) return current;
+    return spelledIn(writtenAsIn(elements, current), spelled);
+  }
+
+  /** Whether `element` is a string `place`'s values do not name, standing for a number or boolean they do. */
+  private enumString(element: unknown, place: unknown): boolean {
+    if (typeof element !== "string" || element.trim() === "") return false;
+    const values = this.valuesIn(place);
+    if (values === undefined || values.has(element)) return false;
+    return values.has(element === "true" ? true : element === "false" ? false : Number(element));
+  }
+
   value(
     value: unknown,
     schema: unknown,
@@ -232,7 +267,7 @@ class ArgumentRepair {
     if (isPlainObject(current)) return this.object(current, schema, path, depth);
     if (Array.isArray(current)) {
       const items = this.itemsIn(schema);
-      if (!items) return current;
+      if (!items) return this.tuple(current, value, schema, path, depth);
       let changed = current !== value;
       const spelled: Array<[string, string]> = [];
       const elements = current.map((element, index) => {

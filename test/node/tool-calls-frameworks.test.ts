@@ -91,6 +91,25 @@ const ORDER: Tool = {
   } as Tool["inputSchema"],
 };
 
+/** pydantic's `def plan(slot: tuple[Priority, str])`: a tuple whose first place is an `IntEnum`. */
+const PLAN: Tool = {
+  name: "task.plan",
+  description: "Plan a task.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      slot: {
+        type: "array",
+        prefixItems: [{ $ref: "#/$defs/Priority" }, { type: "string" }],
+        minItems: 2,
+        maxItems: 2,
+      },
+    },
+    required: ["slot"],
+    $defs: { Priority: { type: "integer", enum: [1, 2, 3], title: "Priority" } },
+  } as Tool["inputSchema"],
+};
+
 let origin: Awaited<ReturnType<typeof serveFetch>>;
 let proxy: Awaited<ReturnType<typeof serveProxy>>;
 
@@ -101,7 +120,7 @@ beforeAll(async () => {
         { name: "issues", version: "1.0.0" },
         { capabilities: { tools: {} } },
       );
-      server.setRequestHandler("tools/list", () => ({ tools: [SEARCH, APPEND, ORDER] }));
+      server.setRequestHandler("tools/list", () => ({ tools: [SEARCH, APPEND, ORDER, PLAN] }));
       server.setRequestHandler("tools/call", (call) => {
         const received = { tool: call.params.name, arguments: call.params.arguments ?? {} };
         return { content: [{ type: "text", text: JSON.stringify(received) }] };
@@ -222,6 +241,42 @@ describe("the Vercel AI SDK at /mcp/gemini, an optional list of an integer enum"
         content: [
           { text: JSON.stringify({ tool: "order.create", arguments: { priorities: [2, 3] } }) },
         ],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the Vercel AI SDK at /mcp/gemini, a tuple's integer enum", () => {
+  it("gives the origin the integer of the string enum the view asked the model for", async () => {
+    const client = await createMCPClient({
+      transport: { type: "http", url: `${proxy.url.href}/gemini` },
+    });
+    try {
+      const { tools: listed } = await client.listTools();
+      const plan = listed.find((tool) => tool.name === "task.plan");
+      // Gemini takes neither tuples nor integer enums: one `items` of either place, "1" for 1.
+      expect(plan?.inputSchema.properties?.slot).toMatchObject({
+        type: "array",
+        items: { anyOf: [{ type: "string", enum: ["1", "2", "3"] }, { type: "string" }] },
+      });
+      const tools = await client.tools();
+      const input = { slot: ["2", "write the docs"] };
+      let step = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => (++step === 1 ? toolCall("task.plan", input) : finished("done")),
+      });
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Plan the docs at priority 2.",
+        stopWhen: stepCountIs(2),
+      });
+      const [called] = result.steps.flatMap((s) => s.toolResults);
+      const slot = [2, "write the docs"];
+      expect(called?.output).toMatchObject({
+        content: [{ text: JSON.stringify({ tool: "task.plan", arguments: { slot } }) }],
       });
     } finally {
       await client.close();

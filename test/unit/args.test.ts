@@ -777,6 +777,38 @@ describe("coercing values", () => {
     expect(report.coercions).toEqual([]);
   });
 
+  it("brings a tuple's string to the number its place's enum names, as a gemini view asks, and no more", () => {
+    // pydantic's `tuple[Priority, str]` (an IntEnum first), also `| None`, and draft-07's list.
+    const priority = { type: "integer", enum: [1, 2, 3] };
+    const schema = {
+      type: "object",
+      properties: {
+        slot: { type: "array", prefixItems: [{ $ref: "#/$defs/P" }, { type: "string" }] },
+        maybe: {
+          anyOf: [
+            { type: "array", prefixItems: [priority, { type: "integer" }] },
+            { type: "null" },
+          ],
+        },
+        old: { type: "array", items: [{ enum: [true, "auto"] }, priority] },
+      },
+      $defs: { P: priority },
+    };
+    const view = schemaView(schema, SCHEMA_PASSES.gemini).schema as {
+      properties: { slot: { items: { anyOf: Array<{ enum?: unknown[] }> } } };
+    };
+    expect(view.properties.slot.items.anyOf[0]?.enum).toEqual(["1", "2", "3"]);
+    const { arguments: args, report } = repairArguments(
+      { slot: ["2", "docs"], maybe: ["3", "7"], old: ["true", "1"] },
+      schema,
+    );
+    // A place that is no enum keeps its string ("7"), as a model may have put it in another place.
+    expect(args).toEqual({ slot: [2, "docs"], maybe: [3, "7"], old: [true, 1] });
+    expect(report.coercions).toContainEqual({ path: "slot[0]", from: "string", to: "integer" });
+    const named = { slot: ["4", "docs"], old: ["auto", "x"] };
+    expect(repairArguments(named, schema).arguments).toBe(named);
+  });
+
   it("makes no element of an array an array: a flat row for a table may be one row or a column", () => {
     // Google Sheets' `values` (rows of cells): a model writes one row flat. Read element by
     // element, each cell became a row of its own: a column the origin writes where a row was meant.
