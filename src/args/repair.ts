@@ -27,15 +27,13 @@ import {
   allowedTypes,
   declaredProperties,
   forbidsAdditionalProperties,
-  itemsOf,
   type JsonType,
   namedValues,
-  otherKeysSchema,
   requiredOf,
   type Schema,
   takesKeysAsSent,
-  tuplePlaces,
 } from "./json-schema";
+import { itemsOf, otherKeysSchema, tuplePlaces } from "./schema-parts";
 import type { RefTargets } from "./schema-reading";
 
 const MAX_DEPTH = 32;
