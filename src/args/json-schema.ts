@@ -1,7 +1,8 @@
 /**
  * Just enough JSON Schema reading for argument repair: which types a schema
- * allows, its properties, required names and items, read through its `$ref`s
- * and composition branches as schema-reading.ts bounds them. Schemas come
+ * allows, its properties and required names, read through its `$ref`s and
+ * composition branches as schema-reading.ts bounds them (what it says of a
+ * value's parts, an array's elements and a map's values: schema-parts.ts). Schemas come
  * from origins and are untrusted: every lookup is an own-property lookup (a
  * property named `constructor` or `__proto__` is data, never the
  * prototype's).
@@ -53,7 +54,8 @@ export function allowedTypes(
   return typesIn(schema, readingOf(root, targets));
 }
 
-function typesIn(schema: unknown, reading: Reading): Set<JsonType> | undefined {
+/** `allowedTypes` within a reading another reader shares (schema-parts.ts). */
+export function typesIn(schema: unknown, reading: Reading): Set<JsonType> | undefined {
   const resolved = resolvedIn(schema, reading);
   if (!resolved) return undefined;
   let types = typesSaid(resolved, reading);
@@ -104,13 +106,13 @@ function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined 
 }
 
 /** What `formsTogether` reads of a schema with no `anyOf` or `oneOf` that has branches. */
-const NO_FORMS = Symbol("no forms");
+export const NO_FORMS = Symbol("no forms");
 
 /**
  * What the branches of `schema`'s first `anyOf` or `oneOf` that has some say together, each read
  * with `of`; `undefined` where one says nothing or is left unread (it may allow anything).
  */
-function formsTogether<T>(
+export function formsTogether<T>(
   schema: Schema,
   reading: Reading,
   of: (branch: unknown, reading: Reading) => Set<T> | undefined,
@@ -271,27 +273,6 @@ function requiredIn(schema: unknown, reading: Reading): Set<string> {
   return names;
 }
 
-/** The schema every element of an array must match, when there is one. */
-export function itemsOf(schema: unknown, root: Schema, targets?: RefTargets): unknown {
-  return itemsIn(schema, readingOf(root, targets));
-}
-
-/**
- * A schema's own `items`, or else its `allOf` branches' (a declaration made of several). A
- * tuple has none: beside `prefixItems`, `items` speaks only of the elements past them, and
- * `items` as a list (draft-07) of each position.
- */
-function itemsIn(schema: unknown, reading: Reading): unknown {
-  const resolved = resolvedIn(schema, reading);
-  if (!resolved || Array.isArray(own(resolved, "prefixItems"))) return undefined;
-  const items = own(resolved, "items");
-  if (isPlainObject(items)) return items;
-  for (const branchItems of branchesOf(resolved, "allOf", reading, itemsIn)) {
-    if (branchItems !== undefined) return branchItems;
-  }
-  return undefined;
-}
-
 /**
  * Whether `says` holds of an object schema or of one that applies to the same keys with it: what
  * it says beside its `$ref` and what the `$ref` points at (2020-12 applies both), its `allOf`
@@ -317,7 +298,7 @@ export function forbidsAdditionalProperties(
 }
 
 /** Whether `additionalProperties` is a schema that says something (`true` and `{}` say nothing). */
-const saysOfOtherKeys = (additional: unknown) =>
+export const saysOfOtherKeys = (additional: unknown) =>
   isPlainObject(additional) && Object.keys(additional).length > 0;
 
 /** Keywords whose schemas apply to an object only where a condition holds (draft-07's `dependencies` too). */
@@ -325,7 +306,7 @@ const CONDITIONAL = ["if", "then", "else"];
 const DEPENDENT = ["dependentSchemas", "dependencies"];
 
 /** Whether a schema that applies where a condition holds declares a property, as far as read. */
-function declaresOnCondition(schema: Schema, reading: Reading): boolean {
+export function declaresOnCondition(schema: Schema, reading: Reading): boolean {
   const declares = (branch: unknown) => Object.keys(propertiesIn(branch, reading) ?? {}).length > 0;
   if (CONDITIONAL.some((keyword) => declares(own(schema, keyword)))) return true;
   return DEPENDENT.some((keyword) => {

@@ -27,13 +27,13 @@ import {
   allowedTypes,
   declaredProperties,
   forbidsAdditionalProperties,
-  itemsOf,
   type JsonType,
   namedValues,
   requiredOf,
   type Schema,
   takesKeysAsSent,
 } from "./json-schema";
+import { itemsOf, otherKeysSchema, tuplePlaces } from "./schema-parts";
 import type { RefTargets } from "./schema-reading";
 
 const MAX_DEPTH = 32;
@@ -53,6 +53,7 @@ export interface RepairReport {
 }
 
 const DROP = Symbol("drop");
+const NO_PROPERTIES: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
  * A number coerced from a string (`"9007199254740993"`, which a double rounds): placed in the
@@ -101,6 +102,10 @@ class ArgumentRepair {
   private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root, this.targets));
   private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root, this.targets));
   private readonly valuesIn = readOnce((schema) => namedValues(schema, this.root, this.targets));
+  private readonly placesIn = readOnce((schema) => tuplePlaces(schema, this.root, this.targets));
+  private readonly othersIn = readOnce((schema) =>
+    otherKeysSchema(schema, this.root, this.targets),
+  );
   private readonly keysIn = readOnce((schema) => {
     const declared = declaredProperties(schema, this.root, this.targets);
     if (!declared) return undefined;
@@ -123,9 +128,13 @@ class ArgumentRepair {
 
   object(value: Record<string, unknown>, schema: unknown, path: string, depth: number) {
     const keys = this.keysIn(schema);
-    if (!keys) return value;
-    const { properties, forbids, spelledAs } = keys;
-    const { entries, renamed, dropped } = coalesceKeys(value, spelledAs, forbids);
+    // The values of the keys it does not declare: a map's (its keys are data, never coalesced).
+    const others = this.othersIn(schema);
+    if (!keys && others === undefined) return value;
+    const properties = keys?.properties ?? NO_PROPERTIES;
+    const { entries, renamed, dropped } = keys
+      ? coalesceKeys(value, keys.spelledAs, keys.forbids)
+      : { entries: Object.entries(value), renamed: [], dropped: [] };
     let changed = renamed.length > 0 || dropped.length > 0;
     for (const { from, to } of renamed) {
       this.report.renamedKeys.push({ from: joinPath(path, from), to: joinPath(path, to) });
@@ -141,7 +150,8 @@ class ArgumentRepair {
     const spelled: Array<[string, string]> = [];
     let required: ReadonlySet<string> | undefined;
     for (const [key, child] of entries) {
-      if (!Object.hasOwn(properties, key)) {
+      const declared = Object.hasOwn(properties, key);
+      if (!declared && others === undefined) {
         repaired.push([key, child]);
         continue;
       }
@@ -152,8 +162,16 @@ class ArgumentRepair {
           : typeof child === "string"
             ? stringText(value, at, child)
             : undefined;
-      const next = this.value(child, properties[key], joinPath(path, key), depth + 1, written);
-      if (next === DROP) {
+      const next = this.value(
+        child,
+        declared ? properties[key] : others,
+        joinPath(path, key),
+        depth + 1,
+        written,
+      );
+      // A map's key is data, not a property the model may leave out: its `null` stays.
+      if (next === DROP && !declared) repaired.push([key, child]);
+      else if (next === DROP) {
         required ??= this.requiredIn(schema);
         // Left out, a required value would be missing where the model wrote one: sent as it
         // came, the origin (and validation) says what is wrong with it.
@@ -175,6 +193,39 @@ class ArgumentRepair {
     const copy = writtenAsIn(Object.fromEntries(repaired), value, (key) => readAt.get(key) ?? key);
     // Under a coalesced key, it stands where another key held what it was built from.
     return spelledIn(markMadeFrom(copy, value), spelled);
+  }
+
+  /**
+   * `current`, an array its schema reads as a tuple (or as nothing). A tuple's elements are left
+   * as sent (a model shown one list of every place's schemas, as a view of a tuple is, may have
+   * put a value in another place), but for a string its place's `enum` or `const` does not name
+   * where that names the number or boolean the string writes: what a view of string enums
+   * (`gemini`, `portable`) asked the model for there.
+   */
+  private tuple(current: unknown[], value: unknown, schema: unknown, path: string, depth: number) {
+    const places = this.placesIn(schema);
+    if (!places) return current;
+    let changed = current !== value;
+    const spelled: Array<[string, string]> = [];
+    const elements = current.map((element, index) => {
+      const place = index < places.length ? places[index] : undefined;
+      if (!this.enumString(element, place)) return element;
+      const next = this.value(element, place, `${path}[${index}]`, depth + 1, undefined, true);
+      if (next instanceof Spelled) spelled.push([String(index), next.text]);
+      const kept = next === DROP ? element : next instanceof Spelled ? next.value : next;
+      changed ||= kept !== element;
+      return kept;
+    });
+    if (!changed) return current;
+    return spelledIn(writtenAsIn(elements, current), spelled);
+  }
+
+  /** Whether `element` is a string `place`'s values do not name, standing for a number or boolean they do. */
+  private enumString(element: unknown, place: unknown): boolean {
+    if (typeof element !== "string" || element.trim() === "") return false;
+    const values = this.valuesIn(place);
+    if (values === undefined || values.has(element)) return false;
+    return values.has(element === "true" ? true : element === "false" ? false : Number(element));
   }
 
   value(
@@ -214,7 +265,7 @@ class ArgumentRepair {
     if (isPlainObject(current)) return this.object(current, schema, path, depth);
     if (Array.isArray(current)) {
       const items = this.itemsIn(schema);
-      if (!items) return current;
+      if (!items) return this.tuple(current, value, schema, path, depth);
       let changed = current !== value;
       const spelled: Array<[string, string]> = [];
       const elements = current.map((element, index) => {

@@ -1,10 +1,12 @@
 /**
  * `tools/call` as LLM apps make it, through the proxy served by wrangler: the
  * OpenAI Agents SDK's strict tools at `/mcp/openai-strict`, and a Vercel AI
- * SDK agent loop (its mock model) at `/mcp/gemini`. The origin lists one tool
- * whose schema is written as OpenAPI-minded generators write it (zod-to-json-
- * schema's openApi3 target: `nullable: true`, a nullable enum) with a tuple
- * (pydantic's `tuple[int, *tuple[str, ...]]`), and echoes what reached it.
+ * SDK agent loop (its mock model) at `/mcp/gemini` and `/mcp/anthropic`. The
+ * origin lists a tool whose schema is written as OpenAPI-minded generators
+ * write it (zod-to-json-schema's openApi3 target: `nullable: true`, a nullable
+ * enum) with a tuple (pydantic's `tuple[int, *tuple[str, ...]]`), Google
+ * Sheets' rows, and FastMCP's optional list of models, and echoes what
+ * reached it.
  */
 import { createMCPClient } from "@ai-sdk/mcp";
 import { Validator } from "@cfworker/json-schema";
@@ -48,6 +50,66 @@ const APPEND: Tool = {
   } as Tool["inputSchema"],
 };
 
+/**
+ * FastMCP's way (pydantic): an optional list of models is `anyOf` of the array and `null`, each
+ * model a `$ref`, as `def create(lines: list[Line] | None = None, priorities: list[Priority] |
+ * None = None, by_sku: dict[str, int] | None = None)` lists it.
+ */
+const ORDER: Tool = {
+  name: "order.create",
+  description: "Create an order.",
+  inputSchema: {
+    type: "object",
+    title: "createArguments",
+    properties: {
+      lines: {
+        anyOf: [{ type: "array", items: { $ref: "#/$defs/Line" } }, { type: "null" }],
+        default: null,
+        title: "Lines",
+      },
+      // `list[Priority] | None`, an `IntEnum`: Gemini's view asks for its values as strings.
+      priorities: {
+        anyOf: [{ type: "array", items: { $ref: "#/$defs/Priority" } }, { type: "null" }],
+        default: null,
+      },
+      // `dict[str, int] | None`: quantities by SKU.
+      by_sku: {
+        anyOf: [{ type: "object", additionalProperties: { type: "integer" } }, { type: "null" }],
+        default: null,
+        title: "By Sku",
+      },
+    },
+    $defs: {
+      Priority: { type: "integer", enum: [1, 2, 3], title: "Priority" },
+      Line: {
+        type: "object",
+        title: "Line",
+        properties: { sku: { type: "string" }, quantity: { type: "integer" } },
+        required: ["sku", "quantity"],
+      },
+    },
+  } as Tool["inputSchema"],
+};
+
+/** pydantic's `def plan(slot: tuple[Priority, str])`: a tuple whose first place is an `IntEnum`. */
+const PLAN: Tool = {
+  name: "task.plan",
+  description: "Plan a task.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      slot: {
+        type: "array",
+        prefixItems: [{ $ref: "#/$defs/Priority" }, { type: "string" }],
+        minItems: 2,
+        maxItems: 2,
+      },
+    },
+    required: ["slot"],
+    $defs: { Priority: { type: "integer", enum: [1, 2, 3], title: "Priority" } },
+  } as Tool["inputSchema"],
+};
+
 let origin: Awaited<ReturnType<typeof serveFetch>>;
 let proxy: Awaited<ReturnType<typeof serveProxy>>;
 
@@ -58,7 +120,7 @@ beforeAll(async () => {
         { name: "issues", version: "1.0.0" },
         { capabilities: { tools: {} } },
       );
-      server.setRequestHandler("tools/list", () => ({ tools: [SEARCH, APPEND] }));
+      server.setRequestHandler("tools/list", () => ({ tools: [SEARCH, APPEND, ORDER, PLAN] }));
       server.setRequestHandler("tools/call", (call) => {
         const received = { tool: call.params.name, arguments: call.params.arguments ?? {} };
         return { content: [{ type: "text", text: JSON.stringify(received) }] };
@@ -98,6 +160,25 @@ describe("the OpenAI Agents SDK's strict tool at /mcp/openai-strict", () => {
   });
 });
 
+describe("the OpenAI Agents SDK's strict tool at /mcp/openai-strict, a pydantic map", () => {
+  it("takes the map's JSON text with its counts as strings: the origin gets integers", async () => {
+    await withAgentsSdkServer(`${proxy.url.href}/openai-strict`, "orders", async (server) => {
+      const listed = (await server.listTools()).find((tool) => tool.name.startsWith("order_"));
+      const tool = mcpToFunctionTool(listed as never, server, true);
+      expect(tool.strict).toBe(true);
+      // The view asks for the map as JSON text, which says nothing of its values' type: a model
+      // writes the counts as it read them.
+      const input = { lines: null, priorities: null, by_sku: '{"A-1":"2","B-7":"10"}' };
+      expect(new Validator(tool.parameters as never, "2020-12").validate(input).valid).toBe(true);
+      const output = await tool.invoke(new RunContext(), JSON.stringify(input));
+      expect(JSON.parse((output as unknown as { text: string }).text)).toEqual({
+        tool: "order.create",
+        arguments: { lines: null, priorities: null, by_sku: { "A-1": 2, "B-7": 10 } },
+      });
+    });
+  });
+});
+
 describe("the Vercel AI SDK at /mcp/gemini", () => {
   it("delivers the model's valid call to the origin as the model wrote it", async () => {
     const client = await createMCPClient({
@@ -122,6 +203,80 @@ describe("the Vercel AI SDK at /mcp/gemini", () => {
       const [called] = result.steps.flatMap((s) => s.toolResults);
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "issues.search", arguments: input }) }],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the Vercel AI SDK at /mcp/gemini, an optional list of an integer enum", () => {
+  it("gives the origin the integers of the string enum the view asked the model for", async () => {
+    const client = await createMCPClient({
+      transport: { type: "http", url: `${proxy.url.href}/gemini` },
+    });
+    try {
+      const { tools: listed } = await client.listTools();
+      const order = listed.find((tool) => tool.name === "order.create");
+      // Gemini takes string enums only: the view lists the priorities as "1", "2", "3".
+      expect(order?.inputSchema.properties?.priorities).toMatchObject({
+        type: "array",
+        items: { type: "string", enum: ["1", "2", "3"] },
+      });
+      const tools = await client.tools();
+      // A model that writes exactly what the view says.
+      const input = { priorities: ["2", "3"] };
+      let step = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => (++step === 1 ? toolCall("order.create", input) : finished("done")),
+      });
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Order at priorities 2 and 3.",
+        stopWhen: stepCountIs(2),
+      });
+      const [called] = result.steps.flatMap((s) => s.toolResults);
+      expect(called?.output).toMatchObject({
+        content: [
+          { text: JSON.stringify({ tool: "order.create", arguments: { priorities: [2, 3] } }) },
+        ],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the Vercel AI SDK at /mcp/gemini, a tuple's integer enum", () => {
+  it("gives the origin the integer of the string enum the view asked the model for", async () => {
+    const client = await createMCPClient({
+      transport: { type: "http", url: `${proxy.url.href}/gemini` },
+    });
+    try {
+      const { tools: listed } = await client.listTools();
+      const plan = listed.find((tool) => tool.name === "task.plan");
+      // Gemini takes neither tuples nor integer enums: one `items` of either place, "1" for 1.
+      expect(plan?.inputSchema.properties?.slot).toMatchObject({
+        type: "array",
+        items: { anyOf: [{ type: "string", enum: ["1", "2", "3"] }, { type: "string" }] },
+      });
+      const tools = await client.tools();
+      const input = { slot: ["2", "write the docs"] };
+      let step = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => (++step === 1 ? toolCall("task.plan", input) : finished("done")),
+      });
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Plan the docs at priority 2.",
+        stopWhen: stepCountIs(2),
+      });
+      const [called] = result.steps.flatMap((s) => s.toolResults);
+      const slot = [2, "write the docs"];
+      expect(called?.output).toMatchObject({
+        content: [{ text: JSON.stringify({ tool: "task.plan", arguments: { slot } }) }],
       });
     } finally {
       await client.close();
@@ -154,6 +309,46 @@ describe("the Vercel AI SDK at /mcp/gemini, a model's list slips", () => {
       // comma: valid calls of another meaning. As sent, the origin (or validation) refuses them.
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "sheet.append", arguments: input }) }],
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the Vercel AI SDK at /mcp/anthropic, a pydantic model's optional list", () => {
+  it("repairs each element as it does a property: a quantity as text, a key in another case", async () => {
+    const client = await createMCPClient({
+      transport: { type: "http", url: `${proxy.url.href}/anthropic` },
+    });
+    try {
+      const tools = await client.tools();
+      const name = Object.keys(tools).find((listed) => listed.startsWith("order_create"));
+      expect(name).toMatch(/^order_create_[0-9a-z]{6}$/);
+      // What models write for `list[Line] | None`: the integer as a string, a key as its title.
+      const input = {
+        lines: [
+          { sku: "A-1", quantity: "2" },
+          { SKU: "B-7", Quantity: 1 },
+        ],
+      };
+      let step = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => (++step === 1 ? toolCall(name as string, input) : finished("done")),
+      });
+      const result = await generateText({
+        model,
+        tools,
+        prompt: "Order two of A-1 and one of B-7.",
+        stopWhen: stepCountIs(2),
+      });
+      const [called] = result.steps.flatMap((s) => s.toolResults);
+      const lines = [
+        { sku: "A-1", quantity: 2 },
+        { sku: "B-7", quantity: 1 },
+      ];
+      expect(called?.output).toMatchObject({
+        content: [{ text: JSON.stringify({ tool: "order.create", arguments: { lines } }) }],
       });
     } finally {
       await client.close();

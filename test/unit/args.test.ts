@@ -650,6 +650,118 @@ describe("coercing values", () => {
     expect(repairArguments({ v: null }, never).arguments).toEqual({ v: null });
   });
 
+  it("repairs the elements of an array one of a property's forms declares (pydantic's optional list)", () => {
+    // FastMCP lists `lines: list[Line] | None = None` so: the array, or null.
+    const line = {
+      type: "object",
+      properties: { sku: { type: "string" }, quantity: { type: "integer" } },
+    };
+    const optional = {
+      type: "object",
+      properties: {
+        lines: { anyOf: [{ type: "array", items: { $ref: "#/$defs/Line" } }, { type: "null" }] },
+      },
+      $defs: { Line: line },
+    };
+    const { arguments: args, report } = repairArguments(
+      {
+        lines: [
+          { sku: "A", quantity: "2" },
+          { SKU: "B", Quantity: 1 },
+        ],
+      },
+      optional,
+    );
+    expect(args).toEqual({
+      lines: [
+        { sku: "A", quantity: 2 },
+        { sku: "B", quantity: 1 },
+      ],
+    });
+    expect(report.coercions).toContainEqual({
+      path: "lines[0].quantity",
+      from: "string",
+      to: "integer",
+    });
+    // Forms whose elements differ: each element stands for any of them, as a property declared
+    // by several forms does; a form that takes no array says nothing of them.
+    const either = {
+      type: "object",
+      properties: {
+        ids: {
+          oneOf: [
+            { type: "array", items: { type: "integer" } },
+            { type: "array", items: { type: "string", format: "uuid" } },
+            { type: "string" },
+          ],
+        },
+        any: { anyOf: [{ type: "array", items: { type: "integer" } }, { type: "array" }] },
+      },
+    };
+    const sent = { ids: ["7"], any: ["7"] };
+    expect(repairArguments(sent, either).arguments).toBe(sent);
+    const numbers = {
+      type: "object",
+      properties: {
+        n: { oneOf: [{ type: "array", items: { type: "integer" } }, { type: "integer" }] },
+      },
+    };
+    expect(repairArguments({ n: ["1", 2] }, numbers).arguments).toEqual({ n: [1, 2] });
+  });
+
+  it("brings a map's values to the type its additionalProperties gives them (zod's record)", () => {
+    const counts = { type: "object", additionalProperties: { type: "integer" } };
+    const schema = {
+      type: "object",
+      properties: {
+        counts,
+        // pydantic's `dict[str, int] | None`, and a map beside declared keys.
+        maybe: { anyOf: [counts, { type: "null" }] },
+        mixed: {
+          type: "object",
+          properties: { total: { type: "string" } },
+          additionalProperties: { type: "integer" },
+        },
+      },
+    };
+    const { arguments: args, report } = repairArguments(
+      {
+        counts: { "A-1": "2", b: 3 },
+        maybe: '{"x":"4"}',
+        mixed: { total: 5, "TOTAL-x": "6" },
+      },
+      schema,
+    );
+    expect(args).toEqual({
+      counts: { "A-1": 2, b: 3 },
+      maybe: { x: 4 },
+      mixed: { total: "5", "TOTAL-x": 6 },
+    });
+    expect(report.coercions).toContainEqual({ path: "counts.A-1", from: "string", to: "integer" });
+    // A key is data: a null under it is left for validation, never dropped; a key a pattern may
+    // take, or one a form that declares properties may, is left as sent.
+    const kept = { counts: { a: null } };
+    expect(repairArguments(kept, schema).arguments).toBe(kept);
+    const patterned = {
+      type: "object",
+      properties: {
+        m: {
+          type: "object",
+          patternProperties: { "^s_": { type: "string" } },
+          additionalProperties: { type: "integer" },
+        },
+        f: {
+          anyOf: [
+            { type: "object", additionalProperties: { type: "integer" } },
+            { type: "object", properties: { n: { type: "string" } } },
+          ],
+        },
+      },
+    };
+    const sent = { m: { s_1: "1" }, f: { n: "1" } };
+    expect(repairArguments(sent, patterned).arguments).toBe(sent);
+  });
+
   it("leaves a tuple's elements alone: items after prefixItems speaks of the elements past them", () => {
     // pydantic's `tuple[int, *tuple[str, ...]]`: an integer first, then strings.
     const schema = {
@@ -663,6 +775,38 @@ describe("coercing values", () => {
     const { arguments: args, report } = repairArguments(sent, schema);
     expect(args).toBe(sent);
     expect(report.coercions).toEqual([]);
+  });
+
+  it("brings a tuple's string to the number its place's enum names, as a gemini view asks, and no more", () => {
+    // pydantic's `tuple[Priority, str]` (an IntEnum first), also `| None`, and draft-07's list.
+    const priority = { type: "integer", enum: [1, 2, 3] };
+    const schema = {
+      type: "object",
+      properties: {
+        slot: { type: "array", prefixItems: [{ $ref: "#/$defs/P" }, { type: "string" }] },
+        maybe: {
+          anyOf: [
+            { type: "array", prefixItems: [priority, { type: "integer" }] },
+            { type: "null" },
+          ],
+        },
+        old: { type: "array", items: [{ enum: [true, "auto"] }, priority] },
+      },
+      $defs: { P: priority },
+    };
+    const view = schemaView(schema, SCHEMA_PASSES.gemini).schema as {
+      properties: { slot: { items: { anyOf: Array<{ enum?: unknown[] }> } } };
+    };
+    expect(view.properties.slot.items.anyOf[0]?.enum).toEqual(["1", "2", "3"]);
+    const { arguments: args, report } = repairArguments(
+      { slot: ["2", "docs"], maybe: ["3", "7"], old: ["true", "1"] },
+      schema,
+    );
+    // A place that is no enum keeps its string ("7"), as a model may have put it in another place.
+    expect(args).toEqual({ slot: [2, "docs"], maybe: [3, "7"], old: [true, 1] });
+    expect(report.coercions).toContainEqual({ path: "slot[0]", from: "string", to: "integer" });
+    const named = { slot: ["4", "docs"], old: ["auto", "x"] };
+    expect(repairArguments(named, schema).arguments).toBe(named);
   });
 
   it("makes no element of an array an array: a flat row for a table may be one row or a column", () => {

@@ -414,11 +414,12 @@ describe("the log line", () => {
   it("stays within 16 KiB, however many keys the call's arguments hold", async () => {
     const log = vi.spyOn(console, "log");
     const { call } = await setUp();
-    // reports.query reads `filters` as strings: each number under a long key is an issue of the
-    // line, which was 19 KB for this call, and a batch of them passed the 256 KB of an
-    // invocation's lines that Workers Logs keeps.
+    // reports.query reads `filters` as strings: each `null` under a long key (which repair makes
+    // no string: a map's key is data, its value kept) is an issue of the line, which was 19 KB
+    // for this call, and a batch of them passed the 256 KB of an invocation's lines that Workers
+    // Logs keeps.
     const filters = Object.fromEntries(
-      Array.from({ length: 1_000 }, (_, i) => [`${"k".repeat(300)}_${i}`, i]),
+      Array.from({ length: 1_000 }, (_, i) => [`${"k".repeat(300)}_${i}`, null]),
     );
     await call({ name: DEMO_NAMES["reports.query"], arguments: { limit: 5, filters } });
     const lines = log.mock.calls
