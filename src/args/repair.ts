@@ -53,6 +53,8 @@ export interface RepairReport {
 }
 
 const DROP = Symbol("drop");
+/** An element a tuple's place says nothing of: left as it came. */
+const AS_SENT = Symbol("as sent");
 const NO_PROPERTIES: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
@@ -205,12 +207,33 @@ class ArgumentRepair {
   private tuple(current: unknown[], value: unknown, schema: unknown, path: string, depth: number) {
     const places = this.placesIn(schema);
     if (!places) return current;
+    return this.elements(current, value, path, depth, (element, index) => {
+      const place = index < places.length ? places[index] : undefined;
+      return this.enumString(element, place) ? place : AS_SENT;
+    });
+  }
+
+  /**
+   * `current`'s elements, each repaired against the schema `schemaOf` gives it (`AS_SENT`: left
+   * as it is); an element is never dropped: that would shift the ones after it.
+   */
+  private elements(
+    current: unknown[],
+    value: unknown,
+    path: string,
+    depth: number,
+    schemaOf: (element: unknown, index: number) => unknown,
+  ) {
     let changed = current !== value;
     const spelled: Array<[string, string]> = [];
     const elements = current.map((element, index) => {
-      const place = index < places.length ? places[index] : undefined;
-      if (!this.enumString(element, place)) return element;
-      const next = this.value(element, place, `${path}[${index}]`, depth + 1, undefined, true);
+      const schema = schemaOf(element, index);
+      if (schema === AS_SENT) return element;
+      const text =
+        typeof element === "number"
+          ? numberText(current, String(index), element, this.read)
+          : undefined;
+      const next = this.value(element, schema, `${path}[${index}]`, depth + 1, text, true);
       if (next instanceof Spelled) spelled.push([String(index), next.text]);
       const kept = next === DROP ? element : next instanceof Spelled ? next.value : next;
       changed ||= kept !== element;
@@ -265,23 +288,9 @@ class ArgumentRepair {
     if (isPlainObject(current)) return this.object(current, schema, path, depth);
     if (Array.isArray(current)) {
       const items = this.itemsIn(schema);
-      if (!items) return this.tuple(current, value, schema, path, depth);
-      let changed = current !== value;
-      const spelled: Array<[string, string]> = [];
-      const elements = current.map((element, index) => {
-        const text =
-          typeof element === "number"
-            ? numberText(current, String(index), element, this.read)
-            : undefined;
-        const next = this.value(element, items, `${path}[${index}]`, depth + 1, text, true);
-        if (next instanceof Spelled) spelled.push([String(index), next.text]);
-        // An element is never dropped: that would shift the ones after it.
-        const kept = next === DROP ? element : next instanceof Spelled ? next.value : next;
-        changed ||= kept !== element;
-        return kept;
-      });
-      if (!changed) return current;
-      return spelledIn(writtenAsIn(elements, current), spelled);
+      return items
+        ? this.elements(current, value, path, depth, () => items)
+        : this.tuple(current, value, schema, path, depth);
     }
     return current;
   }

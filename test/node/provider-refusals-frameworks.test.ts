@@ -16,11 +16,11 @@
  *   (schemas/tool-descriptions.ts).
  */
 import { createMCPClient } from "@ai-sdk/mcp";
-import { createMcpHandler, Server, type Tool } from "@modelcontextprotocol/server";
+import type { Tool } from "@modelcontextprotocol/server";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveFetch } from "../fixtures/node/serve-fetch";
+import { serveEchoOrigin } from "../fixtures/node/echo-origin";
 import { finished, toolCall } from "./ai-sdk-steps";
 import { serveProxy } from "./serve-proxy";
 
@@ -63,28 +63,13 @@ const PING: Tool = {
   inputSchema: { type: "object", properties: {} },
 };
 
-let origin: Awaited<ReturnType<typeof serveFetch>>;
+let origin: Awaited<ReturnType<typeof serveEchoOrigin>>;
 let proxy: Awaited<ReturnType<typeof serveProxy>>;
 /** The same, with a ceiling of two tools, under the origin's three: search mode at every profile. */
 let searching: Awaited<ReturnType<typeof serveProxy>>;
 
 beforeAll(async () => {
-  const handler = createMcpHandler(
-    () => {
-      const server = new Server({ name: "crm", version: "1.0.0" }, { capabilities: { tools: {} } });
-      server.setRequestHandler("tools/list", () => ({ tools: [FIND, THINK, PING] }));
-      server.setRequestHandler("tools/call", (call) => {
-        const received = { tool: call.params.name, arguments: call.params.arguments ?? {} };
-        return { content: [{ type: "text", text: JSON.stringify(received) }] };
-      });
-      return server;
-    },
-    { legacy: "stateless" },
-  );
-  origin = await serveFetch(
-    (request) => handler.fetch(request),
-    () => void handler.close(),
-  );
+  origin = await serveEchoOrigin("crm", [FIND, THINK, PING]);
   proxy = await serveProxy(origin.url.href);
   searching = await serveProxy(origin.url.href, { MAX_TOOLS: "2" });
 });

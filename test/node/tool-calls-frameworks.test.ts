@@ -10,12 +10,12 @@
  */
 import { createMCPClient } from "@ai-sdk/mcp";
 import { Validator } from "@cfworker/json-schema";
-import { createMcpHandler, Server, type Tool } from "@modelcontextprotocol/server";
+import type { Tool } from "@modelcontextprotocol/server";
 import { mcpToFunctionTool, RunContext } from "@openai/agents";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveFetch } from "../fixtures/node/serve-fetch";
+import { serveEchoOrigin } from "../fixtures/node/echo-origin";
 import { withAgentsSdkServer } from "./agents-sdk-server";
 import { finished, toolCall } from "./ai-sdk-steps";
 import { serveProxy } from "./serve-proxy";
@@ -110,29 +110,11 @@ const PLAN: Tool = {
   } as Tool["inputSchema"],
 };
 
-let origin: Awaited<ReturnType<typeof serveFetch>>;
+let origin: Awaited<ReturnType<typeof serveEchoOrigin>>;
 let proxy: Awaited<ReturnType<typeof serveProxy>>;
 
 beforeAll(async () => {
-  const handler = createMcpHandler(
-    () => {
-      const server = new Server(
-        { name: "issues", version: "1.0.0" },
-        { capabilities: { tools: {} } },
-      );
-      server.setRequestHandler("tools/list", () => ({ tools: [SEARCH, APPEND, ORDER, PLAN] }));
-      server.setRequestHandler("tools/call", (call) => {
-        const received = { tool: call.params.name, arguments: call.params.arguments ?? {} };
-        return { content: [{ type: "text", text: JSON.stringify(received) }] };
-      });
-      return server;
-    },
-    { legacy: "stateless" },
-  );
-  origin = await serveFetch(
-    (request) => handler.fetch(request),
-    () => void handler.close(),
-  );
+  origin = await serveEchoOrigin("issues", [SEARCH, APPEND, ORDER, PLAN]);
   proxy = await serveProxy(origin.url.href);
 });
 
