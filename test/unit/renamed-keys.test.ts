@@ -1,0 +1,54 @@
+/**
+ * What a model reads about the root's properties a view renamed
+ * (schemas/passes/property-keys.ts): every text the edge writes for it names
+ * them as the view does, never the origin's name it was not shown and whose
+ * tool the provider would refuse to declare.
+ */
+import { describe, expect, it } from "vitest";
+import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
+import { revisionOf } from "../../src/protocol/revision";
+import { repairToolCall } from "../../src/rewrite/tools-call";
+import { SCHEMA_PASSES } from "../../src/schemas/profile";
+import { schemaView } from "../../src/schemas/view";
+import { resolverOf } from "../helpers/resolver";
+
+const viewName = (keys: ReadonlyMap<string, string> | undefined, origin: string) =>
+  [...(keys ?? [])].find(([, was]) => was === origin)?.[0] ?? "";
+
+describe("a fix-it text under ARGUMENT_VALIDATION=enforce", () => {
+  const original = {
+    type: "object",
+    properties: {
+      "filter[id]": { type: "integer" },
+      "Account Number": { type: "string", minLength: 3 },
+    },
+    required: ["filter[id]"],
+  };
+
+  async function answerTo(args: Record<string, unknown>) {
+    const view = schemaView(original, SCHEMA_PASSES.anthropic);
+    const resolver = resolverOf({ original: "t", schemaHash: "", inputSchema: original }, { view });
+    const message: JsonRpcRequest = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "t", arguments: args },
+    };
+    const outcome = await repairToolCall(message, resolver, "enforce", revisionOf(new Headers()));
+    if (outcome.kind !== "answer") throw new Error(`not answered: ${outcome.kind}`);
+    const { result } = outcome.response as { result: { content: Array<{ text: string }> } };
+    return { text: result.content.map((part) => part.text).join("\n"), view };
+  }
+
+  it("names a renamed argument as the model's view does, missing, at fault, received or declared", async () => {
+    const view = schemaView(original, SCHEMA_PASSES.anthropic);
+    const account = viewName(view.keys, "Account Number");
+    const id = viewName(view.keys, "filter[id]");
+    const { text } = await answerTo({ [account]: "x", acount_number: "y" });
+    expect(text).toContain(`missing required field \`${id}\``);
+    expect(text).toContain(`\`${account}\``);
+    expect(text).toContain("Declared arguments:");
+    for (const origin of ["filter[id]", "Account Number"]) expect(text).not.toContain(origin);
+    expect(text).toContain(`Unknown key \`acount_number\`: did you mean \`${account}\`?`);
+  });
+});
