@@ -52,3 +52,41 @@ describe("a fix-it text under ARGUMENT_VALIDATION=enforce", () => {
     expect(text).toContain(`Unknown key \`acount_number\`: did you mean \`${account}\`?`);
   });
 });
+
+describe("a view's root", () => {
+  const declared = (schema: unknown) =>
+    Object.keys((schema as { properties: Record<string, unknown> }).properties);
+
+  it.each(["anthropic", "bedrock", "portable"] as const)(
+    "%s: merged from a root anyOf, says its sets of fields by the names it declares",
+    (profile) => {
+      const original = {
+        anyOf: [
+          {
+            type: "object",
+            properties: { "filter[id]": { type: "string" } },
+            required: ["filter[id]"],
+          },
+          { type: "object", properties: { $q: { type: "string" } }, required: ["$q"] },
+        ],
+      };
+      const view = schemaView(original, SCHEMA_PASSES[profile]);
+      const { description } = view.schema as { description: string };
+      const [id, q] = ["filter[id]", "$q"].map((name) => viewName(view.keys, name));
+      expect(declared(view.schema)).toEqual([id, q]);
+      expect(description).toContain(`(1) \`${id}\`; (2) \`${q}\``);
+      expect(description).not.toContain("filter[id]");
+    },
+  );
+
+  it("anthropic: names in dependentRequired are the ones it declares", () => {
+    const original = {
+      type: "object",
+      properties: { "a b": { type: "string" }, "c d": { type: "string" } },
+      dependentRequired: { "a b": ["c d"] },
+    };
+    const view = schemaView(original, SCHEMA_PASSES.anthropic);
+    const [ab, cd] = ["a b", "c d"].map((name) => viewName(view.keys, name));
+    expect(view.schema).toMatchObject({ dependentRequired: { [ab as string]: [cd] } });
+  });
+});
