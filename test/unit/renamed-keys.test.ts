@@ -53,10 +53,10 @@ describe("a fix-it text under ARGUMENT_VALIDATION=enforce", () => {
   });
 });
 
-describe("a view's root", () => {
-  const declared = (schema: unknown) =>
-    Object.keys((schema as { properties: Record<string, unknown> }).properties);
+const declared = (schema: unknown) =>
+  Object.keys((schema as { properties: Record<string, unknown> }).properties);
 
+describe("a view's root", () => {
   it.each(["anthropic", "bedrock", "portable"] as const)(
     "%s: merged from a root anyOf, says its sets of fields by the names it declares",
     (profile) => {
@@ -88,5 +88,47 @@ describe("a view's root", () => {
     const view = schemaView(original, SCHEMA_PASSES.anthropic);
     const [ab, cd] = ["a b", "c d"].map((name) => viewName(view.keys, name));
     expect(view.schema).toMatchObject({ dependentRequired: { [ab as string]: [cd] } });
+  });
+});
+
+describe("an origin's names that read alike", () => {
+  /**
+   * Pairs of blocks that leave FNV-1a (names/stable-hash.ts) in the same state, found by the
+   * birthday search a hostile origin runs in seconds: any choice of one of each pair, in order,
+   * is a name of the same hash and, the blocks all being characters the pattern refuses, of
+   * the same legal name (Joux's multicollision). 2^12 names that each want the same key.
+   */
+  const PAIRS: ReadonlyArray<readonly [string, string]> = [
+    ["?@<? ", "?<%)'"],
+    ["}]<*]", "=)|$?"],
+    ["[(+&:", ',"$++'],
+    ["^&:$^", "'~/|>"],
+    [":^?+)", ":: = "],
+    [")(+{=", ">| #]"],
+    ["::+<;", ':^*@"'],
+    ["+;&,!", "$?#+^"],
+    ["~'/;&", '(^/"@'],
+    ["}!;$$", "}=*@="],
+    ["*:>:+", "&#=@}"],
+    ["!/|,>", "~@#$/"],
+  ];
+  const names = PAIRS.reduce<string[]>(
+    (all, [a, b]) => all.flatMap((name) => [name + a, name + b]),
+    [""],
+  );
+
+  it("each get a name of their own, in time linear in their number", () => {
+    const original = {
+      type: "object",
+      properties: Object.fromEntries(names.map((name) => [name, { type: "string" }])),
+    };
+    const started = performance.now();
+    const view = schemaView(original, SCHEMA_PASSES.anthropic);
+    const elapsed = performance.now() - started;
+    const shown = declared(view.schema);
+    expect(new Set(shown).size).toBe(names.length);
+    for (const name of shown) expect(name).toMatch(/^[a-zA-Z0-9_.-]{1,64}$/);
+    // On the code before, each name tried every key the ones before it had taken: 13 s.
+    expect(elapsed).toBeLessThan(1_000);
   });
 });

@@ -58,6 +58,12 @@ export function legalKey(name: string): string {
   return `${legal}_${hash6(name)}`;
 }
 
+/** `base` with `_n` in place of its end where it leaves no room. */
+function suffixed(base: string, n: number): string {
+  const suffix = `_${n}`;
+  return `${base.slice(0, MAX_KEY - suffix.length)}${suffix}`;
+}
+
 /**
  * Each name of `names` the pattern refuses, with the legal one the view
  * writes for it (`legalKey`, or one with a suffix where that is taken).
@@ -65,15 +71,18 @@ export function legalKey(name: string): string {
 export function renamedKeys(names: readonly string[]): Map<string, string> {
   const renamed = new Map<string, string>();
   const taken = new Set(names.filter((name) => LEGAL_KEY.test(name)));
+  // The suffix each name's legal one goes on from: names of one hash (an origin can make
+  // thousands, stable-hash.ts is no cryptographic hash) would each try every suffix the ones
+  // before them took, their number squared (4,096 of them: 5 s of CPU).
+  const next = new Map<string, number>();
   for (const name of names) {
     if (taken.has(name)) continue;
     const base = legalKey(name);
-    let key = base;
+    let n = next.get(base) ?? 1;
+    let key = n === 1 ? base : suffixed(base, n);
     // At most one try for each name taken: one of them is free.
-    for (let n = 2; taken.has(key) && n <= names.length + 1; n++) {
-      const suffix = `_${n}`;
-      key = `${base.slice(0, MAX_KEY - suffix.length)}${suffix}`;
-    }
+    while (taken.has(key) && n <= names.length) key = suffixed(base, ++n);
+    next.set(base, n + 1);
     taken.add(key);
     renamed.set(name, key);
   }
