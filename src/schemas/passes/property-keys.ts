@@ -21,6 +21,7 @@
  * view the caller was shown (`SchemaView.keys`).
  */
 import { isPlainObject } from "../../json";
+import { withSuffix } from "../../names/sanitize";
 import { hash6 } from "../../names/stable-hash";
 import type { RootPass } from "../pass";
 
@@ -58,12 +59,6 @@ export function legalKey(name: string): string {
   return `${legal}_${hash6(name)}`;
 }
 
-/** `base` with `_n` in place of its end where it leaves no room. */
-function suffixed(base: string, n: number): string {
-  const suffix = `_${n}`;
-  return `${base.slice(0, MAX_KEY - suffix.length)}${suffix}`;
-}
-
 /**
  * Each name of `names` the pattern refuses, with the legal one the view
  * writes for it (`legalKey`, or one with a suffix where that is taken).
@@ -79,9 +74,9 @@ export function renamedKeys(names: readonly string[]): Map<string, string> {
     if (taken.has(name)) continue;
     const base = legalKey(name);
     let n = next.get(base) ?? 1;
-    let key = n === 1 ? base : suffixed(base, n);
+    let key = n === 1 ? base : withSuffix(base, n, MAX_KEY);
     // At most one try for each name taken: one of them is free.
-    while (taken.has(key) && n <= names.length) key = suffixed(base, ++n);
+    while (taken.has(key) && n <= names.length) key = withSuffix(base, ++n, MAX_KEY);
     next.set(base, n + 1);
     taken.add(key);
     renamed.set(name, key);
