@@ -125,6 +125,9 @@ function issuesShown(all: readonly ValidationIssue[], unshown: ReadonlySet<strin
  * operator's rules set and leave out of the schema the model sees (`fixed`,
  * docs/rules.md), which it names nowhere: not as received (the proxy set
  * them), declared, suggested for a key the model got wrong, or at fault.
+ * `shownAs`: the name the model was shown for each root argument its view
+ * renamed (schemas/passes/property-keys.ts), by the origin's: the text
+ * names it so, not by the origin's name, which the model never saw.
  */
 export function describeInvalidCall(
   tool: string,
@@ -132,7 +135,18 @@ export function describeInvalidCall(
   inputSchema: unknown,
   allIssues: readonly ValidationIssue[],
   unshown: ReadonlySet<string> = new Set(),
+  shownAs: ReadonlyMap<string, string> = new Map(),
 ): string {
+  const named = (key: string) => shownAs.get(key) ?? key;
+  // Issues locate a root argument by its pointer segment (`#/Account%20Number/…`).
+  const bySegment = new Map([...shownAs].map(([key, shown]) => [encodePointer(key), shown]));
+  const at = (location: string) => {
+    const end = location.indexOf("/", 2);
+    const shown = bySegment.get(end < 0 ? location.slice(2) : location.slice(2, end));
+    return shown === undefined
+      ? field(location)
+      : `\`${shown}${end < 0 ? "" : location.slice(end).replaceAll("/", ".")}\``;
+  };
   const lines = [
     `Invalid arguments for tool \`${tool}\`; the tool was not called. Fix these and call it again:`,
   ];
@@ -140,23 +154,26 @@ export function describeInvalidCall(
   for (const issue of issues.slice(0, MAX_LISTED)) {
     const missing = missingKey(issue);
     if (missing !== undefined) {
-      const parent = issue.location === "#" ? "" : ` in ${field(issue.location)}`;
-      lines.push(clip(`- missing required field \`${missing}\`${parent}`, MAX_LINE_CHARS));
+      const parent = issue.location === "#" ? "" : ` in ${at(issue.location)}`;
+      const name = issue.location === "#" ? named(missing) : missing;
+      lines.push(clip(`- missing required field \`${name}\`${parent}`, MAX_LINE_CHARS));
     } else {
-      lines.push(clip(`- ${field(issue.location)}: ${issue.message}`, MAX_LINE_CHARS));
+      lines.push(clip(`- ${at(issue.location)}: ${issue.message}`, MAX_LINE_CHARS));
     }
   }
   if (issues.length > MAX_LISTED) lines.push(`- … and ${issues.length - MAX_LISTED} more issues`);
   const received = Object.keys(args).filter((key) => !unshown.has(key));
   lines.push(
     received.length > 0
-      ? `Keys received: ${quoted(received, "keys")}.`
+      ? `Keys received: ${quoted(received.map(named), "keys")}.`
       : "No arguments were received.",
   );
   const properties = isPlainObject(inputSchema)
     ? propertiesOf(inputSchema, inputSchema)
     : undefined;
-  const declared = Object.keys(properties ?? {}).filter((key) => !unshown.has(key));
+  const declared = Object.keys(properties ?? {})
+    .filter((key) => !unshown.has(key))
+    .map(named);
   const unknown = received.filter((key) => !Object.hasOwn(properties ?? {}, key));
   for (const key of unknown.slice(0, MAX_SUGGESTIONS)) {
     const name = clip(key, MAX_KEY_CHARS);

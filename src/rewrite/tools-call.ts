@@ -327,7 +327,9 @@ export async function repairToolCall(
 
   if (fixIt && validation.kind === "invalid") {
     const unshown = new Set(Object.keys(rule?.fixed ?? {}));
-    const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues, unshown);
+    // Named as the caller's view named them (passes/property-keys.ts), not as the origin does.
+    const shownAs = new Map([...(resolved?.view?.keys ?? [])].map(([shown, key]) => [key, shown]));
+    const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues, unshown, shownAs);
     return { kind: "answer", response: toolError(message.id, text, revision), report };
   }
 

@@ -14,11 +14,14 @@
  * six characters of a hash of the whole name, so two names that read alike
  * never share one, whichever isolate views the schema. A name taken all the
  * same (the origin declares it too) gets the next free `_2`, `_3`, …
- * `required` follows. The call's keys are written back as the origin names
+ * `required` follows, as do the root's dependencies and a name its
+ * description quotes (a merged root's sets of fields): nothing the model
+ * reads names a property as it is not shown. The call's keys are written back as the origin names
  * them before anything else reads them (way-back.ts `keysBack`), from the
  * view the caller was shown (`SchemaView.keys`).
  */
 import { isPlainObject } from "../../json";
+import { withSuffix } from "../../names/sanitize";
 import { hash6 } from "../../names/stable-hash";
 import type { RootPass } from "../pass";
 
@@ -34,6 +37,10 @@ const FINGERPRINT = 7;
 const READ_UNITS = 4 * MAX_KEY;
 
 const COMBINING_MARKS = /\p{M}/gu;
+/** A name quoted in a description, as merge-branches.ts writes a form's fields. */
+const QUOTED = /`([^`]*)`/g;
+/** The root's keywords keyed by its properties' names; `dependentRequired`'s, and draft-07's, list names too. */
+const DEPENDENCIES = ["dependentRequired", "dependencies", "dependentSchemas"] as const;
 const REFUSED = /[^a-zA-Z0-9_.-]/g;
 
 /** `name` as the pattern takes it: a legal name is itself. */
@@ -59,15 +66,18 @@ export function legalKey(name: string): string {
 export function renamedKeys(names: readonly string[]): Map<string, string> {
   const renamed = new Map<string, string>();
   const taken = new Set(names.filter((name) => LEGAL_KEY.test(name)));
+  // The suffix each name's legal one goes on from: names of one hash (an origin can make
+  // thousands, stable-hash.ts is no cryptographic hash) would each try every suffix the ones
+  // before them took, their number squared (4,096 of them: 5 s of CPU).
+  const next = new Map<string, number>();
   for (const name of names) {
     if (taken.has(name)) continue;
     const base = legalKey(name);
-    let key = base;
+    let n = next.get(base) ?? 1;
+    let key = n === 1 ? base : withSuffix(base, n, MAX_KEY);
     // At most one try for each name taken: one of them is free.
-    for (let n = 2; taken.has(key) && n <= names.length + 1; n++) {
-      const suffix = `_${n}`;
-      key = `${base.slice(0, MAX_KEY - suffix.length)}${suffix}`;
-    }
+    while (taken.has(key) && n <= names.length) key = withSuffix(base, ++n, MAX_KEY);
+    next.set(base, n + 1);
     taken.add(key);
     renamed.set(name, key);
   }
@@ -88,10 +98,29 @@ export const propertyKeys: RootPass = {
     root.properties = Object.fromEntries(
       Object.entries(properties).map(([name, schema]) => [renamed.get(name) ?? name, schema]),
     );
-    if (Array.isArray(root.required)) {
-      root.required = root.required.map((name) =>
-        typeof name === "string" ? (renamed.get(name) ?? name) : name,
+    const named = (names: unknown) =>
+      Array.isArray(names)
+        ? names.map((name) => (typeof name === "string" ? (renamed.get(name) ?? name) : name))
+        : names;
+    if (Array.isArray(root.required)) root.required = named(root.required);
+    // What one property asks of the others is said by the names the view declares.
+    for (const keyword of DEPENDENCIES) {
+      const dependencies = root[keyword];
+      if (!isPlainObject(dependencies)) continue;
+      root[keyword] = Object.fromEntries(
+        Object.entries(dependencies).map(([name, value]) => [
+          renamed.get(name) ?? name,
+          named(value),
+        ]),
       );
+    }
+    // A merged root's "Takes one of these sets of fields: (1) `filter[id]`" (merge-branches.ts),
+    // or the origin's own words, quote a name as the model must write it.
+    if (typeof root.description === "string") {
+      root.description = root.description.replace(QUOTED, (quoted, name: string) => {
+        const key = renamed.get(name);
+        return key === undefined ? quoted : `\`${key}\``;
+      });
     }
     view.keysRenamed(renamed);
     view.applied.add("property_keys_renamed");
