@@ -1,4 +1,6 @@
 /** Steps the Vercel AI SDK's mock model (`ai/test`) answers with, for tests that run its agent loop. */
+import { generateText, stepCountIs, type ToolSet } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -22,3 +24,16 @@ export const finished = (text: string) => ({
   usage,
   warnings: [],
 });
+
+/**
+ * One turn of the AI SDK's agent loop (`generateText` and its mock model):
+ * the model calls `toolName` with `input`, then stops; the call's result.
+ */
+export async function callOnce(tools: ToolSet, toolName: string, input: unknown, prompt: string) {
+  let step = 0;
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => (++step === 1 ? toolCall(toolName, input) : finished("done")),
+  });
+  const result = await generateText({ model, tools, prompt, stopWhen: stepCountIs(2) });
+  return result.steps.flatMap((s) => s.toolResults)[0];
+}

@@ -21,7 +21,7 @@ import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveEchoOrigin } from "../fixtures/node/echo-origin";
-import { finished, toolCall } from "./ai-sdk-steps";
+import { callOnce, finished, toolCall } from "./ai-sdk-steps";
 import { serveProxy } from "./serve-proxy";
 
 const ANTHROPIC_KEY = /^[a-zA-Z0-9_.-]{1,64}$/;
@@ -101,18 +101,7 @@ describe.each(["anthropic", "bedrock"])("the Vercel AI SDK at /mcp/%s", (profile
 
       // As a model writes it: the listed names, a number as a string.
       const input = { [id]: "42", [select]: "name", [account]: "A-1", limit: 5 };
-      let step = 0;
-      const model = new MockLanguageModelV4({
-        doGenerate: async () =>
-          ++step === 1 ? toolCall("accounts_find", input) : finished("done"),
-      });
-      const result = await generateText({
-        model,
-        tools,
-        prompt: "Find account 42.",
-        stopWhen: stepCountIs(2),
-      });
-      const [called] = result.steps.flatMap((s) => s.toolResults);
+      const called = await callOnce(tools, "accounts_find", input, "Find account 42.");
       const received = {
         tool: "accounts_find",
         arguments: { "filter[id]": 42, $select: "name", "Account Number": "A-1", limit: 5 },

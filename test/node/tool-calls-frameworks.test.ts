@@ -12,12 +12,10 @@ import { createMCPClient } from "@ai-sdk/mcp";
 import { Validator } from "@cfworker/json-schema";
 import type { Tool } from "@modelcontextprotocol/server";
 import { mcpToFunctionTool, RunContext } from "@openai/agents";
-import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveEchoOrigin } from "../fixtures/node/echo-origin";
 import { withAgentsSdkServer } from "./agents-sdk-server";
-import { finished, toolCall } from "./ai-sdk-steps";
+import { callOnce } from "./ai-sdk-steps";
 import { serveProxy } from "./serve-proxy";
 
 const SEARCH: Tool = {
@@ -172,17 +170,7 @@ describe("the Vercel AI SDK at /mcp/gemini", () => {
       const [name] = Object.keys(tools);
       expect(name).toBe("issues.search");
       const input = { q: "bug", cursor: null, row: [7, "open", "p1"] };
-      let step = 0;
-      const model = new MockLanguageModelV4({
-        doGenerate: async () => (++step === 1 ? toolCall(name as string, input) : finished("done")),
-      });
-      const result = await generateText({
-        model,
-        tools,
-        prompt: "Find bugs.",
-        stopWhen: stepCountIs(2),
-      });
-      const [called] = result.steps.flatMap((s) => s.toolResults);
+      const called = await callOnce(tools, name as string, input, "Find bugs.");
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "issues.search", arguments: input }) }],
       });
@@ -208,17 +196,7 @@ describe("the Vercel AI SDK at /mcp/gemini, an optional list of an integer enum"
       const tools = await client.tools();
       // A model that writes exactly what the view says.
       const input = { priorities: ["2", "3"] };
-      let step = 0;
-      const model = new MockLanguageModelV4({
-        doGenerate: async () => (++step === 1 ? toolCall("order.create", input) : finished("done")),
-      });
-      const result = await generateText({
-        model,
-        tools,
-        prompt: "Order at priorities 2 and 3.",
-        stopWhen: stepCountIs(2),
-      });
-      const [called] = result.steps.flatMap((s) => s.toolResults);
+      const called = await callOnce(tools, "order.create", input, "Order at priorities 2 and 3.");
       expect(called?.output).toMatchObject({
         content: [
           { text: JSON.stringify({ tool: "order.create", arguments: { priorities: [2, 3] } }) },
@@ -245,17 +223,7 @@ describe("the Vercel AI SDK at /mcp/gemini, a tuple's integer enum", () => {
       });
       const tools = await client.tools();
       const input = { slot: ["2", "write the docs"] };
-      let step = 0;
-      const model = new MockLanguageModelV4({
-        doGenerate: async () => (++step === 1 ? toolCall("task.plan", input) : finished("done")),
-      });
-      const result = await generateText({
-        model,
-        tools,
-        prompt: "Plan the docs at priority 2.",
-        stopWhen: stepCountIs(2),
-      });
-      const [called] = result.steps.flatMap((s) => s.toolResults);
+      const called = await callOnce(tools, "task.plan", input, "Plan the docs at priority 2.");
       const slot = [2, "write the docs"];
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "task.plan", arguments: { slot } }) }],
@@ -276,17 +244,7 @@ describe("the Vercel AI SDK at /mcp/gemini, a model's list slips", () => {
       expect(Object.keys(tools)).toContain("sheet.append");
       // One row of three cells, written flat; two labels written as one string.
       const input = { values: ["Ada", "Lovelace", "1815"], labels: "people,math" };
-      let step = 0;
-      const model = new MockLanguageModelV4({
-        doGenerate: async () => (++step === 1 ? toolCall("sheet.append", input) : finished("done")),
-      });
-      const result = await generateText({
-        model,
-        tools,
-        prompt: "Add Ada.",
-        stopWhen: stepCountIs(2),
-      });
-      const [called] = result.steps.flatMap((s) => s.toolResults);
+      const called = await callOnce(tools, "sheet.append", input, "Add Ada.");
       // Read cell by cell, the row was a column of three rows, and the labels one label with a
       // comma: valid calls of another meaning. As sent, the origin (or validation) refuses them.
       expect(called?.output).toMatchObject({
@@ -314,17 +272,12 @@ describe("the Vercel AI SDK at /mcp/anthropic, a pydantic model's optional list"
           { SKU: "B-7", Quantity: 1 },
         ],
       };
-      let step = 0;
-      const model = new MockLanguageModelV4({
-        doGenerate: async () => (++step === 1 ? toolCall(name as string, input) : finished("done")),
-      });
-      const result = await generateText({
-        model,
+      const called = await callOnce(
         tools,
-        prompt: "Order two of A-1 and one of B-7.",
-        stopWhen: stepCountIs(2),
-      });
-      const [called] = result.steps.flatMap((s) => s.toolResults);
+        name as string,
+        input,
+        "Order two of A-1 and one of B-7.",
+      );
       const lines = [
         { sku: "A-1", quantity: 2 },
         { sku: "B-7", quantity: 1 },
