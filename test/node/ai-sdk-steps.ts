@@ -1,4 +1,5 @@
-/** Steps the Vercel AI SDK's mock model (`ai/test`) answers with, for tests that run its agent loop. */
+/** What tests that run the Vercel AI SDK share: its mock model's steps, one turn of its agent loop, its MCP client. */
+import { createMCPClient } from "@ai-sdk/mcp";
 import { generateText, stepCountIs, type ToolSet } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 
@@ -36,4 +37,17 @@ export async function callOnce(tools: ToolSet, toolName: string, input: unknown,
   });
   const result = await generateText({ model, tools, prompt, stopWhen: stepCountIs(2) });
   return result.steps.flatMap((s) => s.toolResults)[0];
+}
+
+/** `use` with the AI SDK's MCP client of `url`, closed after, whatever `use` does. */
+export async function withMcpClient<T>(
+  url: string,
+  use: (client: Awaited<ReturnType<typeof createMCPClient>>) => Promise<T>,
+): Promise<T> {
+  const client = await createMCPClient({ transport: { type: "http", url } });
+  try {
+    return await use(client);
+  } finally {
+    await client.close();
+  }
 }

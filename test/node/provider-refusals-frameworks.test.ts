@@ -15,13 +15,12 @@
  *   `/mcp/bedrock`, which takes one of at least a character
  *   (schemas/tool-descriptions.ts).
  */
-import { createMCPClient } from "@ai-sdk/mcp";
 import type { Tool } from "@modelcontextprotocol/server";
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveEchoOrigin } from "../fixtures/node/echo-origin";
-import { callOnce, finished, toolCall } from "./ai-sdk-steps";
+import { callOnce, finished, toolCall, withMcpClient } from "./ai-sdk-steps";
 import { serveProxy } from "./serve-proxy";
 
 const ANTHROPIC_KEY = /^[a-zA-Z0-9_.-]{1,64}$/;
@@ -82,10 +81,7 @@ afterAll(async () => {
 
 describe.each(["anthropic", "bedrock"])("the Vercel AI SDK at /mcp/%s", (profile) => {
   it("is listed parameter names the provider takes, and the origin gets its own names", async () => {
-    const client = await createMCPClient({
-      transport: { type: "http", url: `${proxy.url.href}/${profile}` },
-    });
-    try {
+    await withMcpClient(`${proxy.url.href}/${profile}`, async (client) => {
       const tools = await client.tools();
       const { inputSchema } = tools.accounts_find ?? {};
       const { jsonSchema: schema } = inputSchema as {
@@ -107,23 +103,16 @@ describe.each(["anthropic", "bedrock"])("the Vercel AI SDK at /mcp/%s", (profile
         arguments: { "filter[id]": 42, $select: "name", "Account Number": "A-1", limit: 5 },
       };
       expect(called?.output).toMatchObject({ content: [{ text: JSON.stringify(received) }] });
-    } finally {
-      await client.close();
-    }
+    });
   });
 });
 
 describe("the Vercel AI SDK at /mcp/openai", () => {
   it("is listed a description OpenAI takes, cut where a line ends; /mcp/anthropic the whole", async () => {
     const described = async (profile: string) => {
-      const client = await createMCPClient({
-        transport: { type: "http", url: `${proxy.url.href}/${profile}` },
-      });
-      try {
+      return await withMcpClient(`${proxy.url.href}/${profile}`, async (client) => {
         return (await client.tools()).think?.description as string;
-      } finally {
-        await client.close();
-      }
+      });
     };
     const openai = await described("openai");
     expect(openai.length).toBeLessThanOrEqual(1024);
@@ -139,14 +128,9 @@ describe("the Vercel AI SDK at /mcp/openai", () => {
 describe("the Vercel AI SDK at /mcp/bedrock", () => {
   it("is listed no empty description, which Bedrock refuses; /mcp/anthropic the origin's", async () => {
     const listed = async (profile: string) => {
-      const client = await createMCPClient({
-        transport: { type: "http", url: `${proxy.url.href}/${profile}` },
-      });
-      try {
+      return await withMcpClient(`${proxy.url.href}/${profile}`, async (client) => {
         return (await client.listTools()).tools.find((tool) => tool.name === "ping");
-      } finally {
-        await client.close();
-      }
+      });
     };
     expect(await listed("bedrock")).not.toHaveProperty("description");
     expect(await listed("anthropic")).toHaveProperty("description", "");
@@ -155,10 +139,7 @@ describe("the Vercel AI SDK at /mcp/bedrock", () => {
 
 describe("the Vercel AI SDK through search mode at /mcp/anthropic", () => {
   it("finds the tool with the names Anthropic takes, and call_tool's call reaches the origin under its own", async () => {
-    const client = await createMCPClient({
-      transport: { type: "http", url: `${searching.url.href}/anthropic` },
-    });
-    try {
+    await withMcpClient(`${searching.url.href}/anthropic`, async (client) => {
       const tools = await client.tools();
       expect(Object.keys(tools)).toEqual(["search_tools", "call_tool"]);
       let step = 0;
@@ -190,8 +171,6 @@ describe("the Vercel AI SDK through search mode at /mcp/anthropic", () => {
       const [, called] = result.steps.flatMap((s) => s.toolResults);
       const received = { tool: "accounts_find", arguments: { "filter[id]": 7 } };
       expect(called?.output).toMatchObject({ content: [{ text: JSON.stringify(received) }] });
-    } finally {
-      await client.close();
-    }
+    });
   });
 });

@@ -8,14 +8,13 @@
  * Sheets' rows, and FastMCP's optional list of models, and echoes what
  * reached it.
  */
-import { createMCPClient } from "@ai-sdk/mcp";
 import { Validator } from "@cfworker/json-schema";
 import type { Tool } from "@modelcontextprotocol/server";
 import { mcpToFunctionTool, RunContext } from "@openai/agents";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveEchoOrigin } from "../fixtures/node/echo-origin";
 import { withAgentsSdkServer } from "./agents-sdk-server";
-import { callOnce } from "./ai-sdk-steps";
+import { callOnce, withMcpClient } from "./ai-sdk-steps";
 import { serveProxy } from "./serve-proxy";
 
 const SEARCH: Tool = {
@@ -161,10 +160,7 @@ describe("the OpenAI Agents SDK's strict tool at /mcp/openai-strict, a pydantic 
 
 describe("the Vercel AI SDK at /mcp/gemini", () => {
   it("delivers the model's valid call to the origin as the model wrote it", async () => {
-    const client = await createMCPClient({
-      transport: { type: "http", url: `${proxy.url.href}/gemini` },
-    });
-    try {
+    await withMcpClient(`${proxy.url.href}/gemini`, async (client) => {
       const tools = await client.tools();
       // A name Gemini takes as it is.
       const [name] = Object.keys(tools);
@@ -174,18 +170,13 @@ describe("the Vercel AI SDK at /mcp/gemini", () => {
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "issues.search", arguments: input }) }],
       });
-    } finally {
-      await client.close();
-    }
+    });
   });
 });
 
 describe("the Vercel AI SDK at /mcp/gemini, an optional list of an integer enum", () => {
   it("gives the origin the integers of the string enum the view asked the model for", async () => {
-    const client = await createMCPClient({
-      transport: { type: "http", url: `${proxy.url.href}/gemini` },
-    });
-    try {
+    await withMcpClient(`${proxy.url.href}/gemini`, async (client) => {
       const { tools: listed } = await client.listTools();
       const order = listed.find((tool) => tool.name === "order.create");
       // Gemini takes string enums only: the view lists the priorities as "1", "2", "3".
@@ -202,18 +193,13 @@ describe("the Vercel AI SDK at /mcp/gemini, an optional list of an integer enum"
           { text: JSON.stringify({ tool: "order.create", arguments: { priorities: [2, 3] } }) },
         ],
       });
-    } finally {
-      await client.close();
-    }
+    });
   });
 });
 
 describe("the Vercel AI SDK at /mcp/gemini, a tuple's integer enum", () => {
   it("gives the origin the integer of the string enum the view asked the model for", async () => {
-    const client = await createMCPClient({
-      transport: { type: "http", url: `${proxy.url.href}/gemini` },
-    });
-    try {
+    await withMcpClient(`${proxy.url.href}/gemini`, async (client) => {
       const { tools: listed } = await client.listTools();
       const plan = listed.find((tool) => tool.name === "task.plan");
       // Gemini takes neither tuples nor integer enums: one `items` of either place, "1" for 1.
@@ -228,18 +214,13 @@ describe("the Vercel AI SDK at /mcp/gemini, a tuple's integer enum", () => {
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "task.plan", arguments: { slot } }) }],
       });
-    } finally {
-      await client.close();
-    }
+    });
   });
 });
 
 describe("the Vercel AI SDK at /mcp/gemini, a model's list slips", () => {
   it("delivers a flat row and a comma list as the model wrote them, never as a column or one label", async () => {
-    const client = await createMCPClient({
-      transport: { type: "http", url: `${proxy.url.href}/gemini` },
-    });
-    try {
+    await withMcpClient(`${proxy.url.href}/gemini`, async (client) => {
       const tools = await client.tools();
       expect(Object.keys(tools)).toContain("sheet.append");
       // One row of three cells, written flat; two labels written as one string.
@@ -250,18 +231,13 @@ describe("the Vercel AI SDK at /mcp/gemini, a model's list slips", () => {
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "sheet.append", arguments: input }) }],
       });
-    } finally {
-      await client.close();
-    }
+    });
   });
 });
 
 describe("the Vercel AI SDK at /mcp/anthropic, a pydantic model's optional list", () => {
   it("repairs each element as it does a property: a quantity as text, a key in another case", async () => {
-    const client = await createMCPClient({
-      transport: { type: "http", url: `${proxy.url.href}/anthropic` },
-    });
-    try {
+    await withMcpClient(`${proxy.url.href}/anthropic`, async (client) => {
       const tools = await client.tools();
       const name = Object.keys(tools).find((listed) => listed.startsWith("order_create"));
       expect(name).toMatch(/^order_create_[0-9a-z]{6}$/);
@@ -285,8 +261,6 @@ describe("the Vercel AI SDK at /mcp/anthropic, a pydantic model's optional list"
       expect(called?.output).toMatchObject({
         content: [{ text: JSON.stringify({ tool: "order.create", arguments: { lines } }) }],
       });
-    } finally {
-      await client.close();
-    }
+    });
   });
 });

@@ -555,6 +555,13 @@ describe("an answer the proxy renames keeps what surrounds its JSON as the origi
   });
 });
 
+/** A scripted origin's listing of one tool, `files.read`, answered under the request's id. */
+const FILES_LISTING = {
+  status: 200,
+  headers: [["Content-Type", "application/json"]] as [string, string][],
+  body: '{"jsonrpc":"2.0","id":__ID__,"result":{"tools":[{"name":"files.read","inputSchema":{"type":"object","properties":{}}}]}}',
+};
+
 describe("the proxy's own answers to a batch whose other messages the origin accepted", () => {
   it("carry the origin's headers: its cookies, each apart, and what else it said", async () => {
     // A batch of a call the rules answer (a tool the caller's listing lacks) and a notification:
@@ -562,11 +569,7 @@ describe("the proxy's own answers to a batch whose other messages the origin acc
     // cookie, say), and the client's answer is the proxy's. It went without them.
     const origin = await scriptedOrigin(
       {
-        "tools/list": {
-          status: 200,
-          headers: [["Content-Type", "application/json"]],
-          body: '{"jsonrpc":"2.0","id":__ID__,"result":{"tools":[{"name":"files.read","inputSchema":{"type":"object","properties":{}}}]}}',
-        },
+        "tools/list": FILES_LISTING,
       },
       "__ID__",
       {
@@ -612,11 +615,7 @@ describe("the listing the proxy asks for on a 2026-07-28 call's behalf", () => {
     // 12345678901234567891 reached the origin as 12345678901234567000, a number the client never sent.
     const origin = await scriptedOrigin(
       {
-        "tools/list": {
-          status: 200,
-          headers: [["Content-Type", "application/json"]],
-          body: '{"jsonrpc":"2.0","id":__ID__,"result":{"tools":[{"name":"files.read","inputSchema":{"type":"object","properties":{}}}]}}',
-        },
+        "tools/list": FILES_LISTING,
         "tools/call": {
           status: 200,
           headers: [["Content-Type", "application/json"]],
