@@ -23,8 +23,8 @@ import {
   isLegalName,
   type RenameReason,
   type Sanitized,
+  SuffixedNames,
   sanitizeName,
-  withSuffix,
 } from "./sanitize";
 
 /** The names handed out by earlier listings. */
@@ -131,6 +131,7 @@ export function assignNames(
     return owner === undefined || owner === original;
   };
 
+  const suffixed = new SuffixedNames(rules.cap);
   for (const original of [...illegal, ...demoted]) {
     const { name: base, reasons } = sanitized.get(original) ?? sanitizeName(original, rules);
     const sticky = known.nameOf(original);
@@ -138,7 +139,9 @@ export function assignNames(
       sticky !== undefined && isFree(sticky, original) && isLegalName(sticky, rules)
         ? sticky
         : base;
-    for (let n = 2; !isFree(name, original); n++) name = withSuffix(base, n, rules.cap);
+    // A suffix the run skips is taken, or `known` holds it for another tool: one it holds for
+    // this tool is `sticky`, tried first.
+    if (!isFree(name, original)) name = suffixed.free(base, (name) => isFree(name, original));
     taken.set(name, original);
     assignments.push({
       original,

@@ -102,3 +102,24 @@ export function withSuffix(base: string, n: number, cap: number): string {
   const suffix = `_${n}`;
   return `${base.slice(0, cap - suffix.length)}${suffix}`;
 }
+
+/**
+ * The first free name of `base` with a suffix, `_2`, `_3`, …, for each of a run of names
+ * wanting it. Each base goes on from the suffix its last name took, as names are only ever
+ * taken, never freed, within a run: an origin can make thousands of names of one base
+ * (stable-hash.ts is no cryptographic hash), which each trying every suffix from `_2` would
+ * cost their number squared.
+ */
+export class SuffixedNames {
+  readonly #next = new Map<string, number>();
+
+  constructor(private readonly cap: number) {}
+
+  free(base: string, isFree: (name: string) => boolean): string {
+    let n = this.#next.get(base) ?? 2;
+    let name = withSuffix(base, n, this.cap);
+    while (!isFree(name)) name = withSuffix(base, ++n, this.cap);
+    this.#next.set(base, n + 1);
+    return name;
+  }
+}

@@ -21,7 +21,7 @@
  * view the caller was shown (`SchemaView.keys`).
  */
 import { isPlainObject } from "../../json";
-import { withSuffix } from "../../names/sanitize";
+import { SuffixedNames } from "../../names/sanitize";
 import { hash6 } from "../../names/stable-hash";
 import type { RootPass } from "../pass";
 
@@ -66,18 +66,11 @@ export function legalKey(name: string): string {
 export function renamedKeys(names: readonly string[]): Map<string, string> {
   const renamed = new Map<string, string>();
   const taken = new Set(names.filter((name) => LEGAL_KEY.test(name)));
-  // The suffix each name's legal one goes on from: names of one hash (an origin can make
-  // thousands, stable-hash.ts is no cryptographic hash) would each try every suffix the ones
-  // before them took, their number squared (4,096 of them: 5 s of CPU).
-  const next = new Map<string, number>();
+  const suffixed = new SuffixedNames(MAX_KEY);
   for (const name of names) {
     if (taken.has(name)) continue;
     const base = legalKey(name);
-    let n = next.get(base) ?? 1;
-    let key = n === 1 ? base : withSuffix(base, n, MAX_KEY);
-    // At most one try for each name taken: one of them is free.
-    while (taken.has(key) && n <= names.length) key = withSuffix(base, ++n, MAX_KEY);
-    next.set(base, n + 1);
+    const key = taken.has(base) ? suffixed.free(base, (key) => !taken.has(key)) : base;
     taken.add(key);
     renamed.set(name, key);
   }
