@@ -5,6 +5,7 @@
 import { echoTools } from "../../demo/src/tools";
 import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
 import type { ToolResolver } from "../../src/toolmap/resolve-tool";
+import { resolverOf } from "../../support/resolver";
 
 function schemaOf(name: string): unknown {
   const tool = echoTools.find((candidate) => candidate.name === name);
@@ -88,18 +89,8 @@ function pointerCall() {
   return { schema: { type: "object", properties, $defs }, args };
 }
 
-function resolverFor(original: string, inputSchema: unknown): ToolResolver {
-  const entry = { original, schemaHash: "", inputSchema };
-  const tool = { entry, source: "memory" as const, by: "listed" as const, shown: true };
-  return Object.assign(async () => ({ kind: "resolved" as const, tool }), {
-    refusalOf: async () => undefined,
-    closest: async () => undefined,
-    handedOutFor: () => undefined,
-    ruleOf: () => undefined,
-    refusesCalls: false,
-    relisted: () => false,
-  });
-}
+const resolverFor = (original: string, inputSchema: unknown): ToolResolver =>
+  resolverOf({ original, schemaHash: "", inputSchema });
 
 function call(name: string, args: unknown): JsonRpcRequest {
   return {

@@ -329,7 +329,15 @@ export async function repairToolCall(
     const unshown = new Set(Object.keys(rule?.fixed ?? {}));
     // Named as the caller's view named them (passes/property-keys.ts), not as the origin does.
     const shownAs = new Map([...(resolved?.view?.keys ?? [])].map(([shown, key]) => [key, shown]));
-    const text = describeInvalidCall(tool, args ?? {}, schema, validation.issues, unshown, shownAs);
+    // The tool too, by the name the model is to call it again by.
+    const text = describeInvalidCall(
+      resolved.name,
+      args ?? {},
+      schema,
+      validation.issues,
+      unshown,
+      shownAs,
+    );
     return { kind: "answer", response: toolError(message.id, text, revision), report };
   }
 

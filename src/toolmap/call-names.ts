@@ -38,6 +38,8 @@ const sameSchema = (shown: ToolEntry, entry: ToolEntry) =>
 
 export interface Resolution extends Judgement {
   entry: ToolEntry;
+  /** The tool's model-facing name here: the one called, or the one a call by another spelling means. */
+  name: string;
   source: "memory" | "kv";
   /** The schema the model was shown, where it differs from the origin's. */
   view?: SchemaView;
@@ -207,6 +209,7 @@ export class CallNames {
     const { refused, shown } = await this.#judge(entry.original);
     return {
       entry,
+      name,
       source,
       shown,
       ...(view?.differs ? { view } : {}),

@@ -88,7 +88,7 @@ describe("protocol 2026-07-28: what the proxy writes itself", () => {
       {
         type: "text",
         text: [
-          "Invalid arguments for tool `files.read`; the tool was not called. Fix these and call it again:",
+          `Invalid arguments for tool \`${DEMO_NAMES["files.read"]}\`; the tool was not called. Fix these and call it again:`,
           "- missing required field `path`",
           "Keys received: `max_bytes`.",
           "Declared arguments: `path`, `max_bytes`.",

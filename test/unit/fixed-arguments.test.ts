@@ -12,7 +12,7 @@ import type { JsonRpcRequest } from "../../src/protocol/jsonrpc";
 import { alignCallHeaders, paramMismatch } from "../../src/protocol/mcp-headers";
 import { revisionOf } from "../../src/protocol/revision";
 import { repairToolCall } from "../../src/rewrite/tools-call";
-import { resolverOf } from "../helpers/resolver";
+import { resolverOf } from "../../support/resolver";
 import { rulesOf } from "../helpers/tool-rules";
 
 const rule = rulesOf({

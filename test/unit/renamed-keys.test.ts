@@ -10,8 +10,8 @@ import { revisionOf } from "../../src/protocol/revision";
 import { repairToolCall } from "../../src/rewrite/tools-call";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
+import { resolverOf } from "../../support/resolver";
 import { NAMES_HASHING_ALIKE } from "../helpers/names-hashing-alike";
-import { resolverOf } from "../helpers/resolver";
 
 const viewName = (keys: ReadonlyMap<string, string> | undefined, origin: string) =>
   [...(keys ?? [])].find(([, was]) => was === origin)?.[0] ?? "";

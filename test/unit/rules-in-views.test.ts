@@ -19,11 +19,11 @@ import { presentedSchema } from "../../src/rules/apply-rules";
 import type { ToolRule } from "../../src/rules/tool-rules";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { type SchemaView, schemaView } from "../../src/schemas/view";
+import { resolverOf } from "../../support/resolver";
 import { ROOT_SHAPES, withRoot } from "../fixtures/root-shapes";
 import corpus from "../fixtures/schema-corpus.json";
 import { anySchema } from "../helpers/any-schema";
 import { PROVIDER_RULES } from "../helpers/provider-rules";
-import { resolverOf } from "../helpers/resolver";
 import { rulesOf } from "../helpers/tool-rules";
 
 type Schema = Record<string, unknown>;

@@ -27,11 +27,11 @@ import { describeValue } from "../../src/schemas/notes";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
+import { resolverOf } from "../../support/resolver";
 import corpus from "../fixtures/schema-corpus.json";
 import { anySchema } from "../helpers/any-schema";
 import { captureLogs } from "../helpers/logs";
 import { declaredNames, PROVIDER_RULES, rootRules, schemasIn } from "../helpers/provider-rules";
-import { resolverOf } from "../helpers/resolver";
 
 /** Schemas that break requests, one pattern each (the table and then some). */
 const EDGE_CASES: Record<string, Record<string, unknown>> = {

@@ -23,8 +23,8 @@ import { repairToolCall } from "../../src/rewrite/tools-call";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { type SchemaRule, type SchemaView, schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
+import { resolverOf } from "../../support/resolver";
 import { PROVIDER_RULES, schemasIn } from "../helpers/provider-rules";
-import { resolverOf } from "../helpers/resolver";
 
 type Schema = Record<string, unknown>;
 const REVISION = revisionOf(new Headers());

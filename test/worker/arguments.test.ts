@@ -270,14 +270,24 @@ describe("calls the proxy answers itself", () => {
     });
     expect(result?.isError).toBe(true);
     const text = result?.content[0]?.text ?? "";
+    // Named as the model's listing named it, the name it is to call again, not the origin's.
+    expect(text).toMatch(
+      /^Invalid arguments for tool `files_read_yqgun6`; the tool was not called/,
+    );
     expect(text).toContain("missing required field `path`");
     expect(text).toContain("Keys received: `pth`.");
     expect(text).toContain("Unknown key `pth`: did you mean `path`?");
+    // Called by another spelling (the origin's own name, read against the caller's listing).
+    const respelled = await call({ name: "files.read", arguments: { pth: "src/main.ts" } });
+    expect(respelled.result?.content[0]?.text).toMatch(
+      /^Invalid arguments for tool `files_read_yqgun6`;/,
+    );
     expect(await callsReceived()).toEqual([]);
     // The line says the call went no further, as its data point does: under `warn` the same
     // line stands for a call the origin answered.
     expect(logs.events("tool_call_repaired")).toMatchObject([
       { validation: "invalid", outcome: "invalid_arguments" },
+      { validation: "invalid", outcome: "invalid_arguments", nameRead: "original" },
     ]);
     logs.restore();
   });
