@@ -19,9 +19,25 @@ import type { SearchViews } from "./tool-search";
 
 type Viewed = Pick<ToolEntry, "original" | "inputSchema" | "schemaHash">;
 
-/** What a `schemas_adapted` line says of a view made now. */
-function adaptedOf(tool: string, { rules, dropped, unfit }: SchemaView): Record<string, unknown> {
-  return { tool, rules, dropped, ...(unfit === undefined ? {} : { unfit }) };
+/** Root names a `schemas_adapted` line maps, origin's to shown, of one view; the rest are not named. */
+const MAX_KEYS_LOGGED = 10;
+
+/**
+ * What a `schemas_adapted` line says of a view made now, with the root's names it renamed: the
+ * model sends those, and the origin receives its own.
+ */
+function adaptedOf(tool: string, view: SchemaView): Record<string, unknown> {
+  const { rules, dropped, unfit, keys } = view;
+  const renamed = [...(keys ?? [])]
+    .slice(0, MAX_KEYS_LOGGED)
+    .map(([shown, origin]) => ({ from: origin, to: shown }));
+  return {
+    tool,
+    rules,
+    dropped,
+    ...(unfit === undefined ? {} : { unfit }),
+    ...(renamed.length > 0 ? { keys: renamed } : {}),
+  };
 }
 
 export class SchemaViews {

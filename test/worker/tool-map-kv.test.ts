@@ -770,3 +770,34 @@ describe("a listing under openai-strict", () => {
     });
   });
 });
+
+describe("a listing under anthropic", () => {
+  it("logs the root's names its view renamed, origin's and shown, for a call's keys to be traced", async () => {
+    const filter = {
+      name: "issues.search",
+      inputSchema: {
+        type: "object",
+        properties: { "filter[id]": { type: "string" }, q: { type: "string" } },
+      },
+    };
+    const { toolMap } = await toolMapOf(
+      freshOrigin(),
+      new ToolMapMemory(),
+      env.TOOL_MAP,
+      profileOf("anthropic"),
+    );
+    const logs = captureLogs();
+    const listing = await toolMap.nameListing([filter, ...toolsOf(2)]);
+    const shown = Object.keys(
+      (listing.schemas.get("issues.search") as { properties: object }).properties,
+    );
+    expect(shown[0]).toMatch(/^filter_id__[a-z0-9]{6}$/);
+    expect(logs.events("schemas_adapted")[0]?.tools).toContainEqual({
+      tool: "issues.search",
+      rules: ["property_keys_renamed"],
+      dropped: [],
+      keys: [{ from: "filter[id]", to: shown[0] }],
+    });
+    logs.restore();
+  });
+});
