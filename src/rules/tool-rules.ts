@@ -23,9 +23,6 @@ import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
 import { globs, matcher } from "./globs";
 
-const RULE_KEYS = "hide, only, hideAnnotated, onlyAnnotated, tools";
-const TOOL_RULE_KEYS = "name, description, appendDescription, aliases, fixed, defaults";
-
 /**
  * Keys valibot's `record` leaves out of what it reads (against prototype pollution): a rule for a
  * tool so named, or a fixed argument so named, would be dropped without a word.
@@ -101,7 +98,11 @@ const annotationMatch = v.optional(
 const argumentValues = (what: string) =>
   v.optional(table(v.unknown(), `must be a table of ${what}`), {});
 
-const ToolRuleSchema = v.strictObject(
+/** A strict object of `entries`, whose unknown key is told with the keys it takes. */
+const rulesOf = <T extends v.ObjectEntries>(entries: T, what: string) =>
+  v.strictObject(entries, `is not ${what} (${Object.keys(entries).join(", ")})`);
+
+const ToolRuleSchema = rulesOf(
   {
     name: v.optional(v.pipe(v.string("must be a string"), v.nonEmpty("must not be empty"))),
     description: v.optional(v.string("must be a string")),
@@ -116,10 +117,10 @@ const ToolRuleSchema = v.strictObject(
     fixed: argumentValues("argument = value"),
     defaults: argumentValues("argument = value"),
   },
-  `is not a rule for a tool (${TOOL_RULE_KEYS})`,
+  "a rule for a tool",
 );
 
-const RulesDocument = v.strictObject(
+const RulesDocument = rulesOf(
   {
     hide: globs,
     only: globs,
@@ -127,7 +128,7 @@ const RulesDocument = v.strictObject(
     onlyAnnotated: annotationMatch,
     tools: v.optional(table(ToolRuleSchema, "must be a table of tools by original name"), {}),
   },
-  `is not a rule (${RULE_KEYS})`,
+  "a rule",
 );
 
 const NOT_A_TABLE = "must be a table, or JSON text holding one";
