@@ -65,6 +65,8 @@ export type RepairKind =
   | "aliased"
   | "coalesced"
   | "coerced"
+  /** A string made the `enum` or `const` member it names in another case (args/enum-case.ts). */
+  | "enum_cased"
   | "dropped"
   | "from_text"
   | "strict_undone"

@@ -136,24 +136,33 @@ export function formsTogether<T>(
  * The values a schema's `enum` or `const` names (or its `anyOf`/`oneOf` branches' together, where
  * each names some; or else an `allOf` branch's, which holds of the value too), or `undefined`
  * where it may take any value of its types. What it names may be more than it takes, never less.
+ * With `of`, the values of that type may be: a branch whose types exclude it names none
+ * (`Literal["asc","desc"] | None`, an `anyOf` of the enum and `null`, names `"asc"` and `"desc"`
+ * of a string).
  */
 export function namedValues(
   schema: unknown,
   root: Schema,
   targets?: RefTargets,
+  of?: JsonType,
 ): ReadonlySet<unknown> | undefined {
-  return valuesIn(schema, readingOf(root, targets));
+  return valuesIn(schema, readingOf(root, targets), of);
 }
 
-function valuesIn(schema: unknown, reading: Reading): Set<unknown> | undefined {
+function valuesIn(schema: unknown, reading: Reading, of?: JsonType): Set<unknown> | undefined {
   const resolved = resolvedIn(schema, reading);
   if (!resolved) return undefined;
   if (Object.hasOwn(resolved, "const")) return new Set([resolved.const]);
   const values = own(resolved, "enum");
   if (Array.isArray(values)) return new Set(values);
-  const forms = formsTogether(resolved, reading, valuesIn);
+  const forms = formsTogether(resolved, reading, (form, next) => {
+    const types = of === undefined ? undefined : typesIn(form, next);
+    return types && !types.has(of as JsonType) ? new Set() : valuesIn(form, next, of);
+  });
   if (forms !== NO_FORMS) return forms;
-  for (const branchValues of branchesOf(resolved, "allOf", reading, valuesIn)) {
+  for (const branchValues of branchesOf(resolved, "allOf", reading, (branch, next) =>
+    valuesIn(branch, next, of),
+  )) {
     if (branchValues) return branchValues;
   }
   return undefined;

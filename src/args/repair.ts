@@ -23,6 +23,7 @@ import {
 } from "../json";
 import { coalesceKeys, spellingsOf } from "./coalesce";
 import { coerceValue } from "./coerce";
+import { foldedMembers, memberInAnotherCase } from "./enum-case";
 import {
   allowedTypes,
   declaredProperties,
@@ -43,6 +44,8 @@ export interface RepairReport {
   /** Keys renamed to a declared property, by path (`payload-json` → `payload_json`). */
   renamedKeys: Array<{ from: string; to: string }>;
   coercions: Array<{ path: string; from: JsonType; to: JsonType }>;
+  /** Paths of strings made the `enum` or `const` member they name in another case (enum-case.ts). */
+  enumCased: string[];
   /**
    * Paths of values dropped: `null` where the schema allows no null for a property it does not
    * require, losing aliases.
@@ -93,7 +96,13 @@ function readOnce<T>(read: (schema: unknown) => T): (schema: unknown) => T {
 }
 
 class ArgumentRepair {
-  readonly report: RepairReport = { renamedKeys: [], coercions: [], dropped: [], limited: false };
+  readonly report: RepairReport = {
+    renamedKeys: [],
+    coercions: [],
+    enumCased: [],
+    dropped: [],
+    limited: false,
+  };
   /** How the JSON texts values were coerced from wrote theirs. */
   exact: ExactText | undefined;
   /** Each object whose keys were coalesced, and to what: kept only for `keysRespelled`. */
@@ -104,6 +113,11 @@ class ArgumentRepair {
   private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root, this.targets));
   private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root, this.targets));
   private readonly valuesIn = readOnce((schema) => namedValues(schema, this.root, this.targets));
+  /** The values a string may be, and each string among them by its case folded: enum-case.ts. */
+  private readonly stringsIn = readOnce((schema) =>
+    namedValues(schema, this.root, this.targets, "string"),
+  );
+  private readonly membersIn = readOnce((values) => foldedMembers(values as ReadonlySet<unknown>));
   private readonly placesIn = readOnce((schema) => tuplePlaces(schema, this.root, this.targets));
   private readonly othersIn = readOnce((schema) =>
     otherKeysSchema(schema, this.root, this.targets),
@@ -201,8 +215,9 @@ class ArgumentRepair {
    * `current`, an array its schema reads as a tuple (or as nothing). A tuple's elements are left
    * as sent (a model shown one list of every place's schemas, as a view of a tuple is, may have
    * put a value in another place), but for a string its place's `enum` or `const` does not name
-   * where that names the number or boolean the string writes: what a view of string enums
-   * (`gemini`, `portable`) asked the model for there.
+   * where that names the number or boolean the string writes (what a view of string enums,
+   * `gemini`, `portable`, asked the model for there), or one string member in another case: not
+   * a value of that place as sent, whichever place the model meant it for.
    */
   private tuple(current: unknown[], value: unknown, schema: unknown, path: string, depth: number) {
     const places = this.placesIn(schema);
@@ -243,12 +258,26 @@ class ArgumentRepair {
     return spelledIn(writtenAsIn(elements, current), spelled);
   }
 
-  /** Whether `element` is a string `place`'s values do not name, standing for a number or boolean they do. */
+  /**
+   * Whether `element` is a string `place`'s values do not name, standing for a number or boolean
+   * they do, or for a string member in another case.
+   */
   private enumString(element: unknown, place: unknown): boolean {
     if (typeof element !== "string" || element.trim() === "") return false;
+    if (this.memberOf(element, place) !== undefined) return true;
     const values = this.valuesIn(place);
     if (values === undefined || values.has(element)) return false;
     return values.has(element === "true" ? true : element === "false" ? false : Number(element));
+  }
+
+  /**
+   * The one string member of what `schema` names that `text`, a string it does not name, is in
+   * another case; `undefined` where it names it, or none or several are.
+   */
+  private memberOf(text: string, schema: unknown): string | undefined {
+    const strings = this.stringsIn(schema);
+    if (strings === undefined || strings.has(text)) return undefined;
+    return memberInAnotherCase(text, this.membersIn(strings));
   }
 
   value(
@@ -268,13 +297,21 @@ class ArgumentRepair {
     let current = value;
     const allowed = this.allowedIn(schema);
     if (allowed) {
-      // A string its schema takes may still be none its enum names, standing for a number it does.
+      // A string its schema takes may still be none its enum names, standing for a number it
+      // does, or for a member in another case.
       const values =
         typeof current === "string" && allowed.has("string") && allowed.size > 1
           ? this.valuesIn(schema)
           : undefined;
       const coercion = coerceValue(current, allowed, written, this.read, values, element);
       if (coercion === "drop") return DROP;
+      if (coercion === undefined && typeof current === "string" && allowed.has("string")) {
+        const member = this.memberOf(current, schema);
+        if (member !== undefined) {
+          this.report.enumCased.push(path);
+          return member;
+        }
+      }
       if (coercion) {
         this.report.coercions.push({ path, from: coercion.from, to: coercion.to });
         current = coercion.value;

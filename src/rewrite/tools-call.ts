@@ -81,6 +81,7 @@ function repairsOf(parts: {
   aliased: number;
   coalesced: number;
   coerced: number;
+  enumCased: number;
   dropped: number;
   fromText: number;
   strictUndone: number;
@@ -95,6 +96,7 @@ function repairsOf(parts: {
     ["aliased", parts.aliased],
     ["coalesced", parts.coalesced],
     ["coerced", parts.coerced],
+    ["enum_cased", parts.enumCased],
     ["dropped", parts.dropped],
     ["from_text", parts.fromText],
     ["strict_undone", parts.strictUndone],
@@ -293,6 +295,7 @@ export async function repairToolCall(
       renamedKeys: [...(aliased?.renamed ?? []), ...(repair?.report.renamedKeys ?? [])],
       ...(settled?.set.length ? { setByRules: settled.set } : {}),
       coercions: [...(fromText?.parsed ?? []), ...(repair?.report.coercions ?? [])],
+      ...(repair?.report.enumCased.length ? { enumCased: repair.report.enumCased } : {}),
       dropped: [
         ...(fromText?.leftOut ?? []),
         ...(repair?.report.dropped ?? []),
@@ -317,6 +320,7 @@ export async function repairToolCall(
       aliased: aliased?.renamed.length ?? 0,
       coalesced: repair?.report.renamedKeys.length ?? 0,
       coerced: repair?.report.coercions.length ?? 0,
+      enumCased: repair?.report.enumCased.length ?? 0,
       dropped: (repair?.report.dropped.length ?? 0) + (settled?.dropped.length ?? 0),
       fromText: fromText?.parsed.length ?? 0,
       strictUndone: fromText?.leftOut.length ?? 0,

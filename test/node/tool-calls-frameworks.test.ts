@@ -264,3 +264,21 @@ describe("the Vercel AI SDK at /mcp/anthropic, a pydantic model's optional list"
     });
   });
 });
+
+describe("the Vercel AI SDK at /mcp/gemini, an enum in another case", () => {
+  it("gives the origin the member the model wrote in capitals, under the key it spelled otherwise", async () => {
+    await withMcpClient(`${proxy.url.href}/gemini`, async (client) => {
+      const { tools: listed } = await client.listTools();
+      const search = listed.find((tool) => tool.name === "issues.search");
+      expect(search?.inputSchema.properties?.sort).toMatchObject({ enum: ["asc", "desc"] });
+      const tools = await client.tools();
+      // What models write for `enum: ["asc","desc"]`: the SQL keyword, and the key as a title.
+      const input = { q: "bug", cursor: null, Sort: "ASC" };
+      const called = await callOnce(tools, "issues.search", input, "Oldest bugs first.");
+      const received = { q: "bug", cursor: null, sort: "asc" };
+      expect(called?.output).toMatchObject({
+        content: [{ text: JSON.stringify({ tool: "issues.search", arguments: received }) }],
+      });
+    });
+  });
+});

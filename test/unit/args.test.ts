@@ -1647,7 +1647,13 @@ describe("properties", () => {
           expect(validateArguments(args, schema).kind).toBe("valid");
           const { arguments: repaired, report } = repairArguments(args, schema);
           expect(repaired).toBe(args);
-          expect(report).toEqual({ renamedKeys: [], coercions: [], dropped: [], limited: false });
+          expect(report).toEqual({
+            renamedKeys: [],
+            coercions: [],
+            enumCased: [],
+            dropped: [],
+            limited: false,
+          });
         }),
       );
     }

@@ -511,7 +511,13 @@ describe("the way back, for random schemas", () => {
           if (Object.keys(args as Schema).length > 0) read++;
           const { arguments: repaired, report } = repairArguments(args as Schema, original);
           expect(repaired).toBe(args);
-          expect(report).toEqual({ renamedKeys: [], coercions: [], dropped: [], limited: false });
+          expect(report).toEqual({
+            renamedKeys: [],
+            coercions: [],
+            enumCased: [],
+            dropped: [],
+            limited: false,
+          });
         },
       ),
       { numRuns: 400 },

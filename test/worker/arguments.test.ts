@@ -339,6 +339,23 @@ describe("calls the proxy answers itself", () => {
     expect(result?.structuredContent?.arguments).toEqual({ path: "a", max_bytes: 9 });
   });
 
+  it("enforce: an enum member written in another case reaches the origin as the member", async () => {
+    const { call } = await setUp({ ARGUMENT_VALIDATION: "enforce" });
+    const logs = captureLogs();
+    const { result } = await call({
+      name: DEMO_NAMES["get-weather"],
+      arguments: { city: "Oslo", Units: "Imperial" },
+    });
+    expect(result?.isError).toBeUndefined();
+    expect(result?.structuredContent?.arguments).toEqual({ city: "Oslo", units: "imperial" });
+    // Counted by path, as a coercion is; never the value.
+    expect(logs.events("tool_call_repaired")).toMatchObject([
+      { renamedKeys: [{ from: "Units", to: "units" }], enumCased: ["units"], validation: "valid" },
+    ]);
+    expect(JSON.stringify(logs.lines())).not.toContain("Imperial");
+    logs.restore();
+  });
+
   it("warn (default): an invalid call is logged and forwarded for the origin to answer", async () => {
     const log = vi.spyOn(console, "log");
     const { call, callsReceived } = await setUp();
