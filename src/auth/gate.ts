@@ -40,6 +40,7 @@ import {
   withoutOriginChallenge,
 } from "./provider";
 import type { PublicUrls } from "./public-url";
+import { sessionBinding } from "./session-binding";
 import type { SignInMemory } from "./sign-in-memory";
 
 /** What a gate grant carries, encrypted by the library. */
@@ -111,6 +112,14 @@ const gateError = (request: Request, status: number, message: string, headers?: 
   return response;
 };
 
+/**
+ * What a request with a session id the proxy did not bind to its user is told
+ * (docs/errors.md): a `404`, as for a session the origin does not have, so
+ * that the client starts another, and learns nothing of whose it is.
+ */
+const SESSION_NOT_FOUND =
+  "Session not found: no session of this Mcp-Session-Id was begun for you; start a new session (initialize without one)";
+
 /** Gate mode's authorization server for the proxy's URL `urls`. */
 export function createGate(
   config: Config,
@@ -153,13 +162,23 @@ export function createGate(
       }
       // With the shared key alone, the origin cannot tell one user's request from another's.
       const sameForEveryCaller = key.shared && headers.length === 1;
+      const user = `${props.gate.issuer}\n${props.gate.subject}`;
+      // Before anything reads the request: past here it names the origin's session, the user's own.
+      const sessions = await sessionBinding(key.value, user);
+      const bound = await sessions.toOrigin(request);
+      if (bound === undefined) {
+        const status = 404;
+        const code = ErrorCode.InvalidRequest;
+        logEvent("request_refused", { status, code, reason: SESSION_NOT_FOUND });
+        return errorResponse(status, code, SESSION_NOT_FOUND, unreadAddressee(request.headers));
+      }
       (ctx as { props?: unknown }).props = {
         originHeaders: headers,
         sameForEveryCaller,
-        user: `${props.gate.issuer}\n${props.gate.subject}`,
+        user,
       } satisfies GateRequest;
-      const response = await routes.fetch(request, env, ctx);
-      if (response.status !== 401) return withoutOriginChallenge(response);
+      const response = await routes.fetch(bound, env, ctx);
+      if (response.status !== 401) return sessions.toClient(withoutOriginChallenge(response));
       // The origin refused the key: the client's token is good, and signing in again would not help.
       await response.body?.cancel();
       logEvent("origin_key_refused", { origin: originHost });

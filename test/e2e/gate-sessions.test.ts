@@ -1,0 +1,179 @@
+/**
+ * Gate mode's sessions are their user's (SECURITY.md, "A session is its
+ * user's"). With the shared `ORIGIN_SECRET` every user's requests reach the
+ * origin with one credential, so the origin (the demo: the official SDK's
+ * transport with a `sessionIdGenerator`, one Durable Object a session) serves
+ * whoever sends a session's id. The proxy, which signed each user in, hands
+ * the client the origin's id bound to its user, and takes back only an id it
+ * bound to the user who sends it: dave, who learnt alice's session id (a
+ * log, a bug report), is refused as for a session that does not exist, and
+ * the origin never sees her request.
+ */
+import { describe, expect, it } from "vitest";
+import { DEMO_NAMES } from "../helpers/demo-names";
+import {
+  connectAs,
+  GATE_URL,
+  gateNetwork,
+  neverShowsItsKeys,
+  signedInByHand,
+} from "../helpers/gate";
+import { initialize, PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
+import {
+  type Fetch,
+  GATEWAY_ORIGIN,
+  newTrace,
+  PROXY_URL,
+  receivedByOrigin,
+  viaProxy,
+} from "../helpers/proxy";
+
+const events = neverShowsItsKeys();
+
+/** `network`, and the `Mcp-Session-Id`s the client sent through it, in order. */
+function sessionsSent(network: Fetch): { network: Fetch; sent: string[] } {
+  const sent: string[] = [];
+  return {
+    sent,
+    network: (input, init) => {
+      const session = new Headers(init?.headers).get("mcp-session-id");
+      if (session !== null && session !== sent.at(-1)) sent.push(session);
+      return network(input, init);
+    },
+  };
+}
+
+/** The session ids the origin was sent for requests of `trace`, each once. */
+async function sessionsAtOrigin(trace: string): Promise<string[]> {
+  const ids = (await receivedByOrigin(trace)).map(({ headers }) => headers["mcp-session-id"]);
+  return [...new Set(ids.filter((id): id is string => id !== undefined))];
+}
+
+/** What a request of `token` with `session` gets for each method that names a session. */
+async function eachMethodWith(network: Fetch, token: string, session: string) {
+  const headers = {
+    authorization: `Bearer ${token}`,
+    "mcp-session-id": session,
+    "mcp-protocol-version": PROTOCOL_VERSION,
+  };
+  const call = await postJson(
+    network,
+    GATE_URL,
+    rpc(7, "tools/call", { name: DEMO_NAMES["files.read"], arguments: { path: "a" } }),
+    headers,
+  );
+  const stream = await network(GATE_URL, {
+    headers: { ...headers, accept: "text/event-stream", "last-event-id": "0" },
+  });
+  const ended = await network(GATE_URL, { method: "DELETE", headers });
+  return Promise.all(
+    [call, stream, ended].map(async (response) => ({
+      status: response.status,
+      body: await response.text(),
+    })),
+  );
+}
+
+/** The proxy's refusal of a session id it did not bind to the user (docs/errors.md). */
+function refusedAsUnknown(answer: { status: number; body: string }) {
+  expect(answer.status).toBe(404);
+  const body = JSON.parse(answer.body) as { error: { code: number; message: string } };
+  expect(body.error.code).toBe(-32600);
+  expect(body.error.message).toMatch(/^Session not found: /);
+}
+
+describe("gate mode with the shared key alone: a session is its user's (Mcp-Session-Id)", () => {
+  it("refuses dave alice's session id on every method, and serves alice on", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
+    const alice = sessionsSent(network);
+    const { client } = await connectAs("alice", alice.network, "2025-11-25");
+    expect((await client.callTool(DEMO_NAMES["files.read"], { path: "a" })).isError).toBeFalsy();
+    const [aliceSession] = alice.sent;
+    expect(alice.sent).toHaveLength(1);
+    const reached = (await receivedByOrigin(trace)).length;
+
+    // Dave (of the allowed group), signed in in his own right, sends what he learnt.
+    const dave = await signedInByHand(network, "dave");
+    for (const answer of await eachMethodWith(network, dave.token, aliceSession ?? "")) {
+      refusedAsUnknown(answer);
+    }
+    expect((await receivedByOrigin(trace)).length).toBe(reached);
+    expect(events("request_refused")).toContainEqual(
+      expect.objectContaining({ status: 404, code: -32600 }),
+    );
+
+    // Dave's DELETE ended nothing: alice's session is served as before.
+    const after = await client.callTool(DEMO_NAMES["files.read"], { path: "b" });
+    expect(after.isError).toBeFalsy();
+    expect(alice.sent).toEqual([aliceSession]);
+    await client.close();
+  });
+
+  it("refuses the origin's own id (from the origin's log) to every user, and ids made up", async () => {
+    const trace = newTrace();
+    const network = gateNetwork({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
+    const alice = await signedInByHand(network, "alice");
+    const opened = await postJson(network, GATE_URL, initialize(), {
+      authorization: `Bearer ${alice.token}`,
+    });
+    expect(opened.status).toBe(200);
+    await opened.body?.cancel();
+    const held = opened.headers.get("mcp-session-id") ?? "";
+    const initialized = await postJson(
+      network,
+      GATE_URL,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { authorization: `Bearer ${alice.token}`, "mcp-session-id": held },
+    );
+    expect(initialized.status).toBe(202);
+    const [atOrigin] = await sessionsAtOrigin(trace);
+    // The client holds an id of the proxy's, not the origin's: the origin's alone names no session.
+    expect(atOrigin).toBeTruthy();
+    expect(held).not.toBe(atOrigin);
+    const dave = await signedInByHand(network, "dave");
+    for (const [token, session] of [
+      [alice.token, atOrigin ?? ""],
+      [dave.token, atOrigin ?? ""],
+      [dave.token, `${atOrigin}.${"A".repeat(43)}`],
+      [dave.token, held.replace(/.$/, (last) => (last === "A" ? "B" : "A"))],
+    ] as const) {
+      const [call] = await eachMethodWith(network, token, session);
+      refusedAsUnknown(call ?? { status: 0, body: "" });
+    }
+    // Alice's own, the id she was handed: her session.
+    const [call, , ended] = await eachMethodWith(network, alice.token, held);
+    expect(call?.status).toBe(200);
+    expect(ended?.status).toBe(200);
+  });
+
+  it("binds the session to its user where the origin is told who it is too (ORIGIN_USER_HEADER)", async () => {
+    const network = gateNetwork({ ORIGIN_USER_HEADER: "X-User-Email" });
+    const alice = sessionsSent(network);
+    const { client } = await connectAs("alice", alice.network, "2025-11-25");
+    await client.listTools();
+    const quinn = await signedInByHand(network, "quinn");
+    const [call] = await eachMethodWith(network, quinn.token, alice.sent[0] ?? "");
+    refusedAsUnknown(call ?? { status: 0, body: "" });
+    expect((await client.callTool(DEMO_NAMES["files.read"], { path: "a" })).isError).toBeFalsy();
+    await client.close();
+  });
+});
+
+describe("relay mode: the origin's session id as it is", () => {
+  it("hands the client the id the origin answered, and the origin gets it back unchanged", async () => {
+    const trace = newTrace();
+    const network = viaProxy({ ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` });
+    const opened = await postJson(network, PROXY_URL, initialize());
+    await opened.body?.cancel();
+    const held = opened.headers.get("mcp-session-id") ?? "";
+    expect(held).not.toBe("");
+    const listed = await postJson(network, PROXY_URL, rpc(1, "tools/list"), {
+      "mcp-session-id": held,
+      "mcp-protocol-version": PROTOCOL_VERSION,
+    });
+    expect(listed.status).toBe(200);
+    await listed.body?.cancel();
+    expect(await sessionsAtOrigin(trace)).toEqual([held]);
+  });
+});
