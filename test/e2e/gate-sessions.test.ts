@@ -18,13 +18,21 @@ import {
   neverShowsItsKeys,
   signedInByHand,
 } from "../helpers/gate";
-import { initialize, PROTOCOL_VERSION, postJson, rpc } from "../helpers/mcp";
+import {
+  initialize,
+  messagesOf,
+  PROTOCOL_VERSION,
+  postJson,
+  rpc,
+  wireRequest,
+} from "../helpers/mcp";
 import {
   type Fetch,
   GATEWAY_ORIGIN,
   newTrace,
   PROXY_URL,
   receivedByOrigin,
+  TASK_ORIGIN,
   viaProxy,
 } from "../helpers/proxy";
 
@@ -157,6 +165,40 @@ describe("gate mode with the shared key alone: a session is its user's (Mcp-Sess
     refusedAsUnknown(call ?? { status: 0, body: "" });
     expect((await client.callTool(DEMO_NAMES["files.read"], { path: "a" })).isError).toBeFalsy();
     await client.close();
+  });
+});
+
+describe("gate mode with the shared key alone: a task is its user's (not yet)", () => {
+  // Not bound yet (SECURITY.md, "A session is its user's"): a task's id travels in bodies, not in a
+  // header: the origin's answers (a call's `CreateTaskResult`, `tasks/get`, `tasks/list`,
+  // `notifications/tasks/status`, `_meta`'s related task), JSON or events, and the client's
+  // requests (`params.taskId`, 2026-07-28's `Mcp-Name`). Binding it takes rewriting each of
+  // them, and `tasks/list`, which lists every user's tasks of a shared store, cannot be told
+  // apart by id. This origin (SDK 1.x, stateless, one `InMemoryTaskStore`) hands dave alice's
+  // report. Once task ids are bound, this passes: make it `it`.
+  it.fails("refuses dave alice's task: its result, and its place in tasks/list", async () => {
+    const network = gateNetwork({ ORIGIN_URL: `${TASK_ORIGIN}/mcp?json` });
+    const ask = async (token: string, id: number, method: string, params = {}) => {
+      const { body, headers } = wireRequest("2025-11-25", id, method, params);
+      const response = await postJson(network, GATE_URL, body, {
+        ...headers,
+        authorization: `Bearer ${token}`,
+      });
+      return JSON.stringify(await messagesOf(response));
+    };
+    const alice = await signedInByHand(network, "alice");
+    const created = await ask(alice.token, 1, "tools/call", {
+      name: "build_report",
+      arguments: { topic: "alice-salaries" },
+      task: { ttl: 60_000 },
+    });
+    const taskId = (JSON.parse(created) as Array<{ result: { task: { taskId: string } } }>)[0]
+      ?.result.task.taskId;
+    expect(taskId).toBeTruthy();
+    const dave = await signedInByHand(network, "dave");
+    // tasks/result waits for the task's end.
+    expect(await ask(dave.token, 2, "tasks/result", { taskId })).not.toContain("alice-salaries");
+    expect(await ask(dave.token, 3, "tasks/list")).not.toContain(taskId);
   });
 });
 
