@@ -17,6 +17,9 @@
  * - A grant lasts `SIGN_IN_MAX_AGE_HOURS` (as it is now, on every request
  *   and refresh): what the provider knows (a disabled account, a group it
  *   left) is learnt only at sign-in.
+ * - A session id is the user's: the client holds the origin's bound to
+ *   them, and the routes see the origin's own, or the request is refused
+ *   (session-binding.ts).
  * - The request reaches the routes with the headers the origin gets
  *   (`ctx.props` becomes `GateRequest`); the client's `Authorization`,
  *   cookies and credential headers never do (transport/headers.ts). An
@@ -167,10 +170,15 @@ export function createGate(
       const sessions = await sessionBinding(key.value, user);
       const bound = await sessions.toOrigin(request);
       if (bound === undefined) {
-        const status = 404;
+        const refusal = errorResponse(
+          404,
+          ErrorCode.InvalidRequest,
+          SESSION_NOT_FOUND,
+          unreadAddressee(request.headers),
+        );
         const code = ErrorCode.InvalidRequest;
-        logEvent("request_refused", { status, code, reason: SESSION_NOT_FOUND });
-        return errorResponse(status, code, SESSION_NOT_FOUND, unreadAddressee(request.headers));
+        logEvent("request_refused", { status: refusal.status, code, reason: SESSION_NOT_FOUND });
+        return refusal;
       }
       (ctx as { props?: unknown }).props = {
         originHeaders: headers,
