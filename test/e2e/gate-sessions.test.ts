@@ -10,6 +10,7 @@
  * the origin never sees her request.
  */
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { DEMO_NAMES } from "../helpers/demo-names";
 import {
   connectAs,
@@ -153,6 +154,30 @@ describe("gate mode with the shared key alone: a session is its user's (Mcp-Sess
     const [call, , ended] = await eachMethodWith(network, alice.token, held);
     expect(call?.status).toBe(200);
     expect(ended?.status).toBe(200);
+  });
+
+  it("keeps no state: another isolate serves alice her session; a new ORIGIN_SECRET ends it", async () => {
+    const trace = newTrace();
+    const vars = { ORIGIN_URL: `${GATEWAY_ORIGIN}/mcp?trace=${trace}` };
+    const first = gateNetwork(vars, createApp());
+    const alice = await signedInByHand(first, "alice");
+    const authorization = `Bearer ${alice.token}`;
+    const opened = await postJson(first, GATE_URL, initialize(), { authorization });
+    await opened.body?.cancel();
+    const held = { authorization, "mcp-session-id": opened.headers.get("mcp-session-id") ?? "" };
+    const list = (network: Fetch) =>
+      postJson(network, GATE_URL, rpc(1, "tools/list"), {
+        ...held,
+        "mcp-protocol-version": PROTOCOL_VERSION,
+      });
+    const other = await list(gateNetwork(vars, createApp()));
+    expect(other.status).toBe(200);
+    expect(JSON.stringify(await messagesOf(other))).toContain(DEMO_NAMES["files.read"]);
+    // The operator changes the origin's key: the sessions bound under the last one are no one's.
+    const rotated = await list(
+      gateNetwork({ ...vars, ORIGIN_SECRET: `sk-${crypto.randomUUID()}` }),
+    );
+    refusedAsUnknown({ status: rotated.status, body: await rotated.text() });
   });
 
   it("binds the session to its user where the origin is told who it is too (ORIGIN_USER_HEADER)", async () => {
