@@ -116,12 +116,17 @@ const gateError = (request: Request, status: number, message: string, headers?: 
 };
 
 /**
- * What a request with a session id the proxy did not bind to its user is told
- * (docs/errors.md): a `404`, as for a session the origin does not have, so
- * that the client starts another, and learns nothing of whose it is.
+ * What a request with a session id or `Last-Event-ID` the proxy did not bind
+ * to its user is told (docs/errors.md): a `404`, as for a session or stream
+ * the origin does not have, so that the client starts another, and learns
+ * nothing of whose it is.
  */
-const SESSION_NOT_FOUND =
-  "Session not found: no session of this Mcp-Session-Id was begun for you; start a new session (initialize without one)";
+const NOT_BOUND = {
+  session:
+    "Session not found: no session of this Mcp-Session-Id was begun for you; start a new session (initialize without one)",
+  event:
+    "Stream not found: no event of this Last-Event-ID was sent to you; open the stream anew (without one)",
+} as const;
 
 /** Gate mode's authorization server for the proxy's URL `urls`. */
 export function createGate(
@@ -166,18 +171,22 @@ export function createGate(
       // With the shared key alone, the origin cannot tell one user's request from another's.
       const sameForEveryCaller = key.shared && headers.length === 1;
       const user = `${props.gate.issuer}\n${props.gate.subject}`;
-      // Before anything reads the request: past here it names the origin's session, the user's own.
+      // Before anything reads the request: past here its session and event ids are the origin's.
       const sessions = await sessionBinding(key.value, user);
       const bound = await sessions.toOrigin(request);
-      if (bound === undefined) {
+      if ("refused" in bound) {
+        const reason = NOT_BOUND[bound.refused];
         const refusal = errorResponse(
           404,
           ErrorCode.InvalidRequest,
-          SESSION_NOT_FOUND,
+          reason,
           unreadAddressee(request.headers),
         );
-        const code = ErrorCode.InvalidRequest;
-        logEvent("request_refused", { status: refusal.status, code, reason: SESSION_NOT_FOUND });
+        logEvent("request_refused", {
+          status: refusal.status,
+          code: ErrorCode.InvalidRequest,
+          reason,
+        });
         return refusal;
       }
       (ctx as { props?: unknown }).props = {
@@ -185,7 +194,7 @@ export function createGate(
         sameForEveryCaller,
         user,
       } satisfies GateRequest;
-      const response = await routes.fetch(bound, env, ctx);
+      const response = await routes.fetch(bound.request, env, ctx);
       if (response.status !== 401) return sessions.toClient(withoutOriginChallenge(response));
       // The origin refused the key: the client's token is good, and signing in again would not help.
       await response.body?.cancel();

@@ -2,13 +2,14 @@
  * Gate mode's sessions are their user's (SECURITY.md, "A session is its
  * user's"). The origin is reached with the proxy's key, the shared one every
  * user's requests carry alike: it cannot tell whose session an
- * `Mcp-Session-Id` is, and the SDK's transport serves whoever sends one. The
- * proxy, which signed the user in, is the server the client sees, and binds
- * the id to them, as MCP's security best practices ask of a server
- * ("Session Hijacking": `<user_id>:<session_id>`): the client is handed the
- * origin's id followed by a MAC of it and the user, and the origin gets back
- * only an id whose MAC is the sender's. No state: nothing is written or
- * remembered, so a session is the user's in every isolate and location.
+ * `Mcp-Session-Id` is, nor whose stream a `Last-Event-ID` resumes, and the
+ * SDK's transport serves whoever sends one. The proxy, which signed the user
+ * in, is the server the client sees, and binds both to them, as MCP's
+ * security best practices ask of a server ("Session Hijacking":
+ * `<user_id>:<session_id>`): the client is handed the origin's id followed by
+ * a MAC of it and the user, and the origin gets back only an id whose MAC is
+ * the sender's. No state: nothing is written or remembered, so an id is the
+ * user's in every isolate and location.
  *
  * The MAC's key is derived (HKDF) from the credential the origin is sent for
  * the user, which only the proxy holds: no setting of its own, and changing
@@ -16,26 +17,30 @@
  * session is not found, and starts another, as after the origin's restart).
  */
 import { base64url } from "../digest";
+import { rewriteEventIds } from "../transport/event-ids";
+import { mediaTypeOf } from "../transport/headers";
 import { statusLineOf } from "../transport/origin";
 
 const encoder = new TextEncoder();
 
 /** What sets these MACs apart from any other use of the origin's key (HKDF's `info`). */
-const PURPOSE = encoder.encode("mcp-edge-rewriter: Mcp-Session-Id bound to a gate user, v1");
+const PURPOSE = encoder.encode("mcp-edge-rewriter: ids bound to a gate user, v1");
 /** A MAC in base64url: 32 bytes of HMAC-SHA-256. */
 const MAC_CHARS = 43;
 
-const SESSION = "mcp-session-id";
+/** The ids bound, by the header a client sends one back in; each kind's MACs its own. */
+const KINDS = { session: "mcp-session-id", event: "last-event-id" } as const;
+type Kind = keyof typeof KINDS;
 
 export interface SessionBinding {
   /**
-   * `request` with the origin's session id in place of the id the client was
-   * handed; `undefined` when that id is not one the proxy bound to this user
-   * (another user's, the origin's own, made up): the origin must not see it.
+   * `request` with the origin's ids in place of those the client was handed;
+   * the kind of one that is not an id the proxy bound to this user (another
+   * user's, the origin's own, made up), which the origin must not see.
    */
-  toOrigin<R extends Request>(request: R): Promise<R | undefined>;
-  /** The origin's `response`, with the session id it names bound to this user. */
-  toClient(response: Response): Promise<Response>;
+  toOrigin<R extends Request>(request: R): Promise<{ request: R } | { refused: Kind }>;
+  /** The origin's `response`, with the session id it names and its events' ids bound to this user. */
+  toClient(response: Response): Response | Promise<Response>;
 }
 
 /** Whether `a` and `b` are one text, in time that does not tell where they differ. */
@@ -61,37 +66,60 @@ export async function sessionBinding(credential: string, user: string): Promise<
     false,
     ["sign"],
   );
-  // The user's length first: no user and id run together into another pair's text.
-  const macOf = async (originId: string) =>
+  // The kind and the user's length first: no kind, user and id run together into another's text.
+  const macOf = async (kind: Kind, originId: string) =>
     base64url(
       new Uint8Array(
-        await crypto.subtle.sign("HMAC", key, encoder.encode(`${user.length}:${user}${originId}`)),
+        await crypto.subtle.sign(
+          "HMAC",
+          key,
+          encoder.encode(`${kind}\n${user.length}:${user}${originId}`),
+        ),
       ),
     );
-  const unbind = async (clientId: string) => {
+  const bind = async (kind: Kind, originId: string) => `${originId}.${await macOf(kind, originId)}`;
+  const unbind = async (kind: Kind, clientId: string) => {
     const dot = clientId.length - MAC_CHARS - 1;
     if (dot < 1 || clientId[dot] !== ".") return undefined;
     const originId = clientId.slice(0, dot);
-    return sameText(await macOf(originId), clientId.slice(dot + 1)) ? originId : undefined;
+    return sameText(await macOf(kind, originId), clientId.slice(dot + 1)) ? originId : undefined;
   };
   return {
     async toOrigin<R extends Request>(request: R) {
-      const sent = request.headers.get(SESSION);
-      // An empty one names no session, as origins read it.
-      if (sent === null || sent === "") return request;
-      const originId = await unbind(sent);
-      if (originId === undefined) return undefined;
-      const headers = new Headers(request.headers);
-      headers.set(SESSION, originId);
+      let headers: Headers | undefined;
+      for (const kind of ["session", "event"] as const) {
+        const sent = request.headers.get(KINDS[kind]);
+        // An empty one names nothing, as origins read it.
+        if (sent === null || sent === "") continue;
+        const originId = await unbind(kind, sent);
+        if (originId === undefined) return { refused: kind };
+        headers ??= new Headers(request.headers);
+        headers.set(KINDS[kind], originId);
+      }
       // The runtime's `cf` properties come along with the rest of the request.
-      return new Request(request, { headers }) as R;
+      return { request: headers ? (new Request(request, { headers }) as R) : request };
     },
     async toClient(response) {
-      const originId = response.headers.get(SESSION);
-      if (originId === null || originId === "") return response;
+      const session = response.headers.get(KINDS.session);
+      const events = streamOfEvents(response);
+      if (!session && !events) return response;
       const headers = new Headers(response.headers);
-      headers.set(SESSION, `${originId}.${await macOf(originId)}`);
-      return new Response(response.body, { ...statusLineOf(response), headers });
+      if (session) headers.set(KINDS.session, await bind("session", session));
+      if (!events) return new Response(response.body, { ...statusLineOf(response), headers });
+      headers.delete("content-length");
+      const body = rewriteEventIds(events, (id) => bind("event", id));
+      return new Response(body, { ...statusLineOf(response), headers });
     },
   };
+}
+
+/**
+ * The body of `response` when it is an event stream the proxy can read: one
+ * still in a coding the runtime did not decode (its label kept) goes as it is,
+ * its ids unbound, which no client can then resume by.
+ */
+function streamOfEvents(response: Response): ReadableStream<Uint8Array> | null {
+  if (mediaTypeOf(response.headers) !== "text/event-stream") return null;
+  const coding = response.headers.get("content-encoding")?.trim().toLowerCase();
+  return coding === undefined || coding === "identity" ? response.body : null;
 }

@@ -12,6 +12,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { clientView, isEvent } from "../helpers/event-stream";
 import {
   connectAs,
   GATE_URL,
@@ -36,6 +37,7 @@ import {
   TASK_ORIGIN,
   viaProxy,
 } from "../helpers/proxy";
+import { scriptedOrigin } from "../helpers/scripted-origin";
 
 const events = neverShowsItsKeys();
 
@@ -190,6 +192,65 @@ describe("gate mode with the shared key alone: a session is its user's (Mcp-Sess
     refusedAsUnknown(call ?? { status: 0, body: "" });
     expect((await client.callTool(DEMO_NAMES["files.read"], { path: "a" })).isError).toBeFalsy();
     await client.close();
+  });
+});
+
+describe("gate mode with the shared key alone: a resumed stream is its user's (Last-Event-ID)", () => {
+  it("hands alice event ids bound to her, resumes her stream by them, and refuses dave hers", async () => {
+    // An origin that resumes a stream by its event id alone, as one without sessions does with
+    // an event store its instances share: any request that names the id is answered.
+    const stream = (id: string) => ({
+      status: 200,
+      headers: [["content-type", "text/event-stream"]] as [string, string][],
+      body: `id: ${id}\ndata: {"jsonrpc":"2.0","id":"ID","result":{}}\n\n`,
+    });
+    const origin = await scriptedOrigin(
+      { ping: stream("evt-alice-1"), "*": stream("evt-2") },
+      '"ID"',
+    );
+    const network = gateNetwork({ ORIGIN_URL: origin.originUrl });
+    const alice = await signedInByHand(network, "alice");
+    const dave = await signedInByHand(network, "dave");
+    const resume = (token: string, lastEventId: string) =>
+      network(GATE_URL, {
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: "text/event-stream",
+          "mcp-protocol-version": PROTOCOL_VERSION,
+          "last-event-id": lastEventId,
+        },
+      });
+    const answered = await postJson(network, GATE_URL, rpc(1, "ping"), {
+      authorization: `Bearer ${alice.token}`,
+      "mcp-protocol-version": PROTOCOL_VERSION,
+    });
+    const [event] = clientView(await answered.text()).filter(isEvent);
+    // Her client reads the answer as the origin wrote it, under an id of the proxy's.
+    expect(JSON.parse(event?.data ?? "")).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    const id = event?.id ?? "";
+    expect(id.startsWith("evt-alice-1.")).toBe(true);
+    await origin.received();
+
+    for (const [token, lastEventId] of [
+      [dave.token, id],
+      [dave.token, "evt-alice-1"],
+      [alice.token, "evt-alice-1"],
+    ] as const) {
+      const refused = await resume(token, lastEventId);
+      expect(refused.status).toBe(404);
+      const body = (await refused.json()) as { error: { code: number; message: string } };
+      expect(body.error).toMatchObject({
+        code: -32600,
+        message: expect.stringMatching(/^Stream not found: /),
+      });
+    }
+    expect(await origin.received()).toEqual([]);
+
+    const resumed = await resume(alice.token, id);
+    expect(resumed.status).toBe(200);
+    expect(clientView(await resumed.text()).filter(isEvent)[0]?.id).toMatch(/^evt-2\./);
+    const [sent] = await origin.received();
+    expect(sent?.headers["last-event-id"]).toBe("evt-alice-1");
   });
 });
 
