@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { answerConsent } from "../helpers/consent";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { clientView, isEvent } from "../helpers/event-stream";
 import { connectAs, GATE_URL, gateNetwork, neverShowsItsKeys, SHARED_KEY } from "../helpers/gate";
 import {
   initialize,
@@ -278,25 +279,30 @@ describe("gate mode: only MCP's and the content's headers, the proxy's key, and 
     const signed = await connectAs("alice", network);
     connected.push(signed);
     const token = signed.provider.saved?.access_token ?? "";
-    // A session id passes only as the proxy handed it to this user: the origin gets its own back.
+    // A session id and an event id pass only as the proxy handed them to this user: the origin
+    // gets its own back (gate-sessions.test.ts).
     const opened = await postJson(network, GATE_URL, initialize(), {
       authorization: `Bearer ${token}`,
     });
-    await opened.body?.cancel();
-    const handed = opened.headers.get("mcp-session-id") ?? "";
+    const handed = {
+      "mcp-session-id": opened.headers.get("mcp-session-id") ?? "",
+      "last-event-id": clientView(await opened.text()).find(isEvent)?.id ?? "",
+    };
     const trace = newTrace();
     const response = await postJson(network, `${GATE_URL}?trace=${trace}`, rpc(1, "ping"), {
       ...sent,
-      "mcp-session-id": handed,
+      ...handed,
       authorization: `Bearer ${token}`,
     });
     await response.body?.cancel();
 
     const received = await receivedByOrigin(trace);
     expect(received).toHaveLength(1);
-    const session = received[0]?.headers["mcp-session-id"] ?? "";
-    expect(handed.startsWith(`${session}.`)).toBe(true);
-    const held = { ...sent, "mcp-session-id": session };
+    const held = { ...sent };
+    for (const [name, value] of Object.entries(handed)) {
+      held[name] = received[0]?.headers[name] ?? "";
+      expect(value.startsWith(`${held[name]}.`), name).toBe(true);
+    }
     const authorization = expectTableHeld(received[0]?.headers ?? {}, "broker", held);
     expect(authorization).toBe(`Bearer ${SHARED_KEY}`);
   });
