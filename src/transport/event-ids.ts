@@ -22,11 +22,20 @@ const SPACE = 0x20;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
-/** Where the line at `from` ends (its CR or LF), or -1 when `bytes` end first. */
-function lineEnd(bytes: Uint8Array, from: number): number {
-  const lf = bytes.indexOf(LF, from);
-  const cr = bytes.indexOf(CR, from);
-  return lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+/**
+ * Where each line of `bytes` from a place on ends (its CR or LF), or -1 when
+ * `bytes` end first; asked in order. Each of LF and CR is searched for again
+ * only once passed: searched anew for each line, a chunk of many lines and
+ * no CR was read to its end once per line.
+ */
+function lineEnds(bytes: Uint8Array): (from: number) => number {
+  let lf = -2;
+  let cr = -2;
+  return (from) => {
+    if (lf !== -1 && lf < from) lf = bytes.indexOf(LF, from);
+    if (cr !== -1 && cr < from) cr = bytes.indexOf(CR, from);
+    return lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+  };
 }
 
 /**
@@ -57,10 +66,11 @@ export function rewriteEventIds(
   const read = async (chunk: Uint8Array): Promise<Uint8Array> => {
     const out: Uint8Array[] = [];
     let bytes = chunk;
+    let lineEnd = lineEnds(bytes);
     let at = 0;
     while (at < bytes.length) {
       if (place === "other" || place === "id") {
-        const end = lineEnd(bytes, at);
+        const end = lineEnd(at);
         const stop = end === -1 ? bytes.length : end;
         if (place === "other") {
           out.push(bytes.subarray(at, stop));
@@ -99,6 +109,7 @@ export function rewriteEventIds(
       if (place === "bom") {
         // No BOM: what was held begins the first line, read again as such.
         bytes = concat([Uint8Array.from(held), bytes.subarray(at)]);
+        lineEnd = lineEnds(bytes);
         at = 0;
         held = [];
         place = "start";
@@ -108,7 +119,7 @@ export function rewriteEventIds(
       held = [];
       place = byte === CR || byte === LF ? "start" : "other";
     }
-    return concat(out);
+    return out.length === 1 ? (out[0] as Uint8Array) : concat(out);
   };
 
   return body.pipeThrough(
