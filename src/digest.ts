@@ -19,7 +19,7 @@ const BASE64URL = Array.from(
  * the end: added one at a time, a digest made 43 strings (about 0.8 MB of
  * garbage for a first listing's 1,000 pins).
  */
-function base64url(bytes: Uint8Array): string {
+export function base64url(bytes: Uint8Array): string {
   const codes: number[] = [];
   for (let i = 0; i < bytes.length; i += 3) {
     const group = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);

@@ -17,6 +17,9 @@
  * - A grant lasts `SIGN_IN_MAX_AGE_HOURS` (as it is now, on every request
  *   and refresh): what the provider knows (a disabled account, a group it
  *   left) is learnt only at sign-in.
+ * - A session id is the user's: the client holds the origin's bound to
+ *   them, and the routes see the origin's own, or the request is refused
+ *   (session-binding.ts).
  * - The request reaches the routes with the headers the origin gets
  *   (`ctx.props` becomes `GateRequest`); the client's `Authorization`,
  *   cookies and credential headers never do (transport/headers.ts). An
@@ -40,6 +43,7 @@ import {
   withoutOriginChallenge,
 } from "./provider";
 import type { PublicUrls } from "./public-url";
+import { sessionBinding } from "./session-binding";
 import type { SignInMemory } from "./sign-in-memory";
 
 /** What a gate grant carries, encrypted by the library. */
@@ -111,6 +115,19 @@ const gateError = (request: Request, status: number, message: string, headers?: 
   return response;
 };
 
+/**
+ * What a request with a session id or `Last-Event-ID` the proxy did not bind
+ * to its user is told (docs/errors.md): a `404`, as for a session or stream
+ * the origin does not have, so that the client starts another, and learns
+ * nothing of whose it is.
+ */
+const NOT_BOUND = {
+  session:
+    "Session not found: no session of this Mcp-Session-Id was begun for you; start a new session (initialize without one)",
+  event:
+    "Stream not found: no event of this Last-Event-ID was sent to you; open the stream anew (without one)",
+} as const;
+
 /** Gate mode's authorization server for the proxy's URL `urls`. */
 export function createGate(
   config: Config,
@@ -153,13 +170,32 @@ export function createGate(
       }
       // With the shared key alone, the origin cannot tell one user's request from another's.
       const sameForEveryCaller = key.shared && headers.length === 1;
+      const user = `${props.gate.issuer}\n${props.gate.subject}`;
+      // Before anything reads the request: past here its session and event ids are the origin's.
+      const sessions = await sessionBinding(key.value, user);
+      const bound = await sessions.toOrigin(request);
+      if ("refused" in bound) {
+        const reason = NOT_BOUND[bound.refused];
+        const refusal = errorResponse(
+          404,
+          ErrorCode.InvalidRequest,
+          reason,
+          unreadAddressee(request.headers),
+        );
+        logEvent("request_refused", {
+          status: refusal.status,
+          code: ErrorCode.InvalidRequest,
+          reason,
+        });
+        return refusal;
+      }
       (ctx as { props?: unknown }).props = {
         originHeaders: headers,
         sameForEveryCaller,
-        user: `${props.gate.issuer}\n${props.gate.subject}`,
+        user,
       } satisfies GateRequest;
-      const response = await routes.fetch(request, env, ctx);
-      if (response.status !== 401) return withoutOriginChallenge(response);
+      const response = await routes.fetch(bound.request, env, ctx);
+      if (response.status !== 401) return sessions.toClient(withoutOriginChallenge(response));
       // The origin refused the key: the client's token is good, and signing in again would not help.
       await response.body?.cancel();
       logEvent("origin_key_refused", { origin: originHost });

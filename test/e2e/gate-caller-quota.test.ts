@@ -2,9 +2,11 @@
  * Per-source shares in gate mode with the shared `ORIGIN_SECRET` alone
  * (SECURITY.md, "What the proxy answers itself"): the origin is sent the same
  * key for every user and tells none apart, but the gate signed each in. A
- * user who sends a new `Mcp-Session-Id` with each request is a new caller
- * each time, as one token's sessions are in relay mode: their re-lists are
- * their own share of the isolate's, not every user's.
+ * user who sends each request with a query the origin ignores (or in a new
+ * session: gate mode takes back only a session id it handed that user,
+ * gate-sessions.test.ts, so each costs an `initialize`) is a new caller each
+ * time, as one token's are in relay mode: their re-lists are their own share
+ * of the isolate's, not every user's.
  */
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
@@ -23,7 +25,7 @@ const READ_NAME = sanitizeName(USER_READ.name, profileOf("openai").names).name;
 const SHARED_KEY = `quota-${crypto.randomUUID()}`;
 
 describe("gate mode, the shared key alone", () => {
-  it("leaves other users the isolate's re-lists, however many sessions one user makes up", async () => {
+  it("leaves other users the isolate's re-lists, however many callers one user makes up", async () => {
     const wire = "2026-07-28";
     const origin = callerOrigin();
     // The origin lists by the key it is sent: the shared one, every user's.
@@ -36,7 +38,7 @@ describe("gate mode, the shared key alone", () => {
       },
       createApp(),
     );
-    // Mallory (dave, of the allowed group), signed in once: each call in a session new to the
+    // Mallory (dave, of the allowed group), signed in once: each call with a query new to the
     // isolate has the proxy list the origin on its behalf.
     const { token } = await signedInByHand(network, "dave");
     for (let i = 0; i < MAX_RELISTS; i++) {
@@ -45,10 +47,9 @@ describe("gate mode, the shared key alone", () => {
         arguments: { id: "1" },
       });
       await messagesOf(
-        await postJson(network, GATE_URL, body, {
+        await postJson(network, `${GATE_URL}?m=${i}`, body, {
           ...headers,
           authorization: `Bearer ${token}`,
-          "mcp-session-id": `m${i}`,
         }),
       );
     }

@@ -10,8 +10,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { answerConsent } from "../helpers/consent";
 import { DEMO_NAMES } from "../helpers/demo-names";
+import { clientView, isEvent } from "../helpers/event-stream";
 import { connectAs, GATE_URL, gateNetwork, neverShowsItsKeys, SHARED_KEY } from "../helpers/gate";
-import { messagesOf, PROTOCOL_VERSION, postJson, rpc, wireRequest } from "../helpers/mcp";
+import {
+  initialize,
+  messagesOf,
+  PROTOCOL_VERSION,
+  postJson,
+  rpc,
+  wireRequest,
+} from "../helpers/mcp";
 import { type SignedIn, signInAndConnect } from "../helpers/oauth-client";
 import {
   BROKERED_ORIGIN,
@@ -150,10 +158,14 @@ const sent = Object.fromEntries(TABLE.map(({ name, value }) => [name, value]));
 
 /**
  * That the origin `received` exactly the client's headers the table lets
- * through in `mode`, each as sent, and besides them only the runtime's and
- * `Authorization`, which it hands back.
+ * through in `mode`, each as sent (or as `held` says the origin holds it),
+ * and besides them only the runtime's and `Authorization`, which it hands back.
  */
-function expectTableHeld(received: Record<string, string>, mode: "relay" | "broker"): string {
+function expectTableHeld(
+  received: Record<string, string>,
+  mode: "relay" | "broker",
+  held: Record<string, string> = sent,
+): string {
   // The runtime's CF-Worker stands in for the client's, which it must not carry.
   expect(received["cf-worker"]).not.toBe(sent["cf-worker"]);
   const names = Object.keys(received).filter((name) => !RUNTIME.has(name));
@@ -161,7 +173,7 @@ function expectTableHeld(received: Record<string, string>, mode: "relay" | "brok
   expect(names.filter((name) => Object.hasOwn(sent, name)).sort()).toEqual(passing.sort());
   // Nothing the proxy made up: no address, no forwarding header of its own.
   expect(names.filter((name) => !Object.hasOwn(sent, name))).toEqual(["authorization"]);
-  for (const name of passing) expect(received[name], name).toBe(sent[name]);
+  for (const name of passing) expect(received[name], name).toBe(held[name]);
   return received.authorization ?? "";
 }
 
@@ -267,16 +279,31 @@ describe("gate mode: only MCP's and the content's headers, the proxy's key, and 
     const signed = await connectAs("alice", network);
     connected.push(signed);
     const token = signed.provider.saved?.access_token ?? "";
+    // A session id and an event id pass only as the proxy handed them to this user: the origin
+    // gets its own back (gate-sessions.test.ts).
+    const opened = await postJson(network, GATE_URL, initialize(), {
+      authorization: `Bearer ${token}`,
+    });
+    const handed = {
+      "mcp-session-id": opened.headers.get("mcp-session-id") ?? "",
+      "last-event-id": clientView(await opened.text()).find(isEvent)?.id ?? "",
+    };
     const trace = newTrace();
     const response = await postJson(network, `${GATE_URL}?trace=${trace}`, rpc(1, "ping"), {
       ...sent,
+      ...handed,
       authorization: `Bearer ${token}`,
     });
     await response.body?.cancel();
 
     const received = await receivedByOrigin(trace);
     expect(received).toHaveLength(1);
-    const authorization = expectTableHeld(received[0]?.headers ?? {}, "broker");
+    const held = { ...sent };
+    for (const [name, value] of Object.entries(handed)) {
+      held[name] = received[0]?.headers[name] ?? "";
+      expect(value.startsWith(`${held[name]}.`), name).toBe(true);
+    }
+    const authorization = expectTableHeld(received[0]?.headers ?? {}, "broker", held);
     expect(authorization).toBe(`Bearer ${SHARED_KEY}`);
   });
 
