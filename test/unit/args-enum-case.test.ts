@@ -15,8 +15,8 @@ import { repairToolCall } from "../../src/rewrite/tools-call";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import { valuesFromText } from "../../src/schemas/way-back";
+import { resolverOf } from "../../support/resolver";
 import { captureLogs } from "../helpers/logs";
-import { resolverOf } from "../helpers/resolver";
 
 const withEnum = (values: unknown[]) => ({
   type: "object",
