@@ -13,6 +13,7 @@ import { paramHeaders, paramMismatch } from "../../src/protocol/mcp-headers";
 import { SCHEMA_PASSES } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import { ROOT_SHAPES, withRoot } from "../fixtures/root-shapes";
+import { NOTHING_REPAIRED } from "../helpers/nothing-repaired";
 
 const schemaOf = (name: string) => echoTools.find((tool) => tool.name === name)?.inputSchema;
 const FILES_READ = schemaOf("files.read");
@@ -1647,13 +1648,7 @@ describe("properties", () => {
           expect(validateArguments(args, schema).kind).toBe("valid");
           const { arguments: repaired, report } = repairArguments(args, schema);
           expect(repaired).toBe(args);
-          expect(report).toEqual({
-            renamedKeys: [],
-            coercions: [],
-            enumCased: [],
-            dropped: [],
-            limited: false,
-          });
+          expect(report).toEqual(NOTHING_REPAIRED);
         }),
       );
     }
