@@ -35,6 +35,13 @@ import {
   writesEachKeyOnce,
   writtenEnd,
 } from "../json-written";
+import {
+  kindAt,
+  type MemberReader,
+  parsedMembers,
+  rootTextReadsWell,
+  type ToolMember,
+} from "./tool-shape";
 import { LISTING_MEMBERS, type ListedTool, misspelledKey, misspells } from "./tools-list";
 
 export interface ListingText {
@@ -83,7 +90,8 @@ const isPinned = (key: string): key is Pinned =>
 
 /**
  * The members a tool's readers find by their span, in the order of their
- * places in `WrittenTool`'s spans: the name, and those its pin covers.
+ * places in `WrittenTool`'s spans: the name, those its pin covers, and the
+ * others whose type a client checks (tool-shape.ts).
  */
 export const SPANNED = [
   "name",
@@ -92,6 +100,9 @@ export const SPANNED = [
   "inputSchema",
   "annotations",
   "outputSchema",
+  "icons",
+  "_meta",
+  "execution",
 ] as const;
 export type Spanned = (typeof SPANNED)[number];
 
@@ -188,6 +199,43 @@ export class WrittenTool implements ListedTool {
   get outputSchema(): unknown {
     if (this.#outputSchema === UNREAD) this.#outputSchema = this.read("outputSchema");
     return this.#outputSchema;
+  }
+
+  /** Members no pin covers, parsed each time they are read: only a misshapen tool's are (tool-shape.ts). */
+  get icons(): unknown {
+    return this.#unpinned("icons");
+  }
+
+  get _meta(): unknown {
+    return this.#unpinned("_meta");
+  }
+
+  get execution(): unknown {
+    return this.#unpinned("execution");
+  }
+
+  #unpinned(key: "icons" | "_meta" | "execution"): unknown {
+    const span = this.spanOf(key);
+    return span && parseSpan(this.written.text, span);
+  }
+
+  /**
+   * Its members as tool-shape.ts reads them: each one's kind from the first
+   * character of its text, a value parsed only where the kind does not tell,
+   * and a schema's root from its text.
+   */
+  get members(): MemberReader {
+    return {
+      kind: (member) => {
+        const span = this.spanOf(member);
+        return span && kindAt(this.written.text, span[0]);
+      },
+      value: (member) => this[member],
+      rootReadsWell: (member) => {
+        const span = this.spanOf(member);
+        return span && rootTextReadsWell(this.written.text, span[0]);
+      },
+    };
   }
 
   /**
@@ -323,7 +371,7 @@ export function readListingText(
     };
     // Where each of `SPANNED` is written, start and end in turn (-1: absent): one array of small
     // integers kept with the tool until the next listing replaces it, not a member map.
-    const spans = [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1];
+    const spans = [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1];
     const end = readMembers(text, at, (key, from) => {
       if (misspells(key, LISTING_MEMBERS.tool)) return -1;
       let after: number;
@@ -376,3 +424,7 @@ export function readListingText(
   const resultSpan = message.members.get("result") as Span;
   return { id, idSpan, resultSpan, resultMembers: result.members, toolsSpan, elements };
 }
+
+/** The reader of a listed tool's members (tool-shape.ts): from its text where it was read so. */
+export const membersOf = (tool: ListedTool): MemberReader =>
+  tool instanceof WrittenTool ? tool.members : parsedMembers(tool as Record<ToolMember, unknown>);
