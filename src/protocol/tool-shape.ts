@@ -22,7 +22,7 @@
  * its `$schema` a string (the 2026-07-28 client's). Other members, and other
  * keys of these, are not read, and pass as they came.
  */
-import { isPlainObject, writtenAsIn } from "../json";
+import { isPlainObject, setOwn, writtenAsIn } from "../json";
 import { readMembers, valueEnd } from "../json-spans";
 
 /** The hints of `annotations`, each a boolean. */
@@ -102,7 +102,7 @@ export function rootReadsWell(schema: unknown): boolean {
     return false;
   if (properties === undefined) return true;
   if (!isPlainObject(properties)) return false;
-  for (const key in properties) if (!isObject(properties[key])) return false;
+  for (const key of Object.keys(properties)) if (!isObject(properties[key])) return false;
   return true;
 }
 
@@ -174,7 +174,8 @@ export function shapedRoot(schema: Record<string, unknown>): Record<string, unkn
       const each: Record<string, unknown> = {};
       for (const key of Object.keys(properties)) {
         const property = properties[key];
-        each[key] = isObject(property) ? property : property === false ? { not: {} } : {};
+        // A property named `__proto__` is one of its own, not the object's prototype.
+        setOwn(each, key, isObject(property) ? property : property === false ? { not: {} } : {});
       }
       shaped.properties = writtenAsIn(each, properties);
     }
@@ -205,30 +206,30 @@ export function misshapenMembers(read: MemberReader): string[] {
       (read.rootReadsWell?.("outputSchema") ?? rootReadsWell(read.value("outputSchema")));
     if (!well) misshapen.push("outputSchema");
   }
-  const annotations = read.kind("annotations");
-  if (annotations === "object") {
-    const value = read.value("annotations") as Record<string, unknown>;
-    if (!optional(value.title, isString)) misshapen.push("annotations.title");
+  // An object's value is read for its keys; one whose text `JSON.parse` does not read (a raw
+  // control character in a string), which no client reads either, is left out whole.
+  const annotations = read.kind("annotations") && read.value("annotations");
+  if (isPlainObject(annotations)) {
+    if (!optional(annotations.title, isString)) misshapen.push("annotations.title");
     for (const hint of HINTS) {
-      if (!optional(value[hint], isBoolean)) misshapen.push(`annotations.${hint}`);
+      if (!optional(annotations[hint], isBoolean)) misshapen.push(`annotations.${hint}`);
     }
-  } else if (annotations !== undefined) misshapen.push("annotations");
+  } else if (read.kind("annotations") !== undefined) misshapen.push("annotations");
   const icons = read.kind("icons");
-  if (
-    icons !== undefined &&
-    !(icons === "array" && (read.value("icons") as unknown[]).every(isIcon))
-  ) {
-    misshapen.push("icons");
+  if (icons !== undefined) {
+    const value = icons === "array" ? read.value("icons") : undefined;
+    if (!(Array.isArray(value) && value.every(isIcon))) misshapen.push("icons");
   }
   const meta = read.kind("_meta");
   if (meta !== undefined && meta !== "object") misshapen.push("_meta");
   const execution = read.kind("execution");
-  if (execution === "object") {
-    const { taskSupport } = read.value("execution") as Record<string, unknown>;
-    if (taskSupport !== undefined && !TASK_SUPPORT.includes(taskSupport)) {
+  if (execution !== undefined) {
+    const value = execution === "object" ? read.value("execution") : undefined;
+    if (!isPlainObject(value)) misshapen.push("execution");
+    else if (!optional(value.taskSupport, (task) => TASK_SUPPORT.includes(task))) {
       misshapen.push("execution.taskSupport");
     }
-  } else if (execution !== undefined) misshapen.push("execution");
+  }
   return misshapen;
 }
 

@@ -96,6 +96,17 @@ describe("a tool's members", () => {
     expect(misshapenMembers(membersOf(written(tool)))).toEqual(left);
   });
 
+  it("written so no JSON parser reads them are left out whole, not read", () => {
+    // A raw control character in a string: the proxy's reading of the text passes it, no client's.
+    for (const member of ["annotations", "execution", "icons"]) {
+      const value = member === "icons" ? '[{"src":"a\u0001"}]' : '{"title":"a\u0001"}';
+      const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"${member}":${value}}]}}`;
+      const [tool] = readListingText(text)?.elements ?? [];
+      expect(tool).toBeInstanceOf(WrittenTool);
+      expect(misshapenMembers((tool as WrittenTool).members)).toEqual([member]);
+    }
+  });
+
   it("read from the text are those read from the parse", () => {
     const member = fc.oneof(
       fc.jsonValue({ maxDepth: 3 }),
