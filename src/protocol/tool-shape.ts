@@ -190,7 +190,7 @@ export const ANY_ARGUMENTS = { type: "object" } as const;
  * The members of a tool the clients refuse, as paths (`description`,
  * `annotations.readOnlyHint`), in a fixed order; empty where it has none.
  * `inputSchema` is named where it is absent or no object (its root, where
- * it is one, is the view's: toolmap/schema-views.ts).
+ * it is one, is the view's: schemas/view.ts).
  */
 export function misshapenMembers(read: MemberReader): string[] {
   const misshapen: string[] = [];
