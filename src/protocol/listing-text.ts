@@ -36,6 +36,7 @@ import {
   writtenEnd,
 } from "../json-written";
 import {
+  type JsonKind,
   kindAt,
   type MemberReader,
   parsedMembers,
@@ -106,6 +107,12 @@ export const SPANNED = [
 ] as const;
 export type Spanned = (typeof SPANNED)[number];
 
+/** Where each member's start is in `WrittenTool`'s spans, its end after it: read for every tool. */
+const SLOT = Object.fromEntries(SPANNED.map((key, index) => [key, 2 * index])) as Record<
+  Spanned,
+  number
+>;
+
 /** A member not parsed yet. */
 const UNREAD: unique symbol = Symbol("unread");
 
@@ -115,7 +122,7 @@ const UNREAD: unique symbol = Symbol("unread");
  * knows by its text is never parsed (`undefined` where a member is absent
  * or is not JSON).
  */
-export class WrittenTool implements ListedTool {
+export class WrittenTool implements ListedTool, MemberReader {
   #title: unknown = UNREAD;
   #description: unknown = UNREAD;
   #annotations: unknown = UNREAD;
@@ -135,14 +142,14 @@ export class WrittenTool implements ListedTool {
 
   /** Where the member `key` is written in `written.text`; `undefined` when it is absent. */
   spanOf(key: Spanned): Span | undefined {
-    const slot = 2 * SPANNED.indexOf(key);
+    const slot = SLOT[key];
     const start = this.spans[slot] as number;
     return start === -1 ? undefined : [start, this.spans[slot + 1] as number];
   }
 
   /** Whether the member `key` is written. */
   private has(key: Spanned): boolean {
-    return this.spans[2 * SPANNED.indexOf(key)] !== -1;
+    return this.spans[SLOT[key]] !== -1;
   }
 
   /**
@@ -219,23 +226,20 @@ export class WrittenTool implements ListedTool {
     return span && parseSpan(this.written.text, span);
   }
 
-  /**
-   * Its members as tool-shape.ts reads them: each one's kind from the first
-   * character of its text, a value parsed only where the kind does not tell,
-   * and a schema's root from its text.
-   */
-  get members(): MemberReader {
-    return {
-      kind: (member) => {
-        const span = this.spanOf(member);
-        return span && kindAt(this.written.text, span[0]);
-      },
-      value: (member) => this[member],
-      rootReadsWell: (member) => {
-        const span = this.spanOf(member);
-        return span && rootTextReadsWell(this.written.text, span[0]);
-      },
-    };
+  /** What the member's JSON is (tool-shape.ts), from the first character of its text. */
+  memberKind(member: ToolMember): JsonKind | undefined {
+    const start = this.spans[SLOT[member]] as number;
+    return start === -1 ? undefined : kindAt(this.written.text, start);
+  }
+
+  memberValue(member: ToolMember): unknown {
+    return this[member];
+  }
+
+  /** Whether a schema's root is one every client takes, told from its text (tool-shape.ts). */
+  rootReadsWell(member: "inputSchema" | "outputSchema"): boolean | undefined {
+    const start = this.spans[SLOT[member]] as number;
+    return start === -1 ? undefined : rootTextReadsWell(this.written.text, start);
   }
 
   /**
@@ -270,7 +274,7 @@ export class WrittenTool implements ListedTool {
    * `undefined` where it is absent or written otherwise.
    */
   stringifiedJson(key: "description" | "annotations"): string | undefined {
-    const slot = 2 * SPANNED.indexOf(key);
+    const slot = SLOT[key];
     const start = this.spans[slot] as number;
     return start !== -1 && this.texts[key].stringified
       ? this.written.text.slice(start, this.spans[slot + 1])
@@ -427,4 +431,4 @@ export function readListingText(
 
 /** The reader of a listed tool's members (tool-shape.ts): from its text where it was read so. */
 export const membersOf = (tool: ListedTool): MemberReader =>
-  tool instanceof WrittenTool ? tool.members : parsedMembers(tool as Record<ToolMember, unknown>);
+  tool instanceof WrittenTool ? tool : parsedMembers(tool as Record<ToolMember, unknown>);

@@ -43,11 +43,11 @@ export type ToolMember =
 
 /** How a member is read: its kind where that is all it takes, its value where more is. */
 export interface MemberReader {
-  /** What the member's JSON is, told from its first character where read from text. */
-  kind(member: ToolMember): JsonKind | undefined;
+  /** What the member's JSON is (`undefined`: absent), told from its first character where read from text. */
+  memberKind(member: ToolMember): JsonKind | undefined;
   /** Its value, parsed. */
-  value(member: ToolMember): unknown;
-  /** Whether its root is as the clients read a tool's schema; `undefined` where the reader cannot tell without `value`. */
+  memberValue(member: ToolMember): unknown;
+  /** Whether its root is as the clients read a tool's schema; `undefined` where the reader cannot tell without its value. */
   rootReadsWell?(member: "inputSchema" | "outputSchema"): boolean | undefined;
 }
 
@@ -89,8 +89,8 @@ export function kindAt(text: string, at: number): JsonKind | undefined {
 
 /** The reader of a parsed tool's members. */
 export const parsedMembers = (tool: Partial<Record<ToolMember, unknown>>): MemberReader => ({
-  kind: (member) => (tool[member] === undefined ? undefined : kindOf(tool[member])),
-  value: (member) => tool[member],
+  memberKind: (member) => (tool[member] === undefined ? undefined : kindOf(tool[member])),
+  memberValue: (member) => tool[member],
 });
 
 /** Whether a schema's root is as every client reads a tool's `inputSchema` or `outputSchema`. */
@@ -195,36 +195,36 @@ export const ANY_ARGUMENTS = { type: "object" } as const;
 export function misshapenMembers(read: MemberReader): string[] {
   const misshapen: string[] = [];
   for (const member of ["title", "description"] as const) {
-    const kind = read.kind(member);
+    const kind = read.memberKind(member);
     if (kind !== undefined && kind !== "string") misshapen.push(member);
   }
-  if (read.kind("inputSchema") !== "object") misshapen.push("inputSchema");
-  const output = read.kind("outputSchema");
+  if (read.memberKind("inputSchema") !== "object") misshapen.push("inputSchema");
+  const output = read.memberKind("outputSchema");
   if (output !== undefined) {
     const well =
       output === "object" &&
-      (read.rootReadsWell?.("outputSchema") ?? rootReadsWell(read.value("outputSchema")));
+      (read.rootReadsWell?.("outputSchema") ?? rootReadsWell(read.memberValue("outputSchema")));
     if (!well) misshapen.push("outputSchema");
   }
   // An object's value is read for its keys; one whose text `JSON.parse` does not read (a raw
   // control character in a string), which no client reads either, is left out whole.
-  const annotations = read.kind("annotations") && read.value("annotations");
+  const annotations = read.memberKind("annotations") && read.memberValue("annotations");
   if (isPlainObject(annotations)) {
     if (!optional(annotations.title, isString)) misshapen.push("annotations.title");
     for (const hint of HINTS) {
       if (!optional(annotations[hint], isBoolean)) misshapen.push(`annotations.${hint}`);
     }
-  } else if (read.kind("annotations") !== undefined) misshapen.push("annotations");
-  const icons = read.kind("icons");
+  } else if (read.memberKind("annotations") !== undefined) misshapen.push("annotations");
+  const icons = read.memberKind("icons");
   if (icons !== undefined) {
-    const value = icons === "array" ? read.value("icons") : undefined;
+    const value = icons === "array" ? read.memberValue("icons") : undefined;
     if (!(Array.isArray(value) && value.every(isIcon))) misshapen.push("icons");
   }
-  const meta = read.kind("_meta");
+  const meta = read.memberKind("_meta");
   if (meta !== undefined && meta !== "object") misshapen.push("_meta");
-  const execution = read.kind("execution");
+  const execution = read.memberKind("execution");
   if (execution !== undefined) {
-    const value = execution === "object" ? read.value("execution") : undefined;
+    const value = execution === "object" ? read.memberValue("execution") : undefined;
     if (!isPlainObject(value)) misshapen.push("execution");
     else if (!optional(value.taskSupport, (task) => TASK_SUPPORT.includes(task))) {
       misshapen.push("execution.taskSupport");

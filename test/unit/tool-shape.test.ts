@@ -87,7 +87,7 @@ function written(tool: Record<string, unknown>): WrittenTool {
 describe("a tool's members", () => {
   it("that every client takes are none left out", () => {
     expect(misshapenMembers(parsedMembers(WELL))).toEqual([]);
-    expect(misshapenMembers(written(WELL).members)).toEqual([]);
+    expect(misshapenMembers(written(WELL))).toEqual([]);
   });
 
   it.each(REFUSED)("%s is left out", (_, members, left) => {
@@ -103,7 +103,7 @@ describe("a tool's members", () => {
       const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"${member}":${value}}]}}`;
       const [tool] = readListingText(text)?.elements ?? [];
       expect(tool).toBeInstanceOf(WrittenTool);
-      expect(misshapenMembers((tool as WrittenTool).members)).toEqual([member]);
+      expect(misshapenMembers(tool as WrittenTool)).toEqual([member]);
     }
   });
 
@@ -122,9 +122,7 @@ describe("a tool's members", () => {
         (members) => {
           const tool = { name: "t", ...members };
           const parsed = JSON.parse(JSON.stringify(tool));
-          expect(misshapenMembers(written(tool).members)).toEqual(
-            misshapenMembers(parsedMembers(parsed)),
-          );
+          expect(misshapenMembers(written(tool))).toEqual(misshapenMembers(parsedMembers(parsed)));
         },
       ),
     );
