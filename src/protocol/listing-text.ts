@@ -39,6 +39,7 @@ import {
   type JsonKind,
   kindAt,
   type MemberReader,
+  misshapenMembers,
   parsedMembers,
   rootTextReadsWell,
   type ToolMember,
@@ -136,8 +137,8 @@ export class WrittenTool implements ListedTool, MemberReader {
     readonly written: { text: string; span: Span },
     /** Where each of `SPANNED` is written, start and end in turn (-1: absent). */
     private readonly spans: readonly number[],
-    /** What the text of each member its definition pin covers showed. */
-    private readonly texts: Readonly<Record<Pinned, Written>>,
+    /** What the text of each member its definition pin covers showed: shared by the same text moved. */
+    readonly texts: Readonly<Record<Pinned, Written>>,
   ) {}
 
   /** Where the member `key` is written in `written.text`; `undefined` when it is absent. */
@@ -429,6 +430,23 @@ export function readListingText(
   return { id, idSpan, resultSpan, resultMembers: result.members, toolsSpan, elements };
 }
 
-/** The reader of a listed tool's members (tool-shape.ts): from its text where it was read so. */
-export const membersOf = (tool: ListedTool): MemberReader =>
-  tool instanceof WrittenTool ? tool : parsedMembers(tool as Record<ToolMember, unknown>);
+/**
+ * What tool-shape.ts finds misshapen of a tool read from a listing's text, by
+ * what its text showed (`WrittenTool.texts`): a tool written again as it was
+ * (`movedTo`) shares it, and is not read again; a listing named again in an
+ * isolate reads only the tools whose text changed.
+ */
+const MISSHAPEN = new WeakMap<object, readonly string[]>();
+
+/** The members of a listed tool no MCP client takes (tool-shape.ts `misshapenMembers`). */
+export function misshapenOf(tool: ListedTool): readonly string[] {
+  if (!(tool instanceof WrittenTool)) {
+    return misshapenMembers(parsedMembers(tool as Record<ToolMember, unknown>));
+  }
+  let found = MISSHAPEN.get(tool.texts);
+  if (found === undefined) {
+    found = misshapenMembers(tool);
+    MISSHAPEN.set(tool.texts, found);
+  }
+  return found;
+}

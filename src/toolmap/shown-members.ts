@@ -6,8 +6,7 @@
  * over one such member, so one tool written so left the model no tool.
  */
 import { logEvent } from "../log";
-import { membersOf } from "../protocol/listing-text";
-import { misshapenMembers } from "../protocol/tool-shape";
+import { misshapenOf } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
 
 /** Tools a `tool_members_left_out` line names; the rest are counted. */
@@ -22,7 +21,7 @@ export function misshapenTools(
   const misshapen = new Map<string, readonly string[]>();
   for (const tool of tools) {
     if (hidden.has(tool.name)) continue;
-    const members = misshapenMembers(membersOf(tool));
+    const members = misshapenOf(tool);
     if (members.length > 0) misshapen.set(tool.name, members);
   }
   if (misshapen.size > 0) {

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/names/profiles";
-import { membersOf, readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { misshapenOf, readListingText, WrittenTool } from "../../src/protocol/listing-text";
 import {
   misshapenMembers,
   parsedMembers,
@@ -93,7 +93,7 @@ describe("a tool's members", () => {
   it.each(REFUSED)("%s is left out", (_, members, left) => {
     const tool = { ...WELL, ...members };
     expect(misshapenMembers(parsedMembers(tool))).toEqual(left);
-    expect(misshapenMembers(membersOf(written(tool)))).toEqual(left);
+    expect(misshapenOf(written(tool))).toEqual(left);
   });
 
   it("written so no JSON parser reads them are left out whole, not read", () => {
@@ -105,6 +105,22 @@ describe("a tool's members", () => {
       expect(tool).toBeInstanceOf(WrittenTool);
       expect(misshapenMembers(tool as WrittenTool)).toEqual([member]);
     }
+  });
+
+  it("of a tool written again as it was are known without reading it again", () => {
+    const tool = {
+      ...WELL,
+      name: "orders.find",
+      description: null,
+      annotations: { readOnlyHint: "x" },
+    };
+    const first = written(tool);
+    const text = JSON.stringify({ jsonrpc: "2.0", id: 2, result: { tools: [WELL, tool] } });
+    const [, moved] = readListingText(text, [first])?.elements ?? [];
+    expect(moved).toBeInstanceOf(WrittenTool);
+    expect((moved as WrittenTool).texts).toBe(first.texts);
+    expect(misshapenOf(moved as WrittenTool)).toBe(misshapenOf(first));
+    expect(misshapenOf(first)).toEqual(["description", "annotations.readOnlyHint"]);
   });
 
   it("read from the text are those read from the parse", () => {
