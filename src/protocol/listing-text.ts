@@ -35,6 +35,15 @@ import {
   writesEachKeyOnce,
   writtenEnd,
 } from "../json-written";
+import {
+  type JsonKind,
+  kindAt,
+  type MemberReader,
+  misshapenMembers,
+  parsedMembers,
+  rootTextReadsWell,
+  type ToolMember,
+} from "./tool-shape";
 import { LISTING_MEMBERS, type ListedTool, misspelledKey, misspells } from "./tools-list";
 
 export interface ListingText {
@@ -83,7 +92,8 @@ const isPinned = (key: string): key is Pinned =>
 
 /**
  * The members a tool's readers find by their span, in the order of their
- * places in `WrittenTool`'s spans: the name, and those its pin covers.
+ * places in `WrittenTool`'s spans: the name, those its pin covers, and the
+ * others whose type a client checks (tool-shape.ts).
  */
 export const SPANNED = [
   "name",
@@ -92,8 +102,17 @@ export const SPANNED = [
   "inputSchema",
   "annotations",
   "outputSchema",
+  "icons",
+  "_meta",
+  "execution",
 ] as const;
 export type Spanned = (typeof SPANNED)[number];
+
+/** Where each member's start is in `WrittenTool`'s spans, its end after it: read for every tool. */
+const SLOT = Object.fromEntries(SPANNED.map((key, index) => [key, 2 * index])) as Record<
+  Spanned,
+  number
+>;
 
 /** A member not parsed yet. */
 const UNREAD: unique symbol = Symbol("unread");
@@ -104,7 +123,7 @@ const UNREAD: unique symbol = Symbol("unread");
  * knows by its text is never parsed (`undefined` where a member is absent
  * or is not JSON).
  */
-export class WrittenTool implements ListedTool {
+export class WrittenTool implements ListedTool, MemberReader {
   #title: unknown = UNREAD;
   #description: unknown = UNREAD;
   #annotations: unknown = UNREAD;
@@ -118,20 +137,20 @@ export class WrittenTool implements ListedTool {
     readonly written: { text: string; span: Span },
     /** Where each of `SPANNED` is written, start and end in turn (-1: absent). */
     private readonly spans: readonly number[],
-    /** What the text of each member its definition pin covers showed. */
-    private readonly texts: Readonly<Record<Pinned, Written>>,
+    /** What the text of each member its definition pin covers showed: shared by the same text moved. */
+    readonly texts: Readonly<Record<Pinned, Written>>,
   ) {}
 
   /** Where the member `key` is written in `written.text`; `undefined` when it is absent. */
   spanOf(key: Spanned): Span | undefined {
-    const slot = 2 * SPANNED.indexOf(key);
+    const slot = SLOT[key];
     const start = this.spans[slot] as number;
     return start === -1 ? undefined : [start, this.spans[slot + 1] as number];
   }
 
   /** Whether the member `key` is written. */
   private has(key: Spanned): boolean {
-    return this.spans[2 * SPANNED.indexOf(key)] !== -1;
+    return this.spans[SLOT[key]] !== -1;
   }
 
   /**
@@ -190,6 +209,40 @@ export class WrittenTool implements ListedTool {
     return this.#outputSchema;
   }
 
+  /** Members no pin covers, parsed each time they are read: only a misshapen tool's are (tool-shape.ts). */
+  get icons(): unknown {
+    return this.#unpinned("icons");
+  }
+
+  get _meta(): unknown {
+    return this.#unpinned("_meta");
+  }
+
+  get execution(): unknown {
+    return this.#unpinned("execution");
+  }
+
+  #unpinned(key: "icons" | "_meta" | "execution"): unknown {
+    const span = this.spanOf(key);
+    return span && parseSpan(this.written.text, span);
+  }
+
+  /** What the member's JSON is (tool-shape.ts), from the first character of its text. */
+  memberKind(member: ToolMember): JsonKind | undefined {
+    const start = this.spans[SLOT[member]] as number;
+    return start === -1 ? undefined : kindAt(this.written.text, start);
+  }
+
+  memberValue(member: ToolMember): unknown {
+    return this[member];
+  }
+
+  /** Whether a schema's root is one every client takes, told from its text (tool-shape.ts). */
+  rootReadsWell(member: "inputSchema" | "outputSchema"): boolean | undefined {
+    const start = this.spans[SLOT[member]] as number;
+    return start === -1 ? undefined : rootTextReadsWell(this.written.text, start);
+  }
+
   /**
    * This tool where `text` writes it again at `at`, character for character:
    * its spans moved there, its members unread. `undefined` where `text` writes
@@ -222,7 +275,7 @@ export class WrittenTool implements ListedTool {
    * `undefined` where it is absent or written otherwise.
    */
   stringifiedJson(key: "description" | "annotations"): string | undefined {
-    const slot = 2 * SPANNED.indexOf(key);
+    const slot = SLOT[key];
     const start = this.spans[slot] as number;
     return start !== -1 && this.texts[key].stringified
       ? this.written.text.slice(start, this.spans[slot + 1])
@@ -323,7 +376,7 @@ export function readListingText(
     };
     // Where each of `SPANNED` is written, start and end in turn (-1: absent): one array of small
     // integers kept with the tool until the next listing replaces it, not a member map.
-    const spans = [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1];
+    const spans = [-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1];
     const end = readMembers(text, at, (key, from) => {
       if (misspells(key, LISTING_MEMBERS.tool)) return -1;
       let after: number;
@@ -375,4 +428,25 @@ export function readListingText(
   if (id === undefined) return undefined;
   const resultSpan = message.members.get("result") as Span;
   return { id, idSpan, resultSpan, resultMembers: result.members, toolsSpan, elements };
+}
+
+/**
+ * What tool-shape.ts finds misshapen of a tool read from a listing's text, by
+ * what its text showed (`WrittenTool.texts`): a tool written again as it was
+ * (`movedTo`) shares it, and is not read again; a listing named again in an
+ * isolate reads only the tools whose text changed.
+ */
+const MISSHAPEN = new WeakMap<object, readonly string[]>();
+
+/** The members of a listed tool no MCP client takes (tool-shape.ts `misshapenMembers`). */
+export function misshapenOf(tool: ListedTool): readonly string[] {
+  if (!(tool instanceof WrittenTool)) {
+    return misshapenMembers(parsedMembers(tool as Record<ToolMember, unknown>));
+  }
+  let found = MISSHAPEN.get(tool.texts);
+  if (found === undefined) {
+    found = misshapenMembers(tool);
+    MISSHAPEN.set(tool.texts, found);
+  }
+  return found;
 }

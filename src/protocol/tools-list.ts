@@ -22,6 +22,9 @@ export interface ListedTool {
   inputSchema?: unknown;
   annotations?: unknown;
   outputSchema?: unknown;
+  icons?: unknown;
+  _meta?: unknown;
+  execution?: unknown;
   /**
    * Where the listing's text holds `inputSchema` written as `JSON.stringify`
    * writes it (listing-text.ts): fingerprinted there, without writing it again.
@@ -52,7 +55,11 @@ export const isListedTool = (entry: unknown): entry is NamedEntry =>
  */
 export function listedTool(entry: NamedEntry): ListedTool {
   const { name, title, description, inputSchema, annotations, outputSchema } = entry;
-  return { name, title, description, inputSchema, annotations, outputSchema };
+  const { icons, _meta, execution } = entry;
+  return {
+    ...{ name, title, description, inputSchema, annotations, outputSchema },
+    ...{ icons, _meta, execution },
+  };
 }
 
 export function isToolsListResult(result: unknown): result is ToolsListResult {

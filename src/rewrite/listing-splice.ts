@@ -4,7 +4,8 @@
  * text for every tool that stays as it came and for every byte around the
  * tools. A renamed tool gets its new name where the old one was written, a
  * viewed one its view where its `inputSchema` was, a hidden one is left out
- * with its comma; only a tool whose description or `_meta` changes, or whose
+ * with its comma; only a tool whose description or `_meta` changes, one with
+ * a member no client takes (protocol/tool-shape.ts), or one whose
  * input schema, annotations or output schema write a key twice (each reader
  * would take its own), is parsed whole and written again, over its own text
  * (json.ts `spliceExact`: what stays as it came, and reads one way, is that
@@ -64,6 +65,7 @@ function toolText(
   if (
     listing.unfit.has(original) ||
     listing.descriptions.has(original) ||
+    listing.misshapen.has(original) ||
     listing.twoWays.has(original)
   ) {
     const toolText = text.slice(span[0], span[1]);

@@ -2,7 +2,8 @@
  * A `tools/list` result as the model sees it: each tool's `name` model-facing,
  * its `inputSchema` the profile's view where that differs, its description
  * as the operator's rules give it, and the tools they hide (or hold) left out,
- * with every tool after the first of its name (`firstOfItsName`). Every other
+ * with every tool after the first of its name (`firstOfItsName`), and each
+ * member no MCP client takes left out (protocol/tool-shape.ts). Every other
  * field of the tool and of the result (`nextCursor`, `_meta`, `annotations`,
  * `outputSchema`, `ttlMs`, fields added by later protocol revisions) is
  * carried as it came, in the same order, but a `cacheScope` of `"public"`
@@ -11,6 +12,7 @@
  * fall back (docs/schemas.md, "openai-strict").
  */
 import { isPlainObject, writtenAsIn } from "../json";
+import { withoutMembers } from "../protocol/tool-shape";
 import { firstOfItsName, isListedTool, type ToolsListResult } from "../protocol/tools-list";
 import type { NamedListing } from "../toolmap/tool-map";
 
@@ -55,13 +57,17 @@ export function renamedTool(tool: unknown, listing: NamedListing): unknown[] {
   const schema = listing.schemas.get(original);
   const unfit = listing.unfit.get(original);
   const described = listing.descriptions.has(original);
-  if (name === original && schema === undefined && unfit === undefined && !described) return [tool];
-  const meta = isPlainObject(tool._meta) ? tool._meta : {};
+  const misshapen = listing.misshapen.get(original);
+  const unchanged = schema === undefined && unfit === undefined && !described && !misshapen;
+  if (name === original && unchanged) return [tool];
+  // What no client takes left out first: a description or `_meta` the proxy writes stands.
+  const shown = misshapen ? withoutMembers(tool, misshapen) : tool;
+  const meta = isPlainObject(shown._meta) ? shown._meta : {};
   const description = listing.descriptions.get(original);
   return [
     writtenAsIn(
       {
-        ...tool,
+        ...shown,
         name,
         ...(described ? { description } : {}),
         ...(schema === undefined ? {} : { inputSchema: schema }),

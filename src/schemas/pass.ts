@@ -38,7 +38,8 @@ export type SchemaRule =
   | "boolean_schemas"
   | "required_collected"
   | "mcp_header_dropped"
-  | "property_keys_renamed";
+  | "property_keys_renamed"
+  | "mcp_root";
 
 /** Where in the schema a node is. */
 export interface At {

@@ -8,11 +8,13 @@
  * (passes/*.ts), run by one walk (walk.ts). Schema keywords change, and a
  * name of the root's properties only where the provider refuses it
  * (passes/property-keys.ts), the call's written back as the origin names it
- * (way-back.ts). Lossless where possible; where a keyword must go
+ * (way-back.ts); and its root is one MCP's clients take, in every profile
+ * (protocol/tool-shape.ts `shapedRoot`). Lossless where possible; where a keyword must go
  * or be widened, the constraint moves into the `description` in words, and
  * validation against the origin's schema on the way back (args/) checks it.
  */
 import { isPlainObject } from "../json";
+import { shapedRoot } from "../protocol/tool-shape";
 import type { NodeSet } from "./node-set";
 import type { SchemaRule, ViewPasses } from "./pass";
 import { SchemaWalk } from "./walk";
@@ -62,7 +64,11 @@ export function schemaView(
   inlineRoom = Number.POSITIVE_INFINITY,
 ): SchemaView {
   const walk = new SchemaWalk(passes, isPlainObject(original) ? original : {}, inlineRoom);
-  const schema = walk.run();
+  const walked = walk.run();
+  // Last, in every profile: the root as MCP's clients take a tool's input schema, which they
+  // refuse with the whole listing otherwise (protocol/tool-shape.ts).
+  const schema = isPlainObject(walked) ? shapedRoot(walked) : walked;
+  if (schema !== walked) walk.applied.add("mcp_root");
   // No pass needed anywhere: the view is the origin's own schema (no node was copied).
   if (schema === original) {
     return {

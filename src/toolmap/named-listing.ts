@@ -16,6 +16,13 @@ export interface NamedListing {
   unfit: Map<string, string>;
   /** original → the description the operator's rules give it, where they change it. */
   descriptions: Map<string, string | undefined>;
+  /**
+   * original → the members its tool is shown without, which MCP's clients
+   * refuse (protocol/tool-shape.ts `misshapenMembers`: `description`,
+   * `annotations.readOnlyHint`, …); `inputSchema` among them is written as
+   * `schemas` holds it (`ANY_ARGUMENTS`).
+   */
+  misshapen: ReadonlyMap<string, readonly string[]>;
   /** Originals left out of the listing: hidden by the operator's rules, or held. */
   hidden: Set<string>;
   /**

@@ -6,18 +6,33 @@
  * and let go with its tool (`OriginMemory.remember`), or with every view of
  * the origin once what they inline from `$ref`s passes `MAX_VIEW_INLINED`.
  */
+import { isPlainObject } from "../json";
 import { logEvent } from "../log";
+import { rootReadsWell, rootTextReadsWell } from "../protocol/tool-shape";
 import { presentedSchema, shapesSchema } from "../rules/apply-rules";
 import type { ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { changesNothing, type SchemaView, schemaView } from "../schemas/view";
 import { MAX_VIEW_INLINED, type OriginMemory } from "./isolate-memory";
+import type { SchemaHolder } from "./listed-schema";
 import type { ToolEntry } from "./plan-listing";
 import type { ProfileNames } from "./profile-names";
 import { MAX_TOOLS } from "./stored-map";
 import type { SearchViews } from "./tool-search";
 
-type Viewed = Pick<ToolEntry, "original" | "inputSchema" | "schemaHash">;
+type Viewed = Pick<ToolEntry, "original" | "inputSchema" | "schemaHash"> & SchemaHolder;
+
+/**
+ * Whether the schema `tool` holds has a root every client takes (or none, a
+ * tool the listing shows `ANY_ARGUMENTS` for): from its text while unread.
+ */
+function rootReadsWellHeld(tool: Viewed): boolean {
+  const unread = tool.listedSchema?.unread;
+  const told = unread === undefined ? undefined : rootTextReadsWell(unread, 0);
+  if (told !== undefined) return told;
+  const { inputSchema } = tool;
+  return !isPlainObject(inputSchema) || rootReadsWell(inputSchema);
+}
 
 /** Root names a `schemas_adapted` line maps, origin's to shown, of one view; the rest are not named. */
 const MAX_KEYS_LOGGED = 10;
@@ -131,8 +146,9 @@ export class SchemaViews {
     const rules = this.profile.schemas;
     const rule = this.policy.rules.ruleFor(original);
     const shaped = shapesSchema(rule);
-    // Read only where a view is to be made: a schema listed as text stays unread (listed-schema.ts).
-    if (changesNothing(rules) && !shaped) return undefined;
+    // Read only where a view is to be made: a schema listed as text stays unread (listed-schema.ts),
+    // unless its text shows a root MCP's clients refuse (protocol/tool-shape.ts).
+    if (changesNothing(rules) && !shaped && rootReadsWellHeld(tool)) return undefined;
     const { inputSchema } = tool;
     if (inputSchema === undefined) return undefined;
     const names = this.names();

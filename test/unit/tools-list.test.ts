@@ -34,6 +34,7 @@ describe("renameTools", () => {
       schemas: new Map(),
       unfit: new Map(),
       descriptions: new Map(),
+      misshapen: new Map(),
       hidden: new Set(),
       twoWays: new Set(),
       toolsOnly: false,
@@ -58,6 +59,7 @@ describe("renameTools", () => {
       schemas: new Map(),
       unfit: new Map(),
       descriptions: new Map(),
+      misshapen: new Map(),
       hidden: new Set<string>(),
       twoWays: new Set<string>(),
       toolsOnly: false,
@@ -98,6 +100,7 @@ describe("namedTools, of a listing parsed whole", () => {
       ["name", "transfer"],
       ["description", "Moves money."],
       ["inputSchema", inputSchema],
+      ["_meta", { "x/y": 1 }],
     ]);
     // The listing the client is sent is the origin's, as it came.
     expect(result.tools[0]).toHaveProperty("schemaJson");
@@ -115,6 +118,7 @@ describe("renameTools, a tool its provider may still refuse", () => {
         schemas: new Map([["bulk.import", view]]),
         unfit: new Map([["bulk.import", "1001 enum values (at most 1,000)"]]),
         descriptions: new Map(),
+        misshapen: new Map(),
         hidden: new Set(),
         twoWays: new Set(),
         toolsOnly: false,
