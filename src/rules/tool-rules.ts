@@ -233,6 +233,30 @@ const matches = (wanted: Record<string, unknown> | undefined, annotations: unkno
     ([key, value]) => isPlainObject(annotations) && annotations[key] === value,
   );
 
+/**
+ * Whether `annotations` says `key` other than as MCP writes it: annotations that are no object,
+ * or a hint that is no boolean (`"true"`, `1`). Absent, or `null` as Go writes one unset, it says
+ * nothing. The listing shows the tool without it (protocol/tool-shape.ts), so no model reads it.
+ */
+function misshapen(annotations: unknown, key: string): boolean {
+  if (annotations === undefined || annotations === null) return false;
+  if (!isPlainObject(annotations)) return true;
+  const value = annotations[key];
+  return HINTS.includes(key) && value !== undefined && value !== null && typeof value !== "boolean";
+}
+
+/**
+ * Whether `hideAnnotated`'s values may be the tool's: each matches, or is said misshapen. A rule
+ * that a hint the origin wrote otherwise would decide hides the tool rather than guess what it
+ * meant (`"true"`): hiding is the operator's safe side. (`onlyAnnotated` lists no such tool as
+ * it is: a misshapen hint matches no value.)
+ */
+const mayMatch = (wanted: Record<string, unknown>, annotations: unknown) =>
+  Object.entries(wanted).every(
+    ([key, value]) =>
+      misshapen(annotations, key) || (isPlainObject(annotations) && annotations[key] === value),
+  );
+
 /** The rules, compiled once per configuration. */
 export class ToolRules {
   private readonly hidden: (name: string) => boolean;
@@ -259,7 +283,7 @@ export class ToolRules {
     if (this.hidden(tool.name)) return true;
     if (this.listedOnly && !this.listedOnly(tool.name)) return true;
     // Annotations read only where a rule names them: a tool read from a listing's text parses them then.
-    if (hideAnnotated !== undefined && matches(hideAnnotated, tool.annotations)) return true;
+    if (hideAnnotated !== undefined && mayMatch(hideAnnotated, tool.annotations)) return true;
     return onlyAnnotated !== undefined && !matches(onlyAnnotated, tool.annotations);
   }
 

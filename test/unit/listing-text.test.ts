@@ -244,6 +244,10 @@ const RULES = rulesOf({
 });
 
 const RULED: ToolPolicy = { rules: RULES, changes: "allow" };
+const HIDES_DESTRUCTIVE: ToolPolicy = {
+  rules: rulesOf({ hideAnnotated: { destructiveHint: true } }),
+  changes: "allow",
+};
 
 function freshMap(profile: "openai" | "gemini" | "openai-strict", policy = RULED) {
   return new ToolMap(
@@ -376,16 +380,7 @@ describe("a listing renamed in its text", () => {
 
   it("judges a tool listed twice by its first copy, the only one listed, on both paths", async () => {
     vi.spyOn(console, "log").mockImplementation(() => {});
-    const rules = rulesOf({ hideAnnotated: { destructiveHint: true } });
-    const open = () =>
-      new ToolMap(
-        env.TOOL_MAP,
-        { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-        profileOf("openai"),
-        new ToolMapMemory(),
-        () => {},
-        { rules, changes: "allow" },
-      );
+    const open = () => freshMap("openai", HIDES_DESTRUCTIVE);
     const tool = (name: string, annotations: object) =>
       JSON.stringify({ name, annotations, inputSchema: { type: "object" } });
     const listing = (tools: string[]) =>
@@ -415,6 +410,23 @@ describe("a listing renamed in its text", () => {
         listed,
       );
     }
+  });
+
+  it("hides a tool whose destructiveHint is written as text, which its listing shows without it, on both paths", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    const text = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${[
+      '{"name":"drop_table","annotations":{"destructiveHint":"true"},"inputSchema":{"type":"object"}}',
+      '{"name":"read_table","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object"}}',
+    ].join(",")}]}}`;
+    const listIds = new Set([1]);
+    const open = () => freshMap("openai", HIDES_DESTRUCTIVE);
+    const spliced = (await rewriteJsonText(text, { listIds, toolMap: open() })) ?? text;
+    const names = (answer: unknown) =>
+      (answer as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
+    expect(names(JSON.parse(spliced))).toEqual(["read_table"]);
+    expect(names(await rewriteMessages(wholeParse(text), { listIds, toolMap: open() }))).toEqual([
+      "read_table",
+    ]);
   });
 
   it("leaves out a hidden tool with its comma, wherever it stands", async () => {

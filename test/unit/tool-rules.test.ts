@@ -125,3 +125,40 @@ describe("a glob in hide", () => {
     }
   });
 });
+
+describe("annotations a rule reads, written other than as MCP writes them", () => {
+  // The listing shows the tool without such a hint (protocol/tool-shape.ts), so the model never
+  // reads it: a rule the hint would decide leaves the tool out rather than guess.
+  const MISSHAPEN = ["true", "false", 1, 0, [], {}, "yes"];
+
+  it("hideAnnotated hides a tool whose named hint is no boolean, as it would a match", () => {
+    const rules = rulesOf({ hideAnnotated: { destructiveHint: true } });
+    for (const destructiveHint of MISSHAPEN) {
+      const annotations = { destructiveHint };
+      expect(rules.hides({ name: "t", annotations }), JSON.stringify(annotations)).toBe(true);
+    }
+    for (const annotations of ["destructive", 7, [true]]) {
+      expect(rules.hides({ name: "t", annotations }), JSON.stringify(annotations)).toBe(true);
+    }
+  });
+
+  it("onlyAnnotated lists no such tool", () => {
+    const rules = rulesOf({ onlyAnnotated: { readOnlyHint: true } });
+    for (const readOnlyHint of MISSHAPEN) {
+      expect(rules.hides({ name: "t", annotations: { readOnlyHint } })).toBe(true);
+    }
+  });
+
+  it("reads an absent hint, or one written null (Go's unset), as said by neither", () => {
+    const hide = rulesOf({ hideAnnotated: { destructiveHint: true } });
+    for (const annotations of [undefined, null, {}, { destructiveHint: null }, { other: "x" }]) {
+      expect(hide.hides({ name: "t", annotations }), JSON.stringify(annotations)).toBe(false);
+    }
+    expect(hide.hides({ name: "t", annotations: { destructiveHint: false } })).toBe(false);
+    // A rule of two hints hides a tool one of which matches and the other is misshapen.
+    const both = rulesOf({ hideAnnotated: { destructiveHint: true, openWorldHint: true } });
+    const mixed = { destructiveHint: true, openWorldHint: "true" };
+    expect(both.hides({ name: "t", annotations: mixed })).toBe(true);
+    expect(both.hides({ name: "t", annotations: { ...mixed, openWorldHint: false } })).toBe(false);
+  });
+});
