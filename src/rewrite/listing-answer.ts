@@ -190,9 +190,9 @@ async function namePage(
   return listing.search ? { listing, search: listing.search.size } : { listing };
 }
 
-/** Says how many entries of a page's `tools` were no tool, where they are left out (`NamedListing.toolsOnly`). */
-function noteEntriesLeftOut(entries: number, tools: number, { listing, search }: NamedPage) {
-  if (search === undefined && listing.toolsOnly && entries > tools) {
+/** Says how many entries of a page's `tools` were no tool, which are left out (tools-list.ts `renamedTool`). */
+function noteEntriesLeftOut(entries: number, tools: number, { search }: NamedPage) {
+  if (search === undefined && entries > tools) {
     logEvent("listing_entries_dropped", { count: entries - tools });
   }
 }

@@ -123,11 +123,7 @@ export function spliceListing(
     if (index === 0) copy(toolsStart, start);
     const before = last;
     last = end;
-    if (
-      isTool(element)
-        ? !firstOfItsName(element, seen) || listing.hidden.has(element.name)
-        : listing.toolsOnly
-    ) {
+    if (!isTool(element) || !firstOfItsName(element, seen) || listing.hidden.has(element.name)) {
       continue;
     }
     const out = isTool(element) ? toolText(text, element, listing) : null;

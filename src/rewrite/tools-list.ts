@@ -48,9 +48,13 @@ export function scopedToCaller<T extends Record<string, unknown>>(
     : result;
 }
 
-/** One entry of a listing's `tools` as the model sees it: `[]` when it is left out, `[tool]` as it came when nothing changes. */
+/**
+ * One entry of a listing's `tools` as the model sees it: `[]` when it is left out, `[tool]` as it
+ * came when nothing changes. An entry that is no tool (not an object with a string `name`) is
+ * left out: every client refuses the whole listing over it (docs/names.md), and no rule judged it.
+ */
 export function renamedTool(tool: unknown, listing: NamedListing): unknown[] {
-  if (!isListedTool(tool)) return listing.toolsOnly ? [] : [tool];
+  if (!isListedTool(tool)) return [];
   const original = tool.name;
   if (listing.hidden.has(original)) return [];
   const name = listing.names.get(original) ?? original;

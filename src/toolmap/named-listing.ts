@@ -33,13 +33,6 @@ export interface NamedListing {
    */
   twoWays: Set<string>;
   /**
-   * Whether entries of `tools` that are no tool (not an object with a string
-   * `name`) are left out: where the operator's rules or `TOOL_CHANGES=hold`
-   * edit listings, as the rules judged none of them and a lenient client may
-   * still read one as a tool (a name `["secret.admin"]`, `String`ed).
-   */
-  toolsOnly: boolean;
-  /**
    * Whether the names took every name KV holds into account; not when the map
    * could not be read (a name may then stand for another tool): such a
    * listing is answered but never remembered.

@@ -20,7 +20,7 @@ import { assignNames } from "../names/assign";
 import type { WrittenTool } from "../protocol/listing-text";
 import { ANY_ARGUMENTS } from "../protocol/tool-shape";
 import type { ListedTool } from "../protocol/tools-list";
-import { editsListings, NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
+import { NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { AnswerMemory, settingsOf } from "./answer-memory";
 import { CallNames } from "./call-names";
@@ -273,7 +273,6 @@ export class ToolMap {
       misshapen,
       hidden,
       twoWays,
-      toolsOnly: editsListings(this.policy),
       settled: readable,
       perCaller: this.policy.changes === "hold",
     };

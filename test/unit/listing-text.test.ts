@@ -130,8 +130,26 @@ const toolText = fc
       ),
       { nil: undefined },
     ),
-    _meta: fc.option(jsonText, { nil: undefined }),
-    outputSchema: fc.option(jsonText, { nil: undefined }),
+    // Mostly what every client takes; now and then what it does not (left out: tool-shape.ts).
+    _meta: fc.option(
+      fc.oneof(
+        { weight: 4, arbitrary: jsonText.map((value) => `{"example.com/v":${value}}`) },
+        { weight: 1, arbitrary: jsonText },
+      ),
+      { nil: undefined },
+    ),
+    outputSchema: fc.option(
+      fc.oneof(
+        {
+          weight: 4,
+          arbitrary: jsonText.map(
+            (value) => `{"type":"object","properties":{"r":{"default":${value}}}}`,
+          ),
+        },
+        { weight: 1, arbitrary: jsonText },
+      ),
+      { nil: undefined },
+    ),
   })
   .chain((tool) => {
     const members = Object.entries(tool).flatMap(
@@ -158,7 +176,7 @@ const toolText = fc
       }));
   });
 
-/** Elements that are no tool: carried as they came. */
+/** Elements that are no tool: left out of the answer. */
 const otherElement = fc
   .oneof(
     jsonText.filter((text) => !text.startsWith("{")),
@@ -268,7 +286,7 @@ describe("a listing renamed in its text", () => {
       fc.asyncProperty(
         answerText,
         fc.constantFrom("openai", "gemini", "openai-strict"),
-        // Under rules that edit listings, entries that are no tool are left out; else kept.
+        // With rules that edit listings and without.
         fc.constantFrom(RULED, NO_POLICY),
         async (answer, profile, policy) => {
           const { text, tools } = answer;
@@ -302,9 +320,10 @@ describe("a listing renamed in its text", () => {
       { numRuns: 200, examples: [[REAL_LISTING, "openai", NO_POLICY]] },
     );
     // That the random runs copied text at all (the real listing, first, keeps 30 entries, counted
-    // apart: it would hold the floor alone). They kept 31 to 70 of theirs across 60 seeds (half of
-    // them under rules, which leave out entries that are no tool).
-    expect(kept).toBeGreaterThan(15);
+    // apart: it would hold the floor alone). They kept 20 to 29 of theirs across 6 seeds (tools
+    // only: no entry that is no tool is kept, and a tool with a member no client takes is written
+    // again).
+    expect(kept, "tools kept as their text").toBeGreaterThan(8);
     // 400 listings through real local KV: 3 s alone, 15 s beside the rest of the suite under load.
   }, 30_000);
 

@@ -5,7 +5,7 @@ import { renameTools, UNFIT_META } from "../../src/rewrite/tools-list";
 import { DEMO_NAMES } from "../helpers/demo-names";
 
 describe("renameTools", () => {
-  it("changes each tool's name and nothing else", () => {
+  it("changes each tool's name and nothing else, and leaves out what is no tool", () => {
     const result = {
       tools: [
         {
@@ -37,7 +37,6 @@ describe("renameTools", () => {
       misshapen: new Map(),
       hidden: new Set(),
       twoWays: new Set(),
-      toolsOnly: false,
       perCaller: false,
       settled: true,
     });
@@ -46,7 +45,7 @@ describe("renameTools", () => {
       tools: [
         { ...result.tools[0], name: DEMO_NAMES["files.read"] },
         result.tools[1],
-        result.tools[2],
+        // The entry with no name is no tool, which every client refuses the listing over: left out.
       ],
     });
     expect(Object.keys(renamed.tools[0] as object)).toEqual(Object.keys(result.tools[0] as object));
@@ -62,7 +61,6 @@ describe("renameTools", () => {
       misshapen: new Map(),
       hidden: new Set<string>(),
       twoWays: new Set<string>(),
-      toolsOnly: false,
       perCaller,
       settled: true,
     });
@@ -121,7 +119,6 @@ describe("renameTools, a tool its provider may still refuse", () => {
         misshapen: new Map(),
         hidden: new Set(),
         twoWays: new Set(),
-        toolsOnly: false,
         perCaller: false,
         settled: true,
       },

@@ -983,12 +983,12 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
     logs.restore();
   });
 
-  // A lenient client may read an entry the proxy reads as no tool (a name that is an array,
-  // `String`ed to "secret.admin"), and the rules judged none of them.
-  it("leaves out entries of tools that are no tool, where rules edit listings", async () => {
+  // Every MCP client refuses the whole listing over such an entry; a lenient one may read it as a
+  // tool (a name that is an array, `String`ed to "secret.admin"), and the rules judged none of them.
+  it("leaves out entries of tools that are no tool, whatever the rules", async () => {
     const entries = `7,{"name":["secret.admin"],"description":"Drops every table"},{"description":"x","annotations":{"destructiveHint":true}},${files}`;
     const logs = captureLogs();
-    for (const policy of [HIDING, HOLDING]) {
+    for (const policy of [HIDING, HOLDING, NO_POLICY]) {
       // In the text, and parsed whole (a batch).
       for (const body of [
         `{"jsonrpc":"2.0","id":1,"result":{"tools":[${entries}]}}`,
@@ -1003,11 +1003,9 @@ describe("a listing the proxy cannot read, under rules that edit listings", () =
       }
     }
     expect(logs.events("listing_entries_dropped")).toEqual(
-      Array(4).fill({ event: "listing_entries_dropped", count: 3 }),
+      Array(6).fill({ event: "listing_entries_dropped", count: 3 }),
     );
     logs.restore();
-    const passed = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${entries.replace(files, "")}null]}}`;
-    expect(await (await answer(json(passed), NO_POLICY)).text()).toBe(passed);
   });
 
   it("refuses an answer whose id is spelled in another case", async () => {
