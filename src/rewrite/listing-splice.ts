@@ -15,8 +15,9 @@
  */
 import { parseExact, parseJson, spliceExact, stringifyExact } from "../json";
 import type { Span } from "../json-spans";
-import { type ListingText, WrittenTool } from "../protocol/listing-text";
+import type { ListingText } from "../protocol/listing-text";
 import { firstOfItsName, isToolsListResult } from "../protocol/tools-list";
+import { WrittenTool } from "../protocol/written-tool";
 import type { Profile } from "../schemas/profile";
 import type { NamedListing } from "../toolmap/tool-map";
 import { searchModeResult } from "./search-mode";

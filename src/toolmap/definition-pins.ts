@@ -22,8 +22,8 @@ import { holdsRounded, stringifyUnrounded } from "../json";
 import { textAt } from "../json-spans";
 import { UNSEEN } from "../log";
 import { fingerprint32 } from "../names/stable-hash";
-import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
+import { WrittenTool } from "../protocol/written-tool";
 import type { ChangeScope } from "../rules/tool-rules";
 
 /** What a definition pin covers, as the isolate last saw it listed. */

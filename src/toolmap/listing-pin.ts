@@ -17,8 +17,8 @@
  * the map: it cannot hide a change this way.
  */
 import { sha256Parts } from "../digest";
-import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
+import { WrittenTool } from "../protocol/written-tool";
 import type { ChangeScope } from "../rules/tool-rules";
 import { type Definition, pinParts, pinsOf } from "./definition-pins";
 

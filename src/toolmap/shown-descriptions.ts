@@ -6,8 +6,8 @@
  * one line for those the provider would have refused.
  */
 import { logEvent } from "../log";
-import { WrittenTool } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
+import { WrittenTool } from "../protocol/written-tool";
 import { ruleDescriptions } from "../rules/apply-rules";
 import type { ToolRules } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";

@@ -6,8 +6,8 @@
  * over one such member, so one tool written so left the model no tool.
  */
 import { logEvent } from "../log";
-import { misshapenOf } from "../protocol/listing-text";
 import type { ListedTool } from "../protocol/tools-list";
+import { misshapenOf } from "../protocol/written-tool";
 
 /** Tools a `tool_members_left_out` line names; the rest are counted. */
 const NAMED = 10;

@@ -17,9 +17,9 @@
  */
 import { logEvent } from "../log";
 import { assignNames } from "../names/assign";
-import type { WrittenTool } from "../protocol/listing-text";
 import { ANY_ARGUMENTS } from "../protocol/tool-shape";
 import type { ListedTool } from "../protocol/tools-list";
+import type { WrittenTool } from "../protocol/written-tool";
 import { NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
 import { AnswerMemory, settingsOf } from "./answer-memory";

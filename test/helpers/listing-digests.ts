@@ -1,6 +1,7 @@
 /** A listing's tools as the proxy reads them from an answer's text, and the digests naming them takes. */
 import { vi } from "vitest";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
+import { WrittenTool } from "../../src/protocol/written-tool";
 
 /** The tools of a listing's text, each read from it as the proxy reads an answer. */
 export function writtenTools(text: string): WrittenTool[] {

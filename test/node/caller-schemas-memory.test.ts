@@ -12,7 +12,8 @@
  * KV. Run in Node, where a test can collect garbage and read the heap.
  */
 import { describe, expect, it } from "vitest";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
+import { WrittenTool } from "../../src/protocol/written-tool";
 import { heapUsed } from "./heap";
 import { isolateToolMaps } from "./isolate-tool-maps";
 import { localKv } from "./local-kv";

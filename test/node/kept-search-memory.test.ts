@@ -14,7 +14,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
+import { WrittenTool } from "../../src/protocol/written-tool";
 import { profileOf } from "../../src/schemas/profile";
 import { callerOf } from "../../src/toolmap/callers";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";

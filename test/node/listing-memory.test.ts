@@ -6,7 +6,8 @@
  * garbage and read the heap: workerd runs the same V8.
  */
 import { describe, expect, it } from "vitest";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
+import { WrittenTool } from "../../src/protocol/written-tool";
 import { heapUsed } from "./heap";
 
 const TEXT_BYTES = 4_000_000;

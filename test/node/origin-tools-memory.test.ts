@@ -13,7 +13,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
+import { WrittenTool } from "../../src/protocol/written-tool";
 import { profileOf } from "../../src/schemas/profile";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";

@@ -12,7 +12,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/names/profiles";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
+import { WrittenTool } from "../../src/protocol/written-tool";
 import { profileOf } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";

@@ -12,7 +12,8 @@
  * then `ToolMap.nameListing`, against Miniflare's local KV.
  */
 import { describe, expect, it } from "vitest";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
+import { WrittenTool } from "../../src/protocol/written-tool";
 import { NO_POLICY } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { callerNamed } from "../../src/toolmap/callers";

@@ -20,8 +20,9 @@ import {
   valueEnd,
 } from "../../src/json-spans";
 import { isStringified, newWritten, writtenEnd } from "../../src/json-written";
-import { readListingText, SPANNED, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
 import { misspelledMember } from "../../src/protocol/tools-list";
+import { SPANNED, WrittenTool } from "../../src/protocol/written-tool";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/listing-answer";
 import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/names/profiles";
-import { misshapenOf, readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
 import {
   misshapenMembers,
   parsedMembers,
@@ -17,6 +17,7 @@ import {
   shapedRoot,
   withoutMembers,
 } from "../../src/protocol/tool-shape";
+import { misshapenOf, WrittenTool } from "../../src/protocol/written-tool";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { profileOf } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";

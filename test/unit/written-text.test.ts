@@ -9,7 +9,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { textAt } from "../../src/json-spans";
 import { isStringified, newWritten, type Written, writtenEnd } from "../../src/json-written";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
+import { WrittenTool } from "../../src/protocol/written-tool";
 
 /** What `writtenEnd` shows of `text`, read whole; `undefined` where it reads no value there. */
 function writtenOf(text: string): Written | undefined {

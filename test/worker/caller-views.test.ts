@@ -9,8 +9,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { PLACES_ONLY, stringifyExact } from "../../src/json";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
 import { revisionOf } from "../../src/protocol/revision";
+import { WrittenTool } from "../../src/protocol/written-tool";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { answerSearch } from "../../src/rewrite/search-mode";
 import { type ChangeMode, NO_RULES } from "../../src/rules/tool-rules";

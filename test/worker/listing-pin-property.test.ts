@@ -14,7 +14,8 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { readListingText, WrittenTool } from "../../src/protocol/listing-text";
+import { readListingText } from "../../src/protocol/listing-text";
+import { WrittenTool } from "../../src/protocol/written-tool";
 import { type ChangeScope, NO_RULES } from "../../src/rules/tool-rules";
 import { profileOf } from "../../src/schemas/profile";
 import { callerNamed } from "../../src/toolmap/callers";
