@@ -17,7 +17,6 @@
  */
 import { logEvent } from "../log";
 import { assignNames } from "../names/assign";
-import { ANY_ARGUMENTS } from "../protocol/tool-shape";
 import type { ListedTool } from "../protocol/tools-list";
 import type { WrittenTool } from "../protocol/written-tool";
 import { NO_POLICY, type ToolPolicy } from "../rules/tool-rules";
@@ -40,7 +39,7 @@ import { type KnownTools, planListing, renamesLogged } from "./plan-listing";
 import { type ProfileNames, RELIST_LIMITS } from "./profile-names";
 import { SchemaViews } from "./schema-views";
 import { shownDescriptions } from "./shown-descriptions";
-import { misshapenTools } from "./shown-members";
+import { shownInSearchMode, shownMembers } from "./shown-members";
 import { type AnswerBytes, answerKey, type RememberedAnswer } from "./stored-map";
 import { searchedTools, searchOfListing, type ToolSearch } from "./tool-search";
 
@@ -255,22 +254,12 @@ export class ToolMap {
     }
     const hidden = new Set([...decisions].flatMap(([o, d]) => (d === "shown" ? [] : [o])));
     const searched = part === "whole" ? searchedTools(tools, hidden, this.profile) : null;
-    // Search mode shows no tool's schema here, nor its members: a search views them when it first
-    // needs them, and shows their title and description only where they are strings.
-    const views = searched
-      ? { schemas: new Map<string, unknown>(), unfit: new Map<string, string>() }
-      : this.views.ofListing(plan.entries);
-    const misshapen = searched
-      ? new Map<string, readonly string[]>()
-      : misshapenTools(tools, hidden, this.profile.name);
-    for (const [original, members] of misshapen) {
-      if (members.includes("inputSchema")) views.schemas.set(original, ANY_ARGUMENTS);
-    }
     const listing: NamedListing = {
       names: plan.names,
-      ...views,
+      ...(searched
+        ? shownInSearchMode()
+        : shownMembers(tools, hidden, plan.entries, this.views, this.profile.name)),
       descriptions: shownDescriptions(plan.entries, this.policy.rules, this.profile, !!searched),
-      misshapen,
       hidden,
       twoWays,
       settled: readable,
