@@ -33,6 +33,7 @@ import {
   requiredOf,
   type Schema,
   takesKeysAsSent,
+  valuesBudget,
 } from "./json-schema";
 import { itemsOf, otherKeysSchema, tuplePlaces } from "./schema-parts";
 import type { RefTargets } from "./schema-reading";
@@ -51,7 +52,11 @@ export interface RepairReport {
    * require, losing aliases.
    */
   dropped: string[];
-  /** The walk stopped at MAX_DEPTH or MAX_NODES; deeper values went unrepaired. */
+  /**
+   * The walk stopped at MAX_DEPTH or MAX_NODES, deeper values unrepaired; or the schema's `enum`s
+   * held more than one call may gather (json-schema.ts `MAX_VALUES_READ`), the values past it
+   * unrepaired against them.
+   */
   limited: boolean;
 }
 
@@ -109,13 +114,17 @@ class ArgumentRepair {
   respelled: WeakMap<object, ReadonlyMap<string, string>> | undefined;
   private nodes = 0;
   private readonly targets: RefTargets = new Map();
+  /** What the schema's `enum`s and forms may have gathered of their values, in this whole call. */
+  readonly budget = valuesBudget();
   private readonly allowedIn = readOnce((schema) => allowedTypes(schema, this.root, this.targets));
   private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root, this.targets));
   private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root, this.targets));
-  private readonly valuesIn = readOnce((schema) => namedValues(schema, this.root, this.targets));
+  private readonly valuesIn = readOnce((schema) =>
+    namedValues(schema, this.root, this.targets, undefined, this.budget),
+  );
   /** The values a string may be, and each string among them by its case folded: enum-case.ts. */
   private readonly stringsIn = readOnce((schema) =>
-    namedValues(schema, this.root, this.targets, "string"),
+    namedValues(schema, this.root, this.targets, "string", this.budget),
   );
   private readonly membersIn = readOnce((values) => foldedMembers(values as ReadonlySet<unknown>));
   private readonly placesIn = readOnce((schema) => tuplePlaces(schema, this.root, this.targets));
@@ -342,6 +351,8 @@ export function repairArguments(
   const root = isPlainObject(inputSchema) ? inputSchema : {};
   const repair = new ArgumentRepair(root, read);
   const repaired = repair.object(args, root, "", 0);
+  // Values some `enum` would have named past the bound went as sent.
+  if (repair.budget.spent) repair.report.limited = true;
   return {
     arguments: repaired,
     report: repair.report,
