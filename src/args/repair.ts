@@ -36,10 +36,19 @@ import {
   valuesBudget,
 } from "./json-schema";
 import { itemsOf, otherKeysSchema, tuplePlaces } from "./schema-parts";
-import type { RefTargets } from "./schema-reading";
+import { type RefTargets, readingOf, resolvedIn } from "./schema-reading";
 
 const MAX_DEPTH = 32;
 const MAX_NODES = 10_000;
+/**
+ * The declared keys one call reads of its objects' schemas (and folds, coalesce.ts): each object
+ * schema once, however many values it applies to, and what a `$ref` points at once however many
+ * properties name it. Read again for each, 1,000 properties naming one object of 20,000 keys
+ * (a 0.58 MB schema) took 22 s of CPU for one call.
+ */
+const MAX_KEYS_READ = 100_000;
+/** An object whose schema's declared keys were past `MAX_KEYS_READ`: left as it came. */
+const LIMITED = Symbol("limited");
 
 export interface RepairReport {
   /** Keys renamed to a declared property, by path (`payload-json` → `payload_json`). */
@@ -131,9 +140,15 @@ class ArgumentRepair {
   private readonly othersIn = readOnce((schema) =>
     otherKeysSchema(schema, this.root, this.targets),
   );
+  /** Declared keys read so far in this call; past `MAX_KEYS_READ`, none is read (`LIMITED`). */
+  private keysRead = 0;
   private readonly keysIn = readOnce((schema) => {
+    // Past the bound nothing more is read: each form of its own read the keys again.
+    if (this.keysRead > MAX_KEYS_READ) return LIMITED;
     const declared = declaredProperties(schema, this.root, this.targets);
     if (!declared) return undefined;
+    this.keysRead += Object.keys(declared.properties).length;
+    if (this.keysRead > MAX_KEYS_READ) return LIMITED;
     const { properties, complete } = declared;
     // Where keys are also taken by pattern or on a condition, or a branch left unread may declare
     // more, none is read as another spelling of a declared one.
@@ -153,6 +168,11 @@ class ArgumentRepair {
 
   object(value: Record<string, unknown>, schema: unknown, path: string, depth: number) {
     const keys = this.keysIn(schema);
+    // Its declared keys unread, none of its values is known to be a map's: all go as they came.
+    if (keys === LIMITED) {
+      this.report.limited = true;
+      return value;
+    }
     // The values of the keys it does not declare: a map's (its keys are data, never coalesced).
     const others = this.othersIn(schema);
     if (!keys && others === undefined) return value;
@@ -291,7 +311,7 @@ class ArgumentRepair {
 
   value(
     value: unknown,
-    schema: unknown,
+    named: unknown,
     path: string,
     depth: number,
     /** The text `value` was read from, where known: a number's, or a string's not as `JSON.stringify` writes it. */
@@ -303,6 +323,9 @@ class ArgumentRepair {
       this.report.limited = true;
       return value;
     }
+    // Read as what its `$ref`s point at, once however many properties name it: an origin's schema
+    // may name one object of thousands of keys, or one long `enum`, from a thousand places.
+    const schema = resolvedIn(named, readingOf(this.root, this.targets)) ?? named;
     let current = value;
     const allowed = this.allowedIn(schema);
     if (allowed) {
