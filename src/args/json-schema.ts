@@ -85,7 +85,23 @@ export function isNullable(schema: Schema): boolean {
 export function valuesExcludeNull(schema: Schema): boolean {
   if (Object.hasOwn(schema, "const")) return schema.const !== null;
   const values = own(schema, "enum");
-  return Array.isArray(values) && !values.includes(null);
+  return Array.isArray(values) && !typesOfEnum(values).has("null");
+}
+
+/**
+ * The types of an `enum`'s members, each `enum` read once: an origin's schema may name one long
+ * `enum` from many places (a `$ref` a property), and a reading at each place read it whole again
+ * (200 properties of one 10,000 members: 2 million reads for one call's repair).
+ */
+const enumTypes = new WeakMap<readonly unknown[], ReadonlySet<JsonType>>();
+
+function typesOfEnum(values: readonly unknown[]): ReadonlySet<JsonType> {
+  let types = enumTypes.get(values);
+  if (types === undefined) {
+    types = new Set(values.map(jsonTypeOf));
+    enumTypes.set(values, types);
+  }
+  return types;
 }
 
 /** The types `schema` itself says: its `type`, `enum` or `const`, or its `anyOf`/`oneOf` branches. */
@@ -100,7 +116,7 @@ function typesSaid(schema: Schema, reading: Reading): Set<JsonType> | undefined 
     return types.size > 0 ? types : undefined;
   }
   const values = Object.hasOwn(schema, "const") ? [schema.const] : own(schema, "enum");
-  if (Array.isArray(values) && values.length > 0) return new Set(values.map(jsonTypeOf));
+  if (Array.isArray(values) && values.length > 0) return new Set(typesOfEnum(values));
   const forms = formsTogether(schema, reading, typesIn);
   return forms === NO_FORMS ? undefined : forms;
 }
@@ -115,7 +131,7 @@ export const NO_FORMS = Symbol("no forms");
 export function formsTogether<T>(
   schema: Schema,
   reading: Reading,
-  of: (branch: unknown, reading: Reading) => Set<T> | undefined,
+  of: (branch: unknown, reading: Reading) => ReadonlySet<T> | undefined,
 ): Set<T> | undefined | typeof NO_FORMS {
   for (const keyword of ["anyOf", "oneOf"]) {
     const branches = own(schema, keyword);
@@ -145,23 +161,71 @@ export function namedValues(
   root: Schema,
   targets?: RefTargets,
   of?: JsonType,
+  budget: ValuesBudget = valuesBudget(),
 ): ReadonlySet<unknown> | undefined {
-  return valuesIn(schema, readingOf(root, targets), of);
+  return valuesIn(schema, readingOf(root, targets), of, budget);
 }
 
-function valuesIn(schema: unknown, reading: Reading, of?: JsonType): Set<unknown> | undefined {
+/**
+ * What `namedValues` may read for one reader (args/repair.ts: one call's repair, every value of
+ * it): `members`, how many more `enum` members and forms' values it may gather, and each `enum`
+ * gathered once. An origin's schema may name one long `enum` from many places, each through a
+ * form of its own (`{"anyOf":[{"$ref":…}]}`): gathered anew at each, 200 properties of one
+ * 10,000 made one call fold 2 million members. Past the bound a schema names nothing known (it
+ * may take any value of its types), which repairs nothing; `spent` says a read was so cut.
+ */
+export interface ValuesBudget {
+  members: number;
+  spent: boolean;
+  readonly enums: WeakMap<readonly unknown[], ReadonlySet<unknown>>;
+}
+
+/** The members one call's repair may gather: ten times a long real `enum` (time zones, ~600). */
+export const MAX_VALUES_READ = 100_000;
+
+export const valuesBudget = (members = MAX_VALUES_READ): ValuesBudget => ({
+  members,
+  spent: false,
+  enums: new WeakMap(),
+});
+
+/** Whether `budget` allows gathering `count` more values, spent if so. */
+function spend(budget: ValuesBudget, count: number): boolean {
+  if (count > budget.members) {
+    budget.spent = true;
+    return false;
+  }
+  budget.members -= count;
+  return true;
+}
+
+function valuesIn(
+  schema: unknown,
+  reading: Reading,
+  of: JsonType | undefined,
+  budget: ValuesBudget,
+): ReadonlySet<unknown> | undefined {
   const resolved = resolvedIn(schema, reading);
   if (!resolved) return undefined;
   if (Object.hasOwn(resolved, "const")) return new Set([resolved.const]);
   const values = own(resolved, "enum");
-  if (Array.isArray(values)) return new Set(values);
+  if (Array.isArray(values)) {
+    const known = budget.enums.get(values);
+    if (known !== undefined || !spend(budget, values.length)) return known;
+    const read = new Set(values);
+    budget.enums.set(values, read);
+    return read;
+  }
   const forms = formsTogether(resolved, reading, (form, next) => {
     const types = of === undefined ? undefined : typesIn(form, next);
-    return types && !types.has(of as JsonType) ? new Set() : valuesIn(form, next, of);
+    if (types && !types.has(of as JsonType)) return new Set();
+    const said = valuesIn(form, next, of, budget);
+    // Gathered into this schema's values one by one: as many more read.
+    return said && spend(budget, said.size) ? said : undefined;
   });
   if (forms !== NO_FORMS) return forms;
   for (const branchValues of branchesOf(resolved, "allOf", reading, (branch, next) =>
-    valuesIn(branch, next, of),
+    valuesIn(branch, next, of, budget),
   )) {
     if (branchValues) return branchValues;
   }

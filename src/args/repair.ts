@@ -33,12 +33,22 @@ import {
   requiredOf,
   type Schema,
   takesKeysAsSent,
+  valuesBudget,
 } from "./json-schema";
 import { itemsOf, otherKeysSchema, tuplePlaces } from "./schema-parts";
-import type { RefTargets } from "./schema-reading";
+import { type RefTargets, readingOf, resolvedIn } from "./schema-reading";
 
 const MAX_DEPTH = 32;
 const MAX_NODES = 10_000;
+/**
+ * The declared keys one call reads of its objects' schemas (and folds, coalesce.ts): each object
+ * schema once, however many values it applies to, and what a `$ref` points at once however many
+ * properties name it. Read again for each, 1,000 properties naming one object of 20,000 keys
+ * (a 0.58 MB schema) took 22 s of CPU for one call.
+ */
+const MAX_KEYS_READ = 100_000;
+/** An object whose schema's declared keys were past `MAX_KEYS_READ`: left as it came. */
+const LIMITED = Symbol("limited");
 
 export interface RepairReport {
   /** Keys renamed to a declared property, by path (`payload-json` → `payload_json`). */
@@ -51,7 +61,11 @@ export interface RepairReport {
    * require, losing aliases.
    */
   dropped: string[];
-  /** The walk stopped at MAX_DEPTH or MAX_NODES; deeper values went unrepaired. */
+  /**
+   * The walk stopped at MAX_DEPTH or MAX_NODES, deeper values unrepaired; or the schema's `enum`s
+   * held more than one call may gather (json-schema.ts `MAX_VALUES_READ`), the values past it
+   * unrepaired against them.
+   */
   limited: boolean;
 }
 
@@ -109,22 +123,32 @@ class ArgumentRepair {
   respelled: WeakMap<object, ReadonlyMap<string, string>> | undefined;
   private nodes = 0;
   private readonly targets: RefTargets = new Map();
+  /** What the schema's `enum`s and forms may have gathered of their values, in this whole call. */
+  readonly budget = valuesBudget();
   private readonly allowedIn = readOnce((schema) => allowedTypes(schema, this.root, this.targets));
   private readonly itemsIn = readOnce((schema) => itemsOf(schema, this.root, this.targets));
   private readonly requiredIn = readOnce((schema) => requiredOf(schema, this.root, this.targets));
-  private readonly valuesIn = readOnce((schema) => namedValues(schema, this.root, this.targets));
+  private readonly valuesIn = readOnce((schema) =>
+    namedValues(schema, this.root, this.targets, undefined, this.budget),
+  );
   /** The values a string may be, and each string among them by its case folded: enum-case.ts. */
   private readonly stringsIn = readOnce((schema) =>
-    namedValues(schema, this.root, this.targets, "string"),
+    namedValues(schema, this.root, this.targets, "string", this.budget),
   );
   private readonly membersIn = readOnce((values) => foldedMembers(values as ReadonlySet<unknown>));
   private readonly placesIn = readOnce((schema) => tuplePlaces(schema, this.root, this.targets));
   private readonly othersIn = readOnce((schema) =>
     otherKeysSchema(schema, this.root, this.targets),
   );
+  /** Declared keys read so far in this call; past `MAX_KEYS_READ`, none is read (`LIMITED`). */
+  private keysRead = 0;
   private readonly keysIn = readOnce((schema) => {
+    // Past the bound nothing more is read: each form of its own read the keys again.
+    if (this.keysRead > MAX_KEYS_READ) return LIMITED;
     const declared = declaredProperties(schema, this.root, this.targets);
     if (!declared) return undefined;
+    this.keysRead += Object.keys(declared.properties).length;
+    if (this.keysRead > MAX_KEYS_READ) return LIMITED;
     const { properties, complete } = declared;
     // Where keys are also taken by pattern or on a condition, or a branch left unread may declare
     // more, none is read as another spelling of a declared one.
@@ -144,6 +168,11 @@ class ArgumentRepair {
 
   object(value: Record<string, unknown>, schema: unknown, path: string, depth: number) {
     const keys = this.keysIn(schema);
+    // Its declared keys unread, none of its values is known to be a map's: all go as they came.
+    if (keys === LIMITED) {
+      this.report.limited = true;
+      return value;
+    }
     // The values of the keys it does not declare: a map's (its keys are data, never coalesced).
     const others = this.othersIn(schema);
     if (!keys && others === undefined) return value;
@@ -282,7 +311,7 @@ class ArgumentRepair {
 
   value(
     value: unknown,
-    schema: unknown,
+    named: unknown,
     path: string,
     depth: number,
     /** The text `value` was read from, where known: a number's, or a string's not as `JSON.stringify` writes it. */
@@ -294,6 +323,9 @@ class ArgumentRepair {
       this.report.limited = true;
       return value;
     }
+    // Read as what its `$ref`s point at, once however many properties name it: an origin's schema
+    // may name one object of thousands of keys, or one long `enum`, from a thousand places.
+    const schema = resolvedIn(named, readingOf(this.root, this.targets)) ?? named;
     let current = value;
     const allowed = this.allowedIn(schema);
     if (allowed) {
@@ -342,6 +374,8 @@ export function repairArguments(
   const root = isPlainObject(inputSchema) ? inputSchema : {};
   const repair = new ArgumentRepair(root, read);
   const repaired = repair.object(args, root, "", 0);
+  // Values some `enum` would have named past the bound went as sent.
+  if (repair.budget.spent) repair.report.limited = true;
   return {
     arguments: repaired,
     report: repair.report,

@@ -310,3 +310,68 @@ describe("a call through the proxy's repair", () => {
     expect(outcome.report).toMatchObject({ validation: "invalid", repairs: { enum_cased: 1 } });
   });
 });
+
+/**
+ * `members` as an `enum` that counts how many of its members are read, as an origin's schema
+ * would be read: by index, or whole by its iterator.
+ */
+function countedEnum(members: readonly string[], reads: { count: number }): string[] {
+  return new Proxy([...members], {
+    get(target, key, receiver) {
+      if (typeof key === "string" && /^\d+$/.test(key)) reads.count++;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+describe("an origin's schema of many or long enums (bounded work)", () => {
+  const members = (size: number, tag: string) =>
+    Array.from({ length: size }, (_, i) => `${tag}${i}`);
+
+  it("reads an enum that many properties name by $ref once, and repairs each of them", () => {
+    const reads = { count: 0 };
+    const properties: Record<string, unknown> = {};
+    const args: Record<string, unknown> = {};
+    for (let i = 0; i < 200; i++) {
+      properties[`p${i}`] = { $ref: "#/$defs/Sort" };
+      args[`p${i}`] = `M${i}`;
+    }
+    const schema = {
+      type: "object",
+      properties,
+      $defs: { Sort: { type: "string", enum: countedEnum(members(10_000, "m"), reads) } },
+    };
+    const { arguments: repaired, report } = repairArguments(args, schema);
+    expect(repaired.p0).toBe("m0");
+    expect(repaired.p199).toBe("m199");
+    expect(report.enumCased).toHaveLength(200);
+    // Each property read the whole enum again (and folded each member's case): 2 million reads
+    // for one call, 200 × an enum of 10,000.
+    expect(reads.count).toBeLessThanOrEqual(2 * 10_000);
+  });
+
+  it("folds no more than a bound of enum members in one call, whatever the schema's forms", () => {
+    const properties: Record<string, unknown> = {};
+    const args: Record<string, unknown> = {};
+    for (let i = 0; i < 200; i++) {
+      // A form of its own each: the values of each property's forms are gathered anew.
+      properties[`p${i}`] = { anyOf: [{ $ref: "#/$defs/Sort" }] };
+      args[`p${i}`] = "M1";
+    }
+    const schema = {
+      type: "object",
+      properties,
+      $defs: { Sort: { type: "string", enum: members(10_000, "m") } },
+    };
+    const folds = vi.spyOn(String.prototype, "toLowerCase");
+    const { arguments: repaired, report } = repairArguments(args, schema);
+    const folded = folds.mock.calls.length;
+    folds.mockRestore();
+    // Each property's forms gathered and folded the 10,000 members again: 2 million for one call.
+    expect(folded).toBeLessThanOrEqual(100_000 + 10_000 + 200);
+    // What it read, it repaired; past the bound the rest goes as sent, and the report says so.
+    expect(repaired.p0).toBe("m1");
+    expect(repaired.p199).toBe("M1");
+    expect(report.limited).toBe(true);
+  });
+});
