@@ -57,8 +57,15 @@ export function listedTool(entry: NamedEntry): ListedTool {
   const { name, title, description, inputSchema, annotations, outputSchema } = entry;
   const { icons, _meta, execution } = entry;
   return {
-    ...{ name, title, description, inputSchema, annotations, outputSchema },
-    ...{ icons, _meta, execution },
+    name,
+    title,
+    description,
+    inputSchema,
+    annotations,
+    outputSchema,
+    icons,
+    _meta,
+    execution,
   };
 }
 
