@@ -30,6 +30,7 @@ import { definitionText } from "../../src/toolmap/definition-pins";
 import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { realisticListing, WHOLE_LISTING } from "../../support/listing";
+import { freshToolMap } from "../helpers/fresh-tool-map";
 import { rulesOf } from "../helpers/tool-rules";
 
 const space = fc.constantFrom("", "", " ", "\n  ", "\t");
@@ -268,16 +269,8 @@ const HIDES_DESTRUCTIVE: ToolPolicy = {
   changes: "allow",
 };
 
-function freshMap(profile: "openai" | "gemini" | "openai-strict", policy = RULED) {
-  return new ToolMap(
-    env.TOOL_MAP,
-    { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-    profileOf(profile),
-    new ToolMapMemory(),
-    () => {},
-    policy,
-  );
-}
+const freshMap = (profile: "openai" | "gemini" | "openai-strict", policy = RULED) =>
+  freshToolMap(profile, policy);
 
 describe("a listing renamed in its text", () => {
   it("holds the whole-parse path's values, and the origin's text for every tool left as it came", async () => {

@@ -7,7 +7,6 @@
  * answers of a batch it does not rename, and the other members of a tool it
  * writes again, byte for byte.
  */
-import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { keyReadTwice } from "../../src/json";
@@ -16,9 +15,7 @@ import { misshapenMembers, parsedMembers } from "../../src/protocol/tool-shape";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { UNFIT_META } from "../../src/rewrite/tools-list";
 import type { ToolPolicy } from "../../src/rules/tool-rules";
-import { profileOf } from "../../src/schemas/profile";
-import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
-import { ToolMap } from "../../src/toolmap/tool-map";
+import { freshToolMap } from "../helpers/fresh-tool-map";
 import {
   differences,
   objectText,
@@ -113,17 +110,6 @@ const mayDiffer = (path: string, text: string) => {
   const misshapen = tool ? misshapenMembers(parsedMembers(tool)) : [];
   return misshapen.some((left) => at?.[2] === left || at?.[2]?.startsWith(`${left}.`));
 };
-
-/** A tool map of its own for one profile, that has listed nothing; `policy`: the operator's. */
-const freshToolMap = (profile: ProfileName, policy?: ToolPolicy) =>
-  new ToolMap(
-    env.TOOL_MAP,
-    { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-    profileOf(profile),
-    new ToolMapMemory(),
-    () => {},
-    policy,
-  );
 
 /** Rules that write `files.read` again: its description changes. */
 const DESCRIBING: ToolPolicy = {

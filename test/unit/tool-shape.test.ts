@@ -4,7 +4,6 @@
  * (test/node/misshapen-tools-frameworks.test.ts), and a listing that holds
  * such a tool as the proxy writes it.
  */
-import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/names/profiles";
@@ -21,8 +20,7 @@ import { misshapenOf, WrittenTool } from "../../src/protocol/written-tool";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
 import { profileOf } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
-import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
-import { ToolMap } from "../../src/toolmap/tool-map";
+import { freshToolMap } from "../helpers/fresh-tool-map";
 import { captureLogs } from "../helpers/logs";
 
 const SCHEMA = { type: "object", properties: { id: { type: "integer" } }, required: ["id"] };
@@ -214,14 +212,7 @@ describe("a schema's root", () => {
 });
 
 describe("a listing with a misshapen tool", () => {
-  const toolMap = (profile: ProfileName) =>
-    new ToolMap(
-      env.TOOL_MAP,
-      { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-      profileOf(profile),
-      new ToolMapMemory(),
-      () => {},
-    );
+  const toolMap = (profile: ProfileName) => freshToolMap(profile);
   // A well-formed tool written unusually: its text is copied, spaces, escapes and digits alike.
   const well =
     '{ "name":"orders_get","description":"caf\\u00e9", "inputSchema":{"type":"object","properties":{"n":{"maximum":9007199254740993}}},"annotations":{"readOnlyHint":true}}';
