@@ -8,7 +8,7 @@
  */
 import { isPlainObject } from "../json";
 import { logEvent } from "../log";
-import { rootReadsWell, rootTextReadsWell } from "../protocol/tool-shape";
+import { ANY_ARGUMENTS, rootReadsWell, rootTextReadsWell } from "../protocol/tool-shape";
 import { presentedSchema, shapesSchema } from "../rules/apply-rules";
 import type { ToolPolicy } from "../rules/tool-rules";
 import type { Profile } from "../schemas/profile";
@@ -56,6 +56,8 @@ function adaptedOf(tool: string, view: SchemaView): Record<string, unknown> {
 }
 
 export class SchemaViews {
+  #anyArguments: unknown;
+
   constructor(
     private readonly profile: Profile,
     private readonly policy: ToolPolicy,
@@ -64,6 +66,18 @@ export class SchemaViews {
     /** The origin's memory, whose views (every profile's) are weighed together. */
     private readonly origin: OriginMemory,
   ) {}
+
+  /**
+   * What a tool whose input schema is no object, or absent, is shown in its place
+   * (shown-members.ts, and a search's): the profile's view of one that takes any arguments.
+   * `{"type":"object"}` alone, which every MCP client takes, OpenAI's function calling refuses
+   * (`object schema missing properties`; strict mode, without `additionalProperties: false`),
+   * and Gemini's, with the whole request that lists it.
+   */
+  anyArguments(): unknown {
+    this.#anyArguments ??= schemaView(ANY_ARGUMENTS, this.profile.schemas).schema;
+    return this.#anyArguments;
+  }
 
   /**
    * original → schema view, for the tools whose view differs, and → why a view
@@ -110,6 +124,7 @@ export class SchemaViews {
       of: (original) => {
         byOriginal ??= new Map(entries.map((entry) => [entry.original, entry]));
         const entry = byOriginal.get(original);
+        if (entry !== undefined && !isPlainObject(entry.inputSchema)) return this.anyArguments();
         const { view, fresh } = (entry && this.of(entry.name, entry)) ?? {};
         if (!view?.differs) return undefined;
         if (fresh) adapted?.push(adaptedOf(original, view));

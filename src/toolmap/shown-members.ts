@@ -6,7 +6,6 @@
  * over one such member, so one tool written so left the model no tool.
  */
 import { logEvent } from "../log";
-import { ANY_ARGUMENTS } from "../protocol/tool-shape";
 import type { ListedTool } from "../protocol/tools-list";
 import { misshapenOf } from "../protocol/written-tool";
 import type { NamedListing } from "./named-listing";
@@ -31,7 +30,7 @@ export const shownInSearchMode = (): ShownApart => ({
 
 /**
  * Each tool's schema as the profile's view (`views`), and the members it is shown without: an
- * input schema that is no object shown as one that takes any arguments.
+ * input schema that is no object shown as one that takes any arguments, in the profile's view.
  */
 export function shownMembers(
   tools: readonly ListedTool[],
@@ -43,7 +42,7 @@ export function shownMembers(
   const { schemas, unfit } = views.ofListing(entries);
   const misshapen = misshapenTools(tools, hidden, profile);
   for (const [original, members] of misshapen) {
-    if (members.includes("inputSchema")) schemas.set(original, ANY_ARGUMENTS);
+    if (members.includes("inputSchema")) schemas.set(original, views.anyArguments());
   }
   return { schemas, unfit, misshapen };
 }

@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ProfileName } from "../../src/names/profiles";
 import { readListingText } from "../../src/protocol/listing-text";
+import { revisionOf } from "../../src/protocol/revision";
 import {
   misshapenMembers,
   parsedMembers,
@@ -18,10 +19,13 @@ import {
 } from "../../src/protocol/tool-shape";
 import { misshapenOf, WrittenTool } from "../../src/protocol/written-tool";
 import { rewriteJsonText } from "../../src/rewrite/listing-answer";
+import { answerSearch } from "../../src/rewrite/search-mode";
 import { profileOf } from "../../src/schemas/profile";
 import { schemaView } from "../../src/schemas/view";
+import { WHOLE_LISTING } from "../../support/listing";
 import { freshToolMap } from "../helpers/fresh-tool-map";
 import { captureLogs } from "../helpers/logs";
+import { PROVIDER_RULES } from "../helpers/provider-rules";
 
 const SCHEMA = { type: "object", properties: { id: { type: "integer" } }, required: ["id"] };
 
@@ -245,6 +249,76 @@ describe("a listing with a misshapen tool", () => {
           tools: [{ tool: "orders_find", members: ["description", "annotations.readOnlyHint"] }],
         },
       ]);
+      logs.restore();
+    },
+  );
+});
+
+describe("a tool whose input schema is no object", () => {
+  const listing = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${[
+    '{"name":"alpha_none","description":"Takes nothing."}',
+    '{"name":"beta_text","description":"Takes text.","inputSchema":"x"}',
+    '{"name":"gamma_null","description":"Takes null.","inputSchema":null}',
+  ].join(",")}]}}`;
+
+  it.each(Object.keys(PROVIDER_RULES))(
+    "at %s, is listed with one that takes any arguments, as the provider accepts it",
+    async (profile) => {
+      const logs = captureLogs();
+      const map = freshToolMap(profile as ProfileName);
+      const answer = await rewriteJsonText(listing, { listIds: new Set([1]), toolMap: map });
+      const tools = JSON.parse(answer as string).result.tools as Array<Record<string, unknown>>;
+      expect(tools).toHaveLength(3);
+      for (const tool of tools) {
+        expect(tool.inputSchema, `${tool.name}`).toMatchObject({ type: "object" });
+        expect(PROVIDER_RULES[profile]?.(tool.inputSchema), `${tool.name}`).toEqual([]);
+      }
+      logs.restore();
+    },
+  );
+});
+
+describe("search mode's found tools", () => {
+  // Three tools past a ceiling of one: search mode, each found by its word.
+  const listing = `{"jsonrpc":"2.0","id":1,"result":{"tools":[${[
+    '{"name":"alpha.none","description":"alpha"}',
+    '{"name":"beta.text","description":"beta","inputSchema":"x"}',
+    '{"name":"gamma.untyped","description":"gamma","inputSchema":{"properties":{"p":true}}}',
+  ].join(",")}]}}`;
+
+  it.each(["mcp", "openai", "openai-strict"] as const)(
+    "at %s, show each input schema as a listing does: one every client, and the provider, takes",
+    async (profile) => {
+      const logs = captureLogs();
+      const toolMap = freshToolMap(profileOf(profile, { maxTools: 1 }));
+      await rewriteJsonText(listing, {
+        listIds: new Set([1]),
+        wholeListing: WHOLE_LISTING,
+        toolMap,
+      });
+      const search = await toolMap.search();
+      if (!search) throw new Error("no search mode");
+      const found = (query: string) => {
+        const call = {
+          jsonrpc: "2.0" as const,
+          id: 2,
+          method: "tools/call",
+          params: { name: "search_tools", arguments: { query, limit: 1 } },
+        };
+        const { response } = answerSearch(call, search, revisionOf(new Headers()), 1 << 20);
+        const { result } = response as {
+          result: { content: Array<{ text: string }>; structuredContent: { tools: unknown[] } };
+        };
+        return { text: result.content[0]?.text, tool: result.structuredContent.tools[0] };
+      };
+      for (const query of ["alpha", "beta", "gamma"]) {
+        const { text, tool } = found(query);
+        const { inputSchema } = tool as { inputSchema: unknown };
+        expect(inputSchema, query).toMatchObject({ type: "object" });
+        expect(text).toContain(`input schema: ${JSON.stringify(inputSchema)}`);
+        if (profile !== "mcp") expect(PROVIDER_RULES[profile]?.(inputSchema), query).toEqual([]);
+      }
+      expect(found("gamma").tool).toMatchObject({ inputSchema: { properties: { p: {} } } });
       logs.restore();
     },
   );

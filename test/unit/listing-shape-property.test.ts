@@ -1,0 +1,164 @@
+/**
+ * Listings whose tools have members MCP's clients refuse (src/protocol/tool-shape.ts), read
+ * from their text and parsed whole, property based: members written in every shape (strings,
+ * numbers, `null`, arrays, hints as text), keys spelled with escapes, under rules that hide
+ * by name and by annotation, in every profile. Both paths show the same tools, each of them
+ * one SDK 1.x's client and the profile's provider take, and no tool the rules hide.
+ */
+import { env } from "cloudflare:workers";
+import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
+import { parseExact } from "../../src/json";
+import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/listing-answer";
+import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
+import { profileOf } from "../../src/schemas/profile";
+import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
+import { ToolMap } from "../../src/toolmap/tool-map";
+import { PROVIDER_RULES } from "../helpers/provider-rules";
+import { rulesOf } from "../helpers/tool-rules";
+
+/** A member's key as written: as it is, or with a letter escaped (`"descr\u0069ption"`). */
+const keyOf = (key: string) =>
+  fc.constantFrom(
+    JSON.stringify(key),
+    `"${key.slice(0, 1)}\\u${key.charCodeAt(1).toString(16).padStart(4, "0")}${key.slice(2)}"`,
+  );
+
+const anyValue = fc.constantFrom("null", "7", '"x"', "[]", "{}", "true", '[{"src":1}]');
+
+const memberTexts = {
+  title: fc.oneof(fc.constant('"Title"'), anyValue),
+  description: fc.oneof(fc.constant('"Reads a file."'), anyValue),
+  inputSchema: fc.oneof(
+    fc.constant('{"type":"object","properties":{"path":{"type":"string"}}}'),
+    fc.constant('{"properties":{"p":true,"q":false,"r":3},"required":["p",1]}'),
+    fc.constant('{"type":"string"}'),
+    anyValue,
+  ),
+  outputSchema: fc.oneof(fc.constant('{"type":"object"}'), anyValue),
+  annotations: fc.oneof(
+    fc.constantFrom(
+      '{"destructiveHint":true}',
+      '{"destructiveHint":"true"}',
+      '{"destructiveHint":null,"readOnlyHint":true}',
+      '{"destruct\\u0069veHint":true}',
+      '{"readOnlyHint":1,"title":"T"}',
+      '{"title":7}',
+    ),
+    anyValue,
+  ),
+  icons: fc.oneof(fc.constant('[{"src":"https://x/i.png","theme":"dark"}]'), anyValue),
+  _meta: fc.oneof(fc.constant('{"example.com/v":1.50}'), anyValue),
+  execution: fc.oneof(fc.constant('{"taskSupport":"optional"}'), anyValue),
+};
+
+const toolText = fc
+  .record({
+    name: fc.constantFrom('"files.read"', '"hidden.tool"', '"drop_table"', '"ok"'),
+    ...Object.fromEntries(
+      Object.entries(memberTexts).map(([key, value]) => [
+        key,
+        fc.option(fc.tuple(keyOf(key), value), { nil: undefined }),
+      ]),
+    ),
+  })
+  .chain(({ name, ...members }) => {
+    const written = Object.values(members).flatMap((member) =>
+      member === undefined ? [] : [(member as [string, string]).join(":")],
+    );
+    return fc
+      .tuple(
+        keyOf("name"),
+        fc.shuffledSubarray(written, { minLength: written.length }),
+        // Now and then a member written twice (each reader takes its own), or one named `__proto__`.
+        fc.oneof(
+          { weight: 6, arbitrary: fc.constant([]) },
+          { weight: 1, arbitrary: fc.constant(['"__proto__":{"description":null}']) },
+          { weight: 1, arbitrary: fc.subarray(written, { maxLength: 1 }) },
+          {
+            weight: 2,
+            arbitrary: fc
+              .constantFrom(...(Object.keys(memberTexts) as Array<keyof typeof memberTexts>))
+              .chain((key) => fc.tuple(keyOf(key), memberTexts[key]))
+              .map(([key, value]) => [`${key}:${value}`]),
+          },
+        ),
+      )
+      .map(([nameKey, order, more]) => `{${[`${nameKey}:${name}`, ...order, ...more].join(",")}}`);
+  });
+
+const answerText = fc
+  .array(
+    fc.oneof(
+      { weight: 8, arbitrary: toolText },
+      { weight: 1, arbitrary: fc.constantFrom("null", '{"name":7}', '{"title":"no name"}') },
+    ),
+    { maxLength: 5 },
+  )
+  .map((tools) => `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tools.join(",")}]}}`);
+
+/** Whether a JSON text writes some key twice in one object: its `:`s outside strings against the members its parse keeps. */
+function writesAKeyTwice(text: string): boolean {
+  const membersOf = (value: unknown): number => {
+    if (typeof value !== "object" || value === null) return 0;
+    const inside = Object.values(value).reduce((n: number, item) => n + membersOf(item), 0);
+    return inside + (Array.isArray(value) ? 0 : Object.keys(value).length);
+  };
+  const written = text.replace(/"(?:[^"\\]|\\.)*"/g, "").split(":").length - 1;
+  return written !== membersOf(JSON.parse(text));
+}
+
+const HIDING: ToolPolicy = {
+  rules: rulesOf({ hide: ["hidden.*"], hideAnnotated: { destructiveHint: true } }),
+  changes: "allow",
+};
+
+function freshMap(profile: "mcp" | "openai" | "gemini" | "openai-strict", policy: ToolPolicy) {
+  return new ToolMap(
+    env.TOOL_MAP,
+    { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
+    profileOf(profile),
+    new ToolMapMemory(),
+    () => {},
+    policy,
+  );
+}
+
+describe("a listing whose tools have members no client takes", () => {
+  it("is shown alike read from its text and parsed whole, every client takes it, and no hidden tool is in it", async () => {
+    vi.spyOn(console, "log").mockImplementation(() => {});
+    await fc.assert(
+      fc.asyncProperty(
+        answerText,
+        fc.constantFrom("mcp", "openai", "gemini", "openai-strict"),
+        fc.constantFrom(HIDING, NO_POLICY),
+        async (text, profile, policy) => {
+          const listIds = new Set([1]);
+          const spliced =
+            (await rewriteJsonText(text, { listIds, toolMap: freshMap(profile, policy) })) ?? text;
+          const whole =
+            (await rewriteMessages(parseExact(text)?.value, {
+              listIds,
+              toolMap: freshMap(profile, policy),
+            })) ?? parseExact(text)?.value;
+          const shown = JSON.parse(spliced);
+          expect(shown).toEqual(whole);
+          expect(ListToolsResultSchema.safeParse(shown.result).error).toBeUndefined();
+          // And the provider behind the profile takes each schema (the whole request, else).
+          for (const tool of profile === "mcp" ? [] : shown.result.tools) {
+            expect(PROVIDER_RULES[profile]?.(tool.inputSchema), tool.name).toEqual([]);
+          }
+          if (policy !== HIDING) return;
+          // What a reader that takes a key's first value reads is what the proxy judged.
+          expect(writesAKeyTwice(spliced)).toBe(false);
+          for (const tool of shown.result.tools) {
+            expect(tool.name).not.toMatch(/^hidden/);
+            expect(tool.annotations?.destructiveHint).not.toBe(true);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  }, 60_000);
+});
