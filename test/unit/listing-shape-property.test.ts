@@ -5,16 +5,14 @@
  * by name and by annotation, in every profile. Both paths show the same tools, each of them
  * one SDK 1.x's client and the profile's provider take, and no tool the rules hide.
  */
-import { env } from "cloudflare:workers";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { parseExact } from "../../src/json";
 import { rewriteJsonText, rewriteMessages } from "../../src/rewrite/listing-answer";
 import { NO_POLICY, type ToolPolicy } from "../../src/rules/tool-rules";
-import { profileOf } from "../../src/schemas/profile";
-import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
-import { ToolMap } from "../../src/toolmap/tool-map";
+import { freshToolMap } from "../helpers/fresh-tool-map";
+import { writesAKeyTwice } from "../helpers/key-written-twice";
 import { PROVIDER_RULES } from "../helpers/provider-rules";
 import { rulesOf } from "../helpers/tool-rules";
 
@@ -98,32 +96,10 @@ const answerText = fc
   )
   .map((tools) => `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tools.join(",")}]}}`);
 
-/** Whether a JSON text writes some key twice in one object: its `:`s outside strings against the members its parse keeps. */
-function writesAKeyTwice(text: string): boolean {
-  const membersOf = (value: unknown): number => {
-    if (typeof value !== "object" || value === null) return 0;
-    const inside = Object.values(value).reduce((n: number, item) => n + membersOf(item), 0);
-    return inside + (Array.isArray(value) ? 0 : Object.keys(value).length);
-  };
-  const written = text.replace(/"(?:[^"\\]|\\.)*"/g, "").split(":").length - 1;
-  return written !== membersOf(JSON.parse(text));
-}
-
 const HIDING: ToolPolicy = {
   rules: rulesOf({ hide: ["hidden.*"], hideAnnotated: { destructiveHint: true } }),
   changes: "allow",
 };
-
-function freshMap(profile: "mcp" | "openai" | "gemini" | "openai-strict", policy: ToolPolicy) {
-  return new ToolMap(
-    env.TOOL_MAP,
-    { origin: `test:${crypto.randomUUID()}`, legacy: `test:${crypto.randomUUID()}` },
-    profileOf(profile),
-    new ToolMapMemory(),
-    () => {},
-    policy,
-  );
-}
 
 describe("a listing whose tools have members no client takes", () => {
   it("is shown alike read from its text and parsed whole, every client takes it, and no hidden tool is in it", async () => {
@@ -136,11 +112,12 @@ describe("a listing whose tools have members no client takes", () => {
         async (text, profile, policy) => {
           const listIds = new Set([1]);
           const spliced =
-            (await rewriteJsonText(text, { listIds, toolMap: freshMap(profile, policy) })) ?? text;
+            (await rewriteJsonText(text, { listIds, toolMap: freshToolMap(profile, policy) })) ??
+            text;
           const whole =
             (await rewriteMessages(parseExact(text)?.value, {
               listIds,
-              toolMap: freshMap(profile, policy),
+              toolMap: freshToolMap(profile, policy),
             })) ?? parseExact(text)?.value;
           const shown = JSON.parse(spliced);
           expect(shown).toEqual(whole);

@@ -31,6 +31,7 @@ import { ToolMapMemory } from "../../src/toolmap/isolate-memory";
 import { ToolMap } from "../../src/toolmap/tool-map";
 import { realisticListing, WHOLE_LISTING } from "../../support/listing";
 import { freshToolMap } from "../helpers/fresh-tool-map";
+import { writesAKeyTwice } from "../helpers/key-written-twice";
 import { rulesOf } from "../helpers/tool-rules";
 
 const space = fc.constantFrom("", "", " ", "\n  ", "\t");
@@ -52,21 +53,6 @@ const keyText = fc.constantFrom(
   '"a"',
   '"\\u0061"',
 );
-
-/**
- * Whether a JSON text writes some key twice in one object, told apart from
- * src/'s own reading: its members, each `:` outside its strings, against
- * those its parse keeps.
- */
-function writesAKeyTwice(text: string): boolean {
-  const membersOf = (value: unknown): number => {
-    if (typeof value !== "object" || value === null) return 0;
-    const inside = Object.values(value).reduce((n: number, item) => n + membersOf(item), 0);
-    return inside + (Array.isArray(value) ? 0 : Object.keys(value).length);
-  };
-  const written = text.replace(/"(?:[^"\\]|\\.)*"/g, "").split(":").length - 1;
-  return written !== membersOf(JSON.parse(text));
-}
 
 /** `{…}` of `members` (key and value texts), spaced by `spaces`. */
 const objectText = (members: Array<[string, string]>, spaces: string[]) => {
