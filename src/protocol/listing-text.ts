@@ -41,6 +41,8 @@ export interface ListingText {
   idSpan: Span;
   resultSpan: Span;
   resultMembers: ReadonlyMap<string, Span>;
+  /** Where each of its members' keys is written, quotes included. */
+  resultKeys: ReadonlyMap<string, Span>;
   /** The `tools` array. */
   toolsSpan: Span;
   /** Its elements in order: a tool, or the span of one without a string `name` (left out of the answer). */
@@ -122,15 +124,21 @@ export function readListingText(
     if (place !== undefined) next = place + 1;
     return end;
   };
+  const resultKeys = new Map<string, Span>();
   // Each level is read once: the result and its tools where they are written, the rest skipped.
   const message = readObject(text, skipSpace(text, 0), (key, at) => {
     if (key !== "result") return valueEnd(text, at, 1);
-    result = readObject(text, at, (inner, from) => {
-      if (inner !== "tools") return valueEnd(text, from, 2);
-      const array = readArray(text, from, readTool);
-      toolsSpan = array && [from, array.end];
-      return array?.end ?? -1;
-    });
+    result = readObject(
+      text,
+      at,
+      (inner, from) => {
+        if (inner !== "tools") return valueEnd(text, from, 2);
+        const array = readArray(text, from, readTool);
+        toolsSpan = array && [from, array.end];
+        return array?.end ?? -1;
+      },
+      resultKeys,
+    );
     return result?.end ?? -1;
   });
   if (!message || skipSpace(text, message.end) !== text.length || unread) return undefined;
@@ -145,5 +153,6 @@ export function readListingText(
   const id = parseSpan(text, idSpan);
   if (id === undefined) return undefined;
   const resultSpan = message.members.get("result") as Span;
-  return { id, idSpan, resultSpan, resultMembers: result.members, toolsSpan, elements };
+  const resultMembers = result.members;
+  return { id, idSpan, resultSpan, resultMembers, resultKeys, toolsSpan, elements };
 }

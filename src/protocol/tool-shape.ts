@@ -234,6 +234,24 @@ export function misshapenMembers(read: MemberReader): string[] {
 }
 
 /**
+ * The members of a `tools/list` result beside its tools that the clients
+ * refuse the whole result over, by the kind `kindOf` tells of each: a
+ * `nextCursor` that is no string (`null`: Go's and Java's unset one), a
+ * `_meta` that is no object. Left out, they say nothing: no next page, no
+ * metadata.
+ */
+export function misshapenResultMembers(
+  kindOf: (member: "nextCursor" | "_meta") => JsonKind | undefined,
+): string[] {
+  const cursor = kindOf("nextCursor");
+  const meta = kindOf("_meta");
+  return [
+    ...(cursor === undefined || cursor === "string" ? [] : ["nextCursor"]),
+    ...(meta === undefined || meta === "object" ? [] : ["_meta"]),
+  ];
+}
+
+/**
  * `tool` without the members `paths` name (`misshapenMembers`), its other
  * members, and their order, as they were; `inputSchema` is left to the
  * caller, who writes one the clients take in its place.

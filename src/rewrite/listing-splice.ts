@@ -16,6 +16,7 @@
 import { parseExact, parseJson, spliceExact, stringifyExact } from "../json";
 import type { Span } from "../json-spans";
 import type { ListingText } from "../protocol/listing-text";
+import { kindAt, misshapenResultMembers } from "../protocol/tool-shape";
 import { firstOfItsName, isToolsListResult } from "../protocol/tools-list";
 import { WrittenTool } from "../protocol/written-tool";
 import type { Profile } from "../schemas/profile";
@@ -146,7 +147,42 @@ export function spliceListing(
   if (scope && narrowsScope(parseJson(text.slice(...scope)), listing)) {
     edits.push([scope, JSON.stringify(PRIVATE_SCOPE)]);
   }
+  edits.push(...resultMembersLeftOut(text, read));
   return replaced(text, edits, read.idSpan);
+}
+
+/**
+ * Edits that leave out the result's members beside its tools the clients
+ * refuse (tool-shape.ts `misshapenResultMembers`), as tools-list.ts
+ * `shapedResult` does of a parsed one, each run of them with the comma that
+ * set it apart: after a member kept, from that member's end; at the start,
+ * up to the next key kept. `tools` is always kept.
+ */
+function resultMembersLeftOut(text: string, read: ListingText): Array<[Span, string]> {
+  const { resultMembers, resultKeys } = read;
+  const misshapen = misshapenResultMembers((member) => {
+    const span = resultMembers.get(member);
+    return span && kindAt(text, span[0]);
+  });
+  if (misshapen.length === 0) return [];
+  const members = [...resultMembers]
+    .map(([key, [, end]]) => ({ key, start: (resultKeys.get(key) as Span)[0], end }))
+    .sort((a, b) => a.start - b.start);
+  const edits: Array<[Span, string]> = [];
+  let keptEnd: number | undefined;
+  let run: { from: number; afterKept: boolean; to: number } | undefined;
+  for (const { key, start, end } of members) {
+    if (misshapen.includes(key)) {
+      run ??= { from: keptEnd ?? start, afterKept: keptEnd !== undefined, to: end };
+      run.to = end;
+      continue;
+    }
+    if (run) edits.push([[run.from, run.afterKept ? run.to : start], ""]);
+    run = undefined;
+    keptEnd = end;
+  }
+  if (run?.afterKept) edits.push([[run.from, run.to], ""]);
+  return edits;
 }
 
 /**

@@ -26,6 +26,7 @@ import { queryRead, type SearchableTool, wordsOf } from "../toolmap/search-terms
 import type { ToolSearch } from "../toolmap/tool-search";
 import { PROTOCOL_ERROR, type RefusedAs, refusal } from "./call-refusal";
 import { jsonBytes } from "./local-answers";
+import { shapedResult } from "./tools-list";
 
 export const SEARCH_TOOLS = "search_tools";
 export const CALL_TOOL = "call_tool";
@@ -86,7 +87,7 @@ export function searchModeResult(
   total: number,
 ): ToolsListResult {
   const { nextCursor: _, ...rest } = result;
-  return writtenAsIn({ ...rest, tools: searchModeTools(profile, total) }, result);
+  return shapedResult(writtenAsIn({ ...rest, tools: searchModeTools(profile, total) }, result));
 }
 
 /**

@@ -12,7 +12,7 @@
  * fall back (docs/schemas.md, "openai-strict").
  */
 import { isPlainObject, writtenAsIn } from "../json";
-import { withoutMembers } from "../protocol/tool-shape";
+import { kindOf, misshapenResultMembers, withoutMembers } from "../protocol/tool-shape";
 import { firstOfItsName, isListedTool, type ToolsListResult } from "../protocol/tools-list";
 import type { NamedListing } from "../toolmap/tool-map";
 
@@ -23,7 +23,19 @@ export function renameTools(result: ToolsListResult, listing: NamedListing): Too
   const seen = new Set<string>();
   const once = (tool: unknown) => !isListedTool(tool) || firstOfItsName(tool, seen);
   const tools = result.tools.filter(once).flatMap((tool) => renamedTool(tool, listing));
-  return scopedToCaller(writtenAsIn({ ...result, tools }, result), listing);
+  return scopedToCaller(shapedResult(writtenAsIn({ ...result, tools }, result)), listing);
+}
+
+/**
+ * `result` without the members beside its tools the clients refuse the
+ * whole result over (tool-shape.ts `misshapenResultMembers`: a `nextCursor`
+ * that is no string, a `_meta` that is no object); itself where it has none.
+ */
+export function shapedResult<T extends Record<string, unknown>>(result: T): T {
+  const misshapen = misshapenResultMembers((member) =>
+    result[member] === undefined ? undefined : kindOf(result[member]),
+  );
+  return misshapen.length === 0 ? result : (withoutMembers(result, misshapen) as T);
 }
 
 /** The `cacheScope` (2026-07-28) of a listing for its caller alone. */

@@ -86,15 +86,44 @@ const toolText = fc
       .map(([nameKey, order, more]) => `{${[`${nameKey}:${name}`, ...order, ...more].join(",")}}`);
   });
 
-const answerText = fc
-  .array(
-    fc.oneof(
-      { weight: 8, arbitrary: toolText },
-      { weight: 1, arbitrary: fc.constantFrom("null", '{"name":7}', '{"title":"no name"}') },
-    ),
-    { maxLength: 5 },
+/**
+ * The result's members beside `tools` a client checks, in every shape (a cursor, `_meta`), and
+ * one it does not, each before or after `tools`.
+ */
+const resultMembers = fc
+  .tuple(
+    fc.option(fc.constantFrom('"next"', "null", "7", "{}"), { nil: undefined }),
+    fc.option(fc.constantFrom('{"trace":"t"}', "null", "[]", '"x"'), { nil: undefined }),
+    fc.option(fc.constantFrom('"other"', "null"), { nil: undefined }),
+    fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
   )
-  .map((tools) => `{"jsonrpc":"2.0","id":1,"result":{"tools":[${tools.join(",")}]}}`);
+  .map(([cursor, meta, other, before]) => {
+    const members = [
+      cursor === undefined ? undefined : `"nextCursor" : ${cursor}`,
+      meta === undefined ? undefined : `"_meta":${meta}`,
+      other === undefined ? undefined : `"x-other":${other}`,
+    ];
+    return {
+      before: members.filter((member, i) => member !== undefined && before[i]),
+      after: members.filter((member, i) => member !== undefined && !before[i]),
+    };
+  });
+
+const answerText = fc
+  .tuple(
+    fc.array(
+      fc.oneof(
+        { weight: 8, arbitrary: toolText },
+        { weight: 1, arbitrary: fc.constantFrom("null", '{"name":7}', '{"title":"no name"}') },
+      ),
+      { maxLength: 5 },
+    ),
+    resultMembers,
+  )
+  .map(([tools, { before, after }]) => {
+    const members = [...before, `"tools":[${tools.join(",")}]`, ...after];
+    return `{"jsonrpc":"2.0","id":1,"result":{${members.join(" , ")}}}`;
+  });
 
 const HIDING: ToolPolicy = {
   rules: rulesOf({ hide: ["hidden.*"], hideAnnotated: { destructiveHint: true } }),
