@@ -20,7 +20,7 @@ export interface NamedListing {
    * original → the members its tool is shown without, which MCP's clients
    * refuse (protocol/tool-shape.ts `misshapenMembers`: `description`,
    * `annotations.readOnlyHint`, …); `inputSchema` among them is written as
-   * `schemas` holds it (`ANY_ARGUMENTS`).
+   * `schemas` holds it (`SchemaViews.anyArguments`: the profile's view of any arguments).
    */
   misshapen: ReadonlyMap<string, readonly string[]>;
   /** Originals left out of the listing: hidden by the operator's rules, or held. */

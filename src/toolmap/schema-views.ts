@@ -24,7 +24,7 @@ type Viewed = Pick<ToolEntry, "original" | "inputSchema" | "schemaHash"> & Schem
 
 /**
  * Whether the schema `tool` holds has a root every client takes (or none, a
- * tool the listing shows `ANY_ARGUMENTS` for): from its text while unread.
+ * tool the listing shows `anyArguments` for): from its text while unread.
  */
 function rootReadsWellHeld(tool: Viewed): boolean {
   const unread = tool.listedSchema?.unread;
