@@ -29,12 +29,11 @@ import {
   declaredProperties,
   forbidsAdditionalProperties,
   type JsonType,
-  namedValues,
   requiredOf,
   type Schema,
   takesKeysAsSent,
-  valuesBudget,
 } from "./json-schema";
+import { namedValues, valuesBudget } from "./named-values";
 import { itemsOf, otherKeysSchema, tuplePlaces } from "./schema-parts";
 import { type RefTargets, readingOf, resolvedIn } from "./schema-reading";
 
@@ -63,7 +62,7 @@ export interface RepairReport {
   dropped: string[];
   /**
    * The walk stopped at MAX_DEPTH or MAX_NODES, deeper values unrepaired; or the schema's `enum`s
-   * held more than one call may gather (json-schema.ts `MAX_VALUES_READ`), the values past it
+   * held more than one call may gather (named-values.ts `MAX_VALUES_READ`), the values past it
    * unrepaired against them.
    */
   limited: boolean;
