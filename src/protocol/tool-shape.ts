@@ -25,8 +25,13 @@
 import { isPlainObject, setOwn, writtenAsIn } from "../json";
 import { readMembers, valueEnd } from "../json-spans";
 
-/** The hints of `annotations`, each a boolean. */
-const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+/** The hints of MCP's tool `annotations`, each a boolean: what clients check, and rules may match. */
+export const HINTS: readonly string[] = [
+  "readOnlyHint",
+  "destructiveHint",
+  "idempotentHint",
+  "openWorldHint",
+];
 const TASK_SUPPORT: readonly unknown[] = ["required", "optional", "forbidden"];
 const THEMES: readonly unknown[] = ["light", "dark"];
 

@@ -21,6 +21,7 @@ import {
 } from "../json";
 import type { NameRules } from "../names/profiles";
 import { isLegalName } from "../names/sanitize";
+import { HINTS } from "../protocol/tool-shape";
 import { globs, matcher } from "./globs";
 
 /**
@@ -46,8 +47,7 @@ const table = <T extends v.GenericSchema>(values: T, message: string) =>
     v.record(v.string(), values, message),
   );
 
-/** MCP's tool annotations (`ToolAnnotations`), of which the hints are booleans. */
-const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
+/** MCP's tool annotations (`ToolAnnotations`): its title, and its hints (protocol/tool-shape.ts), booleans. */
 const ANNOTATIONS = ["title", ...HINTS];
 
 /**
