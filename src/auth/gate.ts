@@ -172,7 +172,7 @@ export function createGate(
       const sameForEveryCaller = key.shared && headers.length === 1;
       const user = `${props.gate.issuer}\n${props.gate.subject}`;
       // Before anything reads the request: past here its session and event ids are the origin's.
-      const sessions = await sessionBinding(key.value, user);
+      const sessions = sessionBinding(key.value, user);
       const bound = await sessions.toOrigin(request);
       if ("refused" in bound) {
         const reason = NOT_BOUND[bound.refused];

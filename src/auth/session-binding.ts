@@ -55,24 +55,30 @@ function sameText(a: string, b: string): boolean {
  * Session ids bound to `user` (who signed in: issuer and subject) under a key
  * derived from `credential`, the value the origin is sent for them.
  */
-export async function sessionBinding(credential: string, user: string): Promise<SessionBinding> {
-  const base = await crypto.subtle.importKey("raw", encoder.encode(credential), "HKDF", false, [
-    "deriveKey",
-  ]);
-  const key = await crypto.subtle.deriveKey(
-    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: PURPOSE },
-    base,
-    { name: "HMAC", hash: "SHA-256", length: 256 },
-    false,
-    ["sign"],
-  );
+export function sessionBinding(credential: string, user: string): SessionBinding {
+  // Derived when a MAC is first needed: most requests (2026-07-28's, without sessions) name no id.
+  let key: Promise<CryptoKey> | undefined;
+  const keyOf = () => {
+    key ??= crypto.subtle
+      .importKey("raw", encoder.encode(credential), "HKDF", false, ["deriveKey"])
+      .then((base) =>
+        crypto.subtle.deriveKey(
+          { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: PURPOSE },
+          base,
+          { name: "HMAC", hash: "SHA-256", length: 256 },
+          false,
+          ["sign"],
+        ),
+      );
+    return key;
+  };
   // The kind and the user's length first: no kind, user and id run together into another's text.
   const macOf = async (kind: Kind, originId: string) =>
     base64url(
       new Uint8Array(
         await crypto.subtle.sign(
           "HMAC",
-          key,
+          await keyOf(),
           encoder.encode(`${kind}\n${user.length}:${user}${originId}`),
         ),
       ),
